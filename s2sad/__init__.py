@@ -1,0 +1,20 @@
+"""s2sad: source-to-source reverse-mode automatic differentiation for Python and NumPy."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from . import rules  # noqa: F401  (fills the rule table)
+from .api import GradientFunction, grad, stop_gradient, supported, value_and_grad
+from .errors import (DifferentiationError, NoDerivativeError, NonScalarOutputError,
+                     NoSourceError, S2sadError, UnsupportedSyntaxError)
+from .registry import defvjp, nondifferentiable
+
+try:
+    __version__ = version("s2sad")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0+unknown"
+
+__all__ = [
+    "grad", "value_and_grad", "stop_gradient", "supported", "defvjp", "nondifferentiable",
+    "GradientFunction", "S2sadError", "UnsupportedSyntaxError", "DifferentiationError",
+    "NoDerivativeError", "NonScalarOutputError", "NoSourceError", "__version__",
+]

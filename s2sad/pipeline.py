@@ -1,0 +1,136 @@
+"""The compiler, as one ordered list of passes.
+
+source -> validate -> desugar -> normalize -> kinds + activity -> reverse ->
+(optimize: first accumulation as assignment, dead code) -> source text.
+``stages`` keeps the source after each pass, for debugging and teaching.
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import dataclasses
+import hashlib
+import types
+from dataclasses import dataclass, field
+
+import gast
+
+from . import registry
+from . import rules  # noqa: F401  (fills the rule table)
+from .codegen import Imports, build_function, register, unparse
+from .names import Namer
+from .source import FunctionSource
+from .transforms.activity import active_names
+from .transforms.dead_code import DeadCode
+from .transforms.desugar import Desugar
+from .transforms.first_assignment import FirstAssignment
+from .transforms.kinds import ANY, from_descriptor, infer_kinds
+from .transforms.normalize import Normalize, assigned_names
+from .transforms.resolve import static_value
+from .transforms.reverse import Reverse
+from .transforms.validate import Validate
+
+
+@dataclass
+class Compiled:
+    text: str
+    filename: str
+    name: str
+    live: dict            # user globals read at every call: name -> current value source
+    cells: dict
+    stages: list = field(default_factory=list)
+    function: types.FunctionType | None = None
+
+
+def parameters(tree) -> list[str]:
+    args = tree.args
+    return [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+
+
+def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool = False,
+                     with_value: bool = False, arg_descriptors=None) -> Compiled:
+    source = FunctionSource.of(func)
+    stages = [("source", unparse(source.tree))]
+    Validate(source).run()
+    namer = Namer.for_tree(source.tree)
+    source.locals = assigned_names(source.tree)
+    imports = Imports(namer, source)
+    tree = Desugar(imports.numpy(), source.locals).visit(copy.deepcopy(source.tree))
+    source = dataclasses.replace(source, tree=tree)
+    stages.append(("desugar", unparse(tree)))
+    normalized = Normalize(source, namer).run()
+    stages.append(("normalize", unparse(normalized)))
+
+    params = parameters(normalized)
+    descriptors = arg_descriptors or [None] * len(params)
+    arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
+                 for p, d in zip(params, descriptors, strict=True)}
+    kinds = infer_kinds(normalized, arg_kinds, source)
+    active = active_names(normalized, set(wrt), source)
+
+    cells = {}
+    for node in gast.walk(normalized):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                node.id not in source.locals and node.id not in imports.lines:
+            if node.id in source.closure:
+                cells[node.id] = source.closure[node.id]
+            elif node.id in source.globals:
+                imports.user_global(node.id, source.globals[node.id])
+
+    adjoint = Reverse(source, namer, normalized, wrt, kinds, active, imports, annotate,
+                      with_value).run()
+    stages.append(("reverse", unparse(adjoint)))
+    if optimize:
+        adjoint = FirstAssignment().visit(adjoint)
+        stages.append(("first_assignment", unparse(adjoint)))
+        adjoint = DeadCode(_purity(source, imports)).visit(adjoint)
+        stages.append(("dead_code", unparse(adjoint)))
+
+    header = imports.header(adjoint)
+    text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"
+    digest = hashlib.sha1(text.encode()).hexdigest()[:8]
+    filename = f"<s2sad {adjoint.name} of {source.filename}:{source.tree.lineno} {digest}>"
+    live = {name: None for name in imports.live}
+    return Compiled(text, filename, adjoint.name, live, cells, stages)
+
+
+def _purity(source, imports):
+    pure_helpers = {alias for name, alias in imports.helpers.items() if name != "output_seed"}
+
+    def is_pure(func) -> bool:
+        if isinstance(func, gast.Name):
+            if func.id in pure_helpers:
+                return True
+            return func.id == "float" and func.id not in source.locals and \
+                func.id not in source.globals
+        try:
+            target = static_value(func, source, source.locals)
+        except KeyError:
+            return False
+        return registry.lookup(target) is not None
+    return is_pure
+
+
+def load(compiled: Compiled, func) -> types.FunctionType:
+    """Compile the text into a function reading the user's globals live and closure cells."""
+    namespace = {"__name__": "s2sad.generated", "__builtins__": func.__globals__.get(
+        "__builtins__", builtins)}
+    for name in compiled.live:
+        namespace[name] = func.__globals__[name]
+    register(compiled.filename, compiled.text)
+    fn = build_function(compiled.text, compiled.filename, compiled.name, namespace,
+                        compiled.cells)
+    fn.__defaults__ = func.__defaults__
+    fn.__kwdefaults__ = func.__kwdefaults__
+    compiled.function = fn
+    return fn
+
+
+def compile_source(func, wrt=(0,), optimize=True, annotate=False, with_value=False,
+                   arg_descriptors=None) -> str:
+    """The generated source, for argument indices or names ``wrt`` (handy in doctests)."""
+    tree_params = parameters(FunctionSource.of(func).tree)
+    names = [tree_params[w] if isinstance(w, int) else w for w in wrt]
+    return compile_gradient(func, names, optimize, annotate, with_value,
+                            arg_descriptors).text.rstrip("\n")

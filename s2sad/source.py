@@ -1,0 +1,119 @@
+"""Function -> gast tree, plus what the compiler may read of its surroundings.
+
+>>> import math
+>>> def area(r):
+...     return math.pi * r ** 2
+>>> src = FunctionSource.of(area)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import linecache
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+import gast
+
+from .errors import NoSourceError, UnsupportedSyntaxError
+
+
+@dataclass
+class FunctionSource:
+    """The parsed source of a user function and where it came from.
+
+    ``tree`` is the ``gast.FunctionDef`` with line numbers of the user's file;
+    ``globals`` is the function's module namespace (read, never written).
+    """
+
+    func: types.FunctionType
+    tree: gast.FunctionDef
+    filename: str
+    lines: list[str]
+    globals: dict
+    closure: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)    # names the compiler added (module aliases)
+    locals: set = field(default_factory=set)     # the function's parameters and local variables
+
+    @classmethod
+    def of(cls, func) -> "FunctionSource":
+        if isinstance(func, types.MethodType):
+            func = func.__func__
+        if not isinstance(func, types.FunctionType):
+            raise NoSourceError(
+                f"s2sad can only differentiate Python functions, got {type(func).__name__} {func!r}",
+                hint="Wrap it in a `def` written in a .py file.")
+        filename = inspect.getsourcefile(func) or func.__code__.co_filename
+        try:
+            lines, first = inspect.getsourcelines(func)
+        except (OSError, TypeError) as exc:
+            raise NoSourceError(
+                f"cannot read the source of {func.__qualname__!r} ({exc})",
+                filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno,
+                hint="s2sad transforms source code: define the function in a .py file "
+                     "(functions typed at a REPL or built with exec() have no source).") from None
+        if func.__name__ == "<lambda>":
+            raise NoSourceError(
+                "s2sad cannot differentiate a lambda directly",
+                filename=filename, lineno=first, text=lines[0] if lines else None,
+                hint="Give it a name with `def`.")
+        text = textwrap.dedent("".join(lines))
+        try:
+            module = gast.parse(text)
+        except SyntaxError as exc:  # e.g. a decorator line cut in the middle
+            raise NoSourceError(f"cannot parse the source of {func.__qualname__!r}: {exc.msg}",
+                                filename=filename, lineno=first) from None
+        tree = module.body[0]
+        if not isinstance(tree, gast.FunctionDef):
+            raise UnsupportedSyntaxError(
+                f"{type(tree).__name__} (only plain `def` functions)", filename, first,
+                lines[0] if lines else None, 0)
+        gast.increment_lineno(module, first - 1)
+        all_lines = linecache.getlines(filename) or lines
+        closure = {}
+        if func.__closure__:
+            closure = dict(zip(func.__code__.co_freevars, func.__closure__, strict=True))
+        return cls(func, tree, filename, all_lines, func.__globals__, closure)
+
+    def line(self, lineno: int | None) -> str | None:
+        if lineno is None or not (1 <= lineno <= len(self.lines)):
+            return None
+        return self.lines[lineno - 1]
+
+    def syntax_error(self, construct: str, node, hint: str | None = None) -> UnsupportedSyntaxError:
+        lineno = getattr(node, "lineno", None)
+        return UnsupportedSyntaxError(construct, self.filename, lineno, self.line(lineno),
+                                      self._col(node), hint)
+
+    def error(self, cls, message: str, node, hint: str | None = None):
+        lineno = getattr(node, "lineno", None)
+        return cls(message, self.filename, lineno, self.line(lineno), self._col(node), hint)
+
+    def _col(self, node) -> int | None:
+        col = getattr(node, "col_offset", None)
+        if col is None:
+            return None
+        # the tree was parsed dedented: add the indentation of the def back
+        text = self.line(getattr(self.tree, "lineno", None)) or ""
+        return col + len(text) - len(text.lstrip())
+
+    def segment(self, node) -> str:
+        """The user's text of a statement, on one line (for comments)."""
+        start, end = node.lineno, getattr(node, "end_lineno", node.lineno) or node.lineno
+        text = " ".join(line.strip() for line in self.lines[start - 1:end])
+        return " ".join(text.split())
+
+    def resolve(self, name: str):
+        """Value of a free name: closure cell, module global or builtin. KeyError if none."""
+        if name in self.extra:
+            return self.extra[name]
+        if name in self.closure:
+            return self.closure[name].cell_contents
+        if name in self.globals:
+            return self.globals[name]
+        builtins_ns = self.globals.get("__builtins__", builtins)
+        if isinstance(builtins_ns, types.ModuleType):
+            builtins_ns = vars(builtins_ns)
+        return builtins_ns[name]

@@ -1,0 +1,174 @@
+"""What is known of each value's shape: scalar, an array shaped like some argument, or unknown.
+
+The compiler specializes a gradient to the kinds of its arguments (Python
+floats, arrays of some rank, lists of floats...), so ``unbroadcast`` only
+appears where shapes may really differ and the seed's ``grad_f4`` comes out
+exactly as written by hand. Two arrays with the same ``shape`` token have the
+same shape.
+
+>>> describe([1.0, 2.0]), describe(np.zeros((2, 3), np.float32))
+(('list', ('float', 'float')), ('nd', 2, 'f'))
+>>> import gast
+>>> from s2sad.source import FunctionSource
+>>> text = "def f(x, w):\\n    y = x * w\\n    z = np.sum(y)\\n    return z"
+>>> tree = gast.parse(text).body[0]
+>>> kinds = infer_kinds(tree, {"x": from_descriptor(('nd', 1, 'f'), 'x'), "w": SCALAR},
+...                     FunctionSource(None, tree, "demo.py", [], {"np": np}))
+>>> kinds["y"].shape, kinds["z"].tag
+('x', 'scalar')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from .normalize import assigned_names
+from .resolve import classify, statement_parts
+
+
+@dataclass(frozen=True)
+class Kind:
+    tag: str                 # scalar | array | numeric | list | tuple | dict | any
+    shape: str | None = None  # equal tokens mean equal shapes; "()" for scalars
+    ndim: int | None = None
+    items: tuple = ()
+    py: str | None = None    # "float", "int", "complex" for Python numbers
+
+    @property
+    def numeric(self) -> bool:
+        return self.tag in ("scalar", "array", "numeric")
+
+    @property
+    def container(self) -> bool:
+        return self.tag in ("list", "tuple", "dict")
+
+
+SCALAR = Kind("scalar", "()", 0)
+NUMERIC = Kind("numeric")
+ANY = Kind("any")
+
+_PY = {float: "float", int: "int", bool: "int", complex: "complex"}
+
+
+def describe(value):
+    """A small hashable summary of an argument: the key of a compiled specialization."""
+    kind = type(value)
+    py = _PY.get(kind)
+    if py is not None:
+        return py
+    if kind is np.ndarray:
+        return ("nd", value.ndim, value.dtype.kind)
+    if kind is list or kind is tuple:
+        return (kind.__name__, tuple(map(describe, value)))
+    if isinstance(value, np.generic):
+        return ("nd", 0, value.dtype.kind)
+    if kind is dict:
+        return ("dict", tuple((k, describe(v)) for k, v in value.items()))
+    return "any"
+
+
+def from_descriptor(desc, token: str) -> Kind:
+    if desc == "any" or desc is None:
+        return ANY
+    if isinstance(desc, str):
+        return Kind("scalar", "()", 0, py=desc)
+    tag = desc[0]
+    if tag == "nd":
+        return Kind("scalar", "()", 0) if desc[1] == 0 else Kind("array", token, desc[1])
+    if tag == "dict":
+        return Kind("dict", items=tuple((k, from_descriptor(d, f"{token}[{k!r}]"))
+                                        for k, d in desc[1]))
+    return Kind(tag, items=tuple(from_descriptor(d, f"{token}[{i}]")
+                                 for i, d in enumerate(desc[1])))
+
+
+def combine(kinds: list[Kind]) -> Kind:
+    """Kind of an elementwise (broadcasting) result."""
+    if not all(k.numeric for k in kinds):
+        return NUMERIC
+    shapes = {k.shape for k in kinds if k.tag != "scalar"}
+    if not shapes:
+        return SCALAR
+    if len(shapes) == 1 and None not in shapes:
+        return next(k for k in kinds if k.tag != "scalar")
+    return NUMERIC
+
+
+def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source) -> dict[str, Kind]:
+    local_names = assigned_names(tree)
+    kinds = dict(arg_kinds)
+
+    def of(node) -> Kind:
+        if isinstance(node, gast.Name):
+            return kinds.get(node.id, ANY)
+        if isinstance(node, gast.Constant):
+            py = _PY.get(type(node.value))
+            return Kind("scalar", "()", 0, py=py) if py else ANY
+        return ANY
+
+    for stmt in tree.body:
+        targets, value = statement_parts(stmt)
+        if not targets:
+            continue
+        if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
+            source_kind = of(value)
+            kinds.update(zip(targets, _unpacked(source_kind, len(targets), targets),
+                             strict=True))
+            continue
+        kind = _value_kind(value, of, source, local_names, targets[0])
+        if kind.tag == "numeric" and kind.shape is None:
+            kind = Kind("numeric", targets[0])  # unknown shape, but the same as its own
+        kinds[targets[0]] = kind
+    return kinds
+
+
+def _unpacked(kind: Kind, n: int, targets) -> list[Kind]:
+    if kind.tag in ("list", "tuple") and len(kind.items) == n:
+        return list(kind.items)
+    if kind.tag == "array" and kind.ndim is not None:
+        if kind.ndim == 1:
+            return [SCALAR] * n
+        token = f"{kind.shape}[i]"
+        return [Kind("array", token, kind.ndim - 1)] * n
+    return [ANY] * n
+
+
+def _value_kind(value, of, source, local_names, target) -> Kind:
+    op = classify(value, source, local_names)
+    if op.kind == "copy":
+        return of(value)
+    if op.kind == "constant":
+        return of(value) if isinstance(value, gast.Constant) else ANY
+    if op.kind == "linear":
+        leaves = [n for n in gast.walk(value) if not isinstance(n, (gast.BinOp, gast.operator))]
+        return combine([of(leaf) for leaf in leaves if not isinstance(leaf, gast.expr_context)])
+    if op.kind == "build":
+        return Kind("list" if isinstance(value, gast.List) else "tuple",
+                    items=tuple(of(e) for e in value.elts))
+    if op.kind == "subscript":
+        base = of(value.value)
+        index = value.slice
+        if base.tag in ("list", "tuple") and isinstance(index, gast.Constant) and \
+                isinstance(index.value, int) and -len(base.items) <= index.value < len(base.items):
+            return base.items[index.value]
+        if base.tag == "array" and base.ndim == 1 and isinstance(index, gast.Constant) and \
+                isinstance(index.value, int):
+            return SCALAR
+        return NUMERIC if base.numeric else ANY
+    if op.kind in ("call", "nondiff") and op.rule is not None:
+        shape = op.rule.shape
+        if shape == "scalar":
+            return SCALAR
+        if shape == "elementwise":
+            return combine([of(a) for a in op.operands])
+        if shape == "reduce":
+            has_axis = len(op.operands) > 1 or op.keywords.get("axis") is not None
+            if not has_axis:
+                return SCALAR
+        return Kind("numeric", None) if op.kind == "call" else ANY
+    if op.kind == "nondiff":
+        return ANY
+    return ANY

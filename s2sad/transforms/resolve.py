@@ -1,0 +1,111 @@
+"""What a normalized statement computes: its operation's rule and its operands.
+
+Shared by the analyses and the reverse pass so they agree on every statement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gast
+
+from .. import registry
+from ..rules.operators import OPERATORS
+from ..source import FunctionSource
+
+NONDIFF_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "__len__"}
+
+
+def static_value(node, source: FunctionSource, local_names: set[str]):
+    """The object a name or dotted name outside the function refers to (KeyError if none)."""
+    if isinstance(node, gast.Name) and node.id not in local_names:
+        return source.resolve(node.id)
+    if isinstance(node, gast.Attribute):
+        base = static_value(node.value, source, local_names)
+        try:
+            return getattr(base, node.attr)
+        except AttributeError:
+            raise KeyError(node.attr) from None
+    raise KeyError(getattr(node, "id", type(node).__name__))
+
+
+@dataclass
+class Op:
+    """One normalized right-hand side, classified.
+
+    kind: "copy", "linear" (chain of + and -), "call" (rule from the table),
+    "subscript", "build" (tuple/list display), "unpack", "constant",
+    "nondiff" (no derivative: comparisons, shapes...) or "unknown" (no rule).
+    """
+    kind: str
+    operands: list  # the atoms the value depends on, in rule order
+    rule: registry.Rule | None = None
+    keywords: dict | None = None
+    name: str = ""
+
+
+def names_in(node) -> list[str]:
+    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)]
+
+
+def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
+    if isinstance(value, gast.Name):
+        return Op("copy", [value])
+    if isinstance(value, gast.Constant):
+        return Op("constant", [])
+    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub)):
+        return Op("linear", [value])
+    if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+        operands = [value.left, value.right] if isinstance(value, gast.BinOp) else [value.operand]
+        rule = registry.lookup(OPERATORS[type(value.op)])
+        return _with_rule(rule, operands, {}, _op_symbol(value.op))
+    if isinstance(value, gast.Call):
+        func = value.func
+        keywords = {k.arg: k.value for k in value.keywords}
+        try:
+            target = static_value(func, source, local_names)
+        except KeyError:
+            name = f".{func.attr}()" if isinstance(func, gast.Attribute) else "this call"
+            receiver = [func.value] if isinstance(func, gast.Attribute) else []
+            return Op("unknown", receiver + list(value.args) + list(keywords.values()),
+                      name=name)
+        rule = registry.lookup(target)
+        return _with_rule(rule, list(value.args), keywords, registry.describe_function(target))
+    if isinstance(value, gast.Subscript):
+        return Op("subscript", [value.value])
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return Op("build", list(value.elts))
+    if isinstance(value, gast.Attribute):
+        if value.attr in NONDIFF_ATTRIBUTES:
+            return Op("nondiff", [value.value])
+        try:
+            static_value(value, source, local_names)
+            return Op("constant", [])
+        except KeyError:
+            return Op("unknown", [value.value], name=f".{value.attr}")
+    return Op("nondiff", [value])
+
+
+def _with_rule(rule, operands, keywords, name) -> Op:
+    if rule is None:
+        return Op("unknown", operands + list(keywords.values()), name=name)
+    if not rule.differentiable:
+        return Op("nondiff", operands + list(keywords.values()), rule, keywords, name)
+    return Op("call", operands, rule, keywords, name)
+
+
+def _op_symbol(op) -> str:
+    return {gast.Mult: "*", gast.Div: "/", gast.Pow: "**", gast.MatMult: "@",
+            gast.FloorDiv: "//", gast.Mod: "%", gast.USub: "unary -", gast.Not: "not"}.get(
+                type(op), type(op).__name__)
+
+
+def statement_parts(stmt):
+    """``(target names, value)`` of a normalized statement (``value`` None for a return)."""
+    if isinstance(stmt, gast.Assign):
+        target = stmt.targets[0]
+        if isinstance(target, gast.Tuple):
+            return [e.id for e in target.elts], stmt.value
+        return [target.id], stmt.value
+    return [], getattr(stmt, "value", None)

@@ -1,0 +1,151 @@
+"""Refuse, with a located error, every construct the compiler does not handle.
+
+Nothing is silently dropped: a statement s2sad cannot differentiate stops
+compilation at its line.
+
+>>> import gast
+>>> from s2sad.source import FunctionSource
+>>> from s2sad.errors import UnsupportedSyntaxError
+>>> def f(x):
+...     with open("log") as fh:
+...         y = x * 2
+...     return y
+>>> tree = gast.parse("def f(x):\\n    with open('log') as fh:\\n        y = x * 2\\n    return y").body[0]
+>>> try:
+...     Validate(FunctionSource(f, tree, "demo.py", [], {})).run()
+... except UnsupportedSyntaxError as err:
+...     print(err)
+s2sad does not support a `with` statement
+  File "demo.py", line 2
+Use an explicit call before and after the block instead of `with`.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..source import FunctionSource
+
+# construct -> (what to call it, what to do instead)
+_STATEMENTS = {
+    gast.If: ("an `if` statement", "Control flow is not supported yet; for a branch on array "
+              "values use np.where(cond, a, b)."),
+    gast.For: ("a `for` loop", "Loops are not supported yet; write the computation with "
+               "vectorized NumPy operations."),
+    gast.While: ("a `while` loop", "Loops are not supported yet; write the computation with "
+                 "vectorized NumPy operations."),
+    gast.Try: ("a `try` statement", "Move error handling outside the differentiated function."),
+    gast.With: ("a `with` statement", "Use an explicit call before and after the block instead "
+                "of `with`."),
+    gast.AsyncWith: ("an `async with` statement", "Differentiate synchronous code."),
+    gast.AsyncFor: ("an `async for` loop", "Differentiate synchronous code."),
+    gast.AsyncFunctionDef: ("an `async def`", "Differentiate synchronous code."),
+    gast.FunctionDef: ("a nested `def`", "Define the helper at module level."),
+    gast.ClassDef: ("a class definition inside the function", "Define the class at module level."),
+    gast.Global: ("a `global` statement", "Pass the value in as an argument and return the "
+                  "new value instead of writing a global."),
+    gast.Nonlocal: ("a `nonlocal` statement", "Pass the value in as an argument and return the "
+                    "new value instead."),
+    gast.Delete: ("a `del` statement", "Remove the `del`; a differentiated function keeps its "
+                  "values for the reverse sweep anyway."),
+    gast.Import: ("an `import` inside the function", "Import at module level."),
+    gast.ImportFrom: ("an `import` inside the function", "Import at module level."),
+    gast.Raise: ("a `raise` statement", "Check inputs before calling the gradient."),
+    gast.Assert: ("an `assert` statement", "Check inputs before calling the gradient."),
+    gast.Match: ("a `match` statement", "Use vectorized NumPy operations."),
+}
+
+_EXPRESSIONS = {
+    gast.Lambda: ("a lambda", "Define a function at module level and call it."),
+    gast.ListComp: ("a list comprehension", "Use vectorized NumPy operations (np.stack, sums "
+                    "over an axis) instead."),
+    gast.SetComp: ("a set comprehension", "Use vectorized NumPy operations instead."),
+    gast.DictComp: ("a dict comprehension", "Use vectorized NumPy operations instead."),
+    gast.GeneratorExp: ("a generator expression", "Use vectorized NumPy operations (np.sum over "
+                        "an array) instead."),
+    gast.IfExp: ("a conditional expression", "Use np.where(cond, a, b)."),
+    gast.BoolOp: ("`and`/`or` on values", "Use np.logical_and / np.logical_or, or np.where."),
+    gast.Yield: ("`yield` (generators)", "Return a value instead."),
+    gast.YieldFrom: ("`yield from` (generators)", "Return a value instead."),
+    gast.Await: ("`await`", "Differentiate synchronous code."),
+    gast.NamedExpr: ("an assignment expression (:=)", "Assign in a separate statement."),
+    gast.Starred: ("`*` unpacking", "Pass the arguments one by one."),
+    gast.Set: ("a set display", "Use a list or a tuple."),
+}
+
+
+class Validate(gast.NodeVisitor):
+    """Walk the function and raise ``UnsupportedSyntaxError`` at the first thing not handled."""
+
+    def __init__(self, source: FunctionSource):
+        self.source = source
+
+    def run(self) -> None:
+        tree = self.source.tree
+        args = tree.args
+        if args.vararg is not None or args.kwarg is not None:
+            raise self.source.syntax_error("`*args` or `**kwargs` parameters", tree,
+                                           "Name every parameter.")
+        body = tree.body
+        for stmt in body:
+            self.visit(stmt)
+        returns = [s for s in body if isinstance(s, gast.Return)]
+        if not returns:
+            raise self.source.syntax_error("a function without `return`", tree,
+                                           "Return the value to differentiate.")
+        if len(returns) > 1 or body[-1] is not returns[0]:
+            raise self.source.syntax_error("a `return` before the end of the function",
+                                           returns[0], "Return once, as the last statement.")
+        if returns[0].value is None:
+            raise self.source.syntax_error("`return` without a value", returns[0],
+                                           "Return the value to differentiate.")
+
+    def generic_visit(self, node):
+        kind = type(node)
+        if kind in _STATEMENTS:
+            what, hint = _STATEMENTS[kind]
+            raise self.source.syntax_error(what, node, hint)
+        if kind in _EXPRESSIONS:
+            what, hint = _EXPRESSIONS[kind]
+            raise self.source.syntax_error(what, node, hint)
+        super().generic_visit(node)
+
+    def visit_Assign(self, node):
+        for target in node.targets:
+            self._check_target(target)
+        self.visit(node.value)
+
+    def visit_AugAssign(self, node):
+        self._check_target(node.target)
+        self.visit(node.value)
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return
+        self._check_target(node.target)
+        self.visit(node.value)
+
+    def _check_target(self, target):
+        if isinstance(target, gast.Name):
+            return
+        if isinstance(target, (gast.Tuple, gast.List)):
+            for elt in target.elts:
+                if isinstance(elt, gast.Starred):
+                    raise self.source.syntax_error("starred assignment (`a, *b = ...`)", elt,
+                                                   "Index the sequence instead.")
+                self._check_target(elt)
+            return
+        if isinstance(target, gast.Subscript):
+            raise self.source.syntax_error(
+                "assignment into an array or list element (`y[i] = ...`)", target,
+                "In-place updates are not supported yet; build the result with np.where, "
+                "np.concatenate or arithmetic instead.")
+        raise self.source.syntax_error(f"assignment to {type(target).__name__.lower()}", target,
+                                       "Assign to a plain variable.")
+
+    def visit_Call(self, node):
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.source.syntax_error("`**` unpacking in a call", node,
+                                               "Pass the keyword arguments one by one.")
+        self.generic_visit(node)

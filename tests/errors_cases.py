@@ -1,0 +1,56 @@
+"""Functions s2sad must refuse, each with a located error (used by test_errors.py)."""
+import numpy as np
+
+
+def uses_if(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def uses_with(x):
+    with open("log") as fh:  # noqa: F841
+        y = x * 2.0
+    return y
+
+
+def uses_loop(x):
+    y = 0.0
+    for i in range(3):
+        y = y + x
+    return y
+
+
+def uses_setitem(x):
+    y = np.zeros(3)
+    y[0] = x
+    return np.sum(y)
+
+
+def uses_lambda(x):
+    f = lambda v: v * 2.0  # noqa: E731
+    return f(x)
+
+
+def uses_unknown_call(x):
+    y = np.fft.fft(x)
+    return np.sum(np.abs(y))
+
+
+def returns_vector(x):
+    return x * 2.0
+
+
+def undefined_name(x):
+    return x * not_defined_anywhere  # noqa: F821
+
+
+def early_return(x):
+    return x
+    y = x * 2.0  # noqa: F841
+
+
+def uses_global_write(x):
+    global counter
+    counter = 1
+    return x

@@ -1,0 +1,149 @@
+"""The public API's promises: structure, caching, hygiene, tracebacks, keyword calls."""
+
+import copy
+import inspect
+import linecache
+import traceback
+
+import numpy as np
+import pytest
+
+import s2sad
+
+SCALE = np.array([1.0, 2.0, 3.0])
+
+
+def uses_global(x):
+    return np.sum(SCALE * x)
+
+
+def test_module_globals_are_read_live():
+    global SCALE
+    dg = s2sad.grad(uses_global)
+    np.testing.assert_allclose(dg(np.ones(3)), [1.0, 2.0, 3.0])
+    old = SCALE
+    try:
+        SCALE = np.array([5.0, 6.0, 7.0])
+        np.testing.assert_allclose(dg(np.ones(3)), [5.0, 6.0, 7.0])
+    finally:
+        SCALE = old
+    assert "s2sad" not in "".join(k for k in globals() if k.startswith("__s2sad"))
+
+
+def test_closures_are_read_from_their_cells():
+    w = 2.0
+
+    def f(x):
+        return x * w * x
+
+    df = s2sad.grad(f)
+    assert df(3.0) == 12.0
+    w = 3.0  # noqa: F841  (the cell changes; the gradient follows)
+    assert df(3.0) == 18.0
+
+
+def test_user_names_like_generated_ones_do_not_clash():
+    def f(x, s_x, t_1, np_):
+        t_2 = x * s_x
+        s_1 = t_2 * t_1
+        return np.sin(s_1) + np_
+
+    df = s2sad.grad(f, wrt=(0, 1))
+    x, s_x, t_1 = 0.3, 0.7, 1.1
+    gx, gs = df(x, s_x, t_1, 2.0)
+    assert gx == pytest.approx(np.cos(x * s_x * t_1) * s_x * t_1)
+    assert gs == pytest.approx(np.cos(x * s_x * t_1) * x * t_1)
+
+
+def test_nothing_passed_in_is_mutated():
+    def f(x, w):
+        y = x * w
+        z = y + x
+        return np.sum(z * z)
+
+    x = np.arange(6.0).reshape(2, 3)
+    w = np.linspace(0.5, 1.5, 3)
+    before = copy.deepcopy((x, w))
+    gx, gw = s2sad.grad(f, wrt=(0, 1))(x, w)
+    np.testing.assert_array_equal(x, before[0])
+    np.testing.assert_array_equal(w, before[1])
+    assert gx.shape == x.shape and gw.shape == w.shape
+
+
+def test_gradient_does_not_alias_an_input():
+    def f(x, w):
+        return np.dot(x, w)
+
+    x, w = np.ones(3), np.array([1.0, 2.0, 3.0])
+    gx = s2sad.grad(f)(x, w)
+    gx[0] = 100.0
+    assert w[0] == 1.0
+
+
+def test_structure_of_gradients():
+    def f(p):
+        a, b = p
+        return a * b
+
+    assert s2sad.grad(f)([2.0, 3.0]) == [3.0, 2.0]
+    assert s2sad.grad(f)((2.0, 3.0)) == (3.0, 2.0)
+    g32 = s2sad.grad(f)(np.array([2.0, 3.0], np.float32))
+    assert g32.dtype == np.float32
+    assert isinstance(s2sad.grad(lambda_free)(2.0), float)
+
+
+def lambda_free(x):
+    return x * x
+
+
+def test_keyword_calls_and_defaults():
+    def f(x, W, scale=2.0):
+        return np.sum(scale * (W @ x))
+
+    df = s2sad.grad(f, wrt="W")
+    x, W = np.ones(2), np.eye(2)
+    np.testing.assert_allclose(df(x=x, W=W), 2.0 * np.ones((2, 2)))
+    np.testing.assert_allclose(df(x, W, scale=1.0), np.ones((2, 2)))
+
+
+def test_cache_per_function_and_options():
+    assert s2sad.grad(lambda_free) is s2sad.grad(lambda_free)
+    assert s2sad.grad(lambda_free) is not s2sad.grad(lambda_free, optimize=False)
+
+
+def test_decorator_form():
+    @s2sad.grad
+    def cube(x):
+        return x * x * x
+
+    assert cube(1.0) == 3.0
+
+
+def test_generated_source_is_in_tracebacks_and_getsource():
+    def f(x):
+        return np.sum(np.log(x))
+
+    df = s2sad.grad(f)
+    df(np.ones(2))
+    fn = df._last.function
+    assert "def grad_f(x):" in inspect.getsource(fn)
+    assert linecache.getlines(fn.__code__.co_filename)
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError) as info:
+            df(np.zeros(2))
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert any("s_x" in (frame.line or "") or "np.log" in (frame.line or "") for frame in frames)
+
+
+def test_stop_gradient():
+    def f(x):
+        u = s2sad.stop_gradient(x ** 3)
+        return 2.0 * u * x
+
+    assert s2sad.grad(f)(2.0) == 2.0 * 2.0 ** 3
+
+
+def test_stages_show_every_pass():
+    names = [name for name, _ in s2sad.grad(lambda_free).stages(1.0)]
+    assert names == ["source", "desugar", "normalize", "reverse", "first_assignment",
+                     "dead_code"]

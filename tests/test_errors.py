@@ -1,0 +1,95 @@
+"""Bad input gets a clear error naming the construct, the file and the line."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import s2sad
+from tests import errors_cases as cases
+
+
+def line_of(func, text):
+    lines, start = inspect.getsourcelines(func)
+    return start + next(i for i, line in enumerate(lines) if text in line)
+
+
+@pytest.mark.parametrize("func, construct, text", [
+    pytest.param(cases.uses_if, "`if` statement", "if x > 0", id="if"),
+    pytest.param(cases.uses_with, "`with` statement", "with open", id="with"),
+    pytest.param(cases.uses_loop, "`for` loop", "for i in", id="for"),
+    pytest.param(cases.uses_setitem, "assignment into an array", "y[0] = x", id="setitem"),
+    pytest.param(cases.uses_lambda, "lambda", "lambda v", id="lambda"),
+    pytest.param(cases.early_return, "`return` before the end", "return x", id="early-return"),
+    pytest.param(cases.uses_global_write, "`global` statement", "global counter", id="global"),
+])
+def test_unsupported_syntax_is_located(func, construct, text):
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(func)(1.0)
+    err = info.value
+    assert isinstance(err, SyntaxError)
+    assert construct in str(err)
+    assert err.filename == cases.__file__
+    assert err.lineno == line_of(func, text)
+    assert text in str(err)          # the source line is shown
+    assert "^" in str(err)           # with a caret under the construct
+    assert err.hint and err.hint in str(err)  # and what to do instead
+
+
+def test_call_without_rule_names_function_and_line():
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(cases.uses_unknown_call)(np.ones(3))
+    message = str(info.value)
+    assert "numpy.fft" in message and "fft" in message
+    assert f'line {line_of(cases.uses_unknown_call, "np.fft.fft")}' in message
+    assert "stop_gradient" in message
+
+
+def test_non_scalar_output_is_a_clear_error():
+    with pytest.raises(s2sad.NonScalarOutputError, match=r"(?s)shape \(3,\).*vjp"):
+        s2sad.grad(cases.returns_vector)(np.ones(3))
+
+
+def test_undefined_name_is_reported_at_compile_time():
+    with pytest.raises(s2sad.DifferentiationError, match="not_defined_anywhere") as info:
+        s2sad.grad(cases.undefined_name)(1.0)
+    assert info.value.lineno == line_of(cases.undefined_name, "not_defined_anywhere")
+
+
+def test_function_without_source():
+    namespace = {}
+    exec("def made_by_exec(x):\n    return x * 2.0\n", namespace)
+    with pytest.raises(s2sad.NoSourceError, match="source"):
+        s2sad.grad(namespace["made_by_exec"])
+
+
+def test_lambda_and_builtin_are_refused():
+    with pytest.raises(s2sad.NoSourceError, match="lambda"):
+        s2sad.grad(lambda x: x * 2.0)
+    with pytest.raises(s2sad.NoSourceError):
+        s2sad.grad(np.sin)
+
+
+def test_integer_wrt_is_refused():
+    def f(x):
+        return x * 2.0
+    with pytest.raises(TypeError, match="integers"):
+        s2sad.grad(f)(3)
+    with pytest.raises(TypeError, match="integer array"):
+        s2sad.grad(f)(np.arange(3))
+
+
+def test_bad_wrt():
+    def f(x, y):
+        return x * y
+    with pytest.raises(s2sad.DifferentiationError, match="out of range"):
+        s2sad.grad(f, wrt=2)
+    with pytest.raises(s2sad.DifferentiationError, match="not an argument.*x, y"):
+        s2sad.grad(f, wrt="z")
+
+
+def test_wrong_call_of_the_gradient():
+    def f(x, y):
+        return x * y
+    with pytest.raises(TypeError, match="grad_f"):
+        s2sad.grad(f)(1.0)
