@@ -72,7 +72,7 @@ class GradientFunction:
                             f"{name!r}: it holds integers ({_show(desc)}); pass floats, e.g. "
                             f"{name}=float(...) or an array with dtype float64")
             compiled = compile_gradient(self.func, self._wrt_names, self.optimize,
-                                        self.annotate, self.with_value, key)
+                                        self.annotate, self.with_value, key, self._wrt_tuple)
             load(compiled, self.func)
             self._variants[key] = compiled
             return compiled
@@ -98,7 +98,7 @@ class GradientFunction:
             bound.apply_defaults()
             key = tuple(describe(bound.arguments[p]) for p in self._params)
         return compile_gradient(self.func, self._wrt_names, self.optimize, self.annotate,
-                                self.with_value, key).stages
+                                self.with_value, key, self._wrt_tuple).stages
 
     def __repr__(self) -> str:
         return f"<s2sad gradient {self.__name__} wrt {', '.join(self._wrt_names)}>"

@@ -49,7 +49,8 @@ def parameters(tree) -> list[str]:
 
 
 def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool = False,
-                     with_value: bool = False, arg_descriptors=None) -> Compiled:
+                     with_value: bool = False, arg_descriptors=None,
+                     as_tuple: bool = False) -> Compiled:
     source = FunctionSource.of(func)
     stages = [("source", unparse(source.tree))]
     Validate(source).run()
@@ -79,7 +80,7 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
                 imports.user_global(node.id, source.globals[node.id])
 
     adjoint = Reverse(source, namer, normalized, wrt, kinds, active, imports, annotate,
-                      with_value).run()
+                      with_value, as_tuple).run()
     stages.append(("reverse", unparse(adjoint)))
     if optimize:
         adjoint = FirstAssignment().visit(adjoint)
@@ -132,5 +133,5 @@ def compile_source(func, wrt=(0,), optimize=True, annotate=False, with_value=Fal
     """The generated source, for argument indices or names ``wrt`` (handy in doctests)."""
     tree_params = parameters(FunctionSource.of(func).tree)
     names = [tree_params[w] if isinstance(w, int) else w for w in wrt]
-    return compile_gradient(func, names, optimize, annotate, with_value,
-                            arg_descriptors).text.rstrip("\n")
+    return compile_gradient(func, names, optimize, annotate, with_value, arg_descriptors,
+                            len(names) > 1).text.rstrip("\n")

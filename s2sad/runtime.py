@@ -110,8 +110,10 @@ def matmul_grad_left(g, x, y):
 def matmul_grad_right(g, x, y):
     """Adjoint of ``x @ y`` with respect to ``y``."""
     if np.ndim(x) == 1:
-        gy = np.multiply.outer(x, g) if np.ndim(y) > 1 else g * x
-        return unbroadcast(gy, y)
+        if np.ndim(y) == 1:
+            return g * x
+        # x @ y contracts x with axis -2 of y: the new axis from the outer product goes there
+        return unbroadcast(np.moveaxis(np.multiply.outer(x, g), 0, -2), y)
     if np.ndim(y) == 1:
         return unbroadcast(np.matmul(np.swapaxes(x, -1, -2), g[..., None])[..., 0], y)
     return unbroadcast(np.matmul(np.swapaxes(x, -1, -2), g), y)
@@ -133,10 +135,13 @@ def tensordot_grad(g, x, y, axes, argnum):
     # g has axes (x_free..., y_free...)
     if argnum == 0:
         gx = np.tensordot(g, y, axes=(list(range(n_xfree, np.ndim(g))), y_free))
-        # gx has axes (x_free..., y_axes...) and y_axes pair with x_axes in order
-        return np.transpose(gx, np.argsort(x_free + x_axes))
+        # gx's axes: x's free axes, then y's contracted axes in increasing order, each of
+        # which stands for the x axis it was paired with
+        labels = x_free + [x_axes[y_axes.index(a)] for a in sorted(y_axes)]
+        return np.transpose(gx, np.argsort(labels))
     gy = np.tensordot(x, g, axes=(x_free, list(range(n_xfree))))
-    return np.transpose(gy, np.argsort(y_axes + y_free))
+    labels = [y_axes[x_axes.index(a)] for a in sorted(x_axes)] + y_free
+    return np.transpose(gy, np.argsort(labels))
 
 
 def transpose_grad(g, axes=None):
@@ -170,11 +175,9 @@ def _float_type(x):
 
 
 def zeros_like_structure(x):
-    """Zeros with the structure of ``x`` (lists of floats, arrays, nested tuples...)."""
-    if isinstance(x, list):
+    """Zeros with the structure of ``x``, ready to be updated in place (tuples become lists)."""
+    if isinstance(x, (list, tuple)):
         return [zeros_like_structure(v) for v in x]
-    if isinstance(x, tuple):
-        return tuple(zeros_like_structure(v) for v in x)
     if isinstance(x, dict):
         return {k: zeros_like_structure(v) for k, v in x.items()}
     if isinstance(x, np.ndarray):

@@ -1,13 +1,13 @@
 """Rewrite sugar into the small set of primitives the reverse pass knows.
 
-``x += y`` becomes ``x = x + y``, ``+x`` becomes ``x``, and array methods and
+``+x`` becomes ``x``, annotated assignments plain ones, and array methods and
 ``.T`` become calls of the matching NumPy function, so one rule serves both.
 
 >>> import gast
 >>> tree = gast.parse("def f(x):\\n    x += 1\\n    y = x.sum(axis=0) + x.T\\n    return +y").body[0]
 >>> print(gast.unparse(Desugar("np", {"x", "y"}).visit(tree)))  # doctest: +NORMALIZE_WHITESPACE
 def f(x):
-    x = x + 1
+    x += 1
     y = np.sum(x, axis=0) + np.transpose(x)
     return y
 """
@@ -36,13 +36,6 @@ class Desugar(gast.NodeTransformer):
     def _np(self, name: str, node) -> gast.Attribute:
         ref = gast.Attribute(gast.Name(self.numpy_name, gast.Load(), None, None), name, gast.Load())
         return gast.copy_location(ref, node)
-
-    def visit_AugAssign(self, node):
-        self.generic_visit(node)
-        load = gast.Name(node.target.id, gast.Load(), None, None)
-        value = gast.copy_location(gast.BinOp(gast.copy_location(load, node.target), node.op,
-                                              node.value), node)
-        return gast.copy_location(gast.Assign([node.target], value, None), node)
 
     def visit_AnnAssign(self, node):
         self.generic_visit(node)

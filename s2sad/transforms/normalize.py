@@ -32,6 +32,10 @@ from ..names import Namer
 from ..source import FunctionSource
 
 
+_AUG = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+        gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
+
+
 def assigned_names(tree) -> set[str]:
     names = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
     for node in gast.walk(tree):
@@ -59,6 +63,8 @@ class Normalize:
         self.namer = namer
         self.locals = assigned_names(source.tree)
         self.current: dict[str, str] = {}
+        self.aliases: dict[str, str] = {}
+        self.temps: set[str] = set()  # name -> the local it may share memory with
         self.out: list = []
         self.stmt = None
 
@@ -80,13 +86,13 @@ class Normalize:
 
     def statement(self, stmt):
         if isinstance(stmt, gast.Assign):
-            value = self.simple(stmt.value) if len(stmt.targets) == 1 or \
-                isinstance(stmt.targets[0], gast.Name) else self.atom(stmt.value)
-            first = stmt.targets[0]
-            self.assign(first, value)
-            for target in stmt.targets[1:]:
-                self.assign(target, self.load(first) if isinstance(first, gast.Name)
-                            else self.atom(stmt.value))
+            value = self.simple(stmt.value)
+            if len(stmt.targets) > 1:
+                value = self.to_atom(value)
+            for target in stmt.targets:
+                self.assign(target, value)
+        elif isinstance(stmt, gast.AugAssign):
+            self.augmented(stmt)
         elif isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return  # docstring or a bare constant
@@ -106,15 +112,20 @@ class Normalize:
 
     def assign(self, target, value):
         if isinstance(target, gast.Name):
-            self.emit(gast.Assign([self.store(self.new_version(target.id))], value, None))
+            ssa = self.new_version(target.id)
+            self.emit(gast.Assign([self.store(ssa)], value, None))
+            shared = value.value if isinstance(value, gast.Subscript) else value
+            if isinstance(shared, gast.Name) and (shared.id in self.current.values()
+                                                  or shared.id in self.temps):
+                self.aliases[ssa] = self.aliases.get(shared.id, shared.id)
             return
         elts = target.elts
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
-            parts = [self.atom(v) for v in value.elts]  # all right sides before any target
-            for t, v in zip(elts, parts, strict=True):
+            # the right side's parts are atoms already, all evaluated before any target
+            for t, v in zip(elts, value.elts, strict=True):
                 self.assign(t, v)
             return
-        source = self.atom(value) if not self.is_atom(value) else value
+        source = self.to_atom(value)
         names, nested = [], []
         for elt in elts:
             if isinstance(elt, gast.Name):
@@ -126,6 +137,30 @@ class Normalize:
         self.emit(gast.Assign([gast.Tuple(names, gast.Store())], source, None))
         for elt, temp in nested:
             self.assign(elt, temp)
+
+    def augmented(self, stmt):
+        """``x += e`` is ``x = x + e``, unless ``x`` may be an array shared with another name
+        that is read later: then ``+=`` would change that one too, so it is refused."""
+        target = stmt.target
+        mine = self.current.get(target.id)
+        root = self.aliases.get(mine, mine)
+        sharing = sorted(k for k, v in self.current.items()
+                         if k != target.id and self.aliases.get(v, v) == root)
+        user = next((k for k in sharing if self._read_later(stmt, k)), None)
+        if mine is not None and user is not None:
+            raise self.source.syntax_error(
+                f"`{target.id} {_AUG[type(stmt.op)]}= ...` on a value shared with {user!r}",
+                stmt, f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes {user!r} too. "
+                f"Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` for a new value, "
+                f"or copy first: `{target.id} = {user}.copy()`.")
+        value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
+                                              stmt.op, stmt.value), stmt)
+        self.statement(gast.copy_location(gast.Assign([target], value, None), stmt))
+
+    def _read_later(self, stmt, name: str) -> bool:
+        body = self.source.tree.body
+        later = body[body.index(stmt) + 1:] if stmt in body else []
+        return any(isinstance(n, gast.Name) and n.id == name for s in later for n in gast.walk(s))
 
     def new_version(self, name: str) -> str:
         ssa = name if name not in self.current else self.namer.version(name)
@@ -154,10 +189,14 @@ class Normalize:
         return is_atom(node)
 
     def atom(self, node):
-        value = self.simple(node)
+        return self.to_atom(self.simple(node))
+
+    def to_atom(self, value):
+        """An atom for an already normalized expression (a temporary if needed)."""
         if self.is_atom(value):
             return value
         temp = self.namer.temp()
+        self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         return self.load(temp)
 

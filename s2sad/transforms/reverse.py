@@ -41,7 +41,7 @@ from .resolve import classify, statement_parts
 class Reverse:
     def __init__(self, source, namer, tree: gast.FunctionDef, wrt: list[str],
                  kinds: dict[str, Kind], active: set[str], imports, annotate: bool,
-                 with_value: bool):
+                 with_value: bool, as_tuple: bool = False):
         self.source = source
         self.namer = namer
         self.tree = tree
@@ -51,6 +51,7 @@ class Reverse:
         self.imports = imports
         self.annotate = annotate
         self.with_value = with_value
+        self.as_tuple = as_tuple
         self.local_names = assigned_names(tree)
         self.received: list[str] = []   # primal names whose sensitivity got a contribution
         self.assigned: set[str] = set()  # containers: sensitivity built by assignment
@@ -176,7 +177,7 @@ class Reverse:
                              else value)
             else:
                 grads.append(gast.Call(self.helper("as_gradient"), [self.load(name), value], []))
-        out = grads[0] if len(grads) == 1 else gast.Tuple(grads, gast.Load())
+        out = gast.Tuple(grads, gast.Load()) if self.as_tuple or len(grads) > 1 else grads[0]
         if self.with_value:
             out = gast.Tuple([self.load(returned), out], gast.Load())
         return gast.Return(out)
