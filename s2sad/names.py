@@ -59,6 +59,16 @@ class Namer:
                 self.taken.add(candidate)
                 return candidate
 
+    def fresh(self, base: str) -> str:
+        """``base_1``, ``base_2``, ...: numbered names for loop counters, conditions, indices."""
+        n = 0
+        while True:
+            n += 1
+            candidate = f"{base}_{n}"
+            if candidate not in self.taken:
+                self.taken.add(candidate)
+                return candidate
+
     def temp(self) -> str:
         while True:
             self._temps += 1

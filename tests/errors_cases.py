@@ -14,10 +14,12 @@ def uses_with(x):
     return y
 
 
-def uses_loop(x):
+def uses_loop_exit(x):
     y = 0.0
     for i in range(3):
         y = y + x
+        if y > 1.0:
+            break
     return y
 
 

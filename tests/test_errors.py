@@ -15,9 +15,9 @@ def line_of(func, text):
 
 
 @pytest.mark.parametrize("func, construct, text", [
-    pytest.param(cases.uses_if, "`if` statement", "if x > 0", id="if"),
+    pytest.param(cases.uses_if, "`return` inside `if`", "return x", id="return-in-if"),
     pytest.param(cases.uses_with, "`with` statement", "with open", id="with"),
-    pytest.param(cases.uses_loop, "`for` loop", "for i in", id="for"),
+    pytest.param(cases.uses_loop_exit, "`break`", "break", id="break"),
     pytest.param(cases.uses_setitem, "assignment into an array", "y[0] = x", id="setitem"),
     pytest.param(cases.uses_lambda, "lambda", "lambda v", id="lambda"),
     pytest.param(cases.early_return, "`return` before the end", "return x", id="early-return"),

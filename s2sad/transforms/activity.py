@@ -23,25 +23,41 @@ from .resolve import classify, names_in, statement_parts
 def active_names(tree: gast.FunctionDef, wrt: set[str], source) -> set[str]:
     local_names = assigned_names(tree)
     flows = []  # (targets, names the targets depend on differentiably)
-    for stmt in tree.body:
-        targets, value = statement_parts(stmt)
-        if not targets:
-            continue
-        op = classify(value, source, local_names)
-        if op.kind in ("nondiff", "constant"):
-            deps = []
-        elif op.kind in ("linear", "subscript"):
-            deps = names_in(value) if op.kind == "linear" else names_in(op.operands[0])
-        else:
-            deps = [n for operand in op.operands for n in names_in(operand)]
-        flows.append((targets, set(deps) & local_names))
+
+    def collect(stmts):
+        for stmt in stmts:
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                collect(stmt.body)
+                collect(stmt.orelse)
+                continue
+            targets, value = statement_parts(stmt)
+            if not targets:
+                continue
+            op = classify(value, source, local_names)
+            if op.kind in ("nondiff", "constant"):
+                deps = []
+            elif op.kind in ("linear", "subscript"):
+                deps = names_in(value) if op.kind == "linear" else names_in(op.operands[0])
+            else:
+                deps = [n for operand in op.operands for n in names_in(operand)]
+            flows.append((targets, set(deps) & local_names))
+
+    collect(tree.body)
     varied = set(wrt)
-    for targets, deps in flows:
-        if deps & varied:
-            varied.update(targets)
+    changed = True
+    while changed:  # loops carry dependencies backwards: iterate to a fixed point
+        changed = False
+        for targets, deps in flows:
+            if deps & varied and not varied.issuperset(targets):
+                varied.update(targets)
+                changed = True
     returned = tree.body[-1].value
     useful = {returned.id} if isinstance(returned, gast.Name) else set()
-    for targets, deps in reversed(flows):
-        if useful.intersection(targets):
-            useful |= deps
+    changed = True
+    while changed:
+        changed = False
+        for targets, deps in reversed(flows):
+            if useful.intersection(targets) and not useful.issuperset(deps):
+                useful |= deps
+                changed = True
     return varied & useful

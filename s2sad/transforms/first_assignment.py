@@ -89,16 +89,13 @@ class FirstAssignment(gast.NodeTransformer):
                 and stmt.target.id == name and not _reads(stmt.value, name):
             value = stmt.value if isinstance(stmt.op, gast.Add) else \
                 gast.UnaryOp(gast.USub(), stmt.value)
-            if not _fresh(stmt.value) and any(_updates_in_place(s, name) for s in rest):
+            later = [n for s in rest for n in gast.walk(s) if isinstance(n, gast.stmt)]
+            if not _fresh(stmt.value) and any(_updates_in_place(s, name) for s in later):
                 return False
             body[first] = gast.copy_location(gast.Assign([stmt.target], value, None), stmt)
-            if not _fresh(stmt.value):
-                for j, later in enumerate(rest, first + 1):
-                    if isinstance(later, gast.AugAssign) and isinstance(later.target, gast.Name) \
-                            and later.target.id == name:
-                        load = gast.Name(name, gast.Load(), None, None)
-                        body[j] = gast.copy_location(gast.Assign(
-                            [later.target], gast.BinOp(load, later.op, later.value), None), later)
+            if not _fresh(stmt.value):  # it may share memory: never update it in place
+                for j in range(first + 1, len(body)):
+                    body[j] = _NotInPlace(name).visit(body[j])
             return True
         if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) and \
                 len(stmt.value.args) == 2 and isinstance(stmt.value.args[0], gast.Name) and \
@@ -108,6 +105,20 @@ class FirstAssignment(gast.NodeTransformer):
         if isinstance(stmt, gast.Assign) and not _reads(stmt, name):
             return True  # overwritten before it is read: the zero was never used
         return False
+
+
+class _NotInPlace(gast.NodeTransformer):
+    """``s += e`` -> ``s = s + e`` for one name, at any depth."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def visit_AugAssign(self, node):
+        if isinstance(node.target, gast.Name) and node.target.id == self.name:
+            load = gast.Name(self.name, gast.Load(), None, None)
+            return gast.copy_location(gast.Assign([node.target], gast.BinOp(
+                load, node.op, node.value), None), node)
+        return node
 
 
 def _writes(stmt, name) -> bool:

@@ -109,20 +109,50 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source) -> d
             return Kind("scalar", "()", 0, py=py) if py else ANY
         return ANY
 
-    for stmt in tree.body:
-        targets, value = statement_parts(stmt)
-        if not targets:
-            continue
-        if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
-            source_kind = of(value)
-            kinds.update(zip(targets, _unpacked(source_kind, len(targets), targets),
-                             strict=True))
-            continue
-        kind = _value_kind(value, of, source, local_names, targets[0])
-        if kind.tag == "numeric" and kind.shape is None:
-            kind = Kind("numeric", targets[0])  # unknown shape, but the same as its own
-        kinds[targets[0]] = kind
+    def walk(stmts):
+        for stmt in stmts:
+            if isinstance(stmt, (gast.If, gast.While)):
+                walk(stmt.body)
+                walk(stmt.orelse)
+                continue
+            if isinstance(stmt, gast.For):
+                set_kind(stmt.target.id, Kind("scalar", "()", 0, py="int"))
+                walk(stmt.body)
+                continue
+            targets, value = statement_parts(stmt)
+            if not targets:
+                continue
+            if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
+                source_kind = of(value)
+                for t, k in zip(targets, _unpacked(source_kind, len(targets), targets),
+                                strict=True):
+                    set_kind(t, k)
+                continue
+            kind = _value_kind(value, of, source, local_names, targets[0])
+            if kind.tag == "numeric" and kind.shape is None:
+                kind = Kind("numeric", targets[0])  # unknown shape, but the same as its own
+            set_kind(targets[0], kind)
+
+    assigned: dict[str, Kind] = {}
+
+    def set_kind(name, kind):
+        # a name assigned more than once (in a loop, in branches) has one kind for all
+        if name in assigned and assigned[name] != kind:
+            kind = _join(assigned[name], kind, name)
+        assigned[name] = kind
+        kinds[name] = kind
+
+    walk(tree.body)
+    walk(tree.body)  # a second pass settles what loops carry around
     return kinds
+
+
+def _join(a: Kind, b: Kind, name: str) -> Kind:
+    if a.tag == b.tag == "scalar":
+        return Kind("scalar", "()", 0, py=a.py if a.py == b.py else None)
+    if a.numeric and b.numeric:
+        return Kind("numeric", name)
+    return ANY
 
 
 def _unpacked(kind: Kind, n: int, targets) -> list[Kind]:
@@ -149,15 +179,7 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         return Kind("list" if isinstance(value, gast.List) else "tuple",
                     items=tuple(of(e) for e in value.elts))
     if op.kind == "subscript":
-        base = of(value.value)
-        index = value.slice
-        if base.tag in ("list", "tuple") and isinstance(index, gast.Constant) and \
-                isinstance(index.value, int) and -len(base.items) <= index.value < len(base.items):
-            return base.items[index.value]
-        if base.tag == "array" and base.ndim == 1 and isinstance(index, gast.Constant) and \
-                isinstance(index.value, int):
-            return SCALAR
-        return NUMERIC if base.numeric else ANY
+        return _subscript_kind(of(value.value), value.slice, of)
     if op.kind in ("call", "nondiff") and op.rule is not None:
         shape = op.rule.shape
         if shape == "scalar":
@@ -168,7 +190,31 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             has_axis = len(op.operands) > 1 or op.keywords.get("axis") is not None
             if not has_axis:
                 return SCALAR
-        return Kind("numeric", None) if op.kind == "call" else ANY
+        return NUMERIC  # NumPy functions give arrays or numbers
     if op.kind == "nondiff":
         return ANY
     return ANY
+
+
+def _subscript_kind(base: Kind, index, of) -> Kind:
+    """``x[i]``: an item of a list or tuple, a scalar of a vector indexed by an integer..."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+
+    def integer(part) -> bool:
+        if isinstance(part, gast.Constant):
+            return isinstance(part.value, int) and not isinstance(part.value, bool)
+        return isinstance(part, gast.Name) and of(part).tag == "scalar" and of(part).py == "int"
+
+    if base.tag in ("list", "tuple") and len(parts) == 1 and integer(parts[0]):
+        part = parts[0]
+        if isinstance(part, gast.Constant) and -len(base.items) <= part.value < len(base.items):
+            return base.items[part.value]
+        if base.items and all(item == base.items[0] for item in base.items):
+            return base.items[0]  # any item of a uniform list
+        return ANY
+    if base.tag == "array" and base.ndim is not None and all(integer(p) for p in parts):
+        if len(parts) == base.ndim:
+            return SCALAR
+        if len(parts) < base.ndim:
+            return Kind("array", f"{base.shape}[{len(parts)}]", base.ndim - len(parts))
+    return NUMERIC if base.numeric else ANY

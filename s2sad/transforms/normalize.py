@@ -25,6 +25,8 @@ def f(x, w):
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from ..errors import DifferentiationError
@@ -41,6 +43,17 @@ def assigned_names(tree) -> set[str]:
     for node in gast.walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             names.add(node.id)
+    return names
+
+
+def carried_names(tree) -> set[str]:
+    """Variables assigned inside an ``if``, ``for`` or ``while`` (including loop targets)."""
+    names = set()
+    for node in gast.walk(tree):
+        if isinstance(node, (gast.If, gast.For, gast.While)):
+            for inner in gast.walk(node):
+                if isinstance(inner, gast.Name) and isinstance(inner.ctx, gast.Store):
+                    names.add(inner.id)
     return names
 
 
@@ -67,6 +80,9 @@ class Normalize:
         self.temps: set[str] = set()  # name -> the local it may share memory with
         self.out: list = []
         self.stmt = None
+        # variables assigned inside `if`/`for`/`while` keep one name; the adjoint saves
+        # and restores their overwritten values instead of renaming them
+        self.carried = carried_names(source.tree)
 
     def run(self) -> gast.FunctionDef:
         tree = self.source.tree
@@ -99,7 +115,8 @@ class Normalize:
             self.emit(gast.Expr(self.simple(stmt.value)))
         elif isinstance(stmt, gast.Return):
             value = stmt.value
-            if isinstance(value, gast.Name) and value.id in self.locals:
+            if isinstance(value, gast.Name) and value.id in self.locals and \
+                    value.id not in self.carried:
                 self.emit(gast.Return(self.atom(value)))
                 return
             name = self.namer.claim("ret")
@@ -107,11 +124,133 @@ class Normalize:
             self.emit(gast.Return(self.load(name)))
         elif isinstance(stmt, gast.Pass):
             return
+        elif isinstance(stmt, gast.If):
+            cond = self.condition(stmt.test)
+            body, orelse = self.block(stmt.body), self.block(stmt.orelse)
+            self.emit(gast.If(cond, body, orelse))
+        elif isinstance(stmt, gast.While):
+            test = _Rename(self).visit(copy.deepcopy(stmt.test))
+            self.emit(gast.While(test, self.block(stmt.body), []))
+            for inner in stmt.orelse:  # no `break`: the `else` block always runs
+                self.stmt = inner
+                self.statement(inner)
+        elif isinstance(stmt, gast.For):
+            self.loop(stmt)
         else:  # Validate lets nothing else through
             raise self.source.syntax_error(type(stmt).__name__, stmt)
 
+    def block(self, stmts) -> list:
+        """Normalize a nested block of statements into its own list."""
+        saved, saved_stmt = self.out, self.stmt
+        self.out = []
+        for stmt in stmts:
+            self.stmt = stmt
+            self.statement(stmt)
+        body, self.out, self.stmt = self.out, saved, saved_stmt
+        return body
+
+    def conditional(self, cond, body, orelse) -> gast.Name:
+        """``body if cond else orelse`` as an ``if`` statement setting a temporary."""
+        result = self.namer.temp()
+        self.temps.add(result)
+        branches = []
+        for expr in (body, orelse):
+            saved, self.out = self.out, []
+            value = expr if self._normalized(expr) else self.simple(expr)
+            self.emit(gast.Assign([self.store(result)], value, None))
+            branches.append(self.out)
+            self.out = saved
+        self.emit(gast.If(cond, *branches))
+        return self.load(result)
+
+    def _normalized(self, node) -> bool:
+        return isinstance(node, gast.Name) and (node.id in self.temps or
+                                                node.id in self.current.values())
+
+    def condition(self, test, normalized: bool = False) -> gast.Name:
+        """``cond_1 = <test>``: the branch taken, kept for the reverse sweep."""
+        if not normalized:
+            test = _Rename(self).visit(copy.deepcopy(test))
+        if not isinstance(test, (gast.Compare, gast.BoolOp)) and not (
+                isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)):
+            test = gast.Call(gast.Name("bool", gast.Load(), None, None), [test], [])
+        name = self.namer.fresh("cond")
+        self.emit(gast.Assign([self.store(name)], test, None))
+        return self.load(name)
+
+    def loop(self, stmt):
+        """``for`` over ``range(...)`` stays; any other iterable is walked by index, so
+        the loop variable is an ordinary subscript read: ``x = xs[i]``."""
+        body_names = {n.id for s in stmt.body for n in gast.walk(s)
+                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        iterable, target = stmt.iter, stmt.target
+        builtin = self._builtin_call(iterable)
+        if builtin == "range" and isinstance(target, gast.Name) and not (
+                {n.id for n in gast.walk(iterable) if isinstance(n, gast.Name)} & body_names):
+            header = self.simple(iterable)
+            index = self.store(self.new_version(target.id))
+            prelude = []
+        else:
+            if builtin == "zip" and isinstance(target, (gast.Tuple, gast.List)) and \
+                    len(target.elts) == len(iterable.args) and not iterable.keywords:
+                seqs = [self.sequence(a) for a in iterable.args]
+                targets = list(target.elts)
+            elif builtin == "enumerate" and isinstance(target, (gast.Tuple, gast.List)) and \
+                    len(target.elts) == 2 and len(iterable.args) == 1 and not iterable.keywords:
+                seqs = [self.sequence(iterable.args[0])]
+                targets = [target.elts[1]]
+                index_target = target.elts[0]
+            else:
+                seqs = [self.sequence(iterable)]
+                targets = [target]
+            if builtin == "enumerate" and isinstance(index_target, gast.Name) and \
+                    len(seqs) == 1 and targets[0] is target.elts[1]:
+                index = self.store(self.new_version(index_target.id))
+            else:
+                index = self.store(self.namer.fresh("i"))
+            lengths = [gast.Call(self.load("len"), [s], []) for s in seqs]
+            count = lengths[0] if len(lengths) == 1 else gast.Call(self.load("min"), lengths, [])
+            header = gast.Call(self.load("range"), [count], [])
+            prelude = [(t, gast.Subscript(copy.deepcopy(s), self.load(index.id), gast.Load()))
+                       for t, s in zip(targets, seqs, strict=True)]
+        saved = self.out
+        self.out = []
+        for t, read in prelude:  # x = xs[i] at the top of the body
+            self.assign(t, read)
+        reads, self.out = self.out, saved
+        body = self.block(stmt.body)
+        self.emit(gast.For(index, header, reads + body, [], None))
+        for inner in stmt.orelse:
+            self.stmt = inner
+            self.statement(inner)
+
+    def sequence(self, node) -> gast.expr:
+        """An atom holding a sequence that can be indexed (``list(...)`` of an iterator)."""
+        if isinstance(node, gast.Name):
+            return self.name(node)
+        if self._builtin_call(node) == "range":
+            return self.atom(node)
+        value = self.simple(node)
+        return self.to_atom(gast.Call(self.load("list"), [self.to_atom(value)], []))
+
+    def _builtin_call(self, node) -> str | None:
+        import builtins
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id not in self.locals:
+            try:
+                value = self.source.resolve(node.func.id)
+            except KeyError:
+                return None
+            for name in ("range", "zip", "enumerate"):
+                if value is getattr(builtins, name):
+                    return name
+        return None
+
     def assign(self, target, value):
         if isinstance(target, gast.Name):
+            if target.id in self.carried and not self.is_atom(value) and any(
+                    isinstance(n, gast.Name) and n.id == target.id for n in gast.walk(value)):
+                value = self.to_atom(value)  # `b = b * 2` -> `t_1 = b * 2; b = t_1`
             ssa = self.new_version(target.id)
             self.emit(gast.Assign([self.store(ssa)], value, None))
             shared = value.value if isinstance(value, gast.Subscript) else value
@@ -122,7 +261,10 @@ class Normalize:
         elts = target.elts
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
             # the right side's parts are atoms already, all evaluated before any target
-            for t, v in zip(elts, value.elts, strict=True):
+            parts = value.elts
+            if any(isinstance(t, gast.Name) and t.id in self.carried for t in elts):
+                parts = [self.snapshot(v) for v in parts]  # `a, b = b, a` on kept names
+            for t, v in zip(elts, parts, strict=True):
                 self.assign(t, v)
             return
         source = self.to_atom(value)
@@ -163,6 +305,9 @@ class Normalize:
         return any(isinstance(n, gast.Name) and n.id == name for s in later for n in gast.walk(s))
 
     def new_version(self, name: str) -> str:
+        if name in self.carried:
+            self.current[name] = name
+            return name
         ssa = name if name not in self.current else self.namer.version(name)
         self.current[name] = ssa
         return ssa
@@ -190,6 +335,15 @@ class Normalize:
 
     def atom(self, node):
         return self.to_atom(self.simple(node))
+
+    def snapshot(self, value):
+        """A temporary holding ``value`` now (names kept across a loop change later)."""
+        if isinstance(value, gast.Constant):
+            return value
+        temp = self.namer.temp()
+        self.temps.add(temp)
+        self.emit(gast.Assign([self.store(temp)], value, None))
+        return self.load(temp)
 
     def to_atom(self, value):
         """An atom for an already normalized expression (a temporary if needed)."""
@@ -256,6 +410,18 @@ class Normalize:
             return gast.copy_location(gast.Dict(keys, [self.atom(v) for v in node.values]), node)
         if isinstance(node, gast.JoinedStr):
             return _Rename(self).visit(node)
+        if isinstance(node, gast.IfExp):
+            return self.conditional(self.condition(node.test), node.body, node.orelse)
+        if isinstance(node, gast.BoolOp):
+            # `a or b` is `a if a else b`; `a and b` is `b if a else a` (b evaluated lazily)
+            result = self.atom(node.values[0])
+            for value in node.values[1:]:
+                cond = self.condition(result, normalized=True)
+                if isinstance(node.op, gast.Or):
+                    result = self.conditional(cond, result, value)
+                else:
+                    result = self.conditional(cond, value, result)
+            return result
         raise self.source.syntax_error(type(node).__name__, node)
 
     def chain(self, node):

@@ -55,6 +55,8 @@ class Reverse:
         self.local_names = assigned_names(tree)
         self.received: list[str] = []   # primal names whose sensitivity got a contribution
         self.assigned: set[str] = set()  # containers: sensitivity built by assignment
+        self.structured: list[str] = []  # sensitivities updated element by element
+        self.trips: dict[int, str] = {}  # while loop -> its trip counter
         self.block: list = []
 
     # --- helpers ---------------------------------------------------------------------------
@@ -80,7 +82,7 @@ class Reverse:
         """``s_name += expr`` (``-=`` when ``negate``), in the form the variable's kind needs."""
         kind = self.kind(name)
         s = self.s(name)
-        if kind.container and name not in self.received:
+        if kind.container and name not in self.received and name not in self.carried:
             if negate:
                 expr = gast.UnaryOp(gast.USub(), expr)
             self.assigned.add(name)
@@ -111,38 +113,160 @@ class Reverse:
         body = self.tree.body
         forward = body[:-1]
         returned = body[-1].value.id
-        reverse: list = []
+        self.carried = _carried(forward)
+        self.stack = None
+        head: list = []
         seed = gast.Constant(1.0, None)
-        if self.kind(returned).tag != "scalar":
+        if self.kind(returned).tag != "scalar" or returned in self.carried:
             s_ret = self.s(returned)
-            call = gast.Call(self.helper("output_seed"), [self.load(returned)], [])
-            reverse.append(gast.copy_location(gast.Assign([self.store(s_ret)], call, None),
-                                              body[-1]))
+            value = gast.Constant(1.0, None) if self.kind(returned).tag == "scalar" else \
+                gast.Call(self.helper("output_seed"), [self.load(returned)], [])
+            head.append(gast.copy_location(gast.Assign([self.store(s_ret)], value, None),
+                                           body[-1]))
+            self.assigned.add(returned)
             seed = self.load(s_ret)
+        self.returned, self.seed = returned, seed
         if returned in self.active and returned in self._parameters():
             self.block = []
             self.accumulate(returned, seed)
-            reverse.extend(self.block)
-        last_line = None
-        for stmt in reversed(forward):
-            self.block = []
-            self.adjoint(stmt, returned, seed)
-            if not self.block:
-                continue
-            if self.annotate and stmt.lineno != last_line:
-                text = self.source.segment(stmt)
-                reverse.append(comment(f'Analyzing the line: "{text}"'))
-            last_line = stmt.lineno
-            reverse.extend(gast.copy_location(s, stmt) for s in self.block)
+            head.extend(self.block)
+        reverse = self.reverse_block(forward, in_loop=False)
+        # what the reverse sweep reads must hold the right value when it is read: values
+        # overwritten in the forward sweep are saved on a stack and restored (Tapenade's TBR)
+        self.needed = {n.id for n in gast.walk(gast.Module(reverse, [])) if isinstance(n, gast.Name)
+                       and isinstance(n.ctx, gast.Load)}
+        self.saved: set[int] = set()
+        self.saved_stmts: dict[int, object] = {}
+        fwd = self.forward_block(forward, in_loop=False, defined=set(self._parameters()),
+                                 top=True)
+        reverse = _drop_empty_comments(_Restores(self).visit(gast.Module(reverse, [])).body)
+        structures = [gast.Assign([self.store(self.s(n))], gast.Call(
+            self.helper("zeros_like_structure"), [self.load(n)], []), None)
+            for n in self.structured]
         zero = self._zero_init()
+        if self.stack is not None:
+            zero.append(gast.Assign([self.store(self.stack)], gast.List([], gast.Load()), None))
         result = self._result(returned)
         args = copy.deepcopy(self.tree.args)
         args.defaults = []
         args.kw_defaults = [None] * len(args.kwonlyargs)
         prefix = "value_and_grad_" if self.with_value else "grad_"
-        new = gast.FunctionDef(prefix + self.tree.name, args, zero + forward + reverse + [result],
+        new = gast.FunctionDef(prefix + self.tree.name, args,
+                               zero + fwd + head + structures + reverse + [result],
                                [], None, None)
         return gast.copy_location(new, self.tree)
+
+    # --- the reverse sweep, block by block --------------------------------------------------
+
+    def reverse_block(self, stmts, in_loop: bool) -> list:
+        out: list = []
+        last_line = None
+        for stmt in reversed(stmts):
+            block: list = []
+            if isinstance(stmt, gast.If):
+                body = self.reverse_block(stmt.body, in_loop)
+                orelse = self.reverse_block(stmt.orelse, in_loop)
+                if body or orelse:
+                    block.append(gast.If(copy.deepcopy(stmt.test), body or [gast.Pass()],
+                                         orelse))
+            elif isinstance(stmt, gast.While):
+                body = self.reverse_block(stmt.body, in_loop=True)
+                if body:
+                    trips = self.trips[id(stmt)] = self.namer.fresh("trips")
+                    if in_loop:
+                        block.append(gast.Assign([self.store(trips)], self.pop(), None))
+                    block.append(gast.For(
+                        self.store(self.namer.claim("_")),
+                        gast.Call(self.load("range"), [self.load(trips)], []), body, [], None))
+            elif isinstance(stmt, gast.For):
+                body = self.reverse_block(stmt.body, in_loop=True)
+                if body:
+                    header = gast.Call(self.load("reversed"), [copy.deepcopy(stmt.iter)], [])
+                    block.append(gast.For(copy.deepcopy(stmt.target), header, body, [], None))
+                    block.append(_restore_marker(stmt))
+            else:
+                self.block = []
+                self.adjoint(stmt, in_loop)
+                block = self.block
+            if not block:
+                continue
+            line = stmt.lineno
+            if self.annotate and line != last_line:
+                text = self.source.segment(stmt) if not isinstance(
+                    stmt, (gast.If, gast.For, gast.While)) else self.source.line(line).strip()
+                out.append(comment(f'Analyzing the line: "{text}"'))
+            last_line = line
+            out.extend(gast.copy_location(s, stmt) for s in block)
+        return out
+
+    def save(self, stmt):
+        self.saved.add(id(stmt))
+        self.saved_stmts[id(stmt)] = stmt
+
+    def pop(self):
+        if self.stack is None:
+            self.stack = self.namer.claim("stack")
+        return gast.Call(gast.Attribute(self.load(self.stack), "pop", gast.Load()), [], [])
+
+    def push(self, name: str):
+        if self.stack is None:
+            self.stack = self.namer.claim("stack")
+        call = gast.Call(gast.Attribute(self.load(self.stack), "append", gast.Load()),
+                         [self.load(name)], [])
+        return gast.Expr(call)
+
+    # --- the forward sweep, with what the reverse sweep needs saved ---------------------------
+
+    def forward_block(self, stmts, in_loop: bool, defined: set, top: bool = False) -> list:
+        out: list = []
+        for stmt in stmts:
+            before = len(out)
+            if isinstance(stmt, gast.If):
+                body = self.forward_block(stmt.body, in_loop, set(defined))
+                orelse = self.forward_block(stmt.orelse, in_loop, set(defined))
+                out.append(gast.If(stmt.test, body or [gast.Pass()], orelse))
+            elif isinstance(stmt, gast.While):
+                body = self.forward_block(stmt.body, True, set(defined))
+                trips = self.trips.get(id(stmt))
+                if trips is not None:
+                    out.append(gast.Assign([self.store(trips)], gast.Constant(0, None), None))
+                    body.append(gast.AugAssign(self.store(trips), gast.Add(),
+                                               gast.Constant(1, None)))
+                out.append(gast.While(stmt.test, body, []))
+                if trips is not None and in_loop:
+                    out.append(self.push(trips))
+            elif isinstance(stmt, gast.For):
+                target = stmt.target.id
+                if target in self.needed and target in defined:
+                    out.append(self.push(target))  # the loop will overwrite it
+                    self.save(stmt)
+                body = self.forward_block(stmt.body, True, set(defined) | {target})
+                out.append(gast.For(stmt.target, stmt.iter, body, [], None))
+            else:
+                targets = statement_parts(stmt)[0]
+                for name in targets:
+                    if name in self.carried and name in self.needed and \
+                            (name in defined or in_loop):
+                        out.append(self.push(name))
+                        self.save(stmt)
+                out.append(stmt)
+                defined.update(targets)
+            if top and isinstance(stmt, (gast.If, gast.For, gast.While)):
+                # a value saved inside may not exist yet on the first pass: start it as None
+                unbound = sorted({n for s in out[before:] for n in _pushed(s, self.stack)}
+                                 - defined - set(self.trips.values()))
+                if unbound:
+                    init = gast.Assign([gast.Tuple([self.store(n) for n in unbound], gast.Store())
+                                        if len(unbound) > 1 else self.store(unbound[0])],
+                                       gast.Constant(None, None), None)
+                    if len(unbound) > 1:
+                        init.value = gast.Tuple([gast.Constant(None, None)] * len(unbound),
+                                                gast.Load())
+                    out.insert(before, init)
+                defined.update(unbound)
+            for s2 in out[before:]:
+                gast.copy_location(s2, stmt)
+        return out
 
     def _zero_init(self) -> list:
         order = {name: i for i, name in enumerate(self._definition_order())}
@@ -184,16 +308,41 @@ class Reverse:
 
     # --- one statement ---------------------------------------------------------------------
 
-    def adjoint(self, stmt, returned, seed):
+    def adjoint(self, stmt, in_loop: bool):
         targets, value = statement_parts(stmt)
-        if not targets or not any(t in self.received or t == returned for t in targets):
+        if not targets:
             return
+        carried = [t for t in targets if t in self.carried]
+        if carried:
+            self.block.append(_restore_marker(stmt))
         if not any(t in self.active for t in targets):
             return
+        returned, seed = self.returned, self.seed
+        if not in_loop and not any(t in self.received or t == returned for t in targets):
+            return
+        for t in targets:
+            if t in self.active and (t != returned or t in self.carried):
+                self.touch(t)
+        marker = self.block.pop() if carried else None
         if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
-            return self.unpack(targets, value)
-        target = targets[0]
-        g = seed if target == returned else self.load(self.s(target))
+            self.unpack(targets, value)
+        else:
+            self.single(stmt, targets[0], value,
+                        seed if targets[0] == returned and targets[0] not in self.carried
+                        else self.load(self.s(targets[0])))
+        for t in carried:
+            if t in self.active:  # the sensitivity of the overwritten value starts afresh
+                self.block.append(gast.Assign([self.store(self.s(t))], gast.Constant(0.0, None),
+                                              None))
+        if marker is not None:
+            self.block.append(marker)
+
+    def touch(self, name: str):
+        """``s_name`` is read: make sure it exists (zero-initialized)."""
+        if name not in self.received:
+            self.received.append(name)
+
+    def single(self, stmt, target, value, g):
         op = classify(value, self.source, self.local_names)
         if op.kind == "copy":
             if self.wants(value):
@@ -240,11 +389,10 @@ class Reverse:
     def scatter(self, value, g):
         name = value.value.id
         s = self.s(name)
-        if name not in self.received:
-            init = gast.Call(self.helper("zeros_like_structure"), [self.load(name)], [])
-            self.block.append(gast.Assign([self.store(s)], init, None))
-            self.received.append(name)
+        if name not in self.structured:  # zeros shaped like the value, made before the sweep
+            self.structured.append(name)
             self.assigned.add(name)
+            self.touch(name)
         index = copy.deepcopy(value.slice)
         if _basic_index(index, self.kinds):
             target = gast.Subscript(self.load(s), index, gast.Store())
@@ -299,6 +447,71 @@ class Reverse:
             if isinstance(expr, gast.Constant) and expr.value is None:
                 continue
             self.accumulate(operand.id, expr)
+
+
+def _carried(stmts) -> set[str]:
+    names = set()
+    for stmt in stmts:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            names |= {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
+                      and isinstance(n.ctx, gast.Store)}
+    return names
+
+
+_RESTORE = "__s2sad_restore_"
+
+
+def _restore_marker(stmt):
+    """Where the value ``stmt`` overwrote is restored, if the forward sweep saved it."""
+    return gast.Expr(gast.Name(f"{_RESTORE}{id(stmt)}", gast.Load(), None, None))
+
+
+class _Restores(gast.NodeTransformer):
+    """Turn restore markers into ``x = stack.pop()`` where the forward sweep pushed ``x``."""
+
+    def __init__(self, reverse):
+        self.reverse = reverse
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id.startswith(_RESTORE):
+            key = int(node.value.id[len(_RESTORE):])
+            if key not in self.reverse.saved:
+                return None
+            stmt = self.reverse.saved_stmts[key]
+            if isinstance(stmt, gast.For):
+                names = [stmt.target.id]
+            else:
+                names = statement_parts(stmt)[0]
+            names = [n for n in names if n in self.reverse.carried and n in self.reverse.needed]
+            return [gast.copy_location(gast.Assign([self.reverse.store(n)], self.reverse.pop(),
+                                                   None), stmt) for n in reversed(names)]
+        return node
+
+
+def _drop_empty_comments(stmts: list) -> list:
+    """A comment whose block turned out empty (nothing was restored) goes too."""
+    from ..codegen import comment_text
+    out = []
+    for stmt in reversed(stmts):
+        for field in ("body", "orelse"):
+            if isinstance(getattr(stmt, field, None), list) and getattr(stmt, field):
+                setattr(stmt, field, _drop_empty_comments(getattr(stmt, field)) or [gast.Pass()])
+        if comment_text(stmt) is not None and (not out or comment_text(out[-1]) is not None):
+            continue
+        out.append(stmt)
+    return out[::-1]
+
+
+def _pushed(stmt, stack) -> set[str]:
+    if stack is None:
+        return set()
+    names = set()
+    for node in gast.walk(stmt):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr == "append" and isinstance(node.func.value, gast.Name) and \
+                node.func.value.id == stack and node.args and isinstance(node.args[0], gast.Name):
+            names.add(node.args[0].id)
+    return names
 
 
 def _basic_index(index, kinds) -> bool:

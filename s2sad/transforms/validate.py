@@ -28,12 +28,10 @@ from ..source import FunctionSource
 
 # construct -> (what to call it, what to do instead)
 _STATEMENTS = {
-    gast.If: ("an `if` statement", "Control flow is not supported yet; for a branch on array "
-              "values use np.where(cond, a, b)."),
-    gast.For: ("a `for` loop", "Loops are not supported yet; write the computation with "
-               "vectorized NumPy operations."),
-    gast.While: ("a `while` loop", "Loops are not supported yet; write the computation with "
-                 "vectorized NumPy operations."),
+    gast.Break: ("`break`", "Not supported yet: put the rest of the loop under an `if`, or "
+                 "use a `while` loop whose condition says when to stop."),
+    gast.Continue: ("`continue`", "Not supported yet: put the rest of the loop body under an "
+                    "`if` instead."),
     gast.Try: ("a `try` statement", "Move error handling outside the differentiated function."),
     gast.With: ("a `with` statement", "Use an explicit call before and after the block instead "
                 "of `with`."),
@@ -63,8 +61,6 @@ _EXPRESSIONS = {
     gast.DictComp: ("a dict comprehension", "Use vectorized NumPy operations instead."),
     gast.GeneratorExp: ("a generator expression", "Use vectorized NumPy operations (np.sum over "
                         "an array) instead."),
-    gast.IfExp: ("a conditional expression", "Use np.where(cond, a, b)."),
-    gast.BoolOp: ("`and`/`or` on values", "Use np.logical_and / np.logical_or, or np.where."),
     gast.Yield: ("`yield` (generators)", "Return a value instead."),
     gast.YieldFrom: ("`yield from` (generators)", "Return a value instead."),
     gast.Await: ("`await`", "Differentiate synchronous code."),
@@ -142,6 +138,34 @@ class Validate(gast.NodeVisitor):
                 "np.concatenate or arithmetic instead.")
         raise self.source.syntax_error(f"assignment to {type(target).__name__.lower()}", target,
                                        "Assign to a plain variable.")
+
+    def visit_If(self, node):
+        self._no_return_inside(node)
+        self.generic_visit_fields(node)
+
+    def visit_While(self, node):
+        self._no_return_inside(node)
+        self.generic_visit_fields(node)
+
+    def visit_For(self, node):
+        self._no_return_inside(node)
+        self._check_target(node.target)
+        self.generic_visit_fields(node)
+
+    def generic_visit_fields(self, node):
+        for field in ("test", "iter"):
+            if hasattr(node, field):
+                self.visit(getattr(node, field))
+        for stmt in node.body + node.orelse:
+            self.visit(stmt)
+
+    def _no_return_inside(self, node):
+        for inner in gast.walk(node):
+            if isinstance(inner, gast.Return):
+                raise self.source.syntax_error(
+                    "a `return` inside `if`, `for` or `while`", inner,
+                    "Not supported yet: assign the result to a variable and return it once, "
+                    "at the end of the function.")
 
     def visit_Call(self, node):
         for kw in node.keywords:

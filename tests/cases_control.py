@@ -1,0 +1,168 @@
+import numpy as np
+import math
+
+
+def seed_while(x):
+    b = x * 2.0
+    while np.linalg.norm(b) < 1000:
+        b = b * 2
+    if np.sum(b) > 0:
+        c = b
+    else:
+        c = 100 * b
+    return np.sum(c)
+
+
+def branchy(x, y):
+    if x > y:
+        z = x * y
+    elif x > 0:
+        z = np.sin(x)
+    else:
+        z = y ** 2
+    return z
+
+
+def ifexp(x):
+    y = x * x if x > 0 else -x
+    z = (x > 1.0) and x or 2.0 * x
+    return y + z
+
+
+def sum_loop(xs):
+    total = 0.0
+    for x in xs:
+        total = total + x * x
+    return total
+
+
+def range_loop(x, n):
+    y = x
+    for i in range(n):
+        y = y * x + i
+    return y
+
+
+def scalar_while(x):
+    y = x
+    k = 0
+    while y < 100.0:
+        y = y * 1.5 + math.sin(y)
+        k = k + 1
+    return y
+
+
+def nested(W, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(len(xs)):
+        h = np.tanh(W @ h + xs[t])
+        for j in range(2):
+            h = h * 0.9
+    return np.sum(h * h)
+
+
+def zipped(a, b):
+    s = 0.0
+    for u, v in zip(a, b):
+        s = s + u * v
+    for i, u in enumerate(a):
+        s = s + i * u
+    return s
+
+
+def seed_notebook(x):
+    # the TensorFlow-eager notebook's data-dependent function, written with NumPy
+    b = x
+    while np.linalg.norm(b) < 1000:
+        b = b * 2
+    if np.sum(b) > 0:
+        c = b
+    else:
+        c = 100 * b
+    return np.sum(c)
+
+
+def rnn(W, U, xs, h0):
+    h = h0
+    for x in xs:
+        h = np.tanh(W @ h + U @ x)
+    return np.sum(h ** 2)
+
+
+def tuple_loop(x):
+    acc = 0.0
+    for c in (1.0, 2.0, 3.0):
+        acc = acc + c * np.sin(x * c)
+    return acc
+
+
+def list_loop(ws, x):
+    y = x
+    for w in ws:
+        y = np.tanh(w * y)
+    return y
+
+
+def loop_carried_pair(x):
+    a, b = x, 1.0
+    for i in range(4):
+        a, b = b * 0.5, a + b
+    return a * b
+
+
+def nested_branch_in_loop(x):
+    y = 0.0
+    for i in range(5):
+        if x * i > 1.0:
+            y = y + np.sin(x * i)
+        elif i % 2 == 0:
+            y = y - x
+        else:
+            y = y * x
+    return y
+
+
+def while_with_counter(x):
+    n = 0
+    y = x
+    while n < 10 and y < 50.0:
+        y = y * y + 1.0
+        n = n + 1
+    return y / (n + 1.0)
+
+
+def conditional_expression_array(x):
+    s = np.sum(x)
+    y = x * 2.0 if s > 0 else x ** 2
+    return np.sum(y * x)
+
+
+def not_and_or(x, y):
+    flag = not (x > y)
+    z = flag and x * y or x + y
+    return z
+
+
+def for_else(x):
+    y = x
+    for i in range(3):
+        y = y * x
+    else:
+        y = y + 1.0
+    return y
+
+
+def while_else(x):
+    y = x
+    while y < 10.0:
+        y = y * 3.0
+    else:
+        y = y - 1.0
+    return y
+
+
+def reassign_in_branch_only(x):
+    y = x * 2.0
+    if x > 0.5:
+        y = np.exp(y)
+    return y * x
