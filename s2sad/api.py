@@ -54,9 +54,8 @@ class GradientFunction:
             compiled = self._compile(key)
         self._last = compiled
         namespace = compiled.function.__globals__
-        user_globals = self.func.__globals__
-        for name in compiled.live:
-            namespace[name] = user_globals[name]
+        for name, (where, key) in compiled.live.items():  # module globals are read live
+            namespace[name] = where[key]
         return compiled.function(*args)
 
     def _compile(self, key):

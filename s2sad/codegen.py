@@ -104,8 +104,9 @@ class Imports:
         raise TypeError(f"a derivative rule refers to {name!r}, which is neither a module nor "
                         "a helper of s2sad.runtime")
 
-    def user_global(self, name: str, value) -> None:
-        """A global of the user's module read by the function: imported or read live."""
+    def user_global(self, name: str, value, where: tuple) -> None:
+        """A global read by the function: a module is imported, anything else is read live
+        (``where`` is the namespace and key to read it from at each call)."""
         import sys
         import types
         if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value:
@@ -113,7 +114,7 @@ class Imports:
             self.lines[name] = (f"import {value.__name__}" if name == value.__name__
                                 else f"import {value.__name__} as {name}")
         else:
-            self.live[name] = value
+            self.live[name] = where
 
     def header(self, tree) -> list[str]:
         used = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}

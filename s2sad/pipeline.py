@@ -37,7 +37,7 @@ class Compiled:
     text: str
     filename: str
     name: str
-    live: dict            # user globals read at every call: name -> current value source
+    live: dict            # globals read at every call: name -> (namespace, key) to read
     cells: dict
     stages: list = field(default_factory=list)
     function: types.FunctionType | None = None
@@ -60,7 +60,8 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     tree = Desugar(imports.numpy(), source.locals).visit(copy.deepcopy(source.tree))
     source = dataclasses.replace(source, tree=tree)
     stages.append(("desugar", unparse(tree)))
-    normalized = Normalize(source, namer).run()
+    normalizer = Normalize(source, namer, numpy_name=imports.numpy())
+    normalized = normalizer.run()
     stages.append(("normalize", unparse(normalized)))
 
     params = parameters(normalized)
@@ -70,14 +71,20 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     kinds = infer_kinds(normalized, arg_kinds, source)
     active = active_names(normalized, set(wrt), source)
 
-    cells = {}
+    cells = dict(normalizer.foreign_cells)
+    local_names = assigned_names(normalized)
     for node in gast.walk(normalized):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
-                node.id not in source.locals and node.id not in imports.lines:
+                node.id not in local_names and node.id not in imports.lines:
+            if node.id in cells:
+                continue
             if node.id in source.closure:
                 cells[node.id] = source.closure[node.id]
+            elif node.id in normalizer.foreign:
+                imports.user_global(node.id, source.extra[node.id], normalizer.foreign[node.id])
             elif node.id in source.globals:
-                imports.user_global(node.id, source.globals[node.id])
+                imports.user_global(node.id, source.globals[node.id],
+                                    (source.globals, node.id))
 
     adjoint = Reverse(source, namer, normalized, wrt, kinds, active, imports, annotate,
                       with_value, as_tuple).run()
@@ -92,8 +99,7 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]
     filename = f"<s2sad {adjoint.name} of {source.filename}:{source.tree.lineno} {digest}>"
-    live = {name: None for name in imports.live}
-    return Compiled(text, filename, adjoint.name, live, cells, stages)
+    return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages)
 
 
 def _purity(source, imports):
@@ -117,8 +123,8 @@ def load(compiled: Compiled, func) -> types.FunctionType:
     """Compile the text into a function reading the user's globals live and closure cells."""
     namespace = {"__name__": "s2sad.generated", "__builtins__": func.__globals__.get(
         "__builtins__", builtins)}
-    for name in compiled.live:
-        namespace[name] = func.__globals__[name]
+    for name, (where, key) in compiled.live.items():
+        namespace[name] = where[key]
     register(compiled.filename, compiled.text)
     fn = build_function(compiled.text, compiled.filename, compiled.name, namespace,
                         compiled.cells)

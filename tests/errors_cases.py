@@ -30,8 +30,8 @@ def uses_setitem(x):
 
 
 def uses_lambda(x):
-    f = lambda v: v * 2.0  # noqa: E731
-    return f(x)
+    y = (lambda v: v * 2.0)(x)
+    return y
 
 
 def uses_unknown_call(x):
@@ -56,3 +56,11 @@ def uses_global_write(x):
     global counter
     counter = 1
     return x
+
+
+def recursive(x, n):
+    if n == 0:
+        y = x
+    else:
+        y = x * recursive(x, n - 1)
+    return y

@@ -19,7 +19,7 @@ def line_of(func, text):
     pytest.param(cases.uses_with, "`with` statement", "with open", id="with"),
     pytest.param(cases.uses_loop_exit, "`break`", "break", id="break"),
     pytest.param(cases.uses_setitem, "assignment into an array", "y[0] = x", id="setitem"),
-    pytest.param(cases.uses_lambda, "lambda", "lambda v", id="lambda"),
+    pytest.param(cases.uses_lambda, "lambda used as a value", "lambda v", id="lambda-value"),
     pytest.param(cases.early_return, "`return` before the end", "return x", id="early-return"),
     pytest.param(cases.uses_global_write, "`global` statement", "global counter", id="global"),
 ])
@@ -93,3 +93,9 @@ def test_wrong_call_of_the_gradient():
         return x * y
     with pytest.raises(TypeError, match="grad_f"):
         s2sad.grad(f)(1.0)
+
+
+def test_recursion_is_refused_for_now():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="recursive call of recursive") as info:
+        s2sad.grad(cases.recursive)(1.5, 3)
+    assert info.value.lineno == line_of(cases.recursive, "x * recursive")

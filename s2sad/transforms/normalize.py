@@ -26,9 +26,11 @@ def f(x, w):
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import gast
 
+from .. import registry
 from ..errors import DifferentiationError
 from ..names import Namer
 from ..source import FunctionSource
@@ -71,9 +73,19 @@ def is_linear_chain(node) -> bool:
 
 
 class Normalize:
-    def __init__(self, source: FunctionSource, namer: Namer):
+    def __init__(self, source: FunctionSource, namer: Namer, parent: "Normalize | None" = None,
+                 lexical: bool = False, numpy_name: str = "np"):
+        self.numpy_name = numpy_name
         self.source = source
         self.namer = namer
+        self.parent = parent              # the caller this function is inlined into
+        self.lexical = lexical            # a nested def: free names are the caller's locals
+        self.root = parent.root if parent else self
+        self.anchor = parent.anchor_stmt() if parent else None
+        self.inlining = (parent.inlining if parent else ()) + (source.func,)  # for recursion
+        self.local_functions: dict[str, gast.FunctionDef] = {}
+        self.foreign: dict[str, tuple] = {}   # alias -> (globals dict, name) of inlined code
+        self.foreign_cells: dict = {}         # alias -> closure cell of inlined code
         self.locals = assigned_names(source.tree)
         self.current: dict[str, str] = {}
         self.aliases: dict[str, str] = {}
@@ -98,9 +110,22 @@ class Normalize:
     # --- statements -----------------------------------------------------------------
 
     def emit(self, stmt):
-        self.out.append(gast.copy_location(stmt, self.stmt))
+        self.out.append(gast.copy_location(stmt, self.anchor or self.stmt))
+
+    def anchor_stmt(self):
+        return self.anchor or self.stmt
 
     def statement(self, stmt):
+        if isinstance(stmt, gast.FunctionDef):
+            self.local_functions[stmt.name] = stmt
+            return
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda) and \
+                len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
+            lam = stmt.value
+            ret = gast.copy_location(gast.Return(lam.body), lam)
+            fdef = gast.FunctionDef(stmt.targets[0].id, lam.args, [ret], [], None, None)
+            self.local_functions[stmt.targets[0].id] = gast.copy_location(fdef, lam)
+            return
         if isinstance(stmt, gast.Assign):
             value = self.simple(stmt.value)
             if len(stmt.targets) > 1:
@@ -305,10 +330,15 @@ class Normalize:
         return any(isinstance(n, gast.Name) and n.id == name for s in later for n in gast.walk(s))
 
     def new_version(self, name: str) -> str:
+        first = name if self.parent is None else None
         if name in self.carried:
-            self.current[name] = name
-            return name
-        ssa = name if name not in self.current else self.namer.version(name)
+            if name not in self.current:
+                self.current[name] = first or self.namer.claim(name)
+            return self.current[name]
+        if name not in self.current:
+            ssa = first or self.namer.claim(name)
+        else:
+            ssa = self.namer.version(name)
         self.current[name] = ssa
         return ssa
 
@@ -361,6 +391,10 @@ class Normalize:
                     DifferentiationError, f"local variable {node.id!r} is used before it is "
                     "assigned", node, "Assign it first (Python would raise UnboundLocalError).")
             return gast.copy_location(self.load(self.current[node.id]), node)
+        if self.lexical and node.id not in self.local_functions:
+            return self.parent.name(node)
+        if self.parent is not None:
+            return gast.copy_location(self.load(self.foreign_name(node)), node)
         try:
             self.source.resolve(node.id)
         except KeyError:
@@ -387,6 +421,9 @@ class Normalize:
             return gast.copy_location(gast.UnaryOp(node.op, self.atom(node.operand)), node)
         if isinstance(node, gast.Call):
             func = node.func
+            inlined = self.callee(func)
+            if inlined is not None:
+                return self.inline(node, *inlined)
             if isinstance(func, gast.Attribute):
                 func = gast.copy_location(gast.Attribute(self.atom(func.value), func.attr,
                                                          gast.Load()), func)
@@ -424,6 +461,153 @@ class Normalize:
             return result
         raise self.source.syntax_error(type(node).__name__, node)
 
+    # --- calls of the user's own functions are inlined ---------------------------------
+
+    def callee(self, func):
+        """``(function object or None, its def)`` if ``func`` is a function of the user's."""
+        import types
+        if isinstance(func, gast.Name):
+            scope = self
+            while scope is not None:
+                if func.id in scope.local_functions:
+                    return None, scope.local_functions[func.id], scope
+                if func.id in scope.locals or not scope.lexical:
+                    break
+                scope = scope.parent
+        try:
+            value = _static(func, self)
+        except KeyError:
+            return None
+        if isinstance(value, types.FunctionType) and registry.lookup(value) is None and \
+                _user_code(value):
+            return value, None, None
+        return None
+
+    def inline(self, node, func, fdef, scope):
+        """The callee's body, normalized in place, with its own names made unique."""
+        key = func if func is not None else fdef
+        if key in self.inlining:
+            raise self.source.syntax_error(
+                f"a recursive call of {getattr(key, '__qualname__', None) or key.name}()", node,
+                "Recursion is not supported yet: write the recursion as a loop.")
+        if func is not None:
+            callee = FunctionSource.of(func)
+            lexical = False
+        else:  # a def or lambda inside the function: it sees the enclosing variables
+            callee = dataclasses.replace(self.source if scope is None else scope.source,
+                                         tree=fdef, func=None)
+            lexical = True
+        from .desugar import Desugar
+        from .validate import Validate
+        Validate(callee, nested=True).run()
+        callee.locals = assigned_names(callee.tree)
+        numpy_name = self.root.numpy_name
+        tree = Desugar(numpy_name, callee.locals).visit(copy.deepcopy(callee.tree))
+        callee = dataclasses.replace(callee, tree=tree, locals=callee.locals)
+        child = Normalize(callee, self.namer, parent=scope if lexical and scope else self,
+                          lexical=lexical)
+        child.anchor = self.anchor_stmt()
+        child.inlining = self.inlining + (key,)
+        child.out = self.out
+        args = [self.atom(a) for a in node.args]
+        keywords = {k.arg: self.atom(k.value) for k in node.keywords}
+        params = tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs
+        names = [p.id for p in params]
+        n_pos = len(tree.args.posonlyargs) + len(tree.args.args)
+        if len(args) > n_pos or set(keywords) - set(names):
+            raise self.source.error(DifferentiationError, f"this call does not match the "
+                                    f"parameters of {tree.name}({', '.join(names)})", node)
+        bound = dict(zip(names[:len(args)], args))
+        for key, value in keywords.items():
+            if key in bound:
+                raise self.source.error(DifferentiationError, f"{tree.name}() got two values "
+                                        f"for {key!r}", node)
+            bound[key] = value
+        defaults = self._defaults(func, tree, names, n_pos, child)
+        body_assigned = {n.id for s in tree.body for n in gast.walk(s)
+                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        for name in names:
+            if name in bound:
+                value = bound[name]
+            elif name in defaults:
+                value = defaults[name]
+            else:
+                raise self.source.error(DifferentiationError, f"{tree.name}() is missing the "
+                                        f"argument {name!r}", node)
+            if isinstance(value, gast.Name) and name not in body_assigned:
+                child.current[name] = value.id  # read-only parameter: use the value itself
+            else:
+                copy_name = self.namer.claim(name)
+                child.current[name] = copy_name
+                child.emit(gast.Assign([self.store(copy_name)], value, None))
+        body = tree.body
+        for stmt in body[:-1]:
+            child.stmt = stmt
+            child.statement(stmt)
+        child.stmt = body[-1]
+        result = child.atom(body[-1].value)
+        for scope_ in (child,):
+            self.root.foreign.update(scope_.foreign)
+            self.root.foreign_cells.update(scope_.foreign_cells)
+        return result
+
+    def _defaults(self, func, tree, names, n_pos, child) -> dict:
+        values = {}
+        if func is not None:
+            pos_defaults = func.__defaults__ or ()
+            for name, value in zip(names[n_pos - len(pos_defaults):n_pos], pos_defaults):
+                values[name] = child.constant(value, name)
+            for name, value in (func.__kwdefaults__ or {}).items():
+                values[name] = child.constant(value, name)
+        else:
+            pos = tree.args.defaults
+            for name, expr in zip(names[n_pos - len(pos):n_pos], pos):
+                values[name] = self.atom(expr)
+            for arg, expr in zip(tree.args.kwonlyargs, tree.args.kw_defaults):
+                if expr is not None:
+                    values[arg.id] = self.atom(expr)
+        return values
+
+    def constant(self, value, name: str):
+        """A default argument's value in generated code: a literal, or a bound name."""
+        if value is None or isinstance(value, (bool, int, float, complex, str)):
+            return gast.Constant(value, None)
+        alias = self.root.namer.claim(f"{self.source.tree.name}_{name}_default")
+        holder = {alias: value}
+        self.root.foreign[alias] = (holder, alias)
+        self.root.source.extra[alias] = value
+        return self.load(alias)
+
+    def foreign_name(self, node) -> str:
+        """Name, in generated code, of a global or closure variable of inlined code."""
+        key = (id(self.source.globals), node.id)
+        cache = self.root.__dict__.setdefault("_foreign_keys", {})
+        if key in cache:
+            return cache[key]
+        if node.id in self.source.closure:
+            alias = self.root.namer.claim(node.id)
+            self.root.foreign_cells[alias] = self.source.closure[node.id]
+            self.root.source.extra[alias] = self.source.closure[node.id].cell_contents
+        else:
+            try:
+                value = self.source.resolve(node.id)
+            except KeyError:
+                raise self.source.error(DifferentiationError, f"name {node.id!r} is not defined",
+                                        node) from None
+            import builtins
+            if node.id not in self.source.globals and getattr(builtins, node.id, None) is value:
+                cache[key] = node.id
+                return node.id
+            same = self.source.globals is self.root.source.globals
+            if same and node.id not in self.root.locals:
+                cache[key] = node.id
+                return node.id
+            alias = self.root.namer.claim(node.id)
+            self.root.foreign[alias] = (self.source.globals, node.id)
+            self.root.source.extra[alias] = value
+        cache[key] = alias
+        return alias
+
     def chain(self, node):
         if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
             return gast.copy_location(gast.BinOp(self.chain(node.left), node.op,
@@ -438,6 +622,36 @@ class Normalize:
             return gast.copy_location(gast.Tuple([self.index(e) for e in node.elts], gast.Load()),
                                       node)
         return self.atom(node)
+
+
+def _static(node, normalize):
+    """The object a dotted global name refers to, seen from ``normalize``'s function."""
+    if isinstance(node, gast.Name):
+        if node.id in normalize.locals:
+            raise KeyError(node.id)
+        if normalize.lexical and normalize.parent is not None:
+            return _static(node, normalize.parent)
+        return normalize.source.resolve(node.id)
+    if isinstance(node, gast.Attribute):
+        try:
+            return getattr(_static(node.value, normalize), node.attr)
+        except AttributeError:
+            raise KeyError(node.attr) from None
+    raise KeyError(type(node).__name__)
+
+
+def _user_code(func) -> bool:
+    """Is ``func`` the user's own code (to be inlined), not a library's?"""
+    import inspect
+    import sysconfig
+    try:
+        path = inspect.getsourcefile(func) or ""
+    except TypeError:
+        return False
+    paths = sysconfig.get_paths()
+    library = [paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)]
+    return bool(path) and not any(path.startswith(p) for p in library) and \
+        not path.startswith(__file__.rsplit("/transforms/", 1)[0])
 
 
 class _Rename(gast.NodeTransformer):

@@ -489,13 +489,21 @@ class _Restores(gast.NodeTransformer):
 
 
 def _drop_empty_comments(stmts: list) -> list:
-    """A comment whose block turned out empty (nothing was restored) goes too."""
+    """Blocks that turned out empty (nothing was restored in them) go, with their comments."""
     from ..codegen import comment_text
+
+    def empty(block):
+        return all(isinstance(s, gast.Pass) or comment_text(s) is not None for s in block)
+
     out = []
     for stmt in reversed(stmts):
-        for field in ("body", "orelse"):
-            if isinstance(getattr(stmt, field, None), list) and getattr(stmt, field):
-                setattr(stmt, field, _drop_empty_comments(getattr(stmt, field)) or [gast.Pass()])
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            stmt.body = _drop_empty_comments(stmt.body)
+            stmt.orelse = _drop_empty_comments(stmt.orelse)
+            if empty(stmt.body) and empty(stmt.orelse):
+                continue
+            if empty(stmt.body):
+                stmt.body = [gast.Pass()]
         if comment_text(stmt) is not None and (not out or comment_text(out[-1]) is not None):
             continue
         out.append(stmt)

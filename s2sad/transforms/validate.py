@@ -22,6 +22,8 @@ Use an explicit call before and after the block instead of `with`.
 
 from __future__ import annotations
 
+import dataclasses
+
 import gast
 
 from ..source import FunctionSource
@@ -38,7 +40,6 @@ _STATEMENTS = {
     gast.AsyncWith: ("an `async with` statement", "Differentiate synchronous code."),
     gast.AsyncFor: ("an `async for` loop", "Differentiate synchronous code."),
     gast.AsyncFunctionDef: ("an `async def`", "Differentiate synchronous code."),
-    gast.FunctionDef: ("a nested `def`", "Define the helper at module level."),
     gast.ClassDef: ("a class definition inside the function", "Define the class at module level."),
     gast.Global: ("a `global` statement", "Pass the value in as an argument and return the "
                   "new value instead of writing a global."),
@@ -54,7 +55,6 @@ _STATEMENTS = {
 }
 
 _EXPRESSIONS = {
-    gast.Lambda: ("a lambda", "Define a function at module level and call it."),
     gast.ListComp: ("a list comprehension", "Use vectorized NumPy operations (np.stack, sums "
                     "over an axis) instead."),
     gast.SetComp: ("a set comprehension", "Use vectorized NumPy operations instead."),
@@ -73,8 +73,9 @@ _EXPRESSIONS = {
 class Validate(gast.NodeVisitor):
     """Walk the function and raise ``UnsupportedSyntaxError`` at the first thing not handled."""
 
-    def __init__(self, source: FunctionSource):
+    def __init__(self, source: FunctionSource, nested: bool = False):
         self.source = source
+        self.nested = nested  # a function called by the differentiated one (inlined)
 
     def run(self) -> None:
         tree = self.source.tree
@@ -84,6 +85,13 @@ class Validate(gast.NodeVisitor):
                                            "Name every parameter.")
         body = tree.body
         for stmt in body:
+            if isinstance(stmt, gast.FunctionDef):
+                # a helper defined inside: checked like a function of its own
+                Validate(dataclasses.replace(self.source, tree=stmt), nested=True).run()
+                continue
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda):
+                self._check_lambda(stmt)
+                continue
             self.visit(stmt)
         returns = [s for s in body if isinstance(s, gast.Return)]
         if not returns:
@@ -105,6 +113,26 @@ class Validate(gast.NodeVisitor):
             what, hint = _EXPRESSIONS[kind]
             raise self.source.syntax_error(what, node, hint)
         super().generic_visit(node)
+
+    def _check_lambda(self, stmt):
+        if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
+            raise self.source.syntax_error("a lambda assigned to something else than a name",
+                                           stmt, "Write `name = lambda ...` or a `def`.")
+        lam = stmt.value
+        if lam.args.vararg is not None or lam.args.kwarg is not None:
+            raise self.source.syntax_error("`*args` or `**kwargs` parameters", lam,
+                                           "Name every parameter.")
+        self.visit(lam.body)
+
+    def visit_FunctionDef(self, node):
+        raise self.source.syntax_error(
+            "a `def` inside a block", node, "Define helpers at the top of the function body "
+            "or at module level.")
+
+    def visit_Lambda(self, node):
+        raise self.source.syntax_error(
+            "a lambda used as a value", node, "Assign it to a name (`f = lambda x: ...`) and "
+            "call it, or use a `def`.")
 
     def visit_Assign(self, node):
         for target in node.targets:

@@ -1,0 +1,67 @@
+"""Functions calling other functions (inlined by s2sad)."""
+import math
+
+import numpy as np
+
+from tests import helpers_other_module as other
+from tests.helpers_other_module import affine
+
+W_GLOBAL = np.array([[0.5, -0.2], [0.1, 0.3]])
+
+
+def square(v):
+    return v * v
+
+
+def poly(x, a=1.0, b=2.0, *, c=0.5):
+    y = a * x ** 2
+    y = y + b * x
+    return y + c
+
+
+def calls_same_module(x):
+    return square(np.sin(x)) + poly(x, b=3.0, c=x)
+
+
+def calls_other_module(W, x):
+    h = affine(W, x)
+    return np.sum(other.scaled_tanh(h)) + np.sum(other.scaled_tanh(h, gain=3.0))
+
+
+def calls_in_loop(x):
+    y = x
+    for i in range(3):
+        y = square(y) * 0.5 + poly(y, a=0.1)
+    return y
+
+
+def nested_def(x, w):
+    k = 3.0
+
+    def inner(z, scale=2.0):
+        t = z * k
+        return np.tanh(t * w) * scale
+
+    f = lambda v: v * v + k  # noqa: E731
+    return inner(x) + f(inner(x, scale=1.0))
+
+
+def reads_global(x):
+    return np.sum(W_GLOBAL @ x)
+
+
+def callee_reassigns_parameter(v):
+    v = v * 2.0
+    v = v + 1.0
+    return v
+
+
+def caller_keeps_its_value(x):
+    y = callee_reassigns_parameter(x)
+    return x * y
+
+
+def make_closure(scale):
+    def loss(x):
+        return math.sin(x) * scale
+    return loss
