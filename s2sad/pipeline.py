@@ -24,6 +24,7 @@ from .source import FunctionSource
 from .transforms.activity import active_names
 from .transforms.dead_code import DeadCode
 from .transforms.desugar import Desugar
+from .transforms.exits import Exits
 from .transforms.first_assignment import FirstAssignment
 from .transforms.kinds import ANY, from_descriptor, infer_kinds
 from .transforms.normalize import Normalize, assigned_names
@@ -57,7 +58,9 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     namer = Namer.for_tree(source.tree)
     source.locals = assigned_names(source.tree)
     imports = Imports(namer, source)
-    tree = Desugar(imports.numpy(), source.locals).visit(copy.deepcopy(source.tree))
+    tree = Exits(namer).visit(copy.deepcopy(source.tree))
+    stages.append(("exits", unparse(tree)))
+    tree = Desugar(imports.numpy(), source.locals).visit(tree)
     source = dataclasses.replace(source, tree=tree)
     stages.append(("desugar", unparse(tree)))
     normalizer = Normalize(source, namer, numpy_name=imports.numpy())

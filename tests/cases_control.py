@@ -166,3 +166,67 @@ def reassign_in_branch_only(x):
     if x > 0.5:
         y = np.exp(y)
     return y * x
+
+
+def early_returns(x):
+    if x > 2.0:
+        return x * x
+    elif x > 0.0:
+        y = np.sin(x)
+        if y > 10.0:
+            return y
+        return y * x
+    z = x ** 3
+    return z - x
+
+
+def loop_with_break(x):
+    y = x
+    for i in range(6):
+        y = y * 1.3 + x
+        if y > 5.0:
+            break
+        y = y - 0.1 * x
+    return y
+
+
+def loop_with_continue(x):
+    y = 0.0
+    for i in range(6):
+        if i % 2 == 0:
+            continue
+        y = y + np.sin(x * i)
+    return y
+
+
+def while_true_break(x):
+    y = x
+    n = 0
+    while True:
+        y = y * y + 0.5
+        n = n + 1
+        if y > 20.0 or n > 8:
+            break
+    return y
+
+
+def for_else_break(x):
+    y = x
+    for i in range(3):
+        y = y * 2.0
+        if y > 3.0:
+            y = y - 1.0
+            break
+    else:
+        y = y * 10.0
+    return y
+
+
+def nested_break(v):
+    total = 0.0
+    for a in v:
+        for k in range(5):
+            total = total + a * k
+            if k >= 2:
+                break
+    return total

@@ -2,9 +2,10 @@
 import numpy as np
 
 
-def uses_if(x):
-    if x > 0:
-        return x
+def returns_in_loop(x):
+    for i in range(3):
+        if x > i:
+            return x
     return -x
 
 
@@ -14,13 +15,9 @@ def uses_with(x):
     return y
 
 
-def uses_loop_exit(x):
-    y = 0.0
-    for i in range(3):
-        y = y + x
-        if y > 1.0:
-            break
-    return y
+def may_not_return(x):
+    if x > 0:
+        return x
 
 
 def uses_setitem(x):

@@ -63,6 +63,16 @@ CASES = [
     pytest.param(C.while_else, (0.9,), 0, id="while-else"),
     pytest.param(C.reassign_in_branch_only, (0.9,), 0, id="branch-reassign-taken"),
     pytest.param(C.reassign_in_branch_only, (0.2,), 0, id="branch-reassign-not-taken"),
+    pytest.param(C.early_returns, (2.5,), 0, id="early-return-first"),
+    pytest.param(C.early_returns, (0.5,), 0, id="early-return-second"),
+    pytest.param(C.early_returns, (-0.5,), 0, id="early-return-last"),
+    pytest.param(C.loop_with_break, (0.9,), 0, id="for-break"),
+    pytest.param(C.loop_with_break, (3.0,), 0, id="for-break-early"),
+    pytest.param(C.loop_with_continue, (0.7,), 0, id="for-continue"),
+    pytest.param(C.while_true_break, (1.1,), 0, id="while-true-break"),
+    pytest.param(C.for_else_break, (0.3,), 0, id="for-else-no-break"),
+    pytest.param(C.for_else_break, (2.0,), 0, id="for-else-break"),
+    pytest.param(C.nested_break, (rand(3),), 0, id="nested-loops-break"),
 ]
 
 
@@ -105,13 +115,13 @@ def grad_scalar_while(x):
     k = 0
     trips_1 = 0
     while y < 100.0:
+        trips_1 += 1
         t_1 = y * 1.5
         t_2 = math.sin(y)
         stack.append(y)
         y = t_1 + t_2
         t_3 = k + 1
         k = t_3
-        trips_1 += 1
     ret = y
     # Analyzing the line: "return y"
     s_y += 1.0

@@ -15,12 +15,13 @@ def line_of(func, text):
 
 
 @pytest.mark.parametrize("func, construct, text", [
-    pytest.param(cases.uses_if, "`return` inside `if`", "return x", id="return-in-if"),
+    pytest.param(cases.returns_in_loop, "`return` inside a loop", "return x", id="return-in-loop"),
     pytest.param(cases.uses_with, "`with` statement", "with open", id="with"),
-    pytest.param(cases.uses_loop_exit, "`break`", "break", id="break"),
+    pytest.param(cases.may_not_return, "can end without `return`", "if x > 0",
+                 id="may-fall-off-the-end"),
     pytest.param(cases.uses_setitem, "assignment into an array", "y[0] = x", id="setitem"),
     pytest.param(cases.uses_lambda, "lambda used as a value", "lambda v", id="lambda-value"),
-    pytest.param(cases.early_return, "`return` before the end", "return x", id="early-return"),
+    pytest.param(cases.early_return, "code after `return`", "return x", id="code-after-return"),
     pytest.param(cases.uses_global_write, "`global` statement", "global counter", id="global"),
 ])
 def test_unsupported_syntax_is_located(func, construct, text):

@@ -149,6 +149,8 @@ class Normalize:
             self.emit(gast.Return(self.load(name)))
         elif isinstance(stmt, gast.Pass):
             return
+        elif isinstance(stmt, gast.Break):
+            self.emit(gast.Break())
         elif isinstance(stmt, gast.If):
             cond = self.condition(stmt.test)
             body, orelse = self.block(stmt.body), self.block(stmt.orelse)
@@ -498,11 +500,14 @@ class Normalize:
                                          tree=fdef, func=None)
             lexical = True
         from .desugar import Desugar
+        from .exits import Exits
         from .validate import Validate
         Validate(callee, nested=True).run()
         callee.locals = assigned_names(callee.tree)
         numpy_name = self.root.numpy_name
-        tree = Desugar(numpy_name, callee.locals).visit(copy.deepcopy(callee.tree))
+        tree = Exits(self.namer).visit(copy.deepcopy(callee.tree))
+        callee.locals = assigned_names(tree)
+        tree = Desugar(numpy_name, callee.locals).visit(tree)
         callee = dataclasses.replace(callee, tree=tree, locals=callee.locals)
         child = Normalize(callee, self.namer, parent=scope if lexical and scope else self,
                           lexical=lexical)

@@ -178,10 +178,19 @@ class Reverse:
                     block.append(gast.For(
                         self.store(self.namer.claim("_")),
                         gast.Call(self.load("range"), [self.load(trips)], []), body, [], None))
+            elif isinstance(stmt, gast.Break):
+                continue  # the trip count already says where the loop stopped
             elif isinstance(stmt, gast.For):
                 body = self.reverse_block(stmt.body, in_loop=True)
                 if body:
-                    header = gast.Call(self.load("reversed"), [copy.deepcopy(stmt.iter)], [])
+                    iterable = copy.deepcopy(stmt.iter)
+                    if _breaks(stmt):  # only the trips that ran: range(n)[:trips_1]
+                        trips = self.trips[id(stmt)] = self.namer.fresh("trips")
+                        iterable = gast.Subscript(iterable, gast.Slice(
+                            None, self.load(trips), None), gast.Load())
+                        if in_loop:
+                            block.append(gast.Assign([self.store(trips)], self.pop(), None))
+                    header = gast.Call(self.load("reversed"), [iterable], [])
                     block.append(gast.For(copy.deepcopy(stmt.target), header, body, [], None))
                     block.append(_restore_marker(stmt))
             else:
@@ -198,6 +207,13 @@ class Reverse:
             last_line = line
             out.extend(gast.copy_location(s, stmt) for s in block)
         return out
+
+    def count_trips(self, loop, body: list, out: list):
+        """``trips_1 = 0`` before the loop, ``trips_1 += 1`` first thing in each pass."""
+        trips = self.trips.get(id(loop))
+        if trips is not None:
+            out.append(gast.Assign([self.store(trips)], gast.Constant(0, None), None))
+            body.insert(0, gast.AugAssign(self.store(trips), gast.Add(), gast.Constant(1, None)))
 
     def save(self, stmt):
         self.saved.add(id(stmt))
@@ -227,21 +243,20 @@ class Reverse:
                 out.append(gast.If(stmt.test, body or [gast.Pass()], orelse))
             elif isinstance(stmt, gast.While):
                 body = self.forward_block(stmt.body, True, set(defined))
-                trips = self.trips.get(id(stmt))
-                if trips is not None:
-                    out.append(gast.Assign([self.store(trips)], gast.Constant(0, None), None))
-                    body.append(gast.AugAssign(self.store(trips), gast.Add(),
-                                               gast.Constant(1, None)))
+                self.count_trips(stmt, body, out)
                 out.append(gast.While(stmt.test, body, []))
-                if trips is not None and in_loop:
-                    out.append(self.push(trips))
+                if id(stmt) in self.trips and in_loop:
+                    out.append(self.push(self.trips[id(stmt)]))
             elif isinstance(stmt, gast.For):
                 target = stmt.target.id
                 if target in self.needed and target in defined:
                     out.append(self.push(target))  # the loop will overwrite it
                     self.save(stmt)
                 body = self.forward_block(stmt.body, True, set(defined) | {target})
+                self.count_trips(stmt, body, out)
                 out.append(gast.For(stmt.target, stmt.iter, body, [], None))
+                if id(stmt) in self.trips and in_loop:
+                    out.append(self.push(self.trips[id(stmt)]))
             else:
                 targets = statement_parts(stmt)[0]
                 for name in targets:
@@ -447,6 +462,17 @@ class Reverse:
             if isinstance(expr, gast.Constant) and expr.value is None:
                 continue
             self.accumulate(operand.id, expr)
+
+
+def _breaks(loop) -> bool:
+    """Does ``loop`` itself (not an inner loop) contain ``break``?"""
+    def walk(node):
+        if isinstance(node, gast.Break):
+            return True
+        if isinstance(node, (gast.For, gast.While)) and node is not loop:
+            return False
+        return any(walk(child) for child in gast.iter_child_nodes(node))
+    return walk(loop)
 
 
 def _carried(stmts) -> set[str]:

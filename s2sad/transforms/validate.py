@@ -30,10 +30,6 @@ from ..source import FunctionSource
 
 # construct -> (what to call it, what to do instead)
 _STATEMENTS = {
-    gast.Break: ("`break`", "Not supported yet: put the rest of the loop under an `if`, or "
-                 "use a `while` loop whose condition says when to stop."),
-    gast.Continue: ("`continue`", "Not supported yet: put the rest of the loop body under an "
-                    "`if` instead."),
     gast.Try: ("a `try` statement", "Move error handling outside the differentiated function."),
     gast.With: ("a `with` statement", "Use an explicit call before and after the block instead "
                 "of `with`."),
@@ -70,6 +66,16 @@ _EXPRESSIONS = {
 }
 
 
+def _always_returns(block) -> bool:
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, gast.Return):
+        return True
+    return isinstance(last, gast.If) and _always_returns(last.body) and \
+        _always_returns(last.orelse)
+
+
 class Validate(gast.NodeVisitor):
     """Walk the function and raise ``UnsupportedSyntaxError`` at the first thing not handled."""
 
@@ -93,16 +99,22 @@ class Validate(gast.NodeVisitor):
                 self._check_lambda(stmt)
                 continue
             self.visit(stmt)
-        returns = [s for s in body if isinstance(s, gast.Return)]
+        returns = [s for s in gast.walk(tree) if isinstance(s, gast.Return)]
         if not returns:
             raise self.source.syntax_error("a function without `return`", tree,
                                            "Return the value to differentiate.")
-        if len(returns) > 1 or body[-1] is not returns[0]:
-            raise self.source.syntax_error("a `return` before the end of the function",
-                                           returns[0], "Return once, as the last statement.")
-        if returns[0].value is None:
-            raise self.source.syntax_error("`return` without a value", returns[0],
-                                           "Return the value to differentiate.")
+        for ret in returns:
+            if ret.value is None:
+                raise self.source.syntax_error("`return` without a value", ret,
+                                               "Return the value to differentiate.")
+        for stmt in body:
+            if isinstance(stmt, gast.Return) and stmt is not body[-1]:
+                raise self.source.syntax_error("code after `return`", stmt,
+                                               "Remove the statements that can never run.")
+        if not _always_returns(body):
+            raise self.source.syntax_error(
+                "a function that can end without `return`", body[-1],
+                "Make every path end with `return value` (Python would return None).")
 
     def generic_visit(self, node):
         kind = type(node)
@@ -168,8 +180,11 @@ class Validate(gast.NodeVisitor):
                                        "Assign to a plain variable.")
 
     def visit_If(self, node):
-        self._no_return_inside(node)
         self.generic_visit_fields(node)
+
+    def visit_Return(self, node):
+        if node.value is not None:
+            self.visit(node.value)
 
     def visit_While(self, node):
         self._no_return_inside(node)
@@ -191,9 +206,9 @@ class Validate(gast.NodeVisitor):
         for inner in gast.walk(node):
             if isinstance(inner, gast.Return):
                 raise self.source.syntax_error(
-                    "a `return` inside `if`, `for` or `while`", inner,
-                    "Not supported yet: assign the result to a variable and return it once, "
-                    "at the end of the function.")
+                    "a `return` inside a loop", inner,
+                    "Not supported yet: assign the result to a variable, `break`, and return "
+                    "it after the loop.")
 
     def visit_Call(self, node):
         for kw in node.keywords:

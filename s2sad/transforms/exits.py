@@ -1,0 +1,167 @@
+"""Restructure early exits so every function has one ``return``, at the end.
+
+``return`` inside ``if`` becomes an assignment to a result variable, with the
+statements that follow moved into the branch that does not return; ``continue``
+disappears the same way (the rest of the loop body goes into the other branch);
+``break`` stays, with what follows it moved under ``else``, and a loop's
+``else`` block runs under a flag that says the loop did not break.
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> from s2sad.names import Namer
+>>> tree = gast.parse('''def f(x):
+...     if x > 0:
+...         return x
+...     y = -x
+...     for i in range(3):
+...         if y > 5:
+...             continue
+...         y = y * 2
+...     return y''').body[0]
+>>> print(unparse(Exits(Namer.for_tree(tree)).visit(tree)))
+def f(x):
+    if x > 0:
+        result = x
+    else:
+        y = -x
+        for i in range(3):
+            if y > 5:
+                pass
+            else:
+                y = y * 2
+        result = y
+    return result
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..names import Namer
+
+
+def _has(node, kinds, stop=()) -> bool:
+    """Does ``node`` contain one of ``kinds`` (not looking inside ``stop`` nodes)?"""
+    if isinstance(node, kinds):
+        return True
+    if isinstance(node, stop):
+        return False
+    return any(_has(child, kinds, stop) for child in gast.iter_child_nodes(node))
+
+
+def _ends_with(block, kind) -> bool:
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, kind):
+        return True
+    return isinstance(last, gast.If) and _ends_with(last.body, kind) and \
+        _ends_with(last.orelse, kind)
+
+
+def _split(block: list, kind, loops=(gast.For, gast.While)) -> list:
+    """Move what follows an ``if`` that may exit (by ``kind``) into its other branch."""
+    for i, stmt in enumerate(block):
+        if isinstance(stmt, gast.If) and _has(stmt, kind, stop=loops):
+            rest = block[i + 1:]
+            body = stmt.body if _ends_with(stmt.body, kind) else stmt.body + rest
+            orelse = stmt.orelse if _ends_with(stmt.orelse, kind) else stmt.orelse + rest
+            stmt.body = _split(body, kind, loops) or [gast.Pass()]
+            stmt.orelse = _split(orelse, kind, loops)
+            return block[:i + 1]
+    return block
+
+
+class Exits(gast.NodeTransformer):
+    def __init__(self, namer: Namer):
+        self.namer = namer
+
+    def visit_FunctionDef(self, node):
+        body = []
+        for stmt in node.body:  # loops first (break, continue); nested defs their own way
+            new = self.visit(stmt)
+            body.extend(new if isinstance(new, list) else [new])
+        node.body = body
+        returns = _own_returns(node)
+        if len(returns) > 1 or (returns and node.body[-1] is not returns[0]):
+            name = self.namer.claim("result")
+            node.body = _split(node.body, gast.Return)
+            node.body = [_ReturnsToAssignments(name).visit(s) for s in node.body]
+            last = gast.Return(gast.Name(name, gast.Load(), None, None))
+            node.body.append(gast.copy_location(last, returns[-1]))
+        return node
+
+    def _loop(self, node):
+        self.generic_visit(node)
+        if _has(gast.Module(node.body, []), gast.Continue, stop=(gast.For, gast.While)):
+            node.body = _split(node.body, gast.Continue)
+            _DropContinue().visit(gast.Module(node.body, []))
+        if not _has(gast.Module(node.body, []), gast.Break, stop=(gast.For, gast.While)):
+            if node.orelse:  # no break: `else` always runs after the loop
+                orelse, node.orelse = node.orelse, []
+                return [node] + orelse
+            return node
+        node.body = _split(node.body, gast.Break)
+        if not node.orelse:
+            return node
+        flag = self.namer.fresh("broke")
+        _FlagBreaks(flag).visit(gast.Module(node.body, []))
+        orelse, node.orelse = node.orelse, []
+        set_flag = gast.Assign([gast.Name(flag, gast.Store(), None, None)],
+                               gast.Constant(False, None), None)
+        test = gast.UnaryOp(gast.Not(), gast.Name(flag, gast.Load(), None, None))
+        after = gast.If(test, orelse, [])
+        return [gast.copy_location(set_flag, node), node, gast.copy_location(after, node)]
+
+    visit_For = visit_While = _loop
+
+
+def _own_returns(fdef) -> list:
+    """The ``return`` statements of ``fdef`` itself, not of functions defined inside it."""
+    found = []
+
+    def walk(node):
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.Return):
+                found.append(child)
+            if not isinstance(child, (gast.FunctionDef, gast.Lambda)):
+                walk(child)
+    walk(fdef)
+    return found
+
+
+class _ReturnsToAssignments(gast.NodeTransformer):
+    def __init__(self, name):
+        self.name = name
+
+    def visit_FunctionDef(self, node):
+        return node  # a nested def keeps its own returns
+
+    def visit_Return(self, node):
+        target = gast.Name(self.name, gast.Store(), None, None)
+        return gast.copy_location(gast.Assign([target], node.value, None), node)
+
+
+class _DropContinue(gast.NodeTransformer):
+    def visit_Continue(self, node):
+        return gast.copy_location(gast.Pass(), node)
+
+    def visit_For(self, node):  # an inner loop's `continue` is its own
+        return node
+
+    visit_While = visit_For
+
+
+class _FlagBreaks(gast.NodeTransformer):
+    def __init__(self, flag):
+        self.flag = flag
+
+    def visit_Break(self, node):
+        set_flag = gast.Assign([gast.Name(self.flag, gast.Store(), None, None)],
+                               gast.Constant(True, None), None)
+        return [gast.copy_location(set_flag, node), node]
+
+    def visit_For(self, node):
+        return node
+
+    visit_While = visit_For
