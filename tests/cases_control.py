@@ -230,3 +230,51 @@ def nested_break(v):
             if k >= 2:
                 break
     return total
+
+
+def setitem_basic(x):
+    y = np.zeros(4)
+    y[0] = x[1] * 2.0
+    y[1:3] = np.sin(x[0:2])
+    y[3] += x[2] * x[0]
+    return np.sum(y * y)
+
+
+def setitem_overwrite_needed(x):
+    y = x * 1.0
+    z = np.sum(y * y)
+    y[1] = 3.0 * x[0]
+    y[2] += y[1]
+    return z + np.sum(np.sin(y))
+
+
+def setitem_in_loop(x):
+    n = x.shape[0]
+    y = np.zeros(n)
+    for i in range(n):
+        if i == 0:
+            y[i] = x[i]
+        else:
+            y[i] = y[i - 1] * 0.5 + np.tanh(x[i])
+    return np.sum(y ** 2)
+
+
+def setitem_mask(x):
+    y = x.copy() if False else x * 1.0
+    y[y > 0] = 0.5 * y[y > 0]
+    return np.sum(y * x)
+
+
+def setitem_list(a, b):
+    ys = [0.0, 0.0, 0.0]
+    ys[0] = a * b
+    ys[1] = ys[0] + b
+    ys[2] = math.sin(ys[1])
+    return ys[0] + ys[1] * ys[2]
+
+
+def setitem_broadcast(x, s):
+    y = np.ones((2, 3))
+    y[:, 1] = s
+    y[0] = x
+    return np.sum(y * y)

@@ -20,10 +20,16 @@ def may_not_return(x):
         return x
 
 
-def uses_setitem(x):
-    y = np.zeros(3)
-    y[0] = x
-    return np.sum(y)
+def updates_argument(x):
+    x[0] = 2.0 * x[1]
+    return np.sum(x)
+
+
+def updates_shared(x):
+    y = x * 1.0
+    z = y
+    y[0] = 1.0
+    return np.sum(z * x)
 
 
 def uses_lambda(x):

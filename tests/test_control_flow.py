@@ -73,6 +73,14 @@ CASES = [
     pytest.param(C.for_else_break, (0.3,), 0, id="for-else-no-break"),
     pytest.param(C.for_else_break, (2.0,), 0, id="for-else-break"),
     pytest.param(C.nested_break, (rand(3),), 0, id="nested-loops-break"),
+    pytest.param(C.setitem_basic, (rand(3),), 0, id="setitem-index-slice-augmented"),
+    pytest.param(C.setitem_overwrite_needed, (rand(3),), 0, id="setitem-overwrites-needed"),
+    pytest.param(C.setitem_in_loop, (rand(5),), 0, id="setitem-in-loop"),
+    pytest.param(C.setitem_mask, (rand(6),), 0, id="setitem-mask"),
+    pytest.param(C.setitem_list, (0.3, 1.2), 0, id="setitem-list-a"),
+    pytest.param(C.setitem_list, (0.3, 1.2), 1, id="setitem-list-b"),
+    pytest.param(C.setitem_broadcast, (rand(3), 0.7), 0, id="setitem-broadcast-x"),
+    pytest.param(C.setitem_broadcast, (rand(3), 0.7), 1, id="setitem-broadcast-s"),
 ]
 
 

@@ -19,14 +19,17 @@ def line_of(func, text):
     pytest.param(cases.uses_with, "`with` statement", "with open", id="with"),
     pytest.param(cases.may_not_return, "can end without `return`", "if x > 0",
                  id="may-fall-off-the-end"),
-    pytest.param(cases.uses_setitem, "assignment into an array", "y[0] = x", id="setitem"),
+    pytest.param(cases.updates_argument, "in-place update of the argument 'x'", "x[0] = 2.0",
+                 id="setitem-argument"),
+    pytest.param(cases.updates_shared, "shares its memory with 'z'", "y[0] = 1.0",
+                 id="setitem-shared"),
     pytest.param(cases.uses_lambda, "lambda used as a value", "lambda v", id="lambda-value"),
     pytest.param(cases.early_return, "code after `return`", "return x", id="code-after-return"),
     pytest.param(cases.uses_global_write, "`global` statement", "global counter", id="global"),
 ])
 def test_unsupported_syntax_is_located(func, construct, text):
     with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
-        s2sad.grad(func)(1.0)
+        s2sad.grad(func)(np.array([1.0, 2.0]) if "update" in func.__name__ else 1.0)
     err = info.value
     assert isinstance(err, SyntaxError)
     assert construct in str(err)

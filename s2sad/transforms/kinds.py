@@ -26,7 +26,7 @@ import gast
 import numpy as np
 
 from .normalize import assigned_names
-from .resolve import classify, statement_parts
+from .resolve import classify, is_setitem, statement_parts
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source) -> d
                 walk(stmt.body)
                 continue
             targets, value = statement_parts(stmt)
-            if not targets:
+            if not targets or is_setitem(stmt):
                 continue
             if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
                 source_kind = of(value)
@@ -166,6 +166,14 @@ def _unpacked(kind: Kind, n: int, targets) -> list[Kind]:
     return [ANY] * n
 
 
+# keyword arguments of elementwise functions that take no part in broadcasting
+_NOT_BROADCAST = {"dtype", "out", "casting", "order", "subok", "signature", "copy", "device"}
+
+
+def _is_false(node) -> bool:
+    return isinstance(node, gast.Constant) and not node.value
+
+
 def _value_kind(value, of, source, local_names, target) -> Kind:
     op = classify(value, source, local_names)
     if op.kind == "copy":
@@ -185,11 +193,15 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         if shape == "scalar":
             return SCALAR
         if shape == "elementwise":
-            return combine([of(a) for a in op.operands])
+            return combine([of(a) for a in op.operands] +
+                           [of(v) for k, v in op.keywords.items() if k not in _NOT_BROADCAST])
         if shape == "reduce":
             has_axis = len(op.operands) > 1 or op.keywords.get("axis") is not None
-            if not has_axis:
+            keepdims = op.keywords.get("keepdims")
+            if not has_axis and (keepdims is None or _is_false(keepdims)):
                 return SCALAR
+        if shape == "sequence" and op.kind == "call":
+            return Kind("list")  # a list of arrays, how many unknown (np.split)
         return NUMERIC  # NumPy functions give arrays or numbers
     if op.kind == "nondiff":
         return ANY

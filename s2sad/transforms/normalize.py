@@ -56,6 +56,10 @@ def carried_names(tree) -> set[str]:
             for inner in gast.walk(node):
                 if isinstance(inner, gast.Name) and isinstance(inner.ctx, gast.Store):
                     names.add(inner.id)
+        if isinstance(node, (gast.Assign, gast.AugAssign)):  # y[i] = v changes y in place
+            for target in getattr(node, "targets", [getattr(node, "target", None)]):
+                if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+                    names.add(target.value.id)
     return names
 
 
@@ -125,6 +129,21 @@ class Normalize:
             ret = gast.copy_location(gast.Return(lam.body), lam)
             fdef = gast.FunctionDef(stmt.targets[0].id, lam.args, [ret], [], None, None)
             self.local_functions[stmt.targets[0].id] = gast.copy_location(fdef, lam)
+            return
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+            target = stmt.targets[0]
+            index = self.index(target.slice)
+            self.setitem(stmt, target, index, self.atom(stmt.value))
+            for extra in stmt.targets[1:]:
+                self.assign(extra, self.atom(stmt.value))
+            return
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Subscript):
+            target = stmt.target
+            index = self.index(target.slice)
+            base = self.name(target.value)
+            old = self.to_atom(gast.Subscript(base, copy.deepcopy(index), gast.Load()))
+            new = self.to_atom(gast.BinOp(old, stmt.op, self.atom(stmt.value)))
+            self.setitem(stmt, target, index, new)
             return
         if isinstance(stmt, gast.Assign):
             value = self.simple(stmt.value)
@@ -307,6 +326,34 @@ class Normalize:
         for elt, temp in nested:
             self.assign(elt, temp)
 
+    def setitem(self, stmt, target, index, value):
+        """``y[i] = v``: allowed on arrays and lists the function made itself."""
+        name = target.value.id
+        if name not in self.locals or name not in self.current:
+            raise self.source.syntax_error(
+                f"assignment into {name!r}, which is not a local variable", stmt,
+                f"Copy it first (`{name} = {name}.copy()`) and update the copy.")
+        mine = self.current[name]
+        root = self.aliases.get(mine, mine)
+        params = {a.id for a in self.source.tree.args.posonlyargs + self.source.tree.args.args
+                  + self.source.tree.args.kwonlyargs}
+        owners = sorted(k for k, v in self.current.items()
+                        if k != name and self.aliases.get(v, v) == root)
+        if root in params or mine in params:
+            owner = root if root in params else mine
+            raise self.source.syntax_error(
+                f"an in-place update of the argument {owner!r}", stmt,
+                f"It would change the caller's value. Work on a copy: "
+                f"`{name} = {owner}.copy()`.")
+        reader = next((k for k in owners if self._read_later(stmt, k)), None)
+        if reader is not None:
+            raise self.source.syntax_error(
+                f"an in-place update of {name!r}, which shares its memory with {reader!r}",
+                stmt, f"Copy first (`{name} = {reader}.copy()`), so that {reader!r} keeps "
+                "its value.")
+        subscript = gast.Subscript(self.load(mine), index, gast.Store())
+        self.emit(gast.Assign([subscript], value, None))
+
     def augmented(self, stmt):
         """``x += e`` is ``x = x + e``, unless ``x`` may be an array shared with another name
         that is read later: then ``+=`` would change that one too, so it is refused."""
@@ -327,9 +374,11 @@ class Normalize:
         self.statement(gast.copy_location(gast.Assign([target], value, None), stmt))
 
     def _read_later(self, stmt, name: str) -> bool:
+        """Is ``name`` read after ``stmt``? (Anywhere, for a statement inside a block.)"""
         body = self.source.tree.body
-        later = body[body.index(stmt) + 1:] if stmt in body else []
-        return any(isinstance(n, gast.Name) and n.id == name for s in later for n in gast.walk(s))
+        later = body[body.index(stmt) + 1:] if stmt in body else body
+        return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+                   for s in later for n in gast.walk(s) if s is not stmt)
 
     def new_version(self, name: str) -> str:
         first = name if self.parent is None else None

@@ -101,10 +101,16 @@ def _op_symbol(op) -> str:
                 type(op), type(op).__name__)
 
 
+def is_setitem(stmt) -> bool:
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
+
+
 def statement_parts(stmt):
     """``(target names, value)`` of a normalized statement (``value`` None for a return)."""
     if isinstance(stmt, gast.Assign):
         target = stmt.targets[0]
+        if isinstance(target, gast.Subscript):  # y[i] = v: a new value of y
+            return [target.value.id], stmt.value
         if isinstance(target, gast.Tuple):
             return [e.id for e in target.elts], stmt.value
         return [target.id], stmt.value

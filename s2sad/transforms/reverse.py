@@ -35,7 +35,7 @@ from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
 from .kinds import ANY, Kind
 from .normalize import assigned_names, is_linear_chain
-from .resolve import classify, statement_parts
+from .resolve import classify, is_setitem, statement_parts
 
 
 class Reverse:
@@ -225,10 +225,13 @@ class Reverse:
         return gast.Call(gast.Attribute(self.load(self.stack), "pop", gast.Load()), [], [])
 
     def push(self, name: str):
+        return self.push_value(self.load(name))
+
+    def push_value(self, value):
         if self.stack is None:
             self.stack = self.namer.claim("stack")
         call = gast.Call(gast.Attribute(self.load(self.stack), "append", gast.Load()),
-                         [self.load(name)], [])
+                         [value], [])
         return gast.Expr(call)
 
     # --- the forward sweep, with what the reverse sweep needs saved ---------------------------
@@ -257,6 +260,17 @@ class Reverse:
                 out.append(gast.For(stmt.target, stmt.iter, body, [], None))
                 if id(stmt) in self.trips and in_loop:
                     out.append(self.push(self.trips[id(stmt)]))
+            elif is_setitem(stmt):
+                name = stmt.targets[0].value.id
+                if name in self.needed:  # save only the part about to be overwritten
+                    part = gast.Subscript(self.load(name), copy.deepcopy(stmt.targets[0].slice),
+                                          gast.Load())
+                    if self.kind(name).tag not in ("list", "tuple"):
+                        part = gast.Call(gast.Attribute(self.load(self.imports.numpy()), "array",
+                                                        gast.Load()), [part], [])
+                    out.append(self.push_value(part))
+                    self.save(stmt)
+                out.append(stmt)
             else:
                 targets = statement_parts(stmt)[0]
                 for name in targets:
@@ -339,6 +353,11 @@ class Reverse:
             if t in self.active and (t != returned or t in self.carried):
                 self.touch(t)
         marker = self.block.pop() if carried else None
+        if is_setitem(stmt):
+            self.setitem(stmt, targets[0], value)
+            if marker is not None:
+                self.block.append(marker)
+            return
         if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
             self.unpack(targets, value)
         else:
@@ -347,10 +366,38 @@ class Reverse:
                         else self.load(self.s(targets[0])))
         for t in carried:
             if t in self.active:  # the sensitivity of the overwritten value starts afresh
-                self.block.append(gast.Assign([self.store(self.s(t))], gast.Constant(0.0, None),
-                                              None))
+                zero = gast.Call(self.helper("zeros_like_structure"), [self.load(t)], []) \
+                    if t in self.structured else gast.Constant(0.0, None)
+                self.block.append(gast.Assign([self.store(self.s(t))], zero, None))
         if marker is not None:
             self.block.append(marker)
+
+    def setitem(self, stmt, name, value):
+        """``y[i] = v``: ``v`` gets what ``y[i]`` was worth; the old ``y[i]`` gets nothing."""
+        target = stmt.targets[0]
+        if name not in self.structured:
+            self.structured.append(name)
+            self.assigned.add(name)
+        s = self.s(name)
+        part = gast.Subscript(self.load(s), copy.deepcopy(target.slice), gast.Load())
+        if self.kind(name).tag not in ("list", "tuple"):  # a copy: s_y[i] is cleared next
+            part = gast.Call(gast.Attribute(self.load(self.imports.numpy()), "array",
+                                            gast.Load()), [part], [])
+        if self.wants(value):
+            from .kinds import _subscript_kind
+            part_kind = _subscript_kind(self.kind(name), target.slice, self.kind_of_node)
+            if not (part_kind.shape is not None and part_kind.shape == self.kind(value.id).shape):
+                part = gast.Call(self.helper("unbroadcast"), [part, self.load(value.id)], [])
+            self.accumulate(value.id, part)
+        clear = gast.Subscript(self.load(s), copy.deepcopy(target.slice), gast.Store())
+        self.block.append(gast.Assign([clear], gast.Constant(0.0, None), None))
+
+    def kind_of_node(self, node) -> Kind:
+        if isinstance(node, gast.Name):
+            return self.kind(node.id)
+        if isinstance(node, gast.Constant) and isinstance(node.value, int):
+            return Kind("scalar", "()", 0, py="int")
+        return ANY
 
     def touch(self, name: str):
         """``s_name`` is read: make sure it exists (zero-initialized)."""
@@ -476,11 +523,15 @@ def _breaks(loop) -> bool:
 
 
 def _carried(stmts) -> set[str]:
+    """Names with more than one value: assigned in a block, or updated in place."""
     names = set()
     for stmt in stmts:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             names |= {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
                       and isinstance(n.ctx, gast.Store)}
+        for node in gast.walk(stmt):
+            if is_setitem(node):
+                names.add(node.targets[0].value.id)
     return names
 
 
@@ -504,6 +555,9 @@ class _Restores(gast.NodeTransformer):
             if key not in self.reverse.saved:
                 return None
             stmt = self.reverse.saved_stmts[key]
+            if is_setitem(stmt):
+                target = copy.deepcopy(stmt.targets[0])
+                return gast.copy_location(gast.Assign([target], self.reverse.pop(), None), stmt)
             if isinstance(stmt, gast.For):
                 names = [stmt.target.id]
             else:

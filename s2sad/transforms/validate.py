@@ -171,11 +171,13 @@ class Validate(gast.NodeVisitor):
                                                    "Index the sequence instead.")
                 self._check_target(elt)
             return
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+            self.visit(target.slice)
+            return
         if isinstance(target, gast.Subscript):
             raise self.source.syntax_error(
-                "assignment into an array or list element (`y[i] = ...`)", target,
-                "In-place updates are not supported yet; build the result with np.where, "
-                "np.concatenate or arithmetic instead.")
+                "assignment into a nested element (`y[i][j] = ...` or `f(x)[i] = ...`)", target,
+                "Index once: `y[i, j] = ...` for arrays, or name the inner list first.")
         raise self.source.syntax_error(f"assignment to {type(target).__name__.lower()}", target,
                                        "Assign to a plain variable.")
 
