@@ -260,7 +260,7 @@ def setitem_in_loop(x):
 
 
 def setitem_mask(x):
-    y = x.copy() if False else x * 1.0
+    y = x * 1.0 if True else x * 2.0
     y[y > 0] = 0.5 * y[y > 0]
     return np.sum(y * x)
 
@@ -278,3 +278,39 @@ def setitem_broadcast(x, s):
     y[:, 1] = s
     y[0] = x
     return np.sum(y * y)
+
+
+def f4_compact(abcd):
+    # the seed's compact f4
+    return 2.0 * sum(abcd[i] * abcd[j] * abcd[k]
+                     for (i, j, k) in [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)])
+
+
+def list_comprehension(x):
+    squares = [v * v for v in x if v > -10.0]
+    return sum(squares) + np.sum(np.stack([np.sin(v) for v in x]))
+
+
+def nested_comprehension(a, b):
+    pairs = [u * v for u in a for v in b]
+    return sum(pairs)
+
+
+def append_loop(x):
+    hs = []
+    h = x
+    for i in range(4):
+        h = np.tanh(h * 1.1 + 0.1)
+        hs.append(h)
+    total = 0.0
+    for j in range(len(hs)):
+        total = total + hs[j] * (j + 1)
+    return total
+
+
+def append_then_index(x):
+    ys = []
+    ys.append(x * 2.0)
+    ys.append(np.sin(x))
+    ys.append(ys[0] * ys[1])
+    return ys[2] + len(ys) * ys[0]
