@@ -81,6 +81,13 @@ CASES = [
     pytest.param(C.setitem_list, (0.3, 1.2), 1, id="setitem-list-b"),
     pytest.param(C.setitem_broadcast, (rand(3), 0.7), 0, id="setitem-broadcast-x"),
     pytest.param(C.setitem_broadcast, (rand(3), 0.7), 1, id="setitem-broadcast-s"),
+    pytest.param(C.f4_compact, ([1.0, 2.0, 3.0, 4.0],), 0, id="seed-compact-f4-list"),
+    pytest.param(C.f4_compact, (rand(4),), 0, id="seed-compact-f4-array"),
+    pytest.param(C.list_comprehension, (rand(4),), 0, id="list-comprehension"),
+    pytest.param(C.nested_comprehension, (rand(3), rand(2)), 0, id="nested-comprehension-a"),
+    pytest.param(C.nested_comprehension, (rand(3), rand(2)), 1, id="nested-comprehension-b"),
+    pytest.param(C.append_loop, (0.4,), 0, id="append-in-loop"),
+    pytest.param(C.append_then_index, (0.4,), 0, id="append-then-index"),
 ]
 
 
@@ -158,3 +165,7 @@ def test_golden_branch():
     assert "    cond_1 = x > y\n    if cond_1:\n        z = x * y\n" in text
     assert ("    if cond_1:\n        # Analyzing the line: \"z = x * y\"\n"
             "        s_x += y * s_z\n") in text
+
+
+def test_seed_compact_f4():
+    assert s2sad.grad(C.f4_compact)([1.0, 2.0, 3.0, 4.0]) == [52.0, 38.0, 28.0, 22.0]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import gast
 
 from .normalize import assigned_names
-from .resolve import classify, is_setitem, names_in, statement_parts
+from .resolve import classify, is_append, is_setitem, names_in, statement_parts
 
 
 def active_names(tree: gast.FunctionDef, wrt: set[str], source) -> set[str]:
@@ -33,7 +33,7 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source) -> set[str]:
             targets, value = statement_parts(stmt)
             if not targets:
                 continue
-            if is_setitem(stmt):  # y[i] = v: the new y depends on v and on the old y
+            if is_setitem(stmt) or is_append(stmt):  # the new y depends on v and the old y
                 flows.append((targets, ({targets[0]} | set(names_in(value))) & local_names))
                 continue
             op = classify(value, source, local_names)

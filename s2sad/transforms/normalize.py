@@ -56,11 +56,20 @@ def carried_names(tree) -> set[str]:
             for inner in gast.walk(node):
                 if isinstance(inner, gast.Name) and isinstance(inner.ctx, gast.Store):
                     names.add(inner.id)
+        if _is_append(node):  # ys.append(v) changes ys in place
+            names.add(node.value.func.value.id)
         if isinstance(node, (gast.Assign, gast.AugAssign)):  # y[i] = v changes y in place
             for target in getattr(node, "targets", [getattr(node, "target", None)]):
                 if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
                     names.add(target.value.id)
     return names
+
+
+def _is_append(node) -> bool:
+    return isinstance(node, gast.Expr) and isinstance(node.value, gast.Call) and \
+        isinstance(node.value.func, gast.Attribute) and node.value.func.attr == "append" and \
+        isinstance(node.value.func.value, gast.Name) and len(node.value.args) == 1 and \
+        not node.value.keywords
 
 
 def is_atom(node) -> bool:
@@ -153,6 +162,13 @@ class Normalize:
                 self.assign(target, value)
         elif isinstance(stmt, gast.AugAssign):
             self.augmented(stmt)
+        elif _is_append(stmt) and stmt.value.func.value.id in self.locals:
+            name = stmt.value.func.value.id
+            mine = self.name(stmt.value.func.value)
+            item = self.atom(stmt.value.args[0])
+            func = gast.Attribute(mine, "append", gast.Load())
+            self.emit(gast.Expr(gast.Call(func, [item], [])))
+            self.carried.add(name)
         elif isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return  # docstring or a bare constant
@@ -270,6 +286,48 @@ class Normalize:
             self.stmt = inner
             self.statement(inner)
 
+    def comprehension(self, node, start=None):
+        """``[e for x in xs if c]`` as a loop that appends; ``sum(e for ...)`` as one that adds.
+
+        The comprehension's own variables get fresh names, as Python gives them their own scope.
+        """
+        node = copy.deepcopy(node)
+        renames = {}
+        for gen in node.generators:
+            if gen.is_async:
+                raise self.source.syntax_error("an async comprehension", node,
+                                               "Use a plain comprehension.")
+            for target in gast.walk(gen.target):
+                if isinstance(target, gast.Name):
+                    renames[target.id] = self.namer.claim(target.id)
+        _RenameLocal(renames).visit(node)
+        result = self.namer.temp()
+        self.temps.add(result)
+        self.carried.add(result)
+        self.carried.update(renames.values())
+        self.locals.update(renames.values())
+        self.locals.add(result)
+        for name in renames.values():
+            self.current[name] = name
+        if start is None:
+            init = gast.List([], gast.Load())
+            item = gast.Expr(gast.Call(gast.Attribute(self.load(result), "append", gast.Load()),
+                                       [node.elt], []))
+        else:
+            init = start
+            item = gast.Assign([self.store(result)], gast.BinOp(self.load(result), gast.Add(),
+                                                                 node.elt), None)
+        self.emit(gast.Assign([self.store(result)], self.simple(init), None))
+        self.current[result] = result
+        body = [gast.copy_location(item, node)]
+        for gen in reversed(node.generators):
+            for cond in reversed(gen.ifs):
+                body = [gast.copy_location(gast.If(cond, body, []), node)]
+            body = [gast.copy_location(gast.For(gen.target, gen.iter, body, [], None), node)]
+        for stmt in body:
+            self.statement(stmt)
+        return self.load(result)
+
     def sequence(self, node) -> gast.expr:
         """An atom holding a sequence that can be indexed (``list(...)`` of an iterator)."""
         if isinstance(node, gast.Name):
@@ -277,6 +335,8 @@ class Normalize:
         if self._builtin_call(node) == "range":
             return self.atom(node)
         value = self.simple(node)
+        if isinstance(value, (gast.List, gast.Tuple)):  # a display can be indexed as it is
+            return self.to_atom(value)
         return self.to_atom(gast.Call(self.load("list"), [self.to_atom(value)], []))
 
     def _builtin_call(self, node) -> str | None:
@@ -287,7 +347,7 @@ class Normalize:
                 value = self.source.resolve(node.func.id)
             except KeyError:
                 return None
-            for name in ("range", "zip", "enumerate"):
+            for name in ("range", "zip", "enumerate", "sum"):
                 if value is getattr(builtins, name):
                     return name
         return None
@@ -470,8 +530,15 @@ class Normalize:
                 gast.BinOp(self.atom(node.left), node.op, self.atom(node.right)), node)
         if isinstance(node, gast.UnaryOp):
             return gast.copy_location(gast.UnaryOp(node.op, self.atom(node.operand)), node)
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+            return self.comprehension(node)
         if isinstance(node, gast.Call):
             func = node.func
+            if self._builtin_call(node) == "sum" and len(node.args) in (1, 2) and \
+                    isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp)) and \
+                    not node.keywords:
+                start = node.args[1] if len(node.args) == 2 else gast.Constant(0, None)
+                return self.comprehension(node.args[0], start=start)
             inlined = self.callee(func)
             if inlined is not None:
                 return self.inline(node, *inlined)
@@ -706,6 +773,18 @@ def _user_code(func) -> bool:
     library = [paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)]
     return bool(path) and not any(path.startswith(p) for p in library) and \
         not path.startswith(__file__.rsplit("/transforms/", 1)[0])
+
+
+class _RenameLocal(gast.NodeTransformer):
+    """Rename the variables a comprehension binds (its own scope in Python)."""
+
+    def __init__(self, renames: dict):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames:
+            return gast.Name(self.renames[node.id], node.ctx, None, None)
+        return node
 
 
 class _Rename(gast.NodeTransformer):

@@ -101,12 +101,21 @@ def _op_symbol(op) -> str:
                 type(op), type(op).__name__)
 
 
+def is_append(stmt) -> bool:
+    """``ys.append(v)`` (normalized: ``v`` an atom)."""
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+        isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append" and \
+        isinstance(stmt.value.func.value, gast.Name) and len(stmt.value.args) == 1
+
+
 def is_setitem(stmt) -> bool:
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
 
 
 def statement_parts(stmt):
     """``(target names, value)`` of a normalized statement (``value`` None for a return)."""
+    if is_append(stmt):  # ys.append(v): a new value of ys
+        return [stmt.value.func.value.id], stmt.value.args[0]
     if isinstance(stmt, gast.Assign):
         target = stmt.targets[0]
         if isinstance(target, gast.Subscript):  # y[i] = v: a new value of y

@@ -35,7 +35,7 @@ from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
 from .kinds import ANY, Kind
 from .normalize import assigned_names, is_linear_chain
-from .resolve import classify, is_setitem, statement_parts
+from .resolve import classify, is_append, is_setitem, statement_parts
 
 
 class Reverse:
@@ -260,6 +260,10 @@ class Reverse:
                 out.append(gast.For(stmt.target, stmt.iter, body, [], None))
                 if id(stmt) in self.trips and in_loop:
                     out.append(self.push(self.trips[id(stmt)]))
+            elif is_append(stmt):
+                if stmt.value.func.value.id in self.needed:
+                    self.save(stmt)  # restored by ys.pop() in the reverse sweep
+                out.append(stmt)
             elif is_setitem(stmt):
                 name = stmt.targets[0].value.id
                 if name in self.needed:  # save only the part about to be overwritten
@@ -358,6 +362,11 @@ class Reverse:
             if marker is not None:
                 self.block.append(marker)
             return
+        if is_append(stmt):
+            self.append(targets[0], value)
+            if marker is not None:
+                self.block.append(marker)
+            return
         if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
             self.unpack(targets, value)
         else:
@@ -391,6 +400,19 @@ class Reverse:
             self.accumulate(value.id, part)
         clear = gast.Subscript(self.load(s), copy.deepcopy(target.slice), gast.Store())
         self.block.append(gast.Assign([clear], gast.Constant(0.0, None), None))
+
+    def append(self, name, value):
+        """``ys.append(v)``: ``v`` gets the last sensitivity of ``s_ys``, which shrinks."""
+        if name not in self.structured:
+            self.structured.append(name)
+            self.assigned.add(name)
+        s = self.s(name)
+        last = gast.Subscript(self.load(s), gast.Constant(-1, None), gast.Load())
+        if self.wants(value):
+            self.accumulate(value.id, last)
+        rest = gast.Subscript(self.load(s), gast.Slice(None, gast.Constant(-1, None), None),
+                              gast.Load())
+        self.block.append(gast.Assign([self.store(s)], rest, None))
 
     def kind_of_node(self, node) -> Kind:
         if isinstance(node, gast.Name):
@@ -532,6 +554,8 @@ def _carried(stmts) -> set[str]:
         for node in gast.walk(stmt):
             if is_setitem(node):
                 names.add(node.targets[0].value.id)
+            if is_append(node):
+                names.add(node.value.func.value.id)
     return names
 
 
@@ -555,6 +579,9 @@ class _Restores(gast.NodeTransformer):
             if key not in self.reverse.saved:
                 return None
             stmt = self.reverse.saved_stmts[key]
+            if is_append(stmt):
+                pop = gast.Attribute(copy.deepcopy(stmt.value.func.value), "pop", gast.Load())
+                return gast.copy_location(gast.Expr(gast.Call(pop, [], [])), stmt)
             if is_setitem(stmt):
                 target = copy.deepcopy(stmt.targets[0])
                 return gast.copy_location(gast.Assign([target], self.reverse.pop(), None), stmt)

@@ -51,12 +51,8 @@ _STATEMENTS = {
 }
 
 _EXPRESSIONS = {
-    gast.ListComp: ("a list comprehension", "Use vectorized NumPy operations (np.stack, sums "
-                    "over an axis) instead."),
     gast.SetComp: ("a set comprehension", "Use vectorized NumPy operations instead."),
     gast.DictComp: ("a dict comprehension", "Use vectorized NumPy operations instead."),
-    gast.GeneratorExp: ("a generator expression", "Use vectorized NumPy operations (np.sum over "
-                        "an array) instead."),
     gast.Yield: ("`yield` (generators)", "Return a value instead."),
     gast.YieldFrom: ("`yield from` (generators)", "Return a value instead."),
     gast.Await: ("`await`", "Differentiate synchronous code."),
