@@ -26,7 +26,7 @@ import gast
 import numpy as np
 
 from .normalize import assigned_names
-from .resolve import classify, is_setitem, statement_parts
+from .resolve import classify, is_append, is_setitem, statement_parts
 
 
 @dataclass(frozen=True)
@@ -105,8 +105,9 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source) -> d
         if isinstance(node, gast.Name):
             return kinds.get(node.id, ANY)
         if isinstance(node, gast.Constant):
-            py = _PY.get(type(node.value))
-            return Kind("scalar", "()", 0, py=py) if py else ANY
+            return _constant_kind(node.value)
+        if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) for e in node.elts):
+            return Kind("tuple", items=tuple(_constant_kind(e.value) for e in node.elts))
         return ANY
 
     def walk(stmts):
@@ -120,7 +121,7 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source) -> d
                 walk(stmt.body)
                 continue
             targets, value = statement_parts(stmt)
-            if not targets or is_setitem(stmt):
+            if not targets or is_setitem(stmt) or is_append(stmt):
                 continue
             if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
                 source_kind = of(value)
@@ -152,6 +153,15 @@ def _join(a: Kind, b: Kind, name: str) -> Kind:
         return Kind("scalar", "()", 0, py=a.py if a.py == b.py else None)
     if a.numeric and b.numeric:
         return Kind("numeric", name)
+    return ANY
+
+
+def _constant_kind(value) -> Kind:
+    py = _PY.get(type(value))
+    if py:
+        return Kind("scalar", "()", 0, py=py)
+    if isinstance(value, tuple):
+        return Kind("tuple", items=tuple(_constant_kind(v) for v in value))
     return ANY
 
 
