@@ -14,9 +14,12 @@ np.float64(2.0)
 ('g', 'ans', 'x')
 
 ``shape`` tells the compiler how the result's shape relates to the arguments':
-``"elementwise"`` (broadcast of the differentiable arguments), ``"scalar"``
-(always a scalar), ``"reduce"`` (a scalar when ``axis`` is ``None``) or
-``"other"``.
+``"elementwise"`` (the broadcast of all the array arguments, positional and
+keyword), ``"scalar"`` (always a scalar), ``"reduce"`` (a scalar when called
+without ``axis`` and without ``keepdims``), ``"sequence"`` (a list or tuple of
+arrays, like ``np.split``: the rule's ``g`` is then a list) or ``"other"``. A
+wrong ``"elementwise"`` makes the compiler drop a needed ``unbroadcast``; when
+unsure, say ``"other"``.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Callable
 
 import gast
 
-SHAPES = ("elementwise", "scalar", "reduce", "other")
+SHAPES = ("elementwise", "scalar", "reduce", "sequence", "other")
 
 
 @dataclass

@@ -1,8 +1,14 @@
-"""Derivative rules for the ``math`` module (Python floats in, Python floats out)."""
+"""Derivative rules for the ``math`` module and builtins (Python floats in, Python floats out).
+
+>>> from s2sad import registry
+>>> registry.lookup(math.asinh).adjoint(1.0, math.asinh(0.75), 0.75)
+0.8
+"""
 
 import math
 
 from ..registry import defvjp, nondifferentiable
+from ..runtime import sum_list_grad
 
 
 @defvjp(math.sin, shape="scalar")
@@ -20,15 +26,70 @@ def tan(g, ans, x):
     return g / math.cos(x) ** 2
 
 
+@defvjp(math.asin, shape="scalar")
+def asin(g, ans, x):
+    return g / math.sqrt(1.0 - x ** 2)
+
+
+@defvjp(math.acos, shape="scalar")
+def acos(g, ans, x):
+    return -g / math.sqrt(1.0 - x ** 2)
+
+
+@defvjp(math.sinh, shape="scalar")
+def sinh(g, ans, x):
+    return g * math.cosh(x)
+
+
+@defvjp(math.cosh, shape="scalar")
+def cosh(g, ans, x):
+    return g * math.sinh(x)
+
+
+@defvjp(math.asinh, shape="scalar")
+def asinh(g, ans, x):
+    return g / math.sqrt(x ** 2 + 1.0)
+
+
+@defvjp(math.acosh, shape="scalar")
+def acosh(g, ans, x):
+    return g / math.sqrt(x ** 2 - 1.0)
+
+
+@defvjp(math.atanh, shape="scalar")
+def atanh(g, ans, x):
+    return g / (1.0 - x ** 2)
+
+
 @defvjp(math.exp, shape="scalar")
 def exp(g, ans, x):
     return g * ans
+
+
+@defvjp(math.expm1, shape="scalar")
+def expm1(g, ans, x):
+    return g * (ans + 1.0)
 
 
 @defvjp(math.log, shape="scalar")
 def log(g, ans, x, base=None):
     return (g / x if base is None else g / (x * math.log(base)),
             None if base is None else -g * ans / (base * math.log(base)))
+
+
+@defvjp(math.log1p, shape="scalar")
+def log1p(g, ans, x):
+    return g / (1.0 + x)
+
+
+@defvjp(math.log2, shape="scalar")
+def log2(g, ans, x):
+    return g / (x * math.log(2.0))
+
+
+@defvjp(math.log10, shape="scalar")
+def log10(g, ans, x):
+    return g / (x * math.log(10.0))
 
 
 @defvjp(math.sqrt, shape="scalar")
@@ -46,6 +107,16 @@ def atan(g, ans, x):
     return g / (1.0 + x ** 2)
 
 
+@defvjp(math.atan2, shape="scalar")
+def atan2(g, ans, y, x):
+    return g * x / (x ** 2 + y ** 2), -g * y / (x ** 2 + y ** 2)
+
+
+@defvjp(math.hypot, shape="scalar")
+def hypot(g, ans, x, y):
+    return (g * x / ans if ans else 0.0), (g * y / ans if ans else 0.0)
+
+
 @defvjp(math.pow, shape="scalar")
 def pow(g, ans, x, y):
     return g * y * x ** (y - 1), g * ans * math.log(x) if x > 0 else 0.0
@@ -56,5 +127,45 @@ def fabs(g, ans, x):
     return g * ((x > 0) - (x < 0))
 
 
+@defvjp(math.erf, shape="scalar")
+def erf(g, ans, x):
+    return g * 2.0 / math.sqrt(math.pi) * math.exp(-x * x)
+
+
+@defvjp(math.erfc, shape="scalar")
+def erfc(g, ans, x):
+    return -g * 2.0 / math.sqrt(math.pi) * math.exp(-x * x)
+
+
+@defvjp(math.degrees, shape="scalar")
+def degrees(g, ans, x):
+    return g * (180.0 / math.pi)
+
+
+@defvjp(math.radians, shape="scalar")
+def radians(g, ans, x):
+    return g * (math.pi / 180.0)
+
+
+@defvjp(math.copysign, shape="scalar")
+def copysign(g, ans, x, y):
+    return g * (1.0 if math.copysign(1.0, x) == math.copysign(1.0, y) else -1.0), None
+
+
+@defvjp(math.fmod, shape="scalar")
+def fmod(g, ans, x, y):
+    return g, -g * math.trunc(x / y)
+
+
+@defvjp(float, shape="scalar")
+def to_float(g, ans, x=0.0):
+    return g
+
+
+@defvjp(sum, shape="other")
+def builtin_sum(g, ans, iterable, start=0):
+    return sum_list_grad(g, iterable), g
+
+
 nondifferentiable(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
-                  len, int, round, shape="scalar")
+                  math.isclose, len, int, round, shape="scalar")

@@ -1,16 +1,38 @@
-"""Derivative rules for NumPy, in the manner of autograd's table.
+"""Derivative rules for NumPy's elementwise functions, reductions and array creation.
 
-Each rule returns the sensitivity of each differentiable argument in order. The
-compiler inlines the returned expression; ``np`` becomes the array module of the
-target and ``unbroadcast(e, x)`` disappears where the shapes are known to match.
+Each rule returns the sensitivity of each differentiable argument in order (``None``
+for none). The compiler inlines the returned expression; ``np`` becomes the array
+module of the target and ``unbroadcast(e, x)`` disappears where the shapes are known
+to match. Shape manipulation is in ``numpy_shape.py``, linear algebra in
+``numpy_linalg.py``.
+
+Conventions, where the derivative does not exist:
+
+* ``abs``/``fabs``/``sign`` of 0, ``norm`` at the origin: 0 (a subgradient);
+* ``maximum``/``minimum``/``fmax``/``fmin`` at a tie: half to each argument;
+  ``max``/``min`` reductions: shared equally by the tied entries;
+* ``clip`` at a bound: the gradient goes to the clipped value, not the bound;
+* integer-valued functions (``floor``, ``round``, ``sign``, comparisons...): 0
+  everywhere (they are registered as having no derivative);
+* ``mod``/``remainder``/``fmod``: ``d/dx = 1`` and ``d/dy = -floor(x / y)``
+  (``-trunc(x / y)`` for ``fmod``), away from the jumps.
+
+>>> import numpy as np
+>>> from s2sad import registry
+>>> registry.lookup(np.arcsinh).adjoint(1.0, np.arcsinh(0.75), 0.75)
+np.float64(0.8)
+>>> registry.lookup(np.prod).adjoint(1.0, 0.0, np.array([2.0, 0.0, 5.0]))
+array([ 0., 10.,  0.])
 """
+
+import math
 
 import numpy as np
 
 from ..registry import defvjp, nondifferentiable
-from ..runtime import (dot_grad_left, dot_grad_right, extremum_grad, matmul_grad_left,
-                       matmul_grad_right, reduced_size, sum_grad, tensordot_grad,
-                       transpose_grad, unbroadcast)
+from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
+                       linspace_grad, nanmean_grad, nansum_grad, norm_grad, prod_grad, ptp_grad,
+                       reduced_size, std_grad, sum_grad, unbroadcast, var_grad)
 
 # --- elementwise, one argument -------------------------------------------------
 
@@ -40,19 +62,29 @@ def tan(g, ans, x):
     return g / np.cos(x) ** 2
 
 
-@defvjp(np.exp)
-def exp(g, ans, x):
-    return g * ans
+@defvjp(np.arcsin)
+def arcsin(g, ans, x):
+    return g / np.sqrt(1.0 - x ** 2)
 
 
-@defvjp(np.log)
-def log(g, ans, x):
-    return g / x
+@defvjp(np.arccos)
+def arccos(g, ans, x):
+    return -g / np.sqrt(1.0 - x ** 2)
 
 
-@defvjp(np.sqrt)
-def sqrt(g, ans, x):
-    return g * 0.5 / ans
+@defvjp(np.arctan)
+def arctan(g, ans, x):
+    return g / (1.0 + x ** 2)
+
+
+@defvjp(np.sinh)
+def sinh(g, ans, x):
+    return g * np.cosh(x)
+
+
+@defvjp(np.cosh)
+def cosh(g, ans, x):
+    return g * np.sinh(x)
 
 
 @defvjp(np.tanh)
@@ -60,9 +92,64 @@ def tanh(g, ans, x):
     return g * (1.0 - ans ** 2)
 
 
-@defvjp(np.abs, np.absolute, abs)
-def absolute(g, ans, x):
-    return g * np.sign(x)
+@defvjp(np.arcsinh)
+def arcsinh(g, ans, x):
+    return g / np.sqrt(x ** 2 + 1.0)
+
+
+@defvjp(np.arccosh)
+def arccosh(g, ans, x):
+    return g / np.sqrt(x ** 2 - 1.0)
+
+
+@defvjp(np.arctanh)
+def arctanh(g, ans, x):
+    return g / (1.0 - x ** 2)
+
+
+@defvjp(np.exp)
+def exp(g, ans, x):
+    return g * ans
+
+
+@defvjp(np.exp2)
+def exp2(g, ans, x):
+    return g * ans * math.log(2.0)
+
+
+@defvjp(np.expm1)
+def expm1(g, ans, x):
+    return g * (ans + 1.0)
+
+
+@defvjp(np.log)
+def log(g, ans, x):
+    return g / x
+
+
+@defvjp(np.log2)
+def log2(g, ans, x):
+    return g / (x * math.log(2.0))
+
+
+@defvjp(np.log10)
+def log10(g, ans, x):
+    return g / (x * math.log(10.0))
+
+
+@defvjp(np.log1p)
+def log1p(g, ans, x):
+    return g / (1.0 + x)
+
+
+@defvjp(np.sqrt)
+def sqrt(g, ans, x):
+    return g * 0.5 / ans
+
+
+@defvjp(np.cbrt)
+def cbrt(g, ans, x):
+    return g / (3.0 * ans ** 2)
 
 
 @defvjp(np.square)
@@ -70,7 +157,48 @@ def square(g, ans, x):
     return g * 2.0 * x
 
 
-# --- elementwise, two arguments (broadcasting) --------------------------------
+@defvjp(np.reciprocal)
+def reciprocal(g, ans, x):
+    return -g * ans ** 2
+
+
+@defvjp(np.abs, np.absolute, np.fabs, abs)
+def absolute(g, ans, x):
+    return g * np.sign(x)
+
+
+@defvjp(np.deg2rad, np.radians)
+def deg2rad(g, ans, x):
+    return g * (math.pi / 180.0)
+
+
+@defvjp(np.rad2deg, np.degrees)
+def rad2deg(g, ans, x):
+    return g * (180.0 / math.pi)
+
+
+@defvjp(np.sinc)
+def sinc(g, ans, x):
+    # d/dx sin(pi x) / (pi x) = (cos(pi x) - sinc(x)) / x, which is 0 at x = 0
+    return g * np.where(x == 0, 0.0, (np.cos(math.pi * x) - ans) / np.where(x == 0, 1.0, x))
+
+
+@defvjp(np.conjugate, np.conj)
+def conjugate(g, ans, x):
+    return np.conj(g)
+
+
+@defvjp(np.real)
+def real(g, ans, val):
+    return g
+
+
+@defvjp(np.nan_to_num)
+def nan_to_num(g, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    return g * np.isfinite(x)
+
+
+# --- elementwise, two or three arguments (broadcasting) ------------------------
 
 
 @defvjp(np.add)
@@ -99,6 +227,12 @@ def power(g, ans, x, y):
             unbroadcast(g * ans * np.log(np.where(x > 0, x, 1.0)), y))
 
 
+@defvjp(np.float_power)
+def float_power(g, ans, x, y):
+    return (unbroadcast(g * y * np.float_power(x, y - 1), x),
+            unbroadcast(g * ans * np.log(np.where(x > 0, x, 1.0)), y))
+
+
 @defvjp(np.maximum)
 def maximum(g, ans, x, y):
     return (unbroadcast(g * np.where(x == y, 0.5, x > y), x),
@@ -111,12 +245,83 @@ def minimum(g, ans, x, y):
             unbroadcast(g * np.where(x == y, 0.5, y < x), y))
 
 
-# --- reductions ------------------------------------------------------------------
+@defvjp(np.fmax)
+def fmax(g, ans, x, y):
+    # like maximum, but a NaN loses
+    return (unbroadcast(g * np.where(x == y, 0.5, (x > y) | np.isnan(y)), x),
+            unbroadcast(g * np.where(x == y, 0.5, (y > x) | np.isnan(x)), y))
+
+
+@defvjp(np.fmin)
+def fmin(g, ans, x, y):
+    return (unbroadcast(g * np.where(x == y, 0.5, (x < y) | np.isnan(y)), x),
+            unbroadcast(g * np.where(x == y, 0.5, (y < x) | np.isnan(x)), y))
+
+
+@defvjp(np.hypot)
+def hypot(g, ans, x, y):
+    scale = g / np.where(ans == 0, 1.0, ans)  # 0 at the origin
+    return unbroadcast(scale * x, x), unbroadcast(scale * y, y)
+
+
+@defvjp(np.arctan2)
+def arctan2(g, ans, y, x):
+    scale = g / (x ** 2 + y ** 2)
+    return unbroadcast(scale * x, y), unbroadcast(-scale * y, x)
+
+
+@defvjp(np.logaddexp)
+def logaddexp(g, ans, x, y):
+    return unbroadcast(g * np.exp(x - ans), x), unbroadcast(g * np.exp(y - ans), y)
+
+
+@defvjp(np.logaddexp2)
+def logaddexp2(g, ans, x, y):
+    return unbroadcast(g * np.exp2(x - ans), x), unbroadcast(g * np.exp2(y - ans), y)
+
+
+@defvjp(np.copysign)
+def copysign(g, ans, x, y):
+    # |x| with the sign of y: d/dx is +1 where x already has y's sign, else -1
+    return unbroadcast(g * np.where(np.signbit(x) == np.signbit(y), 1.0, -1.0), x), None
+
+
+@defvjp(np.mod, np.remainder)
+def mod(g, ans, x, y):
+    # x % y = x - floor(x / y) * y
+    return unbroadcast(g, x), unbroadcast(-g * np.floor_divide(x, y), y)
+
+
+@defvjp(np.fmod)
+def fmod(g, ans, x, y):
+    # fmod(x, y) = x - trunc(x / y) * y
+    return unbroadcast(g, x), unbroadcast(-g * np.trunc(x / y), y)
+
+
+@defvjp(np.ldexp)
+def ldexp(g, ans, x, i):
+    return unbroadcast(g * np.ldexp(1.0, i), x), None
+
+
+@defvjp(np.where)
+def where(g, ans, condition, x=None, y=None):
+    return (None, unbroadcast(np.where(condition, g, 0.0), x),
+            unbroadcast(np.where(condition, 0.0, g), y))
+
+
+@defvjp(np.clip)
+def clip(g, ans, a, a_min=None, a_max=None, out=None, min=None, max=None):
+    return (clip_grad(g, a, a_min if min is None else min, a_max if max is None else max, 0),
+            clip_grad(g, a, a_min, a_max, 1), clip_grad(g, a, a_min, a_max, 2), None,
+            clip_grad(g, a, min, max, 1), clip_grad(g, a, min, max, 2))
+
+
+# --- reductions --------------------------------------------------------------------
 
 
 @defvjp(np.sum, shape="reduce")
-def sum(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return sum_grad(g, x, axis, keepdims)
+def sum(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None):
+    return sum_grad(g, x, axis, keepdims), None, None, None, None, np.sum(g)
 
 
 @defvjp(np.mean, shape="reduce")
@@ -124,48 +329,118 @@ def mean(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
     return sum_grad(g, x, axis, keepdims) / reduced_size(x, axis)
 
 
-@defvjp(np.max, np.amax, shape="reduce")
+@defvjp(np.prod, shape="reduce")
+def prod(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
+    return prod_grad(g, a, axis, keepdims)
+
+
+@defvjp(np.max, np.amax, np.nanmax, shape="reduce")
 def max(g, ans, x, axis=None, out=None, keepdims=False):
     return extremum_grad(g, ans, x, axis, keepdims)
 
 
-@defvjp(np.min, np.amin, shape="reduce")
+@defvjp(np.min, np.amin, np.nanmin, shape="reduce")
 def min(g, ans, x, axis=None, out=None, keepdims=False):
     return extremum_grad(g, ans, x, axis, keepdims)
 
 
-# --- linear algebra -----------------------------------------------------------------
+@defvjp(np.ptp, shape="reduce")
+def ptp(g, ans, a, axis=None, out=None, keepdims=False):
+    return ptp_grad(g, a, axis, keepdims)
 
 
-@defvjp(np.dot, shape="other")
-def dot(g, ans, x, y):
-    return dot_grad_left(g, x, y), dot_grad_right(g, x, y)
+@defvjp(np.var, shape="reduce")
+def var(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
+    return var_grad(g, a, axis, ddof if correction is None else correction, keepdims)
 
 
-@defvjp(np.matmul, shape="other")
-def matmul(g, ans, x, y):
-    return matmul_grad_left(g, x, y), matmul_grad_right(g, x, y)
+@defvjp(np.std, shape="reduce")
+def std(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
+    return std_grad(g, ans, a, axis, ddof if correction is None else correction, keepdims)
 
 
-@defvjp(np.tensordot, shape="other")
-def tensordot(g, ans, x, y, axes=2):
-    return tensordot_grad(g, x, y, axes, 0), tensordot_grad(g, x, y, axes, 1)
+@defvjp(np.nansum, shape="reduce")
+def nansum(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
+    return nansum_grad(g, a, axis, keepdims)
 
 
-@defvjp(np.transpose, shape="other")
-def transpose(g, ans, x, axes=None):
-    return transpose_grad(g, axes)
+@defvjp(np.nanmean, shape="reduce")
+def nanmean(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
+    return nanmean_grad(g, a, axis, keepdims)
+
+
+@defvjp(np.average, shape="other")
+def average(g, ans, a, axis=None, weights=None, keepdims=False):
+    return (average_grad(g, a, axis, weights, keepdims, 0), None,
+            average_grad(g, a, axis, weights, keepdims, 1))
+
+
+@defvjp(np.cumsum, shape="other")
+def cumsum(g, ans, a, axis=None, dtype=None, out=None):
+    return cumsum_grad(g, a, axis)
+
+
+@defvjp(np.cumprod, shape="other")
+def cumprod(g, ans, a, axis=None, dtype=None, out=None):
+    return cumprod_grad(g, ans, a, axis)
+
+
+@defvjp(np.linalg.norm, shape="reduce")
+def norm(g, ans, x, ord=None, axis=None, keepdims=False):
+    return norm_grad(g, ans, x, ord, axis, keepdims)
+
+
+if hasattr(np.linalg, "vector_norm"):  # NumPy >= 2.0
+    @defvjp(np.linalg.vector_norm, shape="reduce")
+    def vector_norm(g, ans, x, axis=None, keepdims=False, ord=2):
+        return norm_grad(g, ans, x, ord, axis, keepdims, False)
+
+    @defvjp(np.linalg.matrix_norm, shape="other")
+    def matrix_norm(g, ans, x, keepdims=False, ord="fro"):
+        return norm_grad(g, ans, x, ord, (-2, -1), keepdims)
+
+
+# --- array creation: only the fill values are differentiable ----------------------
+
+
+@defvjp(np.full, shape="other")
+def full(g, ans, shape, fill_value, dtype=None, order="C"):
+    return None, unbroadcast(g, fill_value)
+
+
+@defvjp(np.full_like, shape="other")
+def full_like(g, ans, a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    return None, unbroadcast(g, fill_value)
+
+
+@defvjp(np.linspace, shape="other")
+def linspace(g, ans, start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    return (linspace_grad(g, start, num, endpoint, axis, False),
+            linspace_grad(g, stop, num, endpoint, axis, True))
+
+
+@defvjp(np.arange, shape="other")
+def arange(g, ans, start, stop=None, step=None, dtype=None):
+    # the values are start + i * step; stop only decides how many there are
+    return (None if stop is None else np.sum(g), None,
+            None if step is None else np.sum(g * np.arange(np.size(ans))))
 
 
 # --- no derivative -----------------------------------------------------------------
 
-nondifferentiable(np.sign, np.floor, np.ceil, np.round, np.rint, np.trunc, np.floor_divide,
-                  np.mod, np.remainder, np.logical_not, shape="elementwise")
+nondifferentiable(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix,
+                  np.floor_divide, np.heaviside, np.signbit, np.logical_not, np.logical_and,
+                  np.logical_or, np.logical_xor, np.invert, np.bitwise_and, np.bitwise_or,
+                  np.bitwise_xor, np.left_shift, np.right_shift, shape="elementwise")
 nondifferentiable(np.greater, np.greater_equal, np.less, np.less_equal, np.equal,
-                  np.not_equal, np.isnan, np.isfinite, np.isinf, shape="elementwise")
-nondifferentiable(np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.full,
-                  np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.arange,
-                  np.linspace, np.eye, np.argmax, np.argmin, np.argsort)
+                  np.not_equal, np.isnan, np.isfinite, np.isinf, np.isposinf, np.isneginf,
+                  np.isclose, shape="elementwise")
+nondifferentiable(np.ndim, np.size, np.allclose, np.array_equal, np.count_nonzero, np.any,
+                  np.all, shape="reduce")
+nondifferentiable(np.shape, np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like,
+                  np.empty_like, np.eye, np.identity, np.tri, np.argmax, np.argmin,
+                  np.nanargmax, np.nanargmin, np.argsort, np.argwhere, np.nonzero,
+                  np.flatnonzero, np.searchsorted, np.digitize, np.indices, np.result_type)
 
 # stop_gradient is the identity with no gradient
 from ..api import stop_gradient  # noqa: E402

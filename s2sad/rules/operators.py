@@ -20,4 +20,10 @@ OPERATORS = {
     gast.USub: np.negative,
     gast.UAdd: np.positive,
     gast.Not: np.logical_not,
+    gast.Invert: np.invert,
+    gast.BitAnd: np.bitwise_and,
+    gast.BitOr: np.bitwise_or,
+    gast.BitXor: np.bitwise_xor,
+    gast.LShift: np.left_shift,
+    gast.RShift: np.right_shift,
 }

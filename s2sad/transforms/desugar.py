@@ -10,22 +10,37 @@ def f(x):
     x += 1
     y = np.sum(x, axis=0) + np.transpose(x)
     return y
+>>> tree = gast.parse("def f(x):\\n    return x.flatten().item(2) + x.copy().sum()").body[0]
+>>> print(gast.unparse(Desugar("np", {"x"}).visit(tree)).splitlines()[1].strip())
+return np.ravel(np.ravel(x))[2] + np.sum(np.copy(x))
 """
 
 from __future__ import annotations
 
 import gast
+import numpy as np
 
-# array method -> NumPy function taking the array as its first argument
+# array method -> NumPy function taking the array as its first argument (with the same
+# positional parameters after it)
 METHODS = {
     "sum": "sum", "mean": "mean", "prod": "prod", "max": "max", "min": "min",
     "dot": "dot", "transpose": "transpose", "std": "std", "var": "var",
-    "cumsum": "cumsum", "clip": "clip", "ravel": "ravel", "squeeze": "squeeze",
-    "reshape": "reshape", "conj": "conj", "argmax": "argmax", "argmin": "argmin",
+    "cumsum": "cumsum", "cumprod": "cumprod", "clip": "clip", "ravel": "ravel",
+    "squeeze": "squeeze", "reshape": "reshape", "conj": "conj", "conjugate": "conjugate",
+    "argmax": "argmax", "argmin": "argmin", "argsort": "argsort", "nonzero": "nonzero",
+    "any": "any", "all": "all", "round": "round", "swapaxes": "swapaxes", "repeat": "repeat",
+    "take": "take", "diagonal": "diagonal", "trace": "trace",
+    # arrays' copy (a list's or dict's .copy() would become an array: differentiated code
+    # never mutates them, so it has little reason to copy one)
+    "copy": "copy",
+    # copy semantics aside, x.flatten() has the values of np.ravel(x)
+    "flatten": "ravel",
+    # np.astype is NumPy >= 2.1; before, np.asarray(x, dtype) has the same values
+    "astype": "astype" if hasattr(np, "astype") else "asarray",
 }
 # methods whose extra positional arguments are a shape/axes tuple: x.reshape(2, 3)
 _VARARGS = {"reshape", "transpose"}
-ATTRIBUTES = {"T": "transpose"}
+ATTRIBUTES = {"T": "transpose", "real": "real"}
 
 
 class Desugar(gast.NodeTransformer):
@@ -50,6 +65,9 @@ class Desugar(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
+        if isinstance(func, gast.Attribute) and func.attr == "item" and not node.keywords \
+                and self._is_value(func.value):
+            return self._item(func.value, node)
         if isinstance(func, gast.Attribute) and func.attr in METHODS and \
                 self._is_value(func.value):
             args = list(node.args)
@@ -59,6 +77,20 @@ class Desugar(gast.NodeTransformer):
                 gast.Call(self._np(METHODS[func.attr], func), [func.value] + args, node.keywords),
                 node)
         return node
+
+    def _item(self, value, node):
+        """``x.item()`` is ``np.ravel(x)[0]``, ``x.item(i)`` is ``np.ravel(x)[i]`` and
+        ``x.item(i, j)`` is ``x[i, j]``: the element (a NumPy scalar rather than a Python
+        one, the same value), differentiable as the identity."""
+        args = list(node.args)
+        if len(args) == 1 and isinstance(args[0], gast.Tuple):  # x.item((i, j))
+            index = args[0]
+        elif len(args) > 1:
+            index = gast.Tuple(args, gast.Load())
+        else:
+            value = gast.Call(self._np("ravel", node), [value], [])
+            index = args[0] if args else gast.Constant(0, None)
+        return gast.copy_location(gast.Subscript(value, index, gast.Load()), node)
 
     def visit_Attribute(self, node):
         self.generic_visit(node)

@@ -1,0 +1,122 @@
+"""Derivative rules for NumPy's products and ``np.linalg``.
+
+``einsum`` takes its operands as separate arguments; a rule's parameters are bound
+one to one (the compiler does not bind ``*args``), so the rule names up to six
+operands (``a`` to ``f``) and passes them on as a tuple (the absent ones ``None``).
+
+>>> import numpy as np
+>>> from s2sad import registry
+>>> a = np.array([[2.0, 1.0], [1.0, 3.0]])
+>>> registry.lookup(np.linalg.det).adjoint(1.0, np.linalg.det(a), a)  # the cofactors
+array([[ 3., -1.],
+       [-1.,  2.]])
+"""
+
+import numpy as np
+
+from ..registry import defvjp
+from ..runtime import (cholesky_grad, diag_grad, diagonal_grad, dot_grad_left, dot_grad_right,
+                       einsum_grad, inner_grad, kron_grad, matmul_grad_left, matmul_grad_right,
+                       solve_grad, tensordot_grad, trace_grad, vecdot_grad)
+
+
+@defvjp(np.dot, shape="other")
+def dot(g, ans, x, y):
+    return dot_grad_left(g, x, y), dot_grad_right(g, x, y)
+
+
+@defvjp(np.matmul, shape="other")
+def matmul(g, ans, x, y):
+    return matmul_grad_left(g, x, y), matmul_grad_right(g, x, y)
+
+
+@defvjp(np.tensordot, shape="other")
+def tensordot(g, ans, x, y, axes=2):
+    return tensordot_grad(g, x, y, axes, 0), tensordot_grad(g, x, y, axes, 1)
+
+
+@defvjp(np.vdot, shape="scalar")
+def vdot(g, ans, a, b):
+    return np.reshape(g * np.ravel(b), np.shape(a)), np.reshape(g * np.ravel(a), np.shape(b))
+
+
+@defvjp(np.inner, shape="other")
+def inner(g, ans, a, b):
+    return inner_grad(g, a, b, 0), inner_grad(g, a, b, 1)
+
+
+@defvjp(np.outer, shape="other")
+def outer(g, ans, a, b, out=None):
+    return (np.reshape(np.dot(g, np.ravel(b)), np.shape(a)),
+            np.reshape(np.dot(np.ravel(a), g), np.shape(b)))
+
+
+@defvjp(np.kron, shape="other")
+def kron(g, ans, a, b):
+    return kron_grad(g, a, b, 0), kron_grad(g, a, b, 1)
+
+
+if hasattr(np, "vecdot"):  # NumPy >= 2.0
+    @defvjp(np.vecdot, np.linalg.vecdot, shape="other")
+    def vecdot(g, ans, x1, x2, out=None, axis=-1, keepdims=False):
+        return vecdot_grad(g, x2, x1, axis, keepdims), vecdot_grad(g, x1, x2, axis, keepdims)
+
+
+@defvjp(np.einsum, shape="other")
+def einsum(g, ans, subscripts, a, b=None, c=None, d=None, e=None, f=None, *, out=None,
+           optimize=False, dtype=None, order="K", casting="safe"):
+    # (the first part only runs for the interleaved form, einsum(a, [0, 1], ...): refused)
+    return (einsum_grad(g, subscripts, (a, b, c, d, e, f), -1),
+            einsum_grad(g, subscripts, (a, b, c, d, e, f), 0),
+            einsum_grad(g, subscripts, (a, b, c, d, e, f), 1),
+            einsum_grad(g, subscripts, (a, b, c, d, e, f), 2),
+            einsum_grad(g, subscripts, (a, b, c, d, e, f), 3),
+            einsum_grad(g, subscripts, (a, b, c, d, e, f), 4),
+            einsum_grad(g, subscripts, (a, b, c, d, e, f), 5))
+
+
+@defvjp(np.trace, shape="other")
+def trace(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return trace_grad(g, a, offset, axis1, axis2)
+
+
+@defvjp(np.diagonal, shape="other")
+def diagonal(g, ans, a, offset=0, axis1=0, axis2=1):
+    return diagonal_grad(g, a, offset, axis1, axis2)
+
+
+@defvjp(np.diag, shape="other")
+def diag(g, ans, v, k=0):
+    return diag_grad(g, v, k)
+
+
+# --- np.linalg (stacks of matrices in the last two axes) ------------------------------
+
+
+@defvjp(np.linalg.inv, shape="other")
+def inv(g, ans, a):
+    return -np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2)
+
+
+@defvjp(np.linalg.det, shape="other")
+def det(g, ans, a):
+    # d det(a) = det(a) inv(a)^T (a must be invertible)
+    return np.expand_dims(g * ans, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@defvjp(np.linalg.slogdet, shape="sequence")
+def slogdet(g, ans, a):
+    # (sign, log|det|): only log|det| is differentiable
+    return np.expand_dims(g[1], (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@defvjp(np.linalg.solve, shape="other")
+def solve(g, ans, a, b):
+    return solve_grad(g, ans, a, b, 0), solve_grad(g, ans, a, b, 1)
+
+
+@defvjp(np.linalg.cholesky, shape="other")
+def cholesky(g, ans, a, upper=False):
+    # symmetric: the gradient of a function of a symmetric matrix's lower triangle
+    return cholesky_grad(np.swapaxes(g, -1, -2) if upper else g,
+                         np.swapaxes(ans, -1, -2) if upper else ans)
