@@ -41,8 +41,9 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source) -> set[str]:
                 deps = []
             elif op.kind in ("linear", "subscript"):
                 deps = names_in(value) if op.kind == "linear" else names_in(op.operands[0])
-            else:
-                deps = [n for operand in op.operands for n in names_in(operand)]
+            else:  # keyword arguments carry gradients too: np.average(x, weights=w)
+                operands = list(op.operands) + list((op.keywords or {}).values())
+                deps = [n for operand in operands for n in names_in(operand)]
             flows.append((targets, set(deps) & local_names))
 
     collect(tree.body)

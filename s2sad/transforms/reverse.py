@@ -368,6 +368,8 @@ class Reverse:
                 self.block.append(marker)
             return
         if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
+            if returned in targets and isinstance(seed, gast.Constant):
+                self.accumulate(returned, seed)  # `a, b = x; return b`: b holds the seed
             self.unpack(targets, value)
         else:
             self.single(stmt, targets[0], value,
@@ -478,7 +480,14 @@ class Reverse:
             self.assigned.add(name)
             self.touch(name)
         index = copy.deepcopy(value.slice)
-        if _basic_index(index, self.kinds):
+        if self.kind(name).tag in ("list", "tuple", "any") and _has_slice(index):
+            # a slice of a list: add item by item (`+=` would extend the list)
+            index_expr = gast.Subscript(gast.Attribute(self.load(self.imports.numpy()), "s_",
+                                                       gast.Load()), index, gast.Load())
+            scattered = gast.Call(self.helper("index_grad"), [g, self.load(name), index_expr], [])
+            call = gast.Call(self.helper("add_sens"), [self.load(s), scattered], [])
+            self.block.append(gast.Assign([self.store(s)], call, None))
+        elif _basic_index(index, self.kinds):
             target = gast.Subscript(self.load(s), index, gast.Store())
             self.block.append(gast.AugAssign(target, gast.Add(), g))
         else:
@@ -491,8 +500,8 @@ class Reverse:
     def unpack(self, targets, value):
         if not self.wants(value):
             return
-        parts = [self.load(self.s(t)) if t in self.received else gast.Constant(0.0, None)
-                 for t in targets]
+        parts = [self.load(self.s(t)) if t in self.received or t in self.assigned
+                 else gast.Constant(0.0, None) for t in targets]
         kind = self.kind(value.id)
         if kind.tag == "list":
             expr = gast.List(parts, gast.Load())
@@ -627,6 +636,10 @@ def _pushed(stmt, stack) -> set[str]:
                 node.func.value.id == stack and node.args and isinstance(node.args[0], gast.Name):
             names.add(node.args[0].id)
     return names
+
+
+def _has_slice(index) -> bool:
+    return any(isinstance(n, gast.Slice) for n in gast.walk(index))
 
 
 def _basic_index(index, kinds) -> bool:
