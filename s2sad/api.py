@@ -7,6 +7,7 @@ import threading
 import weakref
 from typing import Callable, Sequence
 
+from .backends import backend_of, check_target
 from .errors import DifferentiationError
 from .pipeline import compile_gradient, load
 from .source import FunctionSource
@@ -23,11 +24,14 @@ class GradientFunction:
     latest call; before any call, the general version that accepts anything).
     """
 
-    def __init__(self, func: Callable, wrt, optimize: bool, annotate: bool, with_value: bool):
+    def __init__(self, func: Callable, wrt, optimize: bool, annotate: bool, with_value: bool,
+                 target: str = "auto", debug_nans: bool = False):
         self.func = func
         self.optimize = optimize
         self.annotate = annotate
         self.with_value = with_value
+        self.target = check_target(target)
+        self.debug_nans = debug_nans
         self._signature = inspect.signature(func)
         self._params = list(self._signature.parameters)
         self._wrt_names, self._wrt_tuple = _wrt_names(func, self._params, wrt)
@@ -48,7 +52,7 @@ class GradientFunction:
                 raise TypeError(f"{self.__name__}(): {exc}") from None
             bound.apply_defaults()
             args = tuple(bound.arguments[p] for p in self._params)
-        key = tuple(map(describe, args))
+        key = tuple(map(describe, args))  # CuPy arrays describe themselves as such
         compiled = self._variants.get(key)
         if compiled is None:
             compiled = self._compile(key)
@@ -58,20 +62,32 @@ class GradientFunction:
             namespace[name] = where[key]
         return compiled.function(*args)
 
+    def _split_key(self, key):
+        """``(backend, argument descriptors)`` of a variant key."""
+        if key is None:
+            return ("numpy" if self.target == "auto" else self.target), None
+        return backend_of(key, self.target), key
+
+    def _key(self, args) -> tuple:
+        return tuple(map(describe, args))
+
     def _compile(self, key):
         with self._lock:
             if key in self._variants:
                 return self._variants[key]
-            if key is not None:
+            backend, descriptors = self._split_key(key)
+            if descriptors is not None:
                 for name in self._wrt_names:
-                    desc = key[self._params.index(name)]
+                    desc = descriptors[self._params.index(name)]
                     if _has_integers(desc):
                         raise TypeError(
                             f"cannot differentiate {self.func.__qualname__} with respect to "
                             f"{name!r}: it holds integers ({_show(desc)}); pass floats, e.g. "
                             f"{name}=float(...) or an array with dtype float64")
             compiled = compile_gradient(self.func, self._wrt_names, self.optimize,
-                                        self.annotate, self.with_value, key, self._wrt_tuple)
+                                        self.annotate, self.with_value, descriptors,
+                                        self._wrt_tuple, target=backend,
+                                        debug_nans=self.debug_nans)
             load(compiled, self.func)
             self._variants[key] = compiled
             return compiled
@@ -86,7 +102,7 @@ class GradientFunction:
         """The generated source specialized to these arguments (without running it)."""
         bound = self._signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        key = tuple(describe(bound.arguments[p]) for p in self._params)
+        key = self._key([bound.arguments[p] for p in self._params])
         return (self._variants.get(key) or self._compile(key)).text
 
     def stages(self, *args, **kwargs) -> list[tuple[str, str]]:
@@ -95,9 +111,16 @@ class GradientFunction:
         if args or kwargs:
             bound = self._signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            key = tuple(describe(bound.arguments[p]) for p in self._params)
+            key = self._key([bound.arguments[p] for p in self._params])
+        backend, descriptors = self._split_key(key)
         return compile_gradient(self.func, self._wrt_names, self.optimize, self.annotate,
-                                self.with_value, key, self._wrt_tuple).stages
+                                self.with_value, descriptors, self._wrt_tuple, target=backend,
+                                debug_nans=self.debug_nans).stages
+
+    def _repr_html_(self) -> str:
+        """In Jupyter, a gradient shows its generated source, highlighted."""
+        from .display import html_source
+        return html_source(self.source)
 
     def __repr__(self) -> str:
         return f"<s2sad gradient {self.__name__} wrt {', '.join(self._wrt_names)}>"
@@ -131,7 +154,7 @@ def _has_integers(desc) -> bool:
     if desc == "int":
         return True
     if isinstance(desc, tuple):
-        if desc[0] == "nd":
+        if desc[0] in ("nd", "cupy"):
             return desc[2] in "iub"
         return any(_has_integers(d) for d in (v for _, v in desc[1]) if True) \
             if desc[0] == "dict" else any(_has_integers(d) for d in desc[1])
@@ -141,24 +164,26 @@ def _has_integers(desc) -> bool:
 def _show(desc) -> str:
     if desc == "int":
         return "int"
-    if isinstance(desc, tuple) and desc[0] == "nd":
+    if isinstance(desc, tuple) and desc[0] in ("nd", "cupy"):
         return f"an integer array" if desc[2] in "iu" else "a boolean array"
     return "a container with integers"
 
 
-def _make(func, wrt, optimize, annotate, with_value):
+def _make(func, wrt, optimize, annotate, with_value, target="auto", debug_nans=False):
     options = (tuple(wrt) if isinstance(wrt, (list, tuple)) else wrt, bool(optimize),
-               bool(annotate), with_value)
+               bool(annotate), with_value, check_target(target), bool(debug_nans))
     FunctionSource.of(func)  # fail early, at the user's call, if there is no source
     with _CACHE_LOCK:
         per_function = _CACHE.setdefault(func, {})
         if options not in per_function:
-            per_function[options] = GradientFunction(func, wrt, optimize, annotate, with_value)
+            per_function[options] = GradientFunction(func, wrt, optimize, annotate, with_value,
+                                                     target, debug_nans)
         return per_function[options]
 
 
 def grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0, *,
-         optimize: bool = True, annotate: bool = False):
+         optimize: bool = True, annotate: bool = False, target: str = "auto",
+         debug_nans: bool = False):
     """The gradient of a scalar-valued Python function, as generated Python source.
 
     Args:
@@ -167,6 +192,8 @@ def grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0,
             tuple of them, in which case the gradient function returns a tuple.
         optimize: turn first accumulations into assignments and remove unused work.
         annotate: precede each adjoint block with the user's line it comes from.
+        target: ``"numpy"``, ``"cupy"``, or ``"auto"`` (CuPy for CuPy arrays).
+        debug_nans: raise at the first generated statement that makes a NaN or infinity.
 
     Returns:
         A callable with the same parameters as ``func`` that returns the
@@ -182,12 +209,14 @@ def grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0,
         (8.0, 3.0)
     """
     if func is None:
-        return lambda f: grad(f, wrt, optimize=optimize, annotate=annotate)
-    return _make(func, wrt, optimize, annotate, False)
+        return lambda f: grad(f, wrt, optimize=optimize, annotate=annotate, target=target,
+                              debug_nans=debug_nans)
+    return _make(func, wrt, optimize, annotate, False, target, debug_nans)
 
 
 def value_and_grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0, *,
-                   optimize: bool = True, annotate: bool = False):
+                   optimize: bool = True, annotate: bool = False, target: str = "auto",
+                   debug_nans: bool = False):
     """Like :func:`grad`, but the function returns ``(value, gradient)``.
 
     Example:
@@ -198,8 +227,9 @@ def value_and_grad(func: Callable | None = None, wrt: int | str | Sequence[int |
         (8.0, 12.0)
     """
     if func is None:
-        return lambda f: value_and_grad(f, wrt, optimize=optimize, annotate=annotate)
-    return _make(func, wrt, optimize, annotate, True)
+        return lambda f: value_and_grad(f, wrt, optimize=optimize, annotate=annotate,
+                                        target=target, debug_nans=debug_nans)
+    return _make(func, wrt, optimize, annotate, True, target, debug_nans)
 
 
 def stop_gradient(x):

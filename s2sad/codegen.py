@@ -82,12 +82,13 @@ class Imports:
         import numpy
         return self.module(numpy)
 
-    def helper(self, name: str) -> str:
+    def helper(self, name: str, module: str = "s2sad.runtime") -> str:
+        """Alias of a helper function of ``module`` (``s2sad.runtime`` or a sibling of it)."""
         if name not in self.helpers:
             alias = self.namer.claim(name)
             self.helpers[name] = alias
-            self.lines[alias] = (f"from s2sad.runtime import {name}" if alias == name
-                                 else f"from s2sad.runtime import {name} as {alias}")
+            self.lines[alias] = (f"from {module} import {name}" if alias == name
+                                 else f"from {module} import {name} as {alias}")
         return self.helpers[name]
 
     def is_helper(self, alias: str, name: str) -> bool:
@@ -101,6 +102,9 @@ class Imports:
             return self.module(value)
         if getattr(runtime, name, None) is value and value is not None:
             return self.helper(name)
+        module = getattr(value, "__module__", "") or ""
+        if module.startswith("s2sad.runtime") and getattr(value, "__name__", None) == name:
+            return self.helper(name, module)  # helpers may live in s2sad.runtime_* modules
         raise TypeError(f"a derivative rule refers to {name!r}, which is neither a module nor "
                         "a helper of s2sad.runtime")
 
@@ -120,11 +124,13 @@ class Imports:
         used = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
         lines = sorted(line for alias, line in self.lines.items()
                        if alias in used and line.startswith("import "))
-        helpers = sorted(line[len("from s2sad.runtime import "):]
-                         for alias, line in self.lines.items()
-                         if alias in used and line.startswith("from s2sad.runtime import "))
-        if helpers:
-            lines.append("from s2sad.runtime import " + ", ".join(helpers))
+        by_module: dict[str, list[str]] = {}
+        for alias, line in self.lines.items():
+            if alias in used and line.startswith("from "):
+                module, names = line[len("from "):].split(" import ", 1)
+                by_module.setdefault(module, []).append(names)
+        for module in sorted(by_module):
+            lines.append(f"from {module} import " + ", ".join(sorted(by_module[module])))
         return lines
 
 

@@ -51,7 +51,13 @@ def parameters(tree) -> list[str]:
 
 def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool = False,
                      with_value: bool = False, arg_descriptors=None,
-                     as_tuple: bool = False) -> Compiled:
+                     as_tuple: bool = False, target: str = "numpy",
+                     debug_nans: bool = False) -> Compiled:
+    """Compile the gradient of ``func`` for the argument kinds ``arg_descriptors``.
+
+    ``target`` is the backend ("numpy" or "cupy"); ``debug_nans`` asks for code
+    that stops at the first statement producing a NaN or infinity.
+    """
     source = FunctionSource.of(func)
     stages = [("source", unparse(source.tree))]
     Validate(source).run()

@@ -67,6 +67,8 @@ def describe(value):
         return ("nd", 0, value.dtype.kind)
     if kind is dict:
         return ("dict", tuple((k, describe(v)) for k, v in value.items()))
+    if kind.__module__.split(".")[0] == "cupy" and hasattr(value, "ndim"):
+        return ("cupy", value.ndim, value.dtype.kind)  # an array on the GPU
     return "any"
 
 
@@ -76,7 +78,7 @@ def from_descriptor(desc, token: str) -> Kind:
     if isinstance(desc, str):
         return Kind("scalar", "()", 0, py=desc)
     tag = desc[0]
-    if tag == "nd":
+    if tag in ("nd", "cupy"):
         return Kind("scalar", "()", 0) if desc[1] == 0 else Kind("array", token, desc[1])
     if tag == "dict":
         return Kind("dict", items=tuple((k, from_descriptor(d, f"{token}[{k!r}]"))
