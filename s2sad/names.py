@@ -26,6 +26,7 @@ class Namer:
         self.taken = set(taken)
         self._sens: dict[str, str] = {}
         self._temps = 0
+        self.temporaries: set[str] = set()  # t_1, t_2... and their sensitivities s_1, s_2...
 
     @classmethod
     def for_tree(cls, tree) -> "Namer":
@@ -75,6 +76,7 @@ class Namer:
             candidate = f"t_{self._temps}"
             if candidate not in self.taken:
                 self.taken.add(candidate)
+                self.temporaries.add(candidate)
                 return candidate
 
     def sens(self, primal: str) -> str:
@@ -82,4 +84,6 @@ class Namer:
         if primal not in self._sens:
             stem = primal[2:] if primal.startswith("t_") and len(primal) > 2 else primal
             self._sens[primal] = self.claim("s_" + stem)
+            if primal in self.temporaries:
+                self.temporaries.add(self._sens[primal])
         return self._sens[primal]

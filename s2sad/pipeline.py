@@ -26,10 +26,12 @@ from .transforms.dead_code import DeadCode
 from .transforms.desugar import Desugar
 from .transforms.exits import Exits
 from .transforms.first_assignment import FirstAssignment
+from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.kinds import ANY, from_descriptor, infer_kinds
 from .transforms.normalize import Normalize, assigned_names
 from .transforms.resolve import static_value
 from .transforms.reverse import Reverse
+from .transforms.simplify import Simplify
 from .transforms.validate import Validate
 
 
@@ -99,10 +101,16 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
                       with_value, as_tuple).run()
     stages.append(("reverse", unparse(adjoint)))
     if optimize:
+        adjoint = Simplify().visit(adjoint)
+        stages.append(("simplify", unparse(adjoint)))
         adjoint = FirstAssignment().visit(adjoint)
         stages.append(("first_assignment", unparse(adjoint)))
-        adjoint = DeadCode(_purity(source, imports)).visit(adjoint)
+        is_pure = _purity(source, imports)
+        adjoint = DeadCode(is_pure).visit(adjoint)
         stages.append(("dead_code", unparse(adjoint)))
+        substitute = ForwardSubstitution(is_pure, namer.temporaries)
+        adjoint = DeadCode(is_pure).visit(substitute.visit(adjoint))
+        stages.append(("forward_substitution", unparse(adjoint)))
 
     header = imports.header(adjoint)
     text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"

@@ -1,22 +1,34 @@
 """Remove statements whose values nothing reads: unused forward work and unused adjoints.
 
-Only statements known to be free of side effects go: arithmetic, indexing, and
-calls that ``is_pure`` accepts (the rule table's functions, runtime helpers).
-Calls of unknown functions always stay. A comment is dropped with its block.
+Liveness is computed over the structured code (branches, and loops to a fixed
+point), so a reset at the end of a loop body that the next pass overwrites goes
+too. Only statements known to be free of side effects go: arithmetic, indexing,
+and calls that ``is_pure`` accepts (the rule table's functions, runtime
+helpers). Calls of unknown functions always stay. A comment goes with its block.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
->>> fn = gast.parse('''def g(x):
+>>> fn = gast.parse('''def g(x, n):
+...     s_1, s_2 = [0.0] * 2
 ...     y = x * 2.0
 ...     z = np.sin(y)
 ...     print(z)
 ...     w = np.cos(y)
+...     for _ in range(n):
+...         s_1 = y
+...         s_2 = s_1 * 2.0
+...         y = s_2
+...         s_1 = 0.0
 ...     return y''').body[0]
 >>> print(unparse(DeadCode(lambda func: unparse(func) in ("np.sin", "np.cos")).visit(fn)))
-def g(x):
+def g(x, n):
     y = x * 2.0
     z = np.sin(y)
     print(z)
+    for _ in range(n):
+        s_1 = y
+        s_2 = s_1 * 2.0
+        y = s_2
     return y
 """
 
@@ -27,6 +39,22 @@ from typing import Callable
 import gast
 
 from ..codegen import comment_text
+from .first_assignment import written, zero_init_names
+
+
+def _loads(node) -> set[str]:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)}
+
+
+def _has_break(stmts) -> bool:
+    def walk(node):
+        if isinstance(node, gast.Break):
+            return True
+        if isinstance(node, (gast.For, gast.While)):
+            return False
+        return any(walk(c) for c in gast.iter_child_nodes(node))
+    return any(walk(s) for s in stmts)
 
 
 class DeadCode(gast.NodeTransformer):
@@ -34,64 +62,93 @@ class DeadCode(gast.NodeTransformer):
         self.is_pure = is_pure
 
     def visit_FunctionDef(self, node):
-        live: set[str] = set()
+        node.body = self.block(node.body, set(), exit_live=set(), apply=True)[0]
+        return node
+
+    def block(self, stmts, live: set, exit_live: set, apply: bool):
+        """Walk ``stmts`` backwards from ``live``; ``exit_live``: live where a break goes."""
         kept = []
-        for stmt in reversed(node.body):
+        live = set(live)
+        for stmt in reversed(stmts):
             if comment_text(stmt) is not None:
                 if kept and comment_text(kept[-1]) is None:
                     kept.append(stmt)
                 continue
-            written = _written(stmt)
-            needed = (not written or bool(written & live) or not self._pure(stmt)
-                      or isinstance(stmt, gast.Return))
-            if not needed:
+            if isinstance(stmt, gast.Return):
+                live |= _loads(stmt)
+                kept.append(stmt)
                 continue
-            if isinstance(stmt, gast.Assign) and not _subscript_target(stmt):
-                live -= written
-            live |= _read(stmt)
+            if isinstance(stmt, gast.Break):
+                live = set(exit_live)
+                kept.append(stmt)
+                continue
+            if isinstance(stmt, gast.If):
+                body, live_body = self.block(stmt.body, live, exit_live, apply)
+                orelse, live_else = self.block(stmt.orelse, live, exit_live, apply)
+                if apply:
+                    stmt.body, stmt.orelse = body or [gast.Pass()], orelse
+                live = live_body | live_else | _loads(stmt.test)
+                kept.append(stmt)
+                continue
+            if isinstance(stmt, (gast.For, gast.While)):
+                header = _loads(stmt.iter) if isinstance(stmt, gast.For) else _loads(stmt.test)
+                after = set(live)
+                entry = set(after) | header
+                while True:  # what is live at the top of one pass is live at the end of one
+                    _, inner = self.block(stmt.body, entry, after, apply=False)
+                    new = entry | inner
+                    if new == entry:
+                        break
+                    entry = new
+                body, inner = self.block(stmt.body, entry, after, apply)
+                if apply:
+                    stmt.body = body or [gast.Pass()]
+                live = after | inner | header
+                kept.append(stmt)
+                continue
+            init = zero_init_names(stmt)
+            if init is not None and len(init) > 1:
+                needed = [n for n in init if n in live]
+                if apply and needed != init:
+                    stmt = _zero_init(needed) if needed else None
+                live -= set(init)
+                if stmt is not None:
+                    kept.append(stmt)
+                continue
+            targets = written(stmt)
+            pure = self._pure(stmt)
+            if pure and targets and not (targets & live) and not _mutates(stmt):
+                continue  # nothing reads what it writes
+            if pure and isinstance(stmt, gast.Expr):
+                continue
+            if isinstance(stmt, gast.Assign) and not any(
+                    isinstance(t, gast.Subscript) for t in stmt.targets):
+                live -= targets
+            live |= _loads(stmt)
+            if isinstance(stmt, gast.AugAssign) or _mutates(stmt):
+                live |= targets
             kept.append(stmt)
-        node.body = kept[::-1]
-        return node
+        return kept[::-1], live
 
     def _pure(self, stmt) -> bool:
+        if isinstance(stmt, gast.Expr):
+            return False  # a call kept for what it does (append, np.add.at, print...)
         for node in gast.walk(stmt):
             if isinstance(node, gast.Call) and not self.is_pure(node.func):
                 return False
         return True
 
 
-def _subscript_target(stmt) -> bool:
-    return any(isinstance(t, gast.Subscript) for t in stmt.targets)
+def _mutates(stmt) -> bool:
+    """``s[i] = v``, ``s[i] += g``: the statement changes part of an existing value."""
+    targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
+    return any(isinstance(t, gast.Subscript) for t in targets)
 
 
-def _written(stmt) -> set[str]:
-    if isinstance(stmt, gast.Assign):
-        targets = stmt.targets
-    elif isinstance(stmt, gast.AugAssign):
-        targets = [stmt.target]
-    elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args \
-            and isinstance(stmt.value.args[0], gast.Name):
-        return set()  # a call statement (np.add.at(s, ...)): kept unless pure and unused
-    else:
-        return set()
-    names = set()
-    for target in targets:
-        while isinstance(target, gast.Subscript):
-            target = target.value
-        names |= {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
-    return names
-
-
-def _read(stmt) -> set[str]:
-    names = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
-             and isinstance(n.ctx, gast.Load)}
-    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
-        names.add(stmt.target.id)
-    for target in getattr(stmt, "targets", []) + [getattr(stmt, "target", None)]:
-        if isinstance(target, gast.Subscript):
-            root = target
-            while isinstance(root, gast.Subscript):
-                root = root.value
-            if isinstance(root, gast.Name):
-                names.add(root.id)
-    return names
+def _zero_init(names):
+    targets = [gast.Name(n, gast.Store(), None, None) for n in names]
+    if len(targets) == 1:
+        return gast.Assign(targets, gast.Constant(0.0, None), None)
+    value = gast.BinOp(gast.List([gast.Constant(0.0, None)], gast.Load()), gast.Mult(),
+                       gast.Constant(len(names), None))
+    return gast.Assign([gast.Tuple(targets, gast.Store())], value, None)

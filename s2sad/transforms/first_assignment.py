@@ -1,22 +1,34 @@
-"""Turn each accumulator's first ``+=`` into a plain assignment and drop its zero.
+"""Turn an accumulation into a known zero into a plain assignment.
 
-``s = 0.0; s += e`` becomes ``s = e``. When ``e`` might share memory with
-another array (a name, a view), later updates of ``s`` are written
-``s = s + e2`` instead of ``s += e2``, so no value is ever modified in place
-through an alias; an accumulator updated in place element by element keeps
-its zero-initialization.
+``s = 0.0; ...; s += e`` becomes ``s = e`` wherever ``s`` is known to be zero:
+after its zero-initialization, after a reset, and at the top of a loop body when
+it is zero before the loop and again at the end of every pass. When ``e`` might
+share memory with another array (a name, a view), neither name is updated in place
+afterwards (``s += e2`` becomes ``s = s + e2``), so no value changes through an
+alias. Zeros that are no longer read are left for the dead-code pass.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
->>> fn = gast.parse('''def g(x):
-...     s_x, s_y = [0.0] * 2
+>>> fn = gast.parse('''def g(x, n):
+...     s_x, s_y, s_1 = [0.0] * 3
 ...     s_y += 2.0 * x
+...     for _ in range(n):
+...         s_1 += s_y
+...         s_y = 0.0
+...         s_y += x * s_1
+...         s_1 = 0.0
 ...     s_x += s_y
 ...     s_x += x * s_y
 ...     return s_x''').body[0]
 >>> print(unparse(FirstAssignment().visit(fn)))
-def g(x):
+def g(x, n):
+    s_x, s_y, s_1 = [0.0] * 3
     s_y = 2.0 * x
+    for _ in range(n):
+        s_1 = s_y
+        s_y = 0.0
+        s_y = x * s_1
+        s_1 = 0.0
     s_x = s_y
     s_x = s_x + x * s_y
     return s_x
@@ -32,13 +44,17 @@ def zero_init_names(stmt) -> list[str] | None:
     if not isinstance(stmt, gast.Assign):
         return None
     target, value = stmt.targets[0], stmt.value
-    if isinstance(target, gast.Name) and isinstance(value, gast.Constant) and value.value == 0.0:
+    if isinstance(target, gast.Name) and _is_zero(value):
         return [target.id]
     if isinstance(target, gast.Tuple) and isinstance(value, gast.BinOp) and \
             isinstance(value.left, gast.List) and len(value.left.elts) == 1 and \
-            isinstance(value.left.elts[0], gast.Constant) and value.left.elts[0].value == 0.0:
+            _is_zero(value.left.elts[0]):
         return [e.id for e in target.elts]
     return None
+
+
+def _is_zero(node) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) is float and node.value == 0.0
 
 
 def _fresh(expr) -> bool:
@@ -46,90 +62,115 @@ def _fresh(expr) -> bool:
     return isinstance(expr, (gast.BinOp, gast.UnaryOp, gast.Constant))
 
 
-def _reads(stmt, name) -> bool:
+def _reads(node, name) -> bool:
     return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-               for n in gast.walk(stmt))
+               for n in gast.walk(node))
 
 
-def _updates_in_place(stmt, name) -> bool:
-    """``s[i] += g`` or ``np.add.at(s, ...)``."""
-    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Subscript):
-        return isinstance(stmt.target.value, gast.Name) and stmt.target.value.id == name
-    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
-        args = stmt.value.args
-        return bool(args) and isinstance(args[0], gast.Name) and args[0].id == name
-    return False
+def written(stmt) -> set[str]:
+    """Names a simple statement assigns or may change in place."""
+    names = set()
+    if isinstance(stmt, gast.Assign):
+        for target in stmt.targets:
+            while isinstance(target, gast.Subscript):
+                target = target.value
+            names |= {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+    elif isinstance(stmt, gast.AugAssign):
+        target = stmt.target
+        while isinstance(target, gast.Subscript):
+            target = target.value
+        if isinstance(target, gast.Name):
+            names.add(target.id)
+    elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+        call = stmt.value
+        func = call.func
+        if isinstance(func, gast.Attribute) and func.attr in ("append", "pop") and \
+                isinstance(func.value, gast.Name):
+            names.add(func.value.id)  # a list changes, not its items
+        elif isinstance(func, gast.Attribute) and func.attr == "at" and call.args and \
+                isinstance(call.args[0], gast.Name):
+            names.add(call.args[0].id)  # np.add.at(s, i, g) changes s
+        else:
+            names |= {n.id for n in gast.walk(call) if isinstance(n, gast.Name)}
+    return names
 
 
 class FirstAssignment(gast.NodeTransformer):
     def visit_FunctionDef(self, node):
         body = node.body
-        names = zero_init_names(body[0]) if body else None
-        if not names:
-            return node
-        kept = [n for n in names if not self._rewrite(n, body)]
-        if kept:
-            body[0] = _zero_init(kept)
-        else:
-            del body[0]
+        zero = set(zero_init_names(body[0]) or []) if body else set()
+        self.shared: set[str] = set()  # names that must not be updated in place
+        self.block(body, zero, apply=True)
+        _NotInPlace(self.shared).visit(node)
         return node
 
-    def _rewrite(self, name, body) -> bool:
-        """Rewrite the uses of accumulator ``name``; False if it must keep its zero."""
-        first = None
-        for i, stmt in enumerate(body[1:], 1):
-            if _reads(stmt, name) or _writes(stmt, name):
-                first = i
-                break
-        if first is None:
-            return True
-        stmt = body[first]
-        rest = body[first + 1:]
-        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) \
-                and stmt.target.id == name and not _reads(stmt.value, name):
+    def block(self, stmts: list, zero: set, apply: bool) -> set:
+        """Walk ``stmts`` knowing which accumulators are ``zero``; rewrite when ``apply``."""
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, gast.If):
+                after_body = self.block(stmt.body, set(zero), apply)
+                after_else = self.block(stmt.orelse, set(zero), apply)
+                zero = after_body & after_else
+            elif isinstance(stmt, (gast.For, gast.While)):
+                entry = set(zero)
+                while True:  # zero at the top of every pass: zero before and after one
+                    end = self.block(stmt.body, set(entry), apply=False)
+                    if entry <= end:
+                        break
+                    entry &= end
+                self.block(stmt.body, set(entry), apply)
+                zero = entry
+            else:
+                new = self.simple(stmt, zero) if apply else None
+                if new is not None:
+                    stmts[i] = gast.copy_location(new, stmt)
+                    zero = zero - written(stmt)
+                    continue
+                if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                        isinstance(stmt.targets[0], gast.Name) and _is_zero(stmt.value):
+                    zero = zero | {stmt.targets[0].id}
+                    continue
+                init = zero_init_names(stmt)
+                if init and i == 0:
+                    continue
+                zero = zero - written(stmt)
+        return zero
+
+    def simple(self, stmt, zero):
+        """The statement rewritten as an assignment, or None."""
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) and \
+                stmt.target.id in zero and isinstance(stmt.op, (gast.Add, gast.Sub)) and \
+                not _reads(stmt.value, stmt.target.id):
             value = stmt.value if isinstance(stmt.op, gast.Add) else \
                 gast.UnaryOp(gast.USub(), stmt.value)
-            later = [n for s in rest for n in gast.walk(s) if isinstance(n, gast.stmt)]
-            if not _fresh(stmt.value) and any(_updates_in_place(s, name) for s in later):
-                return False
-            body[first] = gast.copy_location(gast.Assign([stmt.target], value, None), stmt)
-            if not _fresh(stmt.value):  # it may share memory: never update it in place
-                for j in range(first + 1, len(body)):
-                    body[j] = _NotInPlace(name).visit(body[j])
-            return True
-        if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) and \
-                len(stmt.value.args) == 2 and isinstance(stmt.value.args[0], gast.Name) and \
-                stmt.value.args[0].id == name and not _reads(stmt.value.args[1], name):
-            stmt.value = stmt.value.args[1]  # s = add_sens(s, e) with s == 0 is s = e
-            return True
-        if isinstance(stmt, gast.Assign) and not _reads(stmt, name):
-            return True  # overwritten before it is read: the zero was never used
-        return False
+            self._share(stmt.target.id, stmt.value)
+            return gast.Assign([stmt.target], value, None)
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in zero and \
+                isinstance(stmt.value, gast.Call) and len(stmt.value.args) == 2 and \
+                isinstance(stmt.value.args[0], gast.Name) and \
+                stmt.value.args[0].id == stmt.targets[0].id and \
+                not _reads(stmt.value.args[1], stmt.targets[0].id):
+            value = stmt.value.args[1]  # s = add_sens(s, e) with s == 0 is s = e
+            self._share(stmt.targets[0].id, value)
+            return gast.Assign(stmt.targets, value, None)
+        return None
+
+    def _share(self, name, value):
+        if not _fresh(value):  # `s = e` may alias e: update neither in place from now on
+            self.shared.add(name)
+            self.shared |= {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
 
 
 class _NotInPlace(gast.NodeTransformer):
-    """``s += e`` -> ``s = s + e`` for one name, at any depth."""
+    """``s += e`` -> ``s = s + e`` for the given names, at any depth."""
 
-    def __init__(self, name):
-        self.name = name
+    def __init__(self, names):
+        self.names = names
 
     def visit_AugAssign(self, node):
-        if isinstance(node.target, gast.Name) and node.target.id == self.name:
-            load = gast.Name(self.name, gast.Load(), None, None)
+        if isinstance(node.target, gast.Name) and node.target.id in self.names:
+            load = gast.Name(node.target.id, gast.Load(), None, None)
             return gast.copy_location(gast.Assign([node.target], gast.BinOp(
                 load, node.op, node.value), None), node)
         return node
-
-
-def _writes(stmt, name) -> bool:
-    return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
-               for n in gast.walk(stmt))
-
-
-def _zero_init(names):
-    targets = [gast.Name(n, gast.Store(), None, None) for n in names]
-    if len(targets) == 1:
-        return gast.Assign(targets, gast.Constant(0.0, None), None)
-    value = gast.BinOp(gast.List([gast.Constant(0.0, None)], gast.Load()), gast.Mult(),
-                       gast.Constant(len(names), None))
-    return gast.Assign([gast.Tuple(targets, gast.Store())], value, None)

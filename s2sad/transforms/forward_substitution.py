@@ -1,0 +1,148 @@
+"""Put back into its single use a value that is computed once and read once.
+
+Normalization splits every expression into one operation per statement, which
+the reverse sweep needs; values the reverse sweep does not read can go back into
+the expression that uses them, as a person would write it. A definition moves
+into its use only when both are in the same block, nothing in between changes
+what it reads, and it has no side effects.
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> fn = gast.parse('''def g(y, n):
+...     stack = []
+...     for _ in range(n):
+...         t_1 = y * 0.999
+...         t_2 = math.sin(y)
+...         t_3 = t_2 * 0.001
+...         stack.append(y)
+...         y = t_1 + t_3
+...     s_1 = y
+...     s_2 = 0.5 * s_1
+...     y = stack.pop()
+...     return s_2 * y''').body[0]
+>>> movable = {"t_1", "t_2", "t_3", "s_1"}
+>>> print(unparse(ForwardSubstitution(lambda f: unparse(f) == "math.sin", movable).visit(fn)))
+def g(y, n):
+    stack = []
+    for _ in range(n):
+        stack.append(y)
+        y = y * 0.999 + math.sin(y) * 0.001
+    s_2 = 0.5 * y
+    y = stack.pop()
+    return s_2 * y
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from typing import Callable
+
+import gast
+
+from ..codegen import comment_text
+from .first_assignment import written
+
+
+class ForwardSubstitution(gast.NodeTransformer):
+    """``movable``: the names that may disappear (the compiler's own temporaries; the
+    user's variables and their sensitivities keep their names)."""
+
+    def __init__(self, is_pure: Callable, movable: set[str] | None = None):
+        self.is_pure = is_pure
+        self.movable = movable
+
+    def visit_FunctionDef(self, node):
+        loads = Counter(n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                        and isinstance(n.ctx, gast.Load))
+        stores = Counter()
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                stores[n.id] += 1
+            elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+                stores[n.target.id] += 1
+        params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
+        self.single = {name for name, count in stores.items()
+                       if count == 1 and loads[name] == 1 and name not in params and
+                       (self.movable is None or name in self.movable)}
+        self.block(node.body)
+        return node
+
+    def block(self, stmts: list) -> None:
+        i = 0
+        while i < len(stmts):
+            stmt = stmts[i]
+            for field in ("body", "orelse"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+                    self.block(inner)
+            if self._movable(stmt) and self._substitute(stmts, i):
+                del stmts[i]
+                continue
+            i += 1
+
+    def _movable(self, stmt) -> bool:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in self.single):
+            return False
+        return all(self.is_pure(n.func) for n in gast.walk(stmt.value) if isinstance(n, gast.Call))
+
+    def _substitute(self, stmts, i) -> bool:
+        name = stmts[i].targets[0].id
+        value = stmts[i].value
+        budget = MAX_OPERATIONS - _operations(value)
+        reads = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+        for later in stmts[i + 1:]:
+            if comment_text(later) is not None:
+                continue
+            if isinstance(later, (gast.If, gast.For, gast.While, gast.Break, gast.Return)) \
+                    and not isinstance(later, gast.Return):
+                return False  # the use must be in the same straight-line block
+            uses = [n for n in gast.walk(later) if isinstance(n, gast.Name) and n.id == name]
+            if uses:
+                if _operations(later) > budget:
+                    return False  # keep lines short enough to read
+                if not _Replace(name, value).visit_statement(later):
+                    return False
+                return True
+            if written(later) & reads:
+                return False
+        return False
+
+
+# at most this many operations (operators and calls) in one substituted expression
+MAX_OPERATIONS = 4
+
+
+def _operations(node) -> int:
+    return sum(isinstance(n, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Compare))
+               for n in gast.walk(node))
+
+
+class _Replace(gast.NodeTransformer):
+    def __init__(self, name, value):
+        self.name = name
+        self.value = value
+        self.done = False
+
+    def visit_statement(self, stmt) -> bool:
+        for field, old in gast.iter_fields(stmt):
+            if field in ("targets", "target"):
+                continue  # a use on the left (s[t] = v) is not replaced
+            if isinstance(old, gast.AST):
+                setattr(stmt, field, self.visit(old))
+            elif isinstance(old, list):
+                setattr(stmt, field, [self.visit(x) if isinstance(x, gast.AST) else x
+                                      for x in old])
+        for target in getattr(stmt, "targets", []) + [getattr(stmt, "target", None)]:
+            if target is not None and not isinstance(target, gast.Name):
+                target_index = self.visit(target)  # e.g. s_x[t_1] += g
+                if target is not target_index:
+                    return False
+        return self.done
+
+    def visit_Name(self, node):
+        if node.id == self.name and isinstance(node.ctx, gast.Load):
+            self.done = True
+            return copy.deepcopy(self.value)
+        return node
