@@ -7,6 +7,7 @@ from .api import GradientFunction, grad, stop_gradient, supported, value_and_gra
 from .errors import (DifferentiationError, NoDerivativeError, NonScalarOutputError,
                      NoSourceError, S2sadError, UnsupportedSyntaxError)
 from .registry import defvjp, nondifferentiable
+from .runtime_budget import MemoryBudgetError, set_memory_budget
 
 try:
     __version__ = version("s2sad")
@@ -16,5 +17,6 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 __all__ = [
     "grad", "value_and_grad", "stop_gradient", "supported", "defvjp", "nondifferentiable",
     "GradientFunction", "S2sadError", "UnsupportedSyntaxError", "DifferentiationError",
-    "NoDerivativeError", "NonScalarOutputError", "NoSourceError", "__version__",
+    "NoDerivativeError", "NonScalarOutputError", "NoSourceError", "MemoryBudgetError",
+    "set_memory_budget", "__version__",
 ]

@@ -22,6 +22,7 @@ from .codegen import Imports, build_function, register, unparse
 from .names import Namer
 from .source import FunctionSource
 from .transforms.activity import active_names
+from .transforms.budget import MemoryBudget
 from .transforms.dead_code import DeadCode
 from .transforms.desugar import Desugar
 from .transforms.exits import Exits
@@ -112,6 +113,8 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         adjoint = DeadCode(is_pure).visit(substitute.visit(adjoint))
         stages.append(("forward_substitution", unparse(adjoint)))
 
+    adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget")).visit(
+        adjoint)
     header = imports.header(adjoint)
     text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]

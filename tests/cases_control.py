@@ -314,3 +314,11 @@ def append_then_index(x):
     ys.append(np.sin(x))
     ys.append(ys[0] * ys[1])
     return ys[2] + len(ys) * ys[0]
+
+
+def scalar_while_long(x, n):
+    k = 0
+    while k < n:
+        x = math.sin(x) + 0.5 * x
+        k = k + 1
+    return x

@@ -122,6 +122,7 @@ def test_golden_while_loop():
     """A loop reads like the one a person would write: a trip counter, one push per value."""
     assert s2sad.grad(C.scalar_while, annotate=True, optimize=False).source_for(1.3) == '''\
 import math
+from s2sad.runtime_budget import check_stack
 
 def grad_scalar_while(x):
     s_1, s_2, s_x, s_y = [0.0] * 4
@@ -131,6 +132,8 @@ def grad_scalar_while(x):
     trips_1 = 0
     while y < 100.0:
         trips_1 += 1
+        if trips_1 & 4095 == 0:
+            check_stack(stack)
         t_1 = y * 1.5
         t_2 = math.sin(y)
         stack.append(y)
@@ -169,3 +172,14 @@ def test_golden_branch():
 
 def test_seed_compact_f4():
     assert s2sad.grad(C.f4_compact)([1.0, 2.0, 3.0, 4.0]) == [52.0, 38.0, 28.0, 22.0]
+
+
+def test_memory_budget_stops_a_loop_that_records_too_much():
+    s2sad.set_memory_budget(10_000)
+    try:
+        with pytest.raises(s2sad.MemoryBudgetError, match="memory budget"):
+            s2sad.grad(C.scalar_while_long)(1.0, 100_000)
+    finally:
+        s2sad.set_memory_budget(s2sad.runtime_budget.DEFAULT_BUDGET)
+    assert s2sad.grad(C.scalar_while_long)(1.0, 100) == pytest.approx(
+        numeric_gradient(C.scalar_while_long, (1.0, 100), 0), rel=1e-5)

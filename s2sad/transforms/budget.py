@@ -1,0 +1,69 @@
+"""Keep the recording of unbounded loops within the memory budget.
+
+A ``while`` loop whose forward sweep pushes values on the stack gets a check
+every 4096 passes (``trips & 4095 == 0``: one bitwise test per pass).
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> fn = gast.parse('''def g(x):
+...     stack = []
+...     trips_1 = 0
+...     while x < 10.0:
+...         trips_1 += 1
+...         stack.append(x)
+...         x = x * 1.5
+...     return x''').body[0]
+>>> print(unparse(MemoryBudget(lambda: "check_stack").visit(fn)))
+def g(x):
+    stack = []
+    trips_1 = 0
+    while x < 10.0:
+        trips_1 += 1
+        if trips_1 & 4095 == 0:
+            check_stack(stack)
+        stack.append(x)
+        x = x * 1.5
+    return x
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import gast
+
+
+def _pushes(stmts):
+    """The stack names ``stmts`` push to (not counting inner while loops, checked alone)."""
+    names = set()
+    for node in gast.walk(gast.Module(stmts, [])):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr == "append" and isinstance(node.func.value, gast.Name) and \
+                node.func.value.id.startswith("stack"):
+            names.add(node.func.value.id)
+    return names
+
+
+class MemoryBudget(gast.NodeTransformer):
+    """``helper()`` gives the generated name of ``check_stack`` (imported on first use)."""
+
+    def __init__(self, helper: Callable[[], str]):
+        self.helper = helper
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        first = node.body[0] if node.body else None
+        counts = isinstance(first, gast.AugAssign) and isinstance(first.target, gast.Name) \
+            and first.target.id.startswith("trips")
+        stacks = _pushes(node.body)
+        if not counts or not stacks:
+            return node
+        trips = gast.Name(first.target.id, gast.Load(), None, None)
+        test = gast.Compare(gast.BinOp(trips, gast.BitAnd(), gast.Constant(4095, None)),
+                            [gast.Eq()], [gast.Constant(0, None)])
+        checks = [gast.Expr(gast.Call(gast.Name(self.helper(), gast.Load(), None, None),
+                                      [gast.Name(s, gast.Load(), None, None)], []))
+                  for s in sorted(stacks)]
+        check = gast.copy_location(gast.If(test, checks, []), first)
+        node.body.insert(1, check)
+        return node
