@@ -27,6 +27,7 @@ from .transforms.dead_code import DeadCode
 from .transforms.desugar import Desugar
 from .transforms.exits import Exits
 from .transforms.first_assignment import FirstAssignment
+from .transforms.gradient_form import GradientForm
 from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.kinds import ANY, from_descriptor, infer_kinds
 from .transforms.normalize import Normalize, assigned_names
@@ -113,6 +114,10 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         adjoint = DeadCode(is_pure).visit(substitute.visit(adjoint))
         stages.append(("forward_substitution", unparse(adjoint)))
 
+    builtin_names = {"float", "map", "list", "tuple"}
+    if optimize and "as_gradient" in imports.helpers and \
+            not builtin_names & (local_names | set(source.globals)):
+        adjoint = GradientForm(kinds, imports.helpers["as_gradient"]).visit(adjoint)
     adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget")).visit(
         adjoint)
     header = imports.header(adjoint)

@@ -74,8 +74,6 @@ def test_f4_optimized_assigns_first_and_drops_unused_work():
     df4 = s2sad.grad(f4)
     assert df4([1.0, 2.0, 3.0, 4.0]) == [52.0, 38.0, 28.0, 22.0]
     assert df4.source == textwrap.dedent('''\
-        from s2sad.runtime import as_gradient
-
         def grad_f4(side_lengths):
             t_a, t_b, t_c, t_d = side_lengths
             t_ab = t_a * t_b
@@ -98,7 +96,7 @@ def test_f4_optimized_assigns_first_and_drops_unused_work():
             s_a += t_b * s_ab
             s_b += t_a * s_ab
             s_side_lengths = [s_a, s_b, s_c, s_d]
-            return as_gradient(side_lengths, s_side_lengths)
+            return list(map(float, s_side_lengths))
         ''')
 
 

@@ -62,7 +62,10 @@ def describe(value):
     if kind is np.ndarray:
         return ("nd", value.ndim, value.dtype.kind)
     if kind is list or kind is tuple:
-        return (kind.__name__, tuple(map(describe, value)))
+        items = tuple(map(_PY.get, map(type, value)))  # fast when all are Python numbers
+        if None in items:
+            items = tuple(map(describe, value))
+        return ("list" if kind is list else "tuple", items)
     if isinstance(value, np.generic):
         return ("nd", 0, value.dtype.kind)
     if kind is dict:
