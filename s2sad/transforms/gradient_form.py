@@ -27,11 +27,18 @@ def _py_float(kind) -> bool:
 
 
 class GradientForm(gast.NodeTransformer):
-    def __init__(self, kinds: dict, as_gradient: str | None, float_name: str = "float"):
+    """``fresh``: names the function's last top-level statements computed as new arrays;
+    ``fresh_gradient()`` gives the generated name of the helper that returns them as
+    they are (no copy)."""
+
+    def __init__(self, kinds: dict, as_gradient: str | None, float_name: str = "float",
+                 fresh: set | None = None, fresh_gradient=None):
         # the builtins float, map, list and tuple must not be shadowed where this is used
         self.kinds = kinds
         self.as_gradient = as_gradient
         self.float_name = float_name
+        self.fresh = fresh or set()
+        self.fresh_gradient = fresh_gradient
 
     def _float(self, value):
         return gast.Call(gast.Name(self.float_name, gast.Load(), None, None), [value], [])
@@ -53,6 +60,10 @@ class GradientForm(gast.NodeTransformer):
                      gast.Constant(float(e.value), None) for e in value.elts]
             display = gast.List if kind.tag == "list" else gast.Tuple
             return gast.copy_location(display(parts, gast.Load()), node)
+        if kind is not None and kind.tag == "array" and isinstance(value, gast.Name) and \
+                value.id in self.fresh and self.fresh_gradient is not None:
+            node.func = gast.Name(self.fresh_gradient(), gast.Load(), None, None)
+            return node  # a new array: returned without a copy
         if kind is not None and kind.tag in ("list", "tuple") and kind.items and \
                 all(_py_float(k) for k in kind.items):  # list(map(float, s_x))
             floats = gast.Call(gast.Name("map", gast.Load(), None, None),
@@ -60,3 +71,31 @@ class GradientForm(gast.NodeTransformer):
             return gast.copy_location(gast.Call(gast.Name(kind.tag, gast.Load(), None, None),
                                                 [floats], []), node)
         return node
+
+
+# helpers whose result is always a new array (never one of their arguments or a view)
+FRESH_HELPERS = {"matmul_grad_left", "matmul_grad_right", "dot_grad_left", "dot_grad_right",
+                 "tensordot_grad", "extremum_grad", "index_grad", "zeros_like_structure"}
+
+
+def fresh_names(body: list, fresh_call) -> set[str]:
+    """Names whose final value, at the end of the top-level ``body``, is a new array:
+    last set by arithmetic or a fresh call, then only updated in place."""
+    fresh, seen = set(), set()
+    for stmt in reversed(body):
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            seen |= {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
+                     and isinstance(n.ctx, gast.Store)}
+            seen |= {n.target.id for n in gast.walk(stmt)
+                     if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
+            continue
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name):
+            name = stmt.targets[0].id
+            if name not in seen:
+                value = stmt.value
+                if isinstance(value, (gast.BinOp, gast.UnaryOp)) or (
+                        isinstance(value, gast.Call) and fresh_call(value.func)):
+                    fresh.add(name)
+                seen.add(name)
+    return fresh
