@@ -1,0 +1,97 @@
+"""Smoke test of the benchmark suite: ``python -m pytest -q benchmarks/test_smoke.py``.
+
+Runs the suite in quick mode (small sizes, few repetitions) in a subprocess,
+as ``python -m benchmarks.run`` does, and checks what it writes. Peers and
+matplotlib are optional: what is not installed is skipped. Not part of the CI
+test paths (pyproject's ``testpaths``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PEER_MODULES = {"autograd": "autograd", "jax": "JAX", "torch": "PyTorch", "tangent": "tangent"}
+
+
+def run_suite(out, *extra):
+    done = subprocess.run([sys.executable, "-m", "benchmarks.run", "--quick", "--out", str(out),
+                           *extra], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout, (out / "results.md").read_text(), \
+        json.loads((out / "results.json").read_text())
+
+
+def test_quick_suite_writes_the_table_and_the_chart(tmp_path):
+    stdout, text, data = run_suite(tmp_path, "--peers", "none")
+    names = [row["name"] for row in data["rows"]]
+    assert names == ["f4", "speelpenning (straight)", "speelpenning (loop)", "while loop", "MLP",
+                     "RNN", "elementwise 1e6", "logistic regression", "GMM"]
+    for name in names:
+        assert f"| {name} |" in text
+    assert "**Machine**" in text and "**Versions**" in text
+    assert all(v is not None for v in data["machine"]["threads"].values())   # BLAS pinned
+    for row in data["rows"]:
+        assert row["f_s"] > 0 and row["hand_s"] > 0
+        cell = row["cells"]["s2sad"]
+        # s2sad may not support a workload yet (n/a), but never returns a wrong gradient
+        assert cell["status"] in ("ok", "n/a"), (row["name"], cell)
+        if cell["status"] == "ok":
+            assert cell["time_s"] > 0 and cell["build_s"] > 0
+    assert [r["n"] for r in data["scaling"]["rows"]] == [10, 20, 40]
+    if importlib.util.find_spec("matplotlib"):
+        assert (tmp_path / "chart.png").stat().st_size > 1000
+    else:
+        assert "no chart.png" in stdout
+
+
+def test_quick_suite_with_the_installed_peers(tmp_path):
+    installed = [label for module, label in PEER_MODULES.items()
+                 if importlib.util.find_spec(module)]
+    if not installed:
+        pytest.skip("no peer installed (pip install -e '.[bench]')")
+    _, text, data = run_suite(tmp_path, "--only", "f4,while", "--no-chart")
+    header = next(line for line in text.splitlines() if line.startswith("| workload | function"))
+    for label in installed:
+        assert f" {label} |" in header
+    for row in data["rows"]:
+        for name, cell in row["cells"].items():
+            assert cell["status"] in ("ok", "n/a"), (row["name"], name, cell)
+
+
+def _finite_difference(f, args, i, rng, eps=1e-6, samples=8):
+    """Central differences at a few coordinates of argument i: (indices, values)."""
+    x = args[i]
+    shape = np.shape(x)
+    flat = np.array(x, dtype=np.float64).ravel()
+    picks = rng.choice(flat.size, min(samples, flat.size), replace=False) if flat.size else []
+    values = []
+    for k in picks:
+        def at(delta):
+            moved = flat.copy()
+            moved[k] += delta
+            value = float(moved[0]) if isinstance(x, float) else \
+                [float(v) for v in moved] if isinstance(x, list) else moved.reshape(shape)
+            return f(*args[:i], value, *args[i + 1:])
+        values.append((at(eps) - at(-eps)) / (2 * eps))
+    return picks, np.array(values)
+
+
+def test_hand_written_gradients_match_finite_differences():
+    from benchmarks.workloads import all_workloads
+    rng = np.random.default_rng(1)
+    for workload in all_workloads(quick=True):
+        args = workload.make_args(np.random.default_rng(0), True)
+        hand = workload.grad_hand(*args)
+        assert len(hand) == len(workload.wrt), workload.name
+        for g, i in zip(hand, workload.wrt):
+            picks, fd = _finite_difference(workload.f, args, i, rng)
+            got = np.asarray(g, dtype=np.float64).ravel()[picks]
+            np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-6, err_msg=workload.name)
