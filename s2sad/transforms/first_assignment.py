@@ -124,16 +124,16 @@ class FirstAssignment(gast.NodeTransformer):
                 new = self.simple(stmt, zero) if apply else None
                 if new is not None:
                     stmts[i] = gast.copy_location(new, stmt)
-                    zero = zero - written(stmt)
+                    zero -= written(stmt)
                     continue
                 if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                         isinstance(stmt.targets[0], gast.Name) and _is_zero(stmt.value):
-                    zero = zero | {stmt.targets[0].id}
+                    zero.add(stmt.targets[0].id)
                     continue
                 init = zero_init_names(stmt)
                 if init and i == 0:
                     continue
-                zero = zero - written(stmt)
+                zero -= written(stmt)
         return zero
 
     def simple(self, stmt, zero):

@@ -36,6 +36,7 @@ class Kind:
     ndim: int | None = None
     items: tuple = ()
     py: str | None = None    # "float", "int", "complex" for Python numbers
+    fits: str | None = None  # broadcasts into the shape with this token (keepdims results)
 
     @property
     def numeric(self) -> bool:
@@ -51,6 +52,7 @@ NUMERIC = Kind("numeric")
 ANY = Kind("any")
 
 _PY = {float: "float", int: "int", bool: "int", complex: "complex"}
+_UNIFORM: dict = {}  # (list or tuple, item type, length) -> descriptor
 
 
 def describe(value):
@@ -62,10 +64,17 @@ def describe(value):
     if kind is np.ndarray:
         return ("nd", value.ndim, value.dtype.kind)
     if kind is list or kind is tuple:
-        items = tuple(map(_PY.get, map(type, value)))  # fast when all are Python numbers
-        if None in items:
-            items = tuple(map(describe, value))
-        return ("list" if kind is list else "tuple", items)
+        types = set(map(type, value))
+        if len(types) == 1:  # the common case, all items alike: one descriptor, cached
+            item = types.pop()
+            key = (kind, item, len(value))
+            cached = _UNIFORM.get(key)
+            if cached is not None:
+                return cached
+            if item in _PY:
+                cached = _UNIFORM[key] = (kind.__name__, (_PY[item],) * len(value))
+                return cached
+        return (kind.__name__, tuple(map(describe, value)))
     if isinstance(value, np.generic):
         return ("nd", 0, value.dtype.kind)
     if kind is dict:
@@ -99,6 +108,11 @@ def combine(kinds: list[Kind]) -> Kind:
         return SCALAR
     if len(shapes) == 1 and None not in shapes:
         return next(k for k in kinds if k.tag != "scalar")
+    # x - np.max(x, axis=1, keepdims=True) has the shape of x
+    full = [k for k in kinds if k.tag != "scalar" and k.shape is not None and
+            all(o.tag == "scalar" or o.shape == k.shape or o.fits == k.shape for o in kinds)]
+    if full:
+        return full[0]
     return NUMERIC
 
 
@@ -215,9 +229,21 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             keepdims = op.keywords.get("keepdims")
             if not has_axis and (keepdims is None or _is_false(keepdims)):
                 return SCALAR
+            base = of(op.operands[0]) if op.operands else ANY
+            if keepdims is not None and not _is_false(keepdims) and base.shape is not None \
+                    and base.tag != "scalar":
+                return Kind("numeric", target, base.ndim, fits=base.shape)
         if shape == "sequence" and op.kind == "call":
             return Kind("list")  # a list of arrays, how many unknown (np.split)
         return NUMERIC  # NumPy functions give arrays or numbers
+    if op.kind == "nondiff" and isinstance(value, gast.Attribute):
+        base = of(value.value)
+        if value.attr == "shape" and base.ndim is not None:
+            return Kind("tuple", items=(Kind("scalar", "()", 0, py="int"),) * base.ndim)
+        if value.attr in ("ndim", "size"):
+            return Kind("scalar", "()", 0, py="int")
+    if op.kind == "nondiff" and op.rule is not None and op.rule.func is len:
+        return Kind("scalar", "()", 0, py="int")
     if op.kind == "nondiff":
         return ANY
     return ANY

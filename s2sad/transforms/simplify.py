@@ -1,15 +1,18 @@
 """Fold constants and drop operations that change nothing, soundly for arrays and NaN.
 
 Only rewrites that hold for every value are made: arithmetic on two constants,
-``x ** 1`` and ``-(-x)``. Never ``x * 0 -> 0`` (NaN and infinity, shapes), nor
-``x - x -> 0``.
+``x ** 1``, ``-(-x)``, and the same term accumulated twice in a row (``s += e;
+s += e`` is ``s += 2.0 * e``, exactly, as ``e + e == 2.0 * e`` in floating point).
+Never ``x * 0 -> 0`` (NaN and infinity, shapes), nor ``x - x -> 0``.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
->>> tree = gast.parse("s_2 = s_3 * 2 * t_2 ** (2 - 1)\\nz = -(-y) * (0.5 * 4)")
+>>> tree = gast.parse("s_2 = s_3 * 2 * t_2 ** (2 - 1)\\nz = -(-y) * (0.5 * 4)\\n"
+...                    "s_x += x * s_7\\ns_x += x * s_7")
 >>> print(unparse(Simplify().visit(tree)))
 s_2 = s_3 * 2 * t_2
 z = y * 2.0
+s_x += 2.0 * (x * s_7)
 """
 
 from __future__ import annotations
@@ -26,7 +29,23 @@ def _number(node) -> bool:
     return isinstance(node, gast.Constant) and type(node.value) in (int, float)
 
 
+def _accumulates(stmt):
+    """``(name, term)`` of ``name += term``, else None."""
+    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add) and \
+            isinstance(stmt.target, gast.Name):
+        return stmt.target.id, stmt.value
+    return None
+
+
 class Simplify(gast.NodeTransformer):
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                setattr(node, field, _merge_twice(block))
+        return node
+
     def visit_BinOp(self, node):
         self.generic_visit(node)
         fold = _FOLD.get(type(node.op))
@@ -49,3 +68,17 @@ class Simplify(gast.NodeTransformer):
         if isinstance(node.op, gast.USub) and _number(node.operand):
             return gast.copy_location(gast.Constant(-node.operand.value, None), node)
         return node
+
+
+def _merge_twice(block: list) -> list:
+    out = []
+    for stmt in block:
+        this = _accumulates(stmt)
+        last = _accumulates(out[-1]) if out else None
+        if this and last and this[0] == last[0] and gast.dump(this[1]) == gast.dump(last[1]) \
+                and not any(isinstance(n, gast.Name) and n.id == this[0]
+                            for n in gast.walk(this[1])):
+            out[-1].value = gast.BinOp(gast.Constant(2.0, None), gast.Mult(), out[-1].value)
+            continue
+        out.append(stmt)
+    return out

@@ -1,0 +1,61 @@
+"""Read a shape from an argument instead of keeping a computed value alive for it.
+
+Some helpers read only the shape of one argument: ``sum_grad(g, x, ...)``,
+``unbroadcast(g, x)``, ``reduced_size(x, ...)``. When the kinds analysis knows that
+value has the shape of a parameter of the function, the parameter is passed
+instead, so the value, if nothing else reads it, is no longer computed at all.
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> from s2sad.transforms.kinds import Kind
+>>> fn = gast.parse('''def g(x, y):
+...     t_1 = x * y + np.log(x)
+...     s_1 = sum_grad(1.0, t_1, None, False)
+...     return s_1''').body[0]
+>>> kinds = {"x": Kind("array", "x", 1), "y": Kind("array", "x", 1), "t_1": Kind("array", "x", 1)}
+>>> print(unparse(ShapeOnly(kinds, {"sum_grad": 1}).visit(fn)))
+def g(x, y):
+    t_1 = x * y + np.log(x)
+    s_1 = sum_grad(1.0, x, None, False)
+    return s_1
+"""
+
+from __future__ import annotations
+
+import gast
+
+# helper -> position of the argument whose shape is all it reads
+SHAPE_ARGUMENTS = {"sum_grad": 1, "unbroadcast": 1, "reduced_size": 0}
+
+
+class ShapeOnly(gast.NodeTransformer):
+    """``helpers``: generated name of each helper -> position of its shape-only argument."""
+
+    def __init__(self, kinds: dict, helpers: dict[str, int]):
+        self.kinds = kinds
+        self.helpers = helpers
+
+    def visit_FunctionDef(self, node):
+        params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+        assigned = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                    and isinstance(n.ctx, gast.Store)}
+        # a parameter never reassigned keeps its shape; its shape token is its own name
+        self.by_token = {}
+        for p in params:
+            kind = self.kinds.get(p)
+            if p not in assigned and kind is not None and kind.tag == "array" and \
+                    kind.shape == p:
+                self.by_token[p] = p
+        self.generic_visit(node)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id in self.helpers:
+            position = self.helpers[node.func.id]
+            if position < len(node.args) and isinstance(node.args[position], gast.Name):
+                kind = self.kinds.get(node.args[position].id)
+                if kind is not None and kind.tag == "array" and kind.shape in self.by_token:
+                    node.args[position] = gast.Name(self.by_token[kind.shape], gast.Load(),
+                                                    None, None)
+        return node
