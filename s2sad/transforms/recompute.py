@@ -1,0 +1,154 @@
+"""Recompute in the reverse sweep what a loop reads afresh each pass, instead of saving it.
+
+A loop body that starts a pass with ``x = xs[i]`` (the loop index into values that
+never change) need not push ``x`` on the stack: the reverse loop, which walks the
+same indices backwards, reads ``xs[i]`` again. Tapenade calls this recomputation;
+it saves one push and one pop per pass and the memory they hold.
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> fn = gast.parse('''def g(xs, h):
+...     stack = []
+...     x = None
+...     for i in range(len(xs)):
+...         stack.append(x)
+...         x = xs[i]
+...         stack.append(h)
+...         h = h * x
+...     for i in reversed(range(len(xs))):
+...         h = stack.pop()
+...         s_x = h * s_h
+...         s_h = x * s_h
+...         s_xs[i] += s_x
+...         x = stack.pop()
+...     return s_xs''').body[0]
+>>> print(unparse(Recompute().visit(fn)))
+def g(xs, h):
+    stack = []
+    x = None
+    for i in range(len(xs)):
+        x = xs[i]
+        stack.append(h)
+        h = h * x
+    for i in reversed(range(len(xs))):
+        x = xs[i]
+        h = stack.pop()
+        s_x = h * s_h
+        s_h = x * s_h
+        s_xs[i] += s_x
+    return s_xs
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+
+import gast
+
+from .first_assignment import written
+
+
+def _push(stmt):
+    """``(stack, name)`` of ``stack.append(name)``, else None."""
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+        call = stmt.value
+        if isinstance(call.func, gast.Attribute) and call.func.attr == "append" and \
+                isinstance(call.func.value, gast.Name) and call.func.value.id.startswith("stack") \
+                and len(call.args) == 1 and isinstance(call.args[0], gast.Name):
+            return call.func.value.id, call.args[0].id
+    return None
+
+
+def _pop(stmt):
+    """``(stack, name)`` of ``name = stack.pop()``, else None."""
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call):
+        func = stmt.value.func
+        if isinstance(func, gast.Attribute) and func.attr == "pop" and \
+                isinstance(func.value, gast.Name) and not stmt.value.args:
+            return func.value.id, stmt.targets[0].id
+    return None
+
+
+def _reversed_of(loop, forward) -> bool:
+    """Is ``loop`` the reverse loop ``for i in reversed(<forward's iterable>)``?"""
+    it = loop.iter
+    return isinstance(loop, gast.For) and isinstance(it, gast.Call) and \
+        isinstance(it.func, gast.Name) and it.func.id == "reversed" and len(it.args) == 1 and \
+        gast.dump(it.args[0]) == gast.dump(forward.iter) and \
+        gast.dump(loop.target) == gast.dump(forward.target)
+
+
+class Recompute(gast.NodeTransformer):
+    def visit_FunctionDef(self, node):
+        # names with one value for the whole call: read again later, they read the same
+        stores = Counter()
+        for n in gast.walk(node):
+            if _pop(n) is not None:
+                continue  # restoring a saved value is not a new one
+            for name in written(n) if isinstance(n, gast.stmt) and not isinstance(
+                    n, (gast.If, gast.For, gast.While, gast.FunctionDef)) else ():
+                stores[name] += 1
+            if isinstance(n, gast.For):
+                for t in gast.walk(n.target):
+                    if isinstance(t, gast.Name):
+                        stores[t.id] += 1
+        self.stores = stores
+        self.node = node
+        self.pair(node.body)
+        return node
+
+    def pair(self, stmts):
+        loops = [s for s in stmts if isinstance(s, gast.For)]
+        for forward in loops:
+            backward = next((s for s in loops if s is not forward and _reversed_of(s, forward)),
+                            None)
+            if backward is not None:
+                self.recompute(forward, backward)
+        for s in stmts:
+            for field in ("body", "orelse"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
+                    self.pair(inner)
+
+    def recompute(self, forward, backward):
+        index = {t.id for t in gast.walk(forward.target) if isinstance(t, gast.Name)}
+        body = forward.body
+        for k in range(len(body) - 1):
+            push = _push(body[k])
+            read = body[k + 1]
+            if push is None or not (isinstance(read, gast.Assign) and len(read.targets) == 1
+                                    and isinstance(read.targets[0], gast.Name)
+                                    and read.targets[0].id == push[1]):
+                continue
+            stack, name = push
+            reads = {n.id for n in gast.walk(read.value) if isinstance(n, gast.Name)}
+            in_loop = {n for s in body for n in (written(s) if isinstance(s, gast.stmt) and
+                       not isinstance(s, (gast.If, gast.For, gast.While)) else ())} | {
+                n.id for s in body for n in gast.walk(s)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            read_before = any(isinstance(n, gast.Name) and n.id == name and
+                              isinstance(n.ctx, gast.Load)
+                              for s in body[:k] for n in gast.walk(s))
+            if read_before or name in reads or (reads - index) & in_loop:
+                continue  # each pass must set it first, from values the loop leaves alone
+            if not self._invariant(reads - index) or self.stores[name] > 2:
+                continue  # (x = None before the loop and) x = xs[i] in it: nothing else
+            if any(isinstance(n, gast.Call) for n in gast.walk(read.value)):
+                continue  # a plain read (a subscript), cheap to do twice
+            pops = [j for j, s in enumerate(backward.body) if _pop(s) == (stack, name)]
+            if len(pops) != 1 or self._read_elsewhere(name, forward, backward):
+                continue
+            del backward.body[pops[0]]
+            backward.body.insert(0, gast.copy_location(copy.deepcopy(read), read))
+            del body[k]
+            return self.recompute(forward, backward)  # positions moved: look again
+
+    def _invariant(self, names) -> bool:
+        return all(self.stores[n] <= 1 for n in names)
+
+    def _read_elsewhere(self, name, *loops) -> bool:
+        inside = {id(n) for loop in loops for n in gast.walk(loop)}
+        return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+                   and id(n) not in inside for n in gast.walk(self.node))
