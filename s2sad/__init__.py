@@ -4,9 +4,13 @@ from importlib.metadata import PackageNotFoundError, version
 
 from . import rules  # noqa: F401  (fills the rule table)
 from .api import GradientFunction, grad, stop_gradient, supported, value_and_grad
+from .api import (HVPFunction, JVPFunction, VJPFunction, checkpoint, hessian, hvp,  # noqa: E402
+                  jacobian, jvp, vjp)
 from .errors import (DifferentiationError, NoDerivativeError, NonScalarOutputError,
                      NoSourceError, S2sadError, UnsupportedSyntaxError)
-from .registry import defvjp, nondifferentiable
+from .checking import GradientCheckError, check_grads  # noqa: E402
+from .registry import (custom_jvp, custom_vjp, deflinear, deftangent, defvjp,  # noqa: E402
+                       nondifferentiable)
 from .runtime_budget import MemoryBudgetError, set_memory_budget
 
 try:
@@ -19,4 +23,7 @@ __all__ = [
     "GradientFunction", "S2sadError", "UnsupportedSyntaxError", "DifferentiationError",
     "NoDerivativeError", "NonScalarOutputError", "NoSourceError", "MemoryBudgetError",
     "set_memory_budget", "__version__",
+    "vjp", "jvp", "jacobian", "hessian", "hvp", "deftangent", "deflinear", "VJPFunction",
+    "JVPFunction", "HVPFunction", "custom_vjp", "custom_jvp",
+    "checkpoint", "check_grads", "GradientCheckError",
 ]

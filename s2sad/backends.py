@@ -1,20 +1,49 @@
 """Array backends: NumPy, and CuPy for arrays on an NVIDIA GPU.
 
-This is the only module that knows about CuPy, and it never imports it unless a
-CuPy array is seen or ``target="cupy"`` is asked for.
+Compiling never imports CuPy: the compiler only *names* it (generated code for the
+CuPy target starts with ``import cupy as cp``, so its source can be printed where
+CuPy is not installed). Generated code imports it when it is loaded; the runtime
+helpers find it through :func:`array_module`, in ``sys.modules``, where the module
+of any CuPy array must already be. Where CuPy cannot be imported, the generated
+function is :func:`unavailable`: calling it says how to install CuPy.
 
 >>> import numpy as np
->>> backend_of([np.ones(3), 2.0], "auto")
+>>> backend_of([("nd", 1, "f"), "float"], "auto")
 'numpy'
->>> backend_of([1.0], "numpy")
-'numpy'
+>>> backend_of(["float"], "cupy")
+'cupy'
+>>> array_module(np.ones(3), 2.0) is np
+True
 """
 
 from __future__ import annotations
 
+import sys
+
+import numpy as np
+
 from .errors import DifferentiationError
 
 TARGETS = ("auto", "numpy", "cupy")
+
+INSTALL_CUPY = "pip install cupy-cuda12x  (or: pip install 's2sad[cupy]')"
+
+_modules = sys.modules
+
+
+def array_module(*values):
+    """``cupy`` if one of ``values`` is a CuPy array, else ``numpy`` (like
+    ``cupy.get_array_module``, without importing anything).
+
+    Costs one dictionary lookup when CuPy was never imported, so the NumPy path of
+    every runtime helper stays as fast as it was.
+    """
+    cupy = _modules.get("cupy")
+    if cupy is not None:
+        for value in values:
+            if isinstance(value, cupy.ndarray):
+                return cupy
+    return np
 
 
 def is_cupy_array(value) -> bool:
@@ -33,13 +62,25 @@ def _walk(descriptors):
 
 def backend_of(descriptors, target: str) -> str:
     """Which backend compiles a call whose arguments have these descriptors
-    (``s2sad.transforms.kinds.describe``): ``"numpy"`` or ``"cupy"``."""
+    (``s2sad.transforms.kinds.describe``): ``"numpy"`` or ``"cupy"``.
+
+    With ``"auto"``, CuPy arrays anywhere in the arguments pick CuPy. NumPy
+    scalars (rank 0) go with either; NumPy and CuPy arrays together are an error:
+
+    >>> backend_of([("cupy", 2, "f"), ("nd", 0, "f"), "float"], "auto")
+    'cupy'
+    >>> backend_of([("cupy", 2, "f"), ("nd", 1, "f")], "auto")
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.DifferentiationError: the arguments mix NumPy and CuPy arrays
+    Move them to one device first: cupy.asarray(x) or cupy.asnumpy(x).
+    """
     if target == "numpy":
         return "numpy"
     if target == "cupy":
         return "cupy"
     kinds = {"cupy" if d[0] == "cupy" else "numpy" for d in _walk(descriptors)
-             if isinstance(d, tuple) and d and d[0] in ("nd", "cupy")}
+             if isinstance(d, tuple) and d and (d[0] == "cupy" or d[0] == "nd" and d[1] > 0)}
     if len(kinds) > 1:
         raise DifferentiationError(
             "the arguments mix NumPy and CuPy arrays",
@@ -52,3 +93,30 @@ def check_target(target: str) -> str:
         raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, "
                          f"got {target!r}")
     return target
+
+
+class BackendUnavailableError(DifferentiationError, ImportError):
+    """A gradient compiled for CuPy was called where CuPy cannot be imported."""
+
+
+def unavailable(name: str, exc: ImportError):
+    """A stand-in for a generated function whose imports failed because CuPy is missing:
+    its source can be printed (``.source``), calling it explains how to install CuPy."""
+    message = (f"{name} was generated for the CuPy target (target='cupy', or CuPy arrays "
+               f"with target='auto'), but CuPy cannot be imported ({exc})")
+
+    def missing_backend(*args, **kwargs):
+        raise BackendUnavailableError(
+            message, hint=f"Install CuPy for your CUDA version: {INSTALL_CUPY}. "
+                          "Printing the source needs neither CuPy nor a GPU.")
+    missing_backend.__name__ = missing_backend.__qualname__ = name
+    return missing_backend
+
+
+def cupy_import_error() -> ImportError | None:
+    """Why ``import cupy`` fails here, or None if it works."""
+    try:
+        import cupy  # noqa: F401
+    except ImportError as exc:
+        return exc
+    return None

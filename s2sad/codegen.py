@@ -50,35 +50,79 @@ def register(filename: str, text: str) -> None:
     linecache.cache[filename] = (len(text), None, lines, filename)
 
 
+# The module generated code imports for NumPy, per target, and its usual short name.
+ARRAY_MODULES = {"numpy": ("numpy", "np"), "cupy": ("cupy", "cp")}
+_SHORT = {"numpy": "np", "cupy": "cp"}
+
+
 class Imports:
     """The names generated code uses for modules and helpers, collision-free.
 
     Only what the final code mentions is imported in its header.
+
+    ``target`` is the array backend. The compiler always works against NumPy (the
+    derivative rules are written once, against ``np``; the user's ``np.sin`` is
+    looked up as ``numpy.sin``); only the generated *imports* change. For
+    ``"cupy"``, NumPy is imported as ``import cupy as cp``, NumPy submodules as
+    their CuPy twins, and the user's own names for NumPy (``np``, ``numpy``) are
+    re-pointed at ``cp`` in the final code, so the forward sweep (``cp.sin(x)``,
+    ``cp.zeros(3)``) and the reverse sweep run on the GPU. Nothing imports CuPy
+    here: the source can be generated and printed without it.
+
+    >>> import gast, numpy
+    >>> from s2sad.names import Namer
+    >>> from s2sad.source import FunctionSource
+    >>> tree = gast.parse("def f(x):\\n    return np.sum(np.sin(x))").body[0]
+    >>> source = FunctionSource(None, tree, "demo.py", [], {"np": numpy})
+    >>> imports = Imports(Namer.for_tree(tree), source, "cupy")
+    >>> imports.numpy(), imports.lines["cp"]
+    ('cp', 'import cupy as cp')
+    >>> imports.user_global("np", numpy, (source.globals, "np"))
+    >>> imports.header(tree), unparse(tree).splitlines()[1]
+    (['import cupy as cp'], '    return cp.sum(cp.sin(x))')
     """
 
-    def __init__(self, namer, source):
+    def __init__(self, namer, source, target: str = "numpy"):
+        if target not in ARRAY_MODULES:
+            raise ValueError(f"unknown array backend {target!r}")
         self.namer = namer
         self.source = source
+        self.target = target
         self.lines: dict[str, str] = {}   # alias -> import statement
         self.helpers: dict[str, str] = {}  # helper name -> alias
         self.modules: dict[str, str] = {}  # module name -> alias
         self.live: dict[str, object] = {}  # user globals read at each call
+        self.renamed: dict[str, str] = {}  # the user's name for NumPy -> the target's alias
+
+    def imported_name(self, name: str) -> str:
+        """The module generated code imports for module ``name``: itself, or for the
+        CuPy target, ``cupy...`` for ``numpy...``."""
+        if self.target != "numpy" and (name == "numpy" or name.startswith("numpy.")):
+            return ARRAY_MODULES[self.target][0] + name[len("numpy"):]
+        return name
+
+    def _import_line(self, imported: str, alias: str) -> str:
+        return f"import {imported}" if alias == imported else f"import {imported} as {alias}"
 
     def module(self, module) -> str:
         name = module.__name__
         if name not in self.modules:
-            short = {"numpy": "np"}.get(name, name.split(".")[-1])
-            try:
-                same = self.source.resolve(short) is module
-            except KeyError:
-                same = False
+            imported = self.imported_name(name)
+            short = _SHORT.get(imported, imported.split(".")[-1])
+            same = False
+            if imported == name:
+                try:
+                    same = self.source.resolve(short) is module
+                except KeyError:
+                    pass
             alias = short if same and short not in self.source.locals else self.namer.claim(short)
             self.modules[name] = alias
-            self.lines[alias] = f"import {name}" if alias == name else f"import {name} as {alias}"
-            self.source.extra[alias] = module
+            self.lines[alias] = self._import_line(imported, alias)
+            self.source.extra[alias] = module  # the compiler resolves it as NumPy, always
         return self.modules[name]
 
     def numpy(self) -> str:
+        """The name of the array module in generated code (``np``, or ``cp`` for CuPy)."""
         import numpy
         return self.module(numpy)
 
@@ -110,17 +154,38 @@ class Imports:
 
     def user_global(self, name: str, value, where: tuple) -> None:
         """A global read by the function: a module is imported, anything else is read live
-        (``where`` is the namespace and key to read it from at each call)."""
+        (``where`` is the namespace and key to read it from at each call).
+
+        For the CuPy target, NumPy is re-pointed: the user's name for ``numpy`` becomes
+        the target's alias (see :meth:`header`), a NumPy submodule is imported from CuPy
+        under the user's name, and a NumPy function imported by name (``from numpy
+        import sin``) is imported from CuPy instead of being read live.
+        """
         import sys
         import types
         if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value:
+            imported = self.imported_name(value.__name__)
+            if imported == "cupy":
+                self.renamed[name] = self.numpy()
+                return
             self.modules.setdefault(value.__name__, name)
-            self.lines[name] = (f"import {value.__name__}" if name == value.__name__
-                                else f"import {value.__name__} as {name}")
+            self.lines[name] = self._import_line(imported, name)
+            return
+        found = _numpy_function(value) if self.target != "numpy" else None
+        if found is not None:
+            module, attribute = found
+            self.lines[name] = (f"from {self.imported_name(module)} import {attribute}"
+                                + ("" if name == attribute else f" as {name}"))
         else:
             self.live[name] = where
 
     def header(self, tree) -> list[str]:
+        """The import lines of ``tree``, the final code. For the CuPy target this first
+        renames, in ``tree``, the user's names for NumPy to the CuPy alias."""
+        if self.renamed:
+            for node in gast.walk(tree):
+                if isinstance(node, gast.Name) and node.id in self.renamed:
+                    node.id = self.renamed[node.id]
         used = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
         lines = sorted(line for alias, line in self.lines.items()
                        if alias in used and line.startswith("import "))
@@ -134,11 +199,25 @@ class Imports:
         return lines
 
 
+def _numpy_function(value):
+    """``(module, name)`` if ``value`` is a function of NumPy (``numpy.sin``,
+    ``numpy.linalg.norm``), else None."""
+    import numpy
+    name = getattr(value, "__name__", None)
+    if not isinstance(name, str) or isinstance(value, type) or not callable(value):
+        return None
+    for module in (numpy, numpy.linalg, numpy.fft):
+        if getattr(module, name, None) is value:
+            return module.__name__, name
+    return None
+
+
 def build_function(text: str, filename: str, name: str, namespace: dict, cells: dict):
     """Compile ``text`` and return its function ``name``.
 
     The function's globals are ``namespace``; names in ``cells`` (the user's
-    closure cells) are bound to those very cells, never copied.
+    closure cells) are bound to those very cells, never copied. Code for the CuPy
+    target, where CuPy cannot be imported, gives a function that says how to install it.
     """
     import types
     tree = ast.parse(text, filename)
@@ -152,7 +231,14 @@ def build_function(text: str, filename: str, name: str, namespace: dict, cells: 
         ast.copy_location(wrapper, fdef)
         tree.body[index] = wrapper
         ast.fix_missing_locations(tree)
-    exec(compile(tree, filename, "exec"), namespace)
+    try:
+        exec(compile(tree, filename, "exec"), namespace)
+    except ImportError:
+        from .backends import cupy_import_error, unavailable
+        reason = cupy_import_error()
+        if reason is None or not re.search(r"^(import|from) cupy\b", text, re.M):
+            raise
+        return unavailable(name, reason)  # the source stays printable without CuPy
     if not cells:
         return namespace[name]
     factory = namespace.pop("__s2sad_cells__")

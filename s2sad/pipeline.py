@@ -27,14 +27,33 @@ from .transforms.dead_code import DeadCode
 from .transforms.desugar import Desugar
 from .transforms.exits import Exits
 from .transforms.first_assignment import FirstAssignment
-from .transforms.gradient_form import GradientForm
+from .transforms.forward import Forward
+from .transforms.gradient_form import FRESH_HELPERS, GradientForm, fresh_names
 from .transforms.forward_substitution import ForwardSubstitution
+from .transforms.higher import PrepareGenerated, is_generated, split_aux
 from .transforms.kinds import ANY, from_descriptor, infer_kinds
+from .transforms.nan_check import NanCheck
 from .transforms.normalize import Normalize, assigned_names
+from .transforms.recompute import Recompute
 from .transforms.resolve import static_value
 from .transforms.reverse import Reverse
+from .transforms.shape_only import SHAPE_ARGUMENTS, ShapeOnly
 from .transforms.simplify import Simplify
 from .transforms.validate import Validate
+
+
+class _Stages:
+    """The source after each pass, unparsed only when asked for (it costs as much as the
+    passes themselves)."""
+
+    def __init__(self, keep: bool):
+        self.keep = keep
+        self.texts: list[tuple[str, str]] = []
+
+    def append(self, stage):
+        if self.keep:
+            name, tree = stage
+            self.texts.append((name, unparse(tree)))
 
 
 @dataclass
@@ -56,26 +75,36 @@ def parameters(tree) -> list[str]:
 def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool = False,
                      with_value: bool = False, arg_descriptors=None,
                      as_tuple: bool = False, target: str = "numpy",
-                     debug_nans: bool = False) -> Compiled:
+                     debug_nans: bool = False, *, mode: str = "reverse", seed: bool = False,
+                     has_aux: bool = False, keep_stages: bool = False) -> Compiled:
     """Compile the gradient of ``func`` for the argument kinds ``arg_descriptors``.
 
     ``target`` is the backend ("numpy" or "cupy"); ``debug_nans`` asks for code
-    that stops at the first statement producing a NaN or infinity.
+    that stops at the first statement producing a NaN or infinity. ``mode``:
+    ``"reverse"`` (an adjoint; ``seed``: the output's sensitivity is an extra
+    argument, for ``vjp``) or ``"forward"`` (tangents, for ``jvp``); ``has_aux``:
+    ``func`` returns ``(value, aux)`` and ``aux`` is returned untouched.
     """
     source = FunctionSource.of(func)
-    stages = [("source", unparse(source.tree))]
+    stages = _Stages(keep_stages)
+    stages.append(("source", source.tree))
     Validate(source).run()
     namer = Namer.for_tree(source.tree)
     source.locals = assigned_names(source.tree)
-    imports = Imports(namer, source)
+    imports = Imports(namer, source, target)
     tree = Exits(namer).visit(copy.deepcopy(source.tree))
-    stages.append(("exits", unparse(tree)))
+    if is_generated(source):  # differentiating s2sad's own output: a higher derivative
+        tree = PrepareGenerated(namer, imports, source).visit(tree)
+    stages.append(("exits", tree))
     tree = Desugar(imports.numpy(), source.locals).visit(tree)
     source = dataclasses.replace(source, tree=tree)
-    stages.append(("desugar", unparse(tree)))
+    stages.append(("desugar", tree))
     normalizer = Normalize(source, namer, numpy_name=imports.numpy())
     normalized = normalizer.run()
-    stages.append(("normalize", unparse(normalized)))
+    aux = None
+    if has_aux:
+        normalized, aux = split_aux(normalized, namer, source)
+    stages.append(("normalize", normalized))
 
     params = parameters(normalized)
     descriptors = arg_descriptors or [None] * len(params)
@@ -99,32 +128,51 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
                 imports.user_global(node.id, source.globals[node.id],
                                     (source.globals, node.id))
 
-    adjoint = Reverse(source, namer, normalized, wrt, kinds, active, imports, annotate,
-                      with_value, as_tuple).run()
-    stages.append(("reverse", unparse(adjoint)))
+    if mode == "forward":
+        adjoint = Forward(source, namer, normalized, wrt, kinds, active, imports, annotate,
+                          with_value, as_tuple).run()
+    else:
+        adjoint = Reverse(source, namer, normalized, wrt, kinds, active, imports, annotate,
+                          with_value, as_tuple, seed=seed, aux=aux).run()
+    stages.append((mode, adjoint))
     if optimize:
         adjoint = Simplify().visit(adjoint)
-        stages.append(("simplify", unparse(adjoint)))
-        adjoint = FirstAssignment().visit(adjoint)
-        stages.append(("first_assignment", unparse(adjoint)))
+        stages.append(("simplify", adjoint))
+        shape_helpers = {imports.helpers[n]: i for n, i in SHAPE_ARGUMENTS.items()
+                         if n in imports.helpers}
+        adjoint = ShapeOnly(kinds, shape_helpers).visit(adjoint)
+        if mode != "forward":  # (it turns first accumulations `s += e` into `s = e`)
+            adjoint = FirstAssignment().visit(adjoint)
+            stages.append(("first_assignment", adjoint))
         is_pure = _purity(source, imports)
         adjoint = DeadCode(is_pure).visit(adjoint)
-        stages.append(("dead_code", unparse(adjoint)))
+        stages.append(("dead_code", adjoint))
+        adjoint = Recompute().visit(adjoint)
+        stages.append(("recompute", adjoint))
         substitute = ForwardSubstitution(is_pure, namer.temporaries)
         adjoint = DeadCode(is_pure).visit(substitute.visit(adjoint))
-        stages.append(("forward_substitution", unparse(adjoint)))
+        stages.append(("forward_substitution", adjoint))
 
     builtin_names = {"float", "map", "list", "tuple"}
     if optimize and "as_gradient" in imports.helpers and \
             not builtin_names & (local_names | set(source.globals)):
-        adjoint = GradientForm(kinds, imports.helpers["as_gradient"]).visit(adjoint)
+        fresh_helpers = {imports.helpers[n] for n in FRESH_HELPERS if n in imports.helpers}
+        fresh = fresh_names(adjoint.body, lambda f: isinstance(f, gast.Name) and (
+            f.id in fresh_helpers))
+        adjoint = GradientForm(kinds, imports.helpers["as_gradient"], fresh=fresh,
+                               fresh_gradient=lambda: imports.helper(
+                                   "fresh_gradient", "s2sad.runtime_gradients")).visit(adjoint)
+    if debug_nans:  # stop at the first generated statement that makes a NaN or an infinity
+        adjoint = NanCheck(source, lambda name: imports.helper(
+            name, "s2sad.runtime_debug")).visit(adjoint)
+        stages.append(("debug_nans", adjoint))
     adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget")).visit(
         adjoint)
     header = imports.header(adjoint)
     text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]
     filename = f"<s2sad {adjoint.name} of {source.filename}:{source.tree.lineno} {digest}>"
-    return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages)
+    return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages.texts)
 
 
 def _purity(source, imports):

@@ -41,6 +41,12 @@ class Rule:
     shape: str
     differentiable: bool = True
     _parsed: tuple | None = field(default=None, repr=False)
+    tangent: Callable | None = None   # forward mode: ``tangent(g, ans, *args)``, see deftangent
+    linear: tuple | None = None       # forward mode: argument positions the function is linear in
+    joint: bool = False               # linear in those arguments together (not one by one)
+    custom: bool = False              # registered by the user (s2sad.custom_vjp...)
+    builtin: bool = field(default_factory=lambda: _LOADING_BUILTINS)  # s2sad's own table
+    _parsed_tangent: tuple | None = field(default=None, repr=False)
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -53,19 +59,124 @@ class Rule:
     def parsed(self) -> tuple[list, object]:
         """``(statements before the return, returned expression)`` of the adjoint, as gast."""
         if self._parsed is None:
-            source = textwrap.dedent(inspect.getsource(self.adjoint))
-            tree = gast.parse(source).body[0]
-            body = [s for s in tree.body
-                    if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant))]
-            if not body or not isinstance(body[-1], gast.Return) or \
-                    not all(isinstance(s, gast.Assign) for s in body[:-1]):
-                raise TypeError(f"rule {self.adjoint.__qualname__} must be assignments "
-                                "followed by one `return`")
-            self._parsed = (body[:-1], body[-1].value)
+            self._parsed = _parse_rule(self.adjoint)
         return self._parsed
+
+    def parsed_tangent(self) -> tuple[list, object]:
+        """Like :meth:`parsed`, for the tangent rule."""
+        if self._parsed_tangent is None:
+            self._parsed_tangent = _parse_rule(self.tangent)
+        return self._parsed_tangent
+
+    @property
+    def tangent_parameters(self) -> tuple[str, ...]:
+        return tuple(inspect.signature(self.tangent).parameters)
+
+    def has_tangent(self) -> bool:
+        """Does forward mode know this function (a tangent rule, linearity, or a derivation
+        from an elementwise adjoint)?"""
+        return not self.differentiable or self.tangent is not None or \
+            self.linear is not None or self.derived_tangent()
+
+    def derived_tangent(self) -> bool:
+        """Elementwise functions have a diagonal Jacobian: their tangent is their adjoint's
+        expression with ``g`` the argument's tangent and ``unbroadcast`` left out."""
+        if self.adjoint is None or self.custom:
+            return False
+        if self.shape == "elementwise":
+            return True
+        module = getattr(self.func, "__module__", None) or ""
+        return self.shape == "scalar" and (module == "math" or self.func is float)
+
+
+def custom_vjp(func, *, shape: str = "other"):
+    """Decorator: the decorated function is the adjoint (reverse-mode) rule of ``func``.
+
+    ``rule(g, ans, *args)`` has the parameters of ``func`` after ``g`` (the sensitivity of
+    the result) and ``ans`` (the result), and returns one expression per argument (a tuple
+    for several; ``None`` for an argument with no derivative). Calls of ``func`` in a
+    differentiated function are then not inlined: the rule's ``return`` expression is
+    written into the generated code with the call's own names. It may call NumPy, ``math``,
+    s2sad's helpers, and functions of its own module (read from that module at each call).
+    ``shape``: how the result's shape relates to the arguments' (see :mod:`s2sad.registry`;
+    ``"other"`` is always safe).
+
+    Example:
+        >>> import numpy as np, s2sad
+        >>> def softplus(x):
+        ...     return np.log1p(np.exp(x))
+        >>> @s2sad.custom_vjp(softplus)
+        ... def softplus_vjp(g, ans, x):
+        ...     return g / (1.0 + np.exp(-x))
+        >>> def f(x):
+        ...     return np.sum(softplus(x))
+        >>> s2sad.grad(f)(np.zeros(2))
+        array([0.5, 0.5])
+        >>> "np.exp(-x)" in s2sad.grad(f).source
+        True
+    """
+    assert shape in SHAPES, shape
+
+    def register(adjoint):
+        defvjp(func, shape=shape)(adjoint)
+        _RULES[_key(func)].custom = True
+        return adjoint
+    return register
+
+
+def custom_jvp(func):
+    """Decorator: the decorated function is the tangent (forward-mode) rule of ``func``.
+
+    ``rule(g, ans, *args)`` returns, for each argument, the change of the result when that
+    argument changes by ``g`` (its tangent); the contributions of the arguments that vary
+    are added. Without one, ``s2sad.jvp`` refuses a call of a function that has only a
+    custom adjoint.
+
+    Example:
+        >>> import numpy as np, s2sad
+        >>> def softplus(x):
+        ...     return np.log1p(np.exp(x))
+        >>> @s2sad.custom_vjp(softplus)
+        ... def softplus_vjp(g, ans, x):
+        ...     return g / (1.0 + np.exp(-x))
+        >>> @s2sad.custom_jvp(softplus)
+        ... def softplus_jvp(g, ans, x):
+        ...     return g / (1.0 + np.exp(-x))
+        >>> def f(x):
+        ...     return softplus(x) * 2.0
+        >>> print(s2sad.jvp(f)(0.0)[1](1.0))
+        1.0
+    """
+    def register(tangent):
+        deftangent(func)(tangent)
+        _RULES[_key(func)].custom = True
+        return tangent
+    return register
+
+
+def _parse_rule(function) -> tuple[list, object]:
+    source = textwrap.dedent(inspect.getsource(function))
+    module = gast.parse(source)
+    tree = next((s for s in module.body if isinstance(s, gast.FunctionDef)), None)
+    if tree is None:
+        raise TypeError(f"cannot read the rule {function!r}: it is not a `def`")
+    body = [s for s in tree.body
+            if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant))]
+    if not body or not isinstance(body[-1], gast.Return) or \
+            not all(isinstance(s, gast.Assign) for s in body[:-1]):
+        raise TypeError(f"rule {function.__qualname__} must be assignments "
+                        "followed by one `return`")
+    return body[:-1], body[-1].value
 
 
 _RULES: dict[object, Rule] = {}
+_LOADING_BUILTINS = True  # until s2sad.rules has filled the table (then: the user's rules)
+
+
+def builtins_loaded() -> None:
+    """Rules registered from now on are the user's (``registered()`` leaves them out)."""
+    global _LOADING_BUILTINS
+    _LOADING_BUILTINS = False
 
 
 def _key(func):
@@ -77,21 +188,103 @@ def _key(func):
 
 
 def defvjp(*funcs, shape: str = "elementwise"):
-    """Register the decorated function as the adjoint rule of each of ``funcs``."""
+    """Register the decorated function as the adjoint rule of each of ``funcs``.
+
+    The rule ``adjoint(g, ans, *args)`` returns one expression per argument of the
+    function (``None`` for no derivative). A tangent rule registered before for the same
+    function is kept.
+
+    Example:
+        >>> import s2sad
+        >>> def cube(x):
+        ...     return x ** 3
+        >>> @s2sad.defvjp(cube)
+        ... def cube_vjp(g, ans, x):
+        ...     return 3.0 * g * x ** 2
+        >>> lookup(cube).adjoint(1.0, 8.0, 2.0)
+        12.0
+    """
     assert shape in SHAPES, shape
 
     def register(adjoint):
         for func in funcs:
-            _RULES[_key(func)] = Rule(func, adjoint, shape)
+            old = _RULES.get(_key(func))
+            rule = Rule(func, adjoint, shape)
+            if old is not None:
+                rule.tangent, rule.linear, rule.joint = old.tangent, old.linear, old.joint
+                rule.custom = old.custom
+            _RULES[_key(func)] = rule
         return adjoint
     return register
 
 
 def nondifferentiable(*funcs, shape: str = "other"):
-    """Declare ``funcs`` to have a zero derivative (integer valued, boolean, shapes...)."""
+    """Declare ``funcs`` to have a zero derivative (integer valued, boolean, shapes...).
+
+    Also a decorator: ``@s2sad.nondifferentiable`` above a ``def`` marks that function
+    (its calls are then neither inlined nor differentiated) and returns it unchanged.
+
+    Example:
+        >>> import s2sad
+        >>> @s2sad.nondifferentiable
+        ... def bucket(x):
+        ...     return float(int(x * 10)) / 10
+        >>> def f(x):
+        ...     return x * bucket(x)
+        >>> s2sad.grad(f)(0.25)
+        0.2
+    """
+    if len(funcs) == 1 and isinstance(funcs[0], str):  # @nondifferentiable("elementwise")?
+        raise TypeError("nondifferentiable takes functions; pass shape= by keyword")
     assert shape in SHAPES, shape
     for func in funcs:
         _RULES[_key(func)] = Rule(func, None, shape, differentiable=False)
+    return funcs[0] if len(funcs) == 1 else None
+
+
+def deftangent(*funcs):
+    """Register the decorated function as the tangent (forward-mode) rule of ``funcs``.
+
+    ``tangent(g, ans, *args)`` has the parameters of the adjoint rule and returns one
+    expression per argument: the contribution to the result's tangent of that argument's
+    tangent, which is ``g`` in that expression. The contributions of the arguments that
+    vary are added. The function must have an adjoint rule already.
+
+    Example:
+        >>> import numpy as np
+        >>> rule = lookup(np.linalg.inv)
+        >>> a = np.array([[2.0, 0.0], [0.0, 4.0]])
+        >>> np.allclose(rule.tangent(np.eye(2), np.linalg.inv(a), a), -np.linalg.inv(a) ** 2)
+        True
+    """
+    def register(tangent):
+        for func in funcs:
+            rule = _RULES.get(_key(func))
+            if rule is None:
+                rule = _RULES[_key(func)] = Rule(func, None, "other")
+            rule.tangent = tangent
+            rule._parsed_tangent = None
+        return tangent
+    return register
+
+
+def deflinear(*funcs, argnums=(0,), joint: bool = False):
+    """Declare ``funcs`` linear in the arguments at ``argnums`` (positions after ``g, ans``
+    in the adjoint rule's parameters): their tangent is the same call with the argument
+    replaced by its tangent. ``joint``: linear in those arguments together (``linspace``
+    in ``start`` and ``stop``), rather than in each one separately (``matmul``).
+
+    Example:
+        >>> import numpy as np
+        >>> lookup(np.mean).linear
+        (0,)
+    """
+    for func in funcs:
+        rule = _RULES.get(_key(func))
+        if rule is None:
+            raise KeyError(f"{describe_function(func)} has no adjoint rule to go with")
+        rule.linear = tuple(argnums)
+        rule.joint = joint
 
 
 def lookup(func) -> Rule | None:
@@ -101,8 +294,18 @@ def lookup(func) -> Rule | None:
         return None
 
 
-def registered() -> list[Rule]:
-    return list(_RULES.values())
+def registered(helpers: bool = False, user: bool = False) -> list[Rule]:
+    """The rules of s2sad's table. ``helpers``: also those of s2sad's own runtime helpers
+    (``unbroadcast``, ``sum_grad``...), which generated code calls and which only a
+    derivative of a derivative differentiates; ``user``: also the rules registered by
+    the program (``custom_vjp``, ``defvjp``, ``checkpoint``...)."""
+    return [rule for rule in _RULES.values() if (helpers or not is_helper(rule.func)) and
+            (user or rule.builtin)]
+
+
+def is_helper(func) -> bool:
+    """Is ``func`` one of s2sad's runtime helpers (called by generated code)?"""
+    return (getattr(func, "__module__", None) or "").startswith("s2sad.runtime")
 
 
 def describe_function(func) -> str:

@@ -1,3 +1,8 @@
 """Derivative rules, one small function per primitive. Importing this package fills the table."""
 
 from . import math, numpy, numpy_linalg, numpy_shape, operators  # noqa: F401
+from . import runtime_rules, tangents  # noqa: F401,E402  (higher order; forward mode)
+
+from ..registry import builtins_loaded  # noqa: E402
+
+builtins_loaded()

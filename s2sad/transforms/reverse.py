@@ -5,6 +5,12 @@ top and accumulated with ``+=`` (the seed's ``grad_f4`` form; the optimizer
 turns first accumulations into assignments). Each statement's contributions
 come from its rule in the table, inlined with the statement's own names.
 
+The output's sensitivity is 1.0, or with ``seed=True`` (``vjp``) an extra parameter
+``seed``. Generated code differentiated again (a higher derivative) reads its
+stack back with ``x = stack.pop()``: the adjoint of a pop grows ``s_stack`` back
+by ``s_x``, and the sweep restores the list with ``stack.append(x)``, so pushes and
+pops pair up at every order.
+
 >>> import numpy as np
 >>> from s2sad.pipeline import compile_source
 >>> def f(x, y):
@@ -31,18 +37,23 @@ import inspect
 import gast
 
 from .. import runtime
+from ..registry import is_helper
 from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
 from .kinds import ANY, Kind
 from .normalize import assigned_names, is_linear_chain
+from .higher import container_kinds, is_generated
 from .resolve import classify, is_append, is_setitem, statement_parts
 
 
 class Reverse:
     def __init__(self, source, namer, tree: gast.FunctionDef, wrt: list[str],
                  kinds: dict[str, Kind], active: set[str], imports, annotate: bool,
-                 with_value: bool, as_tuple: bool = False):
+                 with_value: bool, as_tuple: bool = False, seed: bool = False,
+                 aux: str | None = None):
         self.source = source
+        self.seed_parameter = seed  # vjp: the returned value's sensitivity is an argument
+        self.aux = aux              # has_aux: this name is returned alongside, untouched
         self.namer = namer
         self.tree = tree
         self.wrt = wrt
@@ -53,10 +64,14 @@ class Reverse:
         self.with_value = with_value
         self.as_tuple = as_tuple
         self.local_names = assigned_names(tree)
+        if is_generated(source):
+            self.kinds = container_kinds(tree, kinds, source)
         self.received: list[str] = []   # primal names whose sensitivity got a contribution
         self.assigned: set[str] = set()  # containers: sensitivity built by assignment
         self.structured: list[str] = []  # sensitivities updated element by element
         self.trips: dict[int, str] = {}  # while loop -> its trip counter
+        self.pushed: dict[int, list] = {}  # statement -> the names its forward sweep saved
+        self.live_aliases: dict = {}
         self.block: list = []
 
     # --- helpers ---------------------------------------------------------------------------
@@ -67,8 +82,19 @@ class Reverse:
     def kind(self, name) -> Kind:
         return self.kinds.get(name, ANY)
 
-    def helper(self, name: str) -> gast.Name:
-        return gast.Name(self.imports.helper(name), gast.Load(), None, None)
+    def helper(self, name: str, module: str = "s2sad.runtime") -> gast.Name:
+        return gast.Name(self.imports.helper(name, module), gast.Load(), None, None)
+
+    def live_global(self, name: str, value, namespace: dict) -> str:
+        """A global of a (user's) derivative rule that generated code cannot import: read
+        it from the rule's own module at each call, under a fresh name."""
+        key = (id(namespace), name)
+        if key not in self.live_aliases:
+            alias = self.namer.claim(name)
+            self.imports.user_global(alias, value, (namespace, name))
+            self.source.extra[alias] = value
+            self.live_aliases[key] = alias
+        return self.live_aliases[key]
 
     @staticmethod
     def load(name: str) -> gast.Name:
@@ -117,10 +143,13 @@ class Reverse:
         self.stack = None
         head: list = []
         seed = gast.Constant(1.0, None)
-        if self.kind(returned).tag != "scalar" or returned in self.carried:
+        seed_name = self.namer.claim("seed") if self.seed_parameter else None
+        if self.kind(returned).tag != "scalar" or returned in self.carried or seed_name:
             s_ret = self.s(returned)
             value = gast.Constant(1.0, None) if self.kind(returned).tag == "scalar" else \
                 gast.Call(self.helper("output_seed"), [self.load(returned)], [])
+            if seed_name:
+                value = self.load(seed_name)
             head.append(gast.copy_location(gast.Assign([self.store(s_ret)], value, None),
                                            body[-1]))
             self.assigned.add(returned)
@@ -130,11 +159,15 @@ class Reverse:
             self.block = []
             self.accumulate(returned, seed)
             head.extend(self.block)
-        reverse = self.reverse_block(forward, in_loop=False)
+        self.resets: list = []
+        reverse = self._finish_resets(self.reverse_block(forward, in_loop=False))
         # what the reverse sweep reads must hold the right value when it is read: values
         # overwritten in the forward sweep are saved on a stack and restored (Tapenade's TBR)
         self.needed = {n.id for n in gast.walk(gast.Module(reverse, [])) if isinstance(n, gast.Name)
                        and isinstance(n.ctx, gast.Load)}
+        for node in gast.walk(gast.Module(forward, [])):
+            if is_pop(node) and node.value.func.value.id in self.needed:
+                self.needed.add(node.targets[0].id)  # `ys.append(x)` puts it back
         self.saved: set[int] = set()
         self.saved_stmts: dict[int, object] = {}
         fwd = self.forward_block(forward, in_loop=False, defined=set(self._parameters()),
@@ -146,13 +179,24 @@ class Reverse:
         zero = self._zero_init()
         if self.stack is not None:
             zero.append(gast.Assign([self.store(self.stack)], gast.List([], gast.Load()), None))
-        result = self._result(returned)
         args = copy.deepcopy(self.tree.args)
         args.defaults = []
         args.kw_defaults = [None] * len(args.kwonlyargs)
         prefix = "value_and_grad_" if self.with_value else "grad_"
+        if seed_name:
+            args.args.append(gast.Name(seed_name, gast.Param(), None, None))
+            prefix = "vjp_"
+        keep = []
+        if self.aux is not None and _mutates_in_place(forward):
+            # the reverse sweep restores lists and arrays in place: return the aux as it was
+            kept = self.namer.claim(self.aux + "_out")
+            keep = [gast.Assign([self.store(kept)], gast.Call(
+                self.helper("snapshot", "s2sad.runtime_higher"), [self.load(self.aux)], []),
+                None)]
+            self.aux = kept
+        result = self._result(returned)
         new = gast.FunctionDef(prefix + self.tree.name, args,
-                               zero + fwd + head + structures + reverse + [result],
+                               zero + fwd + keep + head + structures + reverse + [result],
                                [], None, None)
         return gast.copy_location(new, self.tree)
 
@@ -282,6 +326,9 @@ class Reverse:
                             (name in defined or in_loop):
                         out.append(self.push(name))
                         self.save(stmt)
+                        self.pushed.setdefault(id(stmt), []).append(name)
+                if is_pop(stmt) and stmt.value.func.value.id in self.needed:
+                    self.save(stmt)  # restored by ys.append(x) in the reverse sweep
                 out.append(stmt)
                 defined.update(targets)
             if top and isinstance(stmt, (gast.If, gast.For, gast.While)):
@@ -335,6 +382,11 @@ class Reverse:
             else:
                 grads.append(gast.Call(self.helper("as_gradient"), [self.load(name), value], []))
         out = gast.Tuple(grads, gast.Load()) if self.as_tuple or len(grads) > 1 else grads[0]
+        if self.aux is not None:
+            if self.with_value:  # ((value, aux), gradient), as JAX has it
+                value = gast.Tuple([self.load(returned), self.load(self.aux)], gast.Load())
+                return gast.Return(gast.Tuple([value, out], gast.Load()))
+            return gast.Return(gast.Tuple([out, self.load(self.aux)], gast.Load()))
         if self.with_value:
             out = gast.Tuple([self.load(returned), out], gast.Load())
         return gast.Return(out)
@@ -345,13 +397,25 @@ class Reverse:
         targets, value = statement_parts(stmt)
         if not targets:
             return
+        if is_pop(stmt):
+            self.pop_adjoint(stmt, targets[0], value.func.value.id)
+            return
         carried = [t for t in targets if t in self.carried]
+        if len(targets) == 1 and isinstance(value, gast.Name) and value.id == targets[0]:
+            if carried:  # `s = s` (generated code has them): nothing changes
+                self.block.append(_restore_marker(stmt))
+            return
         if carried:
             self.block.append(_restore_marker(stmt))
         if not any(t in self.active for t in targets):
             return
         returned, seed = self.returned, self.seed
         if not in_loop and not any(t in self.received or t == returned for t in targets):
+            if carried:  # nothing flows, but a sensitivity updated element by element takes
+                marker = self.block.pop()  # the shape of the restored value
+                active = [t for t in carried if t in self.active]
+                self.block.extend([self.reset(t, "pre") for t in active] + [marker] +
+                                  [self.reset(t, "post") for t in active])
             return
         for t in targets:
             if t in self.active and (t != returned or t in self.carried):
@@ -375,13 +439,16 @@ class Reverse:
             self.single(stmt, targets[0], value,
                         seed if targets[0] == returned and targets[0] not in self.carried
                         else self.load(self.s(targets[0])))
+        resets = []
         for t in carried:
             if t in self.active:  # the sensitivity of the overwritten value starts afresh
-                zero = gast.Call(self.helper("zeros_like_structure"), [self.load(t)], []) \
-                    if t in self.structured else gast.Constant(0.0, None)
-                self.block.append(gast.Assign([self.store(self.s(t))], zero, None))
+                self.block.append(self.reset(t, "pre"))
+                resets.append(self.reset(t, "post"))
         if marker is not None:
             self.block.append(marker)
+        # zeros of a structure go after the restore: shaped like the value before the
+        # statement (a list that `ys = ys[:-1]` shortened gets its former length back)
+        self.block.extend(resets)
 
     def setitem(self, stmt, name, value):
         """``y[i] = v``: ``v`` gets what ``y[i]`` was worth; the old ``y[i]`` gets nothing."""
@@ -402,6 +469,54 @@ class Reverse:
             self.accumulate(value.id, part)
         clear = gast.Subscript(self.load(s), copy.deepcopy(target.slice), gast.Store())
         self.block.append(gast.Assign([clear], gast.Constant(0.0, None), None))
+
+    def reset(self, name: str, where: str):
+        """A placeholder for ``s_name = 0.0`` (``where="pre"``: before the restore of
+        ``name``), or for zeros shaped like the restored ``name`` (``"post"``), whichever
+        applies: a sensitivity updated element by element is known once the sweep is built.
+        """
+        self.resets.append(name)
+        return gast.Expr(gast.Name(f"{_RESET}{where}_{len(self.resets) - 1}", gast.Load(),
+                                   None, None))
+
+    def _finish_resets(self, stmts: list) -> list:
+        return _Resets(self).visit(gast.Module(stmts, [])).body
+
+    def call_by_reference(self, rule, function, op, g, target, mapping, params):
+        wanted = [i for i in range(len(params)) if self.wants(mapping[params[i]])]
+        if not wanted:
+            return
+        pre: list = []
+        first = next(iter(inspect.signature(function).parameters))
+        args = [mapping[first], self.load(target)] + list(op.operands)
+        parts = call_rule(self, function, args, dict(op.keywords or {}), params, wanted, pre)
+        self.block.extend(pre)
+        for i, expr in parts:
+            self.accumulate(mapping[params[i]].id, expr)
+
+    def pop_adjoint(self, stmt, name: str, ys: str):
+        """``x = ys.pop()``: ``s_ys`` grows back by ``x``'s sensitivity (0 if it has none)."""
+        if ys in self.active:
+            if ys not in self.structured:
+                self.structured.append(ys)
+                self.assigned.add(ys)
+            self.touch(ys)  # what appended to ys before gets its sensitivity from s_ys
+            if name in self.active:
+                self.touch(name)
+                item = self.load(self.s(name))
+                if self.kind(name).tag != "scalar":  # a 0.0 placeholder gets x's shape
+                    item = gast.Call(self.helper("sens_like", "s2sad.runtime_higher"),
+                                     [item, self.load(name)], [])
+            else:
+                item = gast.Constant(0.0, None)
+            push = gast.Attribute(self.load(self.s(ys)), "append", gast.Load())
+            self.block.append(gast.Expr(gast.Call(push, [item], [])))
+            if name in self.active and name in self.carried:
+                self.block.append(self.reset(name, "pre"))
+                self.block.append(_restore_marker(stmt))
+                self.block.append(self.reset(name, "post"))
+                return
+        self.block.append(_restore_marker(stmt))
 
     def append(self, name, value):
         """``ys.append(v)``: ``v`` gets the last sensitivity of ``s_ys``, which shrinks."""
@@ -480,7 +595,9 @@ class Reverse:
             self.assigned.add(name)
             self.touch(name)
         index = copy.deepcopy(value.slice)
-        if self.kind(name).tag in ("list", "tuple", "any") and _has_slice(index):
+        listed = self.kind(name).tag in ("list", "tuple")
+        if (listed or self.kind(name).tag == "any") and _has_slice(index) or \
+                listed and not _basic_index(index, self.kinds):
             # a slice of a list: add item by item (`+=` would extend the list)
             index_expr = gast.Subscript(gast.Attribute(self.load(self.imports.numpy()), "s_",
                                                        gast.Load()), index, gast.Load())
@@ -514,6 +631,10 @@ class Reverse:
 
     def call(self, stmt, value, op, g, target):
         rule = op.rule
+        if rule.adjoint is None:
+            raise self.source.error(
+                NoDerivativeError, f"{op.name} has a tangent (forward-mode) rule but no "
+                "adjoint", stmt, "Register one with @s2sad.custom_vjp, or use s2sad.jvp.")
         sig = inspect.signature(rule.adjoint)
         try:
             bound = sig.bind(g, self.load(target), *op.operands, **op.keywords)
@@ -525,8 +646,17 @@ class Reverse:
         mapping = {}
         for param, arg in bound.arguments.items():
             mapping[param] = arg if isinstance(arg, gast.AST) else gast.Constant(arg, None)
+        if is_helper(rule.func) and not isinstance(g, gast.Constant):
+            # differentiating generated code: a sensitivity may still be its 0.0 placeholder,
+            # and the helpers' adjoints (np.matmul...) need it shaped like the result
+            mapping[next(iter(sig.parameters))] = gast.Call(
+                self.helper("broadcast_like", "s2sad.runtime_higher"), [g, self.load(target)], [])
         params = list(sig.parameters)[2:]
-        pre, returned = rule.parsed()
+        try:
+            pre, returned = rule.parsed()
+        except (TypeError, OSError):  # not one `return` (or no source): call it instead
+            self.call_by_reference(rule, rule.adjoint, op, g, target, mapping, params)
+            return
         parts = returned.elts if isinstance(returned, gast.Tuple) else [returned]
         wanted = [(i, mapping[params[i]]) for i in range(len(parts))
                   if i < len(params) and self.wants(mapping[params[i]])]
@@ -540,6 +670,21 @@ class Reverse:
             if isinstance(expr, gast.Constant) and expr.value is None:
                 continue
             self.accumulate(operand.id, expr)
+
+
+def call_rule(host, rule_function, call_args, call_keywords, params, wanted, pre):
+    """``out = rule(g, ans, *args)`` in the generated code, the rule read live by name
+    (a rule that is more than assignments and one ``return`` cannot be inlined); gives the
+    expression of each wanted argument's part: ``rule_part(out, i)``."""
+    holder = {rule_function.__name__: rule_function}
+    alias = host.live_global(rule_function.__name__, rule_function, holder)
+    out = host.namer.claim(f"{rule_function.__name__}_out")
+    keywords = [gast.keyword(k, v) for k, v in call_keywords.items()]
+    call = gast.Call(gast.Name(alias, gast.Load(), None, None), list(call_args), keywords)
+    pre.append(gast.Assign([gast.Name(out, gast.Store(), None, None)], call, None))
+    part = host.helper("rule_part", "s2sad.runtime_higher")
+    return [(i, gast.Call(part, [gast.Name(out, gast.Load(), None, None),
+                                 gast.Constant(i, None)], [])) for i in wanted]
 
 
 def _breaks(loop) -> bool:
@@ -565,10 +710,51 @@ def _carried(stmts) -> set[str]:
                 names.add(node.targets[0].value.id)
             if is_append(node):
                 names.add(node.value.func.value.id)
+            if is_pop(node):
+                names.add(node.value.func.value.id)
     return names
 
 
+def is_pop(stmt) -> bool:
+    """``x = ys.pop()`` on a list ``ys`` (the reverse sweep of a gradient reads its stack so)."""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) and \
+        isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "pop" and \
+        isinstance(stmt.value.func.value, gast.Name) and not stmt.value.args and \
+        not stmt.value.keywords
+
+
+def _mutates_in_place(stmts) -> bool:
+    return any(is_setitem(n) or is_append(n) or is_pop(n)
+               for s in stmts for n in gast.walk(s))
+
+
 _RESTORE = "__s2sad_restore_"
+_RESET = "__s2sad_reset_"
+
+
+class _Resets(gast.NodeTransformer):
+    """Turn reset placeholders into ``s = 0.0`` (before the restore) or, for a sensitivity
+    updated element by element, ``s = zeros_like_structure(x)`` (after it)."""
+
+    def __init__(self, reverse):
+        self.reverse = reverse
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id.startswith(_RESET):
+            where, index = node.value.id[len(_RESET):].split("_")
+            name = self.reverse.resets[int(index)]
+            structured = name in self.reverse.structured
+            if where == "pre" and not structured:
+                value = gast.Constant(0.0, None)
+            elif where == "post" and structured:
+                value = gast.Call(self.reverse.helper("zeros_like_structure"),
+                                  [self.reverse.load(name)], [])
+            else:
+                return None
+            assign = gast.Assign([self.reverse.store(self.reverse.s(name))], value, None)
+            return gast.copy_location(assign, node)
+        return node
 
 
 def _restore_marker(stmt):
@@ -594,6 +780,15 @@ class _Restores(gast.NodeTransformer):
             if is_setitem(stmt):
                 target = copy.deepcopy(stmt.targets[0])
                 return gast.copy_location(gast.Assign([target], self.reverse.pop(), None), stmt)
+            if is_pop(stmt):
+                name, ys = stmt.targets[0].id, stmt.value.func.value.id
+                out = []
+                if ys in self.reverse.needed:
+                    push = gast.Attribute(self.reverse.load(ys), "append", gast.Load())
+                    out.append(gast.Expr(gast.Call(push, [self.reverse.load(name)], [])))
+                if name in self.reverse.pushed.get(key, ()):
+                    out.append(gast.Assign([self.reverse.store(name)], self.reverse.pop(), None))
+                return [gast.copy_location(s, stmt) for s in out]
             if isinstance(stmt, gast.For):
                 names = [stmt.target.id]
             else:
@@ -657,16 +852,24 @@ def _basic_index(index, kinds) -> bool:
 
 
 class _Inliner(gast.NodeTransformer):
-    """Put a rule's expression into the generated code with the statement's own names."""
+    """Put a rule's expression into the generated code with the statement's own names.
 
-    def __init__(self, reverse: Reverse, rule, mapping: dict, seed: bool, ans: str):
-        self.reverse = reverse
+    ``host`` is the pass that inlines (reverse or forward): it gives names (``namer``),
+    imports, kinds (``_same_shape``) and reads a rule's other globals live
+    (``live_global``). ``strip``: leave ``unbroadcast(e, x)`` out entirely (forward mode
+    reusing an elementwise adjoint as a tangent).
+    """
+
+    def __init__(self, host, rule, mapping: dict, seed: bool, ans: str, function=None,
+                 strip: bool = False):
+        self.reverse = host
         self.rule = rule
         self.mapping = mapping
         self.seed = seed
         self.ans = ans
+        self.strip = strip
         self.locals: dict[str, str] = {}
-        self.globals = rule.adjoint.__globals__
+        self.globals = (function or rule.adjoint).__globals__
 
     def statement(self, assign):
         new = self.visit(copy.deepcopy(assign))
@@ -694,6 +897,9 @@ class _Inliner(gast.NodeTransformer):
         return node
 
     def visit_Call(self, node):
+        if self.strip and isinstance(node.func, gast.Name) and \
+                self.globals.get(node.func.id) is runtime.unbroadcast and len(node.args) == 2:
+            return self.visit(node.args[0])
         self.generic_visit(node)
         func = node.func
         if isinstance(func, gast.Name) and self.reverse.imports.is_helper(func.id, "unbroadcast") \
@@ -710,7 +916,10 @@ class _Inliner(gast.NodeTransformer):
         if node.id not in self.globals and hasattr(builtins, node.id):
             return node
         value = self.globals.get(node.id)
-        name = self.reverse.imports.reference(node.id, value)
+        try:
+            name = self.reverse.imports.reference(node.id, value)
+        except TypeError:  # a user's rule calling a helper of its own module
+            name = self.reverse.live_global(node.id, value, self.globals)
         return gast.Name(name, node.ctx, None, None)
 
 
@@ -724,6 +933,13 @@ def _fold(node):
                     isinstance(node.comparators[0], gast.Constant):
                 same = node.left.value is node.comparators[0].value
                 return gast.Constant(same if isinstance(node.ops[0], gast.Is) else not same, None)
+            if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Eq, gast.NotEq)) and \
+                    isinstance(node.left, gast.Constant) and \
+                    isinstance(node.comparators[0], gast.Constant) and \
+                    all(type(c.value) in (int, str, bool) for c in (node.left,
+                                                                     node.comparators[0])):
+                same = node.left.value == node.comparators[0].value
+                return gast.Constant(same if isinstance(node.ops[0], gast.Eq) else not same, None)
             return node
 
         def visit_IfExp(self, node):

@@ -1,0 +1,165 @@
+"""Regenerate the parts of the documentation that are computed, never typed by hand.
+
+    python docs/generate.py               rewrite README.md's generated sections
+    python docs/generate.py --check       exit 1 if README.md is out of date (the tests do this)
+    python docs/generate.py --notebooks   re-run examples/*.ipynb in place, keeping their outputs
+
+README.md's generated sections sit between ``<!-- generated: NAME -->`` and
+``<!-- end generated: NAME -->`` lines: the functions with a derivative rule (from
+``s2sad.registry``, the table behind ``s2sad.supported()``), the array methods the compiler
+rewrites into NumPy calls, and the constructs it refuses (from the validation pass's table).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+EXAMPLES = ROOT / "examples"
+
+if str(ROOT) not in sys.path:  # run from a checkout that is not installed
+    sys.path.insert(0, str(ROOT))
+
+
+# --- README sections ------------------------------------------------------------------------
+
+
+def shown_name(rule_name: str) -> str:
+    """How README.md writes a function of the rule table: ``np.sin``, ``math.exp``, ``len``."""
+    module, _, short = rule_name.rpartition(".")
+    if module == "numpy" or module.startswith("numpy."):
+        return "np" + rule_name[len("numpy"):]
+    if module.startswith("s2sad."):
+        return f"s2sad.{short}"  # the public name (s2sad.api.stop_gradient is s2sad.stop_gradient)
+    return rule_name
+
+
+def _names(names) -> str:
+    return ", ".join(f"`{name}`" for name in sorted(names, key=lambda n: (n.lower(), n)))
+
+
+GROUPS = {  # README title -> which rule names it lists
+    "NumPy": lambda name: name.startswith("numpy.") and not name.startswith("numpy.linalg."),
+    "NumPy linear algebra": lambda name: name.startswith("numpy.linalg."),
+    "`math`": lambda name: name.startswith("math."),
+    "Python builtins": lambda name: "." not in name,
+    "s2sad": lambda name: name.startswith("s2sad."),
+}
+
+
+def functions_section() -> str:
+    """Every function with a derivative rule (or a zero derivative), grouped by module."""
+    from s2sad import registry
+    from s2sad.transforms.desugar import ATTRIBUTES, METHODS
+
+    rules = registry.registered()
+    with_rule = [rule.name for rule in rules if rule.differentiable]
+    zero = [rule.name for rule in rules if not rule.differentiable]
+    lines = [(f"{len(with_rule)} functions with a derivative rule, and {len(zero)} whose "
+              "derivative is zero (integer, boolean or shape results: they may be used freely, "
+              "gradients do not flow through them)."), ""]
+    listed = set()
+    for title, belongs in GROUPS.items():
+        names = [name for name in with_rule if belongs(name)]
+        listed.update(names)
+        if names:
+            lines.append(f"* **{title}** ({len(names)}): {_names(map(shown_name, names))}")
+    others = [name for name in with_rule if name not in listed]
+    if others:
+        lines.append(f"* **Others** ({len(others)}): {_names(map(shown_name, others))}")
+    lines.append(f"* **Zero derivative** ({len(zero)}): {_names(map(shown_name, zero))}")
+    methods = sorted(set(METHODS) | {"item"})
+    attributes = _names("." + a for a in ATTRIBUTES)
+    lines.append(f"* **Array methods and attributes**, rewritten into the functions above: "
+                 f"{_names('.' + m + '()' for m in methods)}, {attributes}")
+    return "\n".join(lines)
+
+
+def refused_section() -> str:
+    """The constructs the validation pass refuses, with what to do instead."""
+    from s2sad.transforms import validate
+
+    rows = ["| refused | what to do instead |", "|---|---|"]
+    seen = set()
+    for table in (validate._STATEMENTS, validate._EXPRESSIONS):
+        for what, hint in table.values():
+            if what not in seen:
+                seen.add(what)
+                rows.append(f"| {what} | {hint} |")
+    return "\n".join(rows)
+
+
+SECTIONS = {"functions": functions_section, "refused": refused_section}
+
+
+def render(text: str) -> str:
+    """``text`` (README.md) with every generated section brought up to date."""
+    for name, make in SECTIONS.items():
+        pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(<!-- end generated: {name} -->)",
+                             re.DOTALL)
+        if not pattern.search(text):
+            raise SystemExit(f"README.md has no generated section {name!r}")
+        section = make() + "\n"
+        text = pattern.sub(lambda m, section=section: m.group(1) + section + m.group(2), text)
+    return text
+
+
+# --- notebooks --------------------------------------------------------------------------------
+
+
+def notebooks() -> list[Path]:
+    return sorted(EXAMPLES.glob("*.ipynb"))
+
+
+def execute_notebook(path: Path, timeout: int = 600):
+    """Run a notebook in a fresh Jupyter kernel, in its own folder; the executed notebook.
+
+    Raises ``nbclient.exceptions.CellExecutionError`` at the first cell that fails. The
+    kernel finds this checkout's s2sad even when it is not installed.
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), str(ROOT)) if p)
+    env.setdefault("MPLBACKEND", "Agg")
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute(env=env)
+    return nb
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true",
+                        help="report whether README.md is up to date, change nothing")
+    parser.add_argument("--notebooks", action="store_true",
+                        help="also re-run every notebook in examples/ and save its outputs")
+    args = parser.parse_args(argv)
+    current = README.read_text()
+    updated = render(current)
+    if args.check:
+        if updated != current:
+            print("README.md is out of date: run python docs/generate.py")
+            return 1
+        print("README.md is up to date")
+        return 0
+    if updated != current:
+        README.write_text(updated)
+        print("README.md: generated sections rewritten")
+    if args.notebooks:
+        import nbformat
+        for path in notebooks():
+            print(f"running {path.relative_to(ROOT)}", flush=True)
+            nbformat.write(execute_notebook(path), path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

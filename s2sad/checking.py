@@ -1,0 +1,150 @@
+"""``check_grads``: test s2sad's derivatives of your own function against finite differences.
+
+Each derivative s2sad generates (reverse mode ``vjp``, forward mode ``jvp``, and
+the same again on the generated derivative for higher orders) is compared, along
+random directions, with central differences of the function one order lower:
+
+* forward: ``jvp(F)(x; v)`` against ``(F(x + eps v) - F(x - eps v)) / (2 eps)``;
+* reverse: ``<u, J v>`` computed as ``<vjp(F)(x; u), v>`` against ``<u, the same
+  difference>``, for a random cotangent ``u``.
+
+Orders above 1 check the gradient ``s2sad.grad(f)`` the same way (its Jacobian is
+the Hessian); for a float argument, each order differentiates the previous one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import S2sadError
+
+
+class GradientCheckError(S2sadError, AssertionError):
+    """A derivative s2sad computed differs from finite differences."""
+
+
+def _flat(x) -> np.ndarray:
+    if isinstance(x, (list, tuple)):
+        return np.concatenate([_flat(v) for v in x]) if x else np.zeros(0)
+    if isinstance(x, dict):
+        return _flat(list(x.values()))
+    return np.ravel(np.asarray(x, dtype=complex if np.iscomplexobj(x) else float))
+
+
+def _like(x, rng):
+    """A random value with the structure of ``x``."""
+    if isinstance(x, list):
+        return [_like(v, rng) for v in x]
+    if isinstance(x, tuple):
+        return tuple(_like(v, rng) for v in x)
+    if isinstance(x, np.ndarray):
+        return rng.normal(size=x.shape).astype(x.dtype if x.dtype.kind == "f" else float)
+    if isinstance(x, np.generic):
+        return x.dtype.type(rng.normal())
+    return float(rng.normal())
+
+
+def _step(x, v, eps):
+    if isinstance(x, (list, tuple)):
+        return type(x)(_step(a, b, eps) for a, b in zip(x, v))
+    if isinstance(x, np.ndarray):
+        return x + eps * v
+    return type(x)(x + eps * v)
+
+
+def _differentiable(value) -> bool:
+    from .runtime_higher import _differentiable as check
+    return check(value)
+
+
+def _check_level(F, args, i, modes, eps, rtol, atol, rng, label):
+    """Compare the derivatives of ``F`` along argument ``i`` with central differences."""
+    from .api import jvp, vjp
+    x = args[i]
+    v = _like(x, rng)
+    up, down = list(args), list(args)
+    up[i], down[i] = _step(x, v, eps), _step(x, v, -eps)
+    difference = (_flat(F(*up)) - _flat(F(*down))) / (2 * eps)
+    name = getattr(F, "__name__", "f")
+    if "fwd" in modes:
+        _, push = jvp(F, wrt=i)(*args)
+        tangent = _flat(push(v))
+        _compare(tangent, difference, rtol, atol,
+                 f"{label}: forward mode (jvp of {name}) along argument {i}")
+    if "rev" in modes:
+        value, pullback = vjp(F, wrt=i)(*args)
+        u = _like(value, rng)
+        cotangent = pullback(u)
+        got = np.vdot(_flat(cotangent), _flat(v))
+        expected = np.vdot(_flat(u), difference)
+        _compare(np.array([got]), np.array([expected]), rtol, atol,
+                 f"{label}: reverse mode (vjp of {name}) along argument {i}")
+
+
+def _compare(got, expected, rtol, atol, what):
+    got, expected = np.asarray(got), np.asarray(expected)
+    if got.shape != expected.shape or not np.allclose(got, expected, rtol=rtol, atol=atol):
+        raise GradientCheckError(
+            f"{what}: s2sad gives {np.array2string(got, precision=8, threshold=8)}, "
+            f"central differences give {np.array2string(expected, precision=8, threshold=8)}")
+
+
+def check_grads(f, args, order: int = 2, modes=("rev", "fwd"), wrt=None, *, eps: float = 1e-6,
+                rtol: float = 1e-4, atol: float = 1e-6, seed: int = 0) -> None:
+    """Check s2sad's derivatives of ``f`` against central finite differences.
+
+    Args:
+        f: a function defined in a .py file (any output: a float, an array, a tuple...).
+        args: a tuple of arguments to check the derivatives at.
+        order: how many times to differentiate: 1 checks ``vjp``/``jvp`` of ``f``; 2 also
+            those of its gradient (``f`` must return a scalar); 3 and more differentiate
+            the gradient again (float arguments only).
+        modes: ``"rev"`` (reverse mode) and/or ``"fwd"`` (forward mode).
+        wrt: the argument indices to check (default: every float argument).
+        eps, rtol, atol: the finite-difference step and the tolerances.
+        seed: of the random directions.
+
+    Raises:
+        GradientCheckError: (an ``AssertionError``) naming the mode, the order and the
+            argument of the first mismatch.
+
+    Example:
+        >>> import numpy as np, s2sad
+        >>> def f(x, w):
+        ...     y = x
+        ...     for _ in range(3):
+        ...         y = np.tanh(w * y)
+        ...     return np.sum(y ** 2)
+        >>> s2sad.check_grads(f, (np.array([0.3, -0.5]), 0.8), order=2)
+        >>> def wrong(x):
+        ...     return np.sum(x ** 2)
+        >>> @s2sad.custom_vjp(wrong)
+        ... def wrong_vjp(g, ans, x):
+        ...     return g * x
+        >>> def uses_it(x):
+        ...     return wrong(x) * 1.0
+        >>> s2sad.check_grads(uses_it, (np.array([1.0, 2.0]),), order=1, modes="rev")
+        ... # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        s2sad.checking.GradientCheckError: order 1: reverse mode (vjp of uses_it) along argument 0: ...
+    """
+    from .api import grad
+    if isinstance(modes, str):
+        modes = (modes,)
+    unknown = set(modes) - {"rev", "fwd"}
+    if unknown:
+        raise ValueError(f"modes must be 'rev' and/or 'fwd', got {sorted(unknown)}")
+    args = tuple(args)
+    indices = list(wrt) if isinstance(wrt, (list, tuple)) else [wrt] if wrt is not None else \
+        [i for i, a in enumerate(args) if _differentiable(a)]
+    rng = np.random.default_rng(seed)
+    for i in indices:
+        _check_level(f, args, i, modes, eps, rtol, atol, rng, "order 1")
+        derivative = f
+        for k in range(2, order + 1):
+            derivative = grad(derivative, wrt=i)
+            if k > 2 and not isinstance(args[i], float):
+                break  # the gradient of an array argument is an array: order 2 at most
+            _check_level(derivative, args, i, modes, eps, rtol * 10 ** (k - 1),
+                         atol * 10 ** (k - 1), rng, f"order {k}")

@@ -1,0 +1,605 @@
+"""Derivative rules for the helpers generated code calls, so a gradient can be differentiated.
+
+A generated gradient calls ``unbroadcast``, ``sum_grad``, ``matmul_grad_left``,
+``as_gradient``... (``s2sad.runtime``). Each is linear in the sensitivity ``g`` it
+takes, so:
+
+* its tangent is the same call on the tangent of ``g`` (``deflinear``), plus, for the
+  helpers that are linear in another argument too (``matmul_grad_left(g, x, y)`` is
+  ``g @ y.T``), the same call on that argument's tangent;
+* its adjoint with respect to ``g`` is the transpose of a transpose: the forward
+  function the helper was the adjoint of, applied to the incoming sensitivity
+  (the adjoint of "sum ``g`` down to ``x``'s shape" is "spread it back").
+
+Here ``g`` is the sensitivity coming into the helper's result and ``h`` the helper's
+own first argument. Where a helper depends on another argument nonlinearly (``std``,
+``prod``, ``solve``...), that derivative is not written yet: the generated code then
+calls ``not_differentiable_yet``, which raises only if it runs.
+
+>>> import numpy as np
+>>> from s2sad import registry
+>>> from s2sad.runtime import sum_grad
+>>> rule = registry.lookup(sum_grad)
+>>> rule.adjoint(np.ones((2, 3)), None, np.ones(3), np.zeros((2, 3)), 0, False)
+array([2., 2., 2.])
+"""
+
+import numpy as np
+
+from ..registry import deflinear, deftangent, defvjp, nondifferentiable
+from ..runtime import (add_sens, array_grad, as_gradient, average_grad, cast_like, cholesky_grad, choose_grad,
+                       clip_grad, column_stack_grad, concatenate_grad, cumprod_grad, cumsum_grad,
+                       diag_grad, diagonal_grad, diff_grad, dot_grad_left, dot_grad_right,
+                       einsum_grad,
+                       dstack_grad, expand_reduced, extremum_grad, hstack_grad, index_grad,
+                       inner_grad, kron_grad, linspace_grad, matmul_grad_left,
+                       matmul_grad_right, nanmean_grad, nansum_grad, norm_grad, output_seed,
+                       pack_like, pad_grad, pad_values_grad, prod_grad, ptp_grad, reduced_size,
+                       repeat_grad, solve_grad, sort_grad, split_grad, stack_grad, std_grad,
+                       sum_grad, sum_list_grad, take_along_axis_grad, take_grad, tensordot_grad,
+                       tile_grad, trace_grad, transpose_grad, unbroadcast, var_grad, vecdot_grad,
+                       vstack_grad, zeros_like_structure)
+from ..runtime_higher import (einsum_grad_operands, einsum_grad_tangent, einsum_with,
+                              norm_grad_partial)
+from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast_like,
+                              cholesky_tangent, clip_tangent, cumprod_tangent, join_like,
+                              not_differentiable_yet, pad_values_forward, reduce_tangent,
+                              sens_like, snapshot, solve_tangent, sort_tangent, split_like, stack_like,
+                              sum_parts, take_at, unbroadcast_adjoint, unpack_sens)
+
+nondifferentiable(zeros_like_structure, output_seed, reduced_size, shape="other")
+nondifferentiable(bool, shape="scalar")  # `if cond:` on a value read back from a stack
+
+try:  # the memory budget's check (a statement in generated while loops)
+    from ..runtime_budget import check_stack
+    nondifferentiable(check_stack)
+except ImportError:  # pragma: no cover
+    pass
+
+
+# --- shapes and structures ------------------------------------------------------------------
+
+
+@defvjp(unbroadcast, shape="other")
+def unbroadcast_rule(g, ans, h, like):
+    return unbroadcast_adjoint(g, h), None
+
+
+@defvjp(unbroadcast_adjoint, shape="other")
+def unbroadcast_adjoint_rule(g, ans, h, like):
+    return unbroadcast(g, h), None
+
+
+@defvjp(sens_like, shape="other")
+def sens_like_rule(g, ans, h, like):
+    return broadcast_like(g, h), None
+
+
+@defvjp(broadcast_like, shape="other")
+def broadcast_like_rule(g, ans, h, like):
+    return sens_like(g, h), None
+
+
+@defvjp(as_gradient, shape="other")
+def as_gradient_rule(g, ans, x, h):
+    return None, sens_like(g, h)
+
+
+try:
+    from ..runtime_gradients import fresh_gradient
+    defvjp(fresh_gradient, shape="other")(as_gradient_rule)
+    deflinear(fresh_gradient, argnums=(1,))
+except ImportError:  # pragma: no cover
+    pass
+
+
+@defvjp(add_sens, shape="other")
+def add_sens_rule(g, ans, a, b):
+    return sens_like(g, a), sens_like(g, b)
+
+
+@defvjp(pack_like, shape="other")
+def pack_like_rule(g, ans, x, parts):
+    return None, unpack_sens(g, parts)
+
+
+@defvjp(unpack_sens, shape="other")
+def unpack_sens_rule(g, ans, h, parts):
+    return pack_like(h, g), None
+
+
+@defvjp(snapshot, shape="other")
+def snapshot_rule(g, ans, value):
+    return g
+
+
+@defvjp(index_grad, shape="other")
+def index_grad_rule(g, ans, h, x, index):
+    return take_at(g, index, h), None, None
+
+
+@defvjp(take_at, shape="other")
+def take_at_rule(g, ans, h, index, like):
+    return index_grad(g, h, index), None, None
+
+
+@defvjp(add_at, shape="other")
+def add_at_rule(g, ans, s, index, h):
+    return g, None, take_at(g, index, h)
+
+
+@defvjp(expand_reduced, shape="other")
+def expand_reduced_rule(g, ans, h, x, axis=None, keepdims=False):
+    return np.reshape(g, np.shape(h))
+
+
+@defvjp(cast_like, shape="other")
+def cast_like_rule(g, ans, h, x):
+    return cast_like(g, h)
+
+
+@defvjp(array_grad, shape="other")
+def array_grad_rule(g, ans, h, obj):
+    return stack_like(g, h), None
+
+
+@defvjp(stack_like, shape="other")
+def stack_like_rule(g, ans, parts, like):
+    return array_grad(g, parts), None
+
+
+@defvjp(sum_list_grad, shape="other")
+def sum_list_grad_rule(g, ans, h, iterable):
+    return sum_parts(g, h), None
+
+
+@defvjp(sum_parts, shape="other")
+def sum_parts_rule(g, ans, parts, like):
+    return sum_list_grad(g, parts), None
+
+
+deflinear(unbroadcast, unbroadcast_adjoint, sens_like, broadcast_like, unpack_sens, snapshot,
+          index_grad, take_at, expand_reduced, cast_like, array_grad, stack_like, sum_list_grad,
+          sum_parts)
+deflinear(as_gradient, argnums=(1,))
+deflinear(pack_like, argnums=(1,))
+deflinear(add_sens, argnums=(0, 1), joint=True)
+deflinear(add_at, argnums=(0, 2), joint=True)
+
+
+# --- reductions -------------------------------------------------------------------------------
+
+
+@defvjp(sum_grad, shape="other")
+def sum_grad_rule(g, ans, h, x, axis=None, keepdims=False):
+    return sens_like(np.sum(g, axis=axis, keepdims=keepdims), h)
+
+
+@defvjp(extremum_grad, shape="other")
+def extremum_grad_rule(g, ans, h, extremum, x, axis=None, keepdims=False):
+    # the mask of the extremal entries does not change under a small change of x
+    return sens_like(reduce_tangent(g, extremum_grad(np.ones_like(h), extremum, x, axis,
+                                                     keepdims), axis, keepdims), h)
+
+
+@defvjp(ptp_grad, shape="other")
+def ptp_grad_rule(g, ans, h, x, axis=None, keepdims=False):
+    return sens_like(reduce_tangent(g, ptp_grad(np.ones_like(h), x, axis, keepdims), axis,
+                                    keepdims), h)
+
+
+@defvjp(nansum_grad, shape="other")
+def nansum_grad_rule(g, ans, h, x, axis=None, keepdims=False):
+    return sens_like(np.sum(np.where(np.isnan(x), 0.0, g), axis=axis, keepdims=keepdims), h)
+
+
+@defvjp(nanmean_grad, shape="other")
+def nanmean_grad_rule(g, ans, h, x, axis=None, keepdims=False):
+    return sens_like(reduce_tangent(g, nanmean_grad(np.ones_like(h), x, axis, keepdims), axis,
+                                    keepdims), h)
+
+
+@defvjp(reduce_tangent, shape="other")
+def reduce_tangent_rule(g, ans, h, partials, axis=None, keepdims=False):
+    return (sens_like(sum_grad(g, partials, axis, keepdims) * partials, h),
+            sens_like(sum_grad(g, partials, axis, keepdims) * h, partials))
+
+
+@defvjp(var_grad, shape="other")
+def var_grad_rule(g, ans, h, x, axis=None, ddof=0, keepdims=False):
+    # var_grad(h, x) = expand(h) * 2 (x - mean(x)) / (n - ddof): bilinear in h and x
+    return (sens_like(reduce_tangent(g, var_grad(np.ones_like(h), x, axis, ddof, keepdims),
+                                     axis, keepdims), h),
+            var_grad(np.ones_like(h), g * expand_reduced(h, x, axis, keepdims), axis, ddof,
+                     keepdims))
+
+
+@defvjp(std_grad, shape="other")
+def std_grad_rule(g, ans, h, std, x, axis=None, ddof=0, keepdims=False):
+    return (sens_like(reduce_tangent(g, std_grad(np.ones_like(h), std, x, axis, ddof, keepdims),
+                                     axis, keepdims), h),
+            not_differentiable_yet("std_grad", "std"), not_differentiable_yet("std_grad", "x"))
+
+
+@defvjp(prod_grad, shape="other")
+def prod_grad_rule(g, ans, h, x, axis=None, keepdims=False):
+    return (sens_like(reduce_tangent(g, prod_grad(np.ones_like(h), x, axis, keepdims), axis,
+                                     keepdims), h), not_differentiable_yet("prod_grad", "x"))
+
+
+@defvjp(norm_grad, shape="other")
+def norm_grad_rule(g, ans, h, norm, x, ord=None, axis=None, keepdims=False, matrix=None):
+    return (sens_like(np.sum(g * norm_grad(np.ones_like(h), norm, x, ord, axis, keepdims, matrix),
+                             axis=axis, keepdims=keepdims), h),
+            norm_grad_partial(g, h, norm, x, ord, axis, keepdims, matrix, 1),
+            norm_grad_partial(g, h, norm, x, ord, axis, keepdims, matrix, 2))
+
+
+@defvjp(cumsum_grad, shape="other")
+def cumsum_grad_rule(g, ans, h, x, axis=None):
+    return sens_like(np.cumsum(g, axis=axis), h)
+
+
+@defvjp(cumprod_grad, shape="other")
+def cumprod_grad_rule(g, ans, h, cumprod, x, axis=None):
+    return (sens_like(cumprod_tangent(g, x, axis), h),
+            not_differentiable_yet("cumprod_grad", "cumprod"),
+            not_differentiable_yet("cumprod_grad", "x"))
+
+
+deflinear(sum_grad, extremum_grad, ptp_grad, nansum_grad, nanmean_grad, cumsum_grad)
+deflinear(reduce_tangent, var_grad, argnums=(0, 1))
+
+
+@deftangent(std_grad)
+def std_grad_tangent(g, ans, h, std, x, axis=None, ddof=0, keepdims=False):
+    return (std_grad(g, std, x, axis, ddof, keepdims), not_differentiable_yet("std_grad", "std"),
+            not_differentiable_yet("std_grad", "x"))
+
+
+@deftangent(prod_grad)
+def prod_grad_tangent(g, ans, h, x, axis=None, keepdims=False):
+    return prod_grad(g, x, axis, keepdims), not_differentiable_yet("prod_grad", "x")
+
+
+@deftangent(norm_grad)
+def norm_grad_tangent(g, ans, h, norm, x, ord=None, axis=None, keepdims=False, matrix=None):
+    return (norm_grad(g, norm, x, ord, axis, keepdims, matrix),
+            norm_grad_partial(g, h, norm, x, ord, axis, keepdims, matrix, 1, True),
+            norm_grad_partial(g, h, norm, x, ord, axis, keepdims, matrix, 2, True))
+
+
+@defvjp(norm_grad_partial, shape="other")
+def norm_grad_partial_rule(g, ans, t, h, norm, x, ord=None, axis=None, keepdims=False,
+                           matrix=None, argnum=2, tangent=False):
+    return (not_differentiable_yet("norm_grad_partial", "t"),
+            not_differentiable_yet("norm_grad_partial", "h"),
+            not_differentiable_yet("norm_grad_partial", "ans"),
+            not_differentiable_yet("norm_grad_partial", "x"))
+
+
+@deftangent(norm_grad_partial)
+def norm_grad_partial_tangent(g, ans, t, h, norm, x, ord=None, axis=None, keepdims=False,
+                              matrix=None, argnum=2, tangent=False):
+    return (norm_grad_partial(g, h, norm, x, ord, axis, keepdims, matrix, argnum, tangent),
+            not_differentiable_yet("norm_grad_partial", "h"),
+            not_differentiable_yet("norm_grad_partial", "ans"),
+            not_differentiable_yet("norm_grad_partial", "x"))
+
+
+@defvjp(einsum_grad, shape="other")
+def einsum_grad_rule(g, ans, h, subscripts, operands, argnum):
+    return (sens_like(einsum_with(subscripts, operands, argnum, g), h), None,
+            einsum_grad_operands(g, h, subscripts, operands, argnum), None)
+
+
+@deftangent(einsum_grad)
+def einsum_grad_tangent_rule(g, ans, h, subscripts, operands, argnum):
+    return (einsum_grad(g, subscripts, operands, argnum), None,
+            einsum_grad_tangent(h, subscripts, operands, g, argnum), None)
+
+
+@defvjp(einsum_with, shape="other")
+def einsum_with_rule(g, ans, subscripts, operands, argnum, value):
+    return (None, not_differentiable_yet("einsum_with", "operands"), None,
+            sens_like(einsum_grad(g, subscripts, operands[:argnum] + (value,) +
+                                  operands[argnum + 1:], argnum), value))
+
+
+deflinear(einsum_with, argnums=(3,))
+
+
+@deftangent(cumprod_grad)
+def cumprod_grad_tangent(g, ans, h, cumprod, x, axis=None):
+    return (cumprod_grad(g, cumprod, x, axis), not_differentiable_yet("cumprod_grad", "cumprod"),
+            not_differentiable_yet("cumprod_grad", "x"))
+
+
+# --- products: bilinear in the sensitivity and the other factor -----------------------------
+
+
+@defvjp(matmul_grad_left, shape="other")
+def matmul_grad_left_rule(g, ans, h, x, y):
+    return sens_like(np.matmul(g, y), h), None, matmul_grad_right(h, g, y)
+
+
+@defvjp(matmul_grad_right, shape="other")
+def matmul_grad_right_rule(g, ans, h, x, y):
+    return sens_like(np.matmul(x, g), h), matmul_grad_left(h, x, g), None
+
+
+@defvjp(dot_grad_left, shape="other")
+def dot_grad_left_rule(g, ans, h, x, y):
+    return sens_like(np.dot(g, y), h), None, dot_grad_right(h, g, y)
+
+
+@defvjp(dot_grad_right, shape="other")
+def dot_grad_right_rule(g, ans, h, x, y):
+    return sens_like(np.dot(x, g), h), dot_grad_left(h, x, g), None
+
+
+@defvjp(tensordot_grad, shape="other")
+def tensordot_grad_rule(g, ans, h, x, y, axes, argnum):
+    return (sens_like(np.tensordot(g, y, axes) if argnum == 0 else np.tensordot(x, g, axes), h),
+            None if argnum == 0 else tensordot_grad(h, x, g, axes, 0),
+            None if argnum == 1 else tensordot_grad(h, g, y, axes, 1))
+
+
+@defvjp(inner_grad, shape="other")
+def inner_grad_rule(g, ans, h, a, b, argnum):
+    return (sens_like(np.inner(g, b) if argnum == 0 else np.inner(a, g), h),
+            None if argnum == 0 else inner_grad(h, a, g, 0),
+            None if argnum == 1 else inner_grad(h, g, b, 1))
+
+
+@defvjp(kron_grad, shape="other")
+def kron_grad_rule(g, ans, h, a, b, argnum):
+    return (sens_like(np.kron(g, b) if argnum == 0 else np.kron(a, g), h),
+            None if argnum == 0 else kron_grad(h, a, g, 0),
+            None if argnum == 1 else kron_grad(h, g, b, 1))
+
+
+@defvjp(vecdot_grad, shape="other")
+def vecdot_grad_rule(g, ans, h, other, x, axis=-1, keepdims=False):
+    return (sens_like(np.sum(g * other, axis=axis, keepdims=keepdims), h),
+            vecdot_grad(h, g, other, axis, keepdims), None)
+
+
+deflinear(matmul_grad_left, dot_grad_left, argnums=(0, 2))
+deflinear(matmul_grad_right, dot_grad_right, argnums=(0, 1))
+deflinear(vecdot_grad, argnums=(0, 1))
+
+
+@deftangent(tensordot_grad)
+def tensordot_grad_tangent(g, ans, h, x, y, axes, argnum):
+    return (tensordot_grad(g, x, y, axes, argnum),
+            None if argnum == 0 else tensordot_grad(h, g, y, axes, argnum),
+            None if argnum == 1 else tensordot_grad(h, x, g, axes, argnum))
+
+
+@deftangent(inner_grad)
+def inner_grad_tangent(g, ans, h, a, b, argnum):
+    return (inner_grad(g, a, b, argnum), None if argnum == 0 else inner_grad(h, g, b, argnum),
+            None if argnum == 1 else inner_grad(h, a, g, argnum))
+
+
+@deftangent(kron_grad)
+def kron_grad_tangent(g, ans, h, a, b, argnum):
+    return (kron_grad(g, a, b, argnum), None if argnum == 0 else kron_grad(h, g, b, argnum),
+            None if argnum == 1 else kron_grad(h, a, g, argnum))
+
+
+# --- shape manipulation: linear, the transpose is the NumPy function itself -------------------
+
+
+@defvjp(transpose_grad, shape="other")
+def transpose_grad_rule(g, ans, h, axes=None):
+    return np.transpose(g, axes)
+
+
+@defvjp(diagonal_grad, shape="other")
+def diagonal_grad_rule(g, ans, h, x, offset=0, axis1=0, axis2=1):
+    return sens_like(np.diagonal(g, offset, axis1, axis2), h)
+
+
+@defvjp(trace_grad, shape="other")
+def trace_grad_rule(g, ans, h, x, offset=0, axis1=0, axis2=1):
+    return sens_like(np.trace(g, offset, axis1, axis2), h)
+
+
+@defvjp(diag_grad, shape="other")
+def diag_grad_rule(g, ans, h, v, k=0):
+    return sens_like(np.diag(g, k), h)
+
+
+@defvjp(concatenate_grad, shape="other")
+def concatenate_grad_rule(g, ans, h, arrays, axis=0):
+    return join_like("concatenate", g, arrays, axis)
+
+
+@defvjp(stack_grad, shape="other")
+def stack_grad_rule(g, ans, h, arrays, axis=0):
+    return join_like("stack", g, arrays, axis)
+
+
+@defvjp(hstack_grad, shape="other")
+def hstack_grad_rule(g, ans, h, arrays):
+    return join_like("hstack", g, arrays, None)
+
+
+@defvjp(vstack_grad, shape="other")
+def vstack_grad_rule(g, ans, h, arrays):
+    return join_like("vstack", g, arrays, None)
+
+
+@defvjp(dstack_grad, shape="other")
+def dstack_grad_rule(g, ans, h, arrays):
+    return join_like("dstack", g, arrays, None)
+
+
+@defvjp(column_stack_grad, shape="other")
+def column_stack_grad_rule(g, ans, h, arrays):
+    return join_like("column_stack", g, arrays, None)
+
+
+@defvjp(split_grad, shape="other")
+def split_grad_rule(g, ans, h, pieces, axis=0):
+    return split_like(g, h, pieces, axis)
+
+
+@defvjp(tile_grad, shape="other")
+def tile_grad_rule(g, ans, h, x, reps):
+    return sens_like(np.tile(g, reps), h)
+
+
+@defvjp(repeat_grad, shape="other")
+def repeat_grad_rule(g, ans, h, x, repeats, axis=None):
+    return sens_like(np.repeat(g, repeats, axis), h)
+
+
+@defvjp(pad_grad, shape="other")
+def pad_grad_rule(g, ans, h, x, pad_width, mode="constant", reflect_type="even"):
+    return sens_like(np.pad(g, pad_width, mode) if mode == "constant" else
+                     np.pad(g, pad_width, mode, reflect_type=reflect_type), h)
+
+
+@defvjp(pad_values_grad, shape="other")
+def pad_values_grad_rule(g, ans, h, x, pad_width, constant_values):
+    return sens_like(pad_values_forward(g, x, pad_width), h)
+
+
+@defvjp(diff_grad, shape="other")
+def diff_grad_rule(g, ans, h, x, n=1, axis=-1):
+    return sens_like(np.diff(g, n, axis), h)
+
+
+@defvjp(take_grad, shape="other")
+def take_grad_rule(g, ans, h, x, indices, axis=None, mode="raise"):
+    return sens_like(np.take(g, indices, axis, mode=mode), h)
+
+
+@defvjp(take_along_axis_grad, shape="other")
+def take_along_axis_grad_rule(g, ans, h, x, indices, axis=-1):
+    return sens_like(np.take_along_axis(g, indices, axis), h)
+
+
+@defvjp(sort_grad, shape="other")
+def sort_grad_rule(g, ans, h, x, axis=-1):
+    return sens_like(sort_tangent(g, x, axis), h)
+
+
+@defvjp(choose_grad, shape="other")
+def choose_grad_rule(g, ans, h, a, choices, mode="raise"):
+    return sens_like(np.choose(a, broadcast_like(g, choices), mode=mode), h)
+
+
+@defvjp(clip_grad, shape="other")
+def clip_grad_rule(g, ans, h, a, low, high, argnum):
+    return sens_like(clip_tangent(g, a, low, high, argnum), h)
+
+
+@defvjp(linspace_grad, shape="other")
+def linspace_grad_rule(g, ans, h, x, num=50, endpoint=True, axis=0, end=False):
+    return sens_like(np.linspace(0.0 * g if end else g, g if end else 0.0 * g, num,
+                                 endpoint=endpoint, axis=axis), h)
+
+
+deflinear(transpose_grad, diagonal_grad, trace_grad, diag_grad, concatenate_grad, stack_grad, hstack_grad,
+          vstack_grad, dstack_grad, column_stack_grad, split_grad, tile_grad, repeat_grad,
+          pad_grad, pad_values_grad, diff_grad, take_grad, take_along_axis_grad, sort_grad,
+          choose_grad, clip_grad, linspace_grad)
+
+
+# --- linear algebra: first order in the sensitivity -----------------------------------------
+
+
+@defvjp(solve_grad, shape="other")
+def solve_grad_rule(g, ans, h, solution, a, b, argnum):
+    return (sens_like(solve_tangent(g, solution, a, b, argnum), h),
+            not_differentiable_yet("solve_grad", "ans"), not_differentiable_yet("solve_grad", "a"),
+            None, None)
+
+
+@defvjp(cholesky_grad, shape="other")
+def cholesky_grad_rule(g, ans, h, L):
+    return sens_like(cholesky_tangent(g, L), h), not_differentiable_yet("cholesky_grad", "L")
+
+
+@deftangent(solve_grad)
+def solve_grad_tangent(g, ans, h, solution, a, b, argnum):
+    return (solve_grad(g, solution, a, b, argnum), not_differentiable_yet("solve_grad", "ans"),
+            not_differentiable_yet("solve_grad", "a"), None, None)
+
+
+@deftangent(cholesky_grad)
+def cholesky_grad_tangent(g, ans, h, L):
+    return cholesky_grad(g, L), not_differentiable_yet("cholesky_grad", "L")
+
+
+# --- tangent helpers (forward-mode code): linear in the tangent --------------------------------
+
+
+@defvjp(cumprod_tangent, shape="other")
+def cumprod_tangent_rule(g, ans, h, x, axis=None):
+    return (sens_like(cumprod_grad(g, np.cumprod(x, axis), x, axis), h),
+            not_differentiable_yet("cumprod_tangent", "x"))
+
+
+@defvjp(sort_tangent, shape="other")
+def sort_tangent_rule(g, ans, h, a, axis=-1):
+    return sort_grad(g, a, axis), None
+
+
+@defvjp(clip_tangent, shape="other")
+def clip_tangent_rule(g, ans, h, a, low, high, argnum):
+    return sens_like(clip_tangent(g, a, low, high, argnum), h), None, None, None
+
+
+@defvjp(cholesky_tangent, shape="other")
+def cholesky_tangent_rule(g, ans, h, L):
+    return cholesky_grad(g, L), not_differentiable_yet("cholesky_tangent", "L")
+
+
+@defvjp(arange_tangent, shape="other")
+def arange_tangent_rule(g, ans, h, values, argnum):
+    return sens_like(np.sum(g) if argnum == 0 else np.sum(g * np.arange(np.size(values))), h), \
+        None
+
+
+@defvjp(average_tangent, shape="other")
+def average_tangent_rule(g, ans, h, a, axis=None, weights=None, keepdims=False, argnum=0):
+    return (sens_like(average_grad(g, a, axis, weights, keepdims, argnum), h),
+            not_differentiable_yet("average_tangent", "a"), None,
+            not_differentiable_yet("average_tangent", "weights"))
+
+
+@defvjp(average_grad, shape="other")
+def average_grad_rule(g, ans, h, a, axis=None, weights=None, keepdims=False, argnum=0):
+    return (sens_like(average_tangent(g, a, axis, weights, keepdims, argnum), h),
+            None if weights is None else not_differentiable_yet("average_grad", "a"), None,
+            not_differentiable_yet("average_grad", "weights"))
+
+
+@deftangent(average_grad)
+def average_grad_tangent(g, ans, h, a, axis=None, weights=None, keepdims=False, argnum=0):
+    return (average_grad(g, a, axis, weights, keepdims, argnum),
+            None if weights is None else not_differentiable_yet("average_grad", "a"), None,
+            not_differentiable_yet("average_grad", "weights"))
+
+
+@defvjp(solve_tangent, shape="other")
+def solve_tangent_rule(g, ans, h, solution, a, b, argnum):
+    return (sens_like(solve_grad(g, solution, a, b, argnum), h),
+            not_differentiable_yet("solve_tangent", "ans"),
+            not_differentiable_yet("solve_tangent", "a"), None, None)
+
+
+@deftangent(solve_tangent)
+def solve_tangent_tangent(g, ans, h, solution, a, b, argnum):
+    return (solve_tangent(g, solution, a, b, argnum),
+            not_differentiable_yet("solve_tangent", "ans"),
+            not_differentiable_yet("solve_tangent", "a"), None, None)
+
+
+deflinear(cumprod_tangent, sort_tangent, clip_tangent, cholesky_tangent, arange_tangent,
+          average_tangent)

@@ -1,0 +1,183 @@
+"""Forward-mode (tangent) rules for the functions that have adjoint rules.
+
+Three kinds, so that every function with an adjoint has a tangent:
+
+* elementwise functions (``shape="elementwise"``, and ``math`` on floats) need
+  nothing here: their Jacobian is diagonal, so their tangent is their adjoint's
+  expression with ``g`` the argument's tangent (``registry.Rule.derived_tangent``);
+* linear functions (sums, reshapes, products in each factor...) are declared with
+  ``deflinear``: their tangent is the same call on the tangent,
+  ``d_y = np.sum(d_x, axis=0)``, ``d_z = d_x @ y + x @ d_y``;
+* the rest have a ``deftangent`` rule: ``tangent(g, ans, *args)`` returns, for each
+  argument, the change of the result when that argument changes by ``g``.
+
+>>> import numpy as np
+>>> from s2sad import registry
+>>> rule = registry.lookup(np.linalg.det)
+>>> a = np.array([[2.0, 1.0], [1.0, 3.0]])
+>>> round(float(rule.tangent(np.eye(2), np.linalg.det(a), a)), 12)  # det tr(a^-1 da)
+5.0
+"""
+
+import numpy as np
+
+from ..registry import deflinear, deftangent
+from ..runtime import cast_like, extremum_grad, nanmean_grad, norm_grad, prod_grad, ptp_grad, \
+    std_grad, var_grad
+from ..runtime_higher import (arange_tangent, average_tangent, cholesky_tangent, clip_tangent,
+                              cumprod_tangent, reduce_tangent, solve_tangent, sort_tangent)
+
+# --- linear: the same call on the tangent ---------------------------------------------------
+
+deflinear(sum, argnums=(0, 1), joint=True)
+deflinear(np.sum, argnums=(0, 5), joint=True)
+deflinear(np.mean, np.cumsum, np.trace, np.diagonal, np.diag, np.transpose, np.reshape,
+          np.ravel, np.squeeze, np.expand_dims, np.atleast_1d, np.atleast_2d, np.atleast_3d,
+          np.swapaxes, np.moveaxis, np.broadcast_to, np.flip, np.fliplr, np.flipud, np.rot90,
+          np.roll, np.triu, np.tril, np.tile, np.repeat, np.diff, np.take, np.take_along_axis,
+          np.asarray, np.ascontiguousarray, np.asfortranarray, np.array, np.concatenate,
+          np.stack, np.hstack, np.vstack, np.dstack, np.column_stack, np.split, np.array_split,
+          np.hsplit, np.vsplit, np.dsplit)
+for _name in ("permute_dims", "matrix_transpose"):
+    if hasattr(np, _name):
+        deflinear(getattr(np, _name))
+if hasattr(np.linalg, "matrix_transpose"):
+    deflinear(np.linalg.matrix_transpose)
+deflinear(np.full, np.full_like, argnums=(1,))
+deflinear(np.choose, argnums=(1,))
+deflinear(np.linspace, argnums=(0, 1), joint=True)
+deflinear(np.pad, argnums=(0, 3), joint=True)
+# bilinear: linear in each factor
+deflinear(np.multiply, np.dot, np.matmul, np.tensordot, np.vdot, np.inner, np.outer, np.kron,
+          argnums=(0, 1))
+if hasattr(np, "vecdot"):
+    deflinear(np.vecdot, np.linalg.vecdot, argnums=(0, 1))
+deflinear(np.einsum, argnums=(1, 2, 3, 4, 5, 6))
+
+
+# --- reductions: g times the partial derivatives, summed over each slice -------------------
+
+
+@deftangent(np.prod)
+def prod(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
+    return reduce_tangent(g, prod_grad(np.ones_like(ans), a, axis, keepdims), axis, keepdims)
+
+
+@deftangent(np.max, np.amax, np.nanmax, np.min, np.amin, np.nanmin)
+def extremum(g, ans, x, axis=None, out=None, keepdims=False):
+    return reduce_tangent(g, extremum_grad(np.ones_like(ans), ans, x, axis, keepdims), axis,
+                          keepdims)
+
+
+@deftangent(np.ptp)
+def ptp(g, ans, a, axis=None, out=None, keepdims=False):
+    return reduce_tangent(g, ptp_grad(np.ones_like(ans), a, axis, keepdims), axis, keepdims)
+
+
+@deftangent(np.var)
+def var(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
+    return reduce_tangent(g, var_grad(np.ones_like(ans), a, axis,
+                                      ddof if correction is None else correction, keepdims),
+                          axis, keepdims)
+
+
+@deftangent(np.std)
+def std(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
+    return reduce_tangent(g, std_grad(np.ones_like(ans), ans, a, axis,
+                                      ddof if correction is None else correction, keepdims),
+                          axis, keepdims)
+
+
+@deftangent(np.nansum)
+def nansum(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
+    return np.sum(np.where(np.isnan(a), 0.0, g), axis=axis, keepdims=keepdims)
+
+
+@deftangent(np.nanmean)
+def nanmean(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
+    return reduce_tangent(g, nanmean_grad(np.ones_like(ans), a, axis, keepdims), axis, keepdims)
+
+
+@deftangent(np.average)
+def average(g, ans, a, axis=None, weights=None, keepdims=False):
+    return (average_tangent(g, a, axis, weights, keepdims, 0), None,
+            average_tangent(g, a, axis, weights, keepdims, 1))
+
+
+@deftangent(np.linalg.norm)
+def norm(g, ans, x, ord=None, axis=None, keepdims=False):
+    return np.sum(g * norm_grad(np.ones_like(ans), ans, x, ord, axis, keepdims),
+                  axis=axis, keepdims=keepdims)
+
+
+if hasattr(np.linalg, "vector_norm"):  # NumPy >= 2.0
+    @deftangent(np.linalg.vector_norm)
+    def vector_norm(g, ans, x, axis=None, keepdims=False, ord=2):
+        return np.sum(g * norm_grad(np.ones_like(ans), ans, x, ord, axis, keepdims, False),
+                      axis=axis, keepdims=keepdims)
+
+    @deftangent(np.linalg.matrix_norm)
+    def matrix_norm(g, ans, x, keepdims=False, ord="fro"):
+        return np.sum(g * norm_grad(np.ones_like(ans), ans, x, ord, (-2, -1), keepdims),
+                      axis=(-2, -1), keepdims=keepdims)
+
+
+@deftangent(np.cumprod)
+def cumprod(g, ans, a, axis=None, dtype=None, out=None):
+    return cumprod_tangent(g, a, axis)
+
+
+@deftangent(np.arange)
+def arange(g, ans, start, stop=None, step=None, dtype=None):
+    return (None if stop is None else arange_tangent(g, ans, 0), None,
+            None if step is None else arange_tangent(g, ans, 2))
+
+
+@deftangent(np.sort)
+def sort(g, ans, a, axis=-1, kind=None, order=None, stable=None):
+    return sort_tangent(g, a, axis)
+
+
+# --- elementwise, but with an adjoint that reduces inside a helper --------------------------
+
+
+@deftangent(np.clip)
+def clip(g, ans, a, a_min=None, a_max=None, out=None, min=None, max=None):
+    return (clip_tangent(g, a, a_min if min is None else min, a_max if max is None else max, 0),
+            clip_tangent(g, a, a_min, a_max, 1), clip_tangent(g, a, a_min, a_max, 2), None,
+            clip_tangent(g, a, min, max, 1), clip_tangent(g, a, min, max, 2))
+
+
+if hasattr(np, "astype"):  # NumPy >= 2.1
+    @deftangent(np.astype)
+    def astype(g, ans, x, dtype, copy=True, device=None):
+        return cast_like(g, ans)
+
+
+# --- linear algebra -------------------------------------------------------------------------
+
+
+@deftangent(np.linalg.inv)
+def inv(g, ans, a):
+    return -(ans @ g @ ans)
+
+
+@deftangent(np.linalg.det)
+def det(g, ans, a):
+    return ans * np.trace(np.linalg.solve(a, g), axis1=-2, axis2=-1)
+
+
+@deftangent(np.linalg.slogdet)
+def slogdet(g, ans, a):
+    return [np.zeros_like(ans[0]), np.trace(np.linalg.solve(a, g), axis1=-2, axis2=-1)]
+
+
+@deftangent(np.linalg.solve)
+def solve(g, ans, a, b):
+    return solve_tangent(g, ans, a, b, 0), solve_tangent(g, ans, a, b, 1)
+
+
+@deftangent(np.linalg.cholesky)
+def cholesky(g, ans, a, upper=False):
+    return np.swapaxes(cholesky_tangent(g, np.swapaxes(ans, -1, -2)), -1, -2) if upper else \
+        cholesky_tangent(g, ans)

@@ -1,0 +1,440 @@
+"""Helpers of the code s2sad generates for vjp, forward mode and higher derivatives.
+
+Like ``s2sad.runtime``, each is small and pure. Most are the transposes (adjoints)
+of ``s2sad.runtime``'s helpers, which are linear in the sensitivity they take, so
+that a generated gradient can be differentiated again: the adjoint of "sum ``g``
+down to the shape of ``x``" is "spread ``h`` back to the shape of ``g``".
+
+>>> import numpy as np
+>>> sens_like(np.ones((2, 3)), np.zeros(3))
+array([2., 2., 2.])
+>>> sens_like([1.0, np.ones(2)], [0.0, np.zeros(2)])
+[1.0, array([1., 1.])]
+>>> broadcast_like(2.0, np.zeros(3))
+array([2., 2., 2.])
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import numbers
+
+import numpy as np
+
+from .runtime import _float_type, unbroadcast
+
+
+# --- values -------------------------------------------------------------------------------
+
+
+def snapshot(value):
+    """A copy of ``value`` that later in-place updates of lists and arrays leave alone."""
+    if isinstance(value, list):
+        return [snapshot(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(snapshot(v) for v in value) if type(value) is tuple else \
+            _copy.deepcopy(value)
+    if isinstance(value, dict):
+        return {k: snapshot(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return value
+
+
+def add_at(s, index, g):
+    """``np.add.at(s, index, g)`` on a copy of ``s``, returned (an assignment the compiler
+    can differentiate).
+
+    >>> add_at(np.zeros(3), np.s_[[0, 0, 2]], 1.0)
+    array([2., 0., 1.])
+    """
+    out = np.array(s, dtype=np.result_type(_float_type(s), np.asarray(g).dtype)
+                   if np.ndim(g) else _float_type(s))
+    np.add.at(out, index, g)
+    return out
+
+
+def take_at(h, index, g):
+    """Adjoint of :func:`add_at` with respect to ``g``: ``h[index]``, shaped like ``g``."""
+    return sens_like(np.asarray(h)[index], g)
+
+
+# --- shapes and structures --------------------------------------------------------------
+
+
+def sens_like(g, like):
+    """The part of ``g`` that goes to ``like``: summed over broadcast axes, cut into the
+    items of a list or tuple, and summed over a list for a scalar.
+
+    It is the adjoint of broadcasting ``like`` (and of ``as_gradient(like, ...)``).
+    """
+    if like is None:  # (a value not set yet: a stack's placeholder)
+        return g
+    if isinstance(like, (list, tuple)):
+        if isinstance(g, (list, tuple)):
+            parts = [sens_like(a, b) for a, b in zip(g, like, strict=True)]
+        elif np.ndim(g) == 0:
+            parts = [sens_like(g, b) for b in like]
+        else:
+            parts = [sens_like(g[i], b) for i, b in enumerate(like)]
+        return parts if isinstance(like, list) else tuple(parts)
+    if isinstance(like, dict):
+        return {k: sens_like(g[k], v) for k, v in like.items()} if isinstance(g, dict) else \
+            {k: sens_like(g, v) for k, v in like.items()}
+    if isinstance(g, (list, tuple)):
+        if np.ndim(like) >= 1 and len(like) == len(g):  # a list made from an array's rows
+            return np.stack([np.broadcast_to(sens_like(part, like[i]), np.shape(like[i]))
+                             for i, part in enumerate(g)]).astype(_float_type(like))
+        total = 0.0
+        for part in g:
+            total = total + sens_like(part, like)
+        return total
+    if isinstance(g, dict):
+        total = 0.0
+        for part in g.values():
+            total = total + sens_like(part, like)
+        return total
+    if np.ndim(g) > np.ndim(like) or (np.ndim(g) == np.ndim(like) and
+                                      np.shape(g) != np.shape(like)):
+        return unbroadcast(g, like)
+    if np.shape(g) != np.shape(like):
+        return np.array(np.broadcast_to(g, np.shape(like)))
+    return g
+
+
+def broadcast_like(g, like):
+    """``g`` spread over the shape of ``like`` (a new, writable array); the adjoint of
+    :func:`sens_like` and of ``unbroadcast``. Lists get one item per item of ``like``."""
+    if isinstance(like, (list, tuple)):
+        if isinstance(g, (list, tuple)):
+            parts = [broadcast_like(a, b) for a, b in zip(g, like, strict=True)]
+        else:
+            parts = [broadcast_like(g, b) for b in like]
+        return parts if isinstance(like, list) else tuple(parts)
+    if isinstance(g, (list, tuple)):
+        g = np.asarray(g)
+    if np.shape(g) == np.shape(like):
+        return g
+    if np.ndim(g) > np.ndim(like):
+        return unbroadcast(g, like)
+    return np.array(np.broadcast_to(g, np.shape(like)))
+
+
+def unbroadcast_adjoint(h, g):
+    """Adjoint of ``unbroadcast(g, like)`` with respect to ``g``: ``h`` (shaped like
+    ``like``) spread back to the shape of ``g``."""
+    if np.shape(h) == np.shape(g):
+        return h
+    if np.size(h) <= np.size(g):
+        shape = np.shape(g)
+        h = np.reshape(h, (1,) * (len(shape) - np.ndim(h)) + np.shape(h)) \
+            if np.ndim(h) < len(shape) else h
+        return np.array(np.broadcast_to(h, shape))
+    return unbroadcast(h, g)
+
+
+def unpack_sens(g, parts):
+    """Adjoint of ``pack_like(x, parts)`` with respect to ``parts``: ``g``'s items, each
+    shaped like its part."""
+    return [sens_like(g[i], part) for i, part in enumerate(parts)]
+
+
+def sum_parts(parts, like):
+    """Adjoint of ``sum_list_grad(g, iterable)`` (every item gets ``g``): the items'
+    sensitivities added, shaped like ``g``."""
+    if isinstance(parts, (list, tuple)):
+        total = 0.0
+        for part in parts:
+            total = total + part
+        return sens_like(total, like)
+    return sens_like(np.sum(parts, axis=0), like)
+
+
+def stack_like(parts, like):
+    """Adjoint of ``array_grad(g, obj)`` (an array cut into nested lists): the lists made
+    an array again, shaped like ``g``."""
+    return np.reshape(np.array(parts, dtype=_float_type(like)), np.shape(like))
+
+
+def not_differentiable_yet(helper: str, argument: str):
+    """Stand-in, in generated code, for a second derivative s2sad does not have yet: it
+    raises when run (only code that needs it contains it)."""
+    from .errors import NoDerivativeError
+    raise NoDerivativeError(
+        f"s2sad has no derivative of {helper} with respect to {argument!r} yet, which this "
+        "higher derivative needs",
+        hint="Differentiate once with s2sad and use finite differences or s2sad.jvp on the "
+             "rest, or rewrite the function with functions whose derivatives s2sad knows "
+             "to any order.")
+
+
+def axes_of(axis, ndim):
+    """``axis`` (None, an int or a sequence) as a tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, numbers.Integral):
+        axis = (axis,)
+    return tuple(int(a) % ndim if ndim else int(a) for a in axis)
+
+
+# --- tangents (forward mode) of NumPy functions that are neither elementwise nor linear ----
+
+
+def reduce_tangent(g, partials, axis=None, keepdims=False):
+    """Tangent of a reduction whose every result reads its own slice of ``x``: the sum of
+    ``g`` times the partial derivatives (``partials``, shaped like ``x``) over the slice.
+
+    A zero partial derivative contributes nothing, even against a NaN tangent (``nanmean``
+    skips the NaN entries, whose tangents may be NaN):
+
+    >>> reduce_tangent(np.ones(3), np.array([1.0, 2.0, 3.0]))
+    np.float64(6.0)
+    >>> reduce_tangent(np.array([1.0, np.nan]), np.array([2.0, 0.0]))
+    np.float64(2.0)
+    """
+    return np.sum(np.where(partials == 0, 0.0, g * partials), axis=axis, keepdims=keepdims)
+
+
+def cumprod_tangent(g, x, axis=None):
+    """Tangent of ``np.cumprod(x, axis)`` (exact where ``x`` has zeros).
+
+    >>> cumprod_tangent(np.array([1.0, 0.0, 0.0]), np.array([2.0, 3.0, 4.0]))
+    array([ 1.,  3., 12.])
+    """
+    x = np.asarray(x)
+    g = np.broadcast_to(g, x.shape)
+    if axis is None:
+        x, g, axis = np.ravel(x), np.ravel(g), 0
+    xm, gm = np.moveaxis(x, axis, -1), np.moveaxis(g, axis, -1)
+    out = np.zeros(np.broadcast_shapes(xm.shape, gm.shape), dtype=np.result_type(xm, gm, 1.0))
+    for i in range(xm.shape[-1]):  # d ans_j = sum_{i <= j} prod_{k <= j, k != i} x_k dx_i
+        others = xm.astype(out.dtype, copy=True)
+        others[..., i] = 1.0
+        partial = np.cumprod(others, -1)
+        partial[..., :i] = 0.0
+        out = out + partial * gm[..., i:i + 1]
+    return np.moveaxis(out, -1, axis)
+
+
+def average_tangent(g, a, axis=None, weights=None, keepdims=False, argnum=0):
+    """Tangent of ``np.average(a, axis, weights)`` along ``a`` (0) or ``weights`` (1)."""
+    a = np.asarray(a)
+    if weights is None:
+        return np.mean(np.broadcast_to(g, a.shape), axis=axis, keepdims=keepdims) \
+            if argnum == 0 else 0.0
+    w = np.asarray(weights)
+    if w.shape != a.shape:  # 1-d weights along the one axis
+        shape = [1] * a.ndim
+        shape[axes_of(axis, a.ndim)[0]] = w.size
+        wide, g_wide = np.reshape(w, shape), g if argnum == 0 else np.reshape(g, shape)
+    else:
+        wide, g_wide = w, g
+    total = np.sum(np.broadcast_to(wide, a.shape), axis=axis, keepdims=True)
+    if argnum == 0:
+        out = np.sum(g_wide * wide, axis=axis, keepdims=True) / total
+    else:
+        mean = np.sum(a * wide, axis=axis, keepdims=True) / total
+        out = np.sum(np.broadcast_to(g_wide * (a - mean), a.shape), axis=axis,
+                     keepdims=True) / total
+    return out if keepdims else np.reshape(out, np.shape(np.sum(a, axis=axis)))
+
+
+def sort_tangent(g, a, axis=-1):
+    """Tangent of ``np.sort(a, axis)``: ``g`` in the sorted order of ``a``."""
+    if axis is None:
+        return np.ravel(g)[np.argsort(a, axis=None)]
+    return np.take_along_axis(np.broadcast_to(g, np.shape(a)), np.argsort(a, axis=axis),
+                              axis=axis)
+
+
+def clip_tangent(g, a, low, high, argnum):
+    """Tangent of ``np.clip(a, low, high)`` along ``a`` (0), ``low`` (1) or ``high`` (2),
+    with the adjoint's conventions (at a tie the derivative goes to ``a``)."""
+    raised = a if low is None else np.maximum(a, low)
+    under = True if high is None else raised <= high
+    if argnum == 0:
+        inside = under if low is None else under & (a >= low)
+        return np.where(inside, g, 0.0)
+    if argnum == 1:
+        return np.where(under & (a < low), g, 0.0)
+    return np.where(raised > high, g, 0.0)
+
+
+def cholesky_tangent(g, L):
+    """Tangent of ``L = np.linalg.cholesky(a)`` for a symmetric change ``(g + g^T) / 2``
+    (the adjoint's convention): ``L Phi(L^-1 dA L^-T)``, ``Phi`` the lower triangle with
+    half the diagonal."""
+    g = (g + np.swapaxes(g, -1, -2)) / 2.0
+    n = np.shape(L)[-1]
+    l_inv = np.linalg.inv(L)
+    inner = l_inv @ g @ np.swapaxes(l_inv, -1, -2)
+    phi = np.tril(inner) / (1.0 + np.eye(n, dtype=inner.dtype))
+    return L @ phi
+
+
+def arange_tangent(g, ans, argnum):
+    """Tangent of ``np.arange(start, stop, step)`` along ``start`` (0) or ``step`` (2)."""
+    if argnum == 0:
+        return np.full(np.shape(ans), g, dtype=np.result_type(ans, g, 1.0))
+    return g * np.arange(np.size(ans))
+
+
+# --- transposes of the joining and splitting helpers ---------------------------------------
+
+
+def join_like(how, parts, arrays, axis=None):
+    """Adjoint of ``concatenate_grad`` and friends (which cut a sensitivity into the joined
+    arrays' pieces): the pieces' sensitivities joined again (``how``: the NumPy function)."""
+    parts = [np.broadcast_to(p, np.shape(a)) for p, a in zip(parts, arrays, strict=True)]
+    join = getattr(np, how)
+    if how in ("concatenate", "stack"):
+        return join(parts, axis=axis)
+    return join(parts)
+
+
+def split_like(g, parts, pieces, axis=0):
+    """Adjoint of ``split_grad`` (which joins the pieces' sensitivities): ``g`` cut into
+    pieces shaped like ``pieces``, each summed to the shape of its part."""
+    sizes = [np.shape(p)[axis] for p in pieces]
+    cuts = list(np.cumsum(sizes))[:-1]
+    return [sens_like(piece, part) for piece, part in zip(np.split(g, cuts, axis=axis), parts,
+                                                          strict=True)]
+
+
+def pad_values_forward(g, x, pad_width):
+    """Adjoint of ``pad_values_grad``: ``g`` on the border of the padded array, 0 inside."""
+    return np.pad(np.zeros(np.shape(x), dtype=np.result_type(_float_type(x), g)), pad_width,
+                  constant_values=g)
+
+
+def solve_tangent(g, ans, a, b, argnum):
+    """Tangent of ``x = np.linalg.solve(a, b)`` along ``a`` (0: ``-a^-1 da x``) or ``b``
+    (1: ``a^-1 db``), with one right-hand side vector shared by a stack of matrices."""
+    vector = np.ndim(b) == 1
+    if argnum == 1:
+        return np.linalg.solve(a, g)
+    rhs = (g @ ans[..., None])[..., 0] if vector else g @ ans
+    if vector and np.ndim(a) > 2:
+        return -np.linalg.solve(a, rhs[..., None])[..., 0]
+    return -np.linalg.solve(a, rhs)
+
+
+# --- checkpointing -----------------------------------------------------------------------------
+
+
+def _differentiable(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (float, complex)):
+        return True
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype.kind in "fc"
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(_differentiable(v) for v in value)
+    return False
+
+
+def checkpoint_grads(func, g, args):
+    """The adjoint of a checkpointed call ``func(*args)``: ``func``'s forward sweep runs
+    again, now recording, then its reverse sweep (``s2sad.vjp``). One sensitivity per
+    argument (``None`` for the arguments that are not floats)."""
+    from .api import vjp
+    wrt = tuple(i for i, a in enumerate(args) if _differentiable(a))
+    if not wrt:
+        return [None] * len(args)
+    pullback = vjp(func, wrt=wrt)
+    grads = pullback._variant(tuple(args)).function(*args, snapshot(g))
+    out = [None] * len(args)
+    for i, grad in zip(wrt, grads):
+        out[i] = grad
+    return out
+
+
+def checkpoint_tangent(func, args, argnum, g):
+    """The tangent of a checkpointed call along argument ``argnum`` (``s2sad.jvp`` of
+    ``func``)."""
+    from .api import jvp
+    push = jvp(func, wrt=argnum)
+    return push._variant(tuple(args)).function(*args, g)[1]
+
+
+# --- second derivatives of a few nonlinear adjoints ----------------------------------------
+
+
+def _norm_kind(x, ord, axis, matrix):
+    """``"two"`` (the Euclidean or Frobenius norm), ``"flat"`` (a norm whose adjoint is
+    piecewise constant in x: 1, inf...) or None (not handled)."""
+    axes = axes_of(axis, np.ndim(x))
+    if matrix is None:
+        matrix = ord is not None and np.ndim(x) == 2 if axis is None else len(axes) == 2
+    if (not matrix and ord in (None, 2)) or (matrix and ord in (None, "fro")):
+        return "two", axes
+    if ord in (1, np.inf, -np.inf) or (matrix and ord == -1):
+        return "flat", axes
+    return None, axes
+
+
+def _expand(value, x, axes, axis, keepdims):
+    value = np.asarray(value)
+    if keepdims:
+        return value
+    if axis is not None:
+        return np.expand_dims(value, axes)
+    return np.reshape(value, (1,) * np.ndim(x))
+
+
+def norm_grad_partial(t, h, ans, x, ord=None, axis=None, keepdims=False, matrix=None,
+                      argnum=2, tangent=False):
+    """Derivatives of ``norm_grad(h, ans, x, ...)`` (``h x / ans`` for the Euclidean norm)
+    with respect to ``ans`` (``argnum`` 1) or ``x`` (2): the adjoint applied to ``t`` (a
+    sensitivity shaped like ``x``), or with ``tangent``, the tangent along ``t``."""
+    kind, axes = _norm_kind(x, ord, axis, matrix)
+    if kind is None:
+        not_differentiable_yet("norm_grad", "ans" if argnum == 1 else "x")
+    x = np.asarray(x)
+    h_e = _expand(h, x, axes, axis, keepdims)
+    a_e = _expand(ans, x, axes, axis, keepdims)
+    safe = np.where(a_e == 0, 1.0, a_e)
+    if kind == "flat":
+        return np.zeros_like(t * 1.0) if tangent or argnum == 2 else np.zeros(np.shape(ans))
+    if argnum == 2:  # d/dx of h x / ans: h / ans, elementwise
+        return np.where(a_e == 0, 0.0, t * h_e / safe)
+    if tangent:  # along ans (t shaped like ans)
+        return np.where(a_e == 0, 0.0,
+                        -h_e * x * _expand(t, x, axes, axis, keepdims) / safe ** 2)
+    out = np.sum(np.where(a_e == 0, 0.0, -t * h_e * x / safe ** 2), axis=axes, keepdims=True)
+    return out if keepdims else np.reshape(out, np.shape(ans))
+
+
+def einsum_with(subscripts, operands, argnum, value):
+    """``np.einsum(subscripts, *operands)`` with operand ``argnum`` replaced by ``value``."""
+    ops = [value if i == argnum else o for i, o in enumerate(operands) if o is not None]
+    return np.einsum(subscripts, *ops)
+
+
+def einsum_grad_operands(g, h, subscripts, operands, argnum):
+    """Adjoint of ``einsum_grad(h, subscripts, operands, argnum)`` with respect to the
+    operands (one per operand; 0 for the one differentiated, whose value it ignores)."""
+    from .runtime import einsum_grad
+    replaced = tuple(g if i == argnum else o for i, o in enumerate(operands))
+    return tuple(0.0 if (i == argnum or o is None) else einsum_grad(h, subscripts, replaced, i)
+                 for i, o in enumerate(operands))
+
+
+def einsum_grad_tangent(h, subscripts, operands, tangents, argnum):
+    """Tangent of ``einsum_grad(h, subscripts, operands, argnum)`` along the operands."""
+    from .runtime import einsum_grad
+    total = 0.0
+    for i, (o, d) in enumerate(zip(operands, tangents)):
+        if i == argnum or o is None or (np.ndim(d) == 0 and np.ndim(o) > 0 and d == 0):
+            continue
+        ops = tuple(d if j == i else p for j, p in enumerate(operands))
+        total = total + einsum_grad(h, subscripts, ops, argnum)
+    return total
+
+
+def rule_part(result, i):
+    """Part ``i`` of what a derivative rule returned (one value, or a tuple of them)."""
+    if isinstance(result, tuple):
+        return result[i] if i < len(result) else None
+    return result if i == 0 else None

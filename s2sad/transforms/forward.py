@@ -1,0 +1,445 @@
+"""Forward mode: every active variable ``v`` gets a tangent ``d_v``, computed next to it.
+
+The tangent of each statement comes from its rule: a tangent rule
+(``registry.deftangent``), the call itself with an argument replaced by its tangent
+for linear functions (``registry.deflinear``), or, for elementwise functions, the
+adjoint rule's expression with ``g`` the argument's tangent (their Jacobian is
+diagonal). No stack is needed: branches and loops stay as they are, and the
+tangents ride along. The function takes one tangent per differentiated argument
+after its own arguments and returns ``(value, tangent)``.
+
+>>> import numpy as np
+>>> from s2sad.pipeline import compile_gradient
+>>> def f(x, y):
+...     z = x * y
+...     return np.sin(z)
+>>> print(compile_gradient(f, ["x"], arg_descriptors=("float", "float"), mode="forward").text)
+import numpy as np
+from s2sad.runtime import as_gradient
+<BLANKLINE>
+def jvp_f(x, y, d_x):
+    z = x * y
+    d_z = d_x * y
+    ret = np.sin(z)
+    return (ret, as_gradient(ret, d_z * np.cos(z)))
+<BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+
+import gast
+
+from ..errors import DifferentiationError, NoDerivativeError
+from .higher import container_kinds, is_generated
+from .kinds import ANY, Kind
+from .normalize import assigned_names
+from .resolve import classify, is_append, is_setitem, statement_parts
+from .reverse import _Inliner, is_pop
+
+# keyword arguments of elementwise functions that take no part in broadcasting
+_NOT_BROADCAST = {"dtype", "out", "casting", "order", "subok", "signature", "copy", "device"}
+
+
+class Forward:
+    def __init__(self, source, namer, tree: gast.FunctionDef, wrt: list[str],
+                 kinds: dict[str, Kind], active: set[str], imports, annotate: bool,
+                 with_value: bool, as_tuple: bool = False):
+        self.source = source
+        self.namer = namer
+        self.tree = tree
+        self.wrt = wrt
+        self.kinds = kinds
+        self.active = active
+        self.imports = imports
+        self.annotate = annotate
+        self.as_tuple = as_tuple
+        self.local_names = assigned_names(tree)
+        if is_generated(source):
+            self.kinds = container_kinds(tree, kinds, source)
+        self.tangents: dict[str, str] = {}
+        self.live_aliases: dict = {}
+        self.mutated: set[str] = set()
+        self.zeros: set[str] = set()  # assigned once, with a tangent known to be zero
+        stores: dict = {}
+        for node in gast.walk(tree):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                stores[node.id] = stores.get(node.id, 0) + 1
+        self.once = {name for name, count in stores.items() if count == 1}
+
+    # --- names -----------------------------------------------------------------------------
+
+    def d(self, name: str) -> str:
+        """The tangent of ``name`` (``t_ab`` -> ``d_ab``, ``x`` -> ``d_x``)."""
+        if name not in self.tangents:
+            stem = name[2:] if name.startswith("t_") and len(name) > 2 else name
+            self.tangents[name] = self.namer.claim("d_" + stem)
+            if name in self.namer.temporaries:
+                self.namer.temporaries.add(self.tangents[name])
+        return self.tangents[name]
+
+    def kind(self, name) -> Kind:
+        return self.kinds.get(name, ANY)
+
+    @staticmethod
+    def load(name: str) -> gast.Name:
+        return gast.Name(name, gast.Load(), None, None)
+
+    @staticmethod
+    def store(name: str) -> gast.Name:
+        return gast.Name(name, gast.Store(), None, None)
+
+    def helper(self, name: str, module: str = "s2sad.runtime") -> gast.Name:
+        return self.load(self.imports.helper(name, module))
+
+    def live_global(self, name, value, namespace):
+        from .reverse import Reverse
+        return Reverse.live_global(self, name, value, namespace)
+
+    def _same_shape(self, a: str, b: str) -> bool:
+        ka, kb = self.kind(a), self.kind(b)
+        return ka.shape is not None and ka.shape == kb.shape
+
+    def wants(self, node) -> bool:
+        if isinstance(node, gast.Name):
+            return node.id in self.active and node.id not in self.zeros
+        hidden = [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and n.id in self.active]
+        if hidden:
+            raise DifferentiationError(f"internal error: active value {hidden[0]!r} inside an "
+                                       "operand that is not a name; please report this")
+        return False
+
+    def zero(self, node) -> gast.expr:
+        """A zero tangent for ``node``: ``0.0`` for a scalar, else zeros of its structure."""
+        if isinstance(node, gast.Constant) or (
+                isinstance(node, gast.Name) and self.kind(node.id).tag == "scalar"):
+            return gast.Constant(0.0, None)
+        if isinstance(node, gast.Name):
+            return gast.Call(self.helper("zeros_like_structure"), [self.load(node.id)], [])
+        return gast.Constant(0.0, None)
+
+    def _is_zero(self, expr) -> bool:
+        if isinstance(expr, gast.Constant):
+            return expr.value == 0.0
+        return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and \
+            self.imports.is_helper(expr.func.id, "zeros_like_structure")
+
+    def tangent_of(self, node) -> gast.expr:
+        return self.load(self.d(node.id)) if self.wants(node) else self.zero(node)
+
+    # --- the pass ----------------------------------------------------------------------------
+
+    def run(self) -> gast.FunctionDef:
+        body = self.tree.body
+        returned = body[-1].value.id
+        for node in gast.walk(self.tree):
+            if is_setitem(node):
+                self.mutated.add(node.targets[0].value.id)
+            elif is_append(node):
+                self.mutated.add(node.value.func.value.id)
+            elif is_pop(node):
+                self.mutated.add(node.value.func.value.id)
+        self.namer.temporaries.add(self.d(returned))  # may go back into the return
+        params = [a.id for a in self.tree.args.posonlyargs + self.tree.args.args +
+                  self.tree.args.kwonlyargs]
+        head = [gast.Assign([self.store(self.d(p))], self.zero(self.load(p)), None)
+                for p in params if p in self.active and p not in self.wrt]
+        out = self.block(body[:-1])
+        ret = self.load(returned)
+        if returned in self.active and returned not in self.zeros:
+            tangent = gast.Call(self.helper("as_gradient"), [ret, self.load(self.d(returned))],
+                                [])
+        else:
+            tangent = gast.Call(self.helper("as_gradient"), [ret, gast.Constant(0.0, None)], [])
+        result = gast.Return(gast.Tuple([self.load(returned), tangent], gast.Load()))
+        args = copy.deepcopy(self.tree.args)
+        args.defaults = []
+        args.kw_defaults = [None] * len(args.kwonlyargs)
+        for name in self.wrt:
+            args.args.append(gast.Name(self.d(name), gast.Param(), None, None))
+        new = gast.FunctionDef("jvp_" + self.tree.name, args, head + out + [result],
+                               [], None, None)
+        return gast.copy_location(new, self.tree)
+
+    def block(self, stmts) -> list:
+        out: list = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.If):
+                new = gast.If(stmt.test, self.block(stmt.body) or [gast.Pass()],
+                              self.block(stmt.orelse))
+            elif isinstance(stmt, gast.While):
+                new = gast.While(stmt.test, self.block(stmt.body) or [gast.Pass()], [])
+            elif isinstance(stmt, gast.For):
+                new = gast.For(stmt.target, stmt.iter, self.block(stmt.body) or [gast.Pass()],
+                               [], None)
+            else:
+                new = None
+                tangent = self.statement(stmt)
+                if is_setitem(stmt) or is_append(stmt):
+                    out.extend(gast.copy_location(s, stmt) for s in tangent)
+                    out.append(stmt)
+                else:
+                    out.append(stmt)
+                    out.extend(gast.copy_location(s, stmt) for s in tangent)
+            if new is not None:
+                out.append(gast.copy_location(new, stmt))
+        return out
+
+    # --- one statement ---------------------------------------------------------------------
+
+    def statement(self, stmt) -> list:
+        targets, value = statement_parts(stmt)
+        if not targets:
+            return []
+        if is_setitem(stmt):
+            name = targets[0]
+            if name not in self.active:
+                return []
+            target = gast.Subscript(self.load(self.d(name)), copy.deepcopy(stmt.targets[0].slice),
+                                    gast.Store())
+            return [gast.Assign([target], self.tangent_of(value), None)]
+        if is_append(stmt):
+            name = targets[0]
+            if name not in self.active:
+                return []
+            push = gast.Attribute(self.load(self.d(name)), "append", gast.Load())
+            return [gast.Expr(gast.Call(push, [self.tangent_of(value)], []))]
+        if is_pop(stmt):
+            ys = value.func.value.id
+            if ys not in self.active:
+                return [gast.Assign([self.store(self.d(targets[0]))],
+                                    self.zero(self.load(targets[0])), None)] \
+                    if targets[0] in self.active else []
+            pop = gast.Attribute(self.load(self.d(ys)), "pop", gast.Load())
+            return [gast.Assign([self.store(self.d(targets[0]))], gast.Call(pop, [], []), None)]
+        if not any(t in self.active for t in targets):
+            return []
+        if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
+            names = gast.Tuple([self.store(self.d(t)) for t in targets], gast.Store())
+            if self.wants(value):
+                return [gast.Assign([names], self.load(self.d(value.id)), None)]
+            return [gast.Assign([self.store(self.d(t))], self.zero(self.load(t)), None)
+                    for t in targets if t in self.active]
+        target = targets[0]
+        self.pre: list = []
+        expr = self.tangent(stmt, target, value)
+        if target in self.once and target not in self.mutated and self._is_zero(expr):
+            self.zeros.add(target)  # its tangent is zero: later statements leave it out
+            return []
+        if target in self.mutated and _may_alias(expr):  # updated in place later: a copy
+            expr = gast.Call(self.helper("snapshot", "s2sad.runtime_higher"), [expr], [])
+        return self.pre + [gast.Assign([self.store(self.d(target))], expr, None)]
+
+    def tangent(self, stmt, target: str, value) -> gast.expr:
+        op = classify(value, self.source, self.local_names)
+        if op.kind == "copy":
+            return self.tangent_of(value)
+        if op.kind == "linear":
+            return self.linear(value, target)
+        if op.kind == "subscript":
+            if self.wants(value.value):
+                return gast.Subscript(self.load(self.d(value.value.id)),
+                                      copy.deepcopy(value.slice), gast.Load())
+            return self.zero(self.load(target))
+        if op.kind == "build":
+            return type(value)([self.tangent_of(e) for e in value.elts], gast.Load())
+        if op.kind == "call":
+            return self.call(stmt, value, op, target)
+        if op.kind == "unknown":
+            culprit = next((o for o in op.operands if self.wants(o)), None)
+            if culprit is not None:
+                raise self.source.error(
+                    NoDerivativeError,
+                    f"no derivative rule for {op.name}, called on {culprit.id!r}, which depends "
+                    f"on the differentiated argument{'s' if len(self.wrt) > 1 else ''}", stmt,
+                    "Register one with @s2sad.defvjp (and @s2sad.deftangent), wrap the argument "
+                    "in s2sad.stop_gradient() if its derivative should not flow, or rewrite the "
+                    "line with functions s2sad knows (see s2sad.supported()).")
+        return self.zero(self.load(target))
+
+    def linear(self, node, target: str) -> gast.expr:
+        """``a + b - c``: the same chain of the tangents (zeros left out)."""
+        terms: list = []   # (negate, expression)
+        inactive: list = []
+
+        def walk(n, negate):
+            if isinstance(n, gast.BinOp) and isinstance(n.op, (gast.Add, gast.Sub)):
+                walk(n.left, negate)
+                walk(n.right, negate ^ isinstance(n.op, gast.Sub))
+            elif self.wants(n):
+                terms.append((negate, self.load(self.d(n.id))))
+            else:
+                inactive.append(n)
+                if container:
+                    terms.append((negate, self.zero(n)))
+
+        container = self.kind(target).tag in ("list", "tuple")
+        walk(node, False)
+        if container:  # list + list joins them: every part needs a tangent
+            terms = []
+            self._container_terms(node, terms)
+        expr = None
+        for negate, term in terms:
+            if expr is None:
+                expr = gast.UnaryOp(gast.USub(), term) if negate else term
+            else:
+                expr = gast.BinOp(expr, gast.Sub() if negate else gast.Add(), term)
+        if expr is None:
+            return self.zero(self.load(target))
+        full = any(self.wants(n) and self._same_shape(n.id, target)
+                   for n in gast.walk(node) if isinstance(n, gast.Name))
+        if not container and not full and any(self._widens(n, target) for n in inactive):
+            expr = gast.Call(self.helper("broadcast_like", "s2sad.runtime_higher"),
+                             [expr, self.load(target)], [])
+        return expr
+
+    def _container_terms(self, node, terms):
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+            self._container_terms(node.left, terms)
+            self._container_terms(node.right, terms)
+        else:
+            terms.append((False, self.tangent_of(node)))
+
+    def _widens(self, node, target: str) -> bool:
+        """Could the inactive operand ``node`` make the result bigger than the tangents?"""
+        if isinstance(node, gast.Constant):
+            return False
+        if not isinstance(node, gast.Name):
+            return True
+        kind = self.kind(node.id)
+        if kind.tag == "scalar":
+            return False
+        return not self._same_shape(node.id, target)
+
+    # --- calls ---------------------------------------------------------------------------------
+
+    def call(self, stmt, value, op, target: str) -> gast.expr:
+        rule = op.rule
+        function = rule.tangent or rule.adjoint
+        if function is None or not rule.has_tangent():
+            raise self.source.error(
+                NoDerivativeError, f"no tangent (forward-mode) rule for {op.name}", stmt,
+                "Register one with @s2sad.deftangent, or use reverse mode (s2sad.grad, "
+                "s2sad.vjp).")
+        sig = inspect.signature(function)
+        try:
+            bound = sig.bind(self.load("g"), self.load(target), *op.operands, **op.keywords)
+        except TypeError as exc:
+            raise self.source.error(DifferentiationError,
+                                    f"{op.name} is called in a way its derivative rule does not "
+                                    f"handle: {exc}", stmt, "Check the call's arguments.") from None
+        bound.apply_defaults()
+        mapping = {}
+        for param, arg in bound.arguments.items():
+            mapping[param] = arg if isinstance(arg, gast.AST) else gast.Constant(arg, None)
+        params = list(sig.parameters)[2:]
+        wanted = [i for i in range(len(params)) if self.wants(mapping[params[i]])]
+        if not wanted:
+            return self.zero(self.load(target))
+        parts = []
+        if rule.tangent is not None:
+            try:
+                pre, returned = rule.parsed_tangent()
+            except (TypeError, OSError):  # more than one `return`: call the rule instead
+                from .reverse import call_rule
+                first = next(iter(inspect.signature(rule.tangent).parameters))
+                expr = None
+                for i in wanted:  # one call per varying argument, g its tangent
+                    local = {first: self.load(self.d(mapping[params[i]].id))}
+                    args = [local[first], self.load(target)] + list(op.operands)
+                    part = call_rule(self, rule.tangent, args, dict(op.keywords or {}),
+                                     params, [i], self.pre)[0][1]
+                    expr = part if expr is None else gast.BinOp(expr, gast.Add(), part)
+                return expr
+            exprs = returned.elts if isinstance(returned, gast.Tuple) else [returned]
+            for i in wanted:
+                if i >= len(exprs):
+                    continue
+                parts.append(self._inline(rule, rule.tangent, mapping, params[i], pre, exprs[i],
+                                          target, strip=False))
+        elif rule.linear is not None:
+            for i in wanted:
+                if i not in rule.linear and self._no_dependence(rule, i):
+                    continue  # the adjoint says so: only its shape matters (sum_grad's x)
+                if i not in rule.linear:
+                    raise self.source.error(
+                        NoDerivativeError, f"{op.name} is linear only in its argument(s) "
+                        f"{', '.join(params[j] for j in rule.linear)}, not in {params[i]!r}",
+                        stmt, "Register a tangent rule with @s2sad.deftangent.")
+                replace = {id(mapping[params[i]]): self.load(self.d(mapping[params[i]].id))}
+                if rule.joint:
+                    for j in rule.linear:
+                        other = mapping[params[j]]
+                        if j != i and isinstance(other, gast.Name) and id(other) not in replace:
+                            replace[id(other)] = self.zero(other)
+                parts.append(copy.deepcopy(_substitute(value, replace)))
+        else:  # elementwise: the adjoint's expression, g being the argument's tangent
+            pre, returned = rule.parsed()
+            exprs = returned.elts if isinstance(returned, gast.Tuple) else [returned]
+            for i in wanted:
+                if i >= len(exprs):
+                    continue
+                parts.append(self._inline(rule, rule.adjoint, mapping, params[i], pre, exprs[i],
+                                          target, strip=True))
+        parts = [p for p in parts if not (isinstance(p, gast.Constant) and p.value is None)]
+        if not parts:
+            return self.zero(self.load(target))
+        expr = parts[0]
+        for part in parts[1:]:
+            expr = gast.BinOp(expr, gast.Add(), part)
+        if rule.shape == "elementwise" and self._incomplete(expr, op, target):
+            expr = gast.Call(self.helper("broadcast_like", "s2sad.runtime_higher"),
+                             [expr, self.load(target)], [])
+        return expr
+
+    @staticmethod
+    def _no_dependence(rule, i) -> bool:
+        """Does the adjoint rule give argument ``i`` no sensitivity at all (``None``)?"""
+        if rule.adjoint is None:
+            return False
+        returned = rule.parsed()[1]
+        parts = returned.elts if isinstance(returned, gast.Tuple) else [returned]
+        return i >= len(parts) or (isinstance(parts[i], gast.Constant) and
+                                   parts[i].value is None)
+
+    def _inline(self, rule, function, mapping, param, pre, expr, target, strip):
+        local = dict(mapping)
+        local["g"] = self.load(self.d(mapping[param].id))
+        inliner = _Inliner(self, rule, local, seed=False, ans=target, function=function,
+                           strip=strip)
+        for assign in pre:
+            self.pre.append(inliner.statement(assign))
+        return inliner.expression(expr)
+
+    def _incomplete(self, expr, op, target) -> bool:
+        """Might the sum of the contributions be smaller than the result (an inactive
+        operand it does not mention widened the result by broadcasting)?"""
+        mentioned = {n.id for n in gast.walk(expr) if isinstance(n, gast.Name)}
+        operands = list(op.operands) + [v for k, v in (op.keywords or {}).items()
+                                        if k not in _NOT_BROADCAST]
+        if any(self.wants(o) and self._same_shape(o.id, target) for o in operands):
+            return False  # the tangent of an operand as big as the result is in the sum
+        return any(self._widens(o, target) for o in operands
+                   if not (isinstance(o, gast.Name) and (o.id in mentioned or self.wants(o))))
+
+
+def _substitute(value, replace: dict):
+    """``value`` (a call or an operator on atoms) with some operands replaced (by identity)."""
+    def sub(node):
+        return replace.get(id(node), node)
+    if isinstance(value, gast.Call):
+        return gast.Call(value.func, [sub(a) for a in value.args],
+                         [gast.keyword(k.arg, sub(k.value)) for k in value.keywords])
+    if isinstance(value, gast.BinOp):
+        return gast.BinOp(sub(value.left), value.op, sub(value.right))
+    if isinstance(value, gast.UnaryOp):
+        return gast.UnaryOp(value.op, sub(value.operand))
+    raise TypeError(type(value).__name__)
+
+
+def _may_alias(expr) -> bool:
+    """Might ``expr`` be (a view of) another tangent?"""
+    return isinstance(expr, (gast.Name, gast.Subscript)) or (
+        isinstance(expr, gast.Call) and False)

@@ -1,0 +1,337 @@
+"""One function per entry of docs/errors.md, everything s2sad refuses (test_error_catalogue.py).
+
+Each function marks the line the error must point at with a comment ``# <- here``.
+"""
+# ruff: noqa
+import functools
+
+import numpy as np
+
+counter = 0
+
+
+def uses_try(x):
+    try:  # <- here
+        y = x * 2.0
+    except ValueError:
+        y = x
+    return y
+
+
+def uses_with(x):
+    with np.errstate(all="ignore"):  # <- here
+        y = x * 2.0
+    return y
+
+
+def uses_yield(x):
+    yield x * 2.0  # <- here
+    return x
+
+
+def uses_yield_from(x):
+    yield from [x]  # <- here
+    return x
+
+
+async def is_async(x):  # <- here
+    return x * 2.0
+
+
+async def uses_async_for(x):  # <- here
+    async for item in x:
+        pass
+    return x
+
+
+async def uses_async_with(x):  # <- here
+    async with x:
+        pass
+    return x
+
+
+def defines_async(x):
+    async def inner(y):  # <- here
+        return y
+    return x
+
+
+def uses_global(x):
+    global counter  # <- here
+    counter = counter + 1
+    return x * 2.0
+
+
+def uses_nonlocal(x):
+    y = x
+
+    def bump():
+        nonlocal y  # <- here
+        y = y + 1.0
+        return y
+    return bump() * x
+
+
+def uses_del(x):
+    y = x * 2.0
+    del y  # <- here
+    return x
+
+
+def defines_class(x):
+    class Inner:  # <- here
+        pass
+    return x
+
+
+def uses_lambda_value(x):
+    y = (lambda v: v * 2.0)(x)  # <- here
+    return y
+
+
+def uses_lambda_argument(x):
+    ys = list(map(lambda v: v * 2.0, [x]))  # <- here
+    return ys[0]
+
+
+def has_star_args(*xs):  # <- here
+    return xs[0] * 2.0
+
+
+def has_star_kwargs(x, **options):  # <- here
+    return x * 2.0
+
+
+def calls_with_star(x):
+    y = np.add(*[x, x])  # <- here
+    return y
+
+
+def calls_with_double_star(x):
+    y = np.sum(x, **{"axis": 0})  # <- here
+    return y
+
+
+def starred_assignment(x):
+    a, *rest = x  # <- here
+    return a
+
+
+def returns_in_loop(x):
+    for i in range(3):
+        if x > i:
+            return x  # <- here
+    return -x
+
+
+def recursive(x, n):
+    if n == 0:
+        y = x
+    else:
+        y = x * recursive(x, n - 1)  # <- here
+    return y
+
+
+def code_after_return(x):
+    return x * 2.0  # <- here
+    y = x
+
+
+def no_return(x):  # <- here
+    y = x * 2.0
+
+
+def bare_return(x):
+    y = x * 2.0
+    return  # <- here
+
+
+def may_not_return(x):
+    if x > 0:  # <- here
+        return x
+
+
+def nested_subscript_assignment(x):
+    y = np.zeros((2, 2))
+    y[0][1] = x  # <- here
+    return np.sum(y)
+
+
+def attribute_assignment(x):
+    y = np.zeros(2)
+    y.shape = (2, 1)  # <- here
+    return np.sum(y * x)
+
+
+def updates_argument(x):
+    x[0] = 2.0 * x[1]  # <- here
+    return np.sum(x)
+
+
+def updates_shared(x):
+    y = x * 1.0
+    z = y
+    y[0] = 1.0  # <- here
+    return np.sum(z * x)
+
+
+def augments_shared(x):
+    y = x * 1.0
+    z = y
+    y += x  # <- here
+    return np.sum(z)
+
+
+def imports_inside(x):
+    import math  # <- here
+    return math.sin(x)
+
+
+def raises(x):
+    if x < 0:
+        raise ValueError("negative")  # <- here
+    return x
+
+
+def asserts(x):
+    assert x > 0  # <- here
+    return x
+
+
+def uses_match(x):
+    match x:  # <- here
+        case 0.0:
+            y = 1.0
+        case _:
+            y = x
+    return y
+
+
+def set_comprehension(x):
+    s = {v for v in x}  # <- here
+    return np.sum(x)
+
+
+def dict_comprehension(x):
+    d = {i: v for i, v in enumerate(x)}  # <- here
+    return np.sum(x)
+
+
+def walrus(x):
+    if (y := x * 2.0) > 0:  # <- here
+        return y
+    return x
+
+
+def set_display(x):
+    s = {x, 2.0}  # <- here
+    return x
+
+
+def def_inside_block(x):
+    if x > 0:
+        def helper(v):  # <- here
+            return v
+    return x
+
+
+def unknown_call(x):
+    y = np.fft.fft(x)  # <- here
+    return np.sum(np.abs(y))
+
+
+def unknown_user_callable(x):
+    y = functools.reduce(np.add, [x, x])  # <- here
+    return y
+
+
+def calls_function_without_source(x):
+    y = made_by_exec(x)  # <- here
+    return y
+
+
+def returns_vector(x):
+    return x * 2.0  # <- here
+
+
+def returns_tuple(x):
+    return x, x * 2.0  # <- here
+
+
+def returns_string(x):
+    y = "done"
+    return y  # <- here
+
+
+def undefined_name(x):
+    return x * not_defined_anywhere  # <- here
+
+
+def undefined_module_attribute(x):
+    return np.not_a_numpy_function(x)  # <- here
+
+
+def two_arguments(x, y):
+    return x * y
+
+
+def fine(x):
+    return np.sum(x * x)
+
+
+namespace: dict = {}
+exec("def made_by_exec(x):\n    return x * 2.0\n", namespace)
+made_by_exec = namespace["made_by_exec"]
+
+
+def sorts_argument(x):
+    x.sort()  # <- here
+    return np.sum(x * np.arange(3.0))
+
+
+def fills_argument(x):
+    y = x * 2.0
+    x.fill(1.0)  # <- here
+    return np.sum(y * x)
+
+
+def writes_argument_through_out(x):
+    np.multiply(x, 2.0, out=x)  # <- here
+    return np.sum(x)
+
+
+def copies_into_argument(x):
+    np.copyto(x, 2.0 * x)  # <- here
+    return np.sum(x)
+
+
+def appends_to_argument(xs):
+    xs.append(1.0)  # <- here
+    return xs[0] * xs[-1]
+
+
+class Model:
+    def loss(self, x):
+        return x * 3.0
+
+
+def log_of(x):
+    y = np.log(x)  # <- here
+    return np.sum(y)
+
+
+def sqrt_of(x):
+    y = np.sqrt(x)  # <- here
+    return y * 2.0
+
+
+def divide(x, d):
+    y = x / d  # <- here
+    return np.sum(y)
+
+
+def overflows_in_a_loop(x):
+    y = x
+    for i in range(40):
+        y = y * y + 1.0  # <- here
+    return y

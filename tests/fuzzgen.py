@@ -1,0 +1,956 @@
+"""Random, well-conditioned Python/NumPy programs for differential fuzzing.
+
+``generate(choices)`` writes a module: a few helper functions ``h0, h1, ...``
+and the function ``f`` that ``tests/test_fuzz.py`` differentiates and checks
+against central finite differences. Programs use what s2sad supports:
+straight-line code over floats, vectors of ``N`` floats and ``N x N`` matrices,
+``if/elif/else`` on runtime comparisons, ``for`` over ranges and arrays
+(``zip``, ``enumerate``), ``while`` loops whose trip count depends on the data
+(bounded by a counter), ``break``/``continue``, early returns, in-place updates
+``y[i] = ...`` of arrays the function made, calls between the generated
+functions (keywords, defaults), module globals, and user names that look like
+the generated ones (``s_x``, ``t_1``, ``stack``, ``cond_1``, ``unbroadcast``).
+
+The math stays well-conditioned: every value is bounded by ``CAP`` (an
+assignment whose bound could exceed it is squashed with ``tanh``), ``exp`` only
+sees bounded arguments, ``log`` and ``sqrt`` only ``1 + u**2``, division only
+``1 + u**2`` or ``2 + cos(u)``, and nothing has a kink (no ``abs``, ``max``,
+``where``). Every float comparison is written twice: plainly in ``source``, and
+as ``_cmp(left, op, right)`` in ``traced``, which records the outcome and the
+margin ``left - right``, so the checker can tell when a finite difference
+crosses a branch.
+
+Decisions come from a ``Choices``: hypothesis draws (shrinking toward 0, the
+simplest choice, so a failing program shrinks to a small one) or a
+``random.Random``. Run ``python -m tests.fuzzgen [seed]`` to print a program.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+N = 3          # length of every vector; matrices are N x N
+CAP = 4.0      # bound on the absolute value of every float the program holds
+ARG_BOUND = 2.0  # arguments are drawn in [-ARG_BOUND, ARG_BOUND]
+
+# names a user might pick that look like what s2sad generates
+FLOAT_NAMES = ["a", "b", "c", "u", "z", "s_x", "t_1", "s_1", "t_2", "stack", "ret", "cond_2",
+               "result_1", "x_1", "s_z", "unbroadcast", "as_gradient", "sum_grad", "g", "_s"]
+INT_NAMES = ["i", "j", "k", "trips_1", "cond_1", "_", "n_1", "t_9"]
+SCALAR_PARAMS = ["x", "y", "s_y", "t_3"]
+VECTOR_PARAMS = ["v", "w", "s_v"]
+MATRIX_PARAMS = ["M", "W"]
+HELPER_PARAMS = ["p", "q", "r"]
+CONSTANTS = ["0.5", "1.5", "-0.7", "2.0", "0.3", "-1.2"]
+THRESHOLDS = ["0.0", "0.3", "-0.4", "0.8", "-1.0", "1.5"]
+NUMPY_ALIASES = ["np", "numpy", "onp"]
+
+# Known s2sad bugs the generator steers clear of, so that fuzzing finds new ones. Each
+# has a strict-xfail regression test in tests/test_fuzz.py; S2SAD_FUZZ_KNOWN=1 generates
+# them anyway.
+AVOID_KNOWN_BUGS = os.environ.get("S2SAD_FUZZ_KNOWN") != "1"
+
+
+class Choices:
+    """Where a program's decisions come from. ``int(lo, hi)`` includes both ends;
+    0 (``lo``) is always the simplest choice."""
+
+    def __init__(self, draw_int: Callable[[int, int], int],
+                 draw_real: Callable[[float, float], float]):
+        self._int = draw_int
+        self._real = draw_real
+
+    @classmethod
+    def from_random(cls, rng: random.Random) -> Choices:
+        return cls(rng.randint, rng.uniform)
+
+    @classmethod
+    def from_hypothesis(cls, draw) -> Choices:
+        """``draw`` is a composite strategy's ``draw`` (or ``data.draw``)."""
+        from hypothesis import strategies as st
+        return cls(lambda lo, hi: draw(st.integers(lo, hi)),
+                   lambda lo, hi: draw(st.floats(lo, hi, allow_nan=False,
+                                                 allow_infinity=False)))
+
+    def int(self, lo: int, hi: int) -> int:
+        return self._int(lo, hi) if hi > lo else lo
+
+    def real(self, lo: float, hi: float) -> float:
+        return self._real(lo, hi)
+
+    def pick(self, seq):
+        return seq[self.int(0, len(seq) - 1)]
+
+    def chance(self, percent: int) -> bool:
+        """True about ``percent`` % of the time; shrinks toward False."""
+        return self.int(0, 99) >= 100 - percent
+
+
+@dataclass
+class Var:
+    kind: str                 # "s" float, "v" vector, "m" matrix, "i" int
+    bound: float = CAP        # |value| <= bound (for "i": the largest value)
+    owned: bool = False       # no other name refers to the value: it may be updated in place
+    readonly: bool = False    # a module global: read, never assigned
+
+
+@dataclass
+class E:
+    """An expression: its source, a bound on its absolute value, and whether it
+    builds a new array (not a view of, or another name for, an existing one)."""
+    src: str
+    bound: float
+    fresh: bool = True
+
+
+@dataclass
+class Program:
+    source: str                       # the module to differentiate
+    traced: str = field(repr=False)   # the same module, recording every float comparison
+    params: list = field(default_factory=list)  # [(name, kind)] of ``f``
+    main: str = "f"
+    stats: dict = field(default_factory=dict, repr=False)
+
+    def float_params(self) -> list[str]:
+        return [p for p, k in self.params if k != "i"]
+
+
+@dataclass
+class _Ctx:
+    returns: str            # kind the function returns
+    loop: bool = False      # inside a loop body
+    top: bool = True        # at the top level of the function body (early return allowed)
+    depth: int = 0          # nesting of blocks
+
+
+class Gen:
+    """Generates one program from ``choices``."""
+
+    def __init__(self, choices: Choices, max_statements: int = 8, max_helpers: int = 2):
+        self.ch = choices
+        self.max_statements = max_statements
+        self.max_helpers = max_helpers
+        self.conds: list[tuple[str, str, str]] = []
+        self.helpers: list[tuple] = []  # (name, [(param, kind, default)], kind, lines)
+        self.globals: dict[str, Var] = {}
+        self.stats: dict[str, int] = {}
+        self.params: set[str] = set()
+        self.tainted: set[str] = set()
+        self.safe_index: set[str] | None = None  # inside a branch: the names made before it
+        self.returned_early = False
+        self.in_helper = False
+        self.alias = "np"
+        self.indexing_helpers: set[str] = set()
+
+    # --- bookkeeping ---------------------------------------------------------------------
+
+    def note(self, feature: str) -> None:
+        self.stats[feature] = self.stats.get(feature, 0) + 1
+
+    @contextlib.contextmanager
+    def branch(self, env):
+        """Generate code that runs only when a branch is taken."""
+        outer = self.safe_index
+        if outer is None:
+            self.safe_index = set(env)
+        try:
+            yield
+        finally:
+            self.safe_index = outer
+
+    def subscriptable(self, env, e: E, kind: str) -> E | None:
+        """``e``, to be indexed; in a branch, a name made before the branch (or None).
+
+        (Known bug: s2sad makes the sensitivity of what a branch indexes before the reverse
+        sweep, also when the branch did not run and the value does not exist.)"""
+        if self.safe_index is None or not AVOID_KNOWN_BUGS:
+            return e
+        if e.src in self.safe_index and e.src in env and env[e.src].kind == kind:
+            return e
+        names = [n for n in self.vars_of(env, kind) if n in self.safe_index]
+        if not names:
+            return None
+        name = self.ch.pick(names)
+        return E(name, env[name].bound, fresh=False)
+
+    def vars_of(self, env: dict, kinds: str, owned: bool = False, writable: bool = False):
+        return [n for n, v in sorted(env.items()) if v.kind in kinds
+                and (not owned or (v.owned and n not in self.tainted))
+                and (not writable or not v.readonly)]
+
+    def new_name(self, env: dict, kind: str) -> str:
+        """A name for a new variable of ``kind`` (one kind per name in a function)."""
+        pool = INT_NAMES if kind == "i" else FLOAT_NAMES
+        free = [n for n in pool if self.kinds.get(n, kind) == kind and n not in env
+                and n not in self.globals]
+        name = self.ch.pick(free) if free else f"{kind}{len(self.kinds)}"
+        self.kinds[name] = kind
+        return name
+
+    # --- expressions ---------------------------------------------------------------------
+
+    def expr(self, env, kind: str, depth: int) -> E:
+        return {"s": self.scalar, "v": self.vector, "m": self.matrix}[kind](env, depth)
+
+    def const(self) -> E:
+        c = self.ch.pick(CONSTANTS)
+        return E(c, abs(float(c)))
+
+    def leaf(self, env, kind: str) -> E:
+        names = self.vars_of(env, kind)
+        if kind == "s" and (not names or self.ch.chance(15)):
+            return self.const()
+        if not names:
+            if kind == "v":
+                return self.ch.pick([E(f"np.ones({N})", 1.0),
+                                     E(f"np.linspace(-0.5, 1.0, {N})", 1.0),
+                                     E(f"np.full({N}, 0.25)", 0.25)])
+            return E(f"np.eye({N})", 1.0)
+        name = self.ch.pick(names)
+        return E(name, env[name].bound, fresh=False)
+
+    def cond(self, env, depth: int) -> str:
+        """A condition: float comparisons (recorded in the traced program), and/or/not."""
+        shape = self.ch.int(0, 4) if depth > 0 else 0
+        if shape == 3:
+            a = self.cond(env, 0)
+            with self.branch(env):  # evaluated only if the first one does not decide
+                b = self.cond(env, 0)
+            return f"({a} {self.ch.pick(['and', 'or'])} {b})"
+        if shape == 4:
+            return f"(not {self.cond(env, 0)})"
+        left = self.scalar(env, max(depth - 1, 0) if shape < 2 else min(depth, 2))
+        op = self.ch.pick([">", "<", ">=", "<="])
+        self.conds.append((left.src, op, self.ch.pick(THRESHOLDS)))
+        self.note("comparison")
+        return f"@@{len(self.conds) - 1}@@"
+
+    def unary(self, a: E, scalar: bool) -> E:
+        forms = [("np.sin({})", lambda b: 1.0), ("np.cos({})", lambda b: 1.0),
+                 ("np.tanh({})", lambda b: 1.0), ("np.square({})", lambda b: b * b),
+                 ("({}) ** 2", lambda b: b * b), ("(-{})", lambda b: b),
+                 ("np.log(1.0 + np.square({}))", lambda b: 1.0 + b * b),
+                 ("np.sqrt(1.0 + np.square({}))", lambda b: 1.0 + b),
+                 ("np.arctan({})", lambda b: 1.6), ("np.log1p(({}) ** 2)", lambda b: 1.0 + b * b),
+                 ("1.0 / (1.0 + np.exp(-{}))", lambda b: 1.0), ("np.arcsinh({})", lambda b: b),
+                 ("np.expm1(np.tanh({}))", lambda b: 1.8)]
+        if scalar:
+            forms += [("math.sin({})", lambda b: 1.0), ("math.cos({})", lambda b: 1.0),
+                      ("math.tanh({})", lambda b: 1.0),
+                      ("math.sqrt(1.0 + ({}) ** 2)", lambda b: 1.0 + b)]
+        if a.bound <= 2.0:
+            forms.append(("np.exp({})", lambda b: 7.4))
+            if scalar:
+                forms.append(("math.exp({})", lambda b: 7.4))
+        else:
+            forms.append(("np.exp(np.tanh({}))", lambda b: 2.8))
+        template, bound = self.ch.pick(forms)
+        self.note("unary")
+        src = a.src
+        if "** 2" in template and re.fullmatch(r"-[0-9.]+", src) and AVOID_KNOWN_BUGS:
+            src = src[1:]  # (known bug: s2sad writes (-1.2) ** 2 as -1.2 ** 2)
+        return E(template.format(src), bound(a.bound))
+
+    def binary(self, a: E, b: E) -> E:
+        op = self.ch.int(0, 4)
+        self.note("binary")
+        if op == 3:
+            return E(f"({a.src} / (1.0 + np.square({b.src})))", a.bound)
+        if op == 4:
+            return E(f"({a.src} / (2.0 + np.cos({b.src})))", a.bound)
+        symbol = "+-*"[op]
+        bound = a.bound * b.bound if symbol == "*" else a.bound + b.bound
+        return E(f"({a.src} {symbol} {b.src})", bound)
+
+    def ifexp(self, env, kind: str, depth: int) -> E:
+        with self.branch(env):
+            a, b = self.expr(env, kind, depth - 1), self.expr(env, kind, depth - 1)
+        self.note("ifexp")
+        return E(f"({a.src} if {self.cond(env, depth - 1)} else {b.src})",
+                 max(a.bound, b.bound), fresh=a.fresh and b.fresh)
+
+    def call(self, env, kind: str, depth: int) -> E | None:
+        options = [h for h in self.helpers if h[2] == kind and not (
+            self.safe_index is not None and h[0] in self.indexing_helpers)]
+        if not options:
+            return None
+        name, params = self.ch.pick(options)[:2]
+        args, keywords = [], False
+        for pname, pkind, default in params:
+            if default is not None and self.ch.chance(40):
+                keywords = True  # skipped: later arguments go by keyword
+                continue
+            value = self.expr(env, pkind, max(depth - 1, 0)).src
+            keywords = keywords or self.ch.chance(25)
+            args.append(f"{pname}={value}" if keywords else value)
+        self.note("call")
+        return E(f"{name}({', '.join(args)})", CAP, fresh=False)
+
+    def index(self, env) -> str:
+        ints = [n for n in self.vars_of(env, "i") if env[n].bound <= N - 1]
+        if ints and self.ch.chance(50):
+            return self.ch.pick(ints)
+        return self.ch.pick(["0", "1", "2", "-1"])
+
+    def scalar(self, env, depth: int) -> E:
+        c = self.ch.int(0, 8) if depth > 0 else 0
+        d = depth - 1
+        if c == 1:
+            return self.binary(self.scalar(env, d), self.scalar(env, d))
+        if c == 2:
+            return self.unary(self.scalar(env, d), scalar=True)
+        if c in (3, 4):
+            has_vector = bool(self.vars_of(env, "vm")) or c == 4
+            if has_vector:
+                return self.reduce(env, d)
+        if c == 5:
+            result = self.call(env, "s", depth)
+            if result is not None:
+                return result
+        if c == 6:
+            return self.ifexp(env, "s", depth)
+        if c == 7:
+            ints = self.vars_of(env, "i")
+            if ints:
+                i = self.ch.pick(ints)
+                self.note("int-mix")
+                return E(f"(0.25 * {i})", 0.25 * env[i].bound)
+        if c == 8:
+            a = self.scalar(env, d)
+            return E(f"({a.src} * {self.ch.pick(CONSTANTS)})", a.bound * 2.0)
+        return self.leaf(env, "s")
+
+    def reduce(self, env, depth: int) -> E:
+        self.note("reduce")
+        if self.vars_of(env, "m") and self.ch.chance(20):
+            m = self.matrix(env, depth)
+            return self.ch.pick([E(f"np.trace({m.src})", N * m.bound),
+                                 E(f"np.sum({m.src})", N * N * m.bound),
+                                 E(f"np.mean({m.src} ** 2)", m.bound ** 2)])
+        a = self.vector(env, depth)
+        b = self.vector(env, max(depth - 1, 0))
+        forms = [E(f"np.sum({a.src})", N * a.bound), E(f"np.mean({a.src})", a.bound),
+                 E(f"np.dot({a.src}, {b.src})", N * a.bound * b.bound),
+                 E(f"({a.src} @ {b.src})", N * a.bound * b.bound),
+                 self.method(E(f"{atom(a.src)}.sum()", N * a.bound),
+                             E(f"np.sum({a.src})", N * a.bound)),
+                 E(f"np.prod(np.cos({a.src}))", 1.0),
+                 E(f"np.var({a.src})", a.bound ** 2),
+                 E(f"np.sum(np.logaddexp({a.src}, {b.src}))", N * (a.bound + b.bound + 0.7))]
+        indexed = self.subscriptable(env, a, "v")
+        if indexed is not None:
+            forms += [E(f"{atom(indexed.src)}[{self.index(env)}]", indexed.bound),
+                      E(f"np.sum({atom(indexed.src)}[{self.ch.pick(['0:2', '1:', ':2', '::2'])}])",
+                        N * indexed.bound)]
+        return self.ch.pick(forms)
+
+    def vector(self, env, depth: int) -> E:
+        c = self.ch.int(0, 9) if depth > 0 else 0
+        d = depth - 1
+        if c == 1:
+            left = self.vector(env, d)
+            right = self.vector(env, d) if self.ch.chance(60) else self.scalar(env, d)
+            if self.ch.chance(30):
+                left, right = right, left
+            return self.binary(left, right)
+        if c == 2:
+            return self.unary(self.vector(env, d), scalar=False)
+        if c == 3:
+            parts = [self.scalar(env, d) for _ in range(N)]
+            self.note("stack")
+            func = self.ch.pick(["np.stack", "np.array"])
+            return E(f"{func}([{', '.join(p.src for p in parts)}])", max(p.bound for p in parts))
+        if c == 4 and self.vars_of(env, "m"):
+            m, a = self.matrix(env, d), self.vector(env, d)
+            self.note("matvec")
+            forms = [E(f"({m.src} @ {a.src})", N * m.bound * a.bound),
+                     self.method(E(f"({atom(m.src)}.T @ {a.src})", N * m.bound * a.bound),
+                                 E(f"(np.transpose({m.src}) @ {a.src})", N * m.bound * a.bound)),
+                     E(f"np.dot({m.src}, {a.src})", N * m.bound * a.bound),
+                     E(f"np.sum({m.src}, axis=0)", N * m.bound),
+                     E(f"np.mean({m.src}, axis=1)", m.bound)]
+            indexed = self.subscriptable(env, m, "m")
+            if indexed is not None:
+                forms += [E(f"{atom(indexed.src)}[{self.index(env)}]", m.bound, fresh=False),
+                          E(f"{atom(indexed.src)}[:, {self.index(env)}]", m.bound, fresh=False)]
+            return self.ch.pick(forms)
+        if c == 5:
+            a, b = self.vector(env, d), self.vector(env, d)
+            self.note("shuffle")
+            forms = [E(f"np.cumsum({a.src})", N * a.bound),
+                     E(f"np.flip({a.src})", a.bound, fresh=False),
+                     E(f"np.roll({a.src}, 1)", a.bound),
+                     self.method(E(f"{atom(a.src)}.copy()", a.bound),
+                                 E(f"np.copy({a.src})", a.bound))]
+            ia, ib = self.subscriptable(env, a, "v"), self.subscriptable(env, b, "v")
+            if ia is not None and ib is not None:
+                forms += [E(f"{atom(ia.src)}[::-1]", ia.bound, fresh=False),
+                          E(f"np.concatenate([{atom(ia.src)}[:1], {atom(ib.src)}[1:]])",
+                            max(ia.bound, ib.bound))]
+            return self.ch.pick(forms)
+        if c == 6:
+            result = self.call(env, "v", depth)
+            if result is not None:
+                return result
+        if c == 7:
+            return self.ifexp(env, "v", depth)
+        if c == 8:
+            s = self.scalar(env, d)
+            return E(f"({s.src} * {self.leaf(env, 'v').src})", s.bound * CAP)
+        return self.leaf(env, "v")
+
+    def matrix(self, env, depth: int) -> E:
+        c = self.ch.int(0, 4) if depth > 0 else 0
+        d = depth - 1
+        if c == 1:
+            a, b = self.vector(env, d), self.vector(env, d)
+            self.note("outer")
+            return E(f"np.outer({a.src}, {b.src})", a.bound * b.bound)
+        if c == 2:
+            return self.unary(self.matrix(env, d), scalar=False)
+        if c == 3:
+            return self.binary(self.matrix(env, d), self.scalar(env, d))
+        if c == 4:
+            a = self.matrix(env, d)
+            return self.method(E(f"{atom(a.src)}.T", a.bound, fresh=False),
+                               E(f"np.transpose({a.src})", a.bound, fresh=False))
+        return self.leaf(env, "m")
+
+    def method(self, call: E, instead: E) -> E:
+        """``call`` (a method call), or ``instead`` in a helper of a module that does not call
+        NumPy ``np`` (known bug: s2sad then refers to an undefined ``np``)."""
+        if self.in_helper and self.alias != "np" and AVOID_KNOWN_BUGS:
+            return instead
+        return call
+
+    def squash(self, e: E) -> E:
+        if e.bound <= CAP:
+            return e
+        self.note("squash")
+        return E(f"np.tanh({e.src})", 1.0)
+
+    # --- statements ------------------------------------------------------------------------
+
+    def block(self, env: dict, ctx: _Ctx, count: int) -> tuple[list[str], bool]:
+        """``count`` statements; returns (lines, ends with return)."""
+        lines: list[str] = []
+        for _ in range(count):
+            if self.budget <= 0:
+                break
+            self.budget -= 1
+            new, returned = self.statement(env, ctx)
+            lines.extend(new)
+            if self.returned_early and self.safe_index is None and AVOID_KNOWN_BUGS:
+                # what follows an early return runs in a branch (s2sad makes it an `else:`)
+                self.safe_index = set(env)
+            if returned:
+                return lines, True
+        return lines, False
+
+    def statement(self, env, ctx: _Ctx) -> tuple[list[str], bool]:
+        c = self.ch.int(0, 9)
+        nested = ctx.depth < 2
+        if c == 1:
+            lines = self.augassign(env, ctx)
+            if lines:
+                return lines, False
+        if c == 2:
+            lines = self.setitem(env, ctx)
+            if lines:
+                return lines, False
+        if c == 3 and nested:
+            return self.if_statement(env, ctx)
+        if c == 4 and nested:
+            return self.for_range(env, ctx), False
+        if c == 5 and nested:
+            return self.while_loop(env, ctx), False
+        if c == 6 and nested:
+            return self.for_sequence(env, ctx), False
+        if c == 7 and ctx.loop:
+            return self.contracting(env), False
+        if c == 8 and not ctx.loop and self.vars_of(env, "v", owned=True):
+            return self.setitem(env, ctx) or self.assign(env, ctx), False
+        if c == 9:
+            new = self.new_array(env)
+            if new:
+                return new, False
+        return self.assign(env, ctx), False
+
+    def assign(self, env, ctx: _Ctx) -> list[str]:
+        kinds = ["s", "s", "v"] + (["m"] if self.vars_of(env, "m") else [])
+        kind = self.ch.pick(kinds)
+        existing = self.vars_of(env, kind, writable=True)
+        target = self.ch.pick(existing) if existing and self.ch.chance(50) else \
+            self.new_name(env, kind)
+        value = self.squash(self.expr(env, kind, self.ch.int(1, 3)))
+        conditional = ctx.loop or self.safe_index is not None
+        if AVOID_KNOWN_BUGS and target in self.params and conditional and \
+                target not in re.findall(r"[A-Za-z_]\w*", value.src):
+            # (known bug: jvp loses the tangent of an argument that a branch or a loop may
+            # set to a value that does not depend on it)
+            target = self.new_name(env, kind)
+        if not value.fresh:
+            if ctx.loop and kind != "s" and env.get(target) is not None and env[target].owned:
+                # the next pass updates it in place again: it must stay its own array
+                value = E(f"np.copy({value.src})", value.bound)
+            else:
+                self.disown(env, value.src)
+                self.taint(target)
+        env[target] = Var(kind, value.bound, owned=self.ownable(target, value.fresh, kind))
+        self.note("assign")
+        return [f"{target} = {value.src}"]
+
+    def ownable(self, name: str, fresh: bool, kind: str) -> bool:
+        """May the function update ``name`` in place after this assignment?
+
+        (Known bug: s2sad's aliasing is not flow-sensitive: a name that ever shared its
+        value, an array argument's name included, is never updated in place again, even
+        once it holds a new value: ``v = v.copy(); v[0] = ...`` is refused.)"""
+        if not AVOID_KNOWN_BUGS:
+            return fresh
+        return fresh and name not in self.tainted and (kind == "s" or name not in self.params)
+
+    def disown(self, env, src: str) -> None:
+        """Values ``src`` may alias are no longer the function's own to update.
+
+        (Known bug: s2sad refuses ``a = x; a += 1.0`` on floats, as if they were arrays.)"""
+        for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", src):
+            if name in env and (env[name].kind in "vm" or AVOID_KNOWN_BUGS):
+                env[name].owned = False
+                self.taint(name)
+
+    def taint(self, name: str) -> None:
+        """``name`` shared its value once: s2sad will refuse updating it in place."""
+        if AVOID_KNOWN_BUGS:
+            self.tainted.add(name)
+
+    def new_array(self, env) -> list[str]:
+        """An array the function owns, to update in place."""
+        name = self.new_name(env, "v")
+        value = self.ch.pick([f"np.zeros({N})", f"np.ones({N})", None])
+        if value is None:
+            e = self.squash(self.vector(env, 1))
+            value, bound = f"{e.src} * 1.0", e.bound
+        else:
+            bound = 1.0
+        env[name] = Var("v", bound, owned=True)
+        self.note("new-array")
+        return [f"{name} = {value}"]
+
+    def contracting(self, env) -> list[str]:
+        """``v = c * v + (1 - c) * tanh(e)``: stays within its bound however long it loops."""
+        names = self.vars_of(env, "sv", writable=True)
+        if not names:
+            return self.assign(env, _Ctx("s", loop=True))
+        name = self.ch.pick(names)
+        kind = env[name].kind
+        e = self.expr(env, kind if self.ch.chance(50) else "s", self.ch.int(0, 2))
+        c = self.ch.pick(["0.5", "0.75", "0.9"])
+        rest = f"{1 - float(c):g}"
+        env[name] = Var(kind, CAP, owned=self.ownable(name, True, kind))
+        self.note("contracting")
+        return [f"{name} = {c} * {name} + {rest} * np.tanh({e.src})"]
+
+    def augassign(self, env, ctx: _Ctx) -> list[str] | None:
+        names = self.vars_of(env, "sv", owned=True, writable=True)
+        if not names:
+            return None
+        name = self.ch.pick(names)
+        var = env[name]
+        op = self.ch.int(0, 3)
+        self.note("augassign")
+        if op in (0, 1):
+            e = self.expr(env, "s" if var.kind == "s" or self.ch.chance(40) else "v",
+                          self.ch.int(0, 2))
+            if var.bound + e.bound <= CAP and not ctx.loop:
+                var.bound += e.bound
+                return [f"{name} {'+-'[op]}= {e.src}"]
+            op = 2
+        e = self.expr(env, "s" if var.kind == "s" or self.ch.chance(40) else "v",
+                      self.ch.int(0, 2))
+        if op == 2:
+            return [f"{name} *= {self.ch.pick(['np.cos', 'np.tanh', 'np.sin'])}({e.src})"]
+        return [f"{name} /= 1.0 + np.square({e.src})"]
+
+    def in_branch_safe(self, names: list[str]) -> list[str]:
+        """In a branch, only the names made before it (see ``subscriptable``)."""
+        if self.safe_index is None or not AVOID_KNOWN_BUGS:
+            return names
+        return [n for n in names if n in self.safe_index]
+
+    def setitem(self, env, ctx: _Ctx) -> list[str] | None:
+        names = self.in_branch_safe(self.vars_of(env, "vm", owned=True, writable=True))
+        if not names:
+            return None
+        name = self.ch.pick(names)
+        var = env[name]
+        self.note("setitem")
+        form = self.ch.int(0, 3)
+        if var.kind == "m":
+            i = self.index(env)
+            if form < 2:
+                e = self.squash(self.scalar(env, self.ch.int(0, 2)))
+                var.bound = max(var.bound, e.bound)
+                return [f"{name}[{i}, {self.index(env)}] = {e.src}"]
+            e = self.squash(self.vector(env, self.ch.int(0, 2)))
+            var.bound = max(var.bound, e.bound)
+            return [f"{name}[{i}] = {e.src}"]
+        if form == 1 and not ctx.loop:
+            e = self.scalar(env, self.ch.int(0, 2))
+            if var.bound + e.bound <= CAP:
+                var.bound += e.bound
+                return [f"{name}[{self.index(env)}] += {e.src}"]
+        if form == 2:
+            e = self.subscriptable(env, self.squash(self.vector(env, self.ch.int(0, 2))), "v")
+            e = e or E(f"np.ones({N})", 1.0)
+            var.bound = max(var.bound, e.bound)
+            target, source = self.ch.pick([("0:2", "1:3"), ("1:", ":2"), (":", ":"),
+                                           ("::2", "::2"), ("1:3", "0:2")])
+            return [f"{name}[{target}] = {atom(e.src)}[{source}]"]
+        if form == 3:
+            e = self.squash(self.scalar(env, self.ch.int(0, 2)))
+            var.bound = max(var.bound, e.bound)
+            return [f"{name}[{self.ch.pick(['0:2', '1:', ':'])}] = {e.src}"]
+        e = self.squash(self.scalar(env, self.ch.int(0, 2)))
+        var.bound = max(var.bound, e.bound)
+        return [f"{name}[{self.index(env)}] = {e.src}"]
+
+    def body(self, env, ctx: _Ctx, loop: bool, may_return: bool = False):
+        """A nested block on a copy of ``env``: (lines, env after, ends with return)."""
+        inner = {n: Var(v.kind, CAP if loop and v.kind != "i" else v.bound, v.owned, v.readonly)
+                 for n, v in env.items()}
+        sub = _Ctx(ctx.returns, loop=ctx.loop or loop, top=False, depth=ctx.depth + 1)
+        lines, returned = self.block(inner, sub, self.ch.int(1, 3))
+        if loop and not lines and AVOID_KNOWN_BUGS:  # known bug: a loop of only `pass`
+            lines = self.assign(inner, sub)
+        if may_return and not returned and self.ch.chance(50):
+            e = self.squash(self.expr(inner, ctx.returns, self.ch.int(0, 2)))
+            if re.fullmatch(r"[A-Za-z_]\w*", e.src):
+                self.taint(e.src)  # (known bug: updating it later is refused as shared)
+            lines.append(f"return {e.src}")
+            returned = True
+            self.returned_early = True
+            self.note("early-return")
+        return lines or ["pass"], inner, returned
+
+    @staticmethod
+    def join(env, branches: list[dict], loop: bool = False) -> None:
+        """After a branch or loop: what every path leaves (bounds widened, ownership kept
+        only where every path keeps it)."""
+        for name, var in list(env.items()):
+            for other in branches:
+                after = other.get(name)
+                if after is None:
+                    continue
+                var.bound = max(var.bound, after.bound)
+                var.owned = var.owned and after.owned
+        if loop:  # a loop may run no pass: what it defines is not defined after it
+            return
+        common = set.intersection(*(set(b) for b in branches)) if branches else set()
+        for name in sorted(common - set(env)):
+            picks = [b[name] for b in branches]
+            env[name] = Var(picks[0].kind, max(p.bound for p in picks),
+                            all(p.owned for p in picks))
+
+    def if_statement(self, env, ctx: _Ctx) -> tuple[list[str], bool]:
+        may_return = ctx.top and not ctx.loop
+        lines, finished = [], []
+        test = self.cond(env, self.ch.int(1, 2))
+        with self.branch(env):
+            body, after, returned = self.body(env, ctx, loop=False, may_return=may_return)
+        lines += [f"if {test}:"] + _indent(body)
+        if not returned:
+            finished.append(after)
+        self.note("if")
+        for _ in range(self.ch.int(0, 2)):
+            with self.branch(env):
+                test = self.cond(env, self.ch.int(1, 2))
+                body, after, returned = self.body(env, ctx, loop=False, may_return=may_return)
+            lines += [f"elif {test}:"] + _indent(body)
+            if not returned:
+                finished.append(after)
+            self.note("elif")
+        if self.ch.chance(50):
+            with self.branch(env):
+                body, after, _ = self.body(env, ctx, loop=False)
+            lines += ["else:"] + _indent(body)
+            finished.append(after)
+        else:
+            finished.append({n: Var(v.kind, v.bound, v.owned, v.readonly)
+                             for n, v in env.items()})
+        self.join(env, finished)
+        return lines, False
+
+    def loop_exit(self, env, body: list[str]) -> list[str]:
+        """Maybe ``if cond: break`` or ``continue`` somewhere in a loop body."""
+        if not self.ch.chance(30):
+            return body
+        word = self.ch.pick(["break", "continue"])
+        self.note(word)
+        at = self.ch.int(0, len(body))
+        while at < len(body) and body[at].startswith(" "):
+            at += 1  # not in the middle of a nested block
+        return body[:at] + [f"if {self.cond(env, 1)}:", f"    {word}"] + body[at:]
+
+    def for_range(self, env, ctx: _Ctx) -> list[str]:
+        var = self.new_name(env, "i")
+        ints = [n for n in self.vars_of(env, "i") if n in self.params]
+        stop = self.ch.pick(["1", "2", "3", f"len({self.leaf(env, 'v').src})"] + ints)
+        start = "0, " if self.ch.chance(15) else ""
+        inner_env = dict(env)
+        inner_env[var] = Var("i", N - 1)
+        body, after, _ = self.body(inner_env, ctx, loop=True)
+        body = self.loop_exit(inner_env, body)
+        after.pop(var, None)
+        lines = [f"for {var} in range({start}{stop}):"] + _indent(body)
+        self.join(env, [after], loop=True)
+        self._widen(env)
+        if self.ch.chance(10):
+            tail, tail_env, _ = self.body(env, ctx, loop=True)
+            lines += ["else:"] + _indent(tail)
+            self.join(env, [tail_env], loop=True)
+            self.note("for-else")
+        self.note("for-range")
+        return lines
+
+    def for_sequence(self, env, ctx: _Ctx) -> list[str]:
+        vectors = self.in_branch_safe(self.vars_of(env, "v"))
+        if not vectors:
+            return self.for_range(env, ctx)
+        inner_env = {n: Var(v.kind, v.bound, v.owned, v.readonly) for n, v in env.items()}
+        form = self.ch.int(0, 3)
+        a = self.ch.pick(vectors)
+        inner_env[a].owned = False  # not updated while iterated over
+        # (known bug: s2sad reads a name reassigned in the loop, not the sequence iterated)
+        inner_env[a].readonly = inner_env[a].readonly or AVOID_KNOWN_BUGS
+        if form == 1 and len(vectors) > 1:
+            b = self.ch.pick([v for v in vectors if v != a])
+            inner_env[b].owned = False
+            inner_env[b].readonly = inner_env[b].readonly or AVOID_KNOWN_BUGS
+            p, q = self.new_name(env, "s"), self.new_name(env, "s")
+            while q == p:
+                q = self.new_name(env, "s")
+            header = f"for {p}, {q} in zip({a}, {b}):"
+            inner_env[p], inner_env[q] = Var("s", env[a].bound), Var("s", env[b].bound)
+            targets = [p, q]
+            self.note("zip")
+        elif form == 2:
+            i, e = self.new_name(env, "i"), self.new_name(env, "s")
+            header = f"for {i}, {e} in enumerate({a}):"
+            inner_env[i], inner_env[e] = Var("i", N - 1), Var("s", env[a].bound)
+            targets = [i, e]
+            self.note("enumerate")
+        elif form == 3 and self.in_branch_safe(self.vars_of(env, "m")):
+            m = self.ch.pick(self.in_branch_safe(self.vars_of(env, "m")))
+            inner_env[m].owned = False
+            inner_env[m].readonly = inner_env[m].readonly or AVOID_KNOWN_BUGS
+            row = self.new_name(env, "v")
+            header = f"for {row} in {m}:"
+            inner_env[row] = Var("v", env[m].bound)
+            targets = [row]
+            self.note("for-rows")
+        else:
+            e = self.new_name(env, "s")
+            header = f"for {e} in {a}:"
+            inner_env[e] = Var("s", env[a].bound)
+            targets = [e]
+            self.note("for-array")
+        for t in targets:
+            self.taint(t)  # it shares its value with an item of the sequence
+        body, after, _ = self.body(inner_env, ctx, loop=True)
+        body = self.loop_exit(inner_env, body)
+        for t in targets:
+            after.pop(t, None)
+        self.join(env, [after], loop=True)
+        self._widen(env)
+        return [header] + _indent(body)
+
+    def while_loop(self, env, ctx: _Ctx) -> list[str]:
+        counter = self.new_name(env, "i")
+        limit = self.ch.int(1, 4)
+        inner_env = dict(env)
+        inner_env[counter] = Var("i", limit)
+        body, after, _ = self.body(inner_env, ctx, loop=True)
+        self.note("while")
+        if self.ch.chance(25):  # while True: ... break
+            test = self.cond(after, 1)
+            lines = [f"{counter} = 0", "while True:"] + _indent(
+                body + [f"{counter} = {counter} + 1", f"if {test} or {counter} >= {limit}:",
+                        "    break"])
+            self.note("while-true")
+        else:
+            test = self.cond(inner_env, self.ch.int(1, 2))
+            guard = f"{counter} < {limit}"
+            both = f"{guard} and {test}" if self.ch.chance(70) else f"{test} and {guard}"
+            # the counter goes up first, so that `continue` cannot skip it
+            step = f"{counter} += 1" if self.ch.chance(50) else f"{counter} = {counter} + 1"
+            lines = [f"{counter} = 0", f"while {both}:"] + _indent(
+                [step] + self.loop_exit(inner_env, body))
+        after.pop(counter, None)
+        env[counter] = Var("i", limit)
+        self.join(env, [after], loop=True)
+        self._widen(env)
+        return lines
+
+    @staticmethod
+    def _widen(env) -> None:
+        for var in env.values():
+            if var.kind != "i" and not var.readonly:
+                var.bound = CAP
+
+    # --- functions and the module ----------------------------------------------------------
+
+    def function(self, name: str, params: list, returns: str, statements: int) -> list[str]:
+        self.kinds = {p: k for p, k, _ in params}
+        self.in_helper = name != "f"
+        self.params = {p for p, _, _ in params}
+        self.tainted: set[str] = set()
+        self.safe_index, self.returned_early = None, False
+        env = dict(self.globals)
+        for p, k, _ in params:
+            env[p] = Var(k, ARG_BOUND if k != "i" else N, owned=k == "s")
+            self.kinds[p] = k
+        if name != "f":  # a helper's arguments may be anything the caller holds
+            for p, k, _ in params:
+                env[p].bound = CAP
+        self.budget = statements
+        lines, returned = self.block(env, _Ctx(returns), statements)
+        if not returned:
+            lines.append(f"return {self.result(env, returns)}")
+        signature = ", ".join(p if d is None else f"{p}={d}" for p, _, d in params)
+        return [f"def {name}({signature}):"] + _indent(lines)
+
+    def result(self, env, returns: str) -> str:
+        if returns != "s":
+            return self.squash(self.expr(env, returns, self.ch.int(0, 2))).src
+        names = [n for n in self.vars_of(env, "svm") if not env[n].readonly]
+        terms = []
+        for _ in range(self.ch.int(1, 3)):
+            if not names:
+                break
+            n = self.ch.pick(names)
+            kind = env[n].kind
+            terms.append(n if kind == "s" else self.ch.pick(
+                [f"np.sum({n})", f"np.dot({n}, {n})" if kind == "v" else f"np.sum({n} ** 2)",
+                 f"np.mean(np.sin({n}))"]))
+        if not terms or self.ch.chance(30):
+            terms.append(self.scalar(env, self.ch.int(0, 2)).src)
+        return " + ".join(dict.fromkeys(terms))
+
+    def program(self) -> Program:
+        ch = self.ch
+        self.alias = alias = ch.pick(NUMPY_ALIASES)
+        if ch.chance(40):
+            self.globals["K0"] = Var("s", 0.75, readonly=True)
+        if ch.chance(30):
+            self.globals["G0"] = Var("v", 1.0, readonly=True)
+        for h in range(ch.int(0, self.max_helpers)):
+            names = HELPER_PARAMS[:ch.int(1, 3)]
+            params = []
+            for i, p in enumerate(names):
+                kind = ch.pick(["s", "v"])
+                default = "0.5" if kind == "s" and i == len(names) - 1 and ch.chance(40) \
+                    else None
+                params.append((p, kind, default))
+            returns = ch.pick(["s", "v"])
+            text = self.function(f"h{h}", params, returns, ch.int(0, 3))
+            self.helpers.append((f"h{h}", params, returns, text))
+            if any(re.search(r"[\w)\]]\[|^\s*for .* in (?!range)", line) for line in text):
+                self.indexing_helpers.add(f"h{h}")  # (known bug: not called in a branch)
+        params = []
+        for kind, pool, most in (("s", SCALAR_PARAMS, 2), ("v", VECTOR_PARAMS, 2),
+                                 ("m", MATRIX_PARAMS, 1), ("i", ["n"], 1)):
+            count = ch.int(0, most)
+            if kind == "s" and count == 0 and ch.chance(60):
+                count = 1
+            chosen = []
+            for _ in range(count):
+                free = [p for p in pool if p not in chosen]
+                chosen.append(ch.pick(free))
+            params += [(p, kind, None) for p in chosen]
+        if all(k == "i" for _, k, _ in params):
+            params.insert(0, ("x", "s", None))
+        if len(params) > 1 and ch.chance(30):  # any order
+            first = ch.int(0, len(params) - 1)
+            params.insert(0, params.pop(first))
+        main = self.function("f", params, "s", ch.int(1, self.max_statements))
+        header = ["import math", "", f"import numpy as {alias}" if alias != "numpy"
+                  else "import numpy", ""]
+        if "K0" in self.globals:
+            header.append("K0 = 0.75")
+        if "G0" in self.globals:
+            header.append("G0 = np.array([0.5, -0.25, 1.0])")
+        body = []
+        for name, _, _, text in self.helpers:
+            body += ["", ""] + text
+        body += ["", ""] + main
+        template = "\n".join(header + body) + "\n"
+        source = re.sub(r"\bnp\.", alias + ".", self.render(template, traced=False))
+        traced = re.sub(r"\bnp\.", alias + ".", self.render(template, traced=True))
+        traced = traced.replace("import math\n", TRACE_PRELUDE, 1)
+        return Program(source, traced, [(p, k) for p, k, _ in params], stats=dict(self.stats))
+
+    def render(self, template: str, traced: bool) -> str:
+        def one(match):
+            left, op, right = self.conds[int(match.group(1))]
+            return f"_cmp({left}, {op!r}, {right})" if traced else f"{left} {op} {right}"
+        text = template
+        while "@@" in text:
+            text = re.sub(r"@@(\d+)@@", one, text)
+        return text
+
+
+TRACE_PRELUDE = '''import math
+import operator
+
+_TRACE = []
+_OPS = {">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le}
+
+
+def _cmp(left, op, right):
+    """``left op right``, recording the outcome and how far it was from flipping."""
+    outcome = bool(_OPS[op](left, right))
+    _TRACE.append((outcome, float(left - right)))
+    return outcome
+'''
+
+
+def atom(src: str) -> str:
+    """``src`` ready to be indexed or to have an attribute taken."""
+    return src if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", src) else f"({src})"
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return ["    " + line for line in lines]
+
+
+def generate(choices: Choices, max_statements: int = 8) -> Program:
+    """A random program (see the module docstring)."""
+    return Gen(choices, max_statements=max_statements).program()
+
+
+def sample_arguments(program: Program, choices: Choices) -> list:
+    """Arguments for ``f``: floats in [-ARG_BOUND, ARG_BOUND], small ints for ``n``."""
+    import numpy as np
+    args = []
+    for _, kind in program.params:
+        if kind == "i":
+            args.append(choices.int(0, N))
+        elif kind == "s":
+            args.append(choices.real(-ARG_BOUND, ARG_BOUND))
+        else:
+            shape = (N,) if kind == "v" else (N, N)
+            values = [choices.real(-ARG_BOUND, ARG_BOUND) for _ in range(int(np.prod(shape)))]
+            args.append(np.array(values, dtype=np.float64).reshape(shape))
+    return args
+
+
+if __name__ == "__main__":  # python -m tests.fuzzgen [seed]: print one program
+    import sys
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    print(generate(Choices.from_random(random.Random(seed))).source)

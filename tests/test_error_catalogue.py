@@ -1,0 +1,504 @@
+"""One test per entry of docs/errors.md: the message names the construct, the file, the
+line and the fix, and the error comes at the right moment (when the gradient is built or
+first compiled, before any generated code runs), never from inside generated code.
+
+Entries s2sad does not meet yet are strict xfails that say what goes wrong; the ids of
+the tests are the ids of the entries in docs/errors.md (``test_every_entry_is_tested``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import traceback
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import s2sad
+from tests import cases_errors_catalogue as C
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "errors.md"
+
+
+def marked_line(func) -> int:
+    """The line of ``func`` marked ``# <- here``."""
+    lines, start = inspect.getsourcelines(func)
+    return start + next(i for i, line in enumerate(lines) if "# <- here" in line)
+
+
+def from_generated_code(err: BaseException) -> bool:
+    """Was ``err`` raised while generated code ran (a frame of an ``<s2sad ...>`` file)?"""
+    return any(frame.filename.startswith("<s2sad")
+               for frame in traceback.extract_tb(err.__traceback__))
+
+
+def check_located(err, func, construct: str, fix: str) -> None:
+    message = str(err)
+    assert construct in message, message
+    assert fix in message, message
+    assert err.filename == C.__file__, (err.filename, message)
+    assert err.lineno == marked_line(func), message
+    assert f'File "{C.__file__}", line {err.lineno}' in message, message
+    assert "# <- here" in message, message  # the source line is shown
+    assert not from_generated_code(err)
+
+
+def xfail(reason: str):
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+ARRAY = np.array([1.0, 2.0, 3.0])
+
+# --- refused syntax: UnsupportedSyntaxError (a SyntaxError) -----------------------------------
+
+SYNTAX = [
+    ("try", C.uses_try, "`try` statement", "Move error handling outside"),
+    ("with", C.uses_with, "`with` statement", "explicit call before and after"),
+    ("yield", C.uses_yield, "`yield`", "Return a value instead"),
+    ("yield-from", C.uses_yield_from, "`yield from`", "Return a value instead"),
+    ("async-def-inside", C.defines_async, "`async def`", "synchronous code"),
+    ("global", C.uses_global, "`global` statement", "Pass the value in as an argument"),
+    ("nonlocal", C.uses_nonlocal, "`nonlocal` statement", "Pass the value in as an argument"),
+    ("del", C.uses_del, "`del` statement", "Remove the `del`"),
+    ("class-inside", C.defines_class, "class definition inside the function",
+     "Define the class at module level"),
+    ("lambda-value", C.uses_lambda_value, "lambda used as a value", "Assign it to a name"),
+    ("lambda-argument", C.uses_lambda_argument, "lambda used as a value", "use a `def`"),
+    ("star-parameters", C.has_star_args, "`*args` or `**kwargs` parameters",
+     "Name every parameter"),
+    ("double-star-parameters", C.has_star_kwargs, "`*args` or `**kwargs` parameters",
+     "Name every parameter"),
+    ("star-call", C.calls_with_star, "`*` unpacking", "Pass the arguments one by one"),
+    ("double-star-call", C.calls_with_double_star, "`**` unpacking in a call",
+     "Pass the keyword arguments one by one"),
+    ("starred-assignment", C.starred_assignment, "starred assignment", "Index the sequence"),
+    ("return-in-loop", C.returns_in_loop, "`return` inside a loop", "`break`, and return it"),
+    ("recursion", C.recursive, "recursive call of recursive()", "write the recursion as a loop"),
+    ("code-after-return", C.code_after_return, "code after `return`",
+     "Remove the statements that can never run"),
+    ("no-return", C.no_return, "function without `return`", "Return the value"),
+    ("bare-return", C.bare_return, "`return` without a value", "Return the value"),
+    ("may-not-return", C.may_not_return, "can end without `return`",
+     "Make every path end with `return value`"),
+    ("nested-subscript-assignment", C.nested_subscript_assignment,
+     "assignment into a nested element", "Index once: `y[i, j] = ...`"),
+    ("attribute-assignment", C.attribute_assignment, "assignment to attribute",
+     "Assign to a plain variable"),
+    ("update-argument", C.updates_argument, "in-place update of the argument 'x'",
+     "Work on a copy: `x = x.copy()`"),
+    ("update-shared", C.updates_shared, "shares its memory with 'z'", "Copy first"),
+    ("augment-shared", C.augments_shared, "`y += ...` on a value shared with 'z'",
+     "Write `y = y + ...`"),
+    ("import-inside", C.imports_inside, "`import` inside the function", "Import at module level"),
+    ("raise", C.raises, "`raise` statement", "Check inputs before calling the gradient"),
+    ("assert", C.asserts, "`assert` statement", "Check inputs before calling the gradient"),
+    ("match", C.uses_match, "`match` statement", "vectorized NumPy operations"),
+    ("set-comprehension", C.set_comprehension, "set comprehension",
+     "vectorized NumPy operations"),
+    ("dict-comprehension", C.dict_comprehension, "dict comprehension",
+     "vectorized NumPy operations"),
+    ("walrus", C.walrus, "assignment expression (:=)", "Assign in a separate statement"),
+    ("set-display", C.set_display, "set display", "Use a list or a tuple"),
+    ("def-in-block", C.def_inside_block, "`def` inside a block", "Define helpers at the top"),
+]
+
+ARGS = {C.updates_argument: (ARRAY,), C.updates_shared: (ARRAY,), C.augments_shared: (ARRAY,),
+        C.recursive: (1.5, 3), C.set_comprehension: (ARRAY,), C.dict_comprehension: (ARRAY,),
+        C.calls_with_double_star: (ARRAY,), C.starred_assignment: (ARRAY,),
+        C.sorts_argument: (ARRAY,), C.fills_argument: (ARRAY,),
+        C.writes_argument_through_out: (ARRAY,), C.copies_into_argument: (ARRAY,),
+        C.appends_to_argument: ([1.0, 2.0],), C.unknown_call: (ARRAY,),
+        C.returns_vector: (ARRAY,)}
+
+
+def call_gradient(func):
+    args = [np.copy(a) if isinstance(a, np.ndarray) else a for a in ARGS.get(func, (1.0,))]
+    return s2sad.grad(func)(*args)
+
+
+@pytest.mark.parametrize("func, construct, fix", [
+    pytest.param(func, construct, fix, id=key) for key, func, construct, fix in SYNTAX])
+def test_refused_syntax(func, construct, fix):
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        call_gradient(func)
+    assert isinstance(info.value, SyntaxError)
+    check_located(info.value, func, construct, fix)
+    assert "^" in str(info.value)  # a caret under the construct
+
+
+@pytest.mark.parametrize("func", [
+    pytest.param(C.is_async, id="async-def"),
+    pytest.param(C.uses_async_for, id="async-for"),
+    pytest.param(C.uses_async_with, id="async-with"),
+])
+def test_async_functions_are_refused_when_the_gradient_is_made(func):
+    """``async for`` and ``async with`` only exist in an ``async def``, refused as a whole."""
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(func)
+    assert info.value.lineno == marked_line(func)
+    assert "async def" in str(info.value) or "AsyncFunctionDef" in str(info.value)
+
+
+@xfail("the error for an `async def` names the AST class (AsyncFunctionDef) and gives no hint")
+def test_async_def_error_says_what_to_do():
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(C.is_async)
+    check_located(info.value, C.is_async, "`async def`", "synchronous")
+
+
+# in-place updates of an argument through a method or `out=`: s2sad must refuse them as it
+# refuses `x[0] = ...`; today they mutate the caller's array and give a wrong gradient
+MUTATIONS = [
+    ("sort-argument", C.sorts_argument, "'x'"),
+    ("fill-argument", C.fills_argument, "'x'"),
+    ("out-argument", C.writes_argument_through_out, "'x'"),
+    ("copyto-argument", C.copies_into_argument, "'x'"),
+    ("append-argument", C.appends_to_argument, "'xs'"),
+]
+
+
+@pytest.mark.parametrize("func, name", [
+    pytest.param(func, name, id=key, marks=xfail(
+        "not refused: the generated code mutates the caller's argument and the gradient is "
+        "wrong (see the report of issue 9)")) for key, func, name in MUTATIONS])
+def test_in_place_update_of_an_argument_through_a_call(func, name):
+    args = [np.copy(a) if isinstance(a, np.ndarray) else list(a) for a in ARGS[func]]
+    before = [np.copy(a) for a in args]
+    try:
+        with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+            s2sad.grad(func)(*args)
+        check_located(info.value, func, f"in-place update of the argument {name}", "copy")
+    finally:
+        for a, b in zip(args, before, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+# --- calls without a derivative ---------------------------------------------------------------
+
+def test_unknown_call():
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        call_gradient(C.unknown_call)
+    check_located(info.value, C.unknown_call, "no derivative rule for numpy.fft.fft",
+                  "s2sad.defvjp")
+    assert "stop_gradient" in str(info.value)
+
+
+def test_call_of_a_function_without_source():
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        call_gradient(C.calls_function_without_source)
+    check_located(info.value, C.calls_function_without_source, "made_by_exec", "s2sad.defvjp")
+
+
+@xfail("the message names a generated temporary ('t_1') instead of the user's expression")
+def test_unknown_call_on_an_expression_names_no_generated_variable():
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        call_gradient(C.unknown_user_callable)
+    check_located(info.value, C.unknown_user_callable, "functools.reduce", "s2sad.defvjp")
+    assert not re.search(r"\b[ts]_\d+\b", str(info.value)), str(info.value)
+
+
+def test_unknown_user_callable_is_located():
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        call_gradient(C.unknown_user_callable)
+    check_located(info.value, C.unknown_user_callable, "reduce", "s2sad.defvjp")
+
+
+# --- names ------------------------------------------------------------------------------------
+
+def test_undefined_name():
+    with pytest.raises(s2sad.DifferentiationError) as info:
+        call_gradient(C.undefined_name)
+    check_located(info.value, C.undefined_name, "name 'not_defined_anywhere' is not defined",
+                  "Define it in the function's module or pass it in")
+
+
+@xfail("a missing module attribute is reported as 'no derivative rule for "
+       ".not_a_numpy_function()' instead of naming np.not_a_numpy_function as undefined")
+def test_undefined_module_attribute():
+    with pytest.raises(s2sad.DifferentiationError) as info:
+        call_gradient(C.undefined_module_attribute)
+    check_located(info.value, C.undefined_module_attribute, "np.not_a_numpy_function",
+                  "not defined")
+
+
+# --- functions s2sad cannot read: NoSourceError at grad() -------------------------------------
+
+def test_function_made_by_exec():
+    with pytest.raises(s2sad.NoSourceError) as info:
+        s2sad.grad(C.made_by_exec)
+    err = info.value
+    assert "cannot read the source of 'made_by_exec'" in str(err)
+    assert err.filename == "<string>" and err.lineno == 1
+    assert "define the function in a .py file" in str(err)
+
+
+def test_function_typed_at_a_repl():
+    namespace: dict = {}
+    code = compile("def typed(x):\n    return x * 2.0\n", "<stdin>", "exec")
+    exec(code, namespace)  # noqa: S102
+    with pytest.raises(s2sad.NoSourceError) as info:
+        s2sad.grad(namespace["typed"])
+    assert 'File "<stdin>", line 1' in str(info.value)
+    assert "REPL" in str(info.value) and "define the function in a .py file" in str(info.value)
+
+
+@pytest.mark.parametrize("func, shown", [
+    pytest.param(len, "builtin_function_or_method", id="builtin"),
+    pytest.param(np.sin, "ufunc", id="ufunc"),
+    pytest.param(functools.partial(C.two_arguments, 2.0), "partial", id="partial"),
+    pytest.param(C.Model(), "Model", id="callable-object"),
+])
+def test_callables_that_are_not_python_functions(func, shown):
+    with pytest.raises(s2sad.NoSourceError) as info:
+        s2sad.grad(func)
+    message = str(info.value)
+    assert "can only differentiate Python functions" in message and shown in message
+    assert "Wrap it in a `def`" in message
+
+
+def test_lambda_passed_directly():
+    line = inspect.currentframe().f_lineno + 2
+    with pytest.raises(s2sad.NoSourceError) as info:
+        s2sad.grad(lambda x: x * 2.0)
+    assert "lambda" in str(info.value) and "Give it a name with `def`" in str(info.value)
+    assert info.value.filename == __file__ and info.value.lineno == line
+
+
+@xfail("a bound method fails inside the compiler with a bare `ValueError: zip() argument 2 "
+       "is shorter than argument 1` (its `self` parameter is not accounted for)")
+def test_bound_method():
+    try:
+        assert s2sad.grad(C.Model().loss)(2.0) == 3.0
+    except s2sad.S2sadError:
+        pass  # refusing it clearly would do too
+
+
+# --- outputs ----------------------------------------------------------------------------------
+
+OUTPUTS = [
+    ("output-array", C.returns_vector, "an array of shape (3,)", "Reduce it"),
+    ("output-tuple", C.returns_tuple, "returned tuple", "Return a float"),
+    ("output-string", C.returns_string, "returned str", "Return a float"),
+]
+
+
+@pytest.mark.parametrize("func, what, fix", [
+    pytest.param(func, what, fix, id=key) for key, func, what, fix in OUTPUTS])
+def test_non_scalar_output(func, what, fix):
+    with pytest.raises(s2sad.NonScalarOutputError) as info:
+        call_gradient(func)
+    message = str(info.value)
+    assert "grad needs a function that returns a scalar" in message and what in message
+    assert fix in message and "s2sad.vjp" in message
+
+
+@pytest.mark.parametrize("func", [pytest.param(func, id=key) for key, func, _, _ in OUTPUTS])
+@xfail("the non-scalar output error is raised by a runtime check inside the generated code, "
+       "without the file and line of the `return`")
+def test_non_scalar_output_is_located(func):
+    with pytest.raises(s2sad.NonScalarOutputError) as info:
+        call_gradient(func)
+    assert info.value.filename == C.__file__ and info.value.lineno == marked_line(func)
+
+
+# --- wrt: refused when the gradient is made ---------------------------------------------------
+
+@pytest.mark.parametrize("wrt, error, words", [
+    pytest.param(2, s2sad.DifferentiationError, ["wrt=2 is out of range", "2 arguments (x, y)"],
+                 id="wrt-out-of-range"),
+    pytest.param(-3, s2sad.DifferentiationError, ["wrt=-3 is out of range"],
+                 id="wrt-negative-out-of-range"),
+    pytest.param("z", s2sad.DifferentiationError,
+                 ["wrt='z' is not an argument of two_arguments", "its arguments are x, y"],
+                 id="wrt-unknown-name"),
+    pytest.param(1.0, TypeError, ["wrt must be argument indices or names, got 1.0"],
+                 id="wrt-float"),
+    pytest.param(True, TypeError, ["got True"], id="wrt-bool"),
+    pytest.param((), s2sad.DifferentiationError, ["wrt is empty", "two_arguments"],
+                 id="wrt-empty"),
+])
+def test_bad_wrt(wrt, error, words):
+    with pytest.raises(error) as info:
+        s2sad.grad(C.two_arguments, wrt=wrt)
+    for word in words:
+        assert word in str(info.value)
+
+
+# --- the arguments of the gradient function, refused at the call ------------------------------
+
+@pytest.mark.parametrize("args, kwargs, words", [
+    pytest.param((1.0,), {}, ["grad_two_arguments()", "missing a required argument: 'y'"],
+                 id="too-few-arguments"),
+    pytest.param((1.0, 2.0, 3.0), {}, ["grad_two_arguments()", "too many positional"],
+                 id="too-many-arguments"),
+    pytest.param((1.0, 2.0), {"z": 1.0}, ["unexpected keyword argument 'z'"],
+                 id="unknown-keyword"),
+    pytest.param((1.0,), {"x": 2.0}, ["multiple values for argument 'x'"],
+                 id="duplicate-argument"),
+])
+def test_wrong_call_of_the_gradient(args, kwargs, words):
+    with pytest.raises(TypeError) as info:
+        s2sad.grad(C.two_arguments)(*args, **kwargs)
+    for word in words:
+        assert word in str(info.value)
+    assert not from_generated_code(info.value)
+
+
+@xfail("source_for() with the wrong arguments raises inspect's bare 'too many positional "
+       "arguments', without the gradient's name")
+def test_wrong_call_of_source_for():
+    with pytest.raises(TypeError, match="grad_two_arguments"):
+        s2sad.grad(C.two_arguments).source_for(1.0, 2.0, 3.0)
+
+
+@pytest.mark.parametrize("value, shown", [
+    pytest.param(3, "(int)", id="integer-argument"),
+    pytest.param(np.arange(3), "(an integer array)", id="integer-array-argument"),
+    pytest.param(np.array([True, False]), "(a boolean array)", id="boolean-array-argument"),
+    pytest.param([1, 2], "(a container with integers)", id="integer-list-argument"),
+])
+def test_integer_wrt_argument(value, shown):
+    with pytest.raises(TypeError) as info:
+        s2sad.grad(C.fine)(value)
+    message = str(info.value)
+    assert "cannot differentiate fine with respect to 'x': it holds integers" in message
+    assert shown in message and "pass floats" in message
+    assert not from_generated_code(info.value)
+
+
+@pytest.mark.parametrize("value", [
+    pytest.param("abc", id="string"), pytest.param(None, id="none"),
+    pytest.param({"a": 1.0}, id="dict"), pytest.param(object(), id="object"),
+    pytest.param(np.array(["a", "b"]), id="string-array"),
+    pytest.param(np.array([1.0, None]), id="object-array"),
+])
+@xfail("a non-numeric value for the differentiated argument fails inside the generated code "
+       "with NumPy's or Python's own TypeError, instead of being refused at the call")
+def test_non_numeric_wrt_argument(value):
+    with pytest.raises(TypeError) as info:
+        s2sad.grad(C.fine)(value)
+    assert "'x'" in str(info.value) and "fine" in str(info.value)
+    assert not from_generated_code(info.value)
+
+
+# --- debug_nans -------------------------------------------------------------------------------
+
+def test_nan_or_infinity_with_debug_nans():
+    from s2sad.runtime_debug import NonFiniteError
+    with np.errstate(all="ignore"), pytest.raises(NonFiniteError) as info:
+        s2sad.grad(C.log_of, debug_nans=True)(np.array([0.0, 1.0]))
+    err = info.value
+    assert isinstance(err, FloatingPointError)
+    check_located_nan(err, C.log_of, "infinity made by the generated statement")
+    # the gradient does not need log(x) itself: the first infinity is its derivative, 1/x
+    assert err.statement in str(err) and err.statement.endswith("/ x")
+    with np.errstate(all="ignore"), pytest.raises(NonFiniteError) as info:
+        s2sad.value_and_grad(C.log_of, debug_nans=True)(np.array([0.0, 1.0]))
+    check_located_nan(info.value, C.log_of, "infinity made by the generated statement")
+    assert "np.log(x)" in info.value.statement
+
+
+def test_nan_in_an_argument_with_debug_nans():
+    from s2sad.runtime_debug import NonFiniteError
+    with pytest.raises(NonFiniteError) as info:
+        s2sad.grad(C.log_of, debug_nans=True)(np.array([np.nan, 1.0]))
+    assert "the argument 'x' already holds a NaN" in str(info.value)
+    assert info.value.lineno == inspect.getsourcelines(C.log_of)[1]
+
+
+def check_located_nan(err, func, what: str) -> None:
+    message = str(err)
+    assert what in message
+    assert err.filename == C.__file__ and err.lineno == marked_line(func)
+    assert f'File "{C.__file__}", line {err.lineno}' in message and "# <- here" in message
+    assert "stop_gradient" in message  # what to do
+
+
+# --- the catalogue and its tests stay in step -------------------------------------------------
+
+def test_every_entry_is_tested():
+    """Every ``### `id` `` heading of docs/errors.md is the id of a test here, and back."""
+    documented = set(re.findall(r"^### `([a-z0-9-]+)`", DOC.read_text(), flags=re.MULTILINE))
+    tested = {key for key, *_ in SYNTAX + MUTATIONS + OUTPUTS} | {
+        "async-def", "async-for", "async-with", "unknown-call", "call-without-source",
+        "unknown-call-on-expression", "undefined-name", "undefined-module-attribute", "exec",
+        "repl", "builtin", "ufunc", "partial", "callable-object", "lambda-directly",
+        "bound-method", "wrt-out-of-range", "wrt-negative-out-of-range", "wrt-unknown-name",
+        "wrt-float", "wrt-bool", "wrt-empty", "too-few-arguments", "too-many-arguments",
+        "unknown-keyword", "duplicate-argument", "integer-argument", "non-numeric-argument",
+        "nan-or-infinity"}
+    assert documented == tested, (sorted(documented - tested), sorted(tested - documented))
+
+
+# --- debug_nans, beyond the catalogue entry ---------------------------------------------------
+
+@pytest.mark.parametrize("func, args, what, statement", [
+    pytest.param(C.sqrt_of, (0.0,), "infinity", "/ y", id="sqrt-at-0"),
+    pytest.param(C.sqrt_of, (-1.0,), "NaN", "np.sqrt(x)", id="sqrt-of-negative"),
+    pytest.param(C.log_of, (np.zeros(2),), "infinity", "/ x", id="log-at-0"),
+    pytest.param(C.divide, (np.ones(2), np.zeros(2)), "infinity", "x / d", id="divide-by-0"),
+    pytest.param(C.overflows_in_a_loop, (2.0,), "infinity", "y * y", id="overflow-in-loop"),
+])
+def test_debug_nans_names_the_statement_and_the_line(func, args, what, statement):
+    from s2sad.runtime_debug import NonFiniteError
+    with np.errstate(all="ignore"), pytest.raises(NonFiniteError) as info:
+        s2sad.grad(func, debug_nans=True)(*args)
+    err = info.value
+    assert err.what == what and statement in err.statement
+    check_located_nan(err, func, f"{what} made by the generated statement")
+    assert "<s2sad grad_" in str(err)  # and where in the generated code
+
+
+def test_debug_nans_changes_no_result():
+    args = (np.array([0.5, 1.5]),)
+    plain = s2sad.grad(C.log_of)
+    checked = s2sad.grad(C.log_of, debug_nans=True)
+    np.testing.assert_array_equal(plain(*args), checked(*args))
+    assert "check_finite" not in plain.source and "check_finite" in checked.source
+    assert [name for name, _ in checked.stages(*args)][-1] == "debug_nans"
+    both = s2sad.value_and_grad(C.sqrt_of, debug_nans=True)
+    assert both(4.0) == s2sad.value_and_grad(C.sqrt_of)(4.0) == (4.0, 0.5)
+
+
+def test_debug_nans_checks_every_assignment():
+    import ast
+
+    def can_hold_nan(stmt) -> bool:
+        if isinstance(stmt, ast.AugAssign):
+            return not isinstance(stmt.value, ast.Constant)
+        if not isinstance(stmt, ast.Assign):
+            return False
+        value = stmt.value
+        if isinstance(value, (ast.Constant, ast.Compare, ast.List, ast.Tuple)):
+            return False
+        if isinstance(value, ast.BinOp) and isinstance(value.left, ast.List):
+            return False  # [0.0] * n
+        return not (isinstance(value, ast.Call) and getattr(value.func, "attr", "") == "pop")
+
+    text = s2sad.grad(C.overflows_in_a_loop, debug_nans=True, optimize=False).source_for(2.0)
+    for node in ast.walk(ast.parse(text)):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list):
+            continue
+        for stmt, after in zip(body, body[1:] + [None]):
+            if can_hold_nan(stmt):
+                assert after is not None and "check_finite" in ast.unparse(after), \
+                    ast.unparse(stmt)
+
+
+@pytest.mark.parametrize("value, what", [
+    (1.0, None), (np.float32(np.inf), "infinity"), (float("nan"), "NaN"), (3, None),
+    (np.array([1.0, np.nan]), "NaN"), (np.array([np.inf, np.nan]), "NaN"),
+    (np.arange(3), None), ([1.0, (2.0, float("inf"))], "infinity"), ({"a": np.nan}, "NaN"),
+    (None, None), ("text", None), (complex(0.0, np.inf), "infinity"), (np.array([1 + 2j]), None),
+])
+def test_check_finite_on_every_kind_of_value(value, what):
+    from s2sad.runtime_debug import NonFiniteError, check_finite
+    if what is None:
+        check_finite(value, "v = ...", None, None)
+    else:
+        with pytest.raises(NonFiniteError, match=what):
+            check_finite(value, "v = ...", None, None)

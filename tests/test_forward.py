@@ -1,0 +1,201 @@
+"""Forward mode by source transformation: ``s2sad.jvp``.
+
+* forward and reverse agree on every rule: for every row of the NumPy rule table
+  (``tests/test_numpy_rules.py``, ~290 functions over the whole registry) and the
+  control-flow table, ``<jvp(f)(x; v), 1> == <grad f(x), v>`` for a random ``v``;
+* every function with an adjoint rule has a tangent rule (or is linear, or elementwise);
+* tangents of vector and tuple outputs against finite differences;
+* the generated source is readable: ``d_*`` tangents next to their values.
+"""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_ROOT = os.path.dirname(_HERE)
+for _p in (_HERE, _ROOT):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+import s2sad  # noqa: E402
+from s2sad import registry  # noqa: E402
+import test_numpy_rules as T  # noqa: E402
+from tests import cases_control as CC  # noqa: E402
+
+rng = np.random.default_rng(11)
+
+
+def _direction(x):
+    """A random tangent with the structure of ``x`` (float64)."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_direction(v) for v in x)
+    if isinstance(x, np.ndarray):
+        return rng.normal(size=x.shape).astype(x.dtype if x.dtype.kind == "f" else float)
+    if isinstance(x, (float, np.floating)):
+        return float(rng.normal())
+    return None
+
+
+def _dot(a, b) -> float:
+    return float(np.dot(T._flat(a), T._flat(b)))
+
+
+def _table_rows():
+    rows = []
+    for row in T.CASES:
+        for param in row:
+            f, args, wrt, optimize = param.values
+            if not optimize or param.marks:  # one row per function; known bugs elsewhere
+                continue
+            rows.append(pytest.param(f, args, wrt, id=param.id[:-len("-opt")]))
+    return rows
+
+
+def _check_forward_against_reverse(f, args, wrt, rtol, atol):
+    indices = list(wrt) if isinstance(wrt, tuple) else [wrt]
+    args = T._copy(args)
+    for i in indices:
+        v = _direction(args[i])
+        value, push = s2sad.jvp(f, wrt=i)(*args)
+        tangent = push(v)
+        gradient = s2sad.grad(f, wrt=i)(*args)
+        np.testing.assert_allclose(float(np.asarray(tangent)), _dot(gradient, v), rtol=rtol,
+                                   atol=atol, err_msg=f"{f.__name__}: jvp != <grad, v> "
+                                   f"for argument {i}")
+        np.testing.assert_allclose(np.asarray(value, dtype=float),
+                                   np.asarray(f(*args), dtype=float), rtol=1e-12)
+
+
+@pytest.mark.parametrize("f, args, wrt", _table_rows())
+def test_forward_and_reverse_agree_on_the_rule_table(f, args, wrt):
+    float32 = any(T._has_float32(a) for a in args)
+    _check_forward_against_reverse(f, args, wrt, *(1e-3, 1e-3) if float32 else (1e-9, 1e-10))
+
+
+CONTROL = [
+    (CC.seed_while, (rng.normal(size=3),), 0),
+    (CC.branchy, (2.0, 1.0), 0), (CC.branchy, (0.5, 1.0), 0), (CC.branchy, (-0.5, 1.0), 1),
+    (CC.ifexp, (0.5,), 0), (CC.sum_loop, (rng.normal(size=4),), 0),
+    (CC.sum_loop, ([0.3, -1.2, 2.0],), 0), (CC.range_loop, (0.7, 3), 0),
+    (CC.scalar_while, (1.3,), 0), (CC.nested, (rng.normal(size=(3, 3)) * 0.5,
+                                               rng.normal(size=(4, 3))), 0),
+    (CC.zipped, (rng.normal(size=4), rng.normal(size=4)), 1),
+    (CC.rnn, (rng.normal(size=(4, 4)) * 0.4, rng.normal(size=(4, 3)),
+              rng.normal(size=(6, 3)), rng.normal(size=4)), (0, 1, 2, 3)),
+    (CC.tuple_loop, (0.4,), 0), (CC.list_loop, ([0.5, -1.5, 2.0], 0.3), (0, 1)),
+    (CC.loop_carried_pair, (0.8,), 0), (CC.nested_branch_in_loop, (0.45,), 0),
+    (CC.while_with_counter, (1.7,), 0), (CC.not_and_or, (0.5, 2.0), 0),
+    (CC.for_else, (0.9,), 0), (CC.while_else, (0.9,), 0), (CC.early_returns, (0.5,), 0),
+    (CC.loop_with_break, (0.9,), 0), (CC.loop_with_continue, (0.7,), 0),
+    (CC.while_true_break, (1.1,), 0), (CC.for_else_break, (2.0,), 0),
+    (CC.nested_break, (rng.normal(size=3),), 0), (CC.setitem_basic, (rng.normal(size=3),), 0),
+    (CC.setitem_in_loop, (rng.normal(size=5),), 0), (CC.setitem_mask, (rng.normal(size=6),), 0),
+    (CC.setitem_list, (0.3, 1.2), (0, 1)), (CC.setitem_broadcast, (rng.normal(size=3), 0.7),
+                                            (0, 1)),
+    (CC.f4_compact, ([1.0, 2.0, 3.0, 4.0],), 0), (CC.list_comprehension, (rng.normal(size=4),), 0),
+    (CC.nested_comprehension, (rng.normal(size=3), rng.normal(size=2)), (0, 1)),
+    (CC.append_loop, (0.4,), 0), (CC.append_then_index, (0.4,), 0),
+]
+
+
+@pytest.mark.parametrize("f, args, wrt", [pytest.param(*c, id=f"{c[0].__name__}-{i}")
+                                          for i, c in enumerate(CONTROL)])
+def test_forward_and_reverse_agree_with_control_flow(f, args, wrt):
+    _check_forward_against_reverse(f, args, wrt, 1e-9, 1e-10)
+
+
+def test_every_rule_has_a_tangent():
+    """Forward mode knows every function reverse mode knows, s2sad's helpers included."""
+    missing = [rule.name for rule in registry.registered(helpers=True)
+               if rule.differentiable and not rule.has_tangent()]
+    assert not missing
+
+
+def test_the_table_covers_every_rule():
+    """Each function with an adjoint rule is called by a function of the table above (so
+    forward and reverse mode are compared on every rule of the registry)."""
+    import re
+    with open(os.path.join(_HERE, "cases_numpy.py")) as f:
+        text = f.read()
+    elsewhere = {"math.atan", "math.pow"}  # tests/test_gradients.py
+    missing = [rule.name for rule in registry.registered() if rule.adjoint is not None and
+               rule.name not in elsewhere and
+               not re.search(r"\b%s\b" % rule.name.split(".")[-1], text)]
+    assert not missing
+
+
+def test_every_tangent_rule_parses():
+    for rule in registry.registered(helpers=True):
+        if rule.tangent is not None:
+            pre, returned = rule.parsed_tangent()
+            assert returned is not None
+
+
+# --- vector outputs, several arguments, the source ---------------------------------------------
+
+
+def vector_out(x, w):
+    h = np.tanh(w @ x)
+    return np.concatenate([h, np.array([np.sum(h * h)])])
+
+
+def tuple_out(x, y):
+    return x * y, np.sin(x) + y
+
+
+def test_vector_output_against_finite_differences():
+    x, w = rng.normal(size=3), rng.normal(size=(2, 3))
+    v = rng.normal(size=3)
+    value, push = s2sad.jvp(vector_out)(x, w)
+    eps = 1e-6
+    expected = (vector_out(x + eps * v, w) - vector_out(x - eps * v, w)) / (2 * eps)
+    np.testing.assert_allclose(push(v), expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(value, vector_out(x, w))
+
+
+def test_tuple_output_and_several_arguments():
+    value, push = s2sad.jvp(tuple_out, wrt=(0, 1))(0.5, 2.0)
+    assert value == tuple_out(0.5, 2.0)
+    dx, dy = push(1.0, 0.0), push(0.0, 1.0)
+    assert dx == pytest.approx((2.0, np.cos(0.5)))
+    assert dy == pytest.approx((0.5, 1.0))
+    assert isinstance(dx, tuple)
+
+
+def test_tangent_has_the_structure_of_the_output():
+    _, push = s2sad.jvp(vector_out)(np.ones(3), np.ones((2, 3)))
+    out = push(np.ones(3))
+    assert isinstance(out, np.ndarray) and out.shape == (3,)
+
+
+def test_source_has_tangents_next_to_values():
+    text = s2sad.jvp(CC.range_loop).source_for(0.7, 3)
+    assert "def jvp_range_loop(x, n, d_x):" in text
+    assert "d_y" in text and "stack" not in text
+    assert text == s2sad.jvp(CC.range_loop).source_for(0.5, 4)
+
+
+def test_power_with_respect_to_the_exponent():
+    def f(x, y):
+        return np.sum(x ** y)
+
+    x, y = np.array([0.5, 1.5, 2.0]), np.array([1.5, 0.5, 2.5])
+    for i in (0, 1):
+        _check_forward_against_reverse(f, (x, y), i, 1e-10, 1e-12)
+
+
+def test_tangent_of_a_wrong_shape_is_refused_or_broadcast():
+    _, push = s2sad.jvp(CC.sum_loop)(np.ones(3))
+    assert push(np.ones(3)) == pytest.approx(6.0)
+
+
+def test_unknown_function_is_a_located_error():
+    with pytest.raises(s2sad.NoDerivativeError, match="no derivative rule"):
+        s2sad.jvp(uses_unknown)(1.0)
+
+
+def uses_unknown(x):
+    return np.frexp(x)[0] * x

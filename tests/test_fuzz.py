@@ -1,0 +1,635 @@
+"""Differential fuzzing: gradients of random programs against central finite differences.
+
+``tests/fuzzgen.py`` writes random, well-conditioned programs (branches, loops
+with data-dependent trip counts, in-place updates, calls between functions);
+each is written to a file under a temporary folder (s2sad reads source files),
+imported, differentiated and checked:
+
+* the gradient against central differences in float64 (a sample is skipped when
+  a float comparison is within ``MARGIN`` of flipping or a difference step takes
+  another branch: finite differences are not valid there);
+* ``value_and_grad``'s value against the function itself, gradients shaped like
+  their arguments, arguments left unchanged;
+* second derivatives against differences of the gradient, when
+  ``s2sad.grad(s2sad.grad(f))`` works (skipped otherwise);
+* forward mode against reverse mode, when ``s2sad.jvp`` exists (skipped otherwise).
+
+Profiles (``S2SAD_FUZZ``):
+
+* ``quick`` (the default, in CI): a fixed-seed run of ``S2SAD_FUZZ_QUICK`` = 250
+  programs (about 25 s); hypothesis shrinks a failure to a small program.
+* ``long``: ``S2SAD_FUZZ_EXAMPLES`` programs (default 10,000, of up to
+  ``S2SAD_FUZZ_STATEMENTS`` = 12 statements) in chunks of 500 with different seeds
+  (about 35 minutes on two cores)::
+
+      S2SAD_FUZZ=long python -m pytest -q -s -p no:cacheprovider tests/test_fuzz.py -k long
+
+  Programs are kept under ``$S2SAD_FUZZ_DIR`` (default: a new temporary folder)
+  only when they fail; a summary is printed and written to ``report.json`` there, and
+  every failure (program, arguments, options, error) to ``failures.jsonl``. The long
+  profile neither shrinks nor stops at a failure: it reports every kind of failure.
+
+The generator steers clear of the bugs already known (``AVOID_KNOWN_BUGS`` in
+fuzzgen.py: ``S2SAD_FUZZ_KNOWN=1`` generates them too), so that it finds new ones.
+Failures found by the fuzzer become regression tests at the end of this file.
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import hashlib
+import importlib.util
+import inspect
+import json
+import os
+import re
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+import s2sad
+from tests import fuzzgen
+
+PROFILE = os.environ.get("S2SAD_FUZZ", "quick")
+QUICK_EXAMPLES = int(os.environ.get("S2SAD_FUZZ_QUICK", "250"))
+LONG_EXAMPLES = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "10000"))
+CHUNK = 500
+LONG_STATEMENTS = int(os.environ.get("S2SAD_FUZZ_STATEMENTS", "12"))
+MARGIN = 1e-4          # a comparison closer than this to flipping: no finite differences
+EPS = 1e-6             # central difference step
+RTOL, ATOL = 1e-5, 1e-6
+
+DIR = Path(os.environ.get("S2SAD_FUZZ_DIR") or tempfile.mkdtemp(prefix="s2sad-fuzz-"))
+DIR.mkdir(parents=True, exist_ok=True)
+atexit.register(lambda: DIR.rmdir() if DIR.exists() and not any(DIR.iterdir()) else None)
+STATS: dict[str, int] = {}
+_LOCK = threading.Lock()
+
+
+def count(outcome: str) -> None:
+    with _LOCK:
+        STATS[outcome] = STATS.get(outcome, 0) + 1
+
+
+class Inconclusive(Exception):
+    """Finite differences cannot judge this sample (a branch flips, steps disagree)."""
+
+
+# --- loading programs ----------------------------------------------------------------------
+
+class Loaded:
+    """A program written to ``DIR`` and imported twice: plain, and with comparisons traced."""
+
+    def __init__(self, program: fuzzgen.Program):
+        self.program = program
+        digest = hashlib.sha1(program.source.encode()).hexdigest()[:12]
+        self.paths, self.names = [], []
+        self.module = self._import(program.source, f"s2sad_fuzz_{digest}")
+        self.traced = self._import(program.traced, f"s2sad_fuzz_{digest}_traced")
+        self.f = getattr(self.module, program.main)
+        self.g = getattr(self.traced, program.main)
+
+    def _import(self, text: str, name: str):
+        path = DIR / f"{name}.py"
+        path.write_text(text)
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        self.paths.append(path)
+        self.names.append(name)
+        return module
+
+    def run(self, args) -> tuple[float, list]:
+        """The value at ``args`` and the comparisons taken: [(outcome, margin)]."""
+        trace = self.traced._TRACE
+        trace.clear()
+        value = self.g(*copy.deepcopy(args))
+        return float(value), list(trace)
+
+    def close(self, keep: bool) -> None:
+        from s2sad import api
+        cache = getattr(api, "_CACHE", {})  # (it would keep every program alive: see
+        for name in self.names:             # test_hygiene's cache tests)
+            module = sys.modules.pop(name, None)
+            for value in vars(module).values() if module else ():
+                if inspect.isfunction(value):
+                    cache.pop(value, None)
+        if not keep:
+            for path in self.paths:
+                path.unlink(missing_ok=True)
+
+
+# --- the checks ----------------------------------------------------------------------------
+
+def perturbed(args, index: int, element, delta: float) -> list:
+    out = list(args)
+    if isinstance(args[index], np.ndarray):
+        out[index] = args[index].copy()
+        out[index][element] += delta
+    else:
+        out[index] = args[index] + delta
+    return out
+
+
+def numeric_gradient(loaded: Loaded, args, index: int, eps: float, branches) -> np.ndarray:
+    """Central differences of ``f`` in argument ``index``; Inconclusive if a step changes
+    which way a comparison goes."""
+    x = np.asarray(args[index], dtype=float)
+    grad = np.zeros_like(x)
+    for k in np.ndindex(x.shape):
+        element = k if x.ndim else None
+        up, up_trace = loaded.run(perturbed(args, index, element, eps))
+        down, down_trace = loaded.run(perturbed(args, index, element, -eps))
+        if [o for o, _ in up_trace] != branches or [o for o, _ in down_trace] != branches:
+            raise Inconclusive("a finite-difference step takes another branch")
+        grad[k] = (up - down) / (2 * eps)
+    return grad
+
+
+def close(got, want) -> bool:
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
+    return bool(np.all(np.abs(got - want) <= ATOL + RTOL * scale))
+
+
+def check_against_differences(loaded: Loaded, args, index: int, got, branches) -> None:
+    want = numeric_gradient(loaded, args, index, EPS, branches)
+    if close(got, want):
+        return
+    # before calling it wrong, make sure the differences agree among themselves
+    estimates = [numeric_gradient(loaded, args, index, eps, branches) for eps in (1e-5, 1e-7)]
+    if any(close(got, e) for e in estimates):
+        return
+    if not all(close(e, want) for e in estimates):
+        raise Inconclusive("finite differences disagree with each other")
+    raise AssertionError(f"gradient in argument {loaded.program.params[index][0]!r}:\n"
+                         f"  s2sad:      {np.array2string(np.asarray(got), precision=8)}\n"
+                         f"  differences {np.array2string(want, precision=8)}")
+
+
+def check_structure(arg, grad) -> None:
+    if isinstance(arg, np.ndarray):
+        assert isinstance(grad, np.ndarray), f"gradient of an array is {type(grad).__name__}"
+        assert grad.shape == arg.shape and grad.dtype == arg.dtype, (grad.shape, grad.dtype)
+    else:
+        assert isinstance(grad, float), f"gradient of a float is {type(grad).__name__}"
+
+
+def higher_order_works() -> bool:
+    def cube(x):
+        return x * x * x
+    return _probe(lambda: s2sad.grad(s2sad.grad(cube))(2.0), 12.0)
+
+
+def _probe(thunk, want) -> bool:
+    try:
+        return bool(np.allclose(thunk(), want))
+    except Exception:  # noqa: BLE001  (not implemented (yet): the check is skipped)
+        return False
+
+
+def jvp_convention():
+    """How ``s2sad.jvp`` is called, as ``call(f, args, index, tangent) -> tangent out``,
+    or None when there is no forward mode (yet)."""
+    jvp = getattr(s2sad, "jvp", None)
+    if jvp is None:
+        return None
+
+    def f(x, y):
+        return x * y + np.sin(x)
+    want = 3.0 * (2.0 + np.cos(1.0))
+
+    def last(result):
+        return result[-1] if isinstance(result, tuple) else result
+    conventions = [
+        lambda g, args, i, t: jvp(g, wrt=i)(*args)[1](t),  # (value, pushforward)
+        lambda g, args, i, t: last(jvp(g, tuple(args), tuple(
+            t if j == i else np.zeros_like(a) * 0.0 for j, a in enumerate(args)))),
+        lambda g, args, i, t: last(jvp(g, wrt=i)(*args, t)),
+        lambda g, args, i, t: last(jvp(g, wrt=i)(*args, tangent=t)),
+    ]
+    for convention in conventions:
+        if _probe(lambda c=convention: c(f, [1.0, 2.0], 0, 3.0), want):
+            return convention
+    return None
+
+
+_HIGHER = {}
+
+
+def capability(name: str, probe):
+    if name not in _HIGHER:
+        _HIGHER[name] = probe()
+    return _HIGHER[name]
+
+
+def check(program: fuzzgen.Program, args, options: dict) -> str:
+    """Every check on one program at one point; the outcome's name, or AssertionError."""
+    loaded = Loaded(program)
+    failed = True
+    try:
+        outcome = _check(loaded, args, options)
+        failed = False
+        return outcome
+    except Inconclusive:
+        failed = False
+        return "inconclusive"
+    finally:
+        loaded.close(keep=failed)
+
+
+def _check(loaded: Loaded, args, options: dict) -> str:
+    program = loaded.program
+    floats = [i for i, (_, kind) in enumerate(program.params) if kind != "i"]
+    wrt = [floats[i] for i in options["wrt"] if i < len(floats)] or floats[:1]
+    base, trace = loaded.run(args)
+    assert np.isfinite(base), f"the program itself returns {base}"
+    value = loaded.f(*copy.deepcopy(args))
+    assert value == pytest.approx(base, rel=1e-12, abs=1e-12)
+    if any(abs(margin) < MARGIN for _, margin in trace):
+        return "near-branch"
+    branches = [o for o, _ in trace]
+    names = [program.params[i][0] for i in wrt]
+    spec = tuple(wrt if options["by_index"] else names) if len(wrt) > 1 or options["tuple"] \
+        else (wrt[0] if options["by_index"] else names[0])
+    make = s2sad.value_and_grad if options["value"] else s2sad.grad
+    df = make(loaded.f, wrt=spec, optimize=options["optimize"], annotate=options["annotate"],
+              debug_nans=options["debug_nans"])
+    given_args = copy.deepcopy(args)
+    result = df(*given_args)
+    for before, after in zip(args, given_args, strict=True):
+        np.testing.assert_array_equal(before, after, err_msg="an argument was changed")
+    if options["value"]:
+        got_value, result = result
+        assert got_value == pytest.approx(base, rel=1e-9, abs=1e-12), "value_and_grad's value"
+    grads = result if isinstance(spec, tuple) else (result,)
+    assert len(grads) == len(wrt)
+    for index, grad in zip(wrt, grads, strict=True):
+        check_structure(args[index], grad)
+        check_against_differences(loaded, args, index, grad, branches)
+    if options["second"]:
+        check_second_order(loaded, args, floats, branches)
+    if options["forward"]:
+        check_forward_mode(loaded, args, floats, grads, wrt)
+    return "checked"
+
+
+def check_second_order(loaded: Loaded, args, floats, branches) -> None:
+    scalars = [i for i in floats if loaded.program.params[i][1] == "s"]
+    if not scalars or not capability("higher", higher_order_works):
+        return
+    i = scalars[0]
+    g1 = s2sad.grad(loaded.f, wrt=i)
+    try:
+        g2 = s2sad.grad(g1, wrt=i)(*copy.deepcopy(args))
+    except (s2sad.NoDerivativeError, s2sad.UnsupportedSyntaxError):
+        count("second-order-refused")  # a clear refusal: not (yet) supported
+        return
+    h = 1e-5
+    for delta in (h, -h):
+        if [o for o, _ in loaded.run(perturbed(args, i, None, delta))[1]] != branches:
+            raise Inconclusive("a step of the second difference takes another branch")
+    want = (g1(*perturbed(args, i, None, h)) - g1(*perturbed(args, i, None, -h))) / (2 * h)
+    assert np.isclose(g2, want, rtol=1e-4, atol=1e-5), f"second derivative {g2} vs {want}"
+    count("second-order")
+
+
+def check_forward_mode(loaded: Loaded, args, floats, grads, wrt) -> None:
+    convention = capability("jvp", jvp_convention)
+    if convention is None:
+        return
+    rng = np.random.default_rng(0)
+    for index, grad in zip(wrt, grads, strict=True):
+        tangent = rng.normal(size=np.shape(args[index]))
+        tangent = float(tangent) if np.ndim(args[index]) == 0 else tangent
+        try:
+            got = convention(loaded.f, copy.deepcopy(args), index, tangent)
+        except (s2sad.NoDerivativeError, s2sad.UnsupportedSyntaxError):
+            count("forward-mode-refused")  # a clear refusal: not (yet) supported
+            return
+        assert np.isclose(got, np.sum(np.asarray(grad) * tangent), rtol=1e-7, atol=1e-9), \
+            f"forward mode {got} vs reverse mode {np.sum(np.asarray(grad) * tangent)}"
+    count("forward-mode")
+
+
+# --- hypothesis --------------------------------------------------------------------------------
+
+@st.composite
+def cases(draw, statements: int = 8):
+    choices = fuzzgen.Choices.from_hypothesis(draw)
+    program = fuzzgen.generate(choices, max_statements=statements)
+    args = fuzzgen.sample_arguments(program, choices)
+    options = {
+        "optimize": not choices.chance(30), "annotate": choices.chance(20),
+        "value": choices.chance(25), "by_index": choices.chance(40),
+        "tuple": choices.chance(20),
+        "wrt": sorted({choices.int(0, 4) for _ in range(choices.int(1, 3))}),
+        "debug_nans": choices.chance(15), "second": choices.chance(25),
+        "forward": choices.chance(25),
+    }
+    return program, args, options
+
+
+def run_case(case) -> None:
+    program, args, options = case
+    try:
+        outcome = check(program, args, options)
+    except Exception as exc:
+        count("failed")
+        name = hashlib.sha1(program.source.encode()).hexdigest()[:12]
+        kept = DIR / f"s2sad_fuzz_{name}.py"
+        raise AssertionError(
+            f"{type(exc).__name__}: {exc}\n--- program ({kept}) ---\n{program.source}"
+            f"--- arguments ---\n{args!r}\n--- options ---\n{options!r}") from exc
+    count(outcome)
+    count("programs")
+
+
+SETTINGS = {"deadline": None, "database": None, "print_blob": False,
+            "suppress_health_check": list(HealthCheck),
+            "phases": [Phase.explicit, Phase.generate, Phase.shrink]}
+
+
+@pytest.mark.skipif(PROFILE != "quick", reason="the long profile runs instead")
+@settings(max_examples=QUICK_EXAMPLES, derandomize=True, **SETTINGS)
+@given(cases())
+def test_fuzz_quick(case):
+    run_case(case)
+
+
+@pytest.mark.skipif(PROFILE != "quick", reason="the long profile runs instead")
+def test_fuzz_quick_checked_enough():
+    """Most programs are checked, not skipped for being too close to a branch."""
+    report()
+    if STATS.get("programs", 0) >= QUICK_EXAMPLES // 2:
+        assert STATS.get("checked", 0) >= STATS["programs"] // 2, STATS
+
+
+FAILURES: list[dict] = []
+
+
+def signature(message: str) -> str:
+    """What kind of failure: the first line of the message, without names and numbers."""
+    first = message.split("\n--- program")[0].split("\n")[0]
+    return re.sub(r"\d+(\.\d+)?", "N", re.sub(r"'[^']*'", "'_'", first))[:160]
+
+
+def jsonable(value):
+    return value.tolist() if isinstance(value, np.ndarray) else value
+
+
+@pytest.mark.skipif(PROFILE != "long", reason="S2SAD_FUZZ=long runs the long profile")
+def test_fuzz_long():
+    """Every program runs (no shrinking, no stop at the first failure); failures are
+    recorded in failures.jsonl and grouped by kind in the report."""
+    for chunk in range(max(1, (LONG_EXAMPLES + CHUNK - 1) // CHUNK)):
+        @seed(1000 + chunk)
+        @settings(max_examples=min(CHUNK, LONG_EXAMPLES - chunk * CHUNK), derandomize=False,
+                  **{**SETTINGS, "phases": [Phase.generate]})
+        @given(cases(LONG_STATEMENTS))
+        def run(case):
+            try:
+                run_case(case)
+            except AssertionError as exc:
+                program, args, options = case
+                FAILURES.append({"kind": signature(str(exc)), "error": str(exc).split(
+                    "\n--- program")[0], "source": program.source, "params": program.params,
+                    "args": [jsonable(a) for a in args], "options": options})
+                with open(DIR / "failures.jsonl", "a") as out:
+                    out.write(json.dumps(FAILURES[-1]) + "\n")
+        run()
+        report()
+    kinds: dict[str, int] = {}
+    for failure in FAILURES:
+        kinds[failure["kind"]] = kinds.get(failure["kind"], 0) + 1
+    assert not FAILURES, "failures by kind:\n" + "\n".join(
+        f"{n:5d}  {kind}" for kind, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+
+
+def report() -> None:
+    text = json.dumps(STATS, indent=1, sort_keys=True)
+    if PROFILE == "long":
+        (DIR / "report.json").write_text(text)
+    print(f"\nfuzz report ({DIR}): {text}")
+
+
+def test_generator_covers_every_feature():
+    """The quick profile's programs use every construct the generator knows."""
+    import random
+    seen: dict[str, int] = {}
+    for k in range(300):
+        program = fuzzgen.generate(fuzzgen.Choices.from_random(random.Random(k)))
+        for feature, n in program.stats.items():
+            seen[feature] = seen.get(feature, 0) + n
+    wanted = {"if", "elif", "for-range", "for-array", "zip", "enumerate", "for-rows", "while",
+              "while-true", "break", "continue", "early-return", "setitem", "augassign",
+              "call", "ifexp", "matvec", "stack", "contracting", "new-array", "squash"}
+    assert wanted <= set(seen), sorted(wanted - set(seen))
+
+
+# --- regressions: programs the fuzzer found ----------------------------------------------------
+# Each is the fuzzer's failing program reduced by hand to a few lines, checked like a fuzzed
+# program (value, structure, gradient against finite differences, with and without the
+# optimizer). Those s2sad gets wrong today are strict xfails saying what goes wrong.
+
+def known_bug(reason: str, modes: tuple = ("opt", "noopt")) -> dict:
+    """A bug s2sad has today: the regression test is a strict xfail in ``modes``."""
+    return {"reason": reason, "modes": modes}
+
+
+def regression(body: str, args: list, id: str, bug: dict | None = None):
+    return pytest.param(body, args, bug, id=id)
+
+
+REGRESSIONS = [
+    regression('''
+def f(v):
+    v = v.copy()
+    v[0] = 0.5
+    return np.sum(v * v)
+''', [np.array([0.3, -0.2, 0.9])], id="argument-rebound-then-updated", bug=known_bug(
+        "refused: 'in-place update of the argument v' although v holds a copy (aliasing is not "
+        "flow-sensitive); the refusal's own advice is `v = v.copy()`")),
+    regression('''
+def f(x):
+    c = x * 2.0
+    b = c
+    c = b - 1.0
+    c[2] = 0.5
+    return np.sum(c * b)
+''', [np.array([0.3, -0.2, 0.9])], id="name-rebound-then-updated", bug=known_bug(
+        "refused: 'in-place update of c, which shares its memory with b' although c was rebound "
+        "to a new array")),
+    regression('''
+def f(w):
+    total = 0.0
+    for z in w:
+        z = 0.3 * w[1]
+        z /= 2.0
+        total = total + z * w[0]
+    return total
+''', [np.array([0.3, -0.2, 0.9])], id="loop-target-rebound-then-augmented", bug=known_bug(
+        "refused: '`z /= ...` on a value shared with w' although z was rebound to a new float")),
+    regression('''
+def f(x):
+    a = x
+    for i in range(1):
+        pass
+    return a * x
+''', [0.7], id="loop-of-pass", bug=known_bug(
+        "optimize=False: the generated code has a `for` with an empty body (IndentationError)",
+        modes=("noopt",))),
+    regression('''
+def f(x, v):
+    a = v
+    for b in a:
+        a = 0.5 * a + 0.5 * np.tanh(b * x)
+    return np.sum(a)
+''', [0.4, np.array([0.1, 0.5, -0.3])], id="iterated-name-reassigned-in-loop", bug=known_bug(
+        "wrong value and gradient: `for b in a` is turned into `a[i]` reads, which see the new "
+        "`a` assigned in the loop instead of the sequence being iterated")),
+    regression('''
+def f(x):
+    a = x
+    a += 1.0
+    return a * x
+''', [0.7], id="float-augmented-after-copy", bug=known_bug(
+        "refused: '`a += ...` on a value shared with x' although floats are immutable")),
+    regression('''
+def f(x):
+    for i in range(2):
+        x = x * np.ones(3)
+    return np.sum(x)
+''', [0.7], id="float-argument-becomes-array-in-loop", bug=known_bug(
+        "TypeError inside the generated code: the sensitivity of a float argument rebound to an "
+        "array in a loop keeps the array's shape (no unbroadcast), and float() fails")),
+    regression('''
+import numpy
+
+
+def total(p):
+    return p.sum()
+
+
+def f(x):
+    return total(x * 2.0)
+''', [np.array([0.3, -0.2, 0.9])], id="method-in-helper-numpy-not-np", bug=known_bug(
+        "DifferentiationError: name 'np' is not defined (no location): a method call in an "
+        "inlined helper, in a module that imports numpy as `numpy`")),
+    regression('''
+def f(y):
+    if y > 2.0:
+        return y
+    y /= 2.0
+    return y * y
+''', [0.7], id="augmented-after-early-return", bug=known_bug(
+        "refused: '`y /= ...` on a value shared with result', a name s2sad made up for the "
+        "early return")),
+    regression('''
+def f(x, y):
+    b = x
+    if y > 1.5:
+        a = x * 2.0
+        b = a[1:]
+    return np.sum(b)
+''', [np.array([0.3, -0.2, 0.9]), 0.5], id="indexed-in-a-branch-not-taken", bug=known_bug(
+        "UnboundLocalError inside the generated code: `s_a = zeros_like_structure(a)` is "
+        "made before the reverse sweep, also when the branch that defines `a` did not run")),
+    regression('''
+def f(x, y):
+    b = x
+    if y > 1.5:
+        a = x * 2.0
+        b = a[1:]
+    return np.sum(b)
+''', [np.array([0.3, -0.2, 0.9]), 2.5], id="indexed-in-a-branch-taken"),
+    regression('''
+def f(x):
+    if x > 10.0:
+        x = 0.75
+    return x
+''', [0.5], id="argument-set-in-a-branch-not-taken", bug=known_bug(
+        "forward mode: jvp gives 0.0, not 1.0: an argument that a branch (or a loop) may set "
+        "to a value not depending on it loses its own tangent")),
+    regression('''
+def f(x, y):
+    if x > 10.0:
+        y = x
+    return y * y
+''', [0.5, 0.25], id="argument-set-from-another-in-a-branch-not-taken", bug=known_bug(
+        "forward mode: jvp in y gives 0.0, not 2y: y loses its tangent because a branch not "
+        "taken sets it to x")),
+    regression('''
+def f(x):
+    return (-1.5) ** 2 * x
+''', [0.7], id="negative-constant-power", bug=known_bug(
+        "wrong value and gradient (-2.25 * x): the optimizer folds -(1.5) into the constant "
+        "-1.5 and the code reads `-1.5 ** 2`, which Python parses as -(1.5 ** 2) (in `jvp`, "
+        "optimized, too)")),
+    regression('''
+def f(x):
+    total = 0.0
+    for e in x * 2.0:
+        total = total + e * e
+    return total
+''', [np.array([0.3, -0.2, 0.9])], id="loop-over-an-expression", bug=known_bug(
+        "refused: 'no derivative rule for list, called on t_1': a loop over an expression "
+        "(not a name) is turned into a call of list() that has no rule")),
+    regression('''
+def f(y):
+    z = np.zeros(3)
+    z[:] = y
+    return np.sum(z)
+''', [0.7], id="slice-assigned-a-float"),  # second derivative: failed in reshape, fixed
+    regression('''
+def f(y):
+    x = 0.3 * np.ones(3)
+    for i in range(2):
+        x *= 0.5
+    x[2] = np.tanh(y * 1.5)
+    return np.mean(np.sin(x)) + y
+''', [0.3], id="augmented-in-loop-then-updated"),  # second derivative: 'float' object
+    # is not subscriptable, fixed
+    regression('''
+def f(y):
+    for j in range(2):
+        v = np.stack([y, y])
+    return np.sum(v)
+''', [0.7], id="stack-in-loop", bug=known_bug(
+        "AxisError inside the generated code: the sensitivity of `v` is reset to the float 0.0 "
+        "and stack_grad cannot split it")),
+]
+
+
+def kind_of(value) -> str:
+    if isinstance(value, np.ndarray):
+        return "v" if value.ndim == 1 else "m"
+    return "i" if isinstance(value, int) else "s"
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+@pytest.mark.parametrize("body, args, bug", REGRESSIONS)
+def test_regression(body, args, bug, optimize, request):
+    if bug and ("opt" if optimize else "noopt") in bug["modes"]:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=bug["reason"]))
+    header = "" if "import numpy" in body else "import numpy as np\n"
+    source = "import math\n" + header + body
+    program = fuzzgen.Program(source, source.replace("import math\n", fuzzgen.TRACE_PRELUDE, 1),
+                              [(f"a{i}", kind_of(a)) for i, a in enumerate(args)])
+    floats = [i for i, a in enumerate(args) if kind_of(a) != "i"]
+    options = {"optimize": optimize, "annotate": False, "value": True, "by_index": True,
+               "tuple": True, "wrt": list(range(len(floats))), "debug_nans": False,
+               "second": True, "forward": True}
+    loaded = Loaded(program)
+    try:
+        assert _check(loaded, args, options) == "checked"
+    finally:
+        loaded.close(keep=False)
