@@ -455,9 +455,7 @@ def f(v):
     v = v.copy()
     v[0] = 0.5
     return np.sum(v * v)
-''', [np.array([0.3, -0.2, 0.9])], id="argument-rebound-then-updated", bug=known_bug(
-        "refused: 'in-place update of the argument v' although v holds a copy (aliasing is not "
-        "flow-sensitive); the refusal's own advice is `v = v.copy()`")),
+''', [np.array([0.3, -0.2, 0.9])], id="argument-rebound-then-updated"),
     regression('''
 def f(x):
     c = x * 2.0
@@ -465,9 +463,7 @@ def f(x):
     c = b - 1.0
     c[2] = 0.5
     return np.sum(c * b)
-''', [np.array([0.3, -0.2, 0.9])], id="name-rebound-then-updated", bug=known_bug(
-        "refused: 'in-place update of c, which shares its memory with b' although c was rebound "
-        "to a new array")),
+''', [np.array([0.3, -0.2, 0.9])], id="name-rebound-then-updated"),
     regression('''
 def f(w):
     total = 0.0
@@ -476,8 +472,7 @@ def f(w):
         z /= 2.0
         total = total + z * w[0]
     return total
-''', [np.array([0.3, -0.2, 0.9])], id="loop-target-rebound-then-augmented", bug=known_bug(
-        "refused: '`z /= ...` on a value shared with w' although z was rebound to a new float")),
+''', [np.array([0.3, -0.2, 0.9])], id="loop-target-rebound-then-augmented"),
     regression('''
 def f(x):
     a = x

@@ -102,6 +102,7 @@ class Normalize:
         self.locals = assigned_names(source.tree)
         self.current: dict[str, str] = {}
         self.aliases: dict[str, str] = {}
+        self.rebound: set[str] = set()  # kept names given a new value since the start
         self.temps: set[str] = set()  # name -> the local it may share memory with
         self.out: list = []
         self.stmt = None
@@ -359,6 +360,13 @@ class Normalize:
                 value = self.to_atom(value)  # `b = b * 2` -> `t_1 = b * 2; b = t_1`
             ssa = self.new_version(target.id)
             self.emit(gast.Assign([self.store(ssa)], value, None))
+            if ssa in self.carried:  # a kept name gets a new value: it no longer shares
+                self.rebound.add(ssa)  # memory with what it held, nor they with it
+                self.aliases.pop(ssa, None)
+                old = f"{ssa}#{len(self.aliases)}"  # the value it held, still shared by others
+                for other, root in list(self.aliases.items()):
+                    if root == ssa:
+                        self.aliases[other] = old
             shared = value.value if isinstance(value, gast.Subscript) else value
             if isinstance(shared, gast.Name) and (shared.id in self.current.values()
                                                   or shared.id in self.temps):
@@ -399,7 +407,7 @@ class Normalize:
                   + self.source.tree.args.kwonlyargs}
         owners = sorted(k for k, v in self.current.items()
                         if k != name and self.aliases.get(v, v) == root)
-        if root in params or mine in params:
+        if root in params or (mine in params and mine not in self.rebound):
             owner = root if root in params else mine
             raise self.source.syntax_error(
                 f"an in-place update of the argument {owner!r}", stmt,
