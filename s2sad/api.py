@@ -725,11 +725,12 @@ def checkpoint(func: Callable):
 
     stem = func.__name__
     args_tuple = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    tangents = [f"checkpoint_tangent({stem}, {args_tuple}, {i}, g)" for i in range(len(names))]
     text = (f"def checkpoint_vjp_{stem}(g, ans, {', '.join(params)}):\n"
             f"    grads = checkpoint_grads({stem}, g, {args_tuple})\n"
             f"    return {', '.join(f'grads[{i}]' for i in range(len(names)))}\n\n\n"
             f"def checkpoint_jvp_{stem}(g, ans, {', '.join(params)}):\n"
-            f"    return {', '.join(f'checkpoint_tangent({stem}, {args_tuple}, {i}, g)' for i in range(len(names)))}\n")
+            f"    return {', '.join(tangents)}\n")
     filename = f"<s2sad checkpoint of {func.__module__}.{func.__qualname__} {id(func):x}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {"checkpoint_grads": checkpoint_grads, "checkpoint_tangent": checkpoint_tangent,

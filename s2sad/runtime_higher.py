@@ -438,3 +438,19 @@ def rule_part(result, i):
     if isinstance(result, tuple):
         return result[i] if i < len(result) else None
     return result if i == 0 else None
+
+
+def sens_item(g, i):
+    """Item ``i`` of the sensitivity of a list or tuple display, ``0.0`` while it is still
+    the ``0.0`` nothing has flowed into."""
+    if isinstance(g, (float, int)) and not isinstance(g, bool) and g == 0:
+        return 0.0
+    return g[i]
+
+
+def put_item(g, like, i):
+    """Adjoint of :func:`sens_item`: ``g`` at position ``i`` of zeros shaped like ``like``."""
+    from .runtime import index_grad
+    if isinstance(like, (float, int)) and not isinstance(like, bool):
+        return 0.0
+    return index_grad(g, like, i)

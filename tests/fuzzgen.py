@@ -237,7 +237,7 @@ class Gen:
                  ("np.log(1.0 + np.square({}))", lambda b: 1.0 + b * b),
                  ("np.sqrt(1.0 + np.square({}))", lambda b: 1.0 + b),
                  ("np.arctan({})", lambda b: 1.6), ("np.log1p(({}) ** 2)", lambda b: 1.0 + b * b),
-                 ("1.0 / (1.0 + np.exp(-{}))", lambda b: 1.0), ("np.arcsinh({})", lambda b: b),
+                 ("(1.0 / (1.0 + np.exp(-{})))", lambda b: 1.0), ("np.arcsinh({})", lambda b: b),
                  ("np.expm1(np.tanh({}))", lambda b: 1.8)]
         if scalar:
             forms += [("math.sin({})", lambda b: 1.0), ("math.cos({})", lambda b: 1.0),
@@ -344,7 +344,10 @@ class Gen:
                  E(f"np.sum(np.logaddexp({a.src}, {b.src}))", N * (a.bound + b.bound + 0.7))]
         indexed = self.subscriptable(env, a, "v")
         if indexed is not None:
-            forms += [E(f"{atom(indexed.src)}[{self.index(env)}]", indexed.bound),
+            # (known bug: s2sad takes an item of an array for a view of it, so neither may be
+            # updated in place afterwards: not fresh)
+            forms += [E(f"{atom(indexed.src)}[{self.index(env)}]", indexed.bound,
+                        fresh=not AVOID_KNOWN_BUGS),
                       E(f"np.sum({atom(indexed.src)}[{self.ch.pick(['0:2', '1:', ':2', '::2'])}])",
                         N * indexed.bound)]
         return self.ch.pick(forms)
@@ -453,7 +456,7 @@ class Gen:
         return lines, False
 
     def statement(self, env, ctx: _Ctx) -> tuple[list[str], bool]:
-        c = self.ch.int(0, 9)
+        c = self.ch.int(0, 11)
         nested = ctx.depth < 2
         if c == 1:
             lines = self.augassign(env, ctx)
@@ -479,7 +482,69 @@ class Gen:
             new = self.new_array(env)
             if new:
                 return new, False
+        if c == 10 and nested:
+            return self.lists(env, ctx), False
+        if c == 11:
+            return self.unpack(env, ctx), False
         return self.assign(env, ctx), False
+
+    def unpack(self, env, ctx: _Ctx) -> list[str]:
+        """``a, b = e1, e2`` (new floats), or a swap ``a, b = b, a`` of two floats."""
+        floats = [n for n in self.vars_of(env, "s", writable=True) if n not in self.params]
+        if len(floats) >= 2 and self.ch.chance(30):
+            a = self.ch.pick(floats)
+            b = self.ch.pick([n for n in floats if n != a])
+            env[a], env[b] = env[b], env[a]
+            for name in (a, b):
+                self.taint(name)
+                env[name].owned = False
+            self.note("swap")
+            return [f"{a}, {b} = {b}, {a}"]
+        value_a = self.squash(self.scalar(env, self.ch.int(0, 2)))
+        value_b = self.squash(self.scalar(env, self.ch.int(0, 2)))
+        a = self.new_name(env, "s")
+        b = self.new_name({**env, a: None}, "s")
+        for name, value in ((a, value_a), (b, value_b)):
+            if not value.fresh:
+                self.disown(env, value.src)
+                self.taint(name)
+            env[name] = Var("s", value.bound, owned=value.fresh and name not in self.tainted)
+        self.note("unpack")
+        return [f"{a}, {b} = {value_a.src}, {value_b.src}"]
+
+    def lists(self, env, ctx: _Ctx) -> list[str]:
+        """A float made from a list: built by ``append`` in a loop, or a comprehension."""
+        target = self.new_name(env, "s")
+        vectors = self.in_branch_safe(self.vars_of(env, "v"))
+        form = self.ch.int(0, 3) if vectors else 0
+        inner = {n: Var(v.kind, v.bound, False, True) for n, v in env.items()}
+        if form == 0:
+            ys, i = self.new_name(env, "l"), self.new_name(env, "i")
+            inner[i] = Var("i", N - 1)
+            item = self.squash(self.scalar(inner, self.ch.int(1, 2)))
+            total = self.ch.pick([f"sum({ys})", f"np.sum(np.stack({ys}))"] if
+                                 self.safe_index is not None and AVOID_KNOWN_BUGS else
+                                 [f"sum({ys})", f"np.sum(np.stack({ys}))",
+                                  f"{ys}[0] * {ys}[-1]", f"{ys}[-1] - len({ys}) * {ys}[0]"])
+            lines = [f"{ys} = []", f"for {i} in range({self.ch.int(1, N)}):",
+                     f"    {ys}.append({item.src})", f"{target} = {total}"]
+            bound = N * item.bound + N * item.bound ** 2
+            self.note("append")
+        else:
+            e = self.new_name(env, "s")
+            v = self.ch.pick(vectors)
+            inner[e] = Var("s", env[v].bound)
+            item = self.squash(self.scalar(inner, self.ch.int(1, 2)))
+            loop = f"{item.src} for {e} in {v}"
+            lines = [f"{target} = " + [f"sum([{loop}])", f"sum({loop})",
+                                       f"np.sum(np.stack([{loop}]))"][form - 1]]
+            bound = N * item.bound
+            self.note("comprehension")
+        if bound > CAP:
+            lines[-1] = lines[-1].replace(f"{target} = ", f"{target} = np.tanh(", 1) + ")"
+            bound = 1.0
+        env[target] = Var("s", bound, owned=True)
+        return lines
 
     def assign(self, env, ctx: _Ctx) -> list[str]:
         kinds = ["s", "s", "v"] + (["m"] if self.vars_of(env, "m") else [])
@@ -501,24 +566,23 @@ class Gen:
             else:
                 self.disown(env, value.src)
                 self.taint(target)
-        env[target] = Var(kind, value.bound, owned=self.ownable(target, value.fresh, kind))
+        env[target] = Var(kind, value.bound,
+                          owned=self.ownable(target, value.fresh))
         self.note("assign")
         return [f"{target} = {value.src}"]
 
-    def ownable(self, name: str, fresh: bool, kind: str) -> bool:
-        """May the function update ``name`` in place after this assignment?
-
-        (Known bug: s2sad's aliasing is not flow-sensitive: a name that ever shared its
-        value, an array argument's name included, is never updated in place again, even
-        once it holds a new value: ``v = v.copy(); v[0] = ...`` is refused.)"""
-        if not AVOID_KNOWN_BUGS:
-            return fresh
-        return fresh and name not in self.tainted and (kind == "s" or name not in self.params)
+    def ownable(self, name: str, fresh: bool) -> bool:
+        """May the function update ``name`` in place after this assignment (a new value
+        ends whatever sharing the name had)?"""
+        if fresh:
+            self.tainted.discard(name)
+        return fresh and name not in self.tainted
 
     def disown(self, env, src: str) -> None:
         """Values ``src`` may alias are no longer the function's own to update.
 
-        (Known bug: s2sad refuses ``a = x; a += 1.0`` on floats, as if they were arrays.)"""
+        (Known bugs: s2sad refuses ``a = x; a += 1.0`` on floats, as if they were arrays,
+        and takes ``a = z[2]`` for a view of ``z``.)"""
         for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", src):
             if name in env and (env[name].kind in "vm" or AVOID_KNOWN_BUGS):
                 env[name].owned = False
@@ -538,7 +602,7 @@ class Gen:
             value, bound = f"{e.src} * 1.0", e.bound
         else:
             bound = 1.0
-        env[name] = Var("v", bound, owned=True)
+        env[name] = Var("v", bound, owned=self.ownable(name, True))
         self.note("new-array")
         return [f"{name} = {value}"]
 
@@ -552,7 +616,7 @@ class Gen:
         e = self.expr(env, kind if self.ch.chance(50) else "s", self.ch.int(0, 2))
         c = self.ch.pick(["0.5", "0.75", "0.9"])
         rest = f"{1 - float(c):g}"
-        env[name] = Var(kind, CAP, owned=self.ownable(name, True, kind))
+        env[name] = Var(kind, CAP, owned=self.ownable(name, True))
         self.note("contracting")
         return [f"{name} = {c} * {name} + {rest} * np.tanh({e.src})"]
 

@@ -431,7 +431,8 @@ def test_generator_covers_every_feature():
             seen[feature] = seen.get(feature, 0) + n
     wanted = {"if", "elif", "for-range", "for-array", "zip", "enumerate", "for-rows", "while",
               "while-true", "break", "continue", "early-return", "setitem", "augassign",
-              "call", "ifexp", "matvec", "stack", "contracting", "new-array", "squash"}
+              "call", "ifexp", "matvec", "stack", "contracting", "new-array", "squash",
+              "append", "comprehension", "unpack", "swap"}
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 
@@ -456,6 +457,12 @@ def f(v):
     v[0] = 0.5
     return np.sum(v * v)
 ''', [np.array([0.3, -0.2, 0.9])], id="argument-rebound-then-updated"),
+    regression('''
+def f(v):
+    v = np.ones(3) * 2.0
+    v[0] = 0.5
+    return np.sum(v * v)
+''', [np.array([0.3, -0.2, 0.9])], id="argument-replaced-then-updated"),  # was refused
     regression('''
 def f(x):
     c = x * 2.0
@@ -525,9 +532,8 @@ def f(y):
         return y
     y /= 2.0
     return y * y
-''', [0.7], id="augmented-after-early-return", bug=known_bug(
-        "refused: '`y /= ...` on a value shared with result', a name s2sad made up for the "
-        "early return")),
+''', [0.7], id="augmented-after-early-return"),  # was refused: sharing is
+    # now followed branch by branch
     regression('''
 def f(x, y):
     b = x
@@ -551,17 +557,13 @@ def f(x):
     if x > 10.0:
         x = 0.75
     return x
-''', [0.5], id="argument-set-in-a-branch-not-taken", bug=known_bug(
-        "forward mode: jvp gives 0.0, not 1.0: an argument that a branch (or a loop) may set "
-        "to a value not depending on it loses its own tangent")),
+''', [0.5], id="argument-set-in-a-branch-not-taken"),  # jvp gave 0.0: fixed
     regression('''
 def f(x, y):
     if x > 10.0:
         y = x
     return y * y
-''', [0.5, 0.25], id="argument-set-from-another-in-a-branch-not-taken", bug=known_bug(
-        "forward mode: jvp in y gives 0.0, not 2y: y loses its tangent because a branch not "
-        "taken sets it to x")),
+''', [0.5, 0.25], id="argument-set-from-another-in-a-branch-not-taken"),  # jvp: fixed
     regression('''
 def f(x):
     return (-1.5) ** 2 * x
@@ -594,13 +596,37 @@ def f(y):
 ''', [0.3], id="augmented-in-loop-then-updated"),  # second derivative: 'float' object
     # is not subscriptable, fixed
     regression('''
+def f(t):
+    p = np.array([t, t])
+    if t > -10.0:
+        y = 2.0
+    else:
+        y = np.dot(p, p)
+    return y * t
+''', [0.5], id="constant-in-one-branch"),
+    regression('''
+def f(y):
+    for i in range(2):
+        y = y * np.tanh(y)
+    if y < 0.3:
+        return y
+    return y * 2.0
+''', [0.2], id="loop-then-early-return"),  # second derivative: None pushed over a value, fixed
+    regression('''
+def f(y):
+    z = np.ones(3)
+    a = z[2]
+    z[-1] = np.tanh(y)
+    return a + np.sum(z)
+''', [0.3], id="update-after-reading-an-item", bug=known_bug(
+        "refused: 'in-place update of z, which shares its memory with a', but a = z[2] is a "
+        "float, not a view of z")),
+    regression('''
 def f(y):
     for j in range(2):
         v = np.stack([y, y])
     return np.sum(v)
-''', [0.7], id="stack-in-loop", bug=known_bug(
-        "AxisError inside the generated code: the sensitivity of `v` is reset to the float 0.0 "
-        "and stack_grad cannot split it")),
+''', [0.7], id="stack-in-loop"),  # AxisError: reset to 0.0, stack_grad could not split it: fixed
 ]
 
 

@@ -27,24 +27,23 @@ array([2., 2., 2.])
 import numpy as np
 
 from ..registry import deflinear, deftangent, defvjp, nondifferentiable
-from ..runtime import (add_sens, array_grad, as_gradient, average_grad, cast_like, cholesky_grad, choose_grad,
-                       clip_grad, column_stack_grad, concatenate_grad, cumprod_grad, cumsum_grad,
-                       diag_grad, diagonal_grad, diff_grad, dot_grad_left, dot_grad_right,
-                       einsum_grad,
-                       dstack_grad, expand_reduced, extremum_grad, hstack_grad, index_grad,
-                       inner_grad, kron_grad, linspace_grad, matmul_grad_left,
-                       matmul_grad_right, nanmean_grad, nansum_grad, norm_grad, output_seed,
-                       pack_like, pad_grad, pad_values_grad, prod_grad, ptp_grad, reduced_size,
-                       repeat_grad, solve_grad, sort_grad, split_grad, stack_grad, std_grad,
-                       sum_grad, sum_list_grad, take_along_axis_grad, take_grad, tensordot_grad,
-                       tile_grad, trace_grad, transpose_grad, unbroadcast, var_grad, vecdot_grad,
-                       vstack_grad, zeros_like_structure)
-from ..runtime_higher import (einsum_grad_operands, einsum_grad_tangent, einsum_with,
-                              norm_grad_partial)
+from ..runtime import (add_sens, array_grad, as_gradient, average_grad, cast_like, cholesky_grad,
+                       choose_grad, clip_grad, column_stack_grad, concatenate_grad, cumprod_grad,
+                       cumsum_grad, diag_grad, diagonal_grad, diff_grad, dot_grad_left,
+                       dot_grad_right, dstack_grad, einsum_grad, expand_reduced, extremum_grad,
+                       hstack_grad, index_grad, inner_grad, kron_grad, linspace_grad,
+                       matmul_grad_left, matmul_grad_right, nanmean_grad, nansum_grad, norm_grad,
+                       output_seed, pack_like, pad_grad, pad_values_grad, prod_grad, ptp_grad,
+                       reduced_size, repeat_grad, solve_grad, sort_grad, split_grad, stack_grad,
+                       std_grad, sum_grad, sum_list_grad, take_along_axis_grad, take_grad,
+                       tensordot_grad, tile_grad, trace_grad, transpose_grad, unbroadcast,
+                       var_grad, vecdot_grad, vstack_grad, zeros_like_structure)
 from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast_like,
-                              cholesky_tangent, clip_tangent, cumprod_tangent, join_like,
-                              not_differentiable_yet, pad_values_forward, reduce_tangent,
-                              sens_like, snapshot, solve_tangent, sort_tangent, split_like, stack_like,
+                              cholesky_tangent, clip_tangent, cumprod_tangent,
+                              einsum_grad_operands, einsum_grad_tangent, einsum_with, join_like,
+                              norm_grad_partial, not_differentiable_yet, pad_values_forward,
+                              put_item, reduce_tangent, rule_part, sens_item, sens_like,
+                              snapshot, solve_tangent, sort_tangent, split_like, stack_like,
                               sum_parts, take_at, unbroadcast_adjoint, unpack_sens)
 
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, shape="other")
@@ -504,7 +503,8 @@ def linspace_grad_rule(g, ans, h, x, num=50, endpoint=True, axis=0, end=False):
                                  endpoint=endpoint, axis=axis), h)
 
 
-deflinear(transpose_grad, diagonal_grad, trace_grad, diag_grad, concatenate_grad, stack_grad, hstack_grad,
+deflinear(transpose_grad, diagonal_grad, trace_grad, diag_grad, concatenate_grad, stack_grad,
+          hstack_grad,
           vstack_grad, dstack_grad, column_stack_grad, split_grad, tile_grad, repeat_grad,
           pad_grad, pad_values_grad, diff_grad, take_grad, take_along_axis_grad, sort_grad,
           choose_grad, clip_grad, linspace_grad)
@@ -601,5 +601,20 @@ def solve_tangent_tangent(g, ans, h, solution, a, b, argnum):
             not_differentiable_yet("solve_tangent", "a"), None, None)
 
 
+@defvjp(sens_item, shape="other")
+def sens_item_rule(g, ans, h, i):
+    return put_item(g, h, i), None
+
+
+@defvjp(put_item, shape="other")
+def put_item_rule(g, ans, h, like, i):
+    return sens_item(g, i), None, None
+
+
+@defvjp(rule_part, shape="other")
+def rule_part_rule(g, ans, result, i):
+    return not_differentiable_yet("a derivative rule called by reference", "result"), None
+
+
 deflinear(cumprod_tangent, sort_tangent, clip_tangent, cholesky_tangent, arange_tangent,
-          average_tangent)
+          average_tangent, sens_item, put_item, rule_part)

@@ -67,7 +67,9 @@ class Forward:
         for node in gast.walk(tree):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 stores[node.id] = stores.get(node.id, 0) + 1
-        self.once = {name for name, count in stores.items() if count == 1}
+        params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
+        # (an argument has a value, and a tangent, before it is assigned)
+        self.once = {name for name, count in stores.items() if count == 1} - params
 
     # --- names -----------------------------------------------------------------------------
 

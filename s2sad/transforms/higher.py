@@ -199,7 +199,8 @@ def split_aux(tree: gast.FunctionDef, namer, source) -> tuple[gast.FunctionDef, 
                                       gast.Name(aux, gast.Store(), None, None)], gast.Store())],
                          gast.Name(returned.id, gast.Load(), None, None), None)
     ret = gast.Return(gast.Name(loss, gast.Load(), None, None))
-    tree.body = body[:-1] + [gast.copy_location(unpack, body[-1]), gast.copy_location(ret, body[-1])]
+    tree.body = body[:-1] + [gast.copy_location(unpack, body[-1]),
+                             gast.copy_location(ret, body[-1])]
     return tree, aux
 
 

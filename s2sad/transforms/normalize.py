@@ -34,10 +34,21 @@ from .. import registry
 from ..errors import DifferentiationError
 from ..names import Namer
 from ..source import FunctionSource
+from .higher import is_generated
 
 
 _AUG = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
         gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
+
+
+# Attributes and functions (or methods) whose result may be a view of their argument.
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "flat", "base"})
+_VIEW_FUNCTIONS = frozenset({
+    "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis", "squeeze",
+    "expand_dims", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "require",
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "broadcast_arrays", "diagonal",
+    "real", "imag", "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "flip",
+    "fliplr", "flipud", "rot90", "matrix_transpose", "permute_dims", "view", "stop_gradient", "list", "tuple", "iter", "reversed", "zip", "enumerate"})
 
 
 def assigned_names(tree) -> set[str]:
@@ -101,8 +112,13 @@ class Normalize:
         self.foreign_cells: dict = {}         # alias -> closure cell of inlined code
         self.locals = assigned_names(source.tree)
         self.current: dict[str, str] = {}
-        self.aliases: dict[str, str] = {}
-        self.rebound: set[str] = set()  # kept names given a new value since the start
+        # Which values may share memory (for refusing unsafe in-place updates): each local
+        # name holds a value node; nodes that may share memory are in one union-find class.
+        self.node: dict[str, int] = {}
+        self._parent: list[int] = []
+        self.callers: dict[int, str] = {}  # value nodes the caller passed in -> argument
+        # code s2sad generated (differentiated again) updates only what it made itself
+        self.trusted = is_generated(source) or (parent is not None and parent.trusted)
         self.temps: set[str] = set()  # name -> the local it may share memory with
         self.out: list = []
         self.stmt = None
@@ -115,6 +131,7 @@ class Normalize:
         args = tree.args
         for arg in args.posonlyargs + args.args + args.kwonlyargs:
             self.current[arg.id] = arg.id
+            self.bind_caller(arg.id, arg.id)
         for stmt in tree.body:
             self.stmt = stmt
             self.statement(stmt)
@@ -170,6 +187,8 @@ class Normalize:
             func = gast.Attribute(mine, "append", gast.Load())
             self.emit(gast.Expr(gast.Call(func, [item], [])))
             self.carried.add(name)
+            if mine.id in self.node:  # the list now holds (and shares memory with) the item
+                self.node[mine.id] = self._new_node([mine.id] + self.views(item))
         elif isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return  # docstring or a bare constant
@@ -189,16 +208,22 @@ class Normalize:
             self.emit(gast.Break())
         elif isinstance(stmt, gast.If):
             cond = self.condition(stmt.test)
-            body, orelse = self.block(stmt.body), self.block(stmt.orelse)
+            start = dict(self.node)
+            body = self.block(stmt.body)
+            after_body, self.node = self.node, start
+            orelse = self.block(stmt.orelse)
+            self.merge_nodes(after_body)  # either branch may have run
             self.emit(gast.If(cond, body, orelse))
         elif isinstance(stmt, gast.While):
-            test = _Rename(self).visit(copy.deepcopy(stmt.test))
-            self.emit(gast.While(test, self.block(stmt.body), []))
+            def run():
+                test = _Rename(self).visit(copy.deepcopy(stmt.test))
+                self.emit(gast.While(test, self.block(stmt.body), []))
+            self.looping(stmt, run)
             for inner in stmt.orelse:  # no `break`: the `else` block always runs
                 self.stmt = inner
                 self.statement(inner)
         elif isinstance(stmt, gast.For):
-            self.loop(stmt)
+            self.looping(stmt, lambda: self.loop(stmt))
         else:  # Validate lets nothing else through
             raise self.source.syntax_error(type(stmt).__name__, stmt)
 
@@ -216,14 +241,16 @@ class Normalize:
         """``body if cond else orelse`` as an ``if`` statement setting a temporary."""
         result = self.namer.temp()
         self.temps.add(result)
-        branches = []
+        branches, shares = [], []
         for expr in (body, orelse):
             saved, self.out = self.out, []
             value = expr if self._normalized(expr) else self.simple(expr)
             self.emit(gast.Assign([self.store(result)], value, None))
             branches.append(self.out)
             self.out = saved
+            shares.extend(self.views(value))
         self.emit(gast.If(cond, *branches))
+        self.bind(result, shares)
         return self.load(result)
 
     def _normalized(self, node) -> bool:
@@ -358,19 +385,10 @@ class Normalize:
             if target.id in self.carried and not self.is_atom(value) and any(
                     isinstance(n, gast.Name) and n.id == target.id for n in gast.walk(value)):
                 value = self.to_atom(value)  # `b = b * 2` -> `t_1 = b * 2; b = t_1`
+            shares = self.views(value)  # (read before the name gets its new value)
             ssa = self.new_version(target.id)
             self.emit(gast.Assign([self.store(ssa)], value, None))
-            if ssa in self.carried:  # a kept name gets a new value: it no longer shares
-                self.rebound.add(ssa)  # memory with what it held, nor they with it
-                self.aliases.pop(ssa, None)
-                old = f"{ssa}#{len(self.aliases)}"  # the value it held, still shared by others
-                for other, root in list(self.aliases.items()):
-                    if root == ssa:
-                        self.aliases[other] = old
-            shared = value.value if isinstance(value, gast.Subscript) else value
-            if isinstance(shared, gast.Name) and (shared.id in self.current.values()
-                                                  or shared.id in self.temps):
-                self.aliases[ssa] = self.aliases.get(shared.id, shared.id)
+            self.bind(ssa, shares)
             return
         elts = target.elts
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
@@ -391,6 +409,10 @@ class Normalize:
                 names.append(self.store(temp))
                 nested.append((elt, self.load(temp)))
         self.emit(gast.Assign([gast.Tuple(names, gast.Store())], source, None))
+        whole = [source.id] if isinstance(source, gast.Name) and self.sharing_any(source.id) \
+            else []
+        for stored in names:  # parts of a value may share the memory it shares
+            self.bind(stored.id, whole)
         for elt, temp in nested:
             self.assign(elt, temp)
 
@@ -402,18 +424,15 @@ class Normalize:
                 f"assignment into {name!r}, which is not a local variable", stmt,
                 f"Copy it first (`{name} = {name}.copy()`) and update the copy.")
         mine = self.current[name]
-        root = self.aliases.get(mine, mine)
-        params = {a.id for a in self.source.tree.args.posonlyargs + self.source.tree.args.args
-                  + self.source.tree.args.kwonlyargs}
-        owners = sorted(k for k, v in self.current.items()
-                        if k != name and self.aliases.get(v, v) == root)
-        if root in params or (mine in params and mine not in self.rebound):
-            owner = root if root in params else mine
+        owners = self.sharing(name)
+        owner = None if self.trusted else self.caller_of(mine)
+        if owner is not None:
             raise self.source.syntax_error(
                 f"an in-place update of the argument {owner!r}", stmt,
                 f"It would change the caller's value. Work on a copy: "
                 f"`{name} = {owner}.copy()`.")
-        reader = next((k for k in owners if self._read_later(stmt, k)), None)
+        reader = None if self.trusted else \
+            next((k for k in owners if self._read_later(stmt, k)), None)
         if reader is not None:
             raise self.source.syntax_error(
                 f"an in-place update of {name!r}, which shares its memory with {reader!r}",
@@ -427,9 +446,7 @@ class Normalize:
         that is read later: then ``+=`` would change that one too, so it is refused."""
         target = stmt.target
         mine = self.current.get(target.id)
-        root = self.aliases.get(mine, mine)
-        sharing = sorted(k for k, v in self.current.items()
-                         if k != target.id and self.aliases.get(v, v) == root)
+        sharing = self.sharing(target.id) if mine is not None and not self.trusted else []
         user = next((k for k in sharing if self._read_later(stmt, k)), None)
         if mine is not None and user is not None:
             raise self.source.syntax_error(
@@ -440,6 +457,159 @@ class Normalize:
         value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
                                               stmt.op, stmt.value), stmt)
         self.statement(gast.copy_location(gast.Assign([target], value, None), stmt))
+
+    # --- which values may share memory -----------------------------------------------
+
+    def _find(self, i: int) -> int:
+        while self._parent[i] != i:
+            self._parent[i] = self._parent[self._parent[i]]
+            i = self._parent[i]
+        return i
+
+    def _new_node(self, shares=()) -> int:
+        i = len(self._parent)
+        self._parent.append(i)
+        for name in shares:
+            if name in self.node:
+                self._parent[self._find(self.node[name])] = self._find(i)
+        return i
+
+    def bind(self, name: str, shares=()) -> None:
+        """``name`` holds a new value, sharing memory with the values of ``shares`` (a name
+        given a new value no longer shares memory with what it held)."""
+        self.node[name] = self._new_node(shares)
+
+    def bind_caller(self, name: str, argument: str) -> None:
+        """``name`` holds the value the caller passed as ``argument``."""
+        self.bind(name)
+        self.callers[self.node[name]] = argument
+
+    def caller_of(self, name: str) -> str | None:
+        """The argument whose value ``name`` may share memory with, if any."""
+        if name not in self.node:
+            return None
+        root = self._find(self.node[name])
+        return next((arg for i, arg in sorted(self.callers.items())
+                     if self._find(i) == root), None)
+
+    def sharing_any(self, atom: str) -> bool:
+        """May the value of ``atom`` (a local or temporary) share memory with another?"""
+        if atom not in self.node:
+            return True
+        root = self._find(self.node[atom])
+        return root in {self._find(i) for i in self.callers} or any(
+            self._find(i) == root for name, i in self.node.items() if name != atom)
+
+    def sharing(self, name: str) -> list[str]:
+        """The other user variables whose values may share memory with ``name``'s."""
+        mine = self.current[name]
+        if mine not in self.node:
+            return []
+        root = self._find(self.node[mine])
+        return sorted(k for k, v in self.current.items() if k != name and v in self.node
+                      and self._find(self.node[v]) == root)
+
+    def merge_nodes(self, other: dict) -> None:
+        """After a branch (or a loop) either of two states may hold: a name bound
+        differently in them holds a value that may share memory with both."""
+        for name in sorted(set(self.node) | set(other)):
+            mine, theirs = self.node.get(name), other.get(name)
+            if mine is None:
+                self.node[name] = theirs
+            elif theirs is not None and self._find(mine) != self._find(theirs):
+                i = self._new_node()
+                self._parent[self._find(mine)] = i
+                self._parent[self._find(theirs)] = i
+                self.node[name] = i
+
+    def _classes(self) -> tuple:
+        """The current partition of the names into values that may share memory."""
+        roots: dict[int, list[str]] = {}
+        for name, i in self.node.items():
+            roots.setdefault(self._find(i), []).append(name)
+        callers = {self._find(i) for i in self.callers}
+        return tuple(sorted((tuple(sorted(names)), root in callers)
+                            for root, names in roots.items()))
+
+    def views(self, value) -> list[str]:
+        """The local names whose memory the (normalized) ``value`` may share: the value
+        itself, an item or slice of it, a view (``.T``, ``.reshape``, ``np.asarray``...),
+        a list or tuple holding it."""
+        if isinstance(value, gast.Name):
+            return [value.id]
+        if isinstance(value, gast.Subscript):
+            return self.views(value.value)
+        if isinstance(value, gast.Attribute):
+            return self.views(value.value) if value.attr in _VIEW_ATTRIBUTES else []
+        if isinstance(value, (gast.Tuple, gast.List)):
+            return [n for elt in value.elts for n in self.views(elt)]
+        if isinstance(value, gast.IfExp):
+            return self.views(value.body) + self.views(value.orelse)
+        if isinstance(value, gast.BinOp) and any(isinstance(side, (gast.List, gast.Tuple))
+                                                 for side in (value.left, value.right)):
+            return self.views(value.left) + self.views(value.right)  # [a] * 2, [a] + ys
+        if isinstance(value, gast.Call):
+            func = value.func
+            if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                    func.value.id in self.node:  # a method: x.reshape(3)
+                return [func.value.id] if func.attr in _VIEW_FUNCTIONS else []
+            attr = func.attr if isinstance(func, gast.Attribute) else \
+                func.id if isinstance(func, gast.Name) else None
+            if attr in _VIEW_FUNCTIONS:  # np.reshape(x, 3), np.broadcast_arrays(a, b)
+                return [n for a in value.args for n in self.views(a)]
+        return []
+
+    def looping(self, stmt, run) -> None:
+        """Normalize a loop with ``run()``. A pass may start with the values the previous
+        pass left: when the body updates something in place, the sharing at the top of the
+        loop is found first (by normalizing the body without keeping the result) until it
+        no longer changes, so that the checks see every value a name may hold there."""
+        if not self.trusted and any(
+                isinstance(n, gast.AugAssign) or _is_append(n) or (
+                    isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store))
+                for n in gast.walk(stmt)):
+            seen = None
+            while seen != self._classes():
+                seen = self._classes()
+                saved = self._save()
+                run()  # (raises where the sharing makes an update unsafe)
+                end = self.node
+                self._restore(saved)
+                self.merge_nodes(end)
+        start = dict(self.node)
+        run()
+        self.merge_nodes(start)  # the loop may run no pass at all
+
+    def _save(self):
+        root = self.root
+        return (self.out, len(self.out), dict(self.current), dict(self.node), set(self.temps),
+                set(self.carried), set(self.locals), dict(self.local_functions),
+                dict(self.foreign), dict(self.foreign_cells), dict(root.foreign),
+                dict(root.foreign_cells), dict(root.source.extra),
+                dict(root.__dict__.get("_foreign_keys", {})), copy.deepcopy(self.namer.__dict__),
+                self.stmt)
+
+    def _restore(self, saved) -> None:
+        root = self.root
+        (out, n, current, node, temps, carried, locals_, functions, foreign, cells,
+         root_foreign, root_cells, extra, keys, namer, stmt) = saved
+        del out[n:]
+        self.out, self.current, self.node, self.temps, self.carried = out, current, node, \
+            temps, carried
+        self.locals, self.local_functions, self.foreign, self.foreign_cells = locals_, \
+            functions, foreign, cells
+        root.foreign.clear()
+        root.foreign.update(root_foreign)
+        root.foreign_cells.clear()
+        root.foreign_cells.update(root_cells)
+        root.source.extra.clear()
+        root.source.extra.update(extra)
+        if "_foreign_keys" in root.__dict__:
+            root._foreign_keys.clear()
+            root._foreign_keys.update(keys)
+        self.namer.__dict__.clear()
+        self.namer.__dict__.update(namer)
+        self.stmt = stmt
 
     def _read_later(self, stmt, name: str) -> bool:
         """Is ``name`` read after ``stmt``? (Anywhere, for a statement inside a block.)"""
@@ -501,6 +671,7 @@ class Normalize:
         temp = self.namer.temp()
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
+        self.bind(temp, self.views(value))
         return self.load(temp)
 
     def name(self, node):
@@ -655,6 +826,7 @@ class Normalize:
         defaults = self._defaults(func, tree, names, n_pos, child)
         body_assigned = {n.id for s in tree.body for n in gast.walk(s)
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        passed: dict[int, str] = {}  # the callee's argument values -> the names passed
         for name in names:
             if name in bound:
                 value = bound[name]
@@ -669,12 +841,20 @@ class Normalize:
                 copy_name = self.namer.claim(name)
                 child.current[name] = copy_name
                 child.emit(gast.Assign([self.store(copy_name)], value, None))
+            if isinstance(value, gast.Name):
+                child.bind_caller(child.current[name], name)
+                passed[child.node[child.current[name]]] = value.id
         body = tree.body
         for stmt in body[:-1]:
             child.stmt = stmt
             child.statement(stmt)
         child.stmt = body[-1]
         result = child.atom(body[-1].value)
+        if isinstance(result, gast.Name):  # what the result may share memory with, here
+            root = child._find(child.node[result.id]) if result.id in child.node else None
+            shares = [v for i, v in passed.items() if child._find(i) == root]
+            if result.id not in self.node or shares:
+                self.bind(result.id, shares + ([result.id] if result.id in self.node else []))
         for scope_ in (child,):
             self.root.foreign.update(scope_.foreign)
             self.root.foreign_cells.update(scope_.foreign_cells)

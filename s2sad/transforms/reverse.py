@@ -71,6 +71,10 @@ class Reverse:
         self.structured: list[str] = []  # sensitivities updated element by element
         self.trips: dict[int, str] = {}  # while loop -> its trip counter
         self.pushed: dict[int, list] = {}  # statement -> the names its forward sweep saved
+        self.shaped: set[str] = set()  # reset to zeros of their shape (a rule needs the shape)
+        self.loops: list = []  # the loops around the statement being differentiated
+        self.branch_depth = 0   # how many `if`s the sweep being built is inside
+        self.sure: set[str] = set()  # names given a sensitivity outside any `if`
         self.live_aliases: dict = {}
         self.block: list = []
 
@@ -123,6 +127,8 @@ class Reverse:
             self.block.append(gast.Assign([self.store(s)], call, None))
         if name not in self.received:
             self.received.append(name)
+        if self.branch_depth == 0:
+            self.sure.add(name)
 
     def wants(self, node) -> bool:
         if isinstance(node, gast.Name):
@@ -170,8 +176,15 @@ class Reverse:
                 self.needed.add(node.targets[0].id)  # `ys.append(x)` puts it back
         self.saved: set[int] = set()
         self.saved_stmts: dict[int, object] = {}
+        self.maybe: set[str] = set()
+        self.early_none: set[str] = set()
         fwd = self.forward_block(forward, in_loop=False, defined=set(self._parameters()),
                                  top=True)
+        if self.early_none:
+            names = sorted(self.early_none)
+            fwd.insert(0, gast.Assign([gast.Tuple([self.store(n) for n in names], gast.Store())],
+                                      gast.Tuple([gast.Constant(None, None)] * len(names),
+                                                 gast.Load()), None))
         reverse = _drop_empty_comments(_Restores(self).visit(gast.Module(reverse, [])).body)
         structures = [gast.Assign([self.store(self.s(n))], gast.Call(
             self.helper("zeros_like_structure"), [self.load(n)], []), None)
@@ -208,13 +221,17 @@ class Reverse:
         for stmt in reversed(stmts):
             block: list = []
             if isinstance(stmt, gast.If):
+                self.branch_depth += 1
                 body = self.reverse_block(stmt.body, in_loop)
                 orelse = self.reverse_block(stmt.orelse, in_loop)
+                self.branch_depth -= 1
                 if body or orelse:
                     block.append(gast.If(copy.deepcopy(stmt.test), body or [gast.Pass()],
                                          orelse))
             elif isinstance(stmt, gast.While):
+                self.loops.append(stmt)
                 body = self.reverse_block(stmt.body, in_loop=True)
+                self.loops.pop()
                 if body:
                     trips = self.trips[id(stmt)] = self.namer.fresh("trips")
                     if in_loop:
@@ -225,7 +242,9 @@ class Reverse:
             elif isinstance(stmt, gast.Break):
                 continue  # the trip count already says where the loop stopped
             elif isinstance(stmt, gast.For):
+                self.loops.append(stmt)
                 body = self.reverse_block(stmt.body, in_loop=True)
+                self.loops.pop()
                 if body:
                     iterable = copy.deepcopy(stmt.iter)
                     if _breaks(stmt):  # only the trips that ran: range(n)[:trips_1]
@@ -288,6 +307,10 @@ class Reverse:
                 body = self.forward_block(stmt.body, in_loop, set(defined))
                 orelse = self.forward_block(stmt.orelse, in_loop, set(defined))
                 out.append(gast.If(stmt.test, body or [gast.Pass()], orelse))
+                if top:  # defined after the `if` when both branches assign it
+                    both = _stored(stmt.body) & _stored(stmt.orelse)
+                    self.maybe |= (_stored(stmt.body) | _stored(stmt.orelse)) - both - defined
+                    defined.update(both)
             elif isinstance(stmt, gast.While):
                 body = self.forward_block(stmt.body, True, set(defined))
                 self.count_trips(stmt, body, out)
@@ -335,6 +358,10 @@ class Reverse:
                 # a value saved inside may not exist yet on the first pass: start it as None
                 unbound = sorted({n for s in out[before:] for n in _pushed(s, self.stack)}
                                  - defined - set(self.trips.values()))
+                # set in one branch only: None at the top, where it cannot undo that branch
+                self.early_none.update(n for n in unbound if n in self.maybe)
+                defined.update(n for n in unbound if n in self.maybe)
+                unbound = [n for n in unbound if n not in self.maybe]
                 if unbound:
                     init = gast.Assign([gast.Tuple([self.store(n) for n in unbound], gast.Store())
                                         if len(unbound) > 1 else self.store(unbound[0])],
@@ -558,7 +585,11 @@ class Reverse:
         elif op.kind == "build":
             for i, elt in enumerate(value.elts):
                 if self.wants(elt):
-                    part = gast.Subscript(g, gast.Constant(i, None), gast.Load())
+                    if is_generated(self.source):  # the sensitivity may be a 0.0 placeholder
+                        part = gast.Call(self.helper("sens_item", "s2sad.runtime_higher"),
+                                         [g, gast.Constant(i, None)], [])
+                    else:
+                        part = gast.Subscript(g, gast.Constant(i, None), gast.Load())
                     self.accumulate(elt.id, part)
         elif op.kind == "unknown":
             culprit = next((o for o in op.operands if self.wants(o)), None)
@@ -631,6 +662,12 @@ class Reverse:
 
     def call(self, stmt, value, op, g, target):
         rule = op.rule
+        if target in self.carried and rule.shape in ("other", "sequence") and \
+                self.kind(target).tag not in ("scalar",) and not isinstance(g, gast.Constant) \
+                and self.loops and not _reads(self.loops[-1], target):
+            # on a pass whose value nothing read, its sensitivity is still zero when this
+            # rule reads it: zeros of its shape, not 0.0 (np.stack's adjoint splits it)
+            self.shaped.add(target)
         if rule.adjoint is None:
             raise self.source.error(
                 NoDerivativeError, f"{op.name} has a tangent (forward-mode) rule but no "
@@ -646,7 +683,10 @@ class Reverse:
         mapping = {}
         for param, arg in bound.arguments.items():
             mapping[param] = arg if isinstance(arg, gast.AST) else gast.Constant(arg, None)
-        if is_helper(rule.func) and not isinstance(g, gast.Constant):
+        maybe_zero = rule.shape in ("other", "sequence") and target not in self.sure and \
+            target != self.returned  # its sensitivity came in a branch only: maybe still 0.0
+        if not isinstance(g, gast.Constant) and (is_helper(rule.func) or maybe_zero or (
+                is_generated(self.source) and rule.shape not in ("elementwise", "scalar"))):
             # differentiating generated code: a sensitivity may still be its 0.0 placeholder,
             # and the helpers' adjoints (np.matmul...) need it shaped like the result
             mapping[next(iter(sig.parameters))] = gast.Call(
@@ -685,6 +725,16 @@ def call_rule(host, rule_function, call_args, call_keywords, params, wanted, pre
     part = host.helper("rule_part", "s2sad.runtime_higher")
     return [(i, gast.Call(part, [gast.Name(out, gast.Load(), None, None),
                                  gast.Constant(i, None)], [])) for i in wanted]
+
+
+def _stored(stmts) -> set[str]:
+    return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and
+            isinstance(n.ctx, gast.Store)}
+
+
+def _reads(node, name: str) -> bool:
+    return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+               for n in gast.walk(node))
 
 
 def _breaks(loop) -> bool:
@@ -744,7 +794,7 @@ class _Resets(gast.NodeTransformer):
         if isinstance(node.value, gast.Name) and node.value.id.startswith(_RESET):
             where, index = node.value.id[len(_RESET):].split("_")
             name = self.reverse.resets[int(index)]
-            structured = name in self.reverse.structured
+            structured = name in self.reverse.structured or name in self.reverse.shaped
             if where == "pre" and not structured:
                 value = gast.Constant(0.0, None)
             elif where == "post" and structured:

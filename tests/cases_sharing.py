@@ -1,0 +1,141 @@
+"""Functions that update arrays in place, for tests/test_sharing.py: the ones whose update
+could change another value the function still reads (refused), and the safe ones."""
+
+import numpy as np
+
+
+def _view(a):
+    return a.reshape(3)
+
+
+def _scaled(a):
+    return a * 2.0
+
+
+# --- refused: the update would change a value read later --------------------------------
+
+def reshaped(x):
+    a = x * 1.0
+    b = a.reshape(3)
+    a[0] = 5.0
+    return np.sum(b * x)
+
+
+def transposed(x):
+    a = x * 1.0
+    b = a.T
+    a[0] = 5.0
+    return np.sum(b * x)
+
+
+def as_array(x):
+    a = x * 1.0
+    b = np.asarray(a)
+    a[0] = 5.0
+    return np.sum(b * x)
+
+
+def view_from_helper(x):
+    a = x * 1.0
+    b = _view(a)
+    a[0] = 5.0
+    return np.sum(b * x)
+
+
+def held_in_list(x):
+    a = x * 1.0
+    ys = []
+    ys.append(a)
+    a[0] = 5.0
+    return np.sum(ys[0] * x)
+
+
+def shared_in_one_branch(x):
+    a = x * 1.0
+    b = a
+    if x[0] > 0:
+        a = a * 2.0
+    a[1] = 5.0
+    return np.sum(b * x)
+
+
+def shared_on_a_previous_pass(x):
+    a = x * 1.0
+    b = x * 2.0
+    for i in range(2):
+        a[0] = a[0] + 1.0
+        b = a
+    return np.sum(b * x)
+
+
+def argument_in_one_branch(v):
+    if v[0] > 0:
+        v = v * 2.0
+    v[0] = 0.5
+    return np.sum(v * v)
+
+
+def argument_on_the_first_pass(v):
+    for i in range(2):
+        v[0] = 0.5
+        v = v * 2.0
+    return np.sum(v)
+
+
+def argument_through_another_name(v):
+    a = v
+    v = v * 2.0
+    a[0] = 0.5
+    return np.sum(v * a)
+
+
+# --- accepted ------------------------------------------------------------------------------
+
+def argument_replaced(v):
+    v = np.sin(v) + 0.5
+    v[0] = 0.5
+    return np.sum(v * v)
+
+
+def argument_replaced_by_a_constant(v):
+    v = np.ones(3) * 2.0
+    v[0] = 0.5
+    return np.sum(v * v)
+
+
+def argument_replaced_in_both_branches(v):
+    if v[0] > 0:
+        v = v * 2.0
+    else:
+        v = v * 3.0
+    v[1] = 0.5
+    return np.sum(v * v)
+
+
+def argument_replaced_on_every_pass(v):
+    for i in range(2):
+        v = v * 2.0
+        v[0] = 1.0
+    return np.sum(v * v)
+
+
+def fresh_from_helper(x):
+    a = x * 1.0
+    b = _scaled(a)
+    a[0] = 5.0
+    return np.sum(b * x) + np.sum(a * a)
+
+
+def old_value_kept_by_another_name(x):
+    a = x * 1.0
+    b = a
+    a = a * 2.0
+    a[0] = 5.0
+    return np.sum(a * b)
+
+
+SHARED = [reshaped, transposed, as_array, view_from_helper, held_in_list,
+          shared_in_one_branch, shared_on_a_previous_pass]
+ARGUMENT = [argument_in_one_branch, argument_on_the_first_pass, argument_through_another_name]
+SAFE = [argument_replaced, argument_replaced_by_a_constant, argument_replaced_in_both_branches,
+        argument_replaced_on_every_pass, fresh_from_helper, old_value_kept_by_another_name]
