@@ -111,6 +111,11 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                  for p, d in zip(params, descriptors, strict=True)}
     kinds = infer_kinds(normalized, arg_kinds, source)
+    zero_d = any(isinstance(d, tuple) and d[0] in ("nd", "cupy") and d[1] == 0
+                 for d in descriptors)
+    for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
+        if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number
+            raise error
     active = active_names(normalized, set(wrt), source)
 
     cells = dict(normalizer.foreign_cells)
@@ -128,12 +133,15 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
                 imports.user_global(node.id, source.globals[node.id],
                                     (source.globals, node.id))
 
+    stacks = set()
     if mode == "forward":
         adjoint = Forward(source, namer, normalized, wrt, kinds, active, imports, annotate,
                           with_value, as_tuple).run()
     else:
-        adjoint = Reverse(source, namer, normalized, wrt, kinds, active, imports, annotate,
-                          with_value, as_tuple, seed=seed, aux=aux).run()
+        reverse = Reverse(source, namer, normalized, wrt, kinds, active, imports, annotate,
+                          with_value, as_tuple, seed=seed, aux=aux)
+        adjoint = reverse.run()
+        stacks = {reverse.stack} - {None}
     stages.append((mode, adjoint))
     if optimize:
         adjoint = Simplify().visit(adjoint)
@@ -166,8 +174,8 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         adjoint = NanCheck(source, lambda name: imports.helper(
             name, "s2sad.runtime_debug")).visit(adjoint)
         stages.append(("debug_nans", adjoint))
-    adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget")).visit(
-        adjoint)
+    adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
+                           stacks).visit(adjoint)
     header = imports.header(adjoint)
     text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]

@@ -322,3 +322,40 @@ def scalar_while_long(x, n):
         x = math.sin(x) + 0.5 * x
         k = k + 1
     return x
+
+
+def return_in_loop(x):
+    for i in range(5):
+        x = x * 1.7
+        if x > 3.0:
+            return x * 2.0
+    return -x
+
+
+def newton_sqrt(a):
+    y = a
+    while True:
+        y = 0.5 * (y + a / y)
+        if abs(y * y - a) < 1e-12:
+            return y
+
+
+def return_in_nested_loops(x, w):
+    s = 0.0
+    for i in range(4):
+        for j in range(3):
+            s = s + np.sin(x * w[j]) * (i + 1)
+            if s > 2.0:
+                return s * x
+    else:
+        s = s * 3.0
+    return s
+
+
+def return_from_array_loop(w):
+    total = 0.0
+    for v in w:
+        total = total + v * v
+        if total > 1.0:
+            return total * w[0]
+    return np.sum(w) * 2.0

@@ -117,13 +117,6 @@ def starred_assignment(x):
     return a
 
 
-def returns_in_loop(x):
-    for i in range(3):
-        if x > i:
-            return x  # <- here
-    return -x
-
-
 def recursive(x, n):
     if n == 0:
         y = x

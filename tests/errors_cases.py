@@ -2,13 +2,6 @@
 import numpy as np
 
 
-def returns_in_loop(x):
-    for i in range(3):
-        if x > i:
-            return x
-    return -x
-
-
 def uses_with(x):
     with open("log") as fh:  # noqa: F841
         y = x * 2.0

@@ -560,8 +560,12 @@ class Gen:
             # set to a value that does not depend on it)
             target = self.new_name(env, kind)
         if not value.fresh:
-            if ctx.loop and kind != "s" and env.get(target) is not None and env[target].owned:
-                # the next pass updates it in place again: it must stay its own array
+            sources = [n for n in re.findall(r"[A-Za-z_]\w*", value.src) if n in env]
+            if ctx.loop and kind != "s" and any(
+                    env[n].owned and env[n].kind in "vm" for n in [target] + sources
+                    if env.get(n) is not None):
+                # the next pass may update it (or what it would share) in place again: it
+                # must stay its own array
                 value = E(f"np.copy({value.src})", value.bound)
             else:
                 self.disown(env, value.src)
@@ -581,8 +585,9 @@ class Gen:
     def disown(self, env, src: str) -> None:
         """Values ``src`` may alias are no longer the function's own to update.
 
-        (Known bugs: s2sad refuses ``a = x; a += 1.0`` on floats, as if they were arrays,
-        and takes ``a = z[2]`` for a view of ``z``.)"""
+        (Known bugs: s2sad takes ``a = z[2]`` for a view of ``z``, and refuses
+        ``a = b; a += 1.0`` when its kinds cannot tell that ``a`` is a number, as after
+        ``b = np.tanh(sum(xs))`` on a list built by ``append``.)"""
         for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", src):
             if name in env and (env[name].kind in "vm" or AVOID_KNOWN_BUGS):
                 env[name].owned = False

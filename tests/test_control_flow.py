@@ -88,6 +88,20 @@ CASES = [
     pytest.param(C.nested_comprehension, (rand(3), rand(2)), 1, id="nested-comprehension-b"),
     pytest.param(C.append_loop, (0.4,), 0, id="append-in-loop"),
     pytest.param(C.append_then_index, (0.4,), 0, id="append-then-index"),
+    pytest.param(C.return_in_loop, (0.3,), 0, id="return-in-loop"),
+    pytest.param(C.return_in_loop, (0.01,), 0, id="return-in-loop-not-reached"),
+    pytest.param(C.newton_sqrt, (2.0,), 0, id="return-from-while-true"),
+    pytest.param(C.newton_sqrt, (9.0,), 0, id="return-from-while-true-9"),
+    pytest.param(C.return_in_nested_loops, (0.3, np.array([0.5, 1.0, 0.2])), 0,
+                 id="return-in-nested-loops-x"),
+    pytest.param(C.return_in_nested_loops, (0.3, np.array([0.5, 1.0, 0.2])), 1,
+                 id="return-in-nested-loops-w"),
+    pytest.param(C.return_in_nested_loops, (0.02, np.array([0.1, 0.1, 0.2])), 0,
+                 id="return-in-nested-loops-else"),
+    pytest.param(C.return_from_array_loop, (np.array([0.5, 0.9, 0.2]),), 0,
+                 id="return-from-array-loop"),
+    pytest.param(C.return_from_array_loop, (np.array([0.1, 0.2, 0.3]),), 0,
+                 id="return-from-array-loop-not-reached"),
 ]
 
 

@@ -75,7 +75,6 @@ SYNTAX = [
     ("double-star-call", C.calls_with_double_star, "`**` unpacking in a call",
      "Pass the keyword arguments one by one"),
     ("starred-assignment", C.starred_assignment, "starred assignment", "Index the sequence"),
-    ("return-in-loop", C.returns_in_loop, "`return` inside a loop", "`break`, and return it"),
     ("recursion", C.recursive, "recursive call of recursive()", "write the recursion as a loop"),
     ("code-after-return", C.code_after_return, "code after `return`",
      "Remove the statements that can never run"),

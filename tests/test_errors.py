@@ -15,7 +15,6 @@ def line_of(func, text):
 
 
 @pytest.mark.parametrize("func, construct, text", [
-    pytest.param(cases.returns_in_loop, "`return` inside a loop", "return x", id="return-in-loop"),
     pytest.param(cases.uses_with, "`with` statement", "with open", id="with"),
     pytest.param(cases.may_not_return, "can end without `return`", "if x > 0",
                  id="may-fall-off-the-end"),

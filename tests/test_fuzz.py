@@ -503,8 +503,7 @@ def f(x):
     a = x
     a += 1.0
     return a * x
-''', [0.7], id="float-augmented-after-copy", bug=known_bug(
-        "refused: '`a += ...` on a value shared with x' although floats are immutable")),
+''', [0.7], id="float-augmented-after-copy"),  # was refused: floats are immutable
     regression('''
 def f(x):
     for i in range(2):
@@ -541,9 +540,8 @@ def f(x, y):
         a = x * 2.0
         b = a[1:]
     return np.sum(b)
-''', [np.array([0.3, -0.2, 0.9]), 0.5], id="indexed-in-a-branch-not-taken", bug=known_bug(
-        "UnboundLocalError inside the generated code: `s_a = zeros_like_structure(a)` is "
-        "made before the reverse sweep, also when the branch that defines `a` did not run")),
+''', [np.array([0.3, -0.2, 0.9]), 0.5], id="indexed-in-a-branch-not-taken"),  # was an
+    # UnboundLocalError: `s_a = zeros_like_structure(a)` before the reverse sweep
     regression('''
 def f(x, y):
     b = x

@@ -33,29 +33,31 @@ from typing import Callable
 import gast
 
 
-def _pushes(stmts):
-    """The stack names ``stmts`` push to (not counting inner while loops, checked alone)."""
+def _pushes(stmts, stacks):
+    """The names of ``stacks`` that ``stmts`` push to."""
     names = set()
     for node in gast.walk(gast.Module(stmts, [])):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                 node.func.attr == "append" and isinstance(node.func.value, gast.Name) and \
-                node.func.value.id.startswith("stack"):
+                node.func.value.id in stacks:
             names.add(node.func.value.id)
     return names
 
 
 class MemoryBudget(gast.NodeTransformer):
-    """``helper()`` gives the generated name of ``check_stack`` (imported on first use)."""
+    """``helper()`` gives the generated name of ``check_stack`` (imported on first use);
+    ``stacks``: the names of the lists the gradient records on (not the user's lists)."""
 
-    def __init__(self, helper: Callable[[], str]):
+    def __init__(self, helper: Callable[[], str], stacks=frozenset({"stack"})):
         self.helper = helper
+        self.stacks = set(stacks)
 
     def visit_While(self, node):
         self.generic_visit(node)
         first = node.body[0] if node.body else None
         counts = isinstance(first, gast.AugAssign) and isinstance(first.target, gast.Name) \
             and first.target.id.startswith("trips")
-        stacks = _pushes(node.body)
+        stacks = _pushes(node.body, self.stacks)
         if not counts or not stacks:
             return node
         trips = gast.Name(first.target.id, gast.Load(), None, None)

@@ -77,6 +77,7 @@ class Exits(gast.NodeTransformer):
         self.namer = namer
 
     def visit_FunctionDef(self, node):
+        node.body = self._returns_out_of_loops(node.body)
         body = []
         for stmt in node.body:  # loops first (break, continue); nested defs their own way
             new = self.visit(stmt)
@@ -114,6 +115,61 @@ class Exits(gast.NodeTransformer):
         return [gast.copy_location(set_flag, node), node, gast.copy_location(after, node)]
 
     visit_For = visit_While = _loop
+
+    def _returns_out_of_loops(self, stmts: list) -> list:
+        """``return v`` inside a loop: ``returned = True; result = v; break``, then
+        ``if returned: return result`` after the loop (which an enclosing loop treats the
+        same way). After ``while True:`` nothing else ends the loop: ``return result``."""
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.If):
+                stmt.body = self._returns_out_of_loops(stmt.body)
+                stmt.orelse = self._returns_out_of_loops(stmt.orelse)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                stmt.body = self._returns_out_of_loops(stmt.body)
+                stmt.orelse = self._returns_out_of_loops(stmt.orelse)
+                if _has(gast.Module(stmt.body, []), gast.Return,
+                        stop=(gast.For, gast.While, gast.FunctionDef, gast.Lambda)):
+                    forever = isinstance(stmt, gast.While) and \
+                        isinstance(stmt.test, gast.Constant) and bool(stmt.test.value) and \
+                        not _has(gast.Module(stmt.body, []), gast.Break,
+                                 stop=(gast.For, gast.While, gast.FunctionDef, gast.Lambda))
+                    value = self.namer.fresh("result")
+                    flag = None if forever else self.namer.fresh("returned")
+                    stmt.body = _ReturnsToBreaks(value, flag).visit(
+                        gast.Module(stmt.body, [])).body
+                    value_load = gast.Name(value, gast.Load(), None, None)
+                    ret = gast.copy_location(gast.Return(value_load), stmt)
+                    if forever:
+                        out += [stmt, ret]
+                    else:
+                        init = gast.Assign([gast.Name(flag, gast.Store(), None, None)],
+                                           gast.Constant(False, None), None)
+                        test = gast.Name(flag, gast.Load(), None, None)
+                        out += [gast.copy_location(init, stmt), stmt,
+                                gast.copy_location(gast.If(test, [ret], []), stmt)]
+                    continue
+            out.append(stmt)
+        return out
+
+
+class _ReturnsToBreaks(gast.NodeTransformer):
+    def __init__(self, value, flag):
+        self.value, self.flag = value, flag
+
+    def visit_Return(self, node):
+        value = node.value if node.value is not None else gast.Constant(None, None)
+        stmts = [gast.Assign([gast.Name(self.value, gast.Store(), None, None)], value, None),
+                 gast.Break()]
+        if self.flag is not None:
+            stmts.insert(0, gast.Assign([gast.Name(self.flag, gast.Store(), None, None)],
+                                        gast.Constant(True, None), None))
+        return [gast.copy_location(s, node) for s in stmts]
+
+    def visit_For(self, node):  # an inner loop's returns were moved out already
+        return node
+
+    visit_While = visit_FunctionDef = visit_Lambda = visit_For
 
 
 def _own_returns(fdef) -> list:

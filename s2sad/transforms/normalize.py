@@ -113,12 +113,15 @@ class Normalize:
         self.locals = assigned_names(source.tree)
         self.current: dict[str, str] = {}
         # Which values may share memory (for refusing unsafe in-place updates): each local
-        # name holds a value node; nodes that may share memory are in one union-find class.
-        self.node: dict[str, int] = {}
-        self._parent: list[int] = []
-        self.callers: dict[int, str] = {}  # value nodes the caller passed in -> argument
+        # name -> the memory blocks (numbers) its value may use; two names may share memory
+        # when their sets meet.
+        self.node: dict[str, frozenset] = {}
+        self._blocks = 0
+        self.callers: dict[int, str] = {}  # blocks the caller passed in -> argument
         # code s2sad generated (differentiated again) updates only what it made itself
         self.trusted = is_generated(source) or (parent is not None and parent.trusted)
+        # (name, error): `x += e` on a shared value, an error unless x is a number
+        self.deferred: list[tuple[str, Exception]] = []
         self.temps: set[str] = set()  # name -> the local it may share memory with
         self.out: list = []
         self.stmt = None
@@ -188,7 +191,7 @@ class Normalize:
             self.emit(gast.Expr(gast.Call(func, [item], [])))
             self.carried.add(name)
             if mine.id in self.node:  # the list now holds (and shares memory with) the item
-                self.node[mine.id] = self._new_node([mine.id] + self.views(item))
+                self.node[mine.id] = self._blocks_of([mine.id] + self.views(item))
         elif isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return  # docstring or a bare constant
@@ -449,87 +452,69 @@ class Normalize:
         sharing = self.sharing(target.id) if mine is not None and not self.trusted else []
         user = next((k for k in sharing if self._read_later(stmt, k)), None)
         if mine is not None and user is not None:
-            raise self.source.syntax_error(
+            # on numbers `+=` makes a new value: refused later, once the kinds say an array
+            self.root.deferred.append((mine, self.source.syntax_error(
                 f"`{target.id} {_AUG[type(stmt.op)]}= ...` on a value shared with {user!r}",
                 stmt, f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes {user!r} too. "
                 f"Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` for a new value, "
-                f"or copy first: `{target.id} = {user}.copy()`.")
+                f"or copy first: `{target.id} = {user}.copy()`.")))
         value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
                                               stmt.op, stmt.value), stmt)
         self.statement(gast.copy_location(gast.Assign([target], value, None), stmt))
 
     # --- which values may share memory -----------------------------------------------
 
-    def _find(self, i: int) -> int:
-        while self._parent[i] != i:
-            self._parent[i] = self._parent[self._parent[i]]
-            i = self._parent[i]
-        return i
-
-    def _new_node(self, shares=()) -> int:
-        i = len(self._parent)
-        self._parent.append(i)
+    def _blocks_of(self, shares=(), new: bool = False) -> frozenset:
+        blocks = set()
         for name in shares:
-            if name in self.node:
-                self._parent[self._find(self.node[name])] = self._find(i)
-        return i
+            blocks |= self.node.get(name, frozenset())
+        if new or not blocks:
+            self._blocks += 1
+            blocks.add(self._blocks)
+        return frozenset(blocks)
 
     def bind(self, name: str, shares=()) -> None:
         """``name`` holds a new value, sharing memory with the values of ``shares`` (a name
         given a new value no longer shares memory with what it held)."""
-        self.node[name] = self._new_node(shares)
+        self.node[name] = self._blocks_of(shares)
 
     def bind_caller(self, name: str, argument: str) -> None:
         """``name`` holds the value the caller passed as ``argument``."""
-        self.bind(name)
-        self.callers[self.node[name]] = argument
+        self.node[name] = self._blocks_of(new=True)
+        self.callers[self._blocks] = argument
 
     def caller_of(self, name: str) -> str | None:
         """The argument whose value ``name`` may share memory with, if any."""
-        if name not in self.node:
-            return None
-        root = self._find(self.node[name])
-        return next((arg for i, arg in sorted(self.callers.items())
-                     if self._find(i) == root), None)
+        blocks = self.node.get(name, frozenset())
+        return next((self.callers[b] for b in sorted(blocks) if b in self.callers), None)
 
     def sharing_any(self, atom: str) -> bool:
         """May the value of ``atom`` (a local or temporary) share memory with another?"""
         if atom not in self.node:
             return True
-        root = self._find(self.node[atom])
-        return root in {self._find(i) for i in self.callers} or any(
-            self._find(i) == root for name, i in self.node.items() if name != atom)
+        blocks = self.node[atom]
+        return any(b in self.callers for b in blocks) or any(
+            blocks & other for name, other in self.node.items() if name != atom)
 
     def sharing(self, name: str) -> list[str]:
         """The other user variables whose values may share memory with ``name``'s."""
-        mine = self.current[name]
-        if mine not in self.node:
-            return []
-        root = self._find(self.node[mine])
-        return sorted(k for k, v in self.current.items() if k != name and v in self.node
-                      and self._find(self.node[v]) == root)
+        blocks = self.node.get(self.current[name], frozenset())
+        return sorted(k for k, v in self.current.items()
+                      if k != name and blocks & self.node.get(v, frozenset()))
 
     def merge_nodes(self, other: dict) -> None:
-        """After a branch (or a loop) either of two states may hold: a name bound
-        differently in them holds a value that may share memory with both."""
-        for name in sorted(set(self.node) | set(other)):
-            mine, theirs = self.node.get(name), other.get(name)
-            if mine is None:
-                self.node[name] = theirs
-            elif theirs is not None and self._find(mine) != self._find(theirs):
-                i = self._new_node()
-                self._parent[self._find(mine)] = i
-                self._parent[self._find(theirs)] = i
-                self.node[name] = i
+        """After a branch (or a loop) either of two states may hold: a name may hold either
+        value."""
+        for name, theirs in other.items():
+            self.node[name] = self.node.get(name, frozenset()) | theirs
 
-    def _classes(self) -> tuple:
-        """The current partition of the names into values that may share memory."""
-        roots: dict[int, list[str]] = {}
-        for name, i in self.node.items():
-            roots.setdefault(self._find(i), []).append(name)
-        callers = {self._find(i) for i in self.callers}
-        return tuple(sorted((tuple(sorted(names)), root in callers)
-                            for root, names in roots.items()))
+    def _classes(self) -> frozenset:
+        """Which user variables may share memory (with each other, with the caller)."""
+        holders: dict[int, set] = {}
+        for name, ssa in self.current.items():
+            for b in self.node.get(ssa, ()):
+                holders.setdefault(b, set()).add(name)
+        return frozenset((frozenset(names), b in self.callers) for b, names in holders.items())
 
     def views(self, value) -> list[str]:
         """The local names whose memory the (normalized) ``value`` may share: the value
@@ -843,7 +828,7 @@ class Normalize:
                 child.emit(gast.Assign([self.store(copy_name)], value, None))
             if isinstance(value, gast.Name):
                 child.bind_caller(child.current[name], name)
-                passed[child.node[child.current[name]]] = value.id
+                passed[child._blocks] = value.id
         body = tree.body
         for stmt in body[:-1]:
             child.stmt = stmt
@@ -851,8 +836,8 @@ class Normalize:
         child.stmt = body[-1]
         result = child.atom(body[-1].value)
         if isinstance(result, gast.Name):  # what the result may share memory with, here
-            root = child._find(child.node[result.id]) if result.id in child.node else None
-            shares = [v for i, v in passed.items() if child._find(i) == root]
+            blocks = child.node.get(result.id, frozenset())
+            shares = [v for b, v in passed.items() if b in blocks]
             if result.id not in self.node or shares:
                 self.bind(result.id, shares + ([result.id] if result.id in self.node else []))
         for scope_ in (child,):

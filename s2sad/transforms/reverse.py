@@ -178,8 +178,11 @@ class Reverse:
         self.saved_stmts: dict[int, object] = {}
         self.maybe: set[str] = set()
         self.early_none: set[str] = set()
-        fwd = self.forward_block(forward, in_loop=False, defined=set(self._parameters()),
-                                 top=True)
+        defined = set(self._parameters())
+        fwd = self.forward_block(forward, in_loop=False, defined=defined, top=True)
+        # a value updated element by element in the reverse sweep gets zeros of its
+        # structure at the top of that sweep: None there if its branch did not run
+        self.early_none.update(n for n in self.structured if n not in defined)
         if self.early_none:
             names = sorted(self.early_none)
             fwd.insert(0, gast.Assign([gast.Tuple([self.store(n) for n in names], gast.Store())],

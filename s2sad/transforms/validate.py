@@ -68,8 +68,21 @@ def _always_returns(block) -> bool:
     last = block[-1]
     if isinstance(last, gast.Return):
         return True
+    if isinstance(last, gast.While) and isinstance(last.test, gast.Constant) and \
+            bool(last.test.value) and not _breaks(last.body):
+        return True  # `while True:` without `break` ends only by `return`
     return isinstance(last, gast.If) and _always_returns(last.body) and \
         _always_returns(last.orelse)
+
+
+def _breaks(block) -> bool:
+    """Does ``block`` hold a ``break`` of its own loop (not of a loop inside it)?"""
+    for stmt in block:
+        if isinstance(stmt, gast.Break):
+            return True
+        if isinstance(stmt, gast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
+            return True
+    return False
 
 
 class Validate(gast.NodeVisitor):
@@ -185,11 +198,9 @@ class Validate(gast.NodeVisitor):
             self.visit(node.value)
 
     def visit_While(self, node):
-        self._no_return_inside(node)
         self.generic_visit_fields(node)
 
     def visit_For(self, node):
-        self._no_return_inside(node)
         self._check_target(node.target)
         self.generic_visit_fields(node)
 
@@ -199,14 +210,6 @@ class Validate(gast.NodeVisitor):
                 self.visit(getattr(node, field))
         for stmt in node.body + node.orelse:
             self.visit(stmt)
-
-    def _no_return_inside(self, node):
-        for inner in gast.walk(node):
-            if isinstance(inner, gast.Return):
-                raise self.source.syntax_error(
-                    "a `return` inside a loop", inner,
-                    "Not supported yet: assign the result to a variable, `break`, and return "
-                    "it after the loop.")
 
     def visit_Call(self, node):
         for kw in node.keywords:
