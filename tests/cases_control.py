@@ -359,3 +359,14 @@ def return_from_array_loop(w):
         if total > 1.0:
             return total * w[0]
     return np.sum(w) * 2.0
+
+
+def assigned_in_both_arms_but_in_a_loop(x, flag):
+    if flag > 0:
+        for i in range(2):
+            b = np.array([x, x * x, 1.0])
+            x = np.tanh(np.sum(b * b))
+    else:
+        if flag < -5:
+            b = np.ones(3)
+    return x * 2.0

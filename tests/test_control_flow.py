@@ -102,6 +102,10 @@ CASES = [
                  id="return-from-array-loop"),
     pytest.param(C.return_from_array_loop, (np.array([0.1, 0.2, 0.3]),), 0,
                  id="return-from-array-loop-not-reached"),
+    pytest.param(C.assigned_in_both_arms_but_in_a_loop, (0.3, 1.0), 0,
+                 id="saved-in-a-loop-in-one-arm"),  # was an UnboundLocalError
+    pytest.param(C.assigned_in_both_arms_but_in_a_loop, (0.3, -1.0), 0,
+                 id="saved-in-a-loop-in-one-arm-other"),
 ]
 
 

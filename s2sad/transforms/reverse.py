@@ -311,7 +311,7 @@ class Reverse:
                 orelse = self.forward_block(stmt.orelse, in_loop, set(defined))
                 out.append(gast.If(stmt.test, body or [gast.Pass()], orelse))
                 if top:  # defined after the `if` when both branches assign it
-                    both = _stored(stmt.body) & _stored(stmt.orelse)
+                    both = _definite(stmt.body) & _definite(stmt.orelse)
                     self.maybe |= (_stored(stmt.body) | _stored(stmt.orelse)) - both - defined
                     defined.update(both)
             elif isinstance(stmt, gast.While):
@@ -733,6 +733,18 @@ def call_rule(host, rule_function, call_args, call_keywords, params, wanted, pre
 def _stored(stmts) -> set[str]:
     return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and
             isinstance(n.ctx, gast.Store)}
+
+
+def _definite(stmts) -> set[str]:
+    """The names ``stmts`` assign on every path (a loop may run no pass)."""
+    names: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, gast.If):
+            names |= _definite(stmt.body) & _definite(stmt.orelse)
+        elif not isinstance(stmt, (gast.For, gast.While)):
+            names |= {n.id for t in getattr(stmt, "targets", []) for n in gast.walk(t)
+                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return names
 
 
 def _reads(node, name: str) -> bool:
