@@ -171,6 +171,13 @@ class Imports:
             self.modules.setdefault(value.__name__, name)
             self.lines[name] = self._import_line(imported, name)
             return
+        module = getattr(value, "__module__", None) or ""
+        if module.startswith("s2sad.runtime") and callable(value) and \
+                getattr(sys.modules.get(module), getattr(value, "__name__", ""), None) is value:
+            attribute = value.__name__  # one of s2sad's own helpers: imported, not read live
+            self.lines[name] = f"from {module} import {attribute}" + (
+                "" if name == attribute else f" as {name}")
+            return
         found = _numpy_function(value) if self.target != "numpy" else None
         if found is not None:
             module, attribute = found

@@ -259,8 +259,14 @@ def pack_like(x, parts):
 
 
 def add_sens(a, b):
-    """``a + b`` for sensitivities that may be containers (lists add element by element)."""
+    """``a + b`` for sensitivities that may be containers (lists add element by element;
+    ``None`` in a tuple, for an argument that is not a number, adds as zero)."""
+    if isinstance(b, tuple) and _has_none(b) and _zero(a):
+        return b
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if _has_none(a) or _has_none(b):
+            return tuple(u if v is None else v if u is None else add_sens(u, v)
+                         for u, v in zip(a, b, strict=True))
         summed = [add_sens(u, v) for u, v in zip(a, b, strict=True)]
         return summed if isinstance(a, list) else tuple(summed)
     if isinstance(a, dict) and isinstance(b, dict):
@@ -271,6 +277,14 @@ def add_sens(a, b):
     if isinstance(b, (list, tuple)):
         b = _stacked(b, a)
     return a + b
+
+
+def _has_none(items) -> bool:
+    return any(v is None for v in items)
+
+
+def _zero(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x == 0
 
 
 def _stacked(items, other):

@@ -65,3 +65,48 @@ def make_closure(scale):
     def loss(x):
         return math.sin(x) * scale
     return loss
+
+
+def power(x, n):
+    """Recursion on an integer: x ** n."""
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def calls_recursive(x):
+    return np.sin(power(x, 4)) + power(x, 2)
+
+
+def tree_sum(w, lo, hi):
+    """Two recursive calls per level, on halves of an array."""
+    if hi - lo == 1:
+        return np.sin(w[lo]) * w[lo]
+    mid = (lo + hi) // 2
+    return tree_sum(w, lo, mid) * 1.5 + tree_sum(w, mid, hi)
+
+
+def even_steps(x, n):
+    """Mutual recursion with odd_steps."""
+    if n == 0:
+        return x
+    return np.cos(odd_steps(x, n - 1))
+
+
+def odd_steps(x, n):
+    if n == 0:
+        return x * x
+    return even_steps(x, n - 1) * 2.0
+
+
+def recursive_on_arrays(h, W, depth):
+    if depth == 0:
+        return np.sum(h * h)
+    return recursive_on_arrays(np.tanh(W @ h), W, depth - 1) + 0.1 * np.sum(h)
+
+
+def recursive_in_loop(x):
+    total = 0.0
+    for k in range(3):
+        total = total + power(x, k + 1)
+    return total

@@ -118,11 +118,11 @@ def starred_assignment(x):
 
 
 def recursive(x, n):
-    if n == 0:
-        y = x
-    else:
-        y = x * recursive(x, n - 1)  # <- here
-    return y
+    def inner(y, k):
+        if k == 0:
+            return y
+        return y * inner(y, k - 1)  # <- here
+    return inner(x, n)
 
 
 def code_after_return(x):

@@ -23,6 +23,16 @@ rng = np.random.default_rng(3)
     pytest.param(C.nested_def, (0.3, 0.8), 1, id="nested-def-and-lambda-w"),
     pytest.param(C.reads_global, (rng.normal(size=2),), 0, id="module-global"),
     pytest.param(C.caller_keeps_its_value, (0.9,), 0, id="callee-reassigns-parameter"),
+    pytest.param(C.power, (1.3, 4), 0, id="recursion"),
+    pytest.param(C.power, (1.3, 0), 0, id="recursion-base-case"),
+    pytest.param(C.calls_recursive, (0.8,), 0, id="calls-a-recursive-function"),
+    pytest.param(C.tree_sum, (rng.normal(size=5), 0, 5), 0, id="recursion-two-calls"),
+    pytest.param(C.even_steps, (0.7, 5), 0, id="mutual-recursion"),
+    pytest.param(C.recursive_on_arrays, (rng.normal(size=3), rng.normal(size=(3, 3)) * 0.5, 3),
+                 0, id="recursion-on-arrays-h"),
+    pytest.param(C.recursive_on_arrays, (rng.normal(size=3), rng.normal(size=(3, 3)) * 0.5, 3),
+                 1, id="recursion-on-arrays-W"),
+    pytest.param(C.recursive_in_loop, (0.9,), 0, id="recursion-called-in-a-loop"),
 ])
 def test_calls(f, args, wrt, optimize):
     got = s2sad.grad(f, wrt=wrt, optimize=optimize)(*args)
@@ -65,3 +75,27 @@ def test_inlined_source_is_readable():
     text = s2sad.grad(C.calls_same_module).source_for(0.7)
     assert "def grad_calls_same_module(x):" in text
     assert "square" not in text.split("def ")[1].split("\n")[1]  # the call was inlined
+
+
+def test_recursive_call_stays_a_call_in_readable_source():
+    source = s2sad.grad(C.power).source
+    assert "recursive_call(power, " in source and "recursive_pullback(" in source
+    assert "from s2sad.runtime_recursion import" in source
+
+
+def test_recursion_cannot_be_differentiated_twice_yet():
+    with pytest.raises(s2sad.NoDerivativeError, match="recursive_pullback"):
+        s2sad.grad(s2sad.grad(C.power))(1.3, 3)
+
+
+@pytest.mark.parametrize("f, args", [
+    pytest.param(C.power, (1.3, 4), id="recursion"),
+    pytest.param(C.even_steps, (0.7, 5), id="mutual-recursion"),
+    pytest.param(C.recursive_on_arrays, (rng.normal(size=3), rng.normal(size=(3, 3)) * 0.5, 3),
+                 id="recursion-on-arrays"),
+])
+def test_recursion_in_forward_mode_matches_finite_differences(f, args):
+    direction = rng.normal(size=np.shape(args[0])) if np.ndim(args[0]) else 1.0
+    _, pushforward = s2sad.jvp(f)(*args)
+    expected = np.sum(numeric_gradient(f, args, 0) * direction)
+    assert pushforward(direction) == pytest.approx(expected, rel=1e-5, abs=1e-7)

@@ -98,7 +98,5 @@ def test_wrong_call_of_the_gradient():
         s2sad.grad(f)(1.0)
 
 
-def test_recursion_is_refused_for_now():
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="recursive call of recursive") as info:
-        s2sad.grad(cases.recursive)(1.5, 3)
-    assert info.value.lineno == line_of(cases.recursive, "x * recursive")
+def test_recursion_of_a_module_level_function_differentiates():
+    assert s2sad.grad(cases.recursive)(1.5, 3) == pytest.approx(4 * 1.5 ** 3)

@@ -38,6 +38,8 @@ from ..runtime import (add_sens, array_grad, as_gradient, average_grad, cast_lik
                        std_grad, sum_grad, sum_list_grad, take_along_axis_grad, take_grad,
                        tensordot_grad, tile_grad, trace_grad, transpose_grad, unbroadcast,
                        var_grad, vecdot_grad, vstack_grad, zeros_like_structure)
+from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
+                                 recursive_pushforward)
 from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast_like,
                               cholesky_tangent, clip_tangent, cumprod_tangent,
                               einsum_grad_operands, einsum_grad_tangent, einsum_with, join_like,
@@ -46,7 +48,28 @@ from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast
                               snapshot, solve_tangent, sort_tangent, split_like, stack_like,
                               sum_parts, take_at, unbroadcast_adjoint, unpack_sens)
 
-nondifferentiable(zeros_like_structure, output_seed, reduced_size, shape="other")
+nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
+                  shape="other")
+
+
+@defvjp(recursion_value, shape="other")
+def recursion_value_rule(g, ans, pair, args):
+    return None, recursive_pullback(pair, g)
+
+
+@deftangent(recursion_value)
+def recursion_value_tangent(g, ans, pair, args):
+    return None, recursive_pushforward(pair, g)
+
+
+@defvjp(recursive_pullback, shape="other")
+def recursive_pullback_rule(g, ans, pair, h):
+    return None, not_differentiable_yet("recursive_pullback", "g")
+
+
+@deftangent(recursive_pullback)
+def recursive_pullback_tangent(g, ans, pair, h):
+    return None, not_differentiable_yet("recursive_pullback", "g")
 nondifferentiable(bool, shape="scalar")  # `if cond:` on a value read back from a stack
 
 try:  # the memory budget's check (a statement in generated while loops)

@@ -769,9 +769,12 @@ class Normalize:
         """The callee's body, normalized in place, with its own names made unique."""
         key = func if func is not None else fdef
         if key in self.inlining:
-            raise self.source.syntax_error(
-                f"a recursive call of {getattr(key, '__qualname__', None) or key.name}()", node,
-                "Recursion is not supported yet: write the recursion as a loop.")
+            if func is None:
+                raise self.source.syntax_error(
+                    f"a recursive call of the nested function {fdef.name}()", node,
+                    "Define the function at module level (recursion goes through its own "
+                    "compiled gradient), or write the recursion as a loop.")
+            return self.recursive(node, func)
         if func is not None:
             callee = FunctionSource.of(func)
             lexical = False
@@ -844,6 +847,38 @@ class Normalize:
             self.root.foreign.update(scope_.foreign)
             self.root.foreign_cells.update(scope_.foreign_cells)
         return result
+
+    def recursive(self, node, func):
+        """A call that recurses, kept as a call: ``t_2 = recursive_call(f, (x, n))`` runs
+        it, ``t_3 = recursion_value(t_2, (x, n))`` is its value, whose adjoint asks
+        ``f``'s own compiled vjp (:mod:`s2sad.runtime_recursion`)."""
+        import inspect
+        from .. import runtime_recursion
+        args = [self.atom(a) for a in node.args]
+        keywords = {k.arg: self.atom(k.value) for k in node.keywords}
+        try:
+            bound = inspect.signature(func).bind(*args, **keywords)
+        except TypeError as exc:
+            raise self.source.error(DifferentiationError, f"this call of {func.__name__}() "
+                                    f"does not match its parameters: {exc}", node) from None
+        bound.apply_defaults()
+        values = [v if isinstance(v, gast.AST) else self.constant(v, name)
+                  for name, v in bound.arguments.items()]
+        packed = self.to_atom(gast.Tuple(values, gast.Load()))
+        helpers = {}
+        for name in ("recursive_call", "recursion_value"):
+            alias = self.root.__dict__.setdefault("_recursion_helpers", {}).get(name)
+            if alias is None:
+                alias = self.root.namer.claim(name)
+                self.root._recursion_helpers[name] = alias
+                self.root.foreign[alias] = ({alias: getattr(runtime_recursion, name)}, alias)
+                self.root.source.extra[alias] = getattr(runtime_recursion, name)
+            helpers[name] = alias
+        function = self.simple(node.func)
+        pair = self.to_atom(gast.Call(self.load(helpers["recursive_call"]),
+                                      [function, packed], []))
+        return self.to_atom(gast.Call(self.load(helpers["recursion_value"]),
+                                      [pair, copy.deepcopy(packed)], []))
 
     def _defaults(self, func, tree, names, n_pos, child) -> dict:
         values = {}
