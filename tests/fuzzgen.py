@@ -522,6 +522,8 @@ class Gen:
             ys, i = self.new_name(env, "l"), self.new_name(env, "i")
             inner[i] = Var("i", N - 1)
             item = self.squash(self.scalar(inner, self.ch.int(1, 2)))
+            if not item.fresh:  # the list holds (shares) the item's value
+                self.disown(env, item.src)
             total = self.ch.pick([f"sum({ys})", f"np.sum(np.stack({ys}))"] if
                                  self.safe_index is not None and AVOID_KNOWN_BUGS else
                                  [f"sum({ys})", f"np.sum(np.stack({ys}))",
