@@ -624,7 +624,22 @@ def f(y):
     for j in range(2):
         v = np.stack([y, y])
     return np.sum(v)
-''', [0.7], id="stack-in-loop"),  # AxisError: reset to 0.0, stack_grad could not split it: fixed
+''', [0.7], id="stack-in-loop"),
+    regression('''
+def f(y, s_y, s_v):
+    t_9 = 0
+    while t_9 < 1:
+        t_9 += 1
+        y = np.tanh((np.sum(np.logaddexp(np.concatenate([s_v[:1], s_v[1:]]), s_v)) * y))
+        s_v = 0.9 * s_v + 0.1 * np.tanh(s_y)
+        s_v = np.copy(np.flip(s_v))
+    s_v = np.array([y, y, s_y])
+    return np.sum(s_v)
+''', [-1.6499458075032374, -0.18444877575739893, np.array([-2.0, 1.8461095031168187,
+                                                         -1.264784332027375])],
+        id="argument-array-replaced-by-a-display", bug=known_bug(
+            "ValueError inside generated code (found by the long profile, not diagnosed): "
+            "setting an array element with a sequence, inhomogeneous shape", ("noopt",))),  # AxisError: reset to 0.0, stack_grad could not split it: fixed
 ]
 
 
