@@ -22,7 +22,20 @@ import weakref
 
 import numpy as np
 
-_VJPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_VJPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # func -> {wrt: vjp}
+_JVPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # func -> {wrt: jvp}
+
+
+def _compiled(cache, make, func, args):
+    """``(wrt, make(func, wrt=wrt))`` for the arguments that are numbers, made once per
+    function and ``wrt`` (``(), None`` when none is)."""
+    wrt = tuple(i for i, a in enumerate(args) if _differentiable(a))
+    if not wrt:
+        return wrt, None
+    per_function = cache.setdefault(func, {})
+    if wrt not in per_function:
+        per_function[wrt] = make(func, wrt=wrt)
+    return wrt, per_function[wrt]
 
 
 def _differentiable(value) -> bool:
@@ -54,20 +67,14 @@ def recursive_pullback(pair, g) -> tuple:
     from .api import vjp
     from .runtime_higher import snapshot
     func, args = pair[1]
-    wrt = tuple(i for i, a in enumerate(args) if _differentiable(a))
+    wrt, compiled = _compiled(_VJPS, vjp, func, args)
     grads = [None] * len(args)
     if not wrt:
         return tuple(grads)
-    compiled = _VJPS.setdefault(func, {})
-    if wrt not in compiled:
-        compiled[wrt] = vjp(func, wrt=wrt)
-    found = compiled[wrt]._variant(tuple(args)).function(*args, snapshot(g))
+    found = compiled._variant(tuple(args)).function(*args, snapshot(g))
     for i, grad in zip(wrt, found if isinstance(found, tuple) else (found,), strict=True):
         grads[i] = grad
     return tuple(grads)
-
-
-_JVPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def recursive_pushforward(pair, tangents) -> object:
@@ -79,12 +86,9 @@ def recursive_pushforward(pair, tangents) -> object:
     func, args = pair[1]
     if not isinstance(tangents, (tuple, list)):
         tangents = (tangents,) * len(args)
-    wrt = tuple(i for i, a in enumerate(args) if _differentiable(a))
+    wrt, compiled = _compiled(_JVPS, jvp, func, args)
     if not wrt:
         return 0.0
-    compiled = _JVPS.setdefault(func, {})
-    if wrt not in compiled:
-        compiled[wrt] = jvp(func, wrt=wrt)
     chosen = tuple(zeros_like_structure(args[i]) if tangents[i] is None else tangents[i]
                    for i in wrt)
-    return compiled[wrt]._both(tuple(args), chosen)[1]
+    return compiled._both(tuple(args), chosen)[1]

@@ -370,3 +370,11 @@ def assigned_in_both_arms_but_in_a_loop(x, flag):
         if flag < -5:
             b = np.ones(3)
     return x * 2.0
+
+
+def user_list_named_stack(x):
+    stack = []
+    while x < 10.0:
+        stack.append(x)
+        x = x * 1.5 + 0.1 * np.sin(x)
+    return x + 0.01 * sum(stack)

@@ -201,3 +201,14 @@ def test_memory_budget_stops_a_loop_that_records_too_much():
         s2sad.set_memory_budget(s2sad.runtime_budget.DEFAULT_BUDGET)
     assert s2sad.grad(C.scalar_while_long)(1.0, 100) == pytest.approx(
         numeric_gradient(C.scalar_while_long, (1.0, 100), 0), rel=1e-5)
+
+
+def test_memory_check_reads_only_the_gradients_own_stack():
+    """A user's list named like the gradient's stack is not checked (it was, before it
+    was assigned, which broke differentiating the gradient again)."""
+    df = s2sad.grad(C.user_list_named_stack)
+    np.testing.assert_allclose(df(1.3), numeric_gradient(C.user_list_named_stack, (1.3,), 0),
+                               rtol=1e-5)
+    assert "check_stack(stack_1)" in df.source and "check_stack(stack)" not in df.source
+    second = s2sad.grad(df)(1.3)
+    np.testing.assert_allclose(second, numeric_gradient(df, (1.3,), 0), rtol=1e-4, atol=1e-6)
