@@ -165,8 +165,10 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     if optimize and "as_gradient" in imports.helpers and \
             not builtin_names & (local_names | set(source.globals)):
         fresh_helpers = {imports.helpers[n] for n in FRESH_HELPERS if n in imports.helpers}
+        numpy_name = imports.numpy()
         fresh = fresh_names(adjoint.body, lambda f: isinstance(f, gast.Name) and (
-            f.id in fresh_helpers))
+            f.id in fresh_helpers) or isinstance(f, gast.Attribute) and f.attr == "outer" and
+            isinstance(f.value, gast.Name) and f.value.id == numpy_name)
         adjoint = GradientForm(kinds, imports.helpers["as_gradient"], fresh=fresh,
                                fresh_gradient=lambda: imports.helper(
                                    "fresh_gradient", "s2sad.runtime_gradients")).visit(adjoint)

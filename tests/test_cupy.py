@@ -265,7 +265,7 @@ MLP_ARGS = (np.ones((4, 3)), np.ones(3), np.ones((3, 2)), np.ones(2), np.ones((5
 
 GOLDEN_MLP = '''\
 import cupy as cp
-from s2sad.runtime import matmul_grad_right, reduced_size, sum_grad, unbroadcast
+from s2sad.runtime import reduced_size, sum_grad, unbroadcast
 from s2sad.runtime_gradients import fresh_gradient
 
 def grad_mlp_loss(W1, b1, W2, b2, x, y):
@@ -273,16 +273,15 @@ def grad_mlp_loss(W1, b1, W2, b2, x, y):
     t_3 = h @ W2
     out = t_3 + b2
     t_4 = out - y
-    t_5 = t_4 ** 2
-    s_5 = sum_grad(1.0, t_5, None, False) / reduced_size(t_5, None)
+    s_5 = sum_grad(1.0, t_4, None, False) / reduced_size(t_4, None)
     s_out = unbroadcast(s_5 * 2 * t_4, out)
-    s_W2 = matmul_grad_right(unbroadcast(s_out, t_3), h, W2)
+    s_W2 = h.T @ unbroadcast(s_out, t_3)
     return fresh_gradient(W2, s_W2)
 '''
 
 GOLDEN_RNN = '''\
 import cupy as cp
-from s2sad.runtime import as_gradient, matmul_grad_left, matmul_grad_right, sum_grad, unbroadcast
+from s2sad.runtime import as_gradient, sum_grad, unbroadcast
 
 def grad_rnn_loss(W, U, xs, h0):
     s_W, s_U = [0.0] * 2
@@ -304,10 +303,10 @@ def grad_rnn_loss(W, U, xs, h0):
         s_6 = s_h * (1.0 - h ** 2)
         h = stack.pop()
         s_3 = unbroadcast(s_6, t_3)
-        s_U += matmul_grad_left(unbroadcast(s_6, t_5), U, t_4)
+        s_U += cp.outer(unbroadcast(s_6, t_5), t_4)
         t_5 = stack.pop()
-        s_W += matmul_grad_left(s_3, W, h)
-        s_h = matmul_grad_right(s_3, W, h)
+        s_W += cp.outer(s_3, h)
+        s_h = W.T @ s_3
         t_3 = stack.pop()
     return (as_gradient(W, s_W), as_gradient(U, s_U))
 '''
@@ -339,8 +338,7 @@ from s2sad.runtime_gradients import fresh_gradient
 def grad_scatter(x, idx):
     t_1 = x[idx]
     s_x = zeros_like_structure(x)
-    s_1 = sum_grad(1.0, t_1 ** 2, None, False) * 2 * t_1
-    cp.add.at(s_x, cp.s_[idx], s_1)
+    cp.add.at(s_x, cp.s_[idx], sum_grad(1.0, t_1, None, False) * 2 * t_1)
     return fresh_gradient(x, s_x)
 '''
 

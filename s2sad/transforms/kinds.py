@@ -113,6 +113,9 @@ def combine(kinds: list[Kind]) -> Kind:
             all(o.tag == "scalar" or o.shape == k.shape or o.fits == k.shape for o in kinds)]
     if full:
         return full[0]
+    ndims = [k.ndim for k in kinds if k.tag != "scalar"]
+    if all(k.tag == "array" for k in kinds if k.tag != "scalar") and None not in ndims:
+        return Kind("array", None, max(ndims))  # shape unknown, rank known (the walk names it)
     return NUMERIC
 
 
@@ -149,8 +152,9 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source) -> d
                     set_kind(t, k)
                 continue
             kind = _value_kind(value, of, source, local_names, targets[0])
-            if kind.tag == "numeric" and kind.shape is None:
-                kind = Kind("numeric", targets[0])  # unknown shape, but the same as its own
+            if kind.tag in ("numeric", "array") and kind.shape is None:
+                # unknown shape, but the same as its own
+                kind = Kind(kind.tag, targets[0], kind.ndim)
             set_kind(targets[0], kind)
 
     assigned: dict[str, Kind] = {}
@@ -171,6 +175,8 @@ def _join(a: Kind, b: Kind, name: str) -> Kind:
     if a.tag == b.tag == "scalar":
         return Kind("scalar", "()", 0, py=a.py if a.py == b.py else None)
     if a.numeric and b.numeric:
+        if a.tag == b.tag == "array" and a.ndim == b.ndim:
+            return Kind("array", name, a.ndim)  # the same rank on every path
         return Kind("numeric", name)
     return ANY
 
@@ -219,6 +225,8 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         return _subscript_kind(of(value.value), value.slice, of)
     if op.kind in ("call", "nondiff") and op.rule is not None:
         shape = op.rule.shape
+        if op.rule.func is np.matmul and len(op.operands) == 2 and not op.keywords:
+            return _matmul_kind(*(of(a) for a in op.operands))
         if shape == "scalar":
             return SCALAR
         if shape == "elementwise":
@@ -247,6 +255,16 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     if op.kind == "nondiff":
         return ANY
     return ANY
+
+
+def _matmul_kind(x: Kind, y: Kind) -> Kind:
+    """``x @ y``: its rank, when both ranks are known (its shape token is its own name)."""
+    if x.tag != "array" or y.tag != "array" or x.ndim is None or y.ndim is None:
+        return NUMERIC
+    if x.ndim == y.ndim == 1:
+        return SCALAR
+    ndim = max(x.ndim, y.ndim) - (1 if min(x.ndim, y.ndim) == 1 else 0)
+    return Kind("array", None, ndim)
 
 
 def _subscript_kind(base: Kind, index, of) -> Kind:

@@ -89,6 +89,18 @@ class Reverse:
     def helper(self, name: str, module: str = "s2sad.runtime") -> gast.Name:
         return gast.Name(self.imports.helper(name, module), gast.Load(), None, None)
 
+    def zeros_of(self, name: str) -> gast.expr:
+        """Zeros shaped like ``name``, to be updated item by item: ``[0.0] * len(x)`` for a
+        list or tuple of Python numbers, else ``zeros_like_structure(x)``."""
+        kind = self.kind(name)
+        if kind.tag in ("list", "tuple") and kind.items and \
+                all(k.tag == "scalar" and k.py in ("float", "int") for k in kind.items) and \
+                "len" not in self.local_names and "len" not in self.source.globals:
+            length = gast.Call(gast.Name("len", gast.Load(), None, None), [self.load(name)], [])
+            return gast.BinOp(gast.List([gast.Constant(0.0, None)], gast.Load()), gast.Mult(),
+                              length)
+        return gast.Call(self.helper("zeros_like_structure"), [self.load(name)], [])
+
     def live_global(self, name: str, value, namespace: dict) -> str:
         """A global of a (user's) derivative rule that generated code cannot import: read
         it from the rule's own module at each call, under a fresh name."""
@@ -189,9 +201,8 @@ class Reverse:
                                       gast.Tuple([gast.Constant(None, None)] * len(names),
                                                  gast.Load()), None))
         reverse = _drop_empty_comments(_Restores(self).visit(gast.Module(reverse, [])).body)
-        structures = [gast.Assign([self.store(self.s(n))], gast.Call(
-            self.helper("zeros_like_structure"), [self.load(n)], []), None)
-            for n in self.structured]
+        structures = [gast.Assign([self.store(self.s(n))], self.zeros_of(n), None)
+                      for n in self.structured]
         zero = self._zero_init()
         if self.stack is not None:
             zero.append(gast.Assign([self.store(self.stack)], gast.List([], gast.Load()), None))
@@ -813,8 +824,7 @@ class _Resets(gast.NodeTransformer):
             if where == "pre" and not structured:
                 value = gast.Constant(0.0, None)
             elif where == "post" and structured:
-                value = gast.Call(self.reverse.helper("zeros_like_structure"),
-                                  [self.reverse.load(name)], [])
+                value = self.reverse.zeros_of(name)
             else:
                 return None
             assign = gast.Assign([self.reverse.store(self.reverse.s(name))], value, None)
@@ -971,7 +981,37 @@ class _Inliner(gast.NodeTransformer):
                 and len(node.args) == 2 and isinstance(node.args[1], gast.Name):
             if self.reverse._same_shape(node.args[1].id, self.ans):
                 return node.args[0]
+        if isinstance(func, gast.Name) and len(node.args) == 3 and not node.keywords:
+            for side in ("left", "right"):
+                if self.reverse.imports.is_helper(func.id, f"matmul_grad_{side}"):
+                    return self._matmul_grad(side, *node.args) or node
         return node
+
+    def _matmul_grad(self, side, g, x, y):
+        """The adjoint of ``x @ y`` written out, as by hand, when the ranks of ``x`` and ``y``
+        are known (1 or 2, not both 1): ``g @ y.T`` and ``x.T @ g`` for matrices."""
+        if not (isinstance(x, gast.Name) and isinstance(y, gast.Name)):
+            return None
+        kx, ky = self.reverse.kind(x.id), self.reverse.kind(y.id)
+        if kx.tag != "array" or ky.tag != "array" or (kx.ndim, ky.ndim) not in (
+                (2, 2), (2, 1), (1, 2)):
+            return None
+
+        def t(name):
+            return gast.Attribute(name, "T", gast.Load())
+
+        def outer(a, b):
+            np_name = gast.Name(self.reverse.imports.numpy(), gast.Load(), None, None)
+            return gast.Call(gast.Attribute(np_name, "outer", gast.Load()), [a, b], [])
+        if side == "left":  # the sensitivity of x
+            if ky.ndim == 1:
+                return outer(g, y)
+            if kx.ndim == 1:
+                return gast.BinOp(y, gast.MatMult(), g)
+            return gast.BinOp(g, gast.MatMult(), t(y))
+        if kx.ndim == 1:  # the sensitivity of y
+            return outer(x, g)
+        return gast.BinOp(t(x), gast.MatMult(), g)
 
     def visit_Name(self, node):
         if node.id in self.mapping:

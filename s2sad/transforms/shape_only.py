@@ -29,7 +29,14 @@ SHAPE_ARGUMENTS = {"sum_grad": 1, "unbroadcast": 1, "reduced_size": 0}
 
 
 class ShapeOnly(gast.NodeTransformer):
-    """``helpers``: generated name of each helper -> position of its shape-only argument."""
+    """``helpers``: generated name of each helper -> position of its shape-only argument.
+
+    A shape token is trusted when it names a value computed once: a parameter never
+    reassigned, or a name assigned by exactly one statement at the top level of the
+    function (never in a loop, whose passes may change it). Every value of that token
+    then has that one value's shape, so the named value itself is passed, from the
+    statement after the one that computes it.
+    """
 
     def __init__(self, kinds: dict, helpers: dict[str, int]):
         self.kinds = kinds
@@ -37,16 +44,24 @@ class ShapeOnly(gast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
-        assigned = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-                    and isinstance(n.ctx, gast.Store)}
-        # a parameter never reassigned keeps its shape; its shape token is its own name
+        counts: dict[str, int] = {}
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                counts[n.id] = counts.get(n.id, 0) + 1
         self.by_token = {}
-        for p in params:
+        for p in params:  # a parameter never reassigned keeps its shape: its token is its name
             kind = self.kinds.get(p)
-            if p not in assigned and kind is not None and kind.tag == "array" and \
-                    kind.shape == p:
+            if p not in counts and kind is not None and kind.tag == "array" and kind.shape == p:
                 self.by_token[p] = p
-        self.generic_visit(node)
+        for stmt in node.body:
+            self.visit(stmt)
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name):
+                name = stmt.targets[0].id
+                kind = self.kinds.get(name)
+                if counts.get(name) == 1 and kind is not None and kind.shape == name and \
+                        kind.tag in ("array", "numeric"):
+                    self.by_token.setdefault(name, name)
         return node
 
     def visit_Call(self, node):
@@ -55,7 +70,8 @@ class ShapeOnly(gast.NodeTransformer):
             position = self.helpers[node.func.id]
             if position < len(node.args) and isinstance(node.args[position], gast.Name):
                 kind = self.kinds.get(node.args[position].id)
-                if kind is not None and kind.tag == "array" and kind.shape in self.by_token:
+                if kind is not None and kind.tag in ("array", "numeric") and \
+                        kind.shape in self.by_token:
                     node.args[position] = gast.Name(self.by_token[kind.shape], gast.Load(),
                                                     None, None)
         return node

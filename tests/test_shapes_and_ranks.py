@@ -1,0 +1,152 @@
+"""What the compiler writes out because it knows ranks and shapes, and that it stays right.
+
+* The adjoint of ``x @ y`` with known ranks is written as a person would
+  (``g @ y.T``, ``x.T @ g``, ``np.outer``) instead of calling a generic helper.
+* A helper that reads only a shape (``sum_grad``, ``unbroadcast``) gets a value computed
+  anyway that has that shape, so a value needed for its shape alone is never computed;
+  a shape token of a value reassigned in a loop is not trusted.
+* A list of Python floats gets its sensitivity as ``[0.0] * len(x)``.
+
+Every gradient is checked against central differences, optimized and not.
+"""
+
+import numpy as np
+import pytest
+
+import s2sad
+from tests.test_control_flow import numeric_gradient
+
+RNG = np.random.default_rng(7)
+
+
+def mat_mat(A, B):
+    return np.sum(np.tanh(A @ B) ** 2)
+
+
+def mat_vec(A, v):
+    return np.sum(np.sin(A @ v))
+
+
+def vec_mat(v, A):
+    return np.sum(np.cos(v @ A) * (v @ A))
+
+
+def loop_of_products(W, h):
+    for _ in range(3):
+        h = np.tanh(W @ h)
+    return np.sum(h * h)
+
+
+def batched(A, B):
+    return np.sum((A @ B) ** 2)  # 3-d operands: the generic helper stays
+
+
+MATMUL_CASES = [
+    (mat_mat, (RNG.standard_normal((3, 4)), RNG.standard_normal((4, 2)))),
+    (mat_vec, (RNG.standard_normal((3, 4)), RNG.standard_normal(4))),
+    (vec_mat, (RNG.standard_normal(3), RNG.standard_normal((3, 4)))),
+    (loop_of_products, (0.5 * RNG.standard_normal((3, 3)), RNG.standard_normal(3))),
+    (batched, (RNG.standard_normal((2, 3, 4)), RNG.standard_normal((2, 4, 2)))),
+]
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["optimized", "plain"])
+@pytest.mark.parametrize("f, args", MATMUL_CASES, ids=[f.__name__ for f, _ in MATMUL_CASES])
+def test_matmul_adjoints_match_differences(f, args, optimize):
+    grads = s2sad.grad(f, wrt=(0, 1), optimize=optimize)(*args)
+    for i, g in enumerate(grads):
+        np.testing.assert_allclose(g, numeric_gradient(f, args, i), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f, args, written", [
+    (mat_mat, MATMUL_CASES[0][1], ["@ B.T", "A.T @"]),
+    (mat_vec, MATMUL_CASES[1][1], ["np.outer(", "A.T @"]),
+    (vec_mat, MATMUL_CASES[2][1], ["A @ ", "np.outer(v, "]),
+], ids=["matrix-matrix", "matrix-vector", "vector-matrix"])
+def test_matmul_adjoint_written_out_for_known_ranks(f, args, written):
+    source = s2sad.grad(f, wrt=(0, 1)).source_for(*args)
+    assert "matmul_grad" not in source
+    for text in written:
+        assert text in source, source
+
+
+def test_matmul_adjoint_of_unknown_rank_keeps_the_helper():
+    source = s2sad.grad(batched, wrt=(0, 1)).source_for(*MATMUL_CASES[4][1])
+    assert "matmul_grad_left" in source and "matmul_grad_right" in source
+
+
+def test_second_derivative_through_written_out_adjoints():
+    A, v = MATMUL_CASES[1][1]
+    hvp = s2sad.hvp(mat_vec, wrt=1)
+    direction = RNG.standard_normal(4)
+    got = hvp(A, v, direction)
+    grad_v = s2sad.grad(mat_vec, wrt=1)
+    eps = 1e-5
+    expected = (grad_v(A, v + eps * direction) - grad_v(A, v - eps * direction)) / (2 * eps)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
+
+
+def logistic(w, X, y):
+    z = X @ w
+    return np.sum(np.log(1.0 + np.exp(-y * z))) + 0.0005 * np.sum(w * w)
+
+
+def test_a_value_read_for_its_shape_only_is_not_computed():
+    args = (0.1 * RNG.standard_normal(5), RNG.standard_normal((20, 5)),
+            np.where(RNG.standard_normal(20) > 0, 1.0, -1.0))
+    g = s2sad.grad(logistic)
+    np.testing.assert_allclose(g(*args), numeric_gradient(logistic, args, 0), rtol=1e-6)
+    assert "np.log" not in g.source_for(*args)  # log(1 + exp(.)) was read for its shape only
+
+
+def shape_changes_in_a_loop(x):
+    h = x
+    a = h * 2.0            # shaped like x
+    for _ in range(1):
+        h = np.outer(h, h)  # h is now a matrix: its shape token is not one value's
+    b = h + 1.0
+    return np.sum(a) + np.sum(np.sin(b))
+
+
+def test_shape_token_of_a_value_reassigned_in_a_loop_is_not_trusted():
+    x = RNG.standard_normal(3)
+    for optimize in (True, False):
+        g = s2sad.grad(shape_changes_in_a_loop, optimize=optimize)(x)
+        np.testing.assert_allclose(g, numeric_gradient(shape_changes_in_a_loop, [x], 0),
+                                   rtol=1e-6, atol=1e-8)
+
+
+def product(x):
+    p = 1.0
+    for i in range(len(x)):
+        p = p * x[i]
+    return p
+
+
+@pytest.mark.parametrize("container", [list, tuple])
+def test_list_of_floats_gets_a_plain_list_of_zeros(container):
+    x = container(float(v) for v in 1.0 + 0.1 * RNG.standard_normal(6))
+    g = s2sad.grad(product)
+    got = g(x)
+    assert type(got) is container and all(type(v) is float for v in got)
+    expected = [np.prod([x[j] for j in range(6) if j != i]) for i in range(6)]
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    source = g.source_for(x)
+    assert "s_x = [0.0] * len(x)" in source and "zeros_like_structure" not in source
+
+
+def test_list_of_arrays_keeps_zeros_like_structure():
+    x = [RNG.standard_normal(2) for _ in range(3)]
+    g = s2sad.grad(lambda_free_product)
+    got = g(x)
+    for i in range(3):
+        expected = np.prod([x[j] for j in range(3) if j != i], axis=0)
+        np.testing.assert_allclose(got[i], expected, rtol=1e-12)
+    assert "zeros_like_structure" in g.source_for(x)
+
+
+def lambda_free_product(x):
+    p = 1.0
+    for i in range(len(x)):
+        p = p * x[i]
+    return np.sum(p)
