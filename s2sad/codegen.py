@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import itertools
 import linecache
+import math
 import re
 
 import gast
@@ -38,8 +39,37 @@ def comment_text(stmt) -> str | None:
     return None
 
 
+class _Printable(ast.NodeTransformer):
+    """What ``ast.unparse`` needs to print valid Python of the meaning intended: a negative
+    number as a negation (the optimizer folds ``-(1.5)`` into the constant ``-1.5``, which
+    printed bare as the base of a power, ``-1.5 ** 2``, would read ``-(1.5 ** 2)``), and
+    ``pass`` in a block left empty.
+
+    >>> tree = ast.Expression(ast.BinOp(ast.Constant(-1.5), ast.Pow(), ast.Constant(2)))
+    >>> ast.unparse(_Printable().visit(tree))
+    '(-1.5) ** 2'
+    """
+
+    def visit_Constant(self, node):
+        value = node.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and \
+                math.copysign(1.0, value) < 0:
+            return ast.copy_location(ast.UnaryOp(ast.USub(), ast.Constant(-value)), node)
+        return node
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if field == "body" and isinstance(block, list) and not block and \
+                    isinstance(node, (ast.For, ast.While, ast.If, ast.FunctionDef, ast.With)):
+                block.append(ast.Pass())
+        return node
+
+
 def unparse(node) -> str:
-    text = ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(node)))
+    tree = _Printable().visit(gast.gast_to_ast(node))
+    text = ast.unparse(ast.fix_missing_locations(tree))
     return re.sub(rf"^(\s*){_MARK}(\d+)$",
                   lambda m: f"{m.group(1)}# {_comments[int(m.group(2))]}", text, flags=re.M)
 

@@ -261,8 +261,9 @@ def pack_like(x, parts):
 def add_sens(a, b):
     """``a + b`` for sensitivities that may be containers (lists add element by element;
     ``None`` in a tuple, for an argument that is not a number, adds as zero)."""
-    if isinstance(b, tuple) and _has_none(b) and _zero(a):
-        return b
+    if isinstance(b, (list, tuple)) and _zero(a):
+        return b  # the first contribution to a container's sensitivity (its parts may differ
+        # in shape: the pieces of np.concatenate), as optimized code assigns it
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         if _has_none(a) or _has_none(b):
             return tuple(u if v is None else v if u is None else add_sens(u, v)

@@ -378,3 +378,28 @@ def user_list_named_stack(x):
         stack.append(x)
         x = x * 1.5 + 0.1 * np.sin(x)
     return x + 0.01 * sum(stack)
+
+
+def rows_as_a_list(x):
+    rows = list(x)  # the rows of an array, as a list
+    return np.sum(rows[0] * rows[1]) + np.sum(np.sin(rows[2]))
+
+
+def sequence_conversions(a, b):
+    t = tuple([a, a * b])
+    u = list((t[1], b))
+    return t[0] * t[1] + u[0] * u[1]
+
+
+def iterate_a_name_rebound_in_the_loop(x, v):
+    a = v
+    for b in a:  # Python walks the array `a` held when the loop began
+        a = 0.5 * a + 0.5 * np.tanh(b * x)
+    return np.sum(a)
+
+
+def iterate_an_expression(x):
+    total = 0.0
+    for e in x * 2.0:
+        total = total + e * np.sin(e)
+    return total

@@ -1044,3 +1044,9 @@ def bc_chain(x, b, s):
     y = x * b + s
     z = np.exp(-y ** 2) / (1.0 + b)
     return np.sum(z) + np.sum(np.maximum(y, b))
+
+
+def sequence_builtins(x, a):
+    rows = list(x)  # the rows of a matrix
+    pair = tuple([a, a * rows[1][0]])
+    return np.sum(rows[0] * np.sin(rows[2])) + pair[0] * pair[1]

@@ -106,6 +106,14 @@ CASES = [
                  id="saved-in-a-loop-in-one-arm"),  # was an UnboundLocalError
     pytest.param(C.assigned_in_both_arms_but_in_a_loop, (0.3, -1.0), 0,
                  id="saved-in-a-loop-in-one-arm-other"),
+    pytest.param(C.rows_as_a_list, (rand(3, 2),), 0, id="list-of-array-rows"),
+    pytest.param(C.sequence_conversions, (0.3, 0.7), 0, id="tuple-and-list-calls-a"),
+    pytest.param(C.sequence_conversions, (0.3, 0.7), 1, id="tuple-and-list-calls-b"),
+    pytest.param(C.iterate_a_name_rebound_in_the_loop, (0.4, rand(3)), 0,
+                 id="iterated-name-rebound-in-loop-x"),  # was a wrong value and gradient
+    pytest.param(C.iterate_a_name_rebound_in_the_loop, (0.4, rand(3)), 1,
+                 id="iterated-name-rebound-in-loop-v"),
+    pytest.param(C.iterate_an_expression, (rand(3),), 0, id="for-over-an-expression"),
 ]
 
 

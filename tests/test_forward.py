@@ -98,6 +98,9 @@ CONTROL = [
     (CC.f4_compact, ([1.0, 2.0, 3.0, 4.0],), 0), (CC.list_comprehension, (rng.normal(size=4),), 0),
     (CC.nested_comprehension, (rng.normal(size=3), rng.normal(size=2)), (0, 1)),
     (CC.append_loop, (0.4,), 0), (CC.append_then_index, (0.4,), 0),
+    (CC.iterate_a_name_rebound_in_the_loop, (0.4, rng.normal(size=3)), (0, 1)),
+    (CC.iterate_an_expression, (rng.normal(size=3),), 0),
+    (CC.sequence_conversions, (0.3, 0.7), (0, 1)),
 ]
 
 

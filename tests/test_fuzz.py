@@ -486,18 +486,15 @@ def f(x):
     for i in range(1):
         pass
     return a * x
-''', [0.7], id="loop-of-pass", bug=known_bug(
-        "optimize=False: the generated code has a `for` with an empty body (IndentationError)",
-        modes=("noopt",))),
+''', [0.7], id="loop-of-pass"),  # unoptimized: a `for` with an empty body, fixed
     regression('''
 def f(x, v):
     a = v
     for b in a:
         a = 0.5 * a + 0.5 * np.tanh(b * x)
     return np.sum(a)
-''', [0.4, np.array([0.1, 0.5, -0.3])], id="iterated-name-reassigned-in-loop", bug=known_bug(
-        "wrong value and gradient: `for b in a` is turned into `a[i]` reads, which see the new "
-        "`a` assigned in the loop instead of the sequence being iterated")),
+''', [0.4, np.array([0.1, 0.5, -0.3])], id="iterated-name-reassigned-in-loop"),  # was a wrong
+    # value and gradient: the loop read `a[i]` of the new `a`, not of the sequence iterated
     regression('''
 def f(x):
     a = x
@@ -565,19 +562,16 @@ def f(x, y):
     regression('''
 def f(x):
     return (-1.5) ** 2 * x
-''', [0.7], id="negative-constant-power", bug=known_bug(
-        "wrong value and gradient (-2.25 * x): the optimizer folds -(1.5) into the constant "
-        "-1.5 and the code reads `-1.5 ** 2`, which Python parses as -(1.5 ** 2) (in `jvp`, "
-        "optimized, too)")),
+''', [0.7], id="negative-constant-power"),  # was a wrong value and gradient: the
+    # folded constant -1.5 printed as `-1.5 ** 2`, which Python reads as -(1.5 ** 2)
     regression('''
 def f(x):
     total = 0.0
     for e in x * 2.0:
         total = total + e * e
     return total
-''', [np.array([0.3, -0.2, 0.9])], id="loop-over-an-expression", bug=known_bug(
-        "refused: 'no derivative rule for list, called on t_1': a loop over an expression "
-        "(not a name) is turned into a call of list() that has no rule")),
+''', [np.array([0.3, -0.2, 0.9])], id="loop-over-an-expression"),  # was refused: no rule
+    # for the list() that walks an expression by index
     regression('''
 def f(y):
     z = np.zeros(3)
@@ -637,9 +631,8 @@ def f(y, s_y, s_v):
     return np.sum(s_v)
 ''', [-1.6499458075032374, -0.18444877575739893, np.array([-2.0, 1.8461095031168187,
                                                          -1.264784332027375])],
-        id="argument-array-replaced-by-a-display", bug=known_bug(
-            "ValueError inside generated code (found by the long profile, not diagnosed): "
-            "setting an array element with a sequence, inhomogeneous shape", ("noopt",))),  # AxisError: reset to 0.0, stack_grad could not split it: fixed
+        id="argument-array-replaced-by-a-display"),  # unoptimized: the first contribution
+    # to the pieces of np.concatenate (shaped differently) was stacked into one array: fixed
 ]
 
 

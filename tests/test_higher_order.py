@@ -74,7 +74,9 @@ SCALAR_TABLE = [
     (C.for_else_break, (2.0,), 0), (C.tuple_loop, (0.4,), 0),
     (C.list_loop, ([0.5, -1.5, 2.0], 0.3), 1), (C.append_loop, (0.4,), 0),
     (C.append_then_index, (0.4,), 0), (C.setitem_list, (0.3, 1.2), 0),
-    (C.setitem_list, (0.3, 1.2), 1),
+    (C.setitem_list, (0.3, 1.2), 1), (C.sequence_conversions, (0.3, 0.7), 0),
+    (C.sequence_conversions, (0.3, 0.7), 1),
+    (C.iterate_a_name_rebound_in_the_loop, (0.4, np.array([0.1, 0.5, -0.3])), 0),
 ]
 
 

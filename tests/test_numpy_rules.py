@@ -486,6 +486,7 @@ CASES = [
     case("float32-mixed", C.f32_mix, [f32(rand(*M)), f32(rand(4, 2))], (0, 1)),
     case("broadcast-chain", C.bc_chain, [rand(*M), pos(*V), 0.4], (0, 1, 2)),
     case("broadcast-chain-columns", C.bc_chain, [rand(*M), pos(3, 1), rand(1, 4)], (0, 1, 2)),
+    case("list-and-tuple-calls", C.sequence_builtins, [rand(*M), 0.7], (0, 1)),
 ]
 
 

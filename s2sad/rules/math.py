@@ -8,7 +8,7 @@
 import math
 
 from ..registry import defvjp, nondifferentiable
-from ..runtime import sum_list_grad
+from ..runtime import pack_like, sum_list_grad
 
 
 @defvjp(math.sin, shape="scalar")
@@ -160,6 +160,12 @@ def fmod(g, ans, x, y):
 @defvjp(float, shape="scalar")
 def to_float(g, ans, x=0.0):
     return g
+
+
+@defvjp(list, tuple, shape="other")
+def to_sequence(g, ans, iterable=()):
+    # list(x) of an array is its rows: their sensitivities stacked back into x's shape
+    return pack_like(iterable, g)
 
 
 @defvjp(sum, shape="other")

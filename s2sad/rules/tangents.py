@@ -30,6 +30,7 @@ from ..runtime_higher import (arange_tangent, average_tangent, cholesky_tangent,
 # --- linear: the same call on the tangent ---------------------------------------------------
 
 deflinear(sum, argnums=(0, 1), joint=True)
+deflinear(list, tuple)
 deflinear(np.sum, argnums=(0, 5), joint=True)
 deflinear(np.mean, np.cumsum, np.trace, np.diagonal, np.diag, np.transpose, np.reshape,
           np.ravel, np.squeeze, np.expand_dims, np.atleast_1d, np.atleast_2d, np.atleast_3d,

@@ -216,6 +216,27 @@ def _aux_error(source, node, what):
                         "Return `value, aux`, with the value to differentiate first.")
 
 
+def _shaped_by(source, call):
+    """The argument (a name) whose structure the result of a runtime helper takes:
+    ``broadcast_like(g, like)``, ``pack_like(x, parts)``..., or None."""
+    from .. import runtime, runtime_higher
+    positions = {runtime_higher.broadcast_like: 1, runtime_higher.sens_like: 1,
+                 runtime_higher.unpack_sens: 1, runtime_higher.put_item: 1,
+                 runtime.pack_like: 0}
+    try:
+        func = source.resolve(call.func.id)
+    except KeyError:
+        return None
+    try:
+        position = positions.get(func)
+    except TypeError:  # an unhashable global
+        return None
+    if position is None or position >= len(call.args) or \
+            not isinstance(call.args[position], gast.Name):
+        return None
+    return call.args[position]
+
+
 def container_kinds(tree, kinds: dict, source) -> dict:
     """Kinds corrected for generated code: ``s = zeros_like_structure(ys)`` is a list when
     ``ys`` is one (the kind analysis takes every helper's result for an array or number),
@@ -241,6 +262,12 @@ def container_kinds(tree, kinds: dict, source) -> dict:
                 arg = kinds.get(value.args[0].id, ANY)
                 if func is zeros_like_structure and not arg.numeric:
                     new = Kind("list") if arg.tag in ("list", "tuple") else ANY
+            elif isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+                    _shaped_by(source, value) is not None:
+                like = _shaped_by(source, value)
+                arg = lists.get(like.id) or kinds.get(like.id, ANY)
+                if arg.tag in ("list", "tuple"):  # broadcast_like(s_t, t) of a list is a list
+                    new = Kind("list")
             elif isinstance(value, gast.Name) and value.id in lists:
                 new = lists[value.id]
             elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \

@@ -227,6 +227,10 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         shape = op.rule.shape
         if op.rule.func is np.matmul and len(op.operands) == 2 and not op.keywords:
             return _matmul_kind(*(of(a) for a in op.operands))
+        if op.rule.func in (list, tuple) and len(op.operands) == 1 and not op.keywords:
+            base = of(op.operands[0])  # the same items, or the rows of an array
+            items = base.items if base.tag in ("list", "tuple") else ()
+            return Kind(op.rule.func.__name__, items=items)
         if shape == "scalar":
             return SCALAR
         if shape == "elementwise":

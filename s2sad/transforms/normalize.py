@@ -286,15 +286,15 @@ class Normalize:
         else:
             if builtin == "zip" and isinstance(target, (gast.Tuple, gast.List)) and \
                     len(target.elts) == len(iterable.args) and not iterable.keywords:
-                seqs = [self.sequence(a) for a in iterable.args]
+                seqs = [self.sequence(a, body_names) for a in iterable.args]
                 targets = list(target.elts)
             elif builtin == "enumerate" and isinstance(target, (gast.Tuple, gast.List)) and \
                     len(target.elts) == 2 and len(iterable.args) == 1 and not iterable.keywords:
-                seqs = [self.sequence(iterable.args[0])]
+                seqs = [self.sequence(iterable.args[0], body_names)]
                 targets = [target.elts[1]]
                 index_target = target.elts[0]
             else:
-                seqs = [self.sequence(iterable)]
+                seqs = [self.sequence(iterable, body_names)]
                 targets = [target]
             if builtin == "enumerate" and isinstance(index_target, gast.Name) and \
                     len(seqs) == 1 and targets[0] is target.elts[1]:
@@ -359,10 +359,20 @@ class Normalize:
             self.statement(stmt)
         return self.load(result)
 
-    def sequence(self, node) -> gast.expr:
-        """An atom holding a sequence that can be indexed (``list(...)`` of an iterator)."""
+    def sequence(self, node, rebound=frozenset()) -> gast.expr:
+        """An atom holding a sequence that can be indexed (``list(...)`` of an iterator).
+
+        ``rebound``: names the loop body assigns. Python iterates over the sequence the
+        name held when the loop began, so that one is kept under a name of its own."""
         if isinstance(node, gast.Name):
-            return self.name(node)
+            value = self.name(node)
+            if node.id not in rebound:
+                return value
+            temp = self.namer.temp()
+            self.temps.add(temp)
+            self.emit(gast.Assign([self.store(temp)], value, None))
+            self.bind(temp, self.views(value))
+            return self.load(temp)
         if self._builtin_call(node) == "range":
             return self.atom(node)
         value = self.simple(node)
