@@ -506,9 +506,8 @@ def f(x):
     for i in range(2):
         x = x * np.ones(3)
     return np.sum(x)
-''', [0.7], id="float-argument-becomes-array-in-loop", bug=known_bug(
-        "TypeError inside the generated code: the sensitivity of a float argument rebound to an "
-        "array in a loop keeps the array's shape (no unbroadcast), and float() fails")),
+''', [0.7], id="float-argument-becomes-array-in-loop"),  # was a TypeError in generated
+    # code: the kinds took the argument for the array the loop makes of it (no unbroadcast)
     regression('''
 import numpy
 
@@ -519,9 +518,8 @@ def total(p):
 
 def f(x):
     return total(x * 2.0)
-''', [np.array([0.3, -0.2, 0.9])], id="method-in-helper-numpy-not-np", bug=known_bug(
-        "DifferentiationError: name 'np' is not defined (no location): a method call in an "
-        "inlined helper, in a module that imports numpy as `numpy`")),
+''', [np.array([0.3, -0.2, 0.9])], id="method-in-helper-numpy-not-np"),  # was refused:
+    # name 'np' is not defined (a helper's method desugared with another module's name)
     regression('''
 def f(y):
     if y > 2.0:

@@ -157,7 +157,8 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source) -> d
                 kind = Kind(kind.tag, targets[0], kind.ndim)
             set_kind(targets[0], kind)
 
-    assigned: dict[str, Kind] = {}
+    assigned: dict[str, Kind] = dict(arg_kinds)  # a parameter rebound in a loop or branch
+    # joins the kind it came in with
 
     def set_kind(name, kind):
         # a name assigned more than once (in a loop, in branches) has one kind for all

@@ -51,6 +51,13 @@ _VIEW_FUNCTIONS = frozenset({
     "fliplr", "flipud", "rot90", "matrix_transpose", "permute_dims", "view", "stop_gradient", "list", "tuple", "iter", "reversed", "zip", "enumerate"})
 
 
+def _numpy_alias(namespace: dict) -> str | None:
+    """A module's own name for NumPy (``np`` first), to desugar its methods with."""
+    import numpy
+    aliases = sorted(name for name, value in namespace.items() if value is numpy)
+    return "np" if "np" in aliases else (aliases[0] if aliases else None)
+
+
 def assigned_names(tree) -> set[str]:
     names = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
     for node in gast.walk(tree):
@@ -797,7 +804,7 @@ class Normalize:
         from .validate import Validate
         Validate(callee, nested=True).run()
         callee.locals = assigned_names(callee.tree)
-        numpy_name = self.root.numpy_name
+        numpy_name = _numpy_alias(callee.globals) or self.root.numpy_name
         tree = Exits(self.namer).visit(copy.deepcopy(callee.tree))
         callee.locals = assigned_names(tree)
         tree = Desugar(numpy_name, callee.locals).visit(tree)
@@ -931,6 +938,9 @@ class Normalize:
             try:
                 value = self.source.resolve(node.id)
             except KeyError:
+                if node.id == self.root.numpy_name:  # `x.sum()` desugared in a module
+                    cache[key] = node.id            # that does not import NumPy
+                    return node.id
                 raise self.source.error(DifferentiationError, f"name {node.id!r} is not defined",
                                         node) from None
             import builtins
