@@ -45,7 +45,9 @@ class GradientFunction:
         self._signature = inspect.signature(func)
         self._params = list(self._signature.parameters)
         self._wrt_names, self._wrt_tuple = _wrt_names(func, self._params, wrt)
+        self._arity = len(self._params)
         self._variants: dict = {}
+        self._ready: dict = {}  # the variants whose calls need no work but the call
         self._last = None
         self._lock = threading.Lock()
         prefix = self._prefix or ("value_and_grad_" if with_value else "grad_")
@@ -59,8 +61,14 @@ class GradientFunction:
         return "Gradient"
 
     def __call__(self, *args, **kwargs):
-        args = self._bind(args, kwargs)
-        return self._variant(args).function(*args)
+        if kwargs or len(args) != self._arity:
+            args = self._bind(args, kwargs)
+        # the common case first: a variant compiled before that reads no module global live
+        compiled = self._ready.get(tuple(map(describe, args)))
+        if compiled is None:
+            compiled = self._variant(args)
+        self._last = compiled
+        return compiled.function(*args)
 
     def _bind(self, args, kwargs) -> tuple:
         if kwargs or len(args) != len(self._params):
@@ -80,6 +88,8 @@ class GradientFunction:
             compiled = self._compile(key)
         self._last = compiled
         self._refresh(key, compiled)
+        if not compiled.live and not isinstance(self.func, GradientFunction):
+            self._ready[key] = compiled  # nothing to refresh at its calls
         return compiled
 
     def _refresh(self, key, compiled) -> None:
