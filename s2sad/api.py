@@ -16,6 +16,26 @@ from .transforms.kinds import describe
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _CACHE_LOCK = threading.Lock()
+_ATTRIBUTE = "__s2sad_gradients__"
+
+
+class _Gradients(dict):
+    """The gradients made of one function, by options; kept in the function's own
+    ``__dict__``, so that they live exactly as long as it does (a cycle the garbage
+    collector frees), and never keep it, its closure or its module's data alive."""
+    __slots__ = ("owner",)
+
+
+def _cache_of(func) -> dict:
+    namespace = getattr(func, "__dict__", None)
+    if not isinstance(namespace, dict):  # no attributes of its own: a weak-keyed table
+        return _CACHE.setdefault(func, {})
+    cache = namespace.get(_ATTRIBUTE)
+    if type(cache) is not _Gradients or cache.owner is not func:  # functools.wraps copies
+        cache = _Gradients()                                       # __dict__ to a wrapper
+        cache.owner = func
+        namespace[_ATTRIBUTE] = cache
+    return cache
 
 
 class GradientFunction:
@@ -342,7 +362,7 @@ def _make(func, wrt, optimize, annotate, with_value, target="auto", debug_nans=F
     if not isinstance(func, GradientFunction):
         FunctionSource.of(func)  # fail early, at the user's call, if there is no source
     with _CACHE_LOCK:
-        per_function = _CACHE.setdefault(func, {})
+        per_function = _cache_of(func)
         if options not in per_function:
             per_function[options] = cls(func, wrt, optimize, annotate, with_value, target,
                                         debug_nans, has_aux)

@@ -47,7 +47,9 @@ class FunctionSource:
                 hint="Wrap it in a `def` written in a .py file.")
         filename = inspect.getsourcefile(func) or func.__code__.co_filename
         try:
-            lines, first = inspect.getsourcelines(func)
+            # the code object's own lines: inspect would follow a functools.wraps wrapper's
+            # __wrapped__ to the function it wraps, and differentiate that one instead
+            lines, first = inspect.getsourcelines(func.__code__)
         except (OSError, TypeError) as exc:
             raise NoSourceError(
                 f"cannot read the source of {func.__qualname__!r} ({exc})",
