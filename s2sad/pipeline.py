@@ -8,7 +8,6 @@ source -> validate -> desugar -> normalize -> kinds + activity -> reverse ->
 from __future__ import annotations
 
 import builtins
-import copy
 import dataclasses
 import hashlib
 import types
@@ -40,6 +39,7 @@ from .transforms.reverse import Reverse
 from .transforms.shape_only import SHAPE_ARGUMENTS, ShapeOnly
 from .transforms.simplify import Simplify
 from .transforms.validate import Validate
+from .trees import clone
 
 
 class _Stages:
@@ -92,7 +92,7 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     namer = Namer.for_tree(source.tree)
     source.locals = assigned_names(source.tree)
     imports = Imports(namer, source, target)
-    tree = Exits(namer).visit(copy.deepcopy(source.tree))
+    tree = Exits(namer).visit(clone(source.tree))
     if is_generated(source):  # differentiating s2sad's own output: a higher derivative
         tree = PrepareGenerated(namer, imports, source).visit(tree)
     stages.append(("exits", tree))

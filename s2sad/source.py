@@ -18,6 +18,21 @@ from dataclasses import dataclass, field
 import gast
 
 from .errors import NoSourceError, UnsupportedSyntaxError
+from .trees import clone
+
+
+_PARSED: dict = {}  # id of a code object -> (the code object, what FunctionSource._read gave)
+_PARSED_SIZE = 64   # the latest functions read: grad(f) reads f, its first call again
+
+
+def _parsed(func):
+    code = func.__code__
+    entry = _PARSED.get(id(code))
+    if entry is None or entry[0] is not code:
+        if len(_PARSED) >= _PARSED_SIZE:
+            _PARSED.pop(next(iter(_PARSED)))
+        entry = _PARSED[id(code)] = (code, FunctionSource._read(func))
+    return entry[1]
 
 
 @dataclass
@@ -45,6 +60,16 @@ class FunctionSource:
             raise NoSourceError(
                 f"s2sad can only differentiate Python functions, got {type(func).__name__} {func!r}",
                 hint="Wrap it in a `def` written in a .py file.")
+        parsed = _parsed(func)
+        closure = {}
+        if func.__closure__:
+            closure = dict(zip(func.__code__.co_freevars, func.__closure__, strict=True))
+        filename, tree, all_lines = parsed
+        return cls(func, clone(tree), filename, all_lines, func.__globals__, closure)
+
+    @staticmethod
+    def _read(func):
+        """``(filename, tree, lines of the file)`` of a function, read and parsed."""
         filename = inspect.getsourcefile(func) or func.__code__.co_filename
         try:
             # the code object's own lines: inspect would follow a functools.wraps wrapper's
@@ -74,10 +99,7 @@ class FunctionSource:
                 lines[0] if lines else None, 0)
         gast.increment_lineno(module, first - 1)
         all_lines = linecache.getlines(filename) or lines
-        closure = {}
-        if func.__closure__:
-            closure = dict(zip(func.__code__.co_freevars, func.__closure__, strict=True))
-        return cls(func, tree, filename, all_lines, func.__globals__, closure)
+        return filename, tree, all_lines
 
     def line(self, lineno: int | None) -> str | None:
         if lineno is None or not (1 <= lineno <= len(self.lines)):

@@ -27,12 +27,12 @@ def jvp_f(x, y, d_x):
 
 from __future__ import annotations
 
-import copy
 import inspect
 
 import gast
 
 from ..errors import DifferentiationError, NoDerivativeError
+from ..trees import clone
 from .higher import container_kinds, is_generated
 from .kinds import ANY, Kind
 from .normalize import assigned_names
@@ -156,7 +156,7 @@ class Forward:
         else:
             tangent = gast.Call(self.helper("as_gradient"), [ret, gast.Constant(0.0, None)], [])
         result = gast.Return(gast.Tuple([self.load(returned), tangent], gast.Load()))
-        args = copy.deepcopy(self.tree.args)
+        args = clone(self.tree.args)
         args.defaults = []
         args.kw_defaults = [None] * len(args.kwonlyargs)
         for name in self.wrt:
@@ -199,7 +199,7 @@ class Forward:
             name = targets[0]
             if name not in self.active:
                 return []
-            target = gast.Subscript(self.load(self.d(name)), copy.deepcopy(stmt.targets[0].slice),
+            target = gast.Subscript(self.load(self.d(name)), clone(stmt.targets[0].slice),
                                     gast.Store())
             return [gast.Assign([target], self.tangent_of(value), None)]
         if is_append(stmt):
@@ -243,7 +243,7 @@ class Forward:
         if op.kind == "subscript":
             if self.wants(value.value):
                 return gast.Subscript(self.load(self.d(value.value.id)),
-                                      copy.deepcopy(value.slice), gast.Load())
+                                      clone(value.slice), gast.Load())
             return self.zero(self.load(target))
         if op.kind == "build":
             return type(value)([self.tangent_of(e) for e in value.elts], gast.Load())
@@ -376,7 +376,7 @@ class Forward:
                         other = mapping[params[j]]
                         if j != i and isinstance(other, gast.Name) and id(other) not in replace:
                             replace[id(other)] = self.zero(other)
-                parts.append(copy.deepcopy(_substitute(value, replace)))
+                parts.append(clone(_substitute(value, replace)))
         else:  # elementwise: the adjoint's expression, g being the argument's tangent
             pre, returned = rule.parsed()
             exprs = returned.elts if isinstance(returned, gast.Tuple) else [returned]

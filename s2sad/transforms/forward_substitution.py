@@ -34,13 +34,13 @@ def g(y, n):
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from typing import Callable
 
 import gast
 
 from ..codegen import comment_text
+from ..trees import clone
 from .first_assignment import written
 
 
@@ -144,5 +144,5 @@ class _Replace(gast.NodeTransformer):
     def visit_Name(self, node):
         if node.id == self.name and isinstance(node.ctx, gast.Load):
             self.done = True
-            return copy.deepcopy(self.value)
+            return clone(self.value)
         return node

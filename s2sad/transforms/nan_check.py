@@ -32,13 +32,13 @@ def grad_f(x):
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 
 import gast
 
 from ..codegen import comment_text, unparse
 from ..source import FunctionSource
+from ..trees import clone
 
 
 def _constant(node) -> bool:
@@ -69,7 +69,7 @@ def _loads(target) -> list:
     if isinstance(target, (gast.Tuple, gast.List)):
         return [load for elt in target.elts for load in _loads(elt)]
     if isinstance(target, gast.Subscript):
-        load = copy.deepcopy(target)
+        load = clone(target)
         load.ctx = gast.Load()
         return [load]
     return []
@@ -117,7 +117,7 @@ class NanCheck(gast.NodeTransformer):
         if isinstance(stmt, gast.Expr) and comment_text(stmt) is None and \
                 isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Attribute) \
                 and stmt.value.func.attr == "at" and stmt.value.args:
-            return [copy.deepcopy(stmt.value.args[0])]  # np.add.at(s_x, index, g)
+            return [clone(stmt.value.args[0])]  # np.add.at(s_x, index, g)
         return []
 
     def _call(self, helper: str, value, text: str, lineno):

@@ -34,6 +34,7 @@ from .. import registry
 from ..errors import DifferentiationError
 from ..names import Namer
 from ..source import FunctionSource
+from ..trees import clone
 from .higher import is_generated
 
 
@@ -178,7 +179,7 @@ class Normalize:
             target = stmt.target
             index = self.index(target.slice)
             base = self.name(target.value)
-            old = self.to_atom(gast.Subscript(base, copy.deepcopy(index), gast.Load()))
+            old = self.to_atom(gast.Subscript(base, clone(index), gast.Load()))
             new = self.to_atom(gast.BinOp(old, stmt.op, self.atom(stmt.value)))
             self.setitem(stmt, target, index, new)
             return
@@ -226,7 +227,7 @@ class Normalize:
             self.emit(gast.If(cond, body, orelse))
         elif isinstance(stmt, gast.While):
             def run():
-                test = _Rename(self).visit(copy.deepcopy(stmt.test))
+                test = _Rename(self).visit(clone(stmt.test))
                 self.emit(gast.While(test, self.block(stmt.body), []))
             self.looping(stmt, run)
             for inner in stmt.orelse:  # no `break`: the `else` block always runs
@@ -270,7 +271,7 @@ class Normalize:
     def condition(self, test, normalized: bool = False) -> gast.Name:
         """``cond_1 = <test>``: the branch taken, kept for the reverse sweep."""
         if not normalized:
-            test = _Rename(self).visit(copy.deepcopy(test))
+            test = _Rename(self).visit(clone(test))
         if not isinstance(test, (gast.Compare, gast.BoolOp)) and not (
                 isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)):
             test = gast.Call(gast.Name("bool", gast.Load(), None, None), [test], [])
@@ -311,7 +312,7 @@ class Normalize:
             lengths = [gast.Call(self.load("len"), [s], []) for s in seqs]
             count = lengths[0] if len(lengths) == 1 else gast.Call(self.load("min"), lengths, [])
             header = gast.Call(self.load("range"), [count], [])
-            prelude = [(t, gast.Subscript(copy.deepcopy(s), self.load(index.id), gast.Load()))
+            prelude = [(t, gast.Subscript(clone(s), self.load(index.id), gast.Load()))
                        for t, s in zip(targets, seqs, strict=True)]
         saved = self.out
         self.out = []
@@ -329,7 +330,7 @@ class Normalize:
 
         The comprehension's own variables get fresh names, as Python gives them their own scope.
         """
-        node = copy.deepcopy(node)
+        node = clone(node)
         renames = {}
         for gen in node.generators:
             if gen.is_async:
@@ -805,7 +806,7 @@ class Normalize:
         Validate(callee, nested=True).run()
         callee.locals = assigned_names(callee.tree)
         numpy_name = _numpy_alias(callee.globals) or self.root.numpy_name
-        tree = Exits(self.namer).visit(copy.deepcopy(callee.tree))
+        tree = Exits(self.namer).visit(clone(callee.tree))
         callee.locals = assigned_names(tree)
         tree = Desugar(numpy_name, callee.locals).visit(tree)
         callee = dataclasses.replace(callee, tree=tree, locals=callee.locals)
@@ -895,7 +896,7 @@ class Normalize:
         pair = self.to_atom(gast.Call(self.load(helpers["recursive_call"]),
                                       [function, packed], []))
         return self.to_atom(gast.Call(self.load(helpers["recursion_value"]),
-                                      [pair, copy.deepcopy(packed)], []))
+                                      [pair, clone(packed)], []))
 
     def _defaults(self, func, tree, names, n_pos, child) -> dict:
         values = {}

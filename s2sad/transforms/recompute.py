@@ -41,11 +41,11 @@ def g(xs, h):
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 
 import gast
 
+from ..trees import clone
 from .first_assignment import written
 
 
@@ -141,7 +141,7 @@ class Recompute(gast.NodeTransformer):
             if len(pops) != 1 or self._read_elsewhere(name, forward, backward):
                 continue
             del backward.body[pops[0]]
-            backward.body.insert(0, gast.copy_location(copy.deepcopy(read), read))
+            backward.body.insert(0, gast.copy_location(clone(read), read))
             del body[k]
             return self.recompute(forward, backward)  # positions moved: look again
 

@@ -31,7 +31,6 @@ def grad_f(x, y):
 from __future__ import annotations
 
 import builtins
-import copy
 import inspect
 
 import gast
@@ -40,6 +39,7 @@ from .. import runtime
 from ..registry import is_helper
 from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
+from ..trees import clone
 from .kinds import ANY, Kind
 from .normalize import assigned_names, is_linear_chain
 from .higher import container_kinds, is_generated
@@ -206,7 +206,7 @@ class Reverse:
         zero = self._zero_init()
         if self.stack is not None:
             zero.append(gast.Assign([self.store(self.stack)], gast.List([], gast.Load()), None))
-        args = copy.deepcopy(self.tree.args)
+        args = clone(self.tree.args)
         args.defaults = []
         args.kw_defaults = [None] * len(args.kwonlyargs)
         prefix = "value_and_grad_" if self.with_value else "grad_"
@@ -240,7 +240,7 @@ class Reverse:
                 orelse = self.reverse_block(stmt.orelse, in_loop)
                 self.branch_depth -= 1
                 if body or orelse:
-                    block.append(gast.If(copy.deepcopy(stmt.test), body or [gast.Pass()],
+                    block.append(gast.If(clone(stmt.test), body or [gast.Pass()],
                                          orelse))
             elif isinstance(stmt, gast.While):
                 self.loops.append(stmt)
@@ -260,7 +260,7 @@ class Reverse:
                 body = self.reverse_block(stmt.body, in_loop=True)
                 self.loops.pop()
                 if body:
-                    iterable = copy.deepcopy(stmt.iter)
+                    iterable = clone(stmt.iter)
                     if _breaks(stmt):  # only the trips that ran: range(n)[:trips_1]
                         trips = self.trips[id(stmt)] = self.namer.fresh("trips")
                         iterable = gast.Subscript(iterable, gast.Slice(
@@ -268,7 +268,7 @@ class Reverse:
                         if in_loop:
                             block.append(gast.Assign([self.store(trips)], self.pop(), None))
                     header = gast.Call(self.load("reversed"), [iterable], [])
-                    block.append(gast.For(copy.deepcopy(stmt.target), header, body, [], None))
+                    block.append(gast.For(clone(stmt.target), header, body, [], None))
                     block.append(_restore_marker(stmt))
             else:
                 self.block = []
@@ -348,7 +348,7 @@ class Reverse:
             elif is_setitem(stmt):
                 name = stmt.targets[0].value.id
                 if name in self.needed:  # save only the part about to be overwritten
-                    part = gast.Subscript(self.load(name), copy.deepcopy(stmt.targets[0].slice),
+                    part = gast.Subscript(self.load(name), clone(stmt.targets[0].slice),
                                           gast.Load())
                     if self.kind(name).tag not in ("list", "tuple"):
                         part = gast.Call(gast.Attribute(self.load(self.imports.numpy()), "array",
@@ -498,7 +498,7 @@ class Reverse:
             self.structured.append(name)
             self.assigned.add(name)
         s = self.s(name)
-        part = gast.Subscript(self.load(s), copy.deepcopy(target.slice), gast.Load())
+        part = gast.Subscript(self.load(s), clone(target.slice), gast.Load())
         if self.kind(name).tag not in ("list", "tuple"):  # a copy: s_y[i] is cleared next
             part = gast.Call(gast.Attribute(self.load(self.imports.numpy()), "array",
                                             gast.Load()), [part], [])
@@ -508,7 +508,7 @@ class Reverse:
             if not (part_kind.shape is not None and part_kind.shape == self.kind(value.id).shape):
                 part = gast.Call(self.helper("unbroadcast"), [part, self.load(value.id)], [])
             self.accumulate(value.id, part)
-        clear = gast.Subscript(self.load(s), copy.deepcopy(target.slice), gast.Store())
+        clear = gast.Subscript(self.load(s), clone(target.slice), gast.Store())
         self.block.append(gast.Assign([clear], gast.Constant(0.0, None), None))
 
     def reset(self, name: str, where: str):
@@ -639,7 +639,7 @@ class Reverse:
             self.structured.append(name)
             self.assigned.add(name)
             self.touch(name)
-        index = copy.deepcopy(value.slice)
+        index = clone(value.slice)
         listed = self.kind(name).tag in ("list", "tuple")
         if (listed or self.kind(name).tag == "any") and _has_slice(index) or \
                 listed and not _basic_index(index, self.kinds):
@@ -850,10 +850,10 @@ class _Restores(gast.NodeTransformer):
                 return None
             stmt = self.reverse.saved_stmts[key]
             if is_append(stmt):
-                pop = gast.Attribute(copy.deepcopy(stmt.value.func.value), "pop", gast.Load())
+                pop = gast.Attribute(clone(stmt.value.func.value), "pop", gast.Load())
                 return gast.copy_location(gast.Expr(gast.Call(pop, [], [])), stmt)
             if is_setitem(stmt):
-                target = copy.deepcopy(stmt.targets[0])
+                target = clone(stmt.targets[0])
                 return gast.copy_location(gast.Assign([target], self.reverse.pop(), None), stmt)
             if is_pop(stmt):
                 name, ys = stmt.targets[0].id, stmt.value.func.value.id
@@ -947,11 +947,11 @@ class _Inliner(gast.NodeTransformer):
         self.globals = (function or rule.adjoint).__globals__
 
     def statement(self, assign):
-        new = self.visit(copy.deepcopy(assign))
+        new = self.visit(clone(assign))
         return new
 
     def expression(self, expr):
-        return _fold(self.visit(copy.deepcopy(expr)))
+        return _fold(self.visit(clone(expr)))
 
     def visit_Assign(self, node):
         node.value = self.visit(node.value)
@@ -1015,7 +1015,7 @@ class _Inliner(gast.NodeTransformer):
 
     def visit_Name(self, node):
         if node.id in self.mapping:
-            return copy.deepcopy(self.mapping[node.id])
+            return clone(self.mapping[node.id])
         if node.id in self.locals:
             return gast.Name(self.locals[node.id], node.ctx, None, None)
         if node.id not in self.globals and hasattr(builtins, node.id):
