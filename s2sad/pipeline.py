@@ -22,6 +22,7 @@ from .names import Namer
 from .source import FunctionSource
 from .transforms.activity import active_names
 from .transforms.budget import MemoryBudget
+from .transforms.copy_propagation import CopyPropagation
 from .transforms.dead_code import DeadCode
 from .transforms.desugar import Desugar
 from .transforms.exits import Exits
@@ -157,6 +158,8 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         stages.append(("dead_code", adjoint))
         adjoint = Recompute().visit(adjoint)
         stages.append(("recompute", adjoint))
+        adjoint = DeadCode(is_pure).visit(CopyPropagation(namer.temporaries).visit(adjoint))
+        stages.append(("copy_propagation", adjoint))
         substitute = ForwardSubstitution(is_pure, namer.temporaries)
         adjoint = DeadCode(is_pure).visit(substitute.visit(adjoint))
         stages.append(("forward_substitution", adjoint))

@@ -115,3 +115,20 @@ def test_generated_source_is_deterministic_across_processes():
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               check=True).stdout for _ in range(2)}
     assert len(outputs) == 1
+
+
+def test_scalar_while_reverse_sweep_reads_the_originals_not_copies():
+    """Copy propagation: the rules' copies of sensitivities (`s_5 = s_y`, `s_4 = s_5`) are
+    read through to the original, and the loop's reverse sweep is what a person writes."""
+    from benchmarks.workloads.while_loop import grad_while_loop_hand, while_loop
+    dw = s2sad.grad(while_loop, wrt=(0, 1))
+    np.testing.assert_allclose(dw(0.01, 0.0), grad_while_loop_hand(0.01, 0.0), rtol=1e-12)
+    reverse = dw.source_for(0.01, 0.0).split("for _ in range(trips_1):\n")[1]
+    assert reverse == (
+        "        y = stack.pop()\n"
+        "        s_a += t_3 * s_y\n"
+        "        t_3 = stack.pop()\n"
+        "        s_1 = 0.5 * (a * s_y)\n"
+        "        s_y = s_y + s_1 * math.cos(y)\n"
+        "    s_b = s_y\n"
+        "    return (float(s_a), float(s_b))\n")

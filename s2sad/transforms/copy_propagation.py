@@ -1,0 +1,135 @@
+"""Read the original instead of a copy: after ``s_5 = s_y``, later reads of ``s_5`` read ``s_y``.
+
+Rules copy sensitivities around (``s_5 = s_y``, then ``s_4 = s_5``); a person
+would write the original each time. Only the compiler's own temporaries are
+replaced (the user's variables and their sensitivities keep their names), and
+only while neither name has been given a new value; a copy of a number constant
+is replaced by the number. A statement that becomes ``x = x`` is dropped; copies
+no longer read are left to dead-code elimination.
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> fn = gast.parse('''def g(a, y, n):
+...     s_a = 0.0
+...     s_y = 2.0 * y
+...     for _ in range(n):
+...         s_5 = s_y
+...         y = stack.pop()
+...         s_y = s_5
+...         s_4 = s_5
+...         s_a += y * s_4
+...         s_y = s_y + 0.5 * a * s_4
+...     return s_a, s_y''').body[0]
+>>> print(unparse(CopyPropagation({"s_4", "s_5"}).visit(fn)))
+def g(a, y, n):
+    s_a = 0.0
+    s_y = 2.0 * y
+    for _ in range(n):
+        s_5 = s_y
+        y = stack.pop()
+        s_4 = s_y
+        s_a += y * s_y
+        s_y = s_y + 0.5 * a * s_y
+    return (s_a, s_y)
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..trees import clone
+
+
+def _stored(node) -> set[str]:
+    """Names a statement (with what it contains) gives a new value."""
+    names = set()
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            names.add(n.id)
+    return names
+
+
+class CopyPropagation(gast.NodeTransformer):
+    """``movable``: the names whose reads may be replaced (the compiler's temporaries)."""
+
+    def __init__(self, movable: set[str]):
+        self.movable = movable
+
+    def visit_FunctionDef(self, node):
+        node.body = self.block(node.body, {})
+        return node
+
+    def block(self, stmts: list, copies: dict) -> list:
+        """``copies``: name -> the expression (a name or a number) it holds a copy of."""
+        kept = []
+        for stmt in stmts:
+            if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+                kept.append(stmt)
+                copies = {}
+                continue
+            if isinstance(stmt, gast.If):
+                stmt.test = self.replace(stmt.test, copies)
+                stmt.body = self.block(stmt.body, dict(copies)) or [gast.Pass()]
+                stmt.orelse = self.block(stmt.orelse, dict(copies))
+            elif isinstance(stmt, (gast.For, gast.While)):
+                changed = _stored(stmt)  # what one pass changes is changed at the next one
+                inner = self._without(copies, changed)
+                if isinstance(stmt, gast.For):
+                    stmt.iter = self.replace(stmt.iter, copies)  # read once, on the way in
+                else:
+                    stmt.test = self.replace(stmt.test, inner)  # read before every pass
+                stmt.body = self.block(stmt.body, inner) or [gast.Pass()]
+                stmt.orelse = self.block(stmt.orelse, inner)
+            else:
+                self._replace_reads(stmt, copies)
+                if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                        isinstance(stmt.targets[0], gast.Name) and \
+                        isinstance(stmt.value, gast.Name) and \
+                        stmt.value.id == stmt.targets[0].id:
+                    continue  # x = x
+            copies = self._without(copies, _stored(stmt))
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    stmt.targets[0].id in self.movable and _copyable(stmt.value):
+                copies[stmt.targets[0].id] = stmt.value
+            kept.append(stmt)
+        return kept
+
+    @staticmethod
+    def _without(copies: dict, changed: set) -> dict:
+        return {name: value for name, value in copies.items() if name not in changed and
+                not (isinstance(value, gast.Name) and value.id in changed)}
+
+    def _replace_reads(self, stmt, copies: dict) -> None:
+        if not copies:
+            return
+        for field, old in gast.iter_fields(stmt):
+            if field in ("targets", "target"):
+                continue  # what a statement writes keeps its name (s_x[i] += g)
+            if isinstance(old, gast.AST):
+                setattr(stmt, field, self.replace(old, copies))
+            elif isinstance(old, list):
+                setattr(stmt, field, [self.replace(x, copies) if isinstance(x, gast.AST)
+                                      else x for x in old])
+
+    @staticmethod
+    def replace(node, copies: dict):
+        if not copies:
+            return node
+        return _Reads(copies).visit(node)
+
+
+def _copyable(value) -> bool:
+    if isinstance(value, gast.Name):
+        return True
+    return isinstance(value, gast.Constant) and type(value.value) in (int, float)
+
+
+class _Reads(gast.NodeTransformer):
+    def __init__(self, copies: dict):
+        self.copies = copies
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.copies:
+            return gast.copy_location(clone(self.copies[node.id]), node)
+        return node
