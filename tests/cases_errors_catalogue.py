@@ -298,6 +298,36 @@ def copies_into_argument(x):
     return np.sum(x)
 
 
+def sorts_a_local(x):
+    y = x * 2.0
+    y.sort()  # <- here
+    return np.sum(y * np.arange(3.0))
+
+
+def fills_a_local(x):
+    y = x * 2.0
+    y.fill(1.0)  # <- here
+    return np.sum(y * x)
+
+
+def writes_a_local_through_out(x):
+    y = x * 1.0
+    np.multiply(y, 2.0, out=y)  # <- here
+    return np.sum(y * x)
+
+
+def adds_at_into_a_local(x):
+    y = np.zeros(3)
+    np.add.at(y, [0, 0], x[0])  # <- here
+    return np.sum(y * x)
+
+
+def pops_a_local_list(x):
+    ys = [x, 2.0 * x]
+    ys.pop()  # <- here
+    return ys[0]
+
+
 def appends_to_argument(xs):
     xs.append(1.0)  # <- here
     return xs[0] * xs[-1]

@@ -29,6 +29,7 @@ import copy
 import dataclasses
 
 import gast
+import numpy as np
 
 from .. import registry
 from ..errors import DifferentiationError
@@ -50,6 +51,34 @@ _VIEW_FUNCTIONS = frozenset({
     "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "broadcast_arrays", "diagonal",
     "real", "imag", "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "flip",
     "fliplr", "flipud", "rot90", "matrix_transpose", "permute_dims", "view", "stop_gradient", "list", "tuple", "iter", "reversed", "zip", "enumerate"})
+
+
+# methods that change their array, list or dict in place -> how to write it instead ({n}: the
+# name of what the method changes)
+_MUTATING_METHODS = {
+    "sort": "Sort a copy: `{n} = np.sort({n})` (`{n} = sorted({n})` for a list).",
+    "fill": "Make a new array: `{n} = np.full_like({n}, v)`.",
+    "put": "Assign into it (`{n}[i] = v`) or make a new array.",
+    "itemset": "Assign into it: `{n}[i] = v`.",
+    "resize": "Make a new array: `{n} = np.resize({n}, shape)`.",
+    "partition": "Use `{n} = np.partition({n}, k)`.",
+    "setfield": "Make a new array.",
+    "extend": "Build a new list: `{n} = {n} + more`.",
+    "insert": "Build a new list.",
+    "pop": "Build a new list (`{n} = {n}[:-1]`).",
+    "remove": "Build a new list.",
+    "reverse": "Use `{n} = {n}[::-1]`.",
+    "clear": "Start a new list: `{n} = []`.",
+    "update": "Build a new dict: `{n} = {{**{n}, **more}}`.",
+    "popitem": "Build a new dict.",
+    "setdefault": "Build a new dict.",
+}
+
+
+def _mutating_functions() -> set:
+    """NumPy functions that write into their first argument."""
+    return {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal, np.put_along_axis,
+            np.random.shuffle}
 
 
 def _numpy_alias(namespace: dict) -> str | None:
@@ -161,6 +190,9 @@ class Normalize:
         if isinstance(stmt, gast.FunctionDef):
             self.local_functions[stmt.name] = stmt
             return
+        if not self.trusted and isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr,
+                                                  gast.Return)):
+            self._refuse_hidden_updates(stmt)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda) and \
                 len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
             lam = stmt.value
@@ -436,6 +468,73 @@ class Normalize:
             self.bind(stored.id, whole)
         for elt, temp in nested:
             self.assign(elt, temp)
+
+    def _refuse_hidden_updates(self, stmt):
+        """A call that changes an array or list in place (``x.sort()``, ``x.fill(v)``,
+        ``out=x``, ``np.copyto(x, v)``...): the reverse sweep cannot see it, so it is
+        refused, never differentiated wrongly. ``xs.append(v)`` on a list the function
+        made is the exception (it is followed)."""
+        for node in gast.walk(stmt):
+            if not isinstance(node, gast.Call):
+                continue
+            func, changed, what, hint = node.func, None, None, None
+            if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                    func.value.id in self.locals and (func.attr in _MUTATING_METHODS or
+                                                      func.attr == "append"):
+                changed, what = func.value.id, f"`{func.value.id}.{func.attr}(...)`"
+                hint = _MUTATING_METHODS.get(func.attr, "").format(n=changed)
+                if func.attr == "append" and \
+                        self.current.get(changed) not in set(self.callers.values()):
+                    continue  # a list the function made: followed
+            elif any(k.arg == "out" for k in node.keywords):
+                out = next(k.value for k in node.keywords if k.arg == "out")
+                if isinstance(out, gast.Constant) and out.value is None:
+                    continue
+                names = [n.id for n in gast.walk(out) if isinstance(n, gast.Name)]
+                changed = names[0] if names else "out"
+                what = "`out=`"
+                hint = f"Assign the result instead: `{changed} = np.multiply(...)`."
+            else:
+                callee = self._callee(func)
+                if callee is not None and node.args and isinstance(node.args[0], gast.Name) \
+                        and (callee in _mutating_functions() or (
+                            isinstance(func, gast.Attribute) and func.attr == "at" and
+                            isinstance(self._callee(func.value), np.ufunc))):
+                    changed = node.args[0].id
+                    what = f"`{self._dotted(func)}({changed}, ...)`"
+                    hint = f"Make a new array, or assign into it: `{changed}[...] = ...`."
+            if changed is None:
+                continue
+            # the argument itself (a list holding the caller's arrays is the function's own)
+            owner = self.current.get(changed)
+            if owner in set(self.callers.values()):
+                raise self.source.syntax_error(
+                    f"an in-place update of the argument {owner!r}", stmt,
+                    f"{what} would change the caller's value. Work on a copy "
+                    f"(`{changed} = {owner}.copy()`) or compute a new value. {hint}".strip())
+            raise self.source.syntax_error(
+                f"{what}, which changes {changed!r} in place where the reverse sweep cannot "
+                "see it", stmt, hint or "Compute a new value and assign it.")
+
+    def _callee(self, func):
+        """The object a call's function expression names (``np.copyto``), or None."""
+        if isinstance(func, gast.Name):
+            if func.id in self.locals:
+                return None
+            try:
+                return self.source.resolve(func.id)
+            except KeyError:
+                return None
+        if isinstance(func, gast.Attribute):
+            base = self._callee(func.value)
+            return getattr(base, func.attr, None) if base is not None else None
+        return None
+
+    @staticmethod
+    def _dotted(func) -> str:
+        if isinstance(func, gast.Attribute):
+            return f"{Normalize._dotted(func.value)}.{func.attr}"
+        return func.id if isinstance(func, gast.Name) else "..."
 
     def setitem(self, stmt, target, index, value):
         """``y[i] = v``: allowed on arrays and lists the function made itself."""
