@@ -100,6 +100,13 @@ class GradientFunction:
             args = tuple(bound.arguments[p] for p in self._params)
         return args
 
+    def _bound(self, args, kwargs, method: str):
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{self.__name__}.{method}(): {exc}") from None
+        return bound
+
     def _variant(self, args):
         """The compiled variant for these (bound) arguments, its globals read afresh."""
         key = tuple(map(describe, args))  # CuPy arrays describe themselves as such
@@ -148,6 +155,12 @@ class GradientFunction:
             if descriptors is not None:
                 for name in self._wrt_names:
                     desc = descriptors[self._params.index(name)]
+                    what = _not_numeric(desc)
+                    if what is not None:
+                        raise TypeError(
+                            f"cannot differentiate {self.func.__qualname__} with respect to "
+                            f"{name!r}: it holds {what}; pass a float, an array of floats, or "
+                            f"a list, tuple or dict of them")
                     if _has_integers(desc):
                         raise TypeError(
                             f"cannot differentiate {self.func.__qualname__} with respect to "
@@ -170,7 +183,7 @@ class GradientFunction:
 
     def source_for(self, *args, **kwargs) -> str:
         """The generated source specialized to these arguments (without running it)."""
-        bound = self._signature.bind(*args, **kwargs)
+        bound = self._bound(args, kwargs, "source_for")
         bound.apply_defaults()
         key = self._key([bound.arguments[p] for p in self._params])
         return (self._variants.get(key) or self._compile(key)).text
@@ -179,7 +192,7 @@ class GradientFunction:
         """``(pass name, source after it)`` for each pass of the compiler."""
         key = None
         if args or kwargs:
-            bound = self._signature.bind(*args, **kwargs)
+            bound = self._bound(args, kwargs, "stages")
             bound.apply_defaults()
             key = self._key([bound.arguments[p] for p in self._params])
         backend, descriptors = self._split_key(key)
@@ -332,6 +345,19 @@ def _wrt_names(func, params: list[str], wrt) -> tuple[list[str], bool]:
                 f"{', '.join(params) or 'none'}")
         names.append(item)
     return names, as_tuple
+
+
+def _not_numeric(desc) -> str | None:
+    """What in an argument's descriptor cannot be differentiated (not a number), or None."""
+    if desc == "any":
+        return "a value that is not a number (a string, None, an object...)"
+    if isinstance(desc, tuple):
+        if desc[0] in ("nd", "cupy"):
+            return None if desc[2] in "fciub" else f"an array of dtype kind {desc[2]!r} " \
+                "(strings, objects...)"
+        items = (v for _, v in desc[1]) if desc[0] == "dict" else desc[1]
+        return next((w for w in map(_not_numeric, items) if w is not None), None)
+    return None
 
 
 def _has_integers(desc) -> bool:

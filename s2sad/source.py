@@ -55,7 +55,12 @@ class FunctionSource:
     @classmethod
     def of(cls, func) -> "FunctionSource":
         if isinstance(func, types.MethodType):
-            func = func.__func__
+            raise NoSourceError(
+                f"s2sad differentiates functions, not bound methods ({func.__qualname__} of "
+                f"a {type(func.__self__).__name__})",
+                filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno,
+                hint="Write the computation as a module-level function of the values to "
+                     "differentiate, passing what it needs from the object as arguments.")
         if not isinstance(func, types.FunctionType):
             raise NoSourceError(
                 f"s2sad can only differentiate Python functions, got {type(func).__name__} {func!r}",
@@ -93,6 +98,10 @@ class FunctionSource:
             raise NoSourceError(f"cannot parse the source of {func.__qualname__!r}: {exc.msg}",
                                 filename=filename, lineno=first) from None
         tree = module.body[0]
+        if isinstance(tree, gast.AsyncFunctionDef):
+            raise UnsupportedSyntaxError(
+                "an `async def`", filename, first, lines[0] if lines else None, 0,
+                "Differentiate synchronous code: define the function with a plain `def`.")
         if not isinstance(tree, gast.FunctionDef):
             raise UnsupportedSyntaxError(
                 f"{type(tree).__name__} (only plain `def` functions)", filename, first,
