@@ -9,7 +9,7 @@ import weakref
 from typing import Callable, Sequence
 
 from .backends import backend_of, check_target
-from .errors import DifferentiationError
+from .errors import DifferentiationError, NonScalarOutputError
 from .pipeline import compile_gradient, load
 from .source import FunctionSource
 from .transforms.kinds import describe
@@ -88,7 +88,13 @@ class GradientFunction:
         if compiled is None:
             compiled = self._variant(args)
         self._last = compiled
-        return compiled.function(*args)
+        try:
+            return compiled.function(*args)
+        except NonScalarOutputError as exc:
+            if exc.filename is not None or compiled.output_at is None:
+                raise
+            raise NonScalarOutputError(exc.message, *compiled.output_at, None, exc.hint) \
+                from None  # located at the user's `return`
 
     def _bind(self, args, kwargs) -> tuple:
         if kwargs or len(args) != len(self._params):

@@ -66,6 +66,8 @@ class Compiled:
     cells: dict
     stages: list = field(default_factory=list)
     function: types.FunctionType | None = None
+    output_at: tuple | None = None  # (file, line, text) of the user's `return`: where a
+    # non-scalar output is reported
 
 
 def parameters(tree) -> list[str]:
@@ -185,7 +187,11 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]
     filename = f"<s2sad {adjoint.name} of {source.filename}:{source.tree.lineno} {digest}>"
-    return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages.texts)
+    returns = [n for n in gast.walk(source.tree) if isinstance(n, gast.Return)]
+    at = returns[0] if len(returns) == 1 else source.tree
+    output_at = (source.filename, at.lineno, source.line(at.lineno))
+    return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages.texts,
+                    output_at=output_at)
 
 
 def _purity(source, imports):

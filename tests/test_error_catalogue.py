@@ -313,8 +313,6 @@ def test_non_scalar_output(func, what, fix):
 
 
 @pytest.mark.parametrize("func", [pytest.param(func, id=key) for key, func, _, _ in OUTPUTS])
-@xfail("the non-scalar output error is raised by a runtime check inside the generated code, "
-       "without the file and line of the `return`")
 def test_non_scalar_output_is_located(func):
     with pytest.raises(s2sad.NonScalarOutputError) as info:
         call_gradient(func)
