@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import types
 
 import gast
 import numpy as np
@@ -193,6 +194,7 @@ class Normalize:
         if not self.trusted and isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr,
                                                   gast.Return)):
             self._refuse_hidden_updates(stmt)
+            self._refuse_missing_attributes(stmt)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda) and \
                 len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
             lam = stmt.value
@@ -515,6 +517,20 @@ class Normalize:
             raise self.source.syntax_error(
                 f"{what}, which changes {changed!r} in place where the reverse sweep cannot "
                 "see it", stmt, hint or "Compute a new value and assign it.")
+
+    def _refuse_missing_attributes(self, stmt):
+        """``np.not_a_function(x)``: a module attribute that does not exist is an undefined
+        name, said so at its line (not a missing derivative rule, nor an AttributeError
+        inside the generated code)."""
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
+                base = self._callee(node.value)
+                if isinstance(base, types.ModuleType) and not hasattr(base, node.attr):
+                    dotted = self._dotted(node)
+                    raise self.source.error(
+                        DifferentiationError, f"name {dotted!r} is not defined: module "
+                        f"{base.__name__!r} has no attribute {node.attr!r}", node,
+                        "Check the spelling, or define the function in your module.")
 
     def _callee(self, func):
         """The object a call's function expression names (``np.copyto``), or None."""
