@@ -20,6 +20,8 @@ import re
 
 import gast
 
+from . import trees
+
 _MARK = "__s2sad_comment_"
 _comments: dict[int, str] = {}
 _ids = itertools.count()
@@ -39,7 +41,7 @@ def comment_text(stmt) -> str | None:
     return None
 
 
-class _Printable(ast.NodeTransformer):
+class _Printable(trees.Transformer):
     """What ``ast.unparse`` needs to print valid Python of the meaning intended: a negative
     number as a negation (the optimizer folds ``-(1.5)`` into the constant ``-1.5``, which
     printed bare as the base of a power, ``-1.5 ** 2``, would read ``-(1.5 ** 2)``), and
@@ -220,10 +222,10 @@ class Imports:
         """The import lines of ``tree``, the final code. For the CuPy target this first
         renames, in ``tree``, the user's names for NumPy to the CuPy alias."""
         if self.renamed:
-            for node in gast.walk(tree):
+            for node in trees.walk(tree):
                 if isinstance(node, gast.Name) and node.id in self.renamed:
                     node.id = self.renamed[node.id]
-        used = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+        used = {n.id for n in trees.walk(tree) if isinstance(n, gast.Name)}
         lines = sorted(line for alias, line in self.lines.items()
                        if alias in used and line.startswith("import "))
         by_module: dict[str, list[str]] = {}

@@ -20,6 +20,8 @@ import re
 
 import gast
 
+from . import trees
+
 
 class Namer:
     def __init__(self, taken: set[str]):
@@ -31,7 +33,7 @@ class Namer:
     @classmethod
     def for_tree(cls, tree) -> "Namer":
         taken = set()
-        for node in gast.walk(tree):
+        for node in trees.walk(tree):
             if isinstance(node, gast.Name):
                 taken.add(node.id)
             elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from . import trees
 from . import registry
 from . import rules  # noqa: F401  (fills the rule table)
 from .codegen import Imports, build_function, register, unparse
@@ -123,7 +124,7 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
 
     cells = dict(normalizer.foreign_cells)
     local_names = assigned_names(normalized)
-    for node in gast.walk(normalized):
+    for node in trees.walk(normalized):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                 node.id not in local_names and node.id not in imports.lines:
             if node.id in cells:
@@ -187,7 +188,7 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]
     filename = f"<s2sad {adjoint.name} of {source.filename}:{source.tree.lineno} {digest}>"
-    returns = [n for n in gast.walk(source.tree) if isinstance(n, gast.Return)]
+    returns = [n for n in trees.walk(source.tree) if isinstance(n, gast.Return)]
     at = returns[0] if len(returns) == 1 else source.tree
     output_at = (source.filename, at.lineno, source.line(at.lineno))
     return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages.texts,

@@ -15,6 +15,7 @@ a node's fields are nodes, lists of nodes, or immutable values.
 from __future__ import annotations
 
 import ast
+from collections import deque
 
 
 def clone(node):
@@ -29,3 +30,82 @@ def clone(node):
                 else value
         return new
     return node
+
+
+def walk(node):
+    """Every node under ``node`` (itself first), breadth first: ``ast.walk``, in the same
+    order, without its per-node generators."""
+    todo = deque([node])
+    while todo:
+        node = todo.popleft()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        todo.append(item)
+            elif isinstance(value, ast.AST):
+                todo.append(value)
+        yield node
+
+
+_METHODS: dict = {}  # (pass class, node class) -> its visit_<Node> method or None
+
+
+def _visitor(self, node):
+    key = (self.__class__, node.__class__)
+    method = _METHODS.get(key, _METHODS)
+    if method is _METHODS:
+        method = _METHODS[key] = getattr(self.__class__, "visit_" + node.__class__.__name__,
+                                         None)
+    return method
+
+
+class Visitor(ast.NodeVisitor):
+    """``gast.NodeVisitor`` with a faster dispatch and walk (a pass visits every node)."""
+
+    def visit(self, node):
+        method = _visitor(self, node)
+        return self.generic_visit(node) if method is None else method(self, node)
+
+    def generic_visit(self, node):
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
+
+class Transformer(ast.NodeTransformer):
+    """``gast.NodeTransformer`` with a faster dispatch and walk; the same semantics (a
+    visit returning None removes the node, a list replaces it by several)."""
+
+    def visit(self, node):
+        method = _visitor(self, node)
+        return self.generic_visit(node) if method is None else method(self, node)
+
+    def generic_visit(self, node):
+        for field in node._fields:
+            old = getattr(node, field, None)
+            if type(old) is list:
+                new = []
+                for value in old:
+                    if isinstance(value, ast.AST):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, ast.AST):
+                            new.extend(value)
+                            continue
+                    new.append(value)
+                old[:] = new
+            elif isinstance(old, ast.AST):
+                new_node = self.visit(old)
+                if new_node is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, new_node)
+        return node

@@ -32,11 +32,13 @@ from typing import Callable
 
 import gast
 
+from .. import trees
+
 
 def _pushes(stmts, stacks):
     """The names of ``stacks`` that ``stmts`` push to."""
     names = set()
-    for node in gast.walk(gast.Module(stmts, [])):
+    for node in trees.walk(gast.Module(stmts, [])):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                 node.func.attr == "append" and isinstance(node.func.value, gast.Name) and \
                 node.func.value.id in stacks:
@@ -44,7 +46,7 @@ def _pushes(stmts, stacks):
     return names
 
 
-class MemoryBudget(gast.NodeTransformer):
+class MemoryBudget(trees.Transformer):
     """``helper()`` gives the generated name of ``check_stack`` (imported on first use);
     ``stacks``: the names of the lists the gradient records on (not the user's lists)."""
 

@@ -37,19 +37,20 @@ from __future__ import annotations
 
 import gast
 
+from .. import trees
 from ..trees import clone
 
 
 def _stored(node) -> set[str]:
     """Names a statement (with what it contains) gives a new value."""
     names = set()
-    for n in gast.walk(node):
+    for n in trees.walk(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             names.add(n.id)
     return names
 
 
-class CopyPropagation(gast.NodeTransformer):
+class CopyPropagation(trees.Transformer):
     """``movable``: the names whose reads may be replaced (the compiler's temporaries)."""
 
     def __init__(self, movable: set[str]):
@@ -125,7 +126,7 @@ def _copyable(value) -> bool:
     return isinstance(value, gast.Constant) and type(value.value) in (int, float)
 
 
-class _Reads(gast.NodeTransformer):
+class _Reads(trees.Transformer):
     def __init__(self, copies: dict):
         self.copies = copies
 

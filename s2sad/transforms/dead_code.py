@@ -38,12 +38,13 @@ from typing import Callable
 
 import gast
 
+from .. import trees
 from ..codegen import comment_text
 from .first_assignment import written, zero_init_names
 
 
 def _loads(node) -> set[str]:
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+    return {n.id for n in trees.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load)}
 
 
@@ -57,7 +58,7 @@ def _has_break(stmts) -> bool:
     return any(walk(s) for s in stmts)
 
 
-class DeadCode(gast.NodeTransformer):
+class DeadCode(trees.Transformer):
     def __init__(self, is_pure: Callable):
         self.is_pure = is_pure
 
@@ -133,7 +134,7 @@ class DeadCode(gast.NodeTransformer):
     def _pure(self, stmt) -> bool:
         if isinstance(stmt, gast.Expr):
             return False  # a call kept for what it does (append, np.add.at, print...)
-        for node in gast.walk(stmt):
+        for node in trees.walk(stmt):
             if isinstance(node, gast.Call) and not self.is_pure(node.func):
                 return False
         return True

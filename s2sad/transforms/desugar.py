@@ -20,6 +20,8 @@ from __future__ import annotations
 import gast
 import numpy as np
 
+from .. import trees
+
 # array method -> NumPy function taking the array as its first argument (with the same
 # positional parameters after it)
 METHODS = {
@@ -43,7 +45,7 @@ _VARARGS = {"reshape", "transpose"}
 ATTRIBUTES = {"T": "transpose", "real": "real"}
 
 
-class Desugar(gast.NodeTransformer):
+class Desugar(trees.Transformer):
     def __init__(self, numpy_name: str, local_names: set[str]):
         self.numpy_name = numpy_name
         self.local_names = local_names

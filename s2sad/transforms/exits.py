@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import gast
 
+from .. import trees
 from ..names import Namer
 
 
@@ -72,7 +73,7 @@ def _split(block: list, kind, loops=(gast.For, gast.While)) -> list:
     return block
 
 
-class Exits(gast.NodeTransformer):
+class Exits(trees.Transformer):
     def __init__(self, namer: Namer):
         self.namer = namer
 
@@ -153,7 +154,7 @@ class Exits(gast.NodeTransformer):
         return out
 
 
-class _ReturnsToBreaks(gast.NodeTransformer):
+class _ReturnsToBreaks(trees.Transformer):
     def __init__(self, value, flag):
         self.value, self.flag = value, flag
 
@@ -186,7 +187,7 @@ def _own_returns(fdef) -> list:
     return found
 
 
-class _ReturnsToAssignments(gast.NodeTransformer):
+class _ReturnsToAssignments(trees.Transformer):
     def __init__(self, name):
         self.name = name
 
@@ -198,7 +199,7 @@ class _ReturnsToAssignments(gast.NodeTransformer):
         return gast.copy_location(gast.Assign([target], node.value, None), node)
 
 
-class _DropContinue(gast.NodeTransformer):
+class _DropContinue(trees.Transformer):
     def visit_Continue(self, node):
         return gast.copy_location(gast.Pass(), node)
 
@@ -208,7 +209,7 @@ class _DropContinue(gast.NodeTransformer):
     visit_While = visit_For
 
 
-class _FlagBreaks(gast.NodeTransformer):
+class _FlagBreaks(trees.Transformer):
     def __init__(self, flag):
         self.flag = flag
 

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import gast
 
+from .. import trees
+
 
 def zero_init_names(stmt) -> list[str] | None:
     """Names set to zero by ``s = 0.0`` or ``s_a, s_b = [0.0] * 2``, else None."""
@@ -64,7 +66,7 @@ def _fresh(expr) -> bool:
 
 def _reads(node, name) -> bool:
     return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-               for n in gast.walk(node))
+               for n in trees.walk(node))
 
 
 def written(stmt) -> set[str]:
@@ -74,7 +76,7 @@ def written(stmt) -> set[str]:
         for target in stmt.targets:
             while isinstance(target, gast.Subscript):
                 target = target.value
-            names |= {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+            names |= {n.id for n in trees.walk(target) if isinstance(n, gast.Name)}
     elif isinstance(stmt, gast.AugAssign):
         target = stmt.target
         while isinstance(target, gast.Subscript):
@@ -91,11 +93,11 @@ def written(stmt) -> set[str]:
                 isinstance(call.args[0], gast.Name):
             names.add(call.args[0].id)  # np.add.at(s, i, g) changes s
         else:
-            names |= {n.id for n in gast.walk(call) if isinstance(n, gast.Name)}
+            names |= {n.id for n in trees.walk(call) if isinstance(n, gast.Name)}
     return names
 
 
-class FirstAssignment(gast.NodeTransformer):
+class FirstAssignment(trees.Transformer):
     def visit_FunctionDef(self, node):
         body = node.body
         zero = set(zero_init_names(body[0]) or []) if body else set()
@@ -159,10 +161,10 @@ class FirstAssignment(gast.NodeTransformer):
     def _share(self, name, value):
         if not _fresh(value):  # `s = e` may alias e: update neither in place from now on
             self.shared.add(name)
-            self.shared |= {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+            self.shared |= {n.id for n in trees.walk(value) if isinstance(n, gast.Name)}
 
 
-class _NotInPlace(gast.NodeTransformer):
+class _NotInPlace(trees.Transformer):
     """``s += e`` -> ``s = s + e`` for the given names, at any depth."""
 
     def __init__(self, names):

@@ -31,6 +31,7 @@ import inspect
 
 import gast
 
+from .. import trees
 from ..errors import DifferentiationError, NoDerivativeError
 from ..trees import clone
 from .higher import container_kinds, is_generated
@@ -64,7 +65,7 @@ class Forward:
         self.mutated: set[str] = set()
         self.zeros: set[str] = set()  # assigned once, with a tangent known to be zero
         stores: dict = {}
-        for node in gast.walk(tree):
+        for node in trees.walk(tree):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 stores[node.id] = stores.get(node.id, 0) + 1
         params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
@@ -107,7 +108,7 @@ class Forward:
     def wants(self, node) -> bool:
         if isinstance(node, gast.Name):
             return node.id in self.active and node.id not in self.zeros
-        hidden = [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and n.id in self.active]
+        hidden = [n.id for n in trees.walk(node) if isinstance(n, gast.Name) and n.id in self.active]
         if hidden:
             raise DifferentiationError(f"internal error: active value {hidden[0]!r} inside an "
                                        "operand that is not a name; please report this")
@@ -136,7 +137,7 @@ class Forward:
     def run(self) -> gast.FunctionDef:
         body = self.tree.body
         returned = body[-1].value.id
-        for node in gast.walk(self.tree):
+        for node in trees.walk(self.tree):
             if is_setitem(node):
                 self.mutated.add(node.targets[0].value.id)
             elif is_append(node):
@@ -291,7 +292,7 @@ class Forward:
         if expr is None:
             return self.zero(self.load(target))
         full = any(self.wants(n) and self._same_shape(n.id, target)
-                   for n in gast.walk(node) if isinstance(n, gast.Name))
+                   for n in trees.walk(node) if isinstance(n, gast.Name))
         if not container and not full and any(self._widens(n, target) for n in inactive):
             expr = gast.Call(self.helper("broadcast_like", "s2sad.runtime_higher"),
                              [expr, self.load(target)], [])
@@ -418,7 +419,7 @@ class Forward:
     def _incomplete(self, expr, op, target) -> bool:
         """Might the sum of the contributions be smaller than the result (an inactive
         operand it does not mention widened the result by broadcasting)?"""
-        mentioned = {n.id for n in gast.walk(expr) if isinstance(n, gast.Name)}
+        mentioned = {n.id for n in trees.walk(expr) if isinstance(n, gast.Name)}
         operands = list(op.operands) + [v for k, v in (op.keywords or {}).items()
                                         if k not in _NOT_BROADCAST]
         if any(self.wants(o) and self._same_shape(o.id, target) for o in operands):

@@ -39,12 +39,13 @@ from typing import Callable
 
 import gast
 
+from .. import trees
 from ..codegen import comment_text
 from ..trees import clone
 from .first_assignment import written
 
 
-class ForwardSubstitution(gast.NodeTransformer):
+class ForwardSubstitution(trees.Transformer):
     """``movable``: the names that may disappear (the compiler's own temporaries; the
     user's variables and their sensitivities keep their names)."""
 
@@ -53,10 +54,10 @@ class ForwardSubstitution(gast.NodeTransformer):
         self.movable = movable
 
     def visit_FunctionDef(self, node):
-        loads = Counter(n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+        loads = Counter(n.id for n in trees.walk(node) if isinstance(n, gast.Name)
                         and isinstance(n.ctx, gast.Load))
         stores = Counter()
-        for n in gast.walk(node):
+        for n in trees.walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 stores[n.id] += 1
             elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
@@ -85,20 +86,20 @@ class ForwardSubstitution(gast.NodeTransformer):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
                 isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in self.single):
             return False
-        return all(self.is_pure(n.func) for n in gast.walk(stmt.value) if isinstance(n, gast.Call))
+        return all(self.is_pure(n.func) for n in trees.walk(stmt.value) if isinstance(n, gast.Call))
 
     def _substitute(self, stmts, i) -> bool:
         name = stmts[i].targets[0].id
         value = stmts[i].value
         budget = MAX_OPERATIONS - _operations(value)
-        reads = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+        reads = {n.id for n in trees.walk(value) if isinstance(n, gast.Name)}
         for later in stmts[i + 1:]:
             if comment_text(later) is not None:
                 continue
             if isinstance(later, (gast.If, gast.For, gast.While, gast.Break, gast.Return)) \
                     and not isinstance(later, gast.Return):
                 return False  # the use must be in the same straight-line block
-            uses = [n for n in gast.walk(later) if isinstance(n, gast.Name) and n.id == name]
+            uses = [n for n in trees.walk(later) if isinstance(n, gast.Name) and n.id == name]
             if uses:
                 if _operations(later) > budget:
                     return False  # keep lines short enough to read
@@ -116,10 +117,10 @@ MAX_OPERATIONS = 4
 
 def _operations(node) -> int:
     return sum(isinstance(n, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Compare))
-               for n in gast.walk(node))
+               for n in trees.walk(node))
 
 
-class _Replace(gast.NodeTransformer):
+class _Replace(trees.Transformer):
     def __init__(self, name, value):
         self.name = name
         self.value = value

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import gast
 
+from .. import trees
+
 
 def _py_float(kind) -> bool:
     return kind is not None and kind.tag == "scalar" and kind.py == "float"
 
 
-class GradientForm(gast.NodeTransformer):
+class GradientForm(trees.Transformer):
     """``fresh``: names the function's last top-level statements computed as new arrays;
     ``fresh_gradient()`` gives the generated name of the helper that returns them as
     they are (no copy)."""
@@ -84,9 +86,9 @@ def fresh_names(body: list, fresh_call) -> set[str]:
     fresh, seen = set(), set()
     for stmt in reversed(body):
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            seen |= {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
+            seen |= {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)
                      and isinstance(n.ctx, gast.Store)}
-            seen |= {n.target.id for n in gast.walk(stmt)
+            seen |= {n.target.id for n in trees.walk(stmt)
                      if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
             continue
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \

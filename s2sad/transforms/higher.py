@@ -35,6 +35,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
+from .. import trees
 from ..errors import DifferentiationError
 
 
@@ -64,7 +65,7 @@ def is_generated(source) -> bool:
     return str(source.filename).startswith("<s2sad ")
 
 
-class PrepareGenerated(gast.NodeTransformer):
+class PrepareGenerated(trees.Transformer):
     def __init__(self, namer, imports, source):
         self.namer = namer
         self.imports = imports
@@ -80,7 +81,7 @@ class PrepareGenerated(gast.NodeTransformer):
         # lists and arrays updated in place (``s_y[i] += g``): reading an item of one into a
         # variable would look like sharing memory with it, so such reads are made copies
         self.mutated = set()
-        for n in gast.walk(node):
+        for n in trees.walk(node):
             targets = n.targets if isinstance(n, gast.Assign) else \
                 [n.target] if isinstance(n, gast.AugAssign) else []
             for target in targets:
@@ -205,7 +206,7 @@ def split_aux(tree: gast.FunctionDef, namer, source) -> tuple[gast.FunctionDef, 
 
 
 def _read_elsewhere(stmts, name) -> bool:
-    return any(isinstance(n, gast.Name) and n.id == name for s in stmts for n in gast.walk(s))
+    return any(isinstance(n, gast.Name) and n.id == name for s in stmts for n in trees.walk(s))
 
 
 def _aux_error(source, node, what):
@@ -248,7 +249,7 @@ def container_kinds(tree, kinds: dict, source) -> dict:
     changed = True
     while changed:
         changed = False
-        for node in gast.walk(tree):
+        for node in trees.walk(tree):
             if not (isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name)):
                 continue
             target, value = node.targets[0].id, node.value
@@ -272,7 +273,7 @@ def container_kinds(tree, kinds: dict, source) -> dict:
                 new = lists[value.id]
             elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
                     value.value.id in lists and \
-                    any(isinstance(n, gast.Slice) for n in gast.walk(value.slice)):
+                    any(isinstance(n, gast.Slice) for n in trees.walk(value.slice)):
                 new = lists[value.value.id]
             if new is None:
                 continue

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
+from .. import trees
 from .normalize import assigned_names
 from .resolve import classify, is_append, is_setitem, statement_parts
 
@@ -217,7 +218,7 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     if op.kind == "constant":
         return of(value) if isinstance(value, gast.Constant) else ANY
     if op.kind == "linear":
-        leaves = [n for n in gast.walk(value) if not isinstance(n, (gast.BinOp, gast.operator))]
+        leaves = [n for n in trees.walk(value) if not isinstance(n, (gast.BinOp, gast.operator))]
         return combine([of(leaf) for leaf in leaves if not isinstance(leaf, gast.expr_context)])
     if op.kind == "build":
         return Kind("list" if isinstance(value, gast.List) else "tuple",

@@ -36,6 +36,7 @@ from collections.abc import Callable
 
 import gast
 
+from .. import trees
 from ..codegen import comment_text, unparse
 from ..source import FunctionSource
 from ..trees import clone
@@ -75,7 +76,7 @@ def _loads(target) -> list:
     return []
 
 
-class NanCheck(gast.NodeTransformer):
+class NanCheck(trees.Transformer):
     """``helper(name)`` gives the generated name of a ``s2sad.runtime_debug`` function
     (imported on first use); ``source`` maps line numbers to the user's file."""
 

@@ -32,6 +32,7 @@ import types
 import gast
 import numpy as np
 
+from .. import trees
 from .. import registry
 from ..errors import DifferentiationError
 from ..names import Namer
@@ -91,7 +92,7 @@ def _numpy_alias(namespace: dict) -> str | None:
 
 def assigned_names(tree) -> set[str]:
     names = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
-    for node in gast.walk(tree):
+    for node in trees.walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             names.add(node.id)
     return names
@@ -100,9 +101,9 @@ def assigned_names(tree) -> set[str]:
 def carried_names(tree) -> set[str]:
     """Variables assigned inside an ``if``, ``for`` or ``while`` (including loop targets)."""
     names = set()
-    for node in gast.walk(tree):
+    for node in trees.walk(tree):
         if isinstance(node, (gast.If, gast.For, gast.While)):
-            for inner in gast.walk(node):
+            for inner in trees.walk(node):
                 if isinstance(inner, gast.Name) and isinstance(inner.ctx, gast.Store):
                     names.add(inner.id)
         if _is_append(node):  # ys.append(v) changes ys in place
@@ -316,12 +317,12 @@ class Normalize:
     def loop(self, stmt):
         """``for`` over ``range(...)`` stays; any other iterable is walked by index, so
         the loop variable is an ordinary subscript read: ``x = xs[i]``."""
-        body_names = {n.id for s in stmt.body for n in gast.walk(s)
+        body_names = {n.id for s in stmt.body for n in trees.walk(s)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         iterable, target = stmt.iter, stmt.target
         builtin = self._builtin_call(iterable)
         if builtin == "range" and isinstance(target, gast.Name) and not (
-                {n.id for n in gast.walk(iterable) if isinstance(n, gast.Name)} & body_names):
+                {n.id for n in trees.walk(iterable) if isinstance(n, gast.Name)} & body_names):
             header = self.simple(iterable)
             index = self.store(self.new_version(target.id))
             prelude = []
@@ -370,7 +371,7 @@ class Normalize:
             if gen.is_async:
                 raise self.source.syntax_error("an async comprehension", node,
                                                "Use a plain comprehension.")
-            for target in gast.walk(gen.target):
+            for target in trees.walk(gen.target):
                 if isinstance(target, gast.Name):
                     renames[target.id] = self.namer.claim(target.id)
         _RenameLocal(renames).visit(node)
@@ -438,7 +439,7 @@ class Normalize:
     def assign(self, target, value):
         if isinstance(target, gast.Name):
             if target.id in self.carried and not self.is_atom(value) and any(
-                    isinstance(n, gast.Name) and n.id == target.id for n in gast.walk(value)):
+                    isinstance(n, gast.Name) and n.id == target.id for n in trees.walk(value)):
                 value = self.to_atom(value)  # `b = b * 2` -> `t_1 = b * 2; b = t_1`
             shares = self.views(value)  # (read before the name gets its new value)
             ssa = self.new_version(target.id)
@@ -476,7 +477,7 @@ class Normalize:
         ``out=x``, ``np.copyto(x, v)``...): the reverse sweep cannot see it, so it is
         refused, never differentiated wrongly. ``xs.append(v)`` on a list the function
         made is the exception (it is followed)."""
-        for node in gast.walk(stmt):
+        for node in trees.walk(stmt):
             if not isinstance(node, gast.Call):
                 continue
             func, changed, what, hint = node.func, None, None, None
@@ -492,7 +493,7 @@ class Normalize:
                 out = next(k.value for k in node.keywords if k.arg == "out")
                 if isinstance(out, gast.Constant) and out.value is None:
                     continue
-                names = [n.id for n in gast.walk(out) if isinstance(n, gast.Name)]
+                names = [n.id for n in trees.walk(out) if isinstance(n, gast.Name)]
                 changed = names[0] if names else "out"
                 what = "`out=`"
                 hint = f"Assign the result instead: `{changed} = np.multiply(...)`."
@@ -522,7 +523,7 @@ class Normalize:
         """``np.not_a_function(x)``: a module attribute that does not exist is an undefined
         name, said so at its line (not a missing derivative rule, nor an AttributeError
         inside the generated code)."""
-        for node in gast.walk(stmt):
+        for node in trees.walk(stmt):
             if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
                 base = self._callee(node.value)
                 if isinstance(base, types.ModuleType) and not hasattr(base, node.attr):
@@ -685,7 +686,7 @@ class Normalize:
         if not self.trusted and any(
                 isinstance(n, gast.AugAssign) or _is_append(n) or (
                     isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store))
-                for n in gast.walk(stmt)):
+                for n in trees.walk(stmt)):
             seen = None
             while seen != self._classes():
                 seen = self._classes()
@@ -734,7 +735,7 @@ class Normalize:
         body = self.source.tree.body
         later = body[body.index(stmt) + 1:] if stmt in body else body
         return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-                   for s in later for n in gast.walk(s) if s is not stmt)
+                   for s in later for n in trees.walk(s) if s is not stmt)
 
     def new_version(self, name: str) -> str:
         first = name if self.parent is None else None
@@ -945,7 +946,7 @@ class Normalize:
                                         f"for {key!r}", node)
             bound[key] = value
         defaults = self._defaults(func, tree, names, n_pos, child)
-        body_assigned = {n.id for s in tree.body for n in gast.walk(s)
+        body_assigned = {n.id for s in tree.body for n in trees.walk(s)
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         passed: dict[int, str] = {}  # the callee's argument values -> the names passed
         for name in names:
@@ -1119,7 +1120,7 @@ def _user_code(func) -> bool:
         not path.startswith(__file__.rsplit("/transforms/", 1)[0])
 
 
-class _RenameLocal(gast.NodeTransformer):
+class _RenameLocal(trees.Transformer):
     """Rename the variables a comprehension binds (its own scope in Python)."""
 
     def __init__(self, renames: dict):
@@ -1131,7 +1132,7 @@ class _RenameLocal(gast.NodeTransformer):
         return node
 
 
-class _Rename(gast.NodeTransformer):
+class _Rename(trees.Transformer):
     """Point the names inside an opaque expression (an f-string) at their current versions."""
 
     def __init__(self, normalize: Normalize):

@@ -45,6 +45,7 @@ from collections import Counter
 
 import gast
 
+from .. import trees
 from ..trees import clone
 from .first_assignment import written
 
@@ -80,18 +81,18 @@ def _reversed_of(loop, forward) -> bool:
         gast.dump(loop.target) == gast.dump(forward.target)
 
 
-class Recompute(gast.NodeTransformer):
+class Recompute(trees.Transformer):
     def visit_FunctionDef(self, node):
         # names with one value for the whole call: read again later, they read the same
         stores = Counter()
-        for n in gast.walk(node):
+        for n in trees.walk(node):
             if _pop(n) is not None:
                 continue  # restoring a saved value is not a new one
             for name in written(n) if isinstance(n, gast.stmt) and not isinstance(
                     n, (gast.If, gast.For, gast.While, gast.FunctionDef)) else ():
                 stores[name] += 1
             if isinstance(n, gast.For):
-                for t in gast.walk(n.target):
+                for t in trees.walk(n.target):
                     if isinstance(t, gast.Name):
                         stores[t.id] += 1
         self.stores = stores
@@ -113,7 +114,7 @@ class Recompute(gast.NodeTransformer):
                     self.pair(inner)
 
     def recompute(self, forward, backward):
-        index = {t.id for t in gast.walk(forward.target) if isinstance(t, gast.Name)}
+        index = {t.id for t in trees.walk(forward.target) if isinstance(t, gast.Name)}
         body = forward.body
         for k in range(len(body) - 1):
             push = _push(body[k])
@@ -123,19 +124,19 @@ class Recompute(gast.NodeTransformer):
                                     and read.targets[0].id == push[1]):
                 continue
             stack, name = push
-            reads = {n.id for n in gast.walk(read.value) if isinstance(n, gast.Name)}
+            reads = {n.id for n in trees.walk(read.value) if isinstance(n, gast.Name)}
             in_loop = {n for s in body for n in (written(s) if isinstance(s, gast.stmt) and
                        not isinstance(s, (gast.If, gast.For, gast.While)) else ())} | {
-                n.id for s in body for n in gast.walk(s)
+                n.id for s in body for n in trees.walk(s)
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
             read_before = any(isinstance(n, gast.Name) and n.id == name and
                               isinstance(n.ctx, gast.Load)
-                              for s in body[:k] for n in gast.walk(s))
+                              for s in body[:k] for n in trees.walk(s))
             if read_before or name in reads or (reads - index) & in_loop:
                 continue  # each pass must set it first, from values the loop leaves alone
             if not self._invariant(reads - index) or self.stores[name] > 2:
                 continue  # (x = None before the loop and) x = xs[i] in it: nothing else
-            if any(isinstance(n, gast.Call) for n in gast.walk(read.value)):
+            if any(isinstance(n, gast.Call) for n in trees.walk(read.value)):
                 continue  # a plain read (a subscript), cheap to do twice
             pops = [j for j, s in enumerate(backward.body) if _pop(s) == (stack, name)]
             if len(pops) != 1 or self._read_elsewhere(name, forward, backward):
@@ -149,6 +150,6 @@ class Recompute(gast.NodeTransformer):
         return all(self.stores[n] <= 1 for n in names)
 
     def _read_elsewhere(self, name, *loops) -> bool:
-        inside = {id(n) for loop in loops for n in gast.walk(loop)}
+        inside = {id(n) for loop in loops for n in trees.walk(loop)}
         return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-                   and id(n) not in inside for n in gast.walk(self.node))
+                   and id(n) not in inside for n in trees.walk(self.node))

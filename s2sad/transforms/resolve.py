@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import gast
 
+from .. import trees
 from .. import registry
 from ..rules.operators import OPERATORS
 from ..source import FunctionSource
@@ -45,7 +46,7 @@ class Op:
 
 
 def names_in(node) -> list[str]:
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+    return [n.id for n in trees.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load)]
 
 

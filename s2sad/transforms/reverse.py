@@ -35,6 +35,7 @@ import inspect
 
 import gast
 
+from .. import trees
 from .. import runtime
 from ..registry import is_helper
 from ..codegen import comment
@@ -145,7 +146,7 @@ class Reverse:
     def wants(self, node) -> bool:
         if isinstance(node, gast.Name):
             return node.id in self.active
-        hidden = [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and n.id in self.active]
+        hidden = [n.id for n in trees.walk(node) if isinstance(n, gast.Name) and n.id in self.active]
         if hidden:  # normalization guarantees operands are names: never drop a gradient
             raise DifferentiationError(f"internal error: active value {hidden[0]!r} inside an "
                                        "operand that is not a name; please report this")
@@ -181,9 +182,9 @@ class Reverse:
         reverse = self._finish_resets(self.reverse_block(forward, in_loop=False))
         # what the reverse sweep reads must hold the right value when it is read: values
         # overwritten in the forward sweep are saved on a stack and restored (Tapenade's TBR)
-        self.needed = {n.id for n in gast.walk(gast.Module(reverse, [])) if isinstance(n, gast.Name)
+        self.needed = {n.id for n in trees.walk(gast.Module(reverse, [])) if isinstance(n, gast.Name)
                        and isinstance(n.ctx, gast.Load)}
-        for node in gast.walk(gast.Module(forward, [])):
+        for node in trees.walk(gast.Module(forward, [])):
             if is_pop(node) and node.value.func.value.id in self.needed:
                 self.needed.add(node.targets[0].id)  # `ys.append(x)` puts it back
         self.saved: set[int] = set()
@@ -742,7 +743,7 @@ def call_rule(host, rule_function, call_args, call_keywords, params, wanted, pre
 
 
 def _stored(stmts) -> set[str]:
-    return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and
+    return {n.id for s in stmts for n in trees.walk(s) if isinstance(n, gast.Name) and
             isinstance(n.ctx, gast.Store)}
 
 
@@ -753,14 +754,14 @@ def _definite(stmts) -> set[str]:
         if isinstance(stmt, gast.If):
             names |= _definite(stmt.body) & _definite(stmt.orelse)
         elif not isinstance(stmt, (gast.For, gast.While)):
-            names |= {n.id for t in getattr(stmt, "targets", []) for n in gast.walk(t)
+            names |= {n.id for t in getattr(stmt, "targets", []) for n in trees.walk(t)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     return names
 
 
 def _reads(node, name: str) -> bool:
     return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-               for n in gast.walk(node))
+               for n in trees.walk(node))
 
 
 def _breaks(loop) -> bool:
@@ -779,9 +780,9 @@ def _carried(stmts) -> set[str]:
     names = set()
     for stmt in stmts:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            names |= {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
+            names |= {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)
                       and isinstance(n.ctx, gast.Store)}
-        for node in gast.walk(stmt):
+        for node in trees.walk(stmt):
             if is_setitem(node):
                 names.add(node.targets[0].value.id)
             if is_append(node):
@@ -802,14 +803,14 @@ def is_pop(stmt) -> bool:
 
 def _mutates_in_place(stmts) -> bool:
     return any(is_setitem(n) or is_append(n) or is_pop(n)
-               for s in stmts for n in gast.walk(s))
+               for s in stmts for n in trees.walk(s))
 
 
 _RESTORE = "__s2sad_restore_"
 _RESET = "__s2sad_reset_"
 
 
-class _Resets(gast.NodeTransformer):
+class _Resets(trees.Transformer):
     """Turn reset placeholders into ``s = 0.0`` (before the restore) or, for a sensitivity
     updated element by element, ``s = zeros_like_structure(x)`` (after it)."""
 
@@ -837,7 +838,7 @@ def _restore_marker(stmt):
     return gast.Expr(gast.Name(f"{_RESTORE}{id(stmt)}", gast.Load(), None, None))
 
 
-class _Restores(gast.NodeTransformer):
+class _Restores(trees.Transformer):
     """Turn restore markers into ``x = stack.pop()`` where the forward sweep pushed ``x``."""
 
     def __init__(self, reverse):
@@ -900,7 +901,7 @@ def _pushed(stmt, stack) -> set[str]:
     if stack is None:
         return set()
     names = set()
-    for node in gast.walk(stmt):
+    for node in trees.walk(stmt):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                 node.func.attr == "append" and isinstance(node.func.value, gast.Name) and \
                 node.func.value.id == stack and node.args and isinstance(node.args[0], gast.Name):
@@ -909,7 +910,7 @@ def _pushed(stmt, stack) -> set[str]:
 
 
 def _has_slice(index) -> bool:
-    return any(isinstance(n, gast.Slice) for n in gast.walk(index))
+    return any(isinstance(n, gast.Slice) for n in trees.walk(index))
 
 
 def _basic_index(index, kinds) -> bool:
@@ -926,7 +927,7 @@ def _basic_index(index, kinds) -> bool:
     return True
 
 
-class _Inliner(gast.NodeTransformer):
+class _Inliner(trees.Transformer):
     """Put a rule's expression into the generated code with the statement's own names.
 
     ``host`` is the pass that inlines (reverse or forward): it gives names (``namer``),
@@ -955,7 +956,7 @@ class _Inliner(gast.NodeTransformer):
 
     def visit_Assign(self, node):
         node.value = self.visit(node.value)
-        for target in gast.walk(node.targets[0]):
+        for target in trees.walk(node.targets[0]):
             if isinstance(target, gast.Name):
                 new = self.reverse.namer.claim(target.id)
                 self.locals[target.id] = new
@@ -1030,7 +1031,7 @@ class _Inliner(gast.NodeTransformer):
 
 def _fold(node):
     """Fold what the bound arguments decide: ``None is None``, ``a if True else b``."""
-    class Fold(gast.NodeTransformer):
+    class Fold(trees.Transformer):
         def visit_Compare(self, node):
             self.generic_visit(node)
             if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)) and \

@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import gast
 
+from .. import trees
+
 # helper -> position of the argument whose shape is all it reads
 SHAPE_ARGUMENTS = {"sum_grad": 1, "unbroadcast": 1, "reduced_size": 0}
 
 
-class ShapeOnly(gast.NodeTransformer):
+class ShapeOnly(trees.Transformer):
     """``helpers``: generated name of each helper -> position of its shape-only argument.
 
     A shape token is trusted when it names a value computed once: a parameter never
@@ -45,7 +47,7 @@ class ShapeOnly(gast.NodeTransformer):
     def visit_FunctionDef(self, node):
         params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
         counts: dict[str, int] = {}
-        for n in gast.walk(node):
+        for n in trees.walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 counts[n.id] = counts.get(n.id, 0) + 1
         self.by_token = {}

@@ -21,6 +21,8 @@ import operator
 
 import gast
 
+from .. import trees
+
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
          gast.Div: operator.truediv, gast.Pow: operator.pow}
 
@@ -37,7 +39,7 @@ def _accumulates(stmt):
     return None
 
 
-class Simplify(gast.NodeTransformer):
+class Simplify(trees.Transformer):
     def generic_visit(self, node):
         super().generic_visit(node)
         for field in ("body", "orelse"):
@@ -77,7 +79,7 @@ def _merge_twice(block: list) -> list:
         last = _accumulates(out[-1]) if out else None
         if this and last and this[0] == last[0] and gast.dump(this[1]) == gast.dump(last[1]) \
                 and not any(isinstance(n, gast.Name) and n.id == this[0]
-                            for n in gast.walk(this[1])):
+                            for n in trees.walk(this[1])):
             out[-1].value = gast.BinOp(gast.Constant(2.0, None), gast.Mult(), out[-1].value)
             continue
         out.append(stmt)

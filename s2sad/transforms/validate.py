@@ -26,6 +26,7 @@ import dataclasses
 
 import gast
 
+from .. import trees
 from ..source import FunctionSource
 
 # construct -> (what to call it, what to do instead)
@@ -85,7 +86,7 @@ def _breaks(block) -> bool:
     return False
 
 
-class Validate(gast.NodeVisitor):
+class Validate(trees.Visitor):
     """Walk the function and raise ``UnsupportedSyntaxError`` at the first thing not handled."""
 
     def __init__(self, source: FunctionSource, nested: bool = False):
@@ -108,7 +109,7 @@ class Validate(gast.NodeVisitor):
                 self._check_lambda(stmt)
                 continue
             self.visit(stmt)
-        returns = [s for s in gast.walk(tree) if isinstance(s, gast.Return)]
+        returns = [s for s in trees.walk(tree) if isinstance(s, gast.Return)]
         if not returns:
             raise self.source.syntax_error("a function without `return`", tree,
                                            "Return the value to differentiate.")
