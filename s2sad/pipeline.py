@@ -40,6 +40,7 @@ from .transforms.resolve import static_value
 from .transforms.reverse import Reverse
 from .transforms.shape_only import SHAPE_ARGUMENTS, ShapeOnly
 from .transforms.simplify import Simplify
+from .transforms.unit_seed import UnitSeed
 from .transforms.validate import Validate
 from .trees import clone
 
@@ -164,7 +165,9 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         adjoint = DeadCode(is_pure).visit(CopyPropagation(namer.temporaries).visit(adjoint))
         stages.append(("copy_propagation", adjoint))
         substitute = ForwardSubstitution(is_pure, namer.temporaries)
-        adjoint = DeadCode(is_pure).visit(substitute.visit(adjoint))
+        adjoint = substitute.visit(adjoint)
+        adjoint = UnitSeed(kinds, imports.helpers.get("sum_grad"), namer.temporaries).visit(adjoint)
+        adjoint = DeadCode(is_pure).visit(adjoint)
         stages.append(("forward_substitution", adjoint))
 
     builtin_names = {"float", "map", "list", "tuple"}

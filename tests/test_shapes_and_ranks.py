@@ -150,3 +150,46 @@ def lambda_free_product(x):
     for i in range(len(x)):
         p = p * x[i]
     return np.sum(p)
+
+
+# --- the seed of np.sum: ones, multiplied in only where they change the shape ---------------
+
+def elementwise(x):
+    return np.sum(np.tanh(x) * np.exp(-0.5 * x * x) + np.log(1.0 + x * x))
+
+
+def broadcast_against_a_row(x, row):
+    return np.sum(np.tanh(x) * row + np.sin(x) / (1.0 + row * row))
+
+
+def summed_twice(x):
+    y = np.tanh(x)
+    return np.sum(y * y) + np.sum(y)
+
+
+SEED_CASES = [
+    (elementwise, (RNG.standard_normal(5),), 0),
+    (broadcast_against_a_row, (RNG.standard_normal((3, 4)), RNG.standard_normal(4)), 0),
+    (broadcast_against_a_row, (RNG.standard_normal((3, 4)), RNG.standard_normal(4)), 1),
+    (summed_twice, (RNG.standard_normal((2, 3)),), 0),
+    (logistic, (0.1 * RNG.standard_normal(5), RNG.standard_normal((20, 5)),
+                np.where(RNG.standard_normal(20) > 0, 1.0, -1.0)), 0),
+]
+
+
+@pytest.mark.parametrize("f, args, wrt", SEED_CASES,
+                         ids=[f"{f.__name__}-{i}" for i, (f, _, _) in enumerate(SEED_CASES)])
+def test_seed_of_a_sum_left_out_keeps_gradients(f, args, wrt):
+    g = s2sad.grad(f, wrt=wrt)(*args)
+    np.testing.assert_allclose(g, numeric_gradient(f, args, wrt), rtol=1e-6, atol=1e-8)
+    assert g is not args[wrt] and not np.shares_memory(g, args[wrt])
+
+
+def test_seed_of_a_sum_is_not_multiplied_in():
+    x = RNG.standard_normal(5)
+    source = s2sad.grad(elementwise).source_for(x)
+    assert "sum_grad" not in source and "1.0 / (1.0 + x * x)" in source
+    x32 = x.astype(np.float32)
+    g = s2sad.grad(elementwise)(x32)
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g, s2sad.grad(elementwise)(x), rtol=1e-5, atol=1e-6)

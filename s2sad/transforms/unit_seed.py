@@ -1,0 +1,162 @@
+"""Multiply and divide by the seed of ``np.sum`` only where it changes something.
+
+The adjoint of ``np.sum(e)`` spreads the output's sensitivity over the shape of ``e``:
+``s_10 = sum_grad(1.0, x, None, False)`` is an array of ones shaped like ``x``. A
+product ``t_1 * s_10`` inside a larger expression, where ``t_1`` already has that
+shape, is ``t_1`` itself: the multiplication by ones is left out (a full pass over
+the array saved). Only products nested in a larger expression are simplified, so the
+result is still a new array, never a second name for ``t_1``; and only when the kinds
+say the other factor has exactly the seed's shape (a trusted shape token). Likewise
+``sum_grad(1.0, x, None, False) / e`` is ``1.0 / e``.
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> from s2sad.transforms.kinds import Kind
+>>> fn = gast.parse('''def g(x):
+...     t_1 = np.tanh(x)
+...     t_5 = np.exp(x)
+...     s_10 = sum_grad(1.0, x, None, False)
+...     s_4 = t_1 * s_10 * t_5
+...     s_3 = t_1 * s_10
+...     return s_4 + s_3''').body[0]
+>>> array = Kind("array", "x", 1)
+>>> kinds = {"x": array, "t_1": array, "t_5": array}
+>>> print(unparse(UnitSeed(kinds, "sum_grad", {"s_10"}).visit(fn)))
+def g(x):
+    t_1 = np.tanh(x)
+    t_5 = np.exp(x)
+    s_10 = sum_grad(1.0, x, None, False)
+    s_4 = t_1 * t_5
+    s_3 = t_1 * s_10
+    return s_4 + s_3
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import trees
+from .kinds import Kind, combine
+
+
+class UnitSeed(trees.Transformer):
+    """``sum_grad``: the generated name of that helper; ``movable``: the compiler's
+    temporaries (a seed is one of them, assigned once)."""
+
+    def __init__(self, kinds: dict, sum_grad: str | None, movable: set[str]):
+        self.kinds = kinds
+        self.sum_grad = sum_grad
+        self.movable = movable
+
+    def visit_FunctionDef(self, node):
+        if self.sum_grad is None:
+            return node
+        stores: dict[str, int] = {}
+        for n in trees.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        trusted = self.trusted = _trusted_tokens(node, self.kinds, stores)
+        self.seeds: dict[str, str] = {}  # seed name -> the shape token it is spread over
+        for stmt in node.body:  # top level: assigned once, before any use
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    stmt.targets[0].id in self.movable and stores.get(stmt.targets[0].id) == 1:
+                token = self._unit_seed(stmt.value, trusted)
+                if token is not None:
+                    self.seeds[stmt.targets[0].id] = token
+        for stmt in node.body:
+            self._statement(stmt)
+        return node
+
+    def _unit_seed(self, value, trusted) -> str | None:
+        if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and
+                value.func.id == self.sum_grad and len(value.args) == 4 and
+                not value.keywords):
+            return None
+        seed, like, axis, keepdims = value.args
+        if not (isinstance(seed, gast.Constant) and seed.value == 1.0 and
+                type(seed.value) is float and isinstance(like, gast.Name) and
+                isinstance(axis, gast.Constant) and axis.value is None and
+                isinstance(keepdims, gast.Constant) and keepdims.value is False):
+            return None
+        kind = self.kinds.get(like.id)
+        if kind is None or kind.tag not in ("array", "numeric") or kind.shape not in trusted:
+            return None
+        return kind.shape
+
+    def _statement(self, stmt):
+        for field in ("value", "test", "iter"):
+            value = getattr(stmt, field, None)
+            if isinstance(value, gast.expr):
+                # the top expression stays a product (a new array), its operands may go
+                setattr(stmt, field, self._simplified(value, nested=False))
+        for field in ("body", "orelse"):
+            for inner in getattr(stmt, field, None) or []:
+                if isinstance(inner, gast.stmt):
+                    self._statement(inner)
+
+    def _operands(self, node):
+        # an operand of arithmetic may drop its factor of ones: the arithmetic still makes
+        # a new array (an argument of a call, or an item of a list, may not)
+        arithmetic = isinstance(node, (gast.BinOp, gast.UnaryOp))
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, gast.expr):
+                setattr(node, field, self._simplified(value, arithmetic))
+            elif isinstance(value, list):
+                value[:] = [self._simplified(v, arithmetic) if isinstance(v, gast.expr)
+                            else v for v in value]
+
+    def _simplified(self, node, nested: bool):
+        """``node``: ``e * seed`` and ``seed * e`` become ``e`` when ``nested`` in
+        arithmetic."""
+        self._operands(node)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult) and nested:
+            for seed, other in ((node.left, node.right), (node.right, node.left)):
+                if self._spread_like(seed, other):
+                    return other
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Div) and \
+                self._spread_like(node.left, node.right):  # ones / e: 1.0 / e
+            node.left = gast.copy_location(gast.Constant(1.0, None), node.left)
+        return node
+
+    def _spread_like(self, seed, other) -> bool:
+        """Is ``seed`` ones shaped exactly like ``other``?"""
+        if isinstance(seed, gast.Name):
+            token = self.seeds.get(seed.id)
+        elif isinstance(seed, gast.Call):
+            token = self._unit_seed(seed, self.trusted)
+        else:
+            return False
+        if token is None:
+            return False
+        kind = self._kind(other)
+        return kind is not None and kind.tag in ("array", "numeric") and kind.shape == token
+
+    def _kind(self, node) -> Kind | None:
+        """The kind of an arithmetic expression of names and numbers, or None."""
+        if isinstance(node, gast.Name):
+            return self.kinds.get(node.id)
+        if isinstance(node, gast.Constant) and type(node.value) in (int, float):
+            return Kind("scalar", "()", 0)
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self._kind(node.operand)
+        if isinstance(node, gast.BinOp) and isinstance(
+                node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)):
+            parts = [self._kind(node.left), self._kind(node.right)]
+            if None in parts:
+                return None
+            return combine(parts)
+        return None
+
+
+def _trusted_tokens(node, kinds: dict, stores: dict) -> set:
+    """Shape tokens that name one value: a parameter never reassigned, or a name assigned
+    once, at the top level (as in :mod:`s2sad.transforms.shape_only`)."""
+    params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+    tokens = {p for p in params if p not in stores}
+    for stmt in node.body:
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and stores.get(stmt.targets[0].id) == 1:
+            tokens.add(stmt.targets[0].id)
+    return {t for t in tokens if (kinds.get(t) is not None and kinds[t].shape == t)}
