@@ -132,3 +132,22 @@ def test_scalar_while_reverse_sweep_reads_the_originals_not_copies():
         "        s_y = s_y + s_1 * math.cos(y)\n"
         "    s_b = s_y\n"
         "    return (float(s_a), float(s_b))\n")
+
+
+def test_product_loop_reverse_sweep_is_the_hand_written_one():
+    """A list of floats gets `[0.0] * len(x)`; the update of `s_p` sinks below the read of
+    its old value, so no copy of it is kept."""
+    from benchmarks.workloads.speelpenning import grad_speelpenning_hand, speelpenning_loop
+    x = [1.0 + 0.1 * k for k in range(6)]
+    dp = s2sad.grad(speelpenning_loop)
+    np.testing.assert_allclose(dp(x), grad_speelpenning_hand(x)[0], rtol=1e-12)
+    source = dp.source_for(x)
+    assert source.split("s_x = ")[1] == (
+        "[0.0] * len(x)\n"
+        "    s_p = 1.0\n"
+        "    for i in reversed(range(t_1)):\n"
+        "        t_2 = x[i]\n"
+        "        p = stack.pop()\n"
+        "        s_x[i] += p * s_p\n"
+        "        s_p = t_2 * s_p\n"
+        "    return list(map(float, s_x))\n"), source

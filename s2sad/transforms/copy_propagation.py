@@ -31,6 +31,22 @@ def g(a, y, n):
         s_a += y * s_y
         s_y = s_y + 0.5 * a * s_y
     return (s_a, s_y)
+
+An update of the original sinks below the reads of its copy, where it may:
+
+>>> fn = gast.parse('''def g(x, t, n):
+...     for i in range(n):
+...         s_3 = s_p
+...         s_p = t * s_3
+...         s_x[i] += x * s_3
+...     return s_x''').body[0]
+>>> print(unparse(CopyPropagation({"s_3"}).visit(fn)))
+def g(x, t, n):
+    for i in range(n):
+        s_3 = s_p
+        s_x[i] += x * s_p
+        s_p = t * s_p
+    return s_x
 """
 
 from __future__ import annotations
@@ -39,6 +55,7 @@ import gast
 
 from .. import trees
 from ..trees import clone
+from .first_assignment import written
 
 
 def _stored(node) -> set[str]:
@@ -63,7 +80,10 @@ class CopyPropagation(trees.Transformer):
     def block(self, stmts: list, copies: dict) -> list:
         """``copies``: name -> the expression (a name or a number) it holds a copy of."""
         kept = []
-        for stmt in stmts:
+        stmts = list(stmts)
+        for i in range(len(stmts)):
+            self._sink(stmts, i, copies)
+            stmt = stmts[i]
             if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
                 kept.append(stmt)
                 copies = {}
@@ -96,6 +116,35 @@ class CopyPropagation(trees.Transformer):
             kept.append(stmt)
         return kept
 
+    def _sink(self, stmts: list, i: int, copies: dict) -> None:
+        """``b = e`` while ``a`` holds a copy of ``b``: move it below the statements right
+        after it that read ``a`` (and may run first), so that they read ``b`` instead and
+        the copy goes. ``s_3 = s_p; s_p = t * s_3; s_x[i] += p * s_3`` becomes
+        ``s_x[i] += p * s_p; s_p = t * s_p``."""
+        stmt = stmts[i]
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name)) or \
+                any(isinstance(n, gast.Call) for n in trees.walk(stmt.value)):
+            return
+        b = stmt.targets[0].id
+        aliases = {a for a, v in copies.items() if isinstance(v, gast.Name) and v.id == b}
+        if not aliases:
+            return
+        reads = _loads(stmt.value)
+        j, useful = i, False
+        while j + 1 < len(stmts):  # as far down as it may go: it reads what it read
+            after = stmts[j + 1]
+            if not isinstance(after, (gast.Assign, gast.AugAssign, gast.Expr)) or \
+                    isinstance(after, gast.Expr) and not _known_effect(after):
+                break
+            names = _loads(after) | written(after)
+            if b in names or written(after) & reads:
+                break
+            useful = useful or bool(names & aliases)
+            j += 1
+        if useful:
+            stmts.insert(j, stmts.pop(i))
+
     @staticmethod
     def _without(copies: dict, changed: set) -> dict:
         return {name: value for name, value in copies.items() if name not in changed and
@@ -118,6 +167,17 @@ class CopyPropagation(trees.Transformer):
         if not copies:
             return node
         return _Reads(copies).visit(node)
+
+
+def _known_effect(stmt) -> bool:
+    """A call statement whose only effect ``written`` names: push, pop, ``np.add.at``."""
+    call = stmt.value
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+        call.func.attr in ("append", "pop", "at")
+
+
+def _loads(node) -> set[str]:
+    return {n.id for n in trees.walk(node) if isinstance(n, gast.Name)}
 
 
 def _copyable(value) -> bool:
