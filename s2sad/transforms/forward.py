@@ -37,7 +37,7 @@ from ..trees import clone
 from .higher import container_kinds, is_generated
 from .kinds import ANY, Kind
 from .normalize import assigned_names
-from .resolve import classify, is_append, is_setitem, statement_parts
+from .resolve import classify, is_append, is_setitem, operand_text, statement_parts
 from .reverse import _Inliner, is_pop
 
 # keyword arguments of elementwise functions that take no part in broadcasting
@@ -255,7 +255,8 @@ class Forward:
             if culprit is not None:
                 raise self.source.error(
                     NoDerivativeError,
-                    f"no derivative rule for {op.name}, called on {culprit.id!r}, which depends "
+                    f"no derivative rule for {op.name}, called on "
+                    f"{operand_text(culprit.id, self.namer.temporaries)}, which depends "
                     f"on the differentiated argument{'s' if len(self.wrt) > 1 else ''}", stmt,
                     "Register one with @s2sad.defvjp (and @s2sad.deftangent), wrap the argument "
                     "in s2sad.stop_gradient() if its derivative should not flow, or rewrite the "

@@ -45,6 +45,14 @@ class Op:
     name: str = ""
 
 
+def operand_text(name: str, temporaries: set) -> str:
+    """How an error names an operand: the user's variable, or for the compiler's own
+    temporary (a part of the line), what it is."""
+    if name in temporaries:
+        return "a value computed on this line"
+    return repr(name)
+
+
 def names_in(node) -> list[str]:
     return [n.id for n in trees.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load)]

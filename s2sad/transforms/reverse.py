@@ -44,7 +44,7 @@ from ..trees import clone
 from .kinds import ANY, Kind
 from .normalize import assigned_names, is_linear_chain
 from .higher import container_kinds, is_generated
-from .resolve import classify, is_append, is_setitem, statement_parts
+from .resolve import classify, is_append, is_setitem, operand_text, statement_parts
 
 
 class Reverse:
@@ -611,7 +611,8 @@ class Reverse:
             if culprit is not None:
                 raise self.source.error(
                     NoDerivativeError,
-                    f"no derivative rule for {op.name}, called on {culprit.id!r}, which depends "
+                    f"no derivative rule for {op.name}, called on "
+                    f"{operand_text(culprit.id, self.namer.temporaries)}, which depends "
                     f"on the differentiated argument{'s' if len(self.wrt) > 1 else ''}", stmt,
                     "Register one with @s2sad.defvjp, wrap the argument in "
                     "s2sad.stop_gradient() if its gradient should not flow, or rewrite the line "
