@@ -63,6 +63,8 @@ def _argsort(values):
 
 def unbroadcast(g, like):
     """Sum ``g`` (shaped like a broadcast result) down to the shape of ``like``."""
+    if type(g) is np.ndarray and type(like) is np.ndarray and g.shape == like.shape:
+        return g  # the common case, first: nothing was broadcast
     shape = _shape(like)
     gshape = _shape(g)
     if gshape == shape:
