@@ -119,19 +119,35 @@ class GradientFunction:
         compiled = self._variants.get(key)
         if compiled is None:
             compiled = self._compile(key)
+        if not self._refresh(key, compiled):  # a module global is no longer a number:
+            self._forget(key)                 # compile again, for what it is now
+            compiled = self._compile(key)
+            self._refresh(key, compiled)
         self._last = compiled
-        self._refresh(key, compiled)
         if not compiled.live and not isinstance(self.func, GradientFunction):
             self._ready[key] = compiled  # nothing to refresh at its calls
         return compiled
 
-    def _refresh(self, key, compiled) -> None:
+    def _refresh(self, key, compiled) -> bool:
+        """Read the module globals the variant reads live; False if one that it was
+        compiled for as a number (``lr = 0.1``) no longer is one."""
+        still = True
         if isinstance(self.func, GradientFunction):  # the inner gradient's globals first
             inner = self.func._variants.get(key) or self.func._compile(key)
-            self.func._refresh(key, inner)
+            still = self.func._refresh(key, inner)
         namespace = compiled.function.__globals__
         for name, (where, item) in compiled.live.items():  # module globals are read live
-            namespace[name] = where[item]
+            value = namespace[name] = where[item]
+            if name in compiled.numbers and type(value) not in (float, int):
+                still = False
+        return still
+
+    def _forget(self, key) -> None:
+        with self._lock:
+            self._variants.pop(key, None)
+            self._ready.pop(key, None)
+        if isinstance(self.func, GradientFunction):
+            self.func._forget(key)
 
     def _split_key(self, key):
         """``(backend, argument descriptors)`` of a variant key."""

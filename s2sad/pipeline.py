@@ -32,7 +32,7 @@ from .transforms.forward import Forward
 from .transforms.gradient_form import FRESH_HELPERS, GradientForm, fresh_names
 from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.higher import PrepareGenerated, is_generated, split_aux
-from .transforms.kinds import ANY, from_descriptor, infer_kinds
+from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds
 from .transforms.nan_check import NanCheck
 from .transforms.normalize import Normalize, assigned_names
 from .transforms.recompute import Recompute
@@ -70,6 +70,7 @@ class Compiled:
     function: types.FunctionType | None = None
     output_at: tuple | None = None  # (file, line, text) of the user's `return`: where a
     # non-scalar output is reported
+    numbers: frozenset = frozenset()  # module globals compiled as numbers: checked at calls
 
 
 def parameters(tree) -> list[str]:
@@ -115,7 +116,8 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     descriptors = arg_descriptors or [None] * len(params)
     arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                  for p, d in zip(params, descriptors, strict=True)}
-    kinds = infer_kinds(normalized, arg_kinds, source)
+    numbers = _module_numbers(normalized, normalizer, source, set(params))
+    kinds = infer_kinds(normalized, {**numbers, **arg_kinds}, source)
     zero_d = any(isinstance(d, tuple) and d[0] in ("nd", "cupy") and d[1] == 0
                  for d in descriptors)
     for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
@@ -195,7 +197,29 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     at = returns[0] if len(returns) == 1 else source.tree
     output_at = (source.filename, at.lineno, source.line(at.lineno))
     return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages.texts,
-                    output_at=output_at)
+                    output_at=output_at, numbers=frozenset(numbers) & set(imports.live))
+
+
+def _module_numbers(tree, normalizer, source, params: set) -> dict:
+    """Kinds of the module globals the function reads that are Python numbers now (``lr =
+    0.1``): the compiled code relies on it, and each call checks they still are."""
+    local_names = assigned_names(tree)
+    numbers = {}
+    for node in trees.walk(tree):
+        if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)) or \
+                node.id in local_names or node.id in params or node.id in numbers or \
+                node.id in source.closure:
+            continue
+        if node.id in normalizer.foreign:
+            namespace, item = normalizer.foreign[node.id]
+        elif node.id in source.globals and node.id not in source.extra:
+            namespace, item = source.globals, node.id
+        else:
+            continue
+        value = namespace.get(item)
+        if type(value) in (float, int):
+            numbers[node.id] = Kind("scalar", "()", 0, py=type(value).__name__)
+    return numbers
 
 
 def _purity(source, imports):

@@ -252,8 +252,6 @@ class Gen:
         template, bound = self.ch.pick(forms)
         self.note("unary")
         src = a.src
-        if "** 2" in template and re.fullmatch(r"-[0-9.]+", src) and AVOID_KNOWN_BUGS:
-            src = src[1:]  # (known bug: s2sad writes (-1.2) ** 2 as -1.2 ** 2)
         return E(template.format(src), bound(a.bound))
 
     def binary(self, a: E, b: E) -> E:
@@ -425,10 +423,9 @@ class Gen:
         return self.leaf(env, "m")
 
     def method(self, call: E, instead: E) -> E:
-        """``call`` (a method call), or ``instead`` in a helper of a module that does not call
-        NumPy ``np`` (known bug: s2sad then refers to an undefined ``np``)."""
-        if self.in_helper and self.alias != "np" and AVOID_KNOWN_BUGS:
-            return instead
+        """``call`` (a method call; ``instead``, the same as a NumPy call, was used in helpers
+        of a module that does not call NumPy ``np`` while s2sad desugared methods there with
+        an undefined ``np``: fixed, kept for the generator's choices to stay the same)."""
         return call
 
     def squash(self, e: E) -> E:
@@ -697,8 +694,6 @@ class Gen:
                  for n, v in env.items()}
         sub = _Ctx(ctx.returns, loop=ctx.loop or loop, top=False, depth=ctx.depth + 1)
         lines, returned = self.block(inner, sub, self.ch.int(1, 3))
-        if loop and not lines and AVOID_KNOWN_BUGS:  # known bug: a loop of only `pass`
-            lines = self.assign(inner, sub)
         if may_return and not returned and self.ch.chance(50):
             e = self.squash(self.expr(inner, ctx.returns, self.ch.int(0, 2)))
             if re.fullmatch(r"[A-Za-z_]\w*", e.src):
@@ -797,12 +792,9 @@ class Gen:
         form = self.ch.int(0, 3)
         a = self.ch.pick(vectors)
         inner_env[a].owned = False  # not updated while iterated over
-        # (known bug: s2sad reads a name reassigned in the loop, not the sequence iterated)
-        inner_env[a].readonly = inner_env[a].readonly or AVOID_KNOWN_BUGS
         if form == 1 and len(vectors) > 1:
             b = self.ch.pick([v for v in vectors if v != a])
             inner_env[b].owned = False
-            inner_env[b].readonly = inner_env[b].readonly or AVOID_KNOWN_BUGS
             p, q = self.new_name(env, "s"), self.new_name(env, "s")
             while q == p:
                 q = self.new_name(env, "s")
@@ -819,7 +811,6 @@ class Gen:
         elif form == 3 and self.in_branch_safe(self.vars_of(env, "m")):
             m = self.ch.pick(self.in_branch_safe(self.vars_of(env, "m")))
             inner_env[m].owned = False
-            inner_env[m].readonly = inner_env[m].readonly or AVOID_KNOWN_BUGS
             row = self.new_name(env, "v")
             header = f"for {row} in {m}:"
             inner_env[row] = Var("v", env[m].bound)

@@ -30,6 +30,42 @@ def test_module_globals_are_read_live():
     assert "s2sad" not in "".join(k for k in globals() if k.startswith("__s2sad"))
 
 
+RATE = 0.5
+
+
+def shares_a_number(x):
+    y = x * RATE
+    z = y
+    z += 1.0  # on numbers `+=` makes a new value: y keeps its own
+    return z * y
+
+
+def scales_by_rate(x):
+    return np.sum(np.sin(x * RATE))
+
+
+def test_module_global_numbers_are_numbers_until_they_change():
+    """A module global that is a Python number is compiled as one (`z += 1.0` on a copy
+    of a float is fine); if it becomes an array, the gradient is compiled again for it."""
+    global RATE
+    dg = s2sad.grad(shares_a_number)
+    y = 0.3 * RATE
+    assert dg(0.3) == pytest.approx((2 * y + 1.0) * RATE)
+    ds = s2sad.grad(scales_by_rate)
+    x = np.array([0.2, -0.4])
+    np.testing.assert_allclose(ds(x), RATE * np.cos(x * RATE))
+    old = RATE
+    try:
+        RATE = np.array([0.5, 2.0])  # `z += 1.0` would now change y as well: refused
+        with pytest.raises(s2sad.UnsupportedSyntaxError, match="on a value shared with 'y'"):
+            dg(0.3)
+        np.testing.assert_allclose(ds(x), RATE * np.cos(x * RATE))  # compiled again
+        RATE = 2
+        np.testing.assert_allclose(ds(x), 2 * np.cos(x * 2))
+    finally:
+        RATE = old
+
+
 def test_closures_are_read_from_their_cells():
     w = 2.0
 

@@ -603,6 +603,22 @@ def f(y):
     return y * 2.0
 ''', [0.2], id="loop-then-early-return"),  # second derivative: None pushed over a value, fixed
     regression('''
+K0 = 0.75
+
+
+def f(s_y, y, W):
+    ret = (K0 * 1.5) / (2.0 + np.cos(1.5))
+    t_1 = K0 * -1.2
+    for row in W:
+        for a in row:
+            t_1 *= np.cos(ret if t_1 > 0.3 else 0.5)
+        t_1 = ret
+    return np.sum(W ** 2) + y + t_1 * s_y
+''', [1.8185286791586694, -0.2879372905741282, np.array([[0.66, -0.24, 0.11], [-1.0, -0.47,
+                                                                 -1.33]])],
+        id="op-assign-on-a-copy-of-a-module-global-number"),  # was refused: the kinds did not
+    # know that a module global float is a number (the last failure of the long profile)
+    regression('''
 def f(y):
     z = np.ones(3)
     a = z[2]
