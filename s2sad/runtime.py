@@ -90,8 +90,9 @@ def sum_grad(g, x, axis=None, keepdims=False):
     shape = _shape(x)
     if axis is not None and not keepdims:
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
-        g = xp.expand_dims(g, tuple(a % len(shape) for a in axes))
-    return xp.broadcast_to(g, shape)
+        if _ndim(g) == len(shape) - len(axes):  # (a number, as the 0.0 of a sensitivity
+            g = xp.expand_dims(g, tuple(a % len(shape) for a in axes))  # nothing flowed
+    return xp.broadcast_to(g, shape)  # into, broadcasts as it is)
 
 
 def reduced_size(x, axis=None):
@@ -379,8 +380,11 @@ def expand_reduced(g, x, axis=None, keepdims=False):
     """
     if keepdims or axis is None or _ndim(x) == 0:
         return g
+    axes = _axes(axis, _ndim(x))
+    if _ndim(g) != _ndim(x) - len(axes):
+        return g  # a number (the 0.0 of a sensitivity nothing flowed into) broadcasts as is
     xp = array_module(g, x)
-    return xp.expand_dims(_to(xp, g), _axes(axis, _ndim(x)))
+    return xp.expand_dims(_to(xp, g), axes)
 
 
 def cast_like(g, x):

@@ -403,3 +403,10 @@ def iterate_an_expression(x):
     for e in x * 2.0:
         total = total + e * np.sin(e)
     return total
+
+
+def reduction_used_in_one_branch(y, M):
+    t = np.mean(M / (1.0 + y * y), axis=1)
+    if y < 0.3:
+        return np.tanh(np.dot(t, t))
+    return np.tanh(y)  # nothing flows into t's sensitivity: its 0.0 meets mean's axis

@@ -114,6 +114,12 @@ CASES = [
     pytest.param(C.iterate_a_name_rebound_in_the_loop, (0.4, rand(3)), 1,
                  id="iterated-name-rebound-in-loop-v"),
     pytest.param(C.iterate_an_expression, (rand(3),), 0, id="for-over-an-expression"),
+    pytest.param(C.reduction_used_in_one_branch, (0.97, rand(3, 3)), 1,
+                 id="axis-reduction-unused-on-the-branch-taken"),  # was an AxisError (fuzz)
+    pytest.param(C.reduction_used_in_one_branch, (0.1, rand(3, 3)), 1,
+                 id="axis-reduction-used-on-the-branch-taken"),
+    pytest.param(C.reduction_used_in_one_branch, (0.97, rand(3, 3)), 0,
+                 id="axis-reduction-unused-on-the-branch-taken-y"),
 ]
 
 
