@@ -45,25 +45,15 @@ class ShapeOnly(trees.Transformer):
         self.helpers = helpers
 
     def visit_FunctionDef(self, node):
+        trusted = trusted_tokens(node, self.kinds)
         params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
-        counts: dict[str, int] = {}
-        for n in trees.walk(node):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                counts[n.id] = counts.get(n.id, 0) + 1
-        self.by_token = {}
-        for p in params:  # a parameter never reassigned keeps its shape: its token is its name
-            kind = self.kinds.get(p)
-            if p not in counts and kind is not None and kind.tag == "array" and kind.shape == p:
-                self.by_token[p] = p
+        self.by_token = {p: p for p in params if p in trusted}
         for stmt in node.body:
             self.visit(stmt)
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                    isinstance(stmt.targets[0], gast.Name):
-                name = stmt.targets[0].id
-                kind = self.kinds.get(name)
-                if counts.get(name) == 1 and kind is not None and kind.shape == name and \
-                        kind.tag in ("array", "numeric"):
-                    self.by_token.setdefault(name, name)
+                    isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in trusted:
+                name = stmt.targets[0].id  # available from the statement after it
+                self.by_token.setdefault(name, name)
         return node
 
     def visit_Call(self, node):
@@ -77,3 +67,20 @@ class ShapeOnly(trees.Transformer):
                     node.args[position] = gast.Name(self.by_token[kind.shape], gast.Load(),
                                                     None, None)
         return node
+
+
+def trusted_tokens(node, kinds: dict) -> set[str]:
+    """The shape tokens of ``node`` (a function) that name one value: a parameter never
+    reassigned, or a name assigned by exactly one statement at the top level, whose kind
+    (an array, or a number or array) has its own name as token."""
+    stores: dict[str, int] = {}
+    for n in trees.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+    names = {p for p in params if p not in stores}
+    names |= {stmt.targets[0].id for stmt in node.body
+              if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+              isinstance(stmt.targets[0], gast.Name) and stores.get(stmt.targets[0].id) == 1}
+    return {t for t in names if kinds.get(t) is not None and kinds[t].shape == t and
+            kinds[t].tag in ("array", "numeric")}

@@ -6,7 +6,8 @@ product ``t_1 * s_10`` inside a larger expression, where ``t_1`` already has tha
 shape, is ``t_1`` itself: the multiplication by ones is left out (a full pass over
 the array saved). Only products nested in a larger expression are simplified, so the
 result is still a new array, never a second name for ``t_1``; and only when the kinds
-say the other factor has exactly the seed's shape (a trusted shape token). Likewise
+say the other factor has exactly the seed's shape (a trusted shape token, as in
+:mod:`s2sad.transforms.shape_only`). Likewise
 ``sum_grad(1.0, x, None, False) / e`` is ``1.0 / e``.
 
 >>> import gast
@@ -37,6 +38,7 @@ import gast
 
 from .. import trees
 from .kinds import Kind, combine
+from .shape_only import trusted_tokens
 
 
 class UnitSeed(trees.Transformer):
@@ -55,7 +57,7 @@ class UnitSeed(trees.Transformer):
         for n in trees.walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 stores[n.id] = stores.get(n.id, 0) + 1
-        trusted = self.trusted = _trusted_tokens(node, self.kinds, stores)
+        trusted = self.trusted = trusted_tokens(node, self.kinds)
         self.seeds: dict[str, str] = {}  # seed name -> the shape token it is spread over
         for stmt in node.body:  # top level: assigned once, before any use
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -148,15 +150,3 @@ class UnitSeed(trees.Transformer):
                 return None
             return combine(parts)
         return None
-
-
-def _trusted_tokens(node, kinds: dict, stores: dict) -> set:
-    """Shape tokens that name one value: a parameter never reassigned, or a name assigned
-    once, at the top level (as in :mod:`s2sad.transforms.shape_only`)."""
-    params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
-    tokens = {p for p in params if p not in stores}
-    for stmt in node.body:
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], gast.Name) and stores.get(stmt.targets[0].id) == 1:
-            tokens.add(stmt.targets[0].id)
-    return {t for t in tokens if (kinds.get(t) is not None and kinds[t].shape == t)}
