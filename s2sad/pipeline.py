@@ -123,6 +123,7 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
         if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number
             raise error
+    _refuse_arithmetic_on_dicts(normalized, kinds, source)
     active = active_names(normalized, set(wrt), source)
 
     cells = dict(normalizer.foreign_cells)
@@ -198,6 +199,28 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     output_at = (source.filename, at.lineno, source.line(at.lineno))
     return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages.texts,
                     output_at=output_at, numbers=frozenset(numbers) & set(imports.live))
+
+
+_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
+               gast.MatMult, gast.USub, gast.UAdd)
+
+
+def _refuse_arithmetic_on_dicts(tree, kinds: dict, source) -> None:
+    """A dict passed where the function does arithmetic (``x * x``): a ``TypeError`` at
+    the call, naming the line, not Python's own from inside the generated code."""
+    for node in trees.walk(tree):
+        if isinstance(node, (gast.BinOp, gast.UnaryOp)) and isinstance(node.op, _ARITHMETIC):
+            operands = [node.left, node.right] if isinstance(node, gast.BinOp) \
+                else [node.operand]
+            for operand in operands:
+                if isinstance(operand, gast.Name) and kinds.get(operand.id, ANY).tag == "dict":
+                    line = source.line(getattr(node, "lineno", None))
+                    where = f' (File "{source.filename}", line {node.lineno}: ' \
+                            f'{line.strip()})' if line else ""
+                    raise TypeError(
+                        f"{source.tree.name}(): {operand.id!r} is a dict here, and the "
+                        f"function does arithmetic on it{where}; pass a float, an array or "
+                        "a list of them, or index the dict first")
 
 
 def _module_numbers(tree, normalizer, source, params: set) -> dict:
