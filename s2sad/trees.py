@@ -61,12 +61,14 @@ def _visitor(self, node):
     return method
 
 
-class Visitor(ast.NodeVisitor):
-    """``gast.NodeVisitor`` with a faster dispatch and walk (a pass visits every node)."""
-
+class _Dispatch:
     def visit(self, node):
         method = _visitor(self, node)
         return self.generic_visit(node) if method is None else method(self, node)
+
+
+class Visitor(_Dispatch, ast.NodeVisitor):
+    """``gast.NodeVisitor`` with a faster dispatch and walk (a pass visits every node)."""
 
     def generic_visit(self, node):
         for field in node._fields:
@@ -79,13 +81,9 @@ class Visitor(ast.NodeVisitor):
                 self.visit(value)
 
 
-class Transformer(ast.NodeTransformer):
+class Transformer(_Dispatch, ast.NodeTransformer):
     """``gast.NodeTransformer`` with a faster dispatch and walk; the same semantics (a
     visit returning None removes the node, a list replaces it by several)."""
-
-    def visit(self, node):
-        method = _visitor(self, node)
-        return self.generic_visit(node) if method is None else method(self, node)
 
     def generic_visit(self, node):
         for field in node._fields:

@@ -409,13 +409,7 @@ class Normalize:
         name held when the loop began, so that one is kept under a name of its own."""
         if isinstance(node, gast.Name):
             value = self.name(node)
-            if node.id not in rebound:
-                return value
-            temp = self.namer.temp()
-            self.temps.add(temp)
-            self.emit(gast.Assign([self.store(temp)], value, None))
-            self.bind(temp, self.views(value))
-            return self.load(temp)
+            return self.temporary(value) if node.id in rebound else value
         if self._builtin_call(node) == "range":
             return self.atom(node)
         value = self.simple(node)
@@ -787,6 +781,10 @@ class Normalize:
         """An atom for an already normalized expression (a temporary if needed)."""
         if self.is_atom(value):
             return value
+        return self.temporary(value)
+
+    def temporary(self, value):
+        """``t_1 = value`` (it shares what ``value`` shares): ``t_1``."""
         temp = self.namer.temp()
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
