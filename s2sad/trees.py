@@ -38,15 +38,22 @@ def walk(node):
     todo = deque([node])
     while todo:
         node = todo.popleft()
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        todo.append(item)
-            elif isinstance(value, ast.AST):
-                todo.append(value)
+        todo.extend(children(node))
         yield node
+
+
+def children(node) -> list:
+    """The nodes directly under ``node``, in field order (``ast.iter_child_nodes``)."""
+    found = []
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if type(value) is list:
+            for item in value:
+                if isinstance(item, ast.AST):
+                    found.append(item)
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
 
 
 _METHODS: dict = {}  # (pass class, node class) -> its visit_<Node> method or None
@@ -71,14 +78,8 @@ class Visitor(_Dispatch, ast.NodeVisitor):
     """``gast.NodeVisitor`` with a faster dispatch and walk (a pass visits every node)."""
 
     def generic_visit(self, node):
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        self.visit(item)
-            elif isinstance(value, ast.AST):
-                self.visit(value)
+        for child in children(node):
+            self.visit(child)
 
 
 class Transformer(_Dispatch, ast.NodeTransformer):

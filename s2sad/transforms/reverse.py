@@ -42,7 +42,7 @@ from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
 from ..trees import clone
 from .kinds import ANY, Kind
-from .normalize import assigned_names, is_linear_chain
+from .normalize import assigned_names
 from .higher import container_kinds, is_generated
 from .resolve import classify, is_append, is_setitem, operand_text, statement_parts
 
