@@ -38,6 +38,8 @@ from ..runtime import (add_sens, array_grad, as_gradient, average_grad, cast_lik
                        std_grad, sum_grad, sum_list_grad, take_along_axis_grad, take_grad,
                        tensordot_grad, tile_grad, trace_grad, transpose_grad, unbroadcast,
                        var_grad, vecdot_grad, vstack_grad, zeros_like_structure)
+from ..runtime_hessians import (average_grad_partial, cumprod_hvp, prod_hvp,
+                               std_grad_partial)
 from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pushforward)
 from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast_like,
@@ -238,15 +240,17 @@ def var_grad_rule(g, ans, h, x, axis=None, ddof=0, keepdims=False):
 
 @defvjp(std_grad, shape="other")
 def std_grad_rule(g, ans, h, std, x, axis=None, ddof=0, keepdims=False):
+    # for a fixed std, linear in x (h (x - mean) / ((n - ddof) std)): its adjoint is itself
     return (sens_like(reduce_tangent(g, std_grad(np.ones_like(h), std, x, axis, ddof, keepdims),
                                      axis, keepdims), h),
-            not_differentiable_yet("std_grad", "std"), not_differentiable_yet("std_grad", "x"))
+            std_grad_partial(g, h, std, x, axis, ddof, keepdims),
+            std_grad(h, std, g, axis, ddof, keepdims))
 
 
 @defvjp(prod_grad, shape="other")
 def prod_grad_rule(g, ans, h, x, axis=None, keepdims=False):
     return (sens_like(reduce_tangent(g, prod_grad(np.ones_like(h), x, axis, keepdims), axis,
-                                     keepdims), h), not_differentiable_yet("prod_grad", "x"))
+                                     keepdims), h), prod_hvp(h, x, g, axis, keepdims))
 
 
 @defvjp(norm_grad, shape="other")
@@ -264,9 +268,8 @@ def cumsum_grad_rule(g, ans, h, x, axis=None):
 
 @defvjp(cumprod_grad, shape="other")
 def cumprod_grad_rule(g, ans, h, cumprod, x, axis=None):
-    return (sens_like(cumprod_tangent(g, x, axis), h),
-            not_differentiable_yet("cumprod_grad", "cumprod"),
-            not_differentiable_yet("cumprod_grad", "x"))
+    # x's part is the whole derivative, through cumprod = np.cumprod(x) too: none for cumprod
+    return sens_like(cumprod_tangent(g, x, axis), h), None, cumprod_hvp(h, x, g, axis)
 
 
 deflinear(sum_grad, extremum_grad, ptp_grad, nansum_grad, nanmean_grad, cumsum_grad)
@@ -275,13 +278,14 @@ deflinear(reduce_tangent, var_grad, argnums=(0, 1))
 
 @deftangent(std_grad)
 def std_grad_tangent(g, ans, h, std, x, axis=None, ddof=0, keepdims=False):
-    return (std_grad(g, std, x, axis, ddof, keepdims), not_differentiable_yet("std_grad", "std"),
-            not_differentiable_yet("std_grad", "x"))
+    return (std_grad(g, std, x, axis, ddof, keepdims),
+            std_grad_partial(g, h, std, x, axis, ddof, keepdims, True),
+            std_grad(h, std, g, axis, ddof, keepdims))
 
 
 @deftangent(prod_grad)
 def prod_grad_tangent(g, ans, h, x, axis=None, keepdims=False):
-    return prod_grad(g, x, axis, keepdims), not_differentiable_yet("prod_grad", "x")
+    return prod_grad(g, x, axis, keepdims), prod_hvp(h, x, g, axis, keepdims)
 
 
 @deftangent(norm_grad)
@@ -333,8 +337,73 @@ deflinear(einsum_with, argnums=(3,))
 
 @deftangent(cumprod_grad)
 def cumprod_grad_tangent(g, ans, h, cumprod, x, axis=None):
-    return (cumprod_grad(g, cumprod, x, axis), not_differentiable_yet("cumprod_grad", "cumprod"),
-            not_differentiable_yet("cumprod_grad", "x"))
+    return cumprod_grad(g, cumprod, x, axis), None, cumprod_hvp(h, x, g, axis)
+
+
+# --- second derivatives of the reductions (s2sad.runtime_hessians) ---------------------------
+
+
+@defvjp(prod_hvp, shape="other")
+def prod_hvp_rule(g, ans, h, x, v, axis=None, keepdims=False):
+    # the Hessian is symmetric: v's part is prod_hvp itself
+    return (sens_like(reduce_tangent(g, prod_hvp(np.ones_like(h), x, v, axis, keepdims), axis,
+                                     keepdims), h),
+            not_differentiable_yet("prod_hvp", "x"), prod_hvp(h, x, g, axis, keepdims))
+
+
+@deftangent(prod_hvp)
+def prod_hvp_tangent(g, ans, h, x, v, axis=None, keepdims=False):
+    return (prod_hvp(g, x, v, axis, keepdims), not_differentiable_yet("prod_hvp", "x"),
+            prod_hvp(h, x, g, axis, keepdims))
+
+
+@defvjp(cumprod_hvp, shape="other")
+def cumprod_hvp_rule(g, ans, h, x, v, axis=None):
+    return (not_differentiable_yet("cumprod_hvp", "h"), not_differentiable_yet("cumprod_hvp", "x"),
+            cumprod_hvp(h, x, g, axis))
+
+
+@deftangent(cumprod_hvp)
+def cumprod_hvp_tangent(g, ans, h, x, v, axis=None):
+    return (cumprod_hvp(g, x, v, axis), not_differentiable_yet("cumprod_hvp", "x"),
+            cumprod_hvp(h, x, g, axis))
+
+
+@defvjp(std_grad_partial, shape="other")
+def std_grad_partial_rule(g, ans, t, h, std, x, axis=None, ddof=0, keepdims=False,
+                          tangent=False):
+    # the adjoint and the tangent form are each other's transposes
+    return (std_grad_partial(g, h, std, x, axis, ddof, keepdims, not tangent),
+            not_differentiable_yet("std_grad_partial", "h"),
+            not_differentiable_yet("std_grad_partial", "std"),
+            not_differentiable_yet("std_grad_partial", "x"))
+
+
+@deftangent(std_grad_partial)
+def std_grad_partial_tangent(g, ans, t, h, std, x, axis=None, ddof=0, keepdims=False,
+                             tangent=False):
+    return (std_grad_partial(g, h, std, x, axis, ddof, keepdims, tangent),
+            std_grad_partial(t, g, std, x, axis, ddof, keepdims, tangent),
+            not_differentiable_yet("std_grad_partial", "std"),
+            not_differentiable_yet("std_grad_partial", "x"))
+
+
+@defvjp(average_grad_partial, shape="other")
+def average_grad_partial_rule(g, ans, t, h, a, axis=None, weights=None, keepdims=False,
+                              argnum=0, wrt=0, tangent=False):
+    return (average_grad_partial(g, h, a, axis, weights, keepdims, argnum, wrt, not tangent),
+            not_differentiable_yet("average_grad_partial", "h"),
+            not_differentiable_yet("average_grad_partial", "a"), None,
+            not_differentiable_yet("average_grad_partial", "weights"))
+
+
+@deftangent(average_grad_partial)
+def average_grad_partial_tangent(g, ans, t, h, a, axis=None, weights=None, keepdims=False,
+                                 argnum=0, wrt=0, tangent=False):
+    return (average_grad_partial(g, h, a, axis, weights, keepdims, argnum, wrt, tangent),
+            average_grad_partial(t, g, a, axis, weights, keepdims, argnum, wrt, tangent),
+            not_differentiable_yet("average_grad_partial", "a"), None,
+            not_differentiable_yet("average_grad_partial", "weights"))
 
 
 # --- products: bilinear in the sensitivity and the other factor -----------------------------
@@ -564,8 +633,7 @@ def cholesky_grad_tangent(g, ans, h, L):
 
 @defvjp(cumprod_tangent, shape="other")
 def cumprod_tangent_rule(g, ans, h, x, axis=None):
-    return (sens_like(cumprod_grad(g, np.cumprod(x, axis), x, axis), h),
-            not_differentiable_yet("cumprod_tangent", "x"))
+    return sens_like(cumprod_grad(g, np.cumprod(x, axis), x, axis), h), cumprod_hvp(g, x, h, axis)
 
 
 @defvjp(sort_tangent, shape="other")
@@ -591,23 +659,30 @@ def arange_tangent_rule(g, ans, h, values, argnum):
 
 @defvjp(average_tangent, shape="other")
 def average_tangent_rule(g, ans, h, a, axis=None, weights=None, keepdims=False, argnum=0):
+    # in a and the weights: the adjoint of average_grad(g, ...) in them, applied to h
     return (sens_like(average_grad(g, a, axis, weights, keepdims, argnum), h),
-            not_differentiable_yet("average_tangent", "a"), None,
-            not_differentiable_yet("average_tangent", "weights"))
+            None if weights is None else
+            average_grad_partial(h, g, a, axis, weights, keepdims, argnum, 0), None,
+            None if weights is None else
+            average_grad_partial(h, g, a, axis, weights, keepdims, argnum, 1))
 
 
 @defvjp(average_grad, shape="other")
 def average_grad_rule(g, ans, h, a, axis=None, weights=None, keepdims=False, argnum=0):
     return (sens_like(average_tangent(g, a, axis, weights, keepdims, argnum), h),
-            None if weights is None else not_differentiable_yet("average_grad", "a"), None,
-            not_differentiable_yet("average_grad", "weights"))
+            None if weights is None else
+            average_grad_partial(g, h, a, axis, weights, keepdims, argnum, 0), None,
+            None if weights is None else
+            average_grad_partial(g, h, a, axis, weights, keepdims, argnum, 1))
 
 
 @deftangent(average_grad)
 def average_grad_tangent(g, ans, h, a, axis=None, weights=None, keepdims=False, argnum=0):
     return (average_grad(g, a, axis, weights, keepdims, argnum),
-            None if weights is None else not_differentiable_yet("average_grad", "a"), None,
-            not_differentiable_yet("average_grad", "weights"))
+            None if weights is None else
+            average_grad_partial(g, h, a, axis, weights, keepdims, argnum, 0, True), None,
+            None if weights is None else
+            average_grad_partial(g, h, a, axis, weights, keepdims, argnum, 1, True))
 
 
 @defvjp(solve_tangent, shape="other")
