@@ -134,8 +134,45 @@ def old_value_kept_by_another_name(x):
     return np.sum(a * b)
 
 
+def row_of_a_matrix(x):
+    z = np.ones((3, 3))
+    a = z[2]  # a view: a row of z
+    z[2] = x * 2.0
+    return np.sum(a * x) + np.sum(z)
+
+
+def slice_of_a_vector(x):
+    z = np.zeros(4)
+    a = z[1:]  # a view
+    z[1] = np.sum(x)
+    return np.sum(a * x)
+
+
+def item_of_an_unknown_array(x):
+    z = np.ones(len(x) * (1, 2))  # shape unknown to the compiler: z[0] may be a view
+    a = z[0]
+    z[0] = x[0]
+    return np.sum(a * x)
+
+
+def item_of_a_vector(x):
+    z = np.ones(3)
+    a = z[2]  # a number, not a view: the update leaves it alone
+    z[2] = np.tanh(x[0])
+    return a * np.sum(x) + np.sum(z * x)
+
+
+def item_of_a_matrix(x):
+    z = np.zeros((2, 3))
+    a = z[1, 2]
+    z[1, 2] = x[1] ** 2
+    return a + np.sum(z[1] * x)
+
+
 SHARED = [reshaped, transposed, as_array, view_from_helper, held_in_list,
-          shared_in_one_branch, shared_on_a_previous_pass]
+          shared_in_one_branch, shared_on_a_previous_pass, row_of_a_matrix, slice_of_a_vector,
+          item_of_an_unknown_array]
 ARGUMENT = [argument_in_one_branch, argument_on_the_first_pass, argument_through_another_name]
 SAFE = [argument_replaced, argument_replaced_by_a_constant, argument_replaced_in_both_branches,
-        argument_replaced_on_every_pass, fresh_from_helper, old_value_kept_by_another_name]
+        argument_replaced_on_every_pass, fresh_from_helper, old_value_kept_by_another_name,
+        item_of_a_vector, item_of_a_matrix]

@@ -624,9 +624,8 @@ def f(y):
     a = z[2]
     z[-1] = np.tanh(y)
     return a + np.sum(z)
-''', [0.3], id="update-after-reading-an-item", bug=known_bug(
-        "refused: 'in-place update of z, which shares its memory with a', but a = z[2] is a "
-        "float, not a view of z")),
+''', [0.3], id="update-after-reading-an-item"),  # was refused: a = z[2] of a 1-d z is a
+    # number, not a view of z
     regression('''
 def f(y):
     for j in range(2):

@@ -227,6 +227,8 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         return _subscript_kind(of(value.value), value.slice, of)
     if op.kind in ("call", "nondiff") and op.rule is not None:
         shape = op.rule.shape
+        if op.rule.func in _CREATED and op.operands:  # np.zeros(3), np.ones((n, 2))...
+            return _created_kind(op.operands[0], of, target)
         if op.rule.func is np.matmul and len(op.operands) == 2 and not op.keywords:
             return _matmul_kind(*(of(a) for a in op.operands))
         if op.rule.func in (list, tuple) and len(op.operands) == 1 and not op.keywords:
@@ -261,6 +263,21 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     if op.kind == "nondiff":
         return ANY
     return ANY
+
+
+# functions that make a new array of the shape given as their first argument
+_CREATED = (np.zeros, np.ones, np.empty, np.full)
+
+
+def _created_kind(shape, of, target) -> Kind:
+    """The kind of ``np.zeros(shape)``...: an array whose rank is the number of lengths in
+    ``shape`` (an integer, or a tuple display of integers), if that is known."""
+    lengths = shape.elts if isinstance(shape, gast.Tuple) else [shape]
+    if lengths and all(isinstance(n, gast.Constant) and type(n.value) is int or
+           isinstance(n, gast.Name) and of(n).tag == "scalar" and of(n).py == "int"
+           for n in lengths):
+        return Kind("array", target, len(lengths))
+    return NUMERIC
 
 
 def _matmul_kind(x: Kind, y: Kind) -> Kind:

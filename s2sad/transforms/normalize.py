@@ -565,10 +565,14 @@ class Normalize:
         reader = None if self.trusted else \
             next((k for k in owners if self._read_later(stmt, k)), None)
         if reader is not None:
-            raise self.source.syntax_error(
+            error = self.source.syntax_error(
                 f"an in-place update of {name!r}, which shares its memory with {reader!r}",
                 stmt, f"Copy first (`{name} = {reader}.copy()`), so that {reader!r} keeps "
                 "its value.")
+            if self.current.get(reader) is None:
+                raise error
+            # `a = z[2]` shares nothing if it is a number: refused once the kinds say it is not
+            self.root.deferred.append((self.current[reader], error))
         subscript = gast.Subscript(self.load(mine), index, gast.Store())
         self.emit(gast.Assign([subscript], value, None))
 
