@@ -61,10 +61,19 @@ def _argsort(values):
     return tuple(sorted(range(len(values)), key=list(values).__getitem__))
 
 
+_LEADING = [tuple(range(n)) for n in range(33)]  # the axes a broadcast put in front
+
+
 def unbroadcast(g, like):
     """Sum ``g`` (shaped like a broadcast result) down to the shape of ``like``."""
-    if type(g) is np.ndarray and type(like) is np.ndarray and g.shape == like.shape:
-        return g  # the common case, first: nothing was broadcast
+    if type(g) is np.ndarray and type(like) is np.ndarray:  # the common cases first
+        shape = like.shape
+        gshape = g.shape
+        if gshape == shape:
+            return g  # nothing was broadcast
+        extra = len(gshape) - len(shape)
+        if extra > 0 and gshape[extra:] == shape:
+            return g.sum(axis=_LEADING[extra])  # a bias added to each row
     shape = _shape(like)
     gshape = _shape(g)
     if gshape == shape:
@@ -73,11 +82,12 @@ def unbroadcast(g, like):
     if not shape:
         return xp.sum(g)
     extra = len(gshape) - len(shape)
-    if extra > 0:
-        g = xp.sum(g, axis=tuple(range(extra)))
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and _shape(g)[i] != 1)
-    if axes:
-        g = xp.sum(g, axis=axes, keepdims=True)
+    if extra >= 0:  # one sum over the axes put in front and those of length 1 in like
+        axes = _LEADING[extra] + tuple(extra + i for i, n in enumerate(shape)
+                                       if n == 1 and gshape[extra + i] != 1)
+        if axes:
+            g = g.sum(axis=axes, keepdims=True)
+            g = g.reshape(g.shape[extra:]) if extra else g
     if _shape(g) != shape:  # g was smaller than like (a scalar seed): spread it out
         g = xp.broadcast_to(_to(xp, g), shape)
     return g
@@ -333,6 +343,8 @@ def as_gradient(x, g):
             g = {}
         return {k: as_gradient(v, g.get(k, 0.0)) for k, v in x.items()}
     if isinstance(x, np.ndarray):
+        if type(g) is np.ndarray and g.shape == x.shape:
+            return g.astype(_float_type(x))  # a copy, as below, without the broadcast
         return np.array(np.broadcast_to(g, x.shape), dtype=_float_type(x))
     if isinstance(x, np.generic):
         if not isinstance(g, (numbers.Number, np.ndarray, np.generic)):

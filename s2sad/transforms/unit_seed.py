@@ -5,7 +5,8 @@ The adjoint of ``np.sum(e)`` spreads the output's sensitivity over the shape of 
 product ``t_1 * s_10`` inside a larger expression, where ``t_1`` already has that
 shape, is ``t_1`` itself: the multiplication by ones is left out (a full pass over
 the array saved). Only products nested in a larger expression are simplified, so the
-result is still a new array, never a second name for ``t_1``; and only when the kinds
+result is still a new array, never a second name for ``t_1`` (a product of three factors
+stays a product without one of them); and only when the kinds
 say the other factor has exactly the seed's shape (a trusted shape token, as in
 :mod:`s2sad.transforms.shape_only`). Likewise
 ``sum_grad(1.0, x, None, False) / e`` is ``1.0 / e``.
@@ -19,7 +20,8 @@ say the other factor has exactly the seed's shape (a trusted shape token, as in
 ...     s_10 = sum_grad(1.0, x, None, False)
 ...     s_4 = t_1 * s_10 * t_5
 ...     s_3 = t_1 * s_10
-...     return s_4 + s_3''').body[0]
+...     s_2 = s_10 * 2 * t_1
+...     return s_4 + s_3 + s_2''').body[0]
 >>> array = Kind("array", "x", 1)
 >>> kinds = {"x": array, "t_1": array, "t_5": array}
 >>> print(unparse(UnitSeed(kinds, "sum_grad", {"s_10"}).visit(fn)))
@@ -29,7 +31,8 @@ def g(x):
     s_10 = sum_grad(1.0, x, None, False)
     s_4 = t_1 * t_5
     s_3 = t_1 * s_10
-    return s_4 + s_3
+    s_2 = 2 * t_1
+    return s_4 + s_3 + s_2
 """
 
 from __future__ import annotations
@@ -113,10 +116,13 @@ class UnitSeed(trees.Transformer):
         """``node``: ``e * seed`` and ``seed * e`` become ``e`` when ``nested`` in
         arithmetic."""
         self._operands(node)
-        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult) and nested:
-            for seed, other in ((node.left, node.right), (node.right, node.left)):
-                if self._spread_like(seed, other):
-                    return other
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+            factors = _factors(node)  # a product of three or more stays a product without one
+            if nested or len(factors) > 2:
+                for k, seed in enumerate(factors):
+                    rest = factors[:k] + factors[k + 1:]
+                    if any(self._spread_like(seed, other) for other in rest):
+                        return _product(rest, node)
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Div) and \
                 self._spread_like(node.left, node.right):  # ones / e: 1.0 / e
             node.left = gast.copy_location(gast.Constant(1.0, None), node.left)
@@ -150,3 +156,18 @@ class UnitSeed(trees.Transformer):
                 return None
             return combine(parts)
         return None
+
+
+def _factors(node) -> list:
+    """The factors of a product ``a * b * c`` (of nested products too), in order."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+        return _factors(node.left) + _factors(node.right)
+    return [node]
+
+
+def _product(factors: list, where):
+    """``factors[0] * factors[1] * ...``, evaluated left to right."""
+    product = factors[0]
+    for factor in factors[1:]:
+        product = gast.copy_location(gast.BinOp(product, gast.Mult(), factor), where)
+    return product
