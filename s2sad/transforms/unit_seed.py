@@ -9,7 +9,9 @@ result is still a new array, never a second name for ``t_1`` (a product of three
 stays a product without one of them); and only when the kinds
 say the other factor has exactly the seed's shape (a trusted shape token, as in
 :mod:`s2sad.transforms.shape_only`). Likewise
-``sum_grad(1.0, x, None, False) / e`` is ``1.0 / e``.
+``sum_grad(1.0, x, None, False) / e`` is ``1.0 / e`` (and ``1.0 / e * b`` is ``b / e``),
+and a seed that is a number written in the code, ``sum_grad(0.0005, x, None, False)``,
+is that number in a product with a factor shaped like ``x``.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
@@ -21,7 +23,9 @@ say the other factor has exactly the seed's shape (a trusted shape token, as in
 ...     s_4 = t_1 * s_10 * t_5
 ...     s_3 = t_1 * s_10
 ...     s_2 = s_10 * 2 * t_1
-...     return s_4 + s_3 + s_2''').body[0]
+...     s_1 = s_10 / t_5 * t_1
+...     s_0 = t_1 * sum_grad(0.0005 * 1.0, x, None, False)
+...     return s_4 + s_3 + s_2 + s_1 + s_0''').body[0]
 >>> array = Kind("array", "x", 1)
 >>> kinds = {"x": array, "t_1": array, "t_5": array}
 >>> print(unparse(UnitSeed(kinds, "sum_grad", {"s_10"}).visit(fn)))
@@ -32,7 +36,9 @@ def g(x):
     s_4 = t_1 * t_5
     s_3 = t_1 * s_10
     s_2 = 2 * t_1
-    return s_4 + s_3 + s_2
+    s_1 = t_1 / t_5
+    s_0 = t_1 * 0.0005
+    return s_4 + s_3 + s_2 + s_1 + s_0
 """
 
 from __future__ import annotations
@@ -73,14 +79,15 @@ class UnitSeed(trees.Transformer):
             self._statement(stmt)
         return node
 
-    def _unit_seed(self, value, trusted) -> str | None:
+    def _unit_seed(self, value, trusted, number=1.0) -> str | None:
         if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and
                 value.func.id == self.sum_grad and len(value.args) == 4 and
                 not value.keywords):
             return None
         seed, like, axis, keepdims = value.args
-        if not (isinstance(seed, gast.Constant) and seed.value == 1.0 and
-                type(seed.value) is float and isinstance(like, gast.Name) and
+        if not ((_number(seed) == number if number != 1.0 else isinstance(
+                seed, gast.Constant) and seed.value == 1.0 and type(seed.value) is float) and
+                isinstance(like, gast.Name) and
                 isinstance(axis, gast.Constant) and axis.value is None and
                 isinstance(keepdims, gast.Constant) and keepdims.value is False):
             return None
@@ -123,17 +130,43 @@ class UnitSeed(trees.Transformer):
                     rest = factors[:k] + factors[k + 1:]
                     if any(self._spread_like(seed, other) for other in rest):
                         return _product(rest, node)
+            for k, seed in enumerate(factors):  # sum_grad(c, x, ...) * x: c * x
+                number = self._number_seed(seed)
+                if number is not None and any(self._spread_like(seed, other, number)
+                                              for other in factors[:k] + factors[k + 1:]):
+                    factors[k] = gast.copy_location(gast.Constant(number, None), seed)
+                    return self._reciprocal(_product(factors, node))
+            return self._reciprocal(node)
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Div) and \
                 self._spread_like(node.left, node.right):  # ones / e: 1.0 / e
             node.left = gast.copy_location(gast.Constant(1.0, None), node.left)
+            node.from_seed = True  # (the user's own `1.0 / e * b` stays as written)
         return node
 
-    def _spread_like(self, seed, other) -> bool:
-        """Is ``seed`` ones shaped exactly like ``other``?"""
+    @staticmethod
+    def _reciprocal(node):
+        """``1.0 / e * b``, where ``1.0`` was ones of a seed, is ``b / e`` (one operation
+        fewer; the same at 0, inf and NaN)."""
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult) and \
+                getattr(node.left, "from_seed", False):
+            return gast.copy_location(gast.BinOp(node.right, gast.Div(), node.left.right), node)
+        return node
+
+    def _number_seed(self, node):
+        """``c`` of ``sum_grad(c, x, None, False)`` with ``c`` a number written in the code
+        (``0.0005 * 1.0``), its value, or None."""
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and
+                node.func.id == self.sum_grad and len(node.args) == 4 and not node.keywords):
+            return None
+        number = _number(node.args[0])
+        return None if number == 1.0 else number  # (ones: above, only where they go)
+
+    def _spread_like(self, seed, other, number=1.0) -> bool:
+        """Is ``seed`` ones (or ``number``) shaped exactly like ``other``?"""
         if isinstance(seed, gast.Name):
-            token = self.seeds.get(seed.id)
+            token = self.seeds.get(seed.id) if number == 1.0 else None
         elif isinstance(seed, gast.Call):
-            token = self._unit_seed(seed, self.trusted)
+            token = self._unit_seed(seed, self.trusted, number)
         else:
             return False
         if token is None:
@@ -171,3 +204,20 @@ def _product(factors: list, where):
     for factor in factors[1:]:
         product = gast.copy_location(gast.BinOp(product, gast.Mult(), factor), where)
     return product
+
+
+def _number(node):
+    """The value of a number written as constants and arithmetic (``0.0005 * 1.0``), or
+    None: computed with Python floats, as the generated code would."""
+    if isinstance(node, gast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        value = _number(node.operand)
+        return None if value is None else -value
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Add, gast.Sub)):
+        left, right = _number(node.left), _number(node.right)
+        if left is None or right is None:
+            return None
+        return left * right if isinstance(node.op, gast.Mult) else \
+            left + right if isinstance(node.op, gast.Add) else left - right
+    return None
