@@ -361,51 +361,6 @@ def checkpoint_tangent(func, args, argnum, g):
 # --- second derivatives of a few nonlinear adjoints ----------------------------------------
 
 
-def _norm_kind(x, ord, axis, matrix):
-    """``"two"`` (the Euclidean or Frobenius norm), ``"flat"`` (a norm whose adjoint is
-    piecewise constant in x: 1, inf...) or None (not handled)."""
-    axes = axes_of(axis, np.ndim(x))
-    if matrix is None:
-        matrix = ord is not None and np.ndim(x) == 2 if axis is None else len(axes) == 2
-    if (not matrix and ord in (None, 2)) or (matrix and ord in (None, "fro")):
-        return "two", axes
-    if ord in (1, np.inf, -np.inf) or (matrix and ord == -1):
-        return "flat", axes
-    return None, axes
-
-
-def _expand(value, x, axes, axis, keepdims):
-    value = np.asarray(value)
-    if keepdims:
-        return value
-    if axis is not None:
-        return np.expand_dims(value, axes)
-    return np.reshape(value, (1,) * np.ndim(x))
-
-
-def norm_grad_partial(t, h, ans, x, ord=None, axis=None, keepdims=False, matrix=None,
-                      argnum=2, tangent=False):
-    """Derivatives of ``norm_grad(h, ans, x, ...)`` (``h x / ans`` for the Euclidean norm)
-    with respect to ``ans`` (``argnum`` 1) or ``x`` (2): the adjoint applied to ``t`` (a
-    sensitivity shaped like ``x``), or with ``tangent``, the tangent along ``t``."""
-    kind, axes = _norm_kind(x, ord, axis, matrix)
-    if kind is None:
-        not_differentiable_yet("norm_grad", "ans" if argnum == 1 else "x")
-    x = np.asarray(x)
-    h_e = _expand(h, x, axes, axis, keepdims)
-    a_e = _expand(ans, x, axes, axis, keepdims)
-    safe = np.where(a_e == 0, 1.0, a_e)
-    if kind == "flat":
-        return np.zeros_like(t * 1.0) if tangent or argnum == 2 else np.zeros(np.shape(ans))
-    if argnum == 2:  # d/dx of h x / ans: h / ans, elementwise
-        return np.where(a_e == 0, 0.0, t * h_e / safe)
-    if tangent:  # along ans (t shaped like ans)
-        return np.where(a_e == 0, 0.0,
-                        -h_e * x * _expand(t, x, axes, axis, keepdims) / safe ** 2)
-    out = np.sum(np.where(a_e == 0, 0.0, -t * h_e * x / safe ** 2), axis=axes, keepdims=True)
-    return out if keepdims else np.reshape(out, np.shape(ans))
-
-
 def einsum_with(subscripts, operands, argnum, value):
     """``np.einsum(subscripts, *operands)`` with operand ``argnum`` replaced by ``value``."""
     ops = [value if i == argnum else o for i, o in enumerate(operands) if o is not None]

@@ -258,9 +258,6 @@ def test_globals_are_read_live_through_every_order():
 
 # --- second derivatives of every rule of the NumPy table ---------------------------------------
 
-# second derivatives s2sad does not have yet (their adjoints are nonlinear helpers whose own
-# derivatives are not written): they raise NoDerivativeError, they never give a wrong value
-NOT_YET = ("norm-matrix-2", "norm-matrix-nuc", "norm-p3", "matrix_norm", "solve", "cholesky")
 # sinc's adjoint is written with np.where(x == 0, ...): right at 0, but its derivative there
 # is the where's, not sinc's second derivative
 CONVENTION = ("sinc-at-0",)
@@ -278,10 +275,7 @@ def _rule_rows():
                 continue
             name = param.id[:-len("-opt")]
             marks = []
-            if name.startswith(NOT_YET):
-                marks = [pytest.mark.xfail(raises=s2sad.NoDerivativeError, strict=True,
-                                           reason="second derivative not written yet")]
-            elif name.startswith(CONVENTION):
+            if name.startswith(CONVENTION):
                 marks = [pytest.mark.xfail(strict=True, reason="a convention at a kink")]
             rows.append(pytest.param(f, args, i, id=name, marks=marks))
     return rows

@@ -13,8 +13,10 @@ takes, so:
 
 Here ``g`` is the sensitivity coming into the helper's result and ``h`` the helper's
 own first argument. Where a helper depends on another argument nonlinearly (``std``,
-``prod``, ``solve``...), that derivative is not written yet: the generated code then
-calls ``not_differentiable_yet``, which raises only if it runs.
+``prod``, ``cumprod``, weighted ``average``), that derivative is a helper of
+``s2sad.runtime_hessians``; those of linear algebra and norms are in
+``s2sad.rules.linalg_helper_rules``. A derivative not written yet (mostly third
+derivatives) is a call of ``not_differentiable_yet``, which raises only if it runs.
 
 >>> import numpy as np
 >>> from s2sad import registry
@@ -27,27 +29,26 @@ array([2., 2., 2.])
 import numpy as np
 
 from ..registry import deflinear, deftangent, defvjp, nondifferentiable
-from ..runtime import (add_sens, array_grad, as_gradient, average_grad, cast_like, cholesky_grad,
-                       choose_grad, clip_grad, column_stack_grad, concatenate_grad, cumprod_grad,
-                       cumsum_grad, diag_grad, diagonal_grad, diff_grad, dot_grad_left,
-                       dot_grad_right, dstack_grad, einsum_grad, expand_reduced, extremum_grad,
-                       hstack_grad, index_grad, inner_grad, kron_grad, linspace_grad,
-                       matmul_grad_left, matmul_grad_right, nanmean_grad, nansum_grad, norm_grad,
-                       output_seed, pack_like, pad_grad, pad_values_grad, prod_grad, ptp_grad,
-                       reduced_size, repeat_grad, solve_grad, sort_grad, split_grad, stack_grad,
-                       std_grad, sum_grad, sum_list_grad, take_along_axis_grad, take_grad,
-                       tensordot_grad, tile_grad, trace_grad, transpose_grad, unbroadcast,
-                       var_grad, vecdot_grad, vstack_grad, zeros_like_structure)
+from ..runtime import (add_sens, array_grad, as_gradient, average_grad, cast_like, choose_grad,
+                       clip_grad, column_stack_grad, concatenate_grad, cumprod_grad, cumsum_grad,
+                       diag_grad, diagonal_grad, diff_grad, dot_grad_left, dot_grad_right,
+                       dstack_grad, einsum_grad, expand_reduced, extremum_grad, hstack_grad,
+                       index_grad, inner_grad, kron_grad, linspace_grad, matmul_grad_left,
+                       matmul_grad_right, nanmean_grad, nansum_grad, output_seed, pack_like,
+                       pad_grad, pad_values_grad, prod_grad, ptp_grad, reduced_size, repeat_grad,
+                       sort_grad, split_grad, stack_grad, std_grad, sum_grad, sum_list_grad,
+                       take_along_axis_grad, take_grad, tensordot_grad, tile_grad, trace_grad,
+                       transpose_grad, unbroadcast, var_grad, vecdot_grad, vstack_grad,
+                       zeros_like_structure)
 from ..runtime_hessians import (average_grad_partial, cumprod_hvp, prod_hvp,
                                std_grad_partial)
 from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pushforward)
 from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast_like,
-                              cholesky_tangent, clip_tangent, cumprod_tangent,
-                              einsum_grad_operands, einsum_grad_tangent, einsum_with, join_like,
-                              norm_grad_partial, not_differentiable_yet, pad_values_forward,
-                              put_item, reduce_tangent, rule_part, sens_item, sens_like,
-                              snapshot, solve_tangent, sort_tangent, split_like, stack_like,
+                              clip_tangent, cumprod_tangent, einsum_grad_operands,
+                              einsum_grad_tangent, einsum_with, join_like, not_differentiable_yet,
+                              pad_values_forward, put_item, reduce_tangent, rule_part, sens_item,
+                              sens_like, snapshot, sort_tangent, split_like, stack_like,
                               sum_parts, take_at, unbroadcast_adjoint, unpack_sens)
 
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
@@ -253,14 +254,6 @@ def prod_grad_rule(g, ans, h, x, axis=None, keepdims=False):
                                      keepdims), h), prod_hvp(h, x, g, axis, keepdims))
 
 
-@defvjp(norm_grad, shape="other")
-def norm_grad_rule(g, ans, h, norm, x, ord=None, axis=None, keepdims=False, matrix=None):
-    return (sens_like(np.sum(g * norm_grad(np.ones_like(h), norm, x, ord, axis, keepdims, matrix),
-                             axis=axis, keepdims=keepdims), h),
-            norm_grad_partial(g, h, norm, x, ord, axis, keepdims, matrix, 1),
-            norm_grad_partial(g, h, norm, x, ord, axis, keepdims, matrix, 2))
-
-
 @defvjp(cumsum_grad, shape="other")
 def cumsum_grad_rule(g, ans, h, x, axis=None):
     return sens_like(np.cumsum(g, axis=axis), h)
@@ -286,31 +279,6 @@ def std_grad_tangent(g, ans, h, std, x, axis=None, ddof=0, keepdims=False):
 @deftangent(prod_grad)
 def prod_grad_tangent(g, ans, h, x, axis=None, keepdims=False):
     return prod_grad(g, x, axis, keepdims), prod_hvp(h, x, g, axis, keepdims)
-
-
-@deftangent(norm_grad)
-def norm_grad_tangent(g, ans, h, norm, x, ord=None, axis=None, keepdims=False, matrix=None):
-    return (norm_grad(g, norm, x, ord, axis, keepdims, matrix),
-            norm_grad_partial(g, h, norm, x, ord, axis, keepdims, matrix, 1, True),
-            norm_grad_partial(g, h, norm, x, ord, axis, keepdims, matrix, 2, True))
-
-
-@defvjp(norm_grad_partial, shape="other")
-def norm_grad_partial_rule(g, ans, t, h, norm, x, ord=None, axis=None, keepdims=False,
-                           matrix=None, argnum=2, tangent=False):
-    return (not_differentiable_yet("norm_grad_partial", "t"),
-            not_differentiable_yet("norm_grad_partial", "h"),
-            not_differentiable_yet("norm_grad_partial", "ans"),
-            not_differentiable_yet("norm_grad_partial", "x"))
-
-
-@deftangent(norm_grad_partial)
-def norm_grad_partial_tangent(g, ans, t, h, norm, x, ord=None, axis=None, keepdims=False,
-                              matrix=None, argnum=2, tangent=False):
-    return (norm_grad_partial(g, h, norm, x, ord, axis, keepdims, matrix, argnum, tangent),
-            not_differentiable_yet("norm_grad_partial", "h"),
-            not_differentiable_yet("norm_grad_partial", "ans"),
-            not_differentiable_yet("norm_grad_partial", "x"))
 
 
 @defvjp(einsum_grad, shape="other")
@@ -602,30 +570,7 @@ deflinear(transpose_grad, diagonal_grad, trace_grad, diag_grad, concatenate_grad
           choose_grad, clip_grad, linspace_grad)
 
 
-# --- linear algebra: first order in the sensitivity -----------------------------------------
-
-
-@defvjp(solve_grad, shape="other")
-def solve_grad_rule(g, ans, h, solution, a, b, argnum):
-    return (sens_like(solve_tangent(g, solution, a, b, argnum), h),
-            not_differentiable_yet("solve_grad", "ans"), not_differentiable_yet("solve_grad", "a"),
-            None, None)
-
-
-@defvjp(cholesky_grad, shape="other")
-def cholesky_grad_rule(g, ans, h, L):
-    return sens_like(cholesky_tangent(g, L), h), not_differentiable_yet("cholesky_grad", "L")
-
-
-@deftangent(solve_grad)
-def solve_grad_tangent(g, ans, h, solution, a, b, argnum):
-    return (solve_grad(g, solution, a, b, argnum), not_differentiable_yet("solve_grad", "ans"),
-            not_differentiable_yet("solve_grad", "a"), None, None)
-
-
-@deftangent(cholesky_grad)
-def cholesky_grad_tangent(g, ans, h, L):
-    return cholesky_grad(g, L), not_differentiable_yet("cholesky_grad", "L")
+# (linear algebra and norms: s2sad.rules.linalg_helper_rules)
 
 
 # --- tangent helpers (forward-mode code): linear in the tangent --------------------------------
@@ -644,11 +589,6 @@ def sort_tangent_rule(g, ans, h, a, axis=-1):
 @defvjp(clip_tangent, shape="other")
 def clip_tangent_rule(g, ans, h, a, low, high, argnum):
     return sens_like(clip_tangent(g, a, low, high, argnum), h), None, None, None
-
-
-@defvjp(cholesky_tangent, shape="other")
-def cholesky_tangent_rule(g, ans, h, L):
-    return cholesky_grad(g, L), not_differentiable_yet("cholesky_tangent", "L")
 
 
 @defvjp(arange_tangent, shape="other")
@@ -685,20 +625,6 @@ def average_grad_tangent(g, ans, h, a, axis=None, weights=None, keepdims=False, 
             average_grad_partial(g, h, a, axis, weights, keepdims, argnum, 1, True))
 
 
-@defvjp(solve_tangent, shape="other")
-def solve_tangent_rule(g, ans, h, solution, a, b, argnum):
-    return (sens_like(solve_grad(g, solution, a, b, argnum), h),
-            not_differentiable_yet("solve_tangent", "ans"),
-            not_differentiable_yet("solve_tangent", "a"), None, None)
-
-
-@deftangent(solve_tangent)
-def solve_tangent_tangent(g, ans, h, solution, a, b, argnum):
-    return (solve_tangent(g, solution, a, b, argnum),
-            not_differentiable_yet("solve_tangent", "ans"),
-            not_differentiable_yet("solve_tangent", "a"), None, None)
-
-
 @defvjp(sens_item, shape="other")
 def sens_item_rule(g, ans, h, i):
     return put_item(g, h, i), None
@@ -714,5 +640,5 @@ def rule_part_rule(g, ans, result, i):
     return not_differentiable_yet("a derivative rule called by reference", "result"), None
 
 
-deflinear(cumprod_tangent, sort_tangent, clip_tangent, cholesky_tangent, arange_tangent,
-          average_tangent, sens_item, put_item, rule_part)
+deflinear(cumprod_tangent, sort_tangent, clip_tangent, arange_tangent, average_tangent,
+          sens_item, put_item, rule_part)
