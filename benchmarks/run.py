@@ -60,6 +60,7 @@ import traceback  # noqa: E402
 import numpy as np  # noqa: E402
 
 from . import peers as peers_mod  # noqa: E402
+from .checkpointing import checkpoint_comparison, render_checkpoint  # noqa: E402
 from .scaling import MAX_EXPONENT, build_scaling  # noqa: E402
 from .timing import FULL, QUICK, measure_interleaved, peak_memory, time_limit  # noqa: E402
 from .workloads import all_workloads  # noqa: E402
@@ -278,7 +279,7 @@ def targets(row) -> dict:
             "build": s["build_s"] < TARGET_BUILD_S}
 
 
-def render(rows, scaling, info, tool_names, settings, quick, elapsed) -> str:
+def render(rows, scaling, info, tool_names, settings, quick, elapsed, checkpoint=None) -> str:
     v = info["versions"]
     clock_name = "process CPU time (`time.process_time`)" if settings.clock is time.process_time \
         else "wall-clock time (`time.perf_counter`)"
@@ -415,6 +416,7 @@ def render(rows, scaling, info, tool_names, settings, quick, elapsed) -> str:
         out += ["", f"Roughly linear growth: {mark(scaling['linear'])}" + (
             f" (growth exponent {overall:.2f} from {timed[0]['n']:,} to {timed[-1]['n']:,} "
             f"statements; target ≤ {MAX_EXPONENT})" if overall is not None else "")]
+    out += render_checkpoint(checkpoint, fmt_time, fmt_bytes)
 
     details = [(row["name"], name, c) for row in rows for name, c in row["cells"].items()
                if c["status"] != "ok"]
@@ -541,6 +543,8 @@ def main(argv=None) -> int:
                              "shared machine), wall: wall-clock time")
     parser.add_argument("--no-scaling", action="store_true",
                         help="skip the build-time scaling of straight-line functions")
+    parser.add_argument("--no-checkpoint", action="store_true",
+                        help="skip the checkpointing comparison (s2sad.checkpoint on a long loop)")
     parser.add_argument("--no-chart", action="store_true", help="skip chart.png")
     args = parser.parse_args(argv)
 
@@ -589,13 +593,19 @@ def main(argv=None) -> int:
             r.get("skipped", "stopped (time limit)")
         log(f"    {r['n']:6d} statements {done}")
 
+    checkpoint = None
+    if not args.no_checkpoint:
+        log("checkpointing a long loop ...")
+        checkpoint = checkpoint_comparison(settings, args.quick)
+        log(f"    memory saved {checkpoint['saved']:.0%}, time paid x{checkpoint['paid']:.2f}")
+
     info = machine_info(tools, skipped)
     info["load_start"] = load_start
     if load_start is None:
         info["load"] = None
     elapsed = time.perf_counter() - start
     os.makedirs(args.out, exist_ok=True)
-    text = render(rows, scaling, info, tool_names, settings, args.quick, elapsed)
+    text = render(rows, scaling, info, tool_names, settings, args.quick, elapsed, checkpoint)
     with open(os.path.join(args.out, "results.md"), "w") as fh:
         fh.write(text)
     with open(os.path.join(args.out, "sources.md"), "w") as fh:
@@ -603,7 +613,8 @@ def main(argv=None) -> int:
     with open(os.path.join(args.out, "results.json"), "w") as fh:
         json.dump({"machine": info, "quick": args.quick, "rows": [
             {k: v for k, v in row.items() if k != "source"} for row in rows],
-            "scaling": scaling, "tools": tool_names}, fh, indent=1, default=str)
+            "scaling": scaling, "checkpoint": checkpoint, "tools": tool_names}, fh, indent=1,
+            default=str)
     drew = False if args.no_chart else chart(rows, scaling, tool_names,
                                              os.path.join(args.out, "chart.png"))
     if not drew and not args.no_chart:

@@ -46,6 +46,9 @@ def test_quick_suite_writes_the_table_and_the_chart(tmp_path):
         if cell["status"] == "ok":
             assert cell["time_s"] > 0 and cell["build_s"] > 0
     assert [r["n"] for r in data["scaling"]["rows"]] == [10, 20, 40]
+    checkpoint = data["checkpoint"]  # the checkpointed gradient records less
+    assert checkpoint["checkpointed"]["peak_bytes"] < checkpoint["plain"]["peak_bytes"]
+    assert "## Checkpointing a long loop" in text and "Memory saved" in text
     if importlib.util.find_spec("matplotlib"):
         assert (tmp_path / "chart.png").stat().st_size > 1000
     else:
