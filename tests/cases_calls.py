@@ -110,3 +110,12 @@ def recursive_in_loop(x):
     for k in range(3):
         total = total + power(x, k + 1)
     return total
+
+
+def _scaled_by_its_shape(x):
+    return np.sum(x * (x.shape[1] + len(x))) + np.sum(x.T ** 2)
+
+
+def calls_with_an_expression_whose_shape_is_read(x):
+    # the callee reads attributes of its parameter, here the caller's temporary x * 2.0
+    return _scaled_by_its_shape(x * 2.0)

@@ -33,6 +33,8 @@ rng = np.random.default_rng(3)
     pytest.param(C.recursive_on_arrays, (rng.normal(size=3), rng.normal(size=(3, 3)) * 0.5, 3),
                  1, id="recursion-on-arrays-W"),
     pytest.param(C.recursive_in_loop, (0.9,), 0, id="recursion-called-in-a-loop"),
+    pytest.param(C.calls_with_an_expression_whose_shape_is_read, (rng.normal(size=(3, 2)),), 0,
+                 id="callee-reads-the-shape-of-an-expression"),  # was an internal error
 ])
 def test_calls(f, args, wrt, optimize):
     got = s2sad.grad(f, wrt=wrt, optimize=optimize)(*args)

@@ -136,10 +136,14 @@ class _Replace(trees.Transformer):
                 setattr(stmt, field, [self.visit(x) if isinstance(x, gast.AST) else x
                                       for x in old])
         for target in getattr(stmt, "targets", []) + [getattr(stmt, "target", None)]:
-            if target is not None and not isinstance(target, gast.Name):
-                target_index = self.visit(target)  # e.g. s_x[t_1] += g
-                if target is not target_index:
-                    return False
+            if target is None or isinstance(target, gast.Name):
+                continue
+            base = target.value if isinstance(target, (gast.Subscript, gast.Attribute)) \
+                else target
+            if any(isinstance(n, gast.Name) and n.id == self.name for n in trees.walk(base)):
+                return False  # the value updated in place (s_x[0] += g) keeps its name
+            if isinstance(target, gast.Subscript):  # e.g. s_x[t_1] += g
+                target.slice = self.visit(target.slice)
         return self.done
 
     def visit_Name(self, node):
@@ -147,3 +151,4 @@ class _Replace(trees.Transformer):
             self.done = True
             return clone(self.value)
         return node
+

@@ -765,8 +765,9 @@ class Normalize:
         root = node
         while isinstance(root, gast.Attribute):
             root = root.value
-        if root is not node and isinstance(root, gast.Name) and root.id in self.locals:
-            return False
+        if root is not node and isinstance(root, gast.Name) and (
+                root.id in self.locals or root.id in self.current.values()):
+            return False  # (a value of this function, or the caller's in an inlined call)
         return is_atom(node)
 
     def atom(self, node):
