@@ -8,7 +8,7 @@ import threading
 import weakref
 from typing import Callable, Sequence
 
-from .backends import backend_of, check_target
+from .backends import backend_of, check_arguments, check_target
 from .errors import DifferentiationError, NonScalarOutputError
 from .pipeline import compile_gradient, load
 from .source import FunctionSource
@@ -116,6 +116,7 @@ class GradientFunction:
     def _variant(self, args):
         """The compiled variant for these (bound) arguments, its globals read afresh."""
         key = tuple(map(describe, args))  # CuPy arrays describe themselves as such
+        check_arguments(key, self._params, self.target)  # no NumPy array for target='cupy'
         compiled = self._variants.get(key)
         if compiled is None:
             compiled = self._compile(key)

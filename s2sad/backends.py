@@ -88,6 +88,42 @@ def backend_of(descriptors, target: str) -> str:
     return kinds.pop() if kinds else "numpy"
 
 
+class HostArrayError(DifferentiationError, TypeError):
+    """A NumPy array given to a gradient made for CuPy (``target="cupy"``)."""
+
+
+def check_arguments(descriptors, names, target: str) -> None:
+    """Refuse NumPy arrays given to a gradient made with ``target="cupy"``, naming the
+    argument: CuPy takes no NumPy array (NumPy scalars and 0-d arrays go with either
+    backend, as with ``"auto"``). Where CuPy cannot be imported this says nothing: the
+    variant, called, says how to install CuPy.
+
+    ``descriptors`` describe the arguments (``s2sad.transforms.kinds.describe``),
+    ``names`` are the parameters they are bound to. The message reads::
+
+        the argument 'x' is a NumPy array, and this gradient was made for CuPy
+        (target='cupy'): CuPy takes no NumPy array
+        Move it to the GPU first (x = cupy.asarray(x)), or make the gradient with
+        target='auto' to compute where the arguments are (...)
+    """
+    if target != "cupy":
+        return
+    for name, d in zip(names, descriptors):
+        if not any(isinstance(item, tuple) and item[0] == "nd" and item[1] > 0
+                   for item in _walk([d])):
+            continue
+        if cupy_import_error() is not None:
+            return
+        single = isinstance(d, tuple) and d[0] == "nd"
+        raise HostArrayError(
+            f"the argument {name!r} {'is a NumPy array' if single else 'holds NumPy arrays'}, "
+            "and this gradient was made for CuPy (target='cupy'): CuPy takes no NumPy array",
+            hint=(f"Move it to the GPU first ({name} = cupy.asarray({name}))" if single else
+                  "Move them to the GPU first (cupy.asarray)") +
+            ", or make the gradient with target='auto' to compute where the arguments are "
+            "(NumPy arrays on the CPU, CuPy arrays on the GPU).")
+
+
 def check_target(target: str) -> str:
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, "

@@ -213,7 +213,13 @@ class Imports:
         found = _numpy_function(value) if self.target != "numpy" else None
         if found is not None:
             module, attribute = found
-            self.lines[name] = (f"from {self.imported_name(module)} import {attribute}"
+            stand_in = _stand_in(self.target, module, attribute)
+            if stand_in is not None:  # a function CuPy lacks: s2sad's own
+                module, attribute = stand_in
+                self.helpers.setdefault(attribute, name)  # np.linalg.vector_norm: this too
+            else:
+                module = self.imported_name(module)
+            self.lines[name] = (f"from {module} import {attribute}"
                                 + ("" if name == attribute else f" as {name}"))
         else:
             self.live[name] = where
@@ -225,6 +231,8 @@ class Imports:
             for node in trees.walk(tree):
                 if isinstance(node, gast.Name) and node.id in self.renamed:
                     node.id = self.renamed[node.id]
+        if self.target != "numpy":
+            self._use_stand_ins(tree)
         used = {n.id for n in trees.walk(tree) if isinstance(n, gast.Name)}
         lines = sorted(line for alias, line in self.lines.items()
                        if alias in used and line.startswith("import "))
@@ -236,6 +244,38 @@ class Imports:
         for module in sorted(by_module):
             lines.append(f"from {module} import " + ", ".join(sorted(by_module[module])))
         return lines
+
+    def _use_stand_ins(self, tree) -> None:
+        """``cp.linalg.vector_norm`` and the other NumPy functions the target's module
+        lacks become s2sad's stand-ins (``s2sad.cupy_compat.vector_norm``)."""
+        numpy_of = {alias: name for name, alias in self.modules.items()
+                    if name == "numpy" or name.startswith("numpy.")}
+        imports = self
+
+        class StandIns(trees.Transformer):
+            def visit_Attribute(self, node):
+                path, base = [node.attr], node.value
+                while isinstance(base, gast.Attribute):
+                    path.append(base.attr)
+                    base = base.value
+                if isinstance(base, gast.Name) and base.id in numpy_of:
+                    module = ".".join([numpy_of[base.id], *reversed(path[1:])])
+                    stand_in = _stand_in(imports.target, module, node.attr)
+                    if stand_in is not None:
+                        return gast.Name(imports.helper(stand_in[1], stand_in[0]), node.ctx,
+                                         None, None)
+                return self.generic_visit(node)
+        StandIns().visit(tree)
+
+
+def _stand_in(target: str, module: str, name: str):
+    """``(module, name)`` of s2sad's stand-in for NumPy's ``module.name`` where the
+    target's array module has no such function, else None."""
+    if target != "cupy":
+        return None
+    from .cupy_compat import replacement
+    found = replacement(module, name)
+    return None if found is None else ("s2sad.cupy_compat", found)
 
 
 def _numpy_function(value):

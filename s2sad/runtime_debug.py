@@ -18,6 +18,7 @@ import linecache
 import math
 import sys
 
+from .backends import array_module
 from .errors import S2sadError
 
 
@@ -76,10 +77,10 @@ def _defect(value) -> str | None:
     dtype = getattr(value, "dtype", None)
     if dtype is None or getattr(dtype, "kind", "") not in "fc":
         return None
-    import numpy as np  # arrays, NumPy scalars, and CuPy arrays (through __array_ufunc__)
-    if bool(np.isfinite(value).all()):
+    xp = array_module(value)  # NumPy for NumPy arrays and scalars; CuPy on the GPU's data
+    if bool(xp.isfinite(value).all()):
         return None
-    return "NaN" if bool(np.isnan(value).any()) else "infinity"
+    return "NaN" if bool(xp.isnan(value).any()) else "infinity"
 
 
 def check_finite(value, statement: str, filename: str | None, lineno: int | None) -> None:

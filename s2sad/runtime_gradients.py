@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .backends import array_module
 from .runtime import as_gradient
 
 
 def fresh_gradient(x, g):
     """``g`` itself when it is a new array shaped and typed like ``x`` (no copy), else
     ``as_gradient(x, g)``. The compiler only emits this where ``g`` was just computed.
+    NumPy and CuPy arrays alike: a CuPy gradient stays where it was computed, uncopied.
 
     >>> x = np.zeros((2, 2))
     >>> g = np.ones((2, 2))
@@ -17,8 +19,13 @@ def fresh_gradient(x, g):
     True
     >>> fresh_gradient(x, np.ones(2)).shape
     (2, 2)
+    >>> fresh_gradient(x, g[::-1]) is g  # a view of another array is copied
+    False
     """
     if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape and \
             g.dtype == x.dtype and g.flags.writeable and g.base is None:
+        return g
+    if type(g) is type(x) and array_module(g) is not np and g.shape == x.shape and \
+            g.dtype == x.dtype and g.base is None:  # CuPy arrays are always writeable
         return g
     return as_gradient(x, g)

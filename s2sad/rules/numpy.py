@@ -180,7 +180,8 @@ def rad2deg(g, ans, x):
 @defvjp(np.sinc)
 def sinc(g, ans, x):
     # d/dx sin(pi x) / (pi x) = (cos(pi x) - sinc(x)) / x, which is 0 at x = 0
-    return g * np.where(x == 0, 0.0, (np.cos(math.pi * x) - ans) / np.where(x == 0, 1.0, x))
+    return g * np.where(np.equal(x, 0), 0.0,
+                        (np.cos(math.pi * x) - ans) / np.where(np.equal(x, 0), 1.0, x))
 
 
 @defvjp(np.conjugate, np.conj)
@@ -224,38 +225,38 @@ def divide(g, ans, x, y):
 @defvjp(np.power)
 def power(g, ans, x, y):
     return (unbroadcast(g * y * x ** (y - 1), x),
-            unbroadcast(g * ans * np.log(np.where(x > 0, x, 1.0)), y))
+            unbroadcast(g * ans * np.log(np.where(np.greater(x, 0), x, 1.0)), y))
 
 
 @defvjp(np.float_power)
 def float_power(g, ans, x, y):
     return (unbroadcast(g * y * np.float_power(x, y - 1), x),
-            unbroadcast(g * ans * np.log(np.where(x > 0, x, 1.0)), y))
+            unbroadcast(g * ans * np.log(np.where(np.greater(x, 0), x, 1.0)), y))
 
 
 @defvjp(np.maximum)
 def maximum(g, ans, x, y):
-    return (unbroadcast(g * np.where(x == y, 0.5, x > y), x),
-            unbroadcast(g * np.where(x == y, 0.5, y > x), y))
+    return (unbroadcast(g * np.where(np.equal(x, y), 0.5, x > y), x),
+            unbroadcast(g * np.where(np.equal(x, y), 0.5, y > x), y))
 
 
 @defvjp(np.minimum)
 def minimum(g, ans, x, y):
-    return (unbroadcast(g * np.where(x == y, 0.5, x < y), x),
-            unbroadcast(g * np.where(x == y, 0.5, y < x), y))
+    return (unbroadcast(g * np.where(np.equal(x, y), 0.5, x < y), x),
+            unbroadcast(g * np.where(np.equal(x, y), 0.5, y < x), y))
 
 
 @defvjp(np.fmax)
 def fmax(g, ans, x, y):
     # like maximum, but a NaN loses
-    return (unbroadcast(g * np.where(x == y, 0.5, (x > y) | np.isnan(y)), x),
-            unbroadcast(g * np.where(x == y, 0.5, (y > x) | np.isnan(x)), y))
+    return (unbroadcast(g * np.where(np.equal(x, y), 0.5, (x > y) | np.isnan(y)), x),
+            unbroadcast(g * np.where(np.equal(x, y), 0.5, (y > x) | np.isnan(x)), y))
 
 
 @defvjp(np.fmin)
 def fmin(g, ans, x, y):
-    return (unbroadcast(g * np.where(x == y, 0.5, (x < y) | np.isnan(y)), x),
-            unbroadcast(g * np.where(x == y, 0.5, (y < x) | np.isnan(x)), y))
+    return (unbroadcast(g * np.where(np.equal(x, y), 0.5, (x < y) | np.isnan(y)), x),
+            unbroadcast(g * np.where(np.equal(x, y), 0.5, (y < x) | np.isnan(x)), y))
 
 
 @defvjp(np.hypot)

@@ -120,7 +120,9 @@ def rot90(g, ans, m, k=1, axes=(0, 1)):
 
 @defvjp(np.roll, shape="other")
 def roll(g, ans, a, shift, axis=None):
-    return np.roll(g, np.negative(shift), axis)
+    # rolled back by -shift, for an int, a tuple or an array of shifts (np.negative of a
+    # tuple would do on NumPy only: CuPy's ufuncs take no tuple)
+    return np.roll(g, -np.asarray(shift), axis)
 
 
 @defvjp(np.triu, shape="other")
