@@ -64,6 +64,23 @@ def _argsort(values):
 _LEADING = [tuple(range(n)) for n in range(33)]  # the axes a broadcast put in front
 
 
+def _spread(xp, g, shape):
+    """``xp.broadcast_to(g, shape)``: a read-only view. A NumPy number's view is made
+    directly (all strides 0), which costs a tenth of ``np.broadcast_to``'s checks.
+
+    >>> _spread(np, 2.0, (2, 3))
+    array([[2., 2., 2.],
+           [2., 2., 2.]])
+    """
+    if xp is np:
+        value = g if type(g) is np.ndarray else np.asarray(g)
+        if value.ndim == 0:
+            view = np.ndarray(shape, value.dtype, value, 0, (0,) * len(shape))
+            view.flags.writeable = False
+            return view
+    return xp.broadcast_to(g, shape)
+
+
 def unbroadcast(g, like):
     """Sum ``g`` (shaped like a broadcast result) down to the shape of ``like``."""
     if type(g) is np.ndarray and type(like) is np.ndarray:  # the common cases first
@@ -74,6 +91,9 @@ def unbroadcast(g, like):
         extra = len(gshape) - len(shape)
         if extra > 0 and gshape[extra:] == shape:
             return g.sum(axis=_LEADING[extra])  # a bias added to each row
+        if extra == 0 and all(n == m or n == 1 for n, m in zip(shape, gshape)):
+            return g.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1 and gshape[i] != 1),
+                         keepdims=True)  # a max kept with keepdims=True, added to each row
     shape = _shape(like)
     gshape = _shape(g)
     if gshape == shape:
@@ -89,7 +109,7 @@ def unbroadcast(g, like):
             g = g.sum(axis=axes, keepdims=True)
             g = g.reshape(g.shape[extra:]) if extra else g
     if _shape(g) != shape:  # g was smaller than like (a scalar seed): spread it out
-        g = xp.broadcast_to(_to(xp, g), shape)
+        g = _spread(xp, _to(xp, g), shape)
     return g
 
 
@@ -102,7 +122,7 @@ def sum_grad(g, x, axis=None, keepdims=False):
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
         if _ndim(g) == len(shape) - len(axes):  # (a number, as the 0.0 of a sensitivity
             g = xp.expand_dims(g, tuple(a % len(shape) for a in axes))  # nothing flowed
-    return xp.broadcast_to(g, shape)  # into, broadcasts as it is)
+    return _spread(xp, g, shape)  # into, broadcasts as it is)
 
 
 def reduced_size(x, axis=None):
@@ -122,8 +142,8 @@ def extremum_grad(g, ans, x, axis=None, keepdims=False):
         axes = tuple(a % _ndim(x) for a in axes)
         g = xp.expand_dims(_to(xp, g), axes)
         ans = xp.expand_dims(_to(xp, ans), axes)
-    mask = x == ans
-    return g * mask / xp.sum(mask, axis=axis, keepdims=True)
+    mask = xp.asarray(x == ans)
+    return g * mask / mask.sum(axis=axis, keepdims=True)
 
 
 def dot_grad_left(g, x, y):
