@@ -54,6 +54,11 @@ class MemoryBudget(trees.Transformer):
         self.helper = helper
         self.stacks = set(stacks)
 
+    def visit_FunctionDef(self, node):
+        if not self.stacks:  # nothing is recorded: no loop to watch (a straight-line gradient)
+            return node
+        return self.generic_visit(node)
+
     def visit_While(self, node):
         self.generic_visit(node)
         first = node.body[0] if node.body else None
