@@ -23,6 +23,7 @@ from .names import Namer
 from .source import FunctionSource
 from .transforms.activity import active_names
 from .transforms.budget import MemoryBudget
+from .transforms.device_arguments import DeviceArguments
 from .transforms.copy_propagation import CopyPropagation
 from .transforms.dead_code import DeadCode
 from .transforms.desugar import Desugar
@@ -190,6 +191,9 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         stages.append(("debug_nans", adjoint))
     adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
                            stacks).visit(adjoint)
+    if target == "cupy":  # lists and numbers used as arrays: cp.asarray (NumPy converts them)
+        adjoint = DeviceArguments(kinds, source.globals, imports.numpy(),
+                                  set(imports.helpers.values())).visit(adjoint)
     header = imports.header(adjoint)
     text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]
