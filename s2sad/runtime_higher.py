@@ -292,6 +292,20 @@ def join_like(how, parts, arrays, axis=None):
     return join(parts)
 
 
+def cut_like(how, g, parts, arrays, axis=None):
+    """Adjoint of :func:`join_like` with respect to ``parts``: ``g`` cut into the joined
+    arrays' pieces (by ``concatenate_grad`` and friends, ``how`` naming the NumPy
+    function), each summed to the shape of its part. ``join_like`` is its adjoint.
+
+    >>> cut_like("concatenate", np.arange(5.0), [0.0, np.zeros(3)], [np.zeros(2), np.zeros(3)])
+    [np.float64(1.0), array([2., 3., 4.])]
+    """
+    from . import runtime
+    cut = getattr(runtime, how + "_grad")
+    pieces = cut(g, arrays, axis) if how in ("concatenate", "stack") else cut(g, arrays)
+    return sens_like(pieces, parts)
+
+
 def split_like(g, parts, pieces, axis=0):
     """Adjoint of ``split_grad`` (which joins the pieces' sensitivities): ``g`` cut into
     pieces shaped like ``pieces``, each summed to the shape of its part."""
@@ -369,10 +383,13 @@ def einsum_with(subscripts, operands, argnum, value):
 
 def einsum_grad_operands(g, h, subscripts, operands, argnum):
     """Adjoint of ``einsum_grad(h, subscripts, operands, argnum)`` with respect to the
-    operands (one per operand; 0 for the one differentiated, whose value it ignores)."""
+    operands for the sensitivity ``g`` (one per operand; 0 for the one differentiated,
+    whose value it ignores): the adjoints of the einsum in each other operand, operand
+    ``argnum`` replaced by ``g``. Also the adjoint of ``einsum_with(subscripts, operands,
+    argnum, g)`` in the operands for ``h``. A :class:`Parts` (they add item by item)."""
     from .runtime import einsum_grad
     replaced = tuple(g if i == argnum else o for i, o in enumerate(operands))
-    return tuple(0.0 if (i == argnum or o is None) else einsum_grad(h, subscripts, replaced, i)
+    return Parts(0.0 if (i == argnum or o is None) else einsum_grad(h, subscripts, replaced, i)
                  for i, o in enumerate(operands))
 
 
@@ -386,6 +403,69 @@ def einsum_grad_tangent(h, subscripts, operands, tangents, argnum):
         ops = tuple(d if j == i else p for j, p in enumerate(operands))
         total = total + einsum_grad(h, subscripts, ops, argnum)
     return total
+
+
+class Parts(tuple):
+    """The sensitivities (or tangents) of the items of a tuple, which add item by item:
+    forward mode adds the parts of a tangent with ``+``, which would join two plain tuples.
+
+    >>> Parts((1.0, np.ones(2))) + (2.0, np.ones(2))
+    (3.0, array([2., 2.]))
+    """
+
+    def __add__(self, other):
+        from .runtime import add_sens
+        if isinstance(other, (list, tuple)):
+            return Parts(add_sens(tuple(self), tuple(other)))
+        if np.ndim(other) == 0 and other == 0:
+            return self
+        return NotImplemented
+
+    def __radd__(self, other):
+        if isinstance(other, (list, tuple)):
+            return Parts(other) + self
+        return self.__add__(other)
+
+
+def _filled(fill, operand) -> bool:
+    """Does ``fill`` move ``operand`` (not None, nor the ``0.0`` nothing has flowed into)?"""
+    if fill is None or operand is None:
+        return False
+    return not (np.ndim(fill) == 0 and np.ndim(operand) > 0 and fill == 0)
+
+
+def einsum_fill_sum(h, subscripts, operands, fills, target, argnum=None, value=None):
+    """``sum over i of P(operands with operand i replaced by fills[i])``, with ``P`` the
+    adjoint of the einsum in operand ``target`` for the sensitivity ``h`` (``einsum_grad``),
+    or, for ``target`` None, the einsum itself: the change of ``P`` when the operands move
+    along ``fills`` (it is linear in each). With ``argnum``, operand ``argnum`` is
+    ``value`` instead, and does not move. Operands and fills that are None are left out.
+
+    >>> a, b = np.ones((2, 3)), np.ones((3, 2))
+    >>> einsum_fill_sum(None, "ij,jk", (a, b), (2 * a, 3 * b), None)  # 2 ab + 3 ab
+    array([[15., 15.],
+           [15., 15.]])
+    """
+    from .runtime import einsum_grad
+    operands = tuple(value if i == argnum else o for i, o in enumerate(operands))
+    total = 0.0
+    for i, (o, d) in enumerate(zip(operands, fills)):
+        if i in (argnum, target) or not _filled(d, o):
+            continue
+        ops = tuple(d if j == i else p for j, p in enumerate(operands))
+        total = total + (einsum_with(subscripts, ops, i, d) if target is None else
+                         einsum_grad(h, subscripts, ops, target))
+    return total
+
+
+def einsum_fill_each(h, subscripts, operands, fills, argnum=None, value=None):
+    """For each operand ``m``, ``einsum_fill_sum(h, subscripts, operands, fills, m, argnum,
+    value)`` (0 for ``argnum`` and the operands that are None): the adjoint of
+    ``einsum_grad_operands(value, h, subscripts, operands, argnum)`` in the operands for the
+    sensitivities ``fills``, which is also its change along them."""
+    return Parts(0.0 if (m == argnum or o is None) else
+                 einsum_fill_sum(h, subscripts, operands, fills, m, argnum, value)
+                 for m, o in enumerate(operands))
 
 
 def rule_part(result, i):

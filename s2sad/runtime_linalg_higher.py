@@ -1,4 +1,4 @@
-"""Second derivatives of the linear-algebra and norm helpers (``solve_grad``,
+"""Second and higher derivatives of the linear-algebra and norm helpers (``solve_grad``,
 ``cholesky_grad``, ``norm_grad``), for derivatives of derivatives.
 
 Each helper of ``s2sad.runtime`` is linear in the sensitivity it takes; here are its
@@ -14,6 +14,12 @@ spectral norms (matrix ``ord`` 2, -2, ``"nuc"``), whose gradient does not read `
 so that the partial in ``x`` is the Hessian; and the piecewise linear norms (1, inf,
 their matrix versions), whose gradient compares ``x`` with ``ans`` to find the maximal
 entries (no partial derivatives there) and whose second derivative is zero.
+
+Higher orders: the Cholesky derivatives along ``L`` of any order are jets of matrices
+(``cholesky_grad_jet``, ``cholesky_tangent_jet``, ``cholesky_adjoint_jet``); the
+p-norms' partials of any order are one helper (``norm_grad_partial``); the third
+derivative in ``x`` (``norm_grad_third``) covers the spectral norms too, by the
+derivatives of the matrix function ``f(x^T x)`` behind their gradient.
 
 The tangent of the matrix 2-norm's gradient ``u1 v1^T`` along ``t`` agrees with
 central differences of that gradient:
@@ -125,6 +131,149 @@ def cholesky_grad_adjoint_l(w, h, L):
     m = k @ _sym(w) @ _t(k)
     p = _phi(_t(L) @ g)
     return xp.tril(g @ _t(_phi(m)) - _t(k) @ (p + _t(p)) @ m)
+
+
+# --- cholesky: every order, with jets of matrices ------------------------------------------------
+#
+# The mixed derivatives along lower-triangular directions t_1..t_k of L are the coefficients of
+# s_1...s_k of the same formulas computed with L(s) = L + sum s_j t_j, in matrices whose
+# entries are multilinear polynomials in s_1..s_k (s_j^2 = 0; see
+# s2sad.runtime_hessians._jet): K(s) = L(s)^-1 is a finite Neumann series. The gradient in L
+# of such a derivative is the reverse sweep of that computation, written out below.
+
+
+def _mat_jet(xp, L, directions):
+    """``L + sum s_j tril(t_j)`` as a jet of matrices (a list of ``2^k`` coefficients)."""
+    out = [L] + [xp.zeros_like(L)] * ((1 << len(directions)) - 1)
+    for j, t in enumerate(directions):
+        out[1 << j] = xp.broadcast_to(xp.tril(t), L.shape).astype(L.dtype)
+    return out
+
+
+def _mat_mul(a, b):
+    """The product of two jets of matrices (``@`` on each pair of coefficients)."""
+    out = []
+    for s in range(len(a)):
+        total, t = a[0] @ b[s], s
+        while t:
+            total = total + a[t] @ b[s ^ t]
+            t = (t - 1) & s
+        out.append(total)
+    return out
+
+
+def _mat_mul_back(a, b, bar):
+    """The reverse sweep of ``z = a b`` (jets), for ``bar`` the sensitivities of ``z``'s
+    coefficients times a new variable: those of ``a``'s and ``b``'s, likewise."""
+    a_bar = [0.0] * len(a)
+    b_bar = [0.0] * len(a)
+    for s in range(len(a)):
+        t = s
+        while True:  # the pairs (t, s - t) that make coefficient s
+            a_bar[t] = a_bar[t] + bar[s] @ _t(b[s ^ t])
+            b_bar[s ^ t] = b_bar[s ^ t] + _t(a[t]) @ bar[s]
+            if t == 0:
+                break
+            t = (t - 1) & s
+    return a_bar, b_bar
+
+
+def _mat_inverse(xp, jet):
+    """The inverse of a jet of matrices: ``sum over r of (-K0 D)^r K0``, ``K0`` the inverse
+    of the constant term and ``D`` the rest (nilpotent)."""
+    k0 = xp.linalg.inv(jet[0])
+    e = [xp.zeros_like(k0)] + [k0 @ c for c in jet[1:]]  # K0 D
+    term = [k0] + [xp.zeros_like(k0)] * (len(jet) - 1)
+    total = term
+    for _ in range(len(jet).bit_length() - 1):
+        term = [-c for c in _mat_mul(e, term)]
+        total = [a + b for a, b in zip(total, term)]
+    return total
+
+
+def _constant(xp, c, L, size):
+    """``c`` (broadcast to ``L``'s shape) as a jet that does not move."""
+    c = xp.broadcast_to(c, L.shape).astype(np.result_type(c.dtype, L.dtype))
+    return [c] + [xp.zeros_like(c)] * (size - 1)
+
+
+def _directions_of(*directions):
+    """The directions given (those not None)."""
+    return [d for d in directions if d is not None]
+
+
+def cholesky_grad_jet(h, L, t=None, u=None, v=None):
+    """The mixed derivative of ``cholesky_grad(h, L)`` along the changes ``tril(t)``,
+    ``tril(u)``, ``tril(v)`` of ``L`` (those given): ``cholesky_grad`` itself for none,
+    ``cholesky_grad_tangent_l(t, h, L)`` for one. Computed with jets (see above).
+
+    >>> L = np.array([[2.0, 0.0], [1.0, 1.0]])
+    >>> bool(np.allclose(cholesky_grad_jet(np.eye(2), L, np.eye(2)),
+    ...                  cholesky_grad_tangent_l(np.eye(2), np.eye(2), L)))
+    True
+    """
+    xp = array_module(h, L, t, u, v)
+    L = xp.asarray(L)
+    jet = _mat_jet(xp, L, _directions_of(t, u, v))
+    k = _mat_inverse(xp, jet)
+    g = _constant(xp, xp.tril(h), L, len(jet))
+    inner = [_phi(c) for c in _mat_mul([_t(c) for c in jet], g)]
+    return _sym(_mat_mul(_mat_mul([_t(c) for c in k], inner), k)[-1])
+
+
+def cholesky_tangent_jet(w, L, t=None, u=None, v=None):
+    """The mixed derivative of ``cholesky_tangent(w, L)`` (``L Phi(K sym(w) K^T)``) along
+    the changes ``tril(t)``, ``tril(u)``, ``tril(v)`` of ``L`` (those given):
+    ``cholesky_tangent_tangent_l(t, w, L)`` for one.
+
+    >>> L = np.array([[2.0, 0.0], [1.0, 1.0]])
+    >>> bool(np.allclose(cholesky_tangent_jet(np.eye(2), L, np.eye(2)),
+    ...                  cholesky_tangent_tangent_l(np.eye(2), np.eye(2), L)))
+    True
+    """
+    xp = array_module(w, L, t, u, v)
+    L = xp.asarray(L)
+    jet = _mat_jet(xp, L, _directions_of(t, u, v))
+    k = _mat_inverse(xp, jet)
+    m = _mat_mul(_mat_mul(k, _constant(xp, _sym(xp.asarray(w)), L, len(jet))),
+                 [_t(c) for c in k])
+    return _mat_mul(jet, [_phi(c) for c in m])[-1]
+
+
+def cholesky_adjoint_jet(w, h, L, t=None, u=None, v=None):
+    """The gradient in ``L`` (lower triangular) of ``<w, D>``, ``D`` the mixed derivative of
+    ``cholesky_grad(h, L)`` along ``tril(t)``, ``tril(u)``, ``tril(v)`` (those given):
+    ``cholesky_grad_adjoint_l(w, h, L)`` for none. It is the adjoint in ``L`` of
+    ``cholesky_grad_jet(h, L, t, u, v)`` for ``w``, and of ``cholesky_tangent_jet(w, L, t, u,
+    v)`` for ``h``; computed by the reverse sweep of ``<T(w, L(s)), tril(h)>``'s jet.
+
+    >>> L = np.array([[2.0, 0.0], [1.0, 1.0]])
+    >>> bool(np.allclose(cholesky_adjoint_jet(np.eye(2), np.eye(2), L),
+    ...                  cholesky_grad_adjoint_l(np.eye(2), np.eye(2), L)))
+    True
+    """
+    xp = array_module(w, h, L, t, u, v)
+    L = xp.asarray(L)
+    jet = _mat_jet(xp, L, _directions_of(t, u, v))
+    size = len(jet)
+    zero = xp.zeros_like(L)
+    k = _mat_inverse(xp, jet)
+    k_t = [_t(c) for c in k]
+    ws = _constant(xp, _sym(xp.asarray(w)), L, size)
+    n = _mat_mul(ws, k_t)              # W K^T
+    m = _mat_mul(k, n)                 # K W K^T
+    p = [_phi(c) for c in m]
+    # the reverse sweep of T = L(s) Phi(M): the sensitivities of the coefficients times s'
+    t_bar = [zero] * (size - 1) + [_constant(xp, xp.tril(h), L, 1)[0]]
+    l_bar, p_bar = _mat_mul_back(jet, p, t_bar)
+    m_bar = [_phi(c) for c in p_bar]
+    k_bar, n_bar = _mat_mul_back(k, n, m_bar)
+    _, kt_bar = _mat_mul_back(ws, k_t, n_bar)
+    k_bar = [a + _t(b) for a, b in zip(k_bar, kt_bar)]
+    # K = L^-1: dK = -K dL K
+    _, q_bar = _mat_mul_back(k, [zero] * size, [-c for c in k_bar])  # (K (dL K))
+    l_bar2, _ = _mat_mul_back([zero] * size, k, q_bar)
+    return xp.tril(l_bar[0] + l_bar2[0])
 
 
 # --- norms -------------------------------------------------------------------------------------
@@ -241,6 +390,122 @@ def _spectral_along(t, x, ord, axes):
     return xp.moveaxis(out, (-2, -1), axes)
 
 
+# The spectral norms' gradient is x f(S), S = x^T x (x with at least as many rows as columns),
+# f(lambda) = lambda^(-1/2) on the eigenvalues of S it keeps (all for "nuc", the largest for 2,
+# the smallest for -2) and 0 on the others. Its derivatives are those of the matrix function
+# f(S) (Daleckii-Krein): with S = V diag(lambda) V^T and E' = V^T E V,
+#   Df(S)[E] = V (f[.,.] o E') V^T,  D2f(S)[E1, E2] = V (sum_k f[i,k,j] (E1'_ik E2'_kj + E2'_ik
+#   E1'_kj)) V^T, with the divided differences f[.,.] and f[.,.,.] of f on the eigenvalues.
+
+
+def _kept(xp, lam, ord):
+    """1 for the eigenvalues of ``S`` the spectral norm ``ord`` keeps, 0 for the others."""
+    n = lam.shape[-1]
+    c = xp.zeros(n, dtype=lam.dtype)
+    if ord == "nuc":
+        c[:] = 1.0
+    else:
+        c[n - 1 if ord == 2 else 0] = 1.0  # (eigh: ascending)
+    return c
+
+
+def _f(lam, c, order):
+    """The derivative ``order`` (0, 1, 2) of ``c lambda^(-1/2)`` (0 where ``c`` is 0)."""
+    xp = array_module(lam)
+    return c * (1.0, -0.5, 0.75)[order] * xp.where(c == 0, 1.0, lam) ** (-0.5 - order)
+
+
+def _safe(xp, d):
+    """``d`` with its zeros made 1 (a denominator whose zeros are not used)."""
+    return xp.where(d == 0, 1.0, d)
+
+
+def _divided_first(xp, lam, c):
+    """``f[lambda_i, lambda_j]``: ``f'`` on the diagonal; between two kept eigenvalues the
+    closed form ``-1 / (x_i x_j (x_i + x_j))`` (``x = sqrt(lambda)``: no cancellation); 0
+    between two others."""
+    li, lj = lam[..., :, None], lam[..., None, :]
+    ci, cj = c[:, None] + 0.0 * li, c[None, :] + 0.0 * lj
+    same = xp.eye(lam.shape[-1], dtype=bool)
+    xi, xj = xp.sqrt(xp.where(ci == 0, 1.0, li)), xp.sqrt(xp.where(cj == 0, 1.0, lj))
+    kept = -1.0 / (xi * xj * (xi + xj))
+    mixed = (_f(li, ci, 0) - _f(lj, cj, 0)) / _safe(xp, xp.where(same, 1.0, li - lj))
+    out = xp.where((ci == 1) & (cj == 1), kept, xp.where((ci == 0) & (cj == 0), 0.0, mixed))
+    return xp.where(same, _f(li, ci, 1), out)
+
+
+def _divided_second(xp, lam, c, first):
+    """``f[lambda_i, lambda_j, lambda_k]``: between kept eigenvalues the closed form
+    ``(x + y + z) / (x y z (x + y) (y + z) (x + z))`` (``f''/2`` when they are equal); 0
+    between others; for a mix, ``(f[a, b] - f[b, c]) / (a - c)`` with ends ``a``, ``c``
+    of the two kinds (distinct: the kept eigenvalue is simple for 2 and -2)."""
+    li, lj, lk = lam[..., :, None, None], lam[..., None, :, None], lam[..., None, None, :]
+    ci, cj, ck = (c[:, None, None] + 0.0 * li, c[None, :, None] + 0.0 * lj,
+                  c[None, None, :] + 0.0 * lk)
+    x, y, z = (xp.sqrt(xp.where(c_ == 0, 1.0, l_)) for c_, l_ in ((ci, li), (cj, lj), (ck, lk)))
+    kept = (x + y + z) / (x * y * z * (x + y) * (y + z) * (x + z))
+    f_ij, f_jk, f_ik = first[..., :, :, None], first[..., None, :, :], first[..., :, None, :]
+    mixed = xp.where(ci != ck, (f_ij - f_jk) / _safe(xp, li - lk),
+                     xp.where(ci != cj, (f_ik - f_jk) / _safe(xp, li - lj),
+                              (f_ij - f_ik) / _safe(xp, lj - lk)))
+    all_kept = (ci == 1) & (cj == 1) & (ck == 1)
+    none_kept = (ci == 0) & (cj == 0) & (ck == 0)
+    return xp.where(all_kept, kept, xp.where(none_kept, 0.0, mixed))
+
+
+def _spectral_third(t, u, x, ord):
+    """The change along ``u`` of :func:`_spectral_second` ``(t, x, ord)``: the third derivative
+    of a spectral norm along ``t`` and ``u``, as a gradient (symmetric in ``t``, ``u`` and its
+    own direction), for stacks of matrices in the last two axes. With ``G = x f(S)``:
+    ``t Df[dS_u] + u Df[dS_t] + x (Df[t^T u + u^T t] + D2f[dS_t, dS_u])``, ``dS_t = t^T x +
+    x^T t``. (The nuclear norm needs ``x`` of full rank, the 2 and -2 norms a simple singular
+    value.)"""
+    xp = array_module(t, u, x)
+    x = xp.asarray(x)
+    t, u = (xp.broadcast_to(a, x.shape) for a in (t, u))
+    wide = x.shape[-2] < x.shape[-1]
+    if wide:
+        t, u, x = _t(t), _t(u), _t(x)
+    lam, v = xp.linalg.eigh(_t(x) @ x)
+    c = _kept(xp, lam, ord)
+    first = _divided_first(xp, lam, c)
+    second = _divided_second(xp, lam, c, first)
+
+    def df(e):
+        return v @ (first * (_t(v) @ e @ v)) @ _t(v)
+
+    def d2f(e1, e2):
+        a, b = _t(v) @ e1 @ v, _t(v) @ e2 @ v
+        inner = xp.einsum("...ikj,...ik,...kj->...ij", second, a, b) + \
+            xp.einsum("...ikj,...ik,...kj->...ij", second, b, a)
+        return v @ inner @ _t(v)
+    ds_t, ds_u = _t(t) @ x + _t(x) @ t, _t(u) @ x + _t(x) @ u
+    out = t @ df(ds_u) + u @ df(ds_t) + x @ (df(_t(t) @ u + _t(u) @ t) + d2f(ds_t, ds_u))
+    return _t(out) if wide else out
+
+
+def norm_grad_third(t, u, h, ans, x, ord=None, axis=None, keepdims=False, matrix=None):
+    """The change along ``u`` of ``norm_grad_second(t, h, ans, x, ord, axis, keepdims,
+    matrix)`` (the partial in ``x``) in ``x``: the third derivative of ``<h, norm(x)>``
+    (``ans`` held) along ``t`` and ``u``, as a gradient, symmetric in ``t``, ``u`` and its
+    own direction. For the p-norms it is ``norm_grad_partial(t u, h, ..., dx=2)``; for the
+    spectral norms, see :func:`_spectral_third`; 0 for the piecewise linear ones.
+
+    >>> x = np.array([3.0, 4.0])
+    >>> norm_grad_third(np.ones(2), np.ones(2), 1.0, 5.0, x, 3)  # (p-1)(p-2) / ans^(p-1)
+    array([0.08, 0.08])
+    """
+    xp = array_module(t, u, h, ans, x)
+    x = xp.asarray(x)
+    (kind, p), axes = norm_kind(x, ord, axis, matrix)
+    if kind == "spectral":
+        h_e = _expand(h, x, axes, axis, keepdims)
+        moved = xp.moveaxis(x, axes, (-2, -1))
+        t, u = (xp.moveaxis(xp.broadcast_to(a, x.shape), axes, (-2, -1)) for a in (t, u))
+        return h_e * xp.moveaxis(_spectral_third(t, u, moved, p), (-2, -1), axes)
+    return norm_grad_partial(t * u, h, ans, x, ord, axis, keepdims, matrix, 2, 0, False)
+
+
 def norm_grad_second(t, h, ans, x, ord=None, axis=None, keepdims=False, matrix=None,
                      argnum=2, tangent=False):
     """The partial derivatives of ``norm_grad(h, ans, x, ord, axis, keepdims, matrix)`` with
@@ -270,3 +535,74 @@ def norm_grad_second(t, h, ans, x, ord=None, axis=None, keepdims=False, matrix=N
     if tangent:
         t = _expand(t, x, axes, axis, keepdims)
     return _vector_second_ans(t, h_e, a_e, x, p, axes, keepdims, tangent)
+
+
+# --- norms: every higher derivative of the p-norms' gradient ---------------------------------
+#
+# The gradient of a vector p-norm is h sign(x) |x|^(p-1) ans^(1-p), elementwise in x and one
+# factor per reduced slice in ans. Its partial derivatives of any order are again of that
+# form, so one helper, with the orders of the derivatives in x and ans, holds them all.
+
+
+def _norm_coefficient(p, dx, dans):
+    """``(p-1)(p-2)...(p-dx)`` (from ``|x|^(p-1)``) times ``(1-p)(-p)...(2-p-dans)`` (from
+    ``ans^(1-p)``): the constant of the partial derivative ``dx`` times in ``x`` and ``dans``
+    times in ``ans``."""
+    out = 1.0
+    for i in range(1, dx + 1):
+        out *= p - i
+    for i in range(dans):
+        out *= 1.0 - p - i
+    return out
+
+
+def norm_grad_partial(u, c, ans, x, ord=None, axis=None, keepdims=False, matrix=None, dx=1,
+                      dans=0, reduce=False):
+    """``u c Q``, ``Q`` the partial derivative ``dx`` times in ``x`` and ``dans`` times in
+    ``ans`` of the p-norm's gradient ``sign(x) |x|^(p-1) ans^(1-p)`` (``norm_grad`` with
+    ``h`` 1 and ``ans`` taken as independent); ``u`` is shaped like ``x`` (or broadcasts),
+    ``c`` like ``ans``. With ``reduce`` the product is summed over the reduced axes (shaped
+    like ``ans``). Derivatives in ``x`` multiply ``u``, those in ``ans`` multiply ``c``, so
+    the helper's own derivatives are the same helper with ``dx`` or ``dans`` one higher.
+
+    ``Q = (p-1)...(p-dx) (1-p)...(2-p-dans) sign(x)^(1+dx) r^(p-1-dx) / ans^(dx+dans)``,
+    ``r = |x| / ans``, 0 where ``ans`` is 0 (the gradient's convention), ``0 ** e`` taken
+    as 0 for ``e != 0``. The piecewise linear norms give 0; the spectral norms 0 for
+    ``dans > 0`` (their gradient does not read ``ans``); in ``x`` they have their own
+    helpers (:func:`norm_grad_second`, :func:`norm_grad_third`), and their fourth
+    derivatives are not written (``NoDerivativeError``).
+
+    >>> x = np.array([3.0, 4.0])
+    >>> norm_grad_partial(1.0, 1.0, 5.0, x)  # the Hessian of |x|'s diagonal: (p-1) / ans
+    array([0.2, 0.2])
+    >>> norm_grad_partial(1.0, 1.0, 5.0, x, dans=1, dx=0)  # d(x / ans) / d ans
+    array([-0.12, -0.16])
+    """
+    xp = array_module(u, c, ans, x)
+    x = xp.asarray(x)
+    (kind, p), axes = norm_kind(x, ord, axis, matrix)
+    if kind == "spectral" and dans == 0:
+        from .runtime_higher import not_differentiable_yet
+        not_differentiable_yet("norm_grad_third", "x (a fourth derivative of a spectral norm)")
+    dtype = np.result_type(x.dtype, _dtype_of(u), _dtype_of(c), 1.0)
+    if kind != "p" or _norm_coefficient(p, dx, dans) == 0.0:
+        shape = np.shape(ans) if reduce else x.shape
+        return xp.zeros(shape, dtype=dtype)
+    a_e = _expand(ans, x, axes, axis, keepdims)
+    c_e = c if np.ndim(c) == 0 else _expand(c, x, axes, axis, keepdims)
+    zero = a_e == 0
+    safe = xp.where(zero, 1.0, a_e)
+    r = xp.where(zero, 0.0, xp.abs(x) / safe)
+    q = _norm_coefficient(p, dx, dans) * _power(r, p - 1.0 - dx) / safe ** (dx + dans)
+    if dx % 2 == 0:
+        q = xp.sign(x) * q
+    out = u * c_e * xp.where(zero, 0.0, q)
+    if reduce:
+        return xp.sum(out, axis=axes, keepdims=keepdims)
+    return xp.broadcast_to(out, x.shape)
+
+
+def _dtype_of(value):
+    """The dtype of ``value`` (a Python number's, as NumPy sees it)."""
+    dtype = getattr(value, "dtype", None)
+    return np.asarray(value).dtype if dtype is None else dtype

@@ -257,26 +257,33 @@ def test_solve_in_b_to_the_third_order():
 
 def test_cholesky_third_order_in_the_linear_argument():
     """d/dw of the second derivative along L: the derivatives of the new helpers in their
-    sensitivities (the third derivative along L alone is not written)."""
+    sensitivities; and the third and fourth derivatives along L alone (jets of matrices)."""
     d2 = _derivatives(cholesky_along, 2)[-1]
     mixed = s2sad.grad(d2, wrt=1)(0.2, WEIGHTS)
     v = rng.normal(size=(3, 3))
     expected = fd(lambda w: d2(0.2, w), WEIGHTS, v, 1e-3)  # d2 is linear in w
     np.testing.assert_allclose(np.sum(mixed * v), expected, rtol=1e-8)
-    with pytest.raises(s2sad.NoDerivativeError, match="cholesky_grad_adjoint_l"):
-        _derivatives(cholesky_along, 3)[-1](0.2, WEIGHTS)
+    d = _derivatives(cholesky_along, 4)
+    for k in (3, 4):
+        _check_last(d[:k + 1], (0.2, WEIGHTS))
 
 
 @pytest.mark.parametrize("shape, p", [((5,), 3), ((3, 4), 2), ((3, 4), "fro"), ((4, 3), "nuc")])
 def test_norm_third_order_in_the_linear_argument(shape, p):
     """d/dc of the second derivative of ``c * norm(x + s d)``: ``norm_grad_second`` in its
-    sensitivities (the third derivative in s alone is not written)."""
+    sensitivities; the third derivative in s alone, and the fourth but for the spectral
+    norms (not written)."""
     x, d = away(*shape), rng.normal(size=shape)
     d2 = _derivatives(norm_along, 2)[-1]
     mixed = s2sad.grad(d2, wrt=1)(0.2, 1.7, x, d, p)
     np.testing.assert_allclose(mixed, d2(0.2, 1.0, x, d, p), rtol=1e-10)  # c times a constant
-    with pytest.raises(s2sad.NoDerivativeError, match="norm_grad_second"):
-        _derivatives(norm_along, 3)[-1](0.2, 1.7, x, d, p)
+    derivatives = _derivatives(norm_along, 4)
+    _check_last(derivatives[:4], (0.2, 1.7, x, d, p))
+    if p in (2, "nuc"):
+        with pytest.raises(s2sad.NoDerivativeError, match="norm_grad_third"):
+            derivatives[4](0.2, 1.7, x, d, p)
+    else:
+        _check_last(derivatives, (0.2, 1.7, x, d, p))
 
 
 def _rule_parts(function, parsed, values, parts):

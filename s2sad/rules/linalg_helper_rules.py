@@ -13,13 +13,16 @@ a norm).
   (``-g^T a^-T h``), whose own derivatives are of the same three: all orders are written.
 * ``cholesky``: partial derivatives in ``L`` (the compiler adds the path through
   ``L = cholesky(a)``), along lower-triangular changes of ``L``; one adjoint serves
-  ``cholesky_grad`` and ``cholesky_tangent``, which are each other's transposes. The new
-  helpers have derivatives in their sensitivities, not in ``L`` (a third derivative
-  along ``a`` alone raises ``NoDerivativeError``).
+  ``cholesky_grad`` and ``cholesky_tangent``, which are each other's transposes. Along
+  ``L``, their derivatives of higher order are jets of matrices (``cholesky_grad_jet``,
+  ``cholesky_tangent_jet`` and the adjoint of both, ``cholesky_adjoint_jet``, with up
+  to three directions), closed under differentiation: up to the fourth order.
 * ``norm``: ``norm_grad_second``, partials in ``ans`` and ``x`` for the vector p-norms
   (Frobenius too); everything in ``x`` for the spectral and piecewise linear norms (see
-  ``s2sad.runtime_linalg_higher``). Its derivatives in ``ans`` and ``x`` (a third
-  derivative along ``x`` alone) are not written; those in ``t`` and ``h`` are.
+  ``s2sad.runtime_linalg_higher``). Its own derivatives: ``norm_grad_third`` in ``x``
+  (the spectral norms' third derivative included) and, for the p-norms, the partials of
+  every order of ``norm_grad_partial``; the spectral norms' fourth derivative is not
+  written.
 
 >>> import numpy as np
 >>> from s2sad import registry
@@ -35,8 +38,10 @@ import numpy as np
 from ..registry import deftangent, defvjp
 from ..runtime import cholesky_grad, norm_grad, solve_grad
 from ..runtime_higher import cholesky_tangent, not_differentiable_yet, sens_like, solve_tangent
-from ..runtime_linalg_higher import (cholesky_grad_adjoint_l, cholesky_grad_tangent_l,
-                                     cholesky_tangent_tangent_l, norm_grad_second,
+from ..runtime_linalg_higher import (cholesky_adjoint_jet, cholesky_grad_adjoint_l,
+                                     cholesky_grad_jet, cholesky_grad_tangent_l,
+                                     cholesky_tangent_jet, cholesky_tangent_tangent_l,
+                                     norm_grad_partial, norm_grad_second, norm_grad_third,
                                      solve_grad_solution)
 
 # --- solve -------------------------------------------------------------------------------------
@@ -106,43 +111,100 @@ def cholesky_tangent_tangent(g, ans, h, L):
 
 
 # the three helpers of the derivatives along L: bilinear in (t or w) and h, transposes of
-# one another (<W, Fl(t, h)> = <X(W, h), t> = <Tl(t, W), h>)
+# one another (<W, Fl(t, h)> = <X(W, h), t> = <Tl(t, W), h>); along L, jets of matrices
 
 
 @defvjp(cholesky_grad_tangent_l, shape="other")
 def cholesky_grad_tangent_l_rule(g, ans, t, h, L):
     return (cholesky_grad_adjoint_l(g, h, L), cholesky_tangent_tangent_l(t, g, L),
-            not_differentiable_yet("cholesky_grad_tangent_l", "L"))
+            cholesky_adjoint_jet(g, h, L, t))
 
 
 @deftangent(cholesky_grad_tangent_l)
 def cholesky_grad_tangent_l_tangent(g, ans, t, h, L):
     return (cholesky_grad_tangent_l(g, h, L), cholesky_grad_tangent_l(t, g, L),
-            not_differentiable_yet("cholesky_grad_tangent_l", "L"))
+            cholesky_grad_jet(h, L, t, g))
 
 
 @defvjp(cholesky_tangent_tangent_l, shape="other")
 def cholesky_tangent_tangent_l_rule(g, ans, t, w, L):
     return (cholesky_grad_adjoint_l(w, g, L), cholesky_grad_tangent_l(t, g, L),
-            not_differentiable_yet("cholesky_tangent_tangent_l", "L"))
+            cholesky_adjoint_jet(w, g, L, t))
 
 
 @deftangent(cholesky_tangent_tangent_l)
 def cholesky_tangent_tangent_l_tangent(g, ans, t, w, L):
     return (cholesky_tangent_tangent_l(g, w, L), cholesky_tangent_tangent_l(t, g, L),
-            not_differentiable_yet("cholesky_tangent_tangent_l", "L"))
+            cholesky_tangent_jet(w, L, t, g))
 
 
 @defvjp(cholesky_grad_adjoint_l, shape="other")
 def cholesky_grad_adjoint_l_rule(g, ans, w, h, L):
     return (cholesky_grad_tangent_l(g, h, L), cholesky_tangent_tangent_l(g, w, L),
-            not_differentiable_yet("cholesky_grad_adjoint_l", "L"))
+            cholesky_adjoint_jet(w, h, L, g))
 
 
 @deftangent(cholesky_grad_adjoint_l)
 def cholesky_grad_adjoint_l_tangent(g, ans, w, h, L):
     return (cholesky_grad_adjoint_l(g, h, L), cholesky_grad_adjoint_l(w, g, L),
-            not_differentiable_yet("cholesky_grad_adjoint_l", "L"))
+            cholesky_adjoint_jet(w, h, L, g))
+
+
+# the jets along up to three changes t, u, v of L: the same three helpers with a direction
+# more (in L) or replaced (in a direction); a fourth direction is not written
+
+
+@defvjp(cholesky_grad_jet, shape="other")
+def cholesky_grad_jet_rule(g, ans, h, L, t=None, u=None, v=None):
+    return (sens_like(cholesky_tangent_jet(g, L, t, u, v), h),
+            cholesky_adjoint_jet(g, h, L, t, u, v), cholesky_adjoint_jet(g, h, L, u, v),
+            cholesky_adjoint_jet(g, h, L, t, v), cholesky_adjoint_jet(g, h, L, t, u))
+
+
+@deftangent(cholesky_grad_jet)
+def cholesky_grad_jet_tangent(g, ans, h, L, t=None, u=None, v=None):
+    return (cholesky_grad_jet(g, L, t, u, v),
+            cholesky_grad_jet(h, L, g, t, u) if v is None else
+            not_differentiable_yet("cholesky_grad_jet", "L"),
+            cholesky_grad_jet(h, L, g, u, v), cholesky_grad_jet(h, L, t, g, v),
+            cholesky_grad_jet(h, L, t, u, g))
+
+
+@defvjp(cholesky_tangent_jet, shape="other")
+def cholesky_tangent_jet_rule(g, ans, w, L, t=None, u=None, v=None):
+    return (sens_like(cholesky_grad_jet(g, L, t, u, v), w),
+            cholesky_adjoint_jet(w, g, L, t, u, v), cholesky_adjoint_jet(w, g, L, u, v),
+            cholesky_adjoint_jet(w, g, L, t, v), cholesky_adjoint_jet(w, g, L, t, u))
+
+
+@deftangent(cholesky_tangent_jet)
+def cholesky_tangent_jet_tangent(g, ans, w, L, t=None, u=None, v=None):
+    return (cholesky_tangent_jet(g, L, t, u, v),
+            cholesky_tangent_jet(w, L, g, t, u) if v is None else
+            not_differentiable_yet("cholesky_tangent_jet", "L"),
+            cholesky_tangent_jet(w, L, g, u, v), cholesky_tangent_jet(w, L, t, g, v),
+            cholesky_tangent_jet(w, L, t, u, g))
+
+
+@defvjp(cholesky_adjoint_jet, shape="other")
+def cholesky_adjoint_jet_rule(g, ans, w, h, L, t=None, u=None, v=None):
+    return (sens_like(cholesky_grad_jet(h, L, g, t, u) if v is None else
+                      not_differentiable_yet("cholesky_adjoint_jet", "w"), w),
+            sens_like(cholesky_tangent_jet(w, L, g, t, u) if v is None else
+                      not_differentiable_yet("cholesky_adjoint_jet", "h"), h),
+            cholesky_adjoint_jet(w, h, L, g, t, u) if v is None else
+            not_differentiable_yet("cholesky_adjoint_jet", "L"),
+            cholesky_adjoint_jet(w, h, L, g, u, v), cholesky_adjoint_jet(w, h, L, t, g, v),
+            cholesky_adjoint_jet(w, h, L, t, u, g))
+
+
+@deftangent(cholesky_adjoint_jet)
+def cholesky_adjoint_jet_tangent(g, ans, w, h, L, t=None, u=None, v=None):
+    return (cholesky_adjoint_jet(g, h, L, t, u, v), cholesky_adjoint_jet(w, g, L, t, u, v),
+            cholesky_adjoint_jet(w, h, L, g, t, u) if v is None else
+            not_differentiable_yet("cholesky_adjoint_jet", "L"),
+            cholesky_adjoint_jet(w, h, L, g, u, v), cholesky_adjoint_jet(w, h, L, t, g, v),
+            cholesky_adjoint_jet(w, h, L, t, u, g))
 
 
 # --- norms -------------------------------------------------------------------------------------
@@ -175,8 +237,17 @@ def norm_grad_second_rule(g, ans, t, h, norm, x, ord=None, axis=None, keepdims=F
                        np.sum(g * norm_grad_second(t, np.ones_like(h), norm, x, ord, axis,
                                                    keepdims, matrix, argnum, tangent),
                               axis=axis, keepdims=keepdims)), h),
-            not_differentiable_yet("norm_grad_second", "ans"),
-            not_differentiable_yet("norm_grad_second", "x"))
+            # ans and x: the p-norms' partials one order higher (norm_grad_partial)
+            norm_grad_partial(t * g, h, norm, x, ord, axis, keepdims, matrix, 1, 1, True)
+            if argnum == 2 else
+            norm_grad_partial(g, h * t, norm, x, ord, axis, keepdims, matrix, 0, 2, True)
+            if tangent else
+            norm_grad_partial(t, h * g, norm, x, ord, axis, keepdims, matrix, 0, 2, True),
+            norm_grad_third(t, g, h, norm, x, ord, axis, keepdims, matrix)
+            if argnum == 2 else
+            norm_grad_partial(g, h * t, norm, x, ord, axis, keepdims, matrix, 1, 1, False)
+            if tangent else
+            norm_grad_partial(t, h * g, norm, x, ord, axis, keepdims, matrix, 1, 1, False))
 
 
 @deftangent(norm_grad_second)
@@ -184,5 +255,78 @@ def norm_grad_second_tangent(g, ans, t, h, norm, x, ord=None, axis=None, keepdim
                              matrix=None, argnum=2, tangent=False):
     return (norm_grad_second(g, h, norm, x, ord, axis, keepdims, matrix, argnum, tangent),
             norm_grad_second(t, g, norm, x, ord, axis, keepdims, matrix, argnum, tangent),
-            not_differentiable_yet("norm_grad_second", "ans"),
-            not_differentiable_yet("norm_grad_second", "x"))
+            norm_grad_partial(t, h * g, norm, x, ord, axis, keepdims, matrix, 1, 1, False)
+            if argnum == 2 else
+            norm_grad_partial(1.0, h * t * g, norm, x, ord, axis, keepdims, matrix, 0, 2, False)
+            if tangent else
+            norm_grad_partial(t, h * g, norm, x, ord, axis, keepdims, matrix, 0, 2, True),
+            norm_grad_third(t, g, h, norm, x, ord, axis, keepdims, matrix)
+            if argnum == 2 else
+            norm_grad_partial(g, h * t, norm, x, ord, axis, keepdims, matrix, 1, 1, False)
+            if tangent else
+            norm_grad_partial(t * g, h, norm, x, ord, axis, keepdims, matrix, 1, 1, True))
+
+
+# norm_grad_third(t, u, h, ans, x, ...): the third derivative in x, trilinear and symmetric in t,
+# u and its own direction; in ans and x, the p-norms' partials one order higher (the spectral
+# norms': 0 in ans, not written in x)
+
+
+@defvjp(norm_grad_third, shape="other")
+def norm_grad_third_rule(g, ans, t, u, h, norm, x, ord=None, axis=None, keepdims=False,
+                         matrix=None):
+    return (norm_grad_third(g, u, h, norm, x, ord, axis, keepdims, matrix),
+            norm_grad_third(t, g, h, norm, x, ord, axis, keepdims, matrix),
+            sens_like(np.sum(g * norm_grad_third(t, u, np.ones_like(h), norm, x, ord, axis,
+                                                 keepdims, matrix),
+                             axis=axis, keepdims=keepdims), h),
+            sens_like(norm_grad_partial(t * u * g, h, norm, x, ord, axis, keepdims, matrix, 2, 1,
+                                        True), norm),
+            norm_grad_partial(t * u * g, h, norm, x, ord, axis, keepdims, matrix, 3, 0, False))
+
+
+@deftangent(norm_grad_third)
+def norm_grad_third_tangent(g, ans, t, u, h, norm, x, ord=None, axis=None, keepdims=False,
+                            matrix=None):
+    return (norm_grad_third(g, u, h, norm, x, ord, axis, keepdims, matrix),
+            norm_grad_third(t, g, h, norm, x, ord, axis, keepdims, matrix),
+            norm_grad_third(t, u, g, norm, x, ord, axis, keepdims, matrix),
+            norm_grad_partial(t * u, h * g, norm, x, ord, axis, keepdims, matrix, 2, 1, False),
+            norm_grad_partial(t * u * g, h, norm, x, ord, axis, keepdims, matrix, 3, 0, False))
+
+
+# norm_grad_partial(u, c, ans, x, ..., dx, dans, reduce) is linear in u and c; its derivatives
+# in x and ans are itself one order higher, the direction multiplying u (x) or c (ans) -- or,
+# for an adjoint of a reduced result, the sensitivity multiplying c
+
+
+@defvjp(norm_grad_partial, shape="other")
+def norm_grad_partial_rule(g, ans, u, c, norm, x, ord=None, axis=None, keepdims=False,
+                           matrix=None, dx=1, dans=0, reduce=False):
+    return (sens_like(norm_grad_partial(1.0, c * g, norm, x, ord, axis, keepdims, matrix, dx,
+                                        dans, False) if reduce else
+                      norm_grad_partial(g, c, norm, x, ord, axis, keepdims, matrix, dx, dans,
+                                        False), u),
+            sens_like(norm_grad_partial(u, g, norm, x, ord, axis, keepdims, matrix, dx, dans,
+                                        True) if reduce else
+                      norm_grad_partial(u * g, np.ones_like(norm), norm, x, ord, axis,
+                                        keepdims, matrix, dx, dans, True), c),
+            sens_like(norm_grad_partial(u, c * g, norm, x, ord, axis, keepdims, matrix, dx,
+                                        dans + 1, True) if reduce else
+                      norm_grad_partial(u * g, c, norm, x, ord, axis, keepdims, matrix, dx,
+                                        dans + 1, True), norm),
+            norm_grad_partial(u, c * g, norm, x, ord, axis, keepdims, matrix, dx + 1, dans,
+                              False) if reduce else
+            norm_grad_partial(u * g, c, norm, x, ord, axis, keepdims, matrix, dx + 1, dans,
+                              False))
+
+
+@deftangent(norm_grad_partial)
+def norm_grad_partial_tangent(g, ans, u, c, norm, x, ord=None, axis=None, keepdims=False,
+                              matrix=None, dx=1, dans=0, reduce=False):
+    return (norm_grad_partial(g, c, norm, x, ord, axis, keepdims, matrix, dx, dans, reduce),
+            norm_grad_partial(u, g, norm, x, ord, axis, keepdims, matrix, dx, dans, reduce),
+            norm_grad_partial(u, c * g, norm, x, ord, axis, keepdims, matrix, dx, dans + 1,
+                              reduce),
+            norm_grad_partial(u * g, c, norm, x, ord, axis, keepdims, matrix, dx + 1, dans,
+                              reduce))

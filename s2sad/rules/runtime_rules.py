@@ -14,9 +14,11 @@ takes, so:
 Here ``g`` is the sensitivity coming into the helper's result and ``h`` the helper's
 own first argument. Where a helper depends on another argument nonlinearly (``std``,
 ``prod``, ``cumprod``, weighted ``average``), that derivative is a helper of
-``s2sad.runtime_hessians``; those of linear algebra and norms are in
-``s2sad.rules.linalg_helper_rules``. A derivative not written yet (mostly third
-derivatives) is a call of ``not_differentiable_yet``, which raises only if it runs.
+``s2sad.runtime_hessians``, whose own derivatives are the same helpers with one more
+direction (jets), up to the fourth order; those of linear algebra and norms are in
+``s2sad.rules.linalg_helper_rules``. A derivative not written yet (mostly beyond the
+fourth order, and ``einsum``'s fourth) is a call of ``not_differentiable_yet``, which
+raises only if it runs.
 
 >>> import numpy as np
 >>> from s2sad import registry
@@ -40,13 +42,14 @@ from ..runtime import (add_sens, array_grad, as_gradient, average_grad, cast_lik
                        take_along_axis_grad, take_grad, tensordot_grad, tile_grad, trace_grad,
                        transpose_grad, unbroadcast, var_grad, vecdot_grad, vstack_grad,
                        zeros_like_structure)
-from ..runtime_hessians import (average_grad_partial, cumprod_hvp, prod_hvp,
-                               std_grad_partial)
+from ..runtime_hessians import (average_change, average_grad_partial, average_jet, cumprod_hvp,
+                               cumprod_jet, prod_hvp, std_grad_partial)
 from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pushforward)
 from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast_like,
-                              clip_tangent, cumprod_tangent, einsum_grad_operands,
-                              einsum_grad_tangent, einsum_with, join_like, not_differentiable_yet,
+                              clip_tangent, cumprod_tangent, cut_like, einsum_fill_each,
+                              einsum_fill_sum, einsum_grad_operands, einsum_grad_tangent,
+                              einsum_with, join_like, not_differentiable_yet,
                               pad_values_forward, put_item, reduce_tangent, rule_part, sens_item,
                               sens_like, snapshot, sort_tangent, split_like, stack_like,
                               sum_parts, take_at, unbroadcast_adjoint, unpack_sens)
@@ -295,9 +298,87 @@ def einsum_grad_tangent_rule(g, ans, h, subscripts, operands, argnum):
 
 @defvjp(einsum_with, shape="other")
 def einsum_with_rule(g, ans, subscripts, operands, argnum, value):
-    return (None, not_differentiable_yet("einsum_with", "operands"), None,
+    return (None, einsum_grad_operands(value, g, subscripts, operands, argnum), None,
             sens_like(einsum_grad(g, subscripts, operands[:argnum] + (value,) +
                                   operands[argnum + 1:], argnum), value))
+
+
+@deftangent(einsum_with)
+def einsum_with_tangent(g, ans, subscripts, operands, argnum, value):
+    return (None, einsum_fill_sum(None, subscripts, operands, g, None, argnum, value), None,
+            einsum_with(subscripts, operands, argnum, g))
+
+
+# the einsum is multilinear: the derivatives of its adjoints replace one more operand, by the
+# sensitivity (or the tangent) of the other (einsum_fill_sum, einsum_fill_each: the sum over
+# the operands replaced); a replacement of a replaced operand is not written (fourth order)
+
+
+@defvjp(einsum_grad_operands, shape="sequence")
+def einsum_grad_operands_rule(g, ans, value, h, subscripts, operands, argnum):
+    return (sens_like(einsum_grad_tangent(h, subscripts, operands, g, argnum), value),
+            sens_like(einsum_fill_sum(h, subscripts, operands, g, None, argnum, value), h),
+            None, einsum_fill_each(h, subscripts, operands, g, argnum, value), None)
+
+
+@deftangent(einsum_grad_operands)
+def einsum_grad_operands_tangent(g, ans, value, h, subscripts, operands, argnum):
+    return (einsum_grad_operands(g, h, subscripts, operands, argnum),
+            einsum_grad_operands(value, g, subscripts, operands, argnum), None,
+            einsum_fill_each(h, subscripts, operands, g, argnum, value), None)
+
+
+@defvjp(einsum_grad_tangent, shape="other")
+def einsum_grad_tangent_adjoint(g, ans, h, subscripts, operands, tangents, argnum):
+    return (sens_like(einsum_fill_sum(None, subscripts, operands, tangents, None, argnum, g), h),
+            None, einsum_fill_each(h, subscripts, operands, tangents, argnum, g),
+            einsum_grad_operands(g, h, subscripts, operands, argnum), None)
+
+
+@deftangent(einsum_grad_tangent)
+def einsum_grad_tangent_tangent(g, ans, h, subscripts, operands, tangents, argnum):
+    return (einsum_grad_tangent(g, subscripts, operands, tangents, argnum), None,
+            not_differentiable_yet("einsum_grad_tangent", "operands"),
+            einsum_grad_tangent(h, subscripts, operands, g, argnum), None)
+
+
+@defvjp(einsum_fill_sum, shape="other")
+def einsum_fill_sum_rule(g, ans, h, subscripts, operands, fills, target, argnum=None,
+                         value=None):
+    # written for the einsum's own changes (target None), where h is not read
+    return (None if target is None else not_differentiable_yet("einsum_fill_sum", "h"), None,
+            einsum_fill_each(g, subscripts, operands, fills, argnum, value) if target is None
+            else not_differentiable_yet("einsum_fill_sum", "operands"),
+            einsum_grad_operands(value, g, subscripts, operands, argnum) if target is None
+            else not_differentiable_yet("einsum_fill_sum", "fills"), None, None,
+            einsum_grad_tangent(g, subscripts, operands, fills, argnum) if target is None
+            else not_differentiable_yet("einsum_fill_sum", "value"))
+
+
+@deftangent(einsum_fill_sum)
+def einsum_fill_sum_tangent(g, ans, h, subscripts, operands, fills, target, argnum=None,
+                            value=None):
+    return (einsum_fill_sum(g, subscripts, operands, fills, target, argnum, value), None,
+            not_differentiable_yet("einsum_fill_sum", "operands"),
+            einsum_fill_sum(h, subscripts, operands, g, target, argnum, value), None, None,
+            einsum_fill_sum(h, subscripts, operands, fills, target, argnum, g))
+
+
+@defvjp(einsum_fill_each, shape="sequence")
+def einsum_fill_each_rule(g, ans, h, subscripts, operands, fills, argnum=None, value=None):
+    # symmetric in the fills and the sensitivities
+    return (not_differentiable_yet("einsum_fill_each", "h"), None,
+            not_differentiable_yet("einsum_fill_each", "operands"),
+            einsum_fill_each(h, subscripts, operands, g, argnum, value), None,
+            not_differentiable_yet("einsum_fill_each", "value"))
+
+
+@deftangent(einsum_fill_each)
+def einsum_fill_each_tangent(g, ans, h, subscripts, operands, fills, argnum=None, value=None):
+    return (einsum_fill_each(g, subscripts, operands, fills, argnum, value), None,
+            not_differentiable_yet("einsum_fill_each", "operands"),
+            einsum_fill_each(h, subscripts, operands, g, argnum, value), None,
+            einsum_fill_each(h, subscripts, operands, fills, argnum, g))
 
 
 deflinear(einsum_with, argnums=(3,))
@@ -312,57 +393,117 @@ def cumprod_grad_tangent(g, ans, h, cumprod, x, axis=None):
 
 
 @defvjp(prod_hvp, shape="other")
-def prod_hvp_rule(g, ans, h, x, v, axis=None, keepdims=False):
-    # the Hessian is symmetric: v's part is prod_hvp itself
-    return (sens_like(reduce_tangent(g, prod_hvp(np.ones_like(h), x, v, axis, keepdims), axis,
-                                     keepdims), h),
-            not_differentiable_yet("prod_hvp", "x"), prod_hvp(h, x, g, axis, keepdims))
+def prod_hvp_rule(g, ans, h, x, v, axis=None, keepdims=False, u=None, w=None):
+    # the derivatives of <h, prod(x)> are symmetric: in x, one more direction (up to three);
+    # in a direction, the same with that direction replaced
+    return (sens_like(reduce_tangent(g, prod_hvp(np.ones_like(h), x, v, axis, keepdims, u, w),
+                                     axis, keepdims), h),
+            prod_hvp(h, x, v, axis, keepdims, g, u) if w is None else
+            not_differentiable_yet("prod_hvp", "x"),
+            prod_hvp(h, x, g, axis, keepdims, u, w), None, None,
+            prod_hvp(h, x, v, axis, keepdims, g, w), prod_hvp(h, x, v, axis, keepdims, u, g))
 
 
 @deftangent(prod_hvp)
-def prod_hvp_tangent(g, ans, h, x, v, axis=None, keepdims=False):
-    return (prod_hvp(g, x, v, axis, keepdims), not_differentiable_yet("prod_hvp", "x"),
-            prod_hvp(h, x, g, axis, keepdims))
+def prod_hvp_tangent(g, ans, h, x, v, axis=None, keepdims=False, u=None, w=None):
+    return (prod_hvp(g, x, v, axis, keepdims, u, w),
+            prod_hvp(h, x, v, axis, keepdims, g, u) if w is None else
+            not_differentiable_yet("prod_hvp", "x"),
+            prod_hvp(h, x, g, axis, keepdims, u, w), None, None,
+            prod_hvp(h, x, v, axis, keepdims, g, w), prod_hvp(h, x, v, axis, keepdims, u, g))
 
 
 @defvjp(cumprod_hvp, shape="other")
-def cumprod_hvp_rule(g, ans, h, x, v, axis=None):
-    return (not_differentiable_yet("cumprod_hvp", "h"), not_differentiable_yet("cumprod_hvp", "x"),
-            cumprod_hvp(h, x, g, axis))
+def cumprod_hvp_rule(g, ans, h, x, v, axis=None, u=None, w=None):
+    # like prod_hvp's; in h (linear), the change of cumprod along the directions and g
+    return (sens_like(cumprod_jet(x, g, axis, v, u) if w is None else
+                      not_differentiable_yet("cumprod_hvp", "h"), h),
+            cumprod_hvp(h, x, v, axis, g, u) if w is None else
+            not_differentiable_yet("cumprod_hvp", "x"),
+            cumprod_hvp(h, x, g, axis, u, w), None, cumprod_hvp(h, x, v, axis, g, w),
+            cumprod_hvp(h, x, v, axis, u, g))
 
 
 @deftangent(cumprod_hvp)
-def cumprod_hvp_tangent(g, ans, h, x, v, axis=None):
-    return (cumprod_hvp(g, x, v, axis), not_differentiable_yet("cumprod_hvp", "x"),
-            cumprod_hvp(h, x, g, axis))
+def cumprod_hvp_tangent(g, ans, h, x, v, axis=None, u=None, w=None):
+    return (cumprod_hvp(g, x, v, axis, u, w),
+            cumprod_hvp(h, x, v, axis, g, u) if w is None else
+            not_differentiable_yet("cumprod_hvp", "x"),
+            cumprod_hvp(h, x, g, axis, u, w), None, cumprod_hvp(h, x, v, axis, g, w),
+            cumprod_hvp(h, x, v, axis, u, g))
+
+
+@defvjp(cumprod_jet, shape="other")
+def cumprod_jet_rule(g, ans, x, v, axis=None, u=None, w=None):
+    # in x, the gradient of <g, the change> (cumprod_hvp with the same directions); in a
+    # direction, that gradient along the other directions only (cumprod_grad for none)
+    return (cumprod_hvp(g, x, v, axis, u, w), cumprod_hvp(g, x, u, axis, w), None,
+            cumprod_hvp(g, x, v, axis, w), cumprod_hvp(g, x, v, axis, u))
+
+
+@deftangent(cumprod_jet)
+def cumprod_jet_tangent(g, ans, x, v, axis=None, u=None, w=None):
+    return (cumprod_jet(x, v, axis, g, u) if w is None else
+            not_differentiable_yet("cumprod_jet", "x"),
+            cumprod_jet(x, g, axis, u, w), None, cumprod_jet(x, v, axis, g, w),
+            cumprod_jet(x, v, axis, u, g))
 
 
 @defvjp(std_grad_partial, shape="other")
 def std_grad_partial_rule(g, ans, t, h, std, x, axis=None, ddof=0, keepdims=False,
-                          tangent=False):
-    # the adjoint and the tangent form are each other's transposes
-    return (std_grad_partial(g, h, std, x, axis, ddof, keepdims, not tangent),
-            not_differentiable_yet("std_grad_partial", "h"),
-            not_differentiable_yet("std_grad_partial", "std"),
-            not_differentiable_yet("std_grad_partial", "x"))
+                          tangent=False, power=1):
+    # the adjoint and the tangent form are each other's transposes; h is a factor per slice;
+    # in std, the slope's own slope is the helper with power + 1; in x, linear (x - mean),
+    # with a self-adjoint centering: the tangent form at x = the x-shaped one of (t, g)
+    return (std_grad_partial(g, h, std, x, axis, ddof, keepdims, not tangent, power),
+            sens_like(reduce_tangent(g if tangent else t,
+                                     std_grad_partial(t if tangent else g, np.ones_like(h), std,
+                                                      x, axis, ddof, keepdims, True, power),
+                                     axis, keepdims), h),
+            sens_like(reduce_tangent(g if tangent else t,
+                                     std_grad_partial(t if tangent else g, -power * h, std, x,
+                                                      axis, ddof, keepdims, True, power + 1),
+                                     axis, keepdims), std),
+            std_grad_partial(t if tangent else g, h, std, g if tangent else t, axis, ddof,
+                             keepdims, True, power))
 
 
 @deftangent(std_grad_partial)
 def std_grad_partial_tangent(g, ans, t, h, std, x, axis=None, ddof=0, keepdims=False,
-                             tangent=False):
-    return (std_grad_partial(g, h, std, x, axis, ddof, keepdims, tangent),
-            std_grad_partial(t, g, std, x, axis, ddof, keepdims, tangent),
-            not_differentiable_yet("std_grad_partial", "std"),
-            not_differentiable_yet("std_grad_partial", "x"))
+                             tangent=False, power=1):
+    return (std_grad_partial(g, h, std, x, axis, ddof, keepdims, tangent, power),
+            std_grad_partial(t, g, std, x, axis, ddof, keepdims, tangent, power),
+            std_grad_partial(t, -power * h * g, std, x, axis, ddof, keepdims, tangent,
+                             power + 1),
+            std_grad_partial(t, h, std, g, axis, ddof, keepdims, tangent, power))
+
+
+# average_grad_partial is average_jet with one direction: t moves a (or the weights) for
+# the tangent form, or is the sensitivity of the gradient in a (or the weights) for the adjoint
+# form; its result is the gradient in `argnum if tangent else wrt`
 
 
 @defvjp(average_grad_partial, shape="other")
 def average_grad_partial_rule(g, ans, t, h, a, axis=None, weights=None, keepdims=False,
                               argnum=0, wrt=0, tangent=False):
     return (average_grad_partial(g, h, a, axis, weights, keepdims, argnum, wrt, not tangent),
-            not_differentiable_yet("average_grad_partial", "h"),
-            not_differentiable_yet("average_grad_partial", "a"), None,
-            not_differentiable_yet("average_grad_partial", "weights"))
+            sens_like(average_change(a, axis, weights, keepdims,
+                                     (t if wrt == 0 else None) if tangent else
+                                     (t if argnum == 0 else None),
+                                     (t if wrt == 1 else None) if tangent else
+                                     (t if argnum == 1 else None),
+                                     g if (argnum if tangent else wrt) == 0 else None,
+                                     g if (argnum if tangent else wrt) == 1 else None), h),
+            average_jet(h, a, axis, weights, keepdims, 0,
+                        (t if wrt == 0 else None) if tangent else (t if argnum == 0 else None),
+                        (t if wrt == 1 else None) if tangent else (t if argnum == 1 else None),
+                        g if (argnum if tangent else wrt) == 0 else None,
+                        g if (argnum if tangent else wrt) == 1 else None), None,
+            average_jet(h, a, axis, weights, keepdims, 1,
+                        (t if wrt == 0 else None) if tangent else (t if argnum == 0 else None),
+                        (t if wrt == 1 else None) if tangent else (t if argnum == 1 else None),
+                        g if (argnum if tangent else wrt) == 0 else None,
+                        g if (argnum if tangent else wrt) == 1 else None))
 
 
 @deftangent(average_grad_partial)
@@ -370,8 +511,96 @@ def average_grad_partial_tangent(g, ans, t, h, a, axis=None, weights=None, keepd
                                  argnum=0, wrt=0, tangent=False):
     return (average_grad_partial(g, h, a, axis, weights, keepdims, argnum, wrt, tangent),
             average_grad_partial(t, g, a, axis, weights, keepdims, argnum, wrt, tangent),
-            not_differentiable_yet("average_grad_partial", "a"), None,
-            not_differentiable_yet("average_grad_partial", "weights"))
+            average_jet(h, a, axis, weights, keepdims, argnum if tangent else wrt,
+                        (t if wrt == 0 else None) if tangent else (t if argnum == 0 else None),
+                        (t if wrt == 1 else None) if tangent else (t if argnum == 1 else None),
+                        g, None), None,
+            average_jet(h, a, axis, weights, keepdims, argnum if tangent else wrt,
+                        (t if wrt == 0 else None) if tangent else (t if argnum == 0 else None),
+                        (t if wrt == 1 else None) if tangent else (t if argnum == 1 else None),
+                        None, g))
+
+
+# average_jet (a gradient) and average_change (a change of the average) along up to three
+# directions (da, dw), (ua, uw), (va, vw): in a or the weights, one direction more; in a
+# direction, that direction replaced (in the gradient) or left out (in the change)
+
+
+@defvjp(average_jet, shape="other")
+def average_jet_rule(g, ans, h, a, axis=None, weights=None, keepdims=False, argnum=0, da=None,
+                     dw=None, ua=None, uw=None, va=None, vw=None):
+    return (sens_like((average_change(a, axis, weights, keepdims, g if argnum == 0 else None,
+                                      g if argnum == 1 else None, da, dw, ua, uw)
+                       if vw is None else not_differentiable_yet("average_jet", "h"))
+                      if va is None else not_differentiable_yet("average_jet", "h"), h),
+            (average_jet(h, a, axis, weights, keepdims, 0, g if argnum == 0 else None,
+                         g if argnum == 1 else None, da, dw, ua, uw)
+             if vw is None else not_differentiable_yet("average_jet", "a"))
+            if va is None else not_differentiable_yet("average_jet", "a"), None,
+            (average_jet(h, a, axis, weights, keepdims, 1, g if argnum == 0 else None,
+                         g if argnum == 1 else None, da, dw, ua, uw)
+             if vw is None else not_differentiable_yet("average_jet", "weights"))
+            if va is None else not_differentiable_yet("average_jet", "weights"), None, None,
+            average_jet(h, a, axis, weights, keepdims, 0, g if argnum == 0 else None,
+                        g if argnum == 1 else None, ua, uw, va, vw),
+            average_jet(h, a, axis, weights, keepdims, 1, g if argnum == 0 else None,
+                        g if argnum == 1 else None, ua, uw, va, vw),
+            average_jet(h, a, axis, weights, keepdims, 0, da, dw, g if argnum == 0 else None,
+                        g if argnum == 1 else None, va, vw),
+            average_jet(h, a, axis, weights, keepdims, 1, da, dw, g if argnum == 0 else None,
+                        g if argnum == 1 else None, va, vw),
+            average_jet(h, a, axis, weights, keepdims, 0, da, dw, ua, uw,
+                        g if argnum == 0 else None, g if argnum == 1 else None),
+            average_jet(h, a, axis, weights, keepdims, 1, da, dw, ua, uw,
+                        g if argnum == 0 else None, g if argnum == 1 else None))
+
+
+@deftangent(average_jet)
+def average_jet_tangent(g, ans, h, a, axis=None, weights=None, keepdims=False, argnum=0,
+                        da=None, dw=None, ua=None, uw=None, va=None, vw=None):
+    return (average_jet(g, a, axis, weights, keepdims, argnum, da, dw, ua, uw, va, vw),
+            (average_jet(h, a, axis, weights, keepdims, argnum, g, None, da, dw, ua, uw)
+             if vw is None else not_differentiable_yet("average_jet", "a"))
+            if va is None else not_differentiable_yet("average_jet", "a"), None,
+            (average_jet(h, a, axis, weights, keepdims, argnum, None, g, da, dw, ua, uw)
+             if vw is None else not_differentiable_yet("average_jet", "weights"))
+            if va is None else not_differentiable_yet("average_jet", "weights"), None, None,
+            average_jet(h, a, axis, weights, keepdims, argnum, g, None, ua, uw, va, vw),
+            average_jet(h, a, axis, weights, keepdims, argnum, None, g, ua, uw, va, vw),
+            average_jet(h, a, axis, weights, keepdims, argnum, da, dw, g, None, va, vw),
+            average_jet(h, a, axis, weights, keepdims, argnum, da, dw, None, g, va, vw),
+            average_jet(h, a, axis, weights, keepdims, argnum, da, dw, ua, uw, g, None),
+            average_jet(h, a, axis, weights, keepdims, argnum, da, dw, ua, uw, None, g))
+
+
+@defvjp(average_change, shape="other")
+def average_change_rule(g, ans, a, axis=None, weights=None, keepdims=False, da=None, dw=None,
+                        ua=None, uw=None, va=None, vw=None):
+    return (average_jet(g, a, axis, weights, keepdims, 0, da, dw, ua, uw, va, vw), None,
+            average_jet(g, a, axis, weights, keepdims, 1, da, dw, ua, uw, va, vw), None,
+            average_jet(g, a, axis, weights, keepdims, 0, ua, uw, va, vw),
+            average_jet(g, a, axis, weights, keepdims, 1, ua, uw, va, vw),
+            average_jet(g, a, axis, weights, keepdims, 0, da, dw, va, vw),
+            average_jet(g, a, axis, weights, keepdims, 1, da, dw, va, vw),
+            average_jet(g, a, axis, weights, keepdims, 0, da, dw, ua, uw),
+            average_jet(g, a, axis, weights, keepdims, 1, da, dw, ua, uw))
+
+
+@deftangent(average_change)
+def average_change_tangent(g, ans, a, axis=None, weights=None, keepdims=False, da=None,
+                           dw=None, ua=None, uw=None, va=None, vw=None):
+    return ((average_change(a, axis, weights, keepdims, g, None, da, dw, ua, uw)
+             if vw is None else not_differentiable_yet("average_change", "a"))
+            if va is None else not_differentiable_yet("average_change", "a"), None,
+            (average_change(a, axis, weights, keepdims, None, g, da, dw, ua, uw)
+             if vw is None else not_differentiable_yet("average_change", "weights"))
+            if va is None else not_differentiable_yet("average_change", "weights"), None,
+            average_change(a, axis, weights, keepdims, g, None, ua, uw, va, vw),
+            average_change(a, axis, weights, keepdims, None, g, ua, uw, va, vw),
+            average_change(a, axis, weights, keepdims, da, dw, g, None, va, vw),
+            average_change(a, axis, weights, keepdims, da, dw, None, g, va, vw),
+            average_change(a, axis, weights, keepdims, da, dw, ua, uw, g, None),
+            average_change(a, axis, weights, keepdims, da, dw, ua, uw, None, g))
 
 
 # --- products: bilinear in the sensitivity and the other factor -----------------------------
@@ -471,32 +700,32 @@ def diag_grad_rule(g, ans, h, v, k=0):
     return sens_like(np.diag(g, k), h)
 
 
-@defvjp(concatenate_grad, shape="other")
+@defvjp(concatenate_grad, shape="sequence")
 def concatenate_grad_rule(g, ans, h, arrays, axis=0):
     return join_like("concatenate", g, arrays, axis)
 
 
-@defvjp(stack_grad, shape="other")
+@defvjp(stack_grad, shape="sequence")
 def stack_grad_rule(g, ans, h, arrays, axis=0):
     return join_like("stack", g, arrays, axis)
 
 
-@defvjp(hstack_grad, shape="other")
+@defvjp(hstack_grad, shape="sequence")
 def hstack_grad_rule(g, ans, h, arrays):
     return join_like("hstack", g, arrays, None)
 
 
-@defvjp(vstack_grad, shape="other")
+@defvjp(vstack_grad, shape="sequence")
 def vstack_grad_rule(g, ans, h, arrays):
     return join_like("vstack", g, arrays, None)
 
 
-@defvjp(dstack_grad, shape="other")
+@defvjp(dstack_grad, shape="sequence")
 def dstack_grad_rule(g, ans, h, arrays):
     return join_like("dstack", g, arrays, None)
 
 
-@defvjp(column_stack_grad, shape="other")
+@defvjp(column_stack_grad, shape="sequence")
 def column_stack_grad_rule(g, ans, h, arrays):
     return join_like("column_stack", g, arrays, None)
 
@@ -563,6 +792,33 @@ def linspace_grad_rule(g, ans, h, x, num=50, endpoint=True, axis=0, end=False):
                                  endpoint=endpoint, axis=axis), h)
 
 
+# their adjoints: linear too, each the other's transpose
+
+
+@defvjp(join_like, shape="other")
+def join_like_rule(g, ans, how, parts, arrays, axis=None):
+    return None, cut_like(how, g, parts, arrays, axis), None, None
+
+
+@defvjp(cut_like, shape="sequence")
+def cut_like_rule(g, ans, how, h, parts, arrays, axis=None):
+    return None, sens_like(join_like(how, g, arrays, axis), h), None, None, None
+
+
+@defvjp(split_like, shape="sequence")
+def split_like_rule(g, ans, h, parts, pieces, axis=0):
+    return sens_like(split_grad(g, pieces, axis), h), None, None, None
+
+
+@defvjp(pad_values_forward, shape="other")
+def pad_values_forward_rule(g, ans, h, x, pad_width):
+    return sens_like(pad_values_grad(g, x, pad_width, 0.0), h), None, None
+
+
+deflinear(join_like, cut_like, argnums=(1,))
+deflinear(split_like, pad_values_forward)
+
+
 deflinear(transpose_grad, diagonal_grad, trace_grad, diag_grad, concatenate_grad, stack_grad,
           hstack_grad,
           vstack_grad, dstack_grad, column_stack_grad, split_grad, tile_grad, repeat_grad,
@@ -579,6 +835,11 @@ deflinear(transpose_grad, diagonal_grad, trace_grad, diag_grad, concatenate_grad
 @defvjp(cumprod_tangent, shape="other")
 def cumprod_tangent_rule(g, ans, h, x, axis=None):
     return sens_like(cumprod_grad(g, np.cumprod(x, axis), x, axis), h), cumprod_hvp(g, x, h, axis)
+
+
+@deftangent(cumprod_tangent)
+def cumprod_tangent_tangent(g, ans, h, x, axis=None):
+    return cumprod_tangent(g, x, axis), cumprod_jet(x, h, axis, g)
 
 
 @defvjp(sort_tangent, shape="other")
@@ -623,6 +884,17 @@ def average_grad_tangent(g, ans, h, a, axis=None, weights=None, keepdims=False, 
             average_grad_partial(g, h, a, axis, weights, keepdims, argnum, 0, True), None,
             None if weights is None else
             average_grad_partial(g, h, a, axis, weights, keepdims, argnum, 1, True))
+
+
+@deftangent(average_tangent)
+def average_tangent_tangent(g, ans, h, a, axis=None, weights=None, keepdims=False, argnum=0):
+    return (average_tangent(g, a, axis, weights, keepdims, argnum),
+            None if weights is None else
+            average_change(a, axis, weights, keepdims, h if argnum == 0 else None,
+                           h if argnum == 1 else None, g, None), None,
+            None if weights is None else
+            average_change(a, axis, weights, keepdims, h if argnum == 0 else None,
+                           h if argnum == 1 else None, None, g))
 
 
 @defvjp(sens_item, shape="other")
