@@ -67,6 +67,38 @@ def _stored(node) -> set[str]:
     return names
 
 
+class _Copies:
+    """Which names hold copies: ``values`` (name -> the name or number it copies) and its
+    reverse, ``sources`` (name -> the names holding a copy of it), so that forgetting
+    what a statement changes costs what it changes, not what is known."""
+
+    def __init__(self, values=None, sources=None):
+        self.values = dict(values or {})
+        self.sources = {name: set(copies) for name, copies in (sources or {}).items()}
+
+    def copy(self) -> "_Copies":
+        return _Copies(self.values, self.sources)
+
+    def add(self, name: str, value) -> None:
+        self.values[name] = value
+        if isinstance(value, gast.Name):
+            self.sources.setdefault(value.id, set()).add(name)
+
+    def forget(self, changed) -> None:
+        """Forget (in place) the copies held by, or of, the names in ``changed``."""
+        for name in changed:
+            value = self.values.pop(name, None)
+            if isinstance(value, gast.Name):
+                self.sources.get(value.id, set()).discard(name)
+            for alias in self.sources.pop(name, ()):
+                self.values.pop(alias, None)
+
+    def without(self, changed) -> "_Copies":
+        kept = self.copy()
+        kept.forget(changed)
+        return kept
+
+
 class CopyPropagation(trees.Transformer):
     """``movable``: the names whose reads may be replaced (the compiler's temporaries)."""
 
@@ -74,11 +106,12 @@ class CopyPropagation(trees.Transformer):
         self.movable = movable
 
     def visit_FunctionDef(self, node):
-        node.body = self.block(node.body, {})
+        node.body = self.block(node.body, _Copies())
         return node
 
-    def block(self, stmts: list, copies: dict) -> list:
-        """``copies``: name -> the expression (a name or a number) it holds a copy of."""
+    def block(self, stmts: list, copies: _Copies) -> list:
+        """``copies``: the names holding a copy of a name or a number (this block's own:
+        updated in place)."""
         kept = []
         stmts = list(stmts)
         for i in range(len(stmts)):
@@ -86,20 +119,20 @@ class CopyPropagation(trees.Transformer):
             stmt = stmts[i]
             if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
                 kept.append(stmt)
-                copies = {}
+                copies = _Copies()
                 continue
             if isinstance(stmt, gast.If):
                 stmt.test = self.replace(stmt.test, copies)
-                stmt.body = self.block(stmt.body, dict(copies)) or [gast.Pass()]
-                stmt.orelse = self.block(stmt.orelse, dict(copies))
+                stmt.body = self.block(stmt.body, copies.copy()) or [gast.Pass()]
+                stmt.orelse = self.block(stmt.orelse, copies.copy())
             elif isinstance(stmt, (gast.For, gast.While)):
                 changed = _stored(stmt)  # what one pass changes is changed at the next one
-                inner = self._without(copies, changed)
+                inner = copies.without(changed)
                 if isinstance(stmt, gast.For):
                     stmt.iter = self.replace(stmt.iter, copies)  # read once, on the way in
                 else:
                     stmt.test = self.replace(stmt.test, inner)  # read before every pass
-                stmt.body = self.block(stmt.body, inner) or [gast.Pass()]
+                stmt.body = self.block(stmt.body, inner.copy()) or [gast.Pass()]
                 stmt.orelse = self.block(stmt.orelse, inner)
             else:
                 self._replace_reads(stmt, copies)
@@ -108,15 +141,15 @@ class CopyPropagation(trees.Transformer):
                         isinstance(stmt.value, gast.Name) and \
                         stmt.value.id == stmt.targets[0].id:
                     continue  # x = x
-            copies = self._without(copies, _stored(stmt))
+            copies.forget(_stored(stmt))
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                     isinstance(stmt.targets[0], gast.Name) and \
                     stmt.targets[0].id in self.movable and _copyable(stmt.value):
-                copies[stmt.targets[0].id] = stmt.value
+                copies.add(stmt.targets[0].id, stmt.value)
             kept.append(stmt)
         return kept
 
-    def _sink(self, stmts: list, i: int, copies: dict) -> None:
+    def _sink(self, stmts: list, i: int, copies: _Copies) -> None:
         """``b = e`` while ``a`` holds a copy of ``b``: move it below the statements right
         after it that read ``a`` (and may run first), so that they read ``b`` instead and
         the copy goes. ``s_3 = s_p; s_p = t * s_3; s_x[i] += p * s_3`` becomes
@@ -127,7 +160,7 @@ class CopyPropagation(trees.Transformer):
                 any(isinstance(n, gast.Call) for n in trees.walk(stmt.value)):
             return
         b = stmt.targets[0].id
-        aliases = {a for a, v in copies.items() if isinstance(v, gast.Name) and v.id == b}
+        aliases = copies.sources.get(b)
         if not aliases:
             return
         reads = _loads(stmt.value)
@@ -145,13 +178,8 @@ class CopyPropagation(trees.Transformer):
         if useful:
             stmts.insert(j, stmts.pop(i))
 
-    @staticmethod
-    def _without(copies: dict, changed: set) -> dict:
-        return {name: value for name, value in copies.items() if name not in changed and
-                not (isinstance(value, gast.Name) and value.id in changed)}
-
-    def _replace_reads(self, stmt, copies: dict) -> None:
-        if not copies:
+    def _replace_reads(self, stmt, copies: _Copies) -> None:
+        if not copies.values:
             return
         for field, old in gast.iter_fields(stmt):
             if field in ("targets", "target"):
@@ -163,10 +191,10 @@ class CopyPropagation(trees.Transformer):
                                       else x for x in old])
 
     @staticmethod
-    def replace(node, copies: dict):
-        if not copies:
+    def replace(node, copies: _Copies):
+        if not copies.values:
             return node
-        return _Reads(copies).visit(node)
+        return _Reads(copies.values).visit(node)
 
 
 def _known_effect(stmt) -> bool:
