@@ -1030,31 +1030,57 @@ class _Inliner(trees.Transformer):
         return gast.Name(name, node.ctx, None, None)
 
 
+class _Fold(trees.Transformer):
+    """Fold what the bound arguments of an inlined rule decide: ``None is None``,
+    ``a if True else b``, ``not False``, ``False and e``."""
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)) and \
+                isinstance(node.left, gast.Constant) and \
+                isinstance(node.comparators[0], gast.Constant):
+            same = node.left.value is node.comparators[0].value
+            return gast.Constant(same if isinstance(node.ops[0], gast.Is) else not same, None)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Eq, gast.NotEq)) and \
+                isinstance(node.left, gast.Constant) and \
+                isinstance(node.comparators[0], gast.Constant) and \
+                all(type(c.value) in (int, str, bool) for c in (node.left,
+                                                                 node.comparators[0])):
+            same = node.left.value == node.comparators[0].value
+            return gast.Constant(same if isinstance(node.ops[0], gast.Eq) else not same, None)
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.Not) and isinstance(node.operand, gast.Constant) and \
+                type(node.operand.value) is bool:
+            return gast.Constant(not node.operand.value, None)
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        values = list(node.values)
+        while len(values) > 1 and isinstance(values[0], gast.Constant) and \
+                type(values[0].value) is bool:
+            decided = values[0].value is isinstance(node.op, gast.Or)  # True or e, False and e
+            if decided:
+                return values[0]
+            values.pop(0)  # True and e, False or e: e
+        if len(values) == 1:
+            return values[0]
+        node.values = values
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.test, gast.Constant):
+            return node.body if node.test.value else node.orelse
+        return node
+
+
 def _fold(node):
     """Fold what the bound arguments decide: ``None is None``, ``a if True else b``."""
-    class Fold(trees.Transformer):
-        def visit_Compare(self, node):
-            self.generic_visit(node)
-            if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)) and \
-                    isinstance(node.left, gast.Constant) and \
-                    isinstance(node.comparators[0], gast.Constant):
-                same = node.left.value is node.comparators[0].value
-                return gast.Constant(same if isinstance(node.ops[0], gast.Is) else not same, None)
-            if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Eq, gast.NotEq)) and \
-                    isinstance(node.left, gast.Constant) and \
-                    isinstance(node.comparators[0], gast.Constant) and \
-                    all(type(c.value) in (int, str, bool) for c in (node.left,
-                                                                     node.comparators[0])):
-                same = node.left.value == node.comparators[0].value
-                return gast.Constant(same if isinstance(node.ops[0], gast.Eq) else not same, None)
-            return node
-
-        def visit_IfExp(self, node):
-            self.generic_visit(node)
-            if isinstance(node.test, gast.Constant):
-                return node.body if node.test.value else node.orelse
-            return node
-    return Fold().visit(node)
+    return _Fold().visit(node)
 
 
 __all__ = ["Reverse", "runtime"]
