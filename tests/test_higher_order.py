@@ -266,18 +266,11 @@ CONVENTION = ("sinc-at-0",)
 def _rule_rows():
     import test_numpy_rules as T
     rows = []
-    for row in T.CASES:
-        for param in row:
-            f, args, wrt, optimize = param.values
-            i = wrt[0] if isinstance(wrt, tuple) else wrt
-            if not optimize or param.marks or any(T._has_float32(a) for a in args) or \
-                    isinstance(args[i], (list, tuple, int)):
-                continue
-            name = param.id[:-len("-opt")]
-            marks = []
-            if name.startswith(CONVENTION):
-                marks = [pytest.mark.xfail(strict=True, reason="a convention at a kink")]
-            rows.append(pytest.param(f, args, i, id=name, marks=marks))
+    for name, f, args, i in T.higher_order_rows():
+        marks = []
+        if name.startswith(CONVENTION):
+            marks = [pytest.mark.xfail(strict=True, reason="a convention at a kink")]
+        rows.append(pytest.param(f, args, i, id=name, marks=marks))
     return rows
 
 

@@ -137,6 +137,20 @@ def _has_float32(x):
     return isinstance(x, (list, tuple)) and any(map(_has_float32, x))
 
 
+def higher_order_rows():
+    """``(name, f, args, i)`` for each optimized row of ``CASES`` that a higher derivative
+    takes: no xfail mark, no float32, and differentiated (in the first argument of its
+    ``wrt``) with respect to an array or a float."""
+    for row in CASES:
+        for param in row:
+            f, args, wrt, optimize = param.values
+            i = wrt[0] if isinstance(wrt, tuple) else wrt
+            if not optimize or param.marks or any(_has_float32(a) for a in args) or \
+                    isinstance(args[i], (list, tuple, int)):
+                continue
+            yield param.id[:-len("-opt")], f, args, i
+
+
 def _copy(x):
     if isinstance(x, np.ndarray):
         return x.copy()

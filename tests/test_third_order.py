@@ -79,23 +79,16 @@ NOT_FOURTH = {
 def _rows(order):
     import test_numpy_rules as T
     rows = []
-    for row in T.CASES:
-        for param in row:
-            f, args, wrt, optimize = param.values
-            i = wrt[0] if isinstance(wrt, tuple) else wrt
-            if not optimize or param.marks or any(T._has_float32(a) for a in args) or \
-                    isinstance(args[i], (list, tuple, int)):
-                continue
-            name = param.id[:-len("-opt")]
-            if order == 4 and name not in FOURTH:
-                continue
-            marks = []
-            if name in KINKS:
-                marks = [pytest.mark.skip(reason=KINKS[name])]
-            elif order == 4 and name in NOT_FOURTH:
-                error, reason = NOT_FOURTH[name]
-                marks = [pytest.mark.xfail(strict=True, raises=error, reason=reason)]
-            rows.append(pytest.param(name, f, args, i, id=name, marks=marks))
+    for name, f, args, i in T.higher_order_rows():
+        if order == 4 and name not in FOURTH:
+            continue
+        marks = []
+        if name in KINKS:
+            marks = [pytest.mark.skip(reason=KINKS[name])]
+        elif order == 4 and name in NOT_FOURTH:
+            error, reason = NOT_FOURTH[name]
+            marks = [pytest.mark.xfail(strict=True, raises=error, reason=reason)]
+        rows.append(pytest.param(name, f, args, i, id=name, marks=marks))
     return rows
 
 
