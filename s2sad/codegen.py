@@ -69,9 +69,70 @@ class _Printable(trees.Transformer):
         return node
 
 
+_AS_AST: dict = {}  # gast node class -> (ast node class, its fields)
+_LIST_FIELDS = ("type_params", "type_ignores", "decorator_list")  # newer than gast's nodes
+
+
+def _to_ast(node):
+    """``gast.gast_to_ast`` for the nodes generated code has, in one pass that also makes
+    it printable (see ``_Printable``): a negative number becomes a negation, an empty block
+    ``pass``. Raises KeyError on a node it does not know (``unparse`` then takes gast's).
+
+    >>> ast.unparse(_to_ast(gast.parse("def f(a, *b, c=1.5):\\n    return -a ** 2")))
+    'def f(a, *b, c=1.5):\\n    return -a ** 2'
+    """
+    if type(node) is list:
+        return [_to_ast(item) for item in node]
+    if not isinstance(node, gast.AST):
+        return node
+    cls = node.__class__
+    if cls is gast.Constant:
+        value = node.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and \
+                math.copysign(1.0, value) < 0:
+            return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+        return ast.Constant(value, node.kind)
+    if cls is gast.arguments:
+        return ast.arguments(
+            [_arg(a) for a in node.posonlyargs], [_arg(a) for a in node.args],
+            _arg(node.vararg), [_arg(a) for a in node.kwonlyargs],
+            _to_ast(node.kw_defaults), _arg(node.kwarg), _to_ast(node.defaults))
+    entry = _AS_AST.get(cls)
+    if entry is None:
+        target = getattr(ast, cls.__name__, None)
+        if target is None or cls is gast.Param or cls.__name__ in ("ExceptHandler", "alias"):
+            raise KeyError(cls.__name__)
+        entry = _AS_AST[cls] = (target, target._fields)
+    target, fields = entry
+    new = target.__new__(target)
+    for field in fields:
+        value = getattr(node, field, None)
+        if value is None and field in _LIST_FIELDS:
+            value = []
+        setattr(new, field, _to_ast(value))
+    if target in _BLOCKS and not new.body:
+        new.body = [ast.Pass()]
+    if isinstance(new, ast.stmt):
+        new.lineno = 0  # (read by ast.unparse for type comments; there are none)
+    return new
+
+
+_BLOCKS = (ast.For, ast.While, ast.If, ast.FunctionDef, ast.With)
+
+
+def _arg(node):
+    """A parameter (a gast ``Name``) as an ``ast.arg``."""
+    if node is None:
+        return None
+    return ast.arg(node.id, _to_ast(node.annotation), getattr(node, "type_comment", None))
+
+
 def unparse(node) -> str:
-    tree = _Printable().visit(gast.gast_to_ast(node))
-    text = ast.unparse(ast.fix_missing_locations(tree))
+    try:
+        tree = _to_ast(node)
+    except KeyError:  # a node the direct conversion does not know
+        tree = ast.fix_missing_locations(_Printable().visit(gast.gast_to_ast(node)))
+    text = ast.unparse(tree)
     return re.sub(rf"^(\s*){_MARK}(\d+)$",
                   lambda m: f"{m.group(1)}# {_comments[int(m.group(2))]}", text, flags=re.M)
 
