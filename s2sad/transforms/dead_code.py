@@ -117,27 +117,29 @@ class DeadCode(trees.Transformer):
                     kept.append(stmt)
                 continue
             targets = written(stmt)
-            pure = self._pure(stmt)
+            loads, pure = self._facts(stmt)
             if pure and targets and not (targets & live) and not _mutates(stmt):
                 continue  # nothing reads what it writes
-            if pure and isinstance(stmt, gast.Expr):
-                continue
             if isinstance(stmt, gast.Assign) and not any(
                     isinstance(t, gast.Subscript) for t in stmt.targets):
                 live -= targets
-            live |= _loads(stmt)
+            live |= loads
             if isinstance(stmt, gast.AugAssign) or _mutates(stmt):
                 live |= targets
             kept.append(stmt)
         return kept[::-1], live
 
-    def _pure(self, stmt) -> bool:
-        if isinstance(stmt, gast.Expr):
-            return False  # a call kept for what it does (append, np.add.at, print...)
+    def _facts(self, stmt) -> tuple[set, bool]:
+        """The names ``stmt`` reads, and whether it is pure (calls only pure functions; a
+        call statement is kept for what it does: append, np.add.at, print...), in one walk."""
+        loads, pure = set(), not isinstance(stmt, gast.Expr)
         for node in trees.walk(stmt):
-            if isinstance(node, gast.Call) and not self.is_pure(node.func):
-                return False
-        return True
+            if isinstance(node, gast.Name):
+                if isinstance(node.ctx, gast.Load):
+                    loads.add(node.id)
+            elif pure and isinstance(node, gast.Call) and not self.is_pure(node.func):
+                pure = False
+        return loads, pure
 
 
 def _mutates(stmt) -> bool:
