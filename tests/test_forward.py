@@ -202,3 +202,21 @@ def test_unknown_function_is_a_located_error():
 
 def uses_unknown(x):
     return np.frexp(x)[0] * x
+
+
+def _number_spread_by_an_array(a, M):
+    b = np.sin(np.sum(M + a))  # a number added to each entry of M: d(M + a) is d_a spread
+    c = np.sum((M - a) * np.ones(3))
+    return np.tanh((b * np.arange(3.0)) @ np.arange(3.0)) + c * a
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+def test_tangent_of_a_number_spread_by_an_inactive_array(optimize):
+    """The tangent of ``M + a`` (``M`` not differentiated) has the shape of ``M``: it was
+    ``d_a`` alone, so np.sum of it missed a factor of M.size (found by the fuzzer)."""
+    M = np.array([[1.1, -0.05, 0.8], [-0.7, -0.016, 0.0], [0.4, -0.44, 0.47]])
+    f = _number_spread_by_an_array
+    _, push = s2sad.jvp(f, wrt=0, optimize=optimize)(0.68, M)
+    expected = (f(0.68 + 1e-6, M) - f(0.68 - 1e-6, M)) / 2e-6
+    np.testing.assert_allclose(push(1.0), expected, rtol=1e-6)
+    np.testing.assert_allclose(s2sad.grad(f, optimize=optimize)(0.68, M), expected, rtol=1e-6)

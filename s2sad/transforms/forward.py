@@ -307,15 +307,14 @@ class Forward:
             terms.append((False, self.tangent_of(node)))
 
     def _widens(self, node, target: str) -> bool:
-        """Could the inactive operand ``node`` make the result bigger than the tangents?"""
+        """Could the inactive operand ``node`` make the result bigger than the tangents (when
+        none of those is known to be as big as the result)? Any array can: ``M + a``, with
+        ``a`` a number, has the shape of ``M``, its tangent that of ``d_a``."""
         if isinstance(node, gast.Constant):
             return False
         if not isinstance(node, gast.Name):
             return True
-        kind = self.kind(node.id)
-        if kind.tag == "scalar":
-            return False
-        return not self._same_shape(node.id, target)
+        return self.kind(node.id).tag != "scalar"
 
     # --- calls ---------------------------------------------------------------------------------
 
