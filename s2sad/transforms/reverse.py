@@ -1079,7 +1079,15 @@ class _Fold(trees.Transformer):
 
 
 def _fold(node):
-    """Fold what the bound arguments decide: ``None is None``, ``a if True else b``."""
+    """Fold what the bound arguments decide: ``None is None``, ``a if True else b``.
+
+    >>> from s2sad.codegen import unparse
+    >>> rule = gast.parse("(h if None is None else g) if False and (not False) else b", mode="eval")
+    >>> unparse(_fold(rule.body))
+    'b'
+    >>> unparse(_fold(gast.parse("x if True or y else z", mode="eval").body))
+    'x'
+    """
     return _Fold().visit(node)
 
 
