@@ -26,10 +26,8 @@ import numpy as np
 import pytest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_ROOT = os.path.dirname(_HERE)
-for _p in (_HERE, _ROOT, os.path.join(_HERE, "cupy_cases")):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+if os.path.join(_HERE, "cupy_cases") not in sys.path:  # (the tests folder: conftest.py)
+    sys.path.insert(0, os.path.join(_HERE, "cupy_cases"))
 
 import s2sad  # noqa: E402
 from s2sad import cupy_compat  # noqa: E402
@@ -419,7 +417,7 @@ def test_cli_prints_the_cupy_source_without_cupy():
         sys.exit(main(["show", {FUNCTIONS + ':elementwise'!r}, "--target", "cupy"]))
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=_ROOT, timeout=120)
+                            cwd=os.path.dirname(_HERE), timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("import cupy as cp\n")
     assert "cp.exp(" in result.stdout and "np." not in result.stdout

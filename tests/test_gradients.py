@@ -13,17 +13,9 @@ The functions under test live in ``tests/cases_core.py`` (s2sad needs their sour
 
 import inspect
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_ROOT = os.path.dirname(_HERE)
-for _p in (_HERE, _ROOT):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
 
 import s2sad  # noqa: E402
 import cases_core as C  # noqa: E402

@@ -8,17 +8,8 @@ with central finite differences of the derivative one order lower, on a table wi
 loops, branches, early exits, list appends and in-place updates.
 """
 
-import os
-import sys
-
 import numpy as np
 import pytest
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_ROOT = os.path.dirname(_HERE)
-for _p in (_HERE, _ROOT):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
 
 import s2sad  # noqa: E402
 from s2sad.source import FunctionSource  # noqa: E402

@@ -10,18 +10,11 @@ its arguments, against central differences.
 """
 
 import importlib
-import os
 import sys
 import zlib
 
 import numpy as np
 import pytest
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_ROOT = os.path.dirname(_HERE)
-for _p in (_HERE, _ROOT):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
 
 import s2sad  # noqa: E402
 from s2sad.runtime_hessians import (average_change, average_jet, cumprod_hvp,  # noqa: E402
