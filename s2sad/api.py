@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import inspect
+import operator
 import threading
 import weakref
 from typing import Callable, Sequence
 
 from .backends import backend_of, check_arguments, check_target
+from .dispatch import make_entry
 from .errors import DifferentiationError, NonScalarOutputError
 from .pipeline import compile_gradient, load
 from .source import FunctionSource
@@ -69,6 +71,7 @@ class GradientFunction:
         self._variants: dict = {}
         self._ready: dict = {}  # the variants whose calls need no work but the call
         self._last = None
+        self._entry = self._general  # replaced by the entry of the variant called last
         self._lock = threading.Lock()
         prefix = self._prefix or ("value_and_grad_" if with_value else "grad_")
         self.__name__ = prefix + func.__name__
@@ -80,7 +83,13 @@ class GradientFunction:
     def _what(self) -> str:
         return "Gradient"
 
-    def __call__(self, *args, **kwargs):
+    # A call goes straight to the entry of the variant called last (s2sad/dispatch.py):
+    # a guard on the arguments' kinds, then the variant, or else ``_general``. (A
+    # property, so that ``g(x)`` calls the entry itself, with no method call between.)
+    __call__ = property(operator.attrgetter("_entry"), doc="Call like the function.")
+
+    def _general(self, *args, **kwargs):
+        """A call whose variant is found by describing its arguments (compiled if new)."""
         if kwargs or len(args) != self._arity:
             args = self._bind(args, kwargs)
         # the common case first: a variant compiled before that reads no module global live
@@ -88,13 +97,13 @@ class GradientFunction:
         if compiled is None:
             compiled = self._variant(args)
         self._last = compiled
+        if compiled.entry is not None:
+            self._entry = compiled.entry
         try:
             return compiled.function(*args)
         except NonScalarOutputError as exc:
-            if exc.filename is not None or compiled.output_at is None:
-                raise
-            raise NonScalarOutputError(exc.message, *compiled.output_at, None, exc.hint) \
-                from None  # located at the user's `return`
+            _at_return(exc, compiled)
+            raise
 
     def _bind(self, args, kwargs) -> tuple:
         if kwargs or len(args) != len(self._params):
@@ -127,6 +136,10 @@ class GradientFunction:
         self._last = compiled
         if not compiled.live and not isinstance(self.func, GradientFunction):
             self._ready[key] = compiled  # nothing to refresh at its calls
+            if compiled.entry is None:
+                compiled.entry = make_entry(
+                    self.__name__, self._params, key, compiled.function, self._general,
+                    catch=(NonScalarOutputError, lambda exc: _at_return(exc, compiled)))
         return compiled
 
     def _refresh(self, key, compiled) -> bool:
@@ -147,6 +160,7 @@ class GradientFunction:
         with self._lock:
             self._variants.pop(key, None)
             self._ready.pop(key, None)
+            self._entry = self._general
         if isinstance(self.func, GradientFunction):
             self.func._forget(key)
 
@@ -334,6 +348,13 @@ class JVPFunction(GradientFunction):
 
     def __repr__(self) -> str:
         return f"<s2sad jvp {self.__name__} wrt {', '.join(self._wrt_names)}>"
+
+
+def _at_return(exc: NonScalarOutputError, compiled) -> None:
+    """Raise ``exc`` again located at the user's ``return``, when it has no place yet."""
+    if exc.filename is None and compiled.output_at is not None:
+        raise NonScalarOutputError(exc.message, *compiled.output_at, None, exc.hint) \
+            from None
 
 
 def _check_nestable(func) -> None:

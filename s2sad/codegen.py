@@ -252,7 +252,9 @@ class Imports:
         For the CuPy target, NumPy is re-pointed: the user's name for ``numpy`` becomes
         the target's alias (see :meth:`header`), a NumPy submodule is imported from CuPy
         under the user's name, and a NumPy function imported by name (``from numpy
-        import sin``) is imported from CuPy instead of being read live.
+        import sin``) is imported from CuPy instead of being read live. (For NumPy,
+        NumPy and ``math`` functions are imported too: the derivative was derived for
+        them, whatever the name is bound to later.)
         """
         import sys
         import types
@@ -271,8 +273,9 @@ class Imports:
             self.lines[name] = f"from {module} import {attribute}" + (
                 "" if name == attribute else f" as {name}")
             return
-        found = _numpy_function(value) if self.target != "numpy" else None
-        if found is not None:
+        found = _numpy_function(value) or _math_function(value)
+        if found is not None:  # a library function: its derivative was derived for it, so
+            # it is imported, not read live (a call then needs no refreshing of globals)
             module, attribute = found
             stand_in = _stand_in(self.target, module, attribute)
             if stand_in is not None:  # a function CuPy lacks: s2sad's own
@@ -294,6 +297,7 @@ class Imports:
                     node.id = self.renamed[node.id]
         if self.target != "numpy":
             self._use_stand_ins(tree)
+        self._math_by_name(tree)
         used = {n.id for n in trees.walk(tree) if isinstance(n, gast.Name)}
         lines = sorted(line for alias, line in self.lines.items()
                        if alias in used and line.startswith("import "))
@@ -305,6 +309,30 @@ class Imports:
         for module in sorted(by_module):
             lines.append(f"from {module} import " + ", ".join(sorted(by_module[module])))
         return lines
+
+    def _math_by_name(self, tree) -> None:
+        """Where the user imports ``math`` functions by name (``from math import sin``),
+        the rules' ``math.cos`` is written ``cos`` too (imported likewise, when the
+        name is free): the user's style, and no attribute lookup per call."""
+        alias = self.modules.get("math")
+        prefix = "from math import "
+        if alias is None or not any(line.startswith(prefix) and " as " not in line
+                                    for line in self.lines.values()):
+            return
+        imports = self
+
+        class ByName(trees.Transformer):
+            def visit_Attribute(self, node):
+                if isinstance(node.value, gast.Name) and node.value.id == alias and \
+                        isinstance(node.ctx, gast.Load):
+                    name = node.attr
+                    if imports.lines.get(name) != prefix + name:
+                        if imports.namer.claim(name) != name:
+                            return node  # the name means something else here
+                        imports.lines[name] = prefix + name
+                    return gast.Name(name, gast.Load(), None, None)
+                return self.generic_visit(node)
+        ByName().visit(tree)
 
     def _use_stand_ins(self, tree) -> None:
         """``cp.linalg.vector_norm`` and the other NumPy functions the target's module
@@ -349,6 +377,15 @@ def _numpy_function(value):
     for module in (numpy, numpy.linalg, numpy.fft):
         if getattr(module, name, None) is value:
             return module.__name__, name
+    return None
+
+
+def _math_function(value):
+    """``("math", name)`` if ``value`` is a function of the ``math`` module, else None."""
+    import math
+    name = getattr(value, "__name__", None)
+    if isinstance(name, str) and getattr(math, name, None) is value and callable(value):
+        return "math", name
     return None
 
 

@@ -35,6 +35,7 @@ from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.higher import PrepareGenerated, is_generated, split_aux
 from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds
 from .transforms.nan_check import NanCheck
+from .transforms.py_floats import PythonFloats
 from .transforms.normalize import Normalize, assigned_names
 from .transforms.recompute import Recompute
 from .transforms.resolve import static_value
@@ -72,6 +73,7 @@ class Compiled:
     output_at: tuple | None = None  # (file, line, text) of the user's `return`: where a
     # non-scalar output is reported
     numbers: frozenset = frozenset()  # module globals compiled as numbers: checked at calls
+    entry: types.FunctionType | None = None  # guard and call (s2sad/dispatch.py), once ready
 
 
 def parameters(tree) -> list[str]:
@@ -185,6 +187,10 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         adjoint = GradientForm(kinds, imports.helpers["as_gradient"], fresh=fresh,
                                fresh_gradient=lambda: imports.helper(
                                    "fresh_gradient", "s2sad.runtime_gradients")).visit(adjoint)
+    if optimize:  # no float(...) of what is a Python float already
+        adjoint = PythonFloats(arg_kinds, _resolver(source, imports),
+                               local_names | set(source.globals)).visit(adjoint)
+        stages.append(("python_floats", adjoint))
     if debug_nans:  # stop at the first generated statement that makes a NaN or an infinity
         adjoint = NanCheck(source, lambda name: imports.helper(
             name, "s2sad.runtime_debug")).visit(adjoint)
@@ -247,6 +253,27 @@ def _module_numbers(tree, normalizer, source, params: set) -> dict:
         if type(value) in (float, int):
             numbers[node.id] = Kind("scalar", "()", 0, py=type(value).__name__)
     return numbers
+
+
+def _resolver(source, imports):
+    """``resolve(func)``: the object a called name stands for in the final code, when it
+    is imported there (a module's function, or a name of the user's read at compile time),
+    else None. Globals read live may change between calls: they are not resolved."""
+    modules = {alias: name for name, alias in imports.modules.items()}
+
+    def resolve(func):
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                func.value.id in modules:
+            import sys
+            return getattr(sys.modules.get(modules[func.value.id]), func.attr, None)
+        if isinstance(func, gast.Name) and func.id in imports.lines and \
+                func.id not in imports.live:
+            try:
+                return static_value(func, source, source.locals)
+            except KeyError:
+                return None
+        return None
+    return resolve
 
 
 def _purity(source, imports):

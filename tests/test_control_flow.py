@@ -164,7 +164,7 @@ def grad_scalar_while(x):
     trips_1 = 0
     while y < 100.0:
         trips_1 += 1
-        if trips_1 & 4095 == 0:
+        if not trips_1 & 4095:
             check_stack(stack)
         t_1 = y * 1.5
         t_2 = math.sin(y)

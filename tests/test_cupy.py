@@ -340,7 +340,8 @@ def as_cupy_source(numpy_source: str) -> str:
         if re.search(called, body):
             body = re.sub(called, stand_in, body)
             stand_ins.add(stand_in)
-    header = [re.sub(r"^import numpy\b", "import cupy", line) for line in header]
+    header = [re.sub(r"^import numpy\b", "import cupy", line) for line in header
+              if not line.startswith("from numpy ")]  # (from cupy: left out on both sides)
     header = [line.replace("import cupy as np", "import cupy as cp") for line in header]
     if stand_ins:
         header.append("from s2sad.cupy_compat import " + ", ".join(sorted(stand_ins)))

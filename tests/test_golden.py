@@ -96,7 +96,7 @@ def test_f4_optimized_assigns_first_and_drops_unused_work():
             s_a += t_b * s_ab
             s_b += t_a * s_ab
             s_side_lengths = [s_a, s_b, s_c, s_d]
-            return list(map(float, s_side_lengths))
+            return s_side_lengths
         ''')
 
 
@@ -129,7 +129,7 @@ def test_scalar_while_reverse_sweep_reads_the_originals_not_copies():
         "        s_a += t_3 * s_y\n"
         "        t_3 = stack.pop()\n"
         "        s_1 = 0.5 * (a * s_y)\n"
-        "        s_y = s_y + s_1 * math.cos(y)\n"
+        "        s_y = s_y + s_1 * cos(y)\n"
         "    s_b = s_y\n"
         "    return (float(s_a), float(s_b))\n")
 
@@ -150,4 +150,4 @@ def test_product_loop_reverse_sweep_is_the_hand_written_one():
         "        p = stack.pop()\n"
         "        s_x[i] += p * s_p\n"
         "        s_p = t_2 * s_p\n"
-        "    return list(map(float, s_x))\n"), source
+        "    return s_x\n"), source

@@ -1,7 +1,7 @@
 """Keep the recording of unbounded loops within the memory budget.
 
 A ``while`` loop whose forward sweep pushes values on the stack gets a check
-every 4096 passes (``trips & 4095 == 0``: one bitwise test per pass).
+every 4096 passes (``not trips & 4095``: one bitwise test per pass).
 
 >>> import gast
 >>> from s2sad.codegen import unparse
@@ -19,7 +19,7 @@ def g(x):
     trips_1 = 0
     while x < 10.0:
         trips_1 += 1
-        if trips_1 & 4095 == 0:
+        if not trips_1 & 4095:
             check_stack(stack)
         stack.append(x)
         x = x * 1.5
@@ -68,8 +68,8 @@ class MemoryBudget(trees.Transformer):
         if not counts or not stacks:
             return node
         trips = gast.Name(first.target.id, gast.Load(), None, None)
-        test = gast.Compare(gast.BinOp(trips, gast.BitAnd(), gast.Constant(4095, None)),
-                            [gast.Eq()], [gast.Constant(0, None)])
+        test = gast.UnaryOp(gast.Not(), gast.BinOp(trips, gast.BitAnd(),
+                                                   gast.Constant(4095, None)))
         checks = [gast.Expr(gast.Call(gast.Name(self.helper(), gast.Load(), None, None),
                                       [gast.Name(s, gast.Load(), None, None)], []))
                   for s in sorted(stacks)]
