@@ -277,18 +277,16 @@ def grad_rnn_loss(W, U, xs, h0):
     for t in range(t_2):
         stack.append(t_3)
         t_3 = W @ h
-        t_4 = xs[t]
         stack.append(t_5)
-        t_5 = U @ t_4
+        t_5 = U @ xs[t]
         stack.append(h)
         h = cp.tanh(t_3 + t_5)
     s_h = sum_grad(1.0, h ** 2, None, False) * 2 * h
     for t in reversed(range(t_2)):
-        t_4 = xs[t]
         s_6 = s_h * (1.0 - h ** 2)
         h = stack.pop()
         s_3 = unbroadcast(s_6, t_3)
-        s_U += cp.outer(unbroadcast(s_6, t_5), t_4)
+        s_U += cp.outer(unbroadcast(s_6, t_5), xs[t])
         t_5 = stack.pop()
         s_W += cp.outer(s_3, h)
         s_h = W.T @ s_3

@@ -176,3 +176,43 @@ def test_a_list_returned_twice_is_not_shared():
     s = [a]
     return (list(map(float, s)), list(map(float, s)))'''
     assert _after(text, {"a": "float"}) == "return (list(map(float, s)), list(map(float, s)))"
+
+
+def _substituted(text):
+    import gast
+    from s2sad.codegen import unparse
+    from s2sad.transforms.forward_substitution import ForwardSubstitution
+    fn = gast.parse(text).body[0]
+    return unparse(ForwardSubstitution(lambda f: False, {"t_2"}).visit(fn))
+
+
+def test_a_temporary_assigned_in_each_sweep_goes_back_into_its_one_use():
+    text = '''def g(x, n):
+    for i in range(n):
+        t_2 = x[i]
+        p = p * t_2
+    for i in range(n):
+        t_2 = x[i]
+        s = t_2 * s
+    return s'''
+    assert "t_2" not in _substituted(text)
+
+
+@pytest.mark.parametrize("body", [
+    # read before it is assigned in the pass: the previous pass's value
+    "y = t_2 * 2.0\n        t_2 = x[i]\n        z = t_2 + y",
+    # read twice
+    "t_2 = x[i]\n        y = t_2 * 2.0\n        z = t_2 + y",
+    # read once in one statement, but twice there
+    "t_2 = x[i]\n        y = t_2 * t_2",
+    # assigned again inside a branch, read after it
+    "t_2 = x[i]\n        if y > 0:\n            t_2 = y\n        z = t_2 + y",
+    # what it reads changes before its use
+    "t_2 = x[i]\n        x[i] = y\n        z = t_2 + y",
+])
+def test_a_temporary_whose_value_is_read_elsewhere_keeps_its_name(body):
+    text = f'''def g(x, n, y, z):
+    for i in range(n):
+        {body}
+    return z'''
+    assert "t_2 = x[i]" in _substituted(text), body

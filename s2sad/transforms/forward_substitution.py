@@ -66,6 +66,11 @@ class ForwardSubstitution(trees.Transformer):
         self.single = {name for name, count in stores.items()
                        if count == 1 and loads[name] == 1 and name not in params and
                        (self.movable is None or name in self.movable)}
+        # names assigned more than once (a loop's forward sweep and its reverse sweep both
+        # read x[i] into t_2), each of whose reads follows an assignment in its own block
+        self.local = _local_names(node.body, {
+            name for name in stores if name not in params and name not in self.single and
+            (self.movable is None or name in self.movable)})
         self.block(node.body)
         return node
 
@@ -84,7 +89,8 @@ class ForwardSubstitution(trees.Transformer):
 
     def _movable(self, stmt) -> bool:
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
-                isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in self.single):
+                isinstance(stmt.targets[0], gast.Name) and
+                (stmt.targets[0].id in self.single or stmt.targets[0].id in self.local)):
             return False
         return all(self.is_pure(n.func) for n in trees.walk(stmt.value) if isinstance(n, gast.Call))
 
@@ -103,12 +109,66 @@ class ForwardSubstitution(trees.Transformer):
             if uses:
                 if _operations(later) > budget:
                     return False  # keep lines short enough to read
+                if name in self.local and not _last_read(name, later, stmts[stmts.index(later)
+                                                                            + 1:]):
+                    return False
                 if not _Replace(name, value).visit_statement(later):
                     return False
                 return True
             if written(later) & reads:
                 return False
         return False
+
+
+def _local_names(body: list, candidates: set) -> set:
+    """The ``candidates`` each of whose reads follows an assignment to it in the same block
+    (no block nested in between assigns it): a value that never outlives its block."""
+    local = set(candidates)
+
+    def names(node, ctx) -> set:
+        found = {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
+                 isinstance(n.ctx, ctx)}
+        if ctx is gast.Load and isinstance(node, gast.AugAssign) and \
+                isinstance(node.target, gast.Name):
+            found.add(node.target.id)
+        return found
+
+    def block(stmts) -> None:
+        defined: set = set()
+        for stmt in stmts:
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                header = stmt.test if isinstance(stmt, (gast.If, gast.While)) else stmt.iter
+                local.difference_update(names(header, gast.Load) - defined)
+                block(stmt.body)
+                block(stmt.orelse)
+                defined -= names(stmt, gast.Store) | {
+                    n.target.id for n in trees.walk(stmt) if isinstance(n, gast.AugAssign)
+                    and isinstance(n.target, gast.Name)}
+            elif isinstance(stmt, (gast.FunctionDef, gast.ClassDef, gast.Try, gast.With)):
+                local.difference_update(names(stmt, gast.Load) | names(stmt, gast.Store))
+            else:
+                local.difference_update(names(stmt, gast.Load) - defined)
+                defined |= names(stmt, gast.Store)
+    block(body)
+    return local
+
+
+def _last_read(name: str, use, rest: list) -> bool:
+    """Is ``use`` (a statement reading ``name`` once) the only read of the value it reads,
+    before ``name`` is assigned again in ``rest``, the statements after it in its block?"""
+    if sum(isinstance(n, gast.Name) and n.id == name for n in trees.walk(use)) != 1:
+        return False
+    for stmt in rest:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            continue  # (a read inside follows an assignment inside: see _local_names)
+        if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+               for n in trees.walk(stmt)) or (isinstance(stmt, gast.AugAssign) and
+                                              isinstance(stmt.target, gast.Name) and
+                                              stmt.target.id == name):
+            return False
+        if any(isinstance(n, gast.Name) and n.id == name for n in trees.walk(stmt)):
+            return True  # assigned again
+    return True
 
 
 # at most this many operations (operators and calls) in one substituted expression
