@@ -138,7 +138,7 @@ class GradientFunction:
             self._ready[key] = compiled  # nothing to refresh at its calls
             if compiled.entry is None:
                 compiled.entry = make_entry(
-                    self.__name__, self._params, key, compiled.function, self._general,
+                    self.__name__, self._signature, key, compiled.function, self._general,
                     catch=(NonScalarOutputError, lambda exc: _at_return(exc, compiled)))
         return compiled
 

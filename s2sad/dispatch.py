@@ -8,26 +8,38 @@ generated function that tests exactly what its description says, with ``type(...
 checks, and calls the variant, or hands the call back to the general path when a test
 fails. The gradient object calls the entry of the variant it used last.
 
+When the function's parameters are plain (no ``*args`` or ``**kwargs``, names that
+do not clash with the entry's own), the entry has the function's own signature, so a
+call binds its arguments as the function would, at no cost:
+
+>>> import inspect
 >>> import numpy as np
->>> entry = make_entry("grad_f", ["x", "w"], ["float", ("nd", 2, "f")],
-...                    lambda x, w: ("variant", x), lambda *a, **k: ("general path", a, k))
->>> entry(1.5, np.ones((2, 2)))
-('variant', 1.5)
->>> [entry(*a, **k)[0] for a, k in [((1, np.ones((2, 2))), {}), ((1.5, np.ones(2)), {}),
-...                                  ((1.5,), {}), ((1.5,), {"w": np.ones((2, 2))})]]
-['general path', 'general path', 'general path', 'general path']
->>> print(entry_source("grad_f", ["side_lengths"], [("list", ("float",) * 3)],
+>>> def f(x, w, n=2.0):
+...     return n * np.sum(w * x)
+>>> entry = make_entry("grad_f", inspect.signature(f), ["float", ("nd", 2, "f"), "float"],
+...                    lambda x, w, n: ("variant", x), lambda *a: ("general path", a))
+>>> entry(1.5, np.ones((2, 2))), entry(1.5, w=np.ones((2, 2)), n=3.0)
+(('variant', 1.5), ('variant', 1.5))
+>>> [entry(*a)[0] for a in [(1, np.ones((2, 2))), (1.5, np.ones(2)), (1.5, np.ones(2), 1)]]
+['general path', 'general path', 'general path']
+>>> entry(1.5)
+Traceback (most recent call last):
+    ...
+TypeError: grad_f() missing 1 required positional argument: 'w'
+>>> def f4(side_lengths):
+...     return 0.0
+>>> print(entry_source("grad_f4", inspect.signature(f4), [("list", ("float",) * 3)],
 ...                    catch=True))
-def enter_grad_f(*args, **kwargs):
-    if len(args) == 1 and not kwargs:
-        side_lengths, = args
-        if type(side_lengths) is list and len(side_lengths) == 3 and type(side_lengths[0]) is float and type(side_lengths[1]) is float and type(side_lengths[2]) is float:
-            try:
-                return variant(side_lengths)
-            except caught as exc:
-                handle(exc)
-                raise
-    return general(*args, **kwargs)
+def enter_grad_f4(side_lengths):
+    if type(side_lengths) is list and len(side_lengths) == 3 and type(side_lengths[0]) is float and type(side_lengths[1]) is float and type(side_lengths[2]) is float:
+        try:
+            return variant(side_lengths)
+        except caught as exc:
+            handle(exc)
+            raise
+    return general(side_lengths)
+
+Otherwise the entry takes ``*args, **kwargs`` and hands keyword calls to the general path.
 """
 
 from __future__ import annotations
@@ -45,7 +57,8 @@ _PYTHON = {"float": "float", "int": "int", "complex": "complex"}
 _UNROLL = 6  # lists and tuples up to this length test their items one by one
 # names the entry's own code uses: a parameter with one of these names is renamed
 _RESERVED = {"type", "len", "float", "int", "complex", "list", "tuple", "ndarray", "args",
-             "kwargs", "variant", "general", "describe", "count_of", "caught", "handle", "exc"}
+             "kwargs", "variant", "general", "describe", "count_of", "caught", "handle", "exc",
+             "map"}
 
 
 def guard(desc, name: str, constants: dict) -> str:
@@ -79,47 +92,82 @@ def guard(desc, name: str, constants: dict) -> str:
     return f"describe({name}) == {constant}"
 
 
-def _names(params: list[str]) -> list[str]:
-    names = []
-    for i, param in enumerate(params):
-        ok = param.isidentifier() and not keyword.iskeyword(param) and \
-            param not in _RESERVED and not param.startswith("described_")
-        names.append(param if ok and param not in names else f"arg_{i}")
-    return names
+def _plain(signature) -> bool:
+    """Can the entry take ``signature`` as it is?"""
+    names = list(signature.parameters)
+    return all(p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and
+               p.name.isidentifier() and not keyword.iskeyword(p.name) and
+               p.name not in _RESERVED and not p.name.startswith(("described_", "default_"))
+               for p in signature.parameters.values()) and len(set(names)) == len(names)
 
 
-def entry_source(name: str, params: list[str], descriptors, constants=None,
+def _parameters(signature, constants: dict) -> str:
+    """The entry's parameter list: the function's, defaults read from ``constants``."""
+    parts, star = [], False
+    kinds = [p.kind for p in signature.parameters.values()]
+    for i, param in enumerate(signature.parameters.values()):
+        if param.kind is param.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        text = param.name
+        if param.default is not param.empty:
+            constant = f"default_{len([k for k in constants if k.startswith('default_')])}"
+            constants[constant] = param.default
+            text += f"={constant}"
+        parts.append(text)
+        if param.kind is param.POSITIONAL_ONLY and (
+                i + 1 == len(kinds) or kinds[i + 1] is not param.POSITIONAL_ONLY):
+            parts.append("/")
+    return ", ".join(parts)
+
+
+def entry_source(name: str, signature, descriptors, constants=None,
                  catch: bool = False) -> str:
-    """The text of the entry of the variant of gradient ``name`` for ``descriptors``;
-    with ``catch``, an exception of class ``caught`` from the variant goes through
-    ``handle`` (which may raise another in its place)."""
+    """The text of the entry of the variant of gradient ``name`` for ``descriptors``
+    (one per parameter of ``signature``); with ``catch``, an exception of class ``caught``
+    from the variant goes through ``handle`` (which may raise another in its place)."""
     constants = {} if constants is None else constants
     name = re.sub(r"\W", "_", name)  # grad_<lambda>
-    names = _names(params)
-    tests = " and ".join(guard(d, n, constants) for d, n in zip(descriptors, names)) or "True"
-    unpack = ", ".join(names) + ("," if len(names) == 1 else "")
-    call = f"variant({', '.join(names)})"
-    lines = [f"def enter_{name}(*args, **kwargs):",
-             f"    if len(args) == {len(names)} and not kwargs:"]
-    if names:
-        lines.append(f"        {unpack} = args")
-    lines.append(f"        if {tests}:")
-    if catch:
-        lines += ["            try:", f"                return {call}",
-                  "            except caught as exc:", "                handle(exc)",
-                  "                raise"]
+    plain = _plain(signature)
+    if plain:
+        names = list(signature.parameters)
     else:
-        lines.append(f"            return {call}")
-    lines.append("    return general(*args, **kwargs)")
+        names = [p if p.isidentifier() and not keyword.iskeyword(p) and p not in _RESERVED
+                 and not p.startswith(("described_", "default_")) else f"arg_{i}"
+                 for i, p in enumerate(signature.parameters)]
+        names = [n if n not in names[:i] else f"arg_{i}" for i, n in enumerate(names)]
+    tests = " and ".join(guard(d, n, constants) for d, n in zip(descriptors, names)) or "True"
+    arguments = ", ".join(names)
+    call = f"variant({arguments})"
+    if plain:
+        lines = [f"def enter_{name}({_parameters(signature, constants)}):"]
+        indent = "    "
+        fallback = f"    return general({arguments})"
+    else:
+        lines = [f"def enter_{name}(*args, **kwargs):",
+                 f"    if len(args) == {len(names)} and not kwargs:"]
+        if names:
+            lines.append(f"        {arguments}{',' if len(names) == 1 else ''} = args")
+        indent = "        "
+        fallback = "    return general(*args, **kwargs)"
+    lines.append(f"{indent}if {tests}:")
+    if catch:
+        lines += [f"{indent}    try:", f"{indent}        return {call}",
+                  f"{indent}    except caught as exc:", f"{indent}        handle(exc)",
+                  f"{indent}        raise"]
+    else:
+        lines.append(f"{indent}    return {call}")
+    lines.append(fallback)
     return "\n".join(lines)
 
 
-def make_entry(name: str, params: list[str], descriptors, variant, general, catch=None):
+def make_entry(name: str, signature, descriptors, variant, general, catch=None):
     """The entry function: ``variant(*args)`` when the arguments fit ``descriptors``,
-    else ``general(*args, **kwargs)``. ``catch``: ``(exception class, handler)``. Its
-    source shows in tracebacks."""
+    else ``general(*args)`` (``general(*args, **kwargs)`` where the entry cannot take the
+    function's own signature). ``catch``: ``(exception class, handler)``. Its source shows
+    in tracebacks; a call that does not fit the signature names the gradient."""
     constants: dict = {}
-    text = entry_source(name, params, descriptors, constants, catch is not None) + "\n"
+    text = entry_source(name, signature, descriptors, constants, catch is not None) + "\n"
     filename = f"<s2sad entry of {name}>"
     register(filename, text)
     namespace = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
@@ -127,4 +175,6 @@ def make_entry(name: str, params: list[str], descriptors, variant, general, catc
     if catch is not None:
         namespace["caught"], namespace["handle"] = catch
     exec(compile(text, filename, "exec"), namespace)
-    return namespace["enter_" + re.sub(r"\W", "_", name)]
+    entry = namespace["enter_" + re.sub(r"\W", "_", name)]
+    entry.__qualname__ = name  # (Python names it in a TypeError for a wrong call)
+    return entry
