@@ -102,8 +102,8 @@ class S2sad(Tool):
         return clock() - t0
 
     def core(self, workload, args):
-        """The generated function itself, without GradientFunction's per-call dispatch
-        (argument kinds, cache lookup, globals refresh); None if s2sad's internals moved."""
+        """The generated function itself, without the per-call entry
+        (its checks of the argument kinds); None if s2sad's internals moved."""
         import s2sad
         g = s2sad.grad(workload.s2sad_f or workload.f, wrt=wrt_arg(workload.wrt))
         g(*args)

@@ -54,21 +54,23 @@ class ForwardSubstitution(trees.Transformer):
         self.movable = movable
 
     def visit_FunctionDef(self, node):
-        loads = Counter(n.id for n in trees.walk(node) if isinstance(n, gast.Name)
-                        and isinstance(n.ctx, gast.Load))
-        stores = Counter()
+        loads, stores = Counter(), Counter()
         for n in trees.walk(node):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                stores[n.id] += 1
+            if isinstance(n, gast.Name):
+                if isinstance(n.ctx, gast.Load):
+                    loads[n.id] += 1
+                elif isinstance(n.ctx, gast.Store):
+                    stores[n.id] += 1
             elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
                 stores[n.target.id] += 1
+        self._facts: dict = {}  # id of a statement -> (it, names in it, names it writes)
         params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
         self.single = {name for name, count in stores.items()
                        if count == 1 and loads[name] == 1 and name not in params and
                        (self.movable is None or name in self.movable)}
         # names assigned more than once (a loop's forward sweep and its reverse sweep both
         # read x[i] into t_2), each of whose reads follows an assignment in its own block
-        self.local = _local_names(node.body, {
+        self.once = _read_once(node.body, {
             name for name in stores if name not in params and name not in self.single and
             (self.movable is None or name in self.movable)})
         self.block(node.body)
@@ -90,7 +92,8 @@ class ForwardSubstitution(trees.Transformer):
     def _movable(self, stmt) -> bool:
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
                 isinstance(stmt.targets[0], gast.Name) and
-                (stmt.targets[0].id in self.single or stmt.targets[0].id in self.local)):
+                (stmt.targets[0].id in self.single or
+                 (id(stmt), stmt.targets[0].id) in self.once)):
             return False
         return all(self.is_pure(n.func) for n in trees.walk(stmt.value) if isinstance(n, gast.Call))
 
@@ -105,70 +108,74 @@ class ForwardSubstitution(trees.Transformer):
             if isinstance(later, (gast.If, gast.For, gast.While, gast.Break, gast.Return)) \
                     and not isinstance(later, gast.Return):
                 return False  # the use must be in the same straight-line block
-            uses = [n for n in trees.walk(later) if isinstance(n, gast.Name) and n.id == name]
-            if uses:
+            names, writes = self._names(later)
+            if name in names:
                 if _operations(later) > budget:
                     return False  # keep lines short enough to read
-                if name in self.local and not _last_read(name, later, stmts[stmts.index(later)
-                                                                            + 1:]):
-                    return False
                 if not _Replace(name, value).visit_statement(later):
                     return False
+                self._facts.pop(id(later))  # (it reads other names now)
                 return True
-            if written(later) & reads:
+            if writes & reads:
                 return False
         return False
 
+    def _names(self, stmt) -> tuple[set, set]:
+        """The names in a simple statement, and those it writes (computed once)."""
+        facts = self._facts.get(id(stmt))
+        if facts is None or facts[0] is not stmt:
+            facts = self._facts[id(stmt)] = (
+                stmt, {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)},
+                written(stmt))
+        return facts[1], facts[2]
 
-def _local_names(body: list, candidates: set) -> set:
-    """The ``candidates`` each of whose reads follows an assignment to it in the same block
-    (no block nested in between assigns it): a value that never outlives its block."""
+
+def _read_once(body: list, candidates: set) -> set[tuple]:
+    """``(id, t)`` of the assignments ``t = e`` to one of ``candidates`` whose value is read
+    exactly once, where every read of ``t`` follows an assignment to it in the same block
+    (no block nested in between assigns it): values that never outlive their block."""
     local = set(candidates)
+    reads: dict[tuple, int] = {}  # (id of an assignment, name) -> reads of its value
 
-    def names(node, ctx) -> set:
-        found = {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
-                 isinstance(n.ctx, ctx)}
-        if ctx is gast.Load and isinstance(node, gast.AugAssign) and \
-                isinstance(node.target, gast.Name):
-            found.add(node.target.id)
+    def loads(node) -> list[str]:
+        found = [n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
+                 isinstance(n.ctx, gast.Load)]
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            found.append(node.target.id)
         return found
 
+    def stores(node) -> set[str]:
+        return {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
+                isinstance(n.ctx, gast.Store)} | {
+            n.target.id for n in trees.walk(node)
+            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
+
+    def read(names, current) -> None:
+        for name in names:
+            if name in current:
+                reads[current[name], name] += 1
+            else:
+                local.discard(name)
+
     def block(stmts) -> None:
-        defined: set = set()
+        current: dict[str, int] = {}  # name -> id of the assignment (here) it holds
         for stmt in stmts:
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
-                header = stmt.test if isinstance(stmt, (gast.If, gast.While)) else stmt.iter
-                local.difference_update(names(header, gast.Load) - defined)
+                read(loads(stmt.test if isinstance(stmt, (gast.If, gast.While))
+                           else stmt.iter), current)
                 block(stmt.body)
                 block(stmt.orelse)
-                defined -= names(stmt, gast.Store) | {
-                    n.target.id for n in trees.walk(stmt) if isinstance(n, gast.AugAssign)
-                    and isinstance(n.target, gast.Name)}
+                for name in stores(stmt):
+                    current.pop(name, None)
             elif isinstance(stmt, (gast.FunctionDef, gast.ClassDef, gast.Try, gast.With)):
-                local.difference_update(names(stmt, gast.Load) | names(stmt, gast.Store))
+                local.difference_update(loads(stmt), stores(stmt))
             else:
-                local.difference_update(names(stmt, gast.Load) - defined)
-                defined |= names(stmt, gast.Store)
+                read(loads(stmt), current)
+                for name in stores(stmt):
+                    current[name] = id(stmt)
+                    reads[id(stmt), name] = 0
     block(body)
-    return local
-
-
-def _last_read(name: str, use, rest: list) -> bool:
-    """Is ``use`` (a statement reading ``name`` once) the only read of the value it reads,
-    before ``name`` is assigned again in ``rest``, the statements after it in its block?"""
-    if sum(isinstance(n, gast.Name) and n.id == name for n in trees.walk(use)) != 1:
-        return False
-    for stmt in rest:
-        if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            continue  # (a read inside follows an assignment inside: see _local_names)
-        if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-               for n in trees.walk(stmt)) or (isinstance(stmt, gast.AugAssign) and
-                                              isinstance(stmt.target, gast.Name) and
-                                              stmt.target.id == name):
-            return False
-        if any(isinstance(n, gast.Name) and n.id == name for n in trees.walk(stmt)):
-            return True  # assigned again
-    return True
+    return {key for key, count in reads.items() if count == 1 and key[1] in local}
 
 
 # at most this many operations (operators and calls) in one substituted expression
