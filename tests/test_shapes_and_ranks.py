@@ -70,6 +70,22 @@ def test_matmul_adjoint_written_out_for_known_ranks(f, args, written):
         assert text in source, source
 
 
+def vector_from_numbers(A, a, b):
+    v = np.array([a, b, a * b])
+    return np.sum(np.tanh(A @ v))
+
+
+def test_a_vector_built_from_numbers_has_rank_one():
+    """``np.array([a, b, c])`` of numbers is a vector: ``A @ v`` gets its written-out adjoint."""
+    args = (np.random.default_rng(3).standard_normal((2, 3)), 0.3, -0.7)
+    g = s2sad.grad(vector_from_numbers, wrt=(0, 1, 2))
+    source = g.source_for(*args)
+    assert "matmul_grad" not in source and "np.outer(" in source, source
+    for i, got in zip((0, 1, 2), g(*args)):
+        np.testing.assert_allclose(got, numeric_gradient(vector_from_numbers, args, i),
+                                   rtol=1e-6, atol=1e-8)
+
+
 def test_matmul_adjoint_of_unknown_rank_keeps_the_helper():
     source = s2sad.grad(batched, wrt=(0, 1)).source_for(*MATMUL_CASES[4][1])
     assert "matmul_grad_left" in source and "matmul_grad_right" in source

@@ -231,6 +231,12 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             return _created_kind(op.operands[0], of, target)
         if op.rule.func is np.matmul and len(op.operands) == 2 and not op.keywords:
             return _matmul_kind(*(of(a) for a in op.operands))
+        if op.rule.func in (np.array, np.asarray) and len(op.operands) == 1 and \
+                set(op.keywords) <= {"dtype"}:
+            items = of(op.operands[0])  # np.array([a, b, c]) of numbers: a vector
+            if items.tag in ("list", "tuple") and items.items and \
+                    all(k.tag == "scalar" for k in items.items):
+                return Kind("array", target, 1)
         if op.rule.func in (list, tuple) and len(op.operands) == 1 and not op.keywords:
             base = of(op.operands[0])  # the same items, or the rows of an array
             items = base.items if base.tag in ("list", "tuple") else ()
