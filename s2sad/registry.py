@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import inspect
 import textwrap
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -306,6 +307,24 @@ def registered(helpers: bool = False, user: bool = False) -> list[Rule]:
 def is_helper(func) -> bool:
     """Is ``func`` one of s2sad's runtime helpers (called by generated code)?"""
     return (getattr(func, "__module__", None) or "").startswith("s2sad.runtime")
+
+
+_SIGNATURES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def signature(function) -> inspect.Signature:
+    """``inspect.signature`` of a rule's function, computed once (a rule is inlined at every
+    use, and computing a signature costs more than inlining a small rule); the cache keeps
+    no function alive."""
+    try:
+        return _SIGNATURES[function]
+    except (KeyError, TypeError):
+        found = inspect.signature(function)
+        try:
+            _SIGNATURES[function] = found
+        except TypeError:  # (not weakly referable)
+            pass
+        return found
 
 
 def describe_function(func) -> str:

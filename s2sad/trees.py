@@ -64,30 +64,44 @@ def children(node) -> list:
     return found
 
 
-_METHODS: dict = {}  # (pass class, node class) -> its visit_<Node> method or None
-
-
-def _visitor(self, node):
-    key = (self.__class__, node.__class__)
-    method = _METHODS.get(key, _METHODS)
-    if method is _METHODS:
-        method = _METHODS[key] = getattr(self.__class__, "visit_" + node.__class__.__name__,
-                                         None)
-    return method
+_UNSEEN = object()
+_LEAF = object()  # a node with no fields (Load, Add...) that the pass has no method for
 
 
 class _Dispatch:
+    """Each pass class keeps a table: node class -> its ``visit_<Node>`` method, None (go
+    through ``generic_visit``) or ``_LEAF`` (nothing to do: left as it is, not visited)."""
+
+    _table: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._table = {}
+
+    def _method(self, node_class):
+        method = getattr(self.__class__, "visit_" + node_class.__name__, None)
+        if method is None and not node_class._fields:
+            method = _LEAF
+        self.__class__._table[node_class] = method
+        return method
+
     def visit(self, node):
-        method = _visitor(self, node)
-        return self.generic_visit(node) if method is None else method(self, node)
+        method = self._table.get(node.__class__, _UNSEEN)
+        if method is _UNSEEN:
+            method = self._method(node.__class__)
+        if method is None:
+            return self.generic_visit(node)
+        return node if method is _LEAF else method(self, node)
 
 
 class Visitor(_Dispatch, ast.NodeVisitor):
     """``gast.NodeVisitor`` with a faster dispatch and walk (a pass visits every node)."""
 
     def generic_visit(self, node):
+        table = self._table
         for child in children(node):
-            self.visit(child)
+            if table.get(child.__class__) is not _LEAF:
+                self.visit(child)
 
 
 class Transformer(_Dispatch, ast.NodeTransformer):
@@ -95,12 +109,14 @@ class Transformer(_Dispatch, ast.NodeTransformer):
     visit returning None removes the node, a list replaces it by several)."""
 
     def generic_visit(self, node):
+        table = self._table
+        fields = node.__dict__
         for field in node._fields:
-            old = getattr(node, field, None)
+            old = fields.get(field)
             if type(old) is list:
                 new = []
                 for value in old:
-                    if isinstance(value, ast.AST):
+                    if isinstance(value, ast.AST) and table.get(value.__class__) is not _LEAF:
                         value = self.visit(value)
                         if value is None:
                             continue
@@ -109,7 +125,7 @@ class Transformer(_Dispatch, ast.NodeTransformer):
                             continue
                     new.append(value)
                 old[:] = new
-            elif isinstance(old, ast.AST):
+            elif isinstance(old, ast.AST) and table.get(old.__class__) is not _LEAF:
                 new_node = self.visit(old)
                 if new_node is None:
                     delattr(node, field)

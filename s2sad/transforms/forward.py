@@ -27,11 +27,10 @@ def jvp_f(x, y, d_x):
 
 from __future__ import annotations
 
-import inspect
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 from ..errors import DifferentiationError, NoDerivativeError
 from ..trees import clone
 from .higher import container_kinds, is_generated
@@ -326,7 +325,7 @@ class Forward:
                 NoDerivativeError, f"no tangent (forward-mode) rule for {op.name}", stmt,
                 "Register one with @s2sad.deftangent, or use reverse mode (s2sad.grad, "
                 "s2sad.vjp).")
-        sig = inspect.signature(function)
+        sig = registry.signature(function)
         try:
             bound = sig.bind(self.load("g"), self.load(target), *op.operands, **op.keywords)
         except TypeError as exc:
@@ -347,7 +346,7 @@ class Forward:
                 pre, returned = rule.parsed_tangent()
             except (TypeError, OSError):  # more than one `return`: call the rule instead
                 from .reverse import call_rule
-                first = next(iter(inspect.signature(rule.tangent).parameters))
+                first = next(iter(registry.signature(rule.tangent).parameters))
                 expr = None
                 for i in wanted:  # one call per varying argument, g its tangent
                     local = {first: self.load(self.d(mapping[params[i]].id))}

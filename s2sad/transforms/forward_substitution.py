@@ -137,43 +137,53 @@ def _read_once(body: list, candidates: set) -> set[tuple]:
     local = set(candidates)
     reads: dict[tuple, int] = {}  # (id of an assignment, name) -> reads of its value
 
-    def loads(node) -> list[str]:
-        found = [n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
-                 isinstance(n.ctx, gast.Load)]
-        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
-            found.append(node.target.id)
-        return found
+    def names(node) -> tuple[list, set]:
+        """The names ``node`` reads (with repeats) and those it assigns, in one walk."""
+        loads, stores = [], set()
+        for n in trees.walk(node):
+            if isinstance(n, gast.Name):
+                if isinstance(n.ctx, gast.Load):
+                    loads.append(n.id)
+                else:
+                    stores.add(n.id)
+            elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+                loads.append(n.target.id)
+                stores.add(n.target.id)
+        return loads, stores
 
-    def stores(node) -> set[str]:
-        return {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
-                isinstance(n.ctx, gast.Store)} | {
-            n.target.id for n in trees.walk(node)
-            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
-
-    def read(names, current) -> None:
-        for name in names:
+    def read(loaded, current) -> None:
+        for name in loaded:
             if name in current:
                 reads[current[name], name] += 1
             else:
                 local.discard(name)
 
-    def block(stmts) -> None:
+    def block(stmts) -> set:
+        """Follow ``stmts``; the names assigned anywhere in them."""
         current: dict[str, int] = {}  # name -> id of the assignment (here) it holds
+        assigned: set = set()
         for stmt in stmts:
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
-                read(loads(stmt.test if isinstance(stmt, (gast.If, gast.While))
-                           else stmt.iter), current)
-                block(stmt.body)
-                block(stmt.orelse)
-                for name in stores(stmt):
+                header = stmt.test if isinstance(stmt, (gast.If, gast.While)) else stmt.iter
+                read(names(header)[0], current)
+                inner = block(stmt.body) | block(stmt.orelse)
+                if isinstance(stmt, gast.For):
+                    inner |= names(stmt.target)[1]
+                for name in inner:
                     current.pop(name, None)
+                assigned |= inner
             elif isinstance(stmt, (gast.FunctionDef, gast.ClassDef, gast.Try, gast.With)):
-                local.difference_update(loads(stmt), stores(stmt))
+                loaded, stored = names(stmt)
+                local.difference_update(loaded, stored)
+                assigned |= stored
             else:
-                read(loads(stmt), current)
-                for name in stores(stmt):
+                loaded, stored = names(stmt)
+                read(loaded, current)
+                for name in stored:
                     current[name] = id(stmt)
                     reads[id(stmt), name] = 0
+                assigned |= stored
+        return assigned
     block(body)
     return {key for key, count in reads.items() if count == 1 and key[1] in local}
 

@@ -31,12 +31,11 @@ def grad_f(x, y):
 from __future__ import annotations
 
 import builtins
-import inspect
 
 import gast
 
 from .. import trees
-from .. import runtime
+from .. import registry, runtime
 from ..registry import is_helper
 from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
@@ -529,7 +528,7 @@ class Reverse:
         if not wanted:
             return
         pre: list = []
-        first = next(iter(inspect.signature(function).parameters))
+        first = next(iter(registry.signature(function).parameters))
         args = [mapping[first], self.load(target)] + list(op.operands)
         parts = call_rule(self, function, args, dict(op.keywords or {}), params, wanted, pre)
         self.block.extend(pre)
@@ -688,7 +687,7 @@ class Reverse:
             raise self.source.error(
                 NoDerivativeError, f"{op.name} has a tangent (forward-mode) rule but no "
                 "adjoint", stmt, "Register one with @s2sad.custom_vjp, or use s2sad.jvp.")
-        sig = inspect.signature(rule.adjoint)
+        sig = registry.signature(rule.adjoint)
         try:
             bound = sig.bind(g, self.load(target), *op.operands, **op.keywords)
         except TypeError as exc:
