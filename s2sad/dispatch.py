@@ -45,15 +45,15 @@ Otherwise the entry takes ``*args, **kwargs`` and hands keyword calls to the gen
 from __future__ import annotations
 
 import keyword
-import re
 import operator
+import re
 
 import numpy as np
 
 from .codegen import register
 from .transforms.kinds import describe
 
-_PYTHON = {"float": "float", "int": "int", "complex": "complex"}
+_PYTHON = ("float", "int", "complex")  # descriptions of Python numbers, named as their types
 _UNROLL = 6  # lists and tuples up to this length test their items one by one
 # names the entry's own code uses: a parameter with one of these names is renamed
 _RESERVED = {"type", "len", "float", "int", "complex", "list", "tuple", "ndarray", "args",
@@ -74,14 +74,14 @@ def guard(desc, name: str, constants: dict) -> str:
     >>> guard(("dict", (("a", "float"),)), "d", constants), constants
     ('describe(d) == described_0', {'described_0': ('dict', (('a', 'float'),))})
     """
-    if isinstance(desc, str) and desc in _PYTHON:
-        return f"type({name}) is {_PYTHON[desc]}"  # (a bool, described as "int", goes
-    if isinstance(desc, tuple) and desc[0] == "nd":  # the general way)
+    if isinstance(desc, str) and desc in _PYTHON:  # (a bool, described as "int" too, goes
+        return f"type({name}) is {desc}"           # the general way)
+    if isinstance(desc, tuple) and desc[0] == "nd":
         return f"type({name}) is ndarray and {name}.ndim == {desc[1]} and " \
                f"{name}.dtype.kind == {desc[2]!r}"
     if isinstance(desc, tuple) and desc[0] in ("list", "tuple") and desc[1] and \
             len(set(desc[1])) == 1 and desc[1][0] in _PYTHON:
-        items, item = len(desc[1]), _PYTHON[desc[1][0]]
+        items, item = len(desc[1]), desc[1][0]
         head = f"type({name}) is {desc[0]} and len({name}) == {items}"
         if items <= _UNROLL:
             return " and ".join([head] + [f"type({name}[{i}]) is {item}"
@@ -92,13 +92,16 @@ def guard(desc, name: str, constants: dict) -> str:
     return f"describe({name}) == {constant}"
 
 
+def _usable(name: str) -> bool:
+    """Can the entry's code call a parameter ``name``?"""
+    return name.isidentifier() and not keyword.iskeyword(name) and name not in _RESERVED \
+        and not name.startswith(("described_", "default_", "arg_"))
+
+
 def _plain(signature) -> bool:
     """Can the entry take ``signature`` as it is?"""
-    names = list(signature.parameters)
-    return all(p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and
-               p.name.isidentifier() and not keyword.iskeyword(p.name) and
-               p.name not in _RESERVED and not p.name.startswith(("described_", "default_"))
-               for p in signature.parameters.values()) and len(set(names)) == len(names)
+    return all(p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and _usable(p.name)
+               for p in signature.parameters.values())
 
 
 def _parameters(signature, constants: dict) -> str:
@@ -132,10 +135,7 @@ def entry_source(name: str, signature, descriptors, constants=None,
     if plain:
         names = list(signature.parameters)
     else:
-        names = [p if p.isidentifier() and not keyword.iskeyword(p) and p not in _RESERVED
-                 and not p.startswith(("described_", "default_")) else f"arg_{i}"
-                 for i, p in enumerate(signature.parameters)]
-        names = [n if n not in names[:i] else f"arg_{i}" for i, n in enumerate(names)]
+        names = [p if _usable(p) else f"arg_{i}" for i, p in enumerate(signature.parameters)]
     tests = " and ".join(guard(d, n, constants) for d, n in zip(descriptors, names)) or "True"
     arguments = ", ".join(names)
     call = f"variant({arguments})"

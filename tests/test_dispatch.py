@@ -216,3 +216,48 @@ def test_a_temporary_whose_value_is_read_elsewhere_keeps_its_name(body):
         {body}
     return z'''
     assert "t_2 = x[i]" in _substituted(text), body
+
+
+def test_parameters_named_like_the_entrys_own_names():
+    def scaled(type, variant=2.0, arg_0=1.0):
+        return type * variant * arg_0
+
+    g = s2sad.grad(scaled)
+    for _ in range(2):  # compiled, then through the entry
+        assert g(3.0) == 2.0
+        assert g(3.0, 4.0) == 4.0
+        assert g(3.0, variant=5.0, arg_0=2.0) == 10.0
+    import linecache
+    entry = "".join(linecache.getlines(g._entry.__code__.co_filename))
+    assert entry.startswith("def enter_grad_scaled(*args, **kwargs):\n"), entry
+    assert "type, variant, arg_2 = args" not in entry and "arg_0, arg_1, arg_2 = args" in entry
+
+
+@pytest.mark.parametrize("body, first", [
+    ("s_x[i] += p * x[i]", True),
+    ("s_x[i] += p\n        s_x[i] += p", False),          # twice in a pass
+    ("s_x[i + 1] += p", False),                          # not the counter itself
+    ("s_x[i] += p\n        i = 0", False),               # the counter changes
+    ("s_x[i] += p\n        i += 1", False),
+    ("t = s_x[0]\n        s_x[i] += t", False),          # read in the loop
+    ("if p > 0:\n            s_x[i] += p", False),        # (a nested block: not followed)
+])
+def test_first_update_of_each_item_of_a_list_of_zeros(body, first):
+    import gast
+    from s2sad.codegen import unparse
+    from s2sad.transforms.first_assignment import FirstAssignment
+    text = f'''def g(x, n, p):
+    s_x = [0.0] * len(x)
+    for i in range(n):
+        {body}
+    return s_x'''
+    out = unparse(FirstAssignment().visit(gast.parse(text).body[0]))
+    assert ("s_x[i] = " in out) == first, out
+
+
+def test_first_update_of_items_keeps_gradients():
+    x = [1.5, 0.5, 2.0, -1.0, 0.0]
+    g = s2sad.grad(speelpenning)
+    assert "s_x[i] = p * s_p" in g.source_for(x)
+    assert g(x) == pytest.approx([0.0, 0.0, 0.0, 0.0, -1.5])
+    assert g([1.5, 0.5]) == pytest.approx([0.5, 1.5])

@@ -148,7 +148,7 @@ def test_product_loop_reverse_sweep_is_the_hand_written_one():
         "    s_p = 1.0\n"
         "    for i in reversed(range(t_1)):\n"
         "        p = stack.pop()\n"
-        "        s_x[i] += p * s_p\n"
+        "        s_x[i] = p * s_p\n"
         "        s_p = x[i] * s_p\n"
         "    return s_x\n"), source
     assert "        stack.append(p)\n        p = p * x[i]\n" in source

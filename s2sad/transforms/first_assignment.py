@@ -104,6 +104,7 @@ class FirstAssignment(trees.Transformer):
         self.shared: set[str] = set()  # names that must not be updated in place
         self.block(body, zero, apply=True)
         _NotInPlace(self.shared).visit(node)
+        _first_items(node.body)
         return node
 
     def block(self, stmts: list, zero: set, apply: bool) -> set:
@@ -176,3 +177,80 @@ class _NotInPlace(trees.Transformer):
             return gast.copy_location(gast.Assign([node.target], gast.BinOp(
                 load, node.op, node.value), None), node)
         return node
+
+
+def _first_items(stmts: list) -> None:
+    """``s_x = [0.0] * n``, then a loop ``for i in range(...)`` (or ``reversed(range(...))``)
+    whose one change to ``s_x`` is ``s_x[i] += e``: each item is still zero when the loop
+    comes to it (``i`` differs from pass to pass), so ``s_x[i] = e``. In every block.
+
+    >>> from s2sad.codegen import unparse
+    >>> fn = gast.parse('''def g(x, n):
+    ...     s_x = [0.0] * len(x)
+    ...     s_p = 1.0
+    ...     for i in reversed(range(n)):
+    ...         p = stack.pop()
+    ...         s_x[i] += p * s_p
+    ...         s_p = x[i] * s_p
+    ...     return s_x''').body[0]
+    >>> _first_items(fn.body)
+    >>> print(unparse(fn.body[2].body[1]))
+    s_x[i] = p * s_p
+    """
+    zeros: set[str] = set()  # lists of zeros, made in this block, untouched since
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+                _first_items(inner)
+        if isinstance(stmt, gast.For) and zeros:
+            k = _item_update(stmt, zeros)
+            if k is not None:
+                update = stmt.body[k]
+                stmt.body[k] = gast.copy_location(
+                    gast.Assign([update.target], update.value, None), update)
+        zeros -= {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)}
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and _list_of_zeros(stmt.value):
+            zeros.add(stmt.targets[0].id)
+
+
+def _list_of_zeros(value) -> bool:
+    return isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) and \
+        isinstance(value.left, gast.List) and len(value.left.elts) == 1 and \
+        _is_zero(value.left.elts[0])
+
+
+def _item_update(loop, zeros: set) -> int | None:
+    """The position in ``loop``'s body of its one change to a list of ``zeros``,
+    ``s_x[i] += e`` with ``i`` the loop's own counter over distinct integers, or None."""
+    iterated = loop.iter
+    if isinstance(iterated, gast.Call) and isinstance(iterated.func, gast.Name) and \
+            iterated.func.id == "reversed" and len(iterated.args) == 1:
+        iterated = iterated.args[0]
+    if not (isinstance(loop.target, gast.Name) and isinstance(iterated, gast.Call) and
+            isinstance(iterated.func, gast.Name) and iterated.func.id == "range" and
+            not iterated.keywords) or loop.orelse:
+        return None
+    counter = loop.target.id
+    found = None
+    for k, stmt in enumerate(loop.body):
+        if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr)):
+            names = {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)}
+            if names & (zeros | {counter}):
+                return None  # (a nested block that reads or changes them: not followed)
+            continue
+        if counter in written(stmt):
+            return None  # the counter changes in the body
+        touched = {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)} & zeros
+        if not touched:
+            continue
+        target = stmt.target if isinstance(stmt, gast.AugAssign) else None
+        if found is not None or not (
+                isinstance(target, gast.Subscript) and isinstance(stmt.op, gast.Add) and
+                isinstance(target.value, gast.Name) and target.value.id in zeros and
+                isinstance(target.slice, gast.Name) and target.slice.id == counter and
+                not _reads(stmt.value, target.value.id) and touched == {target.value.id}):
+            return None
+        found = k
+    return found
