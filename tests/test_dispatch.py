@@ -261,3 +261,12 @@ def test_first_update_of_items_keeps_gradients():
     assert "s_x[i] = p * s_p" in g.source_for(x)
     assert g(x) == pytest.approx([0.0, 0.0, 0.0, 0.0, -1.5])
     assert g([1.5, 0.5]) == pytest.approx([0.5, 1.5])
+
+
+def test_a_comprehension_variable_is_not_the_name_outside():
+    text = '''def g(a, xs):
+    v = a * 2.0
+    ys = [float(v) for v in xs]
+    return (float(v), ys)'''
+    out = _after(text, {"a": "float", "xs": ("list", ("float",) * 2)})
+    assert out == "return (float(v), ys)"

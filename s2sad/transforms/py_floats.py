@@ -91,6 +91,10 @@ class PythonFloats:
         for arg in (fn.args.vararg, fn.args.kwarg):
             if arg is not None:
                 self.excluded.add(arg.id)
+        for node in trees.walk(gast.Module(fn.body, [])):  # a comprehension's own names
+            if isinstance(node, gast.comprehension):       # are another scope's: not followed
+                self.excluded |= {n.id for n in trees.walk(node.target)
+                                  if isinstance(n, gast.Name)}
         for name in self.params:
             kind = self.kinds.get(name)
             marker = _UNKNOWN
