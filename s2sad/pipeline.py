@@ -116,21 +116,21 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     stages.append(("normalize", normalized))
 
     params = parameters(normalized)
+    local_names = assigned_names(normalized)  # (found once: several analyses need them)
     descriptors = arg_descriptors or [None] * len(params)
     arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                  for p, d in zip(params, descriptors, strict=True)}
-    numbers = _module_numbers(normalized, normalizer, source, set(params))
-    kinds = infer_kinds(normalized, {**numbers, **arg_kinds}, source)
+    numbers = _module_numbers(normalized, normalizer, source, set(params), local_names)
+    kinds = infer_kinds(normalized, {**numbers, **arg_kinds}, source, local_names)
     zero_d = any(isinstance(d, tuple) and d[0] in ("nd", "cupy") and d[1] == 0
                  for d in descriptors)
     for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
         if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number
             raise error
     _refuse_arithmetic_on_dicts(normalized, kinds, source)
-    active = active_names(normalized, set(wrt), source)
+    active = active_names(normalized, set(wrt), source, local_names)
 
     cells = dict(normalizer.foreign_cells)
-    local_names = assigned_names(normalized)
     for node in trees.walk(normalized):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                 node.id not in local_names and node.id not in imports.lines:
@@ -233,10 +233,9 @@ def _refuse_arithmetic_on_dicts(tree, kinds: dict, source) -> None:
                         "a list of them, or index the dict first")
 
 
-def _module_numbers(tree, normalizer, source, params: set) -> dict:
+def _module_numbers(tree, normalizer, source, params: set, local_names: set) -> dict:
     """Kinds of the module globals the function reads that are Python numbers now (``lr =
     0.1``): the compiled code relies on it, and each call checks they still are."""
-    local_names = assigned_names(tree)
     numbers = {}
     for node in trees.walk(tree):
         if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)) or \

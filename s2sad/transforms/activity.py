@@ -20,8 +20,9 @@ from .normalize import assigned_names
 from .resolve import classify, is_append, is_setitem, names_in, statement_parts
 
 
-def active_names(tree: gast.FunctionDef, wrt: set[str], source) -> set[str]:
-    local_names = assigned_names(tree)
+def active_names(tree: gast.FunctionDef, wrt: set[str], source,
+                 local_names: set[str] | None = None) -> set[str]:
+    local_names = assigned_names(tree) if local_names is None else local_names
     flows = []  # (targets, names the targets depend on differentiably)
 
     def collect(stmts):

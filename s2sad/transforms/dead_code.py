@@ -63,8 +63,9 @@ class DeadCode(trees.Transformer):
         self.is_pure = is_pure
 
     def visit_FunctionDef(self, node):
-        node.body = self.block(node.body, set(), exit_live=set(), apply=True)[0]
-        return node
+        self._known: dict = {}  # id of a simple statement -> (it, its facts): loops are
+        node.body = self.block(node.body, set(), exit_live=set(), apply=True)[0]  # walked
+        return node                                                   # until they settle
 
     def block(self, stmts, live: set, exit_live: set, apply: bool):
         """Walk ``stmts`` backwards from ``live``; ``exit_live``: live where a break goes."""
@@ -116,8 +117,7 @@ class DeadCode(trees.Transformer):
                 if stmt is not None:
                     kept.append(stmt)
                 continue
-            targets = written(stmt)
-            loads, pure = self._facts(stmt)
+            targets, loads, pure = self._facts(stmt)
             if pure and targets and not (targets & live) and not _mutates(stmt):
                 continue  # nothing reads what it writes
             if isinstance(stmt, gast.Assign) and not any(
@@ -129,9 +129,13 @@ class DeadCode(trees.Transformer):
             kept.append(stmt)
         return kept[::-1], live
 
-    def _facts(self, stmt) -> tuple[set, bool]:
-        """The names ``stmt`` reads, and whether it is pure (calls only pure functions; a
-        call statement is kept for what it does: append, np.add.at, print...), in one walk."""
+    def _facts(self, stmt) -> tuple[set, set, bool]:
+        """The names ``stmt`` writes, those it reads, and whether it is pure (calls only pure
+        functions; a call statement is kept for what it does: append, np.add.at, print...),
+        found once per statement."""
+        known = getattr(self, "_known", {}).get(id(stmt))
+        if known is not None and known[0] is stmt:
+            return known[1]
         loads, pure = set(), not isinstance(stmt, gast.Expr)
         for node in trees.walk(stmt):
             if isinstance(node, gast.Name):
@@ -139,7 +143,10 @@ class DeadCode(trees.Transformer):
                     loads.add(node.id)
             elif pure and isinstance(node, gast.Call) and not self.is_pure(node.func):
                 pure = False
-        return loads, pure
+        facts = (written(stmt), loads, pure)
+        if hasattr(self, "_known"):
+            self._known[id(stmt)] = (stmt, facts)
+        return facts
 
 
 def _mutates(stmt) -> bool:

@@ -120,8 +120,9 @@ def combine(kinds: list[Kind]) -> Kind:
     return NUMERIC
 
 
-def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source) -> dict[str, Kind]:
-    local_names = assigned_names(tree)
+def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
+                local_names: set[str] | None = None) -> dict[str, Kind]:
+    local_names = assigned_names(tree) if local_names is None else local_names
     kinds = dict(arg_kinds)
 
     def of(node) -> Kind:
