@@ -397,7 +397,7 @@ def build_function(text: str, filename: str, name: str, namespace: dict, cells: 
     target, where CuPy cannot be imported, gives a function that says how to install it.
     """
     import types
-    tree = ast.parse(text, filename)
+    tree = ast.parse(text, filename) if cells else text  # (text compiles faster than a tree)
     if cells:
         index = next(i for i, s in enumerate(tree.body) if isinstance(s, ast.FunctionDef))
         fdef = tree.body[index]
