@@ -783,6 +783,8 @@ def _carried(stmts) -> set[str]:
             names |= {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)
                       and isinstance(n.ctx, gast.Store)}
         for node in trees.walk(stmt):
+            if not isinstance(node, (gast.Assign, gast.Expr)):
+                continue  # (the only statements that update a value in place)
             if is_setitem(node):
                 names.add(node.targets[0].value.id)
             if is_append(node):
