@@ -68,6 +68,9 @@ class GradientFunction:
         self._params = list(self._signature.parameters)
         self._wrt_names, self._wrt_tuple = _wrt_names(func, self._params, wrt)
         self._arity = len(self._params)
+        # keyword-only parameters stay keyword-only in the generated code
+        self._kwonly = [name for name, p in self._signature.parameters.items()
+                        if p.kind is p.KEYWORD_ONLY]
         self._variants: dict = {}
         self._ready: dict = {}  # the variants whose calls need no work but the call
         self._last = None
@@ -100,10 +103,18 @@ class GradientFunction:
         if compiled.entry is not None:
             self._entry = compiled.entry
         try:
-            return compiled.function(*args)
+            return self._call(compiled.function, args)
         except NonScalarOutputError as exc:
             _at_return(exc, compiled)
             raise
+
+    def _call(self, function, args, *extra):
+        """Call a generated ``function`` with the bound ``args`` (the keyword-only ones by
+        keyword), ``extra`` (a seed, tangents) after its own positional parameters."""
+        if not self._kwonly:
+            return function(*args, *extra)
+        n = len(args) - len(self._kwonly)
+        return function(*args[:n], *extra, **dict(zip(self._kwonly, args[n:])))
 
     def _bind(self, args, kwargs) -> tuple:
         if kwargs or len(args) != len(self._params):
@@ -299,11 +310,11 @@ class VJPFunction(GradientFunction):
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
         self._variant(args)  # compile now: an error shows at this call, not later
-        value = self.func(*args)
+        value = self._call(self.func, args)
 
         def pullback(cotangent):
             from .runtime_higher import snapshot
-            return self._variant(args).function(*args, snapshot(cotangent))
+            return self._call(self._variant(args).function, args, snapshot(cotangent))
         pullback.__name__ = f"pullback_{getattr(self.func, '__name__', 'f')}"
         return value, pullback
 
@@ -328,7 +339,7 @@ class JVPFunction(GradientFunction):
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
         self._variant(args)  # compile now: an error shows at this call, not later
-        value = self.func(*args)
+        value = self._call(self.func, args)
 
         def pushforward(*tangents):
             return self._both(args, tangents)[1]
@@ -344,7 +355,7 @@ class JVPFunction(GradientFunction):
         from .runtime import as_gradient
         tangents = [as_gradient(args[self._params.index(name)], t)
                     for name, t in zip(self._wrt_names, tangents)]
-        return self._variant(args).function(*args, *tangents)
+        return self._call(self._variant(args).function, args, *tangents)
 
     def __repr__(self) -> str:
         return f"<s2sad jvp {self.__name__} wrt {', '.join(self._wrt_names)}>"
@@ -620,7 +631,7 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
         args = rev._bind(args, kwargs)
         names = rev._wrt_names
         inputs = [args[rev._params.index(n)] for n in names]
-        value = func(*args)
+        value = rev._call(func, args)
         out_shape = np.shape(np.asarray(value, dtype=float))
         n_out = int(np.prod(out_shape))
         n_in = sum(int(np.size(np.asarray(x, dtype=float))) for x in inputs)
@@ -629,7 +640,7 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
         if use == "rev":
             rows = [[] for _ in names]
             for e in _basis(value):
-                got = rev._variant(args).function(*args, e)
+                got = rev._call(rev._variant(args).function, args, e)
                 got = got if rev._wrt_tuple else (got,)
                 for row, g in zip(rows, got):
                     row.append(np.asarray(g, dtype=float))

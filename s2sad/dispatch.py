@@ -138,7 +138,9 @@ def entry_source(name: str, signature, descriptors, constants=None,
         names = [p if _usable(p) else f"arg_{i}" for i, p in enumerate(signature.parameters)]
     tests = " and ".join(guard(d, n, constants) for d, n in zip(descriptors, names)) or "True"
     arguments = ", ".join(names)
-    call = f"variant({arguments})"
+    call = "variant(" + ", ".join(  # (keyword-only parameters stay keyword-only)
+        f"{p.name}={n}" if p.kind is p.KEYWORD_ONLY else n
+        for p, n in zip(signature.parameters.values(), names)) + ")"
     if plain:
         lines = [f"def enter_{name}({_parameters(signature, constants)}):"]
         indent = "    "

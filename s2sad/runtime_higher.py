@@ -357,7 +357,7 @@ def checkpoint_grads(func, g, args):
     if not wrt:
         return [None] * len(args)
     pullback = vjp(func, wrt=wrt)
-    grads = pullback._variant(tuple(args)).function(*args, snapshot(g))
+    grads = pullback._call(pullback._variant(tuple(args)).function, tuple(args), snapshot(g))
     out = [None] * len(args)
     for i, grad in zip(wrt, grads):
         out[i] = grad
@@ -369,7 +369,7 @@ def checkpoint_tangent(func, args, argnum, g):
     ``func``)."""
     from .api import jvp
     push = jvp(func, wrt=argnum)
-    return push._variant(tuple(args)).function(*args, g)[1]
+    return push._call(push._variant(tuple(args)).function, tuple(args), g)[1]
 
 
 # --- second derivatives of a few nonlinear adjoints ----------------------------------------

@@ -71,7 +71,7 @@ def recursive_pullback(pair, g) -> tuple:
     grads = [None] * len(args)
     if not wrt:
         return tuple(grads)
-    found = compiled._variant(tuple(args)).function(*args, snapshot(g))
+    found = compiled._call(compiled._variant(tuple(args)).function, tuple(args), snapshot(g))
     for i, grad in zip(wrt, found if isinstance(found, tuple) else (found,), strict=True):
         grads[i] = grad
     return tuple(grads)

@@ -159,3 +159,30 @@ def test_library_functions_imported_by_name_are_imported_not_read_live():
     assert source.startswith("from math import cos, sin\n") and "math." not in source
     assert g(0.01, 0.0) == pytest.approx(grad_while_loop_hand(0.01, 0.0), rel=1e-12)
     assert g._last.live == {} and g._entry is g._last.entry
+
+
+def scaled_sum(x, /, w, *, scale=2.0, shift=None):
+    return np.sum(w * x ** 2) * scale + (0.0 if shift is None else shift)
+
+
+def test_positional_only_and_keyword_only_parameters():
+    """Keyword-only parameters stay keyword-only in the generated code (they used to be
+    passed by position: a TypeError); positional-only ones stay positional-only."""
+    x, w = np.arange(3.0), np.ones(3)
+    g = s2sad.grad(scaled_sum)
+    for _ in range(2):  # compiled, then through the entry
+        np.testing.assert_allclose(g(x, w), 4.0 * x)
+        np.testing.assert_allclose(g(x, w=w, scale=3.0, shift=1.0), 6.0 * x)
+    with pytest.raises(TypeError, match="grad_scaled_sum"):
+        g(x=x, w=w)
+    value, pullback = s2sad.vjp(scaled_sum)(x, w, scale=3.0)
+    assert value == scaled_sum(x, w, scale=3.0)
+    np.testing.assert_allclose(pullback(1.0), 6.0 * x)
+    np.testing.assert_allclose(s2sad.jvp(scaled_sum)(x, w, scale=3.0)[1](np.ones(3)),
+                               6.0 * np.sum(x))
+    np.testing.assert_allclose(s2sad.jacobian(scaled_sum)(x, w, scale=3.0), 6.0 * x)
+    np.testing.assert_allclose(s2sad.hessian(scaled_sum)(x, w, scale=3.0), 6.0 * np.eye(3))
+
+    def cube(a, *, k=2.0):
+        return a ** 3 * k
+    assert s2sad.grad(s2sad.grad(cube))(2.0, k=1.0) == pytest.approx(12.0)
