@@ -143,7 +143,7 @@ def extremum_grad(g, ans, x, axis=None, keepdims=False):
         g = xp.expand_dims(_to(xp, g), axes)
         ans = xp.expand_dims(_to(xp, ans), axes)
     mask = xp.asarray(x == ans)
-    return g * mask / mask.sum(axis=axis, keepdims=True)
+    return mask * (g / mask.sum(axis=axis, keepdims=True))  # (one division per extremum)
 
 
 def dot_grad_left(g, x, y):
