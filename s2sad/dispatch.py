@@ -26,18 +26,18 @@ call binds its arguments as the function would, at no cost:
 Traceback (most recent call last):
     ...
 TypeError: grad_f() missing 1 required positional argument: 'w'
->>> def f4(side_lengths):
+>>> def norm2(xy):
 ...     return 0.0
->>> print(entry_source("grad_f4", inspect.signature(f4), [("list", ("float",) * 3)],
+>>> print(entry_source("grad_norm2", inspect.signature(norm2), [("list", ("float",) * 2)],
 ...                    catch=True))
-def enter_grad_f4(side_lengths):
-    if type(side_lengths) is list and len(side_lengths) == 3 and type(side_lengths[0]) is float and type(side_lengths[1]) is float and type(side_lengths[2]) is float:
+def enter_grad_norm2(xy):
+    if type(xy) is list and len(xy) == 2 and type(xy[0]) is float and type(xy[1]) is float:
         try:
-            return variant(side_lengths)
+            return variant(xy)
         except caught as exc:
             handle(exc)
             raise
-    return general(side_lengths)
+    return general(xy)
 
 Otherwise the entry takes ``*args, **kwargs`` and hands keyword calls to the general path.
 """

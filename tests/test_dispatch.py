@@ -1,6 +1,7 @@
 """The per-call path: entries that guard a variant's argument kinds and call it, and
 gradients returned as Python floats without conversions the generated code does not need."""
 
+import math
 import traceback
 
 import numpy as np
@@ -118,6 +119,16 @@ def test_a_gradient_of_lists_of_floats_is_returned_without_conversion():
     assert type(result) is list and all(type(v) is float for v in result)
     assert result == pytest.approx([-1.0, -3.0, -0.75, 1.5])
     assert x == [1.5, 0.5, 2.0, -1.0] and result is not x
+
+
+def math_product(x):
+    return math.sin(x) * x
+
+
+def test_math_functions_of_floats_need_no_conversion():
+    g = s2sad.grad(math_product)
+    assert "float(" not in g.source_for(0.5)
+    assert type(g(0.5)) is float and g(0.5) == pytest.approx(math.sin(0.5) + 0.5 * math.cos(0.5))
 
 
 def test_numpy_values_keep_their_conversion():

@@ -61,11 +61,14 @@ def _has_break(stmts) -> bool:
 class DeadCode(trees.Transformer):
     def __init__(self, is_pure: Callable):
         self.is_pure = is_pure
+        # id of a simple statement -> (it, its facts): a loop's body is walked until what
+        # is live settles, so each statement's facts are found once
+        self._known: dict = {}
 
     def visit_FunctionDef(self, node):
-        self._known: dict = {}  # id of a simple statement -> (it, its facts): loops are
-        node.body = self.block(node.body, set(), exit_live=set(), apply=True)[0]  # walked
-        return node                                                   # until they settle
+        self._known.clear()
+        node.body = self.block(node.body, set(), exit_live=set(), apply=True)[0]
+        return node
 
     def block(self, stmts, live: set, exit_live: set, apply: bool):
         """Walk ``stmts`` backwards from ``live``; ``exit_live``: live where a break goes."""
@@ -133,7 +136,7 @@ class DeadCode(trees.Transformer):
         """The names ``stmt`` writes, those it reads, and whether it is pure (calls only pure
         functions; a call statement is kept for what it does: append, np.add.at, print...),
         found once per statement."""
-        known = getattr(self, "_known", {}).get(id(stmt))
+        known = self._known.get(id(stmt))
         if known is not None and known[0] is stmt:
             return known[1]
         loads, pure = set(), not isinstance(stmt, gast.Expr)
@@ -144,8 +147,7 @@ class DeadCode(trees.Transformer):
             elif pure and isinstance(node, gast.Call) and not self.is_pure(node.func):
                 pure = False
         facts = (written(stmt), loads, pure)
-        if hasattr(self, "_known"):
-            self._known[id(stmt)] = (stmt, facts)
+        self._known[id(stmt)] = (stmt, facts)
         return facts
 
 

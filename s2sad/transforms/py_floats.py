@@ -127,7 +127,11 @@ class PythonFloats:
                 if name in self.lists and self.type_of(value) != "float":
                     self.lists.discard(name)
                     changed = True
-        self.fresh_lists = self.lists - self.params
+        # a new list returned as it is, once: returned twice, the two would be one object
+        listed = [self._map_float(n) for r in trees.walk(gast.Module(fn.body, []))
+                  if isinstance(r, gast.Return) for n in trees.walk(r)]
+        names = [x.id for x in listed if isinstance(x, gast.Name)]
+        self.fresh_lists = self.lists - self.params - {n for n in names if names.count(n) > 1}
         return _Rewrite(self).visit(fn)
 
     def _statement(self, stmt) -> None:
@@ -359,10 +363,3 @@ class _Rewrite(trees.Transformer):
         if isinstance(listed, gast.Name) and listed.id in facts.fresh_lists:
             return listed
         return node
-
-    def visit_Return(self, node):
-        listed = [self.facts._map_float(n) for n in trees.walk(node)]
-        names = [x.id for x in listed if isinstance(x, gast.Name)]
-        twice = {n for n in names if names.count(n) > 1}  # returned once, not shared
-        self.facts.fresh_lists -= twice
-        return self.generic_visit(node)
