@@ -40,6 +40,7 @@ from .transforms.normalize import Normalize, assigned_names
 from .transforms.recompute import Recompute
 from .transforms.resolve import static_value
 from .transforms.reverse import Reverse
+from .transforms.scale_inward import ScaleInward
 from .transforms.shape_only import SHAPE_ARGUMENTS, ShapeOnly
 from .transforms.simplify import Simplify
 from .transforms.unit_seed import UnitSeed
@@ -172,6 +173,7 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         stages.append(("copy_propagation", adjoint))
         substitute = ForwardSubstitution(is_pure, namer.temporaries)
         adjoint = substitute.visit(adjoint)
+        adjoint = ScaleInward(imports.helpers.get("sum_grad"), namer.temporaries).visit(adjoint)
         adjoint = UnitSeed(kinds, imports.helpers.get("sum_grad"), namer.temporaries).visit(adjoint)
         adjoint = DeadCode(is_pure).visit(adjoint)
         stages.append(("forward_substitution", adjoint))

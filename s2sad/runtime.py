@@ -65,20 +65,37 @@ _LEADING = [tuple(range(n)) for n in range(33)]  # the axes a broadcast put in f
 
 
 def _spread(xp, g, shape):
-    """``xp.broadcast_to(g, shape)``: a read-only view. A NumPy number's view is made
-    directly (all strides 0), which costs a tenth of ``np.broadcast_to``'s checks.
+    """``xp.broadcast_to(g, shape)``: a read-only view. A NumPy array's view is made
+    directly (stride 0 along the axes it is spread over), which costs a tenth of
+    ``np.broadcast_to``'s checks.
 
     >>> _spread(np, 2.0, (2, 3))
     array([[2., 2., 2.],
+           [2., 2., 2.]])
+    >>> _spread(np, np.array([[1.0], [2.0]]), (2, 3))
+    array([[1., 1., 1.],
            [2., 2., 2.]])
     """
     if xp is np:
         value = g if type(g) is np.ndarray else np.asarray(g)
         if value.ndim == 0:
-            view = np.ndarray(shape, value.dtype, value, 0, (0,) * len(shape))
-            view.flags.writeable = False
-            return view
+            strides = (0,) * len(shape)
+        elif value.flags.c_contiguous and value.ndim <= len(shape):
+            extra = len(shape) - value.ndim
+            strides = (0,) * extra + tuple(
+                step if n == m else 0 if n == 1 else None
+                for n, m, step in zip(value.shape, shape[extra:], value.strides))
+            if None in strides:  # (not broadcastable: NumPy's own error)
+                return np.broadcast_to(g, shape)
+        else:
+            return np.broadcast_to(g, shape)
+        view = np.ndarray(shape, value.dtype, value, 0, strides)
+        view.flags.writeable = False
+        return view
     return xp.broadcast_to(g, shape)
+
+
+_SUMS: dict = {}  # (shape of g, shape of like) -> (axes, keepdims) of unbroadcast's one sum
 
 
 def unbroadcast(g, like):
@@ -88,12 +105,19 @@ def unbroadcast(g, like):
         gshape = g.shape
         if gshape == shape:
             return g  # nothing was broadcast
+        plan = _SUMS.get((gshape, shape))
+        if plan is not None:
+            return g.sum(axis=plan[0], keepdims=plan[1])
         extra = len(gshape) - len(shape)
         if extra > 0 and gshape[extra:] == shape:
-            return g.sum(axis=_LEADING[extra])  # a bias added to each row
-        if extra == 0 and all(n == m or n == 1 for n, m in zip(shape, gshape)):
-            return g.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1 and gshape[i] != 1),
-                         keepdims=True)  # a max kept with keepdims=True, added to each row
+            plan = _LEADING[extra], False  # a bias added to each row
+        elif extra == 0 and all(n == m or n == 1 for n, m in zip(shape, gshape)):
+            plan = tuple(i for i, n in enumerate(shape) if n == 1 and gshape[i] != 1), True
+        if plan is not None:  # (a max kept with keepdims=True, added to each row)
+            if len(_SUMS) > 4096:
+                _SUMS.clear()
+            _SUMS[gshape, shape] = plan
+            return g.sum(axis=plan[0], keepdims=plan[1])
     shape = _shape(like)
     gshape = _shape(g)
     if gshape == shape:
@@ -143,7 +167,8 @@ def extremum_grad(g, ans, x, axis=None, keepdims=False):
         g = xp.expand_dims(_to(xp, g), axes)
         ans = xp.expand_dims(_to(xp, ans), axes)
     mask = xp.asarray(x == ans)
-    return mask * (g / mask.sum(axis=axis, keepdims=True))  # (one division per extremum)
+    ties = mask.sum(axis=axis, keepdims=True, dtype=xp.result_type(g, 1.0))  # (no int cast)
+    return mask * (g / ties)  # (one division per extremum)
 
 
 def dot_grad_left(g, x, y):

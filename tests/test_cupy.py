@@ -281,7 +281,7 @@ def grad_rnn_loss(W, U, xs, h0):
         t_5 = U @ xs[t]
         stack.append(h)
         h = cp.tanh(t_3 + t_5)
-    s_h = sum_grad(1.0, h ** 2, None, False) * 2 * h
+    s_h = sum_grad(2, h ** 2, None, False) * h
     for t in reversed(range(t_2)):
         s_6 = s_h * (1.0 - h ** 2)
         h = stack.pop()

@@ -2,6 +2,7 @@
 (no float() of Python floats; a temporary back into its one use; the first update of each
 item of a list of zeros as an assignment)."""
 
+import numpy as np
 import pytest
 
 import s2sad
@@ -134,3 +135,47 @@ def test_a_comprehension_variable_is_not_the_name_outside():
     return (float(v), ys)'''
     out = _after(text, {"a": "float", "xs": ("list", ("float",) * 2)})
     assert out == "return (float(v), ys)"
+
+
+# --- ScaleInward: a power of two multiplies the seed of a spread, not the array -----------------
+
+def _squares_by_row(x):
+    y = np.tanh(x)
+    return 0.5 * np.sum(np.sum(y * y, axis=1))
+
+
+def test_a_power_of_two_goes_into_the_seed_of_a_spread():
+    x = np.random.default_rng(0).standard_normal((5, 4))
+    g = s2sad.grad(_squares_by_row)
+    text = g.source_for(x)
+    assert "2.0 * (y *" not in text and "y * s_" in text, text  # (a row, not the array)
+    # scaling by a power of two is exact: the same gradient, to the last bit
+    np.testing.assert_array_equal(g(x), s2sad.grad(_squares_by_row, optimize=False)(x))
+    np.testing.assert_allclose(g(x), np.tanh(x) * (1 - np.tanh(x) ** 2), rtol=1e-14)
+
+
+def test_other_constants_stay_where_the_rule_put_them():
+    import gast
+    from s2sad.codegen import unparse
+    from s2sad.transforms.scale_inward import ScaleInward
+    for constant, moves in [("3.0", False), ("0.1", False), ("0.25", True), ("4", True)]:
+        fn = gast.parse(f"def g(y, x, s):\n    return {constant} * (y * sum_grad(s, x, 1, False))")
+        text = unparse(ScaleInward("sum_grad", set()).visit(fn.body[0]).body[0])
+        assert (text == f"return y * sum_grad({constant} * s, x, 1, False)") is moves, text
+
+
+@pytest.mark.parametrize("seed,moves", [("sum_grad(0.5 * -s, x, 1, False)", True),
+                                        ("sum_grad(s, x, 1, False) + 1.0", False)])
+def test_a_spread_read_twice_or_added_to_keeps_its_seed(seed, moves):
+    import gast
+    from s2sad.codegen import unparse
+    from s2sad.transforms.scale_inward import ScaleInward
+    text = f'''def g(y, x, s):
+    s_1 = {seed}
+    s_y = 2.0 * (y * s_1)
+    return s_y'''
+    fn = ScaleInward("sum_grad", {"s_1"}).visit(gast.parse(text).body[0])
+    assert (unparse(fn.body[1]) == "s_y = y * s_1") is moves
+    twice = text.replace("return s_y", "return (s_y, s_1)")
+    fn = ScaleInward("sum_grad", {"s_1"}).visit(gast.parse(twice).body[0])
+    assert unparse(fn.body[1]) == "s_y = 2.0 * (y * s_1)"  # s_1 is read elsewhere too

@@ -209,3 +209,47 @@ def test_seed_of_a_sum_is_not_multiplied_in():
     g = s2sad.grad(elementwise)(x32)
     assert g.dtype == np.float32
     np.testing.assert_allclose(g, s2sad.grad(elementwise)(x), rtol=1e-5, atol=1e-6)
+
+
+# --- the runtime's spreads and sums, against NumPy's own broadcasting --------------------------
+
+@pytest.mark.parametrize("g_shape,shape", [((3, 1), (3, 4)), ((4,), (2, 3, 4)), ((1, 4), (3, 4)),
+                                           ((2, 1, 4), (5, 2, 3, 4)), ((), (2, 2)),
+                                           ((3, 4), (3, 4))])
+def test_spread_is_a_read_only_broadcast(g_shape, shape):
+    from s2sad.runtime import _spread
+    g = np.asarray(RNG.standard_normal(g_shape))
+    for value in (g, np.asfortranarray(g), g.copy()):
+        view = _spread(np, value, shape)
+        np.testing.assert_array_equal(view, np.broadcast_to(value, shape))
+        assert view.shape == shape and not view.flags.writeable
+    transposed = np.asarray(RNG.standard_normal(g_shape[::-1])).T  # not C-contiguous: NumPy's own view
+    np.testing.assert_array_equal(_spread(np, transposed, shape),
+                                  np.broadcast_to(transposed, shape))
+    with pytest.raises(ValueError):
+        _spread(np, RNG.standard_normal((2, 3)), (3, 3))
+
+
+@pytest.mark.parametrize("g_shape,like_shape", [((3, 4), (3, 1)), ((3, 4), (4,)), ((2, 3, 4), (3, 1)),
+                                                ((3, 4), (1, 1)), ((3, 4), ()), ((3, 4), (1, 4))])
+def test_unbroadcast_sums_what_was_broadcast(g_shape, like_shape):
+    from s2sad.runtime import unbroadcast
+    g = RNG.standard_normal(g_shape)
+    like = np.zeros(like_shape)
+    for _ in range(2):  # (the second time from the remembered axes)
+        got = unbroadcast(g, like)
+        extra = g.ndim - like.ndim
+        want = g.sum(axis=tuple(range(extra)))
+        want = want.sum(axis=tuple(i for i, n in enumerate(like_shape) if n == 1),
+                        keepdims=True) if like_shape else want
+        assert np.shape(got) == like_shape
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def test_extremum_gradient_shares_ties_and_keeps_the_dtype():
+    from s2sad.runtime import extremum_grad
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]], dtype=np.float32)
+    g = np.array([[6.0], [1.0]], dtype=np.float32)
+    got = extremum_grad(g, x.max(axis=1, keepdims=True), x, 1, True)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, [[0.0, 3.0, 3.0], [1.0, 0.0, 0.0]])
