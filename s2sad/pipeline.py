@@ -173,8 +173,8 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         stages.append(("copy_propagation", adjoint))
         substitute = ForwardSubstitution(is_pure, namer.temporaries)
         adjoint = substitute.visit(adjoint)
-        adjoint = ScaleInward(imports.helpers.get("sum_grad"), namer.temporaries).visit(adjoint)
         adjoint = UnitSeed(kinds, imports.helpers.get("sum_grad"), namer.temporaries).visit(adjoint)
+        adjoint = ScaleInward(imports.helpers.get("sum_grad"), namer.temporaries).visit(adjoint)
         adjoint = DeadCode(is_pure).visit(adjoint)
         stages.append(("forward_substitution", adjoint))
 

@@ -179,3 +179,47 @@ def test_a_spread_read_twice_or_added_to_keeps_its_seed(seed, moves):
     twice = text.replace("return s_y", "return (s_y, s_1)")
     fn = ScaleInward("sum_grad", {"s_1"}).visit(gast.parse(twice).body[0])
     assert unparse(fn.body[1]) == "s_y = 2.0 * (y * s_1)"  # s_1 is read elsewhere too
+
+
+def _gaussian_bump(x):
+    return np.sum(np.tanh(x) * np.exp(-0.5 * x * x) + np.log(1.0 + x * x))
+
+
+def _bump_then_overwrite(x):
+    y = x * 1.0
+    h = 0.5 * y
+    a = np.sum(h * y)
+    y[1:] = np.sin(y[:-1])  # y changes after h = 0.5 * y: 0.5 * (y * s) is not h * s
+    return a + np.sum(0.5 * (y * y))
+
+
+def _fd(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize("f,shared", [(_gaussian_bump, True), (_bump_then_overwrite, False)])
+def test_a_product_computed_forward_is_read_back_not_recomputed(f, shared):
+    x = np.random.default_rng(3).standard_normal(6)
+    g = s2sad.grad(f)
+    text = g.source_for(x)
+    assert ("s_x += 2.0 * (t_3 * s_4)" in text) is shared, text
+    assert "-0.5 * (x *" not in text if shared else True
+    np.testing.assert_allclose(g(x), _fd(f, x), rtol=1e-7, atol=1e-8)
+    np.testing.assert_allclose(g(x), s2sad.grad(f, optimize=False)(x), rtol=1e-13, atol=1e-15)
+
+
+def _half_sum_and_more(x):
+    return np.sum(np.exp(-x ** 2) * np.sin(3.0 * x) + 0.5 * x)
+
+
+def test_a_scaled_spread_is_never_the_accumulator_itself():
+    # `s_x = 0.5 * s_8` then `s_x += ...`: s_x must stay a new array, not the read-only view
+    # that `sum_grad(0.5, ...)` would be
+    x = np.random.default_rng(4).standard_normal(5)
+    np.testing.assert_allclose(s2sad.grad(_half_sum_and_more)(x), _fd(_half_sum_and_more, x),
+                               rtol=1e-7, atol=1e-8)

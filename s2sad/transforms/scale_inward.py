@@ -1,4 +1,4 @@
-"""Multiply by a constant where the array is smallest: the seed of a spread sum.
+"""Multiply by a constant where the array is smallest, or where it was multiplied already.
 
 The adjoint of ``np.sum(e, axis=1)`` spreads a row of sensitivities over the shape
 of ``e``: ``s_1 = sum_grad(g, e, 1, False)`` (a view, as large as ``e``, of ``g``).
@@ -7,7 +7,12 @@ A constant factor applied to a product with it, as the adjoint of ``y * y`` writ
 pass over one row. So ``2.0 * (y * s_1)`` becomes ``y * s_1`` with ``s_1 =
 sum_grad(2.0 * g, e, 1, False)``, when ``s_1`` is read only there (or the spread is in
 the product itself). The constant is folded into ``g``: ``2.0 * (0.5 * -u)`` is
-``-1.0 * u``.
+``-1.0 * u``. Likewise a temporary read only there that is a quotient of a number
+(``s_8 = 1.0 / e``: ``2.0 / e``) or a product with one takes the constant.
+
+And where the forward sweep computed ``t_3 = 0.5 * x``, the reverse sweep's
+``0.5 * (x * s_4)`` is ``t_3 * s_4``: a pass fewer, and the same term as its
+neighbour's (``s_x += t_3 * s_4`` twice is ``s_x += 2.0 * (t_3 * s_4)``).
 
 Only powers of two move (``2.0``, ``0.5``, ``-4``...): scaling by one is exact, so the
 gradient is the same to the last bit, NaN and infinity included. Other constants stay
@@ -16,18 +21,25 @@ where the user's rule put them.
 >>> import gast
 >>> from s2sad.codegen import unparse
 >>> fn = gast.parse('''def g(y, x, s):
+...     t_3 = 0.5 * x
 ...     s_1 = sum_grad(0.5 * -s, x, 1, False)
 ...     s_y = 2.0 * (y * s_1)
-...     s_x = 4 * (x / sum_grad(s, x, None, False))
+...     s_8 = 1.0 / (1.0 + x * x)
+...     s_x = 2.0 * (x * s_8)
+...     s_x += t_3 * s
+...     s_x += 0.5 * (x * s)
 ...     s_z = 3.0 * (x * sum_grad(s, x, None, False))
-...     return s_y, s_x, s_z''').body[0]
->>> print(unparse(ScaleInward("sum_grad", {"s_1"}).visit(fn)))
+...     return s_y, s_x, s_z, t_3''').body[0]
+>>> print(unparse(ScaleInward("sum_grad", {"s_1", "s_8", "t_3"}).visit(fn)))
 def g(y, x, s):
+    t_3 = 0.5 * x
     s_1 = sum_grad(-1.0 * s, x, 1, False)
     s_y = y * s_1
-    s_x = 4 * (x / sum_grad(s, x, None, False))
+    s_8 = 2.0 / (1.0 + x * x)
+    s_x = x * s_8
+    s_x += 2.0 * (t_3 * s)
     s_z = 3.0 * (x * sum_grad(s, x, None, False))
-    return (s_y, s_x, s_z)
+    return (s_y, s_x, s_z, t_3)
 """
 
 from __future__ import annotations
@@ -37,7 +49,8 @@ from collections import Counter
 
 import gast
 
-from .. import trees
+from .simplify import _merge_twice
+
 
 
 def _power_of_two(node) -> bool:
@@ -54,65 +67,168 @@ def _number(node):
     return None
 
 
-class ScaleInward(trees.Transformer):
+class ScaleInward:
     """``sum_grad``: the generated name of that helper; ``movable``: the compiler's
-    temporaries (a spread assigned to one of them, and read once, may take the factor)."""
+    temporaries (one assigned once and read once may take the factor; one assigned once
+    at the top level may stand for its product)."""
 
     def __init__(self, sum_grad: str | None, movable: set[str]):
         self.sum_grad = sum_grad
         self.movable = movable
 
-    def visit_FunctionDef(self, node):
-        if self.sum_grad is None:
-            return node
+    def visit(self, node):
         loads, stores = Counter(), Counter()
-        spreads = {}  # name -> the spread assigned to it
-        for n in trees.walk(node):
-            if isinstance(n, gast.Name):
-                (loads if isinstance(n.ctx, gast.Load) else stores)[n.id] += 1
-            elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
-                stores[n.target.id] += 1
-            elif isinstance(n, gast.Assign) and len(n.targets) == 1 and \
-                    isinstance(n.targets[0], gast.Name) and self._spread(n.value):
-                spreads[n.targets[0].id] = n.value
-        self.spreads = {name: call for name, call in spreads.items()
-                        if name in self.movable and stores[name] == 1 and loads[name] == 1}
-        if not self.spreads and not any(self._spread(n) for n in trees.walk(node)):
+        defs = {}  # name -> (index of its top-level statement or None, the value)
+        products = []  # (parent, field, index or None, c * e, top-level index)
+        for position, stmt in enumerate(node.body):
+            self._walk(stmt, position, loads, stores, defs, products)
+        if not products:
             return node
-        return self.generic_visit(node)
-
-    def _spread(self, node) -> bool:
-        return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
-            node.func.id == self.sum_grad and len(node.args) == 4 and not node.keywords
-
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
-        if not isinstance(node.op, gast.Mult):
-            return node
-        for constant, rest in ((node.left, node.right), (node.right, node.left)):
-            if _power_of_two(constant):
-                call = self._scalable(rest)
-                seed = None if call is None else _scaled(constant, call.args[0])
-                # (ones would leave `x * sum_grad(1.0, ...)`: `2.0 * (x * 0.5)` reads better)
-                if seed is not None and _number(seed) != 1:
-                    call.args[0] = seed
-                    return rest
+        self.defs = {name: value for name, (_, value) in defs.items()
+                     if name in self.movable and stores[name] == 1 and loads[name] == 1}
+        # `t = c * a` at the top level, assigned once, with `a` fixed: c * (a * b) is t * b
+        self.scaled = {}
+        for name, (position, value) in defs.items():
+            if position is not None and name in self.movable and stores[name] == 1 and \
+                    loads[name] > 1 and type(value) is gast.BinOp and _scaling(value):
+                constant, operand = (value.left, value.right) if _power_of_two(value.left) \
+                    else (value.right, value.left)
+                if type(operand) is gast.Name and stores[operand.id] <= 1 and \
+                        defs.get(operand.id, (-1,))[0] is not None and \
+                        defs.get(operand.id, (-1,))[0] < position:
+                    key = (constant.value, type(constant.value), operand.id)
+                    self.scaled.setdefault(key, (position, name))
+        shared = False
+        for parent, field, k, product, position in reversed(products):  # innermost first
+            nested = type(parent) in (gast.BinOp, gast.UnaryOp)  # (an operand of arithmetic)
+            rest = self._scaled(product, nested) or self._shared(product, position)
+            if rest is not None:
+                shared = shared or type(rest) is gast.BinOp and type(rest.op) is gast.Mult
+                if k is None:
+                    setattr(parent, field, rest)
+                else:
+                    getattr(parent, field)[k] = rest
+        if shared:
+            node.body[:] = _merge_twice(node.body)
         return node
 
-    def _scalable(self, node):
-        """The spread in ``node``, a product (or quotient) in which it is a factor whose
-        seed may take a constant factor of the whole, or None."""
-        if self._spread(node):
-            return node
-        if isinstance(node, gast.Name):
-            return self.spreads.pop(node.id, None)  # (read once: scaled once)
-        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
-            return self._scalable(node.left) or self._scalable(node.right)
-        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Div):
-            return self._scalable(node.left)  # (c * (a / b) is (c * a) / b)
-        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-            return self._scalable(node.operand)
+    def _walk(self, stmt, position, loads, stores, defs, products):
+        """One walk of a top-level statement (breadth first, as ``trees.walk``)."""
+        found = [stmt]
+        i = 0
+        while i < len(found):
+            parent = found[i]
+            i += 1
+            kind = type(parent)
+            if kind is gast.Name:
+                (loads if type(parent.ctx) is gast.Load else stores)[parent.id] += 1
+                continue
+            if kind is gast.Assign and len(parent.targets) == 1 and \
+                    type(parent.targets[0]) is gast.Name:
+                defs[parent.targets[0].id] = (position if parent is stmt else None,
+                                              parent.value)
+            elif kind is gast.AugAssign and type(parent.target) is gast.Name:
+                stores[parent.target.id] += 1
+            elif kind is gast.Subscript or kind is gast.Attribute:
+                if type(parent.ctx) is not gast.Load:  # `a[i] = v`, `a.b = v`: a changes
+                    stores[_root(parent)] += 2
+            elif kind is gast.Call and type(parent.func) is gast.Attribute:
+                stores[_root(parent.func)] += 2  # `a.append(v)`: as if it may change a
+            fields = parent.__dict__
+            for field in parent._fields:
+                value = fields.get(field)
+                if type(value) is list:
+                    for k, item in enumerate(value):
+                        if isinstance(item, gast.AST):
+                            found.append(item)
+                            if type(item) is gast.BinOp and _scaling(item):
+                                products.append((parent, field, k, item, position))
+                elif isinstance(value, gast.AST):
+                    found.append(value)
+                    if type(value) is gast.BinOp and _scaling(value):
+                        products.append((parent, field, None, value, position))
+
+    def _spread(self, node) -> bool:
+        return type(node) is gast.Call and type(node.func) is gast.Name and \
+            node.func.id == self.sum_grad and len(node.args) == 4 and not node.keywords
+
+    def _scaled(self, node, nested: bool):
+        """What replaces ``c * e`` when its constant went into a seed or a number, or None."""
+        for constant, rest in ((node.left, node.right), (node.right, node.left)):
+            # (the value stays made by arithmetic, a new array: never a second name for a
+            # spread view, which a later `s += e` would write into)
+            if _power_of_two(constant) and (nested or type(rest) in (gast.BinOp, gast.UnaryOp)):
+                slot = self._slot(rest)
+                if slot is not None:
+                    holder, key = slot  # (a call's arguments and 0, or a node and a field)
+                    seed = type(holder) is list
+                    value = _scaled(constant, holder[key] if seed else getattr(holder, key))
+                    # (a factor of one would leave `x * sum_grad(1.0, ...)` or `1.0 * e`:
+                    # `2.0 * (x * 0.5)` reads better; a numerator of one is `1.0 / e`)
+                    if _number(value) != 1 or type(holder) is gast.BinOp and \
+                            type(holder.op) is gast.Div:
+                        if seed:
+                            holder[key] = value
+                        else:
+                            setattr(holder, key, value)
+                        return rest
         return None
+
+    def _slot(self, node):
+        """Where the seed or number is in ``node``, a product (or quotient) that may take
+        a constant factor of the whole: ``(arguments of a spread, 0)``, ``(node, field)``,
+        or None."""
+        if self._spread(node):
+            return node.args, 0
+        if type(node) is gast.Name:
+            value = self.defs.pop(node.id, None)  # (read once: scaled once)
+            if value is None:
+                return None
+            if self._spread(value):
+                return value.args, 0
+            if type(value) is gast.BinOp and type(value.op) is gast.Div and \
+                    _number(value.left) is not None:
+                return value, "left"  # 1.0 / e
+            if type(value) is gast.BinOp and type(value.op) is gast.Mult:
+                for field in ("left", "right"):
+                    if _number(getattr(value, field)) is not None:
+                        return value, field  # 0.5 * e
+            return None
+        if type(node) is gast.BinOp and type(node.op) is gast.Mult:
+            return self._slot(node.left) or self._slot(node.right)
+        if type(node) is gast.BinOp and type(node.op) is gast.Div:
+            return self._slot(node.left)  # (c * (a / b) is (c * a) / b)
+        if type(node) is gast.UnaryOp and type(node.op) is gast.USub:
+            return self._slot(node.operand)
+        return None
+
+    def _shared(self, node, position):
+        """``t * b`` for ``c * (a * b)`` where ``t = c * a`` was computed before, or None."""
+        for constant, rest in ((node.left, node.right), (node.right, node.left)):
+            if _power_of_two(constant) and type(rest) is gast.BinOp and \
+                    type(rest.op) is gast.Mult:
+                for a, b, first in ((rest.left, rest.right, True),
+                                    (rest.right, rest.left, False)):
+                    if type(a) is gast.Name:
+                        found = self.scaled.get((constant.value, type(constant.value), a.id))
+                        if found is not None and found[0] < position:
+                            t = gast.Name(found[1], gast.Load(), None, None)
+                            return gast.BinOp(t, gast.Mult(), b) if first else \
+                                gast.BinOp(b, gast.Mult(), t)
+        return None
+
+
+def _root(node) -> str:
+    """The name at the root of ``a.b[i].c`` (``a``), or '' where there is none."""
+    while type(node) in (gast.Subscript, gast.Attribute):
+        node = node.value
+    return node.id if type(node) is gast.Name else ""
+
+
+def _scaling(node) -> bool:
+    """Is ``node`` a product with a power of two?"""
+    return type(node.op) is gast.Mult and (_power_of_two(node.left) or
+                                           _power_of_two(node.right))
 
 
 def _scaled(constant, seed):
