@@ -223,3 +223,20 @@ def test_a_scaled_spread_is_never_the_accumulator_itself():
     x = np.random.default_rng(4).standard_normal(5)
     np.testing.assert_allclose(s2sad.grad(_half_sum_and_more)(x), _fd(_half_sum_and_more, x),
                                rtol=1e-7, atol=1e-8)
+
+
+@pytest.mark.parametrize("between,shared", [("pass", True), ("x[0] = s", False),
+                                            ("x.fill(s)", False), ("x = s", False)])
+def test_a_forward_product_stands_for_its_value_only_while_its_operand_is_unchanged(
+        between, shared):
+    import gast
+    from s2sad.codegen import unparse
+    from s2sad.transforms.scale_inward import ScaleInward
+    text = f'''def g(x, s):
+    t_3 = 0.5 * x
+    u = t_3 * s
+    {between}
+    s_x = 0.5 * (x * s)
+    return (u, s_x, t_3)'''
+    fn = ScaleInward(None, {"t_3"}).visit(gast.parse(text).body[0])
+    assert (unparse(fn.body[-2]) == "s_x = t_3 * s") is shared, unparse(fn)

@@ -49,8 +49,8 @@ from collections import Counter
 
 import gast
 
-from .simplify import _merge_twice
-
+from .simplify import merge_twice
+from .unit_seed import number_value
 
 
 def _power_of_two(node) -> bool:
@@ -59,12 +59,6 @@ def _power_of_two(node) -> bool:
         return False
     value = abs(node.value)
     return value > 0 and math.isfinite(value) and math.frexp(value)[0] == 0.5
-
-
-def _number(node):
-    if isinstance(node, gast.Constant) and type(node.value) in (int, float):
-        return node.value
-    return None
 
 
 class ScaleInward:
@@ -93,23 +87,23 @@ class ScaleInward:
                     loads[name] > 1 and type(value) is gast.BinOp and _scaling(value):
                 constant, operand = (value.left, value.right) if _power_of_two(value.left) \
                     else (value.right, value.left)
-                if type(operand) is gast.Name and stores[operand.id] <= 1 and \
-                        defs.get(operand.id, (-1,))[0] is not None and \
-                        defs.get(operand.id, (-1,))[0] < position:
+                # (a parameter, or assigned once at the top level before t)
+                where = defs.get(operand.id, (-1,))[0] if type(operand) is gast.Name else None
+                if where is not None and where < position and stores[operand.id] <= 1:
                     key = (constant.value, type(constant.value), operand.id)
                     self.scaled.setdefault(key, (position, name))
-        shared = False
+        changed = False
         for parent, field, k, product, position in reversed(products):  # innermost first
             nested = type(parent) in (gast.BinOp, gast.UnaryOp)  # (an operand of arithmetic)
-            rest = self._scaled(product, nested) or self._shared(product, position)
+            rest = self._without_factor(product, nested) or self._shared(product, position)
             if rest is not None:
-                shared = shared or type(rest) is gast.BinOp and type(rest.op) is gast.Mult
+                changed = True
                 if k is None:
                     setattr(parent, field, rest)
                 else:
                     getattr(parent, field)[k] = rest
-        if shared:
-            node.body[:] = _merge_twice(node.body)
+        if changed:  # (`s += t_3 * s_4` may now follow the same term)
+            node.body[:] = merge_twice(node.body)
         return node
 
     def _walk(self, stmt, position, loads, stores, defs, products):
@@ -152,7 +146,7 @@ class ScaleInward:
         return type(node) is gast.Call and type(node.func) is gast.Name and \
             node.func.id == self.sum_grad and len(node.args) == 4 and not node.keywords
 
-    def _scaled(self, node, nested: bool):
+    def _without_factor(self, node, nested: bool):
         """What replaces ``c * e`` when its constant went into a seed or a number, or None."""
         for constant, rest in ((node.left, node.right), (node.right, node.left)):
             # (the value stays made by arithmetic, a new array: never a second name for a
@@ -162,10 +156,10 @@ class ScaleInward:
                 if slot is not None:
                     holder, key = slot  # (a call's arguments and 0, or a node and a field)
                     seed = type(holder) is list
-                    value = _scaled(constant, holder[key] if seed else getattr(holder, key))
+                    value = _times(constant, holder[key] if seed else getattr(holder, key))
                     # (a factor of one would leave `x * sum_grad(1.0, ...)` or `1.0 * e`:
                     # `2.0 * (x * 0.5)` reads better; a numerator of one is `1.0 / e`)
-                    if _number(value) != 1 or type(holder) is gast.BinOp and \
+                    if number_value(value) != 1 or type(holder) is gast.BinOp and \
                             type(holder.op) is gast.Div:
                         if seed:
                             holder[key] = value
@@ -187,11 +181,11 @@ class ScaleInward:
             if self._spread(value):
                 return value.args, 0
             if type(value) is gast.BinOp and type(value.op) is gast.Div and \
-                    _number(value.left) is not None:
+                    number_value(value.left) is not None:
                 return value, "left"  # 1.0 / e
             if type(value) is gast.BinOp and type(value.op) is gast.Mult:
                 for field in ("left", "right"):
-                    if _number(getattr(value, field)) is not None:
+                    if number_value(getattr(value, field)) is not None:
                         return value, field  # 0.5 * e
             return None
         if type(node) is gast.BinOp and type(node.op) is gast.Mult:
@@ -231,24 +225,22 @@ def _scaling(node) -> bool:
                                            _power_of_two(node.right))
 
 
-def _scaled(constant, seed):
+def _times(constant, seed):
     """``constant * seed``, the constants folded: exact, as ``constant`` is a power of two.
     A seed of ones takes the constant as written (``2``, not ``2.0``)."""
     if isinstance(seed, gast.Constant) and seed.value == 1.0 and type(seed.value) is float:
         return gast.copy_location(gast.Constant(constant.value, None), constant)
     factor = constant.value
-    while True:
+    while number_value(seed) is None:
         if isinstance(seed, gast.UnaryOp) and isinstance(seed.op, gast.USub):
             factor, seed = -factor, seed.operand
         elif isinstance(seed, gast.BinOp) and isinstance(seed.op, gast.Mult) and \
-                _number(seed.left) is not None:
-            factor, seed = factor * seed.left.value, seed.right
+                number_value(seed.left) is not None:
+            factor, seed = factor * number_value(seed.left), seed.right
         elif isinstance(seed, gast.BinOp) and isinstance(seed.op, gast.Mult) and \
-                _number(seed.right) is not None:
-            factor, seed = factor * seed.right.value, seed.left
+                number_value(seed.right) is not None:
+            factor, seed = factor * number_value(seed.right), seed.left
         else:
-            break
-    if _number(seed) is not None:
-        return gast.copy_location(gast.Constant(factor * seed.value, None), constant)
-    return gast.copy_location(
-        gast.BinOp(gast.Constant(factor, None), gast.Mult(), seed), constant)
+            return gast.copy_location(
+                gast.BinOp(gast.Constant(factor, None), gast.Mult(), seed), constant)
+    return gast.copy_location(gast.Constant(factor * number_value(seed), None), constant)

@@ -45,7 +45,7 @@ class Simplify(trees.Transformer):
         for field in ("body", "orelse"):
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                setattr(node, field, _merge_twice(block))
+                setattr(node, field, merge_twice(block))
         return node
 
     def visit_BinOp(self, node):
@@ -72,7 +72,7 @@ class Simplify(trees.Transformer):
         return node
 
 
-def _merge_twice(block: list) -> list:
+def merge_twice(block: list) -> list:
     out = []
     for stmt in block:
         this = _accumulates(stmt)

@@ -85,7 +85,7 @@ class UnitSeed(trees.Transformer):
                 not value.keywords):
             return None
         seed, like, axis, keepdims = value.args
-        if not ((_number(seed) == number if number != 1.0 else isinstance(
+        if not ((number_value(seed) == number if number != 1.0 else isinstance(
                 seed, gast.Constant) and seed.value == 1.0 and type(seed.value) is float) and
                 isinstance(like, gast.Name) and
                 isinstance(axis, gast.Constant) and axis.value is None and
@@ -158,7 +158,7 @@ class UnitSeed(trees.Transformer):
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and
                 node.func.id == self.sum_grad and len(node.args) == 4 and not node.keywords):
             return None
-        number = _number(node.args[0])
+        number = number_value(node.args[0])
         return None if number == 1.0 else number  # (ones: above, only where they go)
 
     def _spread_like(self, seed, other, number=1.0) -> bool:
@@ -206,16 +206,16 @@ def _product(factors: list, where):
     return product
 
 
-def _number(node):
+def number_value(node):
     """The value of a number written as constants and arithmetic (``0.0005 * 1.0``), or
     None: computed with Python floats, as the generated code would."""
     if isinstance(node, gast.Constant) and type(node.value) in (int, float):
         return node.value
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        value = _number(node.operand)
+        value = number_value(node.operand)
         return None if value is None else -value
     if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Add, gast.Sub)):
-        left, right = _number(node.left), _number(node.right)
+        left, right = number_value(node.left), number_value(node.right)
         if left is None or right is None:
             return None
         return left * right if isinstance(node.op, gast.Mult) else \
