@@ -31,9 +31,43 @@ INSTALL_CUPY = "pip install cupy-cuda12x  (or: pip install 's2sad[cupy]')"
 _modules = sys.modules
 
 
+class Shape(tuple):
+    """A shape standing in for an array whose shape alone a runtime helper reads.
+
+    ``unbroadcast``, ``sum_grad`` and ``reduced_size`` read ``like.shape``; given a
+    ``Shape`` (from ``broadcast_shape`` or ``matmul_shape``), they need no array of that
+    shape kept alive in the forward sweep. A plain tuple is no shape here: it is a value
+    (``x + (1.0, 2.0)`` broadcasts the tuple as an array).
+
+    >>> s = Shape((2, 3))
+    >>> s.shape, s.ndim
+    (Shape((2, 3)), 2)
+    """
+
+    __slots__ = ()
+
+    @property
+    def shape(self):
+        return self
+
+    @property
+    def ndim(self):
+        return len(self)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({tuple(self)!r})"
+
+
+class DeviceShape(Shape):
+    """The shape of a CuPy array: a helper given it computes with CuPy, as it would
+    given the array (``sum_grad(1.0, shape)`` spreads the seed on the GPU)."""
+
+    __slots__ = ()
+
+
 def array_module(*values):
-    """``cupy`` if one of ``values`` is a CuPy array, else ``numpy`` (like
-    ``cupy.get_array_module``, without importing anything).
+    """``cupy`` if one of ``values`` is a CuPy array (or a ``DeviceShape``), else
+    ``numpy`` (like ``cupy.get_array_module``, without importing anything).
 
     Costs one dictionary lookup when CuPy was never imported, so the NumPy path of
     every runtime helper stays as fast as it was.
@@ -41,7 +75,7 @@ def array_module(*values):
     cupy = _modules.get("cupy")
     if cupy is not None:
         for value in values:
-            if isinstance(value, cupy.ndarray):
+            if isinstance(value, cupy.ndarray) or type(value) is DeviceShape:
                 return cupy
     return np
 

@@ -160,7 +160,8 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         stages.append(("simplify", adjoint))
         shape_helpers = {imports.helpers[n]: i for n, i in SHAPE_ARGUMENTS.items()
                          if n in imports.helpers}
-        adjoint = ShapeOnly(kinds, shape_helpers).visit(adjoint)
+        adjoint = ShapeOnly(kinds, shape_helpers, imports.helper,
+                            namer.temporaries).visit(adjoint)
         if mode != "forward":  # (it turns first accumulations `s += e` into `s = e`)
             adjoint = FirstAssignment().visit(adjoint)
             stages.append(("first_assignment", adjoint))

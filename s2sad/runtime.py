@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 
-from .backends import array_module
+from .backends import DeviceShape, Shape, array_module
 from .errors import DifferentiationError, NonScalarOutputError
 
 # --- backend-agnostic basics ------------------------------------------------------------------
@@ -98,10 +98,71 @@ def _spread(xp, g, shape):
 _SUMS: dict = {}  # (shape of g, shape of like) -> (axes, keepdims) of unbroadcast's one sum
 
 
+_BROADCASTS: dict = {}  # (shapes of a and b, module) -> Shape of a op b; of a @ b: ("@", ...)
+
+
+def broadcast_shape(a, b):
+    """The shape of ``a + b`` (or any elementwise ``a op b``), without computing it.
+    (A ``DeviceShape`` where an operand lives on the GPU.)
+
+    >>> broadcast_shape(np.zeros((3, 1, 4)), np.zeros((5, 1)))
+    Shape((3, 5, 4))
+    >>> broadcast_shape(np.zeros(2), 1.0)
+    Shape((2,))
+    """
+    sa = a.shape if type(a) is np.ndarray else _shape(a)
+    sb = b.shape if type(b) is np.ndarray else _shape(b)
+    key = sa, sb, array_module(a, b)
+    shape = _BROADCASTS.get(key)
+    if shape is None:  # (NumPy's error where they do not broadcast)
+        shape = _shape_type(key[2])(np.broadcast_shapes(sa, sb))
+        _remember(_BROADCASTS, key, shape)
+    return shape
+
+
+def matmul_shape(a, b):
+    """The shape of ``a @ b``, without computing it: the stacked dimensions broadcast,
+    a vector operand loses the dimension NumPy gives it for the product.
+
+    >>> matmul_shape(np.zeros((7, 1, 2, 3)), np.zeros((5, 3, 4)))
+    Shape((7, 5, 2, 4))
+    >>> matmul_shape(np.zeros(3), np.zeros((3, 4))), matmul_shape(np.zeros((2, 3)), np.zeros(3))
+    (Shape((4,)), Shape((2,)))
+    >>> matmul_shape(np.zeros(3), np.zeros(3))
+    Shape(())
+    """
+    sa, sb = _shape(a), _shape(b)
+    key = "@", sa, sb, array_module(a, b)
+    shape = _BROADCASTS.get(key)
+    if shape is None:
+        if not sa or not sb or sa[-1] != sb[-2 if len(sb) > 1 else -1]:
+            raise ValueError(f"matmul: shapes {sa} and {sb} do not match")
+        rows = sa[-2:-1]  # () for a vector
+        columns = sb[-1:] if len(sb) > 1 else ()
+        shape = _shape_type(key[3])(np.broadcast_shapes(sa[:-2], sb[:-2]) + rows + columns)
+        _remember(_BROADCASTS, key, shape)
+    return shape
+
+
+def _shape_type(xp):
+    return Shape if xp is np else DeviceShape
+
+
+def _remember(cache: dict, key, value) -> None:
+    if len(cache) > 4096:  # (shapes that change at each call: no unbounded growth)
+        cache.clear()
+    cache[key] = value
+
+
 def unbroadcast(g, like):
-    """Sum ``g`` (shaped like a broadcast result) down to the shape of ``like``."""
-    if type(g) is np.ndarray and type(like) is np.ndarray:  # the common cases first
-        shape = like.shape
+    """Sum ``g`` (shaped like a broadcast result) down to the shape of ``like`` (an
+    array, a number, or a ``Shape``).
+
+    >>> unbroadcast(np.ones((2, 3)), broadcast_shape(np.zeros((1, 3)), 2.0))
+    array([[2., 2., 2.]])
+    """
+    if type(g) is np.ndarray and (type(like) is np.ndarray or type(like) is Shape):
+        shape = like.shape  # (the common cases first)
         gshape = g.shape
         if gshape == shape:
             return g  # nothing was broadcast
@@ -114,9 +175,7 @@ def unbroadcast(g, like):
         elif extra == 0 and all(n == m or n == 1 for n, m in zip(shape, gshape)):
             plan = tuple(i for i, n in enumerate(shape) if n == 1 and gshape[i] != 1), True
         if plan is not None:  # (a max kept with keepdims=True, added to each row)
-            if len(_SUMS) > 4096:
-                _SUMS.clear()
-            _SUMS[gshape, shape] = plan
+            _remember(_SUMS, (gshape, shape), plan)
             return g.sum(axis=plan[0], keepdims=plan[1])
     shape = _shape(like)
     gshape = _shape(g)

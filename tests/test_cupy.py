@@ -250,17 +250,16 @@ MLP_ARGS = (np.ones((4, 3)), np.ones(3), np.ones((3, 2)), np.ones(2), np.ones((5
 
 GOLDEN_MLP = '''\
 import cupy as cp
-from s2sad.runtime import reduced_size, sum_grad, unbroadcast
+from s2sad.runtime import matmul_shape, reduced_size, sum_grad, unbroadcast
 from s2sad.runtime_gradients import fresh_gradient
 
 def grad_mlp_loss(W1, b1, W2, b2, x, y):
     h = cp.tanh(x @ W1 + b1)
-    t_3 = h @ W2
-    out = t_3 + b2
+    out = h @ W2 + b2
     t_4 = out - y
     s_5 = sum_grad(1.0, t_4, None, False) / reduced_size(t_4, None)
     s_out = unbroadcast(s_5 * 2 * t_4, out)
-    s_W2 = h.T @ unbroadcast(s_out, t_3)
+    s_W2 = h.T @ unbroadcast(s_out, matmul_shape(h, W2))
     return fresh_gradient(W2, s_W2)
 '''
 
@@ -298,16 +297,16 @@ GOLDEN_CONSTANTS = '''\
 import cupy as cp
 import cupy.linalg as la
 from cupy import tanh
-from s2sad.runtime import norm_grad, sum_grad, unbroadcast
+from s2sad.runtime import broadcast_shape, norm_grad, sum_grad, unbroadcast
 from s2sad.runtime_gradients import fresh_gradient
 
 def grad_with_constants(x):
     ones = cp.ones(x.shape[0])
     scale = cp.linspace(0.0, 1.0, x.shape[0])
     t_5 = tanh(x)
-    t_6 = t_5 * ones
     s_x = norm_grad(1.0, la.norm(x), x, None, None, False)
-    s_6 = unbroadcast(scale * sum_grad(1.0, t_6 * scale, None, False), t_6)
+    s_7 = sum_grad(1.0, broadcast_shape(broadcast_shape(t_5, ones), scale), None, False)
+    s_6 = unbroadcast(scale * s_7, broadcast_shape(t_5, ones))
     s_5 = unbroadcast(ones * s_6, x)
     s_x = s_x + s_5 * (1.0 - t_5 ** 2)
     return fresh_gradient(x, s_x)

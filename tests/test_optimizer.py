@@ -240,3 +240,62 @@ def test_a_forward_product_stands_for_its_value_only_while_its_operand_is_unchan
     return (u, s_x, t_3)'''
     fn = ScaleInward(None, {"t_3"}).visit(gast.parse(text).body[0])
     assert (unparse(fn.body[-2]) == "s_x = t_3 * s") is shared, unparse(fn)
+
+
+# --- ShapeOnly: a shape computed from the operands of the value it stands for -----------------
+
+def _shape_only(body, kinds):
+    import gast
+    from s2sad.codegen import unparse
+    from s2sad.transforms.kinds import Kind
+    from s2sad.transforms.shape_only import ShapeOnly
+    fn = gast.parse("def g(x, y, s_1):\n" + "".join(f"    {line}\n" for line in body)).body[0]
+    kinds = {name: Kind(tag, name, ndim) for name, (tag, ndim) in kinds.items()}
+    out = ShapeOnly(kinds, {"unbroadcast": 1, "sum_grad": 1}, lambda name: name,
+                    {"t_1", "t_2", "t_3"}).visit(fn)
+    return unparse(out).splitlines()[1:]
+
+
+ARRAYS = {"x": ("array", 2), "y": ("array", 1), "t_1": ("array", 2), "t_2": ("array", 2),
+          "t_3": ("array", 2), "u": ("array", 2)}
+
+
+@pytest.mark.parametrize("body,shape", [
+    # read once besides its shape: from its operands
+    (["t_1 = x * y", "t_2 = np.sin(t_1)", "s_2 = unbroadcast(s_1, t_1)", "return (t_2, s_2)"],
+     "broadcast_shape(x, y)"),
+    (["t_1 = x @ y", "t_2 = np.sin(t_1)", "s_2 = unbroadcast(s_1, t_1)", "return (t_2, s_2)"],
+     "matmul_shape(x, y)"),
+    (["t_1 = 2.0 * y", "s_2 = sum_grad(s_1, t_1)", "return s_2"], "broadcast_shape(2.0, y)"),
+    # read twice besides its shape: kept
+    (["t_1 = x * y", "t_2 = t_1 + t_1", "s_2 = unbroadcast(s_1, t_1)", "return (t_2, s_2)"],
+     "t_1"),
+    # an operand reassigned (its shape may change): kept
+    (["t_1 = x * y", "y = y[:, None]", "t_2 = np.sin(t_1)", "s_2 = unbroadcast(s_1, t_1)",
+      "return (t_2, s_2, y)"], "t_1"),
+    # a value assigned in a loop: kept
+    (["for i in range(2):", "    t_1 = x * y", "t_2 = np.sin(t_1)", "s_2 = unbroadcast(s_1, t_1)",
+      "return (t_2, s_2)"], "t_1"),
+    # the user's name read once: kept (forward substitution would not put it into its use)
+    (["u = x * y", "t_2 = np.sin(u)", "s_2 = unbroadcast(s_1, u)", "return (t_2, s_2)"], "u"),
+    # ... read for its shape alone: not computed
+    (["u = x * y", "s_2 = unbroadcast(s_1, u)", "return s_2"], "broadcast_shape(x, y)"),
+    # an operand read only here is not kept alive (nor computed again) for another's shape
+    (["t_3 = np.exp(x)", "t_1 = t_3 * y", "t_2 = np.sin(t_1)", "s_2 = unbroadcast(s_1, t_1)",
+      "return (t_2, s_2)"], "t_1"),
+    # ... unless it is such a value itself: one shape of another
+    (["t_3 = x * x", "t_1 = t_3 * y", "s_2 = unbroadcast(s_1, t_1)", "return s_2"],
+     "broadcast_shape(broadcast_shape(x, x), y)"),
+])
+def test_a_shape_from_operands_only_where_the_value_may_go(body, shape):
+    lines = _shape_only(body, ARRAYS)
+    use = next(line for line in lines if "s_2 = " in line)
+    assert use.endswith(f"(s_1, {shape})"), lines
+
+
+@pytest.mark.parametrize("kind", [("list", None), ("tuple", None), ("any", None)])
+def test_a_shape_from_operands_needs_numbers_or_arrays(kind):
+    # [1.0] * 3 repeats a list: its shape is not a broadcast of its operands' shapes
+    body = ["t_1 = x * y", "t_2 = np.sin(t_1)", "s_2 = unbroadcast(s_1, t_1)", "return (t_2, s_2)"]
+    lines = _shape_only(body, {**ARRAYS, "x": kind})
+    assert lines[2].strip() == "s_2 = unbroadcast(s_1, t_1)", lines

@@ -253,3 +253,115 @@ def test_extremum_gradient_shares_ties_and_keeps_the_dtype():
     got = extremum_grad(g, x.max(axis=1, keepdims=True), x, 1, True)
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, [[0.0, 3.0, 3.0], [1.0, 0.0, 0.0]])
+
+
+# --- shapes computed from operands: a temporary no longer kept for its shape ------------------
+
+@pytest.mark.parametrize("a_shape,b_shape", [((3, 1, 4), (5, 1)), ((4,), ()), ((), ()),
+                                             ((2, 3), (2, 3)), ((1,), (6, 1))])
+def test_broadcast_shape_is_the_shape_of_the_operation(a_shape, b_shape):
+    from s2sad.runtime import Shape, broadcast_shape
+    a, b = np.asarray(RNG.standard_normal(a_shape)), np.asarray(RNG.standard_normal(b_shape))
+    for left, right in [(a, b), (b, a), (a, float(1.5) if b.ndim == 0 else b)]:
+        shape = broadcast_shape(left, right)
+        assert type(shape) is Shape and shape == (left * right).shape
+        assert broadcast_shape(left, right) is shape  # (remembered)
+    with pytest.raises(ValueError):
+        broadcast_shape(np.zeros(3), np.zeros(4))
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((2, 3), (3, 4)), ((3,), (3, 4)), ((2, 3), (3,)),
+                                             ((3,), (3,)), ((7, 1, 2, 3), (5, 3, 4)),
+                                             ((5, 2, 3), (3, 4))])
+def test_matmul_shape_is_the_shape_of_the_product(a_shape, b_shape):
+    from s2sad.runtime import matmul_shape
+    a, b = RNG.standard_normal(a_shape), RNG.standard_normal(b_shape)
+    assert matmul_shape(a, b) == np.shape(a @ b)
+    with pytest.raises(ValueError):
+        matmul_shape(a, RNG.standard_normal(b_shape[:-2] + (b_shape[-2 if len(b_shape) > 1
+                                                                    else -1] + 1,) +
+                                             b_shape[len(b_shape) - 1:] * (len(b_shape) > 1)))
+
+
+def test_helpers_given_a_shape_do_as_given_the_array():
+    from s2sad.runtime import Shape, reduced_size, sum_grad, unbroadcast
+    g = RNG.standard_normal((3, 4))
+    for like in [np.zeros((3, 1)), np.zeros(4), np.zeros(()), np.zeros((3, 4))]:
+        shape = Shape(like.shape)
+        np.testing.assert_array_equal(unbroadcast(g, shape), unbroadcast(g, like))
+        assert np.shape(unbroadcast(2.0, Shape((3, 4)))) == (3, 4)  # a number spread out
+    x = np.zeros((3, 4, 5))
+    row = RNG.standard_normal((3, 5))
+    np.testing.assert_array_equal(sum_grad(row, Shape(x.shape), 1), sum_grad(row, x, 1))
+    assert reduced_size(Shape(x.shape), (0, 2)) == reduced_size(x, (0, 2)) == 15
+    assert unbroadcast(g, (1.0, 2.0, 3.0, 4.0)).shape == (4,)  # a tuple is a value, no shape
+
+
+def batched_scores(Q, L, means, x):
+    xc = x[None, :, :] - means[:, None, :]
+    Lx = Q[:, None, :] * xc + xc @ np.transpose(L, (0, 2, 1))
+    return np.sum(np.tanh(Lx) ** 2)
+
+
+def scaled_layer(W, x, c):
+    return np.sum(np.sin((x @ W) * c))
+
+
+def scores_args():
+    return (RNG.standard_normal((3, 2)), RNG.standard_normal((3, 2, 2)),
+            RNG.standard_normal((3, 2)), RNG.standard_normal((4, 2)))
+
+
+def test_a_temporary_read_for_its_shape_goes_into_its_one_use():
+    # Lx = t_4 + t_6 kept t_4 = t_3 * xc and t_6 = xc @ t_5 alive for unbroadcast's shapes
+    args = scores_args()
+    g = s2sad.grad(batched_scores, wrt=(0, 1, 2))
+    text = g.source_for(*args)
+    assert "broadcast_shape(t_3, xc)" in text and "matmul_shape(xc, t_5)" in text, text
+    assert "Lx = t_3 * xc + xc @ t_5" in text, text
+    for i, got in enumerate(g(*args)):
+        np.testing.assert_allclose(got, numeric_gradient(batched_scores, args, i), rtol=1e-6,
+                                   atol=1e-8)
+    for got, plain in zip(g(*args), s2sad.grad(batched_scores, wrt=(0, 1, 2),
+                                               optimize=False)(*args)):
+        np.testing.assert_array_equal(got, plain)
+
+
+def test_a_temporary_read_twice_keeps_its_name():
+    args = RNG.standard_normal((3, 2)), RNG.standard_normal((4, 3)), RNG.standard_normal(2)
+    g = s2sad.grad(scaled_layer, wrt=(0, 2))
+    text = g.source_for(*args)
+    assert "matmul_shape" not in text, text  # x @ W is read twice: kept, its shape read off it
+    for got, i in zip(g(*args), (0, 2)):
+        np.testing.assert_allclose(got, numeric_gradient(scaled_layer, args, i), rtol=1e-6)
+    assert "matmul_shape(x, W)" in s2sad.grad(scaled_layer).source_for(*args)  # once, for W
+
+
+def test_second_derivative_through_a_shape_from_operands():
+    Q, L, means, x = scores_args()
+    assert "broadcast_shape" in s2sad.grad(batched_scores, wrt=2).source_for(Q, L, means, x)
+    hessian = s2sad.hessian(batched_scores, wrt=2)(Q, L, means, x)
+    grad = s2sad.grad(batched_scores, wrt=2, optimize=False)
+    eps = 1e-5
+    for k in np.ndindex(means.shape):
+        d = np.zeros_like(means)
+        d[k] = eps
+        column = (grad(Q, L, means + d, x) - grad(Q, L, means - d, x)) / (2 * eps)
+        np.testing.assert_allclose(hessian[(...,) + k], column, rtol=1e-5, atol=1e-7)
+
+
+def shifted_scores(s, Q, L, means, x):
+    xc = x[None, :, :] - means[:, None, :] * s
+    Lx = Q[:, None, :] * xc + xc @ np.transpose(L, (0, 2, 1))
+    return np.sum(np.tanh(Lx) ** 2)
+
+
+def test_reverse_over_reverse_through_a_shape_from_operands():
+    args = scores_args()
+    inner = s2sad.grad(shifted_scores)
+    assert "broadcast_shape(t_" in inner.source_for(0.3, *args)
+    second = s2sad.grad(inner)
+    eps = 1e-5
+    for s in (0.3, -1.2):
+        want = (inner(s + eps, *args) - inner(s - eps, *args)) / (2 * eps)
+        np.testing.assert_allclose(second(s, *args), want, rtol=1e-6)
