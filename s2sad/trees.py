@@ -31,31 +31,57 @@ def clone(node):
     return node
 
 
+# fields that never hold a node (names, flags) or hold only a context (Load, Store, Del);
+# gast's ExceptHandler.name is a Name, Import.names a list of alias nodes: walked
+_NOT_NODES = frozenset({"id", "attr", "arg", "module", "level", "kind", "type_comment",
+                        "is_async", "conversion", "ctx"})
+_NODE_FIELDS: dict = {}  # node class -> its fields that may hold nodes
+
+
+def node_fields(node_class) -> tuple:
+    """The fields of ``node_class`` that may hold nodes (not ``id``, ``ctx``...)."""
+    fields = _NODE_FIELDS.get(node_class)
+    if fields is None:
+        fields = _NODE_FIELDS[node_class] = tuple(
+            f for f in node_class._fields if f not in _NOT_NODES)
+    return fields
+
+
 def walk(node) -> list:
     """Every node under ``node`` (itself first), breadth first: ``ast.walk``'s order, as a
     list made in one go (a generator costs twice as much on the small statements that
-    the passes walk most)."""
+    the passes walk most), without the contexts (``Load()``, ``Store()``: read them as
+    ``name.ctx``), a third of all nodes.
+
+    >>> import gast
+    >>> [type(n).__name__ for n in walk(gast.parse("y = f(x)").body[0])]
+    ['Assign', 'Name', 'Call', 'Name', 'Name']
+    """
     found = [node]
     append, extend = found.append, found.extend
     AST = ast.AST
-    i = 0
-    while i < len(found):
-        fields = found[i].__dict__
-        for field in found[i]._fields:
-            value = fields.get(field)
-            if type(value) is list:
-                extend([item for item in value if isinstance(item, AST)])
-            elif isinstance(value, AST):
-                append(value)
-        i += 1
+    table = _NODE_FIELDS
+    for item in found:  # (each node appended while it runs is visited too)
+        names = table.get(item.__class__)
+        if names is None:
+            names = node_fields(item.__class__)
+        if names:
+            fields = item.__dict__
+            for field in names:
+                value = fields.get(field)
+                if type(value) is list:
+                    extend([v for v in value if isinstance(v, AST)])
+                elif isinstance(value, AST):
+                    append(value)
     return found
 
 
 def children(node) -> list:
-    """The nodes directly under ``node``, in field order (``ast.iter_child_nodes``)."""
+    """The nodes directly under ``node``, in field order (``ast.iter_child_nodes``), but
+    for its context (``Load()``...)."""
     found = []
     fields = node.__dict__
-    for field in node._fields:
+    for field in _NODE_FIELDS.get(node.__class__) or node_fields(node.__class__):
         value = fields.get(field)
         if type(value) is list:
             found.extend([item for item in value if isinstance(item, ast.AST)])
@@ -111,7 +137,7 @@ class Transformer(_Dispatch, ast.NodeTransformer):
     def generic_visit(self, node):
         table = self._table
         fields = node.__dict__
-        for field in node._fields:
+        for field in _NODE_FIELDS.get(node.__class__) or node_fields(node.__class__):
             old = fields.get(field)
             if type(old) is list:
                 new = []
