@@ -375,3 +375,27 @@ def test_cache_gives_the_same_gradient_and_follows_the_function_not_its_copied_a
     assert s2sad.grad(doubled) is not s2sad.grad(log_sum)
     onp.testing.assert_allclose(s2sad.grad(doubled)(x), 2.0 * first)
     onp.testing.assert_allclose(first, 1.0 / x)
+
+
+def _square_sum(x):
+    return onp.sum(x * x)
+
+
+def _no_rule(x):
+    return onp.sum(onp.frexp(x)[0])  # no derivative rule: the build stops with an error
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_build_leaves_the_garbage_collector_as_it_found_it(enabled):
+    # builds pause the cyclic collector (tree nodes are not cycles): after one, it runs
+    # again, whether the build worked or raised; a user who paused it keeps it paused
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        s2sad.grad(_square_sum)(onp.ones(3))
+        assert gc.isenabled() is enabled
+        with pytest.raises(s2sad.DifferentiationError):
+            s2sad.grad(_no_rule)(onp.ones(3))
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
