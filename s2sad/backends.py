@@ -41,14 +41,14 @@ class Shape(tuple):
 
     >>> s = Shape((2, 3))
     >>> s.shape, s.ndim
-    (Shape((2, 3)), 2)
+    ((2, 3), 2)
     """
 
     __slots__ = ()
 
     @property
-    def shape(self):
-        return self
+    def shape(self) -> tuple:
+        return tuple(self)  # (a plain tuple, as CuPy's functions take it)
 
     @property
     def ndim(self):
