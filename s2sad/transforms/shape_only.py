@@ -88,8 +88,8 @@ class ShapeOnly(trees.Transformer):
         if isinstance(node.func, gast.Name) and node.func.id in self.helpers:
             position = self.helpers[node.func.id]
             if position < len(node.args) and isinstance(node.args[position], gast.Name):
-                kind = self.kinds.get(node.args[position].id)
                 name = node.args[position].id
+                kind = self.kinds.get(name)
                 if kind is not None and kind.tag in ("array", "numeric") and \
                         self.by_token.get(kind.shape, name) != name:
                     node.args[position] = gast.Name(self.by_token[kind.shape], gast.Load(),
