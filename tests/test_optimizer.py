@@ -98,6 +98,58 @@ def test_a_temporary_whose_value_is_read_elsewhere_keeps_its_name(body):
     assert "t_2 = x[i]" in _substituted(text), body
 
 
+def _substituted_all(text, movable):
+    import gast
+    from s2sad.codegen import unparse
+    from s2sad.transforms.forward_substitution import ForwardSubstitution
+    fn = gast.parse(text).body[0]
+    return unparse(ForwardSubstitution(lambda f: True, set(movable)).visit(fn))
+
+
+def test_a_value_moves_into_a_use_hundreds_of_statements_below():
+    """The use is found through the block's index of names: however far below, and
+    through a chain of moves (t_1 into t_2, then t_2 into its use)."""
+    filler = "\n".join(f"    u_{k} = y * {k}.0" for k in range(300))
+    text = f"""def g(x, y):
+    t_1 = x * 2.0
+    t_2 = t_1 + 1.0
+{filler}
+    z = t_2 * y
+    return z"""
+    out = _substituted_all(text, ["t_1", "t_2"])
+    assert "t_1" not in out and "t_2" not in out
+    assert out.splitlines()[-2].strip() == "z = (x * 2.0 + 1.0) * y"
+
+
+@pytest.mark.parametrize("between, moves", [
+    ("u = y * 2.0", True),
+    ("x = y * 2.0", False),                      # what it reads changes in between
+    ("x[0] = y", False),                          # ... in place
+    ("if y > 0:\n        u = y", False),          # a block in between
+    ("for i in range(3):\n        u = y", False),
+    ("while y > 0:\n        y = y - 1.0", False),
+])
+def test_a_value_moves_only_over_straight_code_that_leaves_its_operands(between, moves):
+    text = f"""def g(x, y):
+    t_1 = x * 2.0
+    {between}
+    z = t_1 * y
+    return z"""
+    out = _substituted_all(text, ["t_1"])
+    assert ("t_1" not in out) == moves, out
+
+
+@pytest.mark.parametrize("use", ["if t_1 > 0:\n        z = y", "while t_1 > 0:\n        z = y",
+                                 "for i in t_1:\n        z = y"])
+def test_a_value_read_by_a_block_header_stays(use):
+    text = f"""def g(x, y):
+    t_1 = x * 2.0
+    z = y
+    {use}
+    return z"""
+    assert "t_1 = x * 2.0" in _substituted_all(text, ["t_1"])
+
+
 @pytest.mark.parametrize("body, first", [
     ("s_x[i] += p * x[i]", True),
     ("s_x[i] += p\n        s_x[i] += p", False),          # twice in a pass

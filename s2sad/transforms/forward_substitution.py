@@ -34,6 +34,7 @@ def g(y, n):
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right, insort
 from collections import Counter
 from typing import Callable
 
@@ -77,17 +78,37 @@ class ForwardSubstitution(trees.Transformer):
         return node
 
     def block(self, stmts: list) -> None:
-        i = 0
-        while i < len(stmts):
-            stmt = stmts[i]
+        """Move what can move in ``stmts`` (and the blocks nested in them), front to back.
+
+        A definition at position ``p`` moves into the first later statement ``q`` that
+        names it, when no statement in between is control flow or writes what it reads.
+        Where each name appears, where it is written and where control flows are indexed
+        once for the block, so that finding ``q`` and checking what lies in between take
+        a few lookups, not a walk to ``q`` (a value read only by the reverse sweep is used
+        hundreds of statements below its definition)."""
+        appears: dict[str, list] = {}  # name -> positions of the statements naming it
+        writes: dict[str, list] = {}  # name -> positions of the statements writing it
+        barriers = []  # positions of if, for, while, break: the end of a straight line
+        for q, stmt in enumerate(stmts):
+            if comment_text(stmt) is not None:
+                continue
+            if isinstance(stmt, (gast.If, gast.For, gast.While, gast.Break)):
+                barriers.append(q)
+            names, written_names = self._names(stmt)
+            for name in names:
+                appears.setdefault(name, []).append(q)
+            for name in written_names:
+                writes.setdefault(name, []).append(q)
+        gone = set()  # positions of the definitions moved
+        for p, stmt in enumerate(stmts):
             for field in ("body", "orelse"):
                 inner = getattr(stmt, field, None)
                 if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
                     self.block(inner)
-            if self._movable(stmt) and self._substitute(stmts, i):
-                del stmts[i]
-                continue
-            i += 1
+            if self._movable(stmt) and self._substitute(stmts, p, appears, writes, barriers):
+                gone.add(p)
+        if gone:
+            stmts[:] = [stmt for p, stmt in enumerate(stmts) if p not in gone]
 
     def _movable(self, stmt) -> bool:
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
@@ -97,28 +118,31 @@ class ForwardSubstitution(trees.Transformer):
             return False
         return all(self.is_pure(n.func) for n in trees.walk(stmt.value) if isinstance(n, gast.Call))
 
-    def _substitute(self, stmts, i) -> bool:
-        name = stmts[i].targets[0].id
-        value = stmts[i].value
-        budget = MAX_OPERATIONS - _operations(value)
+    def _substitute(self, stmts, p, appears, writes, barriers) -> bool:
+        name = stmts[p].targets[0].id
+        value = stmts[p].value
+        named = appears[name]
+        k = bisect_right(named, p)
+        if k == len(named):
+            return False  # not used in this block
+        q = named[k]  # (a statement moved before this one named it: it stays where it was)
+        if bisect_right(barriers, p) != bisect_right(barriers, q):
+            return False  # the use must be in the same straight-line block, not a block's
+                          # header or a block nested below
         reads = {n.id for n in trees.walk(value) if isinstance(n, gast.Name)}
-        for later in stmts[i + 1:]:
-            if comment_text(later) is not None:
-                continue
-            if isinstance(later, (gast.If, gast.For, gast.While, gast.Break, gast.Return)) \
-                    and not isinstance(later, gast.Return):
-                return False  # the use must be in the same straight-line block
-            names, writes = self._names(later)
-            if name in names:
-                if _operations(later) > budget:
-                    return False  # keep lines short enough to read
-                if not _Replace(name, value).visit_statement(later):
-                    return False
-                self._facts.pop(id(later))  # (it reads other names now)
-                return True
-            if writes & reads:
-                return False
-        return False
+        for read in reads:
+            written_at = writes.get(read, ())
+            if bisect_right(written_at, p) != bisect_left(written_at, q):
+                return False  # what it reads changes before the use
+        later = stmts[q]
+        if _operations(later) > MAX_OPERATIONS - _operations(value):
+            return False  # keep lines short enough to read
+        if not _Replace(name, value).visit_statement(later):
+            return False
+        self._facts.pop(id(later), None)  # (it reads other names now)
+        for read in reads:  # ... at q, where the definition's names move to
+            insort(appears.setdefault(read, []), q)
+        return True
 
     def _names(self, stmt) -> tuple[set, set]:
         """The names in a simple statement, and those it writes (computed once)."""

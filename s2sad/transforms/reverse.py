@@ -66,9 +66,10 @@ class Reverse:
         self.local_names = assigned_names(tree)
         if is_generated(source):
             self.kinds = container_kinds(tree, kinds, source)
-        self.received: list[str] = []   # primal names whose sensitivity got a contribution
+        # primal names whose sensitivity got a contribution, in order (a dict: `in` is quick)
+        self.received: dict[str, None] = {}
         self.assigned: set[str] = set()  # containers: sensitivity built by assignment
-        self.structured: list[str] = []  # sensitivities updated element by element
+        self.structured: dict[str, None] = {}  # sensitivities updated element by element
         self.trips: dict[int, str] = {}  # while loop -> its trip counter
         self.pushed: dict[int, list] = {}  # statement -> the names its forward sweep saved
         self.shaped: set[str] = set()  # reset to zeros of their shape (a rule needs the shape)
@@ -138,7 +139,7 @@ class Reverse:
             call = gast.Call(self.helper("add_sens"), [self.load(s), expr], [])
             self.block.append(gast.Assign([self.store(s)], call, None))
         if name not in self.received:
-            self.received.append(name)
+            self.received[name] = None
         if self.branch_depth == 0:
             self.sure.add(name)
 
@@ -495,7 +496,7 @@ class Reverse:
         """``y[i] = v``: ``v`` gets what ``y[i]`` was worth; the old ``y[i]`` gets nothing."""
         target = stmt.targets[0]
         if name not in self.structured:
-            self.structured.append(name)
+            self.structured[name] = None
             self.assigned.add(name)
         s = self.s(name)
         part = gast.Subscript(self.load(s), clone(target.slice), gast.Load())
@@ -539,7 +540,7 @@ class Reverse:
         """``x = ys.pop()``: ``s_ys`` grows back by ``x``'s sensitivity (0 if it has none)."""
         if ys in self.active:
             if ys not in self.structured:
-                self.structured.append(ys)
+                self.structured[ys] = None
                 self.assigned.add(ys)
             self.touch(ys)  # what appended to ys before gets its sensitivity from s_ys
             if name in self.active:
@@ -562,7 +563,7 @@ class Reverse:
     def append(self, name, value):
         """``ys.append(v)``: ``v`` gets the last sensitivity of ``s_ys``, which shrinks."""
         if name not in self.structured:
-            self.structured.append(name)
+            self.structured[name] = None
             self.assigned.add(name)
         s = self.s(name)
         last = gast.Subscript(self.load(s), gast.Constant(-1, None), gast.Load())
@@ -582,7 +583,7 @@ class Reverse:
     def touch(self, name: str):
         """``s_name`` is read: make sure it exists (zero-initialized)."""
         if name not in self.received:
-            self.received.append(name)
+            self.received[name] = None
 
     def single(self, stmt, target, value, g):
         op = classify(value, self.source, self.local_names)
@@ -637,7 +638,7 @@ class Reverse:
         name = value.value.id
         s = self.s(name)
         if name not in self.structured:  # zeros shaped like the value, made before the sweep
-            self.structured.append(name)
+            self.structured[name] = None
             self.assigned.add(name)
             self.touch(name)
         index = clone(value.slice)
