@@ -115,12 +115,14 @@ def children(node) -> list:
 
 
 _UNSEEN = object()
-_LEAF = object()  # a node with no fields (Load, Add...) that the pass has no method for
+_LEAF = object()  # a node with no node fields (Load, Add, Constant...) and no method: as it is
+_NAME = object()  # a name the pass has no method for: as it is, unless it is annotated
 
 
 class _Dispatch:
     """Each pass class keeps a table: node class -> its ``visit_<Node>`` method, None (go
-    through ``generic_visit``) or ``_LEAF`` (nothing to do: left as it is, not visited)."""
+    through ``generic_visit``), ``_LEAF`` (nothing to do: left as it is, not visited) or
+    ``_NAME`` (a name: nothing to do but for a parameter's annotation)."""
 
     _table: dict = {}
 
@@ -130,8 +132,10 @@ class _Dispatch:
 
     def _method(self, node_class):
         method = getattr(self.__class__, "visit_" + node_class.__name__, None)
-        if method is None and not node_class._fields:
+        if method is None and not node_fields(node_class):
             method = _LEAF
+        elif method is None and node_class.__name__ == "Name":
+            method = _NAME
         self.__class__._table[node_class] = method
         return method
 
@@ -141,6 +145,8 @@ class _Dispatch:
             method = self._method(node.__class__)
         if method is None:
             return self.generic_visit(node)
+        if method is _NAME:
+            return node if node.__dict__.get("annotation") is None else self.generic_visit(node)
         return node if method is _LEAF else method(self, node)
 
 
@@ -150,7 +156,9 @@ class Visitor(_Dispatch, ast.NodeVisitor):
     def generic_visit(self, node):
         table = self._table
         for child in children(node):
-            if table.get(child.__class__) is not _LEAF:
+            method = table.get(child.__class__)
+            if method is not _LEAF and (method is not _NAME or
+                                        child.__dict__.get("annotation") is not None):
                 self.visit(child)
 
 
@@ -166,7 +174,12 @@ class Transformer(_Dispatch, ast.NodeTransformer):
             if type(old) is list:
                 new = []
                 for value in old:
-                    if isinstance(value, ast.AST) and table.get(value.__class__) is not _LEAF:
+                    if isinstance(value, ast.AST):
+                        method = table.get(value.__class__)
+                        if method is _LEAF or method is _NAME and \
+                                value.__dict__.get("annotation") is None:
+                            new.append(value)  # (left as it is: no call)
+                            continue
                         value = self.visit(value)
                         if value is None:
                             continue
@@ -175,10 +188,13 @@ class Transformer(_Dispatch, ast.NodeTransformer):
                             continue
                     new.append(value)
                 old[:] = new
-            elif isinstance(old, ast.AST) and table.get(old.__class__) is not _LEAF:
+            elif isinstance(old, ast.AST):
+                method = table.get(old.__class__)
+                if method is _LEAF or method is _NAME and old.__dict__.get("annotation") is None:
+                    continue
                 new_node = self.visit(old)
                 if new_node is None:
                     delattr(node, field)
-                else:
-                    setattr(node, field, new_node)
+                elif new_node is not old:
+                    fields[field] = new_node
         return node

@@ -76,7 +76,10 @@ def written(stmt) -> set[str]:
         for target in stmt.targets:
             while isinstance(target, gast.Subscript):
                 target = target.value
-            names |= {n.id for n in trees.walk(target) if isinstance(n, gast.Name)}
+            if isinstance(target, gast.Name):  # (most often: no walk)
+                names.add(target.id)
+            else:
+                names |= {n.id for n in trees.walk(target) if isinstance(n, gast.Name)}
     elif isinstance(stmt, gast.AugAssign):
         target = stmt.target
         while isinstance(target, gast.Subscript):
