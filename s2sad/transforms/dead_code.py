@@ -121,13 +121,13 @@ class DeadCode(trees.Transformer):
                     kept.append(stmt)
                 continue
             targets, loads, pure = self._facts(stmt)
-            if pure and targets and not (targets & live) and not _mutates(stmt):
+            mutates = _mutates(stmt)
+            if pure and targets and not (targets & live) and not mutates:
                 continue  # nothing reads what it writes
-            if isinstance(stmt, gast.Assign) and not any(
-                    isinstance(t, gast.Subscript) for t in stmt.targets):
+            if isinstance(stmt, gast.Assign) and not mutates:
                 live -= targets
             live |= loads
-            if isinstance(stmt, gast.AugAssign) or _mutates(stmt):
+            if mutates or isinstance(stmt, gast.AugAssign):
                 live |= targets
             kept.append(stmt)
         return kept[::-1], live
@@ -154,7 +154,10 @@ class DeadCode(trees.Transformer):
 def _mutates(stmt) -> bool:
     """``s[i] = v``, ``s[i] += g``: the statement changes part of an existing value."""
     targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
-    return any(isinstance(t, gast.Subscript) for t in targets)
+    for target in targets:
+        if isinstance(target, gast.Subscript):
+            return True
+    return False
 
 
 def _zero_init(names):

@@ -79,9 +79,10 @@ class PythonFloats:
         if not any(isinstance(n, gast.Name) and n.id == "float"
                    for n in trees.walk(gast.Module(returns, []))):
             return fn  # no conversion where the gradients are returned: nothing to do
+        body = trees.walk(gast.Module(fn.body, []))  # (one walk, read three times)
         if any(isinstance(n, (gast.Lambda, gast.FunctionDef, gast.AsyncFunctionDef,
                               gast.ClassDef, gast.Global, gast.Nonlocal, gast.NamedExpr))
-               for n in trees.walk(gast.Module(fn.body, []))):
+               for n in body):
             return fn  # other scopes: left alone
         self.params = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         self.bindings: list = []  # (name, expression or marker)
@@ -91,7 +92,7 @@ class PythonFloats:
         for arg in (fn.args.vararg, fn.args.kwarg):
             if arg is not None:
                 self.excluded.add(arg.id)
-        for node in trees.walk(gast.Module(fn.body, [])):  # a comprehension's own names
+        for node in body:  # a comprehension's own names
             if isinstance(node, gast.comprehension):       # are another scope's: not followed
                 self.excluded |= {n.id for n in trees.walk(node.target)
                                   if isinstance(n, gast.Name)}
@@ -128,8 +129,8 @@ class PythonFloats:
                     self.lists.discard(name)
                     changed = True
         # a new list returned as it is, once: returned twice, the two would be one object
-        listed = [self._map_float(n) for r in trees.walk(gast.Module(fn.body, []))
-                  if isinstance(r, gast.Return) for n in trees.walk(r)]
+        listed = [self._map_float(n) for r in body if isinstance(r, gast.Return)
+                  for n in trees.walk(r)]
         names = [x.id for x in listed if isinstance(x, gast.Name)]
         self.fresh_lists = self.lists - self.params - {n for n in names if names.count(n) > 1}
         return _Rewrite(self).visit(fn)

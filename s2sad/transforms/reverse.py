@@ -522,6 +522,8 @@ class Reverse:
                                    None, None))
 
     def _finish_resets(self, stmts: list) -> list:
+        if not self.resets:
+            return stmts
         return _Resets(self).visit(gast.Module(stmts, [])).body
 
     def call_by_reference(self, rule, function, op, g, target, mapping, params):
@@ -689,15 +691,19 @@ class Reverse:
                 NoDerivativeError, f"{op.name} has a tangent (forward-mode) rule but no "
                 "adjoint", stmt, "Register one with @s2sad.custom_vjp, or use s2sad.jvp.")
         sig = registry.signature(rule.adjoint)
-        try:
-            bound = sig.bind(g, self.load(target), *op.operands, **op.keywords)
-        except TypeError as exc:
-            raise self.source.error(DifferentiationError,
-                                    f"{op.name} is called in a way its derivative rule does not "
-                                    f"handle: {exc}", stmt, "Check the call's arguments.") from None
-        bound.apply_defaults()
+        arguments = None if op.keywords else \
+            registry.bind_positional(rule.adjoint, (g, self.load(target), *op.operands))
+        if arguments is None:
+            try:
+                bound = sig.bind(g, self.load(target), *op.operands, **op.keywords)
+            except TypeError as exc:
+                raise self.source.error(
+                    DifferentiationError, f"{op.name} is called in a way its derivative rule "
+                    f"does not handle: {exc}", stmt, "Check the call's arguments.") from None
+            bound.apply_defaults()
+            arguments = bound.arguments
         mapping = {}
-        for param, arg in bound.arguments.items():
+        for param, arg in arguments.items():
             mapping[param] = arg if isinstance(arg, gast.AST) else gast.Constant(arg, None)
         maybe_zero = rule.shape in ("other", "sequence") and target not in self.sure and \
             target != self.returned  # its sensitivity came in a branch only: maybe still 0.0
@@ -813,12 +819,22 @@ _RESTORE = "__s2sad_restore_"
 _RESET = "__s2sad_reset_"
 
 
-class _Resets(trees.Transformer):
-    """Turn reset placeholders into ``s = 0.0`` (before the restore) or, for a sensitivity
-    updated element by element, ``s = zeros_like_structure(x)`` (after it)."""
+class _Markers(trees.Transformer):
+    """A pass over the statements, for markers: statements of their own (``Expr``), never
+    inside another simple statement."""
 
     def __init__(self, reverse):
         self.reverse = reverse
+
+    def visit_Assign(self, node):
+        return node
+
+    visit_AugAssign = visit_Return = visit_Assign
+
+
+class _Resets(_Markers):
+    """Turn reset placeholders into ``s = 0.0`` (before the restore) or, for a sensitivity
+    updated element by element, ``s = zeros_like_structure(x)`` (after it)."""
 
     def visit_Expr(self, node):
         if isinstance(node.value, gast.Name) and node.value.id.startswith(_RESET):
@@ -841,11 +857,8 @@ def _restore_marker(stmt):
     return gast.Expr(gast.Name(f"{_RESTORE}{id(stmt)}", gast.Load(), None, None))
 
 
-class _Restores(trees.Transformer):
+class _Restores(_Markers):
     """Turn restore markers into ``x = stack.pop()`` where the forward sweep pushed ``x``."""
-
-    def __init__(self, reverse):
-        self.reverse = reverse
 
     def visit_Expr(self, node):
         if isinstance(node.value, gast.Name) and node.value.id.startswith(_RESTORE):
@@ -955,7 +968,12 @@ class _Inliner(trees.Transformer):
         return new
 
     def expression(self, expr):
-        return _fold(self.visit(clone(expr)))
+        new = self.visit(clone(expr))
+        if _foldable_rule(expr) or any(
+                not isinstance(value, (gast.Name, gast.Constant)) and _foldable(value)
+                for value in self.mapping.values()):
+            return _fold(new)
+        return new  # (nothing the bound arguments could decide)
 
     def visit_Assign(self, node):
         node.value = self.visit(node.value)
@@ -1078,6 +1096,24 @@ class _Fold(trees.Transformer):
         if isinstance(node.test, gast.Constant):
             return node.body if node.test.value else node.orelse
         return node
+
+
+_FOLDS = (gast.Compare, gast.UnaryOp, gast.BoolOp, gast.IfExp)
+_FOLDABLE: dict = {}  # id of a rule's expression -> (it, does it hold what _fold folds?)
+
+
+def _foldable(node) -> bool:
+    """Does ``node`` hold a comparison, ``not``, ``and``/``or`` or ``if``-``else``: what
+    bound arguments may decide?"""
+    return any(isinstance(n, _FOLDS) for n in trees.walk(node))
+
+
+def _foldable_rule(expr) -> bool:
+    """``_foldable`` of an expression of a rule (kept with the parsed rule), found once."""
+    known = _FOLDABLE.get(id(expr))
+    if known is None or known[0] is not expr:
+        known = _FOLDABLE[id(expr)] = (expr, _foldable(expr))
+    return known[1]
 
 
 def _fold(node):
