@@ -106,7 +106,8 @@ class FirstAssignment(trees.Transformer):
         zero = set(zero_init_names(body[0]) or []) if body else set()
         self.shared: set[str] = set()  # names that must not be updated in place
         self.block(body, zero, apply=True)
-        _NotInPlace(self.shared).visit(node)
+        if self.shared:
+            _NotInPlace(self.shared).visit(node)
         _first_items(node.body)
         return node
 
@@ -212,7 +213,8 @@ def _first_items(stmts: list) -> None:
                 update = stmt.body[k]
                 stmt.body[k] = gast.copy_location(
                     gast.Assign([update.target], update.value, None), update)
-        zeros -= {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)}
+        if zeros:
+            zeros -= {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)}
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name) and _list_of_zeros(stmt.value):
             zeros.add(stmt.targets[0].id)

@@ -158,6 +158,8 @@ def _read_once(body: list, candidates: set) -> set[tuple]:
     """``(id, t)`` of the assignments ``t = e`` to one of ``candidates`` whose value is read
     exactly once, where every read of ``t`` follows an assignment to it in the same block
     (no block nested in between assigns it): values that never outlive their block."""
+    if not candidates:
+        return set()
     local = set(candidates)
     reads: dict[tuple, int] = {}  # (id of an assignment, name) -> reads of its value
 

@@ -43,6 +43,7 @@ return (s_x, float(s_b))
 from __future__ import annotations
 
 import math
+from itertools import repeat
 from typing import Callable
 
 import gast
@@ -59,6 +60,11 @@ _BUILTINS = ("float", "int", "len", "range", "reversed", "abs", "list", "map", "
 _ARITH = (gast.Add, gast.Sub, gast.Mult)
 _UNKNOWN = object()  # a binding whose value is not inferred (a loop over anything else...)
 _PARAM_LIST = object()  # a parameter that is a list or tuple of Python floats
+
+
+# nodes that open another scope (or reach into one): a body with one is left alone
+_SCOPES = (gast.Lambda, gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Global,
+           gast.Nonlocal, gast.NamedExpr)
 
 
 class PythonFloats:
@@ -80,9 +86,7 @@ class PythonFloats:
                    for n in trees.walk(gast.Module(returns, []))):
             return fn  # no conversion where the gradients are returned: nothing to do
         body = trees.walk(gast.Module(fn.body, []))  # (one walk, read three times)
-        if any(isinstance(n, (gast.Lambda, gast.FunctionDef, gast.AsyncFunctionDef,
-                              gast.ClassDef, gast.Global, gast.Nonlocal, gast.NamedExpr))
-               for n in body):
+        if any(map(isinstance, body, repeat(_SCOPES))):
             return fn  # other scopes: left alone
         self.params = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         self.bindings: list = []  # (name, expression or marker)
