@@ -327,45 +327,6 @@ def signature(function) -> inspect.Signature:
         return found
 
 
-_POSITIONAL: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def bind_positional(function, args: tuple) -> dict | None:
-    """``signature(function).bind(*args)`` with its defaults applied, as a dict (parameter
-    -> value), where ``function`` takes plain parameters only (no ``*args``, no keyword-only
-    ones): a lookup and a ``zip``, not ``inspect``'s general binding. None otherwise, and
-    where the call does not fit (the caller binds it the general way, for its error).
-
-    >>> def rule(g, ans, x, axis=None):
-    ...     return g
-    >>> bind_positional(rule, ("g", "ans", "x"))
-    {'g': 'g', 'ans': 'ans', 'x': 'x', 'axis': None}
-    >>> bind_positional(rule, ("g", "ans")) is None, bind_positional(rule, tuple("gaxyz")) is None
-    (True, True)
-    """
-    try:
-        plain = _POSITIONAL[function]
-    except (KeyError, TypeError):
-        parameters = signature(function).parameters.values()
-        plain = None
-        if all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters):
-            plain = (tuple(p.name for p in parameters),
-                     tuple(p.default for p in parameters))
-        try:
-            _POSITIONAL[function] = plain
-        except TypeError:  # (not weakly referable)
-            pass
-    if plain is None or len(args) > len(plain[0]):
-        return None
-    names, defaults = plain
-    bound = dict(zip(names, args))
-    for name, default in zip(names[len(args):], defaults[len(args):]):
-        if default is inspect.Parameter.empty:
-            return None
-        bound[name] = default
-    return bound
-
-
 def describe_function(func) -> str:
     module = getattr(func, "__module__", None) or ""
     name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)

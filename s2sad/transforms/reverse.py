@@ -138,8 +138,7 @@ class Reverse:
                 expr = gast.UnaryOp(gast.USub(), expr)
             call = gast.Call(self.helper("add_sens"), [self.load(s), expr], [])
             self.block.append(gast.Assign([self.store(s)], call, None))
-        if name not in self.received:
-            self.received[name] = None
+        self.received[name] = None  # (where it is already, it keeps its place)
         if self.branch_depth == 0:
             self.sure.add(name)
 
@@ -584,8 +583,7 @@ class Reverse:
 
     def touch(self, name: str):
         """``s_name`` is read: make sure it exists (zero-initialized)."""
-        if name not in self.received:
-            self.received[name] = None
+        self.received[name] = None
 
     def single(self, stmt, target, value, g):
         op = classify(value, self.source, self.local_names)
@@ -691,19 +689,15 @@ class Reverse:
                 NoDerivativeError, f"{op.name} has a tangent (forward-mode) rule but no "
                 "adjoint", stmt, "Register one with @s2sad.custom_vjp, or use s2sad.jvp.")
         sig = registry.signature(rule.adjoint)
-        arguments = None if op.keywords else \
-            registry.bind_positional(rule.adjoint, (g, self.load(target), *op.operands))
-        if arguments is None:
-            try:
-                bound = sig.bind(g, self.load(target), *op.operands, **op.keywords)
-            except TypeError as exc:
-                raise self.source.error(
-                    DifferentiationError, f"{op.name} is called in a way its derivative rule "
-                    f"does not handle: {exc}", stmt, "Check the call's arguments.") from None
-            bound.apply_defaults()
-            arguments = bound.arguments
+        try:
+            bound = sig.bind(g, self.load(target), *op.operands, **op.keywords)
+        except TypeError as exc:
+            raise self.source.error(DifferentiationError,
+                                    f"{op.name} is called in a way its derivative rule does not "
+                                    f"handle: {exc}", stmt, "Check the call's arguments.") from None
+        bound.apply_defaults()
         mapping = {}
-        for param, arg in arguments.items():
+        for param, arg in bound.arguments.items():
             mapping[param] = arg if isinstance(arg, gast.AST) else gast.Constant(arg, None)
         maybe_zero = rule.shape in ("other", "sequence") and target not in self.sure and \
             target != self.returned  # its sensitivity came in a branch only: maybe still 0.0
@@ -968,12 +962,7 @@ class _Inliner(trees.Transformer):
         return new
 
     def expression(self, expr):
-        new = self.visit(clone(expr))
-        if _foldable_rule(expr) or any(
-                not isinstance(value, (gast.Name, gast.Constant)) and _foldable(value)
-                for value in self.mapping.values()):
-            return _fold(new)
-        return new  # (nothing the bound arguments could decide)
+        return _fold(self.visit(clone(expr)))
 
     def visit_Assign(self, node):
         node.value = self.visit(node.value)
@@ -1096,24 +1085,6 @@ class _Fold(trees.Transformer):
         if isinstance(node.test, gast.Constant):
             return node.body if node.test.value else node.orelse
         return node
-
-
-_FOLDS = (gast.Compare, gast.UnaryOp, gast.BoolOp, gast.IfExp)
-_FOLDABLE: dict = {}  # id of a rule's expression -> (it, does it hold what _fold folds?)
-
-
-def _foldable(node) -> bool:
-    """Does ``node`` hold a comparison, ``not``, ``and``/``or`` or ``if``-``else``: what
-    bound arguments may decide?"""
-    return any(isinstance(n, _FOLDS) for n in trees.walk(node))
-
-
-def _foldable_rule(expr) -> bool:
-    """``_foldable`` of an expression of a rule (kept with the parsed rule), found once."""
-    known = _FOLDABLE.get(id(expr))
-    if known is None or known[0] is not expr:
-        known = _FOLDABLE[id(expr)] = (expr, _foldable(expr))
-    return known[1]
 
 
 def _fold(node):
