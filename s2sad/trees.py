@@ -18,6 +18,7 @@ import ast
 
 import gast
 
+
 def clone(node):
     """A copy of ``node`` (a node, or a list of nodes) sharing no node or list with it,
     but for its contexts (``Load()``, ``Store()``: fieldless, never changed in place, and

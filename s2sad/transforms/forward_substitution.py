@@ -125,7 +125,8 @@ class ForwardSubstitution(trees.Transformer):
         k = bisect_right(named, p)
         if k == len(named):
             return False  # not used in this block
-        q = named[k]  # (a statement moved before this one named it: it stays where it was)
+        q = named[k]  # (positions are the block's at its start: a statement that took in a
+        # moved definition keeps its own, and is indexed there under the names it took in)
         if bisect_right(barriers, p) != bisect_right(barriers, q):
             return False  # the use must be in the same straight-line block, not a block's
                           # header or a block nested below

@@ -1,0 +1,62 @@
+"""The tree primitives every pass relies on (s2sad/trees.py): a name is a leaf to them,
+but for a parameter's annotation, which walks, visitors and transformers still reach."""
+
+import gast
+import numpy as np
+
+import s2sad
+from s2sad import trees
+
+SOURCE = '''def f(x: np.ndarray, w: float = 2.0):
+    return x * w'''
+
+
+def _function():
+    return gast.parse(SOURCE).body[0]
+
+
+def test_walk_reaches_a_parameter_annotation():
+    found = trees.walk(_function())
+    assert any(isinstance(n, gast.Attribute) and n.attr == "ndarray" for n in found)
+    assert sum(isinstance(n, gast.Name) and n.id == "np" for n in found) == 1
+
+
+def test_visitor_and_transformer_reach_a_parameter_annotation():
+    class Attributes(trees.Visitor):  # no visit_Name: names are skipped, but for annotations
+        def __init__(self):
+            self.seen = []
+
+        def visit_Attribute(self, node):
+            self.seen.append(node.attr)
+
+    visitor = Attributes()
+    visitor.visit(_function())
+    assert visitor.seen == ["ndarray"]
+
+    class Retype(trees.Transformer):
+        def visit_Attribute(self, node):
+            return gast.Name("Array", gast.Load(), None, None)
+
+    fn = Retype().visit(_function())
+    assert fn.args.args[0].annotation.id == "Array"
+    assert fn.args.args[1].annotation.id == "float"  # (an unchanged name is kept as it is)
+
+
+def test_clone_copies_nodes_and_shares_only_contexts():
+    fn = _function()
+    other = trees.clone(fn)
+    assert gast.dump(other) == gast.dump(fn)
+    old, new = trees.walk(fn), trees.walk(other)
+    assert not {id(n) for n in old} & {id(n) for n in new}
+    assert other.args.args[0].ctx is fn.args.args[0].ctx
+
+
+def test_gradient_of_an_annotated_function():
+    def f(x: np.ndarray, w: float = 2.0) -> float:
+        y: np.ndarray = np.sin(x) * w
+        return np.sum(y ** 2)
+
+    x = np.array([0.3, -0.7])
+    g = s2sad.grad(f)
+    np.testing.assert_allclose(g(x), 8.0 * np.sin(x) * np.cos(x), rtol=1e-12)
+    assert "def grad_f(x: np.ndarray, w: float):" in g.source_for(x)
