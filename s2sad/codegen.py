@@ -69,8 +69,10 @@ class _Printable(trees.Transformer):
         return node
 
 
-_AS_AST: dict = {}  # gast node class -> (ast node class, its fields)
+_CONVERT: dict = {}  # gast node class -> the function that converts one
 _LIST_FIELDS = ("type_params", "type_ignores", "decorator_list")  # newer than gast's nodes
+_CONTEXTS = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}  # shared,
+# as the trees Python's own parser makes share them
 
 
 def _to_ast(node):
@@ -85,36 +87,65 @@ def _to_ast(node):
         return [_to_ast(item) for item in node]
     if not isinstance(node, gast.AST):
         return node
-    cls = node.__class__
+    convert = _CONVERT.get(node.__class__)
+    if convert is None:
+        convert = _CONVERT[node.__class__] = _converter(node.__class__)
+    return convert(node)
+
+
+def _converter(cls):
+    """The function that converts a node of gast class ``cls`` (its fields converted too)."""
+    if cls is gast.Name:
+        def name(node):
+            new = ast.Name.__new__(ast.Name)
+            new.__dict__ = {"id": node.id, "ctx": _CONTEXTS[node.ctx.__class__]}
+            return new
+        return name
     if cls is gast.Constant:
-        value = node.value
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and \
-                math.copysign(1.0, value) < 0:
-            return ast.UnaryOp(ast.USub(), ast.Constant(-value))
-        return ast.Constant(value, node.kind)
+        def constant(node):
+            value = node.value
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and \
+                    math.copysign(1.0, value) < 0:
+                return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+            return ast.Constant(value, node.kind)
+        return constant
     if cls is gast.arguments:
-        return ast.arguments(
-            [_arg(a) for a in node.posonlyargs], [_arg(a) for a in node.args],
-            _arg(node.vararg), [_arg(a) for a in node.kwonlyargs],
-            _to_ast(node.kw_defaults), _arg(node.kwarg), _to_ast(node.defaults))
-    entry = _AS_AST.get(cls)
-    if entry is None:
-        target = getattr(ast, cls.__name__, None)
-        if target is None or cls is gast.Param or cls.__name__ in ("ExceptHandler", "alias"):
-            raise KeyError(cls.__name__)
-        entry = _AS_AST[cls] = (target, target._fields)
-    target, fields = entry
-    new = target.__new__(target)
-    for field in fields:
-        value = getattr(node, field, None)
-        if value is None and field in _LIST_FIELDS:
-            value = []
-        setattr(new, field, _to_ast(value))
-    if target in _BLOCKS and not new.body:
-        new.body = [ast.Pass()]
-    if isinstance(new, ast.stmt):
-        new.lineno = 0  # (read by ast.unparse for type comments; there are none)
-    return new
+        def arguments(node):
+            return ast.arguments(
+                [_arg(a) for a in node.posonlyargs], [_arg(a) for a in node.args],
+                _arg(node.vararg), [_arg(a) for a in node.kwonlyargs],
+                _to_ast(node.kw_defaults), _arg(node.kwarg), _to_ast(node.defaults))
+        return arguments
+    if cls in _CONTEXTS:
+        context = _CONTEXTS[cls]
+        return lambda node: context
+    target = getattr(ast, cls.__name__, None)
+    if target is None or cls is gast.Param or cls.__name__ in ("ExceptHandler", "alias"):
+        raise KeyError(cls.__name__)
+    fields = target._fields
+    block = target in _BLOCKS
+    statement = issubclass(target, ast.stmt)
+
+    def convert(node):
+        old = node.__dict__
+        new_fields = {}
+        for field in fields:
+            value = old.get(field)
+            if type(value) is list:
+                value = [_to_ast(item) for item in value]
+            elif isinstance(value, gast.AST):
+                value = _to_ast(value)
+            elif value is None and field in _LIST_FIELDS:
+                value = []
+            new_fields[field] = value
+        if block and not new_fields["body"]:
+            new_fields["body"] = [ast.Pass()]
+        if statement:
+            new_fields["lineno"] = 0  # (read by ast.unparse for type comments; there are none)
+        new = target.__new__(target)
+        new.__dict__ = new_fields
+        return new
+    return convert
 
 
 _BLOCKS = (ast.For, ast.While, ast.If, ast.FunctionDef, ast.With)

@@ -191,15 +191,24 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         is_pure = _purity(source, imports)
         adjoint = DeadCode(is_pure).visit(adjoint)
         stages.append(("dead_code", adjoint))
-        adjoint = Recompute().visit(adjoint)
+        # dead code goes again after the passes that may leave some, where they changed
+        # anything (dead code elimination leaves none behind it)
+        recompute = Recompute()
+        adjoint = recompute.visit(adjoint)
         stages.append(("recompute", adjoint))
-        adjoint = DeadCode(is_pure).visit(CopyPropagation(namer.temporaries).visit(adjoint))
+        propagate = CopyPropagation(namer.temporaries)
+        adjoint = propagate.visit(adjoint)
+        if recompute.changed or propagate.changed:
+            adjoint = DeadCode(is_pure).visit(adjoint)
         stages.append(("copy_propagation", adjoint))
-        substitute = ForwardSubstitution(is_pure, namer.temporaries)
-        adjoint = substitute.visit(adjoint)
-        adjoint = UnitSeed(kinds, imports.helpers.get("sum_grad"), namer.temporaries).visit(adjoint)
-        adjoint = ScaleInward(imports.helpers.get("sum_grad"), namer.temporaries).visit(adjoint)
-        adjoint = DeadCode(is_pure).visit(adjoint)
+        sum_grad = imports.helpers.get("sum_grad")
+        passes = (ForwardSubstitution(is_pure, namer.temporaries),
+                  UnitSeed(kinds, sum_grad, namer.temporaries),
+                  ScaleInward(sum_grad, namer.temporaries))
+        for optimization in passes:
+            adjoint = optimization.visit(adjoint)
+        if any(optimization.changed for optimization in passes):
+            adjoint = DeadCode(is_pure).visit(adjoint)
         stages.append(("forward_substitution", adjoint))
 
     builtin_names = {"float", "map", "list", "tuple"}

@@ -104,10 +104,20 @@ class CopyPropagation(trees.Transformer):
 
     def __init__(self, movable: set[str]):
         self.movable = movable
+        self.changed = False  # (whether a visit replaced, moved or dropped anything)
 
     def visit_FunctionDef(self, node):
-        node.body = self.block(node.body, _Copies())
+        if _anything_to_do(node.body, self.movable):
+            node.body = self.block(node.body, _Copies())
         return node
+
+    def _block(self, stmts: list, copies: _Copies) -> list:
+        """``block``, never empty (``pass``)."""
+        kept = self.block(stmts, copies)
+        if kept:
+            return kept
+        self.changed = True
+        return [gast.Pass()]
 
     def block(self, stmts: list, copies: _Copies) -> list:
         """``copies``: the names holding a copy of a name or a number (this block's own:
@@ -123,7 +133,7 @@ class CopyPropagation(trees.Transformer):
                 continue
             if isinstance(stmt, gast.If):
                 stmt.test = self.replace(stmt.test, copies)
-                stmt.body = self.block(stmt.body, copies.copy()) or [gast.Pass()]
+                stmt.body = self._block(stmt.body, copies.copy())
                 stmt.orelse = self.block(stmt.orelse, copies.copy())
             elif isinstance(stmt, (gast.For, gast.While)):
                 changed = _stored(stmt)  # what one pass changes is changed at the next one
@@ -132,7 +142,7 @@ class CopyPropagation(trees.Transformer):
                     stmt.iter = self.replace(stmt.iter, copies)  # read once, on the way in
                 else:
                     stmt.test = self.replace(stmt.test, inner)  # read before every pass
-                stmt.body = self.block(stmt.body, inner.copy()) or [gast.Pass()]
+                stmt.body = self._block(stmt.body, inner.copy())
                 stmt.orelse = self.block(stmt.orelse, inner)
             else:
                 self._replace_reads(stmt, copies)
@@ -140,6 +150,7 @@ class CopyPropagation(trees.Transformer):
                         isinstance(stmt.targets[0], gast.Name) and \
                         isinstance(stmt.value, gast.Name) and \
                         stmt.value.id == stmt.targets[0].id:
+                    self.changed = True
                     continue  # x = x
             copies.forget(_stored(stmt))
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -176,6 +187,7 @@ class CopyPropagation(trees.Transformer):
             useful = useful or bool(names & aliases)
             j += 1
         if useful:
+            self.changed = True
             stmts.insert(j, stmts.pop(i))
 
     def _replace_reads(self, stmt, copies: _Copies) -> None:
@@ -190,11 +202,30 @@ class CopyPropagation(trees.Transformer):
                 setattr(stmt, field, [self.replace(x, copies) if isinstance(x, gast.AST)
                                       else x for x in old])
 
-    @staticmethod
-    def replace(node, copies: _Copies):
+    def replace(self, node, copies: _Copies):
         if not copies.values:
             return node
-        return _Reads(copies.values).visit(node)
+        reads = _Reads(copies.values)
+        node = reads.visit(node)
+        self.changed = self.changed or reads.replaced
+        return node
+
+
+def _anything_to_do(stmts: list, movable: set[str]) -> bool:
+    """Does ``block`` have anything to do in ``stmts``: a copy to a movable name, ``x = x``,
+    or an empty block (the blocks it walks: those of ``if``, ``for`` and ``while``)?"""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Assign):
+            target, value = stmt.targets[0], stmt.value
+            if len(stmt.targets) == 1 and isinstance(target, gast.Name) and (
+                    target.id in movable and _copyable(value) or
+                    isinstance(value, gast.Name) and value.id == target.id):
+                return True
+        elif isinstance(stmt, (gast.If, gast.For, gast.While)):
+            if not stmt.body or _anything_to_do(stmt.body, movable) or \
+                    _anything_to_do(stmt.orelse, movable):
+                return True
+    return False
 
 
 def _known_effect(stmt) -> bool:
@@ -217,8 +248,10 @@ def _copyable(value) -> bool:
 class _Reads(trees.Transformer):
     def __init__(self, copies: dict):
         self.copies = copies
+        self.replaced = False
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and node.id in self.copies:
+            self.replaced = True
             return gast.copy_location(clone(self.copies[node.id]), node)
         return node

@@ -73,6 +73,12 @@ def _split(block: list, kind, loops=(gast.For, gast.While)) -> list:
     return block
 
 
+# statements that hold no other statement (so no loop, and no return but themselves)
+_SIMPLE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.Pass,
+           gast.Delete, gast.Raise, gast.Assert, gast.Import, gast.ImportFrom, gast.Global,
+           gast.Nonlocal, gast.Break, gast.Continue)
+
+
 class Exits(trees.Transformer):
     def __init__(self, namer: Namer):
         self.namer = namer
@@ -81,6 +87,9 @@ class Exits(trees.Transformer):
         node.body = self._returns_out_of_loops(node.body)
         body = []
         for stmt in node.body:  # loops first (break, continue); nested defs their own way
+            if isinstance(stmt, _SIMPLE):  # (no loop in it: nothing to do)
+                body.append(stmt)
+                continue
             new = self.visit(stmt)
             body.extend(new if isinstance(new, list) else [new])
         node.body = body
@@ -181,8 +190,8 @@ def _own_returns(fdef) -> list:
         for child in gast.iter_child_nodes(node):
             if isinstance(child, gast.Return):
                 found.append(child)
-            if not isinstance(child, (gast.FunctionDef, gast.Lambda)):
-                walk(child)
+            elif not isinstance(child, (gast.expr, gast.FunctionDef)):  # (no statement in an
+                walk(child)                                            # expression)
     walk(fdef)
     return found
 

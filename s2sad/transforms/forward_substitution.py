@@ -53,6 +53,7 @@ class ForwardSubstitution(trees.Transformer):
     def __init__(self, is_pure: Callable, movable: set[str] | None = None):
         self.is_pure = is_pure
         self.movable = movable
+        self.changed = False  # (whether a visit moved a definition)
 
     def visit_FunctionDef(self, node):
         loads, stores = Counter(), Counter()
@@ -74,7 +75,8 @@ class ForwardSubstitution(trees.Transformer):
         self.once = _read_once(node.body, {
             name for name in stores if name not in params and name not in self.single and
             (self.movable is None or name in self.movable)})
-        self.block(node.body)
+        if self.single or self.once:  # (else nothing can move)
+            self.block(node.body)
         return node
 
     def block(self, stmts: list) -> None:
@@ -108,6 +110,7 @@ class ForwardSubstitution(trees.Transformer):
             if self._movable(stmt) and self._substitute(stmts, p, appears, writes, barriers):
                 gone.add(p)
         if gone:
+            self.changed = True
             stmts[:] = [stmt for p, stmt in enumerate(stmts) if p not in gone]
 
     def _movable(self, stmt) -> bool:

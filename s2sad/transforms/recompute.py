@@ -82,10 +82,22 @@ def _reversed_of(loop, forward) -> bool:
 
 
 class Recompute(trees.Transformer):
+    changed = False  # (whether a visit moved a read)
+
     def visit_FunctionDef(self, node):
-        # names with one value for the whole call: read again later, they read the same
+        self.node = node
+        self._stores = None
+        self.pair(node.body)
+        return node
+
+    @property
+    def stores(self) -> Counter:
+        """Names with one value for the whole call: read again later, they read the same
+        (counted once, when a pair of loops asks)."""
+        if self._stores is not None:
+            return self._stores
         stores = Counter()
-        for n in trees.walk(node):
+        for n in trees.walk(self.node):
             if _pop(n) is not None:
                 continue  # restoring a saved value is not a new one
             for name in written(n) if isinstance(n, gast.stmt) and not isinstance(
@@ -95,10 +107,8 @@ class Recompute(trees.Transformer):
                 for t in trees.walk(n.target):
                     if isinstance(t, gast.Name):
                         stores[t.id] += 1
-        self.stores = stores
-        self.node = node
-        self.pair(node.body)
-        return node
+        self._stores = stores
+        return stores
 
     def pair(self, stmts):
         loops = [s for s in stmts if isinstance(s, gast.For)]
@@ -141,6 +151,7 @@ class Recompute(trees.Transformer):
             pops = [j for j, s in enumerate(backward.body) if _pop(s) == (stack, name)]
             if len(pops) != 1 or self._read_elsewhere(name, forward, backward):
                 continue
+            self.changed = True
             del backward.body[pops[0]]
             backward.body.insert(0, gast.copy_location(clone(read), read))
             del body[k]

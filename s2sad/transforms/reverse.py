@@ -957,15 +957,54 @@ class _Inliner(trees.Transformer):
         self.locals: dict[str, str] = {}
         self.globals = (function or rule.adjoint).__globals__
 
+    # The rule's own tree is never changed: each visit makes new nodes (a copy as it goes,
+    # rather than a copy first, whose names would then be replaced).
+
     def statement(self, assign):
-        new = self.visit(clone(assign))
-        return new
+        return self.visit(assign)
 
     def expression(self, expr):
-        return _fold(self.visit(clone(expr)))
+        return _fold(self.visit(expr))
+
+    def visit(self, node):
+        new = super().visit(node)
+        if new is node:  # a leaf, left as it is (Constant, Mult...): copied all the same
+            new = node.__class__.__new__(node.__class__)
+            new.__dict__ = node.__dict__.copy()
+        return new
+
+    def generic_visit(self, node):
+        """A copy of ``node`` with its children visited (``clone``, visiting as it goes)."""
+        cls = node.__class__
+        fields = node.__dict__.copy()
+        for field in trees.node_fields(cls):
+            old = fields.get(field)
+            if type(old) is list:
+                new = []
+                for value in old:
+                    if isinstance(value, gast.AST):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, gast.AST):
+                            new.extend(value)
+                            continue
+                    new.append(value)
+                fields[field] = new
+            elif isinstance(old, gast.AST):
+                new_node = self.visit(old)
+                if new_node is None:
+                    del fields[field]
+                else:
+                    fields[field] = new_node
+        new = cls.__new__(cls)
+        new.__dict__ = fields
+        return new
 
     def visit_Assign(self, node):
-        node.value = self.visit(node.value)
+        value = self.visit(node.value)
+        node = clone(node)  # (its targets are renamed in place, not visited)
+        node.value = value
         for target in trees.walk(node.targets[0]):
             if isinstance(target, gast.Name):
                 new = self.reverse.namer.claim(target.id)
@@ -979,14 +1018,13 @@ class _Inliner(trees.Transformer):
             for side, other in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(side, gast.Name) and side.id == "g":
                     return self.visit(other)
-        self.generic_visit(node)
-        return node
+        return self.generic_visit(node)
 
     def visit_Call(self, node):
         if self.strip and isinstance(node.func, gast.Name) and \
                 self.globals.get(node.func.id) is runtime.unbroadcast and len(node.args) == 2:
             return self.visit(node.args[0])
-        self.generic_visit(node)
+        node = self.generic_visit(node)
         func = node.func
         if isinstance(func, gast.Name) and self.reverse.imports.is_helper(func.id, "unbroadcast") \
                 and len(node.args) == 2 and isinstance(node.args[1], gast.Name):
@@ -1030,7 +1068,7 @@ class _Inliner(trees.Transformer):
         if node.id in self.locals:
             return gast.Name(self.locals[node.id], node.ctx, None, None)
         if node.id not in self.globals and hasattr(builtins, node.id):
-            return node
+            return clone(node)
         value = self.globals.get(node.id)
         try:
             name = self.reverse.imports.reference(node.id, value)
@@ -1097,7 +1135,12 @@ def _fold(node):
     >>> unparse(_fold(gast.parse("x if True or y else z", mode="eval").body))
     'x'
     """
+    if not any(isinstance(n, _FOLDABLE) for n in trees.walk(node)):
+        return node  # (most rules: nothing to fold, a walk instead of a visit)
     return _Fold().visit(node)
+
+
+_FOLDABLE = (gast.Compare, gast.UnaryOp, gast.BoolOp, gast.IfExp)  # what _Fold visits
 
 
 __all__ = ["Reverse", "runtime"]

@@ -69,6 +69,7 @@ class ScaleInward:
     def __init__(self, sum_grad: str | None, movable: set[str]):
         self.sum_grad = sum_grad
         self.movable = movable
+        self.changed = False  # (whether a visit moved a factor)
 
     def visit(self, node):
         loads, stores = Counter(), Counter()
@@ -103,6 +104,7 @@ class ScaleInward:
                 else:
                     getattr(parent, field)[k] = rest
         if changed:  # (`s += t_3 * s_4` may now follow the same term)
+            self.changed = True
             node.body[:] = merge_twice(node.body)
         return node
 

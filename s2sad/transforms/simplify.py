@@ -40,6 +40,11 @@ def _accumulates(stmt):
 
 
 class Simplify(trees.Transformer):
+    def visit_FunctionDef(self, node):
+        if not _candidates(node):
+            return node  # (the usual case: one walk instead of a visit of every node)
+        return self.generic_visit(node)
+
     def generic_visit(self, node):
         super().generic_visit(node)
         for field in ("body", "orelse"):
@@ -70,6 +75,35 @@ class Simplify(trees.Transformer):
         if isinstance(node.op, gast.USub) and _number(node.operand):
             return gast.copy_location(gast.Constant(-node.operand.value, None), node)
         return node
+
+
+def _candidates(tree) -> bool:
+    """Is there anything in ``tree`` for ``Simplify``: two numbers, ``x ** 1``, a negated
+    number or negation, or a name accumulated twice in a row? (Folding makes new
+    candidates only out of those.)"""
+    for node in trees.walk(tree):
+        cls = type(node)
+        if cls is gast.BinOp:
+            if _number(node.right) and (_number(node.left) and type(node.op) in _FOLD or
+                                        type(node.op) is gast.Pow and node.right.value == 1):
+                return True
+        elif cls is gast.UnaryOp:
+            operand = node.operand
+            if type(node.op) is gast.USub and (_number(operand) or isinstance(
+                    operand, gast.UnaryOp) and isinstance(operand.op, gast.USub)):
+                return True
+        else:
+            fields = node.__dict__
+            for field in ("body", "orelse"):
+                block = fields.get(field)
+                if type(block) is list:
+                    last = None
+                    for stmt in block:
+                        this = _accumulates(stmt)
+                        if this and last and this[0] == last[0]:
+                            return True
+                        last = this
+    return False
 
 
 def merge_twice(block: list) -> list:

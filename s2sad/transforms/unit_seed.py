@@ -58,10 +58,12 @@ class UnitSeed(trees.Transformer):
         self.kinds = kinds
         self.sum_grad = sum_grad
         self.movable = movable
+        self.changed = False  # (whether a visit may have changed anything)
 
     def visit_FunctionDef(self, node):
         if self.sum_grad is None:
             return node
+        self.changed = True
         stores: dict[str, int] = {}
         for n in trees.walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
