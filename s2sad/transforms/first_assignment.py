@@ -175,6 +175,11 @@ class _NotInPlace(trees.Transformer):
     def __init__(self, names):
         self.names = names
 
+    def generic_visit(self, node):
+        if isinstance(node, gast.expr):
+            return node  # (no statement in an expression)
+        return super().generic_visit(node)
+
     def visit_AugAssign(self, node):
         if isinstance(node.target, gast.Name) and node.target.id in self.names:
             load = gast.Name(node.target.id, gast.Load(), None, None)

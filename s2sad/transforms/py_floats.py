@@ -43,7 +43,7 @@ return (s_x, float(s_b))
 from __future__ import annotations
 
 import math
-from itertools import repeat
+from itertools import chain
 from typing import Callable
 
 import gast
@@ -85,8 +85,10 @@ class PythonFloats:
         if not any(isinstance(n, gast.Name) and n.id == "float"
                    for n in trees.walk(gast.Module(returns, []))):
             return fn  # no conversion where the gradients are returned: nothing to do
-        body = trees.walk(gast.Module(fn.body, []))  # (one walk, read three times)
-        if any(map(isinstance, body, repeat(_SCOPES))):
+        walks = [trees.walk(stmt) for stmt in fn.body]  # (one walk, read several times)
+        body = list(chain.from_iterable(walks))
+        classes = set(map(type, body))
+        if not classes.isdisjoint(_SCOPES):
             return fn  # other scopes: left alone
         self.params = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         self.bindings: list = []  # (name, expression or marker)
@@ -96,8 +98,8 @@ class PythonFloats:
         for arg in (fn.args.vararg, fn.args.kwarg):
             if arg is not None:
                 self.excluded.add(arg.id)
-        for node in body:  # a comprehension's own names
-            if isinstance(node, gast.comprehension):       # are another scope's: not followed
+        for node in body if gast.comprehension in classes else ():  # a comprehension's own
+            if isinstance(node, gast.comprehension):  # names are another scope's: not followed
                 self.excluded |= {n.id for n in trees.walk(node.target)
                                   if isinstance(n, gast.Name)}
         for name in self.params:
@@ -109,12 +111,19 @@ class PythonFloats:
                     k.tag == "scalar" and k.py == "float" for k in kind.items):
                 marker = _PARAM_LIST
             self.bindings.append((name, marker))
-        for stmt in fn.body:
+        self.uses: list = []  # (top-level position, expression, iterated, returned): to check
+        for self.position, stmt in enumerate(fn.body):
             self._statement(stmt)
         names = {name for name, _ in self.bindings} - self.excluded
         self.floats, self.ints = set(names), set(names)
         self.lists = {name for name, value in self.bindings if value is _PARAM_LIST or
                       isinstance(value, (gast.List, gast.BinOp))} - self.excluded
+        # how a list is used matters only in the statements that name one
+        naming = {position for position, nodes in enumerate(walks) if not self.lists.isdisjoint(
+            n.id for n in nodes if type(n) is gast.Name)} if self.lists else ()
+        for position, expr, iterated, returned in self.uses:
+            if position in naming:
+                self._used(expr, iterated, returned)
         self.lists -= self.bad_lists
         changed = True
         while changed:
@@ -137,7 +146,12 @@ class PythonFloats:
                   for n in trees.walk(r)]
         names = [x.id for x in listed if isinstance(x, gast.Name)]
         self.fresh_lists = self.lists - self.params - {n for n in names if names.count(n) > 1}
-        return _Rewrite(self).visit(fn)
+        # (the statements with no `float(...)` or `list(...)` in them are not visited again)
+        unchanged = {id(stmt) for stmt, nodes in zip(fn.body, walks)
+                     if gast.Call not in map(type, nodes) or not any(
+                         type(n) is gast.Call and type(n.func) is gast.Name and
+                         n.func.id in ("float", "list") for n in nodes)}
+        return _Rewrite(self, unchanged).visit(fn)
 
     def _statement(self, stmt) -> None:
         if isinstance(stmt, gast.Assign):
@@ -239,6 +253,10 @@ class PythonFloats:
             self.bindings.append((target.id, _UNKNOWN))
 
     def _uses(self, expr, iterated: bool = False, returned: bool = False) -> None:
+        """Note ``expr`` (in the statement at the top level at ``position``) for ``_used``."""
+        self.uses.append((self.position, expr, iterated, returned))
+
+    def _used(self, expr, iterated: bool = False, returned: bool = False) -> None:
         """Mark the lists ``expr`` uses in a way that might change them or let them escape."""
         if isinstance(expr, gast.Name):
             if not (iterated or returned):
@@ -246,12 +264,12 @@ class PythonFloats:
             return
         if returned and isinstance(expr, (gast.Tuple, gast.List)):
             for element in expr.elts:
-                self._uses(element, returned=True)
+                self._used(element, returned=True)
             return
         if isinstance(expr, gast.Subscript):  # reading an item or a slice changes nothing
             if not isinstance(expr.value, gast.Name):
-                self._uses(expr.value)
-            self._uses(expr.slice)
+                self._used(expr.value)
+            self._used(expr.slice)
             return
         if isinstance(expr, gast.Call):
             func = expr.func
@@ -264,7 +282,7 @@ class PythonFloats:
                     isinstance(func.value, gast.Name):
                 return
         for child in trees.children(expr):
-            self._uses(child)
+            self._used(child)
 
     # --- types -----------------------------------------------------------------------
 
@@ -355,8 +373,14 @@ class PythonFloats:
 
 
 class _Rewrite(trees.Transformer):
-    def __init__(self, facts: PythonFloats):
+    def __init__(self, facts: PythonFloats, unchanged: set[int] = frozenset()):
         self.facts = facts
+        self.unchanged = unchanged  # ids of the statements it leaves as they are
+
+    def visit(self, node):
+        if id(node) in self.unchanged:
+            return node
+        return super().visit(node)
 
     def visit_Call(self, node):
         self.generic_visit(node)

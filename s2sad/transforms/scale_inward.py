@@ -49,6 +49,7 @@ from collections import Counter
 
 import gast
 
+from .. import trees
 from .simplify import merge_twice
 from .unit_seed import number_value
 
@@ -72,6 +73,8 @@ class ScaleInward:
         self.changed = False  # (whether a visit moved a factor)
 
     def visit(self, node):
+        if not any(type(n) is gast.BinOp and _scaling(n) for n in trees.walk(node)):
+            return node  # no product with a power of two (one walk, without the counts)
         loads, stores = Counter(), Counter()
         defs = {}  # name -> (index of its top-level statement or None, the value)
         products = []  # (parent, field, index or None, c * e, top-level index)

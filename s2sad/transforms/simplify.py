@@ -77,6 +77,14 @@ class Simplify(trees.Transformer):
         return node
 
 
+# the nodes that hold blocks of statements (in ``body`` or ``orelse``)
+_BLOCKS = frozenset(getattr(gast, name) for name in (
+    "Module", "Interactive", "FunctionDef", "AsyncFunctionDef", "ClassDef", "For", "AsyncFor",
+    "While", "If", "With", "AsyncWith", "Try", "TryStar", "ExceptHandler", "match_case",
+    "Suite")
+    if hasattr(gast, name))
+
+
 def _candidates(tree) -> bool:
     """Is there anything in ``tree`` for ``Simplify``: two numbers, ``x ** 1``, a negated
     number or negation, or a name accumulated twice in a row? (Folding makes new
@@ -92,7 +100,7 @@ def _candidates(tree) -> bool:
             if type(node.op) is gast.USub and (_number(operand) or isinstance(
                     operand, gast.UnaryOp) and isinstance(operand.op, gast.USub)):
                 return True
-        else:
+        elif cls in _BLOCKS:
             fields = node.__dict__
             for field in ("body", "orelse"):
                 block = fields.get(field)
