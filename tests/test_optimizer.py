@@ -351,3 +351,118 @@ def test_a_shape_from_operands_needs_numbers_or_arrays(kind):
     body = ["t_1 = x * y", "t_2 = np.sin(t_1)", "s_2 = unbroadcast(s_1, t_1)", "return (t_2, s_2)"]
     lines = _shape_only(body, {**ARRAYS, "x": kind})
     assert lines[2].strip() == "s_2 = unbroadcast(s_1, t_1)", lines
+
+
+# --- passes with nothing to do return at once; where there is something, they find it ---
+
+def _tree(text):
+    import gast
+    return gast.parse(text).body[0]
+
+
+def _text(tree):
+    from s2sad.codegen import unparse
+    return unparse(tree)
+
+
+NOTHING_TO_DO = '''def g(x, n):
+    s_x = 0.0
+    for i in range(n):
+        if i > 1:
+            s_x += x * s_1
+    return s_x'''
+
+
+def _passes():
+    from s2sad.transforms.copy_propagation import CopyPropagation
+    from s2sad.transforms.forward_substitution import ForwardSubstitution
+    from s2sad.transforms.recompute import Recompute
+    from s2sad.transforms.scale_inward import ScaleInward
+    from s2sad.transforms.simplify import Simplify
+    return [CopyPropagation({"s_1"}), ForwardSubstitution(lambda f: True, {"s_1"}),
+            Recompute(), ScaleInward("sum_grad", {"s_1"}), Simplify()]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_a_pass_with_nothing_to_do_leaves_the_tree_and_says_so(index):
+    optimization = _passes()[index]
+    tree = _tree(NOTHING_TO_DO)
+    assert _text(optimization.visit(tree)) == NOTHING_TO_DO
+    assert not getattr(optimization, "changed", False)
+
+
+@pytest.mark.parametrize("inner, after", [
+    ("s = f(g(y ** 1))", "s = f(g(y))"),
+    ("s = f(-(-y))", "s = f(y)"),
+    ("s = f(y * (2 - 1))", "s = f(y * 1)"),
+    ("s += f(y)\n            s += f(y)", "s += 2.0 * f(y)"),
+])
+def test_simplify_finds_what_is_deep_in_blocks(inner, after):
+    from s2sad.transforms.simplify import Simplify
+    text = f'''def g(y, n):
+    s = 0.0
+    for i in range(n):
+        if i > 1:
+            {inner}
+    return s'''
+    assert after in _text(Simplify().visit(_tree(text))).splitlines()[4].strip()
+
+
+def test_copy_propagation_finds_a_copy_deep_in_blocks_and_says_so():
+    from s2sad.transforms.copy_propagation import CopyPropagation
+    text = '''def g(x, n):
+    s_x = 0.0
+    for i in range(n):
+        if i > 1:
+            s_5 = s_y
+            s_x += x * s_5
+    return s_x'''
+    optimization = CopyPropagation({"s_5"})
+    assert "s_x += x * s_y" in _text(optimization.visit(_tree(text)))
+    assert optimization.changed
+    optimization = CopyPropagation(set())
+    text = '''def g(x, n):
+    for i in range(n):
+        x = x
+    return x'''
+    assert "x = x" not in _text(optimization.visit(_tree(text)))
+    assert optimization.changed
+
+
+def test_forward_substitution_and_recompute_say_when_they_changed_something():
+    from s2sad.transforms.forward_substitution import ForwardSubstitution
+    from s2sad.transforms.recompute import Recompute
+    optimization = ForwardSubstitution(lambda f: True, {"t_1"})
+    text = '''def g(x):
+    t_1 = x * 2.0
+    y = t_1 + 1.0
+    return y'''
+    assert "y = x * 2.0 + 1.0" in _text(optimization.visit(_tree(text)))
+    assert optimization.changed
+    text = '''def g(xs, h):
+    stack = []
+    x = None
+    for i in range(len(xs)):
+        stack.append(x)
+        x = xs[i]
+        h = h * x
+    for i in reversed(range(len(xs))):
+        s_h = x * s_h
+        x = stack.pop()
+    return s_h'''
+    optimization = Recompute()
+    after = _text(optimization.visit(_tree(text)))
+    assert "stack.append(x)" not in after and after.count("x = xs[i]") == 2, after
+    assert optimization.changed
+
+
+@pytest.mark.parametrize("use", ["other(s)", "t = s", "s.extend([1.0])", "s[0] = other(a)"])
+def test_a_list_that_may_change_in_a_nested_block_keeps_its_conversion(use):
+    text = f'''def g(a, n):
+    s = [a, a]
+    for i in range(n):
+        if i > 1:
+            {use}
+    return list(map(float, s))'''
+    assert _after(text, {"a": "float", "n": "int"}) == "return list(map(float, s))"
+    assert _after(text.replace(use, "pass"), {"a": "float", "n": "int"}) == "return s"
