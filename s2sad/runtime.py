@@ -101,6 +101,21 @@ _SUMS: dict = {}  # (shape of g, shape of like) -> (axes, keepdims) of unbroadca
 _BROADCASTS: dict = {}  # (shapes of a and b, module) -> Shape of a op b; of a @ b: ("@", ...)
 
 
+def shape_of(x):
+    """The shape of ``x``, saved in its place where a later read wants only its shape (a
+    value a loop overwrites, read by the reverse sweep for ``unbroadcast`` alone): the
+    array itself is not kept alive. None (a placeholder before a loop's first pass) stays.
+
+    >>> shape_of(np.zeros((2, 3))), shape_of(2.5), shape_of(None)
+    (Shape((2, 3)), Shape(()), None)
+    """
+    if type(x) is np.ndarray:
+        return Shape(x.shape)
+    if x is None:
+        return None
+    return _shape_type(array_module(x))(_shape(x))
+
+
 def broadcast_shape(a, b):
     """The shape of ``a + b`` (or any elementwise ``a op b``), without computing it.
     (A ``DeviceShape`` where an operand lives on the GPU.)

@@ -265,7 +265,7 @@ def grad_mlp_loss(W1, b1, W2, b2, x, y):
 
 GOLDEN_RNN = '''\
 import cupy as cp
-from s2sad.runtime import as_gradient, sum_grad, unbroadcast
+from s2sad.runtime import as_gradient, shape_of, sum_grad, unbroadcast
 
 def grad_rnn_loss(W, U, xs, h0):
     s_W, s_U = [0.0] * 2
@@ -274,9 +274,9 @@ def grad_rnn_loss(W, U, xs, h0):
     t_2 = xs.shape[0]
     t_3, t_4, t_5 = (None, None, None)
     for t in range(t_2):
-        stack.append(t_3)
+        stack.append(shape_of(t_3))
         t_3 = W @ h
-        stack.append(t_5)
+        stack.append(shape_of(t_5))
         t_5 = U @ xs[t]
         stack.append(h)
         h = cp.tanh(t_3 + t_5)

@@ -40,6 +40,7 @@ from ..registry import is_helper
 from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
 from ..trees import clone
+from .shape_only import SHAPE_ARGUMENTS
 from .kinds import ANY, Kind
 from .normalize import assigned_names
 from .higher import container_kinds, is_generated
@@ -181,11 +182,18 @@ class Reverse:
         reverse = self._finish_resets(self.reverse_block(forward, in_loop=False))
         # what the reverse sweep reads must hold the right value when it is read: values
         # overwritten in the forward sweep are saved on a stack and restored (Tapenade's TBR)
-        self.needed = {n.id for n in trees.walk(gast.Module(reverse, [])) if isinstance(n, gast.Name)
+        nodes = trees.walk(gast.Module(reverse, []))
+        self.needed = {n.id for n in nodes if isinstance(n, gast.Name)
                        and isinstance(n.ctx, gast.Load)}
+        # an array the reverse sweep reads for its shape alone (`unbroadcast(g, t_4)`) is
+        # saved as its shape: a loop does not keep each pass's array alive for it
+        self.shape_only = self.needed - _value_reads(nodes, {
+            alias: SHAPE_ARGUMENTS[name] for name, alias in self.imports.helpers.items()
+            if name in SHAPE_ARGUMENTS})
         for node in trees.walk(gast.Module(forward, [])):
             if is_pop(node) and node.value.func.value.id in self.needed:
                 self.needed.add(node.targets[0].id)  # `ys.append(x)` puts it back
+                self.shape_only.discard(node.targets[0].id)
         self.saved: set[int] = set()
         self.saved_stmts: dict[int, object] = {}
         self.maybe: set[str] = set()
@@ -361,7 +369,11 @@ class Reverse:
                 for name in targets:
                     if name in self.carried and name in self.needed and \
                             (name in defined or in_loop):
-                        out.append(self.push(name))
+                        if name in self.shape_only and self.kind(name).tag == "array":
+                            out.append(self.push_value(gast.Call(
+                                self.helper("shape_of"), [self.load(name)], [])))
+                        else:
+                            out.append(self.push(name))
                         self.save(stmt)
                         self.pushed.setdefault(id(stmt), []).append(name)
                 if is_pop(stmt) and stmt.value.func.value.id in self.needed:
@@ -370,7 +382,9 @@ class Reverse:
                 defined.update(targets)
             if top and isinstance(stmt, (gast.If, gast.For, gast.While)):
                 # a value saved inside may not exist yet on the first pass: start it as None
-                unbound = sorted({n for s in out[before:] for n in _pushed(s, self.stack)}
+                shape_of = self.imports.helpers.get("shape_of")
+                unbound = sorted({n for s in out[before:]
+                                  for n in _pushed(s, self.stack, shape_of)}
                                  - defined - set(self.trips.values()))
                 # set in one branch only: None at the top, where it cannot undo that branch
                 self.early_none.update(n for n in unbound if n in self.maybe)
@@ -907,16 +921,38 @@ def _drop_empty_comments(stmts: list) -> list:
     return out[::-1]
 
 
-def _pushed(stmt, stack) -> set[str]:
+def _pushed(stmt, stack, shape_of=None) -> set[str]:
+    """The names ``stmt`` saves on ``stack`` (``stack.append(x)``, or ``x``'s shape:
+    ``stack.append(shape_of(x))``, ``shape_of`` the helper's name in the code)."""
     if stack is None:
         return set()
     names = set()
     for node in trees.walk(stmt):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                 node.func.attr == "append" and isinstance(node.func.value, gast.Name) and \
-                node.func.value.id == stack and node.args and isinstance(node.args[0], gast.Name):
-            names.add(node.args[0].id)
+                node.func.value.id == stack and node.args:
+            saved = node.args[0]
+            if isinstance(saved, gast.Call) and isinstance(saved.func, gast.Name) and \
+                    saved.func.id == shape_of and len(saved.args) == 1:
+                saved = saved.args[0]
+            if isinstance(saved, gast.Name):
+                names.add(saved.id)
     return names
+
+
+def _value_reads(nodes, shape_arguments: dict) -> set[str]:
+    """The names ``nodes`` read for their value, not only as the argument whose shape
+    alone a helper reads (``shape_arguments``: the helper's name -> that argument's
+    position; ``unbroadcast(g, x)`` reads the shape of ``x``)."""
+    for_shape = set()
+    for node in nodes:
+        if type(node) is gast.Call and type(node.func) is gast.Name and \
+                node.func.id in shape_arguments:
+            k = shape_arguments[node.func.id]
+            if k < len(node.args) and type(node.args[k]) is gast.Name:
+                for_shape.add(id(node.args[k]))
+    return {n.id for n in nodes if type(n) is gast.Name and type(n.ctx) is gast.Load and
+            id(n) not in for_shape}
 
 
 def _has_slice(index) -> bool:
