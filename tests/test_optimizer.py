@@ -529,3 +529,33 @@ def test_a_value_read_for_more_than_its_shape_is_saved_whole():
         d[i] = eps
         numeric.append((f(w + d, xs) - f(w - d, xs)) / (2 * eps))
     np.testing.assert_allclose(g(w, xs), numeric, rtol=1e-6)
+
+
+def _doubled(x, n):
+    for i in range(n):
+        x = x * 2.0  # x is read back for its shape alone, but the gradient's form reads x
+    return np.sum(x)
+
+
+def _widened(x, n):
+    for i in range(n):
+        x = x + np.ones(3)
+    return np.sum(x)
+
+
+def _accumulated(x, n):
+    s = np.sum(x * 0.0)
+    for i in range(n):
+        s = s + np.sum(x * x)  # the returned value, carried by the loop
+    return s
+
+
+def test_a_parameter_or_the_result_overwritten_in_a_loop_is_saved_whole():
+    """The gradient's return reads the parameters and the returned value after the reverse
+    sweep restored them: they are saved as they are, never as their shape."""
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(s2sad.grad(_doubled)(x, 3), np.full(3, 8.0))
+    np.testing.assert_allclose(s2sad.grad(_widened)(np.ones(1), 3), [3.0])
+    value, grad = s2sad.value_and_grad(_accumulated)(x, 2)
+    assert value == pytest.approx(2 * np.sum(x * x))
+    np.testing.assert_allclose(grad, 4 * x)

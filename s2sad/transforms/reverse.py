@@ -187,9 +187,11 @@ class Reverse:
                        and isinstance(n.ctx, gast.Load)}
         # an array the reverse sweep reads for its shape alone (`unbroadcast(g, t_4)`) is
         # saved as its shape: a loop does not keep each pass's array alive for it
+        # (not a parameter, the returned value or the aux: the gradient's return reads them,
+        # restored, after the sweep)
         self.shape_only = self.needed - _value_reads(nodes, {
             alias: SHAPE_ARGUMENTS[name] for name, alias in self.imports.helpers.items()
-            if name in SHAPE_ARGUMENTS})
+            if name in SHAPE_ARGUMENTS}) - set(self._parameters()) - {returned, self.aux}
         for node in trees.walk(gast.Module(forward, [])):
             if is_pop(node) and node.value.func.value.id in self.needed:
                 self.needed.add(node.targets[0].id)  # `ys.append(x)` puts it back
