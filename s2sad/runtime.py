@@ -99,6 +99,7 @@ _SUMS: dict = {}  # (shape of g, shape of like) -> (axes, keepdims) of unbroadca
 
 
 _BROADCASTS: dict = {}  # (shapes of a and b, module) -> Shape of a op b; of a @ b: ("@", ...)
+_SHAPES: dict = {}  # an array's shape -> the Shape saved for it (one object per shape)
 
 
 def shape_of(x):
@@ -110,7 +111,11 @@ def shape_of(x):
     (Shape((2, 3)), Shape(()), None)
     """
     if type(x) is np.ndarray:
-        return Shape(x.shape)
+        shape = _SHAPES.get(x.shape)
+        if shape is None:
+            shape = Shape(x.shape)
+            _remember(_SHAPES, x.shape, shape)
+        return shape
     if x is None:
         return None
     return _shape_type(array_module(x))(_shape(x))
@@ -177,7 +182,8 @@ def unbroadcast(g, like):
     array([[2., 2., 2.]])
     """
     if type(g) is np.ndarray and (type(like) is np.ndarray or type(like) is Shape):
-        shape = like.shape  # (the common cases first)
+        shape = like.shape if type(like) is np.ndarray else like  # (the common cases first;
+        # a Shape is a tuple: its own shape)
         gshape = g.shape
         if gshape == shape:
             return g  # nothing was broadcast
