@@ -40,7 +40,7 @@ from ..registry import is_helper
 from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
 from ..trees import clone
-from .shape_only import SHAPE_ARGUMENTS
+from .shape_only import SHAPE_ARGUMENTS, shape_arguments
 from .kinds import ANY, Kind
 from .normalize import assigned_names
 from .higher import container_kinds, is_generated
@@ -942,17 +942,10 @@ def _pushed(stmt, stack, shape_of=None) -> set[str]:
     return names
 
 
-def _value_reads(nodes, shape_arguments: dict) -> set[str]:
+def _value_reads(nodes, helpers: dict) -> set[str]:
     """The names ``nodes`` read for their value, not only as the argument whose shape
-    alone a helper reads (``shape_arguments``: the helper's name -> that argument's
-    position; ``unbroadcast(g, x)`` reads the shape of ``x``)."""
-    for_shape = set()
-    for node in nodes:
-        if type(node) is gast.Call and type(node.func) is gast.Name and \
-                node.func.id in shape_arguments:
-            k = shape_arguments[node.func.id]
-            if k < len(node.args) and type(node.args[k]) is gast.Name:
-                for_shape.add(id(node.args[k]))
+    alone a helper reads (``helpers``: see ``shape_arguments``)."""
+    for_shape = {id(n) for n in shape_arguments(nodes, helpers)}
     return {n.id for n in nodes if type(n) is gast.Name and type(n.ctx) is gast.Load and
             id(n) not in for_shape}
 

@@ -52,6 +52,19 @@ SHAPE_ARGUMENTS = {"sum_grad": 1, "unbroadcast": 1, "reduced_size": 0}
 ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)
 
 
+def shape_arguments(nodes, helpers: dict[str, int]) -> list:
+    """The names among ``nodes`` (a walk) passed where a helper reads their shape alone
+    (``helpers``: its name in the code -> that argument's position): ``x`` in
+    ``unbroadcast(g, x)``."""
+    found = []
+    for n in nodes:
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in helpers:
+            position = helpers[n.func.id]
+            if position < len(n.args) and isinstance(n.args[position], gast.Name):
+                found.append(n.args[position])
+    return found
+
+
 class ShapeOnly(trees.Transformer):
     """``helpers``: generated name of each helper -> position of its shape-only argument.
 
@@ -112,16 +125,13 @@ class ShapeOnly(trees.Transformer):
         never is a temporary kept (or computed again) for another's shape."""
         stores: dict[str, int] = {}
         reads: dict[str, int] = {}  # reads other than for the shape alone
-        for n in trees.walk(node):
+        nodes = trees.walk(node)
+        for n in nodes:
             if isinstance(n, gast.Name):
                 counts = stores if isinstance(n.ctx, gast.Store) else reads
                 counts[n.id] = counts.get(n.id, 0) + 1
-            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
-                    n.func.id in self.helpers:
-                position = self.helpers[n.func.id]
-                if position < len(n.args) and isinstance(n.args[position], gast.Name):
-                    name = n.args[position].id
-                    reads[name] = reads.get(name, 0) - 1
+        for n in shape_arguments(nodes, self.helpers):
+            reads[n.id] = reads.get(n.id, 0) - 1
         steady = {p for p in params if p not in stores}  # never changed, nor are shapes
         candidates = {}
         for stmt in node.body:
