@@ -492,7 +492,7 @@ def _rnn_hand(Wx, Wh, xs, h0):
 def test_a_loop_saves_the_shape_of_what_the_reverse_sweep_reads_for_its_shape():
     """``xs[t] @ Wx`` is read back only by ``unbroadcast``: its shape is saved, not the
     array, and the gradient holds about as much memory as the hand-written one."""
-    import tracemalloc
+    from benchmarks.timing import peak_memory
     rng = np.random.default_rng(0)
     Wx, Wh = rng.standard_normal((4, 16)) / 2, rng.standard_normal((16, 16)) / 4
     xs, h0 = rng.standard_normal((50, 8, 4)), np.zeros((8, 16))
@@ -500,16 +500,9 @@ def test_a_loop_saves_the_shape_of_what_the_reverse_sweep_reads_for_its_shape():
     for mine, hand in zip(g(Wx, Wh, xs, h0), _rnn_hand(Wx, Wh, xs, h0)):
         np.testing.assert_allclose(mine, hand, rtol=1e-12)
     assert "stack.append(shape_of(t_" in g.source and "stack.append(h)" in g.source, g.source
-
-    def peak(call):
-        tracemalloc.start()
-        try:
-            call()
-            return tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-    ours, theirs = peak(lambda: g(Wx, Wh, xs, h0)), peak(lambda: _rnn_hand(Wx, Wh, xs, h0))
-    assert ours < 1.3 * theirs, (ours, theirs)  # (each pass's two products kept: 2.6x)
+    ours = peak_memory(lambda: g(Wx, Wh, xs, h0))
+    theirs = peak_memory(lambda: _rnn_hand(Wx, Wh, xs, h0))
+    assert ours < 1.3 * theirs, (ours, theirs)  # (each pass's two products kept: 2.7x)
 
 
 def test_a_value_read_for_more_than_its_shape_is_saved_whole():
