@@ -199,3 +199,57 @@ class Transformer(_Dispatch, ast.NodeTransformer):
                 elif new_node is not old:
                     fields[field] = new_node
         return node
+
+
+class Copier(Transformer):
+    """A ``Transformer`` that leaves the tree it visits as it is and gives a new one: each
+    node is copied as it is visited (``clone``, with the pass's changes made on the way),
+    where a visit of a copy would first copy the nodes it then replaces. A
+    ``visit_<Node>`` method returns new nodes and never changes ``node``;
+    ``self.generic_visit(node)`` is the copy of ``node`` with its children visited.
+
+    >>> import gast
+    >>> class Upper(Copier):
+    ...     def visit_Name(self, node):
+    ...         return gast.Name(node.id.upper(), node.ctx, None, None)
+    >>> tree = gast.parse("y = f(x) + 1.0").body[0]
+    >>> new = Upper().visit(tree)
+    >>> new.targets[0].id, new.value.left.args[0].id, tree.value.left.args[0].id
+    ('Y', 'X', 'x')
+    >>> new.value.right is tree.value.right, new.value.right.value
+    (False, 1.0)
+    """
+
+    def visit(self, node):
+        new = super().visit(node)
+        if new is node:  # a leaf, left as it is (a constant, an operator...): copied all the same
+            new = node.__class__.__new__(node.__class__)
+            new.__dict__ = node.__dict__.copy()
+        return new
+
+    def generic_visit(self, node):
+        cls = node.__class__
+        fields = node.__dict__.copy()
+        for field in _NODE_FIELDS.get(cls) or node_fields(cls):
+            old = fields.get(field)
+            if type(old) is list:
+                new = []
+                for value in old:
+                    if isinstance(value, ast.AST):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, ast.AST):
+                            new.extend(value)
+                            continue
+                    new.append(value)
+                fields[field] = new
+            elif isinstance(old, ast.AST):
+                new_node = self.visit(old)
+                if new_node is None:
+                    del fields[field]
+                else:
+                    fields[field] = new_node
+        new = cls.__new__(cls)
+        new.__dict__ = fields
+        return new

@@ -60,3 +60,34 @@ def test_gradient_of_an_annotated_function():
     g = s2sad.grad(f)
     np.testing.assert_allclose(g(x), 8.0 * np.sin(x) * np.cos(x), rtol=1e-12)
     assert "def grad_f(x: np.ndarray, w: float):" in g.source_for(x)
+
+
+def _product(x, y):
+    return np.sum(np.sin(x) * y + x * x)
+
+
+def test_inlining_a_rule_never_changes_the_rule_s_own_tree():
+    """Rules are inlined by a Copier: each statement gets new nodes, and the parsed rule,
+    shared by every gradient in the process, stays as it was."""
+    from s2sad import registry
+    rules = [registry.lookup(f) for f in (np.multiply, np.add, np.sin, np.sum)]
+    before = [gast.dump(gast.Module(r.parsed()[0] + [gast.Expr(r.parsed()[1])], []))
+              for r in rules]
+    x, y = np.array([0.5, 1.5]), np.array([2.0, -1.0])
+    for _ in range(2):  # (the second time inlines from the same parsed rules)
+        gx, gy = s2sad.grad(_product, wrt=(0, 1))(x, y)
+        np.testing.assert_allclose(gx, np.cos(x) * y + 2 * x)
+        np.testing.assert_allclose(gy, np.sin(x))
+    after = [gast.dump(gast.Module(r.parsed()[0] + [gast.Expr(r.parsed()[1])], []))
+             for r in rules]
+    assert after == before
+
+
+def test_a_copier_copies_every_node_it_does_not_rewrite():
+    class Same(trees.Copier):
+        pass
+    tree = gast.parse("y = f(x[1:2], -2.0) + z").body[0]
+    new = Same().visit(tree)
+    assert gast.dump(new) == gast.dump(tree)
+    old_nodes = {id(n) for n in gast.walk(tree) if not isinstance(n, gast.expr_context)}
+    assert not old_nodes & {id(n) for n in gast.walk(new)}

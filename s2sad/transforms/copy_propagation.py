@@ -146,16 +146,11 @@ class CopyPropagation(trees.Transformer):
                 stmt.orelse = self.block(stmt.orelse, inner)
             else:
                 self._replace_reads(stmt, copies)
-                if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                        isinstance(stmt.targets[0], gast.Name) and \
-                        isinstance(stmt.value, gast.Name) and \
-                        stmt.value.id == stmt.targets[0].id:
+                if _self_copy(stmt):
                     self.changed = True
                     continue  # x = x
             copies.forget(_stored(stmt))
-            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                    isinstance(stmt.targets[0], gast.Name) and \
-                    stmt.targets[0].id in self.movable and _copyable(stmt.value):
+            if _copy_to(stmt, self.movable):
                 copies.add(stmt.targets[0].id, stmt.value)
             kept.append(stmt)
         return kept
@@ -215,17 +210,27 @@ def _anything_to_do(stmts: list, movable: set[str]) -> bool:
     """Does ``block`` have anything to do in ``stmts``: a copy to a movable name, ``x = x``,
     or an empty block (the blocks it walks: those of ``if``, ``for`` and ``while``)?"""
     for stmt in stmts:
-        if isinstance(stmt, gast.Assign):
-            target, value = stmt.targets[0], stmt.value
-            if len(stmt.targets) == 1 and isinstance(target, gast.Name) and (
-                    target.id in movable and _copyable(value) or
-                    isinstance(value, gast.Name) and value.id == target.id):
-                return True
-        elif isinstance(stmt, (gast.If, gast.For, gast.While)):
+        if _self_copy(stmt) or _copy_to(stmt, movable):
+            return True
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
             if not stmt.body or _anything_to_do(stmt.body, movable) or \
                     _anything_to_do(stmt.orelse, movable):
                 return True
     return False
+
+
+def _copy_to(stmt, movable: set[str]) -> bool:
+    """``t = y`` or ``t = 2.0``, ``t`` one of ``movable``."""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in movable and \
+        _copyable(stmt.value)
+
+
+def _self_copy(stmt) -> bool:
+    """``x = x``."""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name) and \
+        stmt.value.id == stmt.targets[0].id
 
 
 def _known_effect(stmt) -> bool:

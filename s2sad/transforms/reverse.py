@@ -186,12 +186,12 @@ class Reverse:
         self.needed = {n.id for n in nodes if isinstance(n, gast.Name)
                        and isinstance(n.ctx, gast.Load)}
         # an array the reverse sweep reads for its shape alone (`unbroadcast(g, t_4)`) is
-        # saved as its shape: a loop does not keep each pass's array alive for it
-        # (not a parameter, the returned value or the aux: the gradient's return reads them,
-        # restored, after the sweep)
-        self.shape_only = self.needed - _value_reads(nodes, {
+        # saved as its shape: a loop does not keep each pass's array alive for it (but for
+        # what the gradient's return reads, restored by the sweep: a parameter's form...)
+        returns = {n.id for n in trees.walk(self._result(returned)) if isinstance(n, gast.Name)}
+        self.shape_only = self.needed - returns - _value_reads(nodes, {
             alias: SHAPE_ARGUMENTS[name] for name, alias in self.imports.helpers.items()
-            if name in SHAPE_ARGUMENTS}) - set(self._parameters()) - {returned, self.aux}
+            if name in SHAPE_ARGUMENTS})
         for node in trees.walk(gast.Module(forward, [])):
             if is_pop(node) and node.value.func.value.id in self.needed:
                 self.needed.add(node.targets[0].id)  # `ys.append(x)` puts it back
@@ -968,8 +968,9 @@ def _basic_index(index, kinds) -> bool:
     return True
 
 
-class _Inliner(trees.Transformer):
-    """Put a rule's expression into the generated code with the statement's own names.
+class _Inliner(trees.Copier):
+    """Put a rule's expression into the generated code with the statement's own names
+    (a copy: the rule's own tree stays as it is).
 
     ``host`` is the pass that inlines (reverse or forward): it gives names (``namer``),
     imports, kinds (``_same_shape``) and reads a rule's other globals live
@@ -988,49 +989,11 @@ class _Inliner(trees.Transformer):
         self.locals: dict[str, str] = {}
         self.globals = (function or rule.adjoint).__globals__
 
-    # The rule's own tree is never changed: each visit makes new nodes (a copy as it goes,
-    # rather than a copy first, whose names would then be replaced).
-
     def statement(self, assign):
         return self.visit(assign)
 
     def expression(self, expr):
         return _fold(self.visit(expr))
-
-    def visit(self, node):
-        new = super().visit(node)
-        if new is node:  # a leaf, left as it is (Constant, Mult...): copied all the same
-            new = node.__class__.__new__(node.__class__)
-            new.__dict__ = node.__dict__.copy()
-        return new
-
-    def generic_visit(self, node):
-        """A copy of ``node`` with its children visited (``clone``, visiting as it goes)."""
-        cls = node.__class__
-        fields = node.__dict__.copy()
-        for field in trees.node_fields(cls):
-            old = fields.get(field)
-            if type(old) is list:
-                new = []
-                for value in old:
-                    if isinstance(value, gast.AST):
-                        value = self.visit(value)
-                        if value is None:
-                            continue
-                        if not isinstance(value, gast.AST):
-                            new.extend(value)
-                            continue
-                    new.append(value)
-                fields[field] = new
-            elif isinstance(old, gast.AST):
-                new_node = self.visit(old)
-                if new_node is None:
-                    del fields[field]
-                else:
-                    fields[field] = new_node
-        new = cls.__new__(cls)
-        new.__dict__ = fields
-        return new
 
     def visit_Assign(self, node):
         value = self.visit(node.value)
@@ -1099,7 +1062,7 @@ class _Inliner(trees.Transformer):
         if node.id in self.locals:
             return gast.Name(self.locals[node.id], node.ctx, None, None)
         if node.id not in self.globals and hasattr(builtins, node.id):
-            return clone(node)
+            return node  # (copied by Copier.visit)
         value = self.globals.get(node.id)
         try:
             name = self.reverse.imports.reference(node.id, value)

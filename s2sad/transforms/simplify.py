@@ -55,6 +55,8 @@ class Simplify(trees.Transformer):
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
+        if not _simplifiable_binop(node):
+            return node
         fold = _FOLD.get(type(node.op))
         if fold and _number(node.left) and _number(node.right):
             try:
@@ -69,6 +71,8 @@ class Simplify(trees.Transformer):
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
+        if not _simplifiable_unaryop(node):
+            return node
         if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.UnaryOp) and \
                 isinstance(node.operand.op, gast.USub):
             return node.operand.operand
@@ -85,20 +89,29 @@ _BLOCKS = frozenset(getattr(gast, name) for name in (
     if hasattr(gast, name))
 
 
+def _simplifiable_binop(node) -> bool:
+    """Arithmetic on two numbers, or ``x ** 1`` (what ``visit_BinOp`` rewrites, if anything)."""
+    return _number(node.right) and (_number(node.left) and type(node.op) in _FOLD or
+                                    type(node.op) is gast.Pow and node.right.value == 1)
+
+
+def _simplifiable_unaryop(node) -> bool:
+    """A negated number or negation (what ``visit_UnaryOp`` rewrites)."""
+    operand = node.operand
+    return type(node.op) is gast.USub and (_number(operand) or isinstance(
+        operand, gast.UnaryOp) and isinstance(operand.op, gast.USub))
+
+
 def _candidates(tree) -> bool:
-    """Is there anything in ``tree`` for ``Simplify``: two numbers, ``x ** 1``, a negated
-    number or negation, or a name accumulated twice in a row? (Folding makes new
-    candidates only out of those.)"""
+    """Is there anything in ``tree`` for ``Simplify``: an operation the visits rewrite, or a
+    name accumulated twice in a row? (Rewriting makes new candidates only out of those.)"""
     for node in trees.walk(tree):
         cls = type(node)
         if cls is gast.BinOp:
-            if _number(node.right) and (_number(node.left) and type(node.op) in _FOLD or
-                                        type(node.op) is gast.Pow and node.right.value == 1):
+            if _simplifiable_binop(node):
                 return True
         elif cls is gast.UnaryOp:
-            operand = node.operand
-            if type(node.op) is gast.USub and (_number(operand) or isinstance(
-                    operand, gast.UnaryOp) and isinstance(operand.op, gast.USub)):
+            if _simplifiable_unaryop(node):
                 return True
         elif cls in _BLOCKS:
             fields = node.__dict__
