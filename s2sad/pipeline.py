@@ -209,6 +209,10 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
             adjoint = optimization.visit(adjoint)
         if any(optimization.changed for optimization in passes):
             adjoint = DeadCode(is_pure).visit(adjoint)
+        if passes[1].changed or passes[2].changed:
+            # a seed left out, a constant moved: a value they read may be read once now
+            # (``t_2`` of ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
+            adjoint = ForwardSubstitution(is_pure, namer.temporaries).visit(adjoint)
         stages.append(("forward_substitution", adjoint))
 
     builtin_names = {"float", "map", "list", "tuple"}

@@ -318,9 +318,8 @@ from s2sad.runtime import zeros_like_structure
 from s2sad.runtime_gradients import fresh_gradient
 
 def grad_scatter(x, idx):
-    t_1 = x[idx]
     s_x = zeros_like_structure(x)
-    cp.add.at(s_x, cp.s_[idx], 2 * t_1)
+    cp.add.at(s_x, cp.s_[idx], 2 * x[idx])
     return fresh_gradient(x, s_x)
 '''
 
