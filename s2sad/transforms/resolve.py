@@ -1,6 +1,35 @@
 """What a normalized statement computes: its operation's rule and its operands.
 
 Shared by the analyses and the reverse pass so they agree on every statement.
+
+>>> import numpy as np
+>>> from s2sad.codegen import unparse
+>>> from s2sad.source import FunctionSource
+>>> def f(x, w):
+...     t_1 = x * w
+...     t_2 = np.tanh(t_1)
+...     t_3 = t_2 + x - w
+...     t_4 = t_3
+...     t_5 = x.shape
+...     t_6 = np.argmax(t_3)
+...     t_7 = [t_2, w]
+...     t_8 = t_3[0]
+...     t_9 = x.conjugate()
+...     return t_8
+>>> source = FunctionSource.of(f)
+>>> local = {"x", "w"} | {f"t_{i}" for i in range(1, 10)}
+>>> for stmt in source.tree.body[:-1]:
+...     op = classify(stmt.value, source, local)
+...     print(f"{unparse(stmt):22} {op.kind:9} {op.name:12} {[unparse(o) for o in op.operands]}")
+t_1 = x * w            call      *            ['x', 'w']
+t_2 = np.tanh(t_1)     call      numpy.tanh   ['t_1']
+t_3 = t_2 + x - w      linear                 ['t_2 + x - w']
+t_4 = t_3              copy                   ['t_3']
+t_5 = x.shape          nondiff                ['x']
+t_6 = np.argmax(t_3)   nondiff   numpy.argmax ['t_3']
+t_7 = [t_2, w]         build                  ['t_2', 'w']
+t_8 = t_3[0]           subscript              ['t_3']
+t_9 = x.conjugate()    unknown   .conjugate() ['x']
 """
 
 from __future__ import annotations
