@@ -235,7 +235,7 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
             name, "s2sad.runtime_debug")).visit(adjoint)
         stages.append(("debug_nans", adjoint))
     adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
-                           stacks).visit(adjoint)
+                           stacks, namer.fresh).visit(adjoint)
     if target == "cupy":  # lists and numbers used as arrays: cp.asarray (NumPy converts them)
         adjoint = DeviceArguments(kinds, source.globals, imports.numpy(),
                                   set(imports.helpers.values())).visit(adjoint)

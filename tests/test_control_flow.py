@@ -162,9 +162,11 @@ def grad_scalar_while(x):
     y = x
     k = 0
     trips_1 = 0
+    check_1 = 4096
     while y < 100.0:
         trips_1 += 1
-        if not trips_1 & 4095:
+        if trips_1 == check_1:
+            check_1 += 4096
             check_stack(stack)
         t_1 = y * 1.5
         t_2 = math.sin(y)
@@ -215,6 +217,22 @@ def test_memory_budget_stops_a_loop_that_records_too_much():
         s2sad.set_memory_budget(s2sad.runtime_budget.DEFAULT_BUDGET)
     assert s2sad.grad(C.scalar_while_long)(1.0, 100) == pytest.approx(
         numeric_gradient(C.scalar_while_long, (1.0, 100), 0), rel=1e-5)
+
+
+def test_memory_budget_is_checked_again_every_4096_passes():
+    """The first check (4,096 passes) is within the budget, a later one is not: the count
+    of the next check moves on after each."""
+    df = s2sad.grad(C.scalar_while_long)
+    df(1.0, 10)
+    s2sad.set_memory_budget(1_000_000)
+    try:
+        assert df(1.0, 8000) == pytest.approx(numeric_gradient(C.scalar_while_long, (1.0, 8000),
+                                                               0), rel=1e-5)
+        with pytest.raises(s2sad.MemoryBudgetError, match="memory budget"):
+            df(1.0, 400_000)
+    finally:
+        s2sad.set_memory_budget(s2sad.runtime_budget.DEFAULT_BUDGET)
+    assert "check_1 = 4096" in df.source and "check_1 += 4096" in df.source, df.source
 
 
 def test_memory_check_reads_only_the_gradients_own_stack():
