@@ -202,14 +202,14 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
             adjoint = DeadCode(is_pure).visit(adjoint)
         stages.append(("copy_propagation", adjoint))
         sum_grad = imports.helpers.get("sum_grad")
-        passes = (ForwardSubstitution(is_pure, namer.temporaries),
-                  UnitSeed(kinds, sum_grad, namer.temporaries),
-                  ScaleInward(sum_grad, namer.temporaries))
+        unit_seed = UnitSeed(kinds, sum_grad, namer.temporaries)
+        scale = ScaleInward(sum_grad, namer.temporaries)
+        passes = (ForwardSubstitution(is_pure, namer.temporaries), unit_seed, scale)
         for optimization in passes:
             adjoint = optimization.visit(adjoint)
         if any(optimization.changed for optimization in passes):
             adjoint = DeadCode(is_pure).visit(adjoint)
-        if passes[1].changed or passes[2].changed:
+        if unit_seed.changed or scale.changed:
             # a seed left out, a constant moved: a value they read may be read once now
             # (``t_2`` of ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
             adjoint = ForwardSubstitution(is_pure, namer.temporaries).visit(adjoint)

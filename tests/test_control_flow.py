@@ -165,7 +165,7 @@ def grad_scalar_while(x):
     check_1 = 4096
     while y < 100.0:
         trips_1 += 1
-        if trips_1 == check_1:
+        if trips_1 >= check_1:
             check_1 += 4096
             check_stack(stack)
         t_1 = y * 1.5

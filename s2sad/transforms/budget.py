@@ -2,7 +2,7 @@
 
 A ``while`` loop whose forward sweep pushes values on the stack gets a check
 every 4096 passes: its trip counter is compared with the count of the next check
-(``trips_1 == check_1``, a comparison of two small integers, the cheapest test there is:
+(``trips_1 >= check_1``, a comparison of two small integers, the cheapest test there is:
 ``not trips_1 & 4095`` made a new integer on most passes and cost 5% of a scalar loop).
 
 >>> import gast
@@ -24,7 +24,7 @@ def g(x):
     check_1 = 4096
     while x < 10.0:
         trips_1 += 1
-        if trips_1 == check_1:
+        if trips_1 >= check_1:
             check_1 += 4096
             check_stack(stack)
         stack.append(x)
@@ -39,6 +39,8 @@ from typing import Callable
 import gast
 
 from .. import trees
+
+_EVERY = 4096  # passes between two checks of a loop's stack
 
 
 def _pushes(stmts, stacks):
@@ -76,8 +78,8 @@ class MemoryBudget(trees.Transformer):
         if not counts or not stacks:
             return node
         trips = gast.Name(first.target.id, gast.Load(), None, None)
-        count = self.fresh("check")  # (the loop's counter starts at 0 just before it)
-        test = gast.Compare(trips, [gast.Eq()], [gast.Name(count, gast.Load(), None, None)])
+        count = self.fresh("check")  # (>=: no check is skipped, whatever trips starts at)
+        test = gast.Compare(trips, [gast.GtE()], [gast.Name(count, gast.Load(), None, None)])
         every = gast.Constant(_EVERY, None)
         checks = [gast.AugAssign(gast.Name(count, gast.Store(), None, None), gast.Add(),
                                  every)]
@@ -87,6 +89,3 @@ class MemoryBudget(trees.Transformer):
         node.body.insert(1, gast.copy_location(gast.If(test, checks, []), first))
         start = gast.Assign([gast.Name(count, gast.Store(), None, None)], every, None)
         return [gast.copy_location(start, node), node]
-
-
-_EVERY = 4096  # passes between two checks
