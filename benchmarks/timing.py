@@ -44,6 +44,26 @@ def measure_interleaved(calls: dict, settings: Settings) -> dict:
     The clock is settings.clock: process CPU time by default (time spent
     descheduled by other processes on a shared machine does not count).
     """
+    return {name: statistics.median(values)
+            for name, values in measure_rounds(calls, settings).items()}
+
+
+def paired_ratio(samples_a: list, samples_b: list) -> float:
+    """The median over rounds of ``a / b``, each ratio of two samples taken side by side in
+    the same round (``measure_rounds``). On a shared machine whose speed drifts from
+    second to second, the ratio within a round cancels the drift that the ratio of two
+    medians, taken over the whole run, keeps.
+
+    >>> paired_ratio([2.0, 4.0, 3.3], [1.0, 2.0, 3.0])
+    2.0
+    """
+    rounds = min(len(samples_a), len(samples_b))
+    return statistics.median(a / b for a, b in zip(samples_a[:rounds], samples_b[:rounds]))
+
+
+def measure_rounds(calls: dict, settings: Settings) -> dict:
+    """The samples (seconds per call) of each of ``calls``, round by round: sample ``r``
+    of every call was taken in round ``r`` (see ``measure_interleaved``)."""
     timers, numbers, rounds = {}, {}, {}
     for name, call in calls.items():
         timers[name] = timeit.Timer(call, timer=settings.clock)   # GC off while timing
@@ -55,7 +75,7 @@ def measure_interleaved(calls: dict, settings: Settings) -> dict:
         for name in calls:
             if r < rounds[name]:
                 samples[name].append(timers[name].timeit(numbers[name]) / numbers[name])
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return samples
 
 
 def peak_memory(call) -> int:
