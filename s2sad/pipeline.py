@@ -44,7 +44,7 @@ from .transforms.resolve import static_value
 from .transforms.reverse import Reverse
 from .transforms.scale_inward import ScaleInward
 from .transforms.shape_only import SHAPE_ARGUMENTS, ShapeOnly
-from .transforms.simplify import Simplify
+from .transforms.simplify import Simplify, subtract
 from .transforms.unit_seed import UnitSeed
 from .transforms.validate import Validate
 from .trees import clone
@@ -186,7 +186,9 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
             adjoint = ShapeOnly(kinds, shape_helpers, imports.helper,
                                 namer.temporaries).visit(adjoint)
         if mode != "forward":  # (it turns first accumulations `s += e` into `s = e`)
-            adjoint = FirstAssignment().visit(adjoint)
+            views = {imports.helpers[n] for n in ("unbroadcast", "transpose_grad")
+                     if n in imports.helpers}
+            adjoint = FirstAssignment(_fresh_call(imports), views).visit(adjoint)
             stages.append(("first_assignment", adjoint))
         is_pure = _purity(source, imports)
         adjoint = DeadCode(is_pure).visit(adjoint)
@@ -214,15 +216,13 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
             # (``t_2`` of ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
             adjoint = ForwardSubstitution(is_pure, namer.temporaries).visit(adjoint)
         stages.append(("forward_substitution", adjoint))
+        adjoint = subtract(adjoint)  # s += -e -> s -= e, where the passes above left them
+        stages.append(("subtract", adjoint))
 
     builtin_names = {"float", "map", "list", "tuple"}
     if optimize and "as_gradient" in imports.helpers and \
             not builtin_names & (local_names | set(source.globals)):
-        fresh_helpers = {imports.helpers[n] for n in FRESH_HELPERS if n in imports.helpers}
-        numpy_name = imports.numpy()
-        fresh = fresh_names(adjoint.body, lambda f: isinstance(f, gast.Name) and (
-            f.id in fresh_helpers) or isinstance(f, gast.Attribute) and f.attr == "outer" and
-            isinstance(f.value, gast.Name) and f.value.id == numpy_name)
+        fresh = fresh_names(adjoint.body, _fresh_call(imports))
         adjoint = GradientForm(kinds, imports.helpers["as_gradient"], fresh=fresh,
                                fresh_gradient=lambda: imports.helper(
                                    "fresh_gradient", "s2sad.runtime_gradients")).visit(adjoint)
@@ -248,6 +248,16 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     output_at = (source.filename, at.lineno, source.line(at.lineno))
     return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages.texts,
                     output_at=output_at, numbers=frozenset(numbers) & set(imports.live))
+
+
+def _fresh_call(imports):
+    """Does a call of ``func`` return a new array (a helper of ``FRESH_HELPERS``,
+    ``np.outer``)?"""
+    fresh_helpers = {imports.helpers[n] for n in FRESH_HELPERS if n in imports.helpers}
+    numpy_name = imports.numpy()
+    return lambda func: isinstance(func, gast.Name) and func.id in fresh_helpers or \
+        isinstance(func, gast.Attribute) and func.attr == "outer" and \
+        isinstance(func.value, gast.Name) and func.value.id == numpy_name
 
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,

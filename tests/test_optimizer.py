@@ -180,6 +180,71 @@ def test_first_update_of_items_keeps_gradients():
     assert g([1.5, 0.5]) == pytest.approx([0.5, 1.5])
 
 
+def _centered_scores(x, means, W):
+    xc = x[None, :, :] - means[:, None, :]
+    z = 0.5 * xc + xc @ W
+    return np.sum(np.tanh(z))
+
+
+def test_a_gradient_started_by_a_new_array_is_added_to_in_place():
+    rng = np.random.default_rng(3)
+    x, means, W = rng.standard_normal((6, 3)), rng.standard_normal((4, 3)), \
+        rng.standard_normal((3, 3))
+    g = s2sad.grad(_centered_scores, wrt=(1, 2))
+    text = g.source_for(x, means, W)
+    # matmul_grad_left makes a new array: the second term goes into it, no third array
+    assert "s_xc = matmul_grad_left(" in text and "s_xc += " in text, text
+    # ``-unbroadcast(s_xc, ...)`` is a new array too: s_xc is not shared with it
+    assert "s_xc = s_xc +" not in text, text
+    grads = g(x, means, W)
+    for k, arg in enumerate((means, W)):
+        numeric = np.zeros_like(arg)
+        for index in np.ndindex(arg.shape):
+            args = [x, means.copy(), W.copy()]
+            for step in (1e-6, -1e-6):
+                args[k + 1] = arg.copy()
+                args[k + 1][index] += step
+                numeric[index] += np.sign(step) * _centered_scores(*args) / 2e-6
+        np.testing.assert_allclose(grads[k], numeric, rtol=1e-6, atol=1e-8)
+
+
+def _cos_less_negative(x, m):
+    y = np.cos(x) * m
+    return np.sum(y * x - np.negative(x))
+
+
+def test_what_is_added_negated_is_subtracted():
+    x, m = np.linspace(-1.0, 2.0, 7), np.linspace(0.5, 1.5, 7)
+    g = s2sad.grad(_cos_less_negative)
+    text = g.source_for(x, m)
+    assert "+= -" not in text and " + -" not in text and " -= " in text, text
+    expected = m * (np.cos(x) - x * np.sin(x)) + 1.0
+    np.testing.assert_allclose(g(x, m), expected, rtol=1e-13)
+    # exact: the same gradient, to the last bit, as with the negation written out
+    for stage, source in g.stages(x, m):
+        if stage == "forward_substitution":
+            assert "+= -" in source or " + -" in source, source
+            from s2sad.runtime import as_gradient
+            namespace = {**g._last.function.__globals__, "as_gradient": as_gradient}
+            exec(compile(source, "<before subtract>", "exec"), namespace)
+            np.testing.assert_array_equal(namespace["grad__cos_less_negative"](x, m), g(x, m))
+
+
+def test_a_sensitivity_less_a_negation_is_the_value_itself():
+    import gast
+    from s2sad.codegen import unparse
+    from s2sad.transforms.first_assignment import FirstAssignment
+    text = '''def g(x, y):
+    s_x, s_y = [0.0] * 2
+    s_y -= -x
+    s_x -= y
+    s_y += y
+    return s_x, s_y'''
+    out = unparse(FirstAssignment().visit(gast.parse(text).body[0]))
+    assert "s_y = x\n" in out and "s_x = -y\n" in out, out
+    assert "s_y = s_y + y" in out, out  # (s_y is x: not updated in place)
+
+
 def test_a_comprehension_variable_is_not_the_name_outside():
     text = '''def g(a, xs):
     v = a * 2.0

@@ -59,11 +59,6 @@ def _is_zero(node) -> bool:
     return isinstance(node, gast.Constant) and type(node.value) is float and node.value == 0.0
 
 
-def _fresh(expr) -> bool:
-    """Does ``expr`` build a new value (so updating it in place is safe)?"""
-    return isinstance(expr, (gast.BinOp, gast.UnaryOp, gast.Constant))
-
-
 def _reads(node, name) -> bool:
     return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
                for n in trees.walk(node))
@@ -101,6 +96,39 @@ def written(stmt) -> set[str]:
 
 
 class FirstAssignment(trees.Transformer):
+    """``fresh_call(func)``: does a call of ``func`` return a new array, one that no other
+    name holds (``matmul_grad_left``...)? ``views``: the names of the helpers whose result
+    is their first argument, or a view of it, or a new array (``unbroadcast``).
+
+    >>> from s2sad.codegen import unparse
+    >>> fn = gast.parse('''def g(x, w, m):
+    ...     s_x, s_w, s_v, s_u = [0.0] * 4
+    ...     s_x += matmul_grad_left(s_y, x, w)
+    ...     s_v += unbroadcast(m * s_x, x)
+    ...     s_u += unbroadcast(s_y, w)
+    ...     s_x += x * s_y
+    ...     s_u += x
+    ...     return s_x, s_v, s_u''').body[0]
+    >>> fresh = lambda func: isinstance(func, gast.Name) and func.id == "matmul_grad_left"
+    >>> print(unparse(FirstAssignment(fresh, {"unbroadcast"}).visit(fn)))
+    def g(x, w, m):
+        s_x, s_w, s_v, s_u = [0.0] * 4
+        s_x = matmul_grad_left(s_y, x, w)
+        s_v = unbroadcast(m * s_x, x)
+        s_u = unbroadcast(s_y, w)
+        s_x += x * s_y
+        s_u = s_u + x
+        return (s_x, s_v, s_u)
+
+    ``s_x`` holds a new array: it is updated in place. ``s_u`` may be ``s_y`` itself: neither
+    is. ``s_v`` may be a read-only view (``unbroadcast`` spreads a number over an array),
+    but it shares no memory with ``s_x``, a new array that ``m * s_x`` only reads.
+    """
+
+    def __init__(self, fresh_call=None, views=frozenset()):
+        self.fresh_call = fresh_call or (lambda func: False)
+        self.views = views
+
     def visit_FunctionDef(self, node):
         body = node.body
         zero = set(zero_init_names(body[0]) or []) if body else set()
@@ -148,9 +176,11 @@ class FirstAssignment(trees.Transformer):
         if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) and \
                 stmt.target.id in zero and isinstance(stmt.op, (gast.Add, gast.Sub)) and \
                 not _reads(stmt.value, stmt.target.id):
-            value = stmt.value if isinstance(stmt.op, gast.Add) else \
-                gast.UnaryOp(gast.USub(), stmt.value)
-            self._share(stmt.target.id, stmt.value)
+            value = stmt.value
+            if isinstance(stmt.op, gast.Sub):  # (s -= -e: s = e, not s = --e)
+                value = value.operand if isinstance(value, gast.UnaryOp) and \
+                    isinstance(value.op, gast.USub) else gast.UnaryOp(gast.USub(), value)
+            self._share(stmt.target.id, value)
             return gast.Assign([stmt.target], value, None)
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in zero and \
@@ -164,9 +194,27 @@ class FirstAssignment(trees.Transformer):
         return None
 
     def _share(self, name, value):
-        if not _fresh(value):  # `s = e` may alias e: update neither in place from now on
+        if not self._fresh(value):  # `s = e` may alias e: update neither in place from now on
             self.shared.add(name)
-            self.shared |= {n.id for n in trees.walk(value) if isinstance(n, gast.Name)}
+            self.shared |= self._aliases(value)
+
+    def _fresh(self, expr) -> bool:
+        """Does ``expr`` build a new value, one that no other name holds (so updating it
+        in place is safe)?"""
+        if isinstance(expr, (gast.BinOp, gast.UnaryOp, gast.Constant)):
+            return True
+        return isinstance(expr, gast.Call) and self.fresh_call(expr.func)
+
+    def _aliases(self, expr) -> set[str]:
+        """The names whose values ``expr``'s value may share memory with."""
+        if isinstance(expr, gast.Name):
+            return {expr.id}
+        if self._fresh(expr):
+            return set()
+        if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and \
+                expr.func.id in self.views and expr.args and not expr.keywords:
+            return self._aliases(expr.args[0])  # (the others: a shape, axes)
+        return {n.id for n in trees.walk(expr) if isinstance(n, gast.Name)}
 
 
 class _NotInPlace(trees.Transformer):
