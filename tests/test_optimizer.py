@@ -208,6 +208,35 @@ def test_a_gradient_started_by_a_new_array_is_added_to_in_place():
         np.testing.assert_allclose(grads[k], numeric, rtol=1e-6, atol=1e-8)
 
 
+def _copied_then_multiplied(x, W):
+    y = x
+    z = y @ W + x @ W + 0.5 * y
+    return np.sum(z * z)
+
+
+def _batched_both_ways(x, W):
+    z = x @ W
+    return np.sum(z * x) + np.sum(np.transpose(z, (0, 2, 1)) @ x)
+
+
+@pytest.mark.parametrize("f, shapes", [(_copied_then_multiplied, [(4, 3), (3, 3)]),
+                                       (_batched_both_ways, [(2, 3, 3), (2, 3, 3)])])
+def test_terms_added_in_place_leave_every_other_value_as_it_was(f, shapes):
+    rng = np.random.default_rng(1)
+    args = [0.5 * rng.standard_normal(s) for s in shapes]
+    g = s2sad.grad(f, wrt=(0, 1))
+    assert "s_x += " in g.source_for(*args)
+    grads = g(*args)
+    for k, arg in enumerate(args):
+        numeric = np.zeros_like(arg)
+        for index in np.ndindex(arg.shape):
+            for step in (1e-6, -1e-6):
+                moved = [a.copy() for a in args]
+                moved[k][index] += step
+                numeric[index] += np.sign(step) * f(*moved) / 2e-6
+        np.testing.assert_allclose(grads[k], numeric, rtol=1e-6, atol=1e-7)
+
+
 def _cos_less_negative(x, m):
     y = np.cos(x) * m
     return np.sum(y * x - np.negative(x))
