@@ -135,7 +135,7 @@ class FirstAssignment(trees.Transformer):
         self.shared: set[str] = set()  # names that must not be updated in place
         self.block(body, zero, apply=True)
         if self.shared:
-            _NotInPlace(self.shared).visit(node)
+            _not_in_place(node.body, self.shared)
         _first_items(node.body)
         return node
 
@@ -217,23 +217,22 @@ class FirstAssignment(trees.Transformer):
         return {n.id for n in trees.walk(expr) if isinstance(n, gast.Name)}
 
 
-class _NotInPlace(trees.Transformer):
-    """``s += e`` -> ``s = s + e`` for the given names, at any depth."""
-
-    def __init__(self, names):
-        self.names = names
-
-    def generic_visit(self, node):
-        if isinstance(node, gast.expr):
-            return node  # (no statement in an expression)
-        return super().generic_visit(node)
-
-    def visit_AugAssign(self, node):
-        if isinstance(node.target, gast.Name) and node.target.id in self.names:
-            load = gast.Name(node.target.id, gast.Load(), None, None)
-            return gast.copy_location(gast.Assign([node.target], gast.BinOp(
-                load, node.op, node.value), None), node)
-        return node
+def _not_in_place(stmts: list, names: set) -> None:
+    """``s += e`` -> ``s = s + e`` for the given names, in every block (statements only are
+    read: there is none in an expression)."""
+    blocks = [stmts]
+    for block in blocks:
+        for i, stmt in enumerate(block):
+            if type(stmt) is gast.AugAssign:
+                target = stmt.target
+                if isinstance(target, gast.Name) and target.id in names:
+                    load = gast.Name(target.id, gast.Load(), None, None)
+                    block[i] = gast.copy_location(gast.Assign(
+                        [target], gast.BinOp(load, stmt.op, stmt.value), None), stmt)
+                continue
+            fields = stmt.__dict__
+            blocks += [fields[f] for f in ("body", "orelse", "handlers", "finalbody")
+                       if type(fields.get(f)) is list]
 
 
 def _first_items(stmts: list) -> None:

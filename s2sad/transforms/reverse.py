@@ -1015,9 +1015,13 @@ class _Inliner(trees.Copier):
         return self.generic_visit(node)
 
     def visit_Call(self, node):
-        if self.strip and isinstance(node.func, gast.Name) and \
-                self.globals.get(node.func.id) is runtime.unbroadcast and len(node.args) == 2:
-            return self.visit(node.args[0])
+        if isinstance(node.func, gast.Name) and len(node.args) == 2 and \
+                self.globals.get(node.func.id) is runtime.unbroadcast:
+            like = node.args[1]  # (an argument of the call the rule is for, not a local)
+            like = self.mapping.get(like.id) if isinstance(like, gast.Name) else None
+            if self.strip or isinstance(like, gast.Name) and \
+                    self.reverse._same_shape(like.id, self.ans):
+                return self.visit(node.args[0])  # (decided before the call is copied)
         node = self.generic_visit(node)
         func = node.func
         if isinstance(func, gast.Name) and self.reverse.imports.is_helper(func.id, "unbroadcast") \
