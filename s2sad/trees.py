@@ -115,6 +115,27 @@ def children(node) -> list:
     return found
 
 
+def blocks(stmts: list) -> list:
+    """``stmts`` and every block of statements nested in them (bodies, ``else`` blocks,
+    handlers...), outer first: the lists themselves, which a pass may change in place.
+    Expressions are not entered (there is no statement in one).
+
+    >>> import gast
+    >>> tree = gast.parse("for i in n:\\n    if i:\\n        a = 1\\nb = 2")
+    >>> [len(block) for block in blocks(tree.body)]
+    [2, 1, 1]
+    """
+    found = [stmts]
+    for block in found:  # (each block appended while it runs is read too)
+        for stmt in block:
+            fields = stmt.__dict__
+            for field in ("body", "orelse", "handlers", "finalbody"):
+                inner = fields.get(field)
+                if type(inner) is list and inner:
+                    found.append(inner)
+    return found
+
+
 _UNSEEN = object()
 _LEAF = object()  # a node with no node fields (Load, Add, Constant...) and no method: as it is
 _NAME = object()  # a name the pass has no method for: as it is, unless it is annotated

@@ -220,19 +220,13 @@ class FirstAssignment(trees.Transformer):
 def _not_in_place(stmts: list, names: set) -> None:
     """``s += e`` -> ``s = s + e`` for the given names, in every block (statements only are
     read: there is none in an expression)."""
-    blocks = [stmts]
-    for block in blocks:
+    for block in trees.blocks(stmts):
         for i, stmt in enumerate(block):
-            if type(stmt) is gast.AugAssign:
-                target = stmt.target
-                if isinstance(target, gast.Name) and target.id in names:
-                    load = gast.Name(target.id, gast.Load(), None, None)
-                    block[i] = gast.copy_location(gast.Assign(
-                        [target], gast.BinOp(load, stmt.op, stmt.value), None), stmt)
-                continue
-            fields = stmt.__dict__
-            blocks += [fields[f] for f in ("body", "orelse", "handlers", "finalbody")
-                       if type(fields.get(f)) is list]
+            if type(stmt) is gast.AugAssign and isinstance(stmt.target, gast.Name) and \
+                    stmt.target.id in names:
+                load = gast.Name(stmt.target.id, gast.Load(), None, None)
+                block[i] = gast.copy_location(gast.Assign(
+                    [stmt.target], gast.BinOp(load, stmt.op, stmt.value), None), stmt)
 
 
 def _first_items(stmts: list) -> None:

@@ -164,8 +164,7 @@ def subtract(tree):
     s_z = s_z - 2.0
     s_w = -s_1 + s_2
     """
-    blocks = [tree.body]
-    for block in blocks:
+    for block in trees.blocks(tree.body):
         for stmt in block:
             cls = type(stmt)
             if cls is gast.AugAssign:
@@ -173,9 +172,6 @@ def subtract(tree):
             elif cls is gast.Assign and type(stmt.value) is gast.BinOp:
                 node, field = stmt.value, "right"
             else:
-                fields = stmt.__dict__
-                blocks += [fields[f] for f in ("body", "orelse", "handlers", "finalbody")
-                           if type(fields.get(f)) is list]
                 continue
             positive = _negated(getattr(node, field)) if type(node.op) in _FLIP else None
             if positive is not None:
