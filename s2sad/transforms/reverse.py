@@ -1024,10 +1024,6 @@ class _Inliner(trees.Copier):
                 return self.visit(node.args[0])  # (decided before the call is copied)
         node = self.generic_visit(node)
         func = node.func
-        if isinstance(func, gast.Name) and self.reverse.imports.is_helper(func.id, "unbroadcast") \
-                and len(node.args) == 2 and isinstance(node.args[1], gast.Name):
-            if self.reverse._same_shape(node.args[1].id, self.ans):
-                return node.args[0]
         if isinstance(func, gast.Name) and len(node.args) == 3 and not node.keywords:
             for side in ("left", "right"):
                 if self.reverse.imports.is_helper(func.id, f"matmul_grad_{side}"):
