@@ -72,6 +72,7 @@ class GradientFunction:
         self._kwonly = [name for name, p in self._signature.parameters.items()
                         if p.kind is p.KEYWORD_ONLY]
         self._variants: dict = {}
+        self._nestables: dict = {}  # variants compiled for a derivative of this one to read
         self._ready: dict = {}  # the variants whose calls need no work but the call
         self._last = None
         self._entry = self._general  # replaced by the entry of the variant called last
@@ -158,8 +159,7 @@ class GradientFunction:
         compiled for as a number (``lr = 0.1``) no longer is one."""
         still = True
         if isinstance(self.func, GradientFunction):  # the inner gradient's globals first
-            inner = self.func._variants.get(key) or self.func._compile(key)
-            still = self.func._refresh(key, inner)
+            still = self.func._refresh(key, self.func._nestable(key))
         namespace = compiled.function.__globals__
         for name, (where, item) in compiled.live.items():  # module globals are read live
             value = namespace[name] = where[item]
@@ -170,6 +170,7 @@ class GradientFunction:
     def _forget(self, key) -> None:
         with self._lock:
             self._variants.pop(key, None)
+            self._nestables.pop(key, None)
             self._ready.pop(key, None)
             self._entry = self._general
         if isinstance(self.func, GradientFunction):
@@ -188,9 +189,32 @@ class GradientFunction:
         """The Python function this one differentiates: the user's, or for a derivative
         of a derivative, the generated function of the inner one for the same kinds."""
         if isinstance(self.func, GradientFunction):
-            inner = self.func._variants.get(key) or self.func._compile(key)
-            return inner.function
+            return self.func._nestable(key).function
         return self.func
+
+    def _nestable(self, key):
+        """The variant for ``key`` as a derivative of this one differentiates it: with
+        every saved value on the stack (compiled again where a loop's values went to
+        lists indexed by its counter, which the compiler does not read back)."""
+        compiled = self._variants.get(key) or self._compile(key)
+        if not compiled.taped:
+            return compiled
+        with self._lock:
+            nestable = self._nestables.get(key)
+            if nestable is None:
+                nestable = self._nestables[key] = self._build(key, nestable=True)
+        return nestable
+
+    def _build(self, key, **options):
+        """Compile and load the variant for ``key`` (``options``: see compile_gradient)."""
+        backend, descriptors = self._split_key(key)
+        function = self._source_function(key)
+        compiled = compile_gradient(function, self._wrt_names, self.optimize, self.annotate,
+                                    self.with_value, descriptors, self._wrt_tuple,
+                                    target=backend, debug_nans=self.debug_nans,
+                                    **self._options(), **options)
+        load(compiled, function)
+        return compiled
 
     def _options(self) -> dict:
         return {"mode": self._mode, "seed": self._seed, "has_aux": self.has_aux}
@@ -199,7 +223,7 @@ class GradientFunction:
         with self._lock:
             if key in self._variants:
                 return self._variants[key]
-            backend, descriptors = self._split_key(key)
+            descriptors = self._split_key(key)[1]
             if descriptors is not None:
                 for name in self._wrt_names:
                     desc = descriptors[self._params.index(name)]
@@ -214,13 +238,7 @@ class GradientFunction:
                             f"cannot differentiate {self.func.__qualname__} with respect to "
                             f"{name!r}: it holds integers ({_show(desc)}); pass floats, e.g. "
                             f"{name}=float(...) or an array with dtype float64")
-            function = self._source_function(key)
-            compiled = compile_gradient(function, self._wrt_names, self.optimize,
-                                        self.annotate, self.with_value, descriptors,
-                                        self._wrt_tuple, target=backend,
-                                        debug_nans=self.debug_nans, **self._options())
-            load(compiled, function)
-            self._variants[key] = compiled
+            compiled = self._variants[key] = self._build(key)
             return compiled
 
     @property

@@ -39,6 +39,7 @@ from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds
 from .transforms.nan_check import NanCheck
 from .transforms.py_floats import PythonFloats
 from .transforms.normalize import Normalize, assigned_names
+from .transforms.loop_tape import LoopTape
 from .transforms.recompute import Recompute
 from .transforms.resolve import static_value
 from .transforms.reverse import Reverse
@@ -77,6 +78,7 @@ class Compiled:
     # non-scalar output is reported
     numbers: frozenset = frozenset()  # module globals compiled as numbers: checked at calls
     entry: types.FunctionType | None = None  # guard and call (s2sad/dispatch.py), once ready
+    taped: bool = False  # a loop saves its values in lists indexed by its counter (LoopTape)
 
 
 def parameters(tree) -> list[str]:
@@ -108,14 +110,17 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
                      with_value: bool = False, arg_descriptors=None,
                      as_tuple: bool = False, target: str = "numpy",
                      debug_nans: bool = False, *, mode: str = "reverse", seed: bool = False,
-                     has_aux: bool = False, keep_stages: bool = False) -> Compiled:
+                     has_aux: bool = False, keep_stages: bool = False,
+                     nestable: bool = False) -> Compiled:
     """Compile the gradient of ``func`` for the argument kinds ``arg_descriptors``.
 
     ``target`` is the backend ("numpy" or "cupy"); ``debug_nans`` asks for code
     that stops at the first statement producing a NaN or infinity. ``mode``:
     ``"reverse"`` (an adjoint; ``seed``: the output's sensitivity is an extra
     argument, for ``vjp``) or ``"forward"`` (tangents, for ``jvp``); ``has_aux``:
-    ``func`` returns ``(value, aux)`` and ``aux`` is returned untouched.
+    ``func`` returns ``(value, aux)`` and ``aux`` is returned untouched. ``nestable``:
+    the code will be differentiated again, so a loop's saved values stay on the stack
+    (whose ``append`` and ``pop`` the compiler reads back; see ``LoopTape``).
     """
     source = FunctionSource.of(func)
     stages = _Stages(keep_stages)
@@ -234,6 +239,13 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         adjoint = NanCheck(source, lambda name: imports.helper(
             name, "s2sad.runtime_debug")).visit(adjoint)
         stages.append(("debug_nans", adjoint))
+    taped = False
+    if optimize and stacks and not nestable and \
+            "range" not in local_names | set(source.globals):  # (the builtin's loops only)
+        tape = LoopTape(stacks, namer.claim)
+        adjoint = tape.visit(adjoint)
+        taped = tape.changed
+        stages.append(("loop_tape", adjoint))
     adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
                            stacks, namer.fresh).visit(adjoint)
     if target == "cupy":  # lists and numbers used as arrays: cp.asarray (NumPy converts them)
@@ -247,7 +259,8 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     at = returns[0] if len(returns) == 1 else source.tree
     output_at = (source.filename, at.lineno, source.line(at.lineno))
     return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages.texts,
-                    output_at=output_at, numbers=frozenset(numbers) & set(imports.live))
+                    output_at=output_at, numbers=frozenset(numbers) & set(imports.live),
+                    taped=taped)
 
 
 def _fresh_call(imports):

@@ -269,27 +269,29 @@ from s2sad.runtime import as_gradient, shape_of, sum_grad, unbroadcast
 
 def grad_rnn_loss(W, U, xs, h0):
     s_W, s_U = [0.0] * 2
-    stack = []
     h = h0
     t_2 = xs.shape[0]
     t_3, t_4, t_5 = (None, None, None)
+    t_3_saved = [None] * t_2
+    t_5_saved = [None] * t_2
+    h_saved = [None] * t_2
     for t in range(t_2):
-        stack.append(shape_of(t_3))
+        t_3_saved[t] = shape_of(t_3)
         t_3 = W @ h
-        stack.append(shape_of(t_5))
+        t_5_saved[t] = shape_of(t_5)
         t_5 = U @ xs[t]
-        stack.append(h)
+        h_saved[t] = h
         h = cp.tanh(t_3 + t_5)
     s_h = sum_grad(2, h ** 2, None, False) * h
     for t in reversed(range(t_2)):
         s_6 = s_h * (1.0 - h ** 2)
-        h = stack.pop()
+        h = h_saved[t]
         s_3 = unbroadcast(s_6, t_3)
         s_U += cp.outer(unbroadcast(s_6, t_5), xs[t])
-        t_5 = stack.pop()
+        t_5 = t_5_saved[t]
         s_W += cp.outer(s_3, h)
         s_h = W.T @ s_3
-        t_3 = stack.pop()
+        t_3 = t_3_saved[t]
     return (as_gradient(W, s_W), as_gradient(U, s_U))
 '''
 

@@ -137,7 +137,7 @@ def test_scalar_while_reverse_sweep_reads_the_originals_not_copies():
 def test_product_loop_reverse_sweep_is_the_hand_written_one():
     """A list of floats gets `[0.0] * len(x)`; the update of `s_p` sinks below the read of
     its old value, so no copy of it is kept; `x[i]`, read into a temporary in both sweeps,
-    goes back into its one use in each."""
+    goes back into its one use in each; each pass's `p` is saved at index `i` of a list."""
     from benchmarks.workloads.speelpenning import grad_speelpenning_hand, speelpenning_loop
     x = [1.0 + 0.1 * k for k in range(6)]
     dp = s2sad.grad(speelpenning_loop)
@@ -147,8 +147,9 @@ def test_product_loop_reverse_sweep_is_the_hand_written_one():
         "[0.0] * len(x)\n"
         "    s_p = 1.0\n"
         "    for i in reversed(range(t_1)):\n"
-        "        p = stack.pop()\n"
+        "        p = p_saved[i]\n"
         "        s_x[i] = p * s_p\n"
         "        s_p = x[i] * s_p\n"
         "    return s_x\n"), source
-    assert "        stack.append(p)\n        p = p * x[i]\n" in source
+    assert "    p_saved = [None] * t_1\n    for i in range(t_1):\n" \
+           "        p_saved[i] = p\n        p = p * x[i]\n" in source

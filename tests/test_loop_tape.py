@@ -1,0 +1,167 @@
+"""A ``for i in range(n)`` loop saves its passes' values in lists indexed by ``i``
+(transforms/loop_tape.py): gradients against central differences, where the lists are
+used and where the stack stays, and derivatives of derivatives of such gradients."""
+
+import numpy as np
+import pytest
+
+import s2sad
+from tests.cases_range_shadowed import range_shadowed
+from tests.test_control_flow import numeric_gradient
+
+
+def two_carried(x, n):
+    p, q = 1.0, 0.0
+    for i in range(n):
+        q = q + p * x
+        p = p * x + 0.5 * q
+    return p + q
+
+
+def inner_while(xs):
+    s = 0.0
+    for i in range(len(xs)):
+        y = xs[i]
+        while y > 0.1:
+            y = 0.5 * y
+            s = s + y * y
+        s = s * 1.1
+    return s
+
+
+def branch_in_pass(xs):
+    acc = 1.0
+    for i in range(len(xs)):
+        if xs[i] > 0:
+            acc = acc * xs[i]
+        else:
+            acc = acc + xs[i] ** 2
+        acc = np.sin(acc)
+    return acc
+
+
+def nested_for(W, xs):
+    h = np.zeros(3)
+    for t in range(xs.shape[0]):
+        for k in range(2):
+            h = np.tanh(W @ h + xs[t])
+    return np.sum(h ** 2)
+
+
+def setitem_pass(x):
+    ys = [0.0, 0.0, 0.0]
+    for i in range(6):
+        ys[i % 3] = ys[i % 3] * x + x
+    return ys[0] * ys[1] + ys[2]
+
+
+def with_break(x):
+    p = x
+    for i in range(10):
+        if p > 3.0:
+            break
+        p = p * x + 0.1
+    return p
+
+
+def counter_reassigned(x):
+    p = x
+    for i in range(4):
+        i = i * 2
+        p = p * x + i
+    return p
+
+
+def constant_trips(x):
+    for i in range(5):
+        x = np.sin(x) * 1.5
+    return x
+
+
+def two_loops(xs, c):
+    a = c
+    for i in range(len(xs)):
+        a = a * xs[i] + c
+    b = a
+    for j in range(3):
+        b = np.cos(b) * a
+    return b
+
+
+rng = np.random.default_rng(3)
+W3 = rng.normal(size=(3, 3)) * 0.4
+XS = rng.normal(size=(4, 3))
+
+CASES = [  # (function, arguments, which argument, lists indexed by the counter?)
+    pytest.param(two_carried, (0.7, 5), 0, True, id="two-carried-values"),
+    pytest.param(inner_while, ([1.3, 0.05, 2.7],), 0, True, id="while-inside"),
+    pytest.param(branch_in_pass, ([0.4, -0.8, 1.2, -0.3],), 0, True, id="branch-inside"),
+    pytest.param(nested_for, (W3, XS), 0, False, id="nested-for-W"),
+    pytest.param(nested_for, (W3, XS), 1, False, id="nested-for-xs"),
+    pytest.param(setitem_pass, (0.9,), 0, True, id="list-item-overwritten"),
+    pytest.param(with_break, (1.2,), 0, False, id="break"),
+    pytest.param(counter_reassigned, (0.8,), 0, False, id="counter-reassigned"),
+    pytest.param(constant_trips, (0.6,), 0, True, id="range-of-a-constant"),
+    pytest.param(two_loops, ([0.9, 1.1, 0.7], 0.3), 0, True, id="two-loops-xs"),
+    pytest.param(two_loops, ([0.9, 1.1, 0.7], 0.3), 1, True, id="two-loops-c"),
+    pytest.param(range_shadowed, (0.8,), 0, False, id="range-shadowed"),
+]
+
+
+@pytest.mark.parametrize("f, args, wrt, taped", CASES)
+def test_gradient_matches_central_differences(f, args, wrt, taped):
+    g = s2sad.grad(f, wrt=wrt)
+    got = g(*args)
+    want = numeric_gradient(f, args, wrt)
+    np.testing.assert_allclose(np.asarray(got, dtype=float), want, rtol=1e-6, atol=1e-8)
+    source = g.source_for(*args)
+    assert ("_saved = [None] * " in source) == taped, source
+    if taped:  # a pass's values come back from its own index: no push and pop for them
+        assert f"_saved[{'j' if f is two_loops else 'i'}]" in source, source
+
+
+def test_what_inner_loops_and_branches_save_stays_on_the_stack():
+    source = s2sad.grad(inner_while).source_for([1.3, 0.05, 2.7])
+    assert "trips_1_saved[i] = trips_1" in source and "trips_1 = trips_1_saved[i]" in source
+    assert "stack.append(y)" in source and "y = stack.pop()" in source  # the while's passes
+    source = s2sad.grad(nested_for).source_for(W3, XS)
+    assert "stack.append(h)" in source and "h = stack.pop()" in source
+
+
+def test_unoptimized_gradient_keeps_the_stack():
+    source = s2sad.grad(two_carried, optimize=False).source_for(0.7, 5)
+    assert "_saved" not in source and "stack.pop()" in source
+
+
+def test_stages_show_the_lists():
+    stages = dict(s2sad.grad(two_carried).stages(0.7, 5))
+    assert "stack.pop()" in stages["python_floats"] and "stack" not in stages["loop_tape"]
+
+
+@pytest.mark.parametrize("f, args", [(two_carried, (0.7, 5)), (constant_trips, (0.6,)),
+                                     (with_break, (1.2,))])
+def test_second_derivatives_of_a_loop(f, args):
+    """A derivative of a derivative reads the inner gradient with its values on the stack
+    (compiled again for it); both orders and both modes against finite differences."""
+    s2sad.check_grads(f, args, order=2, modes=("rev", "fwd"), wrt=0)
+    inner = s2sad.grad(f)
+    inner(*args)
+    assert "_saved" in inner.source or f is with_break
+    differentiated = s2sad.grad(inner).stages(*args)[0][1]  # (the "source" stage)
+    assert "_saved" not in differentiated and "def grad_" in differentiated
+
+
+def test_hessian_vector_product_through_a_taped_loop():
+    def f(x):
+        p = 1.0
+        for i in range(x.shape[0]):
+            p = p * np.sin(x[i]) + x[i]
+        return p
+
+    x, v = np.array([0.3, 0.8, -0.5]), np.array([1.0, -2.0, 0.5])
+    hv = s2sad.hvp(f)(x, v)
+    eps = 1e-5
+    g = s2sad.grad(f)
+    want = (g(x + eps * v) - g(x - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(hv, want, rtol=1e-6, atol=1e-8)
+    assert "_saved" in g.source
