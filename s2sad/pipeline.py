@@ -344,7 +344,7 @@ def _purity(source, imports):
         if isinstance(func, gast.Name):
             if func.id in pure_helpers:
                 return True
-            return func.id == "float" and func.id not in source.locals and \
+            return func.id in ("float", "len") and func.id not in source.locals and \
                 func.id not in source.globals
         try:
             target = static_value(func, source, source.locals)

@@ -271,7 +271,7 @@ def grad_rnn_loss(W, U, xs, h0):
     s_W, s_U = [0.0] * 2
     h = h0
     t_2 = xs.shape[0]
-    t_3, t_4, t_5 = (None, None, None)
+    t_3, t_5 = (None, None)
     t_3_saved = [None] * t_2
     t_5_saved = [None] * t_2
     h_saved = [None] * t_2

@@ -165,3 +165,17 @@ def test_hessian_vector_product_through_a_taped_loop():
     want = (g(x + eps * v) - g(x - eps * v)) / (2 * eps)
     np.testing.assert_allclose(hv, want, rtol=1e-6, atol=1e-8)
     assert "_saved" in g.source
+
+
+@pytest.mark.parametrize("f, args, wrt, taped", CASES)
+def test_every_value_the_gradient_sets_is_read(f, args, wrt, taped):
+    """No leftovers: a name set to None before a loop but no longer saved, a structure's
+    zeros after the last read of them (``s_ys = [0.0] * len(ys)``)..."""
+    import ast
+    tree = ast.parse(s2sad.grad(f, wrt=wrt).source_for(*args))
+    counters = {n.target.id for n in ast.walk(tree) if isinstance(n, ast.For)}
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+              and isinstance(n.ctx, ast.Store)} - counters
+    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+              and isinstance(n.ctx, ast.Load)}
+    assert stored <= loaded, sorted(stored - loaded)

@@ -30,6 +30,27 @@ def g(x, n):
         s_2 = s_1 * 2.0
         y = s_2
     return y
+
+Of the names set to None before a loop (what it saves before its first pass sets them),
+only those still read stay:
+
+>>> fn = gast.parse('''def g(x, n):
+...     stack = []
+...     t_1, t_2 = (None, None)
+...     for _ in range(n):
+...         stack.append(t_1)
+...         t_1 = x * 2.0
+...         x = t_1
+...     return (x, stack)''').body[0]
+>>> print(unparse(DeadCode(lambda func: False).visit(fn)))
+def g(x, n):
+    stack = []
+    t_1 = None
+    for _ in range(n):
+        stack.append(t_1)
+        t_1 = x * 2.0
+        x = t_1
+    return (x, stack)
 """
 
 from __future__ import annotations
@@ -111,11 +132,13 @@ class DeadCode(trees.Transformer):
                 live = after | inner | header
                 kept.append(stmt)
                 continue
-            init = zero_init_names(stmt)
+            init, value = zero_init_names(stmt), 0.0
+            if init is None:
+                init, value = _none_init_names(stmt), None
             if init is not None and len(init) > 1:
                 needed = [n for n in init if n in live]
                 if apply and needed != init:
-                    stmt = _zero_init(needed) if needed else None
+                    stmt = _init(needed, value) if needed else None
                 live -= set(init)
                 if stmt is not None:
                     kept.append(stmt)
@@ -160,10 +183,28 @@ def _mutates(stmt) -> bool:
     return False
 
 
-def _zero_init(names):
+def _none_init_names(stmt) -> list[str] | None:
+    """Names set to None by ``a, b = (None, None)`` (values a loop saves before its first
+    pass sets them), else None."""
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Tuple) and \
+            isinstance(stmt.value, gast.Tuple) and \
+            len(stmt.targets[0].elts) == len(stmt.value.elts) and \
+            all(isinstance(t, gast.Name) for t in stmt.targets[0].elts) and \
+            all(isinstance(v, gast.Constant) and v.value is None for v in stmt.value.elts):
+        return [t.id for t in stmt.targets[0].elts]
+    return None
+
+
+def _init(names, value):
+    """``s = 0.0`` or ``s_a, s_b = [0.0] * 2`` (``value`` 0.0); ``x = None`` or
+    ``x, y = (None, None)`` (``value`` None)."""
     targets = [gast.Name(n, gast.Store(), None, None) for n in names]
     if len(targets) == 1:
-        return gast.Assign(targets, gast.Constant(0.0, None), None)
+        return gast.Assign(targets, gast.Constant(value, None), None)
+    if value is None:
+        return gast.Assign([gast.Tuple(targets, gast.Store())],
+                           gast.Tuple([gast.Constant(None, None) for _ in names], gast.Load()),
+                           None)
     value = gast.BinOp(gast.List([gast.Constant(0.0, None)], gast.Load()), gast.Mult(),
                        gast.Constant(len(names), None))
     return gast.Assign([gast.Tuple(targets, gast.Store())], value, None)
