@@ -179,3 +179,82 @@ def test_every_value_the_gradient_sets_is_read(f, args, wrt, taped):
     loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
               and isinstance(n.ctx, ast.Load)}
     assert stored <= loaded, sorted(stored - loaded)
+
+
+# --- lists a function fills by index itself --------------------------------------------------
+
+def filled_then_read_backwards(x, T):
+    hs = [None] * T
+    h = x
+    for t in range(T):
+        h = np.sin(h) * 1.5
+        hs[t] = h
+    total = 0.0
+    for t in reversed(range(T)):
+        total = total * 0.5 + hs[t]
+    return total
+
+
+def filled_arrays(W, x):
+    hs = [None] * 3
+    h = x
+    for t in range(3):
+        h = np.tanh(W @ h)
+        hs[t] = h
+    total = 0.0
+    for t in reversed(range(3)):
+        total = total + np.sum(hs[t] * hs[2 - t])
+    return total
+
+
+def filled_to_its_length(x):
+    hs = [None] * len(x)
+    for t in range(len(x)):
+        hs[t] = np.sin(x[t])
+    total = 0.0
+    for t in reversed(range(len(x))):
+        total = total * 0.5 + hs[t]
+    return total
+
+
+def concatenated(x):
+    ys = [x, 2.0 * x] + [x * x]
+    total = 0.0
+    for k in reversed(range(3)):
+        total = total * x + ys[k]
+    return total
+
+
+@pytest.mark.parametrize("f, args, wrt", [
+    (filled_then_read_backwards, (0.7, 4), 0),
+    (filled_arrays, (np.eye(2) * 0.5 + 0.1, np.array([0.3, -0.2])), 0),
+    (filled_arrays, (np.eye(2) * 0.5 + 0.1, np.array([0.3, -0.2])), 1),
+    (concatenated, (0.8,), 0),
+    (filled_to_its_length, ([0.3, 0.5, 0.9],), 0),
+    (filled_to_its_length, (np.array([0.3, 0.5, 0.9]),), 0),
+], ids=["floats", "arrays-W", "arrays-x", "list-plus-list", "len-list", "len-array"])
+def test_a_list_made_by_repetition_or_concatenation_is_a_list(f, args, wrt):
+    """``[None] * T`` and ``xs + ys`` are lists: an item read at an index the compiler
+    cannot see (``reversed(range(T))``) gets its sensitivity as a list's item (this was
+    ``np.add.at`` on a list, a TypeError)."""
+    got = s2sad.grad(f, wrt=wrt)(*args)
+    np.testing.assert_allclose(np.asarray(got, dtype=float), numeric_gradient(f, args, wrt),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_second_derivative_of_a_user_list_filled_by_index():
+    """Forward over reverse: the tangent of ``add_sens(a, b)`` on lists is one call on both
+    tangents (a sum of two calls concatenated the lists)."""
+    s2sad.check_grads(filled_then_read_backwards, (0.7, 4), order=2, modes=("rev", "fwd"), wrt=0)
+
+
+def repeated(x):
+    ys = [x] * 3
+    return ys[0] * ys[2]
+
+
+def test_repeating_a_list_of_active_values_is_refused_at_its_line():
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(repeated)(0.8)
+    text = str(info.value)
+    assert "repeating a list" in text and "ys = [x] * 3" in text and "test_loop_tape.py" in text

@@ -362,6 +362,7 @@ class Forward:
                 parts.append(self._inline(rule, rule.tangent, mapping, params[i], pre, exprs[i],
                                           target, strip=False))
         elif rule.linear is not None:
+            joint: dict = {}
             for i in wanted:
                 if i not in rule.linear and self._no_dependence(rule, i):
                     continue  # the adjoint says so: only its shape matters (sum_grad's x)
@@ -371,12 +372,16 @@ class Forward:
                         f"{', '.join(params[j] for j in rule.linear)}, not in {params[i]!r}",
                         stmt, "Register a tangent rule with @s2sad.deftangent.")
                 replace = {id(mapping[params[i]]): self.load(self.d(mapping[params[i]].id))}
-                if rule.joint:
-                    for j in rule.linear:
-                        other = mapping[params[j]]
-                        if j != i and isinstance(other, gast.Name) and id(other) not in replace:
-                            replace[id(other)] = self.zero(other)
+                if rule.joint:  # one call, with every tangent in its place (a sum of calls
+                    joint.update(replace)  # would add lists by concatenating them)
+                    continue
                 parts.append(clone(_substitute(value, replace)))
+            if joint:
+                for j in rule.linear:
+                    other = mapping[params[j]]
+                    if isinstance(other, gast.Name) and id(other) not in joint:
+                        joint[id(other)] = self.zero(other)
+                parts.append(clone(_substitute(value, joint)))
         else:  # elementwise: the adjoint's expression, g being the argument's tangent
             pre, returned = rule.parsed()
             exprs = returned.elts if isinstance(returned, gast.Tuple) else [returned]

@@ -212,7 +212,26 @@ def _is_false(node) -> bool:
     return isinstance(node, gast.Constant) and not node.value
 
 
+def _sequence_tag(node, of):
+    """"list" or "tuple" for a list or tuple (made here, or a name of one), else None."""
+    if isinstance(node, (gast.List, gast.Tuple)):
+        return "list" if isinstance(node, gast.List) else "tuple"
+    tag = of(node).tag
+    return tag if tag in ("list", "tuple") else None
+
+
 def _value_kind(value, of, source, local_names, target) -> Kind:
+    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
+        # [None] * n, xs + ys: a sequence whose items are not known (but an array times a
+        # list, or plus one, is an array)
+        tags = [_sequence_tag(side, of) for side in (value.left, value.right)]
+        kinds = [of(side) for side in (value.left, value.right)]
+        if isinstance(value.op, gast.Add) and tags[0] is not None and tags[0] == tags[1]:
+            return Kind(tags[0])
+        if isinstance(value.op, gast.Mult):
+            for tag, other in ((tags[0], kinds[1]), (tags[1], kinds[0])):
+                if tag is not None and other.tag == "scalar" and other.py == "int":
+                    return Kind(tag)
     op = classify(value, source, local_names)
     if op.kind == "copy":
         return of(value)
@@ -243,7 +262,7 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             items = base.items if base.tag in ("list", "tuple") else ()
             return Kind(op.rule.func.__name__, items=items)
         if shape == "scalar":
-            return SCALAR
+            return Kind("scalar", "()", 0, py="int") if op.rule.func is len else SCALAR
         if shape == "elementwise":
             return combine([of(a) for a in op.operands] +
                            [of(v) for k, v in op.keywords.items() if k not in _NOT_BROADCAST])

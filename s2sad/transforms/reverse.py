@@ -606,8 +606,16 @@ class Reverse:
         if op.kind == "copy":
             if self.wants(value):
                 self.accumulate(value.id, g)
+        elif op.kind == "linear" and self.kind(target).tag in ("list", "tuple"):
+            self.concatenation(stmt, value, g)
         elif op.kind == "linear":
             self.linear(value, g, target, negate=False)
+        elif op.kind == "call" and self.kind(target).tag in ("list", "tuple") and \
+                isinstance(value, gast.BinOp) and any(self.wants(o) for o in op.operands):
+            raise self.source.error(
+                NoDerivativeError, "no derivative rule for repeating a list or tuple "
+                f"({self.source.segment(stmt)}) of values that depend on the differentiated "
+                "argument", stmt, "Build it with a comprehension, or with append in a loop.")
         elif op.kind == "call":
             self.call(stmt, value, op, g, target)
         elif op.kind == "subscript":
@@ -641,6 +649,28 @@ class Reverse:
         elif self.wants(node):
             self.accumulate(node.id, self.unbroadcast(g, node, target), negate)
 
+    def concatenation(self, stmt, node, g):
+        """``ys = a + b``, lists or tuples: ``a`` gets ``s_ys[:len(a)]``, ``b`` the rest."""
+        parts = []
+        while isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+            parts.insert(0, node.right)
+            node = node.left
+        parts.insert(0, node)
+        if not all(isinstance(p, gast.Name) for p in parts):
+            raise self.source.error(NoDerivativeError, "no derivative rule for this "
+                                    "sequence arithmetic", stmt, "Concatenate with +.")
+        start = None
+        for i, part in enumerate(parts):
+            size = gast.Call(self.load("len"), [self.load(part.id)], [])
+            stop = None if i == len(parts) - 1 else size if start is None else \
+                gast.BinOp(clone(start), gast.Add(), size)
+            if self.wants(part):
+                self.accumulate(part.id, gast.Subscript(
+                    clone(g), gast.Slice(clone(start) if start is not None else None,
+                                         clone(stop) if stop is not None else None, None),
+                    gast.Load()))
+            start = stop
+
     def unbroadcast(self, expr, like: gast.Name, ans: str):
         if self._same_shape(like.id, ans):
             return expr
@@ -659,9 +689,10 @@ class Reverse:
             self.touch(name)
         index = clone(value.slice)
         listed = self.kind(name).tag in ("list", "tuple")
-        if (listed or self.kind(name).tag == "any") and _has_slice(index) or \
-                listed and not _basic_index(index, self.kinds):
-            # a slice of a list: add item by item (`+=` would extend the list)
+        if (listed or self.kind(name).tag == "any") and (
+                _has_slice(index) or not _basic_index(index, self.kinds)):
+            # a slice of a list: add item by item (`+=` would extend the list); an index
+            # of a value that may be a list (np.add.at takes arrays alone)
             index_expr = gast.Subscript(gast.Attribute(self.load(self.imports.numpy()), "s_",
                                                        gast.Load()), index, gast.Load())
             scattered = gast.Call(self.helper("index_grad"), [g, self.load(name), index_expr], [])
