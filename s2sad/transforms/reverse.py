@@ -656,9 +656,9 @@ class Reverse:
             parts.insert(0, node.right)
             node = node.left
         parts.insert(0, node)
-        if not all(isinstance(p, gast.Name) for p in parts):
-            raise self.source.error(NoDerivativeError, "no derivative rule for this "
-                                    "sequence arithmetic", stmt, "Concatenate with +.")
+        if not all(isinstance(p, gast.Name) for p in parts):  # (normalization makes names)
+            raise DifferentiationError("internal error: a joined list's part is not a name; "
+                                       "please report this")
         start = None
         for i, part in enumerate(parts):
             size = gast.Call(self.load("len"), [self.load(part.id)], [])
