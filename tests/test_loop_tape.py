@@ -88,6 +88,15 @@ def two_loops(xs, c):
     return b
 
 
+def same_range_twice(x, n):
+    p = x
+    for i in range(n):
+        p = p * x
+    for i in range(n):
+        p = np.sin(p)
+    return p
+
+
 rng = np.random.default_rng(3)
 W3 = rng.normal(size=(3, 3)) * 0.4
 XS = rng.normal(size=(4, 3))
@@ -105,6 +114,8 @@ CASES = [  # (function, arguments, which argument, lists indexed by the counter?
     pytest.param(two_loops, ([0.9, 1.1, 0.7], 0.3), 0, True, id="two-loops-xs"),
     pytest.param(two_loops, ([0.9, 1.1, 0.7], 0.3), 1, True, id="two-loops-c"),
     pytest.param(range_shadowed, (0.8,), 0, False, id="range-shadowed"),
+    # the second loop is walked back first: each reverse loop reads its own loop's list
+    pytest.param(same_range_twice, (0.7, 3), 0, True, id="same-range-twice"),
 ]
 
 

@@ -58,7 +58,7 @@ from typing import Callable
 import gast
 
 from .. import trees
-from .recompute import _reversed_of
+from .recompute import loop_pairs
 
 
 def _on(node, stack: str, method: str) -> bool:
@@ -123,15 +123,11 @@ class LoopTape:
         return fn
 
     def _block(self, block: list, stack: str):
-        loops = [s for s in block if isinstance(s, gast.For)]
-        for forward in loops:
-            backward = next((s for s in loops if s is not forward and _reversed_of(s, forward)),
-                            None)
-            if backward is not None and block.index(forward) < block.index(backward):
-                made = self._pair(forward, backward, stack)
-                if made:
-                    at = block.index(forward)
-                    block[at:at] = [gast.copy_location(m, forward) for m in made]
+        for forward, backward in loop_pairs(block):
+            made = self._pair(forward, backward, stack)
+            if made:
+                at = block.index(forward)
+                block[at:at] = [gast.copy_location(m, forward) for m in made]
 
     def _pair(self, forward, backward, stack) -> list:
         """Move the values ``forward`` saves at its top level into lists indexed by its

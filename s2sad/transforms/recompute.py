@@ -81,6 +81,31 @@ def _reversed_of(loop, forward) -> bool:
         gast.dump(loop.target) == gast.dump(forward.target)
 
 
+def loop_pairs(stmts: list) -> list:
+    """``(forward, backward)`` for each loop of ``stmts`` walked back by a later one,
+    ``for i in reversed(<forward's iterable>)``. The sweeps nest, so a reverse loop
+    walks back the latest loop before it over the same values not yet walked back
+    (two ``for i in range(n)`` loops: the second is walked back first).
+
+    >>> import gast
+    >>> tree = gast.parse("for i in range(n): a\\nfor i in range(n): b\\n"
+    ...                   "for i in reversed(range(n)): b\\nfor i in reversed(range(n)): a")
+    >>> [(f.body[0].value.id, b.body[0].value.id) for f, b in loop_pairs(tree.body)]
+    [('b', 'b'), ('a', 'a')]
+    """
+    pending, pairs = [], []
+    for stmt in stmts:
+        if not isinstance(stmt, gast.For):
+            continue
+        forward = next((f for f in reversed(pending) if _reversed_of(stmt, f)), None)
+        if forward is None:
+            pending.append(stmt)
+        else:
+            pending.remove(forward)
+            pairs.append((forward, stmt))
+    return pairs
+
+
 class Recompute(trees.Transformer):
     changed = False  # (whether a visit moved a read)
 
@@ -111,12 +136,8 @@ class Recompute(trees.Transformer):
         return stores
 
     def pair(self, stmts):
-        loops = [s for s in stmts if isinstance(s, gast.For)]
-        for forward in loops:
-            backward = next((s for s in loops if s is not forward and _reversed_of(s, forward)),
-                            None)
-            if backward is not None:
-                self.recompute(forward, backward)
+        for forward, backward in loop_pairs(stmts):
+            self.recompute(forward, backward)
         for s in stmts:
             for field in ("body", "orelse"):
                 inner = getattr(s, field, None)
