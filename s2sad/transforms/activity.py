@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gast
 
+from .. import trees
 from .normalize import assigned_names
 from .resolve import classify, is_append, is_setitem, names_in, statement_parts
 
@@ -65,4 +66,207 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
             if useful.intersection(targets) and not useful.issuperset(deps):
                 useful |= deps
                 changed = True
-    return varied & useful
+    return varied & useful - shift_invariant(tree, source, local_names)
+
+
+# ``m = np.max(z, ...)``: the values whose shift can cancel (see ``shift_invariant``)
+_EXTREMA = {"numpy.max", "numpy.amax", "numpy.min", "numpy.amin"}
+_UNSET = object()
+
+
+def shift_invariant(tree: gast.FunctionDef, source, local_names: set[str]) -> set[str]:
+    """The names ``m`` of ``m = np.max(z, ...)`` (or ``min``) that no later value
+    depends on: ``m`` is subtracted from ``z`` before ``np.exp`` and added back after
+    ``np.log`` (log-sum-exp), or cancels in a ratio (softmax), so that moving ``m`` by
+    any amount changes nothing read later. The derivative with respect to ``m`` is then
+    zero, exactly: no gradient needs to flow through it (nor ``extremum_grad``).
+
+    >>> import numpy as np
+    >>> from s2sad.source import FunctionSource
+    >>> def f(z):
+    ...     m = np.max(z, axis=1, keepdims=True)
+    ...     t_1 = z - m
+    ...     e = np.exp(t_1)
+    ...     t_2 = np.sum(e, axis=1, keepdims=True)
+    ...     t_3 = np.log(t_2)
+    ...     lse = t_3 + m
+    ...     return lse
+    >>> source = FunctionSource.of(f)
+    >>> local = {"z", "m", "e", "lse", "t_1", "t_2", "t_3"}
+    >>> shift_invariant(source.tree, source, local)
+    {'m'}
+
+    Summed along another axis (``np.sum(e, axis=0, keepdims=True)``), the shift is
+    not the same along the sum: it does not cancel, and ``m`` keeps its gradient.
+
+    >>> source.tree.body[3].value.keywords[0].value.value = 0
+    >>> shift_invariant(source.tree, source, local)
+    set()
+
+    The rules follow how each value moves when ``m`` moves by ``d``: a sum or
+    difference with ``m`` moves by ``d`` (times an integer), ``np.exp`` of it is scaled
+    by ``exp(d)``, ``np.sum`` of that along the axes ``m`` was reduced over keeps the
+    scale, ``np.log`` turns the scale back into a move, and a product or ratio of scaled
+    values adds or subtracts the scales. A value that neither moves nor scales is free;
+    any other use of one that does keeps ``m`` active. It all happens in one block,
+    each of the names assigned once, ``z`` not assigned again before the last use.
+    """
+    loads: dict = {}
+    stores: dict = {a.id: 1 for a in tree.args.args + tree.args.posonlyargs +
+                    tree.args.kwonlyargs}
+    assigns, blocks = [], [tree.body]
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Load, gast.Store)):
+            counts = loads if isinstance(node.ctx, gast.Load) else stores
+            counts[node.id] = counts.get(node.id, 0) + 1
+        elif isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+            assigns.append(node)
+        elif isinstance(node, (gast.If, gast.For, gast.While)):
+            blocks += [node.body, node.orelse]
+    literals = {}  # (normalization names the -1 of axis=-1: t_1 = -1)
+    for node in assigns:
+        value = _literal(node.value, {})
+        if value is not _UNSET and stores.get(node.targets[0].id) == 1:
+            literals[node.targets[0].id] = value
+    found: set = set()
+    if not any(isinstance(node.value, gast.Call) for node in assigns):
+        return found
+    for block in blocks:
+        for i, stmt in enumerate(block):
+            if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                    and stores.get(stmt.targets[0].id) == 1):
+                continue
+            reduced = _reduction(stmt.value, _EXTREMA, literals, source, local_names)
+            if reduced is not None and _cancels(block[i + 1:], stmt.targets[0].id, *reduced,
+                                                loads, stores, literals, source, local_names):
+                found.add(stmt.targets[0].id)
+    return found
+
+
+def _literal(node, literals: dict):
+    """The value of an axis or flag written as a literal (an int, a tuple of ints, None,
+    True...) or a name of one in ``literals``, else ``_UNSET``."""
+    if isinstance(node, gast.Name):
+        return literals.get(node.id, _UNSET)
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
+        return -node.operand.value
+    if isinstance(node, gast.Tuple):
+        items = tuple(_literal(e, literals) for e in node.elts)
+        return items if all(type(i) is int for i in items) else _UNSET
+    return _UNSET
+
+
+def _reduction(value, functions, literals, source, local_names):
+    """``(argument, axes)`` of ``np.max(argument, axis=..., keepdims=...)`` (one of
+    ``functions``): ``axes`` None where the result is the same along every axis (a
+    number), else the frozenset of the axes it keeps with length 1; None if it is not
+    such a call."""
+    if not isinstance(value, gast.Call) or not value.args or len(value.args) > 2 or \
+            not isinstance(value.args[0], gast.Name) or \
+            classify(value, source, local_names).name not in functions:
+        return None
+    options = {k.arg: k.value for k in value.keywords}
+    if len(value.args) == 2:
+        if "axis" in options:
+            return None
+        options["axis"] = value.args[1]
+    if set(options) - {"axis", "keepdims"}:
+        return None
+    axis = _literal(options["axis"], literals) if "axis" in options else None
+    keepdims = _literal(options["keepdims"], literals) if "keepdims" in options else False
+    if axis is None and keepdims in (True, False):
+        return value.args[0].id, None
+    if keepdims is True and type(axis) is int:
+        return value.args[0].id, frozenset([axis])
+    if keepdims is True and type(axis) is tuple:
+        return value.args[0].id, frozenset(axis)
+    return None  # (without keepdims, the result's axes no longer line up with z's)
+
+
+def _signed_terms(node, sign=1):
+    """``[(sign, leaf)]`` of a chain of ``+``, ``-`` and unary ``-``."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+        right = -sign if isinstance(node.op, gast.Sub) else sign
+        return _signed_terms(node.left, sign) + _signed_terms(node.right, right)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return _signed_terms(node.operand, -sign)
+    return [(sign, node)]
+
+
+def _cancels(stmts, m, z, axes, loads, stores, literals, source, local_names) -> bool:
+    """Does every use of ``m = np.max(z, ...)`` cancel (``stmts``: those after it in its
+    block)? See ``shift_invariant``."""
+    moving = {m: ("move", 1, "m")}  # name -> (how, times d, shaped like "z" or "m")
+    used: dict = {}
+    for stmt in stmts:
+        if all(used.get(name, 0) == loads.get(name, 0) for name in moving):
+            return True  # (no use left anywhere)
+        nodes = trees.walk(stmt)
+        if any(isinstance(n, gast.Name) and n.id == z and isinstance(n.ctx, gast.Store)
+               for n in nodes):
+            return False  # (z assigned again while a use is left: another z)
+        names = [n.id for n in nodes if isinstance(n, gast.Name) and
+                 isinstance(n.ctx, gast.Load) and n.id in moving]
+        if not names:
+            continue
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+            return False
+        for name in names:
+            used[name] = used.get(name, 0) + 1
+        moved = _moved(stmt.value, moving, z, axes, literals, source, local_names)
+        if moved is None:
+            return False
+        if moved[1]:  # (a value that no longer moves is free)
+            if stores.get(stmt.targets[0].id) != 1:
+                return False
+            moving[stmt.targets[0].id] = moved
+    return all(used.get(name, 0) == loads.get(name, 0) for name in moving)
+
+
+def _moved(value, moving, z, axes, literals, source, local_names):
+    """How ``value`` moves when ``m`` moves: ``(how, times, shape)``; None for a use
+    that does not cancel."""
+    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub)) or \
+            isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+        times, shape, free = 0, "m", False
+        for sign, term in _signed_terms(value):
+            name = term.id if isinstance(term, gast.Name) else None
+            if name in moving:
+                how, count, where = moving[name]
+                if how != "move":
+                    return None
+                times += sign * count
+                shape = "z" if where == "z" else shape
+            elif name == z:
+                shape = "z"
+            else:
+                free = True  # (another term may broadcast the others to new axes)
+        return None if free and times and axes is not None else ("move", times, shape)
+    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Mult, gast.Div)):
+        parts = [moving.get(getattr(side, "id", None)) for side in (value.left, value.right)]
+        if None in parts or parts[0][0] != "scale" or parts[1][0] != "scale":
+            return None
+        sign = -1 if isinstance(value.op, gast.Div) else 1
+        shape = "z" if "z" in (parts[0][2], parts[1][2]) else "m"
+        return "scale", parts[0][1] + sign * parts[1][1], shape
+    if not isinstance(value, gast.Call):
+        return None
+    summed = _reduction(value, {"numpy.sum"}, literals, source, local_names)
+    if summed is not None:
+        how, times, _ = moving.get(summed[0], (None, 0, None))
+        if how != "scale" or axes is not None and summed[1] != axes:
+            return None  # (summed along an axis where the shift is not the same)
+        return how, times, "m"
+    if len(value.args) != 1 or value.keywords or not isinstance(value.args[0], gast.Name) \
+            or value.args[0].id not in moving:
+        return None
+    how, times, shape = moving[value.args[0].id]
+    name = classify(value, source, local_names).name
+    if name == "numpy.exp" and how == "move":
+        return "scale", times, shape
+    if name == "numpy.log" and how == "scale":
+        return "move", times, shape
+    return None
