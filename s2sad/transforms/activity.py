@@ -25,6 +25,7 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                  local_names: set[str] | None = None) -> set[str]:
     local_names = assigned_names(tree) if local_names is None else local_names
     flows = []  # (targets, names the targets depend on differentiably)
+    extrema = []  # np.max, np.min... (see shift_invariant)
 
     def collect(stmts):
         for stmt in stmts:
@@ -39,6 +40,8 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                 flows.append((targets, ({targets[0]} | set(names_in(value))) & local_names))
                 continue
             op = classify(value, source, local_names)
+            if op.name in _EXTREMA:
+                extrema.append(stmt)
             if op.kind in ("nondiff", "constant"):
                 deps = []
             elif op.kind in ("linear", "subscript"):
@@ -66,7 +69,8 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
             if useful.intersection(targets) and not useful.issuperset(deps):
                 useful |= deps
                 changed = True
-    return varied & useful - shift_invariant(tree, source, local_names)
+    active = varied & useful
+    return active - shift_invariant(tree, source, local_names) if extrema else active
 
 
 # ``m = np.max(z, ...)``: the values whose shift can cancel (see ``shift_invariant``)

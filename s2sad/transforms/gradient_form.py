@@ -42,6 +42,13 @@ class GradientForm(trees.Transformer):
         self.fresh = fresh or set()
         self.fresh_gradient = fresh_gradient
 
+    def visit_FunctionDef(self, node):
+        # the gradients are built in the top-level return (``Reverse._result``): the other
+        # statements, thousands of nodes in a long function, have no call to rewrite
+        node.body = [self.visit(stmt) if isinstance(stmt, gast.Return) else stmt
+                     for stmt in node.body]
+        return node
+
     def _float(self, value):
         return gast.Call(gast.Name(self.float_name, gast.Load(), None, None), [value], [])
 
