@@ -327,14 +327,14 @@ class Forward:
                 "s2sad.vjp).")
         sig = registry.signature(function)
         try:
-            bound = sig.bind(self.load("g"), self.load(target), *op.operands, **op.keywords)
+            bound = registry.bind(function, (self.load("g"), self.load(target), *op.operands),
+                                  op.keywords)
         except TypeError as exc:
             raise self.source.error(DifferentiationError,
                                     f"{op.name} is called in a way its derivative rule does not "
                                     f"handle: {exc}", stmt, "Check the call's arguments.") from None
-        bound.apply_defaults()
         mapping = {}
-        for param, arg in bound.arguments.items():
+        for param, arg in bound.items():
             mapping[param] = arg if isinstance(arg, gast.AST) else gast.Constant(arg, None)
         params = list(sig.parameters)[2:]
         wanted = [i for i in range(len(params)) if self.wants(mapping[params[i]])]

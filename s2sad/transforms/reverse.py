@@ -737,14 +737,14 @@ class Reverse:
                 "adjoint", stmt, "Register one with @s2sad.custom_vjp, or use s2sad.jvp.")
         sig = registry.signature(rule.adjoint)
         try:
-            bound = sig.bind(g, self.load(target), *op.operands, **op.keywords)
+            bound = registry.bind(rule.adjoint, (g, self.load(target), *op.operands),
+                                  op.keywords)
         except TypeError as exc:
             raise self.source.error(DifferentiationError,
                                     f"{op.name} is called in a way its derivative rule does not "
                                     f"handle: {exc}", stmt, "Check the call's arguments.") from None
-        bound.apply_defaults()
         mapping = {}
-        for param, arg in bound.arguments.items():
+        for param, arg in bound.items():
             mapping[param] = arg if isinstance(arg, gast.AST) else gast.Constant(arg, None)
         maybe_zero = rule.shape in ("other", "sequence") and target not in self.sure and \
             target != self.returned  # its sensitivity came in a branch only: maybe still 0.0
