@@ -1,7 +1,8 @@
 """Activity analysis: which variables need a sensitivity.
 
 A variable is *active* when it depends on an argument in ``wrt`` (through
-differentiable operations) and the returned value depends on it.
+differentiable operations) and the returned value depends on it, but for a maximum
+whose shift cancels (log-sum-exp, softmax: see ``shift_invariant``).
 
 >>> import gast, numpy as np
 >>> from s2sad.source import FunctionSource
@@ -25,9 +26,10 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                  local_names: set[str] | None = None) -> set[str]:
     local_names = assigned_names(tree) if local_names is None else local_names
     flows = []  # (targets, names the targets depend on differentiably)
-    extrema = []  # np.max, np.min... (see shift_invariant)
+    extrema = False  # a call of np.max or np.min (see shift_invariant)
 
     def collect(stmts):
+        nonlocal extrema
         for stmt in stmts:
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 collect(stmt.body)
@@ -40,8 +42,7 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                 flows.append((targets, ({targets[0]} | set(names_in(value))) & local_names))
                 continue
             op = classify(value, source, local_names)
-            if op.name in _EXTREMA:
-                extrema.append(stmt)
+            extrema = extrema or op.name in _EXTREMA
             if op.kind in ("nondiff", "constant"):
                 deps = []
             elif op.kind in ("linear", "subscript"):
@@ -133,8 +134,6 @@ def shift_invariant(tree: gast.FunctionDef, source, local_names: set[str]) -> se
         if value is not _UNSET and stores.get(node.targets[0].id) == 1:
             literals[node.targets[0].id] = value
     found: set = set()
-    if not any(isinstance(node.value, gast.Call) for node in assigns):
-        return found
     for block in blocks:
         for i, stmt in enumerate(block):
             if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
