@@ -345,6 +345,10 @@ def bind(function, args: tuple, keywords: dict) -> dict:
     Traceback (most recent call last):
         ...
     TypeError: missing a required argument: 'x'
+    >>> bind(rule, ("g", "ans", "x"), {"x": "again"})
+    Traceback (most recent call last):
+        ...
+    TypeError: multiple values for argument 'x'
     """
     try:
         plain = _PLAIN[function]

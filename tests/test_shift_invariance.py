@@ -54,13 +54,19 @@ def in_a_loop(z, y):
     total = 0.0
     for i in range(3):
         row = z * (i + 1.0)
-        m = np.max(row, axis=1, keepdims=True)
+        m = np.max(row, 1, keepdims=True)  # (the axis given by position)
         total = total + np.sum(np.log(np.sum(np.exp(row - m), axis=1, keepdims=True)) + m)
     return total + np.sum(y * z)
 
 
+def squared_ratio(z, y):  # scales multiply: (e * e) / (s * s) is not scaled
+    e = np.exp(z - np.max(z, axis=1, keepdims=True))
+    s = np.sum(e, axis=1, keepdims=True)
+    return np.sum((e * e) / (s * s) * y)
+
+
 INVARIANT = [cross_entropy, lse_all, softmax, log_softmax, min_shift, methods, two_axes,
-             in_a_loop]
+             in_a_loop, squared_ratio]
 
 
 def other_axis(z, y):  # summed along the other axis: the shift is not the same along it
@@ -112,7 +118,15 @@ def exp_read_twice(z, y):  # e read by more than the sum: not a cancelling use
     return np.sum(np.log(np.sum(e, axis=1, keepdims=True)) + m) + np.sum(e * y)
 
 
-KEPT = [other_axis, read_again, twice, scaled, subtracted, other_array, without_keepdims,
+def in_a_branch(z, y):  # read again inside a block: not followed there
+    m = np.max(z, axis=1, keepdims=True)
+    lse = np.log(np.sum(np.exp(z - m), axis=1, keepdims=True)) + m
+    if y[0, 0] > 0.0:
+        lse = lse + m
+    return np.sum(lse)
+
+
+KEPT = [in_a_branch, other_axis, read_again, twice, scaled, subtracted, other_array, without_keepdims,
         z_assigned_again, exp_read_twice]
 
 
