@@ -211,7 +211,9 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         sum_grad = imports.helpers.get("sum_grad")
         unit_seed = UnitSeed(kinds, sum_grad, namer.temporaries)
         scale = ScaleInward(sum_grad, namer.temporaries)
-        passes = (ForwardSubstitution(is_pure, namer.temporaries), unit_seed, scale)
+        idempotent = {imports.helpers["unbroadcast"]} if "unbroadcast" in imports.helpers \
+            else set()
+        passes = (ForwardSubstitution(is_pure, namer.temporaries, idempotent), unit_seed, scale)
         for optimization in passes:
             adjoint = optimization.visit(adjoint)
         if any(optimization.changed for optimization in passes):
@@ -219,7 +221,8 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         if unit_seed.changed or scale.changed:
             # a seed left out, a constant moved: a value they read may be read once now
             # (``t_2`` of ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
-            adjoint = ForwardSubstitution(is_pure, namer.temporaries).visit(adjoint)
+            adjoint = ForwardSubstitution(is_pure, namer.temporaries,
+                                          idempotent).visit(adjoint)
         stages.append(("forward_substitution", adjoint))
         adjoint = subtract(adjoint)  # s += -e -> s -= e, where the passes above left them
         stages.append(("subtract", adjoint))

@@ -48,11 +48,25 @@ from .first_assignment import written
 
 class ForwardSubstitution(trees.Transformer):
     """``movable``: the names that may disappear (the compiler's own temporaries; the
-    user's variables and their sensitivities keep their names)."""
+    user's variables and their sensitivities keep their names). ``idempotent``: names of
+    helpers ``f`` with ``f(f(e, x), x) == f(e, x)``, also through a negation
+    (``unbroadcast``): where the value moved in is ``f(e, x)`` or ``-f(e, x)`` and its use
+    is ``f(t, x)``, the use's own call goes.
 
-    def __init__(self, is_pure: Callable, movable: set[str] | None = None):
+    >>> from s2sad.codegen import unparse
+    >>> fn = gast.parse('''def g(x, y):
+    ...     s_1 = -unbroadcast(y, x)
+    ...     return unbroadcast(s_1, x)[:, 0]''').body[0]
+    >>> print(unparse(ForwardSubstitution(lambda f: True, {"s_1"}, {"unbroadcast"}).visit(fn)))
+    def g(x, y):
+        return -unbroadcast(y, x)[:, 0]
+    """
+
+    def __init__(self, is_pure: Callable, movable: set[str] | None = None,
+                 idempotent: frozenset | set = frozenset()):
         self.is_pure = is_pure
         self.movable = movable
+        self.idempotent = idempotent
         self.changed = False  # (whether a visit moved a definition)
 
     def visit_FunctionDef(self, node):
@@ -141,7 +155,7 @@ class ForwardSubstitution(trees.Transformer):
         later = stmts[q]
         if _operations(later) > MAX_OPERATIONS - _operations(value):
             return False  # keep lines short enough to read
-        if not _Replace(name, value).visit_statement(later):
+        if not _Replace(name, value, self.idempotent).visit_statement(later):
             return False
         self._facts.pop(id(later), None)  # (it reads other names now)
         for read in reads:  # ... at q, where the definition's names move to
@@ -228,10 +242,36 @@ def _operations(node) -> int:
 
 
 class _Replace(trees.Transformer):
-    def __init__(self, name, value):
+    def __init__(self, name, value, idempotent=frozenset()):
         self.name = name
         self.value = value
         self.done = False
+        applied = value.operand if type(value) is gast.UnaryOp and \
+            type(value.op) is gast.USub else value
+        # `f(e, x)` (or its negation) moving into `f(name, x)`: the outer call goes
+        self.call = (applied.func.id, applied.args[1].id) if type(applied) is gast.Call and \
+            type(applied.func) is gast.Name and applied.func.id in idempotent and \
+            len(applied.args) == 2 and type(applied.args[1]) is gast.Name and \
+            not applied.keywords else None
+
+    def visit_Subscript(self, node):
+        before = self.done
+        node = self.generic_visit(node)
+        if self.call is not None and not before and self.done and \
+                type(node.value) is gast.UnaryOp and type(node.value.op) is gast.USub and \
+                isinstance(node.ctx, gast.Load):  # (-f(e, x))[i]: -f(e, x)[i], a smaller
+            return gast.UnaryOp(gast.USub(), gast.Subscript(  # negation, as a person writes it
+                node.value.operand, node.slice, node.ctx))
+        return node
+
+    def visit_Call(self, node):
+        if self.call is not None and type(node.func) is gast.Name and len(node.args) == 2 and \
+                not node.keywords and type(node.args[0]) is gast.Name and \
+                node.args[0].id == self.name and type(node.args[1]) is gast.Name and \
+                (node.func.id, node.args[1].id) == self.call:
+            self.done = True
+            return clone(self.value)
+        return self.generic_visit(node)
 
     def visit_statement(self, stmt) -> bool:
         for field, old in gast.iter_fields(stmt):

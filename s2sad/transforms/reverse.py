@@ -620,7 +620,7 @@ class Reverse:
             self.call(stmt, value, op, g, target)
         elif op.kind == "subscript":
             if self.wants(value.value):
-                self.scatter(value, g)
+                self.scatter(value, g, target)
         elif op.kind == "build":
             for i, elt in enumerate(value.elts):
                 if self.wants(elt):
@@ -680,9 +680,17 @@ class Reverse:
         ka, kb = self.kind(a), self.kind(b)
         return ka.shape is not None and ka.shape == kb.shape
 
-    def scatter(self, value, g):
+    def scatter(self, value, g, target: str):
         name = value.value.id
         s = self.s(name)
+        inverse = _inverse_view(value.slice)
+        if inverse is not None and self.kind(name).tag in ("array", "numeric", "scalar"):
+            # (a list, a Python number takes no None: an array or a NumPy scalar, here)
+            # x[:, None] is all of x with an axis put in: the sensitivity is the target's
+            # with that axis taken out again (no zeros to add it into)
+            g = gast.Call(self.helper("unbroadcast"), [g, self.load(target)], [])
+            self.accumulate(name, gast.Subscript(g, inverse, gast.Load()) if inverse else g)
+            return
         if name not in self.structured:  # zeros shaped like the value, made before the sweep
             self.structured[name] = None
             self.assigned.add(name)
@@ -983,6 +991,37 @@ def _value_reads(nodes, helpers: dict) -> set[str]:
 
 def _has_slice(index) -> bool:
     return any(isinstance(n, gast.Slice) for n in trees.walk(index))
+
+
+def _inverse_view(index):
+    """For an index that takes all of an array and puts in axes of length 1 (``:``,
+    ``None``, ``...``), the index that takes them out again (``None`` -> ``0``), or
+    ``False`` where it puts in none; None for any other index.
+
+    >>> import gast
+    >>> from s2sad.codegen import unparse
+    >>> def inverse(text):
+    ...     found = _inverse_view(gast.parse(f"x[{text}]").body[0].value.slice)
+    ...     return found if not found else unparse(found)
+    >>> inverse(":, None"), inverse("None, ..., None"), inverse(":, :"), inverse("1:, None")
+    ('(:, 0)', '(0, ..., 0)', False, None)
+    """
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    inverse, inserted = [], False
+    for part in parts:
+        if isinstance(part, gast.Slice) and part.lower is None and part.upper is None and \
+                part.step is None:
+            inverse.append(gast.Slice(None, None, None))
+        elif isinstance(part, gast.Constant) and part.value is Ellipsis:
+            inverse.append(gast.Constant(Ellipsis, None))
+        elif isinstance(part, gast.Constant) and part.value is None:
+            inverse.append(gast.Constant(0, None))
+            inserted = True
+        else:
+            return None
+    if not inserted:
+        return False
+    return inverse[0] if len(inverse) == 1 else gast.Tuple(inverse, gast.Load())
 
 
 def _basic_index(index, kinds) -> bool:
