@@ -24,13 +24,18 @@ from . import trees
 
 _MARK = "__s2sad_comment_"
 _comments: dict[int, str] = {}
+_notes: set[int] = set()  # the comments that stand on their own
 _ids = itertools.count()
 
 
-def comment(text: str) -> gast.Expr:
-    """A statement that ``unparse`` prints as ``# text``."""
+def comment(text: str, note: bool = False) -> gast.Expr:
+    """A statement that ``unparse`` prints as ``# text``. A comment heads the code after
+    it and goes where that code goes; a ``note`` says something on its own, and stays
+    (``is_note``)."""
     key = next(_ids)
     _comments[key] = text
+    if note:
+        _notes.add(key)
     return gast.Expr(gast.Name(f"{_MARK}{key}", gast.Load(), None, None))
 
 
@@ -39,6 +44,15 @@ def comment_text(stmt) -> str | None:
             stmt.value.id.startswith(_MARK):
         return _comments[int(stmt.value.id[len(_MARK):])]
     return None
+
+
+def is_note(stmt) -> bool:
+    """Is ``stmt`` a comment made with ``note=True``?
+
+    >>> is_note(comment("m gets no gradient", note=True)), is_note(comment("Analyzing"))
+    (True, False)
+    """
+    return comment_text(stmt) is not None and int(stmt.value.id[len(_MARK):]) in _notes
 
 
 class _Printable(trees.Transformer):

@@ -178,7 +178,7 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
                           with_value, as_tuple).run()
     else:
         reverse = Reverse(source, namer, normalized, wrt, kinds, active, imports, annotate,
-                          with_value, as_tuple, seed=seed, aux=aux)
+                          with_value, as_tuple, seed=seed, aux=aux, local_names=local_names)
         adjoint = reverse.run()
         stacks = {reverse.stack} - {None}
     stages.append((mode, adjoint))

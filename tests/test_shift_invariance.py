@@ -173,3 +173,41 @@ def test_forward_mode_and_second_derivatives_agree(f):
     hessian = s2sad.hessian(f)(z, y).reshape(z.size, z.size)
     np.testing.assert_allclose(hessian @ tangent.ravel(), central.ravel(), rtol=1e-5,
                                atol=1e-7)
+
+
+def inline_softmax(z, y):  # the maximum is a temporary: it is named by what it is
+    e = np.exp(z - np.max(z, axis=1, keepdims=True))
+    return np.sum(y * np.log(e / np.sum(e, axis=1, keepdims=True)))
+
+
+def inline_min_softmax(z, y):
+    e = np.exp(z - np.min(z, axis=0, keepdims=True))
+    return np.sum(y * np.log(e / np.sum(e, axis=0, keepdims=True)))
+
+
+@pytest.mark.parametrize("f, named", [(cross_entropy, "m"), (min_shift, "m"),
+                                      (inline_softmax, "the maximum here"),
+                                      (inline_min_softmax, "the minimum here")],
+                         ids=lambda v: getattr(v, "__name__", v))
+def test_annotated_source_says_why_the_maximum_has_no_gradient(f, named):
+    args = _args(f)
+    annotated = s2sad.grad(f, annotate=True)
+    source = annotated.source_for(*args)
+    note = f"# {named} gets no gradient: the shift by it cancels (log-sum-exp, softmax)"
+    assert source.count(note) == 1, source
+    lines = source.splitlines()  # under the heading of the line the extremum is on
+    heading = [line for line in lines[:lines.index("    " + note)]
+               if line.strip().startswith("# Analyzing the line:")][-1]
+    assert "np.max(" in heading or "np.min(" in heading, source
+    assert "gets no gradient" not in s2sad.grad(f).source_for(*args)  # (annotate only)
+    np.testing.assert_allclose(annotated(*args), s2sad.grad(f)(*args), rtol=1e-12,
+                               atol=1e-15)
+    np.testing.assert_allclose(annotated(*args).ravel(), finite_differences(f, list(args), 0),
+                               rtol=1e-6, atol=1e-8)
+    assert "extremum_grad" not in source
+
+
+@pytest.mark.parametrize("f", [in_a_loop] + KEPT, ids=lambda f: f.__name__)
+def test_no_note_in_a_loop_nor_where_the_maximum_keeps_its_gradient(f):
+    source = s2sad.grad(f, annotate=True).source_for(*_args(f))
+    assert "gets no gradient" not in source, source

@@ -60,7 +60,7 @@ from typing import Callable
 import gast
 
 from .. import trees
-from ..codegen import comment_text
+from ..codegen import comment_text, is_note
 from .first_assignment import written, zero_init_names
 
 
@@ -97,7 +97,8 @@ class DeadCode(trees.Transformer):
         live = set(live)
         for stmt in reversed(stmts):
             if comment_text(stmt) is not None:
-                if kept and comment_text(kept[-1]) is None:
+                if is_note(stmt) or kept and comment_text(kept[-1]) is None or \
+                        kept and is_note(kept[-1]):  # (a heading over code or a note)
                     kept.append(stmt)
                 continue
             if isinstance(stmt, gast.Return):

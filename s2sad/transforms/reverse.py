@@ -44,14 +44,15 @@ from .shape_only import SHAPE_ARGUMENTS, shape_arguments
 from .kinds import ANY, Kind
 from .normalize import assigned_names
 from .higher import container_kinds, is_generated
-from .resolve import classify, is_append, is_setitem, operand_text, statement_parts
+from .activity import shift_invariant
+from .resolve import classify, is_append, is_setitem, names_in, operand_text, statement_parts
 
 
 class Reverse:
     def __init__(self, source, namer, tree: gast.FunctionDef, wrt: list[str],
                  kinds: dict[str, Kind], active: set[str], imports, annotate: bool,
                  with_value: bool, as_tuple: bool = False, seed: bool = False,
-                 aux: str | None = None):
+                 aux: str | None = None, local_names: set[str] | None = None):
         self.source = source
         self.seed_parameter = seed  # vjp: the returned value's sensitivity is an argument
         self.aux = aux              # has_aux: this name is returned alongside, untouched
@@ -64,7 +65,9 @@ class Reverse:
         self.annotate = annotate
         self.with_value = with_value
         self.as_tuple = as_tuple
-        self.local_names = assigned_names(tree)
+        self.local_names = assigned_names(tree) if local_names is None else local_names
+        # annotated: the maxima whose shift cancels say why they get no gradient
+        self.cancelled = shift_invariant(tree, source, self.local_names) if annotate else set()
         if is_generated(source):
             self.kinds = container_kinds(tree, kinds, source)
         # primal names whose sensitivity got a contribution, in order (a dict: `in` is quick)
@@ -284,6 +287,8 @@ class Reverse:
                 self.block = []
                 self.adjoint(stmt, in_loop)
                 block = self.block
+                if not block and self.cancelled:
+                    block = self._cancelled(stmt)
             if not block:
                 continue
             line = stmt.lineno
@@ -294,6 +299,19 @@ class Reverse:
             last_line = line
             out.extend(gast.copy_location(s, stmt) for s in block)
         return out
+
+    def _cancelled(self, stmt) -> list:
+        """(Annotated) a comment where a maximum ``m`` of active values gets no gradient
+        because its shift cancels (see ``activity.shift_invariant``), else nothing."""
+        targets, value = statement_parts(stmt)
+        if len(targets) == 1 and targets[0] in self.cancelled and not self.loops and \
+                not self.branch_depth and any(name in self.active for name in names_in(value)):
+            name = targets[0] if targets[0] in self.source.locals else "the " + (
+                "minimum" if "min" in classify(value, self.source, self.local_names).name
+                else "maximum") + " here"
+            return [comment(f"{name} gets no gradient: the shift by it cancels (log-sum-exp, "
+                            "softmax)", note=True)]
+        return []
 
     def count_trips(self, loop, body: list, out: list):
         """``trips_1 = 0`` before the loop, ``trips_1 += 1`` first thing in each pass."""
@@ -942,7 +960,7 @@ class _Restores(_Markers):
 
 def _drop_empty_comments(stmts: list) -> list:
     """Blocks that turned out empty (nothing was restored in them) go, with their comments."""
-    from ..codegen import comment_text
+    from ..codegen import comment_text, is_note
 
     def empty(block):
         return all(isinstance(s, gast.Pass) or comment_text(s) is not None for s in block)
@@ -956,8 +974,9 @@ def _drop_empty_comments(stmts: list) -> list:
                 continue
             if empty(stmt.body):
                 stmt.body = [gast.Pass()]
-        if comment_text(stmt) is not None and (not out or comment_text(out[-1]) is not None):
-            continue
+        if comment_text(stmt) is not None and not is_note(stmt) and \
+                (not out or comment_text(out[-1]) is not None and not is_note(out[-1])):
+            continue  # (a heading over nothing)
         out.append(stmt)
     return out[::-1]
 
