@@ -133,7 +133,7 @@ class ForwardSubstitution(trees.Transformer):
                 (stmt.targets[0].id in self.single or
                  (id(stmt), stmt.targets[0].id) in self.once)):
             return False
-        return all(self.is_pure(n.func) for n in trees.walk(stmt.value) if isinstance(n, gast.Call))
+        return all(self.is_pure(call.func) for call in self._facts_of(stmt)[3])
 
     def _substitute(self, stmts, p, appears, writes, barriers) -> bool:
         name = stmts[p].targets[0].id
@@ -147,13 +147,14 @@ class ForwardSubstitution(trees.Transformer):
         if bisect_right(barriers, p) != bisect_right(barriers, q):
             return False  # the use must be in the same straight-line block, not a block's
                           # header or a block nested below
-        reads = {n.id for n in trees.walk(value) if isinstance(n, gast.Name)}
+        facts = self._facts_of(stmts[p])
+        reads = facts[1] - {name}  # (assigned once: `name` is not read in its own value)
         for read in reads:
             written_at = writes.get(read, ())
             if bisect_right(written_at, p) != bisect_left(written_at, q):
                 return False  # what it reads changes before the use
         later = stmts[q]
-        if _operations(later) > MAX_OPERATIONS - _operations(value):
+        if self._facts_of(later)[4] > MAX_OPERATIONS - facts[4]:
             return False  # keep lines short enough to read
         if not _Replace(name, value, self.idempotent).visit_statement(later):
             return False
@@ -164,12 +165,26 @@ class ForwardSubstitution(trees.Transformer):
 
     def _names(self, stmt) -> tuple[set, set]:
         """The names in a simple statement, and those it writes (computed once)."""
+        facts = self._facts_of(stmt)
+        return facts[1], facts[2]
+
+    def _facts_of(self, stmt) -> tuple:
+        """``(stmt, names in it, names it writes, calls in it, its operations)``, from one
+        walk of a statement, kept until a definition moves into it."""
         facts = self._facts.get(id(stmt))
         if facts is None or facts[0] is not stmt:
-            facts = self._facts[id(stmt)] = (
-                stmt, {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)},
-                written(stmt))
-        return facts[1], facts[2]
+            names, calls, operations = set(), [], 0
+            for n in trees.walk(stmt):
+                cls = type(n)
+                if cls is gast.Name:
+                    names.add(n.id)
+                elif cls is gast.Call:
+                    calls.append(n)
+                    operations += 1
+                elif cls in _OPERATIONS:
+                    operations += 1
+            facts = self._facts[id(stmt)] = (stmt, names, written(stmt), calls, operations)
+        return facts
 
 
 def _read_once(body: list, candidates: set) -> set[tuple]:
@@ -236,9 +251,7 @@ def _read_once(body: list, candidates: set) -> set[tuple]:
 MAX_OPERATIONS = 4
 
 
-def _operations(node) -> int:
-    return sum(isinstance(n, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Compare))
-               for n in trees.walk(node))
+_OPERATIONS = (gast.BinOp, gast.UnaryOp, gast.Compare)  # (and calls): what a line counts
 
 
 class _Replace(trees.Transformer):
