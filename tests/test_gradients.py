@@ -119,6 +119,24 @@ def finite_differences(f, args, index):
     return out
 
 
+def check_every_mode(f, args, seed=1):
+    """Forward mode, ``hvp`` and ``hessian`` of ``f`` with respect to its first array
+    argument agree with its gradient and with central differences of that gradient, along
+    a random direction."""
+    x, rest = args[0], list(args[1:])
+    tangent = np.random.default_rng(seed).standard_normal(x.shape)
+    grad = s2sad.grad(f)
+    _, push = s2sad.jvp(f)(x, *rest)
+    np.testing.assert_allclose(push(tangent), np.dot(grad(x, *rest).ravel(), tangent.ravel()),
+                               rtol=1e-9, atol=1e-12)
+    eps = 1e-6
+    central = (grad(x + eps * tangent, *rest) - grad(x - eps * tangent, *rest)) / (2 * eps)
+    np.testing.assert_allclose(s2sad.hvp(f)(x, *rest, tangent), central, rtol=1e-5, atol=1e-7)
+    hessian = s2sad.hessian(f)(x, *rest).reshape(x.size, x.size)
+    np.testing.assert_allclose(hessian @ tangent.ravel(), central.ravel(), rtol=1e-5,
+                               atol=1e-7)
+
+
 def check_structure(arg, g):
     """The gradient has the structure, shape and dtype of the argument."""
     if isinstance(arg, np.ndarray):

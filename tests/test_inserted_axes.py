@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from tests.test_gradients import check_structure, finite_differences
+from tests.test_gradients import check_every_mode, check_structure, finite_differences
 
 
 def column(x, w):  # (n,) -> (n, 1), broadcast against a row
@@ -118,18 +118,7 @@ def test_a_view_of_another_sensitivity_is_not_changed_in_place():
 @pytest.mark.parametrize("f", [column, middle, negated, kept_variable],
                          ids=lambda f: f.__name__)
 def test_forward_mode_and_second_derivatives_agree(f):
-    x, w = _args(f)
-    tangent = np.random.default_rng(1).standard_normal(x.shape)
-    grad = s2sad.grad(f)
-    _, push = s2sad.jvp(f)(x, w)
-    np.testing.assert_allclose(push(tangent), np.dot(grad(x, w).ravel(), tangent.ravel()),
-                               rtol=1e-9, atol=1e-12)
-    eps = 1e-6
-    central = (grad(x + eps * tangent, w) - grad(x - eps * tangent, w)) / (2 * eps)
-    np.testing.assert_allclose(s2sad.hvp(f)(x, w, tangent), central, rtol=1e-5, atol=1e-7)
-    hessian = s2sad.hessian(f)(x, w).reshape(x.size, x.size)
-    np.testing.assert_allclose(hessian @ tangent.ravel(), central.ravel(), rtol=1e-5,
-                               atol=1e-7)
+    check_every_mode(f, _args(f))
 
 
 def test_float32_stays_float32():
