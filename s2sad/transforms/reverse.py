@@ -703,9 +703,9 @@ class Reverse:
         s = self.s(name)
         inverse = _inverse_view(value.slice)
         if inverse is not None and self.kind(name).tag in ("array", "numeric", "scalar"):
-            # (a list, a Python number takes no None: an array or a NumPy scalar, here)
             # x[:, None] is all of x with an axis put in: the sensitivity is the target's
-            # with that axis taken out again (no zeros to add it into)
+            # with that axis taken out again, no zeros to add it into (x is an array or a
+            # NumPy scalar: a list or a Python number takes no None)
             g = gast.Call(self.helper("unbroadcast"), [g, self.load(target)], [])
             self.accumulate(name, gast.Subscript(g, inverse, gast.Load()) if inverse else g)
             return
