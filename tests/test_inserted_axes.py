@@ -61,14 +61,18 @@ def in_a_loop(x, w):  # (inside a loop the sensitivity goes into zeros, as befor
     return total
 
 
+def newaxis(x, w):  # np.newaxis is None by another name
+    return np.sum(np.sin(x[:, np.newaxis] * w[np.newaxis, :]) * x[..., np.newaxis])
+
+
 def zero_d(x, w):  # a 0-d array given an axis
     return np.sum(np.sin(np.sum(x)[None] * w))
 
 
 CASES = [column, leading, middle, ellipsis, scalar_seed, negated, also_read_whole,
-         kept_variable, in_a_branch, in_a_loop, zero_d]
+         kept_variable, in_a_branch, in_a_loop, newaxis, zero_d]
 STRAIGHT = [column, leading, middle, ellipsis, scalar_seed, negated, also_read_whole,
-            kept_variable, in_a_branch, zero_d]
+            kept_variable, in_a_branch, newaxis, zero_d]
 
 
 def _args(f):
@@ -110,12 +114,19 @@ def test_the_axis_is_taken_out_as_a_person_would():
     assert "unbroadcast(unbroadcast(" not in source and "unbroadcast(-" not in source, source
 
 
+def test_np_newaxis_is_taken_out_as_none_is():
+    source = s2sad.grad(newaxis, wrt=(0, 1)).source_for(*_args(newaxis))
+    assert "x[:, np.newaxis]" in source, source  # (the forward sweep reads as written)
+    assert ")[:, 0]" in source and ")[0, :]" in source, source
+    assert "np.add.at" not in source, source
+
+
 def test_a_view_of_another_sensitivity_is_not_changed_in_place():
     source = s2sad.grad(also_read_whole, wrt=(0, 1)).source_for(*_args(also_read_whole))
     assert "s_x +=" not in source, source  # s_x may share memory with s_y: s_x = s_x + ...
 
 
-@pytest.mark.parametrize("f", [column, middle, negated, kept_variable],
+@pytest.mark.parametrize("f", [column, middle, negated, kept_variable, newaxis],
                          ids=lambda f: f.__name__)
 def test_forward_mode_and_second_derivatives_agree(f):
     check_every_mode(f, _args(f))

@@ -45,7 +45,8 @@ from .kinds import ANY, Kind
 from .normalize import assigned_names
 from .higher import container_kinds, is_generated
 from .activity import shift_invariant
-from .resolve import classify, is_append, is_setitem, names_in, operand_text, statement_parts
+from .resolve import (classify, is_append, is_setitem, names_in, operand_text, static_value,
+                      statement_parts)
 
 
 class Reverse:
@@ -701,7 +702,7 @@ class Reverse:
     def scatter(self, value, g, target: str):
         name = value.value.id
         s = self.s(name)
-        inverse = _inverse_view(value.slice)
+        inverse = _inverse_view(value.slice, self.newaxis)
         if inverse is not None and self.kind(name).tag in ("array", "numeric", "scalar"):
             # x[:, None] is all of x with an axis put in: the sensitivity is the target's
             # with that axis taken out again, no zeros to add it into (x is an array or a
@@ -716,7 +717,7 @@ class Reverse:
         index = clone(value.slice)
         listed = self.kind(name).tag in ("list", "tuple")
         if (listed or self.kind(name).tag == "any") and (
-                _has_slice(index) or not _basic_index(index, self.kinds)):
+                _has_slice(index) or not _basic_index(index, self.kinds, self.newaxis)):
             # a slice of a list: add item by item (`+=` would extend the list); an index
             # of a value that may be a list (np.add.at takes arrays alone)
             index_expr = gast.Subscript(gast.Attribute(self.load(self.imports.numpy()), "s_",
@@ -724,7 +725,7 @@ class Reverse:
             scattered = gast.Call(self.helper("index_grad"), [g, self.load(name), index_expr], [])
             call = gast.Call(self.helper("add_sens"), [self.load(s), scattered], [])
             self.block.append(gast.Assign([self.store(s)], call, None))
-        elif _basic_index(index, self.kinds):
+        elif _basic_index(index, self.kinds, self.newaxis):
             target = gast.Subscript(self.load(s), index, gast.Store())
             self.block.append(gast.AugAssign(target, gast.Add(), g))
         else:
@@ -733,6 +734,15 @@ class Reverse:
             index_expr = gast.Subscript(gast.Attribute(self.load(self.imports.numpy()), "s_",
                                                        gast.Load()), index, gast.Load())
             self.block.append(gast.Expr(gast.Call(np_add_at, [self.load(s), index_expr, g], [])))
+
+    def newaxis(self, part) -> bool:
+        """Is an index part ``np.newaxis`` (or ``cupy.newaxis``): None by another name?"""
+        if not (isinstance(part, gast.Attribute) and part.attr == "newaxis"):
+            return False
+        try:
+            return static_value(part, self.source, self.local_names) is None
+        except KeyError:
+            return False
 
     def unpack(self, targets, value):
         if not self.wants(value):
@@ -1012,10 +1022,11 @@ def _has_slice(index) -> bool:
     return any(isinstance(n, gast.Slice) for n in trees.walk(index))
 
 
-def _inverse_view(index):
+def _inverse_view(index, newaxis=lambda part: False):
     """For an index that takes all of an array and puts in axes of length 1 (``:``,
     ``None``, ``...``), the index that takes them out again (``None`` -> ``0``), or
-    ``False`` where it puts in none; None for any other index.
+    ``False`` where it puts in none; None for any other index. ``newaxis(part)``: is the
+    part another name of None (``np.newaxis``)?
 
     >>> import gast
     >>> from s2sad.codegen import unparse
@@ -1024,6 +1035,10 @@ def _inverse_view(index):
     ...     return found if not found else unparse(found)
     >>> inverse(":, None"), inverse("None, ..., None"), inverse(":, :"), inverse("1:, None")
     ('(:, 0)', '(0, ..., 0)', False, None)
+    >>> found = _inverse_view(gast.parse("x[np.newaxis, :]").body[0].value.slice,
+    ...                       lambda part: isinstance(part, gast.Attribute))
+    >>> unparse(found)
+    '(0, :)'
     """
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     inverse, inserted = [], False
@@ -1033,7 +1048,7 @@ def _inverse_view(index):
             inverse.append(gast.Slice(None, None, None))
         elif isinstance(part, gast.Constant) and part.value is Ellipsis:
             inverse.append(gast.Constant(Ellipsis, None))
-        elif isinstance(part, gast.Constant) and part.value is None:
+        elif isinstance(part, gast.Constant) and part.value is None or newaxis(part):
             inverse.append(gast.Constant(0, None))
             inserted = True
         else:
@@ -1043,10 +1058,10 @@ def _inverse_view(index):
     return inverse[0] if len(inverse) == 1 else gast.Tuple(inverse, gast.Load())
 
 
-def _basic_index(index, kinds) -> bool:
+def _basic_index(index, kinds, newaxis) -> bool:
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     for part in parts:
-        if isinstance(part, gast.Slice):
+        if isinstance(part, gast.Slice) or newaxis(part):
             continue
         if isinstance(part, gast.Constant) and (part.value is None or part.value is Ellipsis
                                                 or isinstance(part.value, int)):
