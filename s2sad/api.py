@@ -49,6 +49,10 @@ class GradientFunction:
     differentiates the generated source of its variant for the same argument kinds.
     """
 
+    # ``_entry`` in a slot: ``g(x)`` reads it from the object's layout, not its __dict__
+    # (about 0.1 us less a call: a sixth of the whole gradient of the seed's f4)
+    __slots__ = ("_entry", "__dict__", "__weakref__")
+
     _mode = "reverse"   # what the compiler generates: "reverse" (an adjoint) or "forward"
     _seed = False       # the output's sensitivity is an argument (vjp)
     _prefix = None
