@@ -117,7 +117,7 @@ class PythonFloats:
         names = {name for name, _ in self.bindings} - self.excluded
         self.floats, self.ints = set(names), set(names)
         self.lists = {name for name, value in self.bindings if value is _PARAM_LIST or
-                      isinstance(value, (gast.List, gast.BinOp))} - self.excluded
+                      _list_shaped(value)} - self.excluded
         # how a list is used matters only in the statements that name one
         naming = {position for position, nodes in enumerate(walks) if not self.lists.isdisjoint(
             n.id for n in nodes if type(n) is gast.Name)} if self.lists else ()
@@ -370,6 +370,15 @@ class PythonFloats:
             if target is not None and any(target is f for f in FLOAT_FUNCTIONS):
                 return "float"
         return None
+
+
+def _list_shaped(value) -> bool:
+    """Could ``value`` be a new list of floats (``[a, b]``, ``[0.0] * n``), as
+    ``_new_list`` checks? Only a name bound to one is a list to follow (not ``p = a * b``:
+    on straight-line code, every statement would then be looked at for how it uses it)."""
+    return isinstance(value, gast.List) or isinstance(value, gast.BinOp) and \
+        isinstance(value.op, gast.Mult) and (isinstance(value.left, gast.List) or
+                                            isinstance(value.right, gast.List))
 
 
 class _Rewrite(trees.Transformer):
