@@ -21,13 +21,16 @@ import gast
 
 def clone(node):
     """A copy of ``node`` (a node, or a list of nodes) sharing no node or list with it,
-    but for its contexts (``Load()``, ``Store()``: fieldless, never changed in place, and
-    shared by the trees Python's own parser makes too).
+    but for its contexts (``Load()``, ``Store()``) and a binary or unary operation's
+    operator (``Add()``): fieldless, never changed in place, and shared by the trees
+    Python's own parser makes too.
 
     >>> import gast
-    >>> name = gast.parse("x").body[0].value
-    >>> clone(name).ctx is name.ctx, clone(name) is name
+    >>> name, negation = gast.parse("x; -x").body
+    >>> clone(name).value.ctx is name.value.ctx, clone(name) is name
     (True, False)
+    >>> clone(negation).value.op is negation.value.op
+    True
     """
     if type(node) is list:
         return [clone(item) for item in node]
@@ -49,10 +52,12 @@ def clone(node):
     return node
 
 
-# fields that never hold a node (names, flags) or hold only a context (Load, Store, Del);
-# gast's ExceptHandler.name is a Name, Import.names a list of alias nodes: walked
+# fields that never hold a node (names, flags) or hold only a context (Load, Store, Del)
+# or an operator (Add, USub...: fieldless like a context, never changed in place, so shared
+# by a clone; a tenth of a statement's nodes); gast's ExceptHandler.name is a Name,
+# Import.names a list of alias nodes: walked
 _NOT_NODES = frozenset({"id", "attr", "arg", "module", "level", "kind", "type_comment",
-                        "is_async", "conversion", "ctx"})
+                        "is_async", "conversion", "ctx", "op"})
 _NODE_FIELDS: dict = {}  # node class -> its fields that may hold nodes
 
 
@@ -69,11 +74,12 @@ def walk(node) -> list:
     """Every node under ``node`` (itself first), breadth first: ``ast.walk``'s order, as a
     list made in one go (a generator costs twice as much on the small statements that
     the passes walk most), without the contexts (``Load()``, ``Store()``: read them as
-    ``name.ctx``), a third of all nodes.
+    ``name.ctx``), a third of all nodes, nor the operators of binary and unary operations
+    (read them as ``node.op``).
 
     >>> import gast
-    >>> [type(n).__name__ for n in walk(gast.parse("y = f(x)").body[0])]
-    ['Assign', 'Name', 'Call', 'Name', 'Name']
+    >>> [type(n).__name__ for n in walk(gast.parse("y = f(x) + 1").body[0])]
+    ['Assign', 'Name', 'BinOp', 'Call', 'Constant', 'Name', 'Name']
     """
     found = [node]
     append, extend = found.append, found.extend
@@ -103,7 +109,7 @@ def walk(node) -> list:
 
 def children(node) -> list:
     """The nodes directly under ``node``, in field order (``ast.iter_child_nodes``), but
-    for its context (``Load()``...)."""
+    for its context (``Load()``...) and operator (``Add()``...)."""
     found = []
     fields = node.__dict__
     for field in _NODE_FIELDS.get(node.__class__) or node_fields(node.__class__):
