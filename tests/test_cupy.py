@@ -271,14 +271,12 @@ def grad_rnn_loss(W, U, xs, h0):
     s_W, s_U = [0.0] * 2
     h = h0
     t_2 = xs.shape[0]
-    t_3, t_5 = (None, None)
+    t_3 = None
     t_3_saved = [None] * t_2
-    t_5_saved = [None] * t_2
     h_saved = [None] * t_2
     for t in range(t_2):
         t_3_saved[t] = shape_of(t_3)
         t_3 = W @ h
-        t_5_saved[t] = shape_of(t_5)
         t_5 = U @ xs[t]
         h_saved[t] = h
         h = cp.tanh(t_3 + t_5)
@@ -288,7 +286,6 @@ def grad_rnn_loss(W, U, xs, h0):
         h = h_saved[t]
         s_3 = unbroadcast(s_6, t_3)
         s_U += cp.outer(unbroadcast(s_6, t_5), xs[t])
-        t_5 = t_5_saved[t]
         s_W += cp.outer(s_3, h)
         s_h = W.T @ s_3
         t_3 = t_3_saved[t]

@@ -621,6 +621,72 @@ def test_a_value_read_for_more_than_its_shape_is_saved_whole():
     np.testing.assert_allclose(g(w, xs), numeric, rtol=1e-6)
 
 
+def _broadcast_in_loop(W, c, xs):
+    h = 0.0
+    for t in range(len(xs)):
+        a = xs[t] @ W  # (3,) on every pass
+        h = h + np.tanh(a + c)  # (4, 3): a broadcast against c, of shape (4, 1)
+    return np.sum(h ** 2)
+
+
+def _bool_index(w, c, xs, flags):
+    total = 0.0
+    for t in range(len(flags)):
+        i = flags[t] > 0.0  # a bool: xs[True] is xs[None], xs[False] an empty slice of it
+        a = xs[i] @ w
+        total = total + np.sum(np.tanh(a + c))
+    return total
+
+
+def test_a_shape_that_never_changes_is_read_from_the_value_the_loop_left():
+    """``a = xs[t] @ W`` has one shape on every pass: the reverse sweep reads it from the
+    last ``a`` and the loop saves nothing for it, also where ``a`` is broadcast."""
+    from tests.test_gradients import finite_differences
+    rng = np.random.default_rng(2)
+    W, c, xs = rng.standard_normal((2, 3)), rng.standard_normal((4, 1)), \
+        rng.standard_normal((5, 2))
+    g = s2sad.grad(_broadcast_in_loop, wrt=(0, 1))
+    source = g.source_for(W, c, xs)
+    assert "shape_of(a)" not in source and "a_saved" not in source, source
+    assert "s_a = unbroadcast(" in source, source  # (a's shape is read: it is broadcast)
+    gW, gc = g(W, c, xs)
+    np.testing.assert_allclose(gW.ravel(), finite_differences(_broadcast_in_loop, [W, c, xs], 0),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gc.ravel(), finite_differences(_broadcast_in_loop, [W, c, xs], 1),
+                               rtol=1e-6, atol=1e-8)
+    for grad, like in zip(g(W, c, xs[:0]), (W, c)):  # no pass: no value of a, none read
+        assert grad.shape == like.shape and not grad.any()
+
+
+def test_only_one_of_the_rnn_products_saves_its_shape():
+    """``xs[t] @ Wx`` keeps one shape; ``h @ Wh`` may not (``h0`` of shape (1, 3)
+    broadcasts to (4, 3) on the first pass), so its shape is still saved pass by pass."""
+    from tests.test_gradients import finite_differences
+    rng = np.random.default_rng(0)
+    Wx, Wh = rng.standard_normal((2, 3)), rng.standard_normal((3, 3)) / 2
+    xs, h0 = rng.standard_normal((3, 4, 2)), rng.standard_normal((1, 3))
+    g = s2sad.grad(_rnn, wrt=(0, 1))
+    args = [Wx, Wh, xs, h0]
+    for i, grad in enumerate(g(*args)):
+        np.testing.assert_allclose(grad.ravel(), finite_differences(_rnn, args, i), rtol=1e-6,
+                                   atol=1e-8)
+    assert g.source.count("= shape_of(") == 1 and "t_4_saved[t] = shape_of(t_4)" in g.source, \
+        g.source
+
+
+def test_an_index_that_may_be_a_bool_keeps_what_the_loop_saves():
+    from tests.test_gradients import finite_differences
+    rng = np.random.default_rng(3)
+    w, c, xs = rng.standard_normal(3), rng.standard_normal(2), rng.standard_normal((2, 3))
+    flags = [1.0, -1.0, 2.0]
+    g = s2sad.grad(_bool_index, wrt=(0, 1))
+    assert "a_saved[t] = " in g.source_for(w, c, xs, flags)
+    gw, gc = g(w, c, xs, flags)
+    args = [w, c, xs, flags]
+    np.testing.assert_allclose(gw, finite_differences(_bool_index, args, 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gc, finite_differences(_bool_index, args, 1), rtol=1e-6, atol=1e-8)
+
+
 def _doubled(x, n):
     for i in range(n):
         x = x * 2.0  # x is read back for its shape alone, but the gradient's form reads x

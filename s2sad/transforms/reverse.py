@@ -40,7 +40,7 @@ from ..registry import is_helper
 from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
 from ..trees import clone
-from .shape_only import SHAPE_ARGUMENTS, shape_arguments
+from .shape_only import SHAPE_ARGUMENTS, one_shape, shape_arguments
 from .kinds import ANY, Kind
 from .normalize import assigned_names
 from .higher import container_kinds, is_generated
@@ -196,6 +196,10 @@ class Reverse:
         self.shape_only = self.needed - returns - _value_reads(nodes, {
             alias: SHAPE_ARGUMENTS[name] for name, alias in self.imports.helpers.items()
             if name in SHAPE_ARGUMENTS})
+        # (an array whose values all have one shape is read as it is: no shape saved)
+        self.one_shape = one_shape(self.tree, self.kinds, "range" not in self.source.globals
+                                   and "range" not in self.source.closure) \
+            if self.shape_only else set()
         for node in trees.walk(gast.Module(forward, [])):
             if is_pop(node) and node.value.func.value.id in self.needed:
                 self.needed.add(node.targets[0].id)  # `ys.append(x)` puts it back
@@ -390,6 +394,8 @@ class Reverse:
                 for name in targets:
                     if name in self.carried and name in self.needed and \
                             (name in defined or in_loop):
+                        if name in self.shape_only and name in self.one_shape:
+                            continue  # any of its values has the shape the sweep reads
                         if name in self.shape_only and self.kind(name).tag == "array":
                             out.append(self.push_value(gast.Call(
                                 self.helper("shape_of"), [self.load(name)], [])))

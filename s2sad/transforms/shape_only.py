@@ -207,3 +207,86 @@ def trusted_tokens(node, kinds: dict) -> set[str]:
               isinstance(stmt.targets[0], gast.Name) and stores.get(stmt.targets[0].id) == 1}
     return {t for t in names if kinds.get(t) is not None and kinds[t].shape == t and
             kinds[t].tag in ("array", "numeric")}
+
+
+def one_shape(node, kinds: dict, builtin_range: bool = True) -> set[str]:
+    """The arrays of ``node`` (a function) whose every value has the same shape: a
+    parameter never reassigned, or a name assigned by one statement alone (in a loop, say)
+    as a matrix product or elementwise operation of such values, numbers, or items
+    ``xs[t]`` of such an array at an integer: a constant, or the counter of a ``for`` over
+    ``range`` (``builtin_range``: the name is Python's own), never assigned elsewhere (a
+    bool is an integer to the kinds analysis, but ``xs[True]`` is ``xs[None]``). The
+    reverse sweep reads such a value for its shape from whichever value it holds: a loop
+    need not save its shape pass by pass.
+
+    >>> import gast
+    >>> from s2sad.transforms.kinds import Kind
+    >>> fn = gast.parse('''def f(xs, W, h):
+    ...     for t in range(len(xs)):
+    ...         t_2 = xs[t]
+    ...         t_3 = t_2 @ W
+    ...         t_4 = h @ W
+    ...         t_5 = -t_3 * 2.0
+    ...         h = np.tanh(t_3 + t_4)
+    ...     return h''').body[0]
+    >>> array = lambda name, ndim: Kind("array", name, ndim)
+    >>> kinds = {"xs": array("xs", 3), "W": array("W", 2), "h": array("h", 2),
+    ...          "t_2": array("t_2", 2), "t_3": array("t_3", 2),
+    ...          "t_4": array("t_4", 2), "t_5": array("t_5", 2)}
+    >>> sorted(one_shape(fn, kinds))
+    ['W', 't_2', 't_3', 't_5', 'xs']
+
+    (``h`` is assigned again, by ``np.tanh``: its shape may change on the first pass,
+    and ``t_4``'s with it.)
+    """
+    stores: dict[str, int] = {}
+    assigns, counters = [], set()
+    for n in trees.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, gast.Assign) and len(n.targets) == 1 and \
+                isinstance(n.targets[0], gast.Name):
+            assigns.append(n)
+        elif isinstance(n, gast.For) and builtin_range and isinstance(n.target, gast.Name) \
+                and isinstance(n.iter, gast.Call) and isinstance(n.iter.func, gast.Name) and \
+                n.iter.func.id == "range":
+            counters.add(n.target.id)
+    counters = {c for c in counters if stores[c] == 1 and "range" not in stores}
+    params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+
+    def array(name):
+        kind = kinds.get(name)
+        return kind is not None and kind.tag == "array"
+
+    found = {p for p in params if p not in stores and array(p)}
+
+    def steady(operand) -> bool:
+        if isinstance(operand, gast.Constant):
+            return type(operand.value) in (int, float)
+        if isinstance(operand, gast.Name):
+            kind = kinds.get(operand.id)
+            return operand.id in found or operand.id not in stores and kind is not None and \
+                kind.tag == "scalar"  # (a parameter that is a number: shape ())
+        if isinstance(operand, gast.Subscript) and isinstance(operand.value, gast.Name) and \
+                operand.value.id in found and kinds[operand.value.id].ndim:
+            index = operand.slice
+            return isinstance(index, gast.Constant) and type(index.value) is int or \
+                isinstance(index, gast.Name) and index.id in counters
+        if isinstance(operand, gast.UnaryOp) and isinstance(operand.op, (gast.USub, gast.UAdd)):
+            return steady(operand.operand)
+        if isinstance(operand, gast.BinOp) and isinstance(operand.op,
+                                                          ELEMENTWISE + (gast.MatMult,)):
+            return steady(operand.left) and steady(operand.right)
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for stmt in assigns:
+            name = stmt.targets[0].id
+            if name not in found and stores.get(name) == 1 and array(name) and \
+                    isinstance(stmt.value, (gast.BinOp, gast.UnaryOp, gast.Subscript)) and \
+                    steady(stmt.value):
+                found.add(name)
+                changed = True
+    return found
