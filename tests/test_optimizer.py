@@ -350,13 +350,31 @@ def _fd(f, x, eps=1e-6):
     return g
 
 
-@pytest.mark.parametrize("f,shared", [(_gaussian_bump, True), (_bump_then_overwrite, False)])
-def test_a_product_computed_forward_is_read_back_not_recomputed(f, shared):
+def _growing_bump(x):
+    return np.sum(np.cos(x) * np.exp(0.5 * x * x))
+
+
+def _quarter_bump(x):
+    return np.sum(np.cos(x) * np.exp(0.25 * x * x))
+
+
+@pytest.mark.parametrize("f,term", [
+    # c * x read back twice as t (c * (x * s) is t * s), and the two terms merged: 2.0 * t
+    # is -x for c = -0.5 (+x for 0.5), and c * x goes back into its one use
+    (_gaussian_bump, "s_x -= x * (t_1 * t_5)"),
+    (_growing_bump, "s_x = x * (np.cos(x) * t_4)"),
+    (_quarter_bump, "s_x = 2.0 * (t_2 * (np.cos(x) * t_4))"),  # 2.0 * 0.25: no cancelling
+    (_bump_then_overwrite, None)])
+def test_a_product_computed_forward_is_read_back_not_recomputed(f, term):
     x = np.random.default_rng(3).standard_normal(6)
     g = s2sad.grad(f)
     text = g.source_for(x)
-    assert ("s_x += 2.0 * (t_3 * (t_1 * t_5))" in text) is shared, text
-    assert "-0.5 * (x *" not in text if shared else True
+    if term is not None:
+        assert term in text, text
+        assert "0.5 * (x *" not in text and "0.25 * (x *" not in text, text
+        scaled = [line for line in text.splitlines() if line.endswith("5 * x")]
+        assert bool(scaled) is ("2.0 * (t_" in term), text  # (t = 0.25 * x stays)
+    # (else h = 0.5 * y is not 0.5 times y's value at the end: only the values tell)
     np.testing.assert_allclose(g(x), _fd(f, x), rtol=1e-7, atol=1e-8)
     np.testing.assert_allclose(g(x), s2sad.grad(f, optimize=False)(x), rtol=1e-13, atol=1e-15)
 

@@ -12,7 +12,10 @@ the product itself). The constant is folded into ``g``: ``2.0 * (0.5 * -u)`` is
 
 And where the forward sweep computed ``t_3 = 0.5 * x``, the reverse sweep's
 ``0.5 * (x * s_4)`` is ``t_3 * s_4``: a pass fewer, and the same term as its
-neighbour's (``s_x += t_3 * s_4`` twice is ``s_x += 2.0 * (t_3 * s_4)``).
+neighbour's. ``s_x += t_3 * s_4`` twice is ``s_x += 2.0 * (t_3 * s_4)``, where the two
+factors cancel: ``s_x += x * s_4``. So the derivative of ``np.exp(-0.5 * x * x)`` reads
+as a person writes it, minus ``x`` times the exponential (``s_x -= x * (t_1 * t_5)``,
+not ``s_x += 2.0 * (t_3 * (t_1 * t_5))``), and ``-0.5 * x`` goes back into its one use.
 
 Only powers of two move (``2.0``, ``0.5``, ``-4``...): scaling by one is exact, so the
 gradient is the same to the last bit, NaN and infinity included. Other constants stay
@@ -37,7 +40,7 @@ def g(y, x, s):
     s_y = y * s_1
     s_8 = 2.0 / (1.0 + x * x)
     s_x = x * s_8
-    s_x += 2.0 * (t_3 * s)
+    s_x += x * s
     s_z = 3.0 * (x * sum_grad(s, x, None, False))
     return (s_y, s_x, s_z, t_3)
 """
@@ -109,7 +112,34 @@ class ScaleInward:
         if changed:  # (`s += t_3 * s_4` may now follow the same term)
             self.changed = True
             node.body[:] = merge_twice(node.body)
+            self._unscale(node.body)
         return node
+
+    def _unscale(self, body) -> None:
+        """``s += 2.0 * (t * b)``, where ``t = -0.5 * a``, is ``s += -(a * b)`` (then
+        ``s -= a * b``): the factors cancel, and the pass ``2.0 *`` makes goes. (``s = ...``
+        alike: ``a`` is a float, as ``t`` is read by the sweep, and ``b`` a sensitivity.)"""
+        halves = {name: (constant, operand) for (constant, _, operand), (_, name)
+                  in self.scaled.items()}
+        for stmt in body:
+            if type(stmt) not in (gast.Assign, gast.AugAssign) or \
+                    type(stmt) is gast.AugAssign and type(stmt.op) is not gast.Add or \
+                    type(stmt.value) is not gast.BinOp or not _scaling(stmt.value):
+                continue
+            value = stmt.value
+            factor, rest = (value.left, value.right) if _power_of_two(value.left) \
+                else (value.right, value.left)
+            if type(rest) is not gast.BinOp or type(rest.op) is not gast.Mult:
+                continue
+            for t, b in ((rest.left, rest.right), (rest.right, rest.left)):
+                if type(t) is gast.Name and t.id in halves:
+                    constant, operand = halves[t.id]
+                    if abs(factor.value * constant) == 1:
+                        product = gast.BinOp(gast.Name(operand, gast.Load(), None, None),
+                                             gast.Mult(), b)
+                        stmt.value = product if factor.value * constant == 1 else \
+                            gast.UnaryOp(gast.USub(), product)
+                        break
 
     def _walk(self, stmt, position, loads, stores, defs, products):
         """One walk of a top-level statement (breadth first, as ``trees.walk``)."""

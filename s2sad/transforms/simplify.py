@@ -123,15 +123,35 @@ def _candidates(tree) -> bool:
                         this = _accumulates(stmt)
                         if this and last and this[0] == last[0]:
                             return True
-                        last = this
+                        last = _assigns(stmt)
     return False
 
 
+def _assigns(stmt):
+    """``(name, term)`` of ``name = term`` or ``name += term``, else None."""
+    if type(stmt) is gast.Assign and len(stmt.targets) == 1 and \
+            type(stmt.targets[0]) is gast.Name:
+        return stmt.targets[0].id, stmt.value
+    return _accumulates(stmt)
+
+
 def merge_twice(block: list) -> list:
+    """``s += e`` after ``s += e`` (or after ``s = e``) is one statement, with ``2.0 * e``:
+    exact (``e + e`` is ``2.0 * e`` in floating point), a pass fewer, and ``s = 2.0 * e``
+    is a new array where ``s = e`` might not be.
+
+    >>> from s2sad.codegen import unparse
+    >>> block = gast.parse("s = x * g\\ns += x * g\\nt += y\\nt += y\\nu = u * 2\\nu += u * 2").body
+    >>> print(unparse(gast.Module(merge_twice(block), [])))
+    s = 2.0 * (x * g)
+    t += 2.0 * y
+    u = u * 2
+    u += u * 2
+    """
     out = []
     for stmt in block:
         this = _accumulates(stmt)
-        last = _accumulates(out[-1]) if out else None
+        last = _assigns(out[-1]) if out else None
         if this and last and this[0] == last[0] and gast.dump(this[1]) == gast.dump(last[1]) \
                 and not any(isinstance(n, gast.Name) and n.id == this[0]
                             for n in trees.walk(this[1])):
