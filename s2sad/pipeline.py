@@ -40,6 +40,7 @@ from .transforms.nan_check import NanCheck
 from .transforms.py_floats import PythonFloats
 from .transforms.normalize import Normalize, assigned_names
 from .transforms.loop_tape import LoopTape
+from .transforms.loop_sums import LoopSums
 from .transforms.recompute import Recompute
 from .transforms.resolve import static_value
 from .transforms.reverse import Reverse
@@ -78,7 +79,9 @@ class Compiled:
     # non-scalar output is reported
     numbers: frozenset = frozenset()  # module globals compiled as numbers: checked at calls
     entry: types.FunctionType | None = None  # guard and call (s2sad/dispatch.py), once ready
-    taped: bool = False  # a loop saves its values in lists indexed by its counter (LoopTape)
+    # compiled otherwise than for a derivative of it to read: a loop saves its values in
+    # lists indexed by its counter (LoopTape), or hands its terms to collectors (LoopSums)
+    taped: bool = False
 
 
 def parameters(tree) -> list[str]:
@@ -249,6 +252,13 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         adjoint = tape.visit(adjoint)
         taped = tape.changed
         stages.append(("loop_tape", adjoint))
+    if optimize and mode != "forward" and not nestable and not debug_nans and \
+            "range" not in local_names | set(source.globals):
+        sums = LoopSums(*_loop_sums_names(source, imports), set(reverse.trips.values()),
+                        lambda name: imports.helper(name, "s2sad.runtime_terms"), namer.claim)
+        adjoint = sums.visit(adjoint)
+        taped = taped or sums.changed
+        stages.append(("loop_sums", adjoint))
     adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
                            stacks, namer.fresh).visit(adjoint)
     if target == "cupy":  # lists and numbers used as arrays: cp.asarray (NumPy converts them)
@@ -338,6 +348,17 @@ def _resolver(source, imports):
                 return None
         return None
     return resolve
+
+
+def _loop_sums_names(source, imports) -> tuple:
+    """The names ``LoopSums`` asks for: the ``unbroadcast`` helper's, those of the
+    functions a loop it changes may call (the runtime's helpers, the builtin ``len``),
+    and the array module's."""
+    helpers = {alias for name, alias in imports.helpers.items() if name != "output_seed"}
+    builtin = {"len", "float"} - set(source.locals) - set(source.globals)
+    unbroadcast = {imports.helpers["unbroadcast"]} if "unbroadcast" in imports.helpers \
+        else set()
+    return unbroadcast, helpers | builtin, imports.numpy()
 
 
 def _purity(source, imports):

@@ -603,10 +603,12 @@ def _rnn_hand(Wx, Wh, xs, h0):
     return dWx, dWh
 
 
-def test_a_loop_saves_the_shape_of_what_the_reverse_sweep_reads_for_its_shape():
+def test_a_loop_saves_the_shape_of_what_the_reverse_sweep_reads_for_its_shape(monkeypatch):
     """``xs[t] @ Wx`` is read back only by ``unbroadcast``: its shape is saved, not the
-    array, and the gradient holds about as much memory as the hand-written one."""
+    array, and the gradient holds about as much memory as the hand-written one (its
+    weight terms added as they come, not held a few passes: tests/test_loop_sums.py)."""
     from benchmarks.timing import peak_memory
+    monkeypatch.setattr("s2sad.runtime_terms.WAITING", 1)
     rng = np.random.default_rng(0)
     Wx, Wh = rng.standard_normal((4, 16)) / 2, rng.standard_normal((16, 16)) / 4
     xs, h0 = rng.standard_normal((50, 8, 4)), np.zeros((8, 16))
