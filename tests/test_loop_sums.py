@@ -11,6 +11,7 @@ import s2sad
 from s2sad import runtime_terms
 from s2sad.codegen import unparse
 from s2sad.transforms.loop_sums import LoopSums
+from tests.test_control_flow import numeric_gradient
 
 rng = np.random.default_rng(11)
 
@@ -43,19 +44,6 @@ def _rnn_args(steps, batch=4, n_in=3, hidden=5, bias=(5,), dtype=np.float64):
             0.1 * rng.standard_normal(bias).astype(dtype),
             rng.standard_normal((steps, batch, n_in)).astype(dtype),
             0.1 * rng.standard_normal((batch, hidden)).astype(dtype))
-
-
-def numeric_gradient(f, args, index, eps=1e-6):
-    x = np.array(args[index], dtype=float)
-    grad = np.zeros_like(x)
-    for k in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[k] += eps
-        minus[k] -= eps
-        up, down = list(args), list(args)
-        up[index], down[index] = plus, minus
-        grad[k] = (f(*up) - f(*down)) / (2 * eps)
-    return grad
 
 
 @pytest.mark.parametrize("steps", [1, 2, 7, 2 * runtime_terms.WAITING + 3])
