@@ -496,6 +496,20 @@ def test_mlp_and_rnn_on_cupy(cupy):
         np.testing.assert_allclose(cupy.asnumpy(g), e, rtol=1e-6, atol=1e-9)
 
 
+def test_a_loop_adds_its_weight_terms_after_it_on_cupy(cupy):
+    rng = np.random.default_rng(1)
+    host = [rng.normal(size=s) * 0.5 for s in ((3, 4), (4, 4), (4,), (40, 5, 3), (5, 4))]
+    expected = s2sad.grad(F.rnn_batched_loss, (0, 1, 2), target="numpy")(*host)
+    g = fresh_grad(F.rnn_batched_loss, (0, 1, 2))
+    device = to_device(cupy, host)
+    got = g(*device)
+    source = g.source_for(*device)
+    assert "s_Wh_terms = ProductSum()" in source and "UnbroadcastSum()" in source, source
+    for mine, e in zip(got, expected):
+        assert isinstance(mine, cupy.ndarray) and mine.shape == e.shape
+        np.testing.assert_allclose(cupy.asnumpy(mine), e, rtol=1e-10, atol=1e-12)
+
+
 # --- what the CuPy target needs of s2sad beyond the generated code -------------------------
 
 

@@ -20,6 +20,15 @@ def rnn_loss(W, U, xs, h0):
     return np.sum(h ** 2)
 
 
+def rnn_batched_loss(Wx, Wh, b, xs, h0):
+    """A batched tanh RNN: its reverse loop adds the weight terms after it (ProductSum,
+    UnbroadcastSum of s2sad.runtime_terms)."""
+    h = h0
+    for t in range(len(xs)):
+        h = np.tanh(xs[t] @ Wx + h @ Wh + b)
+    return np.sum(h * h)
+
+
 def with_constants(x):
     """Constants made inside the function land on the device of the target."""
     ones = np.ones(x.shape[0])
