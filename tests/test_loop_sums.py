@@ -203,3 +203,69 @@ def test_a_forward_loop_is_left_alone():
     sums = LoopSums({"unbroadcast"}, set(), "np", set(), str, str)
     sums.visit(fn)
     assert not sums.changed
+
+
+# --- random loops: with the collectors, the unoptimized gradient's values -----------------------
+
+_TEMPLATE = '''import numpy as np
+
+
+def f(W, U, b, xs, h0):
+    h = h0
+{loop}
+    return np.sum({out})
+'''
+_LOOPS = {
+    "range": "    for t in range(len(xs)):\n        h = {act}(xs[t] @ W {op} h @ U + b)",
+    "items": "    for x in xs:\n        h = {act}(x @ W {op} h @ U + b)",
+    "while": "    n = 0\n    while n < len(xs):\n        h = {act}(xs[n] @ W {op} h @ U + b)\n"
+             "        n += 1",
+    "two layers": "    for t in range(len(xs)):\n        g = np.tanh(h @ U)\n"
+                  "        h = {act}(xs[t] @ W {op} g @ U.T + b)",
+}
+_ACTIVATIONS = ["np.tanh", "np.sin", "0.5 * ", "1.0 / 3.0 + np.cos"]
+_OUTPUTS = ["h * h", "np.cos(h)", "h[0] * h[-1]"]
+
+
+def _load(text, tmp_path, name):
+    import importlib.util
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.f
+
+
+@pytest.mark.parametrize("loop", sorted(_LOOPS))
+def test_random_loops_agree_with_the_unoptimized_gradient(loop, tmp_path):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=25, deadline=None, derandomize=True)
+    @given(act=st.sampled_from(_ACTIVATIONS), op=st.sampled_from(["+", "-"]),
+           out=st.sampled_from(_OUTPUTS), steps=st.sampled_from([0, 1, 3, 33, 40]),
+           batch=st.integers(1, 4), bias=st.sampled_from(["vector", "row", "float", "full"]),
+           seed=st.integers(0, 2 ** 16))
+    def check(act, op, out, steps, batch, bias, seed):
+        text = _TEMPLATE.format(loop=_LOOPS[loop].format(act=act, op=op), out=out)
+        f = _load(text, tmp_path, f"loop_{abs(hash(text)) % 10 ** 8}")
+        r = np.random.default_rng(seed)
+        hidden, n_in = 3, 2
+        b = {"vector": lambda: r.standard_normal(hidden),
+             "row": lambda: r.standard_normal((1, hidden)),
+             "float": lambda: float(r.standard_normal()),
+             "full": lambda: r.standard_normal((batch, hidden))}[bias]()
+        args = (r.standard_normal((n_in, hidden)) / 2, r.standard_normal((hidden, hidden)) / 3,
+                b, r.standard_normal((steps, batch, n_in)), r.standard_normal((batch, hidden)))
+        wrt = (0, 1, 2)
+        fast = s2sad.grad(f, wrt=wrt)
+        ours, plain = fast(*args), s2sad.grad(f, wrt=wrt, optimize=False)(*args)
+        collected.append("Sum()" in fast.source_for(*args))
+        for mine, want in zip(ours, plain):
+            assert np.shape(mine) == np.shape(want)
+            np.testing.assert_allclose(mine, want, rtol=1e-10, atol=1e-12)
+
+    collected: list = []
+    check()
+    assert any(collected), "no example's loop handed its terms to a collector"
