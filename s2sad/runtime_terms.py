@@ -89,17 +89,16 @@ class ProductSum:
         self.sum = 0.0
 
     def add(self, a, b) -> None:
-        lefts = self.lefts
-        if lefts:  # (the checks wait too: _multiply makes them, once for all)
+        if _stackable(a) and _stackable(b) and a.ndim == 2 and b.ndim == 2 and \
+                a.size + b.size <= SMALL:  # (whether the pairs stack, _multiply checks)
+            lefts = self.lefts
             lefts.append(a)
             self.rights.append(b)
             if len(lefts) >= WAITING:
                 self._multiply()
-        elif _stackable(a) and _stackable(b) and a.ndim == 2 and b.ndim == 2 and \
-                a.size + b.size <= SMALL:
-            lefts.append(a)
-            self.rights.append(b)
-        else:
+        else:  # (the small ones before it first, in the loop's order)
+            if self.lefts:
+                self._multiply()
             self.sum = self.sum + a.T @ b
 
     def _multiply(self) -> None:
@@ -151,17 +150,18 @@ class UnbroadcastSum:
         self.sum = 0.0
 
     def add(self, g, like) -> None:
-        terms = self.terms
-        if terms:
-            if like is self.like or _shape(like) == _shape(self.like):
-                terms.append(g)  # (the checks wait: _sum makes them, once for all)
-                if len(terms) >= WAITING:
-                    self._sum()
-                return
+        # a small array summed along its first axis waits (whether the terms stack, _sum
+        # checks); the waiting ones are summed first where this one does not join them
+        waits = _stackable(g) and g.size <= SMALL and g.ndim > _ndim(like)
+        if self.terms and not (waits and (like is self.like or
+                                          _shape(like) == _shape(self.like))):
             self._sum()
-        if _stackable(g) and g.ndim > _ndim(like) and g.size <= SMALL:
-            self.terms.append(g)
+        if waits:
+            terms = self.terms
+            terms.append(g)
             self.like = like
+            if len(terms) >= WAITING:
+                self._sum()
         else:
             self.sum = self.sum + unbroadcast(g, like)
 

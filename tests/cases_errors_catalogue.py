@@ -293,6 +293,11 @@ def writes_argument_through_out(x):
     return np.sum(x)
 
 
+def writes_argument_through_positional_out(x):
+    np.multiply(x, 2.0, x)  # <- here
+    return np.sum(x)
+
+
 def copies_into_argument(x):
     np.copyto(x, 2.0 * x)  # <- here
     return np.sum(x)
@@ -314,6 +319,15 @@ def writes_a_local_through_out(x):
     y = x * 1.0
     np.multiply(y, 2.0, out=y)  # <- here
     return np.sum(y * x)
+
+
+def writes_a_local_through_positional_out(x):
+    y = x * 1.0
+    for _ in range(2):
+        z = y * x
+        np.tanh(z, z)  # <- here
+        y = z
+    return np.sum(y)
 
 
 def adds_at_into_a_local(x):

@@ -110,6 +110,7 @@ ARGS = {C.updates_argument: (ARRAY,), C.updates_shared: (ARRAY,), C.augments_sha
         C.calls_with_double_star: (ARRAY,), C.starred_assignment: (ARRAY,),
         C.sorts_argument: (ARRAY,), C.fills_argument: (ARRAY,),
         C.writes_argument_through_out: (ARRAY,), C.copies_into_argument: (ARRAY,),
+        C.writes_argument_through_positional_out: (ARRAY,),
         C.appends_to_argument: ([1.0, 2.0],), C.unknown_call: (ARRAY,),
         C.returns_vector: (ARRAY,)}
 
@@ -154,6 +155,7 @@ MUTATIONS = [
     ("sort-argument", C.sorts_argument, "'x'"),
     ("fill-argument", C.fills_argument, "'x'"),
     ("out-argument", C.writes_argument_through_out, "'x'"),
+    ("out-argument", C.writes_argument_through_positional_out, "'x'"),
     ("copyto-argument", C.copies_into_argument, "'x'"),
     ("append-argument", C.appends_to_argument, "'xs'"),
 ]
@@ -180,6 +182,9 @@ def test_in_place_update_of_an_argument_through_a_call(func, name):
                  "`y = np.full_like(y, v)`", id="fill"),
     pytest.param(C.writes_a_local_through_out, "`out=`, which changes 'y' in place",
                  "Assign the result instead", id="out"),
+    pytest.param(C.writes_a_local_through_positional_out,
+                 "`np.tanh(...)` with an output array after its inputs, which changes 'z' in "
+                 "place", "`z = np.tanh(...)`", id="positional-out"),
     pytest.param(C.adds_at_into_a_local, "`np.add.at(y, ...)`, which changes 'y' in place",
                  "Make a new array", id="ufunc-at"),
     pytest.param(C.pops_a_local_list, "`ys.pop(...)`, which changes 'ys' in place",

@@ -72,6 +72,7 @@ from __future__ import annotations
 from typing import Callable
 
 import gast
+import numpy as np
 
 from .. import trees
 from .recompute import loop_pairs
@@ -140,8 +141,11 @@ class LoopSums:
         if isinstance(func, gast.Name):
             return func.id in self.pure or func.id in ("range", "reversed")
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
-            if func.value.id == self.numpy_name:  # (a NumPy function; out= writes in place)
-                return not any(k.arg == "out" for k in call.keywords)
+            if func.value.id == self.numpy_name:  # (a NumPy function; out= writes in place,
+                # as does a ufunc's output array given after its inputs)
+                ufunc = getattr(np, func.attr, None)
+                return not any(k.arg == "out" for k in call.keywords) and not (
+                    isinstance(ufunc, np.ufunc) and len(call.args) > ufunc.nin)
             return func.attr == "pop" and not call.args  # (the tape: lists, not arrays)
         return False
 
@@ -175,7 +179,8 @@ class LoopSums:
         for name, updates in by_target.items():
             terms = [self._term(a) for a in updates]
             if None not in terms and len({kind for kind, _ in terms}) == 1 and \
-                    len({type(a.op) for a in updates}) == 1:
+                    len({type(a.op) for a in updates}) == 1 and \
+                    isinstance(updates[0].op, (gast.Add, gast.Sub)):  # (a sum of terms)
                 kinds[name] = terms[0][0]
         if not kinds:
             return None

@@ -491,6 +491,11 @@ class Normalize:
                 changed = names[0] if names else "out"
                 what = "`out=`"
                 hint = f"Assign the result instead: `{changed} = np.multiply(...)`."
+            elif (out := self._positional_out(node)) is not None:
+                names = [n.id for n in trees.walk(out) if isinstance(n, gast.Name)]
+                changed = names[0] if names else "out"
+                what = f"`{self._dotted(func)}(...)` with an output array after its inputs"
+                hint = f"Assign the result instead: `{changed} = {self._dotted(func)}(...)`."
             else:
                 callee = self._callee(func)
                 if callee is not None and node.args and isinstance(node.args[0], gast.Name) \
@@ -512,6 +517,16 @@ class Normalize:
             raise self.source.syntax_error(
                 f"{what}, which changes {changed!r} in place where the reverse sweep cannot "
                 "see it", stmt, hint or "Compute a new value and assign it.")
+
+    def _positional_out(self, call):
+        """The output array of a ufunc given after its inputs (``np.tanh(z, z)``, in
+        place like ``out=z``), else None (``None`` there is no output array)."""
+        ufunc = self._callee(call.func)
+        if not isinstance(ufunc, np.ufunc) or len(call.args) <= ufunc.nin or \
+                any(isinstance(a, gast.Starred) for a in call.args[:ufunc.nin + 1]):
+            return None
+        out = call.args[ufunc.nin]
+        return None if isinstance(out, gast.Constant) and out.value is None else out
 
     def _refuse_missing_attributes(self, stmt):
         """``np.not_a_function(x)``: a module attribute that does not exist is an undefined
