@@ -44,9 +44,14 @@ Otherwise the entry takes ``*args, **kwargs`` and hands keyword calls to the gen
 
 from __future__ import annotations
 
+import ast
+import builtins
+import inspect
 import keyword
+import linecache
 import operator
 import re
+import types
 
 import numpy as np
 
@@ -167,7 +172,12 @@ def make_entry(name: str, signature, descriptors, variant, general, catch=None):
     """The entry function: ``variant(*args)`` when the arguments fit ``descriptors``,
     else ``general(*args)`` (``general(*args, **kwargs)`` where the entry cannot take the
     function's own signature). ``catch``: ``(exception class, handler)``. Its source shows
-    in tracebacks; a call that does not fit the signature names the gradient."""
+    in tracebacks; a call that does not fit the signature names the gradient. A short
+    variant is its own entry, its guard put in front of its body (``guarded``)."""
+    entry = guarded(signature, descriptors, variant, general, catch)
+    if entry is not None:
+        entry.__qualname__ = name
+        return entry
     constants: dict = {}
     text = entry_source(name, signature, descriptors, constants, catch is not None) + "\n"
     filename = f"<s2sad entry of {name}>"
@@ -179,4 +189,98 @@ def make_entry(name: str, signature, descriptors, variant, general, catch=None):
     exec(compile(text, filename, "exec"), namespace)
     entry = namespace["enter_" + re.sub(r"\W", "_", name)]
     entry.__qualname__ = name  # (Python names it in a TypeError for a wrong call)
+    return entry
+
+
+_INLINE_BYTES = 1200  # bytecode of a variant short enough to be compiled again, guarded
+_PREFIX = "_s2sad_"  # the guarded variant's own names: its builtins and helpers
+
+
+def guarded(signature, descriptors, variant, general, catch=None):
+    r"""``variant`` compiled again with the entry's guard as its first statement, so
+    that a call of a small gradient (the seed's f4: about 0.3 us) is one call, not two;
+    None where it is long (another call costs little there) or cannot be (a variant
+    whose parameters are not the function's, a name of the guard's own in it).
+
+    The guard and the ``try`` that sends ``catch``'s exceptions to its handler take the
+    ``def`` line's number: the variant's own lines keep theirs, so a traceback shows the
+    line of the generated source that failed, as the variant alone does. The guard reads
+    the builtins and helpers it needs from closure cells of its own (``_s2sad_type``...):
+    a user's global named ``len`` or ``list`` changes nothing.
+
+    >>> import inspect, linecache
+    >>> from s2sad.codegen import register
+    >>> text = "def grad_f(x, n=2.0):\n    return n * x\n"
+    >>> register("<grad_f>", text)
+    >>> namespace = {}
+    >>> exec(compile(text, "<grad_f>", "exec"), namespace)
+    >>> variant = namespace["grad_f"]
+    >>> variant.__defaults__ = (2.0,)
+    >>> entry = guarded(inspect.signature(variant), ["float", "float"], variant,
+    ...                 lambda *a: ("general path", a))
+    >>> entry(1.5), entry(1.5, n=3.0), entry(1, 3.0)
+    (3.0, 4.5, ('general path', (1, 3.0)))
+    >>> entry.__code__.co_firstlineno == variant.__code__.co_firstlineno
+    True
+    """
+    code = getattr(variant, "__code__", None)
+    if code is None or len(code.co_code) > _INLINE_BYTES or not _plain(signature) or \
+            code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return None
+    names = list(signature.parameters)
+    if list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]) != names or \
+            any(n.startswith(_PREFIX) for n in code.co_names + code.co_varnames +
+                code.co_freevars + code.co_cellvars):
+        return None
+    text = "".join(linecache.getlines(code.co_filename))
+    if not text:
+        return None
+    tree = ast.parse(text, code.co_filename)
+    fdef = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and
+                 s.name == code.co_name and s.lineno == code.co_firstlineno), None)
+    if fdef is None:
+        return None
+    constants: dict = {}
+    tests = ast.parse(" and ".join(guard(d, n, constants)
+                                   for d, n in zip(descriptors, names, strict=True)) or
+                      "True", mode="eval").body
+    helpers = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
+               "general": general, **constants}
+    if catch is not None:
+        helpers["caught"], helpers["handle"] = catch
+    for node in ast.walk(tests):  # (the parameters are the only names not the guard's)
+        if isinstance(node, ast.Name) and node.id not in names:
+            if node.id not in helpers:
+                helpers[node.id] = getattr(builtins, node.id)
+            node.id = _PREFIX + node.id
+
+    def name(text: str) -> ast.Name:
+        return ast.Name(_PREFIX + text, ast.Load())
+
+    fallback = ast.If(ast.UnaryOp(ast.Not(), tests), [ast.Return(ast.Call(
+        name("general"), [ast.Name(n, ast.Load()) for n in names], []))], [])
+    body, added = fdef.body, [fallback]
+    if catch is not None:
+        handler = ast.ExceptHandler(name("caught"), _PREFIX + "exc", [
+            ast.Expr(ast.Call(name("handle"), [name("exc")], [])), ast.Raise(None, None)])
+        body = [ast.Try(body, [handler], [], [])]
+        added += [body[0], handler]
+    cells = dict(zip(code.co_freevars, variant.__closure__ or (), strict=True))
+    cells.update({_PREFIX + k: types.CellType(v) for k, v in helpers.items()})
+    factory = ast.FunctionDef(_PREFIX + "factory", ast.arguments(
+        posonlyargs=[], args=[ast.arg(n) for n in cells], vararg=None, kwonlyargs=[],
+        kw_defaults=[], kwarg=None, defaults=[]), [fdef], [], None, None)
+    added += [factory] + factory.args.args
+    for stmt in added:  # (on the def line: the variant's own lines keep their numbers)
+        for node in [stmt] if isinstance(stmt, (ast.Try, ast.FunctionDef)) else \
+                ast.walk(stmt):
+            ast.copy_location(node, fdef)
+    fdef.body = [fallback] + body
+    outer = compile(ast.Module([factory], []), code.co_filename, "exec")
+    factory_code = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in factory_code.co_consts
+                 if isinstance(c, types.CodeType) and c.co_name == code.co_name)
+    entry = types.FunctionType(inner, variant.__globals__, code.co_name, variant.__defaults__,
+                               tuple(cells[n] for n in inner.co_freevars))
+    entry.__kwdefaults__ = variant.__kwdefaults__
     return entry

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from tests import cases_dispatch as cases
 
 
 def f4(side_lengths):
@@ -95,16 +96,61 @@ def test_a_non_scalar_output_is_located_at_the_return_on_every_call():
         assert info.value.lineno is not None and "return x * 2.0" in str(info.value)
 
 
-def test_entries_show_in_tracebacks():
+def _failing_lines(g, x):
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError) as info:
+        g(x)
+    return [(frame.filename, frame.line or "")
+            for frame in traceback.extract_tb(info.value.__traceback__)]
+
+
+def test_a_short_variant_is_its_own_entry_and_fails_at_its_own_line():
     def logs(x):
         return np.sum(np.log(x))
 
     g = s2sad.grad(logs)
     g(np.ones(2))
-    with np.errstate(divide="raise"), pytest.raises(FloatingPointError) as info:
-        g(np.zeros(2))
-    lines = [frame.line or "" for frame in traceback.extract_tb(info.value.__traceback__)]
-    assert any("return variant(x)" in line for line in lines)
+    assert g._entry.__code__.co_filename == g._last.filename  # one call, not two
+    lines = _failing_lines(g, np.zeros(2))
+    assert lines[-1] == (g._last.filename, "s_x = 1.0 / x"), lines  # (the generated line)
+    assert not any("variant(" in line for _, line in lines), lines
+
+
+def test_a_long_variant_keeps_an_entry_of_its_own_in_tracebacks():
+    g = s2sad.grad(cases.long_chain)
+    g(np.ones(2))
+    assert g._entry.__code__.co_filename != g._last.filename
+    lines = _failing_lines(g, np.zeros(2))
+    assert any("return variant(x)" in line for _, line in lines), lines
+    assert lines[-1][0] == g._last.filename and lines[-1][1] in g._last.text, lines
+    assert g(np.ones(2)) == pytest.approx(numeric(cases.long_chain, np.ones(2)))
+
+
+def numeric(f, x, h=1e-6):
+    return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(len(x))])
+
+
+def test_the_guard_reads_builtins_of_its_own_not_the_users_globals():
+    """A module that defines ``len``, ``list`` and ``type``: the guard of a list of three
+    floats still checks a list of three floats."""
+    g = s2sad.grad(cases.product)
+    for _ in range(3):
+        assert g([2.0, 3.0, 4.0]) == [12.0, 8.0, 6.0]
+    assert g._entry.__code__.co_filename == g._last.filename
+    assert g((2.0, 3.0, 4.0)) == (12.0, 8.0, 6.0)  # (a tuple: another variant)
+    with pytest.raises(TypeError, match="integers"):
+        g([2, 3, 4])
+
+
+def test_a_guarded_variant_shares_the_users_closure_cells():
+    scale = 2.0
+
+    def scaled(x):
+        return scale * x * x
+
+    g = s2sad.grad(scaled)
+    assert g(3.0) == 12.0 and g(3.0) == 12.0
+    scale = 5.0
+    assert g(3.0) == 30.0
 
 
 def test_a_gradient_of_lists_of_floats_is_returned_without_conversion():

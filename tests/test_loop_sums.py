@@ -274,7 +274,7 @@ def test_random_loops_agree_with_the_unoptimized_gradient(loop, tmp_path):
         fast = s2sad.grad(f, wrt=wrt)
         ours, plain = fast(*args), s2sad.grad(f, wrt=wrt, optimize=False)(*args)
         collected.append("Sum()" in fast.source_for(*args))
-        for mine, want in zip(ours, plain):
+        for mine, want in zip(ours, plain, strict=True):
             assert np.shape(mine) == np.shape(want)
             np.testing.assert_allclose(mine, want, rtol=1e-10, atol=1e-12)
 
