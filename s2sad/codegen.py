@@ -17,6 +17,7 @@ import itertools
 import linecache
 import math
 import re
+import types
 
 import gast
 
@@ -441,18 +442,10 @@ def build_function(text: str, filename: str, name: str, namespace: dict, cells: 
     closure cells) are bound to those very cells, never copied. Code for the CuPy
     target, where CuPy cannot be imported, gives a function that says how to install it.
     """
-    import types
     tree = ast.parse(text, filename) if cells else text  # (text compiles faster than a tree)
-    if cells:
-        index = next(i for i, s in enumerate(tree.body) if isinstance(s, ast.FunctionDef))
-        fdef = tree.body[index]
-        args = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in cells], vararg=None,
-                             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-        wrapper = ast.FunctionDef("__s2sad_cells__", args,
-                                  [fdef, ast.Return(ast.Name(name, ast.Load()))], [], None, None)
-        ast.copy_location(wrapper, fdef)
-        tree.body[index] = wrapper
-        ast.fix_missing_locations(tree)
+    if cells:  # (the function is built from its tree below; the rest, imports, runs here)
+        fdef = next(s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == name)
+        tree.body.remove(fdef)
     try:
         exec(compile(tree, filename, "exec"), namespace)
     except ImportError:
@@ -463,8 +456,33 @@ def build_function(text: str, filename: str, name: str, namespace: dict, cells: 
         return unavailable(name, reason)  # the source stays printable without CuPy
     if not cells:
         return namespace[name]
-    factory = namespace.pop("__s2sad_cells__")
-    inner = next(c for c in factory.__code__.co_consts
-                 if isinstance(c, types.CodeType) and c.co_name == name)
-    return types.FunctionType(inner, namespace, name, None,
+    return function_with_cells(fdef, filename, namespace, cells)
+
+
+def function_with_cells(fdef: ast.FunctionDef, filename: str, namespace: dict,
+                        cells: dict) -> types.FunctionType:
+    """The function ``fdef`` defines, its globals ``namespace``, its free names among
+    ``cells`` bound to those very cells (the user's closure cells, or cells made for it).
+
+    It is compiled inside a function that takes the names of ``cells`` as parameters,
+    and taken out of that one's constants: nothing is run, nothing is stored in
+    ``namespace``.
+
+    >>> import types
+    >>> fdef = ast.parse("def scaled(x):\\n    return k * x").body[0]
+    >>> cell = types.CellType(2.0)
+    >>> scaled = function_with_cells(fdef, "<scaled>", {}, {"k": cell})
+    >>> scaled(3.0), scaled.__closure__[0] is cell
+    (6.0, True)
+    """
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in cells], vararg=None,
+                         kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    maker = ast.FunctionDef("__s2sad_cells__", args, [fdef], [], None, None)
+    for node in [maker, *args.args]:  # (on the def line: fdef's lines keep their numbers)
+        ast.copy_location(node, fdef)
+    module = compile(ast.Module([maker], []), filename, "exec")
+    outer = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in outer.co_consts
+                 if isinstance(c, types.CodeType) and c.co_name == fdef.name)
+    return types.FunctionType(inner, namespace, fdef.name, None,
                               tuple(cells[n] for n in inner.co_freevars))

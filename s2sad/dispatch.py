@@ -55,7 +55,7 @@ import types
 
 import numpy as np
 
-from .codegen import register
+from .codegen import function_with_cells, register
 from .transforms.kinds import describe
 
 _PYTHON = ("float", "int", "complex")  # descriptions of Python numbers, named as their types
@@ -265,22 +265,13 @@ def guarded(signature, descriptors, variant, general, catch=None):
             ast.Expr(ast.Call(name("handle"), [name("exc")], [])), ast.Raise(None, None)])
         body = [ast.Try(body, [handler], [], [])]
         added += [body[0], handler]
-    cells = dict(zip(code.co_freevars, variant.__closure__ or (), strict=True))
-    cells.update({_PREFIX + k: types.CellType(v) for k, v in helpers.items()})
-    factory = ast.FunctionDef(_PREFIX + "factory", ast.arguments(
-        posonlyargs=[], args=[ast.arg(n) for n in cells], vararg=None, kwonlyargs=[],
-        kw_defaults=[], kwarg=None, defaults=[]), [fdef], [], None, None)
-    added += [factory] + factory.args.args
     for stmt in added:  # (on the def line: the variant's own lines keep their numbers)
-        for node in [stmt] if isinstance(stmt, (ast.Try, ast.FunctionDef)) else \
-                ast.walk(stmt):
+        for node in [stmt] if isinstance(stmt, ast.Try) else ast.walk(stmt):
             ast.copy_location(node, fdef)
     fdef.body = [fallback] + body
-    outer = compile(ast.Module([factory], []), code.co_filename, "exec")
-    factory_code = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
-    inner = next(c for c in factory_code.co_consts
-                 if isinstance(c, types.CodeType) and c.co_name == code.co_name)
-    entry = types.FunctionType(inner, variant.__globals__, code.co_name, variant.__defaults__,
-                               tuple(cells[n] for n in inner.co_freevars))
+    cells = dict(zip(code.co_freevars, variant.__closure__ or (), strict=True))
+    cells.update({_PREFIX + k: types.CellType(v) for k, v in helpers.items()})
+    entry = function_with_cells(fdef, code.co_filename, variant.__globals__, cells)
+    entry.__defaults__ = variant.__defaults__
     entry.__kwdefaults__ = variant.__kwdefaults__
     return entry
