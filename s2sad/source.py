@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import linecache
+import re
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -33,6 +34,46 @@ def _parsed(func):
             _PARSED.pop(next(iter(_PARSED)))
         entry = _PARSED[id(code)] = (code, FunctionSource._read(func))
     return entry[1]
+
+
+_DEF = re.compile(r"\s*(async\s+)?def\s")
+_DECORATOR = re.compile(r"\s*@")
+
+
+def _lines_by_indentation(code) -> tuple[list[str], int] | None:
+    """The lines of the function of ``code`` and the first one's number: its decorators,
+    its ``def``, and what follows up to the first line (not blank, not a comment, not a
+    closing bracket) indented no deeper than the ``def``. None where the lines there
+    are no ``def`` (a lambda) or the file cannot be read.
+
+    ``inspect.getsourcelines`` finds the same end by tokenizing the file from the
+    ``def`` on, which takes a tenth of the build of a long function. A cut inside a
+    string or a bracket that goes on at the left margin does not parse: the caller
+    then asks inspect.
+
+    >>> def f(x):
+    ...     return x
+    >>> lines, first = _lines_by_indentation(f.__code__)
+    >>> lines == inspect.getsourcelines(f.__code__)[0], first == f.__code__.co_firstlineno
+    (True, True)
+    """
+    filename, first = code.co_filename, code.co_firstlineno
+    linecache.checkcache(filename)  # (as inspect does: a file changed on disk is read again)
+    lines = linecache.getlines(filename)
+    at = first - 1  # (the index of the def line, after the decorators)
+    while 0 <= at < len(lines) and _DECORATOR.match(lines[at]):
+        at += 1
+    if not 0 <= at < len(lines) or not _DEF.match(lines[at]):
+        return None
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    end = at + 1
+    while end < len(lines):
+        text = lines[end].lstrip()
+        if text and not text.startswith(("#", ")", "]", "}")) and \
+                len(lines[end]) - len(text) <= indent:
+            break
+        end += 1
+    return lines[first - 1:end], first
 
 
 @dataclass
@@ -76,27 +117,41 @@ class FunctionSource:
     def _read(func):
         """``(filename, tree, lines of the file)`` of a function, read and parsed."""
         filename = inspect.getsourcefile(func) or func.__code__.co_filename
-        try:
-            # the code object's own lines: inspect would follow a functools.wraps wrapper's
-            # __wrapped__ to the function it wraps, and differentiate that one instead
-            lines, first = inspect.getsourcelines(func.__code__)
-        except (OSError, TypeError) as exc:
-            raise NoSourceError(
-                f"cannot read the source of {func.__qualname__!r} ({exc})",
-                filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno,
-                hint="s2sad transforms source code: define the function in a .py file "
-                     "(functions typed at a REPL or built with exec() have no source).") from None
-        if func.__name__ == "<lambda>":
-            raise NoSourceError(
-                "s2sad cannot differentiate a lambda directly",
-                filename=filename, lineno=first, text=lines[0] if lines else None,
-                hint="Give it a name with `def`.")
-        text = textwrap.dedent("".join(lines))
-        try:
-            module = gast.parse(text)
-        except SyntaxError as exc:  # e.g. a decorator line cut in the middle
-            raise NoSourceError(f"cannot parse the source of {func.__qualname__!r}: {exc.msg}",
-                                filename=filename, lineno=first) from None
+        module = None
+        found = _lines_by_indentation(func.__code__)
+        if found is not None:  # (cut where the indentation says, good if it parses so)
+            lines, first = found
+            try:
+                module = gast.parse(textwrap.dedent("".join(lines)))
+            except SyntaxError:
+                module = None
+            if module is None or len(module.body) != 1 or not isinstance(
+                    module.body[0], (gast.FunctionDef, gast.AsyncFunctionDef)) or \
+                    module.body[0].name != func.__code__.co_name:
+                module = None
+        if module is None:
+            try:
+                # the code object's own lines: inspect would follow a functools.wraps
+                # wrapper's __wrapped__ to the function it wraps, and differentiate that one
+                lines, first = inspect.getsourcelines(func.__code__)
+            except (OSError, TypeError) as exc:
+                raise NoSourceError(
+                    f"cannot read the source of {func.__qualname__!r} ({exc})",
+                    filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno,
+                    hint="s2sad transforms source code: define the function in a .py file "
+                         "(functions typed at a REPL or built with exec() have no "
+                         "source).") from None
+            if func.__name__ == "<lambda>":
+                raise NoSourceError(
+                    "s2sad cannot differentiate a lambda directly",
+                    filename=filename, lineno=first, text=lines[0] if lines else None,
+                    hint="Give it a name with `def`.")
+            try:
+                module = gast.parse(textwrap.dedent("".join(lines)))
+            except SyntaxError as exc:  # e.g. a decorator line cut in the middle
+                raise NoSourceError(
+                    f"cannot parse the source of {func.__qualname__!r}: {exc.msg}",
+                    filename=filename, lineno=first) from None
         tree = module.body[0]
         if isinstance(tree, gast.AsyncFunctionDef):
             raise UnsupportedSyntaxError(
