@@ -201,7 +201,7 @@ class GradientFunction:
         every saved value on the stack (compiled again where a loop's values went to
         lists indexed by its counter, which the compiler does not read back)."""
         compiled = self._variants.get(key) or self._compile(key)
-        if not compiled.taped:
+        if not compiled.needs_nestable_build:
             return compiled
         with self._lock:
             nestable = self._nestables.get(key)

@@ -41,6 +41,7 @@ from .transforms.py_floats import PythonFloats
 from .transforms.normalize import Normalize, assigned_names
 from .transforms.loop_tape import LoopTape
 from .transforms.loop_sums import LoopSums
+from .transforms.sum_products import SumProducts
 from .transforms.recompute import Recompute
 from .transforms.resolve import static_value
 from .transforms.reverse import Reverse
@@ -79,9 +80,10 @@ class Compiled:
     # non-scalar output is reported
     numbers: frozenset = frozenset()  # module globals compiled as numbers: checked at calls
     entry: types.FunctionType | None = None  # guard and call (s2sad/dispatch.py), once ready
-    # compiled otherwise than for a derivative of it to read: a loop saves its values in
-    # lists indexed by its counter (LoopTape), or hands its terms to collectors (LoopSums)
-    taped: bool = False
+    # compiled otherwise than for a derivative of it to read, which compiles it again with
+    # nestable=True: a loop saves its values in lists indexed by its counter (LoopTape), or
+    # hands its terms to collectors (LoopSums)
+    needs_nestable_build: bool = False
 
 
 def parameters(tree) -> list[str]:
@@ -245,25 +247,33 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         adjoint = NanCheck(source, lambda name: imports.helper(
             name, "s2sad.runtime_debug")).visit(adjoint)
         stages.append(("debug_nans", adjoint))
-    taped = False
+    needs_nestable_build = False
     if optimize and stacks and not nestable and \
             "range" not in local_names | set(source.globals):  # (the builtin's loops only)
         tape = LoopTape(stacks, namer.claim)
         adjoint = tape.visit(adjoint)
-        taped = tape.changed
+        needs_nestable_build = tape.changed
         stages.append(("loop_tape", adjoint))
     if optimize and mode != "forward" and not nestable and not debug_nans and \
             "range" not in local_names | set(source.globals):
         sums = LoopSums(*_loop_sums_names(source, imports), set(reverse.trips.values()),
                         lambda name: imports.helper(name, "s2sad.runtime_terms"), namer.claim)
         adjoint = sums.visit(adjoint)
-        taped = taped or sums.changed
+        needs_nestable_build = needs_nestable_build or sums.changed
         stages.append(("loop_sums", adjoint))
     adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
                            stacks, namer.fresh).visit(adjoint)
     if target == "cupy":  # lists and numbers used as arrays: cp.asarray (NumPy converts them)
         adjoint = DeviceArguments(kinds, source.globals, imports.numpy(),
                                   set(imports.helpers.values())).visit(adjoint)
+    if optimize and mode != "forward" and not nestable and not debug_nans and \
+            "numpy" in imports.modules:  # (after cp.asarray of lists: CuPy's arrays
+        # take the helpers' written form)
+        products = SumProducts({imports.numpy(), *imports.renamed},
+                               imports.helpers.get("unbroadcast"), kinds, imports.helper)
+        adjoint = products.visit(adjoint)
+        needs_nestable_build = needs_nestable_build or products.changed
+        stages.append(("sum_products", adjoint))
     header = imports.header(adjoint)
     text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]
@@ -273,7 +283,7 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     output_at = (source.filename, at.lineno, source.line(at.lineno))
     return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages.texts,
                     output_at=output_at, numbers=frozenset(numbers) & set(imports.live),
-                    taped=taped)
+                    needs_nestable_build=needs_nestable_build)
 
 
 def _fresh_call(imports):
@@ -350,26 +360,28 @@ def _resolver(source, imports):
     return resolve
 
 
+def _pure_names(source, imports) -> set:
+    """The names of the calls generated code makes that change nothing: the runtime's
+    helpers (but ``output_seed``, which may raise) and the builtins ``len`` and ``float``
+    where the user's code does not give those names another meaning."""
+    helpers = {alias for name, alias in imports.helpers.items() if name != "output_seed"}
+    return helpers | ({"len", "float"} - set(source.locals) - set(source.globals))
+
+
 def _loop_sums_names(source, imports) -> tuple:
     """The names ``LoopSums`` asks for: the ``unbroadcast`` helper's, those of the
-    functions a loop it changes may call (the runtime's helpers, the builtin ``len``),
-    and the array module's."""
-    helpers = {alias for name, alias in imports.helpers.items() if name != "output_seed"}
-    builtin = {"len", "float"} - set(source.locals) - set(source.globals)
+    functions a loop it changes may call (``_pure_names``), and the array module's."""
     unbroadcast = {imports.helpers["unbroadcast"]} if "unbroadcast" in imports.helpers \
         else set()
-    return unbroadcast, helpers | builtin, imports.numpy()
+    return unbroadcast, _pure_names(source, imports), imports.numpy()
 
 
 def _purity(source, imports):
-    pure_helpers = {alias for name, alias in imports.helpers.items() if name != "output_seed"}
+    pure_names = _pure_names(source, imports)
 
     def is_pure(func) -> bool:
         if isinstance(func, gast.Name):
-            if func.id in pure_helpers:
-                return True
-            return func.id in ("float", "len") and func.id not in source.locals and \
-                func.id not in source.globals
+            return func.id in pure_names
         try:
             target = static_value(func, source, source.locals)
         except KeyError:

@@ -183,4 +183,5 @@ def test_stages_show_every_pass():
     names = [name for name, _ in s2sad.grad(lambda_free).stages(1.0)]
     assert names == ["source", "exits", "desugar", "normalize", "reverse", "simplify",
                      "first_assignment", "dead_code", "recompute", "copy_propagation",
-                     "forward_substitution", "subtract", "python_floats", "loop_sums"]
+                     "forward_substitution", "subtract", "python_floats", "loop_sums",
+                     "sum_products"]

@@ -250,7 +250,7 @@ MLP_ARGS = (np.ones((4, 3)), np.ones(3), np.ones((3, 2)), np.ones(2), np.ones((5
 
 GOLDEN_MLP = '''\
 import cupy as cp
-from s2sad.runtime import matmul_shape, reduced_size, sum_grad, unbroadcast
+from s2sad.runtime import matmul_shape, reduced_size, sum_grad, unbroadcast, unbroadcast_product
 from s2sad.runtime_gradients import fresh_gradient
 
 def grad_mlp_loss(W1, b1, W2, b2, x, y):
@@ -258,7 +258,7 @@ def grad_mlp_loss(W1, b1, W2, b2, x, y):
     out = h @ W2 + b2
     t_4 = out - y
     s_5 = sum_grad(1.0, t_4, None, False) / reduced_size(t_4, None)
-    s_out = unbroadcast(s_5 * 2 * t_4, out)
+    s_out = unbroadcast_product(s_5 * 2, t_4, out)
     s_W2 = h.T @ unbroadcast(s_out, matmul_shape(h, W2))
     return fresh_gradient(W2, s_W2)
 '''
@@ -296,7 +296,7 @@ GOLDEN_CONSTANTS = '''\
 import cupy as cp
 import cupy.linalg as la
 from cupy import tanh
-from s2sad.runtime import broadcast_shape, norm_grad, sum_grad, unbroadcast
+from s2sad.runtime import broadcast_shape, norm_grad, sum_grad, unbroadcast_product
 from s2sad.runtime_gradients import fresh_gradient
 
 def grad_with_constants(x):
@@ -305,8 +305,8 @@ def grad_with_constants(x):
     t_5 = tanh(x)
     s_x = norm_grad(1.0, la.norm(x), x, None, None, False)
     s_7 = sum_grad(1.0, broadcast_shape(broadcast_shape(t_5, ones), scale), None, False)
-    s_6 = unbroadcast(scale * s_7, broadcast_shape(t_5, ones))
-    s_5 = unbroadcast(ones * s_6, x)
+    s_6 = unbroadcast_product(scale, s_7, broadcast_shape(t_5, ones))
+    s_5 = unbroadcast_product(ones, s_6, x)
     s_x = s_x + s_5 * (1.0 - t_5 ** 2)
     return fresh_gradient(x, s_x)
 '''

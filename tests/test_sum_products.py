@@ -1,0 +1,150 @@
+"""Sums of products without the product (transforms/sum_products.py, runtime.sum_product
+and unbroadcast_product): the helpers equal the expressions they replace, the gradients
+equal those of the unoptimized code and central differences, in float64 (np.einsum) and
+float32 (as written), and derivatives of such gradients compile without the pass."""
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.runtime import sum_product, unbroadcast, unbroadcast_product
+from tests.test_gradients import check_every_mode
+
+rng = np.random.default_rng(5)
+BIG = (8, 300, 4)  # 9,600 elements: np.einsum's side of the helpers
+
+
+def norms(x, w):
+    return np.sum(np.sum(x * x, axis=2) * w)
+
+
+def kept(x):
+    return np.sum(np.sum(x * x, axis=-1, keepdims=True) * x)
+
+
+def total(x, y):
+    return np.sum(x * y) ** 2
+
+
+def two_axes(x, y):
+    return np.sum(np.sum(x * y, axis=(0, 2)) ** 2)
+
+
+def scaled(q, x):
+    return np.sum(np.tanh(q * x))
+
+
+def row(b, x):
+    return np.sum(np.sin(x * b))
+
+
+def mixture(means, x):
+    xc = x[None, :, :] - means[:, None, :]
+    return np.sum(np.log(np.sum(np.exp(-0.5 * np.sum(xc * xc, axis=2)), axis=0)))
+
+
+CASES = [  # (function, argument shapes, the helper its gradient calls)
+    pytest.param(norms, [BIG, BIG[:2]], "sum_product(x, x, axis=2)", id="norms"),
+    pytest.param(kept, [BIG], "sum_product(x, x, axis=-1, keepdims=True)", id="keepdims"),
+    pytest.param(total, [BIG, BIG], "sum_product(x, y)", id="total"),
+    pytest.param(two_axes, [BIG, BIG], "sum_product(x, y, axis=(0, 2))", id="two-axes"),
+    pytest.param(scaled, [(8, 1, 4), BIG], "unbroadcast_product(", id="broadcast-factor"),
+    pytest.param(row, [(4,), BIG], "unbroadcast_product(", id="row-factor"),
+    pytest.param(mixture, [(5, 3), (1000, 3)], "sum_product(xc, xc, axis=2)", id="mixture"),
+]
+
+
+def _args(shapes, dtype):
+    return [rng.standard_normal(s).astype(dtype) / 2 for s in shapes]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("f, shapes, helper", CASES)
+def test_gradients_equal_the_unoptimized_ones(f, shapes, helper, dtype):
+    args = _args(shapes, dtype)
+    wrt = tuple(range(len(args)))
+    g = s2sad.grad(f, wrt=wrt)
+    ours, plain = g(*args), s2sad.grad(f, wrt=wrt, optimize=False)(*args)
+    assert helper in g.source_for(*args), g.source_for(*args)
+    for mine, want, arg in zip(ours, plain, args, strict=True):
+        assert mine.shape == arg.shape and mine.dtype == arg.dtype
+        np.testing.assert_allclose(mine, want, rtol=1e-10 if dtype == np.float64 else 2e-4,
+                                   atol=1e-9 if dtype == np.float64 else 1e-4)
+
+
+@pytest.mark.parametrize("f, shapes, helper", CASES)
+def test_gradients_agree_with_central_differences(f, shapes, helper):
+    """Along a random direction per argument (float64)."""
+    args = _args(shapes, np.float64)
+    grads = s2sad.grad(f, wrt=tuple(range(len(args))))(*args)
+    eps = 1e-6
+    for index, g in enumerate(grads):
+        v = rng.standard_normal(args[index].shape)
+        up, down = list(args), list(args)
+        up[index], down[index] = args[index] + eps * v, args[index] - eps * v
+        central = (f(*up) - f(*down)) / (2 * eps)
+        assert np.sum(g * v) == pytest.approx(central, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("f, shapes", [(norms, [(3, 4, 2), (3, 4)]), (scaled, [(3, 1, 2),
+                                                                            (3, 5, 2)])])
+def test_derivatives_of_the_gradient(f, shapes):
+    """jvp, hvp and the hessian differentiate a variant compiled without the pass (its
+    helpers have no derivative rules of their own)."""
+    args = _args(shapes, np.float64)
+    assert "_product(" in s2sad.grad(f).source_for(*args)
+    check_every_mode(f, args)
+    big = _args([BIG, BIG[:2]] if f is norms else [(8, 1, 4), BIG], np.float64)
+    tangent = rng.standard_normal(big[0].shape)
+    eps = 1e-6
+    grad = s2sad.grad(f)
+    central = (grad(big[0] + eps * tangent, big[1]) - grad(big[0] - eps * tangent, big[1])) \
+        / (2 * eps)
+    np.testing.assert_allclose(s2sad.hvp(f)(*big, tangent), central, rtol=1e-5, atol=1e-6)
+
+
+# --- the helpers on their own ------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape, axis, keepdims", [
+    (BIG, None, False), (BIG, 0, False), (BIG, 1, True), (BIG, -1, False), (BIG, (0, 2), True),
+    (BIG, (-1, 0), False), ((3000,), 0, False), ((3000,), None, True), ((60, 50), (), False),
+    ((4, 5), 1, False)])  # (the last: small, np.sum as written)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sum_product_is_the_sum_of_the_product(shape, axis, keepdims, dtype):
+    a, b = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+    want = np.sum(a * b, axis=axis, keepdims=keepdims)
+    got = sum_product(a, b, axis=axis, keepdims=keepdims)
+    assert type(got) is type(want) and np.shape(got) == np.shape(want)
+    assert np.result_type(got) == np.result_type(want)
+    np.testing.assert_allclose(got, want, rtol=1e-12 if dtype == np.float64 else 1e-5)
+
+
+@pytest.mark.parametrize("axis", [3, -4, (0, 0), (1, -2)])
+def test_sum_product_refuses_what_np_sum_refuses(axis):
+    a = rng.standard_normal(BIG)
+    with pytest.raises(Exception) as want:
+        np.sum(a * a, axis=axis)
+    with pytest.raises(type(want.value)):
+        sum_product(a, a, axis=axis)
+
+
+@pytest.mark.parametrize("a_shape, b_shape, like", [
+    (BIG, BIG, (8, 1, 4)), (BIG, BIG, (4,)), (BIG, BIG, (300, 1)), (BIG, BIG, ()), (BIG, BIG, None),
+    (BIG, BIG, BIG), ((8, 1, 4), BIG, BIG), ((300, 4), BIG, (1, 4)), ((5, 4), (5, 4), (4,))])
+def test_unbroadcast_product_is_the_unbroadcast_product(a_shape, b_shape, like):
+    a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+    like = 2.5 if like is None else np.zeros(like)  # (None: a number)
+    want = unbroadcast(a * b, like)
+    got = unbroadcast_product(a, b, like)
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_factor_that_is_a_number_keeps_the_written_form():
+    def f(x, c):
+        return np.sum(np.sum(2.0 * x, axis=1) * np.sum(c * x))
+
+    args = (rng.standard_normal((5, 3)), 1.5)
+    source = s2sad.grad(f).source_for(*args)
+    assert "np.sum(2.0 * x, axis=1)" in source and "np.sum(c * x)" in source, source
+    assert s2sad.grad(f)(*args) == pytest.approx(s2sad.grad(f, optimize=False)(*args))
