@@ -452,7 +452,7 @@ def _show(desc) -> str:
     if desc == "int":
         return "int"
     if isinstance(desc, tuple) and desc[0] in ("nd", "cupy"):
-        return f"an integer array" if desc[2] in "iu" else "a boolean array"
+        return "an integer array" if desc[2] in "iu" else "a boolean array"
     return "a container with integers"
 
 
