@@ -28,6 +28,7 @@ from .transforms.budget import MemoryBudget
 from .transforms.device_arguments import DeviceArguments
 from .transforms.copy_propagation import CopyPropagation
 from .transforms.dead_code import DeadCode
+from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
 from .transforms.exits import Exits
 from .transforms.first_assignment import FirstAssignment
@@ -269,6 +270,13 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     if optimize and mode != "forward" and not nestable and not debug_nans and \
             "numpy" in imports.modules:  # (after cp.asarray of lists: CuPy's arrays
         # take the helpers' written form)
+        if "unbroadcast" in imports.helpers:  # (sums the products pass then takes over)
+            early = EarlySums(imports.helpers["unbroadcast"],
+                              {imports.helpers.get("matmul_grad_left")} - {None},
+                              imports.helper)
+            adjoint = early.visit(adjoint)
+            needs_nestable_build = needs_nestable_build or early.changed
+            stages.append(("early_sums", adjoint))
         products = SumProducts({imports.numpy(), *imports.renamed},
                                imports.helpers.get("unbroadcast"), kinds, imports.helper)
         adjoint = products.visit(adjoint)

@@ -292,7 +292,65 @@ def unbroadcast_product(a, b, like):
                 subscripts, kept = plan[2].split("->")
                 total = np.einsum(f"{subscripts},{subscripts}->{kept}", a, b)
                 return total if plan[1] is False else total.reshape(shape)
+    elif type(a) is np.ndarray and type(b) is np.ndarray and a.shape != b.shape:
+        summed = _summed_axes(np.broadcast_shapes(a.shape, b.shape), _shape(like))
+        for factor, other in ((a, b), (b, a)):  # a factor that is the same along every
+            # summed axis comes out of the sum: q * sum(x), not sum(q * x)
+            if summed and _constant_along(factor, summed):
+                return unbroadcast(factor * _sum_keeping(other, summed), like)
     return unbroadcast(a * b, like)
+
+
+def _summed_axes(shape: tuple, target: tuple) -> tuple:
+    """The axes of ``shape`` (counted from the end, negative) that ``unbroadcast`` sums
+    to reach ``target``: those ``target`` lacks, and those where it has 1 and ``shape``
+    has more.
+
+    >>> _summed_axes((5, 4, 3), (1, 3)), _summed_axes((4, 3), (4, 3))
+    ((-3, -2), ())
+    """
+    n = len(shape)
+    padded = (1,) * (n - len(target)) + tuple(target)
+    return tuple(i - n for i in range(n) if padded[i] == 1 and shape[i] != 1)
+
+
+def _constant_along(x, axes: tuple) -> bool:
+    """Is array ``x`` (broadcast from the right) of length 1, or absent, along ``axes``
+    (negative)?"""
+    return all(-i > x.ndim or x.shape[i] == 1 for i in axes)
+
+
+def _sum_keeping(x, axes: tuple):
+    """NumPy array ``x`` summed along those of ``axes`` (negative) it has, keeping them
+    (length 1), as ``unbroadcast`` sums (np.einsum for large float64 arrays with short
+    rows)."""
+    n = x.ndim
+    return unbroadcast(x, Shape(tuple(1 if i - n in axes else m
+                                      for i, m in enumerate(x.shape))))
+
+
+def summed_matmul_grad_left(g, x, y, like):
+    """``unbroadcast(matmul_grad_left(g, x, y), like)``: where the sum runs along the
+    rows of ``x @ y`` (axis -2), or along batch axes that ``y`` does not have, ``g`` is
+    summed first and multiplied after (``sum(g) @ y.T``, not ``sum(g @ y.T)``). The GMM's
+    ``s_xc``, read only for ``s_means``, is then a (K, 1, d) array, never a (K, n, d) one.
+
+    >>> g, y = np.ones((4, 5, 3)), np.ones((4, 2, 3))
+    >>> summed_matmul_grad_left(g, np.ones((4, 5, 2)), y, np.ones((4, 1, 2)))[..., 0]
+    array([[15.],
+           [15.],
+           [15.],
+           [15.]])
+    """
+    if type(g) is np.ndarray and type(x) is np.ndarray and type(y) is np.ndarray and \
+            g.ndim >= 2 and x.ndim >= 2 and y.ndim >= 2:
+        full = np.broadcast_shapes(x.shape, g.shape[:-1] + (x.shape[-1],))
+        summed = _summed_axes(full, _shape(like))
+        if summed and -1 not in summed and all(i == -2 or -i > y.ndim or y.shape[i] == 1
+                                               for i in summed):
+            return unbroadcast(np.matmul(_sum_keeping(g, summed), np.swapaxes(y, -1, -2)),
+                               like)
+    return unbroadcast(matmul_grad_left(g, x, y), like)
 
 
 def unbroadcast(g, like):

@@ -1,13 +1,16 @@
 """Sums of products without the product (transforms/sum_products.py, runtime.sum_product
-and unbroadcast_product): the helpers equal the expressions they replace, the gradients
-equal those of the unoptimized code and central differences, in float64 (np.einsum) and
-float32 (as written), and derivatives of such gradients compile without the pass."""
+and unbroadcast_product), and sensitivities summed down as they are built
+(transforms/early_sums.py, runtime.summed_matmul_grad_left): the helpers equal the
+expressions they replace, the gradients equal those of the unoptimized code and central
+differences, in float64 (np.einsum) and float32 (as written), and derivatives of such
+gradients compile without the passes."""
 
 import numpy as np
 import pytest
 
 import s2sad
-from s2sad.runtime import sum_product, unbroadcast, unbroadcast_product
+from s2sad.runtime import (matmul_grad_left, sum_product, summed_matmul_grad_left,
+                           unbroadcast, unbroadcast_product)
 from tests.test_gradients import check_every_mode
 
 rng = np.random.default_rng(5)
@@ -43,6 +46,21 @@ def mixture(means, x):
     return np.sum(np.log(np.sum(np.exp(-0.5 * np.sum(xc * xc, axis=2)), axis=0)))
 
 
+X_GMM = rng.standard_normal((700, 3))
+
+
+def gmm_like(means, q, L):
+    xc = X_GMM[None, :, :] - means[:, None, :]
+    Lx = q[:, None, :] * xc + xc @ np.transpose(L, (0, 2, 1))
+    return np.sum(np.log(np.sum(np.exp(-0.5 * np.sum(Lx * Lx, axis=2)), axis=0)))
+
+
+def centered_twice(means, x):
+    """``s_xc`` read for ``means`` and for ``x``: summed once, at its one full size."""
+    xc = x[None, :, :] - means[:, None, :]
+    return np.sum(np.tanh(xc @ np.ones((3, 3))) * xc)
+
+
 CASES = [  # (function, argument shapes, the helper its gradient calls)
     pytest.param(norms, [BIG, BIG[:2]], "sum_product(x, x, axis=2)", id="norms"),
     pytest.param(kept, [BIG], "sum_product(x, x, axis=-1, keepdims=True)", id="keepdims"),
@@ -51,6 +69,9 @@ CASES = [  # (function, argument shapes, the helper its gradient calls)
     pytest.param(scaled, [(8, 1, 4), BIG], "unbroadcast_product(", id="broadcast-factor"),
     pytest.param(row, [(4,), BIG], "unbroadcast_product(", id="row-factor"),
     pytest.param(mixture, [(5, 3), (1000, 3)], "sum_product(xc, xc, axis=2)", id="mixture"),
+    pytest.param(gmm_like, [(5, 3), (5, 3), (5, 3, 3)],
+                 "s_xc = summed_matmul_grad_left(", id="gmm-early-sums"),
+    pytest.param(centered_twice, [(5, 3), (700, 3)], "unbroadcast(s_xc, t_", id="read-twice"),
 ]
 
 
@@ -130,7 +151,11 @@ def test_sum_product_refuses_what_np_sum_refuses(axis):
 
 @pytest.mark.parametrize("a_shape, b_shape, like", [
     (BIG, BIG, (8, 1, 4)), (BIG, BIG, (4,)), (BIG, BIG, (300, 1)), (BIG, BIG, ()), (BIG, BIG, None),
-    (BIG, BIG, BIG), ((8, 1, 4), BIG, BIG), ((300, 4), BIG, (1, 4)), ((5, 4), (5, 4), (4,))])
+    (BIG, BIG, BIG), ((8, 1, 4), BIG, BIG), ((300, 4), BIG, (1, 4)), ((5, 4), (5, 4), (4,)),
+    ((8, 1, 4), BIG, (8, 1, 4)), (BIG, (1, 1, 4), (1, 4)), ((4,), BIG, (4,)),
+    ((8, 1, 1), BIG, (8, 1, 1)), ((8, 1, 4), BIG, (1, 4)), ((1, 4), (6, 1), (1, 4)),
+    ((1, 4), (6, 1), ()), ((1, 4), (6, 1), None)])  # (a factor the same along the summed
+    # axes comes out of the sum)
 def test_unbroadcast_product_is_the_unbroadcast_product(a_shape, b_shape, like):
     a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
     like = 2.5 if like is None else np.zeros(like)  # (None: a number)
@@ -148,3 +173,36 @@ def test_a_factor_that_is_a_number_keeps_the_written_form():
     source = s2sad.grad(f).source_for(*args)
     assert "np.sum(2.0 * x, axis=1)" in source and "np.sum(c * x)" in source, source
     assert s2sad.grad(f)(*args) == pytest.approx(s2sad.grad(f, optimize=False)(*args))
+
+
+@pytest.mark.parametrize("g_shape, x_shape, y_shape, like", [
+    ((4, 5, 3), (4, 5, 2), (4, 2, 3), (4, 1, 2)),   # rows summed first
+    ((4, 5, 3), (4, 5, 2), (1, 2, 3), (1, 1, 2)),   # and batches y does not have
+    ((4, 5, 3), (4, 5, 2), (2, 3), (2,)),           # (y without batch axes)
+    ((4, 5, 3), (4, 5, 2), (4, 2, 3), (2,)),        # batches y has: summed after
+    ((4, 5, 3), (4, 5, 2), (4, 2, 3), (4, 5, 1)),   # the columns: summed after
+    ((5, 3), (5, 2), (2, 3), (1, 2)), ((5, 3), (5, 2), (2, 3), (5, 2)),
+    ((4, 5, 3), (5, 2), (4, 2, 3), (1, 2)),         # x broadcast against y's batches
+    ((3,), (3, 5), (5,), (1, 5)), ((3,), (5,), (5, 3), (5,))])  # (1-d: as written)
+def test_summed_matmul_grad_left_is_the_summed_adjoint(g_shape, x_shape, y_shape, like):
+    g, x, y = (rng.standard_normal(s) for s in (g_shape, x_shape, y_shape))
+    like = np.zeros(like)
+    want = unbroadcast(matmul_grad_left(g, x, y), like)
+    got = summed_matmul_grad_left(g, x, y, like)
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_sensitivity_read_for_another_sum_too_stays_whole():
+    args = _args([(5, 3), (700, 3)], np.float64)
+    source = s2sad.grad(centered_twice, wrt=(0, 1)).source_for(*args)
+    assert "summed_matmul_grad_left" not in source, source
+    only_means = s2sad.grad(centered_twice).source_for(*args)
+    assert "summed_matmul_grad_left(" in only_means and "s_means = -s_xc[:, 0, :]" in \
+        only_means, only_means
+
+
+def test_derivatives_of_a_gradient_with_early_sums():
+    args = _args([(5, 3), (5, 3), (5, 3, 3)], np.float64)
+    assert "summed_matmul_grad_left(" in s2sad.grad(gmm_like).source_for(*args)
+    check_every_mode(gmm_like, args)
