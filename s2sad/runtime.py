@@ -273,7 +273,8 @@ def sum_product(a, b, axis=None, keepdims=False):
 def unbroadcast_product(a, b, like):
     """``unbroadcast(a * b, like)``: for large float64 arrays of one shape, summed down
     as ``np.einsum`` multiplies, without the product (the adjoint of a broadcast factor:
-    ``s_q = unbroadcast_product(x, s_y, q)`` for ``y = q * x``).
+    ``s_q = unbroadcast_product(x, s_y, q)`` for ``y = q * x``); for NumPy arrays where
+    one factor is the same along every summed axis, that factor times the other's sum.
 
     >>> a = np.arange(6000.0).reshape(2, 1000, 3)
     >>> unbroadcast_product(a, a, np.zeros((2, 1, 3))).shape
@@ -293,7 +294,10 @@ def unbroadcast_product(a, b, like):
                 total = np.einsum(f"{subscripts},{subscripts}->{kept}", a, b)
                 return total if plan[1] is False else total.reshape(shape)
     elif type(a) is np.ndarray and type(b) is np.ndarray and a.shape != b.shape:
-        summed = _summed_axes(np.broadcast_shapes(a.shape, b.shape), _shape(like))
+        try:
+            summed = _summed_axes(np.broadcast_shapes(a.shape, b.shape), _shape(like))
+        except ValueError:  # (a * b says so, as it would have)
+            summed = ()
         for factor, other in ((a, b), (b, a)):  # a factor that is the same along every
             # summed axis comes out of the sum: q * sum(x), not sum(q * x)
             if summed and _constant_along(factor, summed):
@@ -310,6 +314,8 @@ def _summed_axes(shape: tuple, target: tuple) -> tuple:
     ((-3, -2), ())
     """
     n = len(shape)
+    if len(target) > n:  # (a larger target: spread out, nothing summed)
+        return ()
     padded = (1,) * (n - len(target)) + tuple(target)
     return tuple(i - n for i in range(n) if padded[i] == 1 and shape[i] != 1)
 

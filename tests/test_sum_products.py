@@ -154,7 +154,7 @@ def test_sum_product_refuses_what_np_sum_refuses(axis):
     (BIG, BIG, BIG), ((8, 1, 4), BIG, BIG), ((300, 4), BIG, (1, 4)), ((5, 4), (5, 4), (4,)),
     ((8, 1, 4), BIG, (8, 1, 4)), (BIG, (1, 1, 4), (1, 4)), ((4,), BIG, (4,)),
     ((8, 1, 1), BIG, (8, 1, 1)), ((8, 1, 4), BIG, (1, 4)), ((1, 4), (6, 1), (1, 4)),
-    ((1, 4), (6, 1), ()), ((1, 4), (6, 1), None)])  # (a factor the same along the summed
+    ((1, 4), (6, 1), ()), ((1, 4), (6, 1), None), ((1, 4), (6, 1), (2, 6, 4))])  # (a factor the same along the summed
     # axes comes out of the sum)
 def test_unbroadcast_product_is_the_unbroadcast_product(a_shape, b_shape, like):
     a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
@@ -206,3 +206,9 @@ def test_derivatives_of_a_gradient_with_early_sums():
     args = _args([(5, 3), (5, 3), (5, 3, 3)], np.float64)
     assert "summed_matmul_grad_left(" in s2sad.grad(gmm_like).source_for(*args)
     check_every_mode(gmm_like, args)
+
+
+def test_unbroadcast_product_refuses_what_a_product_refuses():
+    a, b = rng.standard_normal((3, 2)), rng.standard_normal((4, 2))
+    with pytest.raises(ValueError, match="broadcast"):
+        unbroadcast_product(a, b, np.zeros(2))
