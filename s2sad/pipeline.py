@@ -272,8 +272,7 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         # take the helpers' written form)
         if "unbroadcast" in imports.helpers:  # (sums the products pass then takes over)
             early = EarlySums(imports.helpers["unbroadcast"],
-                              {imports.helpers.get("matmul_grad_left")} - {None},
-                              imports.helper)
+                              imports.helpers.get("matmul_grad_left"), imports.helper)
             adjoint = early.visit(adjoint)
             needs_nestable_build = needs_nestable_build or early.changed
             stages.append(("early_sums", adjoint))

@@ -143,3 +143,19 @@ def test_gradients_of_the_layouts(module):
                        ("comments_at_the_margin", 4 * x), ("outer", 2 * x + 1.0)]:
         assert s2sad.grad(getattr(module, name))(x) == pytest.approx(want), name
     assert s2sad.grad(module.Holder.method)(x) == pytest.approx(4.0)
+
+
+def test_the_indentation_cut_needs_no_tokenizer(module, monkeypatch):
+    """The common layouts are read without inspect (whose tokenizer takes a tenth of a
+    long function's build); a line at the margin inside a string still goes to it."""
+    import s2sad.source as source
+
+    def refuse(code):
+        raise AssertionError("inspect.getsourcelines was called")
+
+    monkeypatch.setattr(source.inspect, "getsourcelines", refuse)
+    for name in ["plain", "one_line", "decorated", "black_signature",
+                 "comments_at_the_margin"]:
+        FunctionSource._read(getattr(module, name))
+    with pytest.raises(AssertionError, match="getsourcelines"):
+        FunctionSource._read(module.margin_string)

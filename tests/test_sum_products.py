@@ -212,3 +212,30 @@ def test_unbroadcast_product_refuses_what_a_product_refuses():
     a, b = rng.standard_normal((3, 2)), rng.standard_normal((4, 2))
     with pytest.raises(ValueError, match="broadcast"):
         unbroadcast_product(a, b, np.zeros(2))
+
+
+@pytest.mark.parametrize("between, moved", [
+    ("pass", True),
+    ("t_2[0] = 0.0", False),         # like changed in place between the terms and the sum
+    ("t_2 = m * 2.0", False),        # like given another value
+    ("np.add.at(t_2, 0, 1.0)", False),
+    ("for i in n:\n        t_2 = i", False),
+    ("s_5 = s_xc + 1.0", False),     # the sensitivity read for something else
+])
+def test_early_sums_move_only_what_keeps_its_meaning(between, moved):
+    import gast
+
+    from s2sad.codegen import unparse
+    from s2sad.transforms.early_sums import EarlySums
+    fn = gast.parse(f'''def grad_f(x, m, W, n):
+    t_2 = m[:, None, :]
+    xc = x - t_2
+    s_4 = g(xc)
+    s_xc = matmul_grad_left(s_4, xc, W)
+    {between}
+    s_xc += unbroadcast(q * s_4, xc)
+    s_m = -unbroadcast(s_xc, t_2)[:, 0, :]
+    return s_m''').body[0]
+    sums = EarlySums("unbroadcast", "matmul_grad_left", str)
+    text = unparse(sums.visit(fn))
+    assert sums.changed is moved and ("summed_matmul_grad_left" in text) is moved, text

@@ -9,8 +9,8 @@ before the product (``summed_matmul_grad_left``), and ``s_xc`` is a (K, 1, d) ar
 
 The pass changes a name that the function's top level gives a value once and then adds
 to (``s = a``, ``s += b``...), that nothing else reads but one ``unbroadcast(s, like)``
-after them (``like`` a name that keeps its value from before the first term to the sum),
-where each term is the adjoint of a matrix product's left operand or a product summed
+after them (``like`` a name that nothing gives a value or changes in place from before
+the first term to the sum), where each term is the adjoint of a matrix product's left operand or a product summed
 down to the shape of one same value (``matmul_grad_left(g, xc, W)``,
 ``unbroadcast(q * g, xc)``: so the terms have one shape, and their sum is their sums'
 sum). Each term is summed where it was added (``s = summed_matmul_grad_left(g, xc, W,
@@ -26,7 +26,7 @@ like)``, ``s = s + unbroadcast(q * g, like)``), and the sum reads ``s``.
 ...     s_xc += unbroadcast(q * s_4, xc)
 ...     s_m = -unbroadcast(s_xc, t_2)[:, 0, :]
 ...     return s_m''').body[0]
->>> sums = EarlySums("unbroadcast", {"matmul_grad_left"}, lambda name: name)
+>>> sums = EarlySums("unbroadcast", "matmul_grad_left", lambda name: name)
 >>> print(unparse(sums.visit(fn)))
 def grad_f(x, m, W):
     t_2 = m[:, None, :]
@@ -46,17 +46,20 @@ import gast
 
 from .. import trees
 from ..trees import clone
+from .first_assignment import written
 
 
 class EarlySums:
     """``unbroadcast``: the ``unbroadcast`` helper's name in the generated code;
-    ``matmul_left``: the names of ``matmul_grad_left`` there; ``helper(name)``: the
+    ``matmul_left``: the name of ``matmul_grad_left`` there (None where the code does not
+    call it); ``helper(name)``: the
     generated code's name for a helper of ``s2sad.runtime``. ``changed``: whether a sum
     moved."""
 
-    def __init__(self, unbroadcast: str, matmul_left: set, helper: Callable[[str], str]):
+    def __init__(self, unbroadcast: str, matmul_left: str | None,
+                 helper: Callable[[str], str]):
         self.unbroadcast = unbroadcast
-        self.matmul_left = set(matmul_left)
+        self.matmul_left = matmul_left
         self.helper = helper
         self.changed = False
 
@@ -97,16 +100,16 @@ class EarlySums:
         """Sum ``call``'s name term by term, if its values are a first one and additions
         of terms of one shape that sum early (statements of ``body`` before ``at``)."""
         name, like = call.args[0].id, call.args[1]
-        stores = [k for k in range(at) if name in _assigned(body[k])]
-        if not isinstance(like, gast.Name) or not stores or \
+        stores = [k for k in range(at) if name in _changed(body[k])]
+        if not isinstance(like, gast.Name) or not stores or name in _changed(body[at]) or \
                 not _first_value(body[stores[0]], name) or \
                 not all(_addition(body[k]) == name for k in stores[1:]):
             return False
         shapes = {self._shaped_like(_term(body[k])) for k in stores}
         if len(shapes) != 1 or None in shapes:
             return False
-        before = set(params).union(*(_assigned(s) for s in body[:stores[0]]))
-        during = set().union(*(_assigned(s) for s in body[stores[0]:at]))
+        before = set(params).union(*(_changed(s) for s in body[:stores[0]]))
+        during = set().union(*(_changed(s) for s in body[stores[0]:at]))
         if like.id not in before or like.id in during:
             return False
         for k in stores:
@@ -123,14 +126,14 @@ class EarlySums:
             return None
         product = isinstance(term.args[0], gast.BinOp) and isinstance(term.args[0].op,
                                                                       gast.Mult)
-        if term.func.id in self.matmul_left and len(term.args) == 3 or \
+        if term.func.id == self.matmul_left and len(term.args) == 3 or \
                 term.func.id == self.unbroadcast and len(term.args) == 2 and product:
             return term.args[1].id
         return None
 
     def _summed(self, stmt, name: str, like):
         term = _term(stmt)
-        if term.func.id in self.matmul_left:
+        if term.func.id == self.matmul_left:
             summed = gast.Call(gast.Name(self.helper("summed_matmul_grad_left"), gast.Load(),
                                          None, None), term.args + [clone(like)], [])
         else:  # (the sum down to like's shape goes through the term's own shape)
@@ -143,10 +146,12 @@ class EarlySums:
         return gast.Assign([gast.Name(name, gast.Store(), None, None)], value, None)
 
 
-def _assigned(stmt) -> set:
-    """The names ``stmt`` gives a value (its own targets and any nested ones)."""
-    return {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name) and
-            isinstance(n.ctx, (gast.Store, gast.Del))}
+def _changed(stmt) -> set:
+    """The names ``stmt`` gives a value or may change in place (``written``: ``s[i] =
+    e`` changes ``s``); for a compound statement (a loop, an ``if``), every name in it."""
+    if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
+        return written(stmt)
+    return {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)}
 
 
 def _first_value(stmt, name: str) -> bool:

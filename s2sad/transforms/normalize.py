@@ -475,6 +475,7 @@ class Normalize:
             if not isinstance(node, gast.Call):
                 continue
             func, changed, what, hint = node.func, None, None, None
+            callee = self._callee(func)
             if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                     func.value.id in self.locals and (func.attr in _MUTATING_METHODS or
                                                       func.attr == "append"):
@@ -491,20 +492,18 @@ class Normalize:
                 changed = names[0] if names else "out"
                 what = "`out=`"
                 hint = f"Assign the result instead: `{changed} = np.multiply(...)`."
-            elif (out := self._positional_out(node)) is not None:
+            elif (out := _positional_out(node, callee)) is not None:
                 names = [n.id for n in trees.walk(out) if isinstance(n, gast.Name)]
                 changed = names[0] if names else "out"
                 what = f"`{self._dotted(func)}(...)` with an output array after its inputs"
                 hint = f"Assign the result instead: `{changed} = {self._dotted(func)}(...)`."
-            else:
-                callee = self._callee(func)
-                if callee is not None and node.args and isinstance(node.args[0], gast.Name) \
-                        and (callee in _mutating_functions() or (
-                            isinstance(func, gast.Attribute) and func.attr == "at" and
-                            isinstance(self._callee(func.value), np.ufunc))):
-                    changed = node.args[0].id
-                    what = f"`{self._dotted(func)}({changed}, ...)`"
-                    hint = f"Make a new array, or assign into it: `{changed}[...] = ...`."
+            elif callee is not None and node.args and isinstance(node.args[0], gast.Name) \
+                    and (callee in _mutating_functions() or (
+                        isinstance(func, gast.Attribute) and func.attr == "at" and
+                        isinstance(self._callee(func.value), np.ufunc))):
+                changed = node.args[0].id
+                what = f"`{self._dotted(func)}({changed}, ...)`"
+                hint = f"Make a new array, or assign into it: `{changed}[...] = ...`."
             if changed is None:
                 continue
             # the argument itself (a list holding the caller's arrays is the function's own)
@@ -517,16 +516,6 @@ class Normalize:
             raise self.source.syntax_error(
                 f"{what}, which changes {changed!r} in place where the reverse sweep cannot "
                 "see it", stmt, hint or "Compute a new value and assign it.")
-
-    def _positional_out(self, call):
-        """The output array of a ufunc given after its inputs (``np.tanh(z, z)``, in
-        place like ``out=z``), else None (``None`` there is no output array)."""
-        ufunc = self._callee(call.func)
-        if not isinstance(ufunc, np.ufunc) or len(call.args) <= ufunc.nin or \
-                any(isinstance(a, gast.Starred) for a in call.args[:ufunc.nin + 1]):
-            return None
-        out = call.args[ufunc.nin]
-        return None if isinstance(out, gast.Constant) and out.value is None else out
 
     def _refuse_missing_attributes(self, stmt):
         """``np.not_a_function(x)``: a module attribute that does not exist is an undefined
@@ -1158,3 +1147,13 @@ class _Rename(trees.Transformer):
 
     def visit_Name(self, node):
         return self.normalize.name(node)
+
+
+def _positional_out(call, callee):
+    """The output array of a ufunc (``callee``) given after its inputs (``np.tanh(z,
+    z)``, in place like ``out=z``), else None (``None`` there is no output array)."""
+    if not isinstance(callee, np.ufunc) or len(call.args) <= callee.nin or \
+            any(isinstance(a, gast.Starred) for a in call.args[:callee.nin + 1]):
+        return None
+    out = call.args[callee.nin]
+    return None if isinstance(out, gast.Constant) and out.value is None else out
