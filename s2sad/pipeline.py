@@ -28,6 +28,7 @@ from .transforms.budget import MemoryBudget
 from .transforms.device_arguments import DeviceArguments
 from .transforms.copy_propagation import CopyPropagation
 from .transforms.dead_code import DeadCode
+from .transforms.dicts import DictViews
 from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
 from .transforms.exits import Exits
@@ -156,6 +157,12 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
                  for p, d in zip(params, descriptors, strict=True)}
     numbers = _module_numbers(normalized, normalizer, source, set(params), local_names)
     kinds = infer_kinds(normalized, {**numbers, **arg_kinds}, source, local_names)
+    views = DictViews(kinds, namer)  # a dict's keys, values and items, where it is one
+    normalized = views.visit(normalized)
+    if views.changed:
+        local_names = assigned_names(normalized)
+        kinds = infer_kinds(normalized, {**numbers, **arg_kinds}, source, local_names)
+        stages.append(("dict_views", normalized))
     zero_d = any(isinstance(d, tuple) and d[0] in ("nd", "cupy") and d[1] == 0
                  for d in descriptors)
     for name, error in normalizer.deferred:  # `x += e` on a value shared with another name

@@ -575,6 +575,40 @@ def pack_like(x, parts):
     return list(parts)
 
 
+class _Missing:
+    """What a dict held at a key it did not have (saved before ``d[k] = v`` added it)."""
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING = _Missing()
+
+
+def item_or_missing(d, key):
+    """``d[key]``, saved before ``d[key] = v``; ``MISSING`` if ``d`` has no such key.
+
+    >>> d = {"a": 1.0}
+    >>> item_or_missing(d, "a"), item_or_missing(d, "c")
+    (1.0, <missing>)
+    """
+    return d.get(key, MISSING)
+
+
+def restore_item(d, key, value) -> None:
+    """Undo ``d[key] = v`` with the value :func:`item_or_missing` saved: put it back, or
+    take the key out again if ``d`` did not have it.
+
+    >>> d = {"a": 1.0, "c": 3.0}
+    >>> restore_item(d, "a", 2.0); restore_item(d, "c", MISSING); d
+    {'a': 2.0}
+    """
+    if value is MISSING:
+        del d[key]
+    else:
+        d[key] = value
+
+
 def add_sens(a, b):
     """``a + b`` for sensitivities that may be containers (lists add element by element;
     ``None`` in a tuple, for an argument that is not a number, adds as zero)."""

@@ -233,6 +233,12 @@ def unknown_call(x):
     return np.sum(np.abs(y))
 
 
+def dict_with_computed_keys(x):
+    name = "w"
+    d = {name: x}  # <- here
+    return d["w"] * 2.0
+
+
 def unknown_user_callable(x):
     y = functools.reduce(np.add, [x, x])  # <- here
     return y

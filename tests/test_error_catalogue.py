@@ -222,6 +222,15 @@ def test_unknown_call_on_an_expression_names_no_generated_variable():
     assert not re.search(r"\b[ts]_\d+\b", str(info.value)), str(info.value)
 
 
+def test_dict_display_with_computed_keys():
+    for derivative in (s2sad.grad, s2sad.jvp):
+        with pytest.raises(s2sad.NoDerivativeError) as info:
+            derivative(C.dict_with_computed_keys)(1.0)[1](1.0) if derivative is s2sad.jvp \
+                else derivative(C.dict_with_computed_keys)(1.0)
+        check_located(info.value, C.dict_with_computed_keys,
+                      "a dict display whose keys are not written out", "Write the keys out")
+
+
 def test_unknown_user_callable_is_located():
     with pytest.raises(s2sad.NoDerivativeError) as info:
         call_gradient(C.unknown_user_callable)
@@ -441,7 +450,7 @@ def test_every_entry_is_tested():
     documented = set(re.findall(r"^### `([a-z0-9-]+)`", DOC.read_text(), flags=re.MULTILINE))
     tested = {key for key, *_ in SYNTAX + MUTATIONS + OUTPUTS} | {
         "async-def", "async-for", "async-with", "unknown-call", "call-without-source",
-        "unknown-call-on-expression", "undefined-name", "undefined-module-attribute", "exec",
+        "unknown-call-on-expression", "dict-computed-keys", "undefined-name", "undefined-module-attribute", "exec",
         "repl", "builtin", "ufunc", "partial", "callable-object", "lambda-directly",
         "bound-method", "wrt-out-of-range", "wrt-negative-out-of-range", "wrt-unknown-name",
         "wrt-float", "wrt-bool", "wrt-empty", "too-few-arguments", "too-many-arguments",

@@ -245,6 +245,9 @@ class Forward:
                 return gast.Subscript(self.load(self.d(value.value.id)),
                                       clone(value.slice), gast.Load())
             return self.zero(self.load(target))
+        if op.kind == "build" and isinstance(value, gast.Dict):
+            return gast.Dict([clone(k) for k in value.keys],
+                             [self.tangent_of(v) for v in value.values])
         if op.kind == "build":
             return type(value)([self.tangent_of(e) for e in value.elts], gast.Load())
         if op.kind == "call":
@@ -257,9 +260,10 @@ class Forward:
                     f"no derivative rule for {op.name}, called on "
                     f"{operand_text(culprit.id, self.namer.temporaries)}, which depends "
                     f"on the differentiated argument{'s' if len(self.wrt) > 1 else ''}", stmt,
-                    "Register one with @s2sad.defvjp (and @s2sad.deftangent), wrap the argument "
-                    "in s2sad.stop_gradient() if its derivative should not flow, or rewrite the "
-                    "line with functions s2sad knows (see s2sad.supported()).")
+                    op.advice or "Register one with @s2sad.defvjp (and @s2sad.deftangent), "
+                    "wrap the argument in s2sad.stop_gradient() if its derivative should not "
+                    "flow, or rewrite the line with functions s2sad knows (see "
+                    "s2sad.supported()).")
         return self.zero(self.load(target))
 
     def linear(self, node, target: str) -> gast.expr:

@@ -240,6 +240,9 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     if op.kind == "linear":
         leaves = [n for n in trees.walk(value) if not isinstance(n, (gast.BinOp, gast.operator))]
         return combine([of(leaf) for leaf in leaves if not isinstance(leaf, gast.expr_context)])
+    if op.kind == "build" and isinstance(value, gast.Dict):
+        items = dict((k.value, of(v)) for k, v in zip(value.keys, value.values, strict=True))
+        return Kind("dict", items=tuple(items.items()))  # (a key written twice: the last)
     if op.kind == "build":
         return Kind("list" if isinstance(value, gast.List) else "tuple",
                     items=tuple(of(e) for e in value.elts))
@@ -331,6 +334,13 @@ def _subscript_kind(base: Kind, index, of) -> Kind:
             return base.items[part.value]
         if base.items and all(item == base.items[0] for item in base.items):
             return base.items[0]  # any item of a uniform list
+        return ANY
+    if base.tag == "dict" and len(parts) == 1:  # p["w"]: the item of that key
+        items = dict(base.items)
+        if isinstance(parts[0], gast.Constant):
+            return items.get(parts[0].value, ANY)
+        if items and len(set(items.values())) == 1:
+            return next(iter(items.values()))  # any item of a dict whose items are alike
         return ANY
     if base.tag == "array" and base.ndim is not None and all(integer(p) for p in parts):
         if len(parts) == base.ndim:

@@ -349,6 +349,8 @@ class Normalize:
             header = gast.Call(self.load("range"), [count], [])
             prelude = [(t, gast.Subscript(clone(s), self.load(index.id), gast.Load()))
                        for t, s in zip(targets, seqs, strict=True)]
+            for _, read in prelude:  # (over a dict, DictViews reads its keys instead)
+                read.walked = True
         saved = self.out
         self.out = []
         for t, read in prelude:  # x = xs[i] at the top of the body

@@ -64,7 +64,7 @@ class Op:
     """One normalized right-hand side, classified.
 
     kind: "copy", "linear" (chain of + and -), "call" (rule from the table),
-    "subscript", "build" (tuple/list display), "unpack", "constant",
+    "subscript", "build" (tuple, list or dict display), "unpack", "constant",
     "nondiff" (no derivative: comparisons, shapes...) or "unknown" (no rule).
     """
     kind: str
@@ -72,6 +72,7 @@ class Op:
     rule: registry.Rule | None = None
     keywords: dict | None = None
     name: str = ""
+    advice: str = ""  # what to do instead, where an "unknown" one has better than a rule
 
 
 def operand_text(name: str, temporaries: set) -> str:
@@ -114,6 +115,12 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
         return Op("subscript", [value.value])
     if isinstance(value, (gast.Tuple, gast.List)):
         return Op("build", list(value.elts))
+    if isinstance(value, gast.Dict):  # {"w": w, "b": b}: built of its values, by key
+        if all(isinstance(k, gast.Constant) for k in value.keys):
+            return Op("build", list(value.values))
+        return Op("unknown", list(value.values), name="a dict display whose keys are not "
+                  "written out", advice="Write the keys out ({'w': w, 'b': b}), or use a list "
+                  "or tuple.")
     if isinstance(value, gast.Attribute):
         if value.attr in NONDIFF_ATTRIBUTES:
             return Op("nondiff", [value.value])

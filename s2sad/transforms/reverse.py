@@ -325,6 +325,14 @@ class Reverse:
             out.append(gast.Assign([self.store(trips)], gast.Constant(0, None), None))
             body.insert(0, gast.AugAssign(self.store(trips), gast.Add(), gast.Constant(1, None)))
 
+    def new_key(self, stmt) -> bool:
+        """May ``d[k] = v`` give the dict ``d`` a key it did not have? (Its kind lists the
+        keys it was made with: ``del d[k]`` is refused, so those stay.)"""
+        kind = self.kind(stmt.targets[0].value.id)
+        index = stmt.targets[0].slice
+        return kind.tag == "dict" and not (
+            isinstance(index, gast.Constant) and index.value in dict(kind.items))
+
     def save(self, stmt):
         self.saved.add(id(stmt))
         self.saved_stmts[id(stmt)] = stmt
@@ -383,7 +391,10 @@ class Reverse:
                 if name in self.needed:  # save only the part about to be overwritten
                     part = gast.Subscript(self.load(name), clone(stmt.targets[0].slice),
                                           gast.Load())
-                    if self.kind(name).tag not in ("list", "tuple"):
+                    if self.new_key(stmt):  # d["c"] = v may add the key: it goes again
+                        part = gast.Call(self.helper("item_or_missing"),
+                                         [self.load(name), clone(stmt.targets[0].slice)], [])
+                    elif not self.kind(name).container:  # (an array's part is overwritten)
                         part = gast.Call(gast.Attribute(self.load(self.imports.numpy()), "array",
                                                         gast.Load()), [part], [])
                     out.append(self.push_value(part))
@@ -540,7 +551,7 @@ class Reverse:
             self.assigned.add(name)
         s = self.s(name)
         part = gast.Subscript(self.load(s), clone(target.slice), gast.Load())
-        if self.kind(name).tag not in ("list", "tuple"):  # a copy: s_y[i] is cleared next
+        if not self.kind(name).container:  # a copy: s_y[i] is cleared next (in an array)
             part = gast.Call(gast.Attribute(self.load(self.imports.numpy()), "array",
                                             gast.Load()), [part], [])
         if self.wants(value):
@@ -647,13 +658,19 @@ class Reverse:
             if self.wants(value.value):
                 self.scatter(value, g, target)
         elif op.kind == "build":
-            for i, elt in enumerate(value.elts):
+            if isinstance(value, gast.Dict):  # {"w": w, "b": b}: w gets s_d["w"]
+                last = {k.value: i for i, k in enumerate(value.keys)}  # (a key written
+                items = [(k.value, v) for i, (k, v) in enumerate(  # twice: the last value)
+                    zip(value.keys, value.values, strict=True)) if last[k.value] == i]
+            else:
+                items = list(enumerate(value.elts))
+            for key, elt in items:
                 if self.wants(elt):
                     if is_generated(self.source):  # the sensitivity may be a 0.0 placeholder
                         part = gast.Call(self.helper("sens_item", "s2sad.runtime_higher"),
-                                         [g, gast.Constant(i, None)], [])
+                                         [g, gast.Constant(key, None)], [])
                     else:
-                        part = gast.Subscript(g, gast.Constant(i, None), gast.Load())
+                        part = gast.Subscript(g, gast.Constant(key, None), gast.Load())
                     self.accumulate(elt.id, part)
         elif op.kind == "unknown":
             culprit = next((o for o in op.operands if self.wants(o)), None)
@@ -663,7 +680,7 @@ class Reverse:
                     f"no derivative rule for {op.name}, called on "
                     f"{operand_text(culprit.id, self.namer.temporaries)}, which depends "
                     f"on the differentiated argument{'s' if len(self.wrt) > 1 else ''}", stmt,
-                    "Register one with @s2sad.defvjp, wrap the argument in "
+                    op.advice or "Register one with @s2sad.defvjp, wrap the argument in "
                     "s2sad.stop_gradient() if its gradient should not flow, or rewrite the line "
                     "with functions s2sad knows (see s2sad.supported()).")
 
@@ -722,7 +739,20 @@ class Reverse:
             self.touch(name)
         index = clone(value.slice)
         listed = self.kind(name).tag in ("list", "tuple")
-        if (listed or self.kind(name).tag == "any") and (
+        items = [kind for _, kind in self.kind(name).items] if self.kind(name).tag == "dict" \
+            else self.kind(name).items
+        if not _has_slice(index) and (self.kind(target).container or (
+                self.kind(target).tag == "any" and any(item.container for item in items))):
+            # an item that is a list, tuple or dict itself:
+            # its sensitivity adds item by item (`+=` would extend a list)
+            part = gast.Subscript(self.load(s), index, gast.Load())
+            call = gast.Call(self.helper("add_sens"), [part, g], [])
+            self.block.append(gast.Assign([gast.Subscript(self.load(s), clone(index),
+                                                          gast.Store())], call, None))
+        elif self.kind(name).tag == "dict" or _key(index):  # a dict's item, by its key
+            target = gast.Subscript(self.load(s), index, gast.Store())
+            self.block.append(gast.AugAssign(target, gast.Add(), g))
+        elif (listed or self.kind(name).tag == "any") and (
                 _has_slice(index) or not _basic_index(index, self.kinds, self.newaxis)):
             # a slice of a list: add item by item (`+=` would extend the list); an index
             # of a value that may be a list (np.add.at takes arrays alone)
@@ -954,6 +984,10 @@ class _Restores(_Markers):
                 return gast.copy_location(gast.Expr(gast.Call(pop, [], [])), stmt)
             if is_setitem(stmt):
                 target = clone(stmt.targets[0])
+                if self.reverse.new_key(stmt):  # the saved value back, or the new key out
+                    call = gast.Call(self.reverse.helper("restore_item"), [
+                        clone(target.value), clone(target.slice), self.reverse.pop()], [])
+                    return gast.copy_location(gast.Expr(call), stmt)
                 return gast.copy_location(gast.Assign([target], self.reverse.pop(), None), stmt)
             if is_pop(stmt):
                 name, ys = stmt.targets[0].id, stmt.value.func.value.id
@@ -1062,6 +1096,11 @@ def _inverse_view(index, newaxis=lambda part: False):
     if not inserted:
         return False
     return inverse[0] if len(inverse) == 1 else gast.Tuple(inverse, gast.Load())
+
+
+def _key(index) -> bool:
+    """Is ``index`` a dict's key written out (``p["w"]``)?"""
+    return isinstance(index, gast.Constant) and isinstance(index.value, str)
 
 
 def _basic_index(index, kinds, newaxis) -> bool:

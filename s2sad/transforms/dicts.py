@@ -1,0 +1,139 @@
+"""A dict's keys, values and items, written as what they are where the value is a dict.
+
+Normalization walks every loop by index (``for k in p`` reads ``k = p[i_1]``, which for
+a list is its item), and ``p.values()`` or ``p.items()`` is a method call that has no
+derivative rule. Where the kinds say ``p`` is a dict, they also say its keys, in order
+(an argument's are part of the kinds the variant is compiled for, and its guard checks
+them at each call; a dict display's are written in the code). So this pass, run on the
+normalized function once the kinds are known, writes:
+
+- ``k = p[i_1]`` of a loop over the dict: ``k = keys_p[i_1]``, with
+  ``keys_p = ['w', 'b']`` before the loop;
+- ``t = p.keys()``: ``t = ['w', 'b']``;
+- ``t = p.values()``: each value read by its key, then ``t = [t_1, t_2]``;
+- ``t = p.items()``: each value read by its key, then ``t = [('w', t_1), ('b', t_2)]``
+  (one pair per statement);
+- ``t = p.get('w')``: ``t = p['w']``; for a key the dict does not have, the default.
+
+The rest of the compiler then differentiates reads by key (``s_p['w'] += ...``),
+lists and tuples as it does everywhere.
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> from s2sad.names import Namer
+>>> from s2sad.transforms.kinds import Kind, SCALAR
+>>> fn = gast.parse('''def f(p):
+...     t_1 = p.values()
+...     t_2 = p.get('b', 0.0)
+...     for i_1 in range(len(p)):
+...         k = p[i_1]
+...     return t_2''').body[0]
+>>> fn.body[2].body[0].value.walked = True  # (as normalization marks a loop's read)
+>>> kinds = {"p": Kind("dict", items=(("w", SCALAR), ("b", SCALAR)))}
+>>> rewrite = DictViews(kinds, Namer.for_tree(fn))
+>>> print(unparse(rewrite.visit(fn)))
+def f(p):
+    t_3 = p['w']
+    t_4 = p['b']
+    t_1 = [t_3, t_4]
+    t_2 = p['b']
+    keys_p = ['w', 'b']
+    for i_1 in range(len(p)):
+        k = keys_p[i_1]
+    return t_2
+>>> rewrite.changed
+True
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import trees
+from .kinds import ANY
+
+
+class DictViews(trees.Transformer):
+    """``kinds``: of the normalized function's names; ``namer``: for new temporaries."""
+
+    def __init__(self, kinds: dict, namer):
+        self.kinds = kinds
+        self.namer = namer
+        self.changed = False
+
+    def keys(self, node) -> list | None:
+        """The keys of the dict ``node`` names, in order; None where it is no known dict."""
+        if not isinstance(node, gast.Name):
+            return None
+        kind = self.kinds.get(node.id, ANY)
+        return [key for key, _ in kind.items] if kind.tag == "dict" else None
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        before = []
+        for stmt in node.body:
+            value = getattr(stmt, "value", None)
+            if not (isinstance(value, gast.Subscript) and value.__dict__.get("walked")):
+                continue
+            keys = self.keys(value.value)
+            if keys is None:
+                continue
+            name = self.namer.claim(f"keys_{value.value.id}")
+            before.append(gast.copy_location(gast.Assign(
+                [gast.Name(name, gast.Store(), None, None)],
+                gast.List([gast.Constant(k, None) for k in keys], gast.Load()), None), node))
+            value.value = gast.Name(name, gast.Load(), None, None)
+            self.changed = True
+        return before + [node] if before else node
+
+    def visit_Assign(self, node):
+        value = node.value
+        if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)):
+            return node
+        method, args = value.func.attr, value.args
+        keys = self.keys(value.func.value)
+        if keys is None or value.keywords or (method, len(args)) not in (
+                ("keys", 0), ("values", 0), ("items", 0), ("get", 1), ("get", 2)):
+            return node
+        dict_name = value.func.value.id
+        out = []
+
+        def read(key):
+            temp = self.namer.temp()
+            out.append(self.assign(temp, gast.Subscript(self.load(dict_name),
+                                                        gast.Constant(key, None), gast.Load()),
+                                   node))
+            return self.load(temp)
+
+        if method == "get":
+            key = args[0]
+            if not isinstance(key, gast.Constant):
+                return node  # (a key computed at run time: the call stays, and has no rule)
+            if key.value in keys:
+                new = gast.Subscript(self.load(dict_name), key, gast.Load())
+            else:
+                new = args[1] if len(args) == 2 else gast.Constant(None, None)
+        elif method == "keys":
+            new = gast.List([gast.Constant(k, None) for k in keys], gast.Load())
+        elif method == "values":
+            new = gast.List([read(k) for k in keys], gast.Load())
+        else:  # items: each pair a tuple of its own (a list display holds names)
+            pairs = []
+            for k in keys:
+                pair = gast.Tuple([gast.Constant(k, None), read(k)], gast.Load())
+                temp = self.namer.temp()
+                out.append(self.assign(temp, pair, node))
+                pairs.append(self.load(temp))
+            new = gast.List(pairs, gast.Load())
+        node.value = new
+        self.changed = True
+        return out + [node]
+
+    @staticmethod
+    def load(name: str) -> gast.Name:
+        return gast.Name(name, gast.Load(), None, None)
+
+    @staticmethod
+    def assign(name: str, value, where) -> gast.Assign:
+        return gast.copy_location(
+            gast.Assign([gast.Name(name, gast.Store(), None, None)], value, None), where)

@@ -1,0 +1,128 @@
+"""Functions of dicts and nested lists and tuples (tests/test_containers.py)."""
+
+import numpy as np
+
+
+def dict_of_floats(p):
+    return p["w"] ** 2 * p["b"]
+
+
+def dict_of_arrays(p, x):
+    h = np.tanh(x @ p["W1"] + p["b1"])
+    out = h @ p["W2"] + p["b2"]
+    return np.sum(out ** 2)
+
+
+def nested_dicts(p):
+    return np.sum(p["enc"]["W"] ** 2) * p["enc"]["s"] + p["dec"]["s"] ** 3
+
+
+def layers_as_pairs(params, x):
+    h = x
+    for W, b in params:
+        h = np.tanh(h @ W + b)
+    return np.sum(h ** 2)
+
+
+def list_of_lists(x):
+    return x[0][1] * x[1][0] + x[0][0] * x[0][1]
+
+
+def tuple_of_list_and_float(x):
+    a = x[0]
+    return a[0] * a[1] + x[1] ** 2
+
+
+def loop_over_dict(p):
+    total = 0.0
+    for k in p:
+        total = total + np.sum(p[k] ** 2) * len(k)
+    return total
+
+
+def loop_over_keys(p):
+    total = 0.0
+    for k in p.keys():
+        total = total + np.sum(np.sin(p[k]))
+    return total
+
+
+def loop_over_values(p):
+    total = 0.0
+    for v in p.values():
+        total = total + np.sum(v ** 3)
+    return total
+
+
+def loop_over_items(p):
+    total = 0.0
+    for k, v in p.items():
+        total = total + np.sum(v ** 2) * len(k)
+    return total
+
+
+def sum_of_values(p):
+    return sum(np.sum(v * v) for v in p.values())
+
+
+def enumerate_dict(p):
+    total = 0.0
+    for i, k in enumerate(p):
+        total = total + (i + 1.0) * np.sum(p[k])
+    return total
+
+
+def get_with_default(p):
+    return p.get("a") * 2.0 + p.get("missing", 0.5) * p["b"]
+
+
+def dict_display(x, y):
+    d = {"a": x, "b": y * 2.0}
+    return d["a"] * d["b"]
+
+
+def dict_display_loop(x, y):
+    d = {"a": x, "b": y * 2.0}
+    total = 0.0
+    for k in d:
+        total = total + d[k] ** 2
+    return total
+
+
+def key_added(x, y):
+    d = {"a": x, "b": y * 2.0}
+    d["c"] = x * y
+    return d["a"] * d["b"] + d["c"] ** 2
+
+
+def key_overwritten(x, y):
+    d = {"a": x, "b": y}
+    d["a"] = d["a"] * d["b"]
+    d["a"] = d["a"] * x
+    return d["a"] + d["b"]
+
+
+def key_written_twice(x, y):
+    d = {"a": x, "a": y}  # noqa: F601 (the last value is the dict's)
+    return d["a"] * 3.0
+
+
+def integer_keys(x, y):
+    d = {0: x, 1: y}
+    total = 0.0
+    for k in d:
+        total = total + d[k] * (k + 1.0)
+    return total
+
+
+def dict_through_helper(p, x):
+    return _loss(_scaled(p, 2.0), x)
+
+
+def _scaled(p, c):
+    return {"W": p["W"] * c, "b": p["b"]}
+
+
+def _loss(p, x):
+    return np.sum(np.tanh(x @ p["W"] + p["b"]) ** 2)
+

@@ -1,0 +1,162 @@
+"""Dicts, and lists or tuples of containers, as arguments and as values made inside.
+
+Every gradient is checked against central differences on each leaf of the structure;
+the gradient has the argument's structure (a dict stays a dict, a tuple a tuple).
+"""
+
+import numpy as np
+import pytest
+
+import s2sad
+
+from . import cases_containers as C
+
+RNG = np.random.default_rng(7)
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        return [leaf for key in value for leaf in _leaves(value[key])]
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return list(np.ravel(value))
+
+
+def _rebuilt(like, leaves):
+    """``like`` with its numbers taken in order from the iterator ``leaves``."""
+    if isinstance(like, dict):
+        return {key: _rebuilt(value, leaves) for key, value in like.items()}
+    if isinstance(like, (list, tuple)):
+        items = [_rebuilt(item, leaves) for item in like]
+        return items if isinstance(like, list) else tuple(items)
+    if isinstance(like, float):
+        return next(leaves)
+    return np.array([next(leaves) for _ in range(like.size)]).reshape(like.shape)
+
+
+def numeric(f, args, index, eps=1e-6):
+    flat = np.array(_leaves(args[index]), dtype=float)
+    grads = np.zeros_like(flat)
+    for j in range(flat.size):
+        for sign in (1.0, -1.0):
+            moved = flat.copy()
+            moved[j] += sign * eps
+            changed = list(args)
+            changed[index] = _rebuilt(args[index], iter(moved))
+            grads[j] += sign * f(*changed) / (2 * eps)
+    return grads
+
+
+def _same_structure(a, b) -> bool:
+    if isinstance(b, dict):
+        return type(a) is dict and list(a) == list(b) and \
+            all(_same_structure(a[k], b[k]) for k in b)
+    if isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and \
+            all(_same_structure(u, v) for u, v in zip(a, b))
+    return np.shape(a) == np.shape(b)
+
+
+def _params():
+    return {"W1": RNG.normal(size=(3, 4)), "b1": RNG.normal(size=4),
+            "W2": RNG.normal(size=(4, 2)), "b2": RNG.normal(size=2)}
+
+
+CASES = [
+    (C.dict_of_floats, ({"w": 0.3, "b": 2.0},), 0),
+    (C.dict_of_arrays, (_params(), RNG.normal(size=(5, 3))), 0),
+    (C.nested_dicts, ({"enc": {"W": RNG.normal(size=3), "s": 0.5}, "dec": {"s": 1.5}},), 0),
+    (C.layers_as_pairs, ([(RNG.normal(size=(3, 4)), RNG.normal(size=4)),
+                          (RNG.normal(size=(4, 2)), RNG.normal(size=2))],
+                         RNG.normal(size=(5, 3))), 0),
+    (C.list_of_lists, ([[1.0, 2.0], [3.0]],), 0),
+    (C.tuple_of_list_and_float, (([1.0, 2.0], 3.0),), 0),
+    (C.loop_over_dict, (_params(),), 0),
+    (C.loop_over_keys, (_params(),), 0),
+    (C.loop_over_values, (_params(),), 0),
+    (C.loop_over_items, (_params(),), 0),
+    (C.sum_of_values, (_params(),), 0),
+    (C.enumerate_dict, (_params(),), 0),
+    (C.get_with_default, ({"a": 0.7, "b": 1.5},), 0),
+    (C.dict_display, (0.3, 0.8), 0),
+    (C.dict_display, (0.3, 0.8), 1),
+    (C.dict_display_loop, (0.3, 0.8), 0),
+    (C.dict_display_loop, (0.3, 0.8), 1),
+    (C.key_added, (0.3, 0.8), 0),
+    (C.key_added, (0.3, 0.8), 1),
+    (C.key_overwritten, (0.3, 0.8), 0),
+    (C.key_overwritten, (0.3, 0.8), 1),
+    (C.key_written_twice, (0.3, 0.8), 0),
+    (C.key_written_twice, (0.3, 0.8), 1),
+    (C.integer_keys, (0.3, 0.8), 1),
+    (C.dict_through_helper, ({"W": RNG.normal(size=(3, 2)), "b": RNG.normal(size=2)},
+                             RNG.normal(size=(4, 3))), 0),
+]
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+@pytest.mark.parametrize("f, args, index", CASES,
+                         ids=[f"{f.__name__}-{i}" for f, _, i in CASES])
+def test_gradient_matches_central_differences(f, args, index, optimize):
+    gradient = s2sad.grad(f, wrt=index, optimize=optimize)(*args)
+    assert _same_structure(gradient, args[index])
+    np.testing.assert_allclose(np.array(_leaves(gradient), dtype=float),
+                               numeric(f, args, index), rtol=1e-6, atol=1e-8)
+
+
+def test_a_dict_display_passes_its_gradient_on():
+    """Once a silent zero: a value put in a dict display got no gradient at all."""
+    assert s2sad.grad(C.dict_display, wrt=(0, 1))(0.3, 0.8) == pytest.approx((1.6, 0.6))
+
+
+def test_a_key_added_goes_again_in_the_reverse_sweep():
+    g = s2sad.grad(C.key_added)
+    assert g(0.3, 0.8) == pytest.approx(1.6 + 2 * 0.3 * 0.8 * 0.8)
+    assert "restore_item(d, 'c', " in g.source_for(0.3, 0.8)
+
+
+def test_the_generated_code_reads_a_dict_by_key():
+    source = s2sad.grad(C.dict_of_floats).source_for({"w": 0.3, "b": 2.0})
+    assert "s_p['w'] +=" in source and "np.add.at" not in source, source
+    source = s2sad.grad(C.loop_over_dict).source_for(_params())
+    assert "keys_p = ['W1', 'b1', 'W2', 'b2']" in source, source
+
+
+def test_a_dict_with_other_keys_gets_its_own_variant():
+    g = s2sad.grad(C.loop_over_dict)
+    small = {"a": np.array([1.0, 2.0])}
+    large = {"a": np.array([1.0, 2.0]), "bb": np.array([3.0])}
+    for p in (small, large, small):
+        got = g(p)
+        assert list(got) == list(p)
+        for key in p:  # d/dv sum(v ** 2) * len(key)
+            np.testing.assert_allclose(got[key], 2 * p[key] * len(key))
+
+
+def test_nested_containers_add_item_by_item():
+    source = s2sad.grad(C.list_of_lists).source_for([[1.0, 2.0], [3.0]])
+    assert "s_x[0] = add_sens(s_x[0], " in source, source
+
+
+def test_forward_mode_and_hvp_through_dicts():
+    p = _params()
+    x = RNG.normal(size=(5, 3))
+    tangent = {k: RNG.normal(size=v.shape) for k, v in p.items()}
+    value, pushforward = s2sad.jvp(C.dict_of_arrays)(p, x)
+    gradient = s2sad.grad(C.dict_of_arrays)(p, x)
+    assert value == pytest.approx(C.dict_of_arrays(p, x))
+    assert pushforward(tangent) == pytest.approx(
+        sum(np.sum(gradient[k] * tangent[k]) for k in p))
+    _, pushforward = s2sad.jvp(C.dict_display, wrt=(0, 1))(0.3, 0.8)
+    assert pushforward(1.0, 0.0) == pytest.approx(1.6)
+    w, b = np.array([0.3, 0.6]), np.array([1.0, 2.0])
+
+    def hvp_numeric(v, eps=1e-6):
+        def grad_at(t):
+            return s2sad.grad(C.nested_dicts)(
+                {"enc": {"W": w + t * v, "s": 0.5}, "dec": {"s": 1.5}})["enc"]["W"]
+        return (grad_at(eps) - grad_at(-eps)) / (2 * eps)
+    got = s2sad.hvp(C.dict_of_floats)({"w": 0.3, "b": 2.0}, {"w": 1.0, "b": 0.0})
+    assert got["w"] == pytest.approx(2 * 2.0) and got["b"] == pytest.approx(2 * 0.3)
+    np.testing.assert_allclose(hvp_numeric(b), 2 * 0.5 * b, rtol=1e-6)
+
