@@ -534,3 +534,7 @@ def f_int_constant(x):
 
 def f_float32(x, w):
     return np.sum(np.tanh(x @ w))
+
+
+def either(x, y):
+    return (x or y) * 2.0

@@ -763,3 +763,13 @@ def test_an_elementwise_gradient_holds_no_more_than_the_hand_written_one():
     np.testing.assert_allclose(g(x), grad_elementwise_hand(x)[0], rtol=1e-12, atol=1e-15)
     ours, theirs = peak_memory(lambda: g(x)), peak_memory(lambda: grad_elementwise_hand(x))
     assert ours < 1.05 * theirs, (ours, theirs)  # (s_8 and s_4 kept as well: 1.33x)
+
+
+def test_an_if_left_with_nothing_to_do_goes():
+    """``(x or y)`` leaves ``if cond_1: pass`` in the forward sweep once its branch's
+    copy is dead: the whole ``if`` goes."""
+    from .cases_core import either
+    source = s2sad.grad(either, wrt=(0, 1)).source_for(0.5, 2.0)
+    assert "pass" not in source, source
+    assert s2sad.grad(either, wrt=(0, 1))(0.5, 2.0) == (2.0, 0.0)
+    assert s2sad.grad(either, wrt=(0, 1))(0.0, 2.0) == (0.0, 2.0)

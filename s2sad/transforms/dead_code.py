@@ -2,9 +2,10 @@
 
 Liveness is computed over the structured code (branches, and loops to a fixed
 point), so a reset at the end of a loop body that the next pass overwrites goes
-too. Only statements known to be free of side effects go: arithmetic, indexing,
-and calls that ``is_pure`` accepts (the rule table's functions, runtime
-helpers). Calls of unknown functions always stay. A comment goes with its block.
+too, and an ``if`` left with nothing to do. Only statements known to be free of side
+effects go: arithmetic, indexing, and calls that ``is_pure`` accepts (the rule
+table's functions, runtime helpers). Calls of unknown functions always stay. A comment
+goes with its block.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
@@ -14,6 +15,9 @@ helpers). Calls of unknown functions always stay. A comment goes with its block.
 ...     z = np.sin(y)
 ...     print(z)
 ...     w = np.cos(y)
+...     cond_1 = x > 1.0
+...     if cond_1:
+...         u = w * 3.0
 ...     for _ in range(n):
 ...         s_1 = y
 ...         s_2 = s_1 * 2.0
@@ -112,6 +116,10 @@ class DeadCode(trees.Transformer):
             if isinstance(stmt, gast.If):
                 body, live_body = self.block(stmt.body, live, exit_live, apply)
                 orelse, live_else = self.block(stmt.orelse, live, exit_live, apply)
+                if not body and not orelse and not any(  # `if cond_1: pass`: gone
+                        isinstance(n, gast.Call) for n in trees.walk(stmt.test)):
+                    live = live_body | live_else
+                    continue
                 if apply:
                     stmt.body, stmt.orelse = body or [gast.Pass()], orelse
                 live = live_body | live_else | _loads(stmt.test)
