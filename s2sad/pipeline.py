@@ -158,10 +158,10 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
     numbers = _module_numbers(normalized, normalizer, source, set(params), local_names)
     kinds = infer_kinds(normalized, {**numbers, **arg_kinds}, source, local_names)
     views = DictViews(kinds, namer)  # a dict's keys, values and items, where it is one
-    normalized = views.visit(normalized)
-    if views.changed:
+    while views.visit(normalized) and views.changed:  # (a dict made of one made of one...)
         local_names = assigned_names(normalized)
         kinds = infer_kinds(normalized, {**numbers, **arg_kinds}, source, local_names)
+        views = DictViews(kinds, namer)
         stages.append(("dict_views", normalized))
     zero_d = any(isinstance(d, tuple) and d[0] in ("nd", "cupy") and d[1] == 0
                  for d in descriptors)

@@ -612,7 +612,7 @@ def restore_item(d, key, value) -> None:
 def add_sens(a, b):
     """``a + b`` for sensitivities that may be containers (lists add element by element;
     ``None`` in a tuple, for an argument that is not a number, adds as zero)."""
-    if isinstance(b, (list, tuple)) and _zero(a):
+    if isinstance(b, (list, tuple, dict)) and _zero(a):
         return b  # the first contribution to a container's sensitivity (its parts may differ
         # in shape: the pieces of np.concatenate), as optimized code assigns it
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
@@ -621,6 +621,8 @@ def add_sens(a, b):
                          for u, v in zip(a, b, strict=True))
         summed = [add_sens(u, v) for u, v in zip(a, b, strict=True)]
         return summed if isinstance(a, list) else tuple(summed)
+    if isinstance(a, dict) and _zero(b):
+        return a
     if isinstance(a, dict) and isinstance(b, dict):
         return {k: add_sens(a[k], b[k]) if k in b else a[k] for k in a} | \
                {k: v for k, v in b.items() if k not in a}

@@ -126,3 +126,27 @@ def _scaled(p, c):
 def _loss(p, x):
     return np.sum(np.tanh(x @ p["W"] + p["b"]) ** 2)
 
+
+
+def functional_update(p, x):
+    q = {**p, "W": p["W"] * 0.5}
+    r = {"extra": x, **q}
+    return np.sum(np.tanh(x @ r["W"] + r["b"]) ** 2) + np.sum(r["extra"])
+
+
+def update_in_a_loop(p):
+    for _ in range(3):
+        p = {**p, "w": p["w"] * p["b"]}
+    return p["w"] + p["b"] ** 2
+
+
+def list_holding_argument(x):
+    ys = [x, 1.0]
+    ys[1] = x * 2.0
+    return ys[0] + ys[1]
+
+
+def dict_holding_argument(x):
+    d = {"x": x}
+    d["y"] = x * x
+    return np.sum(d["x"] + d["y"])

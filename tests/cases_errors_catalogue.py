@@ -348,6 +348,33 @@ def pops_a_local_list(x):
     return ys[0]
 
 
+def appends_to_a_list_another_holds(x):
+    a = [x]
+    d = {"a": a}
+    a.append(5.0 * x)  # <- here
+    return d["a"][1]
+
+
+def appends_to_an_alias(x):
+    a = [x]
+    b = a
+    b.append(2.0 * x)  # <- here
+    return a[1] + b[0]
+
+
+def appends_to_a_list_in_a_dict(x):
+    d = {"a": [x, 2.0 * x]}
+    d["a"].append(3.0 * x)  # <- here
+    return d["a"][2] + d["a"][0]
+
+
+def sets_an_item_of_a_list_another_holds(x):
+    a = [x, 1.0]
+    outer = [a, 2.0]
+    a[1] = x * x  # <- here
+    return outer[0][1] + outer[1]
+
+
 def appends_to_argument(xs):
     xs.append(1.0)  # <- here
     return xs[0] * xs[-1]

@@ -91,6 +91,11 @@ CASES = [
     (C.integer_keys, (0.3, 0.8), 1),
     (C.dict_through_helper, ({"W": RNG.normal(size=(3, 2)), "b": RNG.normal(size=2)},
                              RNG.normal(size=(4, 3))), 0),
+    (C.functional_update, ({"W": RNG.normal(size=(3, 2)), "b": RNG.normal(size=2)},
+                           RNG.normal(size=(4, 3))), 0),
+    (C.functional_update, ({"W": RNG.normal(size=(3, 2)), "b": RNG.normal(size=2)},
+                           RNG.normal(size=(4, 3))), 1),
+    (C.update_in_a_loop, ({"w": 0.7, "b": 1.1},), 0),
 ]
 
 
@@ -160,3 +165,11 @@ def test_forward_mode_and_hvp_through_dicts():
     assert got["w"] == pytest.approx(2 * 2.0) and got["b"] == pytest.approx(2 * 0.3)
     np.testing.assert_allclose(hvp_numeric(b), 2 * 0.5 * b, rtol=1e-6)
 
+
+
+def test_a_slot_of_a_list_holding_an_argument_may_be_set():
+    """`ys = [x, 1.0]; ys[1] = v` changes the list, not x: once refused as an in-place
+    update of the argument."""
+    assert s2sad.grad(C.list_holding_argument)(0.7) == pytest.approx(3.0)
+    assert s2sad.grad(C.dict_holding_argument)(np.array([0.5, 2.0])) == pytest.approx(
+        np.array([2.0 * 0.5 + 1.0, 2.0 * 2.0 + 1.0]))

@@ -189,13 +189,25 @@ def test_in_place_update_of_an_argument_through_a_call(func, name):
                  "Make a new array", id="ufunc-at"),
     pytest.param(C.pops_a_local_list, "`ys.pop(...)`, which changes 'ys' in place",
                  "Build a new list", id="list-pop"),
+    pytest.param(C.appends_to_a_list_another_holds,
+                 "`a.append(...)` on a list that 'd' reaches too", "`a = a + [...]`",
+                 id="append-held"),
+    pytest.param(C.appends_to_an_alias, "`b.append(...)` on a list that 'a' reaches too",
+                 "Append before the list is shared", id="append-alias"),
+    pytest.param(C.appends_to_a_list_in_a_dict,
+                 "`d['a'].append(...)`, which changes a value held in 'd' in place",
+                 "Give the list a name of its own", id="append-in-dict"),
+    pytest.param(C.sets_an_item_of_a_list_another_holds,
+                 "an in-place update of 'a', which 'outer' reaches too", "Copy first",
+                 id="setitem-held"),
 ])
 def test_hidden_update(func, construct, fix):
     """Calls that change a value in place where the reverse sweep cannot see it are refused:
     they used to run, and the gradient ignored the change (a wrong gradient)."""
+    scalar = (C.pops_a_local_list, C.appends_to_a_list_another_holds, C.appends_to_an_alias,
+              C.appends_to_a_list_in_a_dict, C.sets_an_item_of_a_list_another_holds)
     with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
-        s2sad.grad(func)(np.array([3.0, 1.0, 2.0]) if func is not C.pops_a_local_list
-                         else 0.5)
+        s2sad.grad(func)(np.array([3.0, 1.0, 2.0]) if func not in scalar else 0.5)
     check_located(info.value, func, construct, fix)
 
 

@@ -13,7 +13,9 @@ normalized function once the kinds are known, writes:
 - ``t = p.values()``: each value read by its key, then ``t = [t_1, t_2]``;
 - ``t = p.items()``: each value read by its key, then ``t = [('w', t_1), ('b', t_2)]``
   (one pair per statement);
-- ``t = p.get('w')``: ``t = p['w']``; for a key the dict does not have, the default.
+- ``t = p.get('w')``: ``t = p['w']``; for a key the dict does not have, the default;
+- ``q = {**p, 'w': w}``: each of ``p``'s values read by its key, then
+  ``q = {'w': w, 'b': t_1}`` (a key given again keeps its place, as in Python).
 
 The rest of the compiler then differentiates reads by key (``s_p['w'] += ...``),
 lists and tuples as it does everywhere.
@@ -88,6 +90,8 @@ class DictViews(trees.Transformer):
 
     def visit_Assign(self, node):
         value = node.value
+        if isinstance(value, gast.Dict) and any(k is None for k in value.keys):
+            return self.unpacked(node)
         if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)):
             return node
         method, args = value.func.attr, value.args
@@ -128,6 +132,29 @@ class DictViews(trees.Transformer):
         node.value = new
         self.changed = True
         return out + [node]
+
+    def unpacked(self, node):
+        """``{**p, 'w': w}``: every key written out, each of ``p``'s values read by its key
+        (a key given again keeps its place and takes the later value, as in Python)."""
+        merged: dict = {}
+        reads = []
+        for key, part in zip(node.value.keys, node.value.values, strict=True):
+            if key is None:
+                keys = self.keys(part)
+                if keys is None:
+                    return node  # (not a known dict: the display stays, and has no rule)
+                for k in keys:
+                    temp = self.namer.temp()
+                    reads.append(self.assign(temp, gast.Subscript(
+                        self.load(part.id), gast.Constant(k, None), gast.Load()), node))
+                    merged[k] = self.load(temp)
+            elif isinstance(key, gast.Constant):
+                merged[key.value] = part
+            else:
+                return node
+        node.value = gast.Dict([gast.Constant(k, None) for k in merged], list(merged.values()))
+        self.changed = True
+        return reads + [node]
 
     @staticmethod
     def load(name: str) -> gast.Name:

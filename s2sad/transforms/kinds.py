@@ -175,6 +175,9 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
 
 
 def _join(a: Kind, b: Kind, name: str) -> Kind:
+    if a.tag == b.tag == "dict" and [k for k, _ in a.items] == [k for k, _ in b.items]:
+        return Kind("dict", items=tuple((k, _join(x, y, f"{name}[{k!r}]")) for (k, x), (_, y)
+                                        in zip(a.items, b.items)))
     if a.tag == b.tag == "scalar":
         return Kind("scalar", "()", 0, py=a.py if a.py == b.py else None)
     if a.numeric and b.numeric:
@@ -240,6 +243,16 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     if op.kind == "linear":
         leaves = [n for n in trees.walk(value) if not isinstance(n, (gast.BinOp, gast.operator))]
         return combine([of(leaf) for leaf in leaves if not isinstance(leaf, gast.expr_context)])
+    if isinstance(value, gast.Dict) and op.kind != "build":  # {**p, 'w': w}
+        items: dict = {}
+        for key, part in zip(value.keys, value.values, strict=True):
+            if key is None and of(part).tag == "dict":
+                items.update(of(part).items)
+            elif isinstance(key, gast.Constant):
+                items[key.value] = of(part)
+            else:
+                return Kind("dict")  # (keys known only when it runs)
+        return Kind("dict", items=tuple(items.items()))
     if op.kind == "build" and isinstance(value, gast.Dict):
         items = dict((k.value, of(v)) for k, v in zip(value.keys, value.values, strict=True))
         return Kind("dict", items=tuple(items.items()))  # (a key written twice: the last)

@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import trees
 from .. import registry
+from ..codegen import unparse
 from ..errors import DifferentiationError
 from ..names import Namer
 from ..source import FunctionSource
@@ -155,6 +156,11 @@ class Normalize:
         # name -> the memory blocks (numbers) its value may use; two names may share memory
         # when their sets meet.
         self.node: dict[str, frozenset] = {}
+        self.holders: dict[str, set] = {}  # a value (its name) -> variables reaching it too
+        # names given a list or dict display ([...], {...}, [None] * n), and names given
+        # anything else: a slot of a list or dict the function made changes only that
+        self.made: set[str] = set()
+        self.unmade: set[str] = set()
         self._blocks = 0
         self.callers: dict[int, str] = {}  # blocks the caller passed in -> argument
         # code s2sad generated (differentiated again) updates only what it made itself
@@ -441,6 +447,10 @@ class Normalize:
             ssa = self.new_version(target.id)
             self.emit(gast.Assign([self.store(ssa)], value, None))
             self.bind(ssa, shares)
+            self.hold(target.id, ssa, value)
+            made = isinstance(value, (gast.List, gast.Dict)) or isinstance(
+                value, gast.BinOp) and isinstance(value.left, gast.List)  # [None] * n
+            (self.made if made else self.unmade).add(ssa)
             return
         elts = target.elts
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
@@ -483,9 +493,31 @@ class Normalize:
                                                       func.attr == "append"):
                 changed, what = func.value.id, f"`{func.value.id}.{func.attr}(...)`"
                 hint = _MUTATING_METHODS.get(func.attr, "").format(n=changed)
+                holder = next((h for h in sorted(self.holders.get(
+                    self.current.get(changed), ())) if h != changed and
+                    self._read_later(stmt, h)), None)
+                if func.attr == "append" and holder is not None and not self.trusted:
+                    raise self.source.syntax_error(
+                        f"`{changed}.append(...)` on a list that {holder!r} reaches too",
+                        stmt, f"The reverse sweep follows the list by the name {changed!r} "
+                        f"only, so {holder!r} would be differentiated as if it had not "
+                        f"changed. Append before the list is shared, or make a new one: "
+                        f"`{changed} = {changed} + [...]`.")
                 if func.attr == "append" and \
                         self.current.get(changed) not in set(self.callers.values()):
                     continue  # a list the function made: followed
+            elif isinstance(func, gast.Attribute) and isinstance(
+                    func.value, (gast.Subscript, gast.Attribute)) and callee is None and (
+                    func.attr in _MUTATING_METHODS or func.attr == "append"):
+                root = func.value  # d["a"].append(v): a list held in d, changed unseen
+                while isinstance(root, (gast.Subscript, gast.Attribute)):
+                    root = root.value
+                holder = root.id if isinstance(root, gast.Name) else "a container"
+                raise self.source.syntax_error(
+                    f"`{unparse(func)}(...)`, which changes a value held in "
+                    f"{holder!r} in place where the reverse sweep cannot see it", stmt,
+                    "Give the list a name of its own, append to it (or build it whole), and "
+                    "put it in afterwards.")
             elif any(k.arg == "out" for k in node.keywords):
                 out = next(k.value for k in node.keywords if k.arg == "out")
                 if isinstance(out, gast.Constant) and out.value is None:
@@ -561,6 +593,20 @@ class Normalize:
                 f"assignment into {name!r}, which is not a local variable", stmt,
                 f"Copy it first (`{name} = {name}.copy()`) and update the copy.")
         mine = self.current[name]
+        if mine in self.made and mine not in self.unmade:  # its slot, not what it holds
+            holder = None if self.trusted else next((h for h in sorted(self.holders.get(
+                mine, ())) if h != name and self._read_later(stmt, h)), None)
+            if holder is not None:
+                raise self.source.syntax_error(
+                    f"an in-place update of {name!r}, which {holder!r} reaches too", stmt,
+                    f"Copy first (`{name} = list({name})` or `dict({name})`), so that "
+                    f"{holder!r} keeps its value.")
+            self.emit(gast.Assign([gast.Subscript(self.load(mine), index, gast.Store())],
+                                  value, None))
+            self.node[mine] = self._blocks_of([mine] + self.views(value))  # it holds value
+            if isinstance(value, gast.Name):
+                self.holders.setdefault(value.id, set()).add(name)
+            return
         owners = self.sharing(name)
         owner = None if self.trusted else self.caller_of(mine)
         if owner is not None:
@@ -621,6 +667,24 @@ class Normalize:
         self.node[name] = self._blocks_of(new=True)
         self.callers[self._blocks] = argument
 
+    def hold(self, name: str, ssa: str, value) -> None:
+        """Note which variables reach the same list as another: ``b = a`` (both),
+        ``inner = outer[0]`` (inner's list is in outer), ``outer = [a, 1.0]`` or
+        ``d = {"a": a}`` (a's list is in the display). An ``append`` to a list that
+        another variable reaches is refused where that one is read later: the reverse
+        sweep follows the list by its own name only."""
+        def user(atom: str) -> str:
+            return next((k for k, v in self.current.items() if v == atom), atom)
+        if isinstance(value, gast.Name):
+            self.holders.setdefault(value.id, set()).add(name)
+            self.holders.setdefault(ssa, set()).add(user(value.id))
+        elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            self.holders.setdefault(ssa, set()).add(user(value.value.id))
+        elif isinstance(value, (gast.List, gast.Tuple, gast.Dict)):
+            for part in value.values if isinstance(value, gast.Dict) else value.elts:
+                if isinstance(part, gast.Name):
+                    self.holders.setdefault(part.id, set()).add(name)
+
     def caller_of(self, name: str) -> str | None:
         """The argument whose value ``name`` may share memory with, if any."""
         blocks = self.node.get(name, frozenset())
@@ -666,6 +730,8 @@ class Normalize:
             return self.views(value.value) if value.attr in _VIEW_ATTRIBUTES else []
         if isinstance(value, (gast.Tuple, gast.List)):
             return [n for elt in value.elts for n in self.views(elt)]
+        if isinstance(value, gast.Dict):
+            return [n for v in value.values for n in self.views(v)]
         if isinstance(value, gast.IfExp):
             return self.views(value.body) + self.views(value.orelse)
         if isinstance(value, gast.BinOp) and any(isinstance(side, (gast.List, gast.Tuple))
