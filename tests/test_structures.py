@@ -4,7 +4,8 @@ Python reads them, differentiated and checked against central differences.
 For a random structure, a function ``f(p)`` is written that reaches every leaf, each
 container by one of the ways a user would: by key or index, unpacking, a loop over it
 (``for k in d``, ``.keys()``, ``.values()``, ``.items()``, ``enumerate``), a name bound
-to a part on the way, a dict or list display rebuilt from parts. Each leaf adds a
+to a part on the way, a dict or list display rebuilt from parts (one slot set again),
+``{**d, key: ...}``. Each leaf adds a
 smooth term to the result. The gradient must equal central differences leaf by leaf and
 have the argument's structure. ``S2SAD_STRUCTURES`` sets how many structures are
 tried (default 60).
@@ -86,7 +87,7 @@ class Writer:
         leaves = all(_leaf(v) for _, v in items)
         ways = ["each"]
         if leaves:
-            ways += ["loop", "rebuilt"]
+            ways += ["loop", "rebuilt", "slot"] + (["merged"] if isinstance(value, dict) else [])
         if not isinstance(value, dict) and len(items) > 1:
             ways.append("unpack")
         way = rng.choice(ways)
@@ -98,6 +99,23 @@ class Writer:
             self.emit(f"{', '.join(names)} = {expr}", indent)
             for name, (_, item) in zip(names, items):
                 self.reach(item, name, indent)
+        elif way == "merged":  # {**d, key: ...}: one value replaced, the rest as they were
+            key = rng.choice([k for k, _ in items])
+            copy = self.name("merged")
+            self.emit(f"{copy} = {{**{expr}, {key!r}: {expr}[{key!r}] * 2.0}}", indent)
+            for k, _ in items:
+                self.term(f"{copy}[{k!r}]", indent)
+        elif way == "slot":  # a display of the parts with one slot set again
+            key = rng.choice([k for k, _ in items])
+            copy = self.name("slots")
+            if isinstance(value, dict):
+                pairs = ", ".join(f"{k!r}: {expr}[{k!r}]" for k, _ in items)
+                self.emit(f"{copy} = {{{pairs}}}", indent)
+            else:
+                self.emit(f"{copy} = [{', '.join(f'{expr}[{k!r}]' for k, _ in items)}]", indent)
+            self.emit(f"{copy}[{key!r}] = {copy}[{key!r}] * 1.5 + 0.25", indent)
+            for k, _ in items:
+                self.term(f"{copy}[{k!r}]", indent)
         elif way == "rebuilt":  # a display of the parts, scaled, read back by key or index
             scaled = [f"{expr}[{key!r}] * 2.0" for key, _ in items]
             copy = self.name("copy")
@@ -162,12 +180,12 @@ def test_the_writer_reaches_every_way():
     """The generator does write each way of reading a container (so the test above
     tries them all)."""
     texts = []
-    for seed in range(200):
+    for seed in range(1000):
         rng = random.Random(seed)
         texts.append(Writer(rng).source(structure(rng)))
     text = "\n".join(texts)
     for way in (".values():", ".keys():", ".items():", "in enumerate(", "= {'", "= [p",
-                "part", "item1, item2"):
+                "part", "item1, item2", "= {**", "] * 1.5 + 0.25"):
         assert way in text, way
 
 
