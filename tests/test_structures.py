@@ -7,7 +7,8 @@ container by one of the ways a user would: by key or index, unpacking, a loop ov
 to a part on the way, a dict or list display rebuilt from parts (one slot set again),
 ``{**d, key: ...}``. Each leaf adds a
 smooth term to the result. The gradient must equal central differences leaf by leaf and
-have the argument's structure. ``S2SAD_STRUCTURES`` sets how many structures are
+have the argument's structure; forward mode (``jvp``) must agree along a random
+direction. ``S2SAD_STRUCTURES`` sets how many structures are
 tried (default 60).
 """
 
@@ -28,7 +29,7 @@ from hypothesis import strategies as st
 
 import s2sad
 
-from .test_containers import _leaves, _same_structure, numeric
+from .test_containers import _leaves, _rebuilt, _same_structure, numeric
 
 EXAMPLES = int(os.environ.get("S2SAD_STRUCTURES", "60"))
 KEYS = ["w", "b", "scale", "enc", "dec", "W1", "b_2"]
@@ -174,6 +175,12 @@ def test_every_leaf_gets_its_gradient(seed, optimize):
     expected = numeric(f, (value,), 0)
     np.testing.assert_allclose(np.array(_leaves(gradient), dtype=float), expected,
                                rtol=1e-6, atol=1e-8, err_msg=text)
+    # forward mode: the tangent along a random direction is the gradient's dot with it
+    direction = np.array([rng.uniform(-1.0, 1.0) for _ in expected])
+    value_again, pushforward = s2sad.jvp(f, optimize=optimize)(value)
+    assert value_again == pytest.approx(f(value)), text
+    tangent = pushforward(_rebuilt(value, iter(direction)))
+    assert tangent == pytest.approx(float(expected @ direction), rel=1e-6, abs=1e-8), text
 
 
 def test_the_writer_reaches_every_way():
