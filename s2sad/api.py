@@ -654,6 +654,15 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
         names = rev._wrt_names
         inputs = [args[rev._params.index(n)] for n in names]
         value = rev._call(func, args)
+        function = getattr(func, "__qualname__", "the function")
+        for what, part in [(f"{function} returned", value)] + [
+                (f"its argument {n!r} is", x) for n, x in zip(names, inputs)]:
+            if isinstance(part, dict) or isinstance(part, (list, tuple)) and \
+                    not _one_array(part):
+                raise TypeError(
+                    f"jacobian_{getattr(func, '__name__', 'f')}(): a Jacobian is one array, "
+                    f"and {what} a {type(part).__name__} of parts: use s2sad.vjp or s2sad.jvp "
+                    "for structures, or pass and return arrays")
         out_shape = np.shape(np.asarray(value, dtype=float))
         n_out = int(np.prod(out_shape))
         n_in = sum(int(np.size(np.asarray(x, dtype=float))) for x in inputs)
@@ -726,6 +735,20 @@ def hessian(func: Callable, wrt: int | str = 0, *, optimize: bool = True,
 
     hessian_function.__name__ = f"hessian_{getattr(func, '__name__', 'f')}"
     return hessian_function
+
+
+def _one_array(items) -> bool:
+    """Do the numbers of the list or tuple ``items`` make one array (no dict, ragged rows)?
+
+    >>> _one_array([1.0, 2.0]), _one_array([[1.0], [2.0, 3.0]]), _one_array([{"a": 1.0}])
+    (True, False, False)
+    """
+    import numpy as np
+    try:
+        np.asarray(items, dtype=complex)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 class HVPFunction:

@@ -150,3 +150,7 @@ def dict_holding_argument(x):
     d = {"x": x}
     d["y"] = x * x
     return np.sum(d["x"] + d["y"])
+
+
+def dict_output(x):
+    return {"a": x * 2.0, "b": np.sin(x)}

@@ -173,3 +173,18 @@ def test_a_slot_of_a_list_holding_an_argument_may_be_set():
     assert s2sad.grad(C.list_holding_argument)(0.7) == pytest.approx(3.0)
     assert s2sad.grad(C.dict_holding_argument)(np.array([0.5, 2.0])) == pytest.approx(
         np.array([2.0 * 0.5 + 1.0, 2.0 * 2.0 + 1.0]))
+
+
+def test_vjp_of_a_function_returning_a_dict():
+    x = np.array([0.3, 0.7])
+    value, pullback = s2sad.vjp(C.dict_output)(x)
+    assert list(value) == ["a", "b"]
+    np.testing.assert_allclose(pullback({"a": np.ones(2), "b": np.array([1.0, 0.0])}),
+                               2.0 + np.cos(x) * np.array([1.0, 0.0]))
+
+
+def test_jacobian_of_structures_says_to_use_vjp():
+    with pytest.raises(TypeError, match="returned a dict of parts: use s2sad.vjp"):
+        s2sad.jacobian(C.dict_output)(np.array([0.3, 0.7]))
+    with pytest.raises(TypeError, match="its argument 'p' is a dict of parts"):
+        s2sad.jacobian(C.dict_of_floats)({"w": 0.3, "b": 2.0})
