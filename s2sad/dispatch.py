@@ -76,8 +76,12 @@ def guard(desc, name: str, constants: dict) -> str:
     >>> guard(("tuple", ("float",) * 10), "xs", {})
     'type(xs) is tuple and len(xs) == 10 and count_of(map(type, xs), float) == 10'
     >>> constants = {}
-    >>> guard(("dict", (("a", "float"),)), "d", constants), constants
-    ('describe(d) == described_0', {'described_0': ('dict', (('a', 'float'),))})
+    >>> guard(("dict", (("a", "float"), ("b", ("nd", 1, "f")))), "d", constants)
+    "type(d) is dict and tuple(d) == described_0 and type(d['a']) is float and type(d['b']) is ndarray and d['b'].ndim == 1 and d['b'].dtype.kind == 'f'"
+    >>> constants
+    {'described_0': ('a', 'b')}
+    >>> guard(("dict", ((("a", 1), "float"),)), "d", constants)  # (a key not written simply)
+    'describe(d) == described_1'
     """
     if isinstance(desc, str) and desc in _PYTHON:  # (a bool, described as "int" too, goes
         return f"type({name}) is {desc}"           # the general way)
@@ -92,6 +96,13 @@ def guard(desc, name: str, constants: dict) -> str:
             return " and ".join([head] + [f"type({name}[{i}]) is {item}"
                                           for i in range(items)])
         return f"{head} and count_of(map(type, {name}), {item}) == {items}"
+    if isinstance(desc, tuple) and desc[0] == "dict" and 0 < len(desc[1]) <= _UNROLL and \
+            all(type(key) in (str, int) for key, _ in desc[1]):
+        keys = f"described_{len(constants)}"  # its keys, in order, then each item's test
+        constants[keys] = tuple(key for key, _ in desc[1])
+        return " and ".join([f"type({name}) is dict and tuple({name}) == {keys}"] +
+                            [guard(item, f"{name}[{key!r}]", constants)
+                             for key, item in desc[1]])
     constant = f"described_{len(constants)}"
     constants[constant] = desc
     return f"describe({name}) == {constant}"

@@ -50,6 +50,7 @@ from .transforms.reverse import Reverse
 from .transforms.scale_inward import ScaleInward
 from .transforms.shape_only import SHAPE_ARGUMENTS, ShapeOnly
 from .transforms.simplify import Simplify, subtract
+from .transforms.split_dicts import SplitDicts
 from .transforms.unit_seed import UnitSeed
 from .transforms.validate import Validate
 from .trees import clone
@@ -203,6 +204,10 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         if shape_helpers:  # (nothing reads a shape: nothing to do)
             adjoint = ShapeOnly(kinds, shape_helpers, imports.helper,
                                 namer.temporaries).visit(adjoint)
+        split = SplitDicts(kinds, imports.helpers.get("zeros_like_structure"),
+                           imports.helpers.get("as_gradient"), namer.claim)
+        if mode != "forward" and not nestable:  # a dict's sensitivity, one name per key
+            adjoint = split.visit(adjoint)
         if mode != "forward":  # (it turns first accumulations `s += e` into `s = e`)
             views = {imports.helpers[n] for n in ("unbroadcast", "transpose_grad")
                      if n in imports.helpers}
@@ -255,12 +260,12 @@ def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool
         adjoint = NanCheck(source, lambda name: imports.helper(
             name, "s2sad.runtime_debug")).visit(adjoint)
         stages.append(("debug_nans", adjoint))
-    needs_nestable_build = False
+    needs_nestable_build = optimize and split.changed
     if optimize and stacks and not nestable and \
             "range" not in local_names | set(source.globals):  # (the builtin's loops only)
         tape = LoopTape(stacks, namer.claim)
         adjoint = tape.visit(adjoint)
-        needs_nestable_build = tape.changed
+        needs_nestable_build = needs_nestable_build or tape.changed
         stages.append(("loop_tape", adjoint))
     if optimize and mode != "forward" and not nestable and not debug_nans and \
             "range" not in local_names | set(source.globals):

@@ -524,6 +524,10 @@ def index_grad(g, x, index):
     Repeated integer indices accumulate, as ``np.add.at`` does (``cupy.add.at`` on
     the GPU).
     """
+    if isinstance(x, dict):  # (np.s_[k] is the key itself)
+        out = zeros_like_structure(x)
+        out[index] = g
+        return out
     if isinstance(x, (list, tuple)):
         out = zeros_like_structure(x)
         if isinstance(index, slice):
@@ -546,12 +550,30 @@ def _float_type(x):
     return dtype if dtype.kind in "fc" else np.float64
 
 
+class SensitivityDict(dict):
+    """The sensitivity of a dict: zero at a key it was not made with. (A key the dict had
+    only for a while, ``d['c'] = v`` taken out again by the reverse sweep, may still get
+    a sensitivity.)
+
+    >>> s_d = SensitivityDict(a=1.0)
+    >>> s_d['c'] += 2.0
+    >>> s_d
+    {'a': 1.0, 'c': 2.0}
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, key):
+        return 0.0
+
+
 def zeros_like_structure(x):
-    """Zeros with the structure of ``x``, ready to be updated in place (tuples become lists)."""
+    """Zeros with the structure of ``x``, ready to be updated in place (tuples become
+    lists, a dict a :class:`SensitivityDict`)."""
     if isinstance(x, (list, tuple)):
         return [zeros_like_structure(v) for v in x]
     if isinstance(x, dict):
-        return {k: zeros_like_structure(v) for k, v in x.items()}
+        return SensitivityDict((k, zeros_like_structure(v)) for k, v in x.items())
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, _float_type(x))
     if isinstance(x, float):
@@ -604,7 +626,7 @@ def restore_item(d, key, value) -> None:
     {'a': 2.0}
     """
     if value is MISSING:
-        del d[key]
+        d.pop(key, None)  # (a derivative of this code may have taken it out already)
     else:
         d[key] = value
 

@@ -121,10 +121,24 @@ def test_a_key_added_goes_again_in_the_reverse_sweep():
 
 
 def test_the_generated_code_reads_a_dict_by_key():
-    source = s2sad.grad(C.dict_of_floats).source_for({"w": 0.3, "b": 2.0})
+    source = s2sad.grad(C.dict_of_floats, optimize=False).source_for({"w": 0.3, "b": 2.0})
     assert "s_p['w'] +=" in source and "np.add.at" not in source, source
     source = s2sad.grad(C.loop_over_dict).source_for(_params())
-    assert "keys_p = ['W1', 'b1', 'W2', 'b2']" in source, source
+    assert "keys_p = ['W1', 'b1', 'W2', 'b2']" in source and "s_p[k] +=" in source, source
+
+
+def test_a_dict_read_at_keys_written_out_gets_a_variable_per_key():
+    """SplitDicts: no zeros for the dict, no copies of new arrays, as for arguments."""
+    source = s2sad.grad(C.dict_of_arrays).source_for(_params(), RNG.normal(size=(5, 3)))
+    assert "zeros_like_structure" not in source and "s_p_W2 = h.T @ " in source, source
+    assert "'W2': fresh_gradient(p['W2'], s_p_W2)" in source, source
+    assert "'b2': as_gradient(p['b2'], s_p_b2)" in source, source  # (a view: copied)
+    p = {"w": 0.3, "b": 2.0}
+    source = s2sad.grad(C.dict_of_floats).source_for(p)
+    assert "return {'w': float(s_p_w), 'b': float(s_p_b)}" in source, source
+    gradient = s2sad.grad(C.dict_of_floats)(p)
+    assert gradient == {"w": pytest.approx(1.2), "b": pytest.approx(0.09)}
+    assert type(gradient["w"]) is float
 
 
 def test_a_dict_with_other_keys_gets_its_own_variant():
@@ -188,3 +202,22 @@ def test_jacobian_of_structures_says_to_use_vjp():
         s2sad.jacobian(C.dict_output)(np.array([0.3, 0.7]))
     with pytest.raises(TypeError, match="its argument 'p' is a dict of parts"):
         s2sad.jacobian(C.dict_of_floats)({"w": 0.3, "b": 2.0})
+
+
+SECOND = [C.dict_display, C.dict_display_loop, C.key_added, C.key_overwritten,
+          C.key_written_twice, C.integer_keys]
+
+
+@pytest.mark.parametrize("f", SECOND, ids=[f.__name__ for f in SECOND])
+@pytest.mark.parametrize("i, j", [(0, 0), (0, 1), (1, 1)])
+def test_second_derivatives_through_dicts_made_inside(f, i, j, eps=1e-5):
+    """The gradient's own code (dict displays, a key added and taken out again) is
+    differentiated again: against central differences of the gradient."""
+    args = [0.3, 0.8]
+    second = s2sad.grad(s2sad.grad(f, wrt=i), wrt=j)(*args)
+
+    def first(t):
+        moved = list(args)
+        moved[j] += t
+        return s2sad.grad(f, wrt=i)(*moved)
+    assert second == pytest.approx((first(eps) - first(-eps)) / (2 * eps), rel=1e-6, abs=1e-8)

@@ -166,7 +166,8 @@ class FirstAssignment(trees.Transformer):
                     zero.add(stmt.targets[0].id)
                     continue
                 init = zero_init_names(stmt)
-                if init and i == 0:
+                if init:  # s_a, s_b = [0.0] * 2
+                    zero |= set(init)
                     continue
                 zero -= written(stmt)
         return zero

@@ -3,7 +3,8 @@
 ``as_gradient(x, g)`` works for any argument (it matches shapes, dtypes and
 containers at run time); when the compiler knows ``x`` is a Python float, or a
 list or tuple of Python floats, the conversion is written out instead:
-``float(g)``, ``[float(g_0), float(g_1)]``.
+``float(g)``, ``[float(g_0), float(g_1)]``; a dict of sensitivities given one by one
+(``SplitDicts``) item by item.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
@@ -57,8 +58,17 @@ class GradientForm(trees.Transformer):
         if not (isinstance(node.func, gast.Name) and node.func.id == self.as_gradient and
                 len(node.args) == 2 and isinstance(node.args[0], gast.Name)):
             return node
-        kind = self.kinds.get(node.args[0].id)
+        return self.form(self.kinds.get(node.args[0].id), node)
+
+    def form(self, kind, node):
+        """``node``, a call ``as_gradient(x, value)``, in the form ``x``'s ``kind`` takes."""
         value = node.args[1]
+        if kind is not None and kind.tag == "dict" and isinstance(value, gast.Dict) and \
+                [k.value for k in value.keys] == [k for k, _ in kind.items]:
+            parts = [self.form(item, gast.Call(node.func, [gast.Subscript(
+                node.args[0], gast.Constant(key, None), gast.Load()), part], []))
+                     for (key, item), part in zip(kind.items, value.values)]
+            return gast.copy_location(gast.Dict(value.keys, parts), node)  # item by item
         if _py_float(kind):
             return gast.copy_location(self._float(value), node)
         if kind is not None and kind.tag in ("list", "tuple") and kind.items and \
