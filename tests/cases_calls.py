@@ -119,3 +119,56 @@ def _scaled_by_its_shape(x):
 def calls_with_an_expression_whose_shape_is_read(x):
     # the callee reads attributes of its parameter, here the caller's temporary x * 2.0
     return _scaled_by_its_shape(x * 2.0)
+
+
+# --- functions passed to functions ------------------------------------------------------------
+
+def euler(rhs, y, steps=4, dt=0.1):
+    for _ in range(steps):
+        y = y + dt * rhs(y)
+    return y
+
+
+def twice(fn, v):
+    return fn(fn(v))
+
+
+def passes_numpy_function(w):
+    return np.sum(twice(np.tanh, w))
+
+
+def passes_own_function(w):
+    return np.sum(twice(square, w))
+
+
+def passes_lambda(k, y0):
+    return euler(lambda y: -k * y * y, y0)
+
+
+def passes_local_def(w, c):
+    def scaled(v):
+        return np.sin(v) * c
+    return np.sum(euler(scaled, w, steps=3))
+
+
+def passes_by_keyword(w):
+    return np.sum(twice(v=w, fn=np.exp))
+
+
+def passes_it_on(w):
+    return np.sum(_passes_on(np.cos, w))
+
+
+def _passes_on(fn, v):
+    return twice(fn, v) * 2.0
+
+
+def _steps(y, k):
+    for _ in range(4):
+        y = y + 0.1 * (-k * y * y)
+    return y
+
+
+def helper_updates_its_parameter_in_a_loop(k, y0):
+    y = y0 * 1.0
+    return _steps(y, k)

@@ -35,6 +35,20 @@ rng = np.random.default_rng(3)
     pytest.param(C.recursive_in_loop, (0.9,), 0, id="recursion-called-in-a-loop"),
     pytest.param(C.calls_with_an_expression_whose_shape_is_read, (rng.normal(size=(3, 2)),), 0,
                  id="callee-reads-the-shape-of-an-expression"),  # was an internal error
+    pytest.param(C.passes_numpy_function, (rng.normal(size=3),), 0, id="passes-np-tanh"),
+    pytest.param(C.passes_own_function, (rng.normal(size=3),), 0, id="passes-own-function"),
+    pytest.param(C.passes_lambda, (0.7, 1.2), 0, id="passes-lambda-k"),
+    pytest.param(C.passes_lambda, (0.7, 1.2), 1, id="passes-lambda-y0"),
+    pytest.param(C.passes_local_def, (rng.normal(size=3), 0.8), 0, id="passes-local-def-w"),
+    pytest.param(C.passes_local_def, (rng.normal(size=3), 0.8), 1, id="passes-local-def-c"),
+    pytest.param(C.passes_by_keyword, (rng.normal(size=3) * 0.3,), 0, id="passes-by-keyword"),
+    pytest.param(C.passes_it_on, (rng.normal(size=3),), 0, id="passes-it-on"),
+    # a silent wrong gradient: the helper's `y = y + ...` (its y renamed y_1 in the caller's
+    # names) was differentiated as if it read another y
+    pytest.param(C.helper_updates_its_parameter_in_a_loop, (0.7, 1.2), 0,
+                 id="helper-loop-updates-renamed-parameter-k"),
+    pytest.param(C.helper_updates_its_parameter_in_a_loop, (0.7, 1.2), 1,
+                 id="helper-loop-updates-renamed-parameter-y0"),
 ])
 def test_calls(f, args, wrt, optimize):
     got = s2sad.grad(f, wrt=wrt, optimize=optimize)(*args)

@@ -148,6 +148,10 @@ class Normalize:
         self.anchor = parent.anchor_stmt() if parent else None
         self.inlining = (parent.inlining if parent else ()) + (source.func,)  # for recursion
         self.local_functions: dict[str, gast.FunctionDef] = {}
+        # a parameter that the caller passed a function: ("inline", what callee() gives)
+        # for the user's own (inlined where it is called), ("call", the caller's
+        # expression) for one with a derivative rule (np.sin)
+        self.function_args: dict[str, tuple] = {}
         self.foreign: dict[str, tuple] = {}   # alias -> (globals dict, name) of inlined code
         self.foreign_cells: dict = {}         # alias -> closure cell of inlined code
         self.locals = assigned_names(source.tree)
@@ -440,9 +444,10 @@ class Normalize:
 
     def assign(self, target, value):
         if isinstance(target, gast.Name):
-            if target.id in self.carried and not self.is_atom(value) and any(
-                    isinstance(n, gast.Name) and n.id == target.id for n in trees.walk(value)):
-                value = self.to_atom(value)  # `b = b * 2` -> `t_1 = b * 2; b = t_1`
+            own = {target.id, self.current.get(target.id)}  # (a parameter of an inlined
+            if target.id in self.carried and not self.is_atom(value) and any(  # helper may
+                    isinstance(n, gast.Name) and n.id in own for n in trees.walk(value)):
+                value = self.to_atom(value)  # `b = b * 2` -> `t_1 = b * 2; b = t_1` (be y_1)
             shares = self.views(value)  # (read before the name gets its new value)
             ssa = self.new_version(target.id)
             self.emit(gast.Assign([self.store(ssa)], value, None))
@@ -915,7 +920,16 @@ class Normalize:
             inlined = self.callee(func)
             if inlined is not None:
                 return self.inline(node, *inlined)
-            if isinstance(func, gast.Attribute):
+            lam = next((a for a in list(node.args) + [k.value for k in node.keywords]
+                        if isinstance(a, gast.Lambda)), None)
+            if lam is not None:
+                raise self.source.syntax_error(
+                    f"a lambda passed to {self._dotted(func)}()", lam,
+                    "A function of yours that takes a function is inlined with it; pass "
+                    "this one a value computed with NumPy instead.")
+            if isinstance(func, gast.Name) and func.id in self.function_args:
+                func = clone(self.function_args[func.id][1])  # np.sin, as the caller wrote it
+            elif isinstance(func, gast.Attribute):
                 func = gast.copy_location(gast.Attribute(self.atom(func.value), func.attr,
                                                          gast.Load()), func)
             else:
@@ -957,6 +971,9 @@ class Normalize:
     def callee(self, func):
         """``(function object or None, its def)`` if ``func`` is a function of the user's."""
         import types
+        if isinstance(func, gast.Name) and func.id in self.function_args:
+            how, target = self.function_args[func.id]
+            return target if how == "inline" else None
         if isinstance(func, gast.Name):
             scope = self
             while scope is not None:
@@ -972,6 +989,31 @@ class Normalize:
         if isinstance(value, types.FunctionType) and registry.lookup(value) is None and \
                 _user_code(value):
             return value, None, None
+        return None
+
+    def _function_argument(self, arg):
+        """What a helper's parameter stands for when the caller passes it ``arg``, a
+        function: ``("inline", ...)`` for the user's own (a def, a lambda, a module-level
+        function), ``("call", expression)`` for one with a derivative rule; else None."""
+        if isinstance(arg, gast.Lambda):
+            name = self.namer.fresh("lambda")
+            ret = gast.copy_location(gast.Return(arg.body), arg)
+            self.local_functions[name] = gast.copy_location(
+                gast.FunctionDef(name, arg.args, [ret], [], None, None), arg)
+            arg = gast.Name(name, gast.Load(), None, None)
+        if not isinstance(arg, (gast.Name, gast.Attribute)):
+            return None
+        if isinstance(arg, gast.Name) and arg.id in self.function_args:
+            return self.function_args[arg.id]  # passed on as it came
+        target = self.callee(arg)
+        if target is not None:
+            return "inline", target
+        try:
+            value = _static(arg, self)
+        except KeyError:
+            return None
+        if registry.lookup(value) is not None:
+            return "call", self.simple(arg)
         return None
 
     def inline(self, node, func, fdef, scope):
@@ -1006,10 +1048,17 @@ class Normalize:
         child.anchor = self.anchor_stmt()
         child.inlining = self.inlining + (key,)
         child.out = self.out
-        args = [self.atom(a) for a in node.args]
-        keywords = {k.arg: self.atom(k.value) for k in node.keywords}
         params = tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs
         names = [p.id for p in params]
+        passed_functions = {}  # parameters given a function: called as that function
+        for name, arg in list(zip(names, node.args)) + [(k.arg, k.value) for k in node.keywords]:
+            function = self._function_argument(arg)
+            if function is not None:
+                passed_functions[name] = function
+        args = [None if i < len(names) and names[i] in passed_functions else self.atom(a)
+                for i, a in enumerate(node.args)]
+        keywords = {k.arg: None if k.arg in passed_functions else self.atom(k.value)
+                    for k in node.keywords}
         n_pos = len(tree.args.posonlyargs) + len(tree.args.args)
         if len(args) > n_pos or set(keywords) - set(names):
             raise self.source.error(DifferentiationError, f"this call does not match the "
@@ -1025,6 +1074,9 @@ class Normalize:
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         passed: dict[int, str] = {}  # the callee's argument values -> the names passed
         for name in names:
+            if name in passed_functions:
+                child.function_args[name] = passed_functions[name]
+                continue
             if name in bound:
                 value = bound[name]
             elif name in defaults:

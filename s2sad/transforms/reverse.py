@@ -498,6 +498,13 @@ class Reverse:
             if carried:  # `s = s` (generated code has them): nothing changes
                 self.block.append(_restore_marker(stmt))
             return
+        if carried and not is_setitem(stmt) and not is_append(stmt) and \
+                set(carried) & set(names_in(value)) and set(carried) & self.active:
+            # normalization writes `y = y + t` as `t_1 = y + t; y = t_1`: the sweep reads
+            # a name's sensitivity before and after the statement under one name
+            raise DifferentiationError(
+                f"internal error: {self.source.segment(stmt)!r} reads the value it "
+                "overwrites; please report this")
         if carried:
             self.block.append(_restore_marker(stmt))
         if not any(t in self.active for t in targets):

@@ -213,8 +213,18 @@ class Validate(trees.Visitor):
             self.visit(stmt)
 
     def visit_Call(self, node):
+        """A lambda may be an argument (``integrate(lambda t, y: -k * y, y0)``): inlined
+        where the callee is the user's own function (normalization refuses it elsewhere)."""
         for kw in node.keywords:
             if kw.arg is None:
                 raise self.source.syntax_error("`**` unpacking in a call", node,
                                                "Pass the keyword arguments one by one.")
-        self.generic_visit(node)
+        self.visit(node.func)
+        for arg in list(node.args) + [k.value for k in node.keywords]:
+            if isinstance(arg, gast.Lambda):
+                if arg.args.vararg is not None or arg.args.kwarg is not None:
+                    raise self.source.syntax_error("`*args` or `**kwargs` parameters", arg,
+                                                   "Name every parameter.")
+                self.visit(arg.body)
+            else:
+                self.visit(arg)
