@@ -172,3 +172,18 @@ def _steps(y, k):
 def helper_updates_its_parameter_in_a_loop(k, y0):
     y = y0 * 1.0
     return _steps(y, k)
+
+
+def _doubled_sum(v):
+    v *= 2.0
+    return np.sum(v)
+
+
+def helper_doubles_in_place_a_value_read_after(x):
+    a = x * 1.0
+    return _doubled_sum(a) + np.sum(a)  # <- the helper's `v *= 2.0` changes a
+
+
+def helper_doubles_in_place_a_value_not_read_after(x):
+    a = x * 1.0
+    return _doubled_sum(a) + np.sum(x)

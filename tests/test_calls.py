@@ -49,6 +49,10 @@ rng = np.random.default_rng(3)
                  id="helper-loop-updates-renamed-parameter-k"),
     pytest.param(C.helper_updates_its_parameter_in_a_loop, (0.7, 1.2), 1,
                  id="helper-loop-updates-renamed-parameter-y0"),
+    pytest.param(C.helper_doubles_in_place_a_value_not_read_after, (rng.normal(size=3),), 0,
+                 id="helper-in-place-on-a-value-not-read-after"),
+    pytest.param(C.helper_doubles_in_place_a_value_read_after, (0.7,), 0,
+                 id="helper-in-place-on-a-float-read-after"),  # (a float: a new value)
 ])
 def test_calls(f, args, wrt, optimize):
     got = s2sad.grad(f, wrt=wrt, optimize=optimize)(*args)
@@ -115,3 +119,13 @@ def test_recursion_in_forward_mode_matches_finite_differences(f, args):
     _, pushforward = s2sad.jvp(f)(*args)
     expected = np.sum(numeric_gradient(f, args, 0) * direction)
     assert pushforward(direction) == pytest.approx(expected, rel=1e-5, abs=1e-7)
+
+
+def test_a_helper_changing_an_array_of_the_callers_in_place_is_refused():
+    """``v *= 2.0`` in a helper changes the caller's array: once differentiated as if it
+    made a new one (a silent wrong gradient)."""
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(C.helper_doubles_in_place_a_value_read_after)(np.array([0.5, 1.0]))
+    message = str(info.value)
+    assert "`v *= ...` on 'v', which holds the caller's 'a'" in message, message
+    assert "v *= 2.0" in message and "Write `v = v * ...`" in message, message

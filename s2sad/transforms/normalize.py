@@ -152,6 +152,7 @@ class Normalize:
         # for the user's own (inlined where it is called), ("call", the caller's
         # expression) for one with a derivative rule (np.sin)
         self.function_args: dict[str, tuple] = {}
+        self.passed_names: dict[str, str] = {}  # a parameter -> the caller's variable given
         self.foreign: dict[str, tuple] = {}   # alias -> (globals dict, name) of inlined code
         self.foreign_cells: dict = {}         # alias -> closure cell of inlined code
         self.locals = assigned_names(source.tree)
@@ -640,6 +641,15 @@ class Normalize:
         mine = self.current.get(target.id)
         sharing = self.sharing(target.id) if mine is not None and not self.trusted else []
         user = next((k for k in sharing if self._read_later(stmt, k)), None)
+        if mine is not None and user is None and self.parent is not None and not self.trusted:
+            param = self.caller_of(mine)  # a helper's parameter: the caller's value itself
+            if param in self.passed_names:
+                self.root.deferred.append((mine, self.source.syntax_error(
+                    f"`{target.id} {_AUG[type(stmt.op)]}= ...` on {param!r}, which holds the "
+                    f"caller's {self.passed_names[param]!r}", stmt,
+                    f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes the caller's "
+                    f"{self.passed_names[param]!r} too. Write `{target.id} = {target.id} "
+                    f"{_AUG[type(stmt.op)]} ...` for a new value.")))
         if mine is not None and user is not None:
             # on numbers `+=` makes a new value: refused later, once the kinds say an array
             self.root.deferred.append((mine, self.source.syntax_error(
@@ -1093,6 +1103,13 @@ class Normalize:
             if isinstance(value, gast.Name):
                 child.bind_caller(child.current[name], name)
                 passed[child._blocks] = value.id
+                user = next((k for k, v in self.current.items() if v == value.id), None)
+                if user is not None and value.id not in self.temps and (  # the caller's
+                        self._read_later(self.stmt, user) or  # variable, read after the call
+                        sum(isinstance(n, gast.Name) and n.id == user  # or beside it
+                            for n in trees.walk(self.stmt)) > 1 or
+                        self.caller_of(value.id) in self.passed_names):  # (or its caller's)
+                    child.passed_names[name] = user
         body = tree.body
         for stmt in body[:-1]:
             child.stmt = stmt
