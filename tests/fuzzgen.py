@@ -912,7 +912,8 @@ class Gen:
         if ch.chance(30):
             self.globals["G0"] = Var("v", 1.0, readonly=True)
         for h in range(ch.int(0, self.max_helpers)):
-            names = HELPER_PARAMS[:ch.int(1, 3)]
+            # (the caller's own names too: a parameter the caller's names rename, `y_1`)
+            names = ch.pick([HELPER_PARAMS, ["x", "v", "a"], ["a", "w", "y"]])[:ch.int(1, 3)]
             params = []
             for i, p in enumerate(names):
                 kind = ch.pick(["s", "v"])
