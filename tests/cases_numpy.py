@@ -954,7 +954,8 @@ def py_math2(x, y):
 
 
 def py_builtins(x, y):
-    return float(x * y) + sum([x, y, x * y]) + abs(x) * y
+    return float(x * y) + sum([x, y, x * y]) + abs(x) * y + max(x, y) * min(x, 2.0 * y) + \
+        pow(x, 3) + pow(y, x)
 
 
 # --- indexing -------------------------------------------------------------------------

@@ -471,7 +471,8 @@ CASES = [
     # math and builtins
     case("math", C.py_math, [0.45]),
     case("math-two-arguments", C.py_math2, [1.3, -0.7], (0, 1)),
-    case("float-sum-abs", C.py_builtins, [-0.8, 1.3], (0, 1)),
+    case("float-sum-abs-max-min-pow", C.py_builtins, [-0.8, 1.3], (0, 1)),
+    case("float-max-min-other-branch", C.py_builtins, [0.9, 0.3], (0, 1)),
     # indexing
     case("index-basic", C.i_basic, [rand(*M)]),
     case("index-negative-row", C.i_negative_row, [rand(*M)]),

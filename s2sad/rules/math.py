@@ -157,6 +157,17 @@ def fmod(g, ans, x, y):
     return g, -g * math.trunc(x / y)
 
 
+@defvjp(max, shape="scalar")
+def builtin_max(g, ans, x, y):
+    # the one Python returns gets it: x, unless y is larger
+    return (0.0 if y > x else g), (g if y > x else 0.0)
+
+
+@defvjp(min, shape="scalar")
+def builtin_min(g, ans, x, y):
+    return (0.0 if y < x else g), (g if y < x else 0.0)
+
+
 @defvjp(float, shape="scalar")
 def to_float(g, ans, x=0.0):
     return g

@@ -222,7 +222,7 @@ def divide(g, ans, x, y):
     return unbroadcast(g / y, x), unbroadcast(-g * ans / y, y)
 
 
-@defvjp(np.power)
+@defvjp(np.power, pow)
 def power(g, ans, x, y):
     return (unbroadcast(g * y * x ** (y - 1), x),
             unbroadcast(g * ans * np.log(np.where(np.greater(x, 0), x, 1.0)), y))

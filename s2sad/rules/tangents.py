@@ -59,6 +59,16 @@ deflinear(np.einsum, argnums=(1, 2, 3, 4, 5, 6))
 # --- reductions: g times the partial derivatives, summed over each slice -------------------
 
 
+@deftangent(max)
+def builtin_max(g, ans, x, y):  # (the builtin on two numbers: the one it returns moves it)
+    return (0.0 if y > x else g), (g if y > x else 0.0)
+
+
+@deftangent(min)
+def builtin_min(g, ans, x, y):
+    return (0.0 if y < x else g), (g if y < x else 0.0)
+
+
 @deftangent(np.prod)
 def prod(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
     return reduce_tangent(g, prod_grad(np.ones_like(ans), a, axis, keepdims), axis, keepdims)
