@@ -538,3 +538,9 @@ def f_float32(x, w):
 
 def either(x, y):
     return (x or y) * 2.0
+
+
+def scalar_math_and_builtins(x, y):
+    a = math.sin(x) * y
+    b = abs(a) + max(x, y) + pow(x, 3)
+    return a * b + math.exp(-x) + sum([x, y, x * y])

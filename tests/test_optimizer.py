@@ -773,3 +773,16 @@ def test_an_if_left_with_nothing_to_do_goes():
     assert "pass" not in source, source
     assert s2sad.grad(either, wrt=(0, 1))(0.5, 2.0) == (2.0, 0.0)
     assert s2sad.grad(either, wrt=(0, 1))(0.0, 2.0) == (0.0, 2.0)
+
+
+def test_python_float_code_reads_as_such():
+    """max, abs, pow, math and sum of Python floats are Python floats: no output seed
+    helper, no unbroadcast, no product by the seed 1.0."""
+    from .cases_core import scalar_math_and_builtins as f
+    source = s2sad.grad(f, wrt=(0, 1)).source_for(0.3, 0.8)
+    for helper in ("output_seed", "unbroadcast", "* 1.0", "1.0 *"):
+        assert helper not in source.replace("1.0 * 3", ""), source
+    eps = 1e-6
+    got = s2sad.grad(f, wrt=(0, 1))(0.3, 0.8)
+    assert got == pytest.approx(((f(0.3 + eps, 0.8) - f(0.3 - eps, 0.8)) / (2 * eps),
+                                 (f(0.3, 0.8 + eps) - f(0.3, 0.8 - eps)) / (2 * eps)))

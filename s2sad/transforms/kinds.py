@@ -235,6 +235,14 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             for tag, other in ((tags[0], kinds[1]), (tags[1], kinds[0])):
                 if tag is not None and other.tag == "scalar" and other.py == "int":
                     return Kind(tag)
+    if isinstance(value, (gast.BinOp, gast.UnaryOp)):  # x * y of Python numbers
+        parts = [of(v) for v in ((value.left, value.right) if isinstance(value, gast.BinOp)
+                                 else (value.operand,))]
+        if all(k.tag == "scalar" and k.py in ("float", "int") for k in parts) and \
+                any(k.py == "float" for k in parts) and \
+                not isinstance(getattr(value, "op", None), (gast.MatMult, gast.Not)) and \
+                not (isinstance(value.op, gast.Pow) and parts[1].py != "int"):
+            return PY_FLOAT  # ((-8.0) ** (1 / 3) is complex)
     op = classify(value, source, local_names)
     if op.kind == "copy":
         return of(value)
@@ -273,12 +281,18 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             if items.tag in ("list", "tuple") and items.items and \
                     all(k.tag == "scalar" for k in items.items):
                 return Kind("array", target, 1)
+        if op.rule.func is sum and op.operands and not op.keywords and \
+                of(op.operands[0]).tag in ("list", "tuple") and of(op.operands[0]).items and \
+                all(_py_float(k) for k in of(op.operands[0]).items) and \
+                all(of(a).tag == "scalar" and of(a).py in ("float", "int")
+                    for a in op.operands[1:]):
+            return PY_FLOAT  # sum([x, y, x * y]) of Python floats
         if op.rule.func in (list, tuple) and len(op.operands) == 1 and not op.keywords:
             base = of(op.operands[0])  # the same items, or the rows of an array
             items = base.items if base.tag in ("list", "tuple") else ()
             return Kind(op.rule.func.__name__, items=items)
         if shape == "scalar":
-            return Kind("scalar", "()", 0, py="int") if op.rule.func is len else SCALAR
+            return _scalar_kind(op, of)
         if shape == "elementwise":
             return combine([of(a) for a in op.operands] +
                            [of(v) for k, v in op.keywords.items() if k not in _NOT_BROADCAST])
@@ -305,6 +319,31 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     if op.kind == "nondiff":
         return ANY
     return ANY
+
+
+PY_FLOAT = Kind("scalar", "()", 0, py="float")
+
+
+def _py_float(kind: Kind) -> bool:
+    return kind.tag == "scalar" and kind.py == "float"
+
+
+def _scalar_kind(op, of) -> Kind:
+    """The kind of a call of a function on numbers (``shape="scalar"``): a Python int
+    from ``len``, a Python float from ``math`` and ``float``, and from ``abs``, ``max``,
+    ``min`` and ``pow`` of Python floats."""
+    func = op.rule.func
+    if func is len:
+        return Kind("scalar", "()", 0, py="int")
+    if op.kind == "call" and (func is float or getattr(func, "__module__", None) == "math"):
+        return PY_FLOAT  # (floor, ceil and trunc, which give ints, have no derivative)
+    parts = [of(a) for a in op.operands]
+    if func in (abs, max, min) and parts and all(_py_float(k) for k in parts):
+        return PY_FLOAT  # (max(1, 2.0) may be the int)
+    if func is pow and len(parts) == 2 and _py_float(parts[0]) and parts[1].tag == "scalar" \
+            and parts[1].py == "int":
+        return PY_FLOAT  # (pow(-8.0, 1 / 3) is complex)
+    return SCALAR
 
 
 # functions that make a new array of the shape given as their first argument

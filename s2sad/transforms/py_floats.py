@@ -6,7 +6,8 @@ sensitivity a ``numpy.float64``. When the generated code computes a sensitivity
 from Python floats only, with ``+ - * /`` and ``math`` functions, the
 conversion is a copy for nothing (on the seed's f4 it was a third of the
 gradient's time). This pass infers which names hold Python floats, integers, or
-new lists of Python floats, and removes the conversions of those.
+new lists of Python floats, and removes the conversions of those, and the products by
+``1.0`` of Python floats (an output's seed moved into an expression).
 
 The inference is optimistic, then corrected: every assigned name is first taken
 to be a float (and an integer, and a list of floats); any assignment of
@@ -56,7 +57,8 @@ FLOAT_FUNCTIONS = {getattr(math, name) for name in (
     "acosh", "atanh", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "hypot",
     "fabs", "erf", "erfc", "gamma", "lgamma", "pow", "copysign", "fmod", "degrees",
     "radians")}
-_BUILTINS = ("float", "int", "len", "range", "reversed", "abs", "list", "map", "tuple")
+_BUILTINS = ("float", "int", "len", "range", "reversed", "abs", "list", "map", "tuple",
+             "max", "min", "pow")
 _ARITH = (gast.Add, gast.Sub, gast.Mult)
 _UNKNOWN = object()  # a binding whose value is not inferred (a loop over anything else...)
 _PARAM_LIST = object()  # a parameter that is a list or tuple of Python floats
@@ -147,10 +149,9 @@ class PythonFloats:
         names = [x.id for x in listed if isinstance(x, gast.Name)]
         self.fresh_lists = self.lists - self.params - {n for n in names if names.count(n) > 1}
         # (the statements with no `float(...)` or `list(...)` in them are not visited again)
-        unchanged = {id(stmt) for stmt, nodes in zip(fn.body, walks)
-                     if gast.Call not in map(type, nodes) or not any(
-                         type(n) is gast.Call and type(n.func) is gast.Name and
-                         n.func.id in ("float", "list") for n in nodes)}
+        unchanged = {id(stmt) for stmt, nodes in zip(fn.body, walks) if not any(
+            type(n) is gast.Call and type(n.func) is gast.Name and
+            n.func.id in ("float", "list") or _times_one(n) for n in nodes)}
         return _Rewrite(self, unchanged).visit(fn)
 
     def _statement(self, stmt) -> None:
@@ -359,6 +360,13 @@ class PythonFloats:
             return "int"
         if self._is_builtin(func, "abs") and len(args) == 1:
             return self.type_of(args[0])
+        if self._is_builtin(func, "pow") and len(args) == 2 and \
+                self.type_of(args[0]) == "float" and isinstance(args[1], gast.Constant) and \
+                type(args[1].value) is int:
+            return "float"  # (as `x ** 3`; pow(-8.0, 1 / 3) is complex)
+        if (self._is_builtin(func, "max") or self._is_builtin(func, "min")) and \
+                len(args) == 2 and self.type_of(args[0]) == self.type_of(args[1]):
+            return self.type_of(args[0])  # (the one it returns)
         if isinstance(func, gast.Attribute) and func.attr == "pop" and not args and \
                 isinstance(func.value, gast.Name) and func.value.id in self.lists:
             return "float"
@@ -370,6 +378,16 @@ class PythonFloats:
             if target is not None and any(target is f for f in FLOAT_FUNCTIONS):
                 return "float"
         return None
+
+
+def _is_one(node) -> bool:
+    return type(node) is gast.Constant and type(node.value) is float and node.value == 1.0
+
+
+def _times_one(node) -> bool:
+    """``e * 1.0`` or ``1.0 * e``?"""
+    return type(node) is gast.BinOp and type(node.op) is gast.Mult and (
+        _is_one(node.left) or _is_one(node.right))
 
 
 def _list_shaped(value) -> bool:
@@ -390,6 +408,16 @@ class _Rewrite(trees.Transformer):
         if id(node) in self.unchanged:
             return node
         return super().visit(node)
+
+    def visit_BinOp(self, node):
+        """``e * 1.0`` is ``e`` itself when ``e`` is a Python float (the seed of a float
+        output, moved into an expression), exactly, NaN and -0.0 included."""
+        self.generic_visit(node)
+        if _times_one(node):
+            other = node.left if _is_one(node.right) else node.right
+            if self.facts.type_of(other) == "float":
+                return other
+        return node
 
     def visit_Call(self, node):
         self.generic_visit(node)
