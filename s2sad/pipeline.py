@@ -382,11 +382,11 @@ def _resolver(source, imports):
 def _pure_names(source, imports) -> set:
     """The names of the calls generated code makes that change nothing: the runtime's
     helpers (but ``output_seed``, which may raise) and the builtins on numbers (``len``,
-    ``float``, ``abs``, ``max``, ``min``, ``pow``, ``sum``) where the user's code does not
-    give those names another meaning."""
+    ``float``, ``abs``, ``max``, ``min``, ``pow``, ``sum``, ``range``, ``reversed``) where
+    the user's code does not give those names another meaning."""
     helpers = {alias for name, alias in imports.helpers.items() if name != "output_seed"}
-    return helpers | ({"len", "float", "abs", "max", "min", "pow", "sum"} - set(source.locals)
-                      - set(source.globals))
+    return helpers | ({"len", "float", "abs", "max", "min", "pow", "sum", "range", "reversed"}
+                      - set(source.locals) - set(source.globals))
 
 
 def _loop_sums_names(source, imports) -> tuple:

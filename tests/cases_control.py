@@ -410,3 +410,25 @@ def reduction_used_in_one_branch(y, M):
     if y < 0.3:
         return np.tanh(np.dot(t, t))
     return np.tanh(y)  # nothing flows into t's sensitivity: its 0.0 meets mean's axis
+
+
+def reversed_iteration(xs):
+    acc = 1.0
+    for v in reversed(xs):
+        acc = acc * 0.5 + v * v
+    return acc
+
+
+def enumerate_zip(X, y, w):
+    total = 0.0
+    for i, (row, t) in enumerate(zip(X, y)):
+        total = total + (i + 1.0) * (row @ w - t) ** 2
+    return total
+
+
+def enumerate_index_set_in_the_body(xs):
+    total = 0.0
+    for i, v in enumerate(xs):
+        i = i * 2.0
+        total = total + i * v
+    return total

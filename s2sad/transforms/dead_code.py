@@ -2,7 +2,7 @@
 
 Liveness is computed over the structured code (branches, and loops to a fixed
 point), so a reset at the end of a loop body that the next pass overwrites goes
-too, and an ``if`` left with nothing to do. Only statements known to be free of side
+too, and an ``if`` or a ``for`` over ``range`` left with nothing to do. Only statements known to be free of side
 effects go: arithmetic, indexing, and calls that ``is_pure`` accepts (the rule
 table's functions, runtime helpers). Calls of unknown functions always stay. A comment
 goes with its block.
@@ -34,6 +34,16 @@ def g(x, n):
         s_2 = s_1 * 2.0
         y = s_2
     return y
+
+A loop over ``range`` whose body is all dead goes too, unless its variable is read after:
+
+>>> fn = gast.parse('''def g(xs):
+...     for i in range(len(xs)):
+...         t = xs[i] * 2.0
+...     return xs''').body[0]
+>>> print(unparse(DeadCode(lambda func: unparse(func) in ("range", "len")).visit(fn)))
+def g(xs):
+    return xs
 
 Of the names set to None before a loop (what it saves before its first pass sets them),
 only those still read stay:
@@ -136,8 +146,14 @@ class DeadCode(trees.Transformer):
                         break
                     entry = new
                 body, inner = self.block(stmt.body, entry, after, apply)
+                if not body and isinstance(stmt, gast.For) and \
+                        isinstance(stmt.target, gast.Name) and stmt.target.id not in after and \
+                        self._facts(gast.Assign([stmt.target], stmt.iter, None))[2]:
+                    continue  # `for i in range(n): pass`: gone (its last i read nowhere)
                 if apply:
                     stmt.body = body or [gast.Pass()]
+                if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name):
+                    inner = inner - {stmt.target.id}  # (each pass sets it before its body)
                 live = after | inner | header
                 kept.append(stmt)
                 continue

@@ -338,28 +338,50 @@ class Normalize:
             index = self.store(self.new_version(target.id))
             prelude = []
         else:
-            if builtin == "zip" and isinstance(target, (gast.Tuple, gast.List)) and \
-                    len(target.elts) == len(iterable.args) and not iterable.keywords:
+            index_target, backwards = None, False
+
+            def zipped(node, names) -> bool:  # zip(a, b) unpacked into as many names
+                return self._builtin_call(node) == "zip" and isinstance(
+                    names, (gast.Tuple, gast.List)) and len(names.elts) == len(node.args) \
+                    and not node.keywords
+            if zipped(iterable, target):
                 seqs = [self.sequence(a, body_names) for a in iterable.args]
                 targets = list(target.elts)
             elif builtin == "enumerate" and isinstance(target, (gast.Tuple, gast.List)) and \
                     len(target.elts) == 2 and len(iterable.args) == 1 and not iterable.keywords:
-                seqs = [self.sequence(iterable.args[0], body_names)]
-                targets = [target.elts[1]]
+                inner = iterable.args[0]
+                if zipped(inner, target.elts[1]):  # for i, (x, y) in enumerate(zip(xs, ys))
+                    seqs = [self.sequence(a, body_names) for a in inner.args]
+                    targets = list(target.elts[1].elts)
+                else:
+                    seqs = [self.sequence(inner, body_names)]
+                    targets = [target.elts[1]]
                 index_target = target.elts[0]
+            elif builtin == "reversed" and len(iterable.args) == 1 and \
+                    not iterable.keywords and self._builtin_call(iterable.args[0]) != "range":
+                seqs = [self.sequence(iterable.args[0], body_names)]  # (not of a range)
+                targets = [target]
+                backwards = True
             else:
                 seqs = [self.sequence(iterable, body_names)]
                 targets = [target]
-            if builtin == "enumerate" and isinstance(index_target, gast.Name) and \
-                    len(seqs) == 1 and targets[0] is target.elts[1]:
+            if isinstance(index_target, gast.Name) and index_target.id not in body_names:
                 index = self.store(self.new_version(index_target.id))
             else:
                 index = self.store(self.namer.fresh("i"))
             lengths = [gast.Call(self.load("len"), [s], []) for s in seqs]
             count = lengths[0] if len(lengths) == 1 else gast.Call(self.load("min"), lengths, [])
-            header = gast.Call(self.load("range"), [count], [])
+            if backwards:  # range(len(xs) - 1, -1, -1)
+                last = self.to_atom(gast.BinOp(self.to_atom(count), gast.Sub(),
+                                               gast.Constant(1, None)))
+                header = gast.Call(self.load("range"), [last, gast.Constant(-1, None),
+                                                        gast.Constant(-1, None)], [])
+            else:
+                header = gast.Call(self.load("range"), [count], [])
             prelude = [(t, gast.Subscript(clone(s), self.load(index.id), gast.Load()))
                        for t, s in zip(targets, seqs, strict=True)]
+            if index_target is not None and index.id != getattr(index_target, "id", None):
+                prelude.insert(0, (index_target, self.load(index.id)))  # (i set in the body)
             for _, read in prelude:  # (over a dict, DictViews reads its keys instead)
                 read.walked = True
         saved = self.out
@@ -438,7 +460,7 @@ class Normalize:
                 value = self.source.resolve(node.func.id)
             except KeyError:
                 return None
-            for name in ("range", "zip", "enumerate", "sum"):
+            for name in ("range", "zip", "enumerate", "sum", "reversed"):
                 if value is getattr(builtins, name):
                     return name
         return None
