@@ -154,3 +154,8 @@ def dict_holding_argument(x):
 
 def dict_output(x):
     return {"a": x * 2.0, "b": np.sin(x)}
+
+
+def parts_of_a_list(x, n):
+    parts = [x * (i + 1.0) for i in range(n)]
+    return np.sum(parts[1] * parts[-1]) + np.sum(np.concatenate(parts))

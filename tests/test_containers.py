@@ -124,7 +124,8 @@ def test_the_generated_code_reads_a_dict_by_key():
     source = s2sad.grad(C.dict_of_floats, optimize=False).source_for({"w": 0.3, "b": 2.0})
     assert "s_p['w'] +=" in source and "np.add.at" not in source, source
     source = s2sad.grad(C.loop_over_dict).source_for(_params())
-    assert "keys_p = ['W1', 'b1', 'W2', 'b2']" in source and "s_p[k] +=" in source, source
+    assert "keys_p = ['W1', 'b1', 'W2', 'b2']" in source, source
+    assert "s_p[k] = s_p[k] + " in source, source  # (an array in a dict: a new value)
 
 
 def test_a_dict_read_at_keys_written_out_gets_a_variable_per_key():
@@ -221,3 +222,11 @@ def test_second_derivatives_through_dicts_made_inside(f, i, j, eps=1e-5):
         moved[j] += t
         return s2sad.grad(f, wrt=i)(*moved)
     assert second == pytest.approx((first(eps) - first(-eps)) / (2 * eps), rel=1e-6, abs=1e-8)
+
+
+def test_an_array_in_a_list_gets_a_new_value_not_an_update_in_place():
+    """The parts of np.concatenate's sensitivity are views of one broadcast array: `+=` on
+    one of them failed (read-only), and on a writeable view would change another's too."""
+    x = RNG.normal(size=2)
+    gradient = s2sad.grad(C.parts_of_a_list)(x, 3)
+    np.testing.assert_allclose(gradient, numeric(C.parts_of_a_list, (x, 3), 0), rtol=1e-6)

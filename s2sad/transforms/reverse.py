@@ -757,8 +757,7 @@ class Reverse:
             self.block.append(gast.Assign([gast.Subscript(self.load(s), clone(index),
                                                           gast.Store())], call, None))
         elif self.kind(name).tag == "dict" or _key(index):  # a dict's item, by its key
-            target = gast.Subscript(self.load(s), index, gast.Store())
-            self.block.append(gast.AugAssign(target, gast.Add(), g))
+            self.block.append(self.add_to_item(s, index, g, self.kind(target), True))
         elif (listed or self.kind(name).tag == "any") and (
                 _has_slice(index) or not _basic_index(index, self.kinds, self.newaxis)):
             # a slice of a list: add item by item (`+=` would extend the list); an index
@@ -769,14 +768,25 @@ class Reverse:
             call = gast.Call(self.helper("add_sens"), [self.load(s), scattered], [])
             self.block.append(gast.Assign([self.store(s)], call, None))
         elif _basic_index(index, self.kinds, self.newaxis):
-            target = gast.Subscript(self.load(s), index, gast.Store())
-            self.block.append(gast.AugAssign(target, gast.Add(), g))
+            self.block.append(self.add_to_item(s, index, g, self.kind(target),
+                                               self.kind(name).container))
         else:
             np_add_at = gast.Attribute(gast.Attribute(self.load(self.imports.numpy()), "add",
                                                       gast.Load()), "at", gast.Load())
             index_expr = gast.Subscript(gast.Attribute(self.load(self.imports.numpy()), "s_",
                                                        gast.Load()), index, gast.Load())
             self.block.append(gast.Expr(gast.Call(np_add_at, [self.load(s), index_expr, g], [])))
+
+    def add_to_item(self, s: str, index, g, item: Kind, container: bool):
+        """``s[index] += g``; in a list, tuple or dict whose item may be an array, a new
+        value in the slot instead, ``s[index] = s[index] + g``: the array there may be
+        another's too (the parts of one array a rule split, a broadcast view), and ``+=``
+        would change it in place."""
+        target = gast.Subscript(self.load(s), index, gast.Store())
+        if not container or item.tag == "scalar" and item.py in ("float", "int"):
+            return gast.AugAssign(target, gast.Add(), g)
+        old = gast.Subscript(self.load(s), clone(index), gast.Load())
+        return gast.Assign([target], gast.BinOp(old, gast.Add(), g), None)
 
     def newaxis(self, part) -> bool:
         """Is an index part ``np.newaxis`` (or ``cupy.newaxis``): None by another name?"""

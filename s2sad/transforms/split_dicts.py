@@ -112,6 +112,22 @@ class _Rename(trees.Transformer):
         self.sens, self.dict_name, self.names = sens, dict_name, names
         self.as_gradient = as_gradient
 
+    def visit_Assign(self, node):
+        """``s_p['w'] = s_p['w'] + e`` (a new value in the slot) is ``s_p_w += e``, which
+        ``FirstAssignment`` turns into ``s_p_w = e`` where it is still zero."""
+        target, value = node.targets[0], node.value
+        if len(node.targets) == 1 and self._mine(target) and isinstance(value, gast.BinOp) \
+                and isinstance(value.op, gast.Add) and self._mine(value.left) and \
+                value.left.slice.value == target.slice.value:
+            name = _name(self.names[target.slice.value], gast.Store())
+            return gast.copy_location(gast.AugAssign(name, gast.Add(), self.visit(value.right)),
+                                      node)
+        return self.generic_visit(node)
+
+    def _mine(self, node) -> bool:
+        return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
+            node.value.id == self.sens
+
     def visit_Subscript(self, node):
         if isinstance(node.value, gast.Name) and node.value.id == self.sens:
             return gast.copy_location(_name(self.names[node.slice.value], node.ctx), node)
