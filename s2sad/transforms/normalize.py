@@ -906,6 +906,14 @@ class Normalize:
         return self.load(temp)
 
     def name(self, node):
+        if node.id in self.function_args:  # a function the caller passed, used as a value
+            how, what = self.function_args[node.id]
+            if how == "call":
+                return gast.copy_location(clone(what), node)
+            raise self.source.syntax_error(
+                f"the function passed as {node.id!r} used as a value", node,
+                f"s2sad inlines it where it is called ({node.id}(...)); call it, or pass the "
+                "value it computes instead.")
         if node.id in self.locals:
             if node.id not in self.current:
                 raise self.source.error(
