@@ -430,11 +430,31 @@ def extremum_grad(g, ans, x, axis=None, keepdims=False):
     return mask * (g / ties)  # (one division per extremum)
 
 
+def _full(xp, g, shape):
+    """``g`` as an array of ``shape``: a number where the array is (the ``0.0`` a
+    sensitivity starts from in a loop, before anything flowed into it) spread over it, so
+    that an adjoint that needs the array's axes has them.
+
+    >>> _full(np, 0.0, (2, 3)).shape, _full(np, np.ones(3), (3,)).shape
+    ((2, 3), (3,))
+    """
+    if _ndim(g) < len(shape):
+        return xp.broadcast_to(_to(xp, g), shape)
+    return g
+
+
+def _dot_shape(x, y) -> tuple:
+    """The shape of ``np.dot(x, y)`` for arrays of rank 1 or more."""
+    sx, sy = _shape(x), _shape(y)
+    return tuple(sx[:-1]) + (tuple(sy[:-2]) + tuple(sy[-1:]) if len(sy) > 1 else ())
+
+
 def dot_grad_left(g, x, y):
     """Adjoint of ``np.dot(x, y)`` with respect to ``x``, for every combination of ranks."""
     if _ndim(y) == 0 or _ndim(x) == 0:
         return unbroadcast(g * y, x) if _ndim(x) == 0 else g * y
     xp = array_module(g, x, y)
+    g = _full(xp, g, _dot_shape(x, y))
     if _ndim(y) == 1:
         return xp.multiply.outer(_to(xp, g), y) if _ndim(x) > 1 else g * y
     # dot contracts the last axis of x with the second-to-last axis of y
@@ -448,6 +468,7 @@ def dot_grad_right(g, x, y):
     if _ndim(y) == 0 or _ndim(x) == 0:
         return unbroadcast(g * x, y) if _ndim(y) == 0 else g * x
     xp = array_module(g, x, y)
+    g = _full(xp, g, _dot_shape(x, y))
     if _ndim(x) == 1:
         if _ndim(y) == 1:
             return g * x
@@ -462,6 +483,7 @@ def dot_grad_right(g, x, y):
 def matmul_grad_left(g, x, y):
     """Adjoint of ``x @ y`` with respect to ``x`` (batched, with 1-d operands)."""
     xp = array_module(g, x, y)
+    g = _full(xp, g, matmul_shape(x, y))
     if _ndim(y) == 1:
         gx = xp.multiply.outer(_to(xp, g), y) if _ndim(x) > 1 else g * y
         return unbroadcast(gx, x)
@@ -473,6 +495,7 @@ def matmul_grad_left(g, x, y):
 def matmul_grad_right(g, x, y):
     """Adjoint of ``x @ y`` with respect to ``y``."""
     xp = array_module(g, x, y)
+    g = _full(xp, g, matmul_shape(x, y))
     if _ndim(x) == 1:
         if _ndim(y) == 1:
             return g * x
@@ -498,6 +521,7 @@ def tensordot_grad(g, x, y, axes, argnum):
     x_free = [a for a in range(nx) if a not in x_axes]
     y_free = [a for a in range(ny) if a not in y_axes]
     n_xfree = len(x_free)
+    g = _full(xp, g, tuple(_shape(x)[a] for a in x_free) + tuple(_shape(y)[b] for b in y_free))
     # g has axes (x_free..., y_free...)
     if argnum == 0:
         gx = xp.tensordot(g, y, axes=(list(range(n_xfree, _ndim(g))), y_free))
@@ -513,6 +537,8 @@ def tensordot_grad(g, x, y, axes, argnum):
 def transpose_grad(g, axes=None):
     """Adjoint of ``np.transpose(x, axes)``."""
     xp = array_module(g)
+    if _ndim(g) == 0:
+        return g  # (a number spread over x: the same transposed)
     if axes is None:
         return xp.transpose(g)
     return xp.transpose(g, _argsort(axes))
@@ -1116,6 +1142,7 @@ def solve_grad(g, ans, a, b, argnum):
     """Adjoint of ``np.linalg.solve(a, b)`` with respect to ``a`` (0) or ``b`` (1)."""
     xp = array_module(g, ans, a, b)
     a, ans = xp.asarray(a), xp.asarray(ans)
+    g = _full(xp, g, _shape(ans))
     a_t = xp.swapaxes(a, -1, -2)
     if _ndim(b) == 1:  # one right-hand side vector, shared by the stack of matrices
         gb = xp.linalg.solve(a_t, xp.asarray(g)[..., None])[..., 0]
@@ -1140,6 +1167,13 @@ def cholesky_grad(g, L):
     return (s + xp.swapaxes(s, -1, -2)) / 2.0
 
 
+def _spread_over(xp, g, arrays):
+    """The number ``g`` as the sensitivity of each of ``arrays`` (an array: of its rows)."""
+    if isinstance(arrays, xp.ndarray):
+        return xp.broadcast_to(_to(xp, g), arrays.shape)
+    return [g] * len(arrays)
+
+
 def _sequence_like(parts, arrays):
     """The sensitivities of a sequence's items, as a list (an array if it was one)."""
     xp = array_module(arrays)
@@ -1156,6 +1190,8 @@ def _offsets(sizes):
 def joined_grad(g, arrays, shapes, axis):
     """Adjoint of joining ``arrays`` (promoted to ``shapes``) along ``axis``."""
     xp = array_module(g)
+    if _ndim(g) == 0:  # (a number spread over the joined array: the same over each part)
+        return _spread_over(xp, g, arrays)
     if axis is None:
         sizes = [math.prod(s) for s in shapes]
         pieces = xp.split(xp.ravel(g), _offsets(sizes))
@@ -1173,6 +1209,8 @@ def concatenate_grad(g, arrays, axis=0):
 def stack_grad(g, arrays, axis=0):
     """Adjoint of ``np.stack(arrays, axis)``."""
     xp = array_module(g)
+    if _ndim(g) == 0:
+        return _spread_over(xp, g, arrays)
     return _sequence_like(list(xp.moveaxis(xp.asarray(g), axis, 0)), arrays)
 
 

@@ -432,3 +432,17 @@ def enumerate_index_set_in_the_body(xs):
         i = i * 2.0
         total = total + i * v
     return total
+
+
+def kalman_filter(x0, P0, zs, q):
+    x, P = x0, P0
+    total = 0.0
+    for z in zs:
+        P = P + q * np.eye(2)
+        S = P + 0.5 * np.eye(2)
+        K = P @ np.linalg.inv(S)
+        r = z - x
+        x = x + K @ r
+        P = (np.eye(2) - K) @ P
+        total = total + r @ np.linalg.solve(S, r) + np.log(np.linalg.det(S))
+    return total
