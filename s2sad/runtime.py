@@ -671,9 +671,10 @@ def add_sens(a, b):
         return summed if isinstance(a, list) else tuple(summed)
     if isinstance(a, dict) and _zero(b):
         return a
-    if isinstance(a, dict) and isinstance(b, dict):
-        return {k: add_sens(a[k], b[k]) if k in b else a[k] for k in a} | \
-               {k: v for k, v in b.items() if k not in a}
+    if isinstance(a, dict) and isinstance(b, dict):  # (zero at a key neither has)
+        summed = SensitivityDict((k, add_sens(a[k], b[k]) if k in b else a[k]) for k in a)
+        summed.update((k, v) for k, v in b.items() if k not in a)
+        return summed
     if isinstance(a, (list, tuple)):
         a = _stacked(a, b)
     if isinstance(b, (list, tuple)):
