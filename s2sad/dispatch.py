@@ -88,7 +88,7 @@ def guard(desc, name: str, constants: dict) -> str:
     if isinstance(desc, tuple) and desc[0] == "nd":
         return f"type({name}) is ndarray and {name}.ndim == {desc[1]} and " \
                f"{name}.dtype.kind == {desc[2]!r}"
-    if isinstance(desc, tuple) and desc[0] in ("list", "tuple") and desc[1] and \
+    if isinstance(desc, tuple) and desc[0] in ("list", "tuple") and len(desc) == 2 and desc[1] and \
             len(set(desc[1])) == 1 and desc[1][0] in _PYTHON:
         items, item = len(desc[1]), desc[1][0]
         head = f"type({name}) is {desc[0]} and len({name}) == {items}"

@@ -1,5 +1,8 @@
 """Functions of dicts and nested lists and tuples (tests/test_containers.py)."""
 
+from collections import namedtuple
+from typing import NamedTuple
+
 import numpy as np
 
 
@@ -159,3 +162,27 @@ def dict_output(x):
 def parts_of_a_list(x, n):
     parts = [x * (i + 1.0) for i in range(n)]
     return np.sum(parts[1] * parts[-1]) + np.sum(np.concatenate(parts))
+
+
+Params = namedtuple("Params", "W b")
+
+
+class Layer(NamedTuple):
+    W: np.ndarray
+    b: np.ndarray
+
+
+def namedtuple_fields(p, x):
+    return np.sum(np.tanh(x @ p.W + p.b) ** 2)
+
+
+def namedtuple_unpacked(p, x):
+    W, b = p
+    return np.sum(np.tanh(x @ W + b) ** 2) + np.sum(p[1])
+
+
+def namedtuple_layers(layers, x):
+    h = x
+    for layer in layers:
+        h = np.tanh(h @ layer.W + layer.b)
+    return np.sum(h ** 2)

@@ -28,6 +28,8 @@ def _rebuilt(like, leaves):
         return {key: _rebuilt(value, leaves) for key, value in like.items()}
     if isinstance(like, (list, tuple)):
         items = [_rebuilt(item, leaves) for item in like]
+        if hasattr(like, "_fields"):  # a namedtuple
+            return type(like)(*items)
         return items if isinstance(like, list) else tuple(items)
     if isinstance(like, float):
         return next(leaves)
@@ -96,6 +98,15 @@ CASES = [
     (C.functional_update, ({"W": RNG.normal(size=(3, 2)), "b": RNG.normal(size=2)},
                            RNG.normal(size=(4, 3))), 1),
     (C.update_in_a_loop, ({"w": 0.7, "b": 1.1},), 0),
+    (C.namedtuple_fields, (C.Params(RNG.normal(size=(3, 2)), RNG.normal(size=2)),
+                           RNG.normal(size=(4, 3))), 0),
+    (C.namedtuple_fields, (C.Layer(RNG.normal(size=(3, 2)), RNG.normal(size=2)),
+                           RNG.normal(size=(4, 3))), 0),
+    (C.namedtuple_unpacked, (C.Params(RNG.normal(size=(3, 2)), RNG.normal(size=2)),
+                             RNG.normal(size=(4, 3))), 0),
+    (C.namedtuple_layers, ([C.Layer(RNG.normal(size=(3, 4)), RNG.normal(size=4)),
+                            C.Layer(RNG.normal(size=(4, 2)), RNG.normal(size=2))],
+                           RNG.normal(size=(5, 3))), 0),
 ]
 
 
@@ -230,3 +241,15 @@ def test_an_array_in_a_list_gets_a_new_value_not_an_update_in_place():
     x = RNG.normal(size=2)
     gradient = s2sad.grad(C.parts_of_a_list)(x, 3)
     np.testing.assert_allclose(gradient, numeric(C.parts_of_a_list, (x, 3), 0), rtol=1e-6)
+
+
+def test_a_namedtuple_is_read_by_position_and_given_back_as_itself():
+    p = C.Params(np.ones((3, 2)), np.zeros(2))
+    x = RNG.normal(size=(4, 3))
+    gradient = s2sad.grad(C.namedtuple_fields)(p, x)
+    assert type(gradient) is C.Params and gradient.W.shape == (3, 2)
+    source = s2sad.grad(C.namedtuple_fields).source_for(p, x)
+    assert "p[0]" in source and "p.W" not in source, source
+    # a plain tuple of the same arrays is another variant: it has no fields
+    with pytest.raises(s2sad.NoDerivativeError, match=r"no derivative rule for \.[Wb]"):
+        s2sad.grad(C.namedtuple_fields)((p.W, p.b), x)

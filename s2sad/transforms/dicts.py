@@ -15,7 +15,8 @@ normalized function once the kinds are known, writes:
   (one pair per statement);
 - ``t = p.get('w')``: ``t = p['w']``; for a key the dict does not have, the default;
 - ``q = {**p, 'w': w}``: each of ``p``'s values read by its key, then
-  ``q = {'w': w, 'b': t_1}`` (a key given again keeps its place, as in Python).
+  ``q = {'w': w, 'b': t_1}`` (a key given again keeps its place, as in Python);
+- ``t = p.W`` of a namedtuple: ``t = p[0]``, its item by position.
 
 The rest of the compiler then differentiates reads by key (``s_p['w'] += ...``),
 lists and tuples as it does everywhere.
@@ -92,6 +93,13 @@ class DictViews(trees.Transformer):
         value = node.value
         if isinstance(value, gast.Dict) and any(k is None for k in value.keys):
             return self.unpacked(node)
+        if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name):
+            fields = self.kinds.get(value.value.id, ANY).fields
+            if value.attr in fields:  # p.W of a namedtuple: its item, by position
+                node.value = gast.Subscript(value.value, gast.Constant(
+                    fields.index(value.attr), None), gast.Load())
+                self.changed = True
+            return node
         if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)):
             return node
         method, args = value.func.attr, value.args

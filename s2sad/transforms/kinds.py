@@ -38,6 +38,7 @@ class Kind:
     items: tuple = ()
     py: str | None = None    # "float", "int", "complex" for Python numbers
     fits: str | None = None  # broadcasts into the shape with this token (keepdims results)
+    fields: tuple = ()       # a namedtuple's field names, in order (its items' names)
 
     @property
     def numeric(self) -> bool:
@@ -80,6 +81,9 @@ def describe(value):
         return ("nd", 0, value.dtype.kind)
     if kind is dict:
         return ("dict", tuple((k, describe(v)) for k, v in value.items()))
+    if isinstance(value, tuple) and isinstance(getattr(kind, "_fields", None), tuple):
+        # a namedtuple: a tuple whose items have names (its class, for the guard)
+        return ("tuple", tuple(map(describe, value)), (kind, kind._fields))
     if kind.__module__.split(".")[0] == "cupy" and hasattr(value, "ndim"):
         return ("cupy", value.ndim, value.dtype.kind)  # an array on the GPU
     return "any"
@@ -97,7 +101,8 @@ def from_descriptor(desc, token: str) -> Kind:
         return Kind("dict", items=tuple((k, from_descriptor(d, f"{token}[{k!r}]"))
                                         for k, d in desc[1]))
     return Kind(tag, items=tuple(from_descriptor(d, f"{token}[{i}]")
-                                 for i, d in enumerate(desc[1])))
+                                 for i, d in enumerate(desc[1])),
+                fields=desc[2][1] if len(desc) > 2 else ())
 
 
 def combine(kinds: list[Kind]) -> Kind:
@@ -386,6 +391,9 @@ def _subscript_kind(base: Kind, index, of) -> Kind:
             return base.items[part.value]
         if base.items and all(item == base.items[0] for item in base.items):
             return base.items[0]  # any item of a uniform list
+        if base.items and base.items[0].fields and \
+                all(item.fields == base.items[0].fields for item in base.items):
+            return Kind("tuple", fields=base.items[0].fields)  # namedtuples of one kind
         return ANY
     if base.tag == "dict" and len(parts) == 1:  # p["w"]: the item of that key
         items = dict(base.items)
