@@ -1,4 +1,4 @@
-"""Random nested structures (dicts, lists, tuples of floats and vectors) read every way
+"""Random nested structures (dicts, lists, tuples, namedtuples of floats and vectors) read every way
 Python reads them, differentiated and checked against central differences.
 
 For a random structure, a function ``f(p)`` is written that reaches every leaf, each
@@ -20,6 +20,7 @@ import os
 import random
 import sys
 import tempfile
+from collections import namedtuple
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,7 @@ KEYS = ["w", "b", "scale", "enc", "dec", "W1", "b_2"]
 TERMS = ["np.sum(np.sin({}) * {c})", "np.sum({} ** 2) * {c}", "np.sum(np.tanh({c} * {}))",
          "np.sum({} * {}) * {c}"]
 DIR = Path(tempfile.mkdtemp(prefix="s2sad-structures-"))
+NAMEDTUPLES = {n: namedtuple(f"Fields{n}", [f"f{i}" for i in range(n)]) for n in (1, 2, 3)}
 
 
 def structure(rng: random.Random, depth: int = 0):
@@ -44,10 +46,12 @@ def structure(rng: random.Random, depth: int = 0):
         return rng.uniform(-1.5, 1.5) if rng.random() < 0.5 else \
             np.array([rng.uniform(-1.5, 1.5) for _ in range(2)])
     size = rng.randint(1, 3)
-    kind = rng.choice(["list", "tuple", "dict"])
+    kind = rng.choice(["list", "tuple", "dict", "namedtuple"])
     items = [structure(rng, depth + 1) for _ in range(size)]
     if kind == "dict":
         return dict(zip(rng.sample(KEYS, size), items))
+    if kind == "namedtuple":
+        return NAMEDTUPLES[size](*items)
     return items if kind == "list" else tuple(items)
 
 
@@ -94,7 +98,10 @@ class Writer:
         way = rng.choice(ways)
         if way == "each":
             for key, item in items:
-                self.reach(item, f"{expr}[{key!r}]", indent)
+                if hasattr(value, "_fields") and rng.random() < 0.7:  # a namedtuple's field
+                    self.reach(item, f"{expr}.{value._fields[key]}", indent)
+                else:
+                    self.reach(item, f"{expr}[{key!r}]", indent)
         elif way == "unpack":
             names = [self.name("item") for _ in items]
             self.emit(f"{', '.join(names)} = {expr}", indent)
@@ -192,7 +199,7 @@ def test_the_writer_reaches_every_way():
         texts.append(Writer(rng).source(structure(rng)))
     text = "\n".join(texts)
     for way in (".values():", ".keys():", ".items():", "in enumerate(", "= {'", "= [p",
-                "part", "item1, item2", "= {**", "] * 1.5 + 0.25"):
+                "part", "item1, item2", "= {**", "] * 1.5 + 0.25", ".f1"):
         assert way in text, way
 
 

@@ -89,17 +89,60 @@ class DictViews(trees.Transformer):
             self.changed = True
         return before + [node] if before else node
 
+    def _field(self, node):
+        """``p[0]`` for ``p.W``, a namedtuple's field; else None."""
+        if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+                isinstance(node.ctx, gast.Load):
+            fields = self.kinds.get(node.value.id, ANY).fields
+            if node.attr in fields:
+                return gast.copy_location(gast.Subscript(node.value, gast.Constant(
+                    fields.index(node.attr), None), gast.Load()), node)
+        return None
+
+    def _fields_read(self, stmt) -> list:
+        """Read a namedtuple's fields by position: ``t = p.W`` is ``t = p[0]``; a field in a
+        larger expression (``p.W ** 2``) is read into a temporary first, the operands of a
+        normalized statement being names. Returns the statements to put before ``stmt``."""
+        before = []
+        item = self._field(getattr(stmt, "value", None))
+        if item is not None and isinstance(stmt, gast.Assign) and \
+                isinstance(stmt.targets[0], gast.Name):  # (unpacked, it is read into a name)
+            stmt.value = item
+            self.changed = True
+            return before
+        for node in trees.walk(stmt):
+            for field in trees.node_fields(type(node)):
+                child = getattr(node, field, None)
+                parts = child if isinstance(child, list) else [child]
+                for i, part in enumerate(parts):
+                    item = self._field(part)
+                    if item is None:
+                        continue
+                    temp = self.namer.temp()
+                    before.append(self.assign(temp, item, stmt))
+                    if isinstance(child, list):
+                        child[i] = self.load(temp)
+                    else:
+                        setattr(node, field, self.load(temp))
+                    self.changed = True
+        return before
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse"):  # (statements of a block, each read for fields)
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                new = []
+                for stmt in block:
+                    if not isinstance(stmt, (gast.For, gast.If, gast.While)):
+                        new += self._fields_read(stmt)
+                    new.append(stmt)
+                block[:] = new
+        return super().generic_visit(node)
+
     def visit_Assign(self, node):
         value = node.value
         if isinstance(value, gast.Dict) and any(k is None for k in value.keys):
             return self.unpacked(node)
-        if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name):
-            fields = self.kinds.get(value.value.id, ANY).fields
-            if value.attr in fields:  # p.W of a namedtuple: its item, by position
-                node.value = gast.Subscript(value.value, gast.Constant(
-                    fields.index(value.attr), None), gast.Load())
-                self.changed = True
-            return node
         if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)):
             return node
         method, args = value.func.attr, value.args
