@@ -219,6 +219,15 @@ def defvjp(*funcs, shape: str = "elementwise"):
     return register
 
 
+def call_hint(func) -> str:
+    """What to do about a call that ``func``'s rule cannot take (an error's last line)."""
+    if func is max or func is min:
+        return (f"Its rule takes two numbers, {func.__name__}(x, y); for the "
+                f"{'largest' if func is max else 'smallest'} item of a list or array, "
+                f"write np.{func.__name__}(xs).")
+    return "Check the call's arguments."
+
+
 def nondifferentiable(*funcs, shape: str = "other"):
     """Declare ``funcs`` to have a zero derivative (integer valued, boolean, shapes...).
 

@@ -405,3 +405,7 @@ def overflows_in_a_loop(x):
     for i in range(40):
         y = y * y + 1.0  # <- here
     return y
+
+
+def max_of_a_list(xs):
+    return max(xs) * 2.0  # <- here

@@ -244,6 +244,13 @@ def test_dict_display_with_computed_keys():
                       "a dict display whose keys are not written out", "Write the keys out")
 
 
+def test_builtin_max_of_one_list_says_what_to_write():
+    with pytest.raises(s2sad.DifferentiationError) as info:
+        s2sad.grad(C.max_of_a_list)([0.3, 0.9])
+    check_located(info.value, C.max_of_a_list, "max is called in a way its derivative rule",
+                  "write np.max(xs)")
+
+
 def test_unknown_user_callable_is_located():
     with pytest.raises(s2sad.NoDerivativeError) as info:
         call_gradient(C.unknown_user_callable)
