@@ -76,8 +76,14 @@ def guard(desc, name: str, constants: dict) -> str:
     >>> guard(("tuple", ("float",) * 10), "xs", {})
     'type(xs) is tuple and len(xs) == 10 and count_of(map(type, xs), float) == 10'
     >>> constants = {}
-    >>> guard(("dict", (("a", "float"), ("b", ("nd", 1, "f")))), "d", constants)
-    "type(d) is dict and tuple(d) == described_0 and type(d['a']) is float and type(d['b']) is ndarray and d['b'].ndim == 1 and d['b'].dtype.kind == 'f'"
+    >>> print(*guard(("dict", (("a", "float"), ("b", ("nd", 1, "f")))), "d", constants)
+    ...       .split(" and "), sep=" and\\n")
+    type(d) is dict and
+    tuple(d) == described_0 and
+    type(d['a']) is float and
+    type(d['b']) is ndarray and
+    d['b'].ndim == 1 and
+    d['b'].dtype.kind == 'f'
     >>> constants
     {'described_0': ('a', 'b')}
     >>> guard(("dict", ((("a", 1), "float"),)), "d", constants)  # (a key not written simply)

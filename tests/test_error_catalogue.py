@@ -470,7 +470,8 @@ def test_every_entry_is_tested():
     documented = set(re.findall(r"^### `([a-z0-9-]+)`", DOC.read_text(), flags=re.MULTILINE))
     tested = {key for key, *_ in SYNTAX + MUTATIONS + OUTPUTS} | {
         "async-def", "async-for", "async-with", "unknown-call", "call-without-source",
-        "unknown-call-on-expression", "dict-computed-keys", "undefined-name", "undefined-module-attribute", "exec",
+        "unknown-call-on-expression", "dict-computed-keys", "undefined-name",
+        "undefined-module-attribute", "exec",
         "repl", "builtin", "ufunc", "partial", "callable-object", "lambda-directly",
         "bound-method", "wrt-out-of-range", "wrt-negative-out-of-range", "wrt-unknown-name",
         "wrt-float", "wrt-bool", "wrt-empty", "too-few-arguments", "too-many-arguments",

@@ -2,10 +2,10 @@
 
 Liveness is computed over the structured code (branches, and loops to a fixed
 point), so a reset at the end of a loop body that the next pass overwrites goes
-too, and an ``if`` or a ``for`` over ``range`` left with nothing to do. Only statements known to be free of side
-effects go: arithmetic, indexing, and calls that ``is_pure`` accepts (the rule
-table's functions, runtime helpers). Calls of unknown functions always stay. A comment
-goes with its block.
+too, and an ``if`` or a ``for`` over ``range`` left with nothing to do. Only statements
+known to be free of side effects go: arithmetic, indexing, and calls that ``is_pure``
+accepts (the rule table's functions, runtime helpers). Calls of unknown functions always
+stay. A comment goes with its block.
 
 >>> import gast
 >>> from s2sad.codegen import unparse

@@ -71,7 +71,8 @@ class GradientForm(trees.Transformer):
             return gast.copy_location(gast.Dict(value.keys, parts), node)  # item by item
         if _py_float(kind):
             return gast.copy_location(self._float(value), node)
-        if kind is not None and kind.tag in ("list", "tuple") and kind.items and not kind.fields and \
+        if kind is not None and kind.tag in ("list", "tuple") and kind.items and \
+                not kind.fields and \
                 all(_py_float(k) for k in kind.items) and \
                 isinstance(value, (gast.List, gast.Tuple)) and \
                 len(value.elts) == len(kind.items):
@@ -83,7 +84,8 @@ class GradientForm(trees.Transformer):
                 value.id in self.fresh and self.fresh_gradient is not None:
             node.func = gast.Name(self.fresh_gradient(), gast.Load(), None, None)
             return node  # a new array: returned without a copy
-        if kind is not None and kind.tag in ("list", "tuple") and kind.items and not kind.fields and \
+        if kind is not None and kind.tag in ("list", "tuple") and kind.items and \
+                not kind.fields and \
                 all(_py_float(k) for k in kind.items):  # list(map(float, s_x))
             floats = gast.Call(gast.Name("map", gast.Load(), None, None),
                                [gast.Name(self.float_name, gast.Load(), None, None), value], [])
