@@ -144,6 +144,7 @@ class GradientFunction:
         check_arguments(key, self._params, self.target)  # no NumPy array for target='cupy'
         compiled = self._variants.get(key)
         if compiled is None:
+            self._refuse_objects(key, args)
             compiled = self._compile(key)
         if not self._refresh(key, compiled):  # a module global is no longer a number:
             self._forget(key)                 # compile again, for what it is now
@@ -157,6 +158,17 @@ class GradientFunction:
                     self.__name__, self._signature, key, compiled.function, self._general,
                     catch=(NonScalarOutputError, lambda exc: _at_return(exc, compiled)))
         return compiled
+
+    def _refuse_objects(self, key, args) -> None:
+        """A dataclass for a differentiated argument: say what s2sad reads instead."""
+        import dataclasses
+        for name in self._wrt_names:
+            value = args[self._params.index(name)]
+            if key[self._params.index(name)] == "any" and dataclasses.is_dataclass(value):
+                raise TypeError(
+                    f"cannot differentiate {self.func.__qualname__} with respect to {name!r}: "
+                    f"it holds a dataclass ({type(value).__name__}); s2sad reads the fields "
+                    "of a typing.NamedTuple and the keys of a dict: pass one of those")
 
     def _refresh(self, key, compiled) -> bool:
         """Read the module globals the variant reads live; False if one that it was

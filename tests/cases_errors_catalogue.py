@@ -3,6 +3,7 @@
 Each function marks the line the error must point at with a comment ``# <- here``.
 """
 # ruff: noqa
+import dataclasses
 import functools
 
 import numpy as np
@@ -409,3 +410,12 @@ def overflows_in_a_loop(x):
 
 def max_of_a_list(xs):
     return max(xs) * 2.0  # <- here
+
+
+@dataclasses.dataclass
+class DataParams:
+    W: np.ndarray
+
+
+def uses_dataclass(p):
+    return np.sum(p.W ** 2)

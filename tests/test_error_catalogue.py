@@ -244,6 +244,12 @@ def test_dict_display_with_computed_keys():
                       "a dict display whose keys are not written out", "Write the keys out")
 
 
+def test_a_dataclass_argument_says_what_to_pass_instead():
+    with pytest.raises(TypeError, match=r"it holds a dataclass \(DataParams\); s2sad reads "
+                       r"the fields of a typing.NamedTuple and the keys of a dict"):
+        s2sad.grad(C.uses_dataclass)(C.DataParams(np.ones(2)))
+
+
 def test_builtin_max_of_one_list_says_what_to_write():
     with pytest.raises(s2sad.DifferentiationError) as info:
         s2sad.grad(C.max_of_a_list)([0.3, 0.9])
