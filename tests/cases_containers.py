@@ -186,3 +186,7 @@ def namedtuple_layers(layers, x):
     for layer in layers:
         h = np.tanh(h @ layer.W + layer.b)
     return np.sum(h ** 2)
+
+
+def two_dict_arguments(p, q):
+    return q["a"] * q["b"] + np.sum(p["enc"]["W"] ** 2) * p["s"]

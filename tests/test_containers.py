@@ -253,3 +253,13 @@ def test_a_namedtuple_is_read_by_position_and_given_back_as_itself():
     # a plain tuple of the same arrays is another variant: it has no fields
     with pytest.raises(s2sad.NoDerivativeError, match=r"no derivative rule for \.[Wb]"):
         s2sad.grad(C.namedtuple_fields)((p.W, p.b), x)
+
+
+def test_two_dict_arguments_each_split_per_key():
+    """The first dict is split into two statements (zeros, and zeros shaped like its nested
+    dict): the second's zeros were once looked for at their old place, and another
+    statement was replaced (a NameError)."""
+    p, q = {"enc": {"W": RNG.normal(size=2)}, "s": 0.5}, {"a": 2.0, "b": 3.0}
+    got_p, got_q = s2sad.grad(C.two_dict_arguments, wrt=(0, 1))(p, q)
+    assert got_q == {"a": 3.0, "b": 2.0} and got_p["s"] == pytest.approx(np.sum(p["enc"]["W"] ** 2))
+    np.testing.assert_allclose(got_p["enc"]["W"], 2.0 * 0.5 * p["enc"]["W"])

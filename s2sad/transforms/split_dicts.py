@@ -47,32 +47,30 @@ class SplitDicts(trees.Transformer):
     def visit_FunctionDef(self, node):
         if self.zeros is None or self.as_gradient is None:
             return node
-        for index, stmt in enumerate(list(node.body)):
+        for stmt in list(node.body):
             split = self._candidate(stmt)
             if split is None:
                 continue
-            sens, dict_name, keys = split
-            if not self._only_at_keys(node, sens, dict_name, keys):
+            sens, dict_name, items = split
+            if not self._only_at_keys(node, sens, dict_name, [key for key, _ in items]):
                 continue
             names = {key: self.claim(f"{sens}_{key}" if isinstance(key, str) and
                                      f"{sens}_{key}".isidentifier() else f"{sens}_{i}")
-                     for i, key in enumerate(keys)}
-            inits = []
-            numbers = [names[k] for k in keys if self.kinds[dict_name].items[
-                keys.index(k)][1].numeric]
-            if numbers:
-                inits.append(_zeros(numbers))
-            for key, (_, kind) in zip(keys, self.kinds[dict_name].items):
-                if not kind.numeric:  # a part that is a container: zeros shaped like it
-                    inits.append(gast.Assign([_name(names[key], gast.Store())], gast.Call(
-                        _name(self.zeros), [_item(dict_name, key)], []), None))
+                     for i, (key, _) in enumerate(items)}
+            numbers = [names[key] for key, kind in items if kind.numeric]
+            inits = [_zeros(numbers)] if numbers else []
+            inits += [gast.Assign([_name(names[key], gast.Store())], gast.Call(  # a part that
+                _name(self.zeros), [_item(dict_name, key)], []), None)  # is a container:
+                for key, kind in items if not kind.numeric]  # zeros shaped like it
+            index = node.body.index(stmt)  # (earlier splits may have moved it)
             node.body[index:index + 1] = [gast.copy_location(s, stmt) for s in inits]
             _Rename(sens, dict_name, names, self.as_gradient).visit(node)
             self.changed = True
         return node
 
     def _candidate(self, stmt):
-        """``(s_p, p, keys)`` of ``s_p = zeros_like_structure(p)`` for a dict ``p``."""
+        """``(s_p, p, its (key, kind) items)`` of ``s_p = zeros_like_structure(p)`` for a
+        dict ``p``."""
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
                 isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) and
                 isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == self.zeros and
@@ -82,10 +80,9 @@ class SplitDicts(trees.Transformer):
         kind = self.kinds.get(dict_name)
         if kind is None or kind.tag != "dict" or not kind.items:
             return None
-        return stmt.targets[0].id, dict_name, [key for key, _ in kind.items]
+        return stmt.targets[0].id, dict_name, list(kind.items)
 
-    @staticmethod
-    def _only_at_keys(node, sens: str, dict_name: str, keys: list) -> bool:
+    def _only_at_keys(self, node, sens: str, dict_name: str, keys: list) -> bool:
         """Is ``sens`` assigned once, and read or written only at keys of ``keys`` (and
         given back by ``as_gradient(dict_name, sens)``)?"""
         names = at_keys = returned = 0
@@ -97,7 +94,8 @@ class SplitDicts(trees.Transformer):
                 if not (isinstance(n.slice, gast.Constant) and n.slice.value in keys):
                     return False
                 at_keys += 1
-            elif isinstance(n, gast.Call) and len(n.args) == 2 and \
+            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
+                    n.func.id == self.as_gradient and len(n.args) == 2 and \
                     all(isinstance(a, gast.Name) for a in n.args) and \
                     [a.id for a in n.args] == [dict_name, sens]:
                 returned += 1
