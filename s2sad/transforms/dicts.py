@@ -63,6 +63,7 @@ class DictViews(trees.Transformer):
         self.kinds = kinds
         self.namer = namer
         self.changed = False
+        self.fields = any(kind.fields for kind in kinds.values())  # (a namedtuple's read)
 
     def keys(self, node) -> list | None:
         """The keys of the dict ``node`` names, in order; None where it is no known dict."""
@@ -128,8 +129,8 @@ class DictViews(trees.Transformer):
         return before
 
     def generic_visit(self, node):
-        for field in ("body", "orelse"):  # (statements of a block, each read for fields)
-            block = getattr(node, field, None)
+        for field in ("body", "orelse") if self.fields else ():  # (each statement of a
+            block = getattr(node, field, None)  # block, read for a namedtuple's fields)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
                 new = []
                 for stmt in block:
