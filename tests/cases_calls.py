@@ -187,3 +187,26 @@ def helper_doubles_in_place_a_value_read_after(x):
 def helper_doubles_in_place_a_value_not_read_after(x):
     a = x * 1.0
     return _doubled_sum(a) + np.sum(x)
+
+
+def _apply_through_a_name(f, x):
+    g = f
+    return g(x) * 2.0
+
+
+def passes_numpy_function_renamed(x):
+    return _apply_through_a_name(np.sin, x)
+
+
+def passes_own_function_renamed(x):
+    return _apply_through_a_name(square, x)
+
+
+def _checks_its_function(f, x):
+    if f is None:
+        return x
+    return f(x)
+
+
+def passes_own_function_checked(x):
+    return _checks_its_function(square, x)

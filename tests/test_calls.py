@@ -43,6 +43,8 @@ rng = np.random.default_rng(3)
     pytest.param(C.passes_local_def, (rng.normal(size=3), 0.8), 1, id="passes-local-def-c"),
     pytest.param(C.passes_by_keyword, (rng.normal(size=3) * 0.3,), 0, id="passes-by-keyword"),
     pytest.param(C.passes_it_on, (rng.normal(size=3),), 0, id="passes-it-on"),
+    pytest.param(C.passes_numpy_function_renamed, (0.6,), 0, id="passes-np-sin-renamed"),
+    pytest.param(C.passes_own_function_renamed, (0.6,), 0, id="passes-own-function-renamed"),
     # a silent wrong gradient: the helper's `y = y + ...` (its y renamed y_1 in the caller's
     # names) was differentiated as if it read another y
     pytest.param(C.helper_updates_its_parameter_in_a_loop, (0.7, 1.2), 0,
@@ -129,3 +131,13 @@ def test_a_helper_changing_an_array_of_the_callers_in_place_is_refused():
     message = str(info.value)
     assert "`v *= ...` on 'v', which holds the caller's 'a'" in message, message
     assert "v *= 2.0" in message and "Write `v = v * ...`" in message, message
+
+
+def test_a_function_of_the_users_passed_and_used_as_a_value_is_located():
+    """It is inlined where it is called (or where a name given it, `g = f`, is called):
+    `f is None` reads it as a value."""
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(C.passes_own_function_checked)(0.6)
+    message = str(info.value)
+    assert "the function passed as 'f' used as a value" in message, message
+    assert "if f is None" in message and "call it" in message, message

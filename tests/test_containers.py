@@ -263,3 +263,9 @@ def test_two_dict_arguments_each_split_per_key():
     got_p, got_q = s2sad.grad(C.two_dict_arguments, wrt=(0, 1))(p, q)
     assert got_q == {"a": 3.0, "b": 2.0} and got_p["s"] == pytest.approx(np.sum(p["enc"]["W"] ** 2))
     np.testing.assert_allclose(got_p["enc"]["W"], 2.0 * 0.5 * p["enc"]["W"])
+
+
+def test_a_sum_of_dict_sensitivities_is_zero_at_a_key_neither_has():
+    from s2sad.runtime import SensitivityDict, add_sens
+    total = add_sens(SensitivityDict(a=1.0), {"a": 2.0, "b": 3.0})
+    assert total == {"a": 3.0, "b": 3.0} and total["c"] == 0.0

@@ -229,6 +229,11 @@ class Normalize:
             new = self.to_atom(gast.BinOp(old, stmt.op, self.atom(stmt.value)))
             self.setitem(stmt, target, index, new)
             return
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name) \
+                and stmt.value.id in self.function_args:  # g = f, f a function passed in:
+            self.function_args[stmt.targets[0].id] = self.function_args[stmt.value.id]
+            return  # g stands for it too
         if isinstance(stmt, gast.Assign):
             value = self.simple(stmt.value)
             if len(stmt.targets) > 1:
@@ -467,6 +472,7 @@ class Normalize:
 
     def assign(self, target, value):
         if isinstance(target, gast.Name):
+            self.function_args.pop(target.id, None)  # (a name given a value of its own)
             own = {target.id, self.current.get(target.id)}  # (a parameter of an inlined
             if target.id in self.carried and not self.is_atom(value) and any(  # helper may
                     isinstance(n, gast.Name) and n.id in own for n in trees.walk(value)):
