@@ -2,7 +2,7 @@
 
 The CuPy target's code is the NumPy code with ``cupy`` for ``numpy``. A few NumPy 2
 functions have no CuPy twin (``cupy.linalg.vector_norm``, ``cupy.linalg.matrix_norm``,
-``cupy.vecdot``, ``cupy.linalg.vecdot``): these are the functions for the CuPy target to
+``cupy.vecdot``, ``cupy.linalg.vecdot``, ``cupy.linalg.svdvals``): these are the functions for the CuPy target to
 call in their place (:func:`replacement` says which). Each one computes with the array module of
 its arguments (:func:`s2sad.backends.array_module`), with CuPy's own primitives
 (``linalg.norm``, ``sum``...), so CuPy data stays on the GPU; on NumPy arrays they give
@@ -34,6 +34,7 @@ REPLACEMENTS = {
     ("numpy.linalg", "matrix_norm"): "matrix_norm",
     ("numpy", "vecdot"): "vecdot",
     ("numpy.linalg", "vecdot"): "vecdot",
+    ("numpy.linalg", "svdvals"): "svdvals",
 }
 
 
@@ -130,3 +131,14 @@ def vecdot(x1, x2, /, *, axis=-1, keepdims=False):
     products = xp.moveaxis(x1, axis, -1) * xp.moveaxis(x2, axis, -1)
     result = xp.sum(products, axis=-1, keepdims=keepdims)
     return xp.moveaxis(result, -1, axis) if keepdims else result
+
+
+def svdvals(x, /):
+    """``numpy.linalg.svdvals``: the singular values of the matrices in the last two axes.
+
+    >>> import numpy as np
+    >>> svdvals(np.array([[3.0, 0.0], [0.0, -4.0]]))
+    array([4., 3.])
+    """
+    xp = array_module(x)
+    return xp.linalg.svd(xp.asarray(x), compute_uv=False)

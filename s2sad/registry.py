@@ -225,6 +225,10 @@ def call_hint(func) -> str:
         return (f"Its rule takes two numbers, {func.__name__}(x, y); for the "
                 f"{'largest' if func is max else 'smallest'} item of a list or array, "
                 f"write np.{func.__name__}(xs).")
+    if describe_function(func) == "numpy.linalg.svd":  # (compute_uv=False: no factors)
+        return ("Its rule takes the three factors, u, s, vh = np.linalg.svd(a, ...); for the "
+                "singular values alone write np.linalg.svdvals(a) (NumPy 2), or "
+                "_, s, _ = np.linalg.svd(a, full_matrices=False).")
     return "Check the call's arguments."
 
 

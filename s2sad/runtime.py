@@ -1168,6 +1168,91 @@ def cholesky_grad(g, L):
     return (s + xp.swapaxes(s, -1, -2)) / 2.0
 
 
+def inverse_gaps(w):
+    """``F[..., i, j] = 1 / (w[..., j] - w[..., i])``, and 0 where the two are equal (the
+    diagonal, repeated eigenvalues): the factor of the eigenvectors' derivatives in the
+    rules of ``np.linalg.eigh`` (and, with squared singular values, of ``svd``).
+
+    A repeated eigenvalue leaves its eigenvectors free to turn within their space; the
+    derivative along that turn is taken as 0 (TensorFlow's convention), so that a
+    function of the eigenvalues alone, or invariant to the turn, gets a finite gradient.
+    Eigenvalues repeated in exact arithmetic come out of LAPACK a few roundings apart:
+    two closer than ``4 n`` units of roundoff of the largest count as repeated.
+
+    >>> inverse_gaps(np.array([1.0, 3.0, 3.0 + 1e-16]))
+    array([[ 0. ,  0.5,  0.5],
+           [-0.5,  0. ,  0. ],
+           [-0.5,  0. ,  0. ]])
+    """
+    xp = array_module(w)
+    gaps = xp.expand_dims(w, -2) - xp.expand_dims(w, -1)
+    n = _shape(w)[-1] if _ndim(w) else 1
+    roundoff = xp.finfo(w.dtype).eps if xp.issubdtype(w.dtype, xp.floating) else 0.0
+    scale = xp.max(xp.abs(w), axis=-1, keepdims=True) if n else 0.0
+    same = xp.abs(gaps) <= 4 * n * roundoff * xp.expand_dims(scale, -1)
+    return xp.where(same, 0.0, 1.0 / xp.where(same, 1.0, gaps))
+
+
+def svd_kept(g, ans, full_matrices=True):
+    """How many singular vectors the rules of ``np.linalg.svd`` differentiate:
+    ``min(m, n)``. With ``full_matrices`` the factors have more columns than that (an
+    arbitrary completion to an orthonormal basis, not a function of the matrix): a
+    gradient through them is refused, not made up.
+
+    >>> u, s, vh = np.linalg.svd(np.ones((3, 2)))
+    >>> svd_kept([0.0, np.ones(2), 0.0], (u, s, vh))
+    2
+    >>> svd_kept([np.ones((3, 3)), 0.0, 0.0], (u, s, vh))
+    Traceback (most recent call last):
+        ...
+    s2sad.errors.DifferentiationError: the gradient reaches the columns of u beyond the \
+first min(m, n) = 2 that np.linalg.svd(a, full_matrices=True) returns: they are an \
+arbitrary completion of the basis, without a derivative
+    Call np.linalg.svd(a, full_matrices=False), and use only u[..., :k] and vh[..., :k, :] \
+with k = min(m, n).
+    """
+    k = _shape(ans[1])[-1]
+    if full_matrices:
+        for name, part, axis in (("u", g[0], -1), ("vh", g[2], -2)):
+            if _ndim(part) and _shape(part)[axis] > k and \
+                    bool((array_module(part).moveaxis(part, axis, 0)[k:] != 0).any()):
+                raise DifferentiationError(
+                    f"the gradient reaches the {'columns' if axis == -1 else 'rows'} of "
+                    f"{name} beyond the first min(m, n) = {k} that "
+                    "np.linalg.svd(a, full_matrices=True) returns: they are an arbitrary "
+                    "completion of the basis, without a derivative",
+                    hint="Call np.linalg.svd(a, full_matrices=False), and use only "
+                         "u[..., :k] and vh[..., :k, :] with k = min(m, n).")
+    return k
+
+
+def svd_completed(d, like, fill):
+    """``d`` (the derivative of the first ``min(m, n)`` singular vectors) made as wide as
+    ``like`` (a factor of ``np.linalg.svd(a, full_matrices=True)``), ``fill`` in the
+    columns (of ``u``) or rows (of ``vh``) beyond: NaN in a tangent, as those vectors, an
+    arbitrary completion of the basis, have no derivative. :func:`svd_cut` is its adjoint.
+
+    >>> svd_completed(np.ones((3, 2)), np.zeros((3, 3)), np.nan)
+    array([[ 1.,  1., nan],
+           [ 1.,  1., nan],
+           [ 1.,  1., nan]])
+    """
+    shape, wanted = _shape(d), _shape(like)
+    if tuple(shape[-2:]) == tuple(wanted[-2:]):
+        return d
+    xp = array_module(d)
+    widths = [(0, 0)] * (len(shape) - 2) + [(0, wanted[-2] - shape[-2]),
+                                            (0, wanted[-1] - shape[-1])]
+    return xp.pad(d, widths, constant_values=fill)
+
+
+def svd_cut(g, d):
+    """``g`` cut to the shape of ``d`` in its last two axes (the adjoint of
+    :func:`svd_completed`)."""
+    rows, cols = _shape(d)[-2:]
+    return g[..., :rows, :cols]
+
+
 def _spread_over(xp, g, arrays):
     """The number ``g`` as the sensitivity of each of ``arrays`` (an array: of its rows)."""
     if isinstance(arrays, xp.ndarray):

@@ -190,3 +190,36 @@ def namedtuple_layers(layers, x):
 
 def two_dict_arguments(p, q):
     return q["a"] * q["b"] + np.sum(p["enc"]["W"] ** 2) * p["s"]
+
+
+# --- a whole list, tuple or namedtuple read in a loop or a branch: its sensitivity adds
+# up over the passes (it once kept the last pass's alone) and is zeros where nothing
+# reaches it (it was once never set: an UnboundLocalError)
+
+def whole_list_in_a_loop(xs):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(xs) * (i + 1.0)
+    return s
+
+
+def whole_list_in_a_while_loop(xs):
+    s, i = 0.0, 0
+    while i < 3:
+        s = s + np.sum(np.stack(xs) ** 2)
+        i += 1
+    return s
+
+
+def whole_list_in_a_branch(xs, flag):
+    if flag > 0.0:
+        return 1.0
+    return np.sum(xs) * 3.0
+
+
+def namedtuple_in_nested_loops(p, x):
+    s = 0.0
+    for j in range(2):
+        for i in range(2):
+            s = s + np.sum(np.tanh(x @ p.W + p.b)) * (i + j + 1.0)
+    return s

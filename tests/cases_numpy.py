@@ -652,6 +652,55 @@ def la_cholesky_upper(a, w):
     return np.sum(np.linalg.cholesky(s, upper=True) * w)
 
 
+def la_eigh(a, w):
+    s = a + a.T
+    vals, vecs = np.linalg.eigh(s)
+    return np.sum(vals ** 3 * w[0]) + np.sum(vecs[:, -1] ** 4) + \
+        np.sum((vecs * vals) @ vecs.T * w)  # (the last: s itself, back from its factors)
+
+
+def la_eigh_upper_batched(a):
+    s = a + np.swapaxes(a, -1, -2)
+    vals, vecs = np.linalg.eigh(s, UPLO="U")
+    return np.sum(vals[..., 0] ** 2) + np.sum(vecs[..., 0, :] ** 4)
+
+
+def la_eigh_fields(a):
+    result = np.linalg.eigh(a @ a.T)
+    return np.sum(np.sqrt(result.eigenvalues + 1.0))
+
+
+def la_eigh_repeated(a):
+    """A repeated eigenvalue (all three equal): a gradient of the eigenvalues alone."""
+    vals, vecs = np.linalg.eigh(np.eye(3) * a[0, 0] + a[1, 1])
+    return np.sum(vals ** 2)
+
+
+def la_eigvalsh(a):
+    return np.sum(np.linalg.eigvalsh(a + a.T) ** 2 * np.arange(4.0))
+
+
+def la_svd(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.sum(s ** 1.5) + np.sum((u[:, 0] * u[:, 1]) ** 2) + np.sum(vh[0] ** 2 * vh[1])
+
+
+def la_svd_rank_one(a):
+    """The best rank-one approximation, u0 s0 vh0 (a square matrix: full_matrices too)."""
+    u, s, vh = np.linalg.svd(a)
+    return np.sum((s[0] * np.outer(u[:, 0], vh[0])) ** 2 * a)
+
+
+def la_svd_values_of_full(a):
+    """The default full_matrices=True, a tall matrix, only the values read."""
+    u, s, vh = np.linalg.svd(a)
+    return np.sum(np.log(s)) + np.sum(u[:, :2] ** 2 * vh[:2, 0])
+
+
+def la_svdvals(a):
+    return np.sum(np.linalg.svdvals(a) ** 3)
+
+
 def la_diag_vec(v):
     return np.sum(np.diag(v, 1) * np.arange(16.0).reshape(4, 4))
 

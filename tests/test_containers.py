@@ -107,12 +107,19 @@ CASES = [
     (C.namedtuple_layers, ([C.Layer(RNG.normal(size=(3, 4)), RNG.normal(size=4)),
                             C.Layer(RNG.normal(size=(4, 2)), RNG.normal(size=2))],
                            RNG.normal(size=(5, 3))), 0),
+    (C.whole_list_in_a_loop, ([0.3, -1.2, 0.8],), 0),
+    (C.whole_list_in_a_loop, ((0.3, -1.2),), 0),
+    (C.whole_list_in_a_while_loop, ([RNG.normal(size=2), RNG.normal(size=2)],), 0),
+    (C.whole_list_in_a_branch, ([0.3, -1.2], 1.0), 0),
+    (C.whole_list_in_a_branch, ([0.3, -1.2], -1.0), 0),
+    (C.namedtuple_in_nested_loops, (C.Params(RNG.normal(size=(3, 2)), RNG.normal(size=2)),
+                                    RNG.normal(size=(4, 3))), 0),
 ]
 
 
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
 @pytest.mark.parametrize("f, args, index", CASES,
-                         ids=[f"{f.__name__}-{i}" for f, _, i in CASES])
+                         ids=[f"{f.__name__}-{i}-{n}" for n, (f, _, i) in enumerate(CASES)])
 def test_gradient_matches_central_differences(f, args, index, optimize):
     gradient = s2sad.grad(f, wrt=index, optimize=optimize)(*args)
     assert _same_structure(gradient, args[index])

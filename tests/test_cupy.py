@@ -191,8 +191,8 @@ def compare_with_numpy(cupy, f, args, wrt, optimize, case=None):
 # --- the tables, reused -------------------------------------------------------------------
 
 # Where the CuPy gradient cannot be the NumPy one. Keyed by table case id; an error there is
-# an expected failure (xfail), success is fine. (None left: lists and tuples of numbers,
-# which CuPy takes nowhere NumPy converts them, are converted by the CuPy variant.)
+# an expected failure (xfail), success is fine. (Lists and tuples of numbers, which CuPy
+# takes nowhere NumPy converts them, are converted by the CuPy variant.)
 CUPY_DIFFERENCES: dict = {}
 
 

@@ -1,4 +1,5 @@
-"""Second and higher derivatives through ``solve``, ``cholesky`` and the norms.
+"""Second and higher derivatives through ``solve``, ``cholesky``, the norms and the
+eigen- and singular value decompositions.
 
 The helpers of ``s2sad.runtime_linalg_higher`` are checked on their own against
 central differences of the first-order helpers, then end to end: ``s2sad.hvp``
@@ -161,7 +162,28 @@ def vector_norms(x):
     return np.sum(np.linalg.vector_norm(x, ord=3, axis=-1) ** 2) + np.linalg.vector_norm(x, ord=4)
 
 
+def eigh_both(a):
+    s = a + np.swapaxes(a, -1, -2)
+    w, v = np.linalg.eigh(s)
+    return np.sum(w ** 3) + np.sum(v[..., -1] ** 4)
+
+
+def svd_all(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.sum(s ** 3) + np.sum((u[..., 0] * vh[..., 0, :1]) ** 2)
+
+
+def eigvalsh_and_svdvals(a):
+    return np.sum(np.linalg.eigvalsh(a @ np.swapaxes(a, -1, -2)) ** 2) + \
+        np.sum(np.linalg.svdvals(a) ** 3)
+
+
 END_TO_END = [
+    ("eigh", eigh_both, [rng.normal(size=(3, 3))], 0),
+    ("eigh-batched", eigh_both, [rng.normal(size=(2, 3, 3))], 0),
+    ("svd-tall", svd_all, [rng.normal(size=(4, 3))], 0),
+    ("svd-wide-batched", svd_all, [rng.normal(size=(2, 3, 4))], 0),
+    ("eigvalsh-svdvals", eigvalsh_and_svdvals, [rng.normal(size=(3, 4))], 0),
     ("solve-b-vector", solve_sq, [spd(), rng.normal(size=3)], 1),
     ("solve-b-matrix", solve_sq, [spd(), rng.normal(size=(3, 2))], 1),
     ("solve-a-broadcast-b", solve_sq, [spd(), rng.normal(size=(2, 3, 2))], 0),
@@ -355,3 +377,39 @@ def test_rules_of_the_bilinear_helpers(helper):
         np.testing.assert_allclose(_rule_parts(*tangent, (da, value) + args, (2,))[0],
                                    along_a, atol=1e-7)
         np.testing.assert_allclose(np.sum(bars[2] * da), np.sum(out * along_a), rtol=1e-7)
+
+
+# --- the decompositions: what has no derivative is refused, not made up ------------------------
+
+
+def svd_u_completion(a):
+    u, s, vh = np.linalg.svd(a)
+    return np.sum(u[:, -1] ** 2 * np.arange(5.0))
+
+
+def svd_values_only(a):
+    s = np.linalg.svd(a, compute_uv=False)
+    return np.sum(s)
+
+
+def test_svd_completion_columns_are_refused_when_the_gradient_reaches_them():
+    with pytest.raises(s2sad.DifferentiationError, match="arbitrary completion"):
+        s2sad.grad(svd_u_completion)(rng.normal(size=(5, 3)))
+    square = rng.normal(size=(5, 5))  # (a square matrix has no completion)
+    expected = [fd(svd_u_completion, square, d) for d in np.eye(25).reshape(25, 5, 5)]
+    np.testing.assert_allclose(s2sad.grad(svd_u_completion)(square).ravel(), expected,
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_svd_without_factors_names_what_to_write():
+    with pytest.raises(s2sad.DifferentiationError, match="svdvals") as info:
+        s2sad.grad(svd_values_only)(rng.normal(size=(4, 3)))
+    assert info.value.lineno is not None and "compute_uv=False" in info.value.text
+
+
+def test_eigh_of_a_repeated_eigenvalue_is_finite_for_the_eigenvalues():
+    def f(a):
+        w, v = np.linalg.eigh(a)
+        return np.sum(w ** 2)
+    g = s2sad.grad(f)(np.eye(3) * 2.0)  # d/da sum(w^2) = 2 a for a symmetric a
+    np.testing.assert_allclose(g, 4.0 * np.eye(3), atol=1e-12)

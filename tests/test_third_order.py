@@ -63,9 +63,9 @@ NOT_FOURTH = {
                                                 "derivatives are not written")),
     "einsum-three-operands": (s2sad.NoDerivativeError, ("einsum's fourth derivative replaces "
                                                         "two operands at once: not written")),
-    "einsum-same-operand-twice": (ValueError, ("the compiler accumulates the sensitivity of "
-                                               "the tuple add_sens returns with +, which "
-                                               "joins tuples")),
+    "einsum-same-operand-twice": (s2sad.NoDerivativeError, ("einsum's fourth derivative "
+                                                            "replaces two operands at once: "
+                                                            "not written")),
 }
 
 

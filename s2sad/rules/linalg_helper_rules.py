@@ -35,8 +35,9 @@ array([-0.25  , -0.0625])
 
 import numpy as np
 
-from ..registry import deftangent, defvjp
-from ..runtime import cholesky_grad, norm_grad, solve_grad
+from ..registry import deflinear, deftangent, defvjp, nondifferentiable
+from ..runtime import (cholesky_grad, inverse_gaps, norm_grad, solve_grad, svd_completed,
+                       svd_cut, svd_kept)
 from ..runtime_higher import cholesky_tangent, not_differentiable_yet, sens_like, solve_tangent
 from ..runtime_linalg_higher import (cholesky_adjoint_jet, cholesky_grad_adjoint_l,
                                      cholesky_grad_jet, cholesky_grad_tangent_l,
@@ -330,3 +331,38 @@ def norm_grad_partial_tangent(g, ans, u, c, norm, x, ord=None, axis=None, keepdi
                               reduce),
             norm_grad_partial(u * g, c, norm, x, ord, axis, keepdims, matrix, dx + 1, dans,
                               reduce))
+
+
+# --- eigh and svd ------------------------------------------------------------------------
+# F = inverse_gaps(w), F[i, j] = 1 / (w[j] - w[i]): dF = -F**2 (dw[j] - dw[i])
+
+
+@defvjp(inverse_gaps, shape="other")
+def inverse_gaps_rule(g, ans, w):
+    return np.sum(g * ans * ans, axis=-1) - np.sum(g * ans * ans, axis=-2)
+
+
+@deftangent(inverse_gaps)
+def inverse_gaps_tangent(g, ans, w):
+    return -(ans * ans) * (np.expand_dims(g, -2) - np.expand_dims(g, -1))
+
+
+nondifferentiable(svd_kept)
+
+
+@defvjp(svd_completed, shape="other")
+def svd_completed_rule(g, ans, d, like, fill):
+    return svd_cut(g, d), None, None
+
+
+@defvjp(svd_cut, shape="other")
+def svd_cut_rule(g, ans, h, d):
+    return svd_completed(g, h, 0.0), None
+
+
+deflinear(svd_cut)
+
+
+@deftangent(svd_completed)
+def svd_completed_tangent(g, ans, d, like, fill):
+    return svd_completed(g, like, 0.0), None, None

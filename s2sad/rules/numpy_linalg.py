@@ -15,9 +15,10 @@ array([[ 3., -1.],
 import numpy as np
 
 from ..registry import defvjp
-from ..runtime import (cholesky_grad, diag_grad, diagonal_grad, dot_grad_left, dot_grad_right,
-                       einsum_grad, inner_grad, kron_grad, matmul_grad_left, matmul_grad_right,
-                       solve_grad, tensordot_grad, trace_grad, vecdot_grad)
+from ..runtime import (as_gradient, cholesky_grad, diag_grad, diagonal_grad, dot_grad_left,
+                       dot_grad_right, einsum_grad, inner_grad, inverse_gaps, kron_grad,
+                       matmul_grad_left, matmul_grad_right, solve_grad, svd_kept,
+                       tensordot_grad, trace_grad, vecdot_grad)
 
 
 @defvjp(np.dot, shape="other")
@@ -120,3 +121,53 @@ def cholesky(g, ans, a, upper=False):
     # symmetric: the gradient of a function of a symmetric matrix's lower triangle
     return cholesky_grad(np.swapaxes(g, -1, -2) if upper else g,
                          np.swapaxes(ans, -1, -2) if upper else ans)
+
+
+# --- eigen- and singular value decompositions ----------------------------------------
+# eigh, eigvalsh and cholesky read one triangle of ``a``, which stands for a symmetric
+# matrix: their gradients are symmetric (exact along symmetric changes of ``a``), as
+# JAX's are. ``inverse_gaps(w)[i, j] = 1 / (w[j] - w[i])``, 0 where the two are equal.
+
+
+@defvjp(np.linalg.eigh, shape="sequence")
+def eigh(g, ans, a, UPLO="L"):
+    # v (diag(g_w) + F * (v^T g_v)) v^T with F = inverse_gaps(w), made symmetric
+    vt = np.swapaxes(ans[1], -1, -2)
+    full = (ans[1] * np.expand_dims(as_gradient(ans[0], g[0]), -2) +
+            ans[1] @ (inverse_gaps(ans[0]) * (vt @ as_gradient(ans[1], g[1])))) @ vt
+    return (full + np.swapaxes(full, -1, -2)) / 2.0
+
+
+@defvjp(np.linalg.eigvalsh, shape="other")
+def eigvalsh(g, ans, a, UPLO="L"):
+    v = np.linalg.eigh(a, UPLO)[1]
+    return (v * np.expand_dims(as_gradient(ans, g), -2)) @ np.swapaxes(v, -1, -2)
+
+
+@defvjp(np.linalg.svd, shape="sequence")
+def svd(g, ans, a, full_matrices=True, *, hermitian=False):
+    # a = u diag(s) vh, k = min(m, n) singular vectors (Townsend, "Differentiating the
+    # singular value decomposition", 2016), F = inverse_gaps(s ** 2): u (F * (u^T g_u -
+    # g_u^T u) s + diag(g_s) + s F * (vh g_vh^T - g_vh vh^T)) vh, plus the parts of g_u
+    # and g_vh outside the spaces of u and vh (for a matrix that is not square)
+    k = svd_kept(g, ans, full_matrices)
+    u = ans[0][..., :k]
+    vh = ans[2][..., :k, :]
+    gu = as_gradient(ans[0], g[0])[..., :k]
+    gvh = as_gradient(ans[2], g[2])[..., :k, :]
+    ut = np.swapaxes(u, -1, -2)
+    v = np.swapaxes(vh, -1, -2)
+    f = inverse_gaps(ans[1] ** 2)
+    inner = f * (ut @ gu - np.swapaxes(gu, -1, -2) @ u) * np.expand_dims(ans[1], -2) + \
+        np.expand_dims(as_gradient(ans[1], g[1]), -1) * np.eye(k) + \
+        np.expand_dims(ans[1], -1) * (f * (vh @ np.swapaxes(gvh, -1, -2) - gvh @ v))
+    return u @ inner @ vh + (gu - u @ (ut @ gu)) / np.expand_dims(ans[1], -2) @ vh + \
+        u @ ((gvh - gvh @ v @ vh) / np.expand_dims(ans[1], -1))
+
+
+if hasattr(np.linalg, "svdvals"):  # NumPy >= 2.0
+    @defvjp(np.linalg.svdvals, shape="other")
+    def svdvals(g, ans, x):
+        # u diag(g) vh, from the reduced decomposition
+        parts = np.linalg.svd(x, full_matrices=False)
+        return (parts[0] * np.expand_dims(as_gradient(ans, g), -2)) @ parts[2]

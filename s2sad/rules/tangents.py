@@ -22,7 +22,7 @@ Three kinds, so that every function with an adjoint has a tangent:
 import numpy as np
 
 from ..registry import deflinear, deftangent
-from ..runtime import cast_like, extremum_grad, nanmean_grad, norm_grad, prod_grad, ptp_grad, \
+from ..runtime import cast_like, extremum_grad, inverse_gaps, svd_completed, nanmean_grad, norm_grad, prod_grad, ptp_grad, \
     std_grad, var_grad
 from ..runtime_higher import (arange_tangent, average_tangent, cholesky_tangent, clip_tangent,
                               cumprod_tangent, reduce_tangent, solve_tangent, sort_tangent)
@@ -192,3 +192,45 @@ def solve(g, ans, a, b):
 def cholesky(g, ans, a, upper=False):
     return np.swapaxes(cholesky_tangent(g, np.swapaxes(ans, -1, -2)), -1, -2) if upper else \
         cholesky_tangent(g, ans)
+
+
+# the symmetric matrix's change, in the eigenvectors' basis: its diagonal moves the
+# eigenvalues, the rest turns the eigenvectors (see eigh in numpy_linalg.py)
+@deftangent(np.linalg.eigh)
+def eigh(g, ans, a, UPLO="L"):
+    m = np.swapaxes(ans[1], -1, -2) @ ((g + np.swapaxes(g, -1, -2)) / 2.0) @ ans[1]
+    return [np.diagonal(m, 0, -2, -1), ans[1] @ (inverse_gaps(ans[0]) * m)]
+
+
+@deftangent(np.linalg.eigvalsh)
+def eigvalsh(g, ans, a, UPLO="L"):
+    v = np.linalg.eigh(a, UPLO)[1]
+    return np.sum(v * (((g + np.swapaxes(g, -1, -2)) / 2.0) @ v), axis=-2)
+
+
+@deftangent(np.linalg.svd)
+def svd(g, ans, a, full_matrices=True, *, hermitian=False):
+    # m = u^T g v: diag(m) moves s; the rest turns u and vh (F = inverse_gaps(s ** 2)),
+    # and, for a matrix that is not square, g's part outside u's or v's space adds to
+    # the longer factor (Townsend 2016)
+    k = np.shape(ans[1])[-1]
+    u = ans[0][..., :k]
+    vh = ans[2][..., :k, :]
+    v = np.swapaxes(vh, -1, -2)
+    m = np.swapaxes(u, -1, -2) @ g @ v
+    mt = np.swapaxes(m, -1, -2)
+    f = inverse_gaps(ans[1] ** 2)
+    s_row = np.expand_dims(ans[1], -2)
+    s_col = np.expand_dims(ans[1], -1)
+    du = u @ (f * (m * s_row + s_col * mt)) + (g @ v - u @ m) / s_row
+    dv = v @ (f * (s_col * m + mt * s_row)) + \
+        (np.swapaxes(g, -1, -2) @ u - v @ mt) / s_row
+    return [svd_completed(du, ans[0], np.nan), np.diagonal(m, 0, -2, -1),
+            svd_completed(np.swapaxes(dv, -1, -2), ans[2], np.nan)]
+
+
+if hasattr(np.linalg, "svdvals"):  # NumPy >= 2.0
+    @deftangent(np.linalg.svdvals)
+    def svdvals(g, ans, x):
+        parts = np.linalg.svd(x, full_matrices=False)
+        return np.sum(parts[0] * (g @ np.swapaxes(parts[2], -1, -2)), axis=-2)

@@ -276,6 +276,14 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         return _subscript_kind(of(value.value), value.slice, of)
     if op.kind in ("call", "nondiff") and op.rule is not None:
         shape = op.rule.shape
+        shaped_like = _structure_helpers().get(op.rule.func)
+        if shaped_like is not None and len(op.operands) > max(shaped_like):
+            # s2sad's helpers on sensitivities (in generated code a derivative reads): a
+            # list's is a list, not an array (whose `+` would add, not join)
+            for i in shaped_like:
+                kind = of(op.operands[i])
+                if kind.container:
+                    return Kind(kind.tag, items=kind.items, fields=kind.fields)
         if op.rule.func in _CREATED and op.operands:  # np.zeros(3), np.ones((n, 2))...
             return _created_kind(op.operands[0], of, target)
         if op.rule.func is np.matmul and len(op.operands) == 2 and not op.keywords:
@@ -311,6 +319,12 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                     and base.tag != "scalar":
                 return Kind("numeric", target, base.ndim, fits=base.shape)
         if shape == "sequence" and op.kind == "call":
+            fields = _result_fields().get(op.rule.func)
+            if fields is not None and op.operands:  # w, v = np.linalg.eigh(a), or r.S
+                base = of(op.operands[0]).ndim
+                return Kind("tuple", items=tuple(
+                    Kind("numeric", None, None if base is None else base + change)
+                    for change in fields[1]), fields=fields[0])
             return Kind("list")  # a list of arrays, how many unknown (np.split)
         return NUMERIC  # NumPy functions give arrays or numbers
     if op.kind == "nondiff" and isinstance(value, gast.Attribute):
@@ -327,6 +341,14 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
 
 
 PY_FLOAT = Kind("scalar", "()", 0, py="float")
+
+
+def _result_fields() -> dict:
+    """The named results of NumPy's decompositions (``EighResult``...): their fields, and
+    each one's rank less the matrix's."""
+    return {np.linalg.eigh: (("eigenvalues", "eigenvectors"), (-1, 0)),
+            np.linalg.svd: (("U", "S", "Vh"), (0, -1, 0)),
+            np.linalg.slogdet: (("sign", "logabsdet"), (-2, -2))}
 
 
 def _py_float(kind: Kind) -> bool:
@@ -353,6 +375,15 @@ def _scalar_kind(op, of) -> Kind:
 
 # functions that make a new array of the shape given as their first argument
 _CREATED = (np.zeros, np.ones, np.empty, np.full)
+
+
+def _structure_helpers() -> dict:
+    """Runtime helpers whose result has the structure of one of their arguments: the
+    positions of the arguments it may take it from."""
+    from ..runtime import add_sens, as_gradient, zeros_like_structure
+    from ..runtime_higher import broadcast_like, sens_like
+    return {zeros_like_structure: (0,), as_gradient: (0,), broadcast_like: (1,),
+            sens_like: (1,), add_sens: (0, 1)}
 
 
 def _created_kind(shape, of, target) -> Kind:

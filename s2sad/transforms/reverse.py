@@ -130,7 +130,10 @@ class Reverse:
         """``s_name += expr`` (``-=`` when ``negate``), in the form the variable's kind needs."""
         kind = self.kind(name)
         s = self.s(name)
-        if kind.container and name not in self.received and name not in self.carried:
+        if kind.container and name not in self.received and name not in self.carried and \
+                not self.loops and not self.branch_depth:
+            # (the first term, where it is the only one: a loop's passes or another path
+            # add to it, or leave it zero, so there it starts from zeros and adds)
             if negate:
                 expr = gast.UnaryOp(gast.USub(), expr)
             self.assigned.add(name)
@@ -445,14 +448,20 @@ class Reverse:
         order = {name: i for i, name in enumerate(self._definition_order())}
         names = sorted((n for n in self.received if n not in self.assigned),
                        key=lambda n: order.get(n, -1))
+        # a list or tuple argument whose sensitivity a loop or a branch adds to starts from
+        # zeros of its structure (a 0.0 left there would be no list to return)
+        params = set(self._parameters())
+        structures = [gast.Assign([self.store(self.s(n))], self.zeros_of(n), None)
+                      for n in names if n in params and self.kind(n).container]
+        names = [n for n in names if not (n in params and self.kind(n).container)]
         if not names:
-            return []
+            return structures
         targets = [self.store(self.s(n)) for n in names]
         if len(targets) == 1:
-            return [gast.Assign(targets, gast.Constant(0.0, None), None)]
+            return structures + [gast.Assign(targets, gast.Constant(0.0, None), None)]
         value = gast.BinOp(gast.List([gast.Constant(0.0, None)], gast.Load()), gast.Mult(),
                            gast.Constant(len(names), None))
-        return [gast.Assign([gast.Tuple(targets, gast.Store())], value, None)]
+        return structures + [gast.Assign([gast.Tuple(targets, gast.Store())], value, None)]
 
     def _parameters(self) -> list[str]:
         args = self.tree.args
