@@ -569,6 +569,50 @@ def index_grad(g, x, index):
     return out
 
 
+def _integer_arrays(index) -> bool:
+    """Does ``index`` hold an integer array (or list), which may repeat a position?"""
+    for part in index if type(index) is tuple else (index,):
+        if isinstance(part, (list, tuple)) or (
+                hasattr(part, "dtype") and getattr(part, "ndim", 0) and part.dtype.kind in "iu"):
+            return True
+    return False
+
+
+def last_writes(part, like, index):
+    """``part`` (shaped like ``like[index]``) with zeros where ``like[index] = v`` writes a
+    position that a later write of the same assignment overwrites: NumPy keeps the last
+    value written to a repeated position, so only that one reaches the array.
+
+    >>> last_writes(np.array([1.0, 2.0, 3.0, 4.0]), np.zeros(3), np.array([0, 2, 0, 1]))
+    array([0., 2., 3., 4.])
+    """
+    if not _integer_arrays(index):
+        return part
+    xp = array_module(part, like)
+    where = xp.arange(int(np.prod(_shape(like))), dtype=xp.intp).reshape(_shape(like))
+    flat = xp.ravel(where[index])
+    if len(xp.unique(flat)) == flat.size:
+        return part
+    last = flat.size - 1 - xp.unique(flat[::-1], return_index=True)[1]
+    kept = xp.zeros(flat.size, dtype=bool)
+    kept[last] = True
+    return xp.where(xp.reshape(kept, xp.shape(where[index])), part, 0.0)
+
+
+def written_part(s, index):
+    """``s[index]``, the sensitivity of what ``y[index] = v`` wrote into ``y``, as a new
+    array, for ``v``: where ``index`` repeats a position, the writes before the last one
+    are overwritten (NumPy keeps the last) and get 0 (:func:`last_writes`).
+
+    >>> written_part(np.array([10.0, 20.0, 30.0]), np.array([0, 1, 1]))
+    array([10.,  0., 20.])
+    >>> written_part(np.array([10.0, 20.0, 30.0]), slice(1, None))
+    array([20., 30.])
+    """
+    xp = array_module(s)
+    return last_writes(xp.array(s[index]), s, index)
+
+
 def _float_type(x):
     dtype = getattr(x, "dtype", None)
     if dtype is None:

@@ -544,3 +544,43 @@ def scalar_math_and_builtins(x, y):
     a = math.sin(x) * y
     b = abs(a) + max(x, y) + pow(x, 3)
     return a * b + math.exp(-x) + sum([x, y, x * y])
+
+
+# --- writes through an index array that repeats a position: NumPy keeps the last write
+# (`+=` adds once), so the earlier writes get no gradient (they once all got one)
+
+def dup_assign(v):
+    out = np.zeros(3)
+    out[np.array([0, 1, 1])] = v
+    return np.sum(out * np.array([1.0, 10.0, 100.0]))
+
+
+def dup_add(v, w):
+    out = w * 1.0
+    out[np.array([0, 1, 1])] += v
+    return np.sum(out ** 2)
+
+
+def dup_two_axes(x):
+    y = np.zeros((2, 3))
+    y[[0, 1, 0], [1, 1, 1]] = x
+    return np.sum(y ** 2 * np.arange(6.0).reshape(2, 3))
+
+
+def dup_columns(x, w):
+    y = w * 1.0
+    y[:, [1, 1, 2]] += x
+    return np.sum(y ** 3)
+
+
+def dup_counts(w, tokens):
+    counts = np.zeros(4)
+    counts[tokens] += w[tokens]
+    return np.sum(counts ** 2)
+
+
+def dup_in_a_loop(x, idx):
+    out = np.zeros(3)
+    for i in range(2):
+        out[idx] = out[idx] + x * (i + 1.0)
+    return np.sum(out ** 2)

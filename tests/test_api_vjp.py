@@ -166,3 +166,23 @@ def test_jacobian_of_a_scalar_function_is_the_gradient():
 def test_jacobian_mode_is_checked():
     with pytest.raises(ValueError, match="mode"):
         s2sad.jacobian(C.sum_loop, mode="sideways")
+
+
+def test_a_function_returning_its_argument_has_the_identity_for_its_jacobian():
+    """``return x``: the seed is x's sensitivity, once (it was added to itself: 2 I)."""
+    def ident(x):
+        return x
+
+    def second(x, y):
+        z = x * y
+        return y
+
+    for optimize in (True, False):
+        _, pullback = s2sad.vjp(ident, optimize=optimize)(0.5)
+        assert pullback(1.0) == 1.0
+        np.testing.assert_array_equal(s2sad.jacobian(ident, optimize=optimize)(np.ones(2)),
+                                      np.eye(2))
+        _, pullback = s2sad.vjp(second, wrt=(0, 1), optimize=optimize)(0.1, np.ones(2))
+        got = pullback(np.array([1.0, 10.0]))
+        assert got[0] == 0.0
+        np.testing.assert_array_equal(got[1], [1.0, 10.0])

@@ -393,6 +393,13 @@ CASES = [
     case("independent-array", C.f_independent, (rand(3, 4), rand(5)), (0, 1)),
     case("independent-float", C.f_independent_float, (fl(0.5), fl(1.5)), (0, 1)),
     case("times-zero", C.f_partial_dependent, (rand(3), rand(2)), (0, 1)),
+    # an index array that repeats a position, written to
+    case("dup-assign", C.dup_assign, (rand(3),)),
+    case("dup-add", C.dup_add, (rand(3), rand(3)), (0, 1)),
+    case("dup-two-axes", C.dup_two_axes, (rand(3),)),
+    case("dup-columns", C.dup_columns, (rand(2, 3), rand(2, 3)), (0, 1)),
+    case("dup-counts", C.dup_counts, (rand(4), np.array([0, 1, 1, 3, 1]))),
+    case("dup-in-a-loop", C.dup_in_a_loop, (rand(3), np.array([2, 2, 0]))),
     # the seed's f4
     case("f4-list", f4, ([1.0, 2.0, 3.0, 4.0],)),
     case("f4-tuple", f4, ((1.5, 0.5, 2.5, 3.0),)),

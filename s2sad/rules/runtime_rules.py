@@ -41,7 +41,8 @@ from ..runtime import (add_sens, array_grad, as_gradient, average_grad, broadcas
                        ptp_grad, reduced_size, repeat_grad, shape_of, sort_grad, split_grad,
                        stack_grad, std_grad, sum_grad, sum_list_grad, take_along_axis_grad,
                        take_grad, tensordot_grad, tile_grad, trace_grad, transpose_grad,
-                       unbroadcast, var_grad, vecdot_grad, vstack_grad, zeros_like_structure)
+                       unbroadcast, var_grad, vecdot_grad, vstack_grad, written_part,
+                       last_writes, zeros_like_structure)
 from ..runtime_hessians import (average_change, average_grad_partial, average_jet, cumprod_hvp,
                                cumprod_jet, prod_hvp, std_grad_partial)
 from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
@@ -144,6 +145,19 @@ def snapshot_rule(g, ans, value):
 @defvjp(index_grad, shape="other")
 def index_grad_rule(g, ans, h, x, index):
     return take_at(g, index, h), None, None
+
+
+@defvjp(written_part, shape="other")
+def written_part_rule(g, ans, s, index):
+    return index_grad(last_writes(g, s, index), s, index), None
+
+
+@defvjp(last_writes, shape="other")
+def last_writes_rule(g, ans, part, like, index):
+    return last_writes(g, like, index), None, None
+
+
+deflinear(written_part, last_writes)
 
 
 @defvjp(take_at, shape="other")

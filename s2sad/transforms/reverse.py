@@ -182,9 +182,13 @@ class Reverse:
             seed = self.load(s_ret)
         self.returned, self.seed = returned, seed
         if returned in self.active and returned in self._parameters():
-            self.block = []
-            self.accumulate(returned, seed)
-            head.extend(self.block)
+            if returned in self.assigned:  # `return x`: s_x = seed above is its gradient
+                self.received[returned] = None
+                self.sure.add(returned)
+            else:
+                self.block = []
+                self.accumulate(returned, seed)
+                head.extend(self.block)
         self.resets: list = []
         reverse = self._finish_resets(self.reverse_block(forward, in_loop=False))
         # what the reverse sweep reads must hold the right value when it is read: values
@@ -567,7 +571,13 @@ class Reverse:
             self.assigned.add(name)
         s = self.s(name)
         part = gast.Subscript(self.load(s), clone(target.slice), gast.Load())
-        if not self.kind(name).container:  # a copy: s_y[i] is cleared next (in an array)
+        if not self.kind(name).container and \
+                not _basic_index(target.slice, self.kinds, self.newaxis):
+            # an index array may repeat a position: only its last write stays in y
+            index = gast.Subscript(gast.Attribute(self.load(self.imports.numpy()), "s_",
+                                                  gast.Load()), clone(target.slice), gast.Load())
+            part = gast.Call(self.helper("written_part"), [self.load(s), index], [])
+        elif not self.kind(name).container:  # a copy: s_y[i] is cleared next (in an array)
             part = gast.Call(gast.Attribute(self.load(self.imports.numpy()), "array",
                                             gast.Load()), [part], [])
         if self.wants(value):
