@@ -9,14 +9,30 @@ import threading
 import weakref
 from typing import Callable, Sequence
 
+from . import registry
 from .backends import backend_of, check_arguments, check_target
 from .dispatch import make_entry
 from .errors import DifferentiationError, NonScalarOutputError
 from .pipeline import compile_gradient, load
-from .source import FunctionSource
+from .source import FunctionSource, still_read
 from .transforms.kinds import describe
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_ALL: "weakref.WeakSet" = weakref.WeakSet()  # every gradient made, to forget what it built
+
+
+def _forget_all() -> None:
+    """Forget every built variant (a derivative rule changed): built again when called."""
+    for gradient in list(_ALL):
+        with gradient._lock:
+            gradient._variants.clear()
+            gradient._nestables.clear()
+            gradient._ready.clear()
+            gradient._last = None
+            gradient._entry = gradient._general
+
+
+registry.LISTENERS.append(_forget_all)
 _CACHE_LOCK = threading.Lock()
 _ATTRIBUTE = "__s2sad_gradients__"
 
@@ -81,6 +97,7 @@ class GradientFunction:
         self._last = None
         self._entry = self._general  # replaced by the entry of the variant called last
         self._lock = threading.Lock()
+        _ALL.add(self)
         prefix = self._prefix or ("value_and_grad_" if with_value else "grad_")
         self.__name__ = prefix + func.__name__
         self.__qualname__ = self.__name__
@@ -102,8 +119,8 @@ class GradientFunction:
             args = self._bind(args, kwargs)
         # the common case first: a variant compiled before that reads no module global live
         compiled = self._ready.get(tuple(map(describe, args)))
-        if compiled is None:
-            compiled = self._variant(args)
+        if compiled is None or not still_read(compiled.reads):  # (a helper redefined: the
+            compiled = self._variant(args)                      # variant is built again)
         self._last = compiled
         if compiled.entry is not None:
             self._entry = compiled.entry
@@ -156,7 +173,8 @@ class GradientFunction:
             if compiled.entry is None:
                 compiled.entry = make_entry(
                     self.__name__, self._signature, key, compiled.function, self._general,
-                    catch=(NonScalarOutputError, lambda exc: _at_return(exc, compiled)))
+                    catch=(NonScalarOutputError, lambda exc: _at_return(exc, compiled)),
+                    reads=compiled.reads)
         return compiled
 
     def _refuse_objects(self, key, args) -> None:
@@ -172,10 +190,11 @@ class GradientFunction:
 
     def _refresh(self, key, compiled) -> bool:
         """Read the module globals the variant reads live; False if one that it was
-        compiled for as a number (``lr = 0.1``) no longer is one."""
-        still = True
+        compiled for as a number (``lr = 0.1``) no longer is one, or a function it inlined
+        is no longer the one its name gives (a helper defined again)."""
+        still = still_read(compiled.reads)
         if isinstance(self.func, GradientFunction):  # the inner gradient's globals first
-            still = self.func._refresh(key, self.func._nestable(key))
+            still = self.func._refresh(key, self.func._nestable(key)) and still
         namespace = compiled.function.__globals__
         for name, (where, item) in compiled.live.items():  # module globals are read live
             value = namespace[name] = where[item]

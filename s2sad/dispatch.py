@@ -114,10 +114,29 @@ def guard(desc, name: str, constants: dict) -> str:
     return f"describe({name}) == {constant}"
 
 
+def read_tests(reads, constants: dict) -> list[str]:
+    """Tests that the functions a variant was built with are still what their names give
+    (:func:`s2sad.source.recording`); ``constants`` receives what they refer to.
+
+    >>> import math
+    >>> constants = {}
+    >>> read_tests([("item", {"log": math.log}, "log", math.log)], constants)
+    ["read_0.get('log') is read_1"]
+    """
+    tests = []
+    for kind, holder, key, value in reads:
+        where, what = f"read_{len(constants)}", f"read_{len(constants) + 1}"
+        constants[where], constants[what] = holder, value
+        tests.append(f"{where}.get({key!r}) is {what}" if kind == "item" else
+                     f"{where}.cell_contents is {what}" if kind == "cell" else
+                     f"{where}.{key} is {what}")
+    return tests
+
+
 def _usable(name: str) -> bool:
     """Can the entry's code call a parameter ``name``?"""
     return name.isidentifier() and not keyword.iskeyword(name) and name not in _RESERVED \
-        and not name.startswith(("described_", "default_", "arg_"))
+        and not name.startswith(("described_", "default_", "arg_", "read_"))
 
 
 def _plain(signature) -> bool:
@@ -147,7 +166,7 @@ def _parameters(signature, constants: dict) -> str:
 
 
 def entry_source(name: str, signature, descriptors, constants=None,
-                 catch: bool = False) -> str:
+                 catch: bool = False, reads=()) -> str:
     """The text of the entry of the variant of gradient ``name`` for ``descriptors``
     (one per parameter of ``signature``); with ``catch``, an exception of class ``caught``
     from the variant goes through ``handle`` (which may raise another in its place)."""
@@ -158,7 +177,8 @@ def entry_source(name: str, signature, descriptors, constants=None,
         names = list(signature.parameters)
     else:
         names = [p if _usable(p) else f"arg_{i}" for i, p in enumerate(signature.parameters)]
-    tests = " and ".join(guard(d, n, constants) for d, n in zip(descriptors, names)) or "True"
+    tests = " and ".join([guard(d, n, constants) for d, n in zip(descriptors, names)] +
+                         read_tests(reads, constants)) or "True"
     arguments = ", ".join(names)
     call = "variant(" + ", ".join(  # (keyword-only parameters stay keyword-only)
         f"{p.name}={n}" if p.kind is p.KEYWORD_ONLY else n
@@ -185,18 +205,20 @@ def entry_source(name: str, signature, descriptors, constants=None,
     return "\n".join(lines)
 
 
-def make_entry(name: str, signature, descriptors, variant, general, catch=None):
+def make_entry(name: str, signature, descriptors, variant, general, catch=None, reads=()):
     """The entry function: ``variant(*args)`` when the arguments fit ``descriptors``,
     else ``general(*args)`` (``general(*args, **kwargs)`` where the entry cannot take the
-    function's own signature). ``catch``: ``(exception class, handler)``. Its source shows
+    function's own signature). ``catch``: ``(exception class, handler)``; ``reads``: the
+    functions the variant was built with, tested too (:func:`read_tests`). Its source shows
     in tracebacks; a call that does not fit the signature names the gradient. A short
     variant is its own entry, its guard put in front of its body (``guarded``)."""
-    entry = guarded(signature, descriptors, variant, general, catch)
+    entry = guarded(signature, descriptors, variant, general, catch, reads)
     if entry is not None:
         entry.__qualname__ = name
         return entry
     constants: dict = {}
-    text = entry_source(name, signature, descriptors, constants, catch is not None) + "\n"
+    text = entry_source(name, signature, descriptors, constants, catch is not None,
+                        reads) + "\n"
     filename = f"<s2sad entry of {name}>"
     register(filename, text)
     namespace = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
@@ -213,7 +235,7 @@ _INLINE_BYTES = 1200  # bytecode of a variant short enough to be compiled again,
 _PREFIX = "_s2sad_"  # the guarded variant's own names: its builtins and helpers
 
 
-def guarded(signature, descriptors, variant, general, catch=None):
+def guarded(signature, descriptors, variant, general, catch=None, reads=()):
     r"""``variant`` compiled again with the entry's guard as its first statement, so
     that a call of a small gradient (the seed's f4: about 0.3 us) is one call, not two;
     None where it is long (another call costs little there) or cannot be (a variant
@@ -258,8 +280,9 @@ def guarded(signature, descriptors, variant, general, catch=None):
     if fdef is None:
         return None
     constants: dict = {}
-    tests = ast.parse(" and ".join(guard(d, n, constants)
-                                   for d, n in zip(descriptors, names, strict=True)) or
+    tests = ast.parse(" and ".join([guard(d, n, constants)
+                                    for d, n in zip(descriptors, names, strict=True)] +
+                                   read_tests(reads, constants)) or
                       "True", mode="eval").body
     helpers = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
                "general": general, **constants}

@@ -22,7 +22,7 @@ from . import registry
 from . import rules  # noqa: F401  (fills the rule table)
 from .codegen import Imports, build_function, register, unparse
 from .names import Namer
-from .source import FunctionSource
+from .source import FunctionSource, recording
 from .transforms.activity import active_names
 from .transforms.budget import MemoryBudget
 from .transforms.device_arguments import DeviceArguments
@@ -87,6 +87,8 @@ class Compiled:
     # nestable=True: a loop saves its values in lists indexed by its counter (LoopTape), or
     # hands its terms to collectors (LoopSums)
     needs_nestable_build: bool = False
+    # what the build's names resolved to (s2sad.source.recording): a call checks them
+    reads: tuple = ()
 
 
 def parameters(tree) -> list[str]:
@@ -114,7 +116,17 @@ def _collector_paused(build):
 
 
 @_collector_paused
-def compile_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool = False,
+def compile_gradient(func, *args, **kwargs) -> Compiled:
+    """Compile the gradient of ``func`` (:func:`build_gradient` says how); its ``reads``
+    are the functions its names resolved to, checked again at each call (a helper
+    redefined in a notebook makes the gradient be built again)."""
+    with recording() as read:
+        compiled = build_gradient(func, *args, **kwargs)
+    compiled.reads = tuple(read)
+    return compiled
+
+
+def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool = False,
                      with_value: bool = False, arg_descriptors=None,
                      as_tuple: bool = False, target: str = "numpy",
                      debug_nans: bool = False, *, mode: str = "reverse", seed: bool = False,

@@ -172,6 +172,15 @@ def _parse_rule(function) -> tuple[list, object]:
 
 _RULES: dict[object, Rule] = {}
 _LOADING_BUILTINS = True  # until s2sad.rules has filled the table (then: the user's rules)
+LISTENERS: list = []  # called when the user changes the table, which built gradients read
+
+
+def changed() -> None:
+    """The user registered a rule: gradients built before are built again at their next
+    call (a rule registered anew, corrected, replaces the one they inlined)."""
+    if not _LOADING_BUILTINS:
+        for listener in LISTENERS:
+            listener()
 
 
 def builtins_loaded() -> None:
@@ -215,6 +224,7 @@ def defvjp(*funcs, shape: str = "elementwise"):
                 rule.tangent, rule.linear, rule.joint = old.tangent, old.linear, old.joint
                 rule.custom = old.custom
             _RULES[_key(func)] = rule
+        changed()
         return adjoint
     return register
 
@@ -253,6 +263,7 @@ def nondifferentiable(*funcs, shape: str = "other"):
     assert shape in SHAPES, shape
     for func in funcs:
         _RULES[_key(func)] = Rule(func, None, shape, differentiable=False)
+    changed()
     return funcs[0] if len(funcs) == 1 else None
 
 
@@ -278,6 +289,7 @@ def deftangent(*funcs):
                 rule = _RULES[_key(func)] = Rule(func, None, "other")
             rule.tangent = tangent
             rule._parsed_tangent = None
+        changed()
         return tangent
     return register
 
@@ -299,6 +311,7 @@ def deflinear(*funcs, argnums=(0,), joint: bool = False):
             raise KeyError(f"{describe_function(func)} has no adjoint rule to go with")
         rule.linear = tuple(argnums)
         rule.joint = joint
+    changed()
 
 
 def lookup(func) -> Rule | None:

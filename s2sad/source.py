@@ -13,7 +13,9 @@ import inspect
 import linecache
 import re
 import textwrap
+import threading
 import types
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import gast
@@ -194,14 +196,84 @@ class FunctionSource:
         return " ".join(text.split())
 
     def resolve(self, name: str):
-        """Value of a free name: closure cell, module global or builtin. KeyError if none."""
+        """Value of a free name: closure cell, module global or builtin. KeyError if none.
+
+        A function (or other callable) found in a cell or a module's globals is noted for
+        the build that reads it (:func:`recording`): inlined or called, it is part of the
+        gradient, which must be built again when the name is given another one."""
         if name in self.extra:
             return self.extra[name]
         if name in self.closure:
-            return self.closure[name].cell_contents
+            cell = self.closure[name]
+            value = cell.cell_contents
+            _note(("cell", cell, None, value), value)
+            return value
         if name in self.globals:
-            return self.globals[name]
+            value = self.globals[name]
+            _note(("item", self.globals, name, value), value)
+            return value
         builtins_ns = self.globals.get("__builtins__", builtins)
         if isinstance(builtins_ns, types.ModuleType):
             builtins_ns = vars(builtins_ns)
         return builtins_ns[name]
+
+
+# --- what a build read: the functions it inlined, to be checked at each call ----------------
+
+_RECORDING = threading.local()
+
+
+@contextmanager
+def recording():
+    """Collect, while a gradient is built, the callables its source names resolved to:
+    ``(kind, holder, key, value)`` with ``kind`` ``"item"`` (``holder[key] is value``, a
+    module global), ``"cell"`` (``holder.cell_contents is value``) or ``"attr"``
+    (``getattr(holder, key) is value``: a Python function's ``__code__``,
+    ``__defaults__`` and ``__kwdefaults__``). A build within the build (of an inner
+    derivative) records its own.
+
+    >>> import math
+    >>> source = FunctionSource(None, None, "<f>", [], {"log": math.log, "k": 2.0})
+    >>> with recording() as read:
+    ...     _ = source.resolve("log"), source.resolve("k")
+    >>> [(kind, key) for kind, _, key, _ in read]
+    [('item', 'log')]
+    """
+    outer = getattr(_RECORDING, "read", None)
+    _RECORDING.read = read = {}
+    try:
+        yield read.values()
+    finally:
+        _RECORDING.read = outer
+
+
+def _note(dependency: tuple, value) -> None:
+    read = getattr(_RECORDING, "read", None)
+    if read is None or not callable(value) or isinstance(value, type):
+        return  # (numbers and arrays are read live; classes are not rebound in practice)
+    kind, holder, key, _ = dependency
+    read.setdefault((kind, id(holder), key), dependency)
+    if isinstance(value, types.FunctionType):
+        for attribute in ("__code__", "__defaults__", "__kwdefaults__"):
+            read.setdefault(("attr", id(value), attribute),
+                            ("attr", value, attribute, getattr(value, attribute)))
+
+
+def still_read(dependencies) -> bool:
+    """Do the names a build resolved still give what they gave then?"""
+    for kind, holder, key, value in dependencies:
+        if kind == "item":
+            if holder.get(key, _MISSING) is not value:
+                return False
+        elif kind == "cell":
+            try:
+                if holder.cell_contents is not value:
+                    return False
+            except ValueError:  # (an empty cell)
+                return False
+        elif getattr(holder, key) is not value:
+            return False
+    return True
+
+
+_MISSING = object()
