@@ -174,7 +174,7 @@ def test_a_function_returning_its_argument_has_the_identity_for_its_jacobian():
         return x
 
     def second(x, y):
-        z = x * y
+        z = x * y  # noqa: F841  (a value the output does not read)
         return y
 
     for optimize in (True, False):
