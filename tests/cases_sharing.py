@@ -169,9 +169,31 @@ def item_of_a_matrix(x):
     return a + np.sum(z[1] * x)
 
 
+def unpacked_from_a_tuple(x):
+    z = np.tanh(x)
+    a, b = z, x  # a is z
+    a[0] = 7.0
+    return np.sum(z * b)
+
+
+def unpacked_rows(x):
+    z = np.outer(x, x)
+    a, b, c = z  # the rows of z: views
+    a[0] = 0.0
+    return np.sum(z * x)
+
+
+def astype_without_a_copy(x):
+    z = np.tanh(x)
+    y = z.astype(np.float64, copy=False)  # z itself: it is float64 already
+    y[0] = 5.0
+    return np.sum(z * x)
+
+
 SHARED = [reshaped, transposed, as_array, view_from_helper, held_in_list,
           shared_in_one_branch, shared_on_a_previous_pass, row_of_a_matrix, slice_of_a_vector,
-          item_of_an_unknown_array]
+          item_of_an_unknown_array, unpacked_from_a_tuple, unpacked_rows,
+          astype_without_a_copy]
 ARGUMENT = [argument_in_one_branch, argument_on_the_first_pass, argument_through_another_name]
 SAFE = [argument_replaced, argument_replaced_by_a_constant, argument_replaced_in_both_branches,
         argument_replaced_on_every_pass, fresh_from_helper, old_value_kept_by_another_name,

@@ -505,9 +505,9 @@ class Normalize:
                 names.append(self.store(temp))
                 nested.append((elt, self.load(temp)))
         self.emit(gast.Assign([gast.Tuple(names, gast.Store())], source, None))
-        whole = [source.id] if isinstance(source, gast.Name) and self.sharing_any(source.id) \
-            else []
-        for stored in names:  # parts of a value may share the memory it shares
+        whole = [source.id] if isinstance(source, gast.Name) else []
+        for stored in names:  # parts of a value share its memory (an array's rows are views
+            # of it; a list's items are the arrays it holds) and what it shares
             self.bind(stored.id, whole)
         for elt, temp in nested:
             self.assign(elt, temp)
@@ -782,13 +782,18 @@ class Normalize:
             return self.views(value.left) + self.views(value.right)  # [a] * 2, [a] + ys
         if isinstance(value, gast.Call):
             func = value.func
+            # x.astype(t, copy=False), np.array(x, copy=None): x itself where no copy is needed
+            uncopied = any(k.arg == "copy" and not (isinstance(k.value, gast.Constant) and
+                                                    k.value.value is True)
+                           for k in value.keywords)
             if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                     func.value.id in self.node:  # a method: x.reshape(3)
-                return [func.value.id] if func.attr in _VIEW_FUNCTIONS else []
+                return [func.value.id] if func.attr in _VIEW_FUNCTIONS or (
+                    uncopied and func.attr == "astype") else []
             attr = func.attr if isinstance(func, gast.Attribute) else \
                 func.id if isinstance(func, gast.Name) else None
-            if attr in _VIEW_FUNCTIONS:  # np.reshape(x, 3), np.broadcast_arrays(a, b)
-                return [n for a in value.args for n in self.views(a)]
+            if attr in _VIEW_FUNCTIONS or (uncopied and attr in ("astype", "array")):
+                return [n for a in value.args for n in self.views(a)]  # np.reshape(x, 3)
         return []
 
     def looping(self, stmt, run) -> None:
@@ -895,6 +900,7 @@ class Normalize:
         temp = self.namer.temp()
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
+        self.bind(temp, self.views(value))  # (the same array: it shares what value shares)
         return self.load(temp)
 
     def to_atom(self, value):
