@@ -86,7 +86,7 @@ def refused_section() -> str:
 
     rows = ["| refused | what to do instead |", "|---|---|"]
     seen = set()
-    for table in (validate._STATEMENTS, validate._EXPRESSIONS):
+    for table in (validate._STATEMENTS, validate._EXPRESSIONS, validate._VALUES):
         for what, hint in table.values():
             if what not in seen:
                 seen.add(what)

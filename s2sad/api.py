@@ -259,6 +259,13 @@ class GradientFunction:
             if key in self._variants:
                 return self._variants[key]
             descriptors = self._split_key(key)[1]
+            complex_at = next((name for name, desc in zip(self._params, descriptors or ())
+                               if _has_complex(desc)), None)
+            if complex_at is not None:
+                raise TypeError(
+                    f"cannot differentiate {self.func.__qualname__}: its argument "
+                    f"{complex_at!r} holds complex numbers, and s2sad's derivative rules are "
+                    "for real numbers; pass the real and imaginary parts as two real values")
             if descriptors is not None:
                 for name in self._wrt_names:
                     desc = descriptors[self._params.index(name)]
@@ -466,6 +473,17 @@ def _not_numeric(desc) -> str | None:
         items = (v for _, v in desc[1]) if desc[0] == "dict" else desc[1]
         return next((w for w in map(_not_numeric, items) if w is not None), None)
     return None
+
+
+def _has_complex(desc) -> bool:
+    if desc == "complex":
+        return True
+    if isinstance(desc, tuple):
+        if desc[0] in ("nd", "cupy"):
+            return desc[2] == "c"
+        return any(_has_complex(d) for d in (v for _, v in desc[1])) \
+            if desc[0] == "dict" else any(_has_complex(d) for d in desc[1])
+    return False
 
 
 def _has_integers(desc) -> bool:

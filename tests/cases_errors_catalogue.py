@@ -222,6 +222,11 @@ def set_display(x):
     return x
 
 
+def complex_number(x):
+    z = x + 1j * x ** 2  # <- here
+    return np.sum(np.abs(z))
+
+
 def def_inside_block(x):
     if x > 0:
         def helper(v):  # <- here

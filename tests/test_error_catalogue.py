@@ -103,6 +103,7 @@ SYNTAX = [
      "vectorized NumPy operations"),
     ("walrus", C.walrus, "assignment expression (:=)", "Assign in a separate statement"),
     ("set-display", C.set_display, "set display", "Use a list or a tuple"),
+    ("complex", C.complex_number, "complex number", "two real values"),
     ("def-in-block", C.def_inside_block, "`def` inside a block", "Define helpers at the top"),
 ]
 
@@ -113,7 +114,7 @@ ARGS = {C.updates_argument: (ARRAY,), C.updates_shared: (ARRAY,), C.augments_sha
         C.writes_argument_through_out: (ARRAY,), C.copies_into_argument: (ARRAY,),
         C.writes_argument_through_positional_out: (ARRAY,),
         C.appends_to_argument: ([1.0, 2.0],), C.unknown_call: (ARRAY,),
-        C.returns_vector: (ARRAY,)}
+        C.returns_vector: (ARRAY,), C.complex_number: (ARRAY,)}
 
 
 def call_gradient(func):
@@ -418,6 +419,19 @@ def test_integer_wrt_argument(value, shown):
     message = str(info.value)
     assert "cannot differentiate fine with respect to 'x': it holds integers" in message
     assert shown in message and "pass floats" in message
+    assert not from_generated_code(info.value)
+
+
+@pytest.mark.parametrize("value", [
+    pytest.param(1j, id="complex-argument"),
+    pytest.param(np.array([1.0 + 2.0j]), id="complex-array-argument"),
+    pytest.param([1.0, 2.0j], id="complex-list-argument"),
+])
+def test_complex_argument(value):
+    with pytest.raises(TypeError) as info:
+        s2sad.grad(C.fine)(value)
+    assert "cannot differentiate fine: its argument 'x' holds complex numbers" in \
+        str(info.value) and "two real values" in str(info.value)
     assert not from_generated_code(info.value)
 
 

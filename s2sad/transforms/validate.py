@@ -62,6 +62,13 @@ _EXPRESSIONS = {
     gast.Set: ("a set display", "Use a list or a tuple."),
 }
 
+# values (constants) refused where they are written
+_VALUES = {
+    complex: ("a complex number", "s2sad's derivative rules are for real numbers: carry the "
+              "real and imaginary parts as two real values (np.cos(t) and np.sin(t) for "
+              "np.exp(1j * t))."),
+}
+
 
 def _always_returns(block) -> bool:
     if not block:
@@ -145,6 +152,11 @@ class Validate(trees.Visitor):
             raise self.source.syntax_error("`*args` or `**kwargs` parameters", lam,
                                            "Name every parameter.")
         self.visit(lam.body)
+
+    def visit_Constant(self, node):
+        if type(node.value) in _VALUES:
+            what, hint = _VALUES[type(node.value)]
+            raise self.source.syntax_error(what, node, hint)
 
     def visit_FunctionDef(self, node):
         raise self.source.syntax_error(
