@@ -495,7 +495,8 @@ def test_every_entry_is_tested():
         "repl", "builtin", "ufunc", "partial", "callable-object", "lambda-directly",
         "bound-method", "wrt-out-of-range", "wrt-negative-out-of-range", "wrt-unknown-name",
         "wrt-float", "wrt-bool", "wrt-empty", "too-few-arguments", "too-many-arguments",
-        "unknown-keyword", "duplicate-argument", "integer-argument", "non-numeric-argument",
+        "unknown-keyword", "duplicate-argument", "integer-argument", "complex-argument",
+        "non-numeric-argument",
         "nan-or-infinity", "hidden-update"}
     assert documented == tested, (sorted(documented - tested), sorted(tested - documented))
 
