@@ -816,8 +816,13 @@ class HVPFunction:
         if "v" in kwargs:
             v = kwargs.pop("v")
         else:
-            if not args:
-                raise TypeError(f"{self.__name__}(): give the direction v last")
+            arity = self.jvp._arity - len(kwargs) - sum(
+                p.default is not p.empty and p.name not in kwargs
+                for p in self.jvp._signature.parameters.values())
+            if len(args) <= max(arity, 0):
+                raise TypeError(f"{self.__name__}(): give the direction v last, after the "
+                                f"{self.jvp._arity} argument{'s' if self.jvp._arity != 1 else ''}"
+                                f" of {self.jvp.func.func.__name__} (or as v=...)")
             args, v = args[:-1], args[-1]
         args = self.jvp._bind(args, kwargs)
         return self.jvp._both(args, (v,))[1]

@@ -158,6 +158,15 @@ def call_arguments(func, at, wrt_names: list[str]) -> tuple:
                  for p in params)
 
 
+def _call(function, func, values):
+    """``function`` called with ``values`` (one per parameter of ``func``, as
+    :func:`call_arguments` gives them): the keyword-only ones by keyword."""
+    params = list(inspect.signature(func).parameters.values())
+    positional = [v for p, v in zip(params, values) if p.kind is not p.KEYWORD_ONLY]
+    keywords = {p.name: v for p, v in zip(params, values) if p.kind is p.KEYWORD_ONLY}
+    return function(*positional, **keywords)
+
+
 def _floats(value):
     if isinstance(value, bool):
         return value
@@ -243,11 +252,12 @@ def show(args: argparse.Namespace) -> int:
     if args.stages:
         if not hasattr(fn, "stages"):
             raise CliError("--stages is available for reverse mode only")
-        for name, text in fn.stages(*(call_args or ())):
+        stages = fn.stages() if call_args is None else _call(fn.stages, func, call_args)
+        for name, text in stages:
             sys.stdout.write(paint(f"# ---- after {name} ----", "bold cyan", color) + "\n")
             sys.stdout.write((ansi_source(text) if color else text).rstrip("\n") + "\n\n")
         return 0
-    text = fn.source if call_args is None else fn.source_for(*call_args)
+    text = fn.source if call_args is None else _call(fn.source_for, func, call_args)
     sys.stdout.write(ansi_source(text) if color else text)
     return 0
 
@@ -263,14 +273,14 @@ def check(args: argparse.Namespace) -> int:
 
     def at_point(values, where="near"):
         try:
-            return float(np.asarray(func(*_copy(values))))
+            return float(np.asarray(_call(func, func, _copy(values))))
         except Exception as exc:  # noqa: BLE001 (whatever the user's function raised)
             raise CliError(f"{func.__name__} failed {where} --at {args.at}: "
                            f"{user_traceback(exc)}") from None
 
     at_point(call_args, "at")  # the function's own errors first, with its own traceback
     try:
-        value, gradient = value_and_grad(*_copy(call_args))
+        value, gradient = _call(value_and_grad, func, _copy(call_args))
     except S2sadError:
         raise
     except Exception as exc:  # noqa: BLE001 (whatever the generated code raised)

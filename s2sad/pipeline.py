@@ -36,7 +36,7 @@ from .transforms.first_assignment import FirstAssignment
 from .transforms.forward import Forward
 from .transforms.gradient_form import FRESH_HELPERS, GradientForm, fresh_names
 from .transforms.forward_substitution import ForwardSubstitution
-from .transforms.higher import PrepareGenerated, is_generated, split_aux
+from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
 from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds
 from .transforms.nan_check import NanCheck
 from .transforms.py_floats import PythonFloats
@@ -182,6 +182,8 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
         if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number
             raise error
     _refuse_arithmetic_on_dicts(normalized, kinds, source)
+    if aux is not None:
+        refuse_unpaired(normalized, kinds, source)
     active = active_names(normalized, set(wrt), source, local_names)
 
     cells = dict(normalizer.foreign_cells)

@@ -146,6 +146,25 @@ def test_has_aux_needs_a_pair():
         s2sad.grad(not_a_pair, has_aux=True)(1.0)
 
 
+def only_a_loss(w, x):
+    return np.sum((x @ w) ** 2)
+
+
+def test_has_aux_of_a_function_returning_the_loss_alone_is_said_at_the_return():
+    """(It was a TypeError from the generated code's `loss, aux = ret`.)"""
+    with pytest.raises(s2sad.DifferentiationError, match="a number or an array") as info:
+        s2sad.grad(only_a_loss, has_aux=True)(np.ones(2), np.ones((3, 2)))
+    assert info.value.lineno == only_a_loss.__code__.co_firstlineno + 1
+
+
+def test_hvp_without_the_direction_says_so():
+    with pytest.raises(TypeError, match=r"hvp_only_a_loss\(\): give the direction v last, "
+                                        r"after the 2 arguments of only_a_loss"):
+        s2sad.hvp(only_a_loss)(np.ones(2), np.ones((3, 2)))
+    np.testing.assert_allclose(s2sad.hvp(only_a_loss)(np.ones(2), np.ones((3, 2)), np.ones(2)),
+                               2.0 * np.ones((2, 3)) @ np.ones((3, 2)) @ np.ones(2))
+
+
 # --- jacobian ------------------------------------------------------------------------------
 
 

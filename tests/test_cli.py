@@ -205,6 +205,26 @@ def test_check_exits_1_when_the_gradient_is_wrong(tmp_path):
     assert "(at x[1])" in out.stdout
 
 
+def test_check_and_show_call_keyword_only_parameters_by_keyword(tmp_path):
+    """``--at`` gives the positional values; a keyword-only parameter keeps its default
+    and is passed by keyword (it was passed by position: a TypeError)."""
+    (tmp_path / "kwonly.py").write_text(textwrap.dedent("""\
+        import numpy as np
+
+
+        def loss(w, x, *, reg=0.1):
+            return np.sum((x @ w) ** 2) + reg * np.sum(w ** 2)
+        """))
+    at = ["--at", "np.ones(2), np.ones((3, 2))"]
+    check, show, stages = run_all([["check", f"{tmp_path}/kwonly.py:loss", *at],
+                                   ["show", f"{tmp_path}/kwonly.py:loss", *at],
+                                   ["show", f"{tmp_path}/kwonly.py:loss", "--stages", *at]])
+    assert check.returncode == 0 and "ok" in check.stdout, check.stdout + check.stderr
+    assert "value:     12.2" in check.stdout
+    assert show.returncode == 0 and "def grad_loss(w, x, *, reg):" in show.stdout, show.stderr
+    assert stages.returncode == 0 and "# ---- after source ----" in stages.stdout, stages.stderr
+
+
 # --- errors -----------------------------------------------------------------------------------
 
 

@@ -205,6 +205,17 @@ def split_aux(tree: gast.FunctionDef, namer, source) -> tuple[gast.FunctionDef, 
     return tree, aux
 
 
+def refuse_unpaired(tree: gast.FunctionDef, kinds: dict, source) -> None:
+    """``has_aux``, where the returned value, split in two when it runs (``loss, aux =
+    ret``), is known to be a number or an array: said at the ``return``, not a
+    TypeError from the generated unpacking."""
+    unpack = tree.body[-2] if len(tree.body) >= 2 else None
+    if isinstance(unpack, gast.Assign) and isinstance(unpack.targets[0], gast.Tuple) and \
+            isinstance(unpack.value, gast.Name) and \
+            kinds.get(unpack.value.id) is not None and kinds[unpack.value.id].numeric:
+        raise _aux_error(source, unpack, "a number or an array, not a pair")
+
+
 def _read_elsewhere(stmts, name) -> bool:
     return any(isinstance(n, gast.Name) and n.id == name for s in stmts for n in trees.walk(s))
 
