@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 import threading
@@ -12,7 +13,8 @@ from typing import Callable, Sequence
 from . import registry
 from .backends import backend_of, check_arguments, check_target
 from .dispatch import make_entry
-from .errors import DifferentiationError, NonScalarOutputError
+from .errors import DifferentiationError, NonScalarOutputError, S2sadError
+from .located import note_user_line
 from .pipeline import compile_gradient, load
 from .source import FunctionSource, still_read
 from .transforms.kinds import describe
@@ -132,11 +134,30 @@ class GradientFunction:
 
     def _call(self, function, args, *extra):
         """Call a generated ``function`` with the bound ``args`` (the keyword-only ones by
-        keyword), ``extra`` (a seed, tangents) after its own positional parameters."""
-        if not self._kwonly:
-            return function(*args, *extra)
-        n = len(args) - len(self._kwonly)
-        return function(*args[:n], *extra, **dict(zip(self._kwonly, args[n:])))
+        keyword), ``extra`` (a seed, tangents) after its own positional parameters. An
+        error in the generated code gets a note naming the user's line it comes from."""
+        try:
+            if not self._kwonly:
+                return function(*args, *extra)
+            n = len(args) - len(self._kwonly)
+            return function(*args[:n], *extra, **dict(zip(self._kwonly, args[n:])))
+        except S2sadError:
+            raise
+        except Exception as exc:
+            self._note(exc)
+            raise
+
+    def _note(self, exc: Exception) -> None:
+        """Name, on ``exc``, the user's line of the failing generated statement."""
+        names = set()
+        tb = exc.__traceback__
+        while tb is not None:
+            names.add(tb.tb_frame.f_code.co_filename)
+            tb = tb.tb_next
+        for compiled in [*self._variants.values(), *self._nestables.values()]:
+            if compiled.filename in names:
+                note_user_line(exc, compiled, self.__name__)
+                return
 
     def _bind(self, args, kwargs) -> tuple:
         if kwargs or len(args) != len(self._params):
@@ -173,7 +194,7 @@ class GradientFunction:
             if compiled.entry is None:
                 compiled.entry = make_entry(
                     self.__name__, self._signature, key, compiled.function, self._general,
-                    catch=(NonScalarOutputError, lambda exc: _at_return(exc, compiled)),
+                    catch=(Exception, functools.partial(_handle, compiled, self.__name__)),
                     reads=compiled.reads)
         return compiled
 
@@ -419,6 +440,16 @@ class JVPFunction(GradientFunction):
 
     def __repr__(self) -> str:
         return f"<s2sad jvp {self.__name__} wrt {', '.join(self._wrt_names)}>"
+
+
+def _handle(compiled, who: str, exc: Exception) -> None:
+    """What the entry does with an error of the generated code before it goes on: a
+    non-scalar output is said at the user's ``return``; another error gets a note naming
+    the user's line (:mod:`s2sad.located`)."""
+    if isinstance(exc, NonScalarOutputError):
+        _at_return(exc, compiled)
+    elif not isinstance(exc, S2sadError):
+        note_user_line(exc, compiled, who)
 
 
 def _at_return(exc: NonScalarOutputError, compiled) -> None:

@@ -22,6 +22,7 @@ from . import registry
 from . import rules  # noqa: F401  (fills the rule table)
 from .codegen import Imports, build_function, register, unparse
 from .names import Namer
+from .located import statement_lines
 from .source import FunctionSource, recording
 from .transforms.activity import active_names
 from .transforms.budget import MemoryBudget
@@ -89,6 +90,8 @@ class Compiled:
     needs_nestable_build: bool = False
     # what the build's names resolved to (s2sad.source.recording): a call checks them
     reads: tuple = ()
+    # the user's line of each generated statement (s2sad.located), for errors at run time
+    user_lines: tuple = ()
 
 
 def parameters(tree) -> list[str]:
@@ -316,7 +319,8 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     output_at = (source.filename, at.lineno, source.line(at.lineno))
     return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages.texts,
                     output_at=output_at, numbers=frozenset(numbers) & set(imports.live),
-                    needs_nestable_build=needs_nestable_build)
+                    needs_nestable_build=needs_nestable_build,
+                    user_lines=statement_lines(adjoint))
 
 
 def _fresh_call(imports):

@@ -100,3 +100,38 @@ def test_wrong_call_of_the_gradient():
 
 def test_recursion_of_a_module_level_function_differentiates():
     assert s2sad.grad(cases.recursive)(1.5, 3) == pytest.approx(4 * 1.5 ** 3)
+
+
+# --- an error of the generated code names the user's line it comes from -------------------
+
+def _mlp(W1, W2, x):
+    h = np.tanh(x @ W1)
+    logits = h @ W2
+    return np.sum(logits ** 2)
+
+
+def _notes(exc) -> str:
+    return "\n".join(getattr(exc, "__notes__", ()))
+
+
+def test_a_shape_mismatch_names_the_users_line():
+    g = s2sad.grad(_mlp)
+    g(np.ones((3, 4)), np.ones((4, 2)), np.ones((5, 3)))  # (the entry of this variant)
+    for call in (lambda: g(np.ones((3, 4)), np.ones((5, 2)), np.ones((5, 3))),
+                 lambda: s2sad.grad(_mlp, optimize=False)(np.ones((3, 4)), np.ones((5, 2)),
+                                                          np.ones((5, 3)))):
+        with pytest.raises(ValueError) as info:
+            call()
+        line = _mlp.__code__.co_firstlineno + 2
+        assert f"{__file__}, line {line}:\n    logits = h @ W2" in _notes(info.value), \
+            _notes(info.value)
+
+
+def test_an_error_in_the_reverse_sweep_names_the_users_line():
+    def f(x, d):
+        y = x * 2.0
+        z = y / d
+        return z
+    with pytest.raises(ZeroDivisionError) as info:
+        s2sad.grad(f, wrt=0)(1.0, 0.0)
+    assert f"line {f.__code__.co_firstlineno + 2}:\n    z = y / d" in _notes(info.value)

@@ -1,0 +1,102 @@
+"""Which line of the user's function a failing line of generated code comes from.
+
+Generated statements keep the line number of the user's statement they were made from
+(the forward computation and its reverse sweep alike). The build keeps those numbers,
+one per statement in the order the statements are written (:func:`statement_lines`);
+when the generated code raises (a shape mismatch, a division by zero in the user's own
+arithmetic), the traceback's generated line is found among the statements again and the
+exception gets a note naming the user's file, line and text:
+
+>>> import gast
+>>> tree = gast.parse("def g(x):\\n    y = x * 2\\n    if y:\\n        y = 1 / x\\n"
+...                   "    return y").body[0]
+>>> for stmt, line in zip(tree.body, (10, 11, 13)):
+...     stmt.lineno = line
+>>> tree.body[1].body[0].lineno = 12
+>>> statement_lines(tree)
+(10, 11, 12, 13)
+>>> text = "def g(x):\\n    y = x * 2\\n    if y:\\n        y = 1 / x\\n    return y\\n"
+>>> user_line(text, "g", (10, 11, 12, 13), 4)
+12
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+
+import gast
+
+from .codegen import _MARK
+
+
+def _statements(body, comment=lambda stmt: False):
+    """The statements of ``body`` and of the blocks inside them, in the order written."""
+    for stmt in body:
+        if comment(stmt):
+            continue
+        yield stmt
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list):
+                yield from _statements(inner, comment)
+        for handler in getattr(stmt, "handlers", None) or ():
+            yield from _statements(handler.body, comment)
+
+
+def _is_comment(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Name) and \
+        stmt.value.id.startswith(_MARK)
+
+
+def statement_lines(function: gast.FunctionDef) -> tuple:
+    """The user's line of each statement of the generated ``function`` (None where it has
+    none), in the order they are written (comments left out: they are no statements once
+    printed)."""
+    return tuple(getattr(stmt, "lineno", None)
+                 for stmt in _statements(function.body, _is_comment))
+
+
+def user_line(text: str, name: str, lines: tuple, generated: int) -> int | None:
+    """The user's line of the statement at line ``generated`` of ``text`` (the generated
+    module; ``name`` its function; ``lines`` from :func:`statement_lines`)."""
+    try:
+        module = ast.parse(text)
+    except SyntaxError:
+        return None
+    function = next((s for s in module.body if isinstance(s, ast.FunctionDef) and
+                     s.name == name), None)
+    if function is None:
+        return None
+    found = None
+    for index, stmt in enumerate(_statements(function.body)):
+        if stmt.lineno <= generated <= (stmt.end_lineno or stmt.lineno):
+            found = index  # (the innermost: statements inside come after their block's)
+    if found is None or found >= len(lines):
+        return None
+    return lines[found]
+
+
+def note_user_line(exc: BaseException, compiled, who: str) -> None:
+    """Add to ``exc`` (raised in the generated code of ``compiled``) a note naming the
+    user's line its failing statement comes from. Python 3.11+ prints notes."""
+    tb, generated = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == compiled.filename:
+            generated = tb.tb_lineno
+        tb = tb.tb_next
+    if generated is None or not compiled.user_lines or compiled.output_at is None:
+        return
+    line = user_line(compiled.text, compiled.name, compiled.user_lines, generated)
+    if line is None:
+        return
+    filename = compiled.output_at[0]
+    text = linecache.getline(filename, line).strip()
+    note = f"s2sad: in {who}, line {generated} of the generated code comes from " \
+           f"{filename}, line {line}" + (f":\n    {text}" if text else "")
+    if note in getattr(exc, "__notes__", ()):
+        return
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:  # Python 3.10: kept where a caller may read it
+        exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
