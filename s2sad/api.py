@@ -7,6 +7,7 @@ import functools
 import inspect
 import operator
 import threading
+import types
 import weakref
 from typing import Callable, Sequence
 
@@ -552,6 +553,94 @@ def _make(func, wrt, optimize, annotate, with_value, target="auto", debug_nans=F
         return per_function[options]
 
 
+# --- methods: s2sad.grad(model.loss) -----------------------------------------------------
+
+
+class BoundDerivative:
+    """The derivative of a method, bound to its object: ``s2sad.grad(model.loss)`` is
+    ``s2sad.grad(Model.loss, wrt=1)`` (``self`` first, not differentiated: its attributes
+    are constants) called with ``model`` first. ``.source``, ``.source_for(...)`` and
+    ``.stages(...)`` are the method's; a derivative of it is again bound.
+
+    >>> import numpy as np, s2sad
+    >>> class Line:
+    ...     def __init__(self, slope):
+    ...         self.slope = slope
+    ...     def loss(self, w):
+    ...         return np.sum((self.slope * w) ** 2)
+    >>> g = s2sad.grad(Line(3.0).loss)
+    >>> g(np.array([1.0, 2.0])), s2sad.grad(g)(1.0)
+    (array([18., 36.]), 18.0)
+    """
+
+    def __init__(self, derivative, obj):
+        self.derivative, self.obj = derivative, obj
+        self.__name__ = getattr(derivative, "__name__", "derivative")
+        self.__qualname__ = self.__name__
+        self.__doc__ = getattr(derivative, "__doc__", None)
+
+    def __call__(self, *args, **kwargs):
+        return self.derivative(self.obj, *args, **kwargs)
+
+    @property
+    def source(self) -> str:
+        return self.derivative.source
+
+    def source_for(self, *args, **kwargs) -> str:
+        return self.derivative.source_for(self.obj, *args, **kwargs)
+
+    def stages(self, *args, **kwargs):
+        return self.derivative.stages(self.obj, *args, **kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.derivative, name)
+
+    def __repr__(self) -> str:
+        return f"<{self.derivative!r} bound to a {type(self.obj).__name__}>"
+
+
+def _unbound(func):
+    """``(function, object)`` for a bound method (or an object whose class defines
+    ``__call__`` in Python, or a derivative bound to its object); None for the rest."""
+    if isinstance(func, BoundDerivative):
+        return func.derivative, func.obj
+    if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
+        return func.__func__, func.__self__
+    call = getattr(type(func), "__call__", None)
+    if isinstance(call, types.FunctionType) and \
+            not type(func).__module__.startswith("s2sad"):  # (not s2sad's own callables)
+        return call, func
+    return None
+
+
+def _past_self(wrt):
+    """``wrt`` of a method, counted in its function's parameters (``self`` first)."""
+    if isinstance(wrt, (tuple, list)):
+        return type(wrt)(_past_self(w) for w in wrt)
+    if isinstance(wrt, int) and not isinstance(wrt, bool) and wrt >= 0:
+        return wrt + 1
+    return wrt
+
+
+def _methods_too(make):
+    """``make`` (grad, vjp...) for a bound method too, as a :class:`BoundDerivative`."""
+    @functools.wraps(make)
+    def made(func=None, *args, **kwargs):
+        unbound = None if func is None else _unbound(func)
+        if unbound is None:
+            return make(func, *args, **kwargs)
+        function, obj = unbound
+        if args:
+            args = (_past_self(args[0]),) + args[1:]
+        else:
+            kwargs["wrt"] = _past_self(kwargs.get("wrt", 0))
+        return BoundDerivative(make(function, *args, **kwargs), obj)
+    return made
+
+
+@_methods_too
 def grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0, *,
          optimize: bool = True, annotate: bool = False, target: str = "auto",
          debug_nans: bool = False, has_aux: bool = False):
@@ -598,6 +687,7 @@ def grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0,
     return _make(func, wrt, optimize, annotate, False, target, debug_nans, has_aux)
 
 
+@_methods_too
 def value_and_grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0, *,
                    optimize: bool = True, annotate: bool = False, target: str = "auto",
                    debug_nans: bool = False, has_aux: bool = False):
@@ -618,6 +708,7 @@ def value_and_grad(func: Callable | None = None, wrt: int | str | Sequence[int |
     return _make(func, wrt, optimize, annotate, True, target, debug_nans, has_aux)
 
 
+@_methods_too
 def vjp(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, optimize: bool = True,
         annotate: bool = False, target: str = "auto", debug_nans: bool = False):
     """Vector-Jacobian products of a function with any output (array, tuple, list...).
@@ -649,6 +740,7 @@ def vjp(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, optimize: b
     return _make(func, wrt, optimize, annotate, False, target, debug_nans, False, VJPFunction)
 
 
+@_methods_too
 def jvp(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, optimize: bool = True,
         annotate: bool = False, target: str = "auto", debug_nans: bool = False):
     """Forward mode: Jacobian-vector products, by source transformation.
@@ -700,6 +792,7 @@ def _basis(like):
         yield as_gradient(like, e.reshape(flat.shape))
 
 
+@_methods_too
 def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: str = "auto",
              optimize: bool = True, target: str = "auto"):
     """The dense Jacobian of a function, column by column (forward) or row by row (reverse).
@@ -783,6 +876,7 @@ def _zero_like(x):
     return tuple(zero) if isinstance(x, tuple) else zero
 
 
+@_methods_too
 def hessian(func: Callable, wrt: int | str = 0, *, optimize: bool = True,
             target: str = "auto"):
     """The dense Hessian of a scalar function: forward mode over the generated gradient.
@@ -869,6 +963,7 @@ class HVPFunction:
         return f"<s2sad hvp {self.__name__}>"
 
 
+@_methods_too
 def hvp(func: Callable, wrt: int | str = 0, *, optimize: bool = True, target: str = "auto"):
     """Hessian-vector products, forward mode over reverse mode, without the Hessian.
 

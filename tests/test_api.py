@@ -185,3 +185,34 @@ def test_stages_show_every_pass():
                      "first_assignment", "dead_code", "recompute", "copy_propagation",
                      "forward_substitution", "subtract", "python_floats", "loop_sums",
                      "sum_products"]
+
+
+# --- methods ---------------------------------------------------------------------------------
+
+class _Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def loss(self, w, x):
+        return np.sum(np.tanh(x @ w) * self.scale)
+
+    def __call__(self, w):
+        return np.sum(w ** 3) * self.scale
+
+
+def test_a_bound_method_and_a_callable_object():
+    """``s2sad.grad(model.loss)``: the method's function, ``self`` first and constant."""
+    model, w, x = _Model(2.0), np.array([0.3, -0.2]), np.array([[1.0, 2.0], [0.5, -1.0]])
+    expected = x.T @ ((1.0 - np.tanh(x @ w) ** 2) * 2.0)
+    np.testing.assert_allclose(s2sad.grad(model.loss)(w, x), expected)
+    np.testing.assert_allclose(s2sad.grad(model.loss, wrt="w")(w, x), expected)
+    np.testing.assert_allclose(s2sad.grad(_Model.loss, wrt=1)(model, w, x), expected)
+    value, gradient = s2sad.value_and_grad(model.loss)(w, x)
+    assert value == pytest.approx(model.loss(w, x))
+    np.testing.assert_allclose(s2sad.hessian(model.loss)(w, x) @ np.ones(2),
+                               s2sad.hvp(model.loss)(w, x, np.ones(2)))
+    np.testing.assert_allclose(s2sad.grad(model)(w), 6.0 * w ** 2)
+    np.testing.assert_allclose(s2sad.grad(s2sad.grad(_Model(1.0)))(1.5), 9.0)
+    assert "def grad_loss(self, w, x):" in s2sad.grad(model.loss).source_for(w, x)
+    other = _Model(3.0)  # the object is the bound one's, each call
+    np.testing.assert_allclose(s2sad.grad(other.loss)(w, x), expected * 1.5)
