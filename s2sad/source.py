@@ -144,10 +144,13 @@ class FunctionSource:
                          "(functions typed at a REPL or built with exec() have no "
                          "source).") from None
             if func.__name__ == "<lambda>":
-                raise NoSourceError(
-                    "s2sad cannot differentiate a lambda directly",
-                    filename=filename, lineno=first, text=lines[0] if lines else None,
-                    hint="Give it a name with `def`.")
+                tree = _lambda_tree(func, filename)
+                if tree is None:
+                    raise NoSourceError(
+                        "s2sad cannot tell this lambda from another one on its line",
+                        filename=filename, lineno=first, text=lines[0] if lines else None,
+                        hint="Give it a name with `def`.")
+                return filename, tree, linecache.getlines(filename) or lines
             try:
                 module = gast.parse(textwrap.dedent("".join(lines)))
             except SyntaxError as exc:  # e.g. a decorator line cut in the middle
@@ -216,6 +219,34 @@ class FunctionSource:
         if isinstance(builtins_ns, types.ModuleType):
             builtins_ns = vars(builtins_ns)
         return builtins_ns[name]
+
+
+def _lambda_tree(func, filename: str):
+    """A lambda's ``def`` (``def lambda_(x): return body``), from the file it is written
+    in: the one lambda of the file at the line of its code, with its parameters, whose
+    body holds the column where its code starts. None where that is not one lambda."""
+    code = func.__code__
+    lines = linecache.getlines(filename)
+    try:
+        module = gast.parse("".join(lines))
+    except SyntaxError:
+        return None
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    found = [node for node in gast.walk(module) if isinstance(node, gast.Lambda) and
+             node.lineno == code.co_firstlineno and
+             tuple(a.id for a in node.args.posonlyargs + node.args.args +
+                   node.args.kwonlyargs) == params]
+    if len(found) > 1:
+        columns = [c for _, _, c, _ in code.co_positions() if c is not None]
+        found = [node for node in found if columns and any(
+            node.body.col_offset <= c and (node.body.lineno < node.body.end_lineno or
+                                           c < node.body.end_col_offset) for c in columns)]
+    if len(found) != 1:
+        return None
+    lam = found[0]
+    ret = gast.copy_location(gast.Return(lam.body), lam)
+    return gast.copy_location(gast.FunctionDef("lambda_", lam.args, [ret], [], None, None),
+                              lam)
 
 
 # --- what a build read: the functions it inlined, to be checked at each call ----------------

@@ -424,3 +424,10 @@ class DataParams:
 
 def uses_dataclass(p):
     return np.sum(p.W ** 2)
+
+
+module_lambda = lambda x: x + np.cos(x)  # noqa: E731 (a module-level lambda, called)
+
+
+def module_lambda_caller(x):
+    return module_lambda(x) * 2.0

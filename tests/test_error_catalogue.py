@@ -316,10 +316,22 @@ def test_callables_that_are_not_python_functions(func, shown):
 
 
 def test_lambda_passed_directly():
+    """(It was refused.) The lambda's source is the one lambda at its line with its
+    parameters; among two on a line, the one whose body holds its code's column."""
+    assert s2sad.grad(lambda x: x * 2.0)(1.0) == 2.0
+    pair = (lambda x: x * 3.0, lambda x: x * 5.0)
+    assert (s2sad.grad(pair[0])(1.0), s2sad.grad(pair[1])(1.0)) == (3.0, 5.0)
+    assert s2sad.grad(C.module_lambda_caller)(0.5) == pytest.approx(2.0 * (1.0 - np.sin(0.5)))
+
+
+def test_a_lambda_that_cannot_be_told_apart_is_refused(monkeypatch):
+    from s2sad import source
+    monkeypatch.setattr(source, "_lambda_tree", lambda func, filename: None)
     line = inspect.currentframe().f_lineno + 2
     with pytest.raises(s2sad.NoSourceError) as info:
-        s2sad.grad(lambda x: x * 2.0)
-    assert "lambda" in str(info.value) and "Give it a name with `def`" in str(info.value)
+        s2sad.grad(lambda x: x * 7.0)
+    assert "cannot tell this lambda" in str(info.value)
+    assert "Give it a name with `def`" in str(info.value)
     assert info.value.filename == __file__ and info.value.lineno == line
 
 
