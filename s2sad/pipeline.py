@@ -156,7 +156,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     if is_generated(source):  # differentiating s2sad's own output: a higher derivative
         tree = PrepareGenerated(namer, imports, source).visit(tree)
     stages.append(("exits", tree))
-    tree = Desugar(imports.numpy(), source.locals).visit(tree)
+    tree = Desugar(imports.numpy(), source.locals, source.is_builtin).visit(tree)
     source = dataclasses.replace(source, tree=tree)
     stages.append(("desugar", tree))
     normalizer = Normalize(source, namer, numpy_name=imports.numpy())

@@ -198,6 +198,12 @@ class FunctionSource:
         text = " ".join(line.strip() for line in self.lines[start - 1:end])
         return " ".join(text.split())
 
+    def is_builtin(self, name: str) -> bool:
+        """Does the free name ``name`` stand for Python's builtin of that name?"""
+        if name in self.extra or name in self.closure or name in self.globals:
+            return False
+        return hasattr(builtins, name)
+
     def resolve(self, name: str):
         """Value of a free name: closure cell, module global or builtin. KeyError if none.
 

@@ -584,3 +584,8 @@ def dup_in_a_loop(x, idx):
     for i in range(2):
         out[idx] = out[idx] + x * (i + 1.0)
     return np.sum(out ** 2)
+
+
+def max_min_of_several(a, b, c):
+    """max and min of more than two numbers: two at a time, as Python compares them."""
+    return max(a, b, c) * 2.0 + min(a * 2.0, b, c, 0.5) + max(c, a, b, c)

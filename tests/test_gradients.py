@@ -393,6 +393,8 @@ CASES = [
     case("independent-array", C.f_independent, (rand(3, 4), rand(5)), (0, 1)),
     case("independent-float", C.f_independent_float, (fl(0.5), fl(1.5)), (0, 1)),
     case("times-zero", C.f_partial_dependent, (rand(3), rand(2)), (0, 1)),
+    case("max-min-of-several", C.max_min_of_several, (fl(0.3), fl(0.9), fl(0.1)), (0, 1, 2)),
+    case("max-min-of-several-2", C.max_min_of_several, (fl(0.8), fl(-0.2), fl(0.4)), (0, 1, 2)),
     # an index array that repeats a position, written to
     case("dup-assign", C.dup_assign, (rand(3),)),
     case("dup-add", C.dup_add, (rand(3), rand(3)), (0, 1)),

@@ -46,9 +46,13 @@ ATTRIBUTES = {"T": "transpose", "real": "real"}
 
 
 class Desugar(trees.Transformer):
-    def __init__(self, numpy_name: str, local_names: set[str]):
+    """``builtin(name)``: does ``name`` stand for the builtin of that name there (not a
+    global or a local of the user's)? ``max(a, b, c)`` is then ``max(max(a, b), c)``."""
+
+    def __init__(self, numpy_name: str, local_names: set[str], builtin=None):
         self.numpy_name = numpy_name
         self.local_names = local_names
+        self.builtin = builtin or (lambda name: False)
 
     def _np(self, name: str, node) -> gast.Attribute:
         ref = gast.Attribute(gast.Name(self.numpy_name, gast.Load(), None, None), name, gast.Load())
@@ -67,6 +71,15 @@ class Desugar(trees.Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
+        if isinstance(func, gast.Name) and func.id in ("max", "min") and len(node.args) > 2 \
+                and not node.keywords and func.id not in self.local_names and \
+                not any(isinstance(a, gast.Starred) for a in node.args) and \
+                self.builtin(func.id):  # max(a, b, c): two at a time, as Python compares
+            pair = node.args[0]
+            for arg in node.args[1:]:
+                pair = gast.copy_location(gast.Call(gast.Name(func.id, gast.Load(), None, None),
+                                                    [pair, arg], []), node)
+            return pair
         if isinstance(func, gast.Attribute) and func.attr == "item" and not node.keywords \
                 and self._is_value(func.value):
             return self._item(func.value, node)

@@ -1093,7 +1093,7 @@ class Normalize:
         numpy_name = _numpy_alias(callee.globals) or self.root.numpy_name
         tree = Exits(self.namer).visit(clone(callee.tree))
         callee.locals = assigned_names(tree)
-        tree = Desugar(numpy_name, callee.locals).visit(tree)
+        tree = Desugar(numpy_name, callee.locals, callee.is_builtin).visit(tree)
         callee = dataclasses.replace(callee, tree=tree, locals=callee.locals)
         child = Normalize(callee, self.namer, parent=scope if lexical and scope else self,
                           lexical=lexical)
