@@ -425,7 +425,10 @@ def _purity(source, imports):
             target = static_value(func, source, source.locals)
         except KeyError:
             return False
-        return registry.lookup(target) is not None
+        # (`math` raises where NumPy warns, math.log(-1.0): a value nothing reads still
+        # says, as the function does, that the point is outside its domain)
+        return registry.lookup(target) is not None and \
+            getattr(target, "__module__", None) != "math"
     return is_pure
 
 

@@ -2,6 +2,7 @@
 (no float() of Python floats; a temporary back into its one use; the first update of each
 item of a list of zeros as an assignment)."""
 
+import math
 import re
 
 import numpy as np
@@ -786,3 +787,18 @@ def test_python_float_code_reads_as_such():
     got = s2sad.grad(f, wrt=(0, 1))(0.3, 0.8)
     assert got == pytest.approx(((f(0.3 + eps, 0.8) - f(0.3 - eps, 0.8)) / (2 * eps),
                                  (f(0.3, 0.8 + eps) - f(0.3, 0.8 - eps)) / (2 * eps)))
+
+
+def _log_outside_its_domain(x):
+    y = x * x
+    z = math.log(2.0 * (y - 5.0))  # (its value is not needed by the gradient)
+    return z + y
+
+
+def test_dead_code_keeps_a_math_call_that_may_raise():
+    """math raises where NumPy warns: where the function is undefined (math.log of a
+    negative number), the optimized gradient raises too, as the function does (it gave a
+    number: the unused log was removed)."""
+    with pytest.raises(ValueError, match="math domain error"):
+        s2sad.grad(_log_outside_its_domain)(1.0)
+    assert s2sad.grad(_log_outside_its_domain)(3.0) == pytest.approx(6.0 + 2.0 * 3.0 / 4.0)
