@@ -195,6 +195,12 @@ SHARED = [reshaped, transposed, as_array, view_from_helper, held_in_list,
           item_of_an_unknown_array, unpacked_from_a_tuple, unpacked_rows,
           astype_without_a_copy]
 ARGUMENT = [argument_in_one_branch, argument_on_the_first_pass, argument_through_another_name]
-SAFE = [argument_replaced, argument_replaced_by_a_constant, argument_replaced_in_both_branches,
+def list_copy_slot_replaced(v):
+    ys = list(v)  # a new list (of v's rows): its slot takes a new value, v keeps its own
+    ys[0] = ys[0] * 2.0
+    return ys[0] * ys[1] + np.sum(v)
+
+
+SAFE = [list_copy_slot_replaced, argument_replaced, argument_replaced_by_a_constant, argument_replaced_in_both_branches,
         argument_replaced_on_every_pass, fresh_from_helper, old_value_kept_by_another_name,
         item_of_a_vector, item_of_a_matrix]

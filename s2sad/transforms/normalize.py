@@ -483,7 +483,8 @@ class Normalize:
             self.bind(ssa, shares)
             self.hold(target.id, ssa, value)
             made = isinstance(value, (gast.List, gast.Dict)) or isinstance(
-                value, gast.BinOp) and isinstance(value.left, gast.List)  # [None] * n
+                value, gast.BinOp) and isinstance(value.left, gast.List) or (  # [None] * n
+                isinstance(value, gast.Call) and self._callee(value.func) is list)  # a copy
             (self.made if made else self.unmade).add(ssa)
             return
         elts = target.elts
