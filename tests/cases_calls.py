@@ -210,3 +210,38 @@ def _checks_its_function(f, x):
 
 def passes_own_function_checked(x):
     return _checks_its_function(square, x)
+
+
+def _relu(z):
+    return np.maximum(z, 0.0)
+
+
+def alias_of_a_numpy_function(x):
+    act = np.tanh  # a name for a function, at the top of the function: act(x) is np.tanh(x)
+    return np.sum(act(x) * 2.0)
+
+
+def alias_of_a_user_function(x):
+    act = _relu
+    return np.sum(act(x - 0.5))
+
+
+def alias_of_a_nested_def(x):
+    def inner(z):
+        return z * z
+    g = inner
+    return np.sum(g(x))
+
+
+def alias_given_again(x):
+    act = np.tanh
+    act = np.sin
+    return np.sum(act(x))
+
+
+def alias_chosen_in_a_branch(x, name):
+    if name == "tanh":
+        act = np.tanh
+    else:
+        act = np.sin
+    return np.sum(act(x))

@@ -55,6 +55,10 @@ rng = np.random.default_rng(3)
                  id="helper-in-place-on-a-value-not-read-after"),
     pytest.param(C.helper_doubles_in_place_a_value_read_after, (0.7,), 0,
                  id="helper-in-place-on-a-float-read-after"),  # (a float: a new value)
+    pytest.param(C.alias_of_a_numpy_function, (rng.normal(size=3),), 0, id="alias-np-tanh"),
+    pytest.param(C.alias_of_a_user_function, (rng.normal(size=3),), 0, id="alias-own-function"),
+    pytest.param(C.alias_of_a_nested_def, (rng.normal(size=3),), 0, id="alias-nested-def"),
+    pytest.param(C.alias_given_again, (rng.normal(size=3),), 0, id="alias-given-again"),
 ])
 def test_calls(f, args, wrt, optimize):
     got = s2sad.grad(f, wrt=wrt, optimize=optimize)(*args)
@@ -141,3 +145,9 @@ def test_a_function_of_the_users_passed_and_used_as_a_value_is_located():
     message = str(info.value)
     assert "the function passed as 'f' used as a value" in message, message
     assert "if f is None" in message and "call it" in message, message
+
+
+def test_a_function_chosen_in_a_branch_is_named_in_the_refusal():
+    with pytest.raises(s2sad.NoDerivativeError,
+                       match=r"act\(\) \(a function held in a variable\)"):
+        s2sad.grad(C.alias_chosen_in_a_branch)(np.ones(2), "tanh")

@@ -152,6 +152,7 @@ class Normalize:
         # for the user's own (inlined where it is called), ("call", the caller's
         # expression) for one with a derivative rule (np.sin)
         self.function_args: dict[str, tuple] = {}
+        self.nesting = 0  # blocks (of an `if` or a loop) around the statement normalized
         self.passed_names: dict[str, str] = {}  # a parameter -> the caller's variable given
         self.foreign: dict[str, tuple] = {}   # alias -> (globals dict, name) of inlined code
         self.foreign_cells: dict = {}         # alias -> closure cell of inlined code
@@ -234,6 +235,13 @@ class Normalize:
                 and stmt.value.id in self.function_args:  # g = f, f a function passed in:
             self.function_args[stmt.targets[0].id] = self.function_args[stmt.value.id]
             return  # g stands for it too
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and not self.nesting and \
+                isinstance(stmt.value, (gast.Name, gast.Attribute)):
+            function = self._function_argument(stmt.value)
+            if function is not None:  # `act = np.tanh` (not in a branch or a loop): act(x)
+                self.function_args[stmt.targets[0].id] = function  # is np.tanh(x)
+                return
         if isinstance(stmt, gast.Assign):
             value = self.simple(stmt.value)
             if len(stmt.targets) > 1:
@@ -293,9 +301,13 @@ class Normalize:
         """Normalize a nested block of statements into its own list."""
         saved, saved_stmt = self.out, self.stmt
         self.out = []
-        for stmt in stmts:
-            self.stmt = stmt
-            self.statement(stmt)
+        self.nesting += 1
+        try:
+            for stmt in stmts:
+                self.stmt = stmt
+                self.statement(stmt)
+        finally:
+            self.nesting -= 1
         body, self.out, self.stmt = self.out, saved, saved_stmt
         return body
 

@@ -105,7 +105,12 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
         try:
             target = static_value(func, source, local_names)
         except KeyError:
-            name = f".{func.attr}()" if isinstance(func, gast.Attribute) else "this call"
+            if isinstance(func, gast.Attribute):
+                name = f".{func.attr}()"
+            elif isinstance(func, gast.Name) and not func.id.startswith("t_"):
+                name = f"{func.id}() (a function held in a variable)"  # chosen in a branch
+            else:  # pair[0](x), f(a)(x): the function is a value computed on the line
+                name = "this call"
             receiver = [func.value] if isinstance(func, gast.Attribute) else []
             return Op("unknown", receiver + list(value.args) + list(keywords.values()),
                       name=name)
