@@ -73,6 +73,11 @@ def functions_section() -> str:
     if others:
         lines.append(f"* **Others** ({len(others)}): {_names(map(shown_name, others))}")
     lines.append(f"* **Zero derivative** ({len(zero)}): {_names(map(shown_name, zero))}")
+    from s2sad import implementations
+    written = sorted(registry.describe_function(f) for f in implementations.table())
+    lines.append(f"* **Written with the functions above** ({len(written)}), inlined from "
+                 f"`s2sad/implementations.py` (their derivatives of every order follow): "
+                 f"{_names(map(shown_name, written))}")
     methods = sorted(set(METHODS) | {"item"})
     attributes = _names("." + a for a in ATTRIBUTES)
     lines.append(f"* **Array methods and attributes**, rewritten into the functions above: "

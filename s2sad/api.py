@@ -1093,6 +1093,8 @@ def stop_gradient(x):
 
 
 def supported() -> list[str]:
-    """The names of every function with a derivative rule (or a zero derivative)."""
-    from . import registry
-    return sorted({rule.name for rule in registry.registered()})
+    """The names of every function with a derivative rule (or a zero derivative), and of
+    the NumPy functions written with those (``s2sad.implementations``)."""
+    from . import implementations, registry
+    return sorted({rule.name for rule in registry.registered()} |
+                  {registry.describe_function(f) for f in implementations.table()})

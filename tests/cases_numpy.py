@@ -1100,3 +1100,41 @@ def sequence_builtins(x, a):
     rows = list(x)  # the rows of a matrix
     pair = tuple([a, a * rows[1][0]])
     return np.sum(rows[0] * np.sin(rows[2])) + pair[0] * pair[1]
+
+
+# --- NumPy functions written with others (s2sad/implementations.py), inlined -------------
+
+def im_interp(fp, x, knots):
+    return np.sum(np.interp(x, knots, fp) ** 2)
+
+
+def im_interp_x(x, fp, knots):
+    return np.sum(np.sin(np.interp(x, knots, fp, left=-1.0, right=2.0)))
+
+
+def im_polyval(p, x):
+    return np.sum(np.polyval(p, x) ** 2)
+
+
+def im_cross(a, b):
+    return np.sum(np.cross(a, b) ** 2)
+
+
+def im_trapezoid(y, x):
+    return np.trapezoid(y ** 2, x) + np.sum(np.trapezoid(y.reshape(2, 3), dx=0.5, axis=0))
+
+
+def im_cov(m):
+    return np.sum(np.cov(m) ** 2) + np.sum(np.cov(m, rowvar=False) * 0.5)
+
+
+def im_median(a):
+    return np.median(a ** 2) + np.sum(np.median(a, axis=0) * np.arange(3.0))
+
+
+def im_append(a, b):
+    return np.sum(np.append(a, b) ** 2 * np.arange(7.0))
+
+
+def im_convolve(a, k):
+    return np.sum(np.convolve(a, k, "same") ** 2) + np.sum(np.convolve(k, a))

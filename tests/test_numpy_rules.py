@@ -63,6 +63,9 @@ def spd(n, batch=()):
     return np.eye(n) * 2.0 + 0.3 * _rng.uniform(-1.0, 1.0, size=batch + (n, n))
 
 
+KNOTS = np.array([-1.2, -0.4, 0.3, 0.9, 1.6])  # (np.interp's, increasing)
+
+
 def f32(x):
     return np.asarray(x, dtype=np.float32)
 
@@ -407,6 +410,17 @@ CASES = [
     case("svd-rank-one", C.la_svd_rank_one, [rand(4, 4)]),
     case("svd-values-of-full", C.la_svd_values_of_full, [rand(5, 3)]),
     case("svdvals", C.la_svdvals, [rand(3, 4)]),
+    # written with other functions (s2sad/implementations.py)
+    case("interp-fp", C.im_interp, [rand(5), np.linspace(-1.5, 1.9, 9), KNOTS]),
+    case("interp-x", C.im_interp_x, [np.array([-1.4, -0.9, 0.0, 0.5, 1.2, 1.8]), rand(5),
+                                     KNOTS]),
+    case("polyval", C.im_polyval, [rand(4), rand(3)], (0, 1)),
+    case("cross", C.im_cross, [rand(4, 3), rand(4, 3)], (0, 1)),
+    case("trapezoid", C.im_trapezoid, [rand(6), np.cumsum(pos(6))], (0, 1)),
+    case("cov", C.im_cov, [rand(3, 5)]),
+    case("median", C.im_median, [rand(5, 3)]),
+    case("append", C.im_append, [rand(2, 2), rand(3)], (0, 1)),
+    case("convolve", C.im_convolve, [rand(6), rand(3)], (0, 1)),
     case("diag-of-vector", C.la_diag_vec, [rand(3)]),
     case("diag-of-matrix", C.la_diag_mat, [rand(3, 4)]),
     case("diagonal-axes", C.la_diagonal, [rand(3, 2, 4)]),

@@ -153,6 +153,7 @@ class Normalize:
         # expression) for one with a derivative rule (np.sin)
         self.function_args: dict[str, tuple] = {}
         self.nesting = 0  # blocks (of an `if` or a loop) around the statement normalized
+        self.constants: dict = {}  # an inlined helper's read-only parameters given constants
         self.passed_names: dict[str, str] = {}  # a parameter -> the caller's variable given
         self.foreign: dict[str, tuple] = {}   # alias -> (globals dict, name) of inlined code
         self.foreign_cells: dict = {}         # alias -> closure cell of inlined code
@@ -276,6 +277,11 @@ class Normalize:
             return
         elif isinstance(stmt, gast.Break):
             self.emit(gast.Break())
+        elif isinstance(stmt, gast.If) and self._constant_test(stmt.test) is not None:
+            # `if left is not None:` in an inlined helper given left=-1.0: the branch taken
+            for inner in stmt.body if self._constant_test(stmt.test) else stmt.orelse:
+                self.stmt = inner
+                self.statement(inner)
         elif isinstance(stmt, gast.If):
             cond = self.condition(stmt.test)
             start = dict(self.node)
@@ -296,6 +302,23 @@ class Normalize:
             self.looping(stmt, lambda: self.loop(stmt))
         else:  # Validate lets nothing else through
             raise self.source.syntax_error(type(stmt).__name__, stmt)
+
+    def _constant_test(self, test):
+        """The value of an ``if`` test comparing constants once names are replaced (an
+        inlined helper's parameter given a constant: ``None is not None``,
+        ``"same" == "valid"``), or None."""
+        if not isinstance(test, gast.Compare) or len(test.ops) != 1:
+            return None
+        test = _Rename(self).visit(clone(test))
+        left, right = (self._constant_of(side.id) if isinstance(side, gast.Name)
+                       else _constant(side)
+                       for side in (test.left, test.comparators[0]))
+        if left is _NOT_CONSTANT or right is _NOT_CONSTANT:
+            return None
+        compare = {gast.Is: lambda: left is right, gast.IsNot: lambda: left is not right,
+                   gast.Eq: lambda: left == right, gast.NotEq: lambda: left != right}
+        op = compare.get(type(test.ops[0]))
+        return None if op is None else bool(op())
 
     def block(self, stmts) -> list:
         """Normalize a nested block of statements into its own list."""
@@ -928,7 +951,19 @@ class Normalize:
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))
+        if _constant(value) is not _NOT_CONSTANT:  # `t_1 = -1.0` (passed to a helper)
+            self.constants[temp] = _constant(value)
         return self.load(temp)
+
+    def _constant_of(self, name: str):
+        """The constant a temporary or an inlined helper's parameter holds, here or in a
+        caller, else ``_NOT_CONSTANT``."""
+        scope = self
+        while scope is not None:
+            if name in scope.constants:
+                return scope.constants[name]
+            scope = scope.parent
+        return _NOT_CONSTANT
 
     def name(self, node):
         if node.id in self.function_args:  # a function the caller passed, used as a value
@@ -1051,6 +1086,9 @@ class Normalize:
             value = _static(func, self)
         except KeyError:
             return None
+        stand_in = _stand_in(value)  # np.interp...: written with functions that have rules
+        if stand_in is not None:
+            return stand_in, None, None
         if isinstance(value, types.FunctionType) and registry.lookup(value) is None and \
                 _user_code(value):
             return value, None, None
@@ -1155,6 +1193,8 @@ class Normalize:
                 copy_name = self.namer.claim(name)
                 child.current[name] = copy_name
                 child.emit(gast.Assign([self.store(copy_name)], value, None))
+                if name not in body_assigned and _constant(value) is not _NOT_CONSTANT:
+                    child.constants[copy_name] = _constant(value)  # (tests on it fold)
             if isinstance(value, gast.Name):
                 child.bind_caller(child.current[name], name)
                 passed[child._blocks] = value.id
@@ -1264,6 +1304,12 @@ class Normalize:
                 cache[key] = node.id
                 return node.id
             same = self.source.globals is self.root.source.globals
+            if not same and isinstance(value, types.ModuleType) and \
+                    node.id not in self.root.locals:  # `np` there is `np` here too
+                try:
+                    same = self.root.source.resolve(node.id) is value
+                except KeyError:
+                    pass
             if same and node.id not in self.root.locals:
                 cache[key] = node.id
                 return node.id
@@ -1349,3 +1395,34 @@ def _positional_out(call, callee):
         return None
     out = call.args[callee.nin]
     return None if isinstance(out, gast.Constant) and out.value is None else out
+
+
+_STAND_INS: dict | None = None
+
+
+def _stand_in(value):
+    """The definition of ``s2sad.implementations`` a NumPy function without a derivative
+    rule is inlined as (``np.interp``...), or None."""
+    global _STAND_INS
+    if _STAND_INS is None:
+        from .. import implementations
+        _STAND_INS = implementations.table()
+    try:
+        return _STAND_INS.get(value) if registry.lookup(value) is None else None
+    except TypeError:  # (an unhashable value: an array)
+        return None
+
+
+_NOT_CONSTANT = object()
+
+
+def _constant(node):
+    """The value of ``node`` if it is a constant (``None``, a string, a number, ``-1.0``),
+    else ``_NOT_CONSTANT``."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and type(node.operand.value) in (int, float):
+        return -node.operand.value
+    if isinstance(node, gast.Constant) and (node.value is None or type(node.value) in (
+            str, int, float, bool)):
+        return node.value
+    return _NOT_CONSTANT

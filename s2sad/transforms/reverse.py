@@ -932,9 +932,15 @@ def _breaks(loop) -> bool:
 
 
 def _carried(stmts) -> set[str]:
-    """Names with more than one value: assigned in a block, or updated in place."""
-    names = set()
+    """Names with more than one value: assigned in a block, twice (an inlined helper's
+    `if` on a constant, taken at once), or updated in place."""
+    names, once = set(), set()
     for stmt in stmts:
+        if isinstance(stmt, gast.Assign):
+            for target in stmt.targets:
+                for node in trees.walk(target):
+                    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                        (names if node.id in once else once).add(node.id)
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             names |= {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)
                       and isinstance(n.ctx, gast.Store)}

@@ -1,0 +1,165 @@
+"""NumPy functions without a derivative rule, written with functions that have one.
+
+A call of one of these NumPy functions in a differentiated function is inlined with
+the definition here, as a call of the user's own function would be: its derivatives, of
+any order, forward and reverse, on NumPy and CuPy, follow from the functions it is
+written with, and the generated code shows the arithmetic (``np.interp`` is a
+``searchsorted``, two gathers and a weighted sum). The generated code computes the
+value with these definitions too: the same numbers, up to the last rounding.
+
+Each definition takes the arguments its NumPy function usually gets; another one (a
+keyword it does not have) is refused at the call. Each is checked against NumPy:
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> xp, fp = np.sort(rng.normal(size=6)), rng.normal(size=6)
+>>> x = np.concatenate([rng.normal(size=9), xp, [-5.0, 5.0]])
+>>> all(np.allclose(interp(x, xp, fp, *e), np.interp(x, xp, fp, *e))
+...     for e in [(), (-1.0,), (-1.0, 2.0)])
+True
+>>> p = rng.normal(size=4)
+>>> bool(np.allclose(polyval(p, x), np.polyval(p, x))), float(polyval([2.0], 3.0))
+(True, 2.0)
+>>> a, b = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
+>>> bool(np.allclose(cross(a, b), np.cross(a, b)))
+True
+>>> flat = np.array([1.0, 1.0, 0.0])  # (2-vectors: the z component of the 3-d product)
+>>> bool(np.allclose(cross(a[:, :2], b[:, :2]), np.cross(a * flat, b * flat)[:, 2]))
+True
+>>> y = rng.normal(size=(3, 7))
+>>> [bool(np.allclose(trapezoid(y, *e), np.trapezoid(y, *e))) for e in
+...  [(), (np.linspace(0.0, 1.0, 7),), (None, 0.5), (np.cumsum(np.ones((3, 7)), 1),)]]
+[True, True, True, True]
+>>> bool(np.allclose(trapezoid(y.T, axis=0), np.trapezoid(y.T, axis=0)))
+True
+>>> m = rng.normal(size=(3, 8))
+>>> [bool(np.allclose(cov(*e), np.cov(*e))) for e in
+...  [(m,), (m[0],), (m.T, None, False), (m, None, True, True), (m, None, True, False, 3),
+...   (m[0], m[1])]]
+[True, True, True, True, True, True]
+>>> [bool(np.allclose(median(v, **e), np.median(v, **e))) for v in (m, m[:, :7])
+...  for e in [{}, {"axis": 0}, {"axis": 1}, {"axis": 1, "keepdims": True},
+...            {"keepdims": True}]]
+[True, True, True, True, True, True, True, True, True, True]
+>>> bool(np.isnan(median(np.array([1.0, np.nan, 2.0]))))
+True
+>>> bool(np.array_equal(append(m, [1.0]), np.append(m, [1.0])))
+True
+>>> bool(np.array_equal(append(m, m, axis=0), np.append(m, m, axis=0)))
+True
+>>> k = rng.normal(size=3)
+>>> [bool(np.allclose(convolve(fp, k, mode), np.convolve(fp, k, mode)))
+...  for mode in ("full", "same", "valid")]
+[True, True, True]
+>>> [bool(np.allclose(convolve(k, fp, mode), np.convolve(k, fp, mode)))
+...  for mode in ("full", "same", "valid")]
+[True, True, True]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def interp(x, xp, fp, left=None, right=None):
+    # the segment of xp each x falls in (the first or last beyond the ends), and how far
+    n = np.shape(xp)[-1]
+    j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
+    t = np.clip((x - xp[j]) / (xp[j + 1] - xp[j]), 0.0, 1.0)
+    y = fp[j] * (1.0 - t) + fp[j + 1] * t
+    if left is not None:
+        y = np.where(x < xp[0], left, y)
+    if right is not None:
+        y = np.where(x > xp[n - 1], right, y)
+    return y
+
+
+def polyval(p, x):
+    # Horner's rule, from the highest power
+    y = p[0] * np.ones_like(x)
+    for i in range(1, len(p)):
+        y = y * x + p[i]
+    return y
+
+
+def cross(a, b):
+    # of 3-vectors (or 2-vectors: the z component) in the last axis
+    if np.shape(a)[-1] == 2:
+        return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    # the trapezoids between neighbours along axis, added
+    ys = np.moveaxis(y, axis, -1)
+    if x is None:
+        d = dx
+    elif np.ndim(x) == 1:
+        d = np.diff(x)
+    else:
+        d = np.diff(np.moveaxis(x, axis, -1), axis=-1)
+    return np.sum(d * (ys[..., 1:] + ys[..., :-1]) / 2.0, axis=-1)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None):
+    # the variables in rows (columns with rowvar=False), centred, their products averaged
+    x = np.atleast_2d(m)
+    if not rowvar and np.shape(x)[0] != 1:
+        x = np.transpose(x)
+    if y is not None:
+        z = np.atleast_2d(y)
+        if not rowvar and np.shape(z)[0] != 1:
+            z = np.transpose(z)
+        x = np.concatenate([x, z], axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    return np.squeeze(xc @ np.transpose(xc) / (np.shape(x)[1] - ddof))
+
+
+def median(a, axis=None, keepdims=False):
+    # the middle of the sorted values (the mean of the two middle ones); NaN where one is
+    s = np.sort(a, axis=axis)
+    along = -1 if axis is None else axis
+    n = np.shape(s)[along]
+    middle = (np.take(s, (n - 1) // 2, axis=along) + np.take(s, n // 2, axis=along)) / 2.0
+    middle = np.where(np.isnan(np.take(s, n - 1, axis=along)), np.nan, middle)
+    if keepdims and axis is None:
+        return np.reshape(middle, (1,) * np.ndim(a))
+    if keepdims:
+        return np.expand_dims(middle, axis)
+    return middle
+
+
+def append(arr, values, axis=None):
+    if axis is None:
+        return np.concatenate([np.ravel(arr), np.ravel(values)])
+    return np.concatenate([arr, values], axis=axis)
+
+
+def convolve(a, v, mode="full"):
+    # the shorter one slides along the longer: each of its values adds a shifted copy
+    if len(v) > len(a):
+        a, v = v, a
+    n, k = len(a), len(v)
+    full = np.zeros(n + k - 1)
+    for i in range(k):
+        full[i:i + n] = full[i:i + n] + v[i] * a
+    if mode == "valid":
+        return full[k - 1:n]
+    if mode == "same":
+        start = (k - 1) // 2
+        return full[start:start + n]
+    return full
+
+
+def table() -> dict:
+    """The NumPy function each definition here stands in for."""
+    names = ["interp", "polyval", "cross", "cov", "median", "append", "convolve"]
+    found = {getattr(np, name): globals()[name] for name in names}
+    for name in ("trapezoid", "trapz"):  # (trapz: NumPy < 2.0; trapezoid: NumPy >= 2.0)
+        if hasattr(np, name):
+            found[getattr(np, name)] = trapezoid
+    return found
