@@ -1138,3 +1138,11 @@ def im_append(a, b):
 
 def im_convolve(a, k):
     return np.sum(np.convolve(a, k, "same") ** 2) + np.sum(np.convolve(k, a))
+
+
+def s_float64_cast(x):
+    return np.sum(np.float64(x) ** 2) + np.float64(x[0]) * 3.0
+
+
+def s_float32_cast(x):
+    return np.sum(np.float32(x) * 3.0)

@@ -410,6 +410,7 @@ CASES = [
     case("svd-rank-one", C.la_svd_rank_one, [rand(4, 4)]),
     case("svd-values-of-full", C.la_svd_values_of_full, [rand(5, 3)]),
     case("svdvals", C.la_svdvals, [rand(3, 4)]),
+    case("float64-cast", C.s_float64_cast, [rand(3)]),
     # written with other functions (s2sad/implementations.py)
     case("interp-fp", C.im_interp, [rand(5), np.linspace(-1.5, 1.9, 9), KNOTS]),
     case("interp-x", C.im_interp_x, [np.array([-1.4, -0.9, 0.0, 0.5, 1.2, 1.8]), rand(5),
@@ -726,3 +727,11 @@ def test_math_rules_directly():
     rule = registry.lookup(math.atan2)
     gy, gx = rule.adjoint(1.0, math.atan2(0.3, 0.4), 0.3, 0.4)
     assert gy == pytest.approx(0.4 / 0.25) and gx == pytest.approx(-0.3 / 0.25)
+
+
+def test_a_float32_cast_passes_the_gradient_in_the_arguments_dtype():
+    """(Against the exact derivative: central differences in float32 are rounding noise.)"""
+    for x in (f32(rand(3)), rand(3)):
+        got = s2sad.grad(C.s_float32_cast)(x)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got, np.full(3, 3.0))

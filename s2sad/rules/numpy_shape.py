@@ -234,3 +234,9 @@ def sort(g, ans, a, axis=-1, kind=None, order=None, stable=None):
 def choose(g, ans, a, choices, out=None, mode="raise"):
     return None, choose_grad(g, a, choices, mode)
 
+
+
+# NumPy's float types called as functions: np.float32(x) casts (an array stays an array)
+@defvjp(np.float64, np.float32, shape="elementwise")
+def float_type(g, ans, x=0.0):
+    return cast_like(g, x)
