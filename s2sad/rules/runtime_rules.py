@@ -48,6 +48,7 @@ from ..runtime_hessians import (average_change, average_grad_partial, average_je
 from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pushforward)
 from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast_like,
+                              checkpoint_grads, checkpoint_tangent,
                               clip_tangent, cumprod_tangent, cut_like, einsum_fill_each,
                               einsum_fill_sum, einsum_grad_operands, einsum_grad_tangent,
                               einsum_with, join_like, not_differentiable_yet,
@@ -77,6 +78,31 @@ def recursive_pullback_rule(g, ans, pair, h):
 @deftangent(recursive_pullback)
 def recursive_pullback_tangent(g, ans, pair, h):
     return None, not_differentiable_yet("recursive_pullback", "g")
+
+
+# a derivative of a derivative through s2sad.checkpoint: said when it runs
+@defvjp(checkpoint_grads, shape="sequence")
+def checkpoint_grads_rule(g, ans, func, h, args):
+    return (None, not_differentiable_yet("checkpoint_grads (s2sad.checkpoint)", "h"),
+            not_differentiable_yet("checkpoint_grads (s2sad.checkpoint)", "args"))
+
+
+@deftangent(checkpoint_grads)
+def checkpoint_grads_tangent(g, ans, func, h, args):
+    return (None, not_differentiable_yet("checkpoint_grads (s2sad.checkpoint)", "h"),
+            not_differentiable_yet("checkpoint_grads (s2sad.checkpoint)", "args"))
+
+
+@defvjp(checkpoint_tangent, shape="other")
+def checkpoint_tangent_rule(g, ans, func, args, argnum, h):
+    return (None, not_differentiable_yet("checkpoint_tangent (s2sad.checkpoint)", "args"),
+            None, not_differentiable_yet("checkpoint_tangent (s2sad.checkpoint)", "h"))
+
+
+@deftangent(checkpoint_tangent)
+def checkpoint_tangent_tangent(g, ans, func, args, argnum, h):
+    return (None, not_differentiable_yet("checkpoint_tangent (s2sad.checkpoint)", "args"),
+            None, not_differentiable_yet("checkpoint_tangent (s2sad.checkpoint)", "h"))
 nondifferentiable(bool, shape="scalar")  # `if cond:` on a value read back from a stack
 
 try:  # the memory budget's check (a statement in generated while loops)
