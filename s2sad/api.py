@@ -863,6 +863,10 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
                 blocks.append(np.moveaxis(stacked, list(range(len(x_shape))),
                                           list(range(len(out_shape),
                                                      len(out_shape) + len(x_shape)))))
+        # (float32 in and out: a float32 Jacobian, as the gradient keeps float32)
+        dtype = np.result_type(*(np.asarray(p).dtype if np.asarray(p).dtype.kind == "f"
+                                 else np.float64 for p in [value, *inputs]))
+        blocks = [block.astype(dtype, copy=False) for block in blocks]
         return tuple(blocks) if rev._wrt_tuple else blocks[0]
 
     jacobian_function.__name__ = f"jacobian_{getattr(func, '__name__', 'f')}"

@@ -47,6 +47,9 @@ True
 True
 >>> bool(np.array_equal(append(m, m, axis=0), np.append(m, m, axis=0)))
 True
+>>> [bool(np.array_equal(diff(m, **e), np.diff(m, **e))) for e in
+...  [{"prepend": 0.0}, {"append": 1.0, "axis": 0}, {"prepend": m[:, :2], "n": 2}]]
+[True, True, True]
 >>> k = rng.normal(size=3)
 >>> [bool(np.allclose(convolve(fp, k, mode), np.convolve(fp, k, mode)))
 ...  for mode in ("full", "same", "valid")]
@@ -153,6 +156,25 @@ def convolve(a, v, mode="full"):
         start = (k - 1) // 2
         return full[start:start + n]
     return full
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    # np.diff's rule takes no prepend or append: the array lengthened first
+    x = a
+    if prepend is not None:
+        first = np.take(a, [0], axis=axis) * 0.0 + prepend if np.ndim(prepend) == 0 \
+            else prepend
+        x = np.concatenate([first, x], axis=axis)
+    if append is not None:
+        last = np.take(a, [0], axis=axis) * 0.0 + append if np.ndim(append) == 0 else append
+        x = np.concatenate([x, last], axis=axis)
+    return np.diff(x, n=n, axis=axis)
+
+
+def by_keyword() -> list:
+    """``(NumPy function, keywords, definition)``: calls giving one of those keywords,
+    which the function's rule does not take, are written with the definition."""
+    return [(np.diff, {"prepend", "append"}, diff)]
 
 
 def table() -> dict:

@@ -231,7 +231,10 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
             adjoint = FirstAssignment(_fresh_call(imports), views).visit(adjoint)
             stages.append(("first_assignment", adjoint))
         is_pure = _purity(source, imports)
-        adjoint = DeadCode(is_pure).visit(adjoint)
+        # debug_nans keeps the forward values nothing reads: a NaN there (the loss itself,
+        # log of a negative number) is reported too
+        dead_code = (lambda tree: tree) if debug_nans else DeadCode(is_pure).visit
+        adjoint = dead_code(adjoint)
         stages.append(("dead_code", adjoint))
         # dead code goes again after the passes that may leave some, where they changed
         # anything (dead code elimination leaves none behind it)
@@ -241,7 +244,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
         propagate = CopyPropagation(namer.temporaries)
         adjoint = propagate.visit(adjoint)
         if recompute.changed or propagate.changed:
-            adjoint = DeadCode(is_pure).visit(adjoint)
+            adjoint = dead_code(adjoint)
         stages.append(("copy_propagation", adjoint))
         sum_grad = imports.helpers.get("sum_grad")
         unit_seed = UnitSeed(kinds, sum_grad, namer.temporaries)
@@ -252,7 +255,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
         for optimization in passes:
             adjoint = optimization.visit(adjoint)
         if any(optimization.changed for optimization in passes):
-            adjoint = DeadCode(is_pure).visit(adjoint)
+            adjoint = dead_code(adjoint)
         if unit_seed.changed or scale.changed:
             # a seed left out, a constant moved: a value they read may be read once now
             # (``t_2`` of ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)

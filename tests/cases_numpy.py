@@ -1146,3 +1146,7 @@ def s_float64_cast(x):
 
 def s_float32_cast(x):
     return np.sum(np.float32(x) * 3.0)
+
+
+def im_diff_ends(x):
+    return np.sum(np.diff(x, prepend=0.0) ** 2) + np.sum(np.diff(x, append=x[0]) ** 3)

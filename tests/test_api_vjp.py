@@ -205,3 +205,12 @@ def test_a_function_returning_its_argument_has_the_identity_for_its_jacobian():
         got = pullback(np.array([1.0, 10.0]))
         assert got[0] == 0.0
         np.testing.assert_array_equal(got[1], [1.0, 10.0])
+
+
+def test_jacobian_and_hessian_of_float32_stay_float32():
+    def cubes(x):
+        return np.sum(x ** 3)
+    x = np.ones(2, dtype=np.float32)
+    assert s2sad.hessian(cubes)(x).dtype == np.float32
+    assert s2sad.jacobian(cubes)(x).dtype == np.float32
+    assert s2sad.hessian(cubes)(np.ones(2)).dtype == np.float64

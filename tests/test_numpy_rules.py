@@ -422,6 +422,7 @@ CASES = [
     case("median", C.im_median, [rand(5, 3)]),
     case("append", C.im_append, [rand(2, 2), rand(3)], (0, 1)),
     case("convolve", C.im_convolve, [rand(6), rand(3)], (0, 1)),
+    case("diff-prepend-append", C.im_diff_ends, [rand(5)]),
     case("diag-of-vector", C.la_diag_vec, [rand(3)]),
     case("diag-of-matrix", C.la_diag_mat, [rand(3, 4)]),
     case("diagonal-axes", C.la_diagonal, [rand(3, 2, 4)]),

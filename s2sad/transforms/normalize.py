@@ -1017,7 +1017,7 @@ class Normalize:
                     not node.keywords:
                 start = node.args[1] if len(node.args) == 2 else gast.Constant(0, None)
                 return self.comprehension(node.args[0], start=start)
-            inlined = self.callee(func)
+            inlined = self.callee(func) or self._keyword_stand_in(node)
             if inlined is not None:
                 return self.inline(node, *inlined)
             lam = next((a for a in list(node.args) + [k.value for k in node.keywords]
@@ -1092,6 +1092,20 @@ class Normalize:
         if isinstance(value, types.FunctionType) and registry.lookup(value) is None and \
                 _user_code(value):
             return value, None, None
+        return None
+
+    def _keyword_stand_in(self, node):
+        """A NumPy function whose rule does not take a keyword this call gives, written
+        with functions that have rules (``np.diff(x, prepend=0.0)``), or None."""
+        from .. import implementations
+        keywords = {k.arg for k in node.keywords}
+        try:
+            value = _static(node.func, self)
+        except KeyError:
+            return None
+        for func, names, stand_in in implementations.by_keyword():
+            if value is func and keywords & names:
+                return stand_in, None, None
         return None
 
     def _function_argument(self, arg):
