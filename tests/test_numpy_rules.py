@@ -423,6 +423,7 @@ CASES = [
     case("append", C.im_append, [rand(2, 2), rand(3)], (0, 1)),
     case("convolve", C.im_convolve, [rand(6), rand(3)], (0, 1)),
     case("diff-prepend-append", C.im_diff_ends, [rand(5)]),
+    case("power-exponents-with-zero", C.e_power_of_exponents_with_zero, [rand(3)]),
     case("diag-of-vector", C.la_diag_vec, [rand(3)]),
     case("diag-of-matrix", C.la_diag_mat, [rand(3, 4)]),
     case("diagonal-axes", C.la_diagonal, [rand(3, 2, 4)]),
@@ -736,3 +737,10 @@ def test_a_float32_cast_passes_the_gradient_in_the_arguments_dtype():
         got = s2sad.grad(C.s_float32_cast)(x)
         assert got.dtype == x.dtype
         np.testing.assert_array_equal(got, np.full(3, 3.0))
+
+
+def test_power_with_a_zero_exponent_at_zero_is_finite():
+    x = np.array([0.0, 1.0])
+    np.testing.assert_allclose(s2sad.grad(C.e_power_of_exponents_with_zero)(x), [-2.0, 4.0])
+    np.testing.assert_allclose(s2sad.hessian(C.e_power_of_exponents_with_zero)(x),
+                               np.diag([6.0, 6.0]))

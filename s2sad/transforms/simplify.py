@@ -28,7 +28,17 @@ _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul
 
 
 def _number(node) -> bool:
-    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float, bool)
+
+
+_COMPARE = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator.lt,
+            gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge}
+
+
+def _simplifiable_compare(node) -> bool:
+    """A comparison of two numbers (``2 == 0`` in the power rule's exponent)."""
+    return len(node.ops) == 1 and type(node.ops[0]) in _COMPARE and _number(node.left) and \
+        _number(node.comparators[0])
 
 
 def _accumulates(stmt):
@@ -68,6 +78,13 @@ class Simplify(trees.Transformer):
         if isinstance(node.op, gast.Pow) and _number(node.right) and node.right.value == 1:
             return node.left
         return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if not _simplifiable_compare(node):
+            return node
+        value = _COMPARE[type(node.ops[0])](node.left.value, node.comparators[0].value)
+        return gast.copy_location(gast.Constant(bool(value), None), node)
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
@@ -112,6 +129,9 @@ def _candidates(tree) -> bool:
                 return True
         elif cls is gast.UnaryOp:
             if _simplifiable_unaryop(node):
+                return True
+        elif cls is gast.Compare:
+            if _simplifiable_compare(node):
                 return True
         elif cls in _BLOCKS:
             fields = node.__dict__
