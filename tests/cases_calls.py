@@ -3,6 +3,8 @@ import math
 
 import numpy as np
 
+import s2sad
+
 from tests import helpers_other_module as other
 from tests.helpers_other_module import affine
 
@@ -245,3 +247,17 @@ def alias_chosen_in_a_branch(x, name):
     else:
         act = np.sin
     return np.sum(act(x))
+
+
+
+def _inner_loss(w, x):
+    return np.sum((x @ w) ** 2)
+
+
+_inner_gradient = s2sad.grad(_inner_loss)
+
+
+def calls_a_gradient(w, x):
+    """One step of gradient descent inside (MAML): the inner gradient is not inlined."""
+    w2 = w - 0.1 * _inner_gradient(w, x)
+    return np.sum(w2 ** 2)

@@ -223,3 +223,14 @@ def namedtuple_in_nested_loops(p, x):
         for i in range(2):
             s = s + np.sum(np.tanh(x @ p.W + p.b)) * (i + j + 1.0)
     return s
+
+
+def dict_copy_updated(p, x):
+    q = dict(p)  # a new dict: its items may be set, p keeps its own
+    q["W"] = q["W"] * 2.0
+    return np.sum(np.tanh(x @ q["W"] + p["b"])) + np.sum(p["W"])
+
+
+def dict_copy_with_keywords(p, x):
+    q = dict(p, b=p["b"] * 3.0)
+    return np.sum(np.tanh(x @ q["W"] + q["b"]))

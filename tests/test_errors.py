@@ -134,3 +134,11 @@ def test_an_error_in_the_reverse_sweep_names_the_users_line():
     with pytest.raises(ZeroDivisionError) as info:
         s2sad.grad(f, wrt=0)(1.0, 0.0)
     assert f"line {f.__code__.co_firstlineno + 2}:\n    z = y / d" in _notes(info.value)
+
+
+
+def test_a_gradient_called_inside_a_differentiated_function_says_what_to_do():
+    from tests import cases_calls as C
+    with pytest.raises(s2sad.NoDerivativeError, match="not inlined") as info:
+        s2sad.grad(C.calls_a_gradient)(np.ones(2), np.ones((3, 2)))
+    assert "s2sad.grad(s2sad.grad(f))" in str(info.value)

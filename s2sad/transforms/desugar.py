@@ -71,6 +71,14 @@ class Desugar(trees.Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
+        if isinstance(func, gast.Name) and func.id == "dict" and len(node.args) <= 1 and \
+                func.id not in self.local_names and self.builtin("dict") and \
+                all(k.arg is not None for k in node.keywords) and \
+                not any(isinstance(a, gast.Starred) for a in node.args):
+            # dict(p, W=W) is {**p, 'W': W}: a new dict (a copy of p's), read by key
+            keys = [None] * len(node.args) + [gast.Constant(k.arg, None) for k in node.keywords]
+            values = list(node.args) + [k.value for k in node.keywords]
+            return gast.copy_location(gast.Dict(keys, values), node)
         if isinstance(func, gast.Name) and func.id in ("max", "min") and len(node.args) > 2 \
                 and not node.keywords and func.id not in self.local_names and \
                 not any(isinstance(a, gast.Starred) for a in node.args) and \

@@ -115,7 +115,13 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             return Op("unknown", receiver + list(value.args) + list(keywords.values()),
                       name=name)
         rule = registry.lookup(target)
-        return _with_rule(rule, list(value.args), keywords, registry.describe_function(target))
+        op = _with_rule(rule, list(value.args), keywords, registry.describe_function(target))
+        if rule is None and type(target).__module__ == "s2sad.api":  # a gradient s2sad made
+            op.advice = ("A gradient called inside a differentiated function is not inlined "
+                         "(yet): differentiate a derivative with s2sad.grad(s2sad.grad(f)), "
+                         "s2sad.hessian or s2sad.hvp, or write the inner gradient's step out "
+                         "in the function (s2sad.grad(f).source shows it).")
+        return op
     if isinstance(value, gast.Subscript):
         return Op("subscript", [value.value])
     if isinstance(value, (gast.Tuple, gast.List)):
