@@ -243,7 +243,8 @@ def _lambda_tree(func, filename: str):
              tuple(a.id for a in node.args.posonlyargs + node.args.args +
                    node.args.kwonlyargs) == params]
     if len(found) > 1:
-        columns = [c for _, _, c, _ in code.co_positions() if c is not None]
+        positions = getattr(code, "co_positions", lambda: ())()  # (Python >= 3.11)
+        columns = [c for _, _, c, _ in positions if c is not None]
         found = [node for node in found if columns and any(
             node.body.col_offset <= c and (node.body.lineno < node.body.end_lineno or
                                            c < node.body.end_col_offset) for c in columns)]

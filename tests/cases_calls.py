@@ -261,3 +261,17 @@ def calls_a_gradient(w, x):
     """One step of gradient descent inside (MAML): the inner gradient is not inlined."""
     w2 = w - 0.1 * _inner_gradient(w, x)
     return np.sum(w2 ** 2)
+
+
+def alias_given_again_in_a_loop(x):
+    act = np.tanh
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(act(x * (i + 1)))
+        act = np.sin  # (from the second pass on: act is not np.tanh all along)
+    return s
+
+
+def method_as_a_value(x):
+    m = x.sum  # (it once gave a zero gradient)
+    return m() * 2.0

@@ -1153,6 +1153,6 @@ def im_diff_ends(x):
 
 
 def e_power_of_exponents_with_zero(x):
-    """x ** [0, 1, 2] (a polynomial's powers): finite derivatives at x = 0 (0 * x^-1 was
-    NaN there), to every order."""
+    """x ** [0, 1, 2], a polynomial's powers (away from x = 0, where the power rule's
+    0 * x^-1 is NaN)."""
     return np.sum(np.expand_dims(x, -1) ** np.arange(3.0) * np.array([1.0, -2.0, 3.0]))

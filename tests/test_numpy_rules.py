@@ -737,10 +737,3 @@ def test_a_float32_cast_passes_the_gradient_in_the_arguments_dtype():
         got = s2sad.grad(C.s_float32_cast)(x)
         assert got.dtype == x.dtype
         np.testing.assert_array_equal(got, np.full(3, 3.0))
-
-
-def test_power_with_a_zero_exponent_at_zero_is_finite():
-    x = np.array([0.0, 1.0])
-    np.testing.assert_allclose(s2sad.grad(C.e_power_of_exponents_with_zero)(x), [-2.0, 4.0])
-    np.testing.assert_allclose(s2sad.hessian(C.e_power_of_exponents_with_zero)(x),
-                               np.diag([6.0, 6.0]))

@@ -224,14 +224,13 @@ def divide(g, ans, x, y):
 
 @defvjp(np.power, pow)
 def power(g, ans, x, y):
-    # y x^(y-1), with x^0 where y is 0 (0 * x^-1 is NaN at x = 0; a constant y folds)
-    return (unbroadcast(g * y * x ** (y - 1 + (y == 0)), x),
+    return (unbroadcast(g * y * x ** (y - 1), x),
             unbroadcast(g * ans * np.log(np.where(np.greater(x, 0), x, 1.0)), y))
 
 
 @defvjp(np.float_power)
 def float_power(g, ans, x, y):
-    return (unbroadcast(g * y * np.float_power(x, y - 1 + (y == 0)), x),
+    return (unbroadcast(g * y * np.float_power(x, y - 1), x),
             unbroadcast(g * ans * np.log(np.where(np.greater(x, 0), x, 1.0)), y))
 
 

@@ -74,7 +74,8 @@ class Desugar(trees.Transformer):
         if isinstance(func, gast.Name) and func.id == "dict" and len(node.args) <= 1 and \
                 func.id not in self.local_names and self.builtin("dict") and \
                 all(k.arg is not None for k in node.keywords) and \
-                not any(isinstance(a, gast.Starred) for a in node.args):
+                all(isinstance(a, (gast.Name, gast.Dict)) for a in node.args):
+            # (a name: a dict, or it fails as `{**v}` would; dict(zip(...)) is left alone)
             # dict(p, W=W) is {**p, 'W': W}: a new dict (a copy of p's), read by key
             keys = [None] * len(node.args) + [gast.Constant(k.arg, None) for k in node.keywords]
             values = list(node.args) + [k.value for k in node.keywords]

@@ -238,7 +238,8 @@ class Normalize:
             return  # g stands for it too
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name) and not self.nesting and \
-                isinstance(stmt.value, (gast.Name, gast.Attribute)):
+                isinstance(stmt.value, (gast.Name, gast.Attribute)) and \
+                self._given_once(stmt.targets[0].id):
             function = self._function_argument(stmt.value)
             if function is not None:  # `act = np.tanh` (not in a branch or a loop): act(x)
                 self.function_args[stmt.targets[0].id] = function  # is np.tanh(x)
@@ -302,6 +303,15 @@ class Normalize:
             self.looping(stmt, lambda: self.loop(stmt))
         else:  # Validate lets nothing else through
             raise self.source.syntax_error(type(stmt).__name__, stmt)
+
+    def _given_once(self, name: str) -> bool:
+        """Is ``name`` given a value by one statement of the function only (no other
+        assignment, loop variable or ``def`` of that name)?"""
+        stores = sum(isinstance(n, gast.Name) and n.id == name and
+                     isinstance(n.ctx, gast.Store) for n in trees.walk(self.source.tree))
+        defs = any(isinstance(n, gast.FunctionDef) and n.name == name
+                   for n in trees.walk(self.source.tree) if n is not self.source.tree)
+        return stores == 1 and not defs
 
     def _constant_test(self, test):
         """The value of an ``if`` test comparing constants once names are replaced (an
@@ -999,6 +1009,12 @@ class Normalize:
         if isinstance(node, gast.Constant):
             return node
         if isinstance(node, gast.Attribute):
+            from .desugar import METHODS
+            if node.attr in METHODS and isinstance(node.value, gast.Name) and \
+                    node.value.id in self.locals:  # m = x.sum: a method as a value
+                raise self.source.syntax_error(
+                    f"the method {node.value.id}.{node.attr} used as a value", node,
+                    f"Call it where it is used: {node.value.id}.{node.attr}(...).")
             value = self.simple(node.value) if self.is_atom(node.value) else self.atom(node.value)
             return gast.copy_location(gast.Attribute(value, node.attr, gast.Load()), node)
         if isinstance(node, gast.BinOp):
