@@ -1212,29 +1212,45 @@ def cholesky_grad(g, L):
     return (s + xp.swapaxes(s, -1, -2)) / 2.0
 
 
-def inverse_gaps(w):
-    """``F[..., i, j] = 1 / (w[..., j] - w[..., i])``, and 0 where the two are equal (the
-    diagonal, repeated eigenvalues): the factor of the eigenvectors' derivatives in the
-    rules of ``np.linalg.eigh`` (and, with squared singular values, of ``svd``).
+def quotient(a, b):
+    """``a / b``, and 0 where ``a`` is 0 (whatever ``b`` is there): the eigen- and singular
+    value rules divide by gaps between eigenvalues, which are 0 where one repeats, and by
+    singular values, 0 for a matrix short of full rank. Where the numerator is 0 (a
+    gradient that does not reach the eigenvectors) the term is 0; where it is not, the
+    derivative does not exist and the result is infinite, as JAX's NaN says too (never
+    a finite wrong number).
 
-    A repeated eigenvalue leaves its eigenvectors free to turn within their space; the
-    derivative along that turn is taken as 0 (TensorFlow's convention), so that a
-    function of the eigenvalues alone, or invariant to the turn, gets a finite gradient.
-    Eigenvalues repeated in exact arithmetic come out of LAPACK a few roundings apart:
-    two closer than ``4 n`` units of roundoff of the largest count as repeated.
+    >>> quotient(np.array([1.0, 0.0, 2.0]), np.array([2.0, 0.0, 0.0]))
+    array([0.5, 0. , inf])
 
-    >>> inverse_gaps(np.array([1.0, 3.0, 3.0 + 1e-16]))
-    array([[ 0. ,  0.5,  0.5],
-           [-0.5,  0. ,  0. ],
-           [-0.5,  0. ,  0. ]])
+    (No warning: an infinity that reaches a result shows there, and one that does not, a
+    tangent of eigenvectors that the function does not read, is no error.)
     """
-    xp = array_module(w)
+    xp = array_module(a, b)
+    zero = a == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xp.where(zero, 0.0, a / xp.where(zero, 1.0, b))
+
+
+def gap_quotient(m, w):
+    """``m[..., i, j] / (w[..., j] - w[..., i])`` off the diagonal, 0 on it: the turn of
+    the eigenvectors (singular vectors, with ``w`` their squared singular values) that a
+    change ``m`` in their basis makes (:func:`quotient`: 0 where ``m`` is 0, infinite where
+    an eigenvalue repeats and ``m`` is not 0 there).
+
+    >>> gap_quotient(np.ones((3, 3)), np.array([1.0, 2.0, 4.0]))
+    array([[ 0.        ,  1.        ,  0.33333333],
+           [-1.        ,  0.        ,  0.5       ],
+           [-0.33333333, -0.5       ,  0.        ]])
+    """
+    xp = array_module(m, w)
+    n = _shape(w)[-1]
     gaps = xp.expand_dims(w, -2) - xp.expand_dims(w, -1)
-    n = _shape(w)[-1] if _ndim(w) else 1
-    roundoff = xp.finfo(w.dtype).eps if xp.issubdtype(w.dtype, xp.floating) else 0.0
-    scale = xp.max(xp.abs(w), axis=-1, keepdims=True) if n else 0.0
-    same = xp.abs(gaps) <= 4 * n * roundoff * xp.expand_dims(scale, -1)
-    return xp.where(same, 0.0, 1.0 / xp.where(same, 1.0, gaps))
+    # eigenvalues repeated in exact arithmetic come out of LAPACK a few roundings apart
+    roundoff = 4 * n * xp.finfo(xp.result_type(w, 1.0)).eps * \
+        xp.max(xp.abs(w), axis=-1, keepdims=True)[..., None]
+    gaps = xp.where(xp.abs(gaps) <= roundoff, 0.0, gaps)
+    return quotient(m * (1.0 - xp.eye(n)), gaps)
 
 
 def svd_kept(g, ans, full_matrices=True):

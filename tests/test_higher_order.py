@@ -261,6 +261,10 @@ def _rule_rows():
         marks = []
         if name.startswith(CONVENTION):
             marks = [pytest.mark.xfail(strict=True, reason="a convention at a kink")]
+        if name == "eigh-repeated":
+            marks = [pytest.mark.skip(reason="at a repeated eigenvalue a second derivative "
+                                             "goes through the eigenvectors' turn, which has "
+                                             "none: infinite (tests/test_linalg_second_order)")]
         rows.append(pytest.param(f, args, i, id=name, marks=marks))
     return rows
 

@@ -407,9 +407,36 @@ def test_svd_without_factors_names_what_to_write():
     assert info.value.lineno is not None and "compute_uv=False" in info.value.text
 
 
+def test_a_repeated_eigenvalue_gives_no_finite_wrong_number():
+    """Where an eigenvalue repeats, a derivative through its eigenvectors does not exist:
+    infinite or NaN (as JAX's NaN), never a finite number (the turn taken as 0 gave the
+    derivative of a matrix function at the identity as -1.38 for 2.95)."""
+    def matrix_function(a, c):
+        w, v = np.linalg.eigh(a)
+        return np.sum(c * (v @ np.diag(np.exp(w)) @ v.T))
+    c = rng.normal(size=(3, 3))
+    d = rng.normal(size=(3, 3))
+    d = d + d.T
+    with np.errstate(invalid="ignore"):  # (NumPy says so too: inf * 0 in a product)
+        got = s2sad.grad(matrix_function)(np.eye(3), c)
+        _, pushforward = s2sad.jvp(matrix_function)(np.eye(3), c)
+        tangent = pushforward(d)
+    assert not np.all(np.isfinite(got)) and not np.isfinite(tangent)
+
+
 def test_eigh_of_a_repeated_eigenvalue_is_finite_for_the_eigenvalues():
     def f(a):
         w, v = np.linalg.eigh(a)
         return np.sum(w ** 2)
     g = s2sad.grad(f)(np.eye(3) * 2.0)  # d/da sum(w^2) = 2 a for a symmetric a
     np.testing.assert_allclose(g, 4.0 * np.eye(3), atol=1e-12)
+
+
+def test_svd_of_a_matrix_short_of_full_rank():
+    """A zero singular value: the gradient of the singular values is finite (it was NaN,
+    a 0 / 0 of the terms outside u's space)."""
+    def squares(a):
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        return np.sum(s ** 2)
+    a = rng.normal(size=(4, 2)) @ rng.normal(size=(2, 3))  # rank 2
+    np.testing.assert_allclose(s2sad.grad(squares)(a), 2.0 * a, rtol=1e-10, atol=1e-10)

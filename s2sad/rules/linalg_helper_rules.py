@@ -36,8 +36,8 @@ array([-0.25  , -0.0625])
 import numpy as np
 
 from ..registry import deflinear, deftangent, defvjp, nondifferentiable
-from ..runtime import (cholesky_grad, inverse_gaps, norm_grad, solve_grad, svd_completed,
-                       svd_cut, svd_kept)
+from ..runtime import (cholesky_grad, gap_quotient, norm_grad, quotient, solve_grad,
+                       svd_completed, svd_cut, svd_kept, unbroadcast)
 from ..runtime_higher import cholesky_tangent, not_differentiable_yet, sens_like, solve_tangent
 from ..runtime_linalg_higher import (cholesky_adjoint_jet, cholesky_grad_adjoint_l,
                                      cholesky_grad_jet, cholesky_grad_tangent_l,
@@ -334,17 +334,35 @@ def norm_grad_partial_tangent(g, ans, u, c, norm, x, ord=None, axis=None, keepdi
 
 
 # --- eigh and svd ------------------------------------------------------------------------
-# F = inverse_gaps(w), F[i, j] = 1 / (w[j] - w[i]): dF = -F**2 (dw[j] - dw[i])
+# quotient(a, b) = a / b (0 where a is 0): linear in a; in b, -quotient(a, b) / b
 
 
-@defvjp(inverse_gaps, shape="other")
-def inverse_gaps_rule(g, ans, w):
-    return np.sum(g * ans * ans, axis=-1) - np.sum(g * ans * ans, axis=-2)
+@defvjp(quotient, shape="other")
+def quotient_rule(g, ans, a, b):
+    return (unbroadcast(quotient(g, b), a),
+            unbroadcast(-quotient(g * ans, b), b))
 
 
-@deftangent(inverse_gaps)
-def inverse_gaps_tangent(g, ans, w):
-    return -(ans * ans) * (np.expand_dims(g, -2) - np.expand_dims(g, -1))
+@deftangent(quotient)
+def quotient_tangent(g, ans, a, b):
+    return quotient(g, b), -quotient(ans * g, b)
+
+
+# gap_quotient(m, w) = Q, Q[i, j] = m[i, j] / (w[j] - w[i]) off the diagonal: linear in m;
+# dQ[i, j] = -Q[i, j] (dw[j] - dw[i]) / (w[j] - w[i])
+
+
+@defvjp(gap_quotient, shape="other")
+def gap_quotient_rule(g, ans, m, w):
+    return (gap_quotient(g, w),
+            np.sum(gap_quotient(g * ans, w), axis=-1) -
+            np.sum(gap_quotient(g * ans, w), axis=-2))
+
+
+@deftangent(gap_quotient)
+def gap_quotient_tangent(g, ans, m, w):
+    return (gap_quotient(g, w),
+            -gap_quotient(ans * (np.expand_dims(g, -2) - np.expand_dims(g, -1)), w))
 
 
 nondifferentiable(svd_kept)

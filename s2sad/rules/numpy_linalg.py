@@ -16,8 +16,8 @@ import numpy as np
 
 from ..registry import defvjp
 from ..runtime import (as_gradient, cholesky_grad, diag_grad, diagonal_grad, dot_grad_left,
-                       dot_grad_right, einsum_grad, inner_grad, inverse_gaps, kron_grad,
-                       matmul_grad_left, matmul_grad_right, solve_grad, svd_kept,
+                       dot_grad_right, einsum_grad, gap_quotient, inner_grad, kron_grad,
+                       matmul_grad_left, matmul_grad_right, quotient, solve_grad, svd_kept,
                        tensordot_grad, trace_grad, vecdot_grad)
 
 
@@ -126,15 +126,17 @@ def cholesky(g, ans, a, upper=False):
 # --- eigen- and singular value decompositions ----------------------------------------
 # eigh, eigvalsh and cholesky read one triangle of ``a``, which stands for a symmetric
 # matrix: their gradients are symmetric (exact along symmetric changes of ``a``), as
-# JAX's are. ``inverse_gaps(w)[i, j] = 1 / (w[j] - w[i])``, 0 where the two are equal.
+# JAX's are. The eigenvectors' terms divide by the gaps w[j] - w[i] (``quotient``: 0
+# where the numerator is, infinite where a repeated eigenvalue's eigenvectors would
+# need a derivative they do not have).
 
 
 @defvjp(np.linalg.eigh, shape="sequence")
 def eigh(g, ans, a, UPLO="L"):
-    # v (diag(g_w) + F * (v^T g_v)) v^T with F = inverse_gaps(w), made symmetric
+    # v (diag(g_w) + (v^T g_v)[i, j] / (w[j] - w[i]), i != j) v^T, made symmetric
     vt = np.swapaxes(ans[1], -1, -2)
-    full = (ans[1] * np.expand_dims(as_gradient(ans[0], g[0]), -2) +
-            ans[1] @ (inverse_gaps(ans[0]) * (vt @ as_gradient(ans[1], g[1])))) @ vt
+    turns = gap_quotient(vt @ as_gradient(ans[1], g[1]), ans[0])
+    full = (ans[1] * np.expand_dims(as_gradient(ans[0], g[0]), -2) + ans[1] @ turns) @ vt
     return (full + np.swapaxes(full, -1, -2)) / 2.0
 
 
@@ -147,9 +149,9 @@ def eigvalsh(g, ans, a, UPLO="L"):
 @defvjp(np.linalg.svd, shape="sequence")
 def svd(g, ans, a, full_matrices=True, *, hermitian=False):
     # a = u diag(s) vh, k = min(m, n) singular vectors (Townsend, "Differentiating the
-    # singular value decomposition", 2016), F = inverse_gaps(s ** 2): u (F * (u^T g_u -
-    # g_u^T u) s + diag(g_s) + s F * (vh g_vh^T - g_vh vh^T)) vh, plus the parts of g_u
-    # and g_vh outside the spaces of u and vh (for a matrix that is not square)
+    # singular value decomposition", 2016), with the gaps s[j]^2 - s[i]^2:
+    # u ((u^T g_u - g_u^T u) / gaps s + diag(g_s) + s (vh g_vh^T - g_vh vh^T) / gaps) vh,
+    # plus the parts of g_u and g_vh outside the spaces of u and vh, divided by s
     k = svd_kept(g, ans, full_matrices)
     u = ans[0][..., :k]
     vh = ans[2][..., :k, :]
@@ -157,12 +159,13 @@ def svd(g, ans, a, full_matrices=True, *, hermitian=False):
     gvh = as_gradient(ans[2], g[2])[..., :k, :]
     ut = np.swapaxes(u, -1, -2)
     v = np.swapaxes(vh, -1, -2)
-    f = inverse_gaps(ans[1] ** 2)
-    inner = f * (ut @ gu - np.swapaxes(gu, -1, -2) @ u) * np.expand_dims(ans[1], -2) + \
+    inner = gap_quotient(ut @ gu - np.swapaxes(gu, -1, -2) @ u, ans[1] ** 2) * \
+        np.expand_dims(ans[1], -2) + \
         np.expand_dims(as_gradient(ans[1], g[1]), -1) * np.eye(k) + \
-        np.expand_dims(ans[1], -1) * (f * (vh @ np.swapaxes(gvh, -1, -2) - gvh @ v))
-    return u @ inner @ vh + (gu - u @ (ut @ gu)) / np.expand_dims(ans[1], -2) @ vh + \
-        u @ ((gvh - gvh @ v @ vh) / np.expand_dims(ans[1], -1))
+        np.expand_dims(ans[1], -1) * gap_quotient(vh @ np.swapaxes(gvh, -1, -2) - gvh @ v,
+                                                  ans[1] ** 2)
+    return u @ inner @ vh + quotient(gu - u @ (ut @ gu), np.expand_dims(ans[1], -2)) @ vh + \
+        u @ quotient(gvh - gvh @ v @ vh, np.expand_dims(ans[1], -1))
 
 
 if hasattr(np.linalg, "svdvals"):  # NumPy >= 2.0

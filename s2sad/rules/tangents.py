@@ -22,7 +22,8 @@ Three kinds, so that every function with an adjoint has a tangent:
 import numpy as np
 
 from ..registry import deflinear, deftangent
-from ..runtime import cast_like, extremum_grad, inverse_gaps, svd_completed, nanmean_grad, norm_grad, prod_grad, ptp_grad, \
+from ..runtime import cast_like, extremum_grad, nanmean_grad, norm_grad, prod_grad, ptp_grad, \
+    gap_quotient, quotient, svd_completed, \
     std_grad, var_grad
 from ..runtime_higher import (arange_tangent, average_tangent, cholesky_tangent, clip_tangent,
                               cumprod_tangent, reduce_tangent, solve_tangent, sort_tangent)
@@ -199,7 +200,7 @@ def cholesky(g, ans, a, upper=False):
 @deftangent(np.linalg.eigh)
 def eigh(g, ans, a, UPLO="L"):
     m = np.swapaxes(ans[1], -1, -2) @ ((g + np.swapaxes(g, -1, -2)) / 2.0) @ ans[1]
-    return [np.diagonal(m, 0, -2, -1), ans[1] @ (inverse_gaps(ans[0]) * m)]
+    return [np.diagonal(m, 0, -2, -1), ans[1] @ gap_quotient(m, ans[0])]
 
 
 @deftangent(np.linalg.eigvalsh)
@@ -210,21 +211,21 @@ def eigvalsh(g, ans, a, UPLO="L"):
 
 @deftangent(np.linalg.svd)
 def svd(g, ans, a, full_matrices=True, *, hermitian=False):
-    # m = u^T g v: diag(m) moves s; the rest turns u and vh (F = inverse_gaps(s ** 2)),
-    # and, for a matrix that is not square, g's part outside u's or v's space adds to
-    # the longer factor (Townsend 2016)
+    # m = u^T g v: diag(m) moves s; the rest turns u and vh (divided by the gaps
+    # s[j]^2 - s[i]^2), and, for a matrix that is not square, g's part outside u's or v's
+    # space adds to the longer factor, divided by s (Townsend 2016)
     k = np.shape(ans[1])[-1]
     u = ans[0][..., :k]
     vh = ans[2][..., :k, :]
     v = np.swapaxes(vh, -1, -2)
     m = np.swapaxes(u, -1, -2) @ g @ v
     mt = np.swapaxes(m, -1, -2)
-    f = inverse_gaps(ans[1] ** 2)
     s_row = np.expand_dims(ans[1], -2)
     s_col = np.expand_dims(ans[1], -1)
-    du = u @ (f * (m * s_row + s_col * mt)) + (g @ v - u @ m) / s_row
-    dv = v @ (f * (s_col * m + mt * s_row)) + \
-        (np.swapaxes(g, -1, -2) @ u - v @ mt) / s_row
+    du = u @ gap_quotient(m * s_row + s_col * mt, ans[1] ** 2) + \
+        quotient(g @ v - u @ m, s_row)
+    dv = v @ gap_quotient(s_col * m + mt * s_row, ans[1] ** 2) + \
+        quotient(np.swapaxes(g, -1, -2) @ u - v @ mt, s_row)
     return [svd_completed(du, ans[0], np.nan), np.diagonal(m, 0, -2, -1),
             svd_completed(np.swapaxes(dv, -1, -2), ans[2], np.nan)]
 
