@@ -589,6 +589,10 @@ def last_writes(part, like, index):
     if not _integer_arrays(index):
         return part
     xp = array_module(part, like)
+    if type(index) is not tuple and getattr(index, "ndim", 1) == 1:  # (the usual y[idx] = v:
+        rows = xp.asarray(index) % _shape(like)[0]           # no repeat found without
+        if len(xp.unique(rows)) == rows.size:                # a position for every entry)
+            return part
     where = xp.arange(int(np.prod(_shape(like))), dtype=xp.intp).reshape(_shape(like))
     flat = xp.ravel(where[index])
     if len(xp.unique(flat)) == flat.size:

@@ -12,6 +12,7 @@ import builtins
 import inspect
 import linecache
 import re
+import sys
 import textwrap
 import threading
 import types
@@ -297,6 +298,14 @@ def _note(dependency: tuple, value) -> None:
                             ("attr", value, attribute, getattr(value, attribute)))
 
 
+def note_attribute(holder, name: str, value) -> None:
+    """A callable read as ``module.name`` (``helpers.act``): noted like a global, so that
+    a module attribute given another function makes the gradient be built again."""
+    if isinstance(holder, types.ModuleType) and \
+            holder.__name__.split(".")[0] not in _LIBRARIES | sys.stdlib_module_names:
+        _note(("attr", holder, name, value), value)  # (NumPy's own are not rebound)
+
+
 def still_read(dependencies) -> bool:
     """Do the names a build resolved still give what they gave then?"""
     for kind, holder, key, value in dependencies:
@@ -315,3 +324,4 @@ def still_read(dependencies) -> bool:
 
 
 _MISSING = object()
+_LIBRARIES = frozenset({"numpy", "cupy", "scipy", "s2sad", "jax", "torch"})

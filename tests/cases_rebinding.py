@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from tests import helpers_other_module as other
+
 
 def helper(x):
     return x * x
@@ -56,3 +58,7 @@ def softplus(x):
 
 def softplus_loss(x):
     return np.sum(softplus(x))
+
+
+def through_a_module(x):
+    return np.sum(other.scaled_tanh(x))

@@ -78,3 +78,14 @@ def test_a_rule_registered_again_replaces_the_one_built_in():
     expected = 1.0 / (1.0 + np.exp(-x))
     np.testing.assert_allclose(g(x), expected)
     np.testing.assert_allclose(s2sad.grad(C.softplus_loss)(x), expected)
+
+
+def test_a_module_attribute_given_another_function(monkeypatch):
+    """``helpers.act`` (a module's attribute) given another function, by a reload or a
+    monkeypatch: built again too."""
+    x = np.array([0.3, -0.7])
+    g = s2sad.grad(C.through_a_module)
+    before = g(x)
+    monkeypatch.setattr(C.other, "scaled_tanh", C.sin_act)
+    np.testing.assert_allclose(g(x), np.cos(x))
+    assert not np.allclose(before, np.cos(x))

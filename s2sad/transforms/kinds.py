@@ -343,12 +343,15 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
 PY_FLOAT = Kind("scalar", "()", 0, py="float")
 
 
+_RESULT_FIELDS = {np.linalg.eigh: (("eigenvalues", "eigenvectors"), (-1, 0)),
+                  np.linalg.svd: (("U", "S", "Vh"), (0, -1, 0)),
+                  np.linalg.slogdet: (("sign", "logabsdet"), (-2, -2))}
+
+
 def _result_fields() -> dict:
     """The named results of NumPy's decompositions (``EighResult``...): their fields, and
     each one's rank less the matrix's."""
-    return {np.linalg.eigh: (("eigenvalues", "eigenvectors"), (-1, 0)),
-            np.linalg.svd: (("U", "S", "Vh"), (0, -1, 0)),
-            np.linalg.slogdet: (("sign", "logabsdet"), (-2, -2))}
+    return _RESULT_FIELDS
 
 
 def _py_float(kind: Kind) -> bool:
@@ -377,13 +380,18 @@ def _scalar_kind(op, of) -> Kind:
 _CREATED = (np.zeros, np.ones, np.empty, np.full)
 
 
+_STRUCTURE_HELPERS: dict = {}
+
+
 def _structure_helpers() -> dict:
     """Runtime helpers whose result has the structure of one of their arguments: the
     positions of the arguments it may take it from."""
-    from ..runtime import add_sens, as_gradient, zeros_like_structure
-    from ..runtime_higher import broadcast_like, sens_like
-    return {zeros_like_structure: (0,), as_gradient: (0,), broadcast_like: (1,),
-            sens_like: (1,), add_sens: (0, 1)}
+    if not _STRUCTURE_HELPERS:  # (imported at first use: the runtime imports this module)
+        from ..runtime import add_sens, as_gradient, zeros_like_structure
+        from ..runtime_higher import broadcast_like, sens_like
+        _STRUCTURE_HELPERS.update({zeros_like_structure: (0,), as_gradient: (0,),
+                                   broadcast_like: (1,), sens_like: (1,), add_sens: (0, 1)})
+    return _STRUCTURE_HELPERS
 
 
 def _created_kind(shape, of, target) -> Kind:

@@ -37,7 +37,7 @@ from .. import registry
 from ..codegen import unparse
 from ..errors import DifferentiationError
 from ..names import Namer
-from ..source import FunctionSource
+from ..source import FunctionSource, note_attribute
 from ..trees import clone
 from .higher import is_generated
 
@@ -1374,10 +1374,13 @@ def _static(node, normalize):
             return _static(node, normalize.parent)
         return normalize.source.resolve(node.id)
     if isinstance(node, gast.Attribute):
+        base = _static(node.value, normalize)
         try:
-            return getattr(_static(node.value, normalize), node.attr)
+            value = getattr(base, node.attr)
         except AttributeError:
             raise KeyError(node.attr) from None
+        note_attribute(base, node.attr, value)
+        return value
     raise KeyError(type(node).__name__)
 
 

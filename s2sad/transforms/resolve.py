@@ -41,7 +41,7 @@ import gast
 from .. import trees
 from .. import registry
 from ..rules.operators import OPERATORS
-from ..source import FunctionSource
+from ..source import FunctionSource, note_attribute
 
 NONDIFF_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "__len__"}
 
@@ -53,9 +53,11 @@ def static_value(node, source: FunctionSource, local_names: set[str]):
     if isinstance(node, gast.Attribute):
         base = static_value(node.value, source, local_names)
         try:
-            return getattr(base, node.attr)
+            value = getattr(base, node.attr)
         except AttributeError:
             raise KeyError(node.attr) from None
+        note_attribute(base, node.attr, value)  # (helpers.act given another one: rebuilt)
+        return value
     raise KeyError(getattr(node, "id", type(node).__name__))
 
 
