@@ -609,8 +609,9 @@ def _unbound(func):
     if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
         return func.__func__, func.__self__
     call = getattr(type(func), "__call__", None)
-    if isinstance(call, types.FunctionType) and \
-            not type(func).__module__.startswith("s2sad"):  # (not s2sad's own callables)
+    module = type(func).__module__
+    if isinstance(call, types.FunctionType) and not (  # (not s2sad's own callables)
+            module == "s2sad" or module.startswith("s2sad.")):
         return call, func
     return None
 

@@ -13,6 +13,11 @@ Never ``x * 0 -> 0`` (NaN and infinity, shapes), nor ``x - x -> 0``.
 s_2 = s_3 * 2 * t_2
 z = y * 2.0
 s_x += 2.0 * (x * s_7)
+
+Comparisons of two numbers fold too (a rule's test on a constant argument):
+
+>>> print(unparse(Simplify().visit(gast.parse("e = x ** (3 - 1 + (3 == 0))"))))
+e = x ** 2
 """
 
 from __future__ import annotations
