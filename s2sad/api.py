@@ -507,26 +507,24 @@ def _not_numeric(desc) -> str | None:
     return None
 
 
+def _leaf_kinds(desc):
+    """The kinds of the numbers an argument's descriptor holds: ``"float"``, ``"int"``,
+    ``"complex"``, or an array's dtype kind (``"f"``, ``"c"``, ``"i"``...)."""
+    if not isinstance(desc, tuple):
+        yield desc
+    elif desc[0] in ("nd", "cupy"):
+        yield desc[2]
+    else:
+        for item in (v for _, v in desc[1]) if desc[0] == "dict" else desc[1]:
+            yield from _leaf_kinds(item)
+
+
 def _has_complex(desc) -> bool:
-    if desc == "complex":
-        return True
-    if isinstance(desc, tuple):
-        if desc[0] in ("nd", "cupy"):
-            return desc[2] == "c"
-        return any(_has_complex(d) for d in (v for _, v in desc[1])) \
-            if desc[0] == "dict" else any(_has_complex(d) for d in desc[1])
-    return False
+    return any(kind in ("complex", "c") for kind in _leaf_kinds(desc))
 
 
 def _has_integers(desc) -> bool:
-    if desc == "int":
-        return True
-    if isinstance(desc, tuple):
-        if desc[0] in ("nd", "cupy"):
-            return desc[2] in "iub"
-        return any(_has_integers(d) for d in (v for _, v in desc[1]) if True) \
-            if desc[0] == "dict" else any(_has_integers(d) for d in desc[1])
-    return False
+    return any(kind in ("int", "i", "u", "b") for kind in _leaf_kinds(desc))
 
 
 def _show(desc) -> str:

@@ -319,7 +319,7 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                     and base.tag != "scalar":
                 return Kind("numeric", target, base.ndim, fits=base.shape)
         if shape == "sequence" and op.kind == "call":
-            fields = _result_fields().get(op.rule.func)
+            fields = _RESULT_FIELDS.get(op.rule.func)
             if fields is not None and op.operands:  # w, v = np.linalg.eigh(a), or r.S
                 base = of(op.operands[0]).ndim
                 return Kind("tuple", items=tuple(
@@ -343,15 +343,11 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
 PY_FLOAT = Kind("scalar", "()", 0, py="float")
 
 
+# the named results of NumPy's decompositions (``EighResult``...): their fields, and each
+# one's rank less the matrix's
 _RESULT_FIELDS = {np.linalg.eigh: (("eigenvalues", "eigenvectors"), (-1, 0)),
                   np.linalg.svd: (("U", "S", "Vh"), (0, -1, 0)),
                   np.linalg.slogdet: (("sign", "logabsdet"), (-2, -2))}
-
-
-def _result_fields() -> dict:
-    """The named results of NumPy's decompositions (``EighResult``...): their fields, and
-    each one's rank less the matrix's."""
-    return _RESULT_FIELDS
 
 
 def _py_float(kind: Kind) -> bool:
