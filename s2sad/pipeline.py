@@ -214,7 +214,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
         stacks = {reverse.stack} - {None}
     stages.append((mode, adjoint))
     if optimize:
-        adjoint = Simplify().visit(adjoint)
+        adjoint = Simplify(imports.helpers.get("scaled_power")).visit(adjoint)
         stages.append(("simplify", adjoint))
         shape_helpers = {imports.helpers[n]: i for n, i in SHAPE_ARGUMENTS.items()
                          if n in imports.helpers}

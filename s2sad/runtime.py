@@ -1216,6 +1216,30 @@ def cholesky_grad(g, L):
     return (s + xp.swapaxes(s, -1, -2)) / 2.0
 
 
+def scaled_power(c, x, e):
+    """``c * x ** e``, and 0 where ``c`` is 0, whatever ``x ** e`` is there: the slope of
+    ``x ** y`` is ``scaled_power(y, x, y - 1)``. Where the exponent is 0 the power is the
+    constant 1, whose slope is 0 even at ``x = 0``, where ``0 * 0.0 ** -1`` would be NaN
+    (an array) or a ZeroDivisionError (a Python float): ``c * x ** (y - 1)`` alone gives
+    a polynomial ``np.sum(a * x ** np.arange(n))`` a NaN gradient at ``x = 0``. Where
+    ``c`` is not 0 it is the power as written, infinite where the slope is (``x ** 0.5``
+    at 0; no warning there, as for :func:`quotient`).
+
+    >>> scaled_power(np.array([0.0, 1.0, 2.0, 0.5]), 0.0, np.array([-1.0, 0.0, 1.0, -0.5]))
+    array([ 0.,  1.,  0., inf])
+    >>> scaled_power(0, 0.0, -1), scaled_power(3, 2.0, 2)
+    (0.0, 12.0)
+
+    Its own slopes are of the same form (``scaled_power(c * e, x, e - 1)`` in ``x``), so
+    every order of ``x ** y`` stays finite where the exponent is a whole number.
+    """
+    if type(c) in (int, float, bool):  # a number: a zero is known here
+        return c * x ** (e if c else 0)
+    xp = array_module(c, x, e)
+    with np.errstate(divide="ignore"):
+        return c * x ** xp.where(c == 0, 0, e)
+
+
 def quotient(a, b):
     """``a / b``, and 0 where ``a`` is 0 (whatever ``b`` is there): the eigen- and singular
     value rules divide by gaps between eigenvalues, which are 0 where one repeats, and by

@@ -1153,6 +1153,21 @@ def im_diff_ends(x):
 
 
 def e_power_of_exponents_with_zero(x):
-    """x ** [0, 1, 2], a polynomial's powers (away from x = 0, where the power rule's
-    0 * x^-1 is NaN)."""
+    """x ** [0, 1, 2], a polynomial's powers: at x = 0 too, where the slope 0 * x^-1 of
+    x ** 0 is NaN unless the exponent's 0 wins (``scaled_power``)."""
     return np.sum(np.expand_dims(x, -1) ** np.arange(3.0) * np.array([1.0, -2.0, 3.0]))
+
+
+def e_power_of_whole_exponents(x):
+    """x ** 0, x ** 1, x ** 3 written out, and np.power and pow with an int array of them."""
+    return np.sum(x ** 0 + 2.0 * x ** 1 - x ** 3) + \
+        np.sum(np.power(np.expand_dims(x, -1), np.arange(4))) + np.sum(pow(x, np.arange(2)[1]))
+
+
+def e_float_power_of_exponents_with_zero(x):
+    return np.sum(np.float_power(np.expand_dims(x, -1), np.array([0, 1, 2])))
+
+
+def e_scalar_powers_at_zero(x):
+    """Python floats: 0.0 ** -1 raises, so the slope of x ** 0 must not compute it."""
+    return x ** 0.0 + x ** 1 - 3.0 * x ** 2 + math.pow(x, 0.0) + pow(x, 1.0)

@@ -8,7 +8,7 @@
 import math
 
 from ..registry import defvjp, nondifferentiable
-from ..runtime import pack_like, sum_list_grad
+from ..runtime import pack_like, scaled_power, sum_list_grad
 
 
 @defvjp(math.sin, shape="scalar")
@@ -119,7 +119,7 @@ def hypot(g, ans, x, y):
 
 @defvjp(math.pow, shape="scalar")
 def pow(g, ans, x, y):
-    return g * y * x ** (y - 1), g * ans * math.log(x) if x > 0 else 0.0
+    return g * scaled_power(y, x, y - 1), g * ans * math.log(x) if x > 0 else 0.0
 
 
 @defvjp(math.fabs, shape="scalar")

@@ -32,7 +32,8 @@ import numpy as np
 from ..registry import defvjp, nondifferentiable
 from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
                        linspace_grad, nanmean_grad, nansum_grad, norm_grad, prod_grad, ptp_grad,
-                       reduced_size, std_grad, sum_grad, unbroadcast, var_grad)
+                       reduced_size, scaled_power, std_grad, sum_grad, unbroadcast,
+                       var_grad)
 
 # --- elementwise, one argument -------------------------------------------------
 
@@ -224,13 +225,14 @@ def divide(g, ans, x, y):
 
 @defvjp(np.power, pow)
 def power(g, ans, x, y):
-    return (unbroadcast(g * y * x ** (y - 1), x),
+    # the slope y * x ** (y - 1), 0 where y is 0 (x ** 0 is 1, even at x = 0)
+    return (unbroadcast(g * scaled_power(y, x, y - 1), x),
             unbroadcast(g * ans * np.log(np.where(np.greater(x, 0), x, 1.0)), y))
 
 
 @defvjp(np.float_power)
 def float_power(g, ans, x, y):
-    return (unbroadcast(g * y * np.float_power(x, y - 1), x),
+    return (unbroadcast(g * scaled_power(y, np.float_power(x, 1.0), y - 1), x),
             unbroadcast(g * ans * np.log(np.where(np.greater(x, 0), x, 1.0)), y))
 
 

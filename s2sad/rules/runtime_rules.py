@@ -38,11 +38,11 @@ from ..runtime import (add_sens, array_grad, as_gradient, average_grad, broadcas
                        hstack_grad, index_grad, inner_grad, kron_grad, linspace_grad,
                        matmul_grad_left, matmul_grad_right, matmul_shape, nanmean_grad,
                        nansum_grad, output_seed, pack_like, pad_grad, pad_values_grad, prod_grad,
-                       ptp_grad, reduced_size, repeat_grad, shape_of, sort_grad, split_grad,
-                       stack_grad, std_grad, sum_grad, sum_list_grad, take_along_axis_grad,
-                       take_grad, tensordot_grad, tile_grad, trace_grad, transpose_grad,
-                       unbroadcast, var_grad, vecdot_grad, vstack_grad, written_part,
-                       last_writes, zeros_like_structure)
+                       ptp_grad, reduced_size, repeat_grad, scaled_power, shape_of, sort_grad,
+                       split_grad, stack_grad, std_grad, sum_grad, sum_list_grad,
+                       take_along_axis_grad, take_grad, tensordot_grad, tile_grad, trace_grad,
+                       transpose_grad, unbroadcast, var_grad, vecdot_grad, vstack_grad,
+                       written_part, last_writes, zeros_like_structure)
 from ..runtime_hessians import (average_change, average_grad_partial, average_jet, cumprod_hvp,
                                cumprod_jet, prod_hvp, std_grad_partial)
 from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
@@ -110,6 +110,19 @@ try:  # the memory budget's check (a statement in generated while loops)
     nondifferentiable(check_stack)
 except ImportError:  # pragma: no cover
     pass
+
+
+# --- powers ---------------------------------------------------------------------------------
+# scaled_power(c, x, e) = c * x ** e, 0 where c is 0 (the slope of x ** y): in c, the power;
+# in x, the same form one power lower (so x ** 2's second slope is 2, not NaN, at x = 0);
+# in e, times log x (0 where x <= 0, as np.power's rule takes it)
+
+
+@defvjp(scaled_power)
+def scaled_power_rule(g, ans, c, x, e):
+    return (unbroadcast(g * x ** e, c),
+            unbroadcast(g * scaled_power(c * e, x, e - 1), x),
+            unbroadcast(g * ans * np.log(np.where(np.greater(x, 0), x, 1.0)), e))
 
 
 # --- shapes and structures ------------------------------------------------------------------

@@ -18,6 +18,20 @@ Comparisons of two numbers fold too (a rule's test on a constant argument):
 
 >>> print(unparse(Simplify().visit(gast.parse("e = x ** (3 - 1 + (3 == 0))"))))
 e = x ** 2
+
+The slope of a power, ``scaled_power(y, x, y - 1)`` (``y * x ** (y - 1)``, 0 where ``y``
+is 0), is that product when ``y`` is a number other than 0, as the rule for ``x ** 3`` or
+``x ** 0.5`` writes it; with ``y`` 0 or not a number it stays (``x ** np.arange(3)``):
+
+>>> tree = gast.parse("s_x = s_1 * scaled_power(3, x, 3 - 1)\\n"
+...                    "s_x += s_2 * scaled_power(1, x, 1 - 1)\\n"
+...                    "s_x += s_3 * scaled_power(0, x, 0 - 1)\\n"
+...                    "s_x += s_4 * scaled_power(t_1, x, t_1 - 1)")
+>>> print(unparse(Simplify("scaled_power").visit(tree)))
+s_x = s_1 * 3 * x ** 2
+s_x += s_2 * 1 * x ** 0
+s_x += s_3 * scaled_power(0, x, -1)
+s_x += s_4 * scaled_power(t_1, x, t_1 - 1)
 """
 
 from __future__ import annotations
@@ -41,7 +55,7 @@ _COMPARE = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator.lt,
 
 
 def _simplifiable_compare(node) -> bool:
-    """A comparison of two numbers (``2 == 0`` in the power rule's exponent)."""
+    """A comparison of two numbers (a rule's test of an argument that is a constant)."""
     return len(node.ops) == 1 and type(node.ops[0]) in _COMPARE and _number(node.left) and \
         _number(node.comparators[0])
 
@@ -54,9 +68,19 @@ def _accumulates(stmt):
     return None
 
 
+def _nonzero_number(node) -> bool:
+    return _number(node) and type(node.value) is not bool and node.value != 0
+
+
 class Simplify(trees.Transformer):
+    """``scaled_power``: the name of :func:`s2sad.runtime.scaled_power` in the code, if
+    it is called there."""
+
+    def __init__(self, scaled_power: str | None = None):
+        self.scaled_power = scaled_power
+
     def visit_FunctionDef(self, node):
-        if not _candidates(node):
+        if not _candidates(node, self.scaled_power):
             return node  # (the usual case: one walk instead of a visit of every node)
         return self.generic_visit(node)
 
@@ -68,7 +92,22 @@ class Simplify(trees.Transformer):
                 setattr(node, field, merge_twice(block))
         return node
 
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not _power_slope(node, self.scaled_power):
+            return node
+        coefficient, base, exponent = node.args
+        power = self.visit_BinOp(gast.BinOp(base, gast.Pow(), exponent))
+        return gast.copy_location(gast.BinOp(coefficient, gast.Mult(), power), node)
+
     def visit_BinOp(self, node):
+        if type(node.op) is gast.Mult and _power_slope(node.right, self.scaled_power, False):
+            # g * scaled_power(3, x, 2): g * 3 * x ** 2, as written before the helper
+            self.generic_visit(node.right)
+            if _power_slope(node.right, self.scaled_power):
+                coefficient, base, exponent = node.right.args
+                node.left = gast.BinOp(node.left, gast.Mult(), coefficient)
+                node.right = gast.BinOp(base, gast.Pow(), exponent)
         self.generic_visit(node)
         if not _simplifiable_binop(node):
             return node
@@ -111,6 +150,14 @@ _BLOCKS = frozenset(getattr(gast, name) for name in (
     if hasattr(gast, name))
 
 
+def _power_slope(node, name: str | None, folding: bool = True) -> bool:
+    """Is ``node`` a call of ``scaled_power`` (named ``name``), with a coefficient that is
+    a number other than 0 if ``folding``?"""
+    return name is not None and type(node) is gast.Call and type(node.func) is gast.Name \
+        and node.func.id == name and len(node.args) == 3 and not node.keywords and \
+        (not folding or _nonzero_number(node.args[0]))
+
+
 def _simplifiable_binop(node) -> bool:
     """Arithmetic on two numbers, or ``x ** 1`` (what ``visit_BinOp`` rewrites, if anything)."""
     return _number(node.right) and (_number(node.left) and type(node.op) in _FOLD or
@@ -124,12 +171,15 @@ def _simplifiable_unaryop(node) -> bool:
         operand, gast.UnaryOp) and isinstance(operand.op, gast.USub))
 
 
-def _candidates(tree) -> bool:
+def _candidates(tree, scaled_power: str | None = None) -> bool:
     """Is there anything in ``tree`` for ``Simplify``: an operation the visits rewrite, or a
     name accumulated twice in a row? (Rewriting makes new candidates only out of those.)"""
     for node in trees.walk(tree):
         cls = type(node)
-        if cls is gast.BinOp:
+        if cls is gast.Call:
+            if _power_slope(node, scaled_power, False):
+                return True
+        elif cls is gast.BinOp:
             if _simplifiable_binop(node):
                 return True
         elif cls is gast.UnaryOp:
