@@ -74,7 +74,7 @@ def functions_section() -> str:
         lines.append(f"* **Others** ({len(others)}): {_names(map(shown_name, others))}")
     lines.append(f"* **Zero derivative** ({len(zero)}): {_names(map(shown_name, zero))}")
     from s2sad import implementations
-    written = sorted(registry.describe_function(f) for f in implementations.table())
+    written = implementations.names()
     lines.append(f"* **Written with the functions above** ({len(written)}), inlined from "
                  f"`s2sad/implementations.py` (their derivatives of every order follow): "
                  f"{_names(map(shown_name, written))}")

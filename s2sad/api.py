@@ -1099,5 +1099,4 @@ def supported() -> list[str]:
     """The names of every function with a derivative rule (or a zero derivative), and of
     the NumPy functions written with those (``s2sad.implementations``)."""
     from . import implementations, registry
-    return sorted({rule.name for rule in registry.registered()} |
-                  {registry.describe_function(f) for f in implementations.table()})
+    return sorted({rule.name for rule in registry.registered()} | set(implementations.names()))

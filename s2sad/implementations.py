@@ -1,5 +1,10 @@
 """NumPy functions without a derivative rule, written with functions that have one.
 
+Also the methods of ufuncs: ``np.add.reduce(x)`` is ``np.sum(x, axis=0)``,
+``np.maximum.accumulate(x)`` takes the running maximum's positions
+(:func:`s2sad.runtime.running_extremum`), ``np.subtract.outer(a, b)`` is the ufunc on
+``a`` with ``b``'s axes added.
+
 A call of one of these NumPy functions in a differentiated function is inlined with
 the definition here, as a call of the user's own function would be: its derivatives, of
 any order, forward and reverse, on NumPy and CuPy, follow from the functions it is
@@ -57,11 +62,37 @@ True
 >>> [bool(np.allclose(convolve(k, fp, mode), np.convolve(k, fp, mode)))
 ...  for mode in ("full", "same", "valid")]
 [True, True, True]
+>>> cases = [(m, 0.3, {}), (m, [0.0, 0.25, 1.0], {}), (m, 0.7, {"axis": 1}),
+...          (m, np.array([[0.1, 0.9]]), {"axis": 0}), (m, 0.5, {"axis": -1, "keepdims": True}),
+...          (m, [0.2, 0.6], {"axis": 1, "keepdims": True}), (m, 0.4, {"keepdims": True}),
+...          (m[0], 0.5, {}), (np.array([1.0, np.nan, 2.0]), 0.5, {})]
+>>> all(np.allclose(quantile(v, q, **e), np.quantile(v, q, **e), equal_nan=True) and
+...     np.shape(quantile(v, q, **e)) == np.shape(np.quantile(v, q, **e)) for v, q, e in cases)
+True
+>>> bool(np.allclose(percentile(m, [10.0, 90.0], axis=1), np.percentile(m, [10.0, 90.0], axis=1)))
+True
+>>> from numpy.lib.stride_tricks import sliding_window_view as windows
+>>> [bool(np.array_equal(sliding_window_view(v, 3, *e), windows(v, 3, *e))) for v, e in
+...  [(fp, ()), (m, (1,)), (m, (-1,)), (m, (0,)), (rng.normal(size=(2, 5, 3)), (1,))]]
+[True, True, True, True, True]
+>>> [bool(np.array_equal(ufunc_method(u, "reduce")(m, *e), u.reduce(m, *e)))
+...  for u in _UFUNCS for e in [(), (1,), (None,)]]
+[True, True, True, True, True, True, True, True, True, True, True, True]
+>>> [bool(np.array_equal(ufunc_method(u, "accumulate")(m, *e), u.accumulate(m, *e)))
+...  for u in _UFUNCS for e in [(), (1,)]]
+[True, True, True, True, True, True, True, True]
+>>> nan = np.array([3.0, np.nan, 5.0, 1.0])
+>>> bool(np.array_equal(maximum_accumulate(nan), np.maximum.accumulate(nan), equal_nan=True))
+True
+>>> all(np.array_equal(outer(u, m, k), u.outer(m, k)) for u in (np.subtract, np.maximum))
+True
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from .runtime import running_extremum
 
 
 def interp(x, xp, fp, left=None, right=None):
@@ -171,6 +202,105 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return np.diff(x, n=n, axis=axis)
 
 
+def quantile(a, q, axis=None, keepdims=False):
+    # NumPy's default method: between the two sorted values around q * (n - 1), on the
+    # line through them; NaN where the values hold one. The quantiles' axes come first.
+    s = np.sort(a, axis=axis)
+    along = -1 if axis is None else axis
+    n = np.shape(s)[along]
+    position = np.ravel(q) * (n - 1)
+    low = np.floor(position).astype(np.intp)
+    lower = np.moveaxis(np.take(s, low, axis=along), along, 0)
+    upper = np.moveaxis(np.take(s, np.minimum(low + 1, n - 1), axis=along), along, 0)
+    t = np.reshape(position - low, np.shape(low) + (1,) * (np.ndim(lower) - 1))
+    mixed = lower + t * (upper - lower)
+    marked = np.where(np.isnan(np.take(s, n - 1, axis=along)), np.nan, mixed)
+    result = np.reshape(marked, np.shape(q) + np.shape(marked)[1:])
+    if keepdims and axis is None:
+        return np.reshape(result, np.shape(q) + (1,) * np.ndim(a))
+    if keepdims:
+        return np.expand_dims(result, axis + np.ndim(q) if axis >= 0 else axis)
+    return result
+
+
+def percentile(a, q, axis=None, keepdims=False):
+    return np.quantile(a, np.true_divide(q, 100), axis=axis, keepdims=keepdims)
+
+
+def sliding_window_view(x, window_shape, axis=None):
+    # the windows gathered with an index array: a copy, not a view (to read, not to write
+    # into); without an axis, x has one
+    line = np.reshape(x, np.shape(x)[-1:]) if axis is None else x
+    along = -1 if axis is None else axis
+    n = np.shape(line)[along]
+    windows = np.take(line, np.arange(n - window_shape + 1)[:, None] + np.arange(window_shape),
+                      axis=along)
+    if axis is None:
+        return windows
+    return np.moveaxis(windows, axis + 1 if axis >= 0 else axis, -1)
+
+
+# --- methods of ufuncs: np.add.reduce(x) is np.sum(x, axis=0) ----------------------------
+
+
+def add_reduce(array, axis=0, keepdims=False):
+    return np.sum(array, axis=axis, keepdims=keepdims)
+
+
+def multiply_reduce(array, axis=0, keepdims=False):
+    return np.prod(array, axis=axis, keepdims=keepdims)
+
+
+def maximum_reduce(array, axis=0, keepdims=False):
+    return np.max(array, axis=axis, keepdims=keepdims)
+
+
+def minimum_reduce(array, axis=0, keepdims=False):
+    return np.min(array, axis=axis, keepdims=keepdims)
+
+
+def add_accumulate(array, axis=0):
+    return np.cumsum(array, axis=axis)
+
+
+def multiply_accumulate(array, axis=0):
+    return np.cumprod(array, axis=axis)
+
+
+def maximum_accumulate(array, axis=0):
+    # each running maximum is the latest value that reaches it: its gradient goes there
+    return np.take_along_axis(array, running_extremum(array, axis, True), axis=axis)
+
+
+def minimum_accumulate(array, axis=0):
+    return np.take_along_axis(array, running_extremum(array, axis, False), axis=axis)
+
+
+def outer(ufunc, a, b):
+    # every pair: a's axes first, then b's
+    return ufunc(np.reshape(a, np.shape(a) + (1,) * np.ndim(b)), b)
+
+
+def ufunc_method(ufunc, method: str):
+    """The definition ``ufunc.method(...)`` is written with (``np.add.reduce``...), or None.
+    ``outer``'s takes the ufunc first."""
+    if method == "outer":
+        return outer if ufunc.nin == 2 and ufunc.nout == 1 else None
+    return globals().get(f"{ufunc.__name__}_{method}") if ufunc in _UFUNCS else None
+
+
+_UFUNCS = (np.add, np.multiply, np.maximum, np.minimum)
+
+
+def names() -> list[str]:
+    """The names of the functions and methods written here, as ``s2sad.supported()`` and
+    the README list them."""
+    from .registry import describe_function
+    methods = [f"numpy.{u.__name__}.{m}" for u in _UFUNCS for m in ("reduce", "accumulate")]
+    return sorted({describe_function(f) for f in table()} | set(methods) |
+                  {"numpy.ufunc.outer"})
+
+
 def by_keyword() -> list:
     """``(NumPy function, keywords, definition)``: calls giving one of those keywords,
     which the function's rule does not take, are written with the definition."""
@@ -179,8 +309,10 @@ def by_keyword() -> list:
 
 def table() -> dict:
     """The NumPy function each definition here stands in for."""
-    names = ["interp", "polyval", "cross", "cov", "median", "append", "convolve"]
+    names = ["interp", "polyval", "cross", "cov", "median", "append", "convolve", "quantile",
+             "percentile"]
     found = {getattr(np, name): globals()[name] for name in names}
+    found[np.lib.stride_tricks.sliding_window_view] = sliding_window_view
     for name in ("trapezoid", "trapz"):  # (trapz: NumPy < 2.0; trapezoid: NumPy >= 2.0)
         if hasattr(np, name):
             found[getattr(np, name)] = trapezoid

@@ -1216,6 +1216,46 @@ def cholesky_grad(g, L):
     return (s + xp.swapaxes(s, -1, -2)) / 2.0
 
 
+def running_extremum(a, axis=0, largest=True):
+    """For each position along ``axis``, the position of the running maximum (``largest``)
+    or minimum of ``a`` up to there: the latest that reaches it (a NaN, from where one is,
+    as ``np.maximum.accumulate`` carries NaN on). ``np.take_along_axis(a, ...)`` with
+    it is the running extremum, and its gradient goes to those positions.
+
+    >>> running_extremum(np.array([1.0, 3.0, 2.0, 3.0, 5.0, np.nan, 7.0]))
+    array([0, 1, 1, 3, 4, 5, 5])
+    >>> running_extremum(np.array([[2.0, 1.0], [1.0, 2.0]]), 1, False)
+    array([[0, 1],
+           [0, 0]])
+    """
+    xp = array_module(a)
+    a = xp.moveaxis(a, axis, -1)
+    extremum = xp.maximum if largest else xp.minimum
+    reached = (a == _accumulate(extremum, a)) | xp.isnan(a)
+    where = xp.where(reached, xp.arange(a.shape[-1]), 0)
+    return xp.moveaxis(_accumulate(xp.maximum, where), -1, axis)
+
+
+def _accumulate(ufunc, a):
+    """``ufunc.accumulate(a, axis=-1)``. CuPy's ufuncs accumulate only for some: there,
+    in log2(n) steps of ``ufunc`` on shifted copies (the same numbers, for a maximum):
+
+    >>> a = np.array([[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0], [2.0, 7.0, 1.0, 8.0, 2.0, 8.0, 1.0]])
+    >>> bool(np.array_equal(_scan(np.maximum, a, np), np.maximum.accumulate(a, axis=-1)))
+    True
+    """
+    xp = array_module(a)
+    return ufunc.accumulate(a, axis=-1) if xp is np else _scan(ufunc, a, xp)
+
+
+def _scan(ufunc, a, xp):
+    shift = 1
+    while shift < a.shape[-1]:
+        a = xp.concatenate([a[..., :shift], ufunc(a[..., shift:], a[..., :-shift])], axis=-1)
+        shift *= 2
+    return a
+
+
 def scaled_power(c, x, e):
     """``c * x ** e``, and 0 where ``c`` is 0, whatever ``x ** e`` is there: the slope of
     ``x ** y`` is ``scaled_power(y, x, y - 1)``. Where the exponent is 0 the power is the

@@ -275,3 +275,16 @@ def alias_given_again_in_a_loop(x):
 def method_as_a_value(x):
     m = x.sum  # (it once gave a zero gradient)
     return m() * 2.0
+
+
+def _scaled(x, axis=None, keepdims=False, mode="sum"):
+    along = -1 if axis is None else axis
+    total = np.sum(x, axis=along, keepdims=keepdims and axis is not None)
+    if mode == "sum" and not keepdims:
+        return total * 2.0
+    return total
+
+
+def calls_with_constant_options(x):
+    """Tests of the helper's constant options are decided while inlining: no branch left."""
+    return np.sum(_scaled(x) ** 2) + np.sum(_scaled(x, axis=0, keepdims=True, mode="raw"))

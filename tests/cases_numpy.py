@@ -1171,3 +1171,34 @@ def e_float_power_of_exponents_with_zero(x):
 def e_scalar_powers_at_zero(x):
     """Python floats: 0.0 ** -1 raises, so the slope of x ** 0 must not compute it."""
     return x ** 0.0 + x ** 1 - 3.0 * x ** 2 + math.pow(x, 0.0) + pow(x, 1.0)
+
+
+def im_quantile(x):
+    return np.quantile(x, 0.3) + np.sum(np.quantile(x, [0.1, 0.75], axis=1) ** 2)
+
+
+def im_percentile(x):
+    return np.sum(np.percentile(x, 60.0, axis=0, keepdims=True) * np.arange(4.0))
+
+
+def im_sliding_window_view(x):
+    windows = np.lib.stride_tricks.sliding_window_view(x, 3)
+    return np.sum(np.max(windows, axis=1) * windows[:, 1])
+
+
+def im_sliding_window_view_axis(x):
+    return np.sum(np.lib.stride_tricks.sliding_window_view(x, 2, axis=0) ** 2 * 0.5)
+
+
+def im_ufunc_reduce(x):
+    return np.sum(np.add.reduce(x * x)) * np.sum(np.multiply.reduce(x, axis=1)) + \
+        np.maximum.reduce(x, axis=None) - np.sum(np.minimum.reduce(x))
+
+
+def im_ufunc_accumulate(x):
+    return np.sum(np.add.accumulate(x, axis=1) ** 2 + np.multiply.accumulate(x) +
+                  np.maximum.accumulate(x, axis=1) * np.minimum.accumulate(x))
+
+
+def im_ufunc_outer(x):
+    return np.sum(np.subtract.outer(x, x[0]) ** 2) + np.sum(np.multiply.outer(x[1], x) * 0.5)

@@ -102,6 +102,15 @@ def test_inlined_source_is_readable():
     assert "square" not in text.split("def ")[1].split("\n")[1]  # the call was inlined
 
 
+def test_tests_on_an_inlined_helpers_constant_options_are_decided_while_inlining():
+    x = rng.normal(size=(3, 4))
+    g = s2sad.grad(C.calls_with_constant_options)
+    np.testing.assert_allclose(g(x), numeric_gradient(C.calls_with_constant_options, (x,), 0))
+    text = g.source_for(x)
+    assert " if " not in text and "cond_" not in text, text
+    assert "along = -1" in text and "keepdims=True" in text and "keepdims=False" in text
+
+
 def test_recursive_call_stays_a_call_in_readable_source():
     source = s2sad.grad(C.power).source
     assert "recursive_call(power, " in source and "recursive_pullback(" in source

@@ -38,8 +38,8 @@ from ..runtime import (add_sens, array_grad, as_gradient, average_grad, broadcas
                        hstack_grad, index_grad, inner_grad, kron_grad, linspace_grad,
                        matmul_grad_left, matmul_grad_right, matmul_shape, nanmean_grad,
                        nansum_grad, output_seed, pack_like, pad_grad, pad_values_grad, prod_grad,
-                       ptp_grad, reduced_size, repeat_grad, scaled_power, shape_of, sort_grad,
-                       split_grad, stack_grad, std_grad, sum_grad, sum_list_grad,
+                       ptp_grad, reduced_size, repeat_grad, running_extremum, scaled_power,
+                       shape_of, sort_grad, split_grad, stack_grad, std_grad, sum_grad, sum_list_grad,
                        take_along_axis_grad, take_grad, tensordot_grad, tile_grad, trace_grad,
                        transpose_grad, unbroadcast, var_grad, vecdot_grad, vstack_grad,
                        written_part, last_writes, zeros_like_structure)
@@ -57,7 +57,7 @@ from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast
                               sum_parts, take_at, unbroadcast_adjoint, unpack_sens)
 
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
-                  broadcast_shape, matmul_shape, shape_of, shape="other")
+                  broadcast_shape, matmul_shape, shape_of, running_extremum, shape="other")
 
 
 @defvjp(recursion_value, shape="other")

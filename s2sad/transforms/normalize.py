@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import operator
 import types
 
 import gast
@@ -314,21 +315,37 @@ class Normalize:
         return stores == 1 and not defs
 
     def _constant_test(self, test):
-        """The value of an ``if`` test comparing constants once names are replaced (an
-        inlined helper's parameter given a constant: ``None is not None``,
-        ``"same" == "valid"``), or None."""
-        if not isinstance(test, gast.Compare) or len(test.ops) != 1:
-            return None
-        test = _Rename(self).visit(clone(test))
-        left, right = (self._constant_of(side.id) if isinstance(side, gast.Name)
-                       else _constant(side)
-                       for side in (test.left, test.comparators[0]))
-        if left is _NOT_CONSTANT or right is _NOT_CONSTANT:
-            return None
-        compare = {gast.Is: lambda: left is right, gast.IsNot: lambda: left is not right,
-                   gast.Eq: lambda: left == right, gast.NotEq: lambda: left != right}
-        op = compare.get(type(test.ops[0]))
-        return None if op is None else bool(op())
+        """The truth of an ``if`` test on constants once names are replaced (an inlined
+        helper's parameter given a constant: ``None is not None``, ``"same" == "valid"``,
+        ``keepdims and axis is None``), or None."""
+        value = self._constant_value(_Rename(self).visit(clone(test)))
+        return None if value is _NOT_CONSTANT else bool(value)
+
+    def _constant_value(self, node):
+        """The value of ``node`` (its names renamed) if constants alone make it, else
+        ``_NOT_CONSTANT``."""
+        if isinstance(node, gast.Name):
+            return self._constant_of(node.id)
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+            value = self._constant_value(node.operand)
+            return value if value is _NOT_CONSTANT else not value
+        if isinstance(node, gast.BoolOp):  # (as Python: the operand that decides)
+            for operand in node.values:
+                value = self._constant_value(operand)
+                if value is _NOT_CONSTANT or bool(value) is isinstance(node.op, gast.Or):
+                    return value
+            return value
+        if isinstance(node, gast.Compare) and len(node.ops) == 1:
+            left, right = self._constant_value(node.left), \
+                self._constant_value(node.comparators[0])
+            op = _CONSTANT_COMPARE.get(type(node.ops[0]))
+            if op is None or left is _NOT_CONSTANT or right is _NOT_CONSTANT:
+                return _NOT_CONSTANT
+            try:
+                return bool(op(left, right))
+            except TypeError:  # (None < 0)
+                return _NOT_CONSTANT
+        return _constant(node)
 
     def block(self, stmts) -> list:
         """Normalize a nested block of statements into its own list."""
@@ -1034,6 +1051,8 @@ class Normalize:
                 start = node.args[1] if len(node.args) == 2 else gast.Constant(0, None)
                 return self.comprehension(node.args[0], start=start)
             inlined = self.callee(func) or self._keyword_stand_in(node)
+            if inlined is None and isinstance(func, gast.Attribute):
+                node, inlined = self._ufunc_method(node)
             if inlined is not None:
                 return self.inline(node, *inlined)
             lam = next((a for a in list(node.args) + [k.value for k in node.keywords]
@@ -1069,8 +1088,14 @@ class Normalize:
         if isinstance(node, gast.JoinedStr):
             return _Rename(self).visit(node)
         if isinstance(node, gast.IfExp):
+            known = self._constant_test(node.test)  # (an inlined helper's `-1 if axis is None
+            if known is not None:                   # else axis`, given axis=None)
+                return self.atom(node.body if known else node.orelse)
             return self.conditional(self.condition(node.test), node.body, node.orelse)
         if isinstance(node, gast.BoolOp):
+            known = self._constant_value(_Rename(self).visit(clone(node)))
+            if known is not _NOT_CONSTANT:  # (`keepdims and axis is not None`, in a helper)
+                return gast.copy_location(gast.Constant(known, None), node)
             # `a or b` is `a if a else b`; `a and b` is `b if a else a` (b evaluated lazily)
             result = self.atom(node.values[0])
             for value in node.values[1:]:
@@ -1123,6 +1148,27 @@ class Normalize:
             if value is func and keywords & names:
                 return stand_in, None, None
         return None
+
+    def _ufunc_method(self, node):
+        """``np.add.reduce(x)``, ``np.maximum.accumulate(x)``, ``np.subtract.outer(a, b)``:
+        ``(call, stand-in)``, the stand-in written with functions that have rules
+        (``np.sum(x, axis=0)``...; ``outer`` gets the ufunc first), or ``(node, None)``."""
+        from .. import implementations
+        if node.func.attr not in ("reduce", "accumulate", "outer"):
+            return node, None
+        try:
+            ufunc = _static(node.func.value, self)
+        except KeyError:
+            return node, None
+        if not isinstance(ufunc, np.ufunc) or registry.lookup(ufunc) is None:
+            return node, None
+        stand_in = implementations.ufunc_method(ufunc, node.func.attr)
+        if stand_in is None:
+            return node, None
+        if node.func.attr == "outer":
+            node = gast.copy_location(gast.Call(node.func, [node.func.value, *node.args],
+                                                node.keywords), node)
+        return node, (stand_in, None, None)
 
     def _function_argument(self, arg):
         """What a helper's parameter stands for when the caller passes it ``arg``, a
@@ -1447,6 +1493,9 @@ def _stand_in(value):
 
 
 _NOT_CONSTANT = object()
+_CONSTANT_COMPARE = {gast.Is: operator.is_, gast.IsNot: operator.is_not, gast.Eq: operator.eq,
+                     gast.NotEq: operator.ne, gast.Lt: operator.lt, gast.LtE: operator.le,
+                     gast.Gt: operator.gt, gast.GtE: operator.ge}
 
 
 def _constant(node):
