@@ -18,7 +18,7 @@ from .errors import DifferentiationError, NonScalarOutputError, S2sadError
 from .located import note_user_line
 from .pipeline import compile_gradient, load
 from .source import FunctionSource, still_read
-from .transforms.kinds import describe
+from .transforms.kinds import describe, is_object
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _ALL: "weakref.WeakSet" = weakref.WeakSet()  # every gradient made, to forget what it built
@@ -204,7 +204,7 @@ class GradientFunction:
         import dataclasses
         for name in self._wrt_names:
             value = args[self._params.index(name)]
-            if key[self._params.index(name)] == "any" and dataclasses.is_dataclass(value):
+            if is_object(key[self._params.index(name)]) and dataclasses.is_dataclass(value):
                 raise TypeError(
                     f"cannot differentiate {self.func.__qualname__} with respect to {name!r}: "
                     f"it holds a dataclass ({type(value).__name__}); s2sad reads the fields "
@@ -496,7 +496,7 @@ def _wrt_names(func, params: list[str], wrt) -> tuple[list[str], bool]:
 
 def _not_numeric(desc) -> str | None:
     """What in an argument's descriptor cannot be differentiated (not a number), or None."""
-    if desc == "any":
+    if is_object(desc):
         return "a value that is not a number (a string, None, an object...)"
     if isinstance(desc, tuple):
         if desc[0] in ("nd", "cupy"):
@@ -512,6 +512,8 @@ def _leaf_kinds(desc):
     ``"complex"``, or an array's dtype kind (``"f"``, ``"c"``, ``"i"``...)."""
     if not isinstance(desc, tuple):
         yield desc
+    elif desc[0] == "object":
+        return
     elif desc[0] in ("nd", "cupy"):
         yield desc[2]
     else:

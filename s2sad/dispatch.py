@@ -56,6 +56,7 @@ import types
 import numpy as np
 
 from .codegen import function_with_cells, register
+from .source import MISSING
 from .transforms.kinds import describe
 
 _PYTHON = ("float", "int", "complex")  # descriptions of Python numbers, named as their types
@@ -94,6 +95,12 @@ def guard(desc, name: str, constants: dict) -> str:
     if isinstance(desc, tuple) and desc[0] == "nd":
         return f"type({name}) is ndarray and {name}.ndim == {desc[1]} and " \
                f"{name}.dtype.kind == {desc[2]!r}"
+    if isinstance(desc, tuple) and desc[0] == "object" and not desc[2]:
+        # an object of a user's class (none of its own attributes hiding a method): its
+        # class; the methods the variant inlined are tested not hidden (``method_tests``)
+        constant = f"described_{len(constants)}"
+        constants[constant] = desc[1]
+        return f"type({name}) is {constant}"
     if isinstance(desc, tuple) and desc[0] in ("list", "tuple") and len(desc) == 2 and desc[1] and \
             len(set(desc[1])) == 1 and desc[1][0] in _PYTHON:
         items, item = len(desc[1]), desc[1][0]
@@ -114,18 +121,28 @@ def guard(desc, name: str, constants: dict) -> str:
     return f"describe({name}) == {constant}"
 
 
-def read_tests(reads, constants: dict) -> list[str]:
+def read_tests(reads, constants: dict, names=None) -> list[str]:
     """Tests that the functions a variant was built with are still what their names give
-    (:func:`s2sad.source.recording`); ``constants`` receives what they refer to.
+    (:func:`s2sad.source.recording`); ``constants`` receives what they refer to. A method
+    inlined from an argument's class (``"own"``) is tested not hidden by the argument's own
+    attribute (``names``: the entry's name of each parameter, if not its own).
 
     >>> import math
     >>> constants = {}
-    >>> read_tests([("item", {"log": math.log}, "log", math.log)], constants)
-    ["read_0.get('log') is read_1"]
+    >>> read_tests([("item", {"log": math.log}, "log", math.log),
+    ...             ("own", "model", "act", None)], constants)
+    ["read_0.get('log') is read_1", "'act' not in model.__dict__"]
     """
     tests = []
     for kind, holder, key, value in reads:
+        if kind == "own":
+            tests.append(f"{key!r} not in {(names or {}).get(holder, holder)}.__dict__")
+            continue
         where, what = f"read_{len(constants)}", f"read_{len(constants) + 1}"
+        if kind == "item" and value is MISSING:  # (an object's attribute it does not have)
+            constants[where] = holder
+            tests.append(f"{key!r} not in {where}")
+            continue
         constants[where], constants[what] = holder, value
         tests.append(f"{where}.get({key!r}) is {what}" if kind == "item" else
                      f"{where}.cell_contents is {what}" if kind == "cell" else
@@ -178,7 +195,8 @@ def entry_source(name: str, signature, descriptors, constants=None,
     else:
         names = [p if _usable(p) else f"arg_{i}" for i, p in enumerate(signature.parameters)]
     tests = " and ".join([guard(d, n, constants) for d, n in zip(descriptors, names)] +
-                         read_tests(reads, constants)) or "True"
+                         read_tests(reads, constants, dict(zip(signature.parameters, names))))\
+        or "True"
     arguments = ", ".join(names)
     call = "variant(" + ", ".join(  # (keyword-only parameters stay keyword-only)
         f"{p.name}={n}" if p.kind is p.KEYWORD_ONLY else n

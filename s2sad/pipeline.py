@@ -41,7 +41,7 @@ from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, 
 from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds
 from .transforms.nan_check import NanCheck
 from .transforms.py_floats import PythonFloats
-from .transforms.normalize import Normalize, assigned_names
+from .transforms.normalize import Normalize, argument_objects, assigned_names
 from .transforms.loop_tape import LoopTape
 from .transforms.loop_sums import LoopSums
 from .transforms.sum_products import SumProducts
@@ -160,6 +160,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     source = dataclasses.replace(source, tree=tree)
     stages.append(("desugar", tree))
     normalizer = Normalize(source, namer, numpy_name=imports.numpy())
+    normalizer.objects = argument_objects(tree, arg_descriptors)  # (their methods inlined)
     normalized = normalizer.run()
     aux = None
     if has_aux:

@@ -286,9 +286,9 @@ def recording():
         _RECORDING.read = outer
 
 
-def _note(dependency: tuple, value) -> None:
+def _note(dependency: tuple, value, always: bool = False) -> None:
     read = getattr(_RECORDING, "read", None)
-    if read is None or not callable(value) or isinstance(value, type):
+    if read is None or not always and (not callable(value) or isinstance(value, type)):
         return  # (numbers and arrays are read live; classes are not rebound in practice)
     kind, holder, key, _ = dependency
     read.setdefault((kind, id(holder), key), dependency)
@@ -298,19 +298,70 @@ def _note(dependency: tuple, value) -> None:
                             ("attr", value, attribute, getattr(value, attribute)))
 
 
-def note_attribute(holder, name: str, value) -> None:
-    """A callable read as ``module.name`` (``helpers.act``): noted like a global, so that
-    a module attribute given another function makes the gradient be built again."""
-    if isinstance(holder, types.ModuleType) and \
-            holder.__name__.split(".")[0] not in _LIBRARIES | sys.stdlib_module_names:
-        _note(("attr", holder, name, value), value)  # (NumPy's own are not rebound)
+def note_attribute(holder, name: str, value, source: "FunctionSource | None" = None,
+                   holder_name: str | None = None) -> None:
+    """A callable read as ``module.name`` (``helpers.act``), or as an attribute of an
+    object or class of the user's (``model.act``, ``Model.penalty``): noted like a global,
+    so that the attribute given another function makes the gradient be built again; and,
+    for an object that the free name ``holder_name`` of ``source`` gave, that name too."""
+    if isinstance(holder, types.ModuleType):
+        if holder.__name__.split(".")[0] not in _LIBRARIES | sys.stdlib_module_names:
+            _note(("attr", holder, name, value), value)  # (NumPy's own are not rebound)
+        return
+    from .transforms.kinds import class_method, describe
+    if not callable(value) or getattr(_RECORDING, "read", None) is None:
+        return
+    if isinstance(holder, type):
+        if holder.__module__.split(".")[0] not in _LIBRARIES | {"builtins"}:
+            _note(("attr", holder, name, value), value)
+        return
+    desc = describe(holder)
+    if type(desc) is not tuple or desc[0] != "object":
+        return
+    own = getattr(holder, "__dict__", None)
+    if own is not None and name in own:  # its own attribute: model.act = np.tanh
+        _note(("item", own, name, value), value)
+    elif class_method(type(holder), name) is not None:  # its class's def
+        note_method(type(holder), name, getattr(type(holder), name), obj=holder,
+                    own=own is not None)
+    if source is not None and holder_name is not None:
+        note_object(source, holder_name, holder)
+
+
+def note_object(source: "FunctionSource", name: str, obj) -> None:
+    """``obj``, what the free name ``name`` of ``source`` gave, had a method inlined
+    (``model.act(z)``): noted, so that the name given another object, or ``obj`` given an
+    attribute of its own named like a method it had inlined (``note_method``), makes the
+    gradient be built again."""
+    if name in source.closure:
+        _note(("cell", source.closure[name], None, obj), obj, always=True)
+    elif name in source.globals:
+        _note(("item", source.globals, name, obj), obj, always=True)
+
+
+def note_method(cls, name: str, value, parameter: str | None = None,
+                own: bool = True, obj=None) -> None:
+    """A method of ``cls`` (``value``, what ``cls.name`` gives), inlined for
+    ``obj.name(...)``: noted, so that the class given another makes the gradient be built
+    again; and, for an object that is the argument ``parameter`` and ``own`` attributes,
+    that its own ``__dict__`` does not hide it (tested by the entry: the argument's
+    description says it on the general path)."""
+    _note(("attr", cls, name, value), value)
+    read = getattr(_RECORDING, "read", None)
+    if read is not None and parameter is not None and own:
+        read.setdefault(("own", parameter, name), ("own", parameter, name, None))
+    if obj is not None and own:  # (an object the build saw: its own attributes, now)
+        _note(("item", vars(obj), name, MISSING), obj, always=True)
 
 
 def still_read(dependencies) -> bool:
-    """Do the names a build resolved still give what they gave then?"""
+    """Do the names a build resolved still give what they gave then? (The methods of an
+    argument's class, ``"own"``, are in its description: not tested here.)"""
     for kind, holder, key, value in dependencies:
+        if kind == "own":
+            continue
         if kind == "item":
-            if holder.get(key, _MISSING) is not value:
+            if holder.get(key, MISSING) is not value:
                 return False
         elif kind == "cell":
             try:
@@ -323,5 +374,5 @@ def still_read(dependencies) -> bool:
     return True
 
 
-_MISSING = object()
+MISSING = object()  # (what a name or key that is not there gives)
 _LIBRARIES = frozenset({"numpy", "cupy", "scipy", "s2sad", "jax", "torch"})

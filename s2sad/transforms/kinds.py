@@ -20,6 +20,7 @@ same shape.
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 
 import gast
@@ -84,13 +85,57 @@ def describe(value):
     if isinstance(value, tuple) and isinstance(getattr(kind, "_fields", None), tuple):
         # a namedtuple: a tuple whose items have names (its class, for the guard)
         return ("tuple", tuple(map(describe, value)), (kind, kind._fields))
-    if kind.__module__.split(".")[0] == "cupy" and hasattr(value, "ndim"):
+    module = kind.__module__.split(".")[0]
+    if module == "cupy" and hasattr(value, "ndim"):
         return ("cupy", value.ndim, value.dtype.kind)  # an array on the GPU
-    return "any"
+    if module in _NOT_USERS:
+        return "any"
+    return ("object", kind, _hidden_methods(value, kind))
+
+
+def is_object(desc) -> bool:
+    """Does the descriptor describe a value that is not a number nor a container of them
+    (``"any"``, or an object of a user's class)?"""
+    return desc == "any" or type(desc) is tuple and desc[0] == "object"
+
+
+# the modules whose objects are not a user's (an object of a user's class is described with
+# its class: its methods are inlined, ``self.act(z)``)
+_NOT_USERS = frozenset({"builtins", "numpy", "cupy", "cupyx", "s2sad", "types", "functools",
+                        "collections", "typing", "jax", "jaxlib", "torch", "scipy"})
+
+
+def class_method(cls, name: str):
+    """``(function, takes the object first)`` that ``obj.name`` calls for an object of
+    ``cls`` whose own ``__dict__`` does not hold ``name``: a ``def`` of the class (or a
+    ``staticmethod``) found the usual way; else None (a property, a classmethod, a
+    class that changes how attributes are found)."""
+    import inspect
+    if getattr(cls, "__getattribute__", object.__getattribute__) is not \
+            object.__getattribute__:
+        return None
+    method = inspect.getattr_static(cls, name, None)
+    if isinstance(method, staticmethod):
+        return (method.__func__, False) if isinstance(method.__func__, types.FunctionType) \
+            else None
+    return (method, True) if isinstance(method, types.FunctionType) else None
+
+
+def _hidden_methods(value, kind) -> frozenset:
+    """The names of ``value``'s own attributes that hide a method of its class (``self.act
+    = np.tanh`` where the class has ``def act``): calls of those are not the class's."""
+    own = getattr(value, "__dict__", None)
+    if not own:
+        return frozenset()
+    return frozenset(name for name in own if type(name) is str and any(
+        isinstance(klass.__dict__.get(name), _METHODS) for klass in kind.__mro__[:-1]))
+
+
+_METHODS = (types.FunctionType, staticmethod)  # what class_method takes
 
 
 def from_descriptor(desc, token: str) -> Kind:
-    if desc == "any" or desc is None:
+    if desc is None or is_object(desc):
         return ANY
     if isinstance(desc, str):
         return Kind("scalar", "()", 0, py=desc)

@@ -156,6 +156,10 @@ class Normalize:
         self.nesting = 0  # blocks (of an `if` or a loop) around the statement normalized
         self.constants: dict = {}  # an inlined helper's read-only parameters given constants
         self.passed_names: dict[str, str] = {}  # a parameter -> the caller's variable given
+        # (root) a variable holding an object of a user's class, whose methods are inlined:
+        # ("param", name, class, names its own attributes hide) for an argument,
+        # ("value", object, name) for a module's object passed to a helper
+        self.objects: dict[str, tuple] = {}
         self.foreign: dict[str, tuple] = {}   # alias -> (globals dict, name) of inlined code
         self.foreign_cells: dict = {}         # alias -> closure cell of inlined code
         self.locals = assigned_names(source.tree)
@@ -1053,6 +1057,8 @@ class Normalize:
             inlined = self.callee(func) or self._keyword_stand_in(node)
             if inlined is None and isinstance(func, gast.Attribute):
                 node, inlined = self._ufunc_method(node)
+            if inlined is None and isinstance(func, gast.Attribute):
+                node, inlined = self._object_method(node)
             if inlined is not None:
                 return self.inline(node, *inlined)
             lam = next((a for a in list(node.args) + [k.value for k in node.keywords]
@@ -1170,6 +1176,65 @@ class Normalize:
                                                 node.keywords), node)
         return node, (stand_in, None, None)
 
+    def _object_ref(self, node):
+        """What ``_object_method`` knows of the object ``node`` names: an argument of the
+        function, or given to a helper, that is an object of a user's class, or a module's
+        object (``model``); else None."""
+        from .kinds import describe
+        if not isinstance(node, gast.Name) or node.id in self.function_args:
+            return None
+        if node.id in self.locals:
+            return self.root.objects.get(self.current.get(node.id))
+        try:
+            obj = _static(node, self)
+        except KeyError:
+            return None
+        desc = describe(obj)
+        if type(desc) is not tuple or desc[0] != "object":
+            return None
+        return "value", obj, node.id
+
+    def _object_method(self, node):
+        """``self.act(z)``, ``model.predict(x)``: the ``def`` of the object's class, inlined
+        with the object first (a staticmethod without it), where the object is known as an
+        argument of a user's class or a module's object; ``(node, None)`` for the rest
+        (an attribute of the object's own that hides the method, a property...)."""
+        from ..source import note_method, note_object
+        from .kinds import class_method
+        func = node.func
+        ref = self._object_ref(func.value)
+        if ref is None:
+            return node, None
+        if ref[0] == "param":
+            _, parameter, cls, hidden = ref
+            obj = None
+            if func.attr in hidden:
+                return node, None
+        else:
+            _, obj, name = ref
+            parameter, cls = None, type(obj)
+            if func.attr in getattr(obj, "__dict__", ()):
+                return node, None
+        found = class_method(cls, func.attr)
+        if found is None or registry.lookup(found[0]) is not None or not _user_code(found[0]):
+            return node, None
+        method, takes_self = found
+        own = getattr(cls, "__dictoffset__", 0) != 0  # (its objects have attributes of their own)
+        note_method(cls, func.attr, getattr(cls, func.attr), parameter, own, obj)
+        if obj is not None and func.value.id not in self.locals:
+            note_object(self.source, func.value.id, obj)
+        args = [func.value, *node.args] if takes_self else node.args
+        if method in self.inlining:  # a recursive method: kept as a call of the class's def
+            alias = self.root.__dict__.setdefault("_method_aliases", {}).get(method)
+            if alias is None:
+                alias = self.root._method_aliases[method] = self.root.namer.claim(
+                    method.__name__)
+                self.root.foreign[alias] = ({alias: method}, alias)
+                self.root.source.extra[alias] = method
+            func = gast.Name(alias, gast.Load(), None, None)
+        return gast.copy_location(gast.Call(func, args, node.keywords), node), \
+            (method, None, None)
+
     def _function_argument(self, arg):
         """What a helper's parameter stands for when the caller passes it ``arg``, a
         function: ``("inline", ...)`` for the user's own (a def, a lambda, a module-level
@@ -1265,6 +1330,11 @@ class Normalize:
                                         f"argument {name!r}", node)
             if isinstance(value, gast.Name) and name not in body_assigned:
                 child.current[name] = value.id  # read-only parameter: use the value itself
+                source_arg = next((a for n, a in list(zip(names, node.args)) +
+                                   [(k.arg, k.value) for k in node.keywords] if n == name), None)
+                ref = self._object_ref(source_arg)  # (an object: its methods inlined there)
+                if ref is not None:
+                    self.root.objects.setdefault(value.id, ref)
             else:
                 copy_name = self.namer.claim(name)
                 child.current[name] = copy_name
@@ -1323,7 +1393,9 @@ class Normalize:
                 self.root.foreign[alias] = ({alias: getattr(runtime_recursion, name)}, alias)
                 self.root.source.extra[alias] = getattr(runtime_recursion, name)
             helpers[name] = alias
-        function = self.simple(node.func)
+        function = self.load(node.func.id) if isinstance(node.func, gast.Name) and \
+            node.func.id in self.root.__dict__.get("_method_aliases", {}).values() \
+            else self.simple(node.func)  # (a method of the class: _object_method named it)
         pair = self.to_atom(gast.Call(self.load(helpers["recursive_call"]),
                                       [function, packed], []))
         return self.to_atom(gast.Call(self.load(helpers["recursion_value"]),
@@ -1425,9 +1497,30 @@ def _static(node, normalize):
             value = getattr(base, node.attr)
         except AttributeError:
             raise KeyError(node.attr) from None
-        note_attribute(base, node.attr, value)
+        holder = node.value.id if isinstance(node.value, gast.Name) else None
+        note_attribute(base, node.attr, value, _resolving(node.value, normalize), holder)
         return value
     raise KeyError(type(node).__name__)
+
+
+def _resolving(node, normalize):
+    """The source whose free names ``node`` (a name of ``normalize``'s function) is read
+    from."""
+    while isinstance(node, gast.Name) and normalize.lexical and normalize.parent is not None:
+        normalize = normalize.parent
+    return normalize.source
+
+
+def argument_objects(tree, descriptors) -> dict:
+    """The parameters of ``tree`` described (:func:`s2sad.transforms.kinds.describe`) as
+    objects of a user's class that the function does not assign: their methods are
+    inlined where the function calls them (``Normalize.objects``)."""
+    params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
+    stored = {n.id for stmt in tree.body for n in trees.walk(stmt)
+              if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    return {name: ("param", name, desc[1], desc[2])
+            for name, desc in zip(params, descriptors or ())
+            if type(desc) is tuple and desc[0] == "object" and name not in stored}
 
 
 def _user_code(func) -> bool:

@@ -20,16 +20,16 @@ Shared by the analyses and the reverse pass so they agree on every statement.
 >>> local = {"x", "w"} | {f"t_{i}" for i in range(1, 10)}
 >>> for stmt in source.tree.body[:-1]:
 ...     op = classify(stmt.value, source, local)
-...     print(f"{unparse(stmt):22} {op.kind:9} {op.name:12} {[unparse(o) for o in op.operands]}")
-t_1 = x * w            call      *            ['x', 'w']
-t_2 = np.tanh(t_1)     call      numpy.tanh   ['t_1']
-t_3 = t_2 + x - w      linear                 ['t_2 + x - w']
-t_4 = t_3              copy                   ['t_3']
-t_5 = x.shape          nondiff                ['x']
-t_6 = np.argmax(t_3)   nondiff   numpy.argmax ['t_3']
-t_7 = [t_2, w]         build                  ['t_2', 'w']
-t_8 = t_3[0]           subscript              ['t_3']
-t_9 = x.conjugate()    unknown   .conjugate() ['x']
+...     print(f"{unparse(stmt):22} {op.kind:9} {op.name:13} {[unparse(o) for o in op.operands]}")
+t_1 = x * w            call      *             ['x', 'w']
+t_2 = np.tanh(t_1)     call      numpy.tanh    ['t_1']
+t_3 = t_2 + x - w      linear                  ['t_2 + x - w']
+t_4 = t_3              copy                    ['t_3']
+t_5 = x.shape          nondiff                 ['x']
+t_6 = np.argmax(t_3)   nondiff   numpy.argmax  ['t_3']
+t_7 = [t_2, w]         build                   ['t_2', 'w']
+t_8 = t_3[0]           subscript               ['t_3']
+t_9 = x.conjugate()    unknown   x.conjugate() ['x']
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ def static_value(node, source: FunctionSource, local_names: set[str]):
             value = getattr(base, node.attr)
         except AttributeError:
             raise KeyError(node.attr) from None
-        note_attribute(base, node.attr, value)  # (helpers.act given another one: rebuilt)
+        holder = node.value.id if isinstance(node.value, gast.Name) else None
+        # (helpers.act or model.act given another one, model another object: rebuilt)
+        note_attribute(base, node.attr, value, source, holder)
         return value
     raise KeyError(getattr(node, "id", type(node).__name__))
 
@@ -107,15 +109,24 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
         try:
             target = static_value(func, source, local_names)
         except KeyError:
+            advice = ""
             if isinstance(func, gast.Attribute):
-                name = f".{func.attr}()"
+                owner = func.value.id if isinstance(func.value, gast.Name) and \
+                    not func.value.id.startswith("t_") else ""
+                name = f"{owner}.{func.attr}()"
+                advice = (f"If {owner or 'it'} is an object of a class of yours: s2sad inlines "
+                          "a method that is a `def` (or staticmethod) of the class of an "
+                          "argument or of a module's object; a function kept in the object's "
+                          "own attribute (self.act = np.tanh), a property or a classmethod "
+                          "is not followed. Call that function directly, or register a rule "
+                          "with @s2sad.defvjp.")
             elif isinstance(func, gast.Name) and not func.id.startswith("t_"):
                 name = f"{func.id}() (a function held in a variable)"  # chosen in a branch
             else:  # pair[0](x), f(a)(x): the function is a value computed on the line
                 name = "this call"
             receiver = [func.value] if isinstance(func, gast.Attribute) else []
             return Op("unknown", receiver + list(value.args) + list(keywords.values()),
-                      name=name)
+                      name=name, advice=advice)
         rule = registry.lookup(target)
         op = _with_rule(rule, list(value.args), keywords, registry.describe_function(target))
         if rule is None and type(target).__module__ == "s2sad.api":  # a gradient s2sad made

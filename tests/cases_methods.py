@@ -1,0 +1,95 @@
+"""Objects of the user's classes: their methods are inlined where a differentiated
+function calls them (``self.act(z)``, ``model.predict(w, x)``)."""
+
+import numpy as np
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def act(self, z):
+        return np.tanh(self.scale * z)
+
+    def predict(self, w, x):
+        return self.act(x @ w)
+
+    def loss(self, w, x):
+        h = self.predict(w, x)
+        return np.sum(h ** 2) + self.penalty(w)
+
+    @staticmethod
+    def penalty(w):
+        return 0.1 * np.sum(w ** 2)
+
+
+class Cubic(Model):
+    def act(self, z):
+        return (self.scale * z) ** 3
+
+
+class Slotted:
+    __slots__ = ("power",)
+
+    def __init__(self, power):
+        self.power = power
+
+    def lift(self, z):
+        return z ** self.power
+
+
+def sine_act(self, z):
+    """Given to ``Model.act`` by a test (a class edited in a notebook)."""
+    return np.sin(self.scale * z)
+
+
+def loss_of(model, w, x):
+    return model.loss(w, x) * 2.0
+
+
+def lifted(obj, x):
+    return np.sum(obj.lift(x))
+
+
+model = Model(0.5)
+
+
+def module_model_loss(w, x):
+    return model.loss(w, x)
+
+
+def _takes_model(m, w, x):
+    return m.loss(w, x)
+
+
+def passes_module_model(w, x):
+    return _takes_model(model, w, x)
+
+
+def calls_in_loop(model, w, x):
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(model.act(x @ w * (i + 1)))
+    return total
+
+
+class Recursive:
+    def power(self, x, n):
+        if n == 0:
+            return 1.0
+        return x * self.power(x, n - 1)
+
+    def loss(self, x, n):
+        return self.power(x, n) + self.power(x, 1)
+
+
+class Counting:
+    def __init__(self):
+        self.calls = 0
+
+    def act(self, z):
+        self.calls += 1
+        return np.tanh(z)
+
+    def loss(self, w):
+        return np.sum(self.act(w))

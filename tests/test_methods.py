@@ -1,0 +1,127 @@
+"""The methods of the user's objects are inlined: ``self.act(z)`` in a method, an object
+passed in, a module's object; a method or object given again builds the gradient again."""
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.errors import NoDerivativeError
+from tests import cases_methods as C
+
+rng = np.random.default_rng(11)
+W, X = rng.normal(size=3), rng.normal(size=(4, 3))
+
+
+def numeric(f, w, h=1e-6):
+    g = np.zeros_like(w)
+    for i in range(w.size):
+        e = np.zeros_like(w)
+        e.flat[i] = h
+        g.flat[i] = (f(w + e) - f(w - e)) / (2 * h)
+    return g
+
+
+def loss_gradient(model, factor=1.0):
+    return factor * numeric(lambda v: model.loss(v, X), W)
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+def test_a_bound_methods_calls_of_other_methods_are_inlined(optimize):
+    model = C.Model(0.7)
+    g = s2sad.grad(model.loss, optimize=optimize)
+    np.testing.assert_allclose(g(W, X), loss_gradient(model), rtol=1e-6, atol=1e-8)
+    text = g.source_for(W, X)
+    assert "np.tanh(" in text and ".act(" not in text and ".predict(" not in text
+
+
+def test_an_object_passed_in_and_a_modules_object():
+    model = C.Model(0.7)
+    np.testing.assert_allclose(s2sad.grad(C.loss_of, wrt=1)(model, W, X),
+                               loss_gradient(model, 2.0), rtol=1e-6, atol=1e-8)
+    for f in (C.module_model_loss, C.passes_module_model):
+        np.testing.assert_allclose(s2sad.grad(f)(W, X), loss_gradient(C.model),
+                                   rtol=1e-6, atol=1e-8)
+    expected = sum(numeric(lambda v: np.sum(model.act(X @ v * (i + 1))), W) for i in range(3))
+    np.testing.assert_allclose(s2sad.grad(C.calls_in_loop, wrt=1)(model, W, X), expected,
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_objects_of_another_class_get_their_own_gradient():
+    g = s2sad.grad(C.loss_of, wrt=1)
+    model, cubic = C.Model(0.7), C.Cubic(0.7)
+    for obj in (model, cubic, model):
+        np.testing.assert_allclose(g(obj, W, X), loss_gradient(obj, 2.0), rtol=1e-6,
+                                   atol=1e-8)
+
+
+def test_objects_without_a_dict_of_their_own():
+    x = np.abs(rng.normal(size=3)) + 0.5
+    for power in (2.0, 3.0):
+        obj = C.Slotted(power)
+        np.testing.assert_allclose(s2sad.grad(C.lifted, wrt=1)(obj, x),
+                                   power * x ** (power - 1), rtol=1e-12)
+
+
+def test_a_method_given_again_builds_the_gradient_again():
+    model = C.Model(0.7)
+    g = s2sad.grad(C.loss_of, wrt=1)
+    g(model, W, X)
+    old = C.Model.act
+    try:
+        C.Model.act = C.sine_act
+        np.testing.assert_allclose(g(model, W, X), loss_gradient(model, 2.0), rtol=1e-6,
+                                   atol=1e-8)
+    finally:
+        C.Model.act = old
+    np.testing.assert_allclose(g(model, W, X), loss_gradient(model, 2.0), rtol=1e-6, atol=1e-8)
+
+
+def test_an_attribute_of_the_objects_own_hiding_a_method_is_not_taken_for_it():
+    model = C.Model(0.7)
+    g = s2sad.grad(C.loss_of, wrt=1)
+    g(model, W, X)
+    model.act = np.cos  # (its own attribute: model.act(z) is np.cos(z) now)
+    try:
+        with pytest.raises(NoDerivativeError, match="act"):
+            g(model, W, X)
+    finally:
+        del model.act
+    np.testing.assert_allclose(g(model, W, X), loss_gradient(model, 2.0), rtol=1e-6, atol=1e-8)
+
+
+def test_a_modules_object_given_again_or_changed_builds_the_gradient_again():
+    g = s2sad.grad(C.module_model_loss)
+    old = C.model
+    try:
+        g(W, X)
+        C.model = C.Cubic(0.3)
+        np.testing.assert_allclose(g(W, X), loss_gradient(C.model), rtol=1e-6, atol=1e-8)
+        for act in (np.cos, np.sin):  # (its own attribute hides the method: read as it is)
+            C.model.act = act
+            np.testing.assert_allclose(g(W, X), loss_gradient(C.model), rtol=1e-6, atol=1e-8)
+    finally:
+        C.model = old
+    np.testing.assert_allclose(g(W, X), loss_gradient(C.model), rtol=1e-6, atol=1e-8)
+
+
+def test_higher_derivatives_through_methods():
+    model = C.Model(0.7)
+    hessian = s2sad.hessian(model.loss)(W, X)
+    step = 1e-5
+    columns = [(s2sad.grad(model.loss)(W + step * e, X) -
+                s2sad.grad(model.loss)(W - step * e, X)) / (2 * step) for e in np.eye(3)]
+    np.testing.assert_allclose(hessian, np.array(columns).T, rtol=1e-5, atol=1e-7)
+
+
+def test_a_recursive_method_is_kept_as_a_call():
+    obj = C.Recursive()
+    for n in (0, 1, 4):
+        assert s2sad.grad(obj.loss)(1.5, n) == pytest.approx(n * 1.5 ** (n - 1) + 1.0)
+    assert "recursive_call(power, " in s2sad.grad(obj.loss).source_for(1.5, 4)
+
+
+def test_a_method_that_changes_its_object_is_refused_at_its_line():
+    from s2sad.errors import UnsupportedSyntaxError
+    with pytest.raises(UnsupportedSyntaxError, match="assignment to attribute") as info:
+        s2sad.grad(C.Counting().loss)(np.ones(2))
+    assert "self.calls += 1" in str(info.value)
