@@ -17,7 +17,7 @@ from .dispatch import make_entry
 from .errors import DifferentiationError, NonScalarOutputError, S2sadError
 from .located import note_user_line
 from .pipeline import compile_gradient, load
-from .source import FunctionSource, still_read
+from .source import FunctionSource, note_reads, still_read
 from .transforms.kinds import describe, is_object
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -261,6 +261,17 @@ class GradientFunction:
             if nestable is None:
                 nestable = self._nestables[key] = self._build(key, nestable=True)
         return nestable
+
+    def _inlined(self):
+        """The general variant of this gradient (for any argument kinds), as a function that
+        calls it inlines it (``w - lr * grad_loss(w, x)`` in a differentiated function:
+        MAML's inner step); built again if a function it inlined was defined again."""
+        compiled = self._nestable(None)
+        if not still_read(compiled.reads):
+            self._forget(None)
+            compiled = self._nestable(None)
+        note_reads(compiled.reads)  # (the caller's gradient is built again with it)
+        return compiled.function
 
     def _build(self, key, **options):
         """Compile and load the variant for ``key`` (``options``: see compile_gradient)."""

@@ -354,6 +354,16 @@ def note_method(cls, name: str, value, parameter: str | None = None,
         _note(("item", vars(obj), name, MISSING), obj, always=True)
 
 
+def note_reads(dependencies) -> None:
+    """Note, for the build under way, what another build read (a gradient it inlines;
+    not the tests of its own arguments, ``"own"``)."""
+    read = getattr(_RECORDING, "read", None)
+    if read is not None:
+        for kind, holder, key, value in dependencies:
+            if kind != "own":
+                read.setdefault((kind, id(holder), key), (kind, holder, key, value))
+
+
 def still_read(dependencies) -> bool:
     """Do the names a build resolved still give what they gave then? (The methods of an
     argument's class, ``"own"``, are in its description: not tested here.)"""

@@ -288,3 +288,57 @@ def _scaled(x, axis=None, keepdims=False, mode="sum"):
 def calls_with_constant_options(x):
     """Tests of the helper's constant options are decided while inlining: no branch left."""
     return np.sum(_scaled(x) ** 2) + np.sum(_scaled(x, axis=0, keepdims=True, mode="raw"))
+
+
+def _inner_square(w, x):
+    return np.sum(np.tanh(x @ w) ** 2)
+
+
+_inner_steps_gradient = s2sad.grad(_inner_square)
+_inner_value_and_gradient = s2sad.value_and_grad(_inner_square)
+
+
+def maml(w, x, y):
+    """Three inner steps of gradient descent, then the loss at the adapted weights."""
+    adapted = w
+    for i in range(3):
+        adapted = adapted - 0.2 * _inner_steps_gradient(adapted, x)
+    return np.sum((y @ adapted) ** 2)
+
+
+def uses_value_and_gradient(w, x):
+    value, gradient = _inner_value_and_gradient(w, x)
+    return value * np.sum(gradient ** 2)
+
+
+def scalar_inner(a):
+    return a ** 3 + math.sin(a)
+
+
+_scalar_inner_gradient = s2sad.grad(scalar_inner)
+
+
+def newton_step(a):
+    return a - scalar_inner(a) / _scalar_inner_gradient(a)
+
+
+_inner_vjp = s2sad.vjp(_inner_square)
+
+
+def calls_a_vjp(w, x):
+    value, pullback = _inner_vjp(w, x)
+    return value
+
+
+_inner_act = np.tanh
+
+
+def _inner_with_act(w, x):
+    return np.sum(_inner_act(x @ w) ** 2)
+
+
+_inner_act_gradient = s2sad.grad(_inner_with_act)
+
+
+def one_step_with_act(w, x):
+    return np.sum((w - 0.3 * _inner_act_gradient(w, x)) ** 2)

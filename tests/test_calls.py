@@ -111,6 +111,48 @@ def test_tests_on_an_inlined_helpers_constant_options_are_decided_while_inlining
     assert "along = -1" in text and "keepdims=True" in text and "keepdims=False" in text
 
 
+def test_a_gradient_called_inside_is_inlined():
+    """MAML: the inner gradient's generated code is inlined, so the outer gradient
+    differentiates through the inner steps (a Hessian-vector product each)."""
+    w, x, y = rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=(2, 3))
+    cases = [(C.maml, (w, x, y), 0), (C.maml, (w, x, y), 1), (C.calls_a_gradient, (w, x), 0),
+             (C.uses_value_and_gradient, (w, x), 0), (C.newton_step, (0.7,), 0)]
+    for f, args, i in cases:
+        np.testing.assert_allclose(s2sad.grad(f, wrt=i)(*args), numeric_gradient(f, args, i),
+                                   rtol=1e-6, atol=1e-8, err_msg=f.__name__)
+    text = s2sad.grad(C.maml).source_for(w, x, y)
+    assert "_inner_steps_gradient(" not in text and "np.tanh(" in text
+
+
+def test_a_gradient_called_inside_follows_its_functions_given_again():
+    w, x = rng.normal(size=3), rng.normal(size=(4, 3))
+    g = s2sad.grad(C.calls_a_gradient)
+    g(w, x)
+    old = C._inner_gradient
+    try:
+        C._inner_gradient = s2sad.grad(C._inner_square)
+        np.testing.assert_allclose(g(w, x), numeric_gradient(C.calls_a_gradient, (w, x), 0),
+                                   rtol=1e-6, atol=1e-8)
+    finally:
+        C._inner_gradient = old
+    np.testing.assert_allclose(g(w, x), numeric_gradient(C.calls_a_gradient, (w, x), 0),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_a_gradient_called_inside_follows_a_function_its_own_function_reads():
+    w, x = rng.normal(size=3), rng.normal(size=(4, 3))
+    g = s2sad.grad(C.one_step_with_act)
+    g(w, x)
+    try:
+        C._inner_act = np.sin  # (the inner gradient's own variant is stale too)
+        np.testing.assert_allclose(g(w, x), numeric_gradient(C.one_step_with_act, (w, x), 0),
+                                   rtol=1e-6, atol=1e-8)
+    finally:
+        C._inner_act = np.tanh
+    np.testing.assert_allclose(g(w, x), numeric_gradient(C.one_step_with_act, (w, x), 0),
+                               rtol=1e-6, atol=1e-8)
+
+
 def test_recursive_call_stays_a_call_in_readable_source():
     source = s2sad.grad(C.power).source
     assert "recursive_call(power, " in source and "recursive_pullback(" in source

@@ -1139,6 +1139,9 @@ class Normalize:
         if isinstance(value, types.FunctionType) and registry.lookup(value) is None and \
                 _user_code(value):
             return value, None, None
+        from ..api import GradientFunction
+        if type(value) is GradientFunction:  # a gradient called inside: its generated code
+            return value._inlined(), None, None
         return None
 
     def _keyword_stand_in(self, node):

@@ -130,10 +130,11 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
         rule = registry.lookup(target)
         op = _with_rule(rule, list(value.args), keywords, registry.describe_function(target))
         if rule is None and type(target).__module__ == "s2sad.api":  # a gradient s2sad made
-            op.advice = ("A gradient called inside a differentiated function is not inlined "
-                         "(yet): differentiate a derivative with s2sad.grad(s2sad.grad(f)), "
-                         "s2sad.hessian or s2sad.hvp, or write the inner gradient's step out "
-                         "in the function (s2sad.grad(f).source shows it).")
+            op.advice = ("Of the derivatives s2sad makes, a gradient (s2sad.grad, "
+                         "s2sad.value_and_grad) called inside a differentiated function is "
+                         "inlined; this one is not (a vjp, jvp, hvp, or the gradient of a "
+                         "method): call s2sad.grad of a function instead, or write its step "
+                         "out in the function (its .source shows it).")
         return op
     if isinstance(value, gast.Subscript):
         return Op("subscript", [value.value])
