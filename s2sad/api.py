@@ -215,8 +215,9 @@ class GradientFunction:
         compiled for as a number (``lr = 0.1``) no longer is one, or a function it inlined
         is no longer the one its name gives (a helper defined again)."""
         still = still_read(compiled.reads)
-        if isinstance(self.func, GradientFunction):  # the inner gradient's globals first
-            still = self.func._refresh(key, self.func._nestable(key)) and still
+        if isinstance(self.func, GradientFunction):  # the inner gradient's globals first,
+            inner = self.func._nestable(key)        # and the variant it was built from
+            still = self.func._refresh(key, inner) and still and compiled.built_from is inner
         namespace = compiled.function.__globals__
         for name, (where, item) in compiled.live.items():  # module globals are read live
             value = namespace[name] = where[item]
@@ -276,11 +277,13 @@ class GradientFunction:
     def _build(self, key, **options):
         """Compile and load the variant for ``key`` (``options``: see compile_gradient)."""
         backend, descriptors = self._split_key(key)
-        function = self._source_function(key)
+        inner = self.func._nestable(key) if isinstance(self.func, GradientFunction) else None
+        function = self._source_function(key) if inner is None else inner.function
         compiled = compile_gradient(function, self._wrt_names, self.optimize, self.annotate,
                                     self.with_value, descriptors, self._wrt_tuple,
                                     target=backend, debug_nans=self.debug_nans,
                                     **self._options(), **options)
+        compiled.built_from = inner
         load(compiled, function)
         return compiled
 

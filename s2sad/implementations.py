@@ -71,6 +71,14 @@ True
 True
 >>> bool(np.allclose(percentile(m, [10.0, 90.0], axis=1), np.percentile(m, [10.0, 90.0], axis=1)))
 True
+>>> v32 = m.astype(np.float32)
+>>> [quantile(v32, 0.3).dtype, quantile(v32, [0.2, 0.9], axis=1).dtype, median(v32, 1).dtype]
+[dtype('float32'), dtype('float32'), dtype('float32')]
+>>> infinite = np.array([1.0, 2.0, 3.0, np.inf])  # (NumPy's way next to inf: NaN or inf)
+>>> with np.errstate(invalid="ignore"):
+...     [bool(np.allclose(quantile(infinite, q), np.quantile(infinite, q), equal_nan=True))
+...      for q in (0.5, 0.75, 0.8, 1.0)]
+[True, True, True, True]
 >>> from numpy.lib.stride_tricks import sliding_window_view as windows
 >>> [bool(np.array_equal(sliding_window_view(v, 3, *e), windows(v, 3, *e))) for v, e in
 ...  [(fp, ()), (m, (1,)), (m, (-1,)), (m, (0,)), (rng.normal(size=(2, 5, 3)), (1,))]]
@@ -92,7 +100,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .runtime import running_extremum
+from .runtime import checked_quantiles, one_axis, running_extremum, window_count
 
 
 def interp(x, xp, fp, left=None, right=None):
@@ -155,11 +163,13 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None):
 
 def median(a, axis=None, keepdims=False):
     # the middle of the sorted values (the mean of the two middle ones); NaN where one is
+    # (its gradient NaN too)
     s = np.sort(a, axis=axis)
     along = -1 if axis is None else axis
     n = np.shape(s)[along]
-    middle = (np.take(s, (n - 1) // 2, axis=along) + np.take(s, n // 2, axis=along)) / 2.0
-    middle = np.where(np.isnan(np.take(s, n - 1, axis=along)), np.nan, middle)
+    halves = (np.take(s, (n - 1) // 2, axis=along) + np.take(s, n // 2, axis=along)) / 2.0
+    nan_or_one = np.where(np.isnan(np.take(s, n - 1, axis=along)), np.nan, 1.0)
+    middle = halves * nan_or_one.astype(halves.dtype)
     if keepdims and axis is None:
         return np.reshape(middle, (1,) * np.ndim(a))
     if keepdims:
@@ -204,17 +214,21 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 def quantile(a, q, axis=None, keepdims=False):
     # NumPy's default method: between the two sorted values around q * (n - 1), on the
-    # line through them; NaN where the values hold one. The quantiles' axes come first.
+    # line through them (NumPy's way, from the nearer end); NaN where the values hold one
+    # (its gradient NaN too). The quantiles' axes come first.
+    along = -1 if axis is None else one_axis(axis, "quantile")
     s = np.sort(a, axis=axis)
-    along = -1 if axis is None else axis
     n = np.shape(s)[along]
-    position = np.ravel(q) * (n - 1)
+    position = np.ravel(checked_quantiles(np.asarray(q))) * (n - 1)
     low = np.floor(position).astype(np.intp)
     lower = np.moveaxis(np.take(s, low, axis=along), along, 0)
     upper = np.moveaxis(np.take(s, np.minimum(low + 1, n - 1), axis=along), along, 0)
     t = np.reshape(position - low, np.shape(low) + (1,) * (np.ndim(lower) - 1))
-    mixed = lower + t * (upper - lower)
-    marked = np.where(np.isnan(np.take(s, n - 1, axis=along)), np.nan, mixed)
+    t = t.astype(np.result_type(s, 0.0))  # (float32 values: a float32 quantile)
+    step = upper - lower
+    mixed = np.where(t >= 0.5, upper - step * (1.0 - t), lower + step * t)
+    nan_or_one = np.where(np.isnan(np.take(s, n - 1, axis=along)), np.nan, 1.0)
+    marked = mixed * nan_or_one.astype(t.dtype)
     result = np.reshape(marked, np.shape(q) + np.shape(marked)[1:])
     if keepdims and axis is None:
         return np.reshape(result, np.shape(q) + (1,) * np.ndim(a))
@@ -229,12 +243,10 @@ def percentile(a, q, axis=None, keepdims=False):
 
 def sliding_window_view(x, window_shape, axis=None):
     # the windows gathered with an index array: a copy, not a view (to read, not to write
-    # into); without an axis, x has one
-    line = np.reshape(x, np.shape(x)[-1:]) if axis is None else x
+    # into); one window length, along one axis (none for a 1-d array)
+    count = window_count(x, window_shape, axis)
     along = -1 if axis is None else axis
-    n = np.shape(line)[along]
-    windows = np.take(line, np.arange(n - window_shape + 1)[:, None] + np.arange(window_shape),
-                      axis=along)
+    windows = np.take(x, np.arange(count)[:, None] + np.arange(window_shape), axis=along)
     if axis is None:
         return windows
     return np.moveaxis(windows, axis + 1 if axis >= 0 else axis, -1)
@@ -243,37 +255,39 @@ def sliding_window_view(x, window_shape, axis=None):
 # --- methods of ufuncs: np.add.reduce(x) is np.sum(x, axis=0) ----------------------------
 
 
-def add_reduce(array, axis=0, keepdims=False):
-    return np.sum(array, axis=axis, keepdims=keepdims)
+def add_reduce(array, axis=0, dtype=None, *, keepdims=False):
+    return np.sum(array, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def multiply_reduce(array, axis=0, keepdims=False):
-    return np.prod(array, axis=axis, keepdims=keepdims)
+def multiply_reduce(array, axis=0, dtype=None, *, keepdims=False):
+    return np.prod(array, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def maximum_reduce(array, axis=0, keepdims=False):
+def maximum_reduce(array, axis=0, *, keepdims=False):
     return np.max(array, axis=axis, keepdims=keepdims)
 
 
-def minimum_reduce(array, axis=0, keepdims=False):
+def minimum_reduce(array, axis=0, *, keepdims=False):
     return np.min(array, axis=axis, keepdims=keepdims)
 
 
-def add_accumulate(array, axis=0):
-    return np.cumsum(array, axis=axis)
+def add_accumulate(array, axis=0, dtype=None):
+    return np.cumsum(array, axis=one_axis(axis, "add.accumulate"), dtype=dtype)
 
 
-def multiply_accumulate(array, axis=0):
-    return np.cumprod(array, axis=axis)
+def multiply_accumulate(array, axis=0, dtype=None):
+    return np.cumprod(array, axis=one_axis(axis, "multiply.accumulate"), dtype=dtype)
 
 
 def maximum_accumulate(array, axis=0):
     # each running maximum is the latest value that reaches it: its gradient goes there
-    return np.take_along_axis(array, running_extremum(array, axis, True), axis=axis)
+    along = one_axis(axis, "maximum.accumulate")
+    return np.take_along_axis(array, running_extremum(array, along, True), axis=along)
 
 
 def minimum_accumulate(array, axis=0):
-    return np.take_along_axis(array, running_extremum(array, axis, False), axis=axis)
+    along = one_axis(axis, "minimum.accumulate")
+    return np.take_along_axis(array, running_extremum(array, along, False), axis=along)
 
 
 def outer(ufunc, a, b):
@@ -290,6 +304,13 @@ def ufunc_method(ufunc, method: str):
 
 
 _UFUNCS = (np.add, np.multiply, np.maximum, np.minimum)
+
+
+def shown_name(definition, call, dotted) -> str:
+    """How the user wrote the function ``definition`` stands in for (``np.quantile``),
+    from the ``call`` (``dotted`` spells its function)."""
+    text = dotted(call.func)
+    return text if "..." not in text else definition.__name__
 
 
 def names() -> list[str]:

@@ -92,6 +92,9 @@ class Compiled:
     reads: tuple = ()
     # the user's line of each generated statement (s2sad.located), for errors at run time
     user_lines: tuple = ()
+    # for a derivative of a derivative: the inner one's variant it differentiated (built
+    # again when the inner one is: a helper of the function defined again)
+    built_from: object = None
 
 
 def parameters(tree) -> list[str]:

@@ -406,8 +406,14 @@ def bind(function, args: tuple, keywords: dict) -> dict:
 
 
 def describe_function(func) -> str:
+    owner = getattr(func, "__self__", None)
+    if type(owner).__name__ == "ufunc":  # np.add.reduce
+        return f"{type(owner).__module__.split('.')[0]}.{owner.__name__}.{func.__name__}"
     module = getattr(func, "__module__", None) or ""
-    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
+    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None)
+    if name is None:  # an object whose class defines __call__
+        module = type(func).__module__ or ""
+        name = f"{type(func).__qualname__} object"
     if module.startswith("numpy"):
         module = "numpy" if module in ("numpy", "numpy._core.umath", "numpy.core.umath") else module
         if module.startswith("numpy._core") or module.startswith("numpy.core"):

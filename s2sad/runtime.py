@@ -1216,6 +1216,72 @@ def cholesky_grad(g, L):
     return (s + xp.swapaxes(s, -1, -2)) / 2.0
 
 
+def checked_quantiles(q):
+    """``q`` itself, once NumPy's check passes (``np.quantile``'s definition in
+    :mod:`s2sad.implementations` would read past the sorted values otherwise).
+
+    >>> checked_quantiles([0.0, 0.5, 1.0])
+    [0.0, 0.5, 1.0]
+    >>> checked_quantiles(1.5)
+    Traceback (most recent call last):
+        ...
+    ValueError: Quantiles must be in the range [0, 1]
+    """
+    xp = array_module(q)
+    if not bool(xp.all((xp.asarray(q) >= 0) & (xp.asarray(q) <= 1))):  # (NaN fails too)
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    return q
+
+
+def one_axis(axis, function: str):
+    """``axis`` if it is one axis (an int), for the definitions of
+    :mod:`s2sad.implementations` that take one; else a ValueError that says so.
+
+    >>> one_axis(-1, "quantile")
+    -1
+    >>> one_axis((0, 1), "quantile")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    ValueError: s2sad writes np.quantile for one axis (an int, or None ...), not axis=(0, 1); ...
+    """
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+        return axis
+    if function.endswith(".accumulate"):  # (NumPy's own refusal)
+        raise ValueError(f"accumulate does not allow multiple axes (axis={axis!r})")
+    if function != "sliding_window_view":  # (named without the module: "np." is "cp." on
+        function = "np." + function        # a GPU, in the generated code)
+    raise ValueError(f"s2sad writes {function} for one axis (an int, or None for the "
+                     f"flattened array), not axis={axis!r}; to take several, np.reshape "
+                     "them into one first")
+
+
+def window_count(x, window_shape, axis):
+    """How many windows of ``window_shape`` values ``sliding_window_view`` makes along
+    ``axis`` of ``x`` (NumPy's checks; s2sad's definition takes one window length and one
+    axis, or none for a 1-d array).
+
+    >>> window_count(np.zeros(6), 4, None), window_count(np.zeros((2, 5)), 2, 1)
+    (3, 4)
+    >>> window_count(np.zeros(3), 4, None)
+    Traceback (most recent call last):
+        ...
+    ValueError: window shape cannot be larger than input array shape
+    """
+    shape = _shape(x)
+    if not isinstance(window_shape, (int, np.integer)) or isinstance(window_shape, bool):
+        raise ValueError("s2sad writes sliding_window_view for one axis: give window_shape "
+                         f"as an int (not {window_shape!r}) and the axis as an int")
+    if axis is None and len(shape) != 1:
+        raise ValueError("Since axis is `None`, must provide window_shape for all dimensions "
+                         f"of `x`; got 1 window_shape elements and `x.ndim` is {len(shape)}.")
+    along = -1 if axis is None else one_axis(axis, "sliding_window_view")
+    if window_shape < 0:
+        raise ValueError("`window_shape` cannot contain negative values")
+    if window_shape > shape[along]:
+        raise ValueError("window shape cannot be larger than input array shape")
+    return shape[along] - window_shape + 1
+
+
 def running_extremum(a, axis=0, largest=True):
     """For each position along ``axis``, the position of the running maximum (``largest``)
     or minimum of ``a`` up to there: the latest that reaches it (a NaN, from where one is,
@@ -1267,14 +1333,20 @@ def scaled_power(c, x, e):
 
     >>> scaled_power(np.array([0.0, 1.0, 2.0, 0.5]), 0.0, np.array([-1.0, 0.0, 1.0, -0.5]))
     array([ 0.,  1.,  0., inf])
-    >>> scaled_power(0, 0.0, -1), scaled_power(3, 2.0, 2)
-    (0.0, 12.0)
+    >>> scaled_power(0, 0.0, -1), scaled_power(3, 2.0, 2), scaled_power(0.5, 0.0, -0.5)
+    (0.0, 12.0, inf)
 
     Its own slopes are of the same form (``scaled_power(c * e, x, e - 1)`` in ``x``), so
     every order of ``x ** y`` stays finite where the exponent is a whole number.
     """
     if type(c) in (int, float, bool):  # a number: a zero is known here
-        return c * x ** (e if c else 0)
+        if not c:
+            return c * x ** 0
+        try:
+            return c * x ** e
+        except ZeroDivisionError:  # (0.0 ** -1: infinite, as an array's; a term a higher
+            with np.errstate(divide="ignore"):  # order then multiplies by 0 is no error)
+                return c * float(np.float64(x) ** e)
     xp = array_module(c, x, e)
     with np.errstate(divide="ignore"):
         return c * x ** xp.where(c == 0, 0, e)

@@ -169,7 +169,7 @@ class FunctionSource:
                 lines[0] if lines else None, 0)
         gast.increment_lineno(module, first - 1)
         all_lines = linecache.getlines(filename) or lines
-        return filename, tree, all_lines
+        return filename, _mangled(tree, func.__qualname__), all_lines
 
     def line(self, lineno: int | None) -> str | None:
         if lineno is None or not (1 <= lineno <= len(self.lines)):
@@ -226,6 +226,37 @@ class FunctionSource:
         if isinstance(builtins_ns, types.ModuleType):
             builtins_ns = vars(builtins_ns)
         return builtins_ns[name]
+
+
+def _mangled(tree, qualname: str):
+    """``tree`` with its private names spelled as Python reads them in a class
+    (``self.__s`` in a method of ``Priv`` is ``self._Priv__s``): inlined elsewhere, the
+    method must read the same attribute.
+
+    >>> tree = gast.parse("def f(self, x):\\n    return self.__s * x + self.__len__()").body[0]
+    >>> from s2sad.codegen import unparse
+    >>> print(unparse(_mangled(tree, "Priv.f")).splitlines()[1])
+        return self._Priv__s * x + self.__len__()
+    """
+    parts = qualname.split(".")[:-1]
+    owner = next((part for i, part in reversed(list(enumerate(parts)))
+                  if part != "<locals>" and (i + 1 == len(parts) or parts[i + 1] != "<locals>")),
+                 None)
+    if owner is None or not owner.strip("_"):
+        return tree
+    prefix = "_" + owner.lstrip("_")
+
+    def mangle(name):
+        private = name is not None and name.startswith("__") and not name.endswith("__")
+        return prefix + name if private else name
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Attribute):
+            node.attr = mangle(node.attr)
+        elif isinstance(node, gast.Name):
+            node.id = mangle(node.id)
+        elif isinstance(node, gast.keyword):
+            node.arg = mangle(node.arg)
+    return tree
 
 
 def _lambda_tree(func, filename: str):
@@ -288,8 +319,9 @@ def recording():
 
 def _note(dependency: tuple, value, always: bool = False) -> None:
     read = getattr(_RECORDING, "read", None)
-    if read is None or not always and (not callable(value) or isinstance(value, type)):
-        return  # (numbers and arrays are read live; classes are not rebound in practice)
+    if read is None or not always and not callable(value):
+        return  # (numbers and arrays are read live; a class is noted: a notebook defines
+        # one again)
     kind, holder, key, _ = dependency
     read.setdefault((kind, id(holder), key), dependency)
     if isinstance(value, types.FunctionType):
@@ -308,7 +340,7 @@ def note_attribute(holder, name: str, value, source: "FunctionSource | None" = N
         if holder.__name__.split(".")[0] not in _LIBRARIES | sys.stdlib_module_names:
             _note(("attr", holder, name, value), value)  # (NumPy's own are not rebound)
         return
-    from .transforms.kinds import class_method, describe
+    from .transforms.kinds import describe
     if not callable(value) or getattr(_RECORDING, "read", None) is None:
         return
     if isinstance(holder, type):
@@ -321,9 +353,11 @@ def note_attribute(holder, name: str, value, source: "FunctionSource | None" = N
     own = getattr(holder, "__dict__", None)
     if own is not None and name in own:  # its own attribute: model.act = np.tanh
         _note(("item", own, name, value), value)
-    elif class_method(type(holder), name) is not None:  # its class's def
-        note_method(type(holder), name, getattr(type(holder), name), obj=holder,
-                    own=own is not None)
+        _note_state(holder)
+    else:  # its class's: a def, or any attribute that reads the same each time
+        found = getattr(type(holder), name, MISSING)
+        if found is not MISSING and found is getattr(type(holder), name, None):
+            note_method(type(holder), name, found, obj=holder, own=own is not None)
     if source is not None and holder_name is not None:
         note_object(source, holder_name, holder)
 
@@ -350,8 +384,18 @@ def note_method(cls, name: str, value, parameter: str | None = None,
     read = getattr(_RECORDING, "read", None)
     if read is not None and parameter is not None and own:
         read.setdefault(("own", parameter, name), ("own", parameter, name, None))
-    if obj is not None and own:  # (an object the build saw: its own attributes, now)
-        _note(("item", vars(obj), name, MISSING), obj, always=True)
+    if obj is not None:  # (an object the build saw: its class and own attributes, now)
+        if own:
+            _note(("item", vars(obj), name, MISSING), obj, always=True)
+        _note_state(obj)
+
+
+def _note_state(obj) -> None:
+    """Note that ``obj`` keeps its class and its ``__dict__`` (``obj.__class__ = Other``
+    changes its methods; ``obj.__dict__ = {...}`` its own attributes)."""
+    _note(("attr", obj, "__class__", type(obj)), obj, always=True)
+    if getattr(obj, "__dict__", None) is not None:
+        _note(("attr", obj, "__dict__", obj.__dict__), obj, always=True)
 
 
 def note_reads(dependencies) -> None:

@@ -93,3 +93,85 @@ class Counting:
 
     def loss(self, w):
         return np.sum(self.act(w))
+
+
+def _takes_loss(m, w, x):
+    return m.loss(w, x)
+
+
+def module_model_through_a_helper(w, x):
+    return _takes_loss(model, w, x)
+
+
+class Activated:
+    act = np.tanh  # (a class attribute that is not a def: read through the object)
+
+    def loss(self, w):
+        return np.sum(self.act(w))
+
+
+activated = Activated()
+
+
+def module_activated_loss(w):
+    return activated.loss(w)
+
+
+class Penalty:
+    @staticmethod
+    def penalty(w):
+        return np.sum(w ** 2)
+
+
+class QuarticPenalty:
+    @staticmethod
+    def penalty(w):
+        return np.sum(w ** 4)
+
+
+def class_penalty(w):
+    return Penalty.penalty(w)
+
+
+class Ruled:
+    @staticmethod
+    def cube(x):
+        return x ** 3
+
+    def loss(self, w):
+        return np.sum(self.cube(w))
+
+
+class Private:
+    def __init__(self, scale):
+        self.__scale = scale
+
+    def act(self, z):
+        return np.tanh(self.__scale * z)
+
+    def loss(self, w):
+        return np.sum(self.act(w))
+
+
+class Derived(Model):
+    def act(self, z):
+        return super().act(z) * 2.0
+
+
+class WithLambda(Model):
+    def loss(self, w, x):
+        f = lambda z: self.act(z)  # noqa: E731
+        return np.sum(f(x @ w))
+
+
+class Layer:
+    def forward(self, x):
+        return np.tanh(x)
+
+
+class Net:
+    def __init__(self):
+        self.layer = Layer()
+
+    def loss(self, w):
+        return np.sum(self.layer.forward(w))

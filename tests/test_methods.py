@@ -125,3 +125,100 @@ def test_a_method_that_changes_its_object_is_refused_at_its_line():
     with pytest.raises(UnsupportedSyntaxError, match="assignment to attribute") as info:
         s2sad.grad(C.Counting().loss)(np.ones(2))
     assert "self.calls += 1" in str(info.value)
+
+
+def test_a_modules_object_given_to_a_helper_given_again_builds_the_gradient_again():
+    g = s2sad.grad(C.module_model_through_a_helper)
+    old = C.model
+    try:
+        g(W, X)
+        C.model = C.Cubic(0.3)  # (its class's act is another)
+        np.testing.assert_allclose(g(W, X), loss_gradient(C.model), rtol=1e-6, atol=1e-8)
+    finally:
+        C.model = old
+
+
+def test_an_objects_class_or_dict_replaced_builds_the_gradient_again():
+    g = s2sad.grad(C.module_model_loss)
+    old = C.model
+    try:
+        C.model = C.Model(0.5)
+        g(W, X)
+        C.model.__class__ = C.Cubic
+        np.testing.assert_allclose(g(W, X), loss_gradient(C.model), rtol=1e-6, atol=1e-8)
+        C.model.__dict__ = {"scale": 0.5, "act": np.cos}
+        np.testing.assert_allclose(g(W, X), loss_gradient(C.model), rtol=1e-6, atol=1e-8)
+    finally:
+        C.model = old
+
+
+def test_a_class_attribute_that_is_not_a_def_given_another_builds_the_gradient_again():
+    g = s2sad.grad(C.module_activated_loss)
+    np.testing.assert_allclose(g(W), 1.0 - np.tanh(W) ** 2)
+    try:
+        C.Activated.act = np.sin
+        np.testing.assert_allclose(g(W), np.cos(W))
+        C.activated.act = np.cos
+        np.testing.assert_allclose(g(W), -np.sin(W))
+    finally:
+        C.Activated.act = np.tanh
+        del C.activated.act
+    np.testing.assert_allclose(g(W), 1.0 - np.tanh(W) ** 2)
+
+
+def test_a_class_defined_again_builds_the_gradient_again():
+    g = s2sad.grad(C.class_penalty)
+    np.testing.assert_allclose(g(W), 2 * W)
+    old = C.Penalty
+    try:
+        C.Penalty = C.QuarticPenalty  # (a notebook cell defining the class again)
+        np.testing.assert_allclose(g(W), 4 * W ** 3)
+    finally:
+        C.Penalty = old
+
+
+def test_second_derivatives_follow_a_method_defined_again():
+    model = C.Model(0.7)
+    outer = s2sad.hessian(model.loss)
+    outer(W, X)
+    old = C.Model.act
+    try:
+        C.Model.act = C.sine_act
+        s2sad.grad(model.loss)(W, X)  # (the inner gradient built again first)
+        step = 1e-5
+        columns = [(s2sad.grad(model.loss)(W + step * e, X) -
+                    s2sad.grad(model.loss)(W - step * e, X)) / (2 * step) for e in np.eye(3)]
+        np.testing.assert_allclose(outer(W, X), np.array(columns).T, rtol=1e-5, atol=1e-7)
+    finally:
+        C.Model.act = old
+
+
+def test_a_method_with_a_rule_of_its_own_is_called_with_it():
+    @s2sad.defvjp(C.Ruled.cube)
+    def cube_vjp(g, ans, x):
+        return 3.0 * g * x ** 2
+    try:
+        np.testing.assert_allclose(s2sad.grad(C.Ruled().loss)(W), 3 * W ** 2)
+        assert "cube(w)" in s2sad.grad(C.Ruled().loss).source_for(W)
+    finally:
+        from s2sad import registry
+        registry._RULES.pop(C.Ruled.cube)
+        registry.changed()
+
+
+def test_private_attributes_lambdas_and_super():
+    from s2sad.errors import UnsupportedSyntaxError
+    np.testing.assert_allclose(s2sad.grad(C.Private(0.5).loss)(W),
+                               0.5 * (1.0 - np.tanh(0.5 * W) ** 2))
+    obj = C.WithLambda(0.7)
+    np.testing.assert_allclose(s2sad.grad(obj.loss)(W, X),
+                               numeric(lambda v: obj.loss(v, X), W), rtol=1e-6, atol=1e-8)
+    with pytest.raises(UnsupportedSyntaxError, match="super") as info:
+        s2sad.grad(C.Derived(0.7).loss)(W, X)
+    assert "BaseClass.act(self, ...)" in str(info.value)
+
+
+def test_an_object_reached_through_another_is_refused_with_what_to_do():
+    with pytest.raises(NoDerivativeError, match="forward") as info:
+        s2sad.grad(C.Net().loss)(W)
+    assert "self.layer.forward(x)" in str(info.value)

@@ -32,17 +32,18 @@ import numpy as np
 
 from ..registry import deflinear, deftangent, defvjp, nondifferentiable
 from ..runtime import (add_sens, array_grad, as_gradient, average_grad, broadcast_shape, cast_like,
-                       choose_grad, clip_grad, column_stack_grad, concatenate_grad, cumprod_grad,
-                       cumsum_grad, diag_grad, diagonal_grad, diff_grad, dot_grad_left,
-                       dot_grad_right, dstack_grad, einsum_grad, expand_reduced, extremum_grad,
-                       hstack_grad, index_grad, inner_grad, kron_grad, linspace_grad,
-                       matmul_grad_left, matmul_grad_right, matmul_shape, nanmean_grad, nansum_grad,
-                       output_seed, pack_like, pad_grad, pad_values_grad, prod_grad, ptp_grad,
-                       reduced_size, repeat_grad, running_extremum, scaled_power, shape_of,
-                       sort_grad, split_grad, stack_grad, std_grad, sum_grad, sum_list_grad,
-                       take_along_axis_grad, take_grad, tensordot_grad, tile_grad, trace_grad,
-                       transpose_grad, unbroadcast, var_grad, vecdot_grad, vstack_grad,
-                       written_part, last_writes, zeros_like_structure)
+                       checked_quantiles, choose_grad, clip_grad, column_stack_grad,
+                       concatenate_grad, cumprod_grad, cumsum_grad, diag_grad, diagonal_grad,
+                       diff_grad, dot_grad_left, dot_grad_right, dstack_grad, einsum_grad,
+                       expand_reduced, extremum_grad, hstack_grad, index_grad, inner_grad,
+                       kron_grad, linspace_grad, matmul_grad_left, matmul_grad_right, matmul_shape,
+                       nanmean_grad, nansum_grad, one_axis, output_seed, pack_like, pad_grad,
+                       pad_values_grad, prod_grad, ptp_grad, reduced_size, repeat_grad,
+                       running_extremum, scaled_power, shape_of, sort_grad, split_grad, stack_grad,
+                       std_grad, sum_grad, sum_list_grad, take_along_axis_grad, take_grad,
+                       tensordot_grad, tile_grad, trace_grad, transpose_grad, unbroadcast, var_grad,
+                       vecdot_grad, vstack_grad, window_count, written_part, last_writes,
+                       zeros_like_structure)
 from ..runtime_hessians import (average_change, average_grad_partial, average_jet, cumprod_hvp,
                                cumprod_jet, prod_hvp, std_grad_partial)
 from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
@@ -57,7 +58,13 @@ from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast
                               sum_parts, take_at, unbroadcast_adjoint, unpack_sens)
 
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
-                  broadcast_shape, matmul_shape, shape_of, running_extremum, shape="other")
+                  broadcast_shape, matmul_shape, shape_of, running_extremum, one_axis,
+                  window_count, shape="other")
+
+
+@defvjp(checked_quantiles)  # q itself (checked)
+def checked_quantiles_rule(g, ans, q):
+    return g
 
 
 @defvjp(recursion_value, shape="other")
@@ -115,14 +122,18 @@ except ImportError:  # pragma: no cover
 # --- powers ---------------------------------------------------------------------------------
 # scaled_power(c, x, e) = c * x ** e, 0 where c is 0 (the slope of x ** y): in c, the power;
 # in x, the same form one power lower (so x ** 2's second slope is 2, not NaN, at x = 0);
-# in e, times log x (0 where x <= 0, as np.power's rule takes it)
+# in e, times log x (0 where x <= 0, as np.power's rule takes it). Each is again a
+# scaled_power, the sensitivity in its coefficient: where that is 0 (an exponent carried
+# through a loop is a value the next order differentiates, with a zero sensitivity) the
+# term is 0, not 0 times an infinite power.
 
 
 @defvjp(scaled_power)
 def scaled_power_rule(g, ans, c, x, e):
-    return (unbroadcast(g * x ** e, c),
-            unbroadcast(g * scaled_power(c * e, x, e - 1), x),
-            unbroadcast(g * ans * np.log(np.where(np.greater(x, 0), x, 1.0)), e))
+    return (unbroadcast(scaled_power(g, x, e), c),
+            unbroadcast(scaled_power(g * c * e, x, e - 1), x),
+            unbroadcast(scaled_power(g * c * np.log(np.where(np.greater(x, 0), x, 1.0)), x, e),
+                        e))
 
 
 # --- shapes and structures ------------------------------------------------------------------

@@ -345,6 +345,9 @@ class Normalize:
             op = _CONSTANT_COMPARE.get(type(node.ops[0]))
             if op is None or left is _NOT_CONSTANT or right is _NOT_CONSTANT:
                 return _NOT_CONSTANT
+            if op in (operator.is_, operator.is_not) and not any(
+                    side is None or side is True or side is False for side in (left, right)):
+                return _NOT_CONSTANT  # (`mode is "abc"`: Python's answer is not the parser's)
             try:
                 return bool(op(left, right))
             except TypeError:  # (None < 0)
@@ -531,7 +534,7 @@ class Normalize:
                 value = self.source.resolve(node.func.id)
             except KeyError:
                 return None
-            for name in ("range", "zip", "enumerate", "sum", "reversed"):
+            for name in ("range", "zip", "enumerate", "sum", "reversed", "super"):
                 if value is getattr(builtins, name):
                     return name
         return None
@@ -1059,8 +1062,14 @@ class Normalize:
                 node, inlined = self._ufunc_method(node)
             if inlined is None and isinstance(func, gast.Attribute):
                 node, inlined = self._object_method(node)
+                func = node.func
             if inlined is not None:
                 return self.inline(node, *inlined)
+            if isinstance(func, gast.Attribute) and self._builtin_call(func.value) == "super":
+                raise self.source.syntax_error(
+                    "super() in a differentiated method", node,
+                    f"Call the base class's method by name, as BaseClass.{func.attr}(self, "
+                    "...): that is inlined.")
             lam = next((a for a in list(node.args) + [k.value for k in node.keywords]
                         if isinstance(a, gast.Lambda)), None)
             if lam is not None:
@@ -1073,7 +1082,7 @@ class Normalize:
             elif isinstance(func, gast.Attribute):
                 func = gast.copy_location(gast.Attribute(self.atom(func.value), func.attr,
                                                          gast.Load()), func)
-            else:
+            elif not self._is_method_alias(func):
                 func = self.atom(func)
             args = [self.atom(a) for a in node.args]
             keywords = [gast.keyword(k.arg, self.atom(k.value)) for k in node.keywords]
@@ -1183,9 +1192,12 @@ class Normalize:
         """What ``_object_method`` knows of the object ``node`` names: an argument of the
         function, or given to a helper, that is an object of a user's class, or a module's
         object (``model``); else None."""
+        from ..source import note_object
         from .kinds import describe
         if not isinstance(node, gast.Name) or node.id in self.function_args:
             return None
+        if self.lexical and self.parent is not None and node.id not in self.locals:
+            return self.parent._object_ref(node)  # (a lambda or def inside: the caller's)
         if node.id in self.locals:
             return self.root.objects.get(self.current.get(node.id))
         try:
@@ -1195,6 +1207,7 @@ class Normalize:
         desc = describe(obj)
         if type(desc) is not tuple or desc[0] != "object":
             return None
+        note_object(_resolving(node, self), node.id, obj)  # (the name given another: rebuilt)
         return "value", obj, node.id
 
     def _object_method(self, node):
@@ -1202,7 +1215,7 @@ class Normalize:
         with the object first (a staticmethod without it), where the object is known as an
         argument of a user's class or a module's object; ``(node, None)`` for the rest
         (an attribute of the object's own that hides the method, a property...)."""
-        from ..source import note_method, note_object
+        from ..source import note_method
         from .kinds import class_method
         func = node.func
         ref = self._object_ref(func.value)
@@ -1219,24 +1232,30 @@ class Normalize:
             if func.attr in getattr(obj, "__dict__", ()):
                 return node, None
         found = class_method(cls, func.attr)
-        if found is None or registry.lookup(found[0]) is not None or not _user_code(found[0]):
+        if found is None or not _user_code(found[0]):
             return node, None
         method, takes_self = found
         own = getattr(cls, "__dictoffset__", 0) != 0  # (its objects have attributes of their own)
         note_method(cls, func.attr, getattr(cls, func.attr), parameter, own, obj)
-        if obj is not None and func.value.id not in self.locals:
-            note_object(self.source, func.value.id, obj)
         args = [func.value, *node.args] if takes_self else node.args
-        if method in self.inlining:  # a recursive method: kept as a call of the class's def
-            alias = self.root.__dict__.setdefault("_method_aliases", {}).get(method)
-            if alias is None:
-                alias = self.root._method_aliases[method] = self.root.namer.claim(
-                    method.__name__)
-                self.root.foreign[alias] = ({alias: method}, alias)
-                self.root.source.extra[alias] = method
-            func = gast.Name(alias, gast.Load(), None, None)
-        return gast.copy_location(gast.Call(func, args, node.keywords), node), \
-            (method, None, None)
+        ruled = registry.lookup(method) is not None
+        if ruled or method in self.inlining:  # a rule of its own (s2sad.defvjp(K.cube)), or
+            func = self._method_alias(method)  # recursion: a call of the class's def
+        call = gast.copy_location(gast.Call(func, args, node.keywords), node)
+        return call, (None if ruled else (method, None, None))
+
+    def _method_alias(self, method):
+        """A name, in the generated code, for a method of a class called as a function."""
+        alias = self.root.__dict__.setdefault("_method_aliases", {}).get(method)
+        if alias is None:
+            alias = self.root._method_aliases[method] = self.root.namer.claim(method.__name__)
+            self.root.foreign[alias] = ({alias: method}, alias)
+            self.root.source.extra[alias] = method
+        return gast.Name(alias, gast.Load(), None, None)
+
+    def _is_method_alias(self, node) -> bool:
+        return isinstance(node, gast.Name) and \
+            node.id in self.root.__dict__.get("_method_aliases", {}).values()
 
     def _function_argument(self, arg):
         """What a helper's parameter stands for when the caller passes it ``arg``, a
@@ -1308,6 +1327,17 @@ class Normalize:
                     for k in node.keywords}
         n_pos = len(tree.args.posonlyargs) + len(tree.args.args)
         if len(args) > n_pos or set(keywords) - set(names):
+            if getattr(func, "__module__", None) == "s2sad.implementations":
+                from .. import implementations
+                shown = implementations.shown_name(func, node, self._dotted)
+                extra = sorted(set(keywords) - set(names))
+                raise self.source.error(
+                    DifferentiationError, f"s2sad writes {shown} with the arguments "
+                    f"({', '.join(names)}) only (s2sad/implementations.py): "
+                    + (f"{', '.join(k + '=' for k in extra)} is not supported" if extra else
+                       f"{len(args)} positional arguments are more than it takes"), node,
+                    "Leave the argument out where NumPy's default does, or compute the value "
+                    "with functions s2sad knows (see s2sad.supported()).")
             raise self.source.error(DifferentiationError, f"this call does not match the "
                                     f"parameters of {tree.name}({', '.join(names)})", node)
         bound = dict(zip(names[:len(args)], args))
@@ -1396,8 +1426,7 @@ class Normalize:
                 self.root.foreign[alias] = ({alias: getattr(runtime_recursion, name)}, alias)
                 self.root.source.extra[alias] = getattr(runtime_recursion, name)
             helpers[name] = alias
-        function = self.load(node.func.id) if isinstance(node.func, gast.Name) and \
-            node.func.id in self.root.__dict__.get("_method_aliases", {}).values() \
+        function = self.load(node.func.id) if self._is_method_alias(node.func) \
             else self.simple(node.func)  # (a method of the class: _object_method named it)
         pair = self.to_atom(gast.Call(self.load(helpers["recursive_call"]),
                                       [function, packed], []))
