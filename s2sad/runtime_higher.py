@@ -55,7 +55,15 @@ def add_at(s, index, g):
 
 
 def take_at(h, index, g):
-    """Adjoint of :func:`add_at` with respect to ``g``: ``h[index]``, shaped like ``g``."""
+    """Adjoint of :func:`add_at` (and of :func:`s2sad.runtime.index_grad`) with respect to
+    ``g``: ``h[index]``, shaped like ``g``; of a list's sensitivity (items of different
+    shapes), its items.
+
+    >>> take_at([1.0, np.ones(2), 3.0], np.s_[:-1], [0.0, np.zeros(2)])
+    [1.0, array([1., 1.])]
+    """
+    if isinstance(h, (list, tuple, dict)) or hasattr(h, "ndim"):
+        return sens_like(h[index], g)
     return sens_like(np.asarray(h)[index], g)
 
 

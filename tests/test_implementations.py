@@ -88,3 +88,14 @@ def test_is_on_a_constant_string_is_not_decided_while_inlining(tmp_path, monkeyp
         expected = module.is_on_a_string(x) / 4  # (linear: Python's own answer)
         np.testing.assert_allclose(s2sad.grad(module.is_on_a_string)(x),
                                    np.full((2, 2), expected))
+
+
+def test_fourth_derivative_through_a_while_loop():
+    """The third derivative's sensitivity of its stack (a list of numbers and arrays) is
+    read back by position (take_at of a list)."""
+    fourth = C.powers_in_a_while_loop
+    for _ in range(4):
+        fourth = s2sad.grad(fourth)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert fourth(0.0) == pytest.approx(0.0) and fourth(0.7) == pytest.approx(0.0)
