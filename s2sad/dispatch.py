@@ -129,14 +129,25 @@ def read_tests(reads, constants: dict, names=None) -> list[str]:
 
     >>> import math
     >>> constants = {}
-    >>> read_tests([("item", {"log": math.log}, "log", math.log),
-    ...             ("own", "model", "act", None)], constants)
-    ["read_0.get('log') is read_1", "'act' not in model.__dict__"]
+    >>> print(*read_tests([("item", {"log": math.log}, "log", math.log),
+    ...                    ("own", "model", "act", None), ("class", "model.layer", None, float),
+    ...                    ("own", "model.layer", "forward", None)], constants), sep="\\n")
+    read_0.get('log') is read_1
+    'act' not in model.__dict__
+    type(model.layer) is read_2
+    'forward' not in model.layer.__dict__
     """
     tests = []
     for kind, holder, key, value in reads:
-        if kind == "own":
-            tests.append(f"{key!r} not in {(names or {}).get(holder, holder)}.__dict__")
+        if kind in ("own", "class"):  # (an argument, or an object in its attributes)
+            head, dot, rest = holder.partition(".")
+            path = (names or {}).get(head, head) + dot + rest
+            if kind == "own":
+                tests.append(f"{key!r} not in {path}.__dict__")
+            else:
+                where = f"read_{len(constants)}"
+                constants[where] = value
+                tests.append(f"type({path}) is {where}")
             continue
         where, what = f"read_{len(constants)}", f"read_{len(constants) + 1}"
         if kind == "item" and value is MISSING:  # (an object's attribute it does not have)

@@ -390,6 +390,20 @@ def note_method(cls, name: str, value, parameter: str | None = None,
         _note_state(obj)
 
 
+def note_path(path: str | None, value, holder=None, name: str | None = None) -> None:
+    """An object reached through another's attribute (``self.layer``) had a method inlined:
+    for an argument's (``path``, ``"self.layer"``; ``value`` its class), the entry tests
+    its class (the argument's description says it on the general path); for a module's
+    object's, the attribute is noted (``holder.name is value``)."""
+    read = getattr(_RECORDING, "read", None)
+    if read is None:
+        return
+    if path is not None:
+        read.setdefault(("class", path, None), ("class", path, None, value))
+    else:
+        _note(("attr", holder, name, value), value, always=True)
+
+
 def _note_state(obj) -> None:
     """Note that ``obj`` keeps its class and its ``__dict__`` (``obj.__class__ = Other``
     changes its methods; ``obj.__dict__ = {...}`` its own attributes)."""
@@ -404,15 +418,16 @@ def note_reads(dependencies) -> None:
     read = getattr(_RECORDING, "read", None)
     if read is not None:
         for kind, holder, key, value in dependencies:
-            if kind != "own":
+            if kind not in ("own", "class"):
                 read.setdefault((kind, id(holder), key), (kind, holder, key, value))
 
 
 def still_read(dependencies) -> bool:
     """Do the names a build resolved still give what they gave then? (The methods of an
-    argument's class, ``"own"``, are in its description: not tested here.)"""
+    argument's class, ``"own"``, and the classes of its members, ``"class"``, are in its
+    description: not tested here.)"""
     for kind, holder, key, value in dependencies:
-        if kind == "own":
+        if kind in ("own", "class"):
             continue
         if kind == "item":
             if holder.get(key, MISSING) is not value:

@@ -175,3 +175,55 @@ class Net:
 
     def loss(self, w):
         return np.sum(self.layer.forward(w))
+
+
+class Dense:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def __call__(self, x):
+        return np.tanh(self.scale * x)
+
+    def forward(self, x):
+        return self(x) * 2.0
+
+
+class Sine(Dense):
+    def __call__(self, x):
+        return np.sin(self.scale * x)
+
+
+class Stack:
+    """Layers held in attributes: self.first(x) calls one, self.second.forward(x) a
+    method of the other."""
+
+    def __init__(self):
+        self.first = Dense(0.5)
+        self.second = Dense(1.5)
+
+    def loss(self, w):
+        return np.sum(self.second.forward(self.first(w)))
+
+
+def stack_loss(stack, w):
+    return stack.loss(w) + np.sum(stack.first(w))
+
+
+net = Stack()
+dense = Dense(0.8)
+
+
+def module_net_loss(w):
+    return np.sum(net.second.forward(w)) + np.sum(dense(w))
+
+
+class WithProperty:
+    def __init__(self):
+        self.__dict__["layer"] = Dense(0.5)
+
+    @property
+    def layer(self):
+        return Sine(0.5)
+
+    def loss(self, w):
+        return np.sum(self.layer(w))

@@ -218,7 +218,36 @@ def test_private_attributes_lambdas_and_super():
     assert "BaseClass.act(self, ...)" in str(info.value)
 
 
-def test_an_object_reached_through_another_is_refused_with_what_to_do():
-    with pytest.raises(NoDerivativeError, match="forward") as info:
-        s2sad.grad(C.Net().loss)(W)
-    assert "self.layer.forward(x)" in str(info.value)
+def test_objects_in_attributes_and_objects_called():
+    """self.second.forward(x), self.first(x) (its class's __call__), net.second.forward(x),
+    dense(x): the objects of a user's class held by an argument or a module are inlined."""
+    stack = C.Stack()
+    expected = numeric(lambda v: C.stack_loss(stack, v), W)
+    g = s2sad.grad(C.stack_loss, wrt=1)
+    np.testing.assert_allclose(g(stack, W), expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2sad.grad(stack.loss)(W), numeric(stack.loss, W), rtol=1e-6,
+                               atol=1e-8)
+    text = g.source_for(stack, W)
+    assert "np.tanh(" in text and ".forward(" not in text and "first(" not in text
+    stack.first = C.Sine(0.5)  # (a member of another class: built for it)
+    np.testing.assert_allclose(g(stack, W), numeric(lambda v: C.stack_loss(stack, v), W),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2sad.grad(C.module_net_loss)(W), numeric(C.module_net_loss, W),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_a_modules_objects_member_given_another_builds_the_gradient_again():
+    g = s2sad.grad(C.module_net_loss)
+    g(W)
+    old = C.net.second
+    try:
+        C.net.second = C.Sine(0.9)
+        np.testing.assert_allclose(g(W), numeric(C.module_net_loss, W), rtol=1e-6, atol=1e-8)
+    finally:
+        C.net.second = old
+
+
+def test_a_property_is_not_taken_for_the_objects_own_attribute():
+    obj = C.WithProperty()  # (its __dict__ holds a Dense; the property gives a Sine)
+    with pytest.raises(NoDerivativeError, match="layer"):
+        s2sad.grad(obj.loss)(W)

@@ -90,7 +90,21 @@ def describe(value):
         return ("cupy", value.ndim, value.dtype.kind)  # an array on the GPU
     if module in _NOT_USERS:
         return "any"
-    return ("object", kind, _hidden_methods(value, kind))
+    return _object(value, kind, 0)
+
+
+def _object(value, kind, depth: int):
+    """``("object", class, names its own attributes hide, members)``: ``members`` are the
+    descriptions of its own attributes that are objects of a user's class too, by name
+    (``self.layer``: its methods are inlined as well), three levels deep."""
+    own = getattr(value, "__dict__", None)
+    members = ()
+    if own and depth < 3:
+        members = tuple((name, _object(item, type(item), depth + 1))
+                        for name, item in own.items() if type(name) is str and
+                        type(item).__module__.split(".")[0] not in _NOT_USERS and
+                        not isinstance(item, (type, tuple, list, dict)))
+    return ("object", kind, _hidden_methods(value, kind), members)
 
 
 def is_object(desc) -> bool:

@@ -157,8 +157,9 @@ class Normalize:
         self.constants: dict = {}  # an inlined helper's read-only parameters given constants
         self.passed_names: dict[str, str] = {}  # a parameter -> the caller's variable given
         # (root) a variable holding an object of a user's class, whose methods are inlined:
-        # ("param", name, class, names its own attributes hide) for an argument,
-        # ("value", object, name) for a module's object passed to a helper
+        # ("param", path, class, names its own attributes hide, its members' descriptions)
+        # for an argument or an object in its attributes (path "model" or "model.layer"),
+        # ("value", object) for a module's object
         self.objects: dict[str, tuple] = {}
         self.foreign: dict[str, tuple] = {}   # alias -> (globals dict, name) of inlined code
         self.foreign_cells: dict = {}         # alias -> closure cell of inlined code
@@ -1060,7 +1061,7 @@ class Normalize:
             inlined = self.callee(func) or self._keyword_stand_in(node)
             if inlined is None and isinstance(func, gast.Attribute):
                 node, inlined = self._ufunc_method(node)
-            if inlined is None and isinstance(func, gast.Attribute):
+            if inlined is None and isinstance(func, (gast.Attribute, gast.Name)):
                 node, inlined = self._object_method(node)
                 func = node.func
             if inlined is not None:
@@ -1190,10 +1191,29 @@ class Normalize:
 
     def _object_ref(self, node):
         """What ``_object_method`` knows of the object ``node`` names: an argument of the
-        function, or given to a helper, that is an object of a user's class, or a module's
-        object (``model``); else None."""
-        from ..source import note_object
+        function (or given to a helper) that is an object of a user's class, an object in
+        its attributes (``self.layer``), or a module's object (``model``, ``net.layer``);
+        else None."""
+        from ..source import note_object, note_path
         from .kinds import describe
+        if isinstance(node, gast.Attribute):  # an object held by a known one
+            base = self._object_ref(node.value)
+            if base is None:
+                return None
+            if base[0] == "param":
+                _, path, cls, hidden, members = base
+                desc = members.get(node.attr)
+                if desc is None or _data_descriptor(cls, node.attr):
+                    return None  # (a property of the class reads something else)
+                path = f"{path}.{node.attr}"
+                note_path(path, desc[1])
+                return "param", path, desc[1], desc[2], dict(desc[3])
+            member = getattr(base[1], node.attr, None)
+            desc = describe(member)
+            if type(desc) is not tuple or desc[0] != "object":
+                return None
+            note_path(None, member, base[1], node.attr)
+            return "value", member
         if not isinstance(node, gast.Name) or node.id in self.function_args:
             return None
         if self.lexical and self.parent is not None and node.id not in self.locals:
@@ -1208,39 +1228,46 @@ class Normalize:
         if type(desc) is not tuple or desc[0] != "object":
             return None
         note_object(_resolving(node, self), node.id, obj)  # (the name given another: rebuilt)
-        return "value", obj, node.id
+        return "value", obj
 
     def _object_method(self, node):
-        """``self.act(z)``, ``model.predict(x)``: the ``def`` of the object's class, inlined
-        with the object first (a staticmethod without it), where the object is known as an
-        argument of a user's class or a module's object; ``(node, None)`` for the rest
-        (an attribute of the object's own that hides the method, a property...)."""
+        """``self.act(z)``, ``model.predict(x)``, ``self.layer.forward(x)``, ``layer(x)``:
+        the ``def`` of the object's class (``__call__`` for a call of the object), inlined
+        with the object first (a staticmethod without it), where the object is known: an
+        argument of a user's class, an object in its attributes, a module's object;
+        ``(node, None)`` for the rest (an attribute of the object's own that hides the
+        method, a property...)."""
         from ..source import note_method
         from .kinds import class_method
         func = node.func
-        ref = self._object_ref(func.value)
+        ref = self._object_ref(func)  # (the object called itself: its class's __call__)
+        if ref is not None:
+            receiver, name = func, "__call__"
+        elif isinstance(func, gast.Attribute):
+            ref, receiver, name = self._object_ref(func.value), func.value, func.attr
         if ref is None:
             return node, None
         if ref[0] == "param":
-            _, parameter, cls, hidden = ref
+            _, path, cls, hidden, _ = ref
             obj = None
-            if func.attr in hidden:
+            if name in hidden:
                 return node, None
         else:
-            _, obj, name = ref
-            parameter, cls = None, type(obj)
-            if func.attr in getattr(obj, "__dict__", ()):
+            _, obj = ref
+            path, cls = None, type(obj)
+            if name != "__call__" and name in getattr(obj, "__dict__", ()):
                 return node, None
-        found = class_method(cls, func.attr)
+        found = class_method(cls, name)
         if found is None or not _user_code(found[0]):
             return node, None
         method, takes_self = found
-        own = getattr(cls, "__dictoffset__", 0) != 0  # (its objects have attributes of their own)
-        note_method(cls, func.attr, getattr(cls, func.attr), parameter, own, obj)
-        args = [func.value, *node.args] if takes_self else node.args
+        # (its objects have attributes of their own, which Python reads first but for __call__)
+        own = getattr(cls, "__dictoffset__", 0) != 0 and name != "__call__"
+        note_method(cls, name, getattr(cls, name), path, own, obj)
+        args = [receiver, *node.args] if takes_self else node.args
         ruled = registry.lookup(method) is not None
-        if ruled or method in self.inlining:  # a rule of its own (s2sad.defvjp(K.cube)), or
-            func = self._method_alias(method)  # recursion: a call of the class's def
+        if ruled or method in self.inlining:  # a rule of its own (s2sad.defvjp(K.cube)),
+            func = self._method_alias(method)  # or recursion: a call of the class's def
         call = gast.copy_location(gast.Call(func, args, node.keywords), node)
         return call, (None if ruled else (method, None, None))
 
@@ -1363,17 +1390,18 @@ class Normalize:
                                         f"argument {name!r}", node)
             if isinstance(value, gast.Name) and name not in body_assigned:
                 child.current[name] = value.id  # read-only parameter: use the value itself
-                source_arg = next((a for n, a in list(zip(names, node.args)) +
-                                   [(k.arg, k.value) for k in node.keywords] if n == name), None)
-                ref = self._object_ref(source_arg)  # (an object: its methods inlined there)
-                if ref is not None:
-                    self.root.objects.setdefault(value.id, ref)
             else:
                 copy_name = self.namer.claim(name)
                 child.current[name] = copy_name
                 child.emit(gast.Assign([self.store(copy_name)], value, None))
                 if name not in body_assigned and _constant(value) is not _NOT_CONSTANT:
                     child.constants[copy_name] = _constant(value)  # (tests on it fold)
+            if name not in body_assigned:  # an object: its methods inlined there too
+                source_arg = next((a for n, a in list(zip(names, node.args)) +
+                                   [(k.arg, k.value) for k in node.keywords] if n == name), None)
+                ref = self._object_ref(source_arg)
+                if ref is not None:
+                    self.root.objects.setdefault(child.current[name], ref)
             if isinstance(value, gast.Name):
                 child.bind_caller(child.current[name], name)
                 passed[child._blocks] = value.id
@@ -1543,6 +1571,14 @@ def _resolving(node, normalize):
     return normalize.source
 
 
+def _data_descriptor(cls, name: str) -> bool:
+    """Does ``cls`` give ``name`` a data descriptor (a property), which Python reads before
+    the object's own attribute?"""
+    import inspect
+    found = inspect.getattr_static(cls, name, None)
+    return found is not None and hasattr(type(found), "__set__")
+
+
 def argument_objects(tree, descriptors) -> dict:
     """The parameters of ``tree`` described (:func:`s2sad.transforms.kinds.describe`) as
     objects of a user's class that the function does not assign: their methods are
@@ -1550,7 +1586,7 @@ def argument_objects(tree, descriptors) -> dict:
     params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
     stored = {n.id for stmt in tree.body for n in trees.walk(stmt)
               if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-    return {name: ("param", name, desc[1], desc[2])
+    return {name: ("param", name, desc[1], desc[2], dict(desc[3]))
             for name, desc in zip(params, descriptors or ())
             if type(desc) is tuple and desc[0] == "object" and name not in stored}
 
