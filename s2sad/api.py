@@ -59,6 +59,9 @@ def _cache_of(func) -> dict:
     return cache
 
 
+_BUILDING = threading.local()  # the gradients this thread is building (gradients=set of ids)
+
+
 class GradientFunction:
     """A compiled gradient. Call it like the original function.
 
@@ -266,16 +269,32 @@ class GradientFunction:
     def _inlined(self):
         """The general variant of this gradient (for any argument kinds), as a function that
         calls it inlines it (``w - lr * grad_loss(w, x)`` in a differentiated function:
-        MAML's inner step); built again if a function it inlined was defined again."""
+        MAML's inner step), and where the module globals it reads live are read from
+        (``{name: (namespace, key)}``: the user's modules, not the variant's copies); built
+        again if a function it inlined was defined again. A ValueError if this gradient is
+        being built (a function that calls its own gradient)."""
+        building = _BUILDING.__dict__.setdefault("gradients", set())
+        if id(self) in building:
+            raise ValueError(f"{self.func.__qualname__} calls its own gradient "
+                             f"({self.__name__}): s2sad cannot inline a gradient into the "
+                             "function it is the gradient of")
         compiled = self._nestable(None)
         if not still_read(compiled.reads):
             self._forget(None)
             compiled = self._nestable(None)
         note_reads(compiled.reads)  # (the caller's gradient is built again with it)
-        return compiled.function
+        return compiled.function, dict(compiled.live)
 
     def _build(self, key, **options):
         """Compile and load the variant for ``key`` (``options``: see compile_gradient)."""
+        building = _BUILDING.__dict__.setdefault("gradients", set())
+        building.add(id(self))
+        try:
+            return self._build_now(key, **options)
+        finally:
+            building.discard(id(self))
+
+    def _build_now(self, key, **options):
         backend, descriptors = self._split_key(key)
         inner = self.func._nestable(key) if isinstance(self.func, GradientFunction) else None
         function = self._source_function(key) if inner is None else inner.function

@@ -95,6 +95,9 @@ class FunctionSource:
     closure: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)    # names the compiler added (module aliases)
     locals: set = field(default_factory=set)     # the function's parameters and local variables
+    # a gradient's generated code (inlined where it is called): the module globals it reads
+    # at each call, name -> (the user's namespace, key), not its own namespace's copies
+    live: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, func) -> "FunctionSource":

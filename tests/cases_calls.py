@@ -342,3 +342,60 @@ _inner_act_gradient = s2sad.grad(_inner_with_act)
 
 def one_step_with_act(w, x):
     return np.sum((w - 0.3 * _inner_act_gradient(w, x)) ** 2)
+
+
+MIX = np.array([[1.0, 0.5, 0.0], [0.2, -1.0, 0.3]])
+
+
+def _inner_reads_a_global(w):
+    return np.sum(np.tanh(MIX @ w) ** 2)
+
+
+_inner_global_gradient = s2sad.grad(_inner_reads_a_global)
+
+
+def step_reads_a_global(w):
+    """The inner gradient's module global, read at each call (not its code's own copy)."""
+    return np.sum((w - 0.3 * _inner_global_gradient(w)) ** 2)
+
+
+def _inner_builds_a_list(w):
+    out = []
+    for i in range(3):
+        out.append(w[i] ** 2)
+    return sum(out)
+
+
+_inner_list_gradient = s2sad.grad(_inner_builds_a_list)
+
+
+def step_of_a_list_builder(w):
+    return np.sum(_inner_list_gradient(w) ** 2)
+
+
+def _sines(a):
+    s = a
+    for i in range(2):
+        s = math.sin(s)
+    return s
+
+
+_sines_gradient = s2sad.grad(_sines)
+
+
+def _sines_step(a):
+    return a - 0.1 * _sines_gradient(a)
+
+
+_sines_step_gradient = s2sad.grad(_sines_step)
+
+
+def two_levels_of_gradients(a):
+    return _sines_step_gradient(a) ** 2
+
+
+def calls_its_own_gradient(w):
+    return np.sum(w ** 2) + 0.1 * np.sum(_own_gradient(w) ** 2)
+
+
+_own_gradient = s2sad.grad(calls_its_own_gradient)

@@ -153,6 +153,32 @@ def test_a_gradient_called_inside_follows_a_function_its_own_function_reads():
                                rtol=1e-6, atol=1e-8)
 
 
+def test_a_gradient_called_inside_reads_the_modules_globals_live():
+    w = rng.normal(size=3)
+    g = s2sad.grad(C.step_reads_a_global)
+    g(w)
+    old = C.MIX
+    try:
+        C.MIX = rng.normal(size=(2, 3))
+        np.testing.assert_allclose(g(w), numeric_gradient(C.step_reads_a_global, (w,), 0),
+                                   rtol=1e-6, atol=1e-8)
+    finally:
+        C.MIX = old
+
+
+def test_gradients_called_inside_that_build_lists_loop_or_nest():
+    w = rng.normal(size=3)
+    np.testing.assert_allclose(s2sad.grad(C.step_of_a_list_builder)(w), 8 * w, rtol=1e-12)
+    assert s2sad.grad(C.two_levels_of_gradients)(0.4) == pytest.approx(
+        numeric_gradient(C.two_levels_of_gradients, (0.4,), 0), rel=1e-6)
+
+
+def test_a_function_calling_its_own_gradient_is_refused_at_the_call():
+    with pytest.raises(s2sad.DifferentiationError, match="calls its own gradient") as info:
+        C._own_gradient(np.ones(2))
+    assert "_own_gradient(w)" in str(info.value)
+
+
 def test_recursive_call_stays_a_call_in_readable_source():
     source = s2sad.grad(C.power).source
     assert "recursive_call(power, " in source and "recursive_pullback(" in source

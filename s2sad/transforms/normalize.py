@@ -1151,7 +1151,13 @@ class Normalize:
             return value, None, None
         from ..api import GradientFunction
         if type(value) is GradientFunction:  # a gradient called inside: its generated code
-            return value._inlined(), None, None
+            try:
+                function, live = value._inlined()
+            except ValueError as exc:  # (one the function calls its own gradient)
+                raise self.source.error(DifferentiationError, str(exc), func,
+                                        "Write the inner step out in the function.") from None
+            self.root.__dict__.setdefault("_generated_live", {})[function] = live
+            return function, None, None
         return None
 
     def _keyword_stand_in(self, node):
@@ -1335,7 +1341,12 @@ class Normalize:
         tree = Exits(self.namer).visit(clone(callee.tree))
         callee.locals = assigned_names(tree)
         tree = Desugar(numpy_name, callee.locals, callee.is_builtin).visit(tree)
-        callee = dataclasses.replace(callee, tree=tree, locals=callee.locals)
+        live = {}
+        if is_generated(callee):  # a gradient called inside: its pops become assignments
+            from .higher import PrepareGenerated
+            tree = PrepareGenerated(self.namer, _RootHelpers(self.root), callee).visit(tree)
+            live = self.root.__dict__.get("_generated_live", {}).get(func, {})
+        callee = dataclasses.replace(callee, tree=tree, locals=callee.locals, live=live)
         child = Normalize(callee, self.namer, parent=scope if lexical and scope else self,
                           lexical=lexical)
         child.anchor = self.anchor_stmt()
@@ -1490,10 +1501,20 @@ class Normalize:
 
     def foreign_name(self, node) -> str:
         """Name, in generated code, of a global or closure variable of inlined code."""
+        if node.id in self.root.__dict__.get("_fixed", ()):  # (named for the whole function)
+            return node.id
         key = (id(self.source.globals), node.id)
         cache = self.root.__dict__.setdefault("_foreign_keys", {})
         if key in cache:
             return cache[key]
+        live = getattr(self.source, "live", None) or {}
+        if node.id in live:  # a gradient's code inlined: the user's module global it reads
+            where, item = live[node.id]
+            alias = self.root.namer.claim(node.id)
+            self.root.foreign[alias] = (where, item)
+            self.root.source.extra[alias] = where[item]
+            cache[key] = alias
+            return alias
         if node.id in self.source.closure:
             alias = self.root.namer.claim(node.id)
             self.root.foreign_cells[alias] = self.source.closure[node.id]
@@ -1569,6 +1590,29 @@ def _resolving(node, normalize):
     while isinstance(node, gast.Name) and normalize.lexical and normalize.parent is not None:
         normalize = normalize.parent
     return normalize.source
+
+
+class _RootHelpers:
+    """What :class:`s2sad.transforms.higher.PrepareGenerated` asks of the compiler's
+    imports, for a gradient's code inlined (a gradient called inside): each helper named
+    once for the whole function, as a value of its own."""
+
+    def __init__(self, normalize):
+        self.root = normalize.root
+        self.helpers: dict = {}
+        self.lines: dict = {}
+
+    def helper(self, name: str, module: str) -> str:
+        import importlib
+        fixed = self.root.__dict__.setdefault("_fixed", {})
+        alias = next((a for a, n in fixed.items() if n == (module, name)), None)
+        if alias is None:
+            alias = self.root.namer.claim(name)
+            fixed[alias] = (module, name)
+            value = getattr(importlib.import_module(module), name)
+            self.root.foreign[alias] = ({alias: value}, alias)
+            self.root.source.extra[alias] = value
+        return alias
 
 
 def _data_descriptor(cls, name: str) -> bool:
