@@ -17,6 +17,7 @@ import itertools
 import linecache
 import math
 import re
+import sys
 import types
 
 import gast
@@ -173,12 +174,38 @@ def _arg(node):
     return ast.arg(node.id, _to_ast(node.annotation), getattr(node, "type_comment", None))
 
 
+if sys.version_info < (3, 11):
+    class _Unparser(ast._Unparser):
+        """Python 3.10's ``ast.unparse`` writes ``(a, b) = ...`` and ``for (i, x) in ...``;
+        3.11's ``a, b = ...``: generated code reads the same on both (3.11's rule: a tuple
+        is bare where its place binds it looser than anything, as an assignment's target)."""
+
+        def visit_Tuple(self, node):
+            with self.delimit_if("(", ")", len(node.elts) == 0 or
+                                 self.get_precedence(node) > ast._Precedence.TUPLE):
+                self.items_view(self.traverse, node.elts)
+
+        def visit_Assign(self, node):
+            for target in node.targets:
+                self.set_precedence(ast._Precedence.TUPLE, target)
+            super().visit_Assign(node)
+
+        def _for_helper(self, fill, node):
+            self.set_precedence(ast._Precedence.TUPLE, node.target)
+            super()._for_helper(fill, node)
+
+    def _unparse(tree) -> str:
+        return _Unparser().visit(tree)
+else:
+    _unparse = ast.unparse
+
+
 def unparse(node) -> str:
     try:
         tree = _to_ast(node)
     except KeyError:  # a node the direct conversion does not know
         tree = ast.fix_missing_locations(_Printable().visit(gast.gast_to_ast(node)))
-    text = ast.unparse(tree)
+    text = _unparse(tree)
     return re.sub(rf"^(\s*){_MARK}(\d+)$",
                   lambda m: f"{m.group(1)}# {_comments[int(m.group(2))]}", text, flags=re.M)
 

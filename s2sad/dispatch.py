@@ -260,8 +260,17 @@ def make_entry(name: str, signature, descriptors, variant, general, catch=None, 
     return entry
 
 
-_INLINE_BYTES = 1200  # bytecode of a variant short enough to be compiled again, guarded
+# bytecode instructions of a variant short enough to be compiled again, guarded (counted,
+# not measured in bytes: Python 3.11's bytecode holds caches, 3.10's does not)
+_INLINE_INSTRUCTIONS = 250
 _PREFIX = "_s2sad_"  # the guarded variant's own names: its builtins and helpers
+
+
+def _instructions(code, most: int) -> int:
+    """How many bytecode instructions ``code`` has (counted up to ``most``)."""
+    import dis
+    import itertools
+    return sum(1 for _ in itertools.islice(dis.get_instructions(code), most))
 
 
 def guarded(signature, descriptors, variant, general, catch=None, reads=()):
@@ -292,8 +301,9 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=()):
     True
     """
     code = getattr(variant, "__code__", None)
-    if code is None or len(code.co_code) > _INLINE_BYTES or not _plain(signature) or \
-            code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+    if code is None or not _plain(signature) or \
+            code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or \
+            _instructions(code, _INLINE_INSTRUCTIONS + 1) > _INLINE_INSTRUCTIONS:
         return None
     names = list(signature.parameters)
     if list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]) != names or \
