@@ -7,7 +7,8 @@
 README.md's generated sections sit between ``<!-- generated: NAME -->`` and
 ``<!-- end generated: NAME -->`` lines: the functions with a derivative rule (from
 ``s2sad.registry``, the table behind ``s2sad.supported()``), the array methods the compiler
-rewrites into NumPy calls, and the constructs it refuses (from the validation pass's table).
+rewrites into NumPy calls, the constructs it refuses (from the validation pass's table), and
+the tables of the latest benchmark run (``benchmarks/results/results.md``).
 """
 
 from __future__ import annotations
@@ -99,7 +100,37 @@ def refused_section() -> str:
     return "\n".join(rows)
 
 
-SECTIONS = {"functions": functions_section, "refused": refused_section}
+RESULTS = ROOT / "benchmarks" / "results" / "results.md"
+
+
+def benchmarks_section() -> str:
+    """The tables of the benchmark run committed in ``benchmarks/results/results.md`` (the
+    latest: ``python -m benchmarks.run`` writes it), with their footnotes."""
+    lines = RESULTS.read_text().splitlines()
+    tables, block = [], []
+    for line in lines + [""]:
+        if line.startswith("|"):
+            block.append(line)
+        elif block:
+            tables.append("\n".join(block))
+            block = []
+
+    def line_starting(prefix: str) -> str:
+        return next(line for line in lines if line.startswith(prefix))
+    ratios, absolute, build, scaling, checkpoint = tables[:5]
+    return "\n\n".join([
+        ratios, line_starting("¹ "), line_starting("² "),
+        "Absolute times:", absolute,
+        "First call and build (the first call less a steady-state call; target < 50 ms), "
+        "and peak memory:", build,
+        "Build time of straight-line functions of N statements:", scaling,
+        line_starting("Roughly linear growth"),
+        "Checkpointing a long loop (2,000 steps, `examples/checkpoint.py`):", checkpoint,
+        line_starting("Memory saved")])
+
+
+SECTIONS = {"functions": functions_section, "refused": refused_section,
+            "benchmarks": benchmarks_section}
 
 
 def render(text: str) -> str:
