@@ -95,9 +95,10 @@ def guard(desc, name: str, constants: dict) -> str:
     if isinstance(desc, tuple) and desc[0] == "nd":
         return f"type({name}) is ndarray and {name}.ndim == {desc[1]} and " \
                f"{name}.dtype.kind == {desc[2]!r}"
-    if isinstance(desc, tuple) and desc[0] == "object" and not desc[2]:
-        # an object of a user's class (none of its own attributes hiding a method): its
-        # class; the methods the variant inlined are tested not hidden (``method_tests``)
+    if isinstance(desc, tuple) and desc[0] == "object":
+        # an object of a user's class: its class; that no own attribute hides a method the
+        # variant inlined, and the classes of the members it inlined from, are tested too
+        # (``read_tests``: "own", "class")
         constant = f"described_{len(constants)}"
         constants[constant] = desc[1]
         return f"type({name}) is {constant}"

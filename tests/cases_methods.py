@@ -227,3 +227,50 @@ class WithProperty:
 
     def loss(self, w):
         return np.sum(self.layer(w))
+
+
+class Tanh:
+    def __call__(self, x):
+        return np.tanh(x)
+
+
+class Sin:
+    def __call__(self, x):
+        return np.sin(x)
+
+
+class Rerouted:
+    """Its own __getattribute__ reads self.act from elsewhere: not what its __dict__ holds."""
+
+    def __init__(self):
+        self.act = Tanh()
+        self.alt = Sin()
+
+    def __getattribute__(self, name):
+        if name == "act":
+            return object.__getattribute__(self, "alt")
+        return object.__getattribute__(self, name)
+
+    def loss(self, x):
+        return np.sum(self.act(x))
+
+
+class Holder:
+    def __init__(self):
+        self.act = Tanh()
+
+    def loss(self, x):
+        return np.sum(self.act(x))
+
+
+class Chain:
+    """Layers pointing back at their holder, and sharing one object: each taken in once."""
+
+    def __init__(self):
+        self.shared = Tanh()
+        self.first, self.second = Holder(), Holder()
+        for layer in (self.first, self.second):
+            layer.owner, layer.shared = self, self.shared
+
+    def loss(self, x):
+        return self.first.loss(x) + np.sum(self.shared(x))

@@ -251,3 +251,29 @@ def test_a_property_is_not_taken_for_the_objects_own_attribute():
     obj = C.WithProperty()  # (its __dict__ holds a Dense; the property gives a Sine)
     with pytest.raises(NoDerivativeError, match="layer"):
         s2sad.grad(obj.loss)(W)
+
+
+def test_members_are_what_python_reads_not_the_dict():
+    """A class that finds attributes its own way, a property given to the class after the
+    first call: the member in __dict__ is not what self.act gives; never taken for it."""
+    with pytest.raises(NoDerivativeError):
+        s2sad.grad(C.Rerouted().loss)(W)
+    obj = C.Holder()
+    g = s2sad.grad(obj.loss)
+    np.testing.assert_allclose(g(W), 1.0 - np.tanh(W) ** 2)
+    try:
+        C.Holder.act = property(lambda self: C.Sin())
+        with pytest.raises(NoDerivativeError):
+            g(W)
+    finally:
+        del C.Holder.act
+    np.testing.assert_allclose(g(W), 1.0 - np.tanh(W) ** 2)
+
+
+def test_back_pointers_are_not_followed_and_shared_members_are_read_from_each_holder():
+    from s2sad.transforms.kinds import describe
+    chain = C.Chain()
+    desc = describe(chain)
+    assert [name for name, _ in desc[3]] == ["shared", "first", "second"]
+    assert [name for name, _ in desc[3][1][1][3]] == ["act", "shared"]  # (not owner)
+    np.testing.assert_allclose(s2sad.grad(chain.loss)(W), 2 * (1.0 - np.tanh(W) ** 2))

@@ -93,18 +93,52 @@ def describe(value):
     return _object(value, kind, 0)
 
 
-def _object(value, kind, depth: int):
+def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None):
     """``("object", class, names its own attributes hide, members)``: ``members`` are the
     descriptions of its own attributes that are objects of a user's class too, by name
-    (``self.layer``: its methods are inlined as well), three levels deep."""
+    (``self.layer``: its methods are inlined as well), three levels deep, not back to an
+    object that holds it (a layer's pointer to its model), at most ``_MEMBERS`` in all
+    (``budget``), and only where Python reads them from the object's ``__dict__`` (not
+    where its class has a property of that name, or changes how attributes are found). An
+    object held twice (a config every layer keeps) is described once (``memo``)."""
+    memo = {} if memo is None else memo
+    if (id(value), depth) in memo:
+        return memo[id(value), depth]
     own = getattr(value, "__dict__", None)
-    members = ()
-    if own and depth < 3:
-        members = tuple((name, _object(item, type(item), depth + 1))
-                        for name, item in own.items() if type(name) is str and
-                        type(item).__module__.split(".")[0] not in _NOT_USERS and
-                        not isinstance(item, (type, tuple, list, dict)))
-    return ("object", kind, _hidden_methods(value, kind), members)
+    members = []
+    budget = [_MEMBERS] if budget is None else budget
+    holders = holders + (id(value),)
+    if own and depth < 3 and _plain_lookup(kind):
+        for name, item in list(own.items()):
+            if type(name) is str and id(item) not in holders and budget[0] > 0 and \
+                    type(item).__module__.split(".")[0] not in _NOT_USERS and \
+                    not isinstance(item, (type, tuple, list, dict)) and \
+                    not data_descriptor(kind, name):
+                budget[0] -= 1
+                members.append((name, _object(item, type(item), depth + 1, budget, holders,
+                                              memo)))
+    described = memo[id(value), depth] = ("object", kind, _hidden_methods(value, kind),
+                                          tuple(members))
+    return described
+
+
+_MEMBERS = 64  # the most objects an argument's description takes in
+
+
+def _plain_lookup(cls) -> bool:
+    """Does ``cls`` find attributes the usual way (no ``__getattribute__`` of its own)?"""
+    return getattr(cls, "__getattribute__", object.__getattribute__) is \
+        object.__getattribute__
+
+
+def data_descriptor(cls, name: str) -> bool:
+    """Does ``cls`` give ``name`` a data descriptor (a property: ``__set__`` or
+    ``__delete__``), which Python reads before the object's own attribute?"""
+    for klass in cls.__mro__:  # (inspect.getattr_static's walk, without its generality)
+        if name in klass.__dict__:
+            kind = type(klass.__dict__[name])
+            return hasattr(kind, "__set__") or hasattr(kind, "__delete__")
+    return False
 
 
 def is_object(desc) -> bool:
@@ -125,8 +159,7 @@ def class_method(cls, name: str):
     ``staticmethod``) found the usual way; else None (a property, a classmethod, a
     class that changes how attributes are found)."""
     import inspect
-    if getattr(cls, "__getattribute__", object.__getattribute__) is not \
-            object.__getattribute__:
+    if not _plain_lookup(cls):
         return None
     method = inspect.getattr_static(cls, name, None)
     if isinstance(method, staticmethod):

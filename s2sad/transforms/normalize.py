@@ -1201,19 +1201,21 @@ class Normalize:
         its attributes (``self.layer``), or a module's object (``model``, ``net.layer``);
         else None."""
         from ..source import note_object, note_path
-        from .kinds import describe
+        from .kinds import _plain_lookup, data_descriptor, describe
         if isinstance(node, gast.Attribute):  # an object held by a known one
             base = self._object_ref(node.value)
             if base is None:
                 return None
             if base[0] == "param":
                 _, path, cls, hidden, members = base
-                desc = members.get(node.attr)
-                if desc is None or _data_descriptor(cls, node.attr):
-                    return None  # (a property of the class reads something else)
+                desc = members.get(node.attr)  # (only what Python reads from __dict__)
+                if desc is None:
+                    return None
                 path = f"{path}.{node.attr}"
                 note_path(path, desc[1])
                 return "param", path, desc[1], desc[2], dict(desc[3])
+            if data_descriptor(type(base[1]), node.attr) or not _plain_lookup(type(base[1])):
+                return None  # (a property may give a new object at each read)
             member = getattr(base[1], node.attr, None)
             desc = describe(member)
             if type(desc) is not tuple or desc[0] != "object":
@@ -1613,14 +1615,6 @@ class _RootHelpers:
             self.root.foreign[alias] = ({alias: value}, alias)
             self.root.source.extra[alias] = value
         return alias
-
-
-def _data_descriptor(cls, name: str) -> bool:
-    """Does ``cls`` give ``name`` a data descriptor (a property), which Python reads before
-    the object's own attribute?"""
-    import inspect
-    found = inspect.getattr_static(cls, name, None)
-    return found is not None and hasattr(type(found), "__set__")
 
 
 def argument_objects(tree, descriptors) -> dict:

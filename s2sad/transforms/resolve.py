@@ -114,13 +114,15 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                 owner = func.value.id if isinstance(func.value, gast.Name) and \
                     not func.value.id.startswith("t_") else ""
                 name = f"{owner}.{func.attr}()"
-                advice = ("s2sad inlines obj.method(...) where obj is an argument, or a "
-                          "module's object, of a class of yours and the method a `def` (or "
-                          "staticmethod) of its class. It does not follow an object reached "
-                          "through another (self.layer.forward(x)), a function kept in an "
-                          "attribute of an argument (self.act = np.tanh), a property or a "
-                          "classmethod: pass the inner object as an argument, call the "
-                          "function directly, or register a rule with @s2sad.defvjp.")
+                advice = ("s2sad inlines obj.method(...) and obj(...) where obj is an "
+                          "argument or a module's object of a class of yours, or an object "
+                          "held in its attributes (self.layer.forward(x), three levels), "
+                          "and the method a `def` (or staticmethod) of the object's class. "
+                          "It does not follow objects in a list or dict or a loop variable, "
+                          "a function or None kept in an attribute of an argument (self.act "
+                          "= np.tanh), a property, a classmethod, or a class that changes "
+                          "how attributes are found: call the function directly, pass the "
+                          "object as an argument, or register a rule with @s2sad.defvjp.")
             elif isinstance(func, gast.Name) and not func.id.startswith("t_"):
                 name = f"{func.id}() (a function held in a variable)"  # chosen in a branch
             else:  # pair[0](x), f(a)(x): the function is a value computed on the line
