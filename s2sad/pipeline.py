@@ -247,8 +247,9 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
         stages.append(("recompute", adjoint))
         propagate = CopyPropagation(namer.temporaries)
         adjoint = propagate.visit(adjoint)
-        if propagate.changed:  # (a constant moved in: `x ** -2`'s slope, -2 * x ** -3)
-            adjoint = Simplify(imports.helpers.get("scaled_power")).visit(adjoint)
+        if propagate.changed and "scaled_power" in imports.helpers:  # (a constant moved
+            # in: `x ** -2`'s slope, -2 * x ** -3)
+            adjoint = Simplify(imports.helpers["scaled_power"]).visit(adjoint)
         if recompute.changed or propagate.changed:
             adjoint = dead_code(adjoint)
         stages.append(("copy_propagation", adjoint))
