@@ -274,3 +274,23 @@ class Chain:
 
     def loss(self, x):
         return self.first.loss(x) + np.sum(self.shared(x))
+
+
+class Optional:
+    """An optional activation, a layer that may be left out: `if self.act is not None`."""
+
+    def __init__(self, act=None, extra=None):
+        self.act = act
+        self.extra = extra
+
+    def __call__(self, x):
+        h = x * 2.0
+        if self.act is not None:
+            h = self.act(h)
+        if self.extra is None:
+            return h
+        return self.extra(h) + h
+
+
+def optional_loss(layer, x):
+    return np.sum(layer(x) ** 2)

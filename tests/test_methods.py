@@ -277,3 +277,18 @@ def test_back_pointers_are_not_followed_and_shared_members_are_read_from_each_ho
     assert [name for name, _ in desc[3]] == ["shared", "first", "second"]
     assert [name for name, _ in desc[3][1][1][3]] == ["act", "shared"]  # (not owner)
     np.testing.assert_allclose(s2sad.grad(chain.loss)(W), 2 * (1.0 - np.tanh(W) ** 2))
+
+
+def test_an_optional_member_left_out_is_decided_while_inlining():
+    g = s2sad.grad(C.optional_loss, wrt=1)
+    for layer in (C.Optional(), C.Optional(C.Tanh()), C.Optional(None, C.Sin()),
+                  C.Optional(C.Sin(), C.Tanh()), C.Optional()):
+        np.testing.assert_allclose(g(layer, W), numeric(lambda v: C.optional_loss(layer, v), W),
+                                   rtol=1e-6, atol=1e-8)
+    text = g.source_for(C.Optional(C.Tanh()), W)
+    assert " if " not in text and "np.tanh(" in text
+    layer = C.Optional()
+    g(layer, W)
+    layer.act = C.Tanh()  # (given one after the first call: built for it)
+    np.testing.assert_allclose(g(layer, W), numeric(lambda v: C.optional_loss(layer, v), W),
+                               rtol=1e-6, atol=1e-8)

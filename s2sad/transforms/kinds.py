@@ -110,7 +110,9 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
     holders = holders + (id(value),)
     if own and depth < 3 and _plain_lookup(kind):
         for name, item in list(own.items()):
-            if type(name) is str and id(item) not in holders and budget[0] > 0 and \
+            if item is None and type(name) is str and not data_descriptor(kind, name):
+                members.append((name, ("none",)))  # (an optional layer left out)
+            elif type(name) is str and id(item) not in holders and budget[0] > 0 and \
                     type(item).__module__.split(".")[0] not in _NOT_USERS and \
                     not isinstance(item, (type, tuple, list, dict)) and \
                     not data_descriptor(kind, name):

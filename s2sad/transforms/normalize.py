@@ -340,6 +340,13 @@ class Normalize:
                 if value is _NOT_CONSTANT or bool(value) is isinstance(node.op, gast.Or):
                     return value
             return value
+        if isinstance(node, gast.Compare) and len(node.ops) == 1 and \
+                type(node.ops[0]) in (gast.Is, gast.IsNot) and \
+                _constant(node.comparators[0]) is None and \
+                self._constant_value(node.left) is _NOT_CONSTANT:
+            ref = self._renamed_ref(node.left)  # `self.act is not None`: a member known
+            if ref is not None:
+                return (ref[0] == "none") is isinstance(node.ops[0], gast.Is)
         if isinstance(node, gast.Compare) and len(node.ops) == 1:
             left, right = self._constant_value(node.left), \
                 self._constant_value(node.comparators[0])
@@ -1199,29 +1206,13 @@ class Normalize:
         """What ``_object_method`` knows of the object ``node`` names: an argument of the
         function (or given to a helper) that is an object of a user's class, an object in
         its attributes (``self.layer``), or a module's object (``model``, ``net.layer``);
-        else None."""
-        from ..source import note_object, note_path
-        from .kinds import _plain_lookup, data_descriptor, describe
+        ``("none",)`` for an attribute of such an object that is None (``self.act``, an
+        optional layer: ``if self.act is not None`` is decided); else None."""
+        from ..source import note_object
+        from .kinds import describe
         if isinstance(node, gast.Attribute):  # an object held by a known one
             base = self._object_ref(node.value)
-            if base is None:
-                return None
-            if base[0] == "param":
-                _, path, cls, hidden, members = base
-                desc = members.get(node.attr)  # (only what Python reads from __dict__)
-                if desc is None:
-                    return None
-                path = f"{path}.{node.attr}"
-                note_path(path, desc[1])
-                return "param", path, desc[1], desc[2], dict(desc[3])
-            if data_descriptor(type(base[1]), node.attr) or not _plain_lookup(type(base[1])):
-                return None  # (a property may give a new object at each read)
-            member = getattr(base[1], node.attr, None)
-            desc = describe(member)
-            if type(desc) is not tuple or desc[0] != "object":
-                return None
-            note_path(None, member, base[1], node.attr)
-            return "value", member
+            return None if base is None else self._member_ref(base, node.attr)
         if not isinstance(node, gast.Name) or node.id in self.function_args:
             return None
         if self.lexical and self.parent is not None and node.id not in self.locals:
@@ -1238,6 +1229,44 @@ class Normalize:
         note_object(_resolving(node, self), node.id, obj)  # (the name given another: rebuilt)
         return "value", obj
 
+    def _member_ref(self, base, attr: str):
+        """The reference of ``base``'s attribute ``attr`` (see ``_object_ref``), noted for
+        the checks at each call: its class (an argument's member), or itself (a module's
+        object's)."""
+        from ..source import note_path
+        from .kinds import _plain_lookup, data_descriptor, describe
+        if base[0] == "none":
+            return None
+        if base[0] == "param":
+            _, path, cls, hidden, members = base
+            desc = members.get(attr)  # (only what Python reads from __dict__)
+            if desc is None:
+                return None
+            path = f"{path}.{attr}"
+            if desc == ("none",):
+                note_path(path, type(None))
+                return ("none",)
+            note_path(path, desc[1])
+            return "param", path, desc[1], desc[2], dict(desc[3])
+        if data_descriptor(type(base[1]), attr) or not _plain_lookup(type(base[1])):
+            return None  # (a property may give a new object at each read)
+        member = getattr(base[1], attr, None)
+        desc = describe(member)
+        if member is not None and (type(desc) is not tuple or desc[0] != "object"):
+            return None
+        note_path(None, member, base[1], attr)
+        return ("none",) if member is None else ("value", member)
+
+    def _renamed_ref(self, node):
+        """``_object_ref`` of an expression whose names are already the function's own
+        (``_Rename``: an argument, or an object a helper was given)."""
+        if isinstance(node, gast.Attribute):
+            base = self._renamed_ref(node.value)
+            return None if base is None else self._member_ref(base, node.attr)
+        if isinstance(node, gast.Name):
+            return self.root.objects.get(node.id)
+        return None
+
     def _object_method(self, node):
         """``self.act(z)``, ``model.predict(x)``, ``self.layer.forward(x)``, ``layer(x)``:
         the ``def`` of the object's class (``__call__`` for a call of the object), inlined
@@ -1253,7 +1282,7 @@ class Normalize:
             receiver, name = func, "__call__"
         elif isinstance(func, gast.Attribute):
             ref, receiver, name = self._object_ref(func.value), func.value, func.attr
-        if ref is None:
+        if ref is None or ref[0] == "none":
             return node, None
         if ref[0] == "param":
             _, path, cls, hidden, _ = ref
