@@ -5,6 +5,7 @@ import numpy as np
 
 import s2sad
 
+from tests import cases_methods
 from tests import helpers_other_module as other
 from tests.helpers_other_module import affine
 
@@ -399,3 +400,8 @@ def calls_its_own_gradient(w):
 
 
 _own_gradient = s2sad.grad(calls_its_own_gradient)
+
+
+def uses_objects_of_another_module(w):
+    """An object reached through a module's name: its class's methods are inlined."""
+    return np.sum(cases_methods.net.second.forward(w)) + np.sum(cases_methods.dense(w))

@@ -179,6 +179,22 @@ def test_a_function_calling_its_own_gradient_is_refused_at_the_call():
     assert "_own_gradient(w)" in str(info.value)
 
 
+def test_objects_reached_through_a_modules_name_are_inlined_and_followed():
+    from tests import cases_methods as M
+    w = rng.normal(size=3)
+    g = s2sad.grad(C.uses_objects_of_another_module)
+    np.testing.assert_allclose(g(w), numeric_gradient(C.uses_objects_of_another_module, (w,), 0),
+                               rtol=1e-6, atol=1e-8)
+    assert ".forward(" not in g.source_for(w)
+    old = M.net.second
+    try:
+        M.net.second = M.Sine(0.9)  # (given another after the first call: built again)
+        np.testing.assert_allclose(g(w), numeric_gradient(C.uses_objects_of_another_module,
+                                                          (w,), 0), rtol=1e-6, atol=1e-8)
+    finally:
+        M.net.second = old
+
+
 def test_recursive_call_stays_a_call_in_readable_source():
     source = s2sad.grad(C.power).source
     assert "recursive_call(power, " in source and "recursive_pullback(" in source

@@ -1223,6 +1223,9 @@ class Normalize:
             obj = _static(node, self)
         except KeyError:
             return None
+        if isinstance(obj, types.ModuleType):  # a module of the user's: its objects
+            library = obj.__name__.split(".")[0] in ("numpy", "cupy", "math", "s2sad")
+            return None if library else ("module", obj)
         desc = describe(obj)
         if type(desc) is not tuple or desc[0] != "object":
             return None
@@ -1237,6 +1240,13 @@ class Normalize:
         from .kinds import _plain_lookup, data_descriptor, describe
         if base[0] == "none":
             return None
+        if base[0] == "module":  # (models.net: the module's object, noted as its attribute)
+            member = getattr(base[1], attr, None)
+            desc = describe(member)
+            if type(desc) is not tuple or desc[0] != "object":
+                return None
+            note_path(None, member, base[1], attr)
+            return "value", member
         if base[0] == "param":
             _, path, cls, hidden, members = base
             desc = members.get(attr)  # (only what Python reads from __dict__)
@@ -1282,7 +1292,7 @@ class Normalize:
             receiver, name = func, "__call__"
         elif isinstance(func, gast.Attribute):
             ref, receiver, name = self._object_ref(func.value), func.value, func.attr
-        if ref is None or ref[0] == "none":
+        if ref is None or ref[0] in ("none", "module"):
             return node, None
         if ref[0] == "param":
             _, path, cls, hidden, _ = ref
