@@ -292,3 +292,8 @@ def test_an_optional_member_left_out_is_decided_while_inlining():
     layer.act = C.Tanh()  # (given one after the first call: built for it)
     np.testing.assert_allclose(g(layer, W), numeric(lambda v: C.optional_loss(layer, v), W),
                                rtol=1e-6, atol=1e-8)
+
+
+def test_a_callable_object_is_named_by_its_class_in_messages():
+    from s2sad import registry
+    assert registry.describe_function(C.Tanh()) == "tests.cases_methods.Tanh object"

@@ -1090,7 +1090,7 @@ class Normalize:
             elif isinstance(func, gast.Attribute):
                 func = gast.copy_location(gast.Attribute(self.atom(func.value), func.attr,
                                                          gast.Load()), func)
-            elif not self._is_method_alias(func):
+            else:
                 func = self.atom(func)
             args = [self.atom(a) for a in node.args]
             keywords = [gast.keyword(k.arg, self.atom(k.value)) for k in node.keywords]
@@ -1320,16 +1320,19 @@ class Normalize:
 
     def _method_alias(self, method):
         """A name, in the generated code, for a method of a class called as a function."""
-        alias = self.root.__dict__.setdefault("_method_aliases", {}).get(method)
-        if alias is None:
-            alias = self.root._method_aliases[method] = self.root.namer.claim(method.__name__)
-            self.root.foreign[alias] = ({alias: method}, alias)
-            self.root.source.extra[alias] = method
-        return gast.Name(alias, gast.Load(), None, None)
+        return gast.Name(self.fixed_name(method, method.__name__), gast.Load(), None, None)
 
-    def _is_method_alias(self, node) -> bool:
-        return isinstance(node, gast.Name) and \
-            node.id in self.root.__dict__.get("_method_aliases", {}).values()
+    def fixed_name(self, value, name: str) -> str:
+        """A name for ``value`` in the whole generated function, in every inlined scope
+        (a method called as a function, a runtime helper of inlined generated code)."""
+        fixed = self.root.__dict__.setdefault("_fixed", {})  # alias -> value
+        alias = next((a for a, v in fixed.items() if v is value), None)
+        if alias is None:
+            alias = self.root.namer.claim(name)
+            fixed[alias] = value
+            self.root.foreign[alias] = ({alias: value}, alias)
+            self.root.source.extra[alias] = value
+        return alias
 
     def _function_argument(self, arg):
         """What a helper's parameter stands for when the caller passes it ``arg``, a
@@ -1497,17 +1500,9 @@ class Normalize:
         values = [v if isinstance(v, gast.AST) else self.constant(v, name)
                   for name, v in bound.arguments.items()]
         packed = self.to_atom(gast.Tuple(values, gast.Load()))
-        helpers = {}
-        for name in ("recursive_call", "recursion_value"):
-            alias = self.root.__dict__.setdefault("_recursion_helpers", {}).get(name)
-            if alias is None:
-                alias = self.root.namer.claim(name)
-                self.root._recursion_helpers[name] = alias
-                self.root.foreign[alias] = ({alias: getattr(runtime_recursion, name)}, alias)
-                self.root.source.extra[alias] = getattr(runtime_recursion, name)
-            helpers[name] = alias
-        function = self.load(node.func.id) if self._is_method_alias(node.func) \
-            else self.simple(node.func)  # (a method of the class: _object_method named it)
+        helpers = {name: self.fixed_name(getattr(runtime_recursion, name), name)
+                   for name in ("recursive_call", "recursion_value")}
+        function = self.simple(node.func)
         pair = self.to_atom(gast.Call(self.load(helpers["recursive_call"]),
                                       [function, packed], []))
         return self.to_atom(gast.Call(self.load(helpers["recursion_value"]),
@@ -1636,24 +1631,16 @@ def _resolving(node, normalize):
 class _RootHelpers:
     """What :class:`s2sad.transforms.higher.PrepareGenerated` asks of the compiler's
     imports, for a gradient's code inlined (a gradient called inside): each helper named
-    once for the whole function, as a value of its own."""
+    once for the whole function (``Normalize.fixed_name``)."""
 
     def __init__(self, normalize):
-        self.root = normalize.root
+        self.normalize = normalize
         self.helpers: dict = {}
         self.lines: dict = {}
 
     def helper(self, name: str, module: str) -> str:
         import importlib
-        fixed = self.root.__dict__.setdefault("_fixed", {})
-        alias = next((a for a, n in fixed.items() if n == (module, name)), None)
-        if alias is None:
-            alias = self.root.namer.claim(name)
-            fixed[alias] = (module, name)
-            value = getattr(importlib.import_module(module), name)
-            self.root.foreign[alias] = ({alias: value}, alias)
-            self.root.source.extra[alias] = value
-        return alias
+        return self.normalize.fixed_name(getattr(importlib.import_module(module), name), name)
 
 
 def argument_objects(tree, descriptors) -> dict:
