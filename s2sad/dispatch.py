@@ -56,7 +56,7 @@ import types
 import numpy as np
 
 from .codegen import function_with_cells, register
-from .source import MISSING
+from .source import MISSING, same_items
 from .transforms.kinds import describe
 
 _PYTHON = ("float", "int", "complex")  # descriptions of Python numbers, named as their types
@@ -130,21 +130,31 @@ def read_tests(reads, constants: dict, names=None) -> list[str]:
 
     >>> import math
     >>> constants = {}
+    >>> layers = [object()]
     >>> print(*read_tests([("item", {"log": math.log}, "log", math.log),
     ...                    ("own", "model", "act", None), ("class", "model.layer", None, float),
-    ...                    ("own", "model.layer", "forward", None)], constants), sep="\\n")
+    ...                    ("own", "model.layer", "forward", None),
+    ...                    ("class", "model.blocks", None, list),
+    ...                    ("length", "model.blocks", 2, None),
+    ...                    ("items", layers, None, tuple(layers))], constants,
+    ...                   {"model": "arg_0"}), sep="\\n")
     read_0.get('log') is read_1
-    'act' not in model.__dict__
-    type(model.layer) is read_2
-    'forward' not in model.layer.__dict__
+    'act' not in arg_0.__dict__
+    type(arg_0.layer) is read_2
+    'forward' not in arg_0.layer.__dict__
+    type(arg_0.blocks) is read_3
+    len(arg_0.blocks) == 2
+    read_6(read_4, read_5)
     """
     tests = []
     for kind, holder, key, value in reads:
-        if kind in ("own", "class"):  # (an argument, or an object in its attributes)
-            head, dot, rest = holder.partition(".")
-            path = (names or {}).get(head, head) + dot + rest
+        if kind in ("own", "class", "length"):  # (an argument, or an object in its
+            head = re.match(r"[^.\[]*", holder).group()  # attributes: model.layers[0])
+            path = (names or {}).get(head, head) + holder[len(head):]
             if kind == "own":
                 tests.append(f"{key!r} not in {path}.__dict__")
+            elif kind == "length":
+                tests.append(f"len({path}) == {key}")
             else:
                 where = f"read_{len(constants)}"
                 constants[where] = value
@@ -156,6 +166,11 @@ def read_tests(reads, constants: dict, names=None) -> list[str]:
             tests.append(f"{key!r} not in {where}")
             continue
         constants[where], constants[what] = holder, value
+        if kind == "items":  # (a module's list of objects: the very same ones)
+            same = f"read_{len(constants)}"
+            constants[same] = same_items
+            tests.append(f"{same}({where}, {what})")
+            continue
         tests.append(f"{where}.get({key!r}) is {what}" if kind == "item" else
                      f"{where}.cell_contents is {what}" if kind == "cell" else
                      f"{where}.{key} is {what}")

@@ -8,16 +8,35 @@ class S2sadError(Exception):
 
 
 def _located(message: str, filename: str | None, lineno: int | None, text: str | None,
-             col: int | None, hint: str | None) -> str:
+             col: int | None, hint: str | None, calls: tuple = ()) -> str:
+    """``message`` at its place in the user's source, then ``hint``. ``calls``: for code
+    inlined from the user's other functions, each line from the differentiated function's
+    down to the one at fault, ``(file, line, text, column, function)``, shown as a
+    traceback shows calls.
+
+    >>> print(_located("no derivative rule for f", "m.py", 7, "    y = f(x)\\n", 8, "Do X.",
+    ...                (("m.py", 2, "    return helper(x)\\n", 4, "loss"),
+    ...                 ("m.py", 7, "    y = f(x)\\n", 4, "helper"))))
+    no derivative rule for f
+      File "m.py", line 2, in loss
+        return helper(x)
+      File "m.py", line 7, in helper
+        y = f(x)
+        ^
+    Do X.
+    """
     parts = [message]
-    if filename is not None and lineno is not None:
-        parts.append(f'  File "{filename}", line {lineno}')
-        if text:
-            stripped = text.rstrip("\n")
+    frames = calls or ((filename, lineno, text, col, None),)
+    for i, (where, line, source, column, function) in enumerate(frames):
+        if where is None or line is None:
+            continue
+        parts.append(f'  File "{where}", line {line}' + (f", in {function}" if calls else ""))
+        if source:
+            stripped = source.rstrip("\n")
             indent = len(stripped) - len(stripped.lstrip())
             parts.append("    " + stripped.strip())
-            if col is not None and col >= indent:
-                parts.append("    " + " " * (col - indent) + "^")
+            if column is not None and column >= indent and i == len(frames) - 1:
+                parts.append("    " + " " * (column - indent) + "^")
     if hint:
         parts.append(hint)
     return "\n".join(parts)
@@ -31,12 +50,14 @@ class UnsupportedSyntaxError(SyntaxError, S2sadError):
     """
 
     def __init__(self, construct: str, filename: str | None = None, lineno: int | None = None,
-                 text: str | None = None, col: int | None = None, hint: str | None = None):
+                 text: str | None = None, col: int | None = None, hint: str | None = None,
+                 calls: tuple = ()):
         self.construct = construct
         self.hint = hint
+        self.calls = calls
         message = f"s2sad does not support {construct}"
         super().__init__(message, (filename, lineno, None if col is None else col + 1, text))
-        self._full = _located(message, filename, lineno, text, col, hint)
+        self._full = _located(message, filename, lineno, text, col, hint, calls)
 
     def __str__(self) -> str:
         return self._full
@@ -47,13 +68,15 @@ class DifferentiationError(S2sadError):
     an undefined name, a non-scalar output, a bad ``wrt``..."""
 
     def __init__(self, message: str, filename: str | None = None, lineno: int | None = None,
-                 text: str | None = None, col: int | None = None, hint: str | None = None):
+                 text: str | None = None, col: int | None = None, hint: str | None = None,
+                 calls: tuple = ()):
         self.message = message
         self.filename = filename
         self.lineno = lineno
         self.text = text
         self.hint = hint
-        super().__init__(_located(message, filename, lineno, text, col, hint))
+        self.calls = calls  # (inlined code: the user's lines down to this one, _located)
+        super().__init__(_located(message, filename, lineno, text, col, hint, calls))
 
 
 class NoSourceError(DifferentiationError):

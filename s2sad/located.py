@@ -52,8 +52,10 @@ def _is_comment(stmt) -> bool:
 def statement_lines(function: gast.FunctionDef) -> tuple:
     """The user's line of each statement of the generated ``function`` (None where it has
     none), in the order they are written (comments left out: they are no statements once
-    printed)."""
-    return tuple(getattr(stmt, "lineno", None)
+    printed); for a statement inlined from another function of the user's, the lines
+    that lead to it (``origin``: ``(file, line, text, column, function)`` each, the
+    differentiated function's first)."""
+    return tuple(getattr(stmt, "origin", None) or getattr(stmt, "lineno", None)
                  for stmt in _statements(function.body, _is_comment))
 
 
@@ -90,10 +92,19 @@ def note_user_line(exc: BaseException, compiled, who: str) -> None:
     line = user_line(compiled.text, compiled.name, compiled.user_lines, generated)
     if line is None:
         return
-    filename = compiled.output_at[0]
-    text = linecache.getline(filename, line).strip()
-    note = f"s2sad: in {who}, line {generated} of the generated code comes from " \
-           f"{filename}, line {line}" + (f":\n    {text}" if text else "")
+    if isinstance(line, tuple):  # inlined: the line it comes from, then the calls to it
+        *calls, (filename, line, text, _, function) = line
+        note = f"s2sad: in {who}, line {generated} of the generated code comes from " \
+               f"{filename}, line {line}, in {function}" + \
+               (f":\n    {text.strip()}" if text else "") + "".join(
+                   f"\n  called from {where}, line {at}, in {caller}" +
+                   (f":\n    {said.strip()}" if said else "")
+                   for where, at, said, _, caller in reversed(calls))
+    else:
+        filename = compiled.output_at[0]
+        text = linecache.getline(filename, line).strip()
+        note = f"s2sad: in {who}, line {generated} of the generated code comes from " \
+               f"{filename}, line {line}" + (f":\n    {text}" if text else "")
     if note in getattr(exc, "__notes__", ()):
         return
     if hasattr(exc, "add_note"):

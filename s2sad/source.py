@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import linecache
+import operator
 import re
 import sys
 import textwrap
@@ -180,11 +181,17 @@ class FunctionSource:
         return self.lines[lineno - 1]
 
     def syntax_error(self, construct: str, node, hint: str | None = None) -> UnsupportedSyntaxError:
-        lineno = getattr(node, "lineno", None)
-        return UnsupportedSyntaxError(construct, self.filename, lineno, self.line(lineno),
-                                      self._col(node), hint)
+        return self.error(UnsupportedSyntaxError, construct, node, hint)
 
     def error(self, cls, message: str, node, hint: str | None = None):
+        """``cls`` (a located error of :mod:`s2sad.errors`) at ``node``: at the line of the
+        function it was inlined from, where it was (``node.origin``, the user's lines
+        from this function's down to that one: :meth:`Normalize.frames`), those lines
+        shown as a traceback shows its calls."""
+        origin = getattr(node, "origin", ())
+        if len(origin) > 1:
+            filename, lineno, text, col, _ = origin[-1]
+            return cls(message, filename, lineno, text, col, hint, calls=origin)
         lineno = getattr(node, "lineno", None)
         return cls(message, self.filename, lineno, self.line(lineno), self._col(node), hint)
 
@@ -302,8 +309,10 @@ def recording():
     ``(kind, holder, key, value)`` with ``kind`` ``"item"`` (``holder[key] is value``, a
     module global), ``"cell"`` (``holder.cell_contents is value``) or ``"attr"``
     (``getattr(holder, key) is value``: a Python function's ``__code__``,
-    ``__defaults__`` and ``__kwdefaults__``). A build within the build (of an inner
-    derivative) records its own.
+    ``__defaults__`` and ``__kwdefaults__``), ``"items"`` (``holder`` a list still
+    holding the objects ``value``); for an argument's objects, ``"own"``, ``"class"`` and
+    ``"length"`` (see ``note_method``, ``note_path``, ``note_length``). A build within the
+    build (of an inner derivative) records its own.
 
     >>> import math
     >>> source = FunctionSource(None, None, "<f>", [], {"log": math.log, "k": 2.0})
@@ -407,6 +416,32 @@ def note_path(path: str | None, value, holder=None, name: str | None = None) -> 
         _note(("attr", holder, name, value), value, always=True)
 
 
+def note_length(path: str, length: int) -> None:
+    """A list of objects in an argument's attributes (``path``, ``"model.layers"``) was
+    walked item by item: the entry tests its length (after its class, ``note_path``; the
+    argument's description says both on the general path)."""
+    read = getattr(_RECORDING, "read", None)
+    if read is not None:
+        read.setdefault(("length", path, None), ("length", path, length, None))
+
+
+def note_items(seq) -> None:
+    """A module's list of objects (``LAYERS``, ``net.layers``) was walked item by item:
+    noted, so that an item added, removed or replaced makes the gradient be built again."""
+    _note(("items", seq, None, tuple(seq)), seq, always=True)
+
+
+def same_items(seq, items: tuple) -> bool:
+    """Does ``seq`` hold ``items``, the very objects, in order? (``==`` would ask the
+    items' ``__eq__``: two equal layers are not the same one.)
+
+    >>> a, b = object(), object()
+    >>> same_items([a, b], (a, b)), same_items([a], (a, b)), same_items([b, a], (a, b))
+    (True, False, False)
+    """
+    return len(seq) == len(items) and all(map(operator.is_, seq, items))
+
+
 def _note_state(obj) -> None:
     """Note that ``obj`` keeps its class and its ``__dict__`` (``obj.__class__ = Other``
     changes its methods; ``obj.__dict__ = {...}`` its own attributes)."""
@@ -421,18 +456,21 @@ def note_reads(dependencies) -> None:
     read = getattr(_RECORDING, "read", None)
     if read is not None:
         for kind, holder, key, value in dependencies:
-            if kind not in ("own", "class"):
+            if kind not in ("own", "class", "length"):
                 read.setdefault((kind, id(holder), key), (kind, holder, key, value))
 
 
 def still_read(dependencies) -> bool:
     """Do the names a build resolved still give what they gave then? (The methods of an
     argument's class, ``"own"``, and the classes of its members, ``"class"``, are in its
-    description: not tested here.)"""
+    description: not tested here, nor the lengths of its lists of objects, ``"length"``.)"""
     for kind, holder, key, value in dependencies:
-        if kind in ("own", "class"):
+        if kind in ("own", "class", "length"):
             continue
-        if kind == "item":
+        if kind == "items":
+            if not same_items(holder, value):
+                return False
+        elif kind == "item":
             if holder.get(key, MISSING) is not value:
                 return False
         elif kind == "cell":

@@ -294,3 +294,128 @@ class Optional:
 
 def optional_loss(layer, x):
     return np.sum(layer(x) ** 2)
+
+
+class Sequential:
+    """Layers in a list: ``for layer in self.layers: x = layer(x)``, written out layer by
+    layer, each one's class's methods inlined."""
+
+    def __init__(self, *layers):
+        self.layers = list(layers)
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+    def backwards(self, x):
+        for layer in reversed(self.layers):
+            x = layer.forward(x)
+        return np.sum(x)
+
+    def weighted(self, x):
+        total = 0.0
+        for i, layer in enumerate(self.layers):
+            total = total + (i + 1.0) * np.sum(layer(x))
+        return total
+
+    def summed(self, x):
+        return sum(np.sum(layer(x)) for layer in self.layers)
+
+    def ends(self, x):
+        return np.sum(self.layers[0](x) * self.layers[-1](x))
+
+
+def sequential_loss(model, x):
+    return np.sum(model(x) ** 2)
+
+
+def layers_loss(layers, x):
+    for layer in layers:
+        x = layer(x)
+    return np.sum(x ** 2)
+
+
+LAYERS = [Dense(0.5), Sine(1.5), Dense(0.7)]
+sequential = Sequential(Dense(0.5), Sine(0.8))
+
+
+def module_layers_loss(x):
+    for layer in LAYERS:
+        x = layer(x)
+    return np.sum(x) + np.sum(sequential(x))
+
+
+class Blocks:
+    """Lists of layers in a list of blocks, with a residual connection."""
+
+    def __init__(self):
+        self.blocks = [Sequential(Dense(0.5), Sine(0.3)), Sequential(Dense(1.2))]
+
+    def __call__(self, x):
+        for block in self.blocks:
+            x = block(x) + x
+        return np.sum(x ** 2)
+
+
+def stops_early(layers, x):
+    for layer in layers:
+        x = layer(x)
+        if np.sum(x) > 100.0:
+            break
+    return np.sum(x)
+
+
+def numbered(model, x):
+    total = 0.0
+    for i, layer in enumerate(model.layers, start=2):
+        total = total + i * np.sum(layer(x))
+    return total
+
+
+def rebinds_after(model, x):
+    for layer in model.layers:
+        x = layer(x)
+    layer = Sine(2.0)  # (the loop's variable given another object: its own class's method)
+    return np.sum(layer(x))
+
+
+def weight_decay(model, x):
+    total = np.sum(model(x))
+    for layer in model.layers:
+        total = total + 0.1 * layer.scale ** 2 * np.sum(x ** 2)
+    return total
+
+
+def branches(a, b, x, flag):
+    if flag > 0:
+        for layer in a:
+            x = layer(x)
+    else:
+        for layer in b:
+            x = layer(x)
+    return np.sum(layer(x))  # (a[-1] or b[-1]: which one is decided at run time)
+
+
+def loops_again(a, b, x, n):
+    for layer in a:
+        x = layer(x)
+    for _ in range(n):
+        x = layer(x)  # (a[-1] in the first pass, b[-1] in the next ones)
+        for layer in b:
+            x = layer(x)
+    return np.sum(x)
+
+
+def aliased(model, x):
+    layers = model.layers
+    last = layers[-1]
+    for layer in layers[:-1]:
+        x = layer(x)
+    return np.sum(last(x) ** 2)
+
+
+def parameter_in_a_folded_branch(x):
+    if True:
+        x = np.tanh(x)
+    return np.sum(x ** 2)

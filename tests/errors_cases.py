@@ -1,6 +1,8 @@
 """Functions s2sad must refuse, each with a located error (used by test_errors.py)."""
 import numpy as np
 
+from tests.helpers_other_module import no_rule
+
 
 def uses_with(x):
     with open("log") as fh:  # noqa: F841
@@ -60,3 +62,12 @@ def recursive(x, n):
     else:
         y = x * recursive(x, n - 1)
     return y
+
+
+def calls_a_helper_without_a_rule(x):
+    return np.sum(no_rule(x) * 2.0)
+
+
+def calls_a_projection(x, layer):
+    y = x + 1.0
+    return np.sum(layer(y))

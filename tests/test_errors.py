@@ -142,3 +142,34 @@ def test_a_derivative_that_is_not_inlined_inside_a_differentiated_function_says_
     with pytest.raises(s2sad.NoDerivativeError, match="this one is not") as info:
         s2sad.grad(C.calls_a_vjp)(np.ones(2), np.ones((3, 2)))
     assert "call s2sad.grad of a function instead" in str(info.value)
+
+
+def test_an_error_in_inlined_code_names_its_own_line_and_the_calls_to_it():
+    """A call without a rule inside a helper of another module: the error is located at
+    the helper's line, with the differentiated function's call above it, as a traceback
+    shows calls."""
+    from tests import helpers_other_module as other
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(cases.calls_a_helper_without_a_rule)(np.array([1.0, 2.0]))
+    err = info.value
+    assert (err.filename, err.lineno) == (other.__file__, line_of(other.no_rule, "frexp"))
+    call = line_of(cases.calls_a_helper_without_a_rule, "no_rule(x)")
+    assert [frame[:2] for frame in err.calls] == [(cases.__file__, call),
+                                                 (other.__file__, err.lineno)]
+    text = str(err)
+    outer = f'File "{cases.__file__}", line {call}, in calls_a_helper_without_a_rule'
+    inner = f'File "{other.__file__}", line {err.lineno}, in no_rule'
+    assert outer in text and inner in text and text.index(outer) < text.index(inner)
+    assert "return onp.frexp(y)[0]" in text and "^" in text
+
+
+def test_a_run_time_error_in_an_inlined_method_names_its_line_and_the_calls():
+    from tests import helpers_other_module as other
+    g = s2sad.grad(cases.calls_a_projection)
+    with pytest.raises(ValueError) as info:
+        g(np.ones(3), other.Projection(np.ones((4, 2))))
+    note = "\n".join(getattr(info.value, "__notes__", ()))
+    assert f"{other.__file__}, line {line_of(other.Projection.__call__, 'tanh')}, in " \
+           "Projection.__call__" in note, note
+    assert f"called from {cases.__file__}, line " \
+           f"{line_of(cases.calls_a_projection, 'layer(y)')}, in calls_a_projection" in note

@@ -297,3 +297,131 @@ def test_an_optional_member_left_out_is_decided_while_inlining():
 def test_a_callable_object_is_named_by_its_class_in_messages():
     from s2sad import registry
     assert registry.describe_function(C.Tanh()) == "tests.cases_methods.Tanh object"
+
+
+def sequence_gradient(f, args, wrt):
+    def at(v):
+        given = list(args)
+        given[wrt] = v
+        return f(*given)
+    return numeric(at, args[wrt])
+
+
+def _layers():
+    return [C.Dense(0.5), C.Sine(1.5), C.Dense(0.7)]
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+def test_loops_over_lists_of_layers_are_written_out_layer_by_layer(optimize):
+    """for layer in self.layers (and in a list or tuple passed in, a module's list, with
+    enumerate, reversed, in a generator, self.layers[-1](x), lists in lists): each item's
+    class's methods inlined, checked against finite differences."""
+    model = C.Sequential(*_layers())
+    cases = [(C.sequential_loss, (model, W), 1), (C.layers_loss, (model.layers, W), 1),
+             (C.layers_loss, (tuple(model.layers), W), 1), (C.module_layers_loss, (W,), 0),
+             (model.backwards, (W,), 0), (model.weighted, (W,), 0), (model.summed, (W,), 0),
+             (model.ends, (W,), 0), (C.Blocks(), (W,), 0)]
+    for f, args, wrt in cases:
+        g = s2sad.grad(f, wrt=wrt, optimize=optimize)
+        np.testing.assert_allclose(g(*args), sequence_gradient(f, args, wrt), rtol=1e-6,
+                                   atol=1e-8)
+        text = g.source_for(*args)
+        assert "np.tanh(" in text and "for " not in text, text
+        assert "layer(" not in text and ".forward(" not in text, text
+
+
+def test_a_list_of_layers_is_written_out_readably():
+    text = s2sad.grad(C.layers_loss, wrt=1).source_for([C.Dense(0.5), C.Sine(1.5)], W)
+    assert "    layer = layers[0]\n" in text and "    layer = layers[1]\n" in text, text
+    assert text.index("np.tanh(") < text.index("layer = layers[1]") < text.index("np.sin(")
+
+
+def test_a_list_of_layers_changed_builds_the_gradient_again():
+    """Layers added, removed, replaced by another class's, or given an attribute hiding a
+    method, in a list passed in, an argument's list, a module's list or a module's object's
+    list: each call's gradient is the one of the layers it has."""
+    model = C.Sequential(*_layers())
+    g, g_list = s2sad.grad(C.sequential_loss, wrt=1), s2sad.grad(C.layers_loss, wrt=1)
+    g_module, g_backwards = s2sad.grad(C.module_layers_loss), s2sad.grad(model.backwards)
+
+    def check():
+        for grad, f, args, wrt in [(g, C.sequential_loss, (model, W), 1),
+                                   (g_list, C.layers_loss, (model.layers, W), 1),
+                                   (g_module, C.module_layers_loss, (W,), 0),
+                                   (g_backwards, model.backwards, (W,), 0)]:
+            for _ in range(2):  # (the first call builds, the second goes through the entry)
+                np.testing.assert_allclose(grad(*args), sequence_gradient(f, args, wrt),
+                                           rtol=1e-6, atol=1e-8)
+    saved_module, saved_sequential = list(C.LAYERS), list(C.sequential.layers)
+    try:
+        check()
+        for change in [lambda layers: layers.append(C.Sine(0.9)),
+                       lambda layers: layers.pop(0),
+                       lambda layers: layers.__setitem__(0, C.Sine(0.4)),
+                       lambda layers: layers.__setitem__(1, C.Dense(1.1)),
+                       lambda layers: layers.reverse()]:
+            for layers in (model.layers, C.LAYERS, C.sequential.layers):
+                change(layers)
+            check()
+        C.sequential.layers = [C.Dense(0.3)]  # (the module's object given another list)
+        check()
+        g_backwards(W)
+        model.layers[-1].forward = np.cos  # (its own attribute hides the class's method:
+        with pytest.raises(NoDerivativeError, match="forward"):  # not taken for it)
+            g_backwards(W)
+        del model.layers[-1].forward
+        check()
+    finally:
+        C.LAYERS[:] = saved_module
+        C.sequential.layers = saved_sequential
+
+
+def test_a_loop_over_layers_that_may_stop_early_is_refused_with_advice():
+    with pytest.raises(NoDerivativeError, match="no break or continue") as info:
+        s2sad.grad(C.stops_early, wrt=1)(_layers(), W)
+    assert "x = layer(x)" in str(info.value)
+
+
+def test_enumerate_with_a_start_and_loops_that_only_read_attributes():
+    model = C.Sequential(*_layers())
+    for f in (C.numbered, C.weight_decay):
+        np.testing.assert_allclose(s2sad.grad(f, wrt=1)(model, W),
+                                   sequence_gradient(f, (model, W), 1), rtol=1e-6, atol=1e-8)
+    text = s2sad.grad(C.weight_decay, wrt=1).source_for(model, W)
+    assert text.count("for ") == 2, text  # (layer.scale read in a loop, kept a loop)
+
+
+def test_the_loops_variable_given_another_object_is_not_taken_for_the_last_layer():
+    with pytest.raises(NoDerivativeError, match="layer"):
+        s2sad.grad(C.rebinds_after, wrt=1)(C.Sequential(*_layers()), W)
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+def test_one_layer_the_parameter_given_a_value_once(optimize):
+    """One layer: the loop written out gives the function's parameter one new value, in
+    straight-line code; its first value (the caller's) is saved for the reverse sweep."""
+    for f, args, wrt in [(C.layers_loss, ([C.Dense(0.4)], W), 1),
+                         (C.sequential_loss, (C.Sequential(C.Sequential(C.Dense(0.4))), W), 1),
+                         (C.parameter_in_a_folded_branch, (W,), 0)]:
+        np.testing.assert_allclose(s2sad.grad(f, wrt=wrt, optimize=optimize)(*args),
+                                   sequence_gradient(f, args, wrt), rtol=1e-6, atol=1e-8)
+
+
+def test_the_item_a_loops_variable_holds_after_a_branch_or_in_a_loop_is_not_guessed():
+    """After an if whose branches walk different lists, or at the top of a loop's body,
+    which layer the variable holds depends on the path: never inlined as one of them."""
+    a, b = [C.Dense(0.5), C.Dense(0.7)], [C.Sine(1.5), C.Sine(0.9)]
+    for f, args in [(C.branches, (a, b, W, 1.0)), (C.loops_again, (a, b, W, 2))]:
+        with pytest.raises(NoDerivativeError, match="layer"):
+            s2sad.grad(f, wrt=2)(*args)
+
+
+def test_a_list_of_layers_given_a_name_and_sliced():
+    model = C.Sequential(*_layers())
+    g = s2sad.grad(C.aliased, wrt=1)
+    for _ in range(2):
+        np.testing.assert_allclose(g(model, W), sequence_gradient(C.aliased, (model, W), 1),
+                                   rtol=1e-6, atol=1e-8)
+    model.layers.append(C.Sine(0.3))
+    np.testing.assert_allclose(g(model, W), sequence_gradient(C.aliased, (model, W), 1),
+                               rtol=1e-6, atol=1e-8)

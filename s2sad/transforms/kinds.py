@@ -95,8 +95,9 @@ def describe(value):
 
 def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None):
     """``("object", class, names its own attributes hide, members)``: ``members`` are the
-    descriptions of its own attributes that are objects of a user's class too, by name
-    (``self.layer``: its methods are inlined as well), three levels deep, not back to an
+    descriptions of its own attributes that are objects of a user's class too, or lists
+    or tuples of them (``("list", (item, ...))``), by name (``self.layer``,
+    ``self.layers``: their methods are inlined as well), three levels deep, not back to an
     object that holds it (a layer's pointer to its model), at most ``_MEMBERS`` in all
     (``budget``), and only where Python reads them from the object's ``__dict__`` (not
     where its class has a property of that name, or changes how attributes are found). An
@@ -110,12 +111,16 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
     holders = holders + (id(value),)
     if own and depth < 3 and _plain_lookup(kind):
         for name, item in list(own.items()):
-            if item is None and type(name) is str and not data_descriptor(kind, name):
+            if type(name) is not str or data_descriptor(kind, name):
+                continue
+            if item is None:
                 members.append((name, ("none",)))  # (an optional layer left out)
-            elif type(name) is str and id(item) not in holders and budget[0] > 0 and \
-                    type(item).__module__.split(".")[0] not in _NOT_USERS and \
-                    not isinstance(item, (type, tuple, list, dict)) and \
-                    not data_descriptor(kind, name):
+            elif user_objects(item, holders) and budget[0] >= len(item):
+                budget[0] -= len(item)  # (a list of layers: each one's methods inlined)
+                members.append((name, (type(item).__name__, tuple(
+                    _object(one, type(one), depth + 1, budget, holders, memo)
+                    for one in item))))
+            elif _user_object(item) and id(item) not in holders and budget[0] > 0:
                 budget[0] -= 1
                 members.append((name, _object(item, type(item), depth + 1, budget, holders,
                                               memo)))
@@ -125,6 +130,28 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
 
 
 _MEMBERS = 64  # the most objects an argument's description takes in
+_UNROLLED = 32  # the most items of a list of objects walked item by item
+
+
+def _user_object(value) -> bool:
+    """Is ``value`` an object of a user's class (not a number, array, container,
+    function, class or module)?"""
+    return type(value).__module__.split(".")[0] not in _NOT_USERS and \
+        not isinstance(value, (type, tuple, list, dict))
+
+
+def user_objects(value, holders: tuple = ()) -> bool:
+    """Is ``value`` a list or tuple (not a namedtuple) of 1 to ``_UNROLLED`` objects of a
+    user's classes (``self.layers``, walked item by item), none of them ``holders``?"""
+    return type(value) in (list, tuple) and 0 < len(value) <= _UNROLLED and all(
+        _user_object(item) and id(item) not in holders for item in value)
+
+
+def objects_described(desc) -> bool:
+    """Does ``desc`` describe such a list or tuple of objects?"""
+    return type(desc) is tuple and desc[0] in ("list", "tuple") and len(desc) == 2 and \
+        0 < len(desc[1]) <= _UNROLLED and all(
+            type(item) is tuple and item[0] == "object" for item in desc[1])
 
 
 def _plain_lookup(cls) -> bool:

@@ -183,6 +183,11 @@ class Normalize:
         self.temps: set[str] = set()  # name -> the local it may share memory with
         self.out: list = []
         self.stmt = None
+        # an inlined function: the user's lines that called it (file, line, text, column,
+        # function), outermost first, and whether its own lines are shown in errors (not
+        # s2sad's stand-ins or generated code)
+        self.calls: tuple = ()
+        self.shown = True
         # variables assigned inside `if`/`for`/`while` keep one name; the adjoint saves
         # and restores their overwritten values instead of renaming them
         self.carried = carried_names(source.tree)
@@ -202,7 +207,20 @@ class Normalize:
     # --- statements -----------------------------------------------------------------
 
     def emit(self, stmt):
-        self.out.append(gast.copy_location(stmt, self.anchor or self.stmt))
+        located = gast.copy_location(stmt, self.anchor or self.stmt)
+        if self.calls:  # (inlined: an error in it names its own line, and the calls)
+            located.origin = self.frames()
+        self.out.append(located)
+
+    def frames(self) -> tuple:
+        """The user's lines that lead to the statement normalized now, outermost first:
+        ``(file, line, text, column, function)`` each (:meth:`FunctionSource.error`)."""
+        if not self.shown or self.stmt is None or getattr(self.stmt, "lineno", None) is None:
+            return self.calls
+        source = self.source
+        name = getattr(source.func, "__qualname__", None) or source.tree.name
+        return self.calls + ((source.filename, self.stmt.lineno,
+                                source.line(self.stmt.lineno), source._col(self.stmt), name),)
 
     def anchor_stmt(self):
         return self.anchor or self.stmt
@@ -251,11 +269,15 @@ class Normalize:
                 self.function_args[stmt.targets[0].id] = function  # is np.tanh(x)
                 return
         if isinstance(stmt, gast.Assign):
+            ref = self._object_ref(stmt.value) if len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], gast.Name) else None  # (layers = self.layers: known too)
             value = self.simple(stmt.value)
             if len(stmt.targets) > 1:
                 value = self.to_atom(value)
             for target in stmt.targets:
                 self.assign(target, value)
+            if ref is not None and ref[0] != "module":
+                self.root.objects[self.current[stmt.targets[0].id]] = ref
         elif isinstance(stmt, gast.AugAssign):
             self.augmented(stmt)
         elif _is_append(stmt) and stmt.value.func.value.id in self.locals:
@@ -297,6 +319,7 @@ class Normalize:
             orelse = self.block(stmt.orelse)
             self.merge_nodes(after_body)  # either branch may have run
             self.emit(gast.If(cond, body, orelse))
+            self._forget_objects(stmt)
         elif isinstance(stmt, gast.While):
             def run():
                 test = _Rename(self).visit(clone(stmt.test))
@@ -305,6 +328,8 @@ class Normalize:
             for inner in stmt.orelse:  # no `break`: the `else` block always runs
                 self.stmt = inner
                 self.statement(inner)
+        elif isinstance(stmt, gast.For) and self.unrolled(stmt):
+            pass
         elif isinstance(stmt, gast.For):
             self.looping(stmt, lambda: self.loop(stmt))
         else:  # Validate lets nothing else through
@@ -476,6 +501,50 @@ class Normalize:
         for inner in stmt.orelse:
             self.stmt = inner
             self.statement(inner)
+
+    def unrolled(self, stmt) -> bool:
+        """A ``for`` over a list of objects whose methods it calls (``for layer in
+        self.layers: x = layer(x)``, also with ``enumerate`` or ``reversed``), written out
+        item by item, so that each item's own class's methods are inlined; False (nothing
+        done) for another loop. The gradient is built for lists of that length holding
+        objects of those classes (the entry tests it). A loop that only reads the items'
+        attributes (``np.sum(layer.w ** 2)``) stays a loop; one with ``break`` or
+        ``continue``, or that gives its variable another value, is not written out."""
+        iterable, target, index_target, backwards = stmt.iter, stmt.target, None, False
+        builtin, start = self._builtin_call(iterable), 0
+        if builtin == "reversed" and len(iterable.args) == 1 and not iterable.keywords:
+            iterable, backwards = iterable.args[0], True
+        elif builtin == "enumerate" and isinstance(target, (gast.Tuple, gast.List)) and \
+                len(target.elts) == 2 and iterable.args:
+            given = iterable.args[1:] + [k.value for k in iterable.keywords if k.arg == "start"]
+            start = _constant(given[0]) if given else 0
+            if len(given) + 1 != len(iterable.args) + len(iterable.keywords) or \
+                    type(start) is not int:
+                return False
+            iterable, (index_target, target) = iterable.args[0], target.elts
+        if not isinstance(target, gast.Name) or not _calls_with(stmt.body, target.id) or any(
+                isinstance(n, (gast.Break, gast.Continue)) or isinstance(n, gast.Name) and
+                isinstance(n.ctx, gast.Store) and n.id == target.id
+                for s in stmt.body for n in trees.walk(s)):
+            return False
+        ref = self._object_ref(iterable)
+        if ref is None or ref[0] != "seq":
+            return False
+        seq = self.atom(iterable)  # (read once, as Python does)
+        order = range(len(ref[1]))
+        for k in reversed(order) if backwards else order:
+            if index_target is not None:
+                self.assign(index_target, gast.Constant(start + k, None))
+            self.assign(target, gast.Subscript(clone(seq), gast.Constant(k, None),
+                                               gast.Load()))
+            self.root.objects[self.current[target.id]] = ref[1][k]
+            for inner in stmt.body:
+                self.stmt = inner
+                self.statement(inner)
+        for inner in stmt.orelse:  # (no `break`: the `else` block runs)
+            self.stmt = inner
+            self.statement(inner)
+        return True
 
     def comprehension(self, node, start=None):
         """``[e for x in xs if c]`` as a loop that appends; ``sum(e for ...)`` as one that adds.
@@ -892,12 +961,24 @@ class Normalize:
                 self._restore(saved)
                 self.merge_nodes(end)
         start = dict(self.node)
+        self._forget_objects(stmt)  # (a pass may start with the objects the last one left)
         run()
         self.merge_nodes(start)  # the loop may run no pass at all
+        self._forget_objects(stmt)
+
+    def _forget_objects(self, stmt) -> None:
+        """After a branch, and in and after a loop, a variable ``stmt`` assigns holds an
+        object that depends on the path taken: no object is known for it there (its
+        methods are not inlined as one item's: ``for layer in ...`` in each branch)."""
+        for node in trees.walk(stmt):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
+                    node.id in self.current:
+                self.root.objects.pop(self.current[node.id], None)
 
     def _save(self):
         root = self.root
         return (self.out, len(self.out), dict(self.current), dict(self.node), set(self.temps),
+                dict(root.objects),
                 set(self.carried), set(self.locals), dict(self.local_functions),
                 dict(self.foreign), dict(self.foreign_cells), dict(root.foreign),
                 dict(root.foreign_cells), dict(root.source.extra),
@@ -906,8 +987,10 @@ class Normalize:
 
     def _restore(self, saved) -> None:
         root = self.root
-        (out, n, current, node, temps, carried, locals_, functions, foreign, cells,
+        (out, n, current, node, temps, objects, carried, locals_, functions, foreign, cells,
          root_foreign, root_cells, extra, keys, namer, stmt) = saved
+        root.objects.clear()
+        root.objects.update(objects)
         del out[n:]
         self.out, self.current, self.node, self.temps, self.carried = out, current, node, \
             temps, carried
@@ -938,6 +1021,7 @@ class Normalize:
         if name in self.carried:
             if name not in self.current:
                 self.current[name] = first or self.namer.claim(name)
+            self.root.objects.pop(self.current[name], None)  # (it holds another value now)
             return self.current[name]
         if name not in self.current:
             ssa = first or self.namer.claim(name)
@@ -1068,7 +1152,8 @@ class Normalize:
             inlined = self.callee(func) or self._keyword_stand_in(node)
             if inlined is None and isinstance(func, gast.Attribute):
                 node, inlined = self._ufunc_method(node)
-            if inlined is None and isinstance(func, (gast.Attribute, gast.Name)):
+            if inlined is None and isinstance(func, (gast.Attribute, gast.Name,
+                                                     gast.Subscript)):
                 node, inlined = self._object_method(node)
                 func = node.func
             if inlined is not None:
@@ -1209,10 +1294,12 @@ class Normalize:
         ``("none",)`` for an attribute of such an object that is None (``self.act``, an
         optional layer: ``if self.act is not None`` is decided); else None."""
         from ..source import note_object
-        from .kinds import describe
+        from .kinds import describe, user_objects
         if isinstance(node, gast.Attribute):  # an object held by a known one
             base = self._object_ref(node.value)
             return None if base is None else self._member_ref(base, node.attr)
+        if isinstance(node, gast.Subscript):  # an item of a list of objects: layers[0]
+            return _item_ref(self._object_ref(node.value), node.slice)
         if not isinstance(node, gast.Name) or node.id in self.function_args:
             return None
         if self.lexical and self.parent is not None and node.id not in self.locals:
@@ -1226,6 +1313,9 @@ class Normalize:
         if isinstance(obj, types.ModuleType):  # a module of the user's: its objects
             library = obj.__name__.split(".")[0] in ("numpy", "cupy", "math", "s2sad")
             return None if library else ("module", obj)
+        if user_objects(obj):  # a list of layers
+            note_object(_resolving(node, self), node.id, obj)
+            return _value_seq(obj)
         desc = describe(obj)
         if type(desc) is not tuple or desc[0] != "object":
             return None
@@ -1236,12 +1326,15 @@ class Normalize:
         """The reference of ``base``'s attribute ``attr`` (see ``_object_ref``), noted for
         the checks at each call: its class (an argument's member), or itself (a module's
         object's)."""
-        from ..source import note_path
-        from .kinds import _plain_lookup, data_descriptor, describe
-        if base[0] == "none":
+        from ..source import note_length, note_path
+        from .kinds import _plain_lookup, data_descriptor, describe, user_objects
+        if base[0] in ("none", "seq"):
             return None
         if base[0] == "module":  # (models.net: the module's object, noted as its attribute)
             member = getattr(base[1], attr, None)
+            if user_objects(member):
+                note_path(None, member, base[1], attr)
+                return _value_seq(member)
             desc = describe(member)
             if type(desc) is not tuple or desc[0] != "object":
                 return None
@@ -1256,11 +1349,20 @@ class Normalize:
             if desc == ("none",):
                 note_path(path, type(None))
                 return ("none",)
+            if desc[0] != "object":  # a list of objects: its class, length, items' classes
+                note_path(path, list if desc[0] == "list" else tuple)
+                note_length(path, len(desc[1]))
+                for k, item in enumerate(desc[1]):
+                    note_path(f"{path}[{k}]", item[1])
+                return _param_ref(path, desc)
             note_path(path, desc[1])
             return "param", path, desc[1], desc[2], dict(desc[3])
         if data_descriptor(type(base[1]), attr) or not _plain_lookup(type(base[1])):
             return None  # (a property may give a new object at each read)
         member = getattr(base[1], attr, None)
+        if user_objects(member):
+            note_path(None, member, base[1], attr)
+            return _value_seq(member)
         desc = describe(member)
         if member is not None and (type(desc) is not tuple or desc[0] != "object"):
             return None
@@ -1292,7 +1394,7 @@ class Normalize:
             receiver, name = func, "__call__"
         elif isinstance(func, gast.Attribute):
             ref, receiver, name = self._object_ref(func.value), func.value, func.attr
-        if ref is None or ref[0] in ("none", "module"):
+        if ref is None or ref[0] in ("none", "module", "seq"):
             return node, None
         if ref[0] == "param":
             _, path, cls, hidden, _ = ref
@@ -1395,6 +1497,9 @@ class Normalize:
                           lexical=lexical)
         child.anchor = self.anchor_stmt()
         child.inlining = self.inlining + (key,)
+        child.calls = self.frames()
+        child.shown = self.shown and not is_generated(callee) and (
+            func is None or _user_code(func))
         child.out = self.out
         params = tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs
         names = [p.id for p in params]
@@ -1650,9 +1755,57 @@ def argument_objects(tree, descriptors) -> dict:
     params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
     stored = {n.id for stmt in tree.body for n in trees.walk(stmt)
               if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-    return {name: ("param", name, desc[1], desc[2], dict(desc[3]))
-            for name, desc in zip(params, descriptors or ())
-            if type(desc) is tuple and desc[0] == "object" and name not in stored}
+    from .kinds import objects_described
+    return {name: _param_ref(name, desc) for name, desc in zip(params, descriptors or ())
+            if (type(desc) is tuple and desc[0] == "object" or objects_described(desc)) and
+            name not in stored}
+
+
+def _calls_with(body, name: str) -> bool:
+    """Does ``body`` call ``name`` or a method of it (``layer(x)``, ``layer.block.f(x)``),
+    or pass it to a function (``apply(layer, x)``)?"""
+    for node in (n for stmt in body for n in trees.walk(stmt)):
+        if isinstance(node, gast.Call):
+            root = node.func
+            while isinstance(root, gast.Attribute):
+                root = root.value
+            if any(isinstance(n, gast.Name) and n.id == name
+                   for n in [root, *node.args, *(k.value for k in node.keywords)]):
+                return True
+    return False
+
+
+def _item_ref(base, index):
+    """The reference of item ``index`` (a constant, or a slice of constants) of a list of
+    objects ``base``."""
+    if base is None or base[0] != "seq":
+        return None
+    if isinstance(index, gast.Slice):
+        parts = [None if part is None else _constant(part)
+                 for part in (index.lower, index.upper, index.step)]
+        if not all(part is None or type(part) is int for part in parts) or parts[2] == 0:
+            return None
+        return "seq", base[1][slice(*parts)]
+    index = _constant(index)
+    if type(index) is not int or not -len(base[1]) <= index < len(base[1]):
+        return None
+    return base[1][index]
+
+
+def _param_ref(path: str, desc) -> tuple:
+    """What ``Normalize.objects`` keeps of an argument's object (or of a list of them:
+    ``("seq", item references)``) at ``path`` (``"model"``, ``"model.layers[0]"``)."""
+    if desc[0] == "object":
+        return "param", path, desc[1], desc[2], dict(desc[3])
+    return "seq", tuple(_param_ref(f"{path}[{k}]", item) for k, item in enumerate(desc[1]))
+
+
+def _value_seq(seq) -> tuple:
+    """The reference of a module's list of objects (``LAYERS``, ``net.layers``): its
+    items noted, so that the gradient is built again when they change."""
+    from ..source import note_items
+    note_items(seq)
+    return "seq", tuple(("value", item) for item in seq)
 
 
 def _user_code(func) -> bool:

@@ -92,6 +92,11 @@ def names_in(node) -> list[str]:
             and isinstance(n.ctx, gast.Load)]
 
 
+# what a loop over objects must be to be written out item by item (Normalize.unrolled)
+_OBJECT_LOOPS = ("for layer in self.layers: x = layer(x), with enumerate or reversed too, "
+                 "over a list or tuple of 1 to 32 objects, with no break or continue in it")
+
+
 def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
     if isinstance(value, gast.Name):
         return Op("copy", [value])
@@ -115,17 +120,22 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                     not func.value.id.startswith("t_") else ""
                 name = f"{owner}.{func.attr}()"
                 advice = ("s2sad inlines obj.method(...) and obj(...) where obj is an "
-                          "argument or a module's object (models.net) of a class of yours, or "
-                          "an object "
-                          "held in its attributes (self.layer.forward(x), three levels), "
-                          "and the method a `def` (or staticmethod) of the object's class. "
-                          "It does not follow objects in a list or dict or a loop variable, "
-                          "a function or None kept in an attribute of an argument (self.act "
-                          "= np.tanh), a property, a classmethod, or a class that changes "
-                          "how attributes are found: call the function directly, pass the "
-                          "object as an argument, or register a rule with @s2sad.defvjp.")
+                          "argument or a module's object (models.net) of a class of yours, "
+                          "an object held in its attributes (self.layer.forward(x), three "
+                          "levels), or an item of a list of them (self.layers[0], or the "
+                          f"variable of a loop over them: {_OBJECT_LOOPS}), and the method a "
+                          "`def` (or staticmethod) of the object's class. It does not follow "
+                          "objects in a dict, a function or None kept in an attribute of an "
+                          "argument (self.act = np.tanh), a property, a classmethod, or a "
+                          "class that changes how attributes are found: call the function "
+                          "directly, pass the object as an argument, or register a rule with "
+                          "@s2sad.defvjp.")
             elif isinstance(func, gast.Name) and not func.id.startswith("t_"):
                 name = f"{func.id}() (a function held in a variable)"  # chosen in a branch
+                advice = ("s2sad follows a variable given a function once (act = np.tanh), "
+                          "a parameter given a function, and the variable of a loop over a "
+                          f"list of objects of your classes ({_OBJECT_LOOPS}); else register "
+                          "a rule with @s2sad.defvjp, or call the function by its name.")
             else:  # pair[0](x), f(a)(x): the function is a value computed on the line
                 name = "this call"
             receiver = [func.value] if isinstance(func, gast.Attribute) else []

@@ -165,7 +165,9 @@ class Reverse:
         body = self.tree.body
         forward = body[:-1]
         returned = body[-1].value.id
-        self.carried = _carried(forward)
+        args = self.tree.args
+        self.carried = _carried(forward, [a.id for a in args.posonlyargs + args.args +
+                                          args.kwonlyargs if isinstance(a, gast.Name)])
         self.stack = None
         head: list = []
         seed = gast.Constant(1.0, None)
@@ -931,10 +933,11 @@ def _breaks(loop) -> bool:
     return walk(loop)
 
 
-def _carried(stmts) -> set[str]:
+def _carried(stmts, params=()) -> set[str]:
     """Names with more than one value: assigned in a block, twice (an inlined helper's
-    `if` on a constant, taken at once), or updated in place."""
-    names, once = set(), set()
+    `if` on a constant, taken at once; a parameter, ``params``, once: it had the
+    caller's value first), or updated in place."""
+    names, once = set(), set(params)
     for stmt in stmts:
         if isinstance(stmt, gast.Assign):
             for target in stmt.targets:
