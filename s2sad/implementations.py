@@ -89,6 +89,21 @@ True
 >>> [bool(np.array_equal(ufunc_method(u, "accumulate")(m, *e), u.accumulate(m, *e)))
 ...  for u in _UFUNCS for e in [(), (1,)]]
 [True, True, True, True, True, True, True, True]
+>>> holes = np.where(rng.random((4, 5)) < 0.3, np.nan, rng.normal(size=(4, 5)))
+>>> holes[1] = np.nan  # (a row all NaN: NaN, as NumPy gives with its warning)
+>>> with np.errstate(invalid="ignore", divide="ignore"):
+...     [bool(np.allclose(f(holes, *e), getattr(np, f.__name__)(holes, *e), equal_nan=True))
+...      for f in (nanprod, nancumsum, nancumprod) for e in [(), (0,), (1,)]]
+[True, True, True, True, True, True, True, True, True]
+>>> import warnings
+>>> with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+...     warnings.simplefilter("ignore", RuntimeWarning)
+...     [bool(np.allclose(f(holes, **e), getattr(np, f.__name__)(holes, **e), equal_nan=True))
+...      for f in (nanvar, nanstd) for e in [{}, {"axis": 1}, {"axis": 0, "ddof": 1},
+...                                          {"axis": 1, "ddof": 3, "keepdims": True}]]
+[True, True, True, True, True, True, True, True]
+>>> nanvar(holes.astype(np.float32), axis=1).dtype
+dtype('float32')
 >>> nan = np.array([3.0, np.nan, 5.0, 1.0])
 >>> bool(np.array_equal(maximum_accumulate(nan), np.maximum.accumulate(nan), equal_nan=True))
 True
@@ -175,6 +190,36 @@ def median(a, axis=None, keepdims=False):
     if keepdims:
         return np.expand_dims(middle, axis)
     return middle
+
+
+def nanprod(a, axis=None, keepdims=False):
+    # NaN counts as 1 (and gets no gradient)
+    return np.prod(np.where(np.isnan(a), 1.0, a), axis=axis, keepdims=keepdims)
+
+
+def nancumsum(a, axis=None):
+    return np.cumsum(np.where(np.isnan(a), 0.0, a), axis=axis)
+
+
+def nancumprod(a, axis=None):
+    return np.cumprod(np.where(np.isnan(a), 1.0, a), axis=axis)
+
+
+def nanvar(a, axis=None, ddof=0, keepdims=False):
+    # the values that are not NaN, centred on their mean; NaN where fewer than ddof + 1
+    # (where NumPy warns)
+    kept = ~np.isnan(a)
+    total = np.sum(np.where(kept, a, 0.0), axis=axis, keepdims=True)
+    count = np.maximum(np.sum(kept, axis=axis, keepdims=True), 1).astype(total.dtype)
+    centred = np.where(kept, a - total / count, 0.0)
+    squares = np.sum(centred * centred, axis=axis, keepdims=keepdims)
+    dof = np.sum(kept, axis=axis, keepdims=keepdims) - ddof
+    return np.where(dof > 0, squares, np.nan) / np.where(dof > 0, dof, 1).astype(
+        squares.dtype)
+
+
+def nanstd(a, axis=None, ddof=0, keepdims=False):
+    return np.sqrt(np.nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims))
 
 
 def append(arr, values, axis=None):
@@ -334,7 +379,7 @@ def by_keyword() -> list:
 def table() -> dict:
     """The NumPy function each definition here stands in for."""
     names = ["interp", "polyval", "cross", "cov", "median", "append", "convolve", "quantile",
-             "percentile"]
+             "percentile", "nanprod", "nancumsum", "nancumprod", "nanvar", "nanstd"]
     found = {getattr(np, name): globals()[name] for name in names}
     found[np.lib.stride_tricks.sliding_window_view] = sliding_window_view
     for name in ("trapezoid", "trapz"):  # (trapz: NumPy < 2.0; trapezoid: NumPy >= 2.0)

@@ -1132,6 +1132,14 @@ def im_median(a):
     return np.median(a ** 2) + np.sum(np.median(a, axis=0) * np.arange(3.0))
 
 
+def im_nan_functions(a):
+    # a holds NaNs: skipped by each (a row of them all too, but for nanvar and nanstd)
+    return np.sum(np.nanprod(a, axis=0) * np.arange(1.0, 4.0)) + np.nanprod(a) + \
+        np.sum(np.nancumsum(a, axis=1) ** 2) + np.sum(np.nancumprod(a) * 0.5) + \
+        np.nanvar(a[1:]) + np.sum(np.nanstd(a[1:], axis=0, ddof=1) * np.arange(3.0)) + \
+        np.sum(np.nanvar(a[1:], axis=1, keepdims=True) ** 2)
+
+
 def im_append(a, b):
     return np.sum(np.append(a, b) ** 2 * np.arange(7.0))
 

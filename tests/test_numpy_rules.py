@@ -51,6 +51,14 @@ def away(*shape):
     return _rng.uniform(0.2, 1.5, size=shape) * _rng.choice([-1.0, 1.0], size=shape)
 
 
+def with_nans(*shape):
+    """Values in [-1.5, 1.5) with NaNs: the first row all NaN, and a few more."""
+    values = rand(*shape)
+    values[0] = np.nan
+    values.flat[[shape[-1] + 1, 2 * shape[-1]]] = np.nan
+    return values
+
+
 def distinct(*shape):
     """Well-separated values (no ties), shuffled: for max, min, sort..."""
     n = int(np.prod(shape))
@@ -420,6 +428,7 @@ CASES = [
     case("trapezoid", C.im_trapezoid, [rand(6), np.cumsum(pos(6))], (0, 1)),
     case("cov", C.im_cov, [rand(3, 5)]),
     case("median", C.im_median, [rand(5, 3)]),
+    case("nan-functions", C.im_nan_functions, [with_nans(5, 3)]),
     case("append", C.im_append, [rand(2, 2), rand(3)], (0, 1)),
     case("convolve", C.im_convolve, [rand(6), rand(3)], (0, 1)),
     case("diff-prepend-append", C.im_diff_ends, [rand(5)]),
