@@ -266,22 +266,23 @@ class GradientFunction:
                 nestable = self._nestables[key] = self._build(key, nestable=True)
         return nestable
 
-    def _inlined(self):
-        """The general variant of this gradient (for any argument kinds), as a function that
-        calls it inlines it (``w - lr * grad_loss(w, x)`` in a differentiated function:
-        MAML's inner step), and where the module globals it reads live are read from
-        (``{name: (namespace, key)}``: the user's modules, not the variant's copies); built
-        again if a function it inlined was defined again. A ValueError if this gradient is
-        being built (a function that calls its own gradient)."""
+    def _inlined(self, key=None):
+        """The variant of this gradient for the argument kinds ``key`` (None: the general
+        one, for any kinds), as a function that calls it inlines it (``w - lr *
+        grad_loss(w, x)`` in a differentiated function: MAML's inner step), and where the
+        module globals it reads live are read from (``{name: (namespace, key)}``: the
+        user's modules, not the variant's copies); built again if a function it inlined
+        was defined again. A ValueError if this gradient is being built (a function that
+        calls its own gradient)."""
         building = _BUILDING.__dict__.setdefault("gradients", set())
         if id(self) in building:
             raise ValueError(f"{self.func.__qualname__} calls its own gradient "
                              f"({self.__name__}): s2sad cannot inline a gradient into the "
                              "function it is the gradient of")
-        compiled = self._nestable(None)
+        compiled = self._nestable(key)
         if not still_read(compiled.reads):
-            self._forget(None)
-            compiled = self._nestable(None)
+            self._forget(key)
+            compiled = self._nestable(key)
         note_reads(compiled.reads)  # (the caller's gradient is built again with it)
         return compiled.function, dict(compiled.live)
 

@@ -41,7 +41,8 @@ from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, 
 from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds
 from .transforms.nan_check import NanCheck
 from .transforms.py_floats import PythonFloats
-from .transforms.normalize import Normalize, argument_objects, assigned_names
+from .transforms.normalize import (Normalize, argument_descriptors, argument_objects,
+                                   assigned_names)
 from .transforms.loop_tape import LoopTape
 from .transforms.loop_sums import LoopSums
 from .transforms.sum_products import SumProducts
@@ -164,6 +165,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     stages.append(("desugar", tree))
     normalizer = Normalize(source, namer, numpy_name=imports.numpy())
     normalizer.objects = argument_objects(tree, arg_descriptors)  # (their methods inlined)
+    normalizer.descriptors = argument_descriptors(tree, arg_descriptors)
     normalized = normalizer.run()
     aux = None
     if has_aux:

@@ -5,6 +5,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+import s2sad
+
 
 def dict_of_floats(p):
     return p["w"] ** 2 * p["b"]
@@ -234,3 +236,45 @@ def dict_copy_updated(p, x):
 def dict_copy_with_keywords(p, x):
     q = dict(p, b=p["b"] * 3.0)
     return np.sum(np.tanh(x @ q["W"] + q["b"]))
+
+
+# --- a namedtuple built inside: of its fields, read by field --------------------------------
+
+
+class Scaled(NamedTuple):
+    W: np.ndarray
+    b: np.ndarray
+    gain: float = 2.0
+
+
+def namedtuple_built(W, x):
+    p = Params(W * 0.5, b=np.sum(W, axis=0))
+    q = Scaled(p.W, p.b)  # (gain: the class's default)
+    return np.sum(np.tanh(x @ q.W + q.b) ** 2) * q.gain + np.sum(p[0] * q[1])
+
+
+def namedtuple_wrong_field(W, x):
+    p = Params(W, bias=x)
+    return np.sum(p.W)
+
+
+def namedtuple_missing_field(W):
+    return np.sum(Params(W).W)
+
+
+grad_namedtuple_fields = s2sad.grad(namedtuple_fields)
+grad_two_dicts = s2sad.grad(two_dict_arguments)
+
+
+def inner_step_of_a_namedtuple(p, x):
+    # MAML's inner step on a namedtuple of parameters: the gradient called inside is the
+    # one for a namedtuple (its fields read by position), then the loss at the new point
+    g = grad_namedtuple_fields(p, x)
+    moved = Params(p.W - 0.1 * g.W, p.b - 0.1 * g.b)
+    return namedtuple_fields(moved, x)
+
+
+def inner_step_of_a_dict(p, q):
+    g = grad_two_dicts(p, q)
+    moved = {"enc": {"W": p["enc"]["W"] - 0.1 * g["enc"]["W"]}, "s": p["s"] - 0.1 * g["s"]}
+    return two_dict_arguments(moved, q)

@@ -280,3 +280,48 @@ def test_a_sum_of_dict_sensitivities_is_zero_at_a_key_neither_has():
     from s2sad.runtime import SensitivityDict, add_sens
     total = add_sens(SensitivityDict(a=1.0), {"a": 2.0, "b": 3.0})
     assert total == {"a": 3.0, "b": 3.0} and total["c"] == 0.0
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+def test_a_namedtuple_built_inside_is_read_by_field(optimize):
+    """Params(W * 0.5, b=...), Scaled(p.W, p.b) with a default: built of its fields (each
+    one's gradient flows), read by field and by position; forward mode and the Hessian
+    too."""
+    W, x = RNG.normal(size=(3, 2)), RNG.normal(size=(4, 3))
+    gradient = s2sad.grad(C.namedtuple_built, optimize=optimize)(W, x)
+    np.testing.assert_allclose(gradient, numeric(C.namedtuple_built, (W, x), 0).reshape(3, 2),
+                               rtol=1e-6, atol=1e-8)
+    direction = RNG.normal(size=(3, 2))
+    _, pushforward = s2sad.jvp(C.namedtuple_built)(W, x)
+    np.testing.assert_allclose(pushforward(direction), np.sum(gradient * direction),
+                               rtol=1e-6)
+    hessian = s2sad.hessian(C.namedtuple_built)(W, x)
+    step = 1e-5
+    column = (s2sad.grad(C.namedtuple_built)(W + step * direction, x) -
+              s2sad.grad(C.namedtuple_built)(W - step * direction, x)) / (2 * step)
+    np.testing.assert_allclose(np.tensordot(hessian, direction, 2), column, rtol=1e-5,
+                               atol=1e-7)
+
+
+def test_a_namedtuple_built_with_fields_it_has_not_is_refused_at_its_line():
+    W = np.ones((3, 2))
+    with pytest.raises(s2sad.DifferentiationError, match="Params.. takes the fields W, b: "
+                       "bias is not one more") as info:
+        s2sad.grad(C.namedtuple_wrong_field)(W, np.ones(2))
+    assert "p = Params(W, bias=x)" in str(info.value)
+    with pytest.raises(s2sad.DifferentiationError, match="a value for b needed"):
+        s2sad.grad(C.namedtuple_missing_field)(W)
+
+
+@pytest.mark.parametrize("f, args", [
+    (C.inner_step_of_a_namedtuple, (C.Params(RNG.normal(size=(3, 2)), RNG.normal(size=2)),
+                                    RNG.normal(size=(4, 3)))),
+    (C.inner_step_of_a_dict, ({"enc": {"W": RNG.normal(size=2)}, "s": 0.5},
+                              {"a": 2.0, "b": 3.0})),
+], ids=["namedtuple", "dict"])
+def test_a_gradient_called_inside_on_a_structured_argument(f, args):
+    """The inner gradient is inlined as its variant for the kinds of the argument it is
+    given (a namedtuple's fields, a dict's keys), which the general one does not know."""
+    gradient = s2sad.grad(f)(*args)
+    assert _same_structure(gradient, args[0])
+    np.testing.assert_allclose(_leaves(gradient), numeric(f, args, 0), rtol=1e-6, atol=1e-8)

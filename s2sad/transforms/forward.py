@@ -248,6 +248,8 @@ class Forward:
         if op.kind == "build" and isinstance(value, gast.Dict):
             return gast.Dict([clone(k) for k in value.keys],
                              [self.tangent_of(v) for v in value.values])
+        if op.kind == "build" and isinstance(value, gast.Call):  # P(w, b): P(d_w, d_b)
+            return gast.Call(clone(value.func), [self.tangent_of(a) for a in value.args], [])
         if op.kind == "build":
             return type(value)([self.tangent_of(e) for e in value.elts], gast.Load())
         if op.kind == "call":

@@ -390,6 +390,8 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     if op.kind == "build" and isinstance(value, gast.Dict):
         items = dict((k.value, of(v)) for k, v in zip(value.keys, value.values, strict=True))
         return Kind("dict", items=tuple(items.items()))  # (a key written twice: the last)
+    if op.kind == "build" and isinstance(value, gast.Call):  # P(w, b): a namedtuple
+        return Kind("tuple", items=tuple(of(a) for a in value.args), fields=op.fields)
     if op.kind == "build":
         return Kind("list" if isinstance(value, gast.List) else "tuple",
                     items=tuple(of(e) for e in value.elts))

@@ -161,6 +161,7 @@ class Normalize:
         # for an argument or an object in its attributes (path "model" or "model.layer"),
         # ("value", object) for a module's object
         self.objects: dict[str, tuple] = {}
+        self.descriptors: dict = {}  # (root) argument_descriptors
         self.foreign: dict[str, tuple] = {}   # alias -> (globals dict, name) of inlined code
         self.foreign_cells: dict = {}         # alias -> closure cell of inlined code
         self.locals = assigned_names(source.tree)
@@ -1149,7 +1150,10 @@ class Normalize:
                     not node.keywords:
                 start = node.args[1] if len(node.args) == 2 else gast.Constant(0, None)
                 return self.comprehension(node.args[0], start=start)
-            inlined = self.callee(func) or self._keyword_stand_in(node)
+            built = self._namedtuple(node)
+            if built is not None:
+                return built
+            inlined = self.callee(func, node) or self._keyword_stand_in(node)
             if inlined is None and isinstance(func, gast.Attribute):
                 node, inlined = self._ufunc_method(node)
             if inlined is None and isinstance(func, (gast.Attribute, gast.Name,
@@ -1217,8 +1221,9 @@ class Normalize:
 
     # --- calls of the user's own functions are inlined ---------------------------------
 
-    def callee(self, func):
-        """``(function object or None, its def)`` if ``func`` is a function of the user's."""
+    def callee(self, func, call=None):
+        """``(function object or None, its def)`` if ``func`` is a function of the user's
+        (``call``: the call, whose arguments choose the variant of a gradient inlined)."""
         import types
         if isinstance(func, gast.Name) and func.id in self.function_args:
             how, target = self.function_args[func.id]
@@ -1244,13 +1249,30 @@ class Normalize:
         from ..api import GradientFunction
         if type(value) is GradientFunction:  # a gradient called inside: its generated code
             try:
-                function, live = value._inlined()
+                function, live = value._inlined(self._argument_kinds(call, value))
             except ValueError as exc:  # (one the function calls its own gradient)
                 raise self.source.error(DifferentiationError, str(exc), func,
                                         "Write the inner step out in the function.") from None
             self.root.__dict__.setdefault("_generated_live", {})[function] = live
             return function, None, None
         return None
+
+    def _argument_kinds(self, call, gradient):
+        """The descriptors of the arguments of ``call`` of a gradient, where each is a
+        parameter of the differentiated function that holds numbers only and is never
+        given another value (``grad_loss(p, x)``: a namedtuple, a dict... whose fields the
+        general variant would not know); else None."""
+        if call is None or call.keywords or len(call.args) != len(gradient._params):
+            return None
+        key = []
+        for arg in call.args:  # (each one's value named as in the generated function:
+            if not isinstance(arg, gast.Name) or arg.id in self.function_args:  # through
+                return None                                      # the helpers inlined)
+            name = self.name(arg).id
+            if name not in self.root.descriptors or self.root.current.get(name) != name:
+                return None
+            key.append(self.root.descriptors[name])
+        return tuple(key)
 
     def _keyword_stand_in(self, node):
         """A NumPy function whose rule does not take a keyword this call gives, written
@@ -1265,6 +1287,42 @@ class Normalize:
             if value is func and keywords & names:
                 return stand_in, None, None
         return None
+
+    def _namedtuple(self, node):
+        """``P(w, b=b)``, a namedtuple's class called: with a value for each field, in
+        order (a default as the class keeps it), so that it is built of them; else None."""
+        from .resolve import namedtuple_class
+        try:
+            cls = _static(node.func, self)
+        except KeyError:
+            return None
+        if not namedtuple_class(cls):
+            return None
+        fields, defaults = cls._fields, cls._field_defaults
+        given = dict(zip(fields, node.args))
+        for keyword in node.keywords:
+            if keyword.arg not in fields or keyword.arg in given:
+                raise self.source.error(
+                    DifferentiationError, f"{cls.__name__}() takes the fields "
+                    f"{', '.join(fields)}: {keyword.arg or '**'} is not one more", node)
+            given[keyword.arg] = keyword.value
+        missing = [f for f in fields if f not in given and f not in defaults]
+        if len(node.args) > len(fields) or missing:
+            raise self.source.error(
+                DifferentiationError, f"{cls.__name__}() takes the fields {', '.join(fields)}"
+                f": {'a value for ' + ', '.join(missing) if missing else 'fewer values'} "
+                "needed", node)
+        args = []
+        for field in fields:
+            if field in given:
+                args.append(self.atom(given[field]))
+            elif _constant(gast.Constant(defaults[field], None)) is not _NOT_CONSTANT:
+                args.append(gast.Constant(defaults[field], None))
+            else:  # (a default of another kind: the value the class keeps)
+                name = self.fixed_name(defaults[field], f"{cls.__name__}_{field}")
+                args.append(self.load(name))
+        func = self.simple(node.func) if self.is_atom(node.func) else self.atom(node.func)
+        return gast.copy_location(gast.Call(func, args, []), node)
 
     def _ufunc_method(self, node):
         """``np.add.reduce(x)``, ``np.maximum.accumulate(x)``, ``np.subtract.outer(a, b)``:
@@ -1790,6 +1848,29 @@ def _item_ref(base, index):
     if type(index) is not int or not -len(base[1]) <= index < len(base[1]):
         return None
     return base[1][index]
+
+
+def argument_descriptors(tree, descriptors) -> dict:
+    """The descriptors of the parameters of ``tree`` that the function never gives another
+    value and that hold numbers, arrays and containers of them only (no object): a
+    gradient called inside with them (``grad_loss(p, x)``) is inlined as its variant for
+    those kinds (``Normalize.descriptors``)."""
+    params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
+    stored = {n.id for stmt in tree.body for n in trees.walk(stmt)
+              if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    return {name: desc for name, desc in zip(params, descriptors or ())
+            if name not in stored and _numbers_only(desc)}
+
+
+def _numbers_only(desc) -> bool:
+    if isinstance(desc, str):
+        return desc != "any"
+    if type(desc) is not tuple or desc[0] == "object":
+        return False
+    if desc[0] in ("nd", "cupy"):
+        return True
+    items = [item for _, item in desc[1]] if desc[0] == "dict" else desc[1]
+    return all(map(_numbers_only, items))
 
 
 def _param_ref(path: str, desc) -> tuple:

@@ -68,7 +68,8 @@ class Op:
     """One normalized right-hand side, classified.
 
     kind: "copy", "linear" (chain of + and -), "call" (rule from the table),
-    "subscript", "build" (tuple, list or dict display), "unpack", "constant",
+    "subscript", "build" (tuple, list or dict display, a namedtuple's class called with
+    a value for each field), "unpack", "constant",
     "nondiff" (no derivative: comparisons, shapes...) or "unknown" (no rule).
     """
     kind: str
@@ -77,6 +78,14 @@ class Op:
     keywords: dict | None = None
     name: str = ""
     advice: str = ""  # what to do instead, where an "unknown" one has better than a rule
+    fields: tuple = ()  # a namedtuple built (P(w, b), "build"): its fields
+
+
+def namedtuple_class(value) -> bool:
+    """Is ``value`` a namedtuple's class (``collections.namedtuple``,
+    ``typing.NamedTuple``)?"""
+    return isinstance(value, type) and issubclass(value, tuple) and \
+        isinstance(getattr(value, "_fields", None), tuple)
 
 
 def operand_text(name: str, temporaries: set) -> str:
@@ -141,6 +150,9 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             receiver = [func.value] if isinstance(func, gast.Attribute) else []
             return Op("unknown", receiver + list(value.args) + list(keywords.values()),
                       name=name, advice=advice)
+        if namedtuple_class(target) and not keywords and \
+                len(value.args) == len(target._fields):  # P(w, b): built of its fields
+            return Op("build", list(value.args), name=target.__name__, fields=target._fields)
         rule = registry.lookup(target)
         op = _with_rule(rule, list(value.args), keywords, registry.describe_function(target))
         if rule is None and type(target).__module__ == "s2sad.api":  # a gradient s2sad made

@@ -690,8 +690,9 @@ class Reverse:
                 last = {k.value: i for i, k in enumerate(value.keys)}  # (a key written
                 items = [(k.value, v) for i, (k, v) in enumerate(  # twice: the last value)
                     zip(value.keys, value.values, strict=True)) if last[k.value] == i]
-            else:
-                items = list(enumerate(value.elts))
+            else:  # (a display, or a namedtuple's class called: P(w, b))
+                items = list(enumerate(value.args if isinstance(value, gast.Call)
+                                       else value.elts))
             for key, elt in items:
                 if self.wants(elt):
                     if is_generated(self.source):  # the sensitivity may be a 0.0 placeholder
