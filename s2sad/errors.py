@@ -55,9 +55,15 @@ class UnsupportedSyntaxError(SyntaxError, S2sadError):
         self.construct = construct
         self.hint = hint
         self.calls = calls
+        self.col = col
         message = f"s2sad does not support {construct}"
         super().__init__(message, (filename, lineno, None if col is None else col + 1, text))
         self._full = _located(message, filename, lineno, text, col, hint, calls)
+
+    def with_calls(self, calls: tuple) -> "UnsupportedSyntaxError":
+        """The same error, with the user's lines that called the code it is in."""
+        return type(self)(self.construct, self.filename, self.lineno, self.text, self.col,
+                          self.hint, calls)
 
     def __str__(self) -> str:
         return self._full
@@ -75,8 +81,14 @@ class DifferentiationError(S2sadError):
         self.lineno = lineno
         self.text = text
         self.hint = hint
+        self.col = col
         self.calls = calls  # (inlined code: the user's lines down to this one, _located)
         super().__init__(_located(message, filename, lineno, text, col, hint, calls))
+
+    def with_calls(self, calls: tuple) -> "DifferentiationError":
+        """The same error, with the user's lines that called the code it is in."""
+        return type(self)(self.message, self.filename, self.lineno, self.text, self.col,
+                          self.hint, calls)
 
 
 class NoSourceError(DifferentiationError):

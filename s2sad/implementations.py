@@ -219,7 +219,11 @@ def nanvar(a, axis=None, ddof=0, keepdims=False):
 
 
 def nanstd(a, axis=None, ddof=0, keepdims=False):
-    return np.sqrt(np.nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims))
+    # where the variance is 0 (one value, or all equal), 0 with no gradient, as np.std's
+    # rule gives (the square root's slope is infinite there); NaN stays NaN
+    var = np.nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims)
+    positive = var > 0.0
+    return np.where(positive, np.sqrt(np.where(positive, var, 1.0)), var * 0.0)
 
 
 def append(arr, values, axis=None):

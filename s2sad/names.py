@@ -29,6 +29,7 @@ class Namer:
         self._sens: dict[str, str] = {}
         self._temps = 0
         self.temporaries: set[str] = set()  # t_1, t_2... and their sensitivities s_1, s_2...
+        self.users: dict[str, str] = {}  # a name given another's version -> the user's name
 
     @classmethod
     def for_tree(cls, tree) -> "Namer":
@@ -49,6 +50,8 @@ class Namer:
             n += 1
             candidate = f"{name}_{n}"
         self.taken.add(candidate)
+        if candidate != name:
+            self.users[candidate] = self.users.get(name, name)
         return candidate
 
     def version(self, name: str) -> str:
@@ -60,6 +63,7 @@ class Namer:
             candidate = f"{base}_{n}"
             if candidate not in self.taken:
                 self.taken.add(candidate)
+                self.users[candidate] = self.users.get(name, base)
                 return candidate
 
     def fresh(self, base: str) -> str:

@@ -99,6 +99,9 @@ class FunctionSource:
     # a gradient's generated code (inlined where it is called): the module globals it reads
     # at each call, name -> (the user's namespace, key), not its own namespace's copies
     live: dict = field(default_factory=dict)
+    # a def or lambda inside a function (``tree`` it alone): the function whose source was
+    # parsed, dedented as a whole (columns count from its def's indentation)
+    outer: gast.FunctionDef | None = None
 
     @classmethod
     def of(cls, func) -> "FunctionSource":
@@ -200,11 +203,15 @@ class FunctionSource:
         if col is None:
             return None
         # the tree was parsed dedented: add the indentation of the def back
-        text = self.line(getattr(self.tree, "lineno", None)) or ""
+        text = self.line(getattr(self.outer or self.tree, "lineno", None)) or ""
         return col + len(text) - len(text.lstrip())
 
     def segment(self, node) -> str:
-        """The user's text of a statement, on one line (for comments)."""
+        """The user's text of a statement, on one line (for comments and messages; a
+        statement inlined from another function: its own line there, ``origin``)."""
+        origin = getattr(node, "origin", ())
+        if len(origin) > 1:
+            return " ".join((origin[-1][2] or "").split())
         start, end = node.lineno, getattr(node, "end_lineno", node.lineno) or node.lineno
         text = " ".join(line.strip() for line in self.lines[start - 1:end])
         return " ".join(text.split())

@@ -52,6 +52,17 @@ def clone(node):
     return node
 
 
+def located(new, old):
+    """``gast.copy_location(new, old)``, and ``old``'s ``origin`` too (a statement inlined
+    from another function of the user's: the lines that lead to it), so that a statement
+    a pass writes in place of another keeps its place in the user's code."""
+    gast.copy_location(new, old)
+    origin = old.__dict__.get("origin")
+    if origin is not None:
+        new.origin = origin
+    return new
+
+
 # fields that never hold a node (names, flags) or hold only a context (Load, Store, Del)
 # or an operator (Add, USub...: fieldless like a context, never changed in place, so shared
 # by a clone; a tenth of a statement's nodes); gast's ExceptHandler.name is a Name,

@@ -68,3 +68,11 @@ def float_powers_in_a_loop(t):
         s = s + t ** float(k)
     return s
 
+
+
+def nanstd_rows(a):
+    return np.sum(np.nanstd(a, axis=1))
+
+
+def std_rows(a):
+    return np.sum(np.std(a, axis=1))

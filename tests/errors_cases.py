@@ -1,7 +1,7 @@
 """Functions s2sad must refuse, each with a located error (used by test_errors.py)."""
 import numpy as np
 
-from tests.helpers_other_module import no_rule
+from tests.helpers_other_module import adds_in_place, no_rule, scaled, shifted_root, tiled
 
 
 def uses_with(x):
@@ -71,3 +71,43 @@ def calls_a_helper_without_a_rule(x):
 def calls_a_projection(x, layer):
     y = x + 1.0
     return np.sum(layer(y))
+
+
+def calls_adds_in_place(x):
+    y = x * 2.0
+    return np.sum(adds_in_place(y) + y)
+
+
+def calls_shifted_root(x):
+    return np.sum(shifted_root(x))
+
+
+def calls_tiled(x):
+    return tiled(x) * 2.0
+
+
+def calls_scaled(x):
+    y = x * 3.0
+    return scaled(y)
+
+
+def nested_without_rule(x):
+    def inner(v):
+        return np.frexp(v)[0]
+    return np.sum(inner(x))
+
+
+def lambda_without_rule(x):
+    f = lambda v: np.frexp(v)[0]  # noqa: E731
+    return np.sum(f(x))
+
+
+def changes_its_layers(model, x):
+    layers = model.layers
+    layers.append(layers[0])
+    return np.sum(model.layers[-1](x))
+
+
+def sets_an_attribute(model, x):
+    setattr(model, "scale", x)
+    return np.sum(model.layers[0](x))

@@ -26,3 +26,27 @@ class Projection:
 
     def __call__(self, z):
         return onp.tanh(z @ self.w)  # (a shape error at run time names this line)
+
+
+def adds_in_place(z):
+    z += 1.0  # (z holds the caller's array: refused, at this line)
+    return z
+
+
+def shifted_root(z):
+    return onp.sqrt(z - 5.0)  # (NaN for z < 5: debug_nans names this line)
+
+
+def tiled(z):
+    # (no rule for the next line: the message quotes it)
+    parts = [onp.sum(z)] * 3
+    return parts[0]
+
+
+def scaled(z):
+    w = z - 1.0
+    return onp.sum(ones_vjp(w))  # (its rule fails in the reverse sweep)
+
+
+def ones_vjp(x):
+    return 2.0 * x

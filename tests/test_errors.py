@@ -173,3 +173,66 @@ def test_a_run_time_error_in_an_inlined_method_names_its_line_and_the_calls():
            "Projection.__call__" in note, note
     assert f"called from {cases.__file__}, line " \
            f"{line_of(cases.calls_a_projection, 'layer(y)')}, in calls_a_projection" in note
+
+
+def test_errors_in_a_helper_at_every_stage_name_its_line_and_the_calls():
+    """Refused while normalizing (an update of the caller's array), by the reverse pass
+    (no rule: the message quotes the helper's line), and nested defs and lambdas (the
+    caret under their own statement)."""
+    from tests import helpers_other_module as other
+    x = np.array([1.0, 2.0])
+    for f, error, helper, text in [
+            (cases.calls_adds_in_place, s2sad.UnsupportedSyntaxError, other.adds_in_place,
+             "z += 1.0"),
+            (cases.calls_tiled, s2sad.NoDerivativeError, other.tiled,
+             "parts = [onp.sum(z)] * 3")]:
+        with pytest.raises(error) as info:
+            s2sad.grad(f)(x)
+        err = info.value
+        assert (err.filename, err.lineno) == (other.__file__, line_of(helper, text))
+        assert [frame[-1] for frame in err.calls] == [f.__name__, helper.__name__]
+    assert "repeating a list or tuple (parts = [onp.sum(z)] * 3)" in str(err)
+    for f, name, text in [(cases.nested_without_rule, "inner", "return np.frexp(v)[0]"),
+                          (cases.lambda_without_rule, "<lambda>", "lambda v:")]:
+        with pytest.raises(s2sad.NoDerivativeError) as info:
+            s2sad.grad(f)(x)
+        lines = str(info.value).splitlines()
+        at = next(i for i, line in enumerate(lines) if line.endswith(f", in {name}"))
+        source, caret = lines[at + 1], lines[at + 2]
+        assert text in source and caret.index("^") == source.index(text.split()[0]), lines
+        assert "the value of 'x' passed in" in str(info.value)  # (v, in the helper's line)
+
+
+def test_the_reverse_sweeps_errors_and_debug_nans_name_the_helpers_line():
+    from s2sad import registry
+    from s2sad.runtime_debug import NonFiniteError
+    from tests import helpers_other_module as other
+
+    @s2sad.defvjp(other.ones_vjp)
+    def broken(g, ans, x):
+        return g @ np.ones((5, 5))  # (fails when the reverse sweep runs)
+    try:
+        with pytest.raises(ValueError) as info:
+            s2sad.grad(cases.calls_scaled)(np.ones(3))
+    finally:
+        registry._RULES.pop(other.ones_vjp)
+        registry.changed()
+    note = "\n".join(info.value.__notes__)
+    assert f"comes from {other.__file__}, line {line_of(other.scaled, 'ones_vjp(w)')}, " \
+           "in scaled" in note and "called from " in note, note
+    with pytest.raises(NonFiniteError) as info, np.errstate(invalid="ignore"):
+        s2sad.grad(cases.calls_shifted_root, debug_nans=True)(np.ones(2))
+    assert f'File "{other.__file__}", line {line_of(other.shifted_root, "sqrt")}' in \
+        str(info.value)
+
+
+def test_a_list_of_objects_or_an_attribute_changed_inside_is_refused():
+    from tests import cases_methods as M
+    model = M.Sequential(M.Dense(0.5), M.Sine(1.5))
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="list of objects 'layers' in "
+                       "place") as info:
+        s2sad.grad(cases.changes_its_layers, wrt=1)(model, np.ones(3))
+    assert "layers.append(layers[0])" in str(info.value)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match=r"setattr\(\), which changes"):
+        s2sad.grad(cases.sets_an_attribute, wrt=1)(model, np.ones(3))
+    assert len(model.layers) == 2 and model.layers[0].scale == 0.5

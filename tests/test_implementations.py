@@ -99,3 +99,12 @@ def test_fourth_derivative_through_a_while_loop():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         assert fourth(0.0) == pytest.approx(0.0) and fourth(0.7) == pytest.approx(0.0)
+
+
+def test_nanstd_where_the_values_are_equal_has_the_gradient_of_np_std():
+    """One value left by the NaNs, or all alike: the standard deviation is 0, where the
+    square root's slope is infinite; the gradient is 0 there, as np.std's rule gives."""
+    a = np.array([[1.0, 1.0, 1.0], [np.nan, 2.0, np.nan], [0.5, 1.5, np.nan]])
+    expected = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [-0.5, 0.5, 0.0]])
+    np.testing.assert_allclose(s2sad.grad(C.nanstd_rows)(a), expected, atol=1e-15)
+    np.testing.assert_allclose(s2sad.grad(C.std_rows)(np.ones((1, 3))), np.zeros((1, 3)))

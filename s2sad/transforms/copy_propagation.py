@@ -54,7 +54,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
-from ..trees import clone
+from ..trees import clone, located
 from .first_assignment import written
 
 
@@ -258,5 +258,5 @@ class _Reads(trees.Transformer):
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and node.id in self.copies:
             self.replaced = True
-            return gast.copy_location(clone(self.copies[node.id]), node)
+            return located(clone(self.copies[node.id]), node)
         return node

@@ -53,6 +53,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
+from ..trees import located
 from .kinds import ANY
 
 
@@ -83,7 +84,7 @@ class DictViews(trees.Transformer):
             if keys is None:
                 continue
             name = self.namer.claim(f"keys_{value.value.id}")
-            before.append(gast.copy_location(gast.Assign(
+            before.append(located(gast.Assign(
                 [gast.Name(name, gast.Store(), None, None)],
                 gast.List([gast.Constant(k, None) for k in keys], gast.Load()), None), node))
             value.value = gast.Name(name, gast.Load(), None, None)
@@ -96,7 +97,7 @@ class DictViews(trees.Transformer):
                 isinstance(node.ctx, gast.Load):
             fields = self.kinds.get(node.value.id, ANY).fields
             if node.attr in fields:
-                return gast.copy_location(gast.Subscript(node.value, gast.Constant(
+                return located(gast.Subscript(node.value, gast.Constant(
                     fields.index(node.attr), None), gast.Load()), node)
         return None
 
@@ -214,5 +215,5 @@ class DictViews(trees.Transformer):
 
     @staticmethod
     def assign(name: str, value, where) -> gast.Assign:
-        return gast.copy_location(
+        return located(
             gast.Assign([gast.Name(name, gast.Store(), None, None)], value, None), where)

@@ -45,7 +45,7 @@ from typing import Callable
 import gast
 
 from .. import trees
-from ..trees import clone
+from ..trees import clone, located
 from .first_assignment import written
 
 
@@ -113,7 +113,7 @@ class EarlySums:
         if like.id not in before or like.id in during:
             return False
         for k in stores:
-            body[k] = gast.copy_location(self._summed(body[k], name, like), body[k])
+            body[k] = located(self._summed(body[k], name, like), body[k])
         replaced = _replace(body[at], call, gast.Name(name, gast.Load(), None, None))
         assert replaced, "the sum is a node of its statement"
         return True

@@ -39,6 +39,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
+from ..trees import located
 
 
 def zero_init_names(stmt) -> list[str] | None:
@@ -158,7 +159,7 @@ class FirstAssignment(trees.Transformer):
             else:
                 new = self.simple(stmt, zero) if apply else None
                 if new is not None:
-                    stmts[i] = gast.copy_location(new, stmt)
+                    stmts[i] = located(new, stmt)
                     zero -= written(stmt)
                     continue
                 if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -226,7 +227,7 @@ def _not_in_place(stmts: list, names: set) -> None:
             if type(stmt) is gast.AugAssign and isinstance(stmt.target, gast.Name) and \
                     stmt.target.id in names:
                 load = gast.Name(stmt.target.id, gast.Load(), None, None)
-                block[i] = gast.copy_location(gast.Assign(
+                block[i] = located(gast.Assign(
                     [stmt.target], gast.BinOp(load, stmt.op, stmt.value), None), stmt)
 
 
@@ -258,7 +259,7 @@ def _first_items(stmts: list) -> None:
             k = _item_update(stmt, zeros)
             if k is not None:
                 update = stmt.body[k]
-                stmt.body[k] = gast.copy_location(
+                stmt.body[k] = located(
                     gast.Assign([update.target], update.value, None), update)
         if zeros:
             zeros -= {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)}

@@ -260,7 +260,7 @@ class Forward:
                 raise self.source.error(
                     NoDerivativeError,
                     f"no derivative rule for {op.name}, called on "
-                    f"{operand_text(culprit.id, self.namer.temporaries)}, which depends "
+                    f"{operand_text(culprit.id, self.namer, stmt)}, which depends "
                     f"on the differentiated argument{'s' if len(self.wrt) > 1 else ''}", stmt,
                     op.advice or "Register one with @s2sad.defvjp (and @s2sad.deftangent), "
                     "wrap the argument in s2sad.stop_gradient() if its derivative should not "

@@ -23,6 +23,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
+from ..trees import located
 
 
 def _py_float(kind) -> bool:
@@ -68,9 +69,9 @@ class GradientForm(trees.Transformer):
             parts = [self.form(item, gast.Call(node.func, [gast.Subscript(
                 node.args[0], gast.Constant(key, None), gast.Load()), part], []))
                      for (key, item), part in zip(kind.items, value.values)]
-            return gast.copy_location(gast.Dict(value.keys, parts), node)  # item by item
+            return located(gast.Dict(value.keys, parts), node)  # item by item
         if _py_float(kind):
-            return gast.copy_location(self._float(value), node)
+            return located(self._float(value), node)
         if kind is not None and kind.tag in ("list", "tuple") and kind.items and \
                 not kind.fields and \
                 all(_py_float(k) for k in kind.items) and \
@@ -79,7 +80,7 @@ class GradientForm(trees.Transformer):
             parts = [self._float(e) if not (isinstance(e, gast.Constant)) else
                      gast.Constant(float(e.value), None) for e in value.elts]
             display = gast.List if kind.tag == "list" else gast.Tuple
-            return gast.copy_location(display(parts, gast.Load()), node)
+            return located(display(parts, gast.Load()), node)
         if kind is not None and kind.tag == "array" and isinstance(value, gast.Name) and \
                 value.id in self.fresh and self.fresh_gradient is not None:
             node.func = gast.Name(self.fresh_gradient(), gast.Load(), None, None)
@@ -89,7 +90,7 @@ class GradientForm(trees.Transformer):
                 all(_py_float(k) for k in kind.items):  # list(map(float, s_x))
             floats = gast.Call(gast.Name("map", gast.Load(), None, None),
                                [gast.Name(self.float_name, gast.Load(), None, None), value], [])
-            return gast.copy_location(gast.Call(gast.Name(kind.tag, gast.Load(), None, None),
+            return located(gast.Call(gast.Name(kind.tag, gast.Load(), None, None),
                                                 [floats], []), node)
         return node
 

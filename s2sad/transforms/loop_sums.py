@@ -75,6 +75,7 @@ import gast
 import numpy as np
 
 from .. import trees
+from ..trees import located
 from .recompute import loop_pairs
 
 # what ends a pass early, or leaves the function's scope (a collector must see every term)
@@ -124,8 +125,8 @@ class LoopSums:
                 if made:
                     before, after = made
                     at = block.index(loop)
-                    block[at + 1:at + 1] = [gast.copy_location(s, loop) for s in after]
-                    block[at:at] = [gast.copy_location(s, loop) for s in before]
+                    block[at + 1:at + 1] = [located(s, loop) for s in after]
+                    block[at:at] = [located(s, loop) for s in before]
                     self.changed = True
         return fn
 
@@ -189,7 +190,7 @@ class LoopSums:
             for k, stmt in enumerate(block):
                 if isinstance(stmt, gast.AugAssign) and stmt.target.id in kinds:
                     _, args = self._term(stmt)
-                    block[k] = gast.copy_location(gast.Expr(gast.Call(
+                    block[k] = located(gast.Expr(gast.Call(
                         _load(collectors[stmt.target.id], "add"), list(args), [])), stmt)
         before = [gast.Assign([gast.Name(collectors[name], gast.Store(), None, None)],
                               gast.Call(gast.Name(self.helper(kind), gast.Load(), None, None),

@@ -58,6 +58,7 @@ from typing import Callable
 import gast
 
 from .. import trees
+from ..trees import located
 from .recompute import loop_pairs
 
 
@@ -127,7 +128,7 @@ class LoopTape:
             made = self._pair(forward, backward, stack)
             if made:
                 at = block.index(forward)
-                block[at:at] = [gast.copy_location(m, forward) for m in made]
+                block[at:at] = [located(m, forward) for m in made]
 
     def _pair(self, forward, backward, stack) -> list:
         """Move the values ``forward`` saves at its top level into lists indexed by its
@@ -161,7 +162,7 @@ class LoopTape:
                 [gast.Name(tape, gast.Store(), None, None)],
                 gast.BinOp(gast.List([gast.Constant(None, None)], gast.Load()), gast.Mult(),
                            trees.clone(size)), None))
-            forward.body[k] = gast.copy_location(gast.Assign(
+            forward.body[k] = located(gast.Assign(
                 [gast.Subscript(gast.Name(tape, gast.Load(), None, None),
                                 gast.Name(index, gast.Load(), None, None), gast.Store())],
                 value, None), forward.body[k])

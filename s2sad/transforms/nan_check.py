@@ -89,7 +89,7 @@ class NanCheck(trees.Transformer):
         args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
         line = getattr(self.source.tree, "lineno", None)  # the user's `def` line
         checks = [self._call("check_argument", gast.Name(a.id, gast.Load(), None, None),
-                             a.id, line) for a in args]
+                             a.id, self.source.filename, line) for a in args]
         node.body[:0] = checks
         return node
 
@@ -101,9 +101,11 @@ class NanCheck(trees.Transformer):
                 stmt.body = self._block(stmt.body) or [gast.Pass()]
                 stmt.orelse = self._block(stmt.orelse)
                 continue
+            origin = getattr(stmt, "origin", ())  # (inlined: the line it comes from)
+            place = origin[-1][:2] if len(origin) > 1 else \
+                (self.source.filename, getattr(stmt, "lineno", None))
             for value in self._checked(stmt):
-                call = self._call("check_finite", value, unparse(stmt).strip(),
-                                  getattr(stmt, "lineno", None))
+                call = self._call("check_finite", value, unparse(stmt).strip(), *place)
                 out.append(gast.copy_location(call, stmt))
         return out
 
@@ -121,8 +123,8 @@ class NanCheck(trees.Transformer):
             return [clone(stmt.value.args[0])]  # np.add.at(s_x, index, g)
         return []
 
-    def _call(self, helper: str, value, text: str, lineno):
-        args = [value, gast.Constant(text, None), gast.Constant(self.source.filename, None),
+    def _call(self, helper: str, value, text: str, filename: str, lineno):
+        args = [value, gast.Constant(text, None), gast.Constant(filename, None),
                 gast.Constant(lineno, None)]
         name = gast.Name(self.helper(helper), gast.Load(), None, None)
         return gast.Expr(gast.Call(name, args, []))

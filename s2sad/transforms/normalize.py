@@ -36,7 +36,7 @@ import numpy as np
 from .. import trees
 from .. import registry
 from ..codegen import unparse
-from ..errors import DifferentiationError
+from ..errors import DifferentiationError, S2sadError
 from ..names import Namer
 from ..source import FunctionSource, note_attribute
 from ..trees import clone
@@ -218,10 +218,23 @@ class Normalize:
         ``(file, line, text, column, function)`` each (:meth:`FunctionSource.error`)."""
         if not self.shown or self.stmt is None or getattr(self.stmt, "lineno", None) is None:
             return self.calls
+        return self.calls + (self._frame(self.stmt.lineno, self.source._col(self.stmt)),)
+
+    def _frame(self, lineno: int, col) -> tuple:
         source = self.source
-        name = getattr(source.func, "__qualname__", None) or source.tree.name
-        return self.calls + ((source.filename, self.stmt.lineno,
-                                source.line(self.stmt.lineno), source._col(self.stmt), name),)
+        name = getattr(source.func, "__qualname__", None) or \
+            getattr(source.tree, "shown_name", source.tree.name)
+        return source.filename, lineno, source.line(lineno), col, name
+
+
+    def with_calls(self, exc):
+        """``exc``, an error located in this (inlined) function's code, with the user's
+        lines that called it (``frames``); as it is where it has them, or is elsewhere."""
+        if not self.calls or not self.shown or getattr(exc, "calls", ()) or \
+                getattr(exc, "filename", None) != self.source.filename or \
+                getattr(exc, "lineno", None) is None:
+            return exc
+        return exc.with_calls(self.calls + (self._frame(exc.lineno, exc.col),))
 
     def anchor_stmt(self):
         return self.anchor or self.stmt
@@ -234,11 +247,13 @@ class Normalize:
                                                   gast.Return)):
             self._refuse_hidden_updates(stmt)
             self._refuse_missing_attributes(stmt)
+            self._refuse_object_changes(stmt)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda) and \
                 len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
             lam = stmt.value
             ret = gast.copy_location(gast.Return(lam.body), lam)
             fdef = gast.FunctionDef(stmt.targets[0].id, lam.args, [ret], [], None, None)
+            fdef.shown_name = "<lambda>"
             self.local_functions[stmt.targets[0].id] = gast.copy_location(fdef, lam)
             return
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
@@ -733,6 +748,34 @@ class Normalize:
                 f"{what}, which changes {changed!r} in place where the reverse sweep cannot "
                 "see it", stmt, hint or "Compute a new value and assign it.")
 
+    def _refuse_object_changes(self, stmt):
+        """A list of objects changed in place (``self.layers.append(l)``, ``layers[0] =
+        l``, ``layers += [l]``, through any name it has), and ``setattr``/``delattr``:
+        s2sad reads which objects a list holds, and an object's attributes, when it builds
+        the gradient, so these are refused, never differentiated as if nothing changed."""
+        import builtins
+        targets = [stmt.target] if isinstance(stmt, gast.AugAssign) else [
+            t.value for t in getattr(stmt, "targets", ()) if isinstance(t, gast.Subscript)]
+        for node in trees.walk(stmt):
+            changed = None
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                    node.func.attr not in ("index", "count", "copy"):
+                changed = node.func.value
+            if node in targets:
+                changed = node
+            if changed is not None:
+                ref = self._object_ref(changed)
+                if ref is not None and ref[0] == "seq":
+                    raise self.source.syntax_error(
+                        f"a change to the list of objects {unparse(changed)!r} in place",
+                        stmt, "s2sad reads which objects the list holds when it builds the "
+                        "gradient; make a new list instead (`layers = layers + [extra]`).")
+            if isinstance(node, gast.Call) and self._callee(node.func) in (
+                    builtins.setattr, builtins.delattr):
+                raise self.source.syntax_error(
+                    f"{self._dotted(node.func)}(), which changes an object's attributes",
+                    stmt, "Keep the values in variables, or pass them in as arguments.")
+
     def _refuse_missing_attributes(self, stmt):
         """``np.not_a_function(x)``: a module attribute that does not exist is an undefined
         name, said so at its line (not a missing derivative rule, nor an AttributeError
@@ -806,7 +849,7 @@ class Normalize:
             if self.current.get(reader) is None:
                 raise error
             # `a = z[2]` shares nothing if it is a number: refused once the kinds say it is not
-            self.root.deferred.append((self.current[reader], error))
+            self.root.deferred.append((self.current[reader], self.with_calls(error)))
         subscript = gast.Subscript(self.load(mine), index, gast.Store())
         self.emit(gast.Assign([subscript], value, None))
 
@@ -820,19 +863,19 @@ class Normalize:
         if mine is not None and user is None and self.parent is not None and not self.trusted:
             param = self.caller_of(mine)  # a helper's parameter: the caller's value itself
             if param in self.passed_names:
-                self.root.deferred.append((mine, self.source.syntax_error(
+                self.root.deferred.append((mine, self.with_calls(self.source.syntax_error(
                     f"`{target.id} {_AUG[type(stmt.op)]}= ...` on {param!r}, which holds the "
                     f"caller's {self.passed_names[param]!r}", stmt,
                     f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes the caller's "
                     f"{self.passed_names[param]!r} too. Write `{target.id} = {target.id} "
-                    f"{_AUG[type(stmt.op)]} ...` for a new value.")))
+                    f"{_AUG[type(stmt.op)]} ...` for a new value."))))
         if mine is not None and user is not None:
             # on numbers `+=` makes a new value: refused later, once the kinds say an array
-            self.root.deferred.append((mine, self.source.syntax_error(
+            self.root.deferred.append((mine, self.with_calls(self.source.syntax_error(
                 f"`{target.id} {_AUG[type(stmt.op)]}= ...` on a value shared with {user!r}",
                 stmt, f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes {user!r} too. "
                 f"Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` for a new value, "
-                f"or copy first: `{target.id} = {user}.copy()`.")))
+                f"or copy first: `{target.id} = {user}.copy()`."))))
         value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
                                               stmt.op, stmt.value), stmt)
         self.statement(gast.copy_location(gast.Assign([target], value, None), stmt))
@@ -1501,8 +1544,9 @@ class Normalize:
         if isinstance(arg, gast.Lambda):
             name = self.namer.fresh("lambda")
             ret = gast.copy_location(gast.Return(arg.body), arg)
-            self.local_functions[name] = gast.copy_location(
-                gast.FunctionDef(name, arg.args, [ret], [], None, None), arg)
+            fdef = gast.FunctionDef(name, arg.args, [ret], [], None, None)
+            fdef.shown_name = "<lambda>"  # (as Python names it in a traceback)
+            self.local_functions[name] = gast.copy_location(fdef, arg)
             arg = gast.Name(name, gast.Load(), None, None)
         if not isinstance(arg, (gast.Name, gast.Attribute)):
             return None
@@ -1520,7 +1564,8 @@ class Normalize:
         return None
 
     def inline(self, node, func, fdef, scope):
-        """The callee's body, normalized in place, with its own names made unique."""
+        """The callee's body, normalized in place, with its own names made unique. An
+        error located in the callee's own lines gets the lines that called it."""
         key = func if func is not None else fdef
         if key in self.inlining:
             if func is None:
@@ -1529,12 +1574,35 @@ class Normalize:
                     "Define the function at module level (recursion goes through its own "
                     "compiled gradient), or write the recursion as a loop.")
             return self.recursive(node, func)
+        try:
+            return self._inline(node, func, fdef, scope, key)
+        except S2sadError as exc:
+            placed = self._placed(exc, func, fdef)
+            if placed is exc:
+                raise
+            raise placed from None
+
+    def _placed(self, exc, func, fdef):
+        """``exc``, raised in the user's function ``func`` (or nested ``fdef``) inlined
+        here at its own line, with the lines that called it; else ``exc`` itself."""
+        if getattr(exc, "calls", ()) or not self.shown or getattr(exc, "lineno", None) is None \
+                or not hasattr(exc, "with_calls") or (func is not None and not _user_code(func)):
+            return exc
+        name = getattr(func, "__qualname__", None) or getattr(fdef, "shown_name", fdef.name)
+        filename = func.__code__.co_filename if func is not None else self.source.filename
+        if exc.filename != filename:
+            return exc
+        return exc.with_calls(self.frames() + ((exc.filename, exc.lineno, exc.text, exc.col,
+                                                 name),))
+
+    def _inline(self, node, func, fdef, scope, key):
         if func is not None:
             callee = FunctionSource.of(func)
             lexical = False
         else:  # a def or lambda inside the function: it sees the enclosing variables
-            callee = dataclasses.replace(self.source if scope is None else scope.source,
-                                         tree=fdef, func=None)
+            outer = self.source if scope is None else scope.source
+            callee = dataclasses.replace(outer, tree=fdef, func=None,
+                                         outer=outer.outer or outer.tree)
             lexical = True
         from .desugar import Desugar
         from .exits import Exits

@@ -46,7 +46,7 @@ from collections import Counter
 import gast
 
 from .. import trees
-from ..trees import clone
+from ..trees import clone, located
 from .first_assignment import written
 
 
@@ -174,7 +174,7 @@ class Recompute(trees.Transformer):
                 continue
             self.changed = True
             del backward.body[pops[0]]
-            backward.body.insert(0, gast.copy_location(clone(read), read))
+            backward.body.insert(0, located(clone(read), read))
             del body[k]
             return self.recompute(forward, backward)  # positions moved: look again
 

@@ -34,6 +34,8 @@ t_9 = x.conjugate()    unknown   x.conjugate() ['x']
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 import gast
@@ -88,12 +90,25 @@ def namedtuple_class(value) -> bool:
         isinstance(getattr(value, "_fields", None), tuple)
 
 
-def operand_text(name: str, temporaries: set) -> str:
-    """How an error names an operand: the user's variable, or for the compiler's own
-    temporary (a part of the line), what it is."""
-    if name in temporaries:
+def operand_text(name: str, namer, stmt=None) -> str:
+    """How an error names an operand: the user's variable (``u`` for its version
+    ``u_1``), or for the compiler's own temporary (a part of the line), what it is; in
+    code inlined from another function (``stmt.origin``), a variable its line does not
+    name is a value the caller passed in.
+
+    >>> from s2sad.names import Namer
+    >>> namer = Namer({"u"})
+    >>> version, temp = namer.version("u"), namer.temp()
+    >>> operand_text(version, namer), operand_text(temp, namer)
+    ("'u'", 'a value computed on this line')
+    """
+    if name in namer.temporaries:
         return "a value computed on this line"
-    return repr(name)
+    user = namer.users.get(name, name)
+    origin = getattr(stmt, "origin", ())
+    if len(origin) > 1 and user not in re.findall(r"\w+", origin[-1][2] or ""):
+        return f"the value of {user!r} passed in"
+    return repr(user)
 
 
 def names_in(node) -> list[str]:

@@ -311,7 +311,7 @@ class Reverse:
                     stmt, (gast.If, gast.For, gast.While)) else self.source.line(line).strip()
                 out.append(comment(f'Analyzing the line: "{text}"'))
             last_line = line
-            out.extend(gast.copy_location(s, stmt) for s in block)
+            out.extend(_located_as(s, stmt) for s in block)
         return out
 
     def _cancelled(self, stmt) -> list:
@@ -707,7 +707,7 @@ class Reverse:
                 raise self.source.error(
                     NoDerivativeError,
                     f"no derivative rule for {op.name}, called on "
-                    f"{operand_text(culprit.id, self.namer.temporaries)}, which depends "
+                    f"{operand_text(culprit.id, self.namer, stmt)}, which depends "
                     f"on the differentiated argument{'s' if len(self.wrt) > 1 else ''}", stmt,
                     op.advice or "Register one with @s2sad.defvjp, wrap the argument in "
                     "s2sad.stop_gradient() if its gradient should not flow, or rewrite the line "
@@ -932,6 +932,15 @@ def _breaks(loop) -> bool:
             return False
         return any(walk(child) for child in gast.iter_child_nodes(node))
     return walk(loop)
+
+
+def _located_as(new, stmt):
+    """``new``, a statement of ``stmt``'s adjoint, at ``stmt``'s place in the user's code
+    (its line; in inlined code, the lines that lead to it: ``origin``)."""
+    gast.copy_location(new, stmt)
+    if "origin" in stmt.__dict__:
+        new.origin = stmt.origin
+    return new
 
 
 def _carried(stmts, params=()) -> set[str]:

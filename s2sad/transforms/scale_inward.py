@@ -53,6 +53,7 @@ from collections import Counter
 import gast
 
 from .. import trees
+from ..trees import located
 from .simplify import merge_twice
 from .unit_seed import number_value
 
@@ -264,7 +265,7 @@ def _times(constant, seed):
     """``constant * seed``, the constants folded: exact, as ``constant`` is a power of two.
     A seed of ones takes the constant as written (``2``, not ``2.0``)."""
     if isinstance(seed, gast.Constant) and seed.value == 1.0 and type(seed.value) is float:
-        return gast.copy_location(gast.Constant(constant.value, None), constant)
+        return located(gast.Constant(constant.value, None), constant)
     factor = constant.value
     while number_value(seed) is None:
         if isinstance(seed, gast.UnaryOp) and isinstance(seed.op, gast.USub):
@@ -276,6 +277,6 @@ def _times(constant, seed):
                 number_value(seed.right) is not None:
             factor, seed = factor * number_value(seed.right), seed.left
         else:
-            return gast.copy_location(
+            return located(
                 gast.BinOp(gast.Constant(factor, None), gast.Mult(), seed), constant)
-    return gast.copy_location(gast.Constant(factor * number_value(seed), None), constant)
+    return located(gast.Constant(factor * number_value(seed), None), constant)

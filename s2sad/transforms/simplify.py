@@ -41,6 +41,7 @@ import operator
 import gast
 
 from .. import trees
+from ..trees import located
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
          gast.Div: operator.truediv, gast.Pow: operator.pow}
@@ -98,7 +99,7 @@ class Simplify(trees.Transformer):
             return node
         coefficient, base, exponent = node.args
         power = self.visit_BinOp(gast.BinOp(base, gast.Pow(), exponent))
-        return gast.copy_location(gast.BinOp(coefficient, gast.Mult(), power), node)
+        return located(gast.BinOp(coefficient, gast.Mult(), power), node)
 
     def visit_BinOp(self, node):
         if type(node.op) is gast.Mult and _power_slope(node.right, self.scaled_power, False):
@@ -118,7 +119,7 @@ class Simplify(trees.Transformer):
             except (ZeroDivisionError, OverflowError):
                 return node
             if type(value) in (int, float) and abs(value) < 1e15:
-                return gast.copy_location(gast.Constant(value, None), node)
+                return located(gast.Constant(value, None), node)
         if isinstance(node.op, gast.Pow) and _number(node.right) and node.right.value == 1:
             return node.left
         return node
@@ -128,7 +129,7 @@ class Simplify(trees.Transformer):
         if not _simplifiable_compare(node):
             return node
         value = _COMPARE[type(node.ops[0])](node.left.value, node.comparators[0].value)
-        return gast.copy_location(gast.Constant(bool(value), None), node)
+        return located(gast.Constant(bool(value), None), node)
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
@@ -138,7 +139,7 @@ class Simplify(trees.Transformer):
                 isinstance(node.operand.op, gast.USub):
             return node.operand.operand
         if isinstance(node.op, gast.USub) and _number(node.operand):
-            return gast.copy_location(gast.Constant(-node.operand.value, None), node)
+            return located(gast.Constant(-node.operand.value, None), node)
         return node
 
 
@@ -280,9 +281,9 @@ def _negated(term):
     if type(term) is gast.UnaryOp and type(term.op) is gast.USub:
         return term.operand
     if _number(term) and term.value < 0:
-        return gast.copy_location(gast.Constant(-term.value, None), term)
+        return located(gast.Constant(-term.value, None), term)
     if type(term) is gast.BinOp and type(term.op) in (gast.Mult, gast.Div):
         left = _negated(term.left)
         if left is not None:
-            return gast.copy_location(gast.BinOp(left, term.op, term.right), term)
+            return located(gast.BinOp(left, term.op, term.right), term)
     return None

@@ -31,6 +31,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
+from ..trees import located
 
 
 class SplitDicts(trees.Transformer):
@@ -63,7 +64,7 @@ class SplitDicts(trees.Transformer):
                 _name(self.zeros), [_item(dict_name, key)], []), None)  # is a container:
                 for key, kind in items if not kind.numeric]  # zeros shaped like it
             index = node.body.index(stmt)  # (earlier splits may have moved it)
-            node.body[index:index + 1] = [gast.copy_location(s, stmt) for s in inits]
+            node.body[index:index + 1] = [located(s, stmt) for s in inits]
             _Rename(sens, dict_name, names, self.as_gradient).visit(node)
             self.changed = True
         return node
@@ -118,7 +119,7 @@ class _Rename(trees.Transformer):
                 and isinstance(value.op, gast.Add) and self._mine(value.left) and \
                 value.left.slice.value == target.slice.value:
             name = _name(self.names[target.slice.value], gast.Store())
-            return gast.copy_location(gast.AugAssign(name, gast.Add(), self.visit(value.right)),
+            return located(gast.AugAssign(name, gast.Add(), self.visit(value.right)),
                                       node)
         return self.generic_visit(node)
 
@@ -128,7 +129,7 @@ class _Rename(trees.Transformer):
 
     def visit_Subscript(self, node):
         if isinstance(node.value, gast.Name) and node.value.id == self.sens:
-            return gast.copy_location(_name(self.names[node.slice.value], node.ctx), node)
+            return located(_name(self.names[node.slice.value], node.ctx), node)
         return self.generic_visit(node)
 
     def visit_Call(self, node):

@@ -46,6 +46,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
+from ..trees import located
 from .kinds import Kind, combine
 from .shape_only import trusted_tokens
 
@@ -136,12 +137,12 @@ class UnitSeed(trees.Transformer):
                 number = self._number_seed(seed)
                 if number is not None and any(self._spread_like(seed, other, number)
                                               for other in factors[:k] + factors[k + 1:]):
-                    factors[k] = gast.copy_location(gast.Constant(number, None), seed)
+                    factors[k] = located(gast.Constant(number, None), seed)
                     return self._reciprocal(_product(factors, node))
             return self._reciprocal(node)
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Div) and \
                 self._spread_like(node.left, node.right):  # ones / e: 1.0 / e
-            node.left = gast.copy_location(gast.Constant(1.0, None), node.left)
+            node.left = located(gast.Constant(1.0, None), node.left)
             node.from_seed = True  # (the user's own `1.0 / e * b` stays as written)
         return node
 
@@ -151,7 +152,7 @@ class UnitSeed(trees.Transformer):
         fewer; the same at 0, inf and NaN)."""
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult) and \
                 getattr(node.left, "from_seed", False):
-            return gast.copy_location(gast.BinOp(node.right, gast.Div(), node.left.right), node)
+            return located(gast.BinOp(node.right, gast.Div(), node.left.right), node)
         return node
 
     def _number_seed(self, node):
@@ -204,7 +205,7 @@ def _product(factors: list, where):
     """``factors[0] * factors[1] * ...``, evaluated left to right."""
     product = factors[0]
     for factor in factors[1:]:
-        product = gast.copy_location(gast.BinOp(product, gast.Mult(), factor), where)
+        product = located(gast.BinOp(product, gast.Mult(), factor), where)
     return product
 
 
