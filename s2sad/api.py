@@ -469,6 +469,12 @@ class JVPFunction(GradientFunction):
                             f"{'s' if len(self._wrt_names) > 1 else ''} (for "
                             f"{', '.join(self._wrt_names)}), got {len(tangents)}")
         from .runtime import as_gradient
+        for name, t in zip(self._wrt_names, tangents):
+            value = args[self._params.index(name)]
+            shape, given = getattr(value, "shape", None), getattr(t, "shape", ())
+            if shape is not None and given and tuple(given) != tuple(shape):
+                raise ValueError(f"{self.__name__}: the tangent for {name!r} has shape "
+                                 f"{tuple(given)}; {name!r} has shape {tuple(shape)}")
         tangents = [as_gradient(args[self._params.index(name)], t)
                     for name, t in zip(self._wrt_names, tangents)]
         return self._call(self._variant(args).function, args, *tangents)

@@ -352,15 +352,23 @@ _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod,
 def _refuse_arithmetic_on_dicts(tree, kinds: dict, source) -> None:
     """A dict passed where the function does arithmetic (``x * x``): a ``TypeError`` at
     the call, naming the line, not Python's own from inside the generated code."""
-    for node in trees.walk(tree):
-        if isinstance(node, (gast.BinOp, gast.UnaryOp)) and isinstance(node.op, _ARITHMETIC):
+    for stmt in trees.walk(tree):  # (the simple statements: normalized, operands are names)
+        if not isinstance(stmt, gast.stmt) or isinstance(stmt, (gast.FunctionDef, gast.If,
+                                                                 gast.For, gast.While)):
+            continue
+        for node in trees.walk(stmt):
+            if not (isinstance(node, (gast.BinOp, gast.UnaryOp)) and
+                    isinstance(node.op, _ARITHMETIC)):
+                continue
             operands = [node.left, node.right] if isinstance(node, gast.BinOp) \
                 else [node.operand]
             for operand in operands:
                 if isinstance(operand, gast.Name) and kinds.get(operand.id, ANY).tag == "dict":
-                    line = source.line(getattr(node, "lineno", None))
-                    where = f' (File "{source.filename}", line {node.lineno}: ' \
-                            f'{line.strip()})' if line else ""
+                    origin = getattr(stmt, "origin", ())  # (inlined: the helper's line)
+                    filename, lineno, line = origin[-1][:3] if len(origin) > 1 else (
+                        source.filename, node.lineno, source.line(node.lineno))
+                    where = f' (File "{filename}", line {lineno}: {line.strip()})' \
+                        if line else ""
                     raise TypeError(
                         f"{source.tree.name}(): {operand.id!r} is a dict here, and the "
                         f"function does arithmetic on it{where}; pass a float, an array or "

@@ -1,7 +1,8 @@
 """Functions s2sad must refuse, each with a located error (used by test_errors.py)."""
 import numpy as np
 
-from tests.helpers_other_module import adds_in_place, no_rule, scaled, shifted_root, tiled
+from tests.helpers_other_module import (adds_in_place, doubled, no_rule, scaled, shifted_root,
+                                        tiled)
 
 
 def uses_with(x):
@@ -111,3 +112,7 @@ def changes_its_layers(model, x):
 def sets_an_attribute(model, x):
     setattr(model, "scale", x)
     return np.sum(model.layers[0](x))
+
+
+def calls_doubled(x, d):
+    return np.sum(doubled(d)) + np.sum(x)

@@ -50,3 +50,8 @@ def scaled(z):
 
 def ones_vjp(x):
     return 2.0 * x
+
+
+def doubled(d):
+    y = d * 2.0  # (a dict given: the TypeError names this line)
+    return y

@@ -236,3 +236,15 @@ def test_a_list_of_objects_or_an_attribute_changed_inside_is_refused():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match=r"setattr\(\), which changes"):
         s2sad.grad(cases.sets_an_attribute, wrt=1)(model, np.ones(3))
     assert len(model.layers) == 2 and model.layers[0].scale == 0.5
+
+
+def test_a_dict_in_a_helpers_arithmetic_and_a_tangent_of_another_shape():
+    from tests import helpers_other_module as other
+    with pytest.raises(TypeError, match="'d' is a dict here") as info:
+        s2sad.grad(cases.calls_doubled)(np.ones(2), {"a": 1.0})
+    assert f'File "{other.__file__}", line {line_of(other.doubled, "d * 2.0")}: ' \
+           "y = d * 2.0" in str(info.value)
+    _, pushforward = s2sad.jvp(cases.calls_doubled)(np.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match=r"the tangent for 'x' has shape \(4,\); 'x' has "
+                       r"shape \(3,\)"):
+        pushforward(np.ones(4))
