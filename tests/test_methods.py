@@ -425,3 +425,23 @@ def test_a_list_of_layers_given_a_name_and_sliced():
     model.layers.append(C.Sine(0.3))
     np.testing.assert_allclose(g(model, W), sequence_gradient(C.aliased, (model, W), 1),
                                rtol=1e-6, atol=1e-8)
+
+
+def test_layers_zipped_with_their_weights():
+    layers = [C.Scale(0.5), C.Scale(1.5), C.Scale(-0.7)]
+    weights = [np.array([0.3, -0.2, 0.5]), np.array([1.1, 0.4, -0.6]),
+               np.array([0.2, 0.9, 0.1])]
+    g = s2sad.grad(C.zipped_layers, wrt=(1, 2))
+    got_w, got_x = g(layers, weights, W)
+    np.testing.assert_allclose(got_x, sequence_gradient(C.zipped_layers, (layers, weights, W),
+                                                        2), rtol=1e-6, atol=1e-8)
+    for i in range(3):
+        def at(v, i=i):
+            moved = list(weights)
+            moved[i] = v
+            return C.zipped_layers(layers, moved, W)
+        np.testing.assert_allclose(got_w[i], numeric(at, weights[i]), rtol=1e-6, atol=1e-8)
+    text = g.source_for(layers, weights, W)
+    assert "w = weights[2]" in text and "for " not in text, text
+    with pytest.raises(IndexError):  # (fewer weights than layers: not zip's early stop)
+        g(layers, weights[:2], W)

@@ -520,12 +520,14 @@ class Normalize:
 
     def unrolled(self, stmt) -> bool:
         """A ``for`` over a list of objects whose methods it calls (``for layer in
-        self.layers: x = layer(x)``, also with ``enumerate`` or ``reversed``), written out
-        item by item, so that each item's own class's methods are inlined; False (nothing
-        done) for another loop. The gradient is built for lists of that length holding
-        objects of those classes (the entry tests it). A loop that only reads the items'
-        attributes (``np.sum(layer.w ** 2)``) stays a loop; one with ``break`` or
-        ``continue``, or that gives its variable another value, is not written out."""
+        self.layers: x = layer(x)``, also with ``enumerate``, ``reversed``, or ``zip`` with
+        other sequences), written out item by item, so that each item's own class's
+        methods are inlined; False (nothing done) for another loop. The gradient is built
+        for lists of that length holding objects of those classes (the entry tests it). A
+        loop that only reads the items' attributes (``np.sum(layer.w ** 2)``) stays a loop;
+        one with ``break`` or ``continue``, or that gives its variable another value, is
+        not written out. (Zipped with a sequence shorter than the objects, the written-out
+        loop stops at an IndexError where Python's would stop early.)"""
         iterable, target, index_target, backwards = stmt.iter, stmt.target, None, False
         builtin, start = self._builtin_call(iterable), 0
         if builtin == "reversed" and len(iterable.args) == 1 and not iterable.keywords:
@@ -538,22 +540,32 @@ class Normalize:
                     type(start) is not int:
                 return False
             iterable, (index_target, target) = iterable.args[0], target.elts
-        if not isinstance(target, gast.Name) or not _calls_with(stmt.body, target.id) or any(
-                isinstance(n, (gast.Break, gast.Continue)) or isinstance(n, gast.Name) and
-                isinstance(n.ctx, gast.Store) and n.id == target.id
-                for s in stmt.body for n in trees.walk(s)):
+        if self._builtin_call(iterable) == "zip" and not iterable.keywords and \
+                isinstance(target, (gast.Tuple, gast.List)) and \
+                len(target.elts) == len(iterable.args):
+            columns = list(zip(target.elts, iterable.args))  # (for layer, w in zip(...))
+        else:
+            columns = [(target, iterable)]
+        names = [t.id for t, _ in columns if isinstance(t, gast.Name)]
+        if len(names) != len(columns) or not any(_calls_with(stmt.body, n) for n in names) or \
+                any(isinstance(n, (gast.Break, gast.Continue)) or isinstance(n, gast.Name) and
+                    isinstance(n.ctx, gast.Store) and n.id in names
+                    for s in stmt.body for n in trees.walk(s)):
             return False
-        ref = self._object_ref(iterable)
-        if ref is None or ref[0] != "seq":
+        refs = [self._object_ref(seq) for _, seq in columns]
+        if not any(ref is not None and ref[0] == "seq" for ref in refs):
             return False
-        seq = self.atom(iterable)  # (read once, as Python does)
-        order = range(len(ref[1]))
+        refs = [ref if ref is not None and ref[0] == "seq" else None for ref in refs]
+        seqs = [self.atom(seq) for _, seq in columns]  # (each read once, as Python does)
+        order = range(min(len(ref[1]) for ref in refs if ref is not None))
         for k in reversed(order) if backwards else order:
             if index_target is not None:
                 self.assign(index_target, gast.Constant(start + k, None))
-            self.assign(target, gast.Subscript(clone(seq), gast.Constant(k, None),
-                                               gast.Load()))
-            self.root.objects[self.current[target.id]] = ref[1][k]
+            for (name, _), seq, ref in zip(columns, seqs, refs):
+                self.assign(name, gast.Subscript(clone(seq), gast.Constant(k, None),
+                                                 gast.Load()))
+                if ref is not None:
+                    self.root.objects[self.current[name.id]] = ref[1][k]
             for inner in stmt.body:
                 self.stmt = inner
                 self.statement(inner)

@@ -117,8 +117,9 @@ def names_in(node) -> list[str]:
 
 
 # what a loop over objects must be to be written out item by item (Normalize.unrolled)
-_OBJECT_LOOPS = ("for layer in self.layers: x = layer(x), with enumerate or reversed too, "
-                 "over a list or tuple of 1 to 32 objects, with no break or continue in it")
+_OBJECT_LOOPS = ("for layer in self.layers: x = layer(x), with enumerate, reversed or zip "
+                 "too, over a list or tuple of 1 to 32 objects, with no break or continue in "
+                 "it")
 
 
 def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
