@@ -152,13 +152,13 @@ def read_tests(reads, constants: dict, names=None) -> list[str]:
             head = re.match(r"[^.\[]*", holder).group()  # attributes: model.layers[0])
             path = (names or {}).get(head, head) + holder[len(head):]
             if kind == "own":
-                tests.append(f"{key!r} not in {path}.__dict__")
+                test = "{key!r} not in {path}.__dict__"
             elif kind == "length":
-                tests.append(f"len({path}) == {key}")
+                test = "len({path}) == {key}"
             else:
-                where = f"read_{len(constants)}"
-                constants[where] = value
-                tests.append(f"type({path}) is {where}")
+                test = "type({path}) is " + f"read_{len(constants)}"
+                constants[f"read_{len(constants)}"] = value
+            tests.append(_every(path, lambda p, t=test, k=key: t.format(path=p, key=k)))
             continue
         where, what = f"read_{len(constants)}", f"read_{len(constants) + 1}"
         if kind == "item" and value is MISSING:  # (an object's attribute it does not have)
@@ -177,10 +177,24 @@ def read_tests(reads, constants: dict, names=None) -> list[str]:
     return tests
 
 
+def _every(path: str, test, depth: int = 0) -> str:
+    """``test(path)``, for each item where ``path`` says ``[*]`` (every item of a list of
+    alike objects, walked by a loop).
+
+    >>> _every("m.blocks[*].layers[*].act", lambda p: f"type({p}) is T")
+    'all(all(type(each_1.act) is T for each_1 in each_0.layers) for each_0 in m.blocks)'
+    """
+    if "[*]" not in path:
+        return test(path)
+    base, rest = path.split("[*]", 1)
+    each = f"each_{depth}"
+    return f"all({_every(each + rest, test, depth + 1)} for {each} in {base})"
+
+
 def _usable(name: str) -> bool:
     """Can the entry's code call a parameter ``name``?"""
     return name.isidentifier() and not keyword.iskeyword(name) and name not in _RESERVED \
-        and not name.startswith(("described_", "default_", "arg_", "read_"))
+        and not name.startswith(("described_", "default_", "arg_", "read_", "each_"))
 
 
 def _plain(signature) -> bool:
@@ -343,8 +357,12 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=()):
                "general": general, **constants}
     if catch is not None:
         helpers["caught"], helpers["handle"] = catch
+    walking = {node.target.id for node in ast.walk(tests)  # (each_0: a test's own)
+               if isinstance(node, ast.comprehension)}
+    if walking & set(names):
+        return None
     for node in ast.walk(tests):  # (the parameters are the only names not the guard's)
-        if isinstance(node, ast.Name) and node.id not in names:
+        if isinstance(node, ast.Name) and node.id not in names and node.id not in walking:
             if node.id not in helpers:
                 helpers[node.id] = getattr(builtins, node.id)
             node.id = _PREFIX + node.id

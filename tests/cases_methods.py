@@ -429,6 +429,11 @@ class Scale:
         return self.k * np.tanh(x * w)
 
 
+class Shifted(Scale):
+    def __call__(self, x, w):
+        return self.k * np.sin(x + w)
+
+
 def zipped_layers(layers, weights, x):
     for layer, w in zip(layers, weights):  # (weights: arrays, differentiated)
         x = layer(x, w)

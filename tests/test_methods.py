@@ -326,8 +326,7 @@ def test_loops_over_lists_of_layers_are_written_out_layer_by_layer(optimize):
         np.testing.assert_allclose(g(*args), sequence_gradient(f, args, wrt), rtol=1e-6,
                                    atol=1e-8)
         text = g.source_for(*args)
-        assert "np.tanh(" in text and "for " not in text, text
-        assert "layer(" not in text and ".forward(" not in text, text
+        assert "np.tanh(" in text and "layer(" not in text and ".forward(" not in text, text
 
 
 def test_a_list_of_layers_is_written_out_readably():
@@ -441,7 +440,52 @@ def test_layers_zipped_with_their_weights():
             moved[i] = v
             return C.zipped_layers(layers, moved, W)
         np.testing.assert_allclose(got_w[i], numeric(at, weights[i]), rtol=1e-6, atol=1e-8)
-    text = g.source_for(layers, weights, W)
-    assert "w = weights[2]" in text and "for " not in text, text
+    text = g.source_for(layers, weights, W)  # (layers alike: a loop, zip's shortest)
+    assert "for i_1 in range(min(len(layers), len(weights))):" in text, text
+    got_w, got_x = g(layers, weights[:2], W)
+    np.testing.assert_allclose(got_x, sequence_gradient(
+        C.zipped_layers, (layers, weights[:2], W), 2), rtol=1e-6, atol=1e-8)
+    layers[1] = C.Shifted(0.8)  # (not alike: written out, as long as the objects)
+    assert "w = weights[2]" in g.source_for(layers, weights, W)
     with pytest.raises(IndexError):  # (fewer weights than layers: not zip's early stop)
         g(layers, weights[:2], W)
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+def test_a_list_of_alike_layers_stays_a_loop(optimize):
+    """Layers of one class with the same members (40 of them: more than are written out):
+    the loop stays a loop, its variable known as every layer; the entry tests every
+    layer's class and that none hides the method; blocks of alike layers nest."""
+    model = C.Sequential(*[C.Dense(0.1 + 0.02 * i) for i in range(40)])
+    g = s2sad.grad(C.sequential_loss, wrt=1, optimize=optimize)
+    back = s2sad.grad(model.backwards, optimize=optimize)
+
+    def check():
+        for grad, f, args, wrt in [(g, C.sequential_loss, (model, W), 1),
+                                   (back, model.backwards, (W,), 0)]:
+            for _ in range(2):
+                np.testing.assert_allclose(grad(*args), sequence_gradient(f, args, wrt),
+                                           rtol=1e-6, atol=1e-8)
+    check()
+    text = g.source_for(model, W)
+    assert text.count("for ") == 2 and "np.tanh(" in text and "layer(" not in text, text
+    model.layers.append(C.Dense(0.3))
+    check()
+    model.layers[7] = C.Sine(0.5)  # (one of another class: written out? 42 > 32: refused)
+    with pytest.raises(NoDerivativeError, match="layer"):
+        g(model, W)
+    model.layers[7] = C.Dense(0.5)
+    check()
+    model.layers[5].forward = np.cos  # (hides the method for that one: not taken for it)
+    with pytest.raises(NoDerivativeError, match="forward"):
+        back(W)
+    del model.layers[5].forward
+    check()
+    blocks = C.Sequential(*[C.Sequential(C.Dense(0.5), C.Dense(0.3)) for _ in range(3)])
+    nested = s2sad.grad(C.sequential_loss, wrt=1, optimize=optimize)
+    for _ in range(2):
+        np.testing.assert_allclose(nested(blocks, W), sequence_gradient(
+            C.sequential_loss, (blocks, W), 1), rtol=1e-6, atol=1e-8)
+    blocks.layers[2].layers[1] = C.Sine(0.4)  # (an inner layer of another class)
+    np.testing.assert_allclose(nested(blocks, W), sequence_gradient(
+        C.sequential_loss, (blocks, W), 1), rtol=1e-6, atol=1e-8)

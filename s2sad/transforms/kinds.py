@@ -115,11 +115,10 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
                 continue
             if item is None:
                 members.append((name, ("none",)))  # (an optional layer left out)
-            elif user_objects(item, holders) and budget[0] >= len(item):
-                budget[0] -= len(item)  # (a list of layers: each one's methods inlined)
-                members.append((name, (type(item).__name__, tuple(
-                    _object(one, type(one), depth + 1, budget, holders, memo)
-                    for one in item))))
+            elif user_objects(item, holders, _LISTED) and budget[0] > 0:
+                described = _objects(item, depth + 1, budget, holders, memo)
+                if described is not None:  # (a list of layers: each one's methods inlined)
+                    members.append((name, (type(item).__name__, described)))
             elif _user_object(item) and id(item) not in holders and budget[0] > 0:
                 budget[0] -= 1
                 members.append((name, _object(item, type(item), depth + 1, budget, holders,
@@ -131,6 +130,27 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
 
 _MEMBERS = 64  # the most objects an argument's description takes in
 _UNROLLED = 32  # the most items of a list of objects walked item by item
+_LISTED = 4096  # the most items of a list of alike objects (walked by a loop) described
+
+
+def _objects(items, depth: int, budget, holders: tuple, memo):
+    """The descriptions of a list of objects held in an attribute, or None where they
+    take more than ``budget`` allows: objects alike (one class, the same members) count
+    once, others each, and at most ``_UNROLLED`` of them."""
+    first = budget[0]
+    described = [_object(items[0], type(items[0]), depth, budget, holders, memo)]
+    each = first - budget[0]  # (what one took in)
+    for one in items[1:]:
+        trial = [first]  # (described in full, to see whether it is alike)
+        described.append(_object(one, type(one), depth, trial, holders, memo))
+    if all(d == described[0] for d in described):
+        budget[0] = first - each - 1
+        return tuple(described)
+    if len(items) > _UNROLLED or first < len(items) + each * len(items):
+        budget[0] = first
+        return None
+    budget[0] = first - len(items) - each * len(items)
+    return tuple(described)
 
 
 def _user_object(value) -> bool:
@@ -140,18 +160,20 @@ def _user_object(value) -> bool:
         not isinstance(value, (type, tuple, list, dict))
 
 
-def user_objects(value, holders: tuple = ()) -> bool:
-    """Is ``value`` a list or tuple (not a namedtuple) of 1 to ``_UNROLLED`` objects of a
+def user_objects(value, holders: tuple = (), most: int = _UNROLLED) -> bool:
+    """Is ``value`` a list or tuple (not a namedtuple) of 1 to ``most`` objects of a
     user's classes (``self.layers``, walked item by item), none of them ``holders``?"""
-    return type(value) in (list, tuple) and 0 < len(value) <= _UNROLLED and all(
+    return type(value) in (list, tuple) and 0 < len(value) <= most and all(
         _user_object(item) and id(item) not in holders for item in value)
 
 
 def objects_described(desc) -> bool:
-    """Does ``desc`` describe such a list or tuple of objects?"""
+    """Does ``desc`` describe such a list or tuple of objects (of any length if they are
+    alike: a loop walks them)?"""
     return type(desc) is tuple and desc[0] in ("list", "tuple") and len(desc) == 2 and \
-        0 < len(desc[1]) <= _UNROLLED and all(
-            type(item) is tuple and item[0] == "object" for item in desc[1])
+        0 < len(desc[1]) and all(
+            type(item) is tuple and item[0] == "object" for item in desc[1]) and (
+            len(desc[1]) <= _UNROLLED or all(item == desc[1][0] for item in desc[1]))
 
 
 def _plain_lookup(cls) -> bool:

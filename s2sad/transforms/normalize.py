@@ -459,7 +459,7 @@ class Normalize:
                 {n.id for n in trees.walk(iterable) if isinstance(n, gast.Name)} & body_names):
             header = self.simple(iterable)
             index = self.store(self.new_version(target.id))
-            prelude = []
+            prelude, every = [], {}
         else:
             index_target, backwards = None, False
 
@@ -468,26 +468,26 @@ class Normalize:
                     names, (gast.Tuple, gast.List)) and len(names.elts) == len(node.args) \
                     and not node.keywords
             if zipped(iterable, target):
-                seqs = [self.sequence(a, body_names) for a in iterable.args]
-                targets = list(target.elts)
+                sources, targets = iterable.args, list(target.elts)
             elif builtin == "enumerate" and isinstance(target, (gast.Tuple, gast.List)) and \
                     len(target.elts) == 2 and len(iterable.args) == 1 and not iterable.keywords:
                 inner = iterable.args[0]
                 if zipped(inner, target.elts[1]):  # for i, (x, y) in enumerate(zip(xs, ys))
-                    seqs = [self.sequence(a, body_names) for a in inner.args]
-                    targets = list(target.elts[1].elts)
+                    sources, targets = inner.args, list(target.elts[1].elts)
                 else:
-                    seqs = [self.sequence(inner, body_names)]
-                    targets = [target.elts[1]]
+                    sources, targets = [inner], [target.elts[1]]
                 index_target = target.elts[0]
             elif builtin == "reversed" and len(iterable.args) == 1 and \
                     not iterable.keywords and self._builtin_call(iterable.args[0]) != "range":
-                seqs = [self.sequence(iterable.args[0], body_names)]  # (not of a range)
-                targets = [target]
+                sources, targets = [iterable.args[0]], [target]  # (not of a range)
                 backwards = True
             else:
-                seqs = [self.sequence(iterable, body_names)]
-                targets = [target]
+                sources, targets = [iterable], [target]
+            # a variable walking a list of alike objects whose methods the body calls: known
+            # as every item (``for layer in self.layers: x = layer(x)``)
+            every = {t.id: self._every_item(source) for t, source in zip(targets, sources)
+                     if isinstance(t, gast.Name) and _calls_with(stmt.body, t.id)}
+            seqs = [self.sequence(source, body_names) for source in sources]
             if isinstance(index_target, gast.Name) and index_target.id not in body_names:
                 index = self.store(self.new_version(index_target.id))
             else:
@@ -511,12 +511,23 @@ class Normalize:
         self.out = []
         for t, read in prelude:  # x = xs[i] at the top of the body
             self.assign(t, read)
+            if isinstance(t, gast.Name) and every.get(t.id) is not None:
+                self.root.objects[self.current[t.id]] = every[t.id]
         reads, self.out = self.out, saved
         body = self.block(stmt.body)
         self.emit(gast.For(index, header, reads + body, [], None))
         for inner in stmt.orelse:
             self.stmt = inner
             self.statement(inner)
+
+    def _every_item(self, source):
+        """The reference of every item of ``source``, a list of alike objects of an
+        argument's (``model.layers``), or None."""
+        if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+               for n in trees.walk(source)):
+            return None
+        ref = self._object_ref(source)
+        return ref[2] if ref is not None and ref[0] == "seq" else None
 
     def unrolled(self, stmt) -> bool:
         """A ``for`` over a list of objects whose methods it calls (``for layer in
@@ -556,6 +567,11 @@ class Normalize:
         if not any(ref is not None and ref[0] == "seq" for ref in refs):
             return False
         refs = [ref if ref is not None and ref[0] == "seq" else None for ref in refs]
+        if all(ref is None or ref[2] is not None for ref in refs) and start == 0:
+            return False  # (items alike: a loop, each one's methods inlined as any one's)
+        from .kinds import _UNROLLED
+        if any(ref is not None and len(ref[1]) > _UNROLLED for ref in refs):
+            return False
         seqs = [self.atom(seq) for _, seq in columns]  # (each read once, as Python does)
         order = range(min(len(ref[1]) for ref in refs if ref is not None))
         for k in reversed(order) if backwards else order:
@@ -1465,9 +1481,10 @@ class Normalize:
             if desc[0] != "object":  # a list of objects: its class, length, items' classes
                 note_path(path, list if desc[0] == "list" else tuple)
                 note_length(path, len(desc[1]))
-                for k, item in enumerate(desc[1]):
+                seq = _param_ref(path, desc)
+                for k, item in [("*", desc[1][0])] if seq[2] else enumerate(desc[1]):
                     note_path(f"{path}[{k}]", item[1])
-                return _param_ref(path, desc)
+                return seq
             note_path(path, desc[1])
             return "param", path, desc[1], desc[2], dict(desc[3])
         if data_descriptor(type(base[1]), attr) or not _plain_lookup(type(base[1])):
@@ -1602,7 +1619,9 @@ class Normalize:
             return exc
         name = getattr(func, "__qualname__", None) or getattr(fdef, "shown_name", fdef.name)
         filename = func.__code__.co_filename if func is not None else self.source.filename
-        if exc.filename != filename:
+        tree = fdef if func is None else FunctionSource.of(func).tree
+        if exc.filename != filename or not (  # (its own lines: not the call's, in the
+                tree.lineno <= exc.lineno <= (tree.end_lineno or tree.lineno)):  # same file)
             return exc
         return exc.with_calls(self.frames() + ((exc.filename, exc.lineno, exc.text, exc.col,
                                                  name),))
@@ -1923,7 +1942,7 @@ def _item_ref(base, index):
                  for part in (index.lower, index.upper, index.step)]
         if not all(part is None or type(part) is int for part in parts) or parts[2] == 0:
             return None
-        return "seq", base[1][slice(*parts)]
+        return "seq", base[1][slice(*parts)], base[2]
     index = _constant(index)
     if type(index) is not int or not -len(base[1]) <= index < len(base[1]):
         return None
@@ -1955,10 +1974,15 @@ def _numbers_only(desc) -> bool:
 
 def _param_ref(path: str, desc) -> tuple:
     """What ``Normalize.objects`` keeps of an argument's object (or of a list of them:
-    ``("seq", item references)``) at ``path`` (``"model"``, ``"model.layers[0]"``)."""
+    ``("seq", item references, the reference of every item)``) at ``path`` (``"model"``,
+    ``"model.layers[0]"``). Where the items are alike (one class, the same members), every
+    item's reference is one, at ``path[*]``: a loop over them stays a loop, its variable
+    known as any of them (the entry tests them all)."""
     if desc[0] == "object":
         return "param", path, desc[1], desc[2], dict(desc[3])
-    return "seq", tuple(_param_ref(f"{path}[{k}]", item) for k, item in enumerate(desc[1]))
+    alike = all(item == desc[1][0] for item in desc[1])
+    return "seq", tuple(_param_ref(f"{path}[{k}]", item) for k, item in enumerate(desc[1])), \
+        _param_ref(f"{path}[*]", desc[1][0]) if alike else None
 
 
 def _value_seq(seq) -> tuple:
@@ -1966,7 +1990,7 @@ def _value_seq(seq) -> tuple:
     items noted, so that the gradient is built again when they change."""
     from ..source import note_items
     note_items(seq)
-    return "seq", tuple(("value", item) for item in seq)
+    return "seq", tuple(("value", item) for item in seq), None
 
 
 def _user_code(func) -> bool:
