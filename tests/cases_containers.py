@@ -278,3 +278,34 @@ def inner_step_of_a_dict(p, q):
     g = grad_two_dicts(p, q)
     moved = {"enc": {"W": p["enc"]["W"] - 0.1 * g["enc"]["W"]}, "s": p["s"] - 0.1 * g["s"]}
     return two_dict_arguments(moved, q)
+
+
+class Doubling(Params):
+    """A namedtuple's subclass whose __new__ changes the values: not built of its fields."""
+
+    def __new__(cls, W, b):
+        return super().__new__(cls, 2.0 * W, b)
+
+
+def subclass_built(W, x):
+    p = Doubling(W, x)
+    return np.sum(p.W ** 2)
+
+
+def namedtuple_rebuilt_in_a_loop(W, b):
+    p = Params(W, b)
+    for _ in range(3):
+        p = Params(np.sin(p.W) * p.b, p.b * 1.1)
+    return np.sum(p.W) + p.b
+
+
+def sum_of_squares(p):
+    return p[0] ** 2 + p[1] ** 3
+
+
+grad_sum_of_squares = s2sad.grad(sum_of_squares)
+
+
+def inner_step_of_a_list_of_floats(p):
+    g = grad_sum_of_squares(p)
+    return sum_of_squares([p[0] - 0.1 * g[0], p[1] - 0.1 * g[1]])

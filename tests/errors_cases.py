@@ -116,3 +116,42 @@ def sets_an_attribute(model, x):
 
 def calls_doubled(x, d):
     return np.sum(doubled(d)) + np.sum(x)
+
+
+def setattr_aliased(model, x):
+    put = setattr
+    put(model, "scale", x)
+    return np.sum(model.layers[0](x))
+
+
+def object_setattr(model, x):
+    object.__setattr__(model, "scale", x)
+    return np.sum(model.layers[0](x))
+
+
+def through_vars(model, x):
+    vars(model)["scale"] = x
+    return np.sum(model.layers[0](x))
+
+
+def tuple_alias_changed(model, x):
+    ls, k = model.layers, 2.0
+    ls.append(ls[0])
+    return np.sum(model.layers[-1](x)) * k
+
+
+def changed_in_a_test(model, x):
+    if model.layers.append(model.layers[0]) is None:
+        x = x * 2.0
+    return np.sum(model.layers[-1](x))
+
+
+def given_to_list_append(model, x):
+    list.append(model.layers, model.layers[0])
+    return np.sum(model.layers[-1](x))
+
+
+def in_a_display(model, x):
+    for ls in [model.layers]:
+        ls.append(ls[0])
+    return np.sum(model.layers[-1](x))

@@ -325,3 +325,25 @@ def test_a_gradient_called_inside_on_a_structured_argument(f, args):
     gradient = s2sad.grad(f)(*args)
     assert _same_structure(gradient, args[0])
     np.testing.assert_allclose(_leaves(gradient), numeric(f, args, 0), rtol=1e-6, atol=1e-8)
+
+
+def test_a_namedtuples_subclass_is_not_taken_for_its_fields():
+    """Its __new__ (or a property) may stand between the values and the fields: p.W is
+    not read as p[0], and the call not taken for the fields' values (refused, not wrong)."""
+    with pytest.raises(s2sad.NoDerivativeError):
+        s2sad.grad(C.subclass_built)(np.ones(2), np.ones(2))
+    with pytest.raises(s2sad.NoDerivativeError, match=r"\.W"):
+        s2sad.grad(C.namedtuple_fields)(C.Doubling(np.ones((3, 2)), np.ones(2)),
+                                        np.ones((4, 3)))
+
+
+def test_a_namedtuple_rebuilt_in_a_loop_and_an_inner_gradient_of_floats():
+    W, b = RNG.normal(size=2), 1.3
+    got = s2sad.grad(C.namedtuple_rebuilt_in_a_loop, wrt=(0, 1))(W, b)
+    np.testing.assert_allclose(got[0], numeric(C.namedtuple_rebuilt_in_a_loop, (W, b), 0),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got[1], numeric(C.namedtuple_rebuilt_in_a_loop, (W, b), 1)[0],
+                               rtol=1e-6)
+    p = [0.4, 0.7]
+    np.testing.assert_allclose(s2sad.grad(C.inner_step_of_a_list_of_floats)(p),
+                               numeric(C.inner_step_of_a_list_of_floats, (p,), 0), rtol=1e-6)

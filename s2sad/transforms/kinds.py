@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import trees
 from .normalize import assigned_names
-from .resolve import classify, is_append, is_setitem, statement_parts
+from .resolve import classify, is_append, is_setitem, namedtuple_class, statement_parts
 
 
 @dataclass(frozen=True)
@@ -82,9 +82,11 @@ def describe(value):
         return ("nd", 0, value.dtype.kind)
     if kind is dict:
         return ("dict", tuple((k, describe(v)) for k, v in value.items()))
-    if isinstance(value, tuple) and isinstance(getattr(kind, "_fields", None), tuple):
+    if isinstance(value, tuple) and namedtuple_class(kind):
         # a namedtuple: a tuple whose items have names (its class, for the guard)
         return ("tuple", tuple(map(describe, value)), (kind, kind._fields))
+    if isinstance(value, tuple):  # (a subclass of a namedtuple's: read as a tuple)
+        return ("tuple", tuple(map(describe, value)))
     module = kind.__module__.split(".")[0]
     if module == "cupy" and hasattr(value, "ndim"):
         return ("cupy", value.ndim, value.dtype.kind)  # an array on the GPU
@@ -326,6 +328,10 @@ def _join(a: Kind, b: Kind, name: str) -> Kind:
     if a.tag == b.tag == "dict" and [k for k, _ in a.items] == [k for k, _ in b.items]:
         return Kind("dict", items=tuple((k, _join(x, y, f"{name}[{k!r}]")) for (k, x), (_, y)
                                         in zip(a.items, b.items)))
+    if a.tag == b.tag and a.tag in ("list", "tuple") and len(a.items) == len(b.items) and \
+            a.fields == b.fields and a.items:  # (a namedtuple built on every path)
+        return Kind(a.tag, items=tuple(_join(x, y, f"{name}[{i}]") for i, (x, y)
+                                       in enumerate(zip(a.items, b.items))), fields=a.fields)
     if a.tag == b.tag == "scalar":
         return Kind("scalar", "()", 0, py=a.py if a.py == b.py else None)
     if a.numeric and b.numeric:

@@ -248,6 +248,9 @@ class Normalize:
             self._refuse_hidden_updates(stmt)
             self._refuse_missing_attributes(stmt)
             self._refuse_object_changes(stmt)
+        if not self.trusted and isinstance(stmt, (gast.If, gast.While, gast.For)):
+            self._refuse_object_changes(stmt, [stmt.iter] if isinstance(stmt, gast.For)
+                                        else [stmt.test])
         if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda) and \
                 len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
             lam = stmt.value
@@ -287,6 +290,10 @@ class Normalize:
         if isinstance(stmt, gast.Assign):
             ref = self._object_ref(stmt.value) if len(stmt.targets) == 1 and isinstance(
                 stmt.targets[0], gast.Name) else None  # (layers = self.layers: known too)
+            refs = [self._object_ref(v) for v in stmt.value.elts] if len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], (gast.Tuple, gast.List)) and isinstance(
+                    stmt.value, (gast.Tuple, gast.List)) and \
+                len(stmt.value.elts) == len(stmt.targets[0].elts) else []
             value = self.simple(stmt.value)
             if len(stmt.targets) > 1:
                 value = self.to_atom(value)
@@ -294,6 +301,7 @@ class Normalize:
                 self.assign(target, value)
             if ref is not None and ref[0] != "module":
                 self.root.objects[self.current[stmt.targets[0].id]] = ref
+            self._named_parts(stmt, refs)
         elif isinstance(stmt, gast.AugAssign):
             self.augmented(stmt)
         elif _is_append(stmt) and stmt.value.func.value.id in self.locals:
@@ -776,33 +784,83 @@ class Normalize:
                 f"{what}, which changes {changed!r} in place where the reverse sweep cannot "
                 "see it", stmt, hint or "Compute a new value and assign it.")
 
-    def _refuse_object_changes(self, stmt):
+    def _refuse_object_changes(self, stmt, parts=None):
         """A list of objects changed in place (``self.layers.append(l)``, ``layers[0] =
-        l``, ``layers += [l]``, through any name it has), and ``setattr``/``delattr``:
-        s2sad reads which objects a list holds, and an object's attributes, when it builds
-        the gradient, so these are refused, never differentiated as if nothing changed."""
+        l``, ``layers += [l]``, through any name it has), or given where s2sad cannot follow
+        it (into a display, a function not inlined, ``ls, k = layers, 1`` is followed), and
+        ``setattr``, ``delattr``, ``vars``, ``__setattr__``, ``__dict__``: s2sad reads
+        which objects a list holds, and an object's attributes, when it builds the
+        gradient, so these are refused, never differentiated as if nothing changed.
+        ``parts``: the expressions of a compound statement to look at (an ``if``'s test)."""
         import builtins
         targets = [stmt.target] if isinstance(stmt, gast.AugAssign) else [
             t.value for t in getattr(stmt, "targets", ()) if isinstance(t, gast.Subscript)]
-        for node in trees.walk(stmt):
-            changed = None
-            if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                    node.func.attr not in ("index", "count", "copy"):
-                changed = node.func.value
-            if node in targets:
-                changed = node
-            if changed is not None:
-                ref = self._object_ref(changed)
-                if ref is not None and ref[0] == "seq":
+        parents = {id(part): stmt for part in parts or ()}  # (an if's test: in the if)
+        for root in parts if parts is not None else [stmt]:
+            for node in trees.walk(root):
+                for child in gast.iter_child_nodes(node):
+                    parents[id(child)] = node
+        for root in parts if parts is not None else [stmt]:
+            for node in trees.walk(root):
+                changed = None
+                if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                        node.func.attr not in ("index", "count", "copy"):
+                    changed = node.func.value
+                if node in targets:
+                    changed = node
+                if changed is not None:
+                    ref = self._object_ref(changed)
+                    if ref is not None and ref[0] == "seq":
+                        raise self.source.syntax_error(
+                            f"a change to the list of objects {unparse(changed)!r} in place",
+                            stmt, "s2sad reads which objects the list holds when it builds "
+                            "the gradient; make a new list instead (`layers = layers + "
+                            "[extra]`).")
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                        any(self._callee(node) is f for f in (builtins.setattr,
+                                                              builtins.delattr, builtins.vars)) \
+                        or isinstance(node, gast.Attribute) and node.attr in _OBJECT_STATE:
                     raise self.source.syntax_error(
-                        f"a change to the list of objects {unparse(changed)!r} in place",
-                        stmt, "s2sad reads which objects the list holds when it builds the "
-                        "gradient; make a new list instead (`layers = layers + [extra]`).")
-            if isinstance(node, gast.Call) and self._callee(node.func) in (
-                    builtins.setattr, builtins.delattr):
-                raise self.source.syntax_error(
-                    f"{self._dotted(node.func)}(), which changes an object's attributes",
-                    stmt, "Keep the values in variables, or pass them in as arguments.")
+                        f"{unparse(node)}, which reads or changes an object's attributes as "
+                        "a dict", stmt, "Read attributes by name (self.w), and keep new "
+                        "values in variables or pass them in as arguments.")
+                if isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)) and \
+                        isinstance(node.ctx, gast.Load) and \
+                        not self._followed(node, parents.get(id(node)), stmt):
+                    raise self.source.syntax_error(
+                        f"{unparse(node)!r}, a list of objects, where s2sad cannot follow "
+                        "it", stmt, "Loop over it, index it (layers[0]), give it a name "
+                        "(layers = self.layers), or pass it to a function of yours; s2sad "
+                        "reads which objects it holds when it builds the gradient.")
+
+    def _followed(self, node, parent, stmt) -> bool:
+        """Is ``node`` not a list of objects, or one used where s2sad follows it (looped
+        over, indexed, named, passed to a function of the user's or to ``len``...)?"""
+        import builtins
+        ref = self._object_ref(node)
+        if ref is None or ref[0] != "seq":
+            return True
+        if isinstance(parent, (gast.Attribute, gast.Subscript)) and parent.value is node or \
+                isinstance(parent, (gast.Compare, gast.For, gast.comprehension, gast.Expr,
+                                    gast.If, gast.While)) or \
+                isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.Not):
+            return True  # (looped over, indexed, a method of it called, tested)
+        if isinstance(parent, gast.Assign) and len(parent.targets) == 1 and \
+                isinstance(parent.targets[0], gast.Name):
+            return True
+        if isinstance(parent, (gast.Tuple, gast.List)) and isinstance(stmt, gast.Assign) and \
+                stmt.value is parent and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], (gast.Tuple, gast.List)) and \
+                len(stmt.targets[0].elts) == len(parent.elts) and \
+                all(isinstance(t, gast.Name) for t in stmt.targets[0].elts):
+            return True  # (ls, k = self.layers, 1.0: ls is followed)
+        if isinstance(parent, gast.Call) and node is not parent.func:
+            called = self._callee(parent.func)
+            return self.callee(parent.func) is not None or any(called is f for f in (
+                builtins.len, builtins.list, builtins.tuple, builtins.enumerate, builtins.zip,
+                builtins.reversed, builtins.iter, builtins.isinstance, builtins.print,
+                builtins.id, builtins.type, builtins.repr, builtins.str))
+        return False
 
     def _refuse_missing_attributes(self, stmt):
         """``np.not_a_function(x)``: a module attribute that does not exist is an undefined
@@ -1037,6 +1095,13 @@ class Normalize:
         run()
         self.merge_nodes(start)  # the loop may run no pass at all
         self._forget_objects(stmt)
+
+    def _named_parts(self, stmt, refs) -> None:
+        """``ls, k = self.layers, 1.0``: each name given an object (or a list of them) is
+        known as it, as ``ls = self.layers`` would be."""
+        for target, ref in zip(stmt.targets[0].elts if refs else (), refs):
+            if ref is not None and ref[0] != "module" and isinstance(target, gast.Name):
+                self.root.objects[self.current[target.id]] = ref
 
     def _forget_objects(self, stmt) -> None:
         """After a branch, and in and after a loop, a variable ``stmt`` assigns holds an
@@ -1331,8 +1396,8 @@ class Normalize:
     def _argument_kinds(self, call, gradient):
         """The descriptors of the arguments of ``call`` of a gradient, where each is a
         parameter of the differentiated function that holds numbers only and is never
-        given another value (``grad_loss(p, x)``: a namedtuple, a dict... whose fields the
-        general variant would not know); else None."""
+        given another value, and one holds a namedtuple or a dict (``grad_loss(p, x)``:
+        whose fields or keys the general variant would not know); else None."""
         if call is None or call.keywords or len(call.args) != len(gradient._params):
             return None
         key = []
@@ -1343,7 +1408,7 @@ class Normalize:
             if name not in self.root.descriptors or self.root.current.get(name) != name:
                 return None
             key.append(self.root.descriptors[name])
-        return tuple(key)
+        return tuple(key) if any(map(_named, key)) else None  # (else the general one)
 
     def _keyword_stand_in(self, node):
         """A NumPy function whose rule does not take a keyword this call gives, written
@@ -1918,6 +1983,10 @@ def argument_objects(tree, descriptors) -> dict:
             name not in stored}
 
 
+# attributes that read or change an object's attributes other than by name
+_OBJECT_STATE = frozenset({"__setattr__", "__delattr__", "__dict__", "__getattribute__"})
+
+
 def _calls_with(body, name: str) -> bool:
     """Does ``body`` call ``name`` or a method of it (``layer(x)``, ``layer.block.f(x)``),
     or pass it to a function (``apply(layer, x)``)?"""
@@ -1959,6 +2028,16 @@ def argument_descriptors(tree, descriptors) -> dict:
               if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
     return {name: desc for name, desc in zip(params, descriptors or ())
             if name not in stored and _numbers_only(desc)}
+
+
+def _named(desc) -> bool:
+    """Does ``desc`` hold a dict or a namedtuple (whose keys or fields the general variant
+    of a gradient does not know)?"""
+    if type(desc) is not tuple or desc[0] in ("nd", "cupy", "object"):
+        return False
+    if desc[0] == "dict" or len(desc) > 2:
+        return True
+    return any(map(_named, desc[1]))
 
 
 def _numbers_only(desc) -> bool:

@@ -85,9 +85,29 @@ class Op:
 
 def namedtuple_class(value) -> bool:
     """Is ``value`` a namedtuple's class (``collections.namedtuple``,
-    ``typing.NamedTuple``)?"""
-    return isinstance(value, type) and issubclass(value, tuple) and \
-        isinstance(getattr(value, "_fields", None), tuple)
+    ``typing.NamedTuple``) as Python makes it: its ``__new__`` takes the fields in order,
+    ``p.w`` reads its field by position? (Not a subclass: its ``__new__`` may change the
+    values, a property may stand for a field.)
+
+    >>> import collections
+    >>> P = collections.namedtuple("P", "w b")
+    >>> class Doubled(P):
+    ...     def __new__(cls, w, b):
+    ...         return super().__new__(cls, 2 * w, b)
+    >>> namedtuple_class(P), namedtuple_class(Doubled), namedtuple_class(tuple)
+    (True, False, False)
+    """
+    if not (isinstance(value, type) and issubclass(value, tuple)):
+        return False
+    own = value.__dict__
+    fields, new = own.get("_fields"), own.get("__new__")
+    if not isinstance(fields, tuple) or not isinstance(new, staticmethod) or \
+            getattr(getattr(new.__func__, "__globals__", {}), "get", dict().get)(
+                "__name__", "") != f"namedtuple_{value.__name__}":
+        return False
+    numbers = tuple(range(len(fields)))
+    return all(type(own.get(f)).__name__ == "_tuplegetter" and
+               own[f].__get__(numbers, value) == i for i, f in enumerate(fields))
 
 
 def operand_text(name: str, namer, stmt=None) -> str:
