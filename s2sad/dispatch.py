@@ -64,7 +64,7 @@ _UNROLL = 6  # lists and tuples up to this length test their items one by one
 # names the entry's own code uses: a parameter with one of these names is renamed
 _RESERVED = {"type", "len", "float", "int", "complex", "list", "tuple", "ndarray", "args",
              "kwargs", "variant", "general", "describe", "count_of", "caught", "handle", "exc",
-             "map"}
+             "map", "all", "fits", "missed"}
 
 
 def guard(desc, name: str, constants: dict) -> str:
@@ -191,6 +191,16 @@ def _every(path: str, test, depth: int = 0) -> str:
     return f"all({_every(each + rest, test, depth + 1)} for {each} in {base})"
 
 
+# what a test of an argument's attributes may meet when one the build saw is gone (the
+# general path then describes the argument again)
+_MISSED = (AttributeError, IndexError, KeyError, TypeError)
+
+
+def _reaches(reads) -> bool:
+    """Do the tests of ``reads`` read an argument's attributes (which may be gone)?"""
+    return any(kind in ("own", "class", "length") for kind, *_ in reads)
+
+
 def _usable(name: str) -> bool:
     """Can the entry's code call a parameter ``name``?"""
     return name.isidentifier() and not keyword.iskeyword(name) and name not in _RESERVED \
@@ -253,6 +263,11 @@ def entry_source(name: str, signature, descriptors, constants=None,
             lines.append(f"        {arguments}{',' if len(names) == 1 else ''} = args")
         indent = "        "
         fallback = "    return general(*args, **kwargs)"
+    if _reaches(reads):  # (an attribute the build saw may be gone: the general path)
+        constants["missed"] = _MISSED
+        lines += [f"{indent}try:", f"{indent}    fits = {tests}",
+                  f"{indent}except missed:", f"{indent}    fits = False"]
+        tests = "fits"
     lines.append(f"{indent}if {tests}:")
     if catch:
         lines += [f"{indent}    try:", f"{indent}        return {call}",
@@ -372,16 +387,25 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=()):
 
     fallback = ast.If(ast.UnaryOp(ast.Not(), tests), [ast.Return(ast.Call(
         name("general"), [ast.Name(n, ast.Load()) for n in names], []))], [])
-    body, added = fdef.body, [fallback]
+    head = [fallback]  # (the statements in front of the variant's own, all on its def line)
+    if _reaches(reads):  # (an attribute the build saw may be gone: the general path)
+        helpers["missed"] = _MISSED
+        fits = ast.Name(_PREFIX + "fits", ast.Store())
+        head.insert(0, ast.Try([ast.Assign([fits], tests)], [ast.ExceptHandler(
+            name("missed"), None, [ast.Assign([fits], ast.Constant(False))])], [], []))
+        fallback.test = ast.UnaryOp(ast.Not(), name("fits"))
+    for stmt in head:
+        for node in ast.walk(stmt):
+            ast.copy_location(node, fdef)
+    body = fdef.body
     if catch is not None:
         handler = ast.ExceptHandler(name("caught"), _PREFIX + "exc", [
             ast.Expr(ast.Call(name("handle"), [name("exc")], [])), ast.Raise(None, None)])
         body = [ast.Try(body, [handler], [], [])]
-        added += [body[0], handler]
-    for stmt in added:  # (on the def line: the variant's own lines keep their numbers)
-        for node in [stmt] if isinstance(stmt, ast.Try) else ast.walk(stmt):
+        ast.copy_location(body[0], fdef)  # (not what it holds: the variant's own lines
+        for node in ast.walk(handler):    # keep their numbers)
             ast.copy_location(node, fdef)
-    fdef.body = [fallback] + body
+    fdef.body = head + body
     cells = dict(zip(code.co_freevars, variant.__closure__ or (), strict=True))
     cells.update({_PREFIX + k: types.CellType(v) for k, v in helpers.items()})
     entry = function_with_cells(fdef, code.co_filename, variant.__globals__, cells)

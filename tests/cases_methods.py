@@ -438,3 +438,36 @@ def zipped_layers(layers, weights, x):
     for layer, w in zip(layers, weights):  # (weights: arrays, differentiated)
         x = layer(x, w)
     return np.sum(x ** 2)
+
+
+def loss_with_all(model, x, all=max):  # (a parameter named like the entry's builtin)
+    for layer in model.layers:
+        x = layer(x)
+    return np.sum(x) * all(1.0, 2.0)
+
+
+def used_after_the_loop(model, x):
+    for layer in model.layers:
+        x = layer(x)
+    return np.sum(layer(x))  # (the last one: one of them, all alike)
+
+
+def numbered_from_one(model, x):
+    total = 0.0
+    for i, layer in enumerate(model.layers, 1):
+        x = layer(x)
+        total = total + i * np.sum(x)
+    return total
+
+
+class MaybeActivated:
+    def __init__(self, scale, act=None):
+        self.scale = scale
+        if act is not None:
+            self.act = act
+
+    def __call__(self, x):
+        y = self.scale * x
+        if hasattr(self, "act"):
+            y = self.act(y)
+        return y

@@ -489,3 +489,32 @@ def test_a_list_of_alike_layers_stays_a_loop(optimize):
     blocks.layers[2].layers[1] = C.Sine(0.4)  # (an inner layer of another class)
     np.testing.assert_allclose(nested(blocks, W), sequence_gradient(
         C.sequential_loss, (blocks, W), 1), rtol=1e-6, atol=1e-8)
+
+
+def test_alike_layers_a_parameter_named_all_the_variable_after_the_loop_and_a_start():
+    for f, n in [(C.loss_with_all, 3), (C.used_after_the_loop, 3), (C.used_after_the_loop, 40),
+                 (C.numbered_from_one, 40)]:
+        model = C.Sequential(*[C.Dense(0.3 + 0.01 * i) for i in range(n)])
+        g = s2sad.grad(f, wrt=1)
+        for change in (None, C.Sine(0.9)):
+            if change is not None:
+                if n > 32:
+                    continue
+                model.layers[1] = change  # (the entry, not the parameter named all, tests it)
+            for _ in range(2):
+                np.testing.assert_allclose(g(model, W), sequence_gradient(f, (model, W), 1),
+                                           rtol=1e-6, atol=1e-8)
+
+
+def test_an_attribute_the_build_saw_gone_sends_the_call_to_the_general_path():
+    """The entry tests every layer's act member; one layer's deleted: not an AttributeError
+    from the entry, but the general path, which builds for what the layers are now (where
+    `hasattr(self, "act")` is not decided while inlining: refused, at its line)."""
+    model = C.Sequential(*[C.MaybeActivated(0.5 + 0.1 * i, C.Tanh()) for i in range(3)])
+    g = s2sad.grad(C.sequential_loss, wrt=1)
+    for _ in range(2):
+        np.testing.assert_allclose(g(model, W), sequence_gradient(
+            C.sequential_loss, (model, W), 1), rtol=1e-6, atol=1e-8)
+    del model.layers[1].act
+    with pytest.raises(NoDerivativeError, match=r"layer\.act\(\)"):
+        g(model, W)

@@ -356,6 +356,11 @@ class Normalize:
             pass
         elif isinstance(stmt, gast.For):
             self.looping(stmt, lambda: self.loop(stmt))
+            stored = {n.id for s in stmt.body for n in trees.walk(s)
+                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            for name, ref in self.__dict__.get("_every_of", {}).pop(id(stmt), {}).items():
+                if name not in stored and ref is not None:  # (after the loop, the variable
+                    self.root.objects[self.current[name]] = ref  # is still one of them)
         else:  # Validate lets nothing else through
             raise self.source.syntax_error(type(stmt).__name__, stmt)
 
@@ -469,7 +474,7 @@ class Normalize:
             index = self.store(self.new_version(target.id))
             prelude, every = [], {}
         else:
-            index_target, backwards = None, False
+            index_target, backwards, start = None, False, None
 
             def zipped(node, names) -> bool:  # zip(a, b) unpacked into as many names
                 return self._builtin_call(node) == "zip" and isinstance(
@@ -478,8 +483,8 @@ class Normalize:
             if zipped(iterable, target):
                 sources, targets = iterable.args, list(target.elts)
             elif builtin == "enumerate" and isinstance(target, (gast.Tuple, gast.List)) and \
-                    len(target.elts) == 2 and len(iterable.args) == 1 and not iterable.keywords:
-                inner = iterable.args[0]
+                    len(target.elts) == 2 and _enumerate_start(iterable) is not _NOT_CONSTANT:
+                inner, start = iterable.args[0], _enumerate_start(iterable)
                 if zipped(inner, target.elts[1]):  # for i, (x, y) in enumerate(zip(xs, ys))
                     sources, targets = inner.args, list(target.elts[1].elts)
                 else:
@@ -494,9 +499,11 @@ class Normalize:
             # a variable walking a list of alike objects whose methods the body calls: known
             # as every item (``for layer in self.layers: x = layer(x)``)
             every = {t.id: self._every_item(source) for t, source in zip(targets, sources)
-                     if isinstance(t, gast.Name) and _calls_with(stmt.body, t.id)}
+                     if isinstance(t, gast.Name)}
+            self.__dict__.setdefault("_every_of", {})[id(stmt)] = every
             seqs = [self.sequence(source, body_names) for source in sources]
-            if isinstance(index_target, gast.Name) and index_target.id not in body_names:
+            if isinstance(index_target, gast.Name) and index_target.id not in body_names \
+                    and not start:
                 index = self.store(self.new_version(index_target.id))
             else:
                 index = self.store(self.namer.fresh("i"))
@@ -512,7 +519,9 @@ class Normalize:
             prelude = [(t, gast.Subscript(clone(s), self.load(index.id), gast.Load()))
                        for t, s in zip(targets, seqs, strict=True)]
             if index_target is not None and index.id != getattr(index_target, "id", None):
-                prelude.insert(0, (index_target, self.load(index.id)))  # (i set in the body)
+                counted = self.load(index.id) if not start else gast.BinOp(  # (i set in the
+                    self.load(index.id), gast.Add(), gast.Constant(start, None))  # body)
+                prelude.insert(0, (index_target, counted))
             for _, read in prelude:  # (over a dict, DictViews reads its keys instead)
                 read.walked = True
         saved = self.out
@@ -575,7 +584,7 @@ class Normalize:
         if not any(ref is not None and ref[0] == "seq" for ref in refs):
             return False
         refs = [ref if ref is not None and ref[0] == "seq" else None for ref in refs]
-        if all(ref is None or ref[2] is not None for ref in refs) and start == 0:
+        if all(ref is None or ref[2] is not None for ref in refs):
             return False  # (items alike: a loop, each one's methods inlined as any one's)
         from .kinds import _UNROLLED
         if any(ref is not None and len(ref[1]) > _UNROLLED for ref in refs):
@@ -1985,6 +1994,17 @@ def argument_objects(tree, descriptors) -> dict:
 
 # attributes that read or change an object's attributes other than by name
 _OBJECT_STATE = frozenset({"__setattr__", "__delattr__", "__dict__", "__getattribute__"})
+
+
+def _enumerate_start(call):
+    """The start of ``enumerate(xs)``, ``enumerate(xs, 1)``, ``enumerate(xs, start=-2)``
+    (an integer written out), else ``_NOT_CONSTANT``."""
+    given = call.args[1:] + [k.value for k in call.keywords if k.arg == "start"]
+    if not call.args or len(given) > 1 or len(given) != len(call.args) - 1 + len(
+            call.keywords):
+        return _NOT_CONSTANT
+    start = _constant(given[0]) if given else 0
+    return start if type(start) is int else _NOT_CONSTANT
 
 
 def _calls_with(body, name: str) -> bool:

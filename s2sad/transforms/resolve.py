@@ -138,8 +138,8 @@ def names_in(node) -> list[str]:
 
 # what a loop over objects must be to be written out item by item (Normalize.unrolled)
 _OBJECT_LOOPS = ("for layer in self.layers: x = layer(x), with enumerate, reversed or zip "
-                 "too, over a list or tuple of 1 to 32 objects, with no break or continue in "
-                 "it")
+                 "too, over up to 32 objects, or any number of one class held by an "
+                 "argument, with no break or continue in it")
 
 
 def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
