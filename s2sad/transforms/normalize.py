@@ -189,6 +189,7 @@ class Normalize:
         # s2sad's stand-ins or generated code)
         self.calls: tuple = ()
         self.shown = True
+        self.walking: dict = {}  # a loop (its id) -> its variables known as every item
         # variables assigned inside `if`/`for`/`while` keep one name; the adjoint saves
         # and restores their overwritten values instead of renaming them
         self.carried = carried_names(source.tree)
@@ -358,7 +359,7 @@ class Normalize:
             self.looping(stmt, lambda: self.loop(stmt))
             stored = {n.id for s in stmt.body for n in trees.walk(s)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-            for name, ref in self.__dict__.get("_every_of", {}).pop(id(stmt), {}).items():
+            for name, ref in self.walking.pop(id(stmt), {}).items():
                 if name not in stored and ref is not None:  # (after the loop, the variable
                     self.root.objects[self.current[name]] = ref  # is still one of them)
         else:  # Validate lets nothing else through
@@ -500,7 +501,7 @@ class Normalize:
             # as every item (``for layer in self.layers: x = layer(x)``)
             every = {t.id: self._every_item(source) for t, source in zip(targets, sources)
                      if isinstance(t, gast.Name)}
-            self.__dict__.setdefault("_every_of", {})[id(stmt)] = every
+            self.walking[id(stmt)] = every
             seqs = [self.sequence(source, body_names) for source in sources]
             if isinstance(index_target, gast.Name) and index_target.id not in body_names \
                     and not start:

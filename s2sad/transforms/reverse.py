@@ -39,7 +39,7 @@ from .. import registry, runtime
 from ..registry import is_helper
 from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
-from ..trees import clone
+from ..trees import clone, located
 from .shape_only import SHAPE_ARGUMENTS, one_shape, shape_arguments
 from .kinds import ANY, Kind
 from .normalize import assigned_names
@@ -311,7 +311,7 @@ class Reverse:
                     stmt, (gast.If, gast.For, gast.While)) else self.source.line(line).strip()
                 out.append(comment(f'Analyzing the line: "{text}"'))
             last_line = line
-            out.extend(_located_as(s, stmt) for s in block)
+            out.extend(located(s, stmt) for s in block)  # (in inlined code: its origin)
         return out
 
     def _cancelled(self, stmt) -> list:
@@ -932,15 +932,6 @@ def _breaks(loop) -> bool:
             return False
         return any(walk(child) for child in gast.iter_child_nodes(node))
     return walk(loop)
-
-
-def _located_as(new, stmt):
-    """``new``, a statement of ``stmt``'s adjoint, at ``stmt``'s place in the user's code
-    (its line; in inlined code, the lines that lead to it: ``origin``)."""
-    gast.copy_location(new, stmt)
-    if "origin" in stmt.__dict__:
-        new.origin = stmt.origin
-    return new
 
 
 def _carried(stmts, params=()) -> set[str]:
