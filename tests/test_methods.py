@@ -518,3 +518,16 @@ def test_an_attribute_the_build_saw_gone_sends_the_call_to_the_general_path():
     del model.layers[1].act
     with pytest.raises(NoDerivativeError, match=r"layer\.act\(\)"):
         g(model, W)
+
+
+def test_a_block_of_blocks_of_one_class_is_inlined_level_by_level():
+    """Sequential(Sequential(...), ...): the inner one's __call__ runs for another object
+    than the outer's, so it is inlined, not taken for recursion; a method calling itself
+    on its own object still is recursion."""
+    blocks = C.Sequential(C.Sequential(C.Dense(0.5), C.Sine(0.3)), C.Sequential(C.Dense(0.8)))
+    g = s2sad.grad(C.sequential_loss, wrt=1)
+    np.testing.assert_allclose(g(blocks, W), sequence_gradient(C.sequential_loss, (blocks, W),
+                                                               1), rtol=1e-6, atol=1e-8)
+    text = g.source_for(blocks, W)
+    assert "recursive_call" not in text and "np.sin(" in text, text
+    assert "recursive_call(power, " in s2sad.grad(C.Recursive().loss).source_for(1.5, 4)

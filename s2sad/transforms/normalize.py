@@ -1620,10 +1620,15 @@ class Normalize:
         note_method(cls, name, getattr(cls, name), path, own, obj)
         args = [receiver, *node.args] if takes_self else node.args
         ruled = registry.lookup(method) is not None
-        if ruled or method in self.inlining:  # a rule of its own (s2sad.defvjp(K.cube)),
+        # recursion: the method called on the object it runs for (not on another of its
+        # class: a block of blocks is inlined level by level, as far as objects are known)
+        levels = sum(k is method or type(k) is tuple and k[0] is method for k in self.inlining)
+        key = method if method in self.inlining or levels >= _LEVELS else (
+            method, path or id(obj))
+        if ruled or key in self.inlining:  # a rule of its own (s2sad.defvjp(K.cube)),
             func = self._method_alias(method)  # or recursion: a call of the class's def
         call = gast.copy_location(gast.Call(func, args, node.keywords), node)
-        return call, (None if ruled else (method, None, None))
+        return call, (None if ruled else (method, None, None, key))
 
     def _method_alias(self, method):
         """A name, in the generated code, for a method of a class called as a function."""
@@ -1667,10 +1672,11 @@ class Normalize:
             return "call", self.simple(arg)
         return None
 
-    def inline(self, node, func, fdef, scope):
+    def inline(self, node, func, fdef, scope, key=None):
         """The callee's body, normalized in place, with its own names made unique. An
-        error located in the callee's own lines gets the lines that called it."""
-        key = func if func is not None else fdef
+        error located in the callee's own lines gets the lines that called it. ``key``:
+        what a recursive call would call again (a method: with its object)."""
+        key = key if key is not None else func if func is not None else fdef
         if key in self.inlining:
             if func is None:
                 raise self.source.syntax_error(
@@ -1992,6 +1998,9 @@ def argument_objects(tree, descriptors) -> dict:
             if (type(desc) is tuple and desc[0] == "object" or objects_described(desc)) and
             name not in stored}
 
+
+_LEVELS = 3  # a method inlined for nested objects of its class at most so deep (then a
+# recursive call: a module's tree of objects is not written out whole)
 
 # attributes that read or change an object's attributes other than by name
 _OBJECT_STATE = frozenset({"__setattr__", "__delattr__", "__dict__", "__getattribute__"})
