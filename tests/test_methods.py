@@ -531,3 +531,10 @@ def test_a_block_of_blocks_of_one_class_is_inlined_level_by_level():
     text = g.source_for(blocks, W)
     assert "recursive_call" not in text and "np.sin(" in text, text
     assert "recursive_call(power, " in s2sad.grad(C.Recursive().loss).source_for(1.5, 4)
+
+
+def test_a_long_chain_of_objects_of_one_class_is_inlined_three_levels_then_recursive():
+    g = s2sad.grad(C.chain_loss)
+    np.testing.assert_allclose(g(W), numeric(C.chain_loss, W), rtol=1e-6, atol=1e-8)
+    text = g.source_for(W)
+    assert text.count("np.tanh(") == 4 and "recursive_call(" in text, text
