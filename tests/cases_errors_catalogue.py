@@ -157,6 +157,35 @@ def attribute_assignment(x):
     return np.sum(y * x)
 
 
+class Scaled:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return self.k * x
+
+
+class Stacked:
+    def __init__(self):
+        self.layers = [Scaled(2.0), Scaled(3.0)]
+
+
+def changes_object_list(x, model):
+    layers = model.layers
+    layers.append(layers[0])  # <- here
+    return np.sum(model.layers[-1](x))
+
+
+def object_list_escapes(x, model):
+    both = [model.layers, model.layers]  # <- here
+    return np.sum(both[0][0](x))
+
+
+def object_attributes_as_dict(x, model):
+    setattr(model, "k", x)  # <- here
+    return np.sum(model.layers[0](x))
+
+
 def updates_argument(x):
     x[0] = 2.0 * x[1]  # <- here
     return np.sum(x)

@@ -89,6 +89,14 @@ SYNTAX = [
      "assignment into a nested element", "Index once: `y[i, j] = ...`"),
     ("attribute-assignment", C.attribute_assignment, "assignment to attribute",
      "Assign to a plain variable"),
+    ("object-list-change", C.changes_object_list,
+     "a change to the list of objects 'layers' in place", "make a new list instead"),
+    ("object-list-escape", C.object_list_escapes,
+     "'model.layers', a list of objects, where s2sad cannot follow it",
+     "give it a name (layers = self.layers)"),
+    ("object-attributes-as-dict", C.object_attributes_as_dict,
+     "setattr, which reads or changes an object's attributes as a dict",
+     "Read attributes by name (self.w)"),
     ("update-argument", C.updates_argument, "in-place update of the argument 'x'",
      "Work on a copy: `x = x.copy()`"),
     ("update-shared", C.updates_shared, "shares its memory with 'z'", "Copy first"),
@@ -115,7 +123,10 @@ ARGS = {C.updates_argument: (ARRAY,), C.updates_shared: (ARRAY,), C.augments_sha
         C.writes_argument_through_out: (ARRAY,), C.copies_into_argument: (ARRAY,),
         C.writes_argument_through_positional_out: (ARRAY,),
         C.appends_to_argument: ([1.0, 2.0],), C.unknown_call: (ARRAY,),
-        C.returns_vector: (ARRAY,), C.complex_number: (ARRAY,)}
+        C.returns_vector: (ARRAY,), C.complex_number: (ARRAY,),
+        C.changes_object_list: (ARRAY, C.Stacked()),
+        C.object_list_escapes: (ARRAY, C.Stacked()),
+        C.object_attributes_as_dict: (ARRAY, C.Stacked())}
 
 
 def call_gradient(func):
