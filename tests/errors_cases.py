@@ -155,3 +155,11 @@ def in_a_display(model, x):
     for ls in [model.layers]:
         ls.append(ls[0])
     return np.sum(model.layers[-1](x))
+
+
+def _two_arguments(a, b):
+    return a * b
+
+
+def calls_with_too_many(x):
+    return np.sum(_two_arguments(x, x, x))

@@ -257,3 +257,14 @@ def test_a_dict_in_a_helpers_arithmetic_and_a_tangent_of_another_shape():
     with pytest.raises(ValueError, match=r"the tangent for 'x' has shape \(4,\); 'x' has "
                        r"shape \(3,\)"):
         pushforward(np.ones(4))
+
+
+def test_a_call_that_does_not_fit_its_helper_is_located_at_the_call_alone():
+    """Raised where the helper is called (in the same file): not taken for an error in
+    the helper's own lines, so no frame of the helper is shown."""
+    with pytest.raises(s2sad.DifferentiationError, match="does not match the parameters") \
+            as info:
+        s2sad.grad(cases.calls_with_too_many)(np.ones(2))
+    err = info.value
+    assert err.lineno == line_of(cases.calls_with_too_many, "_two_arguments(x, x, x)")
+    assert err.calls == () and ", in _two_arguments" not in str(err)

@@ -101,10 +101,9 @@ def namedtuple_class(value) -> bool:
         return False
     own = value.__dict__
     fields, new = own.get("_fields"), own.get("__new__")
-    if not isinstance(fields, tuple) or not isinstance(new, staticmethod) or \
-            getattr(getattr(new.__func__, "__globals__", {}), "get", dict().get)(
-                "__name__", "") != f"namedtuple_{value.__name__}":
-        return False
+    made = getattr(getattr(new, "__func__", None), "__globals__", {})  # (namedtuple's own
+    if not isinstance(fields, tuple) or made.get("__name__") != f"namedtuple_{value.__name__}":
+        return False                                                  # namespace for __new__)
     numbers = tuple(range(len(fields)))
     return all(type(own.get(f)).__name__ == "_tuplegetter" and
                own[f].__get__(numbers, value) == i for i, f in enumerate(fields))
