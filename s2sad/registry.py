@@ -48,6 +48,8 @@ class Rule:
     custom: bool = False              # registered by the user (s2sad.custom_vjp...)
     builtin: bool = field(default_factory=lambda: _LOADING_BUILTINS)  # s2sad's own table
     _parsed_tangent: tuple | None = field(default=None, repr=False)
+    refuses: dict = field(default_factory=dict)  # parameter -> advice: no derivative in it
+    accepts: dict = field(default_factory=dict)  # parameter -> (values, advice): written for
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -222,7 +224,7 @@ def defvjp(*funcs, shape: str = "elementwise"):
             rule = Rule(func, adjoint, shape)
             if old is not None:
                 rule.tangent, rule.linear, rule.joint = old.tangent, old.linear, old.joint
-                rule.custom = old.custom
+                rule.custom, rule.refuses, rule.accepts = old.custom, old.refuses, old.accepts
             _RULES[_key(func)] = rule
         changed()
         return adjoint
@@ -312,6 +314,70 @@ def deflinear(*funcs, argnums=(0,), joint: bool = False):
         rule.linear = tuple(argnums)
         rule.joint = joint
     changed()
+
+
+def refuse_varying(*funcs, **advice):
+    """Declare arguments of ``funcs`` the rules do not differentiate, though the result
+    depends on them: a call where one of them depends on the differentiated arguments is
+    refused at its line, ``advice`` saying what to do instead (never a zero derivative).
+
+    Example:
+        >>> import numpy as np
+        >>> sorted(lookup(np.linalg.norm).refuses)
+        ['ord']
+    """
+    for func in funcs:
+        rule = _RULES.get(_key(func))
+        if rule is None:
+            raise KeyError(f"{describe_function(func)} has no adjoint rule to go with")
+        rule.refuses = {**rule.refuses, **advice}
+    changed()
+
+
+def refuse_values(func, parameter: str, accepted: tuple, advice: str):
+    """Declare that ``func``'s rules are written for the values ``accepted`` of
+    ``parameter`` only (a value, or a type its value has): a call spelling another one, or
+    passing an array there, is refused at its line with ``advice``.
+
+    Example:
+        >>> import numpy as np
+        >>> "linear_ramp" in lookup(np.pad).accepts["mode"][0]
+        False
+    """
+    rule = _RULES.get(_key(func))
+    if rule is None:
+        raise KeyError(f"{describe_function(func)} has no adjoint rule to go with")
+    rule.accepts = {**rule.accepts, parameter: (tuple(accepted), advice)}
+    changed()
+
+
+def refusal(rule: Rule, mapping: dict, varies, numeric) -> tuple[str, str] | None:
+    """``(message, advice)`` when a call, its arguments bound to the rule's parameters as
+    ``mapping`` (gast nodes), is one ``rule`` does not model: an argument it refuses to
+    differentiate that varies (``varies(node)``), or a value it is not written for (a
+    literal, or an array where ``numeric(node)``). None when the rule models the call."""
+    for parameter, advice in rule.refuses.items():
+        node = mapping.get(parameter)
+        if node is not None and varies(node):
+            return (f"{rule.name} has no derivative with respect to its argument "
+                    f"{parameter!r}, which depends on the differentiated arguments", advice)
+    for parameter, (accepted, advice) in rule.accepts.items():
+        node = mapping.get(parameter)
+        if isinstance(node, gast.Constant):
+            value = node.value
+            fits = any(value == a if not isinstance(a, type) else isinstance(value, a)
+                       for a in accepted)
+            shown = repr(value)
+        else:
+            fits = node is None or not numeric(node)
+            shown = "an array"
+        if not fits:
+            listed = [f"a {a.__name__}" if isinstance(a, type) else repr(a) for a in accepted]
+            listed = ", ".join(listed[:-1]) + " or " + listed[-1] if len(listed) > 1 else \
+                listed[0]
+            return (f"{rule.name} is differentiated with {parameter} {listed}, not {shown}",
+                    advice)
+    return None
 
 
 def lookup(func) -> Rule | None:

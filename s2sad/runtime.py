@@ -27,7 +27,7 @@ import numbers
 import numpy as np
 
 from .backends import DeviceShape, Shape, array_module
-from .errors import DifferentiationError, NonScalarOutputError
+from .errors import DifferentiationError, NoDerivativeError, NonScalarOutputError
 
 # --- backend-agnostic basics ------------------------------------------------------------------
 
@@ -1051,7 +1051,8 @@ def norm_grad(g, ans, x, ord=None, axis=None, keepdims=False, matrix=None):
         sums = xp.sum(xp.abs(x), axis=summed, keepdims=True)
         hit = sums == ans
         return g * xp.sign(x) * hit / xp.sum(hit, axis=axes, keepdims=True)
-    raise NotImplementedError(f"s2sad: no gradient for np.linalg.norm with ord={ord!r}")
+    raise NoDerivativeError(f"s2sad has no gradient for np.linalg.norm with ord={ord!r}",
+                            hint="Write the norm out with functions s2sad knows.")
 
 
 def diagonal_grad(g, x, offset=0, axis1=0, axis2=1):
@@ -1114,8 +1115,9 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 def _einsum_labels(subscripts, shapes):
     """Each operand's labels and the output's, with ``...`` spelled out as letters."""
     if not isinstance(subscripts, str):
-        raise NotImplementedError("s2sad differentiates np.einsum with a subscripts string "
-                                  "('ij,jk->ik'), not the interleaved operand/list form")
+        raise NoDerivativeError("s2sad differentiates np.einsum with a subscripts string "
+                                "('ij,jk->ik'), not the interleaved operand/list form",
+                                hint="Write the subscripts as one string.")
     text = subscripts.replace(" ", "")
     inputs, arrow, output = text.partition("->")
     inputs = inputs.split(",")
@@ -1159,7 +1161,7 @@ def einsum_grad(g, subscripts, operands, argnum):
     sizes: dict = {}
     for lab, o in zip(labels, operands):
         for c, n in zip(lab, o.shape):
-            sizes[c] = max(sizes.get(c, 1), n)
+            sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]  # (as they broadcast: 0 too)
     target, x = labels[argnum], operands[argnum]
     unique = "".join(dict.fromkeys(target))
     others = [(lab, o) for j, (lab, o) in enumerate(zip(labels, operands)) if j != argnum]
@@ -1202,6 +1204,93 @@ def solve_grad(g, ans, a, b, argnum):
     if argnum == 1:
         return unbroadcast(gb, b)
     return unbroadcast(-gb @ xp.swapaxes(ans, -1, -2), a)
+
+
+def _products_but_one(xp, s):
+    """``c[..., i]``: the product of ``s[..., j]`` over ``j != i``, without dividing (a zero
+    in ``s`` is no special case)."""
+    ones = xp.ones_like(s[..., :1])
+    left = xp.cumprod(xp.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    right = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(s[..., 1:], axis=-1)], axis=-1),
+                               axis=-1), axis=-1)
+    return left * right
+
+
+def _cofactor_frame(a):
+    """``(xp, u, vh, sign, s)``: ``a = u diag(s) vh`` and ``sign = det(u) det(vh)``, the
+    frame the cofactors of ``a`` are diagonal in."""
+    xp = array_module(a)
+    a = xp.asarray(a)
+    u, s, vh = xp.linalg.svd(a)
+    sign = xp.linalg.det(u) * xp.linalg.det(vh)
+    return xp, xp.conj(u), xp.conj(vh), sign[..., None, None], s
+
+
+def cofactors(a):
+    """The matrix of cofactors of ``a`` (``det(a) inv(a).T`` where ``a`` is invertible),
+    the gradient of ``np.linalg.det``: from the singular value decomposition, singular
+    matrices included.
+
+    >>> cofactors(np.array([[1.0, 2.0], [2.0, 4.0]]))  # singular: det is 0
+    array([[ 4., -2.],
+           [-2.,  1.]])
+    """
+    xp, u, vh, sign, s = _cofactor_frame(a)
+    return sign * (u * _products_but_one(xp, s)[..., None, :]) @ vh
+
+
+def cofactors_change(a, e):
+    """The change of ``cofactors(a)`` when ``a`` changes by ``e``; also its adjoint (the map
+    is its own transpose). In the frame of ``a = u diag(s) vh``, with ``m = u^T e vh^T``
+    and ``p[i, k]`` the product of the ``s[l]``, ``l`` neither ``i`` nor ``k``: the
+    diagonal gets ``sum_k p[i, k] m[k, k]``, the rest ``-p[i, j] m[j, i]``.
+
+    >>> a, e = np.array([[1.0, 2.0], [2.0, 4.0]]), np.array([[0.0, 1.0], [0.0, 0.0]])
+    >>> cofactors_change(a, e)
+    array([[ 0.,  0.],
+           [-1.,  0.]])
+    """
+    xp, u, vh, sign, s = _cofactor_frame(a)
+    n = s.shape[-1]
+    m = xp.swapaxes(u, -1, -2) @ xp.asarray(e) @ xp.swapaxes(vh, -1, -2)
+    eye = xp.eye(n, dtype=bool)
+    # row i: s with s[i] taken out (set to 1), then the products of all but one
+    rows = xp.where(eye, xp.ones_like(s)[..., None, :], s[..., None, :])
+    p = xp.where(eye, 0.0, _products_but_one(xp, rows))
+    diagonal = xp.sum(p * xp.diagonal(m, 0, -2, -1)[..., None, :], axis=-1)
+    change = xp.where(eye, diagonal[..., :, None] * eye, -p * xp.swapaxes(m, -1, -2))
+    return sign * u @ change @ vh
+
+
+def cofactors_second(a, e, t):
+    """The second change of ``cofactors(a)``, along ``e`` and ``t`` (symmetric in them, and
+    the gradient of ``det``'s third derivative). In the frame of ``a``, with ``q[i, k, l]``
+    the product of the singular values but those three: the terms of the 3 by 3 minors.
+
+    >>> a = np.diag([1.0, 2.0, 3.0])
+    >>> e, t = np.diag([1.0, 0.0, 0.0]), np.diag([0.0, 1.0, 0.0])
+    >>> cofactors_second(a, e, t)[2, 2]  # d2 (a00 a11) / (d a00 d a11), times 1
+    np.float64(1.0)
+    """
+    xp, u, vh, sign, s = _cofactor_frame(a)
+    n = s.shape[-1]
+    ut, v = xp.swapaxes(u, -1, -2), xp.swapaxes(vh, -1, -2)
+    m, w = ut @ xp.asarray(e) @ v, ut @ xp.asarray(t) @ v
+    eye = xp.eye(n, dtype=bool)
+    distinct = ~(eye[:, :, None] | eye[:, None, :] | eye[None, :, :])
+    # q[i, k, l]: the products of all but one of s with s[i] and s[k] taken out (set to 1)
+    out = eye[:, None, :] | eye[None, :, :]
+    q = xp.where(distinct, _products_but_one(xp, xp.where(out, 1.0, s[..., None, None, :])),
+                 0.0)
+    md, wd = xp.diagonal(m, 0, -2, -1), xp.diagonal(w, 0, -2, -1)
+    diagonal = xp.einsum("...ikl,...i,...k->...l", q, md, wd) - \
+        xp.einsum("...ikl,...ik,...ki->...l", q, m, w)
+    rest = xp.einsum("...jlm,...mj,...jl->...lm", q, m, w) + \
+        xp.einsum("...jlm,...jl,...mj->...lm", q, m, w) - \
+        xp.swapaxes(m, -1, -2) * xp.einsum("...jlm,...j->...lm", q, wd) - \
+        xp.swapaxes(w, -1, -2) * xp.einsum("...jlm,...j->...lm", q, md)
+    change = rest + diagonal[..., :, None] * eye
+    return sign * u @ change @ vh
 
 
 def cholesky_grad(g, L):
@@ -1581,9 +1670,10 @@ def pad_grad(g, x, pad_width, mode="constant", reflect_type="even"):
     if mode in ("constant", "empty"):
         return xp.asarray(g)[_pad_interior(x, pad_width)]
     if mode not in ("edge", "wrap", "reflect", "symmetric") or reflect_type != "even":
-        raise NotImplementedError(f"s2sad: no gradient for np.pad with mode={mode!r}"
-                                  + (f", reflect_type={reflect_type!r}"
-                                     if reflect_type != "even" else ""))
+        raise NoDerivativeError(f"s2sad has no gradient for np.pad with mode={mode!r}"
+                                + (f", reflect_type={reflect_type!r}"
+                                   if reflect_type != "even" else ""),
+                                hint="Write the padding out with np.concatenate.")
     # which entry of x each padded entry copies: bookkeeping, done on the host
     size = math.prod(_shape(x))
     index = np.pad(np.arange(size).reshape(_shape(x)), pad_width, mode=mode)
@@ -1595,8 +1685,10 @@ def pad_grad(g, x, pad_width, mode="constant", reflect_type="even"):
 def pad_values_grad(g, x, pad_width, constant_values):
     """Adjoint of ``np.pad(x, ..., constant_values=c)`` with respect to a scalar ``c``."""
     if _ndim(constant_values) != 0:
-        raise NotImplementedError("s2sad: the gradient of np.pad with respect to "
-                                  "constant_values is only for one scalar value")
+        raise NoDerivativeError("s2sad has the gradient of np.pad with respect to "
+                                "constant_values for one scalar value only",
+                                hint="Pad with one value at a time, or write the padding "
+                                     "out with np.concatenate.")
     xp = array_module(g, x)
     return xp.sum(g) - xp.sum(xp.asarray(g)[_pad_interior(x, pad_width)])
 

@@ -263,6 +263,19 @@ def def_inside_block(x):
     return x
 
 
+def norm_of_varying_order(x):
+    p = 1.5 + x[0] ** 2
+    return np.linalg.norm(x, ord=p)  # <- here
+
+
+def pad_in_an_unsupported_mode(x):
+    return np.sum(np.pad(x, 1, mode="linear_ramp") ** 2)  # <- here
+
+
+def einsum_with_sublists(x):
+    return np.sum(np.einsum(x, [0, 1], x, [1, 2]))  # <- here
+
+
 def unknown_call(x):
     y = np.fft.fft(x)  # <- here
     return np.sum(np.abs(y))

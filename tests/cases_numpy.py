@@ -1210,3 +1210,57 @@ def im_ufunc_accumulate(x):
 
 def im_ufunc_outer(x):
     return np.sum(np.subtract.outer(x, x[0]) ** 2) + np.sum(np.multiply.outer(x[1], x) * 0.5)
+
+
+# --- arguments that carry a value into the result (issue 32), and affine offsets in forward
+# mode: a literal beside a varying argument of a jointly linear call
+
+
+def u_nan_to_num_values(x, a):
+    return np.sum(np.nan_to_num(x, nan=a, posinf=2.0 * a, neginf=-a) ** 2)
+
+
+def b_heaviside(x, h):
+    return np.sum(np.heaviside(x, h) ** 2 * h)
+
+
+def r_var_ddof_float(x, d):
+    return np.var(x, ddof=d) + np.sum(np.std(x, axis=0, ddof=d))
+
+
+def r_var_correction_float(x, d):
+    return np.sum(np.var(x, axis=1, correction=d) ** 2) * np.std(x, correction=d)
+
+
+def c_linspace_literal_stop(a):
+    return np.sum(np.linspace(a, 2.0, 5) ** 2) + np.sum(np.linspace(1.5, a, 4) ** 3)
+
+
+def r_sum_initial_literal(x):
+    return np.sum(x ** 2, initial=5.0) ** 2 + np.sum(np.sum(x, axis=0, initial=-1.0) ** 2)
+
+
+def builtin_sum_start_literal(x, y):
+    return sum([x, x * y], 2.0) ** 2 + sum([1.5, x], y) ** 2
+
+
+def s_pad_constant_literal(x):
+    return np.sum(np.pad(x, 1, constant_values=3.0) ** 2) + \
+        np.sum(np.pad(x * x, ((1, 0), (2, 1)), constant_values=-0.5) ** 3)
+
+
+def la_det_singular(a):
+    return np.linalg.det(a) + np.linalg.det(a * 2.0) ** 2
+
+
+def la_einsum_empty_batch(x, y):
+    return np.sum(np.einsum("...ij,...jk->...ik", x, y)) + np.sum(x) * 2.0
+
+
+def _padded_and_scaled(x, p):
+    return (np.pad(x, 1), p * 3.0)
+
+
+def s_pad_item_discarded(x):
+    _, q = _padded_and_scaled(x, x * 2.0)
+    return np.sum(q ** 2)

@@ -235,6 +235,32 @@ def test_unknown_call():
     assert "stop_gradient" in str(info.value)
 
 
+def test_an_argument_the_rule_does_not_differentiate():
+    """np.linalg.norm(x, ord=p) depends on p; its rule has no derivative in p: refused, in
+    reverse and forward mode, never a zero derivative."""
+    x = np.array([0.5, -1.2, 2.0])
+    for derivative in (s2sad.grad, lambda f: (lambda v: s2sad.jvp(f)(v)[1](v))):
+        with pytest.raises(s2sad.NoDerivativeError) as info:
+            derivative(C.norm_of_varying_order)(x)
+        check_located(info.value, C.norm_of_varying_order,
+                      "numpy.linalg.norm has no derivative with respect to its argument 'ord'",
+                      "np.sum(np.abs(x) ** p) ** (1.0 / p)")
+        assert "stop_gradient" in str(info.value)
+
+
+@pytest.mark.parametrize("func, construct, fix", [
+    (C.pad_in_an_unsupported_mode, "numpy.pad is differentiated with mode 'constant'",
+     "write the padding out with np.concatenate"),
+    (C.einsum_with_sublists, "numpy.einsum is differentiated with subscripts a str, not an "
+     "array", "np.einsum('ij,jk->ik', a, b)")], ids=["pad-mode", "einsum-sublists"])
+def test_a_value_the_rule_is_not_written_for(func, construct, fix):
+    x = np.array([[0.5, -1.2], [2.0, 0.3]])
+    for derivative in (s2sad.grad, lambda f: (lambda v: s2sad.jvp(f)(v)[1](v))):
+        with pytest.raises(s2sad.NoDerivativeError) as info:
+            derivative(func)(x)
+        check_located(info.value, func, construct, fix)
+
+
 def test_call_of_a_function_without_source():
     with pytest.raises(s2sad.NoDerivativeError) as info:
         call_gradient(C.calls_function_without_source)
@@ -519,6 +545,7 @@ def test_every_entry_is_tested():
     documented = set(re.findall(r"^### `([a-z0-9-]+)`", DOC.read_text(), flags=re.MULTILINE))
     tested = {key for key, *_ in SYNTAX + MUTATIONS + OUTPUTS} | {
         "async-def", "async-for", "async-with", "unknown-call", "call-without-source",
+        "no-derivative-in-argument", "unsupported-argument-value",
         "unknown-call-on-expression", "dict-computed-keys", "undefined-name",
         "undefined-module-attribute", "exec",
         "repl", "builtin", "ufunc", "partial", "callable-object", "lambda-directly",

@@ -215,3 +215,68 @@ def test_tangent_of_a_number_spread_by_an_inactive_array(optimize):
     expected = (f(0.68 + 1e-6, M) - f(0.68 - 1e-6, M)) / 2e-6
     np.testing.assert_allclose(push(1.0), expected, rtol=1e-6)
     np.testing.assert_allclose(s2sad.grad(f, optimize=optimize)(0.68, M), expected, rtol=1e-6)
+
+
+# --- a literal beside a varying argument of a jointly linear call (issue 32) -----------------
+# np.linspace(a, 2.0, 5) is affine in 2.0: its tangent is np.linspace(d_a, 0.0, 5), not with
+# the 2.0, which is a constant offset; so are initial=, sum's start and constant_values=
+
+
+def _linspace_literal(a):
+    return np.sum(np.linspace(a, 2.0, 5) ** 2) + np.sum(np.linspace(1.5, a * a, 4) ** 3)
+
+
+def _sum_initial_literal(x):
+    return np.sum(x ** 2, initial=5.0) ** 2 + np.sum(np.sum(x, axis=0, initial=-1.0) ** 2)
+
+
+def _builtin_sum_start_literal(x):
+    return sum([x, x * x], 2.0) ** 2 + sum([1.5, x], x * 3.0) ** 3
+
+
+def _pad_literal(x):
+    return np.sum(np.pad(x, 1, constant_values=3.0) ** 2) + \
+        np.sum(np.pad(x * x, ((1, 0), (2, 1)), constant_values=-0.5) ** 3)
+
+
+def _fd(f, x, eps=1e-6):
+    x = np.asarray(x, dtype=float)
+    out = np.zeros(x.shape)
+    for i in np.ndindex(x.shape):
+        e = np.zeros(x.shape)
+        e[i] = eps
+        out[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("f, x", [
+    (_linspace_literal, 0.3), (_sum_initial_literal, rng.normal(size=(3, 2))),
+    (_builtin_sum_start_literal, 0.4), (_pad_literal, rng.normal(size=(2, 3)))],
+    ids=["linspace", "sum-initial", "builtin-sum-start", "pad-constant-values"])
+def test_a_literal_offset_does_not_leak_into_the_tangent(f, x):
+    """jvp, forward jacobian, hessian and hvp (forward over reverse) against central
+    differences: each kept the literal (2.0 in np.linspace(d_a, 2.0, 5)) in the tangent."""
+    def scalar_or_array(y):
+        return float(y) if np.ndim(y) == 0 else y
+    direction = _direction(x)
+    _, push = s2sad.jvp(f)(x)
+    expected = _fd(lambda y: f(scalar_or_array(y)), x)
+    np.testing.assert_allclose(push(direction), np.sum(expected * direction), rtol=1e-6,
+                               atol=1e-8)
+    if np.ndim(x):  # forward mode's jacobian, column by column
+        np.testing.assert_allclose(s2sad.jacobian(f, mode="fwd")(x), expected, rtol=1e-6,
+                                   atol=1e-8)
+    gradient, size = s2sad.grad(f), int(np.size(x))
+    columns = []  # d grad / d x_j, by central differences
+    for j in range(size):
+        e = np.zeros(size)
+        e[j] = 1e-5
+        step = e.reshape(np.shape(x))
+        columns.append(np.ravel(gradient(scalar_or_array(x + step)) -
+                                gradient(scalar_or_array(x - step))) / 2e-5)
+    hessian = np.asarray(s2sad.hessian(f)(x))
+    np.testing.assert_allclose(hessian.reshape(size, size), np.array(columns).T, rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(np.ravel(s2sad.hvp(f)(x, direction)),
+                               hessian.reshape(size, size) @ np.ravel(direction), rtol=1e-6,
+                               atol=1e-8)

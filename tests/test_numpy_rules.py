@@ -548,6 +548,22 @@ CASES = [
     case("broadcast-chain", C.bc_chain, [rand(*M), pos(*V), 0.4], (0, 1, 2)),
     case("broadcast-chain-columns", C.bc_chain, [rand(*M), pos(3, 1), rand(1, 4)], (0, 1, 2)),
     case("list-and-tuple-calls", C.sequence_builtins, [rand(*M), 0.7], (0, 1)),
+    # arguments that carry a value into the result (issue 32): no zero derivative for them
+    case("nan_to_num-values", C.u_nan_to_num_values,
+         [np.array([[np.nan, 0.3, np.inf], [-np.inf, -1.2, np.nan]]), 0.7], (0, 1)),
+    case("heaviside-value-at-0", C.b_heaviside, [np.array([0.0, 0.5, -1.0, 0.0]), pos(4)], 1),
+    case("heaviside-scalar-value", C.b_heaviside, [np.array([0.0, 0.5, -1.0, 0.0]), 0.6], 1),
+    case("var-std-float-ddof", C.r_var_ddof_float, [rand(*M), 0.7], (0, 1)),
+    case("var-std-float-correction", C.r_var_correction_float, [rand(*M), 1.3], (0, 1)),
+    # a literal beside a varying argument of a jointly linear call (forward mode's tangent)
+    case("linspace-literal-stop", C.c_linspace_literal_stop, [0.3]),
+    case("sum-initial-literal", C.r_sum_initial_literal, [rand(*M)]),
+    case("pad-constant-literal", C.s_pad_constant_literal, [rand(*M)]),
+    # internal errors once
+    case("det-singular", C.la_det_singular, [np.array([[1.0, 2.0, 0.5], [2.0, 4.0, 1.0],
+                                                       [0.3, -0.7, 1.1]])]),
+    case("det-singular-rank-1", C.la_det_singular, [np.outer([1.0, -2.0, 0.5], [0.3, 1.0, 2.0])]),
+    case("pad-item-discarded", C.s_pad_item_discarded, [rand(*M)]),
 ]
 
 
@@ -707,8 +723,22 @@ def test_einsum_forms_that_are_refused():
     x = rand(3)
     with pytest.raises(s2sad.DifferentiationError, match="einsum"):
         s2sad.grad(C.la_einsum_seven)(x)
-    with pytest.raises(NotImplementedError, match="subscripts string"):
-        s2sad.grad(C.la_einsum_interleaved)(rand(2, 3), rand(3, 2))
+    with pytest.raises(s2sad.NoDerivativeError, match="subscripts a str, not an array"):
+        s2sad.grad(C.la_einsum_interleaved)(rand(2, 3), rand(3, 2))  # (at its line)
+
+
+def test_einsum_on_an_empty_batch():
+    """The ``...`` of ``...ij,...jk->...ik`` spans a batch of length 0: the gradient is
+    empty (the label's size was taken as 1, and the sensitivity reshaped to it)."""
+    x, y = rand(0, 2, 3), rand(0, 3, 2)
+    gx, gy = s2sad.grad(C.la_einsum_empty_batch, wrt=(0, 1))(x, y)
+    assert gx.shape == x.shape and gy.shape == y.shape
+    _, push = s2sad.jvp(C.la_einsum_empty_batch)(x, y)
+    assert push(x) == 0.0
+    x1, y1 = rand(1, 2, 3), rand(1, 3, 2)  # a batch of one, against the same formula
+    gx1 = s2sad.grad(C.la_einsum_empty_batch)(x1, y1)
+    np.testing.assert_allclose(gx1, np.broadcast_to(np.sum(y1, axis=-1)[:, None, :] + 2.0,
+                                                    x1.shape))
 
 
 @pytest.mark.parametrize("ord_", [-2, -1, -np.inf, 1, np.inf, 2, "nuc", "fro", None])

@@ -36,14 +36,51 @@ array([-0.25  , -0.0625])
 import numpy as np
 
 from ..registry import deflinear, deftangent, defvjp, nondifferentiable
-from ..runtime import (cholesky_grad, gap_quotient, norm_grad, quotient, solve_grad,
-                       svd_completed, svd_cut, svd_kept, unbroadcast)
+from ..runtime import (cholesky_grad, cofactors, cofactors_change, cofactors_second,
+                       gap_quotient, norm_grad, quotient, solve_grad, svd_completed, svd_cut,
+                       svd_kept, unbroadcast)
 from ..runtime_higher import cholesky_tangent, not_differentiable_yet, sens_like, solve_tangent
 from ..runtime_linalg_higher import (cholesky_adjoint_jet, cholesky_grad_adjoint_l,
                                      cholesky_grad_jet, cholesky_grad_tangent_l,
                                      cholesky_tangent_jet, cholesky_tangent_tangent_l,
                                      norm_grad_partial, norm_grad_second, norm_grad_third,
                                      solve_grad_solution)
+
+# --- det: the cofactors, their change (a map that is its own transpose), its change ---------
+
+
+@defvjp(cofactors, shape="other")
+def cofactors_rule(g, ans, a):
+    return cofactors_change(a, g)
+
+
+@deftangent(cofactors)
+def cofactors_tangent(g, ans, a):
+    return cofactors_change(a, g)
+
+
+@defvjp(cofactors_change, shape="other")
+def cofactors_change_rule(g, ans, a, e):
+    return cofactors_second(a, e, g), cofactors_change(a, g)
+
+
+@deftangent(cofactors_change)
+def cofactors_change_tangent(g, ans, a, e):
+    return cofactors_second(a, e, g), cofactors_change(a, g)
+
+
+# det's third derivative is symmetric in its three directions: each is the others' adjoint
+@defvjp(cofactors_second, shape="other")
+def cofactors_second_rule(g, ans, a, e, t):
+    return (not_differentiable_yet("cofactors_second (the fourth derivative of det)", "a"),
+            cofactors_second(a, t, g), cofactors_second(a, e, g))
+
+
+@deftangent(cofactors_second)
+def cofactors_second_tangent(g, ans, a, e, t):
+    return (not_differentiable_yet("cofactors_second (the fourth derivative of det)", "a"),
+            cofactors_second(a, g, t), cofactors_second(a, e, g))
+
 
 # --- solve -------------------------------------------------------------------------------------
 

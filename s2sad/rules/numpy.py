@@ -14,6 +14,7 @@ Conventions, where the derivative does not exist:
 * ``clip`` at a bound: the gradient goes to the clipped value, not the bound;
 * integer-valued functions (``floor``, ``round``, ``sign``, comparisons...): 0
   everywhere (they are registered as having no derivative);
+* ``heaviside(x1, x2)``: ``d/dx2`` is 1 where ``x1`` is 0 (``x2`` is the value there);
 * ``mod``/``remainder``/``fmod``: ``d/dx = 1`` and ``d/dy = -floor(x / y)``
   (``-trunc(x / y)`` for ``fmod``), away from the jumps.
 
@@ -29,7 +30,7 @@ import math
 
 import numpy as np
 
-from ..registry import defvjp, nondifferentiable
+from ..registry import defvjp, nondifferentiable, refuse_varying
 from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
                        linspace_grad, nanmean_grad, nansum_grad, norm_grad, prod_grad, ptp_grad,
                        reduced_size, scaled_power, std_grad, sum_grad, unbroadcast,
@@ -197,7 +198,9 @@ def real(g, ans, val):
 
 @defvjp(np.nan_to_num)
 def nan_to_num(g, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
-    return g * np.isfinite(x)
+    # each entry replaced is the value given for it
+    return (g * np.isfinite(x), None, unbroadcast(g * np.isnan(x), nan),
+            unbroadcast(g * np.isposinf(x), posinf), unbroadcast(g * np.isneginf(x), neginf))
 
 
 # --- elementwise, two or three arguments (broadcasting) ------------------------
@@ -306,6 +309,12 @@ def ldexp(g, ans, x, i):
     return unbroadcast(g * np.ldexp(1.0, i), x), None
 
 
+@defvjp(np.heaviside)
+def heaviside(g, ans, x1, x2):
+    # 0 or 1, but x2 where x1 is 0
+    return None, unbroadcast(g * np.equal(x1, 0), x2)
+
+
 @defvjp(np.where)
 def where(g, ans, condition, x=None, y=None):
     return (None, unbroadcast(np.where(condition, g, 0.0), x),
@@ -354,12 +363,17 @@ def ptp(g, ans, a, axis=None, out=None, keepdims=False):
 
 @defvjp(np.var, shape="reduce")
 def var(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
-    return var_grad(g, a, axis, ddof if correction is None else correction, keepdims)
+    # the sum of squares over n - ddof: ddof divides it
+    return (var_grad(g, a, axis, ddof if correction is None else correction, keepdims), None,
+            None, None, np.sum(g * ans) / (reduced_size(a, axis) - ddof), None,
+            np.sum(g * ans) / (reduced_size(a, axis) - correction))
 
 
 @defvjp(np.std, shape="reduce")
 def std(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
-    return std_grad(g, ans, a, axis, ddof if correction is None else correction, keepdims)
+    return (std_grad(g, ans, a, axis, ddof if correction is None else correction, keepdims),
+            None, None, None, np.sum(g * ans) * 0.5 / (reduced_size(a, axis) - ddof), None,
+            np.sum(g * ans) * 0.5 / (reduced_size(a, axis) - correction))
 
 
 @defvjp(np.nansum, shape="reduce")
@@ -403,6 +417,14 @@ if hasattr(np.linalg, "vector_norm"):  # NumPy >= 2.0
         return norm_grad(g, ans, x, ord, (-2, -1), keepdims)
 
 
+_WRITE_NORM = ("Write the norm out to differentiate it in its order p "
+               "(np.sum(np.abs(x) ** p) ** (1.0 / p)), or wrap the order in "
+               "s2sad.stop_gradient() if its derivative should not flow.")
+refuse_varying(np.linalg.norm, ord=_WRITE_NORM)
+if hasattr(np.linalg, "vector_norm"):
+    refuse_varying(np.linalg.vector_norm, np.linalg.matrix_norm, ord=_WRITE_NORM)
+
+
 # --- array creation: only the fill values are differentiable ----------------------
 
 
@@ -432,7 +454,7 @@ def arange(g, ans, start, stop=None, step=None, dtype=None):
 # --- no derivative -----------------------------------------------------------------
 
 nondifferentiable(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix,
-                  np.floor_divide, np.heaviside, np.signbit, np.logical_not, np.logical_and,
+                  np.floor_divide, np.signbit, np.logical_not, np.logical_and,
                   np.logical_or, np.logical_xor, np.invert, np.bitwise_and, np.bitwise_or,
                   np.bitwise_xor, np.left_shift, np.right_shift, shape="elementwise")
 nondifferentiable(np.greater, np.greater_equal, np.less, np.less_equal, np.equal,

@@ -14,9 +14,9 @@ array([[ 3., -1.],
 
 import numpy as np
 
-from ..registry import defvjp
-from ..runtime import (as_gradient, cholesky_grad, diag_grad, diagonal_grad, dot_grad_left,
-                       dot_grad_right, einsum_grad, gap_quotient, inner_grad, kron_grad,
+from ..registry import defvjp, refuse_values
+from ..runtime import (as_gradient, cholesky_grad, cofactors, diag_grad, diagonal_grad,
+                       dot_grad_left, dot_grad_right, einsum_grad, gap_quotient, inner_grad, kron_grad,
                        matmul_grad_left, matmul_grad_right, quotient, solve_grad, svd_kept,
                        tensordot_grad, trace_grad, vecdot_grad)
 
@@ -66,7 +66,7 @@ if hasattr(np, "vecdot"):  # NumPy >= 2.0
 @defvjp(np.einsum, shape="other")
 def einsum(g, ans, subscripts, a, b=None, c=None, d=None, e=None, f=None, *, out=None,
            optimize=False, dtype=None, order="K", casting="safe"):
-    # (the first part only runs for the interleaved form, einsum(a, [0, 1], ...): refused)
+    # (the first part is for the interleaved form, einsum(a, [0, 1], ...): refused below)
     return (einsum_grad(g, subscripts, (a, b, c, d, e, f), -1),
             einsum_grad(g, subscripts, (a, b, c, d, e, f), 0),
             einsum_grad(g, subscripts, (a, b, c, d, e, f), 1),
@@ -74,6 +74,11 @@ def einsum(g, ans, subscripts, a, b=None, c=None, d=None, e=None, f=None, *, out
             einsum_grad(g, subscripts, (a, b, c, d, e, f), 3),
             einsum_grad(g, subscripts, (a, b, c, d, e, f), 4),
             einsum_grad(g, subscripts, (a, b, c, d, e, f), 5))
+
+
+refuse_values(np.einsum, "subscripts", (str,),
+              "Write the subscripts as one string: np.einsum('ij,jk->ik', a, b) for "
+              "np.einsum(a, [0, 1], b, [1, 2], [0, 2]).")
 
 
 @defvjp(np.trace, shape="other")
@@ -101,8 +106,8 @@ def inv(g, ans, a):
 
 @defvjp(np.linalg.det, shape="other")
 def det(g, ans, a):
-    # d det(a) = det(a) inv(a)^T (a must be invertible)
-    return np.expand_dims(g * ans, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+    # d det(a) = the cofactors of a (det(a) inv(a)^T where a is invertible)
+    return np.expand_dims(g, (-2, -1)) * cofactors(a)
 
 
 @defvjp(np.linalg.slogdet, shape="sequence")

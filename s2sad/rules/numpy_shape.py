@@ -18,7 +18,7 @@ array([4., 4.])
 
 import numpy as np
 
-from ..registry import defvjp
+from ..registry import defvjp, refuse_values
 from ..runtime import (array_grad, cast_like, choose_grad, column_stack_grad, concatenate_grad,
                        diff_grad, dstack_grad, hstack_grad, pad_grad, pad_values_grad,
                        repeat_grad, sort_grad, split_grad, stack_grad, take_along_axis_grad,
@@ -152,6 +152,14 @@ def repeat(g, ans, a, repeats, axis=None):
 def pad(g, ans, array, pad_width, mode="constant", constant_values=0, reflect_type="even"):
     return (pad_grad(g, array, pad_width, mode, reflect_type), None, None,
             pad_values_grad(g, array, pad_width, constant_values))
+
+
+refuse_values(np.pad, "mode", ("constant", "empty", "edge", "wrap", "reflect", "symmetric"),
+              "s2sad differentiates the modes that copy entries or add constants; for the "
+              "others write the padding out with np.concatenate.")
+refuse_values(np.pad, "reflect_type", ("even",),
+              "Write the padding out with np.concatenate (an odd reflection is 2 * edge - "
+              "the even one).")
 
 
 @defvjp(np.diff, shape="other")

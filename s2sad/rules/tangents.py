@@ -22,9 +22,8 @@ Three kinds, so that every function with an adjoint has a tangent:
 import numpy as np
 
 from ..registry import deflinear, deftangent
-from ..runtime import cast_like, extremum_grad, nanmean_grad, norm_grad, prod_grad, ptp_grad, \
-    gap_quotient, quotient, svd_completed, \
-    std_grad, var_grad
+from ..runtime import cast_like, cofactors, extremum_grad, nanmean_grad, norm_grad, prod_grad, \
+    ptp_grad, gap_quotient, quotient, reduced_size, svd_completed, std_grad, var_grad
 from ..runtime_higher import (arange_tangent, average_tangent, cholesky_tangent, clip_tangent,
                               cumprod_tangent, reduce_tangent, solve_tangent, sort_tangent)
 
@@ -88,16 +87,20 @@ def ptp(g, ans, a, axis=None, out=None, keepdims=False):
 
 @deftangent(np.var)
 def var(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
-    return reduce_tangent(g, var_grad(np.ones_like(ans), a, axis,
-                                      ddof if correction is None else correction, keepdims),
-                          axis, keepdims)
+    return (reduce_tangent(g, var_grad(np.ones_like(ans), a, axis,
+                                       ddof if correction is None else correction, keepdims),
+                           axis, keepdims), None, None, None,
+            g * ans / (reduced_size(a, axis) - ddof), None,
+            g * ans / (reduced_size(a, axis) - correction))
 
 
 @deftangent(np.std)
 def std(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
-    return reduce_tangent(g, std_grad(np.ones_like(ans), ans, a, axis,
-                                      ddof if correction is None else correction, keepdims),
-                          axis, keepdims)
+    return (reduce_tangent(g, std_grad(np.ones_like(ans), ans, a, axis,
+                                       ddof if correction is None else correction, keepdims),
+                           axis, keepdims), None, None, None,
+            g * ans * 0.5 / (reduced_size(a, axis) - ddof), None,
+            g * ans * 0.5 / (reduced_size(a, axis) - correction))
 
 
 @deftangent(np.nansum)
@@ -176,7 +179,7 @@ def inv(g, ans, a):
 
 @deftangent(np.linalg.det)
 def det(g, ans, a):
-    return ans * np.trace(np.linalg.solve(a, g), axis1=-2, axis2=-1)
+    return np.sum(cofactors(a) * g, axis=(-2, -1))
 
 
 @deftangent(np.linalg.slogdet)

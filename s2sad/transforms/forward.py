@@ -346,6 +346,10 @@ class Forward:
         wanted = [i for i in range(len(params)) if self.wants(mapping[params[i]])]
         if not wanted:
             return self.zero(self.load(target))
+        refused = registry.refusal(rule, mapping, self.wants, lambda node: isinstance(
+            node, gast.Name) and self.kind(node.id).numeric)
+        if refused is not None:  # (an argument the rule does not model: never a zero)
+            raise self.source.error(NoDerivativeError, refused[0], stmt, refused[1])
         parts = []
         if rule.tangent is not None:
             try:
@@ -363,7 +367,14 @@ class Forward:
                 return expr
             exprs = returned.elts if isinstance(returned, gast.Tuple) else [returned]
             for i in wanted:
-                if i >= len(exprs):
+                if i >= len(exprs) or (isinstance(exprs[i], gast.Constant) and
+                                       exprs[i].value is None):
+                    if not self._no_dependence(rule, i):  # (the adjoint has a derivative)
+                        raise self.source.error(
+                            NoDerivativeError, f"no tangent (forward-mode) rule for "
+                            f"{op.name} with respect to its argument {params[i]!r}", stmt,
+                            "Use reverse mode (s2sad.grad, s2sad.vjp), or register a "
+                            "tangent rule with @s2sad.deftangent.")
                     continue
                 parts.append(self._inline(rule, rule.tangent, mapping, params[i], pre, exprs[i],
                                           target, strip=False))
@@ -382,10 +393,10 @@ class Forward:
                     joint.update(replace)  # would add lists by concatenating them)
                     continue
                 parts.append(clone(_substitute(value, replace)))
-            if joint:
-                for j in rule.linear:
+            if joint:  # affine in the others: a constant offset (2.0, initial=5.0) is zero
+                for j in rule.linear:  # in the tangent, a literal as much as a name
                     other = mapping[params[j]]
-                    if isinstance(other, gast.Name) and id(other) not in joint:
+                    if id(other) not in joint:
                         joint[id(other)] = self.zero(other)
                 parts.append(clone(_substitute(value, joint)))
         else:  # elementwise: the adjoint's expression, g being the argument's tangent

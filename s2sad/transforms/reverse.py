@@ -81,6 +81,7 @@ class Reverse:
         self.loops: list = []  # the loops around the statement being differentiated
         self.branch_depth = 0   # how many `if`s the sweep being built is inside
         self.sure: set[str] = set()  # names given a sensitivity outside any `if`
+        self.placeholders: set[str] = set()  # containers with a 0.0 for an item's sensitivity
         self.live_aliases: dict = {}
         self.block: list = []
 
@@ -700,6 +701,8 @@ class Reverse:
                                          [g, gast.Constant(key, None)], [])
                     else:
                         part = gast.Subscript(g, gast.Constant(key, None), gast.Load())
+                    if target in self.placeholders:  # (its item may be that 0.0)
+                        self.placeholders.add(elt.id)
                     self.accumulate(elt.id, part)
         elif op.kind == "unknown":
             culprit = next((o for o in op.operands if self.wants(o)), None)
@@ -824,6 +827,8 @@ class Reverse:
             return
         parts = [self.load(self.s(t)) if t in self.received or t in self.assigned
                  else gast.Constant(0.0, None) for t in targets]
+        if any(isinstance(p, gast.Constant) for p in parts):  # `_, q = pair`: pair[0] gets 0.0
+            self.placeholders.add(value.id)
         kind = self.kind(value.id)
         if kind.tag == "list":
             expr = gast.List(parts, gast.Load())
@@ -857,7 +862,12 @@ class Reverse:
         mapping = {}
         for param, arg in bound.items():
             mapping[param] = arg if isinstance(arg, gast.AST) else gast.Constant(arg, None)
-        maybe_zero = rule.shape in ("other", "sequence") and target not in self.sure and \
+        refused = registry.refusal(rule, mapping, self.wants, lambda node: isinstance(
+            node, gast.Name) and self.kind(node.id).numeric)
+        if refused is not None:  # (an argument the rule does not model: never a zero)
+            raise self.source.error(NoDerivativeError, refused[0], stmt, refused[1])
+        maybe_zero = rule.shape in ("other", "sequence") and (
+            target not in self.sure or target in self.placeholders) and \
             target != self.returned  # its sensitivity came in a branch only: maybe still 0.0
         if not isinstance(g, gast.Constant) and (is_helper(rule.func) or maybe_zero or (
                 is_generated(self.source) and rule.shape not in ("elementwise", "scalar"))):
