@@ -16,9 +16,9 @@ import numpy as np
 
 from ..registry import defvjp, refuse_values
 from ..runtime import (as_gradient, cholesky_grad, cofactors, diag_grad, diagonal_grad,
-                       dot_grad_left, dot_grad_right, einsum_grad, gap_quotient, inner_grad, kron_grad,
-                       matmul_grad_left, matmul_grad_right, quotient, solve_grad, svd_kept,
-                       tensordot_grad, trace_grad, vecdot_grad)
+                       dot_grad_left, dot_grad_right, einsum_grad, gap_quotient, inner_grad,
+                       kron_grad, matmul_grad_left, matmul_grad_right, quotient, solve_grad,
+                       svd_kept, tensordot_grad, trace_grad, vecdot_grad)
 
 
 @defvjp(np.dot, shape="other")

@@ -90,8 +90,10 @@ def var(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, corr
     return (reduce_tangent(g, var_grad(np.ones_like(ans), a, axis,
                                        ddof if correction is None else correction, keepdims),
                            axis, keepdims), None, None, None,
-            g * ans / (reduced_size(a, axis) - ddof), None,
-            g * ans / (reduced_size(a, axis) - correction))
+            g * ans / (reduced_size(a, axis) -
+                       (ddof if correction is None else correction)), None,
+            g * ans / (reduced_size(a, axis) -
+                       (ddof if correction is None else correction)))
 
 
 @deftangent(np.std)
@@ -99,8 +101,10 @@ def std(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, corr
     return (reduce_tangent(g, std_grad(np.ones_like(ans), ans, a, axis,
                                        ddof if correction is None else correction, keepdims),
                            axis, keepdims), None, None, None,
-            g * ans * 0.5 / (reduced_size(a, axis) - ddof), None,
-            g * ans * 0.5 / (reduced_size(a, axis) - correction))
+            g * ans * 0.5 / (reduced_size(a, axis) -
+                             (ddof if correction is None else correction)), None,
+            g * ans * 0.5 / (reduced_size(a, axis) -
+                             (ddof if correction is None else correction)))
 
 
 @deftangent(np.nansum)
