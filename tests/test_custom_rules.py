@@ -76,6 +76,36 @@ def test_custom_vjp_without_custom_jvp_refuses_forward_mode():
         s2sad.registry._RULES.pop(cubic)
 
 
+def scaled(x, c):
+    return c * x ** 2
+
+
+def uses_scaled(x, c):
+    return np.sum(scaled(x, c))
+
+
+def test_a_tangent_rule_silent_on_an_argument_its_adjoint_differentiates_is_refused():
+    """The tangent rule gives x's part only; the adjoint has c's too: forward mode in c is
+    refused at the line, not a zero tangent."""
+    def scaled_vjp(g, ans, x, c):
+        return 2.0 * g * c * x, np.sum(g * x ** 2)
+
+    def scaled_jvp(g, ans, x, c):
+        return 2.0 * g * c * x
+
+    s2sad.custom_vjp(scaled)(scaled_vjp)
+    s2sad.custom_jvp(scaled)(scaled_jvp)
+    try:
+        x = np.array([0.5, -1.0])
+        _, push = s2sad.jvp(uses_scaled, wrt=0)(x, 1.5)
+        assert push(np.ones(2)) == pytest.approx(np.sum(3.0 * x))
+        assert s2sad.grad(uses_scaled, wrt=1)(x, 1.5) == pytest.approx(1.25)
+        with pytest.raises(s2sad.NoDerivativeError, match="with respect to its argument 'c'"):
+            s2sad.jvp(uses_scaled, wrt=1)(x, 1.5)
+    finally:
+        s2sad.registry._RULES.pop(scaled)
+
+
 def test_nondifferentiable_decorator_returns_the_function():
     assert CR.quantize(0.33) == pytest.approx(0.3)
     assert s2sad.grad(CR.scaled)(0.33) == pytest.approx(0.3)
