@@ -366,20 +366,22 @@ def var(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, corr
     # the sum of squares over n - ddof: ddof (or correction) divides it
     return (var_grad(g, a, axis, ddof if correction is None else correction, keepdims), None,
             None, None,
-            np.sum(g * ans) / (reduced_size(a, axis) -
-                               (ddof if correction is None else correction)), None,
-            np.sum(g * ans) / (reduced_size(a, axis) -
-                               (ddof if correction is None else correction)))
+            unbroadcast(g * ans / (reduced_size(a, axis) -
+                                   (ddof if correction is None else correction)), ddof), None,
+            unbroadcast(g * ans / (reduced_size(a, axis) -
+                                   (ddof if correction is None else correction)), correction))
 
 
 @defvjp(np.std, shape="reduce")
 def std(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
     return (std_grad(g, ans, a, axis, ddof if correction is None else correction, keepdims),
             None, None, None,
-            np.sum(g * ans) * 0.5 / (reduced_size(a, axis) -
-                                     (ddof if correction is None else correction)), None,
-            np.sum(g * ans) * 0.5 / (reduced_size(a, axis) -
-                                     (ddof if correction is None else correction)))
+            unbroadcast(g * ans * 0.5 / (reduced_size(a, axis) -
+                                         (ddof if correction is None else correction)), ddof),
+            None,
+            unbroadcast(g * ans * 0.5 / (reduced_size(a, axis) -
+                                         (ddof if correction is None else correction)),
+                        correction))
 
 
 @defvjp(np.nansum, shape="reduce")
