@@ -336,8 +336,9 @@ def refuse_varying(*funcs, **advice):
 
 def refuse_values(func, parameter: str, accepted: tuple, advice: str):
     """Declare that ``func``'s rules are written for the values ``accepted`` of
-    ``parameter`` only (a value, or a type its value has): a call spelling another one, or
-    passing an array there, is refused at its line with ``advice``.
+    ``parameter`` only (a value, or a type its value has): a call passing another one (a
+    literal, a module's constant, or an array) is refused at its line with ``advice``. A
+    value known only when the line runs is the rule's to check then.
 
     Example:
         >>> import numpy as np
@@ -351,11 +352,15 @@ def refuse_values(func, parameter: str, accepted: tuple, advice: str):
     changed()
 
 
-def refusal(rule: Rule, mapping: dict, varies, numeric) -> tuple[str, str] | None:
+ARRAY = object()  # what ``known`` gives for an array, in :func:`refusal`
+UNKNOWN = object()  # and for a value known only when the line runs
+
+
+def refusal(rule: Rule, mapping: dict, varies, known) -> tuple[str, str] | None:
     """``(message, advice)`` when a call, its arguments bound to the rule's parameters as
     ``mapping`` (gast nodes), is one ``rule`` does not model: an argument it refuses to
-    differentiate that varies (``varies(node)``), or a value it is not written for (a
-    literal, or an array where ``numeric(node)``). None when the rule models the call."""
+    differentiate that varies (``varies(node)``), or a value it is not written for
+    (``known(node)``: the value, ``ARRAY`` or ``UNKNOWN``). None when the rule models it."""
     for parameter, advice in rule.refuses.items():
         node = mapping.get(parameter)
         if node is not None and varies(node):
@@ -363,14 +368,15 @@ def refusal(rule: Rule, mapping: dict, varies, numeric) -> tuple[str, str] | Non
                     f"{parameter!r}, which depends on the differentiated arguments", advice)
     for parameter, (accepted, advice) in rule.accepts.items():
         node = mapping.get(parameter)
-        if isinstance(node, gast.Constant):
-            value = node.value
+        value = UNKNOWN if node is None else known(node)
+        if value is UNKNOWN:
+            fits, shown = True, ""
+        elif value is ARRAY:
+            fits, shown = False, "an array"
+        else:
             fits = any(value == a if not isinstance(a, type) else isinstance(value, a)
                        for a in accepted)
             shown = repr(value)
-        else:
-            fits = node is None or not numeric(node)
-            shown = "an array"
         if not fits:
             listed = [f"a {a.__name__}" if isinstance(a, type) else repr(a) for a in accepted]
             listed = ", ".join(listed[:-1]) + " or " + listed[-1] if len(listed) > 1 else \

@@ -1681,6 +1681,24 @@ def pad_grad(g, x, pad_width, mode="constant", reflect_type="even"):
     return xp.reshape(out, _shape(x))
 
 
+def pad_tangent(g, pad_width, mode="constant", reflect_type="even"):
+    """Tangent of ``np.pad(x, pad_width, mode)`` along ``x``, for the modes that copy entries
+    of ``x`` (the constant ones pad it with zeros: their values have their own tangent).
+
+    >>> pad_tangent(np.array([1.0, 2.0]), 1, "edge")
+    array([1., 1., 2., 2.])
+    """
+    xp = array_module(g)
+    if mode in ("constant", "empty"):
+        return xp.pad(g, pad_width)
+    if mode not in ("edge", "wrap", "reflect", "symmetric") or reflect_type != "even":
+        raise NoDerivativeError(f"s2sad has no tangent for np.pad with mode={mode!r}"
+                                + (f", reflect_type={reflect_type!r}"
+                                   if reflect_type != "even" else ""),
+                                hint="Write the padding out with np.concatenate.")
+    return xp.pad(g, pad_width, mode=mode)
+
+
 def pad_values_grad(g, x, pad_width, constant_values):
     """Adjoint of ``np.pad(x, ..., constant_values=c)`` with respect to a scalar ``c``."""
     if _ndim(constant_values) != 0:

@@ -1264,3 +1264,15 @@ def _padded_and_scaled(x, p):
 def s_pad_item_discarded(x):
     _, q = _padded_and_scaled(x, x * 2.0)
     return np.sum(q ** 2)
+
+
+def _pad_with(x, mode):
+    return np.pad(x, 1, mode=mode)
+
+
+def s_pad_mode_through_a_helper(x):
+    return np.sum(_pad_with(x, "edge") ** 2) + np.sum(_pad_with(x, "reflect") ** 3)
+
+
+def s_pad_mode_held_in_a_variable(x, mode):
+    return np.sum(np.pad(x, 1, mode=mode) ** 2)

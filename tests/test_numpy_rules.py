@@ -564,6 +564,7 @@ CASES = [
                                                        [0.3, -0.7, 1.1]])]),
     case("det-singular-rank-1", C.la_det_singular, [np.outer([1.0, -2.0, 0.5], [0.3, 1.0, 2.0])]),
     case("pad-item-discarded", C.s_pad_item_discarded, [rand(*M)]),
+    case("pad-mode-through-a-helper", C.s_pad_mode_through_a_helper, [rand(*M)]),
 ]
 
 
@@ -791,3 +792,20 @@ def test_a_float32_cast_passes_the_gradient_in_the_arguments_dtype():
         got = s2sad.grad(C.s_float32_cast)(x)
         assert got.dtype == x.dtype
         np.testing.assert_array_equal(got, np.full(3, 3.0))
+
+
+@pytest.mark.parametrize("mode", ["maximum", "mean", "linear_ramp"])
+def test_pad_mode_known_only_when_the_line_runs(mode):
+    """A mode held in a variable cannot be checked when the gradient is built: the one that
+    computes new values is refused when the line runs, in reverse and forward mode (forward
+    mode took np.pad as linear in x, whatever the mode)."""
+    x = rand(3, 4)
+    with pytest.raises(s2sad.NoDerivativeError, match=f"np.pad with mode='{mode}'"):
+        s2sad.grad(C.s_pad_mode_held_in_a_variable)(x, mode)
+    with pytest.raises(s2sad.NoDerivativeError, match=f"np.pad with mode='{mode}'"):
+        s2sad.jvp(C.s_pad_mode_held_in_a_variable)(x, mode)[1](x)
+    _, push = s2sad.jvp(C.s_pad_mode_held_in_a_variable)(x, "symmetric")
+    v = rand(3, 4)
+    expected = np.dot(np.ravel(finite_differences(C.s_pad_mode_held_in_a_variable,
+                                                  (x, "symmetric"), 0)), np.ravel(v))
+    np.testing.assert_allclose(push(v), expected, rtol=1e-6)

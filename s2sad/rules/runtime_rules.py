@@ -38,12 +38,12 @@ from ..runtime import (add_sens, array_grad, as_gradient, average_grad, broadcas
                        expand_reduced, extremum_grad, hstack_grad, index_grad, inner_grad,
                        kron_grad, linspace_grad, matmul_grad_left, matmul_grad_right, matmul_shape,
                        nanmean_grad, nansum_grad, one_axis, output_seed, pack_like, pad_grad,
-                       pad_values_grad, prod_grad, ptp_grad, reduced_size, repeat_grad,
-                       running_extremum, scaled_power, shape_of, sort_grad, split_grad, stack_grad,
-                       std_grad, sum_grad, sum_list_grad, take_along_axis_grad, take_grad,
-                       tensordot_grad, tile_grad, trace_grad, transpose_grad, unbroadcast, var_grad,
-                       vecdot_grad, vstack_grad, window_count, written_part, last_writes,
-                       zeros_like_structure)
+                       pad_tangent, pad_values_grad, prod_grad, ptp_grad, reduced_size,
+                       repeat_grad, running_extremum, scaled_power, shape_of, sort_grad,
+                       split_grad, stack_grad, std_grad, sum_grad, sum_list_grad,
+                       take_along_axis_grad, take_grad, tensordot_grad, tile_grad, trace_grad,
+                       transpose_grad, unbroadcast, var_grad, vecdot_grad, vstack_grad,
+                       window_count, written_part, last_writes, zeros_like_structure)
 from ..runtime_hessians import (average_change, average_grad_partial, average_jet, cumprod_hvp,
                                cumprod_jet, prod_hvp, std_grad_partial)
 from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
@@ -811,8 +811,12 @@ def repeat_grad_rule(g, ans, h, x, repeats, axis=None):
 
 @defvjp(pad_grad, shape="other")
 def pad_grad_rule(g, ans, h, x, pad_width, mode="constant", reflect_type="even"):
-    return sens_like(np.pad(g, pad_width, mode) if mode == "constant" else
-                     np.pad(g, pad_width, mode, reflect_type=reflect_type), h)
+    return sens_like(pad_tangent(g, pad_width, mode, reflect_type), h)
+
+
+@defvjp(pad_tangent, shape="other")
+def pad_tangent_rule(g, ans, h, pad_width, mode="constant", reflect_type="even"):
+    return pad_grad(g, h, pad_width, mode, reflect_type)
 
 
 @defvjp(pad_values_grad, shape="other")
@@ -887,7 +891,7 @@ deflinear(transpose_grad, diagonal_grad, trace_grad, diag_grad, concatenate_grad
           hstack_grad,
           vstack_grad, dstack_grad, column_stack_grad, split_grad, tile_grad, repeat_grad,
           pad_grad, pad_values_grad, diff_grad, take_grad, take_along_axis_grad, sort_grad,
-          choose_grad, clip_grad, linspace_grad)
+          choose_grad, clip_grad, linspace_grad, pad_tangent)
 
 
 # (linear algebra and norms: s2sad.rules.linalg_helper_rules)

@@ -23,9 +23,11 @@ import numpy as np
 
 from ..registry import deflinear, deftangent
 from ..runtime import cast_like, cofactors, extremum_grad, nanmean_grad, norm_grad, prod_grad, \
-    ptp_grad, gap_quotient, quotient, reduced_size, svd_completed, std_grad, var_grad
+    pad_tangent, ptp_grad, gap_quotient, quotient, reduced_size, svd_completed, std_grad, \
+    var_grad
 from ..runtime_higher import (arange_tangent, average_tangent, cholesky_tangent, clip_tangent,
-                              cumprod_tangent, reduce_tangent, solve_tangent, sort_tangent)
+                              cumprod_tangent, pad_values_forward, reduce_tangent, solve_tangent,
+                              sort_tangent)
 
 # --- linear: the same call on the tangent ---------------------------------------------------
 
@@ -47,7 +49,6 @@ if hasattr(np.linalg, "matrix_transpose"):
 deflinear(np.full, np.full_like, argnums=(1,))
 deflinear(np.choose, argnums=(1,))
 deflinear(np.linspace, argnums=(0, 1), joint=True)
-deflinear(np.pad, argnums=(0, 3), joint=True)
 # bilinear: linear in each factor
 deflinear(np.multiply, np.dot, np.matmul, np.tensordot, np.vdot, np.inner, np.outer, np.kron,
           argnums=(0, 1))
@@ -155,6 +156,16 @@ def arange(g, ans, start, stop=None, step=None, dtype=None):
 @deftangent(np.sort)
 def sort(g, ans, a, axis=-1, kind=None, order=None, stable=None):
     return sort_tangent(g, a, axis)
+
+
+# the padding copies entries of the array (checked when it runs: a mode held in a variable
+# may compute new ones), or is the constant values
+
+
+@deftangent(np.pad)
+def pad(g, ans, array, pad_width, mode="constant", constant_values=0, reflect_type="even"):
+    return (pad_tangent(g, pad_width, mode, reflect_type), None, None,
+            pad_values_forward(g, array, pad_width))
 
 
 # --- elementwise, but with an adjoint that reduces inside a helper --------------------------

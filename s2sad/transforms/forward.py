@@ -36,7 +36,8 @@ from ..trees import clone
 from .higher import container_kinds, is_generated
 from .kinds import ANY, Kind
 from .normalize import assigned_names
-from .resolve import classify, is_append, is_setitem, operand_text, statement_parts
+from .resolve import (classify, is_append, is_setitem, known_value, operand_text,
+                      statement_parts)
 from .reverse import _Inliner, is_pop
 
 # keyword arguments of elementwise functions that take no part in broadcasting
@@ -346,8 +347,8 @@ class Forward:
         wanted = [i for i in range(len(params)) if self.wants(mapping[params[i]])]
         if not wanted:
             return self.zero(self.load(target))
-        refused = registry.refusal(rule, mapping, self.wants, lambda node: isinstance(
-            node, gast.Name) and self.kind(node.id).numeric)
+        refused = registry.refusal(rule, mapping, self.wants, lambda node: known_value(
+            node, self.source, self.local_names, self.kind))
         if refused is not None:  # (an argument the rule does not model: never a zero)
             raise self.source.error(NoDerivativeError, refused[0], stmt, refused[1])
         parts = []

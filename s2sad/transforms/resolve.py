@@ -65,6 +65,21 @@ def static_value(node, source: FunctionSource, local_names: set[str]):
     raise KeyError(getattr(node, "id", type(node).__name__))
 
 
+def known_value(node, source: FunctionSource, local_names: set[str], kind):
+    """What a rule's :func:`registry.refusal` knows of an argument: a literal's or a
+    module constant's value, ``registry.ARRAY`` for an array (``kind(name).numeric``), or
+    ``registry.UNKNOWN``."""
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.Name) and kind(node.id).numeric:
+        return registry.ARRAY
+    try:
+        value = static_value(node, source, local_names)
+    except KeyError:
+        return registry.UNKNOWN
+    return value if isinstance(value, (str, bool, int, float)) else registry.UNKNOWN
+
+
 @dataclass
 class Op:
     """One normalized right-hand side, classified.

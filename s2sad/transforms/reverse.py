@@ -45,8 +45,8 @@ from .kinds import ANY, Kind
 from .normalize import assigned_names
 from .higher import container_kinds, is_generated
 from .activity import shift_invariant
-from .resolve import (classify, is_append, is_setitem, names_in, operand_text, static_value,
-                      statement_parts)
+from .resolve import (classify, is_append, is_setitem, known_value, names_in, operand_text,
+                      static_value, statement_parts)
 
 
 class Reverse:
@@ -862,8 +862,8 @@ class Reverse:
         mapping = {}
         for param, arg in bound.items():
             mapping[param] = arg if isinstance(arg, gast.AST) else gast.Constant(arg, None)
-        refused = registry.refusal(rule, mapping, self.wants, lambda node: isinstance(
-            node, gast.Name) and self.kind(node.id).numeric)
+        refused = registry.refusal(rule, mapping, self.wants, lambda node: known_value(
+            node, self.source, self.local_names, self.kind))
         if refused is not None:  # (an argument the rule does not model: never a zero)
             raise self.source.error(NoDerivativeError, refused[0], stmt, refused[1])
         maybe_zero = rule.shape in ("other", "sequence") and (
