@@ -47,6 +47,7 @@ class Rule:
     joint: bool = False               # linear in those arguments together (not one by one)
     custom: bool = False              # registered by the user (s2sad.custom_vjp...)
     builtin: bool = field(default_factory=lambda: _LOADING_BUILTINS)  # s2sad's own table
+    dtype: tuple | None = None        # (name, position): the argument setting the result's dtype
     _parsed_tangent: tuple | None = field(default=None, repr=False)
 
     @property
@@ -222,7 +223,7 @@ def defvjp(*funcs, shape: str = "elementwise"):
             rule = Rule(func, adjoint, shape)
             if old is not None:
                 rule.tangent, rule.linear, rule.joint = old.tangent, old.linear, old.joint
-                rule.custom = old.custom
+                rule.custom, rule.dtype = old.custom, old.dtype
             _RULES[_key(func)] = rule
         changed()
         return adjoint
@@ -262,7 +263,9 @@ def nondifferentiable(*funcs, shape: str = "other"):
         raise TypeError("nondifferentiable takes functions; pass shape= by keyword")
     assert shape in SHAPES, shape
     for func in funcs:
-        _RULES[_key(func)] = Rule(func, None, shape, differentiable=False)
+        old = _RULES.get(_key(func))
+        _RULES[_key(func)] = Rule(func, None, shape, differentiable=False,
+                                  dtype=old.dtype if old is not None else None)
     changed()
     return funcs[0] if len(funcs) == 1 else None
 
@@ -312,6 +315,54 @@ def deflinear(*funcs, argnums=(0,), joint: bool = False):
         rule.linear = tuple(argnums)
         rule.joint = joint
     changed()
+
+
+def defdtype(*funcs, position: int | None, name: str = "dtype"):
+    """Declare that ``funcs`` take the dtype of their result as the argument ``name``, or
+    as the positional argument at ``position`` (None: by keyword only). An integer or
+    bool dtype makes a result with no derivative; the compiler reads the argument.
+
+    Example:
+        >>> import numpy as np
+        >>> lookup(np.sum).dtype, lookup(np.zeros).dtype
+        (('dtype', 2), ('dtype', 1))
+    """
+    for func in funcs:
+        rule = _RULES.get(_key(func))
+        if rule is None:
+            raise KeyError(f"{describe_function(func)} has no rule to go with")
+        rule.dtype = (name, position)
+    changed()
+
+
+ABSENT = object()      # dtype_argument: the call does not pass the dtype
+UNREADABLE = object()  # dtype_argument: ``*args`` or ``**kwargs`` may pass it
+
+
+def dtype_argument(rule: Rule, args: list, keywords: dict):
+    """The argument of a call (``args``, ``keywords`` by name; gast nodes) that sets the
+    result's dtype by ``rule.dtype``: ``ABSENT`` where the call leaves it out,
+    ``UNREADABLE`` where a starred argument may hold it.
+
+    >>> import gast, numpy as np
+    >>> node = gast.Constant("int32", None)
+    >>> dtype_argument(lookup(np.sum), [gast.Name("x", gast.Load(), None, None)],
+    ...                {"dtype": node}) is node
+    True
+    >>> dtype_argument(lookup(np.sum), [], {}) is ABSENT
+    True
+    """
+    name, position = rule.dtype
+    if name in keywords:
+        return keywords[name]
+    if None in keywords:  # f(**options)
+        return UNREADABLE
+    for i, arg in enumerate(args):
+        if isinstance(arg, gast.Starred):
+            return UNREADABLE if position is not None and i <= position else ABSENT
+        if i == position:
+            return arg
+    return ABSENT
 
 
 def lookup(func) -> Rule | None:
