@@ -460,7 +460,8 @@ def describe_function(func) -> str:
     owner = getattr(func, "__self__", None)
     if type(owner).__name__ == "ufunc":  # np.add.reduce
         return f"{type(owner).__module__.split('.')[0]}.{owner.__name__}.{func.__name__}"
-    module = getattr(func, "__module__", None) or ""
+    module = getattr(func, "__module__", None) or \
+        getattr(getattr(func, "__objclass__", None), "__module__", None) or ""  # ndarray.astype
     name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None)
     if name is None:  # an object whose class defines __call__
         module = type(func).__module__ or ""

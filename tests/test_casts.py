@@ -9,6 +9,7 @@ order (``grad(grad(f))``). The points are away from the integers, where truncati
 locally constant.
 """
 
+import functools
 import inspect
 
 import numpy as np
@@ -214,12 +215,12 @@ VECTOR_CASES = [astype_int, astype_bool, astype_dtype_keyword, astype_with_order
 CASES = [(f, X) for f in VECTOR_CASES] + [(trace_int, M)]
 
 
-def finite_differences(f, x):
+def finite_differences(f, x, eps=EPS):
     g = np.zeros_like(x)
     for i in np.ndindex(x.shape):
         e = np.zeros_like(x)
-        e[i] = EPS
-        g[i] = (f(x + e) - f(x - e)) / (2 * EPS)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
     return g
 
 
@@ -291,6 +292,25 @@ def test_a_dtype_s2sad_cannot_read_is_refused_at_the_line():
     # (the value it reads does not depend on the differentiated argument: not refused)
     np.testing.assert_allclose(s2sad.grad(zeros_like_its_argument)(X.copy()),
                                finite_differences(zeros_like_its_argument, X))
+
+
+def cast_to_the_dtype_of(x, w):
+    y = np.asarray(x * 2.0, x.dtype)  # (x's dtype: a float one, x being differentiated)
+    return np.sum(x.astype(w.dtype) * y)
+
+
+@pytest.mark.parametrize("w", [np.zeros(4), np.zeros(4, np.float32), np.zeros(4, int),
+                               np.zeros(4, bool)], ids=["float64", "float32", "int", "bool"])
+def test_a_cast_to_the_dtype_of_an_argument(w):
+    """The gradient is made for the kinds of its arguments: their dtypes are known."""
+    f = functools.partial(cast_to_the_dtype_of, w=w)
+    expected = finite_differences(f, X, 1e-3)  # (a quadratic: exact but for rounding)
+    rtol = 1e-3 if w.dtype == np.float32 else 1e-6  # (x's values rounded to float32)
+    np.testing.assert_allclose(s2sad.grad(cast_to_the_dtype_of)(X.copy(), w), expected,
+                               rtol=rtol, atol=1e-6)
+    v = np.linspace(0.3, 1.1, X.size)
+    tangent = s2sad.jvp(cast_to_the_dtype_of)(X.copy(), w)[1](v)
+    assert np.isclose(tangent, (f(X + 1e-3 * v) - f(X - 1e-3 * v)) / 2e-3, rtol=rtol)
 
 
 def test_every_function_with_a_dtype_parameter_says_so_in_its_rule():

@@ -257,6 +257,9 @@ def cast_kind(value, source: FunctionSource, local_names: set[str]) -> str | Non
                                    {k.arg: k.value for k in value.keywords})
     if isinstance(node, gast.Name) and node.id in local_names:  # (dtype = None, inlined)
         node = source.constants.get(node.id, node)
+    if isinstance(node, gast.Attribute) and node.attr == "dtype" and \
+            isinstance(node.value, gast.Name) and node.value.id in source.dtypes:
+        return source.dtypes[node.value.id]  # x.astype(w.dtype), w an argument: known
     if node is registry.ABSENT or isinstance(node, gast.Constant) and node.value is None:
         return None
     if isinstance(node, gast.Constant):
@@ -282,8 +285,8 @@ def single_constants(tree: gast.FunctionDef) -> dict:
     read outside the function: ``np.float32``): ``{name: value node}``. Inlining writes
     a helper's parameters so (``dtype = None``).
 
-    >>> tree = gast.parse("def f(x):\\n    d = np.float32\\n    n = 2\\n    n = 3\\n    return x").body[0]
-    >>> sorted(single_constants(tree))
+    >>> text = "def f(x):\\n    d = np.float32\\n    n = 2\\n    n = 3\\n    return x"
+    >>> sorted(single_constants(gast.parse(text).body[0]))
     ['d']
     """
     stores: dict = {}
@@ -299,6 +302,21 @@ def single_constants(tree: gast.FunctionDef) -> dict:
     return {name: value for name, value in found.items()
             if stores.get(name) == 1 and name not in arguments and
             not any(isinstance(n, gast.Name) and n.id in stores for n in trees.walk(value))}
+
+
+def argument_dtypes(tree: gast.FunctionDef, params, descriptors) -> dict:
+    """``{argument: the kind of its dtype}`` for the array arguments the function never
+    assigns (the gradient is made for those kinds: ``("nd", 1, "f")`` is a float vector).
+
+    >>> tree = gast.parse("def f(x, w, k):\\n    w = w * 2\\n    return x").body[0]
+    >>> argument_dtypes(tree, ["x", "w", "k"], [("nd", 1, "f"), ("nd", 1, "f"), "float"])
+    {'x': 'f'}
+    """
+    stored = {n.id for n in trees.walk(tree)
+              if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {p: d[2] for p, d in zip(params, descriptors or ())
+            if type(d) is tuple and len(d) == 3 and d[0] in ("nd", "cupy") and
+            isinstance(d[2], str) and p not in stored}
 
 
 def _cast(op: Op, value, source: FunctionSource, local_names: set[str]) -> Op:
