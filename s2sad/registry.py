@@ -355,8 +355,8 @@ def dtype_argument(rule: Rule, args: list, keywords: dict):
     name, position = rule.dtype
     if name in keywords:
         return keywords[name]
-    if None in keywords:  # f(**options)
-        return UNREADABLE
+    if None in keywords or position is None and ("signature" in keywords or "sig" in keywords):
+        return UNREADABLE  # (f(**options); a ufunc's loop, np.add(x, y, signature="ll->l"))
     for i, arg in enumerate(args):
         if isinstance(arg, gast.Starred):
             return UNREADABLE if position is not None and i <= position else ABSENT

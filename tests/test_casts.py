@@ -143,6 +143,10 @@ def ufunc_int(x):
     return np.sum(np.add(x, x, dtype=int, casting="unsafe") * x)
 
 
+def numpy_integer_type(x):
+    return np.sum(np.int32(x) * x) + np.bool_(x[0]) * x[1]
+
+
 def summed_as(v, kind=int):
     return np.sum(v, dtype=kind)
 
@@ -210,6 +214,7 @@ VECTOR_CASES = [astype_int, astype_bool, astype_dtype_keyword, astype_with_order
                 sum_int_positional, method_sum_int, sum_float32, mean_int, prod_int, cumsum_int,
                 cumprod_int, einsum_int, full_int, full_int_positional, linspace_int,
                 linspace_int_positional, arange_int, concatenate_int, stack_int, ufunc_int,
+                numpy_integer_type,
                 inlined_dtype_parameter, store_int, store_bool, store_int_copy, store_astype,
                 store_int_loop, store_int_value_used_again, store_float, store_array_made_twice]
 CASES = [(f, X) for f in VECTOR_CASES] + [(trace_int, M)]
@@ -273,6 +278,10 @@ def sum_to_a_chosen_dtype(x, kind):
     return np.sum(x, dtype=kind) * np.sum(x)  # <- here
 
 
+def ufunc_with_a_loop_signature(x):
+    return np.sum(np.add(x, x, signature="ll->l", casting="unsafe") * x)
+
+
 def zeros_like_its_argument(x):  # (np.zeros has no derivative, whatever its dtype)
     z = np.zeros(4, dtype=x.dtype)
     z[1] = x[0]
@@ -289,6 +298,8 @@ def test_a_dtype_s2sad_cannot_read_is_refused_at_the_line():
         assert info.value.lineno == line, message
         assert "numpy.sum with a dtype s2sad cannot read" in message
         assert "Write it so, or cast the result after the call" in message
+    with pytest.raises(s2sad.NoDerivativeError, match="numpy.add with a dtype s2sad cannot"):
+        s2sad.grad(ufunc_with_a_loop_signature)(X.copy())
     # (the value it reads does not depend on the differentiated argument: not refused)
     np.testing.assert_allclose(s2sad.grad(zeros_like_its_argument)(X.copy()),
                                finite_differences(zeros_like_its_argument, X))

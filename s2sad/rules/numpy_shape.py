@@ -18,7 +18,7 @@ array([4., 4.])
 
 import numpy as np
 
-from ..registry import defdtype, defvjp
+from ..registry import defdtype, defvjp, nondifferentiable
 from ..runtime import (array_grad, cast_like, choose_grad, column_stack_grad, concatenate_grad,
                        diff_grad, dstack_grad, hstack_grad, pad_grad, pad_values_grad,
                        repeat_grad, sort_grad, split_grad, stack_grad, take_along_axis_grad,
@@ -266,3 +266,8 @@ def choose(g, ans, a, choices, out=None, mode="raise"):
 @defvjp(np.float64, np.float32, shape="elementwise")
 def float_type(g, ans, x=0.0):
     return cast_like(g, x)
+
+
+# NumPy's integer and bool types called as functions: np.int32(x) truncates (no derivative)
+nondifferentiable(np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                  np.uint64, np.bool_, shape="elementwise")
