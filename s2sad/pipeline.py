@@ -47,7 +47,7 @@ from .transforms.loop_tape import LoopTape
 from .transforms.loop_sums import LoopSums
 from .transforms.sum_products import SumProducts
 from .transforms.recompute import Recompute
-from .transforms.resolve import static_value
+from .transforms.resolve import argument_dtypes, single_constants, static_value
 from .transforms.reverse import Reverse
 from .transforms.scale_inward import ScaleInward
 from .transforms.shape_only import SHAPE_ARGUMENTS, ShapeOnly
@@ -174,6 +174,8 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
 
     params = parameters(normalized)
     local_names = assigned_names(normalized)  # (found once: several analyses need them)
+    source.constants = single_constants(normalized)  # (what a dtype argument reads: x.dtype
+    source.dtypes = argument_dtypes(normalized, params, arg_descriptors)  # of an argument too)
     descriptors = arg_descriptors or [None] * len(params)
     arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                  for p, d in zip(params, descriptors, strict=True)}

@@ -47,6 +47,7 @@ class Rule:
     joint: bool = False               # linear in those arguments together (not one by one)
     custom: bool = False              # registered by the user (s2sad.custom_vjp...)
     builtin: bool = field(default_factory=lambda: _LOADING_BUILTINS)  # s2sad's own table
+    dtype: tuple | None = None        # (name, position): the argument setting the result's dtype
     _parsed_tangent: tuple | None = field(default=None, repr=False)
     refuses: dict = field(default_factory=dict)  # parameter -> advice: no derivative in it
     accepts: dict = field(default_factory=dict)  # parameter -> (values, advice): written for
@@ -225,6 +226,7 @@ def defvjp(*funcs, shape: str = "elementwise"):
             if old is not None:
                 rule.tangent, rule.linear, rule.joint = old.tangent, old.linear, old.joint
                 rule.custom, rule.refuses, rule.accepts = old.custom, old.refuses, old.accepts
+                rule.dtype = old.dtype
             _RULES[_key(func)] = rule
         changed()
         return adjoint
@@ -264,7 +266,9 @@ def nondifferentiable(*funcs, shape: str = "other"):
         raise TypeError("nondifferentiable takes functions; pass shape= by keyword")
     assert shape in SHAPES, shape
     for func in funcs:
-        _RULES[_key(func)] = Rule(func, None, shape, differentiable=False)
+        old = _RULES.get(_key(func))
+        _RULES[_key(func)] = Rule(func, None, shape, differentiable=False,
+                                  dtype=old.dtype if old is not None else None)
     changed()
     return funcs[0] if len(funcs) == 1 else None
 
@@ -386,6 +390,54 @@ def refusal(rule: Rule, mapping: dict, varies, known) -> tuple[str, str] | None:
     return None
 
 
+def defdtype(*funcs, position: int | None, name: str = "dtype"):
+    """Declare that ``funcs`` take the dtype of their result as the argument ``name``, or
+    as the positional argument at ``position`` (None: by keyword only). An integer or
+    bool dtype makes a result with no derivative; the compiler reads the argument.
+
+    Example:
+        >>> import numpy as np
+        >>> lookup(np.sum).dtype, lookup(np.zeros).dtype
+        (('dtype', 2), ('dtype', 1))
+    """
+    for func in funcs:
+        rule = _RULES.get(_key(func))
+        if rule is None:
+            raise KeyError(f"{describe_function(func)} has no rule to go with")
+        rule.dtype = (name, position)
+    changed()
+
+
+ABSENT = object()      # dtype_argument: the call does not pass the dtype
+UNREADABLE = object()  # dtype_argument: ``*args`` or ``**kwargs`` may pass it
+
+
+def dtype_argument(rule: Rule, args: list, keywords: dict):
+    """The argument of a call (``args``, ``keywords`` by name; gast nodes) that sets the
+    result's dtype by ``rule.dtype``: ``ABSENT`` where the call leaves it out,
+    ``UNREADABLE`` where a starred argument may hold it.
+
+    >>> import gast, numpy as np
+    >>> node = gast.Constant("int32", None)
+    >>> dtype_argument(lookup(np.sum), [gast.Name("x", gast.Load(), None, None)],
+    ...                {"dtype": node}) is node
+    True
+    >>> dtype_argument(lookup(np.sum), [], {}) is ABSENT
+    True
+    """
+    name, position = rule.dtype
+    if name in keywords:
+        return keywords[name]
+    if None in keywords or position is None and ("signature" in keywords or "sig" in keywords):
+        return UNREADABLE  # (f(**options); a ufunc's loop, np.add(x, y, signature="ll->l"))
+    for i, arg in enumerate(args):
+        if isinstance(arg, gast.Starred):
+            return UNREADABLE if position is not None and i <= position else ABSENT
+        if i == position:
+            return arg
+    return ABSENT
+
+
 def lookup(func) -> Rule | None:
     try:
         return _RULES.get(_key(func))
@@ -481,7 +533,8 @@ def describe_function(func) -> str:
     owner = getattr(func, "__self__", None)
     if type(owner).__name__ == "ufunc":  # np.add.reduce
         return f"{type(owner).__module__.split('.')[0]}.{owner.__name__}.{func.__name__}"
-    module = getattr(func, "__module__", None) or ""
+    module = getattr(func, "__module__", None) or \
+        getattr(getattr(func, "__objclass__", None), "__module__", None) or ""  # ndarray.astype
     name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None)
     if name is None:  # an object whose class defines __call__
         module = type(func).__module__ or ""

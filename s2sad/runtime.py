@@ -837,9 +837,16 @@ def expand_reduced(g, x, axis=None, keepdims=False):
 
 
 def cast_like(g, x):
-    """``g`` with the floating dtype of ``x`` (the adjoint of ``astype`` and ``asarray``)."""
+    """``g`` with the floating dtype of ``x`` (the adjoint of ``astype`` and ``asarray``):
+    the real part of a complex ``g`` for a real ``x`` (``x.astype(complex)``).
+
+    >>> cast_like(np.array([1.0 + 2.0j]), np.zeros(1))
+    array([1.])
+    """
     xp = array_module(x, g)
     if isinstance(x, (np.ndarray, np.generic, xp.ndarray)):
+        if xp.iscomplexobj(g) and _float_type(x).kind != "c":
+            g = xp.real(g)
         return xp.asarray(g, dtype=_float_type(x))
     return g
 

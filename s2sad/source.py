@@ -96,6 +96,8 @@ class FunctionSource:
     closure: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)    # names the compiler added (module aliases)
     locals: set = field(default_factory=set)     # the function's parameters and local variables
+    constants: dict = field(default_factory=dict)  # locals assigned one constant (dtype = None)
+    dtypes: dict = field(default_factory=dict)  # arguments never assigned: the kind of their dtype
     # a gradient's generated code (inlined where it is called): the module globals it reads
     # at each call, name -> (the user's namespace, key), not its own namespace's copies
     live: dict = field(default_factory=dict)

@@ -281,6 +281,11 @@ def unknown_call(x):
     return np.sum(np.abs(y))
 
 
+def cast_to_a_variable_dtype(x, kind):
+    y = x.astype(kind)  # <- here
+    return np.sum(y * x)
+
+
 def dict_with_computed_keys(x):
     name = "w"
     d = {name: x}  # <- here

@@ -283,6 +283,15 @@ def test_dict_display_with_computed_keys():
                       "a dict display whose keys are not written out", "Write the keys out")
 
 
+def test_cast_to_a_dtype_s2sad_cannot_read():
+    for derivative in (s2sad.grad, s2sad.jvp):
+        with pytest.raises(s2sad.NoDerivativeError) as info:
+            derivative(C.cast_to_a_variable_dtype)(ARRAY, int)
+        check_located(info.value, C.cast_to_a_variable_dtype,
+                      "with a dtype s2sad cannot read, called on 'x'",
+                      "Write it so, or cast the result after the call")
+
+
 def test_a_dataclass_argument_says_what_to_pass_instead():
     with pytest.raises(TypeError, match=r"it holds a dataclass \(DataParams\); s2sad reads "
                        r"the fields of a typing.NamedTuple and the keys of a dict"):
@@ -546,7 +555,7 @@ def test_every_entry_is_tested():
     tested = {key for key, *_ in SYNTAX + MUTATIONS + OUTPUTS} | {
         "async-def", "async-for", "async-with", "unknown-call", "call-without-source",
         "no-derivative-in-argument", "unsupported-argument-value",
-        "unknown-call-on-expression", "dict-computed-keys", "undefined-name",
+        "unknown-call-on-expression", "dict-computed-keys", "dtype-unread", "undefined-name",
         "undefined-module-attribute", "exec",
         "repl", "builtin", "ufunc", "partial", "callable-object", "lambda-directly",
         "wrt-out-of-range", "wrt-negative-out-of-range", "wrt-unknown-name",

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from ..registry import defvjp, nondifferentiable, refuse_varying
+from ..registry import defdtype, defvjp, nondifferentiable, refuse_varying
 from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
                        linspace_grad, nanmean_grad, nansum_grad, norm_grad, prod_grad, ptp_grad,
                        reduced_size, scaled_power, std_grad, sum_grad, unbroadcast,
@@ -336,14 +336,23 @@ def sum(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None
     return sum_grad(g, x, axis, keepdims), None, None, None, None, np.sum(g)
 
 
+defdtype(np.sum, position=2)
+
+
 @defvjp(np.mean, shape="reduce")
 def mean(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
     return sum_grad(g, x, axis, keepdims) / reduced_size(x, axis)
 
 
+defdtype(np.mean, position=2)
+
+
 @defvjp(np.prod, shape="reduce")
 def prod(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
     return prod_grad(g, a, axis, keepdims)
+
+
+defdtype(np.prod, position=2)
 
 
 @defvjp(np.max, np.amax, np.nanmax, shape="reduce")
@@ -372,6 +381,9 @@ def var(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, corr
                                    (ddof if correction is None else correction)), correction))
 
 
+defdtype(np.var, position=2)
+
+
 @defvjp(np.std, shape="reduce")
 def std(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
     return (std_grad(g, ans, a, axis, ddof if correction is None else correction, keepdims),
@@ -384,14 +396,23 @@ def std(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, corr
                         correction))
 
 
+defdtype(np.std, position=2)
+
+
 @defvjp(np.nansum, shape="reduce")
 def nansum(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
     return nansum_grad(g, a, axis, keepdims)
 
 
+defdtype(np.nansum, position=2)
+
+
 @defvjp(np.nanmean, shape="reduce")
 def nanmean(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
     return nanmean_grad(g, a, axis, keepdims)
+
+
+defdtype(np.nanmean, position=2)
 
 
 @defvjp(np.average, shape="other")
@@ -405,9 +426,15 @@ def cumsum(g, ans, a, axis=None, dtype=None, out=None):
     return cumsum_grad(g, a, axis)
 
 
+defdtype(np.cumsum, position=2)
+
+
 @defvjp(np.cumprod, shape="other")
 def cumprod(g, ans, a, axis=None, dtype=None, out=None):
     return cumprod_grad(g, ans, a, axis)
+
+
+defdtype(np.cumprod, position=2)
 
 
 @defvjp(np.linalg.norm, shape="reduce")
@@ -441,9 +468,15 @@ def full(g, ans, shape, fill_value, dtype=None, order="C"):
     return None, unbroadcast(g, fill_value)
 
 
+defdtype(np.full, position=2)
+
+
 @defvjp(np.full_like, shape="other")
 def full_like(g, ans, a, fill_value, dtype=None, order="K", subok=True, shape=None):
     return None, unbroadcast(g, fill_value)
+
+
+defdtype(np.full_like, position=2)
 
 
 @defvjp(np.linspace, shape="other")
@@ -452,11 +485,17 @@ def linspace(g, ans, start, stop, num=50, endpoint=True, dtype=None, axis=0):
             linspace_grad(g, stop, num, endpoint, axis, True))
 
 
+defdtype(np.linspace, position=5)  # (NumPy's: retstep is at 4)
+
+
 @defvjp(np.arange, shape="other")
 def arange(g, ans, start, stop=None, step=None, dtype=None):
     # the values are start + i * step; stop only decides how many there are
     return (None if stop is None else np.sum(g), None,
             None if step is None else np.sum(g * np.arange(np.size(ans))))
+
+
+defdtype(np.arange, position=3)
 
 
 # --- no derivative -----------------------------------------------------------------
@@ -474,6 +513,10 @@ nondifferentiable(np.shape, np.zeros, np.ones, np.empty, np.zeros_like, np.ones_
                   np.empty_like, np.eye, np.identity, np.tri, np.argmax, np.argmin,
                   np.nanargmax, np.nanargmin, np.argsort, np.argwhere, np.nonzero,
                   np.flatnonzero, np.searchsorted, np.digitize, np.indices, np.result_type)
+# (their dtype says which arrays hold integers: a value stored into one loses its derivative)
+defdtype(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
+         np.identity, np.indices, position=1)
+defdtype(np.eye, np.tri, position=3)
 
 # stop_gradient is the identity with no gradient
 from ..api import stop_gradient  # noqa: E402

@@ -14,7 +14,7 @@ array([[ 3., -1.],
 
 import numpy as np
 
-from ..registry import defvjp, refuse_values
+from ..registry import defdtype, defvjp, refuse_values
 from ..runtime import (as_gradient, cholesky_grad, cofactors, diag_grad, diagonal_grad,
                        dot_grad_left, dot_grad_right, einsum_grad, gap_quotient, inner_grad,
                        kron_grad, matmul_grad_left, matmul_grad_right, quotient, solve_grad,
@@ -79,11 +79,15 @@ def einsum(g, ans, subscripts, a, b=None, c=None, d=None, e=None, f=None, *, out
 refuse_values(np.einsum, "subscripts", (str,),
               "Write the subscripts as one string: np.einsum('ij,jk->ik', a, b) for "
               "np.einsum(a, [0, 1], b, [1, 2], [0, 2]).")
+defdtype(np.einsum, position=None)
 
 
 @defvjp(np.trace, shape="other")
 def trace(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return trace_grad(g, a, offset, axis1, axis2)
+
+
+defdtype(np.trace, position=4)
 
 
 @defvjp(np.diagonal, shape="other")

@@ -18,7 +18,7 @@ array([4., 4.])
 
 import numpy as np
 
-from ..registry import defvjp, refuse_values
+from ..registry import defdtype, defvjp, nondifferentiable, refuse_values
 from ..runtime import (array_grad, cast_like, choose_grad, column_stack_grad, concatenate_grad,
                        diff_grad, dstack_grad, hstack_grad, pad_grad, pad_values_grad,
                        repeat_grad, sort_grad, split_grad, stack_grad, take_along_axis_grad,
@@ -92,10 +92,24 @@ if hasattr(np, "astype"):  # NumPy >= 2.1
     def astype(g, ans, x, dtype, copy=True, device=None):
         return cast_like(g, x)
 
+    defdtype(np.astype, position=1)
+
+
+# x.astype(dtype, "C"), x.astype(dtype, casting="same_kind"): the method, unbound
+@defvjp(np.ndarray.astype, shape="elementwise")
+def ndarray_astype(g, ans, x, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    return cast_like(g, x)
+
+
+defdtype(np.ndarray.astype, position=1)
+
 
 @defvjp(np.asarray, np.ascontiguousarray, np.asfortranarray, np.array, shape="other")
 def asarray(g, ans, a, dtype=None, order=None, copy=None, subok=False, ndmin=0, like=None):
     return array_grad(g, a)
+
+
+defdtype(np.asarray, np.ascontiguousarray, np.asfortranarray, np.array, position=1)
 
 
 @defvjp(np.flip, shape="other")
@@ -175,9 +189,15 @@ def concatenate(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind
     return concatenate_grad(g, arrays, axis)
 
 
+defdtype(np.concatenate, position=None)
+
+
 @defvjp(np.stack, shape="other")
 def stack(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     return stack_grad(g, arrays, axis)
+
+
+defdtype(np.stack, position=None)
 
 
 @defvjp(np.hstack, shape="other")
@@ -185,9 +205,15 @@ def hstack(g, ans, tup, dtype=None, casting="same_kind"):
     return hstack_grad(g, tup)
 
 
+defdtype(np.hstack, position=None)
+
+
 @defvjp(np.vstack, shape="other")
 def vstack(g, ans, tup, dtype=None, casting="same_kind"):
     return vstack_grad(g, tup)
+
+
+defdtype(np.vstack, position=None)
 
 
 @defvjp(np.dstack, shape="other")
@@ -248,3 +274,8 @@ def choose(g, ans, a, choices, out=None, mode="raise"):
 @defvjp(np.float64, np.float32, shape="elementwise")
 def float_type(g, ans, x=0.0):
     return cast_like(g, x)
+
+
+# NumPy's integer and bool types called as functions: np.int32(x) truncates (no derivative)
+nondifferentiable(np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                  np.uint64, np.bool_, shape="elementwise")

@@ -184,6 +184,11 @@ if hasattr(np, "astype"):  # NumPy >= 2.1
         return cast_like(g, ans)
 
 
+@deftangent(np.ndarray.astype)
+def ndarray_astype(g, ans, x, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    return cast_like(g, ans)
+
+
 # --- linear algebra -------------------------------------------------------------------------
 
 

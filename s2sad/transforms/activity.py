@@ -19,12 +19,13 @@ import gast
 
 from .. import trees
 from .normalize import assigned_names
-from .resolve import classify, is_append, is_setitem, names_in, statement_parts
+from .resolve import cast_kind, classify, is_append, is_setitem, names_in, statement_parts
 
 
 def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                  local_names: set[str] | None = None) -> set[str]:
     local_names = assigned_names(tree) if local_names is None else local_names
+    integers = integer_names(tree, source, local_names)
     flows = []  # (targets, names the targets depend on differentiably)
     extrema = False  # a call of np.max or np.min (see shift_invariant)
 
@@ -38,6 +39,8 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
             targets, value = statement_parts(stmt)
             if not targets:
                 continue
+            if is_setitem(stmt) and targets[0] in integers:
+                continue  # (v stored into an integer array: truncated, no derivative)
             if is_setitem(stmt) or is_append(stmt):  # the new y depends on v and the old y
                 flows.append((targets, ({targets[0]} | set(names_in(value))) & local_names))
                 continue
@@ -72,6 +75,57 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                 changed = True
     active = varied & useful
     return active - shift_invariant(tree, source, local_names) if extrema else active
+
+
+def integer_names(tree: gast.FunctionDef, source, local_names: set[str]) -> set[str]:
+    """The names that only ever hold an integer or bool array (or number) made in the
+    function: each of their assignments is a call whose dtype argument is an integer or
+    bool one (``np.zeros(3, dtype=int)``, ``x.astype(bool)``), or a copy or item of such
+    a name. A value stored into one (``z[0] = x[0]``) is truncated: no derivative flows.
+    A name assigned anything else, or in another way (a loop's variable, an argument),
+    is left out: nothing is known of its dtype.
+
+    >>> import numpy as np
+    >>> from s2sad.source import FunctionSource
+    >>> def f(x, k):
+    ...     z = np.zeros(3, dtype=int)
+    ...     w = z[1:]
+    ...     m = np.astype(x, bool)
+    ...     y = np.zeros(3)
+    ...     j = k
+    ...     return z
+    >>> source = FunctionSource.of(f)
+    >>> sorted(integer_names(source.tree, source, {"z", "w", "m", "y", "j"}))
+    ['m', 'w', 'z']
+    """
+    values: dict = {}  # name -> the values of its plain assignments
+    stores: dict = {}  # name -> how many times it is stored to, in any way
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            values.setdefault(node.targets[0].id, []).append(node.value)
+    arguments = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
+    found = {name for name, assigned in values.items() if len(assigned) == stores.get(name)
+             and name in local_names and name not in arguments}
+
+    def integer(value) -> bool:
+        if isinstance(value, gast.Name):
+            return value.id in found
+        if isinstance(value, gast.Subscript):
+            return isinstance(value.value, gast.Name) and value.value.id in found
+        kind = cast_kind(value, source, local_names)
+        return kind is not None and kind in "biu"
+
+    changed = True
+    while changed:  # the largest set closed under copies and items (a fixed point)
+        changed = False
+        for name in list(found):
+            if not all(integer(value) for value in values[name]):
+                found.discard(name)
+                changed = True
+    return found
 
 
 # ``m = np.max(z, ...)``: the values whose shift can cancel (see ``shift_invariant``)

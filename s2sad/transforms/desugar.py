@@ -92,6 +92,9 @@ class Desugar(trees.Transformer):
         if isinstance(func, gast.Attribute) and func.attr == "item" and not node.keywords \
                 and self._is_value(func.value):
             return self._item(func.value, node)
+        if isinstance(func, gast.Attribute) and func.attr == "astype" and \
+                hasattr(np, "astype") and self._is_value(func.value):
+            return self._astype(func.value, node)
         if isinstance(func, gast.Attribute) and func.attr in METHODS and \
                 self._is_value(func.value):
             args = list(node.args)
@@ -101,6 +104,22 @@ class Desugar(trees.Transformer):
                 gast.Call(self._np(METHODS[func.attr], func), [func.value] + args, node.keywords),
                 node)
         return node
+
+    def _astype(self, value, node):
+        """``x.astype(t)``, ``x.astype(dtype=t, copy=False)``: ``np.astype(x, t, ...)``;
+        with the method's other parameters (order, casting, subok), the method itself,
+        unbound: ``np.ndarray.astype(x, t, "C")``."""
+        keywords = {k.arg: k for k in node.keywords}
+        args = list(node.args)
+        if len(args) + ("dtype" in keywords) == 1 and set(keywords) <= {"dtype", "copy"} and \
+                not any(isinstance(a, gast.Starred) for a in args):
+            dtype = args[0] if args else keywords["dtype"].value
+            rest = [k for k in node.keywords if k.arg != "dtype"]
+            return gast.copy_location(gast.Call(self._np("astype", node.func), [value, dtype],
+                                                rest), node)
+        method = gast.Attribute(self._np("ndarray", node.func), "astype", gast.Load())
+        return gast.copy_location(gast.Call(gast.copy_location(method, node.func),
+                                            [value] + args, node.keywords), node)
 
     def _item(self, value, node):
         """``x.item()`` is ``np.ravel(x)[0]``, ``x.item(i)`` is ``np.ravel(x)[i]`` and

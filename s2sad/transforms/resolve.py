@@ -35,10 +35,12 @@ t_9 = x.conjugate()    unknown   x.conjugate() ['x']
 from __future__ import annotations
 
 import re
+import warnings
 
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from .. import trees
 from .. import registry
@@ -205,6 +207,8 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             return Op("build", list(value.args), name=target.__name__, fields=target._fields)
         rule = registry.lookup(target)
         op = _with_rule(rule, list(value.args), keywords, registry.describe_function(target))
+        if op.kind == "call" and rule.dtype is not None:  # np.sum(x, dtype=int): no derivative
+            op = _cast(op, value, source, local_names)
         if rule is None and type(target).__module__ == "s2sad.api":  # a gradient s2sad made
             op.advice = ("Of the derivatives s2sad makes, a gradient (s2sad.grad, "
                          "s2sad.value_and_grad) called inside a differentiated function is "
@@ -239,6 +243,112 @@ def _with_rule(rule, operands, keywords, name) -> Op:
     if not rule.differentiable:
         return Op("nondiff", operands + list(keywords.values()), rule, keywords, name)
     return Op("call", operands, rule, keywords, name)
+
+
+def cast_kind(value, source: FunctionSource, local_names: set[str]) -> str | None:
+    """The kind (NumPy's ``dtype.kind``) of the dtype a call's dtype argument sets (see
+    ``Rule.dtype``): None where the call sets none, ``"?"`` where s2sad cannot read it
+    (a variable, ``x.dtype``...).
+
+    >>> import numpy as np
+    >>> from s2sad.source import FunctionSource
+    >>> def f(x, t):
+    ...     return np.sum(x, dtype=int), np.sum(x), np.zeros(3, "f4"), np.asarray(x, t)
+    >>> source = FunctionSource.of(f)
+    >>> calls = source.tree.body[-1].value.elts
+    >>> [cast_kind(c, source, {"x", "t"}) for c in calls]
+    ['i', None, 'f', '?']
+    """
+    if not isinstance(value, gast.Call):
+        return None
+    try:
+        target = static_value(value.func, source, local_names)
+    except KeyError:
+        return None
+    rule = registry.lookup(target)
+    if rule is None or rule.dtype is None:
+        return None
+    node = registry.dtype_argument(rule, list(value.args),
+                                   {k.arg: k.value for k in value.keywords})
+    if isinstance(node, gast.Name) and node.id in local_names:  # (dtype = None, inlined)
+        node = source.constants.get(node.id, node)
+    if isinstance(node, gast.Attribute) and node.attr == "dtype" and \
+            isinstance(node.value, gast.Name) and node.value.id in source.dtypes:
+        return source.dtypes[node.value.id]  # x.astype(w.dtype), w an argument: known
+    if node is registry.ABSENT or isinstance(node, gast.Constant) and node.value is None:
+        return None
+    if isinstance(node, gast.Constant):
+        dtype = node.value
+    else:
+        try:
+            dtype = static_value(node, source, local_names) if node is not registry.UNREADABLE \
+                else None
+        except KeyError:
+            dtype = None
+        if dtype is None:
+            return "?"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.dtype(dtype).kind
+    except Exception:  # (not a dtype: NumPy raises as it runs)
+        return "?"
+
+
+def single_constants(tree: gast.FunctionDef) -> dict:
+    """The local names stored to once, by ``name = constant`` (a literal, or a dotted name
+    read outside the function: ``np.float32``): ``{name: value node}``. Inlining writes
+    a helper's parameters so (``dtype = None``).
+
+    >>> text = "def f(x):\\n    d = np.float32\\n    n = 2\\n    n = 3\\n    return x"
+    >>> sorted(single_constants(gast.parse(text).body[0]))
+    ['d']
+    """
+    stores: dict = {}
+    found = {}
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and \
+                isinstance(node.value, (gast.Constant, gast.Name, gast.Attribute)):
+            found[node.targets[0].id] = node.value
+    arguments = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
+    return {name: value for name, value in found.items()
+            if stores.get(name) == 1 and name not in arguments and
+            not any(isinstance(n, gast.Name) and n.id in stores for n in trees.walk(value))}
+
+
+def argument_dtypes(tree: gast.FunctionDef, params, descriptors) -> dict:
+    """``{argument: the kind of its dtype}`` for the array arguments the function never
+    assigns (the gradient is made for those kinds: ``("nd", 1, "f")`` is a float vector).
+
+    >>> tree = gast.parse("def f(x, w, k):\\n    w = w * 2\\n    return x").body[0]
+    >>> argument_dtypes(tree, ["x", "w", "k"], [("nd", 1, "f"), ("nd", 1, "f"), "float"])
+    {'x': 'f'}
+    """
+    stored = {n.id for n in trees.walk(tree)
+              if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {p: d[2] for p, d in zip(params, descriptors or ())
+            if type(d) is tuple and len(d) == 3 and d[0] in ("nd", "cupy") and
+            isinstance(d[2], str) and p not in stored}
+
+
+def _cast(op: Op, value, source: FunctionSource, local_names: set[str]) -> Op:
+    """``op`` for a call whose dtype argument makes integers or bools (no derivative), or
+    a dtype s2sad cannot read (refused where its result would carry a derivative)."""
+    kind = cast_kind(value, source, local_names)
+    if kind is None or kind in "fc":
+        return op
+    operands = op.operands + list(op.keywords.values())
+    if kind in "biu":
+        return Op("nondiff", operands, op.rule, op.keywords, op.name)
+    return Op("unknown", operands, name=f"{op.name} with a dtype s2sad cannot read" if kind ==
+              "?" else f"{op.name} to a dtype that is not a number's ({kind!r})",
+              advice="s2sad reads a dtype written as a constant (dtype=np.float32, float, "
+              "'f8', int): a float or complex one keeps the derivative, an integer or bool "
+              "one has none. Write it so, or cast the result after the call "
+              "(np.float64(...), .astype(float)).")
 
 
 def _op_symbol(op) -> str:
