@@ -108,11 +108,25 @@ def recursive_on_arrays(h, W, depth):
     return recursive_on_arrays(np.tanh(W @ h), W, depth - 1) + 0.1 * np.sum(h)
 
 
+def doubling_until_large(a):
+    """Recursion whose call gets a constant sensitivity (``+ a * a`` beside it): its second
+    derivative is the call's vjp differentiated in ``a``, not only in the sensitivity."""
+    return a if a > 10 else doubling_until_large(a * 2.0) + a * a
+
+
+def calls_gradient_of_recursion(x):
+    """The gradient of a recursive function inlined, then differentiated."""
+    return np.sin(power_gradient(x, 3)) * x
+
+
 def recursive_in_loop(x):
     total = 0.0
     for k in range(3):
         total = total + power(x, k + 1)
     return total
+
+
+power_gradient = s2sad.grad(power)
 
 
 def _scaled_by_its_shape(x):
