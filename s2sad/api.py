@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 from . import registry
 from .backends import backend_of, check_arguments, check_target
-from .dispatch import make_entry
+from .dispatch import given_arguments, make_entry
 from .errors import DifferentiationError, NonScalarOutputError, S2sadError
 from .located import note_user_line
 from .pipeline import compile_gradient, load
@@ -91,6 +91,10 @@ class GradientFunction:
         if isinstance(func, GradientFunction):
             _check_nestable(func)
         self._signature = inspect.signature(func)
+        self._user = func  # the user's function (under a gradient's gradients)
+        while isinstance(self._user, GradientFunction):
+            self._user = self._user.func
+        self._defaults = _defaults_of(self._user)  # those self._signature has
         self._params = list(self._signature.parameters)
         self._wrt_names, self._wrt_tuple = _wrt_names(func, self._params, wrt)
         self._arity = len(self._params)
@@ -165,6 +169,7 @@ class GradientFunction:
 
     def _bind(self, args, kwargs) -> tuple:
         if kwargs or len(args) != len(self._params):
+            self._check_defaults()
             try:
                 bound = self._signature.bind(*args, **kwargs)
             except TypeError as exc:
@@ -173,7 +178,28 @@ class GradientFunction:
             args = tuple(bound.arguments[p] for p in self._params)
         return args
 
+    def _check_defaults(self) -> None:
+        """Read the function's signature again if its defaults changed since (Python reads
+        them at each call: ``f.__defaults__ = (5.0,)``)."""
+        now = _defaults_of(self._user)
+        if not _same_defaults(now, self._defaults):
+            self._signature, self._defaults = inspect.signature(self.func), now
+
+    def _defaults_changed(self, *values):
+        """A call of an entry made before the function's defaults changed (``values``: its
+        parameters', :data:`~s2sad.dispatch.UNSET` where the call left one out): the
+        entries are made again, and the call goes the general way with what it gave."""
+        with self._lock:
+            for compiled in self._ready.values():
+                compiled.entry = None
+            self._ready.clear()
+            self._entry = self._general
+        self._check_defaults()
+        args, kwargs = given_arguments(self._signature, values)
+        return self._general(*args, **kwargs)
+
     def _bound(self, args, kwargs, method: str):
+        self._check_defaults()
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as exc:
@@ -199,7 +225,7 @@ class GradientFunction:
                 compiled.entry = make_entry(
                     self.__name__, self._signature, key, compiled.function, self._general,
                     catch=(Exception, functools.partial(_handle, compiled, self.__name__)),
-                    reads=compiled.reads)
+                    reads=compiled.reads, owner=self.func, stale=self._defaults_changed)
         return compiled
 
     def _refuse_objects(self, key, args) -> None:
@@ -508,6 +534,18 @@ def _check_nestable(func) -> None:
             "gradient (not value_and_grad, has_aux, a vjp/jvp, or a tuple of gradients)",
             hint="Differentiate s2sad.grad(f, wrt=i) for one argument i; for several, use "
                  "s2sad.jacobian or s2sad.hessian.")
+
+
+def _defaults_of(func) -> tuple:
+    """``func``'s defaults: the tuple, the dict of keyword-only ones and that dict's items
+    (it may change in place)."""
+    keywords = getattr(func, "__kwdefaults__", None)
+    return getattr(func, "__defaults__", None), keywords, tuple((keywords or {}).items())
+
+
+def _same_defaults(now: tuple, then: tuple) -> bool:
+    return now[0] is then[0] and now[1] is then[1] and len(now[2]) == len(then[2]) and \
+        all(a[0] == b[0] and a[1] is b[1] for a, b in zip(now[2], then[2]))
 
 
 def _wrt_names(func, params: list[str], wrt) -> tuple[list[str], bool]:
