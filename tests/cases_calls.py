@@ -49,6 +49,59 @@ def nested_def(x, w):
     return inner(x) + f(inner(x, scale=1.0))
 
 
+# --- a nested def's or lambda's defaults are evaluated where it is defined -------------------
+
+
+def default_read_at_def(a):
+    def g(t, k=a):
+        return t * k
+    a = a * a
+    return g(2.0)
+
+
+def lambda_default_read_at_def(a):
+    g = lambda t, k=a * 3.0: t * k  # noqa: E731
+    a = np.sin(a)
+    return g(a) + a
+
+
+def keyword_only_default_read_at_def(a):
+    def g(t, *, k=a):
+        return t * k
+    a = a + 1.0
+    return g(a) + g(a, k=2.0)
+
+
+def _applies_with_its_own_a(fn, x):
+    a = 10.0
+    return fn(x) + a
+
+
+def lambda_default_read_in_the_callers_scope(a):
+    """The default names the caller's ``a``, not the ``a`` of the helper that calls it."""
+    return _applies_with_its_own_a(lambda t, k=a: t * k, a * 2.0)
+
+
+def _defines_a_def_with_a_default(a):
+    def g(t, k=a):
+        return t * k
+    a = a * a
+    return g(3.0) * a
+
+
+def helper_with_a_def_with_a_default(a):
+    return _defines_a_def_with_a_default(a) + _defines_a_def_with_a_default(a * 2.0)
+
+
+def default_named_like_its_parameter(a):
+    k = 2.0
+
+    def g(t, k=k):
+        return t * k
+    k = a
+    return g(a) * k
+
+
 def reads_global(x):
     return np.sum(W_GLOBAL @ x)
 

@@ -9,6 +9,11 @@ from tests import helpers_other_module
 from tests.test_control_flow import numeric_gradient
 
 rng = np.random.default_rng(3)
+# a nested def's defaults evaluated where it is defined (once read at the call: wrong values)
+_DEFAULTS_AT_DEF = [C.default_read_at_def, C.lambda_default_read_at_def,
+                    C.keyword_only_default_read_at_def,
+                    C.lambda_default_read_in_the_callers_scope,
+                    C.helper_with_a_def_with_a_default, C.default_named_like_its_parameter]
 
 
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
@@ -58,11 +63,17 @@ rng = np.random.default_rng(3)
     pytest.param(C.alias_of_a_numpy_function, (rng.normal(size=3),), 0, id="alias-np-tanh"),
     pytest.param(C.alias_of_a_user_function, (rng.normal(size=3),), 0, id="alias-own-function"),
     pytest.param(C.alias_of_a_nested_def, (rng.normal(size=3),), 0, id="alias-nested-def"),
+    *[pytest.param(f, (0.7,), 0, id=f.__name__.replace("_", "-")) for f in _DEFAULTS_AT_DEF],
 ])
 def test_calls(f, args, wrt, optimize):
     got = s2sad.grad(f, wrt=wrt, optimize=optimize)(*args)
     np.testing.assert_allclose(np.asarray(got, dtype=float), numeric_gradient(f, args, wrt),
                                rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", _DEFAULTS_AT_DEF, ids=lambda f: f.__name__)
+def test_a_nested_defs_defaults_give_the_value_python_does(f):
+    assert s2sad.value_and_grad(f)(0.7)[0] == pytest.approx(f(0.7), rel=1e-12)
 
 
 def test_closure_cells_are_read_live():

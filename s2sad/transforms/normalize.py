@@ -242,7 +242,7 @@ class Normalize:
 
     def statement(self, stmt):
         if isinstance(stmt, gast.FunctionDef):
-            self.local_functions[stmt.name] = stmt
+            self.local_functions[stmt.name] = self._defined_here(stmt)
             return
         if not self.trusted and isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr,
                                                   gast.Return)):
@@ -258,7 +258,8 @@ class Normalize:
             ret = gast.copy_location(gast.Return(lam.body), lam)
             fdef = gast.FunctionDef(stmt.targets[0].id, lam.args, [ret], [], None, None)
             fdef.shown_name = "<lambda>"
-            self.local_functions[stmt.targets[0].id] = gast.copy_location(fdef, lam)
+            self.local_functions[stmt.targets[0].id] = self._defined_here(
+                gast.copy_location(fdef, lam))
             return
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
             target = stmt.targets[0]
@@ -364,6 +365,30 @@ class Normalize:
                     self.root.objects[self.current[name]] = ref  # is still one of them)
         else:  # Validate lets nothing else through
             raise self.source.syntax_error(type(stmt).__name__, stmt)
+
+    def _defined_here(self, fdef):
+        """``fdef`` with its defaults evaluated here, where the ``def`` or ``lambda`` runs,
+        as Python does (a call later reads these, not the names as they are then):
+        ``defaults_at_def``, each parameter's atom, copied where a name may change."""
+        values = {}
+        params = fdef.args.posonlyargs + fdef.args.args
+        for param, expr in zip(params[len(params) - len(fdef.args.defaults):],
+                               fdef.args.defaults):
+            values[param.id] = self._default_now(expr)
+        for param, expr in zip(fdef.args.kwonlyargs, fdef.args.kw_defaults):
+            if expr is not None:
+                values[param.id] = self._default_now(expr)
+        if not values:
+            return fdef
+        fdef = copy.copy(fdef)
+        fdef.defaults_at_def = values
+        return fdef
+
+    def _default_now(self, expr):
+        value = self.atom(expr)
+        if isinstance(value, gast.Name) and value.id not in self.temps:
+            return self.snapshot(value)  # (the variable may be given another value later)
+        return value
 
     def _given_once(self, name: str) -> bool:
         """Is ``name`` given a value by one statement of the function only (no other
@@ -1655,7 +1680,7 @@ class Normalize:
             ret = gast.copy_location(gast.Return(arg.body), arg)
             fdef = gast.FunctionDef(name, arg.args, [ret], [], None, None)
             fdef.shown_name = "<lambda>"  # (as Python names it in a traceback)
-            self.local_functions[name] = gast.copy_location(fdef, arg)
+            self.local_functions[name] = self._defined_here(gast.copy_location(fdef, arg))
             arg = gast.Name(name, gast.Load(), None, None)
         if not isinstance(arg, (gast.Name, gast.Attribute)):
             return None
@@ -1771,7 +1796,8 @@ class Normalize:
                 raise self.source.error(DifferentiationError, f"{tree.name}() got two values "
                                         f"for {key!r}", node)
             bound[key] = value
-        defaults = self._defaults(func, tree, names, n_pos, child)
+        defaults = getattr(fdef, "defaults_at_def", None) or \
+            self._defaults(func, tree, names, n_pos, child)
         body_assigned = {n.id for s in tree.body for n in trees.walk(s)
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         passed: dict[int, str] = {}  # the callee's argument values -> the names passed
