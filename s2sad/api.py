@@ -549,6 +549,12 @@ def _same_defaults(now: tuple, then: tuple) -> bool:
 
 
 def _wrt_names(func, params: list[str], wrt) -> tuple[list[str], bool]:
+    if not isinstance(func, GradientFunction) and any(
+            p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            for p in inspect.signature(func).parameters.values()):
+        source = FunctionSource.of(func)  # (said here, not as a wrt out of range)
+        raise source.syntax_error("`*args` or `**kwargs` parameters", source.tree,
+                                  "Name every parameter.")
     as_tuple = isinstance(wrt, (tuple, list))
     items = list(wrt) if as_tuple else [wrt]
     if not items:
@@ -621,6 +627,18 @@ def _make(func, wrt, optimize, annotate, with_value, target="auto", debug_nans=F
     options = (cls, tuple(wrt) if isinstance(wrt, (list, tuple)) else wrt, bool(optimize),
                bool(annotate), with_value, check_target(target), bool(debug_nans),
                bool(has_aux))
+    made = getattr(func, "__s2sad_made__", None)
+    if made is not None:
+        raise DifferentiationError(
+            f"cannot differentiate {getattr(func, '__name__', func)!s}: it is {made} that "
+            "s2sad computes by calling the derivatives it compiled, not a function s2sad can "
+            "read the source of",
+            hint="Differentiate a gradient instead: s2sad.hessian(f), "
+                 "s2sad.jacobian(s2sad.grad(f)) or s2sad.grad(s2sad.grad(f)) for a scalar f; "
+                 "for a vector output, the Hessian of each output, s2sad.hessian(f_i) with "
+                 "f_i a def returning f(x)[i].")
+    if getattr(func, "__s2sad_checkpoint__", False):  # (the same function, its rules aside)
+        func = func.__wrapped__
     if not isinstance(func, GradientFunction):
         FunctionSource.of(func)  # fail early, at the user's call, if there is no source
     with _CACHE_LOCK:
@@ -949,6 +967,7 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
         return tuple(blocks) if rev._wrt_tuple else blocks[0]
 
     jacobian_function.__name__ = f"jacobian_{getattr(func, '__name__', 'f')}"
+    jacobian_function.__s2sad_made__ = "a Jacobian"
     jacobian_function.__doc__ = f"Jacobian of {getattr(func, '__qualname__', func)!s}, by s2sad."
     return jacobian_function
 
@@ -991,6 +1010,7 @@ def hessian(func: Callable, wrt: int | str = 0, *, optimize: bool = True,
         return float(out) if out.ndim == 0 else out
 
     hessian_function.__name__ = f"hessian_{getattr(func, '__name__', 'f')}"
+    hessian_function.__s2sad_made__ = "a Hessian"
     return hessian_function
 
 
@@ -1011,6 +1031,8 @@ def _one_array(items) -> bool:
 class HVPFunction:
     """``hvp(f)``: ``hvp_f(*args, v)`` is the Hessian of ``f`` times ``v``, computed by
     forward mode over the generated gradient (``.source`` shows that code)."""
+
+    __s2sad_made__ = "a Hessian-vector product"
 
     def __init__(self, func, wrt, optimize, target):
         if isinstance(wrt, (tuple, list)):
@@ -1158,6 +1180,12 @@ def checkpoint(func: Callable):
     registry.custom_vjp(checkpointed)(namespace[f"checkpoint_vjp_{stem}"])
     registry.custom_jvp(checkpointed)(namespace[f"checkpoint_jvp_{stem}"])
     return checkpointed
+
+
+# a call of one of these inside a function differentiated is refused at its line
+# (Normalize: a derivative is made once, at module level, and its calls inlined)
+for _maker in (grad, value_and_grad, vjp, jvp, jacobian, hessian, hvp, checkpoint):
+    _maker.__s2sad_maker__ = True
 
 
 def _literal(value) -> bool:

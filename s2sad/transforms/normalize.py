@@ -366,6 +366,22 @@ class Normalize:
         else:  # Validate lets nothing else through
             raise self.source.syntax_error(type(stmt).__name__, stmt)
 
+    def _refuse_derivative_made_here(self, call) -> None:
+        """``s2sad.grad(inner)(x)`` inside the function differentiated: refused at its
+        line (a gradient is inlined where it was made once, at module level)."""
+        try:
+            maker = _static(call.func, self)
+        except KeyError:
+            return
+        if not getattr(maker, "__s2sad_maker__", False):
+            return
+        shown = unparse(call.func)
+        raise self.source.syntax_error(
+            f"making a derivative inside the function differentiated ({shown}(...))", call,
+            f"Make it once at module level, of a function defined there (grad_g = "
+            f"{shown}(g)), and call grad_g(...) here: s2sad inlines that gradient. A def "
+            "nested in the function cannot be differentiated from inside it.")
+
     def _defined_here(self, fdef):
         """``fdef`` with its defaults evaluated here, where the ``def`` or ``lambda`` runs,
         as Python does (a call later reads these, not the names as they are then):
@@ -1316,6 +1332,7 @@ class Normalize:
             return self.comprehension(node)
         if isinstance(node, gast.Call):
             func = node.func
+            self._refuse_derivative_made_here(node)
             if self._builtin_call(node) == "sum" and len(node.args) in (1, 2) and \
                     isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp)) and \
                     not node.keywords:
