@@ -915,6 +915,8 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
     """
     if mode not in ("auto", "rev", "fwd"):
         raise ValueError(f"mode must be 'auto', 'rev' or 'fwd', got {mode!r}")
+    if getattr(func, "__s2sad_jacobian_of__", None) is not None:
+        return _jacobian_of_jacobian(func, wrt, mode, optimize, target)
     rev = vjp(func, wrt, optimize=optimize, target=target)
     fwd = jvp(func, wrt, optimize=optimize, target=target)
 
@@ -968,7 +970,50 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
 
     jacobian_function.__name__ = f"jacobian_{getattr(func, '__name__', 'f')}"
     jacobian_function.__s2sad_made__ = "a Jacobian"
+    jacobian_function.__s2sad_jacobian_of__ = (func, wrt, optimize, target)
     jacobian_function.__doc__ = f"Jacobian of {getattr(func, '__qualname__', func)!s}, by s2sad."
+    return jacobian_function
+
+
+def _jacobian_of_jacobian(inner, wrt, mode, optimize, target):
+    """``jacobian(jacobian(f))``: row ``o`` of the inner Jacobian is ``f``'s generated vjp
+    for the cotangent ``e_o``, a function s2sad differentiates again; each row's Jacobian
+    is stacked, ``output.shape + x.shape + y.shape`` (``x``: the inner ``wrt``, ``y``
+    the outer's).
+
+    >>> import numpy as np, s2sad
+    >>> def f(x):
+    ...     return np.array([x[0] ** 2 * x[1], np.sin(x[1])])
+    >>> s2sad.jacobian(s2sad.jacobian(f))(np.array([1.0, 0.0]))[0]
+    array([[0., 2.],
+           [2., 0.]])
+    """
+    import numpy as np
+    func, inner_wrt, inner_optimize, inner_target = inner.__s2sad_jacobian_of__
+    rev = vjp(func, inner_wrt, optimize=inner_optimize, target=inner_target)
+    if rev._wrt_tuple or isinstance(wrt, (tuple, list)):
+        raise DifferentiationError(
+            f"cannot differentiate {inner.__name__} with respect to several arguments, or "
+            "a Jacobian with respect to several: s2sad takes one argument for each",
+            hint="Give one argument to each: s2sad.jacobian(s2sad.jacobian(f, wrt=i), wrt=j).")
+    _wrt_names(func, rev._params, wrt)  # (said now, as for any jacobian)
+
+    def jacobian_function(*args, **kwargs):
+        args = rev._bind(args, kwargs)
+        value = rev._call(func, args)
+        if isinstance(value, dict) or isinstance(value, (list, tuple)) and \
+                not _one_array(value):
+            raise TypeError(f"{jacobian_function.__name__}(): a Jacobian is one array, and "
+                            f"{func.__qualname__} returned a {type(value).__name__} of parts")
+        rev._variant(args)
+        own = rev._nestable(rev._key(args)).function  # (its parameters, then the cotangent)
+        row_of = jacobian(own, wrt, mode=mode, optimize=optimize, target=target)
+        rows = [np.asarray(row_of(*args, e), dtype=float) for e in _basis(value)]
+        return np.array(rows).reshape(np.shape(np.asarray(value, dtype=float)) +
+                                      rows[0].shape)
+
+    jacobian_function.__name__ = f"jacobian_{inner.__name__}"
+    jacobian_function.__s2sad_made__ = "a Jacobian of a Jacobian"
     return jacobian_function
 
 
