@@ -11,7 +11,7 @@ import types
 import weakref
 from typing import Callable, Sequence
 
-from . import registry
+from . import registry, runtime_recursion
 from .backends import backend_of, check_arguments, check_target
 from .dispatch import given_arguments, make_entry
 from .errors import DifferentiationError, NonScalarOutputError, S2sadError
@@ -1226,6 +1226,8 @@ def checkpoint(func: Callable):
     registry.custom_jvp(checkpointed)(namespace[f"checkpoint_jvp_{stem}"])
     return checkpointed
 
+
+runtime_recursion.COMPILERS.update(vjp=vjp, jvp=jvp)  # (a recursive call's derivatives)
 
 # a call of one of these inside a function differentiated is refused at its line
 # (Normalize: a derivative is made once, at module level, and its calls inlined)

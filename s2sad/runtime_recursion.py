@@ -30,6 +30,8 @@ import numpy as np
 
 _VJPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # func -> {wrt: vjp}
 _JVPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # func -> {wrt: jvp}
+# s2sad.vjp and s2sad.jvp, given by s2sad.api as it loads (a runtime module imports no api)
+COMPILERS: dict = {}
 
 
 def _compiled(cache, make, func, args):
@@ -73,10 +75,9 @@ def recursive_pullback(pair, g, args: tuple) -> tuple:
     the sensitivity ``g`` of its value (``None`` for arguments that are not numbers).
     ``args`` are the call's arguments, passed again so that a derivative of this
     sensitivity sees that it depends on them."""
-    from .api import vjp
     from .runtime_higher import snapshot
     func = pair[1][0]
-    wrt, compiled = _compiled(_VJPS, vjp, func, args)
+    wrt, compiled = _compiled(_VJPS, COMPILERS["vjp"], func, args)
     grads = [None] * len(args)
     if not wrt:
         return tuple(grads)
@@ -89,8 +90,7 @@ def recursive_pullback(pair, g, args: tuple) -> tuple:
 def _own_vjp(pair, args: tuple):
     """``(wrt, the generated vjp function of the recursive function for args' kinds)``:
     what a second derivative of :func:`recursive_pullback` differentiates again."""
-    from .api import vjp
-    wrt, compiled = _compiled(_VJPS, vjp, pair[1][0], args)
+    wrt, compiled = _compiled(_VJPS, COMPILERS["vjp"], pair[1][0], args)
     if not wrt:
         return wrt, None
     compiled._variant(tuple(args))  # (its module globals read afresh)
@@ -111,13 +111,12 @@ def recursive_pullback_in_args(pair, h, g, args: tuple) -> tuple:
     """The adjoint of ``recursive_pullback(pair, h, args)`` in ``args``, for the
     sensitivity ``g`` of its result: the function's vjp differentiated again (its own
     vjp, compiled once per function and argument kinds). One item per argument."""
-    from .api import vjp
     from .runtime_higher import snapshot
     wrt, own = _own_vjp(pair, args)
     grads = [None] * len(args)
     if not wrt:
         return tuple(grads)
-    twice = vjp(own, wrt=wrt)
+    twice = COMPILERS["vjp"](own, wrt=wrt)
     found = twice._call(twice._variant((*args, h)).function, (*args, snapshot(h)),
                         _chosen(g, wrt, args))
     for i, grad in zip(wrt, found, strict=True):
@@ -128,13 +127,12 @@ def recursive_pullback_in_args(pair, h, g, args: tuple) -> tuple:
 def recursive_pullback_along_args(pair, h, tangents, args: tuple) -> tuple:
     """The tangent of ``recursive_pullback(pair, h, args)`` along ``tangents`` of
     ``args``: the function's vjp differentiated in forward mode. One item per argument."""
-    from .api import jvp
     from .runtime_higher import Parts
     wrt, own = _own_vjp(pair, args)
     out = [None] * len(args)
     if not wrt:
         return tuple(out)
-    along = jvp(own, wrt=wrt)
+    along = COMPILERS["jvp"](own, wrt=wrt)
     found = along._both((*args, h), _chosen(tangents, wrt, args))[1]
     for i, tangent in zip(wrt, found, strict=True):
         out[i] = tangent
@@ -145,9 +143,8 @@ def recursive_pushforward(pair, tangents, args: tuple) -> object:
     """Forward mode: the tangent of the value of the recursive call recorded in ``pair``,
     given the tangents of its arguments ``args`` (a tuple; ``None`` or ``0.0`` where one
     does not vary), through the function's own compiled jvp."""
-    from .api import jvp
     func = pair[1][0]
-    wrt, compiled = _compiled(_JVPS, jvp, func, args)
+    wrt, compiled = _compiled(_JVPS, COMPILERS["jvp"], func, args)
     if not wrt:
         return 0.0
     return compiled._both(tuple(args), _chosen(tangents, wrt, args))[1]
