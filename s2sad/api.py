@@ -11,9 +11,9 @@ import types
 import weakref
 from typing import Callable, Sequence
 
-from . import registry
+from . import registry, runtime_recursion
 from .backends import backend_of, check_arguments, check_target
-from .dispatch import make_entry
+from .dispatch import given_arguments, make_entry
 from .errors import DifferentiationError, NonScalarOutputError, S2sadError
 from .located import note_user_line
 from .pipeline import compile_gradient, load
@@ -91,6 +91,10 @@ class GradientFunction:
         if isinstance(func, GradientFunction):
             _check_nestable(func)
         self._signature = inspect.signature(func)
+        self._user = func  # the user's function (under a gradient's gradients)
+        while isinstance(self._user, GradientFunction):
+            self._user = self._user.func
+        self._defaults = _defaults_of(self._user)  # those self._signature has
         self._params = list(self._signature.parameters)
         self._wrt_names, self._wrt_tuple = _wrt_names(func, self._params, wrt)
         self._arity = len(self._params)
@@ -165,6 +169,7 @@ class GradientFunction:
 
     def _bind(self, args, kwargs) -> tuple:
         if kwargs or len(args) != len(self._params):
+            self._check_defaults()
             try:
                 bound = self._signature.bind(*args, **kwargs)
             except TypeError as exc:
@@ -173,7 +178,28 @@ class GradientFunction:
             args = tuple(bound.arguments[p] for p in self._params)
         return args
 
+    def _check_defaults(self) -> None:
+        """Read the function's signature again if its defaults changed since (Python reads
+        them at each call: ``f.__defaults__ = (5.0,)``)."""
+        now = _defaults_of(self._user)
+        if not _same_defaults(now, self._defaults):
+            self._signature, self._defaults = inspect.signature(self.func), now
+
+    def _defaults_changed(self, *values):
+        """A call of an entry made before the function's defaults changed (``values``: its
+        parameters', :data:`~s2sad.dispatch.UNSET` where the call left one out): the
+        entries are made again, and the call goes the general way with what it gave."""
+        with self._lock:
+            for compiled in self._ready.values():
+                compiled.entry = None
+            self._ready.clear()
+            self._entry = self._general
+        self._check_defaults()
+        args, kwargs = given_arguments(self._signature, values)
+        return self._general(*args, **kwargs)
+
     def _bound(self, args, kwargs, method: str):
+        self._check_defaults()
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as exc:
@@ -199,7 +225,7 @@ class GradientFunction:
                 compiled.entry = make_entry(
                     self.__name__, self._signature, key, compiled.function, self._general,
                     catch=(Exception, functools.partial(_handle, compiled, self.__name__)),
-                    reads=compiled.reads)
+                    reads=compiled.reads, owner=self.func, stale=self._defaults_changed)
         return compiled
 
     def _refuse_objects(self, key, args) -> None:
@@ -510,7 +536,25 @@ def _check_nestable(func) -> None:
                  "s2sad.jacobian or s2sad.hessian.")
 
 
+def _defaults_of(func) -> tuple:
+    """``func``'s defaults: the tuple, the dict of keyword-only ones and that dict's items
+    (it may change in place)."""
+    keywords = getattr(func, "__kwdefaults__", None)
+    return getattr(func, "__defaults__", None), keywords, tuple((keywords or {}).items())
+
+
+def _same_defaults(now: tuple, then: tuple) -> bool:
+    return now[0] is then[0] and now[1] is then[1] and len(now[2]) == len(then[2]) and \
+        all(a[0] == b[0] and a[1] is b[1] for a, b in zip(now[2], then[2]))
+
+
 def _wrt_names(func, params: list[str], wrt) -> tuple[list[str], bool]:
+    if not isinstance(func, GradientFunction) and any(
+            p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            for p in inspect.signature(func).parameters.values()):
+        source = FunctionSource.of(func)  # (said here, not as a wrt out of range)
+        raise source.syntax_error("`*args` or `**kwargs` parameters", source.tree,
+                                  "Name every parameter.")
     as_tuple = isinstance(wrt, (tuple, list))
     items = list(wrt) if as_tuple else [wrt]
     if not items:
@@ -583,6 +627,18 @@ def _make(func, wrt, optimize, annotate, with_value, target="auto", debug_nans=F
     options = (cls, tuple(wrt) if isinstance(wrt, (list, tuple)) else wrt, bool(optimize),
                bool(annotate), with_value, check_target(target), bool(debug_nans),
                bool(has_aux))
+    made = getattr(func, "__s2sad_made__", None)
+    if made is not None:
+        raise DifferentiationError(
+            f"cannot differentiate {getattr(func, '__name__', func)!s}: it is {made} that "
+            "s2sad computes by calling the derivatives it compiled, not a function s2sad can "
+            "read the source of",
+            hint="Differentiate a gradient instead: s2sad.hessian(f), "
+                 "s2sad.jacobian(s2sad.grad(f)) or s2sad.grad(s2sad.grad(f)) for a scalar f; "
+                 "for a vector output, the Hessian of each output, s2sad.hessian(f_i) with "
+                 "f_i a def returning f(x)[i].")
+    if getattr(func, "__s2sad_checkpoint__", False):  # (the same function, its rules aside)
+        func = func.__wrapped__
     if not isinstance(func, GradientFunction):
         FunctionSource.of(func)  # fail early, at the user's call, if there is no source
     with _CACHE_LOCK:
@@ -859,6 +915,8 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
     """
     if mode not in ("auto", "rev", "fwd"):
         raise ValueError(f"mode must be 'auto', 'rev' or 'fwd', got {mode!r}")
+    if getattr(func, "__s2sad_jacobian_of__", None) is not None:
+        return _jacobian_of_jacobian(func, wrt, mode, optimize, target)
     rev = vjp(func, wrt, optimize=optimize, target=target)
     fwd = jvp(func, wrt, optimize=optimize, target=target)
 
@@ -911,7 +969,51 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
         return tuple(blocks) if rev._wrt_tuple else blocks[0]
 
     jacobian_function.__name__ = f"jacobian_{getattr(func, '__name__', 'f')}"
+    jacobian_function.__s2sad_made__ = "a Jacobian"
+    jacobian_function.__s2sad_jacobian_of__ = (func, wrt, optimize, target)
     jacobian_function.__doc__ = f"Jacobian of {getattr(func, '__qualname__', func)!s}, by s2sad."
+    return jacobian_function
+
+
+def _jacobian_of_jacobian(inner, wrt, mode, optimize, target):
+    """``jacobian(jacobian(f))``: row ``o`` of the inner Jacobian is ``f``'s generated vjp
+    for the cotangent ``e_o``, a function s2sad differentiates again; each row's Jacobian
+    is stacked, ``output.shape + x.shape + y.shape`` (``x``: the inner ``wrt``, ``y``
+    the outer's).
+
+    >>> import numpy as np, s2sad
+    >>> def f(x):
+    ...     return np.array([x[0] ** 2 * x[1], np.sin(x[1])])
+    >>> s2sad.jacobian(s2sad.jacobian(f))(np.array([1.0, 0.0]))[0]
+    array([[0., 2.],
+           [2., 0.]])
+    """
+    import numpy as np
+    func, inner_wrt, inner_optimize, inner_target = inner.__s2sad_jacobian_of__
+    rev = vjp(func, inner_wrt, optimize=inner_optimize, target=inner_target)
+    if rev._wrt_tuple or isinstance(wrt, (tuple, list)):
+        raise DifferentiationError(
+            f"cannot differentiate {inner.__name__} with respect to several arguments, or "
+            "a Jacobian with respect to several: s2sad takes one argument for each",
+            hint="Give one argument to each: s2sad.jacobian(s2sad.jacobian(f, wrt=i), wrt=j).")
+    _wrt_names(func, rev._params, wrt)  # (said now, as for any jacobian)
+
+    def jacobian_function(*args, **kwargs):
+        args = rev._bind(args, kwargs)
+        value = rev._call(func, args)
+        if isinstance(value, dict) or isinstance(value, (list, tuple)) and \
+                not _one_array(value):
+            raise TypeError(f"{jacobian_function.__name__}(): a Jacobian is one array, and "
+                            f"{func.__qualname__} returned a {type(value).__name__} of parts")
+        rev._variant(args)
+        own = rev._nestable(rev._key(args)).function  # (its parameters, then the cotangent)
+        row_of = jacobian(own, wrt, mode=mode, optimize=optimize, target=target)
+        rows = [np.asarray(row_of(*args, e), dtype=float) for e in _basis(value)]
+        return np.array(rows).reshape(np.shape(np.asarray(value, dtype=float)) +
+                                      rows[0].shape)
+
+    jacobian_function.__name__ = f"jacobian_{inner.__name__}"
+    jacobian_function.__s2sad_made__ = "a Jacobian of a Jacobian"
     return jacobian_function
 
 
@@ -953,6 +1055,7 @@ def hessian(func: Callable, wrt: int | str = 0, *, optimize: bool = True,
         return float(out) if out.ndim == 0 else out
 
     hessian_function.__name__ = f"hessian_{getattr(func, '__name__', 'f')}"
+    hessian_function.__s2sad_made__ = "a Hessian"
     return hessian_function
 
 
@@ -973,6 +1076,8 @@ def _one_array(items) -> bool:
 class HVPFunction:
     """``hvp(f)``: ``hvp_f(*args, v)`` is the Hessian of ``f`` times ``v``, computed by
     forward mode over the generated gradient (``.source`` shows that code)."""
+
+    __s2sad_made__ = "a Hessian-vector product"
 
     def __init__(self, func, wrt, optimize, target):
         if isinstance(wrt, (tuple, list)):
@@ -1120,6 +1225,14 @@ def checkpoint(func: Callable):
     registry.custom_vjp(checkpointed)(namespace[f"checkpoint_vjp_{stem}"])
     registry.custom_jvp(checkpointed)(namespace[f"checkpoint_jvp_{stem}"])
     return checkpointed
+
+
+runtime_recursion.COMPILERS.update(vjp=vjp, jvp=jvp)  # (a recursive call's derivatives)
+
+# a call of one of these inside a function differentiated is refused at its line
+# (Normalize: a derivative is made once, at module level, and its calls inlined)
+for _maker in (grad, value_and_grad, vjp, jvp, jacobian, hessian, hvp, checkpoint):
+    _maker.__s2sad_maker__ = True
 
 
 def _literal(value) -> bool:

@@ -213,8 +213,9 @@ def _plain(signature) -> bool:
                for p in signature.parameters.values())
 
 
-def _parameters(signature, constants: dict) -> str:
-    """The entry's parameter list: the function's, defaults read from ``constants``."""
+def _parameters(signature, constants: dict, unset=()) -> str:
+    """The entry's parameter list: the function's, defaults read from ``constants``
+    (those named in ``unset``: the marker :data:`UNSET`, read at the call instead)."""
     parts, star = [], False
     kinds = [p.kind for p in signature.parameters.values()]
     for i, param in enumerate(signature.parameters.values()):
@@ -222,7 +223,10 @@ def _parameters(signature, constants: dict) -> str:
             parts.append("*")
             star = True
         text = param.name
-        if param.default is not param.empty:
+        if param.name in unset:
+            constants["default_unset"] = UNSET
+            text += "=default_unset"
+        elif param.default is not param.empty:
             constant = f"default_{len([k for k in constants if k.startswith('default_')])}"
             constants[constant] = param.default
             text += f"={constant}"
@@ -233,8 +237,97 @@ def _parameters(signature, constants: dict) -> str:
     return ", ".join(parts)
 
 
+class _Unset:
+    """What an entry's parameter holds when the call left it out (:func:`defaults_head`)."""
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<the function's default>"
+
+
+UNSET = _Unset()
+
+
+def defaults_head(signature, owner, constants: dict) -> tuple[list[str], set]:
+    """Lines in front of an entry's guard that give each parameter the call left out the
+    default ``owner`` has now, as Python reads a function's defaults at each call (a
+    gradient built before ``f.__defaults__ = (5.0,)`` uses 5.0); and the names of those
+    parameters. Where ``owner``'s defaults are no longer the tuple or dict it had, such a
+    call goes to ``default_stale`` with each parameter's value (:data:`UNSET` where left
+    out). A call that gives every argument tests nothing but that.
+
+    >>> def f(x, n=2.0, *, k=1.0):
+    ...     return x
+    >>> constants = {}
+    >>> lines, names = defaults_head(inspect.signature(f), f, constants)
+    >>> print(*lines, sep="\\n")
+    if n is default_unset:
+        if default_owner.__defaults__ is not default_seen:
+            return default_stale(x, n, k)
+        n = default_0
+    if k is default_unset:
+        if default_owner.__kwdefaults__ is not default_kwseen:
+            return default_stale(x, n, k)
+        k = default_kwseen.get('k', default_unset)
+        if k is default_unset:
+            return default_stale(x, n, k)
+    >>> sorted(names), constants["default_0"]
+    (['k', 'n'], 2.0)
+    """
+    positional = owner.__defaults__ or ()
+    keywords = owner.__kwdefaults__ or {}
+    params = list(signature.parameters.values())
+    ordered = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    unset = dict(zip(ordered[len(ordered) - len(positional):], positional))
+    kwonly = [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.name in keywords]
+    if not unset and not kwonly:
+        return [], set()
+    constants.update(default_owner=owner, default_seen=owner.__defaults__,
+                     default_kwseen=owner.__kwdefaults__, default_unset=UNSET)
+    stale = f"return default_stale({', '.join(p.name for p in params)})"
+    lines = []
+    for name, value in unset.items():
+        constant = f"default_{len([k for k in constants if k[8:].isdigit()])}"
+        constants[constant] = value
+        lines += [f"if {name} is default_unset:",
+                  "    if default_owner.__defaults__ is not default_seen:", f"        {stale}",
+                  f"    {name} = {constant}"]
+    for name in kwonly:  # (the dict may change in place: read at the call)
+        lines += [f"if {name} is default_unset:",
+                  "    if default_owner.__kwdefaults__ is not default_kwseen:",
+                  f"        {stale}",
+                  f"    {name} = default_kwseen.get({name!r}, default_unset)",
+                  f"    if {name} is default_unset:", f"        {stale}"]
+    return lines, set(unset) | set(kwonly)
+
+
+def given_arguments(signature, values) -> tuple[list, dict]:
+    """``(args, kwargs)``: the arguments a call of an entry gave, from the values of its
+    parameters (:data:`UNSET` where the call left one out).
+
+    >>> def f(x, n=2.0, *, k=1.0):
+    ...     return x
+    >>> given_arguments(inspect.signature(f), (1.5, UNSET, 3.0))
+    ([1.5], {'k': 3.0})
+    >>> def g(x, n=2.0, m=3.0):
+    ...     return x
+    >>> given_arguments(inspect.signature(g), (1.5, UNSET, 4.0))
+    ([1.5], {'m': 4.0})
+    """
+    args, kwargs, skipped = [], {}, False
+    for param, value in zip(signature.parameters.values(), values, strict=True):
+        if value is UNSET:
+            skipped = True
+        elif param.kind is param.POSITIONAL_ONLY or \
+                param.kind is param.POSITIONAL_OR_KEYWORD and not skipped:
+            args.append(value)
+        else:
+            kwargs[param.name] = value
+    return args, kwargs
+
+
 def entry_source(name: str, signature, descriptors, constants=None,
-                 catch: bool = False, reads=()) -> str:
+                 catch: bool = False, reads=(), owner=None) -> str:
     """The text of the entry of the variant of gradient ``name`` for ``descriptors``
     (one per parameter of ``signature``); with ``catch``, an exception of class ``caught``
     from the variant goes through ``handle`` (which may raise another in its place)."""
@@ -253,7 +346,10 @@ def entry_source(name: str, signature, descriptors, constants=None,
         f"{p.name}={n}" if p.kind is p.KEYWORD_ONLY else n
         for p, n in zip(signature.parameters.values(), names)) + ")"
     if plain:
-        lines = [f"def enter_{name}({_parameters(signature, constants)}):"]
+        head, unset = defaults_head(signature, owner, constants) if owner is not None \
+            else ([], set())
+        lines = [f"def enter_{name}({_parameters(signature, constants, unset)}):"]
+        lines += ["    " + line for line in head]
         indent = "    "
         fallback = f"    return general({arguments})"
     else:
@@ -279,24 +375,30 @@ def entry_source(name: str, signature, descriptors, constants=None,
     return "\n".join(lines)
 
 
-def make_entry(name: str, signature, descriptors, variant, general, catch=None, reads=()):
+def make_entry(name: str, signature, descriptors, variant, general, catch=None, reads=(),
+               owner=None, stale=None):
     """The entry function: ``variant(*args)`` when the arguments fit ``descriptors``,
     else ``general(*args)`` (``general(*args, **kwargs)`` where the entry cannot take the
     function's own signature). ``catch``: ``(exception class, handler)``; ``reads``: the
     functions the variant was built with, tested too (:func:`read_tests`). Its source shows
     in tracebacks; a call that does not fit the signature names the gradient. A short
-    variant is its own entry, its guard put in front of its body (``guarded``)."""
-    entry = guarded(signature, descriptors, variant, general, catch, reads)
+    variant is its own entry, its guard put in front of its body (``guarded``). With
+    ``owner``, the function differentiated, a parameter the call leaves out gets
+    ``owner``'s default at the call; once its defaults changed, the call goes to
+    ``stale`` (:func:`defaults_head`)."""
+    if owner is not None and not (owner.__defaults__ or owner.__kwdefaults__):
+        owner = None  # (no default to read: no test at each call)
+    entry = guarded(signature, descriptors, variant, general, catch, reads, owner, stale)
     if entry is not None:
         entry.__qualname__ = name
         return entry
     constants: dict = {}
     text = entry_source(name, signature, descriptors, constants, catch is not None,
-                        reads) + "\n"
+                        reads, owner) + "\n"
     filename = f"<s2sad entry of {name}>"
     register(filename, text)
     namespace = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
-                 "variant": variant, "general": general, **constants}
+                 "variant": variant, "general": general, "default_stale": stale, **constants}
     if catch is not None:
         namespace["caught"], namespace["handle"] = catch
     exec(compile(text, filename, "exec"), namespace)
@@ -318,7 +420,8 @@ def _instructions(code, most: int) -> int:
     return sum(1 for _ in itertools.islice(dis.get_instructions(code), most))
 
 
-def guarded(signature, descriptors, variant, general, catch=None, reads=()):
+def guarded(signature, descriptors, variant, general, catch=None, reads=(), owner=None,
+            stale=None):
     r"""``variant`` compiled again with the entry's guard as its first statement, so
     that a call of a small gradient (the seed's f4: about 0.3 us) is one call, not two;
     None where it is long (another call costs little there) or cannot be (a variant
@@ -368,8 +471,10 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=()):
                                     for d, n in zip(descriptors, names, strict=True)] +
                                    read_tests(reads, constants)) or
                       "True", mode="eval").body
+    defaults, unset = defaults_head(signature, owner, constants) if owner is not None \
+        else ([], set())
     helpers = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
-               "general": general, **constants}
+               "general": general, "default_stale": stale, **constants}
     if catch is not None:
         helpers["caught"], helpers["handle"] = catch
     walking = {node.target.id for node in ast.walk(tests)  # (each_0: a test's own)
@@ -394,6 +499,12 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=()):
         head.insert(0, ast.Try([ast.Assign([fits], tests)], [ast.ExceptHandler(
             name("missed"), None, [ast.Assign([fits], ast.Constant(False))])], [], []))
         fallback.test = ast.UnaryOp(ast.Not(), name("fits"))
+    if defaults:  # (first; every name not a parameter is its own, as in the guard)
+        read = ast.parse("\n".join(defaults)).body
+        for node in (n for stmt in read for n in ast.walk(stmt)):
+            if isinstance(node, ast.Name) and node.id not in names:
+                node.id = _PREFIX + node.id
+        head[:0] = read
     for stmt in head:
         for node in ast.walk(stmt):
             ast.copy_location(node, fdef)
@@ -411,4 +522,10 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=()):
     entry = function_with_cells(fdef, code.co_filename, variant.__globals__, cells)
     entry.__defaults__ = variant.__defaults__
     entry.__kwdefaults__ = variant.__kwdefaults__
+    if unset:  # (each left out is read from the function at the call)
+        params = list(signature.parameters.values())
+        positional = [p for p in params if p.kind is not p.KEYWORD_ONLY and p.name in unset]
+        entry.__defaults__ = (UNSET,) * len(positional) or None
+        entry.__kwdefaults__ = {p.name: UNSET for p in params
+                                if p.kind is p.KEYWORD_ONLY and p.name in unset} or None
     return entry

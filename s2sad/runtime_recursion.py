@@ -9,11 +9,17 @@ which does the same for the calls it makes. Each level's adjoint recomputes the 
 sweep of the levels below it, in plain Python: linear recursion of depth ``n`` costs
 ``O(n**2)`` plain calls. Deep recursion is faster written as a loop.
 
+Each helper takes the call's arguments explicitly, so that a second derivative sees what
+the call's sensitivity depends on: through its own sensitivity, and through the
+arguments, :func:`recursive_pullback_in_args` (the function's vjp differentiated again).
+
 >>> def power(x, n):
 ...     return 1.0 if n == 0 else x * power(x, n - 1)
 >>> pair = recursive_call(power, (2.0, 3))
 >>> recursion_value(pair, (2.0, 3))
 8.0
+>>> recursive_pullback(pair, 1.0, (2.0, 3))  # 3 * x ** 2, nothing for n
+(12.0, None)
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ import numpy as np
 
 _VJPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # func -> {wrt: vjp}
 _JVPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # func -> {wrt: jvp}
+# s2sad.vjp and s2sad.jvp, given by s2sad.api as it loads (a runtime module imports no api)
+COMPILERS: dict = {}
 
 
 def _compiled(cache, make, func, args):
@@ -57,17 +65,19 @@ def recursive_call(func, args: tuple):
 
 
 def recursion_value(pair, args: tuple):
-    """The value of a :func:`recursive_call` (its adjoint is :func:`recursive_pullback`)."""
+    """The value of a :func:`recursive_call` (its adjoint is :func:`recursive_pullback`).
+    ``args`` are the call's arguments again: what the value depends on, for a derivative."""
     return pair[0]
 
 
-def recursive_pullback(pair, g) -> tuple:
+def recursive_pullback(pair, g, args: tuple) -> tuple:
     """The sensitivity of each argument of the recursive call recorded in ``pair``, given
-    the sensitivity ``g`` of its value (``None`` for arguments that are not numbers)."""
-    from .api import vjp
+    the sensitivity ``g`` of its value (``None`` for arguments that are not numbers).
+    ``args`` are the call's arguments, passed again so that a derivative of this
+    sensitivity sees that it depends on them."""
     from .runtime_higher import snapshot
-    func, args = pair[1]
-    wrt, compiled = _compiled(_VJPS, vjp, func, args)
+    func = pair[1][0]
+    wrt, compiled = _compiled(_VJPS, COMPILERS["vjp"], func, args)
     grads = [None] * len(args)
     if not wrt:
         return tuple(grads)
@@ -77,18 +87,64 @@ def recursive_pullback(pair, g) -> tuple:
     return tuple(grads)
 
 
-def recursive_pushforward(pair, tangents) -> object:
-    """Forward mode: the tangent of the value of the recursive call recorded in ``pair``,
-    given the tangents of its arguments (a tuple; ``None`` or ``0.0`` where one does not
-    vary), through the function's own compiled jvp."""
-    from .api import jvp
+def _own_vjp(pair, args: tuple):
+    """``(wrt, the generated vjp function of the recursive function for args' kinds)``:
+    what a second derivative of :func:`recursive_pullback` differentiates again."""
+    wrt, compiled = _compiled(_VJPS, COMPILERS["vjp"], pair[1][0], args)
+    if not wrt:
+        return wrt, None
+    compiled._variant(tuple(args))  # (its module globals read afresh)
+    return wrt, compiled._nestable(compiled._key(tuple(args))).function
+
+
+def _chosen(values, wrt, args):
+    """The items ``wrt`` of a tuple of sensitivities or tangents, zeros where none came."""
     from .runtime import zeros_like_structure
-    func, args = pair[1]
-    if not isinstance(tangents, (tuple, list)):
-        tangents = (tangents,) * len(args)
-    wrt, compiled = _compiled(_JVPS, jvp, func, args)
+    from .runtime_higher import broadcast_like
+    if not isinstance(values, (tuple, list)):
+        values = (values,) * len(args)
+    return tuple(zeros_like_structure(args[i]) if values[i] is None
+                 else broadcast_like(values[i], args[i]) for i in wrt)
+
+
+def recursive_pullback_in_args(pair, h, g, args: tuple) -> tuple:
+    """The adjoint of ``recursive_pullback(pair, h, args)`` in ``args``, for the
+    sensitivity ``g`` of its result: the function's vjp differentiated again (its own
+    vjp, compiled once per function and argument kinds). One item per argument."""
+    from .runtime_higher import snapshot
+    wrt, own = _own_vjp(pair, args)
+    grads = [None] * len(args)
+    if not wrt:
+        return tuple(grads)
+    twice = COMPILERS["vjp"](own, wrt=wrt)
+    found = twice._call(twice._variant((*args, h)).function, (*args, snapshot(h)),
+                        _chosen(g, wrt, args))
+    for i, grad in zip(wrt, found, strict=True):
+        grads[i] = grad
+    return tuple(grads)
+
+
+def recursive_pullback_along_args(pair, h, tangents, args: tuple) -> tuple:
+    """The tangent of ``recursive_pullback(pair, h, args)`` along ``tangents`` of
+    ``args``: the function's vjp differentiated in forward mode. One item per argument."""
+    from .runtime_higher import Parts
+    wrt, own = _own_vjp(pair, args)
+    out = [None] * len(args)
+    if not wrt:
+        return tuple(out)
+    along = COMPILERS["jvp"](own, wrt=wrt)
+    found = along._both((*args, h), _chosen(tangents, wrt, args))[1]
+    for i, tangent in zip(wrt, found, strict=True):
+        out[i] = tangent
+    return Parts(out)  # (added to the tangent in h item by item)
+
+
+def recursive_pushforward(pair, tangents, args: tuple) -> object:
+    """Forward mode: the tangent of the value of the recursive call recorded in ``pair``,
+    given the tangents of its arguments ``args`` (a tuple; ``None`` or ``0.0`` where one
+    does not vary), through the function's own compiled jvp."""
+    func = pair[1][0]
+    wrt, compiled = _compiled(_JVPS, COMPILERS["jvp"], func, args)
     if not wrt:
         return 0.0
-    chosen = tuple(zeros_like_structure(args[i]) if tangents[i] is None else tangents[i]
-                   for i in wrt)
-    return compiled._both(tuple(args), chosen)[1]
+    return compiled._both(tuple(args), _chosen(tangents, wrt, args))[1]

@@ -49,6 +49,59 @@ def nested_def(x, w):
     return inner(x) + f(inner(x, scale=1.0))
 
 
+# --- a nested def's or lambda's defaults are evaluated where it is defined -------------------
+
+
+def default_read_at_def(a):
+    def g(t, k=a):
+        return t * k
+    a = a * a
+    return g(2.0)
+
+
+def lambda_default_read_at_def(a):
+    g = lambda t, k=a * 3.0: t * k  # noqa: E731
+    a = np.sin(a)
+    return g(a) + a
+
+
+def keyword_only_default_read_at_def(a):
+    def g(t, *, k=a):
+        return t * k
+    a = a + 1.0
+    return g(a) + g(a, k=2.0)
+
+
+def _applies_with_its_own_a(fn, x):
+    a = 10.0
+    return fn(x) + a
+
+
+def lambda_default_read_in_the_callers_scope(a):
+    """The default names the caller's ``a``, not the ``a`` of the helper that calls it."""
+    return _applies_with_its_own_a(lambda t, k=a: t * k, a * 2.0)
+
+
+def _defines_a_def_with_a_default(a):
+    def g(t, k=a):
+        return t * k
+    a = a * a
+    return g(3.0) * a
+
+
+def helper_with_a_def_with_a_default(a):
+    return _defines_a_def_with_a_default(a) + _defines_a_def_with_a_default(a * 2.0)
+
+
+def default_named_like_its_parameter(a):
+    k = 2.0
+
+    def g(t, k=k):
+        return t * k
+    k = a
+    return g(a) * k
+
+
 def reads_global(x):
     return np.sum(W_GLOBAL @ x)
 
@@ -108,11 +161,25 @@ def recursive_on_arrays(h, W, depth):
     return recursive_on_arrays(np.tanh(W @ h), W, depth - 1) + 0.1 * np.sum(h)
 
 
+def doubling_until_large(a):
+    """Recursion whose call gets a constant sensitivity (``+ a * a`` beside it): its second
+    derivative is the call's vjp differentiated in ``a``, not only in the sensitivity."""
+    return a if a > 10 else doubling_until_large(a * 2.0) + a * a
+
+
+def calls_gradient_of_recursion(x):
+    """The gradient of a recursive function inlined, then differentiated."""
+    return np.sin(power_gradient(x, 3)) * x
+
+
 def recursive_in_loop(x):
     total = 0.0
     for k in range(3):
         total = total + power(x, k + 1)
     return total
+
+
+power_gradient = s2sad.grad(power)
 
 
 def _scaled_by_its_shape(x):

@@ -8,6 +8,8 @@ import functools
 
 import numpy as np
 
+import s2sad
+
 counter = 0
 
 
@@ -101,6 +103,12 @@ def has_star_args(*xs):  # <- here
 
 def has_star_kwargs(x, **options):  # <- here
     return x * 2.0
+
+
+def makes_a_derivative_inside(a):
+    def inner_fun(t):
+        return t * t * a
+    return s2sad.grad(inner_fun)(a) * a  # <- here
 
 
 def calls_with_star(x):

@@ -9,6 +9,11 @@ from tests import helpers_other_module
 from tests.test_control_flow import numeric_gradient
 
 rng = np.random.default_rng(3)
+# a nested def's defaults evaluated where it is defined (once read at the call: wrong values)
+_DEFAULTS_AT_DEF = [C.default_read_at_def, C.lambda_default_read_at_def,
+                    C.keyword_only_default_read_at_def,
+                    C.lambda_default_read_in_the_callers_scope,
+                    C.helper_with_a_def_with_a_default, C.default_named_like_its_parameter]
 
 
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
@@ -58,11 +63,17 @@ rng = np.random.default_rng(3)
     pytest.param(C.alias_of_a_numpy_function, (rng.normal(size=3),), 0, id="alias-np-tanh"),
     pytest.param(C.alias_of_a_user_function, (rng.normal(size=3),), 0, id="alias-own-function"),
     pytest.param(C.alias_of_a_nested_def, (rng.normal(size=3),), 0, id="alias-nested-def"),
+    *[pytest.param(f, (0.7,), 0, id=f.__name__.replace("_", "-")) for f in _DEFAULTS_AT_DEF],
 ])
 def test_calls(f, args, wrt, optimize):
     got = s2sad.grad(f, wrt=wrt, optimize=optimize)(*args)
     np.testing.assert_allclose(np.asarray(got, dtype=float), numeric_gradient(f, args, wrt),
                                rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", _DEFAULTS_AT_DEF, ids=lambda f: f.__name__)
+def test_a_nested_defs_defaults_give_the_value_python_does(f):
+    assert s2sad.value_and_grad(f)(0.7)[0] == pytest.approx(f(0.7), rel=1e-12)
 
 
 def test_closure_cells_are_read_live():
@@ -201,9 +212,51 @@ def test_recursive_call_stays_a_call_in_readable_source():
     assert "from s2sad.runtime_recursion import" in source
 
 
-def test_recursion_cannot_be_differentiated_twice_yet():
-    with pytest.raises(s2sad.NoDerivativeError, match="recursive_pullback"):
-        s2sad.grad(s2sad.grad(C.power))(1.3, 3)
+@pytest.mark.parametrize("f, args", [
+    pytest.param(C.doubling_until_large, (0.7,), id="constant-sensitivity"),
+    pytest.param(C.power, (1.3, 4), id="sensitivity-varies"),
+    pytest.param(C.even_steps, (0.7, 5), id="mutual-recursion"),
+    pytest.param(C.calls_recursive, (0.8,), id="calls-a-recursive-function"),
+    pytest.param(C.recursive_in_loop, (0.9,), id="called-in-a-loop"),
+])
+def test_recursion_differentiated_twice_matches_differences_of_the_gradient(f, args):
+    """A recursive call's vjp depends on the call's arguments as well as on its
+    sensitivity: a second derivative follows both (once the arguments' part was dropped
+    where the sensitivity was constant: 2.0 for 170.0)."""
+    g = s2sad.grad(f)
+    eps = 1e-5
+    expected = (g(args[0] + eps, *args[1:]) - g(args[0] - eps, *args[1:])) / (2 * eps)
+    assert s2sad.grad(g)(*args) == pytest.approx(expected, rel=1e-6, abs=1e-8)
+    assert s2sad.hessian(f)(*args) == pytest.approx(expected, rel=1e-6, abs=1e-8)
+    assert s2sad.hvp(f)(*args, 1.0) == pytest.approx(expected, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("f, args", [
+    pytest.param(C.recursive_on_arrays, (rng.normal(size=3), rng.normal(size=(3, 3)) * 0.5, 3),
+                 id="recursion-on-arrays"),
+    pytest.param(C.tree_sum, (rng.normal(size=5), 0, 5), id="recursion-two-calls"),
+])
+def test_the_hessian_through_recursion_on_arrays_matches_differences_of_the_gradient(f, args):
+    g = s2sad.grad(f)
+    x, eps = args[0], 1e-6
+    columns = [(g(x + e, *args[1:]) - g(x - e, *args[1:])) / (2 * eps)
+               for e in np.eye(x.size) * eps]
+    expected = np.array(columns).T
+    np.testing.assert_allclose(s2sad.hessian(f)(*args), expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(s2sad.jacobian(g, mode="rev")(*args), expected, rtol=1e-5,
+                               atol=1e-7)
+
+
+def test_the_gradient_of_a_recursive_function_inlined_is_differentiated():
+    expected = numeric_gradient(C.calls_gradient_of_recursion, (0.9,), 0)
+    assert s2sad.grad(C.calls_gradient_of_recursion)(0.9) == pytest.approx(expected, rel=1e-6)
+
+
+def test_recursion_cannot_be_differentiated_three_times_yet():
+    """A third derivative through a recursive call is said when it runs, never dropped."""
+    for f, args in [(C.power, (1.3, 3)), (C.doubling_until_large, (0.7,))]:
+        with pytest.raises(s2sad.NoDerivativeError, match="a recursive call"):
+            s2sad.grad(s2sad.grad(s2sad.grad(f)))(*args)
 
 
 @pytest.mark.parametrize("f, args", [

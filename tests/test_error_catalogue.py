@@ -73,6 +73,9 @@ SYNTAX = [
      "Name every parameter"),
     ("double-star-parameters", C.has_star_kwargs, "`*args` or `**kwargs` parameters",
      "Name every parameter"),
+    ("derivative-inside", C.makes_a_derivative_inside,
+     "making a derivative inside the function differentiated (s2sad.grad(...))",
+     "Make it once at module level"),
     ("star-call", C.calls_with_star, "`*` unpacking", "Pass the arguments one by one"),
     ("double-star-call", C.calls_with_double_star, "`**` unpacking in a call",
      "Pass the keyword arguments one by one"),
@@ -443,6 +446,36 @@ def test_bad_wrt(wrt, error, words):
         assert word in str(info.value)
 
 
+def test_star_parameters_are_refused_before_wrt_is_read():
+    """(Once said as ``wrt=2 is out of range: ... has 2 arguments (xs, options)``.)"""
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(C.has_star_args, wrt=2)
+    check_located(info.value, C.has_star_args, "`*args` or `**kwargs` parameters",
+                  "Name every parameter")
+
+
+@pytest.mark.parametrize("make", [
+    pytest.param(lambda f: s2sad.jacobian(s2sad.jacobian(s2sad.jacobian(f))),
+                 id="jacobian-of-jacobian-of-jacobian"),
+    pytest.param(lambda f: s2sad.grad(s2sad.jacobian(f)), id="grad-of-jacobian"),
+    pytest.param(lambda f: s2sad.jvp(s2sad.jacobian(f)), id="jvp-of-jacobian"),
+    pytest.param(lambda f: s2sad.jacobian(s2sad.hessian(f)), id="jacobian-of-hessian"),
+    pytest.param(lambda f: s2sad.grad(s2sad.hvp(f)), id="grad-of-hvp"),
+])
+def test_derivative_of_jacobian(make):
+    """(Once a refusal of the ``*args`` of a function in s2sad's own api.py.)"""
+    with pytest.raises(s2sad.DifferentiationError) as info:
+        make(C.two_arguments)
+    message = str(info.value)
+    assert "s2sad computes by calling the derivatives it compiled" in message, message
+    assert "s2sad.jacobian(s2sad.grad(f))" in message, message
+
+
+def test_a_checkpointed_function_is_differentiated_as_itself():
+    checkpointed = s2sad.checkpoint(C.two_arguments)
+    assert s2sad.grad(checkpointed, wrt=1)(3.0, 2.0) == 3.0
+
+
 # --- the arguments of the gradient function, refused at the call ------------------------------
 
 @pytest.mark.parametrize("args, kwargs, words", [
@@ -562,7 +595,7 @@ def test_every_entry_is_tested():
         "wrt-float", "wrt-bool", "wrt-empty", "too-few-arguments", "too-many-arguments",
         "unknown-keyword", "duplicate-argument", "integer-argument", "complex-argument",
         "non-numeric-argument",
-        "nan-or-infinity", "hidden-update"}
+        "nan-or-infinity", "hidden-update", "derivative-of-jacobian"}
     assert documented == tested, (sorted(documented - tested), sorted(tested - documented))
 
 

@@ -222,6 +222,23 @@ def test_jacobian_of_the_gradient_is_the_hessian():
     np.testing.assert_allclose(H1, H2, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("mode", ["rev", "fwd"])
+def test_jacobian_of_a_jacobian_against_differences_of_the_jacobian(mode):
+    """(Once ``TypeError: vjp_f(): too many positional arguments``.)"""
+    x, w, eps = rng.normal(size=4), 0.7, 1e-6
+    inner = s2sad.jacobian(vector_function)
+    expected = np.stack([(inner(x + e, w) - inner(x - e, w)) / (2 * eps)
+                         for e in np.eye(4) * eps], axis=-1)
+    got = s2sad.jacobian(inner, mode=mode)(x, w)
+    assert got.shape == (3, 4, 4)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
+    along_w = s2sad.jacobian(inner, wrt=1, mode=mode)(x, w)
+    np.testing.assert_allclose(along_w, (inner(x, w + eps) - inner(x, w - eps)) / (2 * eps),
+                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(s2sad.jacobian(s2sad.jacobian(softmax_loss), mode=mode)(x),
+                               s2sad.hessian(softmax_loss)(x), rtol=1e-9, atol=1e-12)
+
+
 def test_errors_for_what_cannot_be_differentiated_again():
     with pytest.raises(s2sad.DifferentiationError, match="one gradient"):
         s2sad.grad(s2sad.value_and_grad(cube))

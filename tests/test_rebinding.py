@@ -89,3 +89,90 @@ def test_a_module_attribute_given_another_function(monkeypatch):
     monkeypatch.setattr(C.other, "scaled_tanh", C.sin_act)
     np.testing.assert_allclose(g(x), np.cos(x))
     assert not np.allclose(before, np.cos(x))
+
+
+# --- the function's own defaults: Python reads them at each call --------------------------
+
+
+def _short(a, b=2.0):
+    return a * b
+
+
+def _long(a, b=2.0):
+    y = a * b
+    y = y * 0.9 + np.sin(y) * 0.01
+    y = y * 0.9 + np.sin(y) * 0.02
+    y = y * 0.9 + np.sin(y) * 0.03
+    y = y * 0.9 + np.sin(y) * 0.04
+    y = y * 0.9 + np.sin(y) * 0.05
+    y = y * 0.9 + np.sin(y) * 0.06
+    y = y * 0.9 + np.sin(y) * 0.07
+    y = y * 0.9 + np.sin(y) * 0.08
+    y = y * 0.9 + np.sin(y) * 0.09
+    y = y * 0.9 + np.sin(y) * 0.10
+    y = y * 0.9 + np.sin(y) * 0.11
+    y = y * 0.9 + np.sin(y) * 0.12
+    return y + np.cos(a) * b + np.tanh(a * b) + np.exp(-a * a * b) + np.log1p(a * a) * b
+
+
+def _numeric(f, *args, eps=1e-6):
+    return (f(args[0] + eps, *args[1:]) - f(args[0] - eps, *args[1:])) / (2 * eps)
+
+
+@pytest.mark.parametrize("f", [_short, _long], ids=["guarded-variant", "entry-of-its-own"])
+def test_the_functions_own_defaults_changed(monkeypatch, f):
+    """A gradient built before ``f.__defaults__ = (5.0,)`` used 2.0 (the entry kept the
+    defaults of its first build); a call that gives every argument is unaffected."""
+    g = s2sad.grad(f)
+    assert g(0.3) == pytest.approx(_numeric(f, 0.3))
+    assert g._entry.__code__.co_name.startswith("enter_") == (f is _long)
+    assert g(0.3, 3.0) == pytest.approx(_numeric(f, 0.3, 3.0))
+    monkeypatch.setattr(f, "__defaults__", (5.0,))
+    assert g(0.3) == pytest.approx(_numeric(f, 0.3, 5.0))
+    assert g(0.3) == pytest.approx(_numeric(f, 0.3, 5.0))  # (the entry made again)
+    assert g(0.3, 3.0) == pytest.approx(_numeric(f, 0.3, 3.0))
+    assert g(0.3, b=1.5) == pytest.approx(_numeric(f, 0.3, 1.5))
+    assert s2sad.value_and_grad(f)(0.3)[0] == pytest.approx(f(0.3, 5.0))
+    monkeypatch.setattr(f, "__defaults__", None)
+    with pytest.raises(TypeError, match="'b'"):
+        g(0.3)
+    assert g(0.3, 3.0) == pytest.approx(_numeric(f, 0.3, 3.0))
+
+
+def test_keyword_only_defaults_changed_or_changed_in_place():
+    def scaled(a, *, b=2.0, c=1.0):
+        return a * b * c
+
+    g = s2sad.grad(scaled)
+    assert (g(1.0), g(1.0, c=3.0)) == (2.0, 6.0)
+    scaled.__kwdefaults__["b"] = 7.0  # (Python reads the dict at each call)
+    assert (g(1.0), g(1.0, c=3.0)) == (7.0, 21.0)
+    scaled.__kwdefaults__ = {"b": 1.0, "c": 4.0}
+    assert (g(1.0), g(1.0, b=2.0)) == (4.0, 8.0)
+    del scaled.__kwdefaults__["c"]
+    with pytest.raises(TypeError, match="'c'"):
+        g(1.0)
+
+
+def test_a_default_left_out_between_given_arguments():
+    def three(a, n=2.0, p=3.0):
+        return a * n * p
+
+    g = s2sad.grad(three)
+    assert (g(1.0), g(1.0, p=1.0)) == (6.0, 2.0)
+    three.__defaults__ = (10.0, 3.0)
+    assert (g(1.0, p=1.0), g(1.0)) == (10.0, 30.0)
+
+
+def test_defaults_changed_under_derivatives_of_derivatives_and_products():
+    def cubic(a, b=2.0):
+        return a * a * a * b
+
+    second, hessian = s2sad.grad(s2sad.grad(cubic)), s2sad.hessian(cubic)
+    vjp, jvp = s2sad.vjp(cubic), s2sad.jvp(cubic)
+    assert (second(1.0), hessian(1.0), vjp(1.0)[1](1.0), jvp(1.0)[1](1.0)) == \
+        (12.0, 12.0, 6.0, 6.0)
+    cubic.__defaults__ = (5.0,)
+    assert (second(1.0), hessian(1.0), vjp(1.0)[1](1.0), jvp(1.0)[1](1.0)) == \
+        (30.0, 30.0, 15.0, 15.0)
+    assert s2sad.grad(cubic).source_for(1.0) == s2sad.grad(cubic).source_for(1.0, 5.0)

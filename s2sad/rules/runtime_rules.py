@@ -47,6 +47,7 @@ from ..runtime import (add_sens, array_grad, as_gradient, average_grad, broadcas
 from ..runtime_hessians import (average_change, average_grad_partial, average_jet, cumprod_hvp,
                                cumprod_jet, prod_hvp, std_grad_partial)
 from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
+                                 recursive_pullback_along_args, recursive_pullback_in_args,
                                  recursive_pushforward)
 from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast_like,
                               checkpoint_grads, checkpoint_tangent,
@@ -67,24 +68,55 @@ def checked_quantiles_rule(g, ans, q):
     return g
 
 
+# A recursive call's value, sensitivities and tangents take its arguments explicitly
+# (``args``): what they depend on, so that a derivative of a derivative follows them. In
+# ``recursive_pullback(pair, h, args)`` (J(args)^T h) and ``recursive_pushforward(pair,
+# t, args)`` (J(args) t), each is linear in h or t, whose coefficient is the other; the
+# dependence on args is the function's vjp differentiated again.
 @defvjp(recursion_value, shape="other")
 def recursion_value_rule(g, ans, pair, args):
-    return None, recursive_pullback(pair, g)
+    return None, recursive_pullback(pair, g, args)
 
 
 @deftangent(recursion_value)
 def recursion_value_tangent(g, ans, pair, args):
-    return None, recursive_pushforward(pair, g)
+    return None, recursive_pushforward(pair, g, args)
 
 
 @defvjp(recursive_pullback, shape="other")
-def recursive_pullback_rule(g, ans, pair, h):
-    return None, not_differentiable_yet("recursive_pullback", "g")
+def recursive_pullback_rule(g, ans, pair, h, args):
+    return None, recursive_pushforward(pair, g, args), recursive_pullback_in_args(pair, h, g, args)
 
 
 @deftangent(recursive_pullback)
-def recursive_pullback_tangent(g, ans, pair, h):
-    return None, not_differentiable_yet("recursive_pullback", "g")
+def recursive_pullback_tangent(g, ans, pair, h, args):
+    return (None, recursive_pullback(pair, g, args),
+            recursive_pullback_along_args(pair, h, g, args))
+
+
+@defvjp(recursive_pushforward, shape="other")
+def recursive_pushforward_rule(g, ans, pair, t, args):
+    return None, recursive_pullback(pair, g, args), recursive_pullback_in_args(pair, g, t, args)
+
+
+@deftangent(recursive_pushforward)
+def recursive_pushforward_tangent(g, ans, pair, t, args):
+    return (None, recursive_pushforward(pair, g, args),
+            not_differentiable_yet("recursive_pushforward", "args"))
+
+
+@defvjp(recursive_pullback_in_args, recursive_pullback_along_args, shape="other")
+def recursive_pullback_again_rule(g, ans, pair, h, d, args):
+    return (None, not_differentiable_yet("the second derivative of a recursive call", "h"),
+            not_differentiable_yet("the second derivative of a recursive call", "g"),
+            not_differentiable_yet("the second derivative of a recursive call", "args"))
+
+
+@deftangent(recursive_pullback_in_args, recursive_pullback_along_args)
+def recursive_pullback_again_tangent(g, ans, pair, h, d, args):
+    return (None, not_differentiable_yet("the second derivative of a recursive call", "h"),
+            not_differentiable_yet("the second derivative of a recursive call", "g"),
+            not_differentiable_yet("the second derivative of a recursive call", "args"))
 
 
 # a derivative of a derivative through s2sad.checkpoint: said when it runs

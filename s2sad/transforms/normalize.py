@@ -242,7 +242,7 @@ class Normalize:
 
     def statement(self, stmt):
         if isinstance(stmt, gast.FunctionDef):
-            self.local_functions[stmt.name] = stmt
+            self.local_functions[stmt.name] = self._defined_here(stmt)
             return
         if not self.trusted and isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr,
                                                   gast.Return)):
@@ -258,7 +258,8 @@ class Normalize:
             ret = gast.copy_location(gast.Return(lam.body), lam)
             fdef = gast.FunctionDef(stmt.targets[0].id, lam.args, [ret], [], None, None)
             fdef.shown_name = "<lambda>"
-            self.local_functions[stmt.targets[0].id] = gast.copy_location(fdef, lam)
+            self.local_functions[stmt.targets[0].id] = self._defined_here(
+                gast.copy_location(fdef, lam))
             return
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
             target = stmt.targets[0]
@@ -364,6 +365,46 @@ class Normalize:
                     self.root.objects[self.current[name]] = ref  # is still one of them)
         else:  # Validate lets nothing else through
             raise self.source.syntax_error(type(stmt).__name__, stmt)
+
+    def _refuse_derivative_made_here(self, call) -> None:
+        """``s2sad.grad(inner)(x)`` inside the function differentiated: refused at its
+        line (a gradient is inlined where it was made once, at module level)."""
+        try:
+            maker = _static(call.func, self)
+        except KeyError:
+            return
+        if not getattr(maker, "__s2sad_maker__", False):
+            return
+        shown = unparse(call.func)
+        raise self.source.syntax_error(
+            f"making a derivative inside the function differentiated ({shown}(...))", call,
+            f"Make it once at module level, of a function defined there (grad_g = "
+            f"{shown}(g)), and call grad_g(...) here: s2sad inlines that gradient. A def "
+            "nested in the function cannot be differentiated from inside it.")
+
+    def _defined_here(self, fdef):
+        """``fdef`` with its defaults evaluated here, where the ``def`` or ``lambda`` runs,
+        as Python does (a call later reads these, not the names as they are then):
+        ``defaults_at_def``, each parameter's atom, copied where a name may change."""
+        values = {}
+        params = fdef.args.posonlyargs + fdef.args.args
+        for param, expr in zip(params[len(params) - len(fdef.args.defaults):],
+                               fdef.args.defaults):
+            values[param.id] = self._default_now(expr)
+        for param, expr in zip(fdef.args.kwonlyargs, fdef.args.kw_defaults):
+            if expr is not None:
+                values[param.id] = self._default_now(expr)
+        if not values:
+            return fdef
+        fdef = copy.copy(fdef)
+        fdef.defaults_at_def = values
+        return fdef
+
+    def _default_now(self, expr):
+        value = self.atom(expr)
+        if isinstance(value, gast.Name) and value.id not in self.temps:
+            return self.snapshot(value)  # (the variable may be given another value later)
+        return value
 
     def _given_once(self, name: str) -> bool:
         """Is ``name`` given a value by one statement of the function only (no other
@@ -1291,6 +1332,7 @@ class Normalize:
             return self.comprehension(node)
         if isinstance(node, gast.Call):
             func = node.func
+            self._refuse_derivative_made_here(node)
             if self._builtin_call(node) == "sum" and len(node.args) in (1, 2) and \
                     isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp)) and \
                     not node.keywords:
@@ -1655,7 +1697,7 @@ class Normalize:
             ret = gast.copy_location(gast.Return(arg.body), arg)
             fdef = gast.FunctionDef(name, arg.args, [ret], [], None, None)
             fdef.shown_name = "<lambda>"  # (as Python names it in a traceback)
-            self.local_functions[name] = gast.copy_location(fdef, arg)
+            self.local_functions[name] = self._defined_here(gast.copy_location(fdef, arg))
             arg = gast.Name(name, gast.Load(), None, None)
         if not isinstance(arg, (gast.Name, gast.Attribute)):
             return None
@@ -1771,7 +1813,8 @@ class Normalize:
                 raise self.source.error(DifferentiationError, f"{tree.name}() got two values "
                                         f"for {key!r}", node)
             bound[key] = value
-        defaults = self._defaults(func, tree, names, n_pos, child)
+        defaults = getattr(fdef, "defaults_at_def", None) or \
+            self._defaults(func, tree, names, n_pos, child)
         body_assigned = {n.id for s in tree.body for n in trees.walk(s)
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         passed: dict[int, str] = {}  # the callee's argument values -> the names passed
