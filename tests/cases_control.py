@@ -412,6 +412,88 @@ def reduction_used_in_one_branch(y, M):
     return np.tanh(y)  # nothing flows into t's sensitivity: its 0.0 meets mean's axis
 
 
+def return_then_continue(a):
+    s = 0.0
+    for i in range(4):
+        if s > 2.0:
+            return s * a
+        elif i == 1:
+            continue  # (the return's `break` kept what follows out of its branch)
+        s = s + a * a
+    return s
+
+
+def continue_inside_a_returning_branch(a):
+    s = a
+    for i in range(4):
+        if s > 2.0:
+            if i == 3:
+                continue
+            return s * a
+        s = s + a * a
+    return s
+
+
+def break_under_a_test_then_return(x, stop):
+    s = 0.0
+    for i in range(3):
+        if stop > 0:
+            if i == stop:
+                break
+        if x[i] > 2.5:
+            return s  # (what follows was written twice: the branches shared its nodes)
+        s = s + x[i] ** 2
+    return s
+
+
+def unreachable_after_jumps(a):
+    s = a
+    for i in range(3):
+        if s > 2.0:
+            continue
+            s = s * 100.0
+        s = s * a
+        if s > 1.5:
+            break
+            s = s * 10.0
+    if s > 5.0:
+        return s
+        s = s * 1000.0
+    return s * a
+
+
+def _sum_until(x, early=False):
+    s = 0.0
+    for i in range(3):
+        if x[i] < -5.0:
+            continue
+        if early:
+            return s
+        s = s + x[i] ** 2
+    return s
+
+
+def helper_returning_in_a_loop_under_a_constant(x):
+    return _sum_until(x) + _sum_until(x * 2.0, early=False) + _sum_until(x, True)
+
+
+def _sum_until_nested(x, early=False):
+    s = 0.0
+    for j in range(2):
+        for i in range(3):
+            if x[i] < -5.0:
+                break
+            if early:
+                return s
+            s = s + x[i] ** 2
+        s = s * 0.5
+    return s
+
+
+def helper_returning_in_nested_loops_under_a_constant(x):
+    return _sum_until_nested(x) + _sum_until_nested(x, early=True)
+
+
 def reversed_iteration(xs):
     acc = 1.0
     for v in reversed(xs):

@@ -331,6 +331,11 @@ class Normalize:
             return
         elif isinstance(stmt, gast.Break):
             self.emit(gast.Break())
+        elif isinstance(stmt, gast.If) and stmt.__dict__.get("returned") is not None and \
+                stmt.returned not in self.current:
+            for inner in stmt.orelse:  # `if returned_1: return result_1` after a loop whose
+                self.stmt = inner       # `return` (it sets both) was in a branch left out
+                self.statement(inner)   # (`if early:` in a helper given early=False)
         elif isinstance(stmt, gast.If) and self._constant_test(stmt.test) is not None:
             # `if left is not None:` in an inlined helper given left=-1.0: the branch taken
             for inner in stmt.body if self._constant_test(stmt.test) else stmt.orelse:
