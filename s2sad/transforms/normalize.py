@@ -700,13 +700,19 @@ class Normalize:
                 isinstance(value, gast.Call) and self._callee(value.func) is list)  # a copy
             (self.made if made else self.unmade).add(ssa)
             return
+        if isinstance(target, gast.Subscript):  # `z[0], z[1] = z[1], z[0]`: stored in its
+            index = self.index(target.slice)    # turn, its index read then (as Python does)
+            self.setitem(self.stmt, target, index, self.to_atom(value))
+            return
         elts = target.elts
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
             # the right side's parts are atoms already, all evaluated before any target
             parts = value.elts
             if any(isinstance(t, gast.Name) and t.id in self.carried for t in elts):
                 parts = [self.snapshot(v) for v in parts]  # `a, b = b, a` on kept names
-            for t, v in zip(elts, parts, strict=True):
+            shown = self._right_side_of(target)
+            for k, (t, v) in enumerate(zip(elts, parts, strict=True)):
+                self._stored_before_read(t, parts[k + 1:], shown[k + 1:])
                 self.assign(t, v)
             return
         source = self.to_atom(value)
@@ -723,8 +729,51 @@ class Normalize:
         for stored in names:  # parts of a value share its memory (an array's rows are views
             # of it; a list's items are the arrays it holds) and what it shares
             self.bind(stored.id, whole)
-        for elt, temp in nested:
+        shown = self._right_side_of(target)
+        for k, (elt, temp) in enumerate(nested):
+            self._stored_before_read(elt, [t for _, t in nested[k + 1:]], shown[k + 1:])
             self.assign(elt, temp)
+
+    def _right_side_of(self, target) -> list:
+        """The user's expressions the parts of the tuple ``target`` of this statement are
+        given, one per part (the whole right side for each, when it is no display)."""
+        stmt = self.stmt
+        pairs = [(t, stmt.value) for t in stmt.targets] if isinstance(stmt, gast.Assign) \
+            else []
+        while pairs:
+            t, v = pairs.pop()
+            alike = isinstance(t, (gast.Tuple, gast.List)) and isinstance(
+                v, (gast.Tuple, gast.List)) and len(t.elts) == len(v.elts)
+            if t is target:
+                return list(v.elts) if alike else [v] * len(target.elts)
+            if alike:
+                pairs += zip(t.elts, v.elts)
+        return []
+
+    def _stored_before_read(self, target, later, shown) -> None:
+        """``z[0:2], z[2:4] = z[2:4], z[0:2]``: Python stores the parts in turn, so a part
+        stored later that is a view of ``z`` (a slice, a row) holds the values the earlier
+        store wrote. Refused when such a part may share ``z``'s memory (unless it turns out
+        a number: ``z[1]`` of a vector is a copy)."""
+        if not isinstance(target, gast.Subscript) or self.trusted:
+            return
+        name = target.value.id
+        mine = self.current.get(name)
+        if mine is None or mine in self.made and mine not in self.unmade:
+            return  # (a list's slot: storing into it changes no item)
+        blocks = self.node.get(mine, frozenset())
+        for k, part in enumerate(later):
+            if not isinstance(part, gast.Name) or not blocks & self.node.get(part.id, blocks):
+                continue
+            what = f"`{unparse(shown[k]).strip()}`" if k < len(shown) else "a part"
+            error = self.source.syntax_error(
+                f"storing into {name!r} before the right side's {what} is stored: it may be "
+                f"a view of {name!r}, so Python would store the values changed", self.stmt,
+                f"Copy what the right side reads from {name!r} first, e.g. "
+                f"`{what.strip('`')}.copy()`." if k < len(shown) else
+                f"Copy what the right side reads from {name!r} first (`.copy()`).")
+            self.root.deferred.append((part.id, self.with_calls(error)))
+            return
 
     def _refuse_hidden_updates(self, stmt):
         """A call that changes an array or list in place (``x.sort()``, ``x.fill(v)``,
