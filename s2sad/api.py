@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import linecache
 import operator
 import threading
 import types
@@ -15,7 +16,7 @@ from . import registry
 from .backends import backend_of, check_arguments, check_target
 from .dispatch import make_entry
 from .errors import DifferentiationError, NonScalarOutputError, S2sadError
-from .located import note_user_line
+from .located import note_user_line, user_line_of
 from .pipeline import compile_gradient, load
 from .source import FunctionSource, note_reads, still_read
 from .transforms.kinds import describe, is_object
@@ -145,6 +146,12 @@ class GradientFunction:
                 return function(*args, *extra)
             n = len(args) - len(self._kwonly)
             return function(*args[:n], *extra, **dict(zip(self._kwonly, args[n:])))
+        except DifferentiationError as exc:  # (a check in the generated code, not located)
+            compiled = getattr(self, "_last", None)
+            if exc.filename is None and not isinstance(exc, NonScalarOutputError) and \
+                    compiled is not None and compiled.function is function:
+                _at_user_line(exc, compiled)
+            raise
         except S2sadError:
             raise
         except Exception as exc:
@@ -489,8 +496,24 @@ def _handle(compiled, who: str, exc: Exception) -> None:
     the user's line (:mod:`s2sad.located`)."""
     if isinstance(exc, NonScalarOutputError):
         _at_return(exc, compiled)
+    elif isinstance(exc, DifferentiationError) and exc.filename is None:
+        _at_user_line(exc, compiled)  # (a check in the generated code: check_real_power)
     elif not isinstance(exc, S2sadError):
         note_user_line(exc, compiled, who)
+
+
+def _at_user_line(exc: DifferentiationError, compiled) -> None:
+    """Raise ``exc`` again located at the user's line of the generated statement that
+    raised it, where that is known."""
+    where = user_line_of(exc, compiled)
+    if isinstance(where, tuple):  # inlined: the helper's line, then the calls to it
+        *calls, (filename, line, text, col, _) = where
+        raise type(exc)(exc.message, filename, line, text, col, exc.hint,
+                        tuple(where)) from None
+    if where is not None and compiled.output_at is not None:
+        filename = compiled.output_at[0]
+        raise type(exc)(exc.message, filename, where, linecache.getline(filename, where),
+                        None, exc.hint) from None
 
 
 def _at_return(exc: NonScalarOutputError, compiled) -> None:

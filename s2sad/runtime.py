@@ -717,8 +717,8 @@ def add_sens(a, b):
                          for u, v in zip(a, b, strict=True))
         summed = [add_sens(u, v) for u, v in zip(a, b, strict=True)]
         return summed if isinstance(a, list) else tuple(summed)
-    if isinstance(a, dict) and _zero(b):
-        return a
+    if isinstance(a, (list, tuple, dict)) and _zero(b):
+        return a  # (the 0.0 nothing has flowed into yet: a list's items keep their shapes)
     if isinstance(a, dict) and isinstance(b, dict):  # (zero at a key neither has)
         summed = SensitivityDict((k, add_sens(a[k], b[k]) if k in b else a[k]) for k in a)
         summed.update((k, v) for k, v in b.items() if k not in a)
@@ -1320,6 +1320,29 @@ def _scan(ufunc, a, xp):
         a = xp.concatenate([a[..., :shift], ufunc(a[..., shift:], a[..., :-shift])], axis=-1)
         shift *= 2
     return a
+
+
+def check_real_power(x, y, varying: bool = False) -> None:
+    """Refuse ``x ** y`` where Python makes it a complex number: a negative Python number
+    to a power that is not a whole number (NumPy's numbers give NaN there instead), or
+    to a ``varying`` (differentiated) power, complex next to each whole number.
+
+    >>> check_real_power(-8.0, 2.0), check_real_power(np.float64(-8.0), 0.5)
+    (None, None)
+    >>> check_real_power(-8.0, 0.5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.DifferentiationError: s2sad cannot differentiate -8.0 ** 0.5: Python ...
+    """
+    if type(x) in (int, float) and type(y) in (int, float) and x < 0 and \
+            (varying or not float(y).is_integer()):
+        raise DifferentiationError(
+            f"s2sad cannot differentiate {x!r} ** {y!r}: Python makes a negative number to a "
+            "power that is not a whole number a complex number, and s2sad differentiates "
+            "real numbers only",
+            hint="Keep the base non-negative (`max(b, 0.0) ** 0.5`, or take `abs`), or "
+                 "compute on NumPy values (`np.sqrt(b)`, `np.float64(b) ** 0.5`), which give "
+                 "NaN there.")
 
 
 def scaled_power(c, x, e):

@@ -494,6 +494,40 @@ def helper_returning_in_nested_loops_under_a_constant(x):
     return _sum_until_nested(x) + _sum_until_nested(x, early=True)
 
 
+def matrix_display(a):
+    M = np.array([[a, 1.0, a], [2.0, a * a, 3.0]])  # (second order: its sensitivity is
+    return np.sum(np.tanh(M) * M)                    # lists of lists, added item by item)
+
+
+def tuple_matrix_display(a):
+    M = np.array(((a, 1.0), (2.0, a * a)))
+    return np.sum(M @ M)
+
+
+def dict_items_loop(a):
+    d = {"u": a, "v": a * a}
+    s = 0.0
+    for k, v in d.items():
+        s = s + v * v * a
+    return s
+
+
+def dict_items_of_arrays(a):
+    d = {"u": np.array([a, 2.0]), "v": a * a}
+    s = 0.0
+    for k, v in d.items():
+        s = s + np.sum(v * v) * a
+    return s
+
+
+def dict_items_of_pairs(a):
+    d = {"u": (a, 2.0), "v": (a * a, a)}
+    s = 0.0
+    for k, (p, q) in d.items():
+        s = s + p * q * q
+    return s
+
+
 def reversed_iteration(xs):
     acc = 1.0
     for v in reversed(xs):

@@ -142,6 +142,8 @@ CASES = [
                  id="helper-return-in-loop-under-a-constant"),  # was 'result_1' is used
     pytest.param(C.helper_returning_in_nested_loops_under_a_constant,  # before it is assigned
                  (np.array([1.0, 1.5, 3.0]),), 0, id="helper-return-in-nested-loops-constant"),
+    pytest.param(C.matrix_display, (1.3,), 0, id="matrix-display"),
+    pytest.param(C.dict_items_of_pairs, (1.3,), 0, id="dict-items-of-pairs"),
 ]
 
 

@@ -74,6 +74,9 @@ SCALAR_TABLE = [
     (C.iterate_a_name_rebound_in_the_loop, (0.4, np.array([0.1, 0.5, -0.3])), 0),
     (C.return_then_continue, (1.3,), 0), (C.continue_inside_a_returning_branch, (0.9,), 0),
     (C.continue_inside_a_returning_branch, (1.3,), 0), (C.unreachable_after_jumps, (1.3,), 0),
+    (C.matrix_display, (1.3,), 0), (C.tuple_matrix_display, (1.3,), 0),  # were a zip error
+    (C.dict_items_loop, (1.3,), 0), (C.dict_items_of_arrays, (1.3,), 0),  # (lists added as
+    (C.dict_items_of_pairs, (1.3,), 0),                                   # numbers)
 ]
 
 
