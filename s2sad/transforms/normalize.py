@@ -697,7 +697,8 @@ class Normalize:
             self.hold(target.id, ssa, value)
             made = isinstance(value, (gast.List, gast.Dict)) or isinstance(
                 value, gast.BinOp) and isinstance(value.left, gast.List) or (  # [None] * n
-                isinstance(value, gast.Call) and self._callee(value.func) is list)  # a copy
+                isinstance(value, gast.Call) and self._callee(value.func) is list) or \
+                self._container_copy(value) is not None  # a copy
             (self.made if made else self.unmade).add(ssa)
             return
         if isinstance(target, gast.Subscript):  # `z[0], z[1] = z[1], z[0]`: stored in its
@@ -1121,6 +1122,8 @@ class Normalize:
         if isinstance(value, gast.BinOp) and any(isinstance(side, (gast.List, gast.Tuple))
                                                  for side in (value.left, value.right)):
             return self.views(value.left) + self.views(value.right)  # [a] * 2, [a] + ys
+        if self._container_copy(value) is not None:  # d.copy(): the same items as d
+            return [self._container_copy(value)]
         if isinstance(value, gast.Call):
             func = value.func
             # x.astype(t, copy=False), np.array(x, copy=None): x itself where no copy is needed
@@ -1136,6 +1139,19 @@ class Normalize:
             if attr in _VIEW_FUNCTIONS or (uncopied and attr in ("astype", "array")):
                 return [n for a in value.args for n in self.views(a)]  # np.reshape(x, 3)
         return []
+
+    def _container_copy(self, value) -> str | None:
+        """``d`` of ``d.copy()`` (normalized) where ``d`` holds a dict or list made here, or
+        given as the function's argument: its copy is a new one holding the same items."""
+        if not (isinstance(value, gast.Call) and value.__dict__.get("copied") and
+                value.args and isinstance(value.args[0], gast.Name)):
+            return None
+        name = value.args[0].id
+        given = self.root.descriptors.get(name) if self.parent is None else None
+        if name in self.made and name not in self.unmade or \
+                type(given) is tuple and given[0] in ("dict", "list"):
+            return name
+        return None
 
     def looping(self, stmt, run) -> None:
         """Normalize a loop with ``run()``. A pass may start with the values the previous
@@ -1383,7 +1399,10 @@ class Normalize:
                 func = self.atom(func)
             args = [self.atom(a) for a in node.args]
             keywords = [gast.keyword(k.arg, self.atom(k.value)) for k in node.keywords]
-            return gast.copy_location(gast.Call(func, args, keywords), node)
+            call = gast.copy_location(gast.Call(func, args, keywords), node)
+            if node.__dict__.get("copied"):  # x.copy() (Desugar): a dict's or list's too
+                call.copied = True
+            return call
         if isinstance(node, gast.Subscript):
             return gast.copy_location(
                 gast.Subscript(self.atom(node.value), self.index(node.slice), gast.Load()), node)
