@@ -528,6 +528,25 @@ def dict_items_of_pairs(a):
     return s
 
 
+def _row_from_branches(t, p):
+    if t > 0:
+        t7 = t * 2.0
+        if p > 1.0:
+            p1 = p * t
+            return np.array([t7, p1, 0.7])
+        else:
+            p1 = p + 1.0
+    else:
+        t7 = t
+        p1 = 0.5
+    return np.array([t7, p1, 0.7])
+
+
+def helper_row_from_nested_branches(a):
+    v = _row_from_branches(a, a * a)  # (second order: the sensitivity of a list made in
+    return v[0] * v[1] + np.sum(v ** 2)  # one branch was made where it does not exist)
+
+
 def reversed_iteration(xs):
     acc = 1.0
     for v in reversed(xs):

@@ -77,6 +77,9 @@ SCALAR_TABLE = [
     (C.matrix_display, (1.3,), 0), (C.tuple_matrix_display, (1.3,), 0),  # were a zip error
     (C.dict_items_loop, (1.3,), 0), (C.dict_items_of_arrays, (1.3,), 0),  # (lists added as
     (C.dict_items_of_pairs, (1.3,), 0),                                   # numbers)
+    (C.helper_row_from_nested_branches, (1.3,), 0),
+    (C.helper_row_from_nested_branches, (0.7,), 0),
+    (C.helper_row_from_nested_branches, (-0.5,), 0),
 ]
 
 

@@ -436,6 +436,8 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             # list's is a list, not an array (whose `+` would add, not join)
             for i in shaped_like:
                 kind = of(op.operands[i])
+                if kind.container and op.rule.func is _array_grad():
+                    return _listed(kind)  # (lists of NumPy numbers and arrays)
                 if kind.container:
                     return Kind(kind.tag, items=kind.items, fields=kind.fields)
             if any(of(op.operands[i]).tag == "any" for i in shaped_like):
@@ -549,6 +551,19 @@ def _structure_helpers() -> dict:
                                    snapshot: (0,), put_item: (1,), index_grad: (1,),
                                    sens_item: "item"})
     return _STRUCTURE_HELPERS
+
+
+def _array_grad():
+    from ..runtime import array_grad  # (the runtime imports this module)
+    return array_grad
+
+
+def _listed(kind: Kind) -> Kind:
+    """The kind of ``array_grad(g, obj)`` for ``obj`` of ``kind``: its lists and tuples as
+    lists, its numbers as NumPy's (items of an array), its arrays as they are."""
+    if kind.tag in ("list", "tuple"):
+        return Kind("list", items=tuple(_listed(item) for item in kind.items))
+    return SCALAR if kind.tag == "scalar" else kind
 
 
 def _created_kind(shape, of, target) -> Kind:
