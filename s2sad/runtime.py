@@ -1332,13 +1332,15 @@ def check_real_power(x, y, varying: bool = False) -> None:
     >>> check_real_power(-8.0, 0.5)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    s2sad.errors.DifferentiationError: s2sad cannot differentiate -8.0 ** 0.5: Python ...
+    s2sad.errors.DifferentiationError: s2sad cannot differentiate (-8.0) ** 0.5: Python ...
     """
     if type(x) in (int, float) and type(y) in (int, float) and x < 0 and \
             (varying or not float(y).is_integer()):
+        why = "Python makes a negative number to a power that is not a whole number a " \
+            "complex number" if not float(y).is_integer() else "a negative number to a " \
+            "power is complex next to each whole number, so it has no real derivative there"
         raise DifferentiationError(
-            f"s2sad cannot differentiate {x!r} ** {y!r}: Python makes a negative number to a "
-            "power that is not a whole number a complex number, and s2sad differentiates "
+            f"s2sad cannot differentiate ({x!r}) ** {y!r}: {why}, and s2sad differentiates "
             "real numbers only",
             hint="Keep the base non-negative (`max(b, 0.0) ** 0.5`, or take `abs`), or "
                  "compute on NumPy values (`np.sqrt(b)`, `np.float64(b) ** 0.5`), which give "

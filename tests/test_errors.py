@@ -285,7 +285,7 @@ def test_a_complex_power_of_python_floats_is_refused_at_its_line(func, arg, mode
         else:
             getattr(s2sad, mode)(func)(arg)
     err = info.value
-    assert "complex number" in str(err) and "s2sad differentiates real numbers only" in str(err)
+    assert "complex" in str(err) and "s2sad differentiates real numbers only" in str(err)
     assert err.filename == cases.__file__
     assert err.lineno == line_of(func if func is not cases.negative_base_power_in_helper
                                  else cases._root, "# <- power")
@@ -306,3 +306,22 @@ def test_powers_of_numpy_values_are_not_checked():
     assert "check_real_power" not in source
     np.testing.assert_allclose(s2sad.grad(cases.power_of_numpy_values)(x),
                                [-0.5 + 2.0 * (1.0 - 2.0), 0.5])
+
+
+@pytest.mark.parametrize("func, arg", [
+    pytest.param(cases.negative_base_power, 1.0, id="float-to-a-fraction"),
+    pytest.param(cases.negative_base_power_in_helper, 1.0, id="builtin-pow-in-a-helper"),
+])
+def test_a_complex_power_is_refused_at_the_users_line_in_a_second_derivative(func, arg):
+    with pytest.raises(s2sad.DifferentiationError, match="complex number") as info:
+        s2sad.grad(s2sad.grad(func))(arg)
+    assert info.value.filename == cases.__file__  # (not the first derivative's own code)
+    assert info.value.lineno == line_of(func if func is not cases.negative_base_power_in_helper
+                                        else cases._root, "# <- power")
+    assert s2sad.hessian(func)(3.0) == pytest.approx(
+        s2sad.grad(s2sad.grad(func))(3.0))  # (where the power is real: differentiated)
+
+
+def test_a_numpy_number_to_a_fraction_is_nan_as_numpy_defines():
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(s2sad.grad(cases.negative_base_power)(np.float64(1.0)))
