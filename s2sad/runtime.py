@@ -851,17 +851,28 @@ def _nested_ndim(obj):
     return _ndim(obj)
 
 
+def _nested_shape(obj) -> tuple:
+    """``np.shape(obj)`` for (nested) lists, whose items may be arrays of any module."""
+    if isinstance(obj, (list, tuple)):
+        return (len(obj),) + (_nested_shape(obj[0]) if len(obj) else ())
+    return tuple(_shape(obj))
+
+
 def array_grad(g, obj):
     """Adjoint of ``np.array(obj)``: ``g`` cut back into the (nested) lists of ``obj``.
 
     >>> array_grad(np.array([[1.0, 2.0], [3.0, 4.0]]), [[0.0, 0.0], np.zeros(2)])
     [[np.float64(1.0), np.float64(2.0)], array([3., 4.])]
+    >>> array_grad(0.0, [1.0, 2.0])
+    [np.float64(0.0), np.float64(0.0)]
     """
     xp = array_module(g)
     g = xp.asarray(g)
     if isinstance(obj, (list, tuple)):
         g = xp.reshape(g, g.shape[g.ndim - _nested_ndim(obj):]) if g.ndim > _nested_ndim(obj) \
             else g  # ndmin added leading axes of length 1
+        if g.ndim < _nested_ndim(obj):  # (the 0.0 nothing has flowed into yet: spread, as
+            g = xp.broadcast_to(g, _nested_shape(obj))  # for the array it stands for)
         return [array_grad(g[i], item) for i, item in enumerate(obj)]
     return cast_like(xp.reshape(g, _shape(obj)), obj) if isinstance(obj, (np.ndarray, xp.ndarray)) \
         else g[()] if g.ndim == 0 else xp.reshape(g, _shape(obj))
