@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import linecache
 import operator
 import threading
 import types
@@ -15,7 +16,7 @@ from . import registry, runtime_recursion
 from .backends import backend_of, check_arguments, check_target
 from .dispatch import given_arguments, make_entry
 from .errors import DifferentiationError, NonScalarOutputError, S2sadError
-from .located import note_user_line
+from .located import note_user_line, user_line, user_line_of
 from .pipeline import compile_gradient, load
 from .source import FunctionSource, note_reads, still_read
 from .transforms.kinds import describe, is_object
@@ -149,6 +150,12 @@ class GradientFunction:
                 return function(*args, *extra)
             n = len(args) - len(self._kwonly)
             return function(*args[:n], *extra, **dict(zip(self._kwonly, args[n:])))
+        except DifferentiationError as exc:  # (a check in the generated code, not located)
+            compiled = getattr(self, "_last", None)
+            if exc.filename is None and not isinstance(exc, NonScalarOutputError) and \
+                    compiled is not None and compiled.function is function:
+                _at_user_line(exc, compiled, self.func)
+            raise
         except S2sadError:
             raise
         except Exception as exc:
@@ -515,8 +522,34 @@ def _handle(compiled, who: str, exc: Exception) -> None:
     the user's line (:mod:`s2sad.located`)."""
     if isinstance(exc, NonScalarOutputError):
         _at_return(exc, compiled)
+    elif isinstance(exc, DifferentiationError) and exc.filename is None:
+        _at_user_line(exc, compiled)  # (a check in the generated code: check_real_power)
     elif not isinstance(exc, S2sadError):
         note_user_line(exc, compiled, who)
+
+
+def _at_user_line(exc: DifferentiationError, compiled, func=None) -> None:
+    """Raise ``exc`` again located at the user's line of the generated statement that
+    raised it, where that is known; in a derivative of a derivative (``func``, the
+    derivative differentiated), at the line of the user's own code it comes from."""
+    where = user_line_of(exc, compiled)
+    if where is None or compiled.output_at is None:
+        return
+    if not isinstance(where, tuple):
+        where = ((compiled.output_at[0], where, None, None, None),)
+    while isinstance(func, GradientFunction) and getattr(func, "_last", None) is not None \
+            and func._last.filename == where[-1][0] and func._last.user_lines:
+        inner = func._last  # (the statement's line in the derivative's own generated code)
+        line = user_line(inner.text, inner.name, inner.user_lines, where[-1][1])
+        if line is None or inner.output_at is None:
+            break
+        where = line if isinstance(line, tuple) else ((inner.output_at[0], line, None, None,
+                                                       None),)
+        func = func.func
+    filename, line, text, col, _ = where[-1]
+    text = text or linecache.getline(filename, line)
+    raise type(exc)(exc.message, filename, line, text, col, exc.hint,
+                    where if len(where) > 1 else ()) from None
 
 
 def _at_return(exc: NonScalarOutputError, compiled) -> None:

@@ -79,14 +79,29 @@ def user_line(text: str, name: str, lines: tuple, generated: int) -> int | None:
     return lines[found]
 
 
-def note_user_line(exc: BaseException, compiled, who: str) -> None:
-    """Add to ``exc`` (raised in the generated code of ``compiled``) a note naming the
-    user's line its failing statement comes from. Python 3.11+ prints notes."""
+def _generated_line(exc: BaseException, compiled) -> int | None:
+    """The line of the generated code of ``compiled`` that raised ``exc`` (the last)."""
     tb, generated = exc.__traceback__, None
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == compiled.filename:
             generated = tb.tb_lineno
         tb = tb.tb_next
+    return generated
+
+
+def user_line_of(exc: BaseException, compiled):
+    """The user's line (or, inlined, the lines that lead to it) of the generated statement
+    of ``compiled`` that raised ``exc``; None where it is not known."""
+    generated = _generated_line(exc, compiled)
+    if generated is None or not compiled.user_lines:
+        return None
+    return user_line(compiled.text, compiled.name, compiled.user_lines, generated)
+
+
+def note_user_line(exc: BaseException, compiled, who: str) -> None:
+    """Add to ``exc`` (raised in the generated code of ``compiled``) a note naming the
+    user's line its failing statement comes from. Python 3.11+ prints notes."""
+    generated = _generated_line(exc, compiled)
     if generated is None or not compiled.user_lines or compiled.output_at is None:
         return
     line = user_line(compiled.text, compiled.name, compiled.user_lines, generated)

@@ -46,6 +46,7 @@ from .transforms.normalize import (Normalize, argument_descriptors, argument_obj
 from .transforms.loop_tape import LoopTape
 from .transforms.loop_sums import LoopSums
 from .transforms.sum_products import SumProducts
+from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
 from .transforms.resolve import argument_dtypes, single_constants, static_value
 from .transforms.reverse import Reverse
@@ -196,6 +197,8 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     if aux is not None:
         refuse_unpaired(normalized, kinds, source)
     active = active_names(normalized, set(wrt), source, local_names)
+    normalized = RealPowers(kinds, active, lambda: imports.helper("check_real_power"), source,
+                            local_names).visit(normalized)
 
     cells = dict(normalizer.foreign_cells)
     for node in trees.walk(normalized):

@@ -717,8 +717,8 @@ def add_sens(a, b):
                          for u, v in zip(a, b, strict=True))
         summed = [add_sens(u, v) for u, v in zip(a, b, strict=True)]
         return summed if isinstance(a, list) else tuple(summed)
-    if isinstance(a, dict) and _zero(b):
-        return a
+    if isinstance(a, (list, tuple, dict)) and _zero(b):
+        return a  # (the 0.0 nothing has flowed into yet: a list's items keep their shapes)
     if isinstance(a, dict) and isinstance(b, dict):  # (zero at a key neither has)
         summed = SensitivityDict((k, add_sens(a[k], b[k]) if k in b else a[k]) for k in a)
         summed.update((k, v) for k, v in b.items() if k not in a)
@@ -858,17 +858,28 @@ def _nested_ndim(obj):
     return _ndim(obj)
 
 
+def _nested_shape(obj) -> tuple:
+    """``np.shape(obj)`` for (nested) lists, whose items may be arrays of any module."""
+    if isinstance(obj, (list, tuple)):
+        return (len(obj),) + (_nested_shape(obj[0]) if len(obj) else ())
+    return tuple(_shape(obj))
+
+
 def array_grad(g, obj):
     """Adjoint of ``np.array(obj)``: ``g`` cut back into the (nested) lists of ``obj``.
 
     >>> array_grad(np.array([[1.0, 2.0], [3.0, 4.0]]), [[0.0, 0.0], np.zeros(2)])
     [[np.float64(1.0), np.float64(2.0)], array([3., 4.])]
+    >>> array_grad(0.0, [1.0, 2.0])
+    [np.float64(0.0), np.float64(0.0)]
     """
     xp = array_module(g)
     g = xp.asarray(g)
     if isinstance(obj, (list, tuple)):
         g = xp.reshape(g, g.shape[g.ndim - _nested_ndim(obj):]) if g.ndim > _nested_ndim(obj) \
             else g  # ndmin added leading axes of length 1
+        if g.ndim < _nested_ndim(obj):  # (the 0.0 nothing has flowed into yet: spread, as
+            g = xp.broadcast_to(g, _nested_shape(obj))  # for the array it stands for)
         return [array_grad(g[i], item) for i, item in enumerate(obj)]
     return cast_like(xp.reshape(g, _shape(obj)), obj) if isinstance(obj, (np.ndarray, xp.ndarray)) \
         else g[()] if g.ndim == 0 else xp.reshape(g, _shape(obj))
@@ -1415,6 +1426,31 @@ def _scan(ufunc, a, xp):
         a = xp.concatenate([a[..., :shift], ufunc(a[..., shift:], a[..., :-shift])], axis=-1)
         shift *= 2
     return a
+
+
+def check_real_power(x, y, varying: bool = False) -> None:
+    """Refuse ``x ** y`` where Python makes it a complex number: a negative Python number
+    to a power that is not a whole number (NumPy's numbers give NaN there instead), or
+    to a ``varying`` (differentiated) power, complex next to each whole number.
+
+    >>> check_real_power(-8.0, 2.0), check_real_power(np.float64(-8.0), 0.5)
+    (None, None)
+    >>> check_real_power(-8.0, 0.5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.DifferentiationError: s2sad cannot differentiate (-8.0) ** 0.5: Python ...
+    """
+    if type(x) in (int, float) and type(y) in (int, float) and x < 0 and \
+            (varying or not float(y).is_integer()):
+        why = "Python makes a negative number to a power that is not a whole number a " \
+            "complex number" if not float(y).is_integer() else "a negative number to a " \
+            "power is complex next to each whole number, so it has no real derivative there"
+        raise DifferentiationError(
+            f"s2sad cannot differentiate ({x!r}) ** {y!r}: {why}, and s2sad differentiates "
+            "real numbers only",
+            hint="Keep the base non-negative (`max(b, 0.0) ** 0.5`, or take `abs`), or "
+                 "compute on NumPy values (`np.sqrt(b)`, `np.float64(b) ** 0.5`), which give "
+                 "NaN there.")
 
 
 def scaled_power(c, x, e):

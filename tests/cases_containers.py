@@ -233,6 +233,26 @@ def dict_copy_updated(p, x):
     return np.sum(np.tanh(x @ q["W"] + p["b"])) + np.sum(p["W"])
 
 
+def dict_copy_method(p, x):
+    q = p.copy()  # (was np.copy(p): a 0-d array of the dict, an IndexError at q["W"])
+    q["W"] = q["W"] * 2.0
+    return np.sum(np.tanh(x @ q["W"] + p["b"])) + np.sum(p["W"] * q["b"])
+
+
+def dict_display_copied(x, y):
+    d = {"a": x, "b": y * y}
+    e = d.copy()
+    e["a"] = 3.0 * x * y
+    return d["a"] * e["a"] + e["b"]
+
+
+def list_copy_method(x, y):
+    ys = [x, y * 2.0]
+    zs = ys.copy()
+    zs[0] = zs[0] * 3.0
+    return ys[0] * zs[0] + zs[1] * ys[1]
+
+
 def dict_copy_with_keywords(p, x):
     q = dict(p, b=p["b"] * 3.0)
     return np.sum(np.tanh(x @ q["W"] + q["b"]))
@@ -309,3 +329,10 @@ grad_sum_of_squares = s2sad.grad(sum_of_squares)
 def inner_step_of_a_list_of_floats(p):
     g = grad_sum_of_squares(p)
     return sum_of_squares([p[0] - 0.1 * g[0], p[1] - 0.1 * g[1]])
+
+
+def writes_through_a_dict_copy(p):
+    q = p.copy()
+    w = q["w"]
+    w[0] = 0.0
+    return np.sum(p["w"]) * p["b"]

@@ -412,6 +412,141 @@ def reduction_used_in_one_branch(y, M):
     return np.tanh(y)  # nothing flows into t's sensitivity: its 0.0 meets mean's axis
 
 
+def return_then_continue(a):
+    s = 0.0
+    for i in range(4):
+        if s > 2.0:
+            return s * a
+        elif i == 1:
+            continue  # (the return's `break` kept what follows out of its branch)
+        s = s + a * a
+    return s
+
+
+def continue_inside_a_returning_branch(a):
+    s = a
+    for i in range(4):
+        if s > 2.0:
+            if i == 3:
+                continue
+            return s * a
+        s = s + a * a
+    return s
+
+
+def break_under_a_test_then_return(x, stop):
+    s = 0.0
+    for i in range(3):
+        if stop > 0:
+            if i == stop:
+                break
+        if x[i] > 2.5:
+            return s  # (what follows was written twice: the branches shared its nodes)
+        s = s + x[i] ** 2
+    return s
+
+
+def unreachable_after_jumps(a):
+    s = a
+    for i in range(3):
+        if s > 2.0:
+            continue
+            s = s * 100.0
+        s = s * a
+        if s > 1.5:
+            break
+            s = s * 10.0
+    if s > 5.0:
+        return s
+        s = s * 1000.0
+    return s * a
+
+
+def _sum_until(x, early=False):
+    s = 0.0
+    for i in range(3):
+        if x[i] < -5.0:
+            continue
+        if early:
+            return s
+        s = s + x[i] ** 2
+    return s
+
+
+def helper_returning_in_a_loop_under_a_constant(x):
+    return _sum_until(x) + _sum_until(x * 2.0, early=False) + _sum_until(x, True)
+
+
+def _sum_until_nested(x, early=False):
+    s = 0.0
+    for j in range(2):
+        for i in range(3):
+            if x[i] < -5.0:
+                break
+            if early:
+                return s
+            s = s + x[i] ** 2
+        s = s * 0.5
+    return s
+
+
+def helper_returning_in_nested_loops_under_a_constant(x):
+    return _sum_until_nested(x) + _sum_until_nested(x, early=True)
+
+
+def matrix_display(a):
+    M = np.array([[a, 1.0, a], [2.0, a * a, 3.0]])  # (second order: its sensitivity is
+    return np.sum(np.tanh(M) * M)                    # lists of lists, added item by item)
+
+
+def tuple_matrix_display(a):
+    M = np.array(((a, 1.0), (2.0, a * a)))
+    return np.sum(M @ M)
+
+
+def dict_items_loop(a):
+    d = {"u": a, "v": a * a}
+    s = 0.0
+    for k, v in d.items():
+        s = s + v * v * a
+    return s
+
+
+def dict_items_of_arrays(a):
+    d = {"u": np.array([a, 2.0]), "v": a * a}
+    s = 0.0
+    for k, v in d.items():
+        s = s + np.sum(v * v) * a
+    return s
+
+
+def dict_items_of_pairs(a):
+    d = {"u": (a, 2.0), "v": (a * a, a)}
+    s = 0.0
+    for k, (p, q) in d.items():
+        s = s + p * q * q
+    return s
+
+
+def _row_from_branches(t, p):
+    if t > 0:
+        t7 = t * 2.0
+        if p > 1.0:
+            p1 = p * t
+            return np.array([t7, p1, 0.7])
+        else:
+            p1 = p + 1.0
+    else:
+        t7 = t
+        p1 = 0.5
+    return np.array([t7, p1, 0.7])
+
+
+def helper_row_from_nested_branches(a):
+    v = _row_from_branches(a, a * a)  # (second order: the sensitivity of a list made in
+    return v[0] * v[1] + np.sum(v ** 2)  # one branch was made where it does not exist)
+
+
 def reversed_iteration(xs):
     acc = 1.0
     for v in reversed(xs):

@@ -206,6 +206,12 @@ def updates_shared(x):
     return np.sum(z * x)
 
 
+def stores_rows_in_turn(x):
+    y = np.outer(x, x)
+    y[0], y[1] = y[1], y[0]  # <- here
+    return np.sum(y * x)
+
+
 def augments_shared(x):
     y = x * 1.0
     z = y

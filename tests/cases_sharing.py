@@ -190,6 +190,57 @@ def astype_without_a_copy(x):
     return np.sum(z * x)
 
 
+def swapped_items(x):
+    z = np.tanh(x)
+    z[0], z[1] = z[1], z[0]  # (numbers: copies, read before either store)
+    return np.sum(z * np.arange(1.0, 4.0)) + z[0] * z[2]
+
+
+def swapped_list_slots(x):
+    ys = [x[0], x[1] * 2.0, x[2]]
+    ys[0], ys[2] = ys[2], ys[0] * ys[1]
+    return ys[0] * 3.0 + ys[2] ** 2 + ys[1]
+
+
+def swapped_arrays_in_list_slots(x):
+    ys = [x * 1.0, x * x]
+    ys[0], ys[1] = ys[1], ys[0]  # a list's slots: the arrays themselves are not changed
+    return np.sum(ys[0] * np.arange(1.0, 4.0)) + np.sum(ys[1] ** 3)
+
+
+def index_read_in_turn(x):
+    z = x * 1.0
+    i = 0
+    i, z[i] = 2, z[1] * 5.0  # Python stores i first: this is z[2]
+    return np.sum(z * x) * i
+
+
+def nested_targets_stored_in_turn(x):
+    z = x * 2.0
+    (z[0], w), z[2] = (z[1], z[2]), z[0]
+    return np.sum(z * np.arange(1.0, 4.0)) * w
+
+
+def unpacked_into_items(x):
+    z = np.tanh(x)
+    p = (z[2] * 2.0, z[0])
+    z[0], z[1] = p
+    return np.sum(z * x)
+
+
+def swapped_rows(x):
+    z = np.outer(x, x)
+    z[0], z[1] = z[1], z[0]  # rows are views: Python makes both the old row 1
+    return np.sum(z * x)
+
+
+def swapped_slices(x):
+    z = np.tanh(x)
+    z[0:2], z[1:3] = z[1:3], z[0:2]
+    return np.sum(z * x)
+
+
+STORED_IN_TURN = [swapped_rows, swapped_slices]
 SHARED = [reshaped, transposed, as_array, view_from_helper, held_in_list,
           shared_in_one_branch, shared_on_a_previous_pass, row_of_a_matrix, slice_of_a_vector,
           item_of_an_unknown_array, unpacked_from_a_tuple, unpacked_rows,
@@ -203,4 +254,6 @@ def list_copy_slot_replaced(v):
 
 SAFE = [list_copy_slot_replaced, argument_replaced, argument_replaced_by_a_constant, argument_replaced_in_both_branches,
         argument_replaced_on_every_pass, fresh_from_helper, old_value_kept_by_another_name,
-        item_of_a_vector, item_of_a_matrix]
+        item_of_a_vector, item_of_a_matrix, swapped_items, swapped_list_slots,
+        swapped_arrays_in_list_slots, index_read_in_turn, nested_targets_stored_in_turn,
+        unpacked_into_items]

@@ -163,3 +163,24 @@ def _two_arguments(a, b):
 
 def calls_with_too_many(x):
     return np.sum(_two_arguments(x, x, x))
+
+
+def negative_base_power(a):
+    b = a - 2.0
+    return b ** 1.5 + a  # <- power
+
+
+def _root(t):
+    return pow(t, 0.5)  # <- power
+
+
+def negative_base_power_in_helper(a):
+    return _root(a - 2.0) * a
+
+
+def negative_constant_to_a_power(a):
+    return (-2.0) ** a * a  # <- power
+
+
+def power_of_numpy_values(x):
+    return np.sum(np.abs(x - 2.0) ** 0.5) + np.float64(x[0] - 2.0) ** 2.0

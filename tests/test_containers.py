@@ -111,6 +111,12 @@ CASES = [
                            RNG.normal(size=(4, 3))), 0),
     (C.dict_copy_with_keywords, ({"W": RNG.normal(size=(3, 2)), "b": RNG.normal(size=2)},
                                  RNG.normal(size=(4, 3))), 0),
+    (C.dict_copy_method, ({"W": RNG.normal(size=(3, 2)), "b": RNG.normal(size=2)},
+                          RNG.normal(size=(4, 3))), 0),
+    (C.dict_display_copied, (0.3, 0.8), 0),
+    (C.dict_display_copied, (0.3, 0.8), 1),
+    (C.list_copy_method, (0.3, 0.8), 0),
+    (C.list_copy_method, (0.3, 0.8), 1),
     (C.whole_list_in_a_loop, ([0.3, -1.2, 0.8],), 0),
     (C.whole_list_in_a_loop, ((0.3, -1.2),), 0),
     (C.whole_list_in_a_while_loop, ([RNG.normal(size=2), RNG.normal(size=2)],), 0),
@@ -228,7 +234,7 @@ def test_jacobian_of_structures_says_to_use_vjp():
 
 
 SECOND = [C.dict_display, C.dict_display_loop, C.key_added, C.key_overwritten,
-          C.key_written_twice, C.integer_keys]
+          C.key_written_twice, C.integer_keys, C.dict_display_copied, C.list_copy_method]
 
 
 @pytest.mark.parametrize("f", SECOND, ids=[f.__name__ for f in SECOND])
@@ -347,3 +353,9 @@ def test_a_namedtuple_rebuilt_in_a_loop_and_an_inner_gradient_of_floats():
     p = [0.4, 0.7]
     np.testing.assert_allclose(s2sad.grad(C.inner_step_of_a_list_of_floats)(p),
                                numeric(C.inner_step_of_a_list_of_floats, (p,), 0), rtol=1e-6)
+
+
+def test_an_update_through_a_dict_copy_of_an_argument_is_refused():
+    """A dict's copy holds the same arrays: writing into one changes the caller's."""
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="in-place update of the argument"):
+        s2sad.grad(C.writes_through_a_dict_copy)({"w": np.ones(2), "b": 0.5})

@@ -126,6 +126,24 @@ CASES = [
                  id="axis-reduction-used-on-the-branch-taken"),
     pytest.param(C.reduction_used_in_one_branch, (0.97, rand(3, 3)), 0,
                  id="axis-reduction-unused-on-the-branch-taken-y"),
+    pytest.param(C.return_then_continue, (0.9,), 0, id="return-then-continue-in-elif"),
+    pytest.param(C.return_then_continue, (1.3,), 0, id="return-then-continue-returns"),
+    pytest.param(C.continue_inside_a_returning_branch, (0.9,), 0,
+                 id="continue-inside-a-returning-branch"),  # was a TypeError (None * float)
+    pytest.param(C.continue_inside_a_returning_branch, (1.3,), 0,
+                 id="continue-inside-a-returning-branch-returns"),
+    pytest.param(C.break_under_a_test_then_return, (np.array([1.0, 1.5, 3.0]), 0), 0,
+                 id="break-under-a-test-then-return"),  # was twice the gradient
+    pytest.param(C.break_under_a_test_then_return, (np.array([1.0, 1.5, 3.0]), 1), 0,
+                 id="break-under-a-test-then-return-breaks"),
+    pytest.param(C.unreachable_after_jumps, (0.9,), 0, id="unreachable-after-jumps"),
+    pytest.param(C.unreachable_after_jumps, (1.3,), 0, id="unreachable-after-jumps-returns"),
+    pytest.param(C.helper_returning_in_a_loop_under_a_constant, (np.array([1.0, 1.5, 3.0]),), 0,
+                 id="helper-return-in-loop-under-a-constant"),  # was 'result_1' is used
+    pytest.param(C.helper_returning_in_nested_loops_under_a_constant,  # before it is assigned
+                 (np.array([1.0, 1.5, 3.0]),), 0, id="helper-return-in-nested-loops-constant"),
+    pytest.param(C.matrix_display, (1.3,), 0, id="matrix-display"),
+    pytest.param(C.dict_items_of_pairs, (1.3,), 0, id="dict-items-of-pairs"),
 ]
 
 

@@ -103,6 +103,8 @@ SYNTAX = [
     ("update-argument", C.updates_argument, "in-place update of the argument 'x'",
      "Work on a copy: `x = x.copy()`"),
     ("update-shared", C.updates_shared, "shares its memory with 'z'", "Copy first"),
+    ("update-stored-in-turn", C.stores_rows_in_turn,
+     "storing into 'y' before the right side's `y[0]` is stored", "e.g. `y[0].copy()`"),
     ("augment-shared", C.augments_shared, "`y += ...` on a value shared with 'z'",
      "Write `y = y + ...`"),
     ("import-inside", C.imports_inside, "`import` inside the function", "Import at module level"),
@@ -120,6 +122,7 @@ SYNTAX = [
 ]
 
 ARGS = {C.updates_argument: (ARRAY,), C.updates_shared: (ARRAY,), C.augments_shared: (ARRAY,),
+        C.stores_rows_in_turn: (ARRAY,),
         C.recursive: (1.5, 3), C.set_comprehension: (ARRAY,), C.dict_comprehension: (ARRAY,),
         C.calls_with_double_star: (ARRAY,), C.starred_assignment: (ARRAY,),
         C.sorts_argument: (ARRAY,), C.fills_argument: (ARRAY,),

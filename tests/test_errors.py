@@ -268,3 +268,60 @@ def test_a_call_that_does_not_fit_its_helper_is_located_at_the_call_alone():
     err = info.value
     assert err.lineno == line_of(cases.calls_with_too_many, "_two_arguments(x, x, x)")
     assert err.calls == () and ", in _two_arguments" not in str(err)
+
+
+@pytest.mark.parametrize("func, arg", [
+    pytest.param(cases.negative_base_power, 1.0, id="float-to-a-fraction"),
+    pytest.param(cases.negative_base_power_in_helper, 1.0, id="builtin-pow-in-a-helper"),
+    pytest.param(cases.negative_constant_to_a_power, 0.5, id="negative-constant-base"),
+    pytest.param(cases.negative_constant_to_a_power, 2.0, id="negative-base-varying-power"),
+])
+@pytest.mark.parametrize("mode", ["grad", "value_and_grad", "jvp"])
+def test_a_complex_power_of_python_floats_is_refused_at_its_line(func, arg, mode):
+    # (was a TypeError: float() of the complex gradient Python's ** made)
+    with pytest.raises(s2sad.DifferentiationError) as info:
+        if mode == "jvp":
+            s2sad.jvp(func)(arg)[1](1.0)
+        else:
+            getattr(s2sad, mode)(func)(arg)
+    err = info.value
+    assert "complex" in str(err) and "s2sad differentiates real numbers only" in str(err)
+    assert err.filename == cases.__file__
+    assert err.lineno == line_of(func if func is not cases.negative_base_power_in_helper
+                                 else cases._root, "# <- power")
+    assert "np.sqrt(b)" in err.hint and "Keep the base non-negative" in err.hint
+
+
+@pytest.mark.parametrize("func, arg, expected", [
+    (cases.negative_base_power, 3.0, 1.5 + 1.0),
+    (cases.negative_base_power_in_helper, 3.0, 1.0 + 0.5 * 3.0),
+])
+def test_a_power_of_python_floats_where_it_is_real_differentiates(func, arg, expected):
+    assert s2sad.grad(func)(arg) == pytest.approx(expected)
+
+
+def test_powers_of_numpy_values_are_not_checked():
+    x = np.array([1.0, 3.0])
+    source = s2sad.grad(cases.power_of_numpy_values).source_for(x)
+    assert "check_real_power" not in source
+    np.testing.assert_allclose(s2sad.grad(cases.power_of_numpy_values)(x),
+                               [-0.5 + 2.0 * (1.0 - 2.0), 0.5])
+
+
+@pytest.mark.parametrize("func, arg", [
+    pytest.param(cases.negative_base_power, 1.0, id="float-to-a-fraction"),
+    pytest.param(cases.negative_base_power_in_helper, 1.0, id="builtin-pow-in-a-helper"),
+])
+def test_a_complex_power_is_refused_at_the_users_line_in_a_second_derivative(func, arg):
+    with pytest.raises(s2sad.DifferentiationError, match="complex number") as info:
+        s2sad.grad(s2sad.grad(func))(arg)
+    assert info.value.filename == cases.__file__  # (not the first derivative's own code)
+    assert info.value.lineno == line_of(func if func is not cases.negative_base_power_in_helper
+                                        else cases._root, "# <- power")
+    assert s2sad.hessian(func)(3.0) == pytest.approx(
+        s2sad.grad(s2sad.grad(func))(3.0))  # (where the power is real: differentiated)
+
+
+def test_a_numpy_number_to_a_fraction_is_nan_as_numpy_defines():
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(s2sad.grad(cases.negative_base_power)(np.float64(1.0)))

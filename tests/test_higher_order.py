@@ -72,6 +72,14 @@ SCALAR_TABLE = [
     (C.setitem_list, (0.3, 1.2), 1), (C.sequence_conversions, (0.3, 0.7), 0),
     (C.sequence_conversions, (0.3, 0.7), 1),
     (C.iterate_a_name_rebound_in_the_loop, (0.4, np.array([0.1, 0.5, -0.3])), 0),
+    (C.return_then_continue, (1.3,), 0), (C.continue_inside_a_returning_branch, (0.9,), 0),
+    (C.continue_inside_a_returning_branch, (1.3,), 0), (C.unreachable_after_jumps, (1.3,), 0),
+    (C.matrix_display, (1.3,), 0), (C.tuple_matrix_display, (1.3,), 0),  # were a zip error
+    (C.dict_items_loop, (1.3,), 0), (C.dict_items_of_arrays, (1.3,), 0),  # (lists added as
+    (C.dict_items_of_pairs, (1.3,), 0),                                   # numbers)
+    (C.helper_row_from_nested_branches, (1.3,), 0),
+    (C.helper_row_from_nested_branches, (0.7,), 0),
+    (C.helper_row_from_nested_branches, (-0.5,), 0),
 ]
 
 

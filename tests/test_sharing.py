@@ -29,6 +29,27 @@ def test_update_of_shared_memory_is_refused(func):
     assert "Copy first" in str(info.value)
 
 
+@pytest.mark.parametrize("func", cases.STORED_IN_TURN, ids=lambda f: f.__name__)
+def test_a_part_stored_after_an_update_of_what_it_views_is_refused(func):
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="before the right side's") as info:
+        s2sad.grad(func)(np.array([0.1, 0.2, 0.3]))  # (was a wrong gradient, a right value)
+    assert info.value.filename == cases.__file__
+    assert info.value.lineno == update_line(func)
+    assert "Copy what the right side reads from 'z' first, e.g. `z[" in str(info.value)
+
+
+@pytest.mark.parametrize("func", [cases.swapped_items, cases.swapped_list_slots,
+                                  cases.index_read_in_turn], ids=lambda f: f.__name__)
+def test_parts_stored_in_turn_second_order_and_forward(func):
+    x = np.array([0.1, 0.2, 0.3])  # (`z[0], z[1] = z[1], z[0]` was an AttributeError)
+    grad = s2sad.grad(func)
+    rows = [numeric_gradient(lambda v: grad(v)[k], (x,), 0) for k in range(3)]
+    np.testing.assert_allclose(s2sad.hessian(func)(x), np.array(rows), rtol=1e-5, atol=1e-6)
+    _, push = s2sad.jvp(func)(x)
+    np.testing.assert_allclose(push(np.array([0.3, -0.2, 0.5])),
+                               grad(x) @ np.array([0.3, -0.2, 0.5]), rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("func", cases.ARGUMENT, ids=lambda f: f.__name__)
 def test_update_that_may_reach_the_callers_array_is_refused(func):
     x = np.array([0.1, 0.2, 0.3])

@@ -32,8 +32,9 @@ import numpy as np
 
 from ..registry import deflinear, deftangent, defvjp, nondifferentiable
 from ..runtime import (add_sens, array_grad, as_gradient, average_grad, broadcast_shape, cast_like,
-                       checked_quantiles, choose_grad, clip_grad, column_stack_grad,
-                       concatenate_grad, cumprod_grad, cumsum_grad, diag_grad, diagonal_grad,
+                       check_real_power, checked_quantiles, choose_grad, clip_grad,
+                       column_stack_grad, concatenate_grad, cumprod_grad, cumsum_grad,
+                       diag_grad, diagonal_grad,
                        diff_grad, dot_grad_left, dot_grad_right, dstack_grad, einsum_grad,
                        expand_reduced, extremum_grad, hstack_grad, index_grad, inner_grad,
                        kron_grad, linspace_grad, matmul_grad_left, matmul_grad_right, matmul_shape,
@@ -143,6 +144,7 @@ def checkpoint_tangent_tangent(g, ans, func, args, argnum, h):
     return (None, not_differentiable_yet("checkpoint_tangent (s2sad.checkpoint)", "args"),
             None, not_differentiable_yet("checkpoint_tangent (s2sad.checkpoint)", "h"))
 nondifferentiable(bool, shape="scalar")  # `if cond:` on a value read back from a stack
+nondifferentiable(check_real_power)  # (a statement before a power of a Python number)
 
 try:  # the memory budget's check (a statement in generated while loops)
     from ..runtime_budget import check_stack

@@ -32,8 +32,7 @@ METHODS = {
     "argmax": "argmax", "argmin": "argmin", "argsort": "argsort", "nonzero": "nonzero",
     "any": "any", "all": "all", "round": "round", "swapaxes": "swapaxes", "repeat": "repeat",
     "take": "take", "diagonal": "diagonal", "trace": "trace",
-    # arrays' copy (a list's or dict's .copy() would become an array: differentiated code
-    # never mutates them, so it has little reason to copy one)
+    # arrays' copy (marked: a list's or dict's is written as one once the kinds are known)
     "copy": "copy",
     # copy semantics aside, x.flatten() has the values of np.ravel(x)
     "flatten": "ravel",
@@ -100,9 +99,12 @@ class Desugar(trees.Transformer):
             args = list(node.args)
             if func.attr in _VARARGS and len(args) > 1:
                 args = [gast.copy_location(gast.Tuple(args, gast.Load()), args[0])]
-            return gast.copy_location(
+            call = gast.copy_location(
                 gast.Call(self._np(METHODS[func.attr], func), [func.value] + args, node.keywords),
                 node)
+            if func.attr == "copy":  # (a dict's or list's copy too: DictViews writes it so
+                call.copied = True   # once the kinds say which)
+            return call
         return node
 
     def _astype(self, value, node):

@@ -15,7 +15,9 @@ normalized function once the kinds are known, writes:
   (one pair per statement);
 - ``t = p.get('w')``: ``t = p['w']``; for a key the dict does not have, the default;
 - ``q = {**p, 'w': w}``: each of ``p``'s values read by its key, then
-  ``q = {'w': w, 'b': t_1}`` (a key given again keeps its place, as in Python);
+  ``q = {'w': w, 'b': t_1}`` (a key given again keeps its place, as in Python); ``p.copy()``
+  (which Desugar made ``np.copy(p)``) the same as ``{**p}``, and ``xs.copy()`` of a list
+  ``list(xs)``;
 - ``t = p.W`` of a namedtuple: ``t = p[0]``, its item by position.
 
 The rest of the compiler then differentiates reads by key (``s_p['w'] += ...``),
@@ -143,6 +145,14 @@ class DictViews(trees.Transformer):
 
     def visit_Assign(self, node):
         value = node.value
+        copied = value.args[0] if isinstance(value, gast.Call) and \
+            value.__dict__.get("copied") and value.args else None
+        if isinstance(copied, gast.Name) and self.kinds.get(copied.id, ANY).tag == "dict":
+            value = node.value = gast.Dict([None], [copied])  # d.copy(): {**d}
+        elif isinstance(copied, gast.Name) and self.kinds.get(copied.id, ANY).tag == "list":
+            node.value = gast.Call(self.load("list"), [copied], [])  # xs.copy(): list(xs)
+            self.changed = True
+            return node
         if isinstance(value, gast.Dict) and any(k is None for k in value.keys):
             return self.unpacked(node)
         if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)):

@@ -60,17 +60,37 @@ def _ends_with(block, kind) -> bool:
         _ends_with(last.orelse, kind)
 
 
+# statements after which the rest of their block never runs
+_JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Raise)
+
+
 def _split(block: list, kind, loops=(gast.For, gast.While)) -> list:
-    """Move what follows an ``if`` that may exit (by ``kind``) into its other branch."""
+    """Move what follows an ``if`` that may exit (by ``kind``) into its other branch; not
+    into a branch that leaves otherwise (``if c: return v`` made ``result = v; break``)."""
     for i, stmt in enumerate(block):
         if isinstance(stmt, gast.If) and _has(stmt, kind, stop=loops):
             rest = block[i + 1:]
-            body = stmt.body if _ends_with(stmt.body, kind) else stmt.body + rest
-            orelse = stmt.orelse if _ends_with(stmt.orelse, kind) else stmt.orelse + rest
+            body = stmt.body
+            if not _ends_with(body, _JUMPS):  # (each branch its own copy: split in place)
+                body, rest = body + rest, trees.clone(rest)
+            orelse = stmt.orelse if _ends_with(stmt.orelse, _JUMPS) else stmt.orelse + rest
             stmt.body = _split(body, kind, loops) or [gast.Pass()]
             stmt.orelse = _split(orelse, kind, loops)
             return block[:i + 1]
     return block
+
+
+def _drop_unreachable(node) -> None:
+    """Cut every block of ``node`` after its first ``return``, ``break``, ``continue`` or
+    ``raise``: Python never runs what follows (``break; s = s * 100``), so neither do the
+    forward and the reverse sweeps."""
+    for inner in trees.walk(node):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(inner, field, None)
+            if isinstance(block, list):
+                ends = [i for i, stmt in enumerate(block) if isinstance(stmt, _JUMPS)]
+                if ends:
+                    del block[ends[0] + 1:]
 
 
 # statements that hold no other statement (so no loop, and no return but themselves)
@@ -84,6 +104,7 @@ class Exits(trees.Transformer):
         self.namer = namer
 
     def visit_FunctionDef(self, node):
+        _drop_unreachable(node)
         node.body = self._returns_out_of_loops(node.body)
         body = []
         for stmt in node.body:  # loops first (break, continue); nested defs their own way
@@ -156,8 +177,10 @@ class Exits(trees.Transformer):
                         init = gast.Assign([gast.Name(flag, gast.Store(), None, None)],
                                            gast.Constant(False, None), None)
                         test = gast.Name(flag, gast.Load(), None, None)
-                        out += [gast.copy_location(init, stmt), stmt,
-                                gast.copy_location(gast.If(test, [ret], []), stmt)]
+                        after = gast.copy_location(gast.If(test, [ret], []), stmt)
+                        # (where Normalize keeps no `result_1 = v`, no return set the flag)
+                        after.returned = value
+                        out += [gast.copy_location(init, stmt), stmt, after]
                     continue
             out.append(stmt)
         return out

@@ -428,13 +428,20 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     if op.kind in ("call", "nondiff") and op.rule is not None:
         shape = op.rule.shape
         shaped_like = _structure_helpers().get(op.rule.func)
-        if shaped_like is not None and len(op.operands) > max(shaped_like):
+        if shaped_like == "item" and len(op.operands) == 2:  # sens_item(g, i): g[i]
+            return _subscript_kind(of(op.operands[0]), op.operands[1], of)
+        if shaped_like is not None and shaped_like != "item" and \
+                len(op.operands) > max(shaped_like):
             # s2sad's helpers on sensitivities (in generated code a derivative reads): a
             # list's is a list, not an array (whose `+` would add, not join)
             for i in shaped_like:
                 kind = of(op.operands[i])
+                if kind.container and op.rule.func is _array_grad():
+                    return _listed(kind)  # (lists of NumPy numbers and arrays)
                 if kind.container:
                     return Kind(kind.tag, items=kind.items, fields=kind.fields)
+            if any(of(op.operands[i]).tag == "any" for i in shaped_like):
+                return ANY  # (may be a list: not a number, whose `+` would add)
         if op.rule.func in _CREATED and op.operands:  # np.zeros(3), np.ones((n, 2))...
             return _created_kind(op.operands[0], of, target)
         if op.rule.func is np.matmul and len(op.operands) == 2 and not op.keywords:
@@ -532,13 +539,31 @@ _STRUCTURE_HELPERS: dict = {}
 
 def _structure_helpers() -> dict:
     """Runtime helpers whose result has the structure of one of their arguments: the
-    positions of the arguments it may take it from."""
+    positions of the arguments it may take it from (``"item"``: an item of the first)."""
     if not _STRUCTURE_HELPERS:  # (imported at first use: the runtime imports this module)
-        from ..runtime import add_sens, as_gradient, zeros_like_structure
-        from ..runtime_higher import broadcast_like, sens_like
+        from ..runtime import (add_sens, array_grad, as_gradient, index_grad, pack_like,
+                               zeros_like_structure)
+        from ..runtime_higher import (broadcast_like, put_item, sens_item, sens_like,
+                                      snapshot, unpack_sens)
         _STRUCTURE_HELPERS.update({zeros_like_structure: (0,), as_gradient: (0,),
-                                   broadcast_like: (1,), sens_like: (1,), add_sens: (0, 1)})
+                                   broadcast_like: (1,), sens_like: (1,), add_sens: (0, 1),
+                                   array_grad: (1,), pack_like: (0,), unpack_sens: (1,),
+                                   snapshot: (0,), put_item: (1,), index_grad: (1,),
+                                   sens_item: "item"})
     return _STRUCTURE_HELPERS
+
+
+def _array_grad():
+    from ..runtime import array_grad  # (the runtime imports this module)
+    return array_grad
+
+
+def _listed(kind: Kind) -> Kind:
+    """The kind of ``array_grad(g, obj)`` for ``obj`` of ``kind``: its lists and tuples as
+    lists, its numbers as NumPy's (items of an array), its arrays as they are."""
+    if kind.tag in ("list", "tuple"):
+        return Kind("list", items=tuple(_listed(item) for item in kind.items))
+    return SCALAR if kind.tag == "scalar" else kind
 
 
 def _created_kind(shape, of, target) -> Kind:

@@ -332,6 +332,11 @@ class Normalize:
             return
         elif isinstance(stmt, gast.Break):
             self.emit(gast.Break())
+        elif isinstance(stmt, gast.If) and stmt.__dict__.get("returned") is not None and \
+                stmt.returned not in self.current:
+            for inner in stmt.orelse:  # `if returned_1: return result_1` after a loop whose
+                self.stmt = inner       # `return` (it sets both) was in a branch left out
+                self.statement(inner)   # (`if early:` in a helper given early=False)
         elif isinstance(stmt, gast.If) and self._constant_test(stmt.test) is not None:
             # `if left is not None:` in an inlined helper given left=-1.0: the branch taken
             for inner in stmt.body if self._constant_test(stmt.test) else stmt.orelse:
@@ -733,8 +738,13 @@ class Normalize:
             self.hold(target.id, ssa, value)
             made = isinstance(value, (gast.List, gast.Dict)) or isinstance(
                 value, gast.BinOp) and isinstance(value.left, gast.List) or (  # [None] * n
-                isinstance(value, gast.Call) and self._callee(value.func) is list)  # a copy
+                isinstance(value, gast.Call) and self._callee(value.func) is list) or \
+                self._container_copy(value) is not None  # a copy
             (self.made if made else self.unmade).add(ssa)
+            return
+        if isinstance(target, gast.Subscript):  # `z[0], z[1] = z[1], z[0]`: stored in its
+            index = self.index(target.slice)    # turn, its index read then (as Python does)
+            self.setitem(self.stmt, target, index, self.to_atom(value))
             return
         elts = target.elts
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
@@ -742,7 +752,9 @@ class Normalize:
             parts = value.elts
             if any(isinstance(t, gast.Name) and t.id in self.carried for t in elts):
                 parts = [self.snapshot(v) for v in parts]  # `a, b = b, a` on kept names
-            for t, v in zip(elts, parts, strict=True):
+            shown = self._right_side_of(target)
+            for k, (t, v) in enumerate(zip(elts, parts, strict=True)):
+                self._stored_before_read(t, parts[k + 1:], shown[k + 1:])
                 self.assign(t, v)
             return
         source = self.to_atom(value)
@@ -759,8 +771,51 @@ class Normalize:
         for stored in names:  # parts of a value share its memory (an array's rows are views
             # of it; a list's items are the arrays it holds) and what it shares
             self.bind(stored.id, whole)
-        for elt, temp in nested:
+        shown = self._right_side_of(target)
+        for k, (elt, temp) in enumerate(nested):
+            self._stored_before_read(elt, [t for _, t in nested[k + 1:]], shown[k + 1:])
             self.assign(elt, temp)
+
+    def _right_side_of(self, target) -> list:
+        """The user's expressions the parts of the tuple ``target`` of this statement are
+        given, one per part (the whole right side for each, when it is no display)."""
+        stmt = self.stmt
+        pairs = [(t, stmt.value) for t in stmt.targets] if isinstance(stmt, gast.Assign) \
+            else []
+        while pairs:
+            t, v = pairs.pop()
+            alike = isinstance(t, (gast.Tuple, gast.List)) and isinstance(
+                v, (gast.Tuple, gast.List)) and len(t.elts) == len(v.elts)
+            if t is target:
+                return list(v.elts) if alike else [v] * len(target.elts)
+            if alike:
+                pairs += zip(t.elts, v.elts)
+        return []
+
+    def _stored_before_read(self, target, later, shown) -> None:
+        """``z[0:2], z[2:4] = z[2:4], z[0:2]``: Python stores the parts in turn, so a part
+        stored later that is a view of ``z`` (a slice, a row) holds the values the earlier
+        store wrote. Refused when such a part may share ``z``'s memory (unless it turns out
+        a number: ``z[1]`` of a vector is a copy)."""
+        if not isinstance(target, gast.Subscript) or self.trusted:
+            return
+        name = target.value.id
+        mine = self.current.get(name)
+        if mine is None or mine in self.made and mine not in self.unmade:
+            return  # (a list's slot: storing into it changes no item)
+        blocks = self.node.get(mine, frozenset())
+        for k, part in enumerate(later):
+            if not isinstance(part, gast.Name) or not blocks & self.node.get(part.id, blocks):
+                continue
+            what = f"`{unparse(shown[k]).strip()}`" if k < len(shown) else "a part"
+            error = self.source.syntax_error(
+                f"storing into {name!r} before the right side's {what} is stored: it may be "
+                f"a view of {name!r}, so Python would store the values changed", self.stmt,
+                f"Copy what the right side reads from {name!r} first, e.g. "
+                f"`{what.strip('`')}.copy()`." if k < len(shown) else
+                f"Copy what the right side reads from {name!r} first (`.copy()`).")
+            self.root.deferred.append((part.id, self.with_calls(error)))
+            return
 
     def _refuse_hidden_updates(self, stmt):
         """A call that changes an array or list in place (``x.sort()``, ``x.fill(v)``,
@@ -1108,6 +1163,8 @@ class Normalize:
         if isinstance(value, gast.BinOp) and any(isinstance(side, (gast.List, gast.Tuple))
                                                  for side in (value.left, value.right)):
             return self.views(value.left) + self.views(value.right)  # [a] * 2, [a] + ys
+        if self._container_copy(value) is not None:  # d.copy(): the same items as d
+            return [self._container_copy(value)]
         if isinstance(value, gast.Call):
             func = value.func
             # x.astype(t, copy=False), np.array(x, copy=None): x itself where no copy is needed
@@ -1123,6 +1180,19 @@ class Normalize:
             if attr in _VIEW_FUNCTIONS or (uncopied and attr in ("astype", "array")):
                 return [n for a in value.args for n in self.views(a)]  # np.reshape(x, 3)
         return []
+
+    def _container_copy(self, value) -> str | None:
+        """``d`` of ``d.copy()`` (normalized) where ``d`` holds a dict or list made here, or
+        given as the function's argument: its copy is a new one holding the same items."""
+        if not (isinstance(value, gast.Call) and value.__dict__.get("copied") and
+                value.args and isinstance(value.args[0], gast.Name)):
+            return None
+        name = value.args[0].id
+        given = self.root.descriptors.get(name) if self.parent is None else None
+        if name in self.made and name not in self.unmade or \
+                type(given) is tuple and given[0] in ("dict", "list"):
+            return name
+        return None
 
     def looping(self, stmt, run) -> None:
         """Normalize a loop with ``run()``. A pass may start with the values the previous
@@ -1371,7 +1441,10 @@ class Normalize:
                 func = self.atom(func)
             args = [self.atom(a) for a in node.args]
             keywords = [gast.keyword(k.arg, self.atom(k.value)) for k in node.keywords]
-            return gast.copy_location(gast.Call(func, args, keywords), node)
+            call = gast.copy_location(gast.Call(func, args, keywords), node)
+            if node.__dict__.get("copied"):  # x.copy() (Desugar): a dict's or list's too
+                call.copied = True
+            return call
         if isinstance(node, gast.Subscript):
             return gast.copy_location(
                 gast.Subscript(self.atom(node.value), self.index(node.slice), gast.Load()), node)

@@ -586,7 +586,12 @@ class Reverse:
         if self.wants(value):
             from .kinds import _subscript_kind
             part_kind = _subscript_kind(self.kind(name), target.slice, self.kind_of_node)
-            if not (part_kind.shape is not None and part_kind.shape == self.kind(value.id).shape):
+            if self.kind(value.id).container or part_kind.container or (  # a list or tuple
+                    self.kind(name).container and self.kind(value.id).tag == "any"):  # (may
+                part = gast.Call(self.helper("sens_like", "s2sad.runtime_higher"),  # be)
+                                 [part, self.load(value.id)], [])  # stored: item by item
+            elif not (part_kind.shape is not None and
+                      part_kind.shape == self.kind(value.id).shape):
                 part = gast.Call(self.helper("unbroadcast"), [part, self.load(value.id)], [])
             self.accumulate(value.id, part)
         clear = gast.Subscript(self.load(s), clone(target.slice), gast.Store())
@@ -774,7 +779,8 @@ class Reverse:
         items = [kind for _, kind in self.kind(name).items] if self.kind(name).tag == "dict" \
             else self.kind(name).items
         if not _has_slice(index) and (self.kind(target).container or (
-                self.kind(target).tag == "any" and any(item.container for item in items))):
+                self.kind(target).tag == "any" and (any(item.container for item in items) or
+                                                    self.kind(name).container and not items))):
             # an item that is a list, tuple or dict itself:
             # its sensitivity adds item by item (`+=` would extend a list)
             part = gast.Subscript(self.load(s), index, gast.Load())
