@@ -6,21 +6,16 @@ inlined as ``v.__mul__(a)`` would be (``Normalize._object_method``), not differe
 with NumPy's rule for ``*``. Python's order is kept: the right operand's reflected method
 first where its class is a subclass of the left's with a method of its own; the reflected
 method (``2.0 * v`` is ``type(v).__rmul__(v, 2.0)``) where the left operand is a Python
-number; ``-v`` is ``__neg__``, ``v[i]`` is ``__getitem__``. What cannot be followed is
-refused at the line: a method that may return ``NotImplemented`` (Python would try the
-other operand's), one Python does not find the usual way, an array or a value of unknown
-kind on the left of an object (NumPy would make an array of objects).
+number; ``-v`` is ``__neg__``, ``v[i]`` is ``__getitem__``. What cannot be followed (a
+method that may return ``NotImplemented``, where Python would try the other operand's; one
+Python does not find the usual way; an array on the left of an object, where NumPy would
+make an array of objects) is left as it is written: an operator on an object of unknown
+kind is refused where it meets the differentiated argument
+(``reverse.refuse_foreign_operand``, ``resolve.classify``).
 
->>> import numpy as np, s2sad
->>> class Scaled:
-...     def __init__(self, k):
-...         self.k = k
-...     def __rmul__(self, x):
-...         return self.k * x * x
->>> def f(a, s):
-...     return a * s
->>> s2sad.grad(f)(1.5, Scaled(3.0))
-9.0
+For example ``a * s``, ``a`` a Python float and ``s`` an object of a class with
+``def __rmul__(self, x): return self.k * x * x``, is differentiated as ``s.k * a * a``
+(tests/test_brackets.py); the choice of method is ``_chosen``'s.
 """
 
 from __future__ import annotations
@@ -35,10 +30,6 @@ _BINARY = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truedi
            gast.LShift: "lshift", gast.RShift: "rshift", gast.BitAnd: "and",
            gast.BitOr: "or", gast.BitXor: "xor"}
 _UNARY = {gast.USub: "__neg__", gast.UAdd: "__pos__", gast.Invert: "__invert__"}
-_SYMBOL = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
-           gast.Mod: "%", gast.Pow: "**", gast.MatMult: "@", gast.LShift: "<<",
-           gast.RShift: ">>", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^",
-           gast.USub: "-", gast.UAdd: "+", gast.Invert: "~"}
 _NUMBERS = ("float", "int", "complex")
 
 
@@ -68,42 +59,59 @@ def _binary(normalize, node):
     left, right = _class(normalize, node.left), _class(normalize, node.right)
     if left is None and right is None:
         return None
-    name = _BINARY[type(node.op)]
+    number = left is None and _python_number(normalize, node.left)
+    chosen = _chosen(node.op, left, right, number)
+    if chosen is None:
+        return None
+    side, name = chosen
+    if side == "right":
+        return _inline(normalize, node, node.right, name, [node.left], right)
+    if _own(left, name) is None and right is not None and right is not left:
+        # (the left one has no such method: Python tries the right one's reflected one)
+        return _inline(normalize, node, node.right, f"__r{name[2:]}", [node.left], right)
+    return _inline(normalize, node, node.left, name, [node.right], left)
+
+
+def _chosen(op, left, right, number: bool):
+    """``(operand, method)`` Python calls first for ``a op b`` where ``a`` and ``b`` are
+    of the classes ``left`` and ``right`` (None: not an object of a user's class; ``number``:
+    ``a`` is a Python number, which declines); None where NumPy would take it (an array
+    on the left of an object makes an array of objects).
+
+    >>> class V:
+    ...     pass
+    >>> class W(V):
+    ...     def __rmul__(self, other):
+    ...         return other
+    >>> _chosen(gast.Mult(), V, None, False), _chosen(gast.Mult(), None, V, True)
+    (('left', '__mul__'), ('right', '__rmul__'))
+    >>> _chosen(gast.Mult(), V, W, False), _chosen(gast.Mult(), None, V, False)
+    (('right', '__rmul__'), None)
+    """
+    name = _BINARY[type(op)]
     forward, reflected = f"__{name}__", f"__r{name}__"
     if right is not None and (left is None or right is not left and issubclass(right, left) and
                               _own(right, reflected) is not _own(left, reflected)):
-        if left is None and not _python_number(normalize, node.left):
-            raise normalize.source.syntax_error(
-                f"{_SYMBOL[type(node.op)]} with an object of the class {right.__name__} on "
-                "the right of a value that may be an array", node,
-                f"Put the object on the left ({right.__name__}.{forward} is inlined), or "
-                "call its method by name: NumPy would make an array of objects.")
-        return _inline(normalize, node, node.right, reflected, [node.left], right)
-    return _inline(normalize, node, node.left, forward, [node.right], left)
+        return ("right", reflected) if left is not None or number else None
+    return "left", forward
 
 
 def _inline(normalize, node, receiver, name: str, args: list, cls):
-    """``receiver.name(*args)`` inlined (its class ``cls``), or refused at ``node``."""
+    """``receiver.name(*args)`` inlined (its class ``cls``), or None where it cannot be
+    followed: no such ``def`` of the user's, or one that may return NotImplemented."""
     from .kinds import class_method
+    from .normalize import _user_code
     found = class_method(cls, name)
-    symbol = _SYMBOL.get(type(getattr(node, "op", None)), "[]")
-    if found is None or _may_decline(found[0]):
-        why = "does not define it as a plain `def`" if found is None else \
-            "may return NotImplemented (Python then tries the other operand)"
-        raise normalize.source.syntax_error(
-            f"{symbol} on an object of the class {cls.__name__}, whose {name} {why}", node,
-            f"Give {cls.__name__} a `def {name}` that returns a value, or call a method of "
-            "yours by name instead of the operator.")
+    if found is None or not _user_code(found[0]) or _may_decline(found[0]):
+        return None
     call = gast.copy_location(gast.Call(gast.Attribute(receiver, name, gast.Load()), args, []),
                               node)
     call, inlined = normalize._object_method(call)
-    if inlined is None:  # (an attribute of the object's own hides it; or a rule of its own)
-        if call.func is not None and not isinstance(call.func, gast.Attribute):
-            return normalize.simple(call)  # a method with a rule (s2sad.defvjp): called
-        raise normalize.source.syntax_error(
-            f"{symbol} on an object of the class {cls.__name__}, whose {name} s2sad cannot "
-            "inline", node, f"Call a method of {cls.__name__} by name instead of the operator.")
-    return normalize.inline(call, *inlined)
+    if inlined is not None:
+        return normalize.inline(call, *inlined)
+    if not isinstance(call.func, gast.Attribute):  # a method with a rule (s2sad.defvjp)
+        return normalize.simple(call)
+    return None  # (an attribute of the object's own hides it)
 
 
 def _class(normalize, node):

@@ -28,7 +28,8 @@ import numpy as np
 
 from .. import trees
 from .normalize import assigned_names
-from .resolve import classify, is_append, is_setitem, namedtuple_class, statement_parts
+from .resolve import (classify, is_append, is_setitem, modeled_type, namedtuple_class,
+                      statement_parts, static_value)
 
 
 @dataclass(frozen=True)
@@ -494,6 +495,13 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         return Kind("scalar", "()", 0, py="int")
     if op.kind == "nondiff":
         return ANY
+    if op.kind == "unknown" and isinstance(value, gast.Call):  # Table(), np.matrix(...):
+        try:                                                 # an object of that class
+            made = static_value(value.func, source, local_names)
+        except KeyError:
+            made = None
+        if isinstance(made, type) and not modeled_type(made) and not namedtuple_class(made):
+            return FOREIGN
     return ANY
 
 

@@ -237,8 +237,12 @@ def modeled(value) -> bool:
     >>> [modeled(v) for v in (2.0, np.ones(2), [1.0], np.ma.masked_array([1.0]), np.r_)]
     [True, True, True, False, False]
     """
-    kind = type(value)
-    if kind in _MODELED or isinstance(value, np.generic):
+    return modeled_type(type(value))
+
+
+def modeled_type(kind: type) -> bool:
+    """Are the operators and indexing of ``kind``'s objects modeled (see ``modeled``)?"""
+    if kind in _MODELED or issubclass(kind, np.generic):
         return True
     return kind.__module__.split(".")[0] == "cupy" and kind.__name__ == "ndarray"
 
