@@ -248,7 +248,8 @@ def modeled_type(kind: type) -> bool:
 
 
 _MODELED = frozenset({bool, int, float, complex, np.ndarray, list, tuple, dict, str, bytes,
-                      range, slice, type(None), type(Ellipsis)})
+                      range, slice, type(None), type(Ellipsis),
+                      type(np.s_)})  # (np.s_[i] and np.index_exp[i] give the index itself)
 
 
 def _foreign_operand(operands, source, local_names) -> str | None:
@@ -293,12 +294,13 @@ INDEX_ADVICE = ("s2sad differentiates indexing arrays, lists, tuples and dicts (
 
 def foreign_index(value, kinds: dict) -> list:
     """The names in the index of ``value``, a subscript, where what it indexes is a value
-    of the function of a kind not known (``kinds``: an argument or a result that may be an
-    object with its own ``__getitem__``, not an array, list, tuple or dict): they may
-    change its item, and s2sad has no rule for how. Else ``[]``: an index into a value
-    it knows has no derivative (it is a whole number or a key)."""
+    of the function known to be an object with its own ``__getitem__`` (its kind in
+    ``kinds`` is ``foreign``: an argument of a class s2sad does not model, an object made
+    by calling a class): they may change its item, and s2sad has no rule for how. Else
+    ``[]``: an index into an array, list, tuple or dict has no derivative (it is a whole
+    number or a key)."""
     base = value.value
-    if isinstance(base, gast.Name) and getattr(kinds.get(base.id), "tag", "any") == "any":
+    if isinstance(base, gast.Name) and getattr(kinds.get(base.id), "foreign", False):
         return [n for n in trees.walk(value.slice) if isinstance(n, gast.Name)]
     return []
 

@@ -1108,13 +1108,13 @@ def _value_reads(nodes, helpers: dict) -> set[str]:
 
 
 def refuse_foreign_index(sweep, stmt, value) -> None:
-    """``obj[a]``, ``a`` differentiated and ``obj`` of a kind not known (see
-    ``foreign_index``): refused at the line (``sweep``: the reverse or forward pass)."""
+    """``obj[a]``, ``a`` differentiated and ``obj`` an object with its own ``__getitem__``
+    (see ``foreign_index``): refused at the line (``sweep``: the reverse or forward pass)."""
     culprit = next((n for n in foreign_index(value, sweep.kinds) if sweep.wants(n)), None)
     if culprit is not None:
         raise sweep.source.error(
             NoDerivativeError, "no derivative rule for indexing "
-            f"{operand_text(value.value.id, sweep.namer, stmt)} (not known to be an array, "
+            f"{operand_text(value.value.id, sweep.namer, stmt)} (an object, not an array, "
             f"list, tuple or dict) with {operand_text(culprit.id, sweep.namer, stmt)}, which "
             f"depends on the differentiated argument{'s' if len(sweep.wrt) > 1 else ''}",
             stmt, INDEX_ADVICE)
