@@ -69,6 +69,14 @@ def c_number(x):
     return np.sum(np.c_[x[0:1], 2.0] ** 2 * x[1])
 
 
+def list_item_by_integer(a, xs):
+    return xs[int(a)] * a + xs[np.s_[1]] * a
+
+
+def array_slice_by_index_expression(x):
+    return np.sum(x[np.s_[1:]] ** 2 + x[np.index_exp[:3]] * x[0])
+
+
 def mgrid(a):
     return np.sum(np.mgrid[a:a + 2.5])
 

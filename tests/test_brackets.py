@@ -75,6 +75,14 @@ def test_r_of_arguments_known_as_arrays_is_one_concatenate():
     assert "joined_dtype" not in source
 
 
+def test_an_index_into_a_list_or_array_is_still_differentiated():
+    """Integers (int(a), np.s_[...], np.index_exp[...]) index lists and arrays: no refusal."""
+    xs = [0.5, -1.25, 2.0]
+    assert s2sad.grad(C.list_item_by_integer)(1.5, xs) == pytest.approx(
+        xs[1] + xs[1], rel=1e-12)
+    check_case(C.array_slice_by_index_expression, (rand(4),), 0, True)
+
+
 @pytest.mark.parametrize("f, text", [
     pytest.param(C.mgrid, "np.mgrid", id="mgrid"),
     pytest.param(C.ogrid, "np.ogrid", id="ogrid"),
