@@ -126,6 +126,9 @@ class Heavier(Weights):
     def __rmul__(self, o):
         return self.v * 13.0
 
+    def __mul__(self, o):
+        return self.v * o * o
+
 
 class Declining:
     def __mul__(self, o):

@@ -17,7 +17,7 @@ import pytest
 
 import s2sad
 from tests import cases_brackets as C
-from tests.test_gradients import check_case, check_every_mode
+from tests.test_gradients import check_case, check_every_mode, finite_differences
 
 _rng = np.random.default_rng(3232)
 
@@ -59,6 +59,8 @@ def test_r_and_c_are_joins_with_numpys_gradient(f, args, optimize):
     "r_-arrays", "r_-numbers-ranges-linspace", "r_-locals-scalar-list", "r_-2d-rows",
     "c_-local-and-range", "c_-3d-last-axis")])
 def test_r_and_c_in_forward_mode_and_second_order(f, args):
+    np.testing.assert_allclose(s2sad.grad(f)(*args), finite_differences(f, args, 0).reshape(
+        args[0].shape), rtol=1e-5, atol=1e-7)
     check_every_mode(f, args)
 
 
@@ -67,6 +69,7 @@ def test_a_python_number_in_r_keeps_float32_as_numpy_does():
     value, grad = s2sad.value_and_grad(C.r_float32)(x)
     assert np.asarray(value).dtype == C.r_float32(x).dtype == np.float32
     assert grad.dtype == np.float32
+    np.testing.assert_allclose(grad, 2.0 * x, rtol=1e-6)
 
 
 def test_r_of_arguments_known_as_arrays_is_one_concatenate():
