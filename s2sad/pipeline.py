@@ -196,7 +196,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     _refuse_arithmetic_on_dicts(normalized, kinds, source)
     if aux is not None:
         refuse_unpaired(normalized, kinds, source)
-    active = active_names(normalized, set(wrt), source, local_names)
+    active = active_names(normalized, set(wrt), source, local_names, kinds)
     normalized = RealPowers(kinds, active, lambda: imports.helper("check_real_power"), source,
                             local_names).visit(normalized)
 

@@ -1618,6 +1618,22 @@ def joined_grad(g, arrays, shapes, axis):
     return _sequence_like([xp.reshape(p, _shape(a)) for p, a in zip(pieces, arrays)], arrays)
 
 
+def joined_dtype(*items):
+    """The dtype of ``np.r_[items]`` and ``np.c_[items]``: NumPy's result type of the
+    items, a Python or NumPy number taking part as a number (a Python float leaves float32
+    values float32), any other item as its array.
+
+    >>> joined_dtype(np.ones(2, np.float32), 1.0), joined_dtype([1, 2], 0.5)
+    (dtype('float32'), dtype('float64'))
+    """
+    if any(isinstance(item, (str, bytes)) for item in items):
+        raise TypeError("np.r_ and np.c_ with a directive string are not differentiated: "
+                        "join the arrays with np.concatenate")
+    return np.result_type(*(item if type(item) in np.ScalarType else
+                            item.dtype if hasattr(item, "dtype") else np.asarray(item).dtype
+                            for item in items))
+
+
 def concatenate_grad(g, arrays, axis=0):
     """Adjoint of ``np.concatenate(arrays, axis)``: ``g`` cut into the arrays' pieces."""
     return joined_grad(g, arrays, [_shape(a) for a in arrays], axis)

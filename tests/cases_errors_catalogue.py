@@ -5,6 +5,7 @@ Each function marks the line the error must point at with a comment ``# <- here`
 # ruff: noqa
 import dataclasses
 import functools
+import warnings
 
 import numpy as np
 
@@ -492,3 +493,20 @@ module_lambda = lambda x: x + np.cos(x)  # noqa: E731 (a module-level lambda, ca
 
 def module_lambda_caller(x):
     return module_lambda(x) * 2.0
+
+
+def indexes_mgrid(a):
+    return np.sum(np.mgrid[a:a + 2.5])  # <- here
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", PendingDeprecationWarning)
+    MATRIX = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+
+
+def multiplies_a_matrix(x):
+    return np.sum(MATRIX * x)  # <- here
+
+
+def joins_with_a_directive(x):
+    return np.sum(np.r_["0,2", x, x])  # <- here

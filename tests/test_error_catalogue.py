@@ -280,6 +280,29 @@ def test_unknown_call_on_an_expression_names_no_generated_variable():
     assert not re.search(r"\b[ts]_\d+\b", str(info.value)), str(info.value)
 
 
+def test_index_into_an_object_not_modeled():
+    for derivative in (s2sad.grad, s2sad.jvp):
+        with pytest.raises(s2sad.NoDerivativeError) as info:
+            derivative(C.indexes_mgrid)(1.0)
+        check_located(info.value, C.indexes_mgrid, "no derivative rule for indexing np.mgrid",
+                      "np.arange")
+
+
+def test_operator_on_an_object_not_modeled():
+    for derivative in (s2sad.grad, s2sad.jvp):
+        with pytest.raises(s2sad.NoDerivativeError) as info:
+            derivative(C.multiplies_a_matrix)(np.ones(2))
+        check_located(info.value, C.multiplies_a_matrix,
+                      "no derivative rule for the operator * on MATRIX", "np.asarray")
+
+
+def test_r_or_c_in_a_form_not_written_out():
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(C.joins_with_a_directive)(np.ones(2))
+    check_located(info.value, C.joins_with_a_directive, "np.r_[...] with a directive string",
+                  "np.concatenate")
+
+
 def test_dict_display_with_computed_keys():
     for derivative in (s2sad.grad, s2sad.jvp):
         with pytest.raises(s2sad.NoDerivativeError) as info:
@@ -598,7 +621,8 @@ def test_every_entry_is_tested():
         "wrt-float", "wrt-bool", "wrt-empty", "too-few-arguments", "too-many-arguments",
         "unknown-keyword", "duplicate-argument", "integer-argument", "complex-argument",
         "non-numeric-argument",
-        "nan-or-infinity", "hidden-update", "derivative-of-jacobian"}
+        "nan-or-infinity", "hidden-update", "derivative-of-jacobian"} | {
+        "index-not-modeled", "operator-not-modeled", "r-c-form"}
     assert documented == tested, (sorted(documented - tested), sorted(tested - documented))
 
 

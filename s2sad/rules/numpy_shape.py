@@ -20,7 +20,7 @@ import numpy as np
 
 from ..registry import defdtype, defvjp, nondifferentiable, refuse_values
 from ..runtime import (array_grad, cast_like, choose_grad, column_stack_grad, concatenate_grad,
-                       diff_grad, dstack_grad, hstack_grad, pad_grad, pad_values_grad,
+                       diff_grad, dstack_grad, hstack_grad, joined_dtype, pad_grad, pad_values_grad,
                        repeat_grad, sort_grad, split_grad, stack_grad, take_along_axis_grad,
                        take_grad, tile_grad, transpose_grad, unbroadcast, vstack_grad)
 
@@ -224,6 +224,10 @@ def dstack(g, ans, tup):
 @defvjp(np.column_stack, shape="other")
 def column_stack(g, ans, tup):
     return column_stack_grad(g, tup)
+
+
+# the dtype of np.r_[...] and np.c_[...], written as joins (transforms/index_tricks.py)
+nondifferentiable(joined_dtype)
 
 
 @defvjp(np.split, np.array_split, shape="sequence")

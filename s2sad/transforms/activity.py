@@ -19,11 +19,12 @@ import gast
 
 from .. import trees
 from .normalize import assigned_names
-from .resolve import cast_kind, classify, is_append, is_setitem, names_in, statement_parts
+from .resolve import (cast_kind, classify, foreign_index, is_append, is_setitem, names_in,
+                      statement_parts)
 
 
 def active_names(tree: gast.FunctionDef, wrt: set[str], source,
-                 local_names: set[str] | None = None) -> set[str]:
+                 local_names: set[str] | None = None, kinds: dict | None = None) -> set[str]:
     local_names = assigned_names(tree) if local_names is None else local_names
     integers = integer_names(tree, source, local_names)
     flows = []  # (targets, names the targets depend on differentiably)
@@ -50,6 +51,8 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                 deps = []
             elif op.kind in ("linear", "subscript"):
                 deps = names_in(value) if op.kind == "linear" else names_in(op.operands[0])
+                if op.kind == "subscript" and kinds is not None:  # (an object's __getitem__:
+                    deps += [n.id for n in foreign_index(value, kinds)]  # refused if active)
             else:  # keyword arguments carry gradients too: np.average(x, weights=w)
                 operands = list(op.operands) + list((op.keywords or {}).values())
                 deps = [n for operand in operands for n in names_in(operand)]

@@ -38,7 +38,7 @@ from .kinds import ANY, Kind
 from .normalize import assigned_names
 from .resolve import (classify, is_append, is_setitem, known_value, operand_text,
                       statement_parts)
-from .reverse import _Inliner, is_pop
+from .reverse import _Inliner, is_pop, refuse_foreign_index, refuse_foreign_operand
 
 # keyword arguments of elementwise functions that take no part in broadcasting
 _NOT_BROADCAST = {"dtype", "out", "casting", "order", "subok", "signature", "copy", "device"}
@@ -236,12 +236,14 @@ class Forward:
         return self.pre + [gast.Assign([self.store(self.d(target))], expr, None)]
 
     def tangent(self, stmt, target: str, value) -> gast.expr:
+        refuse_foreign_operand(self, stmt, value)
         op = classify(value, self.source, self.local_names)
         if op.kind == "copy":
             return self.tangent_of(value)
         if op.kind == "linear":
             return self.linear(value, target)
         if op.kind == "subscript":
+            refuse_foreign_index(self, stmt, value)
             if self.wants(value.value):
                 return gast.Subscript(self.load(self.d(value.value.id)),
                                       clone(value.slice), gast.Load())

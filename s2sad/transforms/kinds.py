@@ -28,7 +28,8 @@ import numpy as np
 
 from .. import trees
 from .normalize import assigned_names
-from .resolve import classify, is_append, is_setitem, namedtuple_class, statement_parts
+from .resolve import (classify, is_append, is_setitem, modeled_type, namedtuple_class,
+                      statement_parts, static_value)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class Kind:
     py: str | None = None    # "float", "int", "complex" for Python numbers
     fits: str | None = None  # broadcasts into the shape with this token (keepdims results)
     fields: tuple = ()       # a namedtuple's field names, in order (its items' names)
+    # an object whose operators and indexing are its own, not NumPy's (an argument of
+    # np.matrix, a masked array, a class of the user's): see reverse.refuse_foreign_operand
+    foreign: bool = False
 
     @property
     def numeric(self) -> bool:
@@ -53,6 +57,7 @@ class Kind:
 SCALAR = Kind("scalar", "()", 0)
 NUMERIC = Kind("numeric")
 ANY = Kind("any")
+FOREIGN = Kind("any", foreign=True)
 
 _PY = {float: "float", int: "int", bool: "int", complex: "complex"}
 _UNIFORM: dict = {}  # (list or tuple, item type, length) -> descriptor
@@ -235,8 +240,10 @@ _METHODS = (types.FunctionType, staticmethod)  # what class_method takes
 
 
 def from_descriptor(desc, token: str) -> Kind:
-    if desc is None or is_object(desc):
+    if desc is None:
         return ANY
+    if is_object(desc):  # (np.matrix, a masked array, an object of a user's class...)
+        return FOREIGN
     if isinstance(desc, str):
         return Kind("scalar", "()", 0, py=desc)
     tag = desc[0]
@@ -495,6 +502,13 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         return Kind("scalar", "()", 0, py="int")
     if op.kind == "nondiff":
         return ANY
+    if op.kind == "unknown" and isinstance(value, gast.Call):  # Table(), np.matrix(...):
+        try:                                                 # an object of that class
+            made = static_value(value.func, source, local_names)
+        except KeyError:
+            made = None
+        if isinstance(made, type) and not modeled_type(made) and not namedtuple_class(made):
+            return FOREIGN
     return ANY
 
 
@@ -590,6 +604,8 @@ def _matmul_kind(x: Kind, y: Kind) -> Kind:
 def _subscript_kind(base: Kind, index, of) -> Kind:
     """``x[i]``: an item of a list or tuple, a scalar of a vector indexed by an integer..."""
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    if base.foreign:  # (a row of an np.matrix is an np.matrix)
+        return FOREIGN
 
     def integer(part) -> bool:
         if isinstance(part, gast.Constant):

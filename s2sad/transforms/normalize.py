@@ -1391,6 +1391,11 @@ class Normalize:
                     f"Call it where it is used: {node.value.id}.{node.attr}(...).")
             value = self.simple(node.value) if self.is_atom(node.value) else self.atom(node.value)
             return gast.copy_location(gast.Attribute(value, node.attr, gast.Load()), node)
+        if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Subscript)):
+            from .dunders import object_operator
+            inlined = object_operator(self, node)  # v * a, v an object of a class of yours:
+            if inlined is not None:                # its __mul__, inlined
+                return inlined
         if isinstance(node, gast.BinOp):
             if isinstance(node.op, (gast.Add, gast.Sub)):
                 return self.chain(node)
@@ -1446,6 +1451,10 @@ class Normalize:
                 call.copied = True
             return call
         if isinstance(node, gast.Subscript):
+            from .index_tricks import joined
+            join = joined(self, node)  # np.r_[x, y]: np.concatenate([x, y])
+            if join is not None:
+                return gast.copy_location(join, node)
             return gast.copy_location(
                 gast.Subscript(self.atom(node.value), self.index(node.slice), gast.Load()), node)
         if isinstance(node, gast.Compare):
@@ -2045,6 +2054,10 @@ class Normalize:
 
     def chain(self, node):
         if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+            from .dunders import object_operator
+            inlined = object_operator(self, node)
+            if inlined is not None:
+                return inlined
             return gast.copy_location(gast.BinOp(self.chain(node.left), node.op,
                                                  self.chain(node.right)), node)
         return self.atom(node)

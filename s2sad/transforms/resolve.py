@@ -163,10 +163,15 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
         return Op("copy", [value])
     if isinstance(value, gast.Constant):
         return Op("constant", [])
+    if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+        operands = [value.left, value.right] if isinstance(value, gast.BinOp) else [value.operand]
+        foreign = _foreign_operand(operands, source, local_names)
+        if foreign is not None:  # (MATRIX * x is a matrix product, not NumPy's multiply)
+            return Op("unknown", operands, name=f"the operator {_op_symbol(value.op)} on "
+                      f"{foreign}", advice=FOREIGN_ADVICE)
     if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub)):
         return Op("linear", [value])
     if isinstance(value, (gast.BinOp, gast.UnaryOp)):
-        operands = [value.left, value.right] if isinstance(value, gast.BinOp) else [value.operand]
         rule = registry.lookup(OPERATORS[type(value.op)])
         return _with_rule(rule, operands, {}, _op_symbol(value.op))
     if isinstance(value, gast.Call):
@@ -217,6 +222,10 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                          "out in the function (its .source shows it).")
         return op
     if isinstance(value, gast.Subscript):
+        foreign = _foreign_operand([value.value], source, local_names)
+        if foreign is not None:  # np.mgrid[a:b], an object's own __getitem__: the index
+            index = [n for n in trees.walk(value.slice) if isinstance(n, gast.Name)]
+            return Op("unknown", index, name=f"indexing {foreign}", advice=INDEX_ADVICE)
         return Op("subscript", [value.value])
     if isinstance(value, (gast.Tuple, gast.List)):
         return Op("build", list(value.elts))
@@ -235,6 +244,83 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
         except KeyError:
             return Op("unknown", [value.value], name=f".{value.attr}")
     return Op("nondiff", [value])
+
+
+def modeled(value) -> bool:
+    """Are ``value``'s operators and indexing NumPy's and Python's own: a number, a NumPy
+    array or scalar (not a subclass: ``np.matrix``, a masked array), a list, tuple, dict,
+    string, range or None?
+
+    >>> import numpy as np
+    >>> [modeled(v) for v in (2.0, np.ones(2), [1.0], np.ma.masked_array([1.0]), np.r_)]
+    [True, True, True, False, False]
+    """
+    return modeled_type(type(value))
+
+
+def modeled_type(kind: type) -> bool:
+    """Are the operators and indexing of ``kind``'s objects modeled (see ``modeled``)?"""
+    if kind in _MODELED or issubclass(kind, np.generic):
+        return True
+    return kind.__module__.split(".")[0] == "cupy" and kind.__name__ == "ndarray"
+
+
+_MODELED = frozenset({bool, int, float, complex, np.ndarray, list, tuple, dict, str, bytes,
+                      range, slice, type(None), type(Ellipsis),
+                      type(np.s_)})  # (np.s_[i] and np.index_exp[i] give the index itself)
+
+
+def _foreign_operand(operands, source, local_names) -> str | None:
+    """How to name the first of ``operands`` that is a value from outside the function
+    (a module's global, ``np.mgrid``) whose operators or indexing are not modeled
+    (see ``modeled``), or None."""
+    for operand in operands:
+        if not isinstance(operand, (gast.Name, gast.Attribute)) or \
+                isinstance(operand, gast.Name) and operand.id in local_names:
+            continue
+        try:
+            value = static_value(operand, source, local_names)
+        except KeyError:
+            continue
+        if not modeled(value):
+            kind = type(value)
+            what = kind.__name__ if kind.__module__ == "builtins" else \
+                f"{kind.__module__}.{kind.__qualname__}"
+            return f"{_spelled(operand)} (a {what})"
+    return None
+
+
+def _spelled(node) -> str:
+    """``np.mgrid`` as written (a name or dotted name)."""
+    if isinstance(node, gast.Attribute):
+        return f"{_spelled(node.value)}.{node.attr}"
+    return node.id if isinstance(node, gast.Name) else "..."
+
+
+FOREIGN_ADVICE = ("s2sad differentiates the operators of numbers and NumPy arrays; this "
+                   "operand's class defines its own (np.matrix: * is a matrix product; a "
+                   "masked array skips its masked values). Convert it with np.asarray(...) "
+                   "outside the function, or, for a class of yours, pass the object as an "
+                   "argument or keep it in a module variable: its operator methods are "
+                   "inlined where they return without NotImplemented.")
+INDEX_ADVICE = ("s2sad differentiates indexing arrays, lists, tuples and dicts (np.r_[...] "
+                 "and np.c_[...] are joined with np.concatenate); this object computes its "
+                 "items itself. Use np.arange, np.linspace or np.meshgrid instead of "
+                 "np.mgrid and np.ogrid, or wrap the index in s2sad.stop_gradient() if its "
+                 "gradient should not flow.")
+
+
+def foreign_index(value, kinds: dict) -> list:
+    """The names in the index of ``value``, a subscript, where what it indexes is a value
+    of the function known to be an object with its own ``__getitem__`` (its kind in
+    ``kinds`` is ``foreign``: an argument of a class s2sad does not model, an object made
+    by calling a class): they may change its item, and s2sad has no rule for how. Else
+    ``[]``: an index into an array, list, tuple or dict has no derivative (it is a whole
+    number or a key)."""
+    base = value.value
+    if isinstance(base, gast.Name) and getattr(kinds.get(base.id), "foreign", False):
+        return [n for n in trees.walk(value.slice) if isinstance(n, gast.Name)]
+    return []
 
 
 def _with_rule(rule, operands, keywords, name) -> Op:
@@ -353,8 +439,8 @@ def _cast(op: Op, value, source: FunctionSource, local_names: set[str]) -> Op:
 
 def _op_symbol(op) -> str:
     return {gast.Mult: "*", gast.Div: "/", gast.Pow: "**", gast.MatMult: "@",
-            gast.FloorDiv: "//", gast.Mod: "%", gast.USub: "unary -", gast.Not: "not"}.get(
-                type(op), type(op).__name__)
+            gast.FloorDiv: "//", gast.Mod: "%", gast.USub: "unary -", gast.Not: "not",
+            gast.Add: "+", gast.Sub: "-"}.get(type(op), type(op).__name__)
 
 
 def is_append(stmt) -> bool:

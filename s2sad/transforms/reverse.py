@@ -45,8 +45,9 @@ from .kinds import ANY, Kind
 from .normalize import assigned_names
 from .higher import container_kinds, is_generated
 from .activity import shift_invariant
-from .resolve import (classify, is_append, is_setitem, known_value, names_in, operand_text,
-                      static_value, statement_parts)
+from .resolve import (FOREIGN_ADVICE, INDEX_ADVICE, classify, foreign_index, is_append,
+                      is_setitem, known_value, names_in, _op_symbol, operand_text, static_value,
+                      statement_parts)
 
 
 class Reverse:
@@ -672,6 +673,7 @@ class Reverse:
         self.received[name] = None
 
     def single(self, stmt, target, value, g):
+        refuse_foreign_operand(self, stmt, value)
         op = classify(value, self.source, self.local_names)
         if op.kind == "copy":
             if self.wants(value):
@@ -689,6 +691,7 @@ class Reverse:
         elif op.kind == "call":
             self.call(stmt, value, op, g, target)
         elif op.kind == "subscript":
+            refuse_foreign_index(self, stmt, value)
             if self.wants(value.value):
                 self.scatter(value, g, target)
         elif op.kind == "build":
@@ -1118,6 +1121,37 @@ def _value_reads(nodes, helpers: dict) -> set[str]:
     for_shape = {id(n) for n in shape_arguments(nodes, helpers)}
     return {n.id for n in nodes if type(n) is gast.Name and type(n.ctx) is gast.Load and
             id(n) not in for_shape}
+
+
+def refuse_foreign_index(sweep, stmt, value) -> None:
+    """``obj[a]``, ``a`` differentiated and ``obj`` an object with its own ``__getitem__``
+    (see ``foreign_index``): refused at the line (``sweep``: the reverse or forward pass)."""
+    culprit = next((n for n in foreign_index(value, sweep.kinds) if sweep.wants(n)), None)
+    if culprit is not None:
+        raise sweep.source.error(
+            NoDerivativeError, "no derivative rule for indexing "
+            f"{operand_text(value.value.id, sweep.namer, stmt)} (an object, not an array, "
+            f"list, tuple or dict) with {operand_text(culprit.id, sweep.namer, stmt)}, which "
+            f"depends on the differentiated argument{'s' if len(sweep.wrt) > 1 else ''}",
+            stmt, INDEX_ADVICE)
+
+
+def refuse_foreign_operand(sweep, stmt, value) -> None:
+    """``M * x``, ``x`` differentiated and ``M`` an object whose operators are its own
+    (an argument that is an ``np.matrix``, a masked array...: its kind is ``foreign``):
+    refused at the line, not differentiated with NumPy's rule (``sweep``: the reverse or
+    forward pass)."""
+    if not isinstance(value, (gast.BinOp, gast.UnaryOp)):
+        return
+    operands = [n for n in trees.walk(value) if isinstance(n, gast.Name)]  # (a + b - c)
+    foreign = next((o for o in operands if sweep.kinds.get(o.id, ANY).foreign), None)
+    culprit = next((o for o in operands if sweep.wants(o)), None)
+    if foreign is not None and culprit is not None:
+        raise sweep.source.error(
+            NoDerivativeError, f"no derivative rule for the operator {_op_symbol(value.op)} on "
+            f"{operand_text(foreign.id, sweep.namer, stmt)}, which is not a number or a NumPy "
+            f"array, and {operand_text(culprit.id, sweep.namer, stmt)}, which depends on the "
+            f"differentiated argument{'s' if len(sweep.wrt) > 1 else ''}", stmt, FOREIGN_ADVICE)
 
 
 def _has_slice(index) -> bool:

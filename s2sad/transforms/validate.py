@@ -158,6 +158,16 @@ class Validate(trees.Visitor):
             what, hint = _VALUES[type(node.value)]
             raise self.source.syntax_error(what, node, hint)
 
+    def visit_Slice(self, node):
+        # the step of np.r_[a:b:5j] (five points from a to b) is an imaginary literal: it
+        # counts points (transforms/index_tricks.py), it is not a complex value
+        step = node.step.operand if isinstance(node.step, gast.UnaryOp) else node.step
+        for part in (node.lower, node.upper, node.step):
+            if part is not None and not (
+                    part is node.step and isinstance(step, gast.Constant) and
+                    type(step.value) is complex):
+                self.visit(part)
+
     def visit_FunctionDef(self, node):
         raise self.source.syntax_error(
             "a `def` inside a block", node, "Define helpers at the top of the function body "
