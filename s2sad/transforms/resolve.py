@@ -363,6 +363,10 @@ def cast_kind(value, source: FunctionSource, local_names: set[str]) -> str | Non
         return source.dtypes[node.value.id]  # x.astype(w.dtype), w an argument: known
     if node is registry.ABSENT or isinstance(node, gast.Constant) and node.value is None:
         return None
+    if isinstance(node, gast.Call):
+        # joined_dtype(items): NumPy's result type of the items, inexact wherever one of
+        # them carries a derivative (those are floats), so the join keeps the derivative
+        return None
     if isinstance(node, gast.Constant):
         dtype = node.value
     else:
@@ -391,7 +395,7 @@ def single_constants(tree: gast.FunctionDef) -> dict:
     ['d']
     """
     stores: dict = {}
-    found = {}
+    found, joins = {}, {}
     for node in trees.walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             stores[node.id] = stores.get(node.id, 0) + 1
@@ -399,10 +403,16 @@ def single_constants(tree: gast.FunctionDef) -> dict:
                 isinstance(node.targets[0], gast.Name) and \
                 isinstance(node.value, (gast.Constant, gast.Name, gast.Attribute)):
             found[node.targets[0].id] = node.value
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Call) \
+                and isinstance(node.value.func, gast.Name) and \
+                node.value.func.id.startswith("joined_dtype"):  # np.r_'s dtype (index_tricks)
+            joins[node.targets[0].id] = node.value
     arguments = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
-    return {name: value for name, value in found.items()
-            if stores.get(name) == 1 and name not in arguments and
-            not any(isinstance(n, gast.Name) and n.id in stores for n in trees.walk(value))}
+    found = {name: value for name, value in found.items()
+             if stores.get(name) == 1 and name not in arguments and
+             not any(isinstance(n, gast.Name) and n.id in stores for n in trees.walk(value))}
+    return {**found, **{name: value for name, value in joins.items() if stores[name] == 1}}
 
 
 def argument_dtypes(tree: gast.FunctionDef, params, descriptors) -> dict:
