@@ -268,6 +268,13 @@ def unknown_call(x):
     return np.sum(np.abs(y))
 
 
+def unknown_call_may_change(x):
+    rng = np.random.default_rng(0)
+    y = x * 2.0
+    rng.shuffle(y)  # <- here
+    return np.sum(y * x)
+
+
 def dict_with_computed_keys(x):
     name = "w"
     d = {name: x}  # <- here

@@ -235,6 +235,16 @@ def test_unknown_call():
     assert "stop_gradient" in str(info.value)
 
 
+def test_unknown_call_that_may_change_its_argument():
+    """A function s2sad does not know (no rule, no facts, not inlined) given a value the
+    gradient follows: it may change it in place, or return it, unseen."""
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(C.unknown_call_may_change)(np.copy(ARRAY))
+    check_located(info.value, C.unknown_call_may_change,
+                  "rng.shuffle(...) is given 'y', which the gradient follows",
+                  "Give it a copy (rng.shuffle(y.copy(), ...))")
+
+
 def test_call_of_a_function_without_source():
     with pytest.raises(s2sad.NoDerivativeError) as info:
         call_gradient(C.calls_function_without_source)
@@ -526,7 +536,7 @@ def test_every_entry_is_tested():
         "wrt-float", "wrt-bool", "wrt-empty", "too-few-arguments", "too-many-arguments",
         "unknown-keyword", "duplicate-argument", "integer-argument", "complex-argument",
         "non-numeric-argument",
-        "nan-or-infinity", "hidden-update"}
+        "nan-or-infinity", "hidden-update", "unknown-call-may-change"}
     assert documented == tested, (sorted(documented - tested), sorted(tested - documented))
 
 
