@@ -338,7 +338,7 @@ class Facts:
     ((0,), (0,))
     >>> facts(np.clip).mutates  # its output array, by position or by keyword
     (3, 'out')
-    >>> facts(np.sin) == Facts(), facts(lambda v: v) is None  # known; not known
+    >>> facts(np.sinc) == Facts(), facts(lambda v: v) is None  # known; not known
     (True, True)
     """
     returns_view_of: tuple | str = ()

@@ -225,3 +225,44 @@ def dict_get_read(x):
 
 SAFE = [known_pure_builtins, unknown_given_constants, unknown_given_a_copy, conj_not_updated,
         getattr_constant_method, dict_get_read]
+
+
+# --- valid: a slot of a list made here set after the slot was read (the slot changes, not
+# the array it held); these were refused as an update of memory 'inp' shares ---------------
+
+def layer_states_from_a_comprehension(x):
+    hidden = [x * (0.5 + i) for i in range(2)]
+    out = x * 0.0
+    for t in range(2):
+        for i in range(2):
+            inp = hidden[i]
+            new = np.tanh(inp * x[t] + out)
+            hidden[i] = new
+            out = new + inp
+    return np.sum(out * hidden[0])
+
+
+def layer_states_repeated(x):
+    hidden = [np.zeros(3)] * 2  # (both slots hold one array; a slot store replaces one)
+    for i in range(2):
+        inp = hidden[i]
+        hidden[i] = np.tanh(inp + x * (i + 1.0))
+    return np.sum(hidden[0] * hidden[1])
+
+
+def integer_index_then_augmented(x):
+    a = x[1]  # (a NumPy scalar: a copy)
+    a += a
+    return a * x[0]
+
+
+def float_appended_then_augmented(x):
+    ys = []
+    a = x[0] * 2.0
+    ys.append(a)
+    a += x[1]
+    return a * ys[0]
+
+
+SLOTS = [layer_states_from_a_comprehension, layer_states_repeated,
+         integer_index_then_augmented, float_appended_then_augmented]

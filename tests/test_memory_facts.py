@@ -56,7 +56,7 @@ def test_unknown_function_given_a_followed_value_is_refused(func):
     assert "'z'" in str(info.value) and "copy" in str(info.value)
 
 
-@pytest.mark.parametrize("func", cases.SAFE, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("func", cases.SAFE + cases.SLOTS, ids=lambda f: f.__name__)
 def test_known_or_unfollowed_calls_differentiate(func):
     grad = s2sad.grad(func)(X.copy())
     np.testing.assert_allclose(grad, numeric_gradient(func, (X.copy(),), 0), rtol=1e-6,

@@ -602,6 +602,7 @@ class Normalize:
         for name in renames.values():
             self.current[name] = name
         if start is None:
+            self.made.add(result)  # (a new list: a slot of it may be set)
             init = gast.List([], gast.Load())
             item = gast.Expr(gast.Call(gast.Attribute(self.load(result), "append", gast.Load()),
                                        [node.elt], []))
@@ -660,10 +661,7 @@ class Normalize:
             self.emit(gast.Assign([self.store(ssa)], value, None))
             self.bind(ssa, shares)
             self.hold(target.id, ssa, value)
-            made = isinstance(value, (gast.List, gast.Dict)) or isinstance(
-                value, gast.BinOp) and isinstance(value.left, gast.List) or (  # [None] * n
-                isinstance(value, gast.Call) and self._callee(value.func) is list)  # a copy
-            (self.made if made else self.unmade).add(ssa)
+            (self.made if self._made_here(value) else self.unmade).add(ssa)
             return
         elts = target.elts
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
@@ -690,6 +688,18 @@ class Normalize:
             self.bind(stored.id, whole)
         for elt, temp in nested:
             self.assign(elt, temp)
+
+    def _made_here(self, value) -> bool:
+        """Is ``value`` a list or dict made here, that no other name holds: a display, a
+        comprehension's list, ``[h] * n``, ``[a] + ys``, ``list(...)`` (a copy)? A slot
+        of it may be set: that changes the slot, not the values the slots hold."""
+        def made(node) -> bool:  # (a temporary holding a display or a comprehension's list)
+            return isinstance(node, (gast.List, gast.Dict)) or isinstance(node, gast.Name) \
+                and node.id in self.temps and node.id in self.made
+        return made(value) or isinstance(value, gast.BinOp) and (
+            isinstance(value.left, gast.List) or isinstance(value.op, (gast.Add, gast.Mult))
+            and (made(value.left) or made(value.right))) or (  # [None] * n
+            isinstance(value, gast.Call) and self._callee(value.func) is list)  # a copy
 
     def _refuse_hidden_updates(self, stmt):
         """A call that changes an array or list in place (``x.sort()``, ``x.fill(v)``,
@@ -745,8 +755,10 @@ class Normalize:
                 # np.copyto(y, v), heapq.heappush(ys, v), operator.iadd(y, v), np.clip(y,
                 # 0, 1, y): an argument the function's facts say it writes into
                 names = [n.id for n in trees.walk(written[1]) if isinstance(n, gast.Name)]
-                if not names:
-                    continue  # (a value made on the line, np.copyto(np.zeros(3), v))
+                ref = self._object_ref(written[1])
+                if not names or ref is not None and ref[0] == "seq":
+                    continue  # (a value made on the line, np.copyto(np.zeros(3), v); a list
+                    # of objects: _refuse_object_changes)
                 changed = names[0]
                 if written[0] == "out":
                     what = f"`{self._dotted(func)}(...)` with an output array after its inputs"
@@ -1068,7 +1080,9 @@ class Normalize:
         receiver first (``x.fill(v)``: ``[x, v]``). A method desugared into a NumPy
         function (``x.conj()``, ``np.conj(x)``) has the facts of both."""
         func, args = call.func, list(call.args)
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+        callee = self._callee(func)  # (a module's object's method: model.act, np.cos)
+        if callee is None and isinstance(func, gast.Attribute) and \
+                isinstance(func.value, gast.Name) and \
                 func.value.id in self.node:  # a method of a local value: x.reshape(3)
             found = self._method_facts(func.attr)
             args = [func.value] + args
@@ -1076,7 +1090,7 @@ class Normalize:
                 self.function_args[func.id][0] == "call":
             found = registry.facts(self._callee(self.function_args[func.id][1]))
         else:
-            found = registry.facts(self._callee(func))
+            found = registry.facts(callee)
         method = registry.facts(call.__dict__.get("method"))
         if found is not None and method is not None:  # (the method's own views too)
             found = found.union(method)
@@ -1274,6 +1288,8 @@ class Normalize:
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))
+        if isinstance(value, (gast.List, gast.Dict)):  # (`[h] * n`: its list, made here)
+            self.made.add(temp)
         if _constant(value) is not _NOT_CONSTANT:  # `t_1 = -1.0` (passed to a helper)
             self.constants[temp] = _constant(value)
         return self.load(temp)
