@@ -78,3 +78,24 @@ def test_facts_are_kept_by_function_object():
     assert registry.lookup(np.sinc).facts == registry.Facts()
     assert registry.facts(len) == registry.Facts()
     assert registry.facts(lambda v: v) is None
+
+
+@pytest.mark.parametrize("func", cases.VIEWS + cases.MUTATIONS + cases.UNKNOWN,
+                         ids=lambda f: f.__name__)
+def test_forward_mode_refuses_at_the_same_line(func):
+    with pytest.raises((s2sad.UnsupportedSyntaxError, s2sad.NoDerivativeError)) as info:
+        s2sad.jvp(func)(X.copy())[1](np.ones(3))
+    located(info.value, func)
+
+
+@pytest.mark.parametrize("func", cases.SAFE + cases.SLOTS, ids=lambda f: f.__name__)
+def test_forward_and_second_order_agree_with_central_differences(func):
+    direction = np.array([0.5, -1.0, 2.0])
+    _, tangent = s2sad.jvp(func)(X.copy())
+    step = 1e-6
+    slope = (func(X + step * direction) - func(X - step * direction)) / (2 * step)
+    np.testing.assert_allclose(tangent(direction), slope, rtol=1e-6, atol=1e-8)
+    hessian = s2sad.hessian(func)(X.copy())
+    columns = [(s2sad.grad(func)(X + 1e-5 * e) - s2sad.grad(func)(X - 1e-5 * e)) / 2e-5
+               for e in np.eye(3)]
+    np.testing.assert_allclose(hessian, np.array(columns).T, rtol=1e-5, atol=1e-6)
