@@ -7,6 +7,8 @@ import operator
 
 import numpy as np
 
+import s2sad
+
 RNG = np.random.default_rng(0)
 
 
@@ -266,3 +268,20 @@ def float_appended_then_augmented(x):
 
 SLOTS = [layer_states_from_a_comprehension, layer_states_repeated,
          integer_index_then_augmented, float_appended_then_augmented]
+
+
+def stop_gradient_view(x):
+    z = x * 1.0
+    y = s2sad.stop_gradient(z)  # (z itself)
+    y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+def nan_to_num_uncopied_by_position(x):
+    z = x * 1.0
+    y = np.nan_to_num(z, False)
+    y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+VIEWS += [stop_gradient_view, nan_to_num_uncopied_by_position]

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from ..registry import defvjp, nondifferentiable
+from ..registry import deffacts, defvjp, nondifferentiable
 from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
                        linspace_grad, nanmean_grad, nansum_grad, norm_grad, prod_grad, ptp_grad,
                        reduced_size, scaled_power, std_grad, sum_grad, unbroadcast,
@@ -449,3 +449,4 @@ nondifferentiable(np.shape, np.zeros, np.ones, np.empty, np.zeros_like, np.ones_
 from ..api import stop_gradient  # noqa: E402
 
 nondifferentiable(stop_gradient, shape="elementwise")
+deffacts(stop_gradient, returns_view_of=(0,))  # (x itself)

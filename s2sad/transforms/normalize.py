@@ -1063,9 +1063,13 @@ class Normalize:
                 return [n for a in args + [k.value for k in value.keywords]
                         for n in self.views(a)]
             # x.astype(t, copy=False), np.array(x, copy=None): x itself where no copy is needed
-            uncopied = any(k.arg == "copy" and not (isinstance(k.value, gast.Constant) and
-                                                    k.value.value is True)
-                           for k in value.keywords)
+            given = [k.value for k in value.keywords if k.arg == "copy"]
+            place = _copy_position(self._callee(value.func)) if found.uncopied_view_of \
+                else None  # (np.nan_to_num(x, False): copy by position)
+            if place is not None and place < len(value.args):
+                given.append(value.args[place])
+            uncopied = any(not (isinstance(v, gast.Constant) and v.value is True)
+                           for v in given)
             if found.returns_view_of == "*":
                 return [n for a in args + [k.value for k in value.keywords]
                         for n in self.views(a)]
@@ -2207,6 +2211,21 @@ class _Rename(trees.Transformer):
 
     def visit_Name(self, node):
         return self.normalize.name(node)
+
+
+def _copy_position(func) -> int | None:
+    """The position of ``func``'s ``copy`` parameter (``np.nan_to_num(x, False)``), or
+    None."""
+    try:
+        parameters = list(registry.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    for i, p in enumerate(parameters):
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            return None
+        if p.name == "copy":
+            return i
+    return None
 
 
 def _mutated_argument(call, facts):
