@@ -285,3 +285,38 @@ def nan_to_num_uncopied_by_position(x):
 
 
 VIEWS += [stop_gradient_view, nan_to_num_uncopied_by_position]
+
+
+# --- an item of a list that a slot store or an append gave an array: `a += ...` changes
+# that array in place (the list's items were taken for the numbers it was made with) ------
+
+def augmented_item_appended(x):
+    z = x * 1.0
+    ys = [0.0]
+    ys.append(z)
+    a = ys[1]
+    a += x  # <- here
+    return np.sum(z * x)
+
+
+def augmented_item_stored(x):
+    z = x * 1.0
+    ys = [0.0, 0.0]
+    ys[0] = z
+    a = ys[0]
+    a += x  # <- here
+    return np.sum(z * x)
+
+
+VIEWS += [augmented_item_appended, augmented_item_stored]
+
+
+def number_stored_then_augmented(x):
+    ys = [x[0] * 1.0, x[1] * 1.0]
+    ys[0] = x[2] * 2.0
+    a = ys[0]
+    a += x[1]
+    return a * ys[1]
+
+
+SLOTS += [number_stored_then_augmented]
