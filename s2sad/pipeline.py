@@ -224,6 +224,10 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
         adjoint = reverse.run()
         stacks = {reverse.stack} - {None}
     stages.append((mode, adjoint))
+    for names, error in normalizer.unknown_calls:  # a function s2sad does not know, given
+        if any(n in active and (zero_d or kinds.get(n, ANY).tag != "scalar")  # an array
+               for n in names):  # (or a list, a dict) the gradient follows: it may change it
+            raise error
     if optimize:
         adjoint = Simplify(imports.helpers.get("scaled_power")).visit(adjoint)
         stages.append(("simplify", adjoint))

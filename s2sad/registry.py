@@ -57,6 +57,12 @@ class Rule:
         return tuple(inspect.signature(self.adjoint).parameters)
 
     @property
+    def facts(self) -> "Facts":
+        """What the function does to memory (see :func:`facts`); a rule's function is
+        known: it changes nothing and returns a new value unless registered otherwise."""
+        return facts(self.func)
+
+    @property
     def name(self) -> str:
         return describe_function(self.func)
 
@@ -181,6 +187,7 @@ LISTENERS: list = []  # called when the user changes the table, which built grad
 def changed() -> None:
     """The user registered a rule: gradients built before are built again at their next
     call (a rule registered anew, corrected, replaces the one they inlined)."""
+    _DERIVED.clear()  # (a function given a rule is known now)
     if not _LOADING_BUILTINS:
         for listener in LISTENERS:
             listener()
@@ -436,6 +443,123 @@ def dtype_argument(rule: Rule, args: list, keywords: dict):
         if i == position:
             return arg
     return ABSENT
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a function does to memory, beside its derivative.
+
+    ``returns_view_of``: the argument positions whose memory the result may share (a view
+    of one, the argument itself, an item it holds, a container holding its items), or
+    ``"*"`` for any argument; ``uncopied_view_of``: the same, when the call passes
+    ``copy=False`` or ``copy=None``; ``mutates``: the positions, and the keyword names,
+    of the arguments it writes into. A method's receiver is position 0 (positions are the
+    unbound function's: ``np.ndarray.fill(z, 1.0)`` and ``z.fill(1.0)`` mutate 0).
+    ``advice``: how to write the change instead (``{n}``: the name changed).
+
+    >>> import numpy as np
+    >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
+    ((0,), (0,))
+    >>> facts(np.clip).mutates  # its output array, by position or by keyword
+    (3, 'out')
+    >>> facts(np.sinc) == Facts(), facts(lambda v: v) is None  # known; not known
+    (True, True)
+    """
+    returns_view_of: tuple | str = ()
+    uncopied_view_of: tuple = ()
+    mutates: tuple = ()
+    advice: str = ""
+
+    def union(self, other: "Facts | None") -> "Facts | None":
+        """Facts that hold for either function (None: one is not known)."""
+        if other is None:
+            return None
+        view = "*" if "*" in (self.returns_view_of, other.returns_view_of) else \
+            tuple(sorted(set(self.returns_view_of) | set(other.returns_view_of)))
+        return Facts(view, tuple(sorted(set(self.uncopied_view_of) |
+                                        set(other.uncopied_view_of))),
+                     tuple(dict.fromkeys(self.mutates + other.mutates)),
+                     self.advice or other.advice)
+
+
+_FACTS: dict = {}
+_DERIVED: dict = {}
+
+
+def deffacts(*funcs, returns_view_of=(), uncopied_view_of=(), mutates=(), advice=""):
+    """Register what ``funcs`` do to memory (:class:`Facts`), beside their rules, keyed by
+    the function object (a method by its unbound function: ``list.sort``).
+
+    >>> import heapq
+    >>> facts(heapq.heappush).mutates
+    (0,)
+    """
+    for func in funcs:
+        _FACTS[_key(func)] = Facts(returns_view_of, tuple(uncopied_view_of), tuple(mutates),
+                                   advice)
+    _DERIVED.clear()
+
+
+def facts(func) -> Facts | None:
+    """What ``func`` does to memory: its registered facts; for a function with a rule and
+    none registered, none at all (it returns a new value and changes nothing); else None,
+    not known. A NumPy function's ``out`` parameter, given by position, is one it
+    mutates. A bound method (``rng.shuffle``) has its class's function's facts, the
+    receiver left out of the positions."""
+    try:
+        return _DERIVED[_key(func)]
+    except (KeyError, TypeError):
+        pass
+    owner = getattr(func, "__self__", None)
+    unbound = None
+    if owner is not None and not isinstance(owner, type(inspect)) and \
+            not isinstance(func, type) and getattr(func, "__name__", None):
+        unbound = getattr(type(owner), func.__name__, None)
+    if unbound is not None and lookup(func) is None and _key(func) not in _FACTS:
+        found = facts(unbound)
+        if found is not None:
+            found = Facts(_shifted(found.returns_view_of), _shifted(found.uncopied_view_of),
+                          _shifted(found.mutates), found.advice)
+    else:
+        found = _FACTS.get(_key(func))
+        if found is None and lookup(func) is not None:
+            found = Facts()
+        if found is not None and not found.mutates:
+            out = _out_position(func)
+            if out is not None:
+                found = Facts(found.returns_view_of, found.uncopied_view_of, (out, "out"),
+                              found.advice)
+    try:
+        _DERIVED[_key(func)] = found
+    except TypeError:
+        pass
+    return found
+
+
+def _shifted(positions):
+    if positions == "*":
+        return positions
+    return tuple(p - 1 if isinstance(p, int) else p for p in positions
+                 if not isinstance(p, int) or p > 0)
+
+
+def _out_position(func) -> int | None:
+    """The position of ``func``'s ``out`` parameter (a ufunc's: after its inputs), or None."""
+    nin = getattr(func, "nin", None)
+    if type(func).__name__ == "ufunc" and isinstance(nin, int):
+        return nin
+    if not (getattr(func, "__module__", None) or "").startswith("numpy"):
+        return None
+    try:
+        parameters = list(signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    for i, p in enumerate(parameters):
+        if p.kind in (p.VAR_POSITIONAL, p.KEYWORD_ONLY, p.VAR_KEYWORD):
+            return None
+        if p.name == "out":
+            return i
+    return None
 
 
 def lookup(func) -> Rule | None:

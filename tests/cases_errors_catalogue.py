@@ -301,6 +301,13 @@ def cast_to_a_variable_dtype(x, kind):
     return np.sum(y * x)
 
 
+def unknown_call_may_change(x):
+    rng = np.random.default_rng(0)
+    y = x * 2.0
+    rng.shuffle(y)  # <- here
+    return np.sum(y * x)
+
+
 def dict_with_computed_keys(x):
     name = "w"
     d = {name: x}  # <- here

@@ -267,6 +267,16 @@ def test_a_value_the_rule_is_not_written_for(func, construct, fix):
         check_located(info.value, func, construct, fix)
 
 
+def test_unknown_call_that_may_change_its_argument():
+    """A function s2sad does not know (no rule, no facts, not inlined) given a value the
+    gradient follows: it may change it in place, or return it, unseen."""
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(C.unknown_call_may_change)(np.copy(ARRAY))
+    check_located(info.value, C.unknown_call_may_change,
+                  "rng.shuffle(...) is given 'y', which the gradient follows",
+                  "Give it a copy (rng.shuffle(y.copy(), ...))")
+
+
 def test_call_of_a_function_without_source():
     with pytest.raises(s2sad.NoDerivativeError) as info:
         call_gradient(C.calls_function_without_source)
@@ -622,7 +632,7 @@ def test_every_entry_is_tested():
         "unknown-keyword", "duplicate-argument", "integer-argument", "complex-argument",
         "non-numeric-argument",
         "nan-or-infinity", "hidden-update", "derivative-of-jacobian"} | {
-        "index-not-modeled", "operator-not-modeled", "r-c-form"}
+        "index-not-modeled", "operator-not-modeled", "r-c-form", "unknown-call-may-change"}
     assert documented == tested, (sorted(documented - tested), sorted(tested - documented))
 
 

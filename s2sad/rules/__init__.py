@@ -3,6 +3,7 @@
 from . import math, numpy, numpy_linalg, numpy_shape, operators  # noqa: F401
 from . import runtime_rules, tangents  # noqa: F401,E402  (higher order; forward mode)
 from . import linalg_helper_rules  # noqa: F401,E402
+from . import memory  # noqa: F401,E402  (views and changes in place)
 
 import numpy as _np  # noqa: E402
 

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from ..registry import defdtype, defvjp, nondifferentiable, refuse_varying
+from ..registry import defdtype, deffacts, defvjp, nondifferentiable, refuse_varying
 from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
                        linspace_grad, nanmean_grad, nansum_grad, norm_grad, prod_grad, ptp_grad,
                        reduced_size, scaled_power, std_grad, sum_grad, unbroadcast,
@@ -522,3 +522,4 @@ defdtype(np.eye, np.tri, position=3)
 from ..api import stop_gradient  # noqa: E402
 
 nondifferentiable(stop_gradient, shape="elementwise")
+deffacts(stop_gradient, returns_view_of=(0,))  # (x itself)

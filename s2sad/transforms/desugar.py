@@ -88,6 +88,14 @@ class Desugar(trees.Transformer):
                 pair = gast.copy_location(gast.Call(gast.Name(func.id, gast.Load(), None, None),
                                                     [pair, arg], []), node)
             return pair
+        if isinstance(func, gast.Name) and func.id == "getattr" and len(node.args) == 2 and \
+                not node.keywords and func.id not in self.local_names and \
+                self.builtin("getattr") and isinstance(node.args[1], gast.Constant) and \
+                isinstance(node.args[1].value, str) and node.args[1].value.isidentifier():
+            # getattr(x, "fill") is x.fill (then desugared as it is)
+            attribute = gast.copy_location(
+                gast.Attribute(node.args[0], node.args[1].value, gast.Load()), node)
+            return self._attribute(attribute)
         if isinstance(func, gast.Attribute) and func.attr == "item" and not node.keywords \
                 and self._is_value(func.value):
             return self._item(func.value, node)
@@ -104,6 +112,8 @@ class Desugar(trees.Transformer):
                 node)
             if func.attr == "copy":  # (a dict's or list's copy too: DictViews writes it so
                 call.copied = True   # once the kinds say which)
+            # (the method's facts stay with the call: a real array's x.conj() is x itself)
+            call.method = getattr(np.ndarray, func.attr, None)
             return call
         return node
 
@@ -139,6 +149,9 @@ class Desugar(trees.Transformer):
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
+        return self._attribute(node)
+
+    def _attribute(self, node):
         if node.attr in ATTRIBUTES and isinstance(node.ctx, gast.Load) and \
                 self._is_value(node.value):
             return gast.copy_location(gast.Call(self._np(ATTRIBUTES[node.attr], node),

@@ -302,7 +302,10 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                 walk(stmt.body)
                 continue
             targets, value = statement_parts(stmt)
-            if not targets or is_setitem(stmt) or is_append(stmt):
+            if targets and (is_setitem(stmt) or is_append(stmt)):
+                stored(targets[0], value)
+                continue
+            if not targets:
                 continue
             if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
                 source_kind = of(value)
@@ -325,6 +328,19 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
             kind = _join(assigned[name], kind, name)
         assigned[name] = kind
         kinds[name] = kind
+
+    def stored(name, value):
+        """``ys.append(v)``, ``ys[i] = v``: an item of the list may be ``v`` now (its
+        kind joins the items'; ``ys = [0.0]; ys.append(z)``: ``ys[1]`` is z, an array)."""
+        kind = kinds.get(name)
+        if kind is None or kind.tag != "list" or not kind.items:
+            return
+        new = of(value)
+        if all(item == new for item in kind.items):
+            return
+        kinds[name] = assigned[name] = Kind(
+            "list", items=tuple(_join(item, new, f"{name}[{i}]")
+                                for i, item in enumerate(kind.items)), fields=kind.fields)
 
     walk(tree.body)
     walk(tree.body)  # a second pass settles what loops carry around

@@ -36,7 +36,7 @@ import numpy as np
 from .. import trees
 from .. import registry
 from ..codegen import unparse
-from ..errors import DifferentiationError, S2sadError
+from ..errors import DifferentiationError, NoDerivativeError, S2sadError
 from ..names import Namer
 from ..source import FunctionSource, note_attribute
 from ..trees import clone
@@ -47,42 +47,9 @@ _AUG = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "
         gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
 
 
-# Attributes and functions (or methods) whose result may be a view of their argument.
-_VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "flat", "base"})
-_VIEW_FUNCTIONS = frozenset({
-    "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis", "squeeze",
-    "expand_dims", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "require",
-    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "broadcast_arrays", "diagonal",
-    "real", "imag", "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "flip",
-    "fliplr", "flipud", "rot90", "matrix_transpose", "permute_dims", "view", "stop_gradient", "list", "tuple", "iter", "reversed", "zip", "enumerate"})
-
-
-# methods that change their array, list or dict in place -> how to write it instead ({n}: the
-# name of what the method changes)
-_MUTATING_METHODS = {
-    "sort": "Sort a copy: `{n} = np.sort({n})` (`{n} = sorted({n})` for a list).",
-    "fill": "Make a new array: `{n} = np.full_like({n}, v)`.",
-    "put": "Assign into it (`{n}[i] = v`) or make a new array.",
-    "itemset": "Assign into it: `{n}[i] = v`.",
-    "resize": "Make a new array: `{n} = np.resize({n}, shape)`.",
-    "partition": "Use `{n} = np.partition({n}, k)`.",
-    "setfield": "Make a new array.",
-    "extend": "Build a new list: `{n} = {n} + more`.",
-    "insert": "Build a new list.",
-    "pop": "Build a new list (`{n} = {n}[:-1]`).",
-    "remove": "Build a new list.",
-    "reverse": "Use `{n} = {n}[::-1]`.",
-    "clear": "Start a new list: `{n} = []`.",
-    "update": "Build a new dict: `{n} = {{**{n}, **more}}`.",
-    "popitem": "Build a new dict.",
-    "setdefault": "Build a new dict.",
-}
-
-
-def _mutating_functions() -> set:
-    """NumPy functions that write into their first argument."""
-    return {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal, np.put_along_axis,
-            np.random.shuffle}
+# the kinds of value a local name may hold whose methods' facts are known (x.fill(v): an
+# array's, x.sort(): an array's or a list's)
+_RECEIVERS = (np.ndarray, list, dict, tuple)
 
 
 def _numpy_alias(namespace: dict) -> str | None:
@@ -181,6 +148,9 @@ class Normalize:
         self.trusted = is_generated(source) or (parent is not None and parent.trusted)
         # (name, error): `x += e` on a shared value, an error unless x is a number
         self.deferred: list[tuple[str, Exception]] = []
+        # (names, error): a call of a function s2sad does not know given a value that
+        # may share memory with these names; an error where one is active and not a number
+        self.unknown_calls: list[tuple[set, Exception]] = []
         self.temps: set[str] = set()  # name -> the local it may share memory with
         self.out: list = []
         self.stmt = None
@@ -678,6 +648,7 @@ class Normalize:
         for name in renames.values():
             self.current[name] = name
         if start is None:
+            self.made.add(result)  # (a new list: a slot of it may be set)
             init = gast.List([], gast.Load())
             item = gast.Expr(gast.Call(gast.Attribute(self.load(result), "append", gast.Load()),
                                        [node.elt], []))
@@ -736,10 +707,8 @@ class Normalize:
             self.emit(gast.Assign([self.store(ssa)], value, None))
             self.bind(ssa, shares)
             self.hold(target.id, ssa, value)
-            made = isinstance(value, (gast.List, gast.Dict)) or isinstance(
-                value, gast.BinOp) and isinstance(value.left, gast.List) or (  # [None] * n
-                isinstance(value, gast.Call) and self._callee(value.func) is list) or \
-                self._container_copy(value) is not None  # a copy
+            made = self._made_here(value) or \
+                self._container_copy(value) is not None  # (a copy of a dict or list)
             (self.made if made else self.unmade).add(ssa)
             return
         if isinstance(target, gast.Subscript):  # `z[0], z[1] = z[1], z[0]`: stored in its
@@ -816,6 +785,17 @@ class Normalize:
                 f"Copy what the right side reads from {name!r} first (`.copy()`).")
             self.root.deferred.append((part.id, self.with_calls(error)))
             return
+    def _made_here(self, value) -> bool:
+        """Is ``value`` a list or dict made here, that no other name holds: a display, a
+        comprehension's list, ``[h] * n``, ``[a] + ys``, ``list(...)`` (a copy)? A slot
+        of it may be set: that changes the slot, not the values the slots hold."""
+        def made(node) -> bool:  # (a temporary holding a display or a comprehension's list)
+            return isinstance(node, (gast.List, gast.Dict)) or isinstance(node, gast.Name) \
+                and node.id in self.temps and node.id in self.made
+        return made(value) or isinstance(value, gast.BinOp) and (
+            isinstance(value.left, gast.List) or isinstance(value.op, (gast.Add, gast.Mult))
+            and (made(value.left) or made(value.right))) or (  # [None] * n
+            isinstance(value, gast.Call) and self._callee(value.func) is list)  # a copy
 
     def _refuse_hidden_updates(self, stmt):
         """A call that changes an array or list in place (``x.sort()``, ``x.fill(v)``,
@@ -827,11 +807,13 @@ class Normalize:
                 continue
             func, changed, what, hint = node.func, None, None, None
             callee = self._callee(func)
+            method = self._method_facts(func.attr) if isinstance(func, gast.Attribute) \
+                else None  # (what a method of that name does to an array, list or dict)
+            mutating = method is not None and 0 in method.mutates
             if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
-                    func.value.id in self.locals and (func.attr in _MUTATING_METHODS or
-                                                      func.attr == "append"):
+                    func.value.id in self.locals and mutating:
                 changed, what = func.value.id, f"`{func.value.id}.{func.attr}(...)`"
-                hint = _MUTATING_METHODS.get(func.attr, "").format(n=changed)
+                hint = "" if func.attr == "append" else method.advice.format(n=changed)
                 holder = next((h for h in sorted(self.holders.get(
                     self.current.get(changed), ())) if h != changed and
                     self._read_later(stmt, h)), None)
@@ -846,8 +828,8 @@ class Normalize:
                         self.current.get(changed) not in set(self.callers.values()):
                     continue  # a list the function made: followed
             elif isinstance(func, gast.Attribute) and isinstance(
-                    func.value, (gast.Subscript, gast.Attribute)) and callee is None and (
-                    func.attr in _MUTATING_METHODS or func.attr == "append"):
+                    func.value, (gast.Subscript, gast.Attribute)) and callee is None and \
+                    mutating:
                 root = func.value  # d["a"].append(v): a list held in d, changed unseen
                 while isinstance(root, (gast.Subscript, gast.Attribute)):
                     root = root.value
@@ -865,18 +847,22 @@ class Normalize:
                 changed = names[0] if names else "out"
                 what = "`out=`"
                 hint = f"Assign the result instead: `{changed} = np.multiply(...)`."
-            elif (out := _positional_out(node, callee)) is not None:
-                names = [n.id for n in trees.walk(out) if isinstance(n, gast.Name)]
-                changed = names[0] if names else "out"
-                what = f"`{self._dotted(func)}(...)` with an output array after its inputs"
-                hint = f"Assign the result instead: `{changed} = {self._dotted(func)}(...)`."
-            elif callee is not None and node.args and isinstance(node.args[0], gast.Name) \
-                    and (callee in _mutating_functions() or (
-                        isinstance(func, gast.Attribute) and func.attr == "at" and
-                        isinstance(self._callee(func.value), np.ufunc))):
-                changed = node.args[0].id
-                what = f"`{self._dotted(func)}({changed}, ...)`"
-                hint = f"Make a new array, or assign into it: `{changed}[...] = ...`."
+            elif (written := _mutated_argument(node, registry.facts(callee))) is not None:
+                # np.copyto(y, v), heapq.heappush(ys, v), operator.iadd(y, v), np.clip(y,
+                # 0, 1, y): an argument the function's facts say it writes into
+                names = [n.id for n in trees.walk(written[1]) if isinstance(n, gast.Name)]
+                ref = self._object_ref(written[1])
+                if not names or ref is not None and ref[0] == "seq":
+                    continue  # (a value made on the line, np.copyto(np.zeros(3), v); a list
+                    # of objects: _refuse_object_changes)
+                changed = names[0]
+                if written[0] == "out":
+                    what = f"`{self._dotted(func)}(...)` with an output array after its inputs"
+                    hint = f"Assign the result instead: `{changed} = {self._dotted(func)}(...)`."
+                else:
+                    what = f"`{self._dotted(func)}({changed}, ...)`"
+                    hint = written[2].format(n=changed) or \
+                        f"Make a new array, or assign into it: `{changed}[...] = ...`."
             if changed is None:
                 continue
             # the argument itself (a list holding the caller's arrays is the function's own)
@@ -1147,13 +1133,17 @@ class Normalize:
     def views(self, value) -> list[str]:
         """The local names whose memory the (normalized) ``value`` may share: the value
         itself, an item or slice of it, a view (``.T``, ``.reshape``, ``np.asarray``...),
-        a list or tuple holding it."""
+        a list or tuple holding it, what a call returns where its facts say it may be an
+        argument (``x.conj()``, ``d.get(k)``) or where it has no facts (any argument)."""
         if isinstance(value, gast.Name):
             return [value.id]
         if isinstance(value, gast.Subscript):
             return self.views(value.value)
         if isinstance(value, gast.Attribute):
-            return self.views(value.value) if value.attr in _VIEW_ATTRIBUTES else []
+            if not (isinstance(value.value, gast.Name) and value.value.id in self.node):
+                return []  # (np.pi, a module's constant)
+            found = self._method_facts(value.attr)  # x.T, x.real: views; x.shape: not
+            return self.views(value.value) if found is None or found.returns_view_of else []
         if isinstance(value, (gast.Tuple, gast.List)):
             return [n for elt in value.elts for n in self.views(elt)]
         if isinstance(value, gast.Dict):
@@ -1166,19 +1156,24 @@ class Normalize:
         if self._container_copy(value) is not None:  # d.copy(): the same items as d
             return [self._container_copy(value)]
         if isinstance(value, gast.Call):
-            func = value.func
+            found, args = self._call_facts(value)
+            if found is None:  # not known: it may return any argument, or a view of one
+                return [n for a in args + [k.value for k in value.keywords]
+                        for n in self.views(a)]
             # x.astype(t, copy=False), np.array(x, copy=None): x itself where no copy is needed
-            uncopied = any(k.arg == "copy" and not (isinstance(k.value, gast.Constant) and
-                                                    k.value.value is True)
-                           for k in value.keywords)
-            if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
-                    func.value.id in self.node:  # a method: x.reshape(3)
-                return [func.value.id] if func.attr in _VIEW_FUNCTIONS or (
-                    uncopied and func.attr == "astype") else []
-            attr = func.attr if isinstance(func, gast.Attribute) else \
-                func.id if isinstance(func, gast.Name) else None
-            if attr in _VIEW_FUNCTIONS or (uncopied and attr in ("astype", "array")):
-                return [n for a in value.args for n in self.views(a)]  # np.reshape(x, 3)
+            given = [k.value for k in value.keywords if k.arg == "copy"]
+            place = _copy_position(self._callee(value.func)) if found.uncopied_view_of \
+                else None  # (np.nan_to_num(x, False): copy by position)
+            if place is not None and place < len(value.args):
+                given.append(value.args[place])
+            uncopied = any(not (isinstance(v, gast.Constant) and v.value is True)
+                           for v in given)
+            if found.returns_view_of == "*":
+                return [n for a in args + [k.value for k in value.keywords]
+                        for n in self.views(a)]
+            positions = set(found.returns_view_of) | (
+                set(found.uncopied_view_of) if uncopied else set())
+            return [n for i, a in enumerate(args) if i in positions for n in self.views(a)]
         return []
 
     def _container_copy(self, value) -> str | None:
@@ -1193,6 +1188,78 @@ class Normalize:
                 type(given) is tuple and given[0] in ("dict", "list"):
             return name
         return None
+    def _call_facts(self, call) -> tuple:
+        """``(facts, arguments)`` of a normalized call: the :class:`registry.Facts` of
+        its function (None where not known), and its positional arguments, a method's
+        receiver first (``x.fill(v)``: ``[x, v]``). A method desugared into a NumPy
+        function (``x.conj()``, ``np.conj(x)``) has the facts of both."""
+        func, args = call.func, list(call.args)
+        callee = self._callee(func)  # (a module's object's method: model.act, np.cos)
+        if callee is None and isinstance(func, gast.Attribute) and \
+                isinstance(func.value, gast.Name) and \
+                func.value.id in self.node:  # a method of a local value: x.reshape(3)
+            found = self._method_facts(func.attr)
+            args = [func.value] + args
+        elif isinstance(func, gast.Name) and func.id in self.function_args and \
+                self.function_args[func.id][0] == "call":
+            found = registry.facts(self._callee(self.function_args[func.id][1]))
+        else:
+            found = registry.facts(callee)
+        method = registry.facts(call.__dict__.get("method"))
+        if found is not None and method is not None:  # (the method's own views too)
+            found = found.union(method)
+        return found, args
+
+    def _note_unknown_call(self, call) -> None:
+        """A call of a function without facts (no rule, not inlined, not known to change
+        nothing): it may change what it is given in place, or keep it. Refused (once the
+        activity is known: ``unknown_calls``) where it is given a mutable value, or a
+        container holding one, that shares memory with a value the gradient follows."""
+        found, args = self._call_facts(call)
+        if found is not None:
+            return
+        given = [a for a in args + [k.value for k in call.keywords]
+                 if isinstance(a, gast.Name) and a.id in self.node]
+        if not given:
+            return
+        dotted = self._dotted(call.func) if not isinstance(call.func, gast.Name) or \
+            call.func.id not in self.namer.temporaries else "this function"
+        for arg in given:
+            reached = {arg.id} | {name for name, other in self.node.items()
+                                  if other & self.node[arg.id]}
+            shown = self.namer.users.get(arg.id, arg.id)
+            what = repr(shown)
+            if arg.id in self.namer.temporaries:  # ([z]: a display holding z)
+                held = sorted(self.namer.users.get(n, n) for n in reached
+                              if n in self.current.values())
+                shown = held[0] if held else "x"
+                what = "a value computed on this line" + (f" that holds {shown!r}"
+                                                         if held else "")
+            self.root.unknown_calls.append((reached, self.with_calls(self.source.error(
+                NoDerivativeError,
+                f"{dotted}(...) is given {what}, which the gradient follows; s2sad has no "
+                f"rule for {dotted} and does not know whether it changes its arguments in "
+                "place or returns one of them", call,
+                f"Give it a copy ({dotted}({shown}.copy(), ...)) if its result needs no "
+                "gradient, compute the value with NumPy functions s2sad knows, or register a rule for it with @s2sad.defvjp "
+                "(a function with a rule is taken to change none of its arguments)."))))
+
+    @staticmethod
+    def _method_facts(attr: str):
+        """What a method (or attribute) of that name does, on any value a local name may
+        hold (an array, a list, a dict, a tuple): their facts together; None where one of
+        them has it without facts, or none has it (an object's own method)."""
+        found = None
+        for kind in _RECEIVERS:
+            method = kind.__dict__.get(attr) if attr.startswith("__") else \
+                getattr(kind, attr, None)
+            if method is None:
+                continue
+            facts = registry.facts(method)
+            if facts is None:
+                return None
+            found = facts if found is None else found.union(facts)
+        return found
 
     def looping(self, stmt, run) -> None:
         """Normalize a loop with ``run()``. A pass may start with the values the previous
@@ -1335,6 +1402,8 @@ class Normalize:
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))
+        if isinstance(value, (gast.List, gast.Dict)):  # (`[h] * n`: its list, made here)
+            self.made.add(temp)
         if _constant(value) is not _NOT_CONSTANT:  # `t_1 = -1.0` (passed to a helper)
             self.constants[temp] = _constant(value)
         return self.load(temp)
@@ -1449,6 +1518,10 @@ class Normalize:
             call = gast.copy_location(gast.Call(func, args, keywords), node)
             if node.__dict__.get("copied"):  # x.copy() (Desugar): a dict's or list's too
                 call.copied = True
+            if "method" in node.__dict__:  # (x.conj(), desugared: the method's facts too)
+                call.method = node.method
+            if not self.trusted:
+                self._note_unknown_call(call)
             return call
         if isinstance(node, gast.Subscript):
             from .index_tricks import joined
@@ -2267,14 +2340,35 @@ class _Rename(trees.Transformer):
         return self.normalize.name(node)
 
 
-def _positional_out(call, callee):
-    """The output array of a ufunc (``callee``) given after its inputs (``np.tanh(z,
-    z)``, in place like ``out=z``), else None (``None`` there is no output array)."""
-    if not isinstance(callee, np.ufunc) or len(call.args) <= callee.nin or \
-            any(isinstance(a, gast.Starred) for a in call.args[:callee.nin + 1]):
+def _copy_position(func) -> int | None:
+    """The position of ``func``'s ``copy`` parameter (``np.nan_to_num(x, False)``), or
+    None."""
+    try:
+        parameters = list(registry.signature(func).parameters.values())
+    except (TypeError, ValueError):
         return None
-    out = call.args[callee.nin]
-    return None if isinstance(out, gast.Constant) and out.value is None else out
+    for i, p in enumerate(parameters):
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            return None
+        if p.name == "copy":
+            return i
+    return None
+
+
+def _mutated_argument(call, facts):
+    """``(how, argument, advice)`` for an argument of ``call`` that ``facts`` say the
+    function writes into, given by position (``how``: ``"out"`` for its output array,
+    else ``"in place"``); None if none (``out=`` by keyword is found by its name)."""
+    if facts is None:
+        return None
+    for position in facts.mutates:
+        if isinstance(position, int) and position < len(call.args) and \
+                not any(isinstance(a, gast.Starred) for a in call.args[:position + 1]):
+            arg = call.args[position]
+            if isinstance(arg, gast.Constant) and arg.value is None:
+                continue
+            return "out" if "out" in facts.mutates else "in place", arg, facts.advice
+    return None
 
 
 _STAND_INS: dict | None = None

@@ -1,0 +1,322 @@
+"""Calls that return their argument or a view of it, calls that change an argument in
+place, and calls s2sad knows nothing of, for tests/test_memory_facts.py. The line each
+refusal names is marked ``# <- here``."""
+
+import heapq
+import operator
+
+import numpy as np
+
+import s2sad
+
+RNG = np.random.default_rng(0)
+
+
+# --- the result is the argument, a view of it, or an item it holds: an update of it is
+# an update of the argument, refused while the argument is read later ----------------------
+
+def conj_of_real(x):
+    z = x * 1.0
+    y = z.conj()  # a real array's conj() is the array itself
+    y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+def float64_of_array(x):
+    z = x * 1.0
+    y = np.float64(z)  # a float64 array itself
+    y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+def einsum_diagonal(x):
+    z = np.outer(x, x)
+    y = np.einsum("ii->i", z)  # a view of z's diagonal
+    y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+def nan_to_num_uncopied(x):
+    z = x * 1.0
+    y = np.nan_to_num(z, copy=False)
+    y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+def dict_get(x):
+    z = x * 1.0
+    d = {"z": z}
+    y = d.get("z")
+    y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+def loop_over_dict_values(x):
+    z = x * 1.0
+    d = {"z": z}
+    for y in d.values():
+        y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+def next_of_iter(x):
+    z = x * 1.0
+    m = [z]
+    y = next(iter(m))
+    y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+def first_of_sorted(x):
+    z = x * 1.0
+    w = x * 2.0
+    y = sorted([z, w], key=len)[0]
+    y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+def augmented_through_getattr_view(x):
+    z = x * 1.0
+    y = getattr(z, "T")
+    y += 1.0  # <- here
+    return np.sum(z * x)
+
+
+VIEWS = [conj_of_real, float64_of_array, einsum_diagonal, nan_to_num_uncopied, dict_get,
+         loop_over_dict_values, next_of_iter, first_of_sorted, augmented_through_getattr_view]
+
+
+# --- an argument changed in place by a call whose facts say so -----------------------------
+
+def ndarray_fill(x):
+    z = x * 2.0
+    np.ndarray.fill(z, 1.0)  # <- here
+    return np.sum(z * x)
+
+
+def ndarray_sort(x):
+    z = x * 2.0
+    np.ndarray.sort(z)  # <- here
+    return np.sum(z * x)
+
+
+def dunder_setitem(x):
+    z = x * 2.0
+    z.__setitem__(0, 5.0)  # <- here
+    return np.sum(z * x)
+
+
+def operator_iadd(x):
+    z = x * 2.0
+    operator.iadd(z, x)  # <- here
+    return np.sum(z * x)
+
+
+def list_sort(x):
+    ys = [x[1] * 1.0, x[0] * 2.0]
+    list.sort(ys)  # <- here
+    return ys[0] * x[2]
+
+
+def heap_push(x):
+    ys = [x[0] * 1.0]
+    heapq.heappush(ys, x[1] * 0.5)  # <- here
+    return ys[0] * x[2]
+
+
+def clip_output_by_position(x):
+    z = x * 2.0
+    np.clip(z, 0, 1, z)  # <- here
+    return np.sum(z * x)
+
+
+def generator_shuffle(x):
+    z = x * 2.0
+    RNG.shuffle(z)  # <- here
+    return np.sum(z * x)
+
+
+def getattr_fill(x):
+    z = x * 2.0
+    getattr(z, "fill")(1.0)  # <- here
+    return np.sum(z * x)
+
+
+def dict_update(x):
+    d = {"a": x * 1.0}
+    dict.update(d, a=x * 3.0)  # <- here
+    return np.sum(d["a"] * x)
+
+
+def dot_output_by_position(x):
+    z = np.outer(x, x)
+    np.dot(z, z, z)  # <- here
+    return np.sum(z)
+
+
+MUTATIONS = [ndarray_fill, ndarray_sort, dunder_setitem, operator_iadd, list_sort, heap_push,
+             clip_output_by_position, generator_shuffle, getattr_fill, dict_update,
+             dot_output_by_position]
+
+
+# --- a function s2sad knows nothing of, given a value the gradient follows ------------------
+
+def local_generator_shuffle(x):
+    rng = np.random.default_rng(0)
+    z = x * 2.0
+    rng.shuffle(z)  # <- here
+    return np.sum(z * x)
+
+
+def getattr_by_variable(x):
+    z = x * 2.0
+    name = "fill"
+    getattr(z, name)(1.0)  # <- here
+    return np.sum(z * x)
+
+
+def unknown_given_a_list(x):
+    rng = np.random.default_rng(0)
+    z = x * 2.0
+    rng.shuffle([z])  # <- here
+    return np.sum(z * x)
+
+
+UNKNOWN = [local_generator_shuffle, getattr_by_variable, unknown_given_a_list]
+
+
+# --- valid: differentiated as before --------------------------------------------------------
+
+def known_pure_builtins(x):
+    z = x * 2.0
+    n = len(z)
+    if isinstance(z, np.ndarray) and type(z) is np.ndarray:
+        z = z + float(n)
+    return np.sum(z * x) / n
+
+
+def unknown_given_constants(x):
+    rng = np.random.default_rng(0)
+    c = np.arange(3.0)
+    rng.shuffle(c)  # (c does not depend on x)
+    return np.sum(np.sort(c) * x)
+
+
+def unknown_given_a_copy(x):
+    rng = np.random.default_rng(0)
+    z = x * 2.0
+    rng.shuffle(z.copy())  # (its result needs no gradient)
+    return np.sum(z * x)
+
+
+def conj_not_updated(x):
+    z = x * 2.0
+    y = z.conj()
+    return np.sum(y * x)
+
+
+def getattr_constant_method(x):
+    z = x * 2.0
+    return getattr(z, "sum")() * x[0]
+
+
+def dict_get_read(x):
+    d = {"z": x * 2.0}
+    return np.sum(d.get("z") * x)
+
+
+SAFE = [known_pure_builtins, unknown_given_constants, unknown_given_a_copy, conj_not_updated,
+        getattr_constant_method, dict_get_read]
+
+
+# --- valid: a slot of a list made here set after the slot was read (the slot changes, not
+# the array it held); these were refused as an update of memory 'inp' shares ---------------
+
+def layer_states_from_a_comprehension(x):
+    hidden = [x * (0.5 + i) for i in range(2)]
+    out = x * 0.0
+    for t in range(2):
+        for i in range(2):
+            inp = hidden[i]
+            new = np.tanh(inp * x[t] + out)
+            hidden[i] = new
+            out = new + inp
+    return np.sum(out * hidden[0])
+
+
+def layer_states_repeated(x):
+    hidden = [np.zeros(3)] * 2  # (both slots hold one array; a slot store replaces one)
+    for i in range(2):
+        inp = hidden[i]
+        hidden[i] = np.tanh(inp + x * (i + 1.0))
+    return np.sum(hidden[0] * hidden[1])
+
+
+def integer_index_then_augmented(x):
+    a = x[1]  # (a NumPy scalar: a copy)
+    a += a
+    return a * x[0]
+
+
+def float_appended_then_augmented(x):
+    ys = []
+    a = x[0] * 2.0
+    ys.append(a)
+    a += x[1]
+    return a * ys[0]
+
+
+SLOTS = [layer_states_from_a_comprehension, layer_states_repeated,
+         integer_index_then_augmented, float_appended_then_augmented]
+
+
+def stop_gradient_view(x):
+    z = x * 1.0
+    y = s2sad.stop_gradient(z)  # (z itself)
+    y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+def nan_to_num_uncopied_by_position(x):
+    z = x * 1.0
+    y = np.nan_to_num(z, False)
+    y[0] = 0.0  # <- here
+    return np.sum(z * x)
+
+
+VIEWS += [stop_gradient_view, nan_to_num_uncopied_by_position]
+
+
+# --- an item of a list that a slot store or an append gave an array: `a += ...` changes
+# that array in place (the list's items were taken for the numbers it was made with) ------
+
+def augmented_item_appended(x):
+    z = x * 1.0
+    ys = [0.0]
+    ys.append(z)
+    a = ys[1]
+    a += x  # <- here
+    return np.sum(z * x)
+
+
+def augmented_item_stored(x):
+    z = x * 1.0
+    ys = [0.0, 0.0]
+    ys[0] = z
+    a = ys[0]
+    a += x  # <- here
+    return np.sum(z * x)
+
+
+VIEWS += [augmented_item_appended, augmented_item_stored]
+
+
+def number_stored_then_augmented(x):
+    ys = [x[0] * 1.0, x[1] * 1.0]
+    ys[0] = x[2] * 2.0
+    a = ys[0]
+    a += x[1]
+    return a * ys[1]
+
+
+SLOTS += [number_stored_then_augmented]
