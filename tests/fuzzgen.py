@@ -68,6 +68,7 @@ AVOID_SHARING_CALLS = AVOID_KNOWN_BUGS    # root cause 3: ``z.conj()``, ``np.flo
 AVOID_RECURSION_SECOND_ORDER = AVOID_KNOWN_BUGS  # root cause 7 (the checker skips grad(grad))
 AVOID_DEFAULT_REBINDING = AVOID_KNOWN_BUGS  # root cause 11: a default read at the call
 AVOID_VIEW_WRITES = AVOID_KNOWN_BUGS      # false refusals: a write through a view is refused
+AVOID_VIEW_METHOD = AVOID_KNOWN_BUGS      # false refusals: ``z.view()`` has no rule
 AVOID_ITEM_UPDATED = AVOID_KNOWN_BUGS     # false refusals: ``g = a[0]; g *= ...`` (``a`` a
 #                                           helper's parameter, or ``M[-1, k]``), "shared with"
 AVOID_CONSTANT_RETURN_IN_LOOP = AVOID_KNOWN_BUGS  # internal error: a loop holding a `return`
@@ -571,9 +572,10 @@ class Gen:
             return None
         z = self.ch.pick(vectors)
         forms = [f"{z}[:]", f"{z}.reshape({N})", f"np.reshape({z}, ({N},))", f"{z}.T",
-                 f"np.flip({z})", f"{z}[::-1]", f"np.asarray({z})", f"{z}.view()",
-                 f"{z}.ravel()", f"np.ravel({z})", f"{z}[...]", f"np.atleast_1d({z})",
-                 f"np.squeeze({z})"]
+                 f"np.flip({z})", f"{z}[::-1]", f"np.asarray({z})", f"{z}.ravel()",
+                 f"np.ravel({z})", f"{z}[...]", f"np.atleast_1d({z})", f"np.squeeze({z})"]
+        if not AVOID_VIEW_METHOD:
+            forms.append(f"{z}.view()")
         if not AVOID_SHARING_CALLS:
             forms += [f"{z}.conj()", f"np.float64({z})", f"np.nan_to_num({z}, copy=False)",
                       f"{z}.conjugate()", f"np.einsum('i->i', {z})"]
