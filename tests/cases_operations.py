@@ -813,6 +813,8 @@ add("nan-to-num-replacements", "v = np.array([np.nan, np.inf, 1.0])\n"
     "return np.sum(np.nan_to_num(v, nan=x, posinf=2.0 * x) ** 2)", "s")
 add("nan-to-num-replacements-array", "v = np.array([np.nan, -np.inf, 1.0])\n"
     "return np.sum(np.nan_to_num(v, nan=x[0], neginf=x[1]) * x)")
+add("cross-list-operand", "return np.sum(np.cross(x, [1.0, 0.0, 0.0]) ** 2)")
+add("interp-list-points", "return np.sum(np.interp(x, [-1.0, 1.0], [0.0, 2.0]) ** 2)")
 add("setdiff-index", "return np.sum(x[np.setdiff1d(np.arange(3), [1])] ** 2)")
 
 # The rows s2sad gets wrong today (a wrong derivative or value, or an internal error), as
@@ -955,6 +957,11 @@ _known("issue 32 internal error on valid code: AttributeError: 'Subscript' objec
 ])
 _known('issue 32 internal error on valid code: IndexError: list index out of range', [
     'list-24-operator_delitem-ys_0:grad',
+])
+_known("issue 32 internal error on valid code (new, found by this table): a list operand of "
+       "np.cross or np.interp indexed as an array", [
+    'cross-list-operand:grad', 'cross-list-operand:jvp', 'interp-list-points:grad',
+    'interp-list-points:jvp',
 ])
 _known('issue 32 internal error on valid code: d.copy() of a dict taken for an array copy', [
     'dict-10:grad', 'dict-10:jvp',
