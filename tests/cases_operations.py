@@ -772,6 +772,9 @@ add("closure-loop-late-binding", "gs = []\nfor i in range(3):\n    gs.append(lam
     "return gs[0](x) * x", "s")
 add("recursion", "return rec(x)", "s",
     "def rec(a):\n    return a if a > 10 else rec(a * 2.0) + a * a")
+add("recursion-constant-in-loop", "u = 0.5\nfor j in range(3):\n    u *= np.tanh(rec(0.25 * j, 2))\n"
+    "return u * x", "s", "def rec(a, n):\n    if n <= 0:\n        return np.tanh(a)\n"
+    "    return np.tanh(rec(0.5 * a, n - 1) * 0.75 + a * 0.5)")
 add("recursion-array", "return rec(x)", "v",
     "def rec(a):\n    return np.sum(a) if np.sum(a) > 10 else rec(a * 2.0) + np.sum(a * a)")
 add("return-in-loop", "for i in range(4):\n    if x * i > 1.0:\n        return x * i\n"
@@ -962,6 +965,11 @@ _known("issue 32 internal error on valid code (new, found by this table): a list
        "np.cross or np.interp indexed as an array", [
     'cross-list-operand:grad', 'cross-list-operand:jvp', 'interp-list-points:grad',
     'interp-list-points:jvp',
+])
+_known("issue 32 internal error on valid code (new, found by the fuzzer): a recursive helper "
+       "called in a loop on a constant: name 'recursive_call' is not defined", [
+    'recursion-constant-in-loop:grad', 'recursion-constant-in-loop:jvp',
+    'recursion-constant-in-loop:hess',
 ])
 _known('issue 32 internal error on valid code: d.copy() of a dict taken for an array copy', [
     'dict-10:grad', 'dict-10:jvp',

@@ -66,11 +66,18 @@ AVOID_INT_CASTS = AVOID_KNOWN_BUGS        # root cause 2: an int or bool cast ta
 AVOID_SHARING_CALLS = AVOID_KNOWN_BUGS    # root cause 3: ``z.conj()``, ``np.float64(z)``,
 #                                           ``np.nan_to_num(z, copy=False)`` return ``z``
 AVOID_RECURSION_SECOND_ORDER = AVOID_KNOWN_BUGS  # root cause 7 (the checker skips grad(grad))
+AVOID_RECURSION_IN_LOOPS = AVOID_KNOWN_BUGS  # internal error: a recursive helper called in a
+#                                           loop on a constant (``u *= h(0.25 * j, 2)``):
+#                                           "name 'recursive_call' is not defined"; and, in
+#                                           a branch, refused as "recursion_value() (a
+#                                           function held in a variable)"
 AVOID_DEFAULT_REBINDING = AVOID_KNOWN_BUGS  # root cause 11: a default read at the call
 AVOID_VIEW_WRITES = AVOID_KNOWN_BUGS      # false refusals: a write through a view is refused
 AVOID_VIEW_METHOD = AVOID_KNOWN_BUGS      # false refusals: ``z.view()`` has no rule
 AVOID_ITEM_UPDATED = AVOID_KNOWN_BUGS     # false refusals: ``g = a[0]; g *= ...`` (``a`` a
-#                                           helper's parameter, or ``M[-1, k]``), "shared with"
+#                                           helper's parameter, or ``M[-1, k]``), and
+#                                           ``a = z[2]; z[2] = ...`` where s2sad cannot tell
+#                                           that ``z`` is 1-d: "shares its memory with 'a'"
 AVOID_CONSTANT_RETURN_IN_LOOP = AVOID_KNOWN_BUGS  # internal error: a loop holding a `return`
 #                                           and an ``if 0.5 < 0.3:`` (a `return`, `continue`):
 #                                           "'result_1' is used before it is assigned"
@@ -168,6 +175,7 @@ class Gen:
         self.alias = "np"
         self.indexing_helpers: set[str] = set()
         self.recursive: str | None = None  # the name of the recursive helper, if any
+        self.loops = 0  # how many loops the code being generated is in
         self.expect_refusal = False
 
     # --- bookkeeping ---------------------------------------------------------------------
@@ -330,7 +338,8 @@ class Gen:
             if has_vector:
                 return self.reduce(env, d)
         if c == 5:
-            if self.recursive and self.ch.chance(40):
+            if self.recursive and self.ch.chance(40) and not (
+                    AVOID_RECURSION_IN_LOOPS and self.loops):
                 arg = self.scalar(env, d)
                 self.note("recursion-call")
                 return E(f"{self.recursive}({arg.src}, {self.ch.int(0, 2)})", 1.0)
@@ -649,7 +658,7 @@ class Gen:
         lines = [f"{a} = {z}[{index}]"]
         own = env[z].owned and z not in self.tainted and z not in self.params and \
             not env[z].readonly and env[z].kind == "v"
-        if own and self.ch.chance(50):
+        if own and self.ch.chance(50) and not AVOID_ITEM_UPDATED:
             e = self.squash(self.scalar(env, self.ch.int(0, 2)))
             lines.append(f"{z}[{index}] = {e.src}")
             env[z].bound = max(env[z].bound, e.bound)
@@ -894,7 +903,11 @@ class Gen:
         inner = {n: Var(v.kind, CAP if loop and v.kind != "i" else v.bound, v.owned, v.readonly)
                  for n, v in env.items()}
         sub = _Ctx(ctx.returns, loop=ctx.loop or loop, top=False, depth=ctx.depth + 1)
-        lines, returned = self.block(inner, sub, self.ch.int(1, 3))
+        self.loops += loop
+        try:
+            lines, returned = self.block(inner, sub, self.ch.int(1, 3))
+        finally:
+            self.loops -= loop
         if may_return and not returned and self.ch.chance(50):
             e = self.squash(self.expr(inner, ctx.returns, self.ch.int(0, 2)))
             if re.fullmatch(r"[A-Za-z_]\w*", e.src):
