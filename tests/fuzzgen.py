@@ -9,7 +9,11 @@ straight-line code over floats, vectors of ``N`` floats and ``N x N`` matrices,
 (bounded by a counter), ``break``/``continue``, early returns, in-place updates
 ``y[i] = ...`` of arrays the function made, calls between the generated
 functions (keywords, defaults), module globals, and user names that look like
-the generated ones (``s_x``, ``t_1``, ``stack``, ``cond_1``, ``unbroadcast``).
+the generated ones (``s_x``, ``t_1``, ``stack``, ``cond_1``, ``unbroadcast``); and
+the patterns of issue 32: casts, views (read, and written through), calls s2sad has no
+rule for (on constants; on a differentiated value, where a refusal is the expected
+answer: ``Program.expect_refusal``), list slots read then stored, scalars taken from
+arrays by an index, recursion, nested functions with defaults, and returns inside loops.
 
 The math stays well-conditioned: every value is bounded by ``CAP`` (an
 assignment whose bound could exceed it is squashed with ``tanh``), ``exp`` only
@@ -54,6 +58,29 @@ NUMPY_ALIASES = ["np", "numpy", "onp"]
 # has a strict-xfail regression test in tests/test_fuzz.py; S2SAD_FUZZ_KNOWN=1 generates
 # them anyway.
 AVOID_KNOWN_BUGS = os.environ.get("S2SAD_FUZZ_KNOWN") != "1"
+
+# Root causes of issue 32 the newer patterns hit, one flag each, so that the quick profile
+# stays at 0 wrong and 0 internal errors while they are open (tests/test_operation_table.py
+# holds a row for each). Clear a flag when its cause is fixed.
+AVOID_INT_CASTS = AVOID_KNOWN_BUGS        # root cause 2: an int or bool cast taken for identity
+AVOID_SHARING_CALLS = AVOID_KNOWN_BUGS    # root cause 3: ``z.conj()``, ``np.float64(z)``,
+#                                           ``np.nan_to_num(z, copy=False)`` return ``z``
+AVOID_RECURSION_SECOND_ORDER = AVOID_KNOWN_BUGS  # root cause 7 (the checker skips grad(grad))
+AVOID_RECURSION_IN_LOOPS = AVOID_KNOWN_BUGS  # internal error: a recursive helper called in a
+#                                           loop on a constant (``u *= h(0.25 * j, 2)``):
+#                                           "name 'recursive_call' is not defined"; and, in
+#                                           a branch, refused as "recursion_value() (a
+#                                           function held in a variable)"
+AVOID_DEFAULT_REBINDING = AVOID_KNOWN_BUGS  # root cause 11: a default read at the call
+AVOID_VIEW_WRITES = AVOID_KNOWN_BUGS      # false refusals: a write through a view is refused
+AVOID_VIEW_METHOD = AVOID_KNOWN_BUGS      # false refusals: ``z.view()`` has no rule
+AVOID_ITEM_UPDATED = AVOID_KNOWN_BUGS     # false refusals: ``g = a[0]; g *= ...`` (``a`` a
+#                                           helper's parameter, or ``M[-1, k]``), and
+#                                           ``a = z[2]; z[2] = ...`` where s2sad cannot tell
+#                                           that ``z`` is 1-d: "shares its memory with 'a'"
+AVOID_CONSTANT_RETURN_IN_LOOP = AVOID_KNOWN_BUGS  # internal error: a loop holding a `return`
+#                                           and an ``if 0.5 < 0.3:`` (a `return`, `continue`):
+#                                           "'result_1' is used before it is assigned"
 
 
 class Choices:
@@ -115,6 +142,7 @@ class Program:
     params: list = field(default_factory=list)  # [(name, kind)] of ``f``
     main: str = "f"
     stats: dict = field(default_factory=dict, repr=False)
+    expect_refusal: bool = False      # a call s2sad has no rule for gets a differentiated value
 
     def float_params(self) -> list[str]:
         return [p for p, k in self.params if k != "i"]
@@ -146,6 +174,9 @@ class Gen:
         self.in_helper = False
         self.alias = "np"
         self.indexing_helpers: set[str] = set()
+        self.recursive: str | None = None  # the name of the recursive helper, if any
+        self.loops = 0  # how many loops the code being generated is in
+        self.expect_refusal = False
 
     # --- bookkeeping ---------------------------------------------------------------------
 
@@ -307,6 +338,11 @@ class Gen:
             if has_vector:
                 return self.reduce(env, d)
         if c == 5:
+            if self.recursive and self.ch.chance(40) and not (
+                    AVOID_RECURSION_IN_LOOPS and self.loops):
+                arg = self.scalar(env, d)
+                self.note("recursion-call")
+                return E(f"{self.recursive}({arg.src}, {self.ch.int(0, 2)})", 1.0)
             result = self.call(env, "s", depth)
             if result is not None:
                 return result
@@ -453,7 +489,12 @@ class Gen:
         return lines, False
 
     def statement(self, env, ctx: _Ctx) -> tuple[list[str], bool]:
-        c = self.ch.int(0, 11)
+        c = self.ch.int(0, 13)
+        if c >= 12:
+            lines = self.issue32_pattern(env, ctx)
+            if lines:
+                return lines, False
+            c = 0
         nested = ctx.depth < 2
         if c == 1:
             lines = self.augassign(env, ctx)
@@ -484,6 +525,175 @@ class Gen:
         if c == 11:
             return self.unpack(env, ctx), False
         return self.assign(env, ctx), False
+
+    # --- the patterns of issue 32 ---------------------------------------------------------
+
+    def issue32_pattern(self, env, ctx: _Ctx) -> list[str] | None:
+        """One of: a cast, a view, a call s2sad has no rule for, list slots, a scalar from
+        an index, a nested function with a default (None: none fits here)."""
+        form = self.ch.int(0, 5)
+        if form == 5 and not (ctx.top and not ctx.loop and not self.in_helper):
+            form = 0
+        return [self.cast, self.view, self.unknown_call, self.list_slots,
+                self.scalar_from_index, self.nested_default][form](env, ctx)
+
+    def cast(self, env, ctx: _Ctx) -> list[str]:
+        """A new float or vector through a cast: to float (an identity, or ``np.asarray``,
+        which returns its argument), or to an integer or bool (no derivative)."""
+        kind = self.ch.pick(["s", "v"])
+        e = self.squash(self.expr(env, kind, self.ch.int(0, 2)))
+        a = atom(e.src)
+        if kind == "s":
+            forms = [E(f"float({e.src})", e.bound), E(f"np.float64({e.src})", e.bound),
+                     E(f"({e.src} > 0.1) * {a}", e.bound),
+                     E(f"np.floor({a} * 2.0) * 0.25 + {a}", 1.5 * e.bound + 0.25)]
+            if not AVOID_INT_CASTS:
+                forms += [E(f"int({a} * 2.0) * 0.25 + {a}", 1.5 * e.bound),
+                          E(f"np.asarray({a}).astype(int) * {a}", e.bound * e.bound)]
+        else:
+            forms = [E(f"{a}.astype(float)", e.bound), E(f"{a}.astype(np.float64)", e.bound),
+                     E(f"np.array({e.src}, dtype=float)", e.bound),
+                     E(f"np.asarray({e.src}, dtype=np.float64)", e.bound, fresh=e.fresh),
+                     E(f"({a} > 0.1).astype(float) * {a}", e.bound)]
+            if not AVOID_INT_CASTS:
+                forms += [E(f"({a} * 2.0).astype(int) * 0.25 + {a}", 1.5 * e.bound),
+                          E(f"{a}.astype(bool) * {a}", e.bound),
+                          E(f"np.sum({a} * 2.0, dtype=int) * 0.1 + {a}", 1.6 * e.bound),
+                          E(f"np.array({a} * 2.0, dtype=int) * {a}", 2 * e.bound ** 2)]
+        value = self.squash(self.ch.pick(forms))
+        self.note("cast")
+        return self.bind(env, kind, value)
+
+    def bind(self, env, kind: str, value: E) -> list[str]:
+        """``name = value`` for a new name of ``kind``."""
+        name = self.new_name(env, kind)
+        if not value.fresh:
+            self.disown(env, value.src)
+            self.taint(name)
+        env[name] = Var(kind, value.bound, owned=self.ownable(name, value.fresh))
+        return [f"{name} = {value.src}"]
+
+    def view(self, env, ctx: _Ctx) -> list[str] | None:
+        """A view of a vector (or the vector itself, as ``np.asarray`` returns it), read;
+        and, where the vector is the function's own, written through."""
+        vectors = self.in_branch_safe(self.vars_of(env, "v"))
+        if not vectors:
+            return None
+        z = self.ch.pick(vectors)
+        forms = [f"{z}[:]", f"{z}.reshape({N})", f"np.reshape({z}, ({N},))", f"{z}.T",
+                 f"np.flip({z})", f"{z}[::-1]", f"np.asarray({z})", f"{z}.ravel()",
+                 f"np.ravel({z})", f"{z}[...]", f"np.atleast_1d({z})", f"np.squeeze({z})"]
+        if not AVOID_VIEW_METHOD:
+            forms.append(f"{z}.view()")
+        if not AVOID_SHARING_CALLS:
+            forms += [f"{z}.conj()", f"np.float64({z})", f"np.nan_to_num({z}, copy=False)",
+                      f"{z}.conjugate()", f"np.einsum('i->i', {z})"]
+        form = self.ch.pick(forms)
+        name = self.new_name(env, "v")
+        lines = [f"{name} = {form}"]
+        own = env[z].owned and z not in self.tainted and z not in self.params and \
+            not env[z].readonly
+        self.note("view")
+        if not AVOID_VIEW_WRITES and own and self.ch.chance(60):
+            e = self.squash(self.scalar(env, self.ch.int(0, 2)))
+            target = self.ch.pick([name, z])
+            lines.append(f"{target}[{self.index(env)}] = {e.src}")
+            env[z].bound = max(env[z].bound, e.bound)
+            self.note("view-write")
+        env[name] = Var("v", env[z].bound, owned=False)
+        self.disown(env, z)
+        self.taint(name)
+        return lines
+
+    def unknown_call(self, env, ctx: _Ctx) -> list[str]:
+        """A call s2sad has no rule for: on a constant (a constant result: no refusal), or,
+        rarely, on a differentiated value (a refusal at that line is the answer)."""
+        const = self.ch.pick([
+            E(f"np.real(np.fft.fft(np.linspace(-0.5, 1.0, {N})))", 1.75),
+            E(f"np.histogram(np.linspace(-0.5, 1.0, {2 * N}), bins={N})[0] * 0.25", 0.5),
+            E("np.unique(np.array([0.5, -0.25, 0.5, 1.0]))", 1.0)])
+        self.note("unknown-call")
+        if self.ch.chance(5):
+            e = self.vector(env, self.ch.int(0, 1))
+            const = E(f"np.real(np.fft.fft({e.src}))", N * e.bound)
+            self.expect_refusal = True
+            self.note("unknown-call-active")
+        other = self.vector(env, self.ch.int(0, 1))
+        value = self.squash(E(f"{atom(const.src)} * {atom(other.src)}",
+                              const.bound * other.bound))
+        return self.bind(env, "v", value)
+
+    def list_slots(self, env, ctx: _Ctx) -> list[str]:
+        """``hs = [a, b]``, then each slot read and stored again in a loop (the layer
+        states of an LSTM), then the slots used."""
+        kind = self.ch.pick(["s", "v"])
+        items = [self.squash(self.expr(env, kind, self.ch.int(0, 1))) for _ in range(2)]
+        for item in items:
+            if not item.fresh:
+                self.disown(env, item.src)
+        hs, i = self.new_name(env, "l"), self.new_name(env, "i")
+        inner = {n: Var(v.kind, v.bound, False, True) for n, v in env.items()}
+        h = self.new_name(inner, kind)
+        inner[h] = Var(kind, max(max(it.bound for it in items), 1.0))
+        inner[i] = Var("i", 1)
+        step = self.squash(self.expr(inner, self.ch.pick(["s", kind]), self.ch.int(1, 2)))
+        target = self.new_name(env, kind)
+        env[target] = Var(kind, 2.0 * inner[h].bound, owned=True)
+        self.note("list-slots")
+        return [f"{hs} = [{items[0].src}, {items[1].src}]", f"for {i} in range(2):",
+                f"    {h} = {hs}[{i}]", f"    {hs}[{i}] = 0.5 * {h} + 0.5 * np.tanh({step.src})",
+                f"{target} = {hs}[0] + {hs}[1] * 0.5"]
+
+    def scalar_from_index(self, env, ctx: _Ctx) -> list[str] | None:
+        """``a = z[i]`` (a NumPy scalar: a copy), then ``a`` updated in place, or ``z[i]``
+        stored while ``a`` keeps the old value."""
+        vectors = self.in_branch_safe(self.vars_of(env, "vm"))
+        if not vectors:
+            return None
+        z = self.ch.pick(vectors)
+        index = self.index(env) if env[z].kind == "v" else \
+            f"{self.index(env)}, {self.index(env)}"
+        a = self.new_name(env, "s")
+        bound = env[z].bound
+        lines = [f"{a} = {z}[{index}]"]
+        own = env[z].owned and z not in self.tainted and z not in self.params and \
+            not env[z].readonly and env[z].kind == "v"
+        if own and self.ch.chance(50) and not AVOID_ITEM_UPDATED:
+            e = self.squash(self.scalar(env, self.ch.int(0, 2)))
+            lines.append(f"{z}[{index}] = {e.src}")
+            env[z].bound = max(env[z].bound, e.bound)
+        e = self.scalar(env, self.ch.int(0, 2))
+        add, times = (f"{a} = {a} + ", f"{a} = {a} * ") if AVOID_ITEM_UPDATED else \
+            (f"{a} += ", f"{a} *= ")
+        if bound + e.bound <= CAP and self.ch.chance(50):
+            lines.append(f"{add}{e.src}")
+            bound += e.bound
+        else:
+            lines.append(f"{times}np.tanh({e.src})")
+        env[a] = Var("s", bound, owned=True)
+        self.note("scalar-from-index")
+        return lines
+
+    def nested_default(self, env, ctx: _Ctx) -> list[str] | None:
+        """``def inner(t, k=a): ...`` in ``f``, its default taken from a float the
+        function holds when the ``def`` runs (then, maybe, ``a`` rebound), then called."""
+        floats = self.vars_of(env, "s")
+        if not floats:
+            return None
+        a = self.ch.pick(floats)
+        name = f"inner_{len(self.kinds)}"
+        self.kinds[name] = "f"
+        lines = [f"def {name}(t, k={a}):", "    return t * k + np.tanh(t)"]
+        k_bound = env[a].bound
+        if not AVOID_DEFAULT_REBINDING and a not in self.params and not env[a].readonly:
+            e = self.squash(self.scalar(env, self.ch.int(1, 2)))
+            lines.append(f"{a} = {e.src}")
+            env[a] = Var("s", e.bound, owned=e.fresh)
+            self.note("default-rebound")
+        t = self.squash(self.scalar(env, self.ch.int(0, 2)))
+        value = self.squash(E(f"{name}({t.src})", t.bound * k_bound + 1.0))
+        self.note("nested-default")
+        return lines + self.bind(env, "s", value)
 
     def unpack(self, env, ctx: _Ctx) -> list[str]:
         """``a, b = e1, e2`` (new floats), or a swap ``a, b = b, a`` of two floats."""
@@ -693,7 +903,11 @@ class Gen:
         inner = {n: Var(v.kind, CAP if loop and v.kind != "i" else v.bound, v.owned, v.readonly)
                  for n, v in env.items()}
         sub = _Ctx(ctx.returns, loop=ctx.loop or loop, top=False, depth=ctx.depth + 1)
-        lines, returned = self.block(inner, sub, self.ch.int(1, 3))
+        self.loops += loop
+        try:
+            lines, returned = self.block(inner, sub, self.ch.int(1, 3))
+        finally:
+            self.loops -= loop
         if may_return and not returned and self.ch.chance(50):
             e = self.squash(self.expr(inner, ctx.returns, self.ch.int(0, 2)))
             if re.fullmatch(r"[A-Za-z_]\w*", e.src):
@@ -771,7 +985,18 @@ class Gen:
         inner_env = dict(env)
         inner_env[var] = Var("i", N - 1)
         body, after, _ = self.body(inner_env, ctx, loop=True)
-        body = self.loop_exit(inner_env, body)
+        if ctx.top and not ctx.loop and self.ch.chance(20):
+            e = self.squash(self.expr(after, ctx.returns, self.ch.int(0, 2)))
+            test = self.cond(after, 0 if AVOID_CONSTANT_RETURN_IN_LOOP else 1)
+            floats = [n for n in self.vars_of(after, "s") if n != var]
+            if AVOID_CONSTANT_RETURN_IN_LOOP and floats:
+                self.conds[-1] = (self.ch.pick(floats),) + self.conds[-1][1:]
+            if floats or not AVOID_CONSTANT_RETURN_IN_LOOP:
+                body = body + [f"if {test}:", f"    return {e.src}"]
+                self.returned_early = True
+                self.note("return-in-loop")
+        if not (AVOID_CONSTANT_RETURN_IN_LOOP and any("return" in line for line in body)):
+            body = self.loop_exit(inner_env, body)
         after.pop(var, None)
         lines = [f"for {var} in range({start}{stop}):"] + _indent(body)
         self.join(env, [after], loop=True)
@@ -925,6 +1150,8 @@ class Gen:
             self.helpers.append((f"h{h}", params, returns, text))
             if any(re.search(r"[\w)\]]\[|^\s*for .* in (?!range)", line) for line in text):
                 self.indexing_helpers.add(f"h{h}")  # (known bug: not called in a branch)
+        if ch.chance(25):
+            self.recursive = self.recursion(len(self.helpers))
         params = []
         for kind, pool, most in (("s", SCALAR_PARAMS, 2), ("v", VECTOR_PARAMS, 2),
                                  ("m", MATRIX_PARAMS, 1), ("i", ["n"], 1)):
@@ -956,7 +1183,19 @@ class Gen:
         source = re.sub(r"\bnp\.", alias + ".", self.render(template, traced=False))
         traced = re.sub(r"\bnp\.", alias + ".", self.render(template, traced=True))
         traced = traced.replace("import math\n", TRACE_PRELUDE, 1)
-        return Program(source, traced, [(p, k) for p, k, _ in params], stats=dict(self.stats))
+        return Program(source, traced, [(p, k) for p, k, _ in params], stats=dict(self.stats),
+                       expect_refusal=self.expect_refusal)
+
+    def recursion(self, number: int) -> str:
+        """A helper ``hN(a, n)`` that calls itself ``n`` times; its value stays in (-1, 1)."""
+        name = f"h{number}"
+        c1, c2 = self.ch.pick(["0.5", "1.5", "-0.7"]), self.ch.pick(["0.3", "-1.2", "0.5"])
+        text = [f"def {name}(a, n):", "    if n <= 0:", "        return np.tanh(a)",
+                f"    return np.tanh({name}(0.5 * a + 0.5 * np.tanh(a * {c1}), n - 1) * 0.75"
+                f" + a * {c2})"]
+        self.helpers.append((name, [("a", "s", None), ("n", "i", None)], "r", text))
+        self.note("recursion")
+        return name
 
     def render(self, template: str, traced: bool) -> str:
         def one(match):
