@@ -12,7 +12,7 @@ return np.sum(y * x + y)
 
 ``KNOWN`` lists the rows s2sad gets wrong today (a wrong derivative or an internal
 error), by the root cause of issue 32 they come from; the test marks them as
-non-strict xfails, so a fix of the cause turns them into passes.
+strict xfails, so a fix of the cause must take them out of it.
 """
 
 from __future__ import annotations
@@ -821,7 +821,7 @@ add("interp-list-points", "return np.sum(np.interp(x, [-1.0, 1.0], [0.0, 2.0]) *
 add("setdiff-index", "return np.sum(x[np.setdiff1d(np.arange(3), [1])] ** 2)")
 
 # The rows s2sad gets wrong today (a wrong derivative or value, or an internal error), as
-# "row:mode", by root cause in issue 32. The test marks each a non-strict xfail.
+# "row:mode", by root cause in issue 32. The test marks each a strict xfail.
 KNOWN: dict[str, str] = {}
 
 
@@ -831,135 +831,26 @@ def _known(reason: str, keys: list[str]) -> None:
         KNOWN[key] = reason
 
 
-_known("issue 32 root cause 8: the function's defaults are frozen at the first build", [
-    'changed-defaults:grad', 'changed-kwdefaults:grad',
-])
-_known('issue 32 (new, found by this table): a function fetched by getattr is called as a constant', [
-    'builtin-18-getattr:grad', 'builtin-18-getattr:jvp',
-])
 _known("issue 32 (new, found by this table): functools.partial's bound arguments are taken for constants", [
     'functools-05:grad', 'functools-05:jvp', 'functools-05:hess', 'functools-07:grad',
     'functools-07:jvp', 'functools-07:hess',
 ])
 _known("issue 32 root cause 10: operators on objects that are not arrays use NumPy's rule", [
-    'user-00:grad', 'user-00:jvp', 'user-00:hess', 'user-01:grad', 'user-01:hess',
-    'user-03:grad', 'user-03:jvp', 'user-03:hess', 'user-06:grad', 'user-06:jvp',
-    'user-06:hess', 'user-08:grad', 'user-08:jvp', 'user-08:hess', 'user-09:grad',
-    'user-09:jvp', 'user-09:hess', 'user-15:grad', 'user-15:jvp', 'user-15:hess',
-    'user-scale-times-array:grad', 'user-scale-times-array:jvp', 'user-array-times-scale:grad',
-    'masked-constant:grad',
-])
-_known("issue 32 root cause 11: a nested def's or lambda's default is read at the call", [
-    'default-nested-def:grad', 'default-nested-def:jvp', 'default-nested-def:hess',
-    'default-lambda:grad', 'default-lambda:jvp', 'default-lambda:hess',
-])
-_known('issue 32 root cause 1: what is inside brackets is dropped', [
-    'index-r:grad', 'index-r:jvp', 'index-r-scalars:grad', 'index-r-scalars:jvp',
-    'index-r-scalars:hess', 'index-r-slice:grad', 'index-r-slice:jvp', 'index-r-string:grad',
-    'index-r-string:jvp', 'index-c:grad', 'index-c:jvp', 'index-mgrid:grad', 'index-mgrid:jvp',
-    'index-mgrid:hess', 'index-ogrid:grad', 'index-ogrid:jvp', 'index-ogrid:hess',
-    'user-12:grad', 'user-12:jvp', 'user-12:hess',
+    'user-15:grad', 'user-15:jvp', 'user-15:hess', 'masked-constant:grad',
 ])
 _known('issue 32 root cause 2: a cast to integer or bool differentiated as the identity', [
-    'reduce-sum-dtype-int:grad', 'reduce-sum-dtype-bool:grad', 'reduce-sum-dtype-bool:jvp',
-    'reduce-sum-dtype-int32:grad', 'reduce-mean-dtype-int:grad', 'reduce-mean-dtype-bool:grad',
-    'reduce-mean-dtype-bool:jvp', 'reduce-mean-dtype-int32:grad', 'reduce-prod-dtype-int:grad',
-    'reduce-prod-dtype-int:jvp', 'reduce-prod-dtype-bool:grad', 'reduce-prod-dtype-bool:jvp',
-    'reduce-prod-dtype-int32:grad', 'reduce-prod-dtype-int32:jvp',
-    'reduce-cumsum-dtype-int:grad', 'reduce-cumsum-dtype-int:jvp',
-    'reduce-cumsum-dtype-bool:grad', 'reduce-cumsum-dtype-bool:jvp',
-    'reduce-cumsum-dtype-int32:grad', 'reduce-cumsum-dtype-int32:jvp',
-    'reduce-cumprod-dtype-int:jvp', 'reduce-cumprod-dtype-bool:grad',
-    'reduce-cumprod-dtype-bool:jvp', 'reduce-cumprod-dtype-int32:jvp',
-    'reduce-nansum-dtype-int:grad', 'reduce-nansum-dtype-int:jvp',
-    'reduce-nansum-dtype-bool:grad', 'reduce-nansum-dtype-bool:jvp',
-    'reduce-nansum-dtype-int32:grad', 'reduce-nansum-dtype-int32:jvp',
-    'reduce-std-dtype-bool:grad', 'reduce-std-dtype-bool:jvp', 'reduce-var-dtype-int:grad',
-    'reduce-var-dtype-int:jvp', 'reduce-var-dtype-bool:grad', 'reduce-var-dtype-bool:jvp',
-    'reduce-var-dtype-int32:grad', 'reduce-var-dtype-int32:jvp', 'reduce-trace-dtype-int:grad',
-    'reduce-trace-dtype-bool:grad', 'reduce-trace-dtype-bool:jvp',
-    'reduce-trace-dtype-int32:grad', 'reduce-method-sum-dtype-int:grad',
-    'reduce-method-cumsum-dtype-int:grad', 'reduce-einsum-dtype-int:grad',
-    'create-array-dtype-int:grad', 'create-array-dtype-int:jvp', 'create-array-dtype-bool:grad',
-    'create-array-dtype-bool:jvp', 'create-asarray-dtype-int:grad',
-    'create-asarray-dtype-int:jvp', 'create-asarray-dtype-int32:grad',
-    'create-asarray-dtype-int32:jvp', 'create-array-of-floats-dtype-int:grad',
-    'create-array-of-floats-dtype-int:jvp', 'create-array-of-floats-dtype-int:hess',
-    'create-full-dtype-int:grad', 'create-full-dtype-int:jvp', 'create-full-dtype-int:hess',
-    'create-full-like-int:grad', 'create-full-like-int:jvp', 'create-linspace-dtype-int:grad',
-    'create-linspace-dtype-int:jvp', 'create-linspace-dtype-int:hess',
-    'create-arange-dtype-int:grad', 'create-arange-dtype-int:jvp',
-    'create-arange-dtype-int:hess', 'create-concatenate-dtype-int:grad',
-    'create-stack-dtype-int:grad', 'scalar-53-asarray:grad', 'scalar-53-asarray:jvp',
-    'scalar-53-asarray:hess', 'cast-00:grad', 'cast-00:jvp', 'cast-01:grad', 'cast-01:jvp',
-    'cast-02:grad', 'cast-02:jvp', 'cast-06:grad', 'cast-07:grad', 'cast-07:jvp',
-    'cast-08:grad', 'cast-08:jvp', 'cast-store-into-int-array:grad',
-    'cast-store-into-int-array:jvp', 'cast-store-into-bool-array:grad',
-    'cast-store-into-bool-array:jvp', 'cast-store-into-int-slice:grad',
-    'cast-store-into-int-slice:jvp', 'cast-augmented-int-array:grad',
-    'cast-augmented-int-array:jvp',
+    'create-full-like-int:grad', 'create-full-like-int:jvp', 'cast-store-into-int-slice:grad',
+    'cast-store-into-int-slice:jvp',
 ])
 _known('issue 32 root cause 3: a call returning its argument or a view not followed as sharing memory', [
-    'view-conj-set:grad', 'view-conj-set:jvp', 'view-conj-augmented:grad',
-    'view-conj-augmented:jvp', 'view-conjugate-set:grad', 'view-conjugate-set:jvp',
-    'view-conjugate-augmented:grad', 'view-conjugate-augmented:jvp', 'view-float64-set:grad',
-    'view-float64-augmented:grad', 'view-einsum-diag-set:grad',
-    'view-einsum-diag-augmented:grad', 'view-nan-to-num-copy-false-set:grad',
-    'view-nan-to-num-copy-false-set:jvp', 'view-nan-to-num-copy-false-augmented:grad',
-    'view-nan-to-num-copy-false-augmented:jvp', 'view-astype-set:jvp',
-    'view-astype-augmented:jvp', 'view-dict-get-set:grad', 'view-dict-get-set:jvp',
-    'view-dict-get-augmented:grad', 'view-dict-get-augmented:jvp', 'view-list-copy-set:grad',
-    'view-list-copy-set:jvp', 'view-list-copy-augmented:grad', 'view-list-copy-augmented:jvp',
-    'mutate-augmented-via-list:grad', 'mutate-augmented-via-list:jvp',
-    'list-28-ys___-1__ys:grad',
+    'view-astype-set:jvp', 'view-astype-augmented:jvp', 'mutate-augmented-via-list:grad',
+    'mutate-augmented-via-list:jvp', 'list-28-ys___-1__ys:grad',
 ])
 _known('issue 32 root cause 4: a mutation through a call not known as mutating is ignored', [
-    'mutate-ndarray-fill:grad', 'mutate-ndarray-fill:jvp', 'mutate-getattr-fill:grad',
-    'mutate-getattr-fill:jvp', 'mutate-ndarray-sort:grad', 'mutate-ndarray-sort:jvp',
-    'mutate-dunder-setitem:grad', 'mutate-dunder-setitem:jvp', 'mutate-dunder-iadd:grad',
-    'mutate-dunder-iadd:jvp', 'mutate-dunder-imul:grad', 'mutate-dunder-imul:jvp',
-    'mutate-operator-setitem:grad', 'mutate-operator-setitem:jvp', 'mutate-operator-iadd:grad',
-    'mutate-operator-iadd:jvp', 'mutate-operator-imul:grad', 'mutate-operator-imul:jvp',
-    'mutate-operator-itruediv:grad', 'mutate-operator-itruediv:jvp',
-    'mutate-operator-ipow:grad', 'mutate-operator-ipow:jvp', 'mutate-clip-out-positional:grad',
-    'mutate-clip-out-positional:jvp', 'mutate-fill-diagonal:grad', 'mutate-fill-diagonal:jvp',
-    'mutate-shuffle:grad', 'mutate-shuffle:jvp', 'mutate-setitem-via-methodcaller:grad',
-    'mutate-setitem-via-methodcaller:jvp', 'list-01-list_sort-ys:grad',
-    'list-01-list_sort-ys:jvp', 'list-05-list_reverse-ys:grad', 'list-05-list_reverse-ys:jvp',
-    'list-06-heapq_heapify-ys:grad', 'list-06-heapq_heapify-ys:jvp',
-    'list-07-heapq_heappush-ys_x_3_:grad', 'list-07-heapq_heappush-ys_x_3_:jvp',
-    'list-09-heapq_heapreplace-ys_x_3_:grad', 'list-09-heapq_heapreplace-ys_x_3_:jvp',
-    'list-10-heapq_heappushpop-ys_x_3_:grad', 'list-10-heapq_heappushpop-ys_x_3_:jvp',
-    'list-12-list_append-ys_x_3_:grad', 'list-12-list_append-ys_x_3_:jvp',
-    'list-22-operator_setitem-ys_0_x_3_:grad', 'list-22-operator_setitem-ys_0_x_3_:jvp',
-    'list-23-operator_iadd-ys__x_3__:grad', 'list-23-operator_iadd-ys__x_3__:jvp',
-    'list-24-operator_delitem-ys_0:jvp', 'list-25-ys___setitem__-0_x_3_:grad',
-    'list-25-ys___setitem__-0_x_3_:jvp', 'dict-01:grad', 'dict-01:jvp', 'dict-06:grad',
-    'dict-06:jvp', 'dict-14:grad', 'dict-14:jvp', 'dict-15:grad', 'dict-15:jvp',
-    'heapq-push-pop:grad', 'heapq-push-pop:jvp', 'heapq-push-pop:hess',
-])
-_known('issue 32 root cause 5: a rule drops an argument that carries the input', [
-    'heaviside-at-zero:grad', 'heaviside-at-zero:jvp', 'nan-to-num-replacements:grad',
-    'nan-to-num-replacements:jvp', 'nan-to-num-replacements:hess',
-    'nan-to-num-replacements-array:grad', 'nan-to-num-replacements-array:jvp',
-])
-_known('issue 32 root cause 6: forward mode keeps a literal of a jointly linear call in the tangent', [
-    'reduce-sum-initial:jvp', 'reduce-python-sum-start:jvp', 'create-linspace-start:jvp',
-    'create-pad-constant:jvp',
-])
-_known('issue 32 root cause 7: second derivatives through recursion lose its terms', [
-    'recursion:hess',
+    'dict-06:grad', 'dict-06:jvp',
 ])
 _known("issue 32 root cause 9: Python's ** of a negative float is complex", [
-    'pow-negative-base-float:grad', 'pow-negative-base-float:jvp',
     'pow-negative-base-float:hess',
-])
-_known("issue 32 internal error on valid code: AttributeError: 'Subscript' object has no attribute 'elts'", [
-    'mutate-swap:grad', 'mutate-swap:jvp', 'mutate-chained-assign:grad',
-    'mutate-chained-assign:jvp',
-])
-_known('issue 32 internal error on valid code: IndexError: list index out of range', [
-    'list-24-operator_delitem-ys_0:grad',
 ])
 _known("issue 32 internal error on valid code (new, found by this table): a list operand of "
        "np.cross or np.interp indexed as an array", [
@@ -971,30 +862,6 @@ _known("issue 32 internal error on valid code (new, found by the fuzzer): a recu
     'recursion-constant-in-loop:grad', 'recursion-constant-in-loop:jvp',
     'recursion-constant-in-loop:hess',
 ])
-_known('issue 32 internal error on valid code: d.copy() of a dict taken for an array copy', [
-    'dict-10:grad', 'dict-10:jvp',
-])
-_known("issue 32 internal error on valid code: LinAlgError at a singular matrix (det's gradient: the adjugate)", [
-    'linalg-det-singular:grad', 'linalg-det-singular:jvp', 'linalg-det-singular:hess',
-])
-_known('issue 32 internal error on valid code: NotImplementedError: s2sad differentiates np.einsum with a subscripts ', [
-    'shape-einsum-sublist:grad',
-])
-_known("issue 32 internal error on valid code: NotImplementedError: s2sad: no gradient for np.pad with mode='linear_r", [
-    'create-pad-linear_ramp:grad',
-])
-_known("issue 32 internal error on valid code: NotImplementedError: s2sad: no gradient for np.pad with mode='mean'", [
-    'create-pad-mean:grad',
-])
-_known('issue 32 internal error on valid code: TypeError: astype() got some positional-only arguments passed as keywo', [
-    'shape-method-astype-keyword:grad', 'shape-method-astype-keyword:jvp',
-])
-_known('issue 32 internal error on valid code: TypeError: astype() takes 2 positional arguments but 3 were given', [
-    'shape-method-astype-order:grad', 'shape-method-astype-order:jvp',
-])
 _known('issue 32 internal error on valid code: TypeError: can only assign an iterable', [
     'list-19-ys_1____x_3__x_0__:grad',
-])
-_known('issue 32 internal error on valid code: ValueError: zip() argument 2 is shorter than argument 1', [
-    'create-array-2d-mixed:hess', 'dict-items-loop-scalar:hess',
 ])

@@ -15,7 +15,7 @@ A mode passes when the derivative is right, or when s2sad refuses with one of it
 errors (``s2sad.errors``) that names the file and line. A wrong derivative or value, a
 refusal without a place, and any other exception (an internal error) fail. The rows
 s2sad gets wrong today are in ``cases_operations.KNOWN`` with their root cause in issue
-32: they are non-strict xfails, so fixing a cause turns them green without an edit here.
+32: they are strict xfails, so a fix of a cause must take its rows out of ``KNOWN``.
 
 Run ``python -m tests.test_operation_table`` to print every row's outcome per mode.
 """
@@ -181,7 +181,7 @@ def params():
             marks = []
             known = C.KNOWN.get(f"{op.id}:{mode}")
             if known:
-                marks.append(pytest.mark.xfail(strict=False, reason=known))
+                marks.append(pytest.mark.xfail(strict=True, reason=known))
             yield pytest.param(op, mode, id=f"{op.id}:{mode}", marks=marks)
 
 
@@ -224,7 +224,7 @@ def test_changed_default_is_read(source, attribute, value, request):
     op = C.Op(f"changed-{request.node.callspec.id}", "", "s")
     key = f"{op.id}:grad"
     if key in C.KNOWN:
-        request.applymarker(pytest.mark.xfail(strict=False, reason=C.KNOWN[key]))
+        request.applymarker(pytest.mark.xfail(strict=True, reason=C.KNOWN[key]))
     path = _DIR / f"s2sad_op_changed_{attribute.strip('_')}.py"
     path.write_text("import numpy as np\n\n\n" + source)
     spec = importlib.util.spec_from_file_location(path.stem, path)
