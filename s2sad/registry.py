@@ -48,6 +48,8 @@ class Rule:
     custom: bool = False              # registered by the user (s2sad.custom_vjp...)
     builtin: bool = field(default_factory=lambda: _LOADING_BUILTINS)  # s2sad's own table
     dtype: tuple | None = None        # (name, position): the argument setting the result's dtype
+    result: str | tuple | None = None  # its dtype's kind without one: "i", "b", "f", or the
+    # ((name, position), ...) arguments whose dtypes it follows (NumPy's promotion); see defresult
     _parsed_tangent: tuple | None = field(default=None, repr=False)
 
     @property
@@ -223,7 +225,7 @@ def defvjp(*funcs, shape: str = "elementwise"):
             rule = Rule(func, adjoint, shape)
             if old is not None:
                 rule.tangent, rule.linear, rule.joint = old.tangent, old.linear, old.joint
-                rule.custom, rule.dtype = old.custom, old.dtype
+                rule.custom, rule.dtype, rule.result = old.custom, old.dtype, old.result
             _RULES[_key(func)] = rule
         changed()
         return adjoint
@@ -265,7 +267,8 @@ def nondifferentiable(*funcs, shape: str = "other"):
     for func in funcs:
         old = _RULES.get(_key(func))
         _RULES[_key(func)] = Rule(func, None, shape, differentiable=False,
-                                  dtype=old.dtype if old is not None else None)
+                                  dtype=old.dtype if old is not None else None,
+                                  result=old.result if old is not None else None)
     changed()
     return funcs[0] if len(funcs) == 1 else None
 
@@ -335,6 +338,26 @@ def defdtype(*funcs, position: int | None, name: str = "dtype"):
     changed()
 
 
+def defresult(*funcs, kind: str | None = None, follows: tuple = ()):
+    """Declare the kind of the dtype of ``funcs``' result where no dtype argument sets it:
+    ``kind`` ("i" integers, "b" bools, "f" floats), or the dtypes of the arguments
+    ``follows`` (``(name, position)`` pairs), promoted as NumPy does. A value stored
+    into an integer or bool array is truncated: no derivative flows.
+
+    Example:
+        >>> import numpy as np
+        >>> lookup(np.argsort).result, lookup(np.full).result
+        ('i', (('fill_value', 1),))
+    """
+    assert (kind is None) != (not follows), "give kind or follows"
+    for func in funcs:
+        rule = _RULES.get(_key(func))
+        if rule is None:
+            raise KeyError(f"{describe_function(func)} has no rule to go with")
+        rule.result = kind if kind is not None else tuple(follows)
+    changed()
+
+
 ABSENT = object()      # dtype_argument: the call does not pass the dtype
 UNREADABLE = object()  # dtype_argument: ``*args`` or ``**kwargs`` may pass it
 
@@ -363,6 +386,28 @@ def dtype_argument(rule: Rule, args: list, keywords: dict):
         if i == position:
             return arg
     return ABSENT
+
+
+def result_arguments(rule: Rule, args: list, keywords: dict) -> list:
+    """The arguments of a call (gast nodes) whose dtypes its result follows
+    (``rule.result``), those it passes; None where a starred argument may pass one.
+
+    >>> import gast, numpy as np
+    >>> one = gast.Constant(1, None)
+    >>> result_arguments(lookup(np.arange), [one], {"step": one}) == [one, one]
+    True
+    """
+    found = []
+    for name, position in rule.result:
+        if name in keywords:
+            found.append(keywords[name])
+            continue
+        for i, arg in enumerate(args):
+            if isinstance(arg, gast.Starred):
+                return None
+            if i == position:
+                found.append(arg)
+    return None if None in keywords else found
 
 
 def lookup(func) -> Rule | None:
