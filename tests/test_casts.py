@@ -530,3 +530,27 @@ def test_every_ufunc_says_the_kind_of_its_result():
             assert kind in "fc", rule.name
         else:
             assert kind in "iub", rule.name
+
+
+class Layer:
+    def __init__(self):
+        self.W = np.array([1.0, 0.5, 2.0, -1.0])
+
+    def response(self, x):
+        z = np.zeros_like(self.W)  # (a float member: the stored value's derivative flows)
+        z[0] = x[0] * 2.0
+        return np.sum(z * self.W * x)
+
+
+def store_into_zeros_like_a_member(x, layer):
+    z = np.zeros_like(layer.W)
+    z[1] = x[1] ** 2
+    return np.sum(z * x) + layer.response(x)
+
+
+def test_a_store_into_an_array_like_an_object_member():
+    """An object's members are taken as floats, as before (its description has no dtypes)."""
+    layer = Layer()
+    f = functools.partial(store_into_zeros_like_a_member, layer=layer)
+    np.testing.assert_allclose(s2sad.grad(store_into_zeros_like_a_member)(X.copy(), layer),
+                               finite_differences(f, X), rtol=1e-6, atol=1e-6)

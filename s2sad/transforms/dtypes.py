@@ -8,7 +8,8 @@ prototype, a comparison's is bool, ``np.argsort``'s integer; each function's fac
 its rule entry (``Rule.dtype``, ``Rule.result``). Each name gets ``(kind, holder)``:
 ``kind`` is "i" (integers or bools), "f" (floats or complex) or "?" (unknown);
 ``holder`` is "a" (a NumPy array or scalar), "s" (a Python list, tuple or dict: a
-store keeps the value as it is), "n" (a Python number) or "?".
+store keeps the value as it is), "n" (a Python number), "o" (a user's object argument,
+whose members' dtypes its description leaves out: taken as floats) or "?".
 
 >>> import numpy as np
 >>> from s2sad.source import FunctionSource
@@ -19,6 +20,7 @@ store keeps the value as it is), "n" (a Python number) or "?".
 ...     ys = [0, 0]
 ...     return z
 >>> source = FunctionSource.of(f)
+>>> source.arguments = argument_categories(["x"], [("nd", 1, "f")])
 >>> kinds = dtype_kinds(source.tree, source, {"z", "m", "w", "ys"})
 >>> kinds["z"], kinds["m"], kinds["w"], kinds["ys"]
 (('i', 'a'), ('i', 'a'), ('f', 'a'), ('i', 's'))
@@ -68,6 +70,8 @@ def _described(desc):
         return {"float": ("f", "n"), "complex": ("f", "n"), "int": ("i", "n")}.get(desc, UNKNOWN)
     if type(desc) is not tuple or not desc:
         return UNKNOWN
+    if desc[0] == "object":  # (a user's object: its arrays taken as floats, as always)
+        return ("f", "o")
     if desc[0] in ("nd", "cupy") and len(desc) == 3:
         return (_kind_of_dtype(desc[2]), "a")
     if desc[0] in ("list", "tuple") and len(desc) >= 2:
@@ -237,6 +241,8 @@ def _attribute(value, env, source, local_names):
         return UNKNOWN
     if isinstance(value.value, gast.Name) and value.value.id in env:
         kind, holder = env[value.value.id]
+        if holder == "o":  # model.W: a user object's member (its dtype not described)
+            return ("f", "?")
         if value.attr in ("T", "mT", "real", "imag", "flat"):
             return (kind, holder)
         if value.attr in ("ndim", "size", "itemsize", "nbytes"):
