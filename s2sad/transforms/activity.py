@@ -21,6 +21,7 @@ from .. import trees
 from .normalize import assigned_names
 from ..errors import NoDerivativeError
 from .dtypes import UNKNOWN, dtype_kinds, store_effect
+from .higher import is_generated
 from .resolve import classify, is_append, is_setitem, names_in, statement_parts
 
 
@@ -107,7 +108,11 @@ def integer_names(tree: gast.FunctionDef, source, local_names: set[str]) -> set[
 def _refuse_unknown_stores(tree: gast.FunctionDef, source, local_names: set[str],
                            varied: set[str], active: set[str]) -> None:
     """A value with a derivative stored into an array whose dtype s2sad cannot establish
-    (an unknown function's result, a global's) is refused: it may be truncated."""
+    (an unknown function's result, a global's) is refused: it may be truncated. (Not in
+    a gradient s2sad wrote: its stores are the user's, checked when it was built, and
+    its sensitivities, floats.)"""
+    if is_generated(source):
+        return
     kinds = None
     for stmt in trees.walk(tree):
         if not isinstance(stmt, gast.Assign) or not is_setitem(stmt):
