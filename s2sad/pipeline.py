@@ -25,6 +25,7 @@ from .names import Namer
 from .located import statement_lines
 from .source import FunctionSource, recording
 from .transforms.activity import active_names
+from .transforms.dtypes import argument_categories
 from .transforms.budget import MemoryBudget
 from .transforms.device_arguments import DeviceArguments
 from .transforms.copy_propagation import CopyPropagation
@@ -177,6 +178,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     local_names = assigned_names(normalized)  # (found once: several analyses need them)
     source.constants = single_constants(normalized)  # (what a dtype argument reads: x.dtype
     source.dtypes = argument_dtypes(normalized, params, arg_descriptors)  # of an argument too)
+    source.arguments = argument_categories(params, arg_descriptors)  # (stores: transforms.dtypes)
     descriptors = arg_descriptors or [None] * len(params)
     arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                  for p, d in zip(params, descriptors, strict=True)}

@@ -48,6 +48,8 @@ class Rule:
     custom: bool = False              # registered by the user (s2sad.custom_vjp...)
     builtin: bool = field(default_factory=lambda: _LOADING_BUILTINS)  # s2sad's own table
     dtype: tuple | None = None        # (name, position): the argument setting the result's dtype
+    result: str | tuple | None = None  # its dtype's kind without one: "i", "b", "f", or the
+    # ((name, position), ...) arguments whose dtypes it follows (NumPy's promotion); see defresult
     _parsed_tangent: tuple | None = field(default=None, repr=False)
     refuses: dict = field(default_factory=dict)  # parameter -> advice: no derivative in it
     accepts: dict = field(default_factory=dict)  # parameter -> (values, advice): written for
@@ -233,7 +235,7 @@ def defvjp(*funcs, shape: str = "elementwise"):
             if old is not None:
                 rule.tangent, rule.linear, rule.joint = old.tangent, old.linear, old.joint
                 rule.custom, rule.refuses, rule.accepts = old.custom, old.refuses, old.accepts
-                rule.dtype = old.dtype
+                rule.dtype, rule.result = old.dtype, old.result
             _RULES[_key(func)] = rule
         changed()
         return adjoint
@@ -275,7 +277,8 @@ def nondifferentiable(*funcs, shape: str = "other"):
     for func in funcs:
         old = _RULES.get(_key(func))
         _RULES[_key(func)] = Rule(func, None, shape, differentiable=False,
-                                  dtype=old.dtype if old is not None else None)
+                                  dtype=old.dtype if old is not None else None,
+                                  result=old.result if old is not None else None)
     changed()
     return funcs[0] if len(funcs) == 1 else None
 
@@ -412,6 +415,26 @@ def defdtype(*funcs, position: int | None, name: str = "dtype"):
         if rule is None:
             raise KeyError(f"{describe_function(func)} has no rule to go with")
         rule.dtype = (name, position)
+    changed()
+
+
+def defresult(*funcs, kind: str | None = None, follows: tuple = ()):
+    """Declare the kind of the dtype of ``funcs``' result where no dtype argument sets it:
+    ``kind`` ("i" integers, "b" bools, "f" floats), or the dtypes of the arguments
+    ``follows`` (``(name, position)`` pairs), promoted as NumPy does. A value stored
+    into an integer or bool array is truncated: no derivative flows.
+
+    Example:
+        >>> import numpy as np
+        >>> lookup(np.argsort).result, lookup(np.full).result
+        ('i', (('fill_value', 1),))
+    """
+    assert (kind is None) != (not follows), "give kind or follows"
+    for func in funcs:
+        rule = _RULES.get(_key(func))
+        if rule is None:
+            raise KeyError(f"{describe_function(func)} has no rule to go with")
+        rule.result = kind if kind is not None else tuple(follows)
     changed()
 
 
@@ -560,6 +583,28 @@ def _out_position(func) -> int | None:
         if p.name == "out":
             return i
     return None
+
+
+def result_arguments(rule: Rule, args: list, keywords: dict) -> list:
+    """The arguments of a call (gast nodes) whose dtypes its result follows
+    (``rule.result``), those it passes; None where a starred argument may pass one.
+
+    >>> import gast, numpy as np
+    >>> one = gast.Constant(1, None)
+    >>> result_arguments(lookup(np.arange), [one], {"step": one}) == [one, one]
+    True
+    """
+    found = []
+    for name, position in rule.result:
+        if name in keywords:
+            found.append(keywords[name])
+            continue
+        for i, arg in enumerate(args):
+            if isinstance(arg, gast.Starred):
+                return None
+            if i == position:
+                found.append(arg)
+    return None if None in keywords else found
 
 
 def lookup(func) -> Rule | None:

@@ -308,6 +308,15 @@ def unknown_call_may_change(x):
     return np.sum(y * x)
 
 
+def store_into_a_global_copy(x):
+    z = ARRAY_OF_UNKNOWN_DTYPE.copy()
+    z[1] = x[0]  # <- here
+    return np.sum(z * x)
+
+
+ARRAY_OF_UNKNOWN_DTYPE = np.ones(3)
+
+
 def dict_with_computed_keys(x):
     name = "w"
     d = {name: x}  # <- here

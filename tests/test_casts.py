@@ -200,12 +200,115 @@ def store_float(x):  # (a float array: the stored value's derivative flows, as b
     return np.sum(z * x)
 
 
-def store_array_made_twice(x):  # (z may be a float array: the derivative flows)
-    z = np.zeros(4, dtype=int)
-    if x[0] > 0:
-        z = np.zeros(4)
+# --- arrays whose dtype NumPy infers (Rule.result): integer or bool ones truncate --------
+
+
+def store_into_int_literal(x):
+    z = np.array([0, 0, 0, 0])
     z[0] = x[0]
     return np.sum(z * x)
+
+
+def store_into_nested_int_literal(x):
+    z = np.array([[0, 1], [True, 3]])
+    z[1, 0] = x[0] * 3.0
+    return np.sum(z.ravel() * x)
+
+
+def store_into_arange(x):
+    z = np.arange(4)
+    z[1] = x[0]
+    return np.sum(z * x)
+
+
+def store_into_full_of_an_int(x):
+    z = np.full(4, 0)
+    z[1] = x[0] * 2.0
+    return np.sum(z * x)
+
+
+def store_into_zeros_like_an_int_array(x):
+    k = np.array([1, 2, 3, 4])
+    z = np.zeros_like(k)
+    z[1] = x[0]
+    return np.sum(z * x)
+
+
+def store_into_ones_int_by_position(x):
+    z = np.ones(4, int)
+    z[1] = x[0] * 3.0
+    return np.sum(z * x)
+
+
+def store_into_argsort(x):
+    idx = np.argsort(x)
+    idx[0] = x[2] * 1.5
+    return np.sum(idx * x)
+
+
+def store_into_a_comparison(x):
+    m = x > 0
+    m[0] = x[1]
+    return np.sum(m * x)
+
+
+def store_into_int_arithmetic(x):
+    z = np.array([1, 2, 3, 4]) + 0
+    z[2] = x[1]
+    return np.sum(z * x)
+
+
+def store_into_where_of_ints(x):
+    z = np.where(x > 0, 1, 0)
+    z[3] = x[3] * 2.0
+    return np.sum(z * x)
+
+
+def store_into_int_array_made_in_a_loop(x):
+    z = np.array([1, 2, 3, 4])
+    for i in range(2):
+        z = z * 2
+        z[i] = x[i] * 3.0
+    return np.sum(z * x)
+
+
+def store_into_float_literal(x):  # (a float among integers: a float array, kept)
+    z = np.array([0, 0.0, 0, 0])
+    z[0] = x[0] * 2.0
+    return np.sum(z * x)
+
+
+def store_into_full_of_a_float(x):
+    z = np.full(4, 0.5)
+    z[1] = x[0] * 2.0
+    return np.sum(z * x)
+
+
+def store_into_float_likes(x):  # (x a float array: its copies and likes hold floats)
+    z = np.zeros_like(x)
+    w = np.empty_like(x)
+    c = x.copy()
+    z[0] = x[1]
+    w[:] = x * 2.0
+    c[2] = x[3] ** 2
+    return np.sum(z * x) + np.sum(w * x) + np.sum(c * x)
+
+
+def store_into_int_arange_made_float(x):  # (an integer array times a float: floats)
+    z = np.arange(4) * 1.0
+    z[1] = x[0] * 2.0
+    return np.sum(z * x)
+
+
+def store_into_a_list_of_ints(x):  # (a Python list keeps what is stored in it)
+    ys = [0, 0, 0]
+    ys[1] = x[0] * 2.0
+    return ys[1] * x[1] + ys[0]
+
+
+def astype_of_a_numpy_scalar(x):
+    s = x[0]
+    return s.astype(np.float64, "C") * x[1] + s.astype(int, "C") * x[2]
 
 
 VECTOR_CASES = [astype_int, astype_bool, astype_dtype_keyword, astype_with_order, astype_unbound,
@@ -216,7 +319,15 @@ VECTOR_CASES = [astype_int, astype_bool, astype_dtype_keyword, astype_with_order
                 linspace_int_positional, arange_int, concatenate_int, stack_int, ufunc_int,
                 numpy_integer_type,
                 inlined_dtype_parameter, store_int, store_bool, store_int_copy, store_astype,
-                store_int_loop, store_int_value_used_again, store_float, store_array_made_twice]
+                store_int_loop, store_int_value_used_again, store_float,
+                store_into_int_literal, store_into_nested_int_literal, store_into_arange,
+                store_into_full_of_an_int, store_into_zeros_like_an_int_array,
+                store_into_ones_int_by_position, store_into_argsort, store_into_a_comparison,
+                store_into_int_arithmetic, store_into_where_of_ints,
+                store_into_int_array_made_in_a_loop,
+                store_into_float_literal, store_into_full_of_a_float, store_into_float_likes,
+                store_into_int_arange_made_float, store_into_a_list_of_ints,
+                astype_of_a_numpy_scalar]
 CASES = [(f, X) for f in VECTOR_CASES] + [(trace_int, M)]
 
 
@@ -265,7 +376,14 @@ def scalar_float_cast(a):
     return np.sum(np.array([a, a * a]).astype(np.float64, "C") ** 2)
 
 
-@pytest.mark.parametrize("f", [scalar_sum_int, scalar_store_int, scalar_full, scalar_float_cast])
+def scalar_store_into_int_literal(a):
+    z = np.array([0, 0])
+    z[0] = a * 3.0
+    return np.sum(z) * a ** 3 + z[0] * a + np.sum(np.full(2, 0).astype(float) + a) * a
+
+
+@pytest.mark.parametrize("f", [scalar_sum_int, scalar_store_int, scalar_full, scalar_float_cast,
+                               scalar_store_into_int_literal])
 def test_second_derivative_of_a_cast(f):
     a = 1.3
     first = s2sad.grad(f)
@@ -342,3 +460,97 @@ def test_every_function_with_a_dtype_parameter_says_so_in_its_rule():
         found = parameters[[p.name for p in parameters].index("dtype")]
         position = None if found.kind is found.KEYWORD_ONLY else names.index("dtype")
         assert rule.dtype == ("dtype", position), (rule.name, rule.dtype, position)
+
+
+G = np.array([1.0, 2.0, 3.0, 4.0])  # (a global array: read as the function runs)
+
+
+def store_array_made_twice(x):  # (an integer array on one path, a float one on the other)
+    z = np.zeros(4, dtype=int)
+    if x[0] > 0:
+        z = np.zeros(4)
+    z[0] = x[0]  # <- here
+    return np.sum(z * x)
+
+
+def store_into_a_global_copy(x):
+    z = G.copy()
+    z[0] = x[0] * 2.0  # <- here
+    return np.sum(z * x)
+
+
+def store_into_an_unknown_result(x):
+    z = np.require(np.zeros(4))
+    z[1] = x[0]  # <- here
+    return np.sum(z * x)
+
+
+@pytest.mark.parametrize("f", [store_array_made_twice, store_into_a_global_copy,
+                               store_into_an_unknown_result])
+def test_a_store_into_an_array_of_unknown_dtype_is_refused_at_the_line(f):
+    """Its dtype may be an integer one (a store truncates) or a float one: refused."""
+    lines, start = inspect.getsourcelines(f)
+    line = start + next(i for i, text in enumerate(lines) if "# <- here" in text)
+    for derivative in (s2sad.grad, s2sad.jvp):
+        with pytest.raises(s2sad.NoDerivativeError) as info:
+            derivative(f)(X.copy())
+        message = str(info.value)
+        assert info.value.lineno == line, message
+        assert "an array whose dtype s2sad cannot establish" in message
+        assert "Make the array in the function with a dtype s2sad reads" in message
+
+
+def store_of_a_constant_into_a_global_copy(x):  # (no derivative is stored: not refused)
+    z = G.copy()
+    z[0] = 5.0
+    return np.sum(z * x)
+
+
+def test_a_store_without_a_derivative_into_an_array_of_unknown_dtype():
+    np.testing.assert_allclose(s2sad.grad(store_of_a_constant_into_a_global_copy)(X.copy()),
+                               finite_differences(store_of_a_constant_into_a_global_copy, X))
+
+
+def test_every_ufunc_says_the_kind_of_its_result():
+    """A ufunc's fact is read from its loops: bool ones for comparisons, integers for
+    integers where it has such a loop (np.add), floats otherwise (np.sqrt)."""
+    ints = np.array([3, 1, 2])
+    for rule in registry.registered():
+        if not isinstance(rule.func, np.ufunc) or rule.func.nout != 1:
+            continue
+        args = [ints] * rule.func.nin
+        try:
+            with np.errstate(all="ignore"):
+                kind = rule.func(*args).dtype.kind
+        except TypeError:
+            continue
+        if rule.result == "b":
+            assert kind == "b", rule.name
+        elif rule.result == "f":
+            assert kind in "fc", rule.name
+        else:
+            assert kind in "iub", rule.name
+
+
+class Layer:
+    def __init__(self):
+        self.W = np.array([1.0, 0.5, 2.0, -1.0])
+
+    def response(self, x):
+        z = np.zeros_like(self.W)  # (a float member: the stored value's derivative flows)
+        z[0] = x[0] * 2.0
+        return np.sum(z * self.W * x)
+
+
+def store_into_zeros_like_a_member(x, layer):
+    z = np.zeros_like(layer.W)
+    z[1] = x[1] ** 2
+    return np.sum(z * x) + layer.response(x)
+
+
+def test_a_store_into_an_array_like_an_object_member():
+    """An object's members are taken as floats, as before (its description has no dtypes)."""
+    layer = Layer()
+    f = functools.partial(store_into_zeros_like_a_member, layer=layer)
+    np.testing.assert_allclose(s2sad.grad(store_into_zeros_like_a_member)(X.copy(), layer),
+                               finite_differences(f, X), rtol=1e-6, atol=1e-6)

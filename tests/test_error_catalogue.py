@@ -331,6 +331,15 @@ def test_cast_to_a_dtype_s2sad_cannot_read():
                       "Write it so, or cast the result after the call")
 
 
+def test_store_into_an_array_of_unknown_dtype():
+    for derivative in (s2sad.grad, s2sad.jvp):
+        with pytest.raises(s2sad.NoDerivativeError) as info:
+            derivative(C.store_into_a_global_copy)(ARRAY)
+        check_located(info.value, C.store_into_a_global_copy,
+                      "stored into z, an array whose dtype s2sad cannot establish",
+                      "Make the array in the function with a dtype s2sad reads")
+
+
 def test_a_dataclass_argument_says_what_to_pass_instead():
     with pytest.raises(TypeError, match=r"it holds a dataclass \(DataParams\); s2sad reads "
                        r"the fields of a typing.NamedTuple and the keys of a dict"):
@@ -624,7 +633,8 @@ def test_every_entry_is_tested():
     tested = {key for key, *_ in SYNTAX + MUTATIONS + OUTPUTS} | {
         "async-def", "async-for", "async-with", "unknown-call", "call-without-source",
         "no-derivative-in-argument", "unsupported-argument-value",
-        "unknown-call-on-expression", "dict-computed-keys", "dtype-unread", "undefined-name",
+        "unknown-call-on-expression", "dict-computed-keys", "dtype-unread", "dtype-unknown-store",
+        "undefined-name",
         "undefined-module-attribute", "exec",
         "repl", "builtin", "ufunc", "partial", "callable-object", "lambda-directly",
         "wrt-out-of-range", "wrt-negative-out-of-range", "wrt-unknown-name",

@@ -7,9 +7,26 @@ from . import memory  # noqa: F401,E402  (views and changes in place)
 
 import numpy as _np  # noqa: E402
 
-from ..registry import builtins_loaded, defdtype, registered  # noqa: E402
+from ..registry import builtins_loaded, defdtype, defresult, registered  # noqa: E402
 
 # every ufunc takes dtype= (by keyword): np.add(x, y, dtype=int, casting="unsafe")
-defdtype(*[rule.func for rule in registered() if isinstance(rule.func, _np.ufunc)],
-         position=None)
+_UFUNCS = [rule.func for rule in registered() if isinstance(rule.func, _np.ufunc)]
+defdtype(*_UFUNCS, position=None)
+
+
+def _ufunc_result(ufunc):
+    """A ufunc's result dtype, read from its loops: ``"b"`` where they all make bools
+    (np.isnan), its inputs' where integers make integers (np.add: ``"ll->l"``), else
+    ``"f"`` (np.sqrt)."""
+    outputs = {t.split("->")[1] for t in ufunc.types} - {"O"}  # (objects: any)
+    if outputs == {"?"}:
+        return {"kind": "b"}
+    if "l" * ufunc.nin + "->l" in ufunc.types or "q" * ufunc.nin + "->q" in ufunc.types:
+        return {"follows": [(f"x{i + 1}", i) for i in range(ufunc.nin)]}
+    return {"kind": "f"}
+
+
+for _ufunc in _UFUNCS:
+    if _ufunc.nout == 1:
+        defresult(_ufunc, **_ufunc_result(_ufunc))
 builtins_loaded()

@@ -30,7 +30,8 @@ import math
 
 import numpy as np
 
-from ..registry import defdtype, deffacts, defvjp, nondifferentiable, refuse_varying
+from ..registry import (defdtype, deffacts, defresult, defvjp, nondifferentiable,
+                        refuse_varying)
 from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
                        linspace_grad, nanmean_grad, nansum_grad, norm_grad, prod_grad, ptp_grad,
                        reduced_size, scaled_power, std_grad, sum_grad, unbroadcast,
@@ -523,3 +524,20 @@ from ..api import stop_gradient  # noqa: E402
 
 nondifferentiable(stop_gradient, shape="elementwise")
 deffacts(stop_gradient, returns_view_of=(0,))  # (x itself)
+
+# the kind of their result's dtype where no dtype argument sets it, as NumPy makes it
+# (a value stored into an integer or bool array is truncated: no derivative flows)
+defresult(np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.linspace, np.mean,
+          np.nanmean, np.var, np.std, np.average, kind="f")
+defresult(np.argmax, np.argmin, np.nanargmax, np.nanargmin, np.argsort, np.argwhere, np.nonzero,
+          np.flatnonzero, np.searchsorted, np.digitize, np.indices, np.count_nonzero, np.ndim,
+          np.size, np.shape, kind="i")
+defresult(np.allclose, np.array_equal, np.any, np.all, np.isclose, kind="b")
+defresult(np.zeros_like, np.ones_like, np.full_like, follows=[("a", 0)])
+defresult(np.empty_like, follows=[("prototype", 0)])
+defresult(np.full, follows=[("fill_value", 1)])
+defresult(np.arange, follows=[("start", 0), ("stop", 1), ("step", 2)])
+defresult(np.sum, np.prod, np.cumsum, np.cumprod, np.max, np.min, np.amax, np.amin,
+          follows=[("a", 0)])
+defresult(np.where, follows=[("x", 1), ("y", 2)])
+defresult(np.clip, follows=[("a", 0), ("a_min", 1), ("a_max", 2)])

@@ -18,7 +18,7 @@ array([4., 4.])
 
 import numpy as np
 
-from ..registry import defdtype, defvjp, nondifferentiable, refuse_values
+from ..registry import defdtype, defresult, defvjp, nondifferentiable, refuse_values
 from ..runtime import (array_grad, cast_like, choose_grad, column_stack_grad, concatenate_grad,
                        diff_grad, dstack_grad, hstack_grad, joined_dtype, pad_grad, pad_values_grad,
                        repeat_grad, sort_grad, split_grad, stack_grad, take_along_axis_grad,
@@ -283,3 +283,15 @@ def float_type(g, ans, x=0.0):
 # NumPy's integer and bool types called as functions: np.int32(x) truncates (no derivative)
 nondifferentiable(np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
                   np.uint64, np.bool_, shape="elementwise")
+
+
+# the dtype of their result is their argument's (promoted, for several)
+defresult(np.asarray, np.ascontiguousarray, np.asfortranarray, np.copy, np.transpose, np.reshape,
+          np.ravel, np.flip, np.tile, np.sort, follows=[("a", 0)])
+defresult(np.array, follows=[("object", 0)])
+defresult(np.concatenate, np.stack, follows=[("arrays", 0)])
+defresult(np.hstack, np.vstack, np.dstack, follows=[("tup", 0)])
+defresult(np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+          np.uint32, np.uint64, kind="i")
+defresult(np.bool_, kind="b")
+defresult(np.float64, np.float32, kind="f")

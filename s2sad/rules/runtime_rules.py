@@ -30,7 +30,7 @@ array([2., 2., 2.])
 
 import numpy as np
 
-from ..registry import deflinear, deftangent, defvjp, nondifferentiable
+from ..registry import deflinear, defresult, deftangent, defvjp, nondifferentiable
 from ..runtime import (add_sens, array_grad, as_gradient, average_grad, broadcast_shape, cast_like,
                        check_real_power, checked_quantiles, choose_grad, clip_grad,
                        column_stack_grad, concatenate_grad, cumprod_grad, cumsum_grad,
@@ -62,6 +62,7 @@ from ..runtime_higher import (add_at, arange_tangent, average_tangent, broadcast
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
                   broadcast_shape, matmul_shape, shape_of, running_extremum, one_axis,
                   window_count, shape="other")
+defresult(zeros_like_structure, kind="f")  # (sensitivities: float zeros, updated in place)
 
 
 @defvjp(checked_quantiles)  # q itself (checked)

@@ -19,7 +19,10 @@ import gast
 
 from .. import trees
 from .normalize import assigned_names
-from .resolve import (cast_kind, classify, foreign_index, is_append, is_setitem, names_in,
+from ..errors import NoDerivativeError
+from .dtypes import UNKNOWN, dtype_kinds, store_effect
+from .higher import is_generated
+from .resolve import (classify, foreign_index, is_append, is_setitem, names_in,
                       statement_parts)
 
 
@@ -77,16 +80,14 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                 useful |= deps
                 changed = True
     active = varied & useful
+    _refuse_unknown_stores(tree, source, local_names, varied, active)
     return active - shift_invariant(tree, source, local_names) if extrema else active
 
 
 def integer_names(tree: gast.FunctionDef, source, local_names: set[str]) -> set[str]:
-    """The names that only ever hold an integer or bool array (or number) made in the
-    function: each of their assignments is a call whose dtype argument is an integer or
-    bool one (``np.zeros(3, dtype=int)``, ``x.astype(bool)``), or a copy or item of such
-    a name. A value stored into one (``z[0] = x[0]``) is truncated: no derivative flows.
-    A name assigned anything else, or in another way (a loop's variable, an argument),
-    is left out: nothing is known of its dtype.
+    """The names that hold an integer or bool array on every path (NumPy's dtypes, see
+    :mod:`s2sad.transforms.dtypes`): a value stored into one (``z[0] = x[0]``) is
+    truncated, no derivative flows.
 
     >>> import numpy as np
     >>> from s2sad.source import FunctionSource
@@ -95,40 +96,41 @@ def integer_names(tree: gast.FunctionDef, source, local_names: set[str]) -> set[
     ...     w = z[1:]
     ...     m = np.astype(x, bool)
     ...     y = np.zeros(3)
+    ...     a = np.arange(3)
     ...     j = k
     ...     return z
     >>> source = FunctionSource.of(f)
-    >>> sorted(integer_names(source.tree, source, {"z", "w", "m", "y", "j"}))
-    ['m', 'w', 'z']
+    >>> sorted(integer_names(source.tree, source, {"z", "w", "m", "y", "a", "j"}))
+    ['a', 'm', 'w', 'z']
     """
-    values: dict = {}  # name -> the values of its plain assignments
-    stores: dict = {}  # name -> how many times it is stored to, in any way
-    for node in trees.walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            stores[node.id] = stores.get(node.id, 0) + 1
-        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], gast.Name):
-            values.setdefault(node.targets[0].id, []).append(node.value)
-    arguments = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
-    found = {name for name, assigned in values.items() if len(assigned) == stores.get(name)
-             and name in local_names and name not in arguments}
+    kinds = dtype_kinds(tree, source, local_names)
+    return {name for name, category in kinds.items()
+            if name in local_names and store_effect(category) == "truncates"}
 
-    def integer(value) -> bool:
-        if isinstance(value, gast.Name):
-            return value.id in found
-        if isinstance(value, gast.Subscript):
-            return isinstance(value.value, gast.Name) and value.value.id in found
-        kind = cast_kind(value, source, local_names)
-        return kind is not None and kind in "biu"
 
-    changed = True
-    while changed:  # the largest set closed under copies and items (a fixed point)
-        changed = False
-        for name in list(found):
-            if not all(integer(value) for value in values[name]):
-                found.discard(name)
-                changed = True
-    return found
+def _refuse_unknown_stores(tree: gast.FunctionDef, source, local_names: set[str],
+                           varied: set[str], active: set[str]) -> None:
+    """A value with a derivative stored into an array whose dtype s2sad cannot establish
+    (an unknown function's result, a global's) is refused: it may be truncated. (Not in
+    a gradient s2sad wrote: its stores are the user's, checked when it was built, and
+    its sensitivities, floats.)"""
+    if is_generated(source):
+        return
+    kinds = None
+    for stmt in trees.walk(tree):
+        if not isinstance(stmt, gast.Assign) or not is_setitem(stmt):
+            continue
+        target = stmt.targets[0].value.id
+        if target not in active or not set(names_in(stmt.value)) & varied:
+            continue
+        kinds = dtype_kinds(tree, source, local_names) if kinds is None else kinds
+        if store_effect(kinds.get(target, UNKNOWN)) == "unknown":
+            raise source.error(
+                NoDerivativeError, f"a value with a derivative stored into {target}, "
+                "an array whose dtype s2sad cannot establish (an integer or bool one "
+                "truncates the value: no derivative)", stmt,
+                "Make the array in the function with a dtype s2sad reads: np.zeros(n), "
+                "np.zeros_like(x) of a float x, np.array(v, dtype=float), v.astype(float).")
 
 
 # ``m = np.max(z, ...)``: the values whose shift can cancel (see ``shift_invariant``)

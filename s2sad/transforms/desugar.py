@@ -120,7 +120,7 @@ class Desugar(trees.Transformer):
     def _astype(self, value, node):
         """``x.astype(t)``, ``x.astype(dtype=t, copy=False)``: ``np.astype(x, t, ...)``;
         with the method's other parameters (order, casting, subok), the method itself,
-        unbound: ``np.ndarray.astype(x, t, "C")``."""
+        unbound: ``np.ndarray.astype(np.asarray(x), t, "C")`` (``x`` may be a NumPy scalar)."""
         keywords = {k.arg: k for k in node.keywords}
         args = list(node.args)
         if len(args) + ("dtype" in keywords) == 1 and set(keywords) <= {"dtype", "copy"} and \
@@ -130,8 +130,9 @@ class Desugar(trees.Transformer):
             return gast.copy_location(gast.Call(self._np("astype", node.func), [value, dtype],
                                                 rest), node)
         method = gast.Attribute(self._np("ndarray", node.func), "astype", gast.Load())
+        array = gast.copy_location(gast.Call(self._np("asarray", node.func), [value], []), node)
         return gast.copy_location(gast.Call(gast.copy_location(method, node.func),
-                                            [value] + args, node.keywords), node)
+                                            [array] + args, node.keywords), node)
 
     def _item(self, value, node):
         """``x.item()`` is ``np.ravel(x)[0]``, ``x.item(i)`` is ``np.ravel(x)[i]`` and

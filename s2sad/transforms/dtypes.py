@@ -1,0 +1,321 @@
+"""What is known of each value's dtype: integers (or bools), floats (or complex), or unknown.
+
+A value stored into an integer or bool array is truncated (``z[0] = x[0]`` keeps
+``int(x[0])``): no derivative flows through the store. NumPy's rules give the dtype
+of a value made in the function: a creation call's follows its arguments
+(``np.array([0, 0])`` holds integers, ``np.full(3, 0.5)`` floats), a ``_like`` call's its
+prototype, a comparison's is bool, ``np.argsort``'s integer; each function's fact is in
+its rule entry (``Rule.dtype``, ``Rule.result``). Each name gets ``(kind, holder)``:
+``kind`` is "i" (integers or bools), "f" (floats or complex) or "?" (unknown);
+``holder`` is "a" (a NumPy array or scalar), "s" (a Python list, tuple or dict: a
+store keeps the value as it is), "n" (a Python number), "o" (a user's object argument,
+whose members' dtypes its description leaves out: taken as floats) or "?".
+
+>>> import numpy as np
+>>> from s2sad.source import FunctionSource
+>>> def f(x):
+...     z = np.array([0, 0])
+...     m = x > 0
+...     w = np.full(3, 0.5)
+...     ys = [0, 0]
+...     return z
+>>> source = FunctionSource.of(f)
+>>> source.arguments = argument_categories(["x"], [("nd", 1, "f")])
+>>> kinds = dtype_kinds(source.tree, source, {"z", "m", "w", "ys"})
+>>> kinds["z"], kinds["m"], kinds["w"], kinds["ys"]
+(('i', 'a'), ('i', 'a'), ('f', 'a'), ('i', 's'))
+>>> [store_effect(kinds[n]) for n in ("z", "w", "ys")]
+['truncates', 'keeps', 'keeps']
+"""
+
+from __future__ import annotations
+
+import types
+
+import gast
+
+from .. import registry, trees
+from .resolve import cast_kind, static_value
+
+UNKNOWN = ("?", "?")
+_BOTTOM = None  # (not yet known: the fixed point starts there)
+
+
+def store_effect(category) -> str:
+    """What storing a value into a name of this ``(kind, holder)`` does to its derivative:
+    "keeps" (a float array, any Python container), "truncates" (an integer or bool array)
+    or "unknown" (s2sad cannot tell: refused where the value has a derivative)."""
+    kind, holder = category
+    if holder == "s" or kind == "f":
+        return "keeps"
+    if kind == "i" and holder == "a":
+        return "truncates"
+    return "unknown"
+
+
+def argument_categories(params, descriptors) -> dict:
+    """``{argument: (kind, holder)}`` from the descriptions the gradient is made for.
+    An argument with none (a build that does not specialize) is taken as floats.
+
+    >>> argument_categories(["x", "n", "ys"], [("nd", 1, "i"), "int", ("list", ("float",))])
+    {'x': ('i', 'a'), 'n': ('i', 'n'), 'ys': ('f', 's')}
+    """
+    return {p: _described(d) for p, d in zip(params, descriptors or [None] * len(params))}
+
+
+def _described(desc):
+    if desc is None:
+        return ("f", "?")  # (nothing known: floats, as s2sad has always taken them)
+    if isinstance(desc, str):
+        return {"float": ("f", "n"), "complex": ("f", "n"), "int": ("i", "n")}.get(desc, UNKNOWN)
+    if type(desc) is not tuple or not desc:
+        return UNKNOWN
+    if desc[0] == "object":  # (a user's object: its arrays taken as floats, as always)
+        return ("f", "o")
+    if desc[0] in ("nd", "cupy") and len(desc) == 3:
+        return (_kind_of_dtype(desc[2]), "a")
+    if desc[0] in ("list", "tuple") and len(desc) >= 2:
+        return (_join_kinds(_described(d)[0] for d in desc[1]), "s")
+    if desc[0] == "dict" and len(desc) >= 2:
+        return (_join_kinds(_described(d)[0] for _, d in desc[1]), "s")
+    return UNKNOWN
+
+
+def _kind_of_dtype(kind) -> str:
+    if not isinstance(kind, str):
+        return "?"
+    return "i" if kind in "biu" else "f" if kind in "fc" else "?"
+
+
+def _join(a, b):
+    """Two values a name may hold (assigned on two paths): one category, or unknown."""
+    if a is _BOTTOM:
+        return b
+    if b is _BOTTOM:
+        return a
+    return (a[0] if a[0] == b[0] else "?", a[1] if a[1] == b[1] else "?")
+
+
+def _join_kinds(kinds) -> str:
+    """The kind of an array made of values of these kinds (``np.array([1, 2.5])``)."""
+    return _promote(list(kinds)) if kinds else "f"
+
+
+def _promote(kinds) -> str:
+    """NumPy's promotion, by kind: a float makes floats; integers only, integers."""
+    kinds = list(kinds)
+    if "f" in kinds:
+        return "f"
+    if kinds and all(k == "i" for k in kinds):
+        return "i"
+    return "?"
+
+
+def dtype_kinds(tree: gast.FunctionDef, source, local_names: set[str]) -> dict:
+    """``{name: (kind, holder)}`` for the function's arguments and local names (see the
+    module's docstring): a fixed point over every assignment, loops included."""
+    arguments = getattr(source, "arguments", None) or {}
+    env: dict = {}
+    for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs:
+        env[a.id] = arguments.get(a.id, ("f", "?"))
+    assignments = []  # (name, value node, how: "value" | "item" (a loop's) | "unknown")
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            assignments.append((node.targets[0].id, node.value, "value"))
+        elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+            assignments.append((node.target.id, node.iter, "item"))
+    plain = {id(value) for _, value, _ in assignments}
+    for node in trees.walk(tree):  # (a tuple unpacked, a with's target...: unknown)
+        if isinstance(node, gast.Assign) and id(node.value) not in plain or \
+                isinstance(node, gast.For) and id(node.iter) not in plain:
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            for target in targets:
+                for name in trees.walk(target):
+                    if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Store):
+                        assignments.append((name.id, None, "unknown"))
+        elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.With, gast.NamedExpr,
+                               gast.comprehension, gast.ExceptHandler)):
+            for name in trees.walk(node):
+                if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Store) and \
+                        not isinstance(node, gast.comprehension):
+                    assignments.append((name.id, None, "unknown"))
+    changed = True
+    while changed:  # categories only rise: a fixed point in a few rounds
+        changed = False
+        for name, value, how in assignments:
+            if how == "unknown":
+                new = UNKNOWN
+            elif how == "item":
+                new = _item(_category(value, env, source, local_names))
+            else:
+                new = _category(value, env, source, local_names)
+            if new is _BOTTOM:
+                continue
+            joined = _join(env.get(name, _BOTTOM), new)
+            if joined != env.get(name, _BOTTOM):
+                env[name] = joined
+                changed = True
+    return env
+
+
+def _item(category):
+    """What a loop over a value of this category gives (``for row in m``)."""
+    if category is _BOTTOM:
+        return _BOTTOM
+    kind, holder = category
+    return (kind, "a" if holder == "a" else "?")
+
+
+def _category(value, env, source, local_names):
+    if isinstance(value, gast.Name):
+        if value.id in env:
+            return env[value.id]
+        if value.id in local_names:
+            return _BOTTOM  # (assigned later, in a loop: the fixed point reaches it)
+        return UNKNOWN  # (a global: read live, its dtype may change)
+    if isinstance(value, gast.Constant):
+        if isinstance(value.value, (bool, int)):
+            return ("i", "n")
+        if isinstance(value.value, (float, complex)):
+            return ("f", "n")
+        return UNKNOWN
+    if isinstance(value, (gast.List, gast.Tuple, gast.Set)):
+        parts = [_category(e, env, source, local_names) for e in value.elts]
+        if _BOTTOM in parts:
+            return _BOTTOM
+        return (_join_kinds(p[0] for p in parts), "s")
+    if isinstance(value, gast.Dict):
+        parts = [_category(e, env, source, local_names) for e in value.values]
+        if _BOTTOM in parts:
+            return _BOTTOM
+        return (_join_kinds(p[0] for p in parts), "s")
+    if isinstance(value, gast.Compare):  # (x > 0: a bool array for an array x)
+        parts = [_category(e, env, source, local_names) for e in [value.left] + value.comparators]
+        if _BOTTOM in parts:
+            return _BOTTOM
+        holders = {p[1] for p in parts}
+        return ("i", "a" if "a" in holders else "n" if holders == {"n"} else "?")
+    if isinstance(value, gast.UnaryOp):
+        inner = _category(value.operand, env, source, local_names)
+        if isinstance(value.op, gast.Not):
+            return ("i", "n")
+        return inner
+    if isinstance(value, gast.IfExp):
+        return _join(_category(value.body, env, source, local_names),
+                     _category(value.orelse, env, source, local_names))
+    if isinstance(value, gast.BoolOp):
+        result = _BOTTOM
+        for part in value.values:
+            result = _join(result, _category(part, env, source, local_names))
+        return result
+    if isinstance(value, gast.BinOp):
+        return _binary(value, env, source, local_names)
+    if isinstance(value, gast.Subscript):
+        inner = _category(value.value, env, source, local_names)
+        if inner is _BOTTOM:
+            return _BOTTOM
+        kind, holder = inner
+        if holder == "a":
+            return (kind, "a")  # (an element, a row or a slice: the array's dtype)
+        return (kind, "n" if holder == "s" and kind == "i" else "?")  # (x.shape[0])
+    if isinstance(value, gast.Attribute):
+        return _attribute(value, env, source, local_names)
+    if isinstance(value, gast.Call):
+        return _call(value, env, source, local_names)
+    if isinstance(value, gast.ListComp):
+        return ("?", "s")
+    return UNKNOWN
+
+
+def _attribute(value, env, source, local_names):
+    if not any(isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)):
+        try:  # np.pi, math.inf: a library's number (a user's global is read live: unknown)
+            base = static_value(value.value, source, local_names)
+            number = static_value(value, source, local_names)
+        except (KeyError, TypeError):
+            return UNKNOWN
+        library = getattr(base, "__name__", "").split(".")[0] in ("numpy", "math", "cmath")
+        if library and isinstance(base, types.ModuleType) and type(number) in (float, int):
+            return ("f" if type(number) is float else "i", "n")
+        return UNKNOWN
+    if isinstance(value.value, gast.Name) and value.value.id in env:
+        kind, holder = env[value.value.id]
+        if holder == "o":  # model.W: a user object's member (its dtype not described)
+            return ("f", "?")
+        if value.attr in ("T", "mT", "real", "imag", "flat"):
+            return (kind, holder)
+        if value.attr in ("ndim", "size", "itemsize", "nbytes"):
+            return ("i", "n")
+        if value.attr in ("shape", "strides"):
+            return ("i", "s")
+    return UNKNOWN
+
+
+def _binary(value, env, source, local_names):
+    left = _category(value.left, env, source, local_names)
+    right = _category(value.right, env, source, local_names)
+    if left is _BOTTOM or right is _BOTTOM:
+        return _BOTTOM
+    holders = {left[1], right[1]}
+    if "s" in holders:  # [0] * n, xs + ys: a list (but an array and a list: an array)
+        if holders <= {"s", "n"}:
+            return (left[0] if left[1] == "s" else right[0], "s")
+        return ("?", "a" if "a" in holders else "?")
+    holder = "a" if "a" in holders else "n" if holders == {"n"} else "?"
+    if isinstance(value.op, gast.Div):
+        return ("f" if "?" not in (left[0], right[0]) or "f" in (left[0], right[0]) else "?",
+                holder)
+    return (_promote([left[0], right[0]]), holder)
+
+
+_CONTAINERS = {list: "s", tuple: "s", dict: "s", sorted: "s", reversed: "s"}
+# (the ints of a range: for i in range(n))
+_NUMBERS = {len: "i", int: "i", bool: "i", round: "i", float: "f", complex: "f"}
+
+
+def _call(value, env, source, local_names):
+    func = value.func
+    if isinstance(func, gast.Attribute) and func.attr == "copy" and not value.args and \
+            isinstance(func.value, gast.Name) and func.value.id in env:
+        return env[func.value.id]  # (a list's or dict's copy)
+    try:
+        target = static_value(value.func, source, local_names)
+    except (KeyError, TypeError):
+        return UNKNOWN
+    try:
+        if target in _CONTAINERS:
+            parts = [_category(a, env, source, local_names) for a in value.args]
+            if _BOTTOM in parts:
+                return _BOTTOM
+            return (parts[0][0] if len(parts) == 1 else "?", "s")
+        if target is range:
+            return ("i", "s")
+        if target in _NUMBERS and not value.keywords and target is not round:
+            return (_NUMBERS[target], "n")
+    except TypeError:  # (an unhashable object called)
+        pass
+    rule = registry.lookup(target)
+    if rule is None:
+        return UNKNOWN
+    numpy = registry.describe_function(target).startswith("numpy.")
+    holder = "a" if numpy else "?"
+    kind = cast_kind(value, source, local_names) if rule.dtype is not None else None
+    if kind is not None:  # a dtype argument sets it: np.zeros(3, int)
+        return (_kind_of_dtype(kind), holder)
+    keywords = {k.arg: k.value for k in value.keywords}
+    if isinstance(rule.result, str):
+        return ("i" if rule.result in "ib" else "f", holder)
+    if rule.result is not None:
+        operands = registry.result_arguments(rule, list(value.args), keywords)
+        if operands is None:
+            return ("?", holder)
+    else:  # no fact: a float argument makes floats (np.exp); else unknown
+        operands = list(value.args) + list(keywords.values())
+    parts = [_category(a, env, source, local_names) for a in operands]
+    if _BOTTOM in parts:
+        return _BOTTOM
+    kinds = [p[0] for p in parts]
+    if rule.result is None:
+        return ("f" if "f" in kinds else "?", holder)
+    return (_promote(kinds) if kinds else "?", holder)
