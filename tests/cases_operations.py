@@ -838,10 +838,6 @@ _known("issue 32 (new, found by this table): functools.partial's bound arguments
 _known("issue 32 root cause 10: operators on objects that are not arrays use NumPy's rule", [
     'user-15:grad', 'user-15:jvp', 'user-15:hess', 'masked-constant:grad',
 ])
-_known('issue 32 root cause 2: a cast to integer or bool differentiated as the identity', [
-    'create-full-like-int:grad', 'create-full-like-int:jvp', 'cast-store-into-int-slice:grad',
-    'cast-store-into-int-slice:jvp',
-])
 _known('issue 32 root cause 3: a call returning its argument or a view not followed as sharing memory', [
     'view-astype-set:jvp', 'view-astype-augmented:jvp', 'mutate-augmented-via-list:grad',
     'mutate-augmented-via-list:jvp', 'list-28-ys___-1__ys:grad',

@@ -59,6 +59,8 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
             else:  # keyword arguments carry gradients too: np.average(x, weights=w)
                 operands = list(op.operands) + list((op.keywords or {}).values())
                 deps = [n for operand in operands for n in names_in(operand)]
+            if set(targets) <= integers:  # an integer or bool array (np.full_like(ints, v))
+                deps = []
             flows.append((targets, set(deps) & local_names))
 
     collect(tree.body)
