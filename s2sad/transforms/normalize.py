@@ -447,14 +447,17 @@ class Normalize:
         body, self.out, self.stmt = self.out, saved, saved_stmt
         return body
 
-    def conditional(self, cond, body, orelse) -> gast.Name:
-        """``body if cond else orelse`` as an ``if`` statement setting a temporary."""
+    def conditional(self, cond, body, orelse, normalized=(False, False)) -> gast.Name:
+        """``body if cond else orelse`` as an ``if`` statement setting a temporary.
+        ``normalized`` says which of the two is an atom made already (``a or b``: ``a``);
+        the other is the user's expression, its names read as the user's (an inlined
+        helper's ``v`` is its parameter, even where the caller has a ``v`` of its own)."""
         result = self.namer.temp()
         self.temps.add(result)
         branches, shares = [], []
-        for expr in (body, orelse):
+        for expr, made in zip((body, orelse), normalized):
             saved, self.out = self.out, []
-            value = expr if self._normalized(expr) else self.simple(expr)
+            value = expr if made else self.simple(expr)
             self.emit(gast.Assign([self.store(result)], value, None))
             branches.append(self.out)
             self.out = saved
@@ -462,10 +465,6 @@ class Normalize:
         self.emit(gast.If(cond, *branches))
         self.bind(result, shares)
         return self.load(result)
-
-    def _normalized(self, node) -> bool:
-        return isinstance(node, gast.Name) and (node.id in self.temps or
-                                                node.id in self.current.values())
 
     def condition(self, test, normalized: bool = False) -> gast.Name:
         """``cond_1 = <test>``: the branch taken, kept for the reverse sweep."""
@@ -1556,9 +1555,9 @@ class Normalize:
             for value in node.values[1:]:
                 cond = self.condition(result, normalized=True)
                 if isinstance(node.op, gast.Or):
-                    result = self.conditional(cond, result, value)
+                    result = self.conditional(cond, result, value, (True, False))
                 else:
-                    result = self.conditional(cond, value, result)
+                    result = self.conditional(cond, value, result, (False, True))
             return result
         raise self.source.syntax_error(type(node).__name__, node)
 
