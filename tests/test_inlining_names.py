@@ -126,6 +126,15 @@ def h(x, v):
         return t * c
     return g(x) + g(x, x)
 """,
+    "assigned_parameter": """
+def h(x, v):
+    v = v * x
+    return x + (v if K0 > 0.0 else x)
+""",
+    "boolop_module_constant": """
+def h(x, v):
+    return x * (K0 or v) + (K0 and v)
+""",
 }
 
 # caller f(p, q): gives h's parameters values whose caller-side names collide with h's
