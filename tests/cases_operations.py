@@ -831,13 +831,6 @@ def _known(reason: str, keys: list[str]) -> None:
         KNOWN[key] = reason
 
 
-_known("issue 32 (new, found by this table): functools.partial's bound arguments are taken for constants", [
-    'functools-05:grad', 'functools-05:jvp', 'functools-05:hess', 'functools-07:grad',
-    'functools-07:jvp', 'functools-07:hess',
-])
-_known("issue 32 root cause 10: operators on objects that are not arrays use NumPy's rule", [
-    'user-15:grad', 'user-15:jvp', 'user-15:hess', 'masked-constant:grad',
-])
 _known('issue 32 root cause 2: a cast to integer or bool differentiated as the identity', [
     'create-full-like-int:grad', 'create-full-like-int:jvp', 'cast-store-into-int-slice:grad',
     'cast-store-into-int-slice:jvp',
@@ -851,11 +844,6 @@ _known('issue 32 root cause 4: a mutation through a call not known as mutating i
 ])
 _known("issue 32 root cause 9: Python's ** of a negative float is complex", [
     'pow-negative-base-float:hess',
-])
-_known("issue 32 internal error on valid code (new, found by this table): a list operand of "
-       "np.cross or np.interp indexed as an array", [
-    'cross-list-operand:grad', 'cross-list-operand:jvp', 'interp-list-points:grad',
-    'interp-list-points:jvp',
 ])
 _known("issue 32 internal error on valid code (new, found by the fuzzer): a recursive helper "
        "called in a loop on a constant: name 'recursive_call' is not defined", [

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
-from .. import trees
+from .. import registry, trees
 from .normalize import assigned_names
 from .resolve import (classify, is_append, is_setitem, modeled_type, namedtuple_class,
                       statement_parts, static_value)
@@ -525,7 +525,21 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             made = None
         if isinstance(made, type) and not modeled_type(made) and not namedtuple_class(made):
             return FOREIGN
+        if made_by_numpy(made):  # np.ma.array(...), np.asmatrix(...): its type is not known
+            return FOREIGN       # to be one whose operators s2sad models (deny by default)
     return ANY
+
+
+def made_by_numpy(func) -> bool:
+    """Is ``func`` a NumPy function without a rule, whose result's type s2sad cannot tell
+    (``np.ma.array`` and ``np.asmatrix`` give objects with their own operators)?
+
+    >>> made_by_numpy(np.asmatrix), made_by_numpy(np.sin), made_by_numpy(len)
+    (True, False, False)
+    """
+    module = getattr(func, "__module__", None) or ""
+    return callable(func) and not isinstance(func, type) and \
+        module.split(".")[0] == "numpy" and registry.lookup(func) is None
 
 
 PY_FLOAT = Kind("scalar", "()", 0, py="float")
