@@ -842,14 +842,6 @@ _known('issue 32 root cause 3: a call returning its argument or a view not follo
 _known('issue 32 root cause 4: a mutation through a call not known as mutating is ignored', [
     'dict-06:grad', 'dict-06:jvp',
 ])
-_known("issue 32 root cause 9: Python's ** of a negative float is complex", [
-    'pow-negative-base-float:hess',
-])
-_known("issue 32 internal error on valid code (new, found by the fuzzer): a recursive helper "
-       "called in a loop on a constant: name 'recursive_call' is not defined", [
-    'recursion-constant-in-loop:grad', 'recursion-constant-in-loop:jvp',
-    'recursion-constant-in-loop:hess',
-])
 _known('issue 32 internal error on valid code: TypeError: can only assign an iterable', [
     'list-19-ys_1____x_3__x_0__:grad',
 ])
