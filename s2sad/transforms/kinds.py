@@ -534,12 +534,12 @@ def made_by_numpy(func) -> bool:
     """Is ``func`` a NumPy function without a rule, whose result's type s2sad cannot tell
     (``np.ma.array`` and ``np.asmatrix`` give objects with their own operators)?
 
-    >>> made_by_numpy(np.asmatrix), made_by_numpy(np.sin), made_by_numpy(len)
+    >>> made_by_numpy(np.asmatrix), made_by_numpy(np.frexp), made_by_numpy(len)
     (True, False, False)
     """
     module = getattr(func, "__module__", None) or ""
-    return callable(func) and not isinstance(func, type) and \
-        module.split(".")[0] == "numpy" and registry.lookup(func) is None
+    return callable(func) and not isinstance(func, (type, np.ufunc)) and \
+        module.split(".")[0] == "numpy" and registry.lookup(func) is None  # (a ufunc: arrays)
 
 
 PY_FLOAT = Kind("scalar", "()", 0, py="float")
