@@ -525,21 +525,30 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             made = None
         if isinstance(made, type) and not modeled_type(made) and not namedtuple_class(made):
             return FOREIGN
-        if made_by_numpy(made):  # np.ma.array(...), np.asmatrix(...): its type is not known
-            return FOREIGN       # to be one whose operators s2sad models (deny by default)
+        if made_by_numpy(made):  # np.ma.array(...), np.asmatrix(...): a subclass whose
+            return FOREIGN       # operators are its own
     return ANY
 
 
 def made_by_numpy(func) -> bool:
-    """Is ``func`` a NumPy function without a rule, whose result's type s2sad cannot tell
-    (``np.ma.array`` and ``np.asmatrix`` give objects with their own operators)?
+    """Is ``func`` a NumPy function without a rule from its packages of array subclasses
+    (``numpy.ma``, ``numpy.matrixlib``, ``numpy.char``, ``numpy.rec``), whose results have
+    operators of their own (``np.ma.array``, ``np.asmatrix``)?
 
-    >>> made_by_numpy(np.asmatrix), made_by_numpy(np.frexp), made_by_numpy(len)
-    (True, False, False)
+    >>> made_by_numpy(np.asmatrix), made_by_numpy(np.ma.array), made_by_numpy(np.unique)
+    (True, True, False)
     """
     module = getattr(func, "__module__", None) or ""
-    return callable(func) and not isinstance(func, (type, np.ufunc)) and \
-        module.split(".")[0] == "numpy" and registry.lookup(func) is None  # (a ufunc: arrays)
+    if not callable(func) or isinstance(func, type) or module.split(".")[0] != "numpy" or \
+            registry.lookup(func) is not None:
+        return False
+    code = getattr(func, "__code__", None)  # (np.asmatrix names numpy as its module)
+    where = f"{module}.{code.co_filename if code else ''}".replace("\\", "/")
+    return any(part in where for part in _SUBCLASS_PACKAGES)
+
+
+_SUBCLASS_PACKAGES = ("numpy.ma.", "/ma/", "/matrixlib/", "numpy.char.", "defchararray",
+                      "numpy.rec.", "/records.py")
 
 
 PY_FLOAT = Kind("scalar", "()", 0, py="float")
