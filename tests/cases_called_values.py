@@ -127,3 +127,7 @@ def returns_in_nested_loops(x):
             if j > 4:
                 return x
     return x * x
+
+
+def numpy_function_without_rule_on_constants(x):
+    return np.sum(np.unique(np.array([0.5, -0.25, 0.5, 1.5])) * x * x)

@@ -57,6 +57,7 @@ RIGHT = [
     pytest.param(cases.getattr_constant_name, V, id="getattr-constant-name"),
     pytest.param(cases.getattr_function_in_variable, V, id="getattr-function-in-variable"),
     pytest.param(cases.masked_made_here_converted, V, id="masked-converted"),
+    pytest.param(cases.numpy_function_without_rule_on_constants, V, id="unique-of-constants"),
     pytest.param(cases.cross_list_second, V, id="cross-list-second"),
     pytest.param(cases.cross_list_first, V, id="cross-list-first"),
     pytest.param(cases.interp_list_points, V, id="interp-list-points"),
