@@ -537,9 +537,10 @@ def _at_user_line(exc: DifferentiationError, compiled, func=None) -> None:
         return
     if not isinstance(where, tuple):
         where = ((compiled.output_at[0], where, None, None, None),)
-    while isinstance(func, GradientFunction) and getattr(func, "_last", None) is not None \
-            and func._last.filename == where[-1][0] and func._last.user_lines:
-        inner = func._last  # (the statement's line in the derivative's own generated code)
+    while isinstance(func, GradientFunction):
+        inner = _compiled_named(func, where[-1][0])  # (the statement's line in the
+        if inner is None:                            # derivative's own generated code)
+            break
         line = user_line(inner.text, inner.name, inner.user_lines, where[-1][1])
         if line is None or inner.output_at is None:
             break
@@ -550,6 +551,15 @@ def _at_user_line(exc: DifferentiationError, compiled, func=None) -> None:
     text = text or linecache.getline(filename, line)
     raise type(exc)(exc.message, filename, line, text, col, exc.hint,
                     where if len(where) > 1 else ()) from None
+
+
+def _compiled_named(func, filename: str):
+    """``func``'s compiled code whose generated file is ``filename`` (the one called last,
+    or one compiled for a derivative of it to read, ``func`` itself never called), or None."""
+    for compiled in (func._last, *func._nestables.values(), *func._variants.values()):
+        if compiled is not None and compiled.filename == filename and compiled.user_lines:
+            return compiled
+    return None
 
 
 def _at_return(exc: NonScalarOutputError, compiled) -> None:

@@ -120,6 +120,7 @@ from .runtime import checked_quantiles, one_axis, running_extremum, window_count
 
 def interp(x, xp, fp, left=None, right=None):
     # the segment of xp each x falls in (the first or last beyond the ends), and how far
+    xp, fp = np.asarray(xp), np.asarray(fp)  # (lists too, as NumPy takes them)
     n = np.shape(xp)[-1]
     j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
     t = np.clip((x - xp[j]) / (xp[j + 1] - xp[j]), 0.0, 1.0)
@@ -141,6 +142,7 @@ def polyval(p, x):
 
 def cross(a, b):
     # of 3-vectors (or 2-vectors: the z component) in the last axis
+    a, b = np.asarray(a), np.asarray(b)  # (lists too, as NumPy takes them)
     if np.shape(a)[-1] == 2:
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],

@@ -831,32 +831,12 @@ def _known(reason: str, keys: list[str]) -> None:
         KNOWN[key] = reason
 
 
-_known("issue 32 (new, found by this table): functools.partial's bound arguments are taken for constants", [
-    'functools-05:grad', 'functools-05:jvp', 'functools-05:hess', 'functools-07:grad',
-    'functools-07:jvp', 'functools-07:hess',
-])
-_known("issue 32 root cause 10: operators on objects that are not arrays use NumPy's rule", [
-    'user-15:grad', 'user-15:jvp', 'user-15:hess', 'masked-constant:grad',
-])
 _known('issue 32 root cause 3: a call returning its argument or a view not followed as sharing memory', [
     'view-astype-set:jvp', 'view-astype-augmented:jvp', 'mutate-augmented-via-list:grad',
     'mutate-augmented-via-list:jvp', 'list-28-ys___-1__ys:grad',
 ])
 _known('issue 32 root cause 4: a mutation through a call not known as mutating is ignored', [
     'dict-06:grad', 'dict-06:jvp',
-])
-_known("issue 32 root cause 9: Python's ** of a negative float is complex", [
-    'pow-negative-base-float:hess',
-])
-_known("issue 32 internal error on valid code (new, found by this table): a list operand of "
-       "np.cross or np.interp indexed as an array", [
-    'cross-list-operand:grad', 'cross-list-operand:jvp', 'interp-list-points:grad',
-    'interp-list-points:jvp',
-])
-_known("issue 32 internal error on valid code (new, found by the fuzzer): a recursive helper "
-       "called in a loop on a constant: name 'recursive_call' is not defined", [
-    'recursion-constant-in-loop:grad', 'recursion-constant-in-loop:jvp',
-    'recursion-constant-in-loop:hess',
 ])
 _known('issue 32 internal error on valid code: TypeError: can only assign an iterable', [
     'list-19-ys_1____x_3__x_0__:grad',

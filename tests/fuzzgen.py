@@ -67,11 +67,9 @@ AVOID_INT_CASTS = False        # root cause 2: an int or bool cast taken for ide
 AVOID_SHARING_CALLS = False    # root cause 3: ``z.conj()``, ``np.float64(z)``,
 #                                           ``np.nan_to_num(z, copy=False)`` return ``z``
 AVOID_RECURSION_SECOND_ORDER = False  # root cause 7 (the checker skips grad(grad))
-AVOID_RECURSION_IN_LOOPS = AVOID_KNOWN_BUGS  # internal error: a recursive helper called in a
-#                                           loop on a constant (``u *= h(0.25 * j, 2)``):
-#                                           "name 'recursive_call' is not defined"; and, in
-#                                           a branch, refused as "recursion_value() (a
-#                                           function held in a variable)"
+AVOID_RECURSION_IN_LOOPS = False         # fixed: a recursive helper called in a loop on
+#                                           a constant (``u *= h(0.25 * j, 2)``) read
+#                                           'recursive_call' undefined (Normalize._restore)
 AVOID_DEFAULT_REBINDING = False  # root cause 11: a default read at the call
 AVOID_VIEW_WRITES = AVOID_KNOWN_BUGS      # false refusals: a write through a view is refused
 AVOID_VIEW_METHOD = AVOID_KNOWN_BUGS      # false refusals: ``z.view()`` has no rule
@@ -79,9 +77,8 @@ AVOID_ITEM_UPDATED = AVOID_KNOWN_BUGS     # false refusals: ``g = a[0]; g *= ...
 #                                           helper's parameter, or ``M[-1, k]``), and
 #                                           ``a = z[2]; z[2] = ...`` where s2sad cannot tell
 #                                           that ``z`` is 1-d: "shares its memory with 'a'"
-AVOID_CONSTANT_RETURN_IN_LOOP = False  # internal error: a loop holding a `return`
-#                                           and an ``if 0.5 < 0.3:`` (a `return`, `continue`):
-#                                           "'result_1' is used before it is assigned"
+AVOID_CONSTANT_RETURN_IN_LOOP = False    # fixed: a loop holding a `return` and an
+#                                           ``if 0.5 < 0.3:`` read an unassigned 'result_1'
 
 
 class Choices:

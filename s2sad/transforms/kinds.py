@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
-from .. import trees
+from .. import registry, trees
 from .normalize import assigned_names
 from .resolve import (classify, is_append, is_setitem, modeled_type, namedtuple_class,
                       statement_parts, static_value)
@@ -525,7 +525,30 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             made = None
         if isinstance(made, type) and not modeled_type(made) and not namedtuple_class(made):
             return FOREIGN
+        if made_by_numpy(made):  # np.ma.array(...), np.asmatrix(...): a subclass whose
+            return FOREIGN       # operators are its own
     return ANY
+
+
+def made_by_numpy(func) -> bool:
+    """Is ``func`` a NumPy function without a rule from its packages of array subclasses
+    (``numpy.ma``, ``numpy.matrixlib``, ``numpy.char``, ``numpy.rec``), whose results have
+    operators of their own (``np.ma.array``, ``np.asmatrix``)?
+
+    >>> made_by_numpy(np.asmatrix), made_by_numpy(np.ma.array), made_by_numpy(np.unique)
+    (True, True, False)
+    """
+    module = getattr(func, "__module__", None) or ""
+    if not callable(func) or isinstance(func, type) or module.split(".")[0] != "numpy" or \
+            registry.lookup(func) is not None:
+        return False
+    code = getattr(func, "__code__", None)  # (np.asmatrix names numpy as its module)
+    where = f"{module}.{code.co_filename if code else ''}".replace("\\", "/")
+    return any(part in where for part in _SUBCLASS_PACKAGES)
+
+
+_SUBCLASS_PACKAGES = ("numpy.ma.", "/ma/", "/matrixlib/", "numpy.char.", "defchararray",
+                      "numpy.rec.", "/records.py")
 
 
 PY_FLOAT = Kind("scalar", "()", 0, py="float")

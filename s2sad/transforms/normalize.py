@@ -1307,12 +1307,12 @@ class Normalize:
                 dict(self.foreign), dict(self.foreign_cells), dict(root.foreign),
                 dict(root.foreign_cells), dict(root.source.extra),
                 dict(root.__dict__.get("_foreign_keys", {})), copy.deepcopy(self.namer.__dict__),
-                self.stmt)
+                self.stmt, dict(root.__dict__.get("_fixed", {})))
 
     def _restore(self, saved) -> None:
         root = self.root
         (out, n, current, node, temps, objects, carried, locals_, functions, foreign, cells,
-         root_foreign, root_cells, extra, keys, namer, stmt) = saved
+         root_foreign, root_cells, extra, keys, namer, stmt, fixed) = saved
         root.objects.clear()
         root.objects.update(objects)
         del out[n:]
@@ -1329,6 +1329,9 @@ class Normalize:
         if "_foreign_keys" in root.__dict__:
             root._foreign_keys.clear()
             root._foreign_keys.update(keys)
+        if "_fixed" in root.__dict__:  # (its names go with the namer's and extra's)
+            root._fixed.clear()
+            root._fixed.update(fixed)
         self.namer.__dict__.clear()
         self.namer.__dict__.update(namer)
         self.stmt = stmt

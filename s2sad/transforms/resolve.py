@@ -204,7 +204,13 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                           "a rule with @s2sad.defvjp, or call the function by its name.")
             else:  # pair[0](x), f(a)(x): the function is a value computed on the line
                 name = "this call"
+                advice = ("s2sad does not follow a function made by a call or an "
+                          "index (functools.partial(f, a)(b), Cls(a)(b) through __call__, "
+                          "pair[0](b)): call the function itself with all its arguments "
+                          "(f(a, b)), or register a rule with @s2sad.defvjp.")
             receiver = [func.value] if isinstance(func, gast.Attribute) else []
+            if isinstance(func, gast.Name):  # (the function itself may carry the input:
+                receiver = [func]            # functools.partial(np.power, x), S(x))
             return Op("unknown", receiver + list(value.args) + list(keywords.values()),
                       name=name, advice=advice)
         if namedtuple_class(target) and not keywords and \
