@@ -842,13 +842,6 @@ _known('issue 32 root cause 2: a cast to integer or bool differentiated as the i
     'create-full-like-int:grad', 'create-full-like-int:jvp', 'cast-store-into-int-slice:grad',
     'cast-store-into-int-slice:jvp',
 ])
-_known('issue 32 root cause 3: a call returning its argument or a view not followed as sharing memory', [
-    'view-astype-set:jvp', 'view-astype-augmented:jvp', 'mutate-augmented-via-list:grad',
-    'mutate-augmented-via-list:jvp', 'list-28-ys___-1__ys:grad',
-])
-_known('issue 32 root cause 4: a mutation through a call not known as mutating is ignored', [
-    'dict-06:grad', 'dict-06:jvp',
-])
 _known("issue 32 root cause 9: Python's ** of a negative float is complex", [
     'pow-negative-base-float:hess',
 ])
@@ -861,7 +854,4 @@ _known("issue 32 internal error on valid code (new, found by the fuzzer): a recu
        "called in a loop on a constant: name 'recursive_call' is not defined", [
     'recursion-constant-in-loop:grad', 'recursion-constant-in-loop:jvp',
     'recursion-constant-in-loop:hess',
-])
-_known('issue 32 internal error on valid code: TypeError: can only assign an iterable', [
-    'list-19-ys_1____x_3__x_0__:grad',
 ])
