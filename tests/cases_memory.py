@@ -346,8 +346,22 @@ def dict_merged_in_place_while_shared(x):
     return e["a"] + d["b"]
 
 
+def slot_augmented_holding_an_array_twice(x):
+    z = x * 1.0
+    ys = [z, z]
+    ys[0] += x  # <- here
+    return np.sum(ys[1] * x)
+
+
+def slot_augmented_of_a_repeated_list(x):
+    hs = [np.zeros(3)] * 2
+    hs[0] += x  # <- here
+    return np.sum(hs[1] * x)
+
+
 VIEWS += [slot_augmented_holding_an_array, dict_slot_augmented_holding_an_array,
-          dict_merged_in_place_while_shared]
+          dict_merged_in_place_while_shared, slot_augmented_holding_an_array_twice,
+          slot_augmented_of_a_repeated_list]
 
 
 # --- an in-place update of the differentiated argument, by any form of call or by `+=` ------

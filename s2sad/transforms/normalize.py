@@ -143,6 +143,7 @@ class Normalize:
         # anything else: a slot of a list or dict the function made changes only that
         self.made: set[str] = set()
         self.unmade: set[str] = set()
+        self.repeated: set[str] = set()  # lists that may hold one value in two slots
         self._blocks = 0
         self.callers: dict[int, str] = {}  # blocks the caller passed in -> argument
         # code s2sad generated (differentiated again) updates only what it made itself
@@ -717,6 +718,10 @@ class Normalize:
             made = self._made_here(value) or \
                 self._container_copy(value) is not None  # (a copy of a dict or list)
             (self.made if made else self.unmade).add(ssa)
+            if isinstance(value, gast.BinOp) and any(  # [h] * 2, ys + ys: a value in two
+                    isinstance(side, gast.List) or isinstance(side, gast.Name) and  # slots
+                    side.id in self.made for side in (value.left, value.right)):
+                self.repeated.add(ssa)
             return
         if isinstance(target, gast.Subscript):  # `z[0], z[1] = z[1], z[0]`: stored in its
             index = self.index(target.slice)    # turn, its index read then (as Python does)
@@ -1121,17 +1126,22 @@ class Normalize:
         if self.trusted or mine not in self.made or mine in self.unmade:
             return
         blocks = self.node.get(item, frozenset())
-        user = next((k for k, v in sorted(self.current.items()) if k != name and
-                     blocks & self.node.get(v, frozenset()) and self._read_later(stmt, k)),
-                    None)
+        others = sorted(k for k, v in self.current.items() if k != name and
+                        blocks & self.node.get(v, frozenset()))
+        user = next((k for k in others if self._read_later(stmt, k)), None)
+        if user is None and (others or mine in self.repeated) and \
+                self._read_later(stmt, name):
+            user = name  # (ys = [z, z] or [h] * 2: another slot may hold the same array)
         if user is None:
             return
-        op = _AUG[type(stmt.op)]
+        op, slot = _AUG[type(stmt.op)], unparse(stmt.target).strip()
+        shared = f"shared with {user!r}" if user != name else \
+            f"that another slot of {name!r} may hold (it is shared)"
         self.root.deferred.append((item, self.with_calls(self.source.syntax_error(
-            f"`{unparse(stmt.target)} {op}= ...` on a slot holding a value shared with "
-            f"{user!r}", stmt, f"If the slot holds an array, `{op}=` changes it in place, "
-            f"and {user!r} too. Write `{unparse(stmt.target)} = {unparse(stmt.target)} {op} "
-            f"...` for a new value, or put a copy in the slot (`{user}.copy()`)."))))
+            f"`{slot} {op}= ...` on a slot holding a value {shared}", stmt,
+            f"If the slot holds an array, `{op}=` changes it in place, and {user!r} too. "
+            f"Write `{slot} = {slot} {op} ...` for a new value, or put a copy in the slot "
+            "(`.copy()`)."))))
 
     # --- which values may share memory -----------------------------------------------
 
