@@ -472,3 +472,13 @@ def slot_augmented_holding_its_own_array(x):
 SAFE += [dict_merged_in_place, dict_merged, astype_copy_then_set, astype_copy_then_augmented,
          list_grown_in_a_loop_then_augmented, slot_augmented_holding_a_number,
          slot_augmented_holding_its_own_array]
+
+
+def list_slice_of_a_list_joined(x):
+    ys = [x[0] * 1.0, x[1] * 2.0, x[2] * 3.0]
+    ys = ys + [x[0]]
+    ys[0:2] = [x[2], x[0]]  # <- here
+    return ys[0] + 2.0 * ys[1] + 4.0 * ys[2]
+
+
+LIST_SLICES += [list_slice_of_a_list_joined]

@@ -365,6 +365,8 @@ def _join(a: Kind, b: Kind, name: str) -> Kind:
         if a.tag == b.tag == "array" and a.ndim == b.ndim:
             return Kind("array", name, a.ndim)  # the same rank on every path
         return Kind("numeric", name)
+    if a.tag == b.tag and a.tag in ("list", "tuple") and not a.fields and not b.fields:
+        return Kind(a.tag)  # (ys = [a, b]; ys = ys + [c]: a list, items not known)
     return ANY
 
 
