@@ -195,6 +195,13 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
         if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number
             raise error
+    for name, itself, error in normalizer.argument_updates:  # `x += v`, x the argument
+        tag = kinds.get(name, ANY).tag  # (a new list or dict holding its items: not)
+        if zero_d or tag != "scalar" and (itself or tag not in ("list", "dict", "tuple")):
+            raise error
+    for name, error in normalizer.list_slices:  # `ys[1:] = v` on a list: refused
+        if kinds.get(name, ANY).tag == "list":
+            raise error
     _refuse_arithmetic_on_dicts(normalized, kinds, source)
     if aux is not None:
         refuse_unpaired(normalized, kinds, source)

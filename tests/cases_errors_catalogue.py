@@ -220,6 +220,19 @@ def augments_shared(x):
     return np.sum(z)
 
 
+def augments_a_slot(x):
+    z = x * 1.0
+    ys = [z]
+    ys[0] += x  # <- here
+    return np.sum(z)
+
+
+def assigns_a_list_slice(x):
+    ys = [x[0], x[1], x[2]]
+    ys[1:] = [x[0]]  # <- here
+    return ys[0] * ys[1]
+
+
 def imports_inside(x):
     import math  # <- here
     return math.sin(x)

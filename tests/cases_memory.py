@@ -320,3 +320,165 @@ def number_stored_then_augmented(x):
 
 
 SLOTS += [number_stored_then_augmented]
+
+
+# --- `ys[0] += v` on a list or dict made here runs `+=` on the slot's value: an array there
+# changes in place, and every name that holds it -------------------------------------------
+
+def slot_augmented_holding_an_array(x):
+    z = x * 1.0
+    ys = [z]
+    ys[0] += x  # <- here
+    return np.sum(z * z)
+
+
+def dict_slot_augmented_holding_an_array(x):
+    z = x * 1.0
+    d = {"z": z}
+    d["z"] += x  # <- here
+    return np.sum(z * z)
+
+
+def dict_merged_in_place_while_shared(x):
+    d = {"a": x[0], "b": x[1]}
+    e = d
+    d |= {"a": x[2]}  # <- here
+    return e["a"] + d["b"]
+
+
+def slot_augmented_holding_an_array_twice(x):
+    z = x * 1.0
+    ys = [z, z]
+    ys[0] += x  # <- here
+    return np.sum(ys[1] * x)
+
+
+def slot_augmented_of_a_repeated_list(x):
+    hs = [np.zeros(3)] * 2
+    hs[0] += x  # <- here
+    return np.sum(hs[1] * x)
+
+
+VIEWS += [slot_augmented_holding_an_array, dict_slot_augmented_holding_an_array,
+          dict_merged_in_place_while_shared, slot_augmented_holding_an_array_twice,
+          slot_augmented_of_a_repeated_list]
+
+
+# --- an in-place update of the differentiated argument, by any form of call or by `+=` ------
+
+def view_of_argument_filled(x):
+    x.reshape(3).fill(2.0)  # <- here
+    return np.sum(x)
+
+
+def view_of_argument_sorted(x):
+    np.asarray(x).sort()  # <- here
+    return x[0] * 2.0 + x[1]
+
+
+def argument_augmented(x):
+    x += 1.0  # <- here
+    return np.sum(x * x)
+
+
+ARGUMENT_UPDATES = [view_of_argument_filled, view_of_argument_sorted, argument_augmented]
+
+
+def bound_method_held(x):
+    z = x * 1.0
+    fill = z.fill
+    fill(2.0)  # <- here
+    return np.sum(z * x)
+
+
+# --- an assignment to a slice of a list: Python may change its length and copies the right
+# side first; refused at the line -------------------------------------------------------------
+
+def list_slice_reversed_from_itself(x):
+    ys = [x[0], 2.0 * x[1], 3.0 * x[2]]
+    ys[::-1] = ys  # <- here
+    return ys[0] + 2.0 * ys[1] + 4.0 * ys[2]
+
+
+def list_slice_given_fewer_items(x):
+    ys = [x[0], 2.0 * x[1], 3.0 * x[2]]
+    ys[1:] = [x[2] * x[0]]  # <- here
+    return ys[0] + 2.0 * ys[-1]
+
+
+def _three(x):
+    return [x[0] * 1.0, x[1] * 2.0, x[2] * 3.0]
+
+
+def list_slice_of_a_helper_list(x):
+    ys = _three(x)
+    ys[1:] = [x[2], x[0]]  # <- here
+    return ys[0] + 2.0 * ys[1] + 4.0 * ys[-1]
+
+
+LIST_SLICES = [list_slice_reversed_from_itself, list_slice_given_fewer_items,
+               list_slice_of_a_helper_list]
+
+
+# --- valid: modeled as Python and NumPy define them --------------------------------------------
+
+def dict_merged_in_place(x):
+    d = {"a": x[0], "b": x[1]}
+    d |= {"a": x[2] * x[0]}
+    return d["a"] + d["b"] * d["b"]
+
+
+def dict_merged(x):
+    d = {"a": x[0], "b": x[1]}
+    e = d | {"c": x[2] * x[0]}
+    return e["a"] * e["c"] + d["b"] * d["a"]
+
+
+def astype_copy_then_set(x):
+    z = x * 1.0
+    y = z.astype(np.float64)  # a copy (copy=True): the update leaves z as it was
+    y[2] = 3.0 * x[0]
+    return np.sum(z * z) + np.sum(y) * x[1]
+
+
+def astype_copy_then_augmented(x):
+    z = x * 1.0
+    y = np.astype(z, np.float64) if hasattr(np, "astype") else z.astype(np.float64)
+    y += x * x
+    return np.sum(z * z) + np.sum(y) * x[1]
+
+
+def list_grown_in_a_loop_then_augmented(x):
+    ys = [0.0]
+    for i in range(3):
+        a = ys[-1]
+        a += x[i]
+        ys.append(a)
+    return ys[-1] * ys[-2]
+
+
+def slot_augmented_holding_a_number(x):
+    ys = [x[0] * 1.0, x[1] * 2.0]
+    ys[0] += x[2]
+    return ys[0] * ys[1]
+
+
+def slot_augmented_holding_its_own_array(x):
+    hs = [x * (1.0 + i) for i in range(2)]
+    hs[1] += x * x
+    return np.sum(hs[0] * hs[1])
+
+
+SAFE += [dict_merged_in_place, dict_merged, astype_copy_then_set, astype_copy_then_augmented,
+         list_grown_in_a_loop_then_augmented, slot_augmented_holding_a_number,
+         slot_augmented_holding_its_own_array]
+
+
+def list_slice_of_a_list_joined(x):
+    ys = [x[0] * 1.0, x[1] * 2.0, x[2] * 3.0]
+    ys = ys + [x[0]]
+    ys[0:2] = [x[2], x[0]]  # <- here
+    return ys[0] + 2.0 * ys[1] + 4.0 * ys[2]
+
+
+LIST_SLICES += [list_slice_of_a_list_joined]

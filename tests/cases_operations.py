@@ -829,15 +829,3 @@ def _known(reason: str, keys: list[str]) -> None:
     for key in keys:
         assert key not in KNOWN, key
         KNOWN[key] = reason
-
-
-_known('issue 32 root cause 3: a call returning its argument or a view not followed as sharing memory', [
-    'view-astype-set:jvp', 'view-astype-augmented:jvp', 'mutate-augmented-via-list:grad',
-    'mutate-augmented-via-list:jvp', 'list-28-ys___-1__ys:grad',
-])
-_known('issue 32 root cause 4: a mutation through a call not known as mutating is ignored', [
-    'dict-06:grad', 'dict-06:jvp',
-])
-_known('issue 32 internal error on valid code: TypeError: can only assign an iterable', [
-    'list-19-ys_1____x_3__x_0__:grad',
-])

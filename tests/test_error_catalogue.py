@@ -107,6 +107,11 @@ SYNTAX = [
      "storing into 'y' before the right side's `y[0]` is stored", "e.g. `y[0].copy()`"),
     ("augment-shared", C.augments_shared, "`y += ...` on a value shared with 'z'",
      "Write `y = y + ...`"),
+    ("augment-slot", C.augments_a_slot,
+     "`ys[0] += ...` on a slot holding a value shared with 'z'",
+     "Write `ys[0] = ys[0] + ...`"),
+    ("list-slice-assignment", C.assigns_a_list_slice,
+     "an assignment to a slice of the list 'ys'", "Build a new list"),
     ("import-inside", C.imports_inside, "`import` inside the function", "Import at module level"),
     ("raise", C.raises, "`raise` statement", "Check inputs before calling the gradient"),
     ("assert", C.asserts, "`assert` statement", "Check inputs before calling the gradient"),
@@ -122,7 +127,8 @@ SYNTAX = [
 ]
 
 ARGS = {C.updates_argument: (ARRAY,), C.updates_shared: (ARRAY,), C.augments_shared: (ARRAY,),
-        C.stores_rows_in_turn: (ARRAY,),
+        C.stores_rows_in_turn: (ARRAY,), C.augments_a_slot: (ARRAY,),
+        C.assigns_a_list_slice: (ARRAY,),
         C.recursive: (1.5, 3), C.set_comprehension: (ARRAY,), C.dict_comprehension: (ARRAY,),
         C.calls_with_double_star: (ARRAY,), C.starred_assignment: (ARRAY,),
         C.sorts_argument: (ARRAY,), C.fills_argument: (ARRAY,),

@@ -99,3 +99,33 @@ def test_forward_and_second_order_agree_with_central_differences(func):
     columns = [(s2sad.grad(func)(X + 1e-5 * e) - s2sad.grad(func)(X - 1e-5 * e)) / 2e-5
                for e in np.eye(3)]
     np.testing.assert_allclose(hessian, np.array(columns).T, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("func", cases.ARGUMENT_UPDATES, ids=lambda f: f.__name__)
+def test_in_place_update_of_the_argument_is_refused_in_every_form(func):
+    for make in (s2sad.grad, lambda f: (lambda x: s2sad.jvp(f)(x)[1](np.ones(3)))):
+        x = X.copy()
+        with pytest.raises(s2sad.UnsupportedSyntaxError,
+                           match="in-place update of the argument 'x'") as info:
+            make(func)(x)
+        located(info.value, func)
+        assert np.array_equal(x, X)
+
+
+def test_a_bound_method_held_by_a_variable_is_refused():
+    for make in (s2sad.grad, lambda f: (lambda x: s2sad.jvp(f)(x)[1](np.ones(3)))):
+        with pytest.raises(s2sad.NoDerivativeError, match="does not know whether it changes") \
+                as info:
+            make(cases.bound_method_held)(X.copy())
+        located(info.value, cases.bound_method_held)
+        assert "z.fill" in str(info.value)
+
+
+@pytest.mark.parametrize("func", cases.LIST_SLICES, ids=lambda f: f.__name__)
+def test_assignment_to_a_slice_of_a_list_is_refused(func):
+    for make in (s2sad.grad, lambda f: (lambda x: s2sad.jvp(f)(x)[1](np.ones(3)))):
+        with pytest.raises(s2sad.UnsupportedSyntaxError,
+                           match="assignment to a slice of the list 'ys'") as info:
+            make(func)(X.copy())
+        located(info.value, func)
+        assert "Build a new list" in str(info.value)

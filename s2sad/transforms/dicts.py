@@ -153,6 +153,9 @@ class DictViews(trees.Transformer):
             node.value = gast.Call(self.load("list"), [copied], [])  # xs.copy(): list(xs)
             self.changed = True
             return node
+        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.BitOr) and \
+                self.keys(value.left) is not None and self.keys(value.right) is not None:
+            value = node.value = gast.Dict([None, None], [value.left, value.right])  # d | e
         if isinstance(value, gast.Dict) and any(k is None for k in value.keys):
             return self.unpacked(node)
         if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)):

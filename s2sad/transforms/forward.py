@@ -466,7 +466,12 @@ def _substitute(value, replace: dict):
     raise TypeError(type(value).__name__)
 
 
+_PASSING = ("cast_like", "broadcast_like")  # (each returns its tangent itself where no cast
+# or spread is needed: the tangent of y = z.astype(np.float64), a copy, would be d_z)
+
+
 def _may_alias(expr) -> bool:
     """Might ``expr`` be (a view of) another tangent?"""
     return isinstance(expr, (gast.Name, gast.Subscript)) or (
-        isinstance(expr, gast.Call) and False)
+        isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and
+        expr.func.id in _PASSING and bool(expr.args) and _may_alias(expr.args[0]))

@@ -343,7 +343,11 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                                 for i, item in enumerate(kind.items)), fields=kind.fields)
 
     walk(tree.body)
-    walk(tree.body)  # a second pass settles what loops carry around
+    for _ in range(8):  # more passes, until what loops carry around settles (a list grown
+        before = dict(kinds)  # in a loop: its items' kinds)
+        walk(tree.body)
+        if kinds == before:
+            break
     return kinds
 
 
@@ -361,6 +365,8 @@ def _join(a: Kind, b: Kind, name: str) -> Kind:
         if a.tag == b.tag == "array" and a.ndim == b.ndim:
             return Kind("array", name, a.ndim)  # the same rank on every path
         return Kind("numeric", name)
+    if a.tag == b.tag and a.tag in ("list", "tuple") and not a.fields and not b.fields:
+        return Kind(a.tag)  # (ys = [a, b]; ys = ys + [c]: a list, items not known)
     return ANY
 
 
@@ -420,6 +426,9 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                 not isinstance(getattr(value, "op", None), (gast.MatMult, gast.Not)) and \
                 not (isinstance(value.op, gast.Pow) and parts[1].py != "int"):
             return PY_FLOAT  # ((-8.0) ** (1 / 3) is complex)
+        if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)) \
+                and parts[0].tag == "scalar" and parts[0].py == "int":
+            return parts[0]  # -1: a Python int (ys[-1] is an item of the list)
     op = classify(value, source, local_names)
     if op.kind == "copy":
         return of(value)

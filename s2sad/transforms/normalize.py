@@ -44,7 +44,8 @@ from .higher import is_generated
 
 
 _AUG = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
-        gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
+        gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%", gast.BitOr: "|",
+        gast.BitAnd: "&", gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>"}
 
 
 # the kinds of value a local name may hold whose methods' facts are known (x.fill(v): an
@@ -142,6 +143,7 @@ class Normalize:
         # anything else: a slot of a list or dict the function made changes only that
         self.made: set[str] = set()
         self.unmade: set[str] = set()
+        self.repeated: set[str] = set()  # lists that may hold one value in two slots
         self._blocks = 0
         self.callers: dict[int, str] = {}  # blocks the caller passed in -> argument
         # code s2sad generated (differentiated again) updates only what it made itself
@@ -151,6 +153,11 @@ class Normalize:
         # (names, error): a call of a function s2sad does not know given a value that
         # may share memory with these names; an error where one is active and not a number
         self.unknown_calls: list[tuple[set, Exception]] = []
+        # (name, error): `ys[1:] = v`, an error where the kinds say ys is a list
+        self.list_slices: list[tuple[str, Exception]] = []
+        # (name, is the argument itself, error): `x += e` on a value sharing the caller's
+        # memory, an error where x is an array (or is the argument's own list or dict)
+        self.argument_updates: list[tuple[str, bool, Exception]] = []
         self.temps: set[str] = set()  # name -> the local it may share memory with
         self.out: list = []
         self.stmt = None
@@ -243,6 +250,7 @@ class Normalize:
             index = self.index(target.slice)
             base = self.name(target.value)
             old = self.to_atom(gast.Subscript(base, clone(index), gast.Load()))
+            self._refuse_slot_update(stmt, target.value.id, old.id)
             new = self.to_atom(gast.BinOp(old, stmt.op, self.atom(stmt.value)))
             self.setitem(stmt, target, index, new)
             return
@@ -709,6 +717,10 @@ class Normalize:
             made = self._made_here(value) or \
                 self._container_copy(value) is not None  # (a copy of a dict or list)
             (self.made if made else self.unmade).add(ssa)
+            if isinstance(value, gast.BinOp) and any(  # [h] * 2, ys + ys: a value in two
+                    isinstance(side, gast.List) or isinstance(side, gast.Name) and  # slots
+                    side.id in self.made for side in (value.left, value.right)):
+                self.repeated.add(ssa)
             return
         if isinstance(target, gast.Subscript):  # `z[0], z[1] = z[1], z[0]`: stored in its
             index = self.index(target.slice)    # turn, its index read then (as Python does)
@@ -838,6 +850,14 @@ class Normalize:
                     f"{holder!r} in place where the reverse sweep cannot see it", stmt,
                     "Give the list a name of its own, append to it (or build it whole), and "
                     "put it in afterwards.")
+            elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and \
+                    callee is None and mutating and self._may_return_argument(func.value):
+                names = [n.id for n in trees.walk(func.value) if isinstance(n, gast.Name)
+                         and n.id in self.locals and n.id in self.current]
+                if not names:
+                    continue  # (np.zeros(3).fill(v): a value made on the line)
+                changed, what = names[0], f"`{unparse(func).strip()}(...)`"
+                hint = method.advice.format(n=changed)  # x.reshape(3).fill(v) changes x
             elif any(k.arg == "out" for k in node.keywords):
                 out = next(k.value for k in node.keywords if k.arg == "out")
                 if isinstance(out, gast.Constant) and out.value is None:
@@ -874,6 +894,24 @@ class Normalize:
             raise self.source.syntax_error(
                 f"{what}, which changes {changed!r} in place where the reverse sweep cannot "
                 "see it", stmt, hint or "Compute a new value and assign it.")
+
+    def _may_return_argument(self, call) -> bool:
+        """May ``call`` (user code, not normalized) return one of its arguments, or a view
+        of one (``x.reshape(3)``, ``np.asarray(x)``)? A new container holding the same items
+        (``sorted(ys)``, ``ys.copy()``) is not: changing it leaves the argument as it was."""
+        callee = self._callee(call.func)
+        if callee is None and isinstance(call.func, gast.Attribute):
+            found = self._method_facts(call.func.attr)
+            if call.func.attr == "copy" and found is not None:
+                return False  # (an array's, a list's, a dict's copy)
+        else:
+            found = registry.facts(callee)
+        if found is None:
+            return True
+        if found.returns_view_of == "*":
+            import builtins
+            return getattr(callee, "__module__", None) not in (builtins.__name__, copy.__name__)
+        return bool(found.returns_view_of or found.uncopied_view_of)
 
     def _refuse_object_changes(self, stmt, parts=None):
         """A list of objects changed in place (``self.layers.append(l)``, ``layers[0] =
@@ -996,6 +1034,8 @@ class Normalize:
                 f"Copy it first (`{name} = {name}.copy()`) and update the copy.")
         mine = self.current[name]
         if mine in self.made and mine not in self.unmade:  # its slot, not what it holds
+            if isinstance(index, gast.Slice) and not self.trusted:
+                raise self._list_slice_error(stmt, name)
             holder = None if self.trusted else next((h for h in sorted(self.holders.get(
                 mine, ())) if h != name and self._read_later(stmt, h)), None)
             if holder is not None:
@@ -1027,6 +1067,9 @@ class Normalize:
                 raise error
             # `a = z[2]` shares nothing if it is a number: refused once the kinds say it is not
             self.root.deferred.append((self.current[reader], self.with_calls(error)))
+        if isinstance(index, gast.Slice) and not self.trusted:  # (a list from a helper)
+            self.root.list_slices.append((mine, self.with_calls(self._list_slice_error(
+                stmt, name))))
         subscript = gast.Subscript(self.load(mine), index, gast.Store())
         self.emit(gast.Assign([subscript], value, None))
 
@@ -1046,6 +1089,14 @@ class Normalize:
                     f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes the caller's "
                     f"{self.passed_names[param]!r} too. Write `{target.id} = {target.id} "
                     f"{_AUG[type(stmt.op)]} ...` for a new value."))))
+        owner = self.caller_of(mine) if mine is not None and user is None and \
+            self.parent is None and not self.trusted else None
+        if owner is not None:  # x += v on the argument x: the caller's array changes
+            self.root.argument_updates.append((mine, mine == owner, self.source.syntax_error(
+                f"an in-place update of the argument {owner!r}", stmt,
+                f"If it is an array, `{target.id} {_AUG[type(stmt.op)]}= ...` changes the "
+                f"caller's value. Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` "
+                "for a new value.")))
         if mine is not None and user is not None:
             # on numbers `+=` makes a new value: refused later, once the kinds say an array
             self.root.deferred.append((mine, self.with_calls(self.source.syntax_error(
@@ -1056,6 +1107,40 @@ class Normalize:
         value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
                                               stmt.op, stmt.value), stmt)
         self.statement(gast.copy_location(gast.Assign([target], value, None), stmt))
+
+    def _list_slice_error(self, stmt, name: str):
+        """``ys[1:] = [a, b]``, ``ys[::-1] = ys`` on a list: Python may change its length
+        and copies an iterable of any kind first; s2sad refuses it at the line."""
+        return self.source.syntax_error(
+            f"an assignment to a slice of the list {name!r}", stmt,
+            "It may change the list's length, and copies any iterable first. Build a new "
+            f"list instead: `{name} = {name}[:i] + [...] + {name}[j:]`.")
+
+    def _refuse_slot_update(self, stmt, name: str, item: str) -> None:
+        """``ys[0] += v`` on a list (or dict) made here: Python runs ``item += v`` on the
+        slot's value, so an array there (``ys = [z]``) changes in place, and ``z`` with it.
+        Refused once the kinds say ``item`` is not a number, where another name that
+        shares its memory is read later."""
+        mine = self.current.get(name)
+        if self.trusted or mine not in self.made or mine in self.unmade:
+            return
+        blocks = self.node.get(item, frozenset())
+        others = sorted(k for k, v in self.current.items() if k != name and
+                        blocks & self.node.get(v, frozenset()))
+        user = next((k for k in others if self._read_later(stmt, k)), None)
+        if user is None and (others or mine in self.repeated) and \
+                self._read_later(stmt, name):
+            user = name  # (ys = [z, z] or [h] * 2: another slot may hold the same array)
+        if user is None:
+            return
+        op, slot = _AUG[type(stmt.op)], unparse(stmt.target).strip()
+        shared = f"shared with {user!r}" if user != name else \
+            f"that another slot of {name!r} may hold (it is shared)"
+        self.root.deferred.append((item, self.with_calls(self.source.syntax_error(
+            f"`{slot} {op}= ...` on a slot holding a value {shared}", stmt,
+            f"If the slot holds an array, `{op}=` changes it in place, and {user!r} too. "
+            f"Write `{slot} = {slot} {op} ...` for a new value, or put a copy in the slot "
+            "(`.copy()`)."))))
 
     # --- which values may share memory -----------------------------------------------
 
@@ -1141,8 +1226,9 @@ class Normalize:
         if isinstance(value, gast.Attribute):
             if not (isinstance(value.value, gast.Name) and value.value.id in self.node):
                 return []  # (np.pi, a module's constant)
-            found = self._method_facts(value.attr)  # x.T, x.real: views; x.shape: not
-            return self.views(value.value) if found is None or found.returns_view_of else []
+            found = self._method_facts(value.attr)  # x.T, x.real: views; x.shape: not;
+            return self.views(value.value) if found is None or found.returns_view_of or \
+                found.mutates else []  # (x.fill: a bound method holding x, which it changes)
         if isinstance(value, (gast.Tuple, gast.List)):
             return [n for elt in value.elts for n in self.views(elt)]
         if isinstance(value, gast.Dict):
@@ -1219,6 +1305,18 @@ class Normalize:
             return
         given = [a for a in args + [k.value for k in call.keywords]
                  if isinstance(a, gast.Name) and a.id in self.node]
+        if isinstance(call.func, gast.Name) and call.func.id in self.node:
+            held = call.func.id  # (fill = z.fill; fill(1.0): the method holds z)
+            shown = self.namer.users.get(held, held)
+            self.root.unknown_calls.append((
+                {held} | {n for n, o in self.node.items() if o & self.node[held]},
+                self.with_calls(self.source.error(
+                    NoDerivativeError, f"{shown}(...), which calls a value held by a "
+                    "variable that reaches a value the gradient follows (a bound method: "
+                    f"`{shown} = z.fill`); s2sad does not know whether it changes that value "
+                    "in place", call, "Call the method on the value itself "
+                    "(`z.fill(v)` is refused or followed where s2sad knows what it does).")))
+                )
         if not given:
             return
         dotted = self._dotted(call.func) if not isinstance(call.func, gast.Name) or \
