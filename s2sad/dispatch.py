@@ -92,7 +92,7 @@ def guard(desc, name: str, constants: dict) -> str:
     """
     if isinstance(desc, str) and desc in _PYTHON:  # (a bool, described as "int" too, goes
         return f"type({name}) is {desc}"           # the general way)
-    if isinstance(desc, tuple) and desc[0] == "nd":
+    if isinstance(desc, tuple) and desc[0] == "nd" and len(desc) == 3:
         return f"type({name}) is ndarray and {name}.ndim == {desc[1]} and " \
                f"{name}.dtype.kind == {desc[2]!r}"
     if isinstance(desc, tuple) and desc[0] == "object":

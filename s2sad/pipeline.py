@@ -190,7 +190,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
         kinds = infer_kinds(normalized, {**numbers, **arg_kinds}, source, local_names)
         views = DictViews(kinds, namer)
         stages.append(("dict_views", normalized))
-    zero_d = any(isinstance(d, tuple) and d[0] in ("nd", "cupy") and d[1] == 0
+    zero_d = any(isinstance(d, tuple) and d[0] in ("nd", "cupy") and d[1] == 0 and len(d) == 3
                  for d in descriptors)
     for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
         if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number

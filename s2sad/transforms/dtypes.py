@@ -72,7 +72,7 @@ def _described(desc):
         return UNKNOWN
     if desc[0] == "object":  # (a user's object: its arrays taken as floats, as always)
         return ("f", "o")
-    if desc[0] in ("nd", "cupy") and len(desc) == 3:
+    if desc[0] in ("nd", "cupy") and len(desc) >= 3:
         return (_kind_of_dtype(desc[2]), "a")
     if desc[0] in ("list", "tuple") and len(desc) >= 2:
         return (_join_kinds(_described(d)[0] for d in desc[1]), "s")

@@ -83,8 +83,8 @@ def describe(value):
                 cached = _UNIFORM[key] = (kind.__name__, (_PY[item],) * len(value))
                 return cached
         return (kind.__name__, tuple(map(describe, value)))
-    if isinstance(value, np.generic):
-        return ("nd", 0, value.dtype.kind)
+    if isinstance(value, np.generic):  # (a NumPy number: unlike a 0-d array, immutable)
+        return ("nd", 0, value.dtype.kind, "number")
     if kind is dict:
         return ("dict", tuple((k, describe(v)) for k, v in value.items()))
     if isinstance(value, tuple) and namedtuple_class(kind):

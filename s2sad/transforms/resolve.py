@@ -432,7 +432,7 @@ def argument_dtypes(tree: gast.FunctionDef, params, descriptors) -> dict:
     stored = {n.id for n in trees.walk(tree)
               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     return {p: d[2] for p, d in zip(params, descriptors or ())
-            if type(d) is tuple and len(d) == 3 and d[0] in ("nd", "cupy") and
+            if type(d) is tuple and len(d) >= 3 and d[0] in ("nd", "cupy") and
             isinstance(d[2], str) and p not in stored}
 
 

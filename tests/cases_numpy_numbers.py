@@ -1,0 +1,14 @@
+"""Functions that update a NumPy number argument in place, for tests/test_numpy_numbers.py."""
+
+import numpy as np
+
+
+def add_to_argument(x):
+    x += 1.0
+    return x * x
+
+
+def divide_in_a_loop(x, n):
+    for _ in range(n):
+        x /= 1.0 + np.square(x)
+    return x * 2.0
