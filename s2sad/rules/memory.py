@@ -123,3 +123,6 @@ deffacts(np.copyto, np.put, np.place, np.putmask, np.fill_diagonal, np.put_along
 deffacts(np.random.Generator.shuffle, np.random.RandomState.shuffle, random.Random.shuffle,
          advice="Shuffle a copy: `{n} = rng.permutation({n})`.", mutates=(1,))
 deffacts(np.ufunc.at, advice=_NEW_ARRAY, mutates=(1,))
+# written in C: their signatures, where `out` is found by position, are not readable on every
+# NumPy (2.2's), so their output array is declared
+deffacts(np.dot, np.concatenate, mutates=(2, "out"))
