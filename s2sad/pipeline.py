@@ -135,6 +135,11 @@ def compile_gradient(func, *args, **kwargs) -> Compiled:
     return compiled
 
 
+def _numpy_number(desc) -> bool:
+    """Is ``desc`` a NumPy number's description (``np.float64(0.5)``), not a 0-d array's?"""
+    return isinstance(desc, tuple) and len(desc) == 4 and desc[3] == "number"
+
+
 def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool = False,
                      with_value: bool = False, arg_descriptors=None,
                      as_tuple: bool = False, target: str = "numpy",
@@ -195,7 +200,10 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
         if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number
             raise error
-    for name, itself, error in normalizer.argument_updates:  # `x += v`, x the argument
+    given = dict(zip(params, descriptors))
+    for name, owner, itself, error in normalizer.argument_updates:  # `x += v`, x the argument
+        if given.get(owner) in ("float", "int", "complex") or _numpy_number(given.get(owner)):
+            continue  # (the caller's number is immutable: x names a new value from here)
         tag = kinds.get(name, ANY).tag  # (a new list or dict holding its items: not)
         if zero_d or tag != "scalar" and (itself or tag not in ("list", "dict", "tuple")):
             raise error

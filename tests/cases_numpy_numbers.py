@@ -12,3 +12,9 @@ def divide_in_a_loop(x, n):
     for _ in range(n):
         x /= 1.0 + np.square(x)
     return x * 2.0
+
+
+def becomes_an_array_in_a_loop(x, v):
+    for _ in range(3):
+        x *= np.tanh(v)
+    return np.sum(x)

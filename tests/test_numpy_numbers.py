@@ -35,3 +35,20 @@ def test_update_of_a_numpy_number_argument(func, rest):
 def test_update_of_a_zero_d_array_argument_is_refused():
     with pytest.raises(s2sad.S2sadError, match="in-place update of the argument 'x'"):
         s2sad.grad(C.add_to_argument)(np.array(0.7))
+
+
+@pytest.mark.parametrize("number", [0.7, np.float64(0.7)], ids=["float", "numpy-number"])
+def test_a_number_argument_updated_into_an_array(number):
+    """``x *= v`` makes ``x`` an array in the first turn; the caller's number is left as it
+    is, so the later turns change the function's own array, not the caller's."""
+    v = np.array([0.3, -0.5, 0.9])
+    expected = (C.becomes_an_array_in_a_loop(0.7 + 1e-6, v) -
+                C.becomes_an_array_in_a_loop(0.7 - 1e-6, v)) / 2e-6
+    assert np.isclose(s2sad.grad(C.becomes_an_array_in_a_loop)(number, v), expected, rtol=1e-6)
+    value, pushforward = s2sad.jvp(C.becomes_an_array_in_a_loop)(number, v)
+    assert np.isclose(pushforward(1.0), expected, rtol=1e-6)
+
+
+def test_a_zero_d_array_argument_updated_in_a_loop_is_refused():
+    with pytest.raises(s2sad.S2sadError, match="in-place update of the argument 'x'"):
+        s2sad.grad(C.becomes_an_array_in_a_loop)(np.array(0.7), np.array([0.3, -0.5, 0.9]))

@@ -157,7 +157,7 @@ class Normalize:
         self.list_slices: list[tuple[str, Exception]] = []
         # (name, is the argument itself, error): `x += e` on a value sharing the caller's
         # memory, an error where x is an array (or is the argument's own list or dict)
-        self.argument_updates: list[tuple[str, bool, Exception]] = []
+        self.argument_updates: list[tuple[str, str, bool, Exception]] = []
         self.temps: set[str] = set()  # name -> the local it may share memory with
         self.out: list = []
         self.stmt = None
@@ -1092,11 +1092,12 @@ class Normalize:
         owner = self.caller_of(mine) if mine is not None and user is None and \
             self.parent is None and not self.trusted else None
         if owner is not None:  # x += v on the argument x: the caller's array changes
-            self.root.argument_updates.append((mine, mine == owner, self.source.syntax_error(
+            error = self.source.syntax_error(
                 f"an in-place update of the argument {owner!r}", stmt,
                 f"If it is an array, `{target.id} {_AUG[type(stmt.op)]}= ...` changes the "
                 f"caller's value. Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` "
-                "for a new value.")))
+                "for a new value.")
+            self.root.argument_updates.append((mine, owner, mine == owner, error))
         if mine is not None and user is not None:
             # on numbers `+=` makes a new value: refused later, once the kinds say an array
             self.root.deferred.append((mine, self.with_calls(self.source.syntax_error(
