@@ -1,0 +1,552 @@
+"""Aliasing: ``y = x[1:]; y += 1.0`` changes ``x`` too, so it is refused where ``x`` is
+differentiated.
+
+Each local name maps to the memory blocks its value may use (``Normalize.node``); two names
+may alias when their sets meet. Views (``x[1:]``, ``x.T``, ``np.reshape``) share their
+argument's blocks, copies get new ones, and a call s2sad does not know shares what it was
+given. An in-place update (``x += e``, ``y[i] = v``, a mutating method or function) on a
+value that may alias one still read later, or the caller's argument, is refused at the
+user's line, or deferred until the kinds say whether the value is a number. This is a
+may-alias analysis: it over-approximates, so it never misses an alias.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+import numpy as np
+
+from .. import trees
+from .. import registry
+from ..codegen import unparse
+from ..errors import NoDerivativeError
+
+
+_AUG = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+        gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%", gast.BitOr: "|",
+        gast.BitAnd: "&", gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>"}
+
+
+# the kinds of value a local name may hold whose methods' facts are known (x.fill(v): an
+# array's, x.sort(): an array's or a list's)
+_RECEIVERS = (np.ndarray, list, dict, tuple)
+
+
+def _copy_position(func) -> int | None:
+    """The position of ``func``'s ``copy`` parameter (``np.nan_to_num(x, False)``), or
+    None."""
+    try:
+        parameters = list(registry.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    for i, p in enumerate(parameters):
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            return None
+        if p.name == "copy":
+            return i
+    return None
+
+
+def _mutated_argument(call, facts):
+    """``(how, argument, advice)`` for an argument of ``call`` that ``facts`` say the
+    function writes into, given by position (``how``: ``"out"`` for its output array,
+    else ``"in place"``); None if none (``out=`` by keyword is found by its name)."""
+    if facts is None:
+        return None
+    for position in facts.mutates:
+        if isinstance(position, int) and position < len(call.args) and \
+                not any(isinstance(a, gast.Starred) for a in call.args[:position + 1]):
+            arg = call.args[position]
+            if isinstance(arg, gast.Constant) and arg.value is None:
+                continue
+            return "out" if "out" in facts.mutates else "in place", arg, facts.advice
+    return None
+
+
+class Aliasing:
+    """The memory of :class:`Normalize`: which names may share memory, and unsafe updates refused."""
+
+    def _stored_before_read(self, target, later, shown) -> None:
+        """``z[0:2], z[2:4] = z[2:4], z[0:2]``: Python stores the parts in turn, so a part
+        stored later that is a view of ``z`` (a slice, a row) holds the values the earlier
+        store wrote. Refused when such a part may share ``z``'s memory (unless it turns out
+        a number: ``z[1]`` of a vector is a copy)."""
+        if not isinstance(target, gast.Subscript) or self.trusted:
+            return
+        name = target.value.id
+        mine = self.current.get(name)
+        if mine is None or mine in self.made and mine not in self.unmade:
+            return  # (a list's slot: storing into it changes no item)
+        blocks = self.node.get(mine, frozenset())
+        for k, part in enumerate(later):
+            if not isinstance(part, gast.Name) or not blocks & self.node.get(part.id, blocks):
+                continue
+            what = f"`{unparse(shown[k]).strip()}`" if k < len(shown) else "a part"
+            error = self.source.syntax_error(
+                f"storing into {name!r} before the right side's {what} is stored: it may be "
+                f"a view of {name!r}, so Python would store the values changed", self.stmt,
+                f"Copy what the right side reads from {name!r} first, e.g. "
+                f"`{what.strip('`')}.copy()`." if k < len(shown) else
+                f"Copy what the right side reads from {name!r} first (`.copy()`).")
+            self.root.deferred.append((part.id, self.with_calls(error)))
+            return
+
+    def _made_here(self, value) -> bool:
+        """Is ``value`` a list or dict made here, that no other name holds: a display, a
+        comprehension's list, ``[h] * n``, ``[a] + ys``, ``list(...)`` (a copy)? A slot
+        of it may be set: that changes the slot, not the values the slots hold."""
+        def made(node) -> bool:  # (a temporary holding a display or a comprehension's list)
+            return isinstance(node, (gast.List, gast.Dict)) or isinstance(node, gast.Name) \
+                and node.id in self.temps and node.id in self.made
+        return made(value) or isinstance(value, gast.BinOp) and (
+            isinstance(value.left, gast.List) or isinstance(value.op, (gast.Add, gast.Mult))
+            and (made(value.left) or made(value.right))) or (  # [None] * n
+            isinstance(value, gast.Call) and self._callee(value.func) is list)  # a copy
+
+    def _refuse_hidden_updates(self, stmt):
+        """A call that changes an array or list in place (``x.sort()``, ``x.fill(v)``,
+        ``out=x``, ``np.copyto(x, v)``...): the reverse sweep cannot see it, so it is
+        refused, never differentiated wrongly. ``xs.append(v)`` on a list the function
+        made is the exception (it is followed)."""
+        for node in trees.walk(stmt):
+            if not isinstance(node, gast.Call):
+                continue
+            func, changed, what, hint = node.func, None, None, None
+            callee = self._callee(func)
+            method = self._method_facts(func.attr) if isinstance(func, gast.Attribute) \
+                else None  # (what a method of that name does to an array, list or dict)
+            mutating = method is not None and 0 in method.mutates
+            if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                    func.value.id in self.locals and mutating:
+                changed, what = func.value.id, f"`{func.value.id}.{func.attr}(...)`"
+                hint = "" if func.attr == "append" else method.advice.format(n=changed)
+                holder = next((h for h in sorted(self.holders.get(
+                    self.current.get(changed), ())) if h != changed and
+                    self._read_later(stmt, h)), None)
+                if func.attr == "append" and holder is not None and not self.trusted:
+                    raise self.source.syntax_error(
+                        f"`{changed}.append(...)` on a list that {holder!r} reaches too",
+                        stmt, f"The reverse sweep follows the list by the name {changed!r} "
+                        f"only, so {holder!r} would be differentiated as if it had not "
+                        f"changed. Append before the list is shared, or make a new one: "
+                        f"`{changed} = {changed} + [...]`.")
+                if func.attr == "append" and \
+                        self.current.get(changed) not in set(self.callers.values()):
+                    continue  # a list the function made: followed
+            elif isinstance(func, gast.Attribute) and isinstance(
+                    func.value, (gast.Subscript, gast.Attribute)) and callee is None and \
+                    mutating:
+                root = func.value  # d["a"].append(v): a list held in d, changed unseen
+                while isinstance(root, (gast.Subscript, gast.Attribute)):
+                    root = root.value
+                holder = root.id if isinstance(root, gast.Name) else "a container"
+                raise self.source.syntax_error(
+                    f"`{unparse(func)}(...)`, which changes a value held in "
+                    f"{holder!r} in place where the reverse sweep cannot see it", stmt,
+                    "Give the list a name of its own, append to it (or build it whole), and "
+                    "put it in afterwards.")
+            elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and \
+                    callee is None and mutating and self._may_return_argument(func.value):
+                names = [n.id for n in trees.walk(func.value) if isinstance(n, gast.Name)
+                         and n.id in self.locals and n.id in self.current]
+                if not names:
+                    continue  # (np.zeros(3).fill(v): a value made on the line)
+                changed, what = names[0], f"`{unparse(func).strip()}(...)`"
+                hint = method.advice.format(n=changed)  # x.reshape(3).fill(v) changes x
+            elif any(k.arg == "out" for k in node.keywords):
+                out = next(k.value for k in node.keywords if k.arg == "out")
+                if isinstance(out, gast.Constant) and out.value is None:
+                    continue
+                names = [n.id for n in trees.walk(out) if isinstance(n, gast.Name)]
+                changed = names[0] if names else "out"
+                what = "`out=`"
+                hint = f"Assign the result instead: `{changed} = np.multiply(...)`."
+            elif (written := _mutated_argument(node, registry.facts(callee))) is not None:
+                # np.copyto(y, v), heapq.heappush(ys, v), operator.iadd(y, v), np.clip(y,
+                # 0, 1, y): an argument the function's facts say it writes into
+                names = [n.id for n in trees.walk(written[1]) if isinstance(n, gast.Name)]
+                ref = self._object_ref(written[1])
+                if not names or ref is not None and ref[0] == "seq":
+                    continue  # (a value made on the line, np.copyto(np.zeros(3), v); a list
+                    # of objects: _refuse_object_changes)
+                changed = names[0]
+                if written[0] == "out":
+                    what = f"`{self._dotted(func)}(...)` with an output array after its inputs"
+                    hint = f"Assign the result instead: `{changed} = {self._dotted(func)}(...)`."
+                else:
+                    what = f"`{self._dotted(func)}({changed}, ...)`"
+                    hint = written[2].format(n=changed) or \
+                        f"Make a new array, or assign into it: `{changed}[...] = ...`."
+            if changed is None:
+                continue
+            # the argument itself (a list holding the caller's arrays is the function's own)
+            owner = self.current.get(changed)
+            if owner in set(self.callers.values()):
+                raise self.source.syntax_error(
+                    f"an in-place update of the argument {owner!r}", stmt,
+                    f"{what} would change the caller's value. Work on a copy "
+                    f"(`{changed} = {owner}.copy()`) or compute a new value. {hint}".strip())
+            raise self.source.syntax_error(
+                f"{what}, which changes {changed!r} in place where the reverse sweep cannot "
+                "see it", stmt, hint or "Compute a new value and assign it.")
+
+    def _may_return_argument(self, call) -> bool:
+        """May ``call`` (user code, not normalized) return one of its arguments, or a view
+        of one (``x.reshape(3)``, ``np.asarray(x)``)? A new container holding the same items
+        (``sorted(ys)``, ``ys.copy()``) is not: changing it leaves the argument as it was."""
+        callee = self._callee(call.func)
+        if callee is None and isinstance(call.func, gast.Attribute):
+            found = self._method_facts(call.func.attr)
+            if call.func.attr == "copy" and found is not None:
+                return False  # (an array's, a list's, a dict's copy)
+        else:
+            found = registry.facts(callee)
+        if found is None:
+            return True
+        if found.returns_view_of == "*":
+            import builtins
+            return getattr(callee, "__module__", None) not in (builtins.__name__, copy.__name__)
+        return bool(found.returns_view_of or found.uncopied_view_of)
+
+    def setitem(self, stmt, target, index, value):
+        """``y[i] = v``: allowed on arrays and lists the function made itself."""
+        name = target.value.id
+        if name not in self.locals or name not in self.current:
+            raise self.source.syntax_error(
+                f"assignment into {name!r}, which is not a local variable", stmt,
+                f"Copy it first (`{name} = {name}.copy()`) and update the copy.")
+        mine = self.current[name]
+        if mine in self.made and mine not in self.unmade:  # its slot, not what it holds
+            if isinstance(index, gast.Slice) and not self.trusted:
+                raise self._list_slice_error(stmt, name)
+            holder = None if self.trusted else next((h for h in sorted(self.holders.get(
+                mine, ())) if h != name and self._read_later(stmt, h)), None)
+            if holder is not None:
+                raise self.source.syntax_error(
+                    f"an in-place update of {name!r}, which {holder!r} reaches too", stmt,
+                    f"Copy first (`{name} = list({name})` or `dict({name})`), so that "
+                    f"{holder!r} keeps its value.")
+            self.emit(gast.Assign([gast.Subscript(self.load(mine), index, gast.Store())],
+                                  value, None))
+            self.node[mine] = self._blocks_of([mine] + self.views(value))  # it holds value
+            if isinstance(value, gast.Name):
+                self.holders.setdefault(value.id, set()).add(name)
+            return
+        owners = self.sharing(name)
+        owner = None if self.trusted else self.caller_of(mine)
+        if owner is not None:
+            raise self.source.syntax_error(
+                f"an in-place update of the argument {owner!r}", stmt,
+                f"It would change the caller's value. Work on a copy: "
+                f"`{name} = {owner}.copy()`.")
+        reader = None if self.trusted else \
+            next((k for k in owners if self._read_later(stmt, k)), None)
+        if reader is not None:
+            error = self.source.syntax_error(
+                f"an in-place update of {name!r}, which shares its memory with {reader!r}",
+                stmt, f"Copy first (`{name} = {reader}.copy()`), so that {reader!r} keeps "
+                "its value.")
+            if self.current.get(reader) is None:
+                raise error
+            # `a = z[2]` shares nothing if it is a number: refused once the kinds say it is not
+            self.root.deferred.append((self.current[reader], self.with_calls(error)))
+        if isinstance(index, gast.Slice) and not self.trusted:  # (a list from a helper)
+            self.root.list_slices.append((mine, self.with_calls(self._list_slice_error(
+                stmt, name))))
+        subscript = gast.Subscript(self.load(mine), index, gast.Store())
+        self.emit(gast.Assign([subscript], value, None))
+
+    def augmented(self, stmt):
+        """``x += e`` is ``x = x + e``, unless ``x`` may be an array shared with another name
+        that is read later: then ``+=`` would change that one too, so it is refused."""
+        target = stmt.target
+        mine = self.current.get(target.id)
+        sharing = self.sharing(target.id) if mine is not None and not self.trusted else []
+        user = next((k for k in sharing if self._read_later(stmt, k)), None)
+        if mine is not None and user is None and self.parent is not None and not self.trusted:
+            param = self.caller_of(mine)  # a helper's parameter: the caller's value itself
+            if param in self.passed_names:
+                self.root.deferred.append((mine, self.with_calls(self.source.syntax_error(
+                    f"`{target.id} {_AUG[type(stmt.op)]}= ...` on {param!r}, which holds the "
+                    f"caller's {self.passed_names[param]!r}", stmt,
+                    f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes the caller's "
+                    f"{self.passed_names[param]!r} too. Write `{target.id} = {target.id} "
+                    f"{_AUG[type(stmt.op)]} ...` for a new value."))))
+        owner = self.caller_of(mine) if mine is not None and user is None and \
+            self.parent is None and not self.trusted else None
+        if owner is not None:  # x += v on the argument x: the caller's array changes
+            error = self.source.syntax_error(
+                f"an in-place update of the argument {owner!r}", stmt,
+                f"If it is an array, `{target.id} {_AUG[type(stmt.op)]}= ...` changes the "
+                f"caller's value. Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` "
+                "for a new value.")
+            self.root.argument_updates.append((mine, owner, mine == owner, error))
+        if mine is not None and user is not None:
+            # on numbers `+=` makes a new value: refused later, once the kinds say an array
+            self.root.deferred.append((mine, self.with_calls(self.source.syntax_error(
+                f"`{target.id} {_AUG[type(stmt.op)]}= ...` on a value shared with {user!r}",
+                stmt, f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes {user!r} too. "
+                f"Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` for a new value, "
+                f"or copy first: `{target.id} = {user}.copy()`."))))
+        value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
+                                              stmt.op, stmt.value), stmt)
+        self.statement(gast.copy_location(gast.Assign([target], value, None), stmt))
+
+    def _list_slice_error(self, stmt, name: str):
+        """``ys[1:] = [a, b]``, ``ys[::-1] = ys`` on a list: Python may change its length
+        and copies an iterable of any kind first; s2sad refuses it at the line."""
+        return self.source.syntax_error(
+            f"an assignment to a slice of the list {name!r}", stmt,
+            "It may change the list's length, and copies any iterable first. Build a new "
+            f"list instead: `{name} = {name}[:i] + [...] + {name}[j:]`.")
+
+    def _refuse_slot_update(self, stmt, name: str, item: str) -> None:
+        """``ys[0] += v`` on a list (or dict) made here: Python runs ``item += v`` on the
+        slot's value, so an array there (``ys = [z]``) changes in place, and ``z`` with it.
+        Refused once the kinds say ``item`` is not a number, where another name that
+        shares its memory is read later."""
+        mine = self.current.get(name)
+        if self.trusted or mine not in self.made or mine in self.unmade:
+            return
+        blocks = self.node.get(item, frozenset())
+        others = sorted(k for k, v in self.current.items() if k != name and
+                        blocks & self.node.get(v, frozenset()))
+        user = next((k for k in others if self._read_later(stmt, k)), None)
+        if user is None and (others or mine in self.repeated) and \
+                self._read_later(stmt, name):
+            user = name  # (ys = [z, z] or [h] * 2: another slot may hold the same array)
+        if user is None:
+            return
+        op, slot = _AUG[type(stmt.op)], unparse(stmt.target).strip()
+        shared = f"shared with {user!r}" if user != name else \
+            f"that another slot of {name!r} may hold (it is shared)"
+        self.root.deferred.append((item, self.with_calls(self.source.syntax_error(
+            f"`{slot} {op}= ...` on a slot holding a value {shared}", stmt,
+            f"If the slot holds an array, `{op}=` changes it in place, and {user!r} too. "
+            f"Write `{slot} = {slot} {op} ...` for a new value, or put a copy in the slot "
+            "(`.copy()`)."))))
+
+    # --- which values may share memory -----------------------------------------------
+
+    def _blocks_of(self, shares=(), new: bool = False) -> frozenset:
+        blocks = set()
+        for name in shares:
+            blocks |= self.node.get(name, frozenset())
+        if new or not blocks:
+            self._blocks += 1
+            blocks.add(self._blocks)
+        return frozenset(blocks)
+
+    def bind(self, name: str, shares=()) -> None:
+        """``name`` holds a new value, sharing memory with the values of ``shares`` (a name
+        given a new value no longer shares memory with what it held)."""
+        self.node[name] = self._blocks_of(shares)
+
+    def bind_caller(self, name: str, argument: str) -> None:
+        """``name`` holds the value the caller passed as ``argument``."""
+        self.node[name] = self._blocks_of(new=True)
+        self.callers[self._blocks] = argument
+
+    def hold(self, name: str, ssa: str, value) -> None:
+        """Note which variables reach the same list as another: ``b = a`` (both),
+        ``inner = outer[0]`` (inner's list is in outer), ``outer = [a, 1.0]`` or
+        ``d = {"a": a}`` (a's list is in the display). An ``append`` to a list that
+        another variable reaches is refused where that one is read later: the reverse
+        sweep follows the list by its own name only."""
+        def user(atom: str) -> str:
+            return next((k for k, v in self.current.items() if v == atom), atom)
+        if isinstance(value, gast.Name):
+            self.holders.setdefault(value.id, set()).add(name)
+            self.holders.setdefault(ssa, set()).add(user(value.id))
+        elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            self.holders.setdefault(ssa, set()).add(user(value.value.id))
+        elif isinstance(value, (gast.List, gast.Tuple, gast.Dict)):
+            for part in value.values if isinstance(value, gast.Dict) else value.elts:
+                if isinstance(part, gast.Name):
+                    self.holders.setdefault(part.id, set()).add(name)
+
+    def caller_of(self, name: str) -> str | None:
+        """The argument whose value ``name`` may share memory with, if any."""
+        blocks = self.node.get(name, frozenset())
+        return next((self.callers[b] for b in sorted(blocks) if b in self.callers), None)
+
+    def sharing_any(self, atom: str) -> bool:
+        """May the value of ``atom`` (a local or temporary) share memory with another?"""
+        if atom not in self.node:
+            return True
+        blocks = self.node[atom]
+        return any(b in self.callers for b in blocks) or any(
+            blocks & other for name, other in self.node.items() if name != atom)
+
+    def sharing(self, name: str) -> list[str]:
+        """The other user variables whose values may share memory with ``name``'s."""
+        blocks = self.node.get(self.current[name], frozenset())
+        return sorted(k for k, v in self.current.items()
+                      if k != name and blocks & self.node.get(v, frozenset()))
+
+    def merge_nodes(self, other: dict) -> None:
+        """After a branch (or a loop) either of two states may hold: a name may hold either
+        value."""
+        for name, theirs in other.items():
+            self.node[name] = self.node.get(name, frozenset()) | theirs
+
+    def _classes(self) -> frozenset:
+        """Which user variables may share memory (with each other, with the caller)."""
+        holders: dict[int, set] = {}
+        for name, ssa in self.current.items():
+            for b in self.node.get(ssa, ()):
+                holders.setdefault(b, set()).add(name)
+        return frozenset((frozenset(names), b in self.callers) for b, names in holders.items())
+
+    def views(self, value) -> list[str]:
+        """The local names whose memory the (normalized) ``value`` may share: the value
+        itself, an item or slice of it, a view (``.T``, ``.reshape``, ``np.asarray``...),
+        a list or tuple holding it, what a call returns where its facts say it may be an
+        argument (``x.conj()``, ``d.get(k)``) or where it has no facts (any argument)."""
+        if isinstance(value, gast.Name):
+            return [value.id]
+        if isinstance(value, gast.Subscript):
+            return self.views(value.value)
+        if isinstance(value, gast.Attribute):
+            if not (isinstance(value.value, gast.Name) and value.value.id in self.node):
+                return []  # (np.pi, a module's constant)
+            found = self._method_facts(value.attr)  # x.T, x.real: views; x.shape: not;
+            return self.views(value.value) if found is None or found.returns_view_of or \
+                found.mutates else []  # (x.fill: a bound method holding x, which it changes)
+        if isinstance(value, (gast.Tuple, gast.List)):
+            return [n for elt in value.elts for n in self.views(elt)]
+        if isinstance(value, gast.Dict):
+            return [n for v in value.values for n in self.views(v)]
+        if isinstance(value, gast.IfExp):
+            return self.views(value.body) + self.views(value.orelse)
+        if isinstance(value, gast.BinOp) and any(isinstance(side, (gast.List, gast.Tuple))
+                                                 for side in (value.left, value.right)):
+            return self.views(value.left) + self.views(value.right)  # [a] * 2, [a] + ys
+        if self._container_copy(value) is not None:  # d.copy(): the same items as d
+            return [self._container_copy(value)]
+        if isinstance(value, gast.Call):
+            found, args = self._call_facts(value)
+            if found is None:  # not known: it may return any argument, or a view of one
+                return [n for a in args + [k.value for k in value.keywords]
+                        for n in self.views(a)]
+            # x.astype(t, copy=False), np.array(x, copy=None): x itself where no copy is needed
+            given = [k.value for k in value.keywords if k.arg == "copy"]
+            place = _copy_position(self._callee(value.func)) if found.uncopied_view_of \
+                else None  # (np.nan_to_num(x, False): copy by position)
+            if place is not None and place < len(value.args):
+                given.append(value.args[place])
+            uncopied = any(not (isinstance(v, gast.Constant) and v.value is True)
+                           for v in given)
+            if found.returns_view_of == "*":
+                return [n for a in args + [k.value for k in value.keywords]
+                        for n in self.views(a)]
+            positions = set(found.returns_view_of) | (
+                set(found.uncopied_view_of) if uncopied else set())
+            return [n for i, a in enumerate(args) if i in positions for n in self.views(a)]
+        return []
+
+    def _container_copy(self, value) -> str | None:
+        """``d`` of ``d.copy()`` (normalized) where ``d`` holds a dict or list made here, or
+        given as the function's argument: its copy is a new one holding the same items."""
+        if not (isinstance(value, gast.Call) and value.__dict__.get("copied") and
+                value.args and isinstance(value.args[0], gast.Name)):
+            return None
+        name = value.args[0].id
+        given = self.root.descriptors.get(name) if self.parent is None else None
+        if name in self.made and name not in self.unmade or \
+                type(given) is tuple and given[0] in ("dict", "list"):
+            return name
+        return None
+
+    def _call_facts(self, call) -> tuple:
+        """``(facts, arguments)`` of a normalized call: the :class:`registry.Facts` of
+        its function (None where not known), and its positional arguments, a method's
+        receiver first (``x.fill(v)``: ``[x, v]``). A method desugared into a NumPy
+        function (``x.conj()``, ``np.conj(x)``) has the facts of both."""
+        func, args = call.func, list(call.args)
+        callee = self._callee(func)  # (a module's object's method: model.act, np.cos)
+        if callee is None and isinstance(func, gast.Attribute) and \
+                isinstance(func.value, gast.Name) and \
+                func.value.id in self.node:  # a method of a local value: x.reshape(3)
+            found = self._method_facts(func.attr)
+            args = [func.value] + args
+        elif isinstance(func, gast.Name) and func.id in self.function_args and \
+                self.function_args[func.id][0] == "call":
+            found = registry.facts(self._callee(self.function_args[func.id][1]))
+        else:
+            found = registry.facts(callee)
+        method = registry.facts(call.__dict__.get("method"))
+        if found is not None and method is not None:  # (the method's own views too)
+            found = found.union(method)
+        return found, args
+
+    def _note_unknown_call(self, call) -> None:
+        """A call of a function without facts (no rule, not inlined, not known to change
+        nothing): it may change what it is given in place, or keep it. Refused (once the
+        activity is known: ``unknown_calls``) where it is given a mutable value, or a
+        container holding one, that shares memory with a value the gradient follows."""
+        found, args = self._call_facts(call)
+        if found is not None:
+            return
+        given = [a for a in args + [k.value for k in call.keywords]
+                 if isinstance(a, gast.Name) and a.id in self.node]
+        if isinstance(call.func, gast.Name) and call.func.id in self.node:
+            held = call.func.id  # (fill = z.fill; fill(1.0): the method holds z)
+            shown = self.namer.users.get(held, held)
+            self.root.unknown_calls.append((
+                {held} | {n for n, o in self.node.items() if o & self.node[held]},
+                self.with_calls(self.source.error(
+                    NoDerivativeError, f"{shown}(...), which calls a value held by a "
+                    "variable that reaches a value the gradient follows (a bound method: "
+                    f"`{shown} = z.fill`); s2sad does not know whether it changes that value "
+                    "in place", call, "Call the method on the value itself "
+                    "(`z.fill(v)` is refused or followed where s2sad knows what it does).")))
+                )
+        if not given:
+            return
+        dotted = self._dotted(call.func) if not isinstance(call.func, gast.Name) or \
+            call.func.id not in self.namer.temporaries else "this function"
+        for arg in given:
+            reached = {arg.id} | {name for name, other in self.node.items()
+                                  if other & self.node[arg.id]}
+            shown = self.namer.users.get(arg.id, arg.id)
+            what = repr(shown)
+            if arg.id in self.namer.temporaries:  # ([z]: a display holding z)
+                held = sorted(self.namer.users.get(n, n) for n in reached
+                              if n in self.current.values())
+                shown = held[0] if held else "x"
+                what = "a value computed on this line" + (f" that holds {shown!r}"
+                                                         if held else "")
+            self.root.unknown_calls.append((reached, self.with_calls(self.source.error(
+                NoDerivativeError,
+                f"{dotted}(...) is given {what}, which the gradient follows; s2sad has no "
+                f"rule for {dotted} and does not know whether it changes its arguments in "
+                "place or returns one of them", call,
+                f"Give it a copy ({dotted}({shown}.copy(), ...)) if its result needs no "
+                "gradient, compute the value with NumPy functions s2sad knows, or register a rule for it with @s2sad.defvjp "
+                "(a function with a rule is taken to change none of its arguments)."))))
+
+    @staticmethod
+    def _method_facts(attr: str):
+        """What a method (or attribute) of that name does, on any value a local name may
+        hold (an array, a list, a dict, a tuple): their facts together; None where one of
+        them has it without facts, or none has it (an object's own method)."""
+        found = None
+        for kind in _RECEIVERS:
+            method = kind.__dict__.get(attr) if attr.startswith("__") else \
+                getattr(kind, attr, None)
+            if method is None:
+                continue
+            facts = registry.facts(method)
+            if facts is None:
+                return None
+            found = facts if found is None else found.union(facts)
+        return found
+
+    def _read_later(self, stmt, name: str) -> bool:
+        """Is ``name`` read after ``stmt``? (Anywhere, for a statement inside a block.)"""
+        body = self.source.tree.body
+        later = body[body.index(stmt) + 1:] if stmt in body else body
+        return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+                   for s in later for n in trees.walk(s) if s is not stmt)

@@ -1,0 +1,545 @@
+"""Inlining: a call of the user's own function is replaced by its body, normalized where it
+is called.
+
+``def g(v): return v * v`` called as ``g(x)`` becomes ``t_1 = x * x``: the callee's body is
+validated, desugared and normalized by a child :class:`Normalize` that shares the caller's
+namer, so its names never clash. Its parameters are renamed to the caller's atoms (an
+argument given a constant folds its tests), its globals are given collision-free names
+(``foreign_name``), and an error in it names its own line and the calls that led there
+(``frames``). A function with a derivative rule is called, not inlined; a gradient made at
+module level is inlined as its generated code; a call that recurses stays a call, whose
+adjoint asks the function's own compiled vjp (:mod:`s2sad.runtime_recursion`).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import types
+
+import gast
+import numpy as np
+
+from .. import trees
+from .. import registry
+from ..codegen import unparse
+from ..errors import DifferentiationError, S2sadError
+from ..source import FunctionSource
+from ..trees import clone
+from .higher import is_generated
+from .objects import _named
+from .single_assignment import _NOT_CONSTANT, _constant, _static, _user_code, assigned_names
+
+
+def _numpy_alias(namespace: dict) -> str | None:
+    """A module's own name for NumPy (``np`` first), to desugar its methods with."""
+    import numpy
+    aliases = sorted(name for name, value in namespace.items() if value is numpy)
+    return "np" if "np" in aliases else (aliases[0] if aliases else None)
+
+
+class _RootHelpers:
+    """What :class:`s2sad.transforms.higher.PrepareGenerated` asks of the compiler's
+    imports, for a gradient's code inlined (a gradient called inside): each helper named
+    once for the whole function (``Normalize.fixed_name``)."""
+
+    def __init__(self, normalize):
+        self.normalize = normalize
+        self.helpers: dict = {}
+        self.lines: dict = {}
+
+    def helper(self, name: str, module: str) -> str:
+        import importlib
+        return self.normalize.fixed_name(getattr(importlib.import_module(module), name), name)
+
+
+_STAND_INS: dict | None = None
+
+
+def _stand_in(value):
+    """The definition of ``s2sad.implementations`` a NumPy function without a derivative
+    rule is inlined as (``np.interp``...), or None."""
+    global _STAND_INS
+    if _STAND_INS is None:
+        from .. import implementations
+        _STAND_INS = implementations.table()
+    try:
+        return _STAND_INS.get(value) if registry.lookup(value) is None else None
+    except TypeError:  # (an unhashable value: an array)
+        return None
+
+
+class Inlining:
+    """The calls of :class:`Normalize`: the user's functions inlined, the others resolved."""
+
+    def frames(self) -> tuple:
+        """The user's lines that lead to the statement normalized now, outermost first:
+        ``(file, line, text, column, function)`` each (:meth:`FunctionSource.error`)."""
+        if not self.shown or self.stmt is None or getattr(self.stmt, "lineno", None) is None:
+            return self.calls
+        return self.calls + (self._frame(self.stmt.lineno, self.source._col(self.stmt)),)
+
+    def _frame(self, lineno: int, col) -> tuple:
+        source = self.source
+        name = getattr(source.func, "__qualname__", None) or \
+            getattr(source.tree, "shown_name", source.tree.name)
+        return source.filename, lineno, source.line(lineno), col, name
+
+    def with_calls(self, exc):
+        """``exc``, an error located in this (inlined) function's code, with the user's
+        lines that called it (``frames``); as it is where it has them, or is elsewhere."""
+        if not self.calls or not self.shown or getattr(exc, "calls", ()) or \
+                getattr(exc, "filename", None) != self.source.filename or \
+                getattr(exc, "lineno", None) is None:
+            return exc
+        return exc.with_calls(self.calls + (self._frame(exc.lineno, exc.col),))
+
+    def anchor_stmt(self):
+        return self.anchor or self.stmt
+
+    def _refuse_derivative_made_here(self, call) -> None:
+        """``s2sad.grad(inner)(x)`` inside the function differentiated: refused at its
+        line (a gradient is inlined where it was made once, at module level)."""
+        try:
+            maker = _static(call.func, self)
+        except KeyError:
+            return
+        if not getattr(maker, "__s2sad_maker__", False):
+            return
+        shown = unparse(call.func)
+        raise self.source.syntax_error(
+            f"making a derivative inside the function differentiated ({shown}(...))", call,
+            f"Make it once at module level, of a function defined there (grad_g = "
+            f"{shown}(g)), and call grad_g(...) here: s2sad inlines that gradient. A def "
+            "nested in the function cannot be differentiated from inside it.")
+
+    def _defined_here(self, fdef):
+        """``fdef`` with its defaults evaluated here, where the ``def`` or ``lambda`` runs,
+        as Python does (a call later reads these, not the names as they are then):
+        ``defaults_at_def``, each parameter's atom, copied where a name may change."""
+        values = {}
+        params = fdef.args.posonlyargs + fdef.args.args
+        for param, expr in zip(params[len(params) - len(fdef.args.defaults):],
+                               fdef.args.defaults):
+            values[param.id] = self._default_now(expr)
+        for param, expr in zip(fdef.args.kwonlyargs, fdef.args.kw_defaults):
+            if expr is not None:
+                values[param.id] = self._default_now(expr)
+        if not values:
+            return fdef
+        fdef = copy.copy(fdef)
+        fdef.defaults_at_def = values
+        return fdef
+
+    def _default_now(self, expr):
+        value = self.atom(expr)
+        if isinstance(value, gast.Name) and value.id not in self.temps:
+            return self.snapshot(value)  # (the variable may be given another value later)
+        return value
+
+    def _given_once(self, name: str) -> bool:
+        """Is ``name`` given a value by one statement of the function only (no other
+        assignment, loop variable or ``def`` of that name)?"""
+        stores = sum(isinstance(n, gast.Name) and n.id == name and
+                     isinstance(n.ctx, gast.Store) for n in trees.walk(self.source.tree))
+        defs = any(isinstance(n, gast.FunctionDef) and n.name == name
+                   for n in trees.walk(self.source.tree) if n is not self.source.tree)
+        return stores == 1 and not defs
+
+    def _callee(self, func):
+        """The object a call's function expression names (``np.copyto``), or None."""
+        if isinstance(func, gast.Name):
+            if func.id in self.locals:
+                return None
+            try:
+                return self.source.resolve(func.id)
+            except KeyError:
+                return None
+        if isinstance(func, gast.Attribute):
+            base = self._callee(func.value)
+            return getattr(base, func.attr, None) if base is not None else None
+        return None
+
+    # --- calls of the user's own functions are inlined ---------------------------------
+
+    def callee(self, func, call=None):
+        """``(function object or None, its def)`` if ``func`` is a function of the user's
+        (``call``: the call, whose arguments choose the variant of a gradient inlined)."""
+        import types
+        if isinstance(func, gast.Name) and func.id in self.function_args:
+            how, target = self.function_args[func.id]
+            return target if how == "inline" else None
+        if isinstance(func, gast.Name):
+            scope = self
+            while scope is not None:
+                if func.id in scope.local_functions:
+                    return None, scope.local_functions[func.id], scope
+                if func.id in scope.locals or not scope.lexical:
+                    break
+                scope = scope.parent
+        try:
+            value = _static(func, self)
+        except KeyError:
+            return None
+        stand_in = _stand_in(value)  # np.interp...: written with functions that have rules
+        if stand_in is not None:
+            return stand_in, None, None
+        if isinstance(value, types.FunctionType) and registry.lookup(value) is None and \
+                _user_code(value):
+            return value, None, None
+        from ..api import GradientFunction
+        if type(value) is GradientFunction:  # a gradient called inside: its generated code
+            try:
+                function, live = value._inlined(self._argument_kinds(call, value))
+            except ValueError as exc:  # (one the function calls its own gradient)
+                raise self.source.error(DifferentiationError, str(exc), func,
+                                        "Write the inner step out in the function.") from None
+            self.root.__dict__.setdefault("_generated_live", {})[function] = live
+            return function, None, None
+        return None
+
+    def _argument_kinds(self, call, gradient):
+        """The descriptors of the arguments of ``call`` of a gradient, where each is a
+        parameter of the differentiated function that holds numbers only and is never
+        given another value, and one holds a namedtuple or a dict (``grad_loss(p, x)``:
+        whose fields or keys the general variant would not know); else None."""
+        if call is None or call.keywords or len(call.args) != len(gradient._params):
+            return None
+        key = []
+        for arg in call.args:  # (each one's value named as in the generated function:
+            if not isinstance(arg, gast.Name) or arg.id in self.function_args:  # through
+                return None                                      # the helpers inlined)
+            name = self.name(arg).id
+            if name not in self.root.descriptors or self.root.current.get(name) != name:
+                return None
+            key.append(self.root.descriptors[name])
+        return tuple(key) if any(map(_named, key)) else None  # (else the general one)
+
+    def _keyword_stand_in(self, node):
+        """A NumPy function whose rule does not take a keyword this call gives, written
+        with functions that have rules (``np.diff(x, prepend=0.0)``), or None."""
+        from .. import implementations
+        keywords = {k.arg for k in node.keywords}
+        try:
+            value = _static(node.func, self)
+        except KeyError:
+            return None
+        for func, names, stand_in in implementations.by_keyword():
+            if value is func and keywords & names:
+                return stand_in, None, None
+        return None
+
+    def _ufunc_method(self, node):
+        """``np.add.reduce(x)``, ``np.maximum.accumulate(x)``, ``np.subtract.outer(a, b)``:
+        ``(call, stand-in)``, the stand-in written with functions that have rules
+        (``np.sum(x, axis=0)``...; ``outer`` gets the ufunc first), or ``(node, None)``."""
+        from .. import implementations
+        if node.func.attr not in ("reduce", "accumulate", "outer"):
+            return node, None
+        try:
+            ufunc = _static(node.func.value, self)
+        except KeyError:
+            return node, None
+        if not isinstance(ufunc, np.ufunc) or registry.lookup(ufunc) is None:
+            return node, None
+        stand_in = implementations.ufunc_method(ufunc, node.func.attr)
+        if stand_in is None:
+            return node, None
+        if node.func.attr == "outer":
+            node = gast.copy_location(gast.Call(node.func, [node.func.value, *node.args],
+                                                node.keywords), node)
+        return node, (stand_in, None, None)
+
+    def fixed_name(self, value, name: str) -> str:
+        """A name for ``value`` in the whole generated function, in every inlined scope
+        (a method called as a function, a runtime helper of inlined generated code)."""
+        fixed = self.root.__dict__.setdefault("_fixed", {})  # alias -> value
+        alias = next((a for a, v in fixed.items() if v is value), None)
+        if alias is None:
+            alias = self.root.namer.claim(name)
+            fixed[alias] = value
+            self.root.foreign[alias] = ({alias: value}, alias)
+            self.root.source.extra[alias] = value
+        return alias
+
+    def _function_argument(self, arg):
+        """What a helper's parameter stands for when the caller passes it ``arg``, a
+        function: ``("inline", ...)`` for the user's own (a def, a lambda, a module-level
+        function), ``("call", expression)`` for one with a derivative rule; else None."""
+        if isinstance(arg, gast.Lambda):
+            name = self.namer.fresh("lambda")
+            ret = gast.copy_location(gast.Return(arg.body), arg)
+            fdef = gast.FunctionDef(name, arg.args, [ret], [], None, None)
+            fdef.shown_name = "<lambda>"  # (as Python names it in a traceback)
+            self.local_functions[name] = self._defined_here(gast.copy_location(fdef, arg))
+            arg = gast.Name(name, gast.Load(), None, None)
+        if not isinstance(arg, (gast.Name, gast.Attribute)):
+            return None
+        if isinstance(arg, gast.Name) and arg.id in self.function_args:
+            return self.function_args[arg.id]  # passed on as it came
+        target = self.callee(arg)
+        if target is not None:
+            return "inline", target
+        try:
+            value = _static(arg, self)
+        except KeyError:
+            return None
+        if registry.lookup(value) is not None:
+            return "call", self.simple(arg)
+        return None
+
+    def inline(self, node, func, fdef, scope, key=None):
+        """The callee's body, normalized in place, with its own names made unique. An
+        error located in the callee's own lines gets the lines that called it. ``key``:
+        what a recursive call would call again (a method: with its object)."""
+        key = key if key is not None else func if func is not None else fdef
+        if key in self.inlining:
+            if func is None:
+                raise self.source.syntax_error(
+                    f"a recursive call of the nested function {fdef.name}()", node,
+                    "Define the function at module level (recursion goes through its own "
+                    "compiled gradient), or write the recursion as a loop.")
+            return self.recursive(node, func)
+        try:
+            return self._inline(node, func, fdef, scope, key)
+        except S2sadError as exc:
+            placed = self._placed(exc, func, fdef)
+            if placed is exc:
+                raise
+            raise placed from None
+
+    def _placed(self, exc, func, fdef):
+        """``exc``, raised in the user's function ``func`` (or nested ``fdef``) inlined
+        here at its own line, with the lines that called it; else ``exc`` itself."""
+        if getattr(exc, "calls", ()) or not self.shown or getattr(exc, "lineno", None) is None \
+                or not hasattr(exc, "with_calls") or (func is not None and not _user_code(func)):
+            return exc
+        name = getattr(func, "__qualname__", None) or getattr(fdef, "shown_name", fdef.name)
+        filename = func.__code__.co_filename if func is not None else self.source.filename
+        tree = fdef if func is None else FunctionSource.of(func).tree
+        if exc.filename != filename or not (  # (its own lines: not the call's, in the
+                tree.lineno <= exc.lineno <= (tree.end_lineno or tree.lineno)):  # same file)
+            return exc
+        return exc.with_calls(self.frames() + ((exc.filename, exc.lineno, exc.text, exc.col,
+                                                 name),))
+
+    def _inline(self, node, func, fdef, scope, key):
+        if func is not None:
+            callee = FunctionSource.of(func)
+            lexical = False
+        else:  # a def or lambda inside the function: it sees the enclosing variables
+            outer = self.source if scope is None else scope.source
+            callee = dataclasses.replace(outer, tree=fdef, func=None,
+                                         outer=outer.outer or outer.tree)
+            lexical = True
+        from .desugar import Desugar
+        from .exits import Exits
+        from .validate import Validate
+        Validate(callee, nested=True).run()
+        callee.locals = assigned_names(callee.tree)
+        numpy_name = _numpy_alias(callee.globals) or self.root.numpy_name
+        tree = Exits(self.namer).visit(clone(callee.tree))
+        callee.locals = assigned_names(tree)
+        tree = Desugar(numpy_name, callee.locals, callee.is_builtin).visit(tree)
+        live = {}
+        if is_generated(callee):  # a gradient called inside: its pops become assignments
+            from .higher import PrepareGenerated
+            tree = PrepareGenerated(self.namer, _RootHelpers(self.root), callee).visit(tree)
+            live = self.root.__dict__.get("_generated_live", {}).get(func, {})
+        callee = dataclasses.replace(callee, tree=tree, locals=callee.locals, live=live)
+        child = type(self)(callee, self.namer, parent=scope if lexical and scope else self,
+                          lexical=lexical)
+        child.anchor = self.anchor_stmt()
+        child.inlining = self.inlining + (key,)
+        child.calls = self.frames()
+        child.shown = self.shown and not is_generated(callee) and (
+            func is None or _user_code(func))
+        child.out = self.out
+        params = tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs
+        names = [p.id for p in params]
+        passed_functions = {}  # parameters given a function: called as that function
+        for name, arg in list(zip(names, node.args)) + [(k.arg, k.value) for k in node.keywords]:
+            function = self._function_argument(arg)
+            if function is not None:
+                passed_functions[name] = function
+        args = [None if i < len(names) and names[i] in passed_functions else self.atom(a)
+                for i, a in enumerate(node.args)]
+        keywords = {k.arg: None if k.arg in passed_functions else self.atom(k.value)
+                    for k in node.keywords}
+        n_pos = len(tree.args.posonlyargs) + len(tree.args.args)
+        if len(args) > n_pos or set(keywords) - set(names):
+            if getattr(func, "__module__", None) == "s2sad.implementations":
+                from .. import implementations
+                shown = implementations.shown_name(func, node, self._dotted)
+                extra = sorted(set(keywords) - set(names))
+                raise self.source.error(
+                    DifferentiationError, f"s2sad writes {shown} with the arguments "
+                    f"({', '.join(names)}) only (s2sad/implementations.py): "
+                    + (f"{', '.join(k + '=' for k in extra)} is not supported" if extra else
+                       f"{len(args)} positional arguments are more than it takes"), node,
+                    "Leave the argument out where NumPy's default does, or compute the value "
+                    "with functions s2sad knows (see s2sad.supported()).")
+            raise self.source.error(DifferentiationError, f"this call does not match the "
+                                    f"parameters of {tree.name}({', '.join(names)})", node)
+        bound = dict(zip(names[:len(args)], args))
+        for key, value in keywords.items():
+            if key in bound:
+                raise self.source.error(DifferentiationError, f"{tree.name}() got two values "
+                                        f"for {key!r}", node)
+            bound[key] = value
+        defaults = getattr(fdef, "defaults_at_def", None) or \
+            self._defaults(func, tree, names, n_pos, child)
+        body_assigned = {n.id for s in tree.body for n in trees.walk(s)
+                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        passed: dict[int, str] = {}  # the callee's argument values -> the names passed
+        for name in names:
+            if name in passed_functions:
+                child.function_args[name] = passed_functions[name]
+                continue
+            if name in bound:
+                value = bound[name]
+            elif name in defaults:
+                value = defaults[name]
+            else:
+                raise self.source.error(DifferentiationError, f"{tree.name}() is missing the "
+                                        f"argument {name!r}", node)
+            if isinstance(value, gast.Name) and name not in body_assigned:
+                child.current[name] = value.id  # read-only parameter: use the value itself
+            else:
+                copy_name = self.namer.claim(name)
+                child.current[name] = copy_name
+                child.emit(gast.Assign([self.store(copy_name)], value, None))
+                if name not in body_assigned and _constant(value) is not _NOT_CONSTANT:
+                    child.constants[copy_name] = _constant(value)  # (tests on it fold)
+            if name not in body_assigned:  # an object: its methods inlined there too
+                source_arg = next((a for n, a in list(zip(names, node.args)) +
+                                   [(k.arg, k.value) for k in node.keywords] if n == name), None)
+                ref = self._object_ref(source_arg)
+                if ref is not None:
+                    self.root.objects.setdefault(child.current[name], ref)
+            if isinstance(value, gast.Name):
+                child.bind_caller(child.current[name], name)
+                passed[child._blocks] = value.id
+                user = next((k for k, v in self.current.items() if v == value.id), None)
+                if user is not None and value.id not in self.temps and (  # the caller's
+                        self._read_later(self.stmt, user) or  # variable, read after the call
+                        sum(isinstance(n, gast.Name) and n.id == user  # or beside it
+                            for n in trees.walk(self.stmt)) > 1 or
+                        self.caller_of(value.id) in self.passed_names):  # (or its caller's)
+                    child.passed_names[name] = user
+        body = tree.body
+        for stmt in body[:-1]:
+            child.stmt = stmt
+            child.statement(stmt)
+        child.stmt = body[-1]
+        result = child.atom(body[-1].value)
+        if isinstance(result, gast.Name):  # what the result may share memory with, here
+            blocks = child.node.get(result.id, frozenset())
+            shares = [v for b, v in passed.items() if b in blocks]
+            if result.id not in self.node or shares:
+                self.bind(result.id, shares + ([result.id] if result.id in self.node else []))
+        for scope_ in (child,):
+            self.root.foreign.update(scope_.foreign)
+            self.root.foreign_cells.update(scope_.foreign_cells)
+        return result
+
+    def recursive(self, node, func):
+        """A call that recurses, kept as a call: ``t_2 = recursive_call(f, (x, n))`` runs
+        it, ``t_3 = recursion_value(t_2, (x, n))`` is its value, whose adjoint asks
+        ``f``'s own compiled vjp (:mod:`s2sad.runtime_recursion`)."""
+        import inspect
+        from .. import runtime_recursion
+        args = [self.atom(a) for a in node.args]
+        keywords = {k.arg: self.atom(k.value) for k in node.keywords}
+        try:
+            bound = inspect.signature(func).bind(*args, **keywords)
+        except TypeError as exc:
+            raise self.source.error(DifferentiationError, f"this call of {func.__name__}() "
+                                    f"does not match its parameters: {exc}", node) from None
+        bound.apply_defaults()
+        values = [v if isinstance(v, gast.AST) else self.constant(v, name)
+                  for name, v in bound.arguments.items()]
+        packed = self.to_atom(gast.Tuple(values, gast.Load()))
+        helpers = {name: self.fixed_name(getattr(runtime_recursion, name), name)
+                   for name in ("recursive_call", "recursion_value")}
+        function = self.simple(node.func)
+        pair = self.to_atom(gast.Call(self.load(helpers["recursive_call"]),
+                                      [function, packed], []))
+        return self.to_atom(gast.Call(self.load(helpers["recursion_value"]),
+                                      [pair, clone(packed)], []))
+
+    def _defaults(self, func, tree, names, n_pos, child) -> dict:
+        values = {}
+        if func is not None:
+            pos_defaults = func.__defaults__ or ()
+            for name, value in zip(names[n_pos - len(pos_defaults):n_pos], pos_defaults):
+                values[name] = child.constant(value, name)
+            for name, value in (func.__kwdefaults__ or {}).items():
+                values[name] = child.constant(value, name)
+        else:
+            pos = tree.args.defaults
+            for name, expr in zip(names[n_pos - len(pos):n_pos], pos):
+                values[name] = self.atom(expr)
+            for arg, expr in zip(tree.args.kwonlyargs, tree.args.kw_defaults):
+                if expr is not None:
+                    values[arg.id] = self.atom(expr)
+        return values
+
+    def constant(self, value, name: str):
+        """A default argument's value in generated code: a literal, or a bound name."""
+        if value is None or isinstance(value, (bool, int, float, complex, str)):
+            return gast.Constant(value, None)
+        alias = self.root.namer.claim(f"{self.source.tree.name}_{name}_default")
+        holder = {alias: value}
+        self.root.foreign[alias] = (holder, alias)
+        self.root.source.extra[alias] = value
+        return self.load(alias)
+
+    def foreign_name(self, node) -> str:
+        """Name, in generated code, of a global or closure variable of inlined code."""
+        if node.id in self.root.__dict__.get("_fixed", ()):  # (named for the whole function)
+            return node.id
+        key = (id(self.source.globals), node.id)
+        cache = self.root.__dict__.setdefault("_foreign_keys", {})
+        if key in cache:
+            return cache[key]
+        live = getattr(self.source, "live", None) or {}
+        if node.id in live:  # a gradient's code inlined: the user's module global it reads
+            where, item = live[node.id]
+            alias = self.root.namer.claim(node.id)
+            self.root.foreign[alias] = (where, item)
+            self.root.source.extra[alias] = where[item]
+            cache[key] = alias
+            return alias
+        if node.id in self.source.closure:
+            alias = self.root.namer.claim(node.id)
+            self.root.foreign_cells[alias] = self.source.closure[node.id]
+            self.root.source.extra[alias] = self.source.closure[node.id].cell_contents
+        else:
+            try:
+                value = self.source.resolve(node.id)
+            except KeyError:
+                if node.id == self.root.numpy_name:  # `x.sum()` desugared in a module
+                    cache[key] = node.id            # that does not import NumPy
+                    return node.id
+                raise self.source.error(DifferentiationError, f"name {node.id!r} is not defined",
+                                        node) from None
+            import builtins
+            if node.id not in self.source.globals and getattr(builtins, node.id, None) is value:
+                cache[key] = node.id
+                return node.id
+            same = self.source.globals is self.root.source.globals
+            if not same and isinstance(value, types.ModuleType) and \
+                    node.id not in self.root.locals:  # `np` there is `np` here too
+                try:
+                    same = self.root.source.resolve(node.id) is value
+                except KeyError:
+                    pass
+            if same and node.id not in self.root.locals:
+                cache[key] = node.id
+                return node.id
+            alias = self.root.namer.claim(node.id)
+            self.root.foreign[alias] = (self.source.globals, node.id)
+            self.root.source.extra[alias] = value
+        cache[key] = alias
+        return alias

@@ -1,0 +1,255 @@
+"""Loops: ``for x in xs:`` is walked by index, a loop over objects is unrolled, and a loop's
+sharing is found to a fixed point.
+
+``for i in range(n)`` stays; any other iterable is walked by index, so the loop variable is
+an ordinary subscript read (``x = xs[i]``). A loop over the user's objects (``for layer in
+self.layers``) is unrolled, one copy of the body per object, so that each object's methods
+are inlined. Where the body updates something in place, it is first normalized without
+keeping the result until the sharing at the top of the loop no longer changes (a fixed
+point), so that the aliasing checks see every value a name may hold there.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from .. import trees
+from ..trees import clone
+from .single_assignment import _NOT_CONSTANT, _constant, _is_append
+
+
+def _enumerate_start(call):
+    """The start of ``enumerate(xs)``, ``enumerate(xs, 1)``, ``enumerate(xs, start=-2)``
+    (an integer written out), else ``_NOT_CONSTANT``."""
+    given = call.args[1:] + [k.value for k in call.keywords if k.arg == "start"]
+    if not call.args or len(given) > 1 or len(given) != len(call.args) - 1 + len(
+            call.keywords):
+        return _NOT_CONSTANT
+    start = _constant(given[0]) if given else 0
+    return start if type(start) is int else _NOT_CONSTANT
+
+
+def _calls_with(body, name: str) -> bool:
+    """Does ``body`` call ``name`` or a method of it (``layer(x)``, ``layer.block.f(x)``),
+    or pass it to a function (``apply(layer, x)``)?"""
+    for node in (n for stmt in body for n in trees.walk(stmt)):
+        if isinstance(node, gast.Call):
+            root = node.func
+            while isinstance(root, gast.Attribute):
+                root = root.value
+            if any(isinstance(n, gast.Name) and n.id == name
+                   for n in [root, *node.args, *(k.value for k in node.keywords)]):
+                return True
+    return False
+
+
+class Loops:
+    """The loops of :class:`Normalize`: walked by index, unrolled, iterated to a fixed point."""
+
+    def loop(self, stmt):
+        """``for`` over ``range(...)`` stays; any other iterable is walked by index, so
+        the loop variable is an ordinary subscript read: ``x = xs[i]``."""
+        body_names = {n.id for s in stmt.body for n in trees.walk(s)
+                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        iterable, target = stmt.iter, stmt.target
+        builtin = self._builtin_call(iterable)
+        if builtin == "range" and isinstance(target, gast.Name) and not (
+                {n.id for n in trees.walk(iterable) if isinstance(n, gast.Name)} & body_names):
+            header = self.simple(iterable)
+            index = self.store(self.new_version(target.id))
+            prelude, every = [], {}
+        else:
+            index_target, backwards, start = None, False, None
+
+            def zipped(node, names) -> bool:  # zip(a, b) unpacked into as many names
+                return self._builtin_call(node) == "zip" and isinstance(
+                    names, (gast.Tuple, gast.List)) and len(names.elts) == len(node.args) \
+                    and not node.keywords
+            if zipped(iterable, target):
+                sources, targets = iterable.args, list(target.elts)
+            elif builtin == "enumerate" and isinstance(target, (gast.Tuple, gast.List)) and \
+                    len(target.elts) == 2 and _enumerate_start(iterable) is not _NOT_CONSTANT:
+                inner, start = iterable.args[0], _enumerate_start(iterable)
+                if zipped(inner, target.elts[1]):  # for i, (x, y) in enumerate(zip(xs, ys))
+                    sources, targets = inner.args, list(target.elts[1].elts)
+                else:
+                    sources, targets = [inner], [target.elts[1]]
+                index_target = target.elts[0]
+            elif builtin == "reversed" and len(iterable.args) == 1 and \
+                    not iterable.keywords and self._builtin_call(iterable.args[0]) != "range":
+                sources, targets = [iterable.args[0]], [target]  # (not of a range)
+                backwards = True
+            else:
+                sources, targets = [iterable], [target]
+            # a variable walking a list of alike objects whose methods the body calls: known
+            # as every item (``for layer in self.layers: x = layer(x)``)
+            every = {t.id: self._every_item(source) for t, source in zip(targets, sources)
+                     if isinstance(t, gast.Name)}
+            self.walking[id(stmt)] = every
+            seqs = [self.sequence(source, body_names) for source in sources]
+            if isinstance(index_target, gast.Name) and index_target.id not in body_names \
+                    and not start:
+                index = self.store(self.new_version(index_target.id))
+            else:
+                index = self.store(self.namer.fresh("i"))
+            lengths = [gast.Call(self.load("len"), [s], []) for s in seqs]
+            count = lengths[0] if len(lengths) == 1 else gast.Call(self.load("min"), lengths, [])
+            if backwards:  # range(len(xs) - 1, -1, -1)
+                last = self.to_atom(gast.BinOp(self.to_atom(count), gast.Sub(),
+                                               gast.Constant(1, None)))
+                header = gast.Call(self.load("range"), [last, gast.Constant(-1, None),
+                                                        gast.Constant(-1, None)], [])
+            else:
+                header = gast.Call(self.load("range"), [count], [])
+            prelude = [(t, gast.Subscript(clone(s), self.load(index.id), gast.Load()))
+                       for t, s in zip(targets, seqs, strict=True)]
+            if index_target is not None and index.id != getattr(index_target, "id", None):
+                counted = self.load(index.id) if not start else gast.BinOp(  # (i set in the
+                    self.load(index.id), gast.Add(), gast.Constant(start, None))  # body)
+                prelude.insert(0, (index_target, counted))
+            for _, read in prelude:  # (over a dict, DictViews reads its keys instead)
+                read.walked = True
+        saved = self.out
+        self.out = []
+        for t, read in prelude:  # x = xs[i] at the top of the body
+            self.assign(t, read)
+            if isinstance(t, gast.Name) and every.get(t.id) is not None:
+                self.root.objects[self.current[t.id]] = every[t.id]
+        reads, self.out = self.out, saved
+        body = self.block(stmt.body)
+        self.emit(gast.For(index, header, reads + body, [], None))
+        for inner in stmt.orelse:
+            self.stmt = inner
+            self.statement(inner)
+
+    def _every_item(self, source):
+        """The reference of every item of ``source``, a list of alike objects of an
+        argument's (``model.layers``), or None."""
+        if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+               for n in trees.walk(source)):
+            return None
+        ref = self._object_ref(source)
+        return ref[2] if ref is not None and ref[0] == "seq" else None
+
+    def unrolled(self, stmt) -> bool:
+        """A ``for`` over a list of objects whose methods it calls (``for layer in
+        self.layers: x = layer(x)``, also with ``enumerate``, ``reversed``, or ``zip`` with
+        other sequences), written out item by item, so that each item's own class's
+        methods are inlined; False (nothing done) for another loop. The gradient is built
+        for lists of that length holding objects of those classes (the entry tests it). A
+        loop that only reads the items' attributes (``np.sum(layer.w ** 2)``) stays a loop;
+        one with ``break`` or ``continue``, or that gives its variable another value, is
+        not written out. (Zipped with a sequence shorter than the objects, the written-out
+        loop stops at an IndexError where Python's would stop early.)"""
+        iterable, target, index_target, backwards = stmt.iter, stmt.target, None, False
+        builtin, start = self._builtin_call(iterable), 0
+        if builtin == "reversed" and len(iterable.args) == 1 and not iterable.keywords:
+            iterable, backwards = iterable.args[0], True
+        elif builtin == "enumerate" and isinstance(target, (gast.Tuple, gast.List)) and \
+                len(target.elts) == 2 and iterable.args:
+            given = iterable.args[1:] + [k.value for k in iterable.keywords if k.arg == "start"]
+            start = _constant(given[0]) if given else 0
+            if len(given) + 1 != len(iterable.args) + len(iterable.keywords) or \
+                    type(start) is not int:
+                return False
+            iterable, (index_target, target) = iterable.args[0], target.elts
+        if self._builtin_call(iterable) == "zip" and not iterable.keywords and \
+                isinstance(target, (gast.Tuple, gast.List)) and \
+                len(target.elts) == len(iterable.args):
+            columns = list(zip(target.elts, iterable.args))  # (for layer, w in zip(...))
+        else:
+            columns = [(target, iterable)]
+        names = [t.id for t, _ in columns if isinstance(t, gast.Name)]
+        if len(names) != len(columns) or not any(_calls_with(stmt.body, n) for n in names) or \
+                any(isinstance(n, (gast.Break, gast.Continue)) or isinstance(n, gast.Name) and
+                    isinstance(n.ctx, gast.Store) and n.id in names
+                    for s in stmt.body for n in trees.walk(s)):
+            return False
+        refs = [self._object_ref(seq) for _, seq in columns]
+        if not any(ref is not None and ref[0] == "seq" for ref in refs):
+            return False
+        refs = [ref if ref is not None and ref[0] == "seq" else None for ref in refs]
+        if all(ref is None or ref[2] is not None for ref in refs):
+            return False  # (items alike: a loop, each one's methods inlined as any one's)
+        from .kinds import _UNROLLED
+        if any(ref is not None and len(ref[1]) > _UNROLLED for ref in refs):
+            return False
+        seqs = [self.atom(seq) for _, seq in columns]  # (each read once, as Python does)
+        order = range(min(len(ref[1]) for ref in refs if ref is not None))
+        for k in reversed(order) if backwards else order:
+            if index_target is not None:
+                self.assign(index_target, gast.Constant(start + k, None))
+            for (name, _), seq, ref in zip(columns, seqs, refs):
+                self.assign(name, gast.Subscript(clone(seq), gast.Constant(k, None),
+                                                 gast.Load()))
+                if ref is not None:
+                    self.root.objects[self.current[name.id]] = ref[1][k]
+            for inner in stmt.body:
+                self.stmt = inner
+                self.statement(inner)
+        for inner in stmt.orelse:  # (no `break`: the `else` block runs)
+            self.stmt = inner
+            self.statement(inner)
+        return True
+
+    def looping(self, stmt, run) -> None:
+        """Normalize a loop with ``run()``. A pass may start with the values the previous
+        pass left: when the body updates something in place, the sharing at the top of the
+        loop is found first (by normalizing the body without keeping the result) until it
+        no longer changes, so that the checks see every value a name may hold there."""
+        if not self.trusted and any(
+                isinstance(n, gast.AugAssign) or _is_append(n) or (
+                    isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store))
+                for n in trees.walk(stmt)):
+            seen = None
+            while seen != self._classes():
+                seen = self._classes()
+                saved = self._save()
+                run()  # (raises where the sharing makes an update unsafe)
+                end = self.node
+                self._restore(saved)
+                self.merge_nodes(end)
+        start = dict(self.node)
+        self._forget_objects(stmt)  # (a pass may start with the objects the last one left)
+        run()
+        self.merge_nodes(start)  # the loop may run no pass at all
+        self._forget_objects(stmt)
+
+    def _save(self):
+        root = self.root
+        return (self.out, len(self.out), dict(self.current), dict(self.node), set(self.temps),
+                dict(root.objects),
+                set(self.carried), set(self.locals), dict(self.local_functions),
+                dict(self.foreign), dict(self.foreign_cells), dict(root.foreign),
+                dict(root.foreign_cells), dict(root.source.extra),
+                dict(root.__dict__.get("_foreign_keys", {})), copy.deepcopy(self.namer.__dict__),
+                self.stmt, dict(root.__dict__.get("_fixed", {})))
+
+    def _restore(self, saved) -> None:
+        root = self.root
+        (out, n, current, node, temps, objects, carried, locals_, functions, foreign, cells,
+         root_foreign, root_cells, extra, keys, namer, stmt, fixed) = saved
+        root.objects.clear()
+        root.objects.update(objects)
+        del out[n:]
+        self.out, self.current, self.node, self.temps, self.carried = out, current, node, \
+            temps, carried
+        self.locals, self.local_functions, self.foreign, self.foreign_cells = locals_, \
+            functions, foreign, cells
+        root.foreign.clear()
+        root.foreign.update(root_foreign)
+        root.foreign_cells.clear()
+        root.foreign_cells.update(root_cells)
+        root.source.extra.clear()
+        root.source.extra.update(extra)
+        if "_foreign_keys" in root.__dict__:
+            root._foreign_keys.clear()
+            root._foreign_keys.update(keys)
+        if "_fixed" in root.__dict__:  # (its names go with the namer's and extra's)
+            root._fixed.clear()
+            root._fixed.update(fixed)
+        self.namer.__dict__.clear()
+        self.namer.__dict__.update(namer)
+        self.stmt = stmt

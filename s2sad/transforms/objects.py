@@ -1,0 +1,406 @@
+"""Objects: ``model.predict(x)`` on an object of the user's class is inlined, ``self.w``
+read from it, and a namedtuple built of its fields.
+
+``Normalize.objects`` maps each variable (its single-assignment name) that holds a known
+object to what is known of it: an argument's path (``model.layer``), or a module's object.
+It is a small points-to map, cleared wherever a branch or a loop makes the object depend on
+the path taken. A method called on a known object is inlined with the object as ``self``;
+changes to an object's state (``self.n = 1``, ``setattr``, a list of objects changed in
+place) are refused, since s2sad reads objects when it builds the gradient.
+"""
+
+from __future__ import annotations
+
+import types
+
+import gast
+
+from .. import trees
+from .. import registry
+from ..codegen import unparse
+from ..errors import DifferentiationError
+from .single_assignment import _NOT_CONSTANT, _constant, _resolving, _static, _user_code
+
+
+def argument_objects(tree, descriptors) -> dict:
+    """The parameters of ``tree`` described (:func:`s2sad.transforms.kinds.describe`) as
+    objects of a user's class that the function does not assign: their methods are
+    inlined where the function calls them (``Normalize.objects``)."""
+    params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
+    stored = {n.id for stmt in tree.body for n in trees.walk(stmt)
+              if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    from .kinds import objects_described
+    return {name: _param_ref(name, desc) for name, desc in zip(params, descriptors or ())
+            if (type(desc) is tuple and desc[0] == "object" or objects_described(desc)) and
+            name not in stored}
+
+
+_LEVELS = 3  # a method inlined for nested objects of its class at most so deep (then a
+
+
+# recursive call: a module's tree of objects is not written out whole)
+
+# attributes that read or change an object's attributes other than by name
+_OBJECT_STATE = frozenset({"__setattr__", "__delattr__", "__dict__", "__getattribute__"})
+
+
+def _item_ref(base, index):
+    """The reference of item ``index`` (a constant, or a slice of constants) of a list of
+    objects ``base``."""
+    if base is None or base[0] != "seq":
+        return None
+    if isinstance(index, gast.Slice):
+        parts = [None if part is None else _constant(part)
+                 for part in (index.lower, index.upper, index.step)]
+        if not all(part is None or type(part) is int for part in parts) or parts[2] == 0:
+            return None
+        return "seq", base[1][slice(*parts)], base[2]
+    index = _constant(index)
+    if type(index) is not int or not -len(base[1]) <= index < len(base[1]):
+        return None
+    return base[1][index]
+
+
+def argument_descriptors(tree, descriptors) -> dict:
+    """The descriptors of the parameters of ``tree`` that the function never gives another
+    value and that hold numbers, arrays and containers of them only (no object): a
+    gradient called inside with them (``grad_loss(p, x)``) is inlined as its variant for
+    those kinds (``Normalize.descriptors``)."""
+    params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
+    stored = {n.id for stmt in tree.body for n in trees.walk(stmt)
+              if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    return {name: desc for name, desc in zip(params, descriptors or ())
+            if name not in stored and _numbers_only(desc)}
+
+
+def _named(desc) -> bool:
+    """Does ``desc`` hold a dict or a namedtuple (whose keys or fields the general variant
+    of a gradient does not know)?"""
+    if type(desc) is not tuple or desc[0] in ("nd", "cupy", "object"):
+        return False
+    if desc[0] == "dict" or len(desc) > 2:
+        return True
+    return any(map(_named, desc[1]))
+
+
+def _numbers_only(desc) -> bool:
+    if isinstance(desc, str):
+        return desc != "any"
+    if type(desc) is not tuple or desc[0] == "object":
+        return False
+    if desc[0] in ("nd", "cupy"):
+        return True
+    items = [item for _, item in desc[1]] if desc[0] == "dict" else desc[1]
+    return all(map(_numbers_only, items))
+
+
+def _param_ref(path: str, desc) -> tuple:
+    """What ``Normalize.objects`` keeps of an argument's object (or of a list of them:
+    ``("seq", item references, the reference of every item)``) at ``path`` (``"model"``,
+    ``"model.layers[0]"``). Where the items are alike (one class, the same members), every
+    item's reference is one, at ``path[*]``: a loop over them stays a loop, its variable
+    known as any of them (the entry tests them all)."""
+    if desc[0] == "object":
+        return "param", path, desc[1], desc[2], dict(desc[3])
+    alike = all(item == desc[1][0] for item in desc[1])
+    return "seq", tuple(_param_ref(f"{path}[{k}]", item) for k, item in enumerate(desc[1])), \
+        _param_ref(f"{path}[*]", desc[1][0]) if alike else None
+
+
+def _value_seq(seq) -> tuple:
+    """The reference of a module's list of objects (``LAYERS``, ``net.layers``): its
+    items noted, so that the gradient is built again when they change."""
+    from ..source import note_items
+    note_items(seq)
+    return "seq", tuple(("value", item) for item in seq), None
+
+
+class Objects:
+    """The objects of :class:`Normalize`: which object a name holds, and its methods inlined."""
+
+    def _refuse_object_changes(self, stmt, parts=None):
+        """A list of objects changed in place (``self.layers.append(l)``, ``layers[0] =
+        l``, ``layers += [l]``, through any name it has), or given where s2sad cannot follow
+        it (into a display, a function not inlined, ``ls, k = layers, 1`` is followed), and
+        ``setattr``, ``delattr``, ``vars``, ``__setattr__``, ``__dict__``: s2sad reads
+        which objects a list holds, and an object's attributes, when it builds the
+        gradient, so these are refused, never differentiated as if nothing changed.
+        ``parts``: the expressions of a compound statement to look at (an ``if``'s test)."""
+        import builtins
+        targets = [stmt.target] if isinstance(stmt, gast.AugAssign) else [
+            t.value for t in getattr(stmt, "targets", ()) if isinstance(t, gast.Subscript)]
+        parents = {id(part): stmt for part in parts or ()}  # (an if's test: in the if)
+        for root in parts if parts is not None else [stmt]:
+            for node in trees.walk(root):
+                for child in gast.iter_child_nodes(node):
+                    parents[id(child)] = node
+        for root in parts if parts is not None else [stmt]:
+            for node in trees.walk(root):
+                changed = None
+                if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                        node.func.attr not in ("index", "count", "copy"):
+                    changed = node.func.value
+                if node in targets:
+                    changed = node
+                if changed is not None:
+                    ref = self._object_ref(changed)
+                    if ref is not None and ref[0] == "seq":
+                        raise self.source.syntax_error(
+                            f"a change to the list of objects {unparse(changed)!r} in place",
+                            stmt, "s2sad reads which objects the list holds when it builds "
+                            "the gradient; make a new list instead (`layers = layers + "
+                            "[extra]`).")
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                        any(self._callee(node) is f for f in (builtins.setattr,
+                                                              builtins.delattr, builtins.vars)) \
+                        or isinstance(node, gast.Attribute) and node.attr in _OBJECT_STATE:
+                    raise self.source.syntax_error(
+                        f"{unparse(node)}, which reads or changes an object's attributes as "
+                        "a dict", stmt, "Read attributes by name (self.w), and keep new "
+                        "values in variables or pass them in as arguments.")
+                if isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)) and \
+                        isinstance(node.ctx, gast.Load) and \
+                        not self._followed(node, parents.get(id(node)), stmt):
+                    raise self.source.syntax_error(
+                        f"{unparse(node)!r}, a list of objects, where s2sad cannot follow "
+                        "it", stmt, "Loop over it, index it (layers[0]), give it a name "
+                        "(layers = self.layers), or pass it to a function of yours; s2sad "
+                        "reads which objects it holds when it builds the gradient.")
+
+    def _followed(self, node, parent, stmt) -> bool:
+        """Is ``node`` not a list of objects, or one used where s2sad follows it (looped
+        over, indexed, named, passed to a function of the user's or to ``len``...)?"""
+        import builtins
+        ref = self._object_ref(node)
+        if ref is None or ref[0] != "seq":
+            return True
+        if isinstance(parent, (gast.Attribute, gast.Subscript)) and parent.value is node or \
+                isinstance(parent, (gast.Compare, gast.For, gast.comprehension, gast.Expr,
+                                    gast.If, gast.While)) or \
+                isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.Not):
+            return True  # (looped over, indexed, a method of it called, tested)
+        if isinstance(parent, gast.Assign) and len(parent.targets) == 1 and \
+                isinstance(parent.targets[0], gast.Name):
+            return True
+        if isinstance(parent, (gast.Tuple, gast.List)) and isinstance(stmt, gast.Assign) and \
+                stmt.value is parent and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], (gast.Tuple, gast.List)) and \
+                len(stmt.targets[0].elts) == len(parent.elts) and \
+                all(isinstance(t, gast.Name) for t in stmt.targets[0].elts):
+            return True  # (ls, k = self.layers, 1.0: ls is followed)
+        if isinstance(parent, gast.Call) and node is not parent.func:
+            called = self._callee(parent.func)
+            return self.callee(parent.func) is not None or any(called is f for f in (
+                builtins.len, builtins.list, builtins.tuple, builtins.enumerate, builtins.zip,
+                builtins.reversed, builtins.iter, builtins.isinstance, builtins.print,
+                builtins.id, builtins.type, builtins.repr, builtins.str))
+        return False
+
+    def _refuse_missing_attributes(self, stmt):
+        """``np.not_a_function(x)``: a module attribute that does not exist is an undefined
+        name, said so at its line (not a missing derivative rule, nor an AttributeError
+        inside the generated code)."""
+        for node in trees.walk(stmt):
+            if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
+                base = self._callee(node.value)
+                if isinstance(base, types.ModuleType) and not hasattr(base, node.attr):
+                    dotted = self._dotted(node)
+                    raise self.source.error(
+                        DifferentiationError, f"name {dotted!r} is not defined: module "
+                        f"{base.__name__!r} has no attribute {node.attr!r}", node,
+                        "Check the spelling, or define the function in your module.")
+
+    def _named_parts(self, stmt, refs) -> None:
+        """``ls, k = self.layers, 1.0``: each name given an object (or a list of them) is
+        known as it, as ``ls = self.layers`` would be."""
+        for target, ref in zip(stmt.targets[0].elts if refs else (), refs):
+            if ref is not None and ref[0] != "module" and isinstance(target, gast.Name):
+                self.root.objects[self.current[target.id]] = ref
+
+    def _forget_objects(self, stmt) -> None:
+        """After a branch, and in and after a loop, a variable ``stmt`` assigns holds an
+        object that depends on the path taken: no object is known for it there (its
+        methods are not inlined as one item's: ``for layer in ...`` in each branch)."""
+        for node in trees.walk(stmt):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
+                    node.id in self.current:
+                self.root.objects.pop(self.current[node.id], None)
+
+    def _namedtuple(self, node):
+        """``P(w, b=b)``, a namedtuple's class called: with a value for each field, in
+        order (a default as the class keeps it), so that it is built of them; else None."""
+        from .resolve import namedtuple_class
+        try:
+            cls = _static(node.func, self)
+        except KeyError:
+            return None
+        if not namedtuple_class(cls):
+            return None
+        fields, defaults = cls._fields, cls._field_defaults
+        given = dict(zip(fields, node.args))
+        for keyword in node.keywords:
+            if keyword.arg not in fields or keyword.arg in given:
+                raise self.source.error(
+                    DifferentiationError, f"{cls.__name__}() takes the fields "
+                    f"{', '.join(fields)}: {keyword.arg or '**'} is not one more", node)
+            given[keyword.arg] = keyword.value
+        missing = [f for f in fields if f not in given and f not in defaults]
+        if len(node.args) > len(fields) or missing:
+            raise self.source.error(
+                DifferentiationError, f"{cls.__name__}() takes the fields {', '.join(fields)}"
+                f": {'a value for ' + ', '.join(missing) if missing else 'fewer values'} "
+                "needed", node)
+        args = []
+        for field in fields:
+            if field in given:
+                args.append(self.atom(given[field]))
+            elif _constant(gast.Constant(defaults[field], None)) is not _NOT_CONSTANT:
+                args.append(gast.Constant(defaults[field], None))
+            else:  # (a default of another kind: the value the class keeps)
+                name = self.fixed_name(defaults[field], f"{cls.__name__}_{field}")
+                args.append(self.load(name))
+        func = self.simple(node.func) if self.is_atom(node.func) else self.atom(node.func)
+        return gast.copy_location(gast.Call(func, args, []), node)
+
+    def _object_ref(self, node):
+        """What ``_object_method`` knows of the object ``node`` names: an argument of the
+        function (or given to a helper) that is an object of a user's class, an object in
+        its attributes (``self.layer``), or a module's object (``model``, ``net.layer``);
+        ``("none",)`` for an attribute of such an object that is None (``self.act``, an
+        optional layer: ``if self.act is not None`` is decided); else None."""
+        from ..source import note_object
+        from .kinds import describe, user_objects
+        if isinstance(node, gast.Attribute):  # an object held by a known one
+            base = self._object_ref(node.value)
+            return None if base is None else self._member_ref(base, node.attr)
+        if isinstance(node, gast.Subscript):  # an item of a list of objects: layers[0]
+            return _item_ref(self._object_ref(node.value), node.slice)
+        if not isinstance(node, gast.Name) or node.id in self.function_args:
+            return None
+        if self.lexical and self.parent is not None and node.id not in self.locals:
+            return self.parent._object_ref(node)  # (a lambda or def inside: the caller's)
+        if node.id in self.locals:
+            return self.root.objects.get(self.current.get(node.id))
+        try:
+            obj = _static(node, self)
+        except KeyError:
+            return None
+        if isinstance(obj, types.ModuleType):  # a module of the user's: its objects
+            library = obj.__name__.split(".")[0] in ("numpy", "cupy", "math", "s2sad")
+            return None if library else ("module", obj)
+        if user_objects(obj):  # a list of layers
+            note_object(_resolving(node, self), node.id, obj)
+            return _value_seq(obj)
+        desc = describe(obj)
+        if type(desc) is not tuple or desc[0] != "object":
+            return None
+        note_object(_resolving(node, self), node.id, obj)  # (the name given another: rebuilt)
+        return "value", obj
+
+    def _member_ref(self, base, attr: str):
+        """The reference of ``base``'s attribute ``attr`` (see ``_object_ref``), noted for
+        the checks at each call: its class (an argument's member), or itself (a module's
+        object's)."""
+        from ..source import note_length, note_path
+        from .kinds import _plain_lookup, data_descriptor, describe, user_objects
+        if base[0] in ("none", "seq"):
+            return None
+        if base[0] == "module":  # (models.net: the module's object, noted as its attribute)
+            member = getattr(base[1], attr, None)
+            if user_objects(member):
+                note_path(None, member, base[1], attr)
+                return _value_seq(member)
+            desc = describe(member)
+            if type(desc) is not tuple or desc[0] != "object":
+                return None
+            note_path(None, member, base[1], attr)
+            return "value", member
+        if base[0] == "param":
+            _, path, cls, hidden, members = base
+            desc = members.get(attr)  # (only what Python reads from __dict__)
+            if desc is None:
+                return None
+            path = f"{path}.{attr}"
+            if desc == ("none",):
+                note_path(path, type(None))
+                return ("none",)
+            if desc[0] != "object":  # a list of objects: its class, length, items' classes
+                note_path(path, list if desc[0] == "list" else tuple)
+                note_length(path, len(desc[1]))
+                seq = _param_ref(path, desc)
+                for k, item in [("*", desc[1][0])] if seq[2] else enumerate(desc[1]):
+                    note_path(f"{path}[{k}]", item[1])
+                return seq
+            note_path(path, desc[1])
+            return "param", path, desc[1], desc[2], dict(desc[3])
+        if data_descriptor(type(base[1]), attr) or not _plain_lookup(type(base[1])):
+            return None  # (a property may give a new object at each read)
+        member = getattr(base[1], attr, None)
+        if user_objects(member):
+            note_path(None, member, base[1], attr)
+            return _value_seq(member)
+        desc = describe(member)
+        if member is not None and (type(desc) is not tuple or desc[0] != "object"):
+            return None
+        note_path(None, member, base[1], attr)
+        return ("none",) if member is None else ("value", member)
+
+    def _renamed_ref(self, node):
+        """``_object_ref`` of an expression whose names are already the function's own
+        (``_Rename``: an argument, or an object a helper was given)."""
+        if isinstance(node, gast.Attribute):
+            base = self._renamed_ref(node.value)
+            return None if base is None else self._member_ref(base, node.attr)
+        if isinstance(node, gast.Name):
+            return self.root.objects.get(node.id)
+        return None
+
+    def _object_method(self, node):
+        """``self.act(z)``, ``model.predict(x)``, ``self.layer.forward(x)``, ``layer(x)``:
+        the ``def`` of the object's class (``__call__`` for a call of the object), inlined
+        with the object first (a staticmethod without it), where the object is known: an
+        argument of a user's class, an object in its attributes, a module's object;
+        ``(node, None)`` for the rest (an attribute of the object's own that hides the
+        method, a property...)."""
+        from ..source import note_method
+        from .kinds import class_method
+        func = node.func
+        ref = self._object_ref(func)  # (the object called itself: its class's __call__)
+        if ref is not None:
+            receiver, name = func, "__call__"
+        elif isinstance(func, gast.Attribute):
+            ref, receiver, name = self._object_ref(func.value), func.value, func.attr
+        if ref is None or ref[0] in ("none", "module", "seq"):
+            return node, None
+        if ref[0] == "param":
+            _, path, cls, hidden, _ = ref
+            obj = None
+            if name in hidden:
+                return node, None
+        else:
+            _, obj = ref
+            path, cls = None, type(obj)
+            if name != "__call__" and name in getattr(obj, "__dict__", ()):
+                return node, None
+        found = class_method(cls, name)
+        if found is None or not _user_code(found[0]):
+            return node, None
+        method, takes_self = found
+        # (its objects have attributes of their own, which Python reads first but for __call__)
+        own = getattr(cls, "__dictoffset__", 0) != 0 and name != "__call__"
+        note_method(cls, name, getattr(cls, name), path, own, obj)
+        args = [receiver, *node.args] if takes_self else node.args
+        ruled = registry.lookup(method) is not None
+        # recursion: the method called on the object it runs for (not on another of its
+        # class: a block of blocks is inlined level by level, as far as objects are known)
+        levels = sum(k is method or type(k) is tuple and k[0] is method for k in self.inlining)
+        key = method if method in self.inlining or levels >= _LEVELS else (
+            method, path or id(obj))
+        if ruled or key in self.inlining:  # a rule of its own (s2sad.defvjp(K.cube)),
+            func = self._method_alias(method)  # or recursion: a call of the class's def
+        call = gast.copy_location(gast.Call(func, args, node.keywords), node)
+        return call, (None if ruled else (method, None, None, key))
+
+    def _method_alias(self, method):
+        """A name, in the generated code, for a method of a class called as a function."""
+        return gast.Name(self.fixed_name(method, method.__name__), gast.Load(), None, None)

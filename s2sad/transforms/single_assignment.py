@@ -1,0 +1,552 @@
+"""Single assignment: ``x = np.sin(x * w) + w`` becomes ``t_1 = x * w``, ``t_2 = np.sin(t_1)``,
+``x_1 = t_2 + w``.
+
+Each nested expression gets a ``t_*`` temporary, and a reassigned variable a new version
+(``x`` -> ``x_1``). So every name is defined once, and the reverse sweep finds each use's one
+definition (its def-use chain) with the value it had. Chains of ``+`` and ``-`` stay on one
+line. The methods here are the part of :class:`~s2sad.transforms.normalize.Normalize` that
+turns expressions into atoms (``simple``, ``atom``, ``to_atom``) and binds names (``assign``).
+
+This module also holds the read-only facts the other normalize modules share: the names a
+function assigns (``assigned_names``), what is an atom, the value of a constant, and what a
+name resolves to where the function is defined (``_static``).
+"""
+
+from __future__ import annotations
+
+
+import gast
+
+from .. import trees
+from ..errors import DifferentiationError
+from ..source import note_attribute
+from ..trees import clone
+
+
+def assigned_names(tree) -> set[str]:
+    names = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+    return names
+
+
+def carried_names(tree) -> set[str]:
+    """Variables assigned inside an ``if``, ``for`` or ``while`` (including loop targets)."""
+    names = set()
+    for node in trees.walk(tree):
+        if isinstance(node, (gast.If, gast.For, gast.While)):
+            for inner in trees.walk(node):
+                if isinstance(inner, gast.Name) and isinstance(inner.ctx, gast.Store):
+                    names.add(inner.id)
+        if _is_append(node):  # ys.append(v) changes ys in place
+            names.add(node.value.func.value.id)
+        if isinstance(node, (gast.Assign, gast.AugAssign)):  # y[i] = v changes y in place
+            for target in getattr(node, "targets", [getattr(node, "target", None)]):
+                if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+                    names.add(target.value.id)
+    return names
+
+
+def _is_append(node) -> bool:
+    return isinstance(node, gast.Expr) and isinstance(node.value, gast.Call) and \
+        isinstance(node.value.func, gast.Attribute) and node.value.func.attr == "append" and \
+        isinstance(node.value.func.value, gast.Name) and len(node.value.args) == 1 and \
+        not node.value.keywords
+
+
+def is_atom(node) -> bool:
+    return isinstance(node, (gast.Name, gast.Constant)) or (
+        isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load) and is_atom(node.value)
+        and not isinstance(node.value, gast.Constant)) or (
+        isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) for e in node.elts))
+
+
+def is_linear_chain(node) -> bool:
+    """``a + b - c``: a tree of ``+``/``-`` whose leaves are atoms."""
+    return isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)) and all(
+        is_linear_chain(side) or is_atom(side) for side in (node.left, node.right))
+
+
+def _static(node, normalize):
+    """The object a dotted global name refers to, seen from ``normalize``'s function."""
+    if isinstance(node, gast.Name):
+        if node.id in normalize.locals:
+            raise KeyError(node.id)
+        if normalize.lexical and normalize.parent is not None:
+            return _static(node, normalize.parent)
+        return normalize.source.resolve(node.id)
+    if isinstance(node, gast.Attribute):
+        base = _static(node.value, normalize)
+        try:
+            value = getattr(base, node.attr)
+        except AttributeError:
+            raise KeyError(node.attr) from None
+        holder = node.value.id if isinstance(node.value, gast.Name) else None
+        note_attribute(base, node.attr, value, _resolving(node.value, normalize), holder)
+        return value
+    raise KeyError(type(node).__name__)
+
+
+def _resolving(node, normalize):
+    """The source whose free names ``node`` (a name of ``normalize``'s function) is read
+    from."""
+    while isinstance(node, gast.Name) and normalize.lexical and normalize.parent is not None:
+        normalize = normalize.parent
+    return normalize.source
+
+
+def _user_code(func) -> bool:
+    """Is ``func`` the user's own code (to be inlined), not a library's?"""
+    import inspect
+    import sysconfig
+    try:
+        path = inspect.getsourcefile(func) or ""
+    except TypeError:
+        return False
+    paths = sysconfig.get_paths()
+    library = [paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)]
+    return bool(path) and not any(path.startswith(p) for p in library) and \
+        not path.startswith(__file__.rsplit("/transforms/", 1)[0])
+
+
+class _RenameLocal(trees.Transformer):
+    """Rename the variables a comprehension binds (its own scope in Python)."""
+
+    def __init__(self, renames: dict):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames:
+            return gast.Name(self.renames[node.id], node.ctx, None, None)
+        return node
+
+
+class _Rename(trees.Transformer):
+    """Point the names inside an opaque expression (an f-string) at their current versions."""
+
+    def __init__(self, normalize: SingleAssignment):
+        self.normalize = normalize
+
+    def visit_Name(self, node):
+        return self.normalize.name(node)
+
+
+_NOT_CONSTANT = object()
+
+
+def _constant(node):
+    """The value of ``node`` if it is a constant (``None``, a string, a number, ``-1.0``),
+    else ``_NOT_CONSTANT``."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and type(node.operand.value) in (int, float):
+        return -node.operand.value
+    if isinstance(node, gast.Constant) and (node.value is None or type(node.value) in (
+            str, int, float, bool)):
+        return node.value
+    return _NOT_CONSTANT
+
+
+class SingleAssignment:
+    """The expressions and assignments of :class:`Normalize`: one operation per statement."""
+
+    def conditional(self, cond, body, orelse, normalized=(False, False)) -> gast.Name:
+        """``body if cond else orelse`` as an ``if`` statement setting a temporary.
+        ``normalized`` says which of the two is an atom made already (``a or b``: ``a``);
+        the other is the user's expression, its names read as the user's (an inlined
+        helper's ``v`` is its parameter, even where the caller has a ``v`` of its own)."""
+        result = self.namer.temp()
+        self.temps.add(result)
+        branches, shares = [], []
+        for expr, made in zip((body, orelse), normalized):
+            saved, self.out = self.out, []
+            value = expr if made else self.simple(expr)
+            self.emit(gast.Assign([self.store(result)], value, None))
+            branches.append(self.out)
+            self.out = saved
+            shares.extend(self.views(value))
+        self.emit(gast.If(cond, *branches))
+        self.bind(result, shares)
+        return self.load(result)
+
+    def condition(self, test, normalized: bool = False) -> gast.Name:
+        """``cond_1 = <test>``: the branch taken, kept for the reverse sweep."""
+        if not normalized:
+            test = _Rename(self).visit(clone(test))
+        if not isinstance(test, (gast.Compare, gast.BoolOp)) and not (
+                isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)):
+            test = gast.Call(gast.Name("bool", gast.Load(), None, None), [test], [])
+        name = self.namer.fresh("cond")
+        self.emit(gast.Assign([self.store(name)], test, None))
+        return self.load(name)
+
+    def comprehension(self, node, start=None):
+        """``[e for x in xs if c]`` as a loop that appends; ``sum(e for ...)`` as one that adds.
+
+        The comprehension's own variables get fresh names, as Python gives them their own scope.
+        """
+        node = clone(node)
+        renames = {}
+        for gen in node.generators:
+            if gen.is_async:
+                raise self.source.syntax_error("an async comprehension", node,
+                                               "Use a plain comprehension.")
+            for target in trees.walk(gen.target):
+                if isinstance(target, gast.Name):
+                    renames[target.id] = self.namer.claim(target.id)
+        _RenameLocal(renames).visit(node)
+        result = self.namer.temp()
+        self.temps.add(result)
+        self.carried.add(result)
+        self.carried.update(renames.values())
+        self.locals.update(renames.values())
+        self.locals.add(result)
+        for name in renames.values():
+            self.current[name] = name
+        if start is None:
+            self.made.add(result)  # (a new list: a slot of it may be set)
+            init = gast.List([], gast.Load())
+            item = gast.Expr(gast.Call(gast.Attribute(self.load(result), "append", gast.Load()),
+                                       [node.elt], []))
+        else:
+            init = start
+            item = gast.Assign([self.store(result)], gast.BinOp(self.load(result), gast.Add(),
+                                                                 node.elt), None)
+        self.emit(gast.Assign([self.store(result)], self.simple(init), None))
+        self.current[result] = result
+        body = [gast.copy_location(item, node)]
+        for gen in reversed(node.generators):
+            for cond in reversed(gen.ifs):
+                body = [gast.copy_location(gast.If(cond, body, []), node)]
+            body = [gast.copy_location(gast.For(gen.target, gen.iter, body, [], None), node)]
+        for stmt in body:
+            self.statement(stmt)
+        return self.load(result)
+
+    def sequence(self, node, rebound=frozenset()) -> gast.expr:
+        """An atom holding a sequence that can be indexed (``list(...)`` of an iterator).
+
+        ``rebound``: names the loop body assigns. Python iterates over the sequence the
+        name held when the loop began, so that one is kept under a name of its own."""
+        if isinstance(node, gast.Name):
+            value = self.name(node)
+            return self.temporary(value) if node.id in rebound else value
+        if self._builtin_call(node) == "range":
+            return self.atom(node)
+        value = self.simple(node)
+        if isinstance(value, (gast.List, gast.Tuple)):  # a display can be indexed as it is
+            return self.to_atom(value)
+        return self.to_atom(gast.Call(self.load("list"), [self.to_atom(value)], []))
+
+    def _builtin_call(self, node) -> str | None:
+        import builtins
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id not in self.locals:
+            try:
+                value = self.source.resolve(node.func.id)
+            except KeyError:
+                return None
+            for name in ("range", "zip", "enumerate", "sum", "reversed", "super"):
+                if value is getattr(builtins, name):
+                    return name
+        return None
+
+    def assign(self, target, value):
+        if isinstance(target, gast.Name):
+            self.function_args.pop(target.id, None)  # (a name given a value of its own)
+            own = {target.id, self.current.get(target.id)}  # (a parameter of an inlined
+            if target.id in self.carried and not self.is_atom(value) and any(  # helper may
+                    isinstance(n, gast.Name) and n.id in own for n in trees.walk(value)):
+                value = self.to_atom(value)  # `b = b * 2` -> `t_1 = b * 2; b = t_1` (be y_1)
+            shares = self.views(value)  # (read before the name gets its new value)
+            ssa = self.new_version(target.id)
+            self.emit(gast.Assign([self.store(ssa)], value, None))
+            self.bind(ssa, shares)
+            self.hold(target.id, ssa, value)
+            made = self._made_here(value) or \
+                self._container_copy(value) is not None  # (a copy of a dict or list)
+            (self.made if made else self.unmade).add(ssa)
+            if isinstance(value, gast.BinOp) and any(  # [h] * 2, ys + ys: a value in two
+                    isinstance(side, gast.List) or isinstance(side, gast.Name) and  # slots
+                    side.id in self.made for side in (value.left, value.right)):
+                self.repeated.add(ssa)
+            return
+        if isinstance(target, gast.Subscript):  # `z[0], z[1] = z[1], z[0]`: stored in its
+            index = self.index(target.slice)    # turn, its index read then (as Python does)
+            self.setitem(self.stmt, target, index, self.to_atom(value))
+            return
+        elts = target.elts
+        if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
+            # the right side's parts are atoms already, all evaluated before any target
+            parts = value.elts
+            if any(isinstance(t, gast.Name) and t.id in self.carried for t in elts):
+                parts = [self.snapshot(v) for v in parts]  # `a, b = b, a` on kept names
+            shown = self._right_side_of(target)
+            for k, (t, v) in enumerate(zip(elts, parts, strict=True)):
+                self._stored_before_read(t, parts[k + 1:], shown[k + 1:])
+                self.assign(t, v)
+            return
+        source = self.to_atom(value)
+        names, nested = [], []
+        for elt in elts:
+            if isinstance(elt, gast.Name):
+                names.append(self.store(self.new_version(elt.id)))
+            else:
+                temp = self.namer.temp()
+                names.append(self.store(temp))
+                nested.append((elt, self.load(temp)))
+        self.emit(gast.Assign([gast.Tuple(names, gast.Store())], source, None))
+        whole = [source.id] if isinstance(source, gast.Name) else []
+        for stored in names:  # parts of a value share its memory (an array's rows are views
+            # of it; a list's items are the arrays it holds) and what it shares
+            self.bind(stored.id, whole)
+        shown = self._right_side_of(target)
+        for k, (elt, temp) in enumerate(nested):
+            self._stored_before_read(elt, [t for _, t in nested[k + 1:]], shown[k + 1:])
+            self.assign(elt, temp)
+
+    def _right_side_of(self, target) -> list:
+        """The user's expressions the parts of the tuple ``target`` of this statement are
+        given, one per part (the whole right side for each, when it is no display)."""
+        stmt = self.stmt
+        pairs = [(t, stmt.value) for t in stmt.targets] if isinstance(stmt, gast.Assign) \
+            else []
+        while pairs:
+            t, v = pairs.pop()
+            alike = isinstance(t, (gast.Tuple, gast.List)) and isinstance(
+                v, (gast.Tuple, gast.List)) and len(t.elts) == len(v.elts)
+            if t is target:
+                return list(v.elts) if alike else [v] * len(target.elts)
+            if alike:
+                pairs += zip(t.elts, v.elts)
+        return []
+
+    def new_version(self, name: str) -> str:
+        first = name if self.parent is None else None
+        if name in self.carried:
+            if name not in self.current:
+                self.current[name] = first or self.namer.claim(name)
+            self.root.objects.pop(self.current[name], None)  # (it holds another value now)
+            return self.current[name]
+        if name not in self.current:
+            ssa = first or self.namer.claim(name)
+        else:
+            ssa = self.namer.version(name)
+        self.current[name] = ssa
+        return ssa
+
+    # --- expressions ----------------------------------------------------------------
+
+    @staticmethod
+    def store(name):
+        return gast.Name(name, gast.Store(), None, None)
+
+    @staticmethod
+    def load(name):
+        if isinstance(name, gast.Name):
+            name = name.id
+        return gast.Name(name, gast.Load(), None, None)
+
+    def is_atom(self, node) -> bool:
+        """An atom, and not an attribute of a local value (``x.real`` is an operation)."""
+        root = node
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if root is not node and isinstance(root, gast.Name) and (
+                root.id in self.locals or root.id in self.current.values()):
+            return False  # (a value of this function, or the caller's in an inlined call)
+        return is_atom(node)
+
+    def atom(self, node):
+        return self.to_atom(self.simple(node))
+
+    def snapshot(self, value):
+        """A temporary holding ``value`` now (names kept across a loop change later)."""
+        if isinstance(value, gast.Constant):
+            return value
+        temp = self.namer.temp()
+        self.temps.add(temp)
+        self.emit(gast.Assign([self.store(temp)], value, None))
+        self.bind(temp, self.views(value))  # (the same array: it shares what value shares)
+        return self.load(temp)
+
+    def to_atom(self, value):
+        """An atom for an already normalized expression (a temporary if needed)."""
+        if self.is_atom(value):
+            return value
+        return self.temporary(value)
+
+    def temporary(self, value):
+        """``t_1 = value`` (it shares what ``value`` shares): ``t_1``."""
+        temp = self.namer.temp()
+        self.temps.add(temp)
+        self.emit(gast.Assign([self.store(temp)], value, None))
+        self.bind(temp, self.views(value))
+        if isinstance(value, (gast.List, gast.Dict)):  # (`[h] * n`: its list, made here)
+            self.made.add(temp)
+        if _constant(value) is not _NOT_CONSTANT:  # `t_1 = -1.0` (passed to a helper)
+            self.constants[temp] = _constant(value)
+        return self.load(temp)
+
+    def name(self, node):
+        if node.id in self.function_args:  # a function the caller passed, used as a value
+            how, what = self.function_args[node.id]
+            if how == "call":
+                return gast.copy_location(clone(what), node)
+            raise self.source.syntax_error(
+                f"the function passed as {node.id!r} used as a value", node,
+                f"s2sad inlines it where it is called ({node.id}(...)); call it, or pass the "
+                "value it computes instead.")
+        if node.id in self.locals:
+            if node.id not in self.current:
+                raise self.source.error(
+                    DifferentiationError, f"local variable {node.id!r} is used before it is "
+                    "assigned", node, "Assign it first (Python would raise UnboundLocalError).")
+            return gast.copy_location(self.load(self.current[node.id]), node)
+        if self.lexical and node.id not in self.local_functions:
+            return self.parent.name(node)
+        if self.parent is not None:
+            return gast.copy_location(self.load(self.foreign_name(node)), node)
+        try:
+            self.source.resolve(node.id)
+        except KeyError:
+            raise self.source.error(DifferentiationError, f"name {node.id!r} is not defined",
+                                    node, "Define it in the function's module or pass it in "
+                                    "as an argument.") from None
+        return node
+
+    def simple(self, node):
+        """One operation on atoms (temporaries emitted for the operands)."""
+        if isinstance(node, gast.Name):
+            return self.name(node)
+        if isinstance(node, gast.Constant):
+            return node
+        if isinstance(node, gast.Attribute):
+            from .desugar import METHODS
+            if node.attr in METHODS and isinstance(node.value, gast.Name) and \
+                    node.value.id in self.locals:  # m = x.sum: a method as a value
+                raise self.source.syntax_error(
+                    f"the method {node.value.id}.{node.attr} used as a value", node,
+                    f"Call it where it is used: {node.value.id}.{node.attr}(...).")
+            value = self.simple(node.value) if self.is_atom(node.value) else self.atom(node.value)
+            return gast.copy_location(gast.Attribute(value, node.attr, gast.Load()), node)
+        if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Subscript)):
+            from .dunders import object_operator
+            inlined = object_operator(self, node)  # v * a, v an object of a class of yours:
+            if inlined is not None:                # its __mul__, inlined
+                return inlined
+        if isinstance(node, gast.BinOp):
+            if isinstance(node.op, (gast.Add, gast.Sub)):
+                return self.chain(node)
+            return gast.copy_location(
+                gast.BinOp(self.atom(node.left), node.op, self.atom(node.right)), node)
+        if isinstance(node, gast.UnaryOp):
+            return gast.copy_location(gast.UnaryOp(node.op, self.atom(node.operand)), node)
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+            return self.comprehension(node)
+        if isinstance(node, gast.Call):
+            func = node.func
+            self._refuse_derivative_made_here(node)
+            if self._builtin_call(node) == "sum" and len(node.args) in (1, 2) and \
+                    isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp)) and \
+                    not node.keywords:
+                start = node.args[1] if len(node.args) == 2 else gast.Constant(0, None)
+                return self.comprehension(node.args[0], start=start)
+            built = self._namedtuple(node)
+            if built is not None:
+                return built
+            inlined = self.callee(func, node) or self._keyword_stand_in(node)
+            if inlined is None and isinstance(func, gast.Attribute):
+                node, inlined = self._ufunc_method(node)
+            if inlined is None and isinstance(func, (gast.Attribute, gast.Name,
+                                                     gast.Subscript)):
+                node, inlined = self._object_method(node)
+                func = node.func
+            if inlined is not None:
+                return self.inline(node, *inlined)
+            if isinstance(func, gast.Attribute) and self._builtin_call(func.value) == "super":
+                raise self.source.syntax_error(
+                    "super() in a differentiated method", node,
+                    f"Call the base class's method by name, as BaseClass.{func.attr}(self, "
+                    "...): that is inlined.")
+            lam = next((a for a in list(node.args) + [k.value for k in node.keywords]
+                        if isinstance(a, gast.Lambda)), None)
+            if lam is not None:
+                raise self.source.syntax_error(
+                    f"a lambda passed to {self._dotted(func)}()", lam,
+                    "A function of yours that takes a function is inlined with it; pass "
+                    "this one a value computed with NumPy instead.")
+            if isinstance(func, gast.Name) and func.id in self.function_args:
+                func = clone(self.function_args[func.id][1])  # np.sin, as the caller wrote it
+            elif isinstance(func, gast.Attribute):
+                func = gast.copy_location(gast.Attribute(self.atom(func.value), func.attr,
+                                                         gast.Load()), func)
+            else:
+                func = self.atom(func)
+            args = [self.atom(a) for a in node.args]
+            keywords = [gast.keyword(k.arg, self.atom(k.value)) for k in node.keywords]
+            call = gast.copy_location(gast.Call(func, args, keywords), node)
+            if node.__dict__.get("copied"):  # x.copy() (Desugar): a dict's or list's too
+                call.copied = True
+            if "method" in node.__dict__:  # (x.conj(), desugared: the method's facts too)
+                call.method = node.method
+            if not self.trusted:
+                self._note_unknown_call(call)
+            return call
+        if isinstance(node, gast.Subscript):
+            from .index_tricks import joined
+            join = joined(self, node)  # np.r_[x, y]: np.concatenate([x, y])
+            if join is not None:
+                return gast.copy_location(join, node)
+            return gast.copy_location(
+                gast.Subscript(self.atom(node.value), self.index(node.slice), gast.Load()), node)
+        if isinstance(node, gast.Compare):
+            return gast.copy_location(gast.Compare(self.atom(node.left), node.ops,
+                                                   [self.atom(c) for c in node.comparators]),
+                                      node)
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return gast.copy_location(type(node)([self.atom(e) for e in node.elts], gast.Load()),
+                                      node)
+        if isinstance(node, gast.Dict):
+            keys = [None if k is None else self.atom(k) for k in node.keys]
+            return gast.copy_location(gast.Dict(keys, [self.atom(v) for v in node.values]), node)
+        if isinstance(node, gast.JoinedStr):
+            return _Rename(self).visit(node)
+        if isinstance(node, gast.IfExp):
+            known = self._constant_test(node.test)  # (an inlined helper's `-1 if axis is None
+            if known is not None:                   # else axis`, given axis=None)
+                return self.atom(node.body if known else node.orelse)
+            return self.conditional(self.condition(node.test), node.body, node.orelse)
+        if isinstance(node, gast.BoolOp):
+            known = self._constant_value(_Rename(self).visit(clone(node)))
+            if known is not _NOT_CONSTANT:  # (`keepdims and axis is not None`, in a helper)
+                return gast.copy_location(gast.Constant(known, None), node)
+            # `a or b` is `a if a else b`; `a and b` is `b if a else a` (b evaluated lazily)
+            result = self.atom(node.values[0])
+            for value in node.values[1:]:
+                cond = self.condition(result, normalized=True)
+                if isinstance(node.op, gast.Or):
+                    result = self.conditional(cond, result, value, (True, False))
+                else:
+                    result = self.conditional(cond, value, result, (False, True))
+            return result
+        raise self.source.syntax_error(type(node).__name__, node)
+
+    def chain(self, node):
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+            from .dunders import object_operator
+            inlined = object_operator(self, node)
+            if inlined is not None:
+                return inlined
+            return gast.copy_location(gast.BinOp(self.chain(node.left), node.op,
+                                                 self.chain(node.right)), node)
+        return self.atom(node)
+
+    def index(self, node):
+        if isinstance(node, gast.Slice):
+            parts = [None if p is None else self.atom(p) for p in (node.lower, node.upper, node.step)]
+            return gast.copy_location(gast.Slice(*parts), node)
+        if isinstance(node, gast.Tuple):
+            return gast.copy_location(gast.Tuple([self.index(e) for e in node.elts], gast.Load()),
+                                      node)
+        return self.atom(node)
