@@ -38,7 +38,9 @@ from .kinds import ANY, Kind
 from .normalize import assigned_names
 from .resolve import (classify, is_append, is_setitem, known_value, operand_text,
                       statement_parts)
-from .reverse import _Inliner, is_pop, refuse_foreign_index, refuse_foreign_operand
+from .instantiate import (RuleInliner, call_rule, refuse_foreign_index,
+                          refuse_foreign_operand)
+from .tape import is_pop
 
 # keyword arguments of elementwise functions that take no part in broadcasting
 _NOT_BROADCAST = {"dtype", "out", "casting", "order", "subok", "signature", "copy", "device"}
@@ -358,7 +360,6 @@ class Forward:
             try:
                 pre, returned = rule.parsed_tangent()
             except (TypeError, OSError):  # more than one `return`: call the rule instead
-                from .reverse import call_rule
                 first = next(iter(registry.signature(rule.tangent).parameters))
                 expr = None
                 for i in wanted:  # one call per varying argument, g its tangent
@@ -434,7 +435,7 @@ class Forward:
     def _inline(self, rule, function, mapping, param, pre, expr, target, strip):
         local = dict(mapping)
         local["g"] = self.load(self.d(mapping[param].id))
-        inliner = _Inliner(self, rule, local, seed=False, ans=target, function=function,
+        inliner = RuleInliner(self, rule, local, seed=False, ans=target, function=function,
                            strip=strip)
         for assign in pre:
             self.pre.append(inliner.statement(assign))

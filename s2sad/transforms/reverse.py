@@ -26,11 +26,13 @@ def grad_f(x, y):
     s_z += np.cos(z)
     s_x += y * s_z
     return float(s_x)
+
+The reverse sweep is here; the forward sweep and the tape of overwritten values are in
+:mod:`.tape`, and the instantiation of a rule with a statement's names in :mod:`.instantiate`.
 """
 
 from __future__ import annotations
 
-import builtins
 
 import gast
 
@@ -45,12 +47,22 @@ from .kinds import ANY, Kind
 from .normalize import assigned_names
 from .higher import container_kinds, is_generated
 from .activity import shift_invariant
-from .resolve import (FOREIGN_ADVICE, INDEX_ADVICE, classify, foreign_index, is_append,
-                      is_setitem, known_value, names_in, _op_symbol, operand_text, static_value,
+from .resolve import (classify, is_append,
+                      is_setitem, known_value, names_in, operand_text, static_value,
                       statement_parts)
+from .instantiate import (RuleInliner, call_rule, refuse_foreign_index,
+                          refuse_foreign_operand)
+from .tape import (Tape, _Restores, _breaks, _carried, _drop_empty_comments, _mutates_in_place,
+                   _restore_marker, is_pop)
 
 
-class Reverse:
+class Reverse(Tape):
+    """The adjoint of one normalized function (see the module's docstring).
+
+    The forward sweep and its tape (pushes, pops, trip counts) are the :class:`Tape` mixin's;
+    a rule is put into the code by :mod:`.instantiate`; the rest, here, is the reverse sweep.
+    """
+
     def __init__(self, source, namer, tree: gast.FunctionDef, wrt: list[str],
                  kinds: dict[str, Kind], active: set[str], imports, annotate: bool,
                  with_value: bool, as_tuple: bool = False, seed: bool = False,
@@ -329,129 +341,6 @@ class Reverse:
                             "softmax)", note=True)]
         return []
 
-    def count_trips(self, loop, body: list, out: list):
-        """``trips_1 = 0`` before the loop, ``trips_1 += 1`` first thing in each pass."""
-        trips = self.trips.get(id(loop))
-        if trips is not None:
-            out.append(gast.Assign([self.store(trips)], gast.Constant(0, None), None))
-            body.insert(0, gast.AugAssign(self.store(trips), gast.Add(), gast.Constant(1, None)))
-
-    def new_key(self, stmt) -> bool:
-        """May ``d[k] = v`` give the dict ``d`` a key it did not have? (Its kind lists the
-        keys it was made with: ``del d[k]`` is refused, so those stay.)"""
-        kind = self.kind(stmt.targets[0].value.id)
-        index = stmt.targets[0].slice
-        return kind.tag == "dict" and not (
-            isinstance(index, gast.Constant) and index.value in dict(kind.items))
-
-    def save(self, stmt):
-        self.saved.add(id(stmt))
-        self.saved_stmts[id(stmt)] = stmt
-
-    def pop(self):
-        if self.stack is None:
-            self.stack = self.namer.claim("stack")
-        return gast.Call(gast.Attribute(self.load(self.stack), "pop", gast.Load()), [], [])
-
-    def push(self, name: str):
-        return self.push_value(self.load(name))
-
-    def push_value(self, value):
-        if self.stack is None:
-            self.stack = self.namer.claim("stack")
-        call = gast.Call(gast.Attribute(self.load(self.stack), "append", gast.Load()),
-                         [value], [])
-        return gast.Expr(call)
-
-    # --- the forward sweep, with what the reverse sweep needs saved ---------------------------
-
-    def forward_block(self, stmts, in_loop: bool, defined: set, top: bool = False) -> list:
-        out: list = []
-        for stmt in stmts:
-            before = len(out)
-            if isinstance(stmt, gast.If):
-                body = self.forward_block(stmt.body, in_loop, set(defined))
-                orelse = self.forward_block(stmt.orelse, in_loop, set(defined))
-                out.append(gast.If(stmt.test, body or [gast.Pass()], orelse))
-                if top:  # defined after the `if` when both branches assign it
-                    both = _definite(stmt.body) & _definite(stmt.orelse)
-                    self.maybe |= (_stored(stmt.body) | _stored(stmt.orelse)) - both - defined
-                    defined.update(both)
-            elif isinstance(stmt, gast.While):
-                body = self.forward_block(stmt.body, True, set(defined))
-                self.count_trips(stmt, body, out)
-                out.append(gast.While(stmt.test, body, []))
-                if id(stmt) in self.trips and in_loop:
-                    out.append(self.push(self.trips[id(stmt)]))
-            elif isinstance(stmt, gast.For):
-                target = stmt.target.id
-                if target in self.needed and target in defined:
-                    out.append(self.push(target))  # the loop will overwrite it
-                    self.save(stmt)
-                body = self.forward_block(stmt.body, True, set(defined) | {target})
-                self.count_trips(stmt, body, out)
-                out.append(gast.For(stmt.target, stmt.iter, body, [], None))
-                if id(stmt) in self.trips and in_loop:
-                    out.append(self.push(self.trips[id(stmt)]))
-            elif is_append(stmt):
-                if stmt.value.func.value.id in self.needed:
-                    self.save(stmt)  # restored by ys.pop() in the reverse sweep
-                out.append(stmt)
-            elif is_setitem(stmt):
-                name = stmt.targets[0].value.id
-                if name in self.needed:  # save only the part about to be overwritten
-                    part = gast.Subscript(self.load(name), clone(stmt.targets[0].slice),
-                                          gast.Load())
-                    if self.new_key(stmt):  # d["c"] = v may add the key: it goes again
-                        part = gast.Call(self.helper("item_or_missing"),
-                                         [self.load(name), clone(stmt.targets[0].slice)], [])
-                    elif not self.kind(name).container:  # (an array's part is overwritten)
-                        part = gast.Call(gast.Attribute(self.load(self.imports.numpy()), "array",
-                                                        gast.Load()), [part], [])
-                    out.append(self.push_value(part))
-                    self.save(stmt)
-                out.append(stmt)
-            else:
-                targets = statement_parts(stmt)[0]
-                for name in targets:
-                    if name in self.carried and name in self.needed and \
-                            (name in defined or in_loop):
-                        if name in self.shape_only and name in self.one_shape:
-                            continue  # any of its values has the shape the sweep reads
-                        if name in self.shape_only and self.kind(name).tag == "array":
-                            out.append(self.push_value(gast.Call(
-                                self.helper("shape_of"), [self.load(name)], [])))
-                        else:
-                            out.append(self.push(name))
-                        self.save(stmt)
-                        self.pushed.setdefault(id(stmt), []).append(name)
-                if is_pop(stmt) and stmt.value.func.value.id in self.needed:
-                    self.save(stmt)  # restored by ys.append(x) in the reverse sweep
-                out.append(stmt)
-                defined.update(targets)
-            if top and isinstance(stmt, (gast.If, gast.For, gast.While)):
-                # a value saved inside may not exist yet on the first pass: start it as None
-                shape_of = self.imports.helpers.get("shape_of")
-                unbound = sorted({n for s in out[before:]
-                                  for n in _pushed(s, self.stack, shape_of)}
-                                 - defined - set(self.trips.values()))
-                # set in one branch only: None at the top, where it cannot undo that branch
-                self.early_none.update(n for n in unbound if n in self.maybe)
-                defined.update(n for n in unbound if n in self.maybe)
-                unbound = [n for n in unbound if n not in self.maybe]
-                if unbound:
-                    init = gast.Assign([gast.Tuple([self.store(n) for n in unbound], gast.Store())
-                                        if len(unbound) > 1 else self.store(unbound[0])],
-                                       gast.Constant(None, None), None)
-                    if len(unbound) > 1:
-                        init.value = gast.Tuple([gast.Constant(None, None)] * len(unbound),
-                                                gast.Load())
-                    out.insert(before, init)
-                defined.update(unbound)
-            for s2 in out[before:]:
-                gast.copy_location(s2, stmt)
-        return out
-
     def _zero_init(self) -> list:
         order = {name: i for i, name in enumerate(self._definition_order())}
         names = sorted((n for n in self.received if n not in self.assigned),
@@ -597,20 +486,6 @@ class Reverse:
             self.accumulate(value.id, part)
         clear = gast.Subscript(self.load(s), clone(target.slice), gast.Store())
         self.block.append(gast.Assign([clear], gast.Constant(0.0, None), None))
-
-    def reset(self, name: str, where: str):
-        """A placeholder for ``s_name = 0.0`` (``where="pre"``: before the restore of
-        ``name``), or for zeros shaped like the restored ``name`` (``"post"``), whichever
-        applies: a sensitivity updated element by element is known once the sweep is built.
-        """
-        self.resets.append(name)
-        return gast.Expr(gast.Name(f"{_RESET}{where}_{len(self.resets) - 1}", gast.Load(),
-                                   None, None))
-
-    def _finish_resets(self, stmts: list) -> list:
-        if not self.resets:
-            return stmts
-        return _Resets(self).visit(gast.Module(stmts, [])).body
 
     def call_by_reference(self, rule, function, op, g, target, mapping, params):
         wanted = [i for i in range(len(params)) if self.wants(mapping[params[i]])]
@@ -895,7 +770,7 @@ class Reverse:
                   if i < len(params) and self.wants(mapping[params[i]])]
         if not wanted:
             return
-        inliner = _Inliner(self, rule, mapping, seed=isinstance(g, gast.Constant), ans=target)
+        inliner = RuleInliner(self, rule, mapping, seed=isinstance(g, gast.Constant), ans=target)
         for assign in pre:
             self.block.append(inliner.statement(assign))
         for i, operand in wanted:
@@ -905,214 +780,9 @@ class Reverse:
             self.accumulate(operand.id, expr)
 
 
-def call_rule(host, rule_function, call_args, call_keywords, params, wanted, pre):
-    """``out = rule(g, ans, *args)`` in the generated code, the rule read live by name
-    (a rule that is more than assignments and one ``return`` cannot be inlined); gives the
-    expression of each wanted argument's part: ``rule_part(out, i)``."""
-    holder = {rule_function.__name__: rule_function}
-    alias = host.live_global(rule_function.__name__, rule_function, holder)
-    out = host.namer.claim(f"{rule_function.__name__}_out")
-    keywords = [gast.keyword(k, v) for k, v in call_keywords.items()]
-    call = gast.Call(gast.Name(alias, gast.Load(), None, None), list(call_args), keywords)
-    pre.append(gast.Assign([gast.Name(out, gast.Store(), None, None)], call, None))
-    part = host.helper("rule_part", "s2sad.runtime_higher")
-    return [(i, gast.Call(part, [gast.Name(out, gast.Load(), None, None),
-                                 gast.Constant(i, None)], [])) for i in wanted]
-
-
-def _stored(stmts) -> set[str]:
-    return {n.id for s in stmts for n in trees.walk(s) if isinstance(n, gast.Name) and
-            isinstance(n.ctx, gast.Store)}
-
-
-def _definite(stmts) -> set[str]:
-    """The names ``stmts`` assign on every path (a loop may run no pass)."""
-    names: set[str] = set()
-    for stmt in stmts:
-        if isinstance(stmt, gast.If):
-            names |= _definite(stmt.body) & _definite(stmt.orelse)
-        elif not isinstance(stmt, (gast.For, gast.While)):
-            names |= {n.id for t in getattr(stmt, "targets", []) for n in trees.walk(t)
-                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return names
-
-
 def _reads(node, name: str) -> bool:
     return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
                for n in trees.walk(node))
-
-
-def _breaks(loop) -> bool:
-    """Does ``loop`` itself (not an inner loop) contain ``break``?"""
-    def walk(node):
-        if isinstance(node, gast.Break):
-            return True
-        if isinstance(node, (gast.For, gast.While)) and node is not loop:
-            return False
-        return any(walk(child) for child in gast.iter_child_nodes(node))
-    return walk(loop)
-
-
-def _carried(stmts, params=()) -> set[str]:
-    """Names with more than one value: assigned in a block, twice (an inlined helper's
-    `if` on a constant, taken at once; a parameter, ``params``, once: it had the
-    caller's value first), or updated in place."""
-    names, once = set(), set(params)
-    for stmt in stmts:
-        if isinstance(stmt, gast.Assign):
-            for target in stmt.targets:
-                for node in trees.walk(target):
-                    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-                        (names if node.id in once else once).add(node.id)
-        if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            names |= {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)
-                      and isinstance(n.ctx, gast.Store)}
-        for node in trees.walk(stmt):
-            if not isinstance(node, (gast.Assign, gast.Expr)):
-                continue  # (the only statements that update a value in place)
-            if is_setitem(node):
-                names.add(node.targets[0].value.id)
-            if is_append(node):
-                names.add(node.value.func.value.id)
-            if is_pop(node):
-                names.add(node.value.func.value.id)
-    return names
-
-
-def is_pop(stmt) -> bool:
-    """``x = ys.pop()`` on a list ``ys`` (the reverse sweep of a gradient reads its stack so)."""
-    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-        isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) and \
-        isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "pop" and \
-        isinstance(stmt.value.func.value, gast.Name) and not stmt.value.args and \
-        not stmt.value.keywords
-
-
-def _mutates_in_place(stmts) -> bool:
-    return any(is_setitem(n) or is_append(n) or is_pop(n)
-               for s in stmts for n in trees.walk(s))
-
-
-_RESTORE = "__s2sad_restore_"
-_RESET = "__s2sad_reset_"
-
-
-class _Markers(trees.Transformer):
-    """A pass over the statements, for markers: statements of their own (``Expr``), never
-    inside another simple statement."""
-
-    def __init__(self, reverse):
-        self.reverse = reverse
-
-    def visit_Assign(self, node):
-        return node
-
-    visit_AugAssign = visit_Return = visit_Assign
-
-
-class _Resets(_Markers):
-    """Turn reset placeholders into ``s = 0.0`` (before the restore) or, for a sensitivity
-    updated element by element, ``s = zeros_like_structure(x)`` (after it)."""
-
-    def visit_Expr(self, node):
-        if isinstance(node.value, gast.Name) and node.value.id.startswith(_RESET):
-            where, index = node.value.id[len(_RESET):].split("_")
-            name = self.reverse.resets[int(index)]
-            structured = name in self.reverse.structured or name in self.reverse.shaped
-            if where == "pre" and not structured:
-                value = gast.Constant(0.0, None)
-            elif where == "post" and structured:
-                value = self.reverse.zeros_of(name)
-            else:
-                return None
-            assign = gast.Assign([self.reverse.store(self.reverse.s(name))], value, None)
-            return gast.copy_location(assign, node)
-        return node
-
-
-def _restore_marker(stmt):
-    """Where the value ``stmt`` overwrote is restored, if the forward sweep saved it."""
-    return gast.Expr(gast.Name(f"{_RESTORE}{id(stmt)}", gast.Load(), None, None))
-
-
-class _Restores(_Markers):
-    """Turn restore markers into ``x = stack.pop()`` where the forward sweep pushed ``x``."""
-
-    def visit_Expr(self, node):
-        if isinstance(node.value, gast.Name) and node.value.id.startswith(_RESTORE):
-            key = int(node.value.id[len(_RESTORE):])
-            if key not in self.reverse.saved:
-                return None
-            stmt = self.reverse.saved_stmts[key]
-            if is_append(stmt):
-                pop = gast.Attribute(clone(stmt.value.func.value), "pop", gast.Load())
-                return gast.copy_location(gast.Expr(gast.Call(pop, [], [])), stmt)
-            if is_setitem(stmt):
-                target = clone(stmt.targets[0])
-                if self.reverse.new_key(stmt):  # the saved value back, or the new key out
-                    call = gast.Call(self.reverse.helper("restore_item"), [
-                        clone(target.value), clone(target.slice), self.reverse.pop()], [])
-                    return gast.copy_location(gast.Expr(call), stmt)
-                return gast.copy_location(gast.Assign([target], self.reverse.pop(), None), stmt)
-            if is_pop(stmt):
-                name, ys = stmt.targets[0].id, stmt.value.func.value.id
-                out = []
-                if ys in self.reverse.needed:
-                    push = gast.Attribute(self.reverse.load(ys), "append", gast.Load())
-                    out.append(gast.Expr(gast.Call(push, [self.reverse.load(name)], [])))
-                if name in self.reverse.pushed.get(key, ()):
-                    out.append(gast.Assign([self.reverse.store(name)], self.reverse.pop(), None))
-                return [gast.copy_location(s, stmt) for s in out]
-            if isinstance(stmt, gast.For):
-                names = [stmt.target.id]
-            else:
-                names = statement_parts(stmt)[0]
-            names = [n for n in names if n in self.reverse.carried and n in self.reverse.needed]
-            return [gast.copy_location(gast.Assign([self.reverse.store(n)], self.reverse.pop(),
-                                                   None), stmt) for n in reversed(names)]
-        return node
-
-
-def _drop_empty_comments(stmts: list) -> list:
-    """Blocks that turned out empty (nothing was restored in them) go, with their comments."""
-    from ..codegen import comment_text, is_note
-
-    def empty(block):
-        return all(isinstance(s, gast.Pass) or comment_text(s) is not None for s in block)
-
-    out = []
-    for stmt in reversed(stmts):
-        if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            stmt.body = _drop_empty_comments(stmt.body)
-            stmt.orelse = _drop_empty_comments(stmt.orelse)
-            if empty(stmt.body) and empty(stmt.orelse):
-                continue
-            if empty(stmt.body):
-                stmt.body = [gast.Pass()]
-        if comment_text(stmt) is not None and not is_note(stmt) and \
-                (not out or comment_text(out[-1]) is not None and not is_note(out[-1])):
-            continue  # (a heading over nothing)
-        out.append(stmt)
-    return out[::-1]
-
-
-def _pushed(stmt, stack, shape_of=None) -> set[str]:
-    """The names ``stmt`` saves on ``stack`` (``stack.append(x)``, or ``x``'s shape:
-    ``stack.append(shape_of(x))``, ``shape_of`` the helper's name in the code)."""
-    if stack is None:
-        return set()
-    names = set()
-    for node in trees.walk(stmt):
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                node.func.attr == "append" and isinstance(node.func.value, gast.Name) and \
-                node.func.value.id == stack and node.args:
-            saved = node.args[0]
-            if isinstance(saved, gast.Call) and isinstance(saved.func, gast.Name) and \
-                    saved.func.id == shape_of and len(saved.args) == 1:
-                saved = saved.args[0]
-            if isinstance(saved, gast.Name):
-                names.add(saved.id)
-    return names
 
 
 def _value_reads(nodes, helpers: dict) -> set[str]:
@@ -1121,37 +791,6 @@ def _value_reads(nodes, helpers: dict) -> set[str]:
     for_shape = {id(n) for n in shape_arguments(nodes, helpers)}
     return {n.id for n in nodes if type(n) is gast.Name and type(n.ctx) is gast.Load and
             id(n) not in for_shape}
-
-
-def refuse_foreign_index(sweep, stmt, value) -> None:
-    """``obj[a]``, ``a`` differentiated and ``obj`` an object with its own ``__getitem__``
-    (see ``foreign_index``): refused at the line (``sweep``: the reverse or forward pass)."""
-    culprit = next((n for n in foreign_index(value, sweep.kinds) if sweep.wants(n)), None)
-    if culprit is not None:
-        raise sweep.source.error(
-            NoDerivativeError, "no derivative rule for indexing "
-            f"{operand_text(value.value.id, sweep.namer, stmt)} (an object, not an array, "
-            f"list, tuple or dict) with {operand_text(culprit.id, sweep.namer, stmt)}, which "
-            f"depends on the differentiated argument{'s' if len(sweep.wrt) > 1 else ''}",
-            stmt, INDEX_ADVICE)
-
-
-def refuse_foreign_operand(sweep, stmt, value) -> None:
-    """``M * x``, ``x`` differentiated and ``M`` an object whose operators are its own
-    (an argument that is an ``np.matrix``, a masked array...: its kind is ``foreign``):
-    refused at the line, not differentiated with NumPy's rule (``sweep``: the reverse or
-    forward pass)."""
-    if not isinstance(value, (gast.BinOp, gast.UnaryOp)):
-        return
-    operands = [n for n in trees.walk(value) if isinstance(n, gast.Name)]  # (a + b - c)
-    foreign = next((o for o in operands if sweep.kinds.get(o.id, ANY).foreign), None)
-    culprit = next((o for o in operands if sweep.wants(o)), None)
-    if foreign is not None and culprit is not None:
-        raise sweep.source.error(
-            NoDerivativeError, f"no derivative rule for the operator {_op_symbol(value.op)} on "
-            f"{operand_text(foreign.id, sweep.namer, stmt)}, which is not a number or a NumPy "
-            f"array, and {operand_text(culprit.id, sweep.namer, stmt)}, which depends on the "
-            f"differentiated argument{'s' if len(sweep.wrt) > 1 else ''}", stmt, FOREIGN_ADVICE)
 
 
 def _has_slice(index) -> bool:
@@ -1211,175 +850,6 @@ def _basic_index(index, kinds, newaxis) -> bool:
             continue
         return False
     return True
-
-
-class _Inliner(trees.Copier):
-    """Put a rule's expression into the generated code with the statement's own names
-    (a copy: the rule's own tree stays as it is).
-
-    ``host`` is the pass that inlines (reverse or forward): it gives names (``namer``),
-    imports, kinds (``_same_shape``) and reads a rule's other globals live
-    (``live_global``). ``strip``: leave ``unbroadcast(e, x)`` out entirely (forward mode
-    reusing an elementwise adjoint as a tangent).
-    """
-
-    def __init__(self, host, rule, mapping: dict, seed: bool, ans: str, function=None,
-                 strip: bool = False):
-        self.reverse = host
-        self.rule = rule
-        self.mapping = mapping
-        self.seed = seed
-        self.ans = ans
-        self.strip = strip
-        self.locals: dict[str, str] = {}
-        self.globals = (function or rule.adjoint).__globals__
-
-    def statement(self, assign):
-        return self.visit(assign)
-
-    def expression(self, expr):
-        return _fold(self.visit(expr))
-
-    def visit_Assign(self, node):
-        value = self.visit(node.value)
-        node = clone(node)  # (its targets are renamed in place, not visited)
-        node.value = value
-        for target in trees.walk(node.targets[0]):
-            if isinstance(target, gast.Name):
-                new = self.reverse.namer.claim(target.id)
-                self.locals[target.id] = new
-                target.id = new
-        return node
-
-    def visit_BinOp(self, node):
-        # the seed sensitivity is 1.0: g * e and e * g are e
-        if self.seed and isinstance(node.op, gast.Mult):
-            for side, other in ((node.left, node.right), (node.right, node.left)):
-                if isinstance(side, gast.Name) and side.id == "g":
-                    return self.visit(other)
-        return self.generic_visit(node)
-
-    def visit_Call(self, node):
-        if isinstance(node.func, gast.Name) and len(node.args) == 2 and \
-                self.globals.get(node.func.id) is runtime.unbroadcast:
-            like = node.args[1]  # (an argument of the call the rule is for, not a local)
-            like = self.mapping.get(like.id) if isinstance(like, gast.Name) else None
-            if self.strip or isinstance(like, gast.Name) and \
-                    self.reverse._same_shape(like.id, self.ans):
-                return self.visit(node.args[0])  # (decided before the call is copied)
-        node = self.generic_visit(node)
-        func = node.func
-        if isinstance(func, gast.Name) and len(node.args) == 3 and not node.keywords:
-            for side in ("left", "right"):
-                if self.reverse.imports.is_helper(func.id, f"matmul_grad_{side}"):
-                    return self._matmul_grad(side, *node.args) or node
-        return node
-
-    def _matmul_grad(self, side, g, x, y):
-        """The adjoint of ``x @ y`` written out, as by hand, when the ranks of ``x`` and ``y``
-        are known (1 or 2, not both 1): ``g @ y.T`` and ``x.T @ g`` for matrices."""
-        if not (isinstance(x, gast.Name) and isinstance(y, gast.Name)):
-            return None
-        kx, ky = self.reverse.kind(x.id), self.reverse.kind(y.id)
-        if kx.tag != "array" or ky.tag != "array" or (kx.ndim, ky.ndim) not in (
-                (2, 2), (2, 1), (1, 2)):
-            return None
-
-        def t(name):
-            return gast.Attribute(name, "T", gast.Load())
-
-        def outer(a, b):
-            np_name = gast.Name(self.reverse.imports.numpy(), gast.Load(), None, None)
-            return gast.Call(gast.Attribute(np_name, "outer", gast.Load()), [a, b], [])
-        if side == "left":  # the sensitivity of x
-            if ky.ndim == 1:
-                return outer(g, y)
-            if kx.ndim == 1:
-                return gast.BinOp(y, gast.MatMult(), g)
-            return gast.BinOp(g, gast.MatMult(), t(y))
-        if kx.ndim == 1:  # the sensitivity of y
-            return outer(x, g)
-        return gast.BinOp(t(x), gast.MatMult(), g)
-
-    def visit_Name(self, node):
-        if node.id in self.mapping:
-            return clone(self.mapping[node.id])
-        if node.id in self.locals:
-            return gast.Name(self.locals[node.id], node.ctx, None, None)
-        if node.id not in self.globals and hasattr(builtins, node.id):
-            return node  # (copied by Copier.visit)
-        value = self.globals.get(node.id)
-        try:
-            name = self.reverse.imports.reference(node.id, value)
-        except TypeError:  # a user's rule calling a helper of its own module
-            name = self.reverse.live_global(node.id, value, self.globals)
-        return gast.Name(name, node.ctx, None, None)
-
-
-class _Fold(trees.Transformer):
-    """Fold what the bound arguments of an inlined rule decide: ``None is None``,
-    ``a if True else b``, ``not False``, ``False and e``."""
-
-    def visit_Compare(self, node):
-        self.generic_visit(node)
-        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)) and \
-                isinstance(node.left, gast.Constant) and \
-                isinstance(node.comparators[0], gast.Constant):
-            same = node.left.value is node.comparators[0].value
-            return gast.Constant(same if isinstance(node.ops[0], gast.Is) else not same, None)
-        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Eq, gast.NotEq)) and \
-                isinstance(node.left, gast.Constant) and \
-                isinstance(node.comparators[0], gast.Constant) and \
-                all(type(c.value) in (int, str, bool) for c in (node.left,
-                                                                 node.comparators[0])):
-            same = node.left.value == node.comparators[0].value
-            return gast.Constant(same if isinstance(node.ops[0], gast.Eq) else not same, None)
-        return node
-
-    def visit_UnaryOp(self, node):
-        self.generic_visit(node)
-        if isinstance(node.op, gast.Not) and isinstance(node.operand, gast.Constant) and \
-                type(node.operand.value) is bool:
-            return gast.Constant(not node.operand.value, None)
-        return node
-
-    def visit_BoolOp(self, node):
-        self.generic_visit(node)
-        values = list(node.values)
-        while len(values) > 1 and isinstance(values[0], gast.Constant) and \
-                type(values[0].value) is bool:
-            decided = values[0].value is isinstance(node.op, gast.Or)  # True or e, False and e
-            if decided:
-                return values[0]
-            values.pop(0)  # True and e, False or e: e
-        if len(values) == 1:
-            return values[0]
-        node.values = values
-        return node
-
-    def visit_IfExp(self, node):
-        self.generic_visit(node)
-        if isinstance(node.test, gast.Constant):
-            return node.body if node.test.value else node.orelse
-        return node
-
-
-def _fold(node):
-    """Fold what the bound arguments decide: ``None is None``, ``a if True else b``.
-
-    >>> from s2sad.codegen import unparse
-    >>> rule = gast.parse("(h if None is None else g) if False and (not False) else b", mode="eval")
-    >>> unparse(_fold(rule.body))
-    'b'
-    >>> unparse(_fold(gast.parse("x if True or y else z", mode="eval").body))
-    'x'
-    """
-    if not any(isinstance(n, _FOLDABLE) for n in trees.walk(node)):
-        return node  # (most rules: nothing to fold, a walk instead of a visit)
-    return _Fold().visit(node)
-
-
-_FOLDABLE = (gast.Compare, gast.UnaryOp, gast.BoolOp, gast.IfExp)  # what _Fold visits
 
 
 __all__ = ["Reverse", "runtime"]
