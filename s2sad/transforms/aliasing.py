@@ -65,7 +65,7 @@ def _mutated_argument(call, facts):
 
 
 class Aliasing:
-    """The memory of :class:`Normalize`: which names may share memory, and unsafe updates refused."""
+    """The memory of :class:`Normalize`: names that may share memory; unsafe updates refused."""
 
     def _stored_before_read(self, target, later, shown) -> None:
         """``z[0:2], z[2:4] = z[2:4], z[0:2]``: Python stores the parts in turn, so a part
