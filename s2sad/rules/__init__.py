@@ -1,7 +1,8 @@
 """Derivative rules, one small function per primitive. Importing this package fills the table."""
 
 from . import math, numpy, numpy_linalg, numpy_shape, operators  # noqa: F401
-from . import runtime_rules, tangents  # noqa: F401,E402  (higher order; forward mode)
+from . import runtime_rules, reduction_helper_rules, linear_helper_rules  # noqa: F401,E402
+from . import tangents  # noqa: F401,E402  (higher order; forward mode)
 from . import linalg_helper_rules  # noqa: F401,E402
 from . import memory  # noqa: F401,E402  (views and changes in place)
 

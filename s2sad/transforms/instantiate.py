@@ -20,7 +20,7 @@ from .. import runtime
 from ..errors import NoDerivativeError
 from ..trees import clone
 from .kinds import ANY
-from .resolve import (FOREIGN_ADVICE, INDEX_ADVICE, foreign_index, _op_symbol, operand_text)
+from .resolve import FOREIGN_ADVICE, INDEX_ADVICE, foreign_index, _op_symbol, operand_text
 
 
 def call_rule(host, rule_function, call_args, call_keywords, params, wanted, pre):

@@ -47,11 +47,9 @@ from .kinds import ANY, Kind
 from .normalize import assigned_names
 from .higher import container_kinds, is_generated
 from .activity import shift_invariant
-from .resolve import (classify, is_append,
-                      is_setitem, known_value, names_in, operand_text, static_value,
-                      statement_parts)
-from .instantiate import (RuleInliner, call_rule, refuse_foreign_index,
-                          refuse_foreign_operand)
+from .resolve import (classify, is_append, is_setitem, known_value, names_in, operand_text,
+                      static_value, statement_parts)
+from .instantiate import RuleInliner, call_rule, refuse_foreign_index, refuse_foreign_operand
 from .tape import (Tape, _Restores, _breaks, _carried, _drop_empty_comments, _mutates_in_place,
                    _restore_marker, is_pop)
 

@@ -19,8 +19,7 @@ import gast
 
 from .. import trees
 from ..trees import clone
-from .resolve import (is_append,
-                      is_setitem, statement_parts)
+from .resolve import is_append, is_setitem, statement_parts
 
 
 def _stored(stmts) -> set[str]:
