@@ -4,9 +4,9 @@ differentiated.
 Each local name maps to the memory blocks its value may use (``Normalize.node``); two names
 may alias when their sets meet. Views (``x[1:]``, ``x.T``, ``np.reshape``) share their
 argument's blocks, copies get new ones, and a call s2sad does not know shares what it was
-given. An in-place update (``x += e``, ``y[i] = v``, a mutating method or function) on a
-value that may alias one still read later, or the caller's argument, is refused at the
-user's line, or deferred until the kinds say whether the value is a number. This is a
+given. An in-place update (``x += e``, ``y[i] = v``, a mutating call) is refused at the
+user's line where the value may alias one read later, or the caller's argument. Where only
+the kinds can tell (a number is never shared), the refusal waits for them. This is a
 may-alias analysis: it over-approximates, so it never misses an alias.
 """
 

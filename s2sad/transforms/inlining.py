@@ -1,13 +1,13 @@
 """Inlining: a call of the user's own function is replaced by its body, normalized where it
 is called.
 
-``def g(v): return v * v`` called as ``g(x)`` becomes ``t_1 = x * x``: the callee's body is
-validated, desugared and normalized by a child :class:`Normalize` that shares the caller's
-namer, so its names never clash. Its parameters are renamed to the caller's atoms (an
-argument given a constant folds its tests), its globals are given collision-free names
-(``foreign_name``), and an error in it names its own line and the calls that led there
-(``frames``). A function with a derivative rule is called, not inlined; a gradient made at
-module level is inlined as its generated code; a call that recurses stays a call, whose
+``def g(v): return v * v`` called as ``g(x)`` becomes ``t_1 = x * x`` (inline expansion).
+The callee's body is validated, desugared and normalized by a child :class:`Normalize`
+that shares the caller's namer, so its names never clash. Its parameters stand for the
+caller's atoms (a constant given folds its tests), and its globals get collision-free names
+(``foreign_name``). An error in it names its own line and the calls that led there
+(``frames``). A function with a derivative rule is called, not inlined. A gradient made at
+module level is inlined as its generated code. A call that recurses stays a call, whose
 adjoint asks the function's own compiled vjp (:mod:`s2sad.runtime_recursion`).
 """
 

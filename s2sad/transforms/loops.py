@@ -5,8 +5,8 @@ sharing is found to a fixed point.
 an ordinary subscript read (``x = xs[i]``). A loop over the user's objects (``for layer in
 self.layers``) is unrolled, one copy of the body per object, so that each object's methods
 are inlined. Where the body updates something in place, it is first normalized without
-keeping the result until the sharing at the top of the loop no longer changes (a fixed
-point), so that the aliasing checks see every value a name may hold there.
+keeping the result, again and again, until the sharing at the top of the loop no longer
+changes (a fixed point). So the aliasing checks see every value a name may hold there.
 """
 
 from __future__ import annotations

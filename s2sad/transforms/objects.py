@@ -4,9 +4,9 @@ read from it, and a namedtuple built of its fields.
 ``Normalize.objects`` maps each variable (its single-assignment name) that holds a known
 object to what is known of it: an argument's path (``model.layer``), or a module's object.
 It is a small points-to map, cleared wherever a branch or a loop makes the object depend on
-the path taken. A method called on a known object is inlined with the object as ``self``;
-changes to an object's state (``self.n = 1``, ``setattr``, a list of objects changed in
-place) are refused, since s2sad reads objects when it builds the gradient.
+the path taken. A method called on a known object is inlined with the object as ``self``.
+s2sad reads objects when it builds the gradient, so changes to an object's state
+(``self.n = 1``, ``setattr``, a list of objects changed in place) are refused.
 """
 
 from __future__ import annotations

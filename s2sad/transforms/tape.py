@@ -1,12 +1,12 @@
 """The tape: the forward sweep pushes each value a statement overwrites, the reverse sweep
 pops it back.
 
-``x = x * w`` in a loop becomes ``stack.append(x); x = x * w`` in the forward sweep, and
-``x = stack.pop()`` before its adjoint in the reverse sweep, last value first. So each
-adjoint reads the values its statement read, in reverse order: the tape of reverse-mode AD
-(here one Python list, ``stack``). Only what a later statement overwrites, and the reverse
-sweep reads, is saved (``_carried``); a loop counts its trips (``trips_1``) so the reverse
-loop runs as many.
+``x = x * w`` in a loop, normalized to ``t_1 = x * w; x = t_1``, becomes ``t_1 = x * w;
+stack.append(x); x = t_1`` in the forward sweep, and ``x = stack.pop()`` before its adjoint
+in the reverse sweep, last value first. So each adjoint reads the values its statement
+read: the tape of reverse-mode AD (here one Python list, ``stack``). Only a value that is
+overwritten and read by the reverse sweep is saved (``_carried``). A ``while`` loop (or a
+``for`` that may ``break``) counts its trips (``trips_1``), so the reverse loop runs as many.
 
 Restores and resets are placed as markers while the reverse sweep is built (``_RESTORE``,
 ``_RESET``) and made statements once it is known what the forward sweep saved.
