@@ -13,7 +13,7 @@ import weakref
 from typing import Callable, Sequence
 
 from . import registry, runtime_recursion
-from .backends import backend_of, check_arguments, check_target
+from .backends import ARRAY_TAGS, backend_of, check_arguments, check_target, target_backend
 from .dispatch import given_arguments, make_entry
 from .errors import DifferentiationError, NonScalarOutputError, S2sadError
 from .located import note_user_line, user_line, user_line_of
@@ -88,6 +88,7 @@ class GradientFunction:
         self.with_value = with_value
         self.has_aux = has_aux
         self.target = check_target(target)
+        self._backend = target_backend(self.target)  # None for "auto": the arguments choose
         self.debug_nans = debug_nans
         if isinstance(func, GradientFunction):
             _check_nestable(func)
@@ -216,7 +217,7 @@ class GradientFunction:
     def _variant(self, args):
         """The compiled variant for these (bound) arguments, its globals read afresh."""
         key = tuple(map(describe, args))  # CuPy arrays describe themselves as such
-        check_arguments(key, self._params, self.target)  # no NumPy array for target='cupy'
+        check_arguments(key, self._params, self._backend)  # no NumPy array for target='cupy'
         compiled = self._variants.get(key)
         if compiled is None:
             self._refuse_objects(key, args)
@@ -272,9 +273,7 @@ class GradientFunction:
 
     def _split_key(self, key):
         """``(backend, argument descriptors)`` of a variant key."""
-        if key is None:
-            return ("numpy" if self.target == "auto" else self.target), None
-        return backend_of(key, self.target), key
+        return backend_of(key or (), self._backend), key
 
     def _key(self, args) -> tuple:
         return tuple(map(describe, args))
@@ -626,7 +625,7 @@ def _not_numeric(desc) -> str | None:
     if is_object(desc):
         return "a value that is not a number (a string, None, an object...)"
     if isinstance(desc, tuple):
-        if desc[0] in ("nd", "cupy"):
+        if desc[0] in ARRAY_TAGS:
             return None if desc[2] in "fciub" else f"an array of dtype kind {desc[2]!r} " \
                 "(strings, objects...)"
         items = (v for _, v in desc[1]) if desc[0] == "dict" else desc[1]
@@ -641,7 +640,7 @@ def _leaf_kinds(desc):
         yield desc
     elif desc[0] == "object":
         return
-    elif desc[0] in ("nd", "cupy"):
+    elif desc[0] in ARRAY_TAGS:
         yield desc[2]
     else:
         for item in (v for _, v in desc[1]) if desc[0] == "dict" else desc[1]:
@@ -659,7 +658,7 @@ def _has_integers(desc) -> bool:
 def _show(desc) -> str:
     if desc == "int":
         return "int"
-    if isinstance(desc, tuple) and desc[0] in ("nd", "cupy"):
+    if isinstance(desc, tuple) and desc[0] in ARRAY_TAGS:
         return "an integer array" if desc[2] in "iu" else "a boolean array"
     return "a container with integers"
 

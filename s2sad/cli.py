@@ -25,6 +25,7 @@ import s2sad
 
 from . import __version__
 from .api import GradientFunction
+from .backends import TARGETS
 from .display import ansi_source, paint, use_color
 from .errors import NoSourceError, S2sadError
 
@@ -423,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
         description="Print the source s2sad generates for the derivative of FUNC.")
     _common(show_parser)
-    show_parser.add_argument("--target", choices=("auto", "numpy", "cupy"), default="auto",
+    show_parser.add_argument("--target", choices=TARGETS, default="auto",
                              help="array library of the generated code (default: auto, NumPy "
                                   "unless the arguments are CuPy arrays); cupy needs no GPU "
                                   "to show the source")

@@ -23,6 +23,9 @@ import types
 import gast
 
 from . import trees
+from .errors import DifferentiationError
+from .backends import (BY_MODULE, NUMPY, SHORT_NAMES, SOURCE_MODULE, Backend, missing_backend,
+                       numpy_module, target_backend, unavailable)
 
 _MARK = "__s2sad_comment_"
 _comments: dict[int, str] = {}
@@ -216,9 +219,6 @@ def register(filename: str, text: str) -> None:
     linecache.cache[filename] = (len(text), None, lines, filename)
 
 
-# The module generated code imports for NumPy, per target, and its usual short name.
-ARRAY_MODULES = {"numpy": ("numpy", "np"), "cupy": ("cupy", "cp")}
-_SHORT = {"numpy": "np", "cupy": "cp"}
 
 
 class Imports:
@@ -226,10 +226,11 @@ class Imports:
 
     Only what the final code mentions is imported in its header.
 
-    ``target`` is the array backend. The compiler always works against NumPy (the
+    ``target`` is the array backend (a :class:`s2sad.backends.Backend`, or its name).
+    The compiler always works against NumPy (the
     derivative rules are written once, against ``np``; the user's ``np.sin`` is
     looked up as ``numpy.sin``); only the generated *imports* change. For
-    ``"cupy"``, NumPy is imported as ``import cupy as cp``, NumPy submodules as
+    CuPy, NumPy is imported as ``import cupy as cp``, NumPy submodules as
     their CuPy twins, and the user's own names for NumPy (``np``, ``numpy``) are
     re-pointed at ``cp`` in the final code, so the forward sweep (``cp.sin(x)``,
     ``cp.zeros(3)``) and the reverse sweep run on the GPU. Nothing imports CuPy
@@ -240,7 +241,8 @@ class Imports:
     >>> from s2sad.source import FunctionSource
     >>> tree = gast.parse("def f(x):\\n    return np.sum(np.sin(x))").body[0]
     >>> source = FunctionSource(None, tree, "demo.py", [], {"np": numpy})
-    >>> imports = Imports(Namer.for_tree(tree), source, "cupy")
+    >>> from s2sad.backends import CUPY
+    >>> imports = Imports(Namer.for_tree(tree), source, CUPY)
     >>> imports.numpy(), imports.lines["cp"]
     ('cp', 'import cupy as cp')
     >>> imports.user_global("np", numpy, (source.globals, "np"))
@@ -248,24 +250,21 @@ class Imports:
     (['import cupy as cp'], '    return cp.sum(cp.sin(x))')
     """
 
-    def __init__(self, namer, source, target: str = "numpy"):
-        if target not in ARRAY_MODULES:
-            raise ValueError(f"unknown array backend {target!r}")
+    def __init__(self, namer, source, target: Backend | str = NUMPY):
         self.namer = namer
         self.source = source
-        self.target = target
+        self.backend = target_backend(target) or NUMPY
         self.lines: dict[str, str] = {}   # alias -> import statement
         self.helpers: dict[str, str] = {}  # helper name -> alias
         self.modules: dict[str, str] = {}  # module name -> alias
         self.live: dict[str, object] = {}  # user globals read at each call
         self.renamed: dict[str, str] = {}  # the user's name for NumPy -> the target's alias
+        self.lacking: dict[str, tuple] = {}  # a NumPy function the target lacks, by name
 
     def imported_name(self, name: str) -> str:
         """The module generated code imports for module ``name``: itself, or for the
         CuPy target, ``cupy...`` for ``numpy...``."""
-        if self.target != "numpy" and (name == "numpy" or name.startswith("numpy.")):
-            return ARRAY_MODULES[self.target][0] + name[len("numpy"):]
-        return name
+        return self.backend.imported_name(name)
 
     def _import_line(self, imported: str, alias: str) -> str:
         return f"import {imported}" if alias == imported else f"import {imported} as {alias}"
@@ -274,7 +273,7 @@ class Imports:
         name = module.__name__
         if name not in self.modules:
             imported = self.imported_name(name)
-            short = _SHORT.get(imported, imported.split(".")[-1])
+            short = SHORT_NAMES.get(imported, imported.split(".")[-1])
             same = False
             if imported == name:
                 try:
@@ -286,6 +285,11 @@ class Imports:
             self.lines[alias] = self._import_line(imported, alias)
             self.source.extra[alias] = module  # the compiler resolves it as NumPy, always
         return self.modules[name]
+
+    @property
+    def array_module_used(self) -> bool:
+        """Has the code so far named NumPy's module (as the target imports it)?"""
+        return SOURCE_MODULE in self.modules
 
     def numpy(self) -> str:
         """The name of the array module in generated code (``np``, or ``cp`` for CuPy)."""
@@ -333,7 +337,7 @@ class Imports:
         import types
         if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value:
             imported = self.imported_name(value.__name__)
-            if imported == "cupy":
+            if imported in BY_MODULE:  # NumPy on CuPy, or CuPy itself: the target's alias
                 self.renamed[name] = self.numpy()
                 return
             self.modules.setdefault(value.__name__, name)
@@ -350,7 +354,9 @@ class Imports:
         if found is not None:  # a library function: its derivative was derived for it, so
             # it is imported, not read live (a call then needs no refreshing of globals)
             module, attribute = found
-            stand_in = _stand_in(self.target, module, attribute)
+            stand_in = self.backend.stand_in(module, attribute)
+            if (module, attribute) in self.backend.lacks:
+                self.lacking[name] = (module, attribute)
             if stand_in is not None:  # a function CuPy lacks: s2sad's own
                 module, attribute = stand_in
                 self.helpers.setdefault(attribute, name)  # np.linalg.vector_norm: this too
@@ -368,7 +374,9 @@ class Imports:
             for node in trees.walk(tree):
                 if isinstance(node, gast.Name) and node.id in self.renamed:
                     node.id = self.renamed[node.id]
-        if self.target != "numpy":
+        if self.backend.lacks:
+            self._refuse_lacking(tree, tree)
+        if self.backend.stand_ins:
             self._use_stand_ins(tree)
         self._math_by_name(tree)
         used = {n.id for n in trees.walk(tree) if isinstance(n, gast.Name)}
@@ -407,11 +415,41 @@ class Imports:
                 return self.generic_visit(node)
         ByName().visit(tree)
 
+    def _refuse_lacking(self, node, statement) -> None:
+        """Refuse, at the user's line, a call of a NumPy function the target's module lacks
+        and s2sad has no stand-in for (``np.geomspace`` on CuPy 14): run, it would fail."""
+        if isinstance(node, gast.stmt):
+            statement = node
+        found = None
+        if isinstance(node, gast.Name) and node.id in self.lacking:
+            found = self.lacking[node.id]
+        elif isinstance(node, gast.Attribute):
+            path, base = [node.attr], node.value
+            while isinstance(base, gast.Attribute):
+                path.append(base.attr)
+                base = base.value
+            numpy_of = {alias: name for name, alias in self.modules.items()
+                        if numpy_module(name)}
+            if isinstance(base, gast.Name) and base.id in numpy_of:
+                module = ".".join([numpy_of[base.id], *reversed(path[1:])])
+                if (module, node.attr) in self.backend.lacks:
+                    found = (module, node.attr)
+        if found is not None:
+            title = self.backend.title
+            raise self.source.error(
+                DifferentiationError,
+                f"{'.'.join(found)} has no {title} twin, and this code runs on {title} "
+                f"(target={self.backend.name!r}, or {title} arrays with target='auto')",
+                statement,
+                hint="Compute it outside the function and pass the result in, or make the "
+                     "gradient with target='numpy'.")
+        for child in gast.iter_child_nodes(node):
+            self._refuse_lacking(child, statement)
+
     def _use_stand_ins(self, tree) -> None:
         """``cp.linalg.vector_norm`` and the other NumPy functions the target's module
         lacks become s2sad's stand-ins (``s2sad.cupy_compat.vector_norm``)."""
-        numpy_of = {alias: name for name, alias in self.modules.items()
-                    if name == "numpy" or name.startswith("numpy.")}
+        numpy_of = {alias: name for name, alias in self.modules.items() if numpy_module(name)}
         imports = self
 
         class StandIns(trees.Transformer):
@@ -422,22 +460,12 @@ class Imports:
                     base = base.value
                 if isinstance(base, gast.Name) and base.id in numpy_of:
                     module = ".".join([numpy_of[base.id], *reversed(path[1:])])
-                    stand_in = _stand_in(imports.target, module, node.attr)
+                    stand_in = imports.backend.stand_in(module, node.attr)
                     if stand_in is not None:
                         return gast.Name(imports.helper(stand_in[1], stand_in[0]), node.ctx,
                                          None, None)
                 return self.generic_visit(node)
         StandIns().visit(tree)
-
-
-def _stand_in(target: str, module: str, name: str):
-    """``(module, name)`` of s2sad's stand-in for NumPy's ``module.name`` where the
-    target's array module has no such function, else None."""
-    if target != "cupy":
-        return None
-    from .cupy_compat import replacement
-    found = replacement(module, name)
-    return None if found is None else ("s2sad.cupy_compat", found)
 
 
 def _numpy_function(value):
@@ -476,11 +504,10 @@ def build_function(text: str, filename: str, name: str, namespace: dict, cells: 
     try:
         exec(compile(tree, filename, "exec"), namespace)
     except ImportError:
-        from .backends import cupy_import_error, unavailable
-        reason = cupy_import_error()
-        if reason is None or not re.search(r"^(import|from) cupy\b", text, re.M):
+        missing = missing_backend(text)
+        if missing is None:
             raise
-        return unavailable(name, reason)  # the source stays printable without CuPy
+        return unavailable(name, missing[1], missing[0])  # the source stays printable
     if not cells:
         return namespace[name]
     return function_with_cells(fdef, filename, namespace, cells)

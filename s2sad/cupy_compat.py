@@ -26,16 +26,11 @@ from __future__ import annotations
 
 import operator
 
-from .backends import array_module
+from .backends import CUPY, array_module
 
-# the NumPy functions CuPy lacks (module, name) -> the name of their stand-in here
-REPLACEMENTS = {
-    ("numpy.linalg", "vector_norm"): "vector_norm",
-    ("numpy.linalg", "matrix_norm"): "matrix_norm",
-    ("numpy", "vecdot"): "vecdot",
-    ("numpy.linalg", "vecdot"): "vecdot",
-    ("numpy.linalg", "svdvals"): "svdvals",
-}
+# the NumPy functions CuPy lacks (module, name) -> the name of their stand-in here (a fact
+# of the CuPy backend: ``s2sad.backends.cupy_backend``)
+REPLACEMENTS = CUPY.stand_ins
 
 
 def replacement(module: str, name: str) -> str | None:

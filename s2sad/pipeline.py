@@ -20,6 +20,7 @@ import gast
 from . import trees
 from . import registry
 from . import rules  # noqa: F401  (fills the rule table)
+from .backends import is_array
 from .codegen import Imports, build_function, register, unparse
 from .names import Namer
 from .located import statement_lines
@@ -148,8 +149,8 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
                      nestable: bool = False) -> Compiled:
     """Compile the gradient of ``func`` for the argument kinds ``arg_descriptors``.
 
-    ``target`` is the backend ("numpy" or "cupy"); ``debug_nans`` asks for code
-    that stops at the first statement producing a NaN or infinity. ``mode``:
+    ``target`` is the backend (``s2sad.backends.CUPY``, or its name); ``debug_nans`` asks for
+    code that stops at the first statement producing a NaN or infinity. ``mode``:
     ``"reverse"`` (an adjoint; ``seed``: the output's sensitivity is an extra
     argument, for ``vjp``) or ``"forward"`` (tangents, for ``jvp``); ``has_aux``:
     ``func`` returns ``(value, aux)`` and ``aux`` is returned untouched. ``nestable``:
@@ -195,7 +196,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
         kinds = infer_kinds(normalized, {**numbers, **arg_kinds}, source, local_names)
         views = DictViews(kinds, namer)
         stages.append(("dict_views", normalized))
-    zero_d = any(isinstance(d, tuple) and d[0] in ("nd", "cupy") and d[1] == 0 and len(d) == 3
+    zero_d = any(is_array(d) and d[1] == 0 and len(d) == 3
                  for d in descriptors)
     for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
         if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number
@@ -331,11 +332,11 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
         stages.append(("loop_sums", adjoint))
     adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
                            stacks, namer.fresh).visit(adjoint)
-    if target == "cupy":  # lists and numbers used as arrays: cp.asarray (NumPy converts them)
+    if not imports.backend.takes_lists:  # lists and numbers used as arrays: cp.asarray
         adjoint = DeviceArguments(kinds, source.globals, imports.numpy(),
                                   set(imports.helpers.values())).visit(adjoint)
     if optimize and mode != "forward" and not nestable and not debug_nans and \
-            "numpy" in imports.modules:  # (after cp.asarray of lists: CuPy's arrays
+            imports.array_module_used:  # (after cp.asarray of lists: CuPy's arrays
         # take the helpers' written form)
         if "unbroadcast" in imports.helpers:  # (sums the products pass then takes over)
             early = EarlySums(imports.helpers["unbroadcast"],

@@ -708,10 +708,8 @@ def describe_function(func) -> str:
     if name is None:  # an object whose class defines __call__
         module = type(func).__module__ or ""
         name = f"{type(func).__qualname__} object"
-    if module.startswith("numpy"):
-        module = "numpy" if module in ("numpy", "numpy._core.umath", "numpy.core.umath") else module
-        if module.startswith("numpy._core") or module.startswith("numpy.core"):
-            module = "numpy"
+    if module.startswith("numpy._core") or module.startswith("numpy.core"):
+        module = "numpy"
     if module in ("builtins", "_operator", ""):
         return name
     return f"{module}.{name}"

@@ -34,26 +34,17 @@ True
 
 from __future__ import annotations
 
-import sys
 from operator import countOf
 
-import numpy as np
+import numpy as np  # noqa: F401  (the doctests use it)
 
-from .backends import array_module
+from .backends import array_module, plain_array
 from .runtime import _ndim, _shape, unbroadcast
 
 SMALL = 4096  # elements (of a product's two factors): a term this small waits
 WAITING = 32  # terms that wait at most
 
-_modules = sys.modules
-
-
-def _stackable(x) -> bool:
-    """Is ``x`` a NumPy or CuPy array (not a subclass: a matrix, a masked array)?"""
-    if type(x) is np.ndarray:
-        return True
-    cupy = _modules.get("cupy")
-    return cupy is not None and type(x) is cupy.ndarray
+_stackable = plain_array  # a NumPy or CuPy array (not a subclass: a matrix, a masked array)
 
 
 def _one_type(arrays: list) -> bool:

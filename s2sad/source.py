@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from .backends import LIBRARIES
 from .errors import NoSourceError, UnsupportedSyntaxError
 from .trees import clone
 
@@ -495,4 +496,4 @@ def still_read(dependencies) -> bool:
 
 
 MISSING = object()  # (what a name or key that is not there gives)
-_LIBRARIES = frozenset({"numpy", "cupy", "scipy", "s2sad", "jax", "torch"})
+_LIBRARIES = LIBRARIES | frozenset({"scipy", "s2sad", "jax", "torch"})

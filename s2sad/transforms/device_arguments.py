@@ -38,6 +38,7 @@ import numpy as np
 import gast
 
 from .. import trees
+from ..backends import numpy_module
 from .kinds import ANY, Kind, combine
 
 # NumPy functions whose first argument is a shape, a number or a Python sequence by design
@@ -124,8 +125,7 @@ class DeviceArguments(trees.Transformer):
         for attr in reversed(path):
             value = getattr(value, attr, None)
         module = getattr(value, "__module__", None) or ""
-        is_numpy = isinstance(value, np.ufunc) or module == "numpy" or module.startswith(
-            "numpy.")
+        is_numpy = isinstance(value, np.ufunc) or numpy_module(module)
         return value if is_numpy and callable(value) else None
 
     def _kind(self, node) -> Kind:

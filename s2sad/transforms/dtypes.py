@@ -35,6 +35,7 @@ import types
 import gast
 
 from .. import registry, trees
+from ..backends import ARRAY_TAGS, numpy_module
 from .resolve import cast_kind, static_value
 
 UNKNOWN = ("?", "?")
@@ -72,7 +73,7 @@ def _described(desc):
         return UNKNOWN
     if desc[0] == "object":  # (a user's object: its arrays taken as floats, as always)
         return ("f", "o")
-    if desc[0] in ("nd", "cupy") and len(desc) >= 3:
+    if desc[0] in ARRAY_TAGS and len(desc) >= 3:
         return (_kind_of_dtype(desc[2]), "a")
     if desc[0] in ("list", "tuple") and len(desc) >= 2:
         return (_join_kinds(_described(d)[0] for d in desc[1]), "s")
@@ -235,7 +236,8 @@ def _attribute(value, env, source, local_names):
             number = static_value(value, source, local_names)
         except (KeyError, TypeError):
             return UNKNOWN
-        library = getattr(base, "__name__", "").split(".")[0] in ("numpy", "math", "cmath")
+        name = getattr(base, "__name__", "")
+        library = numpy_module(name) or name.split(".")[0] in ("math", "cmath")
         if library and isinstance(base, types.ModuleType) and type(number) in (float, int):
             return ("f" if type(number) is float else "i", "n")
         return UNKNOWN

@@ -44,6 +44,7 @@ import gast
 import numpy as np
 
 from .. import runtime
+from ..backends import is_array
 
 
 def joined(normalize, node):
@@ -134,7 +135,7 @@ def _rank(normalize, value):
     root = normalize.root
     desc = root.descriptors.get(value.id)
     if root.current.get(value.id) != value.id or not (
-            isinstance(desc, tuple) and desc[0] in ("nd", "cupy")):
+            is_array(desc)):
         return None
     return desc[1]
 

@@ -27,6 +27,7 @@ import gast
 import numpy as np
 
 from .. import registry, trees
+from ..backends import ARRAY_TAGS, BY_MODULE, LIBRARIES, numpy_module
 from .normalize import assigned_names
 from .resolve import (classify, is_append, is_setitem, modeled_type, namedtuple_class,
                       statement_parts, static_value)
@@ -93,8 +94,10 @@ def describe(value):
     if isinstance(value, tuple):  # (a subclass of a namedtuple's: read as a tuple)
         return ("tuple", tuple(map(describe, value)))
     module = kind.__module__.split(".")[0]
-    if module == "cupy" and hasattr(value, "ndim"):
-        return ("cupy", value.ndim, value.dtype.kind)  # an array on the GPU
+    backend = BY_MODULE.get(module)  # (a CuPy array: on the GPU)
+    desc = None if backend is None else backend.describe(value)
+    if desc is not None:
+        return desc
     if module in _NOT_USERS:
         return "any"
     return _object(value, kind, 0)
@@ -207,8 +210,8 @@ def is_object(desc) -> bool:
 
 # the modules whose objects are not a user's (an object of a user's class is described with
 # its class: its methods are inlined, ``self.act(z)``)
-_NOT_USERS = frozenset({"builtins", "numpy", "cupy", "cupyx", "s2sad", "types", "functools",
-                        "collections", "typing", "jax", "jaxlib", "torch", "scipy"})
+_NOT_USERS = LIBRARIES | frozenset({"builtins", "s2sad", "types", "functools", "collections",
+                                     "typing", "jax", "jaxlib", "torch", "scipy"})
 
 
 def class_method(cls, name: str):
@@ -247,7 +250,7 @@ def from_descriptor(desc, token: str) -> Kind:
     if isinstance(desc, str):
         return Kind("scalar", "()", 0, py=desc)
     tag = desc[0]
-    if tag in ("nd", "cupy"):
+    if tag in ARRAY_TAGS:
         return Kind("scalar", "()", 0) if desc[1] == 0 else Kind("array", token, desc[1])
     if tag == "dict":
         return Kind("dict", items=tuple((k, from_descriptor(d, f"{token}[{k!r}]"))
@@ -548,7 +551,7 @@ def made_by_numpy(func) -> bool:
     (True, True, False)
     """
     module = getattr(func, "__module__", None) or ""
-    if not callable(func) or isinstance(func, type) or module.split(".")[0] != "numpy" or \
+    if not callable(func) or isinstance(func, type) or not numpy_module(module) or \
             registry.lookup(func) is not None:
         return False
     code = getattr(func, "__code__", None)  # (np.asmatrix names numpy as its module)

@@ -17,6 +17,7 @@ import gast
 
 from .. import trees
 from .. import registry
+from ..backends import ARRAY_TAGS, LIBRARIES
 from ..codegen import unparse
 from ..errors import DifferentiationError
 from .single_assignment import _NOT_CONSTANT, _constant, _resolving, _static, _user_code
@@ -76,7 +77,7 @@ def argument_descriptors(tree, descriptors) -> dict:
 def _named(desc) -> bool:
     """Does ``desc`` hold a dict or a namedtuple (whose keys or fields the general variant
     of a gradient does not know)?"""
-    if type(desc) is not tuple or desc[0] in ("nd", "cupy", "object"):
+    if type(desc) is not tuple or desc[0] in ARRAY_TAGS or desc[0] == "object":
         return False
     if desc[0] == "dict" or len(desc) > 2:
         return True
@@ -88,7 +89,7 @@ def _numbers_only(desc) -> bool:
         return desc != "any"
     if type(desc) is not tuple or desc[0] == "object":
         return False
-    if desc[0] in ("nd", "cupy"):
+    if desc[0] in ARRAY_TAGS:
         return True
     items = [item for _, item in desc[1]] if desc[0] == "dict" else desc[1]
     return all(map(_numbers_only, items))
@@ -286,7 +287,7 @@ class Objects:
         except KeyError:
             return None
         if isinstance(obj, types.ModuleType):  # a module of the user's: its objects
-            library = obj.__name__.split(".")[0] in ("numpy", "cupy", "math", "s2sad")
+            library = obj.__name__.split(".")[0] in LIBRARIES | {"math", "s2sad"}
             return None if library else ("module", obj)
         if user_objects(obj):  # a list of layers
             note_object(_resolving(node, self), node.id, obj)

@@ -44,6 +44,7 @@ import numpy as np
 
 from .. import trees
 from .. import registry
+from ..backends import ARRAY_TAGS, BY_MODULE
 from ..rules.operators import OPERATORS
 from ..source import FunctionSource, note_attribute
 
@@ -268,7 +269,8 @@ def modeled_type(kind: type) -> bool:
     """Are the operators and indexing of ``kind``'s objects modeled (see ``modeled``)?"""
     if kind in _MODELED or issubclass(kind, np.generic):
         return True
-    return kind.__module__.split(".")[0] == "cupy" and kind.__name__ == "ndarray"
+    backend = BY_MODULE.get(kind.__module__.split(".")[0])  # (a CuPy array)
+    return backend is not None and kind.__name__ == "ndarray"
 
 
 _MODELED = frozenset({bool, int, float, complex, np.ndarray, list, tuple, dict, str, bytes,
@@ -432,7 +434,7 @@ def argument_dtypes(tree: gast.FunctionDef, params, descriptors) -> dict:
     stored = {n.id for n in trees.walk(tree)
               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     return {p: d[2] for p, d in zip(params, descriptors or ())
-            if type(d) is tuple and len(d) >= 3 and d[0] in ("nd", "cupy") and
+            if type(d) is tuple and len(d) >= 3 and d[0] in ARRAY_TAGS and
             isinstance(d[2], str) and p not in stored}
 
 

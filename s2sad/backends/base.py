@@ -1,0 +1,120 @@
+"""What a target is: one :class:`Backend` object per array library generated code runs on.
+
+The compiler always reads the user's code, and writes its rules, against NumPy. A
+backend says what changes for its target: which module the generated code imports in
+NumPy's place, which array arguments it takes, which helpers stand in for functions its
+module lacks, and whether lists and numbers must be made arrays first. Passes ask the
+backend; none compares a target's name.
+
+>>> from s2sad.backends import CUPY, NUMPY
+>>> NUMPY.imported_name("numpy.linalg"), CUPY.imported_name("numpy.linalg")
+('numpy.linalg', 'cupy.linalg')
+>>> CUPY.stand_in("numpy.linalg", "vector_norm"), NUMPY.stand_in("numpy.linalg", "vector_norm")
+(('s2sad.cupy_compat', 'vector_norm'), None)
+>>> NUMPY.claims(("nd", 2, "f")), NUMPY.claims(("nd", 0, "f")), CUPY.claims(("cupy", 0, "f"))
+(True, False, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+# The library the user's code and the derivative rules are written against, whatever
+# the target: its module names are what the compiler resolves, then translates.
+SOURCE_MODULE = "numpy"
+
+
+def numpy_module(name: str) -> bool:
+    """Is ``name`` NumPy's module or one of its submodules?
+
+    >>> numpy_module("numpy"), numpy_module("numpy.linalg"), numpy_module("numpyro")
+    (True, True, False)
+    """
+    return name == SOURCE_MODULE or name.startswith(SOURCE_MODULE + ".")
+
+
+class Backend:
+    """One target: the array module generated code imports, and what differs on it.
+
+    A subclass per target sets the class attributes and overrides what its arrays need.
+    Instances are registered in :mod:`s2sad.backends` (``BACKENDS``); ``target="name"``
+    picks one by ``name``.
+
+    Attributes:
+        name: the target's name in ``target=...`` (``"cupy"``).
+        title: its name in messages (``"CuPy"``).
+        module: the module generated code imports in NumPy's place (``"cupy"``).
+        short: that module's usual alias (``"cp"``).
+        tag: the first item of its arrays' descriptors (``("cupy", 2, "f")``).
+        libraries: top-level modules of the library, whose objects are not the user's.
+        takes_lists: do its functions take lists and numbers where they want arrays?
+            (CuPy's do not: the generated code converts them with ``cp.asarray``.)
+        stand_ins: NumPy functions its module lacks, ``(module, name)`` -> the name of
+            s2sad's stand-in in ``helpers``.
+        helpers: the module of those stand-ins (``"s2sad.cupy_compat"``).
+        lacks: NumPy functions ``(module, name)`` its module lacks, with no stand-in:
+            generated code that would call one is refused at the user's line.
+        foreign: the descriptor tags of arrays it refuses as arguments (rank 0 aside).
+        mix_hint: what to do when its arrays and another target's are given together.
+        install_hint: how to install its module, where it cannot be imported.
+    """
+
+    name: str = ""
+    title: str = ""
+    module: str = SOURCE_MODULE
+    short: str = "np"
+    tag: str = ""
+    libraries: frozenset[str] = frozenset()
+    takes_lists: bool = True
+    stand_ins: Mapping[tuple[str, str], str] = {}
+    helpers: str | None = None
+    lacks: frozenset[tuple[str, str]] = frozenset()
+    foreign: tuple[str, ...] = ()
+    mix_hint: str = ""
+    install_hint: str = ""
+
+    @property
+    def translates(self) -> bool:
+        """Does generated code import another module in NumPy's place?"""
+        return self.module != SOURCE_MODULE
+
+    def describe(self, value) -> tuple | None:
+        """The descriptor of ``value`` if it is one of this target's arrays, else None
+        (``s2sad.transforms.kinds.describe`` asks the backend of its module)."""
+        return None
+
+    def claims(self, desc) -> bool:
+        """Does an argument so described choose this target under ``target="auto"``?"""
+        return isinstance(desc, tuple) and bool(desc) and desc[0] == self.tag
+
+    def refuses(self, desc) -> bool:
+        """Is an argument so described one this target cannot take (an array of another
+        device; 0-d arrays and numbers go with any target)?"""
+        return isinstance(desc, tuple) and bool(desc) and desc[0] in self.foreign and \
+            desc[1] > 0
+
+    def refusal(self, name: str, single: bool) -> tuple[str, str]:
+        """``(message, hint)`` for the argument ``name`` it refuses (``single``: the
+        argument itself is the array, not a container holding it)."""
+        raise NotImplementedError(f"{type(self).__name__} refuses no argument")
+
+    def imported_name(self, name: str) -> str:
+        """The module generated code imports for module ``name``: itself, or on a target
+        that translates, its twin for a NumPy module (``cupy.linalg`` for ``numpy.linalg``).
+        """
+        if self.translates and numpy_module(name):
+            return self.module + name[len(SOURCE_MODULE):]
+        return name
+
+    def stand_in(self, module: str, name: str) -> tuple[str, str] | None:
+        """``(module, name)`` of s2sad's stand-in for NumPy's ``module.name`` where this
+        target's module has no such function, else None."""
+        found = self.stand_ins.get((module, name))
+        return None if found is None else (self.helpers, found)
+
+    def import_error(self) -> ImportError | None:
+        """Why this target's module cannot be imported here, or None."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<s2sad backend {self.name!r}>"

@@ -1,0 +1,84 @@
+"""The CuPy target: the NumPy code with ``cupy`` for ``numpy``, run on an NVIDIA GPU.
+
+Compiling never imports CuPy: the compiler only *names* it, so the source of a CuPy
+gradient can be printed where CuPy is not installed.
+
+>>> CUPY.imported_name("numpy.fft"), CUPY.takes_lists, CUPY.refuses(("nd", 2, "f"))
+('cupy.fft', False, True)
+>>> CUPY.refuses(("nd", 0, "f")), CUPY.refuses(("cupy", 2, "f"))
+(False, False)
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from .base import Backend
+
+INSTALL_CUPY = "pip install cupy-cuda12x  (or: pip install 's2sad[cupy]')"
+
+
+class CuPyBackend(Backend):
+    """CuPy arrays, described ``("cupy", rank, dtype kind)``.
+
+    CuPy takes no NumPy array and no list where it wants an array (generated code
+    converts lists and numbers with ``cp.asarray``). For the NumPy 2 functions CuPy 14
+    lacks, generated code calls s2sad's stand-ins in ``s2sad.cupy_compat``.
+    """
+
+    name = "cupy"
+    title = "CuPy"
+    module = "cupy"
+    short = "cp"
+    tag = "cupy"
+    libraries = frozenset({"cupy", "cupyx"})
+    takes_lists = False
+    # the NumPy functions CuPy lacks (module, name) -> the name of their stand-in
+    stand_ins = MappingProxyType({
+        ("numpy.linalg", "vector_norm"): "vector_norm",
+        ("numpy.linalg", "matrix_norm"): "matrix_norm",
+        ("numpy", "vecdot"): "vecdot",
+        ("numpy.linalg", "vecdot"): "vecdot",
+        ("numpy.linalg", "svdvals"): "svdvals",
+    })
+    helpers = "s2sad.cupy_compat"
+    # the NumPy 2.4 functions CuPy 14.2 has no twin of (dir(cupy), dir(cupy.linalg)), and
+    # s2sad no stand-in for: CuPy code calling one would fail (refused when compiling)
+    lacks = frozenset({("numpy", name) for name in (
+        "asmatrix", "block", "bmat", "busday_count", "busday_offset", "datetime_as_string",
+        "datetime_data", "einsum_path", "frompyfunc", "fromregex", "geomspace", "get_include",
+        "getbufsize", "geterr", "geterrcall", "histogram_bin_edges", "info", "insert",
+        "is_busday", "isnat", "matvec", "nanpercentile", "nanquantile", "nested_iters",
+        "polyder", "polydiv", "polyint", "setbufsize", "seterr", "seterrcall", "show_runtime",
+        "spacing", "test", "unstack", "vecmat")} | {("numpy.linalg", name) for name in (
+            "diagonal", "multi_dot", "outer", "tensordot", "test", "trace")} | {
+        ("numpy.fft", "test")})
+    foreign = ("nd",)
+    install_hint = (f"Install CuPy for your CUDA version: {INSTALL_CUPY}. "
+                    "Printing the source needs neither CuPy nor a GPU.")
+    mix_hint = "Move them to one device first: cupy.asarray(x) or cupy.asnumpy(x)."
+
+    def describe(self, value) -> tuple | None:
+        if hasattr(value, "ndim"):
+            return (self.tag, value.ndim, value.dtype.kind)  # an array on the GPU
+        return None
+
+    def refusal(self, name: str, single: bool) -> tuple[str, str]:
+        what = "is a NumPy array" if single else "holds NumPy arrays"
+        message = (f"the argument {name!r} {what}, and this gradient was made for CuPy "
+                   "(target='cupy'): CuPy takes no NumPy array")
+        hint = (f"Move it to the GPU first ({name} = cupy.asarray({name}))" if single else
+                "Move them to the GPU first (cupy.asarray)") + \
+            ", or make the gradient with target='auto' to compute where the arguments are " \
+            "(NumPy arrays on the CPU, CuPy arrays on the GPU)."
+        return message, hint
+
+    def import_error(self) -> ImportError | None:
+        try:
+            import cupy  # noqa: F401
+        except ImportError as exc:
+            return exc
+        return None
+
+
+CUPY = CuPyBackend()
