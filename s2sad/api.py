@@ -19,7 +19,7 @@ from .errors import DifferentiationError, NonScalarOutputError, S2sadError
 from .located import note_user_line, user_line, user_line_of
 from .pipeline import compile_gradient, load
 from .source import FunctionSource, note_reads, still_read
-from .transforms.kinds import describe, is_object
+from .descriptors import describe, is_object
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _ALL: "weakref.WeakSet" = weakref.WeakSet()  # every gradient made, to forget what it built

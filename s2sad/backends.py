@@ -96,7 +96,7 @@ def _walk(descriptors):
 
 def backend_of(descriptors, target: str) -> str:
     """Which backend compiles a call whose arguments have these descriptors
-    (``s2sad.transforms.kinds.describe``): ``"numpy"`` or ``"cupy"``.
+    (``s2sad.descriptors.describe``): ``"numpy"`` or ``"cupy"``.
 
     With ``"auto"``, CuPy arrays anywhere in the arguments pick CuPy. NumPy
     scalars (rank 0) go with either; NumPy and CuPy arrays together are an error:
@@ -132,7 +132,7 @@ def check_arguments(descriptors, names, target: str) -> None:
     backend, as with ``"auto"``). Where CuPy cannot be imported this says nothing: the
     variant, called, says how to install CuPy.
 
-    ``descriptors`` describe the arguments (``s2sad.transforms.kinds.describe``),
+    ``descriptors`` describe the arguments (``s2sad.descriptors.describe``),
     ``names`` are the parameters they are bound to. The message reads::
 
         the argument 'x' is a NumPy array, and this gradient was made for CuPy

@@ -24,7 +24,7 @@ import gast
 
 from . import trees
 
-_MARK = "__s2sad_comment_"
+_MARK = trees.COMMENT_MARK
 _comments: dict[int, str] = {}
 _notes: set[int] = set()  # the comments that stand on their own
 _ids = itertools.count()

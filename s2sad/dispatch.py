@@ -57,7 +57,7 @@ import numpy as np
 
 from .codegen import function_with_cells, register
 from .source import MISSING, same_items
-from .transforms.kinds import describe
+from .descriptors import describe
 
 _PYTHON = ("float", "int", "complex")  # descriptions of Python numbers, named as their types
 _UNROLL = 6  # lists and tuples up to this length test their items one by one

@@ -38,8 +38,8 @@ from .. import registry
 from ..codegen import unparse
 from ..errors import DifferentiationError, NoDerivativeError, S2sadError
 from ..names import Namer
-from ..source import FunctionSource, note_attribute
-from ..trees import clone
+from ..source import FunctionSource, note_attribute, user_code as _user_code
+from ..trees import assigned_names, clone
 from .higher import is_generated
 
 
@@ -58,14 +58,6 @@ def _numpy_alias(namespace: dict) -> str | None:
     import numpy
     aliases = sorted(name for name, value in namespace.items() if value is numpy)
     return "np" if "np" in aliases else (aliases[0] if aliases else None)
-
-
-def assigned_names(tree) -> set[str]:
-    names = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
-    for node in trees.walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
-    return names
 
 
 def carried_names(tree) -> set[str]:
@@ -1626,7 +1618,7 @@ class Normalize:
             return call
         if isinstance(node, gast.Subscript):
             from .index_tricks import joined
-            join = joined(self, node)  # np.r_[x, y]: np.concatenate([x, y])
+            join = joined(self, node, _static)  # np.r_[x, y]: np.concatenate([x, y])
             if join is not None:
                 return gast.copy_location(join, node)
             return gast.copy_location(
@@ -2403,20 +2395,6 @@ def _value_seq(seq) -> tuple:
     from ..source import note_items
     note_items(seq)
     return "seq", tuple(("value", item) for item in seq), None
-
-
-def _user_code(func) -> bool:
-    """Is ``func`` the user's own code (to be inlined), not a library's?"""
-    import inspect
-    import sysconfig
-    try:
-        path = inspect.getsourcefile(func) or ""
-    except TypeError:
-        return False
-    paths = sysconfig.get_paths()
-    library = [paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)]
-    return bool(path) and not any(path.startswith(p) for p in library) and \
-        not path.startswith(__file__.rsplit("/transforms/", 1)[0])
 
 
 class _RenameLocal(trees.Transformer):

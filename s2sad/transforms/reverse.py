@@ -42,7 +42,7 @@ from ..errors import DifferentiationError, NoDerivativeError
 from ..trees import clone, located
 from .shape_only import SHAPE_ARGUMENTS, one_shape, shape_arguments
 from .kinds import ANY, Kind
-from .normalize import assigned_names
+from ..trees import assigned_names
 from .higher import container_kinds, is_generated
 from .activity import shift_invariant
 from .resolve import (FOREIGN_ADVICE, INDEX_ADVICE, classify, foreign_index, is_append,
