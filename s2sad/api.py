@@ -12,12 +12,13 @@ import types
 import weakref
 from typing import Callable, Sequence
 
-from . import registry, runtime_recursion
+from . import hooks, registry
 from .backends import backend_of, check_arguments, check_target
 from .dispatch import given_arguments, make_entry
 from .errors import DifferentiationError, NonScalarOutputError, S2sadError
 from .located import note_user_line, user_line, user_line_of
 from .pipeline import compile_gradient, load
+from .rules.numpy import stop_gradient  # noqa: F401  (s2sad.stop_gradient)
 from .source import FunctionSource, note_reads, still_read
 from .descriptors import describe, is_object
 
@@ -1270,7 +1271,33 @@ def checkpoint(func: Callable):
     return checkpointed
 
 
-runtime_recursion.COMPILERS.update(vjp=vjp, jvp=jvp)  # (a recursive call's derivatives)
+
+
+def _call_generated(derivative, args, *extra):
+    """:data:`s2sad.hooks.call_generated`."""
+    return derivative._call(derivative._variant(args).function, args, *extra)
+
+
+def _generated_function(derivative, args):
+    """:data:`s2sad.hooks.generated_function`."""
+    derivative._variant(args)  # (its module globals read afresh)
+    return derivative._nestable(derivative._key(args)).function
+
+
+def _gradient_parameters(value):
+    """:data:`s2sad.hooks.gradient_parameters`."""
+    return value._params if type(value) is GradientFunction else None
+
+
+# what the runtime (a recursive or checkpointed call's derivatives) and the inliner (a
+# gradient called inside a differentiated function) reach through s2sad.hooks
+hooks.make_vjp.install(vjp)
+hooks.make_jvp.install(jvp)
+hooks.call_generated.install(_call_generated)
+hooks.push_forward.install(lambda derivative, args, tangents: derivative._both(args, tangents))
+hooks.generated_function.install(_generated_function)
+hooks.gradient_parameters.install(_gradient_parameters)
+hooks.inline_gradient.install(lambda gradient, key: gradient._inlined(key))
 
 # a call of one of these inside a function differentiated is refused at its line
 # (Normalize: a derivative is made once, at module level, and its calls inlined)
@@ -1282,15 +1309,6 @@ def _literal(value) -> bool:
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return True
     return isinstance(value, tuple) and all(_literal(v) for v in value)
-
-
-def stop_gradient(x):
-    """``x`` itself, with no gradient flowing through it (the seed's ``detach``).
-
-    >>> stop_gradient(3.0)
-    3.0
-    """
-    return x
 
 
 def supported() -> list[str]:
