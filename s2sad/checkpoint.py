@@ -7,9 +7,15 @@ run s2sad's own derivative of it at that call (:func:`s2sad.runtime_higher.check
 
 from __future__ import annotations
 
+import ast
+import functools
 import inspect
+import linecache
+import sys
 from typing import Callable
 
+from . import registry
+from .runtime_higher import checkpoint_grads, checkpoint_tangent
 from .source import FunctionSource
 
 
@@ -55,16 +61,11 @@ def checkpoint(func: Callable):
         >>> "checkpoint_grads" in s2sad.grad(f).source
         True
     """
-    import functools
-    import linecache
-    from . import registry
-    from .runtime_higher import checkpoint_grads, checkpoint_tangent
-
     if isinstance(func, _Checkpointed) or getattr(func, "__s2sad_checkpoint__", False):
         return func
     FunctionSource.of(func)  # it must have source: its vjp is compiled from it
     signature = inspect.signature(func)
-    params = []
+    defaults = []
     for p in signature.parameters.values():
         if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             raise TypeError(f"s2sad.checkpoint({func.__qualname__}): only positional "
@@ -74,10 +75,8 @@ def checkpoint(func: Callable):
                 raise TypeError(f"s2sad.checkpoint({func.__qualname__}): the default of "
                                 f"{p.name!r} must be a number, a string, None or a tuple of "
                                 "them")
-            params.append(f"{p.name}={p.default!r}")
-        else:
-            params.append(p.name)
-    names = [p for p in signature.parameters]
+            defaults.append(p.default)
+    names = list(signature.parameters)
     if any(n in ("g", "ans") for n in names):
         raise TypeError(f"s2sad.checkpoint({func.__qualname__}): rename the parameters "
                         "named g or ans")
@@ -88,13 +87,7 @@ def checkpoint(func: Callable):
     checkpointed.__s2sad_checkpoint__ = True
 
     stem = func.__name__
-    args_tuple = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
-    tangents = [f"checkpoint_tangent({stem}, {args_tuple}, {i}, g)" for i in range(len(names))]
-    text = (f"def checkpoint_vjp_{stem}(g, ans, {', '.join(params)}):\n"
-            f"    grads = checkpoint_grads({stem}, g, {args_tuple})\n"
-            f"    return {', '.join(f'grads[{i}]' for i in range(len(names)))}\n\n\n"
-            f"def checkpoint_jvp_{stem}(g, ans, {', '.join(params)}):\n"
-            f"    return {', '.join(tangents)}\n")
+    text = ast.unparse(ast.fix_missing_locations(rules_tree(stem, names, defaults))) + "\n"
     filename = f"<s2sad checkpoint of {func.__module__}.{func.__qualname__} {id(func):x}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {"checkpoint_grads": checkpoint_grads, "checkpoint_tangent": checkpoint_tangent,
@@ -103,6 +96,48 @@ def checkpoint(func: Callable):
     registry.custom_vjp(checkpointed)(namespace[f"checkpoint_vjp_{stem}"])
     registry.custom_jvp(checkpointed)(namespace[f"checkpoint_jvp_{stem}"])
     return checkpointed
+
+
+def rules_tree(stem: str, names: list[str], defaults: list) -> ast.Module:
+    """The derivative rules of a checkpointed function ``stem(*names)`` (``defaults``: those
+    of its last parameters), as a tree: their text is read back where they are inlined.
+
+    >>> print(ast.unparse(ast.fix_missing_locations(rules_tree("step", ["h", "w"], [0.5]))))
+    def checkpoint_vjp_step(g, ans, h, w=0.5):
+        grads = checkpoint_grads(step, g, (h, w))
+        return (grads[0], grads[1])
+    <BLANKLINE>
+    def checkpoint_jvp_step(g, ans, h, w=0.5):
+        return (checkpoint_tangent(step, (h, w), 0, g), checkpoint_tangent(step, (h, w), 1, g))
+    """
+    def name(text: str, ctx=ast.Load):
+        return ast.Name(text, ctx())
+
+    def parameters():
+        return ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in ("g", "ans", *names)],
+                             vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                             defaults=[ast.Constant(value) for value in defaults])
+
+    def arguments():
+        return ast.Tuple([name(n) for n in names], ast.Load())
+
+    def returned(items: list):
+        return ast.Return(None if not items else items[0] if len(items) == 1 else
+                          ast.Tuple(items, ast.Load()))
+
+    def function(kind: str, body: list):
+        return ast.FunctionDef(f"checkpoint_{kind}_{stem}", parameters(), body, [], None, None,
+                               **({"type_params": []} if sys.version_info >= (3, 12) else {}))
+
+    grads = ast.Assign([name("grads", ast.Store)], ast.Call(
+        name("checkpoint_grads"), [name(stem), name("g"), arguments()], []))
+    vjp = function("vjp", [grads, returned([
+        ast.Subscript(name("grads"), ast.Constant(i), ast.Load()) for i in range(len(names))])])
+    jvp = function("jvp", [returned([
+        ast.Call(name("checkpoint_tangent"),
+                 [name(stem), arguments(), ast.Constant(i), name("g")], [])
+        for i in range(len(names))])])
+    return ast.Module([vjp, jvp], [])
 
 
 def _literal(value) -> bool:
