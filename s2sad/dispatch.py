@@ -57,6 +57,7 @@ import types
 
 import numpy as np
 
+from . import codegen
 from .codegen import function_with_cells, register
 from .source import MISSING, same_items
 from .descriptors import describe
@@ -73,7 +74,8 @@ def _load(name: str) -> ast.Name:
     return ast.Name(name, ast.Load())
 
 
-class _Unparser(ast._Unparser):
+# (Python 3.10: codegen's unparser, which writes ``a, b = args`` as 3.11 does)
+class _Unparser(getattr(codegen, "_Unparser", ast._Unparser)):
     """``ast.unparse``, but ``a and b and c == d`` as Python reads it: without the
     parentheses ``ast.unparse`` puts around the third operand of an ``and`` and those
     after it (it raises the precedence at each operand)."""
