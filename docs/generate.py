@@ -36,7 +36,7 @@ def shown_name(rule_name: str) -> str:
     if module == "numpy" or module.startswith("numpy."):
         return "np" + rule_name[len("numpy"):]
     if module.startswith("s2sad."):
-        return f"s2sad.{short}"  # the public name (s2sad.api.stop_gradient is s2sad.stop_gradient)
+        return f"s2sad.{short}"  # the public name: s2sad.stop_gradient, not s2sad.rules.numpy...
     return rule_name
 
 

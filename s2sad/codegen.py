@@ -27,7 +27,7 @@ from .errors import DifferentiationError
 from .backends import (BY_MODULE, NUMPY, SHORT_NAMES, SOURCE_MODULE, Backend, missing_backend,
                        numpy_module, target_backend, unavailable)
 
-_MARK = "__s2sad_comment_"
+_MARK = trees.COMMENT_MARK
 _comments: dict[int, str] = {}
 _notes: set[int] = set()  # the comments that stand on their own
 _ids = itertools.count()

@@ -46,7 +46,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import inspect
+import sys
 import keyword
 import linecache
 import operator
@@ -55,9 +57,10 @@ import types
 
 import numpy as np
 
+from . import codegen
 from .codegen import function_with_cells, register
 from .source import MISSING, same_items
-from .transforms.kinds import describe
+from .descriptors import describe
 
 _PYTHON = ("float", "int", "complex")  # descriptions of Python numbers, named as their types
 _UNROLL = 6  # lists and tuples up to this length test their items one by one
@@ -67,8 +70,58 @@ _RESERVED = {"type", "len", "float", "int", "complex", "list", "tuple", "ndarray
              "map", "all", "fits", "missed"}
 
 
+def _load(name: str) -> ast.Name:
+    return ast.Name(name, ast.Load())
+
+
+# (Python 3.10: codegen's unparser, which writes ``a, b = args`` as 3.11 does)
+class _Unparser(getattr(codegen, "_Unparser", ast._Unparser)):
+    """``ast.unparse``, but ``a and b and c == d`` as Python reads it: without the
+    parentheses ``ast.unparse`` puts around the third operand of an ``and`` and those
+    after it (it raises the precedence at each operand)."""
+
+    def visit_BoolOp(self, node):
+        operator = self.boolops[node.op.__class__.__name__]
+        precedence = self.boolop_precedence[operator]
+        with self.require_parens(precedence, node):
+            for value in node.values:
+                self.set_precedence(precedence.next(), value)
+            self.interleave(lambda: self.write(f" {operator} "), self.traverse, node.values)
+
+
+def _text(tree) -> str:
+    """The source of ``tree``: a guard's test, a statement, an entry."""
+    return _Unparser().visit(ast.fix_missing_locations(tree))
+
+
+def _type_is(value: ast.expr, cls: str) -> ast.Compare:
+    """``type(value) is cls``."""
+    return ast.Compare(ast.Call(_load("type"), [value], []), [ast.Is()], [_load(cls)])
+
+
+def _equal(left: ast.expr, right: ast.expr) -> ast.Compare:
+    return ast.Compare(left, [ast.Eq()], [right])
+
+
+def _all(tests: list) -> ast.expr:
+    """``a and b and c`` as one flat ``and`` (``True`` for no test)."""
+    values = []
+    for test in tests:
+        flat = isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+        values.extend(test.values if flat else [test])
+    if not values:
+        return ast.Constant(True)
+    return values[0] if len(values) == 1 else ast.BoolOp(ast.And(), values)
+
+
+def _path(text: str) -> ast.expr:
+    """The expression a path of attributes and items names (``model.layers[0]``)."""
+    return ast.parse(text, mode="eval").body
+
+
 def guard(desc, name: str, constants: dict) -> str:
-    """A Python test that the value called ``name`` is described by ``desc``.
+    """A Python test that the value called ``name`` is described by ``desc`` (the text of
+    :func:`guard_test`).
 
     ``constants`` receives the values the test refers to (descriptions compared whole).
 
@@ -90,43 +143,63 @@ def guard(desc, name: str, constants: dict) -> str:
     >>> guard(("dict", ((("a", 1), "float"),)), "d", constants)  # (a key not written simply)
     'describe(d) == described_1'
     """
+    return _text(guard_test(desc, _load(name), constants))
+
+
+def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
+    """The test that ``value`` (an expression) is described by ``desc``, as a tree;
+    ``constants`` receives the values it refers to (see :func:`guard`)."""
+    def at():  # (a node of its own for each use: a pass may rename the names it holds)
+        return copy.deepcopy(value)
+
+    def attribute(node, *names):
+        for name in names:
+            node = ast.Attribute(node, name, ast.Load())
+        return node
+
     if isinstance(desc, str) and desc in _PYTHON:  # (a bool, described as "int" too, goes
-        return f"type({name}) is {desc}"           # the general way)
+        return _type_is(at(), desc)                # the general way)
     if isinstance(desc, tuple) and desc[0] == "nd" and len(desc) == 3:
-        return f"type({name}) is ndarray and {name}.ndim == {desc[1]} and " \
-               f"{name}.dtype.kind == {desc[2]!r}"
+        return _all([_type_is(at(), "ndarray"),
+                     _equal(attribute(at(), "ndim"), ast.Constant(desc[1])),
+                     _equal(attribute(at(), "dtype", "kind"), ast.Constant(desc[2]))])
     if isinstance(desc, tuple) and desc[0] == "object":
         # an object of a user's class: its class; that no own attribute hides a method the
         # variant inlined, and the classes of the members it inlined from, are tested too
         # (``read_tests``: "own", "class")
         constant = f"described_{len(constants)}"
         constants[constant] = desc[1]
-        return f"type({name}) is {constant}"
+        return _type_is(at(), constant)
     if isinstance(desc, tuple) and desc[0] in ("list", "tuple") and len(desc) == 2 and desc[1] and \
             len(set(desc[1])) == 1 and desc[1][0] in _PYTHON:
         items, item = len(desc[1]), desc[1][0]
-        head = f"type({name}) is {desc[0]} and len({name}) == {items}"
+        head = [_type_is(at(), desc[0]),
+                _equal(ast.Call(_load("len"), [at()], []), ast.Constant(items))]
         if items <= _UNROLL:
-            return " and ".join([head] + [f"type({name}[{i}]) is {item}"
-                                          for i in range(items)])
-        return f"{head} and count_of(map(type, {name}), {item}) == {items}"
+            return _all(head + [_type_is(ast.Subscript(at(), ast.Constant(i), ast.Load()), item)
+                                for i in range(items)])
+        types_of = ast.Call(_load("map"), [_load("type"), at()], [])
+        return _all(head + [_equal(ast.Call(_load("count_of"), [types_of, _load(item)], []),
+                                   ast.Constant(items))])
     if isinstance(desc, tuple) and desc[0] == "dict" and 0 < len(desc[1]) <= _UNROLL and \
             all(type(key) in (str, int) for key, _ in desc[1]):
         keys = f"described_{len(constants)}"  # its keys, in order, then each item's test
         constants[keys] = tuple(key for key, _ in desc[1])
-        return " and ".join([f"type({name}) is dict and tuple({name}) == {keys}"] +
-                            [guard(item, f"{name}[{key!r}]", constants)
-                             for key, item in desc[1]])
+        return _all([_type_is(at(), "dict"),
+                     _equal(ast.Call(_load("tuple"), [at()], []), _load(keys))] +
+                    [guard_test(item, ast.Subscript(at(), ast.Constant(key), ast.Load()),
+                                constants) for key, item in desc[1]])
     constant = f"described_{len(constants)}"
     constants[constant] = desc
-    return f"describe({name}) == {constant}"
+    return _equal(ast.Call(_load("describe"), [at()], []), _load(constant))
 
 
 def read_tests(reads, constants: dict, names=None) -> list[str]:
     """Tests that the functions a variant was built with are still what their names give
     (:func:`s2sad.source.recording`); ``constants`` receives what they refer to. A method
     inlined from an argument's class (``"own"``) is tested not hidden by the argument's own
-    attribute (``names``: the entry's name of each parameter, if not its own).
+    attribute (``names``: the entry's name of each parameter, if not its own). The text of
+    :func:`read_test_trees`.
 
     >>> import math
     >>> constants = {}
@@ -146,49 +219,68 @@ def read_tests(reads, constants: dict, names=None) -> list[str]:
     len(arg_0.blocks) == 2
     read_6(read_4, read_5)
     """
+    return [_text(test) for test in read_test_trees(reads, constants, names)]
+
+
+def read_test_trees(reads, constants: dict, names=None) -> list[ast.expr]:
+    """The tests of :func:`read_tests`, as trees."""
+    def not_in(key, holder: ast.expr) -> ast.Compare:
+        return ast.Compare(ast.Constant(key), [ast.NotIn()], [holder])
+
     tests = []
     for kind, holder, key, value in reads:
         if kind in ("own", "class", "length"):  # (an argument, or an object in its
             head = re.match(r"[^.\[]*", holder).group()  # attributes: model.layers[0])
             path = (names or {}).get(head, head) + holder[len(head):]
             if kind == "own":
-                test = "{key!r} not in {path}.__dict__"
+                def test(p, key=key):
+                    return not_in(key, ast.Attribute(p, "__dict__", ast.Load()))
             elif kind == "length":
-                test = "len({path}) == {key}"
+                def test(p, key=key):
+                    return _equal(ast.Call(_load("len"), [p], []), ast.Constant(key))
             else:
-                test = "type({path}) is " + f"read_{len(constants)}"
-                constants[f"read_{len(constants)}"] = value
-            tests.append(_every(path, lambda p, t=test, k=key: t.format(path=p, key=k)))
+                constant = f"read_{len(constants)}"
+                constants[constant] = value
+
+                def test(p, constant=constant):
+                    return _type_is(p, constant)
+            tests.append(_every(path, test))
             continue
         where, what = f"read_{len(constants)}", f"read_{len(constants) + 1}"
         if kind == "item" and value is MISSING:  # (an object's attribute it does not have)
             constants[where] = holder
-            tests.append(f"{key!r} not in {where}")
+            tests.append(not_in(key, _load(where)))
             continue
         constants[where], constants[what] = holder, value
         if kind == "items":  # (a module's list of objects: the very same ones)
             same = f"read_{len(constants)}"
             constants[same] = same_items
-            tests.append(f"{same}({where}, {what})")
+            tests.append(ast.Call(_load(same), [_load(where), _load(what)], []))
             continue
-        tests.append(f"{where}.get({key!r}) is {what}" if kind == "item" else
-                     f"{where}.cell_contents is {what}" if kind == "cell" else
-                     f"{where}.{key} is {what}")
+        if kind == "item":
+            read = ast.Call(ast.Attribute(_load(where), "get", ast.Load()), [ast.Constant(key)],
+                            [])
+        else:
+            read = ast.Attribute(_load(where), "cell_contents" if kind == "cell" else key,
+                                 ast.Load())
+        tests.append(ast.Compare(read, [ast.Is()], [_load(what)]))
     return tests
 
 
-def _every(path: str, test, depth: int = 0) -> str:
-    """``test(path)``, for each item where ``path`` says ``[*]`` (every item of a list of
-    alike objects, walked by a loop).
+def _every(path: str, test, depth: int = 0) -> ast.expr:
+    """``test(path)`` (``test`` makes a tree of a path's), for each item where ``path``
+    says ``[*]`` (every item of a list of alike objects, walked by a loop).
 
-    >>> _every("m.blocks[*].layers[*].act", lambda p: f"type({p}) is T")
-    'all(all(type(each_1.act) is T for each_1 in each_0.layers) for each_0 in m.blocks)'
+    >>> _text(_every("m.blocks[*].layers[*].act", lambda p: _type_is(p, "T")))
+    'all((all((type(each_1.act) is T for each_1 in each_0.layers)) for each_0 in m.blocks))'
     """
     if "[*]" not in path:
-        return test(path)
+        return test(_path(path))
     base, rest = path.split("[*]", 1)
     each = f"each_{depth}"
-    return f"all({_every(each + rest, test, depth + 1)} for {each} in {base})"
+    walked = ast.comprehension(ast.Name(each, ast.Store()), _path(base), [], 0)
+    return ast.Call(_load("all"), [ast.GeneratorExp(_every(each + rest, test, depth + 1),
+                                                    [walked])], [])
 
 
 # what a test of an argument's attributes may meet when one the build saw is gone (the
@@ -213,28 +305,28 @@ def _plain(signature) -> bool:
                for p in signature.parameters.values())
 
 
-def _parameters(signature, constants: dict, unset=()) -> str:
-    """The entry's parameter list: the function's, defaults read from ``constants``
-    (those named in ``unset``: the marker :data:`UNSET`, read at the call instead)."""
-    parts, star = [], False
-    kinds = [p.kind for p in signature.parameters.values()]
-    for i, param in enumerate(signature.parameters.values()):
-        if param.kind is param.KEYWORD_ONLY and not star:
-            parts.append("*")
-            star = True
-        text = param.name
+def _parameters(signature, constants: dict, unset=()) -> ast.arguments:
+    """The entry's parameters: the function's, defaults read from ``constants`` (those
+    named in ``unset``: the marker :data:`UNSET`, read at the call instead)."""
+    positional, only, keywords, keyword_defaults, defaults = [], [], [], [], []
+    for param in signature.parameters.values():
+        default = None
         if param.name in unset:
             constants["default_unset"] = UNSET
-            text += "=default_unset"
+            default = _load("default_unset")
         elif param.default is not param.empty:
             constant = f"default_{len([k for k in constants if k.startswith('default_')])}"
             constants[constant] = param.default
-            text += f"={constant}"
-        parts.append(text)
-        if param.kind is param.POSITIONAL_ONLY and (
-                i + 1 == len(kinds) or kinds[i + 1] is not param.POSITIONAL_ONLY):
-            parts.append("/")
-    return ", ".join(parts)
+            default = _load(constant)
+        if param.kind is param.KEYWORD_ONLY:
+            keywords.append(ast.arg(param.name))
+            keyword_defaults.append(default)
+            continue
+        (only if param.kind is param.POSITIONAL_ONLY else positional).append(ast.arg(param.name))
+        if default is not None:
+            defaults.append(default)
+    return ast.arguments(posonlyargs=only, args=positional, vararg=None, kwonlyargs=keywords,
+                         kw_defaults=keyword_defaults, kwarg=None, defaults=defaults)
 
 
 class _Unset:
@@ -248,9 +340,9 @@ class _Unset:
 UNSET = _Unset()
 
 
-def defaults_head(signature, owner, constants: dict) -> tuple[list[str], set]:
-    """Lines in front of an entry's guard that give each parameter the call left out the
-    default ``owner`` has now, as Python reads a function's defaults at each call (a
+def defaults_head(signature, owner, constants: dict) -> tuple[list[ast.stmt], set]:
+    """Statements in front of an entry's guard that give each parameter the call left out
+    the default ``owner`` has now, as Python reads a function's defaults at each call (a
     gradient built before ``f.__defaults__ = (5.0,)`` uses 5.0); and the names of those
     parameters. Where ``owner``'s defaults are no longer the tuple or dict it had, such a
     call goes to ``default_stale`` with each parameter's value (:data:`UNSET` where left
@@ -260,7 +352,7 @@ def defaults_head(signature, owner, constants: dict) -> tuple[list[str], set]:
     ...     return x
     >>> constants = {}
     >>> lines, names = defaults_head(inspect.signature(f), f, constants)
-    >>> print(*lines, sep="\\n")
+    >>> print(*map(_text, lines), sep="\\n")
     if n is default_unset:
         if default_owner.__defaults__ is not default_seen:
             return default_stale(x, n, k)
@@ -284,21 +376,32 @@ def defaults_head(signature, owner, constants: dict) -> tuple[list[str], set]:
         return [], set()
     constants.update(default_owner=owner, default_seen=owner.__defaults__,
                      default_kwseen=owner.__kwdefaults__, default_unset=UNSET)
-    stale = f"return default_stale({', '.join(p.name for p in params)})"
-    lines = []
+
+    def stale() -> ast.Return:
+        return ast.Return(ast.Call(_load("default_stale"), [_load(p.name) for p in params], []))
+
+    def left_out(name: str) -> ast.Compare:
+        return ast.Compare(_load(name), [ast.Is()], [_load("default_unset")])
+
+    def changed(field: str, seen: str) -> ast.If:
+        return ast.If(ast.Compare(ast.Attribute(_load("default_owner"), field, ast.Load()),
+                                  [ast.IsNot()], [_load(seen)]), [stale()], [])
+
+    statements = []
     for name, value in unset.items():
         constant = f"default_{len([k for k in constants if k[8:].isdigit()])}"
         constants[constant] = value
-        lines += [f"if {name} is default_unset:",
-                  "    if default_owner.__defaults__ is not default_seen:", f"        {stale}",
-                  f"    {name} = {constant}"]
+        statements.append(ast.If(left_out(name), [
+            changed("__defaults__", "default_seen"),
+            ast.Assign([ast.Name(name, ast.Store())], _load(constant))], []))
     for name in kwonly:  # (the dict may change in place: read at the call)
-        lines += [f"if {name} is default_unset:",
-                  "    if default_owner.__kwdefaults__ is not default_kwseen:",
-                  f"        {stale}",
-                  f"    {name} = default_kwseen.get({name!r}, default_unset)",
-                  f"    if {name} is default_unset:", f"        {stale}"]
-    return lines, set(unset) | set(kwonly)
+        read = ast.Call(ast.Attribute(_load("default_kwseen"), "get", ast.Load()),
+                        [ast.Constant(name), _load("default_unset")], [])
+        statements.append(ast.If(left_out(name), [
+            changed("__kwdefaults__", "default_kwseen"),
+            ast.Assign([ast.Name(name, ast.Store())], read),
+            ast.If(left_out(name), [stale()], [])], []))
+    return statements, set(unset) | set(kwonly)
 
 
 def given_arguments(signature, values) -> tuple[list, dict]:
@@ -338,41 +441,46 @@ def entry_source(name: str, signature, descriptors, constants=None,
         names = list(signature.parameters)
     else:
         names = [p if _usable(p) else f"arg_{i}" for i, p in enumerate(signature.parameters)]
-    tests = " and ".join([guard(d, n, constants) for d, n in zip(descriptors, names)] +
-                         read_tests(reads, constants, dict(zip(signature.parameters, names))))\
-        or "True"
-    arguments = ", ".join(names)
-    call = "variant(" + ", ".join(  # (keyword-only parameters stay keyword-only)
-        f"{p.name}={n}" if p.kind is p.KEYWORD_ONLY else n
-        for p, n in zip(signature.parameters.values(), names)) + ")"
+    tests = _all([guard_test(d, _load(n), constants) for d, n in zip(descriptors, names)] +
+                 read_test_trees(reads, constants, dict(zip(signature.parameters, names))))
+    call = ast.Call(_load("variant"), [  # (keyword-only parameters stay keyword-only)
+        _load(n) for p, n in zip(signature.parameters.values(), names)
+        if p.kind is not p.KEYWORD_ONLY], [
+        ast.keyword(p.name, _load(n)) for p, n in zip(signature.parameters.values(), names)
+        if p.kind is p.KEYWORD_ONLY])
     if plain:
         head, unset = defaults_head(signature, owner, constants) if owner is not None \
             else ([], set())
-        lines = [f"def enter_{name}({_parameters(signature, constants, unset)}):"]
-        lines += ["    " + line for line in head]
-        indent = "    "
-        fallback = f"    return general({arguments})"
+        parameters = _parameters(signature, constants, unset)
+        body = inner = head
+        fallback = ast.Return(ast.Call(_load("general"), [_load(n) for n in names], []))
     else:
-        lines = [f"def enter_{name}(*args, **kwargs):",
-                 f"    if len(args) == {len(names)} and not kwargs:"]
-        if names:
-            lines.append(f"        {arguments}{',' if len(names) == 1 else ''} = args")
-        indent = "        "
-        fallback = "    return general(*args, **kwargs)"
+        parameters = ast.arguments(posonlyargs=[], args=[], vararg=ast.arg("args"),
+                                   kwonlyargs=[], kw_defaults=[], kwarg=ast.arg("kwargs"),
+                                   defaults=[])
+        fits = ast.BoolOp(ast.And(), [
+            _equal(ast.Call(_load("len"), [_load("args")], []), ast.Constant(len(names))),
+            ast.UnaryOp(ast.Not(), _load("kwargs"))])
+        inner = [ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in names],
+                                       ast.Store())], _load("args"))] if names else []
+        body = [ast.If(fits, inner, [])]
+        fallback = ast.Return(ast.Call(_load("general"), [ast.Starred(_load("args"), ast.Load())],
+                                       [ast.keyword(None, _load("kwargs"))]))
     if _reaches(reads):  # (an attribute the build saw may be gone: the general path)
         constants["missed"] = _MISSED
-        lines += [f"{indent}try:", f"{indent}    fits = {tests}",
-                  f"{indent}except missed:", f"{indent}    fits = False"]
-        tests = "fits"
-    lines.append(f"{indent}if {tests}:")
+        inner.append(ast.Try([ast.Assign([ast.Name("fits", ast.Store())], tests)], [
+            ast.ExceptHandler(_load("missed"), None, [
+                ast.Assign([ast.Name("fits", ast.Store())], ast.Constant(False))])], [], []))
+        tests = _load("fits")
+    enter = ast.Return(call)
     if catch:
-        lines += [f"{indent}    try:", f"{indent}        return {call}",
-                  f"{indent}    except caught as exc:", f"{indent}        handle(exc)",
-                  f"{indent}        raise"]
-    else:
-        lines.append(f"{indent}    return {call}")
-    lines.append(fallback)
-    return "\n".join(lines)
+        enter = ast.Try([enter], [ast.ExceptHandler(_load("caught"), "exc", [
+            ast.Expr(ast.Call(_load("handle"), [_load("exc")], [])), ast.Raise(None, None)])],
+            [], [])
+    inner.append(ast.If(tests, [enter], []))
+    function = ast.FunctionDef(f"enter_{name}", parameters, body + [fallback], [], None, None,
+                               **({"type_params": []} if sys.version_info >= (3, 12) else {}))
+    return _text(ast.Module([function], []))
 
 
 def make_entry(name: str, signature, descriptors, variant, general, catch=None, reads=(),
@@ -467,10 +575,9 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
     if fdef is None:
         return None
     constants: dict = {}
-    tests = ast.parse(" and ".join([guard(d, n, constants)
-                                    for d, n in zip(descriptors, names, strict=True)] +
-                                   read_tests(reads, constants)) or
-                      "True", mode="eval").body
+    tests = _all([guard_test(d, _load(n), constants)
+                  for d, n in zip(descriptors, names, strict=True)] +
+                 read_test_trees(reads, constants))
     defaults, unset = defaults_head(signature, owner, constants) if owner is not None \
         else ([], set())
     helpers = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
@@ -500,7 +607,7 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
             name("missed"), None, [ast.Assign([fits], ast.Constant(False))])], [], []))
         fallback.test = ast.UnaryOp(ast.Not(), name("fits"))
     if defaults:  # (first; every name not a parameter is its own, as in the guard)
-        read = ast.parse("\n".join(defaults)).body
+        read = defaults
         for node in (n for stmt in read for n in ast.walk(stmt)):
             if isinstance(node, ast.Name) and node.id not in names:
                 node.id = _PREFIX + node.id

@@ -27,7 +27,7 @@ import linecache
 
 import gast
 
-from .codegen import _MARK
+from .trees import COMMENT_MARK as _MARK
 
 
 def _statements(body, comment=lambda stmt: False):

@@ -21,6 +21,7 @@ import numbers
 
 import numpy as np
 
+from . import hooks
 from .runtime import _float_type, unbroadcast
 
 
@@ -360,12 +361,11 @@ def checkpoint_grads(func, g, args):
     """The adjoint of a checkpointed call ``func(*args)``: ``func``'s forward sweep runs
     again, now recording, then its reverse sweep (``s2sad.vjp``). One sensitivity per
     argument (``None`` for the arguments that are not floats)."""
-    from .api import vjp
     wrt = tuple(i for i, a in enumerate(args) if _differentiable(a))
     if not wrt:
         return [None] * len(args)
-    pullback = vjp(func, wrt=wrt)
-    grads = pullback._call(pullback._variant(tuple(args)).function, tuple(args), snapshot(g))
+    pullback = hooks.make_vjp(func, wrt=wrt)
+    grads = hooks.call_generated(pullback, tuple(args), snapshot(g))
     out = [None] * len(args)
     for i, grad in zip(wrt, grads):
         out[i] = grad
@@ -375,9 +375,8 @@ def checkpoint_grads(func, g, args):
 def checkpoint_tangent(func, args, argnum, g):
     """The tangent of a checkpointed call along argument ``argnum`` (``s2sad.jvp`` of
     ``func``)."""
-    from .api import jvp
-    push = jvp(func, wrt=argnum)
-    return push._call(push._variant(tuple(args)).function, tuple(args), g)[1]
+    push = hooks.make_jvp(func, wrt=argnum)
+    return hooks.call_generated(push, tuple(args), g)[1]
 
 
 # --- second derivatives of a few nonlinear adjoints ----------------------------------------

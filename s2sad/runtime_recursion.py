@@ -28,10 +28,10 @@ import weakref
 
 import numpy as np
 
+from . import hooks
+
 _VJPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # func -> {wrt: vjp}
 _JVPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # func -> {wrt: jvp}
-# s2sad.vjp and s2sad.jvp, given by s2sad.api as it loads (a runtime module imports no api)
-COMPILERS: dict = {}
 
 
 def _compiled(cache, make, func, args):
@@ -77,11 +77,11 @@ def recursive_pullback(pair, g, args: tuple) -> tuple:
     sensitivity sees that it depends on them."""
     from .runtime_higher import snapshot
     func = pair[1][0]
-    wrt, compiled = _compiled(_VJPS, COMPILERS["vjp"], func, args)
+    wrt, compiled = _compiled(_VJPS, hooks.make_vjp, func, args)
     grads = [None] * len(args)
     if not wrt:
         return tuple(grads)
-    found = compiled._call(compiled._variant(tuple(args)).function, tuple(args), snapshot(g))
+    found = hooks.call_generated(compiled, tuple(args), snapshot(g))
     for i, grad in zip(wrt, found if isinstance(found, tuple) else (found,), strict=True):
         grads[i] = grad
     return tuple(grads)
@@ -90,11 +90,10 @@ def recursive_pullback(pair, g, args: tuple) -> tuple:
 def _own_vjp(pair, args: tuple):
     """``(wrt, the generated vjp function of the recursive function for args' kinds)``:
     what a second derivative of :func:`recursive_pullback` differentiates again."""
-    wrt, compiled = _compiled(_VJPS, COMPILERS["vjp"], pair[1][0], args)
+    wrt, compiled = _compiled(_VJPS, hooks.make_vjp, pair[1][0], args)
     if not wrt:
         return wrt, None
-    compiled._variant(tuple(args))  # (its module globals read afresh)
-    return wrt, compiled._nestable(compiled._key(tuple(args))).function
+    return wrt, hooks.generated_function(compiled, tuple(args))
 
 
 def _chosen(values, wrt, args):
@@ -116,9 +115,8 @@ def recursive_pullback_in_args(pair, h, g, args: tuple) -> tuple:
     grads = [None] * len(args)
     if not wrt:
         return tuple(grads)
-    twice = COMPILERS["vjp"](own, wrt=wrt)
-    found = twice._call(twice._variant((*args, h)).function, (*args, snapshot(h)),
-                        _chosen(g, wrt, args))
+    twice = hooks.make_vjp(own, wrt=wrt)
+    found = hooks.call_generated(twice, (*args, snapshot(h)), _chosen(g, wrt, args))
     for i, grad in zip(wrt, found, strict=True):
         grads[i] = grad
     return tuple(grads)
@@ -132,8 +130,8 @@ def recursive_pullback_along_args(pair, h, tangents, args: tuple) -> tuple:
     out = [None] * len(args)
     if not wrt:
         return tuple(out)
-    along = COMPILERS["jvp"](own, wrt=wrt)
-    found = along._both((*args, h), _chosen(tangents, wrt, args))[1]
+    along = hooks.make_jvp(own, wrt=wrt)
+    found = hooks.push_forward(along, (*args, h), _chosen(tangents, wrt, args))[1]
     for i, tangent in zip(wrt, found, strict=True):
         out[i] = tangent
     return Parts(out)  # (added to the tangent in h item by item)
@@ -144,7 +142,7 @@ def recursive_pushforward(pair, tangents, args: tuple) -> object:
     given the tangents of its arguments ``args`` (a tuple; ``None`` or ``0.0`` where one
     does not vary), through the function's own compiled jvp."""
     func = pair[1][0]
-    wrt, compiled = _compiled(_JVPS, COMPILERS["jvp"], func, args)
+    wrt, compiled = _compiled(_JVPS, hooks.make_jvp, func, args)
     if not wrt:
         return 0.0
-    return compiled._both(tuple(args), _chosen(tangents, wrt, args))[1]
+    return hooks.push_forward(compiled, tuple(args), _chosen(tangents, wrt, args))[1]

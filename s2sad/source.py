@@ -249,6 +249,24 @@ class FunctionSource:
         return builtins_ns[name]
 
 
+def user_code(func) -> bool:
+    """Is ``func`` the user's own code (to be inlined), not a library's nor s2sad's?
+
+    >>> import numpy as np
+    >>> user_code(np.interp), user_code(user_code), user_code(len)
+    (False, False, False)
+    """
+    import sysconfig
+    try:
+        path = inspect.getsourcefile(func) or ""
+    except TypeError:
+        return False
+    paths = sysconfig.get_paths()
+    library = [paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)]
+    return bool(path) and not any(path.startswith(p) for p in library) and \
+        not path.startswith(__file__.rsplit("/", 1)[0])
+
+
 def _mangled(tree, qualname: str):
     """``tree`` with its private names spelled as Python reads them in a class
     (``self.__s`` in a method of ``Priv`` is ``self._Priv__s``): inlined elsewhere, the
@@ -363,7 +381,7 @@ def note_attribute(holder, name: str, value, source: "FunctionSource | None" = N
         if holder.__name__.split(".")[0] not in _LIBRARIES | sys.stdlib_module_names:
             _note(("attr", holder, name, value), value)  # (NumPy's own are not rebound)
         return
-    from .transforms.kinds import describe
+    from .descriptors import describe
     if not callable(value) or getattr(_RECORDING, "read", None) is None:
         return
     if isinstance(holder, type):

@@ -18,6 +18,10 @@ import ast
 
 import gast
 
+# the prefix of the name of a comment's placeholder statement (``__s2sad_comment_3``): a
+# statement that codegen prints as a comment line, read by codegen and located
+COMMENT_MARK = "__s2sad_comment_"
+
 
 def clone(node):
     """A copy of ``node`` (a node, or a list of nodes) sharing no node or list with it,
@@ -116,6 +120,20 @@ def walk(node) -> list:
                 elif isinstance(value, AST):
                     append(value)
     return found
+
+
+def assigned_names(tree) -> set[str]:
+    """The names a function ``tree`` binds: its parameters and every name it stores to.
+
+    >>> import gast
+    >>> sorted(assigned_names(gast.parse("def f(x, *, k):\\n    y = x\\n    z[0] = y").body[0]))
+    ['k', 'x', 'y']
+    """
+    names = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
+    for node in walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+    return names
 
 
 def children(node) -> list:

@@ -126,8 +126,8 @@ class Loaded:
         return float(value), list(trace)
 
     def close(self, keep: bool) -> None:
-        from s2sad import api
-        cache = getattr(api, "_CACHE", {})  # (it would keep every program alive: see
+        from s2sad import derivatives
+        cache = getattr(derivatives, "_CACHE", {})  # (it would keep every program alive: see
         for name in self.names:             # test_hygiene's cache tests)
             module = sys.modules.pop(name, None)
             for value in vars(module).values() if module else ():

@@ -259,14 +259,14 @@ def test_gradient_of_a_nested_function_fails_to_pickle_clearly():
 # --- threads ----------------------------------------------------------------------------------
 
 def test_eight_threads_compile_once(monkeypatch):
-    from s2sad import api
+    from s2sad import derivatives
     calls = []
-    real = api.compile_gradient
+    real = derivatives.compile_gradient
 
     def counting(*args, **kwargs):
         calls.append(args[0])
         return real(*args, **kwargs)
-    monkeypatch.setattr(api, "compile_gradient", counting)
+    monkeypatch.setattr(derivatives, "compile_gradient", counting)
 
     def fresh(x, y):  # a new function object: nothing cached for it yet
         z = onp.sin(x) * y
@@ -297,10 +297,10 @@ def test_eight_threads_compile_once(monkeypatch):
 
 
 def test_threads_with_different_kinds_compile_once_per_kind(monkeypatch):
-    from s2sad import api
+    from s2sad import derivatives
     calls = []
-    real = api.compile_gradient
-    monkeypatch.setattr(api, "compile_gradient",
+    real = derivatives.compile_gradient
+    monkeypatch.setattr(derivatives, "compile_gradient",
                         lambda *a, **k: calls.append(a[0]) or real(*a, **k))
 
     def fresh(x):

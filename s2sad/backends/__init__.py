@@ -188,7 +188,7 @@ def _walk(descriptors):
 
 def backend_of(descriptors, target) -> Backend:
     """Which backend compiles a call whose arguments have these descriptors
-    (``s2sad.transforms.kinds.describe``), for ``target`` (a name, a backend, or
+    (``s2sad.descriptors.describe``), for ``target`` (a name, a backend, or
     ``"auto"``).
 
     With ``"auto"``, CuPy arrays anywhere in the arguments pick CuPy. NumPy
@@ -225,7 +225,7 @@ def check_arguments(descriptors, names, target) -> None:
     backend, as with ``"auto"``). Where the target's module cannot be imported this
     says nothing: the variant, called, says how to install it.
 
-    ``descriptors`` describe the arguments (``s2sad.transforms.kinds.describe``),
+    ``descriptors`` describe the arguments (``s2sad.descriptors.describe``),
     ``names`` are the parameters they are bound to. The message reads::
 
         the argument 'x' is a NumPy array, and this gradient was made for CuPy

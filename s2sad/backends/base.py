@@ -80,7 +80,7 @@ class Backend:
 
     def describe(self, value) -> tuple | None:
         """The descriptor of ``value`` if it is one of this target's arrays, else None
-        (``s2sad.transforms.kinds.describe`` asks the backend of its module)."""
+        (``s2sad.descriptors.describe`` asks the backend of its module)."""
         return None
 
     def claims(self, desc) -> bool:

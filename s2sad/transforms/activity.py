@@ -18,7 +18,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
-from .normalize import assigned_names
+from ..trees import assigned_names
 from ..errors import NoDerivativeError
 from .dtypes import UNKNOWN, dtype_kinds, store_effect
 from .higher import is_generated

@@ -23,7 +23,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
-from ..source import FunctionSource
+from ..source import FunctionSource, user_code
 
 _BINARY = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
            gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul",
@@ -100,9 +100,8 @@ def _inline(normalize, node, receiver, name: str, args: list, cls):
     """``receiver.name(*args)`` inlined (its class ``cls``), or None where it cannot be
     followed: no such ``def`` of the user's, or one that may return NotImplemented."""
     from .kinds import class_method
-    from .normalize import _user_code
     found = class_method(cls, name)
-    if found is None or not _user_code(found[0]) or _may_decline(found[0]):
+    if found is None or not user_code(found[0]) or _may_decline(found[0]):
         return None
     call = gast.copy_location(gast.Call(gast.Attribute(receiver, name, gast.Load()), args, []),
                               node)

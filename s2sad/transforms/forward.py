@@ -35,7 +35,7 @@ from ..errors import DifferentiationError, NoDerivativeError
 from ..trees import clone
 from .higher import container_kinds, is_generated
 from .kinds import ANY, Kind
-from .normalize import assigned_names
+from ..trees import assigned_names
 from .resolve import (classify, is_append, is_setitem, known_value, operand_text,
                       statement_parts)
 from .instantiate import (RuleInliner, call_rule, refuse_foreign_index,

@@ -47,12 +47,12 @@ from .. import runtime
 from ..backends import is_array
 
 
-def joined(normalize, node):
+def joined(normalize, node, static):
     """The normalized join ``node`` (``np.r_[...]`` or ``np.c_[...]``) stands for, its
-    items normalized by ``normalize``; None for another subscript."""
-    from .normalize import _static
+    items normalized by ``normalize``; None for another subscript. ``static(name,
+    normalize)`` is the object a dotted global name stands for (KeyError if none)."""
     try:
-        joiner = _static(node.value, normalize)
+        joiner = static(node.value, normalize)
     except KeyError:
         return None
     if joiner is not np.r_ and joiner is not np.c_:  # (NumPy's own two: module singletons)

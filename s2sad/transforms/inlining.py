@@ -20,7 +20,7 @@ import types
 import gast
 import numpy as np
 
-from .. import trees
+from .. import hooks, trees
 from .. import registry
 from ..codegen import unparse
 from ..errors import DifferentiationError, S2sadError
@@ -187,10 +187,10 @@ class Inlining:
         if isinstance(value, types.FunctionType) and registry.lookup(value) is None and \
                 _user_code(value):
             return value, None, None
-        from ..api import GradientFunction
-        if type(value) is GradientFunction:  # a gradient called inside: its generated code
+        params = hooks.gradient_parameters(value)
+        if params is not None:  # a gradient called inside: its generated code
             try:
-                function, live = value._inlined(self._argument_kinds(call, value))
+                function, live = hooks.inline_gradient(value, self._argument_kinds(call, params))
             except ValueError as exc:  # (one the function calls its own gradient)
                 raise self.source.error(DifferentiationError, str(exc), func,
                                         "Write the inner step out in the function.") from None
@@ -198,12 +198,12 @@ class Inlining:
             return function, None, None
         return None
 
-    def _argument_kinds(self, call, gradient):
+    def _argument_kinds(self, call, params):
         """The descriptors of the arguments of ``call`` of a gradient, where each is a
         parameter of the differentiated function that holds numbers only and is never
         given another value, and one holds a namedtuple or a dict (``grad_loss(p, x)``:
         whose fields or keys the general variant would not know); else None."""
-        if call is None or call.keywords or len(call.args) != len(gradient._params):
+        if call is None or call.keywords or len(call.args) != len(params):
             return None
         key = []
         for arg in call.args:  # (each one's value named as in the generated function:

@@ -24,7 +24,7 @@ from .single_assignment import _NOT_CONSTANT, _constant, _resolving, _static, _u
 
 
 def argument_objects(tree, descriptors) -> dict:
-    """The parameters of ``tree`` described (:func:`s2sad.transforms.kinds.describe`) as
+    """The parameters of ``tree`` described (:func:`s2sad.descriptors.describe`) as
     objects of a user's class that the function does not assign: their methods are
     inlined where the function calls them (``Normalize.objects``)."""
     params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]

@@ -46,6 +46,7 @@ from .. import trees
 from .. import registry
 from ..backends import ARRAY_TAGS, BY_MODULE
 from ..rules.operators import OPERATORS
+from ..descriptors import namedtuple_class
 from ..source import FunctionSource, note_attribute
 
 NONDIFF_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "__len__"}
@@ -99,32 +100,6 @@ class Op:
     name: str = ""
     advice: str = ""  # what to do instead, where an "unknown" one has better than a rule
     fields: tuple = ()  # a namedtuple built (P(w, b), "build"): its fields
-
-
-def namedtuple_class(value) -> bool:
-    """Is ``value`` a namedtuple's class (``collections.namedtuple``,
-    ``typing.NamedTuple``) as Python makes it: its ``__new__`` takes the fields in order,
-    ``p.w`` reads its field by position? (Not a subclass: its ``__new__`` may change the
-    values, a property may stand for a field.)
-
-    >>> import collections
-    >>> P = collections.namedtuple("P", "w b")
-    >>> class Doubled(P):
-    ...     def __new__(cls, w, b):
-    ...         return super().__new__(cls, 2 * w, b)
-    >>> namedtuple_class(P), namedtuple_class(Doubled), namedtuple_class(tuple)
-    (True, False, False)
-    """
-    if not (isinstance(value, type) and issubclass(value, tuple)):
-        return False
-    own = value.__dict__
-    fields, new = own.get("_fields"), own.get("__new__")
-    made = getattr(getattr(new, "__func__", None), "__globals__", {})  # (namedtuple's own
-    if not isinstance(fields, tuple) or made.get("__name__") != f"namedtuple_{value.__name__}":
-        return False                                                  # namespace for __new__)
-    numbers = tuple(range(len(fields)))
-    return all(type(own.get(f)).__name__ == "_tuplegetter" and
-               own[f].__get__(numbers, value) == i for i, f in enumerate(fields))
 
 
 def operand_text(name: str, namer, stmt=None) -> str:
@@ -221,7 +196,8 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
         op = _with_rule(rule, list(value.args), keywords, registry.describe_function(target))
         if op.kind == "call" and rule.dtype is not None:  # np.sum(x, dtype=int): no derivative
             op = _cast(op, value, source, local_names)
-        if rule is None and type(target).__module__ == "s2sad.api":  # a gradient s2sad made
+        if rule is None and type(target).__module__ in ("s2sad.api", "s2sad.derivatives"):
+            # (a derivative s2sad made)
             op.advice = ("Of the derivatives s2sad makes, a gradient (s2sad.grad, "
                          "s2sad.value_and_grad) called inside a differentiated function is "
                          "inlined; this one is not (a vjp, jvp, hvp, or the gradient of a "

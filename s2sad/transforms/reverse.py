@@ -44,7 +44,7 @@ from ..errors import DifferentiationError, NoDerivativeError
 from ..trees import clone, located
 from .shape_only import SHAPE_ARGUMENTS, one_shape, shape_arguments
 from .kinds import ANY, Kind
-from .normalize import assigned_names
+from ..trees import assigned_names
 from .higher import container_kinds, is_generated
 from .activity import shift_invariant
 from .resolve import (classify, is_append, is_setitem, known_value, names_in, operand_text,

@@ -19,16 +19,8 @@ import gast
 
 from .. import trees
 from ..errors import DifferentiationError
-from ..source import note_attribute
-from ..trees import clone
-
-
-def assigned_names(tree) -> set[str]:
-    names = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
-    for node in trees.walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
-    return names
+from ..source import note_attribute, user_code as _user_code
+from ..trees import assigned_names, clone
 
 
 def carried_names(tree) -> set[str]:
@@ -94,20 +86,6 @@ def _resolving(node, normalize):
     while isinstance(node, gast.Name) and normalize.lexical and normalize.parent is not None:
         normalize = normalize.parent
     return normalize.source
-
-
-def _user_code(func) -> bool:
-    """Is ``func`` the user's own code (to be inlined), not a library's?"""
-    import inspect
-    import sysconfig
-    try:
-        path = inspect.getsourcefile(func) or ""
-    except TypeError:
-        return False
-    paths = sysconfig.get_paths()
-    library = [paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)]
-    return bool(path) and not any(path.startswith(p) for p in library) and \
-        not path.startswith(__file__.rsplit("/transforms/", 1)[0])
 
 
 class _RenameLocal(trees.Transformer):
@@ -495,7 +473,7 @@ class SingleAssignment:
             return call
         if isinstance(node, gast.Subscript):
             from .index_tricks import joined
-            join = joined(self, node)  # np.r_[x, y]: np.concatenate([x, y])
+            join = joined(self, node, _static)  # np.r_[x, y]: np.concatenate([x, y])
             if join is not None:
                 return gast.copy_location(join, node)
             return gast.copy_location(

@@ -1,0 +1,772 @@
+"""The derivative objects: what ``grad``, ``value_and_grad``, ``vjp`` and ``jvp`` return.
+
+A :class:`GradientFunction` is called like the function it differentiates. It compiles
+one variant per description of its arguments (:func:`s2sad.descriptors.describe`),
+keeps them, and calls the one that fits through its entry (:mod:`s2sad.dispatch`).
+:class:`VJPFunction` and :class:`JVPFunction` return the value and a pullback or a
+pushforward; :class:`BoundDerivative` is the derivative of a method, bound to its
+object. The public functions that make them are in :mod:`s2sad.api`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import linecache
+import operator
+import threading
+import weakref
+from typing import Callable
+
+from . import hooks, registry
+from .backends import ARRAY_TAGS, backend_of, check_arguments, check_target, target_backend
+from .descriptors import describe, is_object
+from .dispatch import given_arguments, make_entry
+from .errors import DifferentiationError, NonScalarOutputError, S2sadError
+from .located import note_user_line, user_line, user_line_of
+from .pipeline import compile_gradient, load
+from .source import FunctionSource, note_reads, still_read
+
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_ALL: "weakref.WeakSet" = weakref.WeakSet()  # every gradient made, to forget what it built
+
+
+def _forget_all() -> None:
+    """Forget every built variant (a derivative rule changed): built again when called."""
+    for gradient in list(_ALL):
+        with gradient._lock:
+            gradient._variants.clear()
+            gradient._nestables.clear()
+            gradient._ready.clear()
+            gradient._last = None
+            gradient._entry = gradient._general
+
+
+registry.LISTENERS.append(_forget_all)
+_CACHE_LOCK = threading.Lock()
+_ATTRIBUTE = "__s2sad_gradients__"
+
+
+class _Gradients(dict):
+    """The gradients made of one function, by options; kept in the function's own
+    ``__dict__``, so that they live exactly as long as it does (a cycle the garbage
+    collector frees), and never keep it, its closure or its module's data alive."""
+    __slots__ = ("owner",)
+
+
+def _cache_of(func) -> dict:
+    namespace = getattr(func, "__dict__", None)
+    if not isinstance(namespace, dict):  # no attributes of its own: a weak-keyed table
+        return _CACHE.setdefault(func, {})
+    cache = namespace.get(_ATTRIBUTE)
+    if type(cache) is not _Gradients or cache.owner is not func:  # functools.wraps copies
+        cache = _Gradients()                                       # __dict__ to a wrapper
+        cache.owner = func
+        namespace[_ATTRIBUTE] = cache
+    return cache
+
+
+# the public functions by name ("grad", "vjp"...), given by s2sad.api as it loads: a
+# derivative pickles as a call of the one that made it
+MAKERS: dict = {}
+_BUILDING = threading.local()  # the gradients this thread is building (gradients=set of ids)
+
+
+class GradientFunction:
+    """A compiled gradient. Call it like the original function.
+
+    ``source`` is the generated Python source (for the argument kinds of the
+    latest call; before any call, the general version that accepts anything).
+    ``func`` may itself be a ``GradientFunction``: the gradient of a gradient
+    differentiates the generated source of its variant for the same argument kinds.
+    """
+
+    # ``_entry`` in a slot: ``g(x)`` reads it from the object's layout, not its __dict__
+    # (about 0.1 us less a call: a sixth of the whole gradient of the seed's f4)
+    __slots__ = ("_entry", "__dict__", "__weakref__")
+
+    _mode = "reverse"   # what the compiler generates: "reverse" (an adjoint) or "forward"
+    _seed = False       # the output's sensitivity is an argument (vjp)
+    _prefix = None
+
+    def __init__(self, func: Callable, wrt, optimize: bool, annotate: bool, with_value: bool,
+                 target: str = "auto", debug_nans: bool = False, has_aux: bool = False):
+        self.func = func
+        self.optimize = optimize
+        self.annotate = annotate
+        self.with_value = with_value
+        self.has_aux = has_aux
+        self.target = check_target(target)
+        self._backend = target_backend(self.target)  # None for "auto": the arguments choose
+        self.debug_nans = debug_nans
+        if isinstance(func, GradientFunction):
+            _check_nestable(func)
+        self._signature = inspect.signature(func)
+        self._user = func  # the user's function (under a gradient's gradients)
+        while isinstance(self._user, GradientFunction):
+            self._user = self._user.func
+        self._defaults = _defaults_of(self._user)  # those self._signature has
+        self._params = list(self._signature.parameters)
+        self._wrt_names, self._wrt_tuple = _wrt_names(func, self._params, wrt)
+        self._arity = len(self._params)
+        # keyword-only parameters stay keyword-only in the generated code
+        self._kwonly = [name for name, p in self._signature.parameters.items()
+                        if p.kind is p.KEYWORD_ONLY]
+        self._variants: dict = {}
+        self._nestables: dict = {}  # variants compiled for a derivative of this one to read
+        self._ready: dict = {}  # the variants whose calls need no work but the call
+        self._last = None
+        self._entry = self._general  # replaced by the entry of the variant called last
+        self._lock = threading.Lock()
+        _ALL.add(self)
+        prefix = self._prefix or ("value_and_grad_" if with_value else "grad_")
+        self.__name__ = prefix + func.__name__
+        self.__qualname__ = self.__name__
+        self.__doc__ = f"{self._what()} of {func.__qualname__} with respect to " \
+                       f"{', '.join(self._wrt_names)}, generated by s2sad."
+        self.__wrapped__ = func
+
+    def _what(self) -> str:
+        return "Gradient"
+
+    # A call goes straight to the entry of the variant called last (s2sad/dispatch.py):
+    # a guard on the arguments' kinds, then the variant, or else ``_general``. (A
+    # property, so that ``g(x)`` calls the entry itself, with no method call between.)
+    __call__ = property(operator.attrgetter("_entry"), doc="Call like the function.")
+
+    def _general(self, *args, **kwargs):
+        """A call whose variant is found by describing its arguments (compiled if new)."""
+        if kwargs or len(args) != self._arity:
+            args = self._bind(args, kwargs)
+        # the common case first: a variant compiled before that reads no module global live
+        compiled = self._ready.get(tuple(map(describe, args)))
+        if compiled is None or not still_read(compiled.reads):  # (a helper redefined: the
+            compiled = self._variant(args)                      # variant is built again)
+        self._last = compiled
+        if compiled.entry is not None:
+            self._entry = compiled.entry
+        try:
+            return self._call(compiled.function, args)
+        except NonScalarOutputError as exc:
+            _at_return(exc, compiled)
+            raise
+
+    def _call(self, function, args, *extra):
+        """Call a generated ``function`` with the bound ``args`` (the keyword-only ones by
+        keyword), ``extra`` (a seed, tangents) after its own positional parameters. An
+        error in the generated code gets a note naming the user's line it comes from."""
+        try:
+            if not self._kwonly:
+                return function(*args, *extra)
+            n = len(args) - len(self._kwonly)
+            return function(*args[:n], *extra, **dict(zip(self._kwonly, args[n:])))
+        except DifferentiationError as exc:  # (a check in the generated code, not located)
+            compiled = getattr(self, "_last", None)
+            if exc.filename is None and not isinstance(exc, NonScalarOutputError) and \
+                    compiled is not None and compiled.function is function:
+                _at_user_line(exc, compiled, self.func)
+            raise
+        except S2sadError:
+            raise
+        except Exception as exc:
+            self._note(exc)
+            raise
+
+    def _note(self, exc: Exception) -> None:
+        """Name, on ``exc``, the user's line of the failing generated statement."""
+        names = set()
+        tb = exc.__traceback__
+        while tb is not None:
+            names.add(tb.tb_frame.f_code.co_filename)
+            tb = tb.tb_next
+        for compiled in [*self._variants.values(), *self._nestables.values()]:
+            if compiled.filename in names:
+                note_user_line(exc, compiled, self.__name__)
+                return
+
+    def _bind(self, args, kwargs) -> tuple:
+        if kwargs or len(args) != len(self._params):
+            self._check_defaults()
+            try:
+                bound = self._signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"{self.__name__}(): {exc}") from None
+            bound.apply_defaults()
+            args = tuple(bound.arguments[p] for p in self._params)
+        return args
+
+    def _check_defaults(self) -> None:
+        """Read the function's signature again if its defaults changed since (Python reads
+        them at each call: ``f.__defaults__ = (5.0,)``)."""
+        now = _defaults_of(self._user)
+        if not _same_defaults(now, self._defaults):
+            self._signature, self._defaults = inspect.signature(self.func), now
+
+    def _defaults_changed(self, *values):
+        """A call of an entry made before the function's defaults changed (``values``: its
+        parameters', :data:`~s2sad.dispatch.UNSET` where the call left one out): the
+        entries are made again, and the call goes the general way with what it gave."""
+        with self._lock:
+            for compiled in self._ready.values():
+                compiled.entry = None
+            self._ready.clear()
+            self._entry = self._general
+        self._check_defaults()
+        args, kwargs = given_arguments(self._signature, values)
+        return self._general(*args, **kwargs)
+
+    def _bound(self, args, kwargs, method: str):
+        self._check_defaults()
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{self.__name__}.{method}(): {exc}") from None
+        return bound
+
+    def _variant(self, args):
+        """The compiled variant for these (bound) arguments, its globals read afresh."""
+        key = tuple(map(describe, args))  # CuPy arrays describe themselves as such
+        check_arguments(key, self._params, self._backend)  # no NumPy array for target='cupy'
+        compiled = self._variants.get(key)
+        if compiled is None:
+            self._refuse_objects(key, args)
+            compiled = self._compile(key)
+        if not self._refresh(key, compiled):  # a module global is no longer a number:
+            self._forget(key)                 # compile again, for what it is now
+            compiled = self._compile(key)
+            self._refresh(key, compiled)
+        self._last = compiled
+        if not compiled.live and not isinstance(self.func, GradientFunction):
+            self._ready[key] = compiled  # nothing to refresh at its calls
+            if compiled.entry is None:
+                compiled.entry = make_entry(
+                    self.__name__, self._signature, key, compiled.function, self._general,
+                    catch=(Exception, functools.partial(_handle, compiled, self.__name__)),
+                    reads=compiled.reads, owner=self.func, stale=self._defaults_changed)
+        return compiled
+
+    def _refuse_objects(self, key, args) -> None:
+        """A dataclass for a differentiated argument: say what s2sad reads instead."""
+        import dataclasses
+        for name in self._wrt_names:
+            value = args[self._params.index(name)]
+            if is_object(key[self._params.index(name)]) and dataclasses.is_dataclass(value):
+                raise TypeError(
+                    f"cannot differentiate {self.func.__qualname__} with respect to {name!r}: "
+                    f"it holds a dataclass ({type(value).__name__}); s2sad reads the fields "
+                    "of a typing.NamedTuple and the keys of a dict: pass one of those")
+
+    def _refresh(self, key, compiled) -> bool:
+        """Read the module globals the variant reads live; False if one that it was
+        compiled for as a number (``lr = 0.1``) no longer is one, or a function it inlined
+        is no longer the one its name gives (a helper defined again)."""
+        still = still_read(compiled.reads)
+        if isinstance(self.func, GradientFunction):  # the inner gradient's globals first,
+            inner = self.func._nestable(key)        # and the variant it was built from
+            still = self.func._refresh(key, inner) and still and compiled.built_from is inner
+        namespace = compiled.function.__globals__
+        for name, (where, item) in compiled.live.items():  # module globals are read live
+            value = namespace[name] = where[item]
+            if name in compiled.numbers and type(value) not in (float, int):
+                still = False
+        return still
+
+    def _forget(self, key) -> None:
+        with self._lock:
+            self._variants.pop(key, None)
+            self._nestables.pop(key, None)
+            self._ready.pop(key, None)
+            self._entry = self._general
+        if isinstance(self.func, GradientFunction):
+            self.func._forget(key)
+
+    def _split_key(self, key):
+        """``(backend, argument descriptors)`` of a variant key."""
+        return backend_of(key or (), self._backend), key
+
+    def _key(self, args) -> tuple:
+        return tuple(map(describe, args))
+
+    def _source_function(self, key):
+        """The Python function this one differentiates: the user's, or for a derivative
+        of a derivative, the generated function of the inner one for the same kinds."""
+        if isinstance(self.func, GradientFunction):
+            return self.func._nestable(key).function
+        return self.func
+
+    def _nestable(self, key):
+        """The variant for ``key`` as a derivative of this one differentiates it: with
+        every saved value on the stack (compiled again where a loop's values went to
+        lists indexed by its counter, which the compiler does not read back)."""
+        compiled = self._variants.get(key) or self._compile(key)
+        if not compiled.needs_nestable_build:
+            return compiled
+        with self._lock:
+            nestable = self._nestables.get(key)
+            if nestable is None:
+                nestable = self._nestables[key] = self._build(key, nestable=True)
+        return nestable
+
+    def _inlined(self, key=None):
+        """The variant of this gradient for the argument kinds ``key`` (None: the general
+        one, for any kinds), as a function that calls it inlines it (``w - lr *
+        grad_loss(w, x)`` in a differentiated function: MAML's inner step), and where the
+        module globals it reads live are read from (``{name: (namespace, key)}``: the
+        user's modules, not the variant's copies); built again if a function it inlined
+        was defined again. A ValueError if this gradient is being built (a function that
+        calls its own gradient)."""
+        building = _BUILDING.__dict__.setdefault("gradients", set())
+        if id(self) in building:
+            raise ValueError(f"{self.func.__qualname__} calls its own gradient "
+                             f"({self.__name__}): s2sad cannot inline a gradient into the "
+                             "function it is the gradient of")
+        compiled = self._nestable(key)
+        if not still_read(compiled.reads):
+            self._forget(key)
+            compiled = self._nestable(key)
+        note_reads(compiled.reads)  # (the caller's gradient is built again with it)
+        return compiled.function, dict(compiled.live)
+
+    def _build(self, key, **options):
+        """Compile and load the variant for ``key`` (``options``: see compile_gradient)."""
+        building = _BUILDING.__dict__.setdefault("gradients", set())
+        building.add(id(self))
+        try:
+            return self._build_now(key, **options)
+        finally:
+            building.discard(id(self))
+
+    def _build_now(self, key, **options):
+        backend, descriptors = self._split_key(key)
+        inner = self.func._nestable(key) if isinstance(self.func, GradientFunction) else None
+        function = self._source_function(key) if inner is None else inner.function
+        compiled = compile_gradient(function, self._wrt_names, self.optimize, self.annotate,
+                                    self.with_value, descriptors, self._wrt_tuple,
+                                    target=backend, debug_nans=self.debug_nans,
+                                    **self._options(), **options)
+        compiled.built_from = inner
+        load(compiled, function)
+        return compiled
+
+    def _options(self) -> dict:
+        return {"mode": self._mode, "seed": self._seed, "has_aux": self.has_aux}
+
+    def _compile(self, key):
+        with self._lock:
+            if key in self._variants:
+                return self._variants[key]
+            descriptors = self._split_key(key)[1]
+            complex_at = next((name for name, desc in zip(self._params, descriptors or ())
+                               if _has_complex(desc)), None)
+            if complex_at is not None:
+                raise TypeError(
+                    f"cannot differentiate {self.func.__qualname__}: its argument "
+                    f"{complex_at!r} holds complex numbers, and s2sad's derivative rules are "
+                    "for real numbers; pass the real and imaginary parts as two real values")
+            if descriptors is not None:
+                for name in self._wrt_names:
+                    desc = descriptors[self._params.index(name)]
+                    what = _not_numeric(desc)
+                    if what is not None:
+                        raise TypeError(
+                            f"cannot differentiate {self.func.__qualname__} with respect to "
+                            f"{name!r}: it holds {what}; pass a float, an array of floats, or "
+                            f"a list, tuple or dict of them")
+                    if _has_integers(desc):
+                        raise TypeError(
+                            f"cannot differentiate {self.func.__qualname__} with respect to "
+                            f"{name!r}: it holds integers ({_show(desc)}); pass floats, e.g. "
+                            f"{name}=float(...) or an array with dtype float64")
+            compiled = self._variants[key] = self._build(key)
+            return compiled
+
+    @property
+    def source(self) -> str:
+        """The generated source of this gradient."""
+        compiled = self._last or self._compile(None)
+        return compiled.text
+
+    def source_for(self, *args, **kwargs) -> str:
+        """The generated source specialized to these arguments (without running it)."""
+        bound = self._bound(args, kwargs, "source_for")
+        bound.apply_defaults()
+        key = self._key([bound.arguments[p] for p in self._params])
+        return (self._variants.get(key) or self._compile(key)).text
+
+    def stages(self, *args, **kwargs) -> list[tuple[str, str]]:
+        """``(pass name, source after it)`` for each pass of the compiler."""
+        key = None
+        if args or kwargs:
+            bound = self._bound(args, kwargs, "stages")
+            bound.apply_defaults()
+            key = self._key([bound.arguments[p] for p in self._params])
+        backend, descriptors = self._split_key(key)
+        return compile_gradient(self._source_function(key), self._wrt_names, self.optimize,
+                                self.annotate, self.with_value, descriptors, self._wrt_tuple,
+                                target=backend, debug_nans=self.debug_nans,
+                                **self._options(), keep_stages=True).stages
+
+    def _repr_html_(self) -> str:
+        """In Jupyter, a gradient shows its generated source, highlighted."""
+        from .display import html_source
+        return html_source(self.source)
+
+    def __repr__(self) -> str:
+        return f"<s2sad gradient {self.__name__} wrt {', '.join(self._wrt_names)}>"
+
+    def __reduce__(self):
+        """Pickle by reference: the function differentiated (by module and name, as pickle
+        does for functions) and the options. Unpickling makes the gradient again through
+        the public API (``grad``, ``value_and_grad``, ``vjp``, ``jvp``); it is compiled
+        afresh at its first call."""
+        import functools
+        import pickle
+        import sys
+        makers = {GradientFunction: "value_and_grad" if self.with_value else "grad",
+                  VJPFunction: "vjp", JVPFunction: "jvp"}
+        name = makers.get(type(self))
+        if name not in MAKERS:
+            raise pickle.PicklingError(f"cannot pickle {self!r}: pickle the function and "
+                                       "make its derivative again after unpickling")
+        func = self.func
+        if not isinstance(func, GradientFunction):  # a gradient of a gradient pickles both
+            found = sys.modules.get(getattr(func, "__module__", None) or "")
+            for part in func.__qualname__.split("."):
+                found = getattr(found, part, None)
+            if found is not func:
+                raise pickle.PicklingError(
+                    f"cannot pickle {self.__name__}: a gradient is pickled by reference to "
+                    f"its function, and {func.__module__}.{func.__qualname__} cannot be "
+                    "imported by that name (a nested function, a lambda, or a function "
+                    "replaced since). Define it at module level.")
+        maker = MAKERS[name]
+        options = {"wrt": tuple(self._wrt_names) if self._wrt_tuple else self._wrt_names[0],
+                   "optimize": self.optimize, "annotate": self.annotate, "target": self.target,
+                   "debug_nans": self.debug_nans, "has_aux": self.has_aux}
+        accepted = inspect.signature(maker).parameters
+        return functools.partial(maker, **{k: v for k, v in options.items() if k in accepted}), \
+            (func,)
+
+
+class VJPFunction(GradientFunction):
+    """``vjp(f)``: called like ``f``, returns ``(value, pullback)``.
+
+    ``pullback(cotangent)`` runs the generated adjoint, whose last argument is the
+    sensitivity of the output (``seed``), and returns the sensitivity of each
+    differentiated argument, shaped like it. It recomputes the forward sweep: call it
+    once per cotangent (``jacobian`` does).
+    """
+
+    _seed = True
+    _prefix = "vjp_"
+
+    def _what(self) -> str:
+        return "Vector-Jacobian product"
+
+    def __call__(self, *args, **kwargs):
+        args = self._bind(args, kwargs)
+        self._variant(args)  # compile now: an error shows at this call, not later
+        value = self._call(self.func, args)
+
+        def pullback(cotangent):
+            from .runtime_higher import snapshot
+            return self._call(self._variant(args).function, args, snapshot(cotangent))
+        pullback.__name__ = f"pullback_{getattr(self.func, '__name__', 'f')}"
+        return value, pullback
+
+    def __repr__(self) -> str:
+        return f"<s2sad vjp {self.__name__} wrt {', '.join(self._wrt_names)}>"
+
+
+class JVPFunction(GradientFunction):
+    """``jvp(f)``: called like ``f``, returns ``(value, pushforward)``.
+
+    ``pushforward(tangent)`` (one tangent per differentiated argument, shaped like it)
+    runs the generated forward-mode code and returns the output's tangent, shaped like
+    the output.
+    """
+
+    _mode = "forward"
+    _prefix = "jvp_"
+
+    def _what(self) -> str:
+        return "Jacobian-vector product"
+
+    def __call__(self, *args, **kwargs):
+        args = self._bind(args, kwargs)
+        self._variant(args)  # compile now: an error shows at this call, not later
+        value = self._call(self.func, args)
+
+        def pushforward(*tangents):
+            return self._both(args, tangents)[1]
+        pushforward.__name__ = f"pushforward_{getattr(self.func, '__name__', 'f')}"
+        return value, pushforward
+
+    def _both(self, args, tangents):
+        """``(value, tangent)`` in one run of the generated code."""
+        if len(tangents) != len(self._wrt_names):
+            raise TypeError(f"{self.__name__}: expected {len(self._wrt_names)} tangent"
+                            f"{'s' if len(self._wrt_names) > 1 else ''} (for "
+                            f"{', '.join(self._wrt_names)}), got {len(tangents)}")
+        from .runtime import as_gradient
+        for name, t in zip(self._wrt_names, tangents):
+            value = args[self._params.index(name)]
+            shape, given = getattr(value, "shape", None), getattr(t, "shape", ())
+            if shape is not None and given and tuple(given) != tuple(shape):
+                raise ValueError(f"{self.__name__}: the tangent for {name!r} has shape "
+                                 f"{tuple(given)}; {name!r} has shape {tuple(shape)}")
+        tangents = [as_gradient(args[self._params.index(name)], t)
+                    for name, t in zip(self._wrt_names, tangents)]
+        return self._call(self._variant(args).function, args, *tangents)
+
+    def __repr__(self) -> str:
+        return f"<s2sad jvp {self.__name__} wrt {', '.join(self._wrt_names)}>"
+
+
+def _handle(compiled, who: str, exc: Exception) -> None:
+    """What the entry does with an error of the generated code before it goes on: a
+    non-scalar output is said at the user's ``return``; another error gets a note naming
+    the user's line (:mod:`s2sad.located`)."""
+    if isinstance(exc, NonScalarOutputError):
+        _at_return(exc, compiled)
+    elif isinstance(exc, DifferentiationError) and exc.filename is None:
+        _at_user_line(exc, compiled)  # (a check in the generated code: check_real_power)
+    elif not isinstance(exc, S2sadError):
+        note_user_line(exc, compiled, who)
+
+
+def _at_user_line(exc: DifferentiationError, compiled, func=None) -> None:
+    """Raise ``exc`` again located at the user's line of the generated statement that
+    raised it, where that is known; in a derivative of a derivative (``func``, the
+    derivative differentiated), at the line of the user's own code it comes from."""
+    where = user_line_of(exc, compiled)
+    if where is None or compiled.output_at is None:
+        return
+    if not isinstance(where, tuple):
+        where = ((compiled.output_at[0], where, None, None, None),)
+    while isinstance(func, GradientFunction):
+        inner = _compiled_named(func, where[-1][0])  # (the statement's line in the
+        if inner is None:                            # derivative's own generated code)
+            break
+        line = user_line(inner.text, inner.name, inner.user_lines, where[-1][1])
+        if line is None or inner.output_at is None:
+            break
+        where = line if isinstance(line, tuple) else ((inner.output_at[0], line, None, None,
+                                                       None),)
+        func = func.func
+    filename, line, text, col, _ = where[-1]
+    text = text or linecache.getline(filename, line)
+    raise type(exc)(exc.message, filename, line, text, col, exc.hint,
+                    where if len(where) > 1 else ()) from None
+
+
+def _compiled_named(func, filename: str):
+    """``func``'s compiled code whose generated file is ``filename`` (the one called last,
+    or one compiled for a derivative of it to read, ``func`` itself never called), or None."""
+    for compiled in (func._last, *func._nestables.values(), *func._variants.values()):
+        if compiled is not None and compiled.filename == filename and compiled.user_lines:
+            return compiled
+    return None
+
+
+def _at_return(exc: NonScalarOutputError, compiled) -> None:
+    """Raise ``exc`` again located at the user's ``return``, when it has no place yet."""
+    if exc.filename is None and compiled.output_at is not None:
+        raise NonScalarOutputError(exc.message, *compiled.output_at, None, exc.hint) \
+            from None
+
+
+def _check_nestable(func) -> None:
+    if type(func) is not GradientFunction or func.with_value or func.has_aux or \
+            func._wrt_tuple:
+        raise DifferentiationError(
+            f"cannot differentiate {func!r}: s2sad differentiates a gradient that returns one "
+            "gradient (not value_and_grad, has_aux, a vjp/jvp, or a tuple of gradients)",
+            hint="Differentiate s2sad.grad(f, wrt=i) for one argument i; for several, use "
+                 "s2sad.jacobian or s2sad.hessian.")
+
+
+def _defaults_of(func) -> tuple:
+    """``func``'s defaults: the tuple, the dict of keyword-only ones and that dict's items
+    (it may change in place)."""
+    keywords = getattr(func, "__kwdefaults__", None)
+    return getattr(func, "__defaults__", None), keywords, tuple((keywords or {}).items())
+
+
+def _same_defaults(now: tuple, then: tuple) -> bool:
+    return now[0] is then[0] and now[1] is then[1] and len(now[2]) == len(then[2]) and \
+        all(a[0] == b[0] and a[1] is b[1] for a, b in zip(now[2], then[2]))
+
+
+def _wrt_names(func, params: list[str], wrt) -> tuple[list[str], bool]:
+    if not isinstance(func, GradientFunction) and any(
+            p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            for p in inspect.signature(func).parameters.values()):
+        source = FunctionSource.of(func)  # (said here, not as a wrt out of range)
+        raise source.syntax_error("`*args` or `**kwargs` parameters", source.tree,
+                                  "Name every parameter.")
+    as_tuple = isinstance(wrt, (tuple, list))
+    items = list(wrt) if as_tuple else [wrt]
+    if not items:
+        raise DifferentiationError(f"wrt is empty: name at least one argument of "
+                                   f"{func.__qualname__}")
+    names = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            raise TypeError(f"wrt must be argument indices or names, got {item!r}")
+        if isinstance(item, int):
+            if not -len(params) <= item < len(params):
+                raise DifferentiationError(
+                    f"wrt={item} is out of range: {func.__qualname__} has {len(params)} "
+                    f"argument{'s' if len(params) != 1 else ''} ({', '.join(params)})")
+            item = params[item]
+        elif item not in params:
+            raise DifferentiationError(
+                f"wrt={item!r} is not an argument of {func.__qualname__}; its arguments are "
+                f"{', '.join(params) or 'none'}")
+        names.append(item)
+    return names, as_tuple
+
+
+def _not_numeric(desc) -> str | None:
+    """What in an argument's descriptor cannot be differentiated (not a number), or None."""
+    if is_object(desc):
+        return "a value that is not a number (a string, None, an object...)"
+    if isinstance(desc, tuple):
+        if desc[0] in ARRAY_TAGS:
+            return None if desc[2] in "fciub" else f"an array of dtype kind {desc[2]!r} " \
+                "(strings, objects...)"
+        items = (v for _, v in desc[1]) if desc[0] == "dict" else desc[1]
+        return next((w for w in map(_not_numeric, items) if w is not None), None)
+    return None
+
+
+def _leaf_kinds(desc):
+    """The kinds of the numbers an argument's descriptor holds: ``"float"``, ``"int"``,
+    ``"complex"``, or an array's dtype kind (``"f"``, ``"c"``, ``"i"``...)."""
+    if not isinstance(desc, tuple):
+        yield desc
+    elif desc[0] == "object":
+        return
+    elif desc[0] in ARRAY_TAGS:
+        yield desc[2]
+    else:
+        for item in (v for _, v in desc[1]) if desc[0] == "dict" else desc[1]:
+            yield from _leaf_kinds(item)
+
+
+def _has_complex(desc) -> bool:
+    return any(kind in ("complex", "c") for kind in _leaf_kinds(desc))
+
+
+def _has_integers(desc) -> bool:
+    return any(kind in ("int", "i", "u", "b") for kind in _leaf_kinds(desc))
+
+
+def _show(desc) -> str:
+    if desc == "int":
+        return "int"
+    if isinstance(desc, tuple) and desc[0] in ARRAY_TAGS:
+        return "an integer array" if desc[2] in "iu" else "a boolean array"
+    return "a container with integers"
+
+
+def _make(func, wrt, optimize, annotate, with_value, target="auto", debug_nans=False,
+          has_aux=False, cls=None):
+    cls = cls or GradientFunction
+    options = (cls, tuple(wrt) if isinstance(wrt, (list, tuple)) else wrt, bool(optimize),
+               bool(annotate), with_value, check_target(target), bool(debug_nans),
+               bool(has_aux))
+    made = getattr(func, "__s2sad_made__", None)
+    if made is not None:
+        raise DifferentiationError(
+            f"cannot differentiate {getattr(func, '__name__', func)!s}: it is {made} that "
+            "s2sad computes by calling the derivatives it compiled, not a function s2sad can "
+            "read the source of",
+            hint="Differentiate a gradient instead: s2sad.hessian(f), "
+                 "s2sad.jacobian(s2sad.grad(f)) or s2sad.grad(s2sad.grad(f)) for a scalar f; "
+                 "for a vector output, the Hessian of each output, s2sad.hessian(f_i) with "
+                 "f_i a def returning f(x)[i].")
+    if getattr(func, "__s2sad_checkpoint__", False):  # (the same function, its rules aside)
+        func = func.__wrapped__
+    if not isinstance(func, GradientFunction):
+        FunctionSource.of(func)  # fail early, at the user's call, if there is no source
+    with _CACHE_LOCK:
+        per_function = _cache_of(func)
+        if options not in per_function:
+            per_function[options] = cls(func, wrt, optimize, annotate, with_value, target,
+                                        debug_nans, has_aux)
+        return per_function[options]
+
+
+# --- methods: s2sad.grad(model.loss) -----------------------------------------------------
+
+
+class BoundDerivative:
+    """The derivative of a method, bound to its object: ``s2sad.grad(model.loss)`` is
+    ``s2sad.grad(Model.loss, wrt=1)`` (``self`` first, not differentiated: its attributes
+    are constants) called with ``model`` first. ``.source``, ``.source_for(...)`` and
+    ``.stages(...)`` are the method's; a derivative of it is again bound.
+
+    >>> import numpy as np, s2sad
+    >>> class Line:
+    ...     def __init__(self, slope):
+    ...         self.slope = slope
+    ...     def loss(self, w):
+    ...         return np.sum((self.slope * w) ** 2)
+    >>> g = s2sad.grad(Line(3.0).loss)
+    >>> g(np.array([1.0, 2.0])), s2sad.grad(g)(1.0)
+    (array([18., 36.]), 18.0)
+    """
+
+    def __init__(self, derivative, obj):
+        self.derivative, self.obj = derivative, obj
+        self.__name__ = getattr(derivative, "__name__", "derivative")
+        self.__qualname__ = self.__name__
+        self.__doc__ = getattr(derivative, "__doc__", None)
+
+    def __call__(self, *args, **kwargs):
+        return self.derivative(self.obj, *args, **kwargs)
+
+    @property
+    def source(self) -> str:
+        return self.derivative.source
+
+    def source_for(self, *args, **kwargs) -> str:
+        return self.derivative.source_for(self.obj, *args, **kwargs)
+
+    def stages(self, *args, **kwargs):
+        return self.derivative.stages(self.obj, *args, **kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.derivative, name)
+
+    def __repr__(self) -> str:
+        return f"<{self.derivative!r} bound to a {type(self.obj).__name__}>"
+
+
+def _call_generated(derivative, args, *extra):
+    """:data:`s2sad.hooks.call_generated`."""
+    return derivative._call(derivative._variant(args).function, args, *extra)
+
+
+def _generated_function(derivative, args):
+    """:data:`s2sad.hooks.generated_function`."""
+    derivative._variant(args)  # (its module globals read afresh)
+    return derivative._nestable(derivative._key(args)).function
+
+
+def _gradient_parameters(value):
+    """:data:`s2sad.hooks.gradient_parameters`."""
+    return value._params if type(value) is GradientFunction else None
+
+
+# what the runtime (a recursive or checkpointed call's derivatives) and the inliner (a
+# gradient called inside a differentiated function) reach through s2sad.hooks
+hooks.call_generated.install(_call_generated)
+hooks.push_forward.install(lambda derivative, args, tangents: derivative._both(args, tangents))
+hooks.generated_function.install(_generated_function)
+hooks.gradient_parameters.install(_gradient_parameters)
+hooks.inline_gradient.install(lambda gradient, key: gradient._inlined(key))

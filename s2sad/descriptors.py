@@ -1,0 +1,230 @@
+"""The description of arguments: a small hashable summary of each argument's kind.
+
+A gradient is compiled once per description of its arguments (Python floats, a list of
+four floats, a 2-d float array, an object of a user's class and what it holds), and
+the description is the key its variants are found by:
+
+>>> import numpy as np
+>>> describe([1.0, 2.0]), describe(np.zeros((2, 3), np.float32)), describe(np.float64(1))
+(('list', ('float', 'float')), ('nd', 2, 'f'), ('nd', 0, 'f', 'number'))
+>>> describe({"w": 1.0, "n": 3})
+('dict', (('w', 'float'), ('n', 'int')))
+
+It belongs to the core: the face describes a call's arguments, the compiler reads the
+descriptions, and the source reader describes the objects a function reads.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from .backends import BY_MODULE, LIBRARIES
+
+_PY = {float: "float", int: "int", bool: "int", complex: "complex"}
+_UNIFORM: dict = {}  # (list or tuple, item type, length) -> descriptor
+
+
+def describe(value):
+    """A small hashable summary of an argument: the key of a compiled specialization."""
+    kind = type(value)
+    py = _PY.get(kind)
+    if py is not None:
+        return py
+    if kind is np.ndarray:
+        return ("nd", value.ndim, value.dtype.kind)
+    if kind is list or kind is tuple:
+        types = set(map(type, value))
+        if len(types) == 1:  # the common case, all items alike: one descriptor, cached
+            item = types.pop()
+            key = (kind, item, len(value))
+            cached = _UNIFORM.get(key)
+            if cached is not None:
+                return cached
+            if item in _PY:
+                cached = _UNIFORM[key] = (kind.__name__, (_PY[item],) * len(value))
+                return cached
+        return (kind.__name__, tuple(map(describe, value)))
+    if isinstance(value, np.generic):  # (a NumPy number: unlike a 0-d array, immutable)
+        return ("nd", 0, value.dtype.kind, "number")
+    if kind is dict:
+        return ("dict", tuple((k, describe(v)) for k, v in value.items()))
+    if isinstance(value, tuple) and namedtuple_class(kind):
+        # a namedtuple: a tuple whose items have names (its class, for the guard)
+        return ("tuple", tuple(map(describe, value)), (kind, kind._fields))
+    if isinstance(value, tuple):  # (a subclass of a namedtuple's: read as a tuple)
+        return ("tuple", tuple(map(describe, value)))
+    module = kind.__module__.split(".")[0]
+    backend = BY_MODULE.get(module)  # (a CuPy array: on the GPU)
+    desc = None if backend is None else backend.describe(value)
+    if desc is not None:
+        return desc
+    if module in _NOT_USERS:
+        return "any"
+    return _object(value, kind, 0)
+
+
+def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None):
+    """``("object", class, names its own attributes hide, members)``: ``members`` are the
+    descriptions of its own attributes that are objects of a user's class too, or lists
+    or tuples of them (``("list", (item, ...))``), by name (``self.layer``,
+    ``self.layers``: their methods are inlined as well), three levels deep, not back to an
+    object that holds it (a layer's pointer to its model), at most ``_MEMBERS`` in all
+    (``budget``), and only where Python reads them from the object's ``__dict__`` (not
+    where its class has a property of that name, or changes how attributes are found). An
+    object held twice (a config every layer keeps) is described once (``memo``)."""
+    memo = {} if memo is None else memo
+    if (id(value), depth) in memo:
+        return memo[id(value), depth]
+    own = getattr(value, "__dict__", None)
+    members = []
+    budget = [_MEMBERS] if budget is None else budget
+    holders = holders + (id(value),)
+    if own and depth < 3 and _plain_lookup(kind):
+        for name, item in list(own.items()):
+            if type(name) is not str or data_descriptor(kind, name):
+                continue
+            if item is None:
+                members.append((name, ("none",)))  # (an optional layer left out)
+            elif user_objects(item, holders, _LISTED) and budget[0] > 0:
+                described = _objects(item, depth + 1, budget, holders, memo)
+                if described is not None:  # (a list of layers: each one's methods inlined)
+                    members.append((name, (type(item).__name__, described)))
+            elif _user_object(item) and id(item) not in holders and budget[0] > 0:
+                budget[0] -= 1
+                members.append((name, _object(item, type(item), depth + 1, budget, holders,
+                                              memo)))
+    described = memo[id(value), depth] = ("object", kind, _hidden_methods(value, kind),
+                                          tuple(members))
+    return described
+
+
+_MEMBERS = 64  # the most objects an argument's description takes in
+_UNROLLED = 32  # the most items of a list of objects walked item by item
+_LISTED = 4096  # the most items of a list of alike objects (walked by a loop) described
+
+
+def _objects(items, depth: int, budget, holders: tuple, memo):
+    """The descriptions of a list of objects held in an attribute, or None where they
+    take more than ``budget`` allows: objects alike (one class, the same members) count
+    once, others each, and at most ``_UNROLLED`` of them."""
+    first = budget[0]
+    described = [_object(items[0], type(items[0]), depth, budget, holders, memo)]
+    each = first - budget[0]  # (what one took in)
+    for one in items[1:]:
+        trial = [first]  # (described in full, to see whether it is alike)
+        described.append(_object(one, type(one), depth, trial, holders, memo))
+    if all(d == described[0] for d in described):
+        budget[0] = first - each - 1
+        return tuple(described)
+    if len(items) > _UNROLLED or first < len(items) + each * len(items):
+        budget[0] = first
+        return None
+    budget[0] = first - len(items) - each * len(items)
+    return tuple(described)
+
+
+def _user_object(value) -> bool:
+    """Is ``value`` an object of a user's class (not a number, array, container,
+    function, class or module)?"""
+    return type(value).__module__.split(".")[0] not in _NOT_USERS and \
+        not isinstance(value, (type, tuple, list, dict))
+
+
+def user_objects(value, holders: tuple = (), most: int = _UNROLLED) -> bool:
+    """Is ``value`` a list or tuple (not a namedtuple) of 1 to ``most`` objects of a
+    user's classes (``self.layers``, walked item by item), none of them ``holders``?"""
+    return type(value) in (list, tuple) and 0 < len(value) <= most and all(
+        _user_object(item) and id(item) not in holders for item in value)
+
+
+def objects_described(desc) -> bool:
+    """Does ``desc`` describe such a list or tuple of objects (of any length if they are
+    alike: a loop walks them)?"""
+    return type(desc) is tuple and desc[0] in ("list", "tuple") and len(desc) == 2 and \
+        0 < len(desc[1]) and all(
+            type(item) is tuple and item[0] == "object" for item in desc[1]) and (
+            len(desc[1]) <= _UNROLLED or all(item == desc[1][0] for item in desc[1]))
+
+
+def _plain_lookup(cls) -> bool:
+    """Does ``cls`` find attributes the usual way (no ``__getattribute__`` of its own)?"""
+    return getattr(cls, "__getattribute__", object.__getattribute__) is \
+        object.__getattribute__
+
+
+def data_descriptor(cls, name: str) -> bool:
+    """Does ``cls`` give ``name`` a data descriptor (a property: ``__set__`` or
+    ``__delete__``), which Python reads before the object's own attribute?"""
+    for klass in cls.__mro__:  # (inspect.getattr_static's walk, without its generality)
+        if name in klass.__dict__:
+            kind = type(klass.__dict__[name])
+            return hasattr(kind, "__set__") or hasattr(kind, "__delete__")
+    return False
+
+
+def is_object(desc) -> bool:
+    """Does the descriptor describe a value that is not a number nor a container of them
+    (``"any"``, or an object of a user's class)?"""
+    return desc == "any" or type(desc) is tuple and desc[0] == "object"
+
+
+# the modules whose objects are not a user's (an object of a user's class is described with
+# its class: its methods are inlined, ``self.act(z)``)
+_NOT_USERS = LIBRARIES | frozenset({"builtins", "s2sad", "types", "functools", "collections",
+                                     "typing", "jax", "jaxlib", "torch", "scipy"})
+
+
+def class_method(cls, name: str):
+    """``(function, takes the object first)`` that ``obj.name`` calls for an object of
+    ``cls`` whose own ``__dict__`` does not hold ``name``: a ``def`` of the class (or a
+    ``staticmethod``) found the usual way; else None (a property, a classmethod, a
+    class that changes how attributes are found)."""
+    import inspect
+    if not _plain_lookup(cls):
+        return None
+    method = inspect.getattr_static(cls, name, None)
+    if isinstance(method, staticmethod):
+        return (method.__func__, False) if isinstance(method.__func__, types.FunctionType) \
+            else None
+    return (method, True) if isinstance(method, types.FunctionType) else None
+
+
+def _hidden_methods(value, kind) -> frozenset:
+    """The names of ``value``'s own attributes that hide a method of its class (``self.act
+    = np.tanh`` where the class has ``def act``): calls of those are not the class's."""
+    own = getattr(value, "__dict__", None)
+    if not own:
+        return frozenset()
+    return frozenset(name for name in own if type(name) is str and any(
+        isinstance(klass.__dict__.get(name), _METHODS) for klass in kind.__mro__[:-1]))
+
+
+_METHODS = (types.FunctionType, staticmethod)  # what class_method takes
+
+
+def namedtuple_class(value) -> bool:
+    """Is ``value`` a namedtuple's class (``collections.namedtuple``,
+    ``typing.NamedTuple``) as Python makes it: its ``__new__`` takes the fields in order,
+    ``p.w`` reads its field by position? (Not a subclass: its ``__new__`` may change the
+    values, a property may stand for a field.)
+
+    >>> import collections
+    >>> P = collections.namedtuple("P", "w b")
+    >>> class Doubled(P):
+    ...     def __new__(cls, w, b):
+    ...         return super().__new__(cls, 2 * w, b)
+    >>> namedtuple_class(P), namedtuple_class(Doubled), namedtuple_class(tuple)
+    (True, False, False)
+    """
+    if not (isinstance(value, type) and issubclass(value, tuple)):
+        return False
+    own = value.__dict__
+    fields, new = own.get("_fields"), own.get("__new__")
+    made = getattr(getattr(new, "__func__", None), "__globals__", {})  # (namedtuple's own
+    if not isinstance(fields, tuple) or made.get("__name__") != f"namedtuple_{value.__name__}":
+        return False                                                  # namespace for __new__)
+    numbers = tuple(range(len(fields)))
+    return all(type(own.get(f)).__name__ == "_tuplegetter" and
+               own[f].__get__(numbers, value) == i for i, f in enumerate(fields))

@@ -1,0 +1,72 @@
+"""Hooks: how a lower floor reaches the face without importing it.
+
+A few helpers below the face need a derivative compiled while they run: the adjoint of
+a recursive call or of a checkpointed one (the runtime), and the generated code of a
+gradient that a differentiated function calls (the inliner). The derivative objects
+live in the face (:mod:`s2sad.derivatives`), which imports every floor below it. So
+each such need is a named hook here; the face installs a function into it as it loads,
+and the lower floor calls the hook:
+
+>>> double = Hook("double", "double(x): twice x.")
+>>> double(1.5)
+Traceback (most recent call last):
+    ...
+RuntimeError: s2sad.hooks.double is not installed: import s2sad first
+>>> double.install(lambda x: 2 * x)
+>>> double(1.5)
+3.0
+
+A derivative object stays opaque below the face: it is made by one hook and handed
+to another.
+"""
+
+from __future__ import annotations
+
+
+class Hook:
+    """A function the face installs and a lower floor calls (see the module's text)."""
+
+    def __init__(self, name: str, doc: str):
+        self.name, self.__doc__, self._function = name, doc, None
+
+    def install(self, function) -> None:
+        """Make ``function`` what calls of this hook run."""
+        self._function = function
+
+    def __call__(self, *args, **kwargs):
+        if self._function is None:
+            raise RuntimeError(f"s2sad.hooks.{self.name} is not installed: import s2sad first")
+        return self._function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<s2sad hook {self.name}>"
+
+
+make_vjp = Hook("make_vjp", """make_vjp(func, wrt): ``s2sad.vjp(func, wrt=wrt)``, a derivative
+object for :data:`call_generated`, :data:`generated_function` and :data:`push_forward`.""")
+
+make_jvp = Hook("make_jvp", """make_jvp(func, wrt): ``s2sad.jvp(func, wrt=wrt)``.""")
+
+call_generated = Hook("call_generated", """call_generated(derivative, args, *extra): the
+generated code of ``derivative`` for the kinds of ``args`` (compiled if new), called with
+``args`` and then ``extra`` (a vjp's cotangent, a jvp's tangent). A vjp returns the
+sensitivities of its ``wrt`` arguments (a tuple where ``wrt`` is one), a jvp
+``(value, tangent)``.""")
+
+push_forward = Hook("push_forward", """push_forward(derivative, args, tangents): ``(value,
+tangent)`` of the jvp ``derivative`` at ``args`` along ``tangents`` (one per ``wrt``
+argument, checked and converted as ``pushforward(*tangents)`` does).""")
+
+generated_function = Hook("generated_function", """generated_function(derivative, args):
+the generated function of the vjp ``derivative`` for the kinds of ``args``, as a
+derivative of it reads it (every saved value on the stack): a function s2sad
+differentiates again.""")
+
+gradient_parameters = Hook("gradient_parameters", """gradient_parameters(value): the
+parameter names of ``value`` if it is a gradient s2sad made (``s2sad.grad(f)``, which a
+differentiated function may call and the inliner inlines), else None.""")
+
+inline_gradient = Hook("inline_gradient", """inline_gradient(gradient, key): ``(function,
+live)``, the generated function of ``gradient`` for the argument descriptions ``key``
+(None: for any) and the module globals it reads live (``{name: (namespace, key)}``). A
+ValueError where ``gradient`` is being built (a function that calls its own gradient).""")
