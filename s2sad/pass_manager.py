@@ -29,9 +29,10 @@ anything. The source after every step is kept as a stage, named after its pass.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import Callable
+
+from .trees import walk
 
 
 class Analysis:
@@ -246,23 +247,11 @@ def rewritten(visit: Callable, tree) -> tuple:
 
 
 def _fingerprint(tree) -> list:
-    """Every node of ``tree`` (held, so no id is reused), in order, with its fields' plain
-    values and the lengths of its lists: equal exactly when nothing was changed."""
+    """Every node of ``tree`` (held, so no id is reused), in order, with its fields' values
+    and its lists as tuples: equal exactly when nothing was changed."""
     out = []
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.AST):
-            out.append(node)
-            for name in node._fields:
-                value = getattr(node, name, None)
-                if isinstance(value, list):
-                    out.append(len(value))
-                    stack.extend(reversed(value))
-                elif isinstance(value, ast.AST):
-                    stack.append(value)
-                else:
-                    out.append(value)
-        else:
-            out.append(node)
+    append, extend = out.append, out.extend
+    for node in walk(tree):
+        append(node)
+        extend([tuple(v) if type(v) is list else v for v in node.__dict__.values()])
     return out

@@ -435,8 +435,9 @@ def first_assignment(build: Build) -> bool:
 
 @transform(on="adjoint", needs=(is_pure,), idempotent=True)
 def dead_code(build: Build, is_pure) -> bool:
-    build.adjoint, changed = rewritten(DeadCode(is_pure).visit, build.adjoint)
-    return changed
+    dead = DeadCode(is_pure)
+    build.adjoint = dead.visit(build.adjoint)
+    return dead.changed
 
 
 @transform(on="adjoint")
