@@ -165,11 +165,13 @@ class PassManager:
     """Runs ``pipeline`` (a list of :class:`Step` and :class:`FixedPoint`) on a build,
     supplying each pass the analyses it needs and recording ``stages``."""
 
-    def __init__(self, pipeline: list, stages: Stages):
+    def __init__(self, pipeline: list, stages: Stages, verify: bool = False):
         self.pipeline = pipeline
         self.stages = stages
+        self.verify = verify  # compare the trees too: a pass saying False that changed
+        # its tree is an error (for tests: it costs a walk of the tree per pass)
         self.cache: dict[Analysis, object] = {}
-        self.changed: dict[str, bool] = {}  # each pass's latest report, this build
+        self.changed: dict[Pass, bool] = {}  # each pass's latest report, this build
         self.version: dict[str, int] = {}  # how many changes each tree has had
         self.clean: dict[Pass, int] = {}  # an idempotent pass: the version it left
 
@@ -200,16 +202,21 @@ class PassManager:
 
     def _step(self, build, step: Step) -> bool:
         pass_ = step.pass_
-        if step.after and not any(self.changed.get(p.name) for p in step.after):
+        if step.after and not any(self.changed.get(p) for p in step.after):
             return False
         tree = pass_.on
         if pass_.idempotent and self.clean.get(pass_) == self.version.get(tree, 0):
             return False  # (nothing changed since it last ran)
+        before = _fingerprint(getattr(build, tree)) if self.verify and tree and \
+            getattr(build, tree) is not None else None
         changed = pass_.run(build, **{a.name: self.analysis(build, a) for a in pass_.needs})
         if changed is not True and changed is not False:
             raise TypeError(f"pass {pass_.name} returned {changed!r}, not whether it "
                             "changed the tree (True or False)")
-        self.changed[pass_.name] = changed
+        if before is not None and not changed and _fingerprint(getattr(build, tree)) != before:
+            raise AssertionError(f"pass {pass_.name} said it changed nothing, and changed "
+                                 f"build.{tree}")
+        self.changed[pass_] = changed
         if tree is None:
             return False
         if changed:

@@ -231,8 +231,9 @@ def names(build: Build) -> bool:
 
 @transform()
 def exits(build: Build) -> bool:
-    build.tree, changed = rewritten(Exits(build.namer).visit, clone(build.tree))
-    return changed
+    """(On a copy of the user's tree: a new tree, always.)"""
+    build.tree = Exits(build.namer).visit(clone(build.tree))
+    return True
 
 
 @transform()
