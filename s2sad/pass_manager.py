@@ -29,8 +29,8 @@ anything. The source after every step is kept as a stage, named after its pass.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .trees import walk
 

@@ -1,8 +1,9 @@
-"""The compiler, as one ordered list of passes.
+"""The compiler, as one ordered list of passes: ``PIPELINE``, run by a pass manager.
 
-source -> validate -> desugar -> normalize -> kinds + activity -> reverse ->
-(optimize: first accumulation as assignment, dead code) -> source text.
-``stages`` keeps the source after each pass, for debugging and teaching.
+source -> validate -> exits -> desugar -> normalize -> kinds + activity -> reverse (or
+forward) -> (optimize: simplify, dead code, copy propagation...) -> source text. Each
+step's condition is over one :class:`~s2sad.options.Options`; ``stages`` keeps the
+source after each pass, for debugging and teaching.
 """
 
 from __future__ import annotations
@@ -216,13 +217,15 @@ def is_pure(build: Build):
 
 @check()
 def validate(build: Build) -> bool:
+    """Refuse, at the user's line, the syntax s2sad does not model (deny by default)."""
     Validate(build.source).run()
     return False
 
 
 @transform(on=None)
 def names(build: Build) -> bool:
-    """The namer (``t_*``, ``s_*``: free of the user's names) and the imports to write."""
+    """Hygiene: a namer of ``t_*`` and ``s_*`` free of every user name, and the imports to
+    write."""
     build.namer = Namer.for_tree(build.source.tree)
     build.source.locals = assigned_names(build.source.tree)
     build.imports = Imports(build.namer, build.source, build.options.target)
@@ -231,13 +234,16 @@ def names(build: Build) -> bool:
 
 @transform()
 def exits(build: Build) -> bool:
-    """(On a copy of the user's tree: a new tree, always.)"""
+    """One exit: early ``return``, ``break`` and ``continue`` become assignments and flags
+    (structured control flow). On a copy of the user's tree: a new tree, always."""
     build.tree = Exits(build.namer).visit(clone(build.tree))
     return True
 
 
 @transform()
 def prepare_generated(build: Build) -> bool:
+    """Differentiating s2sad's own output (a higher derivative): its stack pushes and pops
+    made differentiable."""
     if not is_generated(build.source):  # (differentiating s2sad's own output: a higher
         return False  # derivative)
     build.tree, changed = rewritten(
@@ -247,6 +253,8 @@ def prepare_generated(build: Build) -> bool:
 
 @transform()
 def desugar(build: Build) -> bool:
+    """Desugaring: augmented assignments, comprehensions and methods rewritten into the
+    small primitive set."""
     source = build.source
     build.tree, changed = rewritten(
         Desugar(build.imports.numpy(), source.locals, source.is_builtin).visit, build.tree)
@@ -256,7 +264,8 @@ def desugar(build: Build) -> bool:
 
 @transform()
 def normalize(build: Build) -> bool:
-    """Single assignment: a new tree, always."""
+    """Single assignment: every value a fresh ``t_*`` name, calls inlined, loops by index.
+    A new tree, always."""
     normalizer = build.normalizer = Normalize(build.source, build.namer,
                                               numpy_name=build.imports.numpy())
     normalizer.objects = argument_objects(build.tree, build.descriptors)  # (their methods
@@ -267,7 +276,7 @@ def normalize(build: Build) -> bool:
 
 @transform()
 def aux_output(build: Build) -> bool:
-    """``return value, aux``: ``aux`` set aside, returned untouched."""
+    """``return value, aux``: ``aux`` set aside and returned untouched."""
     def split(tree):
         tree, build.aux = split_aux(tree, build.namer, build.source)
         return tree
@@ -278,7 +287,7 @@ def aux_output(build: Build) -> bool:
 @transform(on=None)
 def argument_facts(build: Build) -> bool:
     """The parameters, their kinds and dtypes, and the constants a dtype argument reads
-    (``x.dtype`` of an argument too; stores: ``transforms.dtypes``)."""
+    (``x.dtype``); no tree changes."""
     build.params = params = parameters(build.tree)
     build.source.constants = single_constants(build.tree)
     build.source.dtypes = argument_dtypes(build.tree, params, build.descriptors)
@@ -291,6 +300,8 @@ def argument_facts(build: Build) -> bool:
 
 @transform(needs=(kinds,), keeps=(numbers,))
 def dict_views(build: Build, kinds: dict) -> bool:
+    """A dict's ``keys``, ``values`` and ``items`` written out where the kinds say it is a
+    dict; run to a fixed point."""
     views = DictViews(kinds, build.namer)  # a dict's keys, values and items, where it is one
     views.visit(build.tree)
     return views.changed
@@ -298,8 +309,9 @@ def dict_views(build: Build, kinds: dict) -> bool:
 
 @check(needs=(kinds,))
 def refuse_updates(build: Build, kinds: dict) -> bool:
-    """``x += e`` on a value shared with another name, or on an argument, and ``ys[1:] =
-    v`` on a list, where the kinds say these change the caller's values."""
+    """Alias analysis: ``x += e`` on a value shared with another name or the caller's
+    argument, and ``ys[1:] = v`` on a list, refused where the kinds say they change the
+    caller's values."""
     normalizer, zero_d = build.normalizer, build.zero_d
     for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
         if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number
@@ -320,12 +332,15 @@ def refuse_updates(build: Build, kinds: dict) -> bool:
 
 @check(needs=(kinds,))
 def refuse_unpaired_aux(build: Build, kinds: dict) -> bool:
+    """``has_aux``: the function must return a ``(value, aux)`` pair on every path."""
     refuse_unpaired(build.tree, kinds, build.source)
     return False
 
 
 @transform(needs=(kinds, active, local_names), keeps=ALL)
 def real_powers(build: Build, kinds: dict, active: set, local_names: set) -> bool:
+    """A check before each power a Python number may make complex (``(-1.0) ** 0.5``); no
+    new names, so every analysis stays true."""
     imports = build.imports
     powers = RealPowers(kinds, active, lambda: imports.helper("check_real_power"),
                         build.source, local_names)
@@ -335,7 +350,8 @@ def real_powers(build: Build, kinds: dict, active: set, local_names: set) -> boo
 
 @transform(on=None, needs=(local_names,))
 def user_globals(build: Build, local_names: set) -> bool:
-    """The closure cells and module globals the function reads, to import or read live."""
+    """Free variables: the closure cells and module globals the function reads, imported or
+    read live."""
     source, imports, normalizer = build.source, build.imports, build.normalizer
     cells = build.cells = dict(normalizer.foreign_cells)
     for node in trees.walk(build.tree):
@@ -355,6 +371,8 @@ def user_globals(build: Build, local_names: set) -> bool:
 
 @transform(on="adjoint", needs=(kinds, active, local_names))
 def reverse(build: Build, kinds: dict, active: set, local_names: set) -> bool:
+    """Reverse-mode differentiation: the adjoint, the statements' derivatives in reverse
+    order (the reverse sweep)."""
     o = build.options
     sweep = Reverse(build.source, build.namer, build.tree, build.wrt, kinds, active,
                     build.imports, o.annotate, o.with_value, o.as_tuple, seed=o.seed,
@@ -366,6 +384,7 @@ def reverse(build: Build, kinds: dict, active: set, local_names: set) -> bool:
 
 @transform(on="adjoint", needs=(kinds, active))
 def forward(build: Build, kinds: dict, active: set) -> bool:
+    """Forward-mode differentiation: a tangent beside each value, in program order."""
     o = build.options
     build.adjoint = Forward(build.source, build.namer, build.tree, build.wrt, kinds, active,
                             build.imports, o.annotate, o.with_value, o.as_tuple).run()
@@ -374,8 +393,8 @@ def forward(build: Build, kinds: dict, active: set) -> bool:
 
 @check(needs=(kinds, active))
 def refuse_unknown_calls(build: Build, kinds: dict, active: set) -> bool:
-    """A function s2sad does not know, given an array (or a list, a dict) the gradient
-    follows: it may change it."""
+    """Deny by default: a function s2sad does not know, given an array the gradient
+    follows, may change it; refused."""
     for names, error in build.normalizer.unknown_calls:
         if any(n in active and (build.zero_d or kinds.get(n, ANY).tag != "scalar")
                for n in names):
@@ -385,6 +404,8 @@ def refuse_unknown_calls(build: Build, kinds: dict, active: set) -> bool:
 
 @transform(on="adjoint")
 def simplify(build: Build) -> bool:
+    """Constant folding: operations that change nothing dropped, soundly for arrays and
+    NaN (never ``x * 0 -> 0``)."""
     build.adjoint, changed = rewritten(
         Simplify(build.imports.helpers.get("scaled_power")).visit, build.adjoint)
     return changed
@@ -392,7 +413,8 @@ def simplify(build: Build) -> bool:
 
 @transform(on="adjoint", stage="simplify")
 def simplify_powers(build: Build) -> bool:
-    """Simplify again where a constant moved in (``x ** -2``'s slope, ``-2 * x ** -3``)."""
+    """Algebraic simplification again where copy propagation moved a constant into a power
+    (``x ** -2``'s slope)."""
     if "scaled_power" not in build.imports.helpers:
         return False
     build.adjoint, changed = rewritten(Simplify(build.imports.helpers["scaled_power"]).visit,
@@ -402,6 +424,8 @@ def simplify_powers(build: Build) -> bool:
 
 @transform(on="adjoint", needs=(kinds,))
 def shape_only(build: Build, kinds: dict) -> bool:
+    """Liveness of shapes: a helper reading only a shape reads it from an argument, so the
+    computed value dies early."""
     imports = build.imports
     shape_helpers = {imports.helpers[n]: i for n, i in SHAPE_ARGUMENTS.items()
                      if n in imports.helpers}
@@ -415,7 +439,7 @@ def shape_only(build: Build, kinds: dict) -> bool:
 
 @transform(on="adjoint", needs=(kinds,))
 def split_dicts(build: Build, kinds: dict) -> bool:
-    """A dict's sensitivity, one name per key."""
+    """Scalar replacement of aggregates: a dict's sensitivity becomes one variable per key."""
     helpers = build.imports.helpers
     split = SplitDicts(kinds, helpers.get("zeros_like_structure"), helpers.get("as_gradient"),
                        build.namer.claim)
@@ -426,6 +450,7 @@ def split_dicts(build: Build, kinds: dict) -> bool:
 
 @transform(on="adjoint")
 def first_assignment(build: Build) -> bool:
+    """Def-use on known zeros: ``s = 0.0; s += e`` becomes ``s = e`` where ``s`` is zero."""
     imports = build.imports
     views = {imports.helpers[n] for n in ("unbroadcast", "transpose_grad")
              if n in imports.helpers}
@@ -436,6 +461,8 @@ def first_assignment(build: Build) -> bool:
 
 @transform(on="adjoint", needs=(is_pure,), idempotent=True)
 def dead_code(build: Build, is_pure) -> bool:
+    """Dead code elimination by liveness, walking backwards; idempotent, so the manager
+    runs it again only after a change."""
     dead = DeadCode(is_pure)
     build.adjoint = dead.visit(build.adjoint)
     return dead.changed
@@ -443,6 +470,8 @@ def dead_code(build: Build, is_pure) -> bool:
 
 @transform(on="adjoint")
 def recompute(build: Build) -> bool:
+    """Rematerialization: what a loop reads afresh each iteration is recomputed in the
+    reverse loop, not saved."""
     again = Recompute()
     build.adjoint = again.visit(build.adjoint)
     return again.changed
@@ -450,6 +479,8 @@ def recompute(build: Build) -> bool:
 
 @transform(on="adjoint")
 def copy_propagation(build: Build) -> bool:
+    """Copy propagation along def-use chains: ``a = b`` and later reads of ``a`` read
+    ``b``."""
     propagate = CopyPropagation(build.namer.temporaries)
     build.adjoint = propagate.visit(build.adjoint)
     return propagate.changed
@@ -457,6 +488,7 @@ def copy_propagation(build: Build) -> bool:
 
 @transform(on="adjoint", needs=(is_pure,))
 def forward_substitution(build: Build, is_pure) -> bool:
+    """Forward substitution: a temporary read once is replaced by its definition (def-use)."""
     helpers = build.imports.helpers
     idempotent = {helpers["unbroadcast"]} if "unbroadcast" in helpers else set()
     substitute = ForwardSubstitution(is_pure, build.namer.temporaries, idempotent)
@@ -466,6 +498,7 @@ def forward_substitution(build: Build, is_pure) -> bool:
 
 @transform(on="adjoint", needs=(kinds,))
 def unit_seed(build: Build, kinds: dict) -> bool:
+    """Constant propagation of ``np.sum``'s unit seed: multiplying by ones is left out."""
     seed = UnitSeed(kinds, build.imports.helpers.get("sum_grad"), build.namer.temporaries)
     build.adjoint = seed.visit(build.adjoint)
     return seed.changed
@@ -473,6 +506,7 @@ def unit_seed(build: Build, kinds: dict) -> bool:
 
 @transform(on="adjoint")
 def scale_inward(build: Build) -> bool:
+    """A constant factor moved to where the array is smallest (distributivity)."""
     scale = ScaleInward(build.imports.helpers.get("sum_grad"), build.namer.temporaries)
     build.adjoint = scale.visit(build.adjoint)
     return scale.changed
@@ -480,13 +514,15 @@ def scale_inward(build: Build) -> bool:
 
 @transform(on="adjoint", stage="subtract")
 def subtraction(build: Build) -> bool:
-    """``s += -e`` -> ``s -= e``, where the passes above left them."""
+    """A peephole rewrite: ``s += -e`` becomes ``s -= e`` where the passes above left them."""
     build.adjoint, changed = rewritten(subtract, build.adjoint)
     return changed
 
 
 @transform(on="adjoint", needs=(kinds, local_names))
 def gradient_form(build: Build, kinds: dict, local_names: set) -> bool:
+    """Each gradient given its argument's form directly where type inference knows the
+    argument's kind."""
     imports = build.imports
     if "as_gradient" not in imports.helpers or \
             {"float", "map", "list", "tuple"} & (local_names | set(build.source.globals)):
@@ -501,7 +537,8 @@ def gradient_form(build: Build, kinds: dict, local_names: set) -> bool:
 
 @transform(on="adjoint", needs=(local_names,))
 def python_floats(build: Build, local_names: set) -> bool:
-    """No ``float(...)`` of what is a Python float already."""
+    """Type inference of Python floats: no ``float(...)`` of what is a Python float
+    already."""
     floats = PythonFloats(build.arg_kinds, _resolver(build.source, build.imports),
                           local_names | set(build.source.globals))
     build.adjoint, changed = rewritten(floats.visit, build.adjoint)
@@ -510,15 +547,18 @@ def python_floats(build: Build, local_names: set) -> bool:
 
 @transform(on="adjoint")
 def nan_check(build: Build) -> bool:
-    """Stop at the first generated statement that makes a NaN or an infinity."""
+    """Instrumentation: stop at the first generated statement that makes a NaN or an
+    infinity."""
     imports = build.imports
     check_nans = NanCheck(build.source, lambda name: imports.helper(name, "s2sad.runtime_debug"))
-    build.adjoint, changed = rewritten(check_nans.visit, build.adjoint)
-    return changed
+    build.adjoint = check_nans.visit(build.adjoint)
+    return check_nans.changed
 
 
 @transform(on="adjoint", needs=(local_names,))
 def loop_tape(build: Build, local_names: set) -> bool:
+    """The tape of a counted loop: its saved values in lists indexed by the counter, not on
+    the stack."""
     if not build.stacks or "range" in local_names | set(build.source.globals):  # (the
         return False  # builtin's loops only)
     tape = LoopTape(build.stacks, build.namer.claim)
@@ -529,6 +569,8 @@ def loop_tape(build: Build, local_names: set) -> bool:
 
 @transform(on="adjoint", needs=(local_names,))
 def loop_sums(build: Build, local_names: set) -> bool:
+    """A reduction hoisted out of a loop: a reverse loop's weight sensitivities summed
+    after it, in one call."""
     if "range" in local_names | set(build.source.globals):
         return False
     imports = build.imports
@@ -541,16 +583,18 @@ def loop_sums(build: Build, local_names: set) -> bool:
 
 @transform(on="adjoint")
 def memory_budget(build: Build) -> bool:
+    """Instrumentation: an unbounded loop's recording checked against the memory budget."""
     imports = build.imports
     budget = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
                           build.stacks, build.namer.fresh)
-    build.adjoint, changed = rewritten(budget.visit, build.adjoint)
-    return changed
+    build.adjoint = budget.visit(build.adjoint)
+    return budget.changed
 
 
 @transform(on="adjoint", needs=(kinds,))
 def device_arguments(build: Build, kinds: dict) -> bool:
-    """Lists and numbers used as arrays: ``cp.asarray`` (NumPy converts them)."""
+    """On CuPy, NumPy's implicit conversions made explicit: lists and numbers used as
+    arrays go through ``cp.asarray``."""
     imports = build.imports
     convert = DeviceArguments(kinds, build.source.globals, imports.numpy(),
                               set(imports.helpers.values()))
@@ -560,7 +604,8 @@ def device_arguments(build: Build, kinds: dict) -> bool:
 
 @transform(on="adjoint")
 def early_sums(build: Build) -> bool:
-    """(After ``cp.asarray`` of lists: CuPy's arrays take the helpers' written form.)"""
+    """A sensitivity summed down as it is built where only that sum reads it (after
+    ``cp.asarray``, CuPy's arrays take the helpers' form)."""
     imports = build.imports
     if "numpy" not in imports.modules or "unbroadcast" not in imports.helpers:
         return False  # (sums the products pass then takes over)
@@ -573,6 +618,8 @@ def early_sums(build: Build) -> bool:
 
 @transform(on="adjoint", needs=(kinds,))
 def sum_products(build: Build, kinds: dict) -> bool:
+    """Fusion: a sum of a product made in one call (``np.sum(a * b, axis=2)`` is
+    ``sum_product(a, b, axis=2)``)."""
     imports = build.imports
     if "numpy" not in imports.modules:
         return False
@@ -642,9 +689,10 @@ PIPELINE = [
 
 
 def build_gradient(func, wrt: list[str], arg_descriptors=None,
-                   options: Options = Options()) -> Compiled:
+                   options: Options | None = None) -> Compiled:
     """Compile the derivative of ``func`` for the argument kinds ``arg_descriptors``, as
     ``options`` say: ``PIPELINE`` run by a :class:`~s2sad.pass_manager.PassManager`."""
+    options = options or Options()
     source = FunctionSource.of(func)
     stages = Stages(options.keep_stages, unparse)
     stages.record("source", source.tree)

@@ -5,14 +5,23 @@ import functools
 
 import numpy as np
 import pytest
+import test_forward as F
+import test_gradients as G
 
 import s2sad
 from s2sad import pipeline
 from s2sad.options import Options
-from s2sad.pass_manager import (ALL, Condition, FixedPoint, PassManager, Stages, Step,
-                                analysis, check, transform)
-import test_forward as F
-import test_gradients as G
+from s2sad.pass_manager import (
+    ALL,
+    Condition,
+    FixedPoint,
+    PassManager,
+    Stages,
+    Step,
+    analysis,
+    check,
+    transform,
+)
 
 
 @dataclasses.dataclass
@@ -160,7 +169,7 @@ def test_a_stage_is_recorded_after_every_transform_and_none_after_a_check():
             raise ValueError("too large")
         return False
 
-    build, manager = run([Step(small), Step(append_total), Step(read_mean), Step(copy_total)])
+    _, manager = run([Step(small), Step(append_total), Step(read_mean), Step(copy_total)])
     assert manager.stages.texts == [("append_total", [1, 2, 3, 6]),
                                     ("read_mean", [1, 2, 3, 6]),
                                     ("copy_total", [3.0, 12])]
