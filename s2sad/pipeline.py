@@ -123,7 +123,8 @@ def compile_gradient(func, wrt: list[str], *args, options: Options | None = None
 
     ``options`` says how (:class:`~s2sad.options.Options`); or, as before it, ``optimize,
     annotate, with_value, arg_descriptors, as_tuple, target, debug_nans`` and the
-    keywords of ``Options``. ``arg_descriptors``: the arguments' kinds (None: any).
+    keywords of ``Options``. ``arg_descriptors``: the arguments' kinds (None: any), given
+    by name with ``options``.
     """
     descriptors, options = _options_of(*args, options=options, **kwargs)
     with recording() as read:
@@ -137,10 +138,11 @@ def _options_of(optimize: bool = True, annotate: bool = False, with_value: bool 
                 debug_nans: bool = False, *, options: Options | None = None,
                 **keywords) -> tuple:
     """``(arg_descriptors, Options)`` from ``compile_gradient``'s arguments."""
-    if options is None:
-        options = Options(optimize=optimize, annotate=annotate, with_value=with_value,
-                          as_tuple=as_tuple, target=target, debug_nans=debug_nans, **keywords)
-    return arg_descriptors, options
+    given = Options(optimize=optimize, annotate=annotate, with_value=with_value,
+                    as_tuple=as_tuple, target=target, debug_nans=debug_nans, **keywords)
+    if options is not None and given != Options():
+        raise TypeError("compile_gradient() takes options or the options' keywords, not both")
+    return arg_descriptors, options or given
 
 
 def _numpy_number(desc) -> bool:
@@ -174,10 +176,6 @@ class Build:
         """Is an argument a 0-d array (mutable, unlike a number)?"""
         return any(isinstance(d, tuple) and d[0] in ("nd", "cupy") and d[1] == 0 and
                    len(d) == 3 for d in self.descriptors or ())
-
-    def shadowed(self, *names: str) -> bool:
-        """Does the user's code give one of the builtins ``names`` another meaning?"""
-        return bool(set(names) & (self.source.locals | set(self.source.globals)))
 
 
 # --- the analyses: read-only, cached until a pass changes the tree they read -----------------
