@@ -404,9 +404,9 @@ def refuse_unknown_calls(build: Build, kinds: dict, active: set) -> bool:
 def simplify(build: Build) -> bool:
     """Constant folding: operations that change nothing dropped, soundly for arrays and
     NaN (never ``x * 0 -> 0``)."""
-    build.adjoint, changed = rewritten(
-        Simplify(build.imports.helpers.get("scaled_power")).visit, build.adjoint)
-    return changed
+    fold = Simplify(build.imports.helpers.get("scaled_power"))
+    build.adjoint = fold.visit(build.adjoint)
+    return fold.changed
 
 
 @transform(on="adjoint", stage="simplify")
@@ -415,9 +415,9 @@ def simplify_powers(build: Build) -> bool:
     (``x ** -2``'s slope)."""
     if "scaled_power" not in build.imports.helpers:
         return False
-    build.adjoint, changed = rewritten(Simplify(build.imports.helpers["scaled_power"]).visit,
-                                       build.adjoint)
-    return changed
+    fold = Simplify(build.imports.helpers["scaled_power"])
+    build.adjoint = fold.visit(build.adjoint)
+    return fold.changed
 
 
 @transform(on="adjoint", needs=(kinds,))
