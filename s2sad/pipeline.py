@@ -630,8 +630,8 @@ def sum_products(build: Build, kinds: dict) -> bool:
 
 # --- the pipeline ----------------------------------------------------------------------------
 
-optimize, annotate, debug_nans, has_aux, nestable, reverse_mode = map(
-    Condition.flag, ("optimize", "annotate", "debug_nans", "has_aux", "nestable", "reverse"))
+optimize, debug_nans, has_aux, nestable, reverse_mode = map(
+    Condition.flag, ("optimize", "debug_nans", "has_aux", "nestable", "reverse"))
 on_cupy = Condition(lambda options: options.target == "cupy", "on_cupy")
 # (the passes that rewrite loops and sums: not for code differentiated again, nor checked
 # for NaNs statement by statement)
