@@ -1,8 +1,9 @@
-"""The compiler, as one ordered list of passes.
+"""The compiler, as one ordered list of passes: ``PIPELINE``, run by a pass manager.
 
-source -> validate -> desugar -> normalize -> kinds + activity -> reverse ->
-(optimize: first accumulation as assignment, dead code) -> source text.
-``stages`` keeps the source after each pass, for debugging and teaching.
+source -> validate -> exits -> desugar -> normalize -> kinds + activity -> reverse (or
+forward) -> (optimize: simplify, dead code, copy propagation...) -> source text. Each
+step's condition is over one :class:`~s2sad.options.Options`; ``stages`` keeps the
+source after each pass, for debugging and teaching.
 """
 
 from __future__ import annotations
@@ -20,9 +21,12 @@ import gast
 from . import trees
 from . import registry
 from . import rules  # noqa: F401  (fills the rule table)
-from .backends import is_array
+from .backends import NUMPY, is_array, target_backend
 from .codegen import Imports, build_function, register, unparse
 from .names import Namer
+from .options import Options
+from .pass_manager import (ALL, Condition, FixedPoint, PassManager, Stages, Step, analysis,
+                           check, rewritten, transform)
 from .located import statement_lines
 from .source import FunctionSource, recording
 from .transforms.activity import active_names
@@ -59,20 +63,6 @@ from .transforms.split_dicts import SplitDicts
 from .transforms.unit_seed import UnitSeed
 from .transforms.validate import Validate
 from .trees import clone
-
-
-class _Stages:
-    """The source after each pass, unparsed only when asked for (it costs as much as the
-    passes themselves)."""
-
-    def __init__(self, keep: bool):
-        self.keep = keep
-        self.texts: list[tuple[str, str]] = []
-
-    def append(self, stage):
-        if self.keep:
-            name, tree = stage
-            self.texts.append((name, unparse(tree)))
 
 
 @dataclass
@@ -126,14 +116,34 @@ def _collector_paused(build):
 
 
 @_collector_paused
-def compile_gradient(func, *args, **kwargs) -> Compiled:
-    """Compile the gradient of ``func`` (:func:`build_gradient` says how); its ``reads``
-    are the functions its names resolved to, checked again at each call (a helper
-    redefined in a notebook makes the gradient be built again)."""
+def compile_gradient(func, wrt: list[str], *args, options: Options | None = None,
+                     **kwargs) -> Compiled:
+    """Compile the gradient of ``func`` with respect to the parameters ``wrt``; its
+    ``reads`` are the functions its names resolved to, checked again at each call (a
+    helper redefined in a notebook makes the gradient be built again).
+
+    ``options`` says how (:class:`~s2sad.options.Options`); or, as before it, ``optimize,
+    annotate, with_value, arg_descriptors, as_tuple, target, debug_nans`` and the
+    keywords of ``Options``. ``arg_descriptors``: the arguments' kinds (None: any), given
+    by name with ``options``.
+    """
+    descriptors, options = _options_of(*args, options=options, **kwargs)
     with recording() as read:
-        compiled = build_gradient(func, *args, **kwargs)
+        compiled = build_gradient(func, wrt, descriptors, options)
     compiled.reads = tuple(read)
     return compiled
+
+
+def _options_of(optimize: bool = True, annotate: bool = False, with_value: bool = False,
+                arg_descriptors=None, as_tuple: bool = False, target: str = "numpy",
+                debug_nans: bool = False, *, options: Options | None = None,
+                **keywords) -> tuple:
+    """``(arg_descriptors, Options)`` from ``compile_gradient``'s arguments."""
+    given = Options(optimize=optimize, annotate=annotate, with_value=with_value,
+                    as_tuple=as_tuple, target=target, debug_nans=debug_nans, **keywords)
+    if options is not None and given != Options():
+        raise TypeError("compile_gradient() takes options or the options' keywords, not both")
+    return arg_descriptors, options or given
 
 
 def _numpy_number(desc) -> bool:
@@ -141,67 +151,170 @@ def _numpy_number(desc) -> bool:
     return isinstance(desc, tuple) and len(desc) == 4 and desc[3] == "number"
 
 
-def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool = False,
-                     with_value: bool = False, arg_descriptors=None,
-                     as_tuple: bool = False, target: str = "numpy",
-                     debug_nans: bool = False, *, mode: str = "reverse", seed: bool = False,
-                     has_aux: bool = False, keep_stages: bool = False,
-                     nestable: bool = False) -> Compiled:
-    """Compile the gradient of ``func`` for the argument kinds ``arg_descriptors``.
+@dataclass
+class Build:
+    """What one build holds as it goes: ``tree`` is the function (the user's, then in
+    single assignment), ``adjoint`` its derivative once made."""
+    options: Options
+    wrt: list
+    descriptors: list | None  # the arguments' kinds, as given (None: any)
+    source: FunctionSource
+    tree: gast.FunctionDef
+    namer: Namer | None = None
+    imports: Imports | None = None
+    normalizer: Normalize | None = None
+    adjoint: gast.FunctionDef | None = None
+    aux: object = None  # (has_aux: what split_aux found)
+    params: list = field(default_factory=list)
+    arg_kinds: dict = field(default_factory=dict)
+    cells: dict = field(default_factory=dict)
+    stacks: set = field(default_factory=set)  # the reverse sweep's stacks of saved values
+    trips: set = field(default_factory=set)  # its loops' trip counters
+    needs_nestable_build: bool = False
 
-    ``target`` is the backend (``s2sad.backends.CUPY``, or its name); ``debug_nans`` asks for
-    code that stops at the first statement producing a NaN or infinity. ``mode``:
-    ``"reverse"`` (an adjoint; ``seed``: the output's sensitivity is an extra
-    argument, for ``vjp``) or ``"forward"`` (tangents, for ``jvp``); ``has_aux``:
-    ``func`` returns ``(value, aux)`` and ``aux`` is returned untouched. ``nestable``:
-    the code will be differentiated again, so a loop's saved values stay on the stack
-    (whose ``append`` and ``pop`` the compiler reads back; see ``LoopTape``).
-    """
-    source = FunctionSource.of(func)
-    stages = _Stages(keep_stages)
-    stages.append(("source", source.tree))
-    Validate(source).run()
-    namer = Namer.for_tree(source.tree)
-    source.locals = assigned_names(source.tree)
-    imports = Imports(namer, source, target)
-    tree = Exits(namer).visit(clone(source.tree))
-    if is_generated(source):  # differentiating s2sad's own output: a higher derivative
-        tree = PrepareGenerated(namer, imports, source).visit(tree)
-    stages.append(("exits", tree))
-    tree = Desugar(imports.numpy(), source.locals, source.is_builtin).visit(tree)
-    source = dataclasses.replace(source, tree=tree)
-    stages.append(("desugar", tree))
-    normalizer = Normalize(source, namer, numpy_name=imports.numpy())
-    normalizer.objects = argument_objects(tree, arg_descriptors)  # (their methods inlined)
-    normalizer.descriptors = argument_descriptors(tree, arg_descriptors)
-    normalized = normalizer.run()
-    aux = None
-    if has_aux:
-        normalized, aux = split_aux(normalized, namer, source)
-    stages.append(("normalize", normalized))
+    @property
+    def zero_d(self) -> bool:
+        """Is an argument a 0-d array (mutable, unlike a number)?"""
+        return any(is_array(d) and d[1] == 0 and len(d) == 3 for d in self.descriptors or ())
 
-    params = parameters(normalized)
-    local_names = assigned_names(normalized)  # (found once: several analyses need them)
-    source.constants = single_constants(normalized)  # (what a dtype argument reads: x.dtype
-    source.dtypes = argument_dtypes(normalized, params, arg_descriptors)  # of an argument too)
-    source.arguments = argument_categories(params, arg_descriptors)  # (stores: transforms.dtypes)
-    descriptors = arg_descriptors or [None] * len(params)
-    arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
-                 for p, d in zip(params, descriptors, strict=True)}
-    numbers = _module_numbers(normalized, normalizer, source, set(params), local_names)
-    kinds = infer_kinds(normalized, {**numbers, **arg_kinds}, source, local_names)
-    views = DictViews(kinds, namer)  # a dict's keys, values and items, where it is one
-    while views.visit(normalized) and views.changed:  # (a dict made of one made of one...)
-        local_names = assigned_names(normalized)
-        kinds = infer_kinds(normalized, {**numbers, **arg_kinds}, source, local_names)
-        views = DictViews(kinds, namer)
-        stages.append(("dict_views", normalized))
-    zero_d = any(is_array(d) and d[1] == 0 and len(d) == 3
-                 for d in descriptors)
+
+# --- the analyses: read-only, cached until a pass changes the tree they read -----------------
+
+@analysis(reads="tree")
+def local_names(build: Build) -> set:
+    """The names the function assigns (found once: several passes need them)."""
+    return assigned_names(build.tree)
+
+
+@analysis(reads="tree", needs=(local_names,))
+def numbers(build: Build, local_names: set) -> dict:
+    """The module globals read that are Python numbers now (``_module_numbers``)."""
+    return _module_numbers(build.tree, build.normalizer, build.source, set(build.params),
+                           local_names)
+
+
+@analysis(reads="tree", needs=(local_names, numbers))
+def kinds(build: Build, local_names: set, numbers: dict) -> dict:
+    """Each name's kind (array, scalar, list, dict...): a forward dataflow analysis."""
+    return infer_kinds(build.tree, {**numbers, **build.arg_kinds}, build.source, local_names)
+
+
+@analysis(reads="tree", needs=(local_names, kinds))
+def active(build: Build, local_names: set, kinds: dict) -> set:
+    """The names that depend on ``wrt`` and reach the output (activity analysis)."""
+    return active_names(build.tree, set(build.wrt), build.source, local_names, kinds)
+
+
+@analysis()
+def is_pure(build: Build):
+    """``is_pure(func)``: does a call of ``func`` change nothing (``_purity``)?"""
+    return _purity(build.source, build.imports)
+
+
+# --- the passes: each says whether it changed its tree -----------------------------------------
+
+@check()
+def validate(build: Build) -> bool:
+    """Refuse, at the user's line, the syntax s2sad does not model (deny by default)."""
+    Validate(build.source).run()
+    return False
+
+
+@transform(on=None)
+def names(build: Build) -> bool:
+    """Hygiene: a namer of ``t_*`` and ``s_*`` free of every user name, and the imports to
+    write."""
+    build.namer = Namer.for_tree(build.source.tree)
+    build.source.locals = assigned_names(build.source.tree)
+    build.imports = Imports(build.namer, build.source, build.options.target)
+    return False
+
+
+@transform()
+def exits(build: Build) -> bool:
+    """One exit: early ``return``, ``break`` and ``continue`` become assignments and flags
+    (structured control flow). On a copy of the user's tree: a new tree, always."""
+    build.tree = Exits(build.namer).visit(clone(build.tree))
+    return True
+
+
+@transform()
+def prepare_generated(build: Build) -> bool:
+    """Differentiating s2sad's own output (a higher derivative): its stack pushes and pops
+    made differentiable."""
+    if not is_generated(build.source):  # (differentiating s2sad's own output: a higher
+        return False  # derivative)
+    build.tree, changed = rewritten(
+        PrepareGenerated(build.namer, build.imports, build.source).visit, build.tree)
+    return changed
+
+
+@transform()
+def desugar(build: Build) -> bool:
+    """Desugaring: augmented assignments, comprehensions and methods rewritten into the
+    small primitive set."""
+    source = build.source
+    build.tree, changed = rewritten(
+        Desugar(build.imports.numpy(), source.locals, source.is_builtin).visit, build.tree)
+    build.source = dataclasses.replace(source, tree=build.tree)
+    return changed
+
+
+@transform()
+def normalize(build: Build) -> bool:
+    """Single assignment: every value a fresh ``t_*`` name, calls inlined, loops by index.
+    A new tree, always."""
+    normalizer = build.normalizer = Normalize(build.source, build.namer,
+                                              numpy_name=build.imports.numpy())
+    normalizer.objects = argument_objects(build.tree, build.descriptors)  # (their methods
+    normalizer.descriptors = argument_descriptors(build.tree, build.descriptors)  # inlined)
+    build.tree = normalizer.run()
+    return True
+
+
+@transform()
+def aux_output(build: Build) -> bool:
+    """``return value, aux``: ``aux`` set aside and returned untouched."""
+    def split(tree):
+        tree, build.aux = split_aux(tree, build.namer, build.source)
+        return tree
+    build.tree, changed = rewritten(split, build.tree)
+    return changed
+
+
+@transform(on=None)
+def argument_facts(build: Build) -> bool:
+    """The parameters, their kinds and dtypes, and the constants a dtype argument reads
+    (``x.dtype``); no tree changes."""
+    build.params = params = parameters(build.tree)
+    build.source.constants = single_constants(build.tree)
+    build.source.dtypes = argument_dtypes(build.tree, params, build.descriptors)
+    build.source.arguments = argument_categories(params, build.descriptors)
+    descriptors = build.descriptors or [None] * len(params)
+    build.arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
+                       for p, d in zip(params, descriptors, strict=True)}
+    return False
+
+
+@transform(needs=(kinds,), keeps=(numbers,))
+def dict_views(build: Build, kinds: dict) -> bool:
+    """A dict's ``keys``, ``values`` and ``items`` written out where the kinds say it is a
+    dict; run to a fixed point."""
+    views = DictViews(kinds, build.namer)  # a dict's keys, values and items, where it is one
+    views.visit(build.tree)
+    return views.changed
+
+
+@check(needs=(kinds,))
+def refuse_updates(build: Build, kinds: dict) -> bool:
+    """Alias analysis: ``x += e`` on a value shared with another name or the caller's
+    argument, and ``ys[1:] = v`` on a list, refused where the kinds say they change the
+    caller's values."""
+    normalizer, zero_d = build.normalizer, build.zero_d
     for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
         if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number
             raise error
-    given = dict(zip(params, descriptors))
+    given = dict(zip(build.params, build.descriptors or [None] * len(build.params)))
     for name, owner, itself, error in normalizer.argument_updates:  # `x += v`, x the argument
         if given.get(owner) in ("float", "int", "complex") or _numpy_number(given.get(owner)):
             continue  # (the caller's number is immutable: x names a new value from here)
@@ -211,15 +324,35 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     for name, error in normalizer.list_slices:  # `ys[1:] = v` on a list: refused
         if kinds.get(name, ANY).tag == "list":
             raise error
-    _refuse_arithmetic_on_dicts(normalized, kinds, source)
-    if aux is not None:
-        refuse_unpaired(normalized, kinds, source)
-    active = active_names(normalized, set(wrt), source, local_names, kinds)
-    normalized = RealPowers(kinds, active, lambda: imports.helper("check_real_power"), source,
-                            local_names).visit(normalized)
+    _refuse_arithmetic_on_dicts(build.tree, kinds, build.source)
+    return False
 
-    cells = dict(normalizer.foreign_cells)
-    for node in trees.walk(normalized):
+
+@check(needs=(kinds,))
+def refuse_unpaired_aux(build: Build, kinds: dict) -> bool:
+    """``has_aux``: the function must return a ``(value, aux)`` pair on every path."""
+    refuse_unpaired(build.tree, kinds, build.source)
+    return False
+
+
+@transform(needs=(kinds, active, local_names), keeps=ALL)
+def real_powers(build: Build, kinds: dict, active: set, local_names: set) -> bool:
+    """A check before each power a Python number may make complex (``(-1.0) ** 0.5``); no
+    new names, so every analysis stays true."""
+    imports = build.imports
+    powers = RealPowers(kinds, active, lambda: imports.helper("check_real_power"),
+                        build.source, local_names)
+    build.tree = powers.visit(build.tree)
+    return powers.changed
+
+
+@transform(on=None, needs=(local_names,))
+def user_globals(build: Build, local_names: set) -> bool:
+    """Free variables: the closure cells and module globals the function reads, imported or
+    read live."""
+    source, imports, normalizer = build.source, build.imports, build.normalizer
+    cells = build.cells = dict(normalizer.foreign_cells)
+    for node in trees.walk(build.tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                 node.id not in local_names and node.id not in imports.lines:
             if node.id in cells:
@@ -231,124 +364,346 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
             elif node.id in source.globals:
                 imports.user_global(node.id, source.globals[node.id],
                                     (source.globals, node.id))
+    return False
 
-    stacks = set()
-    if mode == "forward":
-        adjoint = Forward(source, namer, normalized, wrt, kinds, active, imports, annotate,
-                          with_value, as_tuple).run()
-    else:
-        reverse = Reverse(source, namer, normalized, wrt, kinds, active, imports, annotate,
-                          with_value, as_tuple, seed=seed, aux=aux, local_names=local_names)
-        adjoint = reverse.run()
-        stacks = {reverse.stack} - {None}
-    stages.append((mode, adjoint))
-    for names, error in normalizer.unknown_calls:  # a function s2sad does not know, given
-        if any(n in active and (zero_d or kinds.get(n, ANY).tag != "scalar")  # an array
-               for n in names):  # (or a list, a dict) the gradient follows: it may change it
+
+@transform(on="adjoint", needs=(kinds, active, local_names))
+def reverse(build: Build, kinds: dict, active: set, local_names: set) -> bool:
+    """Reverse-mode differentiation: the adjoint, the statements' derivatives in reverse
+    order (the reverse sweep)."""
+    o = build.options
+    sweep = Reverse(build.source, build.namer, build.tree, build.wrt, kinds, active,
+                    build.imports, o.annotate, o.with_value, o.as_tuple, seed=o.seed,
+                    aux=build.aux, local_names=local_names)
+    build.adjoint = sweep.run()
+    build.stacks, build.trips = {sweep.stack} - {None}, set(sweep.trips.values())
+    return True
+
+
+@transform(on="adjoint", needs=(kinds, active))
+def forward(build: Build, kinds: dict, active: set) -> bool:
+    """Forward-mode differentiation: a tangent beside each value, in program order."""
+    o = build.options
+    build.adjoint = Forward(build.source, build.namer, build.tree, build.wrt, kinds, active,
+                            build.imports, o.annotate, o.with_value, o.as_tuple).run()
+    return True
+
+
+@check(needs=(kinds, active))
+def refuse_unknown_calls(build: Build, kinds: dict, active: set) -> bool:
+    """Deny by default: a function s2sad does not know, given an array the gradient
+    follows, may change it; refused."""
+    for names, error in build.normalizer.unknown_calls:
+        if any(n in active and (build.zero_d or kinds.get(n, ANY).tag != "scalar")
+               for n in names):
             raise error
-    if optimize:
-        adjoint = Simplify(imports.helpers.get("scaled_power")).visit(adjoint)
-        stages.append(("simplify", adjoint))
-        shape_helpers = {imports.helpers[n]: i for n, i in SHAPE_ARGUMENTS.items()
-                         if n in imports.helpers}
-        if shape_helpers:  # (nothing reads a shape: nothing to do)
-            adjoint = ShapeOnly(kinds, shape_helpers, imports.helper,
-                                namer.temporaries).visit(adjoint)
-        split = SplitDicts(kinds, imports.helpers.get("zeros_like_structure"),
-                           imports.helpers.get("as_gradient"), namer.claim)
-        if mode != "forward" and not nestable:  # a dict's sensitivity, one name per key
-            adjoint = split.visit(adjoint)
-        if mode != "forward":  # (it turns first accumulations `s += e` into `s = e`)
-            views = {imports.helpers[n] for n in ("unbroadcast", "transpose_grad")
-                     if n in imports.helpers}
-            adjoint = FirstAssignment(_fresh_call(imports), views).visit(adjoint)
-            stages.append(("first_assignment", adjoint))
-        is_pure = _purity(source, imports)
-        # debug_nans keeps the forward values nothing reads: a NaN there (the loss itself,
-        # log of a negative number) is reported too
-        dead_code = (lambda tree: tree) if debug_nans else DeadCode(is_pure).visit
-        adjoint = dead_code(adjoint)
-        stages.append(("dead_code", adjoint))
-        # dead code goes again after the passes that may leave some, where they changed
-        # anything (dead code elimination leaves none behind it)
-        recompute = Recompute()
-        adjoint = recompute.visit(adjoint)
-        stages.append(("recompute", adjoint))
-        propagate = CopyPropagation(namer.temporaries)
-        adjoint = propagate.visit(adjoint)
-        if propagate.changed and "scaled_power" in imports.helpers:  # (a constant moved
-            # in: `x ** -2`'s slope, -2 * x ** -3)
-            adjoint = Simplify(imports.helpers["scaled_power"]).visit(adjoint)
-        if recompute.changed or propagate.changed:
-            adjoint = dead_code(adjoint)
-        stages.append(("copy_propagation", adjoint))
-        sum_grad = imports.helpers.get("sum_grad")
-        unit_seed = UnitSeed(kinds, sum_grad, namer.temporaries)
-        scale = ScaleInward(sum_grad, namer.temporaries)
-        idempotent = {imports.helpers["unbroadcast"]} if "unbroadcast" in imports.helpers \
-            else set()
-        passes = (ForwardSubstitution(is_pure, namer.temporaries, idempotent), unit_seed, scale)
-        for optimization in passes:
-            adjoint = optimization.visit(adjoint)
-        if any(optimization.changed for optimization in passes):
-            adjoint = dead_code(adjoint)
-        if unit_seed.changed or scale.changed:
-            # a seed left out, a constant moved: a value they read may be read once now
-            # (``t_2`` of ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
-            adjoint = ForwardSubstitution(is_pure, namer.temporaries,
-                                          idempotent).visit(adjoint)
-        stages.append(("forward_substitution", adjoint))
-        adjoint = subtract(adjoint)  # s += -e -> s -= e, where the passes above left them
-        stages.append(("subtract", adjoint))
+    return False
 
-    builtin_names = {"float", "map", "list", "tuple"}
-    if optimize and "as_gradient" in imports.helpers and \
-            not builtin_names & (local_names | set(source.globals)):
-        fresh = fresh_names(adjoint.body, _fresh_call(imports))
-        adjoint = GradientForm(kinds, imports.helpers["as_gradient"], fresh=fresh,
-                               fresh_gradient=lambda: imports.helper(
-                                   "fresh_gradient", "s2sad.runtime_gradients")).visit(adjoint)
-    if optimize:  # no float(...) of what is a Python float already
-        adjoint = PythonFloats(arg_kinds, _resolver(source, imports),
-                               local_names | set(source.globals)).visit(adjoint)
-        stages.append(("python_floats", adjoint))
-    if debug_nans:  # stop at the first generated statement that makes a NaN or an infinity
-        adjoint = NanCheck(source, lambda name: imports.helper(
-            name, "s2sad.runtime_debug")).visit(adjoint)
-        stages.append(("debug_nans", adjoint))
-    needs_nestable_build = optimize and split.changed
-    if optimize and stacks and not nestable and \
-            "range" not in local_names | set(source.globals):  # (the builtin's loops only)
-        tape = LoopTape(stacks, namer.claim)
-        adjoint = tape.visit(adjoint)
-        needs_nestable_build = needs_nestable_build or tape.changed
-        stages.append(("loop_tape", adjoint))
-    if optimize and mode != "forward" and not nestable and not debug_nans and \
-            "range" not in local_names | set(source.globals):
-        sums = LoopSums(*_loop_sums_names(source, imports), set(reverse.trips.values()),
-                        lambda name: imports.helper(name, "s2sad.runtime_terms"), namer.claim)
-        adjoint = sums.visit(adjoint)
-        needs_nestable_build = needs_nestable_build or sums.changed
-        stages.append(("loop_sums", adjoint))
-    adjoint = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
-                           stacks, namer.fresh).visit(adjoint)
-    if not imports.backend.takes_lists:  # lists and numbers used as arrays: cp.asarray
-        adjoint = DeviceArguments(kinds, source.globals, imports.numpy(),
-                                  set(imports.helpers.values())).visit(adjoint)
-    if optimize and mode != "forward" and not nestable and not debug_nans and \
-            imports.array_module_used:  # (after cp.asarray of lists: CuPy's arrays
-        # take the helpers' written form)
-        if "unbroadcast" in imports.helpers:  # (sums the products pass then takes over)
-            early = EarlySums(imports.helpers["unbroadcast"],
-                              imports.helpers.get("matmul_grad_left"), imports.helper)
-            adjoint = early.visit(adjoint)
-            needs_nestable_build = needs_nestable_build or early.changed
-            stages.append(("early_sums", adjoint))
-        products = SumProducts({imports.numpy(), *imports.renamed},
-                               imports.helpers.get("unbroadcast"), kinds, imports.helper)
-        adjoint = products.visit(adjoint)
-        needs_nestable_build = needs_nestable_build or products.changed
-        stages.append(("sum_products", adjoint))
+
+@transform(on="adjoint")
+def simplify(build: Build) -> bool:
+    """Constant folding: operations that change nothing dropped, soundly for arrays and
+    NaN (never ``x * 0 -> 0``)."""
+    fold = Simplify(build.imports.helpers.get("scaled_power"))
+    build.adjoint = fold.visit(build.adjoint)
+    return fold.changed
+
+
+@transform(on="adjoint", stage="simplify")
+def simplify_powers(build: Build) -> bool:
+    """Algebraic simplification again where copy propagation moved a constant into a power
+    (``x ** -2``'s slope)."""
+    if "scaled_power" not in build.imports.helpers:
+        return False
+    fold = Simplify(build.imports.helpers["scaled_power"])
+    build.adjoint = fold.visit(build.adjoint)
+    return fold.changed
+
+
+@transform(on="adjoint", needs=(kinds,))
+def shape_only(build: Build, kinds: dict) -> bool:
+    """Liveness of shapes: a helper reading only a shape reads it from an argument, so the
+    computed value dies early."""
+    imports = build.imports
+    shape_helpers = {imports.helpers[n]: i for n, i in SHAPE_ARGUMENTS.items()
+                     if n in imports.helpers}
+    if not shape_helpers:  # (nothing reads a shape: nothing to do)
+        return False
+    build.adjoint, changed = rewritten(
+        ShapeOnly(kinds, shape_helpers, imports.helper, build.namer.temporaries).visit,
+        build.adjoint)
+    return changed
+
+
+@transform(on="adjoint", needs=(kinds,))
+def split_dicts(build: Build, kinds: dict) -> bool:
+    """Scalar replacement of aggregates: a dict's sensitivity becomes one variable per key."""
+    helpers = build.imports.helpers
+    split = SplitDicts(kinds, helpers.get("zeros_like_structure"), helpers.get("as_gradient"),
+                       build.namer.claim)
+    build.adjoint = split.visit(build.adjoint)
+    build.needs_nestable_build |= split.changed
+    return split.changed
+
+
+@transform(on="adjoint")
+def first_assignment(build: Build) -> bool:
+    """Def-use on known zeros: ``s = 0.0; s += e`` becomes ``s = e`` where ``s`` is zero."""
+    imports = build.imports
+    views = {imports.helpers[n] for n in ("unbroadcast", "transpose_grad")
+             if n in imports.helpers}
+    build.adjoint, changed = rewritten(FirstAssignment(_fresh_call(imports), views).visit,
+                                       build.adjoint)
+    return changed
+
+
+@transform(on="adjoint", needs=(is_pure,), idempotent=True)
+def dead_code(build: Build, is_pure) -> bool:
+    """Dead code elimination by liveness, walking backwards; idempotent, so the manager
+    runs it again only after a change."""
+    dead = DeadCode(is_pure)
+    build.adjoint = dead.visit(build.adjoint)
+    return dead.changed
+
+
+@transform(on="adjoint")
+def recompute(build: Build) -> bool:
+    """Rematerialization: what a loop reads afresh each iteration is recomputed in the
+    reverse loop, not saved."""
+    again = Recompute()
+    build.adjoint = again.visit(build.adjoint)
+    return again.changed
+
+
+@transform(on="adjoint")
+def copy_propagation(build: Build) -> bool:
+    """Copy propagation along def-use chains: ``a = b`` and later reads of ``a`` read
+    ``b``."""
+    propagate = CopyPropagation(build.namer.temporaries)
+    build.adjoint = propagate.visit(build.adjoint)
+    return propagate.changed
+
+
+@transform(on="adjoint", needs=(is_pure,))
+def forward_substitution(build: Build, is_pure) -> bool:
+    """Forward substitution: a temporary read once is replaced by its definition (def-use)."""
+    helpers = build.imports.helpers
+    idempotent = {helpers["unbroadcast"]} if "unbroadcast" in helpers else set()
+    substitute = ForwardSubstitution(is_pure, build.namer.temporaries, idempotent)
+    build.adjoint = substitute.visit(build.adjoint)
+    return substitute.changed
+
+
+@transform(on="adjoint", needs=(kinds,))
+def unit_seed(build: Build, kinds: dict) -> bool:
+    """Constant propagation of ``np.sum``'s unit seed: multiplying by ones is left out."""
+    seed = UnitSeed(kinds, build.imports.helpers.get("sum_grad"), build.namer.temporaries)
+    build.adjoint = seed.visit(build.adjoint)
+    return seed.changed
+
+
+@transform(on="adjoint")
+def scale_inward(build: Build) -> bool:
+    """A constant factor moved to where the array is smallest (distributivity)."""
+    scale = ScaleInward(build.imports.helpers.get("sum_grad"), build.namer.temporaries)
+    build.adjoint = scale.visit(build.adjoint)
+    return scale.changed
+
+
+@transform(on="adjoint", stage="subtract")
+def subtraction(build: Build) -> bool:
+    """A peephole rewrite: ``s += -e`` becomes ``s -= e`` where the passes above left them."""
+    build.adjoint, changed = rewritten(subtract, build.adjoint)
+    return changed
+
+
+@transform(on="adjoint", needs=(kinds, local_names))
+def gradient_form(build: Build, kinds: dict, local_names: set) -> bool:
+    """Each gradient given its argument's form directly where type inference knows the
+    argument's kind."""
+    imports = build.imports
+    if "as_gradient" not in imports.helpers or \
+            {"float", "map", "list", "tuple"} & (local_names | set(build.source.globals)):
+        return False
+    fresh = fresh_names(build.adjoint.body, _fresh_call(imports))
+    form = GradientForm(kinds, imports.helpers["as_gradient"], fresh=fresh,
+                        fresh_gradient=lambda: imports.helper(
+                            "fresh_gradient", "s2sad.runtime_gradients"))
+    build.adjoint, changed = rewritten(form.visit, build.adjoint)
+    return changed
+
+
+@transform(on="adjoint", needs=(local_names,))
+def python_floats(build: Build, local_names: set) -> bool:
+    """Type inference of Python floats: no ``float(...)`` of what is a Python float
+    already."""
+    floats = PythonFloats(build.arg_kinds, _resolver(build.source, build.imports),
+                          local_names | set(build.source.globals))
+    build.adjoint, changed = rewritten(floats.visit, build.adjoint)
+    return changed
+
+
+@transform(on="adjoint")
+def nan_check(build: Build) -> bool:
+    """Instrumentation: stop at the first generated statement that makes a NaN or an
+    infinity."""
+    imports = build.imports
+    check_nans = NanCheck(build.source, lambda name: imports.helper(name, "s2sad.runtime_debug"))
+    build.adjoint = check_nans.visit(build.adjoint)
+    return check_nans.changed
+
+
+@transform(on="adjoint", needs=(local_names,))
+def loop_tape(build: Build, local_names: set) -> bool:
+    """The tape of a counted loop: its saved values in lists indexed by the counter, not on
+    the stack."""
+    if not build.stacks or "range" in local_names | set(build.source.globals):  # (the
+        return False  # builtin's loops only)
+    tape = LoopTape(build.stacks, build.namer.claim)
+    build.adjoint = tape.visit(build.adjoint)
+    build.needs_nestable_build |= tape.changed
+    return tape.changed
+
+
+@transform(on="adjoint", needs=(local_names,))
+def loop_sums(build: Build, local_names: set) -> bool:
+    """A reduction hoisted out of a loop: a reverse loop's weight sensitivities summed
+    after it, in one call."""
+    if "range" in local_names | set(build.source.globals):
+        return False
+    imports = build.imports
+    sums = LoopSums(*_loop_sums_names(build.source, imports), build.trips,
+                    lambda name: imports.helper(name, "s2sad.runtime_terms"), build.namer.claim)
+    build.adjoint = sums.visit(build.adjoint)
+    build.needs_nestable_build |= sums.changed
+    return sums.changed
+
+
+@transform(on="adjoint")
+def memory_budget(build: Build) -> bool:
+    """Instrumentation: an unbounded loop's recording checked against the memory budget."""
+    imports = build.imports
+    budget = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
+                          build.stacks, build.namer.fresh)
+    build.adjoint = budget.visit(build.adjoint)
+    return budget.changed
+
+
+@transform(on="adjoint", needs=(kinds,))
+def device_arguments(build: Build, kinds: dict) -> bool:
+    """On CuPy, NumPy's implicit conversions made explicit: lists and numbers used as
+    arrays go through ``cp.asarray``."""
+    imports = build.imports
+    convert = DeviceArguments(kinds, build.source.globals, imports.numpy(),
+                              set(imports.helpers.values()))
+    build.adjoint, changed = rewritten(convert.visit, build.adjoint)
+    return changed
+
+
+@transform(on="adjoint")
+def early_sums(build: Build) -> bool:
+    """A sensitivity summed down as it is built where only that sum reads it (after
+    ``cp.asarray``, CuPy's arrays take the helpers' form)."""
+    imports = build.imports
+    if not imports.array_module_used or "unbroadcast" not in imports.helpers:
+        return False  # (sums the products pass then takes over)
+    early = EarlySums(imports.helpers["unbroadcast"], imports.helpers.get("matmul_grad_left"),
+                      imports.helper)
+    build.adjoint = early.visit(build.adjoint)
+    build.needs_nestable_build |= early.changed
+    return early.changed
+
+
+@transform(on="adjoint", needs=(kinds,))
+def sum_products(build: Build, kinds: dict) -> bool:
+    """Fusion: a sum of a product made in one call (``np.sum(a * b, axis=2)`` is
+    ``sum_product(a, b, axis=2)``)."""
+    imports = build.imports
+    if not imports.array_module_used:
+        return False
+    products = SumProducts({imports.numpy(), *imports.renamed},
+                           imports.helpers.get("unbroadcast"), kinds, imports.helper)
+    build.adjoint = products.visit(build.adjoint)
+    build.needs_nestable_build |= products.changed
+    return products.changed
+
+
+# --- the pipeline ----------------------------------------------------------------------------
+
+optimize, debug_nans, has_aux, nestable, reverse_mode = map(
+    Condition.flag, ("optimize", "debug_nans", "has_aux", "nestable", "reverse"))
+# (a backend whose functions want arrays, not lists and numbers: CuPy's)
+wants_arrays = Condition(lambda options: not (target_backend(options.target) or NUMPY).takes_lists,
+                         "wants_arrays")
+# (the passes that rewrite loops and sums: not for code differentiated again, nor checked
+# for NaNs statement by statement)
+final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
+
+PIPELINE = [
+    Step(validate),
+    Step(names),
+    Step(exits),
+    Step(prepare_generated),
+    Step(desugar),
+    Step(normalize),
+    Step(aux_output, when=has_aux),
+    Step(argument_facts),
+    FixedPoint(Step(dict_views)),  # (a dict made of one made of one...)
+    Step(refuse_updates),
+    Step(refuse_unpaired_aux, when=has_aux),
+    Step(real_powers),
+    Step(user_globals),
+    Step(reverse, when=reverse_mode),
+    Step(forward, when=~reverse_mode),
+    Step(refuse_unknown_calls),
+    Step(simplify, when=optimize),
+    Step(shape_only, when=optimize),
+    Step(split_dicts, when=optimize & reverse_mode & ~nestable),
+    Step(first_assignment, when=optimize & reverse_mode),
+    # debug_nans keeps the forward values nothing reads: a NaN there (the loss itself, log
+    # of a negative number) is reported too. Dead code goes again after the passes that
+    # may leave some, where they changed anything (it is idempotent).
+    Step(dead_code, when=optimize & ~debug_nans),
+    Step(recompute, when=optimize),
+    Step(copy_propagation, when=optimize),
+    Step(simplify_powers, when=optimize, after=(copy_propagation,)),
+    Step(dead_code, when=optimize & ~debug_nans),
+    Step(forward_substitution, when=optimize),
+    Step(unit_seed, when=optimize),
+    Step(scale_inward, when=optimize),
+    Step(dead_code, when=optimize & ~debug_nans),
+    # a seed left out, a constant moved: a value they read may be read once now (``t_2`` of
+    # ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
+    Step(forward_substitution, when=optimize, after=(unit_seed, scale_inward)),
+    Step(subtraction, when=optimize),
+    Step(gradient_form, when=optimize),
+    Step(python_floats, when=optimize),
+    Step(nan_check, when=debug_nans),
+    Step(loop_tape, when=optimize & ~nestable),
+    Step(loop_sums, when=final_reverse),
+    Step(memory_budget),
+    Step(device_arguments, when=wants_arrays),
+    Step(early_sums, when=final_reverse),
+    Step(sum_products, when=final_reverse),
+]
+
+
+def build_gradient(func, wrt: list[str], arg_descriptors=None,
+                   options: Options | None = None) -> Compiled:
+    """Compile the derivative of ``func`` for the argument kinds ``arg_descriptors``, as
+    ``options`` say: ``PIPELINE`` run by a :class:`~s2sad.pass_manager.PassManager`."""
+    options = options or Options()
+    source = FunctionSource.of(func)
+    stages = Stages(options.keep_stages, unparse)
+    stages.record("source", source.tree)
+    manager = PassManager(PIPELINE, stages)
+    build = manager.run(Build(options, wrt, arg_descriptors, source, source.tree))
+    return _compiled(build, stages, manager.analysis(build, numbers))
+
+
+def _compiled(build: Build, stages: Stages, module_numbers: dict) -> Compiled:
+    """The source text of ``build``'s derivative, and what a call checks."""
+    adjoint, source, imports = build.adjoint, build.source, build.imports
     header = imports.header(adjoint)
     text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]
@@ -356,9 +711,9 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     returns = [n for n in trees.walk(source.tree) if isinstance(n, gast.Return)]
     at = returns[0] if len(returns) == 1 else source.tree
     output_at = (source.filename, at.lineno, source.line(at.lineno))
-    return Compiled(text, filename, adjoint.name, dict(imports.live), cells, stages.texts,
-                    output_at=output_at, numbers=frozenset(numbers) & set(imports.live),
-                    needs_nestable_build=needs_nestable_build,
+    return Compiled(text, filename, adjoint.name, dict(imports.live), build.cells, stages.texts,
+                    output_at=output_at, numbers=frozenset(module_numbers) & set(imports.live),
+                    needs_nestable_build=build.needs_nestable_build,
                     user_lines=statement_lines(adjoint))
 
 

@@ -46,7 +46,7 @@ LAYERS = {
         "registry", "rules", "rules.*", "implementations",
     ],
     "compiler": [
-        "pipeline", "codegen", "options", "transforms", "transforms.*",
+        "pipeline", "pass_manager", "codegen", "options", "transforms", "transforms.*",
     ],
     "face": [
         "__init__", "__main__", "api", "derivatives", "dispatch", "checkpoint", "cli",

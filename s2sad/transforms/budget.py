@@ -63,6 +63,7 @@ class MemoryBudget(trees.Transformer):
         self.helper = helper
         self.stacks = set(stacks)
         self.fresh = fresh
+        self.changed = False  # (whether a visit added a check)
 
     def visit_FunctionDef(self, node):
         if not self.stacks:  # nothing is recorded: no loop to watch (a straight-line gradient)
@@ -87,5 +88,6 @@ class MemoryBudget(trees.Transformer):
                                        [gast.Name(s, gast.Load(), None, None)], []))
                    for s in sorted(stacks)]
         node.body.insert(1, gast.copy_location(gast.If(test, checks, []), first))
+        self.changed = True
         start = gast.Assign([gast.Name(count, gast.Store(), None, None)], every, None)
         return [gast.copy_location(start, node), node]

@@ -96,6 +96,7 @@ def _has_break(stmts) -> bool:
 class DeadCode(trees.Transformer):
     def __init__(self, is_pure: Callable):
         self.is_pure = is_pure
+        self.changed = False  # (whether a visit dropped or shortened a statement)
         # id of a simple statement -> (it, its facts): a loop's body is walked until what
         # is live settles, so each statement's facts are found once
         self._known: dict = {}
@@ -164,6 +165,7 @@ class DeadCode(trees.Transformer):
                 needed = [n for n in init if n in live]
                 if apply and needed != init:
                     stmt = _init(needed, value) if needed else None
+                    self.changed = True
                 live -= set(init)
                 if stmt is not None:
                     kept.append(stmt)
@@ -178,6 +180,8 @@ class DeadCode(trees.Transformer):
             if mutates or isinstance(stmt, gast.AugAssign):
                 live |= targets
             kept.append(stmt)
+        if apply and len(kept) != len(stmts):
+            self.changed = True
         return kept[::-1], live
 
     def _facts(self, stmt) -> tuple[set, set, bool]:

@@ -83,6 +83,7 @@ class NanCheck(trees.Transformer):
     def __init__(self, source: FunctionSource, helper: Callable[[str], str]):
         self.source = source
         self.helper = helper
+        self.changed = False  # (whether a visit added a check)
 
     def visit_FunctionDef(self, node):
         node.body = self._block(node.body)
@@ -91,6 +92,7 @@ class NanCheck(trees.Transformer):
         checks = [self._call("check_argument", gast.Name(a.id, gast.Load(), None, None),
                              a.id, self.source.filename, line) for a in args]
         node.body[:0] = checks
+        self.changed = self.changed or bool(checks)
         return node
 
     def _block(self, stmts: list) -> list:
@@ -107,6 +109,7 @@ class NanCheck(trees.Transformer):
             for value in self._checked(stmt):
                 call = self._call("check_finite", value, unparse(stmt).strip(), *place)
                 out.append(gast.copy_location(call, stmt))
+                self.changed = True
         return out
 
     def _checked(self, stmt) -> list:

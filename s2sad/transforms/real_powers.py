@@ -54,6 +54,7 @@ class RealPowers(trees.Transformer):
         self.helper = helper
         self.source = source
         self.local_names = local_names
+        self.changed = False  # (whether a visit added a check)
 
     def visit_Assign(self, node):
         operands = self._power(node.value)
@@ -67,6 +68,7 @@ class RealPowers(trees.Transformer):
         flag = [gast.Constant(True, None)] if varying else []  # (complex next to each
         call = gast.Call(gast.Name(self.helper(), gast.Load(), None, None),  # whole number)
                          [clone(base), clone(exponent)] + flag, [])
+        self.changed = True
         return [located(gast.Expr(call), node), node]
 
     def _power(self, value) -> tuple | None:

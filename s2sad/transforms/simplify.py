@@ -79,6 +79,7 @@ class Simplify(trees.Transformer):
 
     def __init__(self, scaled_power: str | None = None):
         self.scaled_power = scaled_power
+        self.changed = False  # (whether a visit folded, merged or rewrote anything)
 
     def visit_FunctionDef(self, node):
         if not _candidates(node, self.scaled_power):
@@ -90,7 +91,9 @@ class Simplify(trees.Transformer):
         for field in ("body", "orelse"):
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                setattr(node, field, merge_twice(block))
+                merged = merge_twice(block)
+                self.changed = self.changed or len(merged) != len(block)
+                setattr(node, field, merged)
         return node
 
     def visit_Call(self, node):
@@ -99,6 +102,7 @@ class Simplify(trees.Transformer):
             return node
         coefficient, base, exponent = node.args
         power = self.visit_BinOp(gast.BinOp(base, gast.Pow(), exponent))
+        self.changed = True
         return located(gast.BinOp(coefficient, gast.Mult(), power), node)
 
     def visit_BinOp(self, node):
@@ -109,6 +113,7 @@ class Simplify(trees.Transformer):
                 coefficient, base, exponent = node.right.args
                 node.left = gast.BinOp(node.left, gast.Mult(), coefficient)
                 node.right = gast.BinOp(base, gast.Pow(), exponent)
+                self.changed = True
         self.generic_visit(node)
         if not _simplifiable_binop(node):
             return node
@@ -119,8 +124,10 @@ class Simplify(trees.Transformer):
             except (ZeroDivisionError, OverflowError):
                 return node
             if type(value) in (int, float) and abs(value) < 1e15:
+                self.changed = True
                 return located(gast.Constant(value, None), node)
         if isinstance(node.op, gast.Pow) and _number(node.right) and node.right.value == 1:
+            self.changed = True
             return node.left
         return node
 
@@ -129,6 +136,7 @@ class Simplify(trees.Transformer):
         if not _simplifiable_compare(node):
             return node
         value = _COMPARE[type(node.ops[0])](node.left.value, node.comparators[0].value)
+        self.changed = True
         return located(gast.Constant(bool(value), None), node)
 
     def visit_UnaryOp(self, node):
@@ -137,8 +145,10 @@ class Simplify(trees.Transformer):
             return node
         if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.UnaryOp) and \
                 isinstance(node.operand.op, gast.USub):
+            self.changed = True
             return node.operand.operand
         if isinstance(node.op, gast.USub) and _number(node.operand):
+            self.changed = True
             return located(gast.Constant(-node.operand.value, None), node)
         return node
 

@@ -1,0 +1,264 @@
+"""A small pass manager: the pipeline as a list of steps over one build.
+
+>>> from dataclasses import dataclass
+>>> @dataclass
+... class Build:
+...     options: object
+...     tree: list
+>>> @analysis(reads="tree")
+... def length(build):
+...     return len(build.tree)
+>>> @transform(on="tree", needs=(length,))
+... def halve(build, length):
+...     if length < 2:
+...         return False
+...     build.tree = build.tree[:length // 2]
+...     return True
+>>> build = Build(None, list(range(8)))
+>>> manager = PassManager([FixedPoint(Step(halve))], Stages(keep=True, show=str))
+>>> manager.run(build).tree, [name for name, _ in manager.stages.texts]
+([0], ['halve', 'halve', 'halve', 'halve'])
+
+A step runs one pass when its condition on the options holds (``Step(dead_code,
+when=optimize & ~debug_nans)``). Each pass says whether it changed its tree: a pass that
+returns anything but ``True`` or ``False`` is an error. An analysis is computed once and
+kept until a pass changes the tree it reads, unless that pass declares it keeps it
+(MLIR's preserved analyses). A :class:`FixedPoint` repeats its steps until none changes
+anything. The source after every step is kept as a stage, named after its pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .trees import walk
+
+
+class Analysis:
+    """A read-only fact about a build, computed on demand and cached: ``reads`` names the
+    build's tree it depends on (None: no tree); ``needs``: the analyses it reads, handed
+    to ``compute`` by name."""
+
+    def __init__(self, compute: Callable, reads: str | None, needs: tuple = ()):
+        self.compute = compute
+        self.reads = reads
+        self.needs = tuple(needs)
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __repr__(self) -> str:
+        return f"<analysis {self.name}>"
+
+
+def analysis(reads: str | None = None, needs: tuple = ()) -> Callable[[Callable], Analysis]:
+    """Declare ``compute(build, **analyses)`` an analysis of the tree ``build.<reads>``."""
+    return lambda compute: Analysis(compute, reads, needs)
+
+
+class Pass:
+    """A pass: ``run(build, **analyses)`` changes ``build.<on>`` and returns whether it
+    did. ``needs``: the analyses it reads, handed to it by name; ``keeps``: those still
+    true after it changes the tree (``ALL``: every one); ``idempotent``: a second run on
+    what it left changes nothing, so the manager skips it then; ``stage``: its name in
+    the stages (its function's name unless given)."""
+
+    def __init__(self, run: Callable, on: str | None, needs: tuple, keeps, idempotent: bool,
+                 stage: str | None):
+        self.run = run
+        self.on = on
+        self.needs = tuple(needs)
+        self.keeps = keeps
+        self.idempotent = idempotent
+        self.name = stage or run.__name__
+        self.__doc__ = run.__doc__
+
+    def __repr__(self) -> str:
+        return f"<pass {self.name}>"
+
+
+ALL = "all"
+
+
+def transform(on: str = "tree", needs: tuple = (), keeps=(), idempotent: bool = False,
+              stage: str | None = None) -> Callable[[Callable], Pass]:
+    """Declare ``run(build, **analyses) -> bool`` a pass changing ``build.<on>``."""
+    return lambda run: Pass(run, on, needs, keeps, idempotent, stage)
+
+
+def check(needs: tuple = ()) -> Callable[[Callable], Pass]:
+    """Declare ``run(build, **analyses)`` a pass that only refuses: it raises or returns
+    False, changes no tree and records no stage."""
+    return lambda run: Pass(run, None, needs, ALL, False, None)
+
+
+class Condition:
+    """A condition on a build's options, made of flags with ``&``, ``|`` and ``~``.
+
+    >>> from types import SimpleNamespace
+    >>> optimize, debug_nans = Condition.flag("optimize"), Condition.flag("debug_nans")
+    >>> (optimize & ~debug_nans)(SimpleNamespace(optimize=True, debug_nans=False))
+    True
+    """
+
+    def __init__(self, test: Callable, text: str):
+        self.test = test
+        self.text = text
+
+    @classmethod
+    def flag(cls, name: str) -> Condition:
+        return cls(lambda options: bool(getattr(options, name)), name)
+
+    def __call__(self, options) -> bool:
+        return self.test(options)
+
+    def __and__(self, other: Condition) -> Condition:
+        return Condition(lambda o: self(o) and other(o), f"{self.text} & {other.text}")
+
+    def __or__(self, other: Condition) -> Condition:
+        return Condition(lambda o: self(o) or other(o), f"({self.text} | {other.text})")
+
+    def __invert__(self) -> Condition:
+        return Condition(lambda o: not self(o), f"~{self.text}")
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+ALWAYS = Condition(lambda options: True, "always")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of a pipeline: run ``pass_`` where ``when`` holds for the options, and,
+    given ``after``, only where one of those passes changed the tree this build."""
+    pass_: Pass
+    when: Condition = ALWAYS
+    after: tuple = ()
+
+
+@dataclass(frozen=True)
+class FixedPoint:
+    """Steps repeated, in order, until a round of them changes nothing (a fixed point)."""
+    steps: tuple
+    when: Condition = ALWAYS
+
+    def __init__(self, *steps: Step, when: Condition = ALWAYS):
+        object.__setattr__(self, "steps", steps)
+        object.__setattr__(self, "when", when)
+
+
+@dataclass
+class Stages:
+    """The source after each pass, made into text only when asked for (it costs as much
+    as the passes themselves); ``show`` makes a tree into text."""
+    keep: bool
+    show: Callable
+    texts: list = field(default_factory=list)
+
+    def record(self, name: str, tree) -> None:
+        if self.keep:
+            self.texts.append((name, self.show(tree)))
+
+
+class PassManager:
+    """Runs ``pipeline`` (a list of :class:`Step` and :class:`FixedPoint`) on a build,
+    supplying each pass the analyses it needs and recording ``stages``."""
+
+    def __init__(self, pipeline: list, stages: Stages, verify: bool = False):
+        self.pipeline = pipeline
+        self.stages = stages
+        self.verify = verify  # compare the trees too: a pass saying False that changed
+        # its tree is an error (for tests: it costs a walk of the tree per pass)
+        self.cache: dict[Analysis, object] = {}
+        self.changed: dict[Pass, bool] = {}  # each pass's latest report, this build
+        self.version: dict[str, int] = {}  # how many changes each tree has had
+        self.clean: dict[Pass, int] = {}  # an idempotent pass: the version it left
+
+    def run(self, build):
+        """Run every step on ``build`` and return it."""
+        for step in self.pipeline:
+            if step.when(build.options):
+                if isinstance(step, FixedPoint):
+                    self._fixed_point(build, step)
+                else:
+                    self._step(build, step)
+        return build
+
+    def analysis(self, build, wanted: Analysis):
+        """The value of ``wanted`` for ``build`` now (cached until a pass changes its tree)."""
+        if wanted not in self.cache:
+            self.cache[wanted] = wanted.compute(
+                build, **{a.name: self.analysis(build, a) for a in wanted.needs})
+        return self.cache[wanted]
+
+    def _fixed_point(self, build, group: FixedPoint) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for step in group.steps:
+                if step.when(build.options):
+                    changed = self._step(build, step) or changed
+
+    def _step(self, build, step: Step) -> bool:
+        pass_ = step.pass_
+        if step.after and not any(self.changed.get(p) for p in step.after):
+            return False
+        tree = pass_.on
+        if pass_.idempotent and self.clean.get(pass_) == self.version.get(tree, 0):
+            return False  # (nothing changed since it last ran)
+        before = _fingerprint(getattr(build, tree)) if self.verify and tree and \
+            getattr(build, tree) is not None else None
+        changed = pass_.run(build, **{a.name: self.analysis(build, a) for a in pass_.needs})
+        if changed is not True and changed is not False:
+            raise TypeError(f"pass {pass_.name} returned {changed!r}, not whether it "
+                            "changed the tree (True or False)")
+        if before is not None and not changed and _fingerprint(getattr(build, tree)) != before:
+            raise AssertionError(f"pass {pass_.name} said it changed nothing, and changed "
+                                 f"build.{tree}")
+        self.changed[pass_] = changed
+        if tree is None:
+            return False
+        if changed:
+            self.version[tree] = self.version.get(tree, 0) + 1
+            if pass_.keeps != ALL:
+                self._invalidate(tree, pass_.keeps)
+        if pass_.idempotent:
+            self.clean[pass_] = self.version.get(tree, 0)
+        self.stages.record(pass_.name, getattr(build, tree))
+        return changed
+
+
+    def _invalidate(self, tree: str, keeps) -> None:
+        """Forget the analyses of ``tree`` but ``keeps``, and those that read them."""
+        stale = {a for a in self.cache if a.reads == tree and a not in keeps}
+        while stale:
+            for gone in stale:
+                del self.cache[gone]
+            stale = {a for a in self.cache if a not in keeps and
+                     any(n not in self.cache for n in a.needs)}
+
+
+def rewritten(visit: Callable, tree) -> tuple:
+    """``(visit(tree), changed)`` for a pass that cannot tell whether it changed the tree:
+    the trees before and after are compared node by node (identity, fields, shape).
+
+    >>> import gast
+    >>> tree = gast.parse("x = 1")
+    >>> rewritten(lambda t: t, tree)[1], rewritten(lambda t: gast.parse("x = 1"), tree)[1]
+    (False, True)
+    """
+    before = _fingerprint(tree)
+    new = visit(tree)
+    return new, _fingerprint(new) != before
+
+
+def _fingerprint(tree) -> list:
+    """Every node of ``tree`` (held, so no id is reused), in order, with its fields' values
+    and its lists as tuples: equal exactly when nothing was changed."""
+    out = []
+    append, extend = out.append, out.extend
+    for node in walk(tree):
+        append(node)
+        extend([tuple(v) if type(v) is list else v for v in node.__dict__.values()])
+    return out
