@@ -639,7 +639,7 @@ def _leaf_kinds(desc):
     ``"complex"``, or an array's dtype kind (``"f"``, ``"c"``, ``"i"``...)."""
     if not isinstance(desc, tuple):
         yield desc
-    elif desc[0] == "object":
+    elif desc[0] in ("object", "data"):
         return
     elif desc[0] in ("nd", "cupy"):
         yield desc[2]

@@ -20,6 +20,7 @@ same shape.
 
 from __future__ import annotations
 
+import sys
 import types
 from dataclasses import dataclass
 
@@ -28,8 +29,8 @@ import numpy as np
 
 from .. import registry, trees
 from .normalize import assigned_names
-from .resolve import (classify, is_append, is_setitem, modeled_type, namedtuple_class,
-                      statement_parts, static_value)
+from .resolve import (classify, foreign_argument, is_append, is_setitem, modeled_type,
+                      namedtuple_class, statement_parts, static_value, unmodeled_data)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Kind:
     # an object whose operators and indexing are its own, not NumPy's (an argument of
     # np.matrix, a masked array, a class of the user's): see reverse.refuse_foreign_operand
     foreign: bool = False
+    data: bool = False  # foreign and data: an np.matrix, a deque... (resolve.unmodeled_data)
 
     @property
     def numeric(self) -> bool:
@@ -58,6 +60,7 @@ SCALAR = Kind("scalar", "()", 0)
 NUMERIC = Kind("numeric")
 ANY = Kind("any")
 FOREIGN = Kind("any", foreign=True)
+DATA = Kind("any", foreign=True, data=True)
 
 _PY = {float: "float", int: "int", bool: "int", complex: "complex"}
 _UNIFORM: dict = {}  # (list or tuple, item type, length) -> descriptor
@@ -95,6 +98,9 @@ def describe(value):
     module = kind.__module__.split(".")[0]
     if module == "cupy" and hasattr(value, "ndim"):
         return ("cupy", value.ndim, value.dtype.kind)  # an array on the GPU
+    if isinstance(value, np.ndarray) or (module in _NOT_USERS or module in
+                                         sys.stdlib_module_names) and unmodeled_data(value):
+        return ("data", kind)  # (np.matrix, a masked array, a deque, a Fraction...)
     if module in _NOT_USERS:
         return "any"
     return _object(value, kind, 0)
@@ -202,7 +208,7 @@ def data_descriptor(cls, name: str) -> bool:
 def is_object(desc) -> bool:
     """Does the descriptor describe a value that is not a number nor a container of them
     (``"any"``, or an object of a user's class)?"""
-    return desc == "any" or type(desc) is tuple and desc[0] == "object"
+    return desc == "any" or type(desc) is tuple and desc[0] in ("object", "data")
 
 
 # the modules whose objects are not a user's (an object of a user's class is described with
@@ -242,7 +248,9 @@ _METHODS = (types.FunctionType, staticmethod)  # what class_method takes
 def from_descriptor(desc, token: str) -> Kind:
     if desc is None:
         return ANY
-    if is_object(desc):  # (np.matrix, a masked array, an object of a user's class...)
+    if type(desc) is tuple and desc[0] == "data":  # (np.matrix, a masked array, a deque...)
+        return DATA
+    if is_object(desc):  # (an object of a user's class, a string, None...)
         return FOREIGN
     if isinstance(desc, str):
         return Kind("scalar", "()", 0, py=desc)
@@ -314,6 +322,8 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                     set_kind(t, k)
                 continue
             kind = _value_kind(value, of, source, local_names, targets[0])
+            if _carries_foreign(value, of, source, local_names):
+                kind = DATA  # (np.multiply(M, 2.0), M.T, M[0]: an np.matrix still)
             if kind.tag in ("numeric", "array") and kind.shape is None:
                 # unknown shape, but the same as its own
                 kind = Kind(kind.tag, targets[0], kind.ndim)
@@ -533,10 +543,59 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         except KeyError:
             made = None
         if isinstance(made, type) and not modeled_type(made) and not namedtuple_class(made):
-            return FOREIGN
+            return DATA if issubclass(made, np.ndarray) else FOREIGN
         if made_by_numpy(made):  # np.ma.array(...), np.asmatrix(...): a subclass whose
-            return FOREIGN       # operators are its own
+            return DATA          # operators are its own
     return ANY
+
+
+def _carries_foreign(value, of, source, local_names) -> bool:
+    """May ``value`` be an object of an array subclass s2sad does not model, made of one
+    (see ``resolve.foreign_argument``): a function given one (``np.multiply(M, 2.0)`` is
+    an ``np.matrix``; not ``np.asarray(M)``), its method's result (``M.sum(0)``), an
+    operator on one, its item, or its attribute (``M.T``; not its ``shape`` or ``dtype``)?"""
+    def foreign(node, items: bool = False) -> bool:
+        if isinstance(node, gast.Name) and (node.id in local_names or of(node).data):
+            return of(node).data  # (an argument: np.matrix, a masked array...)
+        if not isinstance(node, (gast.Name, gast.Attribute)):
+            return False
+        try:
+            found = static_value(node, source, local_names)
+        except (KeyError, TypeError):
+            return False
+        return unmodeled_data(found) and (not items or isinstance(found, np.ndarray))
+
+    if isinstance(value, gast.Call):
+        func = value.func
+        if isinstance(func, gast.Attribute) and foreign(func.value):
+            return func.attr not in _CONVERTED
+        return foreign_argument(value, source, local_names, _Kinds(of)) is not None
+    if isinstance(value, gast.BinOp):
+        return foreign(value.left) or foreign(value.right)
+    if isinstance(value, gast.UnaryOp):
+        return foreign(value.operand)
+    if isinstance(value, gast.Subscript):  # (a deque's item is a number; a matrix's row,
+        return foreign(value.value, items=True)  # a matrix)
+    if isinstance(value, gast.Attribute):
+        return hasattr(np.ndarray, value.attr) and value.attr not in _CONVERTED and \
+            foreign(value.value)
+    return isinstance(value, gast.Name) and value.id not in local_names and foreign(value)
+
+
+# what an array subclass gives as an ndarray, a number or a tuple (M.A, M.shape, M.tolist())
+_CONVERTED = frozenset({"shape", "ndim", "size", "dtype", "A", "A1", "data", "mask",
+                        "itemsize", "nbytes", "strides", "tolist", "item", "filled",
+                        "getA", "getA1", "__array__"})
+
+
+class _Kinds:
+    """``kinds.get(name)`` for ``resolve.foreign_argument``, read from ``of``."""
+
+    def __init__(self, of):
+        self.of = of
+
+    def get(self, name, default=None):
+        return self.of(gast.Name(name, gast.Load(), None, None))
 
 
 def made_by_numpy(func) -> bool:
@@ -653,7 +712,7 @@ def _subscript_kind(base: Kind, index, of) -> Kind:
     """``x[i]``: an item of a list or tuple, a scalar of a vector indexed by an integer..."""
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     if base.foreign:  # (a row of an np.matrix is an np.matrix)
-        return FOREIGN
+        return DATA if base.data else FOREIGN
 
     def integer(part) -> bool:
         if isinstance(part, gast.Constant):

@@ -2366,7 +2366,7 @@ def argument_descriptors(tree, descriptors) -> dict:
 def _named(desc) -> bool:
     """Does ``desc`` hold a dict or a namedtuple (whose keys or fields the general variant
     of a gradient does not know)?"""
-    if type(desc) is not tuple or desc[0] in ("nd", "cupy", "object"):
+    if type(desc) is not tuple or desc[0] in ("nd", "cupy", "object", "data"):
         return False
     if desc[0] == "dict" or len(desc) > 2:
         return True
@@ -2376,7 +2376,7 @@ def _named(desc) -> bool:
 def _numbers_only(desc) -> bool:
     if isinstance(desc, str):
         return desc != "any"
-    if type(desc) is not tuple or desc[0] == "object":
+    if type(desc) is not tuple or desc[0] in ("object", "data"):
         return False
     if desc[0] in ("nd", "cupy"):
         return True

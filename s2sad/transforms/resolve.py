@@ -34,8 +34,10 @@ t_9 = x.conjugate()    unknown   x.conjugate() ['x']
 
 from __future__ import annotations
 
+import numbers
 import re
 import warnings
+from collections import abc
 
 from dataclasses import dataclass
 
@@ -294,6 +296,66 @@ def _foreign_operand(operands, source, local_names) -> str | None:
                 f"{kind.__module__}.{kind.__qualname__}"
             return f"{_spelled(operand)} (a {what})"
     return None
+
+
+def foreign_argument(call, source, local_names, kinds: dict, made=lambda operand: False):
+    """``(operand, how to name it, the function)`` for the first argument of ``call`` (a
+    function s2sad has a rule for) that is data whose class s2sad does not model
+    (``unmodeled_data``): a local name whose kind is ``data`` (an argument that is an
+    ``np.matrix``, ``np.ma.array(...)``), or such a global, closure value or default
+    (``np.dot(MATRIX, x)`` is a matrix product; ``np.multiply(MASKED, x)`` masked); not
+    one ``made`` says was made of the differentiated arguments (refused there). None
+    where there is none, or where the function converts it (``np.asarray(M)``)."""
+    try:
+        target = static_value(call.func, source, local_names)
+    except (KeyError, TypeError):
+        return None
+    try:
+        if target in _CONVERTS and not any(k.arg == "subok" for k in call.keywords):
+            return None
+    except TypeError:  # (an unhashable object called)
+        pass
+    for operand in list(call.args) + [k.value for k in call.keywords]:
+        if isinstance(operand, gast.Starred):
+            operand = operand.value
+        if isinstance(operand, gast.Name) and getattr(kinds.get(operand.id), "data", False) \
+                and not made(operand):
+            return operand, None, registry.describe_function(target)
+        if not isinstance(operand, (gast.Name, gast.Attribute)) or \
+                isinstance(operand, gast.Name) and operand.id in local_names:
+            continue
+        try:
+            value = static_value(operand, source, local_names)
+        except (KeyError, TypeError):
+            continue
+        if unmodeled_data(value):
+            return operand, _foreign_operand([operand], source, local_names), \
+                registry.describe_function(target)
+    return None
+
+
+def unmodeled_data(value) -> bool:
+    """Is ``value`` data (an array, a number, a sequence, set or mapping) whose class s2sad
+    does not model: an ``np.matrix``, a masked array, a ``collections.deque``, an
+    ``array.array``, a ``fractions.Fraction``, a scipy sparse matrix...?
+
+    >>> import fractions
+    >>> [unmodeled_data(v) for v in (np.ones(2), np.ma.masked_array([1.0]),
+    ...                                fractions.Fraction(1, 2), np.sin, "fro", None)]
+    [False, True, True, False, False, False]
+    """
+    if modeled(value) or isinstance(value, (type, np.dtype, type(np))):
+        return False
+    return isinstance(value, (np.ndarray, numbers.Number, abc.Sequence, abc.Set,
+                              abc.Mapping)) or any(
+        hasattr(type(value), name) for name in _ARRAY_LIKE)
+
+
+_ARRAY_LIKE = ("__array__", "__array_interface__", "__array_priority__",
+               "__array_ufunc__", "__array_function__")
+_CONVERTS = frozenset({np.asarray, np.array, np.ascontiguousarray, np.asfortranarray,
+                       float, int, complex, bool, len})
+# (what they give is an ndarray, whatever array subclass they are given: not with subok=True)
 
 
 def _spelled(node) -> str:
