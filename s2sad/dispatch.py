@@ -148,13 +148,15 @@ def read_tests(reads, constants: dict, names=None) -> list[str]:
     """
     tests = []
     for kind, holder, key, value in reads:
-        if kind in ("own", "class", "length"):  # (an argument, or an object in its
+        if kind in ("own", "class", "length", "dtype"):  # (an argument, or an object in its
             head = re.match(r"[^.\[]*", holder).group()  # attributes: model.layers[0])
             path = (names or {}).get(head, head) + holder[len(head):]
             if kind == "own":
                 test = "{key!r} not in {path}.__dict__"
             elif kind == "length":
                 test = "len({path}) == {key}"
+            elif kind == "dtype":
+                test = "{path}.dtype.kind == {key!r}"
             else:
                 test = "type({path}) is " + f"read_{len(constants)}"
                 constants[f"read_{len(constants)}"] = value
@@ -198,7 +200,7 @@ _MISSED = (AttributeError, IndexError, KeyError, TypeError)
 
 def _reaches(reads) -> bool:
     """Do the tests of ``reads`` read an argument's attributes (which may be gone)?"""
-    return any(kind in ("own", "class", "length") for kind, *_ in reads)
+    return any(kind in ("own", "class", "length", "dtype") for kind, *_ in reads)
 
 
 def _usable(name: str) -> bool:

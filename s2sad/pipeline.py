@@ -39,7 +39,7 @@ from .transforms.forward import Forward
 from .transforms.gradient_form import FRESH_HELPERS, GradientForm, fresh_names
 from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
-from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds
+from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds, object_members
 from .transforms.nan_check import NanCheck
 from .transforms.py_floats import PythonFloats
 from .transforms.normalize import (Normalize, argument_descriptors, argument_objects,
@@ -184,6 +184,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     source.constants = single_constants(normalized)  # (what a dtype argument reads: x.dtype
     source.dtypes = argument_dtypes(normalized, params, arg_descriptors)  # of an argument too)
     source.arguments = argument_categories(params, arg_descriptors)  # (stores: transforms.dtypes)
+    source.members = object_members(params, arg_descriptors)  # (p.W's dtype: kinds.member)
     descriptors = arg_descriptors or [None] * len(params)
     arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                  for p, d in zip(params, descriptors, strict=True)}

@@ -98,8 +98,7 @@ def describe(value):
     module = kind.__module__.split(".")[0]
     if module == "cupy" and hasattr(value, "ndim"):
         return ("cupy", value.ndim, value.dtype.kind)  # an array on the GPU
-    if isinstance(value, np.ndarray) or (module in _NOT_USERS or module in
-                                         sys.stdlib_module_names) and unmodeled_data(value):
+    if isinstance(value, np.ndarray) or _unmodeled(value):
         return ("data", kind)  # (np.matrix, a masked array, a deque, a Fraction...)
     if module in _NOT_USERS:
         return "any"
@@ -128,6 +127,8 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
                 continue
             if item is None:
                 members.append((name, ("none",)))  # (an optional layer left out)
+            elif _data_member(item):  # (self.W, self.idx, self.n, self.M: its dtype, or
+                members.append((name, describe(item)))  # the class s2sad does not model)
             elif user_objects(item, holders, _LISTED) and budget[0] > 0:
                 described = _objects(item, depth + 1, budget, holders, memo)
                 if described is not None:  # (a list of layers: each one's methods inlined)
@@ -139,6 +140,56 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
     described = memo[id(value), depth] = ("object", kind, _hidden_methods(value, kind),
                                           tuple(members))
     return described
+
+
+def _data_member(item) -> bool:
+    """Is ``item`` an attribute whose description an object's carries: a NumPy array
+    (its rank and dtype), a Python number, or data of a class s2sad does not model
+    (``np.matrix``)? (Read by the dtypes pass and ``infer_kinds``: ``member``.)"""
+    return type(item) in _PY or isinstance(item, np.ndarray) or _unmodeled(item)
+
+
+def _unmodeled(value) -> bool:
+    """Is ``value`` data of a library's class s2sad does not model (``describe``)?"""
+    module = type(value).__module__.split(".")[0]
+    return (module in _NOT_USERS or module in sys.stdlib_module_names) and \
+        unmodeled_data(value)
+
+
+def member(source, node):
+    """The description of ``node``, an attribute of an argument that is an object
+    (``p.W``: ``("nd", 2, "f")``; ``p.M``: ``("data", np.matrix)``; see ``_object``), or
+    None where its description does not say; noted, so that the entry of the gradient
+    tests it (``p.W`` an ndarray of that dtype kind, ``p.M`` of that class)."""
+    from ..source import note_dtype, note_path
+    if not isinstance(node, gast.Attribute) or not isinstance(node.value, gast.Name):
+        return None
+    desc = (getattr(source, "members", None) or {}).get((node.value.id, node.attr))
+    if desc is None:
+        return None
+    path = f"{node.value.id}.{node.attr}"
+    if isinstance(desc, str):
+        note_path(path, {"float": float, "int": int, "complex": complex}[desc])
+    elif desc[0] == "data":
+        note_path(path, desc[1])
+    elif desc[0] == "nd" and len(desc) == 3:
+        note_path(path, np.ndarray)
+        note_dtype(path, desc[2])
+    else:  # (a NumPy number: its class says its dtype)
+        return None
+    return desc
+
+
+def object_members(params, descriptors) -> dict:
+    """``{(argument, attribute): description}`` of the arrays, numbers and data of a class
+    s2sad does not model held by the arguments that are objects (``_data_member``)."""
+    found = {}
+    for param, desc in zip(params, descriptors or ()):
+        if type(desc) is tuple and desc[0] == "object":
+            for name, item in desc[3]:
+                if isinstance(item, str) or item[0] in ("nd", "data"):
+                    found[param, name] = item
+    return found
 
 
 _MEMBERS = 64  # the most objects an argument's description takes in
@@ -577,6 +628,9 @@ def _carries_foreign(value, of, source, local_names) -> bool:
     if isinstance(value, gast.Subscript):  # (a deque's item is a number; a matrix's row,
         return foreign(value.value, items=True)  # a matrix)
     if isinstance(value, gast.Attribute):
+        desc = member(source, value)  # (p.M, an argument's member: an np.matrix)
+        if type(desc) is tuple and desc[0] == "data":
+            return True
         return hasattr(np.ndarray, value.attr) and value.attr not in _CONVERTED and \
             foreign(value.value)
     return isinstance(value, gast.Name) and value.id not in local_names and foreign(value)

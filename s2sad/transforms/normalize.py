@@ -1845,8 +1845,8 @@ class Normalize:
         if base[0] == "param":
             _, path, cls, hidden, members = base
             desc = members.get(attr)  # (only what Python reads from __dict__)
-            if desc is None:
-                return None
+            if desc is None or isinstance(desc, str) or desc[0] in ("nd", "data"):
+                return None  # (an array, a number: see kinds.member)
             path = f"{path}.{attr}"
             if desc == ("none",):
                 note_path(path, type(None))
