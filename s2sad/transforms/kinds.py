@@ -170,7 +170,7 @@ def member(source, node):
     path = f"{node.value.id}.{node.attr}"
     if isinstance(desc, str):
         note_path(path, {"float": float, "int": int, "complex": complex}[desc])
-    elif desc[0] == "data":
+    elif desc[0] in ("data", "object"):
         note_path(path, desc[1])
     elif desc[0] == "nd" and len(desc) == 3:
         note_path(path, np.ndarray)
@@ -181,13 +181,14 @@ def member(source, node):
 
 
 def object_members(params, descriptors) -> dict:
-    """``{(argument, attribute): description}`` of the arrays, numbers and data of a class
-    s2sad does not model held by the arguments that are objects (``_data_member``)."""
+    """``{(argument, attribute): description}`` of the arrays, numbers, data of a class
+    s2sad does not model (``_data_member``) and objects held by the arguments that are
+    objects."""
     found = {}
     for param, desc in zip(params, descriptors or ()):
         if type(desc) is tuple and desc[0] == "object":
             for name, item in desc[3]:
-                if isinstance(item, str) or item[0] in ("nd", "data"):
+                if isinstance(item, str) or item[0] in ("nd", "data", "object"):
                     found[param, name] = item
     return found
 
@@ -375,6 +376,8 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
             kind = _value_kind(value, of, source, local_names, targets[0])
             if _carries_foreign(value, of, source, local_names):
                 kind = DATA  # (np.multiply(M, 2.0), M.T, M[0]: an np.matrix still)
+            elif _held_object(source, value, local_names):
+                kind = FOREIGN  # (p.layer: its operators are its own, or refused)
             if kind.tag in ("numeric", "array") and kind.shape is None:
                 # unknown shape, but the same as its own
                 kind = Kind(kind.tag, targets[0], kind.ndim)
@@ -634,6 +637,23 @@ def _carries_foreign(value, of, source, local_names) -> bool:
         return hasattr(np.ndarray, value.attr) and value.attr not in _CONVERTED and \
             foreign(value.value)
     return isinstance(value, gast.Name) and value.id not in local_names and foreign(value)
+
+
+def _held_object(source, value, local_names) -> bool:
+    """Is ``value`` an argument's attribute that is an object of a user's class
+    (``p.layer``: see ``member``), or a global (a closure value...) that is one
+    (``o = ACC``, or a helper's parameter given it)?"""
+    desc = member(source, value) if isinstance(value, gast.Attribute) else None
+    if type(desc) is tuple and desc[0] == "object":
+        return True
+    if not isinstance(value, (gast.Name, gast.Attribute)) or \
+            any(isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)):
+        return False
+    try:
+        found = static_value(value, source, local_names)
+    except (KeyError, TypeError):
+        return False
+    return type(describe(found)) is tuple and describe(found)[0] == "object"
 
 
 # what an array subclass gives as an ndarray, a number or a tuple (M.A, M.shape, M.tolist())
