@@ -598,8 +598,9 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             made = None
         if isinstance(made, type) and not modeled_type(made) and not namedtuple_class(made):
             return DATA if issubclass(made, np.ndarray) else FOREIGN
-        if made_by_numpy(made):  # np.ma.array(...), np.asmatrix(...): a subclass whose
-            return DATA          # operators are its own
+        if made_by_numpy(made) and getattr(made, "__name__", None) not in _CONVERTED:
+            return DATA  # np.ma.array(...), np.asmatrix(...): a subclass whose operators
+            # are its own (not MASKED.filled(0.0), an ndarray)
     return ANY
 
 
