@@ -96,6 +96,16 @@ def fraction_converted(x):
     return float(HALF) * np.sum(x * x)
 
 
+MATRICES = [MATRIX, MATRIX]
+
+
+def matrix_in_a_list(x):
+    s = 0.0
+    for m in MATRICES:
+        s = s + np.sum(np.dot(m, np.sin(x)))
+    return s
+
+
 def matrix_closure():
     m = MATRIX
 

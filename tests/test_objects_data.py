@@ -70,6 +70,8 @@ X = np.array([0.3, 0.7])
                  id="matrix-closure"),
     pytest.param(C.matrix_argument, (X, C.MATRIX), "'m', which is not", "return",
                  id="matrix-argument"),
+    pytest.param(C.matrix_in_a_list, (X,), "'m', which is not", "np.dot(m",
+                 id="matrix-in-a-global-list"),
     pytest.param(C.matrix_made_here, (X,), "'m', which is not", "return",
                  id="matrix-made-here"),
     pytest.param(C.masked_multiply, (X,), "MASKED (a numpy.ma.", "return",

@@ -618,6 +618,9 @@ def _carries_foreign(value, of, source, local_names) -> bool:
             found = static_value(node, source, local_names)
         except (KeyError, TypeError):
             return False
+        if items and type(found) in (list, tuple, dict):  # (MATRICES[0], a global's item)
+            return any(isinstance(item, np.ndarray) and unmodeled_data(item) for item in
+                       (found.values() if type(found) is dict else found))
         return unmodeled_data(found) and (not items or isinstance(found, np.ndarray))
 
     if isinstance(value, gast.Call):
