@@ -16,7 +16,10 @@ descriptions, and the source reader describes the objects a function reads.
 
 from __future__ import annotations
 
+import numbers
+import sys
 import types
+from collections import abc
 
 import numpy as np
 
@@ -60,6 +63,8 @@ def describe(value):
     desc = None if backend is None else backend.describe(value)
     if desc is not None:
         return desc
+    if isinstance(value, np.ndarray) or _unmodeled(value):
+        return ("data", kind)  # (np.matrix, a masked array, a deque, a Fraction...)
     if module in _NOT_USERS:
         return "any"
     return _object(value, kind, 0)
@@ -87,6 +92,8 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
                 continue
             if item is None:
                 members.append((name, ("none",)))  # (an optional layer left out)
+            elif _data_member(item):  # (self.W, self.idx, self.n, self.M: its dtype, or
+                members.append((name, describe(item)))  # the class s2sad does not model)
             elif user_objects(item, holders, _LISTED) and budget[0] > 0:
                 described = _objects(item, depth + 1, budget, holders, memo)
                 if described is not None:  # (a list of layers: each one's methods inlined)
@@ -98,6 +105,20 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
     described = memo[id(value), depth] = ("object", kind, _hidden_methods(value, kind),
                                           tuple(members))
     return described
+
+
+def _data_member(item) -> bool:
+    """Is ``item`` an attribute whose description an object's carries: a NumPy array
+    (its rank and dtype), a Python number, or data of a class s2sad does not model
+    (``np.matrix``)? (Read by the dtypes pass and ``infer_kinds``: ``member``.)"""
+    return type(item) in _PY or isinstance(item, np.ndarray) or _unmodeled(item)
+
+
+def _unmodeled(value) -> bool:
+    """Is ``value`` data of a library's class s2sad does not model (``describe``)?"""
+    module = type(value).__module__.split(".")[0]
+    return (module in _NOT_USERS or module in sys.stdlib_module_names) and \
+        unmodeled_data(value)
 
 
 _MEMBERS = 64  # the most objects an argument's description takes in
@@ -167,7 +188,7 @@ def data_descriptor(cls, name: str) -> bool:
 def is_object(desc) -> bool:
     """Does the descriptor describe a value that is not a number nor a container of them
     (``"any"``, or an object of a user's class)?"""
-    return desc == "any" or type(desc) is tuple and desc[0] == "object"
+    return desc == "any" or type(desc) is tuple and desc[0] in ("object", "data")
 
 
 # the modules whose objects are not a user's (an object of a user's class is described with
@@ -228,3 +249,49 @@ def namedtuple_class(value) -> bool:
     numbers = tuple(range(len(fields)))
     return all(type(own.get(f)).__name__ == "_tuplegetter" and
                own[f].__get__(numbers, value) == i for i, f in enumerate(fields))
+
+
+def modeled(value) -> bool:
+    """Are ``value``'s operators and indexing NumPy's and Python's own: a number, a NumPy
+    array or scalar (not a subclass: ``np.matrix``, a masked array), a list, tuple, dict,
+    string, range or None?
+
+    >>> import numpy as np
+    >>> [modeled(v) for v in (2.0, np.ones(2), [1.0], np.ma.masked_array([1.0]), np.r_)]
+    [True, True, True, False, False]
+    """
+    return modeled_type(type(value))
+
+
+def modeled_type(kind: type) -> bool:
+    """Are the operators and indexing of ``kind``'s objects modeled (see ``modeled``)?"""
+    if kind in _MODELED or issubclass(kind, np.generic):
+        return True
+    backend = BY_MODULE.get(kind.__module__.split(".")[0])  # (a CuPy array)
+    return backend is not None and kind.__name__ == "ndarray"
+
+
+_MODELED = frozenset({bool, int, float, complex, np.ndarray, list, tuple, dict, str, bytes,
+                      range, slice, type(None), type(Ellipsis),
+                      type(np.s_)})  # (np.s_[i] and np.index_exp[i] give the index itself)
+
+
+def unmodeled_data(value) -> bool:
+    """Is ``value`` data (an array, a number, a sequence, set or mapping) whose class s2sad
+    does not model: an ``np.matrix``, a masked array, a ``collections.deque``, an
+    ``array.array``, a ``fractions.Fraction``, a scipy sparse matrix...?
+
+    >>> import fractions
+    >>> [unmodeled_data(v) for v in (np.ones(2), np.ma.masked_array([1.0]),
+    ...                                fractions.Fraction(1, 2), np.sin, "fro", None)]
+    [False, True, True, False, False, False]
+    """
+    if modeled(value) or isinstance(value, (type, np.dtype, type(np))):
+        return False
+    return isinstance(value, (np.ndarray, numbers.Number, abc.Sequence, abc.Set,
+                              abc.Mapping)) or any(
+        hasattr(type(value), name) for name in _ARRAY_LIKE)
+
+
+_ARRAY_LIKE = ("__array__", "__array_interface__", "__array_priority__",
+               "__array_ufunc__", "__array_function__")

@@ -229,7 +229,7 @@ def read_test_trees(reads, constants: dict, names=None) -> list[ast.expr]:
 
     tests = []
     for kind, holder, key, value in reads:
-        if kind in ("own", "class", "length"):  # (an argument, or an object in its
+        if kind in ("own", "class", "length", "dtype"):  # (an argument, or an object in its
             head = re.match(r"[^.\[]*", holder).group()  # attributes: model.layers[0])
             path = (names or {}).get(head, head) + holder[len(head):]
             if kind == "own":
@@ -238,6 +238,10 @@ def read_test_trees(reads, constants: dict, names=None) -> list[ast.expr]:
             elif kind == "length":
                 def test(p, key=key):
                     return _equal(ast.Call(_load("len"), [p], []), ast.Constant(key))
+            elif kind == "dtype":
+                def test(p, key=key):
+                    return _equal(ast.Attribute(ast.Attribute(p, "dtype", ast.Load()), "kind",
+                                                ast.Load()), ast.Constant(key))
             else:
                 constant = f"read_{len(constants)}"
                 constants[constant] = value
@@ -290,7 +294,7 @@ _MISSED = (AttributeError, IndexError, KeyError, TypeError)
 
 def _reaches(reads) -> bool:
     """Do the tests of ``reads`` read an argument's attributes (which may be gone)?"""
-    return any(kind in ("own", "class", "length") for kind, *_ in reads)
+    return any(kind in ("own", "class", "length", "dtype") for kind, *_ in reads)
 
 
 def _usable(name: str) -> bool:

@@ -44,7 +44,7 @@ from .transforms.forward import Forward
 from .transforms.gradient_form import FRESH_HELPERS, GradientForm, fresh_names
 from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
-from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds
+from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds, object_members
 from .transforms.nan_check import NanCheck
 from .transforms.py_floats import PythonFloats
 from .transforms.normalize import (Normalize, argument_descriptors, argument_objects,
@@ -290,6 +290,7 @@ def argument_facts(build: Build) -> bool:
     build.source.constants = single_constants(build.tree)
     build.source.dtypes = argument_dtypes(build.tree, params, build.descriptors)
     build.source.arguments = argument_categories(params, build.descriptors)
+    build.source.members = object_members(params, build.descriptors)  # (p.W's dtype: kinds.member)
     descriptors = build.descriptors or [None] * len(params)
     build.arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                        for p, d in zip(params, descriptors, strict=True)}

@@ -445,6 +445,15 @@ def note_path(path: str | None, value, holder=None, name: str | None = None) -> 
         _note(("attr", holder, name, value), value, always=True)
 
 
+def note_dtype(path: str, kind: str) -> None:
+    """An array in an argument's attributes (``path``, ``"p.idx"``) was taken to have
+    this dtype kind (``"i"``: a store into it truncates): the entry tests it (after its
+    class, ``note_path``; the argument's description says both on the general path)."""
+    read = getattr(_RECORDING, "read", None)
+    if read is not None:
+        read.setdefault(("dtype", path, None), ("dtype", path, kind, None))
+
+
 def note_length(path: str, length: int) -> None:
     """A list of objects in an argument's attributes (``path``, ``"model.layers"``) was
     walked item by item: the entry tests its length (after its class, ``note_path``; the
@@ -485,7 +494,7 @@ def note_reads(dependencies) -> None:
     read = getattr(_RECORDING, "read", None)
     if read is not None:
         for kind, holder, key, value in dependencies:
-            if kind not in ("own", "class", "length"):
+            if kind not in ("own", "class", "length", "dtype"):
                 read.setdefault((kind, id(holder), key), (kind, holder, key, value))
 
 
@@ -494,7 +503,7 @@ def still_read(dependencies) -> bool:
     argument's class, ``"own"``, and the classes of its members, ``"class"``, are in its
     description: not tested here, nor the lengths of its lists of objects, ``"length"``.)"""
     for kind, holder, key, value in dependencies:
-        if kind in ("own", "class", "length"):
+        if kind in ("own", "class", "length", "dtype"):
             continue
         if kind == "items":
             if not same_items(holder, value):

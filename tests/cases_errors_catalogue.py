@@ -537,5 +537,26 @@ def multiplies_a_matrix(x):
     return np.sum(MATRIX * x)  # <- here
 
 
+def dots_a_matrix(x):
+    return np.sum(np.dot(MATRIX, x))  # <- here
+
+
+class Declines:
+    def __imul__(self, other):
+        return NotImplemented
+
+    def __mul__(self, other):
+        return other * 2.0
+
+
+DECLINES = Declines()
+
+
+def multiplies_in_place(x):
+    o = DECLINES
+    o *= x  # <- here
+    return o
+
+
 def joins_with_a_directive(x):
     return np.sum(np.r_["0,2", x, x])  # <- here

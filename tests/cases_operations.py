@@ -765,6 +765,89 @@ add("user-scale-times-array", "return np.sum(Scale(2.0) * x)", "v", CLASSES)
 add("user-array-times-scale", "return np.sum(x * Scale(2.0))", "v", CLASSES)
 add("masked-constant", "return np.sum(np.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0]) * x)")
 
+# --- array subclasses and library data; in-place operators on objects ------------------------
+
+SUBCLASSES = """
+import array
+import collections
+import fractions
+import warnings
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", PendingDeprecationWarning)
+    MATRIX = np.matrix([[1.0, 2.0, 0.5], [3.0, 4.0, -1.0], [0.2, 0.1, 2.0]])
+MASKED = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+DEQUE = collections.deque([1.0, 2.0, 3.0])
+ARRAY = array.array("d", [1.0, 2.0, 3.0])
+HALF = fractions.Fraction(1, 2)
+"""
+DATA = ["np.dot(MATRIX, x)", "np.multiply(MATRIX, x.reshape(3, 1))", "np.sum(MATRIX.T @ x)",
+        "np.dot(np.multiply(MATRIX, 2.0), x)", "np.dot(np.transpose(MATRIX), x)",
+        "np.dot(MATRIX[0], x)", "np.dot(np.asarray(MATRIX), x)", "np.array(MATRIX) @ x",
+        "np.multiply(MASKED, x)", "np.add(MASKED, x)", "MASKED * 1.0 + x",
+        "MASKED.filled(0.0) * x", "np.multiply(DEQUE, x)", "DEQUE[1] * x",
+        "np.multiply(ARRAY, x)", "np.asarray(ARRAY) * x", "np.multiply(HALF, x)",
+        "float(HALF) * x"]
+for _i, _expr in enumerate(DATA):
+    add(f"subclass-data-{_i:02d}", f"y = {_expr}\nreturn np.sum(np.multiply(y, x))", "v",
+        SUBCLASSES)
+
+IN_PLACE = """
+class Acc:
+    def __init__(self, k):
+        self.k = k
+
+    def __imul__(self, other):
+        return self.k * other * 2.0
+
+    def __mul__(self, other):
+        return self.k * other * 3.0
+
+    def __iadd__(self, other):
+        return self.k + other * other
+
+    def __add__(self, other):
+        return self.k + other
+
+    def __ipow__(self, other):
+        return self.k ** other
+
+    def __pow__(self, other):
+        return self.k * other
+
+
+class Plain:
+    def __init__(self, k):
+        self.k = k
+
+    def __mul__(self, other):
+        return self.k * other * other
+
+    def __sub__(self, other):
+        return self.k - other * other
+
+
+class Reflected:
+    def __rmul__(self, other):
+        return other * other * 7.0
+
+
+ACC = Acc(2.0)
+PLAIN = Plain(2.0)
+REFLECTED = Reflected()
+
+
+def scale_by(o, a):
+    o *= a
+    return o
+"""
+for _name, _body in [("imul", "o = ACC\no *= x"), ("iadd", "o = ACC\no += x"),
+                     ("ipow", "o = ACC\no **= x"), ("mul-fallback", "o = PLAIN\no *= x"),
+                     ("sub-fallback", "o = PLAIN\no -= x"),
+                     ("rmul-of-number", "o = x * 1.0\no *= REFLECTED"),
+                     ("in-helper", "o = scale_by(PLAIN, x)")]:
+    add(f"user-in-place-{_name}", f"{_body}\nreturn o * x + o", "s", IN_PLACE)
+
 # --- defaults, closures, recursion -----------------------------------------------------------
 
 add("default-nested-def", "a = x * 1.0\ndef g(t, k=a):\n    return t * k\na = a * a\n"

@@ -88,6 +88,8 @@ SYNTAX = [
     ("bare-return", C.bare_return, "`return` without a value", "Return the value"),
     ("may-not-return", C.may_not_return, "can end without `return`",
      "Make every path end with `return value`"),
+    ("in-place-not-followed", C.multiplies_in_place,
+     "an in-place operator on an object of Declines, whose __imul__", "NotImplemented"),
     ("nested-subscript-assignment", C.nested_subscript_assignment,
      "assignment into a nested element", "Index once: `y[i, j] = ...`"),
     ("attribute-assignment", C.attribute_assignment, "assignment to attribute",
@@ -310,6 +312,15 @@ def test_operator_on_an_object_not_modeled():
             derivative(C.multiplies_a_matrix)(np.ones(2))
         check_located(info.value, C.multiplies_a_matrix,
                       "no derivative rule for the operator * on MATRIX", "np.asarray")
+
+
+def test_call_given_data_not_modeled():
+    for derivative in (s2sad.grad, s2sad.jvp):
+        with pytest.raises(s2sad.NoDerivativeError) as info:
+            derivative(C.dots_a_matrix)(np.ones(2))
+        check_located(info.value, C.dots_a_matrix,
+                      "no derivative rule for numpy.dot given MATRIX (a numpy.matrix)",
+                      "np.asarray")
 
 
 def test_r_or_c_in_a_form_not_written_out():
@@ -648,7 +659,8 @@ def test_every_entry_is_tested():
         "unknown-keyword", "duplicate-argument", "integer-argument", "complex-argument",
         "non-numeric-argument",
         "nan-or-infinity", "hidden-update", "derivative-of-jacobian"} | {
-        "index-not-modeled", "operator-not-modeled", "r-c-form", "unknown-call-may-change"}
+        "index-not-modeled", "operator-not-modeled", "r-c-form", "unknown-call-may-change",
+        "call-not-modeled"}
     assert documented == tested, (sorted(documented - tested), sorted(tested - documented))
 
 

@@ -291,6 +291,7 @@ class Aliasing:
                 f"or copy first: `{target.id} = {user}.copy()`."))))
         value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
                                               stmt.op, stmt.value), stmt)
+        value.augmented = True  # (on an object of a user's class: its __imul__ first, dunders)
         self.statement(gast.copy_location(gast.Assign([target], value, None), stmt))
 
     def _list_slice_error(self, stmt, name: str):

@@ -9,7 +9,7 @@ its rule entry (``Rule.dtype``, ``Rule.result``). Each name gets ``(kind, holder
 ``kind`` is "i" (integers or bools), "f" (floats or complex) or "?" (unknown);
 ``holder`` is "a" (a NumPy array or scalar), "s" (a Python list, tuple or dict: a
 store keeps the value as it is), "n" (a Python number), "o" (a user's object argument,
-whose members' dtypes its description leaves out: taken as floats) or "?".
+whose arrays' and numbers' dtypes its description gives: ``kinds.member``) or "?".
 
 >>> import numpy as np
 >>> from s2sad.source import FunctionSource
@@ -71,7 +71,7 @@ def _described(desc):
         return {"float": ("f", "n"), "complex": ("f", "n"), "int": ("i", "n")}.get(desc, UNKNOWN)
     if type(desc) is not tuple or not desc:
         return UNKNOWN
-    if desc[0] == "object":  # (a user's object: its arrays taken as floats, as always)
+    if desc[0] == "object":  # (a user's object: its members' dtypes read at each p.W)
         return ("f", "o")
     if desc[0] in ARRAY_TAGS and len(desc) >= 3:
         return (_kind_of_dtype(desc[2]), "a")
@@ -243,8 +243,11 @@ def _attribute(value, env, source, local_names):
         return UNKNOWN
     if isinstance(value.value, gast.Name) and value.value.id in env:
         kind, holder = env[value.value.id]
-        if holder == "o":  # model.W: a user object's member (its dtype not described)
-            return ("f", "?")
+        if holder == "o":  # model.W: a user object's member, as its description says
+            from .kinds import member
+            desc = member(source, value)
+            return UNKNOWN if desc is None else (_described(desc)[0], "a" if type(desc) is
+                                                 tuple and desc[0] == "nd" else "?")
         if value.attr in ("T", "mT", "real", "imag", "flat"):
             return (kind, holder)
         if value.attr in ("ndim", "size", "itemsize", "nbytes"):

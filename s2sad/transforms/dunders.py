@@ -6,7 +6,8 @@ inlined as ``v.__mul__(a)`` would be (``Normalize._object_method``), not differe
 with NumPy's rule for ``*``. Python's order is kept: the right operand's reflected method
 first where its class is a subclass of the left's with a method of its own; the reflected
 method (``2.0 * v`` is ``type(v).__rmul__(v, 2.0)``) where the left operand is a Python
-number; ``-v`` is ``__neg__``, ``v[i]`` is ``__getitem__``. What cannot be followed (a
+number; ``-v`` is ``__neg__``, ``v[i]`` is ``__getitem__``; ``v *= a`` is ``__imul__`` where
+the class has one (``_in_place``), else ``v = v * a`` as above. What cannot be followed (a
 method that may return ``NotImplemented``, where Python would try the other operand's; one
 Python does not find the usual way; an array on the left of an object, where NumPy would
 make an array of objects) is left as it is written: an operator on an object of unknown
@@ -59,6 +60,9 @@ def _binary(normalize, node):
     left, right = _class(normalize, node.left), _class(normalize, node.right)
     if left is None and right is None:
         return None
+    if getattr(node, "augmented", False) and left is not None and \
+            _own(left, f"__i{_BINARY[type(node.op)]}__") is not None:
+        return _in_place(normalize, node, left)
     number = left is None and _python_number(normalize, node.left)
     chosen = _chosen(node.op, left, right, number)
     if chosen is None:
@@ -70,6 +74,29 @@ def _binary(normalize, node):
         # (the left one has no such method: Python tries the right one's reflected one)
         return _inline(normalize, node, node.right, f"__r{name[2:]}", [node.left], right)
     return _inline(normalize, node, node.left, name, [node.right], left)
+
+
+def _in_place(normalize, node, cls):
+    """``v *= a`` (``node``: ``v * a`` marked ``augmented``), ``v`` an object of a user's
+    class ``cls`` that has ``__imul__``: Python calls ``type(v).__imul__(v, a)`` and binds
+    ``v`` to what it returns (``self``, changed, or a new value), not ``__mul__``: that
+    method inlined; refused where it cannot be followed (it may return NotImplemented,
+    where Python would try ``__mul__``; an attribute of the object's own hides it)."""
+    name = f"__i{_BINARY[type(node.op)]}__"
+    inlined = _inline(normalize, node, node.left, name, [node.right], cls)
+    if inlined is None:
+        raise normalize.source.syntax_error(
+            f"an in-place operator on an object of {cls.__qualname__}, whose {name} s2sad "
+            "cannot follow", node,
+            f"s2sad inlines {name} where it is a def of your class that returns without "
+            "NotImplemented; else write the operation out: v = v.method(a), or "
+            f"v = v {_SYMBOLS[type(node.op)]} a for a new value.")
+    return inlined
+
+
+_SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
+            gast.Mod: "%", gast.Pow: "**", gast.MatMult: "@", gast.LShift: "<<",
+            gast.RShift: ">>", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^"}
 
 
 def _chosen(op, left, right, number: bool):

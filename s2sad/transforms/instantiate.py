@@ -20,7 +20,8 @@ from .. import runtime
 from ..errors import NoDerivativeError
 from ..trees import clone
 from .kinds import ANY
-from .resolve import FOREIGN_ADVICE, INDEX_ADVICE, foreign_index, _op_symbol, operand_text
+from .resolve import (FOREIGN_ADVICE, INDEX_ADVICE, foreign_argument, foreign_index, _op_symbol,
+                      operand_text)
 
 
 def call_rule(host, rule_function, call_args, call_keywords, params, wanted, pre):
@@ -55,11 +56,24 @@ def refuse_foreign_operand(sweep, stmt, value) -> None:
     """``M * x``, ``x`` differentiated and ``M`` an object whose operators are its own
     (an argument that is an ``np.matrix``, a masked array...: its kind is ``foreign``):
     refused at the line, not differentiated with NumPy's rule (``sweep``: the reverse or
-    forward pass)."""
+    forward pass). A call given such an object (``np.dot(M, x)``) is refused alike."""
+    if isinstance(value, gast.Call):
+        found = foreign_argument(value, sweep.source, sweep.local_names, sweep.kinds,
+                                 sweep.wants)  # (not one refused where it was made)
+        culprit = next((o for o in trees.walk(value) if isinstance(o, gast.Name) and
+                        sweep.wants(o)), None)
+        if found is not None and culprit is not None:
+            raise sweep.source.error(
+                NoDerivativeError, f"no derivative rule for {found[2]} given "
+                f"{found[1] or operand_text(found[0].id, sweep.namer, stmt)}, which is "
+                f"not a number or a NumPy array, and {operand_text(culprit.id, sweep.namer, stmt)}"
+                f", which depends on the differentiated argument"
+                f"{'s' if len(sweep.wrt) > 1 else ''}", stmt, FOREIGN_ADVICE)
     if not isinstance(value, (gast.BinOp, gast.UnaryOp)):
         return
     operands = [n for n in trees.walk(value) if isinstance(n, gast.Name)]  # (a + b - c)
-    foreign = next((o for o in operands if sweep.kinds.get(o.id, ANY).foreign), None)
+    foreign = next((o for o in operands if sweep.kinds.get(o.id, ANY).foreign and
+                    not (sweep.kinds[o.id].data and sweep.wants(o))), None)
     culprit = next((o for o in operands if sweep.wants(o)), None)
     if foreign is not None and culprit is not None:
         raise sweep.source.error(

@@ -31,8 +31,8 @@ from ..descriptors import (_NOT_USERS, _PY, _UNROLLED, _plain_lookup, class_meth
                            data_descriptor, describe, is_object, objects_described,
                            user_objects)
 from ..trees import assigned_names
-from .resolve import (classify, is_append, is_setitem, modeled_type, namedtuple_class,
-                      statement_parts, static_value)
+from .resolve import (classify, foreign_argument, is_append, is_setitem, modeled_type,
+                      namedtuple_class, statement_parts, static_value, unmodeled_data)
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class Kind:
     # an object whose operators and indexing are its own, not NumPy's (an argument of
     # np.matrix, a masked array, a class of the user's): see reverse.refuse_foreign_operand
     foreign: bool = False
+    data: bool = False  # foreign and data: an np.matrix, a deque... (resolve.unmodeled_data)
 
     @property
     def numeric(self) -> bool:
@@ -61,12 +62,51 @@ SCALAR = Kind("scalar", "()", 0)
 NUMERIC = Kind("numeric")
 ANY = Kind("any")
 FOREIGN = Kind("any", foreign=True)
+DATA = Kind("any", foreign=True, data=True)
 
+
+def member(source, node):
+    """The description of ``node``, an attribute of an argument that is an object
+    (``p.W``: ``("nd", 2, "f")``; ``p.M``: ``("data", np.matrix)``; see ``_object``), or
+    None where its description does not say; noted, so that the entry of the gradient
+    tests it (``p.W`` an ndarray of that dtype kind, ``p.M`` of that class)."""
+    from ..source import note_dtype, note_path
+    if not isinstance(node, gast.Attribute) or not isinstance(node.value, gast.Name):
+        return None
+    desc = (getattr(source, "members", None) or {}).get((node.value.id, node.attr))
+    if desc is None:
+        return None
+    path = f"{node.value.id}.{node.attr}"
+    if isinstance(desc, str):
+        note_path(path, {"float": float, "int": int, "complex": complex}[desc])
+    elif desc[0] in ("data", "object"):
+        note_path(path, desc[1])
+    elif desc[0] == "nd" and len(desc) == 3:
+        note_path(path, np.ndarray)
+        note_dtype(path, desc[2])
+    else:  # (a NumPy number: its class says its dtype)
+        return None
+    return desc
+
+
+def object_members(params, descriptors) -> dict:
+    """``{(argument, attribute): description}`` of the arrays, numbers, data of a class
+    s2sad does not model (``_data_member``) and objects held by the arguments that are
+    objects."""
+    found = {}
+    for param, desc in zip(params, descriptors or ()):
+        if type(desc) is tuple and desc[0] == "object":
+            for name, item in desc[3]:
+                if isinstance(item, str) or item[0] in ("nd", "data", "object"):
+                    found[param, name] = item
+    return found
 
 def from_descriptor(desc, token: str) -> Kind:
     if desc is None:
         return ANY
-    if is_object(desc):  # (np.matrix, a masked array, an object of a user's class...)
+    if type(desc) is tuple and desc[0] == "data":  # (np.matrix, a masked array, a deque...)
+        return DATA
+    if is_object(desc):  # (an object of a user's class, a string, None...)
         return FOREIGN
     if isinstance(desc, str):
         return Kind("scalar", "()", 0, py=desc)
@@ -138,6 +178,10 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                     set_kind(t, k)
                 continue
             kind = _value_kind(value, of, source, local_names, targets[0])
+            if _carries_foreign(value, of, source, local_names):
+                kind = DATA  # (np.multiply(M, 2.0), M.T, M[0]: an np.matrix still)
+            elif _held_object(source, value, local_names):
+                kind = FOREIGN  # (p.layer: its operators are its own, or refused)
             if kind.tag in ("numeric", "array") and kind.shape is None:
                 # unknown shape, but the same as its own
                 kind = Kind(kind.tag, targets[0], kind.ndim)
@@ -357,10 +401,83 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         except KeyError:
             made = None
         if isinstance(made, type) and not modeled_type(made) and not namedtuple_class(made):
-            return FOREIGN
-        if made_by_numpy(made):  # np.ma.array(...), np.asmatrix(...): a subclass whose
-            return FOREIGN       # operators are its own
+            return DATA if issubclass(made, np.ndarray) else FOREIGN
+        if made_by_numpy(made) and getattr(made, "__name__", None) not in _CONVERTED:
+            return DATA  # np.ma.array(...), np.asmatrix(...): a subclass whose operators
+            # are its own (not MASKED.filled(0.0), an ndarray)
     return ANY
+
+
+def _carries_foreign(value, of, source, local_names) -> bool:
+    """May ``value`` be an object of an array subclass s2sad does not model, made of one
+    (see ``resolve.foreign_argument``): a function given one (``np.multiply(M, 2.0)`` is
+    an ``np.matrix``; not ``np.asarray(M)``), its method's result (``M.sum(0)``), an
+    operator on one, its item, or its attribute (``M.T``; not its ``shape`` or ``dtype``)?"""
+    def foreign(node, items: bool = False) -> bool:
+        if isinstance(node, gast.Name) and (node.id in local_names or of(node).data):
+            return of(node).data  # (an argument: np.matrix, a masked array...)
+        if not isinstance(node, (gast.Name, gast.Attribute)):
+            return False
+        try:
+            found = static_value(node, source, local_names)
+        except (KeyError, TypeError):
+            return False
+        if items and type(found) in (list, tuple, dict):  # (MATRICES[0], a global's item)
+            return any(isinstance(item, np.ndarray) and unmodeled_data(item) for item in
+                       (found.values() if type(found) is dict else found))
+        return unmodeled_data(found) and (not items or isinstance(found, np.ndarray))
+
+    if isinstance(value, gast.Call):
+        func = value.func
+        if isinstance(func, gast.Attribute) and foreign(func.value):
+            return func.attr not in _CONVERTED
+        return foreign_argument(value, source, local_names, _Kinds(of)) is not None
+    if isinstance(value, gast.BinOp):
+        return foreign(value.left) or foreign(value.right)
+    if isinstance(value, gast.UnaryOp):
+        return foreign(value.operand)
+    if isinstance(value, gast.Subscript):  # (a deque's item is a number; a matrix's row,
+        return foreign(value.value, items=True)  # a matrix)
+    if isinstance(value, gast.Attribute):
+        desc = member(source, value)  # (p.M, an argument's member: an np.matrix)
+        if type(desc) is tuple and desc[0] == "data":
+            return True
+        return hasattr(np.ndarray, value.attr) and value.attr not in _CONVERTED and \
+            foreign(value.value)
+    return isinstance(value, gast.Name) and value.id not in local_names and foreign(value)
+
+
+def _held_object(source, value, local_names) -> bool:
+    """Is ``value`` an argument's attribute that is an object of a user's class
+    (``p.layer``: see ``member``), or a global (a closure value...) that is one
+    (``o = ACC``, or a helper's parameter given it)?"""
+    desc = member(source, value) if isinstance(value, gast.Attribute) else None
+    if type(desc) is tuple and desc[0] == "object":
+        return True
+    if not isinstance(value, (gast.Name, gast.Attribute)) or \
+            any(isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)):
+        return False
+    try:
+        found = static_value(value, source, local_names)
+    except (KeyError, TypeError):
+        return False
+    return type(describe(found)) is tuple and describe(found)[0] == "object"
+
+
+# what an array subclass gives as an ndarray, a number or a tuple (M.A, M.shape, M.tolist())
+_CONVERTED = frozenset({"shape", "ndim", "size", "dtype", "A", "A1", "data", "mask",
+                        "itemsize", "nbytes", "strides", "tolist", "item", "filled",
+                        "getA", "getA1", "__array__"})
+
+
+class _Kinds:
+    """``kinds.get(name)`` for ``resolve.foreign_argument``, read from ``of``."""
+
+    def __init__(self, of):
+        self.of = of
+
+    def get(self, name, default=None):
+        return self.of(gast.Name(name, gast.Load(), None, None))
 
 
 def made_by_numpy(func) -> bool:
@@ -477,7 +594,7 @@ def _subscript_kind(base: Kind, index, of) -> Kind:
     """``x[i]``: an item of a list or tuple, a scalar of a vector indexed by an integer..."""
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     if base.foreign:  # (a row of an np.matrix is an np.matrix)
-        return FOREIGN
+        return DATA if base.data else FOREIGN
 
     def integer(part) -> bool:
         if isinstance(part, gast.Constant):

@@ -77,7 +77,7 @@ def argument_descriptors(tree, descriptors) -> dict:
 def _named(desc) -> bool:
     """Does ``desc`` hold a dict or a namedtuple (whose keys or fields the general variant
     of a gradient does not know)?"""
-    if type(desc) is not tuple or desc[0] in ARRAY_TAGS or desc[0] == "object":
+    if type(desc) is not tuple or desc[0] in ARRAY_TAGS or desc[0] in ("object", "data"):
         return False
     if desc[0] == "dict" or len(desc) > 2:
         return True
@@ -87,7 +87,7 @@ def _named(desc) -> bool:
 def _numbers_only(desc) -> bool:
     if isinstance(desc, str):
         return desc != "any"
-    if type(desc) is not tuple or desc[0] == "object":
+    if type(desc) is not tuple or desc[0] in ("object", "data"):
         return False
     if desc[0] in ARRAY_TAGS:
         return True
@@ -319,8 +319,8 @@ class Objects:
         if base[0] == "param":
             _, path, cls, hidden, members = base
             desc = members.get(attr)  # (only what Python reads from __dict__)
-            if desc is None:
-                return None
+            if desc is None or isinstance(desc, str) or desc[0] in ("nd", "data"):
+                return None  # (an array, a number: see kinds.member)
             path = f"{path}.{attr}"
             if desc == ("none",):
                 note_path(path, type(None))

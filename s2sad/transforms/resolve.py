@@ -34,8 +34,10 @@ t_9 = x.conjugate()    unknown   x.conjugate() ['x']
 
 from __future__ import annotations
 
+import numbers
 import re
 import warnings
+from collections import abc
 
 from dataclasses import dataclass
 
@@ -46,7 +48,8 @@ from .. import trees
 from .. import registry
 from ..backends import ARRAY_TAGS, BY_MODULE
 from ..rules.operators import OPERATORS
-from ..descriptors import namedtuple_class
+from ..descriptors import (_MODELED, modeled, modeled_type, namedtuple_class,  # noqa: F401
+                           unmodeled_data)
 from ..source import FunctionSource, note_attribute
 
 NONDIFF_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "__len__"}
@@ -229,31 +232,6 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
     return Op("nondiff", [value])
 
 
-def modeled(value) -> bool:
-    """Are ``value``'s operators and indexing NumPy's and Python's own: a number, a NumPy
-    array or scalar (not a subclass: ``np.matrix``, a masked array), a list, tuple, dict,
-    string, range or None?
-
-    >>> import numpy as np
-    >>> [modeled(v) for v in (2.0, np.ones(2), [1.0], np.ma.masked_array([1.0]), np.r_)]
-    [True, True, True, False, False]
-    """
-    return modeled_type(type(value))
-
-
-def modeled_type(kind: type) -> bool:
-    """Are the operators and indexing of ``kind``'s objects modeled (see ``modeled``)?"""
-    if kind in _MODELED or issubclass(kind, np.generic):
-        return True
-    backend = BY_MODULE.get(kind.__module__.split(".")[0])  # (a CuPy array)
-    return backend is not None and kind.__name__ == "ndarray"
-
-
-_MODELED = frozenset({bool, int, float, complex, np.ndarray, list, tuple, dict, str, bytes,
-                      range, slice, type(None), type(Ellipsis),
-                      type(np.s_)})  # (np.s_[i] and np.index_exp[i] give the index itself)
-
-
 def _foreign_operand(operands, source, local_names) -> str | None:
     """How to name the first of ``operands`` that is a value from outside the function
     (a module's global, ``np.mgrid``) whose operators or indexing are not modeled
@@ -272,6 +250,47 @@ def _foreign_operand(operands, source, local_names) -> str | None:
                 f"{kind.__module__}.{kind.__qualname__}"
             return f"{_spelled(operand)} (a {what})"
     return None
+
+
+def foreign_argument(call, source, local_names, kinds: dict, made=lambda operand: False):
+    """``(operand, how to name it, the function)`` for the first argument of ``call`` (a
+    function s2sad has a rule for) that is data whose class s2sad does not model
+    (``unmodeled_data``): a local name whose kind is ``data`` (an argument that is an
+    ``np.matrix``, ``np.ma.array(...)``), or such a global, closure value or default
+    (``np.dot(MATRIX, x)`` is a matrix product; ``np.multiply(MASKED, x)`` masked); not
+    one ``made`` says was made of the differentiated arguments (refused there). None
+    where there is none, or where the function converts it (``np.asarray(M)``)."""
+    try:
+        target = static_value(call.func, source, local_names)
+    except (KeyError, TypeError):
+        return None
+    try:
+        if target in _CONVERTS and not any(k.arg == "subok" for k in call.keywords):
+            return None
+    except TypeError:  # (an unhashable object called)
+        pass
+    for operand in list(call.args) + [k.value for k in call.keywords]:
+        if isinstance(operand, gast.Starred):
+            operand = operand.value
+        if isinstance(operand, gast.Name) and getattr(kinds.get(operand.id), "data", False) \
+                and not made(operand):
+            return operand, None, registry.describe_function(target)
+        if not isinstance(operand, (gast.Name, gast.Attribute)) or \
+                isinstance(operand, gast.Name) and operand.id in local_names:
+            continue
+        try:
+            value = static_value(operand, source, local_names)
+        except (KeyError, TypeError):
+            continue
+        if unmodeled_data(value):
+            return operand, _foreign_operand([operand], source, local_names), \
+                registry.describe_function(target)
+    return None
+
+
+_CONVERTS = frozenset({np.asarray, np.array, np.ascontiguousarray, np.asfortranarray,
+                       float, int, complex, bool, len})
+# (what they give is an ndarray, whatever array subclass they are given: not with subok=True)
 
 
 def _spelled(node) -> str:
