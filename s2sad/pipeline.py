@@ -36,7 +36,7 @@ from .transforms.desugar import Desugar
 from .transforms.exits import Exits
 from .transforms.first_assignment import FirstAssignment
 from .transforms.forward import Forward
-from .transforms.gradient_form import FRESH_HELPERS, GradientForm, fresh_names
+from .transforms.gradient_form import GradientForm, fresh_call, fresh_names
 from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
 from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds
@@ -52,7 +52,7 @@ from .transforms.recompute import Recompute
 from .transforms.resolve import argument_dtypes, single_constants, static_value
 from .transforms.reverse import Reverse
 from .transforms.scale_inward import ScaleInward
-from .transforms.shape_only import SHAPE_ARGUMENTS, ShapeOnly
+from .transforms.shape_only import ShapeOnly, shape_helpers
 from .transforms.simplify import Simplify, subtract
 from .transforms.split_dicts import SplitDicts
 from .transforms.unit_seed import UnitSeed
@@ -248,10 +248,9 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
     if optimize:
         adjoint = Simplify(imports.helpers.get("scaled_power")).visit(adjoint)
         stages.append(("simplify", adjoint))
-        shape_helpers = {imports.helpers[n]: i for n, i in SHAPE_ARGUMENTS.items()
-                         if n in imports.helpers}
-        if shape_helpers:  # (nothing reads a shape: nothing to do)
-            adjoint = ShapeOnly(kinds, shape_helpers, imports.helper,
+        shape_readers = shape_helpers(imports.helper_functions())
+        if shape_readers:  # (nothing reads a shape: nothing to do)
+            adjoint = ShapeOnly(kinds, shape_readers, imports.helper,
                                 namer.temporaries).visit(adjoint)
         split = SplitDicts(kinds, imports.helpers.get("zeros_like_structure"),
                            imports.helpers.get("as_gradient"), namer.claim)
@@ -362,13 +361,9 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
 
 
 def _fresh_call(imports):
-    """Does a call of ``func`` return a new array (a helper of ``FRESH_HELPERS``,
-    ``np.outer``)?"""
-    fresh_helpers = {imports.helpers[n] for n in FRESH_HELPERS if n in imports.helpers}
-    numpy_name = imports.numpy()
-    return lambda func: isinstance(func, gast.Name) and func.id in fresh_helpers or \
-        isinstance(func, gast.Attribute) and func.attr == "outer" and \
-        isinstance(func.value, gast.Name) and func.value.id == numpy_name
+    """Does a call of ``func`` return a new array (a helper or a NumPy function whose
+    facts say ``fresh``: ``np.outer``)?"""
+    return fresh_call(imports.helper_functions(), imports.numpy())
 
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
@@ -445,11 +440,14 @@ def _resolver(source, imports):
 
 def _pure_names(source, imports) -> set:
     """The names of the calls generated code makes that change nothing: the runtime's
-    helpers (but ``output_seed``, which may raise) and the builtins on numbers (``len``,
-    ``float``, ``abs``, ``max``, ``min``, ``pow``, ``sum``, ``range``, ``reversed``) where
-    the user's code does not give those names another meaning."""
-    helpers = {alias for name, alias in imports.helpers.items() if name != "output_seed"}
-    return helpers | ({"len", "float", "abs", "max", "min", "pow", "sum", "range", "reversed"}
+    helpers (but those whose facts say ``checks``: ``output_seed`` may raise) and the
+    builtins whose facts say ``pure`` (``len``, ``float``...) where the user's code does
+    not give those names another meaning."""
+    functions = imports.helper_functions()
+    helpers = {alias for alias in imports.helpers.values()
+               if not (registry.facts(functions.get(alias)) or registry.Facts()).checks}
+    return helpers | ({name for name, f in vars(builtins).items()
+                       if (registry.facts(f) or registry.Facts()).pure}
                       - set(source.locals) - set(source.globals))
 
 

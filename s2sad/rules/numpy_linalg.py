@@ -14,7 +14,7 @@ array([[ 3., -1.],
 
 import numpy as np
 
-from ..registry import defdtype, defvjp, refuse_values
+from ..registry import defdtype, deffacts, defvjp, refuse_values
 from ..runtime import (as_gradient, cholesky_grad, cofactors, diag_grad, diagonal_grad,
                        dot_grad_left, dot_grad_right, einsum_grad, gap_quotient, inner_grad,
                        kron_grad, matmul_grad_left, matmul_grad_right, quotient, solve_grad,
@@ -44,6 +44,9 @@ def vdot(g, ans, a, b):
 @defvjp(np.inner, shape="other")
 def inner(g, ans, a, b):
     return inner_grad(g, a, b, 0), inner_grad(g, a, b, 1)
+
+
+deffacts(np.outer, fresh=True)  # (a new array: an accumulation into it may be in place)
 
 
 @defvjp(np.outer, shape="other")

@@ -30,7 +30,7 @@ array([2., 2., 2.])
 
 import numpy as np
 
-from ..registry import deflinear, defresult, deftangent, defvjp, nondifferentiable
+from ..registry import deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable
 from ..runtime import (add_sens, array_grad, as_gradient, average_grad, broadcast_shape, cast_like,
                        check_real_power, checked_quantiles, choose_grad, clip_grad,
                        column_stack_grad, concatenate_grad, cumprod_grad, cumsum_grad,
@@ -63,6 +63,9 @@ nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_cal
                   broadcast_shape, matmul_shape, shape_of, running_extremum, one_axis,
                   window_count, shape="other")
 defresult(zeros_like_structure, kind="f")  # (sensitivities: float zeros, updated in place)
+deffacts(zeros_like_structure, fresh=True, structure_of=(0,))
+deffacts(reduced_size, shape_of=0)
+deffacts(output_seed, checks=True)  # (a function whose result is not a number: its error)
 
 
 @defvjp(checked_quantiles)  # q itself (checked)
@@ -174,6 +177,9 @@ def scaled_power_rule(g, ans, c, x, e):
 # --- shapes and structures ------------------------------------------------------------------
 
 
+deffacts(unbroadcast, shape_of=1)
+
+
 @defvjp(unbroadcast, shape="other")
 def unbroadcast_rule(g, ans, h, like):
     return unbroadcast_adjoint(g, h), None
@@ -184,14 +190,23 @@ def unbroadcast_adjoint_rule(g, ans, h, like):
     return unbroadcast(g, h), None
 
 
+deffacts(sens_like, structure_of=(1,))
+
+
 @defvjp(sens_like, shape="other")
 def sens_like_rule(g, ans, h, like):
     return broadcast_like(g, h), None
 
 
+deffacts(broadcast_like, structure_of=(1,))
+
+
 @defvjp(broadcast_like, shape="other")
 def broadcast_like_rule(g, ans, h, like):
     return sens_like(g, h), None
+
+
+deffacts(as_gradient, structure_of=(0,))
 
 
 @defvjp(as_gradient, shape="other")
@@ -207,9 +222,15 @@ except ImportError:  # pragma: no cover
     pass
 
 
+deffacts(add_sens, structure_of=(0, 1))
+
+
 @defvjp(add_sens, shape="other")
 def add_sens_rule(g, ans, a, b):
     return sens_like(g, a), sens_like(g, b)
+
+
+deffacts(pack_like, structure_of=(0,))
 
 
 @defvjp(pack_like, shape="other")
@@ -217,14 +238,23 @@ def pack_like_rule(g, ans, x, parts):
     return None, unpack_sens(g, parts)
 
 
+deffacts(unpack_sens, structure_of=(1,))
+
+
 @defvjp(unpack_sens, shape="other")
 def unpack_sens_rule(g, ans, h, parts):
     return pack_like(h, g), None
 
 
+deffacts(snapshot, structure_of=(0,))
+
+
 @defvjp(snapshot, shape="other")
 def snapshot_rule(g, ans, value):
     return g
+
+
+deffacts(index_grad, fresh=True, structure_of=(1,))
 
 
 @defvjp(index_grad, shape="other")
@@ -265,6 +295,9 @@ def cast_like_rule(g, ans, h, x):
     return cast_like(g, h)
 
 
+deffacts(array_grad, structure_of=(1,))
+
+
 @defvjp(array_grad, shape="other")
 def array_grad_rule(g, ans, h, obj):
     return stack_like(g, h), None
@@ -297,9 +330,15 @@ deflinear(add_at, argnums=(0, 2), joint=True)
 # --- reductions -------------------------------------------------------------------------------
 
 
+deffacts(sum_grad, shape_of=1)
+
+
 @defvjp(sum_grad, shape="other")
 def sum_grad_rule(g, ans, h, x, axis=None, keepdims=False):
     return sens_like(np.sum(g, axis=axis, keepdims=keepdims), h)
+
+
+deffacts(extremum_grad, fresh=True)
 
 
 @defvjp(extremum_grad, shape="other")
@@ -705,9 +744,15 @@ def average_change_tangent(g, ans, a, axis=None, weights=None, keepdims=False, d
 # --- products: bilinear in the sensitivity and the other factor -----------------------------
 
 
+deffacts(matmul_grad_left, fresh=True)
+
+
 @defvjp(matmul_grad_left, shape="other")
 def matmul_grad_left_rule(g, ans, h, x, y):
     return sens_like(np.matmul(g, y), h), None, matmul_grad_right(h, g, y)
+
+
+deffacts(matmul_grad_right, fresh=True)
 
 
 @defvjp(matmul_grad_right, shape="other")
@@ -715,14 +760,23 @@ def matmul_grad_right_rule(g, ans, h, x, y):
     return sens_like(np.matmul(x, g), h), matmul_grad_left(h, x, g), None
 
 
+deffacts(dot_grad_left, fresh=True)
+
+
 @defvjp(dot_grad_left, shape="other")
 def dot_grad_left_rule(g, ans, h, x, y):
     return sens_like(np.dot(g, y), h), None, dot_grad_right(h, g, y)
 
 
+deffacts(dot_grad_right, fresh=True)
+
+
 @defvjp(dot_grad_right, shape="other")
 def dot_grad_right_rule(g, ans, h, x, y):
     return sens_like(np.dot(x, g), h), dot_grad_left(h, x, g), None
+
+
+deffacts(tensordot_grad, fresh=True)
 
 
 @defvjp(tensordot_grad, shape="other")
@@ -1000,9 +1054,15 @@ def average_tangent_tangent(g, ans, h, a, axis=None, weights=None, keepdims=Fals
                            h if argnum == 1 else None, None, g))
 
 
+deffacts(sens_item, structure_of="item")
+
+
 @defvjp(sens_item, shape="other")
 def sens_item_rule(g, ans, h, i):
     return put_item(g, h, i), None
+
+
+deffacts(put_item, structure_of=(1,))
 
 
 @defvjp(put_item, shape="other")

@@ -459,7 +459,7 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         return _subscript_kind(of(value.value), value.slice, of)
     if op.kind in ("call", "nondiff") and op.rule is not None:
         shape = op.rule.shape
-        shaped_like = _structure_helpers().get(op.rule.func)
+        shaped_like = registry.facts(op.rule.func).structure_of or None
         if shaped_like == "item" and len(op.operands) == 2:  # sens_item(g, i): g[i]
             return _subscript_kind(of(op.operands[0]), op.operands[1], of)
         if shaped_like is not None and shaped_like != "item" and \
@@ -594,25 +594,6 @@ def _scalar_kind(op, of) -> Kind:
 
 # functions that make a new array of the shape given as their first argument
 _CREATED = (np.zeros, np.ones, np.empty, np.full)
-
-
-_STRUCTURE_HELPERS: dict = {}
-
-
-def _structure_helpers() -> dict:
-    """Runtime helpers whose result has the structure of one of their arguments: the
-    positions of the arguments it may take it from (``"item"``: an item of the first)."""
-    if not _STRUCTURE_HELPERS:  # (imported at first use: the runtime imports this module)
-        from ..runtime import (add_sens, array_grad, as_gradient, index_grad, pack_like,
-                               zeros_like_structure)
-        from ..runtime_higher import (broadcast_like, put_item, sens_item, sens_like,
-                                      snapshot, unpack_sens)
-        _STRUCTURE_HELPERS.update({zeros_like_structure: (0,), as_gradient: (0,),
-                                   broadcast_like: (1,), sens_like: (1,), add_sens: (0, 1),
-                                   array_grad: (1,), pack_like: (0,), unpack_sens: (1,),
-                                   snapshot: (0,), put_item: (1,), index_grad: (1,),
-                                   sens_item: "item"})
-    return _STRUCTURE_HELPERS
 
 
 def _array_grad():
