@@ -541,3 +541,15 @@ defresult(np.sum, np.prod, np.cumsum, np.cumprod, np.max, np.min, np.amax, np.am
           follows=[("a", 0)])
 defresult(np.where, follows=[("x", 1), ("y", 2)])
 defresult(np.clip, follows=[("a", 0), ("a_min", 1), ("a_max", 2)])
+
+# --- array methods and attributes: the NumPy function each one is, the array first ---------
+# (x.sum(axis=0) is np.sum(x, axis=0), x.T is np.transpose(x): one rule serves both)
+for _name in ("sum", "mean", "prod", "max", "min", "dot", "transpose", "std", "var", "cumsum",
+              "cumprod", "clip", "ravel", "squeeze", "reshape", "conj", "conjugate", "argmax",
+              "argmin", "argsort", "nonzero", "any", "all", "round", "swapaxes", "repeat",
+              "take", "diagonal", "trace", "copy", "real"):
+    deffacts(getattr(np.ndarray, _name), method=_name)
+deffacts(np.ndarray.T, method="transpose")
+deffacts(np.ndarray.flatten, method="ravel")  # (copy semantics aside: the same values)
+# np.astype is NumPy >= 2.1; before, np.asarray(x, dtype) has the same values
+deffacts(np.ndarray.astype, method="astype" if hasattr(np, "astype") else "asarray")
