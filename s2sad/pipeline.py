@@ -181,7 +181,7 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
 
     params = parameters(normalized)
     local_names = assigned_names(normalized)  # (found once: several analyses need them)
-    source.constants = single_constants(normalized)  # (what a dtype argument reads: x.dtype
+    source.constants = single_constants(normalized, source)  # (a dtype argument reads: x.dtype
     source.dtypes = argument_dtypes(normalized, params, arg_descriptors)  # of an argument too)
     source.arguments = argument_categories(params, arg_descriptors)  # (stores: transforms.dtypes)
     descriptors = arg_descriptors or [None] * len(params)

@@ -15,7 +15,7 @@ np.float64(2.0)
 
 ``shape`` tells the compiler how the result's shape relates to the arguments':
 ``"elementwise"`` (the broadcast of all the array arguments, positional and
-keyword), ``"scalar"`` (always a scalar), ``"reduce"`` (a scalar when called
+keyword, but those of ``NOT_BROADCAST``), ``"scalar"`` (always a scalar), ``"reduce"`` (a scalar when called
 without ``axis`` and without ``keepdims``), ``"sequence"`` (a list or tuple of
 arrays, like ``np.split``: the rule's ``g`` is then a list) or ``"other"``. A
 wrong ``"elementwise"`` makes the compiler drop a needed ``unbroadcast``; when
@@ -34,6 +34,9 @@ from typing import Callable
 import gast
 
 SHAPES = ("elementwise", "scalar", "reduce", "sequence", "other")
+# the keyword arguments of an "elementwise" function that take no part in broadcasting
+NOT_BROADCAST = frozenset({"dtype", "out", "casting", "order", "subok", "signature", "copy",
+                           "device"})
 
 
 @dataclass
@@ -427,11 +430,15 @@ def defdtype(*funcs, position: int | None, name: str = "dtype"):
     changed()
 
 
+ALL_ARGUMENTS = (("*", None),)  # Rule.result: it follows all its arguments (defresult "*")
+
+
 def defresult(*funcs, kind: str | None = None, follows: tuple = ()):
     """Declare the kind of the dtype of ``funcs``' result where no dtype argument sets it:
     ``kind`` ("i" integers, "b" bools, "f" floats), or the dtypes of the arguments
-    ``follows`` (``(name, position)`` pairs), promoted as NumPy does. A value stored
-    into an integer or bool array is truncated: no derivative flows.
+    ``follows`` (``(name, position)`` pairs, or ``"*"``: all its arguments), promoted as
+    NumPy does. A value stored into an integer or bool array is truncated: no
+    derivative flows.
 
     Example:
         >>> import numpy as np
@@ -441,7 +448,8 @@ def defresult(*funcs, kind: str | None = None, follows: tuple = ()):
     assert (kind is None) != (not follows), "give kind or follows"
     for func in funcs:
         rule = _entry(func)
-        rule.result = kind if kind is not None else tuple(follows)
+        rule.result = kind if kind is not None else ALL_ARGUMENTS if follows == "*" else \
+            tuple(follows)
     changed()
 
 
@@ -496,7 +504,8 @@ class Facts:
     stay; ``floats``, it returns a Python float for Python numbers; ``builds``, its first
     argument is a shape, a number or a sequence by design (never made an array for it);
     ``method``, the name of the NumPy function an array method is, the array first
-    (``x.sum(0)`` is ``np.sum(x, 0)``).
+    (``x.sum(0)`` is ``np.sum(x, 0)``); ``no_derivative``, an array attribute whose value
+    (a shape, a dtype) does not follow the array's values.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -518,6 +527,7 @@ class Facts:
     floats: bool = False
     builds: bool = False
     method: str = ""
+    no_derivative: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""
@@ -624,6 +634,10 @@ def result_arguments(rule: Rule, args: list, keywords: dict) -> list:
     >>> result_arguments(lookup(np.arange), [one], {"step": one}) == [one, one]
     True
     """
+    if rule.result == ALL_ARGUMENTS:
+        if any(isinstance(a, gast.Starred) for a in args) or None in keywords:
+            return None
+        return list(args) + list(keywords.values())
     found = []
     for name, position in rule.result:
         if name in keywords:

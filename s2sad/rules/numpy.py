@@ -518,6 +518,12 @@ nondifferentiable(np.shape, np.zeros, np.ones, np.empty, np.zeros_like, np.ones_
 defdtype(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
          np.identity, np.indices, position=1)
 defdtype(np.eye, np.tri, position=3)
+# their first argument is a shape, a number or a Python sequence by design: the CuPy target
+# does not make it an array of the device for them
+deffacts(np.zeros, np.ones, np.empty, np.full, np.arange, np.linspace, np.logspace,
+         np.geomspace, np.eye, np.identity, np.tri, np.array, np.asarray, np.asanyarray,
+         np.ascontiguousarray, np.indices, np.concatenate, np.stack, np.hstack, np.vstack,
+         np.dstack, np.column_stack, np.block, np.einsum, builds=True)
 
 # stop_gradient is the identity with no gradient
 from ..api import stop_gradient  # noqa: E402
@@ -553,3 +559,6 @@ deffacts(np.ndarray.T, method="transpose")
 deffacts(np.ndarray.flatten, method="ravel")  # (copy semantics aside: the same values)
 # np.astype is NumPy >= 2.1; before, np.asarray(x, dtype) has the same values
 deffacts(np.ndarray.astype, method="astype" if hasattr(np, "astype") else "asarray")
+# x.shape, len(x)...: numbers (and a dtype) that do not follow x's values
+deffacts(np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,
+         np.ndarray.__len__, no_derivative=True)

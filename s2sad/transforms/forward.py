@@ -40,9 +40,6 @@ from .resolve import (classify, is_append, is_setitem, known_value, operand_text
                       statement_parts)
 from .reverse import _Inliner, is_pop, refuse_foreign_index, refuse_foreign_operand
 
-# keyword arguments of elementwise functions that take no part in broadcasting
-_NOT_BROADCAST = {"dtype", "out", "casting", "order", "subok", "signature", "copy", "device"}
-
 
 class Forward:
     def __init__(self, source, namer, tree: gast.FunctionDef, wrt: list[str],
@@ -445,7 +442,7 @@ class Forward:
         operand it does not mention widened the result by broadcasting)?"""
         mentioned = {n.id for n in trees.walk(expr) if isinstance(n, gast.Name)}
         operands = list(op.operands) + [v for k, v in (op.keywords or {}).items()
-                                        if k not in _NOT_BROADCAST]
+                                        if k not in registry.NOT_BROADCAST]
         if any(self.wants(o) and self._same_shape(o.id, target) for o in operands):
             return False  # the tangent of an operand as big as the result is in the sum
         return any(self._widens(o, target) for o in operands

@@ -390,10 +390,6 @@ def _unpacked(kind: Kind, n: int, targets) -> list[Kind]:
     return [ANY] * n
 
 
-# keyword arguments of elementwise functions that take no part in broadcasting
-_NOT_BROADCAST = {"dtype", "out", "casting", "order", "subok", "signature", "copy", "device"}
-
-
 def _is_false(node) -> bool:
     return isinstance(node, gast.Constant) and not node.value
 
@@ -497,8 +493,8 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         if shape == "scalar":
             return _scalar_kind(op, of)
         if shape == "elementwise":
-            return combine([of(a) for a in op.operands] +
-                           [of(v) for k, v in op.keywords.items() if k not in _NOT_BROADCAST])
+            return combine([of(a) for a in op.operands] + [
+                of(v) for k, v in op.keywords.items() if k not in registry.NOT_BROADCAST])
         if shape == "reduce":
             has_axis = len(op.operands) > 1 or op.keywords.get("axis") is not None
             keepdims = op.keywords.get("keepdims")
