@@ -504,8 +504,13 @@ class Facts:
     stay; ``floats``, it returns a Python float for Python numbers; ``builds``, its first
     argument is a shape, a number or a sequence by design (never made an array for it);
     ``method``, the name of the NumPy function an array method is, the array first
-    (``x.sum(0)`` is ``np.sum(x, 0)``); ``no_derivative``, an array attribute whose value
-    (a shape, a dtype) does not follow the array's values.
+    (``x.sum(0)`` is ``np.sum(x, 0)``); ``varargs``, such a method's extra positional
+    arguments are one tuple (``x.reshape(2, 3)``); ``no_derivative``, an array attribute
+    whose value (a shape, a dtype) does not follow the array's values; ``shape_from``,
+    the position of the argument that is the result's shape (``np.zeros(shape)``);
+    ``fields``, the names of a named result's fields and each one's rank less the first
+    argument's (``np.linalg.eigh``); ``extremum``, its result is one of its argument's
+    elements, so ``z - np.max(z)`` cancels a shift of ``z``.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -527,7 +532,11 @@ class Facts:
     floats: bool = False
     builds: bool = False
     method: str = ""
+    varargs: bool = False
     no_derivative: bool = False
+    shape_from: int | None = None
+    fields: tuple = ()
+    extremum: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

@@ -356,6 +356,9 @@ def prod(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
 defdtype(np.prod, position=2)
 
 
+deffacts(np.max, np.amax, np.min, np.amin, extremum=True)
+
+
 @defvjp(np.max, np.amax, np.nanmax, shape="reduce")
 def max(g, ans, x, axis=None, out=None, keepdims=False):
     return extremum_grad(g, ans, x, axis, keepdims)
@@ -524,6 +527,7 @@ deffacts(np.zeros, np.ones, np.empty, np.full, np.arange, np.linspace, np.logspa
          np.geomspace, np.eye, np.identity, np.tri, np.array, np.asarray, np.asanyarray,
          np.ascontiguousarray, np.indices, np.concatenate, np.stack, np.hstack, np.vstack,
          np.dstack, np.column_stack, np.block, np.einsum, builds=True)
+deffacts(np.zeros, np.ones, np.empty, np.full, shape_from=0)  # (a new array of that shape)
 
 # stop_gradient is the identity with no gradient
 from ..api import stop_gradient  # noqa: E402
@@ -555,6 +559,7 @@ for _name in ("sum", "mean", "prod", "max", "min", "dot", "transpose", "std", "v
               "argmin", "argsort", "nonzero", "any", "all", "round", "swapaxes", "repeat",
               "take", "diagonal", "trace", "copy", "real"):
     deffacts(getattr(np.ndarray, _name), method=_name)
+deffacts(np.ndarray.reshape, np.ndarray.transpose, varargs=True)  # (x.reshape(2, 3))
 deffacts(np.ndarray.T, method="transpose")
 deffacts(np.ndarray.flatten, method="ravel")  # (copy semantics aside: the same values)
 # np.astype is NumPy >= 2.1; before, np.asarray(x, dtype) has the same values

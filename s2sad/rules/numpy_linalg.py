@@ -117,6 +117,9 @@ def det(g, ans, a):
     return np.expand_dims(g, (-2, -1)) * cofactors(a)
 
 
+deffacts(np.linalg.slogdet, fields=(("sign", "logabsdet"), (-2, -2)))
+
+
 @defvjp(np.linalg.slogdet, shape="sequence")
 def slogdet(g, ans, a):
     # (sign, log|det|): only log|det| is differentiable
@@ -143,6 +146,9 @@ def cholesky(g, ans, a, upper=False):
 # need a derivative they do not have).
 
 
+deffacts(np.linalg.eigh, fields=(("eigenvalues", "eigenvectors"), (-1, 0)))
+
+
 @defvjp(np.linalg.eigh, shape="sequence")
 def eigh(g, ans, a, UPLO="L"):
     # v (diag(g_w) + (v^T g_v)[i, j] / (w[j] - w[i]), i != j) v^T, made symmetric
@@ -156,6 +162,9 @@ def eigh(g, ans, a, UPLO="L"):
 def eigvalsh(g, ans, a, UPLO="L"):
     v = np.linalg.eigh(a, UPLO)[1]
     return (v * np.expand_dims(as_gradient(ans, g), -2)) @ np.swapaxes(v, -1, -2)
+
+
+deffacts(np.linalg.svd, fields=(("U", "S", "Vh"), (0, -1, 0)))
 
 
 @defvjp(np.linalg.svd, shape="sequence")

@@ -24,10 +24,6 @@ import numpy as np
 
 from .. import registry, trees
 
-# methods whose extra positional arguments are a shape/axes tuple: x.reshape(2, 3)
-_VARARGS = {"reshape", "transpose"}
-
-
 def array_function(attr: str, called: bool = True) -> str:
     """The name of the NumPy function that the array method ``attr`` is (``called``), or
     the array attribute ``attr`` (not ``called``), by its ``method`` fact; ``""`` if none.
@@ -103,7 +99,7 @@ class Desugar(trees.Transformer):
         if isinstance(func, gast.Attribute) and array_function(func.attr) and \
                 self._is_value(func.value):
             args = list(node.args)
-            if func.attr in _VARARGS and len(args) > 1:
+            if len(args) > 1 and registry.facts(getattr(np.ndarray, func.attr)).varargs:
                 args = [gast.copy_location(gast.Tuple(args, gast.Load()), args[0])]
             call = gast.copy_location(
                 gast.Call(self._np(array_function(func.attr), func), [func.value] + args, node.keywords),

@@ -455,7 +455,8 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         return _subscript_kind(of(value.value), value.slice, of)
     if op.kind in ("call", "nondiff") and op.rule is not None:
         shape = op.rule.shape
-        shaped_like = registry.facts(op.rule.func).structure_of or None
+        facts = registry.facts(op.rule.func)
+        shaped_like = facts.structure_of or None
         if shaped_like == "item" and len(op.operands) == 2:  # sens_item(g, i): g[i]
             return _subscript_kind(of(op.operands[0]), op.operands[1], of)
         if shaped_like is not None and shaped_like != "item" and \
@@ -470,7 +471,7 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                     return Kind(kind.tag, items=kind.items, fields=kind.fields)
             if any(of(op.operands[i]).tag == "any" for i in shaped_like):
                 return ANY  # (may be a list: not a number, whose `+` would add)
-        if op.rule.func in _CREATED and op.operands:  # np.zeros(3), np.ones((n, 2))...
+        if facts.shape_from == 0 and op.operands:  # np.zeros(3), np.ones((n, 2))...
             return _created_kind(op.operands[0], of, target)
         if op.rule.func is np.matmul and len(op.operands) == 2 and not op.keywords:
             return _matmul_kind(*(of(a) for a in op.operands))
@@ -505,7 +506,7 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                     and base.tag != "scalar":
                 return Kind("numeric", target, base.ndim, fits=base.shape)
         if shape == "sequence" and op.kind == "call":
-            fields = _RESULT_FIELDS.get(op.rule.func)
+            fields = facts.fields or None
             if fields is not None and op.operands:  # w, v = np.linalg.eigh(a), or r.S
                 base = of(op.operands[0]).ndim
                 return Kind("tuple", items=tuple(
@@ -559,13 +560,6 @@ _SUBCLASS_PACKAGES = ("numpy.ma.", "/ma/", "/matrixlib/", "numpy.char.", "defcha
 PY_FLOAT = Kind("scalar", "()", 0, py="float")
 
 
-# the named results of NumPy's decompositions (``EighResult``...): their fields, and each
-# one's rank less the matrix's
-_RESULT_FIELDS = {np.linalg.eigh: (("eigenvalues", "eigenvectors"), (-1, 0)),
-                  np.linalg.svd: (("U", "S", "Vh"), (0, -1, 0)),
-                  np.linalg.slogdet: (("sign", "logabsdet"), (-2, -2))}
-
-
 def _py_float(kind: Kind) -> bool:
     return kind.tag == "scalar" and kind.py == "float"
 
@@ -586,10 +580,6 @@ def _scalar_kind(op, of) -> Kind:
             and parts[1].py == "int":
         return PY_FLOAT  # (pow(-8.0, 1 / 3) is complex)
     return SCALAR
-
-
-# functions that make a new array of the shape given as their first argument
-_CREATED = (np.zeros, np.ones, np.empty, np.full)
 
 
 def _array_grad():
