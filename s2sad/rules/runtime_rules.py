@@ -198,7 +198,8 @@ def sens_like_rule(g, ans, h, like):
     return broadcast_like(g, h), None
 
 
-deffacts(broadcast_like, structure_of=(1,))
+# (g itself where no spread is needed)
+deffacts(broadcast_like, structure_of=(1,), returns_view_of=(0,))
 
 
 @defvjp(broadcast_like, shape="other")
@@ -288,6 +289,9 @@ def add_at_rule(g, ans, s, index, h):
 @defvjp(expand_reduced, shape="other")
 def expand_reduced_rule(g, ans, h, x, axis=None, keepdims=False):
     return np.reshape(g, np.shape(h))
+
+
+deffacts(cast_like, returns_view_of=(0,))  # (g itself, where no cast is needed)
 
 
 @defvjp(cast_like, shape="other")
