@@ -510,7 +510,9 @@ class Facts:
     the position of the argument that is the result's shape (``np.zeros(shape)``);
     ``fields``, the names of a named result's fields and each one's rank less the first
     argument's (``np.linalg.eigh``); ``extremum``, its result is one of its argument's
-    elements, so ``z - np.max(z)`` cancels a shift of ``z``.
+    elements, so ``z - np.max(z)`` cancels a shift of ``z``; ``number``, the dtype kind
+    of the Python number it returns (``len``: ``"i"``); ``sequence``, it returns a Python
+    container of what its argument holds (``list``, ``sorted``).
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -537,6 +539,8 @@ class Facts:
     shape_from: int | None = None
     fields: tuple = ()
     extremum: bool = False
+    number: str = ""
+    sequence: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

@@ -31,12 +31,7 @@ NOT_FACTS = {
 
 # Tables of facts about functions still kept in a pass: each is debt, to be moved into
 # the rule entries. A new one must not be added here.
-NOT_MOVED_YET = {
-    # the dtype kind of the builtins' results (len -> "i", list -> a sequence): Python
-    # numbers and containers, which Rule.result does not describe yet
-    ("dtypes.py", "_CONTAINERS"),
-    ("dtypes.py", "_NUMBERS"),
-}
+NOT_MOVED_YET: set = set()
 
 
 def _function(value) -> bool:
@@ -209,3 +204,5 @@ def test_the_former_side_tables_are_facts_of_rule_entries():
     assert facts(cast_like).returns_view_of == (0,)  # forward._PASSING
     assert registry.lookup(runtime.joined_dtype).result == registry.ALL_ARGUMENTS  # resolve
     assert "dtype" in registry.NOT_BROADCAST  # kinds' and forward's _NOT_BROADCAST
+    assert facts(len).number == "i" and facts(sorted).sequence  # dtypes' tables
+    assert not facts(round).number  # (a float given ndigits)

@@ -197,3 +197,8 @@ deffacts(*[getattr(math, name) for name in (
 # builtins on numbers that change nothing and raise nothing a program relies on: a call
 # whose result nothing reads is removed (builtins.pow: `pow` here is math.pow's rule)
 deffacts(len, float, abs, max, min, builtins.pow, sum, range, reversed, pure=True)
+# the kind of the Python number they return (round's: an int, or a float given ndigits)
+deffacts(len, int, bool, number="i")
+deffacts(float, complex, number="f")
+# a Python container of what their argument holds
+deffacts(list, tuple, dict, sorted, reversed, sequence=True)
