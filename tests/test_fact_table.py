@@ -184,7 +184,13 @@ def test_a_fact_declared_before_its_rule_waits_for_it(saved_table):
 
 def test_the_former_side_tables_are_facts_of_rule_entries():
     """What the passes kept in tables of their own, the registry says."""
-    from s2sad.runtime import cast_like, matmul_grad_left, output_seed, sum_grad, unbroadcast
+    from s2sad.runtime import (
+        cast_like,
+        matmul_grad_left,
+        output_seed,
+        sum_grad,
+        unbroadcast,
+    )
     from s2sad.runtime_higher import sens_item
     facts = registry.facts
     assert facts(matmul_grad_left).fresh and facts(np.outer).fresh  # gradient_form

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import registry, trees
 
+
 def array_function(attr: str, called: bool = True) -> str:
     """The name of the NumPy function that the array method ``attr`` is (``called``), or
     the array attribute ``attr`` (not ``called``), by its ``method`` fact; ``""`` if none.
