@@ -15,11 +15,11 @@ np.float64(2.0)
 
 ``shape`` tells the compiler how the result's shape relates to the arguments':
 ``"elementwise"`` (the broadcast of all the array arguments, positional and
-keyword, but those of ``NOT_BROADCAST``), ``"scalar"`` (always a scalar), ``"reduce"`` (a scalar when called
-without ``axis`` and without ``keepdims``), ``"sequence"`` (a list or tuple of
-arrays, like ``np.split``: the rule's ``g`` is then a list) or ``"other"``. A
-wrong ``"elementwise"`` makes the compiler drop a needed ``unbroadcast``; when
-unsure, say ``"other"``.
+keyword, but those of ``NOT_BROADCAST``), ``"scalar"`` (always a scalar),
+``"reduce"`` (a scalar when called without ``axis`` and without ``keepdims``),
+``"sequence"`` (a list or tuple of arrays, like ``np.split``: the rule's ``g`` is
+then a list) or ``"other"``. A wrong ``"elementwise"`` makes the compiler drop a
+needed ``unbroadcast``; when unsure, say ``"other"``.
 """
 
 from __future__ import annotations
@@ -495,24 +495,24 @@ class Facts:
     unbound function's: ``np.ndarray.fill(z, 1.0)`` and ``z.fill(1.0)`` mutate 0).
     ``advice``: how to write the change instead (``{n}``: the name changed).
 
-    What the passes read beside memory: ``fresh``, its result is always a new array
-    (never an argument or a view: an accumulation into it may be in place);
-    ``shape_of``, the position of the argument whose shape is all it reads;
-    ``structure_of``, the positions of the arguments whose structure (a list's, a
-    dict's) its result has (``"item"``: an item of the first); ``pure``, a call whose
-    result nothing reads may be removed; ``checks``, it raises on purpose, so its calls
-    stay; ``floats``, it returns a Python float for Python numbers; ``builds``, its first
-    argument is a shape, a number or a sequence by design (never made an array for it);
-    ``method``, the name of the NumPy function an array method is, the array first
-    (``x.sum(0)`` is ``np.sum(x, 0)``); ``varargs``, such a method's extra positional
-    arguments are one tuple (``x.reshape(2, 3)``); ``no_derivative``, an array attribute
-    whose value (a shape, a dtype) does not follow the array's values; ``shape_from``,
-    the position of the argument that is the result's shape (``np.zeros(shape)``);
-    ``fields``, the names of a named result's fields and each one's rank less the first
-    argument's (``np.linalg.eigh``); ``extremum``, its result is one of its argument's
-    elements, so ``z - np.max(z)`` cancels a shift of ``z``; ``number``, the dtype kind
-    of the Python number it returns (``len``: ``"i"``); ``sequence``, it returns a Python
-    container of what its argument holds (``list``, ``sorted``).
+    What the passes read beside memory (each declared beside the function's rule):
+
+    * ``fresh``: the result is always a new array, never an argument or a view;
+    * ``shape_of``: the position of the argument whose shape is all it reads;
+    * ``structure_of``: the positions of the arguments whose structure (a list's, a
+      dict's) the result has (``"item"``: an item of the first);
+    * ``pure``: a call whose result nothing reads may be removed;
+    * ``checks``: it raises on purpose (``output_seed``), so its calls stay;
+    * ``floats``: it returns a Python float for Python numbers (``math.sin``);
+    * ``builds``: its first argument is a shape, a number or a sequence by design;
+    * ``method``: the NumPy function an array method is, the array first (``"sum"``);
+    * ``varargs``: such a method's extra positional arguments are one tuple;
+    * ``no_derivative``: an array attribute whose value does not follow the values;
+    * ``shape_from``: the position of the argument that is the result's shape;
+    * ``fields``: a named result's fields, and each one's rank less the argument's;
+    * ``extremum``: the result is one of the argument's elements (``np.max``);
+    * ``number``: the dtype kind of the Python number it returns (``len``: ``"i"``);
+    * ``sequence``: it returns a Python container of what its argument holds.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
