@@ -587,8 +587,10 @@ def facts(func) -> Facts | None:
         pass
     owner = getattr(func, "__self__", None)
     unbound = None
-    if owner is not None and not isinstance(owner, type(inspect)) and \
+    if owner is not None and not isinstance(owner, (type(inspect), type)) and \
             not isinstance(func, type) and getattr(func, "__name__", None):
+        # (a method bound to a class, object.__new__, is not its metaclass's: that one is
+        # bound to the metaclass in turn, without end)
         unbound = getattr(type(owner), func.__name__, None)
     if unbound is not None and lookup(func) is None and _key(func) not in _FACTS:
         found = facts(unbound)

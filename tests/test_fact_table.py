@@ -212,3 +212,13 @@ def test_the_former_side_tables_are_facts_of_rule_entries():
     assert "dtype" in registry.NOT_BROADCAST  # kinds' and forward's _NOT_BROADCAST
     assert facts(len).number == "i" and facts(sorted).sequence  # dtypes' tables
     assert not facts(round).number  # (a float given ndigits)
+
+
+def test_a_method_bound_to_a_class_has_facts_or_none():
+    """``object.__new__`` and ``np.ndarray.__subclasshook__`` are bound to their class;
+    their facts were looked for on the metaclass's method, bound to it in turn, without
+    end (a RecursionError from desugar's ``x.__subclasshook__(...)``)."""
+    assert registry.facts(object.__new__) is None
+    assert registry.facts(np.ndarray.__subclasshook__) is None
+    from s2sad.transforms.desugar import array_function
+    assert array_function("__subclasshook__") == ""

@@ -39,6 +39,15 @@ def array_function(attr: str, called: bool = True) -> str:
     return facts.method
 
 
+def array_members(called: bool = True) -> list[str]:
+    """The array methods (``called``) or attributes rewritten into NumPy functions.
+
+    >>> array_members(called=False)
+    ['T', 'real']
+    """
+    return sorted(name for name in dir(np.ndarray) if array_function(name, called))
+
+
 class Desugar(trees.Transformer):
     """``builtin(name)``: does ``name`` stand for the builtin of that name there (not a
     global or a local of the user's)? ``max(a, b, c)`` is then ``max(max(a, b), c)``."""
