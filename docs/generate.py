@@ -56,7 +56,7 @@ GROUPS = {  # README title -> which rule names it lists
 def functions_section() -> str:
     """Every function with a derivative rule (or a zero derivative), grouped by module."""
     from s2sad import registry
-    from s2sad.transforms.desugar import ATTRIBUTES, METHODS
+    from s2sad.transforms.desugar import array_members
 
     rules = registry.registered()
     with_rule = [rule.name for rule in rules if rule.differentiable]
@@ -79,8 +79,8 @@ def functions_section() -> str:
     lines.append(f"* **Written with the functions above** ({len(written)}), inlined from "
                  f"`s2sad/implementations.py` (their derivatives of every order follow): "
                  f"{_names(map(shown_name, written))}")
-    methods = sorted(set(METHODS) | {"item"})
-    attributes = _names("." + a for a in ATTRIBUTES)
+    methods = sorted(set(array_members()) | {"item"})
+    attributes = _names("." + a for a in array_members(called=False))
     lines.append(f"* **Array methods and attributes**, rewritten into the functions above: "
                  f"{_names('.' + m + '()' for m in methods)}, {attributes}")
     return "\n".join(lines)

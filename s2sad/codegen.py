@@ -308,6 +308,18 @@ class Imports:
     def is_helper(self, alias: str, name: str) -> bool:
         return self.helpers.get(name) == alias
 
+    def helper_functions(self) -> dict:
+        """``{alias: function}`` for the helpers generated code imports (what the rule
+        table's facts are keyed by)."""
+        import sys
+        found = {}
+        for name, alias in self.helpers.items():
+            words = self.lines.get(alias, "").split()  # from <module> import <name> ...
+            module = sys.modules.get(words[1]) if len(words) > 3 else None
+            if getattr(module, name, None) is not None:
+                found[alias] = getattr(module, name)
+        return found
+
     def reference(self, name: str, value) -> str:
         """Alias for a global a derivative rule mentions (numpy, math, a runtime helper)."""
         import types

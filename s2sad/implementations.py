@@ -113,6 +113,8 @@ True
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .runtime import checked_quantiles, one_axis, running_extremum, window_count
@@ -380,6 +382,23 @@ def by_keyword() -> list:
     """``(NumPy function, keywords, definition)``: calls giving one of those keywords,
     which the function's rule does not take, are written with the definition."""
     return [(np.diff, {"prepend", "append"}, diff)]
+
+
+def stand_in(func):
+    """The definition here that stands in for the NumPy function ``func``, or None.
+
+    >>> stand_in(np.interp) is interp, stand_in(np.sin)
+    (True, None)
+    """
+    try:
+        return _table().get(func)
+    except TypeError:  # (an unhashable value: an array)
+        return None
+
+
+@functools.cache
+def _table() -> dict:
+    return table()
 
 
 def table() -> dict:

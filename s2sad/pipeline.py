@@ -41,7 +41,7 @@ from .transforms.desugar import Desugar
 from .transforms.exits import Exits
 from .transforms.first_assignment import FirstAssignment
 from .transforms.forward import Forward
-from .transforms.gradient_form import FRESH_HELPERS, GradientForm, fresh_names
+from .transforms.gradient_form import GradientForm, fresh_call, fresh_names
 from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
 from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds, object_members
@@ -57,7 +57,7 @@ from .transforms.recompute import Recompute
 from .transforms.resolve import argument_dtypes, single_constants, static_value
 from .transforms.reverse import Reverse
 from .transforms.scale_inward import ScaleInward
-from .transforms.shape_only import SHAPE_ARGUMENTS, ShapeOnly
+from .transforms.shape_only import ShapeOnly, shape_helpers
 from .transforms.simplify import Simplify, subtract
 from .transforms.split_dicts import SplitDicts
 from .transforms.unit_seed import UnitSeed
@@ -287,7 +287,7 @@ def argument_facts(build: Build) -> bool:
     """The parameters, their kinds and dtypes, and the constants a dtype argument reads
     (``x.dtype``); no tree changes."""
     build.params = params = parameters(build.tree)
-    build.source.constants = single_constants(build.tree)
+    build.source.constants = single_constants(build.tree, build.source)
     build.source.dtypes = argument_dtypes(build.tree, params, build.descriptors)
     build.source.arguments = argument_categories(params, build.descriptors)
     build.source.members = object_members(params, build.descriptors)  # (p.W's dtype: kinds.member)
@@ -426,12 +426,11 @@ def shape_only(build: Build, kinds: dict) -> bool:
     """Liveness of shapes: a helper reading only a shape reads it from an argument, so the
     computed value dies early."""
     imports = build.imports
-    shape_helpers = {imports.helpers[n]: i for n, i in SHAPE_ARGUMENTS.items()
-                     if n in imports.helpers}
-    if not shape_helpers:  # (nothing reads a shape: nothing to do)
+    shape_readers = shape_helpers(imports.helper_functions())
+    if not shape_readers:  # (nothing reads a shape: nothing to do)
         return False
     build.adjoint, changed = rewritten(
-        ShapeOnly(kinds, shape_helpers, imports.helper, build.namer.temporaries).visit,
+        ShapeOnly(kinds, shape_readers, imports.helper, build.namer.temporaries).visit,
         build.adjoint)
     return changed
 
@@ -719,13 +718,9 @@ def _compiled(build: Build, stages: Stages, module_numbers: dict) -> Compiled:
 
 
 def _fresh_call(imports):
-    """Does a call of ``func`` return a new array (a helper of ``FRESH_HELPERS``,
-    ``np.outer``)?"""
-    fresh_helpers = {imports.helpers[n] for n in FRESH_HELPERS if n in imports.helpers}
-    numpy_name = imports.numpy()
-    return lambda func: isinstance(func, gast.Name) and func.id in fresh_helpers or \
-        isinstance(func, gast.Attribute) and func.attr == "outer" and \
-        isinstance(func.value, gast.Name) and func.value.id == numpy_name
+    """Does a call of ``func`` return a new array (a helper or a NumPy function whose
+    facts say ``fresh``: ``np.outer``)?"""
+    return fresh_call(imports.helper_functions(), imports.numpy())
 
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
@@ -802,11 +797,14 @@ def _resolver(source, imports):
 
 def _pure_names(source, imports) -> set:
     """The names of the calls generated code makes that change nothing: the runtime's
-    helpers (but ``output_seed``, which may raise) and the builtins on numbers (``len``,
-    ``float``, ``abs``, ``max``, ``min``, ``pow``, ``sum``, ``range``, ``reversed``) where
-    the user's code does not give those names another meaning."""
-    helpers = {alias for name, alias in imports.helpers.items() if name != "output_seed"}
-    return helpers | ({"len", "float", "abs", "max", "min", "pow", "sum", "range", "reversed"}
+    helpers (but those whose facts say ``checks``: ``output_seed`` may raise) and the
+    builtins whose facts say ``pure`` (``len``, ``float``...) where the user's code does
+    not give those names another meaning."""
+    functions = imports.helper_functions()
+    helpers = {alias for alias in imports.helpers.values()
+               if not (registry.facts(functions.get(alias)) or registry.Facts()).checks}
+    return helpers | ({name for name, f in vars(builtins).items()
+                       if (registry.facts(f) or registry.Facts()).pure}
                       - set(source.locals) - set(source.globals))
 
 

@@ -15,15 +15,16 @@ np.float64(2.0)
 
 ``shape`` tells the compiler how the result's shape relates to the arguments':
 ``"elementwise"`` (the broadcast of all the array arguments, positional and
-keyword), ``"scalar"`` (always a scalar), ``"reduce"`` (a scalar when called
-without ``axis`` and without ``keepdims``), ``"sequence"`` (a list or tuple of
-arrays, like ``np.split``: the rule's ``g`` is then a list) or ``"other"``. A
-wrong ``"elementwise"`` makes the compiler drop a needed ``unbroadcast``; when
-unsure, say ``"other"``.
+keyword, but those of ``NOT_BROADCAST``), ``"scalar"`` (always a scalar),
+``"reduce"`` (a scalar when called without ``axis`` and without ``keepdims``),
+``"sequence"`` (a list or tuple of arrays, like ``np.split``: the rule's ``g`` is
+then a list) or ``"other"``. A wrong ``"elementwise"`` makes the compiler drop a
+needed ``unbroadcast``; when unsure, say ``"other"``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import textwrap
 import weakref
@@ -33,6 +34,9 @@ from typing import Callable
 import gast
 
 SHAPES = ("elementwise", "scalar", "reduce", "sequence", "other")
+# the keyword arguments of an "elementwise" function that take no part in broadcasting
+NOT_BROADCAST = frozenset({"dtype", "out", "casting", "order", "subok", "signature", "copy",
+                           "device"})
 
 
 @dataclass
@@ -182,6 +186,7 @@ def _parse_rule(function) -> tuple[list, object]:
 
 
 _RULES: dict[object, Rule] = {}
+_PENDING: dict[object, Rule] = {}  # facts declared before the function's adjoint rule
 _LOADING_BUILTINS = True  # until s2sad.rules has filled the table (then: the user's rules)
 LISTENERS: list = []  # called when the user changes the table, which built gradients read
 
@@ -199,6 +204,25 @@ def builtins_loaded() -> None:
     """Rules registered from now on are the user's (``registered()`` leaves them out)."""
     global _LOADING_BUILTINS
     _LOADING_BUILTINS = False
+
+
+def _entry(func) -> Rule:
+    """The rule entry of ``func`` that a fact is written into: its rule, or one kept
+    aside until its adjoint (or ``nondifferentiable``) is declared, so facts and rules
+    may be declared in any order (a rule module imported before another)."""
+    rule = _RULES.get(_key(func))
+    if rule is None:
+        rule = _PENDING.setdefault(_key(func), Rule(func, None, "other"))
+    return rule
+
+
+def _kept(old: Rule | None, rule: Rule) -> Rule:
+    """``rule`` with the facts declared in ``old`` (an entry it replaces) kept."""
+    if old is not None:
+        rule.tangent, rule.linear, rule.joint = old.tangent, old.linear, old.joint
+        rule.refuses, rule.accepts = old.refuses, old.accepts
+        rule.dtype, rule.result = old.dtype, old.result
+    return rule
 
 
 def _key(func):
@@ -230,12 +254,9 @@ def defvjp(*funcs, shape: str = "elementwise"):
 
     def register(adjoint):
         for func in funcs:
-            old = _RULES.get(_key(func))
-            rule = Rule(func, adjoint, shape)
-            if old is not None:
-                rule.tangent, rule.linear, rule.joint = old.tangent, old.linear, old.joint
-                rule.custom, rule.refuses, rule.accepts = old.custom, old.refuses, old.accepts
-                rule.dtype, rule.result = old.dtype, old.result
+            old = _RULES.get(_key(func)) or _PENDING.pop(_key(func), None)
+            rule = _kept(old, Rule(func, adjoint, shape))
+            rule.custom = old is not None and old.custom
             _RULES[_key(func)] = rule
         changed()
         return adjoint
@@ -275,10 +296,8 @@ def nondifferentiable(*funcs, shape: str = "other"):
         raise TypeError("nondifferentiable takes functions; pass shape= by keyword")
     assert shape in SHAPES, shape
     for func in funcs:
-        old = _RULES.get(_key(func))
-        _RULES[_key(func)] = Rule(func, None, shape, differentiable=False,
-                                  dtype=old.dtype if old is not None else None,
-                                  result=old.result if old is not None else None)
+        old = _RULES.get(_key(func)) or _PENDING.pop(_key(func), None)
+        _RULES[_key(func)] = _kept(old, Rule(func, None, shape, differentiable=False))
     changed()
     return funcs[0] if len(funcs) == 1 else None
 
@@ -289,7 +308,7 @@ def deftangent(*funcs):
     ``tangent(g, ans, *args)`` has the parameters of the adjoint rule and returns one
     expression per argument: the contribution to the result's tangent of that argument's
     tangent, which is ``g`` in that expression. The contributions of the arguments that
-    vary are added. The function must have an adjoint rule already.
+    vary are added. Rules and facts may be declared in any order.
 
     Example:
         >>> import numpy as np
@@ -301,8 +320,9 @@ def deftangent(*funcs):
     def register(tangent):
         for func in funcs:
             rule = _RULES.get(_key(func))
-            if rule is None:
-                rule = _RULES[_key(func)] = Rule(func, None, "other")
+            if rule is None:  # (a tangent alone is a rule: forward mode differentiates it)
+                rule = _RULES[_key(func)] = _PENDING.pop(_key(func), None) or \
+                    Rule(func, None, "other")
             rule.tangent = tangent
             rule._parsed_tangent = None
         changed()
@@ -322,9 +342,7 @@ def deflinear(*funcs, argnums=(0,), joint: bool = False):
         (0,)
     """
     for func in funcs:
-        rule = _RULES.get(_key(func))
-        if rule is None:
-            raise KeyError(f"{describe_function(func)} has no adjoint rule to go with")
+        rule = _entry(func)
         rule.linear = tuple(argnums)
         rule.joint = joint
     changed()
@@ -341,9 +359,7 @@ def refuse_varying(*funcs, **advice):
         ['ord']
     """
     for func in funcs:
-        rule = _RULES.get(_key(func))
-        if rule is None:
-            raise KeyError(f"{describe_function(func)} has no adjoint rule to go with")
+        rule = _entry(func)
         rule.refuses = {**rule.refuses, **advice}
     changed()
 
@@ -359,9 +375,7 @@ def refuse_values(func, parameter: str, accepted: tuple, advice: str):
         >>> "linear_ramp" in lookup(np.pad).accepts["mode"][0]
         False
     """
-    rule = _RULES.get(_key(func))
-    if rule is None:
-        raise KeyError(f"{describe_function(func)} has no adjoint rule to go with")
+    rule = _entry(func)
     rule.accepts = {**rule.accepts, parameter: (tuple(accepted), advice)}
     changed()
 
@@ -411,18 +425,20 @@ def defdtype(*funcs, position: int | None, name: str = "dtype"):
         (('dtype', 2), ('dtype', 1))
     """
     for func in funcs:
-        rule = _RULES.get(_key(func))
-        if rule is None:
-            raise KeyError(f"{describe_function(func)} has no rule to go with")
+        rule = _entry(func)
         rule.dtype = (name, position)
     changed()
+
+
+ALL_ARGUMENTS = (("*", None),)  # Rule.result: it follows all its arguments (defresult "*")
 
 
 def defresult(*funcs, kind: str | None = None, follows: tuple = ()):
     """Declare the kind of the dtype of ``funcs``' result where no dtype argument sets it:
     ``kind`` ("i" integers, "b" bools, "f" floats), or the dtypes of the arguments
-    ``follows`` (``(name, position)`` pairs), promoted as NumPy does. A value stored
-    into an integer or bool array is truncated: no derivative flows.
+    ``follows`` (``(name, position)`` pairs, or ``"*"``: all its arguments), promoted as
+    NumPy does. A value stored into an integer or bool array is truncated: no
+    derivative flows.
 
     Example:
         >>> import numpy as np
@@ -431,10 +447,9 @@ def defresult(*funcs, kind: str | None = None, follows: tuple = ()):
     """
     assert (kind is None) != (not follows), "give kind or follows"
     for func in funcs:
-        rule = _RULES.get(_key(func))
-        if rule is None:
-            raise KeyError(f"{describe_function(func)} has no rule to go with")
-        rule.result = kind if kind is not None else tuple(follows)
+        rule = _entry(func)
+        rule.result = kind if kind is not None else ALL_ARGUMENTS if follows == "*" else \
+            tuple(follows)
     changed()
 
 
@@ -480,6 +495,25 @@ class Facts:
     unbound function's: ``np.ndarray.fill(z, 1.0)`` and ``z.fill(1.0)`` mutate 0).
     ``advice``: how to write the change instead (``{n}``: the name changed).
 
+    What the passes read beside memory (each declared beside the function's rule):
+
+    * ``fresh``: the result is always a new array, never an argument or a view;
+    * ``shape_of``: the position of the argument whose shape is all it reads;
+    * ``structure_of``: the positions of the arguments whose structure (a list's, a
+      dict's) the result has (``"item"``: an item of the first);
+    * ``pure``: a call whose result nothing reads may be removed;
+    * ``checks``: it raises on purpose (``output_seed``), so its calls stay;
+    * ``floats``: it returns a Python float for Python numbers (``math.sin``);
+    * ``builds``: its first argument is a shape, a number or a sequence by design;
+    * ``method``: the NumPy function an array method is, the array first (``"sum"``);
+    * ``varargs``: such a method's extra positional arguments are one tuple;
+    * ``no_derivative``: an array attribute whose value does not follow the values;
+    * ``shape_from``: the position of the argument that is the result's shape;
+    * ``fields``: a named result's fields, and each one's rank less the argument's;
+    * ``extremum``: the result is one of the argument's elements (``np.max``);
+    * ``number``: the dtype kind of the Python number it returns (``len``: ``"i"``);
+    * ``sequence``: it returns a Python container of what its argument holds.
+
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
     ((0,), (0,))
@@ -492,6 +526,21 @@ class Facts:
     uncopied_view_of: tuple = ()
     mutates: tuple = ()
     advice: str = ""
+    fresh: bool = False
+    shape_of: int | None = None
+    structure_of: tuple | str = ()
+    pure: bool = False
+    checks: bool = False
+    floats: bool = False
+    builds: bool = False
+    method: str = ""
+    varargs: bool = False
+    no_derivative: bool = False
+    shape_from: int | None = None
+    fields: tuple = ()
+    extremum: bool = False
+    number: str = ""
+    sequence: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""
@@ -509,17 +558,20 @@ _FACTS: dict = {}
 _DERIVED: dict = {}
 
 
-def deffacts(*funcs, returns_view_of=(), uncopied_view_of=(), mutates=(), advice=""):
-    """Register what ``funcs`` do to memory (:class:`Facts`), beside their rules, keyed by
-    the function object (a method by its unbound function: ``list.sort``).
+def deffacts(*funcs, **given):
+    """Register facts about ``funcs`` (:class:`Facts`, by field name), beside their rules,
+    keyed by the function object (a method by its unbound function: ``list.sort``). The
+    fields given are added to those declared before, in any order.
 
     >>> import heapq
     >>> facts(heapq.heappush).mutates
     (0,)
     """
+    for name in ("uncopied_view_of", "mutates"):
+        if name in given:
+            given[name] = tuple(given[name])
     for func in funcs:
-        _FACTS[_key(func)] = Facts(returns_view_of, tuple(uncopied_view_of), tuple(mutates),
-                                   advice)
+        _FACTS[_key(func)] = dataclasses.replace(_FACTS.get(_key(func), Facts()), **given)
     _DERIVED.clear()
 
 
@@ -535,14 +587,18 @@ def facts(func) -> Facts | None:
         pass
     owner = getattr(func, "__self__", None)
     unbound = None
-    if owner is not None and not isinstance(owner, type(inspect)) and \
+    if owner is not None and not isinstance(owner, (type(inspect), type)) and \
             not isinstance(func, type) and getattr(func, "__name__", None):
+        # (a method bound to a class, object.__new__, is not its metaclass's: that one is
+        # bound to the metaclass in turn, without end)
         unbound = getattr(type(owner), func.__name__, None)
     if unbound is not None and lookup(func) is None and _key(func) not in _FACTS:
         found = facts(unbound)
         if found is not None:
-            found = Facts(_shifted(found.returns_view_of), _shifted(found.uncopied_view_of),
-                          _shifted(found.mutates), found.advice)
+            found = dataclasses.replace(
+                found, returns_view_of=_shifted(found.returns_view_of),
+                uncopied_view_of=_shifted(found.uncopied_view_of),
+                mutates=_shifted(found.mutates))
     else:
         found = _FACTS.get(_key(func))
         if found is None and lookup(func) is not None:
@@ -550,8 +606,7 @@ def facts(func) -> Facts | None:
         if found is not None and not found.mutates:
             out = _out_position(func)
             if out is not None:
-                found = Facts(found.returns_view_of, found.uncopied_view_of, (out, "out"),
-                              found.advice)
+                found = dataclasses.replace(found, mutates=(out, "out"))
     try:
         _DERIVED[_key(func)] = found
     except TypeError:
@@ -594,6 +649,10 @@ def result_arguments(rule: Rule, args: list, keywords: dict) -> list:
     >>> result_arguments(lookup(np.arange), [one], {"step": one}) == [one, one]
     True
     """
+    if rule.result == ALL_ARGUMENTS:
+        if any(isinstance(a, gast.Starred) for a in args) or None in keywords:
+            return None
+        return list(args) + list(keywords.values())
     found = []
     for name, position in rule.result:
         if name in keywords:

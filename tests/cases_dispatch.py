@@ -17,8 +17,9 @@ def product(xs):
     return a * b * c
 
 
-def long_chain(x):
-    y = np.log(x)
+def damped(y):
+    """Sixteen steps written out: a gradient that calls it is too long to be inlined into
+    its entry (tests/test_dispatch.py, tests/test_rebinding.py)."""
     y = y * 0.9 + np.sin(y) * 0.01
     y = y * 0.9 + np.sin(y) * 0.02
     y = y * 0.9 + np.sin(y) * 0.03
@@ -35,4 +36,13 @@ def long_chain(x):
     y = y * 0.9 + np.sin(y) * 0.14
     y = y * 0.9 + np.sin(y) * 0.15
     y = y * 0.9 + np.sin(y) * 0.16
-    return np.sum(y)
+    return y
+
+
+def long_chain(x):
+    return np.sum(damped(np.log(x)))
+
+
+def long_with_default(a, b=2.0):  # (its default is changed by tests/test_rebinding.py)
+    y = damped(a * b)
+    return y + np.cos(a) * b + np.tanh(a * b) + np.exp(-a * a * b) + np.log1p(a * a) * b

@@ -406,16 +406,24 @@ def zeros_like_its_argument(x):  # (np.zeros has no derivative, whatever its dty
     return np.sum(z * x)
 
 
-def test_a_dtype_s2sad_cannot_read_is_refused_at_the_line():
-    lines, start = inspect.getsourcelines(sum_to_a_chosen_dtype)
+def _refused_at_its_line(f, args, *phrases):
+    """Both modes refuse ``f(*args)`` with a NoDerivativeError at the line marked
+    ``# <- here``, whose message holds each of ``phrases``."""
+    lines, start = inspect.getsourcelines(f)
     line = start + next(i for i, text in enumerate(lines) if "# <- here" in text)
     for derivative in (s2sad.grad, s2sad.jvp):
         with pytest.raises(s2sad.NoDerivativeError) as info:
-            derivative(sum_to_a_chosen_dtype)(X.copy(), int)
+            derivative(f)(*args)
         message = str(info.value)
         assert info.value.lineno == line, message
-        assert "numpy.sum with a dtype s2sad cannot read" in message
-        assert "Write it so, or cast the result after the call" in message
+        for phrase in phrases:
+            assert phrase in message, message
+
+
+def test_a_dtype_s2sad_cannot_read_is_refused_at_the_line():
+    _refused_at_its_line(sum_to_a_chosen_dtype, (X.copy(), int),
+                         "numpy.sum with a dtype s2sad cannot read",
+                         "Write it so, or cast the result after the call")
     with pytest.raises(s2sad.NoDerivativeError, match="numpy.add with a dtype s2sad cannot"):
         s2sad.grad(ufunc_with_a_loop_signature)(X.copy())
     # (the value it reads does not depend on the differentiated argument: not refused)
@@ -489,15 +497,8 @@ def store_into_an_unknown_result(x):
                                store_into_an_unknown_result])
 def test_a_store_into_an_array_of_unknown_dtype_is_refused_at_the_line(f):
     """Its dtype may be an integer one (a store truncates) or a float one: refused."""
-    lines, start = inspect.getsourcelines(f)
-    line = start + next(i for i, text in enumerate(lines) if "# <- here" in text)
-    for derivative in (s2sad.grad, s2sad.jvp):
-        with pytest.raises(s2sad.NoDerivativeError) as info:
-            derivative(f)(X.copy())
-        message = str(info.value)
-        assert info.value.lineno == line, message
-        assert "an array whose dtype s2sad cannot establish" in message
-        assert "Make the array in the function with a dtype s2sad reads" in message
+    _refused_at_its_line(f, (X.copy(),), "an array whose dtype s2sad cannot establish",
+                         "Make the array in the function with a dtype s2sad reads")
 
 
 def store_of_a_constant_into_a_global_copy(x):  # (no derivative is stored: not refused)

@@ -9,7 +9,7 @@ transpose. :mod:`s2sad.rules.runtime_rules` says what the runtime rules share.
 
 import numpy as np
 
-from ..registry import deflinear, deftangent, defvjp
+from ..registry import deffacts, deflinear, deftangent, defvjp
 from ..runtime import (average_grad, choose_grad, clip_grad, column_stack_grad, concatenate_grad,
                        cumprod_grad, diag_grad, diagonal_grad, diff_grad, dot_grad_left,
                        dot_grad_right, dstack_grad, hstack_grad, inner_grad, kron_grad,
@@ -27,9 +27,15 @@ from ..runtime_higher import (arange_tangent, average_tangent, broadcast_like, c
 # --- products: bilinear in the sensitivity and the other factor -----------------------------
 
 
+deffacts(matmul_grad_left, fresh=True)
+
+
 @defvjp(matmul_grad_left, shape="other")
 def matmul_grad_left_rule(g, ans, h, x, y):
     return sens_like(np.matmul(g, y), h), None, matmul_grad_right(h, g, y)
+
+
+deffacts(matmul_grad_right, fresh=True)
 
 
 @defvjp(matmul_grad_right, shape="other")
@@ -37,14 +43,23 @@ def matmul_grad_right_rule(g, ans, h, x, y):
     return sens_like(np.matmul(x, g), h), matmul_grad_left(h, x, g), None
 
 
+deffacts(dot_grad_left, fresh=True)
+
+
 @defvjp(dot_grad_left, shape="other")
 def dot_grad_left_rule(g, ans, h, x, y):
     return sens_like(np.dot(g, y), h), None, dot_grad_right(h, g, y)
 
 
+deffacts(dot_grad_right, fresh=True)
+
+
 @defvjp(dot_grad_right, shape="other")
 def dot_grad_right_rule(g, ans, h, x, y):
     return sens_like(np.dot(x, g), h), dot_grad_left(h, x, g), None
+
+
+deffacts(tensordot_grad, fresh=True)
 
 
 @defvjp(tensordot_grad, shape="other")
@@ -322,9 +337,15 @@ def average_tangent_tangent(g, ans, h, a, axis=None, weights=None, keepdims=Fals
                            h if argnum == 1 else None, None, g))
 
 
+deffacts(sens_item, structure_of="item")
+
+
 @defvjp(sens_item, shape="other")
 def sens_item_rule(g, ans, h, i):
     return put_item(g, h, i), None
+
+
+deffacts(put_item, structure_of=(1,))
 
 
 @defvjp(put_item, shape="other")

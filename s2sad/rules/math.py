@@ -5,9 +5,10 @@
 0.8
 """
 
+import builtins
 import math
 
-from ..registry import defvjp, nondifferentiable
+from ..registry import deffacts, defvjp, nondifferentiable
 from ..runtime import pack_like, scaled_power, sum_list_grad
 
 
@@ -186,3 +187,18 @@ def builtin_sum(g, ans, iterable, start=0):
 
 nondifferentiable(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
                   math.isclose, len, int, round, shape="scalar")
+
+# math functions that give a Python float for Python numbers (float or int arguments)
+deffacts(*[getattr(math, name) for name in (
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+    "acosh", "atanh", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "hypot",
+    "fabs", "erf", "erfc", "gamma", "lgamma", "pow", "copysign", "fmod", "degrees",
+    "radians")], floats=True)
+# builtins on numbers that change nothing and raise nothing a program relies on: a call
+# whose result nothing reads is removed (builtins.pow: `pow` here is math.pow's rule)
+deffacts(len, float, abs, max, min, builtins.pow, sum, range, reversed, pure=True)
+# the kind of the Python number they return (round's: an int, or a float given ndigits)
+deffacts(len, int, bool, number="i")
+deffacts(float, complex, number="f")
+# a Python container of what their argument holds
+deffacts(list, tuple, dict, sorted, reversed, sequence=True)

@@ -356,6 +356,9 @@ def prod(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
 defdtype(np.prod, position=2)
 
 
+deffacts(np.max, np.amax, np.min, np.amin, extremum=True)
+
+
 @defvjp(np.max, np.amax, np.nanmax, shape="reduce")
 def max(g, ans, x, axis=None, out=None, keepdims=False):
     return extremum_grad(g, ans, x, axis, keepdims)
@@ -518,6 +521,13 @@ nondifferentiable(np.shape, np.zeros, np.ones, np.empty, np.zeros_like, np.ones_
 defdtype(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
          np.identity, np.indices, position=1)
 defdtype(np.eye, np.tri, position=3)
+# their first argument is a shape, a number or a Python sequence by design: the CuPy target
+# does not make it an array of the device for them
+deffacts(np.zeros, np.ones, np.empty, np.full, np.arange, np.linspace, np.logspace,
+         np.geomspace, np.eye, np.identity, np.tri, np.array, np.asarray, np.asanyarray,
+         np.ascontiguousarray, np.indices, np.concatenate, np.stack, np.hstack, np.vstack,
+         np.dstack, np.column_stack, np.block, np.einsum, builds=True)
+deffacts(np.zeros, np.ones, np.empty, np.full, shape_from=0)  # (a new array of that shape)
 
 
 def stop_gradient(x):
@@ -549,3 +559,19 @@ defresult(np.sum, np.prod, np.cumsum, np.cumprod, np.max, np.min, np.amax, np.am
           follows=[("a", 0)])
 defresult(np.where, follows=[("x", 1), ("y", 2)])
 defresult(np.clip, follows=[("a", 0), ("a_min", 1), ("a_max", 2)])
+
+# --- array methods and attributes: the NumPy function each one is, the array first ---------
+# (x.sum(axis=0) is np.sum(x, axis=0), x.T is np.transpose(x): one rule serves both)
+for _name in ("sum", "mean", "prod", "max", "min", "dot", "transpose", "std", "var", "cumsum",
+              "cumprod", "clip", "ravel", "squeeze", "reshape", "conj", "conjugate", "argmax",
+              "argmin", "argsort", "nonzero", "any", "all", "round", "swapaxes", "repeat",
+              "take", "diagonal", "trace", "copy", "real"):
+    deffacts(getattr(np.ndarray, _name), method=_name)
+deffacts(np.ndarray.reshape, np.ndarray.transpose, varargs=True)  # (x.reshape(2, 3))
+deffacts(np.ndarray.T, method="transpose")
+deffacts(np.ndarray.flatten, method="ravel")  # (copy semantics aside: the same values)
+# np.astype is NumPy >= 2.1; before, np.asarray(x, dtype) has the same values
+deffacts(np.ndarray.astype, method="astype" if hasattr(np, "astype") else "asarray")
+# x.shape, len(x)...: numbers (and a dtype) that do not follow x's values
+deffacts(np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,
+         np.ndarray.__len__, no_derivative=True)

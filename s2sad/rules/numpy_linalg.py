@@ -14,7 +14,7 @@ array([[ 3., -1.],
 
 import numpy as np
 
-from ..registry import defdtype, defvjp, refuse_values
+from ..registry import defdtype, deffacts, defvjp, refuse_values
 from ..runtime import (as_gradient, cholesky_grad, cofactors, diag_grad, diagonal_grad,
                        dot_grad_left, dot_grad_right, einsum_grad, gap_quotient, inner_grad,
                        kron_grad, matmul_grad_left, matmul_grad_right, quotient, solve_grad,
@@ -44,6 +44,9 @@ def vdot(g, ans, a, b):
 @defvjp(np.inner, shape="other")
 def inner(g, ans, a, b):
     return inner_grad(g, a, b, 0), inner_grad(g, a, b, 1)
+
+
+deffacts(np.outer, fresh=True)  # (a new array: an accumulation into it may be in place)
 
 
 @defvjp(np.outer, shape="other")
@@ -114,6 +117,9 @@ def det(g, ans, a):
     return np.expand_dims(g, (-2, -1)) * cofactors(a)
 
 
+deffacts(np.linalg.slogdet, fields=(("sign", "logabsdet"), (-2, -2)))
+
+
 @defvjp(np.linalg.slogdet, shape="sequence")
 def slogdet(g, ans, a):
     # (sign, log|det|): only log|det| is differentiable
@@ -140,6 +146,9 @@ def cholesky(g, ans, a, upper=False):
 # need a derivative they do not have).
 
 
+deffacts(np.linalg.eigh, fields=(("eigenvalues", "eigenvectors"), (-1, 0)))
+
+
 @defvjp(np.linalg.eigh, shape="sequence")
 def eigh(g, ans, a, UPLO="L"):
     # v (diag(g_w) + (v^T g_v)[i, j] / (w[j] - w[i]), i != j) v^T, made symmetric
@@ -153,6 +162,9 @@ def eigh(g, ans, a, UPLO="L"):
 def eigvalsh(g, ans, a, UPLO="L"):
     v = np.linalg.eigh(a, UPLO)[1]
     return (v * np.expand_dims(as_gradient(ans, g), -2)) @ np.swapaxes(v, -1, -2)
+
+
+deffacts(np.linalg.svd, fields=(("U", "S", "Vh"), (0, -1, 0)))
 
 
 @defvjp(np.linalg.svd, shape="sequence")

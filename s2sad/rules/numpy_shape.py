@@ -228,6 +228,7 @@ def column_stack(g, ans, tup):
 
 # the dtype of np.r_[...] and np.c_[...], written as joins (transforms/index_tricks.py)
 nondifferentiable(joined_dtype)
+defresult(joined_dtype, follows="*")  # (the dtype NumPy joins its items' to: np.r_'s)
 
 
 @defvjp(np.split, np.array_split, shape="sequence")

@@ -11,7 +11,7 @@ argument is linear, its shape) are in the ``defvjp``/``deflinear`` lines beside 
 
 import numpy as np
 
-from ..registry import deflinear, deftangent, defvjp
+from ..registry import deffacts, deflinear, deftangent, defvjp
 from ..runtime import (cumprod_grad, cumsum_grad, einsum_grad, expand_reduced, extremum_grad,
                        nanmean_grad, nansum_grad, prod_grad, ptp_grad, std_grad, sum_grad, var_grad)
 from ..runtime_hessians import (average_change, average_grad_partial, average_jet, cumprod_hvp,
@@ -24,9 +24,15 @@ from ..runtime_higher import (cumprod_tangent, einsum_fill_each, einsum_fill_sum
 # --- reductions -------------------------------------------------------------------------------
 
 
+deffacts(sum_grad, shape_of=1)
+
+
 @defvjp(sum_grad, shape="other")
 def sum_grad_rule(g, ans, h, x, axis=None, keepdims=False):
     return sens_like(np.sum(g, axis=axis, keepdims=keepdims), h)
+
+
+deffacts(extremum_grad, fresh=True)
 
 
 @defvjp(extremum_grad, shape="other")

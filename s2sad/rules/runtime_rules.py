@@ -34,7 +34,7 @@ array([2., 2., 2.])
 
 import numpy as np
 
-from ..registry import deflinear, defresult, deftangent, defvjp, nondifferentiable
+from ..registry import deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable
 from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_like,
                        check_real_power, checked_quantiles, expand_reduced, index_grad,
                        matmul_shape, one_axis, output_seed, pack_like, reduced_size,
@@ -51,6 +51,9 @@ nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_cal
                   broadcast_shape, matmul_shape, shape_of, running_extremum, one_axis,
                   window_count, shape="other")
 defresult(zeros_like_structure, kind="f")  # (sensitivities: float zeros, updated in place)
+deffacts(zeros_like_structure, fresh=True, structure_of=(0,))
+deffacts(reduced_size, shape_of=0)
+deffacts(output_seed, checks=True)  # (a function whose result is not a number: its error)
 
 
 @defvjp(checked_quantiles)  # q itself (checked)
@@ -162,6 +165,9 @@ def scaled_power_rule(g, ans, c, x, e):
 # --- shapes and structures ------------------------------------------------------------------
 
 
+deffacts(unbroadcast, shape_of=1)
+
+
 @defvjp(unbroadcast, shape="other")
 def unbroadcast_rule(g, ans, h, like):
     return unbroadcast_adjoint(g, h), None
@@ -172,14 +178,24 @@ def unbroadcast_adjoint_rule(g, ans, h, like):
     return unbroadcast(g, h), None
 
 
+deffacts(sens_like, structure_of=(1,))
+
+
 @defvjp(sens_like, shape="other")
 def sens_like_rule(g, ans, h, like):
     return broadcast_like(g, h), None
 
 
+# (g itself where no spread is needed)
+deffacts(broadcast_like, structure_of=(1,), returns_view_of=(0,))
+
+
 @defvjp(broadcast_like, shape="other")
 def broadcast_like_rule(g, ans, h, like):
     return sens_like(g, h), None
+
+
+deffacts(as_gradient, structure_of=(0,))
 
 
 @defvjp(as_gradient, shape="other")
@@ -195,9 +211,15 @@ except ImportError:  # pragma: no cover
     pass
 
 
+deffacts(add_sens, structure_of=(0, 1))
+
+
 @defvjp(add_sens, shape="other")
 def add_sens_rule(g, ans, a, b):
     return sens_like(g, a), sens_like(g, b)
+
+
+deffacts(pack_like, structure_of=(0,))
 
 
 @defvjp(pack_like, shape="other")
@@ -205,14 +227,23 @@ def pack_like_rule(g, ans, x, parts):
     return None, unpack_sens(g, parts)
 
 
+deffacts(unpack_sens, structure_of=(1,))
+
+
 @defvjp(unpack_sens, shape="other")
 def unpack_sens_rule(g, ans, h, parts):
     return pack_like(h, g), None
 
 
+deffacts(snapshot, structure_of=(0,))
+
+
 @defvjp(snapshot, shape="other")
 def snapshot_rule(g, ans, value):
     return g
+
+
+deffacts(index_grad, fresh=True, structure_of=(1,))
 
 
 @defvjp(index_grad, shape="other")
@@ -248,9 +279,15 @@ def expand_reduced_rule(g, ans, h, x, axis=None, keepdims=False):
     return np.reshape(g, np.shape(h))
 
 
+deffacts(cast_like, returns_view_of=(0,))  # (g itself, where no cast is needed)
+
+
 @defvjp(cast_like, shape="other")
 def cast_like_rule(g, ans, h, x):
     return cast_like(g, h)
+
+
+deffacts(array_grad, structure_of=(1,))
 
 
 @defvjp(array_grad, shape="other")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 from ..trees import assigned_names
 from ..errors import NoDerivativeError
 from .dtypes import UNKNOWN, dtype_kinds, store_effect
@@ -49,7 +49,7 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                 flows.append((targets, ({targets[0]} | set(names_in(value))) & local_names))
                 continue
             op = classify(value, source, local_names)
-            extrema = extrema or op.name in _EXTREMA
+            extrema = extrema or _extremum(op)
             if op.kind in ("nondiff", "constant"):
                 deps = []
             elif op.kind in ("linear", "subscript"):
@@ -135,8 +135,13 @@ def _refuse_unknown_stores(tree: gast.FunctionDef, source, local_names: set[str]
                 "np.zeros_like(x) of a float x, np.array(v, dtype=float), v.astype(float).")
 
 
-# ``m = np.max(z, ...)``: the values whose shift can cancel (see ``shift_invariant``)
-_EXTREMA = {"numpy.max", "numpy.amax", "numpy.min", "numpy.amin"}
+def _extremum(op) -> bool:
+    """Is ``op`` a call of a function whose result is one of its argument's elements
+    (``np.max``: its ``extremum`` fact), so that ``z - m`` cancels a shift of ``z``?"""
+    facts = registry.facts(op.rule.func) if op.rule is not None else None
+    return facts is not None and facts.extremum
+
+
 _UNSET = object()
 
 
@@ -200,7 +205,7 @@ def shift_invariant(tree: gast.FunctionDef, source, local_names: set[str]) -> se
             if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
                     and stores.get(stmt.targets[0].id) == 1):
                 continue
-            reduced = _reduction(stmt.value, _EXTREMA, literals, source, local_names)
+            reduced = _reduction(stmt.value, _extremum, literals, source, local_names)
             if reduced is not None and _cancels(block[i + 1:], stmt.targets[0].id, *reduced,
                                                 loads, stores, literals, source, local_names):
                 found.add(stmt.targets[0].id)
@@ -223,14 +228,14 @@ def _literal(node, literals: dict):
     return _UNSET
 
 
-def _reduction(value, functions, literals, source, local_names):
-    """``(argument, axes)`` of ``np.max(argument, axis=..., keepdims=...)`` (one of
-    ``functions``): ``axes`` None where the result is the same along every axis (a
+def _reduction(value, is_function, literals, source, local_names):
+    """``(argument, axes)`` of ``np.max(argument, axis=..., keepdims=...)`` (a call whose
+    ``Op`` is one ``is_function`` takes): ``axes`` None where the result is the same along every axis (a
     number), else the frozenset of the axes it keeps with length 1; None if it is not
     such a call."""
     if not isinstance(value, gast.Call) or not value.args or len(value.args) > 2 or \
             not isinstance(value.args[0], gast.Name) or \
-            classify(value, source, local_names).name not in functions:
+            not is_function(classify(value, source, local_names)):
         return None
     options = {k.arg: k.value for k in value.keywords}
     if len(value.args) == 2:
@@ -318,7 +323,8 @@ def _moved(value, moving, z, axes, literals, source, local_names):
         return "scale", parts[0][1] + sign * parts[1][1], shape
     if not isinstance(value, gast.Call):
         return None
-    summed = _reduction(value, {"numpy.sum"}, literals, source, local_names)
+    summed = _reduction(value, lambda op: op.name == "numpy.sum", literals, source,
+                        local_names)
     if summed is not None:
         how, times, _ = moving.get(summed[0], (None, 0, None))
         if how != "scale" or axes is not None and summed[1] != axes:

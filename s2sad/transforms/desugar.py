@@ -17,31 +17,35 @@ return np.ravel(np.ravel(x))[2] + np.sum(np.copy(x))
 
 from __future__ import annotations
 
+import inspect
+
 import gast
 import numpy as np
 
-from .. import trees
+from .. import registry, trees
 
-# array method -> NumPy function taking the array as its first argument (with the same
-# positional parameters after it)
-METHODS = {
-    "sum": "sum", "mean": "mean", "prod": "prod", "max": "max", "min": "min",
-    "dot": "dot", "transpose": "transpose", "std": "std", "var": "var",
-    "cumsum": "cumsum", "cumprod": "cumprod", "clip": "clip", "ravel": "ravel",
-    "squeeze": "squeeze", "reshape": "reshape", "conj": "conj", "conjugate": "conjugate",
-    "argmax": "argmax", "argmin": "argmin", "argsort": "argsort", "nonzero": "nonzero",
-    "any": "any", "all": "all", "round": "round", "swapaxes": "swapaxes", "repeat": "repeat",
-    "take": "take", "diagonal": "diagonal", "trace": "trace",
-    # arrays' copy (marked: a list's or dict's is written as one once the kinds are known)
-    "copy": "copy",
-    # copy semantics aside, x.flatten() has the values of np.ravel(x)
-    "flatten": "ravel",
-    # np.astype is NumPy >= 2.1; before, np.asarray(x, dtype) has the same values
-    "astype": "astype" if hasattr(np, "astype") else "asarray",
-}
-# methods whose extra positional arguments are a shape/axes tuple: x.reshape(2, 3)
-_VARARGS = {"reshape", "transpose"}
-ATTRIBUTES = {"T": "transpose", "real": "real"}
+
+def array_function(attr: str, called: bool = True) -> str:
+    """The name of the NumPy function that the array method ``attr`` is (``called``), or
+    the array attribute ``attr`` (not ``called``), by its ``method`` fact; ``""`` if none.
+
+    >>> array_function("sum"), array_function("T", called=False), array_function("T")
+    ('sum', 'transpose', '')
+    """
+    member = getattr(np.ndarray, attr, None)
+    facts = registry.facts(member) if member is not None else None
+    if facts is None or called == inspect.isdatadescriptor(member):
+        return ""
+    return facts.method
+
+
+def array_members(called: bool = True) -> list[str]:
+    """The array methods (``called``) or attributes rewritten into NumPy functions.
+
+    >>> array_members(called=False)
+    ['T', 'real']
+    """
+    return sorted(name for name in dir(np.ndarray) if array_function(name, called))
 
 
 class Desugar(trees.Transformer):
@@ -102,13 +106,13 @@ class Desugar(trees.Transformer):
         if isinstance(func, gast.Attribute) and func.attr == "astype" and \
                 hasattr(np, "astype") and self._is_value(func.value):
             return self._astype(func.value, node)
-        if isinstance(func, gast.Attribute) and func.attr in METHODS and \
+        if isinstance(func, gast.Attribute) and array_function(func.attr) and \
                 self._is_value(func.value):
             args = list(node.args)
-            if func.attr in _VARARGS and len(args) > 1:
+            if len(args) > 1 and registry.facts(getattr(np.ndarray, func.attr)).varargs:
                 args = [gast.copy_location(gast.Tuple(args, gast.Load()), args[0])]
             call = gast.copy_location(
-                gast.Call(self._np(METHODS[func.attr], func), [func.value] + args, node.keywords),
+                gast.Call(self._np(array_function(func.attr), func), [func.value] + args, node.keywords),
                 node)
             if func.attr == "copy":  # (a dict's or list's copy too: DictViews writes it so
                 call.copied = True   # once the kinds say which)
@@ -153,9 +157,9 @@ class Desugar(trees.Transformer):
         return self._attribute(node)
 
     def _attribute(self, node):
-        if node.attr in ATTRIBUTES and isinstance(node.ctx, gast.Load) and \
+        if array_function(node.attr, called=False) and isinstance(node.ctx, gast.Load) and \
                 self._is_value(node.value):
-            return gast.copy_location(gast.Call(self._np(ATTRIBUTES[node.attr], node),
+            return gast.copy_location(gast.Call(self._np(array_function(node.attr, False), node),
                                                 [node.value], []), node)
         return node
 

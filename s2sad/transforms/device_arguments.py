@@ -37,15 +37,9 @@ import numpy as np
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 from ..backends import numpy_module
 from .kinds import ANY, Kind, combine
-
-# NumPy functions whose first argument is a shape, a number or a Python sequence by design
-_NOT_AN_ARRAY = {np.zeros, np.ones, np.empty, np.full, np.arange, np.linspace, np.logspace,
-                 np.geomspace, np.eye, np.identity, np.tri, np.array, np.asarray,
-                 np.asanyarray, np.ascontiguousarray, np.indices, np.concatenate, np.stack,
-                 np.hstack, np.vstack, np.dstack, np.column_stack, np.block, np.einsum}
 
 
 class DeviceArguments(trees.Transformer):
@@ -90,7 +84,8 @@ class DeviceArguments(trees.Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = self._numpy_function(node.func)
-        if func is None or func in _NOT_AN_ARRAY:
+        facts = registry.facts(func) if func is not None else None
+        if func is None or facts is not None and facts.builds:  # (np.zeros(n): n is a shape)
             return node
         ufunc = isinstance(func, np.ufunc)
         for i, arg in enumerate(node.args[:len(node.args) if ufunc else 1]):

@@ -274,11 +274,6 @@ def _binary(value, env, source, local_names):
     return (_promote([left[0], right[0]]), holder)
 
 
-_CONTAINERS = {list: "s", tuple: "s", dict: "s", sorted: "s", reversed: "s"}
-# (the ints of a range: for i in range(n))
-_NUMBERS = {len: "i", int: "i", bool: "i", round: "i", float: "f", complex: "f"}
-
-
 def _call(value, env, source, local_names):
     func = value.func
     if isinstance(func, gast.Attribute) and func.attr == "copy" and not value.args and \
@@ -288,18 +283,16 @@ def _call(value, env, source, local_names):
         target = static_value(value.func, source, local_names)
     except (KeyError, TypeError):
         return UNKNOWN
-    try:
-        if target in _CONTAINERS:
-            parts = [_category(a, env, source, local_names) for a in value.args]
-            if _BOTTOM in parts:
-                return _BOTTOM
-            return (parts[0][0] if len(parts) == 1 else "?", "s")
-        if target is range:
-            return ("i", "s")
-        if target in _NUMBERS and not value.keywords and target is not round:
-            return (_NUMBERS[target], "n")
-    except TypeError:  # (an unhashable object called)
-        pass
+    facts = registry.facts(target) or registry.Facts()
+    if facts.sequence:  # list(xs), sorted(xs): a Python container of what xs holds
+        parts = [_category(a, env, source, local_names) for a in value.args]
+        if _BOTTOM in parts:
+            return _BOTTOM
+        return (parts[0][0] if len(parts) == 1 else "?", "s")
+    if target is range:  # (the ints of a range: for i in range(n))
+        return ("i", "s")
+    if facts.number and not value.keywords:  # len(xs), float(v): a Python number
+        return (facts.number, "n")
     rule = registry.lookup(target)
     if rule is None:
         return UNKNOWN

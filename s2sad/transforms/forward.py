@@ -42,9 +42,6 @@ from .instantiate import (RuleInliner, call_rule, refuse_foreign_index,
                           refuse_foreign_operand)
 from .tape import is_pop
 
-# keyword arguments of elementwise functions that take no part in broadcasting
-_NOT_BROADCAST = {"dtype", "out", "casting", "order", "subok", "signature", "copy", "device"}
-
 
 class Forward:
     def __init__(self, source, namer, tree: gast.FunctionDef, wrt: list[str],
@@ -233,7 +230,8 @@ class Forward:
         if target in self.once and target not in self.mutated and self._is_zero(expr):
             self.zeros.add(target)  # its tangent is zero: later statements leave it out
             return []
-        if target in self.mutated and _may_alias(expr):  # updated in place later: a copy
+        if target in self.mutated and _may_alias(expr, self.imports.helper_functions()):
+            # (updated in place later: a copy)
             expr = gast.Call(self.helper("snapshot", "s2sad.runtime_higher"), [expr], [])
         return self.pre + [gast.Assign([self.store(self.d(target))], expr, None)]
 
@@ -446,7 +444,7 @@ class Forward:
         operand it does not mention widened the result by broadcasting)?"""
         mentioned = {n.id for n in trees.walk(expr) if isinstance(n, gast.Name)}
         operands = list(op.operands) + [v for k, v in (op.keywords or {}).items()
-                                        if k not in _NOT_BROADCAST]
+                                        if k not in registry.NOT_BROADCAST]
         if any(self.wants(o) and self._same_shape(o.id, target) for o in operands):
             return False  # the tangent of an operand as big as the result is in the sum
         return any(self._widens(o, target) for o in operands
@@ -467,12 +465,14 @@ def _substitute(value, replace: dict):
     raise TypeError(type(value).__name__)
 
 
-_PASSING = ("cast_like", "broadcast_like")  # (each returns its tangent itself where no cast
-# or spread is needed: the tangent of y = z.astype(np.float64), a copy, would be d_z)
-
-
-def _may_alias(expr) -> bool:
-    """Might ``expr`` be (a view of) another tangent?"""
-    return isinstance(expr, (gast.Name, gast.Subscript)) or (
-        isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and
-        expr.func.id in _PASSING and bool(expr.args) and _may_alias(expr.args[0]))
+def _may_alias(expr, helpers: dict) -> bool:
+    """Might ``expr`` be (a view of) another tangent? A helper (``helpers``: alias ->
+    function) may return its first argument itself (its facts: ``cast_like`` where no
+    cast is needed: the tangent of y = z.astype(np.float64), a copy, would be d_z)."""
+    if isinstance(expr, (gast.Name, gast.Subscript)):
+        return True
+    if not (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.args):
+        return False
+    facts = registry.facts(helpers.get(expr.func.id))
+    return facts is not None and (facts.returns_view_of == "*" or 0 in facts.returns_view_of) \
+        and _may_alias(expr.args[0], helpers)

@@ -21,8 +21,9 @@ def g(p, x):
 from __future__ import annotations
 
 import gast
+import numpy as np
 
-from .. import trees
+from .. import registry, trees
 from ..trees import located
 
 
@@ -95,9 +96,25 @@ class GradientForm(trees.Transformer):
         return node
 
 
-# helpers whose result is always a new array (never one of their arguments or a view)
-FRESH_HELPERS = {"matmul_grad_left", "matmul_grad_right", "dot_grad_left", "dot_grad_right",
-                 "tensordot_grad", "extremum_grad", "index_grad", "zeros_like_structure"}
+def fresh_call(helpers: dict, numpy_name: str):
+    """``fresh(func)``: does a call of ``func`` (a gast node) return a new array, never an
+    argument or a view (its ``fresh`` fact)? ``helpers``: alias -> helper function;
+    ``numpy_name``: the array module's name in the code.
+
+    >>> from s2sad.runtime import index_grad, unbroadcast
+    >>> fresh = fresh_call({"index_grad": index_grad, "unbroadcast": unbroadcast}, "np")
+    >>> [fresh(gast.parse(f).body[0].value) for f in ("index_grad", "unbroadcast", "np.outer")]
+    [True, False, True]
+    """
+    aliases = {alias for alias, f in helpers.items() if _fresh(f)}
+    return lambda func: isinstance(func, gast.Name) and func.id in aliases or \
+        isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+        func.value.id == numpy_name and _fresh(getattr(np, func.attr, None))
+
+
+def _fresh(function) -> bool:
+    facts = registry.facts(function)
+    return facts is not None and facts.fresh
 
 
 def fresh_names(body: list, fresh_call) -> set[str]:

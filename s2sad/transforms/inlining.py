@@ -53,20 +53,11 @@ class _RootHelpers:
         return self.normalize.fixed_name(getattr(importlib.import_module(module), name), name)
 
 
-_STAND_INS: dict | None = None
-
-
 def _stand_in(value):
     """The definition of ``s2sad.implementations`` a NumPy function without a derivative
     rule is inlined as (``np.interp``...), or None."""
-    global _STAND_INS
-    if _STAND_INS is None:
-        from .. import implementations
-        _STAND_INS = implementations.table()
-    try:
-        return _STAND_INS.get(value) if registry.lookup(value) is None else None
-    except TypeError:  # (an unhashable value: an array)
-        return None
+    from .. import implementations
+    return implementations.stand_in(value) if registry.lookup(value) is None else None
 
 
 class Inlining:

@@ -258,10 +258,6 @@ def _unpacked(kind: Kind, n: int, targets) -> list[Kind]:
     return [ANY] * n
 
 
-# keyword arguments of elementwise functions that take no part in broadcasting
-_NOT_BROADCAST = {"dtype", "out", "casting", "order", "subok", "signature", "copy", "device"}
-
-
 def _is_false(node) -> bool:
     return isinstance(node, gast.Constant) and not node.value
 
@@ -327,7 +323,8 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         return _subscript_kind(of(value.value), value.slice, of)
     if op.kind in ("call", "nondiff") and op.rule is not None:
         shape = op.rule.shape
-        shaped_like = _structure_helpers().get(op.rule.func)
+        facts = registry.facts(op.rule.func)
+        shaped_like = facts.structure_of or None
         if shaped_like == "item" and len(op.operands) == 2:  # sens_item(g, i): g[i]
             return _subscript_kind(of(op.operands[0]), op.operands[1], of)
         if shaped_like is not None and shaped_like != "item" and \
@@ -342,7 +339,7 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                     return Kind(kind.tag, items=kind.items, fields=kind.fields)
             if any(of(op.operands[i]).tag == "any" for i in shaped_like):
                 return ANY  # (may be a list: not a number, whose `+` would add)
-        if op.rule.func in _CREATED and op.operands:  # np.zeros(3), np.ones((n, 2))...
+        if facts.shape_from == 0 and op.operands:  # np.zeros(3), np.ones((n, 2))...
             return _created_kind(op.operands[0], of, target)
         if op.rule.func is np.matmul and len(op.operands) == 2 and not op.keywords:
             return _matmul_kind(*(of(a) for a in op.operands))
@@ -365,8 +362,8 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         if shape == "scalar":
             return _scalar_kind(op, of)
         if shape == "elementwise":
-            return combine([of(a) for a in op.operands] +
-                           [of(v) for k, v in op.keywords.items() if k not in _NOT_BROADCAST])
+            return combine([of(a) for a in op.operands] + [
+                of(v) for k, v in op.keywords.items() if k not in registry.NOT_BROADCAST])
         if shape == "reduce":
             has_axis = len(op.operands) > 1 or op.keywords.get("axis") is not None
             keepdims = op.keywords.get("keepdims")
@@ -377,7 +374,7 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                     and base.tag != "scalar":
                 return Kind("numeric", target, base.ndim, fits=base.shape)
         if shape == "sequence" and op.kind == "call":
-            fields = _RESULT_FIELDS.get(op.rule.func)
+            fields = facts.fields or None
             if fields is not None and op.operands:  # w, v = np.linalg.eigh(a), or r.S
                 base = of(op.operands[0]).ndim
                 return Kind("tuple", items=tuple(
@@ -504,13 +501,6 @@ _SUBCLASS_PACKAGES = ("numpy.ma.", "/ma/", "/matrixlib/", "numpy.char.", "defcha
 PY_FLOAT = Kind("scalar", "()", 0, py="float")
 
 
-# the named results of NumPy's decompositions (``EighResult``...): their fields, and each
-# one's rank less the matrix's
-_RESULT_FIELDS = {np.linalg.eigh: (("eigenvalues", "eigenvectors"), (-1, 0)),
-                  np.linalg.svd: (("U", "S", "Vh"), (0, -1, 0)),
-                  np.linalg.slogdet: (("sign", "logabsdet"), (-2, -2))}
-
-
 def _py_float(kind: Kind) -> bool:
     return kind.tag == "scalar" and kind.py == "float"
 
@@ -531,29 +521,6 @@ def _scalar_kind(op, of) -> Kind:
             and parts[1].py == "int":
         return PY_FLOAT  # (pow(-8.0, 1 / 3) is complex)
     return SCALAR
-
-
-# functions that make a new array of the shape given as their first argument
-_CREATED = (np.zeros, np.ones, np.empty, np.full)
-
-
-_STRUCTURE_HELPERS: dict = {}
-
-
-def _structure_helpers() -> dict:
-    """Runtime helpers whose result has the structure of one of their arguments: the
-    positions of the arguments it may take it from (``"item"``: an item of the first)."""
-    if not _STRUCTURE_HELPERS:  # (imported at first use: the runtime imports this module)
-        from ..runtime import (add_sens, array_grad, as_gradient, index_grad, pack_like,
-                               zeros_like_structure)
-        from ..runtime_higher import (broadcast_like, put_item, sens_item, sens_like,
-                                      snapshot, unpack_sens)
-        _STRUCTURE_HELPERS.update({zeros_like_structure: (0,), as_gradient: (0,),
-                                   broadcast_like: (1,), sens_like: (1,), add_sens: (0, 1),
-                                   array_grad: (1,), pack_like: (0,), unpack_sens: (1,),
-                                   snapshot: (0,), put_item: (1,), index_grad: (1,),
-                                   sens_item: "item"})
-    return _STRUCTURE_HELPERS
 
 
 def _array_grad():

@@ -43,20 +43,13 @@ return (s_x, float(s_b))
 
 from __future__ import annotations
 
-import math
 from itertools import chain
 from typing import Callable
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 
-# math functions that return a float for float or int arguments
-FLOAT_FUNCTIONS = {getattr(math, name) for name in (
-    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
-    "acosh", "atanh", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "hypot",
-    "fabs", "erf", "erfc", "gamma", "lgamma", "pow", "copysign", "fmod", "degrees",
-    "radians")}
 _BUILTINS = ("float", "int", "len", "range", "reversed", "abs", "list", "map", "tuple",
              "max", "min", "pow")
 _ARITH = (gast.Add, gast.Sub, gast.Mult)
@@ -375,7 +368,8 @@ class PythonFloats:
                 target = self.resolve(func)
             except Exception:  # noqa: BLE001  (anything unresolvable is not known)
                 return None
-            if target is not None and any(target is f for f in FLOAT_FUNCTIONS):
+            facts = registry.facts(target) if target is not None else None
+            if facts is not None and facts.floats:  # (math.sin: a float for numbers)
                 return "float"
         return None
 

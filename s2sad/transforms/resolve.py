@@ -52,7 +52,16 @@ from ..descriptors import (_MODELED, modeled, modeled_type, namedtuple_class,  #
                            unmodeled_data)
 from ..source import FunctionSource, note_attribute
 
-NONDIFF_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "__len__"}
+
+def nondiff_attribute(attr: str) -> bool:
+    """Is ``x.attr`` a value with no derivative, whatever ``x`` is (``x.shape``): the
+    ``no_derivative`` fact of the array attribute of that name?
+
+    >>> nondiff_attribute("shape"), nondiff_attribute("real")
+    (True, False)
+    """
+    facts = registry.facts(getattr(np.ndarray, attr, None))
+    return facts is not None and facts.no_derivative
 
 
 def static_value(node, source: FunctionSource, local_names: set[str]):
@@ -222,7 +231,7 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                   "written out", advice="Write the keys out ({'w': w, 'b': b}), or use a list "
                   "or tuple.")
     if isinstance(value, gast.Attribute):
-        if value.attr in NONDIFF_ATTRIBUTES:
+        if nondiff_attribute(value.attr):
             return Op("nondiff", [value.value])
         try:
             static_value(value, source, local_names)
@@ -388,10 +397,12 @@ def cast_kind(value, source: FunctionSource, local_names: set[str]) -> str | Non
         return "?"
 
 
-def single_constants(tree: gast.FunctionDef) -> dict:
+def single_constants(tree: gast.FunctionDef, source: FunctionSource | None = None) -> dict:
     """The local names stored to once, by ``name = constant`` (a literal, or a dotted name
     read outside the function: ``np.float32``): ``{name: value node}``. Inlining writes
-    a helper's parameters so (``dtype = None``).
+    a helper's parameters so (``dtype = None``). With ``source``, also those stored once
+    by a call of a function whose result follows all its arguments (``ALL_ARGUMENTS``:
+    ``joined_dtype``, np.r_'s dtype, written by ``index_tricks``).
 
     >>> text = "def f(x):\\n    d = np.float32\\n    n = 2\\n    n = 3\\n    return x"
     >>> sorted(single_constants(gast.parse(text).body[0]))
@@ -408,14 +419,24 @@ def single_constants(tree: gast.FunctionDef) -> dict:
             found[node.targets[0].id] = node.value
         elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Call) \
-                and isinstance(node.value.func, gast.Name) and \
-                node.value.func.id.startswith("joined_dtype"):  # np.r_'s dtype (index_tricks)
+                and isinstance(node.value.func, gast.Name) and source is not None:
             joins[node.targets[0].id] = node.value
     arguments = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
     found = {name: value for name, value in found.items()
              if stores.get(name) == 1 and name not in arguments and
              not any(isinstance(n, gast.Name) and n.id in stores for n in trees.walk(value))}
-    return {**found, **{name: value for name, value in joins.items() if stores[name] == 1}}
+    return {**found, **{name: value for name, value in joins.items() if stores[name] == 1 and
+                        value.func.id not in stores and _follows_all(value.func.id, source)}}
+
+
+def _follows_all(name: str, source: FunctionSource) -> bool:
+    """Is the function ``name`` stands for one whose result follows all its arguments'
+    dtypes (``Rule.result``)?"""
+    try:
+        rule = registry.lookup(source.resolve(name))
+    except KeyError:
+        return False
+    return rule is not None and rule.result == registry.ALL_ARGUMENTS
 
 
 def argument_dtypes(tree: gast.FunctionDef, params, descriptors) -> dict:

@@ -42,7 +42,7 @@ from ..registry import is_helper
 from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
 from ..trees import clone, located
-from .shape_only import SHAPE_ARGUMENTS, one_shape, shape_arguments
+from .shape_only import one_shape, shape_arguments, shape_helpers
 from .kinds import ANY, Kind
 from ..trees import assigned_names
 from .higher import container_kinds, is_generated
@@ -214,9 +214,8 @@ class Reverse(Tape):
         # saved as its shape: a loop does not keep each pass's array alive for it (but for
         # what the gradient's return reads, restored by the sweep: a parameter's form...)
         returns = {n.id for n in trees.walk(self._result(returned)) if isinstance(n, gast.Name)}
-        self.shape_only = self.needed - returns - _value_reads(nodes, {
-            alias: SHAPE_ARGUMENTS[name] for name, alias in self.imports.helpers.items()
-            if name in SHAPE_ARGUMENTS})
+        self.shape_only = self.needed - returns - _value_reads(
+            nodes, shape_helpers(self.imports.helper_functions()))
         # (an array whose values all have one shape is read as it is: no shape saved)
         self.one_shape = one_shape(self.tree, self.kinds, "range" not in self.source.globals
                                    and "range" not in self.source.closure) \

@@ -44,12 +44,23 @@ from __future__ import annotations
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 
-# helper -> position of the argument whose shape is all it reads
-SHAPE_ARGUMENTS = {"sum_grad": 1, "unbroadcast": 1, "reduced_size": 0}
 # the operations whose result has the broadcast shape of their two operands
 ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)
+
+
+def shape_helpers(functions: dict) -> dict[str, int]:
+    """``{alias: position}`` of the helpers among ``functions`` (alias -> function) that
+    read the shape alone of the argument at that position (their ``shape_of`` fact).
+
+    >>> from s2sad.runtime import sum_grad, unbroadcast
+    >>> shape_helpers({"unbroadcast": unbroadcast, "sum_grad_1": sum_grad, "abs": abs})
+    {'unbroadcast': 1, 'sum_grad_1': 1}
+    """
+    found = {alias: registry.facts(function) for alias, function in functions.items()}
+    return {alias: facts.shape_of for alias, facts in found.items()
+            if facts is not None and facts.shape_of is not None}
 
 
 def shape_arguments(nodes, helpers: dict[str, int]) -> list:

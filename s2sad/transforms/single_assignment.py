@@ -400,8 +400,8 @@ class SingleAssignment:
         if isinstance(node, gast.Constant):
             return node
         if isinstance(node, gast.Attribute):
-            from .desugar import METHODS
-            if node.attr in METHODS and isinstance(node.value, gast.Name) and \
+            from .desugar import array_function
+            if array_function(node.attr) and isinstance(node.value, gast.Name) and \
                     node.value.id in self.locals:  # m = x.sum: a method as a value
                 raise self.source.syntax_error(
                     f"the method {node.value.id}.{node.attr} used as a value", node,
