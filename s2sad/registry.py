@@ -513,6 +513,8 @@ class Facts:
     * ``extremum``: the result is one of the argument's elements (``np.max``);
     * ``number``: the dtype kind of the Python number it returns (``len``: ``"i"``);
     * ``sequence``: it returns a Python container of what its argument holds.
+    * ``converts``: it gives an ndarray or a Python value whatever array subclass it is
+      given (``np.asarray(M)`` of an ``np.matrix``; not with ``subok=True``).
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -541,6 +543,7 @@ class Facts:
     extremum: bool = False
     number: str = ""
     sequence: bool = False
+    converts: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

@@ -200,5 +200,6 @@ deffacts(len, float, abs, max, min, builtins.pow, sum, range, reversed, pure=Tru
 # the kind of the Python number they return (round's: an int, or a float given ndigits)
 deffacts(len, int, bool, number="i")
 deffacts(float, complex, number="f")
+deffacts(float, int, complex, bool, len, converts=True)  # (M[0, 0] of an np.matrix: a number)
 # a Python container of what their argument holds
 deffacts(list, tuple, dict, sorted, reversed, sequence=True)

@@ -528,6 +528,9 @@ deffacts(np.zeros, np.ones, np.empty, np.full, np.arange, np.linspace, np.logspa
          np.ascontiguousarray, np.indices, np.concatenate, np.stack, np.hstack, np.vstack,
          np.dstack, np.column_stack, np.block, np.einsum, builds=True)
 deffacts(np.zeros, np.ones, np.empty, np.full, shape_from=0)  # (a new array of that shape)
+# what they give is an ndarray, whatever array subclass they are given (np.matrix, a masked
+# array: resolve.foreign_argument), unless asked to keep it with subok=True
+deffacts(np.asarray, np.array, np.ascontiguousarray, np.asfortranarray, converts=True)
 
 
 def stop_gradient(x):

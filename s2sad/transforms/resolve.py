@@ -274,7 +274,8 @@ def foreign_argument(call, source, local_names, kinds: dict, made=lambda operand
     except (KeyError, TypeError):
         return None
     try:
-        if target in _CONVERTS and not any(k.arg == "subok" for k in call.keywords):
+        if (registry.facts(target) or registry.Facts()).converts and \
+                not any(k.arg == "subok" for k in call.keywords):
             return None
     except TypeError:  # (an unhashable object called)
         pass
@@ -295,11 +296,6 @@ def foreign_argument(call, source, local_names, kinds: dict, made=lambda operand
             return operand, _foreign_operand([operand], source, local_names), \
                 registry.describe_function(target)
     return None
-
-
-_CONVERTS = frozenset({np.asarray, np.array, np.ascontiguousarray, np.asfortranarray,
-                       float, int, complex, bool, len})
-# (what they give is an ndarray, whatever array subclass they are given: not with subok=True)
 
 
 def _spelled(node) -> str:
