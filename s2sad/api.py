@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 from . import registry, runtime_recursion
 from .backends import backend_of, check_arguments, check_target
-from .dispatch import given_arguments, make_entry
+from .dispatch import UNSET, given_arguments, make_entry
 from .errors import DifferentiationError, NonScalarOutputError, S2sadError
 from .located import note_user_line, user_line, user_line_of
 from .pipeline import compile_gradient, load
@@ -38,6 +38,7 @@ def _forget_all() -> None:
 
 registry.LISTENERS.append(_forget_all)
 _CACHE_LOCK = threading.Lock()
+_LEFT_OUT = id(UNSET)  # what an entry's parameter holds when the call left it out
 _ATTRIBUTE = "__s2sad_gradients__"
 
 
@@ -128,6 +129,8 @@ class GradientFunction:
         """A call whose variant is found by describing its arguments (compiled if new)."""
         if kwargs or len(args) != self._arity:
             args = self._bind(args, kwargs)
+        elif _LEFT_OUT in map(id, args):  # (an entry's: one left out had no default then)
+            return self._defaults_changed(*args)
         # the common case first: a variant compiled before that reads no module global live
         compiled = self._ready.get(tuple(map(describe, args)))
         if compiled is None or not still_read(compiled.reads):  # (a helper redefined: the
