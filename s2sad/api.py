@@ -15,7 +15,8 @@ from typing import Callable, Sequence
 from . import registry, runtime_recursion
 from .backends import backend_of, check_arguments, check_target
 from .dispatch import UNSET, given_arguments, make_entry
-from .errors import DifferentiationError, NonScalarOutputError, S2sadError
+from .errors import (DifferentiationError, NonScalarOutputError, S2sadError,
+                     UnsupportedSyntaxError)
 from .located import note_user_line, user_line, user_line_of
 from .pipeline import compile_gradient, load
 from .source import FunctionSource, note_reads, still_read
@@ -153,7 +154,8 @@ class GradientFunction:
                 return function(*args, *extra)
             n = len(args) - len(self._kwonly)
             return function(*args[:n], *extra, **dict(zip(self._kwonly, args[n:])))
-        except DifferentiationError as exc:  # (a check in the generated code, not located)
+        except (DifferentiationError, UnsupportedSyntaxError) as exc:  # (a check in the
+            # generated code, not located)
             compiled = getattr(self, "_last", None)
             if exc.filename is None and not isinstance(exc, NonScalarOutputError) and \
                     compiled is not None and compiled.function is function:
@@ -525,7 +527,8 @@ def _handle(compiled, who: str, exc: Exception) -> None:
     the user's line (:mod:`s2sad.located`)."""
     if isinstance(exc, NonScalarOutputError):
         _at_return(exc, compiled)
-    elif isinstance(exc, DifferentiationError) and exc.filename is None:
+    elif isinstance(exc, (DifferentiationError, UnsupportedSyntaxError)) and \
+            exc.filename is None:
         _at_user_line(exc, compiled)  # (a check in the generated code: check_real_power)
     elif not isinstance(exc, S2sadError):
         note_user_line(exc, compiled, who)
@@ -552,8 +555,8 @@ def _at_user_line(exc: DifferentiationError, compiled, func=None) -> None:
         func = func.func
     filename, line, text, col, _ = where[-1]
     text = text or linecache.getline(filename, line)
-    raise type(exc)(exc.message, filename, line, text, col, exc.hint,
-                    where if len(where) > 1 else ()) from None
+    raise type(exc)(getattr(exc, "construct", None) or exc.message, filename, line, text, col,
+                    exc.hint, where if len(where) > 1 else ()) from None
 
 
 def _compiled_named(func, filename: str):

@@ -41,6 +41,7 @@ from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
 from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds
 from .transforms.nan_check import NanCheck
+from .transforms.number_checks import check_before
 from .transforms.py_floats import PythonFloats
 from .transforms.normalize import (Normalize, argument_descriptors, argument_objects,
                                    assigned_names)
@@ -197,9 +198,13 @@ def build_gradient(func, wrt: list[str], optimize: bool = True, annotate: bool =
         stages.append(("dict_views", normalized))
     zero_d = any(isinstance(d, tuple) and d[0] in ("nd", "cupy") and d[1] == 0 and len(d) == 3
                  for d in descriptors)
-    for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
-        if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number
-            raise error
+    for name, error, *before in normalizer.deferred:  # `x += e` on a value shared with
+        tag = kinds.get(name, ANY).tag                  # another: an error unless a number
+        if tag == "scalar" and not zero_d:
+            continue
+        if not (before and tag in ("scalar", "numeric", "any") and check_before(
+                normalized, before[0], name, error, imports.helper("check_number"))):
+            raise error  # (an array, or a number by kind: checked at run time)
     given = dict(zip(params, descriptors))
     for name, owner, itself, error in normalizer.argument_updates:  # `x += v`, x the argument
         if given.get(owner) in ("float", "int", "complex") or _numpy_number(given.get(owner)):

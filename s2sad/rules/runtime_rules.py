@@ -32,7 +32,7 @@ import numpy as np
 
 from ..registry import deflinear, defresult, deftangent, defvjp, nondifferentiable
 from ..runtime import (add_sens, array_grad, as_gradient, average_grad, broadcast_shape, cast_like,
-                       check_real_power, checked_quantiles, choose_grad, clip_grad,
+                       check_number, check_real_power, checked_quantiles, choose_grad, clip_grad,
                        column_stack_grad, concatenate_grad, cumprod_grad, cumsum_grad,
                        diag_grad, diagonal_grad,
                        diff_grad, dot_grad_left, dot_grad_right, dstack_grad, einsum_grad,
@@ -146,6 +146,7 @@ def checkpoint_tangent_tangent(g, ans, func, args, argnum, h):
             None, not_differentiable_yet("checkpoint_tangent (s2sad.checkpoint)", "h"))
 nondifferentiable(bool, shape="scalar")  # `if cond:` on a value read back from a stack
 nondifferentiable(check_real_power)  # (a statement before a power of a Python number)
+nondifferentiable(check_number)  # (a statement before `v /= c` where v may be an array)
 
 try:  # the memory budget's check (a statement in generated while loops)
     from ..runtime_budget import check_stack

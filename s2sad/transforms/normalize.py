@@ -148,8 +148,9 @@ class Normalize:
         self.callers: dict[int, str] = {}  # blocks the caller passed in -> argument
         # code s2sad generated (differentiated again) updates only what it made itself
         self.trusted = is_generated(source) or (parent is not None and parent.trusted)
-        # (name, error): `x += e` on a shared value, an error unless x is a number
-        self.deferred: list[tuple[str, Exception]] = []
+        # (name, error): `x += e` on a shared value, an error unless x is a number; (name,
+        # error, statement): or checked a number at run time before that statement
+        self.deferred: list[tuple] = []
         # (names, error): a call of a function s2sad does not know given a value that
         # may share memory with these names; an error where one is active and not a number
         self.unknown_calls: list[tuple[set, Exception]] = []
@@ -1078,6 +1079,7 @@ class Normalize:
         that is read later: then ``+=`` would change that one too, so it is refused."""
         target = stmt.target
         mine = self.current.get(target.id)
+        deferred = len(self.root.deferred)
         sharing = self.sharing(target.id) if mine is not None and not self.trusted else []
         user = next((k for k in sharing if self._read_later(stmt, k)), None)
         if mine is not None and user is None and self.parent is not None and not self.trusted:
@@ -1107,7 +1109,11 @@ class Normalize:
                 f"or copy first: `{target.id} = {user}.copy()`."))))
         value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
                                               stmt.op, stmt.value), stmt)
+        out, at, refusals = self.out, len(self.out), self.root.deferred[deferred:]
         self.statement(gast.copy_location(gast.Assign([target], value, None), stmt))
+        if len(out) > at:  # (each may be a check at run time, before the update: a number)
+            self.root.deferred[deferred:deferred + len(refusals)] = [
+                (name, error, out[at]) for name, error in refusals]
 
     def _list_slice_error(self, stmt, name: str):
         """``ys[1:] = [a, b]``, ``ys[::-1] = ys`` on a list: Python may change its length
@@ -1371,10 +1377,11 @@ class Normalize:
             seen = None
             while seen != self._classes():
                 seen = self._classes()
-                saved = self._save()
+                saved, deferred = self._save(), len(self.root.deferred)
                 run()  # (raises where the sharing makes an update unsafe)
                 end = self.node
                 self._restore(saved)
+                del self.root.deferred[deferred:]  # (the pass kept says them again)
                 self.merge_nodes(end)
         start = dict(self.node)
         self._forget_objects(stmt)  # (a pass may start with the objects the last one left)
@@ -2102,12 +2109,10 @@ class Normalize:
             if isinstance(value, gast.Name):
                 child.bind_caller(child.current[name], name)
                 passed[child._blocks] = value.id
-                user = next((k for k, v in self.current.items() if v == value.id), None)
-                if user is not None and value.id not in self.temps and (  # the caller's
-                        self._read_later(self.stmt, user) or  # variable, read after the call
-                        sum(isinstance(n, gast.Name) and n.id == user  # or beside it
-                            for n in trees.walk(self.stmt)) > 1 or
-                        self.caller_of(value.id) in self.passed_names):  # (or its caller's)
+                user = self._read_after_call(value.id, next(
+                    (a for n, a in list(zip(names, node.args)) +
+                     [(k.arg, k.value) for k in node.keywords] if n == name), None))
+                if user is not None:
                     child.passed_names[name] = user
         body = tree.body
         for stmt in body[:-1]:
@@ -2124,6 +2129,27 @@ class Normalize:
             self.root.foreign.update(scope_.foreign)
             self.root.foreign_cells.update(scope_.foreign_cells)
         return result
+
+    def _read_after_call(self, value: str, given) -> str | None:
+        """The caller's variable that a helper's in-place update of the parameter given
+        ``value`` (written ``given`` in the call) would change under a reader, if any: one
+        whose value may share ``value``'s memory (``t``, a view ``u = t[1:]``, ``t`` of
+        ``h(t[1:])``), read after the call or beside it; an argument of the function
+        differentiated (the user's own); or what the caller's caller reads."""
+        blocks = self.node.get(value, frozenset())
+        users = [k for k, v in self.current.items() if v == value or blocks & self.node.get(
+            v, frozenset())]
+
+        def count(node, name: str) -> int:
+            return sum(isinstance(n, gast.Name) and n.id == name for n in trees.walk(node))
+        for user in users:
+            if self._read_later(self.stmt, user) or \
+                    count(self.stmt, user) > (count(given, user) if given is not None else 1):
+                return user
+        owner = self.caller_of(value)  # (the function's argument, or its caller's value)
+        if owner is not None and (self.parent is None or owner in self.passed_names):
+            return users[0] if users else owner
+        return None
 
     def recursive(self, node, func):
         """A call that recurses, kept as a call: ``t_2 = recursive_call(f, (x, n))`` runs
