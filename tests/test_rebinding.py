@@ -273,3 +273,20 @@ def test_a_helpers_keyword_only_default_changed_in_place():
     finally:
         C.keyword_scale.__kwdefaults__["k"] = 2.0
     assert g(1.0) == 4.0
+
+
+def _optional(x, k=None):
+    return x * x * x * (1.0 if k is None else k)
+
+
+def test_a_default_of_none_given_a_number_later():
+    """``k=None`` built for, then ``f.__defaults__ = (3.0,)``: a variant for a float ``k``,
+    for the gradient and the gradient of the gradient alike."""
+    f = types.FunctionType(_optional.__code__, _optional.__globals__, "_optional", (None,))
+    g, second = s2sad.grad(f), s2sad.grad(s2sad.grad(f))
+    assert (g(0.5), second(0.5)) == (pytest.approx(0.75), pytest.approx(3.0))
+    f.__defaults__ = (3.0,)
+    assert g(0.5) == pytest.approx(_numeric(f, 0.5))
+    assert second(0.5) == pytest.approx(_numeric(g, 0.5), rel=1e-6)
+    f.__defaults__ = (None,)
+    assert (g(0.5), second(0.5)) == (pytest.approx(0.75), pytest.approx(3.0))
