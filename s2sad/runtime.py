@@ -1463,13 +1463,13 @@ def check_number(value, construct: str, hint: str) -> None:
     >>> check_number(np.ones(2), "`v /= ...`", "Write `v = v / ...`.")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    s2sad.errors.UnsupportedSyntaxError: s2sad does not support `v /= ...`: it holds an array ...
+    s2sad.errors.UnsupportedSyntaxError: s2sad does not support `v /= ...`: here an array, ...
     """
     if type(value) in (float, int, complex, bool) or isinstance(value, np.generic):
         return
     what = "an array" if hasattr(value, "shape") else f"a {type(value).__name__}"
-    raise UnsupportedSyntaxError(f"{construct}: it holds {what} here, which the update "
-                                 "changes in place", hint=hint)
+    raise UnsupportedSyntaxError(f"{construct}: here {what}, which the update changes in "
+                                 "place", hint=hint)
 
 
 def scaled_power(c, x, e):

@@ -1073,6 +1073,8 @@ class Normalize:
                 stmt, name))))
         subscript = gast.Subscript(self.load(mine), index, gast.Store())
         self.emit(gast.Assign([subscript], value, None))
+        if reader is not None:  # (or checked a number at run time, before the store)
+            self.root.deferred[-1] += (self.out[-1],)
 
     def augmented(self, stmt):
         """``x += e`` is ``x = x + e``, unless ``x`` may be an array shared with another name
