@@ -21,8 +21,9 @@ from typing import Callable
 from . import hooks, registry
 from .backends import ARRAY_TAGS, backend_of, check_arguments, check_target, target_backend
 from .descriptors import describe, is_object
-from .dispatch import given_arguments, make_entry
-from .errors import DifferentiationError, NonScalarOutputError, S2sadError
+from .dispatch import UNSET, given_arguments, make_entry
+from .errors import (DifferentiationError, NonScalarOutputError, S2sadError,
+                     UnsupportedSyntaxError)
 from .located import note_user_line, user_line, user_line_of
 from .pipeline import compile_gradient, load
 from .source import FunctionSource, note_reads, still_read
@@ -44,6 +45,7 @@ def _forget_all() -> None:
 
 registry.LISTENERS.append(_forget_all)
 _CACHE_LOCK = threading.Lock()
+_LEFT_OUT = id(UNSET)  # what an entry's parameter holds when the call left it out
 _ATTRIBUTE = "__s2sad_gradients__"
 
 
@@ -138,6 +140,8 @@ class GradientFunction:
         """A call whose variant is found by describing its arguments (compiled if new)."""
         if kwargs or len(args) != self._arity:
             args = self._bind(args, kwargs)
+        elif _LEFT_OUT in map(id, args):  # (an entry's: one left out had no default then)
+            return self._defaults_changed(*args)
         # the common case first: a variant compiled before that reads no module global live
         compiled = self._ready.get(tuple(map(describe, args)))
         if compiled is None or not still_read(compiled.reads):  # (a helper redefined: the
@@ -160,7 +164,8 @@ class GradientFunction:
                 return function(*args, *extra)
             n = len(args) - len(self._kwonly)
             return function(*args[:n], *extra, **dict(zip(self._kwonly, args[n:])))
-        except DifferentiationError as exc:  # (a check in the generated code, not located)
+        except (DifferentiationError, UnsupportedSyntaxError) as exc:  # (a check in the
+            # generated code, not located)
             compiled = getattr(self, "_last", None)
             if exc.filename is None and not isinstance(exc, NonScalarOutputError) and \
                     compiled is not None and compiled.function is function:
@@ -529,7 +534,8 @@ def _handle(compiled, who: str, exc: Exception) -> None:
     the user's line (:mod:`s2sad.located`)."""
     if isinstance(exc, NonScalarOutputError):
         _at_return(exc, compiled)
-    elif isinstance(exc, DifferentiationError) and exc.filename is None:
+    elif isinstance(exc, (DifferentiationError, UnsupportedSyntaxError)) and \
+            exc.filename is None:
         _at_user_line(exc, compiled)  # (a check in the generated code: check_real_power)
     elif not isinstance(exc, S2sadError):
         note_user_line(exc, compiled, who)
@@ -556,8 +562,8 @@ def _at_user_line(exc: DifferentiationError, compiled, func=None) -> None:
         func = func.func
     filename, line, text, col, _ = where[-1]
     text = text or linecache.getline(filename, line)
-    raise type(exc)(exc.message, filename, line, text, col, exc.hint,
-                    where if len(where) > 1 else ()) from None
+    raise type(exc)(getattr(exc, "construct", None) or exc.message, filename, line, text, col,
+                    exc.hint, where if len(where) > 1 else ()) from None
 
 
 def _compiled_named(func, filename: str):

@@ -408,6 +408,32 @@ def defaults_head(signature, owner, constants: dict) -> tuple[list[ast.stmt], se
     return statements, set(unset) | set(kwonly)
 
 
+def unset_tests(signature, descriptors, names, unset, constants: dict) -> list[str]:
+    """Tests that a parameter with no default when the entry was made was given: each
+    parameter of the entry defaults to :data:`UNSET` (the function may be given defaults
+    later: ``f.__defaults__ = (5.0,)``), and the guard sends such a call to the general
+    path. A parameter whose guard already refuses :data:`UNSET` needs no test.
+
+    >>> def f(x, k):
+    ...     return x
+    >>> unset_tests(inspect.signature(f), ["float", "any"], ["x", "k"], set(), {})
+    ['k is not default_unset']
+    """
+    loose = describe(UNSET)
+    tests = [f"{name} is not default_unset" for param, desc, name in
+             zip(signature.parameters.values(), descriptors, names, strict=True)
+             if param.name not in unset and desc == loose]
+    if tests:
+        constants["default_unset"] = UNSET
+    return tests
+
+
+def _unset_test_trees(signature, descriptors, names, unset, constants: dict) -> list:
+    """The tests of :func:`unset_tests`, as trees."""
+    return [ast.parse(test, mode="eval").body
+            for test in unset_tests(signature, descriptors, names, unset, constants)]
+
+
 def given_arguments(signature, values) -> tuple[list, dict]:
     """``(args, kwargs)``: the arguments a call of an entry gave, from the values of its
     parameters (:data:`UNSET` where the call left one out).
@@ -434,10 +460,12 @@ def given_arguments(signature, values) -> tuple[list, dict]:
 
 
 def entry_source(name: str, signature, descriptors, constants=None,
-                 catch: bool = False, reads=(), owner=None) -> str:
+                 catch: bool = False, reads=(), owner=None, unsettable: bool = False) -> str:
     """The text of the entry of the variant of gradient ``name`` for ``descriptors``
     (one per parameter of ``signature``); with ``catch``, an exception of class ``caught``
-    from the variant goes through ``handle`` (which may raise another in its place)."""
+    from the variant goes through ``handle`` (which may raise another in its place). With
+    ``unsettable``, a parameter the call leaves out that has no default holds
+    :data:`UNSET`, and the call goes the general way (:func:`unset_tests`)."""
     constants = {} if constants is None else constants
     name = re.sub(r"\W", "_", name)  # grad_<lambda>
     plain = _plain(signature)
@@ -445,7 +473,11 @@ def entry_source(name: str, signature, descriptors, constants=None,
         names = list(signature.parameters)
     else:
         names = [p if _usable(p) else f"arg_{i}" for i, p in enumerate(signature.parameters)]
+    head, unset = defaults_head(signature, owner, constants) if plain and owner is not None \
+        else ([], set())
     tests = _all([guard_test(d, _load(n), constants) for d, n in zip(descriptors, names)] +
+                 (_unset_test_trees(signature, descriptors, names, unset, constants)
+                  if plain and unsettable else []) +
                  read_test_trees(reads, constants, dict(zip(signature.parameters, names))))
     call = ast.Call(_load("variant"), [  # (keyword-only parameters stay keyword-only)
         _load(n) for p, n in zip(signature.parameters.values(), names)
@@ -453,9 +485,8 @@ def entry_source(name: str, signature, descriptors, constants=None,
         ast.keyword(p.name, _load(n)) for p, n in zip(signature.parameters.values(), names)
         if p.kind is p.KEYWORD_ONLY])
     if plain:
-        head, unset = defaults_head(signature, owner, constants) if owner is not None \
-            else ([], set())
-        parameters = _parameters(signature, constants, unset)
+        every = set(signature.parameters) if unsettable else unset
+        parameters = _parameters(signature, constants, every)
         body = inner = head
         fallback = ast.Return(ast.Call(_load("general"), [_load(n) for n in names], []))
     else:
@@ -498,6 +529,7 @@ def make_entry(name: str, signature, descriptors, variant, general, catch=None, 
     ``owner``, the function differentiated, a parameter the call leaves out gets
     ``owner``'s default at the call; once its defaults changed, the call goes to
     ``stale`` (:func:`defaults_head`)."""
+    unsettable = stale is not None  # (a call leaving out one with no default: stale too)
     if owner is not None and not (owner.__defaults__ or owner.__kwdefaults__):
         owner = None  # (no default to read: no test at each call)
     entry = guarded(signature, descriptors, variant, general, catch, reads, owner, stale)
@@ -506,7 +538,7 @@ def make_entry(name: str, signature, descriptors, variant, general, catch=None, 
         return entry
     constants: dict = {}
     text = entry_source(name, signature, descriptors, constants, catch is not None,
-                        reads, owner) + "\n"
+                        reads, owner, unsettable) + "\n"
     filename = f"<s2sad entry of {name}>"
     register(filename, text)
     namespace = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
@@ -579,11 +611,13 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
     if fdef is None:
         return None
     constants: dict = {}
-    tests = _all([guard_test(d, _load(n), constants)
-                  for d, n in zip(descriptors, names, strict=True)] +
-                 read_test_trees(reads, constants))
     defaults, unset = defaults_head(signature, owner, constants) if owner is not None \
         else ([], set())
+    tests = _all([guard_test(d, _load(n), constants)
+                  for d, n in zip(descriptors, names, strict=True)] +
+                 (_unset_test_trees(signature, descriptors, names, unset, constants)
+                  if stale is not None else []) +
+                 read_test_trees(reads, constants))
     helpers = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
                "general": general, "default_stale": stale, **constants}
     if catch is not None:
@@ -633,7 +667,13 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
     entry = function_with_cells(fdef, code.co_filename, variant.__globals__, cells)
     entry.__defaults__ = variant.__defaults__
     entry.__kwdefaults__ = variant.__kwdefaults__
-    if unset:  # (each left out is read from the function at the call)
+    if stale is not None:  # (a default is read from the function at the call; one left
+        params = list(signature.parameters.values())  # out with none goes the general way)
+        positional = [p for p in params if p.kind is not p.KEYWORD_ONLY]
+        entry.__defaults__ = (UNSET,) * len(positional) or None
+        entry.__kwdefaults__ = {p.name: UNSET for p in params
+                                if p.kind is p.KEYWORD_ONLY} or None
+    elif unset:  # (each left out is read from the function at the call)
         params = list(signature.parameters.values())
         positional = [p for p in params if p.kind is not p.KEYWORD_ONLY and p.name in unset]
         entry.__defaults__ = (UNSET,) * len(positional) or None

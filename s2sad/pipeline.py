@@ -46,6 +46,7 @@ from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
 from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds, object_members
 from .transforms.nan_check import NanCheck
+from .transforms.number_checks import check_before
 from .transforms.py_floats import PythonFloats
 from .transforms.normalize import (Normalize, argument_descriptors, argument_objects,
                                    assigned_names)
@@ -306,15 +307,22 @@ def dict_views(build: Build, kinds: dict) -> bool:
     return views.changed
 
 
-@check(needs=(kinds,))
+@transform(needs=(kinds,), keeps=ALL)
 def refuse_updates(build: Build, kinds: dict) -> bool:
     """Alias analysis: ``x += e`` on a value shared with another name or the caller's
     argument, and ``ys[1:] = v`` on a list, refused where the kinds say they change the
-    caller's values."""
+    caller's values; where they cannot say whether ``x`` is a number, a check at run time
+    before the update (``check_number``: a statement, so every analysis still holds)."""
     normalizer, zero_d = build.normalizer, build.zero_d
-    for name, error in normalizer.deferred:  # `x += e` on a value shared with another name
-        if zero_d or kinds.get(name, ANY).tag != "scalar":  # is an error unless x is a number
-            raise error
+    changed = False
+    for name, error, *before in normalizer.deferred:  # `x += e` on a value shared with
+        tag = kinds.get(name, ANY).tag                  # another: an error unless a number
+        if tag == "scalar" and not zero_d:
+            continue
+        if not (before and tag in ("scalar", "numeric", "any") and check_before(
+                build.tree, before[0], name, error, build.imports.helper("check_number"))):
+            raise error  # (an array, or a number by kind: checked at run time)
+        changed = True
     given = dict(zip(build.params, build.descriptors or [None] * len(build.params)))
     for name, owner, itself, error in normalizer.argument_updates:  # `x += v`, x the argument
         if given.get(owner) in ("float", "int", "complex") or _numpy_number(given.get(owner)):
@@ -326,7 +334,7 @@ def refuse_updates(build: Build, kinds: dict) -> bool:
         if kinds.get(name, ANY).tag == "list":
             raise error
     _refuse_arithmetic_on_dicts(build.tree, kinds, build.source)
-    return False
+    return changed
 
 
 @check(needs=(kinds,))

@@ -27,7 +27,8 @@ import numbers
 import numpy as np
 
 from .backends import DeviceShape, Shape, array_module
-from .errors import DifferentiationError, NoDerivativeError, NonScalarOutputError
+from .errors import (DifferentiationError, NoDerivativeError, NonScalarOutputError,
+                     UnsupportedSyntaxError)
 
 # --- backend-agnostic basics ------------------------------------------------------------------
 
@@ -1451,6 +1452,24 @@ def check_real_power(x, y, varying: bool = False) -> None:
             hint="Keep the base non-negative (`max(b, 0.0) ** 0.5`, or take `abs`), or "
                  "compute on NumPy values (`np.sqrt(b)`, `np.float64(b) ** 0.5`), which give "
                  "NaN there.")
+
+
+def check_number(value, construct: str, hint: str) -> None:
+    """Refuse, at run time, an in-place update s2sad wrote as a new value (``v /= c`` as
+    ``v = v / c``) where ``value`` is not a number: ``/=`` changes an array (or a list) in
+    place, under another name that reads it; a number it only rebinds.
+
+    >>> check_number(np.float64(2.0), "`v /= ...`", "Write `v = v / ...`.")
+    >>> check_number(np.ones(2), "`v /= ...`", "Write `v = v / ...`.")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.UnsupportedSyntaxError: s2sad does not support `v /= ...`: here an array, ...
+    """
+    if type(value) in (float, int, complex, bool) or isinstance(value, np.generic):
+        return
+    what = "an array" if hasattr(value, "shape") else f"a {type(value).__name__}"
+    raise UnsupportedSyntaxError(f"{construct}: here {what}, which the update changes in "
+                                 "place", hint=hint)
 
 
 def scaled_power(c, x, e):

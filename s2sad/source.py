@@ -369,6 +369,12 @@ def _note(dependency: tuple, value, always: bool = False) -> None:
         for attribute in ("__code__", "__defaults__", "__kwdefaults__"):
             read.setdefault(("attr", id(value), attribute),
                             ("attr", value, attribute, getattr(value, attribute)))
+        keywords = value.__kwdefaults__  # (changed in place too: Python reads it at each
+        if keywords:                     # call; its keys, then its very values)
+            read.setdefault(("items", id(keywords), "keys"),
+                            ("items", keywords, "keys", tuple(keywords)))
+            read.setdefault(("items", id(keywords), "values"),
+                            ("items", keywords.values(), "values", tuple(keywords.values())))
 
 
 def note_attribute(holder, name: str, value, source: "FunctionSource | None" = None,

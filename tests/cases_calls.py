@@ -259,6 +259,63 @@ def helper_doubles_in_place_a_value_not_read_after(x):
     return _doubled_sum(a) + np.sum(x)
 
 
+# --- a helper's `v /= ...` on the caller's value: a number is rebound, an array changed -----
+
+
+def _halved_square(v):
+    v /= 1.0 + np.square(v)
+    return v * v
+
+
+def helper_halves_a_dot_product_read_after(x):
+    t = np.dot(x, x)  # (a NumPy number: the kinds say "an array or a number")
+    return np.sum(_halved_square(t)) + t
+
+
+def helper_halves_a_number_in_a_loop(x):
+    t = np.tanh(np.dot(x, x) + 0.5)  # (the long fuzz profile's program, in short)
+    n = 0
+    while n < 2 and t > 0.1:
+        n = n + 1
+        s = np.outer(x, x) * _halved_square(t)
+        t = 0.5 * t + 0.5 * np.tanh(t * np.sum(s))
+    return t
+
+
+def helper_halves_a_float_argument_read_after(a):
+    return _halved_square(a) + a
+
+
+def helper_halves_an_array_not_read_after(x):
+    t = x * 1.0
+    return np.sum(_halved_square(t))
+
+
+def helper_halves_an_array_read_after(x):
+    t = x * 1.0
+    return np.sum(_halved_square(t) + t)  # <- refused: the helper's `v /=` changes t
+
+
+def helper_halves_an_array_whose_view_is_read_after(x):
+    t = x * 1.0
+    u = t[1:]
+    return np.sum(_halved_square(t)) + np.sum(u)  # <- refused: u is a view of t
+
+
+def helper_halves_a_view_of_an_array_read_after(x):
+    t = x * 1.0
+    return np.sum(_halved_square(t[1:])) + np.sum(t)  # <- refused at run time
+
+
+def helper_halves_the_argument(x):
+    return np.sum(_halved_square(x))  # <- refused: the caller's array x would change
+
+
+def helper_halves_a_matrix_vector_product_read_after(x):
+    t = np.dot(np.outer(x, x), x)  # (an array: refused when it runs)
+    return np.sum(_halved_square(t)) + np.sum(t)
+
+
 def _apply_through_a_name(f, x):
     g = f
     return g(x) * 2.0

@@ -21,6 +21,14 @@ def uses_scale(x):
     return scale(x) * 1.0
 
 
+def keyword_scale(t, *, k=2.0):
+    return t * t * k
+
+
+def uses_keyword_scale(x):
+    return keyword_scale(x)
+
+
 def tanh_act(z):
     return np.tanh(z)
 

@@ -162,6 +162,14 @@ def item_of_a_vector(x):
     return a * np.sum(x) + np.sum(z * x)
 
 
+def item_of_a_vector_of_unknown_rank(x):
+    z = np.dot(np.outer(x, x), x)  # (1-d, which the kinds do not say: checked when it runs)
+    a = z[2]  # a NumPy number: the update leaves it alone
+    z[2] = np.tanh(x[0])
+    a *= x[1]
+    return a * np.sum(x) + np.sum(z * x)
+
+
 def item_of_a_matrix(x):
     z = np.zeros((2, 3))
     a = z[1, 2]
@@ -254,6 +262,6 @@ def list_copy_slot_replaced(v):
 
 SAFE = [list_copy_slot_replaced, argument_replaced, argument_replaced_by_a_constant, argument_replaced_in_both_branches,
         argument_replaced_on_every_pass, fresh_from_helper, old_value_kept_by_another_name,
-        item_of_a_vector, item_of_a_matrix, swapped_items, swapped_list_slots,
+        item_of_a_vector, item_of_a_vector_of_unknown_rank, item_of_a_matrix, swapped_items, swapped_list_slots,
         swapped_arrays_in_list_slots, index_read_in_turn, nested_targets_stored_in_turn,
         unpacked_into_items]

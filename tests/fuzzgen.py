@@ -73,10 +73,14 @@ AVOID_RECURSION_IN_LOOPS = False         # fixed: a recursive helper called in a
 AVOID_DEFAULT_REBINDING = False  # root cause 11: a default read at the call
 AVOID_VIEW_WRITES = AVOID_KNOWN_BUGS      # false refusals: a write through a view is refused
 AVOID_VIEW_METHOD = AVOID_KNOWN_BUGS      # false refusals: ``z.view()`` has no rule
-AVOID_ITEM_UPDATED = AVOID_KNOWN_BUGS     # false refusals: ``g = a[0]; g *= ...`` (``a`` a
-#                                           helper's parameter, or ``M[-1, k]``), and
-#                                           ``a = z[2]; z[2] = ...`` where s2sad cannot tell
-#                                           that ``z`` is 1-d: "shares its memory with 'a'"
+AVOID_ITEM_UPDATED = False                # fixed: ``g = a[0]; g *= ...`` (``a`` a helper's
+#                                           parameter, or ``M[-1, k]``), and ``a = z[2];
+#                                           z[2] = ...`` where s2sad cannot tell that ``z``
+#                                           is 1-d were refused ("shares its memory with
+#                                           'a'"): a number checked at run time. Still
+#                                           refused: ``t = M.T[1, -1]; t *= ...`` on the
+#                                           argument M ("an in-place update of the argument
+#                                           'M'", about 0.14% of the long profile)
 AVOID_CONSTANT_RETURN_IN_LOOP = False    # fixed: a loop holding a `return` and an
 #                                           ``if 0.5 < 0.3:`` read an unassigned 'result_1'
 

@@ -306,3 +306,65 @@ def test_a_function_chosen_in_a_branch_or_given_again_is_named_in_the_refusal(f,
 def test_a_method_used_as_a_value_is_refused():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match=r"the method x\.sum used as a value"):
         s2sad.grad(C.method_as_a_value)(np.ones(2))
+
+
+@pytest.mark.parametrize("f, args", [
+    pytest.param(C.helper_halves_a_dot_product_read_after, (rng.normal(size=3),),
+                 id="dot-product-read-after"),
+    pytest.param(C.helper_halves_a_number_in_a_loop, (np.array([0.3, -0.2, 0.4]),),
+                 id="number-in-a-loop"),
+    pytest.param(C.helper_halves_a_float_argument_read_after, (0.7,), id="float-argument"),
+    pytest.param(C.helper_halves_an_array_not_read_after, (rng.normal(size=3),),
+                 id="array-not-read-after"),
+])
+def test_a_helpers_update_of_a_number_or_an_unread_array_is_differentiated(f, args):
+    """``v /= ...`` in a helper rebinds a number (Python's or NumPy's), and changes an array
+    no later line reads: both differentiated (a NumPy number the kinds call "an array or a
+    number" was refused, the long fuzz profile's last kind of refusal)."""
+    expected = numeric_gradient(f, args, 0)
+    np.testing.assert_allclose(s2sad.grad(f)(*args), expected, rtol=1e-6, atol=1e-8)
+    value, _ = s2sad.value_and_grad(f)(*args)
+    assert value == pytest.approx(f(*[a.copy() if isinstance(a, np.ndarray) else a
+                                      for a in args]))
+    _, pushforward = s2sad.jvp(f)(*args)
+    direction = np.ones_like(args[0])
+    assert pushforward(direction) == pytest.approx(np.sum(expected * direction), rel=1e-6)
+
+
+def test_a_helpers_update_of_a_number_has_second_derivatives():
+    f = C.helper_halves_a_dot_product_read_after
+    x = np.array([0.3, -0.2, 0.4])
+    hessian = s2sad.hessian(f)(x)
+    for i in range(3):
+        step = np.eye(3)[i] * 1e-5
+        column = (s2sad.grad(f)(x + step) - s2sad.grad(f)(x - step)) / 2e-5
+        np.testing.assert_allclose(hessian[:, i], column, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("f, reader", [
+    pytest.param(C.helper_halves_an_array_read_after, "'t'", id="array-read-after"),
+    pytest.param(C.helper_halves_an_array_whose_view_is_read_after, "'u'",
+                 id="view-read-after"),  # (was a silently wrong gradient)
+    pytest.param(C.helper_halves_a_view_of_an_array_read_after, "'t'",
+                 id="view-passed-array-read-after"),  # (was a silently wrong gradient)
+    pytest.param(C.helper_halves_the_argument, "'x'", id="the-argument"),
+    pytest.param(C.helper_halves_a_matrix_vector_product_read_after, "'t'",
+                 id="matrix-vector-product"),
+])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_helpers_update_of_an_array_read_after_is_refused(f, reader, mode):
+    """An array another live name reads (or the caller's own argument): refused at the
+    helper's line, under the caller's, when it is built or, where only the run says it is
+    an array, when it runs."""
+    x = rng.normal(size=3)
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        if mode == "grad":
+            s2sad.grad(f)(x)
+        else:
+            s2sad.jvp(f)(x)[1](np.ones(3))
+    message = str(info.value)
+    assert f"`v /= ...` on 'v', which holds the caller's {reader}" in message, message
+    assert "v /= 1.0 + np.square(v)" in message and "Write `v = v / ...`" in message, message
+    assert info.value.filename == C.__file__
+    assert info.value.lineno == C._halved_square.__code__.co_firstlineno + 1
+    assert f.__name__ in message  # (the caller's line, shown as a traceback shows calls)

@@ -698,6 +698,33 @@ def f(y, s_y, s_v):
                                                          -1.264784332027375])],
         id="argument-array-replaced-by-a-display"),  # unoptimized: the first contribution
     # to the pieces of np.concatenate (shaped differently) was stacked into one array: fixed
+    regression('''
+def h0(x, v, a):
+    s = np.expm1(np.tanh(np.full(3, 0.25)))
+    v /= 1.0 + np.square(v)
+    return v + np.dot(s, s) + a
+
+
+def f(M, n):
+    t_2 = np.tanh(h0(1.5, 2.0, 0.3) + np.sum(M))
+    n_1 = 0
+    while n_1 < 2 and t_2 / (2.0 + np.cos(t_2)) >= 0.1:
+        n_1 = n_1 + 1
+        s_1 = np.outer(np.linspace(-0.5, 1.0, 3), M[0]) * h0(-1.2, v=t_2, a=t_2)
+        t_2 = 0.5 * t_2 + 0.5 * np.tanh(t_2 * np.sum(s_1))
+    return t_2
+''', [np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.3], [0.2, 0.1, 0.6]]), 2],
+        id="helper-updates-a-number-the-caller-reads"),  # refused: `v /= ...` on the caller's
+    # t_2, a NumPy number the kinds call "an array or a number" (checked at run time now)
+    regression('''
+def f(M):
+    z = np.dot(np.tanh(M), M[0])
+    a = z[2]
+    z[2] = 0.5 * a
+    a *= np.tanh(M[1, 1])
+    return np.sum(z * M[0]) + a
+''', [np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.3], [0.2, 0.1, 0.6]])],
+        id="item-of-an-array-or-number-updated"),  # refused: "shares its memory with 'a'"
 ]
 
 

@@ -5,6 +5,7 @@ gradient follows, is refused at its line. Valid code still differentiates."""
 
 import inspect
 import operator
+import re
 
 import numpy as np
 import pytest
@@ -130,3 +131,89 @@ def test_assignment_to_a_slice_of_a_list_is_refused(func):
             make(func)(X.copy())
         located(info.value, func)
         assert "Build a new list" in str(info.value)
+
+
+# --- an output array given by position, on every NumPy (2.2's C functions have no signature) -
+
+OUTPUT_BY_POSITION = {
+    "clip": "np.clip(z, 0.0, 1.0, z)", "add": "np.add(z, x, z)",
+    "sin": "np.sin(x, z)", "multiply": "np.multiply(x, x, z)",
+    "cumsum": "np.cumsum(x, 0, None, z)", "cumprod": "np.cumprod(x, 0, None, z)",
+    "matmul": "np.matmul(M, x, z)", "dot": "np.dot(M, x, z)",
+    "take": "np.take(x, [2, 1, 0], None, z)", "round": "np.round(x, 0, z)",
+    "around": "np.around(x, 0, z)", "concatenate": "np.concatenate([x[:1], x[1:]], 0, z)",
+    "stack": "np.stack([x], 0, z.reshape(1, 3))", "outer": "np.outer(x[:1], x, z.reshape(1, 3))",
+    "sum": "np.sum(M, 0, None, z)", "mean": "np.mean(M, 0, None, z)", "max": "np.max(M, 0, z)",
+    "prod": "np.prod(M, 0, None, z)", "std": "np.std(M, 0, None, z)",
+    "choose": "np.choose([0, 1, 0], [x, x * 2.0], z)", "fix": "np.fix(x, z)",
+    "trace": "np.trace(M[:, :, None] * x, 0, 0, 1, None, z)",
+    "method-clip": "x.clip(0.0, 1.0, z)", "method-cumsum": "x.cumsum(0, None, z)",
+    "method-round": "x.round(0, z)", "method-take": "x.take([2, 1, 0], None, z)",
+    "method-dot": "M.dot(x, z)", "method-sum": "M.sum(0, None, z)",
+    "method-max": "M.max(0, z)", "method-var": "M.var(0, None, z)",
+    "einsum-keyword": "np.einsum('ij,j->i', M, x, out=z)",
+    "matmul-keyword": "np.matmul(M, x, out=z)",
+}
+
+
+@pytest.fixture(scope="module")
+def output_module(tmp_path_factory):
+    """The table's calls, one function each, in a file (s2sad reads source)."""
+    import importlib.util
+    lines = ["import numpy as np", ""]
+    for i, call in enumerate(OUTPUT_BY_POSITION.values()):
+        lines += ["", f"def f_{i}(x):", "    M = np.outer(x, x) + 1.0", "    z = x * 2.0",
+                  f"    r = {call}  # <- here", "    return np.sum(z * x) + np.sum(r)", ""]
+    path = tmp_path_factory.mktemp("outputs") / "s2sad_outputs_by_position.py"
+    path.write_text("\n".join(lines))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+@pytest.mark.parametrize("i", range(len(OUTPUT_BY_POSITION)), ids=list(OUTPUT_BY_POSITION))
+def test_an_output_array_given_by_position_is_refused(output_module, i, mode):
+    """``np.clip(z, 0, 1, z)`` writes into ``z``: refused at its line on every NumPy, for
+    functions (NumPy 2.2's C functions have no signature to find ``out`` in) and methods."""
+    func = getattr(output_module, f"f_{i}")
+    func(X.copy())  # (valid code)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="changes 'z' in place") as info:
+        if mode == "grad":
+            s2sad.grad(func)(X.copy())
+        else:
+            s2sad.jvp(func)(X.copy())[1](np.ones(3))
+    assert info.value.filename == output_module.__file__
+    assert "# <- here" in str(info.value)
+
+
+def _signature_text(func) -> str | None:
+    """The signature a NumPy function's docstring opens with (``dot(a, b, out=None)``),
+    where Python cannot read one (NumPy 2.2's C functions); None where it can."""
+    try:
+        inspect.signature(func)
+        return None
+    except (TypeError, ValueError):
+        doc = (getattr(func, "__doc__", None) or "").strip()
+        return doc.split("\n\n")[0]
+
+
+def test_every_rules_output_array_is_known():
+    """Every NumPy function with a rule that takes ``out`` knows it, as a fact (declared
+    in s2sad/rules/memory.py where the signature is not readable); where it is readable,
+    the declared position is the signature's."""
+    missing = []
+    for rule in list(registry._RULES.values()):
+        func = rule.func
+        if not (getattr(func, "__module__", None) or "").startswith("numpy") or \
+                type(func).__name__ == "ufunc":
+            continue
+        text = _signature_text(func)
+        if text is not None and re.search(r"\bout\b", text) and \
+                "out" not in registry.facts(func).mutates:
+            missing.append(rule.name)
+    assert not missing, f"an output array not declared: {missing}"
+    for func in (np.dot, np.concatenate):  # (declared: the same as their signatures say)
+        if _signature_text(func) is None:
+            assert registry._out_position(func) == registry.facts(func).mutates[0]

@@ -4,6 +4,8 @@ defaults changed, or a derivative rule registered again makes the gradient be bu
 again at its next call, by the object made before and by a new one alike. (They were
 built once and kept: the old helper's value and gradient, silently.)"""
 
+import types
+
 import numpy as np
 import pytest
 
@@ -163,3 +165,115 @@ def test_defaults_changed_under_derivatives_of_derivatives_and_products():
     assert (second(1.0), hessian(1.0), vjp(1.0)[1](1.0), jvp(1.0)[1](1.0)) == \
         (30.0, 30.0, 15.0, 15.0)
     assert s2sad.grad(cubic).source_for(1.0) == s2sad.grad(cubic).source_for(1.0, 5.0)
+
+
+# --- defaults given after the first build, or taken away ------------------------------------
+
+
+def _without_defaults(f):
+    """``f``'s very code (its source) as a function with no defaults yet."""
+    return types.FunctionType(f.__code__, f.__globals__, f.__name__)
+
+
+@pytest.mark.parametrize("f", [_short, _long], ids=["guarded-variant", "entry-of-its-own"])
+def test_defaults_given_after_the_first_build(f):
+    """A gradient built while ``f(a, b)`` had no default refused ``g(0.3)`` with Python's
+    TypeError after ``f.__defaults__ = (5.0,)`` (its entry had no place for ``b``)."""
+    f = _without_defaults(f)
+    g = s2sad.grad(f)
+    assert g(0.3, 3.0) == pytest.approx(_numeric(f, 0.3, 3.0))
+    with pytest.raises(TypeError, match="'b'"):
+        g(0.3)
+    assert g(0.3, 3.0) == pytest.approx(_numeric(f, 0.3, 3.0))  # (through its entry)
+    f.__defaults__ = (5.0,)
+    assert g(0.3) == pytest.approx(_numeric(f, 0.3, 5.0))
+    assert g(0.3) == pytest.approx(_numeric(f, 0.3, 5.0))  # (the entry made again)
+    f.__defaults__ = (1.5, 0.5)  # (a default for ``a`` too)
+    assert g() == pytest.approx(_numeric(f, 1.5, 0.5))
+    assert g(b=2.0) == pytest.approx(_numeric(f, 1.5, 2.0))
+    assert s2sad.value_and_grad(f)()[0] == pytest.approx(f(1.5, 0.5))
+    f.__defaults__ = None
+    with pytest.raises(TypeError, match="'a'"):
+        g()
+    assert g(0.3, 3.0) == pytest.approx(_numeric(f, 0.3, 3.0))
+
+
+def test_keyword_only_defaults_given_after_the_first_build():
+    def scaled(a, *, b, c=1.0):
+        return a * a * b * c
+
+    g = s2sad.grad(scaled)
+    assert g(1.5, b=2.0) == 6.0
+    scaled.__kwdefaults__ = {"b": 3.0, "c": 1.0}
+    assert (g(1.5), g(1.5, c=2.0)) == (9.0, 18.0)
+    scaled.__kwdefaults__["b"] = 0.5
+    assert g(1.5) == 1.5
+    scaled.__kwdefaults__ = None
+    with pytest.raises(TypeError, match="'b'"):
+        g(1.5)
+    assert g(1.5, b=2.0, c=1.0) == 6.0
+
+
+def _power(x, mode):
+    return x * x if mode is None else x * x * x
+
+
+def test_a_default_given_where_the_build_saw_none():
+    """``mode``, described as any value: the guard tests that the call gave it."""
+    f = _without_defaults(_power)
+    g = s2sad.grad(f)
+    assert g(2.0, None) == 4.0
+    f.__defaults__ = ("cube",)
+    assert g(2.0) == 12.0
+    f.__defaults__ = (None,)
+    assert g(2.0) == 4.0
+
+
+def test_defaults_given_later_under_derivatives_of_derivatives_and_products():
+    def cubic(a, b):
+        return np.sum(a * a * a * b)
+
+    x = np.array([1.0, 2.0])
+    second, hessian = s2sad.grad(s2sad.grad(cubic)), s2sad.hessian(cubic)
+    jacobian, vjp, jvp = s2sad.jacobian(cubic), s2sad.vjp(cubic), s2sad.jvp(cubic)
+    assert second(1.0, 2.0) == 12.0
+    np.testing.assert_allclose(hessian(x, 2.0), np.diag(12.0 * x))
+    np.testing.assert_allclose(jacobian(x, 2.0), 6.0 * x * x)
+    cubic.__defaults__ = (5.0,)
+    assert second(1.0) == 30.0
+    np.testing.assert_allclose(hessian(x), np.diag(30.0 * x))
+    np.testing.assert_allclose(jacobian(x), 15.0 * x * x)
+    np.testing.assert_allclose(vjp(x)[1](1.0), 15.0 * x * x)
+    assert jvp(x)[1](np.ones(2)) == pytest.approx(np.sum(15.0 * x * x))
+    assert s2sad.grad(s2sad.grad(cubic))(1.0) == 30.0
+
+
+def test_a_helpers_keyword_only_default_changed_in_place():
+    """``helper.__kwdefaults__["k"] = 7.0`` (the same dict) was not noticed: the gradient
+    of its caller, and a new one, kept 2.0."""
+    g, second = s2sad.grad(C.uses_keyword_scale), s2sad.grad(s2sad.grad(C.uses_keyword_scale))
+    assert (g(1.0), second(1.0)) == (4.0, 4.0)
+    C.keyword_scale.__kwdefaults__["k"] = 7.0
+    try:
+        assert (g(1.0), s2sad.grad(C.uses_keyword_scale)(1.0), second(1.0)) == \
+            (14.0, 14.0, 14.0)
+    finally:
+        C.keyword_scale.__kwdefaults__["k"] = 2.0
+    assert g(1.0) == 4.0
+
+
+def _optional(x, k=None):
+    return x * x * x * (1.0 if k is None else k)
+
+
+def test_a_default_of_none_given_a_number_later():
+    """``k=None`` built for, then ``f.__defaults__ = (3.0,)``: a variant for a float ``k``,
+    for the gradient and the gradient of the gradient alike."""
+    f = types.FunctionType(_optional.__code__, _optional.__globals__, "_optional", (None,))
+    g, second = s2sad.grad(f), s2sad.grad(s2sad.grad(f))
+    assert (g(0.5), second(0.5)) == (pytest.approx(0.75), pytest.approx(3.0))
+    f.__defaults__ = (3.0,)
+    assert g(0.5) == pytest.approx(_numeric(f, 0.5))
+    assert second(0.5) == pytest.approx(_numeric(g, 0.5), rel=1e-6)
+    f.__defaults__ = (None,)
+    assert (g(0.5), second(0.5)) == (pytest.approx(0.75), pytest.approx(3.0))

@@ -256,12 +256,15 @@ class Aliasing:
                 stmt, name))))
         subscript = gast.Subscript(self.load(mine), index, gast.Store())
         self.emit(gast.Assign([subscript], value, None))
+        if reader is not None:  # (or checked a number at run time, before the store)
+            self.root.deferred[-1] += (self.out[-1],)
 
     def augmented(self, stmt):
         """``x += e`` is ``x = x + e``, unless ``x`` may be an array shared with another name
         that is read later: then ``+=`` would change that one too, so it is refused."""
         target = stmt.target
         mine = self.current.get(target.id)
+        deferred = len(self.root.deferred)
         sharing = self.sharing(target.id) if mine is not None and not self.trusted else []
         user = next((k for k in sharing if self._read_later(stmt, k)), None)
         if mine is not None and user is None and self.parent is not None and not self.trusted:
@@ -292,7 +295,11 @@ class Aliasing:
         value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
                                               stmt.op, stmt.value), stmt)
         value.augmented = True  # (on an object of a user's class: its __imul__ first, dunders)
+        out, at, refusals = self.out, len(self.out), self.root.deferred[deferred:]
         self.statement(gast.copy_location(gast.Assign([target], value, None), stmt))
+        if len(out) > at:  # (each may be a check at run time, before the update: a number)
+            self.root.deferred[deferred:deferred + len(refusals)] = [
+                (name, error, out[at]) for name, error in refusals]
 
     def _list_slice_error(self, stmt, name: str):
         """``ys[1:] = [a, b]``, ``ys[::-1] = ys`` on a list: Python may change its length

@@ -411,12 +411,10 @@ class Inlining:
             if isinstance(value, gast.Name):
                 child.bind_caller(child.current[name], name)
                 passed[child._blocks] = value.id
-                user = next((k for k, v in self.current.items() if v == value.id), None)
-                if user is not None and value.id not in self.temps and (  # the caller's
-                        self._read_later(self.stmt, user) or  # variable, read after the call
-                        sum(isinstance(n, gast.Name) and n.id == user  # or beside it
-                            for n in trees.walk(self.stmt)) > 1 or
-                        self.caller_of(value.id) in self.passed_names):  # (or its caller's)
+                user = self._read_after_call(value.id, next(
+                    (a for n, a in list(zip(names, node.args)) +
+                     [(k.arg, k.value) for k in node.keywords] if n == name), None))
+                if user is not None:
                     child.passed_names[name] = user
         body = tree.body
         for stmt in body[:-1]:
@@ -433,6 +431,27 @@ class Inlining:
             self.root.foreign.update(scope_.foreign)
             self.root.foreign_cells.update(scope_.foreign_cells)
         return result
+
+    def _read_after_call(self, value: str, given) -> str | None:
+        """The caller's variable that a helper's in-place update of the parameter given
+        ``value`` (written ``given`` in the call) would change under a reader, if any: one
+        whose value may share ``value``'s memory (``t``, a view ``u = t[1:]``, ``t`` of
+        ``h(t[1:])``), read after the call or beside it; an argument of the function
+        differentiated (the user's own); or what the caller's caller reads."""
+        blocks = self.node.get(value, frozenset())
+        users = [k for k, v in self.current.items() if v == value or blocks & self.node.get(
+            v, frozenset())]
+
+        def count(node, name: str) -> int:
+            return sum(isinstance(n, gast.Name) and n.id == name for n in trees.walk(node))
+        for user in users:
+            if self._read_later(self.stmt, user) or \
+                    count(self.stmt, user) > (count(given, user) if given is not None else 1):
+                return user
+        owner = self.caller_of(value)  # (the function's argument, or its caller's value)
+        if owner is not None and (self.parent is None or owner in self.passed_names):
+            return users[0] if users else owner
+        return None
 
     def recursive(self, node, func):
         """A call that recurses, kept as a call: ``t_2 = recursive_call(f, (x, n))`` runs

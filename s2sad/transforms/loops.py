@@ -206,10 +206,11 @@ class Loops:
             seen = None
             while seen != self._classes():
                 seen = self._classes()
-                saved = self._save()
+                saved, deferred = self._save(), len(self.root.deferred)
                 run()  # (raises where the sharing makes an update unsafe)
                 end = self.node
                 self._restore(saved)
+                del self.root.deferred[deferred:]  # (the pass kept says them again)
                 self.merge_nodes(end)
         start = dict(self.node)
         self._forget_objects(stmt)  # (a pass may start with the objects the last one left)

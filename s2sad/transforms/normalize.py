@@ -105,8 +105,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         self.callers: dict[int, str] = {}  # blocks the caller passed in -> argument
         # code s2sad generated (differentiated again) updates only what it made itself
         self.trusted = is_generated(source) or (parent is not None and parent.trusted)
-        # (name, error): `x += e` on a shared value, an error unless x is a number
-        self.deferred: list[tuple[str, Exception]] = []
+        # (name, error): `x += e` on a shared value, an error unless x is a number; (name,
+        # error, statement): or checked a number at run time before that statement
+        self.deferred: list[tuple] = []
         # (names, error): a call of a function s2sad does not know given a value that
         # may share memory with these names; an error where one is active and not a number
         self.unknown_calls: list[tuple[set, Exception]] = []
