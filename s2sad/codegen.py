@@ -330,7 +330,7 @@ class Imports:
             return self.helper(name)
         module = getattr(value, "__module__", "") or ""
         if module.startswith("s2sad.runtime") and getattr(value, "__name__", None) == name:
-            return self.helper(name, module)  # helpers may live in s2sad.runtime_* modules
+            return self.helper(name, runtime.public_module(module))  # or s2sad.runtime_*
         raise TypeError(f"a derivative rule refers to {name!r}, which is neither a module nor "
                         "a helper of s2sad.runtime")
 
@@ -359,7 +359,8 @@ class Imports:
         if module.startswith("s2sad.runtime") and callable(value) and \
                 getattr(sys.modules.get(module), getattr(value, "__name__", ""), None) is value:
             attribute = value.__name__  # one of s2sad's own helpers: imported, not read live
-            self.lines[name] = f"from {module} import {attribute}" + (
+            from .runtime import public_module  # (s2sad.runtime, not s2sad.runtime.shapes)
+            self.lines[name] = f"from {public_module(module)} import {attribute}" + (
                 "" if name == attribute else f" as {name}")
             return
         found = _numpy_function(value) or _math_function(value)

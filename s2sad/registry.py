@@ -33,6 +33,8 @@ from typing import Callable
 
 import gast
 
+from .runtime import public_module
+
 SHAPES = ("elementwise", "scalar", "reduce", "sequence", "other")
 # the keyword arguments of an "elementwise" function that take no part in broadcasting
 NOT_BROADCAST = frozenset({"dtype", "out", "casting", "order", "subok", "signature", "copy",
@@ -774,4 +776,4 @@ def describe_function(func) -> str:
         module = "numpy"
     if module in ("builtins", "_operator", ""):
         return name
-    return f"{module}.{name}"
+    return f"{public_module(module)}.{name}"

@@ -37,6 +37,7 @@ import numpy as np
 
 from .. import trees
 from ..errors import DifferentiationError
+from ..runtime import public_module
 
 
 def _reversed_range(args):
@@ -75,7 +76,7 @@ class PrepareGenerated(trees.Transformer):
             if callable(value) and module.startswith("s2sad.runtime") and \
                     getattr(value, "__name__", None) == name:
                 imports.helpers.setdefault(name, name)
-                imports.lines.setdefault(name, f"from {module} import {name}")
+                imports.lines.setdefault(name, f"from {public_module(module)} import {name}")
 
     def visit_FunctionDef(self, node):
         # lists and arrays updated in place (``s_y[i] += g``): reading an item of one into a

@@ -1,0 +1,85 @@
+"""The helpers generated code imports: ``from s2sad.runtime import as_gradient, ...``.
+
+>>> import numpy as np
+>>> unbroadcast(np.ones((3, 4)), np.zeros(4))
+array([3., 3., 3., 3.])
+>>> unbroadcast(np.ones((3, 4)), np.zeros((3, 1)))
+array([[4.],
+       [4.],
+       [4.]])
+>>> unbroadcast(np.ones(3), 2.0)
+np.float64(3.0)
+>>> as_gradient([1.0, np.float64(2.0)], [3, np.float64(4.0)])
+[3.0, np.float64(4.0)]
+
+Each helper is small, pure, and readable on its own. Each works on NumPy and CuPy
+arrays alike: it computes with the array module of its inputs (``xp = array_module(g,
+x)``), so CuPy data stays on the GPU. Shapes, axes and index bookkeeping stay plain
+Python on the host.
+
+The package is split by role; this module gathers every name:
+
+- :mod:`~s2sad.runtime.shapes`: shapes, broadcasting, ``unbroadcast``, and the basics;
+- :mod:`~s2sad.runtime.structures`: lists, dicts, seeds, ``as_gradient``;
+- :mod:`~s2sad.runtime.reductions`: adjoints of sums, products, means, extrema;
+- :mod:`~s2sad.runtime.products`: adjoints of dot, matmul, einsum, linear algebra;
+- :mod:`~s2sad.runtime.arrays`: adjoints of indexing, joins, pads, takes;
+- :mod:`~s2sad.runtime.elementwise`: casts, powers and quotients.
+
+Generated code imports every helper from here, not from the submodule that defines it:
+:func:`public_module` names the module an import line (or an error message) gives.
+"""
+
+from __future__ import annotations
+
+from ..backends import DeviceShape, Shape, array_module  # noqa: F401
+from ..errors import (DifferentiationError, NoDerivativeError, NonScalarOutputError,  # noqa: F401
+                      UnsupportedSyntaxError)
+from .shapes import (  # noqa: F401
+    _shape, _ndim, _dtype, _to, _argsort, _LEADING, _spread, _SUMS, _LETTERS, _EINSUM_SIZE,
+    _EINSUM_ROW, _sum_plan, _sum_down, _BROADCASTS, _SHAPES, shape_of, broadcast_shape,
+    matmul_shape, _shape_type, _remember, _plan_down, _einsum_pair, sum_product,
+    unbroadcast_product, _summed_axes, _constant_along, _sum_keeping, unbroadcast, _full,
+    _float_type, _axes, _zeros,
+)
+from .structures import (  # noqa: F401
+    SensitivityDict, zeros_like_structure, pack_like, _Missing, MISSING, item_or_missing,
+    restore_item, add_sens, _has_none, _zero, _stacked, output_seed, as_gradient, _nested_ndim,
+    _nested_shape, array_grad, sum_list_grad,
+)
+from .reductions import (  # noqa: F401
+    sum_grad, reduced_size, extremum_grad, expand_reduced, prod_grad, cumsum_grad, cumprod_grad,
+    var_grad, std_grad, average_grad, nansum_grad, nanmean_grad, ptp_grad, checked_quantiles,
+    one_axis, window_count, running_extremum, _accumulate, _scan,
+)
+from .products import (  # noqa: F401
+    summed_matmul_grad_left, _dot_shape, dot_grad_left, dot_grad_right, matmul_grad_left,
+    matmul_grad_right, tensordot_grad, _safe_divide, _vector_norm_grad, norm_grad,
+    diagonal_grad, trace_grad, diag_grad, inner_grad, kron_grad, _einsum_labels, einsum_grad,
+    solve_grad, _products_but_one, _cofactor_frame, cofactors, cofactors_change,
+    cofactors_second, cholesky_grad, svd_kept, svd_completed, svd_cut, vecdot_grad,
+)
+from .arrays import (  # noqa: F401
+    transpose_grad, index_grad, _integer_arrays, last_writes, written_part, _spread_over,
+    _sequence_like, _offsets, joined_grad, joined_dtype, concatenate_grad, stack_grad, _atleast,
+    hstack_grad, vstack_grad, dstack_grad, column_stack_grad, split_grad, tile_grad,
+    repeat_grad, _pad_widths, _pad_interior, pad_grad, pad_tangent, pad_values_grad, diff_grad,
+    take_grad, take_along_axis_grad, sort_grad, choose_grad, linspace_grad,
+)
+from .elementwise import (  # noqa: F401
+    cast_like, check_real_power, check_number, scaled_power, quotient, gap_quotient, clip_grad,
+)
+
+
+def public_module(module: str) -> str:
+    """The module to name for a helper whose ``__module__`` is ``module``: this package,
+    for its own submodules; ``module`` itself otherwise.
+
+    >>> public_module("s2sad.runtime.structures"), public_module("s2sad.runtime_debug")
+    ('s2sad.runtime', 's2sad.runtime_debug')
+
+    Generated code reads ``from s2sad.runtime import as_gradient``, whichever file
+    ``as_gradient`` is written in (:mod:`s2sad.codegen`, :mod:`s2sad.transforms.higher`
+    and :func:`s2sad.registry.describe_function` ask this function).
+    """
+    return __name__ if module.startswith(__name__ + ".") else module

@@ -1,0 +1,161 @@
+"""Numbers: casts, powers and quotients that stay finite, and their checks.
+
+>>> import numpy as np
+>>> scaled_power(3.0, np.array([0.0, 2.0]), 2.0)
+array([ 0., 12.])
+
+``scaled_power(c, x, e)`` is ``c * x ** (e - 1)`` without a NaN at 0. ``quotient`` and
+``gap_quotient`` divide where the divisor may vanish. ``check_real_power`` refuses a
+power that is complex in NumPy. ``cast_like`` and ``clip_grad`` keep the argument's dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backends import array_module
+from ..errors import DifferentiationError, UnsupportedSyntaxError
+from .shapes import _float_type, _shape, _to, unbroadcast
+
+
+def cast_like(g, x):
+    """``g`` with the floating dtype of ``x`` (the adjoint of ``astype`` and ``asarray``):
+    the real part of a complex ``g`` for a real ``x`` (``x.astype(complex)``).
+
+    >>> cast_like(np.array([1.0 + 2.0j]), np.zeros(1))
+    array([1.])
+    """
+    xp = array_module(x, g)
+    if isinstance(x, (np.ndarray, np.generic, xp.ndarray)):
+        if xp.iscomplexobj(g) and _float_type(x).kind != "c":
+            g = xp.real(g)
+        return xp.asarray(g, dtype=_float_type(x))
+    return g
+
+
+def check_real_power(x, y, varying: bool = False) -> None:
+    """Refuse ``x ** y`` where Python makes it a complex number: a negative Python number
+    to a power that is not a whole number (NumPy's numbers give NaN there instead), or
+    to a ``varying`` (differentiated) power, complex next to each whole number.
+
+    >>> check_real_power(-8.0, 2.0), check_real_power(np.float64(-8.0), 0.5)
+    (None, None)
+    >>> check_real_power(-8.0, 0.5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.DifferentiationError: s2sad cannot differentiate (-8.0) ** 0.5: Python ...
+    """
+    if type(x) in (int, float) and type(y) in (int, float) and x < 0 and \
+            (varying or not float(y).is_integer()):
+        why = "Python makes a negative number to a power that is not a whole number a " \
+            "complex number" if not float(y).is_integer() else "a negative number to a " \
+            "power is complex next to each whole number, so it has no real derivative there"
+        raise DifferentiationError(
+            f"s2sad cannot differentiate ({x!r}) ** {y!r}: {why}, and s2sad differentiates "
+            "real numbers only",
+            hint="Keep the base non-negative (`max(b, 0.0) ** 0.5`, or take `abs`), or "
+                 "compute on NumPy values (`np.sqrt(b)`, `np.float64(b) ** 0.5`), which give "
+                 "NaN there.")
+
+
+def check_number(value, construct: str, hint: str) -> None:
+    """Refuse, at run time, an in-place update s2sad wrote as a new value (``v /= c`` as
+    ``v = v / c``) where ``value`` is not a number: ``/=`` changes an array (or a list) in
+    place, under another name that reads it; a number it only rebinds.
+
+    >>> check_number(np.float64(2.0), "`v /= ...`", "Write `v = v / ...`.")
+    >>> check_number(np.ones(2), "`v /= ...`", "Write `v = v / ...`.")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.UnsupportedSyntaxError: s2sad does not support `v /= ...`: here an array, ...
+    """
+    if type(value) in (float, int, complex, bool) or isinstance(value, np.generic):
+        return
+    what = "an array" if hasattr(value, "shape") else f"a {type(value).__name__}"
+    raise UnsupportedSyntaxError(f"{construct}: here {what}, which the update changes in "
+                                 "place", hint=hint)
+
+
+def scaled_power(c, x, e):
+    """``c * x ** e``, and 0 where ``c`` is 0, whatever ``x ** e`` is there: the slope of
+    ``x ** y`` is ``scaled_power(y, x, y - 1)``. Where the exponent is 0 the power is the
+    constant 1, whose slope is 0 even at ``x = 0``, where ``0 * 0.0 ** -1`` would be NaN
+    (an array) or a ZeroDivisionError (a Python float): ``c * x ** (y - 1)`` alone gives
+    a polynomial ``np.sum(a * x ** np.arange(n))`` a NaN gradient at ``x = 0``. Where
+    ``c`` is not 0 it is the power as written, infinite where the slope is (``x ** 0.5``
+    at 0; no warning there, as for :func:`quotient`).
+
+    >>> scaled_power(np.array([0.0, 1.0, 2.0, 0.5]), 0.0, np.array([-1.0, 0.0, 1.0, -0.5]))
+    array([ 0.,  1.,  0., inf])
+    >>> scaled_power(0, 0.0, -1), scaled_power(3, 2.0, 2), scaled_power(0.5, 0.0, -0.5)
+    (0.0, 12.0, inf)
+
+    Its own slopes are of the same form (``scaled_power(c * e, x, e - 1)`` in ``x``), so
+    every order of ``x ** y`` stays finite where the exponent is a whole number.
+    """
+    if type(c) in (int, float, bool):  # a number: a zero is known here
+        if not c:
+            return c * x ** 0
+        try:
+            return c * x ** e
+        except ZeroDivisionError:  # (0.0 ** -1: infinite, as an array's; a term a higher
+            with np.errstate(divide="ignore"):  # order then multiplies by 0 is no error)
+                return c * float(np.float64(x) ** e)
+    xp = array_module(c, x, e)
+    with np.errstate(divide="ignore"):
+        return c * x ** xp.where(c == 0, 0, e)
+
+
+def quotient(a, b):
+    """``a / b``, and 0 where ``a`` is 0 (whatever ``b`` is there): the eigen- and singular
+    value rules divide by gaps between eigenvalues, which are 0 where one repeats, and by
+    singular values, 0 for a matrix short of full rank. Where the numerator is 0 (a
+    gradient that does not reach the eigenvectors) the term is 0; where it is not, the
+    derivative does not exist and the result is infinite, as JAX's NaN says too (never
+    a finite wrong number).
+
+    >>> quotient(np.array([1.0, 0.0, 2.0]), np.array([2.0, 0.0, 0.0]))
+    array([0.5, 0. , inf])
+
+    (No warning: an infinity that reaches a result shows there, and one that does not, a
+    tangent of eigenvectors that the function does not read, is no error.)
+    """
+    xp = array_module(a, b)
+    zero = a == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xp.where(zero, 0.0, a / xp.where(zero, 1.0, b))
+
+
+def gap_quotient(m, w):
+    """``m[..., i, j] / (w[..., j] - w[..., i])`` off the diagonal, 0 on it: the turn of
+    the eigenvectors (singular vectors, with ``w`` their squared singular values) that a
+    change ``m`` in their basis makes (:func:`quotient`: 0 where ``m`` is 0, infinite where
+    an eigenvalue repeats and ``m`` is not 0 there).
+
+    >>> gap_quotient(np.ones((3, 3)), np.array([1.0, 2.0, 4.0]))
+    array([[ 0.        ,  1.        ,  0.33333333],
+           [-1.        ,  0.        ,  0.5       ],
+           [-0.33333333, -0.5       ,  0.        ]])
+    """
+    xp = array_module(m, w)
+    n = _shape(w)[-1]
+    gaps = xp.expand_dims(w, -2) - xp.expand_dims(w, -1)
+    # eigenvalues repeated in exact arithmetic come out of LAPACK a few roundings apart
+    roundoff = 4 * n * xp.finfo(xp.result_type(w, 1.0)).eps * \
+        xp.max(xp.abs(w), axis=-1, keepdims=True)[..., None]
+    gaps = xp.where(xp.abs(gaps) <= roundoff, 0.0, gaps)
+    return quotient(m * (1.0 - xp.eye(n)), gaps)
+
+
+def clip_grad(g, a, low, high, argnum):
+    """Adjoint of ``np.clip(a, low, high)`` = ``minimum(maximum(a, low), high)`` with
+    respect to ``a`` (0), ``low`` (1) or ``high`` (2); at a tie the gradient goes to ``a``."""
+    xp = array_module(g, a, low, high)
+    raised = a if low is None else xp.maximum(a, low)
+    under = True if high is None else raised <= high
+    if argnum == 0:
+        inside = under if low is None else under & (a >= low)
+        return unbroadcast(xp.where(_to(xp, inside), g, 0.0), a)
+    if argnum == 1:
+        return unbroadcast(xp.where(under & (a < low), g, 0.0), low)
+    return unbroadcast(xp.where(raised > high, g, 0.0), high)

@@ -1,0 +1,239 @@
+"""Structures: sensitivities of lists, tuples and dicts, seeds, and the final gradient.
+
+>>> import numpy as np
+>>> zeros_like_structure({"a": (1.0, np.ones(2))})
+{'a': [0.0, array([0., 0.])]}
+>>> as_gradient([1.0, np.float64(2.0)], [3, np.float64(4.0)])
+[3.0, np.float64(4.0)]
+
+``zeros_like_structure`` starts a sensitivity, ``add_sens`` adds two, ``pack_like``
+rebuilds one after unpacking. ``output_seed`` seeds the reverse sweep; ``as_gradient``
+gives each argument a gradient of its own type. ``item_or_missing`` and ``restore_item``
+undo a store into a dict.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..backends import array_module
+from ..errors import DifferentiationError, NonScalarOutputError
+from .elementwise import cast_like
+from .shapes import _float_type, _ndim, _shape, _to
+
+
+class SensitivityDict(dict):
+    """The sensitivity of a dict: zero at a key it was not made with. (A key the dict had
+    only for a while, ``d['c'] = v`` taken out again by the reverse sweep, may still get
+    a sensitivity.)
+
+    >>> s_d = SensitivityDict(a=1.0)
+    >>> s_d['c'] += 2.0
+    >>> s_d
+    {'a': 1.0, 'c': 2.0}
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, key):
+        return 0.0
+
+
+def zeros_like_structure(x):
+    """Zeros with the structure of ``x``, ready to be updated in place (tuples become
+    lists, a dict a :class:`SensitivityDict`)."""
+    if isinstance(x, (list, tuple)):
+        return [zeros_like_structure(v) for v in x]
+    if isinstance(x, dict):
+        return SensitivityDict((k, zeros_like_structure(v)) for k, v in x.items())
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, _float_type(x))
+    if isinstance(x, float):
+        return 0.0
+    xp = array_module(x)
+    if xp is not np:
+        return xp.zeros(x.shape, _float_type(x))
+    return 0.0
+
+
+def pack_like(x, parts):
+    """Adjoint of unpacking ``a, b, ... = x``: the parts' sensitivities, shaped like ``x``."""
+    if isinstance(x, tuple):
+        return tuple(parts)
+    if isinstance(x, list):
+        return list(parts)
+    xp = array_module(x)
+    if isinstance(x, xp.ndarray):
+        return xp.stack([xp.broadcast_to(_to(xp, p), x.shape[1:])
+                         for p in parts]).astype(_float_type(x))
+    return list(parts)
+
+
+class _Missing:
+    """What a dict held at a key it did not have (saved before ``d[k] = v`` added it)."""
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING = _Missing()
+
+
+def item_or_missing(d, key):
+    """``d[key]``, saved before ``d[key] = v``; ``MISSING`` if ``d`` has no such key.
+
+    >>> d = {"a": 1.0}
+    >>> item_or_missing(d, "a"), item_or_missing(d, "c")
+    (1.0, <missing>)
+    """
+    return d.get(key, MISSING)
+
+
+def restore_item(d, key, value) -> None:
+    """Undo ``d[key] = v`` with the value :func:`item_or_missing` saved: put it back, or
+    take the key out again if ``d`` did not have it.
+
+    >>> d = {"a": 1.0, "c": 3.0}
+    >>> restore_item(d, "a", 2.0); restore_item(d, "c", MISSING); d
+    {'a': 2.0}
+    """
+    if value is MISSING:
+        d.pop(key, None)  # (a derivative of this code may have taken it out already)
+    else:
+        d[key] = value
+
+
+def add_sens(a, b):
+    """``a + b`` for sensitivities that may be containers (lists add element by element;
+    ``None`` in a tuple, for an argument that is not a number, adds as zero)."""
+    if isinstance(b, (list, tuple, dict)) and _zero(a):
+        return b  # the first contribution to a container's sensitivity (its parts may differ
+        # in shape: the pieces of np.concatenate), as optimized code assigns it
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if _has_none(a) or _has_none(b):
+            return tuple(u if v is None else v if u is None else add_sens(u, v)
+                         for u, v in zip(a, b, strict=True))
+        summed = [add_sens(u, v) for u, v in zip(a, b, strict=True)]
+        return summed if isinstance(a, list) else tuple(summed)
+    if isinstance(a, (list, tuple, dict)) and _zero(b):
+        return a  # (the 0.0 nothing has flowed into yet: a list's items keep their shapes)
+    if isinstance(a, dict) and isinstance(b, dict):  # (zero at a key neither has)
+        summed = SensitivityDict((k, add_sens(a[k], b[k]) if k in b else a[k]) for k in a)
+        summed.update((k, v) for k, v in b.items() if k not in a)
+        return summed
+    if isinstance(a, (list, tuple)):
+        a = _stacked(a, b)
+    if isinstance(b, (list, tuple)):
+        b = _stacked(b, a)
+    return a + b
+
+
+def _has_none(items) -> bool:
+    return any(v is None for v in items)
+
+
+def _zero(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x == 0
+
+
+def _stacked(items, other):
+    """A list of sensitivities as one array, on the device of ``other`` or of the items."""
+    xp = array_module(other, *items)
+    return xp.asarray(items) if xp is np else xp.stack([xp.asarray(v) for v in items])
+
+
+def output_seed(value):
+    """The sensitivity of a function's result to itself: 1, checked to be a scalar."""
+    if isinstance(value, (bool, np.bool_)) or \
+            not isinstance(value, (numbers.Number, np.ndarray, np.generic)):
+        xp = array_module(value)
+        if xp is np or value.dtype == bool:
+            raise NonScalarOutputError(
+                f"grad needs a function that returns a scalar, but it returned {type(value).__name__}",
+                hint="Return a float or a size-1 array; for vector outputs use s2sad.vjp or s2sad.jacobian.")
+    else:
+        xp = np
+    if np.size(value) != 1 if xp is np else value.size != 1:
+        raise NonScalarOutputError(
+            f"grad needs a function that returns a scalar, but it returned an array of shape {_shape(value)}",
+            hint="Reduce it (np.sum, np.mean...) or, for vector outputs, use s2sad.vjp or s2sad.jacobian.")
+    if isinstance(value, (np.ndarray, xp.ndarray)):
+        return xp.ones_like(value, dtype=_float_type(value))
+    return 1.0
+
+
+def as_gradient(x, g):
+    """The gradient with the structure, shape and dtype of the argument ``x``.
+
+    An array argument gets an array of its own module (a CuPy array stays on the GPU);
+    a Python or NumPy scalar gets a scalar of its type, on the host.
+    """
+    if isinstance(x, (list, tuple)):
+        if not isinstance(g, (list, tuple)):
+            g = [g] * len(x) if _ndim(g) == 0 else list(g)
+        parts = [as_gradient(a, b) for a, b in zip(x, g, strict=True)]
+        return parts if isinstance(x, list) else type(x)(parts) if type(x) is tuple else type(x)(*parts)
+    if isinstance(x, dict):
+        if not isinstance(g, dict):
+            g = {}
+        return {k: as_gradient(v, g.get(k, 0.0)) for k, v in x.items()}
+    if isinstance(x, np.ndarray):
+        if type(g) is np.ndarray and g.shape == x.shape:
+            return g.astype(_float_type(x))  # a copy, as below, without the broadcast
+        return np.array(np.broadcast_to(g, x.shape), dtype=_float_type(x))
+    if isinstance(x, np.generic):
+        if not isinstance(g, (numbers.Number, np.ndarray, np.generic)):
+            g = g.item()  # a CuPy value: the gradient of a host scalar is a host scalar
+        return _float_type(x).type(np.real(g) if not np.iscomplexobj(x) else g)
+    if isinstance(x, complex):
+        return complex(g)
+    if isinstance(x, numbers.Real):
+        return float(g)
+    xp = array_module(x)
+    if xp is not np:
+        return xp.array(xp.broadcast_to(xp.asarray(g), x.shape), dtype=_float_type(x))
+    raise DifferentiationError(f"cannot return a gradient for an argument of type {type(x).__name__}")
+
+
+def _nested_ndim(obj):
+    """``np.ndim(obj)`` for (nested) lists, whose items may be arrays of any module."""
+    if isinstance(obj, (list, tuple)):
+        return 1 + (_nested_ndim(obj[0]) if len(obj) else 0)
+    return _ndim(obj)
+
+
+def _nested_shape(obj) -> tuple:
+    """``np.shape(obj)`` for (nested) lists, whose items may be arrays of any module."""
+    if isinstance(obj, (list, tuple)):
+        return (len(obj),) + (_nested_shape(obj[0]) if len(obj) else ())
+    return tuple(_shape(obj))
+
+
+def array_grad(g, obj):
+    """Adjoint of ``np.array(obj)``: ``g`` cut back into the (nested) lists of ``obj``.
+
+    >>> array_grad(np.array([[1.0, 2.0], [3.0, 4.0]]), [[0.0, 0.0], np.zeros(2)])
+    [[np.float64(1.0), np.float64(2.0)], array([3., 4.])]
+    >>> array_grad(0.0, [1.0, 2.0])
+    [np.float64(0.0), np.float64(0.0)]
+    """
+    xp = array_module(g)
+    g = xp.asarray(g)
+    if isinstance(obj, (list, tuple)):
+        g = xp.reshape(g, g.shape[g.ndim - _nested_ndim(obj):]) if g.ndim > _nested_ndim(obj) \
+            else g  # ndmin added leading axes of length 1
+        if g.ndim < _nested_ndim(obj):  # (the 0.0 nothing has flowed into yet: spread, as
+            g = xp.broadcast_to(g, _nested_shape(obj))  # for the array it stands for)
+        return [array_grad(g[i], item) for i, item in enumerate(obj)]
+    return cast_like(xp.reshape(g, _shape(obj)), obj) if isinstance(obj, (np.ndarray, xp.ndarray)) \
+        else g[()] if g.ndim == 0 else xp.reshape(g, _shape(obj))
+
+
+def sum_list_grad(g, iterable):
+    """Adjoint of the builtin ``sum(iterable)``: every item gets ``g``."""
+    if isinstance(iterable, (list, tuple)):
+        return [g] * len(iterable)
+    xp = array_module(g, iterable)
+    return xp.broadcast_to(_to(xp, g), _shape(iterable))
