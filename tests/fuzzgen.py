@@ -77,10 +77,10 @@ AVOID_ITEM_UPDATED = False                # fixed: ``g = a[0]; g *= ...`` (``a``
 #                                           parameter, or ``M[-1, k]``), and ``a = z[2];
 #                                           z[2] = ...`` where s2sad cannot tell that ``z``
 #                                           is 1-d were refused ("shares its memory with
-#                                           'a'"): a number checked at run time. Still
-#                                           refused: ``t = M.T[1, -1]; t *= ...`` on the
+#                                           'a'"), and ``t = M.T[1, -1]; t *= ...`` on the
 #                                           argument M ("an in-place update of the argument
-#                                           'M'", about 0.14% of the long profile)
+#                                           'M'", about 0.14% of the long profile): a
+#                                           number checked at run time
 AVOID_CONSTANT_RETURN_IN_LOOP = False    # fixed: a loop holding a `return` and an
 #                                           ``if 0.5 < 0.3:`` read an unassigned 'result_1'
 

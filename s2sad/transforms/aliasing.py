@@ -264,7 +264,7 @@ class Aliasing:
         that is read later: then ``+=`` would change that one too, so it is refused."""
         target = stmt.target
         mine = self.current.get(target.id)
-        deferred = len(self.root.deferred)
+        deferred, updates = len(self.root.deferred), len(self.root.argument_updates)
         sharing = self.sharing(target.id) if mine is not None and not self.trusted else []
         user = next((k for k in sharing if self._read_later(stmt, k)), None)
         if mine is not None and user is None and self.parent is not None and not self.trusted:
@@ -300,6 +300,8 @@ class Aliasing:
         if len(out) > at:  # (each may be a check at run time, before the update: a number)
             self.root.deferred[deferred:deferred + len(refusals)] = [
                 (name, error, out[at]) for name, error in refusals]
+            self.root.argument_updates[updates:] = [
+                entry + (out[at],) for entry in self.root.argument_updates[updates:]]
 
     def _list_slice_error(self, stmt, name: str):
         """``ys[1:] = [a, b]``, ``ys[::-1] = ys`` on a list: Python may change its length
