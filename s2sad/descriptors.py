@@ -92,8 +92,9 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
                 continue
             if item is None:
                 members.append((name, ("none",)))  # (an optional layer left out)
-            elif _data_member(item):  # (self.W, self.idx, self.n, self.M: its dtype, or
-                members.append((name, describe(item)))  # the class s2sad does not model)
+            elif _data_member(item) or _holds_unmodeled(item):  # (self.W, self.idx, self.n,
+                members.append((name, describe(item)))  # self.M: its dtype, or the class
+                # s2sad does not model; self.ms = [M]: a list of that class's data)
             elif user_objects(item, holders, _LISTED) and budget[0] > 0:
                 described = _objects(item, depth + 1, budget, holders, memo)
                 if described is not None:  # (a list of layers: each one's methods inlined)
@@ -112,6 +113,17 @@ def _data_member(item) -> bool:
     (its rank and dtype), a Python number, or data of a class s2sad does not model
     (``np.matrix``)? (Read by the dtypes pass and ``infer_kinds``: ``member``.)"""
     return type(item) in _PY or isinstance(item, np.ndarray) or _unmodeled(item)
+
+
+def _holds_unmodeled(value, depth: int = 0) -> bool:
+    """Is ``value`` a list, tuple or dict holding arrays, or data of a class s2sad does
+    not model (``[np.matrix(...)]``), two levels deep, among its first ``_UNROLLED`` items?
+    (Described, so that the entry tests its items' classes: see ``kinds.member``.)"""
+    if type(value) not in (list, tuple, dict) or depth > 1:
+        return False
+    items = list(value.values() if type(value) is dict else value)[:_UNROLLED]
+    return any(_unmodeled(item) or isinstance(item, np.ndarray) or
+               _holds_unmodeled(item, depth + 1) for item in items)
 
 
 def _unmodeled(value) -> bool:

@@ -324,12 +324,15 @@ def refuse_updates(build: Build, kinds: dict) -> bool:
             raise error  # (an array, or a number by kind: checked at run time)
         changed = True
     given = dict(zip(build.params, build.descriptors or [None] * len(build.params)))
-    for name, owner, itself, error in normalizer.argument_updates:  # `x += v`, x the argument
+    for name, owner, itself, error, *before in normalizer.argument_updates:  # `x += v`, x
         if given.get(owner) in ("float", "int", "complex") or _numpy_number(given.get(owner)):
             continue  # (the caller's number is immutable: x names a new value from here)
         tag = kinds.get(name, ANY).tag  # (a new list or dict holding its items: not)
         if zero_d or tag != "scalar" and (itself or tag not in ("list", "dict", "tuple")):
-            raise error
+            if not (before and tag in ("scalar", "numeric", "any") and check_before(
+                    build.tree, before[0], name, error, build.imports.helper("check_number"))):
+                raise error  # (`t = M.T[1, -1]; t *= c`: a NumPy number, checked at run time)
+            changed = True
     for name, error in normalizer.list_slices:  # `ys[1:] = v` on a list: refused
         if kinds.get(name, ANY).tag == "list":
             raise error

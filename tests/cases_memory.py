@@ -482,3 +482,55 @@ def list_slice_of_a_list_joined(x):
 
 
 LIST_SLICES += [list_slice_of_a_list_joined]
+
+
+# --- `out=None` is the default, by position or by keyword: differentiated -------------------
+
+def sin_output_none_by_position(x):
+    return np.sum(np.sin(x, None) * x)
+
+
+def add_and_clip_output_none_by_position(x):
+    return np.sum(np.add(x, x * x, None)) + np.sum(np.clip(x * 0.5, -0.5, 0.5, None) * x)
+
+
+def sum_and_tanh_output_none_by_keyword(x):
+    return np.sum(x * x, out=None) + np.sum(np.tanh(x, out=None))
+
+
+def dot_output_none_by_position(x):
+    return np.dot(x * 2.0, x, None)
+
+
+SAFE += [sin_output_none_by_position, add_and_clip_output_none_by_position,
+         sum_and_tanh_output_none_by_keyword, dot_output_none_by_position]
+
+
+# --- an output array made on the line: refused, named as the output array ------------------
+
+def sin_into_a_new_array_by_position(x):
+    y = np.sin(x, np.zeros(3))  # <- here
+    return np.sum(y)
+
+
+def sin_into_a_new_array_by_keyword(x):
+    y = np.sin(x, out=np.zeros(3))  # <- here
+    return np.sum(y)
+
+
+def add_into_a_new_array_by_position(x):
+    y = np.add(x, 1.0, np.empty_like(x))  # <- here
+    return np.sum(y * x)
+
+
+OUTPUTS_MADE_HERE = [(sin_into_a_new_array_by_position, "`np.sin(x)`"),
+                     (sin_into_a_new_array_by_keyword, "`np.sin(x)`"),
+                     (add_into_a_new_array_by_position, "`np.add(x, 1.0)`")]
+
+
+GLOBAL_BUFFER = np.zeros(3)
+
+
+def copies_into_a_global_array(x):
+    np.copyto(GLOBAL_BUFFER, x * 2.0)  # <- here
+    return np.sum(GLOBAL_BUFFER * x)

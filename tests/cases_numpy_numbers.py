@@ -18,3 +18,15 @@ def becomes_an_array_in_a_loop(x, v):
     for _ in range(3):
         x *= np.tanh(v)
     return np.sum(x)
+
+
+def item_of_a_transposed_argument_updated(M, a):
+    t = M.T[1, -1]  # (the kinds cannot say M.T's rank: an item, a NumPy number, a copy)
+    t *= np.tanh(a)
+    return t * a
+
+
+def row_of_a_transposed_argument_updated(M, a):
+    t = M.T[1]
+    t *= np.tanh(a)  # <- refused when it runs: a row of the caller's M
+    return np.sum(t)

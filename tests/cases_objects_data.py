@@ -147,6 +147,28 @@ def member_matrix(x, p):
     return np.sum(np.dot(p.m, np.sin(x)))
 
 
+class MatrixHolder:
+    """An np.matrix (or an array) held in a member's list, dict and tuple."""
+
+    def __init__(self, m):
+        self.ms = [m]
+        self.md = {"m": m}
+        self.mt = (0.5, m)
+
+
+def matrix_in_a_member_list(x, p):
+    m = p.ms[0]
+    return np.sum(m * np.outer(x, x))  # (a matrix product, where m is an np.matrix)
+
+
+def matrix_in_a_member_dict(x, p):
+    return np.sum(p.md["m"] * np.outer(x, x))
+
+
+def matrix_in_a_member_tuple(x, p):
+    return np.sum(p.mt[1] * np.outer(x, x)) * p.mt[0]
+
+
 # --- in-place operators on objects of the user's classes -----------------------------------
 
 

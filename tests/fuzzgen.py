@@ -22,7 +22,8 @@ sees bounded arguments, ``log`` and ``sqrt`` only ``1 + u**2``, division only
 ``where``). Every float comparison is written twice: plainly in ``source``, and
 as ``_cmp(left, op, right)`` in ``traced``, which records the outcome and the
 margin ``left - right``, so the checker can tell when a finite difference
-crosses a branch.
+crosses a branch; so is every value a cast or a step jumps on (``bool``, ``int``,
+``np.floor``, ``x > 0.1``), as ``_cut(value, at)`` (see ``Gen.cut``).
 
 Decisions come from a ``Choices``: hypothesis draws (shrinking toward 0, the
 simplest choice, so a failing program shrinks to a small one) or a
@@ -77,10 +78,10 @@ AVOID_ITEM_UPDATED = False                # fixed: ``g = a[0]; g *= ...`` (``a``
 #                                           parameter, or ``M[-1, k]``), and ``a = z[2];
 #                                           z[2] = ...`` where s2sad cannot tell that ``z``
 #                                           is 1-d were refused ("shares its memory with
-#                                           'a'"): a number checked at run time. Still
-#                                           refused: ``t = M.T[1, -1]; t *= ...`` on the
+#                                           'a'"), and ``t = M.T[1, -1]; t *= ...`` on the
 #                                           argument M ("an in-place update of the argument
-#                                           'M'", about 0.14% of the long profile)
+#                                           'M'", about 0.14% of the long profile): a
+#                                           number checked at run time
 AVOID_CONSTANT_RETURN_IN_LOOP = False    # fixed: a loop holding a `return` and an
 #                                           ``if 0.5 < 0.3:`` read an unassigned 'result_1'
 
@@ -166,6 +167,7 @@ class Gen:
         self.max_statements = max_statements
         self.max_helpers = max_helpers
         self.conds: list[tuple[str, str, str]] = []
+        self.cuts: list[tuple[str, float | None]] = []  # where a cast jumps: see cut()
         self.helpers: list[tuple] = []  # (name, [(param, kind, default)], kind, lines)
         self.globals: dict[str, Var] = {}
         self.stats: dict[str, int] = {}
@@ -545,26 +547,41 @@ class Gen:
         kind = self.ch.pick(["s", "v"])
         e = self.squash(self.expr(env, kind, self.ch.int(0, 2)))
         a = atom(e.src)
+        whole, zero = self.cut(f"{a} * 2.0", None), self.cut(a, 0.0)
+        step = self.cut(e.src if kind == "s" else a, 0.1)
         if kind == "s":
             forms = [E(f"float({e.src})", e.bound), E(f"np.float64({e.src})", e.bound),
-                     E(f"({e.src} > 0.1) * {a}", e.bound),
-                     E(f"np.floor({a} * 2.0) * 0.25 + {a}", 1.5 * e.bound + 0.25)]
+                     E(f"({step} > 0.1) * {a}", e.bound),
+                     E(f"np.floor({whole}) * 0.25 + {a}", 1.5 * e.bound + 0.25)]
             if not AVOID_INT_CASTS:
-                forms += [E(f"int({a} * 2.0) * 0.25 + {a}", 1.5 * e.bound),
-                          E(f"np.asarray({a}).astype(int) * {a}", e.bound * e.bound)]
+                forms += [E(f"int({whole}) * 0.25 + {a}", 1.5 * e.bound),
+                          E(f"np.asarray({self.cut(a, None)}).astype(int) * {a}",
+                            e.bound * e.bound)]
         else:
             forms = [E(f"{a}.astype(float)", e.bound), E(f"{a}.astype(np.float64)", e.bound),
                      E(f"np.array({e.src}, dtype=float)", e.bound),
                      E(f"np.asarray({e.src}, dtype=np.float64)", e.bound, fresh=e.fresh),
-                     E(f"({a} > 0.1).astype(float) * {a}", e.bound)]
+                     E(f"({step} > 0.1).astype(float) * {a}", e.bound)]
             if not AVOID_INT_CASTS:
-                forms += [E(f"({a} * 2.0).astype(int) * 0.25 + {a}", 1.5 * e.bound),
-                          E(f"{a}.astype(bool) * {a}", e.bound),
-                          E(f"np.sum({a} * 2.0, dtype=int) * 0.1 + {a}", 1.6 * e.bound),
-                          E(f"np.array({a} * 2.0, dtype=int) * {a}", 2 * e.bound ** 2)]
+                forms += [E(f"({whole}).astype(int) * 0.25 + {a}", 1.5 * e.bound),
+                          E(f"{zero}.astype(bool) * {a}", e.bound),
+                          E(f"np.sum({whole}, dtype=int) * 0.1 + {a}", 1.6 * e.bound),
+                          E(f"np.array({whole}, dtype=int) * {a}", 2 * e.bound ** 2)]
         value = self.squash(self.ch.pick(forms))
         self.note("cast")
         return self.bind(env, kind, value)
+
+    def cut(self, src: str, at: float | None) -> str:
+        """``src`` where a cast or a step of it jumps: at ``at`` (``x > 0.1``, ``bool(x)``
+        at 0.0) or, for ``at`` None, at every integer (``int``, ``np.floor``). Plain in
+        ``source``; ``_cut(src, at)`` in ``traced``, which records where the value lies
+        and how far from the jump, as ``_cmp`` does for a comparison. Central differences
+        straddling the jump are no derivative (AD takes the derivative of the piece the
+        point lies on, as autograd and JAX do, even exactly at the jump: ``bool(-0.0)``),
+        so the checker skips such a sample (near-branch), or calls it inconclusive where a
+        difference step crosses a jump; a sample clear of every jump is checked."""
+        self.cuts.append((src, at))
+        return f"@!{len(self.cuts) - 1}!@"
 
     def bind(self, env, kind: str, value: E) -> list[str]:
         """``name = value`` for a new name of ``kind``."""
@@ -1203,9 +1220,13 @@ class Gen:
         def one(match):
             left, op, right = self.conds[int(match.group(1))]
             return f"_cmp({left}, {op!r}, {right})" if traced else f"{left} {op} {right}"
+
+        def cut(match):
+            src, at = self.cuts[int(match.group(1))]
+            return f"_cut({src}, {at!r})" if traced else src
         text = template
-        while "@@" in text:
-            text = re.sub(r"@@(\d+)@@", one, text)
+        while "@@" in text or "@!" in text:
+            text = re.sub(r"@!(\d+)!@", cut, re.sub(r"@@(\d+)@@", one, text))
         return text
 
 
@@ -1221,6 +1242,19 @@ def _cmp(left, op, right):
     outcome = bool(_OPS[op](left, right))
     _TRACE.append((outcome, float(left - right)))
     return outcome
+
+
+def _cut(value, at):
+    """``value``, recording on which side of a cast's jumps it lies (at ``at``, or at every
+    integer for None) and how far from the nearest: see ``Gen.cut``."""
+    import numpy
+    x = numpy.asarray(value, dtype=float).ravel()
+    if at is None:
+        outcome, margin = tuple(numpy.floor(x).tolist()), numpy.abs(x - numpy.round(x))
+    else:
+        outcome, margin = tuple(numpy.sign(x - at).tolist()), numpy.abs(x - at)
+    _TRACE.append((outcome, float(numpy.min(margin, initial=numpy.inf))))
+    return value
 '''
 
 

@@ -488,6 +488,60 @@ def test_generator_covers_every_feature():
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 
+def _cast_program(line: str, cut: bool) -> fuzzgen.Program:
+    """``def f(v): c = <line>; return np.sum(c)``, its casts' arguments written ``{x}``
+    (``cut``: traced as the generator traces them; else not at all)."""
+    gen = fuzzgen.Gen(fuzzgen.Choices.from_random(__import__("random").Random(0)))
+    template = ("import math\n\nimport numpy as np\n\n\ndef f(v):\n    c = " +
+                re.sub(r"\{(.*?)\|(.*?)\}", lambda m: gen.cut(m[1], eval(m[2])), line) +
+                "\n    return np.sum(c)\n")
+    source = gen.render(template, traced=False)
+    traced = gen.render(template, traced=cut).replace("import math\n", fuzzgen.TRACE_PRELUDE, 1)
+    return fuzzgen.Program(source, traced, [("v", "v")])
+
+
+_PLAIN = {"optimize": True, "annotate": False, "value": False, "by_index": False,
+          "tuple": False, "wrt": [0], "debug_nans": False, "second": True, "forward": True}
+
+
+@pytest.mark.parametrize("line, jump, clear, untraced", [
+    ("{v|0.0}.astype(bool) * v", [0.5, -0.0, 0.3], [0.5, 0.2, 0.3], "wrong"),
+    ("({v * 2.0|None}).astype(int) * 0.25 + v", [0.5, 0.2, 0.3], [0.4, 0.2, 0.3],
+     "inconclusive"),
+    ("np.floor({v * 2.0|None}) * v", [0.7, 1.0, 0.3], [0.7, 0.9, 0.3], "inconclusive"),
+    ("({v|0.1} > 0.1).astype(float) * v", [0.1, 0.2, 0.3], [0.15, 0.2, 0.3],
+     "inconclusive"),
+], ids=["bool", "int", "floor", "step"])
+def test_a_sample_at_a_casts_jump_is_not_judged_by_differences(line, jump, clear, untraced):
+    """At a cast's jump (``bool(-0.0)``, ``int(1.0)``) s2sad takes the slope of the piece
+    the point lies on, as autograd and JAX do; central differences straddle the jump
+    (``v.astype(bool) * v`` is ``v`` but at 0: differences say 1, the piece 0). The
+    fuzzer skips that sample (near-branch), and checks one clear of every jump."""
+    assert check(_cast_program(line, cut=True), [np.array(jump)], _PLAIN) == "near-branch"
+    assert check(_cast_program(line, cut=True), [np.array(clear)], _PLAIN) == "checked"
+    try:  # (untraced: the oracle judged the sample by differences, and called bool's wrong)
+        outcome = check(_cast_program(line, cut=False), [np.array(jump)], _PLAIN)
+    except AssertionError:
+        outcome = "wrong"
+    assert outcome == untraced
+    assert "_cut" not in _cast_program(line, cut=True).source
+
+
+def test_every_cast_the_generator_writes_is_traced():
+    """Each cast or step that jumps (``bool``, ``int``, ``np.floor``, ``> 0.1``) has its
+    argument traced, so that no sample at a jump is judged by differences."""
+    import random
+    casts = re.compile(r"astype\((?:bool|int)\)|dtype=int|\bint\(|floor\(|> 0\.1\)")
+    seen = 0
+    for k in range(300):
+        program = fuzzgen.generate(fuzzgen.Choices.from_random(random.Random(k)))
+        body = program.traced.split("return value\n", 1)[1]
+        found = len(casts.findall(program.source))
+        seen += found
+        assert body.count("_cut(") == found, program.source
+    assert seen > 20
+
+
 # --- regressions: programs the fuzzer found ----------------------------------------------------
 # Each is the fuzzer's failing program reduced by hand to a few lines, checked like a fuzzed
 # program (value, structure, gradient against finite differences, with and without the

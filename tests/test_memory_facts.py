@@ -217,3 +217,29 @@ def test_every_rules_output_array_is_known():
     for func in (np.dot, np.concatenate):  # (declared: the same as their signatures say)
         if _signature_text(func) is None:
             assert registry._out_position(func) == registry.facts(func).mutates[0]
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+@pytest.mark.parametrize("func, fix", cases.OUTPUTS_MADE_HERE,
+                         ids=[f.__name__ for f, _ in cases.OUTPUTS_MADE_HERE])
+def test_an_output_array_made_on_the_line_is_refused_as_the_output_array(func, fix, mode):
+    """``np.sin(x, np.zeros(3))``: the message names the output array (it named 'np'),
+    and the advice is the call without it."""
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        if mode == "grad":
+            s2sad.grad(func)(X.copy())
+        else:
+            s2sad.jvp(func)(X.copy())[1](np.ones(3))
+    located(info.value, func)
+    message = str(info.value)
+    assert "with an output array made on the line" in message and "'np'" not in message
+    assert f"Leave the output array out: {fix} makes a new array." in message, message
+
+
+def test_an_array_of_the_module_written_by_a_call_is_refused():
+    """``np.copyto(G, v)`` on a module's array: refused, naming it (a call's own names,
+    ``np``, are not taken for the array written)."""
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="changes 'GLOBAL_BUFFER' in place") \
+            as info:
+        s2sad.grad(cases.copies_into_a_global_array)(X.copy())
+    located(info.value, cases.copies_into_a_global_array)

@@ -52,3 +52,48 @@ def test_a_number_argument_updated_into_an_array(number):
 def test_a_zero_d_array_argument_updated_in_a_loop_is_refused():
     with pytest.raises(s2sad.S2sadError, match="in-place update of the argument 'x'"):
         s2sad.grad(C.becomes_an_array_in_a_loop)(np.array(0.7), np.array([0.3, -0.5, 0.9]))
+
+
+_M = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.3], [0.2, 0.1, 0.6]])
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+def test_an_item_of_an_argument_updated_where_the_kinds_cannot_say_it_is_a_number(optimize):
+    """``t = M.T[1, -1]; t *= v``: an item of an array whose rank the kinds cannot say is
+    a NumPy number, a copy; checked a number when it runs, and differentiated (it was
+    refused as an in-place update of the argument 'M', in the long fuzz profile)."""
+    f, M, a = C.item_of_a_transposed_argument_updated, _M.copy(), 0.3
+    eps = 1e-6
+    by_a = (f(M, a + eps) - f(M, a - eps)) / (2 * eps)
+    by_m = np.zeros_like(M)
+    for i in np.ndindex(M.shape):
+        step = np.zeros_like(M)
+        step[i] = eps
+        by_m[i] = (f(M + step, a) - f(M - step, a)) / (2 * eps)
+    gradient = s2sad.grad(f, (0, 1), optimize=optimize)(M, a)
+    np.testing.assert_allclose(gradient[0], by_m, rtol=1e-6, atol=1e-9)
+    assert gradient[1] == pytest.approx(by_a, rel=1e-6)
+    value, pushforward = s2sad.jvp(f, 1, optimize=optimize)(M, a)
+    assert value == pytest.approx(f(M, a)) and pushforward(1.0) == pytest.approx(by_a, rel=1e-6)
+    second = (s2sad.grad(f, 1)(M, a + eps) - s2sad.grad(f, 1)(M, a - eps)) / (2 * eps)
+    assert s2sad.hessian(f, 1, optimize=optimize)(M, a) == pytest.approx(second, rel=1e-5)
+    np.testing.assert_array_equal(M, _M)  # (the caller's array: unchanged)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_row_of_an_argument_updated_is_refused_when_it_runs(mode):
+    """``t = M.T[1]; t *= v``: where the run says ``t`` is an array, a row of the caller's
+    ``M``, the check refuses it at the user's line, with the advice."""
+    f, M = C.row_of_a_transposed_argument_updated, _M.copy()
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        if mode == "grad":
+            s2sad.grad(f, 1)(M, 0.3)
+        else:
+            s2sad.jvp(f, 1)(M, 0.3)[1](1.0)
+    message = str(info.value)
+    assert "in-place update of the argument 'M': here an array" in message, message
+    assert "Write `t = t * ...` for a new value" in message, message
+    assert info.value.filename == C.__file__
+    assert info.value.lineno == f.__code__.co_firstlineno + 2
+    if mode == "grad":
+        np.testing.assert_array_equal(M, _M)  # (refused before the update)

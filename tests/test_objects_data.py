@@ -8,6 +8,9 @@ the line, or modeled as Python and NumPy define them (issue 32).
   made in the function (``resolve.foreign_argument``, ``kinds._carries_foreign``);
 * the dtypes of an object argument's members (``kinds.member``): a store into a copy of
   an integer member truncates, and the entry tests the dtype it was built for;
+* the arrays and data held in an object argument's member list, dict or tuple
+  (``p.ms = [M]``): described, an np.matrix among them refused at the line, and the
+  entry tests their classes;
 * ``v *= a`` on an object of a user's class is its ``__imul__`` where it has one, else
   ``v = v * a`` (``dunders._in_place``).
 """
@@ -86,6 +89,12 @@ X = np.array([0.3, 0.7])
                  id="fraction"),
     pytest.param(C.member_matrix, (X, C.Params(np.zeros(2), m=C.MATRIX)), "not a number",
                  "return", id="matrix-member"),
+    pytest.param(C.matrix_in_a_member_list, (X, C.MatrixHolder(C.MATRIX)), "'m', which is not",
+                 "return", id="matrix-in-a-member-list"),  # (were wrong: the kinds took
+    pytest.param(C.matrix_in_a_member_dict, (X, C.MatrixHolder(C.MATRIX)), "not a number",
+                 "return", id="matrix-in-a-member-dict"),  # an item of the member for an
+    pytest.param(C.matrix_in_a_member_tuple, (X, C.MatrixHolder(C.MATRIX)), "not a number",
+                 "return", id="matrix-in-a-member-tuple"),  # ndarray)
 ])
 def test_data_s2sad_does_not_model_is_refused_at_the_line(f, args, operand, text):
     for derivative in (s2sad.grad, s2sad.jvp):
@@ -105,6 +114,12 @@ def test_data_s2sad_does_not_model_is_refused_at_the_line(f, args, operand, text
     pytest.param(C.fraction_converted, (X,), id="float-of-a-fraction"),
     pytest.param(C.member_matrix, (X, C.Params(np.zeros(2), m=np.eye(2))),
                  id="plain-array-member"),
+    pytest.param(C.matrix_in_a_member_list, (X, C.MatrixHolder(np.asarray(C.MATRIX))),
+                 id="plain-array-in-a-member-list"),
+    pytest.param(C.matrix_in_a_member_dict, (X, C.MatrixHolder(np.asarray(C.MATRIX))),
+                 id="plain-array-in-a-member-dict"),
+    pytest.param(C.matrix_in_a_member_tuple, (X, C.MatrixHolder(np.asarray(C.MATRIX))),
+                 id="plain-array-in-a-member-tuple"),
 ])
 def test_data_converted_first_is_differentiated(f, args):
     expected = central(f, args)
@@ -119,6 +134,29 @@ def test_a_matrix_member_after_a_plain_one_is_refused():
     assert np.allclose(grad(X, C.Params(np.zeros(2), m=np.eye(2))), np.cos(X))
     with pytest.raises(s2sad.NoDerivativeError):
         grad(X, C.Params(np.zeros(2), m=C.MATRIX))
+
+
+@pytest.mark.parametrize("f, where", [
+    (C.matrix_in_a_member_list, lambda p: p.ms),
+    (C.matrix_in_a_member_dict, lambda p: p.md),
+    (C.matrix_in_a_member_tuple, None),
+], ids=["list", "dict", "tuple"])
+def test_a_matrix_in_a_member_after_a_plain_array_is_refused(f, where):
+    """The entry of a variant built for arrays in a member's list, dict or tuple tests
+    their classes: a matrix there later (a new holder, or put into the same list) goes to
+    the general path, and is refused (it was differentiated as an array: wrong)."""
+    grad = s2sad.grad(f)
+    plain = C.MatrixHolder(np.asarray(C.MATRIX))
+    assert np.allclose(grad(X, plain), central(f, (X, plain)), rtol=1e-6, atol=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        with pytest.raises(s2sad.NoDerivativeError):
+            grad(X, C.MatrixHolder(C.MATRIX))
+        if where is not None:
+            held = where(plain)
+            held["m" if isinstance(held, dict) else 0] = C.MATRIX
+            with pytest.raises(s2sad.NoDerivativeError):
+                grad(X, plain)
 
 
 # --- the dtypes of an object's members -----------------------------------------------------

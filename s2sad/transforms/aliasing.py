@@ -64,6 +64,42 @@ def _mutated_argument(call, facts):
     return None
 
 
+def _drop_default_out(call, facts) -> None:
+    """``np.sin(x, None)``, ``np.sum(x, out=None)``: ``out=None`` is the default, by
+    position (the last one) or by keyword; the call is written without it, as its rule
+    takes it. Only where ``facts`` say ``out`` is the function's output array."""
+    if facts is None or "out" not in facts.mutates:
+        return
+    def none(node) -> bool:
+        return isinstance(node, gast.Constant) and node.value is None
+    call.keywords = [k for k in call.keywords if not (k.arg == "out" and none(k.value))]
+    position = next((p for p in facts.mutates if isinstance(p, int)), None)
+    if position == len(call.args) - 1 and none(call.args[-1]) and \
+            not any(isinstance(a, gast.Starred) for a in call.args):
+        call.args.pop()
+
+
+def _data_names(node, new) -> list[str]:
+    """The names whose memory ``node`` may be: not the functions it calls, nor what a
+    call ``new(call)`` says makes a new array reads: ``['z']`` for ``z[0]`` or
+    ``np.asarray(z)``, ``[]`` for ``np.zeros(3)`` or ``np.empty_like(z)``."""
+    hidden = {id(n) for call in trees.walk(node) if isinstance(call, gast.Call)
+              for n in trees.walk(call if new(call) else call.func)}
+    return [n.id for n in trees.walk(node) if isinstance(n, gast.Name) and id(n) not in hidden]
+
+
+def _output_made_here(call, func, out, dotted: str, source, stmt):
+    """The refusal of ``np.sin(x, np.zeros(3))``: an output array made on the line, which
+    the call fills and returns; the advice, the call without it."""
+    plain = gast.Call(func, [a for a in call.args if a is not out],
+                      [k for k in call.keywords if k.value is not out])
+    return source.syntax_error(
+        f"`{dotted}(...)` with an output array made on the line "
+        f"(`{unparse(out).strip()}`), which it fills in place where the reverse sweep "
+        "cannot see it", stmt,
+        f"Leave the output array out: `{unparse(plain).strip()}` makes a new array.")
+
+
 class Aliasing:
     """The memory of :class:`Normalize`: names that may share memory; unsafe updates refused."""
 
@@ -114,6 +150,7 @@ class Aliasing:
                 continue
             func, changed, what, hint = node.func, None, None, None
             callee = self._callee(func)
+            _drop_default_out(node, registry.facts(callee))  # (np.sin(x, None))
             method = self._method_facts(func.attr) if isinstance(func, gast.Attribute) \
                 else None  # (what a method of that name does to an array, list or dict)
             mutating = method is not None and 0 in method.mutates
@@ -158,14 +195,20 @@ class Aliasing:
                 out = next(k.value for k in node.keywords if k.arg == "out")
                 if isinstance(out, gast.Constant) and out.value is None:
                     continue
-                names = [n.id for n in trees.walk(out) if isinstance(n, gast.Name)]
-                changed = names[0] if names else "out"
+                names = _data_names(out, self._makes_new)
+                if not names:
+                    raise _output_made_here(node, func, out, self._dotted(func), self.source,
+                                            stmt)
+                changed = names[0]
                 what = "`out=`"
-                hint = f"Assign the result instead: `{changed} = np.multiply(...)`."
+                hint = f"Assign the result instead: `{changed} = {self._dotted(func)}(...)`."
             elif (written := _mutated_argument(node, registry.facts(callee))) is not None:
                 # np.copyto(y, v), heapq.heappush(ys, v), operator.iadd(y, v), np.clip(y,
                 # 0, 1, y): an argument the function's facts say it writes into
-                names = [n.id for n in trees.walk(written[1]) if isinstance(n, gast.Name)]
+                names = _data_names(written[1], self._makes_new)
+                if not names and written[0] == "out":  # (np.sin(x, np.zeros(3)))
+                    raise _output_made_here(node, func, written[1], self._dotted(func),
+                                            self.source, stmt)
                 ref = self._object_ref(written[1])
                 if not names or ref is not None and ref[0] == "seq":
                     continue  # (a value made on the line, np.copyto(np.zeros(3), v); a list
@@ -190,6 +233,11 @@ class Aliasing:
             raise self.source.syntax_error(
                 f"{what}, which changes {changed!r} in place where the reverse sweep cannot "
                 "see it", stmt, hint or "Compute a new value and assign it.")
+
+    def _makes_new(self, call) -> bool:
+        """Does ``call`` make a new array (``np.zeros(3)``, ``np.empty_like(z)``), one its
+        facts say is not an argument nor a view of one?"""
+        return self._callee(call.func) is not None and not self._may_return_argument(call)
 
     def _may_return_argument(self, call) -> bool:
         """May ``call`` (user code, not normalized) return one of its arguments, or a view
@@ -264,7 +312,7 @@ class Aliasing:
         that is read later: then ``+=`` would change that one too, so it is refused."""
         target = stmt.target
         mine = self.current.get(target.id)
-        deferred = len(self.root.deferred)
+        deferred, updates = len(self.root.deferred), len(self.root.argument_updates)
         sharing = self.sharing(target.id) if mine is not None and not self.trusted else []
         user = next((k for k in sharing if self._read_later(stmt, k)), None)
         if mine is not None and user is None and self.parent is not None and not self.trusted:
@@ -300,6 +348,8 @@ class Aliasing:
         if len(out) > at:  # (each may be a check at run time, before the update: a number)
             self.root.deferred[deferred:deferred + len(refusals)] = [
                 (name, error, out[at]) for name, error in refusals]
+            self.root.argument_updates[updates:] = [
+                entry + (out[at],) for entry in self.root.argument_updates[updates:]]
 
     def _list_slice_error(self, stmt, name: str):
         """``ys[1:] = [a, b]``, ``ys[::-1] = ys`` on a list: Python may change its length

@@ -70,7 +70,7 @@ def member(source, node):
     (``p.W``: ``("nd", 2, "f")``; ``p.M``: ``("data", np.matrix)``; see ``_object``), or
     None where its description does not say; noted, so that the entry of the gradient
     tests it (``p.W`` an ndarray of that dtype kind, ``p.M`` of that class)."""
-    from ..source import note_dtype, note_path
+    from ..source import note_dtype, note_length, note_path
     if not isinstance(node, gast.Attribute) or not isinstance(node.value, gast.Name):
         return None
     desc = (getattr(source, "members", None) or {}).get((node.value.id, node.attr))
@@ -84,6 +84,16 @@ def member(source, node):
     elif desc[0] == "nd" and len(desc) == 3:
         note_path(path, np.ndarray)
         note_dtype(path, desc[2])
+    elif desc[0] in ("list", "tuple", "dict") and len(desc) == 2:  # (p.ms = [M]: see
+        note_path(path, {"list": list, "tuple": tuple, "dict": dict}[desc[0]])  # _carries_
+        note_length(path, len(desc[1]))  # foreign; the classes of its items, tested)
+        held = desc[1] if desc[0] == "dict" else enumerate(desc[1])
+        for key, item in held:
+            item_class = {"float": float, "int": int, "complex": complex}.get(item) if \
+                isinstance(item, str) else np.ndarray if item[0] == "nd" and len(item) == 3 \
+                else item[1] if item[0] == "data" else None
+            if item_class is not None:
+                note_path(f"{path}[{key!r}]", item_class)
     else:  # (a NumPy number: its class says its dtype)
         return None
     return desc
@@ -97,8 +107,9 @@ def object_members(params, descriptors) -> dict:
     for param, desc in zip(params, descriptors or ()):
         if type(desc) is tuple and desc[0] == "object":
             for name, item in desc[3]:
-                if isinstance(item, str) or item[0] in ("nd", "data", "object"):
-                    found[param, name] = item
+                if isinstance(item, str) or item[0] in ("nd", "data", "object") or \
+                        item[0] in ("list", "tuple", "dict") and not objects_described(item):
+                    found[param, name] = item  # (p.ms = [M]: a list of np.matrix)
     return found
 
 def from_descriptor(desc, token: str) -> Kind:
@@ -415,6 +426,10 @@ def _carries_foreign(value, of, source, local_names) -> bool:
             return of(node).data  # (an argument: np.matrix, a masked array...)
         if not isinstance(node, (gast.Name, gast.Attribute)):
             return False
+        desc = member(source, node) if isinstance(node, gast.Attribute) else None
+        if type(desc) is tuple and desc[0] in ("list", "tuple", "dict") and len(desc) == 2:
+            held = [d for _, d in desc[1]] if desc[0] == "dict" else desc[1]
+            return any(type(d) is tuple and d[0] == "data" for d in held)  # (p.ms[0])
         try:
             found = static_value(node, source, local_names)
         except (KeyError, TypeError):
@@ -436,9 +451,9 @@ def _carries_foreign(value, of, source, local_names) -> bool:
     if isinstance(value, gast.Subscript):  # (a deque's item is a number; a matrix's row,
         return foreign(value.value, items=True)  # a matrix)
     if isinstance(value, gast.Attribute):
-        desc = member(source, value)  # (p.M, an argument's member: an np.matrix)
-        if type(desc) is tuple and desc[0] == "data":
-            return True
+        desc = member(source, value)  # (p.M, an argument's member: an np.matrix; p.ms
+        if type(desc) is tuple and desc[0] == "data" or foreign(value):  # = [M]: a list
+            return True  # of them, its items' class followed)
         return hasattr(np.ndarray, value.attr) and value.attr not in _CONVERTED and \
             foreign(value.value)
     return isinstance(value, gast.Name) and value.id not in local_names and foreign(value)

@@ -113,9 +113,10 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         self.unknown_calls: list[tuple[set, Exception]] = []
         # (name, error): `ys[1:] = v`, an error where the kinds say ys is a list
         self.list_slices: list[tuple[str, Exception]] = []
-        # (name, is the argument itself, error): `x += e` on a value sharing the caller's
-        # memory, an error where x is an array (or is the argument's own list or dict)
-        self.argument_updates: list[tuple[str, str, bool, Exception]] = []
+        # (name, owner, is the argument itself, error[, the update's first statement]):
+        # `x += e` on a value sharing the caller's memory, an error where x is an array
+        # (or is the argument's own list or dict); checked at run time where x may be a number
+        self.argument_updates: list[tuple] = []
         self.temps: set[str] = set()  # name -> the local it may share memory with
         self.out: list = []
         self.stmt = None

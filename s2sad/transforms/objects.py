@@ -303,7 +303,8 @@ class Objects:
         the checks at each call: its class (an argument's member), or itself (a module's
         object's)."""
         from ..source import note_length, note_path
-        from .kinds import _plain_lookup, data_descriptor, describe, user_objects
+        from .kinds import (_plain_lookup, data_descriptor, describe, objects_described,
+                            user_objects)
         if base[0] in ("none", "seq"):
             return None
         if base[0] == "module":  # (models.net: the module's object, noted as its attribute)
@@ -319,8 +320,9 @@ class Objects:
         if base[0] == "param":
             _, path, cls, hidden, members = base
             desc = members.get(attr)  # (only what Python reads from __dict__)
-            if desc is None or isinstance(desc, str) or desc[0] in ("nd", "data"):
-                return None  # (an array, a number: see kinds.member)
+            if desc is None or isinstance(desc, str) or desc[0] in ("nd", "data") or \
+                    desc[0] not in ("object", "none") and not objects_described(desc):
+                return None  # (an array, a number, a list of np.matrix: see kinds.member)
             path = f"{path}.{attr}"
             if desc == ("none",):
                 note_path(path, type(None))
