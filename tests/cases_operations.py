@@ -155,7 +155,8 @@ if HAVE_SCIPY:
                ("gamma", "p"), ("digamma", "p"), ("psi", "p"), ("erf", "a"), ("erfc", "a"),
                ("erfcx", "a"), ("ndtr", "a"), ("log_ndtr", "a"), ("sinc", "a"), ("i0", "a"),
                ("i1", "a"), ("i0e", "a"), ("i1e", "a"), ("j0", "a"), ("j1", "a"),
-               ("y0", "p"), ("y1", "p"), ("entr", "p")]
+               ("y0", "p"), ("y1", "p"), ("entr", "p"), ("rgamma", "p"),
+               ("gammasgn", "a")]
     for _name, _dom in SPECIAL:
         for _arg in ("v", "s"):
             add(f"scipy-{_name}-{_arg}", f"y = sc.{_name}({DOMAIN[_dom]})\n"
@@ -167,7 +168,8 @@ if HAVE_SCIPY:
     for _call in ("polygamma(1, {p})", "xlogy({a}, {p})", "xlog1py({a}, {p})", "beta({p}, {g})",
                   "betaln({p}, {g})", "gammainc(2.5, {p})", "gammaincc(1.5, {p})",
                   "jv(1.5, {p})", "jn(2, {a})", "yv(0.5, {g})", "yn(1, {g})", "iv(2.5, {p})",
-                  "kv(0.5, {p})", "multigammaln({g}, 2)"):
+                  "kv(0.5, {p})", "multigammaln({g}, 2)", "ive(1.0, {a})", "kve(0.5, {p})",
+                  "betainc(2.0, 1.5, {u} * 0.5 + 0.5)"):
         for _arg in ("v", "s"):
             add(f"scipy-{_call.split('(')[0]}-{_arg}", f"y = sc.{_call.format(**DOMAIN)}\n"
                 "return np.sum(y * x + y)", _arg, prelude="import scipy.special as sc")

@@ -183,6 +183,26 @@ def iv(x):
     return np.sum(sc.iv(np.array([[0.5], [2.0]]), x) * x)
 
 
+def ive(x):
+    return np.sum(sc.ive(np.array([[1.0], [2.0]]), x - 0.5) * x)  # (integer orders: z < 0 too)
+
+
+def kve(x):
+    return np.sum(sc.kve(1.5, x) * x)
+
+
+def rgamma(x):
+    return np.sum(sc.rgamma(x - 0.5) * x)
+
+
+def gammasgn(x):
+    return np.sum(sc.gammasgn(x - 1.0) * x)
+
+
+def betainc(p):
+    return np.sum(sc.betainc(np.array([[0.5], [2.0]]), 3.0, p) * p)
+
+
 def kv(x):
     return np.sum(sc.kv(1.5, x) * x)
 
@@ -233,7 +253,8 @@ def loss(m):
 TABLE = [(f, (X,), 0) for f in (
     expit, log_expit, gammaln, loggamma, gamma, digamma, psi, polygamma, erf, erfc, erfcx,
     ndtr, log_ndtr, sinc, i0, i1, i0e, i1e, j0, j1, y0, y1, gammainc, gammaincc, jv, jn, yv,
-    yn, iv, kv)] + [(f, (P,), 0) for f in (logit, entr, erfinv, erfcinv, ndtri)] + [
+    yn, iv, kv, ive, kve, rgamma, gammasgn)] + [
+    (f, (P,), 0) for f in (logit, entr, erfinv, erfcinv, ndtri, betainc)] + [
     (multigammaln, (1.7,), 0), (multigammaln, (np.array([1.7, 2.5]),), 0),
     (bessel_at_zero, (np.array([0.0, 0.5]),), 0),
     (xlogy, (X, np.array([[0.5], [2.0]])), 0), (xlogy, (X, np.array([[0.5], [2.0]])), 1),
@@ -331,6 +352,10 @@ def order_varies(v, x):
     return np.sum(sc.jv(v, x))  # <- here
 
 
+def betainc_shape_varies(b, x):
+    return np.sum(sc.betainc(2.0, b, x))  # <- here
+
+
 def polygamma_order_varies(n, x):
     return np.sum(sc.polygamma(n, x))  # <- here
 
@@ -352,7 +377,9 @@ def _line(func):
     (polygamma_order_varies, (2.0, X),
      "polygamma has no derivative with respect to its argument 'n'", "The order n is an "
      "integer"),
-], ids=["gammainc-a", "jv-v", "polygamma-n"])
+    (betainc_shape_varies, (2.0, P), "betainc has no derivative with respect to its "
+     "argument 'b'", "pass a constant shape"),
+], ids=["gammainc-a", "jv-v", "polygamma-n", "betainc-b"])
 def test_an_argument_with_no_derivative_is_refused_at_its_line(func, args, message, advice):
     for derivative in (s2sad.grad, lambda f: (lambda *a: s2sad.jvp(f)(*a)[1](1.0))):
         with pytest.raises(s2sad.NoDerivativeError) as info:

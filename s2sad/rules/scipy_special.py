@@ -19,7 +19,8 @@ import math
 import numpy as np
 from scipy import special
 
-from ..registry import defresult, deftangent, defvjp, refuse_values, refuse_varying
+from ..registry import (defresult, deftangent, defvjp, nondifferentiable, refuse_values,
+                        refuse_varying)
 from ..runtime import expand_reduced, unbroadcast
 from ..runtime_higher import reduce_tangent
 
@@ -75,6 +76,14 @@ def gamma(g, ans, x):
     return g * ans * special.digamma(x)
 
 
+@defvjp(special.rgamma)
+def rgamma(g, ans, x):
+    return -g * ans * special.digamma(x)
+
+
+nondifferentiable(special.gammasgn, shape="elementwise")  # (a sign: -1, 0 or 1)
+
+
 @defvjp(special.digamma)
 def digamma(g, ans, x):
     return g * special.polygamma(1, x)
@@ -115,10 +124,18 @@ def gammaincc(g, ans, a, x):
     return None, unbroadcast(-g * np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)), x)
 
 
+@defvjp(special.betainc)
+def betainc(g, ans, a, b, x):
+    # d/dx I_x(a, b) = x ** (a - 1) (1 - x) ** (b - 1) / B(a, b)
+    return None, None, unbroadcast(g * np.exp((a - 1.0) * np.log(x) + (b - 1.0) * np.log1p(-x)
+                                              - special.betaln(a, b)), x)
+
+
 _SHAPE_ADVICE = ("Its derivative in the shape argument has no closed form s2sad knows; "
                  "pass a constant shape, or wrap it in s2sad.stop_gradient() if its "
                  "derivative should not flow.")
 refuse_varying(special.gammainc, special.gammaincc, a=_SHAPE_ADVICE)
+refuse_varying(special.betainc, a=_SHAPE_ADVICE, b=_SHAPE_ADVICE)
 refuse_varying(special.polygamma, n=("The order n is an integer: it has no derivative. "
                                      "Pass an integer that does not depend on the "
                                      "differentiated arguments."))
@@ -244,10 +261,25 @@ def kv(g, ans, v, z):
     return None, unbroadcast(-g * 0.5 * (special.kv(v - 1.0, z) + special.kv(v + 1.0, z)), z)
 
 
+@defvjp(special.ive)
+def ive(g, ans, v, z):
+    # ive(v, z) = iv(v, z) e ** -|z|
+    return None, unbroadcast(g * (0.5 * (special.ive(v - 1.0, z) + special.ive(v + 1.0, z)) -
+                                  np.sign(z) * ans), z)
+
+
+@defvjp(special.kve)
+def kve(g, ans, v, z):
+    # kve(v, z) = kv(v, z) e ** z
+    return None, unbroadcast(g * (ans - 0.5 * (special.kve(v - 1.0, z) +
+                                               special.kve(v + 1.0, z))), z)
+
+
 _ORDER_ADVICE = ("The derivative in the order has no closed form s2sad knows; pass a "
                  "constant order, or wrap it in s2sad.stop_gradient() if its derivative "
                  "should not flow.")
-refuse_varying(special.jv, special.yv, special.iv, special.kv, v=_ORDER_ADVICE)
+refuse_varying(special.jv, special.yv, special.iv, special.kv, special.ive, special.kve,
+               v=_ORDER_ADVICE)
 refuse_varying(special.yn, n=_ORDER_ADVICE)
 
 # --- reductions along an axis ------------------------------------------------------------
