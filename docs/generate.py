@@ -48,6 +48,8 @@ GROUPS = {  # README title -> which rule names it lists
     "NumPy": lambda name: name.startswith("numpy.") and not name.startswith("numpy.linalg."),
     "NumPy linear algebra": lambda name: name.startswith("numpy.linalg."),
     "`math`": lambda name: name.startswith("math."),
+    "SciPy (`scipy.special`, where SciPy is installed)": lambda name: name.startswith(
+        "scipy.special."),
     "Python builtins": lambda name: "." not in name,
     "s2sad": lambda name: name.startswith("s2sad."),
 }

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import sys
 import textwrap
 import weakref
 from dataclasses import dataclass, field
@@ -774,6 +775,11 @@ def describe_function(func) -> str:
         name = f"{type(func).__qualname__} object"
     if module.startswith("numpy._core") or module.startswith("numpy.core"):
         module = "numpy"
+    if not module and type(func).__name__ == "ufunc" and \
+            getattr(sys.modules.get("scipy.special"), name, None) is func:
+        module = "scipy.special"  # (SciPy's ufuncs have no __module__)
+    if module.startswith("scipy.special."):
+        module = "scipy.special"  # (its public name: scipy.special.logsumexp)
     if module in ("builtins", "_operator", ""):
         return name
     return f"{public_module(module)}.{name}"

@@ -142,6 +142,44 @@ add("ufunc-method-outer", "return np.sum(np.multiply.outer(x, x) ** 2)")
 add("ufunc-method-at", "z = np.zeros(3)\nnp.add.at(z, [0, 0, 2], x)\nreturn np.sum(z * z)")
 add("ufunc-method-maximum-reduce", "return np.maximum.reduce(x) * x[0]")
 
+# scipy.special, where SciPy imports (an optional dependency)
+try:
+    import scipy.special  # noqa: F401
+except ImportError:
+    HAVE_SCIPY = False
+else:
+    HAVE_SCIPY = True
+if HAVE_SCIPY:
+    _PROBABILITY = "(np.tanh(x) * 0.4 + 0.5)"  # in (0.1, 0.9)
+    SPECIAL = [("expit", "a"), ("log_expit", "a"), ("gammaln", "p"), ("loggamma", "p"),
+               ("gamma", "p"), ("digamma", "p"), ("psi", "p"), ("erf", "a"), ("erfc", "a"),
+               ("erfcx", "a"), ("ndtr", "a"), ("log_ndtr", "a"), ("sinc", "a"), ("i0", "a"),
+               ("i1", "a"), ("i0e", "a"), ("i1e", "a"), ("j0", "a"), ("j1", "a"),
+               ("y0", "p"), ("y1", "p"), ("entr", "p"), ("rgamma", "p"),
+               ("gammasgn", "a")]
+    for _name, _dom in SPECIAL:
+        for _arg in ("v", "s"):
+            add(f"scipy-{_name}-{_arg}", f"y = sc.{_name}({DOMAIN[_dom]})\n"
+                "return np.sum(y * x + y)", _arg, prelude="import scipy.special as sc")
+    for _name in ("logit", "erfinv", "erfcinv", "ndtri"):
+        for _arg in ("v", "s"):
+            add(f"scipy-{_name}-{_arg}", f"y = sc.{_name}({_PROBABILITY})\n"
+                "return np.sum(y * x + y)", _arg, prelude="import scipy.special as sc")
+    for _call in ("polygamma(1, {p})", "xlogy({a}, {p})", "xlog1py({a}, {p})", "beta({p}, {g})",
+                  "betaln({p}, {g})", "gammainc(2.5, {p})", "gammaincc(1.5, {p})",
+                  "jv(1.5, {p})", "jn(2, {a})", "yv(0.5, {g})", "yn(1, {g})", "iv(2.5, {p})",
+                  "kv(0.5, {p})", "multigammaln({g}, 2)", "ive(1.0, {a})", "kve(0.5, {p})",
+                  "betainc(2.0, 1.5, {u} * 0.5 + 0.5)"):
+        for _arg in ("v", "s"):
+            add(f"scipy-{_call.split('(')[0]}-{_arg}", f"y = sc.{_call.format(**DOMAIN)}\n"
+                "return np.sum(y * x + y)", _arg, prelude="import scipy.special as sc")
+    for _call in ("logsumexp({a})", "logsumexp({a}, axis=0)", "logsumexp({a}, axis=1, "
+                  "keepdims=True)", "logsumexp({a}, axis=-1, b={p})", "softmax({a})",
+                  "softmax({a}, axis=0)", "log_softmax({a})", "log_softmax({a}, axis=1)"):
+        add(f"scipy-{_call.format(a='x', p='b').replace(' ', '')}",
+            f"y = sc.{_call.format(**DOMAIN)}\nreturn np.sum(y * x + y)", "m",
+            prelude="import scipy.special as sc")
+
 # --- reductions with their keywords ----------------------------------------------------------
 
 REDUCTIONS = ["sum", "mean", "prod", "max", "min", "amax", "amin", "nansum", "nanmean",
