@@ -139,20 +139,27 @@ VECTOR_TABLE = [
 ]
 
 
-def _fd_jacobian(g, args, wrt):
-    """Finite-difference Jacobian of the (array-valued) ``g`` along argument ``wrt``."""
+def central_differences(g, args, wrt, eps=EPS):
+    """Central differences of ``g`` (any output) along each entry of argument ``wrt``,
+    shaped ``(argument..., output...)``."""
     x = np.asarray(args[wrt], dtype=float)
     columns = []
     for k in range(x.size):
         e = np.zeros(x.size)
-        e[k] = EPS
+        e[k] = eps
         up, down = list(args), list(args)
         up[wrt] = x + e.reshape(x.shape)
         down[wrt] = x - e.reshape(x.shape)
         columns.append((np.asarray(g(*up), dtype=float) - np.asarray(g(*down), dtype=float))
-                       / (2 * EPS))
-    out = np.array(columns).reshape(x.shape + np.shape(columns[0]))  # (input..., output...)
-    return np.moveaxis(out, list(range(x.ndim)), list(range(out.ndim - x.ndim, out.ndim)))
+                       / (2 * eps))
+    return np.array(columns).reshape(x.shape + np.shape(columns[0]))
+
+
+def _fd_jacobian(g, args, wrt):
+    """Finite-difference Jacobian of the (array-valued) ``g`` along argument ``wrt``."""
+    out = central_differences(g, args, wrt)  # (input..., output...)
+    n = np.ndim(args[wrt])
+    return np.moveaxis(out, list(range(n)), list(range(out.ndim - n, out.ndim)))
 
 
 @pytest.mark.parametrize("f, args, wrt", VECTOR_TABLE, ids=_ids(VECTOR_TABLE))

@@ -10,6 +10,7 @@ import pytest
 sc = pytest.importorskip("scipy.special")
 
 import s2sad  # noqa: E402
+from test_higher_order import central_differences  # noqa: E402
 
 EPS = 1e-6
 rng = np.random.default_rng(34)
@@ -272,19 +273,8 @@ def _ids(table):
 
 
 def _differences(f, args, wrt):
-    """Central differences of ``f`` (any output) along each entry of argument ``wrt``,
-    shaped ``(argument..., output...)``."""
-    x = np.asarray(args[wrt], dtype=float)
-    columns = []
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = EPS
-        up, down = list(args), list(args)
-        up[wrt] = x + e.reshape(x.shape)
-        down[wrt] = x - e.reshape(x.shape)
-        columns.append((np.asarray(f(*up), dtype=float) - np.asarray(f(*down), dtype=float))
-                       / (2 * EPS))
-    return np.array(columns).reshape(x.shape + np.shape(columns[0]))
+    """Central differences of ``f`` along argument ``wrt``, ``(argument..., output...)``."""
+    return central_differences(f, args, wrt, EPS)
 
 
 @pytest.mark.parametrize("f, args, wrt", TABLE, ids=_ids(TABLE))
