@@ -40,7 +40,7 @@ LAYERS = {
     "runtime": [
         "runtime", "runtime.*", "runtime_budget", "runtime_debug", "runtime_gradients",
         "runtime_hessians", "runtime_higher", "runtime_linalg_higher", "runtime_recursion",
-        "runtime_terms", "cupy_compat",
+        "runtime_terms", "runtime_ode", "cupy_compat",
     ],
     "rules": [
         "registry", "rules", "rules.*", "implementations",

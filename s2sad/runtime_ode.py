@@ -1,0 +1,357 @@
+"""Derivatives of ``scipy.integrate.odeint`` and ``solve_ivp`` with a user's right-hand side.
+
+Reverse mode is the continuous adjoint method. From the last requested time back to the
+first, the state ``y``, its adjoint ``a`` and the parameters' sensitivity ``m`` solve
+
+    y' = f(y, t),    a' = -a^T df/dy,    m' = -a^T df/dargs,
+
+backwards, with the same integrator, method and tolerances as the forward solve. The
+integration restarts at each requested time: there ``y`` is reset to the value the forward
+solve gave and that time's cotangent is added to ``a``. A requested time ``t_k`` gets
+``g_k . f(y_k, t_k)``, the initial time ``-a(t0) . f(y0, t0)``. The products
+``a^T df/d...`` are s2sad's own vjp of ``f`` (reached through :mod:`s2sad.hooks`).
+
+Forward mode solves the forward sensitivity equations ``s' = df/dy s + df/dargs d_args``
+beside ``y``, through s2sad's jvp of ``f``.
+
+>>> import numpy as np
+>>> def decay(y, t, k):
+...     return -k * y
+>>> t = np.array([0.0, 1.0])
+>>> ys = odeint_value(decay, np.array([1.0]), t, (0.5,), {})
+>>> y0_bar, t_bar, args_bar = odeint_grads(decay, np.array([[0.0], [1.0]]), ys,
+...                                        np.array([1.0]), t, (0.5,), {})
+>>> bool(np.allclose(y0_bar, np.exp(-0.5), rtol=1e-6))  # d y(1) / d y0
+True
+>>> bool(np.allclose(args_bar[0], -np.exp(-0.5), rtol=1e-6))  # d y(1) / d k
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import hooks
+
+_TOLERANCES = ("rtol", "atol")
+
+
+# --- the user's right-hand side ----------------------------------------------------------
+
+
+def _varies(value) -> bool:
+    """Is ``value`` a number or array of floats (an argument with a derivative)?"""
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, (float, np.floating)):
+        return True
+    return getattr(getattr(value, "dtype", None), "kind", None) == "f"
+
+
+class _Field:
+    """The right-hand side ``f`` as the solvers and the derivatives see it: ``f(y, t)``
+    with the extra arguments bound, in the order ``tfirst`` says; its vjp and jvp in ``y``
+    and the float arguments (``wrt``), made by s2sad once per field."""
+
+    def __init__(self, func, y0, args, tfirst: bool):
+        self.func, self.tfirst = func, tfirst
+        self.args = tuple(args)
+        self.shape = np.shape(y0)
+        self.varying = [i for i, a in enumerate(self.args) if _varies(a)]
+        self.y_at = 0 if tfirst is False else 1
+        self.wrt = (1 if tfirst else 0,) + tuple(2 + i for i in self.varying)
+        self._vjp = self._jvp = None
+
+    def call_args(self, y, t):
+        y = np.reshape(y, self.shape)
+        return (t, y, *self.args) if self.tfirst else (y, t, *self.args)
+
+    def __call__(self, y, t):
+        return np.reshape(np.asarray(self.func(*self.call_args(y, t)), dtype=float), -1)
+
+    def sizes(self) -> list:
+        return [int(np.size(self.args[i])) for i in self.varying]
+
+    def pull(self, y, t, a) -> tuple:
+        """``(a^T df/dy, [a^T df/darg for each float argument])``, flat."""
+        if self._vjp is None:
+            self._vjp = hooks.make_vjp(self.func, wrt=self.wrt)
+        found = hooks.call_generated(self._vjp, self.call_args(y, t),
+                                     np.reshape(a, self.shape).copy())
+        found = found if isinstance(found, tuple) else (found,)
+        flat = [np.reshape(np.asarray(v, dtype=float), -1) for v in found]
+        return flat[0], flat[1:]
+
+    def push(self, y, t, s, d_args) -> tuple:
+        """``(f, df/dy s + sum df/darg d_arg)``, flat."""
+        if self._jvp is None:
+            self._jvp = hooks.make_jvp(self.func, wrt=self.wrt)
+        tangents = (np.reshape(s, self.shape),) + tuple(d_args)
+        value, tangent = hooks.push_forward(self._jvp, self.call_args(y, t), tangents)
+        return (np.reshape(np.asarray(value, dtype=float), -1),
+                np.reshape(np.asarray(tangent, dtype=float), -1))
+
+
+def _widened(options: dict, parts: list) -> dict:
+    """``options`` with array tolerances (one per state) spread over an augmented state of
+    ``parts`` blocks (each block's size, the first ``n`` the state's own); a scalar stays."""
+    out = dict(options)
+    for name in _TOLERANCES:
+        value = options.get(name)
+        if value is None or np.ndim(value) == 0:
+            continue
+        value = np.asarray(value, dtype=float).ravel()
+        out[name] = np.concatenate([value if p == value.size else
+                                    np.full(p, value.min()) for p in parts])
+    return out
+
+
+# --- odeint ------------------------------------------------------------------------------
+
+
+def _odeint(field, z0, t, options, parts):
+    from scipy.integrate import odeint
+    kept = {k: v for k, v in options.items() if k not in ("Dfun", "col_deriv", "ml", "mu",
+                                                          "full_output", "tfirst")}
+    out, info = odeint(field, z0, t, full_output=True, **_widened(kept, parts))
+    if info.get("message", "").lower().find("successful") < 0:
+        raise RuntimeError(f"scipy.integrate.odeint, solving s2sad's adjoint system: "
+                           f"{info.get('message')}")
+    return out
+
+
+def odeint_value(func, y0, t, args, options):
+    """``scipy.integrate.odeint(func, y0, t, args, **options)``."""
+    from scipy.integrate import odeint
+    return odeint(func, y0, t, args=tuple(args), **options)
+
+
+def odeint_options(rtol, atol, tcrit, h0, hmax, hmin, mxstep, mxordn, mxords, tfirst):
+    """The options of an ``odeint`` call its derivatives solve with (the same tolerances
+    and step limits), as keywords."""
+    return {"rtol": rtol, "atol": atol, "tcrit": tcrit, "h0": h0, "hmax": hmax, "hmin": hmin,
+            "mxstep": mxstep, "mxordn": mxordn, "mxords": mxords, "tfirst": tfirst}
+
+
+def _backward(field, step, ys, g, times, y_bar0=None):
+    """The adjoint sweep over the requested ``times`` (``ys``: the state at each, ``g``:
+    each one's cotangent, flat rows), ``step(z, t_from, t_to)`` integrating the augmented
+    state. Returns ``(a(times[0]), m, t_bar)``, ``t_bar`` one per time, from ``y``'s moving
+    requested times only."""
+    n = ys.shape[1]
+    sizes = field.sizes()
+    a = np.zeros(n)
+    m = np.zeros(sum(sizes))
+    t_bar = np.zeros(len(times))
+    for k in range(len(times) - 1, -1, -1):
+        if np.any(g[k]):
+            t_bar[k] = float(np.dot(g[k], field(ys[k], times[k])))
+            a = a + g[k]
+        if k == 0 or times[k] == times[k - 1]:
+            continue
+        z = step(np.concatenate([ys[k], a, m]), times[k], times[k - 1])
+        a, m = z[n:2 * n], z[2 * n:]
+    return a, m, t_bar
+
+
+def _augmented(field):
+    n = int(np.prod(field.shape))
+
+    def dynamics(z, t):
+        y, a = z[:n], z[n:2 * n]
+        y_bar, args_bar = field.pull(y, t, a)
+        return np.concatenate([field(y, t), -y_bar, *(-b for b in args_bar)])
+    return dynamics
+
+
+def _args_grads(field, m, args) -> tuple:
+    """The flat sensitivity ``m`` of the float arguments cut into their shapes (None for
+    the others)."""
+    out, start = [None] * len(args), 0
+    for i, size in zip(field.varying, field.sizes()):
+        part = m[start:start + size]
+        start += size
+        value = args[i]
+        out[i] = float(part[0]) if np.ndim(value) == 0 else \
+            np.reshape(part, np.shape(value)).astype(np.asarray(value).dtype)
+        if np.ndim(value) == 0 and isinstance(value, np.floating):
+            out[i] = type(value)(out[i])
+    return tuple(out)
+
+
+def odeint_grads(func, g, ans, y0, t, args, options):
+    """``(y0_bar, t_bar, args_bar)``: the adjoint of ``ans = odeint(func, y0, t, args,
+    **options)`` for its cotangent ``g`` (shaped like ``ans``: one row per time)."""
+    args = tuple(args)
+    tfirst = bool(options.get("tfirst", False))
+    field = _Field(func, y0, args, tfirst)
+    n = int(np.size(y0))
+    parts = [n, n, sum(field.sizes())]
+    dynamics = _augmented(field)
+
+    def step(z, t_from, t_to):
+        return _odeint(dynamics, z, np.array([t_from, t_to]), options, parts)[-1]
+    times = np.asarray(t, dtype=float)
+    ys = np.reshape(np.asarray(ans, dtype=float), (len(times), n))
+    gs = np.reshape(np.broadcast_to(np.asarray(g, dtype=float), np.shape(ans)), (len(times), n))
+    a, m, t_bar = _backward(field, step, ys, gs, times)
+    t_bar[0] -= float(np.dot(a, field(ys[0], times[0])))
+    y0_bar = np.reshape(a, np.shape(y0)).astype(np.result_type(np.asarray(y0).dtype, 1.0))
+    t_bar = t_bar.astype(np.result_type(np.asarray(t).dtype, 1.0)) if np.ndim(t) else t_bar
+    return y0_bar, np.reshape(t_bar, np.shape(t)), _args_grads(field, m, args)
+
+
+def odeint_tangent(func, y0, t, args, options, d_y0, d_t, d_args):
+    """The tangent of ``odeint(func, y0, t, args, **options)`` along ``d_y0``, ``d_t``
+    and ``d_args`` (``None`` or 0 where one does not move): the forward sensitivity
+    equations, solved beside the state."""
+    args = tuple(args)
+    field = _Field(func, y0, args, bool(options.get("tfirst", False)))
+    n = int(np.size(y0))
+    times = np.asarray(t, dtype=float)
+    d_args = _arg_tangents(field, args, d_args)
+    s0 = np.zeros(n) if _zero(d_y0) else \
+        np.reshape(np.broadcast_to(np.asarray(d_y0, dtype=float), np.shape(y0)), -1).copy()
+    d_times = np.zeros(len(times)) if _zero(d_t) else \
+        np.broadcast_to(np.asarray(d_t, dtype=float), times.shape)
+    y0_flat = np.reshape(np.asarray(y0, dtype=float), -1)
+    s0 = s0 - field(y0_flat, times[0]) * d_times[0]
+
+    def dynamics(z, t_now):
+        value, tangent = field.push(z[:n], t_now, z[n:], d_args)
+        return np.concatenate([value, tangent])
+    z = _odeint(dynamics, np.concatenate([y0_flat, s0]), times, options, [n, n])
+    out = np.stack([z[k, n:] + field(z[k, :n], times[k]) * d_times[k]
+                    for k in range(len(times))]) if np.any(d_times) else z[:, n:]
+    out[0] = np.reshape(np.broadcast_to(0.0 if _zero(d_y0) else d_y0, np.shape(y0)), -1)
+    return np.reshape(out, (len(times),) + np.shape(y0))
+
+
+def _zero(value) -> bool:
+    return value is None or (np.ndim(value) == 0 and not isinstance(value, (list, tuple))
+                             and value == 0)
+
+
+def _arg_tangents(field, args, d_args) -> tuple:
+    """One tangent per float argument (zeros where none moves), for the field's jvp."""
+    if _zero(d_args):
+        d_args = (None,) * len(args)
+    return tuple(np.zeros(np.shape(args[i])) if i >= len(d_args) or _zero(d_args[i]) else
+                 np.broadcast_to(np.asarray(d_args[i], dtype=float), np.shape(args[i]))
+                 for i in field.varying)
+
+
+# --- solve_ivp -------------------------------------------------------------------------------
+
+
+_IVP_ONLY = ("method", "t_eval", "dense_output", "events", "vectorized", "args")
+
+
+def _solve_ivp(fun, t_span, z0, options, parts, t_eval=None):
+    from scipy.integrate import solve_ivp
+    kept = {k: v for k, v in options.items() if k not in _IVP_ONLY and k not in ("jac",)}
+    sol = solve_ivp(fun, t_span, z0, method=options.get("method", "RK45"), t_eval=t_eval,
+                    **_widened(kept, parts))
+    if not sol.success:
+        raise RuntimeError("scipy.integrate.solve_ivp, solving s2sad's adjoint system: "
+                           f"{sol.message}")
+    return sol
+
+
+def ivp_grads(fun, g_t, g_y, t_out, y_out, t_span, y0, t_eval, args, options):
+    """``(t_span_bar, y0_bar, t_eval_bar, args_bar)``: the adjoint of ``solve_ivp(fun,
+    t_span, y0, t_eval=t_eval, args=args, **options)``'s ``t`` and ``y`` (``t_out`` and
+    ``y_out``, cotangents ``g_t`` and ``g_y``; 0 where none flowed)."""
+    args = () if args is None else tuple(args)
+    field = _Field(fun, y0, args, True)
+    n = int(np.size(y0))
+    parts = [n, n, sum(field.sizes())]
+    dynamics = _augmented(field)
+
+    def step(z, t_from, t_to):
+        return _solve_ivp(lambda t, w: dynamics(w, t), (t_from, t_to), z, options,
+                          parts).y[:, -1]
+    times = np.asarray(t_out, dtype=float)
+    t0 = float(t_span[0])
+    given = t_eval is not None
+    if given and (len(times) == 0 or times[0] != t0):  # (the initial time, no cotangent)
+        times = np.concatenate([[t0], times])
+        ys = np.concatenate([np.reshape(np.asarray(y0, dtype=float), (1, n)),
+                             np.asarray(y_out, dtype=float).T])
+        shift = 1
+    else:
+        ys, shift = np.asarray(y_out, dtype=float).T, 0
+    gs = np.zeros((len(times), n))
+    if not _zero(g_y):
+        gs[shift:] = np.broadcast_to(np.asarray(g_y, dtype=float), np.shape(y_out)).T
+    a, m, t_bar = _backward(field, step, ys, gs, times)
+    t0_bar = -float(np.dot(a, field(ys[0], times[0])))
+    t_bar = t_bar[shift:]
+    if not _zero(g_t):
+        t_bar = t_bar + np.broadcast_to(np.asarray(g_t, dtype=float), t_bar.shape)
+    if given:
+        t_eval_bar = t_bar
+        span_bar = (t0_bar + (t_bar[0] if shift == 0 and len(t_bar) else 0.0), 0.0)
+        if shift == 0 and len(t_bar):
+            t_eval_bar = t_bar.copy()
+            t_eval_bar[0] = t_bar[0]
+            span_bar = (t0_bar, 0.0)
+    else:  # the solver's own times: the first is t_span[0], the last t_span[1]
+        t_eval_bar = None
+        span_bar = (t0_bar + t_bar[0], t_bar[-1] if len(t_bar) > 1 else 0.0)
+    y0_bar = np.reshape(a, np.shape(y0)).astype(np.result_type(np.asarray(y0).dtype, 1.0))
+    args_bar = _args_grads(field, m, args) if args else None
+    return span_bar, y0_bar, t_eval_bar, args_bar
+
+
+def ivp_tangent_y(fun, t_out, t_span, y0, t_eval, args, options, d_span, d_y0, d_t_eval,
+                  d_args):
+    """The tangent of ``solve_ivp(...).y`` along the tangents of ``t_span``, ``y0``,
+    ``t_eval`` and the ``args`` (forward sensitivity equations beside the state)."""
+    args = () if args is None else tuple(args)
+    field = _Field(fun, y0, args, True)
+    n = int(np.size(y0))
+    d_args = _arg_tangents(field, args, d_args)
+    t0 = float(t_span[0])
+    d_t0 = 0.0 if _zero(d_span) else float(d_span[0])
+    y0_flat = np.reshape(np.asarray(y0, dtype=float), -1)
+    s0 = np.zeros(n) if _zero(d_y0) else \
+        np.reshape(np.broadcast_to(np.asarray(d_y0, dtype=float), np.shape(y0)), -1).copy()
+    s0 = s0 - field(y0_flat, t0) * d_t0
+
+    def dynamics(t_now, z):
+        value, tangent = field.push(z[:n], t_now, z[n:], d_args)
+        return np.concatenate([value, tangent])
+    times = np.asarray(t_out, dtype=float)
+    sol = _solve_ivp(dynamics, (t0, float(t_span[1])), np.concatenate([y0_flat, s0]),
+                     options, [n, n], t_eval=times)
+    s = sol.y[n:]
+    if t_eval is not None:
+        d_times = np.zeros(len(times)) if _zero(d_t_eval) else \
+            np.broadcast_to(np.asarray(d_t_eval, dtype=float), times.shape)
+    else:
+        d_times = np.zeros(len(times))
+        if not _zero(d_span):
+            d_times[0], d_times[-1] = float(d_span[0]), float(d_span[1])
+    if np.any(d_times):
+        s = s + np.stack([field(sol.y[:n, k], times[k]) for k in range(len(times))],
+                         axis=1) * d_times
+    return s
+
+
+def ivp_tangent_t(t_span, t_eval, d_span, d_t_eval):
+    """The tangent of ``solve_ivp(...).t``: ``t_eval``'s, or, for the solver's own times,
+    ``t_span``'s at the two ends."""
+    if t_eval is not None:
+        return 0.0 if _zero(d_t_eval) else np.asarray(d_t_eval, dtype=float)
+    return None
+
+
+class IvpSolution(dict):
+    """What ``scipy.integrate.solve_ivp`` returns (its fields by attribute and by key)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError as exc:
+            raise AttributeError(name) from exc
