@@ -410,4 +410,10 @@ def table() -> dict:
     for name in ("trapezoid", "trapz"):  # (trapz: NumPy < 2.0; trapezoid: NumPy >= 2.0)
         if hasattr(np, name):
             found[getattr(np, name)] = trapezoid
+    try:  # (SciPy's functions written with s2sad's helpers, where SciPy imports)
+        from .rules.scipy_integrate import STAND_INS
+    except ImportError:  # pragma: no cover
+        pass
+    else:
+        found.update(STAND_INS)
     return found

@@ -244,24 +244,74 @@ def _arg_tangents(field, args, d_args) -> tuple:
 # --- solve_ivp -------------------------------------------------------------------------------
 
 
-_IVP_ONLY = ("method", "t_eval", "dense_output", "events", "vectorized", "args")
+_FIELDS = ("t", "y", "sol", "t_events", "y_events", "nfev", "njev", "nlu", "status", "message",
+           "success")
+
+
+class IvpSolution(tuple):
+    """What ``scipy.integrate.solve_ivp`` returns, its fields read by name (``sol.y``) or
+    by key (``sol["y"]``); in differentiated code, by position too."""
+
+    __slots__ = ()
+    _fields = _FIELDS
+
+    def __new__(cls, found):
+        return tuple.__new__(cls, tuple(found.get(name) for name in _FIELDS))
+
+    def __getattr__(self, name):
+        if name in _FIELDS:
+            return tuple.__getitem__(self, _FIELDS.index(name))
+        raise AttributeError(name)
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return tuple.__getitem__(self, _FIELDS.index(key))
+        return tuple.__getitem__(self, key)
+
+    def keys(self):
+        return list(_FIELDS)
+
+
+def ivp_options(method, rtol, atol, first_step, max_step):
+    """The options of a ``solve_ivp`` call its derivatives solve with, as keywords."""
+    out = {"method": method, "rtol": rtol, "atol": atol, "max_step": max_step}
+    if first_step is not None:
+        out["first_step"] = first_step
+    return out
+
+
+def ivp_solve(fun, t_span, y0, t_eval, args, options):
+    """``scipy.integrate.solve_ivp(fun, t_span, y0, t_eval=t_eval, args=args, **options)``,
+    as an :class:`IvpSolution`."""
+    from scipy.integrate import solve_ivp
+    return IvpSolution(solve_ivp(fun, t_span, y0, t_eval=t_eval, args=args, **options))
 
 
 def _solve_ivp(fun, t_span, z0, options, parts, t_eval=None):
     from scipy.integrate import solve_ivp
-    kept = {k: v for k, v in options.items() if k not in _IVP_ONLY and k not in ("jac",)}
+    kept = {k: v for k, v in options.items() if k != "method"}
     sol = solve_ivp(fun, t_span, z0, method=options.get("method", "RK45"), t_eval=t_eval,
                     **_widened(kept, parts))
     if not sol.success:
-        raise RuntimeError("scipy.integrate.solve_ivp, solving s2sad's adjoint system: "
+        raise RuntimeError("scipy.integrate.solve_ivp, solving s2sad's derivative system: "
                            f"{sol.message}")
     return sol
 
 
-def ivp_grads(fun, g_t, g_y, t_out, y_out, t_span, y0, t_eval, args, options):
-    """``(t_span_bar, y0_bar, t_eval_bar, args_bar)``: the adjoint of ``solve_ivp(fun,
-    t_span, y0, t_eval=t_eval, args=args, **options)``'s ``t`` and ``y`` (``t_out`` and
-    ``y_out``, cotangents ``g_t`` and ``g_y``; 0 where none flowed)."""
+def _item(g, i):
+    """Item ``i`` of a sequence's cotangent or tangent (None where nothing flowed)."""
+    if g is None or not isinstance(g, (tuple, list)):
+        return None
+    part = g[i] if i < len(g) else None
+    return None if _zero(part) else part
+
+
+def ivp_grads(fun, g, ans, t_span, y0, t_eval, args, options):
+    """``(t_span_bar, y0_bar, t_eval_bar, args_bar)``: the adjoint of ``ans =
+    ivp_solve(fun, t_span, y0, t_eval, args, options)`` for the cotangent ``g`` of its
+    ``t`` and ``y`` (items 0 and 1). Without ``t_eval``, the solver's own times are held
+    fixed, save the first and last (``t_span``'s)."""
+    g_t, g_y = _item(g, 0), _item(g, 1)
     args = () if args is None else tuple(args)
     field = _Field(fun, y0, args, True)
     n = int(np.size(y0))
@@ -271,87 +321,74 @@ def ivp_grads(fun, g_t, g_y, t_out, y_out, t_span, y0, t_eval, args, options):
     def step(z, t_from, t_to):
         return _solve_ivp(lambda t, w: dynamics(w, t), (t_from, t_to), z, options,
                           parts).y[:, -1]
-    times = np.asarray(t_out, dtype=float)
+    times = np.asarray(ans[0], dtype=float)
+    y_out = np.reshape(np.asarray(ans[1], dtype=float), (n, len(times)))
     t0 = float(t_span[0])
-    given = t_eval is not None
-    if given and (len(times) == 0 or times[0] != t0):  # (the initial time, no cotangent)
-        times = np.concatenate([[t0], times])
-        ys = np.concatenate([np.reshape(np.asarray(y0, dtype=float), (1, n)),
-                             np.asarray(y_out, dtype=float).T])
-        shift = 1
-    else:
-        ys, shift = np.asarray(y_out, dtype=float).T, 0
+    shift = 1 if len(times) == 0 or times[0] != t0 else 0
+    times = np.concatenate([[t0], times]) if shift else times
+    ys = np.concatenate([np.reshape(np.asarray(y0, dtype=float), (1, n)), y_out.T]) \
+        if shift else y_out.T
     gs = np.zeros((len(times), n))
-    if not _zero(g_y):
-        gs[shift:] = np.broadcast_to(np.asarray(g_y, dtype=float), np.shape(y_out)).T
+    if g_y is not None:
+        gs[shift:] = np.reshape(np.broadcast_to(np.asarray(g_y, dtype=float),
+                                                np.shape(ans[1])), (n, -1)).T
     a, m, t_bar = _backward(field, step, ys, gs, times)
     t0_bar = -float(np.dot(a, field(ys[0], times[0])))
     t_bar = t_bar[shift:]
-    if not _zero(g_t):
+    if g_t is not None:
         t_bar = t_bar + np.broadcast_to(np.asarray(g_t, dtype=float), t_bar.shape)
-    if given:
-        t_eval_bar = t_bar
-        span_bar = (t0_bar + (t_bar[0] if shift == 0 and len(t_bar) else 0.0), 0.0)
-        if shift == 0 and len(t_bar):
-            t_eval_bar = t_bar.copy()
-            t_eval_bar[0] = t_bar[0]
-            span_bar = (t0_bar, 0.0)
-    else:  # the solver's own times: the first is t_span[0], the last t_span[1]
+    if t_eval is not None:
+        t_eval_bar, span_bar = np.reshape(t_bar, np.shape(t_eval)), (t0_bar, 0.0)
+    else:  # (the first time is t_span[0], the last t_span[1]; those between held fixed)
         t_eval_bar = None
-        span_bar = (t0_bar + t_bar[0], t_bar[-1] if len(t_bar) > 1 else 0.0)
+        span_bar = (t0_bar + t_bar[0], t_bar[-1]) if len(t_bar) > 1 else (t0_bar + t_bar[0], 0.0)
+    if isinstance(t_span, np.ndarray):
+        span_bar = np.array(span_bar)
     y0_bar = np.reshape(a, np.shape(y0)).astype(np.result_type(np.asarray(y0).dtype, 1.0))
     args_bar = _args_grads(field, m, args) if args else None
     return span_bar, y0_bar, t_eval_bar, args_bar
 
 
-def ivp_tangent_y(fun, t_out, t_span, y0, t_eval, args, options, d_span, d_y0, d_t_eval,
-                  d_args):
-    """The tangent of ``solve_ivp(...).y`` along the tangents of ``t_span``, ``y0``,
-    ``t_eval`` and the ``args`` (forward sensitivity equations beside the state)."""
+def ivp_tangent(fun, ans, t_span, y0, t_eval, args, options, d_span, d_y0, d_t_eval, d_args):
+    """The tangent of ``ans = ivp_solve(fun, t_span, y0, t_eval, args, options)`` (its
+    ``t`` and ``y``; the other fields do not move) along the tangents of ``t_span``,
+    ``y0``, ``t_eval`` and ``args`` (None where one does not move): the forward
+    sensitivity equations, solved beside the state."""
+    from .runtime_higher import Parts
     args = () if args is None else tuple(args)
     field = _Field(fun, y0, args, True)
     n = int(np.size(y0))
+    args_move = not (_zero(d_args) or all(_zero(d) for d in d_args))
     d_args = _arg_tangents(field, args, d_args)
     t0 = float(t_span[0])
-    d_t0 = 0.0 if _zero(d_span) else float(d_span[0])
+    d_t0 = 0.0 if _zero(d_span) else float(np.asarray(d_span, dtype=float)[0])
     y0_flat = np.reshape(np.asarray(y0, dtype=float), -1)
     s0 = np.zeros(n) if _zero(d_y0) else \
         np.reshape(np.broadcast_to(np.asarray(d_y0, dtype=float), np.shape(y0)), -1).copy()
     s0 = s0 - field(y0_flat, t0) * d_t0
-
-    def dynamics(t_now, z):
-        value, tangent = field.push(z[:n], t_now, z[n:], d_args)
-        return np.concatenate([value, tangent])
-    times = np.asarray(t_out, dtype=float)
-    sol = _solve_ivp(dynamics, (t0, float(t_span[1])), np.concatenate([y0_flat, s0]),
-                     options, [n, n], t_eval=times)
-    s = sol.y[n:]
+    times = np.asarray(ans[0], dtype=float)
     if t_eval is not None:
         d_times = np.zeros(len(times)) if _zero(d_t_eval) else \
-            np.broadcast_to(np.asarray(d_t_eval, dtype=float), times.shape)
+            np.reshape(np.broadcast_to(np.asarray(d_t_eval, dtype=float), np.shape(t_eval)), -1)
     else:
         d_times = np.zeros(len(times))
         if not _zero(d_span):
-            d_times[0], d_times[-1] = float(d_span[0]), float(d_span[1])
+            d_times[0] = float(np.asarray(d_span, dtype=float)[0])
+            if len(times) > 1:
+                d_times[-1] = float(np.asarray(d_span, dtype=float)[1])
+    if _zero(d_y0) and not args_move and not d_t0:
+        s = np.zeros((n, len(times)))
+        ys = np.reshape(np.asarray(ans[1], dtype=float), (n, len(times)))
+    else:
+        def dynamics(t_now, z):
+            value, tangent = field.push(z[:n], t_now, z[n:], d_args)
+            return np.concatenate([value, tangent])
+        sol = _solve_ivp(dynamics, (t0, float(t_span[1])), np.concatenate([y0_flat, s0]),
+                         options, [n, n], t_eval=times)
+        s, ys = sol.y[n:], sol.y[:n]
     if np.any(d_times):
-        s = s + np.stack([field(sol.y[:n, k], times[k]) for k in range(len(times))],
+        s = s + np.stack([field(ys[:, k], times[k]) for k in range(len(times))],
                          axis=1) * d_times
-    return s
-
-
-def ivp_tangent_t(t_span, t_eval, d_span, d_t_eval):
-    """The tangent of ``solve_ivp(...).t``: ``t_eval``'s, or, for the solver's own times,
-    ``t_span``'s at the two ends."""
-    if t_eval is not None:
-        return 0.0 if _zero(d_t_eval) else np.asarray(d_t_eval, dtype=float)
-    return None
-
-
-class IvpSolution(dict):
-    """What ``scipy.integrate.solve_ivp`` returns (its fields by attribute and by key)."""
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError as exc:
-            raise AttributeError(name) from exc
+    d_t = d_times if (t_eval is not None and not _zero(d_t_eval)) or \
+        (t_eval is None and np.any(d_times)) else 0.0
+    return Parts((d_t, np.reshape(s, np.shape(ans[1]))) + (0.0,) * (len(_FIELDS) - 2))

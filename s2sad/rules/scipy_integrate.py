@@ -7,12 +7,14 @@ equations beside the state (:mod:`s2sad.runtime_ode`). Derivatives of these deri
 are not written: they are refused when they run.
 """
 
+import numpy as np
 from scipy import integrate
 
 from ..registry import deffacts, defvjp, deftangent, nondifferentiable, refuse_values, \
     refuse_varying
 from ..runtime_higher import not_differentiable_yet
-from ..runtime_ode import odeint_grads, odeint_options, odeint_tangent
+from ..runtime_ode import (_FIELDS, ivp_grads, ivp_options, ivp_solve, ivp_tangent,
+                           odeint_grads, odeint_options, odeint_tangent)
 
 _OUTPUT = ("odeint's derivative is written for its solution alone; call it without "
            "full_output, or with s2sad.stop_gradient() around the inputs of a run whose "
@@ -93,3 +95,85 @@ def odeint_tangent_tangent(g, ans, func, y0, t, args, options, d_y0, d_t, d_args
             not_differentiable_yet("the tangent of scipy.integrate.odeint", "d_y0"),
             not_differentiable_yet("the tangent of scipy.integrate.odeint", "d_t"),
             not_differentiable_yet("the tangent of scipy.integrate.odeint", "d_args"))
+
+
+# --- solve_ivp: a call is written with ivp_solve (its result's fields by position) ----------
+
+
+def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, args=None, rtol=1e-3, atol=1e-6,
+              first_step=None, max_step=np.inf):
+    return ivp_solve(fun, t_span, y0, t_eval, args,
+                     ivp_options(method, rtol, atol, first_step, max_step))
+
+
+STAND_INS = {integrate.solve_ivp: solve_ivp}
+
+deffacts(ivp_solve, fields=(_FIELDS, (0,) * len(_FIELDS)))
+nondifferentiable(ivp_options, shape="other")
+
+
+@defvjp(ivp_solve, shape="sequence")
+def ivp_solve_rule(g, ans, fun, t_span, y0, t_eval, args, options):
+    grads = ivp_grads(fun, g, ans, t_span, y0, t_eval, args, options)
+    return None, grads[0], grads[1], grads[2], grads[3], None
+
+
+@deftangent(ivp_solve)
+def ivp_solve_tangent(g, ans, fun, t_span, y0, t_eval, args, options):
+    return (None, ivp_tangent(fun, ans, t_span, y0, t_eval, args, options, g, None, None, None),
+            ivp_tangent(fun, ans, t_span, y0, t_eval, args, options, None, g, None, None),
+            ivp_tangent(fun, ans, t_span, y0, t_eval, args, options, None, None, g, None),
+            ivp_tangent(fun, ans, t_span, y0, t_eval, args, options, None, None, None, g),
+            None)
+
+
+refuse_varying(ivp_solve, options="Tolerances and step sizes have no derivative; pass "
+               "constants.")
+
+
+@defvjp(ivp_grads, shape="sequence")
+def ivp_grads_rule(g, ans, fun, h, out, t_span, y0, t_eval, args, options):
+    return (None, not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "g"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "ans"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_span"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "y0"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_eval"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "args"), None)
+
+
+@deftangent(ivp_grads)
+def ivp_grads_tangent(g, ans, fun, h, out, t_span, y0, t_eval, args, options):
+    return (None, not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "g"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "ans"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_span"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "y0"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_eval"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "args"), None)
+
+
+@defvjp(ivp_tangent, shape="sequence")
+def ivp_tangent_rule(g, ans, fun, out, t_span, y0, t_eval, args, options, d_span, d_y0,
+                     d_t_eval, d_args):
+    return (None, None, not_differentiable_yet("the tangent of scipy.integrate.solve_ivp",
+                                               "t_span"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "y0"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "t_eval"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "args"), None,
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_span"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_y0"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_t_eval"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_args"))
+
+
+@deftangent(ivp_tangent)
+def ivp_tangent_tangent(g, ans, fun, out, t_span, y0, t_eval, args, options, d_span, d_y0,
+                        d_t_eval, d_args):
+    return (None, None, not_differentiable_yet("the tangent of scipy.integrate.solve_ivp",
+                                               "t_span"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "y0"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "t_eval"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "args"), None,
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_span"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_y0"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_t_eval"),
+            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_args"))

@@ -366,6 +366,17 @@ class SingleAssignment:
             self.constants[temp] = _constant(value)
         return self.load(temp)
 
+    def _passed_on(self, node):
+        """A module-level function of the user's that a caller passed, passed on in turn to a
+        function that is not inlined (``odeint(rhs, ...)`` in a function given ``rhs``):
+        the function itself, by a name of the generated code; else None."""
+        if isinstance(node, gast.Name) and node.id in self.function_args:
+            how, what = self.function_args[node.id]
+            if how == "inline" and what[0] is not None and what[1] is None:
+                return gast.copy_location(gast.Name(self.fixed_name(
+                    what[0], what[0].__name__), gast.Load(), None, None), node)
+        return None
+
     def name(self, node):
         if node.id in self.function_args:  # a function the caller passed, used as a value
             how, what = self.function_args[node.id]
@@ -461,8 +472,9 @@ class SingleAssignment:
                                                          gast.Load()), func)
             else:
                 func = self.atom(func)
-            args = [self.atom(a) for a in node.args]
-            keywords = [gast.keyword(k.arg, self.atom(k.value)) for k in node.keywords]
+            args = [self._passed_on(a) or self.atom(a) for a in node.args]
+            keywords = [gast.keyword(k.arg, self._passed_on(k.value) or self.atom(k.value))
+                        for k in node.keywords]
             call = gast.copy_location(gast.Call(func, args, keywords), node)
             if node.__dict__.get("copied"):  # x.copy() (Desugar): a dict's or list's too
                 call.copied = True
