@@ -228,8 +228,11 @@ def odeint_tangent(func, y0, t, args, options, d_y0, d_t, d_args):
 
 
 def _zero(value) -> bool:
-    return value is None or (np.ndim(value) == 0 and not isinstance(value, (list, tuple))
-                             and value == 0)
+    if value is None:
+        return True
+    if isinstance(value, (list, tuple)):
+        return False
+    return np.ndim(value) == 0 and value == 0
 
 
 def _arg_tangents(field, args, d_args) -> tuple:

@@ -106,6 +106,13 @@ def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, args=None, rtol=1e-3,
                      ivp_options(method, rtol, atol, first_step, max_step))
 
 
+solve_ivp.stand_in_advice = {
+    "function": "Define the right-hand side fun(t, y, *args) at module level and pass the "
+                "values it reads through args=(...): their derivatives flow through args.",
+    "arguments": "s2sad models the solution at the requested times (sol.t, sol.y); "
+                 "dense_output, events and vectorized are not modeled. Sample the solution "
+                 "with t_eval instead, or find an event's time with a root finder on "
+                 "values s2sad differentiates."}
 STAND_INS = {integrate.solve_ivp: solve_ivp}
 
 deffacts(ivp_solve, fields=(_FIELDS, (0,) * len(_FIELDS)))

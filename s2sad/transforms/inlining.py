@@ -358,6 +358,21 @@ class Inlining:
         keywords = {k.arg: None if k.arg in passed_functions else self.atom(k.value)
                     for k in node.keywords}
         n_pos = len(tree.args.posonlyargs) + len(tree.args.args)
+        advice = getattr(func, "stand_in_advice", None)  # (SciPy's solve_ivp: a function
+        if advice is not None:                           # of the user's, known arguments)
+            shown = self._dotted(node.func)
+            for name, function in passed_functions.items():
+                if function[0] == "inline" and function[1][0] is None:
+                    raise self.source.error(
+                        DifferentiationError, f"s2sad differentiates {shown} with a function of "
+                        f"the module's own as {name!r}, not a nested function or a lambda", node, advice["function"])
+            extra = sorted(set(keywords) - set(names))
+            if len(args) > n_pos or extra:
+                raise self.source.error(
+                    DifferentiationError, f"s2sad differentiates {shown} with the arguments "
+                    f"({', '.join(names)}) only, not "
+                    f"{', '.join(extra) if extra else 'more positional ones'}", node,
+                    advice["arguments"])
         if len(args) > n_pos or set(keywords) - set(names):
             if getattr(func, "__module__", None) == "s2sad.implementations":
                 from .. import implementations
