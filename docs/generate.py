@@ -50,6 +50,8 @@ GROUPS = {  # README title -> which rule names it lists
     "`math`": lambda name: name.startswith("math."),
     "SciPy (`scipy.special`, where SciPy is installed)": lambda name: name.startswith(
         "scipy.special."),
+    "SciPy (`scipy.integrate`, where SciPy is installed: the continuous adjoint method)":
+        lambda name: name.startswith("scipy.integrate."),
     "Python builtins": lambda name: "." not in name,
     "s2sad": lambda name: name.startswith("s2sad."),
 }
@@ -57,11 +59,12 @@ GROUPS = {  # README title -> which rule names it lists
 
 def functions_section() -> str:
     """Every function with a derivative rule (or a zero derivative), grouped by module."""
-    from s2sad import registry
+    from s2sad import implementations, registry
     from s2sad.transforms.desugar import array_members
 
     rules = registry.registered()
-    with_rule = [rule.name for rule in rules if rule.differentiable]
+    scipy_written = [n for n in implementations.names() if n.startswith("scipy.")]
+    with_rule = [rule.name for rule in rules if rule.differentiable] + scipy_written
     zero = [rule.name for rule in rules if not rule.differentiable]
     lines = [(f"{len(with_rule)} functions with a derivative rule, and {len(zero)} whose "
               "derivative is zero (integer, boolean or shape results: they may be used freely, "
@@ -76,8 +79,7 @@ def functions_section() -> str:
     if others:
         lines.append(f"* **Others** ({len(others)}): {_names(map(shown_name, others))}")
     lines.append(f"* **Zero derivative** ({len(zero)}): {_names(map(shown_name, zero))}")
-    from s2sad import implementations
-    written = implementations.names()
+    written = [n for n in implementations.names() if n not in scipy_written]
     lines.append(f"* **Written with the functions above** ({len(written)}), inlined from "
                  f"`s2sad/implementations.py` (their derivatives of every order follow): "
                  f"{_names(map(shown_name, written))}")

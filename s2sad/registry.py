@@ -780,6 +780,9 @@ def describe_function(func) -> str:
         module = "scipy.special"  # (SciPy's ufuncs have no __module__)
     if module.startswith("scipy.special."):
         module = "scipy.special"  # (its public name: scipy.special.logsumexp)
+    if module.startswith("scipy.") and module.count(".") > 1 and getattr(
+            sys.modules.get(".".join(module.split(".")[:2])), name, None) is func:
+        module = ".".join(module.split(".")[:2])  # (scipy.integrate.odeint, not ._odepack_py)
     if module in ("builtins", "_operator", ""):
         return name
     return f"{public_module(module)}.{name}"

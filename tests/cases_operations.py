@@ -180,6 +180,22 @@ if HAVE_SCIPY:
             f"y = sc.{_call.format(**DOMAIN)}\nreturn np.sum(y * x + y)", "m",
             prelude="import scipy.special as sc")
 
+# scipy.integrate: the solution of an ODE whose right-hand side is a function of the module
+if HAVE_SCIPY:
+    _ODE = ("from scipy.integrate import odeint, solve_ivp\n\n\n"
+            "def rhs(t, y, k):\n    return -k * y + np.sin(t) * y[::-1]\n")
+    _TIMES = "np.array([0.0, 0.5, 1.0])"
+    add("scipy-odeint-v", f"ys = odeint(rhs, x * 1.3 - 0.2, {_TIMES}, args=(0.7,), rtol=1e-10, "
+        "atol=1e-10, tfirst=True)\nreturn np.sum(ys * ys)", "v", prelude=_ODE)
+    add("scipy-odeint-args-s", f"ys = odeint(rhs, np.array([0.3, 1.0]), {_TIMES}, args=(x,), "
+        "rtol=1e-10, atol=1e-10, tfirst=True)\nreturn np.sum(ys * ys)", "s", prelude=_ODE)
+    add("scipy-solve_ivp-v", f"sol = solve_ivp(rhs, (0.0, 1.0), x * 1.3 - 0.2, args=(0.7,), "
+        f"t_eval={_TIMES}, rtol=1e-10, atol=1e-10)\nreturn np.sum(sol.y * sol.y)", "v",
+        prelude=_ODE)
+    add("scipy-solve_ivp-args-s", "sol = solve_ivp(rhs, (0.0, 1.0), np.array([0.3, 1.0]), "
+        f"args=(x,), t_eval={_TIMES}, rtol=1e-10, atol=1e-10)\nreturn np.sum(sol.y * sol.y)",
+        "s", prelude=_ODE)
+
 # --- reductions with their keywords ----------------------------------------------------------
 
 REDUCTIONS = ["sum", "mean", "prod", "max", "min", "amax", "amin", "nansum", "nanmean",

@@ -592,6 +592,8 @@ def test_every_rule_has_a_case():
         text = f.read()
     with open(os.path.join(_HERE, "test_scipy_special.py")) as f:  # (scipy.special's table)
         text += f.read()
+    with open(os.path.join(_HERE, "test_scipy_integrate.py")) as f:  # (odeint, solve_ivp)
+        text += f.read()
     elsewhere = {"math.atan", "math.pow"}  # tests/test_gradients.py
     missing = [rule.name for rule in registry.registered() if rule.adjoint is not None
                and rule.name not in elsewhere
@@ -600,8 +602,8 @@ def test_every_rule_has_a_case():
 
 
 def test_every_rule_parses():
-    """Every rule is assignments and one `return`, naming only np, math, runtime helpers and
-    (scipy.special's rules) SciPy's ``special``."""
+    """Every rule is assignments and one `return`, naming only np, math, runtime helpers
+    (those of s2sad.runtime_ode too) and (scipy.special's rules) SciPy's ``special``."""
     import gast
     for rule in registry.registered():
         if rule.adjoint is None:
@@ -613,7 +615,8 @@ def test_every_rule_parses():
         for name in names - params - assigned - {"None", "True", "False"}:
             value = rule.adjoint.__globals__.get(name)
             assert name in ("np", "math") or getattr(runtime, name, None) is value or \
-                name == "special" and value is sys.modules.get("scipy.special"), \
+                name == "special" and value is sys.modules.get("scipy.special") or \
+                getattr(value, "__module__", None) == "s2sad.runtime_ode", \
                 f"{rule.adjoint.__qualname__} refers to {name!r}"
 
 
