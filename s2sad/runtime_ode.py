@@ -347,6 +347,8 @@ def ivp_grads(fun, g, ans, t_span, y0, t_eval, args, options):
         span_bar = (t0_bar + t_bar[0], t_bar[-1]) if len(t_bar) > 1 else (t0_bar + t_bar[0], 0.0)
     if isinstance(t_span, np.ndarray):
         span_bar = np.array(span_bar)
+    elif isinstance(t_span, list):
+        span_bar = list(span_bar)
     y0_bar = np.reshape(a, np.shape(y0)).astype(np.result_type(np.asarray(y0).dtype, 1.0))
     args_bar = _args_grads(field, m, args) if args else None
     return span_bar, y0_bar, t_eval_bar, args_bar
