@@ -758,6 +758,12 @@ def _call_generated(derivative, args, *extra):
     return derivative._call(derivative._variant(args).function, args, *extra)
 
 
+def _variant_function(derivative, args):
+    """:data:`s2sad.hooks.variant_function`."""
+    function = derivative._variant(args).function
+    return None if derivative._kwonly else function
+
+
 def _generated_function(derivative, args):
     """:data:`s2sad.hooks.generated_function`."""
     derivative._variant(args)  # (its module globals read afresh)
@@ -774,5 +780,6 @@ def _gradient_parameters(value):
 hooks.call_generated.install(_call_generated)
 hooks.push_forward.install(lambda derivative, args, tangents: derivative._both(args, tangents))
 hooks.generated_function.install(_generated_function)
+hooks.variant_function.install(_variant_function)
 hooks.gradient_parameters.install(_gradient_parameters)
 hooks.inline_gradient.install(lambda gradient, key: gradient._inlined(key))

@@ -53,6 +53,12 @@ generated code of ``derivative`` for the kinds of ``args`` (compiled if new), ca
 sensitivities of its ``wrt`` arguments (a tuple where ``wrt`` is one), a jvp
 ``(value, tangent)``.""")
 
+variant_function = Hook("variant_function", """variant_function(derivative, args): the
+generated function :data:`call_generated` would call for the kinds of ``args`` (its module
+globals read now), to be called again with arguments of the same kinds as
+``function(*args, *extra)`` while those globals stay; None where it takes keyword-only
+parameters.""")
+
 push_forward = Hook("push_forward", """push_forward(derivative, args, tangents): ``(value,
 tangent)`` of the jvp ``derivative`` at ``args`` along ``tangents`` (one per ``wrt``
 argument, checked and converted as ``pushforward(*tangents)`` does).""")

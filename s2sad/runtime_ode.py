@@ -51,45 +51,53 @@ def _varies(value) -> bool:
 class _Field:
     """The right-hand side ``f`` as the solvers and the derivatives see it: ``f(y, t)``
     with the extra arguments bound, in the order ``tfirst`` says; its vjp and jvp in ``y``
-    and the float arguments (``wrt``), made by s2sad once per field."""
+    and the float arguments (``wrt``), made by s2sad once per field and called directly
+    (the module globals they read are read once, as the field is made)."""
 
     def __init__(self, func, y0, args, tfirst: bool):
         self.func, self.tfirst = func, tfirst
         self.args = tuple(args)
         self.shape = np.shape(y0)
         self.varying = [i for i, a in enumerate(self.args) if _varies(a)]
-        self.y_at = 0 if tfirst is False else 1
         self.wrt = (1 if tfirst else 0,) + tuple(2 + i for i in self.varying)
         self._vjp = self._jvp = None
 
     def call_args(self, y, t):
-        y = np.reshape(y, self.shape)
+        y = y.reshape(self.shape) if y.shape != self.shape else y
         return (t, y, *self.args) if self.tfirst else (y, t, *self.args)
 
     def __call__(self, y, t):
-        return np.reshape(np.asarray(self.func(*self.call_args(y, t)), dtype=float), -1)
+        return np.asarray(self.func(*self.call_args(y, t)), dtype=float).reshape(-1)
 
     def sizes(self) -> list:
         return [int(np.size(self.args[i])) for i in self.varying]
 
     def pull(self, y, t, a) -> tuple:
         """``(a^T df/dy, [a^T df/darg for each float argument])``, flat."""
+        args = self.call_args(y, t)
+        seed = a.reshape(self.shape).copy()
         if self._vjp is None:
-            self._vjp = hooks.make_vjp(self.func, wrt=self.wrt)
-        found = hooks.call_generated(self._vjp, self.call_args(y, t),
-                                     np.reshape(a, self.shape).copy())
+            self._vjp = {None: hooks.make_vjp(self.func, wrt=self.wrt)}
+        direct = self._vjp.get(type(t))  # (the kinds of y and the arguments do not change)
+        if direct is None:
+            vjp = self._vjp[None]
+            found = hooks.call_generated(vjp, args, seed)  # (compiled and checked once)
+            self._vjp[type(t)] = hooks.variant_function(vjp, args) or \
+                (lambda *both: hooks.call_generated(vjp, both[:-1], both[-1]))
+        else:
+            found = direct(*args, seed)
         found = found if isinstance(found, tuple) else (found,)
-        flat = [np.reshape(np.asarray(v, dtype=float), -1) for v in found]
+        flat = [np.asarray(v, dtype=float).reshape(-1) for v in found]
         return flat[0], flat[1:]
 
     def push(self, y, t, s, d_args) -> tuple:
         """``(f, df/dy s + sum df/darg d_arg)``, flat."""
         if self._jvp is None:
             self._jvp = hooks.make_jvp(self.func, wrt=self.wrt)
-        tangents = (np.reshape(s, self.shape),) + tuple(d_args)
+        tangents = (s.reshape(self.shape),) + tuple(d_args)
         value, tangent = hooks.push_forward(self._jvp, self.call_args(y, t), tangents)
-        return (np.reshape(np.asarray(value, dtype=float), -1),
-                np.reshape(np.asarray(tangent, dtype=float), -1))
+        return (np.asarray(value, dtype=float).reshape(-1),
+                np.asarray(tangent, dtype=float).reshape(-1))
 
 
 def _widened(options: dict, parts: list) -> dict:
