@@ -458,6 +458,8 @@ MAKERS.update(grad=grad, value_and_grad=value_and_grad, vjp=vjp, jvp=jvp)  # (pi
 # s2sad.vjp and s2sad.jvp, for what the runtime compiles as it runs (s2sad.hooks)
 hooks.make_vjp.install(vjp)
 hooks.make_jvp.install(jvp)
+hooks.make_value_vjp.install(lambda func, wrt: _make(
+    func, wrt, True, False, True, "auto", False, False, VJPFunction))
 
 # a call of one of these inside a function differentiated is refused at its line
 # (Normalize: a derivative is made once, at module level, and its calls inlined)

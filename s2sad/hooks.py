@@ -45,6 +45,10 @@ class Hook:
 make_vjp = Hook("make_vjp", """make_vjp(func, wrt): ``s2sad.vjp(func, wrt=wrt)``, a derivative
 object for :data:`call_generated`, :data:`generated_function` and :data:`push_forward`.""")
 
+make_value_vjp = Hook("make_value_vjp", """make_value_vjp(func, wrt): like
+:data:`make_vjp`, but its generated code returns ``(value, sensitivities)``: the function's
+value and its vjp from one run (an ODE's right-hand side, its value and adjoint at once).""")
+
 make_jvp = Hook("make_jvp", """make_jvp(func, wrt): ``s2sad.jvp(func, wrt=wrt)``.""")
 
 call_generated = Hook("call_generated", """call_generated(derivative, args, *extra): the

@@ -73,22 +73,23 @@ class _Field:
         return [int(np.size(self.args[i])) for i in self.varying]
 
     def pull(self, y, t, a) -> tuple:
-        """``(a^T df/dy, [a^T df/darg for each float argument])``, flat."""
+        """``(f, a^T df/dy, [a^T df/darg for each float argument])``, flat, from one run of
+        ``f``'s generated vjp."""
         args = self.call_args(y, t)
         seed = a.reshape(self.shape).copy()
         if self._vjp is None:
-            self._vjp = {None: hooks.make_vjp(self.func, wrt=self.wrt)}
+            self._vjp = {None: hooks.make_value_vjp(self.func, wrt=self.wrt)}
         direct = self._vjp.get(type(t))  # (the kinds of y and the arguments do not change)
         if direct is None:
             vjp = self._vjp[None]
-            found = hooks.call_generated(vjp, args, seed)  # (compiled and checked once)
+            value, found = hooks.call_generated(vjp, args, seed)  # (compiled, checked once)
             self._vjp[type(t)] = hooks.variant_function(vjp, args) or \
                 (lambda *both: hooks.call_generated(vjp, both[:-1], both[-1]))
         else:
-            found = direct(*args, seed)
+            value, found = direct(*args, seed)
         found = found if isinstance(found, tuple) else (found,)
         flat = [np.asarray(v, dtype=float).reshape(-1) for v in found]
-        return flat[0], flat[1:]
+        return np.asarray(value, dtype=float).reshape(-1), flat[0], flat[1:]
 
     def push(self, y, t, s, d_args) -> tuple:
         """``(f, df/dy s + sum df/darg d_arg)``, flat."""
@@ -166,9 +167,8 @@ def _augmented(field):
     n = int(np.prod(field.shape))
 
     def dynamics(z, t):
-        y, a = z[:n], z[n:2 * n]
-        y_bar, args_bar = field.pull(y, t, a)
-        return np.concatenate([field(y, t), -y_bar, *(-b for b in args_bar)])
+        value, y_bar, args_bar = field.pull(z[:n], t, z[n:2 * n])
+        return np.concatenate([value, -y_bar, *(-b for b in args_bar)])
     return dynamics
 
 
