@@ -48,6 +48,38 @@ def _varies(value) -> bool:
     return getattr(getattr(value, "dtype", None), "kind", None) == "f"
 
 
+def _holds_numbers(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_holds_numbers(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_numbers(v) for v in value.values())
+    return isinstance(value, (float, complex, np.inexact)) or \
+        getattr(getattr(value, "dtype", None), "kind", None) in ("f", "c")
+
+
+def _check_modeled(func, y0, args) -> None:
+    """Refuse what the derivatives do not see: a right-hand side that holds values of its
+    own (a closure, a bound method, a partial), whose derivatives would be lost, and
+    complex values or numbers inside containers among the arguments."""
+    import types
+    from .errors import NoDerivativeError
+    if not isinstance(func, types.FunctionType) or func.__closure__:
+        raise NoDerivativeError(
+            "s2sad differentiates an ODE whose right-hand side is a plain function, not "
+            f"{type(func).__name__} {getattr(func, '__qualname__', '')}: the values it "
+            "holds would have no derivative",
+            hint="Define the right-hand side at module level and pass the values it reads "
+                 "through args=(...): their derivatives flow through args.")
+    for value in (y0, *args):
+        if np.iscomplexobj(value) or (isinstance(value, (list, tuple, dict)) and
+                                      _holds_numbers(value) and value is not y0):
+            raise NoDerivativeError(
+                "s2sad differentiates an ODE's state and args given as real arrays and "
+                f"floats, not {type(value).__name__} {np.asarray(value).dtype}",
+                hint="Pass each parameter in args as a float or a real NumPy array "
+                     "(np.array(values)), one item of args each.")
+
+
 class _Field:
     """The right-hand side ``f`` as the solvers and the derivatives see it: ``f(y, t)``
     with the extra arguments bound, in the order ``tfirst`` says; its vjp and jvp in ``y``
@@ -55,6 +87,7 @@ class _Field:
     (the module globals they read are read once, as the field is made)."""
 
     def __init__(self, func, y0, args, tfirst: bool):
+        _check_modeled(func, y0, args)
         self.func, self.tfirst = func, tfirst
         self.args = tuple(args)
         self.shape = np.shape(y0)

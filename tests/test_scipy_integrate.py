@@ -248,6 +248,23 @@ def nested_odeint(y0, c):
     return np.sum(odeint(rhs, y0, TIMES))  # <- here
 
 
+def listed_args(y0, c):
+    return np.sum(odeint(field, y0, TIMES, args=([0.7, c], c)))  # <- here
+
+
+def _make_closure(k):
+    def rhs(y, t, c):
+        return field(y, t, k, c)
+    return rhs
+
+
+closure_rhs = _make_closure(K)  # (module level, but holding K: its derivative would be lost)
+
+
+def module_closure(y0, c):
+    return np.sum(odeint(closure_rhs, y0, TIMES, args=(c,)))  # <- here
+
+
 def _line(func):
     lines, first = inspect.getsourcelines(func)
     return first + next(i for i, text in enumerate(lines) if "# <- here" in text)
@@ -273,6 +290,21 @@ def test_refused_at_the_users_line(func, error, message, advice):
             derivative(func)(Y0, 0.4)
         assert info.value.lineno == _line(func)
         assert message in str(info.value) and advice in str(info.value)
+
+
+@pytest.mark.parametrize("func, message, advice", [
+    (listed_args, "args given as real arrays and floats, not list",
+     "Pass each parameter in args as a float or a real NumPy array"),
+    (module_closure, "right-hand side is a plain function",
+     "pass the values it reads through args=(...)"),
+], ids=["listed-args", "closure"])
+def test_what_the_derivatives_would_not_see_is_refused_when_they_run(func, message, advice):
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(func, wrt=1)(Y0, 0.4)
+    assert info.value.lineno == _line(func)  # (forward mode: the same error, unlocated)
+    assert message in str(info.value) and advice in str(info.value)
+    with pytest.raises(s2sad.NoDerivativeError, match=message):
+        s2sad.jvp(func, wrt=1)(Y0, 0.4)[1](1.0)
 
 
 def test_second_derivative_is_refused_when_it_runs():
