@@ -15,10 +15,11 @@ Forward mode solves the forward sensitivity equations ``s' = df/dy s + df/dargs 
 beside ``y``, through s2sad's jvp of ``f``.
 
 >>> import numpy as np
+>>> from scipy.integrate import odeint
 >>> def decay(y, t, k):
 ...     return -k * y
 >>> t = np.array([0.0, 1.0])
->>> ys = odeint_value(decay, np.array([1.0]), t, (0.5,), {})
+>>> ys = odeint(decay, np.array([1.0]), t, args=(0.5,))
 >>> y0_bar, t_bar, args_bar = odeint_grads(decay, np.array([[0.0], [1.0]]), ys,
 ...                                        np.array([1.0]), t, (0.5,), {})
 >>> bool(np.allclose(y0_bar, np.exp(-0.5), rtol=1e-6))  # d y(1) / d y0
@@ -160,12 +161,6 @@ def _odeint(field, z0, t, options, parts):
         raise RuntimeError(f"scipy.integrate.odeint, solving s2sad's adjoint system: "
                            f"{info.get('message')}")
     return out
-
-
-def odeint_value(func, y0, t, args, options):
-    """``scipy.integrate.odeint(func, y0, t, args, **options)``."""
-    from scipy.integrate import odeint
-    return odeint(func, y0, t, args=tuple(args), **options)
 
 
 def odeint_options(rtol, atol, tcrit, h0, hmax, hmin, mxstep, mxordn, mxords, tfirst):
