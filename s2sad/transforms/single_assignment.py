@@ -423,6 +423,8 @@ class SingleAssignment:
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node)
         if isinstance(node, gast.Call):
+            from .frozen import unfrozen
+            node, frozen = unfrozen(self, node)  # d.logpdf(x), d = norm(mu, s): norm.logpdf
             func = node.func
             self._refuse_derivative_made_here(node)
             if self._builtin_call(node) == "sum" and len(node.args) in (1, 2) and \
@@ -463,6 +465,8 @@ class SingleAssignment:
                 func = self.atom(func)
             args = [self.atom(a) for a in node.args]
             keywords = [gast.keyword(k.arg, self.atom(k.value)) for k in node.keywords]
+            if frozen is not None:  # (the frozen arguments, read where it was frozen)
+                args, keywords = args + frozen[0], frozen[1] + keywords
             call = gast.copy_location(gast.Call(func, args, keywords), node)
             if node.__dict__.get("copied"):  # x.copy() (Desugar): a dict's or list's too
                 call.copied = True
