@@ -766,13 +766,17 @@ refuse_varying(stats.binom.pmf, stats.binom.logpmf, k=_COUNT_ADVICE, n=_COUNT_AD
 refuse_varying(stats.nbinom.pmf, stats.nbinom.logpmf, k=_COUNT_ADVICE, loc=_COUNT_ADVICE)
 
 # --- Dirichlet: x's components along its first axis ---------------------------------------
+# (x may leave out the last component, 1 - sum(x), as in SciPy: its derivative is then
+# the others' less the last one's)
 
 
 @defvjp(stats.dirichlet.logpdf, shape="other")
 def dirichlet_logpdf(g, ans, x, alpha):
     a = np.reshape(alpha, np.shape(alpha) + (1,) * (np.ndim(x) - 1))
-    return (g * (a - 1.0) / x,
-            np.sum(np.reshape(g * (np.log(x) - special.digamma(a) +
+    full = np.concatenate([x, 1.0 - np.sum(x, axis=0, keepdims=True)])[:np.size(alpha)]
+    d = g * (a - 1.0) / full
+    return (d[:np.shape(x)[0]] - (np.shape(x)[0] < np.size(alpha)) * d[np.size(alpha) - 1:],
+            np.sum(np.reshape(g * (np.log(full) - special.digamma(a) +
                                    special.digamma(np.sum(alpha))), (np.size(alpha), -1)),
                    axis=1))
 
@@ -780,16 +784,20 @@ def dirichlet_logpdf(g, ans, x, alpha):
 @deftangent(stats.dirichlet.logpdf)
 def dirichlet_logpdf_tangent(g, ans, x, alpha):
     a = np.reshape(alpha, np.shape(alpha) + (1,) * (np.ndim(x) - 1))
-    return (np.sum(g * (a - 1.0) / x, axis=0),
-            np.sum(np.reshape(g, np.shape(a)) * (np.log(x) - special.digamma(a) +
+    full = np.concatenate([x, 1.0 - np.sum(x, axis=0, keepdims=True)])[:np.size(alpha)]
+    return (np.sum(np.concatenate([g, -np.sum(g, axis=0, keepdims=True)])[:np.size(alpha)] *
+                   (a - 1.0) / full, axis=0),
+            np.sum(np.reshape(g, np.shape(a)) * (np.log(full) - special.digamma(a) +
                                                  special.digamma(np.sum(alpha))), axis=0))
 
 
 @defvjp(stats.dirichlet.pdf, shape="other")
 def dirichlet_pdf(g, ans, x, alpha):
     a = np.reshape(alpha, np.shape(alpha) + (1,) * (np.ndim(x) - 1))
-    return (g * ans * (a - 1.0) / x,
-            np.sum(np.reshape(g * ans * (np.log(x) - special.digamma(a) +
+    full = np.concatenate([x, 1.0 - np.sum(x, axis=0, keepdims=True)])[:np.size(alpha)]
+    d = g * ans * (a - 1.0) / full
+    return (d[:np.shape(x)[0]] - (np.shape(x)[0] < np.size(alpha)) * d[np.size(alpha) - 1:],
+            np.sum(np.reshape(g * ans * (np.log(full) - special.digamma(a) +
                                          special.digamma(np.sum(alpha))),
                               (np.size(alpha), -1)), axis=1))
 
@@ -797,54 +805,74 @@ def dirichlet_pdf(g, ans, x, alpha):
 @deftangent(stats.dirichlet.pdf)
 def dirichlet_pdf_tangent(g, ans, x, alpha):
     a = np.reshape(alpha, np.shape(alpha) + (1,) * (np.ndim(x) - 1))
-    return (ans * np.sum(g * (a - 1.0) / x, axis=0),
-            ans * np.sum(np.reshape(g, np.shape(a)) * (np.log(x) - special.digamma(a) +
+    full = np.concatenate([x, 1.0 - np.sum(x, axis=0, keepdims=True)])[:np.size(alpha)]
+    return (ans * np.sum(np.concatenate([g, -np.sum(g, axis=0, keepdims=True)])[
+                :np.size(alpha)] * (a - 1.0) / full, axis=0),
+            ans * np.sum(np.reshape(g, np.shape(a)) * (np.log(full) - special.digamma(a) +
                                                        special.digamma(np.sum(alpha))),
                          axis=0))
 
 
 # --- the multivariate normal: x's components along its last axis ---------------------------
 # With r = x - mean and P the inverse of cov, logpdf is -(d log(2 pi) + log det cov +
-# r P r) / 2: its derivatives are -r P in x, r P in mean, and (P r r P - P) / 2 in cov,
+# r P r) / 2: its derivatives are -P r in x, P r in mean, and (P r r P - P) / 2 in cov,
 # summed over the points (symmetric, as for np.linalg.cholesky: exact along symmetric
-# changes of cov).
+# changes of cov). A number or a vector for cov is that times the identity, or its
+# diagonal, as in SciPy; the points are the rows of x reshaped to (-1, d).
 
 
 @defvjp(stats.multivariate_normal.logpdf, shape="other")
 def multivariate_normal_logpdf(g, ans, x, mean=None, cov=1, allow_singular=False):
-    p = np.linalg.inv(cov)
-    r = (x - (0.0 if mean is None else mean)) @ p  # (P r, for each point)
-    h = np.reshape(g, np.shape(r)[:-1] + (1,))
-    return (unbroadcast(-h * r, x), unbroadcast(h * r, mean),
-            0.5 * (np.einsum("...i,...j->ij", h * r, r) - np.sum(g) * p), None)
+    m = 0.0 if mean is None else mean
+    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m)))
+    r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p  # (P r, for each point)
+    h = np.reshape(g, (-1, 1)) * r
+    c = 0.5 * (np.transpose(h) @ r - np.sum(g) * p)
+    return (unbroadcast(np.reshape(-h, np.shape(x - m)), x),
+            unbroadcast(np.reshape(h, np.shape(x - m)), mean),
+            c if np.ndim(cov) == 2 else unbroadcast(c * np.eye(np.size(m)), cov), None)
 
 
 @deftangent(stats.multivariate_normal.logpdf)
 def multivariate_normal_logpdf_tangent(g, ans, x, mean=None, cov=1, allow_singular=False):
-    p = np.linalg.inv(cov)
-    r = (x - (0.0 if mean is None else mean)) @ p
-    return (np.reshape(-np.sum(r * g, axis=-1), np.shape(ans)),
-            np.reshape(np.sum(r * g, axis=-1), np.shape(ans)),
-            np.reshape(0.5 * (np.sum((r @ g) * r, axis=-1) - np.sum(p * g)), np.shape(ans)),
+    m = 0.0 if mean is None else mean
+    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m)))
+    r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p
+    return (np.reshape(-np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
+                       np.shape(ans)),
+            np.reshape(np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
+                       np.shape(ans)),
+            np.reshape(0.5 * (np.sum((r @ (g if np.ndim(cov) == 2 else g * np.eye(
+                np.size(m)))) * r, axis=-1) - np.sum(p * (g if np.ndim(cov) == 2 else g *
+                                                          np.eye(np.size(m))))),
+                       np.shape(ans)),
             None)
 
 
 @defvjp(stats.multivariate_normal.pdf, shape="other")
 def multivariate_normal_pdf(g, ans, x, mean=None, cov=1, allow_singular=False):
-    p = np.linalg.inv(cov)
-    r = (x - (0.0 if mean is None else mean)) @ p
-    h = np.reshape(g * ans, np.shape(r)[:-1] + (1,))
-    return (unbroadcast(-h * r, x), unbroadcast(h * r, mean),
-            0.5 * (np.einsum("...i,...j->ij", h * r, r) - np.sum(g * ans) * p), None)
+    m = 0.0 if mean is None else mean
+    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m)))
+    r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p
+    h = np.reshape(g * ans, (-1, 1)) * r
+    c = 0.5 * (np.transpose(h) @ r - np.sum(g * ans) * p)
+    return (unbroadcast(np.reshape(-h, np.shape(x - m)), x),
+            unbroadcast(np.reshape(h, np.shape(x - m)), mean),
+            c if np.ndim(cov) == 2 else unbroadcast(c * np.eye(np.size(m)), cov), None)
 
 
 @deftangent(stats.multivariate_normal.pdf)
 def multivariate_normal_pdf_tangent(g, ans, x, mean=None, cov=1, allow_singular=False):
-    p = np.linalg.inv(cov)
-    r = (x - (0.0 if mean is None else mean)) @ p
-    return (ans * np.reshape(-np.sum(r * g, axis=-1), np.shape(ans)),
-            ans * np.reshape(np.sum(r * g, axis=-1), np.shape(ans)),
-            ans * np.reshape(0.5 * (np.sum((r @ g) * r, axis=-1) - np.sum(p * g)),
+    m = 0.0 if mean is None else mean
+    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m)))
+    r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p
+    return (ans * np.reshape(-np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
+                             np.shape(ans)),
+            ans * np.reshape(np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
+                             np.shape(ans)),
+            ans * np.reshape(0.5 * (np.sum((r @ (g if np.ndim(cov) == 2 else g * np.eye(
+                np.size(m)))) * r, axis=-1) - np.sum(p * (g if np.ndim(cov) == 2 else g *
+                                                          np.eye(np.size(m))))),
                              np.shape(ans)),
             None)
 
