@@ -30,7 +30,7 @@ from ..runtime import unbroadcast
 
 @defvjp(stats.norm.logpdf)
 def norm_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))  # (0 outside the support)
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     z = (x - loc) / scale
     dz = -z
     return (unbroadcast(g * w * dz / scale, x),
@@ -84,7 +84,7 @@ def norm_logsf(g, ans, x, loc=0.0, scale=1.0):
 
 @defvjp(stats.t.logpdf)
 def t_logpdf(g, ans, x, df, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))  # (0 outside the support)
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     z = (x - loc) / scale
     dz = -(df + 1.0) * z / (df + z * z)
     d_df = 0.5 * (special.digamma(0.5 * df + 0.5) - special.digamma(0.5 * df)
@@ -148,9 +148,9 @@ def t_logsf(g, ans, x, df, loc=0.0, scale=1.0):
 
 @defvjp(stats.chi2.logpdf)
 def chi2_logpdf(g, ans, x, df, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))  # (0 outside the support)
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(z < 0.0, 1.0, np.nan))
+    z = np.where(z > 0.0, z, np.where(np.isfinite(ans), np.nan, 1.0))
     dz = (0.5 * df - 1.0) / z - 0.5
     d_df = 0.5 * (np.log(0.5 * z) - special.digamma(0.5 * df))
     return (unbroadcast(g * w * dz / scale, x),
@@ -162,7 +162,7 @@ def chi2_logpdf(g, ans, x, df, loc=0.0, scale=1.0):
 @defvjp(stats.chi2.pdf)
 def chi2_pdf(g, ans, x, df, loc=0.0, scale=1.0):
     z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(z < 0.0, 1.0, np.nan))
+    z = np.where(z > 0.0, z, np.where(np.logical_and(ans > 0.0, np.isfinite(ans)), np.nan, 1.0))
     dz = (0.5 * df - 1.0) / z - 0.5
     d_df = 0.5 * (np.log(0.5 * z) - special.digamma(0.5 * df))
     return (unbroadcast(g * ans * dz / scale, x),
@@ -212,9 +212,9 @@ def chi2_logsf(g, ans, x, df, loc=0.0, scale=1.0):
 
 @defvjp(stats.gamma.logpdf)
 def gamma_logpdf(g, ans, x, a, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))  # (0 outside the support)
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(z < 0.0, 1.0, np.nan))
+    z = np.where(z > 0.0, z, np.where(np.isfinite(ans), np.nan, 1.0))
     dz = (a - 1.0) / z - 1.0
     d_a = np.log(z) - special.digamma(a)
     return (unbroadcast(g * w * dz / scale, x),
@@ -226,7 +226,7 @@ def gamma_logpdf(g, ans, x, a, loc=0.0, scale=1.0):
 @defvjp(stats.gamma.pdf)
 def gamma_pdf(g, ans, x, a, loc=0.0, scale=1.0):
     z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(z < 0.0, 1.0, np.nan))
+    z = np.where(z > 0.0, z, np.where(np.logical_and(ans > 0.0, np.isfinite(ans)), np.nan, 1.0))
     dz = (a - 1.0) / z - 1.0
     d_a = np.log(z) - special.digamma(a)
     return (unbroadcast(g * ans * dz / scale, x),
@@ -276,10 +276,10 @@ def gamma_logsf(g, ans, x, a, loc=0.0, scale=1.0):
 
 @defvjp(stats.beta.logpdf)
 def beta_logpdf(g, ans, x, a, b, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))  # (0 outside the support)
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     z = (x - loc) / scale
     z = np.where(np.logical_and(z > 0.0, z < 1.0), z,
-                 np.where(np.logical_or(z < 0.0, z > 1.0), 0.5, np.nan))
+                 np.where(np.isfinite(ans), np.nan, 0.5))
     dz = (a - 1.0) / z - (b - 1.0) / (1.0 - z)
     d_a = np.log(z) - special.digamma(a) + special.digamma(a + b)
     d_b = np.log1p(-z) - special.digamma(b) + special.digamma(a + b)
@@ -294,7 +294,7 @@ def beta_logpdf(g, ans, x, a, b, loc=0.0, scale=1.0):
 def beta_pdf(g, ans, x, a, b, loc=0.0, scale=1.0):
     z = (x - loc) / scale
     z = np.where(np.logical_and(z > 0.0, z < 1.0), z,
-                 np.where(np.logical_or(z < 0.0, z > 1.0), 0.5, np.nan))
+                 np.where(np.logical_and(ans > 0.0, np.isfinite(ans)), np.nan, 0.5))
     dz = (a - 1.0) / z - (b - 1.0) / (1.0 - z)
     d_a = np.log(z) - special.digamma(a) + special.digamma(a + b)
     d_b = np.log1p(-z) - special.digamma(b) + special.digamma(a + b)
@@ -350,7 +350,7 @@ def beta_logsf(g, ans, x, a, b, loc=0.0, scale=1.0):
 
 @defvjp(stats.expon.logpdf)
 def expon_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))  # (0 outside the support)
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     z = (x - loc) / scale
     dz = -1.0
     return (unbroadcast(g * w * dz / scale, x),
@@ -404,7 +404,7 @@ def expon_logsf(g, ans, x, loc=0.0, scale=1.0):
 
 @defvjp(stats.laplace.logpdf)
 def laplace_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))  # (0 outside the support)
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     z = (x - loc) / scale
     dz = -np.sign(z)
     return (unbroadcast(g * w * dz / scale, x),
@@ -458,7 +458,7 @@ def laplace_logsf(g, ans, x, loc=0.0, scale=1.0):
 
 @defvjp(stats.logistic.logpdf)
 def logistic_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))  # (0 outside the support)
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     z = (x - loc) / scale
     dz = -np.tanh(0.5 * z)
     return (unbroadcast(g * w * dz / scale, x),
@@ -512,7 +512,7 @@ def logistic_logsf(g, ans, x, loc=0.0, scale=1.0):
 
 @defvjp(stats.cauchy.logpdf)
 def cauchy_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))  # (0 outside the support)
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     z = (x - loc) / scale
     dz = -2.0 * z / (1.0 + z * z)
     return (unbroadcast(g * w * dz / scale, x),
@@ -566,9 +566,9 @@ def cauchy_logsf(g, ans, x, loc=0.0, scale=1.0):
 
 @defvjp(stats.lognorm.logpdf)
 def lognorm_logpdf(g, ans, x, s, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))  # (0 outside the support)
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(z < 0.0, 1.0, np.nan))
+    z = np.where(z > 0.0, z, np.where(np.isfinite(ans), np.nan, 1.0))
     dz = -(1.0 + np.log(z) / (s * s)) / z
     d_s = (np.log(z) ** 2 / (s * s) - 1.0) / s
     return (unbroadcast(g * w * dz / scale, x),
@@ -580,7 +580,7 @@ def lognorm_logpdf(g, ans, x, s, loc=0.0, scale=1.0):
 @defvjp(stats.lognorm.pdf)
 def lognorm_pdf(g, ans, x, s, loc=0.0, scale=1.0):
     z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(z < 0.0, 1.0, np.nan))
+    z = np.where(z > 0.0, z, np.where(np.logical_and(ans > 0.0, np.isfinite(ans)), np.nan, 1.0))
     dz = -(1.0 + np.log(z) / (s * s)) / z
     d_s = (np.log(z) ** 2 / (s * s) - 1.0) / s
     return (unbroadcast(g * ans * dz / scale, x),
@@ -593,7 +593,7 @@ def lognorm_pdf(g, ans, x, s, loc=0.0, scale=1.0):
 def lognorm_cdf(g, ans, x, s, loc=0.0, scale=1.0):
     p = stats.lognorm.pdf(x, s, loc, scale)
     z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(z < 0.0, 1.0, np.nan))
+    z = np.where(z > 0.0, z, 1.0)
     return (unbroadcast(g * p, x),
             unbroadcast(-g * p * (x - loc) * np.log(z) / s, s),
             unbroadcast(-g * p, loc),
@@ -604,7 +604,7 @@ def lognorm_cdf(g, ans, x, s, loc=0.0, scale=1.0):
 def lognorm_sf(g, ans, x, s, loc=0.0, scale=1.0):
     p = stats.lognorm.pdf(x, s, loc, scale)
     z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(z < 0.0, 1.0, np.nan))
+    z = np.where(z > 0.0, z, 1.0)
     return (unbroadcast(-g * p, x),
             unbroadcast(g * p * (x - loc) * np.log(z) / s, s),
             unbroadcast(g * p, loc),
@@ -615,7 +615,7 @@ def lognorm_sf(g, ans, x, s, loc=0.0, scale=1.0):
 def lognorm_logcdf(g, ans, x, s, loc=0.0, scale=1.0):
     p = np.exp(stats.lognorm.logpdf(x, s, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
     z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(z < 0.0, 1.0, np.nan))
+    z = np.where(z > 0.0, z, 1.0)
     return (unbroadcast(g * p, x),
             unbroadcast(-g * p * (x - loc) * np.log(z) / s, s),
             unbroadcast(-g * p, loc),
@@ -626,7 +626,7 @@ def lognorm_logcdf(g, ans, x, s, loc=0.0, scale=1.0):
 def lognorm_logsf(g, ans, x, s, loc=0.0, scale=1.0):
     p = np.exp(stats.lognorm.logpdf(x, s, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
     z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(z < 0.0, 1.0, np.nan))
+    z = np.where(z > 0.0, z, 1.0)
     return (unbroadcast(-g * p, x),
             unbroadcast(g * p * (x - loc) * np.log(z) / s, s),
             unbroadcast(g * p, loc),
@@ -638,7 +638,7 @@ def lognorm_logsf(g, ans, x, s, loc=0.0, scale=1.0):
 
 @defvjp(stats.uniform.logpdf)
 def uniform_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))  # (0 outside the support)
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     z = (x - loc) / scale
     dz = 0.0
     return (unbroadcast(g * w * dz / scale, x),
@@ -687,7 +687,6 @@ def uniform_logsf(g, ans, x, loc=0.0, scale=1.0):
             unbroadcast(g * p * (x - loc) / scale, scale))
 
 
-
 # --- shape parameters with no derivative in closed form --------------------------------
 
 
@@ -711,7 +710,7 @@ refuse_varying(*(getattr(stats.beta, m) for m in _CUMULATIVE), a=_shape_advice("
 
 @defvjp(stats.poisson.logpmf)
 def poisson_logpmf(g, ans, k, mu, loc=0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     return None, unbroadcast(g * w * ((k - loc) / np.where(mu > 0.0, mu, 1.0) - 1.0), mu), None
 
 
@@ -723,7 +722,7 @@ def poisson_pmf(g, ans, k, mu, loc=0):
 
 @defvjp(stats.binom.logpmf)
 def binom_logpmf(g, ans, k, n, p, loc=0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     dp = (k - loc) / np.where(p > 0.0, p, 1.0) - (n - k + loc) / np.where(p < 1.0, 1.0 - p,
                                                                           1.0)
     return None, None, unbroadcast(g * w * dp, p), None
@@ -738,7 +737,7 @@ def binom_pmf(g, ans, k, n, p, loc=0):
 
 @defvjp(stats.nbinom.logpmf)
 def nbinom_logpmf(g, ans, k, n, p, loc=0):
-    w = np.where(np.isfinite(ans), 1.0, 0.0 * np.exp(ans))
+    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
     j = np.where(np.isfinite(ans), k - loc, 0.0)
     q = np.where(p > 0.0, p, 1.0)
     return (None,
@@ -891,11 +890,12 @@ _CONTINUOUS = (stats.norm, stats.t, stats.chi2, stats.beta, stats.gamma, stats.e
 _DISCRETE = (stats.poisson, stats.binom, stats.nbinom)
 # calling one freezes it: d = norm(mu, s); d.logpdf(x) is norm.logpdf(x, mu, s) (the
 # object holds its arguments, and reads them when its methods are called)
-deffacts(*_CONTINUOUS, freezes=("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf"),
-         returns_view_of="*", pure=True)
-deffacts(*_DISCRETE, freezes=("pmf", "logpmf"), returns_view_of="*", pure=True)
+deffacts(*_CONTINUOUS, freezes=("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf",
+                                 "isf"), returns_view_of="*")
+deffacts(*_DISCRETE, freezes=("pmf", "logpmf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"),
+         returns_view_of="*")
 deffacts(stats.dirichlet, stats.multivariate_normal, freezes=("pdf", "logpdf"),
-         returns_view_of="*", pure=True)
+         returns_view_of="*")
 defresult(*(getattr(d, m) for d in _CONTINUOUS for m in ("pdf", "logpdf") + _CUMULATIVE),
           *(getattr(d, m) for d in _DISCRETE for m in ("pmf", "logpmf")), *_MVN,
           stats.dirichlet.pdf, stats.dirichlet.logpdf, kind="f")
