@@ -21,6 +21,7 @@ from .. import trees
 from ..errors import DifferentiationError
 from ..source import note_attribute, user_code as _user_code
 from ..trees import assigned_names, clone
+from .frozen import unfrozen
 
 
 def carried_names(tree) -> set[str]:
@@ -423,7 +424,6 @@ class SingleAssignment:
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node)
         if isinstance(node, gast.Call):
-            from .frozen import unfrozen
             node, frozen = unfrozen(self, node)  # d.logpdf(x), d = norm(mu, s): norm.logpdf
             func = node.func
             self._refuse_derivative_made_here(node)
