@@ -6,3 +6,7 @@ try:
     import scipy.special  # noqa: F401
 except ImportError:
     collect_ignore.append("s2sad/rules/scipy_special.py")
+try:
+    import scipy.stats  # noqa: F401
+except ImportError:
+    collect_ignore += ["s2sad/rules/scipy_stats.py", "s2sad/transforms/frozen.py"]

@@ -52,6 +52,8 @@ GROUPS = {  # README title -> which rule names it lists
         "scipy.special."),
     "SciPy (`scipy.integrate`, where SciPy is installed: the continuous adjoint method)":
         lambda name: name.startswith("scipy.integrate."),
+    "SciPy (`scipy.stats`, where SciPy is installed)": lambda name: name.startswith(
+        "scipy.stats."),
     "Python builtins": lambda name: "." not in name,
     "s2sad": lambda name: name.startswith("s2sad."),
 }

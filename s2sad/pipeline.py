@@ -831,11 +831,15 @@ def _purity(source, imports):
     pure_names = _pure_names(source, imports)
 
     def is_pure(func) -> bool:
-        if isinstance(func, gast.Name):
-            return func.id in pure_names
+        if isinstance(func, gast.Name) and func.id in pure_names:
+            return True
         try:
             target = static_value(func, source, source.locals)
         except KeyError:
+            return False
+        if (registry.facts(target) or registry.Facts()).freezes:  # (norm(mu, s): frozen)
+            return True
+        if isinstance(func, gast.Name):
             return False
         # (`math` raises where NumPy warns, math.log(-1.0): a value nothing reads still
         # says, as the function does, that the point is outside its domain)

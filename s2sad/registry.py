@@ -518,6 +518,9 @@ class Facts:
     * ``sequence``: it returns a Python container of what its argument holds.
     * ``converts``: it gives an ndarray or a Python value whatever array subclass it is
       given (``np.asarray(M)`` of an ``np.matrix``; not with ``subok=True``).
+    * ``freezes``: calling it (a SciPy distribution) gives an object whose methods of
+      these names are its own, given the call's arguments after theirs
+      (``norm(mu, s).logpdf(x)`` is ``norm.logpdf(x, mu, s)``).
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -547,6 +550,7 @@ class Facts:
     number: str = ""
     sequence: bool = False
     converts: bool = False
+    freezes: tuple = ()
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""
@@ -767,6 +771,12 @@ def describe_function(func) -> str:
     owner = getattr(func, "__self__", None)
     if type(owner).__name__ == "ufunc":  # np.add.reduce
         return f"{type(owner).__module__.split('.')[0]}.{owner.__name__}.{func.__name__}"
+    distribution = _distribution_name(owner)
+    if distribution is not None:  # scipy.stats.norm.logpdf (a method of SciPy's object)
+        return f"{distribution}.{func.__name__}"
+    distribution = _distribution_name(func)
+    if distribution is not None:  # scipy.stats.norm, called: frozen
+        return distribution
     module = getattr(func, "__module__", None) or \
         getattr(getattr(func, "__objclass__", None), "__module__", None) or ""  # ndarray.astype
     name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None)
@@ -786,3 +796,16 @@ def describe_function(func) -> str:
     if module in ("builtins", "_operator", ""):
         return name
     return f"{public_module(module)}.{name}"
+
+
+def _distribution_name(value) -> str | None:
+    """``"scipy.stats.norm"`` for SciPy's distribution object of that name, else None."""
+    module = type(value).__module__ or ""
+    if not module.startswith("scipy.stats."):
+        return None
+    name = getattr(value, "name", None)
+    if not isinstance(name, str):  # (multivariate ones: dirichlet_gen, no name)
+        name = type(value).__name__.removesuffix("_gen")
+    if getattr(sys.modules.get("scipy.stats"), name, None) is value:
+        return f"scipy.stats.{name}"
+    return None

@@ -195,6 +195,36 @@ if HAVE_SCIPY:
     add("scipy-solve_ivp-args-s", "sol = solve_ivp(rhs, (0.0, 1.0), np.array([0.3, 1.0]), "
         f"args=(x,), t_eval={_TIMES}, rtol=1e-10, atol=1e-10)\nreturn np.sum(sol.y * sol.y)",
         "s", prelude=_ODE)
+# scipy.stats (where SciPy imports): x, loc, scale and shapes made of x, called and frozen
+if HAVE_SCIPY:
+    _STATS = [("norm", "{a}", ""), ("t", "{a}", "{g}, "), ("chi2", "{p}", "{g}, "),
+              ("gamma", "{p}", "{g}, "), ("beta", "{u} * 0.4 + 0.5", "{g}, {p}, "),
+              ("expon", "{p}", ""), ("laplace", "{a}", ""), ("logistic", "{a}", ""),
+              ("cauchy", "{a}", ""), ("lognorm", "{p}", "{p}, "),
+              ("uniform", "{u} * 0.4 + 0.5", "")]
+    for _name, _point, _shapes in _STATS:
+        for _method in ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf"):
+            _closed = _name not in ("t", "chi2", "gamma", "beta") or "pdf" in _method
+            _given = _shapes if _closed else "2.5, " * _shapes.count(",")  # (refused: fixed)
+            _call = f"st.{_name}.{_method}({_point}, {_given}loc=x * 0.1, scale=x * x + 1.0)"
+            add(f"scipy-stats-{_name}-{_method}", f"y = {_call.format(**DOMAIN)}\n"
+                "return np.sum(y * x + y)", prelude="import scipy.stats as st")
+        add(f"scipy-stats-{_name}-frozen", f"d = st.{_name}({_shapes.format(**DOMAIN)}x * 0.1, "
+            f"x * x + 1.0)\ny = d.logpdf({_point.format(**DOMAIN)})\nreturn np.sum(y * x + y)",
+            prelude="import scipy.stats as st")
+    for _call in ("poisson.logpmf(np.array([0.0, 2.0, 5.0]), {p})",
+                  "poisson.pmf(np.array([0.0, 2.0, 5.0]), {p})",
+                  "binom.logpmf(np.array([0.0, 2.0, 5.0]), 6, {u} * 0.4 + 0.5)",
+                  "binom.pmf(np.array([0.0, 2.0, 5.0]), 6, {u} * 0.4 + 0.5)",
+                  "nbinom.logpmf(np.array([0.0, 2.0, 5.0]), {g}, {u} * 0.4 + 0.5)",
+                  "nbinom.pmf(np.array([0.0, 2.0, 5.0]), {p}, p={u} * 0.4 + 0.5)",
+                  "dirichlet.logpdf(np.exp(x) / np.sum(np.exp(x)), {g})",
+                  "dirichlet.pdf(np.exp(x) / np.sum(np.exp(x)), {g})",
+                  "multivariate_normal.logpdf({a}, x * 0.1, np.diag({p}))",
+                  "multivariate_normal.pdf({a}, mean=x * 0.1, cov={p})",
+                  "multivariate_normal(x * 0.1, np.outer(x, x) + np.eye(3)).logpdf({a})"):
+        add(f"scipy-stats-{_call.split('(')[0]}", f"y = st.{_call.format(**DOMAIN)}\n"
+            "return np.sum(y * x + y)", prelude="import scipy.stats as st")
 
 # --- reductions with their keywords ----------------------------------------------------------
 

@@ -10,6 +10,7 @@ table whatever order they are imported in.
 import ast
 import builtins
 import importlib
+import inspect
 import math
 import pathlib
 import random
@@ -114,6 +115,8 @@ RULE_MODULES = ["math", "numpy", "numpy_linalg", "numpy_shape", "operators", "ru
                 "linalg_helper_rules", "memory"]
 if hasattr(importlib.import_module("s2sad.rules"), "scipy_special"):  # (where SciPy imports)
     RULE_MODULES.append("scipy_special")
+if hasattr(importlib.import_module("s2sad.rules"), "scipy_stats"):
+    RULE_MODULES.append("scipy_stats")
 
 
 def _name(function) -> str:
@@ -124,6 +127,8 @@ def _at(function) -> str:
     """Where a function lives (a rule module's own function, ``stop_gradient``, is made
     anew by a reload: its name says which)."""
     own = (getattr(function, "__module__", None) or "").startswith("s2sad.rules")
+    if inspect.ismethod(function):  # (norm.logpdf: a bound method, made at each reading)
+        return f"@{id(function.__self__)}.{id(function.__func__)}"
     return "" if own else f"@{id(function)}"
 
 

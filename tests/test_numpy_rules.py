@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+# The rule tables kept in their own files, read by the check that every rule has a case.
+OTHER_TABLES = ("test_scipy_special.py", "test_scipy_integrate.py", "test_scipy_stats.py")
 
 import s2sad  # noqa: E402
 from s2sad import registry, runtime  # noqa: E402
@@ -590,10 +592,9 @@ def test_every_rule_has_a_case():
     import re
     with open(os.path.join(_HERE, "cases_numpy.py")) as f:
         text = f.read()
-    with open(os.path.join(_HERE, "test_scipy_special.py")) as f:  # (scipy.special's table)
-        text += f.read()
-    with open(os.path.join(_HERE, "test_scipy_integrate.py")) as f:  # (odeint, solve_ivp)
-        text += f.read()
+    for other in OTHER_TABLES:  # (the tables of scipy.special, scipy.stats, ...)
+        with open(os.path.join(_HERE, other)) as f:
+            text += f.read()
     elsewhere = {"math.atan", "math.pow"}  # tests/test_gradients.py
     missing = [rule.name for rule in registry.registered() if rule.adjoint is not None
                and rule.name not in elsewhere
@@ -603,7 +604,7 @@ def test_every_rule_has_a_case():
 
 def test_every_rule_parses():
     """Every rule is assignments and one `return`, naming only np, math, runtime helpers
-    (those of s2sad.runtime_ode too) and (scipy.special's rules) SciPy's ``special``."""
+    (those of s2sad.runtime_ode too) and (SciPy's rules) SciPy's ``special`` and ``stats``."""
     import gast
     for rule in registry.registered():
         if rule.adjoint is None:
@@ -616,6 +617,7 @@ def test_every_rule_parses():
             value = rule.adjoint.__globals__.get(name)
             assert name in ("np", "math") or getattr(runtime, name, None) is value or \
                 name == "special" and value is sys.modules.get("scipy.special") or \
+                name == "stats" and value is sys.modules.get("scipy.stats") or \
                 getattr(value, "__module__", None) == "s2sad.runtime_ode", \
                 f"{rule.adjoint.__qualname__} refers to {name!r}"
 

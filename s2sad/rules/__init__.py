@@ -17,6 +17,12 @@ except ImportError:  # pragma: no cover
     pass
 else:
     from . import scipy_integrate  # noqa: F401
+try:  # (scipy.stats too)
+    import scipy.stats  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass
+else:
+    from . import scipy_stats  # noqa: F401
 
 import numpy as _np  # noqa: E402
 

@@ -47,6 +47,7 @@ from ..trees import clone
 from .higher import is_generated
 from .aliasing import Aliasing
 from .folding import Folding
+from .frozen import freeze
 from .inlining import Inlining
 from .loops import Loops
 from .objects import Objects, argument_descriptors, argument_objects  # noqa: F401
@@ -126,6 +127,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         self.calls: tuple = ()
         self.shown = True
         self.walking: dict = {}  # a loop (its id) -> its variables known as every item
+        # a variable given a frozen distribution (d = norm(mu, s)), by version: (the function
+        # called, its arguments and keywords as atoms, the block and its depth), see .frozen
+        self.frozen: dict[str, tuple] = {}
         # variables assigned inside `if`/`for`/`while` keep one name; the adjoint saves
         # and restores their overwritten values instead of renaming them
         self.carried = carried_names(source.tree)
@@ -200,6 +204,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             if function is not None:  # `act = np.tanh` (not in a branch or a loop): act(x)
                 self.function_args[stmt.targets[0].id] = function  # is np.tanh(x)
                 return
+        if freeze(self, stmt):  # d = norm(mu, s): its calls d.logpdf(x) written out
+            return
         if isinstance(stmt, gast.Assign):
             ref = self._object_ref(stmt.value) if len(stmt.targets) == 1 and isinstance(
                 stmt.targets[0], gast.Name) else None  # (layers = self.layers: known too)

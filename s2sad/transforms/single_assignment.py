@@ -21,6 +21,7 @@ from .. import trees
 from ..errors import DifferentiationError
 from ..source import note_attribute, user_code as _user_code
 from ..trees import assigned_names, clone
+from .frozen import unfrozen
 
 
 def carried_names(tree) -> set[str]:
@@ -434,6 +435,7 @@ class SingleAssignment:
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node)
         if isinstance(node, gast.Call):
+            node, frozen = unfrozen(self, node)  # d.logpdf(x), d = norm(mu, s): norm.logpdf
             func = node.func
             self._refuse_derivative_made_here(node)
             if self._builtin_call(node) == "sum" and len(node.args) in (1, 2) and \
@@ -475,6 +477,8 @@ class SingleAssignment:
             args = [self._passed_on(a) or self.atom(a) for a in node.args]
             keywords = [gast.keyword(k.arg, self._passed_on(k.value) or self.atom(k.value))
                         for k in node.keywords]
+            if frozen is not None:  # (the frozen arguments, read where it was frozen)
+                args, keywords = args + frozen[0], frozen[1] + keywords
             call = gast.copy_location(gast.Call(func, args, keywords), node)
             if node.__dict__.get("copied"):  # x.copy() (Desugar): a dict's or list's too
                 call.copied = True
