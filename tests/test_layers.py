@@ -40,6 +40,7 @@ LAYERS = {
     "runtime": [
         "runtime", "runtime.*", "runtime_budget", "runtime_debug", "runtime_gradients",
         "runtime_hessians", "runtime_higher", "runtime_linalg_higher", "runtime_recursion",
+        "runtime_scipy_linalg",
         "runtime_terms", "cupy_compat",
     ],
     "rules": [
