@@ -302,3 +302,151 @@ def test_second_derivative_against_differences_of_the_gradient(f, args, wrt):
     # forward over reverse: the Hessian
     np.testing.assert_allclose(s2sad.hessian(f, wrt=wrt)(*args), expected, rtol=1e-5,
                                atol=1e-6)
+
+
+# --- composed: a derivative of any order is built of the same rules ---------------------------
+
+def test_third_derivative_of_expm():
+    """expm's adjoint is expm of a block matrix: it differentiates again, to any order."""
+    def f(t):
+        return np.sum(sl.expm(t * SMALL) * W)
+    second = s2sad.grad(s2sad.grad(f))
+    third = s2sad.grad(second)
+    np.testing.assert_allclose(third(0.7), (second(0.7 + EPS) - second(0.7 - EPS)) / (2 * EPS),
+                               rtol=1e-5)
+    np.testing.assert_allclose(third(0.7), np.sum(SMALL @ SMALL @ SMALL @ sl.expm(0.7 * SMALL)
+                                                  * W), rtol=1e-10)
+
+
+def gaussian_process(log_ell, y):
+    # a Gaussian process's negative log marginal likelihood, as people write it
+    x = np.linspace(0.0, 1.0, 5)
+    k = np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2 / np.exp(2.0 * log_ell)) + 0.1 * np.eye(5)
+    c, low = sl.cho_factor(k, lower=True)
+    alpha = sl.cho_solve((c, low), y)
+    return 0.5 * y @ alpha + np.sum(np.log(np.diag(c)))
+
+
+def gaussian_process_triangular(log_ell, y):
+    x = np.linspace(0.0, 1.0, 5)
+    k = np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2 / np.exp(2.0 * log_ell)) + 0.1 * np.eye(5)
+    L = sl.cholesky(k, lower=True)
+    z = sl.solve_triangular(L, y, lower=True)
+    return 0.5 * z @ z + np.sum(np.log(np.diag(L)))
+
+
+@pytest.mark.parametrize("f", [gaussian_process, gaussian_process_triangular])
+def test_a_gaussian_process_marginal_likelihood(f):
+    y = np.array([0.3, -0.2, 0.5, 1.0, 0.1])
+    for wrt in (0, 1):
+        np.testing.assert_allclose(s2sad.grad(f, wrt=wrt)(-0.4, y),
+                                   _differences(f, (-0.4, y), wrt), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2sad.grad(f)(-0.4, y),
+                               s2sad.grad(gaussian_process)(-0.4, y), rtol=1e-10)
+    np.testing.assert_allclose(s2sad.hessian(f)(-0.4, y),
+                               _differences(s2sad.grad(f), (-0.4, y), 0), rtol=1e-5)
+
+
+# --- float32 -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("f, args", [
+    (solve_triangular_lower, (A, B)), (cholesky_lower, (A,)), (cho_factor_solve, (A, B)),
+    (solve_general, (A, B)), (inv, (A,)), (det, (A,)), (lu_factor_solve, (A, B)),
+    (eigh_full, (A,)), (expm, (SMALL,)), (sqrtm, (A,)), (solve_sylvester_q, (W,)),
+    (toeplitz_symmetric, (V,)), (block_diag, (W, np.array([0.5, -1.0]))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_float32_stays_float32(f, args):
+    args32 = tuple(np.asarray(a, dtype=np.float32) for a in args)
+    g = s2sad.grad(f)(*args32)
+    assert g.dtype == np.float32 and g.shape == args32[0].shape
+    np.testing.assert_allclose(g, s2sad.grad(f)(*args), rtol=2e-2, atol=2e-3)
+
+
+# --- where no derivative exists: NaN or infinite, never a finite wrong number ------------------
+
+def eigenvectors_of(x):
+    w, v = sl.eigh(x)
+    return np.sum(v[:, 0] * V)
+
+
+def eigenvalues_of(x):
+    return np.sum(sl.eigh(x, eigvals_only=True) * np.array([1.0, 2.0, 3.0]))
+
+
+def test_repeated_eigenvalues():
+    a = np.diag([1.0, 1.0, 2.0])  # the first two eigenvectors are not functions of a there
+    with np.errstate(invalid="ignore"):
+        assert not np.all(np.isfinite(s2sad.grad(eigenvectors_of)(a)))
+    # the eigenvalues' sum against weights is: its gradient is finite (v diag(c) v^T)
+    assert np.all(np.isfinite(s2sad.grad(eigenvalues_of)(np.diag([1.0, 2.0, 3.0]))))
+
+
+# --- refused: at the user's line, or where a gradient reaches what has no derivative -----------
+
+def overwrites_a(x):
+    return np.sum(sl.cholesky(spd(x), overwrite_a=True))  # <- here
+
+
+def overwrites_b(a, b):
+    return np.sum(sl.solve_triangular(a, b, overwrite_b=True))  # <- here
+
+
+def solve_banded_matrix(a, b):
+    return np.sum(sl.solve(a, b, assume_a="banded"))  # <- here
+
+
+def generalized_eigh(x):
+    return np.sum(sl.eigh(x, np.eye(N), eigvals_only=True))  # <- here
+
+
+def eigh_subset(x):
+    return np.sum(sl.eigh(spd(x), eigvals_only=True, subset_by_index=[0, 1]))
+
+
+def lu_indices(a):
+    return np.sum(sl.lu(a, p_indices=True)[1])  # <- here
+
+
+def _line(func):
+    lines, first = inspect.getsourcelines(func)
+    return first + next(i for i, text in enumerate(lines) if "# <- here" in text)
+
+
+@pytest.mark.parametrize("func, args, message, advice", [
+    (overwrites_a, (A,), "overwrite_a False, not True", "leave overwrite_a out"),
+    (overwrites_b, (A, B), "overwrite_b False, not True", "leave overwrite_b out"),
+    (solve_banded_matrix, (A, B), "not 'banded'", "scipy.linalg.solve_banded"),
+    (generalized_eigh, (A,), "b None, not an array", "L^-1 a L^-T"),
+    (lu_indices, (A,), "p_indices False, not True", "a = p @ l @ u"),
+], ids=["overwrite_a", "overwrite_b", "assume_a", "eigh-b", "p_indices"])
+def test_what_is_not_modelled_is_refused_at_its_line(func, args, message, advice):
+    for derivative in (s2sad.grad, lambda f: (lambda *a: s2sad.jvp(f)(*a)[1](np.ones(N * N)
+                                                                          .reshape(N, N)))):
+        with pytest.raises(s2sad.NoDerivativeError) as info:
+            derivative(func)(*args)
+        assert info.value.lineno == _line(func)
+        assert message in str(info.value) and advice in str(info.value), str(info.value)
+
+
+def cho_factor_other_triangle(x):
+    c, low = sl.cho_factor(spd(x))  # (upper: the lower triangle is arbitrary)
+    return np.sum(c * W)
+
+
+def lu_rectangular(a):
+    p, low, up = sl.lu(a)
+    return np.sum(up)
+
+
+def test_a_gradient_reaching_what_has_no_derivative_is_refused():
+    with pytest.raises(s2sad.DifferentiationError, match="arbitrary data") as info:
+        s2sad.grad(cho_factor_other_triangle)(A)
+    assert info.value.lineno == inspect.getsourcelines(cho_factor_other_triangle)[1] + 1
+    assert "np.triu(c)" in str(info.value)
+    assert np.isnan(s2sad.jvp(cho_factor_other_triangle)(A)[1](W))  # (forward: NaN there)
+    assert np.isfinite(s2sad.jvp(cho_factor_triangle)(A)[1](W))
+    with pytest.raises(s2sad.DifferentiationError, match="square matrices"):
+        s2sad.grad(lu_rectangular)(np.vstack([A, V]))
+    for derivative in (s2sad.grad, lambda f: (lambda x: s2sad.jvp(f)(x)[1](W))):
+        with pytest.raises(s2sad.DifferentiationError, match="all its eigenvalues"):
+            derivative(eigh_subset)(A)

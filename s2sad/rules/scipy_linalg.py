@@ -23,13 +23,12 @@ from scipy import linalg
 
 from ..registry import (deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_values, refuse_varying)
-from ..runtime import as_gradient, cholesky_grad, cofactors, gap_quotient, solve_grad, \
-    unbroadcast
+from ..runtime import (as_columns, as_gradient, band_full, band_of, band_transposed,
+                       block_diag_part, block_diag_place, cholesky_grad, cofactors, eigh_refused,
+                       factor_part,
+                       from_columns, gap_quotient, pivots_matrix, solve_grad, square_factors,
+                       toeplitz_grad, triangle, unbroadcast)
 from ..runtime_higher import cholesky_tangent, solve_tangent
-from ..runtime_scipy_linalg import (as_columns, band_full, band_of, band_transposed,
-                                    block_diag_part, block_diag_place, factor_part,
-                                    from_columns, pivots_matrix, square_factors, toeplitz_grad,
-                                    triangle)
 
 
 # --- triangular solves -------------------------------------------------------------------
@@ -90,9 +89,11 @@ def cho_factor(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
 
 @deftangent(linalg.cho_factor)
 def cho_factor_tangent(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
-    return ([cholesky_tangent(g, np.tril(ans[0])) if lower else
-             np.swapaxes(cholesky_tangent(g, np.swapaxes(np.triu(ans[0]), -1, -2)), -1, -2),
-             False], None, None, None)
+    # (NaN in the triangle of arbitrary data: it has no derivative)
+    return ([cholesky_tangent(g, np.tril(ans[0])) +
+             np.triu(np.full_like(ans[0], np.nan), 1) if lower else
+             np.swapaxes(cholesky_tangent(g, np.swapaxes(np.triu(ans[0]), -1, -2)), -1, -2) +
+             np.tril(np.full_like(ans[0], np.nan), -1), False], None, None, None)
 
 
 @defvjp(linalg.cho_solve, shape="other")
@@ -283,7 +284,9 @@ deffacts(linalg.eigh, fields=(("eigenvalues", "eigenvectors"), (-1, 0)),
 def eigh(g, ans, a, b=None, lower=True, eigvals_only=False, overwrite_a=False,
          overwrite_b=False, type=1, check_finite=True, subset_by_index=None,
          subset_by_value=None, driver=None):
-    vectors = linalg.eigh(a, lower=lower)[1] if eigvals_only else ans[1]
+    vectors = (linalg.eigh(a, lower=lower)[1] if eigvals_only else ans[1]) if b is None and \
+        subset_by_index is None and subset_by_value is None else \
+        eigh_refused(b, subset_by_index, subset_by_value)
     full = (vectors * np.expand_dims(as_gradient(ans, g) if eigvals_only else
                                      as_gradient(ans[0], g[0]), -2) +
             (0.0 if eigvals_only else
@@ -297,7 +300,9 @@ def eigh(g, ans, a, b=None, lower=True, eigvals_only=False, overwrite_a=False,
 def eigh_tangent(g, ans, a, b=None, lower=True, eigvals_only=False, overwrite_a=False,
                  overwrite_b=False, type=1, check_finite=True, subset_by_index=None,
                  subset_by_value=None, driver=None):
-    vectors = linalg.eigh(a, lower=lower)[1] if eigvals_only else ans[1]
+    vectors = (linalg.eigh(a, lower=lower)[1] if eigvals_only else ans[1]) if b is None and \
+        subset_by_index is None and subset_by_value is None else \
+        eigh_refused(b, subset_by_index, subset_by_value)
     m = np.swapaxes(vectors, -1, -2) @ ((g + np.swapaxes(g, -1, -2)) / 2.0) @ vectors
     return (np.diagonal(m, 0, -2, -1) if eigvals_only else
             [np.diagonal(m, 0, -2, -1), vectors @ gap_quotient(m, ans[0])],
@@ -426,9 +431,6 @@ def solve_banded_tangent(g, ans, l_and_u, ab, b, overwrite_ab=False, overwrite_b
             linalg.solve_banded(l_and_u, ab, g), None, None, None)
 
 
-refuse_varying(linalg.solve_banded, l_and_u=(
-    "The numbers of diagonals (l, u) are integers: they have no derivative. Pass integers "
-    "that do not depend on the differentiated arguments."))
 
 # --- building matrices: linear in their arguments ----------------------------------------------
 
@@ -517,7 +519,7 @@ def band_transposed_rule(g, ans, ab, lu):
 
 deflinear(as_columns, from_columns, triangle, factor_part, block_diag_part, block_diag_place,
           toeplitz_grad, band_of, band_full, band_transposed)
-nondifferentiable(square_factors)
+nondifferentiable(square_factors, eigh_refused)
 
 for _func in (linalg.solve_triangular, linalg.cho_solve, linalg.lu_solve):
     refuse_values(_func, "overwrite_b", (False,),

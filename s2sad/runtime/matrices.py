@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import DifferentiationError
+from ..errors import DifferentiationError
 
 
 def as_columns(x, b):
@@ -202,3 +202,14 @@ def square_factors(p, a):
             hint="Factor a square matrix, or write the computation with scipy.linalg.qr's "
                  "or np.linalg's functions.")
     return p
+
+
+def eigh_refused(b, subset_by_index, subset_by_value):
+    """Raise: ``scipy.linalg.eigh`` was called with ``b`` or a subset, which its rules do
+    not model (they are refused at the line where the call shows them; this is for values
+    known only when the line runs)."""
+    raise DifferentiationError(
+        "s2sad differentiates scipy.linalg.eigh of one symmetric matrix, with all its "
+        "eigenvalues: not with b, subset_by_index or subset_by_value",
+        hint="Compute all the eigenvalues and select those you need from the result; for "
+             "a x = w b x, factor b = L L^T and take the eigenvalues of L^-1 a L^-T.")
