@@ -37,10 +37,10 @@ from ..runtime_higher import cholesky_tangent, solve_tangent
 @defvjp(linalg.solve_triangular, shape="other")
 def solve_triangular(g, ans, a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      check_finite=True):
-    # x = op(T)^-1 b: b gets op(T)^-T g, a triangular solve with the transpose (the other
-    # triangle); op(T) gets -gb x^T, and T the part of it in the triangle read
-    gb = from_columns(linalg.solve_triangular(np.swapaxes(a, -1, -2), as_columns(g, b), trans,
-                                              not lower, unit_diagonal), b)
+    # x = op(T)^-1 b: b gets op(T)^-T g, a triangular solve with the other op; op(T) gets
+    # -gb x^T, and T the part of it in the triangle read
+    gb = from_columns(linalg.solve_triangular(a, as_columns(g, b), 0 if trans in (
+        1, 2, "T", "C") else 1, lower, unit_diagonal), b)
     gop = -as_columns(gb, b) @ np.swapaxes(as_columns(ans, b), -1, -2)
     return (unbroadcast(triangle(np.swapaxes(gop, -1, -2) if trans in (1, 2, "T", "C") else gop,
                                  lower, not unit_diagonal), a),
@@ -65,14 +65,26 @@ def solve_triangular_tangent(g, ans, a, b, trans=0, lower=False, unit_diagonal=F
 
 @defvjp(linalg.cholesky, shape="other")
 def cholesky(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
-    return (cholesky_grad(g, ans) if lower else
-            cholesky_grad(np.swapaxes(g, -1, -2), np.swapaxes(ans, -1, -2)), None, None, None)
+    # Murray's formula, for the lower factor L (U = L^T: its sensitivity transposed): with
+    # P = Phi(L^T tril(g)), Phi the lower triangle with half its diagonal, a gets the
+    # symmetric part of L^-T P L^-1, two triangular solves
+    p = np.tril((np.swapaxes(ans, -1, -2) @ np.tril(g) if lower else
+                 ans @ np.tril(np.swapaxes(g, -1, -2)))) / (1.0 + np.eye(np.shape(ans)[-1]))
+    s = np.swapaxes(linalg.solve_triangular(
+        ans if lower else np.swapaxes(ans, -1, -2), np.swapaxes(linalg.solve_triangular(
+            ans if lower else np.swapaxes(ans, -1, -2), p, 1, True), -1, -2), 1, True), -1, -2)
+    return (s + np.swapaxes(s, -1, -2)) / 2.0, None, None, None
 
 
 @deftangent(linalg.cholesky)
 def cholesky_tangent_rule(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
-    return (cholesky_tangent(g, ans) if lower else
-            np.swapaxes(cholesky_tangent(g, np.swapaxes(ans, -1, -2)), -1, -2), None, None, None)
+    # dL = L Phi(L^-1 sym(da) L^-T), two triangular solves (dU = dL^T)
+    m = np.swapaxes(linalg.solve_triangular(
+        ans if lower else np.swapaxes(ans, -1, -2), np.swapaxes(linalg.solve_triangular(
+            ans if lower else np.swapaxes(ans, -1, -2), (g + np.swapaxes(g, -1, -2)) / 2.0, 0,
+            True), -1, -2), 0, True), -1, -2)
+    return ((ans @ (np.tril(m) / (1.0 + np.eye(np.shape(ans)[-1]))) if lower else
+             (np.triu(m) / (1.0 + np.eye(np.shape(ans)[-1]))) @ ans), None, None, None)
 
 
 deffacts(linalg.cho_factor, fields=(("c", "lower"), (0, -2)))
