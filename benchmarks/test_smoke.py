@@ -33,7 +33,7 @@ def test_quick_suite_writes_the_table_and_the_chart(tmp_path):
     stdout, text, data = run_suite(tmp_path, "--peers", "none")
     names = [row["name"] for row in data["rows"]]
     assert names == ["f4", "speelpenning (straight)", "speelpenning (loop)", "while loop", "MLP",
-                     "RNN", "elementwise 1e6", "logistic regression", "GMM", "neural ODE"]
+                     "RNN", "elementwise 1e6", "logistic regression", "GMM", "neural ODE", "GP"]
     for name in names:
         assert f"| {name} |" in text
     assert "**Machine**" in text and "**Versions**" in text

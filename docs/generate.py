@@ -54,6 +54,8 @@ GROUPS = {  # README title -> which rule names it lists
         lambda name: name.startswith("scipy.integrate."),
     "SciPy (`scipy.stats`, where SciPy is installed)": lambda name: name.startswith(
         "scipy.stats."),
+    "SciPy linear algebra (`scipy.linalg`, where SciPy is installed)": lambda name:
+        name.startswith("scipy.linalg."),
     "Python builtins": lambda name: "." not in name,
     "s2sad": lambda name: name.startswith("s2sad."),
 }

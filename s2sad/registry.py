@@ -513,6 +513,8 @@ class Facts:
     * ``no_derivative``: an array attribute whose value does not follow the values;
     * ``shape_from``: the position of the argument that is the result's shape;
     * ``fields``: a named result's fields, and each one's rank less the argument's;
+    * ``alone``: ``(keyword, value)``: passed that value, the function returns its first
+      field alone (``eigh(a, eigvals_only=True)``);
     * ``extremum``: the result is one of the argument's elements (``np.max``);
     * ``number``: the dtype kind of the Python number it returns (``len``: ``"i"``);
     * ``sequence``: it returns a Python container of what its argument holds.
@@ -546,6 +548,7 @@ class Facts:
     no_derivative: bool = False
     shape_from: int | None = None
     fields: tuple = ()
+    alone: tuple = ()
     extremum: bool = False
     number: str = ""
     sequence: bool = False
@@ -793,6 +796,8 @@ def describe_function(func) -> str:
     if module.startswith("scipy.") and module.count(".") > 1 and getattr(
             sys.modules.get(".".join(module.split(".")[:2])), name, None) is func:
         module = ".".join(module.split(".")[:2])  # (scipy.integrate.odeint, not ._odepack_py)
+    if module.startswith("scipy.linalg."):
+        module = "scipy.linalg"  # (scipy.linalg.cholesky, written in scipy.linalg._decomp_...)
     if module in ("builtins", "_operator", ""):
         return name
     return f"{public_module(module)}.{name}"

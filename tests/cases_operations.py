@@ -225,6 +225,32 @@ if HAVE_SCIPY:
                   "multivariate_normal(x * 0.1, np.outer(x, x) + np.eye(3)).logpdf({a})"):
         add(f"scipy-stats-{_call.split('(')[0]}", f"y = st.{_call.format(**DOMAIN)}\n"
             "return np.sum(y * x + y)", prelude="import scipy.stats as st")
+# scipy.linalg, where SciPy imports: square matrices made from x (general, positive definite)
+if HAVE_SCIPY:
+    _G = "(x + 2.0 * np.eye(3))"
+    _P = "(x @ x.T + 3.0 * np.eye(3))"
+    for _key, _call, *_read in [
+            ("solve_triangular", "solve_triangular({G}, x[:, 0] + 1.0, lower=True)"),
+            ("solve_triangular-trans", "solve_triangular({G}, x, trans='T')"),
+            ("solve_triangular-unit", "solve_triangular({G}, x, lower=True, unit_diagonal=True)"),
+            ("cholesky", "cholesky({P})"), ("cholesky-lower", "cholesky({P}, lower=True)"),
+            ("cho_solve", "cho_solve(sl.cho_factor({P}), x[0])"),
+            ("cho_factor", "cho_factor({P}, lower=True)[0]", "np.tril"),  # (its factor)
+            ("lu", "lu({G})[2]"), ("lu-permute_l", "lu({G}, permute_l=True)[0]"),
+            ("lu_factor", "lu_factor({G})[0]"), ("lu_solve", "lu_solve(sl.lu_factor({G}), x)"),
+            ("solve", "solve({G}, x)"), ("solve-pos", "solve({P}, x[1], assume_a='pos')"),
+            ("inv", "inv({G})"), ("det", "det({G})"),
+            ("eigh", "eigh({P})[1][:, 2]", "np.square"),  # (the eigenvector's sign: free)
+            ("eigh-values", "eigh({P}, eigvals_only=True)"), ("expm", "expm(0.5 * x)"),
+            ("logm", "logm({P})"), ("sqrtm", "sqrtm({P})"),
+            ("solve_sylvester", "solve_sylvester({G}, {P}, x)"),
+            ("solve_continuous_lyapunov", "solve_continuous_lyapunov(-{G}, x)"),
+            ("solve_banded", "solve_banded((1, 0), x[:2] + np.array([[2.0], [0.0]]), x[2])"),
+            ("block_diag", "block_diag(x, x[0])"), ("toeplitz", "toeplitz(x[0], x[1])")]:
+        _value = f"sl.{_call.format(G=_G, P=_P)}"
+        _value = f"{_read[0]}({_value})" if _read else _value
+        add(f"scipy-linalg-{_key}", f"y = {_value}\nreturn np.sum(y * y) + np.sum(y)", "m",
+            prelude="import scipy.linalg as sl")
 
 # --- reductions with their keywords ----------------------------------------------------------
 

@@ -117,6 +117,8 @@ if hasattr(importlib.import_module("s2sad.rules"), "scipy_special"):  # (where S
     RULE_MODULES.append("scipy_special")
 if hasattr(importlib.import_module("s2sad.rules"), "scipy_stats"):
     RULE_MODULES.append("scipy_stats")
+if hasattr(importlib.import_module("s2sad.rules"), "scipy_linalg"):
+    RULE_MODULES.append("scipy_linalg")
 
 
 def _name(function) -> str:

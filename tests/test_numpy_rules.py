@@ -21,7 +21,8 @@ import pytest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # The rule tables kept in their own files, read by the check that every rule has a case.
-OTHER_TABLES = ("test_scipy_special.py", "test_scipy_integrate.py", "test_scipy_stats.py")
+OTHER_TABLES = ("test_scipy_special.py", "test_scipy_integrate.py", "test_scipy_stats.py",
+                "test_scipy_linalg.py")
 
 import s2sad  # noqa: E402
 from s2sad import registry, runtime  # noqa: E402
@@ -604,7 +605,8 @@ def test_every_rule_has_a_case():
 
 def test_every_rule_parses():
     """Every rule is assignments and one `return`, naming only np, math, runtime helpers
-    (those of s2sad.runtime_ode too) and (SciPy's rules) SciPy's ``special`` and ``stats``."""
+    (those of s2sad.runtime_ode too) and (SciPy's rules) SciPy's ``special``, ``stats``
+    and ``linalg``."""
     import gast
     for rule in registry.registered():
         if rule.adjoint is None:
@@ -618,6 +620,7 @@ def test_every_rule_parses():
             assert name in ("np", "math") or getattr(runtime, name, None) is value or \
                 name == "special" and value is sys.modules.get("scipy.special") or \
                 name == "stats" and value is sys.modules.get("scipy.stats") or \
+                name == "linalg" and value is sys.modules.get("scipy.linalg") or \
                 getattr(value, "__module__", None) == "s2sad.runtime_ode", \
                 f"{rule.adjoint.__qualname__} refers to {name!r}"
 

@@ -23,6 +23,11 @@ except ImportError:  # pragma: no cover
     pass
 else:
     from . import scipy_stats  # noqa: F401
+    import scipy.linalg  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass
+else:
+    from . import scipy_linalg  # noqa: F401
 
 import numpy as _np  # noqa: E402
 

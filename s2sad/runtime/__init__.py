@@ -24,7 +24,8 @@ The package is split by role; this module gathers every name:
 - :mod:`~s2sad.runtime.reductions`: adjoints of sums, products, means, extrema;
 - :mod:`~s2sad.runtime.products`: adjoints of dot, matmul, einsum, linear algebra;
 - :mod:`~s2sad.runtime.arrays`: adjoints of indexing, joins, pads, takes;
-- :mod:`~s2sad.runtime.elementwise`: casts, powers and quotients.
+- :mod:`~s2sad.runtime.elementwise`: casts, powers and quotients;
+- :mod:`~s2sad.runtime.matrices`: the pieces of ``scipy.linalg``'s factors and matrices.
 
 Generated code imports every helper from here, not from the submodule that defines it:
 :func:`public_module` names the module an import line (or an error message) gives.
@@ -68,6 +69,11 @@ from .arrays import (  # noqa: F401
 )
 from .elementwise import (  # noqa: F401
     cast_like, check_real_power, check_number, scaled_power, quotient, gap_quotient, clip_grad,
+)
+from .matrices import (  # noqa: F401
+    as_columns, from_columns, triangle, factor_part, block_diag_part, block_diag_place,
+    toeplitz_grad, band_of, band_full, band_transposed, pivots_matrix, square_factors,
+    eigh_refused,
 )
 
 

@@ -105,7 +105,7 @@ class RuleInliner(trees.Copier):
         self.globals = (function or rule.adjoint).__globals__
 
     def statement(self, assign):
-        return self.visit(assign)
+        return _fold(self.visit(assign))
 
     def expression(self, expr):
         return _fold(self.visit(expr))
@@ -204,6 +204,14 @@ class _Fold(trees.Transformer):
                                                                  node.comparators[0])):
             same = node.left.value == node.comparators[0].value
             return gast.Constant(same if isinstance(node.ops[0], gast.Eq) else not same, None)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.In, gast.NotIn)) and \
+                isinstance(node.left, gast.Constant) and \
+                isinstance(node.comparators[0], gast.Tuple) and \
+                all(isinstance(c, gast.Constant) and type(c.value) in (int, str, bool)
+                    for c in [node.left, *node.comparators[0].elts]):
+            found = node.left.value in tuple(c.value for c in node.comparators[0].elts)
+            return gast.Constant(found if isinstance(node.ops[0], gast.In) else not found,
+                                 None)
         return node
 
     def visit_UnaryOp(self, node):

@@ -386,6 +386,13 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                 return Kind("numeric", target, base.ndim, fits=base.shape)
         if shape == "sequence" and op.kind == "call":
             fields = facts.fields or None
+            flag = op.keywords.get(facts.alone[0]) if facts.alone else None
+            if flag is not None:  # eigh(a, eigvals_only=True): the first field alone
+                if not isinstance(flag, gast.Constant):
+                    return ANY
+                if flag.value == facts.alone[1]:
+                    base = of(op.operands[0]).ndim if op.operands else None
+                    return Kind("numeric", None, None if base is None else base + fields[1][0])
             if fields is not None and op.operands:  # w, v = np.linalg.eigh(a), or r.S
                 base = of(op.operands[0]).ndim
                 return Kind("tuple", items=tuple(

@@ -1,0 +1,215 @@
+"""Helpers of the ``scipy.linalg`` rules (``s2sad.rules.scipy_linalg``): reshapes of a
+right-hand side, the parts of a factor a gradient may reach, the pieces of ``block_diag``
+and ``toeplitz``, and banded storage. Each is linear in its first argument; their rules
+are in ``s2sad.rules.scipy_linalg``, so the derivatives built with them compose.
+
+>>> import numpy as np
+>>> as_columns(np.array([1.0, 2.0]), np.zeros(2)).shape
+(2, 1)
+>>> toeplitz_grad(np.arange(9.0).reshape(3, 3), np.zeros(3), None, 0)  # diagonals' sums
+array([12., 14.,  8.])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DifferentiationError
+
+
+def as_columns(x, b):
+    """``x`` as a stack of one-column matrices where the right-hand side ``b`` is a vector
+    (``x[..., None]``), else ``x`` itself."""
+    return np.expand_dims(x, -1) if np.ndim(b) == 1 else x
+
+
+def from_columns(x, b):
+    """The inverse of :func:`as_columns`: ``x[..., 0]`` where ``b`` is a vector."""
+    return x[..., 0] if np.ndim(b) == 1 else x
+
+
+def triangle(m, lower, diagonal=True):
+    """The lower (or upper) triangle of a stack of matrices, with or without its diagonal.
+
+    >>> triangle(np.ones((2, 2)), False, False)
+    array([[0., 1.],
+           [0., 0.]])
+    """
+    if lower:
+        return np.tril(m, 0 if diagonal else -1)
+    return np.triu(m, 0 if diagonal else 1)
+
+
+def factor_part(g, c, lower):
+    """The sensitivity of ``cho_factor``'s matrix ``c`` in the triangle that holds the
+    factor; the other triangle holds data SciPy calls arbitrary, which has no derivative,
+    so a sensitivity there is refused.
+
+    >>> factor_part(np.array([[1.0, 0.0], [2.0, 3.0]]), np.eye(2), True)
+    array([[1., 0.],
+           [2., 3.]])
+    """
+    g = np.asarray(g, dtype=np.result_type(c, 1.0))
+    g = np.broadcast_to(g, np.shape(c))
+    if np.any(triangle(g, not lower, False) != 0):
+        raise DifferentiationError(
+            "the gradient reaches the triangle of scipy.linalg.cho_factor's matrix that does "
+            "not hold the factor: SciPy leaves arbitrary data there, without a derivative",
+            hint="Read only the factor's triangle: np.tril(c) for lower=True, np.triu(c) "
+                 "otherwise, or pass (c, lower) to scipy.linalg.cho_solve.")
+    return triangle(g, lower)
+
+
+# --- block_diag and toeplitz ------------------------------------------------------------------
+
+
+def _blocks(arrs):
+    """The shapes of ``block_diag``'s blocks (``None`` for the absent ones)."""
+    return [None if a is None else np.shape(np.atleast_2d(a)) for a in arrs]
+
+
+def block_diag_part(g, arrs, i):
+    """The block ``i`` of ``g`` (shaped like ``scipy.linalg.block_diag(*arrs)``), shaped
+    like ``arrs[i]``: the adjoint of ``block_diag`` with respect to that argument.
+
+    >>> block_diag_part(np.arange(9.0).reshape(3, 3), (np.ones(1), np.ones((2, 2))), 1)
+    array([[4., 5.],
+           [7., 8.]])
+    """
+    shapes = _blocks(arrs)
+    if shapes[i] is None:
+        return None
+    r = sum(s[0] for s in shapes[:i] if s is not None)
+    c = sum(s[1] for s in shapes[:i] if s is not None)
+    part = np.asarray(g)[..., r:r + shapes[i][0], c:c + shapes[i][1]]
+    return np.reshape(part, np.shape(arrs[i]))
+
+
+def block_diag_place(h, arrs, i):
+    """``h`` (shaped like ``arrs[i]``) put in the block ``i`` of a matrix of zeros shaped
+    like ``block_diag(*arrs)``: the transpose of :func:`block_diag_part`, and the tangent
+    of ``block_diag`` along ``arrs[i]``."""
+    shapes = _blocks(arrs)
+    rows = sum(s[0] for s in shapes if s is not None)
+    cols = sum(s[1] for s in shapes if s is not None)
+    r = sum(s[0] for s in shapes[:i] if s is not None)
+    c = sum(s[1] for s in shapes[:i] if s is not None)
+    h = np.asarray(h)
+    out = np.zeros((rows, cols), dtype=np.result_type(h, 1.0))
+    out[r:r + shapes[i][0], c:c + shapes[i][1]] = np.reshape(h, shapes[i])
+    return out
+
+
+def toeplitz_grad(g, c, r, argnum):
+    """Adjoint of ``scipy.linalg.toeplitz(c, r)`` with respect to ``c`` (0) or ``r`` (1):
+    the sums of ``g``'s diagonals below (``c``) and above (``r``, whose first item is not
+    read) the main one; where ``r`` is None, ``c`` is the first row too.
+
+    >>> toeplitz_grad(np.arange(4.0).reshape(2, 2), np.zeros(2), np.zeros(2), 1)
+    array([0., 1.])
+    """
+    g = np.asarray(g)
+    n, m = np.shape(g)[-2:]
+    below = np.stack([np.sum(np.diagonal(g, -k, -2, -1), axis=-1) for k in range(n)], -1)
+    above = np.stack([np.sum(np.diagonal(g, k, -2, -1), axis=-1) if k else
+                      np.zeros(np.shape(g)[:-2], dtype=g.dtype) for k in range(m)], -1)
+    if argnum == 1:
+        return np.reshape(above, np.shape(r))
+    if r is None:
+        k = min(n, m)
+        below = below + np.concatenate([above[..., :k], np.zeros_like(below[..., k:])],
+                                       axis=-1)
+    return np.reshape(below, np.shape(c))
+
+
+# --- banded storage ---------------------------------------------------------------------------
+
+
+def band_of(m, lu):
+    """The band of the square matrix ``m`` in ``scipy.linalg.solve_banded``'s storage for
+    ``lu = (l, u)``: ``ab[u + i - j, j] = m[i, j]``.
+
+    >>> band_of(np.arange(9.0).reshape(3, 3), (1, 0))
+    array([[0., 4., 8.],
+           [3., 7., 0.]])
+    """
+    low, up = lu
+    n = np.shape(m)[-1]
+    out = np.zeros(np.shape(m)[:-2] + (low + up + 1, n), dtype=np.result_type(m, 1.0))
+    for k in range(-up, low + 1):  # the diagonal k below the main one, at the row u + k
+        d = np.diagonal(m, -k, -2, -1)
+        if k >= 0:
+            out[..., up + k, :n - k] = d
+        else:
+            out[..., up + k, -k:] = d
+    return out
+
+
+def band_full(ab, lu):
+    """The square matrix whose band ``ab`` holds (``solve_banded``'s storage for
+    ``lu = (l, u)``), zeros elsewhere: the transpose of :func:`band_of`.
+
+    >>> band_full(np.array([[1.0, 2.0], [3.0, 0.0]]), (1, 0))
+    array([[1., 0.],
+           [3., 2.]])
+    """
+    low, up = lu
+    ab = np.asarray(ab)
+    n = np.shape(ab)[-1]
+    out = np.zeros(np.shape(ab)[:-2] + (n, n), dtype=np.result_type(ab, 1.0))
+    rows = np.arange(n)
+    for k in range(-up, low + 1):
+        i = rows[max(k, 0):n + min(k, 0)]
+        out[..., i, i - k] = ab[..., up + k, i - k]
+    return out
+
+
+def band_transposed(ab, lu):
+    """The banded storage of the transpose of the matrix ``ab`` holds for ``lu = (l, u)``
+    (its own ``(l, u)`` is ``(u, l)``)."""
+    return band_of(np.swapaxes(band_full(ab, lu), -1, -2), (lu[1], lu[0]))
+
+
+# --- LU ---------------------------------------------------------------------------------------
+
+
+def pivots_matrix(piv, like):
+    """The permutation matrix ``p`` of ``scipy.linalg.lu_factor``'s pivots (``a = p l u``;
+    row ``i`` was swapped with row ``piv[i]``), with ``like``'s dtype.
+
+    >>> pivots_matrix(np.array([1, 1]), np.zeros((2, 2)))
+    array([[0., 1.],
+           [1., 0.]])
+    """
+    piv = np.asarray(piv)
+    n = np.shape(piv)[-1]
+    out = np.zeros(np.shape(piv)[:-1] + (n, n), dtype=np.result_type(like, 1.0))
+    for index in np.ndindex(*np.shape(piv)[:-1]):
+        perm = list(range(n))
+        for i, j in enumerate(piv[index]):
+            perm[i], perm[int(j)] = perm[int(j)], perm[i]
+        out[index + (perm, list(range(n)))] = 1.0  # (p^T a = a[perm])
+    return out
+
+
+def square_factors(p, a):
+    """``p``, once ``a`` is checked square: the rules of ``scipy.linalg.lu`` are written
+    for square matrices."""
+    if np.shape(a)[-1] != np.shape(a)[-2]:
+        raise DifferentiationError(
+            f"s2sad differentiates scipy.linalg.lu of square matrices, not of shape "
+            f"{np.shape(a)[-2:]}",
+            hint="Factor a square matrix, or write the computation with scipy.linalg.qr's "
+                 "or np.linalg's functions.")
+    return p
+
+
+def eigh_refused(b, subset_by_index, subset_by_value):
+    """Raise: ``scipy.linalg.eigh`` was called with ``b`` or a subset, which its rules do
+    not model (they are refused at the line where the call shows them; this is for values
+    known only when the line runs)."""
+    raise DifferentiationError(
+        "s2sad differentiates scipy.linalg.eigh of one symmetric matrix, with all its "
+        "eigenvalues: not with b, subset_by_index or subset_by_value",
+        hint="Compute all the eigenvalues and select those you need from the result; for "
+             "a x = w b x, factor b = L L^T and take the eigenvalues of L^-1 a L^-T.")
