@@ -1,33 +1,25 @@
 """Derivative rules, one small function per primitive. Importing this package fills the table."""
 
+import importlib as _importlib
+
 from . import math, numpy, numpy_linalg, numpy_shape, operators  # noqa: F401
 from . import runtime_rules, reduction_helper_rules, linear_helper_rules  # noqa: F401,E402
 from . import tangents  # noqa: F401,E402  (higher order; forward mode)
 from . import linalg_helper_rules  # noqa: F401,E402
 from . import memory  # noqa: F401,E402  (views and changes in place)
-try:  # (SciPy is optional: its rules where it imports)
-    import scipy.special  # noqa: F401
-except ImportError:  # pragma: no cover
-    pass
-else:
-    from . import scipy_special  # noqa: F401
-try:
-    import scipy.integrate  # noqa: F401
-except ImportError:  # pragma: no cover
-    pass
-else:
-    from . import scipy_integrate  # noqa: F401
-try:  # (scipy.stats too)
-    import scipy.stats  # noqa: F401
-except ImportError:  # pragma: no cover
-    pass
-else:
-    from . import scipy_stats  # noqa: F401
-    import scipy.linalg  # noqa: F401
-except ImportError:  # pragma: no cover
-    pass
-else:
-    from . import scipy_linalg  # noqa: F401
+# SciPy is optional: each group of its rules loads where its module imports.
+_OPTIONAL = (  # (library module, rule module)
+    ("scipy.special", "scipy_special"),
+    ("scipy.integrate", "scipy_integrate"),
+    ("scipy.stats", "scipy_stats"),
+    ("scipy.linalg", "scipy_linalg"),
+)
+for _library, _rules in _OPTIONAL:
+    try:
+        _importlib.import_module(_library)
+    except ImportError:  # pragma: no cover
+        continue
+    _importlib.import_module(f"{__name__}.{_rules}")
 
 import numpy as _np  # noqa: E402
 

@@ -34,12 +34,11 @@ from ..trees import clone
 def freezes(normalize, value) -> tuple:
     """The methods of the object ``value`` (a call) makes that take its arguments after
     theirs (the ``freezes`` fact of the function called), or ``()``."""
-    from .single_assignment import _static
     if not isinstance(value, gast.Call) or not isinstance(value.func, (gast.Name,
                                                                       gast.Attribute)):
         return ()
     try:
-        target = _static(value.func, normalize)
+        target = normalize.static(value.func)
         found = registry.facts(target)
     except (KeyError, TypeError):
         return ()

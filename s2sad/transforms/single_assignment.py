@@ -129,6 +129,10 @@ def _constant(node):
 class SingleAssignment:
     """The expressions and assignments of :class:`Normalize`: one operation per statement."""
 
+    def static(self, node):
+        """The object the dotted global name ``node`` refers to (KeyError where it is local)."""
+        return _static(node, self)
+
     def conditional(self, cond, body, orelse, normalized=(False, False)) -> gast.Name:
         """``body if cond else orelse`` as an ``if`` statement setting a temporary.
         ``normalized`` says which of the two is an atom made already (``a or b``: ``a``);
