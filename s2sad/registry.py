@@ -60,6 +60,7 @@ class Rule:
     _parsed_tangent: tuple | None = field(default=None, repr=False)
     refuses: dict = field(default_factory=dict)  # parameter -> advice: no derivative in it
     accepts: dict = field(default_factory=dict)  # parameter -> (values, advice): written for
+    unmodelled: str = ""  # a function with no rule: what to do instead (refuse_function)
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -349,6 +350,30 @@ def deflinear(*funcs, argnums=(0,), joint: bool = False):
         rule.linear = tuple(argnums)
         rule.joint = joint
     changed()
+
+
+def refuse_function(*funcs, advice: str):
+    """Declare that ``funcs`` have no rule, on purpose: a call on a value that depends on
+    the differentiated arguments is refused at its line with ``advice`` (what to write
+    instead), not the general advice.
+
+    Example:
+        >>> import numpy as np
+        >>> "eigh" in unmodelled_advice(np.linalg.eigvals)
+        True
+    """
+    for func in funcs:
+        _entry(func).unmodelled = advice
+    changed()
+
+
+def unmodelled_advice(func) -> str:
+    """The advice declared by :func:`refuse_function` for ``func``, or ``""``."""
+    try:
+        rule = _PENDING.get(_key(func))
+    except TypeError:
+        return ""
+    return rule.unmodelled if rule is not None else ""
 
 
 def refuse_varying(*funcs, **advice):
