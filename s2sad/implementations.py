@@ -378,16 +378,15 @@ def gradient(f, v0=None, v1=None, v2=None, v3=None, axis=None, edge_order=1):
     # coordinate array's unequal steps weight them (NumPy's formulas)
     f = np.asarray(f)
     axes = gradient_axes(np.shape(f), axis, edge_order)
-    if v0 is None:
-        spacing = [1.0] * len(axes)
-    elif v1 is None:
-        spacing = [v0] * len(axes)
-    else:
-        spacing = [v0, v1, v2, v3][:len(axes)]
     results = []
     for i in range(len(axes)):
         y = np.moveaxis(f, axes[i], -1)
-        h = spacing[i]
+        if v0 is None:  # (the spacing: 1, one for every axis, or one for each)
+            h = 1.0
+        elif v1 is None:
+            h = v0
+        else:
+            h = [v0, v1, v2, v3][i]
         if np.ndim(h) == 0:
             inner = (y[..., 2:] - y[..., :-2]) / (2.0 * h)
             if edge_order == 1:
@@ -431,6 +430,11 @@ def piecewise(x, condlist, funclist):
     for i in range(len(funclist)):
         y = np.where(conditions[i], funclist[i], y)
     return like_dtype(y, x)
+
+
+def qr_r(a, mode="r"):
+    # np.linalg.qr(a, mode="r"): the R of the reduced decomposition
+    return np.linalg.qr(a)[1]
 
 
 def svd_values(a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -568,7 +572,8 @@ def by_value() -> list:
     """``(NumPy function, position, keyword, values, definition)``: calls passing one of
     ``values`` (literals) as that argument are written with the definition
     (``np.pad(x, 2, "mean")``)."""
-    return [(np.pad, 2, "mode", _COMPUTED_PADS, pad_computed)]
+    return [(np.pad, 2, "mode", _COMPUTED_PADS, pad_computed),
+            (np.linalg.qr, 1, "mode", ("r",), qr_r)]
 
 
 def stand_in(func):

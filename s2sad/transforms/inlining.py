@@ -71,7 +71,9 @@ def _spell_einsum(call) -> None:
     lists = args[1::2] + ([output] if output is not None else [])
     if not all(isinstance(a, (gast.List, gast.Tuple)) for a in lists):
         return  # (a sublist that is not a display: the rule refuses it)
-    labels = [[_constant(e) for e in a.elts] for a in lists]
+    labels = [[Ellipsis if isinstance(e, gast.Name) and e.id == "Ellipsis" or
+               isinstance(e, gast.Constant) and e.value is Ellipsis else _constant(e)
+               for e in a.elts] for a in lists]
     if not all(type(lab) is int or lab is Ellipsis for sub in labels for lab in sub):
         return
     spec = interleaved_subscripts(labels[:len(args) // 2],
