@@ -96,6 +96,12 @@ def lstsq_wide(m):
     return weigh(np.linalg.lstsq(m.T, V[:3], rcond=None)[0])
 
 
+def lstsq_both(m):
+    # a and b both vary: forward mode adds the two lists of tangents item by item
+    x, residuals, rank, s = np.linalg.lstsq(m[:, :2], m[:, 2], rcond=None)
+    return weigh(x) + weigh(residuals) + weigh(s)
+
+
 def lstsq_residuals(m):
     x, residuals, rank, s = np.linalg.lstsq(m, W[:4, :2], rcond=None)
     return weigh(residuals) + weigh(x)
@@ -300,7 +306,7 @@ TABLE = [(f, (V,), 0) for f in (
     select, piecewise, insert, delete)] + [
     (f, (M,), 0) for f in (
         gradient_axis, gradient_both_axes, pinv_tall, pinv_wide, pinv_rcond, pinv_stack,
-        lstsq_x, lstsq_columns, lstsq_wide, lstsq_residuals, lstsq_singular_values, qr_tall,
+        lstsq_x, lstsq_columns, lstsq_wide, lstsq_both, lstsq_residuals, lstsq_singular_values, qr_tall,
         qr_wide, qr_r, qr_fields, svd_values, kron, rollaxis, partition_axis, partition_flat,
         insert_several, insert_rows, delete_axis, cross_axes, cross_axis,
         einsum_sublists, einsum_ellipsis, pad_ramp_ends, *PADS)] + [
