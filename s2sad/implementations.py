@@ -146,26 +146,30 @@ def polyval(p, x):
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    # of 3-vectors (or 2-vectors: the z component) along axisa and axisb, the result's
-    # vectors along axisc (axis: all three)
+    # of 3-vectors (or 2-vectors: the z component) along axisa and axisb (the last), the
+    # result's vectors along axisc (axis: all three)
     if axis is not None:
         axisa, axisb, axisc = axis, axis, axis
-    a = np.moveaxis(np.asarray(a), axisa, -1)  # (lists too, as NumPy takes them)
-    b = np.moveaxis(np.asarray(b), axisb, -1)
+    a, b = np.asarray(a), np.asarray(b)  # (lists too, as NumPy takes them)
+    if axisa != -1:
+        a = np.moveaxis(a, axisa, -1)
+    if axisb != -1:
+        b = np.moveaxis(b, axisb, -1)
     if np.shape(a)[-1] == 2 and np.shape(b)[-1] == 2:
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     if np.shape(a)[-1] == 2:  # (a 2-vector is a 3-vector with z = 0)
-        return np.moveaxis(np.stack([a[..., 1] * b[..., 2], -(a[..., 0] * b[..., 2]),
-                                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]],
-                                    axis=-1), -1, axisc)
-    if np.shape(b)[-1] == 2:
-        return np.moveaxis(np.stack([-(a[..., 2] * b[..., 1]), a[..., 2] * b[..., 0],
-                                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]],
-                                    axis=-1), -1, axisc)
-    return np.moveaxis(np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-                                 a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                                 a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1),
-                       -1, axisc)
+        c = np.stack([a[..., 1] * b[..., 2], -(a[..., 0] * b[..., 2]),
+                      a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    elif np.shape(b)[-1] == 2:
+        c = np.stack([-(a[..., 2] * b[..., 1]), a[..., 2] * b[..., 0],
+                      a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    else:
+        c = np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+                      a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                      a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    if axisc != -1:
+        return np.moveaxis(c, -1, axisc)
+    return c
 
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):

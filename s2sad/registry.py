@@ -60,7 +60,6 @@ class Rule:
     _parsed_tangent: tuple | None = field(default=None, repr=False)
     refuses: dict = field(default_factory=dict)  # parameter -> advice: no derivative in it
     accepts: dict = field(default_factory=dict)  # parameter -> (values, advice): written for
-    unmodelled: str = ""  # a function with no rule: what to do instead (refuse_function)
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -355,25 +354,24 @@ def deflinear(*funcs, argnums=(0,), joint: bool = False):
 def refuse_function(*funcs, advice: str):
     """Declare that ``funcs`` have no rule, on purpose: a call on a value that depends on
     the differentiated arguments is refused at its line with ``advice`` (what to write
-    instead), not the general advice.
+    instead), not the general advice (a fact: ``Facts.unmodelled``).
 
     Example:
         >>> import numpy as np
         >>> "eigh" in unmodelled_advice(np.linalg.eigvals)
         True
     """
-    for func in funcs:
-        _entry(func).unmodelled = advice
+    deffacts(*funcs, unmodelled=advice)
     changed()
 
 
 def unmodelled_advice(func) -> str:
     """The advice declared by :func:`refuse_function` for ``func``, or ``""``."""
     try:
-        rule = _PENDING.get(_key(func))
+        found = _FACTS.get(_key(func))
     except TypeError:
         return ""
-    return rule.unmodelled if rule is not None else ""
+    return found.unmodelled if found is not None else ""
 
 
 def refuse_varying(*funcs, **advice):
@@ -543,6 +541,7 @@ class Facts:
     * ``sequence``: it returns a Python container of what its argument holds.
     * ``converts``: it gives an ndarray or a Python value whatever array subclass it is
       given (``np.asarray(M)`` of an ``np.matrix``; not with ``subok=True``).
+    * ``unmodelled``: it has no rule on purpose; what its refusal advises instead.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -572,6 +571,7 @@ class Facts:
     number: str = ""
     sequence: bool = False
     converts: bool = False
+    unmodelled: str = ""
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""
