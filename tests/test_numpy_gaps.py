@@ -537,3 +537,31 @@ def test_supported_lists_the_new_functions():
                  "numpy.linalg.matrix_power", "numpy.rollaxis", "numpy.partition",
                  "numpy.select", "numpy.piecewise", "numpy.insert", "numpy.delete"):
         assert name in names, name
+
+
+MODE = "median"  # (a module's constant: read as the literal is)
+
+
+def pad_mode_constant(m):
+    return weigh(np.pad(m ** 2, 1, MODE))
+
+
+def test_a_pad_mode_held_in_a_module_constant():
+    np.testing.assert_allclose(s2sad.grad(pad_mode_constant)(M),
+                               central_differences(pad_mode_constant, (M,), 0, EPS), rtol=1e-6,
+                               atol=1e-7)
+
+
+def cross_mixed(m):
+    return weigh(np.cross(m[:, :2], m[:, :3] ** 2))
+
+
+def test_cross_of_a_2_vector_and_a_3_vector():
+    """NumPy's 3-vector result (the 2-vector's z is 0), not its z component alone."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # (NumPy 2's, for 2-vectors)
+        np.testing.assert_allclose(s2sad.value_and_grad(cross_mixed)(M)[0], cross_mixed(M),
+                                   rtol=1e-13)
+        np.testing.assert_allclose(s2sad.grad(cross_mixed)(M),
+                                   central_differences(cross_mixed, (M,), 0, EPS), rtol=1e-6,
+                                   atol=1e-7)

@@ -60,6 +60,20 @@ def _stand_in(value):
     return implementations.stand_in(value) if registry.lookup(value) is None else None
 
 
+def _literal(node, normalize):
+    """The string or number ``node`` is, a literal or a module's constant (``MODE``), or
+    None."""
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, (gast.Name, gast.Attribute)):
+        try:
+            value = _static(node, normalize)
+        except KeyError:
+            return None
+        return value if isinstance(value, (str, int, float)) else None
+    return None
+
+
 def _spell_einsum(call) -> None:
     """``np.einsum(a, [0, 1], b, [1, 2], [0, 2])``, its sublists written out, becomes
     ``np.einsum("ab,bc->ac", a, b)`` (in place); other calls are left as they are."""
@@ -247,9 +261,7 @@ class Inlining:
             if given is None and len(node.args) > position and \
                     not any(isinstance(a, gast.Starred) for a in node.args[:position + 1]):
                 given = node.args[position]
-            if value is func and given is not None and (
-                    _constant(given) in values if isinstance(given, gast.Constant) else
-                    list in values and isinstance(given, (gast.List, gast.Tuple))):
+            if value is func and given is not None and _literal(given, self) in values:
                 return stand_in, None, None
         return None
 
