@@ -118,6 +118,9 @@ import functools
 import numpy as np
 
 from .runtime import checked_quantiles, one_axis, running_extremum, window_count
+from .runtime_numpy_more import (delete_sources, gradient_axes, insert_sources,
+                                 like_dtype, pad_pairs, partition_sources,
+                                 piecewise_conditions)
 
 
 def interp(x, xp, fp, left=None, right=None):
@@ -142,14 +145,31 @@ def polyval(p, x):
     return y
 
 
-def cross(a, b):
-    # of 3-vectors (or 2-vectors: the z component) in the last axis
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    # of 3-vectors (or 2-vectors: the z component) along axisa and axisb (the last), the
+    # result's vectors along axisc (axis: all three)
+    if axis is not None:
+        axisa, axisb, axisc = axis, axis, axis
     a, b = np.asarray(a), np.asarray(b)  # (lists too, as NumPy takes them)
-    if np.shape(a)[-1] == 2:
+    if axisa != -1:
+        a = np.moveaxis(a, axisa, -1)
+    if axisb != -1:
+        b = np.moveaxis(b, axisb, -1)
+    if np.shape(a)[-1] == 2 and np.shape(b)[-1] == 2:
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    if np.shape(a)[-1] == 2:  # (a 2-vector is a 3-vector with z = 0)
+        c = np.stack([a[..., 1] * b[..., 2], -(a[..., 0] * b[..., 2]),
+                      a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    elif np.shape(b)[-1] == 2:
+        c = np.stack([-(a[..., 2] * b[..., 1]), a[..., 2] * b[..., 0],
+                      a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    else:
+        c = np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+                      a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                      a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    if axisc != -1:
+        return np.moveaxis(c, -1, axisc)
+    return c
 
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):
@@ -305,6 +325,170 @@ def sliding_window_view(x, window_shape, axis=None):
     return np.moveaxis(windows, axis + 1 if axis >= 0 else axis, -1)
 
 
+def rollaxis(a, axis, start=0):
+    # np.moveaxis to where NumPy's rollaxis puts the axis (a view, as NumPy's)
+    n = np.ndim(a)
+    axis = axis + n if axis < 0 else axis
+    start = start + n if start < 0 else start
+    if start > axis:
+        start = start - 1
+    return np.moveaxis(a, axis, start)
+
+
+def select(condlist, choicelist, default=0):
+    # the first condition that holds chooses: np.where from the last one back
+    result = np.asarray(default)
+    for i in range(len(condlist) - 1, -1, -1):
+        result = np.where(condlist[i], choicelist[i], result)
+    return result
+
+
+def matrix_power(a, n):
+    # products of a (of its inverse for n < 0); the identity for n = 0
+    if n == 0:
+        return np.zeros_like(a) + np.eye(np.shape(a)[-1], dtype=np.asarray(a).dtype)
+    base = np.linalg.inv(a) if n < 0 else a
+    result = base
+    for _ in range(abs(n) - 1):
+        result = result @ base
+    return result
+
+
+def delete(arr, obj, axis=None):
+    # the entries NumPy keeps, gathered by their positions
+    a = np.asarray(arr)
+    return np.take(np.ravel(a), delete_sources(np.shape(a), obj, axis))
+
+
+def insert(arr, obj, values, axis=None):
+    # each entry gathered from arr or from values (cast to arr's dtype), where NumPy puts it
+    a = np.asarray(arr)
+    v = like_dtype(values, a)
+    sources = insert_sources(np.shape(a), obj, np.shape(v), axis)
+    flat = np.concatenate([np.ravel(a), np.ravel(v)])
+    return np.take(flat, np.where(sources >= 0, sources, np.size(a) - 1 - sources))
+
+
+def partition(a, kth, axis=-1):
+    # NumPy's arrangement, gathered from a (the entries move: a sort-like gather)
+    if axis is None:
+        a = np.ravel(a)
+        axis = -1
+    return np.take_along_axis(a, partition_sources(a, kth, axis), axis=axis)
+
+
+def gradient(f, v0=None, v1=None, v2=None, v3=None, axis=None, edge_order=1):
+    # second-order differences inside, one-sided ones of edge_order at the ends; a
+    # coordinate array's unequal steps weight them (NumPy's formulas)
+    f = np.asarray(f)
+    axes = gradient_axes(np.shape(f), axis, edge_order)
+    results = []
+    for i in range(len(axes)):
+        y = np.moveaxis(f, axes[i], -1)
+        if v0 is None:  # (the spacing: 1, one for every axis, or one for each)
+            h = 1.0
+        elif v1 is None:
+            h = v0
+        else:
+            h = [v0, v1, v2, v3][i]
+        if np.ndim(h) == 0:
+            inner = (y[..., 2:] - y[..., :-2]) / (2.0 * h)
+            if edge_order == 1:
+                first = (y[..., 1:2] - y[..., 0:1]) / h
+                last = (y[..., -1:] - y[..., -2:-1]) / h
+            else:
+                first = (-1.5 * y[..., 0:1] + 2.0 * y[..., 1:2] - 0.5 * y[..., 2:3]) / h
+                last = (0.5 * y[..., -3:-2] - 2.0 * y[..., -2:-1] + 1.5 * y[..., -1:]) / h
+        else:
+            dx = np.diff(h)
+            d1 = dx[:-1]
+            d2 = dx[1:]
+            inner = (-d2 / (d1 * (d1 + d2)) * y[..., :-2] + (d2 - d1) / (d1 * d2) * y[..., 1:-1]
+                     + d1 / (d2 * (d1 + d2)) * y[..., 2:])
+            if edge_order == 1:
+                first = (y[..., 1:2] - y[..., 0:1]) / dx[0]
+                last = (y[..., -1:] - y[..., -2:-1]) / dx[-1]
+            else:
+                d1 = dx[0]
+                d2 = dx[1]
+                first = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)) * y[..., 0:1] +
+                         (d1 + d2) / (d1 * d2) * y[..., 1:2] - d1 / (d2 * (d1 + d2)) *
+                         y[..., 2:3])
+                d1 = dx[-2]
+                d2 = dx[-1]
+                last = (d2 / (d1 * (d1 + d2)) * y[..., -3:-2] - (d2 + d1) / (d1 * d2) *
+                        y[..., -2:-1] + (2.0 * d2 + d1) / (d2 * (d1 + d2)) * y[..., -1:])
+        whole = np.concatenate([first, inner, last], axis=-1)
+        results.append(np.moveaxis(whole, -1, axes[i]))
+    if len(axes) == 1:
+        return results[0]
+    return tuple(results)
+
+
+def piecewise(x, condlist, funclist):
+    # each value where its condition holds (the later condition wins), in x's dtype;
+    # funclist holds values (a function there is refused: NumPy calls it on the
+    # entries its condition selects only)
+    conditions = piecewise_conditions(x, condlist, funclist)
+    y = np.zeros_like(x)
+    for i in range(len(funclist)):
+        y = np.where(conditions[i], funclist[i], y)
+    return like_dtype(y, x)
+
+
+def qr_r(a, mode="r"):
+    # np.linalg.qr(a, mode="r"): the R of the reduced decomposition
+    return np.linalg.qr(a)[1]
+
+
+def svd_values(a, full_matrices=True, compute_uv=True, hermitian=False):
+    # np.linalg.svd(a, compute_uv=False): the singular values alone
+    if compute_uv:
+        return np.linalg.svd(a, full_matrices, hermitian=hermitian)
+    return np.linalg.svd(a, False, hermitian=hermitian)[1]
+
+
+def pad_computed(array, pad_width, mode="constant", stat_length=None, end_values=0):
+    # np.pad's modes that compute the padding (linear_ramp, maximum, mean, median,
+    # minimum), one axis after the other as NumPy pads them (each axis sees the padding
+    # of the ones before it)
+    x = np.asarray(array)
+    widths = pad_pairs(pad_width, np.ndim(x), True)
+    lengths = pad_pairs(stat_length, np.ndim(x), True)
+    ends = np.broadcast_to(np.asarray(end_values), (np.ndim(x), 2))
+    for axis in range(np.ndim(x)):
+        before = widths[axis][0]
+        after = widths[axis][1]
+        n = np.shape(x)[axis]
+        y = np.moveaxis(x, axis, -1)
+        if mode == "linear_ramp":
+            # from the end value towards the edge, the edge left out (np.linspace's steps)
+            left = np.arange(before) * ((y[..., :1] - ends[axis, 0]) / before) + \
+                ends[axis, 0] if before else y[..., :0]
+            right = np.arange(after) * ((y[..., -1:] - ends[axis, 1]) / after) + \
+                ends[axis, 1] if after else y[..., :0]
+            right = np.flip(right, axis=-1)
+        else:
+            first = n if lengths[axis][0] is None else min(lengths[axis][0], n)
+            last = n if lengths[axis][1] is None else min(lengths[axis][1], n)
+            if mode == "maximum":
+                low = np.max(y[..., :first], axis=-1, keepdims=True)
+                high = np.max(y[..., n - last:], axis=-1, keepdims=True)
+            elif mode == "minimum":
+                low = np.min(y[..., :first], axis=-1, keepdims=True)
+                high = np.min(y[..., n - last:], axis=-1, keepdims=True)
+            elif mode == "mean":
+                low = np.mean(y[..., :first], axis=-1, keepdims=True)
+                high = np.mean(y[..., n - last:], axis=-1, keepdims=True)
+            else:
+                low = np.median(y[..., :first], axis=-1, keepdims=True)
+                high = np.median(y[..., n - last:], axis=-1, keepdims=True)
+            left = np.repeat(low, before, axis=-1)
+            right = np.repeat(high, after, axis=-1)
+        x = np.moveaxis(np.concatenate([left, y, right], axis=-1), -1, axis)
+    return x
+
+
 # --- methods of ufuncs: np.add.reduce(x) is np.sum(x, axis=0) ----------------------------
 
 
@@ -381,7 +565,19 @@ def names() -> list[str]:
 def by_keyword() -> list:
     """``(NumPy function, keywords, definition)``: calls giving one of those keywords,
     which the function's rule does not take, are written with the definition."""
-    return [(np.diff, {"prepend", "append"}, diff)]
+    return [(np.diff, {"prepend", "append"}, diff),
+            (np.linalg.svd, {"compute_uv"}, svd_values)]
+
+
+_COMPUTED_PADS = ("linear_ramp", "maximum", "mean", "median", "minimum")
+
+
+def by_value() -> list:
+    """``(NumPy function, position, keyword, values, definition)``: calls passing one of
+    ``values`` (literals) as that argument are written with the definition
+    (``np.pad(x, 2, "mean")``)."""
+    return [(np.pad, 2, "mode", _COMPUTED_PADS, pad_computed),
+            (np.linalg.qr, 1, "mode", ("r",), qr_r)]
 
 
 def stand_in(func):
@@ -404,8 +600,10 @@ def _table() -> dict:
 def table() -> dict:
     """The NumPy function each definition here stands in for."""
     names = ["interp", "polyval", "cross", "cov", "median", "append", "convolve", "quantile",
-             "percentile", "nanprod", "nancumsum", "nancumprod", "nanvar", "nanstd"]
+             "percentile", "nanprod", "nancumsum", "nancumprod", "nanvar", "nanstd",
+             "rollaxis", "select", "delete", "insert", "partition", "gradient", "piecewise"]
     found = {getattr(np, name): globals()[name] for name in names}
+    found[np.linalg.matrix_power] = matrix_power
     found[np.lib.stride_tricks.sliding_window_view] = sliding_window_view
     for name in ("trapezoid", "trapz"):  # (trapz: NumPy < 2.0; trapezoid: NumPy >= 2.0)
         if hasattr(np, name):

@@ -351,6 +351,29 @@ def deflinear(*funcs, argnums=(0,), joint: bool = False):
     changed()
 
 
+def refuse_function(*funcs, advice: str):
+    """Declare that ``funcs`` have no rule, on purpose: a call on a value that depends on
+    the differentiated arguments is refused at its line with ``advice`` (what to write
+    instead), not the general advice (a fact: ``Facts.unmodelled``).
+
+    Example:
+        >>> import numpy as np
+        >>> "eigh" in unmodelled_advice(np.linalg.eigvals)
+        True
+    """
+    deffacts(*funcs, unmodelled=advice)
+    changed()
+
+
+def unmodelled_advice(func) -> str:
+    """The advice declared by :func:`refuse_function` for ``func``, or ``""``."""
+    try:
+        found = _FACTS.get(_key(func))
+    except TypeError:
+        return ""
+    return found.unmodelled if found is not None else ""
+
+
 def refuse_varying(*funcs, **advice):
     """Declare arguments of ``funcs`` the rules do not differentiate, though the result
     depends on them: a call where one of them depends on the differentiated arguments is
@@ -523,6 +546,7 @@ class Facts:
     * ``freezes``: calling it (a SciPy distribution) gives an object whose methods of
       these names are its own, given the call's arguments after theirs
       (``norm(mu, s).logpdf(x)`` is ``norm.logpdf(x, mu, s)``).
+    * ``unmodelled``: it has no rule on purpose; what its refusal advises instead.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -554,6 +578,7 @@ class Facts:
     sequence: bool = False
     converts: bool = False
     freezes: tuple = ()
+    unmodelled: str = ""
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

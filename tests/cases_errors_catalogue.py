@@ -297,11 +297,12 @@ def norm_of_varying_order(x):
 
 
 def pad_in_an_unsupported_mode(x):
-    return np.sum(np.pad(x, 1, mode="linear_ramp") ** 2)  # <- here
+    return np.sum(np.pad(x, 1, mode="reflect", reflect_type="odd") ** 2)  # <- here
 
 
 def einsum_with_sublists(x):
-    return np.sum(np.einsum(x, [0, 1], x, [1, 2]))  # <- here
+    sublist = [0, 1]
+    return np.sum(np.einsum(x, sublist, x, [1, 2]))  # <- here
 
 
 def unknown_call(x):

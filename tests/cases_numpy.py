@@ -604,6 +604,11 @@ def la_einsum_interleaved(x, y):
     return np.sum(np.einsum(x, [0, 1], y, [1, 2]))
 
 
+def la_einsum_sublists_held(x, y):
+    sub = [0, 1]
+    return np.sum(np.einsum(x, sub, y, [1, 2]))
+
+
 def la_einsum_seven(x):
     return np.einsum("i,i,i,i,i,i,i->", x, x, x, x, x, x, x)
 

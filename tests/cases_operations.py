@@ -362,6 +362,41 @@ add("create-pad-constant", "return np.sum(np.pad(x, 1, constant_values=3.0) ** 2
 add("create-pad-constant-from-x", "return np.sum(np.pad(x, 1, constant_values=x[0]) ** 2)")
 for _mode in ["edge", "reflect", "wrap", "symmetric", "linear_ramp", "mean"]:
     add(f"create-pad-{_mode}", f"return np.sum(np.pad(x, 2, mode={_mode!r}) * np.arange(7))")
+for _mode in ["maximum", "minimum", "median", "empty"]:
+    add(f"create-pad-{_mode}", f"return np.sum(np.pad(x, 2, mode={_mode!r})[2:5] * np.arange(3))")
+add("create-pad-stat-length", "return np.sum(np.pad(x, ((1, 2), (2, 1)), 'mean', stat_length=2) "
+    "* np.arange(36.0).reshape(6, 6))", "m")
+add("create-pad-ramp-end-from-x", "return np.sum(np.pad(x, 2, 'linear_ramp', end_values=x[0]) "
+    "* np.arange(7))")
+add("create-insert-axis", "return np.sum(np.insert(x, [0, 2], x[1, :1] * 2.0, axis=1) ** 2)", "m")
+add("create-delete-axis", "return np.sum(np.delete(x, [0], axis=0) ** 2)", "m")
+
+# --- NumPy's remaining gaps (issue 34) ------------------------------------------------------
+add("gradient", "return np.sum(np.gradient(x * x) * np.arange(3.0))")
+add("gradient-axes", "gy, gx = np.gradient(x ** 3, 0.5, 2.0, edge_order=2)\n"
+    "return np.sum(gy * x) + np.sum(gx * gx)", "m")
+add("gradient-coordinates", "return np.sum(np.gradient(x ** 2, np.cumsum(x * x + 1.0)) * x)")
+add("linalg-pinv", "return np.sum(np.linalg.pinv(x[:, :2]) * np.arange(6.0).reshape(2, 3))", "m")
+add("linalg-pinv-hermitian", "return np.sum(np.linalg.pinv(x + x.T, hermitian=True) ** 2)", "m")
+add("linalg-lstsq", "return np.sum(np.linalg.lstsq(x[:, :2], x[:, 2], rcond=None)[0] ** 2)",
+    "m")
+add("linalg-lstsq-residuals", "return np.sum(np.linalg.lstsq(x[:, :2], x[:, 2], rcond=None)[1])",
+    "m")
+add("linalg-qr", "q, r = np.linalg.qr(x)\nreturn np.sum(q * np.arange(9.0).reshape(3, 3)) + "
+    "np.sum(r ** 2)", "m")
+add("linalg-qr-r", "return np.sum(np.linalg.qr(x[:, :2], mode='r') * np.arange(4.0).reshape(2, 2))",
+    "m")
+add("linalg-matrix-power", "return np.sum(np.linalg.matrix_power(x, 3) ** 2)", "m")
+add("linalg-matrix-power-negative", "return np.sum(np.linalg.matrix_power(x, -1))", "m")
+add("linalg-svd-values", "return np.sum(np.linalg.svd(x, compute_uv=False) * np.arange(3.0))",
+    "m")
+add("linalg-eigvals", "return np.sum(np.linalg.eigvals(x))", "m")
+add("rollaxis", "return np.sum(np.rollaxis(x[None] * x[:, None], 2) * np.arange(27.0).reshape("
+    "3, 3, 3))", "m")
+add("cross-axes", "return np.sum(np.cross(x, x * x, axisa=0, axisb=1, axisc=0) ** 2)", "m")
+add("einsum-sublist-matrix", "return np.sum(np.einsum(x, [0, 1], x, [1, 2], [0, 2]) ** 2)", "m")
+add("piecewise-values", "return np.sum(np.piecewise(x, [x > 0.0], [x[0], 0.5]) * x)")
+add("select-default-from-x", "return np.sum(np.select([x > 0.5], [x * x], x[1]) * x)")
 
 # --- index tricks ----------------------------------------------------------------------------
 

@@ -263,8 +263,8 @@ def test_an_argument_the_rule_does_not_differentiate():
 
 
 @pytest.mark.parametrize("func, construct, fix", [
-    (C.pad_in_an_unsupported_mode, "numpy.pad is differentiated with mode 'constant'",
-     "write the padding out with np.concatenate"),
+    (C.pad_in_an_unsupported_mode, "numpy.pad is differentiated with reflect_type 'even', "
+     "not 'odd'", "Write the padding out with np.concatenate"),
     (C.einsum_with_sublists, "numpy.einsum is differentiated with subscripts a str, not an "
      "array", "np.einsum('ij,jk->ik', a, b)")], ids=["pad-mode", "einsum-sublists"])
 def test_a_value_the_rule_is_not_written_for(func, construct, fix):

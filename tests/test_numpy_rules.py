@@ -22,7 +22,7 @@ import pytest
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # The rule tables kept in their own files, read by the check that every rule has a case.
 OTHER_TABLES = ("test_scipy_special.py", "test_scipy_integrate.py", "test_scipy_stats.py",
-                "test_scipy_linalg.py")
+                "test_scipy_linalg.py", "test_numpy_gaps.py")
 
 import s2sad  # noqa: E402
 from s2sad import registry, runtime  # noqa: E402
@@ -738,7 +738,16 @@ def test_einsum_forms_that_are_refused():
     with pytest.raises(s2sad.DifferentiationError, match="einsum"):
         s2sad.grad(C.la_einsum_seven)(x)
     with pytest.raises(s2sad.NoDerivativeError, match="subscripts a str, not an array"):
-        s2sad.grad(C.la_einsum_interleaved)(rand(2, 3), rand(3, 2))  # (at its line)
+        s2sad.grad(C.la_einsum_sublists_held)(rand(2, 3), rand(3, 2))  # (at its line)
+
+
+def test_einsum_sublists_are_spelled_as_subscripts():
+    """np.einsum(x, [0, 1], y, [1, 2]), its sublists written out, is np.einsum("ab,bc", x, y)."""
+    x, y = rand(2, 3), rand(3, 2)
+    gx, gy = s2sad.grad(C.la_einsum_interleaved, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, np.ones((2, 2)) @ y.T)
+    np.testing.assert_allclose(gy, x.T @ np.ones((2, 2)))
+    assert "np.einsum('ab,bc', " in s2sad.grad(C.la_einsum_interleaved).source
 
 
 def test_einsum_on_an_empty_batch():

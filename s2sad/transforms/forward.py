@@ -413,8 +413,9 @@ class Forward:
         if not parts:
             return self.zero(self.load(target))
         expr = parts[0]
-        for part in parts[1:]:
-            expr = gast.BinOp(expr, gast.Add(), part)
+        for part in parts[1:]:  # (lists of tangents, np.linalg.lstsq's: item by item)
+            expr = gast.Call(self.helper("add_sens"), [expr, part], []) \
+                if rule.shape == "sequence" else gast.BinOp(expr, gast.Add(), part)
         if rule.shape == "elementwise" and self._incomplete(expr, op, target):
             expr = gast.Call(self.helper("broadcast_like", "s2sad.runtime_higher"),
                              [expr, self.load(target)], [])

@@ -60,6 +60,41 @@ def _stand_in(value):
     return implementations.stand_in(value) if registry.lookup(value) is None else None
 
 
+def _literal(node, normalize):
+    """The string or number ``node`` is, a literal or a module's constant (``MODE``), or
+    None."""
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, (gast.Name, gast.Attribute)):
+        try:
+            value = _static(node, normalize)
+        except KeyError:
+            return None
+        return value if isinstance(value, (str, int, float)) else None
+    return None
+
+
+def _spell_einsum(call) -> None:
+    """``np.einsum(a, [0, 1], b, [1, 2], [0, 2])``, its sublists written out, becomes
+    ``np.einsum("ab,bc->ac", a, b)`` (in place); other calls are left as they are."""
+    from ..runtime_numpy_more import interleaved_subscripts
+    args = list(call.args)
+    if len(args) < 2 or any(isinstance(a, gast.Starred) for a in args):
+        return
+    output = args.pop() if len(args) % 2 else None
+    lists = args[1::2] + ([output] if output is not None else [])
+    if not all(isinstance(a, (gast.List, gast.Tuple)) for a in lists):
+        return  # (a sublist that is not a display: the rule refuses it)
+    labels = [[Ellipsis if isinstance(e, gast.Name) and e.id == "Ellipsis" or
+               isinstance(e, gast.Constant) and e.value is Ellipsis else _constant(e)
+               for e in a.elts] for a in lists]
+    if not all(type(lab) is int or lab is Ellipsis for sub in labels for lab in sub):
+        return
+    spec = interleaved_subscripts(labels[:len(args) // 2],
+                                  labels[-1] if output is not None else None)
+    call.args = [gast.Constant(spec, None)] + args[0::2]
+
+
 class Inlining:
     """The calls of :class:`Normalize`: the user's functions inlined, the others resolved."""
 
@@ -217,6 +252,16 @@ class Inlining:
             return None
         for func, names, stand_in in implementations.by_keyword():
             if value is func and keywords & names:
+                return stand_in, None, None
+        if value is np.einsum:  # np.einsum(a, [0, 1], b, [1, 2]): the subscripts spelled
+            _spell_einsum(node)
+        for func, position, name, values, stand_in in implementations.by_value():
+            given = next((k.value for k in node.keywords if k.arg == name), None) \
+                if name else None
+            if given is None and len(node.args) > position and \
+                    not any(isinstance(a, gast.Starred) for a in node.args[:position + 1]):
+                given = node.args[position]
+            if value is func and given is not None and _literal(given, self) in values:
                 return stand_in, None, None
         return None
 

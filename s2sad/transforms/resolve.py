@@ -208,6 +208,8 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
         op = _with_rule(rule, list(value.args), keywords, registry.describe_function(target))
         if op.kind == "call" and rule.dtype is not None:  # np.sum(x, dtype=int): no derivative
             op = _cast(op, value, source, local_names)
+        if rule is None and registry.unmodelled_advice(target):  # (np.linalg.eig...)
+            op.advice = registry.unmodelled_advice(target)
         if rule is None and type(target).__module__ in ("s2sad.api", "s2sad.derivatives"):
             # (a derivative s2sad made)
             op.advice = ("Of the derivatives s2sad makes, a gradient (s2sad.grad, "

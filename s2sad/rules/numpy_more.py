@@ -1,0 +1,166 @@
+"""Derivative rules for more of ``np.linalg`` (``pinv``, ``lstsq``, ``qr``) and
+``np.row_stack``; the facts of the helpers :mod:`s2sad.implementations` writes
+``np.insert``, ``np.delete``, ``np.partition``, ``np.gradient`` and ``np.pad``'s computed
+modes with; and the functions refused on purpose.
+
+Each rule is written with functions that have rules (``pinv``'s adjoint calls ``@``
+and ``np.swapaxes``; ``qr``'s ``np.triu`` and ``np.linalg.solve``), so a derivative of
+a derivative follows.
+
+>>> import numpy as np
+>>> from s2sad import registry
+>>> a = np.array([[2.0, 0.0], [0.0, 4.0], [0.0, 0.0]])
+>>> registry.lookup(np.linalg.pinv).adjoint(np.ones((2, 3)), np.linalg.pinv(a), a)
+array([[-0.25  , -0.125 ],
+       [-0.125 , -0.0625],
+       [ 0.25  ,  0.0625]])
+"""
+
+import numpy as np
+
+from ..registry import (deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
+                        refuse_function, refuse_values)
+from ..runtime import as_gradient, cast_like
+from ..runtime_numpy_more import (delete_sources, gradient_axes, insert_sources, like_dtype,
+                                  pad_pairs, partition_sources, piecewise_conditions)
+from .numpy_shape import vstack
+
+# --- the pseudo-inverse ----------------------------------------------------------------
+# d pinv(a) = -p da p + p p^T da^T (1 - a p) + (1 - p a) da^T p^T p, where the rank
+# does not change (Golub and Pereyra, 1973); hermitian=True reads one triangle, like
+# eigh: the gradient is symmetric (exact along symmetric changes of a).
+
+
+@defvjp(np.linalg.pinv, shape="other")
+def pinv(g, ans, a, rcond=None, hermitian=False, *, rtol=None):
+    pt = np.swapaxes(ans, -1, -2)
+    gt_p_pt = np.swapaxes(g, -1, -2) @ ans @ pt
+    pt_p_gt = pt @ ans @ np.swapaxes(g, -1, -2)
+    full = -(pt @ g @ pt) + gt_p_pt - a @ (ans @ gt_p_pt) + pt_p_gt - (pt_p_gt @ ans) @ a
+    return (full + np.swapaxes(full, -1, -2)) / 2.0 if hermitian else full
+
+
+@deftangent(np.linalg.pinv)
+def pinv_tangent(g, ans, a, rcond=None, hermitian=False, *, rtol=None):
+    da = (g + np.swapaxes(g, -1, -2)) / 2.0 if hermitian else g
+    p_pt_dat = ans @ np.swapaxes(ans, -1, -2) @ np.swapaxes(da, -1, -2)
+    dat_pt_p = np.swapaxes(da, -1, -2) @ np.swapaxes(ans, -1, -2) @ ans
+    return -(ans @ da @ ans) + p_pt_dat - (p_pt_dat @ a) @ ans + dat_pt_p - ans @ (a @ dat_pt_p)
+
+
+# --- least squares: x = pinv(a) b where a has full rank ----------------------------------
+# (x, residuals, rank, s): the residuals' gradient is the residual vectors' (x is their
+# minimum); s has svdvals' gradient. Where a's rank is not full, x jumps under a change
+# of a: NaN.
+
+
+@defvjp(np.linalg.lstsq, shape="sequence")
+def lstsq(g, ans, a, b, rcond=None):
+    p = np.linalg.pinv(a)
+    x2 = np.reshape(ans[0], (np.shape(a)[1], -1))
+    b2 = np.reshape(b, (np.shape(a)[0], -1))
+    r2 = b2 - a @ x2
+    gx = np.reshape(as_gradient(ans[0], g[0]), np.shape(x2))
+    pt_gx = np.swapaxes(p, -1, -2) @ gx
+    gr = r2 * as_gradient(ans[1], g[1]) if np.size(ans[1]) else 0.0 * r2
+    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0)
+    s_part = (np.linalg.svd(a, full_matrices=False)[0] *
+              np.expand_dims(as_gradient(ans[3], g[3]), -2)) @ \
+        np.linalg.svd(a, full_matrices=False)[2] if np.ndim(g[3]) else 0.0
+    return (full * (-(pt_gx @ x2.T) + r2 @ (p @ pt_gx).T +
+                    (p.T @ x2) @ (gx - a.T @ pt_gx).T - 2.0 * gr @ x2.T) + s_part,
+            full * np.reshape(pt_gx + 2.0 * gr, np.shape(b)))
+
+
+@deftangent(np.linalg.lstsq)
+def lstsq_tangent(g, ans, a, b, rcond=None):
+    # a: d x = -p da x + p p^T da^T r + (1 - p a) da^T p^T x; b: d x = p db
+    p = np.linalg.pinv(a)
+    x2 = np.reshape(ans[0], (np.shape(a)[1], -1))
+    r2 = np.reshape(b, (np.shape(a)[0], -1)) - a @ x2
+    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0)
+    dx = full * (-(p @ (g @ x2)) + p @ (p.T @ (g.T @ r2)) + g.T @ (p.T @ x2) -
+                 p @ (a @ (g.T @ (p.T @ x2))))
+    dr = -(g @ x2) - a @ dx
+    parts = np.linalg.svd(a, full_matrices=False)
+    return ([np.reshape(dx, np.shape(ans[0])),
+             2.0 * np.sum(r2 * dr, axis=0) if np.size(ans[1]) else np.zeros_like(ans[1]),
+             0, np.sum(parts[0] * (g @ parts[2].T), axis=-2)],
+            [full * np.reshape(p @ np.reshape(g, np.shape(r2)), np.shape(ans[0])),
+             2.0 * np.sum(r2 * (np.reshape(g, np.shape(r2)) - a @ (p @ np.reshape(
+                 g, np.shape(r2)))), axis=0) if np.size(ans[1]) else np.zeros_like(ans[1]),
+             0, np.zeros_like(ans[3])])
+
+
+nondifferentiable(np.linalg.matrix_rank, shape="other")
+defresult(np.linalg.matrix_rank, kind="i")
+
+# --- the QR decomposition ---------------------------------------------------------------
+# a = [x | y] with x square (or all of a, where it has no more columns than rows):
+# d r_x = (c - w) r_x, d q = q (w - c) + dx r_x^-1, with c = q^T dx r_x^-1 and w its
+# strictly lower part less that part's transpose; r_y = q^T y.
+
+deffacts(np.linalg.qr, fields=(("Q", "R"), (0, 0)))
+
+
+@defvjp(np.linalg.qr, shape="sequence")
+def qr(g, ans, a, mode="reduced"):
+    k = np.min(np.shape(a)[-2:])
+    gq = as_gradient(ans[0], g[0]) + a[..., k:] @ np.swapaxes(
+        as_gradient(ans[1], g[1])[..., k:], -1, -2)
+    m = as_gradient(ans[1], g[1])[..., :k] @ np.swapaxes(ans[1][..., :k], -1, -2) - \
+        np.swapaxes(ans[0], -1, -2) @ gq
+    n = np.triu(m) + np.swapaxes(np.triu(m, 1), -1, -2)
+    return np.concatenate([np.swapaxes(np.linalg.solve(ans[1][..., :k], np.swapaxes(
+        gq + ans[0] @ n, -1, -2)), -1, -2), ans[0] @ as_gradient(ans[1], g[1])[..., k:]],
+        axis=-1)
+
+
+@deftangent(np.linalg.qr)
+def qr_tangent(g, ans, a, mode="reduced"):
+    k = np.min(np.shape(a)[-2:])
+    d = np.swapaxes(np.linalg.solve(np.swapaxes(ans[1][..., :k], -1, -2),
+                                    np.swapaxes(g[..., :k], -1, -2)), -1, -2)
+    c = np.swapaxes(ans[0], -1, -2) @ d
+    w = np.tril(c, -1) - np.swapaxes(np.tril(c, -1), -1, -2)
+    dq = ans[0] @ (w - c) + d
+    return [dq, np.concatenate([(c - w) @ ans[1][..., :k],
+                                np.swapaxes(dq, -1, -2) @ a[..., k:] +
+                                np.swapaxes(ans[0], -1, -2) @ g[..., k:]], axis=-1)]
+
+
+refuse_values(np.linalg.qr, "mode", ("reduced",),
+              "s2sad differentiates mode='reduced' (and mode='r', the same R); for a matrix "
+              "with more rows than columns, mode='complete' adds columns to Q that no "
+              "derivative determines: use mode='reduced'.")
+
+# --- np.row_stack: np.vstack, which NumPy 2 warns it is deprecated for ------------------
+if hasattr(np, "row_stack"):  # (called as written: NumPy's own warning)
+    defvjp(np.row_stack, shape="other")(vstack)
+    deflinear(np.row_stack)
+    defresult(np.row_stack, follows=[("tup", 0)])
+
+# --- the helpers of s2sad.implementations: positions and numbers, no derivative ---------
+nondifferentiable(delete_sources, insert_sources, partition_sources, gradient_axes, pad_pairs,
+                  piecewise_conditions, shape="other")
+
+
+# like_dtype(v, a): v cast to a's dtype (np.insert's values); an integer a: no derivative
+@defvjp(like_dtype, shape="other")
+def like_dtype_rule(g, ans, v, a):
+    return cast_like(g, v), None
+
+
+@deftangent(like_dtype)
+def like_dtype_tangent(g, ans, v, a):
+    return cast_like(g, ans), None
+
+
+defresult(like_dtype, follows=[("a", 1)])
+
+# --- refused on purpose -------------------------------------------------------------------
+refuse_function(np.linalg.eig, np.linalg.eigvals, advice=(
+    "The eigenvalues of a general matrix are complex, and s2sad differentiates real "
+    "values: for a symmetric matrix use np.linalg.eigh (or np.linalg.eigvalsh), whose "
+    "gradient s2sad knows, or wrap the matrix in s2sad.stop_gradient() if its gradient "
+    "should not flow."))
