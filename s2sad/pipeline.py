@@ -48,6 +48,7 @@ from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds, object_me
 from .transforms.nan_check import NanCheck
 from .transforms.number_checks import check_before
 from .transforms.py_floats import PythonFloats
+from .transforms.complex_values import holds_complex
 from .transforms.normalize import (Normalize, argument_descriptors, argument_objects,
                                    assigned_names)
 from .transforms.loop_tape import LoopTape
@@ -292,6 +293,8 @@ def argument_facts(build: Build) -> bool:
     build.source.dtypes = argument_dtypes(build.tree, params, build.descriptors)
     build.source.arguments = argument_categories(params, build.descriptors)
     build.source.members = object_members(params, build.descriptors)  # (p.W's dtype: kinds.member)
+    build.source.complex = holds_complex(build.tree, build.descriptors, build.source.globals,
+                                         build.source.closure)
     descriptors = build.descriptors or [None] * len(params)
     build.arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                        for p, d in zip(params, descriptors, strict=True)}
