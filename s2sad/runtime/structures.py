@@ -161,10 +161,10 @@ def output_seed(value):
             hint="Reduce it (np.sum, np.mean...) or, for vector outputs, use s2sad.vjp or s2sad.jacobian.")
     if xp.iscomplexobj(value):
         raise NonScalarOutputError(
-            "grad needs a real-valued function, but it returned a complex number",
+            "grad needs a function that returns a scalar, but it returned a complex number",
             hint="Differentiate its real part (np.real(...)) or its modulus (np.abs(...)); "
-                 "for the derivative of a holomorphic function, use "
-                 "s2sad.grad(f, holomorphic=True).")
+                 "for a holomorphic function's derivative, s2sad.grad(f, holomorphic=True); "
+                 "for both parts, s2sad.vjp or s2sad.jacobian.")
     if isinstance(value, (np.ndarray, xp.ndarray)):
         return xp.ones_like(value, dtype=_float_type(value))
     return 1.0

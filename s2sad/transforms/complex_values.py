@@ -78,3 +78,41 @@ def holds_complex(tree, descriptors, global_values: dict, closure: dict) -> bool
             elif _complex_value(global_values.get(node.id)):
                 return True
     return False
+
+
+def rebound_sums(function, cast_like=None):
+    """``s_x += e`` as ``s_x = s_x + e`` in ``function`` (changed in place): a real
+    array's sensitivity, added in place, cannot take a complex part (its real part is the
+    gradient, taken at the end); into an item, ``s_x[i] += cast_like(e, s_x)`` (the
+    name ``cast_like`` gives: the real part where ``s_x`` is real). Returns whether
+    anything changed.
+
+    >>> from s2sad.codegen import unparse
+    >>> tree = gast.parse("def g(s_x, e):\\n    s_x += e\\n    s_x[0] += e").body[0]
+    >>> rebound_sums(tree, lambda: "cast_like"), print(unparse(tree))
+    def g(s_x, e):
+        s_x = s_x + e
+        s_x[0] += cast_like(e, s_x)
+    (True, None)
+    """
+    changed = False
+    for node in trees.walk(function):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for i, stmt in enumerate(block):
+                if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) \
+                        and isinstance(stmt.op, gast.Add):
+                    load = gast.Name(stmt.target.id, gast.Load(), None, None)
+                    block[i] = gast.copy_location(gast.Assign(
+                        [stmt.target], gast.BinOp(load, gast.Add(), stmt.value), None), stmt)
+                    changed = True
+                elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add) and \
+                        isinstance(stmt.target, gast.Subscript) and \
+                        isinstance(stmt.target.value, gast.Name):
+                    whole = gast.Name(stmt.target.value.id, gast.Load(), None, None)
+                    stmt.value = gast.Call(gast.Name(cast_like(), gast.Load(), None, None),
+                                           [stmt.value, whole], [])
+                    changed = True
+    return changed

@@ -187,7 +187,8 @@ class Reverse(Tape):
         if self.kind(returned).tag != "scalar" or returned in self.carried or seed_name or \
                 self.source.complex:  # (output_seed refuses a complex value)
             s_ret = self.s(returned)
-            value = gast.Constant(1.0, None) if self.kind(returned).tag == "scalar" else \
+            value = gast.Constant(1.0, None) if self.kind(returned).tag == "scalar" and \
+                not self.source.complex else \
                 gast.Call(self.helper("output_seed"), [self.load(returned)], [])
             if seed_name:
                 value = self.load(seed_name)
