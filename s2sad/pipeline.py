@@ -293,8 +293,7 @@ def argument_facts(build: Build) -> bool:
     build.source.dtypes = argument_dtypes(build.tree, params, build.descriptors)
     build.source.arguments = argument_categories(params, build.descriptors)
     build.source.members = object_members(params, build.descriptors)  # (p.W's dtype: kinds.member)
-    build.source.complex = holds_complex(build.tree, build.descriptors, build.source.globals,
-                                         build.source.closure)
+    build.source.complex = holds_complex(build.tree, build.descriptors, build.source.resolve)
     descriptors = build.descriptors or [None] * len(params)
     build.arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                        for p, d in zip(params, descriptors, strict=True)}

@@ -521,6 +521,9 @@ class Facts:
     * ``sequence``: it returns a Python container of what its argument holds.
     * ``converts``: it gives an ndarray or a Python value whatever array subclass it is
       given (``np.asarray(M)`` of an ``np.matrix``; not with ``subok=True``).
+    * ``complex``: it makes complex values of real ones, or its derivative is a complex
+      program's (``np.fft.fft``, ``np.imag``, ``np.complex128``): a program naming it takes
+      the ``defcomplex`` rules.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -550,6 +553,7 @@ class Facts:
     number: str = ""
     sequence: bool = False
     converts: bool = False
+    complex: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

@@ -96,6 +96,26 @@ def linalg(a):
         np.real(np.sum(np.linalg.solve(a, Z) * np.conj(Z)))
 
 
+def hermitian_eigenvalues(a):
+    return np.sum(np.linalg.eigvalsh(a @ np.conj(a.T)) * np.arange(1.0, 4.0))
+
+
+def hermitian_eigenvectors(a):
+    # (functions of the eigenvectors that their phases do not change)
+    w, v = np.linalg.eigh(a @ np.conj(a.T))
+    u = v[:, 0]
+    return np.abs(np.conj(u) @ A @ u) + np.sum(np.abs(v) ** 3) + np.sum(w * np.arange(3))
+
+
+def log_determinant(a):
+    sign, logabs = np.linalg.slogdet(a)
+    return logabs + np.real(sign * (1.0 + 2.0j))
+
+
+def attributes(z):
+    return np.sum(z.imag ** 2 + z.real * z.conj().real + abs(z))
+
+
 # --- real functions of real arguments, complex inside ----------------------------------------
 
 def phasor(x):
@@ -115,6 +135,8 @@ TABLE = [
     (real_if_close, (Z,), 0), (holomorphic_inside, (Z,), 0), (powers, (Z,), 0),
     (reciprocal, (Z,), 0), (products, (Z,), 0), (reductions, (Z,), 0), (sign, (Z,), 0),
     (broadcasting, (Z,), 0), (mixed, (Z, X), 0), (mixed, (Z, X), 1), (linalg, (A,), 0),
+    (hermitian_eigenvalues, (A,), 0), (hermitian_eigenvectors, (A,), 0),
+    (log_determinant, (A,), 0), (attributes, (Z,), 0),
     (phasor, (X,), 0), (cast, (X,), 0), (modulus, (0.7,), 0),
 ]
 
@@ -262,6 +284,32 @@ def test_angle_in_degrees_is_refused_at_its_line():
     assert "deg" in str(info.value) and "180.0 / np.pi" in str(info.value)
 
 
+def singular_values(a):
+    return np.sum(np.linalg.svdvals(a) ** 2 * np.arange(3.0))
+
+
+def singular_vectors(a):
+    u, s, vh = np.linalg.svd(a)  # <- here
+    return np.sum(s)
+
+
+@pytest.mark.skipif(not hasattr(np.linalg, "svdvals"), reason="NumPy >= 2.0")
+def test_singular_values_of_a_complex_matrix():
+    np.testing.assert_allclose(s2sad.grad(singular_values)(A),
+                               complex_gradient(singular_values, (A,), 0), rtol=1e-6)
+    s2sad.check_grads(singular_values, (A,), order=1)
+
+
+def test_singular_vectors_of_a_complex_matrix_are_refused():
+    with pytest.raises(s2sad.DifferentiationError) as info:
+        s2sad.grad(singular_vectors)(A)
+    assert info.value.lineno == singular_vectors.__code__.co_firstlineno + 1
+    assert "complex matrix" in str(info.value) and "svdvals" in str(info.value)
+    real = np.real(A)  # (a real matrix: the real rule)
+    np.testing.assert_allclose(s2sad.grad(singular_vectors)(real),
+                               central_differences(singular_vectors, (real,), 0), rtol=1e-6)
+
+
 # --- real programs keep their rules -----------------------------------------------------------
 
 def real_abs(x):
@@ -277,19 +325,22 @@ def test_a_real_program_keeps_its_real_rules():
 def test_which_programs_hold_complex_numbers():
     import gast
 
-    def parse(text):
-        return gast.parse(text).body[0]
-    assert not holds_complex(parse("def f(x):\n    return x * 2.0"), [("nd", 1, "f")], {}, {})
-    assert holds_complex(parse("def f(x):\n    return x * 2.0"), [("nd", 1, "c")], {}, {})
-    assert holds_complex(parse("def f(x):\n    return x * 2.0"), [("list", ("complex",))],
-                         {}, {})
-    assert holds_complex(parse("def f(x):\n    return x * 1j"), ["float"], {}, {})
-    assert holds_complex(parse("def f(x):\n    return np.fft.fft(x)"), ["float"], {}, {})
-    assert holds_complex(parse("def f(x):\n    return x.astype('complex64')"), ["float"], {}, {})
-    assert holds_complex(parse("def f(x):\n    return x * W"), ["float"],
-                         {"W": np.ones(2, complex)}, {})
-    assert not holds_complex(parse("def f(x):\n    return x * W"), ["float"],
-                             {"W": np.ones(2)}, {})
+    def holds(text, descriptor, names=None):
+        names = {"np": np, **(names or {})}
+        return holds_complex(gast.parse(text).body[0], [descriptor], names.__getitem__)
+    assert not holds("def f(x):\n    return x * 2.0", ("nd", 1, "f"))
+    assert holds("def f(x):\n    return x * 2.0", ("nd", 1, "c"))
+    assert holds("def f(x):\n    return x * 2.0", ("list", ("float", "complex")))
+    assert holds("def f(x):\n    return x * 2.0", ("dict", (("a", ("nd", 0, "c")),)))
+    assert holds("def f(x):\n    return x * 1j", "float")
+    assert holds("def f(x):\n    return np.imag(x)", "float")
+    assert holds("def f(x):\n    return x.astype('complex64')", "float")
+    assert holds("def f(x):\n    return x.astype(np.complex128)", "float")
+    assert holds("def f(x):\n    return x.astype(complex)", "float", {"complex": complex})
+    assert not holds("def f(x):\n    return x.astype('f4')", "float")
+    assert holds("def f(x):\n    return x * W", "float", {"W": np.ones(2, complex)})
+    assert not holds("def f(x):\n    return x * W", "float", {"W": np.ones(2)})
+    assert not holds("def f(x, W):\n    return x * W", "float", {"W": np.ones(2, complex)})
 
 
 W = np.array([1.0 + 2.0j, -0.5 + 0.1j, 0.3j])

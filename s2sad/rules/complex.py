@@ -78,6 +78,12 @@ def real_if_close_tangent(g, ans, a, tol=100):
 
 nondifferentiable(np.iscomplexobj, np.isrealobj, np.iscomplex, np.isreal)
 deffacts(np.ndarray.imag, method="imag")  # (z.imag is np.imag(z), as z.real is np.real(z))
+# a program that names one of these holds complex values (transforms/complex_values.py)
+deffacts(complex, np.complex64, np.complex128, np.clongdouble, np.complexfloating, np.imag,
+         np.ndarray.imag, np.angle, np.real_if_close, np.iscomplexobj, np.iscomplex,
+         np.linalg.eig, np.linalg.eigvals, np.roots, np.emath.sqrt, np.emath.log,
+         np.emath.log2, np.emath.log10, np.emath.logn, np.emath.power, np.emath.arcsin,
+         np.emath.arccos, np.emath.arctanh, complex=True)
 
 
 # --- real-valued functions of a complex number ---------------------------------------------

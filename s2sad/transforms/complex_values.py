@@ -2,9 +2,9 @@
 
 >>> import gast
 >>> tree = gast.parse("def f(x):\\n    return np.real(np.exp(1j * x))").body[0]
->>> holds_complex(tree, ["float"], {}, {})
+>>> holds_complex(tree, ["float"], {}.__getitem__)
 True
->>> holds_complex(gast.parse("def f(x):\\n    return x * 2.0").body[0], ["float"], {}, {})
+>>> holds_complex(gast.parse("def f(x):\\n    return x * 2.0").body[0], ["float"], {}.__getitem__)
 False
 
 A program holds complex numbers where an argument does (an array of dtype kind ``c``, a
@@ -21,18 +21,8 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from .. import trees
+from .. import registry, trees
 from ..backends import ARRAY_TAGS
-
-# names of complex dtypes, and of functions that make complex values from real ones (or
-# whose derivative needs the complex rules: np.imag of a real array is 0)
-COMPLEX_NAMES = frozenset({
-    "complex", "complex64", "complex128", "complex256", "clongdouble", "cdouble", "csingle",
-    "cfloat", "complexfloating", "imag", "angle", "real_if_close", "iscomplexobj", "fft",
-    "emath", "scimath", "eig", "eigvals", "roots", "ifft", "rfft", "irfft", "hfft", "ihfft",
-    "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn"})
-_COMPLEX_STRINGS = ("complex", "c8", "c16", "c32", "<c8", "<c16")
-
 
 def _complex_value(value) -> bool:
     if isinstance(value, (complex, np.complexfloating)):
@@ -53,31 +43,62 @@ def _complex_leaf(desc) -> bool:
                any(_complex_leaf(i) for i in item) for item in desc[1:])
 
 
-def holds_complex(tree, descriptors, global_values: dict, closure: dict) -> bool:
-    """Does the function ``tree`` (its arguments described by ``descriptors``, None: any;
-    reading ``global_values`` and the cells of ``closure``) hold complex numbers?"""
+def holds_complex(tree, descriptors, resolve) -> bool:
+    """Does the function ``tree`` (its arguments described by ``descriptors``, None: any)
+    hold complex numbers? ``resolve(name)``: the value of a free name (KeyError if none);
+    a function or type whose facts say ``complex`` (``np.fft.fft``, ``np.complex128``)
+    makes the program complex, as does a complex value it reads."""
     if any(_complex_leaf(d) for d in descriptors or ()):
         return True
+    local = trees.assigned_names(tree) | {a.id for a in tree.args.args + tree.args.posonlyargs +
+                                          tree.args.kwonlyargs if isinstance(a, gast.Name)}
     for node in trees.walk(tree):
         if isinstance(node, gast.Constant):
-            if type(node.value) is complex:
+            if type(node.value) is complex or isinstance(node.value, str) and \
+                    _complex_dtype(node.value):
                 return True
-            if isinstance(node.value, str) and node.value.startswith(_COMPLEX_STRINGS):
-                return True
-        elif isinstance(node, gast.Attribute) and node.attr in COMPLEX_NAMES:
-            return True
-        elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-            if node.id in COMPLEX_NAMES:
-                return True
-            if node.id in closure:
-                try:
-                    if _complex_value(closure[node.id].cell_contents):
-                        return True
-                except ValueError:  # (a cell not yet filled)
-                    pass
-            elif _complex_value(global_values.get(node.id)):
+        elif isinstance(node, (gast.Name, gast.Attribute)) and \
+                isinstance(node.ctx, gast.Load):
+            try:
+                value = _value(node, local, resolve)
+            except KeyError:
+                continue
+            if _complex_value(value) or _complex_facts(value):
                 return True
     return False
+
+
+def _value(node, local, resolve):
+    if isinstance(node, gast.Name):
+        if node.id in local:
+            raise KeyError(node.id)
+        return resolve(node.id)
+    if isinstance(node, gast.Attribute):
+        base = _value(node.value, local, resolve)
+        try:
+            return getattr(base, node.attr)
+        except Exception:  # (an attribute that is not there, or raises when read)
+            raise KeyError(node.attr) from None
+    raise KeyError(type(node).__name__)
+
+
+def _complex_facts(value) -> bool:
+    try:
+        found = registry.facts(value)
+    except TypeError:
+        return False
+    return found is not None and found.complex
+
+
+def _complex_dtype(text: str) -> bool:
+    """Does ``text`` name a complex dtype (``"complex64"``, ``"c16"``; not a one-letter
+    code, ``"D"``, which a dict key may be too)?"""
+    if len(text) > 16 or "c" not in text.lower():
+        return False
+    try:
+        return np.dtype(text).kind == "c"
+    except Exception:  # (TypeError, ValueError, SyntaxError: not a dtype's name)
+        return False
 
 
 def rebound_sums(function, cast_like=None):
