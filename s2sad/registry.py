@@ -829,8 +829,8 @@ def describe_function(func) -> str:
     if not module and type(func).__name__ == "ufunc" and \
             getattr(sys.modules.get("scipy.special"), name, None) is func:
         module = "scipy.special"  # (SciPy's ufuncs have no __module__)
-    if module.startswith("scipy.special."):
-        module = "scipy.special"  # (its public name: scipy.special.logsumexp)
+    if module.startswith(("scipy.special.", "scipy.fft.")):
+        module = module[:module.index(".", 6)]  # (its public name: scipy.special.logsumexp)
     if module in ("builtins", "_operator", ""):
         return name
     return f"{public_module(module)}.{name}"

@@ -592,8 +592,9 @@ def test_every_rule_has_a_case():
         text = f.read()
     with open(os.path.join(_HERE, "test_scipy_special.py")) as f:  # (scipy.special's table)
         text += f.read()
-    with open(os.path.join(_HERE, "test_complex.py")) as f:  # (complex numbers' table)
-        text += f.read()
+    for table in ("test_complex.py", "test_fft.py"):  # (complex numbers', np.fft's tables)
+        with open(os.path.join(_HERE, table)) as f:
+            text += f.read()
     elsewhere = {"math.atan", "math.pow"}  # tests/test_gradients.py
     missing = [rule.name for rule in registry.registered() if rule.adjoint is not None
                and rule.name not in elsewhere

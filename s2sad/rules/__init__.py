@@ -6,6 +6,7 @@ from . import tangents  # noqa: F401,E402  (higher order; forward mode)
 from . import linalg_helper_rules  # noqa: F401,E402
 from . import memory  # noqa: F401,E402  (views and changes in place)
 from . import complex  # noqa: F401,E402  (complex numbers: defcomplex's rules)
+from . import fft  # noqa: F401,E402  (np.fft)
 try:  # (SciPy is optional: its rules where it imports)
     import scipy.special  # noqa: F401
 except ImportError:  # pragma: no cover

@@ -24,7 +24,8 @@ The package is split by role; this module gathers every name:
 - :mod:`~s2sad.runtime.reductions`: adjoints of sums, products, means, extrema;
 - :mod:`~s2sad.runtime.products`: adjoints of dot, matmul, einsum, linear algebra;
 - :mod:`~s2sad.runtime.arrays`: adjoints of indexing, joins, pads, takes;
-- :mod:`~s2sad.runtime.elementwise`: casts, powers and quotients.
+- :mod:`~s2sad.runtime.elementwise`: casts, powers and quotients;
+- :mod:`~s2sad.runtime.spectral`: lengths, crops and pads of the FFT rules.
 
 Generated code imports every helper from here, not from the submodule that defines it:
 :func:`public_module` names the module an import line (or an error message) gives.
@@ -68,6 +69,10 @@ from .arrays import (  # noqa: F401
 )
 from .elementwise import (  # noqa: F401
     cast_like, check_real_power, check_number, scaled_power, quotient, gap_quotient, clip_grad,
+)
+from .spectral import (  # noqa: F401
+    fit_axes, lengths, fft_axes, fft_sizes, half_sizes, hermitian_weights, swapped_norm,
+    axis_tuple,
 )
 
 
