@@ -45,8 +45,10 @@ def _names(names) -> str:
 
 
 GROUPS = {  # README title -> which rule names it lists
-    "NumPy": lambda name: name.startswith("numpy.") and not name.startswith("numpy.linalg."),
+    "NumPy": lambda name: name.startswith("numpy.") and not name.startswith(
+        ("numpy.linalg.", "numpy.fft.")),
     "NumPy linear algebra": lambda name: name.startswith("numpy.linalg."),
+    "NumPy FFT": lambda name: name.startswith("numpy.fft."),
     "`math`": lambda name: name.startswith("math."),
     "SciPy (`scipy.special`, where SciPy is installed)": lambda name: name.startswith(
         "scipy.special."),
@@ -56,6 +58,8 @@ GROUPS = {  # README title -> which rule names it lists
         "scipy.stats."),
     "SciPy linear algebra (`scipy.linalg`, where SciPy is installed)": lambda name:
         name.startswith("scipy.linalg."),
+    "SciPy (`scipy.fft`, where SciPy is installed)": lambda name: name.startswith(
+        "scipy.fft."),
     "Python builtins": lambda name: "." not in name,
     "s2sad": lambda name: name.startswith("s2sad."),
 }

@@ -7,11 +7,13 @@ import functools
 import types
 from typing import Callable, Sequence
 
+import numpy as np
+
 from . import hooks
 from .checkpoint import checkpoint
 from .derivatives import (_CACHE, MAKERS, BoundDerivative, GradientFunction,  # noqa: F401
                           JVPFunction, VJPFunction, _make, _wrt_names)
-from .errors import DifferentiationError
+from .errors import DifferentiationError, NonScalarOutputError
 from .rules.numpy import stop_gradient  # noqa: F401  (s2sad.stop_gradient)
 
 
@@ -58,7 +60,7 @@ def _methods_too(make):
 @_methods_too
 def grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0, *,
          optimize: bool = True, annotate: bool = False, target: str = "auto",
-         debug_nans: bool = False, has_aux: bool = False):
+         debug_nans: bool = False, has_aux: bool = False, holomorphic: bool = False):
     """The gradient of a scalar-valued Python function, as generated Python source.
 
     Args:
@@ -73,10 +75,15 @@ def grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0,
         debug_nans: raise at the first generated statement that makes a NaN or infinity.
         has_aux: ``func`` returns ``(value, aux)``; the gradient function then returns
             ``(gradient, aux)``, ``aux`` as ``func`` computed it.
+        holomorphic: ``func`` returns a complex number and is holomorphic: the gradient
+            is its complex derivative ``f'(z)`` (s2sad does not check that it is; the
+            result is not differentiated again). Without it, a complex output is refused.
 
     Returns:
         A callable with the same parameters as ``func`` that returns the
         gradient, shaped like the argument(s). ``.source`` is its source code.
+        For a real ``f`` of complex ``z = x + iy`` it is ``df/dx - i df/dy`` (autograd's
+        convention): the gradient of ``np.abs(z) ** 2`` is ``2 * np.conj(z)``.
 
     Example:
         >>> import s2sad
@@ -98,8 +105,41 @@ def grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0,
     """
     if func is None:
         return lambda f: grad(f, wrt, optimize=optimize, annotate=annotate, target=target,
-                              debug_nans=debug_nans, has_aux=has_aux)
+                              debug_nans=debug_nans, has_aux=has_aux, holomorphic=holomorphic)
+    if holomorphic:
+        if has_aux:
+            raise TypeError("grad takes holomorphic=True or has_aux=True, not both")
+        return _holomorphic(func, wrt, optimize=optimize, annotate=annotate, target=target,
+                            debug_nans=debug_nans)
     return _make(func, wrt, optimize, annotate, False, target, debug_nans, has_aux)
+
+
+def _holomorphic(func, wrt, **options):
+    """``grad(func, holomorphic=True)``: the pullback of 1 through the complex scalar
+    ``func`` returns, ``f'(z)`` where ``func`` is holomorphic (autograd's convention).
+
+    >>> import numpy as np, s2sad
+    >>> def f(z):
+    ...     return z ** 3
+    >>> s2sad.grad(f, holomorphic=True)(1.0 + 1.0j)
+    (-6+6j)
+    """
+    made = vjp(func, wrt, **options)
+
+    def holomorphic_gradient(*args, **kwargs):
+        value, pullback = made(*args, **kwargs)
+        if np.size(value) != 1 or isinstance(value, (tuple, list, dict)):
+            raise NonScalarOutputError(
+                "grad needs a function that returns a scalar, but it returned "
+                f"{'an array of shape ' + str(np.shape(value)) if hasattr(value, 'shape') else type(value).__name__}",
+                hint="Reduce it (np.sum...) or, for vector outputs, use s2sad.vjp or "
+                     "s2sad.jacobian.")
+        return pullback(np.ones_like(value) if isinstance(value, np.ndarray) else 1.0)
+
+    holomorphic_gradient.__name__ = f"grad_{getattr(func, '__name__', 'f')}"
+    holomorphic_gradient.__s2sad_made__ = "a holomorphic gradient"
+    holomorphic_gradient.vjp = made  # (its .source, .source_for: the pullback's)
+    return holomorphic_gradient
 
 
 @_methods_too

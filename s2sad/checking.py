@@ -31,17 +31,34 @@ def _flat(x) -> np.ndarray:
     return np.ravel(np.asarray(x, dtype=complex if np.iscomplexobj(x) else float))
 
 
-def _like(x, rng):
-    """A random value with the structure of ``x``."""
+def _like(x, rng, part=None):
+    """A random value with the structure of ``x``; where ``x`` is complex, ``part`` picks
+    the direction: "real", "imag" (purely imaginary), or None (both)."""
     if isinstance(x, list):
-        return [_like(v, rng) for v in x]
+        return [_like(v, rng, part) for v in x]
     if isinstance(x, tuple):
-        return tuple(_like(v, rng) for v in x)
+        return tuple(_like(v, rng, part) for v in x)
+    if np.iscomplexobj(x):
+        shape = np.shape(x)
+        re = rng.normal(size=shape) if part != "imag" else np.zeros(shape)
+        im = rng.normal(size=shape) if part != "real" else np.zeros(shape)
+        v = re + 1j * im
+        if isinstance(x, np.ndarray):
+            return v.astype(x.dtype)
+        return x.dtype.type(v) if isinstance(x, np.generic) else complex(v)
     if isinstance(x, np.ndarray):
         return rng.normal(size=x.shape).astype(x.dtype if x.dtype.kind == "f" else float)
     if isinstance(x, np.generic):
         return x.dtype.type(rng.normal())
     return float(rng.normal())
+
+
+def _conj(u):
+    """The cotangent that pulls back ``<u, .>``: ``conj(u)`` where ``u`` is complex
+    (autograd's convention), ``u`` itself where it is real."""
+    if isinstance(u, (list, tuple)):
+        return type(u)(_conj(v) for v in u)
+    return np.conj(u) if np.iscomplexobj(u) else u
 
 
 def _step(x, v, eps):
@@ -58,10 +75,22 @@ def _differentiable(value) -> bool:
 
 
 def _check_level(F, args, i, modes, eps, rtol, atol, rng, label):
-    """Compare the derivatives of ``F`` along argument ``i`` with central differences."""
+    """Compare the derivatives of ``F`` along argument ``i`` with central differences:
+    along real and along imaginary directions where the argument is complex."""
+    for part in ("real", "imag") if _holds_complex(args[i]) else (None,):
+        _check_along(F, args, i, modes, eps, rtol, atol, rng, label, part)
+
+
+def _holds_complex(x) -> bool:
+    if isinstance(x, (list, tuple)):
+        return any(map(_holds_complex, x))
+    return np.iscomplexobj(x)
+
+
+def _check_along(F, args, i, modes, eps, rtol, atol, rng, label, part):
     from .api import jvp, vjp
     x = args[i]
-    v = _like(x, rng)
+    v = _like(x, rng, part)
     up, down = list(args), list(args)
     up[i], down[i] = _step(x, v, eps), _step(x, v, -eps)
     difference = (_flat(F(*up)) - _flat(F(*down))) / (2 * eps)
@@ -70,15 +99,19 @@ def _check_level(F, args, i, modes, eps, rtol, atol, rng, label):
         _, push = jvp(F, wrt=i)(*args)
         tangent = _flat(push(v))
         _compare(tangent, difference, rtol, atol,
-                 f"{label}: forward mode (jvp of {name}) along argument {i}")
+                 f"{label}: forward mode (jvp of {name}) along argument {i}{_along(part)}")
     if "rev" in modes:
         value, pullback = vjp(F, wrt=i)(*args)
         u = _like(value, rng)
-        cotangent = pullback(u)
-        got = np.vdot(_flat(cotangent), _flat(v))
-        expected = np.vdot(_flat(u), difference)
+        cotangent = pullback(_conj(u))  # (the gradient of Re <u, F>: autograd's convention)
+        got = np.real(np.sum(_flat(cotangent) * _flat(v)))
+        expected = np.real(np.vdot(_flat(u), difference))
         _compare(np.array([got]), np.array([expected]), rtol, atol,
-                 f"{label}: reverse mode (vjp of {name}) along argument {i}")
+                 f"{label}: reverse mode (vjp of {name}) along argument {i}{_along(part)}")
+
+
+def _along(part) -> str:
+    return "" if part is None else f", {'real' if part == 'real' else 'imaginary'} direction"
 
 
 def _compare(got, expected, rtol, atol, what):

@@ -361,13 +361,6 @@ class GradientFunction:
             if key in self._variants:
                 return self._variants[key]
             descriptors = self._split_key(key)[1]
-            complex_at = next((name for name, desc in zip(self._params, descriptors or ())
-                               if _has_complex(desc)), None)
-            if complex_at is not None:
-                raise TypeError(
-                    f"cannot differentiate {self.func.__qualname__}: its argument "
-                    f"{complex_at!r} holds complex numbers, and s2sad's derivative rules are "
-                    "for real numbers; pass the real and imaginary parts as two real values")
             if descriptors is not None:
                 for name in self._wrt_names:
                     desc = descriptors[self._params.index(name)]
@@ -659,10 +652,6 @@ def _leaf_kinds(desc):
     else:
         for item in (v for _, v in desc[1]) if desc[0] == "dict" else desc[1]:
             yield from _leaf_kinds(item)
-
-
-def _has_complex(desc) -> bool:
-    return any(kind in ("complex", "c") for kind in _leaf_kinds(desc))
 
 
 def _has_integers(desc) -> bool:

@@ -48,6 +48,7 @@ from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds, object_me
 from .transforms.nan_check import NanCheck
 from .transforms.number_checks import check_before
 from .transforms.py_floats import PythonFloats
+from .transforms.complex_values import holds_complex, rebound_sums
 from .transforms.normalize import (Normalize, argument_descriptors, argument_objects,
                                    assigned_names)
 from .transforms.loop_tape import LoopTape
@@ -292,6 +293,7 @@ def argument_facts(build: Build) -> bool:
     build.source.dtypes = argument_dtypes(build.tree, params, build.descriptors)
     build.source.arguments = argument_categories(params, build.descriptors)
     build.source.members = object_members(params, build.descriptors)  # (p.W's dtype: kinds.member)
+    build.source.complex = holds_complex(build.tree, build.descriptors, build.source.resolve)
     descriptors = build.descriptors or [None] * len(params)
     build.arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                        for p, d in zip(params, descriptors, strict=True)}
@@ -533,9 +535,9 @@ def gradient_form(build: Build, kinds: dict, local_names: set) -> bool:
     """Each gradient given its argument's form directly where type inference knows the
     argument's kind."""
     imports = build.imports
-    if "as_gradient" not in imports.helpers or \
+    if "as_gradient" not in imports.helpers or build.source.complex or \
             {"float", "map", "list", "tuple"} & (local_names | set(build.source.globals)):
-        return False
+        return False  # (complex values: as_gradient takes each real part)
     fresh = fresh_names(build.adjoint.body, _fresh_call(imports))
     form = GradientForm(kinds, imports.helpers["as_gradient"], fresh=fresh,
                         fresh_gradient=lambda: imports.helper(
@@ -639,6 +641,14 @@ def sum_products(build: Build, kinds: dict) -> bool:
     return products.changed
 
 
+@transform(on="adjoint")
+def complex_sums(build: Build) -> bool:
+    """A program with complex values adds to each sensitivity out of place (a real array's
+    takes a complex part)."""
+    return build.source.complex and rebound_sums(
+        build.adjoint, lambda: build.imports.helper("cast_like"))
+
+
 # --- the pipeline ----------------------------------------------------------------------------
 
 optimize, debug_nans, has_aux, nestable, reverse_mode = map(
@@ -696,6 +706,7 @@ PIPELINE = [
     Step(device_arguments, when=wants_arrays),
     Step(early_sums, when=final_reverse),
     Step(sum_products, when=final_reverse),
+    Step(complex_sums),
 ]
 
 

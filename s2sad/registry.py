@@ -60,6 +60,7 @@ class Rule:
     _parsed_tangent: tuple | None = field(default=None, repr=False)
     refuses: dict = field(default_factory=dict)  # parameter -> advice: no derivative in it
     accepts: dict = field(default_factory=dict)  # parameter -> (values, advice): written for
+    complex: "Rule | None" = None  # the rules for programs with complex values (defcomplex)
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -198,6 +199,7 @@ def changed() -> None:
     """The user registered a rule: gradients built before are built again at their next
     call (a rule registered anew, corrected, replaces the one they inlined)."""
     _DERIVED.clear()  # (a function given a rule is known now)
+    _MERGED.clear()
     if not _LOADING_BUILTINS:
         for listener in LISTENERS:
             listener()
@@ -225,6 +227,7 @@ def _kept(old: Rule | None, rule: Rule) -> Rule:
         rule.tangent, rule.linear, rule.joint = old.tangent, old.linear, old.joint
         rule.refuses, rule.accepts = old.refuses, old.accepts
         rule.dtype, rule.result = old.dtype, old.result
+        rule.complex = old.complex
     return rule
 
 
@@ -547,6 +550,9 @@ class Facts:
       these names are its own, given the call's arguments after theirs
       (``norm(mu, s).logpdf(x)`` is ``norm.logpdf(x, mu, s)``).
     * ``unmodelled``: it has no rule on purpose; what its refusal advises instead.
+    * ``complex``: it makes complex values of real ones, or its derivative is a complex
+      program's (``np.fft.fft``, ``np.imag``, ``np.complex128``): a program naming it takes
+      the ``defcomplex`` rules.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -579,6 +585,7 @@ class Facts:
     converts: bool = False
     freezes: tuple = ()
     unmodelled: str = ""
+    complex: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""
@@ -702,6 +709,50 @@ def result_arguments(rule: Rule, args: list, keywords: dict) -> list:
             if i == position:
                 found.append(arg)
     return None if None in keywords else found
+
+
+def defcomplex(*funcs, tangent: bool = False, shape: str = "elementwise"):
+    """Register the decorated function as the adjoint rule (``tangent=True``: the tangent
+    rule) of ``funcs`` in programs that hold complex numbers, where the real rule is wrong
+    (``abs``: ``g * np.sign(x)``) or missing. Real programs keep the real rule.
+
+    Example:
+        >>> import numpy as np
+        >>> rule = lookup(np.abs).complex
+        >>> complex(rule.adjoint(1.0, np.sqrt(2.0), 1.0 + 1.0j)) == (1 - 1j) / np.sqrt(2.0)
+        True
+    """
+    def register(function):
+        for func in funcs:
+            variant = _entry(func).complex
+            if variant is None:
+                variant = _entry(func).complex = Rule(func, None, shape)
+            if tangent:
+                variant.tangent, variant._parsed_tangent = function, None
+            else:
+                variant.adjoint, variant._parsed = function, None
+        changed()
+        return function
+    return register
+
+
+def for_values(rule: Rule, complex_values: bool) -> Rule:
+    """``rule``, or its variant for a program that holds complex numbers (``defcomplex``):
+    that variant's adjoint and tangent where it gives them, the rest of ``rule`` as it is."""
+    variant = rule.complex if complex_values else None
+    if variant is None:
+        return rule
+    if id(rule) in _MERGED:
+        return _MERGED[id(rule)]
+    merged = dataclasses.replace(rule, complex=None, _parsed=None, _parsed_tangent=None)
+    if variant.adjoint is not None:  # (a function with no real derivative may have one)
+        merged.adjoint, merged.shape, merged.differentiable = variant.adjoint, variant.shape, True
+    if variant.tangent is not None:
+        merged.tangent = variant.tangent
+    return _MERGED.setdefault(id(rule), merged)
+
+
+_MERGED: dict = {}  # id(rule) -> its variant for complex values (for_values), until changed
 
 
 def lookup(func) -> Rule | None:

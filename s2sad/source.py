@@ -100,6 +100,7 @@ class FunctionSource:
     constants: dict = field(default_factory=dict)  # locals assigned one constant (dtype = None)
     dtypes: dict = field(default_factory=dict)  # arguments never assigned: the kind of their dtype
     arguments: dict = field(default_factory=dict)  # argument -> (its dtype's kind, holder)
+    complex: bool = False  # the program holds complex numbers: its rules are defcomplex's
     # a gradient's generated code (inlined where it is called): the module globals it reads
     # at each call, name -> (the user's namespace, key), not its own namespace's copies
     live: dict = field(default_factory=dict)

@@ -279,9 +279,9 @@ def set_display(x):
     return x
 
 
-def complex_number(x):
-    z = x + 1j * x ** 2  # <- here
-    return np.sum(np.abs(z))
+def returns_complex(x):
+    z = x + 1j * x ** 2
+    return np.sum(z)  # <- here
 
 
 def def_inside_block(x):
@@ -306,7 +306,7 @@ def einsum_with_sublists(x):
 
 
 def unknown_call(x):
-    y = np.fft.fft(x)  # <- here
+    y = np.unwrap(x)  # <- here
     return np.sum(np.abs(y))
 
 

@@ -251,6 +251,34 @@ if HAVE_SCIPY:
         _value = f"{_read[0]}({_value})" if _read else _value
         add(f"scipy-linalg-{_key}", f"y = {_value}\nreturn np.sum(y * y) + np.sum(y)", "m",
             prelude="import scipy.linalg as sl")
+# complex numbers (autograd's convention) and np.fft / scipy.fft: real functions computed
+# with complex values, whose gradients are real
+for _name, _call in [
+        ("complex-abs", "np.abs({a} * (1.0 + 2.0j) + 0.5j)"),
+        ("complex-imag", "np.imag(np.exp(1j * {a}))"), ("complex-real", "np.real({a} * (2.0 - 1.0j) * {a})"),
+        ("complex-angle", "np.angle({a} + 0.7j)"), ("complex-conj", "np.real(np.conj({a} * 1j) * {a})"),
+        ("complex-real-if-close", "np.abs(np.real_if_close({a} * 1j))"),
+        ("complex-sign", "np.real(np.sign({a} + 0.5j) * (1.0 + 1.0j))"),
+        ("complex-power", "np.real(({a} + 1.0j) ** 2.5)"),
+        ("fft-fft", "np.abs(np.fft.fft({a}))"), ("fft-ifft", "np.abs(np.fft.ifft({a}, 6))"),
+        ("fft-rfft", "np.abs(np.fft.rfft({a}, norm='ortho'))"),
+        ("fft-irfft", "np.fft.irfft({a} * (1.0 + 0.5j))"),
+        ("fft-hfft", "np.fft.hfft({a} * (1.0 - 0.5j), norm='forward')"),
+        ("fft-ihfft", "np.abs(np.fft.ihfft({a}))"),
+        ("fft-fftshift", "np.fft.fftshift({a}) * np.exp({a})"),
+        ("fft-ifftshift", "np.fft.ifftshift({a}) * np.exp({a})")]:
+    for _arg in ("v", "v4"):
+        add(f"{_name}-{_arg}", f"y = {_call.format(**DOMAIN)}\nreturn np.sum(y * y) + np.sum(x)",
+            _arg)
+for _call in ("fft2({a})", "ifft2({a}, (2, 4))", "fftn({a}, axes=(0,))", "ifftn({a}, norm='ortho')",
+              "rfft2({a})", "rfftn({a}, (4, 2), axes=(0, 1))", "irfft2({a} * 1j + {a})",
+              "irfftn({a} + 0.5j, (3, 5), axes=(0, 1))"):
+    add(f"fft-{_call.split('(')[0]}", f"y = np.abs(np.fft.{_call.format(**DOMAIN)})\n"
+        "return np.sum(y * y) + np.sum(x)", "m")
+if HAVE_SCIPY:
+    for _call in ("fft({a})", "irfft({a} * 1j + {a})", "rfft2({a})", "fftshift({a})"):
+        add(f"scipy-fft-{_call.split('(')[0]}", f"y = np.abs(sfft.{_call.format(**DOMAIN)})\n"
+            "return np.sum(y * y) + np.sum(x)", "m", prelude="import scipy.fft as sfft")
 
 # --- reductions with their keywords ----------------------------------------------------------
 

@@ -186,7 +186,8 @@ def test_stages_show_every_pass():
                      "shape_only", "split_dicts", "first_assignment", "dead_code", "recompute",
                      "copy_propagation", "forward_substitution", "unit_seed", "scale_inward",
                      "subtract", "gradient_form", "python_floats",
-                     "loop_tape", "loop_sums", "memory_budget", "early_sums", "sum_products"]
+                     "loop_tape", "loop_sums", "memory_budget", "early_sums", "sum_products",
+                     "complex_sums"]
 
 
 # --- methods ---------------------------------------------------------------------------------

@@ -43,8 +43,8 @@ def test_call_without_rule_names_function_and_line():
     with pytest.raises(s2sad.NoDerivativeError) as info:
         s2sad.grad(cases.uses_unknown_call)(np.ones(3))
     message = str(info.value)
-    assert "numpy.fft" in message and "fft" in message
-    assert f'line {line_of(cases.uses_unknown_call, "np.fft.fft")}' in message
+    assert "numpy.unwrap" in message
+    assert f'line {line_of(cases.uses_unknown_call, "np.unwrap")}' in message
     assert "stop_gradient" in message
 
 

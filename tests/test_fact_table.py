@@ -112,7 +112,7 @@ def test_no_pass_keeps_a_table_of_facts_about_functions():
 
 RULE_MODULES = ["math", "numpy", "numpy_linalg", "numpy_shape", "operators", "runtime_rules",
                 "reduction_helper_rules", "linear_helper_rules", "tangents",
-                "linalg_helper_rules", "memory", "numpy_more"]
+                "linalg_helper_rules", "memory", "numpy_more", "complex", "fft"]
 if hasattr(importlib.import_module("s2sad.rules"), "scipy_special"):  # (where SciPy imports)
     RULE_MODULES.append("scipy_special")
 if hasattr(importlib.import_module("s2sad.rules"), "scipy_stats"):

@@ -7,6 +7,8 @@ from . import runtime_rules, reduction_helper_rules, linear_helper_rules  # noqa
 from . import tangents  # noqa: F401,E402  (higher order; forward mode)
 from . import linalg_helper_rules  # noqa: F401,E402
 from . import memory  # noqa: F401,E402  (views and changes in place)
+from . import complex  # noqa: F401,E402  (complex numbers: defcomplex's rules)
+from . import fft  # noqa: F401,E402  (np.fft)
 from . import numpy_more  # noqa: F401,E402  (pinv, lstsq, qr; helpers of implementations)
 # SciPy is optional: each group of its rules loads where its module imports.
 _OPTIONAL = (  # (library module, rule module)

@@ -26,6 +26,7 @@ The package is split by role; this module gathers every name:
 - :mod:`~s2sad.runtime.arrays`: adjoints of indexing, joins, pads, takes;
 - :mod:`~s2sad.runtime.elementwise`: casts, powers and quotients;
 - :mod:`~s2sad.runtime.matrices`: the pieces of ``scipy.linalg``'s factors and matrices.
+- :mod:`~s2sad.runtime.spectral`: lengths, crops and pads of the FFT rules.
 
 Generated code imports every helper from here, not from the submodule that defines it:
 :func:`public_module` names the module an import line (or an error message) gives.
@@ -74,6 +75,10 @@ from .matrices import (  # noqa: F401
     as_columns, from_columns, triangle, factor_part, block_diag_part, block_diag_place,
     toeplitz_grad, band_of, band_full, band_transposed, pivots_matrix, square_factors,
     eigh_refused,
+)
+from .spectral import (  # noqa: F401
+    fit_axes, lengths, fft_axes, fft_sizes, half_sizes, hermitian_weights, swapped_norm,
+    axis_tuple,
 )
 
 

@@ -159,6 +159,12 @@ def output_seed(value):
         raise NonScalarOutputError(
             f"grad needs a function that returns a scalar, but it returned an array of shape {_shape(value)}",
             hint="Reduce it (np.sum, np.mean...) or, for vector outputs, use s2sad.vjp or s2sad.jacobian.")
+    if xp.iscomplexobj(value):
+        raise NonScalarOutputError(
+            "grad needs a function that returns a scalar, but it returned a complex number",
+            hint="Differentiate its real part (np.real(...)) or its modulus (np.abs(...)); "
+                 "for a holomorphic function's derivative, s2sad.grad(f, holomorphic=True); "
+                 "for both parts, s2sad.vjp or s2sad.jacobian.")
     if isinstance(value, (np.ndarray, xp.ndarray)):
         return xp.ones_like(value, dtype=_float_type(value))
     return 1.0
@@ -179,6 +185,8 @@ def as_gradient(x, g):
         if not isinstance(g, dict):
             g = {}
         return {k: as_gradient(v, g.get(k, 0.0)) for k, v in x.items()}
+    if np.iscomplexobj(g) and not np.iscomplexobj(x):  # (a real argument: the real part)
+        g = g.real
     if isinstance(x, np.ndarray):
         if type(g) is np.ndarray and g.shape == x.shape:
             return g.astype(_float_type(x))  # a copy, as below, without the broadcast

@@ -161,6 +161,8 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
         return Op("linear", [value])
     if isinstance(value, (gast.BinOp, gast.UnaryOp)):
         rule = registry.lookup(OPERATORS[type(value.op)])
+        if rule is not None and source.complex:  # (its rule for complex values)
+            rule = registry.for_values(rule, True)
         return _with_rule(rule, operands, {}, _op_symbol(value.op))
     if isinstance(value, gast.Call):
         func = value.func
@@ -205,6 +207,8 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                 len(value.args) == len(target._fields):  # P(w, b): built of its fields
             return Op("build", list(value.args), name=target.__name__, fields=target._fields)
         rule = registry.lookup(target)
+        if rule is not None and source.complex:  # (its rule for complex values)
+            rule = registry.for_values(rule, True)
         op = _with_rule(rule, list(value.args), keywords, registry.describe_function(target))
         if op.kind == "call" and rule.dtype is not None:  # np.sum(x, dtype=int): no derivative
             op = _cast(op, value, source, local_names)

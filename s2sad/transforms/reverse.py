@@ -184,9 +184,11 @@ class Reverse(Tape):
         head: list = []
         seed = gast.Constant(1.0, None)
         seed_name = self.namer.claim("seed") if self.seed_parameter else None
-        if self.kind(returned).tag != "scalar" or returned in self.carried or seed_name:
+        if self.kind(returned).tag != "scalar" or returned in self.carried or seed_name or \
+                self.source.complex:  # (output_seed refuses a complex value)
             s_ret = self.s(returned)
-            value = gast.Constant(1.0, None) if self.kind(returned).tag == "scalar" else \
+            value = gast.Constant(1.0, None) if self.kind(returned).tag == "scalar" and \
+                not self.source.complex else \
                 gast.Call(self.helper("output_seed"), [self.load(returned)], [])
             if seed_name:
                 value = self.load(seed_name)
@@ -373,6 +375,8 @@ class Reverse(Tape):
             kind = self.kind(name)
             value = self.load(self.s(name)) if name in self.received else gast.Constant(0.0, None)
             if kind.tag == "scalar" and kind.py == "float":
+                if self.source.complex and name in self.received:  # (the real part)
+                    value = gast.Attribute(value, "real", gast.Load())
                 grads.append(gast.Call(self.load("float"), [value], []) if name in self.received
                              else value)
             else:

@@ -64,9 +64,6 @@ _EXPRESSIONS = {
 
 # values (constants) refused where they are written
 _VALUES = {
-    complex: ("a complex number", "s2sad's derivative rules are for real numbers: carry the "
-              "real and imaginary parts as two real values (np.cos(t) and np.sin(t) for "
-              "np.exp(1j * t))."),
 }
 
 

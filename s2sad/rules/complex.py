@@ -1,0 +1,298 @@
+"""Derivative rules for complex numbers, autograd's convention.
+
+The gradient of a real-valued ``f(z)``, ``z = x + iy``, is ``df/dx - i df/dy``: that of
+``np.abs(z) ** 2`` is ``2 * np.conj(z)``. A sensitivity ``g`` then flows through a
+holomorphic function as ``g * f'(z)``, the real rules' own expression (``np.exp``,
+``np.sin``, products, sums, ``matmul``, ``inv``, ``solve``, ``det``...); the others
+(``np.conj``, ``np.real``, ``np.abs``...) have the rules below, used in programs that
+hold complex numbers (see ``transforms/complex_values.py``); real programs keep theirs.
+A real value's sensitivity is the real part of what reaches it.
+
+>>> import numpy as np
+>>> from s2sad import registry
+>>> complex(registry.lookup(np.imag).adjoint(1.0, 2.0, 1.0 + 2.0j))
+-1j
+>>> complex(registry.lookup(np.abs).complex.adjoint(1.0, 5.0, 3.0 + 4.0j))
+(0.6-0.8j)
+"""
+
+import numpy as np
+
+from . import numpy_linalg, tangents
+from ..errors import DifferentiationError
+from ..registry import (defcomplex, deffacts, defresult, deftangent, defvjp, nondifferentiable,
+                        refuse_values)
+from ..runtime import (as_gradient, gap_quotient, norm_grad, reduced_size, scaled_power, std_grad, unbroadcast,
+                       var_grad)
+from ..runtime_higher import reduce_tangent
+
+# --- the parts of a complex number ---------------------------------------------------------
+
+
+@defvjp(np.imag)
+def imag(g, ans, val):
+    return -1j * np.real(g)
+
+
+@deftangent(np.imag)
+def imag_tangent(g, ans, val):
+    return np.imag(g)
+
+
+@defcomplex(np.real)
+def real(g, ans, val):
+    return np.real(g)
+
+
+@defcomplex(np.real, tangent=True)
+def real_tangent(g, ans, val):
+    return np.real(g)
+
+
+@defvjp(np.angle)
+def angle(g, ans, z, deg=False):
+    # d angle = Im(dz / z): the sensitivity -i g / z (infinite at 0, where it has none)
+    return -1j * np.real(g) / z
+
+
+@deftangent(np.angle)
+def angle_tangent(g, ans, z, deg=False):
+    return np.imag(g / z)
+
+
+refuse_values(np.angle, "deg", (False,),
+              "Take the angle in radians and scale it: np.angle(z) * (180.0 / np.pi).")
+defresult(np.angle, kind="f")
+
+
+@defvjp(np.real_if_close)
+def real_if_close(g, ans, a, tol=100):
+    # the identity where the result stays complex, the real part where it is made real
+    return np.where(np.iscomplexobj(ans), g, np.real(g))
+
+
+@deftangent(np.real_if_close)
+def real_if_close_tangent(g, ans, a, tol=100):
+    return np.where(np.iscomplexobj(ans), g, np.real(g))
+
+
+nondifferentiable(np.iscomplexobj, np.isrealobj, np.iscomplex, np.isreal)
+deffacts(np.ndarray.imag, method="imag")  # (z.imag is np.imag(z), as z.real is np.real(z))
+# a program that names one of these holds complex values (transforms/complex_values.py)
+deffacts(complex, np.complex64, np.complex128, np.clongdouble, np.complexfloating, np.imag,
+         np.ndarray.imag, np.angle, np.real_if_close, np.iscomplexobj, np.iscomplex,
+         np.linalg.eig, np.linalg.eigvals, np.roots, np.emath.sqrt, np.emath.log,
+         np.emath.log2, np.emath.log10, np.emath.logn, np.emath.power, np.emath.arcsin,
+         np.emath.arccos, np.emath.arctanh, complex=True)
+
+
+# --- real-valued functions of a complex number ---------------------------------------------
+
+
+@defcomplex(np.abs, np.absolute, abs)
+def absolute(g, ans, x):
+    # |z| = sqrt(z conj(z)): conj(z) / |z| (0 at 0, a subgradient)
+    return np.real(g) * np.conj(x) / np.where(np.equal(ans, 0), 1.0, ans)
+
+
+@defcomplex(np.abs, np.absolute, abs, tangent=True)
+def absolute_tangent(g, ans, x):
+    return np.real(np.conj(x) * g) / np.where(np.equal(ans, 0), 1.0, ans)
+
+
+@defcomplex(np.var, shape="reduce")
+def var(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
+    # the mean of |a - mean|^2: conj(a - mean), as the real rule has a - mean
+    return (var_grad(np.real(g), np.conj(a), axis, ddof if correction is None else correction,
+                     keepdims), None, None, None,
+            unbroadcast(g * ans / (reduced_size(a, axis) -
+                                   (ddof if correction is None else correction)), ddof), None,
+            unbroadcast(g * ans / (reduced_size(a, axis) -
+                                   (ddof if correction is None else correction)), correction))
+
+
+@defcomplex(np.var, tangent=True)
+def var_tangent(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
+                correction=None):
+    return (np.real(reduce_tangent(g, var_grad(np.ones_like(ans), np.conj(a), axis,
+                                               ddof if correction is None else correction,
+                                               keepdims), axis, keepdims)), None, None, None,
+            g * ans / (reduced_size(a, axis) -
+                       (ddof if correction is None else correction)), None,
+            g * ans / (reduced_size(a, axis) -
+                       (ddof if correction is None else correction)))
+
+
+@defcomplex(np.std, shape="reduce")
+def std(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
+    return (std_grad(np.real(g), ans, np.conj(a), axis,
+                     ddof if correction is None else correction, keepdims),
+            None, None, None,
+            unbroadcast(g * ans * 0.5 / (reduced_size(a, axis) -
+                                         (ddof if correction is None else correction)), ddof),
+            None,
+            unbroadcast(g * ans * 0.5 / (reduced_size(a, axis) -
+                                         (ddof if correction is None else correction)),
+                        correction))
+
+
+@defcomplex(np.std, tangent=True)
+def std_tangent(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
+                correction=None):
+    return (np.real(reduce_tangent(g, std_grad(np.ones_like(ans), ans, np.conj(a), axis,
+                                               ddof if correction is None else correction,
+                                               keepdims), axis, keepdims)), None, None, None,
+            g * ans * 0.5 / (reduced_size(a, axis) -
+                             (ddof if correction is None else correction)), None,
+            g * ans * 0.5 / (reduced_size(a, axis) -
+                             (ddof if correction is None else correction)))
+
+
+@defcomplex(np.linalg.norm, shape="reduce")
+def norm(g, ans, x, ord=None, axis=None, keepdims=False):
+    # a norm of x is that of conj(x), whose real rule's slope (x / |x|...) is conj's
+    return norm_grad(np.real(g), ans, np.conj(x), ord, axis, keepdims)
+
+
+# --- products that conjugate ---------------------------------------------------------------
+
+
+@defcomplex(np.vdot, shape="scalar")
+def vdot(g, ans, a, b):
+    # sum(conj(a) * b): antiholomorphic in a
+    return (np.reshape(np.conj(g * np.ravel(b)), np.shape(a)),
+            np.reshape(g * np.conj(np.ravel(a)), np.shape(b)))
+
+
+# --- powers: the exponent's slope is log(x), complex where x is negative --------------------
+
+
+@defcomplex(np.power, pow)
+def power(g, ans, x, y):
+    return (unbroadcast(g * scaled_power(y, x, y - 1), x),
+            unbroadcast(g * ans * np.log(np.where(np.equal(x, 0), 1.0, x) * (1.0 + 0.0j)), y))
+
+
+@defcomplex(np.float_power)
+def float_power(g, ans, x, y):
+    return (unbroadcast(g * scaled_power(y, np.float_power(x, 1.0), y - 1), x),
+            unbroadcast(g * ans * np.log(np.where(np.equal(x, 0), 1.0, x) * (1.0 + 0.0j)), y))
+
+
+
+@defcomplex(np.linalg.norm, tangent=True)
+def norm_tangent(g, ans, x, ord=None, axis=None, keepdims=False):
+    return np.real(np.sum(g * norm_grad(np.ones_like(ans), ans, np.conj(x), ord, axis,
+                                        keepdims), axis=axis, keepdims=keepdims))
+
+
+@defcomplex(np.sign)
+def sign(g, ans, x):
+    # z / |z| (0 at 0), whose sensitivity is (g - conj(g) conj(w)^2) / (2 |z|)
+    return np.where(np.equal(ans, 0), 0.0, (g - np.conj(g) * np.conj(ans) ** 2) /
+                    (2.0 * np.where(np.equal(ans, 0), 1.0, np.abs(x))))
+
+
+@defcomplex(np.sign, tangent=True)
+def sign_tangent(g, ans, x):
+    return np.where(np.equal(ans, 0), 0.0, (g - ans * np.real(np.conj(ans) * g)) /
+                    np.where(np.equal(ans, 0), 1.0, np.abs(x)))
+
+
+# --- linear algebra: inv, solve, det are holomorphic (their real rules); the rest here ------
+
+@defcomplex(np.linalg.eigvalsh, shape="other")
+def eigvalsh(g, ans, a, UPLO="L"):
+    # d w_k = Re(v_k^H da v_k): conj(v) diag(g) v^T
+    v = np.linalg.eigh(a, UPLO)[1]
+    return (np.conj(v) * np.expand_dims(np.real(as_gradient(ans, g)), -2)) @ \
+        np.swapaxes(v, -1, -2)
+
+
+@defcomplex(np.linalg.eigvalsh, tangent=True)
+def eigvalsh_tangent(g, ans, a, UPLO="L"):
+    v = np.linalg.eigh(a, UPLO)[1]
+    return np.real(np.sum(np.conj(v) * (((g + np.conj(np.swapaxes(g, -1, -2))) / 2.0) @ v),
+                          axis=-2))
+
+
+if hasattr(np.linalg, "svdvals"):  # NumPy >= 2.0
+    @defcomplex(np.linalg.svdvals, shape="other")
+    def svdvals(g, ans, x):
+        # d s_k = Re(u_k^H dx v_k): conj(u diag(g) vh)
+        parts = np.linalg.svd(x, full_matrices=False)
+        return np.conj((parts[0] * np.expand_dims(np.real(as_gradient(ans, g)), -2)) @ parts[2])
+
+    @defcomplex(np.linalg.svdvals, tangent=True)
+    def svdvals_tangent(g, ans, x):
+        parts = np.linalg.svd(x, full_matrices=False)
+        return np.real(np.sum(np.conj(parts[0]) * (g @ np.conj(np.swapaxes(parts[2], -1, -2))),
+                              axis=-2))
+
+
+@defcomplex(np.linalg.slogdet, shape="sequence")
+def slogdet(g, ans, a):
+    # log|det| = Re(log det), and sign = det / |det| turns with Im(log det)
+    return np.expand_dims(np.real(g[1]) + 1j * np.imag(g[0] * ans[0]), (-2, -1)) * \
+        np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@defcomplex(np.linalg.slogdet, tangent=True)
+def slogdet_tangent(g, ans, a):
+    return [ans[0] * 1j * np.imag(np.trace(np.linalg.solve(a, g), axis1=-2, axis2=-1)),
+            np.real(np.trace(np.linalg.solve(a, g), axis1=-2, axis2=-1))]
+
+
+_COMPLEX_FACTORS = ("s2sad differentiates {name} of real matrices only; of a complex matrix "
+                    "its factors' phases are not unique. Use np.linalg.eigvalsh (eigenvalues) "
+                    "or np.linalg.svdvals (singular values) where the function reads only "
+                    "those, or split the matrix into real and imaginary parts.")
+
+
+def _real_matrix(a, name):
+    if np.iscomplexobj(a):
+        raise DifferentiationError(f"s2sad cannot differentiate {name} of a complex matrix",
+                                   hint=_COMPLEX_FACTORS.format(name=name))
+
+
+@defcomplex(np.linalg.eigh, shape="sequence")
+def eigh(g, ans, a, UPLO="L"):
+    # conj(v) (diag(g_w) + (v^T g_v)[i, j] / (w[j] - w[i]), i != j) v^T, made Hermitian
+    # (its transpose the conjugate); functions of the eigenvectors that their phases
+    # do not change (|v|^2...), as the phases NumPy picks are arbitrary
+    vt = np.swapaxes(ans[1], -1, -2)
+    turns = gap_quotient(vt @ as_gradient(ans[1], g[1]), ans[0])
+    full = (np.conj(ans[1]) * np.expand_dims(np.real(as_gradient(ans[0], g[0])), -2) +
+            np.conj(ans[1]) @ turns) @ vt
+    return (full + np.conj(np.swapaxes(full, -1, -2))) / 2.0
+
+
+@defcomplex(np.linalg.eigh, tangent=True)
+def eigh_tangent(g, ans, a, UPLO="L"):
+    m = np.conj(np.swapaxes(ans[1], -1, -2)) @ \
+        ((g + np.conj(np.swapaxes(g, -1, -2))) / 2.0) @ ans[1]
+    return [np.real(np.diagonal(m, 0, -2, -1)), ans[1] @ gap_quotient(m, ans[0])]
+
+
+@defcomplex(np.linalg.svd, shape="sequence")
+def svd(g, ans, a, full_matrices=True, *, hermitian=False):
+    _real_matrix(a, "numpy.linalg.svd")
+    return numpy_linalg.svd(g, ans, a, full_matrices, hermitian=hermitian)
+
+
+@defcomplex(np.linalg.svd, tangent=True)
+def svd_tangent(g, ans, a, full_matrices=True, *, hermitian=False):
+    _real_matrix(a, "numpy.linalg.svd")
+    return tangents.svd(g, ans, a, full_matrices, hermitian=hermitian)
+
+
+@defcomplex(np.linalg.cholesky, shape="other")
+def cholesky(g, ans, a, upper=False):
+    _real_matrix(a, "numpy.linalg.cholesky")
+    return numpy_linalg.cholesky(g, ans, a, upper)
+
+
+@defcomplex(np.linalg.cholesky, tangent=True)
+def cholesky_tangent(g, ans, a, upper=False):
+    _real_matrix(a, "numpy.linalg.cholesky")
+    return tangents.cholesky(g, ans, a, upper)

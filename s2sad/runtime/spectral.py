@@ -1,0 +1,92 @@
+"""Helpers of the FFT rules: lengths along axes, cropping and zero padding, weights.
+
+>>> import numpy as np
+>>> fit_axes(np.arange(5.0), (3,), (0,)), fit_axes(np.arange(2.0), (4,), (-1,))
+(array([0., 1., 2.]), array([0., 1., 0., 0.]))
+>>> fft_axes(np.zeros((2, 3, 4)), None, None), fft_axes(np.zeros((2, 3)), (5,), None)
+((0, 1, 2), (1,))
+
+``fit_axes`` is linear (its adjoint crops or pads back); the others compute numbers
+from shapes and arguments that are no derivative's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backends import array_module
+from .shapes import _shape
+
+
+def fit_axes(a, lengths, axes):
+    """``a`` cropped or zero-padded at the end of each of ``axes`` to ``lengths`` entries
+    (what ``np.fft.fft(a, n)`` does to its input)."""
+    xp = array_module(a)
+    a = xp.asarray(a)
+    index = [slice(None)] * a.ndim
+    widths = [(0, 0)] * a.ndim
+    for length, axis in zip(lengths, axes):
+        axis = axis % a.ndim
+        if a.shape[axis] > length:
+            index[axis] = slice(0, length)
+        else:
+            widths[axis] = (0, length - a.shape[axis])
+    out = a[tuple(index)]
+    return xp.pad(out, widths) if any(w != (0, 0) for w in widths) else out
+
+
+def lengths(a, axes) -> tuple:
+    """The lengths of ``a`` along ``axes``."""
+    shape = _shape(a)
+    return tuple(shape[axis] for axis in axes)
+
+
+def fft_axes(a, s, axes) -> tuple:
+    """The axes ``np.fft.fftn(a, s, axes)`` transforms: ``axes``, else the last ``len(s)``
+    axes, else all of them."""
+    ndim = len(_shape(a))
+    if axes is not None:
+        return tuple(axes)
+    if s is not None:
+        return tuple(range(ndim - len(s), ndim))
+    return tuple(range(ndim))
+
+
+def fft_sizes(a, s, axes) -> tuple:
+    """The transform's length along each of ``axes``: ``s`` (``n``, a number, for one
+    axis), else ``a``'s lengths."""
+    if s is None:
+        return lengths(a, axes)
+    return (s,) if isinstance(s, (int, np.integer)) else tuple(s)
+
+
+def half_sizes(sizes) -> tuple:
+    """``sizes`` with the last one ``n // 2 + 1``: the lengths of a real input's transform."""
+    return tuple(sizes[:-1]) + (sizes[-1] // 2 + 1,)
+
+
+def hermitian_weights(a, n: int, axis: int):
+    """``irfft``'s weight of each of the ``n // 2 + 1`` entries it reads along ``axis``
+    (broadcast against ``a``): 1 for the constant term (and the Nyquist one of an even
+    ``n``), 2 for the others, whose conjugates it adds. The adjoint of ``irfft``
+    multiplies by them."""
+    xp = array_module(a)
+    weights = np.full(n // 2 + 1, 2.0)
+    weights[0] = 1.0
+    if n % 2 == 0:
+        weights[-1] = 1.0
+    shape = [1] * len(_shape(a))
+    shape[axis % len(shape)] = weights.size
+    return xp.asarray(weights.reshape(shape))
+
+
+def swapped_norm(norm):
+    """The normalization of the inverse direction (``hfft`` is an ``irfft`` of the
+    conjugate with ``"backward"`` and ``"forward"`` swapped)."""
+    return {None: "forward", "backward": "forward", "forward": "backward",
+            "ortho": "ortho"}[norm]
+
+
+def axis_tuple(axis) -> tuple:
+    """``(axis,)``: a one-axis transform's axes."""
+    return (axis,)

@@ -1,0 +1,139 @@
+"""Does a program hold complex numbers? Its derivative then takes the complex rules.
+
+>>> import gast
+>>> tree = gast.parse("def f(x):\\n    return np.real(np.exp(1j * x))").body[0]
+>>> holds_complex(tree, ["float"], {}.__getitem__)
+True
+>>> holds_complex(gast.parse("def f(x):\\n    return x * 2.0").body[0], ["float"], {}.__getitem__)
+False
+
+A program holds complex numbers where an argument does (an array of dtype kind ``c``, a
+Python ``complex``), where its source writes one (``1j``), names a complex dtype or a
+function that makes complex values from real ones (``np.fft.fft``, ``np.angle``), or reads
+a global or closure value that is complex. Its rules are then those of ``defcomplex``
+(``abs``: ``g * np.conj(x) / ans``), which are right for real values too, and each real
+argument's gradient is the real part of its sensitivity (autograd's convention: the
+gradient of a real ``f(x + iy)`` is ``df/dx - i df/dy``). Real programs keep their rules.
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from .. import registry, trees
+from ..backends import ARRAY_TAGS
+
+def _complex_value(value) -> bool:
+    if isinstance(value, (complex, np.complexfloating)):
+        return True
+    return isinstance(value, np.ndarray) and value.dtype.kind == "c"
+
+
+def _complex_leaf(desc) -> bool:
+    """Does an argument's descriptor hold a complex number (see ``descriptors``)? An
+    object's description holds its members' (``p.W`` complex)."""
+    if desc == "complex":
+        return True
+    if not isinstance(desc, tuple) or not desc:
+        return False
+    if desc[0] in ARRAY_TAGS:
+        return len(desc) > 2 and desc[2] == "c"
+    return any(_complex_leaf(item) or isinstance(item, tuple) and
+               any(_complex_leaf(i) for i in item) for item in desc[1:])
+
+
+def holds_complex(tree, descriptors, resolve) -> bool:
+    """Does the function ``tree`` (its arguments described by ``descriptors``, None: any)
+    hold complex numbers? ``resolve(name)``: the value of a free name (KeyError if none);
+    a function or type whose facts say ``complex`` (``np.fft.fft``, ``np.complex128``)
+    makes the program complex, as does a complex value it reads."""
+    if any(_complex_leaf(d) for d in descriptors or ()):
+        return True
+    local = trees.assigned_names(tree) | {a.id for a in tree.args.args + tree.args.posonlyargs +
+                                          tree.args.kwonlyargs if isinstance(a, gast.Name)}
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Constant):
+            if type(node.value) is complex or isinstance(node.value, str) and \
+                    _complex_dtype(node.value):
+                return True
+        elif isinstance(node, (gast.Name, gast.Attribute)) and \
+                isinstance(node.ctx, gast.Load):
+            try:
+                value = _value(node, local, resolve)
+            except KeyError:
+                continue
+            if _complex_value(value) or _complex_facts(value):
+                return True
+    return False
+
+
+def _value(node, local, resolve):
+    if isinstance(node, gast.Name):
+        if node.id in local:
+            raise KeyError(node.id)
+        return resolve(node.id)
+    if isinstance(node, gast.Attribute):
+        base = _value(node.value, local, resolve)
+        try:
+            return getattr(base, node.attr)
+        except Exception:  # (an attribute that is not there, or raises when read)
+            raise KeyError(node.attr) from None
+    raise KeyError(type(node).__name__)
+
+
+def _complex_facts(value) -> bool:
+    try:
+        found = registry.facts(value)
+    except TypeError:
+        return False
+    return found is not None and found.complex
+
+
+def _complex_dtype(text: str) -> bool:
+    """Does ``text`` name a complex dtype (``"complex64"``, ``"c16"``; not a one-letter
+    code, ``"D"``, which a dict key may be too)?"""
+    if len(text) > 16 or "c" not in text.lower():
+        return False
+    try:
+        return np.dtype(text).kind == "c"
+    except Exception:  # (TypeError, ValueError, SyntaxError: not a dtype's name)
+        return False
+
+
+def rebound_sums(function, cast_like=None):
+    """``s_x += e`` as ``s_x = s_x + e`` in ``function`` (changed in place): a real
+    array's sensitivity, added in place, cannot take a complex part (its real part is the
+    gradient, taken at the end); into an item, ``s_x[i] += cast_like(e, s_x)`` (the
+    name ``cast_like`` gives: the real part where ``s_x`` is real). Returns whether
+    anything changed.
+
+    >>> from s2sad.codegen import unparse
+    >>> tree = gast.parse("def g(s_x, e):\\n    s_x += e\\n    s_x[0] += e").body[0]
+    >>> rebound_sums(tree, lambda: "cast_like"), print(unparse(tree))
+    def g(s_x, e):
+        s_x = s_x + e
+        s_x[0] += cast_like(e, s_x)
+    (True, None)
+    """
+    changed = False
+    for node in trees.walk(function):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for i, stmt in enumerate(block):
+                if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) \
+                        and isinstance(stmt.op, gast.Add):
+                    load = gast.Name(stmt.target.id, gast.Load(), None, None)
+                    block[i] = gast.copy_location(gast.Assign(
+                        [stmt.target], gast.BinOp(load, gast.Add(), stmt.value), None), stmt)
+                    changed = True
+                elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add) and \
+                        isinstance(stmt.target, gast.Subscript) and \
+                        isinstance(stmt.target.value, gast.Name):
+                    whole = gast.Name(stmt.target.value.id, gast.Load(), None, None)
+                    stmt.value = gast.Call(gast.Name(cast_like(), gast.Load(), None, None),
+                                           [stmt.value, whole], [])
+                    changed = True
+    return changed
