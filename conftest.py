@@ -6,3 +6,4 @@ try:
     import scipy.special  # noqa: F401
 except ImportError:
     collect_ignore.append("s2sad/rules/scipy_special.py")
+    collect_ignore.append("s2sad/rules/scipy_signal.py")

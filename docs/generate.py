@@ -50,6 +50,8 @@ GROUPS = {  # README title -> which rule names it lists
     "`math`": lambda name: name.startswith("math."),
     "SciPy (`scipy.special`, where SciPy is installed)": lambda name: name.startswith(
         "scipy.special."),
+    "SciPy (`scipy.signal`, where SciPy is installed)": lambda name: name.startswith(
+        "scipy.signal."),
     "Python builtins": lambda name: "." not in name,
     "s2sad": lambda name: name.startswith("s2sad."),
 }

@@ -780,6 +780,9 @@ def describe_function(func) -> str:
         module = "scipy.special"  # (SciPy's ufuncs have no __module__)
     if module.startswith("scipy.special."):
         module = "scipy.special"  # (its public name: scipy.special.logsumexp)
+    elif module.startswith("scipy.") and "._" in module and getattr(
+            sys.modules.get(module.split("._")[0]), name, None) is func:
+        module = module.split("._")[0]  # (scipy.signal._signaltools: scipy.signal)
     if module in ("builtins", "_operator", ""):
         return name
     return f"{public_module(module)}.{name}"

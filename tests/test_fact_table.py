@@ -114,6 +114,8 @@ RULE_MODULES = ["math", "numpy", "numpy_linalg", "numpy_shape", "operators", "ru
                 "linalg_helper_rules", "memory"]
 if hasattr(importlib.import_module("s2sad.rules"), "scipy_special"):  # (where SciPy imports)
     RULE_MODULES.append("scipy_special")
+if hasattr(importlib.import_module("s2sad.rules"), "scipy_signal"):
+    RULE_MODULES.append("scipy_signal")
 
 
 def _name(function) -> str:

@@ -590,8 +590,9 @@ def test_every_rule_has_a_case():
     import re
     with open(os.path.join(_HERE, "cases_numpy.py")) as f:
         text = f.read()
-    with open(os.path.join(_HERE, "test_scipy_special.py")) as f:  # (scipy.special's table)
-        text += f.read()
+    for table in ("test_scipy_special.py", "test_scipy_signal.py"):  # (SciPy's tables)
+        with open(os.path.join(_HERE, table)) as f:
+            text += f.read()
     elsewhere = {"math.atan", "math.pow"}  # tests/test_gradients.py
     missing = [rule.name for rule in registry.registered() if rule.adjoint is not None
                and rule.name not in elsewhere
@@ -601,7 +602,7 @@ def test_every_rule_has_a_case():
 
 def test_every_rule_parses():
     """Every rule is assignments and one `return`, naming only np, math, runtime helpers and
-    (scipy.special's rules) SciPy's ``special``."""
+    (SciPy's rules) SciPy's ``special`` and ``signal``."""
     import gast
     for rule in registry.registered():
         if rule.adjoint is None:
@@ -613,7 +614,7 @@ def test_every_rule_parses():
         for name in names - params - assigned - {"None", "True", "False"}:
             value = rule.adjoint.__globals__.get(name)
             assert name in ("np", "math") or getattr(runtime, name, None) is value or \
-                name == "special" and value is sys.modules.get("scipy.special"), \
+                name in ("special", "signal") and value is sys.modules.get(f"scipy.{name}"), \
                 f"{rule.adjoint.__qualname__} refers to {name!r}"
 
 

@@ -11,6 +11,12 @@ except ImportError:  # pragma: no cover
     pass
 else:
     from . import scipy_special  # noqa: F401
+try:
+    import scipy.signal  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass
+else:
+    from . import scipy_signal  # noqa: F401
 
 import numpy as _np  # noqa: E402
 
