@@ -7,3 +7,4 @@ try:
 except ImportError:
     collect_ignore.append("s2sad/rules/scipy_special.py")
     collect_ignore.append("s2sad/rules/scipy_signal.py")
+    collect_ignore.append("s2sad/rules/scipy_array_api.py")

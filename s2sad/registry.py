@@ -518,6 +518,12 @@ class Facts:
     * ``sequence``: it returns a Python container of what its argument holds.
     * ``converts``: it gives an ndarray or a Python value whatever array subclass it is
       given (``np.asarray(M)`` of an ``np.matrix``; not with ``subok=True``).
+    * ``namespace``: it returns the array module of its arguments (SciPy's
+      ``array_namespace``): for the arrays s2sad differentiates, NumPy's, so a variable
+      given it (``xp = array_namespace(x)``) is read as NumPy (``xp.sum``: ``np.sum``).
+    * ``inline``: a library's function inlined as the user's code is (SciPy's
+      ``optimize.rosen``, written against the array API), its calls differentiated or
+      refused by the rules.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -547,6 +553,8 @@ class Facts:
     number: str = ""
     sequence: bool = False
     converts: bool = False
+    namespace: bool = False
+    inline: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

@@ -116,6 +116,8 @@ if hasattr(importlib.import_module("s2sad.rules"), "scipy_special"):  # (where S
     RULE_MODULES.append("scipy_special")
 if hasattr(importlib.import_module("s2sad.rules"), "scipy_signal"):
     RULE_MODULES.append("scipy_signal")
+if hasattr(importlib.import_module("s2sad.rules"), "scipy_array_api"):
+    RULE_MODULES.append("scipy_array_api")
 
 
 def _name(function) -> str:

@@ -590,7 +590,8 @@ def test_every_rule_has_a_case():
     import re
     with open(os.path.join(_HERE, "cases_numpy.py")) as f:
         text = f.read()
-    for table in ("test_scipy_special.py", "test_scipy_signal.py"):  # (SciPy's tables)
+    for table in ("test_scipy_special.py", "test_scipy_signal.py",  # (SciPy's tables)
+                  "test_scipy_xp.py"):
         with open(os.path.join(_HERE, table)) as f:
             text += f.read()
     elsewhere = {"math.atan", "math.pow"}  # tests/test_gradients.py

@@ -17,6 +17,12 @@ except ImportError:  # pragma: no cover
     pass
 else:
     from . import scipy_signal  # noqa: F401
+try:
+    import scipy._lib._array_api  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass
+else:
+    from . import scipy_array_api  # noqa: F401
 
 import numpy as _np  # noqa: E402
 
