@@ -395,9 +395,13 @@ def make() -> types.ModuleType:
 
 def _cupyx() -> dict:
     """``cupyx``, ``cupyx.scipy`` and its ``special`` and ``signal`` (SciPy's functions on
-    the emulated arrays), by module name; only the names CuPy has there."""
-    import scipy.signal
-    import scipy.special
+    the emulated arrays), by module name; only the names CuPy has there (none where SciPy
+    is not installed)."""
+    try:
+        import scipy.signal
+        import scipy.special
+    except ImportError:
+        return {}
     cupyx = types.ModuleType("cupyx")
     cupyx.scipy = types.ModuleType("cupyx.scipy")
     modules = {"cupyx": cupyx, "cupyx.scipy": cupyx.scipy}
