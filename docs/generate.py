@@ -60,6 +60,8 @@ GROUPS = {  # README title -> which rule names it lists
         name.startswith("scipy.linalg."),
     "SciPy (`scipy.fft`, where SciPy is installed)": lambda name: name.startswith(
         "scipy.fft."),
+    "SciPy (`scipy.signal`, where SciPy is installed)": lambda name: name.startswith(
+        "scipy.signal."),
     "Python builtins": lambda name: "." not in name,
     "s2sad": lambda name: name.startswith("s2sad."),
 }

@@ -363,12 +363,13 @@ class Imports:
             self.lines[name] = f"from {public_module(module)} import {attribute}" + (
                 "" if name == attribute else f" as {name}")
             return
-        found = _numpy_function(value) or _math_function(value)
+        found = _numpy_function(value) or _math_function(value) or \
+            _twin_function(value, self.backend)
         if found is not None:  # a library function: its derivative was derived for it, so
             # it is imported, not read live (a call then needs no refreshing of globals)
             module, attribute = found
             stand_in = self.backend.stand_in(module, attribute)
-            if (module, attribute) in self.backend.lacks:
+            if self.backend.lacks_function(module, attribute):
                 self.lacking[name] = (module, attribute)
             if stand_in is not None:  # a function CuPy lacks: s2sad's own
                 module, attribute = stand_in
@@ -387,7 +388,7 @@ class Imports:
             for node in trees.walk(tree):
                 if isinstance(node, gast.Name) and node.id in self.renamed:
                     node.id = self.renamed[node.id]
-        if self.backend.lacks:
+        if self.backend.lacks or self.backend.twins:
             self._refuse_lacking(tree, tree)
         if self.backend.stand_ins:
             self._use_stand_ins(tree)
@@ -442,10 +443,10 @@ class Imports:
                 path.append(base.attr)
                 base = base.value
             numpy_of = {alias: name for name, alias in self.modules.items()
-                        if numpy_module(name)}
+                        if numpy_module(name) or name in self.backend.twins}
             if isinstance(base, gast.Name) and base.id in numpy_of:
                 module = ".".join([numpy_of[base.id], *reversed(path[1:])])
-                if (module, node.attr) in self.backend.lacks:
+                if self.backend.lacks_function(module, node.attr):
                     found = (module, node.attr)
         if found is not None:
             title = self.backend.title
@@ -491,6 +492,19 @@ def _numpy_function(value):
     for module in (numpy, numpy.linalg, numpy.fft):
         if getattr(module, name, None) is value:
             return module.__name__, name
+    return None
+
+
+def _twin_function(value, backend):
+    """``(module, name)`` if ``value`` is a function of a library module ``backend`` has a
+    twin of (``scipy.special.erf`` on CuPy: ``cupyx.scipy.special.erf``), else None."""
+    import sys
+    name = getattr(value, "__name__", None)
+    if not isinstance(name, str) or isinstance(value, type) or not callable(value):
+        return None
+    for module in backend.twins:
+        if getattr(sys.modules.get(module), name, None) is value:
+            return module, name
     return None
 
 

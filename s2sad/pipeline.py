@@ -30,7 +30,7 @@ from .pass_manager import (ALL, Condition, FixedPoint, PassManager, Stages, Step
 from .located import statement_lines
 from .source import FunctionSource, recording
 from .transforms.activity import active_names
-from .transforms.dtypes import argument_categories
+from .transforms.dtypes import argument_categories, float_locals
 from .transforms.budget import MemoryBudget
 from .transforms.device_arguments import DeviceArguments
 from .transforms.copy_propagation import CopyPropagation
@@ -257,7 +257,8 @@ def desugar(build: Build) -> bool:
     small primitive set."""
     source = build.source
     build.tree, changed = rewritten(
-        Desugar(build.imports.numpy(), source.locals, source.is_builtin).visit, build.tree)
+        Desugar(build.imports.numpy(), source.locals, source.is_builtin, source.resolve).visit,
+        build.tree)
     build.source = dataclasses.replace(source, tree=build.tree)
     return changed
 
@@ -292,6 +293,7 @@ def argument_facts(build: Build) -> bool:
     build.source.constants = single_constants(build.tree, build.source)
     build.source.dtypes = argument_dtypes(build.tree, params, build.descriptors)
     build.source.arguments = argument_categories(params, build.descriptors)
+    build.source.floats = float_locals(build.tree, build.source)  # (dtype=x.dtype, x made)
     build.source.members = object_members(params, build.descriptors)  # (p.W's dtype: kinds.member)
     build.source.complex = holds_complex(build.tree, build.descriptors, build.source.resolve)
     descriptors = build.descriptors or [None] * len(params)

@@ -553,6 +553,12 @@ class Facts:
     * ``complex``: it makes complex values of real ones, or its derivative is a complex
       program's (``np.fft.fft``, ``np.imag``, ``np.complex128``): a program naming it takes
       the ``defcomplex`` rules.
+    * ``namespace``: it returns the array module of its arguments (SciPy's
+      ``array_namespace``): for the arrays s2sad differentiates, NumPy's, so a variable
+      given it (``xp = array_namespace(x)``) is read as NumPy (``xp.sum``: ``np.sum``).
+    * ``inline``: a library's function inlined as the user's code is (SciPy's
+      ``optimize.rosen``, written against the array API), its calls differentiated or
+      refused by the rules.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -586,6 +592,8 @@ class Facts:
     freezes: tuple = ()
     unmodelled: str = ""
     complex: bool = False
+    namespace: bool = False
+    inline: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

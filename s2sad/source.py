@@ -99,6 +99,7 @@ class FunctionSource:
     locals: set = field(default_factory=set)     # the function's parameters and local variables
     constants: dict = field(default_factory=dict)  # locals assigned one constant (dtype = None)
     dtypes: dict = field(default_factory=dict)  # arguments never assigned: the kind of their dtype
+    floats: tuple = ({}, {}, frozenset())  # local float arrays whose .dtype sets a dtype: dtypes.float_locals
     arguments: dict = field(default_factory=dict)  # argument -> (its dtype's kind, holder)
     complex: bool = False  # the program holds complex numbers: its rules are defcomplex's
     # a gradient's generated code (inlined where it is called): the module globals it reads

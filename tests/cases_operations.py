@@ -279,6 +279,24 @@ if HAVE_SCIPY:
     for _call in ("fft({a})", "irfft({a} * 1j + {a})", "rfft2({a})", "fftshift({a})"):
         add(f"scipy-fft-{_call.split('(')[0]}", f"y = np.abs(sfft.{_call.format(**DOMAIN)})\n"
             "return np.sum(y * y) + np.sum(x)", "m", prelude="import scipy.fft as sfft")
+# scipy.signal's convolutions, where SciPy imports: x as either input
+if HAVE_SCIPY:
+    _KERNEL = "np.array([0.5, -1.0, 2.0, 0.25])"
+    for _call in ("convolve({a}, {k})", "convolve({k}, {a}, mode='same')",
+                  "convolve({a}, {a}[:2], mode='valid', method='fft')",
+                  "correlate({a}, {k}, method='direct')", "correlate({k}, {a}, mode='same')",
+                  "correlate({k}, {a}, mode='valid')", "fftconvolve({a}, {k}, mode='same')",
+                  "oaconvolve({k}, {a})"):
+        for _arg in ("v", "v4"):
+            add(f"scipy-signal-{_call.format(a='x', k='k').replace(' ', '')}-{_arg}",
+                f"y = sg.{_call.format(a=DOMAIN['a'], k=_KERNEL)}\n"
+                "return np.sum(y * y)", _arg, prelude="import scipy.signal as sg")
+    for _call in ("convolve2d({a}, {k})", "convolve2d({k}, {a}, mode='same')",
+                  "correlate2d({a}, {k}, mode='same')", "correlate2d({k}, {a}, mode='valid')",
+                  "convolve({a}, {k}, mode='valid')"):
+        add(f"scipy-signal-{_call.format(a='x', k='k').replace(' ', '')}",
+            f"y = sg.{_call.format(a=DOMAIN['a'], k='np.array([[1.0, -0.5], [0.25, 2.0]])')}"
+            "\nreturn np.sum(y * y)", "m", prelude="import scipy.signal as sg")
 
 # --- reductions with their keywords ----------------------------------------------------------
 

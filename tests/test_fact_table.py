@@ -119,6 +119,10 @@ if hasattr(importlib.import_module("s2sad.rules"), "scipy_stats"):
     RULE_MODULES.append("scipy_stats")
 if hasattr(importlib.import_module("s2sad.rules"), "scipy_linalg"):
     RULE_MODULES.append("scipy_linalg")
+if hasattr(importlib.import_module("s2sad.rules"), "scipy_signal"):
+    RULE_MODULES.append("scipy_signal")
+if hasattr(importlib.import_module("s2sad.rules"), "scipy_array_api"):
+    RULE_MODULES.append("scipy_array_api")
 
 
 def _name(function) -> str:

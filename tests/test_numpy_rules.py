@@ -23,7 +23,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # The rule tables kept in their own files, read by the check that every rule has a case.
 OTHER_TABLES = ("test_scipy_special.py", "test_scipy_integrate.py", "test_scipy_stats.py",
                 "test_scipy_linalg.py", "test_numpy_gaps.py", "test_complex.py",
-                "test_fft.py")
+                "test_fft.py", "test_scipy_signal.py", "test_scipy_xp.py")
 
 import s2sad  # noqa: E402
 from s2sad import registry, runtime  # noqa: E402
@@ -606,8 +606,8 @@ def test_every_rule_has_a_case():
 
 def test_every_rule_parses():
     """Every rule is assignments and one `return`, naming only np, math, runtime helpers
-    (those of s2sad.runtime_ode too) and (SciPy's rules) SciPy's ``special``, ``stats``
-    and ``linalg``."""
+    (those of s2sad.runtime_ode too) and (SciPy's rules) SciPy's ``special``, ``stats``,
+    ``linalg`` and ``signal``."""
     import gast
     for rule in registry.registered():
         if rule.adjoint is None:
@@ -622,6 +622,7 @@ def test_every_rule_parses():
                 name == "special" and value is sys.modules.get("scipy.special") or \
                 name == "stats" and value is sys.modules.get("scipy.stats") or \
                 name == "linalg" and value is sys.modules.get("scipy.linalg") or \
+                name == "signal" and value is sys.modules.get("scipy.signal") or \
                 getattr(value, "__module__", None) == "s2sad.runtime_ode", \
                 f"{rule.adjoint.__qualname__} refers to {name!r}"
 

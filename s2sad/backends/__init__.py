@@ -253,8 +253,10 @@ def missing_backend(text: str) -> tuple[Backend, ImportError] | None:
     """``(backend, why)`` if the generated code ``text`` imports a target's module that
     cannot be imported here, else None."""
     for backend in BACKENDS:
-        if backend.translates and re.search(rf"^(import|from) {re.escape(backend.module)}\b",
-                                            text, re.MULTILINE):
+        modules = "|".join(re.escape(m) for m in [backend.module] +
+                           [twin for twin, _ in backend.twins.values()])
+        if backend.translates and re.search(rf"^(import|from) ({modules})\b", text,
+                                            re.MULTILINE):
             reason = backend.import_error()
             if reason is not None:
                 return backend, reason

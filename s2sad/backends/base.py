@@ -54,6 +54,9 @@ class Backend:
         helpers: the module of those stand-ins (``"s2sad.cupy_compat"``).
         lacks: NumPy functions ``(module, name)`` its module lacks, with no stand-in:
             generated code that would call one is refused at the user's line.
+        twins: other libraries' modules it has its own of, with the names that module
+            has (``"scipy.special"`` -> ``("cupyx.scipy.special", names)``): generated
+            code imports the twin, and a call of a function it lacks is refused.
         foreign: the descriptor tags of arrays it refuses as arguments (rank 0 aside).
         mix_hint: what to do when its arrays and another target's are given together.
         install_hint: how to install its module, where it cannot be imported.
@@ -69,6 +72,7 @@ class Backend:
     stand_ins: Mapping[tuple[str, str], str] = {}
     helpers: str | None = None
     lacks: frozenset[tuple[str, str]] = frozenset()
+    twins: Mapping[str, tuple[str, frozenset[str]]] = {}
     foreign: tuple[str, ...] = ()
     mix_hint: str = ""
     install_hint: str = ""
@@ -104,7 +108,22 @@ class Backend:
         """
         if self.translates and numpy_module(name):
             return self.module + name[len(SOURCE_MODULE):]
+        if name in self.twins:
+            return self.twins[name][0]
         return name
+
+    def lacks_function(self, module: str, name: str) -> bool:
+        """Does this target have no function for ``module.name`` (NumPy's, or a twinned
+        library's), and s2sad no stand-in? Generated code calling it is refused.
+
+        >>> from s2sad.backends import CUPY, NUMPY
+        >>> CUPY.lacks_function("scipy.special", "jv"), CUPY.lacks_function("scipy.special", "erf")
+        (True, False)
+        >>> NUMPY.lacks_function("scipy.special", "jv")
+        False
+        """
+        return (module, name) in self.lacks or \
+            module in self.twins and name not in self.twins[module][1]
 
     def stand_in(self, module: str, name: str) -> tuple[str, str] | None:
         """``(module, name)`` of s2sad's stand-in for NumPy's ``module.name`` where this

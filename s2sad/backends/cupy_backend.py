@@ -53,6 +53,25 @@ class CuPyBackend(Backend):
         "spacing", "test", "unstack", "vecmat")} | {("numpy.linalg", name) for name in (
             "diagonal", "multi_dot", "outer", "tensordot", "test", "trace")} | {
         ("numpy.fft", "test")})
+    # SciPy's modules CuPy has its own of (cupyx.scipy), with the names CuPy 14 has there
+    # (from cupyx/scipy/special/__init__.py and the reference of cupyx.scipy.signal; of
+    # scipy.signal, its convolutions): generated code calling another one (scipy.special.jv)
+    # is refused when compiling
+    twins = MappingProxyType({
+        "scipy.special": ("cupyx.scipy.special", frozenset(
+            "bdtr bdtrc bdtri beta betainc betaincinv betaln boxcox boxcox1p btdtr btdtri "
+            "cbrt chdtr chdtrc chdtri cosdg cotdg digamma entr erf erfc erfcinv erfcx erfinv "
+            "exp10 exp2 expit expm1 expn fdtr fdtrc fdtri gamma gammainc gammaincc "
+            "gammainccinv gammaincinv gammaln gammasgn gdtr gdtrc huber i0 i0e i1 i1e "
+            "inv_boxcox inv_boxcox1p j0 j1 k0 k0e k1 k1e kl_div log1p log_expit log_ndtr "
+            "log_softmax loggamma logit logsumexp lpmv multigammaln nbdtr nbdtrc nbdtri ndtr "
+            "ndtri pdtr pdtrc pdtri poch polygamma pseudo_huber psi radian rel_entr rgamma "
+            "round sindg sinc softmax sph_harm spherical_yn tandg wright_bessel xlog1py xlogy "
+            "y0 y1 yn zeta".split())),
+        "scipy.signal": ("cupyx.scipy.signal", frozenset(
+            "choose_conv_method convolve convolve2d correlate correlate2d fftconvolve "
+            "oaconvolve".split())),
+    })
     foreign = ("nd",)
     install_hint = (f"Install CuPy for your CUDA version: {INSTALL_CUPY}. "
                     "Printing the source needs neither CuPy nor a GPU.")

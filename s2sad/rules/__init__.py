@@ -16,6 +16,8 @@ _OPTIONAL = (  # (library module, rule module)
     ("scipy.integrate", "scipy_integrate"),
     ("scipy.stats", "scipy_stats"),
     ("scipy.linalg", "scipy_linalg"),
+    ("scipy.signal", "scipy_signal"),
+    ("scipy._lib._array_api", "scipy_array_api"),  # (SciPy's own array-API code)
 )
 for _library, _rules in _OPTIONAL:
     try:

@@ -39,7 +39,7 @@ from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_
                        check_real_power, checked_quantiles, expand_reduced, index_grad,
                        matmul_shape, one_axis, output_seed, pack_like, reduced_size,
                        running_extremum, scaled_power, shape_of, sum_list_grad, unbroadcast,
-                       window_count, written_part, last_writes, zeros_like_structure)
+                       window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
                                  recursive_pushforward)
@@ -49,7 +49,7 @@ from ..runtime_higher import (add_at, broadcast_like, checkpoint_grads, checkpoi
 
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
                   broadcast_shape, matmul_shape, shape_of, running_extremum, one_axis,
-                  window_count, shape="other")
+                  window_count, full_widths, shape="other")
 defresult(zeros_like_structure, kind="f")  # (sensitivities: float zeros, updated in place)
 deffacts(zeros_like_structure, fresh=True, structure_of=(0,))
 deffacts(reduced_size, shape_of=0)

@@ -67,6 +67,7 @@ from .arrays import (  # noqa: F401
     hstack_grad, vstack_grad, dstack_grad, column_stack_grad, split_grad, tile_grad,
     repeat_grad, _pad_widths, _pad_interior, pad_grad, pad_tangent, pad_values_grad, diff_grad,
     take_grad, take_along_axis_grad, sort_grad, choose_grad, linspace_grad,
+    full_widths,
 )
 from .elementwise import (  # noqa: F401
     cast_like, check_real_power, check_number, scaled_power, quotient, gap_quotient, clip_grad,

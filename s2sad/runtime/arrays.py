@@ -373,3 +373,40 @@ def linspace_grad(g, x, num=50, endpoint=True, axis=0, end=False):
     weights = t if end else 1.0 - t
     g = xp.moveaxis(xp.asarray(g), axis, -1)
     return unbroadcast(g @ weights.astype(xp.result_type(g, 1.0)), x)
+
+
+
+def full_widths(out, a, b, late=False, boundary="fill", fillvalue=0, axes=None):
+    """The zeros around ``out``, a convolution of ``a`` and ``b`` cut by its mode (SciPy's
+    ``"same"`` or ``"valid"``), that make it the ``"full"`` one's shape: ``(before, after)``
+    per axis, the cut centered as SciPy centers it (``late``: the odd zero before, as
+    ``correlate2d``'s ``"same"`` has it). A convolution padded otherwise than with zeros
+    (``boundary``, ``fillvalue``), or along some ``axes`` only, is refused.
+
+    >>> full_widths(np.zeros(5), np.zeros(5), np.zeros(4))  # "same": 8 long in full
+    ((1, 2),)
+    >>> full_widths(np.zeros(5), np.zeros(5), np.zeros(4), late=True)
+    ((2, 1),)
+    >>> full_widths(np.zeros((2, 3)), np.zeros((3, 5)), np.zeros((2, 3)))  # "valid"
+    ((1, 1), (2, 2))
+    >>> full_widths(np.zeros(5), np.zeros(5), np.zeros(4), boundary="wrap")
+    Traceback (most recent call last):
+        ...
+    s2sad.errors.NoDerivativeError: s2sad has no gradient for a convolution with boundary='wrap', fillvalue=0
+    Pad the input yourself (np.pad) and convolve that with mode='valid'.
+    """
+    if not (isinstance(boundary, str) and boundary == "fill" and np.ndim(fillvalue) == 0
+            and fillvalue == 0):
+        raise NoDerivativeError(f"s2sad has no gradient for a convolution with "
+                                f"boundary={boundary!r}, fillvalue={fillvalue!r}",
+                                hint="Pad the input yourself (np.pad) and convolve that "
+                                     "with mode='valid'.")
+    if axes is not None:
+        raise NoDerivativeError(f"s2sad has no gradient for a convolution along the axes "
+                                f"{axes!r} only", hint="Give the kernel length 1 along the "
+                                "other axes, or convolve each slice.")
+    widths = []
+    for n, p, q in zip(_shape(out), _shape(a), _shape(b)):
+        cut = p + q - 1 - n
+        widths.append((cut - cut // 2, cut // 2) if late else (cut // 2, cut - cut // 2))
+    return tuple(widths)

@@ -15,6 +15,8 @@ whose shift cancels (log-sum-exp, softmax: see ``shift_invariant``).
 
 from __future__ import annotations
 
+import dataclasses
+
 import gast
 
 from .. import registry, trees
@@ -126,6 +128,11 @@ def _refuse_unknown_stores(tree: gast.FunctionDef, source, local_names: set[str]
         if target not in active or not set(names_in(stmt.value)) & varied:
             continue
         kinds = dtype_kinds(tree, source, local_names) if kinds is None else kinds
+        if store_effect(kinds.get(target, UNKNOWN)) == "unknown" and source.floats[0]:
+            # (read again with the float arrays whose .dtype a dtype argument reads)
+            kinds = dtype_kinds(tree, dataclasses.replace(
+                source, dtypes={**source.dtypes, **source.floats[0]},
+                constants={**source.constants, **source.floats[1]}), local_names)
         if store_effect(kinds.get(target, UNKNOWN)) == "unknown":
             raise source.error(
                 NoDerivativeError, f"a value with a derivative stored into {target}, "

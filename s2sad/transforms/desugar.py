@@ -48,14 +48,120 @@ def array_members(called: bool = True) -> list[str]:
     return sorted(name for name in dir(np.ndarray) if array_function(name, called))
 
 
+def namespace_variables(tree, local_names: set[str], numpy_name: str, resolve) -> dict:
+    """The variables of ``tree`` (a function) that hold a module, each assigned only that
+    module (``xp = np``) or an array namespace (``xp = array_namespace(x)``, a function of
+    the ``namespace`` fact: NumPy's for the arrays s2sad differentiates), with the
+    expression each stands for: ``{"xp": Name(numpy_name)}``. Their attributes are then the
+    module's functions (``xp.sum(v, axis=0)``), not an array's methods.
+
+    >>> import numpy as np
+    >>> tree = gast.parse("def f(x):\\n    xp = np\\n    return xp.sum(x)").body[0]
+    >>> {name: gast.unparse(v) for name, v in namespace_variables(
+    ...     tree, {"x", "xp"}, "np", {"np": np}.__getitem__).items()}
+    {'xp': 'np'}
+    """
+    import types
+    params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs
+              if isinstance(a, gast.Name)}
+    for extra in (tree.args.vararg, tree.args.kwarg):
+        if isinstance(extra, gast.Name):
+            params.add(extra.id)
+
+    def value_of(node):
+        path = []
+        while isinstance(node, gast.Attribute):
+            path.append(node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name) or node.id in local_names:
+            raise KeyError(node)
+        value = resolve(node.id)
+        for attr in reversed(path):
+            value = getattr(value, attr)
+        return value
+
+    def namespace(value):
+        try:
+            if isinstance(value, (gast.Name, gast.Attribute)) and \
+                    isinstance(value_of(value), types.ModuleType):
+                return value
+            if isinstance(value, gast.Call) and numpy_name not in local_names:
+                facts = registry.facts(value_of(value.func))
+                if facts is not None and facts.namespace:
+                    return gast.Name(numpy_name, gast.Load(), None, None)
+        except (KeyError, AttributeError, TypeError):
+            pass
+        return None
+
+    found, refused = {}, set(params)
+    for node in trees.walk(tree):
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            refused.update(node.names)
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            name = node.targets[0].id
+            expression = namespace(node.value)
+            if expression is None or name in found and \
+                    gast.dump(found[name]) != gast.dump(expression):
+                refused.add(name)
+            else:
+                found[name] = expression
+            continue
+        if isinstance(node, gast.Assign):
+            targets = node.targets
+        elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.For, gast.AsyncFor)):
+            targets = [node.target]
+        elif isinstance(node, gast.NamedExpr):
+            targets = [node.target]
+        else:
+            targets = []
+        for target in targets:
+            refused.update(n.id for n in trees.walk(target) if isinstance(n, gast.Name))
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Del):
+            refused.add(node.id)
+        if isinstance(node, (gast.FunctionDef, gast.ClassDef)) and node is not tree:
+            refused.add(node.name)
+    # (a name also bound otherwise: by a with, an except, an import, a comprehension)
+    stores = {}
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    assigns = {}
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            assigns[node.targets[0].id] = assigns.get(node.targets[0].id, 0) + 1
+    return {name: expression for name, expression in found.items()
+            if name not in refused and stores.get(name) == assigns.get(name)}
+
+
 class Desugar(trees.Transformer):
     """``builtin(name)``: does ``name`` stand for the builtin of that name there (not a
     global or a local of the user's)? ``max(a, b, c)`` is then ``max(max(a, b), c)``."""
 
-    def __init__(self, numpy_name: str, local_names: set[str], builtin=None):
+    def __init__(self, numpy_name: str, local_names: set[str], builtin=None, resolve=None):
         self.numpy_name = numpy_name
         self.local_names = local_names
         self.builtin = builtin or (lambda name: False)
+        self.resolve = resolve  # a free name's value (KeyError: none), to read namespaces
+        self.namespaces: dict | None = None
+
+    def visit_FunctionDef(self, node):
+        if self.namespaces is None:  # (the function itself: its variables of a module)
+            self.namespaces = namespace_variables(node, self.local_names, self.numpy_name,
+                                                  self.resolve) if self.resolve else {}
+        return self.generic_visit(node)
+
+    def visit_Assign(self, node):
+        if self.namespaces and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and node.targets[0].id in self.namespaces:
+            return gast.copy_location(gast.Pass(), node)  # xp = array_namespace(x): xp is np
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if self.namespaces and isinstance(node.ctx, gast.Load) and node.id in self.namespaces:
+            return gast.copy_location(trees.clone(self.namespaces[node.id]), node)
+        return node
 
     def _np(self, name: str, node) -> gast.Attribute:
         ref = gast.Attribute(gast.Name(self.numpy_name, gast.Load(), None, None), name, gast.Load())

@@ -317,3 +317,61 @@ def _call(value, env, source, local_names):
     if rule.result is None:
         return ("f" if "f" in kinds else "?", holder)
     return (_promote(kinds) if kinds else "?", holder)
+
+
+
+
+def float_locals(tree: gast.FunctionDef, source) -> tuple[dict, dict, frozenset]:
+    """``({name: "f"}, {temp: node}, floats)``: the local arrays that hold floats for certain (by
+    :func:`dtype_kinds`) whose ``.dtype`` a call reads as its dtype argument
+    (``np.sum(v, dtype=x.dtype)``, as SciPy's array-API code writes it, ``x`` a float array
+    the function made), and the names given such a ``.dtype`` once (``t = x.dtype``), with
+    it, and the names holding floats for certain. A dtype argument s2sad cannot read
+    otherwise is read with these (``source.floats``) where the value cast holds floats:
+    the dtype analysis itself is left as it is. Looked for only where a local's ``.dtype``
+    is read.
+
+    >>> import numpy as np
+    >>> from s2sad.source import FunctionSource
+    >>> def f(x):
+    ...     y = np.asarray(x) * 2.0
+    ...     n = np.argsort(x)
+    ...     t = y.dtype
+    ...     return np.sum(y, dtype=t) + np.sum(x, dtype=n.dtype)
+    >>> source = FunctionSource.of(f)
+    >>> source.arguments = argument_categories(["x"], [("nd", 1, "f")])
+    >>> dtypes, constants, _ = float_locals(source.tree, source)
+    >>> dtypes, {name: gast.unparse(node) for name, node in constants.items()}
+    ({'y': 'f'}, {'t': 'y.dtype'})
+    """
+    import dataclasses
+    read = {node.value.id for node in trees.walk(tree)
+            if isinstance(node, gast.Attribute) and node.attr == "dtype" and
+            isinstance(node.value, gast.Name)} - set(source.dtypes)
+    if not read:
+        return {}, {}, frozenset()
+    stores: dict = {}
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    dtypes, constants = {}, {}
+    known = source
+    while True:  # (x = np.astype(x, np.asarray(1.0).dtype): one more known, then the next)
+        kinds = dtype_kinds(tree, known, set(stores))
+        found = {name: "f" for name in sorted(read & set(stores) - set(dtypes))
+                 if kinds.get(name, UNKNOWN)[0] == "f" and kinds[name][1] != "s"}
+        if not found:  # (and every local holding floats for certain: the values cast)
+            return dtypes, constants, frozenset(
+                name for name, kind in kinds.items() if kind is not _BOTTOM and
+                kind[0] == "f" and kind[1] != "s")
+        dtypes.update(found)
+        constants.update({node.targets[0].id: node.value for node in trees.walk(tree)
+                          if isinstance(node, gast.Assign) and len(node.targets) == 1 and
+                          isinstance(node.targets[0], gast.Name) and
+                          stores.get(node.targets[0].id) == 1 and
+                          isinstance(node.value, gast.Attribute) and
+                          node.value.attr == "dtype" and
+                          isinstance(node.value.value, gast.Name) and
+                          node.value.value.id in dtypes})
+        known = dataclasses.replace(source, dtypes={**source.dtypes, **dtypes},
+                                    constants={**source.constants, **constants})

@@ -53,6 +53,13 @@ class _RootHelpers:
         return self.normalize.fixed_name(getattr(importlib.import_module(module), name), name)
 
 
+def _read_as_users(value) -> bool:
+    """Is ``value`` a library's function s2sad inlines as the user's code (its ``inline``
+    fact: SciPy's ``rosen``, written against the array API)?"""
+    facts = registry.facts(value)
+    return facts is not None and facts.inline
+
+
 def _stand_in(value):
     """The definition of ``s2sad.implementations`` a NumPy function without a derivative
     rule is inlined as (``np.interp``...), or None."""
@@ -211,7 +218,7 @@ class Inlining:
         if stand_in is not None:
             return stand_in, None, None
         if isinstance(value, types.FunctionType) and registry.lookup(value) is None and \
-                _user_code(value):
+                (_user_code(value) or _read_as_users(value)):
             return value, None, None
         params = hooks.gradient_parameters(value)
         if params is not None:  # a gradient called inside: its generated code
@@ -376,7 +383,7 @@ class Inlining:
         numpy_name = _numpy_alias(callee.globals) or self.root.numpy_name
         tree = Exits(self.namer).visit(clone(callee.tree))
         callee.locals = assigned_names(tree)
-        tree = Desugar(numpy_name, callee.locals, callee.is_builtin).visit(tree)
+        tree = Desugar(numpy_name, callee.locals, callee.is_builtin, callee.resolve).visit(tree)
         live = {}
         if is_generated(callee):  # a gradient called inside: its pops become assignments
             from .higher import PrepareGenerated

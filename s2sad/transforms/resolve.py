@@ -34,6 +34,7 @@ t_9 = x.conjugate()    unknown   x.conjugate() ['x']
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 import re
 import warnings
@@ -375,6 +376,14 @@ def cast_kind(value, source: FunctionSource, local_names: set[str]) -> str | Non
     if isinstance(node, gast.Attribute) and node.attr == "dtype" and \
             isinstance(node.value, gast.Name) and node.value.id in source.dtypes:
         return source.dtypes[node.value.id]  # x.astype(w.dtype), w an argument: known
+    if isinstance(node, gast.Attribute) and node.attr == "dtype" and \
+            isinstance(node.value, gast.Call) and not node.value.keywords and \
+            len(node.value.args) == 1 and isinstance(node.value.args[0], gast.Constant):
+        try:  # np.asarray(1.0).dtype: SciPy's default float dtype, a constant's
+            if static_value(node.value.func, source, local_names) in (np.asarray, np.array):
+                return np.asarray(node.value.args[0].value).dtype.kind
+        except KeyError:
+            pass
     if node is registry.ABSENT or isinstance(node, gast.Constant) and node.value is None:
         return None
     if isinstance(node, gast.Call):
@@ -460,6 +469,12 @@ def _cast(op: Op, value, source: FunctionSource, local_names: set[str]) -> Op:
     """``op`` for a call whose dtype argument makes integers or bools (no derivative), or
     a dtype s2sad cannot read (refused where its result would carry a derivative)."""
     kind = cast_kind(value, source, local_names)
+    floats = getattr(source, "floats", None)
+    if kind == "?" and floats and floats[0] and any(  # (dtype=x.dtype, x a float array
+            isinstance(n, gast.Name) and n.id in floats[2] for n in op.operands):  # made here)
+        kind = cast_kind(value, dataclasses.replace(
+            source, dtypes={**source.dtypes, **floats[0]},
+            constants={**source.constants, **floats[1]}), local_names)
     if kind is None or kind in "fc":
         return op
     operands = op.operands + list(op.keywords.values())

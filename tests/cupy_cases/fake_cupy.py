@@ -389,8 +389,36 @@ def make() -> types.ModuleType:
     cuda.get_device_id = lambda: 0
     cupy.cuda = cuda
     cupy.__all_modules__ = {"cupy": cupy, "cupy.linalg": linalg, "cupy.fft": fft,
-                            "cupy.cuda": cuda}
+                            "cupy.cuda": cuda, **_cupyx()}
     return cupy
+
+
+def _cupyx() -> dict:
+    """``cupyx``, ``cupyx.scipy`` and its ``special`` and ``signal`` (SciPy's functions on
+    the emulated arrays), by module name; only the names CuPy has there (none where SciPy
+    is not installed)."""
+    try:
+        import scipy.signal
+        import scipy.special
+    except ImportError:
+        return {}
+    cupyx = types.ModuleType("cupyx")
+    cupyx.scipy = types.ModuleType("cupyx.scipy")
+    modules = {"cupyx": cupyx, "cupyx.scipy": cupyx.scipy}
+    for name, library in (("special", scipy.special), ("signal", scipy.signal)):
+        module = types.ModuleType(f"cupyx.scipy.{name}")
+        for attr in sorted(_SUB.get("cupyx", ())):
+            if not attr.startswith(f"scipy.{name}."):
+                continue
+            attr = attr.rsplit(".", 1)[1]
+            value = getattr(library, attr, None)
+            if isinstance(value, _np.ufunc):  # (CuPy's are ufuncs too: they take scalars)
+                setattr(module, attr, ufunc(value))
+            elif callable(value):  # (polygamma broadcasts its order n, a number, with x)
+                setattr(module, attr, _function(value, attr, exempt=attr == "polygamma"))
+        setattr(cupyx.scipy, name, module)
+        modules[module.__name__] = module
+    return modules
 
 
 def install(monkeypatch=None) -> types.ModuleType:
@@ -422,3 +450,8 @@ if __name__ == "__main__" and sys.argv[1:] == ["--names"]:
             print(f"{module}.{n}")
     for n in sorted(n for n in dir(real.ndarray) if not n.startswith("_")):
         print(f"ndarray.{n}")
+    import cupyx.scipy.signal
+    import cupyx.scipy.special
+    for module in ("special", "signal"):
+        for n in sorted(n for n in dir(getattr(cupyx.scipy, module)) if not n.startswith("_")):
+            print(f"cupyx.scipy.{module}.{n}")
