@@ -330,7 +330,7 @@ class Imports:
             return self.helper(name)
         module = getattr(value, "__module__", "") or ""
         if module.startswith("s2sad.runtime") and getattr(value, "__name__", None) == name:
-            return self.helper(name, runtime.public_module(module))  # or s2sad.runtime_*
+            return self.helper(name, runtime.public_module(module))  # or s2sad.runtime.higher...
         raise TypeError(f"a derivative rule refers to {name!r}, which is neither a module nor "
                         "a helper of s2sad.runtime")
 
@@ -461,7 +461,7 @@ class Imports:
 
     def _use_stand_ins(self, tree) -> None:
         """``cp.linalg.vector_norm`` and the other NumPy functions the target's module
-        lacks become s2sad's stand-ins (``s2sad.cupy_compat.vector_norm``)."""
+        lacks become s2sad's stand-ins (``s2sad.runtime.cupy_compat.vector_norm``)."""
         numpy_of = {alias: name for name, alias in self.modules.items() if numpy_module(name)}
         imports = self
 

@@ -474,7 +474,7 @@ class VJPFunction(GradientFunction):
         value = self._call(self.func, args)
 
         def pullback(cotangent):
-            from .runtime_higher import snapshot
+            from .runtime.higher import snapshot
             return self._call(self._variant(args).function, args, snapshot(cotangent))
         pullback.__name__ = f"pullback_{getattr(self.func, '__name__', 'f')}"
         return value, pullback

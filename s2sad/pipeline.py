@@ -539,7 +539,7 @@ def gradient_form(build: Build, kinds: dict, local_names: set) -> bool:
     fresh = fresh_names(build.adjoint.body, _fresh_call(imports))
     form = GradientForm(kinds, imports.helpers["as_gradient"], fresh=fresh,
                         fresh_gradient=lambda: imports.helper(
-                            "fresh_gradient", "s2sad.runtime_gradients"))
+                            "fresh_gradient", "s2sad.runtime.gradients"))
     build.adjoint, changed = rewritten(form.visit, build.adjoint)
     return changed
 
@@ -559,7 +559,7 @@ def nan_check(build: Build) -> bool:
     """Instrumentation: stop at the first generated statement that makes a NaN or an
     infinity."""
     imports = build.imports
-    check_nans = NanCheck(build.source, lambda name: imports.helper(name, "s2sad.runtime_debug"))
+    check_nans = NanCheck(build.source, lambda name: imports.helper(name, "s2sad.runtime.debug"))
     build.adjoint = check_nans.visit(build.adjoint)
     return check_nans.changed
 
@@ -584,7 +584,7 @@ def loop_sums(build: Build, local_names: set) -> bool:
         return False
     imports = build.imports
     sums = LoopSums(*_loop_sums_names(build.source, imports), build.trips,
-                    lambda name: imports.helper(name, "s2sad.runtime_terms"), build.namer.claim)
+                    lambda name: imports.helper(name, "s2sad.runtime.terms"), build.namer.claim)
     build.adjoint = sums.visit(build.adjoint)
     build.needs_nestable_build |= sums.changed
     return sums.changed
@@ -594,7 +594,7 @@ def loop_sums(build: Build, local_names: set) -> bool:
 def memory_budget(build: Build) -> bool:
     """Instrumentation: an unbounded loop's recording checked against the memory budget."""
     imports = build.imports
-    budget = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
+    budget = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime.budget"),
                           build.stacks, build.namer.fresh)
     build.adjoint = budget.visit(build.adjoint)
     return budget.changed

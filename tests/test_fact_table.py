@@ -17,7 +17,8 @@ import random
 import numpy as np
 import pytest
 
-from s2sad import registry, runtime, runtime_higher
+from s2sad import registry, runtime
+from s2sad.runtime import higher as runtime_higher
 
 TRANSFORMS = pathlib.Path(__file__).resolve().parent.parent / "s2sad" / "transforms"
 
@@ -207,7 +208,7 @@ def test_the_former_side_tables_are_facts_of_rule_entries():
         sum_grad,
         unbroadcast,
     )
-    from s2sad.runtime_higher import sens_item
+    from s2sad.runtime.higher import sens_item
     facts = registry.facts
     assert facts(matmul_grad_left).fresh and facts(np.outer).fresh  # gradient_form
     assert not facts(unbroadcast).fresh

@@ -3,7 +3,7 @@
 The five floors, lowest first (see README.md, "Layers")::
 
     core      errors, trees, names, source, located, backends, the argument descriptions
-    runtime   the helpers the generated code imports (runtime/, runtime_*.py, cupy_compat)
+    runtime   the helpers the generated code imports (runtime/)
     rules     the registry, the rules/ package, the stand-in implementations
     compiler  pipeline, codegen, transforms/, options, rule instantiation
     face      api, derivative objects, dispatch, checkpoint, cli, display, checking
@@ -38,9 +38,7 @@ LAYERS = {
         "descriptors",
     ],
     "runtime": [
-        "runtime", "runtime.*", "runtime_budget", "runtime_debug", "runtime_gradients",
-        "runtime_hessians", "runtime_higher", "runtime_linalg_higher", "runtime_recursion",
-        "runtime_terms", "cupy_compat",
+        "runtime", "runtime.*",
     ],
     "rules": [
         "registry", "rules", "rules.*", "implementations",

@@ -1,5 +1,5 @@
 """A reverse loop's weight sensitivities added up after the loop (transforms/loop_sums.py,
-runtime_terms.py): the same gradients as pass by pass, checked against a hand-written
+runtime/terms.py): the same gradients as pass by pass, checked against a hand-written
 backpropagation through time and central finite differences; loops that may change an
 array in place left alone; the memory the collectors hold bounded."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad import runtime_terms
+from s2sad.runtime import terms as runtime_terms
 from s2sad.codegen import unparse
 from s2sad.transforms.loop_sums import LoopSums
 from tests.test_control_flow import numeric_gradient

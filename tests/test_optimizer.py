@@ -609,7 +609,7 @@ def test_a_loop_saves_the_shape_of_what_the_reverse_sweep_reads_for_its_shape(mo
     array, and the gradient holds about as much memory as the hand-written one (its
     weight terms added as they come, not held a few passes: tests/test_loop_sums.py)."""
     from benchmarks.timing import peak_memory
-    monkeypatch.setattr("s2sad.runtime_terms.WAITING", 1)
+    monkeypatch.setattr("s2sad.runtime.terms.WAITING", 1)
     rng = np.random.default_rng(0)
     Wx, Wh = rng.standard_normal((4, 16)) / 2, rng.standard_normal((16, 16)) / 4
     xs, h0 = rng.standard_normal((50, 8, 4)), np.zeros((8, 16))

@@ -232,7 +232,7 @@ class Forward:
             return []
         if target in self.mutated and _may_alias(expr, self.imports.helper_functions()):
             # (updated in place later: a copy)
-            expr = gast.Call(self.helper("snapshot", "s2sad.runtime_higher"), [expr], [])
+            expr = gast.Call(self.helper("snapshot", "s2sad.runtime.higher"), [expr], [])
         return self.pre + [gast.Assign([self.store(self.d(target))], expr, None)]
 
     def tangent(self, stmt, target: str, value) -> gast.expr:
@@ -303,7 +303,7 @@ class Forward:
         full = any(self.wants(n) and self._same_shape(n.id, target)
                    for n in trees.walk(node) if isinstance(n, gast.Name))
         if not container and not full and any(self._widens(n, target) for n in inactive):
-            expr = gast.Call(self.helper("broadcast_like", "s2sad.runtime_higher"),
+            expr = gast.Call(self.helper("broadcast_like", "s2sad.runtime.higher"),
                              [expr, self.load(target)], [])
         return expr
 
@@ -416,7 +416,7 @@ class Forward:
         for part in parts[1:]:
             expr = gast.BinOp(expr, gast.Add(), part)
         if rule.shape == "elementwise" and self._incomplete(expr, op, target):
-            expr = gast.Call(self.helper("broadcast_like", "s2sad.runtime_higher"),
+            expr = gast.Call(self.helper("broadcast_like", "s2sad.runtime.higher"),
                              [expr, self.load(target)], [])
         return expr
 

@@ -7,7 +7,7 @@ the ``+=``). Where nothing in the loop reads the sensitivity, its terms need not
 added pass by pass: each pass hands them to a collector (``s_Wh_terms.add(h, s_4)``,
 ``s_b_terms.add(s_5, b)``), and after the loop one statement adds what they sum to
 (``s_Wh += s_Wh_terms.total()``). The collectors, ``ProductSum`` and ``UnbroadcastSum``
-of ``s2sad.runtime_terms``, stack small terms and compute many at a time: one matrix
+of ``s2sad.runtime.terms``, stack small terms and compute many at a time: one matrix
 product of the stacked rows, one sum.
 
 A collector keeps the arrays it is given until it computes with them, so the loop must
@@ -103,7 +103,7 @@ class LoopSums:
     ``len``...); ``numpy_name``: the array module's name (its functions may be called,
     without ``out=``); ``trips``: the counters of ``for _ in range(trips_1)``, the reverse
     loops of ``while`` loops; ``helper(name)``: the generated code's name for a class of
-    ``s2sad.runtime_terms``; ``claim(name)``: a free name. ``changed``: whether a loop
+    ``s2sad.runtime.terms``; ``claim(name)``: a free name. ``changed``: whether a loop
     changed."""
 
     def __init__(self, unbroadcast, pure, numpy_name: str, trips,

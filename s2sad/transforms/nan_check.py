@@ -77,7 +77,7 @@ def _loads(target) -> list:
 
 
 class NanCheck(trees.Transformer):
-    """``helper(name)`` gives the generated name of a ``s2sad.runtime_debug`` function
+    """``helper(name)`` gives the generated name of a ``s2sad.runtime.debug`` function
     (imported on first use); ``source`` maps line numbers to the user's file."""
 
     def __init__(self, source: FunctionSource, helper: Callable[[str], str]):

@@ -256,7 +256,7 @@ class Reverse(Tape):
             # the reverse sweep restores lists and arrays in place: return the aux as it was
             kept = self.namer.claim(self.aux + "_out")
             keep = [gast.Assign([self.store(kept)], gast.Call(
-                self.helper("snapshot", "s2sad.runtime_higher"), [self.load(self.aux)], []),
+                self.helper("snapshot", "s2sad.runtime.higher"), [self.load(self.aux)], []),
                 None)]
             self.aux = kept
         result = self._result(returned)
@@ -475,7 +475,7 @@ class Reverse(Tape):
             part_kind = _subscript_kind(self.kind(name), target.slice, self.kind_of_node)
             if self.kind(value.id).container or part_kind.container or (  # a list or tuple
                     self.kind(name).container and self.kind(value.id).tag == "any"):  # (may
-                part = gast.Call(self.helper("sens_like", "s2sad.runtime_higher"),  # be)
+                part = gast.Call(self.helper("sens_like", "s2sad.runtime.higher"),  # be)
                                  [part, self.load(value.id)], [])  # stored: item by item
             elif not (part_kind.shape is not None and
                       part_kind.shape == self.kind(value.id).shape):
@@ -507,7 +507,7 @@ class Reverse(Tape):
                 self.touch(name)
                 item = self.load(self.s(name))
                 if self.kind(name).tag != "scalar":  # a 0.0 placeholder gets x's shape
-                    item = gast.Call(self.helper("sens_like", "s2sad.runtime_higher"),
+                    item = gast.Call(self.helper("sens_like", "s2sad.runtime.higher"),
                                      [item, self.load(name)], [])
             else:
                 item = gast.Constant(0.0, None)
@@ -577,7 +577,7 @@ class Reverse(Tape):
             for key, elt in items:
                 if self.wants(elt):
                     if is_generated(self.source):  # the sensitivity may be a 0.0 placeholder
-                        part = gast.Call(self.helper("sens_item", "s2sad.runtime_higher"),
+                        part = gast.Call(self.helper("sens_item", "s2sad.runtime.higher"),
                                          [g, gast.Constant(key, None)], [])
                     else:
                         part = gast.Subscript(g, gast.Constant(key, None), gast.Load())
@@ -755,7 +755,7 @@ class Reverse(Tape):
             # differentiating generated code: a sensitivity may still be its 0.0 placeholder,
             # and the helpers' adjoints (np.matmul...) need it shaped like the result
             mapping[next(iter(sig.parameters))] = gast.Call(
-                self.helper("broadcast_like", "s2sad.runtime_higher"), [g, self.load(target)], [])
+                self.helper("broadcast_like", "s2sad.runtime.higher"), [g, self.load(target)], [])
         params = list(sig.parameters)[2:]
         try:
             pre, returned = rule.parsed()
