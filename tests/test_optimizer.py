@@ -418,7 +418,7 @@ def _shape_only(body, kinds):
     from s2sad.transforms.shape_only import ShapeOnly
     fn = gast.parse("def g(x, y, s_1):\n" + "".join(f"    {line}\n" for line in body)).body[0]
     kinds = {name: Kind(tag, name, ndim) for name, (tag, ndim) in kinds.items()}
-    out = ShapeOnly(kinds, {"unbroadcast": 1, "sum_grad": 1}, lambda name: name,
+    out = ShapeOnly(kinds, {"unbroadcast": 1, "sum_grad": 1}, lambda f: f.__name__,
                     {"t_1", "t_2", "t_3"}).visit(fn)
     return unparse(out).splitlines()[1:]
 

@@ -18,8 +18,8 @@ It also tells the compiler that the helpers the code imports from
 ...                   "    return s").body[0]
 >>> class FakeImports:
 ...     helpers, lines = {}, {}
-...     def helper(self, name, module):
-...         return name
+...     def helper(self, function):
+...         return function.__name__
 >>> import numpy as np
 >>> from s2sad.source import FunctionSource
 >>> src = FunctionSource(None, tree, "<s2sad demo>", [], {"np": np})
@@ -117,7 +117,7 @@ class PrepareGenerated(trees.Transformer):
         if isinstance(node.ctx, gast.Load) and isinstance(node.value, gast.Name) and \
                 node.value.id in self.mutated:
             from ..runtime.higher import snapshot
-            alias = self.imports.helper("snapshot", "s2sad.runtime.higher")
+            alias = self.imports.helper(snapshot)
             self.source.extra[alias] = snapshot
             return gast.copy_location(gast.Call(gast.Name(alias, gast.Load(), None, None),
                                                 [node], []), node)
@@ -151,7 +151,7 @@ class PrepareGenerated(trees.Transformer):
                 isinstance(func.value.value, gast.Name) and len(call.args) == 3 and \
                 isinstance(call.args[0], gast.Name) and self._is_numpy(func.value.value.id):
             from ..runtime.higher import add_at
-            alias = self.imports.helper("add_at", "s2sad.runtime.higher")
+            alias = self.imports.helper(add_at)
             self.source.extra[alias] = add_at
             target = gast.Name(call.args[0].id, gast.Store(), None, None)
             value = gast.Call(gast.Name(alias, gast.Load(), None, None), list(call.args), [])

@@ -48,9 +48,8 @@ class _RootHelpers:
         self.helpers: dict = {}
         self.lines: dict = {}
 
-    def helper(self, name: str, module: str) -> str:
-        import importlib
-        return self.normalize.fixed_name(getattr(importlib.import_module(module), name), name)
+    def helper(self, function) -> str:
+        return self.normalize.fixed_name(function, function.__name__)
 
 
 def _stand_in(value):
