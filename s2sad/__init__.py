@@ -11,7 +11,7 @@ from .errors import (DifferentiationError, NoDerivativeError, NonScalarOutputErr
 from .checking import GradientCheckError, check_grads  # noqa: E402
 from .registry import (custom_jvp, custom_vjp, deflinear, deftangent, defvjp,  # noqa: E402
                        nondifferentiable)
-from .runtime_budget import MemoryBudgetError, set_memory_budget
+from .runtime.budget import MemoryBudgetError, set_memory_budget
 
 try:
     __version__ = version("s2sad")

@@ -70,7 +70,7 @@ def _step(x, v, eps):
 
 
 def _differentiable(value) -> bool:
-    from .runtime_higher import _differentiable as check
+    from .runtime.higher import _differentiable as check
     return check(value)
 
 

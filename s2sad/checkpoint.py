@@ -2,7 +2,7 @@
 
 A checkpointed function is not inlined into the function differentiated: its call
 stays a call, and its derivative rules (a vjp and a jvp, registered for the wrapper)
-run s2sad's own derivative of it at that call (:func:`s2sad.runtime_higher.checkpoint_grads`).
+run s2sad's own derivative of it at that call (:func:`s2sad.runtime.higher.checkpoint_grads`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 from typing import Callable
 
 from . import registry
-from .runtime_higher import checkpoint_grads, checkpoint_tangent
+from .runtime.higher import checkpoint_grads, checkpoint_tangent
 from .source import FunctionSource
 
 

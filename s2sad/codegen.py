@@ -296,8 +296,33 @@ class Imports:
         import numpy
         return self.module(numpy)
 
-    def helper(self, name: str, module: str = "s2sad.runtime") -> str:
-        """Alias of a helper function of ``module`` (``s2sad.runtime`` or a sibling of it)."""
+    def helper(self, function) -> str:
+        """Alias of ``function``, one of s2sad's runtime helpers (a function or a class),
+        imported from the module that names it: ``from s2sad.runtime import unbroadcast``
+        for one the package gathers, ``from s2sad.runtime.higher import sens_like`` for
+        the others (:func:`s2sad.runtime.public_module`). The compiler names a helper by
+        object, so a helper moved or renamed is an ImportError in the compiler, not a
+        broken generated program.
+
+        >>> import gast
+        >>> from s2sad.names import Namer
+        >>> from s2sad.runtime import unbroadcast
+        >>> from s2sad.runtime.higher import sens_like
+        >>> from s2sad.source import FunctionSource
+        >>> tree = gast.parse("def f(x):\\n    return x").body[0]
+        >>> imports = Imports(Namer.for_tree(tree), FunctionSource(None, tree, "demo.py", [], {}))
+        >>> imports.helper(unbroadcast), imports.helper(sens_like)
+        ('unbroadcast', 'sens_like')
+        >>> imports.lines["unbroadcast"], imports.lines["sens_like"]
+        ('from s2sad.runtime import unbroadcast', 'from s2sad.runtime.higher import sens_like')
+        """
+        from . import runtime
+        name = function.__name__
+        return self._imported(name, runtime.__name__ if getattr(runtime, name, None) is function
+                              else runtime.public_module(function.__module__))
+
+    def _imported(self, name: str, module: str) -> str:
+        """Alias of ``name`` imported from ``module`` (the first module asked for it)."""
         if name not in self.helpers:
             alias = self.namer.claim(name)
             self.helpers[name] = alias
@@ -327,10 +352,10 @@ class Imports:
         if isinstance(value, types.ModuleType):
             return self.module(value)
         if getattr(runtime, name, None) is value and value is not None:
-            return self.helper(name)
+            return self._imported(name, runtime.__name__)  # (a helper, or MISSING)
         module = getattr(value, "__module__", "") or ""
         if module.startswith("s2sad.runtime") and getattr(value, "__name__", None) == name:
-            return self.helper(name, runtime.public_module(module))  # or s2sad.runtime_*
+            return self.helper(value)  # (from s2sad.runtime.higher...)
         raise TypeError(f"a derivative rule refers to {name!r}, which is neither a module nor "
                         "a helper of s2sad.runtime")
 
@@ -462,7 +487,7 @@ class Imports:
 
     def _use_stand_ins(self, tree) -> None:
         """``cp.linalg.vector_norm`` and the other NumPy functions the target's module
-        lacks become s2sad's stand-ins (``s2sad.cupy_compat.vector_norm``)."""
+        lacks become s2sad's stand-ins (``s2sad.runtime.cupy_compat.vector_norm``)."""
         numpy_of = {alias: name for name, alias in self.modules.items() if numpy_module(name)}
         imports = self
 
@@ -476,10 +501,22 @@ class Imports:
                     module = ".".join([numpy_of[base.id], *reversed(path[1:])])
                     stand_in = imports.backend.stand_in(module, node.attr)
                     if stand_in is not None:
-                        return gast.Name(imports.helper(stand_in[1], stand_in[0]), node.ctx,
+                        return gast.Name(imports.helper(_stand_in(stand_in)), node.ctx,
                                          None, None)
                 return self.generic_visit(node)
         StandIns().visit(tree)
+
+
+def _stand_in(found: tuple):
+    """The function ``(module, name)`` names: a backend's stand-in (the backends, a floor
+    below the runtime, name it by its module and name).
+
+    >>> _stand_in(("s2sad.runtime.cupy_compat", "vecdot")).__module__
+    's2sad.runtime.cupy_compat'
+    """
+    import importlib
+    module, name = found
+    return getattr(importlib.import_module(module), name)
 
 
 def _numpy_function(value):

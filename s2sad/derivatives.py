@@ -25,6 +25,7 @@ from .dispatch import UNSET, given_arguments, make_entry
 from .errors import (DifferentiationError, NonScalarOutputError, S2sadError,
                      UnsupportedSyntaxError)
 from .located import note_user_line, user_line, user_line_of
+from .options import Options
 from .pipeline import compile_gradient, load
 from .source import FunctionSource, note_reads, still_read
 
@@ -333,7 +334,8 @@ class GradientFunction:
         return compiled.function, dict(compiled.live)
 
     def _build(self, key, **options):
-        """Compile and load the variant for ``key`` (``options``: see compile_gradient)."""
+        """Compile and load the variant for ``key`` (``options``: fields of ``Options``
+        beside this derivative's own, ``nestable=True``)."""
         building = _BUILDING.__dict__.setdefault("gradients", set())
         building.add(id(self))
         try:
@@ -345,16 +347,19 @@ class GradientFunction:
         backend, descriptors = self._split_key(key)
         inner = self.func._nestable(key) if isinstance(self.func, GradientFunction) else None
         function = self._source_function(key) if inner is None else inner.function
-        compiled = compile_gradient(function, self._wrt_names, self.optimize, self.annotate,
-                                    self.with_value, descriptors, self._wrt_tuple,
-                                    target=backend, debug_nans=self.debug_nans,
-                                    **self._options(), **options)
+        compiled = compile_gradient(function, self._wrt_names, arg_descriptors=descriptors,
+                                    options=self._build_options(backend, **options))
         compiled.built_from = inner
         load(compiled, function)
         return compiled
 
-    def _options(self) -> dict:
-        return {"mode": self._mode, "seed": self._seed, "has_aux": self.has_aux}
+    def _build_options(self, backend, **options) -> Options:
+        """How to build this derivative for ``backend``, as one frozen ``Options``
+        (``options``: more of its fields, ``nestable=True``...)."""
+        return Options(optimize=self.optimize, annotate=self.annotate,
+                       with_value=self.with_value, as_tuple=self._wrt_tuple, target=backend,
+                       debug_nans=self.debug_nans, mode=self._mode, seed=self._seed,
+                       has_aux=self.has_aux, **options)
 
     def _compile(self, key):
         with self._lock:
@@ -399,10 +404,9 @@ class GradientFunction:
             bound.apply_defaults()
             key = self._key([bound.arguments[p] for p in self._params])
         backend, descriptors = self._split_key(key)
-        return compile_gradient(self._source_function(key), self._wrt_names, self.optimize,
-                                self.annotate, self.with_value, descriptors, self._wrt_tuple,
-                                target=backend, debug_nans=self.debug_nans,
-                                **self._options(), keep_stages=True).stages
+        return compile_gradient(self._source_function(key), self._wrt_names,
+                                arg_descriptors=descriptors,
+                                options=self._build_options(backend, keep_stages=True)).stages
 
     def _repr_html_(self) -> str:
         """In Jupyter, a gradient shows its generated source, highlighted."""
@@ -467,7 +471,7 @@ class VJPFunction(GradientFunction):
         value = self._call(self.func, args)
 
         def pullback(cotangent):
-            from .runtime_higher import snapshot
+            from .runtime.higher import snapshot
             return self._call(self._variant(args).function, args, snapshot(cotangent))
         pullback.__name__ = f"pullback_{getattr(self.func, '__name__', 'f')}"
         return value, pullback

@@ -118,7 +118,7 @@ import functools
 import numpy as np
 
 from .runtime import checked_quantiles, one_axis, running_extremum, window_count
-from .runtime_numpy_more import (delete_sources, gradient_axes, insert_sources,
+from .runtime.numpy_more import (delete_sources, gradient_axes, insert_sources,
                                  like_dtype, pad_pairs, partition_sources,
                                  piecewise_conditions)
 

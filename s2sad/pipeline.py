@@ -28,6 +28,9 @@ from .options import Options
 from .pass_manager import (ALL, Condition, FixedPoint, PassManager, Stages, Step, analysis,
                            check, rewritten, transform)
 from .located import statement_lines
+from .runtime import cast_like, check_number, check_real_power
+from .runtime.budget import check_stack
+from .runtime.gradients import fresh_gradient
 from .source import FunctionSource, recording
 from .transforms.activity import active_names
 from .transforms.dtypes import argument_categories, float_locals
@@ -324,7 +327,7 @@ def refuse_updates(build: Build, kinds: dict) -> bool:
         if tag == "scalar" and not zero_d:
             continue
         if not (before and tag in ("scalar", "numeric", "any") and check_before(
-                build.tree, before[0], name, error, build.imports.helper("check_number"))):
+                build.tree, before[0], name, error, build.imports.helper(check_number))):
             raise error  # (an array, or a number by kind: checked at run time)
         changed = True
     given = dict(zip(build.params, build.descriptors or [None] * len(build.params)))
@@ -334,7 +337,7 @@ def refuse_updates(build: Build, kinds: dict) -> bool:
         tag = kinds.get(name, ANY).tag  # (a new list or dict holding its items: not)
         if zero_d or tag != "scalar" and (itself or tag not in ("list", "dict", "tuple")):
             if not (before and tag in ("scalar", "numeric", "any") and check_before(
-                    build.tree, before[0], name, error, build.imports.helper("check_number"))):
+                    build.tree, before[0], name, error, build.imports.helper(check_number))):
                 raise error  # (`t = M.T[1, -1]; t *= c`: a NumPy number, checked at run time)
             changed = True
     for name, error in normalizer.list_slices:  # `ys[1:] = v` on a list: refused
@@ -356,7 +359,7 @@ def real_powers(build: Build, kinds: dict, active: set, local_names: set) -> boo
     """A check before each power a Python number may make complex (``(-1.0) ** 0.5``); no
     new names, so every analysis stays true."""
     imports = build.imports
-    powers = RealPowers(kinds, active, lambda: imports.helper("check_real_power"),
+    powers = RealPowers(kinds, active, lambda: imports.helper(check_real_power),
                         build.source, local_names)
     build.tree = powers.visit(build.tree)
     return powers.changed
@@ -542,8 +545,7 @@ def gradient_form(build: Build, kinds: dict, local_names: set) -> bool:
         return False  # (complex values: as_gradient takes each real part)
     fresh = fresh_names(build.adjoint.body, _fresh_call(imports))
     form = GradientForm(kinds, imports.helpers["as_gradient"], fresh=fresh,
-                        fresh_gradient=lambda: imports.helper(
-                            "fresh_gradient", "s2sad.runtime_gradients"))
+                        fresh_gradient=lambda: imports.helper(fresh_gradient))
     build.adjoint, changed = rewritten(form.visit, build.adjoint)
     return changed
 
@@ -563,7 +565,7 @@ def nan_check(build: Build) -> bool:
     """Instrumentation: stop at the first generated statement that makes a NaN or an
     infinity."""
     imports = build.imports
-    check_nans = NanCheck(build.source, lambda name: imports.helper(name, "s2sad.runtime_debug"))
+    check_nans = NanCheck(build.source, imports.helper)
     build.adjoint = check_nans.visit(build.adjoint)
     return check_nans.changed
 
@@ -588,7 +590,7 @@ def loop_sums(build: Build, local_names: set) -> bool:
         return False
     imports = build.imports
     sums = LoopSums(*_loop_sums_names(build.source, imports), build.trips,
-                    lambda name: imports.helper(name, "s2sad.runtime_terms"), build.namer.claim)
+                    imports.helper, build.namer.claim)
     build.adjoint = sums.visit(build.adjoint)
     build.needs_nestable_build |= sums.changed
     return sums.changed
@@ -598,7 +600,7 @@ def loop_sums(build: Build, local_names: set) -> bool:
 def memory_budget(build: Build) -> bool:
     """Instrumentation: an unbounded loop's recording checked against the memory budget."""
     imports = build.imports
-    budget = MemoryBudget(lambda: imports.helper("check_stack", "s2sad.runtime_budget"),
+    budget = MemoryBudget(lambda: imports.helper(check_stack),
                           build.stacks, build.namer.fresh)
     build.adjoint = budget.visit(build.adjoint)
     return budget.changed
@@ -648,7 +650,7 @@ def complex_sums(build: Build) -> bool:
     """A program with complex values adds to each sensitivity out of place (a real array's
     takes a complex part)."""
     return build.source.complex and rebound_sums(
-        build.adjoint, lambda: build.imports.helper("cast_like"))
+        build.adjoint, lambda: build.imports.helper(cast_like))
 
 
 # --- the pipeline ----------------------------------------------------------------------------

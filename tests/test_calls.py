@@ -209,7 +209,7 @@ def test_objects_reached_through_a_modules_name_are_inlined_and_followed():
 def test_recursive_call_stays_a_call_in_readable_source():
     source = s2sad.grad(C.power).source
     assert "recursive_call(power, " in source and "recursive_pullback(" in source
-    assert "from s2sad.runtime_recursion import" in source
+    assert "from s2sad.runtime.recursion import" in source
 
 
 @pytest.mark.parametrize("f, args", [

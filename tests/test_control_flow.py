@@ -178,7 +178,7 @@ def test_golden_while_loop():
     """A loop reads like the one a person would write: a trip counter, one push per value."""
     assert s2sad.grad(C.scalar_while, annotate=True, optimize=False).source_for(1.3) == '''\
 import math
-from s2sad.runtime_budget import check_stack
+from s2sad.runtime.budget import check_stack
 
 def grad_scalar_while(x):
     s_1, s_2, s_x, s_y = [0.0] * 4
@@ -238,7 +238,7 @@ def test_memory_budget_stops_a_loop_that_records_too_much():
         with pytest.raises(s2sad.MemoryBudgetError, match="memory budget"):
             s2sad.grad(C.scalar_while_long)(1.0, 100_000)
     finally:
-        s2sad.set_memory_budget(s2sad.runtime_budget.DEFAULT_BUDGET)
+        s2sad.set_memory_budget(s2sad.runtime.budget.DEFAULT_BUDGET)
     assert s2sad.grad(C.scalar_while_long)(1.0, 100) == pytest.approx(
         numeric_gradient(C.scalar_while_long, (1.0, 100), 0), rel=1e-5)
 
@@ -255,7 +255,7 @@ def test_memory_budget_is_checked_again_every_4096_passes():
         with pytest.raises(s2sad.MemoryBudgetError, match="memory budget"):
             df(1.0, 400_000)
     finally:
-        s2sad.set_memory_budget(s2sad.runtime_budget.DEFAULT_BUDGET)
+        s2sad.set_memory_budget(s2sad.runtime.budget.DEFAULT_BUDGET)
     assert "check_1 = 4096" in df.source and "check_1 += 4096" in df.source, df.source
 
 

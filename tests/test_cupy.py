@@ -30,7 +30,7 @@ if os.path.join(_HERE, "cupy_cases") not in sys.path:  # (the tests folder: conf
     sys.path.insert(0, os.path.join(_HERE, "cupy_cases"))
 
 import s2sad  # noqa: E402
-from s2sad import cupy_compat  # noqa: E402
+from s2sad.runtime import cupy_compat  # noqa: E402
 from s2sad.api import GradientFunction  # noqa: E402
 from s2sad.backends import BackendUnavailableError, array_module  # noqa: E402
 from s2sad.errors import DifferentiationError, S2sadError  # noqa: E402
@@ -254,7 +254,7 @@ MLP_ARGS = (np.ones((4, 3)), np.ones(3), np.ones((3, 2)), np.ones(2), np.ones((5
 GOLDEN_MLP = '''\
 import cupy as cp
 from s2sad.runtime import matmul_shape, reduced_size, sum_grad, unbroadcast, unbroadcast_product
-from s2sad.runtime_gradients import fresh_gradient
+from s2sad.runtime.gradients import fresh_gradient
 
 def grad_mlp_loss(W1, b1, W2, b2, x, y):
     h = cp.tanh(x @ W1 + b1)
@@ -300,7 +300,7 @@ import cupy as cp
 import cupy.linalg as la
 from cupy import tanh
 from s2sad.runtime import broadcast_shape, norm_grad, sum_grad, unbroadcast_product
-from s2sad.runtime_gradients import fresh_gradient
+from s2sad.runtime.gradients import fresh_gradient
 
 def grad_with_constants(x):
     ones = cp.ones(x.shape[0])
@@ -317,7 +317,7 @@ def grad_with_constants(x):
 GOLDEN_SCATTER = '''\
 import cupy as cp
 from s2sad.runtime import zeros_like_structure
-from s2sad.runtime_gradients import fresh_gradient
+from s2sad.runtime.gradients import fresh_gradient
 
 def grad_scatter(x, idx):
     s_x = zeros_like_structure(x)
@@ -330,7 +330,7 @@ def as_cupy_source(numpy_source: str) -> str:
     """What the CuPy source must be: the NumPy source with the module changed, that is
     ``np.`` -> ``cp.`` and ``import numpy...`` -> ``import cupy...`` (import lines sorted);
     a NumPy function CuPy lacks (``np.linalg.vector_norm``) is called from
-    ``s2sad.cupy_compat`` (``vector_norm``)."""
+    ``s2sad.runtime.cupy_compat`` (``vector_norm``)."""
     header, body = _split(numpy_source)
     stand_ins = set()
     for (module, name), stand_in in cupy_compat.REPLACEMENTS.items():
@@ -342,7 +342,7 @@ def as_cupy_source(numpy_source: str) -> str:
               if not line.startswith("from numpy ")]  # (from cupy: left out on both sides)
     header = [line.replace("import cupy as np", "import cupy as cp") for line in header]
     if stand_ins:
-        header.append("from s2sad.cupy_compat import " + ", ".join(sorted(stand_ins)))
+        header.append("from s2sad.runtime.cupy_compat import " + ", ".join(sorted(stand_ins)))
         if not re.search(r"\bnp\.", body):
             header.remove("import cupy as cp")
     return "\n".join(sorted(header)) + "\n\n" + re.sub(r"\bnp\.", "cp.", body)
@@ -646,7 +646,7 @@ def test_calling_a_cupy_gradient_with_numpy_arrays(emulated):
 
 
 def test_fresh_gradient_keeps_new_device_arrays(emulated):
-    from s2sad.runtime_gradients import fresh_gradient
+    from s2sad.runtime.gradients import fresh_gradient
     x = emulated.asarray(np.ones((2, 3)))
     g = emulated.asarray(np.full((2, 3), 2.0))
     assert fresh_gradient(x, g) is g
@@ -664,7 +664,7 @@ def _log_sum(x):
 
 
 def test_debug_nans_on_the_device(emulated):
-    from s2sad.runtime_debug import NonFiniteError, check_finite
+    from s2sad.runtime.debug import NonFiniteError, check_finite
     df = GradientFunction(_log_sum, 0, True, False, False, "auto", debug_nans=True)
     got = df(emulated.asarray(np.array([1.0, 2.0])))
     np.testing.assert_allclose(emulated.asnumpy(got), [1.0, 0.5])

@@ -611,7 +611,7 @@ def test_non_numeric_wrt_argument(value):
 # --- debug_nans -------------------------------------------------------------------------------
 
 def test_nan_or_infinity_with_debug_nans():
-    from s2sad.runtime_debug import NonFiniteError
+    from s2sad.runtime.debug import NonFiniteError
     with np.errstate(all="ignore"), pytest.raises(NonFiniteError) as info:
         s2sad.grad(C.log_of, debug_nans=True)(np.array([0.0, 1.0]))
     err = info.value
@@ -627,7 +627,7 @@ def test_nan_or_infinity_with_debug_nans():
 
 
 def test_nan_in_an_argument_with_debug_nans():
-    from s2sad.runtime_debug import NonFiniteError
+    from s2sad.runtime.debug import NonFiniteError
     with pytest.raises(NonFiniteError) as info:
         s2sad.grad(C.log_of, debug_nans=True)(np.array([np.nan, 1.0]))
     assert "the argument 'x' already holds a NaN" in str(info.value)
@@ -674,7 +674,7 @@ def test_every_entry_is_tested():
     pytest.param(C.overflows_in_a_loop, (2.0,), "infinity", "y * y", id="overflow-in-loop"),
 ])
 def test_debug_nans_names_the_statement_and_the_line(func, args, what, statement):
-    from s2sad.runtime_debug import NonFiniteError
+    from s2sad.runtime.debug import NonFiniteError
     with np.errstate(all="ignore"), pytest.raises(NonFiniteError) as info:
         s2sad.grad(func, debug_nans=True)(*args)
     err = info.value
@@ -729,7 +729,7 @@ def test_debug_nans_checks_every_assignment():
     (None, None), ("text", None), (complex(0.0, np.inf), "infinity"), (np.array([1 + 2j]), None),
 ])
 def test_check_finite_on_every_kind_of_value(value, what):
-    from s2sad.runtime_debug import NonFiniteError, check_finite
+    from s2sad.runtime.debug import NonFiniteError, check_finite
     if what is None:
         check_finite(value, "v = ...", None, None)
     else:

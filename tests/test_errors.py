@@ -205,7 +205,7 @@ def test_errors_in_a_helper_at_every_stage_name_its_line_and_the_calls():
 
 def test_the_reverse_sweeps_errors_and_debug_nans_name_the_helpers_line():
     from s2sad import registry
-    from s2sad.runtime_debug import NonFiniteError
+    from s2sad.runtime.debug import NonFiniteError
     from tests import helpers_other_module as other
 
     @s2sad.defvjp(other.ones_vjp)

@@ -18,25 +18,16 @@ import random
 import numpy as np
 import pytest
 
-from s2sad import registry, runtime, runtime_higher
+from s2sad import registry, runtime
+from s2sad.runtime import higher as runtime_higher
 
 TRANSFORMS = pathlib.Path(__file__).resolve().parent.parent / "s2sad" / "transforms"
 
-# Module-level tables that are not facts about functions, each with the reason. A table
-# of functions belongs in the rule entries (s2sad/registry.py: Facts, defresult...).
-NOT_FACTS = {
-    # the builtin names this pass has code of its own for (`max(a, b)` of two floats is
-    # one of them): its vocabulary, not what the functions do
-    ("py_floats.py", "_BUILTINS"),
-    # the attributes of array subclasses s2sad does not model (np.matrix's A, a masked
-    # array's filled) that give an ndarray, a number or a tuple: facts about those data
-    # classes, read by name because the class is not known where they are read
-    ("kinds.py", "_CONVERTED"),
-}
-
-# Tables of facts about functions still kept in a pass: each is debt, to be moved into
-# the rule entries. A new one must not be added here.
-NOT_MOVED_YET: set = set()
+# No pass keeps a module-level table of functions or of their names, not even one with a
+# reason: what a function does is declared in its rule entry (s2sad/registry.py: Facts,
+# defresult...), and a pass that has code of its own for a builtin names it by object.
+# The allow-lists the scan once had (py_floats' builtin names, kinds' names of array
+# subclasses' converting attributes) are gone; none may come back.
 
 
 def _function(value) -> bool:
@@ -101,11 +92,23 @@ def test_the_scan_finds_a_table_of_functions():
 
 def test_no_pass_keeps_a_table_of_facts_about_functions():
     found = {table for path in sorted(TRANSFORMS.glob("*.py")) for table in fact_tables(path)}
-    new = found - NOT_FACTS - NOT_MOVED_YET
-    assert not new, (f"{sorted(new)}: a table of facts about functions in a pass; declare "
-                     "the facts in the rule entries (s2sad/registry.py) and ask the registry")
-    # (an entry of the lists above whose table is gone is taken out of them)
-    assert not (NOT_FACTS | NOT_MOVED_YET) - found
+    assert not found, (f"{sorted(found)}: a table of facts about functions in a pass; declare "
+                       "the facts in the rule entries (s2sad/registry.py) and ask the registry")
+
+
+def test_the_attributes_that_convert_an_array_subclass_are_facts():
+    """What ``kinds._CONVERTED`` listed by name: the attributes of ``np.matrix``, masked
+    arrays and ndarrays that give an ndarray, a number or a tuple, declared as facts."""
+    from s2sad.transforms.kinds import converted
+    facts = registry.facts
+    assert facts(np.matrix.A).converts and facts(np.ma.MaskedArray.filled).converts
+    assert facts(np.ndarray.tolist).converts and facts(np.ma.filled).converts
+    assert not facts(np.ndarray.T).converts and not facts(np.ndarray.sum).converts
+    assert all(converted(name) for name in ("shape", "ndim", "size", "dtype", "A", "A1",
+                                            "data", "mask", "itemsize", "nbytes", "strides",
+                                            "tolist", "item", "filled", "getA", "getA1",
+                                            "__array__"))
+    assert not any(converted(name) for name in ("T", "sum", "real", "H", "I", "ravel", "x"))
 
 
 # --- the table is the same whatever order its modules are imported in -------------------------
@@ -216,7 +219,7 @@ def test_the_former_side_tables_are_facts_of_rule_entries():
         sum_grad,
         unbroadcast,
     )
-    from s2sad.runtime_higher import sens_item
+    from s2sad.runtime.higher import sens_item
     facts = registry.facts
     assert facts(matmul_grad_left).fresh and facts(np.outer).fresh  # gradient_form
     assert not facts(unbroadcast).fresh

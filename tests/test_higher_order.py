@@ -14,9 +14,9 @@ import pytest
 import s2sad  # noqa: E402
 from s2sad.source import FunctionSource  # noqa: E402
 from s2sad.runtime import average_grad, cumprod_grad, prod_grad, std_grad  # noqa: E402
-from s2sad.runtime_hessians import (average_grad_partial, cumprod_hvp, prod_hvp,  # noqa: E402
+from s2sad.runtime.hessians import (average_grad_partial, cumprod_hvp, prod_hvp,  # noqa: E402
                                     std_grad_partial)
-from s2sad.runtime_higher import average_tangent, cumprod_tangent  # noqa: E402
+from s2sad.runtime.higher import average_tangent, cumprod_tangent  # noqa: E402
 from tests import cases_control as C  # noqa: E402
 
 rng = np.random.default_rng(5)

@@ -3,7 +3,7 @@
 The five floors, lowest first (see README.md, "Layers")::
 
     core      errors, trees, names, source, located, backends, the argument descriptions
-    runtime   the helpers the generated code imports (runtime/, runtime_*.py, cupy_compat)
+    runtime   the helpers the generated code imports (runtime/)
     rules     the registry, the rules/ package, the stand-in implementations
     compiler  pipeline, codegen, transforms/, options, rule instantiation
     face      api, derivative objects, dispatch, checkpoint, cli, display, checking
@@ -38,9 +38,7 @@ LAYERS = {
         "descriptors",
     ],
     "runtime": [
-        "runtime", "runtime.*", "runtime_budget", "runtime_debug", "runtime_gradients",
-        "runtime_hessians", "runtime_higher", "runtime_linalg_higher", "runtime_recursion",
-        "runtime_terms", "runtime_ode", "cupy_compat",
+        "runtime", "runtime.*",
     ],
     "rules": [
         "registry", "rules", "rules.*", "implementations",
@@ -224,3 +222,25 @@ def test_a_circle_is_found():
     edges = {"a": [("b", 1, "")], "b": [("c", 1, "")], "c": [("a", 1, "")], "d": [("a", 1, "")]}
     assert cycles(edges) == [["a", "b", "c"]]
     assert cycles({"a": [("b", 1, "")], "b": []}) == []
+
+
+# --- helpers are named by object --------------------------------------------------------------
+
+def helpers_named_by_string(text: str) -> list[int]:
+    """The lines of ``text`` that ask for a runtime helper by a string
+    (``imports.helper("check_stack", "s2sad.runtime.budget")``) rather than by the
+    function object, which an import in the compiler checks."""
+    return [node.lineno for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+            node.func.attr == "helper" and any(
+                isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)]
+
+
+def test_the_compiler_names_helpers_by_object():
+    """A helper moved or renamed is then an ImportError in the compiler, not an import
+    line of generated code that fails when the gradient is built or run."""
+    assert helpers_named_by_string('x = imports.helper("check_stack", "s2sad.runtime")\n'
+                                   "y = self.helper(check_stack)\n") == [1]
+    found = [f"{path.relative_to(ROOT)}:{line}" for path in MODULES.values()
+             for line in helpers_named_by_string(path.read_text())]
+    assert not found, f"a helper named by a string: {found}"

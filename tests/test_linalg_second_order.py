@@ -1,7 +1,7 @@
 """Second and higher derivatives through ``solve``, ``cholesky``, the norms and the
 eigen- and singular value decompositions.
 
-The helpers of ``s2sad.runtime_linalg_higher`` are checked on their own against
+The helpers of ``s2sad.runtime.linalg`` are checked on their own against
 central differences of the first-order helpers, then end to end: ``s2sad.hvp``
 (forward over reverse) and ``s2sad.vjp`` of the gradient (reverse over reverse)
 against differences of the gradient, for the arguments and shapes the table of
@@ -15,10 +15,10 @@ import pytest
 
 import s2sad  # noqa: E402
 from s2sad.runtime import cholesky_grad, norm_grad, solve_grad  # noqa: E402
-from s2sad.runtime_higher import cholesky_tangent, solve_tangent  # noqa: E402
-from s2sad.runtime_linalg_higher import (cholesky_grad_adjoint_l,  # noqa: E402
-                                         cholesky_grad_tangent_l, cholesky_tangent_tangent_l,
-                                         norm_grad_second, solve_grad_solution)
+from s2sad.runtime.higher import cholesky_tangent, solve_tangent  # noqa: E402
+from s2sad.runtime.linalg import (cholesky_grad_adjoint_l,  # noqa: E402
+                                  cholesky_grad_tangent_l, cholesky_tangent_tangent_l,
+                                  norm_grad_second, solve_grad_solution)
 
 rng = np.random.default_rng(11)
 EPS = 1e-6

@@ -1,5 +1,5 @@
 """A reverse loop's weight sensitivities added up after the loop (transforms/loop_sums.py,
-runtime_terms.py): the same gradients as pass by pass, checked against a hand-written
+runtime/terms.py): the same gradients as pass by pass, checked against a hand-written
 backpropagation through time and central finite differences; loops that may change an
 array in place left alone; the memory the collectors hold bounded."""
 
@@ -8,10 +8,16 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad import runtime_terms
+from s2sad.runtime import terms as runtime_terms
 from s2sad.codegen import unparse
 from s2sad.transforms.loop_sums import LoopSums
 from tests.test_control_flow import numeric_gradient
+
+
+def _named(helper) -> str:
+    """The generated name of a helper, here its own (``ProductSum``)."""
+    return helper.__name__
+
 
 rng = np.random.default_rng(11)
 
@@ -166,7 +172,7 @@ _LOOP = '''def grad_f(W, b, hs, n):
 
 def _transform(extra):
     fn = gast.parse(_LOOP.format(extra=extra)).body[0]
-    sums = LoopSums({"unbroadcast"}, {"unbroadcast", "shape_of"}, "np", set(), str, str)
+    sums = LoopSums({"unbroadcast"}, {"unbroadcast", "shape_of"}, "np", set(), _named, str)
     return sums, unparse(sums.visit(fn))
 
 
@@ -192,17 +198,17 @@ def test_only_the_sums_of_a_known_form_wait():
     assert sums.changed and "s_W_terms.add(h, s_5)" in text and \
         "s_b_terms.add(s_5, b)" in text, text
     fn = gast.parse(_LOOP.format(extra="pass").replace("h.T @ s_5", "h @ s_5")).body[0]
-    text = unparse(LoopSums({"unbroadcast"}, {"unbroadcast"}, "np", set(), str, str).visit(fn))
+    text = unparse(LoopSums({"unbroadcast"}, {"unbroadcast"}, "np", set(), _named, str).visit(fn))
     assert "s_W += h @ s_5" in text and "s_b_terms.add(s_5, b)" in text, text
 
 
 def test_only_sums_are_collected():
     """A product of a sum is not the sum of products: ``*=`` keeps its running value."""
     fn = gast.parse(_LOOP.format(extra="pass").replace("s_W += h.T", "s_W *= h.T")).body[0]
-    text = unparse(LoopSums({"unbroadcast"}, {"unbroadcast"}, "np", set(), str, str).visit(fn))
+    text = unparse(LoopSums({"unbroadcast"}, {"unbroadcast"}, "np", set(), _named, str).visit(fn))
     assert "s_W *= h.T @ s_5" in text and "s_b_terms.add(s_5, b)" in text, text
     fn = gast.parse(_LOOP.format(extra="pass").replace("s_W += h.T", "s_W -= h.T")).body[0]
-    text = unparse(LoopSums({"unbroadcast"}, {"unbroadcast"}, "np", set(), str, str).visit(fn))
+    text = unparse(LoopSums({"unbroadcast"}, {"unbroadcast"}, "np", set(), _named, str).visit(fn))
     assert "s_W_terms.add(h, s_5)" in text and "s_W -= s_W_terms.total()" in text, text
 
 
@@ -212,7 +218,7 @@ def test_a_forward_loop_is_left_alone():
     for t in range(n):
         acc += hs[t].T @ W
     return acc''').body[0]
-    sums = LoopSums({"unbroadcast"}, set(), "np", set(), str, str)
+    sums = LoopSums({"unbroadcast"}, set(), "np", set(), _named, str)
     sums.visit(fn)
     assert not sums.changed
 

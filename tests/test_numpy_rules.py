@@ -606,7 +606,7 @@ def test_every_rule_has_a_case():
 
 def test_every_rule_parses():
     """Every rule is assignments and one `return`, naming only np, math, runtime helpers
-    (those of s2sad.runtime_ode too) and (SciPy's rules) SciPy's ``special``, ``stats``,
+    (those of s2sad.runtime.ode too) and (SciPy's rules) SciPy's ``special``, ``stats``,
     ``linalg`` and ``signal``."""
     import gast
     for rule in registry.registered():
@@ -623,7 +623,7 @@ def test_every_rule_parses():
                 name == "stats" and value is sys.modules.get("scipy.stats") or \
                 name == "linalg" and value is sys.modules.get("scipy.linalg") or \
                 name == "signal" and value is sys.modules.get("scipy.signal") or \
-                getattr(value, "__module__", None) == "s2sad.runtime_ode", \
+                getattr(value, "__module__", None) == "s2sad.runtime.ode", \
                 f"{rule.adjoint.__qualname__} refers to {name!r}"
 
 

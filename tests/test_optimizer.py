@@ -418,7 +418,7 @@ def _shape_only(body, kinds):
     from s2sad.transforms.shape_only import ShapeOnly
     fn = gast.parse("def g(x, y, s_1):\n" + "".join(f"    {line}\n" for line in body)).body[0]
     kinds = {name: Kind(tag, name, ndim) for name, (tag, ndim) in kinds.items()}
-    out = ShapeOnly(kinds, {"unbroadcast": 1, "sum_grad": 1}, lambda name: name,
+    out = ShapeOnly(kinds, {"unbroadcast": 1, "sum_grad": 1}, lambda f: f.__name__,
                     {"t_1", "t_2", "t_3"}).visit(fn)
     return unparse(out).splitlines()[1:]
 
@@ -609,7 +609,7 @@ def test_a_loop_saves_the_shape_of_what_the_reverse_sweep_reads_for_its_shape(mo
     array, and the gradient holds about as much memory as the hand-written one (its
     weight terms added as they come, not held a few passes: tests/test_loop_sums.py)."""
     from benchmarks.timing import peak_memory
-    monkeypatch.setattr("s2sad.runtime_terms.WAITING", 1)
+    monkeypatch.setattr("s2sad.runtime.terms.WAITING", 1)
     rng = np.random.default_rng(0)
     Wx, Wh = rng.standard_normal((4, 16)) / 2, rng.standard_normal((16, 16)) / 4
     xs, h0 = rng.standard_normal((50, 8, 4)), np.zeros((8, 16))

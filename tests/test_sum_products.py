@@ -13,6 +13,12 @@ from s2sad.runtime import (matmul_grad_left, sum_product, summed_matmul_grad_lef
                            unbroadcast, unbroadcast_product)
 from tests.test_gradients import check_every_mode
 
+
+def _named(helper) -> str:
+    """The generated name of a helper, here its own (``summed_matmul_grad_left``)."""
+    return helper.__name__
+
+
 rng = np.random.default_rng(5)
 BIG = (8, 300, 4)  # 9,600 elements: np.einsum's side of the helpers
 
@@ -236,6 +242,6 @@ def test_early_sums_move_only_what_keeps_its_meaning(between, moved):
     s_xc += unbroadcast(q * s_4, xc)
     s_m = -unbroadcast(s_xc, t_2)[:, 0, :]
     return s_m''').body[0]
-    sums = EarlySums("unbroadcast", "matmul_grad_left", str)
+    sums = EarlySums("unbroadcast", "matmul_grad_left", _named)
     text = unparse(sums.visit(fn))
     assert sums.changed is moved and ("summed_matmul_grad_left" in text) is moved, text

@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 
 import s2sad  # noqa: E402
-from s2sad.runtime_hessians import (average_change, average_jet, cumprod_hvp,  # noqa: E402
+from s2sad.runtime.hessians import (average_change, average_jet, cumprod_hvp,  # noqa: E402
                                     cumprod_jet, prod_hvp, std_grad_partial)
-from s2sad.runtime_higher import (cut_like, einsum_fill_sum, einsum_grad_operands,  # noqa: E402
+from s2sad.runtime.higher import (cut_like, einsum_fill_sum, einsum_grad_operands,  # noqa: E402
                                   join_like, pad_values_forward, split_like)
-from s2sad.runtime_linalg_higher import (cholesky_adjoint_jet, cholesky_grad_jet,  # noqa: E402
-                                         cholesky_tangent_jet, norm_grad_partial,
-                                         norm_grad_third)
+from s2sad.runtime.linalg import (cholesky_adjoint_jet, cholesky_grad_jet,  # noqa: E402
+                                  cholesky_tangent_jet, norm_grad_partial,
+                                  norm_grad_third)
 
 EPS = 1e-3
 RTOL, ATOL = 1e-5, 1e-6

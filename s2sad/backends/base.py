@@ -10,7 +10,7 @@ backend; none compares a target's name.
 >>> NUMPY.imported_name("numpy.linalg"), CUPY.imported_name("numpy.linalg")
 ('numpy.linalg', 'cupy.linalg')
 >>> CUPY.stand_in("numpy.linalg", "vector_norm"), NUMPY.stand_in("numpy.linalg", "vector_norm")
-(('s2sad.cupy_compat', 'vector_norm'), None)
+(('s2sad.runtime.cupy_compat', 'vector_norm'), None)
 >>> NUMPY.claims(("nd", 2, "f")), NUMPY.claims(("nd", 0, "f")), CUPY.claims(("cupy", 0, "f"))
 (True, False, True)
 """
@@ -51,7 +51,7 @@ class Backend:
             (CuPy's do not: the generated code converts them with ``cp.asarray``.)
         stand_ins: NumPy functions its module lacks, ``(module, name)`` -> the name of
             s2sad's stand-in in ``helpers``.
-        helpers: the module of those stand-ins (``"s2sad.cupy_compat"``).
+        helpers: the module of those stand-ins (``"s2sad.runtime.cupy_compat"``).
         lacks: NumPy functions ``(module, name)`` its module lacks, with no stand-in:
             generated code that would call one is refused at the user's line.
         twins: other libraries' modules it has its own of, with the names that module

@@ -23,7 +23,7 @@ class CuPyBackend(Backend):
 
     CuPy takes no NumPy array and no list where it wants an array (generated code
     converts lists and numbers with ``cp.asarray``). For the NumPy 2 functions CuPy 14
-    lacks, generated code calls s2sad's stand-ins in ``s2sad.cupy_compat``.
+    lacks, generated code calls s2sad's stand-ins in ``s2sad.runtime.cupy_compat``.
     """
 
     name = "cupy"
@@ -41,7 +41,7 @@ class CuPyBackend(Backend):
         ("numpy.linalg", "vecdot"): "vecdot",
         ("numpy.linalg", "svdvals"): "svdvals",
     })
-    helpers = "s2sad.cupy_compat"
+    helpers = "s2sad.runtime.cupy_compat"
     # the NumPy 2.4 functions CuPy 14.2 has no twin of (dir(cupy), dir(cupy.linalg)), and
     # s2sad no stand-in for: CuPy code calling one would fail (refused when compiling)
     lacks = frozenset({("numpy", name) for name in (

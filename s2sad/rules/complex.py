@@ -24,7 +24,7 @@ from ..registry import (defcomplex, deffacts, defresult, deftangent, defvjp, non
                         refuse_values)
 from ..runtime import (as_gradient, gap_quotient, norm_grad, reduced_size, scaled_power, std_grad, unbroadcast,
                        var_grad)
-from ..runtime_higher import reduce_tangent
+from ..runtime.higher import reduce_tangent
 
 # --- the parts of a complex number ---------------------------------------------------------
 

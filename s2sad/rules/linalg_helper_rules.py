@@ -19,7 +19,7 @@ a norm).
   to three directions), closed under differentiation: up to the fourth order.
 * ``norm``: ``norm_grad_second``, partials in ``ans`` and ``x`` for the vector p-norms
   (Frobenius too); everything in ``x`` for the spectral and piecewise linear norms (see
-  ``s2sad.runtime_linalg_higher``). Its own derivatives: ``norm_grad_third`` in ``x``
+  ``s2sad.runtime.linalg``). Its own derivatives: ``norm_grad_third`` in ``x``
   (the spectral norms' third derivative included) and, for the p-norms, the partials of
   every order of ``norm_grad_partial``; the spectral norms' fourth derivative is not
   written.
@@ -39,12 +39,12 @@ from ..registry import deflinear, deftangent, defvjp, nondifferentiable
 from ..runtime import (cholesky_grad, cofactors, cofactors_change, cofactors_second,
                        gap_quotient, norm_grad, quotient, solve_grad, svd_completed, svd_cut,
                        svd_kept, unbroadcast)
-from ..runtime_higher import cholesky_tangent, not_differentiable_yet, sens_like, solve_tangent
-from ..runtime_linalg_higher import (cholesky_adjoint_jet, cholesky_grad_adjoint_l,
-                                     cholesky_grad_jet, cholesky_grad_tangent_l,
-                                     cholesky_tangent_jet, cholesky_tangent_tangent_l,
-                                     norm_grad_partial, norm_grad_second, norm_grad_third,
-                                     solve_grad_solution)
+from ..runtime.higher import cholesky_tangent, not_differentiable_yet, sens_like, solve_tangent
+from ..runtime.linalg import (cholesky_adjoint_jet, cholesky_grad_adjoint_l,
+                              cholesky_grad_jet, cholesky_grad_tangent_l,
+                              cholesky_tangent_jet, cholesky_tangent_tangent_l,
+                              norm_grad_partial, norm_grad_second, norm_grad_third,
+                              solve_grad_solution)
 
 # --- det: the cofactors, their change (a map that is its own transpose), its change ---------
 

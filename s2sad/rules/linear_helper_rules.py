@@ -17,8 +17,8 @@ from ..runtime import (average_grad, choose_grad, clip_grad, column_stack_grad, 
                        pad_values_grad, repeat_grad, sort_grad, split_grad, stack_grad,
                        take_along_axis_grad, take_grad, tensordot_grad, tile_grad, trace_grad,
                        transpose_grad, vecdot_grad, vstack_grad)
-from ..runtime_hessians import average_change, average_grad_partial, cumprod_hvp, cumprod_jet
-from ..runtime_higher import (arange_tangent, average_tangent, broadcast_like, clip_tangent,
+from ..runtime.hessians import average_change, average_grad_partial, cumprod_hvp, cumprod_jet
+from ..runtime.higher import (arange_tangent, average_tangent, broadcast_like, clip_tangent,
                               cumprod_tangent, cut_like, join_like, not_differentiable_yet,
                               pad_values_forward, put_item, rule_part, sens_item, sens_like,
                               sort_tangent, split_like)

@@ -578,3 +578,12 @@ deffacts(np.ndarray.astype, method="astype" if hasattr(np, "astype") else "asarr
 # x.shape, len(x)...: numbers (and a dtype) that do not follow x's values
 deffacts(np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,
          np.ndarray.__len__, no_derivative=True)
+# what an array subclass s2sad does not model gives as an ndarray, a number or a tuple
+# (M.A, M.shape, M.tolist() of an np.matrix; MASKED.filled(0.0); np.ma.filled(MASKED))
+deffacts(np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,
+         np.ndarray.data, np.ndarray.itemsize, np.ndarray.nbytes, np.ndarray.strides,
+         np.ndarray.tolist, np.ndarray.item, np.ndarray.__array__, np.matrix.A, np.matrix.A1,
+         np.matrix.getA, np.matrix.getA1, np.matrix.tolist, np.ma.MaskedArray.shape,
+         np.ma.MaskedArray.dtype, np.ma.MaskedArray.data, np.ma.MaskedArray.mask,
+         np.ma.MaskedArray.tolist, np.ma.MaskedArray.filled, np.ma.shape, np.ma.ndim,
+         np.ma.size, np.ma.filled, converts=True)

@@ -21,7 +21,7 @@ import numpy as np
 from ..registry import (deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_function, refuse_values)
 from ..runtime import as_gradient, cast_like
-from ..runtime_numpy_more import (delete_sources, gradient_axes, insert_sources, like_dtype,
+from ..runtime.numpy_more import (delete_sources, gradient_axes, insert_sources, like_dtype,
                                   pad_pairs, partition_sources, piecewise_conditions)
 from .numpy_shape import vstack
 

@@ -3,7 +3,7 @@
 ``sum_grad(h, x, axis)`` spreads ``h`` back over the axes ``np.sum`` removed; it is linear in
 ``h``, so its adjoint sums ``g`` down again (``sum_grad_rule``). Where a helper depends on
 another argument nonlinearly (``std_grad``, ``prod_grad``, ``cumprod_grad``, weighted
-``average``), that derivative is a helper of ``s2sad.runtime_hessians``, whose own rules here
+``average``), that derivative is a helper of ``s2sad.runtime.hessians``, whose own rules here
 add one more direction each (a jet), up to the fourth order. The family's facts (which
 argument is linear, its shape) are in the ``defvjp``/``deflinear`` lines beside each rule;
 :mod:`s2sad.rules.runtime_rules` says what the runtime rules share.
@@ -14,9 +14,9 @@ import numpy as np
 from ..registry import deffacts, deflinear, deftangent, defvjp
 from ..runtime import (cumprod_grad, cumsum_grad, einsum_grad, expand_reduced, extremum_grad,
                        nanmean_grad, nansum_grad, prod_grad, ptp_grad, std_grad, sum_grad, var_grad)
-from ..runtime_hessians import (average_change, average_grad_partial, average_jet, cumprod_hvp,
+from ..runtime.hessians import (average_change, average_grad_partial, average_jet, cumprod_hvp,
                                 cumprod_jet, prod_hvp, std_grad_partial)
-from ..runtime_higher import (cumprod_tangent, einsum_fill_each, einsum_fill_sum,
+from ..runtime.higher import (cumprod_tangent, einsum_fill_each, einsum_fill_sum,
                               einsum_grad_operands, einsum_grad_tangent, einsum_with,
                               not_differentiable_yet, reduce_tangent, sens_like)
 
@@ -221,7 +221,7 @@ def cumprod_grad_tangent(g, ans, h, cumprod, x, axis=None):
     return cumprod_grad(g, cumprod, x, axis), None, cumprod_hvp(h, x, g, axis)
 
 
-# --- second derivatives of the reductions (s2sad.runtime_hessians) ---------------------------
+# --- second derivatives of the reductions (s2sad.runtime.hessians) ---------------------------
 
 
 @defvjp(prod_hvp, shape="other")

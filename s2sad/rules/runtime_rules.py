@@ -14,7 +14,7 @@ takes, so:
 Here ``g`` is the sensitivity coming into the helper's result and ``h`` the helper's
 own first argument. Where a helper depends on another argument nonlinearly (``std``,
 ``prod``, ``cumprod``, weighted ``average``), that derivative is a helper of
-``s2sad.runtime_hessians``, whose own derivatives are the same helpers with one more
+``s2sad.runtime.hessians``, whose own derivatives are the same helpers with one more
 direction (jets), up to the fourth order; those of linear algebra and norms are in
 ``s2sad.rules.linalg_helper_rules``. A derivative not written yet (mostly beyond the
 fourth order, and ``einsum``'s fourth) is a call of ``not_differentiable_yet``, which
@@ -40,10 +40,10 @@ from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_
                        matmul_shape, one_axis, output_seed, pack_like, reduced_size,
                        running_extremum, scaled_power, shape_of, sum_list_grad, unbroadcast,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
-from ..runtime_recursion import (recursion_value, recursive_call, recursive_pullback,
+from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
                                  recursive_pushforward)
-from ..runtime_higher import (add_at, broadcast_like, checkpoint_grads, checkpoint_tangent,
+from ..runtime.higher import (add_at, broadcast_like, checkpoint_grads, checkpoint_tangent,
                               not_differentiable_yet, sens_like, snapshot, stack_like, sum_parts,
                               take_at, unbroadcast_adjoint, unpack_sens)
 
@@ -140,7 +140,7 @@ nondifferentiable(check_real_power)  # (a statement before a power of a Python n
 nondifferentiable(check_number)  # (a statement before `v /= c` where v may be an array)
 
 try:  # the memory budget's check (a statement in generated while loops)
-    from ..runtime_budget import check_stack
+    from ..runtime.budget import check_stack
     nondifferentiable(check_stack)
 except ImportError:  # pragma: no cover
     pass
@@ -205,7 +205,7 @@ def as_gradient_rule(g, ans, x, h):
 
 
 try:
-    from ..runtime_gradients import fresh_gradient
+    from ..runtime.gradients import fresh_gradient
     defvjp(fresh_gradient, shape="other")(as_gradient_rule)
     deflinear(fresh_gradient, argnums=(1,))
 except ImportError:  # pragma: no cover

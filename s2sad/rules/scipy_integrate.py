@@ -3,7 +3,7 @@
 The right-hand side is the user's function: its vector-Jacobian and Jacobian-vector
 products are s2sad's own, compiled from its source. Reverse mode integrates the adjoint
 system backwards with the same solver and tolerances, forward mode the sensitivity
-equations beside the state (:mod:`s2sad.runtime_ode`). Derivatives of these derivatives
+equations beside the state (:mod:`s2sad.runtime.ode`). Derivatives of these derivatives
 are not written: they are refused when they run.
 """
 
@@ -12,8 +12,8 @@ from scipy import integrate
 
 from ..registry import deffacts, defvjp, deftangent, nondifferentiable, refuse_values, \
     refuse_varying
-from ..runtime_higher import not_differentiable_yet
-from ..runtime_ode import (_FIELDS, ivp_grads, ivp_options, ivp_solve, ivp_tangent,
+from ..runtime.higher import not_differentiable_yet
+from ..runtime.ode import (_FIELDS, ivp_grads, ivp_options, ivp_solve, ivp_tangent,
                            odeint_grads, odeint_options, odeint_tangent)
 
 _OUTPUT = ("odeint's derivative is written for its solution alone; call it without "

@@ -28,7 +28,7 @@ from ..runtime import (as_columns, as_gradient, band_full, band_of, band_transpo
                        factor_part,
                        from_columns, gap_quotient, pivots_matrix, solve_grad, square_factors,
                        toeplitz_grad, triangle, unbroadcast)
-from ..runtime_higher import cholesky_tangent, solve_tangent
+from ..runtime.higher import cholesky_tangent, solve_tangent
 
 
 # --- triangular solves -------------------------------------------------------------------

@@ -20,7 +20,7 @@ from scipy import special
 from ..registry import (defresult, deftangent, defvjp, nondifferentiable, refuse_values,
                         refuse_varying)
 from ..runtime import expand_reduced, unbroadcast
-from ..runtime_higher import reduce_tangent
+from ..runtime.higher import reduce_tangent
 
 
 # --- logistic ----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from ..registry import deflinear, deftangent
 from ..runtime import cast_like, cofactors, extremum_grad, nanmean_grad, norm_grad, prod_grad, \
     pad_tangent, ptp_grad, gap_quotient, quotient, reduced_size, svd_completed, std_grad, \
     var_grad
-from ..runtime_higher import (arange_tangent, average_tangent, cholesky_tangent, clip_tangent,
+from ..runtime.higher import (arange_tangent, average_tangent, cholesky_tangent, clip_tangent,
                               cumprod_tangent, pad_values_forward, reduce_tangent, solve_tangent,
                               sort_tangent)
 

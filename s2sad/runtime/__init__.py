@@ -25,11 +25,27 @@ The package is split by role; this module gathers every name:
 - :mod:`~s2sad.runtime.products`: adjoints of dot, matmul, einsum, linear algebra;
 - :mod:`~s2sad.runtime.arrays`: adjoints of indexing, joins, pads, takes;
 - :mod:`~s2sad.runtime.elementwise`: casts, powers and quotients;
-- :mod:`~s2sad.runtime.matrices`: the pieces of ``scipy.linalg``'s factors and matrices.
+- :mod:`~s2sad.runtime.matrices`: the pieces of ``scipy.linalg``'s factors and matrices;
 - :mod:`~s2sad.runtime.spectral`: lengths, crops and pads of the FFT rules.
 
-Generated code imports every helper from here, not from the submodule that defines it:
-:func:`public_module` names the module an import line (or an error message) gives.
+Generated code imports every helper of those from here, not from the submodule that
+defines it: :func:`public_module` names the module an import line (or an error message)
+gives. The helpers of other roles are imported from their own module, which this one
+does not gather (``from s2sad.runtime.higher import sens_like``):
+
+- :mod:`~s2sad.runtime.higher`: transposes of the helpers above, for derivatives of
+  derivatives, forward mode and vjp;
+- :mod:`~s2sad.runtime.hessians`, :mod:`~s2sad.runtime.linalg`: second derivatives of
+  the reductions and of the linear-algebra helpers;
+- :mod:`~s2sad.runtime.gradients`: gradients returned without a copy;
+- :mod:`~s2sad.runtime.terms`: a loop's sums, a few passes at a time;
+- :mod:`~s2sad.runtime.recursion`: recursive calls, through their own compiled vjp;
+- :mod:`~s2sad.runtime.budget`: the memory budget of a loop's tape;
+- :mod:`~s2sad.runtime.debug`: the checks of ``debug_nans=True``;
+- :mod:`~s2sad.runtime.cupy_compat`: NumPy functions CuPy lacks, for the CuPy target;
+- :mod:`~s2sad.runtime.ode`: the adjoint and sensitivity systems of ``scipy.integrate``;
+- :mod:`~s2sad.runtime.numpy_more`: positions and subscripts of the functions
+  :mod:`s2sad.implementations` writes (``np.insert``, ``np.delete``, ``np.gradient``).
 """
 
 from __future__ import annotations
@@ -85,13 +101,20 @@ from .spectral import (  # noqa: F401
 
 def public_module(module: str) -> str:
     """The module to name for a helper whose ``__module__`` is ``module``: this package,
-    for its own submodules; ``module`` itself otherwise.
+    for the submodules it gathers; ``module`` itself otherwise (the helpers of higher
+    derivatives, loops, recursion, debugging and CuPy, which it does not gather).
 
-    >>> public_module("s2sad.runtime.structures"), public_module("s2sad.runtime_debug")
-    ('s2sad.runtime', 's2sad.runtime_debug')
+    >>> public_module("s2sad.runtime.structures"), public_module("s2sad.runtime.debug")
+    ('s2sad.runtime', 's2sad.runtime.debug')
 
     Generated code reads ``from s2sad.runtime import as_gradient``, whichever file
     ``as_gradient`` is written in (:mod:`s2sad.codegen`, :mod:`s2sad.transforms.higher`
     and :func:`s2sad.registry.describe_function` ask this function).
     """
-    return __name__ if module.startswith(__name__ + ".") else module
+    package, _, submodule = module.rpartition(".")
+    return __name__ if package == __name__ and submodule in _GATHERED else module
+
+
+# the submodules whose names this package gathers (imported above)
+_GATHERED = ("shapes", "structures", "reductions", "products", "arrays", "elementwise",
+             "matrices", "spectral")

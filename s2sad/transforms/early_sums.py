@@ -26,7 +26,7 @@ like)``, ``s = s + unbroadcast(q * g, like)``), and the sum reads ``s``.
 ...     s_xc += unbroadcast(q * s_4, xc)
 ...     s_m = -unbroadcast(s_xc, t_2)[:, 0, :]
 ...     return s_m''').body[0]
->>> sums = EarlySums("unbroadcast", "matmul_grad_left", lambda name: name)
+>>> sums = EarlySums("unbroadcast", "matmul_grad_left", lambda f: f.__name__)
 >>> print(unparse(sums.visit(fn)))
 def grad_f(x, m, W):
     t_2 = m[:, None, :]
@@ -46,18 +46,19 @@ import gast
 
 from .. import trees
 from ..trees import clone, located
+from ..runtime import summed_matmul_grad_left
 from .first_assignment import written
 
 
 class EarlySums:
     """``unbroadcast``: the ``unbroadcast`` helper's name in the generated code;
     ``matmul_left``: the name of ``matmul_grad_left`` there (None where the code does not
-    call it); ``helper(name)``: the
+    call it); ``helper(function)``: the
     generated code's name for a helper of ``s2sad.runtime``. ``changed``: whether a sum
     moved."""
 
     def __init__(self, unbroadcast: str, matmul_left: str | None,
-                 helper: Callable[[str], str]):
+                 helper: Callable[[Callable], str]):
         self.unbroadcast = unbroadcast
         self.matmul_left = matmul_left
         self.helper = helper
@@ -134,7 +135,7 @@ class EarlySums:
     def _summed(self, stmt, name: str, like):
         term = _term(stmt)
         if term.func.id == self.matmul_left:
-            summed = gast.Call(gast.Name(self.helper("summed_matmul_grad_left"), gast.Load(),
+            summed = gast.Call(gast.Name(self.helper(summed_matmul_grad_left), gast.Load(),
                                          None, None), term.args + [clone(like)], [])
         else:  # (the sum down to like's shape goes through the term's own shape)
             summed = gast.Call(term.func, [term.args[0], clone(like)], [])

@@ -32,6 +32,8 @@ import gast
 
 from .. import registry, trees
 from ..errors import DifferentiationError, NoDerivativeError
+from ..runtime import add_sens, as_gradient, zeros_like_structure
+from ..runtime.higher import broadcast_like, snapshot
 from ..trees import clone
 from .higher import container_kinds, is_generated
 from .kinds import ANY, Kind
@@ -93,8 +95,8 @@ class Forward:
     def store(name: str) -> gast.Name:
         return gast.Name(name, gast.Store(), None, None)
 
-    def helper(self, name: str, module: str = "s2sad.runtime") -> gast.Name:
-        return self.load(self.imports.helper(name, module))
+    def helper(self, function) -> gast.Name:
+        return self.load(self.imports.helper(function))
 
     def live_global(self, name, value, namespace):
         from .reverse import Reverse
@@ -119,7 +121,7 @@ class Forward:
                 isinstance(node, gast.Name) and self.kind(node.id).tag == "scalar"):
             return gast.Constant(0.0, None)
         if isinstance(node, gast.Name):
-            return gast.Call(self.helper("zeros_like_structure"), [self.load(node.id)], [])
+            return gast.Call(self.helper(zeros_like_structure), [self.load(node.id)], [])
         return gast.Constant(0.0, None)
 
     def _is_zero(self, expr) -> bool:
@@ -151,10 +153,10 @@ class Forward:
         out = self.block(body[:-1])
         ret = self.load(returned)
         if returned in self.active and returned not in self.zeros:
-            tangent = gast.Call(self.helper("as_gradient"), [ret, self.load(self.d(returned))],
+            tangent = gast.Call(self.helper(as_gradient), [ret, self.load(self.d(returned))],
                                 [])
         else:
-            tangent = gast.Call(self.helper("as_gradient"), [ret, gast.Constant(0.0, None)], [])
+            tangent = gast.Call(self.helper(as_gradient), [ret, gast.Constant(0.0, None)], [])
         result = gast.Return(gast.Tuple([self.load(returned), tangent], gast.Load()))
         args = clone(self.tree.args)
         args.defaults = []
@@ -232,7 +234,7 @@ class Forward:
             return []
         if target in self.mutated and _may_alias(expr, self.imports.helper_functions()):
             # (updated in place later: a copy)
-            expr = gast.Call(self.helper("snapshot", "s2sad.runtime_higher"), [expr], [])
+            expr = gast.Call(self.helper(snapshot), [expr], [])
         return self.pre + [gast.Assign([self.store(self.d(target))], expr, None)]
 
     def tangent(self, stmt, target: str, value) -> gast.expr:
@@ -303,7 +305,7 @@ class Forward:
         full = any(self.wants(n) and self._same_shape(n.id, target)
                    for n in trees.walk(node) if isinstance(n, gast.Name))
         if not container and not full and any(self._widens(n, target) for n in inactive):
-            expr = gast.Call(self.helper("broadcast_like", "s2sad.runtime_higher"),
+            expr = gast.Call(self.helper(broadcast_like),
                              [expr, self.load(target)], [])
         return expr
 
@@ -414,10 +416,10 @@ class Forward:
             return self.zero(self.load(target))
         expr = parts[0]
         for part in parts[1:]:  # (lists of tangents, np.linalg.lstsq's: item by item)
-            expr = gast.Call(self.helper("add_sens"), [expr, part], []) \
+            expr = gast.Call(self.helper(add_sens), [expr, part], []) \
                 if rule.shape == "sequence" else gast.BinOp(expr, gast.Add(), part)
         if rule.shape == "elementwise" and self._incomplete(expr, op, target):
-            expr = gast.Call(self.helper("broadcast_like", "s2sad.runtime_higher"),
+            expr = gast.Call(self.helper(broadcast_like),
                              [expr, self.load(target)], [])
         return expr
 

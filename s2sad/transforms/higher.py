@@ -18,8 +18,8 @@ It also tells the compiler that the helpers the code imports from
 ...                   "    return s").body[0]
 >>> class FakeImports:
 ...     helpers, lines = {}, {}
-...     def helper(self, name, module):
-...         return name
+...     def helper(self, function):
+...         return function.__name__
 >>> import numpy as np
 >>> from s2sad.source import FunctionSource
 >>> src = FunctionSource(None, tree, "<s2sad demo>", [], {"np": np})
@@ -116,8 +116,8 @@ class PrepareGenerated(trees.Transformer):
         self.generic_visit(node)
         if isinstance(node.ctx, gast.Load) and isinstance(node.value, gast.Name) and \
                 node.value.id in self.mutated:
-            from ..runtime_higher import snapshot
-            alias = self.imports.helper("snapshot", "s2sad.runtime_higher")
+            from ..runtime.higher import snapshot
+            alias = self.imports.helper(snapshot)
             self.source.extra[alias] = snapshot
             return gast.copy_location(gast.Call(gast.Name(alias, gast.Load(), None, None),
                                                 [node], []), node)
@@ -150,8 +150,8 @@ class PrepareGenerated(trees.Transformer):
                 isinstance(func.value, gast.Attribute) and func.value.attr == "add" and \
                 isinstance(func.value.value, gast.Name) and len(call.args) == 3 and \
                 isinstance(call.args[0], gast.Name) and self._is_numpy(func.value.value.id):
-            from ..runtime_higher import add_at
-            alias = self.imports.helper("add_at", "s2sad.runtime_higher")
+            from ..runtime.higher import add_at
+            alias = self.imports.helper(add_at)
             self.source.extra[alias] = add_at
             target = gast.Name(call.args[0].id, gast.Store(), None, None)
             value = gast.Call(gast.Name(alias, gast.Load(), None, None), list(call.args), [])
@@ -232,7 +232,8 @@ def _aux_error(source, node, what):
 def _shaped_by(source, call):
     """The argument (a name) whose structure the result of a runtime helper takes:
     ``broadcast_like(g, like)``, ``pack_like(x, parts)``..., or None."""
-    from .. import runtime, runtime_higher
+    from .. import runtime
+    from ..runtime import higher as runtime_higher
     positions = {runtime_higher.broadcast_like: 1, runtime_higher.sens_like: 1,
                  runtime_higher.unpack_sens: 1, runtime_higher.put_item: 1,
                  runtime.pack_like: 0}

@@ -8,7 +8,7 @@ caller's atoms (a constant given folds its tests), and its globals get collision
 (``foreign_name``). An error in it names its own line and the calls that led there
 (``frames``). A function with a derivative rule is called, not inlined. A gradient made at
 module level is inlined as its generated code. A call that recurses stays a call, whose
-adjoint asks the function's own compiled vjp (:mod:`s2sad.runtime_recursion`).
+adjoint asks the function's own compiled vjp (:mod:`s2sad.runtime.recursion`).
 """
 
 from __future__ import annotations
@@ -48,9 +48,8 @@ class _RootHelpers:
         self.helpers: dict = {}
         self.lines: dict = {}
 
-    def helper(self, name: str, module: str) -> str:
-        import importlib
-        return self.normalize.fixed_name(getattr(importlib.import_module(module), name), name)
+    def helper(self, function) -> str:
+        return self.normalize.fixed_name(function, function.__name__)
 
 
 def _read_as_users(value) -> bool:
@@ -84,7 +83,7 @@ def _literal(node, normalize):
 def _spell_einsum(call) -> None:
     """``np.einsum(a, [0, 1], b, [1, 2], [0, 2])``, its sublists written out, becomes
     ``np.einsum("ab,bc->ac", a, b)`` (in place); other calls are left as they are."""
-    from ..runtime_numpy_more import interleaved_subscripts
+    from ..runtime.numpy_more import interleaved_subscripts
     args = list(call.args)
     if len(args) < 2 or any(isinstance(a, gast.Starred) for a in args):
         return
@@ -523,9 +522,9 @@ class Inlining:
     def recursive(self, node, func):
         """A call that recurses, kept as a call: ``t_2 = recursive_call(f, (x, n))`` runs
         it, ``t_3 = recursion_value(t_2, (x, n))`` is its value, whose adjoint asks
-        ``f``'s own compiled vjp (:mod:`s2sad.runtime_recursion`)."""
+        ``f``'s own compiled vjp (:mod:`s2sad.runtime.recursion`)."""
         import inspect
-        from .. import runtime_recursion
+        from ..runtime import recursion as runtime_recursion
         args = [self.atom(a) for a in node.args]
         keywords = {k.arg: self.atom(k.value) for k in node.keywords}
         try:

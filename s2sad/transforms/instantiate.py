@@ -18,6 +18,7 @@ import gast
 from .. import trees
 from .. import runtime
 from ..errors import NoDerivativeError
+from ..runtime.higher import rule_part
 from ..trees import clone
 from .kinds import ANY
 from .resolve import (FOREIGN_ADVICE, INDEX_ADVICE, foreign_argument, foreign_index, _op_symbol,
@@ -34,7 +35,7 @@ def call_rule(host, rule_function, call_args, call_keywords, params, wanted, pre
     keywords = [gast.keyword(k, v) for k, v in call_keywords.items()]
     call = gast.Call(gast.Name(alias, gast.Load(), None, None), list(call_args), keywords)
     pre.append(gast.Assign([gast.Name(out, gast.Store(), None, None)], call, None))
-    part = host.helper("rule_part", "s2sad.runtime_higher")
+    part = host.helper(rule_part)
     return [(i, gast.Call(part, [gast.Name(out, gast.Load(), None, None),
                                  gast.Constant(i, None)], [])) for i in wanted]
 

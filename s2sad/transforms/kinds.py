@@ -417,7 +417,7 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             made = None
         if isinstance(made, type) and not modeled_type(made) and not namedtuple_class(made):
             return DATA if issubclass(made, np.ndarray) else FOREIGN
-        if made_by_numpy(made) and getattr(made, "__name__", None) not in _CONVERTED:
+        if made_by_numpy(made) and not _converts(made):
             return DATA  # np.ma.array(...), np.asmatrix(...): a subclass whose operators
             # are its own (not MASKED.filled(0.0), an ndarray)
     return ANY
@@ -449,7 +449,7 @@ def _carries_foreign(value, of, source, local_names) -> bool:
     if isinstance(value, gast.Call):
         func = value.func
         if isinstance(func, gast.Attribute) and foreign(func.value):
-            return func.attr not in _CONVERTED
+            return not converted(func.attr)
         return foreign_argument(value, source, local_names, _Kinds(of)) is not None
     if isinstance(value, gast.BinOp):
         return foreign(value.left) or foreign(value.right)
@@ -461,7 +461,7 @@ def _carries_foreign(value, of, source, local_names) -> bool:
         desc = member(source, value)  # (p.M, an argument's member: an np.matrix; p.ms
         if type(desc) is tuple and desc[0] == "data" or foreign(value):  # = [M]: a list
             return True  # of them, its items' class followed)
-        return hasattr(np.ndarray, value.attr) and value.attr not in _CONVERTED and \
+        return hasattr(np.ndarray, value.attr) and not converted(value.attr) and \
             foreign(value.value)
     return isinstance(value, gast.Name) and value.id not in local_names and foreign(value)
 
@@ -483,10 +483,26 @@ def _held_object(source, value, local_names) -> bool:
     return type(describe(found)) is tuple and describe(found)[0] == "object"
 
 
-# what an array subclass gives as an ndarray, a number or a tuple (M.A, M.shape, M.tolist())
-_CONVERTED = frozenset({"shape", "ndim", "size", "dtype", "A", "A1", "data", "mask",
-                        "itemsize", "nbytes", "strides", "tolist", "item", "filled",
-                        "getA", "getA1", "__array__"})
+def _converts(func) -> bool:
+    """Do ``func``'s facts say it gives an ndarray or a Python value, whatever array
+    subclass it is given (``np.ma.filled``)?"""
+    try:
+        return (registry.facts(func) or registry.Facts()).converts
+    except TypeError:  # (an unhashable attribute)
+        return False
+
+
+def converted(attr: str) -> bool:
+    """Does the attribute ``attr`` of an array subclass s2sad does not model give an
+    ndarray, a number or a tuple (``M.A``, ``M.shape``, ``M.tolist()``,
+    ``MASKED.filled(0.0)``), as its facts say? It is read by name, on each of NumPy's
+    array classes: where it is read, the value's class is not known.
+
+    >>> converted("A"), converted("filled"), converted("shape"), converted("T")
+    (True, True, True, False)
+    """
+    return any(_converts(getattr(cls, attr, None))
+               for cls in (np.ndarray, np.matrix, np.ma.MaskedArray))
 
 
 class _Kinds:

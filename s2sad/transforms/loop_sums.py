@@ -7,7 +7,7 @@ the ``+=``). Where nothing in the loop reads the sensitivity, its terms need not
 added pass by pass: each pass hands them to a collector (``s_Wh_terms.add(h, s_4)``,
 ``s_b_terms.add(s_5, b)``), and after the loop one statement adds what they sum to
 (``s_Wh += s_Wh_terms.total()``). The collectors, ``ProductSum`` and ``UnbroadcastSum``
-of ``s2sad.runtime_terms``, stack small terms and compute many at a time: one matrix
+of ``s2sad.runtime.terms``, stack small terms and compute many at a time: one matrix
 product of the stacked rows, one sum.
 
 A collector keeps the arrays it is given until it computes with them, so the loop must
@@ -32,7 +32,7 @@ what the user wrote, in the user's order).
 ...         s_Wx += xs[t].T @ s_5
 ...     return s_Wx, s_Wh, s_b''').body[0]
 >>> sums = LoopSums({"unbroadcast"}, {"unbroadcast", "np"}, "np", set(),
-...                 lambda name: name, lambda name: name)
+...                 lambda helper: helper.__name__, lambda name: name)
 >>> print(unparse(sums.visit(fn)))
 def grad_rnn(Wx, Wh, b, xs, h0):
     s_Wx, s_Wh, s_b = [0.0] * 3
@@ -62,7 +62,8 @@ A loop that changes an array in place is left as it is:
 ...         s_x[i] = p * s_p
 ...         s_W += p.T @ s_p
 ...     return s_W''').body[0]
->>> sums = LoopSums({"unbroadcast"}, {"np"}, "np", set(), str, str)
+>>> sums = LoopSums({"unbroadcast"}, {"np"}, "np", set(), lambda helper: helper.__name__,
+...                 str)
 >>> _ = sums.visit(fn); sums.changed
 False
 """
@@ -76,6 +77,7 @@ import numpy as np
 
 from .. import trees
 from ..trees import located
+from ..runtime.terms import ProductSum, UnbroadcastSum
 from .recompute import loop_pairs
 
 # what ends a pass early, or leaves the function's scope (a collector must see every term)
@@ -102,12 +104,12 @@ class LoopSums:
     ``pure``: the names of the functions a loop may call (the runtime's helpers,
     ``len``...); ``numpy_name``: the array module's name (its functions may be called,
     without ``out=``); ``trips``: the counters of ``for _ in range(trips_1)``, the reverse
-    loops of ``while`` loops; ``helper(name)``: the generated code's name for a class of
-    ``s2sad.runtime_terms``; ``claim(name)``: a free name. ``changed``: whether a loop
+    loops of ``while`` loops; ``helper(cls)``: the generated code's name for a class of
+    ``s2sad.runtime.terms``; ``claim(name)``: a free name. ``changed``: whether a loop
     changed."""
 
     def __init__(self, unbroadcast, pure, numpy_name: str, trips,
-                 helper: Callable[[str], str], claim: Callable[[str], str]):
+                 helper: Callable[[type], str], claim: Callable[[str], str]):
         self.unbroadcast = set(unbroadcast)
         self.pure = set(pure)
         self.numpy_name = numpy_name
@@ -206,9 +208,9 @@ class LoopSums:
         value = update.value
         pair = _product(value)
         if pair is not None:
-            return "ProductSum", pair
+            return ProductSum, pair
         if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
                 value.func.id in self.unbroadcast and len(value.args) == 2 and \
                 not value.keywords:
-            return "UnbroadcastSum", tuple(value.args)
+            return UnbroadcastSum, tuple(value.args)
         return None

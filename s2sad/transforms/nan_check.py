@@ -19,7 +19,7 @@ loop counters.
 >>> source = FunctionSource(None, fn, "demo.py", ["def f(x):\\n", "    return np.log(x)\\n"], {})
 >>> for stmt in fn.body[1:3]:
 ...     stmt.lineno = 2
->>> print(unparse(NanCheck(source, lambda name: name).visit(fn)))
+>>> print(unparse(NanCheck(source, lambda f: f.__name__).visit(fn)))
 def grad_f(x):
     check_argument(x, 'x', 'demo.py', 1)
     s_x = 0.0
@@ -38,6 +38,7 @@ import gast
 
 from .. import trees
 from ..codegen import comment_text, unparse
+from ..runtime.debug import check_argument, check_finite
 from ..source import FunctionSource
 from ..trees import clone
 
@@ -77,10 +78,10 @@ def _loads(target) -> list:
 
 
 class NanCheck(trees.Transformer):
-    """``helper(name)`` gives the generated name of a ``s2sad.runtime_debug`` function
-    (imported on first use); ``source`` maps line numbers to the user's file."""
+    """``helper(function)`` gives the generated name of a ``s2sad.runtime.debug``
+    function (imported on first use); ``source`` maps line numbers to the user's file."""
 
-    def __init__(self, source: FunctionSource, helper: Callable[[str], str]):
+    def __init__(self, source: FunctionSource, helper: Callable[[Callable], str]):
         self.source = source
         self.helper = helper
         self.changed = False  # (whether a visit added a check)
@@ -89,7 +90,7 @@ class NanCheck(trees.Transformer):
         node.body = self._block(node.body)
         args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
         line = getattr(self.source.tree, "lineno", None)  # the user's `def` line
-        checks = [self._call("check_argument", gast.Name(a.id, gast.Load(), None, None),
+        checks = [self._call(check_argument, gast.Name(a.id, gast.Load(), None, None),
                              a.id, self.source.filename, line) for a in args]
         node.body[:0] = checks
         self.changed = self.changed or bool(checks)
@@ -107,7 +108,7 @@ class NanCheck(trees.Transformer):
             place = origin[-1][:2] if len(origin) > 1 else \
                 (self.source.filename, getattr(stmt, "lineno", None))
             for value in self._checked(stmt):
-                call = self._call("check_finite", value, unparse(stmt).strip(), *place)
+                call = self._call(check_finite, value, unparse(stmt).strip(), *place)
                 out.append(gast.copy_location(call, stmt))
                 self.changed = True
         return out
@@ -126,7 +127,7 @@ class NanCheck(trees.Transformer):
             return [clone(stmt.value.args[0])]  # np.add.at(s_x, index, g)
         return []
 
-    def _call(self, helper: str, value, text: str, filename: str, lineno):
+    def _call(self, helper: Callable, value, text: str, filename: str, lineno):
         args = [value, gast.Constant(text, None), gast.Constant(filename, None),
                 gast.Constant(lineno, None)]
         name = gast.Name(self.helper(helper), gast.Load(), None, None)

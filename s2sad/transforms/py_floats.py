@@ -43,6 +43,7 @@ return (s_x, float(s_b))
 
 from __future__ import annotations
 
+import builtins
 from itertools import chain
 from typing import Callable
 
@@ -50,8 +51,6 @@ import gast
 
 from .. import registry, trees
 
-_BUILTINS = ("float", "int", "len", "range", "reversed", "abs", "list", "map", "tuple",
-             "max", "min", "pow")
 _ARITH = (gast.Add, gast.Sub, gast.Mult)
 _UNKNOWN = object()  # a binding whose value is not inferred (a loop over anything else...)
 _PARAM_LIST = object()  # a parameter that is a list or tuple of Python floats
@@ -71,7 +70,7 @@ class PythonFloats:
                  shadowed: frozenset | set = frozenset()):
         self.kinds = kinds
         self.resolve = resolve or (lambda func: None)
-        self.builtins = {b for b in _BUILTINS if b not in shadowed}
+        self.shadowed = shadowed
 
     # --- analysis --------------------------------------------------------------------
 
@@ -234,10 +233,10 @@ class PythonFloats:
         if not isinstance(target, gast.Name):
             return self._spoil(target)
         call = iterated
-        if isinstance(call, gast.Call) and self._is_builtin(call.func, "reversed") and \
+        if isinstance(call, gast.Call) and self._is_builtin(call.func, reversed) and \
                 len(call.args) == 1:
             call = call.args[0]
-        if isinstance(call, gast.Call) and self._is_builtin(call.func, "range"):
+        if isinstance(call, gast.Call) and self._is_builtin(call.func, range):
             self.bindings.append((target.id, gast.Constant(0, None)))  # an int
         elif isinstance(iterated, gast.Name):  # an item, if it is a list of floats
             self.bindings.append((target.id, gast.Subscript(
@@ -267,7 +266,7 @@ class PythonFloats:
             return
         if isinstance(expr, gast.Call):
             func = expr.func
-            if self._is_builtin(func, "len") and len(expr.args) == 1 and \
+            if self._is_builtin(func, len) and len(expr.args) == 1 and \
                     isinstance(expr.args[0], gast.Name):
                 return
             if returned and self._map_float(expr) is not None:
@@ -280,8 +279,11 @@ class PythonFloats:
 
     # --- types -----------------------------------------------------------------------
 
-    def _is_builtin(self, func, name: str) -> bool:
-        return isinstance(func, gast.Name) and func.id == name and name in self.builtins
+    def _is_builtin(self, func, builtin) -> bool:
+        """Is the called ``func`` the function ``builtin`` (``float``): its name, which the
+        user's code gives no other meaning?"""
+        return isinstance(func, gast.Name) and func.id not in self.shadowed and \
+            getattr(builtins, func.id, None) is builtin
 
     def _new_list(self, value) -> bool:
         """``[a, b]`` of floats, or ``[0.0] * n``."""
@@ -297,11 +299,11 @@ class PythonFloats:
 
     def _map_float(self, call):
         """``X`` of ``list(map(float, X))``, else None."""
-        if isinstance(call, gast.Call) and self._is_builtin(call.func, "list") and \
+        if isinstance(call, gast.Call) and self._is_builtin(call.func, list) and \
                 len(call.args) == 1 and not call.keywords:
             inner = call.args[0]
-            if isinstance(inner, gast.Call) and self._is_builtin(inner.func, "map") and \
-                    len(inner.args) == 2 and self._is_builtin(inner.args[0], "float"):
+            if isinstance(inner, gast.Call) and self._is_builtin(inner.func, map) and \
+                    len(inner.args) == 2 and self._is_builtin(inner.args[0], float):
                 return inner.args[1]
         return None
 
@@ -346,18 +348,18 @@ class PythonFloats:
         func, args = call.func, call.args
         if any(isinstance(a, gast.Starred) for a in args):
             return None
-        if self._is_builtin(func, "float") and len(args) == 1:
+        if self._is_builtin(func, float) and len(args) == 1:
             return "float"
-        if (self._is_builtin(func, "len") or self._is_builtin(func, "int")) and \
+        if (self._is_builtin(func, len) or self._is_builtin(func, int)) and \
                 len(args) == 1:
             return "int"
-        if self._is_builtin(func, "abs") and len(args) == 1:
+        if self._is_builtin(func, abs) and len(args) == 1:
             return self.type_of(args[0])
-        if self._is_builtin(func, "pow") and len(args) == 2 and \
+        if self._is_builtin(func, pow) and len(args) == 2 and \
                 self.type_of(args[0]) == "float" and isinstance(args[1], gast.Constant) and \
                 type(args[1].value) is int:
             return "float"  # (as `x ** 3`; pow(-8.0, 1 / 3) is complex)
-        if (self._is_builtin(func, "max") or self._is_builtin(func, "min")) and \
+        if (self._is_builtin(func, max) or self._is_builtin(func, min)) and \
                 len(args) == 2 and self.type_of(args[0]) == self.type_of(args[1]):
             return self.type_of(args[0])  # (the one it returns)
         if isinstance(func, gast.Attribute) and func.attr == "pop" and not args and \
@@ -416,7 +418,7 @@ class _Rewrite(trees.Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         facts = self.facts
-        if facts._is_builtin(node.func, "float") and len(node.args) == 1 and \
+        if facts._is_builtin(node.func, float) and len(node.args) == 1 and \
                 not node.keywords and facts.type_of(node.args[0]) == "float":
             return node.args[0]
         listed = facts._map_float(node)

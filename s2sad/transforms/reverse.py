@@ -41,6 +41,9 @@ from .. import registry, runtime
 from ..registry import is_helper
 from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
+from ..runtime import (add_sens, as_gradient, index_grad, output_seed, pack_like, unbroadcast,
+                       written_part, zeros_like_structure)
+from ..runtime.higher import broadcast_like, sens_item, sens_like, snapshot
 from ..trees import clone, located
 from .shape_only import one_shape, shape_arguments, shape_helpers
 from .kinds import ANY, Kind
@@ -104,8 +107,8 @@ class Reverse(Tape):
     def kind(self, name) -> Kind:
         return self.kinds.get(name, ANY)
 
-    def helper(self, name: str, module: str = "s2sad.runtime") -> gast.Name:
-        return gast.Name(self.imports.helper(name, module), gast.Load(), None, None)
+    def helper(self, function) -> gast.Name:
+        return gast.Name(self.imports.helper(function), gast.Load(), None, None)
 
     def zeros_of(self, name: str) -> gast.expr:
         """Zeros shaped like ``name``, to be updated item by item: ``[0.0] * len(x)`` for a
@@ -117,7 +120,7 @@ class Reverse(Tape):
             length = gast.Call(gast.Name("len", gast.Load(), None, None), [self.load(name)], [])
             return gast.BinOp(gast.List([gast.Constant(0.0, None)], gast.Load()), gast.Mult(),
                               length)
-        return gast.Call(self.helper("zeros_like_structure"), [self.load(name)], [])
+        return gast.Call(self.helper(zeros_like_structure), [self.load(name)], [])
 
     def live_global(self, name: str, value, namespace: dict) -> str:
         """A global of a (user's) derivative rule that generated code cannot import: read
@@ -156,7 +159,7 @@ class Reverse(Tape):
         else:
             if negate:
                 expr = gast.UnaryOp(gast.USub(), expr)
-            call = gast.Call(self.helper("add_sens"), [self.load(s), expr], [])
+            call = gast.Call(self.helper(add_sens), [self.load(s), expr], [])
             self.block.append(gast.Assign([self.store(s)], call, None))
         self.received[name] = None  # (where it is already, it keeps its place)
         if self.branch_depth == 0:
@@ -189,7 +192,7 @@ class Reverse(Tape):
             s_ret = self.s(returned)
             value = gast.Constant(1.0, None) if self.kind(returned).tag == "scalar" and \
                 not self.source.complex else \
-                gast.Call(self.helper("output_seed"), [self.load(returned)], [])
+                gast.Call(self.helper(output_seed), [self.load(returned)], [])
             if seed_name:
                 value = self.load(seed_name)
             head.append(gast.copy_location(gast.Assign([self.store(s_ret)], value, None),
@@ -258,7 +261,7 @@ class Reverse(Tape):
             # the reverse sweep restores lists and arrays in place: return the aux as it was
             kept = self.namer.claim(self.aux + "_out")
             keep = [gast.Assign([self.store(kept)], gast.Call(
-                self.helper("snapshot", "s2sad.runtime_higher"), [self.load(self.aux)], []),
+                self.helper(snapshot), [self.load(self.aux)], []),
                 None)]
             self.aux = kept
         result = self._result(returned)
@@ -380,7 +383,7 @@ class Reverse(Tape):
                 grads.append(gast.Call(self.load("float"), [value], []) if name in self.received
                              else value)
             else:
-                grads.append(gast.Call(self.helper("as_gradient"), [self.load(name), value], []))
+                grads.append(gast.Call(self.helper(as_gradient), [self.load(name), value], []))
         out = gast.Tuple(grads, gast.Load()) if self.as_tuple or len(grads) > 1 else grads[0]
         if self.aux is not None:
             if self.with_value:  # ((value, aux), gradient), as JAX has it
@@ -470,7 +473,7 @@ class Reverse(Tape):
             # an index array may repeat a position: only its last write stays in y
             index = gast.Subscript(gast.Attribute(self.load(self.imports.numpy()), "s_",
                                                   gast.Load()), clone(target.slice), gast.Load())
-            part = gast.Call(self.helper("written_part"), [self.load(s), index], [])
+            part = gast.Call(self.helper(written_part), [self.load(s), index], [])
         elif not self.kind(name).container:  # a copy: s_y[i] is cleared next (in an array)
             part = gast.Call(gast.Attribute(self.load(self.imports.numpy()), "array",
                                             gast.Load()), [part], [])
@@ -479,11 +482,11 @@ class Reverse(Tape):
             part_kind = _subscript_kind(self.kind(name), target.slice, self.kind_of_node)
             if self.kind(value.id).container or part_kind.container or (  # a list or tuple
                     self.kind(name).container and self.kind(value.id).tag == "any"):  # (may
-                part = gast.Call(self.helper("sens_like", "s2sad.runtime_higher"),  # be)
+                part = gast.Call(self.helper(sens_like),  # be)
                                  [part, self.load(value.id)], [])  # stored: item by item
             elif not (part_kind.shape is not None and
                       part_kind.shape == self.kind(value.id).shape):
-                part = gast.Call(self.helper("unbroadcast"), [part, self.load(value.id)], [])
+                part = gast.Call(self.helper(unbroadcast), [part, self.load(value.id)], [])
             self.accumulate(value.id, part)
         clear = gast.Subscript(self.load(s), clone(target.slice), gast.Store())
         self.block.append(gast.Assign([clear], gast.Constant(0.0, None), None))
@@ -511,7 +514,7 @@ class Reverse(Tape):
                 self.touch(name)
                 item = self.load(self.s(name))
                 if self.kind(name).tag != "scalar":  # a 0.0 placeholder gets x's shape
-                    item = gast.Call(self.helper("sens_like", "s2sad.runtime_higher"),
+                    item = gast.Call(self.helper(sens_like),
                                      [item, self.load(name)], [])
             else:
                 item = gast.Constant(0.0, None)
@@ -581,7 +584,7 @@ class Reverse(Tape):
             for key, elt in items:
                 if self.wants(elt):
                     if is_generated(self.source):  # the sensitivity may be a 0.0 placeholder
-                        part = gast.Call(self.helper("sens_item", "s2sad.runtime_higher"),
+                        part = gast.Call(self.helper(sens_item),
                                          [g, gast.Constant(key, None)], [])
                     else:
                         part = gast.Subscript(g, gast.Constant(key, None), gast.Load())
@@ -632,7 +635,7 @@ class Reverse(Tape):
     def unbroadcast(self, expr, like: gast.Name, ans: str):
         if self._same_shape(like.id, ans):
             return expr
-        return gast.Call(self.helper("unbroadcast"), [expr, self.load(like.id)], [])
+        return gast.Call(self.helper(unbroadcast), [expr, self.load(like.id)], [])
 
     def _same_shape(self, a: str, b: str) -> bool:
         ka, kb = self.kind(a), self.kind(b)
@@ -646,7 +649,7 @@ class Reverse(Tape):
             # x[:, None] is all of x with an axis put in: the sensitivity is the target's
             # with that axis taken out again, no zeros to add it into (x is an array or a
             # NumPy scalar: a list or a Python number takes no None)
-            g = gast.Call(self.helper("unbroadcast"), [g, self.load(target)], [])
+            g = gast.Call(self.helper(unbroadcast), [g, self.load(target)], [])
             self.accumulate(name, gast.Subscript(g, inverse, gast.Load()) if inverse else g)
             return
         if name not in self.structured:  # zeros shaped like the value, made before the sweep
@@ -663,7 +666,7 @@ class Reverse(Tape):
             # an item that is a list, tuple or dict itself:
             # its sensitivity adds item by item (`+=` would extend a list)
             part = gast.Subscript(self.load(s), index, gast.Load())
-            call = gast.Call(self.helper("add_sens"), [part, g], [])
+            call = gast.Call(self.helper(add_sens), [part, g], [])
             self.block.append(gast.Assign([gast.Subscript(self.load(s), clone(index),
                                                           gast.Store())], call, None))
         elif self.kind(name).tag == "dict" or _key(index):  # a dict's item, by its key
@@ -674,8 +677,8 @@ class Reverse(Tape):
             # of a value that may be a list (np.add.at takes arrays alone)
             index_expr = gast.Subscript(gast.Attribute(self.load(self.imports.numpy()), "s_",
                                                        gast.Load()), index, gast.Load())
-            scattered = gast.Call(self.helper("index_grad"), [g, self.load(name), index_expr], [])
-            call = gast.Call(self.helper("add_sens"), [self.load(s), scattered], [])
+            scattered = gast.Call(self.helper(index_grad), [g, self.load(name), index_expr], [])
+            call = gast.Call(self.helper(add_sens), [self.load(s), scattered], [])
             self.block.append(gast.Assign([self.store(s)], call, None))
         elif _basic_index(index, self.kinds, self.newaxis):
             self.block.append(self.add_to_item(s, index, g, self.kind(target),
@@ -720,7 +723,7 @@ class Reverse(Tape):
         elif kind.tag == "tuple":
             expr = gast.Tuple(parts, gast.Load())
         else:
-            expr = gast.Call(self.helper("pack_like"),
+            expr = gast.Call(self.helper(pack_like),
                              [self.load(value.id), gast.List(parts, gast.Load())], [])
         self.accumulate(value.id, expr)
 
@@ -759,7 +762,7 @@ class Reverse(Tape):
             # differentiating generated code: a sensitivity may still be its 0.0 placeholder,
             # and the helpers' adjoints (np.matmul...) need it shaped like the result
             mapping[next(iter(sig.parameters))] = gast.Call(
-                self.helper("broadcast_like", "s2sad.runtime_higher"), [g, self.load(target)], [])
+                self.helper(broadcast_like), [g, self.load(target)], [])
         params = list(sig.parameters)[2:]
         try:
             pre, returned = rule.parsed()

@@ -32,7 +32,7 @@ put it into its one use.
 ...     return s_1''').body[0]
 >>> kinds = {"x": Kind("array", "x", 2), "y": Kind("array", "y", 1),
 ...          "t_1": Kind("array", "t_1", 2), "t_2": Kind("array", "t_1", 2)}
->>> print(unparse(ShapeOnly(kinds, {"unbroadcast": 1}, lambda name: name).visit(fn)))
+>>> print(unparse(ShapeOnly(kinds, {"unbroadcast": 1}, lambda f: f.__name__).visit(fn)))
 def g(x, y):
     t_1 = x * y
     t_2 = t_1 + x
@@ -45,6 +45,7 @@ from __future__ import annotations
 import gast
 
 from .. import registry, trees
+from ..runtime import broadcast_shape, matmul_shape
 
 # the operations whose result has the broadcast shape of their two operands
 ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)
@@ -90,7 +91,7 @@ class ShapeOnly(trees.Transformer):
                  temporaries: set[str] | None = None):
         self.kinds = kinds
         self.helpers = helpers
-        self.shape_helper = shape_helper  # "broadcast_shape" -> its alias in the code
+        self.shape_helper = shape_helper  # broadcast_shape -> its alias in the code
         self.temporaries = temporaries  # the names forward substitution may put into a
         # use (None: any)
 
@@ -156,8 +157,8 @@ class ShapeOnly(trees.Transformer):
             value, kind = stmt.value, self.kinds.get(name)
             if isinstance(value, gast.BinOp) and kind is not None and \
                     kind.tag in ("array", "numeric"):
-                helper = "matmul_shape" if isinstance(value.op, gast.MatMult) else \
-                    "broadcast_shape" if isinstance(value.op, ELEMENTWISE) else None
+                helper = matmul_shape if isinstance(value.op, gast.MatMult) else \
+                    broadcast_shape if isinstance(value.op, ELEMENTWISE) else None
                 operands = [value.left, value.right]
                 if helper is not None and all(self._steady(o, steady, helper)
                                               for o in operands):
@@ -191,16 +192,16 @@ class ShapeOnly(trees.Transformer):
                          [self._shape_of(o.id) if isinstance(o, gast.Name) and
                           o.id in self.by_operands else trees.clone(o) for o in operands], [])
 
-    def _steady(self, operand, steady: set, helper: str) -> bool:
+    def _steady(self, operand, steady: set, helper) -> bool:
         """``operand`` is a number, or a value that never changes and is a number or an
         array (not a list: ``[1.0] * 2`` repeats it), an array for a matrix product."""
         if isinstance(operand, gast.Constant):
-            return helper == "broadcast_shape" and type(operand.value) in (int, float)
+            return helper is broadcast_shape and type(operand.value) in (int, float)
         if not isinstance(operand, gast.Name) or operand.id not in steady:
             return False
         kind = self.kinds.get(operand.id)
         return kind is not None and (kind.tag in ("array", "numeric") or
-                                     helper == "broadcast_shape" and kind.tag == "scalar")
+                                     helper is broadcast_shape and kind.tag == "scalar")
 
 
 def trusted_tokens(node, kinds: dict) -> set[str]:

@@ -21,7 +21,7 @@ again (a derivative of the gradient compiles its own variant without this pass).
 ...     s_q = unbroadcast(x * s_y, q)
 ...     s_x = unbroadcast(s_y * q, x)
 ...     return s_q + t_1 + t_2''').body[0]
->>> products = SumProducts({"np"}, "unbroadcast", {"c": SCALAR}, lambda name: name)
+>>> products = SumProducts({"np"}, "unbroadcast", {"c": SCALAR}, lambda f: f.__name__)
 >>> print(unparse(products.visit(fn)))
 def grad_f(x, q, c):
     t_1 = sum_product(x, x, axis=2)
@@ -38,6 +38,7 @@ from typing import Callable
 import gast
 
 from .. import trees
+from ..runtime import sum_product, unbroadcast_product
 
 _SUM_KEYWORDS = {"axis", "keepdims"}  # (dtype=, where=, initial=: left as written)
 
@@ -46,11 +47,11 @@ class SumProducts:
     """``numpy_names``: the array module's names in the generated code (the compiler's,
     and for CuPy the user's names for NumPy, renamed in the end); ``unbroadcast``:
     the ``unbroadcast`` helper's name (None if the code has none); ``kinds``: what the
-    compiler knows of the values (``Kind`` by name); ``helper(name)``: the generated
-    code's name for a helper of ``s2sad.runtime``. ``changed``: whether a call changed."""
+    compiler knows of the values (``Kind`` by name); ``helper(function)``: the
+    generated code's name for a helper of ``s2sad.runtime``. ``changed``: whether a call changed."""
 
     def __init__(self, numpy_names: set, unbroadcast: str | None, kinds: dict,
-                 helper: Callable[[str], str]):
+                 helper: Callable[[Callable], str]):
         self.numpy_names = set(numpy_names)
         self.unbroadcast = unbroadcast
         self.kinds = kinds
@@ -68,13 +69,13 @@ class SumProducts:
                         isinstance(func.value, gast.Name) and func.value.id in self.numpy_names \
                         and len(node.args) <= 2 and \
                         {k.arg for k in node.keywords} <= _SUM_KEYWORDS:
-                    name = "sum_product"
+                    helper = sum_product
                 elif isinstance(func, gast.Name) and func.id == self.unbroadcast and \
                         len(node.args) == 2 and not node.keywords:
-                    name = "unbroadcast_product"
+                    helper = unbroadcast_product
                 else:
                     continue
-                node.func = gast.Name(self.helper(name), gast.Load(), None, None)
+                node.func = gast.Name(self.helper(helper), gast.Load(), None, None)
                 node.args[:1] = factors
                 self.changed = True
         return fn

@@ -18,6 +18,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
+from ..runtime import item_or_missing, restore_item, shape_of
 from ..trees import clone
 from .resolve import is_append, is_setitem, statement_parts
 
@@ -149,7 +150,7 @@ class _Restores(_Markers):
             if is_setitem(stmt):
                 target = clone(stmt.targets[0])
                 if self.reverse.new_key(stmt):  # the saved value back, or the new key out
-                    call = gast.Call(self.reverse.helper("restore_item"), [
+                    call = gast.Call(self.reverse.helper(restore_item), [
                         clone(target.value), clone(target.slice), self.reverse.pop()], [])
                     return gast.copy_location(gast.Expr(call), stmt)
                 return gast.copy_location(gast.Assign([target], self.reverse.pop(), None), stmt)
@@ -291,7 +292,7 @@ class Tape:
                     part = gast.Subscript(self.load(name), clone(stmt.targets[0].slice),
                                           gast.Load())
                     if self.new_key(stmt):  # d["c"] = v may add the key: it goes again
-                        part = gast.Call(self.helper("item_or_missing"),
+                        part = gast.Call(self.helper(item_or_missing),
                                          [self.load(name), clone(stmt.targets[0].slice)], [])
                     elif not self.kind(name).container:  # (an array's part is overwritten)
                         part = gast.Call(gast.Attribute(self.load(self.imports.numpy()), "array",
@@ -308,7 +309,7 @@ class Tape:
                             continue  # any of its values has the shape the sweep reads
                         if name in self.shape_only and self.kind(name).tag == "array":
                             out.append(self.push_value(gast.Call(
-                                self.helper("shape_of"), [self.load(name)], [])))
+                                self.helper(shape_of), [self.load(name)], [])))
                         else:
                             out.append(self.push(name))
                         self.save(stmt)
@@ -319,9 +320,9 @@ class Tape:
                 defined.update(targets)
             if top and isinstance(stmt, (gast.If, gast.For, gast.While)):
                 # a value saved inside may not exist yet on the first pass: start it as None
-                shape_of = self.imports.helpers.get("shape_of")
+                shape_alias = self.imports.helpers.get("shape_of")
                 unbound = sorted({n for s in out[before:]
-                                  for n in _pushed(s, self.stack, shape_of)}
+                                  for n in _pushed(s, self.stack, shape_alias)}
                                  - defined - set(self.trips.values()))
                 # set in one branch only: None at the top, where it cannot undo that branch
                 self.early_none.update(n for n in unbound if n in self.maybe)

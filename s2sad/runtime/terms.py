@@ -38,8 +38,8 @@ from operator import countOf
 
 import numpy as np  # noqa: F401  (the doctests use it)
 
-from .backends import array_module, plain_array
-from .runtime import _ndim, _shape, unbroadcast
+from ..backends import array_module, plain_array
+from . import _ndim, _shape, unbroadcast
 
 SMALL = 4096  # elements (of a product's two factors): a term this small waits
 WAITING = 32  # terms that wait at most

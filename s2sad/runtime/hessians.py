@@ -45,9 +45,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .backends import array_module
-from .runtime import (_argsort, _axes, _dtype, _float_type, _ndim, _to, expand_reduced, std_grad,
-                      unbroadcast)
+from ..backends import array_module
+from . import (_argsort, _axes, _dtype, _float_type, _ndim, _to, expand_reduced, std_grad,
+               unbroadcast)
 
 
 def _dense(xp, x, v):

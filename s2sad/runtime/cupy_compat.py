@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import operator
 
-from .backends import CUPY, array_module
+from ..backends import CUPY, array_module
 
 # the NumPy functions CuPy lacks (module, name) -> the name of their stand-in here (a fact
 # of the CuPy backend: ``s2sad.backends.cupy_backend``)

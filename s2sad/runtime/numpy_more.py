@@ -5,8 +5,6 @@ reads a value that carries a derivative: each gives the positions or the numbers
 definition gathers with.
 
 >>> import numpy as np
-
-from .errors import NoDerivativeError
 >>> delete_sources((5,), [1, 3], None)
 array([0, 2, 4])
 >>> insert_sources((3,), 1, (), None)
@@ -19,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import NoDerivativeError
+from ..errors import NoDerivativeError
 
 
 def delete_sources(shape, obj, axis):

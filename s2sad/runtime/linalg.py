@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .backends import array_module
-from .runtime_higher import axes_of
+from ..backends import array_module
+from .higher import axes_of
 
 
 def _t(m):
@@ -138,7 +138,7 @@ def cholesky_grad_adjoint_l(w, h, L):
 # The mixed derivatives along lower-triangular directions t_1..t_k of L are the coefficients of
 # s_1...s_k of the same formulas computed with L(s) = L + sum s_j t_j, in matrices whose
 # entries are multilinear polynomials in s_1..s_k (s_j^2 = 0; see
-# s2sad.runtime_hessians._jet): K(s) = L(s)^-1 is a finite Neumann series. The gradient in L
+# s2sad.runtime.hessians._jet): K(s) = L(s)^-1 is a finite Neumann series. The gradient in L
 # of such a derivative is the reverse sweep of that computation, written out below.
 
 
@@ -582,7 +582,7 @@ def norm_grad_partial(u, c, ans, x, ord=None, axis=None, keepdims=False, matrix=
     x = xp.asarray(x)
     (kind, p), axes = norm_kind(x, ord, axis, matrix)
     if kind == "spectral" and dans == 0:
-        from .runtime_higher import not_differentiable_yet
+        from .higher import not_differentiable_yet
         not_differentiable_yet("norm_grad_third", "x (a fourth derivative of a spectral norm)")
     dtype = np.result_type(x.dtype, _dtype_of(u), _dtype_of(c), 1.0)
     if kind != "p" or _norm_coefficient(p, dx, dans) == 0.0:

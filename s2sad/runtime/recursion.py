@@ -28,7 +28,7 @@ import weakref
 
 import numpy as np
 
-from . import hooks
+from .. import hooks
 
 _VJPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # func -> {wrt: vjp}
 _JVPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # func -> {wrt: jvp}
@@ -75,7 +75,7 @@ def recursive_pullback(pair, g, args: tuple) -> tuple:
     the sensitivity ``g`` of its value (``None`` for arguments that are not numbers).
     ``args`` are the call's arguments, passed again so that a derivative of this
     sensitivity sees that it depends on them."""
-    from .runtime_higher import snapshot
+    from .higher import snapshot
     func = pair[1][0]
     wrt, compiled = _compiled(_VJPS, hooks.make_vjp, func, args)
     grads = [None] * len(args)
@@ -98,8 +98,8 @@ def _own_vjp(pair, args: tuple):
 
 def _chosen(values, wrt, args):
     """The items ``wrt`` of a tuple of sensitivities or tangents, zeros where none came."""
-    from .runtime import zeros_like_structure
-    from .runtime_higher import broadcast_like
+    from . import zeros_like_structure
+    from .higher import broadcast_like
     if not isinstance(values, (tuple, list)):
         values = (values,) * len(args)
     return tuple(zeros_like_structure(args[i]) if values[i] is None
@@ -110,7 +110,7 @@ def recursive_pullback_in_args(pair, h, g, args: tuple) -> tuple:
     """The adjoint of ``recursive_pullback(pair, h, args)`` in ``args``, for the
     sensitivity ``g`` of its result: the function's vjp differentiated again (its own
     vjp, compiled once per function and argument kinds). One item per argument."""
-    from .runtime_higher import snapshot
+    from .higher import snapshot
     wrt, own = _own_vjp(pair, args)
     grads = [None] * len(args)
     if not wrt:
@@ -125,7 +125,7 @@ def recursive_pullback_in_args(pair, h, g, args: tuple) -> tuple:
 def recursive_pullback_along_args(pair, h, tangents, args: tuple) -> tuple:
     """The tangent of ``recursive_pullback(pair, h, args)`` along ``tangents`` of
     ``args``: the function's vjp differentiated in forward mode. One item per argument."""
-    from .runtime_higher import Parts
+    from .higher import Parts
     wrt, own = _own_vjp(pair, args)
     out = [None] * len(args)
     if not wrt:

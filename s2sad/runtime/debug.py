@@ -8,7 +8,7 @@ A check costs one ``isfinite`` over the value; values that cannot hold a NaN
 >>> check_finite([1.0, float("inf")], "ys = [a, b]", None, None)
 Traceback (most recent call last):
     ...
-s2sad.runtime_debug.NonFiniteError: infinity made by the generated statement
+s2sad.runtime.debug.NonFiniteError: infinity made by the generated statement
     ys = [a, b]
 """
 
@@ -18,8 +18,8 @@ import linecache
 import math
 import sys
 
-from .backends import array_module
-from .errors import S2sadError
+from ..backends import array_module
+from ..errors import S2sadError
 
 
 class NonFiniteError(S2sadError, FloatingPointError):

@@ -9,7 +9,7 @@ entries, so a check costs the same however long the stack is.
 >>> check_stack([1.0] * 100)
 Traceback (most recent call last):
     ...
-s2sad.runtime_budget.MemoryBudgetError: the values recorded for the reverse sweep would exceed the memory budget (about 2.4 kB recorded, budget 1 kB). Raise it with s2sad.set_memory_budget(nbytes), record less (s2sad.checkpoint), or check that the loop ends.
+s2sad.runtime.budget.MemoryBudgetError: the values recorded for the reverse sweep would exceed the memory budget (about 2.4 kB recorded, budget 1 kB). Raise it with s2sad.set_memory_budget(nbytes), record less (s2sad.checkpoint), or check that the loop ends.
 >>> set_memory_budget(DEFAULT_BUDGET)
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from .errors import S2sadError
+from ..errors import S2sadError
 
 DEFAULT_BUDGET = 8 * 2 ** 30  # bytes
 _budget = DEFAULT_BUDGET

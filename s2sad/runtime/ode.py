@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import hooks
+from .. import hooks
 
 _TOLERANCES = ("rtol", "atol")
 
@@ -63,7 +63,7 @@ def _check_modeled(func, y0, args) -> None:
     own (a closure, a bound method, a partial), whose derivatives would be lost, and
     complex values or numbers inside containers among the arguments."""
     import types
-    from .errors import NoDerivativeError
+    from ..errors import NoDerivativeError
     if not isinstance(func, types.FunctionType) or func.__closure__:
         raise NoDerivativeError(
             "s2sad differentiates an ODE whose right-hand side is a plain function, not "
@@ -395,7 +395,7 @@ def ivp_tangent(fun, ans, t_span, y0, t_eval, args, options, d_span, d_y0, d_t_e
     ``t`` and ``y``; the other fields do not move) along the tangents of ``t_span``,
     ``y0``, ``t_eval`` and ``args`` (None where one does not move): the forward
     sensitivity equations, solved beside the state."""
-    from .runtime_higher import Parts
+    from .higher import Parts
     args = () if args is None else tuple(args)
     field = _Field(fun, y0, args, True)
     n = int(np.size(y0))

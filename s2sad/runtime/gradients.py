@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .backends import array_module
-from .runtime import as_gradient
+from ..backends import array_module
+from . import as_gradient
 
 
 def fresh_gradient(x, g):

@@ -21,8 +21,8 @@ import numbers
 
 import numpy as np
 
-from . import hooks
-from .runtime import _float_type, unbroadcast
+from .. import hooks
+from . import _float_type, unbroadcast
 
 
 # --- values -------------------------------------------------------------------------------
@@ -168,7 +168,7 @@ def stack_like(parts, like):
 def not_differentiable_yet(helper: str, argument: str):
     """Stand-in, in generated code, for a second derivative s2sad does not have yet: it
     raises when run (only code that needs it contains it)."""
-    from .errors import NoDerivativeError
+    from ..errors import NoDerivativeError
     raise NoDerivativeError(
         f"s2sad has no derivative of {helper} with respect to {argument!r} yet, which this "
         "higher derivative needs",
@@ -309,7 +309,7 @@ def cut_like(how, g, parts, arrays, axis=None):
     >>> cut_like("concatenate", np.arange(5.0), [0.0, np.zeros(3)], [np.zeros(2), np.zeros(3)])
     [np.float64(1.0), array([2., 3., 4.])]
     """
-    from . import runtime
+    from .. import runtime
     cut = getattr(runtime, how + "_grad")
     pieces = cut(g, arrays, axis) if how in ("concatenate", "stack") else cut(g, arrays)
     return sens_like(pieces, parts)
@@ -394,7 +394,7 @@ def einsum_grad_operands(g, h, subscripts, operands, argnum):
     whose value it ignores): the adjoints of the einsum in each other operand, operand
     ``argnum`` replaced by ``g``. Also the adjoint of ``einsum_with(subscripts, operands,
     argnum, g)`` in the operands for ``h``. A :class:`Parts` (they add item by item)."""
-    from .runtime import einsum_grad
+    from . import einsum_grad
     replaced = tuple(g if i == argnum else o for i, o in enumerate(operands))
     return Parts(0.0 if (i == argnum or o is None) else einsum_grad(h, subscripts, replaced, i)
                  for i, o in enumerate(operands))
@@ -402,7 +402,7 @@ def einsum_grad_operands(g, h, subscripts, operands, argnum):
 
 def einsum_grad_tangent(h, subscripts, operands, tangents, argnum):
     """Tangent of ``einsum_grad(h, subscripts, operands, argnum)`` along the operands."""
-    from .runtime import einsum_grad
+    from . import einsum_grad
     total = 0.0
     for i, (o, d) in enumerate(zip(operands, tangents)):
         if i == argnum or o is None or (np.ndim(d) == 0 and np.ndim(o) > 0 and d == 0):
@@ -421,7 +421,7 @@ class Parts(tuple):
     """
 
     def __add__(self, other):
-        from .runtime import add_sens
+        from . import add_sens
         if isinstance(other, (list, tuple)):
             return Parts(add_sens(tuple(self), tuple(other)))
         if np.ndim(other) == 0 and other == 0:
@@ -453,7 +453,7 @@ def einsum_fill_sum(h, subscripts, operands, fills, target, argnum=None, value=N
     array([[15., 15.],
            [15., 15.]])
     """
-    from .runtime import einsum_grad
+    from . import einsum_grad
     operands = tuple(value if i == argnum else o for i, o in enumerate(operands))
     total = 0.0
     for i, (o, d) in enumerate(zip(operands, fills)):
@@ -492,7 +492,7 @@ def sens_item(g, i):
 
 def put_item(g, like, i):
     """Adjoint of :func:`sens_item`: ``g`` at position ``i`` of zeros shaped like ``like``."""
-    from .runtime import index_grad
+    from . import index_grad
     if isinstance(like, (float, int)) and not isinstance(like, bool):
         return 0.0
     return index_grad(g, like, i)
