@@ -120,6 +120,9 @@ def test_the_table_covers_every_rule():
         text = f.read()
     with open(os.path.join(_HERE, "test_scipy_special.py")) as f:  # (scipy.special's table)
         text += f.read()
+    for table in ("test_complex.py", "test_fft.py"):  # (each compares jvp with differences)
+        with open(os.path.join(_HERE, table)) as f:
+            text += f.read()
     elsewhere = {"math.atan", "math.pow"}  # tests/test_gradients.py
     missing = [rule.name for rule in registry.registered() if rule.adjoint is not None and
                rule.name not in elsewhere and
