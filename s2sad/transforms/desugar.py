@@ -43,7 +43,7 @@ def array_members(called: bool = True) -> list[str]:
     """The array methods (``called``) or attributes rewritten into NumPy functions.
 
     >>> array_members(called=False)
-    ['T', 'real']
+    ['T', 'imag', 'real']
     """
     return sorted(name for name in dir(np.ndarray) if array_function(name, called))
 
