@@ -424,7 +424,7 @@ class SingleAssignment:
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node)
         if isinstance(node, gast.Call):
-            node, frozen = unfrozen(self, node)  # d.logpdf(x), d = norm(mu, s): norm.logpdf
+            node, frozen = unfrozen(self, node, _static)  # d.logpdf(x), d = norm(mu, s): norm.logpdf
             func = node.func
             self._refuse_derivative_made_here(node)
             if self._builtin_call(node) == "sum" and len(node.args) in (1, 2) and \
