@@ -31,25 +31,26 @@ from .. import registry
 from ..trees import clone
 
 
-def freezes(normalize, value) -> tuple:
+def freezes(normalize, value, static) -> tuple:
     """The methods of the object ``value`` (a call) makes that take its arguments after
-    theirs (the ``freezes`` fact of the function called), or ``()``."""
+    theirs (the ``freezes`` fact of the function called, ``static(func, normalize)`` the
+    object its name refers to), or ``()``."""
     if not isinstance(value, gast.Call) or not isinstance(value.func, (gast.Name,
                                                                       gast.Attribute)):
         return ()
     try:
-        target = normalize.static(value.func)
+        target = static(value.func, normalize)
         found = registry.facts(target)
     except (KeyError, TypeError):
         return ()
     return found.freezes if found is not None else ()
 
 
-def freeze(normalize, stmt) -> bool:
+def freeze(normalize, stmt, static) -> bool:
     """``d = norm(mu, s)``, ``d`` given a value by this statement only: the call, its
     arguments read now (kept for ``d.logpdf(x)``). False where ``stmt`` is not one."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
-            isinstance(stmt.targets[0], gast.Name) and freezes(normalize, stmt.value) and
+            isinstance(stmt.targets[0], gast.Name) and freezes(normalize, stmt.value, static) and
             not any(isinstance(a, gast.Starred) for a in stmt.value.args) and
             all(k.arg is not None for k in stmt.value.keywords) and
             normalize._given_once(stmt.targets[0].id)):
@@ -78,7 +79,7 @@ def _kept(normalize, atom):
     return atom
 
 
-def unfrozen(normalize, node):
+def unfrozen(normalize, node, static):
     """``(call, (arguments, keywords))`` for ``d.logpdf(x)`` or ``norm(mu, s).logpdf(x)``:
     the distribution's own method called, and the frozen arguments (atoms) it is given
     after the call's own; else ``(node, None)``. Written out only for one argument, the
@@ -95,7 +96,7 @@ def unfrozen(normalize, node):
         made, args, keywords, out, nesting = entry
         if not (nesting == 0 or out is normalize.out):  # (made in a loop or a branch: used
             return node, None                           # there only)
-    elif func.attr in freezes(normalize, base) and \
+    elif func.attr in freezes(normalize, base, static) and \
             not any(isinstance(a, gast.Starred) for a in base.args) and \
             all(k.arg is not None for k in base.keywords):
         made = base.func
@@ -103,7 +104,7 @@ def unfrozen(normalize, node):
         keywords = [gast.keyword(k.arg, normalize.atom(k.value)) for k in base.keywords]
     else:
         return node, None
-    if func.attr not in freezes(normalize, gast.Call(made, [], [])):
+    if func.attr not in freezes(normalize, gast.Call(made, [], []), static):
         return node, None
     call = gast.copy_location(gast.Call(gast.copy_location(gast.Attribute(
         clone(made), func.attr, gast.Load()), func), node.args, []), node)

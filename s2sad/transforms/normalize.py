@@ -204,7 +204,7 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             if function is not None:  # `act = np.tanh` (not in a branch or a loop): act(x)
                 self.function_args[stmt.targets[0].id] = function  # is np.tanh(x)
                 return
-        if freeze(self, stmt):  # d = norm(mu, s): its calls d.logpdf(x) written out
+        if freeze(self, stmt, _static):  # d = norm(mu, s): its calls d.logpdf(x) written out
             return
         if isinstance(stmt, gast.Assign):
             ref = self._object_ref(stmt.value) if len(stmt.targets) == 1 and isinstance(

@@ -129,10 +129,6 @@ def _constant(node):
 class SingleAssignment:
     """The expressions and assignments of :class:`Normalize`: one operation per statement."""
 
-    def static(self, node):
-        """The object the dotted global name ``node`` refers to (KeyError where it is local)."""
-        return _static(node, self)
-
     def conditional(self, cond, body, orelse, normalized=(False, False)) -> gast.Name:
         """``body if cond else orelse`` as an ``if`` statement setting a temporary.
         ``normalized`` says which of the two is an atom made already (``a or b``: ``a``);
@@ -439,7 +435,7 @@ class SingleAssignment:
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node)
         if isinstance(node, gast.Call):
-            node, frozen = unfrozen(self, node)  # d.logpdf(x), d = norm(mu, s): norm.logpdf
+            node, frozen = unfrozen(self, node, _static)  # d.logpdf(x), d = norm(mu, s): norm.logpdf
             func = node.func
             self._refuse_derivative_made_here(node)
             if self._builtin_call(node) == "sum" and len(node.args) in (1, 2) and \
