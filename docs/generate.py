@@ -62,7 +62,8 @@ def functions_section() -> str:
     from s2sad import registry
     from s2sad.transforms.desugar import array_members
 
-    rules = registry.registered()
+    rules = [rule for rule in registry.registered()  # (a library's private helpers: not
+             if not any(part.startswith("_") for part in rule.name.split(".")[:-1])]  # listed)
     with_rule = [rule.name for rule in rules if rule.differentiable]
     zero = [rule.name for rule in rules if not rule.differentiable]
     lines = [(f"{len(with_rule)} functions with a derivative rule, and {len(zero)} whose "
