@@ -72,7 +72,8 @@ def functions_section() -> str:
     from s2sad import implementations, registry
     from s2sad.transforms.desugar import array_members
 
-    rules = registry.registered()
+    rules = [rule for rule in registry.registered()  # (a library's private helpers: not
+             if not any(part.startswith("_") for part in rule.name.split(".")[:-1])]  # listed)
     scipy_written = [n for n in implementations.names() if n.startswith("scipy.")]
     with_rule = [rule.name for rule in rules if rule.differentiable] + scipy_written
     zero = [rule.name for rule in rules if not rule.differentiable]

@@ -509,6 +509,10 @@ for _maker in (grad, value_and_grad, vjp, jvp, jacobian, hessian, hvp, checkpoin
 
 def supported() -> list[str]:
     """The names of every function with a derivative rule (or a zero derivative), and of
-    the NumPy functions written with those (``s2sad.implementations``)."""
+    the NumPy functions written with those (``s2sad.implementations``); a library's private
+    helpers with a rule (SciPy's ``_lib._array_api.xp_promote``, which its own code calls)
+    are left out."""
     from . import implementations, registry
-    return sorted({rule.name for rule in registry.registered()} | set(implementations.names()))
+    return sorted({rule.name for rule in registry.registered()
+                   if not any(part.startswith("_") for part in rule.name.split(".")[:-1])}
+                  | set(implementations.names()))
