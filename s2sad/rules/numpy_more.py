@@ -18,7 +18,7 @@ array([[-0.25  , -0.125 ],
 
 import numpy as np
 
-from ..registry import (deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
+from ..registry import (defdtype, deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_function, refuse_values)
 from ..runtime import as_gradient, cast_like
 from ..runtime.numpy_more import (delete_sources, gradient_axes, insert_sources, like_dtype,
@@ -139,6 +139,7 @@ if hasattr(np, "row_stack"):  # (called as written: NumPy's own warning)
     defvjp(np.row_stack, shape="other")(vstack)
     deflinear(np.row_stack)
     defresult(np.row_stack, follows=[("tup", 0)])
+    defdtype(np.row_stack, position=None)
 
 # --- the helpers of s2sad.implementations: positions and numbers, no derivative ---------
 nondifferentiable(delete_sources, insert_sources, partition_sources, gradient_axes, pad_pairs,
