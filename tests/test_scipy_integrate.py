@@ -281,8 +281,8 @@ def _line(func):
      "vectorized are not modeled"),
     (full_output, s2sad.NoDerivativeError, "full_output 0 or False, not True",
      "call it without full_output"),
-    (nested_odeint, s2sad.DifferentiationError, "'rhs' is not defined",
-     "Define it in the function's module"),
+    (nested_odeint, s2sad.DifferentiationError, "the function 'rhs', defined inside the "
+     "differentiated function, used as a value", "pass the values it reads through args=(...)"),
 ], ids=["nested", "lambda", "dense_output", "events", "full_output", "odeint-nested"])
 def test_refused_at_the_users_line(func, error, message, advice):
     for derivative in (s2sad.grad, lambda f: (lambda *a: s2sad.jvp(f)(*a)[1](Y0))):

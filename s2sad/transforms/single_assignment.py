@@ -386,7 +386,18 @@ class SingleAssignment:
             raise self.source.syntax_error(
                 f"the function passed as {node.id!r} used as a value", node,
                 f"s2sad inlines it where it is called ({node.id}(...)); call it, or pass the "
-                "value it computes instead.")
+                "value it computes instead. A call that is not inlined (odeint, np.vectorize...) "
+                "takes a module-level function: define it there and pass the values it reads "
+                "through args=(...).")
+        if node.id in self.local_functions and node.id not in self.current:
+            # odeint(rhs, ...), rhs a nested def or a lambda given a name: not inlined
+            raise self.source.error(
+                DifferentiationError, f"the function {node.id!r}, defined inside the "
+                "differentiated function, used as a value", node,
+                "s2sad inlines such a function where it is called, or where it is passed to a "
+                "function of yours; a call that is not inlined (odeint, np.vectorize...) would "
+                "not see the values it reads. Define it at module level and pass the values "
+                "it reads through args=(...), or call it where it is used.")
         if node.id in self.locals:
             if node.id not in self.current:
                 raise self.source.error(
