@@ -401,10 +401,17 @@ def test_svd_completion_columns_are_refused_when_the_gradient_reaches_them():
                                rtol=1e-5, atol=1e-6)
 
 
-def test_svd_without_factors_names_what_to_write():
-    with pytest.raises(s2sad.DifferentiationError, match="svdvals") as info:
-        s2sad.grad(svd_values_only)(rng.normal(size=(4, 3)))
-    assert info.value.lineno is not None and "compute_uv=False" in info.value.text
+def test_svd_without_factors_is_differentiated_as_svdvals():
+    """``svd(a, compute_uv=False)`` is the singular values alone (once refused, now as
+    ``svdvals``): its gradient and its Hessian against central differences."""
+    a = rng.normal(size=(4, 3))
+    expected = [fd(svd_values_only, a, d) for d in np.eye(12).reshape(12, 4, 3)]
+    np.testing.assert_allclose(s2sad.grad(svd_values_only)(a).ravel(), expected,
+                               rtol=1e-5, atol=1e-6)
+    gradient = s2sad.grad(svd_values_only)
+    columns = [fd(gradient, a, d).ravel() for d in np.eye(12).reshape(12, 4, 3)]
+    np.testing.assert_allclose(s2sad.hessian(svd_values_only)(a).reshape(12, 12),
+                               np.array(columns), rtol=1e-4, atol=1e-5)
 
 
 def test_a_repeated_eigenvalue_gives_no_finite_wrong_number():

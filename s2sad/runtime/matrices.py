@@ -7,7 +7,7 @@ are in ``s2sad.rules.scipy_linalg``, so the derivatives built with them compose.
 >>> as_columns(np.array([1.0, 2.0]), np.zeros(2)).shape
 (2, 1)
 >>> toeplitz_grad(np.arange(9.0).reshape(3, 3), np.zeros(3), None, 0)  # diagonals' sums
-array([12., 14.,  8.])
+array([12., 16.,  8.])
 """
 
 from __future__ import annotations
