@@ -59,7 +59,7 @@ import numpy as np
 
 from . import codegen
 from .codegen import function_with_cells, register
-from .source import MISSING, same_items
+from .source import MISSING, complex_read, same_items
 from .descriptors import describe
 
 _PYTHON = ("float", "int", "complex")  # descriptions of Python numbers, named as their types
@@ -251,6 +251,11 @@ def read_test_trees(reads, constants: dict, names=None) -> list[ast.expr]:
             tests.append(_every(path, test))
             continue
         where, what = f"read_{len(constants)}", f"read_{len(constants) + 1}"
+        if kind == "real":  # (a global number or array a real build read: not complex now)
+            constants[where], constants[what] = holder, complex_read
+            tests.append(ast.UnaryOp(ast.Not(), ast.Call(_load(what), [
+                _load(where), ast.Constant(key), ast.Constant(value)], [])))
+            continue
         if kind == "item" and value is MISSING:  # (an object's attribute it does not have)
             constants[where] = holder
             tests.append(not_in(key, _load(where)))

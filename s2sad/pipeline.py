@@ -298,7 +298,8 @@ def argument_facts(build: Build) -> bool:
     build.source.arguments = argument_categories(params, build.descriptors)
     build.source.floats = float_locals(build.tree, build.source)  # (dtype=x.dtype, x made)
     build.source.members = object_members(params, build.descriptors)  # (p.W's dtype: kinds.member)
-    build.source.complex = holds_complex(build.tree, build.descriptors, build.source.resolve)
+    build.source.complex = holds_complex(build.tree, build.descriptors, build.source.resolve,
+                                         build.source)
     descriptors = build.descriptors or [None] * len(params)
     build.arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                        for p, d in zip(params, descriptors, strict=True)}

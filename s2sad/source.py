@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
 from .backends import LIBRARIES
 from .errors import NoSourceError, UnsupportedSyntaxError
@@ -462,6 +463,43 @@ def note_dtype(path: str, kind: str) -> None:
         read.setdefault(("dtype", path, None), ("dtype", path, kind, None))
 
 
+def note_real(holder, key, how: str) -> None:
+    """A number or array a free name gave (``how`` ``"item"``: ``holder[key]``, a module
+    global; ``"cell"``: a closure cell's; ``"attr"``: ``getattr(holder, key)``) was real when
+    a program of real values was built: noted, so that it is complex at a later call
+    (its rules are then the complex ones) makes the gradient be built again."""
+    read = getattr(_RECORDING, "read", None)
+    if read is not None:
+        read.setdefault(("real", id(holder), key), ("real", holder, key, how))
+
+
+def read_value(holder, key, how: str):
+    """What ``note_real``'s ``holder``, ``key`` and ``how`` read now (None if nothing).
+
+    >>> read_value({"k": 2.0}, "k", "item"), read_value({}, "k", "item")
+    (2.0, None)
+    """
+    try:
+        if how == "item":
+            return holder.get(key)
+        if how == "cell":
+            return holder.cell_contents
+        return getattr(holder, key)
+    except Exception:  # (an empty cell, an attribute gone: the call says so itself)
+        return None
+
+
+def complex_read(holder, key, how: str) -> bool:
+    """Is what ``holder``, ``key`` and ``how`` read now (``read_value``) complex?
+
+    >>> complex_read({"k": 1j}, "k", "item"), complex_read({"k": np.ones(2)}, "k", "item")
+    (True, False)
+    """
+    value = read_value(holder, key, how)
+    return isinstance(value, (complex, np.complexfloating)) or \
+        isinstance(value, np.ndarray) and value.dtype.kind == "c"
+
+
 def note_length(path: str, length: int) -> None:
     """A list of objects in an argument's attributes (``path``, ``"model.layers"``) was
     walked item by item: the entry tests its length (after its class, ``note_path``; the
@@ -513,7 +551,10 @@ def still_read(dependencies) -> bool:
     for kind, holder, key, value in dependencies:
         if kind in ("own", "class", "length", "dtype"):
             continue
-        if kind == "items":
+        if kind == "real":
+            if complex_read(holder, key, value):
+                return False
+        elif kind == "items":
             if not same_items(holder, value):
                 return False
         elif kind == "item":

@@ -24,7 +24,8 @@ from ..registry import (defcomplex, deffacts, defresult, deftangent, defvjp, non
                         refuse_values)
 from ..runtime import (as_gradient, gap_quotient, norm_grad, reduced_size, scaled_power, std_grad, unbroadcast,
                        var_grad)
-from ..runtime.higher import reduce_tangent
+from ..runtime.higher import reduce_tangent, sens_like
+from ..runtime.linalg import complex_norm_checked, norm_grad_second
 
 # --- the parts of a complex number ---------------------------------------------------------
 
@@ -152,6 +153,32 @@ def std_tangent(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=Fal
 def norm(g, ans, x, ord=None, axis=None, keepdims=False):
     # a norm of x is that of conj(x), whose real rule's slope (x / |x|...) is conj's
     return norm_grad(np.real(g), ans, np.conj(x), ord, axis, keepdims)
+
+
+nondifferentiable(complex_norm_checked)
+
+
+@defcomplex(norm_grad, shape="other")
+def norm_grad_rule(g, ans, h, norm, x, ord=None, axis=None, keepdims=False, matrix=None):
+    # the real rule where it holds (the 2-norm's slope x / |x| is holomorphic in x, ans
+    # apart); the p-norms' sign(x) and the spectral norms' singular vectors are not
+    return (sens_like(np.sum(g * complex_norm_checked(x, ord, axis, matrix) *
+                             norm_grad(np.ones_like(h), norm, x, ord, axis, keepdims, matrix),
+                             axis=axis, keepdims=keepdims), h),
+            norm_grad_second(g * complex_norm_checked(x, ord, axis, matrix), h, norm, x, ord,
+                             axis, keepdims, matrix, 1),
+            norm_grad_second(g * complex_norm_checked(x, ord, axis, matrix), h, norm, x, ord,
+                             axis, keepdims, matrix, 2))
+
+
+@defcomplex(norm_grad, tangent=True)
+def norm_grad_tangent(g, ans, h, norm, x, ord=None, axis=None, keepdims=False, matrix=None):
+    return (norm_grad(g * complex_norm_checked(x, ord, axis, matrix), norm, x, ord, axis,
+                      keepdims, matrix),
+            norm_grad_second(g * complex_norm_checked(x, ord, axis, matrix), h, norm, x, ord,
+                             axis, keepdims, matrix, 1, True),
+            norm_grad_second(g * complex_norm_checked(x, ord, axis, matrix), h, norm, x, ord,
+                             axis, keepdims, matrix, 2, True))
 
 
 # --- products that conjugate ---------------------------------------------------------------

@@ -41,6 +41,7 @@ import numpy as np
 
 from ..backends import array_module
 from .higher import axes_of
+from ..errors import DifferentiationError
 
 
 def _t(m):
@@ -606,3 +607,34 @@ def _dtype_of(value):
     """The dtype of ``value`` (a Python number's, as NumPy sees it)."""
     dtype = getattr(value, "dtype", None)
     return np.asarray(value).dtype if dtype is None else dtype
+
+
+def _smooth_norm(x, ord, axis, matrix):
+    """Is ``norm_grad``'s slope of ``np.linalg.norm(x, ord, axis)`` one whose own rule holds
+    for complex ``x``? The 2-norm's ``x / |x|`` is; the others' ``sign(x)``, ``|x|`` and
+    singular vectors are not locally constant, or not holomorphic, there."""
+    if not np.iscomplexobj(x) or ord in (None, "fro", 0):
+        return True
+    if matrix is None:
+        ndim = np.ndim(x)
+        matrix = ndim == 2 if axis is None else np.ndim(axis) == 1 and len(axis) == 2
+    return ord == 2 and not matrix
+
+
+def complex_norm_checked(x, ord=None, axis=None, matrix=None):
+    """1.0 where ``norm_grad``'s own rule holds for ``x`` (``_smooth_norm``); else a
+    refusal, as its rule for complex values would be silently wrong.
+
+    >>> complex_norm_checked(np.array([1.0 + 1.0j]), None)
+    1.0
+    >>> complex_norm_checked(np.array([1.0 + 1.0j]), 1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    s2sad.errors.DifferentiationError: s2sad has no second derivative ... ord=1 of a complex value...
+    """
+    if not _smooth_norm(x, ord, axis, matrix):
+        raise DifferentiationError(
+            f"s2sad has no second derivative of np.linalg.norm with ord={ord!r} of a complex "
+            "value",
+            hint="Of a complex z, the 2-norm (ord=None) has one; write others out with "
+                 "np.abs (np.sum(np.abs(z)) for ord=1, np.max(np.abs(z)) for ord=np.inf).")
+    return 1.0

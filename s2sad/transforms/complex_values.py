@@ -18,11 +18,15 @@ gradient of a real ``f(x + iy)`` is ``df/dx - i df/dy``). Real programs keep the
 
 from __future__ import annotations
 
+import sys
+import types
+
 import gast
 import numpy as np
 
 from .. import registry, trees
-from ..backends import ARRAY_TAGS
+from ..backends import ARRAY_TAGS, LIBRARIES
+from ..source import note_real
 
 def _complex_value(value) -> bool:
     if isinstance(value, (complex, np.complexfloating)):
@@ -43,13 +47,16 @@ def _complex_leaf(desc) -> bool:
                any(_complex_leaf(i) for i in item) for item in desc[1:])
 
 
-def holds_complex(tree, descriptors, resolve) -> bool:
+def holds_complex(tree, descriptors, resolve, source=None) -> bool:
     """Does the function ``tree`` (its arguments described by ``descriptors``, None: any)
     hold complex numbers? ``resolve(name)``: the value of a free name (KeyError if none);
     a function or type whose facts say ``complex`` (``np.fft.fft``, ``np.complex128``)
-    makes the program complex, as does a complex value it reads."""
+    makes the program complex, as does a complex value it reads. With ``source`` (a
+    ``FunctionSource``), the real numbers and arrays its free names read are noted for a
+    real program, which is built again where one is complex at a later call."""
     if any(_complex_leaf(d) for d in descriptors or ()):
         return True
+    real = []  # (the numbers and arrays of free names: noted if the program stays real)
     local = trees.assigned_names(tree) | {a.id for a in tree.args.args + tree.args.posonlyargs +
                                           tree.args.kwonlyargs if isinstance(a, gast.Name)}
     for node in trees.walk(tree):
@@ -65,7 +72,34 @@ def holds_complex(tree, descriptors, resolve) -> bool:
                 continue
             if _complex_value(value) or _complex_facts(value):
                 return True
+            if source is not None and _number(value):
+                real.append(node)
+    for node in real:  # (complex at a later call: the gradient is built again)
+        _note_real(node, local, source)
     return False
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float, np.number, np.ndarray)) and \
+        not isinstance(value, bool) and (not isinstance(value, np.ndarray) or
+                                         value.dtype.kind in "biuf")
+
+
+def _note_real(node, local, source) -> None:
+    """Note the real number or array ``node`` reads (a free name's, or an attribute of
+    one's) as one the build took to be real (``source.note_real``)."""
+    if isinstance(node, gast.Attribute):
+        try:
+            holder = _value(node.value, local, source.resolve)
+        except KeyError:
+            return
+        if not isinstance(holder, types.ModuleType) or \
+                holder.__name__.split(".")[0] not in LIBRARIES | sys.stdlib_module_names:
+            note_real(holder, node.attr, "attr")  # (np.pi is not rebound)
+    elif node.id in source.closure:
+        note_real(source.closure[node.id], None, "cell")
+    elif node.id in source.globals:
+        note_real(source.globals, node.id, "item")
 
 
 def _value(node, local, resolve):

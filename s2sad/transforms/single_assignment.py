@@ -332,7 +332,8 @@ class SingleAssignment:
         while isinstance(root, gast.Attribute):
             root = root.value
         if root is not node and isinstance(root, gast.Name) and (
-                root.id in self.locals or root.id in self.current.values()):
+                root.id in self.locals or root.id in self.current.values() or
+                root.id in self.temps):  # (np.sin(x).size: a temporary's, t_1.size)
             return False  # (a value of this function, or the caller's in an inlined call)
         return is_atom(node)
 
