@@ -889,8 +889,8 @@ def describe_function(func) -> str:
 
 def _distribution_name(value) -> str | None:
     """``"scipy.stats.norm"`` for SciPy's distribution object of that name, else None."""
-    module = type(value).__module__ or ""
-    if not module.startswith("scipy.stats."):
+    module = type(value).__module__  # (a descriptor, not a string, for some Cython types)
+    if not isinstance(module, str) or not module.startswith("scipy.stats."):
         return None
     name = getattr(value, "name", None)
     if not isinstance(name, str):  # (multivariate ones: dirichlet_gen, no name)
