@@ -737,8 +737,8 @@ def defcomplex(*funcs, tangent: bool = False, shape: str = "elementwise"):
                 variant = _entry(func).complex = Rule(func, None, shape)
             if tangent:
                 variant.tangent, variant._parsed_tangent = function, None
-            else:
-                variant.adjoint, variant._parsed = function, None
+            else:  # (the adjoint's shape, whichever rule came first)
+                variant.adjoint, variant._parsed, variant.shape = function, None, shape
         changed()
         return function
     return register
