@@ -360,9 +360,10 @@ def refuse_function(*funcs, advice: str):
     instead), not the general advice (a fact: ``Facts.unmodelled``).
 
     Example:
-        >>> import numpy as np
-        >>> "eigh" in unmodelled_advice(np.linalg.eigvals)
-        True
+        >>> def spectrum(a): ...
+        >>> refuse_function(spectrum, advice="Use np.linalg.eigvalsh.")
+        >>> unmodelled_advice(spectrum)
+        'Use np.linalg.eigvalsh.'
     """
     deffacts(*funcs, unmodelled=advice)
     changed()

@@ -5,9 +5,11 @@
 >>> import numpy as np
 >>> from s2sad import registry
 >>> a = np.array([[2.0, 1.0], [0.0, 3.0]])
->>> registry.lookup(np.linalg.eigvals).adjoint(np.array([1.0, 0.0]), None, a)
-array([[ 1., -1.],
-       [ 0.,  0.]])
+>>> registry.lookup(np.linalg.eigvals).adjoint(np.array([1.0, 0.0]), np.linalg.eigvals(a), a)
+array([[ 1.,  0.],
+       [-1.,  0.]])
+
+(``d w[0] = da[0, 0] - da[1, 0]``: the left eigenvector ``(1, -1)`` times the right ``(1, 0)``.)
 
 Each rule is written with functions that have rules (``@``, ``np.linalg.solve``,
 ``np.conj``, ``gap_quotient``), so derivatives of derivatives follow.
