@@ -18,10 +18,10 @@ Eigen- and singular vectors are fixed up to a factor, which NumPy's LAPACK choos
 ``eig``'s have unit 2-norm and their entry of largest modulus real; ``eigh``'s and
 ``svd``'s one real row (see ``runtime/matrices.py``). The rules differentiate that
 choice, so a function of the vectors' phases gets its exact derivative. Where the choice
-jumps (two largest moduli equal, the real row 0) the result is NaN or infinite; so it is
-where an eigenvalue repeats. With ``z = x + iy`` a change of ``a``, the tangent is
-``d(result)``; the sensitivity ``g`` of a result gives ``a``'s with ``Re(sum(g * d))`` the
-change of the function (autograd's convention).
+jumps (two largest moduli equal, the real row 0) the result is NaN or infinite, as where
+an eigenvalue repeats. A sensitivity ``g`` of a result ``r`` says the function changes by
+``Re(sum(g * dr))`` (autograd's convention); the adjoints below are written with
+``h = conj(g)``, the transposes of the tangents under that product.
 """
 
 import numpy as np
