@@ -360,9 +360,10 @@ def refuse_function(*funcs, advice: str):
     instead), not the general advice (a fact: ``Facts.unmodelled``).
 
     Example:
-        >>> import numpy as np
-        >>> "eigh" in unmodelled_advice(np.linalg.eigvals)
-        True
+        >>> def spectrum(a): ...
+        >>> refuse_function(spectrum, advice="Use np.linalg.eigvalsh.")
+        >>> unmodelled_advice(spectrum)
+        'Use np.linalg.eigvalsh.'
     """
     deffacts(*funcs, unmodelled=advice)
     changed()
@@ -737,8 +738,8 @@ def defcomplex(*funcs, tangent: bool = False, shape: str = "elementwise"):
                 variant = _entry(func).complex = Rule(func, None, shape)
             if tangent:
                 variant.tangent, variant._parsed_tangent = function, None
-            else:
-                variant.adjoint, variant._parsed = function, None
+            else:  # (the adjoint's shape, whichever rule came first)
+                variant.adjoint, variant._parsed, variant.shape = function, None, shape
         changed()
         return function
     return register

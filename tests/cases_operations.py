@@ -436,7 +436,24 @@ add("linalg-matrix-power", "return np.sum(np.linalg.matrix_power(x, 3) ** 2)", "
 add("linalg-matrix-power-negative", "return np.sum(np.linalg.matrix_power(x, -1))", "m")
 add("linalg-svd-values", "return np.sum(np.linalg.svd(x, compute_uv=False) * np.arange(3.0))",
     "m")
-add("linalg-eigvals", "return np.sum(np.linalg.eigvals(x))", "m")
+add("linalg-eigvals", "return np.real(np.sum(np.linalg.eigvals(x) ** 2))", "m")
+add("linalg-eigvals-complex", "return np.sum(np.abs(np.linalg.eigvals(x - 1.5 * x.T)) ** 2)", "m")
+add("linalg-eig-vectors", "w, v = np.linalg.eig(x - 1.5 * x.T)\n"
+    "return np.real(np.sum(v * np.arange(9.0).reshape(3, 3))) + np.sum(np.abs(w))", "m")
+add("linalg-eig-vectors-real", "w, v = np.linalg.eig(np.triu(x) + 0.1 * x)\n"
+    "return np.sum(v * np.arange(9.0).reshape(3, 3)) + np.sum(w * w)", "m")
+add("linalg-eig-complex-matrix", "w, v = np.linalg.eig(x + 0.5j * np.roll(x, 1, 0))\n"
+    "return np.real(np.sum(v * (1.0 + 2.0j) * x)) + np.sum(np.abs(w))", "m")
+add("linalg-svd-complex", "u, s, vh = np.linalg.svd(x + 0.5j * x.T)\n"
+    "return np.real(np.sum(u * x)) + np.imag(np.sum(vh * x)) + np.sum(s * s)", "m")
+add("linalg-svd-complex-reduced", "u, s, vh = np.linalg.svd(x[:, :2] + 0.5j * x[:, 1:], "
+    "full_matrices=False)\nreturn np.imag(np.sum(u * x[:, :2])) + np.sum(s)", "m")
+add("linalg-svd-complex-values", "return np.sum(np.linalg.svd(x[:2] + 0.5j * x[1:], "
+    "compute_uv=False) * np.arange(2.0))", "m")
+add("linalg-cholesky-complex", "c = x + 0.5j * x.T\nl = np.linalg.cholesky(c @ np.conj(c.T))\n"
+    "return np.real(np.sum(l * (1.0 + 2.0j) * x))", "m")
+add("linalg-eigh-complex", "c = x + 0.5j * x.T\nw, v = np.linalg.eigh(c + np.conj(c.T))\n"
+    "return np.real(np.sum(v * (1.0 + 2.0j) * x)) + np.sum(w * x[0])", "m")
 add("rollaxis", "return np.sum(np.rollaxis(x[None] * x[:, None], 2) * np.arange(27.0).reshape("
     "3, 3, 3))", "m")
 add("cross-axes", "return np.sum(np.cross(x, x * x, axisa=0, axisb=1, axisc=0) ** 2)", "m")

@@ -488,15 +488,6 @@ def test_zero_size_arrays(name, f, z):
 
 # --- refused at the user's line ------------------------------------------------------------
 
-def eigenvalues(m):
-    return np.sum(np.linalg.eigvals(m))  # <- here
-
-
-def eigenvectors(m):
-    w, v = np.linalg.eig(m)  # <- here
-    return np.sum(w)
-
-
 def qr_complete(m):
     q, r = np.linalg.qr(m, mode="complete")  # <- here
     return np.sum(r)
@@ -516,13 +507,11 @@ def _line(func):
 
 
 @pytest.mark.parametrize("func, arg, message, advice", [
-    (eigenvalues, S, "no derivative rule for numpy.linalg.eigvals", "np.linalg.eigh"),
-    (eigenvectors, S, "no derivative rule for numpy.linalg.eig", "np.linalg.eigh"),
     (qr_complete, M, "qr is differentiated with mode 'reduced', not 'complete'",
      "use mode='reduced'"),
     (piecewise_function, V, "np.piecewise with values in funclist, not functions",
      "np.where(condition, f(x), g(x))"),
-], ids=["eigvals", "eig", "qr-complete", "piecewise-function"])
+], ids=["qr-complete", "piecewise-function"])
 def test_refused_at_the_line(func, arg, message, advice):
     for derivative in (s2sad.grad, lambda f: (lambda a: s2sad.jvp(f)(a)[1](np.ones_like(a)))):
         with pytest.raises(s2sad.NoDerivativeError) as info:

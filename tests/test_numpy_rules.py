@@ -23,7 +23,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # The rule tables kept in their own files, read by the check that every rule has a case.
 OTHER_TABLES = ("test_scipy_special.py", "test_scipy_integrate.py", "test_scipy_stats.py",
                 "test_scipy_linalg.py", "test_numpy_gaps.py", "test_complex.py",
-                "test_fft.py", "test_scipy_signal.py", "test_scipy_xp.py")
+                "test_fft.py", "test_scipy_signal.py", "test_scipy_xp.py",
+                "test_complex_linalg.py")
 
 import s2sad  # noqa: E402
 from s2sad import registry, runtime  # noqa: E402

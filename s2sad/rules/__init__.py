@@ -8,6 +8,7 @@ from . import tangents  # noqa: F401,E402  (higher order; forward mode)
 from . import linalg_helper_rules  # noqa: F401,E402
 from . import memory  # noqa: F401,E402  (views and changes in place)
 from . import complex  # noqa: F401,E402  (complex numbers: defcomplex's rules)
+from . import complex_linalg  # noqa: F401,E402  (eig; complex svd, cholesky, eigh)
 from . import fft  # noqa: F401,E402  (np.fft)
 from . import numpy_more  # noqa: F401,E402  (pinv, lstsq, qr; helpers of implementations)
 # SciPy is optional: each group of its rules loads where its module imports.

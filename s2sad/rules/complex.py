@@ -18,11 +18,9 @@ A real value's sensitivity is the real part of what reaches it.
 
 import numpy as np
 
-from . import numpy_linalg, tangents
-from ..errors import DifferentiationError
 from ..registry import (defcomplex, deffacts, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_values)
-from ..runtime import (as_gradient, gap_quotient, norm_grad, reduced_size, scaled_power, std_grad, unbroadcast,
+from ..runtime import (as_gradient, norm_grad, reduced_size, scaled_power, std_grad, unbroadcast,
                        var_grad)
 from ..runtime.higher import reduce_tangent, sens_like
 from ..runtime.linalg import complex_norm_checked, norm_grad_second
@@ -268,58 +266,3 @@ def slogdet(g, ans, a):
 def slogdet_tangent(g, ans, a):
     return [ans[0] * 1j * np.imag(np.trace(np.linalg.solve(a, g), axis1=-2, axis2=-1)),
             np.real(np.trace(np.linalg.solve(a, g), axis1=-2, axis2=-1))]
-
-
-_COMPLEX_FACTORS = ("s2sad differentiates {name} of real matrices only; of a complex matrix "
-                    "its factors' phases are not unique. Use np.linalg.eigvalsh (eigenvalues) "
-                    "or np.linalg.svdvals (singular values) where the function reads only "
-                    "those, or split the matrix into real and imaginary parts.")
-
-
-def _real_matrix(a, name):
-    if np.iscomplexobj(a):
-        raise DifferentiationError(f"s2sad cannot differentiate {name} of a complex matrix",
-                                   hint=_COMPLEX_FACTORS.format(name=name))
-
-
-@defcomplex(np.linalg.eigh, shape="sequence")
-def eigh(g, ans, a, UPLO="L"):
-    # conj(v) (diag(g_w) + (v^T g_v)[i, j] / (w[j] - w[i]), i != j) v^T, made Hermitian
-    # (its transpose the conjugate); functions of the eigenvectors that their phases
-    # do not change (|v|^2...), as the phases NumPy picks are arbitrary
-    vt = np.swapaxes(ans[1], -1, -2)
-    turns = gap_quotient(vt @ as_gradient(ans[1], g[1]), ans[0])
-    full = (np.conj(ans[1]) * np.expand_dims(np.real(as_gradient(ans[0], g[0])), -2) +
-            np.conj(ans[1]) @ turns) @ vt
-    return (full + np.conj(np.swapaxes(full, -1, -2))) / 2.0
-
-
-@defcomplex(np.linalg.eigh, tangent=True)
-def eigh_tangent(g, ans, a, UPLO="L"):
-    m = np.conj(np.swapaxes(ans[1], -1, -2)) @ \
-        ((g + np.conj(np.swapaxes(g, -1, -2))) / 2.0) @ ans[1]
-    return [np.real(np.diagonal(m, 0, -2, -1)), ans[1] @ gap_quotient(m, ans[0])]
-
-
-@defcomplex(np.linalg.svd, shape="sequence")
-def svd(g, ans, a, full_matrices=True, *, hermitian=False):
-    _real_matrix(a, "numpy.linalg.svd")
-    return numpy_linalg.svd(g, ans, a, full_matrices, hermitian=hermitian)
-
-
-@defcomplex(np.linalg.svd, tangent=True)
-def svd_tangent(g, ans, a, full_matrices=True, *, hermitian=False):
-    _real_matrix(a, "numpy.linalg.svd")
-    return tangents.svd(g, ans, a, full_matrices, hermitian=hermitian)
-
-
-@defcomplex(np.linalg.cholesky, shape="other")
-def cholesky(g, ans, a, upper=False):
-    _real_matrix(a, "numpy.linalg.cholesky")
-    return numpy_linalg.cholesky(g, ans, a, upper)
-
-
-@defcomplex(np.linalg.cholesky, tangent=True)
-def cholesky_tangent(g, ans, a, upper=False):
-    _real_matrix(a, "numpy.linalg.cholesky")
-    return tangents.cholesky(g, ans, a, upper)

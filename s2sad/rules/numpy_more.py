@@ -1,7 +1,7 @@
 """Derivative rules for more of ``np.linalg`` (``pinv``, ``lstsq``, ``qr``) and
 ``np.row_stack``; the facts of the helpers :mod:`s2sad.implementations` writes
 ``np.insert``, ``np.delete``, ``np.partition``, ``np.gradient`` and ``np.pad``'s computed
-modes with; and the functions refused on purpose.
+modes with.
 
 Each rule is written with functions that have rules (``pinv``'s adjoint calls ``@``
 and ``np.swapaxes``; ``qr``'s ``np.triu`` and ``np.linalg.solve``), so a derivative of
@@ -19,7 +19,7 @@ array([[-0.25  , -0.125 ],
 import numpy as np
 
 from ..registry import (defdtype, deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
-                        refuse_function, refuse_values)
+                        refuse_values)
 from ..runtime import as_gradient, cast_like
 from ..runtime.numpy_more import (delete_sources, gradient_axes, insert_sources, like_dtype,
                                   pad_pairs, partition_sources, piecewise_conditions)
@@ -158,10 +158,3 @@ def like_dtype_tangent(g, ans, v, a):
 
 
 defresult(like_dtype, follows=[("a", 1)])
-
-# --- refused on purpose -------------------------------------------------------------------
-refuse_function(np.linalg.eig, np.linalg.eigvals, advice=(
-    "The eigenvalues of a general matrix are complex, and s2sad differentiates real "
-    "values: for a symmetric matrix use np.linalg.eigh (or np.linalg.eigvalsh), whose "
-    "gradient s2sad knows, or wrap the matrix in s2sad.stop_gradient() if its gradient "
-    "should not flow."))

@@ -213,3 +213,58 @@ def eigh_refused(b, subset_by_index, subset_by_value):
         "eigenvalues: not with b, subset_by_index or subset_by_value",
         hint="Compute all the eigenvalues and select those you need from the result; for "
              "a x = w b x, factor b = L L^T and take the eigenvalues of L^-1 a L^-T.")
+
+
+# --- the phases NumPy's LAPACK gives complex eigen- and singular vectors ----------------------
+# A complex eigenvector is fixed up to a factor; NumPy's LAPACK fixes it. np.linalg.eig
+# (geev): unit 2-norm, and the entry of largest modulus real. np.linalg.eigh (heevd) and
+# np.linalg.svd (gesdd): one row real, the first of the factor its reduction leaves alone
+# (eigh: the first row, the last with UPLO="U"; svd: V's first row where a has at least as
+# many rows as columns, else U's). The rules differentiate that choice.
+
+
+def largest_rows(v, a, tied=np.nan):
+    """Which entry of each column of ``v`` (eigenvectors of ``a``, ``np.linalg.eig``'s)
+    NumPy made real: a mask, 1.0 at the entry of largest modulus. A column whose two
+    largest moduli tie (to ``sqrt(eps)``) is ``tied`` (NaN: there the choice, and so the
+    eigenvector's phase, jumps under a change of ``a``; the adjoint takes 0 and divides by
+    the 0 it sums to). A real column of a real ``a`` needs no choice (its entries stay
+    real).
+
+    >>> largest_rows(np.array([[0.6, 1.0], [0.8, 0.0]]), np.eye(2))
+    array([[0., 1.],
+           [1., 0.]])
+    >>> largest_rows(np.array([[1.0, 1.0j], [1.0j, 1.0]]) / np.sqrt(2.0), np.eye(2))
+    array([[nan, nan],
+           [nan, nan]])
+    """
+    size = np.abs(v)
+    n = np.shape(v)[-2]
+    top = np.argmax(size, axis=-2)
+    mask = (np.arange(n)[:, None] == np.expand_dims(top, -2)).astype(size.dtype)
+    ordered = np.sort(size, axis=-2)
+    near = 1.0 - np.sqrt(np.finfo(size.dtype).eps)
+    ties = (ordered[..., -2, :] >= ordered[..., -1, :] * near) if n > 1 else \
+        np.zeros(np.shape(top), dtype=bool)
+    if not np.iscomplexobj(a):  # (a real column of a real matrix: no phase to choose)
+        ties = ties & np.any(np.imag(v) != 0, axis=-2)
+    return np.where(np.expand_dims(ties, -2), tied, mask)
+
+
+def phase_checked(v, row, name):
+    """1.0 where row ``row`` of the eigen- or singular vectors ``v`` is real, as NumPy's
+    LAPACK makes it; a LAPACK that chose other phases is refused, as the rules, which
+    differentiate that choice, would be wrong for it.
+
+    >>> phase_checked(np.array([[0.6, 0.8], [0.8j, -0.6j]]), 0, "eigh")
+    1.0
+    """
+    picked = v[..., row, :]
+    if np.iscomplexobj(v) and np.any(np.abs(np.imag(picked)) > 64 * np.finfo(
+            np.abs(picked).dtype).eps * np.maximum(np.abs(picked), 1.0)):
+        raise DifferentiationError(
+            f"s2sad cannot differentiate the complex factors of np.linalg.{name} computed by "
+            "this LAPACK: their phases are not the ones s2sad models",
+            hint="Use a function the phases do not change (np.abs of the vectors, the "
+                 "values alone), or NumPy with its own (OpenBLAS) LAPACK.")
+    return 1.0
