@@ -24,8 +24,8 @@ import s2sad  # noqa: E402
 from s2sad.backends import CUPY  # noqa: E402
 import test_scipy_signal as TS  # noqa: E402
 import test_scipy_special as TP  # noqa: E402
-from test_cupy import (BACKENDS, backend_module, check_placement, emulated, fresh_grad,  # noqa: E402,F401,E501
-                       to_device, to_host)
+from test_cupy import (BACKENDS, backend_module, check_placement, emulated,  # noqa: E402,F401
+                       fresh_grad, to_device, to_host)
 
 
 def _lacking(f) -> list[str]:

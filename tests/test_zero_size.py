@@ -109,7 +109,7 @@ CASES = [(name, f, shape) for name, f, shapes in ROWS for shape in shapes]
                          ids=[f"{name}-{'x'.join(map(str, shape))}" for name, f, shape in CASES])
 def test_a_zero_size_argument(name, f, shape):
     z = np.zeros(shape)
-    value, error = _outcome(f, z, 0.7)
+    error = _outcome(f, z, 0.7)[1]
     if error is not None:  # NumPy errors on the forward call: so does the gradient, the same
         with pytest.raises(type(error)):
             s2sad.grad(f, wrt=(0, 1))(z, 0.7)
