@@ -318,8 +318,19 @@ class Imports:
         """
         from . import runtime
         name = function.__name__
-        return self._imported(name, runtime.__name__ if getattr(runtime, name, None) is function
-                              else runtime.public_module(function.__module__))
+        alias = self._imported(name, runtime.__name__ if getattr(runtime, name, None) is function
+                               else runtime.public_module(function.__module__))
+        self._note_library(alias, function)
+        return alias
+
+    def _note_library(self, alias: str, function) -> None:
+        """Remember a helper computed with a library module the target has no twin of (its
+        rule entry's ``library`` fact): generated code calling it is refused."""
+        from . import registry
+        found = registry.facts(function)
+        library = found.library if found is not None else ""
+        if library and self.backend.lacks_module(library):
+            self.lacking[alias] = (library, function.__name__, "helper")
 
     def _imported(self, name: str, module: str) -> str:
         """Alias of ``name`` imported from ``module`` (the first module asked for it)."""
@@ -352,7 +363,9 @@ class Imports:
         if isinstance(value, types.ModuleType):
             return self.module(value)
         if getattr(runtime, name, None) is value and value is not None:
-            return self._imported(name, runtime.__name__)  # (a helper, or MISSING)
+            alias = self._imported(name, runtime.__name__)  # (a helper, or MISSING)
+            self._note_library(alias, value)
+            return alias
         module = getattr(value, "__module__", "") or ""
         if module.startswith("s2sad.runtime") and getattr(value, "__name__", None) == name:
             return self.helper(value)  # (from s2sad.runtime.higher...)
@@ -405,6 +418,9 @@ class Imports:
                                 + ("" if name == attribute else f" as {name}"))
         else:
             self.live[name] = where
+            found = _library_object(name, value, self.backend)
+            if found is not None and self.backend.lacks_function(*found):
+                self.lacking[name] = found  # (scipy.stats.norm on CuPy: read live, refused)
 
     def header(self, tree) -> list[str]:
         """The import lines of ``tree``, the final code. For the CuPy target this first
@@ -413,7 +429,7 @@ class Imports:
             for node in trees.walk(tree):
                 if isinstance(node, gast.Name) and node.id in self.renamed:
                     node.id = self.renamed[node.id]
-        if self.backend.lacks or self.backend.twins:
+        if self.backend.lacks or self.backend.twins or self.lacking:
             self._refuse_lacking(tree, tree)
         if self.backend.stand_ins:
             self._use_stand_ins(tree)
@@ -468,20 +484,26 @@ class Imports:
                 path.append(base.attr)
                 base = base.value
             numpy_of = {alias: name for name, alias in self.modules.items()
-                        if numpy_module(name) or name in self.backend.twins}
+                        if numpy_module(name) or name in self.backend.twins or
+                        self.backend.lacks_module(name)}
             if isinstance(base, gast.Name) and base.id in numpy_of:
                 module = ".".join([numpy_of[base.id], *reversed(path[1:])])
                 if self.backend.lacks_function(module, node.attr):
                     found = (module, node.attr)
         if found is not None:
             title = self.backend.title
+            what = f"{'.'.join(found[:2])} has no {title} twin" if len(found) == 2 else \
+                f"{found[0]} has no {title} twin (s2sad's {found[1]} computes with it)"
+            instead = self.backend.instead.get(found[:2])
             raise self.source.error(
                 DifferentiationError,
-                f"{'.'.join(found)} has no {title} twin, and this code runs on {title} "
+                f"{what}, and this code runs on {title} "
                 f"(target={self.backend.name!r}, or {title} arrays with target='auto')",
                 statement,
-                hint="Compute it outside the function and pass the result in, or make the "
-                     "gradient with target='numpy'.")
+                hint=(f"Write {instead} instead, which {title} has; or compute it outside "
+                      if instead else "Compute it outside ") +
+                "the function and pass the result in, or make the gradient with "
+                "target='numpy'.")
         for child in gast.iter_child_nodes(node):
             self._refuse_lacking(child, statement)
 
@@ -539,9 +561,27 @@ def _twin_function(value, backend):
     name = getattr(value, "__name__", None)
     if not isinstance(name, str) or isinstance(value, type) or not callable(value):
         return None
-    for module in backend.twins:
+    for module in (*backend.twins, *sorted(backend.without)):
         if getattr(sys.modules.get(module), name, None) is value:
             return module, name
+    return None
+
+
+def _library_object(name: str, value, backend):
+    """``(module, name)`` if ``value`` is an object of a library module ``backend`` has a
+    twin of, or none (``scipy.stats.norm``, a distribution, imported as ``name``), else
+    None."""
+    import sys
+    kind = type(value).__module__ or ""
+    if isinstance(value, (type, types.ModuleType)):
+        return None
+    for module in (*backend.twins, *sorted(backend.without)):
+        if not kind.startswith(module.split(".")[0] + "."):
+            continue  # (another library's, or a builtin)
+        library = sys.modules.get(module)
+        for attribute in (name, type(value).__name__.removesuffix("_gen")):
+            if library is not None and getattr(library, attribute, None) is value:
+                return module, attribute
     return None
 
 

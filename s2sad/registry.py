@@ -560,6 +560,8 @@ class Facts:
     * ``inline``: a library's function inlined as the user's code is (SciPy's
       ``optimize.rosen``, written against the array API), its calls differentiated or
       refused by the rules.
+    * ``library``: the library module that computes it (s2sad's helpers of
+      ``scipy.integrate``): on a target with no twin of that module, a call is refused.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -595,6 +597,7 @@ class Facts:
     complex: bool = False
     namespace: bool = False
     inline: bool = False
+    library: str = ""
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

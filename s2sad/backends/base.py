@@ -57,6 +57,11 @@ class Backend:
         twins: other libraries' modules it has its own of, with the names that module
             has (``"scipy.special"`` -> ``("cupyx.scipy.special", names)``): generated
             code imports the twin, and a call of a function it lacks is refused.
+        without: other libraries' modules it has no twin of (``"scipy.integrate"``): a call
+            of any of their functions, or of s2sad's helpers computed with them (the
+            ``library`` fact of their rule entries), is refused.
+        instead: for a function it lacks ``(module, name)``, the call to write instead, which
+            it has (``np.linalg.inv(a)`` for ``scipy.linalg.inv``): the refusal's advice.
         foreign: the descriptor tags of arrays it refuses as arguments (rank 0 aside).
         mix_hint: what to do when its arrays and another target's are given together.
         install_hint: how to install its module, where it cannot be imported.
@@ -73,6 +78,8 @@ class Backend:
     helpers: str | None = None
     lacks: frozenset[tuple[str, str]] = frozenset()
     twins: Mapping[str, tuple[str, frozenset[str]]] = {}
+    without: frozenset[str] = frozenset()
+    instead: Mapping[tuple[str, str], str] = {}
     foreign: tuple[str, ...] = ()
     mix_hint: str = ""
     install_hint: str = ""
@@ -121,9 +128,25 @@ class Backend:
         (True, False)
         >>> NUMPY.lacks_function("scipy.special", "jv")
         False
+
+        A name under a twinned module (``scipy.stats.norm``'s ``logpdf``) is looked for
+        dotted (``"norm.logpdf"``); every function of a module it is ``without`` is lacking:
+
+        >>> CUPY.lacks_function("scipy.stats.norm", "logpdf"), CUPY.lacks_function(
+        ...     "scipy.integrate", "odeint"), CUPY.lacks_function("scipy.fft", "rfft")
+        (True, True, False)
         """
-        return (module, name) in self.lacks or \
-            module in self.twins and name not in self.twins[module][1]
+        if (module, name) in self.lacks or self.lacks_module(module):
+            return True
+        for twin, (_, names) in self.twins.items():
+            if module == twin or module.startswith(twin + "."):
+                return f"{module[len(twin) + 1:]}.{name}".lstrip(".") not in names
+        return False
+
+    def lacks_module(self, module: str) -> bool:
+        """Is ``module`` (or the module it is in) one of a library's that this target has no
+        twin of (``"scipy.integrate"`` on CuPy)?"""
+        return any(module == name or module.startswith(name + ".") for name in self.without)
 
     def stand_in(self, module: str, name: str) -> tuple[str, str] | None:
         """``(module, name)`` of s2sad's stand-in for NumPy's ``module.name`` where this

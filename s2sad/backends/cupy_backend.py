@@ -71,6 +71,32 @@ class CuPyBackend(Backend):
         "scipy.signal": ("cupyx.scipy.signal", frozenset(
             "choose_conv_method convolve convolve2d correlate correlate2d fftconvolve "
             "oaconvolve".split())),
+        # (of linalg, fft and stats: the names of CuPy's reference, docs.cupy.dev/en/latest/
+        # reference/scipy_linalg.html, scipy_fft.html and scipy_stats.html; stats has no
+        # distribution, so norm.logpdf and the others are refused)
+        "scipy.linalg": ("cupyx.scipy.linalg", frozenset(
+            "bandwidth block_diag circulant companion convolution_matrix dft expm fiedler "
+            "fiedler_companion hadamard hankel helmert hilbert khatri_rao leslie lu lu_factor "
+            "lu_solve solve_triangular toeplitz".split())),
+        "scipy.fft": ("cupyx.scipy.fft", frozenset(
+            "dct dctn dst dstn fft fft2 fftfreq fftn fftshift fht get_fft_plan hfft hfft2 hfftn "
+            "idct idctn idst idstn ifft ifft2 ifftn ifftshift ifht ihfft ihfft2 ihfftn irfft "
+            "irfft2 irfftn next_fast_len rfft rfft2 rfftfreq rfftn".split())),
+        "scipy.stats": ("cupyx.scipy.stats", frozenset(
+            "boxcox_llf entropy trim_mean zmap zscore".split())),
+    })
+    # SciPy's modules CuPy has no twin of at all: there is no cupyx.scipy.integrate, and
+    # SciPy's array-API helpers (xp_promote, in the scipy.optimize.rosen s2sad inlines) take
+    # CuPy arrays only under SCIPY_ARRAY_API=1
+    without = frozenset({"scipy.integrate", "scipy._lib._array_api"})
+    # what to write instead of a refused SciPy function, where CuPy has the same computation
+    instead = MappingProxyType({
+        ("scipy.linalg", "cholesky"): "np.linalg.cholesky(a) (lower: scipy's is upper unless "
+                                      "lower=True)",
+        ("scipy.linalg", "solve"): "np.linalg.solve(a, b)",
+        ("scipy.linalg", "inv"): "np.linalg.inv(a)",
+        ("scipy.linalg", "det"): "np.linalg.det(a)",
+        ("scipy.linalg", "eigh"): "np.linalg.eigh(a)",
     })
     foreign = ("nd",)
     install_hint = (f"Install CuPy for your CUDA version: {INSTALL_CUPY}. "

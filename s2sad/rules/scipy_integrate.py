@@ -62,11 +62,13 @@ refuse_varying(integrate.odeint, func=_FUNCTION.format("odeint", "y0, t and args
 refuse_varying(integrate.odeint, rtol="Tolerances have no derivative; pass constants.",
                atol="Tolerances have no derivative; pass constants.")
 
-# the helpers' own derivatives (a derivative of a derivative): refused when they run
+# the helpers' own derivatives (a derivative of a derivative): refused when they run, in
+# both modes by one rule (its adjoint and its tangent are the same refusals)
 nondifferentiable(odeint_options, shape="other")
 
 
 @defvjp(odeint_grads, shape="sequence")
+@deftangent(odeint_grads)
 def odeint_grads_rule(g, ans, func, h, ys, y0, t, args, options):
     return (None, not_differentiable_yet("the adjoint of scipy.integrate.odeint", "g"),
             not_differentiable_yet("the adjoint of scipy.integrate.odeint", "ans"),
@@ -75,27 +77,9 @@ def odeint_grads_rule(g, ans, func, h, ys, y0, t, args, options):
             not_differentiable_yet("the adjoint of scipy.integrate.odeint", "args"), None)
 
 
-@deftangent(odeint_grads)
-def odeint_grads_tangent(g, ans, func, h, ys, y0, t, args, options):
-    return (None, not_differentiable_yet("the adjoint of scipy.integrate.odeint", "g"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "ans"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "y0"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "t"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "args"), None)
-
-
 @defvjp(odeint_tangent, shape="other")
-def odeint_tangent_rule(g, ans, func, y0, t, args, options, d_y0, d_t, d_args):
-    return (None, not_differentiable_yet("the tangent of scipy.integrate.odeint", "y0"),
-            not_differentiable_yet("the tangent of scipy.integrate.odeint", "t"),
-            not_differentiable_yet("the tangent of scipy.integrate.odeint", "args"), None,
-            not_differentiable_yet("the tangent of scipy.integrate.odeint", "d_y0"),
-            not_differentiable_yet("the tangent of scipy.integrate.odeint", "d_t"),
-            not_differentiable_yet("the tangent of scipy.integrate.odeint", "d_args"))
-
-
 @deftangent(odeint_tangent)
-def odeint_tangent_tangent(g, ans, func, y0, t, args, options, d_y0, d_t, d_args):
+def odeint_tangent_rule(g, ans, func, y0, t, args, options, d_y0, d_t, d_args):
     return (None, not_differentiable_yet("the tangent of scipy.integrate.odeint", "y0"),
             not_differentiable_yet("the tangent of scipy.integrate.odeint", "t"),
             not_differentiable_yet("the tangent of scipy.integrate.odeint", "args"), None,
@@ -147,6 +131,7 @@ refuse_varying(ivp_solve, options="Tolerances and step sizes have no derivative;
 
 
 @defvjp(ivp_grads, shape="sequence")
+@deftangent(ivp_grads)
 def ivp_grads_rule(g, ans, fun, h, out, t_span, y0, t_eval, args, options):
     return (None, not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "g"),
             not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "ans"),
@@ -156,17 +141,8 @@ def ivp_grads_rule(g, ans, fun, h, out, t_span, y0, t_eval, args, options):
             not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "args"), None)
 
 
-@deftangent(ivp_grads)
-def ivp_grads_tangent(g, ans, fun, h, out, t_span, y0, t_eval, args, options):
-    return (None, not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "g"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "ans"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_span"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "y0"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_eval"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "args"), None)
-
-
 @defvjp(ivp_tangent, shape="sequence")
+@deftangent(ivp_tangent)
 def ivp_tangent_rule(g, ans, fun, out, t_span, y0, t_eval, args, options, d_span, d_y0,
                      d_t_eval, d_args):
     return (None, None, not_differentiable_yet("the tangent of scipy.integrate.solve_ivp",
@@ -180,15 +156,6 @@ def ivp_tangent_rule(g, ans, fun, out, t_span, y0, t_eval, args, options, d_span
             not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_args"))
 
 
-@deftangent(ivp_tangent)
-def ivp_tangent_tangent(g, ans, fun, out, t_span, y0, t_eval, args, options, d_span, d_y0,
-                        d_t_eval, d_args):
-    return (None, None, not_differentiable_yet("the tangent of scipy.integrate.solve_ivp",
-                                               "t_span"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "y0"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "t_eval"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "args"), None,
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_span"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_y0"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_t_eval"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_args"))
+# the helpers solve with scipy.integrate, on the host: a target with no twin of it refuses them
+deffacts(odeint_grads, odeint_tangent, ivp_solve, ivp_grads, ivp_tangent,
+         library="scipy.integrate")

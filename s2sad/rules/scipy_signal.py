@@ -40,18 +40,26 @@ def correlate(g, ans, in1, in2, mode="full", method="auto"):
             np.flip(signal.correlate(full, in1, "valid", method)), None, None)
 
 
+# (an empty input makes SciPy's FFT convolutions return an empty array, and convolve2d a
+# "full" result of zeros: the other input has no part in it, so both derivatives are 0)
+
+
 @defvjp(signal.fftconvolve, shape="other")
 def fftconvolve(g, ans, in1, in2, mode="full", axes=None):
     full = np.pad(g, full_widths(g, in1, in2, False, "fill", 0, axes))
-    return (signal.fftconvolve(full, np.flip(in2), "valid"),
-            signal.fftconvolve(full, np.flip(in1), "valid"), None, None)
+    return (signal.fftconvolve(full, np.flip(in2), "valid") if np.size(in1) * np.size(in2)
+            else np.zeros_like(in1, dtype=float),
+            signal.fftconvolve(full, np.flip(in1), "valid") if np.size(in1) * np.size(in2)
+            else np.zeros_like(in2, dtype=float), None, None)
 
 
 @defvjp(signal.oaconvolve, shape="other")
 def oaconvolve(g, ans, in1, in2, mode="full", axes=None):
     full = np.pad(g, full_widths(g, in1, in2, False, "fill", 0, axes))
-    return (signal.oaconvolve(full, np.flip(in2), "valid"),
-            signal.oaconvolve(full, np.flip(in1), "valid"), None, None)
+    return (signal.oaconvolve(full, np.flip(in2), "valid") if np.size(in1) * np.size(in2)
+            else np.zeros_like(in1, dtype=float),
+            signal.oaconvolve(full, np.flip(in1), "valid") if np.size(in1) * np.size(in2)
+            else np.zeros_like(in2, dtype=float), None, None)
 
 
 deflinear(signal.convolve, signal.correlate, signal.fftconvolve, signal.oaconvolve,
@@ -61,16 +69,20 @@ deflinear(signal.convolve, signal.correlate, signal.fftconvolve, signal.oaconvol
 @defvjp(signal.convolve2d, shape="other")
 def convolve2d(g, ans, in1, in2, mode="full", boundary="fill", fillvalue=0):
     full = np.pad(g, full_widths(g, in1, in2, False, boundary, fillvalue))
-    return (signal.correlate2d(full, in2, "valid"), signal.correlate2d(full, in1, "valid"),
-            None, None, None)
+    return (signal.correlate2d(full, in2, "valid") if np.size(in1) * np.size(in2) else
+            np.zeros_like(in1, dtype=np.result_type(in1, in2, g)),
+            signal.correlate2d(full, in1, "valid") if np.size(in1) * np.size(in2) else
+            np.zeros_like(in2, dtype=np.result_type(in1, in2, g)), None, None, None)
 
 
 @defvjp(signal.correlate2d, shape="other")
 def correlate2d(g, ans, in1, in2, mode="full", boundary="fill", fillvalue=0):
     # (its "same" result starts one entry later than convolve2d's, for an even in2)
     full = np.pad(g, full_widths(g, in1, in2, True, boundary, fillvalue))
-    return (signal.convolve2d(full, in2, "valid"),
-            np.flip(signal.correlate2d(full, in1, "valid")), None, None, None)
+    return (signal.convolve2d(full, in2, "valid") if np.size(in1) * np.size(in2) else
+            np.zeros_like(in1, dtype=np.result_type(in1, in2, g)),
+            np.flip(signal.correlate2d(full, in1, "valid")) if np.size(in1) * np.size(in2)
+            else np.zeros_like(in2, dtype=np.result_type(in1, in2, g)), None, None, None)
 
 
 @deftangent(signal.convolve2d)

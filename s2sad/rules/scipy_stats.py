@@ -18,6 +18,9 @@ refused at the user's line where it varies.
 'scipy.stats.norm.logpdf'
 """
 
+import linecache
+from typing import NamedTuple
+
 import numpy as np
 from scipy import special, stats
 
@@ -25,666 +28,119 @@ from ..registry import (defresult, deffacts, deftangent, defvjp, refuse_values,
                         refuse_varying)
 from ..runtime import unbroadcast
 
-# --- norm ----------------------------------------------------------------------------------
-
-
-@defvjp(stats.norm.logpdf)
-def norm_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
-    z = (x - loc) / scale
-    dz = -z
-    return (unbroadcast(g * w * dz / scale, x),
-            unbroadcast(-g * w * dz / scale, loc),
-            unbroadcast(-g * w * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.norm.pdf)
-def norm_pdf(g, ans, x, loc=0.0, scale=1.0):
-    z = (x - loc) / scale
-    dz = -z
-    return (unbroadcast(g * ans * dz / scale, x),
-            unbroadcast(-g * ans * dz / scale, loc),
-            unbroadcast(-g * ans * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.norm.cdf)
-def norm_cdf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.norm.pdf(x, loc, scale)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.norm.sf)
-def norm_sf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.norm.pdf(x, loc, scale)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.norm.logcdf)
-def norm_logcdf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.norm.logpdf(x, loc, scale) - ans)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.norm.logsf)
-def norm_logsf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.norm.logpdf(x, loc, scale) - ans)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-# --- t -------------------------------------------------------------------------------------
-
-
-@defvjp(stats.t.logpdf)
-def t_logpdf(g, ans, x, df, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
-    z = (x - loc) / scale
-    dz = -(df + 1.0) * z / (df + z * z)
-    d_df = 0.5 * (special.digamma(0.5 * df + 0.5) - special.digamma(0.5 * df)
-             - np.log1p(z * z / df) + (z * z - 1.0) / (df + z * z))
-    return (unbroadcast(g * w * dz / scale, x),
-            unbroadcast(g * w * d_df, df),
-            unbroadcast(-g * w * dz / scale, loc),
-            unbroadcast(-g * w * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.t.pdf)
-def t_pdf(g, ans, x, df, loc=0.0, scale=1.0):
-    z = (x - loc) / scale
-    dz = -(df + 1.0) * z / (df + z * z)
-    d_df = 0.5 * (special.digamma(0.5 * df + 0.5) - special.digamma(0.5 * df)
-             - np.log1p(z * z / df) + (z * z - 1.0) / (df + z * z))
-    return (unbroadcast(g * ans * dz / scale, x),
-            unbroadcast(g * ans * d_df, df),
-            unbroadcast(-g * ans * dz / scale, loc),
-            unbroadcast(-g * ans * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.t.cdf)
-def t_cdf(g, ans, x, df, loc=0.0, scale=1.0):
-    p = stats.t.pdf(x, df, loc, scale)
-    return (unbroadcast(g * p, x),
-            None,
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.t.sf)
-def t_sf(g, ans, x, df, loc=0.0, scale=1.0):
-    p = stats.t.pdf(x, df, loc, scale)
-    return (unbroadcast(-g * p, x),
-            None,
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.t.logcdf)
-def t_logcdf(g, ans, x, df, loc=0.0, scale=1.0):
-    p = np.exp(stats.t.logpdf(x, df, loc, scale) - ans)
-    return (unbroadcast(g * p, x),
-            None,
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.t.logsf)
-def t_logsf(g, ans, x, df, loc=0.0, scale=1.0):
-    p = np.exp(stats.t.logpdf(x, df, loc, scale) - ans)
-    return (unbroadcast(-g * p, x),
-            None,
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-# --- chi2 ----------------------------------------------------------------------------------
-
-
-@defvjp(stats.chi2.logpdf)
-def chi2_logpdf(g, ans, x, df, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
-    z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(np.isfinite(ans), np.nan, 1.0))
-    dz = (0.5 * df - 1.0) / z - 0.5
-    d_df = 0.5 * (np.log(0.5 * z) - special.digamma(0.5 * df))
-    return (unbroadcast(g * w * dz / scale, x),
-            unbroadcast(g * w * d_df, df),
-            unbroadcast(-g * w * dz / scale, loc),
-            unbroadcast(-g * w * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.chi2.pdf)
-def chi2_pdf(g, ans, x, df, loc=0.0, scale=1.0):
-    z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(np.logical_and(ans > 0.0, np.isfinite(ans)), np.nan, 1.0))
-    dz = (0.5 * df - 1.0) / z - 0.5
-    d_df = 0.5 * (np.log(0.5 * z) - special.digamma(0.5 * df))
-    return (unbroadcast(g * ans * dz / scale, x),
-            unbroadcast(g * ans * d_df, df),
-            unbroadcast(-g * ans * dz / scale, loc),
-            unbroadcast(-g * ans * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.chi2.cdf)
-def chi2_cdf(g, ans, x, df, loc=0.0, scale=1.0):
-    p = stats.chi2.pdf(x, df, loc, scale)
-    return (unbroadcast(g * p, x),
-            None,
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.chi2.sf)
-def chi2_sf(g, ans, x, df, loc=0.0, scale=1.0):
-    p = stats.chi2.pdf(x, df, loc, scale)
-    return (unbroadcast(-g * p, x),
-            None,
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.chi2.logcdf)
-def chi2_logcdf(g, ans, x, df, loc=0.0, scale=1.0):
-    p = np.exp(stats.chi2.logpdf(x, df, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    return (unbroadcast(g * p, x),
-            None,
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.chi2.logsf)
-def chi2_logsf(g, ans, x, df, loc=0.0, scale=1.0):
-    p = np.exp(stats.chi2.logpdf(x, df, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    return (unbroadcast(-g * p, x),
-            None,
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-# --- gamma ---------------------------------------------------------------------------------
-
-
-@defvjp(stats.gamma.logpdf)
-def gamma_logpdf(g, ans, x, a, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
-    z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(np.isfinite(ans), np.nan, 1.0))
-    dz = (a - 1.0) / z - 1.0
-    d_a = np.log(z) - special.digamma(a)
-    return (unbroadcast(g * w * dz / scale, x),
-            unbroadcast(g * w * d_a, a),
-            unbroadcast(-g * w * dz / scale, loc),
-            unbroadcast(-g * w * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.gamma.pdf)
-def gamma_pdf(g, ans, x, a, loc=0.0, scale=1.0):
-    z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(np.logical_and(ans > 0.0, np.isfinite(ans)), np.nan, 1.0))
-    dz = (a - 1.0) / z - 1.0
-    d_a = np.log(z) - special.digamma(a)
-    return (unbroadcast(g * ans * dz / scale, x),
-            unbroadcast(g * ans * d_a, a),
-            unbroadcast(-g * ans * dz / scale, loc),
-            unbroadcast(-g * ans * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.gamma.cdf)
-def gamma_cdf(g, ans, x, a, loc=0.0, scale=1.0):
-    p = stats.gamma.pdf(x, a, loc, scale)
-    return (unbroadcast(g * p, x),
-            None,
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.gamma.sf)
-def gamma_sf(g, ans, x, a, loc=0.0, scale=1.0):
-    p = stats.gamma.pdf(x, a, loc, scale)
-    return (unbroadcast(-g * p, x),
-            None,
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.gamma.logcdf)
-def gamma_logcdf(g, ans, x, a, loc=0.0, scale=1.0):
-    p = np.exp(stats.gamma.logpdf(x, a, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    return (unbroadcast(g * p, x),
-            None,
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.gamma.logsf)
-def gamma_logsf(g, ans, x, a, loc=0.0, scale=1.0):
-    p = np.exp(stats.gamma.logpdf(x, a, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    return (unbroadcast(-g * p, x),
-            None,
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-# --- beta ----------------------------------------------------------------------------------
-
-
-@defvjp(stats.beta.logpdf)
-def beta_logpdf(g, ans, x, a, b, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
-    z = (x - loc) / scale
-    z = np.where(np.logical_and(z > 0.0, z < 1.0), z,
-                 np.where(np.isfinite(ans), np.nan, 0.5))
-    dz = (a - 1.0) / z - (b - 1.0) / (1.0 - z)
-    d_a = np.log(z) - special.digamma(a) + special.digamma(a + b)
-    d_b = np.log1p(-z) - special.digamma(b) + special.digamma(a + b)
-    return (unbroadcast(g * w * dz / scale, x),
-            unbroadcast(g * w * d_a, a),
-            unbroadcast(g * w * d_b, b),
-            unbroadcast(-g * w * dz / scale, loc),
-            unbroadcast(-g * w * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.beta.pdf)
-def beta_pdf(g, ans, x, a, b, loc=0.0, scale=1.0):
-    z = (x - loc) / scale
-    z = np.where(np.logical_and(z > 0.0, z < 1.0), z,
-                 np.where(np.logical_and(ans > 0.0, np.isfinite(ans)), np.nan, 0.5))
-    dz = (a - 1.0) / z - (b - 1.0) / (1.0 - z)
-    d_a = np.log(z) - special.digamma(a) + special.digamma(a + b)
-    d_b = np.log1p(-z) - special.digamma(b) + special.digamma(a + b)
-    return (unbroadcast(g * ans * dz / scale, x),
-            unbroadcast(g * ans * d_a, a),
-            unbroadcast(g * ans * d_b, b),
-            unbroadcast(-g * ans * dz / scale, loc),
-            unbroadcast(-g * ans * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.beta.cdf)
-def beta_cdf(g, ans, x, a, b, loc=0.0, scale=1.0):
-    p = stats.beta.pdf(x, a, b, loc, scale)
-    return (unbroadcast(g * p, x),
-            None,
-            None,
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.beta.sf)
-def beta_sf(g, ans, x, a, b, loc=0.0, scale=1.0):
-    p = stats.beta.pdf(x, a, b, loc, scale)
-    return (unbroadcast(-g * p, x),
-            None,
-            None,
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.beta.logcdf)
-def beta_logcdf(g, ans, x, a, b, loc=0.0, scale=1.0):
-    p = np.exp(stats.beta.logpdf(x, a, b, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    return (unbroadcast(g * p, x),
-            None,
-            None,
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.beta.logsf)
-def beta_logsf(g, ans, x, a, b, loc=0.0, scale=1.0):
-    p = np.exp(stats.beta.logpdf(x, a, b, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    return (unbroadcast(-g * p, x),
-            None,
-            None,
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-# --- expon ---------------------------------------------------------------------------------
-
-
-@defvjp(stats.expon.logpdf)
-def expon_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
-    z = (x - loc) / scale
-    dz = -1.0
-    return (unbroadcast(g * w * dz / scale, x),
-            unbroadcast(-g * w * dz / scale, loc),
-            unbroadcast(-g * w * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.expon.pdf)
-def expon_pdf(g, ans, x, loc=0.0, scale=1.0):
-    z = (x - loc) / scale
-    dz = -1.0
-    return (unbroadcast(g * ans * dz / scale, x),
-            unbroadcast(-g * ans * dz / scale, loc),
-            unbroadcast(-g * ans * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.expon.cdf)
-def expon_cdf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.expon.pdf(x, loc, scale)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.expon.sf)
-def expon_sf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.expon.pdf(x, loc, scale)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.expon.logcdf)
-def expon_logcdf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.expon.logpdf(x, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.expon.logsf)
-def expon_logsf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.expon.logpdf(x, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-# --- laplace -------------------------------------------------------------------------------
-
-
-@defvjp(stats.laplace.logpdf)
-def laplace_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
-    z = (x - loc) / scale
-    dz = -np.sign(z)
-    return (unbroadcast(g * w * dz / scale, x),
-            unbroadcast(-g * w * dz / scale, loc),
-            unbroadcast(-g * w * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.laplace.pdf)
-def laplace_pdf(g, ans, x, loc=0.0, scale=1.0):
-    z = (x - loc) / scale
-    dz = -np.sign(z)
-    return (unbroadcast(g * ans * dz / scale, x),
-            unbroadcast(-g * ans * dz / scale, loc),
-            unbroadcast(-g * ans * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.laplace.cdf)
-def laplace_cdf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.laplace.pdf(x, loc, scale)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.laplace.sf)
-def laplace_sf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.laplace.pdf(x, loc, scale)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.laplace.logcdf)
-def laplace_logcdf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.laplace.logpdf(x, loc, scale) - ans)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.laplace.logsf)
-def laplace_logsf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.laplace.logpdf(x, loc, scale) - ans)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-# --- logistic ------------------------------------------------------------------------------
-
-
-@defvjp(stats.logistic.logpdf)
-def logistic_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
-    z = (x - loc) / scale
-    dz = -np.tanh(0.5 * z)
-    return (unbroadcast(g * w * dz / scale, x),
-            unbroadcast(-g * w * dz / scale, loc),
-            unbroadcast(-g * w * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.logistic.pdf)
-def logistic_pdf(g, ans, x, loc=0.0, scale=1.0):
-    z = (x - loc) / scale
-    dz = -np.tanh(0.5 * z)
-    return (unbroadcast(g * ans * dz / scale, x),
-            unbroadcast(-g * ans * dz / scale, loc),
-            unbroadcast(-g * ans * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.logistic.cdf)
-def logistic_cdf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.logistic.pdf(x, loc, scale)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.logistic.sf)
-def logistic_sf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.logistic.pdf(x, loc, scale)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.logistic.logcdf)
-def logistic_logcdf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.logistic.logpdf(x, loc, scale) - ans)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.logistic.logsf)
-def logistic_logsf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.logistic.logpdf(x, loc, scale) - ans)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-# --- cauchy --------------------------------------------------------------------------------
-
-
-@defvjp(stats.cauchy.logpdf)
-def cauchy_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
-    z = (x - loc) / scale
-    dz = -2.0 * z / (1.0 + z * z)
-    return (unbroadcast(g * w * dz / scale, x),
-            unbroadcast(-g * w * dz / scale, loc),
-            unbroadcast(-g * w * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.cauchy.pdf)
-def cauchy_pdf(g, ans, x, loc=0.0, scale=1.0):
-    z = (x - loc) / scale
-    dz = -2.0 * z / (1.0 + z * z)
-    return (unbroadcast(g * ans * dz / scale, x),
-            unbroadcast(-g * ans * dz / scale, loc),
-            unbroadcast(-g * ans * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.cauchy.cdf)
-def cauchy_cdf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.cauchy.pdf(x, loc, scale)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.cauchy.sf)
-def cauchy_sf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.cauchy.pdf(x, loc, scale)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.cauchy.logcdf)
-def cauchy_logcdf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.cauchy.logpdf(x, loc, scale) - ans)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.cauchy.logsf)
-def cauchy_logsf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.cauchy.logpdf(x, loc, scale) - ans)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-# --- lognorm -------------------------------------------------------------------------------
-
-
-@defvjp(stats.lognorm.logpdf)
-def lognorm_logpdf(g, ans, x, s, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
-    z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(np.isfinite(ans), np.nan, 1.0))
-    dz = -(1.0 + np.log(z) / (s * s)) / z
-    d_s = (np.log(z) ** 2 / (s * s) - 1.0) / s
-    return (unbroadcast(g * w * dz / scale, x),
-            unbroadcast(g * w * d_s, s),
-            unbroadcast(-g * w * dz / scale, loc),
-            unbroadcast(-g * w * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.lognorm.pdf)
-def lognorm_pdf(g, ans, x, s, loc=0.0, scale=1.0):
-    z = (x - loc) / scale
-    z = np.where(z > 0.0, z, np.where(np.logical_and(ans > 0.0, np.isfinite(ans)), np.nan, 1.0))
-    dz = -(1.0 + np.log(z) / (s * s)) / z
-    d_s = (np.log(z) ** 2 / (s * s) - 1.0) / s
-    return (unbroadcast(g * ans * dz / scale, x),
-            unbroadcast(g * ans * d_s, s),
-            unbroadcast(-g * ans * dz / scale, loc),
-            unbroadcast(-g * ans * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.lognorm.cdf)
-def lognorm_cdf(g, ans, x, s, loc=0.0, scale=1.0):
-    p = stats.lognorm.pdf(x, s, loc, scale)
-    z = (x - loc) / scale
-    z = np.where(z > 0.0, z, 1.0)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p * (x - loc) * np.log(z) / s, s),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.lognorm.sf)
-def lognorm_sf(g, ans, x, s, loc=0.0, scale=1.0):
-    p = stats.lognorm.pdf(x, s, loc, scale)
-    z = (x - loc) / scale
-    z = np.where(z > 0.0, z, 1.0)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p * (x - loc) * np.log(z) / s, s),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.lognorm.logcdf)
-def lognorm_logcdf(g, ans, x, s, loc=0.0, scale=1.0):
-    p = np.exp(stats.lognorm.logpdf(x, s, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    z = (x - loc) / scale
-    z = np.where(z > 0.0, z, 1.0)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p * (x - loc) * np.log(z) / s, s),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.lognorm.logsf)
-def lognorm_logsf(g, ans, x, s, loc=0.0, scale=1.0):
-    p = np.exp(stats.lognorm.logpdf(x, s, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    z = (x - loc) / scale
-    z = np.where(z > 0.0, z, 1.0)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p * (x - loc) * np.log(z) / s, s),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-# --- uniform -------------------------------------------------------------------------------
-
-
-@defvjp(stats.uniform.logpdf)
-def uniform_logpdf(g, ans, x, loc=0.0, scale=1.0):
-    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, np.nan))
-    z = (x - loc) / scale
-    dz = 0.0
-    return (unbroadcast(g * w * dz / scale, x),
-            unbroadcast(-g * w * dz / scale, loc),
-            unbroadcast(-g * w * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.uniform.pdf)
-def uniform_pdf(g, ans, x, loc=0.0, scale=1.0):
-    z = (x - loc) / scale
-    dz = 0.0
-    return (unbroadcast(g * ans * dz / scale, x),
-            unbroadcast(-g * ans * dz / scale, loc),
-            unbroadcast(-g * ans * (1.0 + z * dz) / scale, scale))
-
-
-@defvjp(stats.uniform.cdf)
-def uniform_cdf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.uniform.pdf(x, loc, scale)
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.uniform.sf)
-def uniform_sf(g, ans, x, loc=0.0, scale=1.0):
-    p = stats.uniform.pdf(x, loc, scale)
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.uniform.logcdf)
-def uniform_logcdf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.uniform.logpdf(x, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    return (unbroadcast(g * p, x),
-            unbroadcast(-g * p, loc),
-            unbroadcast(-g * p * (x - loc) / scale, scale))
-
-
-@defvjp(stats.uniform.logsf)
-def uniform_logsf(g, ans, x, loc=0.0, scale=1.0):
-    p = np.exp(stats.uniform.logpdf(x, loc, scale) - np.where(np.isneginf(ans), 0.0, ans))
-    return (unbroadcast(-g * p, x),
-            unbroadcast(g * p, loc),
-            unbroadcast(g * p * (x - loc) / scale, scale))
+# --- the location-scale families: one table, their rules written from it -------------------
+# Each row is one family: its shape parameters, the derivative ``dz`` of its standard log
+# density in z = (x - loc) / scale, the derivatives of that density in its shapes, the
+# support z is taken back into (outside it the density is 0, and z a stand-in value), and
+# whether that support is bounded (a log distribution function is then -inf outside it).
+# Every family's six rules are written from the row as source, one function per rule, so
+# that each reads (and is inlined into generated code) as if written by hand; the facts of
+# each function follow below, in its own entry.
+
+
+class _Family(NamedTuple):
+    shapes: tuple = ()
+    dz: str = "0.0"
+    shape_terms: tuple = ()       # (the shape's name, its derivative's expression)
+    support: str = ""             # the condition on z inside the support ("" for all z)
+    fill: str = "1.0"             # z's stand-in value outside the support
+    bounded: bool = False         # logcdf and logsf are -inf outside the support
+    cdf_shapes: tuple = ()        # (shape, expression): cdf's derivatives in its shapes
+
+
+_FAMILIES = {
+    "norm": _Family(dz="-z"),
+    "t": _Family(("df",), "-(df + 1.0) * z / (df + z * z)", (
+        ("df", "0.5 * (special.digamma(0.5 * df + 0.5) - special.digamma(0.5 * df) "
+               "- np.log1p(z * z / df) + (z * z - 1.0) / (df + z * z))"),)),
+    "chi2": _Family(("df",), "(0.5 * df - 1.0) / z - 0.5", (
+        ("df", "0.5 * (np.log(0.5 * z) - special.digamma(0.5 * df))"),), "z > 0.0",
+        bounded=True),
+    "gamma": _Family(("a",), "(a - 1.0) / z - 1.0", (
+        ("a", "np.log(z) - special.digamma(a)"),), "z > 0.0", bounded=True),
+    "beta": _Family(("a", "b"), "(a - 1.0) / z - (b - 1.0) / (1.0 - z)", (
+        ("a", "np.log(z) - special.digamma(a) + special.digamma(a + b)"),
+        ("b", "np.log1p(-z) - special.digamma(b) + special.digamma(a + b)")),
+        "np.logical_and(z > 0.0, z < 1.0)", "0.5", bounded=True),
+    "expon": _Family(dz="-1.0", bounded=True),
+    "laplace": _Family(dz="-np.sign(z)"),
+    "logistic": _Family(dz="-np.tanh(0.5 * z)"),
+    "cauchy": _Family(dz="-2.0 * z / (1.0 + z * z)"),
+    "lognorm": _Family(("s",), "-(1.0 + np.log(z) / (s * s)) / z", (
+        ("s", "(np.log(z) ** 2 / (s * s) - 1.0) / s"),), "z > 0.0", bounded=True,
+        cdf_shapes=(("s", "p * (x - loc) * np.log(z) / s"),)),
+    "uniform": _Family(bounded=True),
+}
+
+
+def _density_source(name: str, family: _Family, log: bool) -> str:
+    """The adjoint of ``name``'s logpdf (``log``) or pdf: the density's derivative times the
+    sensitivity, weighted by the density itself (pdf) or by 1, 0 outside the support and
+    NaN where SciPy's value is (logpdf)."""
+    weight = "w" if log else "ans"
+    shapes = "".join(f"{s}, " for s in family.shapes)
+    lines = [f"def {name}_{'logpdf' if log else 'pdf'}(g, ans, x, {shapes}loc=0.0, scale=1.0):"]
+    if log:
+        lines.append("    w = np.where(np.isfinite(ans), 1.0, np.where(np.isneginf(ans), 0.0, "
+                     "np.nan))")
+    lines.append("    z = (x - loc) / scale")
+    if family.support:
+        inside = "np.isfinite(ans)" if log else \
+            "np.logical_and(ans > 0.0, np.isfinite(ans))"
+        lines.append(f"    z = np.where({family.support}, z, np.where({inside}, np.nan, "
+                     f"{family.fill}))")
+    lines.append(f"    dz = {family.dz}")
+    lines += [f"    d_{s} = {term}" for s, term in family.shape_terms]
+    parts = [f"unbroadcast(g * {weight} * dz / scale, x)"]
+    parts += [f"unbroadcast(g * {weight} * d_{s}, {s})" for s, _ in family.shape_terms]
+    parts += [f"unbroadcast(-g * {weight} * dz / scale, loc)",
+              f"unbroadcast(-g * {weight} * (1.0 + z * dz) / scale, scale)"]
+    lines.append(f"    return ({', '.join(parts)})")
+    return "\n".join(lines) + "\n"
+
+
+def _cumulative_source(name: str, family: _Family, method: str) -> str:
+    """The adjoint of ``name``'s cdf, sf, logcdf or logsf: the density (over the value, for
+    the logarithms) times 1, -1 and -z in x, loc and scale (negated for sf and logsf)."""
+    shapes = "".join(f"{s}, " for s in family.shapes)
+    lines = [f"def {name}_{method}(g, ans, x, {shapes}loc=0.0, scale=1.0):"]
+    if method.startswith("log"):
+        value = "np.where(np.isneginf(ans), 0.0, ans)" if family.bounded else "ans"
+        lines.append(f"    p = np.exp(stats.{name}.logpdf(x, {shapes}loc, scale) - {value})")
+    else:
+        lines.append(f"    p = stats.{name}.pdf(x, {shapes}loc, scale)")
+    if family.cdf_shapes:
+        lines += ["    z = (x - loc) / scale", "    z = np.where(z > 0.0, z, 1.0)"]
+    down, up = ("-g", "g") if method.endswith("cdf") else ("g", "-g")
+    terms = dict(family.cdf_shapes)
+    parts = [f"unbroadcast({up} * p, x)"]
+    parts += [f"unbroadcast({down} * {terms[s]}, {s})" if s in terms else "None"
+              for s in family.shapes]
+    parts += [f"unbroadcast({down} * p, loc)", f"unbroadcast({down} * p * (x - loc) / scale, "
+                                               "scale)"]
+    lines.append(f"    return ({', '.join(parts)})")
+    return "\n".join(lines) + "\n"
+
+
+_CUMULATIVE = ("cdf", "sf", "logcdf", "logsf")
+
+
+def _define_family(name: str, family: _Family) -> None:
+    """Write ``name``'s six rules from its row (as source, under a file name of their own that
+    ``inspect.getsource`` reads, as the compiler does when it inlines a rule) and register
+    each as the adjoint of its method of ``scipy.stats.<name>``."""
+    text = "\n\n".join([_density_source(name, family, True), _density_source(name, family, False)]
+                       + [_cumulative_source(name, family, m) for m in _CUMULATIVE])
+    filename = f"<s2sad.rules.scipy_stats: the rules of {name}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    exec(compile(text, filename, "exec"), globals())
+    distribution = getattr(stats, name)
+    for method in ("logpdf", "pdf") + _CUMULATIVE:
+        defvjp(getattr(distribution, method))(globals()[f"{name}_{method}"])
+
+
+for _name, _family in _FAMILIES.items():
+    _define_family(_name, _family)
 
 
 # --- shape parameters with no derivative in closed form --------------------------------
@@ -697,7 +153,6 @@ def _shape_advice(name: str) -> str:
             "flow.")
 
 
-_CUMULATIVE = ("cdf", "sf", "logcdf", "logsf")
 refuse_varying(*(getattr(stats.t, m) for m in _CUMULATIVE), df=_shape_advice("t"))
 refuse_varying(*(getattr(stats.chi2, m) for m in _CUMULATIVE), df=_shape_advice("chi2"))
 refuse_varying(*(getattr(stats.gamma, m) for m in _CUMULATIVE), a=_shape_advice("gamma"))

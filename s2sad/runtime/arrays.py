@@ -407,6 +407,6 @@ def full_widths(out, a, b, late=False, boundary="fill", fillvalue=0, axes=None):
                                 "other axes, or convolve each slice.")
     widths = []
     for n, p, q in zip(_shape(out), _shape(a), _shape(b)):
-        cut = p + q - 1 - n
+        cut = max(p + q - 1 - n, 0)  # (negative only where an input is empty: unused)
         widths.append((cut - cut // 2, cut // 2) if late else (cut // 2, cut - cut // 2))
     return tuple(widths)

@@ -139,6 +139,8 @@ def gap_quotient(m, w):
     """
     xp = array_module(m, w)
     n = _shape(w)[-1]
+    if n == 0:  # (no eigenvalue: no gap, and no largest one to scale the roundoff by)
+        return m * (1.0 - xp.eye(0))
     gaps = xp.expand_dims(w, -2) - xp.expand_dims(w, -1)
     # eigenvalues repeated in exact arithmetic come out of LAPACK a few roundings apart
     roundoff = 4 * n * xp.finfo(xp.result_type(w, 1.0)).eps * \

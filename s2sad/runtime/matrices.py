@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import array_module
 from ..errors import DifferentiationError
 
 
 def as_columns(x, b):
     """``x`` as a stack of one-column matrices where the right-hand side ``b`` is a vector
     (``x[..., None]``), else ``x`` itself."""
-    return np.expand_dims(x, -1) if np.ndim(b) == 1 else x
+    return array_module(x).expand_dims(x, -1) if np.ndim(b) == 1 else x
 
 
 def from_columns(x, b):
@@ -35,9 +36,10 @@ def triangle(m, lower, diagonal=True):
     array([[0., 1.],
            [0., 0.]])
     """
+    xp = array_module(m)
     if lower:
-        return np.tril(m, 0 if diagonal else -1)
-    return np.triu(m, 0 if diagonal else 1)
+        return xp.tril(m, 0 if diagonal else -1)
+    return xp.triu(m, 0 if diagonal else 1)
 
 
 def factor_part(g, c, lower):
@@ -65,7 +67,8 @@ def factor_part(g, c, lower):
 
 def _blocks(arrs):
     """The shapes of ``block_diag``'s blocks (``None`` for the absent ones)."""
-    return [None if a is None else np.shape(np.atleast_2d(a)) for a in arrs]
+    return [None if a is None else (1,) * (2 - min(np.ndim(a), 2)) + np.shape(a)
+            for a in arrs]  # (np.atleast_2d's shape, read without the data)
 
 
 def block_diag_part(g, arrs, i):
@@ -81,8 +84,9 @@ def block_diag_part(g, arrs, i):
         return None
     r = sum(s[0] for s in shapes[:i] if s is not None)
     c = sum(s[1] for s in shapes[:i] if s is not None)
-    part = np.asarray(g)[..., r:r + shapes[i][0], c:c + shapes[i][1]]
-    return np.reshape(part, np.shape(arrs[i]))
+    xp = array_module(g)
+    part = xp.asarray(g)[..., r:r + shapes[i][0], c:c + shapes[i][1]]
+    return xp.reshape(part, np.shape(arrs[i]))
 
 
 def block_diag_place(h, arrs, i):
@@ -94,9 +98,10 @@ def block_diag_place(h, arrs, i):
     cols = sum(s[1] for s in shapes if s is not None)
     r = sum(s[0] for s in shapes[:i] if s is not None)
     c = sum(s[1] for s in shapes[:i] if s is not None)
-    h = np.asarray(h)
-    out = np.zeros((rows, cols), dtype=np.result_type(h, 1.0))
-    out[r:r + shapes[i][0], c:c + shapes[i][1]] = np.reshape(h, shapes[i])
+    xp = array_module(h)
+    h = xp.asarray(h)
+    out = xp.zeros((rows, cols), dtype=np.result_type(h.dtype, 1.0))
+    out[r:r + shapes[i][0], c:c + shapes[i][1]] = xp.reshape(h, shapes[i])
     return out
 
 
@@ -108,18 +113,21 @@ def toeplitz_grad(g, c, r, argnum):
     >>> toeplitz_grad(np.arange(4.0).reshape(2, 2), np.zeros(2), np.zeros(2), 1)
     array([0., 1.])
     """
-    g = np.asarray(g)
+    xp = array_module(g)
+    g = xp.asarray(g)
     n, m = np.shape(g)[-2:]
-    below = np.stack([np.sum(np.diagonal(g, -k, -2, -1), axis=-1) for k in range(n)], -1)
-    above = np.stack([np.sum(np.diagonal(g, k, -2, -1), axis=-1) if k else
-                      np.zeros(np.shape(g)[:-2], dtype=g.dtype) for k in range(m)], -1)
+    below = xp.stack([xp.sum(xp.diagonal(g, -k, -2, -1), axis=-1) for k in range(n)] or
+                     [xp.zeros(np.shape(g)[:-2], dtype=g.dtype)], -1)[..., :n]
+    above = xp.stack([xp.sum(xp.diagonal(g, k, -2, -1), axis=-1) if k else
+                      xp.zeros(np.shape(g)[:-2], dtype=g.dtype) for k in range(m)] or
+                     [xp.zeros(np.shape(g)[:-2], dtype=g.dtype)], -1)[..., :m]
     if argnum == 1:
-        return np.reshape(above, np.shape(r))
+        return xp.reshape(above, np.shape(r))
     if r is None:
         k = min(n, m)
-        below = below + np.concatenate([above[..., :k], np.zeros_like(below[..., k:])],
+        below = below + xp.concatenate([above[..., :k], xp.zeros_like(below[..., k:])],
                                        axis=-1)
-    return np.reshape(below, np.shape(c))
+    return xp.reshape(below, np.shape(c))
 
 
 # --- banded storage ---------------------------------------------------------------------------
@@ -181,12 +189,13 @@ def pivots_matrix(piv, like):
     array([[0., 1.],
            [1., 0.]])
     """
-    piv = np.asarray(piv)
-    n = np.shape(piv)[-1]
-    out = np.zeros(np.shape(piv)[:-1] + (n, n), dtype=np.result_type(like, 1.0))
-    for index in np.ndindex(*np.shape(piv)[:-1]):
+    xp = array_module(piv, like)
+    host = piv.get() if hasattr(piv, "get") else np.asarray(piv)  # (integers: no derivative)
+    n = np.shape(host)[-1]
+    out = xp.zeros(np.shape(host)[:-1] + (n, n), dtype=np.result_type(like.dtype, 1.0))
+    for index in np.ndindex(*np.shape(host)[:-1]):
         perm = list(range(n))
-        for i, j in enumerate(piv[index]):
+        for i, j in enumerate(host[index]):
             perm[i], perm[int(j)] = perm[int(j)], perm[i]
         out[index + (perm, list(range(n)))] = 1.0  # (p^T a = a[perm])
     return out

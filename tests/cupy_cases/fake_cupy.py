@@ -393,19 +393,28 @@ def make() -> types.ModuleType:
     return cupy
 
 
+# cupyx functions whose first argument is no array (lu_solve's is the pair (lu, piv))
+_NO_ARRAY_FIRST = {"polygamma", "lu_solve", "fftfreq", "rfftfreq", "next_fast_len"}
+
+
 def _cupyx() -> dict:
-    """``cupyx``, ``cupyx.scipy`` and its ``special`` and ``signal`` (SciPy's functions on
-    the emulated arrays), by module name; only the names CuPy has there (none where SciPy
-    is not installed)."""
+    """``cupyx``, ``cupyx.scipy`` and its ``special``, ``signal``, ``linalg``, ``fft`` and
+    ``stats`` (SciPy's functions on the emulated arrays), by module name; only the names
+    CuPy has there (none where SciPy is not installed)."""
     try:
+        import scipy.fft
+        import scipy.linalg
         import scipy.signal
         import scipy.special
+        import scipy.stats
     except ImportError:
         return {}
     cupyx = types.ModuleType("cupyx")
     cupyx.scipy = types.ModuleType("cupyx.scipy")
     modules = {"cupyx": cupyx, "cupyx.scipy": cupyx.scipy}
-    for name, library in (("special", scipy.special), ("signal", scipy.signal)):
+    for name, library in (("special", scipy.special), ("signal", scipy.signal),
+                          ("linalg", scipy.linalg), ("fft", scipy.fft),
+                          ("stats", scipy.stats)):
         module = types.ModuleType(f"cupyx.scipy.{name}")
         for attr in sorted(_SUB.get("cupyx", ())):
             if not attr.startswith(f"scipy.{name}."):
@@ -415,7 +424,7 @@ def _cupyx() -> dict:
             if isinstance(value, _np.ufunc):  # (CuPy's are ufuncs too: they take scalars)
                 setattr(module, attr, ufunc(value))
             elif callable(value):  # (polygamma broadcasts its order n, a number, with x)
-                setattr(module, attr, _function(value, attr, exempt=attr == "polygamma"))
+                setattr(module, attr, _function(value, attr, exempt=attr in _NO_ARRAY_FIRST))
         setattr(cupyx.scipy, name, module)
         modules[module.__name__] = module
     return modules
@@ -450,8 +459,11 @@ if __name__ == "__main__" and sys.argv[1:] == ["--names"]:
             print(f"{module}.{n}")
     for n in sorted(n for n in dir(real.ndarray) if not n.startswith("_")):
         print(f"ndarray.{n}")
+    import cupyx.scipy.fft
+    import cupyx.scipy.linalg
     import cupyx.scipy.signal
     import cupyx.scipy.special
-    for module in ("special", "signal"):
+    import cupyx.scipy.stats
+    for module in ("special", "signal", "linalg", "fft", "stats"):
         for n in sorted(n for n in dir(getattr(cupyx.scipy, module)) if not n.startswith("_")):
             print(f"cupyx.scipy.{module}.{n}")
