@@ -142,8 +142,9 @@ class Inlining:
         raise self.source.syntax_error(
             f"making a derivative inside the function differentiated ({shown}(...))", call,
             f"Make it once at module level, of a function defined there (grad_g = "
-            f"{shown}(g)), and call grad_g(...) here: s2sad inlines that gradient. A def "
-            "nested in the function cannot be differentiated from inside it.")
+            f"{shown}(g)), and call grad_g(...) here: s2sad inlines that gradient. Made "
+            "here, s2sad.grad and s2sad.value_and_grad of a nested def or a lambda are "
+            "inlined where they are called at once (s2sad.grad(inner)(x)).")
 
     def _defined_here(self, fdef):
         """``fdef`` with its defaults evaluated here, where the ``def`` or ``lambda`` runs,
