@@ -82,6 +82,30 @@ def given_again(x):
     return np.sum(act(x))
 
 
+def held_in_a_list(x):
+    acts = [np.tanh, np.sin, _square]
+    return np.sum(acts[1](x) + acts[-1](x) * acts[0](x))
+
+
+def held_in_a_dict(x):
+    table = {"tanh": np.tanh, "cube": _cube}
+    return np.sum(table["cube"](x) * table["tanh"](x))
+
+
+def loop_over_functions(x):
+    for act in (np.tanh, np.sin, _square):
+        x = act(x) + 0.5
+    return np.sum(x)
+
+
+def loop_over_a_list_of_functions(x):
+    acts = [np.sin, np.exp]
+    s = 0.0
+    for act in acts:
+        s = s + np.sum(act(x) * x)
+    return s + np.sum(act(x))  # (after the loop: its last item)
+
+
 def _pool(x, mode):
     pool_fn = np.max if mode == "max" else np.mean
     return pool_fn(x)
@@ -183,6 +207,16 @@ def grad_made_inside_reads_a_function(x):
 def grad_made_inside_with_a_variable_option(x):
     k = 0
     return np.sum(s2sad.grad(lambda y: np.sum(y ** 2), wrt=k)(x))  # <- here
+
+
+def list_item_that_is_not_there(x):
+    acts = [np.tanh, np.sin]
+    return np.sum(acts[2](x))  # <- here
+
+
+def list_of_functions_read_as_a_value(x):
+    acts = [np.tanh, np.sin]
+    return np.sum(acts[len(acts) - 1](x))  # <- here
 
 
 def grad_made_and_kept(x):

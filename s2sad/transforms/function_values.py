@@ -218,3 +218,136 @@ def refuse_one_branch(normalize, node) -> None:
             "variable), given a function in one branch of an `if` only", node,
             f"Give {func.id} a function before the `if` or in every branch (fn = np.max if "
             "c else np.mean): s2sad then calls the one the branch taken chose.")
+
+
+# --- functions held in a list, tuple or dict of the function's own ----------------------
+
+def _index(node):
+    """The key a constant index is (``acts[1]``, ``table["tanh"]``, ``acts[-1]``), or
+    None."""
+    if isinstance(node, gast.Constant) and type(node.value) in (int, str):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
+        return -node.operand.value
+    return None
+
+
+def _items_read_so(tree, name: str) -> bool:
+    """Is every read of ``name`` a call of one item at a constant index
+    (``acts[0](x)``) or the sequence of a ``for`` loop (``for act in acts``)?"""
+    parents = {}
+    for node in trees.walk(tree):
+        for child in trees.children(node):
+            parents[child] = node
+    for node in trees.walk(tree):
+        if not (isinstance(node, gast.Name) and node.id == name and
+                isinstance(node.ctx, gast.Load)):
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, gast.For) and parent.iter is node:
+            continue
+        if not (isinstance(parent, gast.Subscript) and parent.value is node and
+                _index(parent.slice) is not None and
+                isinstance(parents.get(parent), gast.Call) and
+                parents[parent].func is parent):
+            return False
+    return True
+
+
+def _items(normalize, node, static):
+    """``[np.tanh, np.sin]`` or ``{"tanh": np.tanh}`` as ``{key: entry}`` (a list's or
+    tuple's items by position, from the front and the back), or None where an item is
+    not a function s2sad knows or a key is not a constant."""
+    if isinstance(node, (gast.List, gast.Tuple)):
+        keys = list(range(len(node.elts)))
+        values = node.elts
+    elif isinstance(node, gast.Dict) and all(_index(k) is not None for k in node.keys):
+        keys, values = [_index(k) for k in node.keys], node.values
+    else:
+        return None
+    if not values or not all(_known_function(normalize, v, static) for v in values):
+        return None
+    items = {}
+    for key, value in zip(keys, values):
+        items[key] = function_of(normalize, value, static)
+    if isinstance(node, (gast.List, gast.Tuple)):
+        items.update({key - len(keys): items[key] for key in keys})
+    return items
+
+
+def bind_items(normalize, stmt, static) -> bool:
+    """``acts = [np.tanh, np.sin]`` (or a tuple, or a dict with constant keys), given
+    once and read only as ``acts[1](x)`` or ``for act in acts``: noted as
+    ``("items", {key: entry})``; True where ``stmt`` was taken so."""
+    if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 or \
+            not isinstance(stmt.targets[0], gast.Name) or \
+            not isinstance(stmt.value, (gast.List, gast.Tuple, gast.Dict)):
+        return False
+    name = stmt.targets[0].id
+    stores = _stores(normalize.source.tree, name)
+    if stores is None or len(stores) != 1 or \
+            not _items_read_so(normalize.source.tree, name):
+        return False
+    items = _items(normalize, stmt.value, static)
+    if items is None:
+        return False
+    normalize.function_args[name] = "items", items
+    return True
+
+
+def call_item(normalize, node):
+    """``acts[1](x)``, ``acts`` holding functions (``bind_items``): the item's function
+    called; refused at the line where there is no such item (Python's IndexError or
+    KeyError)."""
+    holder = node.func.value.id
+    key = _index(node.func.slice)
+    items = normalize.function_args[holder][1]
+    if key not in items:
+        raise normalize.source.error(
+            NoDerivativeError, f"no derivative rule for {holder}[{key!r}]() (a function held "
+            f"in {holder!r}, which has no such item)", node,
+            f"Call an item {holder} holds; Python would raise an error here.")
+    alias = normalize.namer.fresh(holder)
+    normalize.function_args[alias] = items[key]
+    func = gast.copy_location(gast.Name(alias, gast.Load(), None, None), node.func)
+    return normalize.simple(gast.copy_location(gast.Call(func, node.args, node.keywords),
+                                               node))
+
+
+def unrolled_functions(normalize, stmt, static) -> bool:
+    """``for act in (np.tanh, np.sin): x = act(x)`` (or over a name holding such items,
+    ``bind_items``), with no ``break`` or ``continue`` and ``act`` not given another
+    value in it: written out item by item, ``act`` each item's function; True where
+    ``stmt`` was taken so."""
+    if not isinstance(stmt.target, gast.Name):
+        return False
+    name = stmt.target.id
+    if isinstance(stmt.iter, gast.Name) and \
+            normalize.function_args.get(stmt.iter.id, ("",))[0] == "items":
+        items = normalize.function_args[stmt.iter.id][1]
+        entries = [items[k] for k in sorted(k for k in items if type(k) is int and k >= 0)]
+        if any(type(k) is str for k in items):  # (a dict: Python loops over its keys)
+            return False
+    elif isinstance(stmt.iter, (gast.List, gast.Tuple)) and stmt.iter.elts and \
+            all(_known_function(normalize, e, static) for e in stmt.iter.elts):
+        entries = None
+    else:
+        return False
+    if any(isinstance(n, (gast.Break, gast.Continue)) or isinstance(n, gast.Name) and
+           isinstance(n.ctx, gast.Store) and n.id == name
+           for s in stmt.body for n in trees.walk(s)) or len(stmt.iter.__dict__.get(
+               "elts", entries or ())) > 32:
+        return False
+    if entries is None:
+        entries = [function_of(normalize, e, static) for e in stmt.iter.elts]
+    for entry in entries:
+        normalize.function_args[name] = entry
+        normalize.__dict__.get("_one_branch", set()).discard(name)
+        for inner in stmt.body:
+            normalize.stmt = inner
+            normalize.statement(inner)
+    for inner in stmt.orelse:  # (no `break`: the `else` block runs)
+        normalize.stmt = inner
+        normalize.statement(inner)
+    return True

@@ -466,6 +466,10 @@ class SingleAssignment:
                     self.function_args.get(func.id, ("",))[0] == "choose":
                 from .function_values import call_chosen  # fn(x), fn = np.max if c else ...
                 return call_chosen(self, node)
+            if isinstance(func, gast.Subscript) and isinstance(func.value, gast.Name) and \
+                    self.function_args.get(func.value.id, ("",))[0] == "items":
+                from .function_values import call_item  # acts[1](x), acts = [np.tanh, ...]
+                return call_item(self, node)
             if self._builtin_call(node) == "sum" and len(node.args) in (1, 2) and \
                     isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp)) and \
                     not node.keywords:
