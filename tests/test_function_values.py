@@ -156,3 +156,9 @@ def test_refused_at_the_line_with_advice(f, args, cls, what, advice):
     assert what in message and advice in message, message
     assert info.value.lineno == _marked_line(f), message
     assert info.value.filename == inspect.getsourcefile(f)
+
+
+@pytest.mark.parametrize("f, args", TABLE, ids=IDS)
+def test_unoptimized_code_gives_the_same_gradient(f, args):
+    np.testing.assert_allclose(s2sad.grad(f, optimize=False)(*args), s2sad.grad(f)(*args),
+                               rtol=1e-12, atol=1e-14)

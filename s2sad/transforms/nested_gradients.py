@@ -134,7 +134,10 @@ def gradient_made_here(normalize, node, static):
             return None
         if not isinstance(function, types.FunctionType) or not user_code(function):
             return None
-    gradient = maker(function, *options, **keywords)
+    try:
+        gradient = maker(function, *options, **keywords)
+    except (TypeError, ValueError) as exc:  # (wrt= naming no parameter...)
+        raise normalize.source.error(DifferentiationError, str(exc), make) from None
     if hooks.gradient_parameters(gradient) is None:
         return None
     try:
