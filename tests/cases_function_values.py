@@ -106,6 +106,24 @@ def loop_over_a_list_of_functions(x):
     return s + np.sum(act(x))  # (after the loop: its last item)
 
 
+def _layer(x, act=np.tanh):
+    return act(x) * 2.0
+
+
+def _layer_of_mine(x, act=_square):
+    return act(x) * 2.0
+
+
+def default_arguments_of_a_helper(x):
+    return np.sum(_layer(x) + _layer(x, np.sin) + _layer_of_mine(x) * _layer_of_mine(x, _cube))
+
+
+def default_argument_of_a_nested_def(x):
+    def inner(y, act=np.tanh, then=_cube):
+        return then(act(y))
+    return np.sum(inner(x) + inner(x, np.sin))
+
+
 def _pool(x, mode):
     pool_fn = np.max if mode == "max" else np.mean
     return pool_fn(x)

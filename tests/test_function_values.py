@@ -39,6 +39,8 @@ TABLE = [
     (C.given_again, (X,)),
     (C.chosen_by_a_constant, (X,)),
     (C.held_in_a_list, (X,)),
+    (C.default_arguments_of_a_helper, (X,)),
+    (C.default_argument_of_a_nested_def, (X,)),
     (C.held_in_a_dict, (X,)),
     (C.loop_over_functions, (X,)),
     (C.loop_over_a_list_of_functions, (X,)),

@@ -351,3 +351,42 @@ def unrolled_functions(normalize, stmt, static) -> bool:
         normalize.stmt = inner
         normalize.statement(inner)
     return True
+
+
+# --- a parameter's default that is a function ----------------------------------------------
+
+def function_default(normalize, expr, static):
+    """The ``function_args`` entry of a nested ``def``'s default ``expr`` where it is a
+    function s2sad knows (``def inner(y, act=np.tanh)``), else None."""
+    if not isinstance(expr, (gast.Name, gast.Attribute)) or \
+            not _known_function(normalize, expr, static):
+        return None
+    return normalize._function_argument(expr)
+
+
+def function_defaults(normalize, func, fdef, names, n_pos) -> dict:
+    """``{parameter: function_args entry}`` for the defaults of the function inlined
+    (``func``, or the nested ``fdef``) that are functions it calls: a nested def's
+    (``function_default``), and a module-level function's defaults that are the user's
+    functions (``def layer(x, act=_relu)``, inlined where ``act`` is called; NumPy's are
+    called through the default's value as before)."""
+    if fdef is not None:
+        return dict(getattr(fdef, "function_defaults", None) or {})
+    if func is None:
+        return {}
+    from ..source import user_code
+    given = dict(zip(names[n_pos - len(func.__defaults__ or ()):n_pos], func.__defaults__ or ()))
+    given.update(func.__kwdefaults__ or {})
+    found = {}
+    for name, value in given.items():
+        try:
+            ruled = registry.lookup(value) is not None
+        except TypeError:  # (unhashable: not a function)
+            continue
+        if ruled:  # (np.tanh: called by a name of the generated code)
+            alias = normalize.fixed_name(value, getattr(value, "__name__", name))
+            normalize.source.extra[alias] = value  # (read in the function inlined too)
+            found[name] = "call", gast.Name(alias, gast.Load(), None, None)
+        elif isinstance(value, types.FunctionType) and user_code(value):
+            found[name] = "inline", (value, None, None)
+    return found
