@@ -123,12 +123,14 @@ class FunctionSource:
             raise NoSourceError(
                 f"s2sad can only differentiate Python functions, got {type(func).__name__} {func!r}",
                 hint="Wrap it in a `def` written in a .py file.")
-        parsed = _parsed(func)
+        lifted = getattr(func, "__s2sad_source__", None)  # (lifted_function's)
+        parsed = _parsed(func) if lifted is None else lifted[:3]
         closure = {}
         if func.__closure__:
             closure = dict(zip(func.__code__.co_freevars, func.__closure__, strict=True))
         filename, tree, all_lines = parsed
-        return cls(func, clone(tree), filename, all_lines, func.__globals__, closure)
+        return cls(func, clone(tree), filename, all_lines, func.__globals__, closure,
+                   outer=lifted[3] if lifted is not None else None)
 
     @staticmethod
     def _read(func):
@@ -184,6 +186,28 @@ class FunctionSource:
         gast.increment_lineno(module, first - 1)
         all_lines = linecache.getlines(filename) or lines
         return filename, _mangled(tree, func.__qualname__), all_lines
+
+    def lifted_function(self, tree: gast.FunctionDef) -> types.FunctionType:
+        """A module-level function made of ``tree``, a ``def`` of this function's (its
+        free names made parameters), whose source s2sad reads as ``tree``: at the user's
+        lines, reading this function's globals (``s2sad.grad(inner)(x)`` inside it).
+
+        >>> def f(x):
+        ...     return x
+        >>> tree = gast.parse("def g(y, a):\\n    return y * a").body[0]
+        >>> g = FunctionSource.of(f).lifted_function(tree)
+        >>> g(2.0, 3.0), FunctionSource.of(g).tree is not tree
+        (6.0, True)
+        """
+        import ast
+        module = gast.gast_to_ast(gast.Module([clone(tree)], []))
+        ast.fix_missing_locations(module)
+        code = compile(module, f"<s2sad: {tree.name}, lifted from {self.filename}>", "exec")
+        body = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+        func = types.FunctionType(body, self.globals, tree.name)
+        func.__s2sad_source__ = (self.filename, clone(tree), self.lines,
+                                 self.outer or self.tree)
+        return func
 
     def line(self, lineno: int | None) -> str | None:
         if lineno is None or not (1 <= lineno <= len(self.lines)):

@@ -535,11 +535,11 @@ class Gen:
     def issue32_pattern(self, env, ctx: _Ctx) -> list[str] | None:
         """One of: a cast, a view, a call s2sad has no rule for, list slots, a scalar from
         an index, a nested function with a default (None: none fits here)."""
-        form = self.ch.int(0, 5)
-        if form == 5 and not (ctx.top and not ctx.loop and not self.in_helper):
+        form = self.ch.int(0, 6)
+        if form in (5, 6) and not (ctx.top and not ctx.loop and not self.in_helper):
             form = 0
         return [self.cast, self.view, self.unknown_call, self.list_slots,
-                self.scalar_from_index, self.nested_default][form](env, ctx)
+                self.scalar_from_index, self.nested_default, self.function_value][form](env, ctx)
 
     def cast(self, env, ctx: _Ctx) -> list[str]:
         """A new float or vector through a cast: to float (an identity, or ``np.asarray``,
@@ -713,6 +713,35 @@ class Gen:
         value = self.squash(E(f"{name}({t.src})", t.bound * k_bound + 1.0))
         self.note("nested-default")
         return lines + self.bind(env, "s", value)
+
+    def function_value(self, env, ctx: _Ctx) -> list[str] | None:
+        """A function held in a variable (issue 35): chosen by a comparison (``fn =
+        np.tanh if (a > 0.1) else np.sin``), unpacked from a tuple, or a gradient made
+        inside of a lambda that reads a float of the function (``s2sad.grad(lambda t:
+        np.tanh(t) * a)(e)``), then called."""
+        floats = self.vars_of(env, "s")
+        if not floats:
+            return None
+        a = self.ch.pick(floats)
+        name = f"fn_{len(self.kinds)}"
+        self.kinds[name] = "f"
+        t = self.squash(self.scalar(env, self.ch.int(0, 2)))
+        form = self.ch.int(0, 2)
+        if form == 0:
+            lines = [f"{name} = np.tanh if ({self.cut(a, 0.1)} > 0.1) else np.sin"]
+            value = E(f"{name}({t.src})", 1.0)
+            self.note("function-chosen")
+        elif form == 1:
+            lines = [f"{name}, half = np.cos, 0.5"]
+            self.kinds["half"] = "s"
+            value = E(f"{name}({t.src}) * half", 0.5)
+            self.note("function-unpacked")
+        else:
+            self.uses_s2sad = True
+            lines = []
+            value = E(f"s2sad.grad(lambda t: np.tanh(t) * {a})({t.src})", env[a].bound)
+            self.note("grad-inside")
+        return lines + self.bind(env, "s", self.squash(value))
 
     def unpack(self, env, ctx: _Ctx) -> list[str]:
         """``a, b = e1, e2`` (new floats), or a swap ``a, b = b, a`` of two floats."""
@@ -1190,6 +1219,8 @@ class Gen:
         main = self.function("f", params, "s", ch.int(1, self.max_statements))
         header = ["import math", "", f"import numpy as {alias}" if alias != "numpy"
                   else "import numpy", ""]
+        if getattr(self, "uses_s2sad", False):
+            header[-1:-1] = ["import s2sad"]
         if "K0" in self.globals:
             header.append("K0 = 0.75")
         if "G0" in self.globals:

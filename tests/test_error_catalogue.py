@@ -74,7 +74,7 @@ SYNTAX = [
     ("double-star-parameters", C.has_star_kwargs, "`*args` or `**kwargs` parameters",
      "Name every parameter"),
     ("derivative-inside", C.makes_a_derivative_inside,
-     "making a derivative inside the function differentiated (s2sad.grad(...))",
+     "making a derivative inside the function differentiated (s2sad.hessian(...))",
      "Make it once at module level"),
     ("star-call", C.calls_with_star, "`*` unpacking", "Pass the arguments one by one"),
     ("double-star-call", C.calls_with_double_star, "`**` unpacking in a call",

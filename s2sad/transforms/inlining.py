@@ -26,6 +26,7 @@ from ..codegen import unparse
 from ..errors import DifferentiationError, S2sadError
 from ..source import FunctionSource
 from ..trees import clone
+from .function_values import function_default, function_defaults
 from .higher import is_generated
 from .objects import _named
 from .single_assignment import _NOT_CONSTANT, _constant, _static, _user_code, assigned_names
@@ -142,25 +143,30 @@ class Inlining:
         raise self.source.syntax_error(
             f"making a derivative inside the function differentiated ({shown}(...))", call,
             f"Make it once at module level, of a function defined there (grad_g = "
-            f"{shown}(g)), and call grad_g(...) here: s2sad inlines that gradient. A def "
-            "nested in the function cannot be differentiated from inside it.")
+            f"{shown}(g)), and call grad_g(...) here: s2sad inlines that gradient. Made "
+            "here, s2sad.grad and s2sad.value_and_grad of a nested def or a lambda are "
+            "inlined where they are called at once (s2sad.grad(inner)(x)).")
 
     def _defined_here(self, fdef):
         """``fdef`` with its defaults evaluated here, where the ``def`` or ``lambda`` runs,
         as Python does (a call later reads these, not the names as they are then):
         ``defaults_at_def``, each parameter's atom, copied where a name may change."""
-        values = {}
+        values, functions = {}, {}
         params = fdef.args.posonlyargs + fdef.args.args
-        for param, expr in zip(params[len(params) - len(fdef.args.defaults):],
-                               fdef.args.defaults):
-            values[param.id] = self._default_now(expr)
-        for param, expr in zip(fdef.args.kwonlyargs, fdef.args.kw_defaults):
-            if expr is not None:
+        pairs = list(zip(params[len(params) - len(fdef.args.defaults):], fdef.args.defaults)) \
+            + [(p, e) for p, e in zip(fdef.args.kwonlyargs, fdef.args.kw_defaults)
+               if e is not None]
+        for param, expr in pairs:
+            function = function_default(self, expr, _static)  # (act=np.tanh: called as it)
+            if function is not None:
+                functions[param.id] = function
+            else:
                 values[param.id] = self._default_now(expr)
-        if not values:
+        if not values and not functions:
             return fdef
         fdef = copy.copy(fdef)
         fdef.defaults_at_def = values
+        fdef.function_defaults = functions
         return fdef
 
     def _default_now(self, expr):
@@ -439,6 +445,9 @@ class Inlining:
             raise self.source.error(DifferentiationError, f"this call does not match the "
                                     f"parameters of {tree.name}({', '.join(names)})", node)
         bound = dict(zip(names[:len(args)], args))
+        for name, function in function_defaults(child, func, fdef, names, n_pos).items():
+            if name not in bound and name not in keywords:  # (a default that is a function)
+                passed_functions[name] = function
         for key, value in keywords.items():
             if key in bound:
                 raise self.source.error(DifferentiationError, f"{tree.name}() got two values "

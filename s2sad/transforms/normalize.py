@@ -48,6 +48,7 @@ from .higher import is_generated
 from .aliasing import Aliasing
 from .folding import Folding
 from .frozen import freeze
+from .function_values import bind_function, bind_items, merge_branches, unrolled_functions
 from .inlining import Inlining
 from .loops import Loops
 from .objects import Objects, argument_descriptors, argument_objects  # noqa: F401
@@ -166,6 +167,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         if not self.trusted and isinstance(stmt, (gast.If, gast.While, gast.For)):
             self._refuse_object_changes(stmt, [stmt.iter] if isinstance(stmt, gast.For)
                                         else [stmt.test])
+        if bind_function(self, stmt, _static) or bind_items(self, stmt, _static):
+            return  # fn = np.max if c else np.mean; pi, tanh = ...; acts = [np.tanh, f]
         if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda) and \
                 len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
             lam = stmt.value
@@ -261,11 +264,13 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
                 self.statement(inner)
         elif isinstance(stmt, gast.If):
             cond = self.condition(stmt.test)
-            start = dict(self.node)
+            start, functions = dict(self.node), dict(self.function_args)
             body = self.block(stmt.body)
             after_body, self.node = self.node, start
+            chosen, self.function_args = self.function_args, functions
             orelse = self.block(stmt.orelse)
             self.merge_nodes(after_body)  # either branch may have run
+            merge_branches(self, cond, chosen, stmt)  # (fn = np.sum in one, np.mean in the other)
             self.emit(gast.If(cond, body, orelse))
             self._forget_objects(stmt)
         elif isinstance(stmt, gast.While):
@@ -276,7 +281,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             for inner in stmt.orelse:  # no `break`: the `else` block always runs
                 self.stmt = inner
                 self.statement(inner)
-        elif isinstance(stmt, gast.For) and self.unrolled(stmt):
+        elif isinstance(stmt, gast.For) and (self.unrolled(stmt) or
+                                             unrolled_functions(self, stmt, _static)):
             pass
         elif isinstance(stmt, gast.For):
             self.looping(stmt, lambda: self.loop(stmt))

@@ -384,6 +384,11 @@ class SingleAssignment:
             how, what = self.function_args[node.id]
             if how == "call":
                 return gast.copy_location(clone(what), node)
+            if how == "choose":  # (np.max if cond else np.mean, as a value)
+                from .function_values import chosen_value
+                value = chosen_value(self, node)
+                if value is not None:
+                    return value
             raise self.source.syntax_error(
                 f"the function passed as {node.id!r} used as a value", node,
                 f"s2sad inlines it where it is called ({node.id}(...)); call it, or pass the "
@@ -449,7 +454,22 @@ class SingleAssignment:
         if isinstance(node, gast.Call):
             node, frozen = unfrozen(self, node, _static)  # d.logpdf(x), d = norm(mu, s): norm.logpdf
             func = node.func
+            from .nested_gradients import gradient_made_here  # s2sad.grad(inner)(x)
+            made = gradient_made_here(self, node, _static)
+            if made is not None:
+                return made
             self._refuse_derivative_made_here(node)
+            if isinstance(func, gast.Name) and func.id in self.__dict__.get("_one_branch", ()):
+                from .function_values import refuse_one_branch
+                refuse_one_branch(self, node)
+            if isinstance(func, gast.Name) and \
+                    self.function_args.get(func.id, ("",))[0] == "choose":
+                from .function_values import call_chosen  # fn(x), fn = np.max if c else ...
+                return call_chosen(self, node)
+            if isinstance(func, gast.Subscript) and isinstance(func.value, gast.Name) and \
+                    self.function_args.get(func.value.id, ("",))[0] == "items":
+                from .function_values import call_item  # acts[1](x), acts = [np.tanh, ...]
+                return call_item(self, node)
             if self._builtin_call(node) == "sum" and len(node.args) in (1, 2) and \
                     isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp)) and \
                     not node.keywords:

@@ -1,0 +1,392 @@
+"""Variables that hold functions known as the function is compiled.
+
+``fn = np.max if mode == "max" else np.mean`` then ``fn(x)`` is ``np.max(x) if mode ==
+"max" else np.mean(x)``: each candidate is called as if written where ``fn`` is, under
+the branch Python took. The same holds for a function chosen by an ``if`` statement
+(``if c: fn = np.sum`` ``else: fn = np.mean``), and for one unpacked from a tuple
+(``pi, tanh = np.pi, np.tanh``: ``tanh(x)`` is ``np.tanh(x)``).
+
+A variable is read so where every value the function gives it is a function s2sad
+knows as it compiles (a NumPy function, a function of the user's, a ``lambda``, a
+function passed to an inlined helper), and none is given in a loop. Elsewhere a call
+of it stays refused at its line, as a function s2sad cannot see.
+
+Normalize keeps what such a variable holds in ``function_args``: ``("call", the
+expression)``, ``("inline", the function)``, or ``("choose", (cond, first, second))``,
+the value of ``first if cond else second`` (``cond``, the test's atom, kept for the
+reverse sweep as any branch's is).
+"""
+
+from __future__ import annotations
+
+import types
+
+import gast
+import numpy as np
+
+from .. import registry, trees
+from ..errors import NoDerivativeError
+from ..trees import clone
+
+
+def _known_function(normalize, node, static) -> bool:
+    """Is ``node`` a function s2sad knows here, without emitting code: a lambda, a
+    function a caller passed, a nested ``def``, a global function (a rule's, the user's)?"""
+    if isinstance(node, gast.Lambda):
+        return True
+    if isinstance(node, gast.IfExp):
+        return _known_function(normalize, node.body, static) and \
+            _known_function(normalize, node.orelse, static)
+    if isinstance(node, gast.Name) and (node.id in normalize.function_args or
+                                        node.id in normalize.local_functions and
+                                        node.id not in normalize.current):
+        return True
+    if not isinstance(node, (gast.Name, gast.Attribute)):
+        return False
+    try:
+        value = static(node, normalize)
+    except KeyError:
+        return False
+    if isinstance(value, type):  # (a class: called, it makes an object)
+        return False
+    try:
+        if registry.lookup(value) is not None:
+            return True
+    except TypeError:  # (unhashable)
+        return False
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc))
+
+
+def _stores(tree, name: str):
+    """The expressions ``tree`` gives ``name`` (``name = e``, or ``name`` in ``a, name =
+    e1, e2``), or None where one is not so (a loop's variable, ``+=``, a store in a loop
+    or a comprehension, ``a, name = pair``)."""
+    found = []
+    for node in trees.walk(tree):
+        if isinstance(node, (gast.For, gast.While, gast.ListComp, gast.GeneratorExp,
+                             gast.SetComp, gast.DictComp, gast.AugAssign, gast.AnnAssign)):
+            if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
+                   for n in trees.walk(node)):
+                return None
+        if isinstance(node, gast.FunctionDef) and node is not tree and node.name == name:
+            return None
+        if not isinstance(node, gast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, gast.Name) and target.id == name:
+                found.append(node.value)
+            elif isinstance(target, (gast.Tuple, gast.List)) and any(
+                    isinstance(n, gast.Name) and n.id == name for n in trees.walk(target)):
+                if not isinstance(node.value, (gast.Tuple, gast.List)) or \
+                        len(node.value.elts) != len(target.elts):
+                    return None
+                for elt, value in zip(target.elts, node.value.elts):
+                    if isinstance(elt, gast.Name) and elt.id == name:
+                        found.append(value)
+                    elif any(isinstance(n, gast.Name) and n.id == name for n in trees.walk(elt)):
+                        return None
+    return found
+
+
+def holds_functions(normalize, name: str, static) -> bool:
+    """Is every value the function gives ``name`` a function s2sad knows (``_stores``;
+    ``static``: what a global name is, seen from ``normalize``'s function)?"""
+    stores = _stores(normalize.source.tree, name)
+    return bool(stores) and all(_known_function(normalize, e, static) for e in stores)
+
+
+def function_of(normalize, node, static):
+    """What ``node`` holds as a ``function_args`` entry (see the module's text), emitting
+    the test of a choice; None where it is not a function s2sad knows."""
+    if isinstance(node, gast.IfExp):
+        if not _known_function(normalize, node, static):
+            return None
+        known = normalize._constant_test(node.test)
+        if known is not None:  # (mode="max" given to an inlined helper: decided now)
+            return function_of(normalize, node.body if known else node.orelse, static)
+        cond = normalize.condition(node.test)
+        first = function_of(normalize, node.body, static)
+        second = function_of(normalize, node.orelse, static)
+        return "choose", (cond, first, second)
+    return normalize._function_argument(node)
+
+
+def bind_function(normalize, stmt, static) -> bool:
+    """``fn = np.max if mode == "max" else np.mean``, ``fn = np.sum`` in a branch, or
+    ``pi, tanh = np.pi, np.tanh``: the function(s) noted in ``function_args`` (the other
+    items assigned one by one); True where ``stmt`` was taken so."""
+    if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1:
+        return False
+    target = stmt.targets[0]
+    if isinstance(target, gast.Name):
+        stores = _stores(normalize.source.tree, target.id)
+        if not (isinstance(stmt.value, gast.IfExp) or
+                isinstance(stmt.value, (gast.Name, gast.Attribute, gast.Lambda)) and
+                (normalize.nesting or stores and len(stores) > 1)) or \
+                not holds_functions(normalize, target.id, static):
+            return False
+        entry = function_of(normalize, stmt.value, static)
+        if entry is None:
+            return False
+        normalize.function_args[target.id] = entry
+        normalize.__dict__.get("_one_branch", set()).discard(target.id)
+        return True
+    if not isinstance(target, (gast.Tuple, gast.List)) or \
+            not isinstance(stmt.value, (gast.Tuple, gast.List)) or \
+            len(target.elts) != len(stmt.value.elts) or \
+            not all(isinstance(e, gast.Name) for e in target.elts):
+        return False
+    names = {e.id for e in target.elts}
+    if len(names) != len(target.elts) or any(
+            isinstance(n, gast.Name) and n.id in names for n in trees.walk(stmt.value)) or \
+            not any(holds_functions(normalize, e.id, static) for e in target.elts):
+        return False  # (`a, b = b, a`: each value read before any is given)
+    for elt, value in zip(target.elts, stmt.value.elts):  # (one by one, in order)
+        single = gast.copy_location(gast.Assign([elt], value, None), stmt)
+        if holds_functions(normalize, elt.id, static):
+            entry = function_of(normalize, value, static)
+            if entry is not None:
+                normalize.function_args[elt.id] = entry
+                normalize.__dict__.get("_one_branch", set()).discard(elt.id)
+                continue
+        normalize.statement(single)
+    return True
+
+
+def call_chosen(normalize, node):
+    """``fn(a)``, ``fn`` holding ``("choose", (cond, f, g))``: ``f(a) if cond else g(a)``
+    (the arguments evaluated once, in the branch taken, as the call would)."""
+    cond, first, second = normalize.function_args[node.func.id][1]
+    calls = []
+    for entry in (first, second):
+        alias = normalize.namer.fresh(node.func.id)
+        normalize.function_args[alias] = entry
+        func = gast.copy_location(gast.Name(alias, gast.Load(), None, None), node.func)
+        calls.append(gast.copy_location(gast.Call(func, [clone(a) for a in node.args],
+                                                  [clone(k) for k in node.keywords]), node))
+    return normalize.conditional(cond, *calls)
+
+
+def chosen_value(normalize, node):
+    """``fn`` read as a value, holding a choice of two functions with rules:
+    ``np.max if cond else np.mean``; None where one is the user's (inlined only where
+    it is called)."""
+    cond, first, second = normalize.function_args[node.id][1]
+    values = []
+    for entry in (first, second):
+        if entry[0] == "choose":
+            alias = normalize.namer.fresh(node.id)
+            normalize.function_args[alias] = entry
+            value = chosen_value(normalize, gast.Name(alias, gast.Load(), None, None))
+        else:
+            value = clone(entry[1]) if entry[0] == "call" else None
+        if value is None:
+            return None
+        values.append(value)
+    return normalize.conditional(cond, *values, normalized=(True, True))
+
+
+def merge_branches(normalize, cond, chosen: dict, stmt) -> None:
+    """After ``if cond:`` (``chosen``: ``function_args`` after its body; the normalizer's
+    own, after its ``else``): a variable given a function in both branches holds the
+    choice of the two; one given a function in one branch only is left unknown (a call
+    of it is refused)."""
+    other = normalize.function_args
+    merged = {}
+    one_branch = normalize.__dict__.setdefault("_one_branch", set())
+    for name in set(chosen) | set(other):
+        first, second = chosen.get(name), other.get(name)
+        if first is second or first == second:
+            merged[name] = first
+        elif first is not None and second is not None:
+            merged[name] = "choose", (cond, first, second)
+        else:
+            one_branch.add(name)
+            continue
+        one_branch.discard(name)
+    normalize.function_args = merged
+
+
+def refuse_one_branch(normalize, node) -> None:
+    """``fn(x)`` where ``fn`` was given a function in one branch of an ``if`` only:
+    refused at the call (on the other path Python has no function to call)."""
+    func = node.func
+    if isinstance(func, gast.Name) and func.id not in normalize.function_args and \
+            func.id in normalize.__dict__.get("_one_branch", ()):
+        raise normalize.source.error(
+            NoDerivativeError, f"no derivative rule for {func.id}() (a function held in a "
+            "variable), given a function in one branch of an `if` only", node,
+            f"Give {func.id} a function before the `if` or in every branch (fn = np.max if "
+            "c else np.mean): s2sad then calls the one the branch taken chose.")
+
+
+# --- functions held in a list, tuple or dict of the function's own ----------------------
+
+def _index(node):
+    """The key a constant index is (``acts[1]``, ``table["tanh"]``, ``acts[-1]``), or
+    None."""
+    if isinstance(node, gast.Constant) and type(node.value) in (int, str):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
+        return -node.operand.value
+    return None
+
+
+def _items_read_so(tree, name: str) -> bool:
+    """Is every read of ``name`` a call of one item at a constant index
+    (``acts[0](x)``) or the sequence of a ``for`` loop (``for act in acts``)?"""
+    parents = {}
+    for node in trees.walk(tree):
+        for child in trees.children(node):
+            parents[child] = node
+    for node in trees.walk(tree):
+        if not (isinstance(node, gast.Name) and node.id == name and
+                isinstance(node.ctx, gast.Load)):
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, gast.For) and parent.iter is node:
+            continue
+        if not (isinstance(parent, gast.Subscript) and parent.value is node and
+                _index(parent.slice) is not None and
+                isinstance(parents.get(parent), gast.Call) and
+                parents[parent].func is parent):
+            return False
+    return True
+
+
+def _items(normalize, node, static):
+    """``[np.tanh, np.sin]`` or ``{"tanh": np.tanh}`` as ``{key: entry}`` (a list's or
+    tuple's items by position, from the front and the back), or None where an item is
+    not a function s2sad knows or a key is not a constant."""
+    if isinstance(node, (gast.List, gast.Tuple)):
+        keys = list(range(len(node.elts)))
+        values = node.elts
+    elif isinstance(node, gast.Dict) and all(_index(k) is not None for k in node.keys):
+        keys, values = [_index(k) for k in node.keys], node.values
+    else:
+        return None
+    if not values or not all(_known_function(normalize, v, static) for v in values):
+        return None
+    items = {}
+    for key, value in zip(keys, values):
+        items[key] = function_of(normalize, value, static)
+    if isinstance(node, (gast.List, gast.Tuple)):
+        items.update({key - len(keys): items[key] for key in keys})
+    return items
+
+
+def bind_items(normalize, stmt, static) -> bool:
+    """``acts = [np.tanh, np.sin]`` (or a tuple, or a dict with constant keys), given
+    once and read only as ``acts[1](x)`` or ``for act in acts``: noted as
+    ``("items", {key: entry})``; True where ``stmt`` was taken so."""
+    if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 or \
+            not isinstance(stmt.targets[0], gast.Name) or \
+            not isinstance(stmt.value, (gast.List, gast.Tuple, gast.Dict)):
+        return False
+    name = stmt.targets[0].id
+    stores = _stores(normalize.source.tree, name)
+    if stores is None or len(stores) != 1 or \
+            not _items_read_so(normalize.source.tree, name):
+        return False
+    items = _items(normalize, stmt.value, static)
+    if items is None:
+        return False
+    normalize.function_args[name] = "items", items
+    return True
+
+
+def call_item(normalize, node):
+    """``acts[1](x)``, ``acts`` holding functions (``bind_items``): the item's function
+    called; refused at the line where there is no such item (Python's IndexError or
+    KeyError)."""
+    holder = node.func.value.id
+    key = _index(node.func.slice)
+    items = normalize.function_args[holder][1]
+    if key not in items:
+        raise normalize.source.error(
+            NoDerivativeError, f"no derivative rule for {holder}[{key!r}]() (a function held "
+            f"in {holder!r}, which has no such item)", node,
+            f"Call an item {holder} holds; Python would raise an error here.")
+    alias = normalize.namer.fresh(holder)
+    normalize.function_args[alias] = items[key]
+    func = gast.copy_location(gast.Name(alias, gast.Load(), None, None), node.func)
+    return normalize.simple(gast.copy_location(gast.Call(func, node.args, node.keywords),
+                                               node))
+
+
+def unrolled_functions(normalize, stmt, static) -> bool:
+    """``for act in (np.tanh, np.sin): x = act(x)`` (or over a name holding such items,
+    ``bind_items``), with no ``break`` or ``continue`` and ``act`` not given another
+    value in it: written out item by item, ``act`` each item's function; True where
+    ``stmt`` was taken so."""
+    if not isinstance(stmt.target, gast.Name):
+        return False
+    name = stmt.target.id
+    if isinstance(stmt.iter, gast.Name) and \
+            normalize.function_args.get(stmt.iter.id, ("",))[0] == "items":
+        items = normalize.function_args[stmt.iter.id][1]
+        entries = [items[k] for k in sorted(k for k in items if type(k) is int and k >= 0)]
+        if any(type(k) is str for k in items):  # (a dict: Python loops over its keys)
+            return False
+    elif isinstance(stmt.iter, (gast.List, gast.Tuple)) and stmt.iter.elts and \
+            all(_known_function(normalize, e, static) for e in stmt.iter.elts):
+        entries = None
+    else:
+        return False
+    if any(isinstance(n, (gast.Break, gast.Continue)) or isinstance(n, gast.Name) and
+           isinstance(n.ctx, gast.Store) and n.id == name
+           for s in stmt.body for n in trees.walk(s)) or len(stmt.iter.__dict__.get(
+               "elts", entries or ())) > 32:
+        return False
+    if entries is None:
+        entries = [function_of(normalize, e, static) for e in stmt.iter.elts]
+    for entry in entries:
+        normalize.function_args[name] = entry
+        normalize.__dict__.get("_one_branch", set()).discard(name)
+        for inner in stmt.body:
+            normalize.stmt = inner
+            normalize.statement(inner)
+    for inner in stmt.orelse:  # (no `break`: the `else` block runs)
+        normalize.stmt = inner
+        normalize.statement(inner)
+    return True
+
+
+# --- a parameter's default that is a function ----------------------------------------------
+
+def function_default(normalize, expr, static):
+    """The ``function_args`` entry of a nested ``def``'s default ``expr`` where it is a
+    function s2sad knows (``def inner(y, act=np.tanh)``), else None."""
+    if not isinstance(expr, (gast.Name, gast.Attribute)) or \
+            not _known_function(normalize, expr, static):
+        return None
+    return normalize._function_argument(expr)
+
+
+def function_defaults(normalize, func, fdef, names, n_pos) -> dict:
+    """``{parameter: function_args entry}`` for the defaults of the function inlined
+    (``func``, or the nested ``fdef``) that are functions it calls: a nested def's
+    (``function_default``), and a module-level function's defaults that are the user's
+    functions (``def layer(x, act=_relu)``, inlined where ``act`` is called; NumPy's are
+    called through the default's value as before)."""
+    if fdef is not None:
+        return dict(getattr(fdef, "function_defaults", None) or {})
+    if func is None:
+        return {}
+    from ..source import user_code
+    given = dict(zip(names[n_pos - len(func.__defaults__ or ()):n_pos], func.__defaults__ or ()))
+    given.update(func.__kwdefaults__ or {})
+    found = {}
+    for name, value in given.items():
+        try:
+            ruled = registry.lookup(value) is not None
+        except TypeError:  # (unhashable: not a function)
+            continue
+        if ruled:  # (np.tanh: called by a name of the generated code)
+            alias = normalize.fixed_name(value, getattr(value, "__name__", name))
+            normalize.source.extra[alias] = value  # (read in the function inlined too)
+            found[name] = "call", gast.Name(alias, gast.Load(), None, None)
+        elif isinstance(value, types.FunctionType) and user_code(value):
+            found[name] = "inline", (value, None, None)
+    return found
