@@ -238,17 +238,6 @@ def imports_inside(x):
     return math.sin(x)
 
 
-def raises(x):
-    if x < 0:
-        raise ValueError("negative")  # <- here
-    return x
-
-
-def asserts(x):
-    assert x > 0  # <- here
-    return x
-
-
 def uses_match(x):
     match x:  # <- here
         case 0.0:

@@ -115,8 +115,6 @@ SYNTAX = [
     ("list-slice-assignment", C.assigns_a_list_slice,
      "an assignment to a slice of the list 'ys'", "Build a new list"),
     ("import-inside", C.imports_inside, "`import` inside the function", "Import at module level"),
-    ("raise", C.raises, "`raise` statement", "Check inputs before calling the gradient"),
-    ("assert", C.asserts, "`assert` statement", "Check inputs before calling the gradient"),
     ("match", C.uses_match, "`match` statement", "vectorized NumPy operations"),
     ("set-comprehension", C.set_comprehension, "set comprehension",
      "vectorized NumPy operations"),

@@ -376,7 +376,8 @@ class Inlining:
             lexical = True
         from .desugar import Desugar
         from .exits import Exits
-        from .validate import Validate
+        from .validate import Validate, explicit_returns
+        callee = dataclasses.replace(callee, tree=explicit_returns(callee.tree))
         Validate(callee, nested=True).run()
         callee.locals = assigned_names(callee.tree)
         numpy_name = _numpy_alias(callee.globals) or self.root.numpy_name

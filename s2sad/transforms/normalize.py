@@ -235,7 +235,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         elif isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return  # docstring or a bare constant
-            self.emit(gast.Expr(self.simple(stmt.value)))
+            value = self.simple(stmt.value)
+            if not isinstance(value, gast.Constant):  # (a helper's `return None`: nothing)
+                self.emit(gast.Expr(value))
         elif isinstance(stmt, gast.Return):
             value = stmt.value
             if isinstance(value, gast.Name) and value.id in self.locals and \
@@ -249,6 +251,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             return
         elif isinstance(stmt, gast.Break):
             self.emit(gast.Break())
+        elif isinstance(stmt, gast.Raise):  # (run in the forward sweep; no derivative)
+            self.emit(gast.Raise(*(self.atom(e) if e is not None else None
+                                   for e in (stmt.exc, stmt.cause))))
         elif isinstance(stmt, gast.If) and stmt.__dict__.get("returned") is not None and \
                 stmt.returned not in self.current:
             for inner in stmt.orelse:  # `if returned_1: return result_1` after a loop whose

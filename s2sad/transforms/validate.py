@@ -46,8 +46,6 @@ _STATEMENTS = {
                   "values for the reverse sweep anyway."),
     gast.Import: ("an `import` inside the function", "Import at module level."),
     gast.ImportFrom: ("an `import` inside the function", "Import at module level."),
-    gast.Raise: ("a `raise` statement", "Check inputs before calling the gradient."),
-    gast.Assert: ("an `assert` statement", "Check inputs before calling the gradient."),
     gast.Match: ("a `match` statement", "Use vectorized NumPy operations."),
 }
 
@@ -71,13 +69,41 @@ def _always_returns(block) -> bool:
     if not block:
         return False
     last = block[-1]
-    if isinstance(last, gast.Return):
+    if isinstance(last, (gast.Return, gast.Raise)):
         return True
     if isinstance(last, gast.While) and isinstance(last.test, gast.Constant) and \
             bool(last.test.value) and not _breaks(last.body):
         return True  # `while True:` without `break` ends only by `return`
     return isinstance(last, gast.If) and _always_returns(last.body) and \
         _always_returns(last.orelse)
+
+
+def explicit_returns(tree):
+    """``tree``, a helper the function calls, with Python's implicit ``return None``
+    written out (at its end, and for a bare ``return``); ``tree`` itself if it needs none.
+
+    >>> tree = gast.parse("def log(v):\\n    if v is None:\\n        return\\n    print(v)").body[0]
+    >>> print(gast.unparse(explicit_returns(tree)).strip())
+    def log(v):
+        if v is None:
+            return None
+        print(v)
+        return None
+    """
+    own = [n for n in trees.walk(tree) if isinstance(n, gast.Return)]
+    if all(r.value is not None for r in own) and _always_returns(tree.body):
+        return tree
+    tree = trees.clone(tree)
+    for ret in trees.walk(tree):
+        if isinstance(ret, gast.Return) and ret.value is None:
+            ret.value = gast.copy_location(gast.Constant(None, None), ret)
+    if not _always_returns(tree.body):
+        end = tree.body[-1]
+        ret = gast.Return(gast.Constant(None, None))
+        ret.lineno = ret.value.lineno = getattr(end, "end_lineno", None) or end.lineno
+        ret.col_offset = ret.value.col_offset = 0
+        tree.body.append(ret)
+    return tree
 
 
 def _breaks(block) -> bool:
