@@ -52,8 +52,10 @@ _STATEMENTS = {
 _EXPRESSIONS = {
     gast.SetComp: ("a set comprehension", "Use vectorized NumPy operations instead."),
     gast.DictComp: ("a dict comprehension", "Use vectorized NumPy operations instead."),
-    gast.Yield: ("`yield` (generators)", "Return a value instead."),
-    gast.YieldFrom: ("`yield from` (generators)", "Return a value instead."),
+    gast.Yield: ("`yield` here", "Use `yield` as a statement of a generator that a `for` "
+                 "loop, list(), tuple() or sum() consumes, or return a value."),
+    gast.YieldFrom: ("`yield from` here", "Use `yield from` as a statement of a generator "
+                     "that a `for` loop, list(), tuple() or sum() consumes."),
     gast.Await: ("`await`", "Differentiate synchronous code."),
     gast.NamedExpr: ("an assignment expression (:=)", "Assign in a separate statement."),
     gast.Starred: ("`*` unpacking", "Pass the arguments one by one."),
@@ -119,9 +121,11 @@ def _breaks(block) -> bool:
 class Validate(trees.Visitor):
     """Walk the function and raise ``UnsupportedSyntaxError`` at the first thing not handled."""
 
-    def __init__(self, source: FunctionSource, nested: bool = False):
+    def __init__(self, source: FunctionSource, nested: bool = False, generator: bool = False):
         self.source = source
         self.nested = nested  # a function called by the differentiated one (inlined)
+        self.generator = generator  # a generator of the user's, written out where a loop
+        # consumes it (transforms/generators.py): `yield e` and `yield from e` statements
 
     def run(self) -> None:
         tree = self.source.tree
@@ -139,6 +143,8 @@ class Validate(trees.Visitor):
                 self._check_lambda(stmt)
                 continue
             self.visit(stmt)
+        if self.generator:
+            return  # (it ends when its body does, or at a `return`)
         returns = [s for s in trees.walk(tree) if isinstance(s, gast.Return)]
         if not returns:
             raise self.source.syntax_error("a function without `return`", tree,
@@ -235,6 +241,13 @@ class Validate(trees.Visitor):
                 "Index once: `y[i, j] = ...` for arrays, or name the inner list first.")
         raise self.source.syntax_error(f"assignment to {type(target).__name__.lower()}", target,
                                        "Assign to a plain variable.")
+
+    def visit_Expr(self, node):
+        if self.generator and isinstance(node.value, (gast.Yield, gast.YieldFrom)):
+            if node.value.value is not None:
+                self.visit(node.value.value)
+            return
+        self.visit(node.value)
 
     def visit_If(self, node):
         self.generic_visit_fields(node)
