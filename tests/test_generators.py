@@ -407,3 +407,28 @@ def test_a_generator_of_another_module_is_refused():
         s2sad.grad(elsewhere)(X)
     assert info.value.lineno == marked(elsewhere)
     assert "Define the generator in the module" in str(info.value)
+
+
+# --- generator expressions in tests ----------------------------------------------------------
+
+def any_of_a_generator_expression(x):
+    if any(v > 10 for v in x):
+        return np.sum(x)
+    return np.sum(np.sin(x) ** 2)
+
+
+def all_of_a_list_comprehension(x):
+    if all([v < 10 for v in x]):
+        return np.sum(np.cos(x) * x)
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("f", [any_of_a_generator_expression, all_of_a_list_comprehension],
+                         ids=lambda f: f.__name__)
+def test_a_comprehension_in_an_if_test(f):
+    """Its loop is written before the test (it was read as names never assigned)."""
+    np.testing.assert_allclose(s2sad.grad(f)(X), central_differences(f, [X], 0),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2sad.hessian(f)(X),
+                               central_differences(s2sad.grad(f), [X], 0), rtol=1e-5,
+                               atol=1e-6)

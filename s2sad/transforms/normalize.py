@@ -265,7 +265,11 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
                 self.stmt = inner
                 self.statement(inner)
         elif isinstance(stmt, gast.If):
-            cond = self.condition(stmt.test)
+            if any(isinstance(n, (gast.ListComp, gast.GeneratorExp)) for n in trees.walk(
+                    stmt.test)):  # (`if any(v > 0 for v in x)`: its loop written first)
+                cond = self.condition(self.simple(stmt.test), normalized=True)
+            else:
+                cond = self.condition(stmt.test)
             start = dict(self.node)
             body = self.block(stmt.body)
             after_body, self.node = self.node, start
