@@ -484,7 +484,8 @@ def test_generator_covers_every_feature():
               "call", "ifexp", "matvec", "stack", "contracting", "new-array", "squash",
               "append", "comprehension", "unpack", "swap", "cast", "view", "unknown-call",
               "list-slots", "scalar-from-index", "recursion", "recursion-call",
-              "nested-default", "return-in-loop"}
+              "nested-default", "return-in-loop", "assert", "raise", "generator-loop",
+              "generator-sum", "generator-list"}
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 
