@@ -1,7 +1,7 @@
 """The compiler, as one ordered list of passes: ``PIPELINE``, run by a pass manager.
 
-source -> validate -> exits -> desugar -> normalize -> kinds + activity -> reverse (or
-forward) -> (optimize: simplify, dead code, copy propagation...) -> source text. Each
+source -> validate -> generators -> exits -> desugar -> normalize -> kinds + activity ->
+reverse (or forward) -> (optimize: simplify, dead code, copy propagation...) -> source text. Each
 step's condition is over one :class:`~s2sad.options.Options`; ``stages`` keeps the
 source after each pass, for debugging and teaching.
 """
