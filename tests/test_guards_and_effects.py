@@ -269,6 +269,6 @@ def test_super_of_what_is_no_method_is_refused_at_its_line():
     with pytest.raises(UnsupportedSyntaxError, match="super[(][)] other than to call a "
                        "method") as info:
         s2sad.grad(uses_super_of_a_property, wrt=0)(X, WithProperty(W))
-    lines, start = inspect.getsourcelines(WithProperty.calls_super_property)
+    _, start = inspect.getsourcelines(WithProperty.calls_super_property)
     assert info.value.lineno == start + 1
     assert "by the base class's name" in str(info.value)
