@@ -1,7 +1,7 @@
 """The compiler, as one ordered list of passes: ``PIPELINE``, run by a pass manager.
 
-source -> validate -> exits -> desugar -> normalize -> kinds + activity -> reverse (or
-forward) -> (optimize: simplify, dead code, copy propagation...) -> source text. Each
+source -> validate -> generators -> exits -> desugar -> normalize -> kinds + activity ->
+reverse (or forward) -> (optimize: simplify, dead code, copy propagation...) -> source text. Each
 step's condition is over one :class:`~s2sad.options.Options`; ``stages`` keeps the
 source after each pass, for debugging and teaching.
 """
@@ -43,6 +43,7 @@ from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
 from .transforms.exits import Exits
 from .transforms.first_assignment import FirstAssignment
+from .transforms.generators import expand_generators
 from .transforms.forward import Forward
 from .transforms.gradient_form import GradientForm, fresh_call, fresh_names
 from .transforms.forward_substitution import ForwardSubstitution
@@ -233,6 +234,16 @@ def names(build: Build) -> bool:
     build.source.locals = assigned_names(build.source.tree)
     build.imports = Imports(build.namer, build.source, build.options.target)
     return False
+
+
+@transform()
+def generators(build: Build) -> bool:
+    """A generator of the user's written out where a loop (or list(), sum()...) consumes it:
+    its body, with the loop's at each ``yield``."""
+    build.tree, changed = expand_generators(build.tree, build.source, build.namer)
+    if changed:
+        build.source.locals = assigned_names(build.tree)
+    return changed
 
 
 @transform()
@@ -668,6 +679,7 @@ final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
 PIPELINE = [
     Step(validate),
     Step(names),
+    Step(generators),
     Step(exits),
     Step(prepare_generated),
     Step(desugar),

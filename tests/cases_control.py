@@ -581,3 +581,22 @@ def kalman_filter(x0, P0, zs, q):
         P = (np.eye(2) - K) @ P
         total = total + r @ np.linalg.solve(S, r) + np.log(np.linalg.det(S))
     return total
+
+
+# --- issue 35: generators, checks that raise -----------------------------------------------
+
+def layer_weights(params, sizes):
+    start = 0
+    for m, n in zip(sizes[:-1], sizes[1:]):
+        yield params[start:start + m * n].reshape(m, n), params[start + m * n:start + m * n + n]
+        start += m * n + n
+
+
+def generator_layers(params):
+    h = np.array([[0.5, -1.0], [0.25, 0.75]])
+    for W, b in layer_weights(params, (2, 2, 1)):
+        if W.ndim != 2:
+            raise ValueError("a layer's weights are a matrix")
+        h = np.tanh(h @ W + b)
+    assert h.shape == (2, 1), "one output per row"
+    return np.sum(h ** 2)

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 import s2sad
+from tests import cases_generators
 
 counter = 0
 
@@ -36,6 +37,22 @@ def uses_yield(x):
 def uses_yield_from(x):
     yield from [x]  # <- here
     return x
+
+
+def pairs(x):
+    yield x, 2.0 * x
+
+
+def uses_a_generator_otherwise(x):
+    first = next(pairs(x))  # <- here
+    return first[0] * first[1]
+
+
+def loops_over_another_modules_generator(x):
+    t = 0.0
+    for v in cases_generators.steps(x):  # <- here
+        t = t + v
+    return t
 
 
 async def is_async(x):  # <- here
@@ -236,17 +253,6 @@ def assigns_a_list_slice(x):
 def imports_inside(x):
     import math  # <- here
     return math.sin(x)
-
-
-def raises(x):
-    if x < 0:
-        raise ValueError("negative")  # <- here
-    return x
-
-
-def asserts(x):
-    assert x > 0  # <- here
-    return x
 
 
 def uses_match(x):

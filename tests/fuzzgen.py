@@ -181,6 +181,7 @@ class Gen:
         self.recursive: str | None = None  # the name of the recursive helper, if any
         self.loops = 0  # how many loops the code being generated is in
         self.expect_refusal = False
+        self.generators: list[list[str]] = []  # module-level generators (issue 35)
 
     # --- bookkeeping ---------------------------------------------------------------------
 
@@ -535,11 +536,46 @@ class Gen:
     def issue32_pattern(self, env, ctx: _Ctx) -> list[str] | None:
         """One of: a cast, a view, a call s2sad has no rule for, list slots, a scalar from
         an index, a nested function with a default (None: none fits here)."""
-        form = self.ch.int(0, 6)
+        form = self.ch.int(0, 7)
         if form in (5, 6) and not (ctx.top and not ctx.loop and not self.in_helper):
             form = 0
         return [self.cast, self.view, self.unknown_call, self.list_slots,
-                self.scalar_from_index, self.nested_default, self.function_value][form](env, ctx)
+                self.scalar_from_index, self.nested_default, self.function_value,
+                self.python35][form](env, ctx)
+
+    def python35(self, env, ctx: _Ctx) -> list[str] | None:
+        """Issue 35: a check that raises, never taken (``assert``, ``if ...: raise``), or a
+        generator of the module's consumed by a ``for`` loop, ``sum`` or ``list``."""
+        floats = self.vars_of(env, "s")
+        if not floats:
+            return None
+        a = self.ch.pick(floats)
+        form = self.ch.int(0, 4)
+        if form == 0:
+            self.note("assert")
+            return [f"assert -{CAP + 1.0} <= {a} <= {CAP + 1.0}, 'bounded'"]
+        if form == 1:
+            self.note("raise")
+            return [f"if not {a} <= {CAP + 1.0}:", f"    raise ValueError('{a} out of range')"]
+        name = f"gen_{len(self.generators)}"
+        c = self.ch.pick(CONSTANTS)
+        self.generators.append([f"def {name}(t, n):", "    for i in range(n):",
+                                f"        yield np.tanh(t * {c} + i)"])
+        n = self.ch.int(1, 3)
+        target = self.new_name(env, "s")
+        if form == 2:
+            item = f"e_{len(self.generators)}"
+            lines = [f"{target} = 0.0", f"for {item} in {name}({a}, {n}):",
+                     f"    {target} = {target} + {item}"]
+            self.note("generator-loop")
+        elif form == 3:
+            lines = [f"{target} = sum({name}({a}, {n}))"]
+            self.note("generator-sum")
+        else:
+            lines = [f"{target} = list({name}({a}, {n}))[-1]"]
+            self.note("generator-list")
+        env[target] = Var("s", float(n), owned=True)
+        return lines
 
     def cast(self, env, ctx: _Ctx) -> list[str]:
         """A new float or vector through a cast: to float (an identity, or ``np.asarray``,
@@ -1227,6 +1263,8 @@ class Gen:
             header.append("G0 = np.array([0.5, -0.25, 1.0])")
         body = []
         for name, _, _, text in self.helpers:
+            body += ["", ""] + text
+        for text in self.generators:
             body += ["", ""] + text
         body += ["", ""] + main
         template = "\n".join(header + body) + "\n"

@@ -485,7 +485,8 @@ def test_generator_covers_every_feature():
               "append", "comprehension", "unpack", "swap", "cast", "view", "unknown-call",
               "list-slots", "scalar-from-index", "recursion", "recursion-call",
               "nested-default", "return-in-loop", "function-chosen", "function-unpacked",
-              "grad-inside"}
+              "grad-inside", "assert", "raise", "generator-loop", "generator-sum",
+              "generator-list"}
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 

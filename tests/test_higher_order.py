@@ -136,6 +136,7 @@ VECTOR_TABLE = [
     (C.nested_comprehension, (rng.normal(size=3), rng.normal(size=2)), 0),
     (mlp, (rng.normal(size=(3, 4)), rng.normal(size=4)), 0),
     (softmax_loss, (rng.normal(size=5),), 0),
+    (C.generator_layers, (rng.normal(size=9),), 0),
 ]
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import builtins
+import logging
 import copy
 import heapq
 import operator
@@ -69,6 +70,9 @@ deffacts(builtins.len, builtins.print, builtins.isinstance, builtins.issubclass,
          np.copy, np.ndarray.item, np.ndarray.__contains__, np.ndarray.shape, np.ndarray.ndim,
          np.ndarray.size, np.ndarray.dtype, np.ndarray.itemsize, np.ndarray.nbytes,
          np.ndarray.strides, np.ndarray.__len__)
+# logging formats its arguments (in the forward sweep, as the user's function does)
+deffacts(*(getattr(owner, level) for owner in (logging, logging.Logger, logging.LoggerAdapter)
+           for level in ("debug", "info", "warning", "error", "critical", "exception", "log")))
 
 # --- changes in place ------------------------------------------------------------------------
 

@@ -167,6 +167,19 @@ class Desugar(trees.Transformer):
         ref = gast.Attribute(gast.Name(self.numpy_name, gast.Load(), None, None), name, gast.Load())
         return gast.copy_location(ref, node)
 
+    def visit_Assert(self, node):
+        """``assert c, m`` is ``if not c: raise AssertionError(m)``, run in the forward sweep
+        as Python runs it; under ``python -O`` there is no statement at all."""
+        if not __debug__:
+            return gast.copy_location(gast.Pass(), node)
+        self.generic_visit(node)
+        error = gast.Name("AssertionError", gast.Load(), None, None)
+        if node.msg is not None:
+            error = gast.Call(error, [node.msg], [])
+        test = gast.UnaryOp(gast.Not(), node.test)
+        return gast.copy_location(gast.If(test, [gast.copy_location(gast.Raise(error, None), node)],
+                                          []), node)
+
     def visit_AnnAssign(self, node):
         self.generic_visit(node)
         return gast.copy_location(gast.Assign([node.target], node.value, None), node)

@@ -14,6 +14,7 @@ import operator
 
 import gast
 
+from .. import trees
 from ..trees import clone
 from .single_assignment import _NOT_CONSTANT, _Rename, _constant
 
@@ -30,6 +31,9 @@ class Folding:
         """The truth of an ``if`` test on constants once names are replaced (an inlined
         helper's parameter given a constant: ``None is not None``, ``"same" == "valid"``,
         ``keepdims and axis is None``), or None."""
+        if any(isinstance(n, (gast.ListComp, gast.GeneratorExp, gast.SetComp,
+                              gast.DictComp)) for n in trees.walk(test)):
+            return None  # (its own variables: a loop, not constants)
         value = self._constant_value(_Rename(self).visit(clone(test)))
         return None if value is _NOT_CONSTANT else bool(value)
 

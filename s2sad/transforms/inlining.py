@@ -382,11 +382,13 @@ class Inlining:
             lexical = True
         from .desugar import Desugar
         from .exits import Exits
-        from .validate import Validate
+        from .validate import Validate, explicit_returns
+        callee = dataclasses.replace(callee, tree=explicit_returns(callee.tree))
         Validate(callee, nested=True).run()
-        callee.locals = assigned_names(callee.tree)
+        from .generators import expand_generators
+        tree, _ = expand_generators(callee.tree, callee, self.namer)
         numpy_name = _numpy_alias(callee.globals) or self.root.numpy_name
-        tree = Exits(self.namer).visit(clone(callee.tree))
+        tree = Exits(self.namer).visit(clone(tree))
         callee.locals = assigned_names(tree)
         tree = Desugar(numpy_name, callee.locals, callee.is_builtin, callee.resolve).visit(tree)
         live = {}

@@ -238,7 +238,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         elif isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return  # docstring or a bare constant
-            self.emit(gast.Expr(self.simple(stmt.value)))
+            value = self.simple(stmt.value)
+            if not isinstance(value, gast.Constant):  # (a helper's `return None`: nothing)
+                self.emit(gast.Expr(value))
         elif isinstance(stmt, gast.Return):
             value = stmt.value
             if isinstance(value, gast.Name) and value.id in self.locals and \
@@ -252,6 +254,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             return
         elif isinstance(stmt, gast.Break):
             self.emit(gast.Break())
+        elif isinstance(stmt, gast.Raise):  # (run in the forward sweep; no derivative)
+            self.emit(gast.Raise(*(self.atom(e) if e is not None else None
+                                   for e in (stmt.exc, stmt.cause))))
         elif isinstance(stmt, gast.If) and stmt.__dict__.get("returned") is not None and \
                 stmt.returned not in self.current:
             for inner in stmt.orelse:  # `if returned_1: return result_1` after a loop whose
@@ -263,7 +268,11 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
                 self.stmt = inner
                 self.statement(inner)
         elif isinstance(stmt, gast.If):
-            cond = self.condition(stmt.test)
+            if any(isinstance(n, (gast.ListComp, gast.GeneratorExp)) for n in trees.walk(
+                    stmt.test)):  # (`if any(v > 0 for v in x)`: its loop written first)
+                cond = self.condition(self.simple(stmt.test), normalized=True)
+            else:
+                cond = self.condition(stmt.test)
             start, functions = dict(self.node), dict(self.function_args)
             body = self.block(stmt.body)
             after_body, self.node = self.node, start

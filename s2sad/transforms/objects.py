@@ -372,7 +372,11 @@ class Objects:
         if ref is not None:
             receiver, name = func, "__call__"
         elif isinstance(func, gast.Attribute):
+            if isinstance(func.value, gast.Call) and self._builtin_call(func.value) == "super":
+                return self._super_method(node)
             ref, receiver, name = self._object_ref(func.value), func.value, func.attr
+            if ref is None:  # Model.create(x): a classmethod of the user's class
+                return self._class_method(node, func.value, None, name)
         if ref is None or ref[0] in ("none", "module", "seq"):
             return node, None
         if ref[0] == "param":
@@ -386,7 +390,9 @@ class Objects:
             if name != "__call__" and name in getattr(obj, "__dict__", ()):
                 return node, None
         found = class_method(cls, name)
-        if found is None or not _user_code(found[0]):
+        if found is None:  # self.create(x): a classmethod, given the object's class
+            return self._class_method(node, None, cls, name, path, obj)
+        if not _user_code(found[0]):
             return node, None
         method, takes_self = found
         # (its objects have attributes of their own, which Python reads first but for __call__)
@@ -403,6 +409,90 @@ class Objects:
             func = self._method_alias(method)  # or recursion: a call of the class's def
         call = gast.copy_location(gast.Call(func, args, node.keywords), node)
         return call, (None if ruled else (method, None, None, key))
+
+    def _class_method(self, node, owner, cls, name: str, path=None, obj=None):
+        """``Model.create(x)`` (``owner``: the class, as written), ``self.create(x)`` (``cls``:
+        the object's class): a ``@classmethod`` of the user's class, inlined with the class
+        first; ``(node, None)`` for anything else."""
+        import inspect
+
+        from ..source import note_method
+        from .kinds import _plain_lookup
+        if owner is not None:
+            try:
+                cls = _static(owner, self)
+            except KeyError:
+                return node, None
+        if not isinstance(cls, type) or not _plain_lookup(cls) or \
+                not isinstance(inspect.getattr_static(cls, name, None), classmethod):
+            return node, None
+        method = inspect.getattr_static(cls, name).__func__
+        if not isinstance(method, types.FunctionType) or not _user_code(method):
+            return node, None
+        note_method(cls, name, getattr(cls, name), path, False, obj)
+        return self._inlined_call(node, method, self._class_alias(cls), path or id(obj))
+
+    def _super_method(self, node):
+        """``super().forward(x)`` (or ``super(Cls, self)``) in a method inlined for a known
+        object: the method found after the method's class in the object's class's MRO, as
+        Python finds it, inlined; ``(node, None)`` where it is not known."""
+        import inspect
+
+        from ..source import note_method
+        from .kinds import _plain_lookup
+        sup = node.func.value
+        if sup.keywords or len(sup.args) not in (0, 2):
+            return node, None
+        if sup.args:
+            try:
+                start = _static(sup.args[0], self)
+            except KeyError:
+                return node, None
+            receiver = sup.args[1]
+        else:  # (the class the method is defined in: its __class__ cell, as Python reads it)
+            func, params = self.source.func, self.source.tree.args.posonlyargs + \
+                self.source.tree.args.args
+            cells = dict(zip(getattr(getattr(func, "__code__", None), "co_freevars", ()),
+                             getattr(func, "__closure__", None) or ()))
+            if "__class__" not in cells or not params:
+                return node, None
+            start, receiver = cells["__class__"].cell_contents, gast.Name(
+                params[0].id, gast.Load(), None, None)
+        ref = self._object_ref(receiver)
+        if ref is None or ref[0] not in ("param", "value"):
+            return node, None
+        cls = ref[2] if ref[0] == "param" else type(ref[1])
+        path, obj = (ref[1], None) if ref[0] == "param" else (None, ref[1])
+        mro = cls.__mro__
+        if not isinstance(start, type) or start not in mro or not _plain_lookup(cls):
+            return node, None
+        name = node.func.attr
+        found = next((k.__dict__[name] for k in mro[mro.index(start) + 1:]
+                      if name in k.__dict__), None)
+        first = receiver
+        if isinstance(found, classmethod):
+            found, first = found.__func__, self._class_alias(cls)
+        elif isinstance(found, staticmethod):
+            found, first = found.__func__, None
+        if not isinstance(found, types.FunctionType) or not _user_code(found) or \
+                registry.lookup(found) is not None:
+            return node, None
+        note_method(cls, name, inspect.getattr_static(cls, name, None), path, False, obj)
+        return self._inlined_call(node, found, first, path or id(obj))
+
+    def _inlined_call(self, node, method, first, where):
+        """``node`` as a call of ``method`` given ``first`` (unless None) before its
+        arguments, and what inlines it (a recursive call: one of the method's alias)."""
+        levels = sum(k is method or type(k) is tuple and k[0] is method for k in self.inlining)
+        key = method if method in self.inlining or levels >= _LEVELS else (method, where)
+        args = [first, *node.args] if first is not None else list(node.args)
+        call = gast.copy_location(gast.Call(self._method_alias(method), args, node.keywords),
+                                  node)
+        return call, (None if key in self.inlining else (method, None, None, key))
+
+    def _class_alias(self, cls):
+        """A name, in the generated code, for the user's class ``cls``."""
+        return gast.Name(self.fixed_name(cls, cls.__name__), gast.Load(), None, None)
 
     def _method_alias(self, method):
         """A name, in the generated code, for a method of a class called as a function."""

@@ -492,6 +492,11 @@ class SingleAssignment:
                     "super() in a differentiated method", node,
                     f"Call the base class's method by name, as BaseClass.{func.attr}(self, "
                     "...): that is inlined.")
+            if self._builtin_call(node) == "super":  # (super().prop: not a method called)
+                raise self.source.syntax_error(
+                    "super() other than to call a method", node,
+                    "Call a method of the base class with super().method(...), or read the "
+                    "attribute by the base class's name.")
             lam = next((a for a in list(node.args) + [k.value for k in node.keywords]
                         if isinstance(a, gast.Lambda)), None)
             if lam is not None:

@@ -46,16 +46,16 @@ _STATEMENTS = {
                   "values for the reverse sweep anyway."),
     gast.Import: ("an `import` inside the function", "Import at module level."),
     gast.ImportFrom: ("an `import` inside the function", "Import at module level."),
-    gast.Raise: ("a `raise` statement", "Check inputs before calling the gradient."),
-    gast.Assert: ("an `assert` statement", "Check inputs before calling the gradient."),
     gast.Match: ("a `match` statement", "Use vectorized NumPy operations."),
 }
 
 _EXPRESSIONS = {
     gast.SetComp: ("a set comprehension", "Use vectorized NumPy operations instead."),
     gast.DictComp: ("a dict comprehension", "Use vectorized NumPy operations instead."),
-    gast.Yield: ("`yield` (generators)", "Return a value instead."),
-    gast.YieldFrom: ("`yield from` (generators)", "Return a value instead."),
+    gast.Yield: ("`yield` here", "Use `yield` as a statement of a generator that a `for` "
+                 "loop, list(), tuple() or sum() consumes, or return a value."),
+    gast.YieldFrom: ("`yield from` here", "Use `yield from` as a statement of a generator "
+                     "that a `for` loop, list(), tuple() or sum() consumes."),
     gast.Await: ("`await`", "Differentiate synchronous code."),
     gast.NamedExpr: ("an assignment expression (:=)", "Assign in a separate statement."),
     gast.Starred: ("`*` unpacking", "Pass the arguments one by one."),
@@ -71,13 +71,41 @@ def _always_returns(block) -> bool:
     if not block:
         return False
     last = block[-1]
-    if isinstance(last, gast.Return):
+    if isinstance(last, (gast.Return, gast.Raise)):
         return True
     if isinstance(last, gast.While) and isinstance(last.test, gast.Constant) and \
             bool(last.test.value) and not _breaks(last.body):
         return True  # `while True:` without `break` ends only by `return`
     return isinstance(last, gast.If) and _always_returns(last.body) and \
         _always_returns(last.orelse)
+
+
+def explicit_returns(tree):
+    """``tree``, a helper the function calls, with Python's implicit ``return None``
+    written out (at its end, and for a bare ``return``); ``tree`` itself if it needs none.
+
+    >>> tree = gast.parse("def log(v):\\n    if v is None:\\n        return\\n    print(v)").body[0]
+    >>> print(gast.unparse(explicit_returns(tree)).strip())
+    def log(v):
+        if v is None:
+            return None
+        print(v)
+        return None
+    """
+    own = [n for n in trees.walk(tree) if isinstance(n, gast.Return)]
+    if all(r.value is not None for r in own) and _always_returns(tree.body):
+        return tree
+    tree = trees.clone(tree)
+    for ret in trees.walk(tree):
+        if isinstance(ret, gast.Return) and ret.value is None:
+            ret.value = gast.copy_location(gast.Constant(None, None), ret)
+    if not _always_returns(tree.body):
+        end = tree.body[-1]
+        ret = gast.Return(gast.Constant(None, None))
+        ret.lineno = ret.value.lineno = getattr(end, "end_lineno", None) or end.lineno
+        ret.col_offset = ret.value.col_offset = 0
+        tree.body.append(ret)
+    return tree
 
 
 def _breaks(block) -> bool:
@@ -93,9 +121,11 @@ def _breaks(block) -> bool:
 class Validate(trees.Visitor):
     """Walk the function and raise ``UnsupportedSyntaxError`` at the first thing not handled."""
 
-    def __init__(self, source: FunctionSource, nested: bool = False):
+    def __init__(self, source: FunctionSource, nested: bool = False, generator: bool = False):
         self.source = source
         self.nested = nested  # a function called by the differentiated one (inlined)
+        self.generator = generator  # a generator of the user's, written out where a loop
+        # consumes it (transforms/generators.py): `yield e` and `yield from e` statements
 
     def run(self) -> None:
         tree = self.source.tree
@@ -113,6 +143,8 @@ class Validate(trees.Visitor):
                 self._check_lambda(stmt)
                 continue
             self.visit(stmt)
+        if self.generator:
+            return  # (it ends when its body does, or at a `return`)
         returns = [s for s in trees.walk(tree) if isinstance(s, gast.Return)]
         if not returns:
             raise self.source.syntax_error("a function without `return`", tree,
@@ -209,6 +241,13 @@ class Validate(trees.Visitor):
                 "Index once: `y[i, j] = ...` for arrays, or name the inner list first.")
         raise self.source.syntax_error(f"assignment to {type(target).__name__.lower()}", target,
                                        "Assign to a plain variable.")
+
+    def visit_Expr(self, node):
+        if self.generator and isinstance(node.value, (gast.Yield, gast.YieldFrom)):
+            if node.value.value is not None:
+                self.visit(node.value.value)
+            return
+        self.visit(node.value)
 
     def visit_If(self, node):
         self.generic_visit_fields(node)
