@@ -418,3 +418,45 @@ def test_a_closures_list_turned_complex_rebuilds_the_gradient():
     np.testing.assert_allclose(g(X), central_differences(f, (X,), 0), rtol=1e-6)
     held[0] = COMPLEX.copy()
     np.testing.assert_allclose(g(X), central_differences(f, (X,), 0), rtol=1e-6)
+
+
+# --- a loop over a module's dict or set: its keys, as Python walks it -------------------
+
+COUNTS = {0: 10.0, 1: 20.0}
+WEIGHTS = {"w": np.array([1.0, 2.0]), "v": np.array([-1.0, 0.5])}
+FACTORS = {3.0, 0.5}
+
+
+def over_int_keys(x):
+    s = 0.0
+    for k in COUNTS:
+        s = s + k * x
+    return s
+
+
+def over_str_keys(x):
+    s = 0.0
+    for k in WEIGHTS:
+        s = s + np.sum(np.sin(WEIGHTS[k] * x))
+    return s
+
+
+def over_a_set(x):
+    s = 0.0
+    for k in FACTORS:
+        s = s + k * x
+    return s
+
+
+@pytest.mark.parametrize("func, arg", [(over_int_keys, 2.0), (over_str_keys, X),
+                                       (over_a_set, 2.0)], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_loop_over_a_modules_dict_walks_its_keys(func, arg):
+    """Before: walked by index, ``COUNTS[i]`` read a value for the key (a gradient of 30.0
+    for 1.0), or failed (``KeyError: 0``; a set is not subscriptable)."""
+    expected = central_differences(func, (arg,), 0)
+    try:
+        found = s2sad.grad(func)(arg)
+    except s2sad.NoDerivativeError as refused:  # (never a wrong number)
+        assert refused.lineno is not None and func is over_a_set
+        return
+    np.testing.assert_allclose(found, expected, rtol=1e-6)
