@@ -102,8 +102,7 @@ def _held_function(value, depth: int = 0):
     if callable(value):
         owner = getattr(value, "__self__", None)
         name = getattr(value, "__name__", None)
-        if owner is not None and name and not isinstance(owner, type) and \
-                type(owner).__module__ not in ("builtins", "numpy"):
+        if owner is not None and name and not isinstance(owner, (type, type(np))):
             return f"the bound method {type(owner).__name__}.{name}"
         if type(value).__name__ == "partial":
             return f"functools.partial of {getattr(value.func, '__name__', 'a function')}"
