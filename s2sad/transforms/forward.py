@@ -356,7 +356,11 @@ class Forward:
         if refused is not None:  # (an argument the rule does not model: never a zero)
             raise self.source.error(NoDerivativeError, refused[0], stmt, refused[1])
         for i in wanted:  # (no derivative in it: a function holding values? refused)
-            if self._no_dependence(rule, i):
+            try:
+                none = self._no_dependence(rule, i)
+            except (TypeError, OSError):  # (a rule called by reference: not read here)
+                none = False
+            if none:
                 check = held_function(self, stmt, rule, params[i], mapping[params[i]])
                 self.pre.extend([check] if check is not None else [])
         parts = []
