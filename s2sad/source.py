@@ -514,14 +514,30 @@ def read_value(holder, key, how: str):
 
 
 def complex_read(holder, key, how: str) -> bool:
-    """Is what ``holder``, ``key`` and ``how`` read now (``read_value``) complex?
+    """Is what ``holder``, ``key`` and ``how`` read now (``read_value``) complex, or a
+    list, tuple or dict holding a complex value (``complex_held``)?
 
     >>> complex_read({"k": 1j}, "k", "item"), complex_read({"k": np.ones(2)}, "k", "item")
     (True, False)
     """
-    value = read_value(holder, key, how)
-    return isinstance(value, (complex, np.complexfloating)) or \
-        isinstance(value, np.ndarray) and value.dtype.kind == "c"
+    return complex_held(read_value(holder, key, how))
+
+
+def complex_held(value, depth: int = 0) -> bool:
+    """Is ``value`` a complex number or array, or a list, tuple or dict holding one (its
+    items read by index or key: ``WS[0]``)?
+
+    >>> complex_held([np.ones(2), {"w": np.ones(2) * 1j}]), complex_held((np.ones(2), 2.0))
+    (True, False)
+    """
+    if isinstance(value, (complex, np.complexfloating)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "c"
+    if depth < 4 and type(value) in (list, tuple, dict):
+        items = value.values() if type(value) is dict else value
+        return any(complex_held(item, depth + 1) for item in items)
+    return False
 
 
 def note_length(path: str, length: int) -> None:

@@ -184,11 +184,14 @@ def test_a_nested_function_passed_on_by_a_helper_is_refused_with_advice():
     assert _THROUGH_ARGS in str(info.value) and "_passes_on(rhs)" in str(info.value)
 
 
-def test_the_function_arguments_are_facts_of_the_rules():
-    """The refusal lives in the rule's entry (``refuse_varying``), beside its tolerances."""
-    assert {"func", "Dfun"} <= set(registry.lookup(odeint).refuses)
+def test_the_function_arguments_are_refused_by_the_shared_mechanism():
+    """No fact of odeint's or solve_ivp's own refuses their function: rule instantiation
+    refuses any function given where a rule has no derivative (tests/test_held_functions.py).
+    The Jacobian's fact stays, beside the tolerances: its advice is its own."""
+    assert "func" not in registry.lookup(odeint).refuses
+    assert {"Dfun", "rtol", "atol"} <= set(registry.lookup(odeint).refuses)
     from s2sad.runtime.ode import ivp_solve
-    assert "fun" in registry.lookup(ivp_solve).refuses
+    assert "fun" not in registry.lookup(ivp_solve).refuses
 
 
 # --- the advised rewrite: a module-level function, the values through args ------------------

@@ -36,8 +36,8 @@ import numpy as np
 
 from ..registry import deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable
 from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_like, check_number,
-                       check_real_power, checked_quantiles, expand_reduced, index_grad,
-                       matmul_shape, one_axis, output_seed, pack_like, reduced_size,
+                       check_no_function, check_real_power, checked_quantiles, expand_reduced,
+                       index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
                        running_extremum, scaled_power, shape_of, sum_list_grad, unbroadcast,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
@@ -138,6 +138,7 @@ def checkpoint_tangent_tangent(g, ans, func, args, argnum, h):
 nondifferentiable(bool, shape="scalar")  # `if cond:` on a value read back from a stack
 nondifferentiable(check_real_power)  # (a statement before a power of a Python number)
 nondifferentiable(check_number)  # (a statement before `v /= c` where v may be an array)
+nondifferentiable(check_no_function)  # (a function given where a rule has no derivative)
 
 try:  # the memory budget's check (a statement in generated while loops)
     from ..runtime.budget import check_stack

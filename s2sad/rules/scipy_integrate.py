@@ -19,11 +19,6 @@ from ..runtime.ode import (_FIELDS, ivp_grads, ivp_options, ivp_solve, ivp_tange
 _OUTPUT = ("odeint's derivative is written for its solution alone; call it without "
            "full_output, or with s2sad.stop_gradient() around the inputs of a run whose "
            "report you read.")
-_FUNCTION = ("s2sad differentiates {} through the values passed in {}, not through "
-             "what the function itself holds (a bound method's object, a closure, "
-             "functools.partial's values), and this function depends on the differentiated "
-             "arguments. Define it at module level and pass the values it reads through "
-             "args=(...): their derivatives flow through args.")
 _JACOBIAN = ("s2sad computes the derivatives of the right-hand side itself; drop {} or pass "
              "a constant.")
 
@@ -57,8 +52,7 @@ def odeint_jvp(g, ans, func, y0, t, args=(), Dfun=None, col_deriv=0, full_output
 
 
 refuse_values(integrate.odeint, "full_output", (0, False), _OUTPUT)
-refuse_varying(integrate.odeint, func=_FUNCTION.format("odeint", "y0, t and args"),
-               Dfun=_JACOBIAN.format("Dfun"))
+refuse_varying(integrate.odeint, Dfun=_JACOBIAN.format("Dfun"))
 refuse_varying(integrate.odeint, rtol="Tolerances have no derivative; pass constants.",
                atol="Tolerances have no derivative; pass constants.")
 
@@ -125,7 +119,6 @@ def ivp_solve_tangent(g, ans, fun, t_span, y0, t_eval, args, options):
             None)
 
 
-refuse_varying(ivp_solve, fun=_FUNCTION.format("solve_ivp", "t_span, y0, t_eval and args"))
 refuse_varying(ivp_solve, options="Tolerances and step sizes have no derivative; pass "
                "constants.")
 

@@ -86,7 +86,8 @@ from .arrays import (  # noqa: F401
     full_widths,
 )
 from .elementwise import (  # noqa: F401
-    cast_like, check_real_power, check_number, scaled_power, quotient, gap_quotient, clip_grad,
+    cast_like, check_real_power, check_number, check_no_function, scaled_power, quotient,
+    gap_quotient, clip_grad,
 )
 from .matrices import (  # noqa: F401
     as_columns, from_columns, triangle, factor_part, block_diag_part, block_diag_place,

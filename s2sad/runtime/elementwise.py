@@ -76,6 +76,44 @@ def check_number(value, construct: str, hint: str) -> None:
                                  "place", hint=hint)
 
 
+def check_no_function(value, message: str, hint: str) -> None:
+    """Refuse, at run time, a function given to a rule as an argument it has no derivative
+    in (``odeint(m.rhs, ...)``, ``m`` holding a differentiated value): the function may
+    hold those values, and the rule would take it as a constant. Data passes.
+
+    >>> check_no_function(np.ones(2), "odeint: 'func'", "Pass args.")
+    >>> check_no_function([np.sin], "odeint: 'func'", "Pass args.")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.NoDerivativeError: odeint: 'func', here the function sin...
+    """
+    found = _held_function(value)
+    if found is not None:
+        from ..errors import NoDerivativeError
+        raise NoDerivativeError(f"{message}, here {found}", hint=hint)
+
+
+def _held_function(value, depth: int = 0):
+    """How an error names the function ``value`` is or holds (in a list, tuple or dict's
+    items), or None."""
+    if isinstance(value, (np.ndarray, np.generic, float, int, complex, str, bytes)) or \
+            value is None or depth > 3:
+        return None
+    if callable(value):
+        owner = getattr(value, "__self__", None)
+        name = getattr(value, "__name__", None)
+        if owner is not None and name and not isinstance(owner, (type, type(np))):
+            return f"the bound method {type(owner).__name__}.{name}"
+        if type(value).__name__ == "partial":
+            return f"functools.partial of {getattr(value.func, '__name__', 'a function')}"
+        if getattr(value, "__closure__", None):
+            return f"the closure {name}"
+        return f"the function {name}" if name else f"a callable {type(value).__name__}"
+    items = value.values() if isinstance(value, dict) else value if isinstance(
+        value, (list, tuple)) else ()
+    return next((f for f in (_held_function(v, depth + 1) for v in items) if f), None)
+
+
 def scaled_power(c, x, e):
     """``c * x ** e``, and 0 where ``c`` is 0, whatever ``x ** e`` is there: the slope of
     ``x ** y`` is ``scaled_power(y, x, y - 1)``. Where the exponent is 0 the power is the

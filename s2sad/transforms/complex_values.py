@@ -26,12 +26,10 @@ import numpy as np
 
 from .. import registry, trees
 from ..backends import ARRAY_TAGS, LIBRARIES
-from ..source import note_real
+from ..source import complex_held, note_real
 
 def _complex_value(value) -> bool:
-    if isinstance(value, (complex, np.complexfloating)):
-        return True
-    return isinstance(value, np.ndarray) and value.dtype.kind == "c"
+    return complex_held(value)  # (WS = [W1, W2], a global list: its items are read too)
 
 
 def _complex_leaf(desc) -> bool:
@@ -79,7 +77,12 @@ def holds_complex(tree, descriptors, resolve, source=None) -> bool:
     return False
 
 
-def _number(value) -> bool:
+def _number(value, depth: int = 0) -> bool:
+    """A real number or array, or a list, tuple or dict holding one (noted: an item made
+    complex later, ``WS[0] = W * 1j``, makes the gradient be built again)."""
+    if depth < 4 and type(value) in (list, tuple, dict):
+        items = value.values() if type(value) is dict else value
+        return any(_number(item, depth + 1) for item in items)
     return isinstance(value, (int, float, np.number, np.ndarray)) and \
         not isinstance(value, bool) and (not isinstance(value, np.ndarray) or
                                          value.dtype.kind in "biuf")

@@ -40,7 +40,7 @@ from .kinds import ANY, Kind
 from ..trees import assigned_names
 from .resolve import (classify, is_append, is_setitem, known_value, operand_text,
                       statement_parts)
-from .instantiate import (RuleInliner, call_rule, refuse_foreign_index,
+from .instantiate import (RuleInliner, call_rule, held_function, refuse_foreign_index,
                           refuse_foreign_operand)
 from .tape import is_pop
 
@@ -355,6 +355,14 @@ class Forward:
             node, self.source, self.local_names, self.kind))
         if refused is not None:  # (an argument the rule does not model: never a zero)
             raise self.source.error(NoDerivativeError, refused[0], stmt, refused[1])
+        for i in wanted:  # (no derivative in it: a function holding values? refused)
+            try:
+                none = self._no_dependence(rule, i)
+            except (TypeError, OSError):  # (a rule called by reference: not read here)
+                none = False
+            if none:
+                check = held_function(self, stmt, rule, params[i], mapping[params[i]])
+                self.pre.extend([check] if check is not None else [])
         parts = []
         if rule.tangent is not None:
             try:

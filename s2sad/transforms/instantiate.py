@@ -18,11 +18,18 @@ import gast
 from .. import trees
 from .. import runtime
 from ..errors import NoDerivativeError
+from ..runtime import check_no_function
 from ..runtime.higher import rule_part
-from ..trees import clone
+from ..trees import clone, located
 from .kinds import ANY
 from .resolve import (FOREIGN_ADVICE, INDEX_ADVICE, foreign_argument, foreign_index, _op_symbol,
-                      operand_text)
+                      operand_text, static_value)
+
+HELD_ADVICE = ("s2sad differentiates this call through the values passed to it, not "
+               "through what the function itself holds (a bound method's object, a closure, "
+               "functools.partial's values). Define the function at module level and pass "
+               "the values it reads through args=(...) (or another argument of the call): "
+               "their derivatives flow through it.")
 
 
 def call_rule(host, rule_function, call_args, call_keywords, params, wanted, pre):
@@ -82,6 +89,100 @@ def refuse_foreign_operand(sweep, stmt, value) -> None:
             f"{operand_text(foreign.id, sweep.namer, stmt)}, which is not a number or a NumPy "
             f"array, and {operand_text(culprit.id, sweep.namer, stmt)}, which depends on the "
             f"differentiated argument{'s' if len(sweep.wrt) > 1 else ''}", stmt, FOREIGN_ADVICE)
+
+
+def held_function(sweep, stmt, rule, param: str, node):
+    """``odeint(m.rhs, y0, t)``, ``m`` holding a differentiated value: an operand the rule
+    gives no derivative (``param``, its part None) that depends on the differentiated
+    arguments and is a function, or may be one. A function made here
+    (``functools.partial(f, a=a)``, an object with ``__call__``) is refused at the line;
+    one read from an object (``m.rhs``, ``m.field``) gets ``check_no_function`` before
+    the line's derivative, the statement returned. Numbers and arrays (``np.full_like``'s
+    shape argument) are left alone, as are the compiler's own values."""
+    if not isinstance(node, gast.Name) or not sweep.wants(node):
+        return None
+    kind = sweep.kind(node.id)
+    items = [k for _, k in kind.items] if kind.tag == "dict" else list(kind.items)
+    if kind.numeric or kind.data or kind.container and items and all(
+            item.numeric for item in items):
+        return None
+    found = _function_made(sweep, node.id, set())
+    if found is None:
+        return None
+    text = operand_text(node.id, sweep.namer, stmt)
+    message = (f"{rule.name} has no derivative with respect to its argument {param!r}, "
+               f"given {text}, which depends on the differentiated argument"
+               f"{'s' if len(sweep.wrt) > 1 else ''}")
+    if found:
+        raise sweep.source.error(NoDerivativeError, f"{message}, here {found}", stmt,
+                                 HELD_ADVICE)
+    call = gast.Call(sweep.helper(check_no_function), [
+        gast.Name(node.id, gast.Load(), None, None), gast.Constant(message, None),
+        gast.Constant(HELD_ADVICE, None)], [])
+    return located(gast.Expr(call), stmt)
+
+
+def _function_made(sweep, name: str, seen: set):
+    """What makes ``name`` a function holding values: a description where its statement
+    says so (a call of ``functools.partial`` or of a class whose objects are callable),
+    ``""`` where it may be one (read from an object: ``m.rhs``), None where it is not
+    (a value of the compiler's, a result of a rule)."""
+    if name in seen:
+        return None
+    seen.add(name)
+    found = None
+    for stmt in trees.walk(sweep.tree):
+        if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name) and \
+                stmt.target.id == name:
+            value = gast.Subscript(stmt.iter, gast.Constant(0, None), gast.Load())
+        elif isinstance(stmt, gast.Assign) and any(
+                isinstance(t, gast.Name) and t.id == name for t in stmt.targets):
+            value = stmt.value
+        else:
+            continue
+        one = _made(sweep, value, seen)
+        if one:
+            return one
+        found = one if found is None else found
+    return found
+
+
+def _made(sweep, value, seen: set):
+    """:func:`_function_made` of one value."""
+    if isinstance(value, gast.Name):
+        return _function_made(sweep, value.id, seen)
+    if isinstance(value, gast.Lambda):
+        return "a lambda"
+    if isinstance(value, (gast.List, gast.Tuple, gast.Set, gast.Dict)):
+        found = None
+        for item in value.values if isinstance(value, gast.Dict) else value.elts:
+            one = _made(sweep, item, seen)
+            if one:
+                return one
+            found = one if found is None else found
+        return found
+    if isinstance(value, gast.Subscript):
+        return _made(sweep, value.value, seen)
+    if isinstance(value, gast.Attribute):
+        try:
+            static_value(value, sweep.source, sweep.local_names)
+            return None  # (a module's function: it holds no differentiated value)
+        except KeyError:
+            return ""
+    if isinstance(value, gast.Call):
+        try:
+            func = static_value(value.func, sweep.source, sweep.local_names)
+        except KeyError:  # (m.make(): what a method of an object gives; not a list's pop)
+            callee = value.func
+            if isinstance(callee, gast.Attribute) and isinstance(callee.value, gast.Name):
+                base = sweep.kind(callee.value.id)
+                return None if base.container or base.numeric else ""
+            return None
+        if isinstance(func, type) and any("__call__" in vars(c) for c in func.__mro__[:-1]):
+            return f"a {func.__module__}.{func.__qualname__} object, which is callable"
+        if func is getattr:
+            return ""
+    return None
 
 
 class RuleInliner(trees.Copier):

@@ -52,7 +52,8 @@ from .higher import container_kinds, is_generated
 from .activity import shift_invariant
 from .resolve import (classify, is_append, is_setitem, known_value, names_in, operand_text,
                       static_value, statement_parts)
-from .instantiate import RuleInliner, call_rule, refuse_foreign_index, refuse_foreign_operand
+from .instantiate import (RuleInliner, call_rule, held_function, refuse_foreign_index,
+                          refuse_foreign_operand)
 from .tape import (Tape, _Restores, _breaks, _carried, _drop_empty_comments, _mutates_in_place,
                    _restore_marker, is_pop)
 
@@ -770,6 +771,10 @@ class Reverse(Tape):
             self.call_by_reference(rule, rule.adjoint, op, g, target, mapping, params)
             return
         parts = returned.elts if isinstance(returned, gast.Tuple) else [returned]
+        for i, param in enumerate(params):  # (no part: a function holding values? refused)
+            if i >= len(parts) or isinstance(parts[i], gast.Constant) and parts[i].value is None:
+                check = held_function(self, stmt, rule, param, mapping.get(param))
+                self.block.extend([check] if check is not None else [])
         wanted = [(i, mapping[params[i]]) for i in range(len(parts))
                   if i < len(params) and self.wants(mapping[params[i]])]
         if not wanted:

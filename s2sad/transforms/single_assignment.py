@@ -14,6 +14,7 @@ name resolves to where the function is defined (``_static``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Set
 
 import gast
 
@@ -88,6 +89,18 @@ def _resolving(node, normalize):
         normalize = normalize.parent
     return normalize.source
 
+
+
+def _keyed_global(normalize, node) -> bool:
+    """Is ``node`` a free name whose value is a dict or a set (a module's ``D``)? A loop
+    over it walks ``list(D)``, its keys: by index, ``D[i]`` would read a value, or fail."""
+    if node.id in normalize.locals or normalize.lexical:
+        return False
+    try:
+        value = normalize.source.resolve(node.id)
+    except KeyError:
+        return False
+    return isinstance(value, (Mapping, Set, type({}.keys()), type({}.items())))
 
 class _RenameLocal(trees.Transformer):
     """Rename the variables a comprehension binds (its own scope in Python)."""
@@ -209,6 +222,8 @@ class SingleAssignment:
         name held when the loop began, so that one is kept under a name of its own."""
         if isinstance(node, gast.Name):
             value = self.name(node)
+            if _keyed_global(self, node):  # (for k in D, D a module's dict: its keys)
+                return self.to_atom(gast.Call(self.load("list"), [value], []))
             return self.temporary(value) if node.id in rebound else value
         if self._builtin_call(node) == "range":
             return self.atom(node)
