@@ -215,11 +215,14 @@ class Desugar(trees.Transformer):
         if isinstance(func, gast.Attribute) and array_function(func.attr) and \
                 self._is_value(func.value):
             args = list(node.args)
-            if len(args) > 1 and registry.facts(getattr(np.ndarray, func.attr)).varargs:
+            varargs = registry.facts(getattr(np.ndarray, func.attr)).varargs
+            if len(args) > 1 and varargs and not any(isinstance(a, gast.Starred) for a in args):
                 args = [gast.copy_location(gast.Tuple(args, gast.Load()), args[0])]
             call = gast.copy_location(
                 gast.Call(self._np(array_function(func.attr), func), [func.value] + args, node.keywords),
                 node)
+            if varargs and any(isinstance(a, gast.Starred) for a in args):
+                call.varargs = True  # (x.reshape(*shape): packed once its length is known)
             if func.attr == "copy":  # (a dict's or list's copy too: DictViews writes it so
                 call.copied = True   # once the kinds say which)
             # (the method's facts stay with the call: a real array's x.conj() is x itself)

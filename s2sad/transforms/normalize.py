@@ -207,6 +207,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         if freeze(self, stmt, _static):  # d = norm(mu, s): its calls d.logpdf(x) written out
             return
         if isinstance(stmt, gast.Assign):
+            if isinstance(stmt.targets[-1], (gast.Tuple, gast.List)) and \
+                    isinstance(stmt.value, gast.Call):  # a, b = zip(*pairs): its tuples, if
+                stmt.value.unpacked = True            # the lengths are known (.star_args)
             ref = self._object_ref(stmt.value) if len(stmt.targets) == 1 and isinstance(
                 stmt.targets[0], gast.Name) else None  # (layers = self.layers: known too)
             refs = [self._object_ref(v) for v in stmt.value.elts] if len(stmt.targets) == 1 \
