@@ -48,6 +48,7 @@ from .higher import is_generated
 from .aliasing import Aliasing
 from .folding import Folding
 from .frozen import freeze
+from .partials import held as held_partial
 from .inlining import Inlining
 from .loops import Loops
 from .objects import Objects, argument_descriptors, argument_objects  # noqa: F401
@@ -204,6 +205,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             if function is not None:  # `act = np.tanh` (not in a branch or a loop): act(x)
                 self.function_args[stmt.targets[0].id] = function  # is np.tanh(x)
                 return
+        if held_partial(self, stmt):  # g = functools.partial(f, a): g(x) is f(a, x)
+            return
         if freeze(self, stmt, _static):  # d = norm(mu, s): its calls d.logpdf(x) written out
             return
         if isinstance(stmt, gast.Assign):

@@ -458,6 +458,8 @@ class SingleAssignment:
                 else None  # (list(zip(xs, ys)), a, b = zip(*pairs): their tuples)
             if zipped is not None:
                 return self.simple(zipped)
+            from .partials import called
+            node = called(self, node)  # g(x), g = functools.partial(f, a): f(a, x)
             node, frozen = unfrozen(self, node, _static)  # d.logpdf(x), d = norm(mu, s): norm.logpdf
             func = node.func
             self._refuse_derivative_made_here(node)
