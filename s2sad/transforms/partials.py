@@ -15,6 +15,7 @@ import functools
 
 import gast
 
+from .. import trees
 from .single_assignment import _static
 
 
@@ -42,6 +43,34 @@ def made(normalize, node):
     return "partial", (function, args, keywords)
 
 
+def _only_called(normalize, name: str) -> bool:
+    """Is ``name`` only called (``g(x)``) or passed to a function of the user's (inlined
+    with it), not passed to one that is not (``odeint(g, ...)``: the partial object itself,
+    which that function's rule judges)?"""
+    import types
+    from .single_assignment import _user_code
+    tree = normalize.source.tree
+    calls = [n for n in trees.walk(tree) if isinstance(n, gast.Call)]
+    for node in trees.walk(tree):
+        if not (isinstance(node, gast.Name) and node.id == name and
+                isinstance(node.ctx, gast.Load)):
+            continue
+        call = next((c for c in calls if c.func is node or node in c.args or
+                     any(k.value is node for k in c.keywords)), None)
+        if call is None:
+            return False
+        if call.func is node:
+            continue
+        try:
+            callee = _static(call.func, normalize)
+        except (KeyError, TypeError):
+            return False
+        if not (isinstance(callee, types.FunctionType) and _user_code(callee) or
+                callee is functools.partial and call.args[0] is node):
+            return False
+    return True
+
+
 def held(normalize, stmt) -> bool:
     """``g = functools.partial(f, ...)`` (given once, not in a block): ``g`` noted as that
     partial, its calls written out; True if so."""
@@ -50,7 +79,7 @@ def held(normalize, stmt) -> bool:
             normalize._given_once(stmt.targets[0].id)):
         return False
     entry = made(normalize, stmt.value)
-    if entry is None:
+    if entry is None or not _only_called(normalize, stmt.targets[0].id):
         return False
     normalize.function_args[stmt.targets[0].id] = entry
     return True
