@@ -126,7 +126,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         # function), outermost first, and whether its own lines are shown in errors (not
         # s2sad's stand-ins or generated code)
         self.calls: tuple = ()
-        self.shown = True
+        # (s2sad.spread's flat function of one with *args: its line is not the user's)
+        self.shown = getattr(source.func, "__s2sad_spread__", None) is None
         self.walking: dict = {}  # a loop (its id) -> its variables known as every item
         # a variable given a frozen distribution (d = norm(mu, s)), by version: (the function
         # called, its arguments and keywords as atoms, the block and its depth), see .frozen
