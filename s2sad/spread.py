@@ -40,7 +40,8 @@ _TARGET = "__s2sad_spread_target__"
 
 def variadic(func) -> bool:
     """Does ``func`` (a Python function) take ``*args`` or ``**kwargs``?"""
-    if not isinstance(func, types.FunctionType):
+    if not isinstance(func, types.FunctionType) or hasattr(func, "__s2sad_made__") or \
+            (func.__module__ or "").split(".")[0] == "s2sad":  # (s2sad's own: a jacobian)
         return False
     flags = func.__code__.co_flags
     return bool(flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))

@@ -69,10 +69,6 @@ SYNTAX = [
     ("lambda-value", C.uses_lambda_value, "lambda used as a value", "Assign it to a name"),
     ("lambda-argument", C.uses_lambda_argument, "a lambda passed to filter()",
      "A function of yours that takes a function is inlined with it"),
-    ("star-parameters", C.has_star_args, "`*args` or `**kwargs` parameters",
-     "Name every parameter"),
-    ("double-star-parameters", C.has_star_kwargs, "`*args` or `**kwargs` parameters",
-     "Name every parameter"),
     ("derivative-inside", C.makes_a_derivative_inside,
      "making a derivative inside the function differentiated (s2sad.grad(...))",
      "Make it once at module level"),
@@ -510,12 +506,17 @@ def test_bad_wrt(wrt, error, words):
         assert word in str(info.value)
 
 
-def test_star_parameters_are_refused_before_wrt_is_read():
-    """(Once said as ``wrt=2 is out of range: ... has 2 arguments (xs, options)``.)"""
-    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
-        s2sad.grad(C.has_star_args, wrt=2)
-    check_located(info.value, C.has_star_args, "`*args` or `**kwargs` parameters",
-                  "Name every parameter")
+def test_wrt_of_star_parameters_counts_the_arguments_a_call_passes():
+    """``*xs`` takes as many as the call passes: wrt=2 is read then, not when the
+    gradient is made (s2sad/spread.py)."""
+    gradient = s2sad.grad(C.has_star_args, wrt=2)
+    with pytest.raises(s2sad.DifferentiationError) as info:
+        gradient(1.0, 2.0)
+    assert "wrt=2 is out of range: this call of has_star_args passes 2 positional " \
+        "arguments" in str(info.value)
+    assert gradient(1.0, 2.0, 3.0) == 0.0
+    assert s2sad.grad(C.has_star_args, wrt=0)(1.0, 2.0) == 2.0
+    assert s2sad.grad(C.has_star_kwargs)(1.5, scale=2.0) == 2.0
 
 
 @pytest.mark.parametrize("make", [

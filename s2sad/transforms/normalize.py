@@ -206,7 +206,7 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             if function is not None:  # `act = np.tanh` (not in a branch or a loop): act(x)
                 self.function_args[stmt.targets[0].id] = function  # is np.tanh(x)
                 return
-        if held_partial(self, stmt):  # g = functools.partial(f, a): g(x) is f(a, x)
+        if held_partial(self, stmt, _static, _user_code):  # g = functools.partial(f, a): g(x) is f(a, x)
             return
         if freeze(self, stmt, _static):  # d = norm(mu, s): its calls d.logpdf(x) written out
             return

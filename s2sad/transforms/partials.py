@@ -16,22 +16,22 @@ import functools
 import gast
 
 from .. import trees
-from .single_assignment import _static
 
 
-def _is_partial(normalize, node) -> bool:
+def _is_partial(normalize, node, static) -> bool:
     if not isinstance(node, gast.Call) or not node.args:
         return False
     try:
-        return _static(node.func, normalize) is functools.partial
+        return static(node.func, normalize) is functools.partial
     except (KeyError, TypeError):
         return False
 
 
-def made(normalize, node):
-    """``("partial", (function, bound atoms, bound keyword atoms))`` for ``node``, a call of
+def made(normalize, node, static):
+    """(``static``: a name's value, see ``single_assignment._static``)
+    ``("partial", (function, bound atoms, bound keyword atoms))`` for ``node``, a call of
     ``functools.partial`` of a function s2sad inlines or has a rule for; else None."""
-    if not _is_partial(normalize, node) or \
+    if not _is_partial(normalize, node, static) or \
             any(isinstance(a, gast.Starred) for a in node.args) or \
             any(k.arg is None for k in node.keywords):
         return None
@@ -43,12 +43,11 @@ def made(normalize, node):
     return "partial", (function, args, keywords)
 
 
-def _only_called(normalize, name: str) -> bool:
+def _only_called(normalize, name: str, static, user_code) -> bool:
     """Is ``name`` only called (``g(x)``) or passed to a function of the user's (inlined
     with it), not passed to one that is not (``odeint(g, ...)``: the partial object itself,
     which that function's rule judges)?"""
     import types
-    from .single_assignment import _user_code
     tree = normalize.source.tree
     calls = [n for n in trees.walk(tree) if isinstance(n, gast.Call)]
     for node in trees.walk(tree):
@@ -62,38 +61,38 @@ def _only_called(normalize, name: str) -> bool:
         if call.func is node:
             continue
         try:
-            callee = _static(call.func, normalize)
+            callee = static(call.func, normalize)
         except (KeyError, TypeError):
             return False
-        if not (isinstance(callee, types.FunctionType) and _user_code(callee) or
+        if not (isinstance(callee, types.FunctionType) and user_code(callee) or
                 callee is functools.partial and call.args[0] is node):
             return False
     return True
 
 
-def held(normalize, stmt) -> bool:
+def held(normalize, stmt, static, user_code) -> bool:
     """``g = functools.partial(f, ...)`` (given once, not in a block): ``g`` noted as that
     partial, its calls written out; True if so."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
             isinstance(stmt.targets[0], gast.Name) and not normalize.nesting and
             normalize._given_once(stmt.targets[0].id)):
         return False
-    entry = made(normalize, stmt.value)
-    if entry is None or not _only_called(normalize, stmt.targets[0].id):
+    entry = made(normalize, stmt.value, static)
+    if entry is None or not _only_called(normalize, stmt.targets[0].id, static, user_code):
         return False
     normalize.function_args[stmt.targets[0].id] = entry
     return True
 
 
-def called(normalize, node):
+def called(normalize, node, static):
     """``node``, a call of a partial (held, passed in, or made there), as the call of its
     function with the bound arguments first; else ``node`` itself."""
     func = node.func
     if isinstance(func, gast.Name) and func.id in normalize.function_args and \
             normalize.function_args[func.id][0] == "partial":
         entry = normalize.function_args[func.id]
-    elif _is_partial(normalize, func):
-        entry = made(normalize, func)
+    elif _is_partial(normalize, func, static):
+        entry = made(normalize, func, static)
         if entry is None:
             return node
     else:
@@ -112,4 +111,4 @@ def called(normalize, node):
     call = gast.Call(gast.Name(name, gast.Load(), None, None),
                      [gast.Name(a.id, gast.Load(), None, None) if isinstance(a, gast.Name)
                       else a for a in args] + list(node.args), merged)
-    return called(normalize, gast.copy_location(call, node))  # (a partial of a partial)
+    return called(normalize, gast.copy_location(call, node), static)  # (a partial of a partial)

@@ -459,7 +459,7 @@ class SingleAssignment:
             if zipped is not None:
                 return self.simple(zipped)
             from .partials import called
-            node = called(self, node)  # g(x), g = functools.partial(f, a): f(a, x)
+            node = called(self, node, _static)  # g(x), g = functools.partial(f, a): f(a, x)
             node, frozen = unfrozen(self, node, _static)  # d.logpdf(x), d = norm(mu, s): norm.logpdf
             func = node.func
             self._refuse_derivative_made_here(node)

@@ -143,11 +143,7 @@ class Validate(trees.Visitor):
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
             raise self.source.syntax_error("a lambda assigned to something else than a name",
                                            stmt, "Write `name = lambda ...` or a `def`.")
-        lam = stmt.value
-        if lam.args.vararg is not None or lam.args.kwarg is not None:
-            raise self.source.syntax_error("`*args` or `**kwargs` parameters", lam,
-                                           "Name every parameter.")
-        self.visit(lam.body)
+        self.visit(stmt.value.body)  # (its *args and **kwargs: bound where it is inlined)
 
     def visit_Constant(self, node):
         if type(node.value) in _VALUES:
@@ -252,9 +248,6 @@ class Validate(trees.Visitor):
             if isinstance(arg, gast.Starred):
                 arg = arg.value
             if isinstance(arg, gast.Lambda):
-                if arg.args.vararg is not None or arg.args.kwarg is not None:
-                    raise self.source.syntax_error("`*args` or `**kwargs` parameters", arg,
-                                                   "Name every parameter.")
                 self.visit(arg.body)
             else:
                 self.visit(arg)
