@@ -62,6 +62,8 @@ def only_read(tree, name: str) -> bool:
     for node in trees.walk(tree):
         if not isinstance(node, gast.Name) or node.id != name:
             continue
+        if isinstance(node.ctx, gast.Param):
+            continue
         if not isinstance(node.ctx, gast.Load):
             stores += 1
             continue
@@ -120,10 +122,18 @@ def _items(normalize, node):
     if length is None:
         return None
     if not isinstance(node, gast.Name):  # (a value computed here: read by its temporary)
-        normalize.locals.add(atom.id)
-        normalize.current[atom.id] = atom.id
-        node = gast.Name(atom.id, gast.Load(), None, None)
+        node = _read(normalize, atom)
     return [_item(node, i) for i in range(length)]
+
+
+def _read(normalize, atom):
+    """``atom`` (a temporary just made, or a constant), as an expression of the user's
+    that normalization reads again: the temporary becomes a local of its own name."""
+    if not isinstance(atom, gast.Name):
+        return atom
+    normalize.locals.add(atom.id)
+    normalize.current.setdefault(atom.id, atom.id)
+    return gast.Name(atom.id, gast.Load(), None, None)
 
 
 def _item(node, i: int):
@@ -177,8 +187,8 @@ def spread(normalize, node):
             args += items
         elif i < last and not isinstance(arg, (gast.Name, gast.Constant, gast.Attribute,
                                                   gast.Lambda)):
-            args.append(normalize.atom(arg))  # (evaluated before the star's value, in order)
-        else:
+            args.append(_read(normalize, normalize.atom(arg)))  # (evaluated before the
+        else:                                                   # star's value, in order)
             args.append(arg)
     keywords = []
     for keyword in node.keywords:
