@@ -484,7 +484,8 @@ def test_generator_covers_every_feature():
               "call", "ifexp", "matvec", "stack", "contracting", "new-array", "squash",
               "append", "comprehension", "unpack", "swap", "cast", "view", "unknown-call",
               "list-slots", "scalar-from-index", "recursion", "recursion-call",
-              "nested-default", "return-in-loop"}
+              "nested-default", "return-in-loop", "star-call", "double-star-call",
+              "partial-call", "map-call"}
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 
