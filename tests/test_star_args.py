@@ -454,3 +454,24 @@ def test_map_kept_for_later_is_not_rewritten():
     with pytest.raises(s2sad.NoDerivativeError) as info:
         s2sad.grad(kept)(X)
     assert "no derivative rule for map" in str(info.value)
+
+
+def test_map_whose_function_the_loop_changes_is_not_rewritten():
+    """``map`` reads its function (a partial of ``x``) once; a generator expression would
+    read it again at each item, after the loop gave ``x`` another value: kept, refused."""
+    def rebinds(x):
+        t = 0.0
+        for y in map(partial(np.power, x), [2.0, 3.0]):
+            t = t + np.sum(y)
+            x = x * 2.0
+        return t
+    with pytest.raises(s2sad.NoDerivativeError, match="no derivative rule for map"):
+        s2sad.grad(rebinds)(X)
+    np.testing.assert_allclose(s2sad.grad(loop_over_map_of_a_partial)(X),
+                               central_differences(loop_over_map_of_a_partial, (X,), 0, EPS),
+                               rtol=1e-6)
+
+
+def test_source_for_a_call_form():
+    text = s2sad.grad(loss, wrt=2).source_for(W, A, B, c=1.0)
+    assert "def grad_loss(weights, inputs_0, inputs_1, *, scale, c)" in text, text

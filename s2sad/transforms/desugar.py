@@ -246,7 +246,13 @@ class Desugar(trees.Transformer):
         return value is functools.partial
 
     def visit_For(self, node):
-        node.iter = self._map(node.iter)
+        iterated = self._map(node.iter)
+        read = {n.id for n in trees.walk(iterated.elt) if isinstance(n, gast.Name)} \
+            if iterated is not node.iter else set()
+        stored = {n.id for stmt in node.body + node.orelse for n in trees.walk(stmt)
+                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        if not read & stored:  # (map reads its function once: a loop that gives one of
+            node.iter = iterated  # its names another value keeps the map, refused)
         return self.generic_visit(node)
 
     def visit_comprehension(self, node):
