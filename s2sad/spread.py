@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
+import os
 import threading
 import types
 import weakref
@@ -36,12 +37,13 @@ from .errors import DifferentiationError
 _FLAT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # func -> {form: flat}
 _LOCK = threading.Lock()
 _TARGET = "__s2sad_spread_target__"
+_HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep  # (s2sad's own files)
 
 
 def variadic(func) -> bool:
     """Does ``func`` (a Python function) take ``*args`` or ``**kwargs``?"""
     if not isinstance(func, types.FunctionType) or hasattr(func, "__s2sad_made__") or \
-            (func.__module__ or "").split(".")[0] == "s2sad":  # (s2sad's own: a jacobian)
+            func.__code__.co_filename.startswith(_HERE):  # (s2sad's own: a jacobian's)
         return False
     flags = func.__code__.co_flags
     return bool(flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))
