@@ -115,6 +115,15 @@ def list_of_zip(x):
     return np.sum(ys[0][0] * ys[0][1] + ys[1][0] * ys[1][1])
 
 
+def _pair_of(x):
+    return (np.sin(x), x * 3.0)
+
+
+def zip_of_a_call(x):
+    ys = list(zip(_pair_of(x), [x, np.cos(x)]))
+    return np.sum(ys[0][0] * ys[1][1] + ys[1][0] * ys[0][1])
+
+
 def lambda_star_parameters(x):
     total = lambda *vs: sum(vs)  # noqa: E731
     return np.sum(total(x, x * x, np.sin(x)) ** 2)
@@ -233,6 +242,7 @@ TABLE = [
     (unzip_pairs, (X,), 0),
     (list_of_zip, (X,), 0),
     (lambda_star_parameters, (X,), 0),
+    (zip_of_a_call, (X,), 0),
     (partial_of_a_numpy_function, (M,), 0),
     (partial_of_a_users_function, (X,), 0),
     (partial_keyword_replaced, (X,), 0),
@@ -475,3 +485,9 @@ def test_map_whose_function_the_loop_changes_is_not_rewritten():
 def test_source_for_a_call_form():
     text = s2sad.grad(loss, wrt=2).source_for(W, A, B, c=1.0)
     assert "def grad_loss(weights, inputs_0, inputs_1, *, scale, c)" in text, text
+
+
+def test_zip_of_a_call_runs_the_call_once():
+    text = s2sad.grad(zip_of_a_call).source_for(X)
+    forward = text.split("zeros_like_structure(")[0]  # (the forward sweep)
+    assert forward.count("_pair_of") == 0 and forward.count("x * 3.0") == 1, text

@@ -278,12 +278,38 @@ def _builtin(normalize, node, name: str) -> bool:
         normalize.source.is_builtin(name)
 
 
+def _read_only(node) -> bool:
+    """Does reading ``node`` compute nothing (a name, its item or shape, a display of
+    those), so that looking at its length first changes nothing?"""
+    if isinstance(node, gast.Starred):
+        node = node.value
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return all(map(_read_only, node.elts))
+    if isinstance(node, gast.Subscript):
+        return isinstance(node.slice, gast.Constant) and _read_only(node.value)
+    if isinstance(node, gast.Attribute):
+        return node.attr == "shape" and isinstance(node.value, gast.Name)
+    return isinstance(node, (gast.Name, gast.Constant))
+
+
+def _once(normalize, node):
+    """``node`` with what it computes computed now, in order, and read by name (a
+    display keeps its items, each computed)."""
+    if _read_only(node):
+        return node
+    if isinstance(node, (gast.Tuple, gast.List)) and \
+            not any(isinstance(e, gast.Starred) for e in node.elts):
+        return gast.copy_location(type(node)([_once(normalize, e) for e in node.elts],
+                                             gast.Load()), node)
+    return _read(normalize, normalize.atom(node))
+
+
 def written_zip(normalize, node):
     """``list(zip(xs, ys))``, ``tuple(zip(...))`` and ``a, b = zip(*pairs)`` (``node``: the
     list or tuple call, or the zip itself where it is unpacked), for sequences whose
     lengths are known: the display of the tuples zip makes, ``[(xs[0], ys[0]), ...]``;
     else None."""
-    shown = gast.List
+    shown, call = gast.List, node
     if _builtin(normalize, node, "list") or _builtin(normalize, node, "tuple"):
         if len(node.args) != 1 or node.keywords:
             return None
@@ -291,6 +317,12 @@ def written_zip(normalize, node):
         node = node.args[0]
     if not _builtin(normalize, node, "zip") or not node.args or node.keywords:
         return None
+    outer = call
+    if not all(map(_read_only, node.args)):  # (each computed once, first, in order: the
+        node = gast.copy_location(gast.Call(node.func, [  # call is written over them)
+            _once(normalize, a) for a in node.args], []), node)
+        return node if outer is node else gast.copy_location(
+            gast.Call(outer.func, [node], []), outer)
     node = spread(normalize, node)
     columns = [_items(normalize, arg) for arg in node.args]
     if any(c is None for c in columns):
