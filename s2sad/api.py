@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import hooks
+from . import hooks, spread
 from .checkpoint import checkpoint
 from .derivatives import (_CACHE, MAKERS, BoundDerivative, GradientFunction,  # noqa: F401
                           JVPFunction, VJPFunction, _make, _wrt_names)
@@ -47,12 +47,16 @@ def _methods_too(make):
     def made(func=None, *args, **kwargs):
         unbound = None if func is None else _unbound(func)
         if unbound is None:
+            if spread.variadic(func) or isinstance(func, spread.SpreadDerivative):
+                return spread.derivative(made, func, args, kwargs)  # (f(w, *args): per call)
             return make(func, *args, **kwargs)
         function, obj = unbound
         if args:
             args = (_past_self(args[0]),) + args[1:]
         else:
             kwargs["wrt"] = _past_self(kwargs.get("wrt", 0))
+        if spread.variadic(function):
+            return BoundDerivative(spread.derivative(made, function, args, kwargs), obj)
         return BoundDerivative(make(function, *args, **kwargs), obj)
     return made
 

@@ -321,7 +321,8 @@ def argument_facts(build: Build) -> bool:
 def dict_views(build: Build, kinds: dict) -> bool:
     """A dict's ``keys``, ``values`` and ``items`` written out where the kinds say it is a
     dict; run to a fixed point."""
-    views = DictViews(kinds, build.namer)  # a dict's keys, values and items, where it is one
+    views = DictViews(kinds, build.namer, build.source.is_builtin)  # a dict's keys, values
+    # and items, where it is one (sorted(d.items()) too)
     views.visit(build.tree)
     return views.changed
 

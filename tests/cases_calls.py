@@ -1,4 +1,5 @@
 """Functions calling other functions (inlined by s2sad)."""
+import functools
 import math
 
 import numpy as np
@@ -529,3 +530,25 @@ _own_gradient = s2sad.grad(calls_its_own_gradient)
 def uses_objects_of_another_module(w):
     """An object reached through a module's name: its class's methods are inlined."""
     return np.sum(cases_methods.net.second.forward(w)) + np.sum(cases_methods.dense(w))
+
+
+# --- calls as people write them (issue 35): star arguments, partial, map ---------------------
+
+
+def star_call_into_another_module(x):
+    parts = (np.sin(x), x * x)
+    return np.sum(other.weighted_total(x, *parts, scale=0.5) ** 2)
+
+
+def double_star_into_another_module(x):
+    options = {"scale": 3.0}
+    return np.sum(other.weighted_total(x, x, **options))
+
+
+def partial_of_another_modules_function(x):
+    gained = functools.partial(other.scaled_tanh, gain=3.0)
+    return np.sum(gained(x) ** 2)
+
+
+def map_of_another_modules_function(x):
+    return np.sum(sum(map(other.scaled_tanh, [x, 2.0 * x], [1.0, 0.5])))

@@ -111,7 +111,7 @@ def uses_lambda_value(x):
 
 
 def uses_lambda_argument(x):
-    ys = list(map(lambda v: v * 2.0, [x]))  # <- here
+    ys = list(filter(lambda v: v is not None, [x]))  # <- here
     return ys[0]
 
 
@@ -130,12 +130,16 @@ def makes_a_derivative_inside(a):
 
 
 def calls_with_star(x):
-    y = np.add(*[x, x])  # <- here
+    xs = [x]
+    xs.append(x)
+    y = np.add(*xs)  # <- here
     return y
 
 
 def calls_with_double_star(x):
-    y = np.sum(x, **{"axis": 0})  # <- here
+    options = {}
+    options["axis"] = 0
+    y = np.sum(x, **options)  # <- here
     return y
 
 

@@ -64,6 +64,14 @@ _DEFAULTS_AT_DEF = [C.default_read_at_def, C.lambda_default_read_at_def,
     pytest.param(C.alias_of_a_user_function, (rng.normal(size=3),), 0, id="alias-own-function"),
     pytest.param(C.alias_of_a_nested_def, (rng.normal(size=3),), 0, id="alias-nested-def"),
     *[pytest.param(f, (0.7,), 0, id=f.__name__.replace("_", "-")) for f in _DEFAULTS_AT_DEF],
+    pytest.param(C.star_call_into_another_module, (rng.normal(size=3),), 0,
+                 id="star-call-into-another-module"),
+    pytest.param(C.double_star_into_another_module, (rng.normal(size=3),), 0,
+                 id="double-star-into-another-module"),
+    pytest.param(C.partial_of_another_modules_function, (rng.normal(size=3),), 0,
+                 id="partial-of-another-modules-function"),
+    pytest.param(C.map_of_another_modules_function, (rng.normal(size=3),), 0,
+                 id="map-of-another-modules-function"),
 ])
 def test_calls(f, args, wrt, optimize):
     got = s2sad.grad(f, wrt=wrt, optimize=optimize)(*args)

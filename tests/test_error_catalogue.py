@@ -67,17 +67,15 @@ SYNTAX = [
     ("class-inside", C.defines_class, "class definition inside the function",
      "Define the class at module level"),
     ("lambda-value", C.uses_lambda_value, "lambda used as a value", "Assign it to a name"),
-    ("lambda-argument", C.uses_lambda_argument, "a lambda passed to map()",
+    ("lambda-argument", C.uses_lambda_argument, "a lambda passed to filter()",
      "A function of yours that takes a function is inlined with it"),
-    ("star-parameters", C.has_star_args, "`*args` or `**kwargs` parameters",
-     "Name every parameter"),
-    ("double-star-parameters", C.has_star_kwargs, "`*args` or `**kwargs` parameters",
-     "Name every parameter"),
     ("derivative-inside", C.makes_a_derivative_inside,
      "making a derivative inside the function differentiated (s2sad.hessian(...))",
      "Make it once at module level"),
-    ("star-call", C.calls_with_star, "`*` unpacking", "Pass the arguments one by one"),
-    ("double-star-call", C.calls_with_double_star, "`**` unpacking in a call",
+    ("star-call", C.calls_with_star, "`*xs` here: s2sad cannot tell how many values it gives",
+     "Pass the values one by one"),
+    ("double-star-call", C.calls_with_double_star,
+     "`**options` here: s2sad cannot tell which keywords it gives",
      "Pass the keyword arguments one by one"),
     ("starred-assignment", C.starred_assignment, "starred assignment", "Index the sequence"),
     ("nested-recursion", C.recursive, "recursive call of the nested function inner()",
@@ -506,12 +504,17 @@ def test_bad_wrt(wrt, error, words):
         assert word in str(info.value)
 
 
-def test_star_parameters_are_refused_before_wrt_is_read():
-    """(Once said as ``wrt=2 is out of range: ... has 2 arguments (xs, options)``.)"""
-    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
-        s2sad.grad(C.has_star_args, wrt=2)
-    check_located(info.value, C.has_star_args, "`*args` or `**kwargs` parameters",
-                  "Name every parameter")
+def test_wrt_of_star_parameters_counts_the_arguments_a_call_passes():
+    """``*xs`` takes as many as the call passes: wrt=2 is read then, not when the
+    gradient is made (s2sad/spread.py)."""
+    gradient = s2sad.grad(C.has_star_args, wrt=2)
+    with pytest.raises(s2sad.DifferentiationError) as info:
+        gradient(1.0, 2.0)
+    assert "wrt=2 is out of range: this call of has_star_args passes 2 positional " \
+        "arguments" in str(info.value)
+    assert gradient(1.0, 2.0, 3.0) == 0.0
+    assert s2sad.grad(C.has_star_args, wrt=0)(1.0, 2.0) == 2.0
+    assert s2sad.grad(C.has_star_kwargs)(1.5, scale=2.0) == 2.0
 
 
 @pytest.mark.parametrize("make", [

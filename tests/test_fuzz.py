@@ -486,7 +486,7 @@ def test_generator_covers_every_feature():
               "list-slots", "scalar-from-index", "recursion", "recursion-call",
               "nested-default", "return-in-loop", "function-chosen", "function-unpacked",
               "grad-inside", "assert", "raise", "generator-loop", "generator-sum",
-              "generator-list"}
+              "generator-list", "star-call", "double-star-call", "partial-call", "map-call"}
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 

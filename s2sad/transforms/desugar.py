@@ -135,6 +135,14 @@ def namespace_variables(tree, local_names: set[str], numpy_name: str, resolve) -
             if name not in refused and stores.get(name) == assigns.get(name)}
 
 
+def _located(tree, where):
+    """``tree`` with every node placed at ``where`` (the user's line)."""
+    for node in trees.walk(tree):
+        if hasattr(node, "lineno") or isinstance(node, (gast.expr, gast.stmt)):
+            gast.copy_location(node, where)
+    return tree
+
+
 class Desugar(trees.Transformer):
     """``builtin(name)``: does ``name`` stand for the builtin of that name there (not a
     global or a local of the user's)? ``max(a, b, c)`` is then ``max(max(a, b), c)``."""
@@ -190,7 +198,82 @@ class Desugar(trees.Transformer):
             return node.operand
         return node
 
+    def _map(self, node):
+        """``map(f, xs, ys)`` consumed where it is made (an argument, a loop's iterable):
+        the generator expression ``(f(a, b) for a, b in zip(xs, ys))``, which Python
+        evaluates alike, one item at a time; ``map(lambda v: e, xs)`` is ``(e for v in
+        xs)``. Anything else is left as it is."""
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and
+                node.func.id == "map" and node.func.id not in self.local_names and
+                self.builtin("map") and len(node.args) >= 2 and not node.keywords and
+                not any(isinstance(a, gast.Starred) for a in node.args)):
+            return node
+        function, iterables = node.args[0], node.args[1:]
+        if len(iterables) > 1 and not ("zip" not in self.local_names and self.builtin("zip")):
+            return node
+        if isinstance(function, gast.Lambda):
+            params = function.args
+            if params.vararg or params.kwarg or params.kwonlyargs or params.defaults or \
+                    params.posonlyargs or len(params.args) != len(iterables):
+                return node
+            names = [a.id for a in params.args]
+            element = function.body
+        elif isinstance(function, (gast.Name, gast.Attribute)) or self._partial(function):
+            taken = {n.id for n in trees.walk(function) if isinstance(n, gast.Name)}
+            names = []
+            while len(names) < len(iterables):
+                name = f"map_item_{len(names) + len(taken)}"
+                taken.add(name)
+                names.append(name)
+            element = gast.Call(function, [gast.Name(n, gast.Load(), None, None)
+                                           for n in names], [])
+        else:
+            return node
+        stored = [gast.Name(n, gast.Store(), None, None) for n in names]
+        target = stored[0] if len(stored) == 1 else gast.Tuple(stored, gast.Store())
+        source = iterables[0] if len(iterables) == 1 else gast.Call(
+            gast.Name("zip", gast.Load(), None, None), list(iterables), [])
+        made = gast.GeneratorExp(element, [gast.comprehension(target, source, [], 0)])
+        return _located(made, node)
+
+    def _partial(self, node) -> bool:
+        """Is ``node`` ``functools.partial(f, a, ...)`` of names and constants (made again
+        for each item, the same function)?"""
+        import functools
+        if not isinstance(node, gast.Call) or self.resolve is None or not all(
+                isinstance(a, (gast.Name, gast.Attribute, gast.Constant))
+                for a in [node.func] + node.args + [k.value for k in node.keywords]):
+            return False
+        path, root = [], node.func
+        while isinstance(root, gast.Attribute):
+            path.append(root.attr)
+            root = root.value
+        if not isinstance(root, gast.Name) or root.id in self.local_names:
+            return False
+        try:
+            value = self.resolve(root.id)
+            for attr in reversed(path):
+                value = getattr(value, attr)
+        except (KeyError, AttributeError):
+            return False
+        return value is functools.partial
+
+    def visit_For(self, node):
+        iterated = self._map(node.iter)
+        read = {n.id for n in trees.walk(iterated.elt) if isinstance(n, gast.Name)} \
+            if iterated is not node.iter else set()
+        stored = {n.id for stmt in node.body + node.orelse for n in trees.walk(stmt)
+                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        if not read & stored:  # (map reads its function once: a loop that gives one of
+            node.iter = iterated  # its names another value keeps the map, refused)
+        return self.generic_visit(node)
+
+    def visit_comprehension(self, node):
+        node.iter = self._map(node.iter)
+        return self.generic_visit(node)
+
     def visit_Call(self, node):
+        node.args = [self._map(a) for a in node.args]
         self.generic_visit(node)
         func = node.func
         if isinstance(func, gast.Name) and func.id == "dict" and len(node.args) <= 1 and \
@@ -228,11 +311,14 @@ class Desugar(trees.Transformer):
         if isinstance(func, gast.Attribute) and array_function(func.attr) and \
                 self._is_value(func.value):
             args = list(node.args)
-            if len(args) > 1 and registry.facts(getattr(np.ndarray, func.attr)).varargs:
+            varargs = registry.facts(getattr(np.ndarray, func.attr)).varargs
+            if len(args) > 1 and varargs and not any(isinstance(a, gast.Starred) for a in args):
                 args = [gast.copy_location(gast.Tuple(args, gast.Load()), args[0])]
             call = gast.copy_location(
                 gast.Call(self._np(array_function(func.attr), func), [func.value] + args, node.keywords),
                 node)
+            if varargs and any(isinstance(a, gast.Starred) for a in args):
+                call.varargs = True  # (x.reshape(*shape): packed once its length is known)
             if func.attr == "copy":  # (a dict's or list's copy too: DictViews writes it so
                 call.copied = True   # once the kinds say which)
             # (the method's facts stay with the call: a real array's x.conj() is x itself)

@@ -62,10 +62,12 @@ from .kinds import ANY
 class DictViews(trees.Transformer):
     """``kinds``: of the normalized function's names; ``namer``: for new temporaries."""
 
-    def __init__(self, kinds: dict, namer):
+    def __init__(self, kinds: dict, namer, builtin=None):
         self.kinds = kinds
         self.namer = namer
         self.changed = False
+        self.builtin = builtin or (lambda name: False)  # (a free name: Python's builtin?)
+        self.defs: dict = {}  # a name given a value once -> that value
         self.fields = any(kind.fields for kind in kinds.values())  # (a namedtuple's read)
 
     def keys(self, node) -> list | None:
@@ -74,6 +76,57 @@ class DictViews(trees.Transformer):
             return None
         kind = self.kinds.get(node.id, ANY)
         return [key for key, _ in kind.items] if kind.tag == "dict" else None
+
+    def visit_FunctionDef(self, node):
+        stores: dict = {}
+        for item in trees.walk(node):
+            if isinstance(item, gast.Name) and not isinstance(item.ctx, gast.Load):
+                stores[item.id] = stores.get(item.id, 0) + 1
+        self.defs = {s.targets[0].id: s.value for s in trees.walk(node)
+                     if isinstance(s, gast.Assign) and len(s.targets) == 1 and
+                     isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
+        return self.generic_visit(node)
+
+    def _sorted(self, node):
+        """``t = sorted(d.items())``, ``sorted(d)``, ``sorted(d.keys())`` of a dict whose
+        keys are known (``reverse=`` a constant): the list in its order, ``[('a', t_1),
+        ...]``; ``node`` itself where the order is not known here."""
+        value = node.value
+        if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and
+                value.func.id == "sorted" and self.builtin("sorted") and
+                len(value.args) == 1 and isinstance(value.args[0], gast.Name) and
+                all(k.arg == "reverse" and isinstance(k.value, gast.Constant)
+                    for k in value.keywords)):
+            return None
+        reverse = bool(value.keywords[0].value.value) if value.keywords else False
+        keys = self.keys(value.args[0])
+        if keys is not None:
+            parts = [(k, gast.Constant(k, None)) for k in keys]
+        else:
+            shown = self.defs.get(value.args[0].id)
+            if not isinstance(shown, (gast.List, gast.Tuple)):
+                return None
+            parts = []
+            for elt in shown.elts:
+                if isinstance(elt, gast.Constant):
+                    parts.append((elt.value, gast.Constant(elt.value, None)))
+                    continue
+                pair = self.defs.get(elt.id) if isinstance(elt, gast.Name) else None
+                if not (isinstance(pair, gast.Tuple) and len(pair.elts) == 2 and
+                        isinstance(pair.elts[0], gast.Constant)):
+                    return None  # (a dict's items: pairs of a key and a value)
+                parts.append((pair.elts[0].value, self.load(elt.id)))
+            if len({k for k, _ in parts}) != len(parts) or \
+                    not all(isinstance(p, gast.Constant) for _, p in parts) and \
+                    not all(isinstance(p, gast.Name) for _, p in parts):
+                return None  # (equal keys: sorted compares the values too)
+        try:
+            order = sorted(range(len(parts)), key=lambda i: parts[i][0], reverse=reverse)
+        except TypeError:
+            return None  # (keys Python cannot compare: it raises, the call stays)
+        node.value = gast.List([parts[i][1] for i in order], gast.Load())
+        self.changed = True
+        return node
 
     def visit_For(self, node):
         self.generic_visit(node)
@@ -144,6 +197,8 @@ class DictViews(trees.Transformer):
         return super().generic_visit(node)
 
     def visit_Assign(self, node):
+        if self._sorted(node) is not None:
+            return node
         value = node.value
         copied = value.args[0] if isinstance(value, gast.Call) and \
             value.__dict__.get("copied") and value.args else None

@@ -32,7 +32,7 @@ import gast
 
 from .. import registry, trees
 from ..errors import DifferentiationError, NoDerivativeError
-from ..runtime import add_sens, as_gradient, zeros_like_structure
+from ..runtime import add_sens, as_gradient, pack_like, zeros_like_structure
 from ..runtime.higher import broadcast_like, snapshot
 from ..trees import clone
 from .higher import container_kinds, is_generated
@@ -313,6 +313,10 @@ class Forward:
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
             self._container_terms(node.left, terms)
             self._container_terms(node.right, terms)
+        elif isinstance(node, gast.Name) and not self.wants(node) and \
+                self.kind(node.id).tag == "tuple":  # (args + (ones,): zeros, as a tuple too)
+            terms.append((False, gast.Call(self.helper(pack_like),
+                                           [self.load(node.id), self.zero(node)], [])))
         else:
             terms.append((False, self.tangent_of(node)))
 

@@ -417,6 +417,8 @@ class Inlining:
         keywords = {k.arg: None if k.arg in passed_functions else self.atom(k.value)
                     for k in node.keywords}
         n_pos = len(tree.args.posonlyargs) + len(tree.args.args)
+        from .star_args import bind_extras  # (def g(w, *args, **kwargs): its tuple, dict)
+        args, keywords = bind_extras(self, child, tree, args, keywords, names, n_pos, node)
         advice = getattr(func, "stand_in_advice", None)  # (SciPy's solve_ivp: a function
         if advice is not None:                           # of the user's, known arguments)
             shown = self._dotted(node.func)

@@ -49,6 +49,7 @@ from .aliasing import Aliasing
 from .folding import Folding
 from .frozen import freeze
 from .function_values import bind_function, bind_items, merge_branches, unrolled_functions
+from .partials import held as held_partial
 from .inlining import Inlining
 from .loops import Loops
 from .objects import Objects, argument_descriptors, argument_objects  # noqa: F401
@@ -126,7 +127,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         # function), outermost first, and whether its own lines are shown in errors (not
         # s2sad's stand-ins or generated code)
         self.calls: tuple = ()
-        self.shown = True
+        # (s2sad.spread's flat function of one with *args: its line is not the user's)
+        self.shown = getattr(source.func, "__s2sad_spread__", None) is None
         self.walking: dict = {}  # a loop (its id) -> its variables known as every item
         # a variable given a frozen distribution (d = norm(mu, s)), by version: (the function
         # called, its arguments and keywords as atoms, the block and its depth), see .frozen
@@ -207,9 +209,14 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             if function is not None:  # `act = np.tanh` (not in a branch or a loop): act(x)
                 self.function_args[stmt.targets[0].id] = function  # is np.tanh(x)
                 return
+        if held_partial(self, stmt, _static, _user_code):  # g = functools.partial(f, a): g(x) is f(a, x)
+            return
         if freeze(self, stmt, _static):  # d = norm(mu, s): its calls d.logpdf(x) written out
             return
         if isinstance(stmt, gast.Assign):
+            if isinstance(stmt.targets[-1], (gast.Tuple, gast.List)) and \
+                    isinstance(stmt.value, gast.Call):  # a, b = zip(*pairs): its tuples, if
+                stmt.value.unpacked = True            # the lengths are known (.star_args)
             ref = self._object_ref(stmt.value) if len(stmt.targets) == 1 and isinstance(
                 stmt.targets[0], gast.Name) else None  # (layers = self.layers: known too)
             refs = [self._object_ref(v) for v in stmt.value.elts] if len(stmt.targets) == 1 \

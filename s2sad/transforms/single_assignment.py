@@ -257,6 +257,8 @@ class SingleAssignment:
             self.emit(gast.Assign([self.store(ssa)], value, None))
             self.bind(ssa, shares)
             self.hold(target.id, ssa, value)
+            from .star_args import note_display
+            note_display(self, target.id, ssa, value)  # (f(*xs) written out for its length)
             made = self._made_here(value) or \
                 self._container_copy(value) is not None  # (a copy of a dict or list)
             (self.made if made else self.unmade).add(ssa)
@@ -379,6 +381,8 @@ class SingleAssignment:
         self.bind(temp, self.views(value))
         if isinstance(value, (gast.List, gast.Dict)):  # (`[h] * n`: its list, made here)
             self.made.add(temp)
+        if isinstance(value, gast.Tuple):  # (a tuple: f(*t) written out for its length)
+            self.root.__dict__.setdefault("_star_displays", {})[temp] = value
         if _constant(value) is not _NOT_CONSTANT:  # `t_1 = -1.0` (passed to a helper)
             self.constants[temp] = _constant(value)
         return self.load(temp)
@@ -467,6 +471,15 @@ class SingleAssignment:
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node)
         if isinstance(node, gast.Call):
+            from .star_args import spread, written_zip
+            node = spread(self, node)  # f(*xs), f(**kw): written out for their lengths
+            zipped = written_zip(self, node) if node.__dict__.get("unpacked") or \
+                isinstance(func := node.func, gast.Name) and func.id in ("list", "tuple") \
+                else None  # (list(zip(xs, ys)), a, b = zip(*pairs): their tuples)
+            if zipped is not None:
+                return self.simple(zipped)
+            from .partials import called
+            node = called(self, node, _static)  # g(x), g = functools.partial(f, a): f(a, x)
             node, frozen = unfrozen(self, node, _static)  # d.logpdf(x), d = norm(mu, s): norm.logpdf
             func = node.func
             from .nested_gradients import gradient_made_here  # s2sad.grad(inner)(x)
@@ -551,6 +564,8 @@ class SingleAssignment:
                                                    [self.atom(c) for c in node.comparators]),
                                       node)
         if isinstance(node, (gast.Tuple, gast.List)):
+            from .star_args import spread_display
+            node = spread_display(self, node)  # (*xs, y): written out for xs's length
             return gast.copy_location(type(node)([self.atom(e) for e in node.elts], gast.Load()),
                                       node)
         if isinstance(node, gast.Dict):

@@ -58,7 +58,6 @@ _EXPRESSIONS = {
                      "that a `for` loop, list(), tuple() or sum() consumes."),
     gast.Await: ("`await`", "Differentiate synchronous code."),
     gast.NamedExpr: ("an assignment expression (:=)", "Assign in a separate statement."),
-    gast.Starred: ("`*` unpacking", "Pass the arguments one by one."),
     gast.Set: ("a set display", "Use a list or a tuple."),
 }
 
@@ -130,7 +129,7 @@ class Validate(trees.Visitor):
     def run(self) -> None:
         tree = self.source.tree
         args = tree.args
-        if args.vararg is not None or args.kwarg is not None:
+        if not self.nested and (args.vararg is not None or args.kwarg is not None):
             raise self.source.syntax_error("`*args` or `**kwargs` parameters", tree,
                                            "Name every parameter.")
         body = tree.body
@@ -176,11 +175,7 @@ class Validate(trees.Visitor):
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
             raise self.source.syntax_error("a lambda assigned to something else than a name",
                                            stmt, "Write `name = lambda ...` or a `def`.")
-        lam = stmt.value
-        if lam.args.vararg is not None or lam.args.kwarg is not None:
-            raise self.source.syntax_error("`*args` or `**kwargs` parameters", lam,
-                                           "Name every parameter.")
-        self.visit(lam.body)
+        self.visit(stmt.value.body)  # (its *args and **kwargs: bound where it is inlined)
 
     def visit_Constant(self, node):
         if type(node.value) in _VALUES:
@@ -270,19 +265,28 @@ class Validate(trees.Visitor):
         for stmt in node.body + node.orelse:
             self.visit(stmt)
 
+    def visit_Starred(self, node):
+        raise self.source.syntax_error("`*` unpacking here", node,
+                                       "Pass the values one by one, or index the sequence.")
+
+    def visit_Tuple(self, node):
+        """``(*xs, y)``: written out for the length of ``xs`` (normalization)."""
+        for elt in node.elts:
+            self.visit(elt.value if isinstance(elt, gast.Starred) and
+                       isinstance(node.ctx, gast.Load) else elt)
+
+    visit_List = visit_Tuple
+
     def visit_Call(self, node):
         """A lambda may be an argument (``integrate(lambda t, y: -k * y, y0)``): inlined
-        where the callee is the user's own function (normalization refuses it elsewhere)."""
-        for kw in node.keywords:
-            if kw.arg is None:
-                raise self.source.syntax_error("`**` unpacking in a call", node,
-                                               "Pass the keyword arguments one by one.")
+        where the callee is the user's own function (normalization refuses it elsewhere).
+        ``f(*xs)`` and ``f(**kw)`` are written out for the length and keys of ``xs`` and
+        ``kw`` (normalization, :mod:`.star_args`)."""
         self.visit(node.func)
         for arg in list(node.args) + [k.value for k in node.keywords]:
+            if isinstance(arg, gast.Starred):
+                arg = arg.value
             if isinstance(arg, gast.Lambda):
-                if arg.args.vararg is not None or arg.args.kwarg is not None:
-                    raise self.source.syntax_error("`*args` or `**kwargs` parameters", arg,
-                                                   "Name every parameter.")
                 self.visit(arg.body)
             else:
                 self.visit(arg)

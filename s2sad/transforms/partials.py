@@ -1,0 +1,114 @@
+"""``functools.partial``: a function with some arguments bound, called with the rest.
+
+``g = functools.partial(f, a, axis=0)`` then ``g(x)`` is ``f(a, x, axis=0)``: the bound
+arguments are evaluated where the partial is made (as Python does), and a keyword given
+at the call replaces a bound one. ``f`` may be the user's function (inlined), a function
+with a derivative rule (``np.sum``), or another partial. A partial held in a variable
+given once (not in a branch or a loop), passed to a helper, or called where it is made
+(``partial(f, a)(x)``) is written out; anything else keeps the refusal of a function
+s2sad does not know.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import gast
+
+from .. import trees
+
+
+def _is_partial(normalize, node, static) -> bool:
+    if not isinstance(node, gast.Call) or not node.args:
+        return False
+    try:
+        return static(node.func, normalize) is functools.partial
+    except (KeyError, TypeError):
+        return False
+
+
+def made(normalize, node, static):
+    """(``static``: a name's value, see ``single_assignment._static``)
+    ``("partial", (function, bound atoms, bound keyword atoms))`` for ``node``, a call of
+    ``functools.partial`` of a function s2sad inlines or has a rule for; else None."""
+    if not _is_partial(normalize, node, static) or \
+            any(isinstance(a, gast.Starred) for a in node.args) or \
+            any(k.arg is None for k in node.keywords):
+        return None
+    function = normalize._function_argument(node.args[0])
+    if function is None:
+        return None
+    args = [normalize._default_now(a) for a in node.args[1:]]
+    keywords = {k.arg: normalize._default_now(k.value) for k in node.keywords}
+    return "partial", (function, args, keywords)
+
+
+def _only_called(normalize, name: str, static, user_code) -> bool:
+    """Is ``name`` only called (``g(x)``) or passed to a function of the user's (inlined
+    with it), not passed to one that is not (``odeint(g, ...)``: the partial object itself,
+    which that function's rule judges)?"""
+    import types
+    tree = normalize.source.tree
+    calls = [n for n in trees.walk(tree) if isinstance(n, gast.Call)]
+    for node in trees.walk(tree):
+        if not (isinstance(node, gast.Name) and node.id == name and
+                isinstance(node.ctx, gast.Load)):
+            continue
+        call = next((c for c in calls if c.func is node or node in c.args or
+                     any(k.value is node for k in c.keywords)), None)
+        if call is None:
+            return False
+        if call.func is node:
+            continue
+        try:
+            callee = static(call.func, normalize)
+        except (KeyError, TypeError):
+            return False
+        if not (isinstance(callee, types.FunctionType) and user_code(callee) or
+                callee is functools.partial and call.args[0] is node):
+            return False
+    return True
+
+
+def held(normalize, stmt, static, user_code) -> bool:
+    """``g = functools.partial(f, ...)`` (given once, not in a block): ``g`` noted as that
+    partial, its calls written out; True if so."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], gast.Name) and not normalize.nesting and
+            normalize._given_once(stmt.targets[0].id)):
+        return False
+    entry = made(normalize, stmt.value, static)
+    if entry is None or not _only_called(normalize, stmt.targets[0].id, static, user_code):
+        return False
+    normalize.function_args[stmt.targets[0].id] = entry
+    return True
+
+
+def called(normalize, node, static):
+    """``node``, a call of a partial (held, passed in, or made there), as the call of its
+    function with the bound arguments first; else ``node`` itself."""
+    func = node.func
+    if isinstance(func, gast.Name) and func.id in normalize.function_args and \
+            normalize.function_args[func.id][0] == "partial":
+        entry = normalize.function_args[func.id]
+    elif _is_partial(normalize, func, static):
+        entry = made(normalize, func, static)
+        if entry is None:
+            return node
+    else:
+        return node
+    function, args, keywords = entry[1]
+    for value in list(args) + list(keywords.values()):  # (atoms made where it was made)
+        if isinstance(value, gast.Name):
+            normalize.locals.add(value.id)
+            normalize.current.setdefault(value.id, value.id)
+    name = normalize.namer.fresh("partial")
+    normalize.function_args[name] = function
+    given = {k.arg: k.value for k in node.keywords}
+    merged = [gast.keyword(k, gast.Name(v.id, gast.Load(), None, None)
+                           if isinstance(v, gast.Name) else v)
+              for k, v in keywords.items() if k not in given] + list(node.keywords)
+    call = gast.Call(gast.Name(name, gast.Load(), None, None),
+                     [gast.Name(a.id, gast.Load(), None, None) if isinstance(a, gast.Name)
+                      else a for a in args] + list(node.args), merged)
+    return called(normalize, gast.copy_location(call, node), static)  # (a partial of a partial)

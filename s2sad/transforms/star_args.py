@@ -1,0 +1,332 @@
+"""Star arguments: ``f(*xs)``, ``f(**kw)``, ``def g(w, *args, **kwargs)``, written out.
+
+s2sad compiles a variant per kind of the arguments, so the length of a tuple is known
+where the code reads it. ``f(a, *xs)`` with ``xs`` a pair becomes ``f(a, xs[0], xs[1])``;
+``f(**kw)`` with the keys ``"s"`` and ``"t"`` becomes ``f(s=kw["s"], t=kw["t"])``.
+A helper's ``*args`` is the tuple of the extra positional arguments its call gives,
+its ``**kwargs`` the dict of the extra keywords. Where the length is not known (a list
+the function may grow, the shape of a computed array), the call is refused at its line.
+
+The lengths are known for a tuple or list display (``f(*(a, b))``), a variable given
+one (``xs = (a, b)``), an argument's tuple, list or dict (its kind says how long),
+an argument array's ``x.shape``, and a helper's ``*args`` and ``**kwargs``. A list or
+dict held in a variable counts only where the function reads it and nothing else (it
+cannot have grown).
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import trees
+from ..backends import ARRAY_TAGS
+from ..errors import DifferentiationError
+
+_ADVICE = ("Pass the values one by one (f(a, b) for f(*[a, b]); x.shape[0], x.shape[1] "
+           "for *x.shape of a computed x), or hold them in a tuple, an argument, or an "
+           "argument array's shape: s2sad writes the call out for that length.")
+
+
+def _displays(normalize) -> dict:
+    """(root) a variable's version -> the tuple, list or dict display it was given."""
+    return normalize.root.__dict__.setdefault("_star_displays", {})
+
+
+def note_display(normalize, user_name: str, ssa: str, value) -> None:
+    """``ssa``, the version of ``user_name`` just given ``value``: noted where ``value``
+    is a tuple display (or a list or dict display the function only reads), so that
+    ``f(*ssa)`` is written out for its length."""
+    if user_name in normalize.carried or not isinstance(value, (gast.Tuple, gast.List,
+                                                                  gast.Dict)):
+        return
+    if not isinstance(value, gast.Tuple) and not only_read(normalize.source.tree, user_name):
+        return
+    if isinstance(value, gast.Dict) and not all(
+            isinstance(k, gast.Constant) and isinstance(k.value, str) for k in value.keys):
+        return
+    _displays(normalize)[ssa] = value
+
+
+def only_read(tree, name: str) -> bool:
+    """Is ``name`` given a value once in ``tree`` (or a parameter never given another),
+    and read only by ``*name``, ``**name``, ``name[i]``, ``len(name)`` and loops over it
+    (so that a list or dict it holds keeps its length)?"""
+    parents = {}
+    for node in trees.walk(tree):
+        for field in trees.node_fields(type(node)):
+            child = getattr(node, field, None)
+            for part in child if isinstance(child, list) else [child]:
+                if isinstance(part, gast.AST):
+                    parents[id(part)] = node
+    stores = 0
+    for node in trees.walk(tree):
+        if not isinstance(node, gast.Name) or node.id != name:
+            continue
+        if isinstance(node.ctx, gast.Param):
+            continue
+        if not isinstance(node.ctx, gast.Load):
+            stores += 1
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, gast.Starred) or \
+                isinstance(parent, gast.keyword) and parent.arg is None or \
+                isinstance(parent, gast.Subscript) and parent.value is node and \
+                isinstance(parent.ctx, gast.Load) or \
+                isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node or \
+                isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
+                parent.func.id == "len" and parent.args == [node]:
+            continue
+        return False
+    params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
+    for extra in (tree.args.vararg, tree.args.kwarg):
+        if extra is not None:
+            params.add(extra.id)
+    return stores == (0 if name in params else 1)
+
+
+def _items(normalize, node):
+    """The expressions ``*node`` gives, in order (a display's own, or ``v[i]`` of the atom
+    ``v`` holding it), and the atom; ``None`` where the length is not known here."""
+    if isinstance(node, (gast.Tuple, gast.List)):
+        out = []
+        for elt in node.elts:
+            if isinstance(elt, gast.Starred):
+                inner = _items(normalize, elt.value)
+                if inner is None:
+                    return None
+                out += inner
+            else:
+                out.append(elt)
+        return out
+    if isinstance(node, gast.Attribute) and node.attr == "shape" and \
+            isinstance(node.value, gast.Name):
+        atom = normalize.atom(node.value)
+        root = normalize.root
+        desc = root.descriptors.get(atom.id) if isinstance(atom, gast.Name) else None
+        if isinstance(desc, tuple) and desc[0] in ARRAY_TAGS and \
+                atom.id not in root.carried and isinstance(desc[1], int):
+            return [_item(node, i) for i in range(desc[1])]
+        return None
+    if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant) and \
+            type(node.slice.value) is int and isinstance(node.value, gast.Name):
+        whole = _displays(normalize).get(getattr(normalize.atom(node.value), "id", None))
+        part = whole.elts[node.slice.value] if isinstance(whole, (gast.Tuple, gast.List)) \
+            and -len(whole.elts) <= node.slice.value < len(whole.elts) else None
+        inner = _displays(normalize).get(getattr(part, "id", None))
+        if isinstance(inner, (gast.Tuple, gast.List)):  # pairs[0], pairs a list of pairs
+            return [_item(node, i) for i in range(len(inner.elts))]
+    atom = normalize.atom(node)
+    if not isinstance(atom, gast.Name):
+        return None
+    length = _length(normalize, node, atom)
+    if length is None:
+        return None
+    if not isinstance(node, gast.Name):  # (a value computed here: read by its temporary)
+        node = _read(normalize, atom)
+    return [_item(node, i) for i in range(length)]
+
+
+def _read(normalize, atom):
+    """``atom`` (a temporary just made, or a constant), as an expression of the user's
+    that normalization reads again: the temporary becomes a local of its own name."""
+    if not isinstance(atom, gast.Name):
+        return atom
+    normalize.locals.add(atom.id)
+    normalize.current.setdefault(atom.id, atom.id)
+    return gast.Name(atom.id, gast.Load(), None, None)
+
+
+def _item(node, i: int):
+    """``node[i]``, ``node`` the user's expression (read again: a name or ``x.shape``)."""
+    return gast.Subscript(trees.clone(node), gast.Constant(i, None), gast.Load())
+
+
+def _length(normalize, node, atom) -> int | None:
+    display = _displays(normalize).get(atom.id)
+    if isinstance(display, (gast.Tuple, gast.List)):
+        return len(display.elts)
+    root = normalize.root
+    desc = root.descriptors.get(atom.id)
+    if isinstance(desc, tuple) and desc[0] in ("tuple", "list") and \
+            atom.id not in root.carried and (
+                desc[0] == "tuple" or only_read(root.source.tree, atom.id)):
+        return len(desc[1])
+    return None
+
+
+def _keys(normalize, atom) -> list | None:
+    """The keys of the dict the atom ``atom`` holds, in order, where they are known."""
+    display = _displays(normalize).get(atom.id)
+    if isinstance(display, gast.Dict):
+        return [k.value for k in display.keys]
+    root = normalize.root
+    desc = root.descriptors.get(atom.id)
+    if isinstance(desc, tuple) and desc[0] == "dict" and atom.id not in root.carried and \
+            only_read(root.source.tree, atom.id) and \
+            all(isinstance(k, str) for k, _ in desc[1]):
+        return [k for k, _ in desc[1]]
+    return None
+
+
+def spread(normalize, node):
+    """``node``, a call with ``*xs`` or ``**kw``, written out for their lengths and keys;
+    refused at its line where one is not known."""
+    if not any(isinstance(a, gast.Starred) for a in node.args) and \
+            all(k.arg is not None for k in node.keywords):
+        return node
+    last = max((i for i, a in enumerate(node.args) if isinstance(a, gast.Starred)),
+               default=-1)
+    args = []
+    for i, arg in enumerate(node.args):
+        if isinstance(arg, gast.Starred):
+            items = _items(normalize, arg.value)
+            if items is None:
+                raise normalize.source.syntax_error(
+                    f"`*{gast.unparse(arg.value)}` here: s2sad cannot tell how many values "
+                    "it gives", arg, _ADVICE)
+            args += items
+        elif i < last and not isinstance(arg, (gast.Name, gast.Constant, gast.Attribute,
+                                                  gast.Lambda)):
+            args.append(_read(normalize, normalize.atom(arg)))  # (evaluated before the
+        else:                                                   # star's value, in order)
+            args.append(arg)
+    keywords = []
+    for keyword in node.keywords:
+        if keyword.arg is not None:
+            keywords.append(keyword)
+            continue
+        value = keyword.value
+        if isinstance(value, gast.Dict) and all(
+                isinstance(k, gast.Constant) and isinstance(k.value, str) for k in value.keys):
+            keywords += [gast.keyword(k.value, v) for k, v in zip(value.keys, value.values)]
+            continue
+        atom = normalize.atom(value)
+        keys = _keys(normalize, atom) if isinstance(atom, gast.Name) else None
+        if keys is None:
+            raise normalize.source.syntax_error(
+                f"`**{gast.unparse(value)}` here: s2sad cannot tell which keywords it gives",
+                node, "Pass the keyword arguments one by one, or hold them in a dict display "
+                "with string keys the function only reads, or an argument's dict.")
+        keywords += [gast.keyword(k, gast.Subscript(gast.Name(atom.id, gast.Load(), None, None),
+                                                     gast.Constant(k, None), gast.Load()))
+                     for k in keys]
+    seen = set()
+    for keyword in keywords:
+        if keyword.arg in seen:
+            raise normalize.source.error(
+                DifferentiationError, f"got multiple values for keyword argument {keyword.arg!r}", node)
+        seen.add(keyword.arg)
+    call = gast.Call(node.func, [gast.copy_location(a, node) if not hasattr(a, "lineno") else a
+                                 for a in args], keywords)
+    call = gast.copy_location(call, node)
+    if node.__dict__.get("varargs") and len(args) > 2:  # x.reshape(*shape): its lengths
+        call.args = [args[0], gast.copy_location(gast.Tuple(args[1:], gast.Load()), node)]
+    call.__dict__.update({k: v for k, v in node.__dict__.items()
+                          if k in ("copied", "method", "varargs", "unpacked")})
+    return call
+
+
+def spread_display(normalize, node):
+    """A tuple or list display with ``*xs`` items, written out for their lengths."""
+    if not any(isinstance(e, gast.Starred) for e in node.elts):
+        return node
+    items = _items(normalize, node)
+    if items is None:
+        starred = next(e for e in node.elts if isinstance(e, gast.Starred))
+        raise normalize.source.syntax_error(
+            f"`*{gast.unparse(starred.value)}` here: s2sad cannot tell how many values it "
+            "gives", starred, _ADVICE)
+    return gast.copy_location(type(node)(items, gast.Load()), node)
+
+
+def bind_extras(normalize, child, tree, args: list, keywords: dict, names: list,
+                n_pos: int, call):
+    """A helper's ``*args`` and ``**kwargs`` (``tree``'s): the extra positional atoms
+    (beyond ``n_pos``) as a tuple, the keywords not among ``names`` as a dict, each a
+    fresh variable of ``child``. Returns the positional and keyword atoms left to bind."""
+    vararg, kwarg = tree.args.vararg, tree.args.kwarg
+    if vararg is None and kwarg is None:
+        return args, keywords
+    extra_pos = args[n_pos:] if vararg is not None else []
+    args = args[:n_pos] if vararg is not None else args
+    named = set(names[:len(tree.args.posonlyargs)])  # (positional-only: may be in **kwargs)
+    extra_kw = {k: v for k, v in keywords.items() if k not in names or k in named} \
+        if kwarg is not None else {}
+    keywords = {k: v for k, v in keywords.items() if k not in extra_kw}
+    for param, value in ((vararg, gast.Tuple(list(extra_pos), gast.Load())),
+                         (kwarg, gast.Dict([gast.Constant(k, None) for k in extra_kw],
+                                           list(extra_kw.values())))):
+        if param is None:
+            continue
+        if any(v is None for v in getattr(value, "elts", getattr(value, "values", []))):
+            raise normalize.source.syntax_error(
+                f"a function passed in {tree.name}()'s *{param.id} or **{param.id}", call,
+                "Pass it as a named parameter: s2sad inlines it where it is called.")
+        copy_name = normalize.namer.claim(param.id)
+        child.locals.add(param.id)
+        child.current[param.id] = copy_name
+        child.emit(gast.Assign([normalize.store(copy_name)], value, None))
+        child.made.add(copy_name)
+        if isinstance(value, gast.Tuple) or only_read(tree, param.id):
+            _displays(normalize)[copy_name] = value
+    return args, keywords
+
+
+def _builtin(normalize, node, name: str) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+        node.func.id == name and node.func.id not in normalize.locals and \
+        normalize.source.is_builtin(name)
+
+
+def _read_only(node) -> bool:
+    """Does reading ``node`` compute nothing (a name, its item or shape, a display of
+    those), so that looking at its length first changes nothing?"""
+    if isinstance(node, gast.Starred):
+        node = node.value
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return all(map(_read_only, node.elts))
+    if isinstance(node, gast.Subscript):
+        return isinstance(node.slice, gast.Constant) and _read_only(node.value)
+    if isinstance(node, gast.Attribute):
+        return node.attr == "shape" and isinstance(node.value, gast.Name)
+    return isinstance(node, (gast.Name, gast.Constant))
+
+
+def _once(normalize, node):
+    """``node`` with what it computes computed now, in order, and read by name (a
+    display keeps its items, each computed)."""
+    if _read_only(node):
+        return node
+    if isinstance(node, (gast.Tuple, gast.List)) and \
+            not any(isinstance(e, gast.Starred) for e in node.elts):
+        return gast.copy_location(type(node)([_once(normalize, e) for e in node.elts],
+                                             gast.Load()), node)
+    return _read(normalize, normalize.atom(node))
+
+
+def written_zip(normalize, node):
+    """``list(zip(xs, ys))``, ``tuple(zip(...))`` and ``a, b = zip(*pairs)`` (``node``: the
+    list or tuple call, or the zip itself where it is unpacked), for sequences whose
+    lengths are known: the display of the tuples zip makes, ``[(xs[0], ys[0]), ...]``;
+    else None."""
+    shown, call = gast.List, node
+    if _builtin(normalize, node, "list") or _builtin(normalize, node, "tuple"):
+        if len(node.args) != 1 or node.keywords:
+            return None
+        shown = gast.List if node.func.id == "list" else gast.Tuple
+        node = node.args[0]
+    if not _builtin(normalize, node, "zip") or not node.args or node.keywords:
+        return None
+    outer = call
+    if not all(map(_read_only, node.args)):  # (each computed once, first, in order: the
+        node = gast.copy_location(gast.Call(node.func, [  # call is written over them)
+            _once(normalize, a) for a in node.args], []), node)
+        return node if outer is node else gast.copy_location(
+            gast.Call(outer.func, [node], []), outer)
+    node = spread(normalize, node)
+    columns = [_items(normalize, arg) for arg in node.args]
+    if any(c is None for c in columns):
+        return None
+    rows = [gast.Tuple([c[i] for c in columns], gast.Load())
+            for i in range(min(map(len, columns)))]
+    return gast.copy_location(shown(rows, gast.Load()), node)
