@@ -71,7 +71,15 @@ def module_function_in_a_list(a):
     return sampled(fs[0], a) + sampled(fs[1], a)
 
 
-@pytest.mark.parametrize("func", [module_function, module_function_in_a_list],
+def partial_of_constants(a):
+    """A partial holding no differentiated value, passed to a function with a custom rule
+    (called, not inlined): the partial object itself reaches it."""
+    p = functools.partial(times, a=3.0)
+    return sampled(p, a * a)
+
+
+@pytest.mark.parametrize("func", [module_function, module_function_in_a_list,
+                                  partial_of_constants],
                          ids=lambda f: f.__name__)
 def test_a_function_holding_no_differentiated_value_is_exact(func):
     expected = float(central_differences(func, (0.7,), 0, eps=1e-6))

@@ -15,7 +15,7 @@ import functools
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 
 
 def _is_partial(normalize, node, static) -> bool:
@@ -64,8 +64,9 @@ def _only_called(normalize, name: str, static, user_code) -> bool:
             callee = static(call.func, normalize)
         except (KeyError, TypeError):
             return False
-        if not (isinstance(callee, types.FunctionType) and user_code(callee) or
-                callee is functools.partial and call.args[0] is node):
+        inlined = isinstance(callee, types.FunctionType) and user_code(callee) and \
+            registry.lookup(callee) is None  # (one with a custom rule is called, not inlined)
+        if not (inlined or callee is functools.partial and call.args[0] is node):
             return False
     return True
 
