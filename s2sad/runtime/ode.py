@@ -109,8 +109,11 @@ class _Field:
     def pull(self, y, t, a):
         """``f``, ``a^T df/dy`` and ``a^T df/darg`` for each float argument, one flat array
         (in that order), from one run of ``f``'s generated vjp."""
-        args = self.call_args(y, t)
-        seed = a.reshape(self.shape).copy()
+        shape = self.shape
+        if y.shape != shape:
+            y, a = y.reshape(shape), a.reshape(shape)
+        args = (t, y, *self.args) if self.tfirst else (y, t, *self.args)
+        seed = a.copy()
         direct = self._vjp.get(type(t)) if self._vjp is not None else None
         if direct is None:  # (the kinds of y and the arguments do not change)
             if self._vjp is None:
