@@ -485,7 +485,7 @@ def _cholesky_grad_blocked(g, L, block):
     """
     n = L.shape[0]
     dtype = np.result_type(L, g)
-    a = np.tril(g).astype(dtype)
+    a = np.tril(g).astype(dtype, copy=False)  # (a new array either way)
     eye = 1.0 + np.eye(block, dtype=dtype)
     for j in range(((n - 1) // block) * block, -1, -block):
         k = min(j + block, n)
@@ -503,7 +503,9 @@ def _cholesky_grad_blocked(g, L, block):
         a[j:k, j:k] = d_bar
         if j:
             a[j:k, :j] -= (d_bar + d_bar.T) @ L[j:k, :j]
-    return (a + a.T) / 2.0
+    out = a + a.T
+    out *= 0.5
+    return out
 
 
 def svd_kept(g, ans, full_matrices=True):
