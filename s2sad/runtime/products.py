@@ -503,9 +503,17 @@ def _cholesky_grad_blocked(g, L, block):
         a[j:k, j:k] = d_bar
         if j:
             a[j:k, :j] -= (d_bar + d_bar.T) @ L[j:k, :j]
-    out = a + a.T
-    out *= 0.5
-    return out
+    # the symmetric part of the lower triangle's adjoint, in place: half of each entry off
+    # the diagonal, mirrored, block by block (no second matrix)
+    diagonal = a.diagonal().copy()
+    a *= 0.5
+    a[np.diag_indices(n)] = diagonal
+    for j in range(0, n, block):
+        k = min(j + block, n)
+        a[j:k, k:] = a[k:, j:k].T
+        d = a[j:k, j:k]
+        a[j:k, j:k] = np.tril(d) + np.tril(d, -1).T
+    return a
 
 
 def svd_kept(g, ans, full_matrices=True):
