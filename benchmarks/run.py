@@ -315,8 +315,9 @@ def render(rows, scaling, info, tool_names, settings, quick, elapsed, checkpoint
         f"{settings.min_repeat}, fewer for slow calls: about {settings.budget:g} s per "
         f"measurement), each sample looping the call until it takes ≥ "
         f"{settings.min_time * 1e3:g} ms (timeit-style, GC off); the samples of a "
-        f"workload's function, hand-written gradient and tools are taken round-robin, so "
-        f"that load from other processes falls on all alike. Every gradient is checked "
+        f"workload's function, hand-written gradient and tools are taken round-robin (each "
+        f"round in an order of its own, seeded), so that load from other processes, and the "
+        f"state one call leaves the next, fall on all alike. Every gradient is checked "
         f"against the hand-written one ("
         + "; ".join([f"`np.allclose`, rtol {RTOL:g}, atol {ATOL:g}"] + [
             f"{w.name}, as accurate as its integration: rtol {w.tolerance[0]:g}, atol "
