@@ -8,7 +8,10 @@ suite reports "n/a: <reason>" in that cell.
 
 Peers are imported lazily: a peer that is not installed is skipped with a note.
 autograd and JAX run the workload's own source with ``np`` (and ``sin``, ``cos``,
-...) rebound to ``autograd.numpy`` / ``jax.numpy``; PyTorch runs the workload's
+...) rebound to ``autograd.numpy`` / ``jax.numpy``, ``scipy.linalg``, ``scipy.stats``
+and ``scipy.special`` to their own ``scipy`` modules, and ``solve_ivp`` / ``odeint`` to
+their ODE solvers with adjoint gradients (``jax.experimental.ode.odeint``, Dormand-Prince
+as RK45; autograd's ``odeint``, SciPy's LSODA); PyTorch runs the workload's
 ``torch_f`` (or, for pure Python arithmetic, the same source with math functions
 rebound to ``torch``); tangent and s2sad run the NumPy source itself.
 """
@@ -24,12 +27,79 @@ import numpy as np
 MATH_NAMES = ("sin", "cos", "tan", "exp", "log", "sqrt", "tanh")
 
 
-def rebind(func, overrides: dict):
-    """A copy of ``func`` whose module globals named in ``overrides`` are replaced."""
+def rebind(func, overrides: dict, replace=None):
+    """A copy of ``func`` whose module globals named in ``overrides`` are replaced, and
+    those ``replace(value)`` gives a stand-in for (not None). The functions of its module
+    that it calls (an ODE's right-hand side) see the same globals."""
     namespace = dict(func.__globals__)
     namespace.update({k: v for k, v in overrides.items() if k in namespace})
+    if replace is not None:
+        for name, value in func.__globals__.items():
+            stand_in = replace(value)
+            if stand_in is not None:
+                namespace[name] = stand_in
+    for name, value in func.__globals__.items():
+        if isinstance(value, types.FunctionType) and value is not func and \
+                value.__globals__ is func.__globals__:
+            namespace[name] = types.FunctionType(value.__code__, namespace, value.__name__,
+                                                 value.__defaults__, value.__closure__)
     return types.FunctionType(func.__code__, namespace, func.__name__, func.__defaults__,
                               func.__closure__)
+
+
+SCIPY_MODULES = ("linalg", "stats", "special")
+
+
+def scipy_stand_ins(package, solver, patches=None):
+    """``replace`` for :func:`rebind`: a workload's ``scipy.linalg``, ``scipy.stats`` and
+    ``scipy.special`` (imported as modules) become ``package``'s modules of those names
+    (``jax.scipy``, ``autograd.scipy``); ``solve_ivp`` and ``odeint`` (imported as
+    functions) become the same calls made with ``solver(func, y0, ts, args, rtol, atol)``,
+    an ``odeint(func(y, t, *args), ...)`` of the peer's, which returns ``y`` at the times
+    ``ts`` (pieces to concatenate). ``patches`` (module name -> {name: function}) fills a
+    gap of the peer's module with the peer's own function of the same meaning."""
+    import importlib
+    import sys
+    modules = {}
+    for name in SCIPY_MODULES:
+        ours = sys.modules.get(f"scipy.{name}")
+        if ours is not None:
+            try:
+                theirs = importlib.import_module(f"{package}.{name}")
+            except ImportError:
+                continue
+            if patches and name in patches:
+                patched = types.ModuleType(theirs.__name__)
+                patched.__dict__.update(vars(theirs))
+                patched.__dict__.update(patches[name]())
+                theirs = patched
+            modules[id(ours)] = theirs
+
+    def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, args=(), rtol=1e-3,
+                  atol=1e-6, **options):
+        if t_eval is None or method != "RK45" or options:
+            raise NotImplementedError("solve_ivp without t_eval, with a method other than "
+                                      "RK45, or with other options")
+        ys = solver(lambda y, t, *a: fun(t, y, *a), y0, ([t_span[0]], t_eval), tuple(args),
+                    rtol, atol)
+        return types.SimpleNamespace(t=t_eval, y=ys[1:].T)
+
+    def odeint(func, y0, t, args=(), rtol=1.49012e-8, atol=1.49012e-8, **options):
+        if options:
+            raise NotImplementedError("odeint with options other than rtol and atol")
+        return solver(func, y0, (t,), tuple(args), rtol, atol)
+
+    functions = {("scipy.integrate", "solve_ivp"): solve_ivp,
+                 ("scipy.integrate", "odeint"): odeint}
+
+    def replace(value):
+        if isinstance(value, types.ModuleType):
+            return modules.get(id(value))
+        if callable(value) and (getattr(value, "__module__", "") or "").startswith(
+                "scipy.integrate"):
+            return functions.get(("scipy.integrate", getattr(value, "__name__", "")))
+        return None
+    return replace
 
 
 def fresh_copy(func):
@@ -130,7 +200,9 @@ class Autograd(Tool):
     def prepare(self, workload, args):
         import autograd
         import autograd.numpy as anp
-        f = rebind(workload.f, {"np": anp, **{n: getattr(anp, n) for n in MATH_NAMES}})
+        f = rebind(workload.f, {"np": anp, **{n: getattr(anp, n) for n in MATH_NAMES}},
+                   scipy_stand_ins("autograd.scipy", _autograd_odeint,
+                                   {"linalg": _autograd_linalg_patches}))
         g = autograd.grad(f, wrt_arg(workload.wrt))
         return Prepared(lambda: g(*args), lambda r: tuple(map(to_numpy, as_tuple(r, workload.wrt))))
 
@@ -153,7 +225,8 @@ class _Jax(Tool):
 
         import jax
         import jax.numpy as jnp
-        f = rebind(workload.f, {"np": jnp, **{n: getattr(jnp, n) for n in MATH_NAMES}})
+        f = rebind(workload.f, {"np": jnp, **{n: getattr(jnp, n) for n in MATH_NAMES}},
+                   scipy_stand_ins("jax.scipy", _jax_odeint))
         g = jax.grad(f, argnums=wrt_arg(workload.wrt))
         if self.jit:
             g = jax.jit(g)
@@ -177,6 +250,32 @@ class JaxEager(_Jax):
 class JaxJit(_Jax):
     name = "JAX jit"
     jit = True
+
+
+def _autograd_linalg_patches():
+    """``autograd.scipy.linalg.cholesky`` has no vjp; ``autograd.numpy.linalg``'s has."""
+    import autograd.numpy as anp
+
+    def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+        factor = anp.linalg.cholesky(a)
+        return factor if lower else anp.swapaxes(factor, -1, -2)
+    return {"cholesky": cholesky}
+
+
+def _autograd_odeint(func, y0, ts, args, rtol, atol):
+    import autograd.numpy as anp
+    from autograd.builtins import tuple as traced_tuple   # (args differentiated as one)
+    from autograd.scipy.integrate import odeint
+    return odeint(func, y0, anp.concatenate([anp.ravel(anp.asarray(t, dtype=float)) for t in ts]),
+                  traced_tuple(args), rtol=rtol, atol=atol)
+
+
+def _jax_odeint(func, y0, ts, args, rtol, atol):
+    import jax.numpy as jnp
+    from jax.experimental.ode import odeint
+    return odeint(func, jnp.asarray(y0),
+                  jnp.concatenate([jnp.ravel(jnp.asarray(t, dtype=float)) for t in ts]), *args,
+                  rtol=rtol, atol=atol)
 
 
 class Torch(Tool):

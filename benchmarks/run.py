@@ -98,7 +98,8 @@ def short_reason(exc: BaseException) -> str:
     return f"{kind}: {first}" if first else kind
 
 
-def check(result, convert, hand) -> tuple[bool, str]:
+def check(result, convert, hand, tolerance=None) -> tuple[bool, str]:
+    rtol, atol = tolerance or (RTOL, ATOL)
     try:
         got = convert(result)
     except Exception as exc:   # noqa: BLE001
@@ -109,7 +110,7 @@ def check(result, convert, hand) -> tuple[bool, str]:
         b = np.asarray(b, dtype=np.float64)
         if a.shape != b.shape:
             return False, f"gradient {k}: shape {a.shape}, expected {b.shape}"
-        if not np.allclose(a, b, rtol=RTOL, atol=ATOL):
+        if not np.allclose(a, b, rtol=rtol, atol=atol):
             err = float(np.max(np.abs(a - b)))
             return False, f"gradient {k} differs from the hand-written one (max abs err {err:.3g})"
     return True, ""
@@ -130,7 +131,7 @@ def prepare_tool(tool, workload, args, hand, log, limit_s):
         return cell, None
     if prepared.build_s is not None:
         cell["build_s"] = prepared.build_s
-    ok, why = check(result, prepared.convert, hand)
+    ok, why = check(result, prepared.convert, hand, workload.tolerance)
     if not ok:
         cell.update(status="wrong", reason="wrong gradient", detail=why)
         log(f"    {tool.name:10s} WRONG: {why}")
@@ -314,10 +315,14 @@ def render(rows, scaling, info, tool_names, settings, quick, elapsed, checkpoint
         f"{settings.min_repeat}, fewer for slow calls: about {settings.budget:g} s per "
         f"measurement), each sample looping the call until it takes ≥ "
         f"{settings.min_time * 1e3:g} ms (timeit-style, GC off); the samples of a "
-        f"workload's function, hand-written gradient and tools are taken round-robin, so "
-        f"that load from other processes falls on all alike. Every gradient is checked "
-        f"against the hand-written one (`np.allclose`, rtol {RTOL:g}, atol {ATOL:g}) before "
-        f"it is timed. JAX runs in float64 (`jax_enable_x64`), PyTorch in float64.",
+        f"workload's function, hand-written gradient and tools are taken round-robin (each "
+        f"round in an order of its own, seeded), so that load from other processes, and the "
+        f"state one call leaves the next, fall on all alike. Every gradient is checked "
+        f"against the hand-written one ("
+        + "; ".join([f"`np.allclose`, rtol {RTOL:g}, atol {ATOL:g}"] + [
+            f"{w.name}, as accurate as its integration: rtol {w.tolerance[0]:g}, atol "
+            f"{w.tolerance[1]:g}" for w in all_workloads() if w.tolerance])
+        + ") before it is timed. JAX runs in float64 (`jax_enable_x64`), PyTorch in float64.",
     ]
     if info["skipped"]:
         out.append("- **Peers skipped** (not installed; `pip install -e '.[bench]'`): "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import random
 import statistics
 import time
 import timeit
@@ -63,7 +64,8 @@ def paired_ratio(samples_a: list, samples_b: list) -> float:
 
 def measure_rounds(calls: dict, settings: Settings) -> dict:
     """The samples (seconds per call) of each of ``calls``, round by round: sample ``r``
-    of every call was taken in round ``r`` (see ``measure_interleaved``)."""
+    of every call was taken in round ``r`` (see ``measure_interleaved``), each round in an
+    order of its own."""
     timers, numbers, rounds = {}, {}, {}
     for name, call in calls.items():
         timers[name] = timeit.Timer(call, timer=settings.clock)   # GC off while timing
@@ -71,8 +73,13 @@ def measure_rounds(calls: dict, settings: Settings) -> dict:
         rounds[name] = max(settings.min_repeat, min(settings.repeat,
                                                     int(settings.budget / elapsed)))
     samples: dict = {name: [] for name in calls}
+    names = list(calls)
     for r in range(max(rounds.values(), default=0)):
-        for name in calls:
+        # each round in an order of its own (seeded): no call always follows the same one
+        # (the call after a gradient that frees large arrays can run slower, whichever it is)
+        order = list(names)
+        random.Random(r).shuffle(order)
+        for name in order:
             if r < rounds[name]:
                 samples[name].append(timers[name].timeit(numbers[name]) / numbers[name])
     return samples

@@ -450,3 +450,63 @@ def test_a_gradient_reaching_what_has_no_derivative_is_refused():
     for derivative in (s2sad.grad, lambda f: (lambda x: s2sad.jvp(f)(x)[1](W))):
         with pytest.raises(s2sad.DifferentiationError, match="all its eigenvalues"):
             derivative(eigh_subset)(A)
+
+
+# --- a large factor: Cholesky's blocked adjoint ------------------------------------------------
+# Above runtime.products._CHOLESKY_BLOCK rows, cholesky_grad runs Murray's blocked algorithm.
+
+BIG = 150
+BIG_A = (lambda x: x @ x.T / BIG + np.eye(BIG))(rng.normal(size=(BIG, BIG)))
+BIG_W = rng.normal(size=(BIG, BIG))
+BIG_D = (lambda d: d + d.T)(rng.normal(size=(BIG, BIG)))   # a symmetric direction
+
+
+def big_cholesky_lower(a):
+    return np.sum(sl.cholesky(a, lower=True) * BIG_W)
+
+
+def big_cholesky_upper(a):
+    return np.sum(sl.cholesky(a) * BIG_W)
+
+
+def big_np_cholesky(a):
+    return np.sum(np.log(np.diag(np.linalg.cholesky(a)))) + np.sum(np.linalg.cholesky(a) * BIG_W)
+
+
+def _unblocked(g, L):
+    from s2sad.runtime import products
+    block, products._CHOLESKY_BLOCK = products._CHOLESKY_BLOCK, 10 ** 9
+    try:
+        return products.cholesky_grad(g, L)
+    finally:
+        products._CHOLESKY_BLOCK = block
+
+
+@pytest.mark.parametrize("n, block", [(7, 1), (7, 2), (7, 3), (9, 4), (8, 8), (130, 64)])
+def test_blocked_cholesky_adjoint_is_the_formula(n, block):
+    from s2sad.runtime.products import _cholesky_grad_blocked
+    x = rng.normal(size=(n, n))
+    L = np.linalg.cholesky(x @ x.T + n * np.eye(n))
+    g = rng.normal(size=(n, n))
+    expected = _unblocked(g, L)
+    assert np.allclose(_cholesky_grad_blocked(g, L, block), expected, rtol=1e-10, atol=1e-12)
+    found = _cholesky_grad_blocked(g.astype(np.float32), L.astype(np.float32), block)
+    assert found.dtype == np.float32 and np.allclose(found, expected, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("func", [big_cholesky_lower, big_cholesky_upper, big_np_cholesky])
+def test_large_cholesky_gradient(func):
+    got = s2sad.grad(func)(BIG_A)
+    assert np.allclose(got, got.T)
+    along = (func(BIG_A + EPS * BIG_D) - func(BIG_A - EPS * BIG_D)) / (2 * EPS)
+    assert np.isclose(np.sum(got * BIG_D), along, rtol=1e-6)
+    from s2sad.runtime import products
+    assert BIG > products._CHOLESKY_BLOCK   # (the blocked algorithm ran)
+    assert s2sad.grad(func)(BIG_A.astype(np.float32)).dtype == np.float32
+
+
+def test_large_cholesky_second_order():
+    hvp = s2sad.hvp(big_cholesky_lower)(BIG_A, BIG_D)
+    grad = s2sad.grad(big_cholesky_lower)
+    along = (grad(BIG_A + EPS * BIG_D) - grad(BIG_A - EPS * BIG_D)) / (2 * EPS)
+    assert np.allclose(hvp, along, rtol=1e-5, atol=1e-6)

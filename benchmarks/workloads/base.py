@@ -16,3 +16,4 @@ class Workload:
     wrt: tuple = (0,)               # argument indices differentiated
     torch_f: Callable | None = None  # torch_f(torch) -> function of tensors; None: f rebound
     s2sad_f: Callable | None = None  # a variant for s2sad only (None: f itself)
+    tolerance: tuple | None = None  # (rtol, atol) of the check against the hand-written one

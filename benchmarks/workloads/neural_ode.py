@@ -69,4 +69,6 @@ def make_args(rng, quick):
 
 WORKLOADS = [Workload("neural ODE", "tanh MLP right-hand side (state 4, hidden 32) through "
                       "solve_ivp, 10 times, wrt W1 b1 W2 b2", neural_ode, grad_neural_ode_hand,
-                      make_args, wrt=(0, 1, 2, 3))]
+                      make_args, wrt=(0, 1, 2, 3),
+                      # (a peer's own integrator, at the same tolerances, agrees to ~1e-5)
+                      tolerance=(1e-4, 1e-4))]

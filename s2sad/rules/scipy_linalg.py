@@ -65,15 +65,10 @@ def solve_triangular_tangent(g, ans, a, b, trans=0, lower=False, unit_diagonal=F
 
 @defvjp(linalg.cholesky, shape="other")
 def cholesky(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
-    # Murray's formula, for the lower factor L (U = L^T: its sensitivity transposed): with
-    # P = Phi(L^T tril(g)), Phi the lower triangle with half its diagonal, a gets the
-    # symmetric part of L^-T P L^-1, two triangular solves
-    p = np.tril((np.swapaxes(ans, -1, -2) @ np.tril(g) if lower else
-                 ans @ np.tril(np.swapaxes(g, -1, -2)))) / (1.0 + np.eye(np.shape(ans)[-1]))
-    s = np.swapaxes(linalg.solve_triangular(
-        ans if lower else np.swapaxes(ans, -1, -2), np.swapaxes(linalg.solve_triangular(
-            ans if lower else np.swapaxes(ans, -1, -2), p, 1, True), -1, -2), 1, True), -1, -2)
-    return (s + np.swapaxes(s, -1, -2)) / 2.0, None, None, None
+    # Murray's formula (cholesky_grad, as np.linalg.cholesky's), for the lower factor L
+    # (U = L^T: its sensitivity transposed)
+    return (cholesky_grad(g, ans) if lower else
+            cholesky_grad(np.swapaxes(g, -1, -2), np.swapaxes(ans, -1, -2)), None, None, None)
 
 
 @deftangent(linalg.cholesky)

@@ -106,24 +106,26 @@ class _Field:
     def sizes(self) -> list:
         return [int(np.size(self.args[i])) for i in self.varying]
 
-    def pull(self, y, t, a) -> tuple:
-        """``(f, a^T df/dy, [a^T df/darg for each float argument])``, flat, from one run of
-        ``f``'s generated vjp."""
-        args = self.call_args(y, t)
-        seed = a.reshape(self.shape).copy()
-        if self._vjp is None:
-            self._vjp = {None: hooks.make_value_vjp(self.func, wrt=self.wrt)}
-        direct = self._vjp.get(type(t))  # (the kinds of y and the arguments do not change)
-        if direct is None:
+    def pull(self, y, t, a):
+        """``f``, ``a^T df/dy`` and ``a^T df/darg`` for each float argument, one flat array
+        (in that order), from one run of ``f``'s generated vjp."""
+        shape = self.shape
+        if y.shape != shape:
+            y, a = y.reshape(shape), a.reshape(shape)
+        args = (t, y, *self.args) if self.tfirst else (y, t, *self.args)
+        seed = a.copy()
+        direct = self._vjp.get(type(t)) if self._vjp is not None else None
+        if direct is None:  # (the kinds of y and the arguments do not change)
+            if self._vjp is None:
+                self._vjp = {None: hooks.make_value_vjp(self.func, wrt=self.wrt)}
             vjp = self._vjp[None]
             value, found = hooks.call_generated(vjp, args, seed)  # (compiled, checked once)
             self._vjp[type(t)] = hooks.variant_function(vjp, args) or \
                 (lambda *both: hooks.call_generated(vjp, both[:-1], both[-1]))
         else:
             value, found = direct(*args, seed)
-        found = found if isinstance(found, tuple) else (found,)
-        flat = [np.asarray(v, dtype=float).reshape(-1) for v in found]
-        return np.asarray(value, dtype=float).reshape(-1), flat[0], flat[1:]
+        return np.concatenate((value, *found) if type(found) is tuple else (value, found),
+                              axis=None, dtype=float)
 
     def push(self, y, t, s, d_args) -> tuple:
         """``(f, df/dy s + sum df/darg d_arg)``, flat."""
@@ -195,8 +197,9 @@ def _augmented(field):
     n = int(np.prod(field.shape))
 
     def dynamics(z, t):
-        value, y_bar, args_bar = field.pull(z[:n], t, z[n:2 * n])
-        return np.concatenate([value, -y_bar, *(-b for b in args_bar)])
+        out = field.pull(z[:n], t, z[n:2 * n])
+        out[n:] *= -1.0  # (y' = f, a' = -a^T df/dy, m' = -a^T df/dargs)
+        return out
     return dynamics
 
 

@@ -436,7 +436,19 @@ def cofactors_second(a, e, t):
 
 
 def cholesky_grad(g, L):
-    """Adjoint of ``L = np.linalg.cholesky(a)``, symmetric (``a`` is a symmetric matrix)."""
+    """Adjoint of ``L = np.linalg.cholesky(a)``, symmetric (``a`` is a symmetric matrix):
+    ``sym(L^-T Phi(L^T tril(g)) L^-1)``, Murray's formula. A NumPy matrix larger than
+    ``_CHOLESKY_BLOCK`` takes the blocked algorithm (:func:`_cholesky_grad_blocked`),
+    which costs about twice the factorization's flops, not twelve times.
+
+    >>> L = np.array([[2.0, 0.0], [1.0, 1.0]])
+    >>> cholesky_grad(np.eye(2), L)  # d tr(L) / d a
+    array([[ 0.375, -0.25 ],
+           [-0.25 ,  0.5  ]])
+    """
+    if type(L) is np.ndarray and L.ndim == 2 and L.shape[0] > _CHOLESKY_BLOCK and \
+            L.dtype.kind == "f" and np.shape(g) == L.shape and np.asarray(g).dtype.kind == "f":
+        return _cholesky_grad_blocked(np.asarray(g), L, _CHOLESKY_BLOCK)
     xp = array_module(g, L)
     g = xp.tril(g)  # L's upper triangle is constant zero
     n = _shape(L)[-1]
@@ -445,6 +457,63 @@ def cholesky_grad(g, L):
     l_inv = xp.linalg.inv(L)
     s = xp.swapaxes(l_inv, -1, -2) @ phi @ l_inv
     return (s + xp.swapaxes(s, -1, -2)) / 2.0
+
+
+_CHOLESKY_BLOCK = 128
+
+
+def _solve_lower_right(d, x):
+    """``x d^-1`` for a lower-triangular ``d``: a triangular solve where SciPy imports."""
+    try:
+        from scipy.linalg import solve_triangular
+    except ImportError:  # (NumPy alone: a general solve, exact all the same)
+        return np.linalg.solve(d.T, x.T).T
+    return solve_triangular(d, x.T, trans=1, lower=True, check_finite=False).T
+
+
+def _cholesky_grad_blocked(g, L, block):
+    """:func:`cholesky_grad` by Murray's blocked algorithm (Differentiation of the Cholesky
+    decomposition, 2016): the reverse of the left-looking blocked factorization, from the
+    last block column to the first, in matrix products of a block's width; each diagonal
+    block takes the formula itself. ``a`` is the adjoint of the lower triangle, then
+    symmetrized.
+
+    >>> L = np.linalg.cholesky(np.eye(3) + 0.5)
+    >>> g = np.arange(9.0).reshape(3, 3)
+    >>> bool(np.allclose(_cholesky_grad_blocked(g, L, 1), cholesky_grad(g, L)))
+    True
+    """
+    n = L.shape[0]
+    dtype = np.result_type(L, g)
+    a = np.tril(g).astype(dtype, copy=False)  # (a new array either way)
+    eye = 1.0 + np.eye(block, dtype=dtype)
+    for j in range(((n - 1) // block) * block, -1, -block):
+        k = min(j + block, n)
+        d = L[j:k, j:k]
+        if k < n:  # the column below the diagonal block: c = c1 d^-T, c1 = a - b r^T
+            c_bar = a[k:, j:k] = _solve_lower_right(d, a[k:, j:k])
+            a[j:k, j:k] -= np.tril(c_bar.T @ L[k:, j:k])
+            if j:
+                a[k:, :j] -= c_bar @ L[j:k, :j]
+                a[j:k, :j] -= c_bar.T @ L[k:, :j]
+        # the diagonal block d = chol(a - r r^T): Murray's formula, as the lower triangle
+        p = np.tril(d.T @ np.tril(a[j:k, j:k])) / eye[:k - j, :k - j]
+        x = _solve_lower_right(d, _solve_lower_right(d, p.T).T)  # d^-T p d^-1
+        d_bar = np.tril(x + x.T) / eye[:k - j, :k - j]
+        a[j:k, j:k] = d_bar
+        if j:
+            a[j:k, :j] -= (d_bar + d_bar.T) @ L[j:k, :j]
+    # the symmetric part of the lower triangle's adjoint, in place: half of each entry off
+    # the diagonal, mirrored, block by block (no second matrix)
+    diagonal = a.diagonal().copy()
+    a *= 0.5
+    a[np.diag_indices(n)] = diagonal
+    for j in range(0, n, block):
+        k = min(j + block, n)
+        a[j:k, k:] = a[k:, j:k].T
+        d = a[j:k, j:k]
+        a[j:k, j:k] = np.tril(d) + np.tril(d, -1).T
+    return a
 
 
 def svd_kept(g, ans, full_matrices=True):

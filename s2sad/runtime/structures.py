@@ -176,6 +176,9 @@ def as_gradient(x, g):
     An array argument gets an array of its own module (a CuPy array stays on the GPU);
     a Python or NumPy scalar gets a scalar of its type, on the host.
     """
+    if type(x) is np.ndarray and type(g) is np.ndarray and g.shape == x.shape and \
+            x.dtype.kind in "fc" and (g.dtype.kind != "c" or x.dtype.kind == "c"):
+        return g.astype(x.dtype)  # (the common case first: what the code below does for it)
     if isinstance(x, (list, tuple)):
         if not isinstance(g, (list, tuple)):
             g = [g] * len(x) if _ndim(g) == 0 else list(g)
