@@ -119,6 +119,8 @@ def bind_function(normalize, stmt, static) -> bool:
         return False
     target = stmt.targets[0]
     if isinstance(target, gast.Name):
+        if not _known_function(normalize, stmt.value, static):  # (most statements: at once,
+            return False  # not by a walk of the whole function, quadratic over its lines)
         stores = _stores(normalize.source.tree, target.id)
         if not (isinstance(stmt.value, gast.IfExp) or
                 isinstance(stmt.value, (gast.Name, gast.Attribute, gast.Lambda)) and

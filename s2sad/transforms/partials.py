@@ -76,7 +76,8 @@ def held(normalize, stmt, static, user_code) -> bool:
     partial, its calls written out; True if so."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
             isinstance(stmt.targets[0], gast.Name) and not normalize.nesting and
-            normalize._given_once(stmt.targets[0].id)):
+            _is_partial(normalize, stmt.value, static) and  # (first: no walk of the whole
+            normalize._given_once(stmt.targets[0].id)):      # function for most lines)
         return False
     entry = made(normalize, stmt.value, static)
     if entry is None or not _only_called(normalize, stmt.targets[0].id, static, user_code):
