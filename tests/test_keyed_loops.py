@@ -130,20 +130,6 @@ def over_rows(x):
     return t
 
 
-def test_a_modules_list_rebound_to_a_dict_after_the_build():
-    """The gradient built for a list, called once ``ROWS`` is a dict: its keys."""
-    global ROWS
-    g = s2sad.grad(over_rows)
-    try:
-        assert g(1.0) == 3.0
-        ROWS = {1: 10.0, 0: 1.0}
-        assert g(1.0) == 1.0
-        ROWS = [4.0]
-        assert g(1.0) == 4.0
-    finally:
-        ROWS = [1.0, 2.0]
-
-
 def test_a_modules_dict_rebound_to_a_list_after_the_build():
     global ROWS
     ROWS = {1: 10.0, 0: 1.0}
@@ -154,3 +140,30 @@ def test_a_modules_dict_rebound_to_a_list_after_the_build():
         assert g(1.0) == 11.0
     finally:
         ROWS = [1.0, 2.0]
+
+
+MATRIX = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+
+
+def the_rows_of_a_matrix(x):
+    E = MATRIX
+    t = 0.0
+    for r in E:
+        t = t + x * np.sum(r)
+    return t
+
+
+def a_matrix_argument(y, M):
+    t = 0.0
+    for r in M:
+        t = t + np.sum(r * y)
+    return t
+
+
+@pytest.mark.parametrize("func, args", [
+    (a_matrix_argument, (np.array([[1.0], [2.0]]), MATRIX)), (the_rows_of_a_matrix, (0.3,))])
+def test_a_matrix_walked_stays_refused_with_a_differentiated_operand(func, args):
+    """Its rows are matrices (``*`` their product): refused at the line, walked or not."""
+    with pytest.raises(s2sad.NoDerivativeError, match="not a number or a NumPy array") as e:
+        s2sad.grad(func)(*args)
+    assert e.value.lineno == func.__code__.co_firstlineno + 4 - (func is a_matrix_argument)
