@@ -3,7 +3,8 @@
 
 Before: ``E = D; for k in E`` (``D`` a module's dict) gave 11.0 for 1.0 (the values of
 keys 0 and 1 taken for the keys), a view failed with ``TypeError``, and a module's list
-rebound to a dict after the build failed (``KeyError``) or gave a wrong number.
+rebound to a dict after the build failed (``KeyError``) or gave a wrong number: the
+build notes the type of a global a loop walks, and another type builds again.
 """
 
 import types
@@ -140,6 +141,41 @@ def test_a_modules_dict_rebound_to_a_list_after_the_build():
         assert g(1.0) == 11.0
     finally:
         ROWS = [1.0, 2.0]
+
+
+def test_a_modules_list_rebound_to_a_dict_after_the_build():
+    """The build noted the list's type: a dict at a later call builds again (before: walked
+    by index, ``ROWS[i]`` read the values of keys 0 and 1, 11.0 for 1.0)."""
+    global ROWS
+    try:
+        g, j = s2sad.grad(over_rows), s2sad.jvp(over_rows)
+        assert g(1.0) == 3.0 and j(1.0)[1](1.0) == 3.0
+        ROWS = {1: 10.0, 0: 1.0}
+        assert g(1.0) == 1.0 and j(1.0)[1](1.0) == 1.0
+        ROWS = (4.0, 5.0)
+        assert g(1.0) == 9.0
+        ROWS = [10.0, 1.0]
+        assert g(1.0) == 11.0
+    finally:
+        ROWS = [1.0, 2.0]
+
+
+def closure_over(rows):
+    def over(x):
+        t = 0.0
+        for k in rows:
+            t = t + x * k
+        return t
+    return over
+
+
+def test_a_closures_list_rebound_to_a_dict_after_the_build():
+    rows = [1.0, 2.0]
+    func = closure_over(rows)
+    g = s2sad.grad(func)
+    assert g(1.0) == 3.0
+    func.__closure__[0].cell_contents = {1: 10.0, 0: 1.0}
+    assert g(1.0) == 1.0
 
 
 MATRIX = np.matrix([[1.0, 2.0], [3.0, 4.0]])
