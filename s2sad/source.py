@@ -497,6 +497,25 @@ def note_real(holder, key, how: str) -> None:
         read.setdefault(("real", id(holder), key), ("real", holder, key, how))
 
 
+def note_type(holder, key, how: str) -> None:
+    """A free name a loop walks (``holder``, ``key`` and ``how`` as for ``note_real``): its
+    type noted, so that a later call where it has another type (a module's list rebound to a
+    dict: walked by index, ``L[i]`` would read a value) makes the gradient be built again."""
+    read = getattr(_RECORDING, "read", None)
+    if read is not None:
+        value = read_value(holder, key, how)
+        read.setdefault(("type", id(holder), key), ("type", holder, key, (how, type(value))))
+
+
+def type_read(holder, key, how: str) -> type:
+    """The type of what ``holder``, ``key`` and ``how`` read now (``read_value``).
+
+    >>> type_read({"L": [1.0]}, "L", "item").__name__
+    'list'
+    """
+    return type(read_value(holder, key, how))
+
+
 def read_value(holder, key, how: str):
     """What ``note_real``'s ``holder``, ``key`` and ``how`` read now (None if nothing).
 
@@ -593,6 +612,9 @@ def still_read(dependencies) -> bool:
             continue
         if kind == "real":
             if complex_read(holder, key, value):
+                return False
+        elif kind == "type":
+            if type_read(holder, key, value[0]) is not value[1]:
                 return False
         elif kind == "items":
             if not same_items(holder, value):

@@ -68,6 +68,7 @@ class DictViews(trees.Transformer):
         self.changed = False
         self.builtin = builtin or (lambda name: False)  # (a free name: Python's builtin?)
         self.defs: dict = {}  # a name given a value once -> that value
+        self.stores: dict = {}  # a name -> how many times the function stores it
         self.fields = any(kind.fields for kind in kinds.values())  # (a namedtuple's read)
 
     def keys(self, node) -> list | None:
@@ -82,6 +83,8 @@ class DictViews(trees.Transformer):
         for item in trees.walk(node):
             if isinstance(item, gast.Name) and not isinstance(item.ctx, gast.Load):
                 stores[item.id] = stores.get(item.id, 0) + 1
+        self.stores = stores  # (a name never stored: a parameter, or a module's name
+        # whose loop normalization walked as its value at the build says: _keyed_global)
         self.defs = {s.targets[0].id: s.value for s in trees.walk(node)
                      if isinstance(s, gast.Assign) and len(s.targets) == 1 and
                      isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
@@ -136,7 +139,16 @@ class DictViews(trees.Transformer):
             if not (isinstance(value, gast.Subscript) and value.__dict__.get("walked")):
                 continue
             keys = self.keys(value.value)
-            if keys is None:
+            if keys is None or not keys:
+                if isinstance(value.value, gast.Name) and self._unknown(value.value.id):
+                    walked = self.namer.claim(f"walk_{value.value.id}")  # (its keys, if
+                    before.append(located(gast.Assign(  # a dict or set: list(E), as Python)
+                        [gast.Name(walked, gast.Store(), None, None)],
+                        gast.Call(self.load("list"), [self.load(value.value.id)], []),
+                        None), node))
+                    value.value = self.load(walked)
+                    value.walked = False  # (walked once: not again at the next round)
+                    self.changed = True
                 continue
             name = self.namer.claim(f"keys_{value.value.id}")
             before.append(located(gast.Assign(
@@ -145,6 +157,15 @@ class DictViews(trees.Transformer):
             value.value = gast.Name(name, gast.Load(), None, None)
             self.changed = True
         return before + [node] if before else node
+
+    def _unknown(self, name) -> bool:
+        """Is ``name`` a value that may be a dict or a set, walked by a loop? Indexed, it
+        would read a value by key, or fail: only a list, tuple or array is walked by index.
+        A dict whose keys the kinds do not know is one too."""
+        kind = self.kinds.get(name, ANY)
+        if name not in self.stores:
+            return False
+        return kind.tag == "dict" or kind.tag == "any" and not kind.foreign
 
     def _field(self, node):
         """``p[0]`` for ``p.W``, a namedtuple's field; else None."""

@@ -20,7 +20,7 @@ import gast
 
 from .. import trees
 from ..errors import DifferentiationError
-from ..source import note_attribute, user_code as _user_code
+from ..source import note_attribute, note_type, user_code as _user_code
 from ..trees import assigned_names, clone
 from .frozen import unfrozen
 
@@ -93,13 +93,19 @@ def _resolving(node, normalize):
 
 def _keyed_global(normalize, node) -> bool:
     """Is ``node`` a free name whose value is a dict or a set (a module's ``D``)? A loop
-    over it walks ``list(D)``, its keys: by index, ``D[i]`` would read a value, or fail."""
+    over it walks ``list(D)``, its keys: by index, ``D[i]`` would read a value, or fail.
+    Its type is noted (``note_type``): another type at a later call builds again."""
     if node.id in normalize.locals or normalize.lexical:
         return False
     try:
         value = normalize.source.resolve(node.id)
     except KeyError:
         return False
+    source = normalize.source
+    if node.id in getattr(source, "closure", {}):
+        note_type(source.closure[node.id], None, "cell")
+    elif node.id in getattr(source, "globals", {}):
+        note_type(source.globals, node.id, "item")
     return isinstance(value, (Mapping, Set, type({}.keys()), type({}.items())))
 
 class _RenameLocal(trees.Transformer):
