@@ -51,6 +51,8 @@ _ADVICE = ("Loop over it (`for v in gen(...)`), or make a list of it in a statem
            "`for` loop, list(), tuple(), sum() or a list comprehension consumes it whole.")
 _DEPTH = 16  # a generator expanded inside itself so many times: recursion, refused
 
+_UNKNOWN = object()  # (a name that resolves to nothing)
+
 
 def _name(name: str, ctx=None) -> gast.Name:
     return gast.Name(name, ctx or gast.Load(), None, None)
@@ -321,14 +323,8 @@ class _Expander:
         before it (a function of the user's, print, an unknown object's method)?"""
         import builtins
         if not self._users_function(func):
-            base = func
-            while isinstance(base, gast.Attribute):
-                base = base.value
-            try:
-                value = self.source.resolve(base.id)
-                for attr in reversed(self._path(func)):
-                    value = getattr(value, attr)
-            except (KeyError, AttributeError):
+            value = self._resolved(func)
+            if value is _UNKNOWN:
                 return True
             return value is builtins.print or getattr(value, "__module__", "") == "logging"
         return True
@@ -343,13 +339,22 @@ class _Expander:
             return True
         if base.id in self.locals:
             return True  # (a method of an object of the function's, perhaps the user's)
+        value = self._resolved(func)
+        return value is _UNKNOWN or isinstance(value, types.FunctionType) and user_code(value)
+
+    def _resolved(self, func):
+        """What the dotted name ``func`` (``log.info``) gives, from the function's globals;
+        ``_UNKNOWN`` where it gives nothing."""
+        base = func
+        while isinstance(base, gast.Attribute):
+            base = base.value
         try:
             value = self.source.resolve(base.id)
             for attr in reversed(self._path(func)):
                 value = getattr(value, attr)
         except (KeyError, AttributeError):
-            return True
-        return isinstance(value, types.FunctionType) and user_code(value)
+            return _UNKNOWN
+        return value
 
     @staticmethod
     def _path(func) -> list:
