@@ -346,12 +346,8 @@ def unrolled_functions(normalize, stmt, static) -> bool:
     for entry in entries:
         normalize.function_args[name] = entry
         normalize.__dict__.get("_one_branch", set()).discard(name)
-        for inner in stmt.body:
-            normalize.stmt = inner
-            normalize.statement(inner)
-    for inner in stmt.orelse:  # (no `break`: the `else` block runs)
-        normalize.stmt = inner
-        normalize.statement(inner)
+        normalize.statements(stmt.body)
+    normalize.statements(stmt.orelse)  # (no `break`: the `else` block runs)
     return True
 
 

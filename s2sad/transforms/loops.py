@@ -120,9 +120,7 @@ class Loops:
         reads, self.out = self.out, saved
         body = self.block(stmt.body)
         self.emit(gast.For(index, header, reads + body, [], None))
-        for inner in stmt.orelse:
-            self.stmt = inner
-            self.statement(inner)
+        self.statements(stmt.orelse)
 
     def _every_item(self, source):
         """The reference of every item of ``source``, a list of alike objects of an
@@ -186,12 +184,8 @@ class Loops:
                                                  gast.Load()))
                 if ref is not None:
                     self.root.objects[self.current[name.id]] = ref[1][k]
-            for inner in stmt.body:
-                self.stmt = inner
-                self.statement(inner)
-        for inner in stmt.orelse:  # (no `break`: the `else` block runs)
-            self.stmt = inner
-            self.statement(inner)
+            self.statements(stmt.body)
+        self.statements(stmt.orelse)  # (no `break`: the `else` block runs)
         return True
 
     def looping(self, stmt, run) -> None:

@@ -157,6 +157,12 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             located.origin = self.frames()
         self.out.append(located)
 
+    def statements(self, block):
+        """Normalize each statement of ``block`` in turn (``self.stmt``: the one under way)."""
+        for inner in block:
+            self.stmt = inner
+            self.statement(inner)
+
     def statement(self, stmt):
         if isinstance(stmt, gast.FunctionDef):
             self.local_functions[stmt.name] = self._defined_here(stmt)
@@ -266,14 +272,12 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
                                    for e in (stmt.exc, stmt.cause))))
         elif isinstance(stmt, gast.If) and stmt.__dict__.get("returned") is not None and \
                 stmt.returned not in self.current:
-            for inner in stmt.orelse:  # `if returned_1: return result_1` after a loop whose
-                self.stmt = inner       # `return` (it sets both) was in a branch left out
-                self.statement(inner)   # (`if early:` in a helper given early=False)
+            # `if returned_1: return result_1` after a loop whose `return` (it sets both)
+            # was in a branch left out (`if early:` in a helper given early=False)
+            self.statements(stmt.orelse)
         elif isinstance(stmt, gast.If) and self._constant_test(stmt.test) is not None:
             # `if left is not None:` in an inlined helper given left=-1.0: the branch taken
-            for inner in stmt.body if self._constant_test(stmt.test) else stmt.orelse:
-                self.stmt = inner
-                self.statement(inner)
+            self.statements(stmt.body if self._constant_test(stmt.test) else stmt.orelse)
         elif isinstance(stmt, gast.If):
             if any(isinstance(n, (gast.ListComp, gast.GeneratorExp)) for n in trees.walk(
                     stmt.test)):  # (`if any(v > 0 for v in x)`: its loop written first)
@@ -294,9 +298,7 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
                 test = _Rename(self).visit(clone(stmt.test))
                 self.emit(gast.While(test, self.block(stmt.body), []))
             self.looping(stmt, run)
-            for inner in stmt.orelse:  # no `break`: the `else` block always runs
-                self.stmt = inner
-                self.statement(inner)
+            self.statements(stmt.orelse)  # no `break`: the `else` block always runs
         elif isinstance(stmt, gast.For) and (self.unrolled(stmt) or
                                              unrolled_functions(self, stmt, _static)):
             pass
