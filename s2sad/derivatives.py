@@ -27,6 +27,7 @@ from .errors import (DifferentiationError, NonScalarOutputError, S2sadError,
 from .located import note_user_line, user_line, user_line_of
 from .options import Options
 from .pipeline import compile_gradient, load
+from .runtime.structures import has_parameters
 from .source import FunctionSource, note_reads, still_read
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -252,15 +253,25 @@ class GradientFunction:
         return compiled
 
     def _refuse_objects(self, key, args) -> None:
-        """A dataclass for a differentiated argument: say what s2sad reads instead."""
-        import dataclasses
+        """An object of a user's class for a differentiated argument: refused where it
+        keeps its attributes in ``__slots__`` or holds no parameter (no float)."""
         for name in self._wrt_names:
             value = args[self._params.index(name)]
-            if is_object(key[self._params.index(name)]) and dataclasses.is_dataclass(value):
+            if not (type(key[self._params.index(name)]) is tuple and
+                    key[self._params.index(name)][0] == "object"):
+                continue
+            what = f"cannot differentiate {self.func.__qualname__} with respect to {name!r}"
+            if not isinstance(getattr(value, "__dict__", None), dict):
                 raise TypeError(
-                    f"cannot differentiate {self.func.__qualname__} with respect to {name!r}: "
-                    f"it holds a dataclass ({type(value).__name__}); s2sad reads the fields "
-                    "of a typing.NamedTuple and the keys of a dict: pass one of those")
+                    f"{what}: it is a {type(value).__name__}, whose attributes are in "
+                    "__slots__; s2sad differentiates with respect to the attributes of an "
+                    "object with a __dict__: drop __slots__, or pass its arrays in a dict")
+            if not has_parameters(value):
+                raise TypeError(
+                    f"{what}: its {type(value).__name__} holds no parameter (a float or an "
+                    "array of floats, in its attributes, their lists, tuples and dicts, or "
+                    "the objects it holds, not frozen); ints, strings and integer arrays are "
+                    "not parameters: write 1.0 for 1 to make one")
 
     def _refresh(self, key, compiled) -> bool:
         """Read the module globals the variant reads live; False if one that it was
@@ -632,7 +643,11 @@ def _wrt_names(func, params: list[str], wrt) -> tuple[list[str], bool]:
 
 
 def _not_numeric(desc) -> str | None:
-    """What in an argument's descriptor cannot be differentiated (not a number), or None."""
+    """What in an argument's descriptor cannot be differentiated (not a number), or None.
+    An object of a user's class is differentiated with respect to its parameters (the
+    floats it holds: :func:`s2sad.runtime.structures.object_gradient`)."""
+    if type(desc) is tuple and desc[0] == "object":
+        return None
     if is_object(desc):
         return "a value that is not a number (a string, None, an object...)"
     if isinstance(desc, tuple):

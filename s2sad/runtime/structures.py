@@ -15,6 +15,7 @@ undo a store into a dict.
 from __future__ import annotations
 
 import numbers
+import types
 
 import numpy as np
 
@@ -205,7 +206,109 @@ def as_gradient(x, g):
     xp = array_module(x)
     if xp is not np:
         return xp.array(xp.broadcast_to(xp.asarray(g), x.shape), dtype=_float_type(x))
+    if _user_object(x):
+        return object_gradient(x, g)
     raise DifferentiationError(f"cannot return a gradient for an argument of type {type(x).__name__}")
+
+
+def object_gradient(x, g):
+    """The gradient of an object of a user's class: an object of the same class, made
+    without calling ``__init__``, holding gradients in place of its parameters and every
+    other attribute as it is. ``g`` is the sensitivity the reverse sweep built: a dict of
+    attribute names (an attribute it does not name has a zero gradient).
+
+    >>> class Dense:
+    ...     def __init__(self, W, b):
+    ...         self.W, self.b, self.n_in, self.name = W, b, len(W), "dense"
+    >>> g = object_gradient(Dense(np.ones((2, 1)), 0.5), {"W": np.full((2, 1), 3.0)})
+    >>> type(g).__name__, g.W.ravel(), g.b, g.n_in, g.name
+    ('Dense', array([3., 3.]), 0.0, 2, 'dense')
+
+    Its parameters are the floats and float (or complex) arrays reachable through its
+    attributes, lists, tuples, dicts and the objects of a user's class it holds. Ints,
+    bools, strings, None, integer arrays, functions, and the attributes its class names
+    frozen (:func:`s2sad.frozen`) are not: they are kept as they are. The object itself
+    is not changed.
+    """
+    cls = type(x)
+    frozen = frozen_attributes(cls)
+    g = g if isinstance(g, dict) else {}
+    made = object.__new__(cls)
+    made.__dict__.update(
+        (name, value if name in frozen else _parameter_gradient(value, g.get(name)))
+        for name, value in vars(x).items())
+    return made
+
+
+def frozen_attributes(cls) -> frozenset:
+    """The attributes ``cls`` names frozen (``__s2sad_frozen__``, set by
+    :func:`s2sad.frozen`, its bases' too): no gradient flows into them."""
+    names: set = set()
+    for klass in cls.__mro__:
+        names.update(vars(klass).get("__s2sad_frozen__", ()))
+    return frozenset(names)
+
+
+def _parameter_gradient(value, g):
+    """The gradient of an attribute's ``value`` (``g``: its sensitivity, None or 0.0
+    where nothing flowed into it): shaped like it where it holds parameters."""
+    if _parameter_leaf(value):
+        return as_gradient(value, 0.0 if g is None else g)
+    if isinstance(value, (list, tuple)):
+        items = list(g) if isinstance(g, (list, tuple)) else [None] * len(value)
+        parts = [_parameter_gradient(v, u) for v, u in zip(value, items, strict=True)]
+        return parts if isinstance(value, list) else \
+            tuple(parts) if type(value) is tuple else type(value)(*parts)
+    if isinstance(value, dict):
+        g = g if isinstance(g, dict) else {}
+        return {k: _parameter_gradient(v, g.get(k)) for k, v in value.items()}
+    if _user_object(value):
+        return object_gradient(value, g)
+    return value  # (an int, a string, None, an integer array, a function: not a parameter)
+
+
+def has_parameters(x, depth: int = 0) -> bool:
+    """Does ``x`` hold a parameter (a float, or an array of floats) where
+    :func:`object_gradient` finds them?
+
+    >>> class Layer:
+    ...     def __init__(self, w): self.w, self.n = w, 3
+    >>> has_parameters(Layer(np.ones(2))), has_parameters(Layer(np.arange(2)))
+    (True, False)
+    """
+    if depth > 64:  # (an object that holds itself)
+        return False
+    if _parameter_leaf(x):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(has_parameters(v, depth + 1) for v in x)
+    if isinstance(x, dict):
+        return any(has_parameters(v, depth + 1) for v in x.values())
+    if _user_object(x):
+        frozen = frozen_attributes(type(x))
+        return any(has_parameters(v, depth + 1) for k, v in vars(x).items() if k not in frozen)
+    return False
+
+
+def _parameter_leaf(value) -> bool:
+    """Is ``value`` a float, a complex number, or an array of them?"""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (float, complex, np.floating, np.complexfloating)):
+        return True
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and getattr(value, "ndim", None) is not None and \
+        (isinstance(value, np.ndarray) or array_module(value) is not np) and \
+        dtype.kind in "fc"
+
+
+def _user_object(x) -> bool:
+    """Is ``x`` an object of a user's class, with its attributes in a ``__dict__`` (not a
+    class, a function or a module, nor a library's object)?"""
+    module = type(x).__module__.split(".")[0]
+    return isinstance(getattr(x, "__dict__", None), dict) and \
+        module not in ("builtins", "numpy", "scipy", "cupy", "functools", "types") and \
+        not isinstance(x, (type, types.FunctionType, types.MethodType, types.ModuleType))
 
 
 def _nested_ndim(obj):

@@ -553,6 +553,13 @@ class Reverse(Tape):
         self.received[name] = None
 
     def single(self, stmt, target, value, g):
+        if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name) and \
+                self.wants(value.value):  # `w = model.W` of a differentiated object: the
+            # object's sensitivity is a dict of its attributes' ({"W": s_w}), made an
+            # object of its class by as_gradient at the end (s2sad.runtime.object_gradient)
+            part = gast.Dict([gast.Constant(value.attr, None)], [g])
+            self.accumulate(value.value.id, part)
+            return
         refuse_foreign_operand(self, stmt, value)
         op = classify(value, self.source, self.local_names)
         if op.kind == "copy":

@@ -1,0 +1,256 @@
+"""Gradients with respect to a model's parameters where the model holds them.
+
+``s2sad.grad(loss, wrt="model")(model, X, y)`` differentiates with respect to the floats
+an object of the user's class holds (its parameters), through attributes, lists, tuples,
+dicts and the objects it holds; the gradient is an object of the same class holding
+gradients in place of the parameters. Checked against central differences, leaf by leaf.
+"""
+
+import copy
+import dataclasses
+
+import numpy as np
+import pytest
+
+import s2sad
+from test_higher_order import central_differences
+
+
+# --- models -------------------------------------------------------------------------------
+
+class Dense:
+    def __init__(self, W, b, name="dense"):
+        self.W = W
+        self.b = b
+        self.name = name
+        self.n_in = W.shape[0]
+
+    def __call__(self, X):
+        return np.tanh(self.linear(X))
+
+    def linear(self, X):  # (a method that another method calls)
+        return X @ self.W + self.b
+
+
+class MLP:
+    def __init__(self, sizes, seed=0):
+        rng = np.random.default_rng(seed)
+        self.layers = [Dense(rng.normal(size=(a, b)) * 0.5, rng.normal(size=b) * 0.1)
+                       for a, b in zip(sizes[:-1], sizes[1:])]
+        self.depth = len(self.layers)
+
+    def __call__(self, X):
+        for layer in self.layers:
+            X = layer(X)
+        return X
+
+
+class DictModel:
+    def __init__(self, rng):
+        self.params = {"W": rng.normal(size=(3, 2)), "b": rng.normal(size=2)}
+        self.scale = 0.5  # a Python float: a parameter
+        self.steps = 2  # an int: not a parameter
+
+    def predict(self, X):
+        return self.scale * (X @ self.params["W"] + self.params["b"]) * self.steps
+
+
+class Twice:  # a parameter used twice, and a tuple of parameters
+    def __init__(self, rng):
+        self.w = rng.normal(size=3)
+        self.pair = (rng.normal(size=3), 1.5)
+
+    def f(self, x):
+        return np.sum(self.w * x * self.w) + np.sum(self.pair[0] * self.w) * self.pair[1]
+
+
+class Holder:  # an object holding an object
+    def __init__(self, rng):
+        self.inner = Dense(rng.normal(size=(3, 2)), rng.normal(size=2))
+        self.c = rng.normal(size=2)
+
+    def f(self, X):
+        return self.inner(X) * self.c
+
+
+@dataclasses.dataclass
+class Quad:
+    A: np.ndarray
+    c: float
+    label: str = "q"
+
+    def energy(self, x):
+        return x @ self.A @ x + self.c * np.sum(x)
+
+
+def mse(model, X, y):
+    return np.mean((model(X) - y) ** 2)
+
+
+def dict_loss(model, X):
+    return np.sum(np.sin(model.predict(X)))
+
+
+def twice_loss(model, x):
+    return model.f(x)
+
+
+def holder_loss(model, X):
+    return np.sum(model.f(X) ** 2)
+
+
+def quad_loss(q, x):
+    return q.energy(x)
+
+
+# --- a finite-difference check of an object's gradient, leaf by leaf -----------------------
+
+def _leaves(value, path=()):
+    """(path, leaf) of each parameter ``value`` holds: a path of attribute names, keys and
+    indices."""
+    if isinstance(value, (float, np.floating)) and not isinstance(value, bool) or \
+            isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        yield path, value
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _leaves(item, path + (i,))
+    elif isinstance(value, dict):
+        for k, item in value.items():
+            yield from _leaves(item, path + (k,))
+    elif hasattr(value, "__dict__") and not callable(getattr(value, "__code__", None)):
+        for k, item in vars(value).items():
+            yield from _leaves(item, path + (k,))
+
+
+def _get(value, path):
+    for part in path:
+        value = getattr(value, part) if isinstance(part, str) and hasattr(value, "__dict__") \
+            and not isinstance(value, dict) else value[part]
+    return value
+
+
+def _set(value, path, leaf):
+    """A deep copy of ``value`` with the leaf at ``path`` replaced (tuples rebuilt)."""
+    value = copy.deepcopy(value)
+    holder_path, last = path[:-1], path[-1]
+    chain = [value]
+    for part in holder_path:
+        chain.append(_get(chain[-1], (part,)))
+    new = leaf
+    for holder, part in zip(reversed(chain), reversed(path)):
+        if isinstance(holder, tuple):
+            items = list(holder)
+            items[part] = new
+            new = tuple(items)
+            continue
+        if isinstance(holder, (list, dict)):
+            holder[part] = new
+        else:
+            object.__setattr__(holder, part, new)
+        return value
+    return new
+
+
+def check_object_gradient(loss, model, args, got, rtol=1e-6, atol=1e-8):
+    """``got`` (the gradient with respect to ``model``) against central differences of
+    ``loss`` along each of ``model``'s parameters."""
+    assert type(got) is type(model)
+    checked = 0
+    for path, leaf in _leaves(model):
+        def along(x, path=path, leaf=leaf):
+            return loss(_set(model, path, float(x) if isinstance(leaf, float) else x), *args)
+        expected = central_differences(along, [np.asarray(leaf, dtype=float)], 0)
+        actual = _get(got, path)
+        assert np.shape(actual) == np.shape(leaf), path
+        np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=str(path))
+        checked += 1
+    assert checked > 0
+
+
+def _snapshot(model):
+    return [(path, np.array(leaf, copy=True)) for path, leaf in _leaves(model)]
+
+
+def _unchanged(model, before):
+    for (path, leaf), (path0, old) in zip(_leaves(model), before, strict=True):
+        assert path == path0
+        np.testing.assert_array_equal(leaf, old)
+
+
+# --- tests ---------------------------------------------------------------------------------
+
+RNG = np.random.default_rng(7)
+X = RNG.normal(size=(5, 3))
+Y = RNG.normal(size=(5, 2))
+
+
+@pytest.mark.parametrize("wrt", ["model", 0])
+def test_dense_layer(wrt):
+    layer = Dense(RNG.normal(size=(3, 2)), RNG.normal(size=2))
+    before = _snapshot(layer)
+    g = s2sad.grad(mse, wrt=wrt)(layer, X, Y)
+    check_object_gradient(mse, layer, (X, Y), g)
+    assert g.name == "dense" and g.n_in == 3  # (not parameters: kept as they are)
+    assert g.W is not layer.W
+    _unchanged(layer, before)
+
+
+def test_mlp_loop_over_a_list_of_layers():
+    model = MLP([3, 4, 4, 2])
+    before = _snapshot(model)
+    g = s2sad.grad(mse, wrt="model")(model, X, Y)
+    check_object_gradient(mse, model, (X, Y), g)
+    assert [type(layer) for layer in g.layers] == [Dense] * 3 and g.depth == 3
+    _unchanged(model, before)
+
+
+def test_dict_attribute_and_float_attribute():
+    model = DictModel(RNG)
+    g = s2sad.grad(dict_loss, wrt="model")(model, X)
+    check_object_gradient(dict_loss, model, (X,), g)
+    assert set(g.params) == {"W", "b"} and type(g.scale) is float and g.steps == 2
+
+
+def test_parameter_used_twice_and_a_tuple():
+    model = Twice(RNG)
+    x = RNG.normal(size=3)
+    g = s2sad.grad(twice_loss, wrt="model")(model, x)
+    check_object_gradient(twice_loss, model, (x,), g)
+    assert type(g.pair) is tuple and type(g.pair[1]) is float
+
+
+def test_an_object_holding_an_object():
+    model = Holder(RNG)
+    g = s2sad.grad(holder_loss)(model, X)
+    check_object_gradient(holder_loss, model, (X,), g)
+    assert type(g.inner) is Dense
+
+
+def test_dataclass():
+    q = Quad(RNG.normal(size=(3, 3)), 0.7)
+    x = RNG.normal(size=3)
+    g = s2sad.grad(quad_loss)(q, x)
+    check_object_gradient(quad_loss, q, (x,), g)
+    assert g.label == "q"
+
+
+def test_value_and_grad_and_several_wrt():
+    model = MLP([3, 4, 2], seed=1)
+    value, g = s2sad.value_and_grad(mse, wrt="model")(model, X, Y)
+    assert np.isclose(value, mse(model, X, Y))
+    check_object_gradient(mse, model, (X, Y), g)
+    g_model, g_x = s2sad.grad(mse, wrt=("model", "X"))(model, X, Y)
+    check_object_gradient(mse, model, (X, Y), g_model)
+    expected = central_differences(lambda x: mse(model, x, Y), [X], 0)
+    np.testing.assert_allclose(g_x, expected, rtol=1e-6, atol=1e-8)
+
+
+def test_the_gradient_is_computed_afresh_for_new_values():
+    model = MLP([3, 4, 2], seed=2)
+    grad = s2sad.grad(mse, wrt="model")
+    g1 = grad(model, X, Y)
+    for layer, gl in zip(model.layers, g1.layers):  # a step of gradient descent
+        layer.W = layer.W - 0.1 * gl.W
+        layer.b = layer.b - 0.1 * gl.b
+    g2 = grad(model, X, Y)
+    check_object_gradient(mse, model, (X, Y), g2)
