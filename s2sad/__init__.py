@@ -3,7 +3,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from . import rules  # noqa: F401  (fills the rule table)
-from .api import GradientFunction, grad, stop_gradient, supported, value_and_grad
+from .api import GradientFunction, frozen, grad, stop_gradient, supported, value_and_grad
 from .api import (HVPFunction, JVPFunction, VJPFunction, checkpoint, hessian, hvp,  # noqa: E402
                   jacobian, jvp, vjp)
 from .errors import (DifferentiationError, NoDerivativeError, NonScalarOutputError,
@@ -25,5 +25,5 @@ __all__ = [
     "set_memory_budget", "__version__",
     "vjp", "jvp", "jacobian", "hessian", "hvp", "deftangent", "deflinear", "VJPFunction",
     "JVPFunction", "HVPFunction", "custom_vjp", "custom_jvp",
-    "checkpoint", "check_grads", "GradientCheckError",
+    "checkpoint", "check_grads", "GradientCheckError", "frozen",
 ]

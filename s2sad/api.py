@@ -89,6 +89,15 @@ def grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0,
         For a real ``f`` of complex ``z = x + iy`` it is ``df/dx - i df/dy`` (autograd's
         convention): the gradient of ``np.abs(z) ** 2`` is ``2 * np.conj(z)``.
 
+    Models: ``s2sad.grad(loss, wrt="model")(model, X, y)``, for an object of your
+    class, differentiates with respect to its parameters. They are the floats and float
+    arrays reachable through its attributes, their lists, tuples and dicts, and the
+    objects it holds. Ints, bools, strings, None, integer arrays, functions, and the
+    attributes its class names in :func:`frozen` are not. The gradient is an object of
+    the same class, made without calling ``__init__``: gradients in place of the
+    parameters, every other attribute kept as it is. The model is not changed.
+    See docs/models.md.
+
     Example:
         >>> import s2sad
         >>> def f(x, y):
@@ -291,6 +300,12 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
         function = getattr(func, "__qualname__", "the function")
         for what, part in [(f"{function} returned", value)] + [
                 (f"its argument {n!r} is", x) for n, x in zip(names, inputs)]:
+            if isinstance(getattr(part, "__dict__", None), dict):  # (a model's parameters)
+                raise TypeError(
+                    f"jacobian_{getattr(func, '__name__', 'f')}(): a Jacobian is one array, "
+                    f"and {what} a {type(part).__name__}, an object holding parameters: use "
+                    "s2sad.grad, s2sad.vjp or s2sad.jvp for it, s2sad.hvp for its Hessian "
+                    "times a direction shaped like it, or pass its arrays as arrays")
             if isinstance(part, dict) or isinstance(part, (list, tuple)) and \
                     not _one_array(part):
                 raise TypeError(
@@ -509,6 +524,34 @@ hooks.make_value_vjp.install(lambda func, wrt: _make(
 # (Normalize: a derivative is made once, at module level, and its calls inlined)
 for _maker in (grad, value_and_grad, vjp, jvp, jacobian, hessian, hvp, checkpoint):
     _maker.__s2sad_maker__ = True
+
+
+def frozen(*names: str):
+    """A class decorator: the attributes ``names`` of its objects are not parameters.
+
+    >>> import numpy as np, s2sad
+    >>> @s2sad.frozen("mask")
+    ... class Masked:
+    ...     def __init__(self, w, mask):
+    ...         self.w, self.mask = w, mask
+
+    ``s2sad.grad(loss, wrt="model")`` differentiates with respect to the floats and float
+    arrays an object holds (its parameters). No gradient flows into a frozen attribute:
+    the gradient object keeps it as it is, as it keeps ints, strings and integer arrays.
+    It sets ``__s2sad_frozen__`` on the class (a subclass adds its own to its bases').
+    ``s2sad.stop_gradient(self.mask)`` where the function reads it does the same for one
+    read.
+    """
+    for name in names:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise TypeError(f"s2sad.frozen takes attribute names, got {name!r}")
+
+    def mark(cls):
+        if not isinstance(cls, type):
+            raise TypeError(f"s2sad.frozen(...) decorates a class, got {cls!r}")
+        cls.__s2sad_frozen__ = tuple(vars(cls).get("__s2sad_frozen__", ())) + names
+        return cls
+    return mark
 
 
 def supported() -> list[str]:

@@ -352,10 +352,16 @@ def test_store_into_an_array_of_unknown_dtype():
                       "Make the array in the function with a dtype s2sad reads")
 
 
-def test_a_dataclass_argument_says_what_to_pass_instead():
-    with pytest.raises(TypeError, match=r"it holds a dataclass \(DataParams\); s2sad reads "
-                       r"the fields of a typing.NamedTuple and the keys of a dict"):
-        s2sad.grad(C.uses_dataclass)(C.DataParams(np.ones(2)))
+def test_a_dataclass_argument_is_differentiated_with_respect_to_its_fields():
+    g = s2sad.grad(C.uses_dataclass)(C.DataParams(np.ones(2)))  # (refused before)
+    assert type(g) is C.DataParams
+    np.testing.assert_array_equal(g.W, [2.0, 2.0])
+
+
+def test_a_string_argument_is_refused_at_the_call():
+    with pytest.raises(TypeError, match=r"with respect to 'x': it holds a value that is not "
+                                        r"a number \(a string, None, an object...\)"):
+        s2sad.grad(C.fine)("a")
 
 
 def test_builtin_max_of_one_list_says_what_to_write():

@@ -254,3 +254,154 @@ def test_the_gradient_is_computed_afresh_for_new_values():
         layer.b = layer.b - 0.1 * gl.b
     g2 = grad(model, X, Y)
     check_object_gradient(mse, model, (X, Y), g2)
+
+
+@s2sad.frozen("mask")
+class Masked:
+    def __init__(self, rng):
+        self.w = rng.normal(size=3)
+        self.mask = np.array([1.0, 0.0, 2.0])  # frozen: not a parameter
+        self.shift = np.array([0.5, -0.5, 1.0])
+        self.coefs = [1.5, -0.5]  # a list of Python floats: parameters
+        self.n = 3  # an int, used in the arithmetic: not a parameter
+        self.idx = np.array([2, 0])  # an integer array: not a parameter
+
+    def f(self, x):
+        h = np.sin(self.w * x * self.mask) * self.n
+        return self.coefs[0] * np.sum(h[self.idx]) + \
+            self.coefs[1] * np.sum(h * s2sad.stop_gradient(self.shift))
+
+
+def masked_loss(model, x):
+    return model.f(x)
+
+
+def test_frozen_int_and_stopped_attributes_are_not_parameters():
+    model = Masked(RNG)
+    x = RNG.normal(size=3)
+    g = s2sad.grad(masked_loss)(model, x)
+    assert g.mask is model.mask and g.n == 3 and g.idx is model.idx
+    np.testing.assert_array_equal(g.shift, np.zeros(3))  # read under stop_gradient only
+    for path, leaf in [(("w",), model.w), (("coefs", 0), 1.5), (("coefs", 1), -0.5)]:
+        expected = central_differences(
+            lambda v, path=path: masked_loss(_set(model, path, v if path == ("w",)
+                                                  else float(v)), x),
+            [np.asarray(leaf, dtype=float)], 0)
+        np.testing.assert_allclose(_get(g, path), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_frozen_is_inherited_and_checked():
+    @s2sad.frozen("shift")
+    class More(Masked):
+        pass
+    model = More(RNG)
+    g = s2sad.grad(masked_loss)(model, RNG.normal(size=3))
+    assert g.mask is model.mask and g.shift is model.shift and type(g) is More
+    with pytest.raises(TypeError, match="attribute names"):
+        s2sad.frozen("not a name")
+    with pytest.raises(TypeError, match="decorates a class"):
+        s2sad.frozen("w")(masked_loss)
+
+
+def _as_vector(model):
+    return np.concatenate([np.ravel(leaf) for _, leaf in _leaves(model)])
+
+
+def test_jvp_with_a_tangent_shaped_like_the_model():
+    model = MLP([3, 4, 2], seed=3)
+    tangent = MLP([3, 4, 2], seed=4)  # (any object of the class: its parameters are read)
+    value, push = s2sad.jvp(mse, wrt="model")(model, X, Y)
+    assert np.isclose(value, mse(model, X, Y))
+    g = s2sad.grad(mse, wrt="model")(model, X, Y)
+    np.testing.assert_allclose(push(tangent), _as_vector(g) @ _as_vector(tangent), rtol=1e-10)
+    masked = Masked(RNG)  # frozen, int and stopped attributes: no tangent flows from them
+    x = RNG.normal(size=3)
+    direction = Masked(RNG)
+    g = s2sad.grad(masked_loss)(masked, x)
+    _, push = s2sad.jvp(masked_loss)(masked, x)
+    expected = g.w @ direction.w + np.dot(g.coefs, direction.coefs)
+    np.testing.assert_allclose(push(direction), expected, rtol=1e-10)
+
+
+def test_vjp_gives_an_object():
+    model = Holder(RNG)
+    value, pull = s2sad.vjp(holder_loss)(model, X)
+    g = pull(1.0)
+    check_object_gradient(holder_loss, model, (X,), g)
+
+
+@pytest.mark.parametrize("make, loss, args", [
+    (Holder, holder_loss, (X,)),
+    (Twice, twice_loss, (RNG.normal(size=3),)),
+    (DictModel, dict_loss, (X,)),
+])
+def test_hessian_vector_product_against_differences_of_the_gradient(make, loss, args):
+    model, v = make(np.random.default_rng(1)), make(np.random.default_rng(2))
+    got = s2sad.hvp(loss, wrt="model")(model, *args, v)
+    assert type(got) is make
+    grad = s2sad.grad(loss, wrt="model")
+    eps = 1e-5
+
+    def moved(t):
+        out = copy.deepcopy(model)
+        for path, leaf in _leaves(model):
+            out = _set(out, path, leaf + t * _get(v, path))
+        return out
+    expected = (_as_vector(grad(moved(eps), *args)) - _as_vector(grad(moved(-eps), *args))) \
+        / (2 * eps)
+    np.testing.assert_allclose(_as_vector(got), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_hessian_and_jacobian_of_an_object_are_refused_with_what_to_use():
+    model = Dense(RNG.normal(size=(3, 2)), RNG.normal(size=2))
+    for make in (s2sad.hessian, s2sad.jacobian):
+        with pytest.raises(TypeError, match=r"a Dense, an object holding parameters: use "
+                                            r"s2sad.grad, s2sad.vjp or s2sad.jvp for it, "
+                                            r"s2sad.hvp"):
+            make(mse, wrt="model")(model, X, Y)
+
+
+class Slotted:
+    __slots__ = ("w",)
+
+    def __init__(self, w):
+        self.w = w
+
+    def f(self, x):
+        return np.sum(self.w * x)
+
+
+class Counts:
+    def __init__(self):
+        self.n = 3
+        self.idx = np.arange(2)
+        self.name = "counts"
+
+    def f(self, x):
+        return np.sum(x[self.idx]) * self.n
+
+
+def slotted_loss(model, x):
+    return model.f(x)
+
+
+def test_objects_without_parameters_or_with_slots_are_refused():
+    with pytest.raises(TypeError, match=r"with respect to 'model': it is a Slotted, whose "
+                                        r"attributes are in __slots__.*drop __slots__"):
+        s2sad.grad(slotted_loss)(Slotted(np.ones(2)), np.ones(2))
+    with pytest.raises(TypeError, match=r"its Counts holds no parameter \(a float or an array "
+                                        r"of floats.*write 1.0 for 1"):
+        s2sad.grad(slotted_loss)(Counts(), np.ones(2))
+
+
+def test_the_gradient_object_is_made_without_init():
+    class Counted(Dense):
+        made = 0
+
+        def __init__(self, W, b):
+            Counted.made += 1
+            super().__init__(W, b)
+    layer = Counted(RNG.normal(size=(3, 2)), RNG.normal(size=2))
+    g = s2sad.grad(mse)(layer, X, Y)
+    assert Counted.made == 1 and type(g) is Counted
+    check_object_gradient(mse, layer, (X, Y), g)

@@ -232,12 +232,36 @@ def object_gradient(x, g):
     """
     cls = type(x)
     frozen = frozen_attributes(cls)
+    if _user_object(g):  # (a tangent shaped like x: an object of its class)
+        g = vars(g)
     g = g if isinstance(g, dict) else {}
     made = object.__new__(cls)
     made.__dict__.update(
         (name, value if name in frozen else _parameter_gradient(value, g.get(name)))
         for name, value in vars(x).items())
     return made
+
+
+def attribute_tangent(tangent, x, name: str):
+    """The tangent of ``x.name`` (``x`` an object differentiated in forward mode): the
+    attribute of the same name of ``tangent``, an object shaped like ``x`` (zeros where
+    ``tangent`` is zero, or the attribute holds no parameter or is frozen).
+
+    >>> class Layer:
+    ...     def __init__(self, w, n): self.w, self.n = w, n
+    >>> attribute_tangent(Layer(2.0, 3), Layer(1.0, 3), "w"), \
+    ...     attribute_tangent(Layer(2.0, 3), Layer(1.0, 3), "n")
+    (2.0, 0.0)
+    """
+    value = getattr(x, name)
+    if _zero(tangent) or name in frozen_attributes(type(x)) or not has_parameters(value):
+        return zeros_like_structure(value)
+    if not _user_object(tangent) or not hasattr(tangent, name):
+        raise DifferentiationError(
+            f"the tangent of a {type(x).__name__} is an object of its class holding a "
+            f"tangent in place of each parameter; got a {type(tangent).__name__} without "
+            f"{name!r}", hint="Pass an object like the gradient s2sad.grad returns for it.")
+    return getattr(tangent, name)
 
 
 def frozen_attributes(cls) -> frozenset:

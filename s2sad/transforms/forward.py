@@ -32,11 +32,13 @@ import gast
 
 from .. import registry, trees
 from ..errors import DifferentiationError, NoDerivativeError
-from ..runtime import add_sens, as_gradient, pack_like, zeros_like_structure
+from ..runtime import (add_sens, as_gradient, attribute_tangent, pack_like,
+                       zeros_like_structure)
 from ..runtime.higher import broadcast_like, snapshot
 from ..trees import clone
 from .higher import container_kinds, is_generated
 from .kinds import ANY, Kind
+from .objects import differentiated_attribute, not_a_parameter
 from ..trees import assigned_names
 from .resolve import (classify, is_append, is_setitem, known_value, operand_text,
                       statement_parts)
@@ -238,6 +240,12 @@ class Forward:
         return self.pre + [gast.Assign([self.store(self.d(target))], expr, None)]
 
     def tangent(self, stmt, target: str, value) -> gast.expr:
+        if differentiated_attribute(value, self.wants):  # `w = model.W`: the tangent
+            if not_a_parameter(self.source, value):  # object's (zero for a non-parameter)
+                return self.zero(self.load(target))
+            return gast.Call(self.helper(attribute_tangent),
+                             [self.load(self.d(value.value.id)), self.load(value.value.id),
+                              gast.Constant(value.attr, None)], [])
         refuse_foreign_operand(self, stmt, value)
         op = classify(value, self.source, self.local_names)
         if op.kind == "copy":

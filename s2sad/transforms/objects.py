@@ -497,3 +497,19 @@ class Objects:
     def _method_alias(self, method):
         """A name, in the generated code, for a method of a class called as a function."""
         return gast.Name(self.fixed_name(method, method.__name__), gast.Load(), None, None)
+
+
+def differentiated_attribute(node, wants) -> bool:
+    """Is ``node`` an attribute read of a differentiated object (``w = model.W``, ``model``
+    active)? Its parameters: :func:`s2sad.runtime.structures.object_gradient`."""
+    return isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+        wants(node.value)
+
+
+def not_a_parameter(source, node) -> bool:
+    """Does the description of the object ``node`` reads from say the attribute holds no
+    float (an int, or an integer or boolean array)?"""
+    desc = (getattr(source, "members", None) or {}).get((node.value.id, node.attr))
+    return desc == "int" or type(desc) is tuple and desc[0] in ARRAY_TAGS and \
+        len(desc) > 2 and desc[2] in "iub"
+

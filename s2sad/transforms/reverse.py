@@ -47,6 +47,7 @@ from ..runtime.higher import broadcast_like, sens_item, sens_like, snapshot
 from ..trees import clone, located
 from .shape_only import one_shape, shape_arguments, shape_helpers
 from .kinds import ANY, Kind
+from .objects import differentiated_attribute, not_a_parameter
 from ..trees import assigned_names
 from .higher import container_kinds, is_generated
 from .activity import shift_invariant
@@ -553,12 +554,12 @@ class Reverse(Tape):
         self.received[name] = None
 
     def single(self, stmt, target, value, g):
-        if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name) and \
-                self.wants(value.value):  # `w = model.W` of a differentiated object: the
-            # object's sensitivity is a dict of its attributes' ({"W": s_w}), made an
-            # object of its class by as_gradient at the end (s2sad.runtime.object_gradient)
-            part = gast.Dict([gast.Constant(value.attr, None)], [g])
-            self.accumulate(value.value.id, part)
+        if differentiated_attribute(value, self.wants):  # `w = model.W`, model differentiated:
+            # its sensitivity is a dict of its attributes' ({"W": s_w}), made an object of
+            # its class by as_gradient at the end (s2sad.runtime.object_gradient)
+            if not not_a_parameter(self.source, value):
+                self.accumulate(value.value.id,
+                                gast.Dict([gast.Constant(value.attr, None)], [g]))
             return
         refuse_foreign_operand(self, stmt, value)
         op = classify(value, self.source, self.local_names)
