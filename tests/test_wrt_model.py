@@ -334,11 +334,12 @@ def test_vjp_gives_an_object():
     (Holder, holder_loss, (X,)),
     (Twice, twice_loss, (RNG.normal(size=3),)),
     (DictModel, dict_loss, (X,)),
-])
+    (lambda rng: MLP([3, 3, 2], seed=int(rng.integers(100))), mse, (X, Y)),  # (a loop over
+])                                                                           # its layers)
 def test_hessian_vector_product_against_differences_of_the_gradient(make, loss, args):
     model, v = make(np.random.default_rng(1)), make(np.random.default_rng(2))
     got = s2sad.hvp(loss, wrt="model")(model, *args, v)
-    assert type(got) is make
+    assert type(got) is type(model)
     grad = s2sad.grad(loss, wrt="model")
     eps = 1e-5
 

@@ -16,7 +16,7 @@ import builtins
 import gast
 
 from .. import trees
-from .. import runtime
+from .. import registry, runtime
 from ..errors import NoDerivativeError
 from ..runtime import check_no_function
 from ..runtime.higher import rule_part
@@ -101,6 +101,11 @@ def held_function(sweep, stmt, rule, param: str, node):
     shape argument) are left alone, as are the compiler's own values."""
     if not isinstance(node, gast.Name) or not sweep.wants(node):
         return None
+    facts = registry.facts(rule.func)
+    names = list(registry.signature(rule.func).parameters)
+    if facts is not None and isinstance(facts.structure_of, tuple) and param in names and \
+            names.index(param) in facts.structure_of:
+        return None  # (pack_like(x, parts) reads x's structure alone: no value flows)
     kind = sweep.kind(node.id)
     items = [k for _, k in kind.items] if kind.tag == "dict" else list(kind.items)
     if kind.numeric or kind.data or kind.container and items and all(
