@@ -406,3 +406,48 @@ def test_the_gradient_object_is_made_without_init():
     g = s2sad.grad(mse)(layer, X, Y)
     assert Counted.made == 1 and type(g) is Counted
     check_object_gradient(mse, layer, (X, Y), g)
+
+
+class Block:
+    def __init__(self, owner, w):
+        self.owner = owner  # a pointer back to the model that holds it
+        self.w = w
+
+    def f(self, x):
+        return np.sin(self.w * x) * self.owner.scale
+
+
+class Net:
+    def __init__(self, rng):
+        self.scale = 1.5
+        self.block = Block(self, rng.normal(size=3).astype(np.float32))
+        self.coefs = [0.5, -1.0, 2.0]  # walked by a loop
+
+    def f(self, x):
+        total = 0.0
+        for c in self.coefs:
+            total = total + c * np.sum(self.block.f(x))
+        return total
+
+
+def net_loss(net, x):
+    return net.f(x)
+
+
+def test_a_pointer_back_float32_and_a_loop_over_a_list_of_floats():
+    net = Net(RNG)
+    x = RNG.normal(size=3)
+    g = s2sad.grad(net_loss)(net, x)
+    assert g.block.owner is g and g.block.w.dtype == np.float32  # (kept float32)
+    expected = central_differences(lambda s: net_loss(_set(net, ("scale",), float(s)), x),
+                                   [np.asarray(1.5)], 0)
+    np.testing.assert_allclose(g.scale, expected, rtol=1e-6)
+    for i in range(3):
+        expected = central_differences(
+            lambda c, i=i: net_loss(_set(net, ("coefs", i), float(c)), x),
+            [np.asarray(net.coefs[i])], 0)
+        np.testing.assert_allclose(g.coefs[i], expected, rtol=1e-6)
+    w = net.block.w.astype(float)
+    expected = central_differences(
+        lambda v: net_loss(_set(net, ("block", "w"), v), x), [w], 0)
+    np.testing.assert_allclose(g.block.w, expected, rtol=1e-4)  # (float32 forward)

@@ -230,16 +230,46 @@ def object_gradient(x, g):
     frozen (:func:`s2sad.frozen`) are not: they are kept as they are. The object itself
     is not changed.
     """
+    reached: dict = {}  # id -> (object, the sensitivities of its own attributes, by path)
+    _reach(x, g, reached)
+    return _object_gradient(x, reached, {})
+
+
+def _reach(value, g, reached: dict) -> None:
+    """Note, for each object of a user's class in ``value``, the sensitivity ``g`` gives
+    its attributes, on each path that reaches it (a layer held twice, a pointer back to
+    the model: each path's part adds into the one object's gradient)."""
+    if _user_object(value):
+        if _user_object(g):  # (a tangent shaped like it: an object of its class)
+            g = vars(g)
+        g = g if isinstance(g, dict) else {}
+        reached.setdefault(id(value), (value, []))[1].append(g)
+        for name, part in g.items():
+            if isinstance(name, str) and name in vars(value):
+                _reach(vars(value)[name], part, reached)
+    elif isinstance(value, (list, tuple)) and isinstance(g, (list, tuple)):
+        for item, part in zip(value, g):
+            _reach(item, part, reached)
+    elif isinstance(value, dict) and isinstance(g, dict):
+        for key, part in g.items():
+            if key in value:
+                _reach(value[key], part, reached)
+
+
+def _object_gradient(x, reached: dict, made: dict):
+    """The gradient object of ``x`` (one per object: ``made``, by id, shared where the
+    model shares it, and a pointer back to the model points to the model's gradient)."""
+    if id(x) in made:
+        return made[id(x)]
     cls = type(x)
     frozen = frozen_attributes(cls)
-    if _user_object(g):  # (a tangent shaped like x: an object of its class)
-        g = vars(g)
-    g = g if isinstance(g, dict) else {}
-    made = object.__new__(cls)
-    made.__dict__.update(
-        (name, value if name in frozen else _parameter_gradient(value, g.get(name)))
+    parts = reached.get(id(x), (x, []))[1]
+    gradient = made[id(x)] = object.__new__(cls)
+    gradient.__dict__.update(
+        (name, value if name in frozen else
+         _parameter_gradient(value, [g[name] for g in parts if name in g], reached, made))
         for name, value in vars(x).items())
-    return made
+    return gradient
 
 
 def attribute_tangent(tangent, x, name: str):
@@ -273,25 +303,31 @@ def frozen_attributes(cls) -> frozenset:
     return frozenset(names)
 
 
-def _parameter_gradient(value, g):
-    """The gradient of an attribute's ``value`` (``g``: its sensitivity, None or 0.0
-    where nothing flowed into it): shaped like it where it holds parameters."""
+def _parameter_gradient(value, parts: list, reached: dict, made: dict):
+    """The gradient of an attribute's ``value``, the sum of its sensitivities ``parts``
+    (one for each path the sweep reached it by): shaped like it where it holds
+    parameters."""
     if _parameter_leaf(value):
-        return as_gradient(value, 0.0 if g is None else g)
+        total = 0.0
+        for part in parts:
+            total = add_sens(total, part)
+        return as_gradient(value, total)
     if isinstance(value, (list, tuple)):
-        items = list(g) if isinstance(g, (list, tuple)) else [None] * len(value)
-        parts = [_parameter_gradient(v, u) for v, u in zip(value, items, strict=True)]
-        return parts if isinstance(value, list) else \
-            tuple(parts) if type(value) is tuple else type(value)(*parts)
+        rows = [list(p) for p in parts if isinstance(p, (list, tuple, np.ndarray))]
+        items = [_parameter_gradient(v, [row[i] for row in rows], reached, made)
+                 for i, v in enumerate(value)]
+        return items if isinstance(value, list) else \
+            tuple(items) if type(value) is tuple else type(value)(*items)
     if isinstance(value, dict):
-        g = g if isinstance(g, dict) else {}
-        return {k: _parameter_gradient(v, g.get(k)) for k, v in value.items()}
+        rows = [p for p in parts if isinstance(p, dict)]
+        return {k: _parameter_gradient(v, [row[k] for row in rows if k in row], reached, made)
+                for k, v in value.items()}
     if _user_object(value):
-        return object_gradient(value, g)
+        return _object_gradient(value, reached, made)
     return value  # (an int, a string, None, an integer array, a function: not a parameter)
 
 
-def has_parameters(x, depth: int = 0) -> bool:
+def has_parameters(x, seen: frozenset = frozenset()) -> bool:
     """Does ``x`` hold a parameter (a float, or an array of floats) where
     :func:`object_gradient` finds them?
 
@@ -300,17 +336,18 @@ def has_parameters(x, depth: int = 0) -> bool:
     >>> has_parameters(Layer(np.ones(2))), has_parameters(Layer(np.arange(2)))
     (True, False)
     """
-    if depth > 64:  # (an object that holds itself)
-        return False
     if _parameter_leaf(x):
         return True
+    if id(x) in seen:  # (an object that holds itself, or its holder)
+        return False
+    seen = seen | {id(x)}
     if isinstance(x, (list, tuple)):
-        return any(has_parameters(v, depth + 1) for v in x)
+        return any(has_parameters(v, seen) for v in x)
     if isinstance(x, dict):
-        return any(has_parameters(v, depth + 1) for v in x.values())
+        return any(has_parameters(v, seen) for v in x.values())
     if _user_object(x):
         frozen = frozen_attributes(type(x))
-        return any(has_parameters(v, depth + 1) for k, v in vars(x).items() if k not in frozen)
+        return any(has_parameters(v, seen) for k, v in vars(x).items() if k not in frozen)
     return False
 
 

@@ -240,7 +240,7 @@ class Forward:
         return self.pre + [gast.Assign([self.store(self.d(target))], expr, None)]
 
     def tangent(self, stmt, target: str, value) -> gast.expr:
-        if differentiated_attribute(value, self.wants):  # `w = model.W`: the tangent
+        if differentiated_attribute(value, self):  # `w = model.W`: the tangent
             if not_a_parameter(self.source, value):  # object's (zero for a non-parameter)
                 return self.zero(self.load(target))
             return gast.Call(self.helper(attribute_tangent),

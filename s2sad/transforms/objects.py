@@ -499,11 +499,47 @@ class Objects:
         return gast.Name(self.fixed_name(method, method.__name__), gast.Load(), None, None)
 
 
-def differentiated_attribute(node, wants) -> bool:
-    """Is ``node`` an attribute read of a differentiated object (``w = model.W``, ``model``
-    active)? Its parameters: :func:`s2sad.runtime.structures.object_gradient`."""
-    return isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
-        wants(node.value)
+def differentiated_attribute(node, sweep) -> bool:
+    """Is ``node`` an attribute read (``w = model.W``) of an object a differentiated
+    argument holds (``model``, ``model.layers[i]``...: see :func:`held_by`), active in
+    ``sweep`` (the reverse or forward pass)? Its parameters:
+    :func:`s2sad.runtime.structures.object_gradient`. (An object made in the function,
+    ``m = Scale(a)``, is not one.)"""
+    if not (isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and
+            sweep.wants(node.value)):
+        return False
+    held = getattr(sweep, "held_objects", None)
+    if held is None:
+        held = sweep.held_objects = held_by(sweep.tree, [
+            w for w in sweep.wrt if sweep.kind(w).foreign and not sweep.kind(w).data])
+    return node.value.id in held
+
+
+def held_by(tree, wrt) -> frozenset:
+    """The names of ``tree`` (in single-assignment form) that hold a differentiated
+    argument that is an object of a user's class, or what it holds: the arguments
+    ``wrt``, and names given one of those, an attribute or an item of one, or
+    ``list(...)`` of one."""
+    held = set(wrt)
+    assigns = [n for n in trees.walk(tree) if isinstance(n, gast.Assign) and
+               len(n.targets) == 1 and isinstance(n.targets[0], gast.Name)]
+    changed = True
+    while changed:
+        changed = False
+        for stmt in assigns:
+            value, name = stmt.value, stmt.targets[0].id
+            if name in held:
+                continue
+            if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+                    value.func.id in ("list", "tuple") and len(value.args) == 1 and \
+                    not value.keywords:
+                value = value.args[0]
+            while isinstance(value, (gast.Attribute, gast.Subscript)):
+                value = value.value
+            if isinstance(value, gast.Name) and value.id in held:
+                held.add(name)
+                changed = True
+    return frozenset(held)
 
 
 def not_a_parameter(source, node) -> bool:

@@ -554,9 +554,9 @@ class Reverse(Tape):
         self.received[name] = None
 
     def single(self, stmt, target, value, g):
-        if differentiated_attribute(value, self.wants):  # `w = model.W`, model differentiated:
-            # its sensitivity is a dict of its attributes' ({"W": s_w}), made an object of
-            # its class by as_gradient at the end (s2sad.runtime.object_gradient)
+        if differentiated_attribute(value, self):  # `w = model.W`, model differentiated:
+            # its sensitivity is a dict of its attributes' ({"W": s_w}), made an object
+            # of its class by as_gradient at the end (s2sad.runtime.object_gradient)
             if not not_a_parameter(self.source, value):
                 self.accumulate(value.value.id,
                                 gast.Dict([gast.Constant(value.attr, None)], [g]))
