@@ -132,7 +132,7 @@ def _get(value, path):
 def _set(value, path, leaf):
     """A deep copy of ``value`` with the leaf at ``path`` replaced (tuples rebuilt)."""
     value = copy.deepcopy(value)
-    holder_path, last = path[:-1], path[-1]
+    holder_path = path[:-1]
     chain = [value]
     for part in holder_path:
         chain.append(_get(chain[-1], (part,)))

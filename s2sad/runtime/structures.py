@@ -279,8 +279,8 @@ def attribute_tangent(tangent, x, name: str):
 
     >>> class Layer:
     ...     def __init__(self, w, n): self.w, self.n = w, n
-    >>> attribute_tangent(Layer(2.0, 3), Layer(1.0, 3), "w"), \
-    ...     attribute_tangent(Layer(2.0, 3), Layer(1.0, 3), "n")
+    >>> layer, direction = Layer(1.0, 3), Layer(2.0, 3)
+    >>> attribute_tangent(direction, layer, "w"), attribute_tangent(direction, layer, "n")
     (2.0, 0.0)
     """
     value = getattr(x, name)
