@@ -451,3 +451,38 @@ def test_a_pointer_back_float32_and_a_loop_over_a_list_of_floats():
     expected = central_differences(
         lambda v: net_loss(_set(net, ("block", "w"), v), x), [w], 0)
     np.testing.assert_allclose(g.block.w, expected, rtol=1e-4)  # (float32 forward)
+
+
+def test_a_layer_held_twice_gets_one_gradient_the_sum_of_both_uses():
+    shared = Dense(RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=3))
+    model = MLP([3, 3])
+    model.layers = [shared, shared]
+    y = RNG.normal(size=(5, 3))
+    g = s2sad.grad(mse, wrt="model")(model, X, y)
+    assert g.layers[0] is g.layers[1]  # (the model's sharing kept)
+    for name in ("W", "b"):  # (deepcopy keeps the sharing: both uses move)
+        leaf = getattr(shared, name)
+        expected = central_differences(
+            lambda v, name=name: mse(_set(model, ("layers", 0, name), v), X, y), [leaf], 0)
+        np.testing.assert_allclose(getattr(g.layers[0], name), expected, rtol=1e-6,
+                                   atol=1e-8)
+
+
+class Tied:
+    def __init__(self, rng):
+        self.W1 = rng.normal(size=(3, 3))
+        self.W2 = self.W1  # one array in two attributes: each gets its own part
+
+    def f(self, X):
+        return np.sum(np.tanh(X @ self.W1) @ self.W2)
+
+
+def tied_loss(model, X):
+    return model.f(X)
+
+
+def test_an_array_in_two_attributes_gets_each_attribute_its_part():
+    model = Tied(RNG)
+    g = s2sad.grad(tied_loss)(model, X)
+    check_object_gradient(tied_loss, model, (X,), g)  # (each attribute moved alone)
+    assert not np.allclose(g.W1, g.W2)
