@@ -165,6 +165,13 @@ def _user_object(value) -> bool:
         not isinstance(value, (type, tuple, list, dict))
 
 
+def attribute_object(value) -> bool:
+    """Is ``value`` an object of a user's class that keeps its attributes in a
+    ``__dict__`` (a model whose parameters a gradient holds: not a function)?"""
+    return _user_object(value) and isinstance(getattr(value, "__dict__", None), dict) and \
+        not isinstance(value, (types.FunctionType, types.MethodType, types.ModuleType))
+
+
 def user_objects(value, holders: tuple = (), most: int = _UNROLLED) -> bool:
     """Is ``value`` a list or tuple (not a namedtuple) of 1 to ``most`` objects of a
     user's classes (``self.layers``, walked item by item), none of them ``holders``?"""

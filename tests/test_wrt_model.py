@@ -486,3 +486,52 @@ def test_an_array_in_two_attributes_gets_each_attribute_its_part():
     g = s2sad.grad(tied_loss)(model, X)
     check_object_gradient(tied_loss, model, (X,), g)  # (each attribute moved alone)
     assert not np.allclose(g.W1, g.W2)
+
+
+class Stack(MLP):
+    def with_enumerate(self, X):
+        for i, layer in enumerate(self.layers):
+            X = layer(X) * (i + 1.0)
+        return X
+
+    def reversed_transposes(self, X):
+        for layer in reversed(self.layers):
+            X = X @ layer.W.T
+        return X
+
+    def with_zip(self, X, scales):
+        for layer, s in zip(self.layers, scales):
+            X = layer(X) * s
+        return X
+
+    def squares(self):
+        return sum(np.sum(layer.W ** 2) for layer in self.layers)
+
+
+def enumerate_loss(model, X, y):
+    return np.mean((model.with_enumerate(X) - y) ** 2)
+
+
+def reversed_loss(model, X, y):
+    return np.mean(model.reversed_transposes(X) ** 2)
+
+
+def zip_loss(model, X, y):
+    return np.mean((model.with_zip(X, [0.5, 2.0]) - y) ** 2)
+
+
+def generator_loss(model, X, y):
+    return model.squares() + np.mean(model(X) * y)
+
+
+def indexed_loss(model, X, y):  # (items of the list at constant indices)
+    return np.sum(model.layers[-1](model.layers[0](X)) ** 2)
+
+
+@pytest.mark.parametrize("loss", [enumerate_loss, reversed_loss, zip_loss, generator_loss,
+                                  indexed_loss], ids=lambda f: f.__name__)
+def test_the_ways_to_walk_a_list_of_layers(loss):
+    model = Stack([3, 3, 3], seed=8)
+    y = RNG.normal(size=(5, 3))
+    g = s2sad.grad(loss, wrt="model")(model, X, y)
+    check_object_gradient(loss, model, (X, y), g)

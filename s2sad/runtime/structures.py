@@ -15,11 +15,11 @@ undo a store into a dict.
 from __future__ import annotations
 
 import numbers
-import types
 
 import numpy as np
 
 from ..backends import array_module
+from ..descriptors import attribute_object
 from ..errors import DifferentiationError, NonScalarOutputError
 from .elementwise import cast_like
 from .shapes import _float_type, _ndim, _shape, _to
@@ -206,7 +206,7 @@ def as_gradient(x, g):
     xp = array_module(x)
     if xp is not np:
         return xp.array(xp.broadcast_to(xp.asarray(g), x.shape), dtype=_float_type(x))
-    if _user_object(x):
+    if attribute_object(x):
         return object_gradient(x, g)
     raise DifferentiationError(f"cannot return a gradient for an argument of type {type(x).__name__}")
 
@@ -218,6 +218,7 @@ def object_gradient(x, g):
     attribute names (an attribute it does not name has a zero gradient).
 
     >>> class Dense:
+    ...     __module__ = "__main__"  # (a user's class: this one is defined in s2sad's module)
     ...     def __init__(self, W, b):
     ...         self.W, self.b, self.n_in, self.name = W, b, len(W), "dense"
     >>> g = object_gradient(Dense(np.ones((2, 1)), 0.5), {"W": np.full((2, 1), 3.0)})
@@ -239,8 +240,8 @@ def _reach(value, g, reached: dict) -> None:
     """Note, for each object of a user's class in ``value``, the sensitivity ``g`` gives
     its attributes, on each path that reaches it (a layer held twice, a pointer back to
     the model: each path's part adds into the one object's gradient)."""
-    if _user_object(value):
-        if _user_object(g):  # (a tangent shaped like it: an object of its class)
+    if attribute_object(value):
+        if attribute_object(g):  # (a tangent shaped like it: an object of its class)
             g = vars(g)
         g = g if isinstance(g, dict) else {}
         reached.setdefault(id(value), (value, []))[1].append(g)
@@ -278,6 +279,7 @@ def attribute_tangent(tangent, x, name: str):
     ``tangent`` is zero, or the attribute holds no parameter or is frozen).
 
     >>> class Layer:
+    ...     __module__ = "__main__"  # (a user's class: this one is defined in s2sad's module)
     ...     def __init__(self, w, n): self.w, self.n = w, n
     >>> layer, direction = Layer(1.0, 3), Layer(2.0, 3)
     >>> attribute_tangent(direction, layer, "w"), attribute_tangent(direction, layer, "n")
@@ -286,7 +288,7 @@ def attribute_tangent(tangent, x, name: str):
     value = getattr(x, name)
     if _zero(tangent) or name in frozen_attributes(type(x)) or not has_parameters(value):
         return zeros_like_structure(value)
-    if not _user_object(tangent) or not hasattr(tangent, name):
+    if not attribute_object(tangent) or not hasattr(tangent, name):
         raise DifferentiationError(
             f"the tangent of a {type(x).__name__} is an object of its class holding a "
             f"tangent in place of each parameter; got a {type(tangent).__name__} without "
@@ -322,7 +324,7 @@ def _parameter_gradient(value, parts: list, reached: dict, made: dict):
         rows = [p for p in parts if isinstance(p, dict)]
         return {k: _parameter_gradient(v, [row[k] for row in rows if k in row], reached, made)
                 for k, v in value.items()}
-    if _user_object(value):
+    if attribute_object(value):
         return _object_gradient(value, reached, made)
     return value  # (an int, a string, None, an integer array, a function: not a parameter)
 
@@ -332,6 +334,7 @@ def has_parameters(x, seen: frozenset = frozenset()) -> bool:
     :func:`object_gradient` finds them?
 
     >>> class Layer:
+    ...     __module__ = "__main__"  # (a user's class: this one is defined in s2sad's module)
     ...     def __init__(self, w): self.w, self.n = w, 3
     >>> has_parameters(Layer(np.ones(2))), has_parameters(Layer(np.arange(2)))
     (True, False)
@@ -345,7 +348,7 @@ def has_parameters(x, seen: frozenset = frozenset()) -> bool:
         return any(has_parameters(v, seen) for v in x)
     if isinstance(x, dict):
         return any(has_parameters(v, seen) for v in x.values())
-    if _user_object(x):
+    if attribute_object(x):
         frozen = frozen_attributes(type(x))
         return any(has_parameters(v, seen) for k, v in vars(x).items() if k not in frozen)
     return False
@@ -361,15 +364,6 @@ def _parameter_leaf(value) -> bool:
     return dtype is not None and getattr(value, "ndim", None) is not None and \
         (isinstance(value, np.ndarray) or array_module(value) is not np) and \
         dtype.kind in "fc"
-
-
-def _user_object(x) -> bool:
-    """Is ``x`` an object of a user's class, with its attributes in a ``__dict__`` (not a
-    class, a function or a module, nor a library's object)?"""
-    module = type(x).__module__.split(".")[0]
-    return isinstance(getattr(x, "__dict__", None), dict) and \
-        module not in ("builtins", "numpy", "scipy", "cupy", "functools", "types") and \
-        not isinstance(x, (type, types.FunctionType, types.MethodType, types.ModuleType))
 
 
 def _nested_ndim(obj):

@@ -505,14 +505,18 @@ def differentiated_attribute(node, sweep) -> bool:
     ``sweep`` (the reverse or forward pass)? Its parameters:
     :func:`s2sad.runtime.structures.object_gradient`. (An object made in the function,
     ``m = Scale(a)``, is not one.)"""
-    if not (isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and
-            sweep.wants(node.value)):
-        return False
+    return isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+        sweep.wants(node.value) and held_object(sweep, node.value.id)
+
+
+def held_object(sweep, name: str) -> bool:
+    """Does ``name`` hold a differentiated argument that is an object of a user's class,
+    or what it holds (:func:`held_by`)? Its sensitivity is a dict of its attributes'."""
     held = getattr(sweep, "held_objects", None)
     if held is None:
         held = sweep.held_objects = held_by(sweep.tree, [
             w for w in sweep.wrt if sweep.kind(w).foreign and not sweep.kind(w).data])
-    return node.value.id in held
+    return name in held
 
 
 def held_by(tree, wrt) -> frozenset:

@@ -47,7 +47,7 @@ from ..runtime.higher import broadcast_like, sens_item, sens_like, snapshot
 from ..trees import clone, located
 from .shape_only import one_shape, shape_arguments, shape_helpers
 from .kinds import ANY, Kind
-from .objects import differentiated_attribute, not_a_parameter
+from .objects import differentiated_attribute, held_object, not_a_parameter
 from ..trees import assigned_names
 from .higher import container_kinds, is_generated
 from .activity import shift_invariant
@@ -669,7 +669,8 @@ class Reverse(Tape):
         listed = self.kind(name).tag in ("list", "tuple")
         items = [kind for _, kind in self.kind(name).items] if self.kind(name).tag == "dict" \
             else self.kind(name).items
-        if not _has_slice(index) and (self.kind(target).container or (
+        layer = held_object(self, target)  # (an object of a model's list: its sens a dict)
+        if not _has_slice(index) and (layer or self.kind(target).container or (
                 self.kind(target).tag == "any" and (any(item.container for item in items) or
                                                     self.kind(name).container and not items))):
             # an item that is a list, tuple or dict itself:
