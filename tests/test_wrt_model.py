@@ -535,3 +535,44 @@ def test_the_ways_to_walk_a_list_of_layers(loss):
     y = RNG.normal(size=(5, 3))
     g = s2sad.grad(loss, wrt="model")(model, X, y)
     check_object_gradient(loss, model, (X, y), g)
+
+
+class WithProperty:
+    scale = 2.0  # a class attribute: a constant, not a parameter of the object
+
+    def __init__(self):
+        self._w = np.array([0.5, -0.2])
+
+    @property
+    def w(self):
+        return self._w * self.scale
+
+    def f(self, x):
+        return np.sum(np.sin(self.w * x))
+
+
+def property_loss(model, x):
+    return model.f(x)
+
+
+def class_attribute_loss(model, x):
+    return np.sum(np.sin(model._w * x)) * model.scale
+
+
+def test_a_property_of_a_differentiated_object_is_refused_not_dropped():
+    """(Its value is read; the gradient it would pass on to ``_w`` is unknown.)"""
+    x = np.array([0.3, -1.1])
+    for make in (lambda: s2sad.grad(property_loss)(WithProperty(), x),
+                 lambda: s2sad.jvp(property_loss)(WithProperty(), x)[1](WithProperty())):
+        with pytest.raises(s2sad.DifferentiationError,
+                           match=r"cannot differentiate through WithProperty.w, which its "
+                                 r"class computes \(property\)") as info:
+            make()
+        assert "Read the attributes w is computed from" in info.value.hint
+
+
+def test_a_class_attribute_is_a_constant():
+    model, x = WithProperty(), np.array([0.3, -1.1])
+    g = s2sad.grad(class_attribute_loss)(model, x)
+    check_object_gradient(class_attribute_loss, model, (x,), g)
+    assert "scale" not in vars(g)

@@ -248,6 +248,8 @@ def _reach(value, g, reached: dict) -> None:
         for name, part in g.items():
             if isinstance(name, str) and name in vars(value):
                 _reach(vars(value)[name], part, reached)
+            elif not _zero(part):
+                _computed_attribute(value, name)
     elif isinstance(value, (list, tuple)) and isinstance(g, (list, tuple)):
         for item, part in zip(value, g):
             _reach(item, part, reached)
@@ -286,7 +288,10 @@ def attribute_tangent(tangent, x, name: str):
     (2.0, 0.0)
     """
     value = getattr(x, name)
-    if _zero(tangent) or name in frozen_attributes(type(x)) or not has_parameters(value):
+    if name not in vars(x):
+        _computed_attribute(x, name)
+    if _zero(tangent) or name in frozen_attributes(type(x)) or not has_parameters(value) or \
+            name not in vars(x):
         return zeros_like_structure(value)
     if not attribute_object(tangent) or not hasattr(tangent, name):
         raise DifferentiationError(
@@ -294,6 +299,21 @@ def attribute_tangent(tangent, x, name: str):
             f"tangent in place of each parameter; got a {type(tangent).__name__} without "
             f"{name!r}", hint="Pass an object like the gradient s2sad.grad returns for it.")
     return getattr(tangent, name)
+
+
+def _computed_attribute(x, name) -> None:
+    """Refuse a derivative through ``x.name`` where the object does not hold ``name``
+    itself and its class computes it (a property, a descriptor): s2sad read its value
+    and cannot tell what it is computed from. (A plain class attribute is a constant.)"""
+    import inspect
+    found = inspect.getattr_static(type(x), name, None)
+    if hasattr(type(found), "__get__") and not isinstance(found, (staticmethod, classmethod)):
+        raise DifferentiationError(
+            f"s2sad cannot differentiate through {type(x).__name__}.{name}, which its class "
+            f"computes ({type(found).__name__}): the gradient with respect to the object "
+            "goes to the attributes it holds",
+            hint=f"Read the attributes {name} is computed from in the method, or mark it "
+                 "with s2sad.stop_gradient(...) where it is read.")
 
 
 def frozen_attributes(cls) -> frozenset:
