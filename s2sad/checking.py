@@ -16,14 +16,30 @@ from __future__ import annotations
 
 import numpy as np
 
+from .descriptors import attribute_object
 from .errors import S2sadError
+from .runtime.structures import frozen_attributes, has_parameters
 
 
 class GradientCheckError(S2sadError, AssertionError):
     """A derivative s2sad computed differs from finite differences."""
 
 
-def _flat(x) -> np.ndarray:
+def _flat(x, seen=None) -> np.ndarray:
+    if attribute_object(x):  # (a model: its parameters, each object once)
+        seen = set() if seen is None else seen
+        if id(x) in seen:
+            return np.zeros(0)
+        seen.add(id(x))
+        frozen = frozen_attributes(type(x))
+        parts = [_flat(v, seen) for k, v in vars(x).items()
+                 if k not in frozen and has_parameters(v)]
+        return np.concatenate(parts) if parts else np.zeros(0)
+    if isinstance(x, (list, tuple)):
+        parts = [_flat(v, seen) for v in x if seen is None or has_parameters(v)]
+        return np.concatenate(parts) if parts else np.zeros(0)
+    if isinstance(x, dict) and seen is not None:
+        return _flat(list(x.values()), seen)
     if isinstance(x, (list, tuple)):
         return np.concatenate([_flat(v) for v in x]) if x else np.zeros(0)
     if isinstance(x, dict):
@@ -33,7 +49,10 @@ def _flat(x) -> np.ndarray:
 
 def _like(x, rng, part=None):
     """A random value with the structure of ``x``; where ``x`` is complex, ``part`` picks
-    the direction: "real", "imag" (purely imaginary), or None (both)."""
+    the direction: "real", "imag" (purely imaginary), or None (both). For a model, an
+    object of its class with random parameters (its other attributes kept)."""
+    if attribute_object(x) or _holds_model(x):
+        return _mapped(x, lambda leaf: _like(leaf, rng, part), {})
     if isinstance(x, list):
         return [_like(v, rng, part) for v in x]
     if isinstance(x, tuple):
@@ -62,11 +81,57 @@ def _conj(u):
 
 
 def _step(x, v, eps):
+    if attribute_object(x) or _holds_model(x):
+        leaves = iter(_leaves(v, set()))
+        return _mapped(x, lambda leaf: _step(leaf, next(leaves), eps), {})
     if isinstance(x, (list, tuple)):
         return type(x)(_step(a, b, eps) for a, b in zip(x, v))
     if isinstance(x, np.ndarray):
         return x + eps * v
     return type(x)(x + eps * v)
+
+
+def _holds_model(x) -> bool:
+    return isinstance(x, (list, tuple)) and any(map(attribute_object, x))
+
+
+def _mapped(x, leaf, made: dict):
+    """``x`` with ``leaf`` applied to each parameter of a model (objects shared where
+    ``x`` shares them; other attributes, frozen ones too, kept)."""
+    if attribute_object(x):
+        if id(x) not in made:
+            frozen = frozen_attributes(type(x))
+            new = made[id(x)] = object.__new__(type(x))
+            new.__dict__.update((k, v if k in frozen else _mapped(v, leaf, made))
+                                for k, v in vars(x).items())
+        return made[id(x)]
+    if isinstance(x, (list, tuple)):
+        items = [_mapped(v, leaf, made) for v in x]
+        return items if isinstance(x, list) else type(x)(items) if type(x) is tuple else \
+            type(x)(*items)
+    if isinstance(x, dict):
+        return {k: _mapped(v, leaf, made) for k, v in x.items()}
+    return leaf(x) if has_parameters(x) else x
+
+
+def _leaves(x, seen: set):
+    """The parameters of a model ``x`` in the order ``_mapped`` visits them."""
+    if attribute_object(x):
+        if id(x) in seen:
+            return
+        seen.add(id(x))
+        frozen = frozen_attributes(type(x))
+        for k, v in vars(x).items():
+            if k not in frozen:
+                yield from _leaves(v, seen)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            yield from _leaves(v, seen)
+    elif isinstance(x, dict):
+        for v in x.values():
+            yield from _leaves(v, seen)
+    elif has_parameters(x):
+        yield x
 
 
 def _differentiable(value) -> bool:

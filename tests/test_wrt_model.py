@@ -576,3 +576,27 @@ def test_a_class_attribute_is_a_constant():
     g = s2sad.grad(class_attribute_loss)(model, x)
     check_object_gradient(class_attribute_loss, model, (x,), g)
     assert "scale" not in vars(g)
+
+
+@pytest.mark.parametrize("make, loss, args", [
+    (lambda rng: Dense(rng.normal(size=(3, 2)), rng.normal(size=2)), mse, (X, Y)),
+    (lambda rng: MLP([3, 3, 2], seed=int(rng.integers(100))), mse, (X, Y)),
+    (Holder, holder_loss, (X,)),
+    (DictModel, dict_loss, (X,)),
+    (Twice, twice_loss, (RNG.normal(size=3),)),
+])
+def test_check_grads_to_second_order_in_both_modes(make, loss, args):
+    """``s2sad.check_grads`` takes a model: random directions shaped like it; order 2
+    checks the vjp and jvp of the gradient object (a cotangent shaped like the model)."""
+    s2sad.check_grads(loss, (make(np.random.default_rng(4)), *args), wrt=0, order=2)
+
+
+def test_a_cotangent_shaped_like_the_model_skips_its_other_attributes():
+    model = Dense(RNG.normal(size=(3, 2)), RNG.normal(size=2))
+    value, pull = s2sad.vjp(s2sad.grad(mse, wrt="model"), wrt="model")(model, X, Y)
+    direction = Dense(RNG.normal(size=(3, 2)), RNG.normal(size=2))
+    direction.n_in = 10 ** 6  # (an int: no cotangent, whatever it is)
+    got = pull(direction)
+    expected = s2sad.hvp(mse, wrt="model")(model, X, Y, direction)  # (the Hessian is
+    np.testing.assert_allclose(got.W, expected.W, rtol=1e-8)        # symmetric)
+    np.testing.assert_allclose(got.b, expected.b, rtol=1e-8)

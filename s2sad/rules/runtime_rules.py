@@ -40,6 +40,7 @@ from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
                        running_extremum, scaled_power, shape_of, sum_list_grad, unbroadcast,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
+from ..runtime.structures import object_sensitivity
 from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
                                  recursive_pushforward)
@@ -202,7 +203,7 @@ deffacts(as_gradient, structure_of=(0,))
 
 @defvjp(as_gradient, shape="other")
 def as_gradient_rule(g, ans, x, h):
-    return None, sens_like(g, h)
+    return None, sens_like(object_sensitivity(g), h)
 
 
 try:

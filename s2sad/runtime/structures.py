@@ -301,6 +301,28 @@ def attribute_tangent(tangent, x, name: str):
     return getattr(tangent, name)
 
 
+def object_sensitivity(g):
+    """A gradient object ``g`` (a cotangent shaped like a model) as the sensitivity the
+    generated code adds up: a dict of its parameters' (zero at any other attribute: an
+    int, a string, a frozen one), lists of objects as lists of such dicts.
+
+    >>> class Layer:
+    ...     __module__ = "__main__"  # (a user's class: this one is defined in s2sad's module)
+    ...     def __init__(self, w, n): self.w, self.n = w, n
+    >>> object_sensitivity([Layer(2.0, 3)])
+    [{'w': 2.0}]
+    """
+    if attribute_object(g):
+        frozen = frozen_attributes(type(g))
+        return SensitivityDict((k, object_sensitivity(v)) for k, v in vars(g).items()
+                               if k not in frozen and has_parameters(v))
+    if isinstance(g, (list, tuple)) and any(map(attribute_object, g)):
+        return [object_sensitivity(v) for v in g]
+    if isinstance(g, dict) and any(map(attribute_object, g.values())):
+        return SensitivityDict((k, object_sensitivity(v)) for k, v in g.items())
+    return g
+
+
 def _computed_attribute(x, name) -> None:
     """Refuse a derivative through ``x.name`` where the object does not hold ``name``
     itself and its class computes it (a property, a descriptor): s2sad read its value
