@@ -38,12 +38,8 @@ def _flat(x, seen=None) -> np.ndarray:
     if isinstance(x, (list, tuple)):
         parts = [_flat(v, seen) for v in x if seen is None or has_parameters(v)]
         return np.concatenate(parts) if parts else np.zeros(0)
-    if isinstance(x, dict) and seen is not None:
-        return _flat(list(x.values()), seen)
-    if isinstance(x, (list, tuple)):
-        return np.concatenate([_flat(v) for v in x]) if x else np.zeros(0)
     if isinstance(x, dict):
-        return _flat(list(x.values()))
+        return _flat(list(x.values()), seen)
     return np.ravel(np.asarray(x, dtype=complex if np.iscomplexobj(x) else float))
 
 
