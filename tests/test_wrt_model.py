@@ -600,3 +600,18 @@ def test_a_cotangent_shaped_like_the_model_skips_its_other_attributes():
     expected = s2sad.hvp(mse, wrt="model")(model, X, Y, direction)  # (the Hessian is
     np.testing.assert_allclose(got.W, expected.W, rtol=1e-8)        # symmetric)
     np.testing.assert_allclose(got.b, expected.b, rtol=1e-8)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_depths_widths_and_batches(seed):
+    """MLPs of random depth (1 to 3 layers), widths (1 to 4) and batch sizes, some
+    layers held twice: the gradient against central differences, leaf by leaf."""
+    rng = np.random.default_rng(100 + seed)
+    sizes = [int(n) for n in rng.integers(1, 5, size=int(rng.integers(2, 5)))]
+    model = MLP(sizes, seed=seed)
+    if len(model.layers) > 1 and sizes[0] == sizes[1] and rng.random() < 0.5:
+        model.layers = [model.layers[0]] + model.layers  # (the first layer used twice)
+    X_ = rng.normal(size=(int(rng.integers(1, 6)), sizes[0]))
+    y_ = rng.normal(size=(len(X_), sizes[-1]))
+    g = s2sad.grad(mse, wrt="model")(model, X_, y_)
+    check_object_gradient(mse, model, (X_, y_), g)
