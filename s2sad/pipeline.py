@@ -28,11 +28,12 @@ from .options import Options
 from .pass_manager import (ALL, Condition, FixedPoint, PassManager, Stages, Step, analysis,
                            check, rewritten, transform)
 from .located import statement_lines
-from .runtime import cast_like, check_number, check_real_power
+from .runtime import cast_like, check_number, check_real_power, unchanged_call
 from .runtime.budget import check_stack
 from .runtime.gradients import fresh_gradient
 from .source import FunctionSource, recording
 from .transforms.activity import active_names
+from .transforms.unknown_calls import checked_instead
 from .transforms.dtypes import argument_categories, float_locals
 from .transforms.budget import MemoryBudget
 from .transforms.device_arguments import DeviceArguments
@@ -421,15 +422,23 @@ def forward(build: Build, kinds: dict, active: set) -> bool:
     return True
 
 
-@check(needs=(kinds, active))
+@transform(on="adjoint", needs=(kinds, active), keeps=ALL)
 def refuse_unknown_calls(build: Build, kinds: dict, active: set) -> bool:
     """Deny by default: a function s2sad does not know, given an array the gradient
-    follows, may change it; refused."""
-    for names, error in build.normalizer.unknown_calls:
+    follows, may change it; refused, or where its result needs no gradient (an auxiliary
+    output's), checked when it runs (``unchanged_call``)."""
+    calls = {}
+    for names, error, *call in build.normalizer.unknown_calls:
         if any(n in active and (build.zero_d or kinds.get(n, ANY).tag != "scalar")
                for n in names):
+            if not call:
+                raise error
+            calls.setdefault(id(call[0]), (call[0], error, set()))[2].update(names)
+    for call, error, names in calls.values():
+        if not checked_instead(build.adjoint, call, names & active, active, error,
+                               build.imports.helper(unchanged_call)):
             raise error
-    return False
+    return bool(calls)
 
 
 @transform(on="adjoint")

@@ -63,7 +63,7 @@ from .shapes import (  # noqa: F401
 from .structures import (  # noqa: F401
     SensitivityDict, zeros_like_structure, pack_like, _Missing, MISSING, item_or_missing,
     restore_item, add_sens, _has_none, _zero, _stacked, output_seed, as_gradient, _nested_ndim,
-    _nested_shape, array_grad, sum_list_grad,
+    _nested_shape, array_grad, sum_list_grad, side_effect,
 )
 from .reductions import (  # noqa: F401
     sum_grad, reduced_size, extremum_grad, expand_reduced, prod_grad, cumsum_grad, cumprod_grad,
@@ -86,7 +86,7 @@ from .arrays import (  # noqa: F401
     full_widths,
 )
 from .elementwise import (  # noqa: F401
-    cast_like, check_real_power, check_number, check_no_function, scaled_power, quotient,
+    cast_like, check_real_power, check_number, check_no_function, unchanged_call, scaled_power, quotient,
     gap_quotient, clip_grad,
 )
 from .matrices import (  # noqa: F401

@@ -76,6 +76,32 @@ def check_number(value, construct: str, hint: str) -> None:
                                  "place", hint=hint)
 
 
+def unchanged_call(func, watched: tuple, message: str, *args, **kwargs):
+    """``func(*args, **kwargs)``, a function s2sad has no facts for, given arrays the
+    gradient follows (``watched``) where its result needs no gradient (an auxiliary
+    output's ``np.polyfit(t, w, 1)``): refused, with ``message``, if it changed one of
+    them in place, or is given a container of them (whose arrays it might change).
+
+    >>> w = np.array([1.0, 2.0])
+    >>> int(unchanged_call(np.linalg.matrix_rank, (w,), "refused", np.outer(w, w)))
+    1
+    >>> unchanged_call(np.random.default_rng(0).shuffle, (w,), "refused", w)
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.NoDerivativeError: refused
+    """
+    from ..errors import NoDerivativeError
+    if not all(isinstance(v, (np.ndarray, np.generic, float, int, complex)) for v in watched):
+        raise NoDerivativeError(message)
+    before = [(v, v.copy()) for v in watched if isinstance(v, np.ndarray)]
+    result = func(*args, **kwargs)
+    for v, old in before:
+        if v.shape != old.shape or not np.array_equal(
+                v, old, equal_nan=v.dtype.kind in "fc"):
+            raise NoDerivativeError(message)
+    return result
+
+
 def check_no_function(value, message: str, hint: str) -> None:
     """Refuse, at run time, a function given to a rule as an argument it has no derivative
     in (``odeint(m.rhs, ...)``, ``m`` holding a differentiated value): the function may
