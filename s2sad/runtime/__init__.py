@@ -86,8 +86,8 @@ from .arrays import (  # noqa: F401
     full_widths,
 )
 from .elementwise import (  # noqa: F401
-    cast_like, check_real_power, check_number, check_no_function, unchanged_call, scaled_power, quotient,
-    gap_quotient, clip_grad,
+    cast_like, check_real_power, check_number, check_no_function, scaled_power, quotient,
+    gap_quotient, clip_grad, unchanged_call,
 )
 from .matrices import (  # noqa: F401
     as_columns, from_columns, triangle, factor_part, block_diag_part, block_diag_place,

@@ -85,7 +85,7 @@ def unchanged_call(func, watched: tuple, message: str, *args, **kwargs):
     >>> w = np.array([1.0, 2.0])
     >>> int(unchanged_call(np.linalg.matrix_rank, (w,), "refused", np.outer(w, w)))
     1
-    >>> unchanged_call(np.random.default_rng(0).shuffle, (w,), "refused", w)
+    >>> unchanged_call(np.copyto, (w,), "refused", w, 0.0)
     Traceback (most recent call last):
     ...
     s2sad.errors.NoDerivativeError: refused

@@ -136,11 +136,17 @@ def _refuse_object_member(norm, stmt, holder, attr: str) -> None:
     if member is not None or data_descriptor(cls, attr) or callable(getattr(cls, attr, None)):
         raise norm.source.syntax_error(
             f"a change to {unparse(holder).strip()}.{attr}, which holds an object, a list of "
-            "objects or None, or is a method or property of its class", stmt, "s2sad reads these when it builds the gradient; "
+            "objects or None, or is a method or property of its class", stmt,
+            "s2sad reads these when it builds the gradient; "
             "change numbers, arrays, lists and dicts of them only.")
 
 
-def refuse_read_back(tree, source, varied: set) -> None:
+# builtins given an object (or a list of them: a loop over layers) that read no attribute
+_READ_NOTHING = frozenset({"len", "isinstance", "type", "id", "range", "enumerate", "zip",
+                           "list", "tuple", "reversed", "iter"})
+
+
+def refuse_read_back(tree, source, varied: set, kinds: dict | None = None) -> None:
     """A value that depends on the differentiated arguments, stored into an attribute
     (``side_effect``) that the function reads again (any read of an attribute of that
     name after the store, or in a loop around it; any read at all for a list appended to,
@@ -167,6 +173,13 @@ def refuse_read_back(tree, source, varied: set) -> None:
                     reads.append((node.attr, len(order), loops))
                 if isinstance(node, gast.Name) and node.id == "getattr":
                     reads.append(("*", len(order), loops))
+                if isinstance(node, gast.Call) and not (
+                        isinstance(node.func, gast.Name) and node.func.id in _READ_NOTHING) \
+                        and any(
+                        isinstance(a, gast.Name) and (kinds or {}).get(a.id) is not None and
+                        kinds[a.id].tag == "any"
+                        for a in list(node.args) + [k.value for k in node.keywords]):
+                    reads.append(("*", len(order), loops))  # (an object given to a call)
             if isinstance(stmt, (gast.For, gast.While)):
                 walk(stmt.body, loops + (id(stmt),))
                 walk(stmt.orelse, loops)
