@@ -150,6 +150,9 @@ CASES = [
     (sets_a_flag_in_a_branch, _dense),
 ]
 IDS = [f.__name__ for f, _ in CASES]
+# their output reads an attribute they change: each run is another function, so vjp, jvp,
+# jacobian and hessian (which run it more than once) refuse them
+READS_ITS_STATE = {initializes_once, reads_a_count_again, sets_a_flag_in_a_branch}
 
 
 def _state(obj):
@@ -206,6 +209,10 @@ def test_value_and_grad_runs_the_effects_once(f, make):
 @pytest.mark.parametrize("f, make", CASES, ids=IDS)
 def test_forward_mode_matches_reverse(f, make):
     direction = RNG.normal(size=X0.shape)
+    if f in READS_ITS_STATE:
+        with pytest.raises(DifferentiationError, match="reads an attribute it changes"):
+            s2sad.jvp(f)(X0, make())
+        return
     obj = make()
     value, push = s2sad.jvp(f)(X0, obj)
     assert _same(_state(obj), _once(f, make, X0))  # (the value: one run of f)
@@ -223,6 +230,11 @@ def test_forward_mode_matches_reverse(f, make):
 @pytest.mark.parametrize("f, make", CASES, ids=IDS)
 def test_vjp_runs_the_effects_once_and_once_per_pullback(f, make):
     obj = make()
+    if f in READS_ITS_STATE:
+        with pytest.raises(DifferentiationError, match="run it once, or pass the state"):
+            s2sad.vjp(f)(X0, obj)
+        assert _same(_state(obj), _state(make()))  # (refused before it ran)
+        return
     value, pull = s2sad.vjp(f)(X0, obj)
     assert _same(_state(obj), _once(f, make, X0))  # (the value: one run of f)
     after_one_run = make()
@@ -269,6 +281,61 @@ def test_a_flag_set_on_the_first_call_is_read_on_the_next():
     first = g(X0, obj)
     assert obj.is_initialized and obj.n_in == 3
     np.testing.assert_allclose(g(X0, obj), first)
+
+
+# --- a value read, then the attribute set: the gradient keeps the value read; the APIs that
+# run the function more than once refuse it (each run reads another state) ---------------------
+
+class Scale:
+    def __init__(self):
+        self.n, self.s, self.W = 1.0, 2.0, np.full(3, 2.0)
+
+
+def read_then_set(x, m):
+    old = m.n
+    m.n = 10.0
+    return np.sum(x * old)
+
+
+def used_in_the_reverse_sweep(x, m):
+    y = np.sum(np.sin(x) * m.s)
+    m.s = 3.0
+    return y
+
+
+def array_replaced_after_use(x, m):
+    y = np.sum(np.sin(x) * m.W)
+    m.W = m.W * 0.0
+    return y
+
+
+def bumped_after_use(x, m):
+    t = m.s
+    m.s = t + 1.0
+    return np.sum(x ** 2) * t
+
+
+READ_THEN_SET = [read_then_set, used_in_the_reverse_sweep, array_replaced_after_use,
+                 bumped_after_use]
+
+
+@pytest.mark.parametrize("f", READ_THEN_SET, ids=[f.__name__ for f in READ_THEN_SET])
+def test_a_value_read_before_the_attribute_is_set_is_the_one_differentiated(f):
+    """grad and value_and_grad run it once: exact."""
+    x = np.array([0.1, 0.2, 0.3])
+    obj = Scale()
+    g = s2sad.grad(f)(x, obj)
+    np.testing.assert_allclose(g, _cd(lambda v: f(v, Scale()), x), rtol=1e-6, atol=1e-8)
+    assert _same(dict(vars(obj)), _state_after(f, x))
+    for maker in (s2sad.jvp, s2sad.vjp, s2sad.hessian, s2sad.jacobian):
+        with pytest.raises(DifferentiationError, match="reads an attribute it changes"):
+            maker(f)(x, Scale())
+
+
+def _state_after(f, x):
+    obj = Scale()
+    f(x, obj)
+    return {k: v for k, v in vars(obj).items()}
 
 
 # --- refused at the user's line --------------------------------------------------------------

@@ -86,7 +86,7 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                 changed = True
     active = varied & useful
     _refuse_unknown_stores(tree, source, local_names, varied, active)
-    refuse_read_back(tree, source, varied, kinds)  # (self.h = x * 2; return self.h * 3)
+    refuse_read_back(tree, source, varied, kinds, useful)  # (self.h = x * 2; return self.h * 3)
     return active - shift_invariant(tree, source, local_names) if extrema else active
 
 

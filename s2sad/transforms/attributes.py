@@ -29,6 +29,12 @@ from .. import trees
 from ..codegen import unparse
 from ..errors import DifferentiationError
 from ..runtime import side_effect
+from .resolve import names_in, statement_parts
+
+
+# the code of the functions whose output reads an attribute they change: vjp, jvp, jacobian
+# and hessian, which run a function more than once, refuse them (s2sad.derivatives)
+READS_ITS_STATE: set = set()
 
 
 def _path(node):
@@ -146,7 +152,8 @@ _READ_NOTHING = frozenset({"len", "isinstance", "type", "id", "range", "enumerat
                            "list", "tuple", "reversed", "iter"})
 
 
-def refuse_read_back(tree, source, varied: set, kinds: dict | None = None) -> None:
+def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
+                     useful: set = frozenset()) -> None:
     """A value that depends on the differentiated arguments, stored into an attribute
     (``side_effect``) that the function reads again (any read of an attribute of that
     name after the store, or in a loop around it; any read at all for a list appended to,
@@ -156,7 +163,7 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None) -> No
                if value is side_effect}
     if not helpers:
         return
-    order, stores, reads = {}, [], []
+    order, stores, reads, steering, loads = {}, [], [], set(), []
 
     def walk(stmts, loops):
         for stmt in stmts:
@@ -165,12 +172,15 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None) -> No
                     isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in helpers:
                 stores.append((stmt, len(order), loops))
                 continue
+            targets = set(statement_parts(stmt)[0]) if not isinstance(
+                stmt, (gast.If, gast.For, gast.While)) else None
             for node in trees.walk(stmt) if not isinstance(
                     stmt, (gast.If, gast.For, gast.While)) else \
                     [n for part in ([stmt.test] if hasattr(stmt, "test") else [stmt.iter])
                      for n in trees.walk(part)]:
                 if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
                     reads.append((node.attr, len(order), loops))
+                    loads.append((node.attr, targets))  # (read by the output, or a test?)
                 if isinstance(node, gast.Name) and node.id == "getattr":
                     reads.append(("*", len(order), loops))
                 if isinstance(node, gast.Call) and not (
@@ -188,6 +198,23 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None) -> No
                 walk(stmt.orelse, loops)
 
     walk(tree.body, ())
+    steer = set(useful) | {n.id for stmt in trees.walk(tree)
+                           if isinstance(stmt, (gast.If, gast.While))
+                           for n in trees.walk(stmt.test) if isinstance(n, gast.Name)}
+    grown = True
+    while grown:  # (the names the output or a branch's test depends on, through any value)
+        grown = False
+        for stmt in trees.walk(tree):
+            if isinstance(stmt, (gast.Assign, gast.AugAssign)):
+                targets, value = statement_parts(stmt)
+                if set(targets) & steer and not steer.issuperset(names_in(value)):
+                    steer |= set(names_in(value))
+                    grown = True
+    steering |= {attr for attr, targets in loads if targets is None or targets & steer}
+    changed = {[p for p in s.value.args[2].value.split("|")[0].replace("[]", ".").split(".")
+                if p][-1] for s, _, _ in stores}
+    if changed & steering and getattr(source, "func", None) is not None:
+        READS_ITS_STATE.add(getattr(source.func, "__code__", None))
     for stmt, at, loops in stores:
         value, chain = stmt.value.args[0], stmt.value.args[2].value
         if not (isinstance(value, gast.Name) and value.id in varied):
