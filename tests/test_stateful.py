@@ -137,7 +137,16 @@ def sets_a_flag_in_a_branch(X, m):
     return np.sum(np.exp(X * 0.1)) * scale
 
 
+def caches_in_a_loop_over_layers(X, net):
+    for layer in net.layers:
+        layer.cache.append(X)
+        layer.n_calls += 1
+        X = layer(X)
+    return np.sum(X ** 2)
+
+
 CASES = [
+    (caches_in_a_loop_over_layers, _net),
     (calls_layer, _dense),
     (initializes_once, _dense),
     (caches, _dense),
@@ -415,7 +424,15 @@ def sets_a_local_arrays_shape(x, m):
     return np.sum(y * x)
 
 
+def indexed_by_a_variable(x, net):
+    for i in range(len(net.layers)):
+        net.layers[i].cache.append(x)
+    return np.sum(x ** 2)
+
+
 REFUSED = [
+    (indexed_by_a_variable, _net, UnsupportedSyntaxError, "net.layers[i].cache.append(x)",
+     "Loop over the objects"),
     (stores_and_reads, Stores, DifferentiationError, "self.h = x * 2",
      "Keep the value in a variable"),
     (sgd, Stores, DifferentiationError, "self.W = self.W - 0.1 * g",

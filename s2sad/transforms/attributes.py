@@ -125,6 +125,13 @@ def _holder(norm, target):
     starts from, if it is an argument's object."""
     node = target
     while isinstance(node, (gast.Attribute, gast.Subscript)):
+        if isinstance(node, gast.Subscript) and norm._object_ref(node) is None and \
+                (norm._object_ref(node.value) or ("",))[0] == "seq":
+            raise norm.source.syntax_error(
+                f"a change to an item of the list of objects {unparse(node.value).strip()!r} "
+                "at an index s2sad does not know when it builds the gradient", norm.stmt,
+                "Loop over the objects (for layer in self.layers: layer.cache.append(X)), "
+                "or index the list with a constant.")
         if isinstance(node, gast.Attribute) and _argument_object(norm, node.value):
             _refuse_object_member(norm, norm.stmt, node.value, node.attr)
             return node.value
