@@ -435,7 +435,7 @@ def refuse_unknown_calls(build: Build, kinds: dict, active: set) -> bool:
                 raise error
             calls.setdefault(id(call[0]), (call[0], error, set()))[2].update(names)
     for call, error, names in calls.values():
-        if not checked_instead(build.adjoint, call, names & active, active, error,
+        if not checked_instead(build.adjoint, call, names, active, error,
                                build.imports.helper(unchanged_call)):
             raise error
     return bool(calls)

@@ -517,6 +517,12 @@ def with_polyfit(w, X, y):
     return loss, coefficients
 
 
+def with_polyfit_of_a_list(w, X, y):
+    loss = np.sum(np.sin(X @ w))
+    coefficients = np.polyfit(np.arange(3.0), [w[0], w[1] * 2.0, w[2]], 1)
+    return loss, coefficients
+
+
 def hand_written_in_place(w, X, y):
     z = X @ w
     p = 1 / (1 + np.exp(-z))
@@ -531,7 +537,7 @@ def hand_written_in_place(w, X, y):
 
 
 AUX = [logistic_with_rank, with_a_sparse_count, with_a_filter, with_polyfit,
-       hand_written_in_place]
+       with_polyfit_of_a_list, hand_written_in_place]
 
 
 @pytest.mark.parametrize("f", AUX, ids=[f.__name__ for f in AUX])

@@ -80,7 +80,7 @@ def unchanged_call(func, watched: tuple, message: str, *args, **kwargs):
     """``func(*args, **kwargs)``, a function s2sad has no facts for, given arrays the
     gradient follows (``watched``) where its result needs no gradient (an auxiliary
     output's ``np.polyfit(t, w, 1)``): refused, with ``message``, if it changed one of
-    them in place, or is given a container of them (whose arrays it might change).
+    them in place (the arrays a list or tuple holds too), or is given another object.
 
     >>> w = np.array([1.0, 2.0])
     >>> int(unchanged_call(np.linalg.matrix_rank, (w,), "refused", np.outer(w, w)))
@@ -91,9 +91,16 @@ def unchanged_call(func, watched: tuple, message: str, *args, **kwargs):
     s2sad.errors.NoDerivativeError: refused
     """
     from ..errors import NoDerivativeError
-    if not all(isinstance(v, (np.ndarray, np.generic, float, int, complex)) for v in watched):
-        raise NoDerivativeError(message)
-    before = [(v, v.copy()) for v in watched if isinstance(v, np.ndarray)]
+    arrays, items = [], list(watched)
+    while items:  # (a list or tuple made on the line: the arrays it holds)
+        v = items.pop()
+        if isinstance(v, (list, tuple)) and len(items) < 1000:
+            items.extend(v)
+        elif isinstance(v, np.ndarray):
+            arrays.append(v)
+        elif not isinstance(v, (np.generic, float, int, complex)):
+            raise NoDerivativeError(message)
+    before = [(v, v.copy()) for v in arrays]
     result = func(*args, **kwargs)
     for v, old in before:
         if v.shape != old.shape or not np.array_equal(
