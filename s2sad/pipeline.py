@@ -427,18 +427,19 @@ def refuse_unknown_calls(build: Build, kinds: dict, active: set) -> bool:
     """Deny by default: a function s2sad does not know, given an array the gradient
     follows, may change it; refused, or where its result needs no gradient (an auxiliary
     output's), checked when it runs (``unchanged_call``)."""
-    calls = {}
-    for names, error, *call in build.normalizer.unknown_calls:
-        if any(n in active and (build.zero_d or kinds.get(n, ANY).tag != "scalar")
-               for n in names):
-            if not call:
-                raise error
-            calls.setdefault(id(call[0]), (call[0], error, set()))[2].update(names)
-    for call, error, names in calls.values():
-        if not checked_instead(build.adjoint, call, names, active, error,
-                               build.imports.helper(unchanged_call)):
-            raise error
-    return bool(calls)
+    refused = [(names, error, *call) for names, error, *call in build.normalizer.unknown_calls
+               if any(n in active and (build.zero_d or kinds.get(n, ANY).tag != "scalar")
+                      for n in names)]
+    calls = {}  # (a call given several followed values: all of them watched)
+    for names, _, *call in refused:
+        calls.setdefault(id(call[0]) if call else None, set()).update(names)
+    for names, error, *call in refused:  # (in the user's order: the first one's error)
+        if not call or id(call[0]) in calls and not checked_instead(
+                build.adjoint, call[0], calls.pop(id(call[0])), active | set().union(*(
+                    n for n, _, *c in refused if not c or c[0] is not call[0])), error,
+                build.imports.helper(unchanged_call)):
+            raise error  # (a result another refused call is given: refused here first)
+    return bool(refused)
 
 
 @transform(on="adjoint")
