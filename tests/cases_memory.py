@@ -182,9 +182,7 @@ def unknown_given_a_list(x):
     return np.sum(z * x)
 
 
-UNKNOWN = [local_generator_shuffle, getattr_by_variable]
-# (rng.shuffle([z]), its result unused: called, and checked when it runs to leave z as it
-# was, tests/test_stateful.py)
+UNKNOWN = [local_generator_shuffle, getattr_by_variable, unknown_given_a_list]
 
 
 # --- valid: differentiated as before --------------------------------------------------------

@@ -617,13 +617,3 @@ def test_an_unknown_call_feeding_aux_is_called_through_a_check():
 
 def lambda_free_loss_only(w, X, y):
     return np.sum((X @ w - y) ** 2)
-
-
-def test_an_unknown_call_whose_result_is_unused_is_called_and_exact_in_both_modes():
-    from cases_memory import unknown_given_a_list  # rng.shuffle([z]): z left as it was
-    x = np.array([0.3, -0.8, 1.1])
-    g = s2sad.grad(unknown_given_a_list)(x)
-    np.testing.assert_allclose(g, _cd(unknown_given_a_list, x), rtol=1e-6, atol=1e-8)
-    value, push = s2sad.jvp(unknown_given_a_list)(x)
-    direction = np.array([0.2, 0.5, -0.4])
-    assert push(direction) == pytest.approx(np.sum(g * direction), rel=1e-9)
