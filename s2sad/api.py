@@ -12,7 +12,8 @@ import numpy as np
 from . import hooks, spread
 from .checkpoint import checkpoint
 from .derivatives import (_CACHE, MAKERS, BoundDerivative, GradientFunction,  # noqa: F401
-                          JVPFunction, VJPFunction, _make, _wrt_names)
+                          JVPFunction, VJPFunction, _make, _refuse_state_read_again,
+                          _wrt_names)
 from .errors import DifferentiationError, NonScalarOutputError
 from .rules.numpy import stop_gradient  # noqa: F401  (s2sad.stop_gradient)
 
@@ -317,6 +318,9 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
         n_in = sum(int(np.size(np.asarray(x, dtype=float))) for x in inputs)
         use = mode if mode != "auto" else ("rev" if n_out <= n_in else "fwd")
         blocks = []
+        made = rev if use == "rev" else fwd  # (a function reading the state it changes:
+        made._variant(args)                   # refused, each row or column another one)
+        _refuse_state_read_again(made, "jacobian", "row" if use == "rev" else "column")
         if use == "rev":
             rows = [[] for _ in names]
             for e in _basis(value):

@@ -461,6 +461,23 @@ class GradientFunction:
             (func,)
 
 
+def _refuse_state_read_again(made, what: str, then: str) -> None:
+    """``made`` runs the user's function once for the value and again for each ``then``;
+    a function whose output reads an attribute it changes (``self.k += 1; return x *
+    self.k``) is another function at each run, so it is refused."""
+    from .transforms.attributes import READS_ITS_STATE
+    func = made.func
+    while isinstance(func, GradientFunction):
+        func = func.func
+    if getattr(func, "__code__", None) in READS_ITS_STATE:
+        raise DifferentiationError(
+            f"{what} of {getattr(func, '__name__', 'a function')}, whose output reads an "
+            f"attribute it changes: {what} runs it once for the value and again for each "
+            f"{then}, each run another function (a hessian is a jacobian of the gradient)",
+            hint="Use s2sad.grad or s2sad.value_and_grad, which run it once, or pass the "
+            "state it reads as an argument.")
+
+
 class VJPFunction(GradientFunction):
     """``vjp(f)``: called like ``f``, returns ``(value, pullback)``.
 
@@ -479,6 +496,7 @@ class VJPFunction(GradientFunction):
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
         self._variant(args)  # compile now: an error shows at this call, not later
+        _refuse_state_read_again(self, "vjp", "pullback")
         value = self._call(self.func, args)
 
         def pullback(cotangent):
@@ -508,6 +526,7 @@ class JVPFunction(GradientFunction):
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
         self._variant(args)  # compile now: an error shows at this call, not later
+        _refuse_state_read_again(self, "jvp", "pushforward")
         value = self._call(self.func, args)
 
         def pushforward(*tangents):

@@ -28,11 +28,12 @@ from .options import Options
 from .pass_manager import (ALL, Condition, FixedPoint, PassManager, Stages, Step, analysis,
                            check, rewritten, transform)
 from .located import statement_lines
-from .runtime import cast_like, check_number, check_real_power
+from .runtime import cast_like, check_number, check_real_power, unchanged_call
 from .runtime.budget import check_stack
 from .runtime.gradients import fresh_gradient
 from .source import FunctionSource, recording
 from .transforms.activity import active_names
+from .transforms.unknown_calls import checked_instead
 from .transforms.dtypes import argument_categories, float_locals
 from .transforms.budget import MemoryBudget
 from .transforms.device_arguments import DeviceArguments
@@ -421,15 +422,24 @@ def forward(build: Build, kinds: dict, active: set) -> bool:
     return True
 
 
-@check(needs=(kinds, active))
+@transform(on="adjoint", needs=(kinds, active), keeps=ALL)
 def refuse_unknown_calls(build: Build, kinds: dict, active: set) -> bool:
     """Deny by default: a function s2sad does not know, given an array the gradient
-    follows, may change it; refused."""
-    for names, error in build.normalizer.unknown_calls:
-        if any(n in active and (build.zero_d or kinds.get(n, ANY).tag != "scalar")
-               for n in names):
-            raise error
-    return False
+    follows, may change it; refused, or where its result needs no gradient (an auxiliary
+    output's), checked when it runs (``unchanged_call``)."""
+    refused = [(names, error, *call) for names, error, *call in build.normalizer.unknown_calls
+               if any(n in active and (build.zero_d or kinds.get(n, ANY).tag != "scalar")
+                      for n in names)]
+    calls = {}  # (a call given several followed values: all of them watched)
+    for names, _, *call in refused:
+        calls.setdefault(id(call[0]) if call else None, set()).update(names)
+    for names, error, *call in refused:  # (in the user's order: the first one's error)
+        if not call or id(call[0]) in calls and not checked_instead(
+                build.adjoint, call[0], calls.pop(id(call[0])), active | set().union(*(
+                    n for n, _, *c in refused if not c or c[0] is not call[0])), error,
+                build.imports.helper(unchanged_call)):
+            raise error  # (a result another refused call is given: refused here first)
+    return bool(refused)
 
 
 @transform(on="adjoint")

@@ -39,6 +39,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 N = 3          # length of every vector; matrices are N x N
 CAP = 4.0      # bound on the absolute value of every float the program holds
 ARG_BOUND = 2.0  # arguments are drawn in [-ARG_BOUND, ARG_BOUND]
@@ -54,6 +56,23 @@ HELPER_PARAMS = ["p", "q", "r"]
 CONSTANTS = ["0.5", "1.5", "-0.7", "2.0", "0.3", "-1.2"]
 THRESHOLDS = ["0.0", "0.3", "-0.4", "0.8", "-1.0", "1.5"]
 NUMPY_ALIASES = ["np", "numpy", "onp"]
+
+
+
+class FuzzState:
+    """The object a generated ``f`` may be given (``model``, issue 35): ``model.step(t)``
+    counts its calls and caches what it sees, changes s2sad runs in the forward sweep
+    once per gradient call; its value, ``np.tanh(t)``, reads no state."""
+
+    def __init__(self):
+        self.calls = 0
+        self.seen = []
+
+    def step(self, t):
+        self.calls += 1
+        self.seen.append(t)
+        return np.tanh(t)
+
 
 # Known s2sad bugs the generator steers clear of, so that fuzzing finds new ones. Each
 # has a strict-xfail regression test in tests/test_fuzz.py; S2SAD_FUZZ_KNOWN=1 generates
@@ -523,6 +542,8 @@ class Gen:
         return lines, False
 
     def statement(self, env, ctx: _Ctx) -> tuple[list[str], bool]:
+        if self.vars_of(env, "o") and self.vars_of(env, "s") and self.ch.chance(15):
+            return self.object_state(env), False
         c = self.ch.int(0, 13)
         if c >= 12:
             lines = self.issue32_pattern(env, ctx)
@@ -559,6 +580,15 @@ class Gen:
         if c == 11:
             return self.unpack(env, ctx), False
         return self.assign(env, ctx), False
+
+    def object_state(self, env) -> list[str]:
+        """Issue 35: a method of the object ``f`` is given that changes its state
+        (``model.step(a)``: a counter and a cache, in a branch or a loop too)."""
+        a = self.ch.pick(self.vars_of(env, "s"))
+        target = self.new_name(env, "s")
+        env[target] = Var("s", 1.0, owned=True)
+        self.note("object-state")
+        return [f"{target} = model.step({a})"]
 
     # --- the patterns of issue 32 ---------------------------------------------------------
 
@@ -1284,6 +1314,8 @@ class Gen:
         if len(params) > 1 and ch.chance(30):  # any order
             first = ch.int(0, len(params) - 1)
             params.insert(0, params.pop(first))
+        if ch.chance(30):  # an object that keeps state, not differentiated (FuzzState)
+            params.append(("model", "o", None))
         main = self.function("f", params, "s", ch.int(1, self.max_statements))
         header = ["import functools", "import math", "", f"import numpy as {alias}"
                   if alias != "numpy" else "import numpy", ""]
@@ -1378,7 +1410,9 @@ def sample_arguments(program: Program, choices: Choices) -> list:
     import numpy as np
     args = []
     for _, kind in program.params:
-        if kind == "i":
+        if kind == "o":
+            args.append(FuzzState())
+        elif kind == "i":
             args.append(choices.int(0, N))
         elif kind == "s":
             args.append(choices.real(-ARG_BOUND, ARG_BOUND))

@@ -183,8 +183,9 @@ def test_stages_show_every_pass():
     names = [name for name, _ in s2sad.grad(lambda_free).stages(1.0)]
     assert names == ["source", "generators", "exits", "prepare_generated", "desugar",
                      "normalize",
-                     "dict_views", "refuse_updates", "real_powers", "reverse", "simplify",
-                     "shape_only", "split_dicts", "first_assignment", "dead_code", "recompute",
+                     "dict_views", "refuse_updates", "real_powers", "reverse",
+                     "refuse_unknown_calls", "simplify", "shape_only", "split_dicts",
+                     "first_assignment", "dead_code", "recompute",
                      "copy_propagation", "forward_substitution", "unit_seed", "scale_inward",
                      "subtract", "gradient_form", "python_floats",
                      "loop_tape", "loop_sums", "memory_budget", "early_sums", "sum_products",

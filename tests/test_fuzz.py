@@ -259,11 +259,12 @@ def check(program: fuzzgen.Program, args, options: dict) -> str:
 
 def _check(loaded: Loaded, args, options: dict) -> str:
     program = loaded.program
-    floats = [i for i, (_, kind) in enumerate(program.params) if kind != "i"]
+    floats = [i for i, (_, kind) in enumerate(program.params) if kind not in ("i", "o")]
     wrt = [floats[i] for i in options["wrt"] if i < len(floats)] or floats[:1]
     base, trace = loaded.run(args)
     assert np.isfinite(base), f"the program itself returns {base}"
-    value = loaded.f(*copy.deepcopy(args))
+    plain = copy.deepcopy(args)
+    value = loaded.f(*plain)
     assert value == pytest.approx(base, rel=1e-12, abs=1e-12)
     if any(abs(margin) < MARGIN for _, margin in trace):
         return "near-branch"
@@ -276,7 +277,11 @@ def _check(loaded: Loaded, args, options: dict) -> str:
               debug_nans=options["debug_nans"])
     given_args = copy.deepcopy(args)
     result = df(*given_args)
-    for before, after in zip(args, given_args, strict=True):
+    for before, after, once in zip(args, given_args, plain, strict=True):
+        if isinstance(after, fuzzgen.FuzzState):  # (changed as one call of f changes it)
+            assert (after.calls, len(after.seen)) == (once.calls, len(once.seen)), \
+                "the object's state is not the one a call of f leaves"
+            continue
         np.testing.assert_array_equal(before, after, err_msg="an argument was changed")
     if options["value"]:
         got_value, result = result
@@ -486,7 +491,8 @@ def test_generator_covers_every_feature():
               "list-slots", "scalar-from-index", "recursion", "recursion-call",
               "nested-default", "return-in-loop", "function-chosen", "function-unpacked",
               "grad-inside", "assert", "raise", "generator-loop", "generator-sum",
-              "generator-list", "star-call", "double-star-call", "partial-call", "map-call"}
+              "generator-list", "star-call", "double-star-call", "partial-call", "map-call",
+              "object-state"}
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 

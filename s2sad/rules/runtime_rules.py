@@ -38,7 +38,8 @@ from ..registry import deffacts, deflinear, defresult, deftangent, defvjp, nondi
 from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_like, check_number,
                        check_no_function, check_real_power, checked_quantiles, expand_reduced,
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
-                       running_extremum, scaled_power, shape_of, sum_list_grad, unbroadcast,
+                       running_extremum, scaled_power, shape_of, side_effect, sum_list_grad,
+                       unbroadcast,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.structures import object_sensitivity
 from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
@@ -55,6 +56,7 @@ defresult(zeros_like_structure, kind="f")  # (sensitivities: float zeros, update
 deffacts(zeros_like_structure, fresh=True, structure_of=(0,))
 deffacts(reduced_size, shape_of=0)
 deffacts(output_seed, checks=True)  # (a function whose result is not a number: its error)
+deffacts(side_effect, checks=True)  # (the user's change to an object's state: kept, in order)
 
 
 @defvjp(checked_quantiles)  # q itself (checked)

@@ -64,7 +64,7 @@ from .structures import (  # noqa: F401
     SensitivityDict, zeros_like_structure, pack_like, _Missing, MISSING, item_or_missing,
     restore_item, add_sens, _has_none, _zero, _stacked, output_seed, as_gradient, _nested_ndim,
     _nested_shape, array_grad, sum_list_grad, object_gradient, frozen_attributes,
-    has_parameters, attribute_tangent, object_sensitivity,
+    has_parameters, attribute_tangent, object_sensitivity, side_effect,
 )
 from .reductions import (  # noqa: F401
     sum_grad, reduced_size, extremum_grad, expand_reduced, prod_grad, cumsum_grad, cumprod_grad,
@@ -88,7 +88,7 @@ from .arrays import (  # noqa: F401
 )
 from .elementwise import (  # noqa: F401
     cast_like, check_real_power, check_number, check_no_function, scaled_power, quotient,
-    gap_quotient, clip_grad,
+    gap_quotient, clip_grad, unchanged_call,
 )
 from .matrices import (  # noqa: F401
     as_columns, from_columns, triangle, factor_part, block_diag_part, block_diag_place,

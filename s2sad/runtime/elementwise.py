@@ -76,6 +76,41 @@ def check_number(value, construct: str, hint: str) -> None:
                                  "place", hint=hint)
 
 
+def unchanged_call(func, watched: tuple, message: str, hint: str, *args, **kwargs):
+    """``func(*args, **kwargs)``, a function s2sad has no facts for, given arrays the
+    gradient follows (``watched``) where its result needs no gradient (an auxiliary
+    output's ``np.polyfit(t, w, 1)``): refused, with ``message`` and ``hint``, if it
+    changed one of them in place (the arrays a list or tuple holds), or is given another
+    object.
+
+    >>> w = np.array([1.0, 2.0])
+    >>> int(unchanged_call(np.linalg.matrix_rank, (w,), "refused", "", np.outer(w, w)))
+    1
+    >>> unchanged_call(np.copyto, (w,), "refused", "Copy it.", w, 0.0)
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.NoDerivativeError: refused
+    Copy it.
+    """
+    from ..errors import NoDerivativeError
+    arrays, items = [], list(watched)
+    while items:  # (a list or tuple made on the line: the arrays it holds)
+        v = items.pop()
+        if isinstance(v, (list, tuple)) and len(items) < 1000:
+            items.extend(v)
+        elif isinstance(v, np.ndarray):
+            arrays.append(v)
+        elif not isinstance(v, (np.generic, float, int, complex)):
+            raise NoDerivativeError(message, hint=hint)
+    before = [(v, v.copy()) for v in arrays]
+    result = func(*args, **kwargs)
+    for v, old in before:
+        if v.shape != old.shape or not np.array_equal(
+                v, old, equal_nan=v.dtype.kind in "fc"):
+            raise NoDerivativeError(message, hint=hint)
+    return result
+
+
 def check_no_function(value, message: str, hint: str) -> None:
     """Refuse, at run time, a function given to a rule as an argument it has no derivative
     in (``odeint(m.rhs, ...)``, ``m`` holding a differentiated value): the function may

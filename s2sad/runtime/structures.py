@@ -145,6 +145,41 @@ def _stacked(items, other):
     return xp.asarray(items) if xp is np else xp.stack([xp.asarray(v) for v in items])
 
 
+def side_effect(value, root, chain: str, *keys, where: str = ""):
+    """Do, in the forward sweep, what the user's statement does to an object's state.
+    ``chain``: the path from ``root`` (``".layers[].cache"``, each ``[]`` taking the next
+    of ``keys``), then how it ends: ``"|="`` sets the last attribute to ``value``,
+    ``"|+="`` too where the old value was an immutable number (Python changes a list or
+    an array in place), ``"|append"`` appends ``value`` to the list the path reaches.
+    ``where``: the user's line, for the error of a ``+=`` on a list or an array.
+
+    >>> class M: pass
+    >>> m = M(); m.n = 1; m.cache = {"Z": []}
+    >>> side_effect(2, m, ".n|="), side_effect(5.0, m, ".cache[]|append", "Z")
+    (None, None)
+    >>> m.n, m.cache
+    (2, {'Z': [5.0]})
+    """
+    path, how = chain.split("|")
+    steps = path.replace("[]", ".[]").split(".")[1:]
+    keys = iter(keys)
+    holder = root
+    for step in steps[:-1]:
+        holder = holder[next(keys)] if step == "[]" else getattr(holder, step)
+    last = steps[-1]
+    if how == "append":
+        (holder[next(keys)] if last == "[]" else getattr(holder, last)).append(value)
+        return
+    if how == "+=" and not isinstance(getattr(holder, last), (numbers.Number, str, bytes,
+                                                              tuple)):
+        raise DifferentiationError(
+            f"{where}: `+=` on an attribute holding a "
+            f"{type(getattr(holder, last)).__name__}, which Python changes in place where "
+            "the reverse sweep cannot see it",
+            hint=f"Assign a new value: `obj.{last} = obj.{last} + ...`.")
+    setattr(holder, last, value)
+
+
 def output_seed(value):
     """The sensitivity of a function's result to itself: 1, checked to be a scalar."""
     if isinstance(value, (bool, np.bool_)) or \

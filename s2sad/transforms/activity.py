@@ -23,6 +23,7 @@ from .. import registry, trees
 from ..trees import assigned_names
 from ..errors import NoDerivativeError
 from .dtypes import UNKNOWN, dtype_kinds, store_effect
+from .attributes import refuse_read_back
 from .higher import is_generated
 from .resolve import (classify, foreign_index, is_append, is_setitem, names_in,
                       statement_parts)
@@ -85,6 +86,7 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                 changed = True
     active = varied & useful
     _refuse_unknown_stores(tree, source, local_names, varied, active)
+    refuse_read_back(tree, source, varied, kinds, useful)  # (self.h = x * 2; return self.h * 3)
     return active - shift_invariant(tree, source, local_names) if extrema else active
 
 

@@ -583,7 +583,8 @@ class Aliasing:
                 "place or returns one of them", call,
                 f"Give it a copy ({dotted}({shown}.copy(), ...)) if its result needs no "
                 "gradient, compute the value with NumPy functions s2sad knows, or register a rule for it with @s2sad.defvjp "
-                "(a function with a rule is taken to change none of its arguments)."))))
+                "(a function with a rule is taken to change none of its arguments).")),
+                call))  # (its result needing no gradient: checked when it runs instead)
 
     @staticmethod
     def _method_facts(attr: str):

@@ -46,6 +46,7 @@ from ..source import FunctionSource
 from ..trees import clone
 from .higher import is_generated
 from .aliasing import Aliasing
+from .attributes import stored_effect
 from .folding import Folding
 from .frozen import freeze
 from .function_values import bind_function, bind_items, merge_branches, unrolled_functions
@@ -167,6 +168,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         if isinstance(stmt, gast.FunctionDef):
             self.local_functions[stmt.name] = self._defined_here(stmt)
             return
+        if not self.trusted and stored_effect(self, stmt):
+            return  # self.n_calls += 1; self.cache.append(X): run in the forward sweep
         if not self.trusted and isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr,
                                                   gast.Return)):
             self._refuse_hidden_updates(stmt)

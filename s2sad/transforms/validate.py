@@ -28,6 +28,7 @@ import gast
 
 from .. import trees
 from ..source import FunctionSource
+from ..codegen import unparse
 
 # construct -> (what to call it, what to do instead)
 _STATEMENTS = {
@@ -230,6 +231,15 @@ class Validate(trees.Visitor):
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             self.visit(target.slice)
             return
+        if isinstance(target, gast.Attribute) and _object_path(target.value):
+            self.visit(target.value)  # (self.n = v: a change to an object's state, .attributes)
+            return
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Attribute):
+            raise self.source.syntax_error(
+                f"assignment into {unparse(target.value)}, which changes an object's array or "
+                "list in place where the reverse sweep cannot see it", target,
+                f"Make a new value and set the attribute: `{unparse(target.value)} = "
+                "np.where(...)` or a copy changed (`buf = x.copy()`).")
         if isinstance(target, gast.Subscript):
             raise self.source.syntax_error(
                 "assignment into a nested element (`y[i][j] = ...` or `f(x)[i] = ...`)", target,
@@ -290,3 +300,11 @@ class Validate(trees.Visitor):
                 self.visit(arg.body)
             else:
                 self.visit(arg)
+
+
+def _object_path(node) -> bool:
+    """``self``, ``self.layer``, ``self.layers[i]``: a path to an object, whose attribute a
+    statement may set (:mod:`.attributes` follows it or refuses it)."""
+    while isinstance(node, (gast.Attribute, gast.Subscript)):
+        node = node.value
+    return isinstance(node, gast.Name)

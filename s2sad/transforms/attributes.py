@@ -1,0 +1,241 @@
+"""Changes to the state of an argument's object: ``self.n_calls += 1``, ``self.n_in =
+X.shape[1]``, ``self.cache.append(X)``, ``self.derived["Z"].append(Z)``.
+
+They run in the forward sweep, in the user's order, once per call of the gradient, as
+a call of the runtime's ``side_effect``; the object then holds what the user's function
+would have put there (a cache the forward values). They carry no derivative: where a
+value that depends on the differentiated arguments is stored and the function reads that
+attribute again (``self.h = x * 2; return self.h * 3``), the read would take it as a
+constant, so it is refused at the store's line (:func:`refuse_read_back`).
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> from s2sad.source import FunctionSource
+>>> text = "def f(x, m):\\n    side_effect(x, m, '.h|=')\\n    return m.h"
+>>> tree = gast.parse(text).body[0]
+>>> src = FunctionSource(None, tree, "demo.py", text.splitlines(True), {})
+>>> src.extra["side_effect"] = side_effect
+>>> refuse_read_back(tree, src, {"x"})  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+s2sad.errors.DifferentiationError: a value with a derivative stored in 'h' of an object...
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import trees
+from ..codegen import unparse
+from ..errors import DifferentiationError
+from ..runtime import side_effect
+from .resolve import names_in, statement_parts
+
+
+# the code of the functions whose output reads an attribute they change: vjp, jvp, jacobian
+# and hessian, which run a function more than once, refuse them (s2sad.derivatives)
+READS_ITS_STATE: set = set()
+
+
+def _path(node):
+    """``(root name, steps)`` of ``self.layers[i].cache`` (steps: ``(".", "layers")``,
+    ``("[]", i)``, ``(".", "cache")``), or None for an expression of another shape."""
+    steps = []
+    while isinstance(node, (gast.Attribute, gast.Subscript)):
+        steps.append((".", node.attr) if isinstance(node, gast.Attribute) else
+                     ("[]", node.slice))
+        node = node.value
+    return (node, steps[::-1]) if isinstance(node, gast.Name) else None
+
+
+def _argument_object(norm, node) -> bool:
+    """Is ``node`` an object of the user's class that an argument holds (``self``,
+    ``model.layers[0]``), whose attributes Python reads from its ``__dict__``?"""
+    from .kinds import _plain_lookup
+    ref = norm._object_ref(node)
+    return ref is not None and ref[0] == "param" and _plain_lookup(ref[2])
+
+
+def stored_effect(norm, stmt) -> bool:
+    """Normalize ``stmt`` if it changes an argument's object's state (``obj.a = v``,
+    ``obj.a += v``, ``obj.path.append(v)``) into a ``side_effect`` call; True if so.
+    An attribute set on anything else is refused (``y.shape = ...``)."""
+    if isinstance(stmt, gast.Assign) and any(isinstance(t, gast.Attribute)
+                                             for t in stmt.targets):
+        if len(stmt.targets) != 1:
+            raise norm.source.syntax_error("an attribute in a chained assignment", stmt,
+                                           "Assign each target on its own line.")
+        target, how = stmt.targets[0], "="
+    elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Attribute):
+        target, how = stmt.target, "+="
+    elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+            isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append" \
+            and len(stmt.value.args) == 1 and not stmt.value.keywords:
+        target, how = stmt.value.func.value, "append"
+        path = _path(target)
+        if path is None or not any(kind == "." for kind, _ in path[1]) or \
+                _argument_object(norm, target) or norm._object_ref(target) is not None:
+            return False  # (a local list's append, a list of objects': not an attribute's)
+        holder = _holder(norm, target)
+        if holder is None:
+            return False
+    else:
+        return False
+    if how != "append":
+        holder = target.value
+        if not _argument_object(norm, holder):
+            raise norm.source.syntax_error(
+                "assignment to attribute", target,
+                "Assign to a plain variable (an attribute is set only on an object of your "
+                "class that an argument holds: self.n = ...).")
+        _refuse_object_member(norm, stmt, holder, target.attr)
+    value = stmt.value.args[0] if how == "append" else stmt.value
+    norm._refuse_hidden_updates(gast.copy_location(gast.Expr(value), stmt))
+    norm._refuse_object_changes(gast.copy_location(gast.Expr(value), stmt))
+    if norm._object_ref(value) is not None or norm._callee(value) is not None and \
+            isinstance(value, (gast.Name, gast.Attribute)) and \
+            norm._object_ref(value) is None and callable(norm._callee(value)):
+        raise norm.source.syntax_error(
+            f"{unparse(value).strip()}, an object or a function, stored in an attribute",
+            stmt, "s2sad reads which objects and functions an object holds when it builds "
+            "the gradient; store numbers, arrays, lists and dicts of them only.")
+    root, steps = _path(target)
+    keys = [norm.atom(key) for kind, key in steps if kind == "[]"]
+    chain = "".join("." + key if kind == "." else "[]" for kind, key in steps)
+    if how == "+=":
+        old = norm.atom(target)  # (Python reads the object's path once; here twice, the
+        new = norm.to_atom(gast.BinOp(old, stmt.op, norm.atom(stmt.value)))  # same path)
+    else:
+        new = norm.atom(value)
+    keywords = []
+    if how == "+=":  # (checked when it runs: Python changes a list or an array in place)
+        frame = norm.frames()[-1] if norm.frames() else None
+        where = f"line {frame[1]}: {frame[2].strip()}" if frame else \
+            f"line {getattr(stmt, 'lineno', '?')}"
+        keywords = [gast.keyword("where", gast.Constant(where, None))]
+    call = gast.Call(norm.load(norm.fixed_name(side_effect, "side_effect")),
+                     [new, norm.name(root), gast.Constant(f"{chain}|{how}", None)] + keys,
+                     keywords)
+    norm.emit(gast.Expr(call))
+    return True
+
+
+def _holder(norm, target):
+    """The object whose attribute ``target`` (``self.cache``, ``self.derived["Z"]``)
+    starts from, if it is an argument's object."""
+    node = target
+    while isinstance(node, (gast.Attribute, gast.Subscript)):
+        if isinstance(node, gast.Subscript) and norm._object_ref(node) is None and \
+                (norm._object_ref(node.value) or ("",))[0] == "seq":
+            raise norm.source.syntax_error(
+                f"a change to an item of the list of objects {unparse(node.value).strip()!r} "
+                "at an index s2sad does not know when it builds the gradient", norm.stmt,
+                "Loop over the objects (for layer in self.layers: layer.cache.append(X)), "
+                "or index the list with a constant.")
+        if isinstance(node, gast.Attribute) and _argument_object(norm, node.value):
+            _refuse_object_member(norm, norm.stmt, node.value, node.attr)
+            return node.value
+        node = node.value
+    return None
+
+
+def _refuse_object_member(norm, stmt, holder, attr: str) -> None:
+    """An attribute that holds an object of the user's class, a list of them or None, or
+    that the class reads through a property or a method: s2sad read it when it built the
+    gradient, so a change to it is refused."""
+    from .kinds import data_descriptor
+    cls = norm._object_ref(holder)[2]
+    member = norm._object_ref(gast.Attribute(holder, attr, gast.Load()))
+    if member is not None or data_descriptor(cls, attr) or callable(getattr(cls, attr, None)):
+        raise norm.source.syntax_error(
+            f"a change to {unparse(holder).strip()}.{attr}, which holds an object, a list of "
+            "objects or None, or is a method or property of its class", stmt,
+            "s2sad reads these when it builds the gradient; "
+            "change numbers, arrays, lists and dicts of them only.")
+
+
+# builtins given an object (or a list of them: a loop over layers) that read no attribute
+_READ_NOTHING = frozenset({"len", "isinstance", "type", "id", "range", "enumerate", "zip",
+                           "list", "tuple", "reversed", "iter"})
+
+
+def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
+                     useful: set = frozenset()) -> None:
+    """A value that depends on the differentiated arguments, stored into an attribute
+    (``side_effect``) that the function reads again (any read of an attribute of that
+    name after the store, or in a loop around it; any read at all for a list appended to,
+    which other names may hold), or with ``getattr``: the read would take it as a
+    constant, so it is refused at the store's line."""
+    helpers = {alias for alias, value in getattr(source, "extra", {}).items()
+               if value is side_effect}
+    if not helpers:
+        return
+    order, stores, reads, steering, loads = {}, [], [], set(), []
+
+    def walk(stmts, loops):
+        for stmt in stmts:
+            order[id(stmt)] = len(order)
+            if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+                    isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in helpers:
+                stores.append((stmt, len(order), loops))
+                continue
+            targets = set(statement_parts(stmt)[0]) if not isinstance(
+                stmt, (gast.If, gast.For, gast.While)) else None
+            for node in trees.walk(stmt) if not isinstance(
+                    stmt, (gast.If, gast.For, gast.While)) else \
+                    [n for part in ([stmt.test] if hasattr(stmt, "test") else [stmt.iter])
+                     for n in trees.walk(part)]:
+                if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
+                    reads.append((node.attr, len(order), loops))
+                    loads.append((node.attr, targets))  # (read by the output, or a test?)
+                if isinstance(node, gast.Name) and node.id == "getattr":
+                    reads.append(("*", len(order), loops))
+                if isinstance(node, gast.Call) and not (
+                        isinstance(node.func, gast.Name) and node.func.id in _READ_NOTHING) \
+                        and any(
+                        isinstance(a, gast.Name) and (kinds or {}).get(a.id) is not None and
+                        kinds[a.id].tag == "any"
+                        for a in list(node.args) + [k.value for k in node.keywords]):
+                    reads.append(("*", len(order), loops))  # (an object given to a call)
+            if isinstance(stmt, (gast.For, gast.While)):
+                walk(stmt.body, loops + (id(stmt),))
+                walk(stmt.orelse, loops)
+            elif isinstance(stmt, gast.If):
+                walk(stmt.body, loops)
+                walk(stmt.orelse, loops)
+
+    walk(tree.body, ())
+    steer = set(useful) | {n.id for stmt in trees.walk(tree)
+                           if isinstance(stmt, (gast.If, gast.While))
+                           for n in trees.walk(stmt.test) if isinstance(n, gast.Name)}
+    grown = True
+    while grown:  # (the names the output or a branch's test depends on, through any value)
+        grown = False
+        for stmt in trees.walk(tree):
+            if isinstance(stmt, (gast.Assign, gast.AugAssign)):
+                targets, value = statement_parts(stmt)
+                if set(targets) & steer and not steer.issuperset(names_in(value)):
+                    steer |= set(names_in(value))
+                    grown = True
+    steering |= {attr for attr, targets in loads if targets is None or targets & steer}
+    changed = {[p for p in s.value.args[2].value.split("|")[0].replace("[]", ".").split(".")
+                if p][-1] for s, _, _ in stores}
+    if changed & steering and getattr(source, "func", None) is not None:
+        READS_ITS_STATE.add(getattr(source.func, "__code__", None))
+    for stmt, at, loops in stores:
+        value, chain = stmt.value.args[0], stmt.value.args[2].value
+        if not (isinstance(value, gast.Name) and value.id in varied):
+            continue
+        path, how = chain.split("|")
+        attrs = [part for part in path.replace("[]", ".").split(".") if part]
+        attr = attrs[-1]
+        for name, read_at, read_loops in reads:
+            if name not in (attr, "*"):
+                continue
+            if how == "append" or read_at > at or set(loops) & set(read_loops):
+                raise source.error(
+                    DifferentiationError, f"a value with a derivative stored in "
+                    f"{path.lstrip('.')!r} of an object, which the function reads again: "
+                    "s2sad would read it as a constant (no derivative through the object)",
+                    stmt, "Keep the value in a variable and read that (h = x * 2; "
+                    "self.h = h; return h * 3), or pass it as an argument.")
