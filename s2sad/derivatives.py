@@ -480,6 +480,16 @@ class VJPFunction(GradientFunction):
         return f"<s2sad vjp {self.__name__} wrt {', '.join(self._wrt_names)}>"
 
 
+class RuntimeVJPFunction(VJPFunction):
+    """The vjp s2sad's runtime calls (an ODE's right-hand side in its adjoint, through
+    ``hooks.make_value_vjp``): its generated code returns each array argument's
+    sensitivity as computed, without the copy that gives a user's result its own memory
+    and dtype (``Options.runtime``); the runtime reads it at once and checks its shape."""
+
+    def _build_options(self, backend, **options) -> Options:
+        return super()._build_options(backend, runtime=True, **options)
+
+
 class JVPFunction(GradientFunction):
     """``jvp(f)``: called like ``f``, returns ``(value, pushforward)``.
 
