@@ -12,7 +12,8 @@ import numpy as np
 from . import hooks, spread
 from .checkpoint import checkpoint
 from .derivatives import (_CACHE, MAKERS, BoundDerivative, GradientFunction,  # noqa: F401
-                          JVPFunction, VJPFunction, _make, _refuse_state_read_again,
+                          JVPFunction, RuntimeVJPFunction, VJPFunction, _make,
+                          _refuse_state_read_again,
                           _wrt_names)
 from .errors import DifferentiationError, NonScalarOutputError
 from .rules.numpy import stop_gradient  # noqa: F401  (s2sad.stop_gradient)
@@ -522,7 +523,7 @@ MAKERS.update(grad=grad, value_and_grad=value_and_grad, vjp=vjp, jvp=jvp)  # (pi
 hooks.make_vjp.install(vjp)
 hooks.make_jvp.install(jvp)
 hooks.make_value_vjp.install(lambda func, wrt: _make(
-    func, wrt, True, False, True, "auto", False, False, VJPFunction))
+    func, wrt, True, False, True, "auto", False, False, RuntimeVJPFunction))
 
 # a call of one of these inside a function differentiated is refused at its line
 # (Normalize: a derivative is made once, at module level, and its calls inlined)

@@ -297,6 +297,10 @@ class GradientFunction:
         if isinstance(self.func, GradientFunction):
             self.func._forget(key)
 
+    def _on_numpy(self, args) -> bool:
+        """Do ``args`` (bound) run on NumPy, not a device target (CuPy)?"""
+        return not self._split_key(self._key(args))[0].translates
+
     def _split_key(self, key):
         """``(backend, argument descriptors)`` of a variant key."""
         return backend_of(key or (), self._backend), key
@@ -497,7 +501,10 @@ class VJPFunction(GradientFunction):
         args = self._bind(args, kwargs)
         self._variant(args)  # compile now: an error shows at this call, not later
         _refuse_state_read_again(self, "vjp", "pullback")
-        value = self._call(self.func, args)
+        value = self._call(self.func, args) if self._on_numpy(args) else \
+            _make(self.func, self._wrt_names if self._wrt_tuple else self._wrt_names[0],
+                  self.optimize, self.annotate, False, self.target, self.debug_nans, False,
+                  JVPFunction)._device_value(args)
 
         def pullback(cotangent):
             from .runtime.higher import snapshot
@@ -507,6 +514,16 @@ class VJPFunction(GradientFunction):
 
     def __repr__(self) -> str:
         return f"<s2sad vjp {self.__name__} wrt {', '.join(self._wrt_names)}>"
+
+
+class RuntimeVJPFunction(VJPFunction):
+    """The vjp s2sad's runtime calls (an ODE's right-hand side in its adjoint, through
+    ``hooks.make_value_vjp``): its generated code returns each array argument's
+    sensitivity as computed, without the copy that gives a user's result its own memory
+    and dtype (``Options.runtime``); the runtime reads it at once and checks its shape."""
+
+    def _build_options(self, backend, **options) -> Options:
+        return super()._build_options(backend, runtime=True, **options)
 
 
 class JVPFunction(GradientFunction):
@@ -527,12 +544,22 @@ class JVPFunction(GradientFunction):
         args = self._bind(args, kwargs)
         self._variant(args)  # compile now: an error shows at this call, not later
         _refuse_state_read_again(self, "jvp", "pushforward")
-        value = self._call(self.func, args)
+        value = self._call(self.func, args) if self._on_numpy(args) else \
+            self._device_value(args)
 
         def pushforward(*tangents):
             return self._both(args, tangents)[1]
         pushforward.__name__ = f"pushforward_{getattr(self.func, '__name__', 'f')}"
         return value, pushforward
+
+    def _device_value(self, args):
+        """The function's value at ``args`` on a device target: the generated code's, run
+        with zero tangents. Its library calls are the target's (``cupyx.scipy.special.erf``
+        for ``scipy.special.erf``; those the target lacks were refused at the user's line
+        as it compiled), where the user's own code would hand device arrays to SciPy."""
+        from .runtime import as_gradient
+        zeros = [as_gradient(args[self._params.index(name)], 0.0) for name in self._wrt_names]
+        return self._call(self._variant(args).function, args, *zeros)[0]
 
     def _both(self, args, tangents):
         """``(value, tangent)`` in one run of the generated code."""

@@ -47,7 +47,9 @@ object for :data:`call_generated`, :data:`generated_function` and :data:`push_fo
 
 make_value_vjp = Hook("make_value_vjp", """make_value_vjp(func, wrt): like
 :data:`make_vjp`, but its generated code returns ``(value, sensitivities)``: the function's
-value and its vjp from one run (an ODE's right-hand side, its value and adjoint at once).""")
+value and its vjp from one run (an ODE's right-hand side, its value and adjoint at once).
+Each array argument's sensitivity comes as computed (no copy into its form), its shape for
+the caller to check.""")
 
 make_jvp = Hook("make_jvp", """make_jvp(func, wrt): ``s2sad.jvp(func, wrt=wrt)``.""")
 

@@ -20,7 +20,9 @@ class Options:
     ``"reverse"`` (an adjoint) or ``"forward"`` (tangents). ``seed``: the output's
     sensitivity is an argument (``vjp``). ``has_aux``: the function returns ``(value,
     aux)``. ``keep_stages``: keep the source after each pass. ``nestable``: the code will
-    be differentiated again, so a loop's saved values stay on a stack.
+    be differentiated again, so a loop's saved values stay on a stack. ``runtime``: a vjp
+    for s2sad's runtime (an ODE's adjoint), which takes each array sensitivity as computed
+    and checks its shape itself: no copy into the argument's form.
     """
     optimize: bool = True
     annotate: bool = False
@@ -33,6 +35,7 @@ class Options:
     has_aux: bool = False
     keep_stages: bool = False
     nestable: bool = False
+    runtime: bool = False
 
     @property
     def reverse(self) -> bool:

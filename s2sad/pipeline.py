@@ -568,7 +568,8 @@ def gradient_form(build: Build, kinds: dict, local_names: set) -> bool:
         return False  # (complex values: as_gradient takes each real part)
     fresh = fresh_names(build.adjoint.body, _fresh_call(imports))
     form = GradientForm(kinds, imports.helpers["as_gradient"], fresh=fresh,
-                        fresh_gradient=lambda: imports.helper(fresh_gradient))
+                        fresh_gradient=lambda: imports.helper(fresh_gradient),
+                        raw=build.options.runtime)
     build.adjoint, changed = rewritten(form.visit, build.adjoint)
     return changed
 

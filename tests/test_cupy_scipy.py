@@ -325,3 +325,43 @@ def test_every_scipy_rule_is_mapped_or_refused_on_cupy(emulated):
                if (registry.facts(rule.func) or registry.Facts()).library]
     assert {h.__name__ for h in helpers} >= {"ivp_solve", "ivp_grads", "odeint_grads"}
     assert all(CUPY.lacks_module(registry.facts(h).library) for h in helpers)
+
+
+# --- jvp and vjp on the CuPy target: their value too is the generated code's ---------------
+# (the user's own function, run on device arrays, would hand them to SciPy itself)
+
+SAMPLED = ON_CUPY[::6]
+
+
+@pytest.mark.parametrize("f, args, wrt", SAMPLED, ids=_ids(SAMPLED))
+def test_jvp_and_vjp_on_cupy_compute_their_value_on_the_device(f, args, wrt, emulated):
+    value = f(*args)
+    _, push = s2sad.jvp(f, wrt)(*args)
+    _, pull = s2sad.vjp(f, wrt)(*args)
+    tangent = np.ones_like(args[wrt])
+    device_args = to_device(emulated, args)
+    got, device_push = s2sad.jvp(f, wrt, target="cupy")(*device_args)
+    assert isinstance(got, emulated.ndarray)
+    np.testing.assert_allclose(to_host(emulated, got), value, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(to_host(emulated, device_push(emulated.asarray(tangent))),
+                               push(tangent), rtol=1e-6, atol=1e-9)
+    got, device_pull = s2sad.vjp(f, wrt, target="cupy")(*device_args)
+    assert isinstance(got, emulated.ndarray)
+    np.testing.assert_allclose(to_host(emulated, got), value, rtol=1e-6, atol=1e-12)
+    seed = np.ones_like(value)
+    sens = device_pull(emulated.asarray(seed))
+    check_placement(emulated, device_args[wrt], sens)
+    np.testing.assert_allclose(to_host(emulated, sens), pull(seed), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("maker", [s2sad.jvp, s2sad.vjp])
+@pytest.mark.parametrize("f, args, message, instead", REFUSED_ON_CUPY,
+                         ids=[f.__name__ for f, *_ in REFUSED_ON_CUPY])
+def test_jvp_and_vjp_refuse_what_cupy_lacks_at_the_users_line(maker, f, args, message,
+                                                               instead, emulated):
+    with pytest.raises(s2sad.DifferentiationError) as info:
+        maker(f, 0, target="cupy")(*to_device(emulated, args))
+    assert message in str(info.value)
+    lines, first = inspect.getsourcelines(f)
+    assert info.value.lineno == first + next(i for i, line in enumerate(lines)
+                                             if "<- refused" in line)

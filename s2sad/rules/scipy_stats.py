@@ -275,60 +275,55 @@ def dirichlet_pdf_tangent(g, ans, x, alpha):
 # diagonal, as in SciPy; the points are the rows of x reshaped to (-1, d).
 
 
-@defvjp(stats.multivariate_normal.logpdf, shape="other")
-def multivariate_normal_logpdf(g, ans, x, mean=None, cov=1, allow_singular=False):
+# pdf's rules are logpdf's for the sensitivity g * ans: one source, written out for each.
+
+_MVN_ADJOINT = """\
+def multivariate_normal_{method}(g, ans, x, mean=None, cov=1, allow_singular=False):
     m = 0.0 if mean is None else mean
     p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m)))
     r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p  # (P r, for each point)
-    h = np.reshape(g, (-1, 1)) * r
-    c = 0.5 * (np.transpose(h) @ r - np.sum(g) * p)
+    h = np.reshape({g}, (-1, 1)) * r
+    c = 0.5 * (np.transpose(h) @ r - np.sum({g}) * p)
     return (unbroadcast(np.reshape(-h, np.shape(x - m)), x),
             unbroadcast(np.reshape(h, np.shape(x - m)), mean),
             c if np.ndim(cov) == 2 else unbroadcast(c * np.eye(np.size(m)), cov), None)
+"""
 
-
-@deftangent(stats.multivariate_normal.logpdf)
-def multivariate_normal_logpdf_tangent(g, ans, x, mean=None, cov=1, allow_singular=False):
+_MVN_TANGENT = """\
+def multivariate_normal_{method}_tangent(g, ans, x, mean=None, cov=1, allow_singular=False):
     m = 0.0 if mean is None else mean
     p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m)))
     r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p
-    return (np.reshape(-np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
+    return ({ans}np.reshape(-np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
                        np.shape(ans)),
-            np.reshape(np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
+            {ans}np.reshape(np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
                        np.shape(ans)),
-            np.reshape(0.5 * (np.sum((r @ (g if np.ndim(cov) == 2 else g * np.eye(
+            {ans}np.reshape(0.5 * (np.sum((r @ (g if np.ndim(cov) == 2 else g * np.eye(
                 np.size(m)))) * r, axis=-1) - np.sum(p * (g if np.ndim(cov) == 2 else g *
                                                           np.eye(np.size(m))))),
                        np.shape(ans)),
             None)
+"""
 
 
-@defvjp(stats.multivariate_normal.pdf, shape="other")
-def multivariate_normal_pdf(g, ans, x, mean=None, cov=1, allow_singular=False):
-    m = 0.0 if mean is None else mean
-    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m)))
-    r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p
-    h = np.reshape(g * ans, (-1, 1)) * r
-    c = 0.5 * (np.transpose(h) @ r - np.sum(g * ans) * p)
-    return (unbroadcast(np.reshape(-h, np.shape(x - m)), x),
-            unbroadcast(np.reshape(h, np.shape(x - m)), mean),
-            c if np.ndim(cov) == 2 else unbroadcast(c * np.eye(np.size(m)), cov), None)
+def _define_multivariate_normal() -> None:
+    """Write logpdf's adjoint and tangent, and pdf's (the same for ``g * ans``, the tangent
+    times ``ans``), as source under a file name of their own (as ``_define_family`` does),
+    and register each."""
+    texts = [template.format(method=method, g=g, ans=ans)
+             for method, g, ans in (("logpdf", "g", ""), ("pdf", "g * ans", "ans * "))
+             for template in (_MVN_ADJOINT, _MVN_TANGENT)]
+    text = "\n\n".join(texts)
+    filename = "<s2sad.rules.scipy_stats: the rules of multivariate_normal>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    exec(compile(text, filename, "exec"), globals())
+    for method in ("logpdf", "pdf"):
+        function = getattr(stats.multivariate_normal, method)
+        defvjp(function, shape="other")(globals()[f"multivariate_normal_{method}"])
+        deftangent(function)(globals()[f"multivariate_normal_{method}_tangent"])
 
 
-@deftangent(stats.multivariate_normal.pdf)
-def multivariate_normal_pdf_tangent(g, ans, x, mean=None, cov=1, allow_singular=False):
-    m = 0.0 if mean is None else mean
-    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m)))
-    r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p
-    return (ans * np.reshape(-np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
-                             np.shape(ans)),
-            ans * np.reshape(np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
-                             np.shape(ans)),
-            ans * np.reshape(0.5 * (np.sum((r @ (g if np.ndim(cov) == 2 else g * np.eye(
-                np.size(m)))) * r, axis=-1) - np.sum(p * (g if np.ndim(cov) == 2 else g *
-                                                          np.eye(np.size(m))))),
-                             np.shape(ans)),
-            None)
+_define_multivariate_normal()
 
 
 _MVN = (stats.multivariate_normal.logpdf, stats.multivariate_normal.pdf)

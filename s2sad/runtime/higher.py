@@ -22,6 +22,7 @@ import numbers
 import numpy as np
 
 from .. import hooks
+from ..backends import array_module
 from . import _float_type, unbroadcast
 
 
@@ -201,7 +202,8 @@ def reduce_tangent(g, partials, axis=None, keepdims=False):
     >>> reduce_tangent(np.array([1.0, np.nan]), np.array([2.0, 0.0]))
     np.float64(2.0)
     """
-    return np.sum(np.where(partials == 0, 0.0, g * partials), axis=axis, keepdims=keepdims)
+    xp = array_module(g, partials)  # (CuPy arrays: computed with CuPy, on the device)
+    return xp.sum(xp.where(partials == 0, 0.0, g * partials), axis=axis, keepdims=keepdims)
 
 
 def cumprod_tangent(g, x, axis=None):

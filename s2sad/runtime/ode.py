@@ -103,29 +103,41 @@ class _Field:
     def __call__(self, y, t):
         return np.asarray(self.func(*self.call_args(y, t)), dtype=float).reshape(-1)
 
+    def _likes(self, args) -> list:
+        """The arguments ``f``'s vjp differentiates, in ``wrt``'s order."""
+        return [args[i] for i in self.wrt]
+
     def sizes(self) -> list:
         return [int(np.size(self.args[i])) for i in self.varying]
 
     def pull(self, y, t, a):
-        """``f``, ``a^T df/dy`` and ``a^T df/darg`` for each float argument, one flat array
-        (in that order), from one run of ``f``'s generated vjp."""
+        """``f``, ``-a^T df/dy`` and ``-a^T df/darg`` for each float argument (the adjoint
+        system's right-hand side), one flat array in that order, from one run of ``f``'s
+        generated vjp seeded with ``-a`` (a new array: the generated code may write it)."""
         shape = self.shape
         if y.shape != shape:
             y, a = y.reshape(shape), a.reshape(shape)
         args = (t, y, *self.args) if self.tfirst else (y, t, *self.args)
-        seed = a.copy()
         direct = self._vjp.get(type(t)) if self._vjp is not None else None
         if direct is None:  # (the kinds of y and the arguments do not change)
             if self._vjp is None:
                 self._vjp = {None: hooks.make_value_vjp(self.func, wrt=self.wrt)}
+                self._shapes = (shape,) + tuple(np.shape(self.args[i]) for i in self.varying)
             vjp = self._vjp[None]
-            value, found = hooks.call_generated(vjp, args, seed)  # (compiled, checked once)
+            value, found = hooks.call_generated(vjp, args, -a)  # (compiled, checked once)
             self._vjp[type(t)] = hooks.variant_function(vjp, args) or \
                 (lambda *both: hooks.call_generated(vjp, both[:-1], both[-1]))
         else:
-            value, found = direct(*args, seed)
-        return np.concatenate((value, *found) if type(found) is tuple else (value, found),
-                              axis=None, dtype=float)
+            value, found = direct(*args, -a)
+        found = found if type(found) is tuple else (found,)
+        try:  # (the runtime vjp gives each sensitivity as computed: Options.runtime)
+            exact = tuple([part.shape for part in found]) == self._shapes
+        except AttributeError:  # (a number: a float argument's, or a derivative that is zero)
+            exact = tuple(map(np.shape, found)) == self._shapes
+        if not exact:  # (as a user's vjp gives it)
+            from .structures import as_gradient
+            found = [as_gradient(like, part) for like, part in zip(self._likes(args), found)]
+        return np.concatenate((value, *found), axis=None, dtype=float)
 
     def push(self, y, t, s, d_args) -> tuple:
         """``(f, df/dy s + sum df/darg d_arg)``, flat."""
@@ -193,13 +205,19 @@ def _backward(field, step, ys, g, times, y_bar0=None):
     return a, m, t_bar
 
 
-def _augmented(field):
+def _augmented(field, tfirst: bool = False):
+    """The augmented system's right-hand side, ``dynamics(z, t)`` (``dynamics(t, z)``
+    where ``tfirst``, as ``solve_ivp`` calls it)."""
     n = int(np.prod(field.shape))
+    pull = field.pull
+
+    if tfirst:
+        def dynamics(t, z):  # (y' = f, a' = -a^T df/dy, m' = -a^T df/dargs)
+            return pull(z[:n], t, z[n:2 * n])
+        return dynamics
 
     def dynamics(z, t):
-        out = field.pull(z[:n], t, z[n:2 * n])
-        out[n:] *= -1.0  # (y' = f, a' = -a^T df/dy, m' = -a^T df/dargs)
-        return out
+        return pull(z[:n], t, z[n:2 * n])
     return dynamics
 
 
@@ -358,11 +376,10 @@ def ivp_grads(fun, g, ans, t_span, y0, t_eval, args, options):
     field = _Field(fun, y0, args, True)
     n = int(np.size(y0))
     parts = [n, n, sum(field.sizes())]
-    dynamics = _augmented(field)
+    dynamics = _augmented(field, tfirst=True)
 
     def step(z, t_from, t_to):
-        return _solve_ivp(lambda t, w: dynamics(w, t), (t_from, t_to), z, options,
-                          parts).y[:, -1]
+        return _solve_ivp(dynamics, (t_from, t_to), z, options, parts).y[:, -1]
     times = np.asarray(ans[0], dtype=float)
     y_out = np.reshape(np.asarray(ans[1], dtype=float), (n, len(times)))
     t0 = float(t_span[0])

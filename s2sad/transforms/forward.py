@@ -159,7 +159,9 @@ class Forward:
                                 [])
         else:
             tangent = gast.Call(self.helper(as_gradient), [ret, gast.Constant(0.0, None)], [])
-        result = gast.Return(gast.Tuple([self.load(returned), tangent], gast.Load()))
+        result = trees.located(gast.Return(gast.Tuple([self.load(returned), tangent],
+                                                      gast.Load())), body[-1])
+        # (at the user's return: what a later pass moves into it is refused there)
         args = clone(self.tree.args)
         args.defaults = []
         args.kw_defaults = [None] * len(args.kwonlyargs)

@@ -34,16 +34,18 @@ def _py_float(kind) -> bool:
 class GradientForm(trees.Transformer):
     """``fresh``: names the function's last top-level statements computed as new arrays;
     ``fresh_gradient()`` gives the generated name of the helper that returns them as
-    they are (no copy)."""
+    they are (no copy). ``raw``: an array argument's sensitivity is returned as computed,
+    for the runtime that reads it at once and checks its shape (``Options.runtime``)."""
 
     def __init__(self, kinds: dict, as_gradient: str | None, float_name: str = "float",
-                 fresh: set | None = None, fresh_gradient=None):
+                 fresh: set | None = None, fresh_gradient=None, raw: bool = False):
         # the builtins float, map, list and tuple must not be shadowed where this is used
         self.kinds = kinds
         self.as_gradient = as_gradient
         self.float_name = float_name
         self.fresh = fresh or set()
         self.fresh_gradient = fresh_gradient
+        self.raw = raw
 
     def visit_FunctionDef(self, node):
         # the gradients are built in the top-level return (``Reverse._result``): the other
@@ -82,6 +84,8 @@ class GradientForm(trees.Transformer):
                      gast.Constant(float(e.value), None) for e in value.elts]
             display = gast.List if kind.tag == "list" else gast.Tuple
             return located(display(parts, gast.Load()), node)
+        if self.raw and kind is not None and kind.tag == "array":
+            return value  # (s2sad's runtime takes it as it is: Options.runtime)
         if kind is not None and kind.tag == "array" and isinstance(value, gast.Name) and \
                 value.id in self.fresh and self.fresh_gradient is not None:
             node.func = gast.Name(self.fresh_gradient(), gast.Load(), None, None)
