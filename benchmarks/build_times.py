@@ -1,0 +1,110 @@
+"""s2sad's build time per workload, and where it goes pass by pass.
+
+``python -m benchmarks.build_times [--only f4,GMM] [--builds 7] [--passes]``
+
+Each workload's build is ``s2sad.grad`` on a fresh function object up to its first
+result, less one steady-state call (as ``benchmarks.run`` reports it), the median of
+``--builds`` builds, in process time, with BLAS on one thread. ``--passes`` adds each pass's share of one
+build (its own time, summed over its runs) and the time outside the pass manager.
+The straight-line function of 100 statements is ``chain_100`` (benchmarks/gen.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from collections import defaultdict
+
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")  # (process time then counts one thread's work)
+
+import numpy as np  # noqa: E402
+
+from .gen import chain_source, import_source  # noqa: E402
+from .peers import fresh_copy, wrt_arg  # noqa: E402
+from .workloads import all_workloads  # noqa: E402
+
+TARGET_S = 0.050
+
+
+def cases(quick: bool = False) -> list:
+    """``(name, function, args, wrt)`` for each workload and the 100-statement chain."""
+    rng = np.random.default_rng(0)
+    out = [(w.name, w.s2sad_f or w.f, w.make_args(rng, quick), w.wrt)
+           for w in all_workloads(quick)]
+    chain = import_source("chain_100", chain_source(100)).chain
+    out.append(("chain_100", chain, (0.3, 0.7), (0, 1)))
+    return out
+
+
+def build_s(func, args, wrt, clock=time.process_time) -> float:
+    """Seconds of one build of ``func``'s gradient (first call less a steady call)."""
+    import s2sad
+    gradient = s2sad.grad(fresh_copy(func), wrt=wrt_arg(wrt))
+    t0 = clock()
+    gradient(*args)
+    first = clock() - t0
+    steady = []
+    for _ in range(3):
+        t0 = clock()
+        gradient(*args)
+        steady.append(clock() - t0)
+    return max(first - min(steady), 0.0)
+
+
+def pass_times(func, args, wrt) -> dict:
+    """Seconds of each pass in one build, and ``(outside passes)``: the rest of it."""
+    import s2sad
+    from s2sad import pass_manager
+    spent: dict = defaultdict(float)
+    step = pass_manager.PassManager._step
+
+    def timed(manager, build, step_):
+        t0 = time.process_time()
+        try:
+            return step(manager, build, step_)
+        finally:
+            spent[step_.pass_.name] += time.process_time() - t0
+
+    pass_manager.PassManager._step = timed
+    try:
+        gradient = s2sad.grad(fresh_copy(func), wrt=wrt_arg(wrt))
+        t0 = time.process_time()
+        gradient(*args)
+        total = time.process_time() - t0
+        t0 = time.process_time()
+        gradient(*args)
+        total -= time.process_time() - t0
+    finally:
+        pass_manager.PassManager._step = step
+    spent["(outside passes)"] = total - sum(spent.values())
+    return dict(spent)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="comma-separated substrings of names")
+    parser.add_argument("--builds", type=int, default=7, help="builds per workload")
+    parser.add_argument("--passes", action="store_true", help="each pass's time too")
+    options = parser.parse_args(argv)
+    wanted = [w for w in options.only.split(",") if w]
+    rows = [c for c in cases() if not wanted or any(w.lower() in c[0].lower() for w in wanted)]
+    for name, func, args, wrt in rows:
+        build_s(func, args, wrt)  # (the first build imports what s2sad loads lazily)
+    print(f"{'workload':<26} {'build (median)':>14} {'min':>9}  < 50 ms")
+    for name, func, args, wrt in rows:
+        times = [build_s(func, args, wrt) for _ in range(options.builds)]
+        median = statistics.median(times)
+        print(f"{name:<26} {median * 1e3:11.1f} ms {min(times) * 1e3:6.1f} ms  "
+              f"{'yes' if median < TARGET_S else 'NO'}")
+    if options.passes:
+        for name, func, args, wrt in rows:
+            spent = pass_times(func, args, wrt)
+            top = sorted(spent.items(), key=lambda kv: -kv[1])[:12]
+            print(f"\n{name}: " + ", ".join(f"{p} {s * 1e3:.1f}" for p, s in top))
+
+
+if __name__ == "__main__":
+    main()
