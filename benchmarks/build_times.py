@@ -55,20 +55,32 @@ def build_s(func, args, wrt, clock=time.process_time) -> float:
 
 
 def pass_times(func, args, wrt) -> dict:
-    """Seconds of each pass in one build, and ``(outside passes)``: the rest of it."""
+    """Seconds of each pass in one build, of each analysis (``kinds*``: computed when a
+    pass first needs it), and ``(outside passes)``: the rest of it."""
     import s2sad
     from s2sad import pass_manager
     spent: dict = defaultdict(float)
+    running: list = []  # [name, start, time of what ran inside it]
+
+    def timer(name, run):
+        def timed(*a, **k):
+            running.append([name, time.process_time(), 0.0])
+            try:
+                return run(*a, **k)
+            finally:
+                name_, t0, inner = running.pop()
+                took = time.process_time() - t0
+                spent[name_] += took - inner
+                if running:
+                    running[-1][2] += took
+        return timed
+
     step = pass_manager.PassManager._step
-
-    def timed(manager, build, step_):
-        t0 = time.process_time()
-        try:
-            return step(manager, build, step_)
-        finally:
-            spent[step_.pass_.name] += time.process_time() - t0
-
-    pass_manager.PassManager._step = timed
+    analyses = {a for s in _steps() for a in _needs(s.pass_.needs)}
+    computes = {a: a.compute for a in analyses}
+    pass_manager.PassManager._step = lambda m, b, s: timer(s.pass_.name, step)(m, b, s)
+    for a in analyses:
+        a.compute = timer(a.name + "*", a.compute)
     try:
         gradient = s2sad.grad(fresh_copy(func), wrt=wrt_arg(wrt))
         t0 = time.process_time()
@@ -79,8 +91,21 @@ def pass_times(func, args, wrt) -> dict:
         total -= time.process_time() - t0
     finally:
         pass_manager.PassManager._step = step
+        for a, compute in computes.items():
+            a.compute = compute
     spent["(outside passes)"] = total - sum(spent.values())
     return dict(spent)
+
+
+def _steps() -> list:
+    from s2sad.pass_manager import FixedPoint
+    from s2sad.pipeline import PIPELINE
+    return [s for step in PIPELINE
+            for s in (step.steps if isinstance(step, FixedPoint) else (step,))]
+
+
+def _needs(needs) -> set:
+    return {a for n in needs for a in {n} | _needs(n.needs)}
 
 
 def main(argv=None) -> None:
