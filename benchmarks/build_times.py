@@ -127,7 +127,7 @@ def main(argv=None) -> None:
     if options.passes:
         for name, func, args, wrt in rows:
             spent = pass_times(func, args, wrt)
-            top = sorted(spent.items(), key=lambda kv: -kv[1])[:12]
+            top = sorted(spent.items(), key=lambda kv: -kv[1])[:20]
             print(f"\n{name}: " + ", ".join(f"{p} {s * 1e3:.1f}" for p, s in top))
 
 

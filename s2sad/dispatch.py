@@ -571,10 +571,21 @@ _PREFIX = "_s2sad_"  # the guarded variant's own names: its builtins and helpers
 
 
 def _instructions(code, most: int) -> int:
-    """How many bytecode instructions ``code`` has (counted up to ``most``)."""
+    """How many bytecode instructions ``code`` has (counted up to ``most``): those
+    ``dis.get_instructions`` gives, counted from the offsets it decodes them at (Python
+    3.10 to 3.13), without making each an ``Instruction`` (a tenth of the time).
+
+    >>> import dis
+    >>> _instructions(_instructions.__code__, 10 ** 6) == len(list(dis.get_instructions(
+    ...     _instructions.__code__)))
+    True
+    """
     import dis
     import itertools
-    return sum(1 for _ in itertools.islice(dis.get_instructions(code), most))
+    offsets = getattr(dis, "_unpack_opargs", None)
+    instructions = offsets(code.co_code) if offsets is not None else \
+        dis.get_instructions(code)
+    return sum(1 for _ in itertools.islice(instructions, most))
 
 
 def guarded(signature, descriptors, variant, general, catch=None, reads=(), owner=None,
