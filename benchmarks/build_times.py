@@ -1,12 +1,13 @@
 """s2sad's build time per workload, and where it goes pass by pass.
 
-``python -m benchmarks.build_times [--only f4,GMM] [--builds 7] [--passes]``
+``python -m benchmarks.build_times [--only f4,GMM] [--builds 7] [--passes] [--calls]``
 
-Each workload's build is ``s2sad.grad`` on a fresh function object up to its first
-result, less one steady-state call (as ``benchmarks.run`` reports it), the median of
-``--builds`` builds, in process time, with BLAS on one thread. ``--passes`` adds each pass's share of one
-build (its own time, summed over its runs) and the time outside the pass manager.
-The straight-line function of 100 statements is ``chain_100`` (benchmarks/gen.py).
+A workload's build is its first call through ``s2sad.grad`` on a fresh function object,
+less the fastest of three later calls (as ``benchmarks.run`` reports it): the median and
+the fastest of ``--builds`` builds, in process time, BLAS on one thread. ``--passes``: each
+pass's own time in one build, each analysis's (``kinds*``, computed when a pass first
+needs it) and the rest. ``--calls``: the Python function calls of one build, a count that
+a busy machine does not change. ``chain_100`` is 100 straight-line statements (gen.py).
 """
 
 from __future__ import annotations
@@ -52,6 +53,25 @@ def build_s(func, args, wrt, clock=time.process_time) -> float:
         gradient(*args)
         steady.append(clock() - t0)
     return max(first - min(steady), 0.0)
+
+
+def build_calls(func, args, wrt) -> int:
+    """The Python function calls of one build (those of a first call less a later one's)."""
+    import cProfile
+    import pstats
+
+    import s2sad
+    counts = []
+    for _ in range(2):
+        gradient = s2sad.grad(fresh_copy(func), wrt=wrt_arg(wrt))
+        profile = cProfile.Profile()
+        for _ in range(2):
+            profile.enable()
+            gradient(*args)
+            profile.disable()
+            counts.append(pstats.Stats(profile).total_calls)
+    first, second = counts[2], counts[3] - counts[2]  # (the second build: imports are done)
+    return first - second
 
 
 def pass_times(func, args, wrt) -> dict:
@@ -113,6 +133,7 @@ def main(argv=None) -> None:
     parser.add_argument("--only", default="", help="comma-separated substrings of names")
     parser.add_argument("--builds", type=int, default=7, help="builds per workload")
     parser.add_argument("--passes", action="store_true", help="each pass's time too")
+    parser.add_argument("--calls", action="store_true", help="Python calls of one build")
     options = parser.parse_args(argv)
     wanted = [w for w in options.only.split(",") if w]
     rows = [c for c in cases() if not wanted or any(w.lower() in c[0].lower() for w in wanted)]
@@ -124,6 +145,10 @@ def main(argv=None) -> None:
         median = statistics.median(times)
         print(f"{name:<26} {median * 1e3:11.1f} ms {min(times) * 1e3:6.1f} ms  "
               f"{'yes' if median < TARGET_S else 'NO'}")
+    if options.calls:
+        print()
+        for name, func, args, wrt in rows:
+            print(f"{name:<26} {build_calls(func, args, wrt):>10,} calls")
     if options.passes:
         for name, func, args, wrt in rows:
             spent = pass_times(func, args, wrt)

@@ -259,15 +259,16 @@ class PassManager:
 
 def _readers(pipeline: list) -> tuple[set, dict]:
     """``(watched, later)`` for ``pipeline``: the ids of the steps whose report a step
-    reads (in a fixed point, or named in a later step's ``after``), and for each step's id
+    reads (in a fixed point, or named in a step's ``after``), and for each step's id
     the idempotent passes on its tree that come after it."""
     steps = [(s, isinstance(step, FixedPoint)) for step in pipeline
              for s in (step.steps if isinstance(step, FixedPoint) else (step,))]
     named = {p for s, _ in steps for p in s.after}
     watched = {id(s) for s, looped in steps if looped or s.pass_ in named}
-    later = {id(s): {t.pass_ for t, _ in steps[i + 1:]
-                     if t.pass_.idempotent and t.pass_.on == s.pass_.on}
-             for i, (s, _) in enumerate(steps)}
+    later: dict = {}  # (a step given twice: what follows either)
+    for i, (s, _) in enumerate(steps):
+        later.setdefault(id(s), set()).update(
+            t.pass_ for t, _ in steps[i + 1:] if t.pass_.idempotent and t.pass_.on == s.pass_.on)
     return watched, later
 
 
