@@ -100,3 +100,16 @@ def test_hand_written_gradients_match_finite_differences():
             picks, fd = _finite_difference(workload.f, args, i, rng)
             got = np.asarray(g, dtype=np.float64).ravel()[picks]
             np.testing.assert_allclose(got, fd, rtol=rtol, atol=atol, err_msg=workload.name)
+
+
+def test_build_times_gives_each_pass_and_analysis_and_the_calls():
+    done = subprocess.run([sys.executable, "-m", "benchmarks.build_times", "--only", "f4",
+                           "--builds", "1", "--passes", "--calls"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[1].startswith("f4 ") and lines[1].endswith(("yes", "NO"))
+    assert any(line.startswith("f4 ") and line.endswith(" calls") for line in lines)
+    passes = next(line for line in lines if line.startswith("f4: "))
+    for part in ("normalize ", "reverse ", "kinds* ", "(outside passes) "):
+        assert part in passes, passes

@@ -25,10 +25,15 @@ returns anything but ``True`` or ``False`` is an error. An analysis is computed 
 kept until a pass changes the tree it reads, unless that pass declares it keeps it
 (MLIR's preserved analyses). A :class:`FixedPoint` repeats its steps until none changes
 anything. The source after every step is kept as a stage, named after its pass.
+
+A pass that cannot tell whether it changed its tree compares the trees (:func:`rewritten`)
+only where the answer is read: by a later idempotent pass that has run, an analysis
+cached, a step run ``after`` it or a fixed point. Elsewhere it says True (a change, maybe).
 """
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -174,6 +179,7 @@ class PassManager:
         self.changed: dict[Pass, bool] = {}  # each pass's latest report, this build
         self.version: dict[str, int] = {}  # how many changes each tree has had
         self.clean: dict[Pass, int] = {}  # an idempotent pass: the version it left
+        self.watched, self.later = _readers(pipeline)
 
     def run(self, build):
         """Run every step on ``build`` and return it."""
@@ -209,7 +215,12 @@ class PassManager:
             return False  # (nothing changed since it last ran)
         before = _fingerprint(getattr(build, tree)) if self.verify and tree and \
             getattr(build, tree) is not None else None
-        changed = pass_.run(build, **{a.name: self.analysis(build, a) for a in pass_.needs})
+        analyses = {a.name: self.analysis(build, a) for a in pass_.needs}
+        told = _TELL.set(self._read(step, tree))  # (once its analyses are in the cache)
+        try:
+            changed = pass_.run(build, **analyses)
+        finally:
+            _TELL.reset(told)
         if changed is not True and changed is not False:
             raise TypeError(f"pass {pass_.name} returned {changed!r}, not whether it "
                             "changed the tree (True or False)")
@@ -229,6 +240,13 @@ class PassManager:
         return changed
 
 
+    def _read(self, step: Step, tree: str | None) -> bool:
+        """Will anything read whether ``step`` changed ``tree``: a fixed point or a step
+        ``after`` it, a later idempotent pass that has run, an analysis of it cached?"""
+        return self.verify or tree is None or id(step) in self.watched or \
+            any(p in self.clean for p in self.later.get(id(step), ())) or \
+            any(a.reads == tree for a in self.cache)
+
     def _invalidate(self, tree: str, keeps) -> None:
         """Forget the analyses of ``tree`` but ``keeps``, and those that read them."""
         stale = {a for a in self.cache if a.reads == tree and a not in keeps}
@@ -239,15 +257,37 @@ class PassManager:
                      any(n not in self.cache for n in a.needs)}
 
 
+def _readers(pipeline: list) -> tuple[set, dict]:
+    """``(watched, later)`` for ``pipeline``: the ids of the steps whose report a step
+    reads (in a fixed point, or named in a step's ``after``), and for each step's id
+    the idempotent passes on its tree that come after it."""
+    steps = [(s, isinstance(step, FixedPoint)) for step in pipeline
+             for s in (step.steps if isinstance(step, FixedPoint) else (step,))]
+    named = {p for s, _ in steps for p in s.after}
+    watched = {id(s) for s, looped in steps if looped or s.pass_ in named}
+    later: dict = {}  # (a step given twice: what follows either)
+    for i, (s, _) in enumerate(steps):
+        later.setdefault(id(s), set()).update(
+            t.pass_ for t, _ in steps[i + 1:] if t.pass_.idempotent and t.pass_.on == s.pass_.on)
+    return watched, later
+
+
+# whether the pass running now must say exactly whether it changed its tree
+_TELL = contextvars.ContextVar("s2sad_tell_changes", default=True)
+
+
 def rewritten(visit: Callable, tree) -> tuple:
     """``(visit(tree), changed)`` for a pass that cannot tell whether it changed the tree:
-    the trees before and after are compared node by node (identity, fields, shape).
+    the trees before and after are compared node by node (identity, fields, shape), where
+    the pass manager reads the answer; elsewhere ``changed`` is True (it may have).
 
     >>> import gast
     >>> tree = gast.parse("x = 1")
     >>> rewritten(lambda t: t, tree)[1], rewritten(lambda t: gast.parse("x = 1"), tree)[1]
     (False, True)
     """
+    if not _TELL.get():
+        return visit(tree), True
     before = _fingerprint(tree)
     new = visit(tree)
     return new, _fingerprint(new) != before

@@ -854,9 +854,9 @@ def _pure_names(source, imports) -> set:
     functions = imports.helper_functions()
     helpers = {alias for alias in imports.helpers.values()
                if not (registry.facts(functions.get(alias)) or registry.Facts()).checks}
-    return helpers | ({name for name, f in vars(builtins).items()
-                       if (registry.facts(f) or registry.Facts()).pure}
-                      - set(source.locals) - set(source.globals))
+    now = vars(builtins)  # (a builtin the user replaced is not the one the table knows)
+    return helpers | ({name for name, f in registry.pure_builtins().items()
+                       if now.get(name) is f} - set(source.locals) - set(source.globals))
 
 
 def _loop_sums_names(source, imports) -> tuple:

@@ -671,6 +671,24 @@ def facts(func) -> Facts | None:
     return found
 
 
+_PURE_BUILTINS = object()  # (its key in _DERIVED, cleared with it when the table changes)
+
+
+def pure_builtins() -> dict:
+    """``{name: function}`` of Python's builtins whose facts say ``pure`` (``len``,
+    ``float``...), as the table says now (kept until it changes).
+
+    >>> pure_builtins()["len"] is len
+    True
+    """
+    found = _DERIVED.get(_PURE_BUILTINS)
+    if found is None:
+        import builtins
+        found = _DERIVED[_PURE_BUILTINS] = {name: f for name, f in vars(builtins).items()
+                                            if (facts(f) or Facts()).pure}
+    return found
+
+
 def _shifted(positions):
     if positions == "*":
         return positions

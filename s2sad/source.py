@@ -411,7 +411,7 @@ def note_attribute(holder, name: str, value, source: "FunctionSource | None" = N
     so that the attribute given another function makes the gradient be built again; and,
     for an object that the free name ``holder_name`` of ``source`` gave, that name too."""
     if isinstance(holder, types.ModuleType):
-        if holder.__name__.split(".")[0] not in _LIBRARIES | sys.stdlib_module_names:
+        if holder.__name__.split(".")[0] not in _NOT_REBOUND:
             _note(("attr", holder, name, value), value)  # (NumPy's own are not rebound)
         return
     from .descriptors import describe
@@ -635,3 +635,4 @@ def still_read(dependencies) -> bool:
 
 MISSING = object()  # (what a name or key that is not there gives)
 _LIBRARIES = LIBRARIES | frozenset({"scipy", "s2sad", "jax", "torch"})
+_NOT_REBOUND = _LIBRARIES | sys.stdlib_module_names  # (made once: NumPy's, math's...)

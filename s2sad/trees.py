@@ -99,7 +99,7 @@ def walk(node) -> list:
     found = [node]
     append, extend = found.append, found.extend
     AST = ast.AST
-    table = _NODE_FIELDS
+    table = _WALKED
     name_class = gast.Name
     for item in found:  # (each node appended while it runs is visited too)
         cls = item.__class__
@@ -110,15 +110,32 @@ def walk(node) -> list:
             continue
         names = table.get(cls)
         if names is None:
-            names = node_fields(cls)
+            names = _walked(cls)
         if names:
             fields = item.__dict__
-            for field in names:
+            for field, nodes_only in names:
                 value = fields.get(field)
                 if type(value) is list:
-                    extend([v for v in value if isinstance(v, AST)])
+                    if nodes_only:
+                        extend(value)
+                    else:
+                        extend([v for v in value if isinstance(v, AST)])
                 elif isinstance(value, AST):
                     append(value)
+    return found
+
+
+# the lists that hold nodes only, never None or a name (``Dict.keys``, ``kw_defaults`` and
+# ``Global.names`` do): walked without a test of each item
+_NODES_ONLY = frozenset({"body", "orelse", "finalbody", "handlers", "targets", "elts", "args",
+                         "keywords", "decorator_list", "values", "comparators", "ops",
+                         "generators", "ifs", "items", "cases", "patterns", "posonlyargs",
+                         "kwonlyargs", "defaults"})
+_WALKED: dict = {}  # node class -> ((field, whether a list there holds nodes only), ...)
+
+
+def _walked(node_class) -> tuple:
+    found = _WALKED[node_class] = tuple((f, f in _NODES_ONLY) for f in node_fields(node_class))
     return found
 
 

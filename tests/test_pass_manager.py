@@ -231,3 +231,60 @@ def test_the_stages_are_the_pipeline_s_passes_in_order():
     remaining = iter(step.pass_.name for step in steps)
     assert names[0] == "source" and all(name in remaining for name in names[1:]), names
     assert names.count("dead_code") == 2 and "reverse" in names and "nan_check" not in names
+
+
+def _untouched_tree_steps():
+    """A pass that leaves a gast tree as it is, asking ``rewritten`` whether it changed it;
+    what it was told is kept in ``told``."""
+    import gast
+
+    from s2sad.pass_manager import rewritten
+    told = []
+
+    @transform()
+    def untouched(build):
+        build.tree, changed = rewritten(lambda tree: tree, build.tree)
+        told.append(changed)
+        return changed
+
+    @transform(idempotent=True)
+    def tidy(build):
+        return False
+
+    @analysis(reads="tree")
+    def size(build):
+        return len(build.tree.body)
+
+    @transform(on="other", needs=(size,))
+    def read_size(build, size):
+        build.other.append(size)
+        return True
+
+    def run_on(steps):
+        told.clear()
+        PassManager(steps, Stages(False, list)).run(Build(OPTIONS, gast.parse("x = 1")))
+        return told
+
+    return untouched, tidy, read_size, run_on
+
+
+def test_a_pass_is_told_truly_whether_it_changed_the_tree_where_that_is_read():
+    untouched, tidy, read_size, run_on = _untouched_tree_steps()
+    # read: a fixed point (said True, it would never end), a step run after it, a later
+    # idempotent pass that has run, an analysis of the tree cached
+    assert run_on([FixedPoint(Step(untouched))]) == [False]
+    assert run_on([Step(untouched), Step(tidy, after=(untouched,))]) == [False]
+    assert run_on([Step(tidy), Step(untouched), Step(tidy)]) == [False]
+    assert run_on([Step(read_size), Step(untouched)]) == [False]
+    # read by nothing: the trees are not compared, and a change is said, maybe
+    assert run_on([Step(untouched)]) == [True]
+    assert run_on([Step(untouched), Step(tidy)]) == [True]  # (its first run: it runs anyway)
+    assert run_on([Step(untouched), Step(read_size)]) == [True]  # (computed after it)
+
+
+def test_verification_compares_the_trees_even_where_nothing_reads_the_answer():
+    import gast
+    untouched, _, _, _ = _untouched_tree_steps()
+    manager = PassManager([Step(untouched)], Stages(False, list), verify=True)
+    tree = gast.parse("x = 1")
+    assert manager.run(Build(OPTIONS, tree)).tree is tree and manager.changed[untouched] is False

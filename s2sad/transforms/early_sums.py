@@ -74,15 +74,16 @@ class EarlySums:
         while moved:  # (each move changes what reads what: count again)
             moved = False
             reads: dict = {}  # name -> how many times the function reads it (but to add
-            for stmt in body:  # to it: `s = s + e`)
+            walks = [trees.walk(stmt) for stmt in body]  # to it: `s = s + e`; each
+            for stmt, nodes in zip(body, walks):  # statement walked once a round)
                 own = stmt.value.left if isinstance(stmt, gast.Assign) and \
                     _addition(stmt) is not None else None
-                for node in trees.walk(stmt):
+                for node in nodes:
                     if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                             node is not own:
                         reads[node.id] = reads.get(node.id, 0) + 1
-            for k, stmt in enumerate(body):
-                for call in [n for n in trees.walk(stmt) if self._sum_of_a_name(n)]:
+            for k, stmt in enumerate(body):  # (nothing changes before a move, then a round)
+                for call in [n for n in walks[k] if self._sum_of_a_name(n)]:
                     name = call.args[0].id
                     if name not in nested and reads.get(name) == 1 and \
                             self._move(body, k, call, params):

@@ -130,11 +130,16 @@ class Objects:
         import builtins
         targets = [stmt.target] if isinstance(stmt, gast.AugAssign) else [
             t.value for t in getattr(stmt, "targets", ()) if isinstance(t, gast.Subscript)]
-        parents = {id(part): stmt for part in parts or ()}  # (an if's test: in the if)
-        for root in parts if parts is not None else [stmt]:
-            for node in trees.walk(root):
-                for child in gast.iter_child_nodes(node):
-                    parents[id(child)] = node
+        parents: dict = {}
+
+        def parent(node):  # (the map made only for a list of objects: most have none)
+            if not parents:
+                parents.update({id(part): stmt for part in parts or ()})  # (an if's test)
+                for root in parts if parts is not None else [stmt]:
+                    for above in trees.walk(root):
+                        for child in gast.iter_child_nodes(above):
+                            parents[id(child)] = above
+            return parents.get(id(node))
         for root in parts if parts is not None else [stmt]:
             for node in trees.walk(root):
                 changed = None
@@ -161,20 +166,22 @@ class Objects:
                         "values in variables or pass them in as arguments.")
                 if isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)) and \
                         isinstance(node.ctx, gast.Load) and \
-                        not self._followed(node, parents.get(id(node)), stmt):
+                        not self._followed(node, parent, stmt):
                     raise self.source.syntax_error(
                         f"{unparse(node)!r}, a list of objects, where s2sad cannot follow "
                         "it", stmt, "Loop over it, index it (layers[0]), give it a name "
                         "(layers = self.layers), or pass it to a function of yours; s2sad "
                         "reads which objects it holds when it builds the gradient.")
 
-    def _followed(self, node, parent, stmt) -> bool:
+    def _followed(self, node, parent_of, stmt) -> bool:
         """Is ``node`` not a list of objects, or one used where s2sad follows it (looped
-        over, indexed, named, passed to a function of the user's or to ``len``...)?"""
+        over, indexed, named, passed to a function of the user's or to ``len``...)?
+        ``parent_of(node)``: the node above it."""
         import builtins
         ref = self._object_ref(node)
         if ref is None or ref[0] != "seq":
             return True
+        parent = parent_of(node)
         if isinstance(parent, (gast.Attribute, gast.Subscript)) and parent.value is node or \
                 isinstance(parent, (gast.Compare, gast.For, gast.comprehension, gast.Expr,
                                     gast.If, gast.While)) or \
