@@ -1,7 +1,5 @@
 """s2sad: source-to-source reverse-mode automatic differentiation for Python and NumPy."""
 
-from importlib.metadata import PackageNotFoundError, version
-
 from . import rules  # noqa: F401  (fills the rule table)
 from .api import GradientFunction, frozen, grad, stop_gradient, supported, value_and_grad
 from .api import (HVPFunction, JVPFunction, VJPFunction, checkpoint, hessian, hvp,  # noqa: E402
@@ -13,10 +11,20 @@ from .registry import (custom_jvp, custom_vjp, deflinear, deftangent, defvjp,  #
                        nondifferentiable)
 from .runtime.budget import MemoryBudgetError, set_memory_budget
 
-try:
-    __version__ = version("s2sad")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0+unknown"
+
+
+def _version() -> str:
+    """The installed distribution's version ("0+unknown" in a source tree not installed);
+    a function, so that ``version`` and ``PackageNotFoundError`` stay out of ``s2sad``."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("s2sad")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _version()
+del _version
 
 __all__ = [
     "grad", "value_and_grad", "stop_gradient", "supported", "defvjp", "nondifferentiable",

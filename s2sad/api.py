@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import hooks, spread
+from .boundary import boundary
 from .checkpoint import checkpoint
 from .derivatives import (_CACHE, MAKERS, BoundDerivative, GradientFunction,  # noqa: F401
                           JVPFunction, RuntimeVJPFunction, VJPFunction, _make,
@@ -46,6 +47,7 @@ def _past_self(wrt):
 def _methods_too(make):
     """``make`` (grad, vjp...) for a bound method too, as a :class:`BoundDerivative`."""
     @functools.wraps(make)
+    @boundary
     def made(func=None, *args, **kwargs):
         unbound = None if func is None else _unbound(func)
         if unbound is None:
@@ -141,6 +143,7 @@ def _holomorphic(func, wrt, **options):
     """
     made = vjp(func, wrt, **options)
 
+    @boundary
     def holomorphic_gradient(*args, **kwargs):
         value, pullback = made(*args, **kwargs)
         if np.size(value) != 1 or isinstance(value, (tuple, list, dict)):
@@ -293,6 +296,7 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
     rev = vjp(func, wrt, optimize=optimize, target=target)
     fwd = jvp(func, wrt, optimize=optimize, target=target)
 
+    @boundary
     def jacobian_function(*args, **kwargs):
         import numpy as np
         args = rev._bind(args, kwargs)
@@ -380,6 +384,7 @@ def _jacobian_of_jacobian(inner, wrt, mode, optimize, target):
             hint="Give one argument to each: s2sad.jacobian(s2sad.jacobian(f, wrt=i), wrt=j).")
     _wrt_names(func, rev._params, wrt)  # (said now, as for any jacobian)
 
+    @boundary
     def jacobian_function(*args, **kwargs):
         args = rev._bind(args, kwargs)
         value = rev._call(func, args)
@@ -432,6 +437,7 @@ def hessian(func: Callable, wrt: int | str = 0, *, optimize: bool = True,
     inner = jacobian(grad(func, wrt, optimize=optimize, target=target), wrt, mode="fwd",
                      optimize=optimize, target=target)
 
+    @boundary
     def hessian_function(*args, **kwargs):
         out = inner(*args, **kwargs)
         return float(out) if out.ndim == 0 else out
@@ -469,6 +475,7 @@ class HVPFunction:
         self.__name__ = f"hvp_{getattr(func, '__name__', 'f')}"
         self.__wrapped__ = func
 
+    @boundary
     def __call__(self, *args, **kwargs):
         if "v" in kwargs:
             v = kwargs.pop("v")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .boundary import boundary
 from .descriptors import attribute_object
 from .errors import S2sadError
 from .runtime.structures import frozen_attributes, has_parameters
@@ -183,6 +184,7 @@ def _compare(got, expected, rtol, atol, what):
             f"central differences give {np.array2string(expected, precision=8, threshold=8)}")
 
 
+@boundary
 def check_grads(f, args, order: int = 2, modes=("rev", "fwd"), wrt=None, *, eps: float = 1e-6,
                 rtol: float = 1e-4, atol: float = 1e-6, seed: int = 0) -> None:
     """Check s2sad's derivatives of ``f`` against central finite differences.

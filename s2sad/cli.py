@@ -27,7 +27,8 @@ from . import __version__
 from .api import GradientFunction
 from .backends import TARGETS
 from .display import ansi_source, paint, use_color
-from .errors import NoSourceError, S2sadError
+from .errors import NonScalarOutputError, NoSourceError, S2sadError
+from .runtime import output_seed
 
 BAD_INPUT = 2
 MISMATCH = 1
@@ -46,9 +47,12 @@ examples (from a checkout of s2sad):
   python -m s2sad ...   (the same, without the console script)
 
 FUNC is a function defined at the top level of FILE.py (or of an importable
-module: package.module:FUNC). --at takes the arguments as a Python literal, a
+module, found from the current directory too: package.module:FUNC), or a
+method: Class.method (of an object made with Class()) or obj.method (of an
+object the module makes). --at takes the arguments as a Python literal, a
 tuple for several, or an expression with np./math. (np.ones(3)); integers in
-the differentiated arguments are read as floats.
+the differentiated arguments are read as floats. Without --at, show prints
+the general variant; with it, the variant specialized to those arguments.
 
 Output is coloured on a terminal unless NO_COLOR is set. Exit status: 0 when
 all went well, 1 when check finds a mismatch, 2 on bad input.
@@ -63,7 +67,8 @@ class CliError(Exception):
 
 
 def load_function(spec: str):
-    """The function named by ``FILE.py:FUNC`` or ``package.module:FUNC``."""
+    """The function named by ``FILE.py:FUNC`` or ``package.module:FUNC``; ``FUNC`` may be
+    ``Class.method`` (bound to an object made with ``Class()``) or ``obj.method``."""
     if ":" not in spec:
         raise CliError(f"expected FILE.py:FUNC, got {spec!r}")
     path, name = spec.rsplit(":", 1)
@@ -74,19 +79,55 @@ def load_function(spec: str):
     elif path.endswith(".py") or os.sep in path or "/" in path:
         raise CliError(f"no such file: {path}")
     else:
-        try:
-            module = importlib.import_module(path)
-        except ImportError as exc:
-            raise CliError(f"no such file or module: {path} ({exc})") from None
+        module = _import_module(path)
         where = f"module {path}"
-    func = getattr(module, name, None)
-    if not callable(func):
+    first, *rest = name.split(".")
+    func = getattr(module, first, None)
+    if func is None or not rest and not callable(func):
         functions = sorted(k for k, v in vars(module).items()
                            if inspect.isfunction(v) and v.__module__ == module.__name__)
         what = "no function" if func is None else "nothing callable named"
-        raise CliError(f"{where} has {what} {name!r}"
+        raise CliError(f"{where} has {what} {first!r}"
                        + (f"; it defines: {', '.join(functions)}" if functions else ""))
+    for depth, part in enumerate(rest, 1):
+        owner, func = func, getattr(func, part, None)
+        if func is None:
+            raise CliError(f"{where}: {'.'.join([first, *rest[:depth - 1]])} has no "
+                           f"attribute {part!r}")
+    if rest and inspect.isclass(owner) and inspect.isfunction(func) and \
+            not isinstance(inspect.getattr_static(owner, rest[-1]), staticmethod):
+        func = getattr(_instance(owner, name, where), rest[-1])  # (a method: bound)
+    if not callable(func):
+        raise CliError(f"{where}: {name} is a {type(func).__name__}, not a function")
     return func
+
+
+def _instance(cls, name: str, where: str):
+    """An object of ``cls`` made with ``cls()``, for ``Class.method``."""
+    try:
+        return cls()
+    except Exception as exc:  # noqa: BLE001 (whatever the user's class raised)
+        raise CliError(f"{where}: {name} is a method, and {cls.__name__}() cannot make an "
+                       f"object to call it on ({type(exc).__name__}: {exc}); name an object "
+                       f"the module makes instead (FILE.py:obj.{name.split('.')[-1]})") \
+            from None
+
+
+def _import_module(path: str):
+    """The module ``path`` (``package.module``), found from the current directory too, as
+    ``python -m`` finds it (the ``s2sad`` script's own ``sys.path`` does not have it)."""
+    added = os.getcwd() not in sys.path and "" not in sys.path
+    if added:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(path)
+    except ImportError as exc:
+        raise CliError(f"no such file or module: {path} ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 (whatever the user's module raised at import)
+        raise CliError(f"cannot import {path}{user_traceback(exc)}") from None
+    finally:
+        if added:
+            sys.path.remove(os.getcwd())
 
 
 def _import_file(file: Path):
@@ -98,17 +139,18 @@ def _import_file(file: Path):
     try:
         module_spec.loader.exec_module(module)
     except SyntaxError as exc:
-        raise CliError(f"cannot import {file}:\n" + "".join(
+        raise CliError(f"cannot import {file}\n" + "".join(
             traceback.format_exception_only(type(exc), exc)).rstrip()) from None
     except Exception as exc:  # noqa: BLE001 (whatever the user's module raised at import)
-        raise CliError(f"cannot import {file}: {user_traceback(exc)}") from None
+        raise CliError(f"cannot import {file}{user_traceback(exc)}") from None
     finally:
         sys.path.pop(0)
     return module
 
 
 def user_traceback(exc: BaseException) -> str:
-    """``exc`` with the frames of the user's code only (not s2sad's, not importlib's)."""
+    """``exc`` with the frames of the user's code only (not s2sad's, not importlib's), on
+    the lines after the message it ends (which therefore needs no colon)."""
     package = str(Path(__file__).resolve().parent)
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if not f.filename.startswith(package) and not f.filename.startswith("<frozen")]
@@ -145,15 +187,21 @@ def parse_at(text: str):
 
 
 def call_arguments(func, at, wrt_names: list[str]) -> tuple:
-    """``--at`` as the positional arguments of ``func``, the differentiated ones as floats."""
+    """``--at`` as the positional arguments of ``func``, the differentiated ones as floats.
+    A tuple is the arguments, one each, whatever the number of parameters: a function of
+    one tuple is given ``'((1.0, 2.0),)'``."""
     params = list(inspect.signature(func).parameters)
-    args = at if isinstance(at, tuple) and len(params) > 1 else (at,)
+    args = at if isinstance(at, tuple) else (at,)
     try:
         bound = inspect.signature(func).bind(*args)
     except TypeError as exc:
+        several = "give several as a tuple: --at '(1.0, 2.0)'"
+        if len(args) > 1 and len(params) == 1:
+            several = (f"to pass one tuple as {params[0]}, write it inside a tuple of one: "
+                       f"--at '({args!r},)'")
         raise CliError(f"--at gives {len(args)} value{'s' if len(args) != 1 else ''} but "
                        f"{func.__name__}({', '.join(params)}) cannot take them ({exc}); "
-                       f"give several as a tuple: --at '(1.0, 2.0)'") from None
+                       f"{several}") from None
     bound.apply_defaults()
     return tuple(_floats(bound.arguments[p]) if p in wrt_names else bound.arguments[p]
                  for p in params)
@@ -219,9 +267,11 @@ def derivative(func, args: argparse.Namespace):
                        "arguments is a tuple, not a scalar")
     # reverse: grad nested `order` times; forward: jvp of grad nested `order - 1` times
     derivative_function = func
+    args.levels = [func]  # (each derivative that the next one differentiates, for --at)
     for _ in range(order if mode == "reverse" else order - 1):
         try:
             derivative_function = s2sad.grad(derivative_function, wrt, **options)
+            args.levels.append(derivative_function)
         except NoSourceError:
             if isinstance(derivative_function, GradientFunction):
                 raise CliError(f"--order {order} is not available yet: this version of s2sad "
@@ -242,6 +292,10 @@ def derivative(func, args: argparse.Namespace):
 # --- the commands -----------------------------------------------------------------------------
 
 
+GENERAL = ("# The general variant, for arguments of any kind; --at gives the one specialized "
+           "to example arguments.\n")
+
+
 def show(args: argparse.Namespace) -> int:
     func = load_function(args.function)
     call_args = None
@@ -249,18 +303,50 @@ def show(args: argparse.Namespace) -> int:
         names = wrt_names(func, wrt_option(args.wrt))
         call_args = call_arguments(func, parse_at(args.at), names)
     fn = derivative(func, args)
+    if call_args is not None:
+        refuse_non_scalar(args.levels, func, call_args)
     color = use_color(sys.stdout) if args.color == "auto" else args.color == "always"
     if args.stages:
         if not hasattr(fn, "stages"):
             raise CliError("--stages is available for reverse mode only")
         stages = fn.stages() if call_args is None else _call(fn.stages, func, call_args)
+        before, unchanged = None, []
         for name, text in stages:
+            if text == before:  # (a pass that changed nothing: named at the end)
+                unchanged.append(name)
+                continue
+            before = text
             sys.stdout.write(paint(f"# ---- after {name} ----", "bold cyan", color) + "\n")
             sys.stdout.write((ansi_source(text) if color else text).rstrip("\n") + "\n\n")
+        if unchanged:
+            sys.stdout.write(paint(f"# (these passes changed nothing: {', '.join(unchanged)})",
+                                   "bold cyan", color) + "\n")
         return 0
     text = fn.source if call_args is None else _call(fn.source_for, func, call_args)
+    if call_args is None:
+        text = GENERAL + text
     sys.stdout.write(ansi_source(text) if color else text)
     return 0
+
+
+def refuse_non_scalar(levels: list, func, call_args: tuple) -> None:
+    """Refuse, as the API does when it is called, a gradient of a function (or of a
+    gradient, for ``--order 2``) whose value at ``call_args`` is not a scalar: the
+    API's :class:`NonScalarOutputError`, located at the ``return``. ``levels``: the
+    function, then each gradient that the next differentiates. An error of the
+    function itself is left to the command (``show`` shows the source anyway)."""
+    for level, differentiated in zip(levels, levels[1:]):
+        try:
+            value = _call(level, func, _copy(call_args))
+        except S2sadError:
+            raise
+        except Exception:  # noqa: BLE001 (the function's own error: not this check's)
+            return
+        try:
+            output_seed(value)
+        except NonScalarOutputError:
+            _call(differentiated, func, _copy(call_args))  # (its own error, located)
+            raise
 
 
 def check(args: argparse.Namespace) -> int:
@@ -276,9 +362,10 @@ def check(args: argparse.Namespace) -> int:
         try:
             return float(np.asarray(_call(func, func, _copy(values))))
         except Exception as exc:  # noqa: BLE001 (whatever the user's function raised)
-            raise CliError(f"{func.__name__} failed {where} --at {args.at}: "
+            raise CliError(f"{func.__name__} failed {where} --at {args.at}"
                            f"{user_traceback(exc)}") from None
 
+    refuse_non_scalar([func, value_and_grad], func, call_args)  # (before a float() of it)
     at_point(call_args, "at")  # the function's own errors first, with its own traceback
     try:
         value, gradient = _call(value_and_grad, func, _copy(call_args))
@@ -286,7 +373,7 @@ def check(args: argparse.Namespace) -> int:
         raise
     except Exception as exc:  # noqa: BLE001 (whatever the generated code raised)
         raise CliError(f"the generated gradient of {func.__name__} failed at --at {args.at}, "
-                       f"though {func.__name__} itself runs there: {user_traceback(exc)}") \
+                       f"though {func.__name__} itself runs there{user_traceback(exc)}") \
             from None
     gradients = gradient if isinstance(wrt, tuple) else (gradient,)
     params = list(inspect.signature(func).parameters)
@@ -400,7 +487,8 @@ def _show(value) -> str:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("function", metavar="FILE.py:FUNC",
-                        help="the function to differentiate, e.g. examples/f4.py:f4")
+                        help="the function to differentiate, e.g. examples/f4.py:f4 (or a "
+                             "method: FILE.py:Class.method, FILE.py:obj.method)")
     parser.add_argument("--wrt", action="append", metavar="ARG",
                         help="argument to differentiate with respect to, by name or index "
                              "(repeatable, or comma-separated; default: the first)")
@@ -441,7 +529,7 @@ def build_parser() -> argparse.ArgumentParser:
     show_parser.add_argument("--annotate", action="store_true",
                              help="precede each adjoint block with the user's line it comes from")
     show_parser.add_argument("--stages", action="store_true",
-                             help="print the source after each compiler pass")
+                             help="print the source after each compiler pass that changed it")
     show_parser.set_defaults(run=show)
 
     check_parser = commands.add_parser(

@@ -19,6 +19,7 @@ import weakref
 from typing import Callable
 
 from . import hooks, registry
+from .boundary import boundary, hide
 from .backends import ARRAY_TAGS, backend_of, check_arguments, check_target, target_backend
 from .descriptors import describe, is_object
 from .dispatch import UNSET, given_arguments, make_entry
@@ -139,7 +140,15 @@ class GradientFunction:
     __call__ = property(operator.attrgetter("_entry"), doc="Call like the function.")
 
     def _general(self, *args, **kwargs):
-        """A call whose variant is found by describing its arguments (compiled if new)."""
+        """A call whose variant is found by describing its arguments (compiled if new).
+        An error leaves without s2sad's frames (:mod:`s2sad.boundary`)."""
+        try:
+            return self._general_call(args, kwargs)
+        except Exception as exc:
+            hide(exc)
+            raise
+
+    def _general_call(self, args, kwargs):
         if kwargs or len(args) != self._arity:
             args = self._bind(args, kwargs)
         elif _LEFT_OUT in map(id, args):  # (an entry's: one left out had no default then)
@@ -399,11 +408,13 @@ class GradientFunction:
             return compiled
 
     @property
+    @boundary
     def source(self) -> str:
         """The generated source of this gradient."""
         compiled = self._last or self._compile(None)
         return compiled.text
 
+    @boundary
     def source_for(self, *args, **kwargs) -> str:
         """The generated source specialized to these arguments (without running it)."""
         bound = self._bound(args, kwargs, "source_for")
@@ -411,6 +422,7 @@ class GradientFunction:
         key = self._key([bound.arguments[p] for p in self._params])
         return (self._variants.get(key) or self._compile(key)).text
 
+    @boundary
     def stages(self, *args, **kwargs) -> list[tuple[str, str]]:
         """``(pass name, source after it)`` for each pass of the compiler."""
         key = None
@@ -497,6 +509,7 @@ class VJPFunction(GradientFunction):
     def _what(self) -> str:
         return "Vector-Jacobian product"
 
+    @boundary
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
         self._variant(args)  # compile now: an error shows at this call, not later
@@ -506,6 +519,7 @@ class VJPFunction(GradientFunction):
                   self.optimize, self.annotate, False, self.target, self.debug_nans, False,
                   JVPFunction)._device_value(args)
 
+        @boundary
         def pullback(cotangent):
             from .runtime.higher import snapshot
             return self._call(self._variant(args).function, args, snapshot(cotangent))
@@ -540,6 +554,7 @@ class JVPFunction(GradientFunction):
     def _what(self) -> str:
         return "Jacobian-vector product"
 
+    @boundary
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
         self._variant(args)  # compile now: an error shows at this call, not later
@@ -547,6 +562,7 @@ class JVPFunction(GradientFunction):
         value = self._call(self.func, args) if self._on_numpy(args) else \
             self._device_value(args)
 
+        @boundary
         def pushforward(*tangents):
             return self._both(args, tangents)[1]
         pushforward.__name__ = f"pushforward_{getattr(self.func, '__name__', 'f')}"
@@ -632,8 +648,23 @@ def _compiled_named(func, filename: str):
 def _at_return(exc: NonScalarOutputError, compiled) -> None:
     """Raise ``exc`` again located at the user's ``return``, when it has no place yet."""
     if exc.filename is None and compiled.output_at is not None:
-        raise NonScalarOutputError(exc.message, *compiled.output_at, None, exc.hint) \
-            from None
+        raise NonScalarOutputError(exc.message, *compiled.output_at,
+                                   _returned_column(compiled.output_at[2]), exc.hint) from None
+
+
+def _returned_column(text: str | None) -> int | None:
+    """The column of the value a ``return`` line returns, where the caret of a
+    non-scalar output points; None for a line that is no ``return``.
+
+    >>> _returned_column("    return np.ones(3)\\n"), _returned_column("def f(x):\\n")
+    (11, None)
+    """
+    stripped = (text or "").lstrip()
+    if not stripped.startswith("return") or stripped[6:7].isidentifier() or \
+            not stripped[6:].strip():
+        return None
+    rest = stripped[6:]
+    return len(text) - len(stripped) + 6 + len(rest) - len(rest.lstrip())
 
 
 def _check_nestable(func) -> None:
@@ -785,16 +816,20 @@ class BoundDerivative:
         self.__qualname__ = self.__name__
         self.__doc__ = getattr(derivative, "__doc__", None)
 
+    @boundary
     def __call__(self, *args, **kwargs):
         return self.derivative(self.obj, *args, **kwargs)
 
     @property
+    @boundary
     def source(self) -> str:
         return self.derivative.source
 
+    @boundary
     def source_for(self, *args, **kwargs) -> str:
         return self.derivative.source_for(self.obj, *args, **kwargs)
 
+    @boundary
     def stages(self, *args, **kwargs):
         return self.derivative.stages(self.obj, *args, **kwargs)
 

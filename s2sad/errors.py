@@ -46,7 +46,15 @@ class UnsupportedSyntaxError(SyntaxError, S2sadError):
     """A construct s2sad cannot differentiate (yet), located in the user's source.
 
     It is a ``SyntaxError``, so ``filename``, ``lineno``, ``offset`` and ``text``
-    carry the location, and ``str(err)`` spells it out with a caret and a hint.
+    carry the location, and ``str(err)`` spells it out with a caret and a hint. A
+    traceback prints a ``SyntaxError`` as its location, then its ``msg``: the ``msg``
+    holds the hint too, and the lines that called the code it is in.
+
+    >>> err = UnsupportedSyntaxError("a `del` statement", "m.py", 3, "    del y\\n", 4,
+    ...                              "Remove the `del`.")
+    >>> print(err.msg)
+    s2sad does not support a `del` statement
+    Remove the `del`.
     """
 
     def __init__(self, construct: str, filename: str | None = None, lineno: int | None = None,
@@ -57,7 +65,13 @@ class UnsupportedSyntaxError(SyntaxError, S2sadError):
         self.calls = calls
         self.col = col
         message = f"s2sad does not support {construct}"
-        super().__init__(message, (filename, lineno, None if col is None else col + 1, text))
+        shown = [message] + [  # (the line at fault is the traceback's: the calls to it)
+            f'  called from "{where}", line {line}, in {function}' +
+            (f":\n    {source.strip()}" if source else "")
+            for where, line, source, _, function in reversed(calls[:-1])] + \
+            ([hint] if hint else [])
+        super().__init__("\n".join(shown),
+                         (filename, lineno, None if col is None else col + 1, text))
         self._full = _located(message, filename, lineno, text, col, hint, calls)
 
     def with_calls(self, calls: tuple) -> "UnsupportedSyntaxError":

@@ -246,15 +246,24 @@ def defvjp(*funcs, shape: str = "elementwise"):
     function (``None`` for no derivative). A tangent rule registered before for the same
     function is kept.
 
-    Example:
+    Example (the rule is written into the gradient of a function that calls ``cube``):
         >>> import s2sad
         >>> def cube(x):
         ...     return x ** 3
         >>> @s2sad.defvjp(cube)
         ... def cube_vjp(g, ans, x):
         ...     return 3.0 * g * x ** 2
-        >>> lookup(cube).adjoint(1.0, 8.0, 2.0)
-        12.0
+        >>> def f(x):
+        ...     return cube(x) + x
+        >>> s2sad.grad(f)(2.0)
+        13.0
+        >>> print(s2sad.grad(f).source_for(2.0))
+        def grad_f(x):
+            t_1 = cube(x)
+            s_x = 1.0
+            s_x += 3.0 * x ** 2
+            return s_x
+        <BLANKLINE>
     """
     assert shape in SHAPES, shape
 

@@ -82,6 +82,56 @@ def _lines_by_indentation(code) -> tuple[list[str], int] | None:
     return lines[first - 1:end], first
 
 
+def _construct_offset(node) -> int:
+    """How far right of ``node``'s column a caret points: for an assignment to names
+    (``y = np.unwrap(x)``, or the temporary that normalization gave a call of the user's
+    ``return np.sum(np.pad(x))``), the columns up to its value, the construct refused
+    where such a statement is; 0 for the rest, whose construct is the statement.
+
+    >>> stmt = gast.parse("y = np.unwrap(x)").body[0]
+    >>> _construct_offset(stmt), _construct_offset(gast.parse("y[0] = f(x)").body[0])
+    (4, 0)
+    """
+    if not isinstance(node, gast.Assign) or \
+            not all(isinstance(t, gast.Name) for t in node.targets):
+        return 0
+    value = node.value
+    if getattr(value, "lineno", None) != getattr(node, "lineno", None) or \
+            getattr(value, "col_offset", None) is None or \
+            getattr(node, "col_offset", None) is None:
+        return 0
+    return max(value.col_offset - node.col_offset, 0)
+
+
+def _inlined_construct_column(node, lineno: int, text: str | None, col: int | None):
+    """The column of the construct of ``node``, a statement inlined from a function of the
+    user's at ``lineno`` (its ``text``; ``col``: the statement's). The value's column
+    counts from that function's own indentation, which the inlined node does not keep: it
+    is the one indentation at which the value's text is found on the line.
+
+    >>> stmt = gast.parse("t_1 = np.tanh(v)").body[0]
+    >>> stmt.value.lineno, stmt.value.col_offset = 5, 11  # (`return np.tanh(v) + 1.0`)
+    >>> _inlined_construct_column(stmt, 5, "        return np.tanh(v) + 1.0\\n", 8)
+    15
+    """
+    if col is None or not text or not isinstance(node, gast.Assign) or \
+            not all(isinstance(t, gast.Name) for t in node.targets):
+        return col
+    value = node.value
+    start = getattr(value, "col_offset", None)
+    if getattr(value, "lineno", None) != lineno or start is None:
+        return col
+    import ast
+    try:
+        shown = ast.unparse(gast.gast_to_ast(value))
+    except Exception:  # noqa: BLE001 (a node normalization made that does not unparse)
+        return col
+    prefix = re.match(r"[\w.]*", shown).group() or shown[:1]
+    found = [start + indent for indent in range(col + 1)
+             if start + indent >= col and text.startswith(prefix, start + indent)]
+    return found[0] if len(found) == 1 else col
+
+
 @dataclass
 class FunctionSource:
     """The parsed source of a user function and where it came from.
@@ -225,9 +275,13 @@ class FunctionSource:
         origin = getattr(node, "origin", ())
         if len(origin) > 1:
             filename, lineno, text, col, _ = origin[-1]
+            col = _inlined_construct_column(node, lineno, text, col)
+            origin = origin[:-1] + ((filename, lineno, text, col, origin[-1][4]),)
             return cls(message, filename, lineno, text, col, hint, calls=origin)
         lineno = getattr(node, "lineno", None)
-        return cls(message, self.filename, lineno, self.line(lineno), self._col(node), hint)
+        col = self._col(node)
+        return cls(message, self.filename, lineno, self.line(lineno),
+                   col if col is None else col + _construct_offset(node), hint)
 
     def _col(self, node) -> int | None:
         col = getattr(node, "col_offset", None)

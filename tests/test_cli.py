@@ -123,13 +123,18 @@ def test_show_target_numpy_and_cupy():
     assert bad.returncode == 2
 
 
-def test_show_stages_prints_every_pass():
+def test_show_stages_prints_every_pass_that_changed_the_source():
     out = run("show", "examples/f4.py:f4", "--stages", "--at", "[1.0, 2.0, 3.0, 4.0]")
     assert out.returncode == 0, out.stderr
-    names = [name for name, _ in s2sad.grad(f4()).stages([1.0, 2.0, 3.0, 4.0])]
+    stages = s2sad.grad(f4()).stages([1.0, 2.0, 3.0, 4.0])
+    same = [i > 0 and text == stages[i - 1][1] for i, (_, text) in enumerate(stages)]
+    changed = [name for (name, _), unchanged in zip(stages, same) if not unchanged]
+    unchanged = [name for (name, _), unchanged in zip(stages, same) if unchanged]
     assert [line[len("# ---- after "):-len(" ----")] for line in out.stdout.splitlines()
-            if line.startswith("# ---- after ")] == names
-    assert "reverse" in names
+            if line.startswith("# ---- after ")] == changed
+    assert "reverse" in changed and unchanged
+    assert out.stdout.splitlines()[-1] == \
+        f"# (these passes changed nothing: {', '.join(unchanged)})"
 
 
 def test_show_mode_forward_uses_jvp_or_says_it_is_not_available():

@@ -178,7 +178,7 @@ def test_a_run_time_error_in_an_inlined_method_names_its_line_and_the_calls():
 def test_errors_in_a_helper_at_every_stage_name_its_line_and_the_calls():
     """Refused while normalizing (an update of the caller's array), by the reverse pass
     (no rule: the message quotes the helper's line), and nested defs and lambdas (the
-    caret under their own statement)."""
+    caret under the call refused, in their own statement)."""
     from tests import helpers_other_module as other
     x = np.array([1.0, 2.0])
     for f, error, helper, text in [
@@ -193,13 +193,13 @@ def test_errors_in_a_helper_at_every_stage_name_its_line_and_the_calls():
         assert [frame[-1] for frame in err.calls] == [f.__name__, helper.__name__]
     assert "repeating a list or tuple (parts = [onp.sum(z)] * 3)" in str(err)
     for f, name, text in [(cases.nested_without_rule, "inner", "return np.frexp(v)[0]"),
-                          (cases.lambda_without_rule, "<lambda>", "lambda v:")]:
+                          (cases.lambda_without_rule, "<lambda>", "lambda v: np.frexp")]:
         with pytest.raises(s2sad.NoDerivativeError) as info:
             s2sad.grad(f)(x)
         lines = str(info.value).splitlines()
         at = next(i for i, line in enumerate(lines) if line.endswith(f", in {name}"))
         source, caret = lines[at + 1], lines[at + 2]
-        assert text in source and caret.index("^") == source.index(text.split()[0]), lines
+        assert text in source and caret.index("^") == source.index("np.frexp"), lines
         assert "the value of 'x' passed in" in str(info.value)  # (v, in the helper's line)
 
 

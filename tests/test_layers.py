@@ -48,7 +48,7 @@ LAYERS = {
     ],
     "face": [
         "__init__", "__main__", "api", "derivatives", "dispatch", "checkpoint", "cli",
-        "display", "checking", "spread",
+        "display", "checking", "spread", "boundary",
     ],
 }
 
