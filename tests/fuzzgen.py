@@ -807,8 +807,23 @@ class Gen:
         else:
             self.uses_s2sad = True
             lines = []
-            value = E(f"s2sad.grad(lambda t: np.tanh(t) * {a})({t.src})", env[a].bound)
-            self.note("grad-inside")
+            inside = self.ch.int(0, 4) if not ctx.loop and ctx.depth == 0 else 0
+            if inside in (0, 4):
+                value = E(f"s2sad.grad(lambda t: np.tanh(t) * {a})({t.src})", env[a].bound)
+                self.note("grad-inside")
+            elif inside == 1:  # (d2/dt2 tanh(t) * a times 0.5: |tanh''| < 0.77)
+                value = E(f"s2sad.hvp(lambda t: np.tanh(t) * {a})({t.src}, 0.5)",
+                          env[a].bound)
+                self.note("hvp-inside")
+            elif inside == 2:
+                lines = [f"{name} = s2sad.grad(lambda t: np.sin(t) * {a})"]
+                value = E(f"{name}({t.src})", env[a].bound)
+                self.note("grad-held-inside")
+            else:
+                lines = [f"{name}_v, {name} = s2sad.jvp(lambda t: np.sin(t) * {a})({t.src})"]
+                self.kinds[f"{name}_v"] = "s"
+                value = E(f"{name}_v + {name}(0.5)", 1.5 * env[a].bound)
+                self.note("jvp-inside")
         return lines + self.bind(env, "s", self.squash(value))
 
     def unpack(self, env, ctx: _Ctx) -> list[str]:
