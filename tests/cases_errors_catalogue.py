@@ -144,8 +144,8 @@ def calls_with_double_star(x):
 
 
 def starred_assignment(x):
-    a, *rest = x  # <- here
-    return a
+    a, *rest, b = x  # <- here
+    return a * b
 
 
 def recursive(x, n):

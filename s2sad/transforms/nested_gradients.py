@@ -245,10 +245,9 @@ def held_derivative(normalize, stmt, static) -> bool:
         return False
     target, value = stmt.targets[0], stmt.value
     if isinstance(target, gast.Name):
-        if normalize.nesting or not normalize._given_once(target.id):
-            return False
-        made = _derivative(normalize, stmt, value, static)
-        if made is None or not _only_called(normalize, target.id):
+        if normalize.nesting or _derivative(normalize, stmt, value, static) is None or \
+                not normalize._given_once(target.id) or \
+                not _only_called(normalize, target.id):  # (walks last: most lines stop first)
             return False
         normalize.function_args[target.id] = ("derivative", (value, None))
         return True

@@ -51,6 +51,7 @@ from .frozen import freeze
 from .function_values import bind_function, bind_items, merge_branches, unrolled_functions
 from .partials import held as held_partial
 from .nested_gradients import held_derivative
+from .star_args import starred_assignment
 from .inlining import Inlining
 from .loops import Loops
 from .objects import Objects, argument_descriptors, argument_objects  # noqa: F401
@@ -168,6 +169,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         if isinstance(stmt, gast.FunctionDef):
             self.local_functions[stmt.name] = self._defined_here(stmt)
             return
+        unstarred = starred_assignment(self, stmt)  # a, *rest = xs: a, rest = xs[0], [...]
+        if unstarred is not None:
+            return self.statement(unstarred)
         if not self.trusted and isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr,
                                                   gast.Return)):
             self._refuse_hidden_updates(stmt)
