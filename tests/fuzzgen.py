@@ -328,7 +328,8 @@ class Gen:
     def call_form(self, env, name: str, params: list, args: list[str], depth: int) -> E:
         """The call of helper ``name`` with ``args``, written as people write calls
         (issue 35): ``h(*(a, b))``, ``h(a, **{"q": b})``, ``functools.partial(h, a)(b)``,
-        or, for a helper of one parameter, ``sum(map(h, [a, b]))``."""
+        ``functools.partial(h, *(a, b))(c)``, or, for a helper of one parameter,
+        ``sum(map(h, [a, b]))``."""
         positional = [a for a in args if not re.match(r"\w+=(?!=)", a)]
         named = args[len(positional):]
         form = self.ch.int(0, 7)
@@ -348,6 +349,11 @@ class Gen:
             rest = positional[1:] + named
             return E(f"functools.partial({name}, {positional[0]})({', '.join(rest)})", CAP,
                      fresh=False)
+        if form == 5 and len(positional) >= 2:
+            self.note("partial-star-call")
+            rest = positional[2:] + named
+            return E(f"functools.partial({name}, *({positional[0]}, {positional[1]}))"
+                     f"({', '.join(rest)})", CAP, fresh=False)
         if form == 4 and len(params) == 1 and len(positional) == 1:
             other = self.expr(env, params[0][1], max(depth - 1, 0)).src
             self.note("map-call")
@@ -848,6 +854,9 @@ class Gen:
                 self.taint(name)
             env[name] = Var("s", value.bound, owned=value.fresh and name not in self.tainted)
         self.note("unpack")
+        if self.ch.chance(25):  # (issue 35: a starred target, its list indexed)
+            self.note("starred-unpack")
+            return [f"{a}, *{b}_rest = {value_a.src}, {value_b.src}", f"{b} = {b}_rest[0]"]
         return [f"{a}, {b} = {value_a.src}, {value_b.src}"]
 
     def lists(self, env, ctx: _Ctx) -> list[str]:

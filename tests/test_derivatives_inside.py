@@ -1,11 +1,14 @@
 """Derivatives made inside the function differentiated (issue 35): ``s2sad.hvp``,
 ``s2sad.hessian``, ``s2sad.jacobian``, ``s2sad.jvp`` and ``s2sad.vjp`` of a nested def, a
-lambda or a module-level function, and a ``grad`` held in a variable. Each program's
+lambda or a module-level function, and a ``grad`` held in a variable; and the star forms
+(``a, *rest = xs``, ``partial(f, *xs)``, ``x.reshape(*h.shape)``, ``x[*idx]``). Each program's
 gradient against central differences (float64), forward mode against reverse, second
 derivatives against differences of the gradient; what stays refused, at its line with
 its advice."""
 
+import functools
 import inspect
+import sys
 
 import numpy as np
 import pytest
@@ -258,3 +261,115 @@ def test_refused_at_the_line_with_advice(f, cls, what, advice):
     assert what in message and advice in message, message
     assert info.value.lineno == _marked_line(f), message
     assert info.value.filename == inspect.getsourcefile(f)
+
+
+# --- star forms: a, *rest = xs; partial(f, *xs); x.reshape(*h.shape); x[*idx] -----------
+
+def head_and_rest_of_an_array(x):
+    a, *rest = x
+    return a * np.sum(np.array(rest)) + rest[-1] ** 2
+
+
+def head_and_rest_of_a_display(x):
+    a, *rest = (x[0], x[1] * 2.0, np.sin(x[2]))
+    return a * rest[0] * rest[1] + len(rest)
+
+
+def first_and_last_of_a_tuple(x):
+    t = (x[0], x[1], x[2] ** 2)
+    *first, last = t
+    return first[0] * first[1] * last
+
+
+def middle_of_an_argument_tuple(x, p):
+    a, *mid, b = p
+    return x[0] * a + np.sum(x * mid[0]) * b * np.sum(np.stack(mid) * x)
+
+
+def star_of_an_empty_rest(x):
+    a, b, c, *rest = x[0], x[1], x[2]
+    return a * b * c + len(rest)
+
+
+def three(a, b, c):
+    return a * b + np.sin(c)
+
+
+def partial_of_a_star(x):
+    xs = (x[0], x[1] ** 2)
+    g = functools.partial(three, *xs)
+    return g(x[2]) + functools.partial(three, *(x[2], x[0]))(x[1])
+
+
+def reshape_of_a_computed_shape(x):
+    h = np.outer(x, x[:2])
+    return np.sum(np.sin(h.ravel()).reshape(*h.shape) * h)
+
+
+STARS = [(head_and_rest_of_an_array, (X,)), (head_and_rest_of_a_display, (X,)),
+         (first_and_last_of_a_tuple, (X,)),
+         (middle_of_an_argument_tuple, (X, (1.5, X ** 2, 2.5))),
+         (star_of_an_empty_rest, (X,)), (partial_of_a_star, (X,)),
+         (reshape_of_a_computed_shape, (X,))]
+if sys.version_info >= (3, 11):
+    from tests import cases_star_index as S
+    STARS += [(S.index_by_a_tuple_argument, (X, (0, 2))), (S.index_by_a_display, (X,))]
+
+
+@pytest.mark.parametrize("f, args", STARS, ids=[f.__name__ for f, _ in STARS])
+def test_star_forms_against_central_differences(f, args):
+    got = s2sad.grad(f)(*args)
+    np.testing.assert_allclose(got, central_differences(f, args, 0, EPS), rtol=1e-6,
+                               atol=1e-7)
+    assert s2sad.value_and_grad(f)(*args)[0] == pytest.approx(f(*args), rel=1e-12)
+    _, push = s2sad.jvp(f)(*args)
+    v = np.array([0.5, -1.0, 2.0])
+    assert push(v) == pytest.approx(np.dot(got, v), rel=1e-9)
+    second = s2sad.hessian(f)(*args)
+    np.testing.assert_allclose(second, central_differences(s2sad.grad(f), args, 0, EPS),
+                               rtol=1e-5, atol=1e-6)
+
+
+def rest_of_a_computed_array(x):
+    h = np.outer(x, x)
+    a, *_rest = h  # <- here
+    return np.sum(a)
+
+
+def name_after_the_star_of_an_array(x):
+    a, *_rest, b = x  # <- here
+    return a * b
+
+
+def too_few_values(x):
+    a, b, *_rest, _c = x[0], x[1]  # <- here
+    return a * b
+
+
+def random_of_a_computed_shape(x):
+    h = np.outer(x, x)
+    return np.sum(np.random.randn(*h.shape) * 0.0 + h)  # <- here
+
+
+STAR_REFUSED = [
+    (rest_of_a_computed_array, s2sad.UnsupportedSyntaxError,
+     "starred assignment (`a, *b = ...`) of a value whose length s2sad cannot tell",
+     "Index the sequence instead (a, rest = xs[0], xs[1:])"),
+    (name_after_the_star_of_an_array, s2sad.UnsupportedSyntaxError,
+     "of a value whose length s2sad cannot tell", "no name after the star"),
+    (too_few_values, s2sad.DifferentiationError,
+     "not enough values to unpack (expected at least 3, got 2)", "as many values"),
+    (random_of_a_computed_shape, s2sad.UnsupportedSyntaxError,
+     "`*h.shape` here: s2sad cannot tell how many values it gives",
+     "np.random.standard_normal(h.shape) for np.random.randn(*h.shape)"),
+]
+if sys.version_info >= (3, 11):
+    STAR_REFUSED.append((S.index_by_a_slice_of_a_tuple, s2sad.UnsupportedSyntaxError,
+                         "`*i[:1]` here: s2sad cannot tell how many values it gives",
+                         "Pass the values one by one"))
+
+
+@pytest.mark.parametrize("f, cls, what, advice", STAR_REFUSED,
+                         ids=[r[0].__name__ for r in STAR_REFUSED])
+def test_star_forms_refused_at_the_line(f, cls, what, advice):
+    test_refused_at_the_line_with_advice(f, cls, what, advice)

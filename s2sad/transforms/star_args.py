@@ -365,7 +365,8 @@ def starred_assignment(normalize, stmt):
         if len(items) < before + after:
             raise normalize.source.error(
                 DifferentiationError, f"not enough values to unpack (expected at least "
-                f"{before + after}, got {len(items)})", stmt)
+                f"{before + after}, got {len(items)})", stmt,
+                "Give at least as many values as the names beside the star.")
         rest = gast.List(items[before:len(items) - after], gast.Load())
         values = items[:before] + [rest] + items[len(items) - after:]
     else:
