@@ -373,3 +373,38 @@ if sys.version_info >= (3, 11):
                          ids=[r[0].__name__ for r in STAR_REFUSED])
 def test_star_forms_refused_at_the_line(f, cls, what, advice):
     test_refused_at_the_line_with_advice(f, cls, what, advice)
+
+
+# --- a gradient of a list argument, its result stacked (runtime.higher.broadcast_like) ----
+
+def _list_square(y):
+    return y[0] ** 2 * y[1]
+
+
+grad_of_a_list = s2sad.grad(_list_square)
+
+
+def gradient_of_a_list_stacked(x):
+    return np.sum(np.stack([grad_of_a_list([x[0], x[1]])]) * x[2])
+
+
+def hessian_of_a_list(x):
+    H = s2sad.hessian(lambda y: y[0] ** 2 * y[1])([x[0], x[1]])
+    return np.sum(H * x[2])
+
+
+@pytest.mark.parametrize("f", [gradient_of_a_list_stacked, hessian_of_a_list])
+def test_a_list_arguments_sensitivity_is_cut_into_its_items(f):
+    """The sensitivity of a list (an array, from np.stack's adjoint) goes to each item
+    by its row, not whole to each: it was counted twice here."""
+    np.testing.assert_allclose(s2sad.grad(f)(X), central_differences(f, (X,), 0, EPS),
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_broadcast_like_cuts_an_array_into_a_lists_items():
+    from s2sad.runtime.higher import broadcast_like, sens_like
+    like = [0.5, np.array([1.0, 2.0])]
+    assert broadcast_like(np.array([1.5, 2.5]), [0.5, 0.25]) == [1.5, 2.5]
+    parts = broadcast_like([3.0, np.array([1.0, 1.0])], like)
+    assert parts[0] == 3.0 and list(parts[1]) == [1.0, 1.0]
+    assert sens_like(np.array([1.5, 2.5]), [0.5, 0.25]) == [1.5, 2.5]
