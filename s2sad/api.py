@@ -529,6 +529,7 @@ MAKERS.update(grad=grad, value_and_grad=value_and_grad, vjp=vjp, jvp=jvp)  # (pi
 # s2sad.vjp and s2sad.jvp, for what the runtime compiles as it runs (s2sad.hooks)
 hooks.make_vjp.install(vjp)
 hooks.make_jvp.install(jvp)
+hooks.make_grad.install(grad)
 hooks.make_value_vjp.install(lambda func, wrt: _make(
     func, wrt, True, False, True, "auto", False, False, RuntimeVJPFunction))
 

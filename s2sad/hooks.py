@@ -53,6 +53,9 @@ the caller to check.""")
 
 make_jvp = Hook("make_jvp", """make_jvp(func, wrt): ``s2sad.jvp(func, wrt=wrt)``.""")
 
+make_grad = Hook("make_grad", """make_grad(func, wrt): ``s2sad.grad(func, wrt=wrt)`` (a
+Hessian made inside a function differentiated: ``jvp`` of it).""")
+
 call_generated = Hook("call_generated", """call_generated(derivative, args, *extra): the
 generated code of ``derivative`` for the kinds of ``args`` (compiled if new), called with
 ``args`` and then ``extra`` (a vjp's cotangent, a jvp's tangent). A vjp returns the

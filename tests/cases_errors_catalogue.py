@@ -126,7 +126,7 @@ def has_star_kwargs(x, **options):  # <- here
 def makes_a_derivative_inside(a):
     def inner_fun(t):
         return t * t * a
-    return s2sad.hessian(inner_fun)(a) * a  # <- here
+    return s2sad.checkpoint(inner_fun)(a) * a  # <- here
 
 
 def calls_with_star(x):
@@ -144,8 +144,8 @@ def calls_with_double_star(x):
 
 
 def starred_assignment(x):
-    a, *rest = x  # <- here
-    return a
+    a, *rest, b = x  # <- here
+    return a * b
 
 
 def recursive(x, n):

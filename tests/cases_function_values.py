@@ -201,10 +201,10 @@ def given_again_in_a_loop(x):
     return s
 
 
-def hessian_made_inside(x):
+def checkpoint_made_inside(x):
     def inner(y):
         return np.sum(y ** 3)
-    return np.sum(s2sad.hessian(inner)(x))  # <- here
+    return np.sum(s2sad.checkpoint(inner)(x))  # <- here
 
 
 def grad_made_inside_with_defaults(x):
@@ -237,6 +237,10 @@ def list_of_functions_read_as_a_value(x):
     return np.sum(acts[len(acts) - 1](x))  # <- here
 
 
-def grad_made_and_kept(x):
+def apply(g, x):
+    return g(x)
+
+
+def grad_made_and_passed_on(x):
     g = s2sad.grad(lambda y: np.sum(y ** 2))  # <- here
-    return np.sum(g(x))
+    return np.sum(apply(g, x))

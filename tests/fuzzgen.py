@@ -347,7 +347,8 @@ class Gen:
     def call_form(self, env, name: str, params: list, args: list[str], depth: int) -> E:
         """The call of helper ``name`` with ``args``, written as people write calls
         (issue 35): ``h(*(a, b))``, ``h(a, **{"q": b})``, ``functools.partial(h, a)(b)``,
-        or, for a helper of one parameter, ``sum(map(h, [a, b]))``."""
+        ``functools.partial(h, *(a, b))(c)``, or, for a helper of one parameter,
+        ``sum(map(h, [a, b]))``."""
         positional = [a for a in args if not re.match(r"\w+=(?!=)", a)]
         named = args[len(positional):]
         form = self.ch.int(0, 7)
@@ -367,6 +368,11 @@ class Gen:
             rest = positional[1:] + named
             return E(f"functools.partial({name}, {positional[0]})({', '.join(rest)})", CAP,
                      fresh=False)
+        if form == 5 and len(positional) >= 2:
+            self.note("partial-star-call")
+            rest = positional[2:] + named
+            return E(f"functools.partial({name}, *({positional[0]}, {positional[1]}))"
+                     f"({', '.join(rest)})", CAP, fresh=False)
         if form == 4 and len(params) == 1 and len(positional) == 1:
             other = self.expr(env, params[0][1], max(depth - 1, 0)).src
             self.note("map-call")
@@ -837,8 +843,23 @@ class Gen:
         else:
             self.uses_s2sad = True
             lines = []
-            value = E(f"s2sad.grad(lambda t: np.tanh(t) * {a})({t.src})", env[a].bound)
-            self.note("grad-inside")
+            inside = self.ch.int(0, 4) if not ctx.loop and ctx.depth == 0 else 0
+            if inside in (0, 4):
+                value = E(f"s2sad.grad(lambda t: np.tanh(t) * {a})({t.src})", env[a].bound)
+                self.note("grad-inside")
+            elif inside == 1:  # (d2/dt2 tanh(t) * a times 0.5: |tanh''| < 0.77)
+                value = E(f"s2sad.hvp(lambda t: np.tanh(t) * {a})({t.src}, 0.5)",
+                          env[a].bound)
+                self.note("hvp-inside")
+            elif inside == 2:
+                lines = [f"{name} = s2sad.grad(lambda t: np.sin(t) * {a})"]
+                value = E(f"{name}({t.src})", env[a].bound)
+                self.note("grad-held-inside")
+            else:
+                lines = [f"{name}_v, {name} = s2sad.jvp(lambda t: np.sin(t) * {a})({t.src})"]
+                self.kinds[f"{name}_v"] = "s"
+                value = E(f"{name}_v + {name}(0.5)", 1.5 * env[a].bound)
+                self.note("jvp-inside")
         return lines + self.bind(env, "s", self.squash(value))
 
     def unpack(self, env, ctx: _Ctx) -> list[str]:
@@ -863,6 +884,9 @@ class Gen:
                 self.taint(name)
             env[name] = Var("s", value.bound, owned=value.fresh and name not in self.tainted)
         self.note("unpack")
+        if self.ch.chance(25):  # (issue 35: a starred target, its list indexed)
+            self.note("starred-unpack")
+            return [f"{a}, *{b}_rest = {value_a.src}, {value_b.src}", f"{b} = {b}_rest[0]"]
         return [f"{a}, {b} = {value_a.src}, {value_b.src}"]
 
     def lists(self, env, ctx: _Ctx) -> list[str]:

@@ -70,7 +70,7 @@ SYNTAX = [
     ("lambda-argument", C.uses_lambda_argument, "a lambda passed to filter()",
      "A function of yours that takes a function is inlined with it"),
     ("derivative-inside", C.makes_a_derivative_inside,
-     "making a derivative inside the function differentiated (s2sad.hessian(...))",
+     "making a derivative inside the function differentiated (s2sad.checkpoint(...))",
      "Make it once at module level"),
     ("star-call", C.calls_with_star, "`*xs` here: s2sad cannot tell how many values it gives",
      "Pass the values one by one"),

@@ -118,8 +118,10 @@ def broadcast_like(g, like):
     if isinstance(like, (list, tuple)):
         if isinstance(g, (list, tuple)):
             parts = [broadcast_like(a, b) for a, b in zip(g, like, strict=True)]
-        else:
+        elif np.ndim(g) == 0:
             parts = [broadcast_like(g, b) for b in like]
+        else:  # (an array's rows, one an item, as sens_like cuts them: not each the whole)
+            parts = [broadcast_like(g[i], b) for i, b in enumerate(like)]
         return parts if isinstance(like, list) else tuple(parts)
     if isinstance(g, (list, tuple)):
         g = np.asarray(g)

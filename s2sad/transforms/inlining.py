@@ -144,8 +144,9 @@ class Inlining:
             f"making a derivative inside the function differentiated ({shown}(...))", call,
             f"Make it once at module level, of a function defined there (grad_g = "
             f"{shown}(g)), and call grad_g(...) here: s2sad inlines that gradient. Made "
-            "here, s2sad.grad and s2sad.value_and_grad of a nested def or a lambda are "
-            "inlined where they are called at once (s2sad.grad(inner)(x)).")
+            "here, a grad, hvp, hessian or jacobian of a nested def or a lambda is written "
+            "out where it is called (s2sad.grad(inner)(x)), or held in a variable given "
+            "once and only called; a jvp or vjp where it is unpacked (value, push = ...).")
 
     def _defined_here(self, fdef):
         """``fdef`` with its defaults evaluated here, where the ``def`` or ``lambda`` runs,

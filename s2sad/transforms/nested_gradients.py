@@ -1,17 +1,29 @@
-"""A gradient made inside the function differentiated: ``s2sad.grad(inner)(x)``.
+"""A derivative made inside the function differentiated: ``s2sad.grad(inner)(x)``.
 
 ``inner``, a nested ``def`` or a ``lambda``, reads the enclosing function's variables
 as it runs. It is lifted out: each variable of the enclosing function it reads becomes
 a parameter after its own (``def inner(y, w)``), a module-level function s2sad makes
-the gradient of as ``s2sad.grad`` made at module level. That gradient's generated code
-is inlined where the call is, given the variables' values now, as Python's closure would
+the derivative of as if made at module level. That derivative's generated code is
+inlined where the call is, given the variables' values now, as Python's closure would
 read them. Differentiated again, the code carries the derivative through those values
 too: ``d/dx grad(lambda y: sum(y * x))(x)`` counts both ``y`` and the ``x`` it read.
 
-``s2sad.grad(g)(x)`` of a module-level ``g`` is made so too (``g`` itself, nothing to
-lift). Refused at the line: a maker other than ``grad`` and ``value_and_grad``, its
-options not written as constants, and an inner function that has default values, star
-parameters, or reads a function or an object of the enclosing one.
+Each maker is written with a generated form, as the API computes it:
+
+* ``grad``, ``value_and_grad``: the gradient's code, called.
+* ``hvp(inner)(x, v)``: ``jvp(grad(inner))``'s code, its tangent for ``v``.
+* ``hessian(inner)(x)``, ``jacobian(inner)(x)``: that code (of ``inner`` itself for the
+  Jacobian) once a column, for each row of ``np.eye(np.size(x))``, stacked as NumPy
+  code the compiler differentiates in its turn.
+* ``value, push = jvp(inner)(x)`` (``vjp``: ``value, pullback``): ``value`` is ``inner``
+  called; ``push(v)`` the generated code called with ``x`` as it was then, and ``v``.
+
+A derivative held in a variable given once and only called (``g = s2sad.grad(inner)``)
+is written out at each call ``g(x)``. ``s2sad.grad(g)(x)`` of a module-level ``g`` is
+made so too (``g`` itself, nothing to lift). Refused at the line: ``checkpoint``, options
+not written as constants, a ``jvp`` not unpacked where it is called, a derivative or a
+pushforward passed on or kept in a branch or a loop, and an inner function that has
+default values, star parameters, or reads a function or an object of the enclosing one.
 """
 
 from __future__ import annotations
@@ -90,11 +102,13 @@ def _lifted(normalize, node, fdef, shown: str):
     return source.lifted_function(tree), read
 
 
-def gradient_made_here(normalize, node, static):
-    """``s2sad.grad(inner)(x)`` (``node``, the outer call) inside a function
-    differentiated: the gradient's generated code inlined (see the module's text); None
-    where ``node`` is not a call of a derivative made on its line."""
-    make = node.func
+def _derivative(normalize, node, make, static):
+    """``(maker's name, the derivative, the enclosing variables it reads)`` of ``make``
+    (``s2sad.hvp(inner, wrt=1)``), made of the lifted function once; None where ``make``
+    is not a maker's call s2sad writes out (``node``: the call, where errors are said)."""
+    made_here = normalize.root.__dict__.setdefault("_derivatives_made", {})
+    if id(make) in made_here:
+        return made_here[id(make)][1]
     if not isinstance(make, gast.Call) or not make.args:
         return None
     try:
@@ -104,7 +118,8 @@ def gradient_made_here(normalize, node, static):
     if not getattr(maker, "__s2sad_maker__", False):
         return None
     shown = unparse(make.func)
-    if getattr(maker, "__name__", None) not in _MADE_INLINE or \
+    name = getattr(maker, "__name__", None)
+    if name not in _MADE_INLINE + _WRITTEN_OUT or \
             any(isinstance(a, gast.Starred) for a in make.args) or \
             any(k.arg is None for k in make.keywords):
         return None  # (refused at the line: _refuse_derivative_made_here)
@@ -117,6 +132,8 @@ def gradient_made_here(normalize, node, static):
             "options that are not constants", make,
             "Write wrt=, has_aux= and the other options as constants (wrt=0, wrt=(0, 1)).") \
             from None
+    if name in _WRITTEN_OUT and keywords.get("mode", "fwd") != "fwd" and name == "jacobian":
+        keywords.pop("mode")  # (the same numbers, column by column)
     target, read = make.args[0], []
     if isinstance(target, gast.Lambda):
         ret = gast.copy_location(gast.Return(target.body), target)
@@ -135,17 +152,211 @@ def gradient_made_here(normalize, node, static):
         if not isinstance(function, types.FunctionType) or not user_code(function):
             return None
     try:
-        gradient = maker(function, *options, **keywords)
+        if name in ("hvp", "hessian"):  # forward mode over the gradient, as the API does
+            wrt = keywords.pop("wrt", options.pop(0) if options else 0)
+            if isinstance(wrt, tuple):
+                raise TypeError(f"{name} takes one argument (wrt=index or name)")
+            gradient = hooks.make_jvp(hooks.make_grad(function, wrt, **keywords), wrt,
+                                      **keywords)
+        elif name == "jacobian":
+            keywords.pop("mode", None)
+            gradient = hooks.make_jvp(function, *options, **keywords)
+        else:
+            gradient = maker(function, *options, **keywords)
     except (TypeError, ValueError) as exc:  # (wrt= naming no parameter...)
         raise normalize.source.error(DifferentiationError, str(exc), make) from None
-    if hooks.gradient_parameters(gradient) is None:
-        return None
+    if name in ("jacobian", "hessian") and gradient._wrt_tuple:
+        raise normalize.source.syntax_error(
+            f"a {name} made inside the function differentiated ({shown}(...)) with respect "
+            "to several arguments", make, f"Make one {name} for each argument (wrt=0, then "
+            "wrt=1).")
+    made_here[id(make)] = (make, (name, gradient, read))  # (the node kept: its id too)
+    return made_here[id(make)][1]
+
+
+_WRITTEN_OUT = ("vjp", "jvp", "hvp", "hessian", "jacobian")  # written with the generated
+
+
+def _generated(normalize, node, gradient):
+    """A fresh name the generated code of ``gradient`` is inlined at the calls of."""
     try:
         generated, live = hooks.inline_gradient(gradient, None)
     except ValueError as exc:  # (a function that calls its own gradient)
         raise normalize.source.error(DifferentiationError, str(exc), node) from None
     normalize.root.__dict__.setdefault("_generated_live", {})[generated] = live
-    passed = [gast.copy_location(gast.Name(name, gast.Load(), None, None), node) for name in read]
-    call = gast.copy_location(gast.Call(make, list(node.args) + passed, list(node.keywords)),
+    name = normalize.namer.fresh("derivative")
+    normalize.function_args[name] = ("inline", (generated, None, None))
+    return gast.copy_location(gast.Name(name, gast.Load(), None, None), node)
+
+
+def _again(normalize, atom):
+    """``atom``, made already (a temporary), as an expression normalized again."""
+    if not isinstance(atom, gast.Name):
+        return atom
+    normalize.locals.add(atom.id)
+    normalize.current.setdefault(atom.id, atom.id)
+    return gast.Name(atom.id, gast.Load(), None, None)
+
+
+def _loaded(node, names):
+    return [gast.copy_location(gast.Name(n, gast.Load(), None, None), node) for n in names]
+
+
+def _call(node, func, args, index=None):
+    call = gast.copy_location(gast.Call(func, list(args), []), node)
+    if index is None:
+        return call
+    return gast.copy_location(gast.Subscript(call, gast.Constant(index, None), gast.Load()),
                               node)
-    return normalize.inline(call, generated, None, None)
+
+
+def _columns(normalize, node, generated, args, read, wrt_index):
+    """``f``'s Jacobian, one pushforward a column: ``out.shape + x.shape`` (``x``, the
+    argument at ``wrt_index``), written as NumPy code the compiler differentiates again."""
+    np_ = gast.Name(normalize.root.numpy_name, gast.Load(), None, None)
+
+    def np_call(fname, *call_args):
+        return _call(node, gast.Attribute(clone(np_), fname, gast.Load()), call_args)
+    x = _again(normalize, normalize.atom(args[wrt_index]))
+    e = normalize.namer.fresh("basis")
+    shape_x = np_call("shape", clone(x))
+    column = _call(node, generated, list(args[:wrt_index]) + [clone(x)] +
+                   list(args[wrt_index + 1:]) + list(read) + [
+                       gast.Call(gast.Attribute(gast.Name(e, gast.Load(), None, None),
+                                                "reshape", gast.Load()), [shape_x], [])], 1)
+    comp = gast.ListComp(column, [gast.comprehension(
+        gast.Name(e, gast.Store(), None, None),
+        np_call("eye", np_call("size", clone(x))), [], 0)])
+    stacked = _again(normalize, normalize.atom(np_call("stack", gast.copy_location(comp,
+                                                                                   node))))
+    moved = np_call("moveaxis", stacked, gast.Constant(0, None), gast.Constant(-1, None))
+    shape = gast.BinOp(gast.Subscript(gast.Attribute(clone(stacked), "shape", gast.Load()),
+                                      gast.Slice(gast.Constant(1, None), None, None),
+                                      gast.Load()), gast.Add(), np_call("shape", clone(x)))
+    return np_call("reshape", moved, gast.copy_location(shape, node))
+
+
+def held_derivative(normalize, stmt, static) -> bool:
+    """``g = s2sad.grad(inner)`` (given once, not in a block, only called), or ``value,
+    push = s2sad.jvp(inner)(x)`` (``s2sad.vjp``: ``value, pullback``): ``g``, ``push``
+    noted, their calls written out (see :func:`gradient_made_here`); True if so."""
+    if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 or \
+            not isinstance(stmt.value, gast.Call):
+        return False
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, gast.Name):
+        if normalize.nesting or _derivative(normalize, stmt, value, static) is None or \
+                not normalize._given_once(target.id) or \
+                not _only_called(normalize, target.id):  # (walks last: most lines stop first)
+            return False
+        normalize.function_args[target.id] = ("derivative", (value, None))
+        return True
+    if not (isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) == 2 and
+            all(isinstance(e, gast.Name) for e in target.elts)):
+        return False
+    make = _made_by(normalize, value.func)
+    made = _derivative(normalize, value, make, static) if make is not None else None
+    if made is None or made[0] not in ("vjp", "jvp"):
+        return False
+    name, gradient, read = made
+    shown = unparse(make.func)
+    closure = target.elts[1].id
+    if normalize.nesting or not normalize._given_once(closure) or \
+            not _only_called(normalize, closure) or value.keywords or \
+            any(isinstance(a, gast.Starred) for a in value.args):
+        raise normalize.source.syntax_error(
+            f"the {'pullback' if name == 'vjp' else 'pushforward'} of a {name} made inside "
+            f"the function differentiated ({shown}(...)) kept in a branch or a loop, passed "
+            "on, or given another value", value,
+            f"Unpack it once (value, {closure} = {shown}(f)(x), not in a branch or a loop) "
+            f"and only call {closure}(...) after.")
+    bound = [normalize._default_now(a) for a in value.args] + \
+        [normalize._default_now(n) for n in _loaded(value, read)]
+    function = normalize.namer.fresh("function")
+    normalize.function_args[function] = ("inline", (gradient.func, None, None))
+    normalize.function_args[closure] = ("derivative", (gradient, bound))
+    assign = gast.Assign([target.elts[0]], _call(value, gast.Name(function, gast.Load(), None,
+                                                                   None),
+                                                 [_again(normalize, a) for a in bound]))
+    normalize.statement(gast.copy_location(assign, stmt))
+    return True
+
+
+def _made_by(normalize, func):
+    """The maker's call a call's function is (``s2sad.jvp(inner)``), or that a held
+    derivative was made by (``g``, ``g = s2sad.grad(inner)``); else None."""
+    if isinstance(func, gast.Name):
+        entry = normalize.function_args.get(func.id)
+        if entry is not None and entry[0] == "derivative" and entry[1][1] is None:
+            return entry[1][0]
+        return None
+    return func if isinstance(func, gast.Call) else None
+
+
+def _only_called(normalize, name: str) -> bool:
+    """Is ``name`` only ever called (``g(x)``) in the function?"""
+    called = {id(n.func) for n in walk(normalize.source.tree) if isinstance(n, gast.Call)}
+    return all(id(n) in called for n in walk(normalize.source.tree)
+               if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
+
+
+def gradient_made_here(normalize, node, static):
+    """``s2sad.grad(inner)(x)`` (``node``, the outer call) inside a function
+    differentiated: the derivative's generated code inlined (see the module's text); None
+    where ``node`` is not a call of a derivative made on its line (or held: ``g(x)``,
+    ``g = s2sad.grad(inner)``; ``push(v)``, ``value, push = s2sad.jvp(inner)(x)``)."""
+    func = node.func
+    if isinstance(func, gast.Name) and \
+            normalize.function_args.get(func.id, ("",))[0] == "derivative" and \
+            normalize.function_args[func.id][1][1] is not None:
+        gradient, bound = normalize.function_args[func.id][1]  # push(v): the generated
+        generated = _generated(normalize, node, gradient)    # code with x, v
+        args = [_again(normalize, a) for a in bound] + list(node.args)  # (made where it
+                                                                        # was made)
+        if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+            raise normalize.source.syntax_error(
+                f"a call of {func.id} with keywords or star arguments", node,
+                f"Give {func.id} its cotangent or tangents as plain arguments.")
+        return normalize.atom(_call(node, generated, args,
+                                    1 if gradient._mode == "forward" else None))
+    make = _made_by(normalize, func)
+    if make is None:
+        return None
+    made = _derivative(normalize, node, make, static)
+    if made is None:
+        return None
+    name, gradient, read = made
+    shown = unparse(make.func)
+    if name in ("vjp", "jvp"):
+        raise normalize.source.syntax_error(
+            f"a {name} made inside the function differentiated ({shown}(...)) not unpacked "
+            "where it is called", node,
+            f"Unpack it: value, {'pullback' if name == 'vjp' else 'push'} = {shown}(f)(x), "
+            f"then call {'pullback(cotangent)' if name == 'vjp' else 'push(tangent)'}.")
+    if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+        raise normalize.source.syntax_error(
+            f"a derivative made inside the function differentiated ({shown}(...)) called "
+            "with keywords or star arguments", node,
+            "Pass its arguments by position: grad_inner(x, y).")
+    passed = _loaded(node, read)
+    if name in _MADE_INLINE:
+        if hooks.gradient_parameters(gradient) is None:
+            return None
+        generated = _generated(normalize, node, gradient)
+        return normalize.atom(_call(node, generated, list(node.args) + passed))
+    generated = _generated(normalize, node, gradient)
+    arity = len(gradient._params) - len(read)
+    if name == "hvp":  # hvp(inner)(x, v): jvp(grad(inner))'s tangent for v
+        if len(node.args) != arity + 1:
+            raise normalize.source.syntax_error(
+                f"{shown}(...) called with {len(node.args)} arguments", node,
+                f"Give the function's {arity} arguments, then the direction v.")
+        return normalize.atom(_call(node, generated, list(node.args[:-1]) + passed +
+                                    [node.args[-1]], 1))
+    if len(node.args) != arity:
+        raise normalize.source.syntax_error(
+            f"{shown}(...) called with {len(node.args)} arguments", node,
+            f"Give the function's {arity} arguments by position.")
+    wrt_index = gradient._params.index(gradient._wrt_names[0])
+    return normalize.atom(_columns(normalize, node, generated, list(node.args), passed,
+                                   wrt_index))

@@ -51,6 +51,8 @@ from .folding import Folding
 from .frozen import freeze
 from .function_values import bind_function, bind_items, merge_branches, unrolled_functions
 from .partials import held as held_partial
+from .nested_gradients import held_derivative
+from .star_args import starred_assignment
 from .inlining import Inlining
 from .loops import Loops
 from .objects import Objects, argument_descriptors, argument_objects  # noqa: F401
@@ -168,6 +170,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         if isinstance(stmt, gast.FunctionDef):
             self.local_functions[stmt.name] = self._defined_here(stmt)
             return
+        unstarred = starred_assignment(self, stmt)  # a, *rest = xs: a, rest = xs[0], [...]
+        if unstarred is not None:
+            return self.statement(unstarred)
         if not self.trusted and stored_effect(self, stmt):
             return  # self.n_calls += 1; self.cache.append(X): run in the forward sweep
         if not self.trusted and isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr,
@@ -219,6 +224,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
                 self.function_args[stmt.targets[0].id] = function  # is np.tanh(x)
                 return
         if held_partial(self, stmt, _static, _user_code):  # g = functools.partial(f, a): g(x) is f(a, x)
+            return
+        if held_derivative(self, stmt, _static):  # g = s2sad.grad(inner); y, push = s2sad.jvp(f)(x)
             return
         if freeze(self, stmt, _static):  # d = norm(mu, s): its calls d.logpdf(x) written out
             return

@@ -32,9 +32,10 @@ def made(normalize, node, static):
     ``("partial", (function, bound atoms, bound keyword atoms))`` for ``node``, a call of
     ``functools.partial`` of a function s2sad inlines or has a rule for; else None."""
     if not _is_partial(normalize, node, static) or \
-            any(isinstance(a, gast.Starred) for a in node.args) or \
-            any(k.arg is None for k in node.keywords):
+            isinstance(node.args[0], gast.Starred):
         return None
+    from .star_args import spread
+    node = spread(normalize, node)  # partial(f, *xs): written out for the length of xs
     function = normalize._function_argument(node.args[0])
     if function is None:
         return None

@@ -614,6 +614,8 @@ class SingleAssignment:
             parts = [None if p is None else self.atom(p) for p in (node.lower, node.upper, node.step)]
             return gast.copy_location(gast.Slice(*parts), node)
         if isinstance(node, gast.Tuple):
+            from .star_args import spread_display
+            node = spread_display(self, node)  # x[*idx] (Python 3.11): for idx's length
             return gast.copy_location(gast.Tuple([self.index(e) for e in node.elts], gast.Load()),
                                       node)
         return self.atom(node)

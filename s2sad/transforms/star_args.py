@@ -24,7 +24,9 @@ from ..errors import DifferentiationError
 
 _ADVICE = ("Pass the values one by one (f(a, b) for f(*[a, b]); x.shape[0], x.shape[1] "
            "for *x.shape of a computed x), or hold them in a tuple, an argument, or an "
-           "argument array's shape: s2sad writes the call out for that length.")
+           "argument array's shape: s2sad writes the call out for that length. Where a "
+           "function takes the shape as one tuple, pass it so: np.random.standard_normal("
+           "h.shape) for np.random.randn(*h.shape), x.reshape(h.shape).")
 
 
 def _displays(normalize) -> dict:
@@ -180,6 +182,9 @@ def spread(normalize, node):
     for i, arg in enumerate(node.args):
         if isinstance(arg, gast.Starred):
             items = _items(normalize, arg.value)
+            if items is None and node.__dict__.get("varargs") and len(node.args) == 2:
+                args.append(arg.value)  # x.reshape(*h.shape): the tuple, whatever its length
+                continue
             if items is None:
                 raise normalize.source.syntax_error(
                     f"`*{gast.unparse(arg.value)}` here: s2sad cannot tell how many values "
@@ -330,3 +335,61 @@ def written_zip(normalize, node):
     rows = [gast.Tuple([c[i] for c in columns], gast.Load())
             for i in range(min(map(len, columns)))]
     return gast.copy_location(shown(rows, gast.Load()), node)
+
+
+def starred_assignment(normalize, stmt):
+    """``a, *rest = xs`` as ``a, rest = xs[0], [xs[1], xs[2]]`` where the length of ``xs``
+    is known (a display, a tuple, a list only read, an argument's), or ``a, rest = x[0],
+    list(x[1:])`` of an argument array with no name after the star; refused at its line
+    otherwise. None for another statement.
+
+    ``rest`` is a list, as Python makes it; ``xs`` is evaluated once, before any target.
+    """
+    target = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+        else None
+    if not isinstance(target, (gast.Tuple, gast.List)):
+        return None
+    star = next((i for i, e in enumerate(target.elts) if isinstance(e, gast.Starred)), None)
+    if star is None:
+        return None
+    before, after = star, len(target.elts) - star - 1
+    value = stmt.value
+    if isinstance(value, (gast.Tuple, gast.List)):
+        items = _items(normalize, value)
+    else:
+        atom = normalize.atom(value)
+        read = _read(normalize, atom)
+        items = _items(normalize, read) if isinstance(atom, gast.Name) else None
+    elts = [e.value if isinstance(e, gast.Starred) else e for e in target.elts]
+    if items is not None:
+        if len(items) < before + after:
+            raise normalize.source.error(
+                DifferentiationError, f"not enough values to unpack (expected at least "
+                f"{before + after}, got {len(items)})", stmt,
+                "Give at least as many values as the names beside the star.")
+        rest = gast.List(items[before:len(items) - after], gast.Load())
+        values = items[:before] + [rest] + items[len(items) - after:]
+    else:
+        desc = normalize.root.descriptors.get(atom.id) if isinstance(atom, gast.Name) else None
+        if after or not (isinstance(desc, tuple) and desc[0] in ARRAY_TAGS) or \
+                atom.id in normalize.root.carried:
+            raise normalize.source.syntax_error(
+                "starred assignment (`a, *b = ...`) of a value whose length s2sad cannot "
+                "tell", target.elts[star], "Index the sequence instead (a, rest = xs[0], "
+                "xs[1:]), or unpack a tuple, or an argument array with no name after the "
+                "star (a, *rest = x).")
+        values = [_item(read, i) for i in range(before)] + [gast.Call(
+            gast.Name("list", gast.Load(), None, None),
+            [gast.Subscript(trees.clone(read), gast.Slice(gast.Constant(before, None), None,
+                                                          None), gast.Load())], [])]
+    assign = gast.Assign([gast.Tuple(elts, gast.Store())], gast.Tuple(values, gast.Load()))
+    return _located(assign, stmt)
+
+
+def _located(tree, stmt):
+    """``tree`` with ``stmt``'s location on each node that has none."""
+    for node in trees.walk(tree):
+        if "lineno" in getattr(node, "_attributes", ()) and \
+                getattr(node, "lineno", None) is None:
+            gast.copy_location(node, stmt)
+    return tree

@@ -22,6 +22,7 @@ Use an explicit call before and after the block instead of `with`.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 import gast
@@ -205,6 +206,11 @@ class Validate(trees.Visitor):
 
     def visit_Assign(self, node):
         for target in node.targets:
+            if len(node.targets) == 1 and isinstance(target, (gast.Tuple, gast.List)) and \
+                    sum(isinstance(e, gast.Starred) for e in target.elts) == 1:
+                target = copy.copy(target)  # a, *rest = xs: written out (.star_args)
+                target.elts = [e.value if isinstance(e, gast.Starred) else e
+                               for e in target.elts]
             self._check_target(target)
         self.visit(node.value)
 
