@@ -830,7 +830,7 @@ class Gen:
         name = f"fn_{len(self.kinds)}"
         self.kinds[name] = "f"
         t = self.squash(self.scalar(env, self.ch.int(0, 2)))
-        form = self.ch.int(0, 2)
+        form = self.ch.int(0, 3)  # (2 and 3: a derivative made inside, four forms of it)
         if form == 0:
             lines = [f"{name} = np.tanh if ({self.cut(a, 0.1)} > 0.1) else np.sin"]
             value = E(f"{name}({t.src})", 1.0)
@@ -843,8 +843,8 @@ class Gen:
         else:
             self.uses_s2sad = True
             lines = []
-            inside = self.ch.int(0, 4) if not ctx.loop and ctx.depth == 0 else 0
-            if inside in (0, 4):
+            inside = self.ch.int(0, 3) if not ctx.loop and ctx.depth == 0 else 0
+            if inside == 0:
                 value = E(f"s2sad.grad(lambda t: np.tanh(t) * {a})({t.src})", env[a].bound)
                 self.note("grad-inside")
             elif inside == 1:  # (d2/dt2 tanh(t) * a times 0.5: |tanh''| < 0.77)
