@@ -228,7 +228,33 @@ def hessian_with_a_keyword(x):
     return np.sum(s2sad.hessian(cubic)(x, w=2.0))  # <- here
 
 
+def pushforward_of_a_closure_given_again(x):
+    a = x * 2.0
+    _value, push = s2sad.jvp(lambda t: np.sin(t) * a)(x)  # <- here
+    a = a * 3.0
+    return np.sum(push(0.5))
+
+
+def pushforward_of_a_parameter_given_again(x, a=2.0):
+    _value, push = s2sad.jvp(lambda t: np.sin(t) * a)(x)  # <- here
+    a = a * 3.0
+    return np.sum(push(0.5))
+
+
+def pullback_of_a_point_changed_in_place(x):
+    y = x * 2.0
+    _value, pull = s2sad.vjp(lambda t: t ** 3)(y)  # <- here
+    y[0] = 1.0
+    return np.sum(pull(x))
+
+
 REFUSED = [
+    (pushforward_of_a_closure_given_again, s2sad.UnsupportedSyntaxError,
+     "reads a, which the function changes", "leave it unchanged"),
+    (pushforward_of_a_parameter_given_again, s2sad.UnsupportedSyntaxError,
+     "reads a, which the function changes", "leave it unchanged"),
+    (pullback_of_a_point_changed_in_place, s2sad.UnsupportedSyntaxError,
+     "reads y, which the function changes", "leave it unchanged"),
     (jvp_not_unpacked, s2sad.UnsupportedSyntaxError, "not unpacked where it is called",
      "value, push = s2sad.jvp(f)(x)"),
     (jvp_unpacked_in_a_loop, s2sad.UnsupportedSyntaxError,

@@ -270,6 +270,16 @@ def held_derivative(normalize, stmt, static) -> bool:
             "on, or given another value", value,
             f"Unpack it once (value, {closure} = {shown}(f)(x), not in a branch or a loop) "
             f"and only call {closure}(...) after.")
+    changed = _changed_later(normalize, [n.id for a in value.args for n in walk(a)
+                                         if isinstance(n, gast.Name)], read)
+    if changed:
+        raise normalize.source.syntax_error(
+            f"the {'pullback' if name == 'vjp' else 'pushforward'} of a {name} made inside "
+            f"the function differentiated ({shown}(...)) reads {changed}, which the function "
+            "changes: Python's closure would read it as it is when "
+            f"{closure}(...) runs, the generated code as it was at {shown}(...)", value,
+            f"Give {changed} its value once, before {shown}(...), and leave it unchanged "
+            "(a new value under a new name).")
     bound = [normalize._default_now(a) for a in value.args] + \
         [normalize._default_now(n) for n in _loaded(value, read)]
     function = normalize.namer.fresh("function")
@@ -280,6 +290,33 @@ def held_derivative(normalize, stmt, static) -> bool:
                                                  [_again(normalize, a) for a in bound]))
     normalize.statement(gast.copy_location(assign, stmt))
     return True
+
+
+def _changed_later(normalize, point, read) -> str | None:
+    """The first name a pushforward made inside would read other than it was when made:
+    a variable of its closure (``read``) the function gives another value, or a name of
+    its point (``point``) changed in place (``a[0] = v``, ``a.w = v``, ``a += v``); else
+    None. The generated code reads them as they were, Python's closure as they are."""
+    stores: dict[str, int] = {}
+    in_place: set[str] = set()
+    for n in walk(normalize.source.tree):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, (gast.Subscript, gast.Attribute)) and \
+                isinstance(n.ctx, (gast.Store, gast.Del)):
+            base = n
+            while isinstance(base, (gast.Subscript, gast.Attribute)):
+                base = base.value
+            if isinstance(base, gast.Name):
+                in_place.add(base.id)
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            in_place.add(n.target.id)
+    args = normalize.source.tree.args
+    params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs +
+              [args.vararg, args.kwarg] if isinstance(a, gast.Name)}
+    return next((n for n in point if n in in_place), None) or \
+        next((n for n in read if n in in_place or
+              stores.get(n, 0) > (0 if n in params else 1)), None)
 
 
 def _made_by(normalize, func):
