@@ -388,3 +388,160 @@ def function_defaults(normalize, func, fdef, names, n_pos) -> dict:
         elif isinstance(value, types.FunctionType) and user_code(value):
             found[name] = "inline", (value, None, None)
     return found
+
+
+# --- a function the caller passed: an argument, or one in an argument's attributes --------
+
+def function_entry(normalize, value, name: str):
+    """The ``function_args`` entry of ``value``, a function given when the gradient is
+    called (``act_loss(x, np.tanh)``, ``self.act = np.tanh``): ``("call", its name)``
+    for one with a derivative rule, ``("inline", ...)`` for the user's own (a ``def``, a
+    lambda), ``("partial", ...)`` for a ``functools.partial`` of one; None where s2sad
+    can differentiate none of it (its calls stay refused at their lines)."""
+    import functools
+
+    from ..source import user_code
+    try:
+        ruled = registry.lookup(value) is not None
+    except TypeError:  # (unhashable)
+        return None
+    if ruled:  # (np.tanh, scipy.special.erf: called by a name of the generated code)
+        alias = normalize.fixed_name(value, getattr(value, "__name__", name))
+        return "call", gast.Name(alias, gast.Load(), None, None)
+    if isinstance(value, types.FunctionType):
+        return ("inline", (value, None, None)) if user_code(value) else None
+    if type(value) is functools.partial:
+        inner = function_entry(normalize, value.func, name)
+        if inner is None:
+            return None
+        args = [_bound(normalize, v, f"{name}_arg") for v in value.args]
+        keywords = {k: _bound(normalize, v, f"{name}_{k}")
+                    for k, v in (value.keywords or {}).items()}
+        return "partial", (inner, args, keywords)
+    return None  # (a bound method, a builtin without a rule: refused where it is called)
+
+
+def _bound(normalize, value, name: str):
+    """A partial's bound argument, as an atom of the generated code: a constant, or a
+    name that holds it (read as it is when the gradient is called)."""
+    if type(value) in (int, float, bool, str) or value is None:
+        return gast.Constant(value, None)
+    return gast.Name(normalize.fixed_name(value, name), gast.Load(), None, None)
+
+
+def _called_only(tree, name: str) -> bool:
+    """Is every read of ``name`` a call of it (``act(x)``) or an argument of a call
+    (``layer(x, act)``: a function of the user's inlined with it)?"""
+    calls = [n for n in trees.walk(tree) if isinstance(n, gast.Call)]
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and node.id == name and \
+                isinstance(node.ctx, gast.Load) and not any(
+                    c.func is node or node in c.args or any(k.value is node for k in c.keywords)
+                    for c in calls):
+            return False
+    return True
+
+
+def argument_functions(normalize, tree, descriptors) -> None:
+    """The parameters of ``tree`` described as functions (``("function", np.tanh)``), or
+    as lists, tuples or dicts of them read only as ``acts[1](x)`` and ``for act in
+    acts``, that the function never gives another value: noted in ``function_args``, so
+    that ``act(x)`` is the call of the function given, as if its name were written."""
+    params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
+    stored = {n.id for stmt in tree.body for n in trees.walk(stmt)
+              if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    for name, desc in zip(params, descriptors or ()):
+        if name in stored or type(desc) is not tuple:
+            continue
+        if desc[0] == "function":
+            entry = function_entry(normalize, desc[1], name)
+            if entry is not None and (entry[0] == "call" or _called_only(tree, name)):
+                normalize.function_args[name] = entry
+            continue
+        items = _described_items(desc)
+        if items is None or not _items_read_so(tree, name):
+            continue
+        entries = {key: function_entry(normalize, value, name) for key, value in items.items()}
+        if all(entry is not None for entry in entries.values()):
+            if desc[0] != "dict":
+                entries.update({key - len(items): entries[key] for key in items})
+            normalize.function_args[name] = "items", entries
+
+
+def _described_items(desc):
+    """``{key: function}`` for a list, tuple or dict described as functions only, else
+    None."""
+    if desc[0] in ("list", "tuple") and len(desc) == 2:
+        pairs = list(enumerate(desc[1]))
+    elif desc[0] == "dict":
+        pairs = list(desc[1])
+    else:
+        return None
+    if not pairs or not all(type(d) is tuple and d[0] == "function" for _, d in pairs):
+        return None
+    return {key: d[1] for key, d in pairs}
+
+
+def held_function(normalize, node):
+    """``self.act(x)``, ``model.acts[1](x)``, ``fs[0](x)``: a function held in an
+    argument's attributes (or a module's object's), or in a list or dict given as an
+    argument, at a constant index: the call of that function, as if its name were
+    written (the entry tests that it still holds it); else None."""
+    from ..source import note_function, note_path
+    found = _held(normalize, node.func)
+    if found is None:
+        return None
+    value, path, holder, attr = found
+    entry = function_entry(normalize, value, attr or "fn")
+    if entry is None:
+        return None
+    if path is not None:
+        note_function(path, value)
+    elif holder is not None:  # (a module's object: its attribute read again at each call)
+        note_path(None, value, holder, attr)
+    alias = normalize.namer.fresh(attr or "fn")
+    normalize.function_args[alias] = entry
+    func = gast.copy_location(gast.Name(alias, gast.Load(), None, None), node.func)
+    return normalize.simple(gast.copy_location(gast.Call(func, node.args, node.keywords), node))
+
+
+def _held(normalize, func):
+    """``(function, the argument's path to it or None, a module's object holding it,
+    the attribute's name)`` for ``func``, an attribute or a constant index reaching a
+    function from an argument's (or module object's) description; else None."""
+    if isinstance(func, gast.Attribute):
+        ref = normalize._object_ref(func.value)
+        if ref is None:
+            return None
+        if ref[0] == "param":
+            desc = ref[4].get(func.attr)
+            if type(desc) is tuple and desc[0] == "function":
+                return desc[1], f"{ref[1]}.{func.attr}", None, func.attr
+            return None
+        if ref[0] == "value":
+            from .kinds import _plain_lookup, data_descriptor
+            obj = ref[1]
+            if not _plain_lookup(type(obj)) or data_descriptor(type(obj), func.attr) or \
+                    func.attr not in getattr(obj, "__dict__", ()):
+                return None
+            value = obj.__dict__[func.attr]
+            from ..descriptors import function_value
+            return (value, None, obj, func.attr) if function_value(value) else None
+        return None
+    if not isinstance(func, gast.Subscript):
+        return None
+    key = _index(func.slice)
+    if key is None or not isinstance(func.value, gast.Attribute):
+        return None
+    ref = normalize._object_ref(func.value.value)
+    if ref is None or ref[0] != "param":
+        return None
+    desc = ref[4].get(func.value.attr)
+    items = None if type(desc) is not tuple else _described_items(desc)
+    if items is None:
+        return None
+    if desc[0] != "dict" and type(key) is int and -len(items) <= key < 0:
+        key += len(items)
+    if key not in items:
+        return None
+    return items[key], f"{ref[1]}.{func.value.attr}[{key!r}]", None, func.value.attr

@@ -512,6 +512,11 @@ class SingleAssignment:
             built = self._namedtuple(node)
             if built is not None:
                 return built
+            if isinstance(func, (gast.Attribute, gast.Subscript)):
+                from .function_values import held_function  # self.act(x), self.act = np.tanh
+                held = held_function(self, node)
+                if held is not None:
+                    return held
             inlined = self.callee(func, node) or self._keyword_stand_in(node)
             if inlined is None and isinstance(func, gast.Attribute):
                 node, inlined = self._ufunc_method(node)
