@@ -486,7 +486,8 @@ def test_generator_covers_every_feature():
               "list-slots", "scalar-from-index", "recursion", "recursion-call",
               "nested-default", "return-in-loop", "function-chosen", "function-unpacked",
               "grad-inside", "assert", "raise", "generator-loop", "generator-sum",
-              "generator-list", "star-call", "double-star-call", "partial-call", "map-call"}
+              "generator-list", "star-call", "double-star-call", "partial-call", "map-call",
+              "function-argument", "function-attribute"}
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 
