@@ -236,8 +236,8 @@ def _index(node):
 
 
 def _items_read_so(tree, name: str) -> bool:
-    """Is every read of ``name`` a call of one item at a constant index
-    (``acts[0](x)``) or the sequence of a ``for`` loop (``for act in acts``)?"""
+    """Is every read of ``name`` a call of one item (``acts[0](x)``, ``acts[i](x)``) or
+    the sequence of a ``for`` loop (``for act in acts``)?"""
     parents = {}
     for node in trees.walk(tree):
         for child in trees.children(node):
@@ -250,7 +250,7 @@ def _items_read_so(tree, name: str) -> bool:
         if isinstance(parent, gast.For) and parent.iter is node:
             continue
         if not (isinstance(parent, gast.Subscript) and parent.value is node and
-                _index(parent.slice) is not None and
+                not isinstance(parent.slice, gast.Slice) and
                 isinstance(parents.get(parent), gast.Call) and
                 parents[parent].func is parent):
             return False
@@ -305,6 +305,8 @@ def call_item(normalize, node):
     holder = node.func.value.id
     key = _index(node.func.slice)
     items = normalize.function_args[holder][1]
+    if key is None:  # (acts[i](x), i known when the function runs)
+        return _call_indexed(normalize, node, holder, items)
     if key not in items:
         raise normalize.source.error(
             NoDerivativeError, f"no derivative rule for {holder}[{key!r}]() (a function held "
@@ -312,6 +314,30 @@ def call_item(normalize, node):
             f"Call an item {holder} holds; Python would raise an error here.")
     alias = normalize.namer.fresh(holder)
     normalize.function_args[alias] = items[key]
+    func = gast.copy_location(gast.Name(alias, gast.Load(), None, None), node.func)
+    return normalize.simple(gast.copy_location(gast.Call(func, node.args, node.keywords),
+                                               node))
+
+
+def _call_indexed(normalize, node, holder: str, items: dict):
+    """``acts[i](x)``, ``i`` known only when the function runs: ``k = (0, 1, 2)[i]``
+    (Python's own IndexError or KeyError where there is no such item, a negative ``i``
+    counted from the end), then the call of the item ``k`` names, chosen by an ``if``
+    on ``k == 0``, ``k == 1``... (each call differentiated under the branch taken)."""
+    keys = [k for k in items if type(k) is str or k >= 0]
+    if all(type(k) is str for k in keys):
+        table = gast.Dict([gast.Constant(k, None) for k in keys],
+                          [gast.Constant(j, None) for j in range(len(keys))])
+    else:
+        table = gast.Tuple([gast.Constant(j, None) for j in range(len(keys))], gast.Load())
+    position = normalize.atom(gast.copy_location(
+        gast.Subscript(table, clone(node.func.slice), gast.Load()), node.func))
+    entry = items[keys[-1]]
+    for j in range(len(keys) - 2, -1, -1):
+        test = gast.Compare(clone(position), [gast.Eq()], [gast.Constant(j, None)])
+        entry = "choose", (normalize.condition(test, normalized=True), items[keys[j]], entry)
+    alias = normalize.namer.fresh(holder)
+    normalize.function_args[alias] = entry
     func = gast.copy_location(gast.Name(alias, gast.Load(), None, None), node.func)
     return normalize.simple(gast.copy_location(gast.Call(func, node.args, node.keywords),
                                                node))
@@ -418,7 +444,12 @@ def function_entry(normalize, value, name: str):
         keywords = {k: _bound(normalize, v, f"{name}_{k}")
                     for k, v in (value.keywords or {}).items()}
         return "partial", (inner, args, keywords)
-    return None  # (a bound method, a builtin without a rule: refused where it is called)
+    if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType) \
+            and user_code(value.__func__) and registry.lookup(value.__func__) is None and \
+            not isinstance(value.__self__, type):  # (layer.forward: with its object first)
+        owner = _bound(normalize, value.__self__, f"{name}_self")
+        return "partial", (("inline", (value.__func__, None, None)), [owner], {})
+    return None  # (a builtin without a rule, a classmethod: refused where it is called)
 
 
 def _bound(normalize, value, name: str):
