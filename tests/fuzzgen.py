@@ -794,8 +794,15 @@ class Gen:
         name = f"fn_{len(self.kinds)}"
         self.kinds[name] = "f"
         t = self.squash(self.scalar(env, self.ch.int(0, 2)))
-        form = self.ch.int(0, 4)
-        if form == 3 and self.kinds.get("act") == "F" and not self.in_helper:
+        form = self.ch.int(0, 5)
+        ints = self.vars_of(env, "i")
+        if form == 5 and ints and not ctx.loop and ctx.depth == 0:
+            # (an item at an index known when the function runs: an `if` over the items)
+            k = self.ch.pick(ints)
+            lines = [f"{name} = (np.tanh, np.sin, np.cos)"]
+            value = E(f"{name}[{k} % 3]({t.src})", 1.0)
+            self.note("function-indexed")
+        elif form == 3 and self.kinds.get("act") == "F" and not self.in_helper:
             lines = []  # (a function given as an argument: f(x, act=np.tanh))
             value = E(f"act({t.src})", 1.0)
             self.note("function-argument")

@@ -487,7 +487,7 @@ def test_generator_covers_every_feature():
               "nested-default", "return-in-loop", "function-chosen", "function-unpacked",
               "grad-inside", "assert", "raise", "generator-loop", "generator-sum",
               "generator-list", "star-call", "double-star-call", "partial-call", "map-call",
-              "function-argument", "function-attribute"}
+              "function-argument", "function-attribute", "function-indexed"}
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 
