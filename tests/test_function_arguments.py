@@ -142,6 +142,24 @@ def argument_index_known_when_run(x, fs, i):
     return np.sum(fs[i](x) * x)
 
 
+def loop_over_an_attribute(x, model):
+    for act in model.acts:
+        x = act(x) * model.w
+    return np.sum(x)
+
+
+def loop_by_index_with_len(x, fs):
+    s = 0.0
+    for k in range(len(fs)):
+        s = s + np.sum(fs[k](x) * (k + 1))
+    return s
+
+
+def last_item_by_len(x):
+    acts = [np.tanh, np.sin]
+    return np.sum(acts[len(acts) - 1](x))
+
+
 def key_known_when_run(x, key):
     table = {"t": np.tanh, "s": np.sin}
     return np.sum(table[key](x))
@@ -185,6 +203,10 @@ TABLE = [(act_loss, (X, fn), name) for name, fn in FUNCTIONS] + [
     (argument_index_known_when_run, (X, [np.tanh, _cube], 1), "1"),
     (argument_index_known_when_run, (X, (np.tanh, _cube), -2), "-2"),
     (key_known_when_run, (X, "s"), "s"),
+    (loop_over_an_attribute, (X, Model(np.tanh, acts=(np.sin, _cube, np.tanh))), "loop"),
+    (loop_by_index_with_len, (X, [np.sin, np.tanh, _cube]), "list"),
+    (loop_by_index_with_len, (X, (np.exp,)), "one"),
+    (last_item_by_len, (X,), "len"),
 ]
 IDS = [f"{f.__name__}-{name}" for f, _, name in TABLE]
 CASES = [(f, args) for f, args, _ in TABLE]
@@ -256,6 +278,16 @@ def test_an_attribute_given_another_function_builds_another_variant():
     for fn in (np.tanh, np.sin, np.tanh, _cube, np.sin):
         model.act = fn
         np.testing.assert_allclose(gradient(X, model), _differences(attribute, X, model),
+                                   rtol=1e-6, atol=1e-7)
+
+
+def test_a_list_attribute_looped_over_given_another_function():
+    gradient = s2sad.grad(loop_over_an_attribute)
+    model = Model(np.tanh, acts=(np.sin, np.tanh))
+    for first in (np.sin, _cube, np.sin):
+        model.acts[0] = first
+        np.testing.assert_allclose(gradient(X, model),
+                                   _differences(loop_over_an_attribute, X, model),
                                    rtol=1e-6, atol=1e-7)
 
 
@@ -341,9 +373,9 @@ def given_in_a_loop(x, flag):
     return s
 
 
-def list_read_as_a_value(x, fs, i):
-    n = len(fs)
-    return np.sum(fs[i % n](x))  # <- here
+def list_read_as_a_value(x, fs):
+    more = fs + [np.cos]
+    return np.sum(more[1](x))  # <- here
 
 
 def unknown_function_given(x, act):
@@ -362,7 +394,7 @@ def _marked_line(f) -> int:
 REFUSED = [
     (given_in_a_loop, (X, True), s2sad.NoDerivativeError,
      "act() (a function held in a variable)", "s2sad follows a variable given a function"),
-    (list_read_as_a_value, (X, [np.sin, np.cos], 1), s2sad.NoDerivativeError,
+    (list_read_as_a_value, (X, [np.sin, np.cos]), s2sad.NoDerivativeError,
      "no derivative rule for this call", "call the function itself"),
     (unknown_function_given, (X, np.spacing), s2sad.NoDerivativeError,
      "act() (a function held in a variable)", "register a rule with @s2sad.defvjp"),

@@ -247,8 +247,10 @@ def _items_read_so(tree, name: str) -> bool:
                 isinstance(node.ctx, gast.Load)):
             continue
         parent = parents.get(node)
-        if isinstance(parent, gast.For) and parent.iter is node:
-            continue
+        if isinstance(parent, gast.For) and parent.iter is node or \
+                isinstance(parent, gast.Call) and parent.args == [node] and \
+                isinstance(parent.func, gast.Name) and parent.func.id == "len":
+            continue  # (len(acts): a constant, ``items_length``)
         if not (isinstance(parent, gast.Subscript) and parent.value is node and
                 not isinstance(parent.slice, gast.Slice) and
                 isinstance(parents.get(parent), gast.Call) and
@@ -319,6 +321,33 @@ def call_item(normalize, node):
                                                node))
 
 
+def _held_entries(normalize, items: dict, path: str, kind: str):
+    """The ``function_args`` entries of a list or tuple of functions in an argument's
+    attribute (``_held_items``), in order, each noted for the entry's test; None for a
+    dict (a loop walks its keys) or a function s2sad cannot see."""
+    from ..source import note_function
+    if kind == "dict":
+        return None
+    entries = [function_entry(normalize, items[k], path.rsplit(".", 1)[-1]) for k in items]
+    if any(entry is None for entry in entries):
+        return None
+    for k in items:
+        note_function(f"{path}[{k!r}]", items[k])
+    return entries
+
+
+def items_length(normalize, node):
+    """``len(acts)``, ``acts`` holding functions (a list or dict of the function's own,
+    or given as an argument): the number of its items, a constant; else None."""
+    import builtins
+    if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], gast.Name) or \
+            normalize.function_args.get(node.args[0].id, ("",))[0] != "items" or \
+            normalize._callee(node.func) is not builtins.len:
+        return None
+    items = normalize.function_args[node.args[0].id][1]
+    return gast.Constant(sum(1 for k in items if type(k) is str or k >= 0), None)
+
+
 def _call_indexed(normalize, node, holder: str, items: dict):
     """``acts[i](x)``, ``i`` known only when the function runs: ``k = (0, 1, 2)[i]``
     (Python's own IndexError or KeyError where there is no such item, a negative ``i``
@@ -360,6 +389,10 @@ def unrolled_functions(normalize, stmt, static) -> bool:
     elif isinstance(stmt.iter, (gast.List, gast.Tuple)) and stmt.iter.elts and \
             all(_known_function(normalize, e, static) for e in stmt.iter.elts):
         entries = None
+    elif _held_items(normalize, stmt.iter) is not None:  # for act in self.acts
+        entries = _held_entries(normalize, *_held_items(normalize, stmt.iter))
+        if entries is None:
+            return False
     else:
         return False
     if any(isinstance(n, (gast.Break, gast.Continue)) or isinstance(n, gast.Name) and
@@ -562,17 +595,26 @@ def _held(normalize, func):
     if not isinstance(func, gast.Subscript):
         return None
     key = _index(func.slice)
-    if key is None or not isinstance(func.value, gast.Attribute):
+    held = None if key is None else _held_items(normalize, func.value)
+    if held is None:
         return None
-    ref = normalize._object_ref(func.value.value)
-    if ref is None or ref[0] != "param":
-        return None
-    desc = ref[4].get(func.value.attr)
-    items = None if type(desc) is not tuple else _described_items(desc)
-    if items is None:
-        return None
-    if desc[0] != "dict" and type(key) is int and -len(items) <= key < 0:
+    items, path, kind = held
+    if kind != "dict" and type(key) is int and -len(items) <= key < 0:
         key += len(items)
     if key not in items:
         return None
-    return items[key], f"{ref[1]}.{func.value.attr}[{key!r}]", None, func.value.attr
+    return items[key], f"{path}[{key!r}]", None, func.value.attr
+
+
+def _held_items(normalize, node):
+    """``(items, path, "list", "tuple" or "dict")`` for ``node``, an attribute of an
+    argument's object described as a list, tuple or dict of functions (``model.acts``:
+    ``{key: function}``); else None."""
+    if not isinstance(node, gast.Attribute):
+        return None
+    ref = normalize._object_ref(node.value)
+    if ref is None or ref[0] != "param":
+        return None
+    desc = ref[4].get(node.attr)
+    items = None if type(desc) is not tuple else _described_items(desc)
+    return None if items is None else (items, f"{ref[1]}.{node.attr}", desc[0])

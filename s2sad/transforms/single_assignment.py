@@ -500,6 +500,10 @@ class SingleAssignment:
                     self.function_args.get(func.id, ("",))[0] == "choose":
                 from .function_values import call_chosen  # fn(x), fn = np.max if c else ...
                 return call_chosen(self, node)
+            from .function_values import items_length  # len(acts), acts = [np.tanh, ...]
+            length = items_length(self, node)
+            if length is not None:
+                return length
             if isinstance(func, gast.Subscript) and isinstance(func.value, gast.Name) and \
                     self.function_args.get(func.value.id, ("",))[0] == "items":
                 from .function_values import call_item  # acts[1](x), acts = [np.tanh, ...]
