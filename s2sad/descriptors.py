@@ -82,8 +82,7 @@ def function_value(value) -> bool:
     ...                              functools.partial(np.add, 1.0), 2.0, np.ones(2))]
     [True, True, True, True, True, False, False]
     """
-    return isinstance(value, _FUNCTIONS) or type(value).__name__ == \
-        "_ArrayFunctionDispatcher" and type(value).__module__ == "numpy"
+    return isinstance(value, _FUNCTIONS)
 
 
 def _functions_held(value) -> bool:
@@ -262,7 +261,8 @@ def _hidden_methods(value, kind) -> frozenset:
 
 _METHODS = (types.FunctionType, staticmethod)  # what class_method takes
 _FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc,
-              functools.partial)  # (function_value)
+              functools.partial, type(np.sum))  # (function_value; np.sum: NumPy 2's
+# dispatcher of array functions)
 
 
 def namedtuple_class(value) -> bool:

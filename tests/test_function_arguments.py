@@ -87,6 +87,13 @@ def called_twice(x, act):
     return np.sum(act(x)) + np.sum(act(2.0 * x) ** 2)
 
 
+def optional(x, act=None):
+    y = 2.0 * x
+    if act is not None:  # (decided as it compiles: a function given is not None)
+        y = act(y)
+    return np.sum(y * x)
+
+
 def with_default(x, act=np.tanh):
     return np.sum(act(x) * x)
 
@@ -181,6 +188,9 @@ FUNCTIONS = [
 TABLE = [(act_loss, (X, fn), name) for name, fn in FUNCTIONS] + [
     (called_twice, (X, np.sin), "sin"),
     (called_twice, (X, _cube), "users"),
+    (optional, (X, _cube), "users"),
+    (optional, (X, np.tanh), "ufunc"),
+    (optional, (X, functools.partial(np.multiply, 3.0)), "partial"),
     (with_default, (X,), "default"),
     (with_default, (X, np.sin), "default-given"),
     (passed_on, (X, np.tanh), "ufunc"),
@@ -363,6 +373,13 @@ def test_a_function_read_only_on_values_without_derivative_is_not_refused():
 
 # --- refused, at the line, with advice ------------------------------------------------------
 
+def optional_left_out(x, act=None):
+    y = 2.0 * x
+    if act is not None:
+        y = act(y)  # <- here
+    return np.sum(y * x)
+
+
 def given_in_a_loop(x, flag):
     act = np.tanh
     s = 0.0
@@ -392,6 +409,8 @@ def _marked_line(f) -> int:
 
 
 REFUSED = [
+    (optional_left_out, (X,), s2sad.NoDerivativeError,  # (None is not described: the
+     "act() (a function held in a variable)", "register a rule"),  # branch not decided)
     (given_in_a_loop, (X, True), s2sad.NoDerivativeError,
      "act() (a function held in a variable)", "s2sad follows a variable given a function"),
     (list_read_as_a_value, (X, [np.sin, np.cos]), s2sad.NoDerivativeError,

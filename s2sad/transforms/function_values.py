@@ -493,24 +493,14 @@ def _bound(normalize, value, name: str):
     return gast.Name(normalize.fixed_name(value, name), gast.Load(), None, None)
 
 
-def _called_only(tree, name: str) -> bool:
-    """Is every read of ``name`` a call of it (``act(x)``) or an argument of a call
-    (``layer(x, act)``: a function of the user's inlined with it)?"""
-    calls = [n for n in trees.walk(tree) if isinstance(n, gast.Call)]
-    for node in trees.walk(tree):
-        if isinstance(node, gast.Name) and node.id == name and \
-                isinstance(node.ctx, gast.Load) and not any(
-                    c.func is node or node in c.args or any(k.value is node for k in c.keywords)
-                    for c in calls):
-            return False
-    return True
-
-
 def argument_functions(normalize, tree, descriptors) -> None:
     """The parameters of ``tree`` described as functions (``("function", np.tanh)``), or
     as lists, tuples or dicts of them read only as ``acts[1](x)`` and ``for act in
     acts``, that the function never gives another value: noted in ``function_args``, so
     that ``act(x)`` is the call of the function given, as if its name were written."""
+    from ..source import user_code
+    from .partials import _only_called
+    from .single_assignment import _static
     params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
     stored = {n.id for stmt in tree.body for n in trees.walk(stmt)
               if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
@@ -519,8 +509,9 @@ def argument_functions(normalize, tree, descriptors) -> None:
             continue
         if desc[0] == "function":
             entry = function_entry(normalize, desc[1], name)
-            if entry is not None and (entry[0] == "call" or _called_only(tree, name)):
-                normalize.function_args[name] = entry
+            if entry is not None and (entry[0] == "call" or _only_called(
+                    normalize, name, _static, user_code)):  # (else passed on as it is:
+                normalize.function_args[name] = entry       # odeint(rhs, ...))
             continue
         items = _described_items(desc)
         if items is None or not _items_read_so(tree, name):
