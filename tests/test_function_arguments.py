@@ -83,6 +83,18 @@ def act_loss(x, act):
     return np.sum(act(x) * x)
 
 
+def real_and_imaginary(x, act):
+    return np.sum(np.real(act(x)) ** 2 + np.imag(act(x)))
+
+
+class Complex:
+    def __init__(self, w):
+        self.w = w
+
+    def power(self, z):
+        return np.abs(z * self.w) ** 2
+
+
 def called_twice(x, act):
     return np.sum(act(x)) + np.sum(act(2.0 * x) ** 2)
 
@@ -186,6 +198,8 @@ FUNCTIONS = [
 ]
 
 TABLE = [(act_loss, (X, fn), name) for name, fn in FUNCTIONS] + [
+    (real_and_imaginary, (X, functools.partial(np.multiply, 1.0 + 2.0j)), "complex-partial"),
+    (act_loss, (X, Complex(np.array([1 + 1j, 2.0, 3j])).power), "complex-object"),
     (called_twice, (X, np.sin), "sin"),
     (called_twice, (X, _cube), "users"),
     (optional, (X, _cube), "users"),
