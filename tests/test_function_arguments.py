@@ -161,6 +161,15 @@ def argument_index_known_when_run(x, fs, i):
     return np.sum(fs[i](x) * x)
 
 
+def int_keyed_dict(x, k):
+    table = {1: np.tanh, 2: np.sin, -1: np.exp}  # (keys, not positions)
+    return np.sum(table[k](x)) * len(table)
+
+
+def int_keyed_dict_argument(x, table, k):
+    return np.sum(table[k](x) * x) + len(table)
+
+
 def loop_over_an_attribute(x, model):
     for act in model.acts:
         x = act(x) * model.w
@@ -231,6 +240,10 @@ TABLE = [(act_loss, (X, fn), name) for name, fn in FUNCTIONS] + [
     (loop_by_index_with_len, (X, [np.sin, np.tanh, _cube]), "list"),
     (loop_by_index_with_len, (X, (np.exp,)), "one"),
     (last_item_by_len, (X,), "len"),
+    (int_keyed_dict, (X, 1), "1"),
+    (int_keyed_dict, (X, -1), "-1"),
+    (int_keyed_dict_argument, (X, {2: np.sin, 0: _cube}, 0), "0"),
+    (int_keyed_dict_argument, (X, {2: np.sin, 0: _cube}, 2), "2"),
 ]
 IDS = [f"{f.__name__}-{name}" for f, _, name in TABLE]
 CASES = [(f, args) for f, args, _ in TABLE]
@@ -376,6 +389,9 @@ def test_an_index_out_of_range_raises_as_python_does():
             gradient(X, i)
     with pytest.raises(KeyError):
         s2sad.grad(key_known_when_run)(X, "u")
+    for k in (0, 3):  # (a dict with keys 1, 2 and -1: no position)
+        with pytest.raises(KeyError):
+            s2sad.grad(int_keyed_dict)(X, k)
 
 
 def test_a_function_read_only_on_values_without_derivative_is_not_refused():

@@ -345,7 +345,10 @@ def items_length(normalize, node):
             normalize._callee(node.func) is not builtins.len:
         return None
     items = normalize.function_args[node.args[0].id][1]
-    return gast.Constant(sum(1 for k in items if type(k) is str or k >= 0), None)
+    n = sum(1 for k in items if type(k) is int and k >= 0)
+    sequence = n and set(items) == set(range(-n, n)) and all(
+        items[k] is items[k - n] for k in range(n))
+    return gast.Constant(n if sequence else len(items), None)
 
 
 def _call_indexed(normalize, node, holder: str, items: dict):
@@ -353,12 +356,15 @@ def _call_indexed(normalize, node, holder: str, items: dict):
     (Python's own IndexError or KeyError where there is no such item, a negative ``i``
     counted from the end), then the call of the item ``k`` names, chosen by an ``if``
     on ``k == 0``, ``k == 1``... (each call differentiated under the branch taken)."""
-    keys = [k for k in items if type(k) is str or k >= 0]
-    if all(type(k) is str for k in keys):
+    n = sum(1 for k in items if type(k) is int and k >= 0)
+    if n and set(items) == set(range(-n, n)) and all(items[k] is items[k - n]
+                                                      for k in range(n)):
+        keys = list(range(n))  # (a list or tuple: its items by position, _items)
+        table = gast.Tuple([gast.Constant(j, None) for j in keys], gast.Load())
+    else:  # (a dict: its keys, as written)
+        keys = list(items)
         table = gast.Dict([gast.Constant(k, None) for k in keys],
                           [gast.Constant(j, None) for j in range(len(keys))])
-    else:
-        table = gast.Tuple([gast.Constant(j, None) for j in range(len(keys))], gast.Load())
     position = normalize.atom(gast.copy_location(
         gast.Subscript(table, clone(node.func.slice), gast.Load()), node.func))
     entry = items[keys[-1]]
