@@ -741,7 +741,7 @@ def _leaf_kinds(desc):
     ``"complex"``, or an array's dtype kind (``"f"``, ``"c"``, ``"i"``...)."""
     if not isinstance(desc, tuple):
         yield desc
-    elif desc[0] in ("object", "data"):
+    elif desc[0] in ("object", "data", "function"):
         return
     elif desc[0] in ARRAY_TAGS:
         yield desc[2]

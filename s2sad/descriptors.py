@@ -16,6 +16,7 @@ descriptions, and the source reader describes the objects a function reads.
 
 from __future__ import annotations
 
+import functools
 import numbers
 import sys
 import types
@@ -65,9 +66,31 @@ def describe(value):
         return desc
     if isinstance(value, np.ndarray) or _unmodeled(value):
         return ("data", kind)  # (np.matrix, a masked array, a deque, a Fraction...)
+    if function_value(value):  # (np.tanh, a function of the user's, a lambda, a partial:
+        return ("function", value)  # a variant for each, its calls resolved as written)
     if module in _NOT_USERS:
         return "any"
     return _object(value, kind, 0)
+
+
+def function_value(value) -> bool:
+    """Is ``value`` a function (a ``def``, a lambda, a NumPy or SciPy function, a
+    ``functools.partial``, a bound method)? Described by itself: ``("function", value)``.
+
+    >>> import functools
+    >>> [function_value(v) for v in (np.tanh, np.sum, len, lambda z: z,
+    ...                              functools.partial(np.add, 1.0), 2.0, np.ones(2))]
+    [True, True, True, True, True, False, False]
+    """
+    return isinstance(value, _FUNCTIONS)
+
+
+def _functions_held(value) -> bool:
+    """Is ``value`` a list, tuple or dict of 1 to ``_UNROLLED`` functions
+    (``self.acts = [np.tanh, np.sin]``)?"""
+    if type(value) not in (list, tuple, dict) or not 0 < len(value) <= _UNROLLED:
+        return False
+    return all(map(function_value, value.values() if type(value) is dict else value))
 
 
 def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None):
@@ -92,6 +115,8 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
                 continue
             if item is None:
                 members.append((name, ("none",)))  # (an optional layer left out)
+            elif function_value(item) or _functions_held(item):  # (self.act = np.tanh:
+                members.append((name, describe(item)))  # a variant for each function)
             elif _data_member(item) or _holds_unmodeled(item):  # (self.W, self.idx, self.n,
                 members.append((name, describe(item)))  # self.M: its dtype, or the class
                 # s2sad does not model; self.ms = [M]: a list of that class's data)
@@ -207,7 +232,7 @@ def data_descriptor(cls, name: str) -> bool:
 def is_object(desc) -> bool:
     """Does the descriptor describe a value that is not a number nor a container of them
     (``"any"``, or an object of a user's class)?"""
-    return desc == "any" or type(desc) is tuple and desc[0] in ("object", "data")
+    return desc == "any" or type(desc) is tuple and desc[0] in ("object", "data", "function")
 
 
 # the modules whose objects are not a user's (an object of a user's class is described with
@@ -242,6 +267,9 @@ def _hidden_methods(value, kind) -> frozenset:
 
 
 _METHODS = (types.FunctionType, staticmethod)  # what class_method takes
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc,
+              functools.partial, type(np.sum))  # (function_value; np.sum: NumPy 2's
+# dispatcher of array functions)
 
 
 def namedtuple_class(value) -> bool:

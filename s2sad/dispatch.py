@@ -164,6 +164,10 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
         return _all([_type_is(at(), "ndarray"),
                      _equal(attribute(at(), "ndim"), ast.Constant(desc[1])),
                      _equal(attribute(at(), "dtype", "kind"), ast.Constant(desc[2]))])
+    if isinstance(desc, tuple) and desc[0] == "function":  # (the very function: np.tanh)
+        constant = f"described_{len(constants)}"
+        constants[constant] = desc[1]
+        return ast.Compare(at(), [ast.Is()], [_load(constant)])
     if isinstance(desc, tuple) and desc[0] == "object":
         # an object of a user's class: its class; that no own attribute hides a method the
         # variant inlined, and the classes of the members it inlined from, are tested too
@@ -230,8 +234,8 @@ def read_test_trees(reads, constants: dict, names=None) -> list[ast.expr]:
 
     tests = []
     for kind, holder, key, value in reads:
-        if kind in ("own", "class", "length", "dtype"):  # (an argument, or an object in its
-            head = re.match(r"[^.\[]*", holder).group()  # attributes: model.layers[0])
+        if kind in ("own", "class", "length", "dtype", "same"):  # (an argument, or an object
+            head = re.match(r"[^.\[]*", holder).group()  # in its attributes: model.layers[0])
             path = (names or {}).get(head, head) + holder[len(head):]
             if kind == "own":
                 def test(p, key=key):
@@ -239,6 +243,12 @@ def read_test_trees(reads, constants: dict, names=None) -> list[ast.expr]:
             elif kind == "length":
                 def test(p, key=key):
                     return _equal(ast.Call(_load("len"), [p], []), ast.Constant(key))
+            elif kind == "same":  # (a function in its attributes: self.act is np.tanh)
+                constant = f"read_{len(constants)}"
+                constants[constant] = value
+
+                def test(p, constant=constant):
+                    return ast.Compare(p, [ast.Is()], [_load(constant)])
             elif kind == "dtype":
                 def test(p, key=key):
                     return _equal(ast.Attribute(ast.Attribute(p, "dtype", ast.Load()), "kind",
@@ -308,7 +318,7 @@ _MISSED = (AttributeError, IndexError, KeyError, TypeError)
 
 def _reaches(reads) -> bool:
     """Do the tests of ``reads`` read an argument's attributes (which may be gone)?"""
-    return any(kind in ("own", "class", "length", "dtype") for kind, *_ in reads)
+    return any(kind in ("own", "class", "length", "dtype", "same") for kind, *_ in reads)
 
 
 def _usable(name: str) -> bool:

@@ -43,6 +43,7 @@ from .transforms.dicts import DictViews
 from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
 from .transforms.exits import Exits
+from .transforms.function_values import argument_functions
 from .transforms.first_assignment import FirstAssignment
 from .transforms.generators import expand_generators
 from .transforms.forward import Forward
@@ -286,6 +287,7 @@ def normalize(build: Build) -> bool:
                                               numpy_name=build.imports.numpy())
     normalizer.objects = argument_objects(build.tree, build.descriptors)  # (their methods
     normalizer.descriptors = argument_descriptors(build.tree, build.descriptors)  # inlined)
+    argument_functions(normalizer, build.tree, build.descriptors)  # (act_loss(x, np.tanh))
     build.tree = normalizer.run()
     return True
 

@@ -532,6 +532,15 @@ def note_path(path: str | None, value, holder=None, name: str | None = None) -> 
         _note(("attr", holder, name, value), value, always=True)
 
 
+def note_function(path: str, value) -> None:
+    """A function in an argument's attributes (``path``, ``"model.act"``) was called as
+    the function ``value`` it held: the entry tests that it still holds it (the
+    argument's description says it on the general path)."""
+    read = getattr(_RECORDING, "read", None)
+    if read is not None:
+        read.setdefault(("same", path, None), ("same", path, None, value))
+
+
 def note_dtype(path: str, kind: str) -> None:
     """An array in an argument's attributes (``path``, ``"p.idx"``) was taken to have
     this dtype kind (``"i"``: a store into it truncates): the entry tests it (after its
@@ -653,7 +662,7 @@ def note_reads(dependencies) -> None:
     read = getattr(_RECORDING, "read", None)
     if read is not None:
         for kind, holder, key, value in dependencies:
-            if kind not in ("own", "class", "length", "dtype"):
+            if kind not in ("own", "class", "length", "dtype", "same"):
                 read.setdefault((kind, id(holder), key), (kind, holder, key, value))
 
 
@@ -662,7 +671,7 @@ def still_read(dependencies) -> bool:
     argument's class, ``"own"``, and the classes of its members, ``"class"``, are in its
     description: not tested here, nor the lengths of its lists of objects, ``"length"``.)"""
     for kind, holder, key, value in dependencies:
-        if kind in ("own", "class", "length", "dtype"):
+        if kind in ("own", "class", "length", "dtype", "same"):
             continue
         if kind == "real":
             if complex_read(holder, key, value):

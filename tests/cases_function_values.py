@@ -234,7 +234,8 @@ def list_item_that_is_not_there(x):
 
 def list_of_functions_read_as_a_value(x):
     acts = [np.tanh, np.sin]
-    return np.sum(acts[len(acts) - 1](x))  # <- here
+    more = acts + [np.cos]  # (len(acts) and acts[i](x) are followed; this is not)
+    return np.sum(more[2](x))  # <- here
 
 
 def apply(g, x):

@@ -830,8 +830,24 @@ class Gen:
         name = f"fn_{len(self.kinds)}"
         self.kinds[name] = "f"
         t = self.squash(self.scalar(env, self.ch.int(0, 2)))
-        form = self.ch.int(0, 3)  # (2 and 3: a derivative made inside, four forms of it)
-        if form == 0:
+        form = self.ch.int(0, 7)  # (2, 6 and 7: a derivative made inside, four forms)
+        ints = self.vars_of(env, "i")
+        if form == 5 and ints and not ctx.loop and ctx.depth == 0:
+            # (an item at an index known when the function runs: an `if` over the items)
+            k = self.ch.pick(ints)
+            lines = [f"{name} = (np.tanh, np.sin, np.cos)"]
+            value = E(f"{name}[{k} % 3]({t.src})", 1.0)
+            self.note("function-indexed")
+        elif form == 3 and self.kinds.get("act") == "F" and not self.in_helper:
+            lines = []  # (a function given as an argument: f(x, act=np.tanh))
+            value = E(f"act({t.src})", 1.0)
+            self.note("function-argument")
+        elif form in (3, 4, 5):  # (a function in a module object's attribute: HOLD.act)
+            self.holds_function = True
+            lines = []
+            value = E(f"HOLD.act({t.src})", 1.0)
+            self.note("function-attribute")
+        elif form == 0:
             lines = [f"{name} = np.tanh if ({self.cut(a, 0.1)} > 0.1) else np.sin"]
             value = E(f"{name}({t.src})", 1.0)
             self.note("function-chosen")
@@ -1340,6 +1356,8 @@ class Gen:
             params.insert(0, params.pop(first))
         if ch.chance(30):  # an object that keeps state, not differentiated (FuzzState)
             params.append(("model", "o", None))
+        if ch.chance(20):  # a function given as a default argument (its own variant)
+            params.append(("act", "F", ch.pick(["np.tanh", "np.sin", "_act"])))
         main = self.function("f", params, "s", ch.int(1, self.max_statements))
         header = ["import functools", "import math", "", f"import numpy as {alias}"
                   if alias != "numpy" else "import numpy", ""]
@@ -1350,6 +1368,11 @@ class Gen:
         if "G0" in self.globals:
             header.append("G0 = np.array([0.5, -0.25, 1.0])")
         body = []
+        if any(d == "_act" for _, _, d in params):  # (a function of the user's, inlined)
+            body += ["", "", "def _act(t):", "    return 0.5 * np.tanh(t) + 0.5 * np.sin(t)"]
+        if getattr(self, "holds_function", False):
+            body += ["", "", "class _Holder:", "    pass", "", "", "HOLD = _Holder()",
+                     "HOLD.act = np.cos"]
         for name, _, _, text in self.helpers:
             body += ["", ""] + text
         for text in self.generators:
@@ -1359,7 +1382,8 @@ class Gen:
         source = re.sub(r"\bnp\.", alias + ".", self.render(template, traced=False))
         traced = re.sub(r"\bnp\.", alias + ".", self.render(template, traced=True))
         traced = traced.replace("import math\n", TRACE_PRELUDE, 1)
-        return Program(source, traced, [(p, k) for p, k, _ in params], stats=dict(self.stats),
+        return Program(source, traced, [(p, k) for p, k, _ in params if k != "F"],
+                       stats=dict(self.stats),
                        expect_refusal=self.expect_refusal)
 
     def recursion(self, number: int) -> str:

@@ -292,12 +292,17 @@ def test_a_helper_changing_an_array_of_the_callers_in_place_is_refused():
 
 def test_a_function_of_the_users_passed_and_used_as_a_value_is_located():
     """It is inlined where it is called (or where a name given it, `g = f`, is called):
-    `f is None` reads it as a value."""
+    `f == square` reads it as a value."""
     with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
-        s2sad.grad(C.passes_own_function_checked)(0.6)
+        s2sad.grad(C.passes_own_function_compared)(0.6)
     message = str(info.value)
     assert "the function passed as 'f' used as a value" in message, message
-    assert "if f is None" in message and "call it" in message, message
+    assert "if f == square" in message and "call it" in message, message
+
+
+def test_a_function_passed_tested_against_none_is_decided():
+    """`if f is None` on a function passed is False as the gradient is built: f is called."""
+    assert s2sad.grad(C.passes_own_function_checked)(0.6) == pytest.approx(1.2, rel=1e-12)
 
 
 @pytest.mark.parametrize("f, args", [

@@ -493,7 +493,8 @@ def test_generator_covers_every_feature():
               "grad-inside", "assert", "raise", "generator-loop", "generator-sum",
               "generator-list", "star-call", "double-star-call", "partial-call", "map-call",
               "object-state", "hvp-inside", "grad-held-inside", "jvp-inside", "starred-unpack",
-              "partial-star-call"}
+              "partial-star-call", "function-argument", "function-attribute",
+              "function-indexed"}
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 

@@ -34,6 +34,11 @@ class Folding:
         if any(isinstance(n, (gast.ListComp, gast.GeneratorExp, gast.SetComp,
                               gast.DictComp)) for n in trees.walk(test)):
             return None  # (its own variables: a loop, not constants)
+        if isinstance(test, gast.Compare) and isinstance(test.left, gast.Name) and \
+                test.left.id in self.function_args and len(test.ops) == 1 and \
+                type(test.ops[0]) in (gast.Is, gast.IsNot) and \
+                _constant(test.comparators[0]) is None:  # (`act is not None`, act given a
+            return isinstance(test.ops[0], gast.IsNot)  # function: not None)
         value = self._constant_value(_Rename(self).visit(clone(test)))
         return None if value is _NOT_CONSTANT else bool(value)
 

@@ -236,8 +236,8 @@ def _index(node):
 
 
 def _items_read_so(tree, name: str) -> bool:
-    """Is every read of ``name`` a call of one item at a constant index
-    (``acts[0](x)``) or the sequence of a ``for`` loop (``for act in acts``)?"""
+    """Is every read of ``name`` a call of one item (``acts[0](x)``, ``acts[i](x)``) or
+    the sequence of a ``for`` loop (``for act in acts``)?"""
     parents = {}
     for node in trees.walk(tree):
         for child in trees.children(node):
@@ -247,10 +247,12 @@ def _items_read_so(tree, name: str) -> bool:
                 isinstance(node.ctx, gast.Load)):
             continue
         parent = parents.get(node)
-        if isinstance(parent, gast.For) and parent.iter is node:
-            continue
+        if isinstance(parent, gast.For) and parent.iter is node or \
+                isinstance(parent, gast.Call) and parent.args == [node] and \
+                isinstance(parent.func, gast.Name) and parent.func.id == "len":
+            continue  # (len(acts): a constant, ``items_length``)
         if not (isinstance(parent, gast.Subscript) and parent.value is node and
-                _index(parent.slice) is not None and
+                not isinstance(parent.slice, gast.Slice) and
                 isinstance(parents.get(parent), gast.Call) and
                 parents[parent].func is parent):
             return False
@@ -305,6 +307,8 @@ def call_item(normalize, node):
     holder = node.func.value.id
     key = _index(node.func.slice)
     items = normalize.function_args[holder][1]
+    if key is None:  # (acts[i](x), i known when the function runs)
+        return _call_indexed(normalize, node, holder, items)
     if key not in items:
         raise normalize.source.error(
             NoDerivativeError, f"no derivative rule for {holder}[{key!r}]() (a function held "
@@ -312,6 +316,63 @@ def call_item(normalize, node):
             f"Call an item {holder} holds; Python would raise an error here.")
     alias = normalize.namer.fresh(holder)
     normalize.function_args[alias] = items[key]
+    func = gast.copy_location(gast.Name(alias, gast.Load(), None, None), node.func)
+    return normalize.simple(gast.copy_location(gast.Call(func, node.args, node.keywords),
+                                               node))
+
+
+def _held_entries(normalize, items: dict, path: str, kind: str):
+    """The ``function_args`` entries of a list or tuple of functions in an argument's
+    attribute (``_held_items``), in order, each noted for the entry's test; None for a
+    dict (a loop walks its keys) or a function s2sad cannot see."""
+    from ..source import note_function
+    if kind == "dict":
+        return None
+    entries = [function_entry(normalize, items[k], path.rsplit(".", 1)[-1]) for k in items]
+    if any(entry is None for entry in entries):
+        return None
+    for k in items:
+        note_function(f"{path}[{k!r}]", items[k])
+    return entries
+
+
+def items_length(normalize, node):
+    """``len(acts)``, ``acts`` holding functions (a list or dict of the function's own,
+    or given as an argument): the number of its items, a constant; else None."""
+    import builtins
+    if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], gast.Name) or \
+            normalize.function_args.get(node.args[0].id, ("",))[0] != "items" or \
+            normalize._callee(node.func) is not builtins.len:
+        return None
+    items = normalize.function_args[node.args[0].id][1]
+    n = sum(1 for k in items if type(k) is int and k >= 0)
+    sequence = n and set(items) == set(range(-n, n)) and all(
+        items[k] is items[k - n] for k in range(n))
+    return gast.Constant(n if sequence else len(items), None)
+
+
+def _call_indexed(normalize, node, holder: str, items: dict):
+    """``acts[i](x)``, ``i`` known only when the function runs: ``k = (0, 1, 2)[i]``
+    (Python's own IndexError or KeyError where there is no such item, a negative ``i``
+    counted from the end), then the call of the item ``k`` names, chosen by an ``if``
+    on ``k == 0``, ``k == 1``... (each call differentiated under the branch taken)."""
+    n = sum(1 for k in items if type(k) is int and k >= 0)
+    if n and set(items) == set(range(-n, n)) and all(items[k] is items[k - n]
+                                                      for k in range(n)):
+        keys = list(range(n))  # (a list or tuple: its items by position, _items)
+        table = gast.Tuple([gast.Constant(j, None) for j in keys], gast.Load())
+    else:  # (a dict: its keys, as written)
+        keys = list(items)
+        table = gast.Dict([gast.Constant(k, None) for k in keys],
+                          [gast.Constant(j, None) for j in range(len(keys))])
+    position = normalize.atom(gast.copy_location(
+        gast.Subscript(table, clone(node.func.slice), gast.Load()), node.func))
+    entry = items[keys[-1]]
+    for j in range(len(keys) - 2, -1, -1):
+        test = gast.Compare(clone(position), [gast.Eq()], [gast.Constant(j, None)])
+        entry = "choose", (normalize.condition(test, normalized=True), items[keys[j]], entry)
+    alias = normalize.namer.fresh(holder)
+    normalize.function_args[alias] = entry
     func = gast.copy_location(gast.Name(alias, gast.Load(), None, None), node.func)
     return normalize.simple(gast.copy_location(gast.Call(func, node.args, node.keywords),
                                                node))
@@ -334,6 +395,10 @@ def unrolled_functions(normalize, stmt, static) -> bool:
     elif isinstance(stmt.iter, (gast.List, gast.Tuple)) and stmt.iter.elts and \
             all(_known_function(normalize, e, static) for e in stmt.iter.elts):
         entries = None
+    elif _held_items(normalize, stmt.iter) is not None:  # for act in self.acts
+        entries = _held_entries(normalize, *_held_items(normalize, stmt.iter))
+        if entries is None:
+            return False
     else:
         return False
     if any(isinstance(n, (gast.Break, gast.Continue)) or isinstance(n, gast.Name) and
@@ -388,3 +453,165 @@ def function_defaults(normalize, func, fdef, names, n_pos) -> dict:
         elif isinstance(value, types.FunctionType) and user_code(value):
             found[name] = "inline", (value, None, None)
     return found
+
+
+# --- a function the caller passed: an argument, or one in an argument's attributes --------
+
+def function_entry(normalize, value, name: str):
+    """The ``function_args`` entry of ``value``, a function given when the gradient is
+    called (``act_loss(x, np.tanh)``, ``self.act = np.tanh``): ``("call", its name)``
+    for one with a derivative rule, ``("inline", ...)`` for the user's own (a ``def``, a
+    lambda), ``("partial", ...)`` for a ``functools.partial`` of one; None where s2sad
+    can differentiate none of it (its calls stay refused at their lines)."""
+    import functools
+
+    from ..source import user_code
+    try:
+        ruled = registry.lookup(value) is not None
+    except TypeError:  # (unhashable)
+        return None
+    if ruled:  # (np.tanh, scipy.special.erf: called by a name of the generated code)
+        alias = normalize.fixed_name(value, getattr(value, "__name__", name))
+        return "call", gast.Name(alias, gast.Load(), None, None)
+    if isinstance(value, types.FunctionType):
+        return ("inline", (value, None, None)) if user_code(value) else None
+    if type(value) is functools.partial:
+        inner = function_entry(normalize, value.func, name)
+        if inner is None:
+            return None
+        args = [_bound(normalize, v, f"{name}_arg") for v in value.args]
+        keywords = {k: _bound(normalize, v, f"{name}_{k}")
+                    for k, v in (value.keywords or {}).items()}
+        return "partial", (inner, args, keywords)
+    if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType) \
+            and user_code(value.__func__) and registry.lookup(value.__func__) is None and \
+            not isinstance(value.__self__, type):  # (layer.forward: with its object first)
+        owner = _bound(normalize, value.__self__, f"{name}_self")
+        return "partial", (("inline", (value.__func__, None, None)), [owner], {})
+    return None  # (a builtin without a rule, a classmethod: refused where it is called)
+
+
+def _bound(normalize, value, name: str):
+    """A partial's bound argument, as an atom of the generated code: a constant, or a
+    name that holds it (read as it is when the gradient is called)."""
+    if type(value) in (int, float, bool, str) or value is None:
+        return gast.Constant(value, None)
+    return gast.Name(normalize.fixed_name(value, name), gast.Load(), None, None)
+
+
+def argument_functions(normalize, tree, descriptors) -> None:
+    """The parameters of ``tree`` described as functions (``("function", np.tanh)``), or
+    as lists, tuples or dicts of them read only as ``acts[1](x)`` and ``for act in
+    acts``, that the function never gives another value: noted in ``function_args``, so
+    that ``act(x)`` is the call of the function given, as if its name were written."""
+    from ..source import user_code
+    from .partials import _only_called
+    from .single_assignment import _static
+    params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
+    stored = {n.id for stmt in tree.body for n in trees.walk(stmt)
+              if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    for name, desc in zip(params, descriptors or ()):
+        if name in stored or type(desc) is not tuple:
+            continue
+        if desc[0] == "function":
+            entry = function_entry(normalize, desc[1], name)
+            if entry is not None and (entry[0] == "call" or _only_called(
+                    normalize, name, _static, user_code)):  # (else passed on as it is:
+                normalize.function_args[name] = entry       # odeint(rhs, ...))
+            continue
+        items = _described_items(desc)
+        if items is None or not _items_read_so(tree, name):
+            continue
+        entries = {key: function_entry(normalize, value, name) for key, value in items.items()}
+        if all(entry is not None for entry in entries.values()):
+            if desc[0] != "dict":
+                entries.update({key - len(items): entries[key] for key in items})
+            normalize.function_args[name] = "items", entries
+
+
+def _described_items(desc):
+    """``{key: function}`` for a list, tuple or dict described as functions only, else
+    None."""
+    if desc[0] in ("list", "tuple") and len(desc) == 2:
+        pairs = list(enumerate(desc[1]))
+    elif desc[0] == "dict":
+        pairs = list(desc[1])
+    else:
+        return None
+    if not pairs or not all(type(d) is tuple and d[0] == "function" for _, d in pairs):
+        return None
+    return {key: d[1] for key, d in pairs}
+
+
+def held_function(normalize, node):
+    """``self.act(x)``, ``model.acts[1](x)``, ``fs[0](x)``: a function held in an
+    argument's attributes (or a module's object's), or in a list or dict given as an
+    argument, at a constant index: the call of that function, as if its name were
+    written (the entry tests that it still holds it); else None."""
+    from ..source import note_function, note_path
+    found = _held(normalize, node.func)
+    if found is None:
+        return None
+    value, path, holder, attr = found
+    entry = function_entry(normalize, value, attr or "fn")
+    if entry is None:
+        return None
+    if path is not None:
+        note_function(path, value)
+    elif holder is not None:  # (a module's object: its attribute read again at each call)
+        note_path(None, value, holder, attr)
+    alias = normalize.namer.fresh(attr or "fn")
+    normalize.function_args[alias] = entry
+    func = gast.copy_location(gast.Name(alias, gast.Load(), None, None), node.func)
+    return normalize.simple(gast.copy_location(gast.Call(func, node.args, node.keywords), node))
+
+
+def _held(normalize, func):
+    """``(function, the argument's path to it or None, a module's object holding it,
+    the attribute's name)`` for ``func``, an attribute or a constant index reaching a
+    function from an argument's (or module object's) description; else None."""
+    if isinstance(func, gast.Attribute):
+        ref = normalize._object_ref(func.value)
+        if ref is None:
+            return None
+        if ref[0] == "param":
+            desc = ref[4].get(func.attr)
+            if type(desc) is tuple and desc[0] == "function":
+                return desc[1], f"{ref[1]}.{func.attr}", None, func.attr
+            return None
+        if ref[0] == "value":
+            from .kinds import _plain_lookup, data_descriptor
+            obj = ref[1]
+            if not _plain_lookup(type(obj)) or data_descriptor(type(obj), func.attr) or \
+                    func.attr not in getattr(obj, "__dict__", ()):
+                return None
+            value = obj.__dict__[func.attr]
+            from ..descriptors import function_value
+            return (value, None, obj, func.attr) if function_value(value) else None
+        return None
+    if not isinstance(func, gast.Subscript):
+        return None
+    key = _index(func.slice)
+    held = None if key is None else _held_items(normalize, func.value)
+    if held is None:
+        return None
+    items, path, kind = held
+    if kind != "dict" and type(key) is int and -len(items) <= key < 0:
+        key += len(items)
+    if key not in items:
+        return None
+    return items[key], f"{path}[{key!r}]", None, func.value.attr
+
+
+def _held_items(normalize, node):
+    """``(items, path, "list", "tuple" or "dict")`` for ``node``, an attribute of an
+    argument's object described as a list, tuple or dict of functions (``model.acts``:
+    ``{key: function}``); else None."""
+    if not isinstance(node, gast.Attribute):
+        return None
+    ref = normalize._object_ref(node.value)
+    if ref is None or ref[0] != "param":
+        return None
+    desc = ref[4].get(node.attr)
+    items = None if type(desc) is not tuple else _described_items(desc)
+    return None if items is None else (items, f"{ref[1]}.{node.attr}", desc[0])

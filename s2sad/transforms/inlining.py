@@ -192,8 +192,8 @@ class Inlining:
                 return None
             try:
                 return self.source.resolve(func.id)
-            except KeyError:
-                return None
+            except KeyError:  # (a name of the generated code: a function given, np.tanh)
+                return self.root.__dict__.get("_fixed", {}).get(func.id)
         if isinstance(func, gast.Attribute):
             base = self._callee(func.value)
             return getattr(base, func.attr, None) if base is not None else None

@@ -53,7 +53,7 @@ def _only_called(normalize, name: str, static, user_code) -> bool:
     calls = [n for n in trees.walk(tree) if isinstance(n, gast.Call)]
     for node in trees.walk(tree):
         if not (isinstance(node, gast.Name) and node.id == name and
-                isinstance(node.ctx, gast.Load)):
+                isinstance(node.ctx, gast.Load)) or _tested_none(tree, node):
             continue
         call = next((c for c in calls if c.func is node or node in c.args or
                      any(k.value is node for k in c.keywords)), None)
@@ -70,6 +70,15 @@ def _only_called(normalize, name: str, static, user_code) -> bool:
         if not (inlined or callee is functools.partial and call.args[0] is node):
             return False
     return True
+
+
+def _tested_none(tree, node) -> bool:
+    """Is ``node`` the left side of ``... is None`` or ``... is not None`` (decided as the
+    function is compiled: a function is not None)?"""
+    return any(isinstance(n, gast.Compare) and n.left is node and len(n.ops) == 1 and
+               type(n.ops[0]) in (gast.Is, gast.IsNot) and
+               isinstance(n.comparators[0], gast.Constant) and n.comparators[0].value is None
+               for n in trees.walk(tree))
 
 
 def held(normalize, stmt, static, user_code) -> bool:

@@ -181,9 +181,10 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                           "an object held in its attributes (self.layer.forward(x), three "
                           "levels), or an item of a list of them (self.layers[0], or the "
                           f"variable of a loop over them: {_OBJECT_LOOPS}), and the method a "
-                          "`def` (or staticmethod) of the object's class. It does not follow "
-                          "objects in a dict, a function or None kept in an attribute of an "
-                          "argument (self.act = np.tanh), a property, a classmethod, or a "
+                          "`def` (or staticmethod) of the object's class; and a function "
+                          "kept in its attribute (self.act = np.tanh) that has a rule or is "
+                          "your own. It does not follow objects in a dict, None or a bound "
+                          "method kept in an attribute, a property, a classmethod, or a "
                           "class that changes how attributes are found: call the function "
                           "directly, pass the object as an argument, or register a rule with "
                           "@s2sad.defvjp.")

@@ -500,6 +500,10 @@ class SingleAssignment:
                     self.function_args.get(func.id, ("",))[0] == "choose":
                 from .function_values import call_chosen  # fn(x), fn = np.max if c else ...
                 return call_chosen(self, node)
+            from .function_values import items_length  # len(acts), acts = [np.tanh, ...]
+            length = items_length(self, node)
+            if length is not None:
+                return length
             if isinstance(func, gast.Subscript) and isinstance(func.value, gast.Name) and \
                     self.function_args.get(func.value.id, ("",))[0] == "items":
                 from .function_values import call_item  # acts[1](x), acts = [np.tanh, ...]
@@ -512,6 +516,11 @@ class SingleAssignment:
             built = self._namedtuple(node)
             if built is not None:
                 return built
+            if isinstance(func, (gast.Attribute, gast.Subscript)):
+                from .function_values import held_function  # self.act(x), self.act = np.tanh
+                held = held_function(self, node)
+                if held is not None:
+                    return held
             inlined = self.callee(func, node) or self._keyword_stand_in(node)
             if inlined is None and isinstance(func, gast.Attribute):
                 node, inlined = self._ufunc_method(node)
