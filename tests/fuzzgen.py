@@ -601,12 +601,12 @@ class Gen:
     def issue32_pattern(self, env, ctx: _Ctx) -> list[str] | None:
         """One of: a cast, a view, a call s2sad has no rule for, list slots, a scalar from
         an index, a nested function with a default (None: none fits here)."""
-        form = self.ch.int(0, 7)
-        if form in (5, 6) and not (ctx.top and not ctx.loop and not self.in_helper):
+        form = self.ch.int(0, 9)  # (8, 9: functions as values again, a form with many kinds)
+        if form in (5, 6, 8, 9) and not (ctx.top and not ctx.loop and not self.in_helper):
             form = 0
         return [self.cast, self.view, self.unknown_call, self.list_slots,
                 self.scalar_from_index, self.nested_default, self.function_value,
-                self.python35][form](env, ctx)
+                self.python35, self.function_value, self.function_value][form](env, ctx)
 
     def python35(self, env, ctx: _Ctx) -> list[str] | None:
         """Issue 35: a check that raises, never taken (``assert``, ``if ...: raise``), or a
