@@ -20,16 +20,20 @@ same shape.
 
 from __future__ import annotations
 
+import sys
+import types
+from collections import abc
 from dataclasses import dataclass
 
 import gast
 import numpy as np
 
 from .. import registry, trees
-from ..backends import ARRAY_TAGS, numpy_module
+from ..backends import ARRAY_TAGS, LIBRARIES, numpy_module
 from ..descriptors import (_NOT_USERS, _PY, _UNROLLED, _plain_lookup, class_method,  # noqa: F401
                            data_descriptor, describe, is_object, objects_described,
                            user_objects)
+from ..source import MISSING, held_foreign, note_type
 from ..trees import assigned_names
 from .resolve import (classify, foreign_argument, is_append, is_setitem, modeled_type,
                       namedtuple_class, statement_parts, static_value, unmodeled_data)
@@ -48,6 +52,14 @@ class Kind:
     # np.matrix, a masked array, a class of the user's): see reverse.refuse_foreign_operand
     foreign: bool = False
     data: bool = False  # foreign and data: an np.matrix, a deque... (resolve.unmodeled_data)
+    # do its items (what a loop, an index or list() gives) hold such data? None: as
+    # ``foreign`` says (an np.matrix's rows are matrices; an argument's set is not read);
+    # False: not (a module's set of numbers); True: they do (a module's list of np.matrix)
+    held: bool | None = None
+
+    @property
+    def holds_foreign(self) -> bool:
+        return self.foreign if self.held is None else self.held
 
     @property
     def numeric(self) -> bool:
@@ -189,10 +201,18 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                     set_kind(t, k)
                 continue
             kind = _value_kind(value, of, source, local_names, targets[0])
-            if _carries_foreign(value, of, source, local_names):
-                kind = DATA  # (np.multiply(M, 2.0), M.T, M[0]: an np.matrix still)
+            items = _items_read(value, of, source, local_names)
+            if items is not None:  # list(S), sum(S): the items of S, not S's class
+                kind = _with_items(kind, items) if items[0] in (list, tuple, sorted) else \
+                    DATA if items[1] else kind
+            elif _carries_foreign(value, of, source, local_names):
+                # (np.multiply(M, 2.0), M.T, M[0]: an np.matrix still; E = S, a module's
+                kind = _data(value, source, local_names)  # set: its items, numbers)
             elif _held_object(source, value, local_names):
                 kind = FOREIGN  # (p.layer: its operators are its own, or refused)
+            elif _free_holds_foreign(value, source, local_names):
+                kind = _with_items(kind, (None, True))  # (E = LM, a module's list of
+                # np.matrix: an item read from E is one)
             if kind.tag in ("numeric", "array") and kind.shape is None:
                 # unknown shape, but the same as its own
                 kind = Kind(kind.tag, targets[0], kind.ndim)
@@ -231,6 +251,22 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
 
 
 def _join(a: Kind, b: Kind, name: str) -> Kind:
+    """The kind of a name given ``a`` on one path and ``b`` on another: a foreign value on
+    either path (an np.matrix, a module's list of them) is foreign, or holds foreign data,
+    on the joined one too. (Data where neither path is an object of a user's class; a
+    differentiated value given to it is refused there: ``refuse_foreign_operand``.)"""
+    joined = _joined(a, b, name)
+    if a.foreign or b.foreign:
+        return Kind("any", foreign=True, data=(a.data or not a.foreign) and
+                    (b.data or not b.foreign),
+                    held=None if a.holds_foreign or b.holds_foreign else False)
+    if a.holds_foreign or b.holds_foreign:
+        return Kind(joined.tag, joined.shape, joined.ndim, joined.items, joined.py,
+                    joined.fits, joined.fields, held=True)
+    return joined
+
+
+def _joined(a: Kind, b: Kind, name: str) -> Kind:
     if a.tag == b.tag == "dict" and [k for k, _ in a.items] == [k for k, _ in b.items]:
         return Kind("dict", items=tuple((k, _join(x, y, f"{name}[{k!r}]")) for (k, x), (_, y)
                                         in zip(a.items, b.items)))
@@ -423,6 +459,95 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     return ANY
 
 
+_ITERATING = (list, tuple, sorted, sum, max, min)  # (builtins that read their argument's
+# items: the items' class counts, not the argument's)
+
+
+def _items_read(value, of, source, local_names):
+    """``(the builtin, do its argument's items hold foreign data?)`` for ``value`` a call
+    of one of ``_ITERATING`` on one name (``list(S)``, ``sum(E)``, ``sorted(S, reverse=
+    True)``): a local's kind says it (``Kind.holds_foreign``), a module's value its items
+    (``source.held_foreign``, noted). None for any other value."""
+    if not isinstance(value, gast.Call) or len(value.args) != 1 or \
+            not isinstance(value.args[0], (gast.Name, gast.Attribute)) or \
+            any(k.arg != "reverse" for k in value.keywords):
+        return None
+    try:
+        func = static_value(value.func, source, local_names)
+    except (KeyError, TypeError):
+        return None
+    if not any(func is builtin for builtin in _ITERATING) or \
+            value.keywords and func is not sorted:
+        return None
+    node = value.args[0]
+    if isinstance(node, gast.Name) and node.id in local_names:
+        return func, of(node).holds_foreign
+    desc = member(source, node) if isinstance(node, gast.Attribute) else None
+    if desc is not None:
+        return None  # (an argument's attribute: as before)
+    found = _static_noted(node, source, local_names)
+    return None if found is MISSING else (func, held_foreign(found))
+
+
+def _with_items(kind: Kind, items) -> Kind:
+    """``kind``, its items holding foreign data or not (``items[1]``; ``Kind.held``)."""
+    if kind.foreign:
+        return kind
+    held = True if items[1] else None
+    return Kind(kind.tag, kind.shape, kind.ndim, kind.items, kind.py, kind.fits,
+                kind.fields, held=held)
+
+
+def _data(value, source, local_names) -> Kind:
+    """DATA, for ``value`` a foreign value; where it is a module's (``E = S``), its items'
+    facts read from it (a set of numbers: its items are numbers, ``Kind.held``)."""
+    if isinstance(value, (gast.Name, gast.Attribute)) and not any(
+            isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)) \
+            and member(source, value) is None:
+        found = _static_noted(value, source, local_names)
+        if found is not MISSING and not held_foreign(found):
+            return Kind("any", foreign=True, data=True, held=False)
+    return DATA
+
+
+def _free_holds_foreign(value, source, local_names) -> bool:
+    """Is ``value`` a module's (or closure's) list, tuple or dict holding foreign data
+    (``E = LM``, ``LM = [np.matrix(...)]``)? Noted (``source.note_type``)."""
+    if not isinstance(value, (gast.Name, gast.Attribute)) or any(
+            isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)) or \
+            isinstance(value, gast.Attribute) and member(source, value) is not None:
+        return False
+    found = _static_noted(value, source, local_names)
+    return found is not MISSING and held_foreign(found)
+
+
+def _static_noted(node, source, local_names):
+    """The value of the free name or dotted name ``node`` (``MISSING`` if none). A
+    container or foreign data has its type and items' facts noted (``source.note_type``):
+    another at a later call builds again."""
+    try:
+        found = static_value(node, source, local_names)
+    except (KeyError, TypeError):
+        return MISSING
+    if isinstance(found, (abc.Collection, abc.MappingView)) and \
+            not isinstance(found, (str, bytes, range)) and \
+            (type(found) is not np.ndarray or found.dtype == object):
+        if isinstance(node, gast.Name):
+            if node.id in getattr(source, "closure", {}):
+                note_type(source.closure[node.id], None, "cell")
+            elif node.id in getattr(source, "globals", {}):
+                note_type(source.globals, node.id, "item")
+        else:
+            try:
+                holder = static_value(node.value, source, local_names)
+            except (KeyError, TypeError):
+                return found
+            if not isinstance(holder, types.ModuleType) or \
+                    holder.__name__.split(".")[0] not in LIBRARIES | sys.stdlib_module_names:
+                note_type(holder, node.attr, "attr")
+    return found
+
+
 def _carries_foreign(value, of, source, local_names) -> bool:
     """May ``value`` be an object of an array subclass s2sad does not model, made of one
     (see ``resolve.foreign_argument``): a function given one (``np.multiply(M, 2.0)`` is
@@ -430,21 +555,22 @@ def _carries_foreign(value, of, source, local_names) -> bool:
     operator on one, its item, or its attribute (``M.T``; not its ``shape`` or ``dtype``)?"""
     def foreign(node, items: bool = False) -> bool:
         if isinstance(node, gast.Name) and (node.id in local_names or of(node).data):
-            return of(node).data  # (an argument: np.matrix, a masked array...)
+            kind = of(node)  # (an argument: np.matrix, a masked array...; an item of a
+            if items:        # module's set, a number; of a module's list of np.matrix, one)
+                return kind.holds_foreign and (kind.data or not kind.foreign)
+            return kind.data
         if not isinstance(node, (gast.Name, gast.Attribute)):
             return False
         desc = member(source, node) if isinstance(node, gast.Attribute) else None
         if type(desc) is tuple and desc[0] in ("list", "tuple", "dict") and len(desc) == 2:
             held = [d for _, d in desc[1]] if desc[0] == "dict" else desc[1]
             return any(type(d) is tuple and d[0] == "data" for d in held)  # (p.ms[0])
-        try:
-            found = static_value(node, source, local_names)
-        except (KeyError, TypeError):
+        found = _static_noted(node, source, local_names)
+        if found is MISSING:
             return False
-        if items and type(found) in (list, tuple, dict):  # (MATRICES[0], a global's item)
-            return any(isinstance(item, np.ndarray) and unmodeled_data(item) for item in
-                       (found.values() if type(found) is dict else found))
-        return unmodeled_data(found) and (not items or isinstance(found, np.ndarray))
+        if items:  # (MATRICES[0], a global's item; a deque's item is a number)
+            return held_foreign(found)
+        return unmodeled_data(found)
 
     if isinstance(value, gast.Call):
         func = value.func
@@ -598,8 +724,10 @@ def _matmul_kind(x: Kind, y: Kind) -> Kind:
 def _subscript_kind(base: Kind, index, of) -> Kind:
     """``x[i]``: an item of a list or tuple, a scalar of a vector indexed by an integer..."""
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
-    if base.foreign:  # (a row of an np.matrix is an np.matrix)
-        return DATA if base.data else FOREIGN
+    if base.foreign or base.held:  # (a row of an np.matrix is an np.matrix, an item of a
+        if not base.holds_foreign:  # module's list of them one; a module's set's, a number)
+            return ANY
+        return FOREIGN if base.foreign and not base.data else DATA
 
     def integer(part) -> bool:
         if isinstance(part, gast.Constant):
