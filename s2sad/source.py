@@ -531,15 +531,27 @@ def iterator(value) -> bool:
     return isinstance(value, abc.Iterator)
 
 
-def held_foreign(value, depth: int = 0) -> bool:
-    """Do the items of ``value`` (what a loop, an index or ``list(value)`` gives: a dict's
-    keys and values, to four levels) hold data whose class s2sad does not model (an
-    np.matrix, a masked array: ``descriptors.unmodeled_data``)? An array subclass's rows
-    are of its class.
+def iterator_refusal(name: str) -> tuple[str, str]:
+    """The message and advice of a refusal of ``name``, an iterator read from outside the
+    function (``iterator``): a loop consumes it, so a second call finds it spent, and the
+    gradient's sweeps cannot read it again."""
+    return (f"s2sad does not read {name!r}, an iterator from outside the function (a "
+            "generator, map(...), iter(...)): each call would consume it",
+            f"Make a list of it outside the function ({name} = list(...)), or pass its "
+            "items as an argument.")
 
-    >>> M = np.matrix([[1.0, 2.0]])
+
+def held_foreign(value, depth: int = 0, walked: bool = False) -> bool:
+    """Do the items of ``value`` (what an index, a loop or ``list(value)`` gives: a dict's
+    keys and values, to four levels; ``walked``: a dict's keys alone, what a loop over it
+    gives) hold data whose class s2sad does not model (an np.matrix, a masked array:
+    ``descriptors.unmodeled_data``)? An array subclass's rows are of its class.
+
+    >>> M = np.ma.masked_array([1.0, 2.0], mask=[0, 1])
     >>> held_foreign([np.ones(2), M]), held_foreign({1, 3}), held_foreign(M), held_foreign([[M]])
     (True, False, True, True)
+    >>> held_foreign({0: M}), held_foreign({0: M}, walked=True)
+    (True, False)
     """
     from .descriptors import unmodeled_data
     if isinstance(value, np.ndarray):
@@ -547,8 +559,8 @@ def held_foreign(value, depth: int = 0) -> bool:
     if depth >= 4 or isinstance(value, (str, bytes, range)) or \
             not isinstance(value, (abc.Collection, abc.MappingView)):
         return False
-    items = list(value.keys()) + list(value.values()) if isinstance(value, abc.Mapping) \
-        else value
+    items = (list(value.keys()) + ([] if walked else list(value.values()))) \
+        if isinstance(value, abc.Mapping) else value
     return any(unmodeled_data(item) or held_foreign(item, depth + 1) for item in items)
 
 
@@ -558,7 +570,7 @@ def same_type(holder, key, noted: tuple) -> bool:
 
     >>> same_type({"L": [1.0]}, "L", ("item", list, False))
     True
-    >>> same_type({"L": [np.matrix([[1.0]])]}, "L", ("item", list, False))
+    >>> same_type({"L": [np.ma.masked_array([1.0])]}, "L", ("item", list, False))
     False
     """
     now = read_value(holder, key, noted[0])
@@ -592,11 +604,13 @@ def complex_read(holder, key, how: str) -> bool:
 
 
 def complex_held(value, depth: int = 0) -> bool:
-    """Is ``value`` a complex number or array, or a list, tuple or dict holding one (its
-    items read by index or key: ``WS[0]``)?
+    """Is ``value`` a complex number or array, or a list, tuple, dict, set, deque or a
+    dict's view holding one (its items read by index, key or a loop: ``WS[0]``)?
 
     >>> complex_held([np.ones(2), {"w": np.ones(2) * 1j}]), complex_held((np.ones(2), 2.0))
     (True, False)
+    >>> complex_held({1 + 2j, 3.0}), complex_held({1j: 2.0}.keys())
+    (True, True)
     """
     if isinstance(value, (complex, np.complexfloating)):
         return True
@@ -604,6 +618,11 @@ def complex_held(value, depth: int = 0) -> bool:
         return value.dtype.kind == "c"
     if depth < 4 and type(value) in (list, tuple, dict):
         items = value.values() if type(value) is dict else value
+        return any(complex_held(item, depth + 1) for item in items)
+    if depth < 4 and isinstance(value, (abc.Collection, abc.MappingView)) and \
+            not isinstance(value, (str, bytes, range)):
+        items = list(value.keys()) + list(value.values()) \
+            if isinstance(value, abc.Mapping) else value
         return any(complex_held(item, depth + 1) for item in items)
     return False
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 import types
 from collections import abc
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import gast
 import numpy as np
@@ -33,7 +33,8 @@ from ..backends import ARRAY_TAGS, LIBRARIES, numpy_module
 from ..descriptors import (_NOT_USERS, _PY, _UNROLLED, _plain_lookup, class_method,  # noqa: F401
                            data_descriptor, describe, is_object, objects_described,
                            user_objects)
-from ..source import MISSING, held_foreign, note_type
+from ..errors import DifferentiationError
+from ..source import MISSING, held_foreign, iterator, iterator_refusal, note_type
 from ..trees import assigned_names
 from .resolve import (classify, foreign_argument, is_append, is_setitem, modeled_type,
                       namedtuple_class, statement_parts, static_value, unmodeled_data)
@@ -56,10 +57,15 @@ class Kind:
     # ``foreign`` says (an np.matrix's rows are matrices; an argument's set is not read);
     # False: not (a module's set of numbers); True: they do (a module's list of np.matrix)
     held: bool | None = None
+    walked: bool | None = None  # those a loop or list() gives (a dict's keys): None, as held
 
     @property
     def holds_foreign(self) -> bool:
         return self.foreign if self.held is None else self.held
+
+    @property
+    def walks_foreign(self) -> bool:
+        return self.holds_foreign if self.walked is None else self.walked
 
     @property
     def numeric(self) -> bool:
@@ -201,6 +207,7 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                     set_kind(t, k)
                 continue
             kind = _value_kind(value, of, source, local_names, targets[0])
+            _refuse_iterator(stmt, value, source, local_names)
             items = _items_read(value, of, source, local_names)
             if items is not None:  # list(S), sum(S): the items of S, not S's class
                 kind = _with_items(kind, items) if items[0] in (list, tuple, sorted) else \
@@ -210,9 +217,9 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                 kind = _data(value, source, local_names)  # set: its items, numbers)
             elif _held_object(source, value, local_names):
                 kind = FOREIGN  # (p.layer: its operators are its own, or refused)
-            elif _free_holds_foreign(value, source, local_names):
-                kind = _with_items(kind, (None, True))  # (E = LM, a module's list of
-                # np.matrix: an item read from E is one)
+            else:  # (E = LM, a module's list of np.matrix: an item read from E is one)
+                held = _free_holds_foreign(value, source, local_names)
+                kind = _holding(kind, *held) if any(held) and not kind.foreign else kind
             if kind.tag in ("numeric", "array") and kind.shape is None:
                 # unknown shape, but the same as its own
                 kind = Kind(kind.tag, targets[0], kind.ndim)
@@ -256,14 +263,20 @@ def _join(a: Kind, b: Kind, name: str) -> Kind:
     on the joined one too. (Data where neither path is an object of a user's class; a
     differentiated value given to it is refused there: ``refuse_foreign_operand``.)"""
     joined = _joined(a, b, name)
+    held = a.holds_foreign or b.holds_foreign
+    walked = a.walks_foreign or b.walks_foreign
     if a.foreign or b.foreign:
-        return Kind("any", foreign=True, data=(a.data or not a.foreign) and
-                    (b.data or not b.foreign),
-                    held=None if a.holds_foreign or b.holds_foreign else False)
-    if a.holds_foreign or b.holds_foreign:
-        return Kind(joined.tag, joined.shape, joined.ndim, joined.items, joined.py,
-                    joined.fits, joined.fields, held=True)
-    return joined
+        return _holding(Kind("any", foreign=True, data=(a.data or not a.foreign) and
+                             (b.data or not b.foreign)), held, walked)
+    return _holding(joined, held, walked) if held or walked else joined
+
+
+def _holding(kind: Kind, held: bool, walked: bool) -> Kind:
+    """``kind``, whose items (by index, ``held``; by a loop or list(), ``walked``) hold
+    data s2sad does not model or not (``Kind.held``, ``Kind.walked``, written only where
+    they differ from what ``kind.foreign`` says)."""
+    return replace(kind, held=None if held == kind.foreign else held,
+                   walked=None if walked == held else walked)
 
 
 def _joined(a: Kind, b: Kind, name: str) -> Kind:
@@ -481,21 +494,32 @@ def _items_read(value, of, source, local_names):
         return None
     node = value.args[0]
     if isinstance(node, gast.Name) and node.id in local_names:
-        return func, of(node).holds_foreign
+        return func, of(node).walks_foreign
     desc = member(source, node) if isinstance(node, gast.Attribute) else None
     if desc is not None:
         return None  # (an argument's attribute: as before)
     found = _static_noted(node, source, local_names)
-    return None if found is MISSING else (func, held_foreign(found))
+    return None if found is MISSING else (func, held_foreign(found, walked=True))
+
+
+def _refuse_iterator(stmt, value, source, local_names) -> None:
+    """``E = G``, ``G`` a module's iterator (a generator): refused at the line
+    (``source.iterator``), as a loop over ``G`` itself is."""
+    if isinstance(value, (gast.Name, gast.Attribute)) and not any(
+            isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)):
+        try:
+            found = static_value(value, source, local_names)
+        except (KeyError, TypeError):
+            return
+        if iterator(found):
+            message, advice = iterator_refusal(
+                value.id if isinstance(value, gast.Name) else value.attr)
+            raise source.error(DifferentiationError, message, stmt, advice)
 
 
 def _with_items(kind: Kind, items) -> Kind:
     """``kind``, its items holding foreign data or not (``items[1]``; ``Kind.held``)."""
-    if kind.foreign:
-        return kind
-    held = True if items[1] else None
-    return Kind(kind.tag, kind.shape, kind.ndim, kind.items, kind.py, kind.fits,
-                kind.fields, held=held)
+    return kind if kind.foreign or not items[1] else _holding(kind, True, True)
 
 
 def _data(value, source, local_names) -> Kind:
@@ -505,20 +529,23 @@ def _data(value, source, local_names) -> Kind:
             isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)) \
             and member(source, value) is None:
         found = _static_noted(value, source, local_names)
-        if found is not MISSING and not held_foreign(found):
-            return Kind("any", foreign=True, data=True, held=False)
+        if found is not MISSING:
+            return _holding(DATA, held_foreign(found), held_foreign(found, walked=True))
     return DATA
 
 
-def _free_holds_foreign(value, source, local_names) -> bool:
-    """Is ``value`` a module's (or closure's) list, tuple or dict holding foreign data
-    (``E = LM``, ``LM = [np.matrix(...)]``)? Noted (``source.note_type``)."""
+def _free_holds_foreign(value, source, local_names) -> tuple[bool, bool]:
+    """Does ``value``, a module's (or closure's) list, tuple or dict, hold foreign data
+    (``E = LM``, ``LM = [np.matrix(...)]``): by index, and by a loop (a dict's keys)?
+    Noted (``source.note_type``)."""
     if not isinstance(value, (gast.Name, gast.Attribute)) or any(
             isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)) or \
             isinstance(value, gast.Attribute) and member(source, value) is not None:
-        return False
+        return False, False
     found = _static_noted(value, source, local_names)
-    return found is not MISSING and held_foreign(found)
+    if found is MISSING:
+        return False, False
+    return held_foreign(found), held_foreign(found, walked=True)
 
 
 def _static_noted(node, source, local_names):
