@@ -340,6 +340,15 @@ def a_matrix_after_an_array(x):
     return np.sum(E * (x * COLUMN))
 
 
+def joined_matrices(x):
+    return np.sum(np.concatenate(MATRICES) * (x * COLUMN))
+
+
+def joined_matrices_through_an_alias(x):
+    E = MATRICES
+    return np.sum(np.vstack(E) * (x * COLUMN))
+
+
 class MatrixHolder:
     def __init__(self):
         self.ms = MATRICES
@@ -364,6 +373,8 @@ REFUSED = [
     (a_matrix_or_an_array, "return np.sum(E * (x * COLUMN))"),
     (a_matrix_after_an_array, "return np.sum(E * (x * COLUMN))"),
     (MatrixHolder(), "t = t + np.sum(m * (x * COLUMN))"),
+    (joined_matrices, "return np.sum(np.concatenate(MATRICES)"),  # (a list of matrices
+    (joined_matrices_through_an_alias, "return np.sum(np.vstack(E)"),  # joined: a matrix)
 ]
 
 

@@ -20,10 +20,11 @@ from .. import runtime
 from ..errors import NoDerivativeError
 from ..runtime import check_no_function
 from ..runtime.higher import rule_part
+from ..source import MISSING, held_foreign
 from ..trees import clone, located
 from .kinds import ANY
 from .resolve import (FOREIGN_ADVICE, INDEX_ADVICE, foreign_argument, foreign_index, _op_symbol,
-                      operand_text, static_value)
+                      operand_text, static_noted, static_value, unmodeled_data)
 
 HELD_ADVICE = ("s2sad differentiates this call through the values passed to it, not "
                "through what the function itself holds (a bound method's object, a closure, "
@@ -101,7 +102,14 @@ def _refuse_joined(sweep, stmt, value) -> None:
         return
     names = [n for n in trees.walk(value) if isinstance(n, gast.Name)]
     culprit = next((n for n in names if sweep.wants(n)), None)
-    if culprit is None or any(sweep.kinds.get(n.id, ANY).foreign for n in names) or \
+
+    def foreign(name) -> bool:  # (MATRIX * x: the operator's refusal says it)
+        if sweep.kinds.get(name.id, ANY).foreign:
+            return True
+        found = MISSING if name.id in sweep.local_names else \
+            static_noted(name, sweep.source, sweep.local_names)
+        return found is not MISSING and (unmodeled_data(found) or held_foreign(found))
+    if culprit is None or any(foreign(n) for n in names) or \
             isinstance(value, gast.Call) and foreign_argument(
                 value, sweep.source, sweep.local_names, sweep.kinds) is not None:
         return

@@ -20,23 +20,21 @@ same shape.
 
 from __future__ import annotations
 
-import sys
-import types
-from collections import abc
 from dataclasses import dataclass, replace
 
 import gast
 import numpy as np
 
 from .. import registry, trees
-from ..backends import ARRAY_TAGS, LIBRARIES, numpy_module
+from ..backends import ARRAY_TAGS, numpy_module
 from ..descriptors import (_NOT_USERS, _PY, _UNROLLED, _plain_lookup, class_method,  # noqa: F401
                            data_descriptor, describe, is_object, objects_described,
                            user_objects)
 from ..errors import DifferentiationError
-from ..source import MISSING, held_foreign, iterator, iterator_refusal, note_type
+from ..source import MISSING, held_foreign, iterator, iterator_refusal
 from ..trees import assigned_names
 from .resolve import (classify, foreign_argument, is_append, is_setitem, modeled_type,
+                      static_noted,
                       namedtuple_class, statement_parts, static_value, unmodeled_data)
 
 
@@ -498,7 +496,7 @@ def _items_read(value, of, source, local_names):
     desc = member(source, node) if isinstance(node, gast.Attribute) else None
     if desc is not None:
         return None  # (an argument's attribute: as before)
-    found = _static_noted(node, source, local_names)
+    found = static_noted(node, source, local_names)
     return None if found is MISSING else (func, held_foreign(found, walked=True))
 
 
@@ -528,7 +526,7 @@ def _data(value, source, local_names) -> Kind:
     if isinstance(value, (gast.Name, gast.Attribute)) and not any(
             isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)) \
             and member(source, value) is None:
-        found = _static_noted(value, source, local_names)
+        found = static_noted(value, source, local_names)
         if found is not MISSING:
             return _holding(DATA, held_foreign(found), held_foreign(found, walked=True))
     return DATA
@@ -542,37 +540,10 @@ def _free_holds_foreign(value, source, local_names) -> tuple[bool, bool]:
             isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)) or \
             isinstance(value, gast.Attribute) and member(source, value) is not None:
         return False, False
-    found = _static_noted(value, source, local_names)
+    found = static_noted(value, source, local_names)
     if found is MISSING:
         return False, False
     return held_foreign(found), held_foreign(found, walked=True)
-
-
-def _static_noted(node, source, local_names):
-    """The value of the free name or dotted name ``node`` (``MISSING`` if none). A
-    container or foreign data has its type and items' facts noted (``source.note_type``):
-    another at a later call builds again."""
-    try:
-        found = static_value(node, source, local_names)
-    except (KeyError, TypeError):
-        return MISSING
-    if isinstance(found, (abc.Collection, abc.MappingView)) and \
-            not isinstance(found, (str, bytes, range)) and \
-            (type(found) is not np.ndarray or found.dtype == object):
-        if isinstance(node, gast.Name):
-            if node.id in getattr(source, "closure", {}):
-                note_type(source.closure[node.id], None, "cell")
-            elif node.id in getattr(source, "globals", {}):
-                note_type(source.globals, node.id, "item")
-        else:
-            try:
-                holder = static_value(node.value, source, local_names)
-            except (KeyError, TypeError):
-                return found
-            if not isinstance(holder, types.ModuleType) or \
-                    holder.__name__.split(".")[0] not in LIBRARIES | sys.stdlib_module_names:
-                note_type(holder, node.attr, "attr")
-    return found
 
 
 def _carries_foreign(value, of, source, local_names) -> bool:
@@ -592,7 +563,7 @@ def _carries_foreign(value, of, source, local_names) -> bool:
         if type(desc) is tuple and desc[0] in ("list", "tuple", "dict") and len(desc) == 2:
             held = [d for _, d in desc[1]] if desc[0] == "dict" else desc[1]
             return any(type(d) is tuple and d[0] == "data" for d in held)  # (p.ms[0])
-        found = _static_noted(node, source, local_names)
+        found = static_noted(node, source, local_names)
         if found is MISSING:
             return False
         if items:  # (MATRICES[0], a global's item; a deque's item is a number)
