@@ -349,6 +349,36 @@ def joined_matrices_through_an_alias(x):
     return np.sum(np.vstack(E) * (x * COLUMN))
 
 
+def a_display_of_a_matrix(x):
+    L = [MATRIX]
+    return np.sum(L[0] * (x * COLUMN))
+
+
+def a_dict_display_of_a_matrix(x):
+    D = {"m": MATRIX}
+    return np.sum(D["m"] * (x * COLUMN))
+
+
+def a_loop_over_a_display(x):
+    t = 0.0
+    for m in [MATRIX, MATRIX]:
+        t = t + np.sum(m * (x * COLUMN))
+    return t
+
+
+def a_loop_over_modules_containers(x):
+    t = 0.0
+    for E in (NUMBERS, MATRICES):
+        for k in E:
+            t = t + np.sum(k * (x * COLUMN))
+    return t
+
+
+def a_display_of_a_list_of_matrices(x):
+    T = (MATRICES, 1.0)
+    return np.sum(T[0][0] * (x * COLUMN))
+
+
 class MatrixHolder:
     def __init__(self):
         self.ms = MATRICES
@@ -373,6 +403,11 @@ REFUSED = [
     (a_matrix_or_an_array, "return np.sum(E * (x * COLUMN))"),
     (a_matrix_after_an_array, "return np.sum(E * (x * COLUMN))"),
     (MatrixHolder(), "t = t + np.sum(m * (x * COLUMN))"),
+    (a_display_of_a_matrix, "return np.sum(L[0]"),  # (a display of a module's matrix:
+    (a_dict_display_of_a_matrix, 'return np.sum(D["m"]'),  # its items are matrices)
+    (a_loop_over_a_display, "t = t + np.sum(m * (x * COLUMN))"),
+    (a_loop_over_modules_containers, "t = t + np.sum(k * (x * COLUMN))"),
+    (a_display_of_a_list_of_matrices, "return np.sum(T[0][0]"),
     (joined_matrices, "return np.sum(np.concatenate(MATRICES)"),  # (a list of matrices
     (joined_matrices_through_an_alias, "return np.sum(np.vstack(E)"),  # joined: a matrix)
 ]

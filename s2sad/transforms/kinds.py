@@ -206,6 +206,7 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                 continue
             kind = _value_kind(value, of, source, local_names, targets[0])
             _refuse_iterator(stmt, value, source, local_names)
+            kind = _display_kind(value, kind, source, local_names)
             items = _items_read(value, of, source, local_names)
             if items is not None:  # list(S), sum(S): the items of S, not S's class
                 kind = _with_items(kind, items) if items[0] in (list, tuple, sorted) else \
@@ -498,6 +499,50 @@ def _items_read(value, of, source, local_names):
         return None  # (an argument's attribute: as before)
     found = static_noted(node, source, local_names)
     return None if found is MISSING else (func, held_foreign(found, walked=True))
+
+
+def _display_kind(value, kind: Kind, source, local_names) -> Kind:
+    """``kind`` of ``value``, a list, tuple or dict display (or a namedtuple built), its
+    items that are free names given what their values say (``[MATRIX]``, ``(S, LM)``:
+    ``_free_kind``); held where one is foreign or holds foreign data (an item read by a
+    computed index may be that one)."""
+    if isinstance(value, (gast.List, gast.Tuple)):
+        parts = value.elts
+    elif isinstance(value, gast.Dict):
+        parts = value.values
+    elif isinstance(value, gast.Call) and kind.fields:
+        parts = value.args
+    else:
+        return kind
+    if kind.foreign or not kind.container or len(kind.items) != len(parts):
+        return kind
+    free = [_free_kind(part, source, local_names) for part in parts]
+    if not any(free):
+        return kind
+    pairs = kind.items if kind.tag == "dict" else enumerate(kind.items)
+    items = [(key, found or item) for (key, item), found in zip(pairs, free)]
+    held = any(item.foreign or item.holds_foreign for _, item in items)
+    return replace(kind, items=tuple(items) if kind.tag == "dict" else
+                   tuple(item for _, item in items), held=True if held else kind.held)
+
+
+def _free_kind(node, source, local_names) -> Kind | None:
+    """The kind a free name's (or dotted name's) value gives where it is foreign or holds
+    foreign data (``DATA`` for an np.matrix, ``FOREIGN`` for an object of a user's class,
+    a kind holding foreign data for a list of np.matrix); None where it says nothing."""
+    if not isinstance(node, (gast.Name, gast.Attribute)) or any(
+            isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(node)) or \
+            isinstance(node, gast.Attribute) and member(source, node) is not None:
+        return None
+    found = static_noted(node, source, local_names)
+    if found is MISSING or callable(found) and not isinstance(found, np.ndarray):
+        return None
+    if unmodeled_data(found):
+        return _holding(DATA, held_foreign(found), held_foreign(found, walked=True))
+    if _held_object(source, node, local_names):
+        return FOREIGN
+    held, walked = held_foreign(found), held_foreign(found, walked=True)
+    return _holding(ANY, held, walked) if held or walked else None
 
 
 def _refuse_iterator(stmt, value, source, local_names) -> None:
