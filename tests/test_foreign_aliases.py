@@ -598,3 +598,62 @@ def test_a_set_rebound_to_a_list_and_a_dict_after_the_build():
         assert g(1.0) == 2.0
     finally:
         SWAPPED = {1, 3}
+
+
+# --- an argument's attributes: complex numbers in a tuple, a generator -------------------
+
+class ComplexNumbers:
+    def __init__(self):
+        self.zs = (1 + 1j, 2.0)
+
+    def __call__(self, x):
+        E = self.zs
+        t = 0.0
+        for z in E:
+            t = t + np.real(z * x * x) + np.imag(z * x)
+        return t
+
+
+class Generating:
+    def __init__(self):
+        self.gen = (v for v in [1.0, 3.0])
+
+    def __call__(self, x):
+        E = self.gen
+        t = 0.0
+        for k in E:
+            t = t + x * k
+        return t
+
+    def directly(self, x):
+        t = 0.0
+        for k in self.gen:
+            t = t + x * k
+        return t
+
+
+def called(obj, x):
+    return obj(x)
+
+
+def called_directly(obj, x):
+    return obj.directly(x)
+
+
+def test_an_attributes_tuple_of_complex_numbers_takes_the_complex_rules():
+    """The object's description carries the tuple (before: real rules, a TypeError or
+    a ComplexWarning from the generated code)."""
+    obj = ComplexNumbers()
+    expected = central_differences(lambda x: called(obj, x), (0.7,), 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(s2sad.grad(called, wrt=1)(obj, 0.7), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("func, text", [(called, "E = self.gen"),
+                                        (called_directly, "for k in self.gen:")],
+                         ids=["alias", "directly"])
+def test_an_attributes_generator_is_refused_at_the_line(func, text):
+    with pytest.raises(s2sad.DifferentiationError, match="an iterator from outside") as e:
+        s2sad.grad(func, wrt=1)(Generating(), 0.7)
+    assert e.value.lineno == line_of(Generating, text)

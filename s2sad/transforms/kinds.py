@@ -20,6 +20,7 @@ same shape.
 
 from __future__ import annotations
 
+from collections import abc
 from dataclasses import dataclass, replace
 
 import gast
@@ -546,18 +547,23 @@ def _free_kind(node, source, local_names) -> Kind | None:
 
 
 def _refuse_iterator(stmt, value, source, local_names) -> None:
-    """``E = G``, ``G`` a module's iterator (a generator): refused at the line
-    (``source.iterator``), as a loop over ``G`` itself is."""
-    if isinstance(value, (gast.Name, gast.Attribute)) and not any(
+    """``E = G``, ``G`` a module's iterator (a generator), or ``E = self.gen``, an
+    argument's: refused at the line (``source.iterator``), as a loop over ``G`` is."""
+    desc = member(source, value) if isinstance(value, gast.Attribute) else None
+    if type(desc) is tuple and desc[0] == "data":
+        found = iter(()) if issubclass(desc[1], abc.Iterator) else None
+    elif isinstance(value, (gast.Name, gast.Attribute)) and not any(
             isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)):
         try:
             found = static_value(value, source, local_names)
         except (KeyError, TypeError):
             return
-        if iterator(found):
-            message, advice = iterator_refusal(
-                value.id if isinstance(value, gast.Name) else value.attr)
-            raise source.error(DifferentiationError, message, stmt, advice)
+    else:
+        return
+    if iterator(found):
+        message, advice = iterator_refusal(
+            value.id if isinstance(value, gast.Name) else value.attr)
+        raise source.error(DifferentiationError, message, stmt, advice)
 
 
 def _with_items(kind: Kind, items) -> Kind:
