@@ -258,16 +258,16 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
 
 
 def _join(a: Kind, b: Kind, name: str) -> Kind:
-    """The kind of a name given ``a`` on one path and ``b`` on another: a foreign value on
-    either path (an np.matrix, a module's list of them) is foreign, or holds foreign data,
-    on the joined one too. (Data where neither path is an object of a user's class; a
+    """The kind of a name given ``a`` on one path and ``b`` on another: foreign data on
+    either path (an np.matrix, a module's list of them) is foreign, or held, on the joined
+    one too. (Data where neither path is an object of a user's class or None; a
     differentiated value given to it is refused there: ``refuse_foreign_operand``.)"""
     joined = _joined(a, b, name)
-    held = a.holds_foreign or b.holds_foreign
-    walked = a.walks_foreign or b.walks_foreign
-    if a.foreign or b.foreign:
-        return _holding(Kind("any", foreign=True, data=(a.data or not a.foreign) and
-                             (b.data or not b.foreign)), held, walked)
+    data = [k for k in (a, b) if k.data or not k.foreign]  # (not an object: None, a layer)
+    held = any(k.holds_foreign for k in data)
+    walked = any(k.walks_foreign for k in data)
+    if a.data or b.data:
+        return _holding(Kind("any", foreign=True, data=len(data) == 2), held, walked)
     return _holding(joined, held, walked) if held or walked else joined
 
 
