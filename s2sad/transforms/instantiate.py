@@ -103,8 +103,9 @@ def _refuse_joined(sweep, stmt, value) -> None:
     names = [n for n in trees.walk(value) if isinstance(n, gast.Name)]
     culprit = next((n for n in names if sweep.wants(n)), None)
 
-    def foreign(name) -> bool:  # (MATRIX * x: the operator's refusal says it)
-        if sweep.kinds.get(name.id, ANY).foreign:
+    def foreign(name) -> bool:  # (MATRIX * x: the operator's refusal says it; ms[i],
+        kind = sweep.kinds.get(name.id, ANY)  # ms a list of them: an item of its data)
+        if kind.foreign or kind.holds_foreign:
             return True
         found = MISSING if name.id in sweep.local_names else \
             static_noted(name, sweep.source, sweep.local_names)

@@ -494,7 +494,8 @@ def _items_read(value, of, source, local_names):
         return None
     node = value.args[0]
     if isinstance(node, gast.Name) and node.id in local_names:
-        return func, of(node).walks_foreign
+        kind = of(node)  # (an object's items: as before, not known here)
+        return func, kind.walks_foreign and (kind.data or not kind.foreign)
     desc = member(source, node) if isinstance(node, gast.Attribute) else None
     if desc is not None:
         return None  # (an argument's attribute: as before)
