@@ -610,7 +610,7 @@ class ComplexNumbers:
         E = self.zs
         t = 0.0
         for z in E:
-            t = t + np.real(z * x * x) + np.imag(z * x)
+            t = t + np.real(np.sum(z * x * x))
         return t
 
 
