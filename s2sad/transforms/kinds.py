@@ -210,7 +210,7 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
             kind = _display_kind(value, kind, source, local_names)
             items = _items_read(value, of, source, local_names)
             if items is not None:  # list(S), sum(S): the items of S, not S's class
-                kind = _with_items(kind, items) if items[0] in (list, tuple, sorted) else \
+                kind = _with_items(kind, items) if registry.facts(items[0]).sequence else \
                     DATA if items[1] else kind
             elif _carries_foreign(value, of, source, local_names):
                 # (np.multiply(M, 2.0), M.T, M[0]: an np.matrix still; E = S, a module's
@@ -472,13 +472,10 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     return ANY
 
 
-_ITERATING = (list, tuple, sorted, sum, max, min)  # (builtins that read their argument's
-# items: the items' class counts, not the argument's)
-
-
 def _items_read(value, of, source, local_names):
     """``(the builtin, do its argument's items hold foreign data?)`` for ``value`` a call
-    of one of ``_ITERATING`` on one name (``list(S)``, ``sum(E)``, ``sorted(S, reverse=
+    of a function that reads its argument's items (its facts: ``sequence`` or ``items``)
+    on one name (``list(S)``, ``sum(E)``, ``sorted(S, reverse=
     True)``): a local's kind says it (``Kind.holds_foreign``), a module's value its items
     (``source.held_foreign``, noted). None for any other value."""
     if not isinstance(value, gast.Call) or len(value.args) != 1 or \
@@ -489,8 +486,11 @@ def _items_read(value, of, source, local_names):
         func = static_value(value.func, source, local_names)
     except (KeyError, TypeError):
         return None
-    if not any(func is builtin for builtin in _ITERATING) or \
-            value.keywords and func is not sorted:
+    try:
+        facts = registry.facts(func) or registry.Facts()
+    except TypeError:  # (an unhashable object called)
+        return None
+    if not (facts.sequence or facts.items) or value.keywords and func is not sorted:
         return None
     node = value.args[0]
     if isinstance(node, gast.Name) and node.id in local_names:
