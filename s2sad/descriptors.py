@@ -119,7 +119,10 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
                 members.append((name, describe(item)))  # a variant for each function)
             elif _data_member(item) or _holds_unmodeled(item):  # (self.W, self.idx, self.n,
                 members.append((name, describe(item)))  # self.M: its dtype, or the class
-                # s2sad does not model; self.ms = [M]: a list of that class's data)
+                # s2sad does not model; self.ms = [M]: a list of that class's data;
+                # self.zs = (1j, 2.0): complex numbers, read as such)
+            elif isinstance(item, abc.Iterator):  # (self.gen: consumed by a loop, refused)
+                members.append((name, ("data", type(item))))
             elif user_objects(item, holders, _LISTED) and budget[0] > 0:
                 described = _objects(item, depth + 1, budget, holders, memo)
                 if described is not None:  # (a list of layers: each one's methods inlined)
@@ -147,7 +150,7 @@ def _holds_unmodeled(value, depth: int = 0) -> bool:
     if type(value) not in (list, tuple, dict) or depth > 1:
         return False
     items = list(value.values() if type(value) is dict else value)[:_UNROLLED]
-    return any(_unmodeled(item) or isinstance(item, np.ndarray) or
+    return any(_unmodeled(item) or isinstance(item, (np.ndarray, complex)) or
                _holds_unmodeled(item, depth + 1) for item in items)
 
 

@@ -59,7 +59,7 @@ import numpy as np
 
 from . import codegen
 from .codegen import function_with_cells, register
-from .source import MISSING, complex_read, same_items, type_read
+from .source import MISSING, complex_read, same_items, same_type
 from .descriptors import describe
 from .trees import walk
 
@@ -267,13 +267,11 @@ def read_test_trees(reads, constants: dict, names=None) -> list[ast.expr]:
             tests.append(ast.UnaryOp(ast.Not(), ast.Call(_load(what), [
                 _load(where), ast.Constant(key), ast.Constant(value)], [])))
             continue
-        if kind == "type":  # (a global a loop walks: of the type it had, a list or a dict)
-            how, cls = value
-            constants[where], constants[what] = holder, type_read
-            constants[f"read_{len(constants)}"] = cls
-            tests.append(ast.Compare(ast.Call(_load(what), [
-                _load(where), ast.Constant(key), ast.Constant(how)], []), [ast.Is()],
-                [_load(f"read_{len(constants) - 1}")]))
+        if kind == "type":  # (a global a loop walks: of the type it had, a list or a dict,
+            constants[where], constants[what] = holder, same_type  # holding what it held)
+            constants[f"read_{len(constants)}"] = value
+            tests.append(ast.Call(_load(what), [_load(where), ast.Constant(key),
+                                                _load(f"read_{len(constants) - 1}")], []))
             continue
         if kind == "item" and value is MISSING:  # (an object's attribute it does not have)
             constants[where] = holder

@@ -554,6 +554,8 @@ class Facts:
     * ``extremum``: the result is one of the argument's elements (``np.max``);
     * ``number``: the dtype kind of the Python number it returns (``len``: ``"i"``);
     * ``sequence``: it returns a Python container of what its argument holds.
+    * ``items``: it computes with its argument's items, not the argument (``sum``): where
+      those are numbers, a set or deque of them is read as its items.
     * ``converts``: it gives an ndarray or a Python value whatever array subclass it is
       given (``np.asarray(M)`` of an ``np.matrix``; not with ``subok=True``).
     * ``freezes``: calling it (a SciPy distribution) gives an object whose methods of
@@ -601,6 +603,7 @@ class Facts:
     number: str = ""
     sequence: bool = False
     converts: bool = False
+    items: bool = False
     freezes: tuple = ()
     unmodelled: str = ""
     complex: bool = False

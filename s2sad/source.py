@@ -18,6 +18,7 @@ import textwrap
 import threading
 import types
 from contextlib import contextmanager
+from collections import abc
 from dataclasses import dataclass, field
 
 import gast
@@ -561,22 +562,82 @@ def note_real(holder, key, how: str) -> None:
 
 
 def note_type(holder, key, how: str) -> None:
-    """A free name a loop walks (``holder``, ``key`` and ``how`` as for ``note_real``): its
-    type noted, so that a later call where it has another type (a module's list rebound to a
-    dict: walked by index, ``L[i]`` would read a value) makes the gradient be built again."""
+    """A free name a loop walks, or whose class or items the build read (``holder``, ``key``
+    and ``how`` as for ``note_real``): its type and whether it holds foreign data
+    (``held_foreign``) noted, so that a later call where either differs (a module's list
+    rebound to a dict: walked by index, ``L[i]`` would read a value; a list of arrays given
+    an np.matrix) makes the gradient be built again."""
     read = getattr(_RECORDING, "read", None)
     if read is not None:
         value = read_value(holder, key, how)
-        read.setdefault(("type", id(holder), key), ("type", holder, key, (how, type(value))))
+        read.setdefault(("type", id(holder), key),
+                        ("type", holder, key, (how, type(value), held_foreign(value))))
 
 
-def type_read(holder, key, how: str) -> type:
-    """The type of what ``holder``, ``key`` and ``how`` read now (``read_value``).
+def walked_by_key(value) -> bool:
+    """Must a loop over ``value`` walk ``list(value)``, not ``value[i]``: is it a dict, a
+    set, a dict's view, or another mapping or set (``OrderedDict``, ``Counter``)?
 
-    >>> type_read({"L": [1.0]}, "L", "item").__name__
-    'list'
+    >>> [walked_by_key(v) for v in ({1: 2.0}, {1}, {1: 2.0}.values(), [1], np.ones(2))]
+    [True, True, True, False, False]
     """
-    return type(read_value(holder, key, how))
+    return isinstance(value, (abc.Mapping, abc.Set, abc.MappingView))
+
+
+def iterator(value) -> bool:
+    """Is ``value`` an iterator (a generator, ``map(...)``, ``iter(xs)``), which a loop over
+    it consumes: read outside the function, a second call would find it spent?
+
+    >>> iterator(iter([1.0])), iterator(x for x in ()), iterator([1.0]), iterator(range(2))
+    (True, True, False, False)
+    """
+    return isinstance(value, abc.Iterator)
+
+
+def iterator_refusal(name: str) -> tuple[str, str]:
+    """The message and advice of a refusal of ``name``, an iterator read from outside the
+    function (``iterator``): a loop consumes it, so a second call finds it spent, and the
+    gradient's sweeps cannot read it again."""
+    return (f"s2sad does not read {name!r}, an iterator from outside the function (a "
+            "generator, map(...), iter(...)): each call would consume it",
+            f"Make a list of it outside the function ({name} = list(...)), or pass its "
+            "items as an argument.")
+
+
+def held_foreign(value, depth: int = 0, walked: bool = False) -> bool:
+    """Do the items of ``value`` (what an index, a loop or ``list(value)`` gives: a dict's
+    keys and values, to four levels; ``walked``: a dict's keys alone, what a loop over it
+    gives) hold data whose class s2sad does not model (an np.matrix, a masked array:
+    ``descriptors.unmodeled_data``)? An array subclass's rows are of its class.
+
+    >>> M = np.ma.masked_array([1.0, 2.0], mask=[0, 1])
+    >>> held_foreign([np.ones(2), M]), held_foreign({1, 3}), held_foreign(M), held_foreign([[M]])
+    (True, False, True, True)
+    >>> held_foreign({0: M}), held_foreign({0: M}, walked=True)
+    (True, False)
+    """
+    from .descriptors import unmodeled_data
+    if isinstance(value, np.ndarray):
+        return type(value) is not np.ndarray and value.ndim > 0
+    if depth >= 4 or isinstance(value, (str, bytes, range)) or \
+            not isinstance(value, (abc.Collection, abc.MappingView)):
+        return False
+    items = (list(value.keys()) + ([] if walked else list(value.values()))) \
+        if isinstance(value, abc.Mapping) else value
+    return any(unmodeled_data(item) or held_foreign(item, depth + 1) for item in items)
+
+
+def same_type(holder, key, noted: tuple) -> bool:
+    """Does what ``holder`` and ``key`` read now (``noted``: ``(how, its type, held_foreign
+    of it)``, as ``note_type`` noted it) have that type, and hold foreign data as it did?
+
+    >>> same_type({"L": [1.0]}, "L", ("item", list, False))
+    True
+    >>> same_type({"L": [np.ma.masked_array([1.0])]}, "L", ("item", list, False))
+    False
+    """
+    now = read_value(holder, key, noted[0])
+    return type(now) is noted[1] and held_foreign(now) == noted[2]
 
 
 def read_value(holder, key, how: str):
@@ -606,11 +667,13 @@ def complex_read(holder, key, how: str) -> bool:
 
 
 def complex_held(value, depth: int = 0) -> bool:
-    """Is ``value`` a complex number or array, or a list, tuple or dict holding one (its
-    items read by index or key: ``WS[0]``)?
+    """Is ``value`` a complex number or array, or a list, tuple, dict, set, deque or a
+    dict's view holding one (its items read by index, key or a loop: ``WS[0]``)?
 
     >>> complex_held([np.ones(2), {"w": np.ones(2) * 1j}]), complex_held((np.ones(2), 2.0))
     (True, False)
+    >>> complex_held({1 + 2j, 3.0}), complex_held({1j: 2.0}.keys())
+    (True, True)
     """
     if isinstance(value, (complex, np.complexfloating)):
         return True
@@ -618,6 +681,11 @@ def complex_held(value, depth: int = 0) -> bool:
         return value.dtype.kind == "c"
     if depth < 4 and type(value) in (list, tuple, dict):
         items = value.values() if type(value) is dict else value
+        return any(complex_held(item, depth + 1) for item in items)
+    if depth < 4 and isinstance(value, (abc.Collection, abc.MappingView)) and \
+            not isinstance(value, (str, bytes, range)):
+        items = list(value.keys()) + list(value.values()) \
+            if isinstance(value, abc.Mapping) else value
         return any(complex_held(item, depth + 1) for item in items)
     return False
 
@@ -677,7 +745,7 @@ def still_read(dependencies) -> bool:
             if complex_read(holder, key, value):
                 return False
         elif kind == "type":
-            if type_read(holder, key, value[0]) is not value[1]:
+            if not same_type(holder, key, value):
                 return False
         elif kind == "items":
             if not same_items(holder, value):

@@ -203,3 +203,4 @@ deffacts(float, complex, number="f")
 deffacts(float, int, complex, bool, len, converts=True)  # (M[0, 0] of an np.matrix: a number)
 # a Python container of what their argument holds
 deffacts(list, tuple, dict, sorted, reversed, sequence=True)
+deffacts(sum, max, min, items=True)  # (sum(S) of a set of numbers: a number)

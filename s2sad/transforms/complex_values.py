@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sys
 import types
+from collections import abc
 
 import gast
 import numpy as np
@@ -82,6 +83,11 @@ def _number(value, depth: int = 0) -> bool:
     complex later, ``WS[0] = W * 1j``, makes the gradient be built again)."""
     if depth < 4 and type(value) in (list, tuple, dict):
         items = value.values() if type(value) is dict else value
+        return any(_number(item, depth + 1) for item in items)
+    if depth < 4 and isinstance(value, (abc.Collection, abc.MappingView)) and \
+            not isinstance(value, (str, bytes, range, np.ndarray)):  # (a set, a deque...)
+        items = list(value.keys()) + list(value.values()) \
+            if isinstance(value, abc.Mapping) else value
         return any(_number(item, depth + 1) for item in items)
     return isinstance(value, (int, float, np.number, np.ndarray)) and \
         not isinstance(value, bool) and (not isinstance(value, np.ndarray) or

@@ -161,11 +161,12 @@ class DictViews(trees.Transformer):
     def _unknown(self, name) -> bool:
         """Is ``name`` a value that may be a dict or a set, walked by a loop? Indexed, it
         would read a value by key, or fail: only a list, tuple or array is walked by index.
-        A dict whose keys the kinds do not know is one too."""
+        A dict whose keys the kinds do not know is one too, and data of a class s2sad does
+        not model (``E = S``, a module's set: ``list(E)`` walks it as Python does)."""
         kind = self.kinds.get(name, ANY)
         if name not in self.stores:
             return False
-        return kind.tag == "dict" or kind.tag == "any" and not kind.foreign
+        return kind.tag == "dict" or kind.tag == "any" and (not kind.foreign or kind.data)
 
     def _field(self, node):
         """``p[0]`` for ``p.W``, a namedtuple's field; else None."""

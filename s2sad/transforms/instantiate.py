@@ -20,10 +20,11 @@ from .. import registry, runtime
 from ..errors import NoDerivativeError
 from ..runtime import check_no_function
 from ..runtime.higher import rule_part
+from ..source import MISSING, held_foreign
 from ..trees import clone, located
 from .kinds import ANY
 from .resolve import (FOREIGN_ADVICE, INDEX_ADVICE, foreign_argument, foreign_index, _op_symbol,
-                      operand_text, static_value)
+                      operand_text, static_noted, static_value, unmodeled_data)
 
 HELD_ADVICE = ("s2sad differentiates this call through the values passed to it, not "
                "through what the function itself holds (a bound method's object, a closure, "
@@ -77,6 +78,7 @@ def refuse_foreign_operand(sweep, stmt, value) -> None:
                 f"not a number or a NumPy array, and {operand_text(culprit.id, sweep.namer, stmt)}"
                 f", which depends on the differentiated argument"
                 f"{'s' if len(sweep.wrt) > 1 else ''}", stmt, FOREIGN_ADVICE)
+    _refuse_joined(sweep, stmt, value)
     if not isinstance(value, (gast.BinOp, gast.UnaryOp)):
         return
     operands = [n for n in trees.walk(value) if isinstance(n, gast.Name)]  # (a + b - c)
@@ -89,6 +91,34 @@ def refuse_foreign_operand(sweep, stmt, value) -> None:
             f"{operand_text(foreign.id, sweep.namer, stmt)}, which is not a number or a NumPy "
             f"array, and {operand_text(culprit.id, sweep.namer, stmt)}, which depends on the "
             f"differentiated argument{'s' if len(sweep.wrt) > 1 else ''}", stmt, FOREIGN_ADVICE)
+
+
+def _refuse_joined(sweep, stmt, value) -> None:
+    """``E = M if c else x * v``: a value that depends on the differentiated arguments and
+    is made of no foreign data, given to a name whose kind is data (an np.matrix on another
+    path: ``kinds._join``). Its operators are left to be refused here, where it is given."""
+    if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and
+            sweep.kinds.get(stmt.targets[0].id, ANY).data):
+        return
+    names = [n for n in trees.walk(value) if isinstance(n, gast.Name)]
+    culprit = next((n for n in names if sweep.wants(n)), None)
+
+    def foreign(name) -> bool:  # (MATRIX * x: the operator's refusal says it; ms[i],
+        kind = sweep.kinds.get(name.id, ANY)  # ms a list of them: an item of its data)
+        if kind.foreign or kind.holds_foreign:
+            return True
+        found = MISSING if name.id in sweep.local_names else \
+            static_noted(name, sweep.source, sweep.local_names)
+        return found is not MISSING and (unmodeled_data(found) or held_foreign(found))
+    if culprit is None or any(foreign(n) for n in names) or \
+            isinstance(value, gast.Call) and foreign_argument(
+                value, sweep.source, sweep.local_names, sweep.kinds) is not None:
+        return
+    raise sweep.source.error(
+        NoDerivativeError, f"no derivative rule for {operand_text(culprit.id, sweep.namer, stmt)}"
+        f", which depends on the differentiated argument{'s' if len(sweep.wrt) > 1 else ''}, "
+        f"given to {operand_text(stmt.targets[0].id, sweep.namer, stmt)}, which holds data "
+        "that is not a number or a NumPy array on another path", stmt, FOREIGN_ADVICE)
 
 
 def held_function(sweep, stmt, rule, param: str, node):

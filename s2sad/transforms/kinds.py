@@ -20,7 +20,8 @@ same shape.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import abc
+from dataclasses import dataclass, replace
 
 import gast
 import numpy as np
@@ -30,8 +31,11 @@ from ..backends import ARRAY_TAGS, numpy_module
 from ..descriptors import (_NOT_USERS, _PY, _UNROLLED, _plain_lookup, class_method,  # noqa: F401
                            data_descriptor, describe, is_object, objects_described,
                            user_objects)
+from ..errors import DifferentiationError
+from ..source import MISSING, held_foreign, iterator, iterator_refusal
 from ..trees import assigned_names
 from .resolve import (classify, foreign_argument, is_append, is_setitem, modeled_type,
+                      static_noted,
                       namedtuple_class, statement_parts, static_value, unmodeled_data)
 
 
@@ -48,6 +52,19 @@ class Kind:
     # np.matrix, a masked array, a class of the user's): see reverse.refuse_foreign_operand
     foreign: bool = False
     data: bool = False  # foreign and data: an np.matrix, a deque... (resolve.unmodeled_data)
+    # do its items (what a loop, an index or list() gives) hold such data? None: as
+    # ``foreign`` says (an np.matrix's rows are matrices; an argument's set is not read);
+    # False: not (a module's set of numbers); True: they do (a module's list of np.matrix)
+    held: bool | None = None
+    walked: bool | None = None  # those a loop or list() gives (a dict's keys): None, as held
+
+    @property
+    def holds_foreign(self) -> bool:
+        return self.foreign if self.held is None else self.held
+
+    @property
+    def walks_foreign(self) -> bool:
+        return self.holds_foreign if self.walked is None else self.walked
 
     @property
     def numeric(self) -> bool:
@@ -189,10 +206,20 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                     set_kind(t, k)
                 continue
             kind = _value_kind(value, of, source, local_names, targets[0])
-            if _carries_foreign(value, of, source, local_names):
-                kind = DATA  # (np.multiply(M, 2.0), M.T, M[0]: an np.matrix still)
+            _refuse_iterator(stmt, value, source, local_names)
+            kind = _display_kind(value, kind, source, local_names)
+            items = _items_read(value, of, source, local_names)
+            if items is not None:  # list(S), sum(S): the items of S, not S's class
+                kind = _with_items(kind, items) if registry.facts(items[0]).sequence else \
+                    DATA if items[1] else kind
+            elif _carries_foreign(value, of, source, local_names):
+                # (np.multiply(M, 2.0), M.T, M[0]: an np.matrix still; E = S, a module's
+                kind = _data(value, source, local_names)  # set: its items, numbers)
             elif _held_object(source, value, local_names):
                 kind = FOREIGN  # (p.layer: its operators are its own, or refused)
+            else:  # (E = LM, a module's list of np.matrix: an item read from E is one)
+                held = _free_holds_foreign(value, source, local_names)
+                kind = _holding(kind, *held) if any(held) and not kind.foreign else kind
             if kind.tag in ("numeric", "array") and kind.shape is None:
                 # unknown shape, but the same as its own
                 kind = Kind(kind.tag, targets[0], kind.ndim)
@@ -231,6 +258,28 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
 
 
 def _join(a: Kind, b: Kind, name: str) -> Kind:
+    """The kind of a name given ``a`` on one path and ``b`` on another: foreign data on
+    either path (an np.matrix, a module's list of them) is foreign, or held, on the joined
+    one too. (Data where neither path is an object of a user's class or None; a
+    differentiated value given to it is refused there: ``refuse_foreign_operand``.)"""
+    joined = _joined(a, b, name)
+    data = [k for k in (a, b) if k.data or not k.foreign]  # (not an object: None, a layer)
+    held = any(k.holds_foreign for k in data)
+    walked = any(k.walks_foreign for k in data)
+    if a.data or b.data:
+        return _holding(Kind("any", foreign=True, data=len(data) == 2), held, walked)
+    return _holding(joined, held, walked) if held or walked else joined
+
+
+def _holding(kind: Kind, held: bool, walked: bool) -> Kind:
+    """``kind``, whose items (by index, ``held``; by a loop or list(), ``walked``) hold
+    data s2sad does not model or not (``Kind.held``, ``Kind.walked``, written only where
+    they differ from what ``kind.foreign`` says)."""
+    return replace(kind, held=None if held == kind.foreign else held,
+                   walked=None if walked == held else walked)
+
+
+def _joined(a: Kind, b: Kind, name: str) -> Kind:
     if a.tag == b.tag == "dict" and [k for k, _ in a.items] == [k for k, _ in b.items]:
         return Kind("dict", items=tuple((k, _join(x, y, f"{name}[{k!r}]")) for (k, x), (_, y)
                                         in zip(a.items, b.items)))
@@ -423,6 +472,132 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     return ANY
 
 
+def _items_read(value, of, source, local_names):
+    """``(the builtin, do its argument's items hold foreign data?)`` for ``value`` a call
+    of a function that reads its argument's items (its facts: ``sequence`` or ``items``)
+    on one name (``list(S)``, ``sum(E)``, ``sorted(S, reverse=
+    True)``): a local's kind says it (``Kind.holds_foreign``), a module's value its items
+    (``source.held_foreign``, noted). None for any other value."""
+    if not isinstance(value, gast.Call) or len(value.args) != 1 or \
+            not isinstance(value.args[0], (gast.Name, gast.Attribute)) or \
+            any(k.arg != "reverse" for k in value.keywords):
+        return None
+    try:
+        func = static_value(value.func, source, local_names)
+    except (KeyError, TypeError):
+        return None
+    try:
+        facts = registry.facts(func) or registry.Facts()
+    except TypeError:  # (an unhashable object called)
+        return None
+    if not (facts.sequence or facts.items) or value.keywords and func is not sorted:
+        return None
+    node = value.args[0]
+    if isinstance(node, gast.Name) and node.id in local_names:
+        kind = of(node)  # (an object's items: as before, not known here)
+        return func, kind.walks_foreign and (kind.data or not kind.foreign)
+    desc = member(source, node) if isinstance(node, gast.Attribute) else None
+    if desc is not None:
+        return None  # (an argument's attribute: as before)
+    found = static_noted(node, source, local_names)
+    return None if found is MISSING else (func, held_foreign(found, walked=True))
+
+
+def _display_kind(value, kind: Kind, source, local_names) -> Kind:
+    """``kind`` of ``value``, a list, tuple or dict display (or a namedtuple built), its
+    items that are free names given what their values say (``[MATRIX]``, ``(S, LM)``:
+    ``_free_kind``); held where one is foreign or holds foreign data (an item read by a
+    computed index may be that one)."""
+    if isinstance(value, (gast.List, gast.Tuple)):
+        parts = value.elts
+    elif isinstance(value, gast.Dict):
+        parts = value.values
+    elif isinstance(value, gast.Call) and kind.fields:
+        parts = value.args
+    else:
+        return kind
+    if kind.foreign or not kind.container or len(kind.items) != len(parts):
+        return kind
+    free = [_free_kind(part, source, local_names) for part in parts]
+    if not any(free):
+        return kind
+    pairs = kind.items if kind.tag == "dict" else enumerate(kind.items)
+    items = [(key, found or item) for (key, item), found in zip(pairs, free)]
+    held = any(item.foreign or item.holds_foreign for _, item in items)
+    return replace(kind, items=tuple(items) if kind.tag == "dict" else
+                   tuple(item for _, item in items), held=True if held else kind.held)
+
+
+def _free_kind(node, source, local_names) -> Kind | None:
+    """The kind a free name's (or dotted name's) value gives where it is foreign or holds
+    foreign data (``DATA`` for an np.matrix, ``FOREIGN`` for an object of a user's class,
+    a kind holding foreign data for a list of np.matrix); None where it says nothing."""
+    if not isinstance(node, (gast.Name, gast.Attribute)) or any(
+            isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(node)) or \
+            isinstance(node, gast.Attribute) and member(source, node) is not None:
+        return None
+    found = static_noted(node, source, local_names)
+    if found is MISSING or callable(found) and not isinstance(found, np.ndarray):
+        return None
+    if unmodeled_data(found):
+        return _holding(DATA, held_foreign(found), held_foreign(found, walked=True))
+    if _held_object(source, node, local_names):
+        return FOREIGN
+    held, walked = held_foreign(found), held_foreign(found, walked=True)
+    return _holding(ANY, held, walked) if held or walked else None
+
+
+def _refuse_iterator(stmt, value, source, local_names) -> None:
+    """``E = G``, ``G`` a module's iterator (a generator), or ``E = self.gen``, an
+    argument's: refused at the line (``source.iterator``), as a loop over ``G`` is."""
+    desc = member(source, value) if isinstance(value, gast.Attribute) else None
+    if type(desc) is tuple and desc[0] == "data":
+        found = iter(()) if issubclass(desc[1], abc.Iterator) else None
+    elif isinstance(value, (gast.Name, gast.Attribute)) and not any(
+            isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)):
+        try:
+            found = static_value(value, source, local_names)
+        except (KeyError, TypeError):
+            return
+    else:
+        return
+    if iterator(found):
+        message, advice = iterator_refusal(
+            value.id if isinstance(value, gast.Name) else value.attr)
+        raise source.error(DifferentiationError, message, stmt, advice)
+
+
+def _with_items(kind: Kind, items) -> Kind:
+    """``kind``, its items holding foreign data or not (``items[1]``; ``Kind.held``)."""
+    return kind if kind.foreign or not items[1] else _holding(kind, True, True)
+
+
+def _data(value, source, local_names) -> Kind:
+    """DATA, for ``value`` a foreign value; where it is a module's (``E = S``), its items'
+    facts read from it (a set of numbers: its items are numbers, ``Kind.held``)."""
+    if isinstance(value, (gast.Name, gast.Attribute)) and not any(
+            isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)) \
+            and member(source, value) is None:
+        found = static_noted(value, source, local_names)
+        if found is not MISSING:
+            return _holding(DATA, held_foreign(found), held_foreign(found, walked=True))
+    return DATA
+
+
+def _free_holds_foreign(value, source, local_names) -> tuple[bool, bool]:
+    """Does ``value``, a module's (or closure's) list, tuple or dict, hold foreign data
+    (``E = LM``, ``LM = [np.matrix(...)]``): by index, and by a loop (a dict's keys)?
+    Noted (``source.note_type``)."""
+    if not isinstance(value, (gast.Name, gast.Attribute)) or any(
+            isinstance(n, gast.Name) and n.id in local_names for n in trees.walk(value)) or \
+            isinstance(value, gast.Attribute) and member(source, value) is not None:
+        return False, False
+    found = static_noted(value, source, local_names)
+    if found is MISSING:
+        return False, False
+    return held_foreign(found), held_foreign(found, walked=True)
+
+
 def _carries_foreign(value, of, source, local_names) -> bool:
     """May ``value`` be an object of an array subclass s2sad does not model, made of one
     (see ``resolve.foreign_argument``): a function given one (``np.multiply(M, 2.0)`` is
@@ -430,21 +605,22 @@ def _carries_foreign(value, of, source, local_names) -> bool:
     operator on one, its item, or its attribute (``M.T``; not its ``shape`` or ``dtype``)?"""
     def foreign(node, items: bool = False) -> bool:
         if isinstance(node, gast.Name) and (node.id in local_names or of(node).data):
-            return of(node).data  # (an argument: np.matrix, a masked array...)
+            kind = of(node)  # (an argument: np.matrix, a masked array...; an item of a
+            if items:        # module's set, a number; of a module's list of np.matrix, one)
+                return kind.holds_foreign and (kind.data or not kind.foreign)
+            return kind.data
         if not isinstance(node, (gast.Name, gast.Attribute)):
             return False
         desc = member(source, node) if isinstance(node, gast.Attribute) else None
         if type(desc) is tuple and desc[0] in ("list", "tuple", "dict") and len(desc) == 2:
             held = [d for _, d in desc[1]] if desc[0] == "dict" else desc[1]
             return any(type(d) is tuple and d[0] == "data" for d in held)  # (p.ms[0])
-        try:
-            found = static_value(node, source, local_names)
-        except (KeyError, TypeError):
+        found = static_noted(node, source, local_names)
+        if found is MISSING:
             return False
-        if items and type(found) in (list, tuple, dict):  # (MATRICES[0], a global's item)
-            return any(isinstance(item, np.ndarray) and unmodeled_data(item) for item in
-                       (found.values() if type(found) is dict else found))
-        return unmodeled_data(found) and (not items or isinstance(found, np.ndarray))
+        if items:  # (MATRICES[0], a global's item; a deque's item is a number)
+            return held_foreign(found)
+        return unmodeled_data(found)
 
     if isinstance(value, gast.Call):
         func = value.func
@@ -598,8 +774,10 @@ def _matmul_kind(x: Kind, y: Kind) -> Kind:
 def _subscript_kind(base: Kind, index, of) -> Kind:
     """``x[i]``: an item of a list or tuple, a scalar of a vector indexed by an integer..."""
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
-    if base.foreign:  # (a row of an np.matrix is an np.matrix)
-        return DATA if base.data else FOREIGN
+    if base.foreign or base.held:  # (a row of an np.matrix is an np.matrix, an item of a
+        if not base.holds_foreign:  # module's list of them one; a module's set's, a number)
+            return ANY
+        return FOREIGN if base.foreign and not base.data else DATA
 
     def integer(part) -> bool:
         if isinstance(part, gast.Constant):

@@ -37,6 +37,8 @@ from __future__ import annotations
 import dataclasses
 import numbers
 import re
+import sys
+import types
 import warnings
 from collections import abc
 
@@ -47,11 +49,11 @@ import numpy as np
 
 from .. import trees
 from .. import registry
-from ..backends import ARRAY_TAGS, BY_MODULE
+from ..backends import ARRAY_TAGS, BY_MODULE, LIBRARIES
 from ..rules.operators import OPERATORS
 from ..descriptors import (_MODELED, modeled, modeled_type, namedtuple_class,  # noqa: F401
                            unmodeled_data)
-from ..source import FunctionSource, note_attribute
+from ..source import MISSING, FunctionSource, held_foreign, note_attribute, note_type
 
 
 def nondiff_attribute(attr: str) -> bool:
@@ -80,6 +82,33 @@ def static_value(node, source: FunctionSource, local_names: set[str]):
         note_attribute(base, node.attr, value, source, holder)
         return value
     raise KeyError(getattr(node, "id", type(node).__name__))
+
+
+def static_noted(node, source, local_names):
+    """The value of the free name or dotted name ``node`` (``MISSING`` if none). A
+    container or foreign data has its type and items' facts noted (``source.note_type``):
+    another at a later call builds again."""
+    try:
+        found = static_value(node, source, local_names)
+    except (KeyError, TypeError):
+        return MISSING
+    if isinstance(found, (abc.Collection, abc.MappingView)) and \
+            not isinstance(found, (str, bytes, range)) and \
+            (type(found) is not np.ndarray or found.dtype == object):
+        if isinstance(node, gast.Name):
+            if node.id in getattr(source, "closure", {}):
+                note_type(source.closure[node.id], None, "cell")
+            elif node.id in getattr(source, "globals", {}):
+                note_type(source.globals, node.id, "item")
+        else:
+            try:
+                holder = static_value(node.value, source, local_names)
+            except (KeyError, TypeError):
+                return found
+            if not isinstance(holder, types.ModuleType) or \
+                    holder.__name__.split(".")[0] not in LIBRARIES | sys.stdlib_module_names:
+                note_type(holder, node.attr, "attr")
+    return found
 
 
 def known_value(node, source: FunctionSource, local_names: set[str], kind):
@@ -290,17 +319,17 @@ def foreign_argument(call, source, local_names, kinds: dict, made=lambda operand
     for operand in list(call.args) + [k.value for k in call.keywords]:
         if isinstance(operand, gast.Starred):
             operand = operand.value
-        if isinstance(operand, gast.Name) and getattr(kinds.get(operand.id), "data", False) \
-                and not made(operand):
+        kind = kinds.get(operand.id) if isinstance(operand, gast.Name) else None
+        if (getattr(kind, "data", False) or getattr(kind, "held", None) and not kind.foreign) \
+                and not made(operand):  # (np.matrix; a list of them: np.concatenate(ms))
             return operand, None, registry.describe_function(target)
         if not isinstance(operand, (gast.Name, gast.Attribute)) or \
                 isinstance(operand, gast.Name) and operand.id in local_names:
             continue
-        try:
-            value = static_value(operand, source, local_names)
-        except (KeyError, TypeError):
+        value = static_noted(operand, source, local_names)
+        if value is MISSING:
             continue
-        if unmodeled_data(value):
+        if unmodeled_data(value) or type(value) in (list, tuple) and held_foreign(value):
             return operand, _foreign_operand([operand], source, local_names), \
                 registry.describe_function(target)
     return None

@@ -14,13 +14,12 @@ name resolves to where the function is defined (``_static``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Set
-
 import gast
 
 from .. import trees
 from ..errors import DifferentiationError
-from ..source import note_attribute, note_type, user_code as _user_code
+from ..source import iterator, iterator_refusal, note_attribute, note_type, user_code as _user_code, \
+    walked_by_key
 from ..trees import assigned_names, clone
 from .frozen import unfrozen
 
@@ -106,7 +105,12 @@ def _keyed_global(normalize, node) -> bool:
         note_type(source.closure[node.id], None, "cell")
     elif node.id in getattr(source, "globals", {}):
         note_type(source.globals, node.id, "item")
-    return isinstance(value, (Mapping, Set, type({}.keys()), type({}.items())))
+    if iterator(value):
+        message, advice = iterator_refusal(node.id)
+        raise source.error(DifferentiationError, message,
+                           getattr(normalize, "stmt", None) or node, advice)
+    return walked_by_key(value)
+
 
 class _RenameLocal(trees.Transformer):
     """Rename the variables a comprehension binds (its own scope in Python)."""
@@ -228,11 +232,21 @@ class SingleAssignment:
         name held when the loop began, so that one is kept under a name of its own."""
         if isinstance(node, gast.Name):
             value = self.name(node)
-            if _keyed_global(self, node):  # (for k in D, D a module's dict: its keys)
+            if _keyed_global(self, node) or isinstance(value, gast.Name) and \
+                    value.id != node.id and _keyed_global(self.root, value):
+                # (for k in D, D a module's dict: its keys; D given a helper's parameter)
                 return self.to_atom(gast.Call(self.load("list"), [value], []))
             return self.temporary(value) if node.id in rebound else value
         if self._builtin_call(node) == "range":
             return self.atom(node)
+        if isinstance(node, gast.Attribute):  # (mod.G, a module's generator: as G)
+            try:
+                found = _static(node, self)
+            except KeyError:
+                found = None
+            if iterator(found):
+                message, advice = iterator_refusal(node.attr)
+                raise self.source.error(DifferentiationError, message, self.stmt, advice)
         value = self.simple(node)
         if isinstance(value, (gast.List, gast.Tuple)):  # a display can be indexed as it is
             return self.to_atom(value)
