@@ -67,6 +67,7 @@ from .transforms.reverse import Reverse
 from .transforms.scale_inward import ScaleInward
 from .transforms.shape_only import ShapeOnly, shape_helpers
 from .transforms.simplify import Simplify, subtract
+from .transforms.single_assignment import _static
 from .transforms.split_dicts import SplitDicts
 from .transforms.unit_seed import UnitSeed
 from .transforms.validate import Validate
@@ -287,7 +288,8 @@ def normalize(build: Build) -> bool:
                                               numpy_name=build.imports.numpy())
     normalizer.objects = argument_objects(build.tree, build.descriptors)  # (their methods
     normalizer.descriptors = argument_descriptors(build.tree, build.descriptors)  # inlined)
-    argument_functions(normalizer, build.tree, build.descriptors)  # (act_loss(x, np.tanh))
+    argument_functions(normalizer, build.tree, build.descriptors,  # (act_loss(x, np.tanh))
+                       _static)
     build.tree = normalizer.run()
     return True
 

@@ -556,6 +556,8 @@ class Facts:
     * ``sequence``: it returns a Python container of what its argument holds.
     * ``items``: it computes with its argument's items, not the argument (``sum``): where
       those are numbers, a set or deque of them is read as its items.
+    * ``no_attributes``: given an object (or a list of them), it reads none of their
+      attributes (``len``, ``isinstance``, ``zip``): a value stored in one is not read back.
     * ``converts``: it gives an ndarray or a Python value whatever array subclass it is
       given (``np.asarray(M)`` of an ``np.matrix``; not with ``subok=True``).
     * ``freezes``: calling it (a SciPy distribution) gives an object whose methods of
@@ -604,6 +606,7 @@ class Facts:
     sequence: bool = False
     converts: bool = False
     items: bool = False
+    no_attributes: bool = False
     freezes: tuple = ()
     unmodelled: str = ""
     complex: bool = False

@@ -204,3 +204,6 @@ deffacts(float, int, complex, bool, len, converts=True)  # (M[0, 0] of an np.mat
 # a Python container of what their argument holds
 deffacts(list, tuple, dict, sorted, reversed, sequence=True)
 deffacts(sum, max, min, items=True)  # (sum(S) of a set of numbers: a number)
+# given an object, or a list of them (a loop over layers), they read none of its attributes
+deffacts(len, isinstance, type, id, range, enumerate, zip, list, tuple, reversed, iter,
+         no_attributes=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 from ..codegen import unparse
 from ..errors import DifferentiationError
 from ..runtime import side_effect
@@ -154,9 +154,17 @@ def _refuse_object_member(norm, stmt, holder, attr: str) -> None:
             "change numbers, arrays, lists and dicts of them only.")
 
 
-# builtins given an object (or a list of them: a loop over layers) that read no attribute
-_READ_NOTHING = frozenset({"len", "isinstance", "type", "id", "range", "enumerate", "zip",
-                           "list", "tuple", "reversed", "iter"})
+def _reads_no_attribute(source, func) -> bool:
+    """Is ``func`` (a call's function) one that reads no attribute of the objects it is
+    given (``len(self.layers)``; the rule's ``no_attributes`` fact)?"""
+    if not isinstance(func, gast.Name):
+        return False
+    try:
+        found = source.resolve(func.id)
+    except KeyError:  # (a name not resolved: it may read anything)
+        return False
+    facts = registry.facts(found)
+    return facts is not None and facts.no_attributes
 
 
 def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
@@ -190,9 +198,8 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
                     loads.append((node.attr, targets))  # (read by the output, or a test?)
                 if isinstance(node, gast.Name) and node.id == "getattr":
                     reads.append(("*", len(order), loops))
-                if isinstance(node, gast.Call) and not (
-                        isinstance(node.func, gast.Name) and node.func.id in _READ_NOTHING) \
-                        and any(
+                if isinstance(node, gast.Call) and \
+                        not _reads_no_attribute(source, node.func) and any(
                         isinstance(a, gast.Name) and (kinds or {}).get(a.id) is not None and
                         kinds[a.id].tag == "any"
                         for a in list(node.args) + [k.value for k in node.keywords]):

@@ -499,14 +499,14 @@ def _bound(normalize, value, name: str):
     return gast.Name(normalize.fixed_name(value, name), gast.Load(), None, None)
 
 
-def argument_functions(normalize, tree, descriptors) -> None:
+def argument_functions(normalize, tree, descriptors, static) -> None:
     """The parameters of ``tree`` described as functions (``("function", np.tanh)``), or
     as lists, tuples or dicts of them read only as ``acts[1](x)`` and ``for act in
     acts``, that the function never gives another value: noted in ``function_args``, so
-    that ``act(x)`` is the call of the function given, as if its name were written."""
+    that ``act(x)`` is the call of the function given, as if its name were written
+    (``static``: a name's value, see ``single_assignment._static``)."""
     from ..source import user_code
     from .partials import _only_called
-    from .single_assignment import _static
     params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
     stored = {n.id for stmt in tree.body for n in trees.walk(stmt)
               if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
@@ -516,7 +516,7 @@ def argument_functions(normalize, tree, descriptors) -> None:
         if desc[0] == "function":
             entry = function_entry(normalize, desc[1], name)
             if entry is not None and (entry[0] == "call" or _only_called(
-                    normalize, name, _static, user_code)):  # (else passed on as it is:
+                    normalize, name, static, user_code)):  # (else passed on as it is:
                 normalize.function_args[name] = entry       # odeint(rhs, ...))
             continue
         items = _described_items(desc)
