@@ -14,8 +14,11 @@ is the user's call, the user's own code that s2sad ran, and the generated code (
 ...     s2sad.grad(f)(1.0)
 ... except ValueError as exc:
 ...     files = [frame.filename for frame in traceback.extract_tb(exc.__traceback__)]
->>> [name.split()[:2] for name in files if not name.startswith("<doctest")]
+>>> [name.split()[:2] for name in files if not name.startswith("<doctest")][-1:]
 [['<s2sad', 'grad_f']]
+
+(The frames before it are the user's; Python 3.10 also keeps the one frame of s2sad's
+that caught the error.)
 
 ``S2SAD_TRACEBACK=full`` in the environment keeps every frame, to debug s2sad itself.
 An error that s2sad's own code raised by mistake (a bare ``KeyError`` from inside the

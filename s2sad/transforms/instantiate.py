@@ -132,10 +132,10 @@ def held_function(sweep, stmt, rule, param: str, node):
     if not isinstance(node, gast.Name) or not sweep.wants(node):
         return None
     facts = registry.facts(rule.func)
-    names = list(registry.signature(rule.func).parameters)
-    if facts is not None and isinstance(facts.structure_of, tuple) and param in names and \
-            names.index(param) in facts.structure_of:
-        return None  # (pack_like(x, parts) reads x's structure alone: no value flows)
+    if facts is not None and isinstance(facts.structure_of, tuple) and facts.structure_of:
+        names = list(registry.signature(rule.func).parameters)  # (a helper of s2sad's:
+        if param in names and names.index(param) in facts.structure_of:  # a signature;
+            return None  # pack_like(x, parts) reads x's structure alone: no value flows)
     kind = sweep.kind(node.id)
     items = [k for _, k in kind.items] if kind.tag == "dict" else list(kind.items)
     if kind.numeric or kind.data or kind.container and items and all(
