@@ -27,6 +27,7 @@ import numpy as np
 from .backends import BY_MODULE, LIBRARIES
 
 _PY = {float: "float", int: "int", bool: "int", complex: "complex"}
+_NAMESPACE = types.SimpleNamespace  # (a bag of attributes: described as a user's object)
 _UNIFORM: dict = {}  # (list or tuple, item type, length) -> descriptor
 
 
@@ -68,8 +69,8 @@ def describe(value):
         return ("data", kind)  # (np.matrix, a masked array, a deque, a Fraction...)
     if function_value(value):  # (np.tanh, a function of the user's, a lambda, a partial:
         return ("function", value)  # a variant for each, its calls resolved as written)
-    if module in _NOT_USERS:
-        return "any"
+    if module in _NOT_USERS and kind is not _NAMESPACE:  # (a bag of attributes,
+        return "any"                                                # described as a user's)
     return _object(value, kind, 0)
 
 
@@ -139,8 +140,10 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
 def _data_member(item) -> bool:
     """Is ``item`` an attribute whose description an object's carries: a NumPy array
     (its rank and dtype), a Python number, or data of a class s2sad does not model
-    (``np.matrix``)? (Read by the dtypes pass and ``infer_kinds``: ``member``.)"""
-    return type(item) in _PY or isinstance(item, np.ndarray) or _unmodeled(item)
+    (``np.matrix``), or a NumPy number (its dtype: ``np.complex64`` makes the program
+    complex)? (Read by the dtypes pass and ``infer_kinds``: ``member``.)"""
+    return type(item) in _PY or isinstance(item, (np.ndarray, np.generic)) or \
+        _unmodeled(item)
 
 
 def _holds_unmodeled(value, depth: int = 0) -> bool:
@@ -217,8 +220,9 @@ def objects_described(desc) -> bool:
 
 
 def _plain_lookup(cls) -> bool:
-    """Does ``cls`` find attributes the usual way (no ``__getattribute__`` of its own)?"""
-    return getattr(cls, "__getattribute__", object.__getattribute__) is \
+    """Does ``cls`` find attributes the usual way (no ``__getattribute__`` of its own;
+    ``SimpleNamespace``'s is the usual one, written in C)?"""
+    return cls is _NAMESPACE or getattr(cls, "__getattribute__", object.__getattribute__) is \
         object.__getattribute__
 
 
