@@ -21,7 +21,7 @@ from typing import Callable
 from . import hooks, registry
 from .boundary import boundary, hide
 from .backends import ARRAY_TAGS, backend_of, check_arguments, check_target, target_backend
-from .descriptors import describe, is_object
+from .descriptors import attribute_object, describe, is_object
 from .dispatch import UNSET, given_arguments, make_entry
 from .errors import (DifferentiationError, NonScalarOutputError, S2sadError,
                      UnsupportedSyntaxError)
@@ -275,6 +275,11 @@ class GradientFunction:
                     f"{what}: it is a {type(value).__name__}, whose attributes are in "
                     "__slots__; s2sad differentiates with respect to the attributes of an "
                     "object with a __dict__: drop __slots__, or pass its arrays in a dict")
+            if not attribute_object(value):  # (a types.SimpleNamespace: described by its
+                raise TypeError(                # members, but not a model s2sad rebuilds)
+                    f"{what}: it is a {type(value).__name__}, not an object of a class of "
+                    "your own; pass its arrays in a dict (vars(ns)), or make it an object of "
+                    "a class you define")
             if not has_parameters(value):
                 raise TypeError(
                     f"{what}: its {type(value).__name__} holds no parameter (a float or an "

@@ -84,3 +84,31 @@ def test_the_namespace_is_not_changed():
     before = dict(vars(o))
     s2sad.grad(weighted)(np.array([0.5, -1.0]), o)
     assert vars(o).keys() == before.keys() and all(vars(o)[k] is v for k, v in before.items())
+
+
+def test_a_numpy_number_then_a_complex_member_builds_again():
+    """The entry tests a NumPy number member's dtype: a complex member at a later call
+    (a Python number, which has no dtype, or np.complex64) is another variant."""
+    x = np.array([0.8, 1.3])
+
+    def check(o):
+        got = s2sad.grad(real_part)(x, o)
+        np.testing.assert_allclose(got, central_differences(real_part, (x, o), 0), rtol=1e-6)
+
+    for second in (1.0 + 2.0j, np.complex64(1.0 + 2.0j)):
+        check(Holder(np.float64(2.0)))
+        check(Holder(second))
+
+
+def real_part(x, o):
+    return np.real(np.sum(np.abs(o.e * x) ** 2 + o.e * x))
+
+
+def test_a_namespace_is_not_differentiated_with_respect_to():
+    o = types.SimpleNamespace(w=np.ones(2))
+    with pytest.raises(TypeError, match="not an object of a class of your own"):
+        s2sad.grad(lambda_free_sum, wrt="o")(o, np.array([1.0, 2.0]))
+
+
+def lambda_free_sum(o, x):
+    return np.sum(o.w * x)

@@ -111,7 +111,10 @@ def member(source, node):
                 else item[1] if item[0] == "data" else None
             if item_class is not None:
                 note_path(f"{path}[{key!r}]", item_class)
-    else:  # (a NumPy number: its class says its dtype)
+    elif desc[0] == "nd" and len(desc) == 4:  # (a NumPy number: the entry tests its
+        note_dtype(path, desc[2])                 # dtype's kind; a Python number, which
+        return None                               # has none, misses it)
+    else:
         return None
     return desc
 
