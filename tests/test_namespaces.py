@@ -112,3 +112,28 @@ def test_a_namespace_is_not_differentiated_with_respect_to():
 
 def lambda_free_sum(o, x):
     return np.sum(o.w * x)
+
+
+class Config:
+    """A module's object whose attribute a function reads through a local alias."""
+
+
+CFG = Config()
+
+
+def through_an_alias(x):
+    c = CFG
+    return np.abs(c.s * x[0]) ** 2 + np.real(c.s * x[1])
+
+
+@pytest.mark.parametrize("later", [1.0 + 1.0j, np.array(1.0 + 1.0j)])
+def test_a_module_object_read_through_an_alias_made_complex_builds_again(later):
+    """``c = CFG; c.s``: the build notes ``CFG.s`` real as it does for ``CFG.s`` itself,
+    so a complex value at a later call builds the gradient again (the real variant was
+    reused: [0, 1] where the gradient is [1.2, 1])."""
+    x = np.array([0.3, 0.9])
+    g = s2sad.grad(through_an_alias)
+    CFG.s = 2.0
+    np.testing.assert_allclose(g(x), central_differences(through_an_alias, (x,), 0), rtol=1e-6)
+    CFG.s = later
+    np.testing.assert_allclose(g(x), central_differences(through_an_alias, (x,), 0), rtol=1e-6)

@@ -58,6 +58,11 @@ def holds_complex(tree, descriptors, resolve, source=None) -> bool:
     real = []  # (the numbers and arrays of free names: noted if the program stays real)
     local = trees.assigned_names(tree) | {a.id for a in tree.args.args + tree.args.posonlyargs +
                                           tree.args.kwonlyargs if isinstance(a, gast.Name)}
+    aliases = _aliases(tree, local)
+    if aliases:  # (c = CFG; c.s: read as CFG.s is, its value tested and noted)
+        resolve, local = _through(aliases, local, resolve), local - set(aliases)
+        if source is not None:
+            source = _AliasedSource(source, resolve)
     for node in trees.walk(tree):
         if isinstance(node, gast.Constant):
             if type(node.value) is complex or isinstance(node.value, str) and \
@@ -109,6 +114,50 @@ def _note_real(node, local, source) -> None:
         note_real(source.closure[node.id], None, "cell")
     elif node.id in source.globals:
         note_real(source.globals, node.id, "item")
+
+
+def _aliases(tree, local) -> dict:
+    """``{name: value}`` of the local names the function gives a value once, a free
+    name or a dotted path from one (``c = CFG``, ``m = mod.model``): an alias of a value
+    from outside, whose attributes it reads (``c.s``) as the value's own."""
+    stores: dict[str, int] = {}
+    given: dict[str, gast.expr] = {}
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            given[node.targets[0].id] = node.value
+    found = {}
+    for name, value in given.items():
+        head = value
+        while isinstance(head, gast.Attribute):
+            head = head.value
+        if stores.get(name) == 1 and isinstance(head, gast.Name) and head.id not in local:
+            found[name] = value
+    return found
+
+
+def _through(aliases, local, resolve):
+    """``resolve`` that reads an alias's name as the value it was given."""
+    outer = local - set(aliases)
+
+    def resolved(name):
+        if name in aliases:
+            return _value(aliases[name], outer, resolve)
+        return resolve(name)
+    return resolved
+
+
+class _AliasedSource:
+    """A ``FunctionSource`` whose ``resolve`` reads aliases (for ``_note_real``); its
+    closure and globals are the function's own."""
+
+    def __init__(self, source, resolve):
+        self._source, self.resolve = source, resolve
+
+    def __getattr__(self, name):
+        return getattr(self._source, name)
 
 
 def _value(node, local, resolve):
