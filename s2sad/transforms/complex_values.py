@@ -61,8 +61,6 @@ def holds_complex(tree, descriptors, resolve, source=None) -> bool:
     aliases = _aliases(tree, local)
     if aliases:  # (c = CFG; c.s: read as CFG.s is, its value tested and noted)
         resolve, local = _through(aliases, local, resolve), local - set(aliases)
-        if source is not None:
-            source = _AliasedSource(source, resolve)
     for node in trees.walk(tree):
         if isinstance(node, gast.Constant):
             if type(node.value) is complex or isinstance(node.value, str) and \
@@ -79,7 +77,7 @@ def holds_complex(tree, descriptors, resolve, source=None) -> bool:
             if source is not None and _number(value):
                 real.append(node)
     for node in real:  # (complex at a later call: the gradient is built again)
-        _note_real(node, local, source)
+        _note_real(node, local, source, resolve)
     return False
 
 
@@ -99,12 +97,12 @@ def _number(value, depth: int = 0) -> bool:
                                          value.dtype.kind in "biuf")
 
 
-def _note_real(node, local, source) -> None:
+def _note_real(node, local, source, resolve) -> None:
     """Note the real number or array ``node`` reads (a free name's, or an attribute of
     one's) as one the build took to be real (``source.note_real``)."""
     if isinstance(node, gast.Attribute):
         try:
-            holder = _value(node.value, local, source.resolve)
+            holder = _value(node.value, local, resolve)
         except KeyError:
             return
         if not isinstance(holder, types.ModuleType) or \
@@ -147,17 +145,6 @@ def _through(aliases, local, resolve):
             return _value(aliases[name], outer, resolve)
         return resolve(name)
     return resolved
-
-
-class _AliasedSource:
-    """A ``FunctionSource`` whose ``resolve`` reads aliases (for ``_note_real``); its
-    closure and globals are the function's own."""
-
-    def __init__(self, source, resolve):
-        self._source, self.resolve = source, resolve
-
-    def __getattr__(self, name):
-        return getattr(self._source, name)
 
 
 def _value(node, local, resolve):
