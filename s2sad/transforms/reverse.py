@@ -406,7 +406,8 @@ class Reverse(Tape):
             self.pop_adjoint(stmt, targets[0], value.func.value.id)
             return
         carried = [t for t in targets if t in self.carried]
-        if len(targets) == 1 and isinstance(value, gast.Name) and value.id == targets[0]:
+        if len(targets) == 1 and isinstance(value, gast.Name) and value.id == targets[0] \
+                and not is_setitem(stmt):  # (`y[::-1] = y` moves values: it is no `s = s`)
             if carried:  # `s = s` (generated code has them): nothing changes
                 self.block.append(_restore_marker(stmt))
             return
@@ -489,9 +490,17 @@ class Reverse(Tape):
             elif not (part_kind.shape is not None and
                       part_kind.shape == self.kind(value.id).shape):
                 part = gast.Call(self.helper(unbroadcast), [part, self.load(value.id)], [])
-            self.accumulate(value.id, part)
+            if value.id == name:  # `y[::-1] = y`: the part is taken before it is cleared
+                kept = self.namer.fresh("moved")
+                self.block.append(gast.Assign([self.store(kept)], part, None))
+                part = self.load(kept)
+            else:
+                self.accumulate(value.id, part)
+                part = None
         clear = gast.Subscript(self.load(s), clone(target.slice), gast.Store())
         self.block.append(gast.Assign([clear], gast.Constant(0.0, None), None))
+        if self.wants(value) and part is not None:
+            self.accumulate(value.id, part)
 
     def call_by_reference(self, rule, function, op, g, target, mapping, params):
         wanted = [i for i in range(len(params)) if self.wants(mapping[params[i]])]

@@ -1,0 +1,112 @@
+"""A store whose right side is the array stored into: ``y[::-1] = y``.
+
+NumPy reads the whole right side before it writes (it copies an overlapping right side
+first), so ``y[::-1] = y`` reverses ``y``. The reverse sweep must then move each entry's
+sensitivity back to where its value came from. It once read the statement as ``y = y``
+and dropped it: a gradient of ``[0, 1, ..., 5]`` where the true one is ``[5, 4, ..., 0]``.
+"""
+
+import numpy as np
+import pytest
+
+import s2sad
+from test_higher_order import central_differences
+
+W = np.arange(6.0) + 1
+X = np.array([0.7, -0.4, 1.2, 0.3, -0.9, 1.5])
+
+
+def reverse_in_place(x):
+    y = x.copy()
+    y[::-1] = y
+    return np.sum(np.sin(y) * W)
+
+
+def reverse_unary_plus(x):
+    y = x.copy()
+    y[::-1] = +y
+    return np.sum(np.sin(y) * W)
+
+
+def reverse_conditional(x):
+    y = x.copy()
+    y[::-1] = y if x[0] > -10.0 else x
+    return np.sum(np.sin(y) * W)
+
+
+def permute_fancy(x):
+    y = x.copy()
+    y[[5, 3, 4, 2, 0, 1]] = y
+    return np.sum(np.sin(y) * W)
+
+
+def swap_rows(x):
+    M = x.reshape(2, 3).copy()
+    M[[1, 0]] = M
+    return np.sum(M * W.reshape(2, 3))
+
+
+def flip_columns(x):
+    M = x.reshape(2, 3).copy()
+    M[:, ::-1] = M
+    return np.sum(np.cos(M) * W.reshape(2, 3))
+
+
+def reverse_twice(x):
+    y = x.copy()
+    y[::-1] = y
+    y[::-1] = y
+    return np.sum(np.sin(y) * W)
+
+
+def reverse_then_rebind(x):
+    y = x.copy()
+    y[::-1] = y
+    y = y * 2.0
+    return np.sum(np.sin(y) * W)
+
+
+def reverse_in_loop(x):
+    y = x.copy()
+    for _ in range(3):
+        y[::-1] = y
+        y = y * 1.5
+    return np.sum(np.sin(y) * W)
+
+
+def whole_by_ellipsis(x):
+    y = x.copy()
+    y[...] = y
+    return np.sum(np.sin(y) * W)
+
+
+CASES = [reverse_in_place, reverse_unary_plus, reverse_conditional, permute_fancy, swap_rows,
+         flip_columns, reverse_twice, reverse_then_rebind, reverse_in_loop, whole_by_ellipsis]
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["optimized", "plain"])
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_gradient_matches_central_differences(f, optimize):
+    expected = central_differences(f, [X], 0)
+    np.testing.assert_allclose(s2sad.grad(f, optimize=optimize)(X), expected, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_forward_mode_agrees(f):
+    _, push = s2sad.jvp(f)(X)
+    columns = np.array([push(e) for e in np.eye(X.size)])
+    np.testing.assert_allclose(columns, s2sad.grad(f)(X), atol=1e-10)
+
+
+@pytest.mark.parametrize("f", [reverse_in_place, permute_fancy, reverse_then_rebind],
+                         ids=lambda f: f.__name__)
+def test_second_order(f):
+    hessian = s2sad.hessian(f)(X)
+    expected = central_differences(s2sad.grad(f), [X], 0)
+    np.testing.assert_allclose(hessian, expected, atol=1e-6)
+
+
+def test_argument_is_left_alone():
+    x = X.copy()
+    s2sad.grad(reverse_then_rebind)(x)
+    np.testing.assert_array_equal(x, X)
