@@ -110,3 +110,73 @@ def test_argument_is_left_alone():
     x = X.copy()
     s2sad.grad(reverse_then_rebind)(x)
     np.testing.assert_array_equal(x, X)
+
+
+# --- views held where the alias analysis once lost them ----------------------------------
+# ``[a[i:i + 2] for i in ...]`` holds views of ``a``, as ``list(...)`` or ``.append`` do;
+# ``sliding_window_view(a, 3)`` is a view of ``a`` (s2sad's stand-in copies). An update of
+# ``a`` after is seen through them in NumPy: refused at its line, where it once gave a
+# gradient (and, for the windows, a value) computed from the old entries.
+
+import inspect  # noqa: E402
+
+
+def slices_in_a_comprehension(x):
+    a = x.copy()
+    parts = [a[i:i + 2] for i in range(0, 6, 2)]
+    a[0] = 5.0  # <- here
+    return np.sum(parts[0] ** 2)
+
+
+def rows_in_a_comprehension(x):
+    a = x.copy()
+    rows = [r for r in a.reshape(2, 3)]
+    a[0] = 5.0  # <- here
+    return np.sum(rows[0] ** 2)
+
+
+def windows_then_update(x):
+    a = x.copy()
+    b = np.lib.stride_tricks.sliding_window_view(a, 3)
+    a[2] = 0.0  # <- here
+    return np.sum(b ** 2)
+
+
+def slices_copied_in_a_comprehension(x):
+    a = x.copy()
+    parts = [a[i:i + 2].copy() for i in range(0, 6, 2)]
+    a[0] = 5.0
+    return np.sum(parts[0] ** 2) + np.sum(a)
+
+
+def windows_read_only(x):
+    b = np.lib.stride_tricks.sliding_window_view(x, 3)
+    return np.sum(np.sin(b) * np.arange(3.0))
+
+
+def slices_in_a_comprehension_no_update(x):
+    parts = [x[i:i + 2] for i in range(0, 6, 2)]
+    return sum(np.sum(p ** 3) for p in parts)
+
+
+@pytest.mark.parametrize("f", [slices_in_a_comprehension, rows_in_a_comprehension,
+                               windows_then_update], ids=lambda f: f.__name__)
+def test_an_update_seen_through_held_views_is_refused_at_its_line(f):
+    lines, start = inspect.getsourcelines(f)
+    line = start + next(i for i, text in enumerate(lines) if "# <- here" in text)
+    for derivative in (s2sad.grad, lambda f: lambda x: s2sad.jvp(f)(x)[1](x)):
+        with pytest.raises(s2sad.S2sadError) as info:
+            derivative(f)(X.copy())  # (the pushforward is built where it is first called)
+        assert info.value.lineno == line, str(info.value)
+        assert "in-place update of 'a'" in str(info.value)
+
+
+def test_the_comprehension_refusal_says_what_to_write():
+    with pytest.raises(s2sad.S2sadError, match=r"The list 'parts' holds views of 'a'"):
+        s2sad.grad(slices_in_a_comprehension)(X.copy())
+
+
+@pytest.mark.parametrize("f", [slices_copied_in_a_comprehension, windows_read_only,
+                               slices_in_a_comprehension_no_update], ids=lambda f: f.__name__)
+def test_views_without_a_later_update_are_differentiated(f):
+    np.testing.assert_allclose(s2sad.grad(f)(X), central_differences(f, [X], 0), atol=1e-7)

@@ -44,6 +44,8 @@ deffacts(*_found(np, "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "r
                  "matrix_transpose", "permute_dims", "float64", "float32", "float16",
                  "longdouble", "complex128", "complex64", "clongdouble"),
          returns_view_of=(0,))
+deffacts(*_found(np.lib.stride_tricks, "sliding_window_view", "as_strided"),
+         returns_view_of=(0,))  # (s2sad's stand-in copies: an update of the base is refused)
 deffacts(*_found(np, "broadcast_arrays", "einsum", "meshgrid", "ix_"), returns_view_of="*")
 deffacts(*_found(np, "array", "astype", "nan_to_num"), uncopied_view_of=(0,))
 # methods of arrays (x.conj() of a real array is x; x.astype(t, copy=False) may be x)

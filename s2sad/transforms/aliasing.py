@@ -291,9 +291,13 @@ class Aliasing:
         reader = None if self.trusted else \
             next((k for k in owners if self._read_later(stmt, k)), None)
         if reader is not None:
+            held = self.current.get(reader) in self.made  # (a list holding views)
             error = self.source.syntax_error(
                 f"an in-place update of {name!r}, which shares its memory with {reader!r}",
-                stmt, f"Copy first (`{name} = {reader}.copy()`), so that {reader!r} keeps "
+                stmt, f"The list {reader!r} holds views of {name!r}: copy each item as it "
+                f"goes in (`{name}[i:j].copy()`), or update a copy (`{name} = "
+                f"{name}.copy()` first)." if held else
+                f"Copy first (`{name} = {reader}.copy()`), so that {reader!r} keeps "
                 "its value.")
             if self.current.get(reader) is None:
                 raise error

@@ -505,12 +505,27 @@ class Inlining:
         if isinstance(result, gast.Name):  # what the result may share memory with, here
             blocks = child.node.get(result.id, frozenset())
             shares = [v for b, v in passed.items() if b in blocks]
+            shares += self._stand_in_views(node, func, names, bound)
             if result.id not in self.node or shares:
                 self.bind(result.id, shares + ([result.id] if result.id in self.node else []))
         for scope_ in (child,):
             self.root.foreign.update(scope_.foreign)
             self.root.foreign_cells.update(scope_.foreign_cells)
         return result
+
+    def _stand_in_views(self, node, func, names, bound) -> list[str]:
+        """The arguments whose memory the NumPy function a stand-in is inlined for returns
+        a view of (``sliding_window_view(a, 3)``: ``a``), by its facts: the stand-in
+        copies, so an update of ``a`` after would be seen by NumPy's view and not by it."""
+        if getattr(func, "__module__", None) != "s2sad.implementations":
+            return []
+        facts = registry.facts(self._callee(node.func))
+        if facts is None or not facts.returns_view_of:
+            return []
+        positions = range(len(names)) if facts.returns_view_of == "*" else \
+            facts.returns_view_of
+        return [bound[names[i]].id for i in positions if i < len(names) and
+                isinstance(bound.get(names[i]), gast.Name)]
 
     def _read_after_call(self, value: str, given) -> str | None:
         """The caller's variable that a helper's in-place update of the parameter given

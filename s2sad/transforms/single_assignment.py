@@ -214,8 +214,10 @@ class SingleAssignment:
             init = start
             item = gast.Assign([self.store(result)], gast.BinOp(self.load(result), gast.Add(),
                                                                  node.elt), None)
-        self.emit(gast.Assign([self.store(result)], self.simple(init), None))
+        init = self.simple(init)
+        self.emit(gast.Assign([self.store(result)], init, None))
         self.current[result] = result
+        self.bind(result, self.views(init))  # (its appends add what the items share: views)
         body = [gast.copy_location(item, node)]
         for gen in reversed(node.generators):
             for cond in reversed(gen.ifs):
