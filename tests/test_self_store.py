@@ -172,7 +172,7 @@ def test_an_update_seen_through_held_views_is_refused_at_its_line(f):
 
 
 def test_the_comprehension_refusal_says_what_to_write():
-    with pytest.raises(s2sad.S2sadError, match=r"The list 'parts' holds views of 'a'"):
+    with pytest.raises(s2sad.S2sadError, match=r"the list 'parts' holds views of 'a'"):
         s2sad.grad(slices_in_a_comprehension)(X.copy())
 
 

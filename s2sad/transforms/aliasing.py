@@ -294,8 +294,8 @@ class Aliasing:
             held = self.current.get(reader) in self.made  # (a list holding views)
             error = self.source.syntax_error(
                 f"an in-place update of {name!r}, which shares its memory with {reader!r}",
-                stmt, f"The list {reader!r} holds views of {name!r}: copy each item as it "
-                f"goes in (`{name}[i:j].copy()`), or update a copy (`{name} = "
+                stmt, f"Copy first: the list {reader!r} holds views of {name!r}, so copy "
+                f"each item as it goes in (`.copy()`), or update a copy (`{name} = "
                 f"{name}.copy()` first)." if held else
                 f"Copy first (`{name} = {reader}.copy()`), so that {reader!r} keeps "
                 "its value.")
@@ -373,7 +373,8 @@ class Aliasing:
             return
         blocks = self.node.get(item, frozenset())
         others = sorted(k for k, v in self.current.items() if k != name and
-                        blocks & self.node.get(v, frozenset()))
+                        blocks & self.node.get(v, frozenset()) and
+                        not (k in self.temps and v in self.made))  # (a comprehension's list)
         user = next((k for k in others if self._read_later(stmt, k)), None)
         if user is None and (others or mine in self.repeated) and \
                 self._read_later(stmt, name):
