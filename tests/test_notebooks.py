@@ -1,5 +1,5 @@
-"""Documentation that runs: the notebooks in examples/ (executed in a real Jupyter kernel),
-how a gradient displays in Jupyter, and README.md's generated lists."""
+"""Documentation that runs: the notebooks in examples/ (executed in a real Jupyter kernel) and
+how a gradient displays in Jupyter (the pages of docs/: tests/test_docs.py)."""
 
 import functools
 import importlib.util
@@ -116,31 +116,3 @@ def test_repr_html_of_a_gradient_function():
     gradient = s2sad.grad(f4)
     gradient([1.0, 2.0, 3.0, 4.0])
     assert text_of(gradient._repr_html_()).strip() == gradient.source.strip()
-
-
-# --- README.md's generated lists ------------------------------------------------------------
-
-
-# (README.md lists SciPy's rules too, which load only where SciPy imports)
-_WITH_SCIPY = pytest.mark.skipif(not hasattr(importlib.import_module("s2sad.rules"),
-                                             "scipy_special"), reason="SciPy is not installed")
-
-
-@_WITH_SCIPY
-def test_readme_generated_sections_are_up_to_date():
-    readme = (ROOT / "README.md").read_text()
-    assert generate.render(readme) == readme, \
-        "README.md is out of date: run python docs/generate.py"
-
-
-@_WITH_SCIPY
-def test_readme_lists_exactly_the_supported_functions():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("<!-- generated: functions -->")[1].split(
-        "<!-- end generated: functions -->")[0]
-    listed = set()
-    for line in section.splitlines():
-        if line.startswith("* **") and not line.startswith("* **Array methods"):
-            listed.update(re.findall(r"`([^`]+)`", line.split("): ", 1)[1]))
-    assert listed == {generate.shown_name(name) for name in s2sad.supported()}
-    assert len(listed) == len(s2sad.supported())
