@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:  # run from a checkout that is not installed
 
 
 def shown_name(rule_name: str) -> str:
-    """How the documentation writes a function of the rule table: ``np.sin``, ``math.exp``, ``len``."""
+    """How the pages write a function of the rule table: ``np.sin``, ``math.exp``, ``len``."""
     module, _, short = rule_name.rpartition(".")
     if module == "numpy" or module.startswith("numpy."):
         return "np" + rule_name[len("numpy"):]
