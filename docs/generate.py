@@ -1,14 +1,15 @@
 """Regenerate the parts of the documentation that are computed, never typed by hand.
 
-    python docs/generate.py               rewrite README.md's generated sections
-    python docs/generate.py --check       exit 1 if README.md is out of date (the tests do this)
+    python docs/generate.py               rewrite the pages' generated sections
+    python docs/generate.py --check       exit 1 if a page is out of date (the tests do this)
     python docs/generate.py --notebooks   re-run examples/*.ipynb in place, keeping their outputs
 
-README.md's generated sections sit between ``<!-- generated: NAME -->`` and
-``<!-- end generated: NAME -->`` lines: the functions with a derivative rule (from
-``s2sad.registry``, the table behind ``s2sad.supported()``), the array methods the compiler
-rewrites into NumPy calls, the constructs it refuses (from the validation pass's table), and
-the tables of the latest benchmark run (``benchmarks/results/results.md``).
+The generated sections sit between ``<!-- generated: NAME -->`` and
+``<!-- end generated: NAME -->`` lines. ``docs/supported.md`` has the functions with a
+derivative rule (from ``s2sad.registry``, the table behind ``s2sad.supported()``), the array
+methods the compiler rewrites into NumPy calls and the constructs it refuses (from the
+validation pass's table); ``docs/benchmarks.md`` has the tables of the latest benchmark run
+(``benchmarks/results/results.md``).
 """
 
 from __future__ import annotations
@@ -20,18 +21,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 EXAMPLES = ROOT / "examples"
 
 if str(ROOT) not in sys.path:  # run from a checkout that is not installed
     sys.path.insert(0, str(ROOT))
 
 
-# --- README sections ------------------------------------------------------------------------
+# --- generated sections ---------------------------------------------------------------------
 
 
 def shown_name(rule_name: str) -> str:
-    """How README.md writes a function of the rule table: ``np.sin``, ``math.exp``, ``len``."""
+    """How the pages write a function of the rule table: ``np.sin``, ``math.exp``, ``len``."""
     module, _, short = rule_name.rpartition(".")
     if module == "numpy" or module.startswith("numpy."):
         return "np" + rule_name[len("numpy"):]
@@ -44,7 +45,7 @@ def _names(names) -> str:
     return ", ".join(f"`{name}`" for name in sorted(names, key=lambda n: (n.lower(), n)))
 
 
-GROUPS = {  # README title -> which rule names it lists
+GROUPS = {  # a group's title in docs/supported.md -> which rule names it lists
     "NumPy": lambda name: name.startswith("numpy.") and not name.startswith(
         ("numpy.linalg.", "numpy.fft.")),
     "NumPy linear algebra": lambda name: name.startswith("numpy.linalg."),
@@ -146,15 +147,20 @@ def benchmarks_section() -> str:
 
 SECTIONS = {"functions": functions_section, "refused": refused_section,
             "benchmarks": benchmarks_section}
+PAGES = {  # the page -> the generated sections it holds
+    DOCS / "supported.md": ("functions", "refused"),
+    DOCS / "benchmarks.md": ("benchmarks",),
+}
 
 
-def render(text: str) -> str:
-    """``text`` (README.md) with every generated section brought up to date."""
-    for name, make in SECTIONS.items():
+def render(text: str, names=tuple(SECTIONS), page: str = "the page") -> str:
+    """``text`` (a page) with each generated section of ``names`` brought up to date."""
+    for name in names:
+        make = SECTIONS[name]
         pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(<!-- end generated: {name} -->)",
                              re.DOTALL)
         if not pattern.search(text):
-            raise SystemExit(f"README.md has no generated section {name!r}")
+            raise SystemExit(f"{page} has no generated section {name!r}")
         section = make() + "\n"
         text = pattern.sub(lambda m, section=section: m.group(1) + section + m.group(2), text)
     return text
@@ -189,21 +195,27 @@ def execute_notebook(path: Path, timeout: int = 600):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
-                        help="report whether README.md is up to date, change nothing")
+                        help="report whether the pages are up to date, change nothing")
     parser.add_argument("--notebooks", action="store_true",
                         help="also re-run every notebook in examples/ and save its outputs")
     args = parser.parse_args(argv)
-    current = README.read_text()
-    updated = render(current)
+    stale = []
+    for page, names in PAGES.items():
+        name = page.relative_to(ROOT).as_posix()
+        current = page.read_text()
+        updated = render(current, names, name)
+        if updated == current:
+            continue
+        stale.append(name)
+        if not args.check:
+            page.write_text(updated)
+            print(f"{name}: generated sections rewritten")
     if args.check:
-        if updated != current:
-            print("README.md is out of date: run python docs/generate.py")
-            return 1
-        print("README.md is up to date")
-        return 0
-    if updated != current:
-        README.write_text(updated)
-        print("README.md: generated sections rewritten")
+        for name in stale:
+            print(f"{name} is out of date: run python docs/generate.py")
+        if not stale:
+            print("the generated sections are up to date")
+        return 1 if stale else 0
     if args.notebooks:
         import nbformat
         for path in notebooks():

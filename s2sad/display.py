@@ -21,7 +21,11 @@ import re
 # ANSI styles used by the command line
 _ANSI = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 
-_PRE_STYLE = "margin: 0; line-height: 125%; white-space: pre; overflow-x: auto"
+# Code is shown in a monospace font wherever the HTML lands: a page's own styles (a rendered
+# notebook's, a documentation site's) may otherwise set <pre> in the text's font.
+_MONOSPACE = ("font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', "
+              "'Liberation Mono', monospace")
+_PRE_STYLE = f"margin: 0; line-height: 125%; white-space: pre; overflow-x: auto; {_MONOSPACE}"
 
 
 def use_color(stream) -> bool:
@@ -72,7 +76,8 @@ def html_source(text: str, language: str = "python", title: str | None = None) -
     except ImportError:
         block = f'<pre style="{_PRE_STYLE}">{html.escape(text)}</pre>'
     else:
-        block = highlight(text, get_lexer_by_name(language), HtmlFormatter(noclasses=True))
+        block = highlight(text, get_lexer_by_name(language),
+                          HtmlFormatter(noclasses=True, prestyles=_PRE_STYLE))
     if title is None:
         return block
     return f'<div><div style="font-weight: bold; margin: 4px 0">{html.escape(title)}</div>' \
@@ -81,10 +86,26 @@ def html_source(text: str, language: str = "python", title: str | None = None) -
 
 def diff_source(before: str, after: str, before_name: str = "before",
                 after_name: str = "after") -> str:
-    """A unified diff of two sources (what one compiler pass changed); empty when equal."""
-    return "".join(difflib.unified_diff(before.splitlines(keepends=True),
-                                        after.splitlines(keepends=True),
-                                        before_name, after_name, n=2))
+    """A unified diff of two sources (what one compiler pass changed); empty when equal.
+
+    Every line of the diff ends with a line break, the last lines of sources that lack one too:
+
+    >>> print(diff_source("a = 0\\nx = 1", "a = 0\\nx = 2"), end="")
+    --- before
+    +++ after
+    @@ -1,2 +1,2 @@
+     a = 0
+    -x = 1
+    +x = 2
+    """
+    return "".join(difflib.unified_diff(_lines(before), _lines(after), before_name, after_name,
+                                        n=2))
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text``, each with its line break (the last one given one)."""
+    return [line if line.endswith("\n") else line + "\n"
+            for line in text.splitlines(keepends=True)]
 
 
 def side_by_side(*columns: tuple[str, str]) -> str:

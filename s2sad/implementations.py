@@ -552,7 +552,7 @@ def shown_name(definition, call, dotted) -> str:
 
 def names() -> list[str]:
     """The names of the functions and methods written here, as ``s2sad.supported()`` and
-    the README list them."""
+    docs/supported.md list them."""
     from .registry import describe_function
     methods = [f"numpy.{u.__name__}.{m}" for u in _UFUNCS for m in ("reduce", "accumulate")]
     # (np.trapz, NumPy's old name of np.trapezoid where it still has it, is not listed: the

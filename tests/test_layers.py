@@ -1,6 +1,6 @@
 """Layers: every module of ``s2sad/`` imports only its own floor and the floors below.
 
-The five floors, lowest first (see README.md, "Layers")::
+The five floors, lowest first (see docs/design.md, "Layers")::
 
     core      errors, trees, names, source, located, backends, the argument descriptions
     runtime   the helpers the generated code imports (runtime/)

@@ -11,7 +11,7 @@ once. This times, on 10^7 float64s (``--n``), the gradient of ``workloads.elemen
 
 If the fused versions win by a wide margin on the GPU at hand, emitting ``cupy.fuse``
 for runs of elementwise statements is worth its cost in readability (see the CuPy
-section of the README). Needs CuPy and a GPU; importing this module needs neither.
+target in docs/getting-started.md). Needs CuPy and a GPU; importing this module needs neither.
 """
 
 from __future__ import annotations
