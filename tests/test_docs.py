@@ -70,7 +70,9 @@ def test_readme_keeps_its_two_first_run_commands():
                          "s2sad show examples/f4.py:f4 --at '[1.0, 2.0, 3.0, 4.0]' --annotate "
                          "--no-optimize")
     assert lines[26] == ("python3 -m venv .venv && . .venv/bin/activate && pip install -e "
-                         "'.[test]' && python -m pytest -q")
+                         "'.[test]' && python -m pytest -q -n auto")
+    ci = (ROOT / ".ci" / "run").read_text()  # (what CI runs: README's command)
+    assert ci.count("python -m pytest -q -n auto -p no:cacheprovider") == 2
 
 
 def test_readme_is_short_and_links_every_page():
