@@ -180,3 +180,18 @@ def test_the_comprehension_refusal_says_what_to_write():
                                slices_in_a_comprehension_no_update], ids=lambda f: f.__name__)
 def test_views_without_a_later_update_are_differentiated(f):
     np.testing.assert_allclose(s2sad.grad(f)(X), central_differences(f, [X], 0), atol=1e-7)
+
+
+def one_array_in_every_slot(x):
+    z = x * 2.0
+    hs = [z for _ in range(2)]
+    hs[1] += x * x  # <- here
+    return np.sum(hs[0] * hs[1])
+
+
+def test_a_comprehension_holding_one_array_twice_refuses_an_update_of_a_slot():
+    # (both slots hold z: `+=` on one changes the other, so it stays refused)
+    with pytest.raises(s2sad.S2sadError, match=r"another slot of 'hs' may hold") as info:
+        s2sad.grad(one_array_in_every_slot)(X.copy())
+    lines, start = inspect.getsourcelines(one_array_in_every_slot)
+    assert info.value.lineno == start + 3
