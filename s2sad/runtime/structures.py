@@ -60,13 +60,23 @@ def zeros_like_structure(x):
 
 
 def pack_like(x, parts):
-    """Adjoint of unpacking ``a, b, ... = x``: the parts' sensitivities, shaped like ``x``."""
+    """Adjoint of unpacking ``a, b, ... = x``: the parts' sensitivities, shaped like ``x``.
+    ``parts`` may be no list at all (the 0.0 of a starred rest that got no sensitivity) or
+    empty (``a, b, *rest = x`` of two items).
+
+    >>> pack_like(np.zeros((0, 2)), []).shape, pack_like((), 0.0)
+    ((0, 2), ())
+    """
+    if not isinstance(parts, (list, tuple)):
+        parts = [parts] * len(x)
     if isinstance(x, tuple):
         return tuple(parts)
     if isinstance(x, list):
         return list(parts)
     xp = array_module(x)
     if isinstance(x, xp.ndarray):
+        if not parts:
+            return xp.zeros(x.shape, _float_type(x))
         return xp.stack([xp.broadcast_to(_to(xp, p), x.shape[1:])
                          for p in parts]).astype(_float_type(x))
     return list(parts)
