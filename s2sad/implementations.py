@@ -197,7 +197,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None):
     if ddof is None:
         ddof = 0 if bias else 1
     xc = x - np.mean(x, axis=1, keepdims=True)
-    return np.squeeze(xc @ np.transpose(xc) / (np.shape(x)[1] - ddof))
+    # (NumPy's products of complex variables conjugate the second: xc @ xc^H)
+    return np.squeeze(xc @ np.conj(np.transpose(xc)) / (np.shape(x)[1] - ddof))
 
 
 def median(a, axis=None, keepdims=False):
@@ -236,7 +237,7 @@ def nanvar(a, axis=None, ddof=0, keepdims=False):
     total = np.sum(np.where(kept, a, 0.0), axis=axis, keepdims=True)
     count = np.maximum(np.sum(kept, axis=axis, keepdims=True), 1).astype(total.dtype)
     centred = np.where(kept, a - total / count, 0.0)
-    squares = np.sum(centred * centred, axis=axis, keepdims=keepdims)
+    squares = np.sum(np.real(centred * np.conj(centred)), axis=axis, keepdims=keepdims)  # |.|^2
     dof = np.sum(kept, axis=axis, keepdims=keepdims) - ddof
     return np.where(dof > 0, squares, np.nan) / np.where(dof > 0, dof, 1).astype(
         squares.dtype)
@@ -261,9 +262,10 @@ def convolve(a, v, mode="full"):
     if len(v) > len(a):
         a, v = v, a
     n, k = len(a), len(v)
-    full = np.zeros(n + k - 1)
-    for i in range(k):
-        full[i:i + n] = full[i:i + n] + v[i] * a
+    # (each copy padded, not stored into a float buffer: complex values stay complex)
+    full = np.pad(v[0] * a, (0, k - 1))
+    for i in range(1, k):
+        full = full + np.pad(v[i] * a, (i, k - 1 - i))
     if mode == "valid":
         return full[k - 1:n]
     if mode == "same":
