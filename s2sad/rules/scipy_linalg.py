@@ -736,6 +736,14 @@ def eigh_complex_tangent(g, ans, a, b=None, lower=True, eigvals_only=False, over
             None, None, None, None, None, None, None, None, None, None)
 
 
+@defcomplex(linalg.toeplitz, shape="other")
+def toeplitz_complex(g, ans, c, r=None):
+    # without r, the first row is conj(c): c's sensitivity there is the conjugate
+    return (toeplitz_grad(g, c, r, 0) if r is not None else
+            toeplitz_grad(g, c, np.conj(c), 0) + np.conj(toeplitz_grad(g, c, np.conj(c), 1)),
+            None if r is None else toeplitz_grad(g, c, r, 1))
+
+
 # real values only: lu_solve with trans="C" conjugates lu, and solve_continuous_lyapunov
 # solves a x + x a^H = q (the rules above have a^T); a complex value there is refused
 _LU_SOLVE_ADVICE = ("s2sad differentiates scipy.linalg.lu_solve of complex values with trans=0 "
@@ -795,5 +803,3 @@ def solve_continuous_lyapunov_complex_tangent(g, ans, a, q):
             linalg.solve_continuous_lyapunov(a, g) *
             real_checked(a, "scipy.linalg.solve_continuous_lyapunov", _LYAPUNOV_ADVICE))
 
-
-nondifferentiable(real_checked)
