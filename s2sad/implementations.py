@@ -200,6 +200,22 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None):
     return np.squeeze(xc @ np.transpose(xc) / (np.shape(x)[1] - ddof))
 
 
+def cov_complex(m, y=None, rowvar=True, bias=False, ddof=None):
+    # cov's, in a program with complex values: NumPy's product conjugates, xc @ xc^H
+    x = np.atleast_2d(m)
+    if not rowvar and np.shape(x)[0] != 1:
+        x = np.transpose(x)
+    if y is not None:
+        z = np.atleast_2d(y)
+        if not rowvar and np.shape(z)[0] != 1:
+            z = np.transpose(z)
+        x = np.concatenate([x, z], axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    return np.squeeze(xc @ np.conj(np.transpose(xc)) / (np.shape(x)[1] - ddof))
+
+
 def median(a, axis=None, keepdims=False):
     # the middle of the sorted values (the mean of the two middle ones); NaN where one is
     # (its gradient NaN too)
@@ -242,6 +258,18 @@ def nanvar(a, axis=None, ddof=0, keepdims=False):
         squares.dtype)
 
 
+def nanvar_complex(a, axis=None, ddof=0, keepdims=False):
+    # nanvar's, in a program with complex values: the mean of |centred|^2, a real number
+    kept = ~np.isnan(a)
+    total = np.sum(np.where(kept, a, 0.0), axis=axis, keepdims=True)
+    count = np.maximum(np.sum(kept, axis=axis, keepdims=True), 1).astype(total.dtype)
+    centred = np.where(kept, a - total / count, 0.0)
+    squares = np.sum(np.real(centred * np.conj(centred)), axis=axis, keepdims=keepdims)
+    dof = np.sum(kept, axis=axis, keepdims=keepdims) - ddof
+    return np.where(dof > 0, squares, np.nan) / np.where(dof > 0, dof, 1).astype(
+        squares.dtype)
+
+
 def nanstd(a, axis=None, ddof=0, keepdims=False):
     # where the variance is 0 (one value, or all equal), 0 with no gradient, as np.std's
     # rule gives (the square root's slope is infinite there); NaN stays NaN
@@ -264,6 +292,23 @@ def convolve(a, v, mode="full"):
     full = np.zeros(n + k - 1)
     for i in range(k):
         full[i:i + n] = full[i:i + n] + v[i] * a
+    if mode == "valid":
+        return full[k - 1:n]
+    if mode == "same":
+        start = (k - 1) // 2
+        return full[start:start + n]
+    return full
+
+
+def convolve_complex(a, v, mode="full"):
+    # convolve's, in a program with complex values: each shifted copy padded and added
+    # (a float buffer would drop the imaginary parts)
+    if len(v) > len(a):
+        a, v = v, a
+    n, k = len(a), len(v)
+    full = np.pad(v[0] * a, (0, k - 1))
+    for i in range(1, k):
+        full = full + np.pad(v[i] * a, (i, k - 1 - i))
     if mode == "valid":
         return full[k - 1:n]
     if mode == "same":
@@ -580,16 +625,23 @@ def by_value() -> list:
             (np.linalg.qr, 1, "mode", ("r",), qr_r)]
 
 
-def stand_in(func):
-    """The definition here that stands in for the NumPy function ``func``, or None.
+def stand_in(func, complex_values: bool = False):
+    """The definition here that stands in for the NumPy function ``func``, or None; in a
+    program with complex values (``complex_values``), its twin for them where it has one.
 
-    >>> stand_in(np.interp) is interp, stand_in(np.sin)
-    (True, None)
+    >>> stand_in(np.interp) is interp, stand_in(np.sin), stand_in(np.cov, True) is cov_complex
+    (True, None, True)
     """
     try:
-        return _table().get(func)
+        found = _table().get(func)
     except TypeError:  # (an unhashable value: an array)
         return None
+    return COMPLEX_TWINS.get(found, found) if complex_values else found
+
+
+# the definitions that hold for real values only, and their twins for complex ones (a
+# program's real values keep the first: its generated code as it was)
+COMPLEX_TWINS = {cov: cov_complex, nanvar: nanvar_complex, convolve: convolve_complex}
 
 
 @functools.cache

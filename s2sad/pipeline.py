@@ -27,6 +27,7 @@ from .names import Namer
 from .options import Options
 from .pass_manager import (ALL, Condition, FixedPoint, PassManager, Stages, Step, analysis,
                            check, rewritten, transform)
+from .errors import DifferentiationError
 from .located import statement_lines
 from .runtime import cast_like, check_number, check_real_power, unchanged_call
 from .runtime.budget import check_stack
@@ -290,7 +291,19 @@ def normalize(build: Build) -> bool:
     normalizer.descriptors = argument_descriptors(build.tree, build.descriptors)  # inlined)
     argument_functions(normalizer, build.tree, build.descriptors,  # (act_loss(x, np.tanh))
                        _static)
+    # (a program with complex values takes the stand-ins written for them: np.cov...)
+    normalizer.complex_values = holds_complex(build.tree, build.descriptors,
+                                              build.source.resolve)
     build.tree = normalizer.run()
+    real_only = normalizer.__dict__.get("_real_stand_ins")
+    if real_only and holds_complex(build.tree, build.descriptors, build.source.resolve):
+        source, node, func = real_only[0]  # (complex values made in a function inlined)
+        name = registry.describe_function(func)
+        raise source.error(
+            DifferentiationError, f"{name} may get complex values here, made in a function "
+            "s2sad inlined, and its stand-in for them was not chosen", node,
+            "Make the complex values visible in the differentiated function itself (pass "
+            "them as an argument, or write the complex constant there).")
     return True
 
 

@@ -20,10 +20,12 @@ import numpy as np
 
 from ..registry import (defcomplex, deffacts, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_values)
-from ..runtime import (as_gradient, norm_grad, reduced_size, scaled_power, std_grad, unbroadcast,
-                       var_grad)
+from ..runtime import (as_gradient, cast_like, norm_grad, reduced_size, scaled_power, std_grad,
+                       unbroadcast, var_grad)
 from ..runtime.higher import reduce_tangent, sens_like
 from ..runtime.linalg import complex_norm_checked, norm_grad_second
+from ..runtime.matrices import real_checked
+from ..runtime.products import vecdot_grad
 
 # --- the parts of a complex number ---------------------------------------------------------
 
@@ -153,7 +155,7 @@ def norm(g, ans, x, ord=None, axis=None, keepdims=False):
     return norm_grad(np.real(g), ans, np.conj(x), ord, axis, keepdims)
 
 
-nondifferentiable(complex_norm_checked)
+nondifferentiable(complex_norm_checked, real_checked)  # (refusals where the line runs)
 
 
 @defcomplex(norm_grad, shape="other")
@@ -266,3 +268,52 @@ def slogdet(g, ans, a):
 def slogdet_tangent(g, ans, a):
     return [ans[0] * 1j * np.imag(np.trace(np.linalg.solve(a, g), axis1=-2, axis2=-1)),
             np.real(np.trace(np.linalg.solve(a, g), axis1=-2, axis2=-1))]
+
+
+# --- found by the audit of complex values (tests/test_complex_audit.py) -----------------------
+
+
+@defcomplex(np.arccosh)
+def arccosh(g, ans, x):
+    # 1 / (sqrt(z - 1) sqrt(z + 1)): sqrt(z^2 - 1), the real rule's, has the other sign
+    # where Re(z) < 0
+    return g / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0))
+
+
+@defcomplex(np.float64, np.float32)
+def float_type(g, ans, x=0.0):
+    # np.float64(z) keeps the real part (NumPy warns it discards the imaginary one)
+    return cast_like(np.real(g), x)
+
+
+@defcomplex(np.float64, np.float32, tangent=True)
+def float_type_tangent(g, ans, x=0.0):
+    return cast_like(np.real(g), ans)
+
+
+if hasattr(np, "vecdot"):  # NumPy >= 2.0
+    @defcomplex(np.vecdot, np.linalg.vecdot, shape="other")
+    def vecdot(g, ans, x1, x2, out=None, axis=-1, keepdims=False):
+        # sum(conj(x1) * x2): antiholomorphic in x1
+        return (np.conj(vecdot_grad(g, x2, x1, axis, keepdims)),
+                vecdot_grad(g, np.conj(x1), x2, axis, keepdims))
+
+
+if hasattr(np.linalg, "vector_norm"):  # NumPy >= 2.0: as np.linalg.norm's
+    @defcomplex(np.linalg.vector_norm, shape="reduce")
+    def vector_norm(g, ans, x, axis=None, keepdims=False, ord=2):
+        return norm_grad(np.real(g), ans, np.conj(x), ord, axis, keepdims, False)
+
+    @defcomplex(np.linalg.vector_norm, tangent=True)
+    def vector_norm_tangent(g, ans, x, axis=None, keepdims=False, ord=2):
+        return np.real(np.sum(g * norm_grad(np.ones_like(ans), ans, np.conj(x), ord, axis,
+                                            keepdims, False), axis=axis, keepdims=keepdims))
+
+    @defcomplex(np.linalg.matrix_norm, shape="other")
+    def matrix_norm(g, ans, x, keepdims=False, ord="fro"):
+        return norm_grad(np.real(g), ans, np.conj(x), ord, (-2, -1), keepdims)
+
+    @defcomplex(np.linalg.matrix_norm, tangent=True)
+    def matrix_norm_tangent(g, ans, x, keepdims=False, ord="fro"):
+        return np.real(np.sum(g * norm_grad(np.ones_like(ans), ans, np.conj(x), ord, (-2, -1),
+                                            keepdims), axis=(-2, -1), keepdims=keepdims))

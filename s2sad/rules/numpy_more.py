@@ -18,7 +18,7 @@ array([[-0.25  , -0.125 ],
 
 import numpy as np
 
-from ..registry import (defdtype, deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
+from ..registry import (defcomplex, defdtype, deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_values)
 from ..runtime import as_gradient, cast_like
 from ..runtime.numpy_more import (delete_sources, gradient_axes, insert_sources, like_dtype,
@@ -127,6 +127,38 @@ def qr_tangent(g, ans, a, mode="reduced"):
     return [dq, np.concatenate([(c - w) @ ans[1][..., :k],
                                 np.swapaxes(dq, -1, -2) @ a[..., k:] +
                                 np.swapaxes(ans[0], -1, -2) @ g[..., k:]], axis=-1)]
+
+
+# of a complex matrix: Q^H Q = 1, and LAPACK makes R's diagonal real, so Q^H dQ is
+# skew-Hermitian with an imaginary diagonal; the transposes of Q conjugate, as do the
+# adjoint's, which is the tangent's transpose under autograd's convention (rules/complex.py)
+
+
+@defcomplex(np.linalg.qr, shape="sequence")
+def qr_complex(g, ans, a, mode="reduced"):
+    k = np.min(np.shape(a)[-2:])
+    gq = as_gradient(ans[0], g[0]) + np.conj(a[..., k:] @ np.swapaxes(
+        as_gradient(ans[1], g[1])[..., k:], -1, -2))
+    m = as_gradient(ans[1], g[1])[..., :k] @ np.swapaxes(ans[1][..., :k], -1, -2) - \
+        np.swapaxes(ans[0], -1, -2) @ gq
+    n = np.triu(m, 1) + np.conj(np.swapaxes(np.triu(m, 1), -1, -2)) + np.real(m) * np.eye(k)
+    return np.concatenate([np.swapaxes(np.linalg.solve(ans[1][..., :k], np.swapaxes(
+        gq + np.conj(ans[0]) @ n, -1, -2)), -1, -2),
+        np.conj(ans[0]) @ as_gradient(ans[1], g[1])[..., k:]], axis=-1)
+
+
+@defcomplex(np.linalg.qr, tangent=True)
+def qr_complex_tangent(g, ans, a, mode="reduced"):
+    k = np.min(np.shape(a)[-2:])
+    d = np.swapaxes(np.linalg.solve(np.swapaxes(ans[1][..., :k], -1, -2),
+                                    np.swapaxes(g[..., :k], -1, -2)), -1, -2)
+    c = np.conj(np.swapaxes(ans[0], -1, -2)) @ d
+    w = np.tril(c, -1) - np.conj(np.swapaxes(np.tril(c, -1), -1, -2)) + \
+        1j * np.imag(c) * np.eye(k)
+    dq = ans[0] @ (w - c) + d
+    return [dq, np.concatenate([(c - w) @ ans[1][..., :k],
+                                np.conj(np.swapaxes(dq, -1, -2)) @ a[..., k:] +
+                                np.conj(np.swapaxes(ans[0], -1, -2)) @ g[..., k:]], axis=-1)]
 
 
 refuse_values(np.linalg.qr, "mode", ("reduced",),

@@ -21,13 +21,14 @@ array([0.375, 0.25 ])
 import numpy as np
 from scipy import linalg
 
-from ..registry import (deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
-                        refuse_values, refuse_varying)
+from ..registry import (defcomplex, deffacts, deflinear, defresult, deftangent, defvjp,
+                        nondifferentiable, refuse_values, refuse_varying)
 from ..runtime import (as_columns, as_gradient, band_full, band_of, band_transposed,
                        block_diag_part, block_diag_place, cholesky_grad, cofactors, eigh_refused,
                        factor_part,
-                       from_columns, gap_quotient, pivots_matrix, solve_grad, square_factors,
-                       toeplitz_grad, triangle, unbroadcast)
+                       from_columns, gap_quotient, phase_checked, pivots_matrix, quotient,
+                       real_checked, solve_grad, square_factors, toeplitz_grad, triangle,
+                       unbroadcast)
 from ..runtime.higher import cholesky_tangent, solve_tangent
 
 
@@ -546,3 +547,259 @@ defresult(linalg.solve_triangular, linalg.cholesky, linalg.solve, linalg.inv, li
           linalg.solve_continuous_lyapunov, linalg.solve_banded, linalg.cho_solve,
           linalg.lu_solve, kind="f")
 defresult(linalg.block_diag, linalg.toeplitz, follows="*")
+
+
+# --- complex values (autograd's convention, see rules/complex.py) ------------------------------
+# The holomorphic functions above (solve, inv, det, lu, expm, logm, sqrtm, solve_sylvester,
+# solve_banded...) keep their rules. Those that read a Hermitian matrix, or conjugate
+# (trans="C"), have these: written as np.linalg's complex cholesky and eigh rules are
+# (rules/complex_linalg.py), their gradients Hermitian, exact along Hermitian changes.
+# The rest is refused for complex values where the line runs (real_checked).
+
+_CONJUGATED = (2, "C", "c")
+
+
+@defcomplex(linalg.solve_triangular, shape="other")
+def solve_triangular_complex(g, ans, a, b, trans=0, lower=False, unit_diagonal=False,
+                             overwrite_b=False, check_finite=True):
+    # trans="C": x = T^-H b, antiholomorphic in T: b gets conj(T^-1 conj(g)), and T the
+    # conjugate of op(T)'s sensitivity -gb x^T, transposed
+    gb = from_columns(np.conj(linalg.solve_triangular(a, np.conj(as_columns(g, b)), 0, lower,
+                                                      unit_diagonal)) if trans in _CONJUGATED
+                      else linalg.solve_triangular(a, as_columns(g, b), 0 if trans in (
+                          1, "T", "t") else 1, lower, unit_diagonal), b)
+    gop = -as_columns(gb, b) @ np.swapaxes(as_columns(ans, b), -1, -2)
+    return (unbroadcast(triangle(np.conj(np.swapaxes(gop, -1, -2)) if trans in _CONJUGATED
+                                 else np.swapaxes(gop, -1, -2) if trans in (1, "T", "t")
+                                 else gop, lower, not unit_diagonal), a),
+            unbroadcast(gb, b), None, None, None, None, None)
+
+
+@defcomplex(linalg.solve_triangular, tangent=True)
+def solve_triangular_complex_tangent(g, ans, a, b, trans=0, lower=False, unit_diagonal=False,
+                                     overwrite_b=False, check_finite=True):
+    return (-from_columns(linalg.solve_triangular(
+                a, (np.conj(np.swapaxes(triangle(g, lower, not unit_diagonal), -1, -2))
+                    if trans in _CONJUGATED else
+                    np.swapaxes(triangle(g, lower, not unit_diagonal), -1, -2)
+                    if trans in (1, "T", "t") else triangle(g, lower, not unit_diagonal)) @
+                as_columns(ans, b), trans, lower, unit_diagonal), b),
+            linalg.solve_triangular(a, g, trans, lower, unit_diagonal), None, None, None, None,
+            None)
+
+
+@defcomplex(linalg.cholesky, shape="other")
+def cholesky_complex(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
+    # np.linalg.cholesky's (rules/complex_linalg.py), the factor upper unless lower=True
+    lh = np.conj(np.swapaxes(ans, -1, -2)) if lower else ans
+    m = lh @ np.tril(np.conj(g) if lower else np.swapaxes(g, -1, -2))
+    y = np.linalg.solve(lh, np.conj(np.swapaxes(np.tril(m) / (1.0 + np.eye(np.shape(m)[-1])),
+                                                -1, -2)))
+    full = np.linalg.solve(lh, np.conj(np.swapaxes(y, -1, -2)))
+    return np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, None, None, None
+
+
+@defcomplex(linalg.cholesky, tangent=True)
+def cholesky_complex_tangent(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
+    low = ans if lower else np.conj(np.swapaxes(ans, -1, -2))
+    y = np.linalg.solve(low, (g + np.conj(np.swapaxes(g, -1, -2))) / 2.0)
+    x = np.linalg.solve(low, np.conj(np.swapaxes(y, -1, -2)))
+    dl = low @ (np.tril(x) / (1.0 + np.eye(np.shape(x)[-1])))
+    return (dl if lower else np.conj(np.swapaxes(dl, -1, -2))), None, None, None
+
+
+@defcomplex(linalg.cho_factor, shape="sequence")
+def cho_factor_complex(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
+    # cholesky's, with the factor in its triangle of c
+    lh = np.conj(np.swapaxes(np.tril(ans[0]), -1, -2)) if lower else np.triu(ans[0])
+    m = lh @ np.tril(np.conj(factor_part(as_gradient(ans[0], g[0]), ans[0], lower)) if lower
+                     else np.swapaxes(factor_part(as_gradient(ans[0], g[0]), ans[0], lower),
+                                      -1, -2))
+    y = np.linalg.solve(lh, np.conj(np.swapaxes(np.tril(m) / (1.0 + np.eye(np.shape(m)[-1])),
+                                                -1, -2)))
+    full = np.linalg.solve(lh, np.conj(np.swapaxes(y, -1, -2)))
+    return np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, None, None, None
+
+
+@defcomplex(linalg.cho_factor, tangent=True)
+def cho_factor_complex_tangent(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
+    low = np.tril(ans[0]) if lower else np.conj(np.swapaxes(np.triu(ans[0]), -1, -2))
+    y = np.linalg.solve(low, (g + np.conj(np.swapaxes(g, -1, -2))) / 2.0)
+    x = np.linalg.solve(low, np.conj(np.swapaxes(y, -1, -2)))
+    dl = low @ (np.tril(x) / (1.0 + np.eye(np.shape(x)[-1])))
+    # (NaN in the triangle of arbitrary data: it has no derivative)
+    return ([dl + np.triu(np.full_like(ans[0], np.nan), 1) if lower else
+             np.conj(np.swapaxes(dl, -1, -2)) + np.tril(np.full_like(ans[0], np.nan), -1),
+             False], None, None, None)
+
+
+@defcomplex(linalg.cho_solve, shape="other")
+def cho_solve_complex(g, ans, c_and_lower, b, overwrite_b=False, check_finite=True):
+    # x = (L L^H)^-1 b: b gets gb = conj(cho_solve(conj(g))); L L^H gets -gb x^T, so L
+    # gets -(m + m^H) conj(L), in the factor's triangle of c (U = L^H: its conjugate)
+    gb = from_columns(np.conj(linalg.cho_solve(c_and_lower, np.conj(as_columns(g, b)))), b)
+    m = as_columns(gb, b) @ np.swapaxes(as_columns(ans, b), -1, -2)
+    gl = -(m + np.conj(np.swapaxes(m, -1, -2))) @ np.conj(
+        np.tril(c_and_lower[0]) if c_and_lower[1] else
+        np.conj(np.swapaxes(np.triu(c_and_lower[0]), -1, -2)))
+    return ((unbroadcast(np.tril(gl) if c_and_lower[1] else
+                         np.triu(np.conj(np.swapaxes(gl, -1, -2))), c_and_lower[0]), None),
+            unbroadcast(gb, b), None, None)
+
+
+@defcomplex(linalg.cho_solve, tangent=True)
+def cho_solve_complex_tangent(g, ans, c_and_lower, b, overwrite_b=False, check_finite=True):
+    # along the factor's change dL: -(dL L^H + L dL^H) x, solved
+    dl = np.tril(g[0]) if c_and_lower[1] else np.conj(np.swapaxes(np.triu(g[0]), -1, -2))
+    fl = np.tril(c_and_lower[0]) if c_and_lower[1] else \
+        np.conj(np.swapaxes(np.triu(c_and_lower[0]), -1, -2))
+    xm = as_columns(ans, b)
+    return (-from_columns(linalg.cho_solve(
+                c_and_lower, dl @ (np.conj(np.swapaxes(fl, -1, -2)) @ xm) +
+                fl @ (np.conj(np.swapaxes(dl, -1, -2)) @ xm)), b),
+            linalg.cho_solve(c_and_lower, g), None, None)
+
+
+_HERMITIAN = ("her", "hermitian", "pos", "positive definite")
+
+
+@defcomplex(linalg.solve, shape="other")
+def solve_complex(g, ans, a, b, lower=False, overwrite_a=False, overwrite_b=False,
+                  check_finite=True, assume_a=None, transposed=False):
+    # a Hermitian matrix is its triangle, that triangle's conjugate transpose, and its
+    # diagonal's real part (LAPACK reads no more); a complex symmetric one, as real ones
+    m = triangle(a, lower, False) + np.conj(np.swapaxes(triangle(a, lower, False), -1, -2)) + \
+        np.real(a) * np.eye(np.shape(a)[-1]) if assume_a in _HERMITIAN else \
+        triangle(a, lower) + np.swapaxes(triangle(a, lower, False), -1, -2) if assume_a in (
+            "sym", "symmetric") else np.swapaxes(a, -1, -2) if transposed else a
+    ga = solve_grad(g, ans, m, b, 0)
+    return ((ga + np.conj(np.swapaxes(ga, -1, -2))) / 2.0 if assume_a in _HERMITIAN else
+            (ga + np.swapaxes(ga, -1, -2)) / 2.0 if assume_a in ("sym", "symmetric") else
+            np.swapaxes(ga, -1, -2) if transposed else ga,
+            solve_grad(g, ans, m, b, 1), None, None, None, None, None, None)
+
+
+@defcomplex(linalg.solve, tangent=True)
+def solve_complex_tangent(g, ans, a, b, lower=False, overwrite_a=False, overwrite_b=False,
+                          check_finite=True, assume_a=None, transposed=False):
+    m = triangle(a, lower, False) + np.conj(np.swapaxes(triangle(a, lower, False), -1, -2)) + \
+        np.real(a) * np.eye(np.shape(a)[-1]) if assume_a in _HERMITIAN else \
+        triangle(a, lower) + np.swapaxes(triangle(a, lower, False), -1, -2) if assume_a in (
+            "sym", "symmetric") else np.swapaxes(a, -1, -2) if transposed else a
+    return (solve_tangent((g + np.conj(np.swapaxes(g, -1, -2))) / 2.0 if assume_a in _HERMITIAN
+                          else (g + np.swapaxes(g, -1, -2)) / 2.0 if assume_a in (
+                              "sym", "symmetric") else
+                          np.swapaxes(g, -1, -2) if transposed else g, ans, m, b, 0),
+            solve_tangent(g, ans, m, b, 1), None, None, None, None, None, None)
+
+
+@defcomplex(linalg.eigh, shape="sequence")
+def eigh_complex(g, ans, a, b=None, lower=True, eigvals_only=False, overwrite_a=False,
+                 overwrite_b=False, type=1, check_finite=True, subset_by_index=None,
+                 subset_by_value=None, driver=None):
+    # np.linalg.eigh's (rules/complex_linalg.py): SciPy's LAPACK keeps the same row of the
+    # eigenvectors real (the first with lower=True, the last without), checked
+    vectors = (linalg.eigh(a, lower=lower)[1] if eigvals_only else ans[1]) if b is None and \
+        subset_by_index is None and subset_by_value is None else \
+        eigh_refused(b, subset_by_index, subset_by_value)
+    row = 0 if lower else np.shape(a)[-1] - 1
+    gv = 0.0 if eigvals_only else as_gradient(ans[1], g[1])
+    h = gv - 1j * np.expand_dims(np.arange(np.shape(a)[-1]) == row, -1) * np.expand_dims(
+        quotient(np.imag(np.sum(vectors * gv, axis=-2)), np.real(vectors[..., row, :])), -2) * \
+        phase_checked(vectors, row, "scipy.linalg.eigh") if np.iscomplexobj(vectors) and \
+        not eigvals_only else gv
+    full = (np.conj(vectors) * np.expand_dims(np.real(as_gradient(ans, g) if eigvals_only else
+                                                      as_gradient(ans[0], g[0])), -2) +
+            (0.0 if eigvals_only else
+             np.conj(vectors) @ gap_quotient(np.swapaxes(vectors, -1, -2) @ h, ans[0]))) @ \
+        np.swapaxes(vectors, -1, -2)
+    return ((full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, None, None, None, None, None,
+            None, None, None, None, None)
+
+
+@defcomplex(linalg.eigh, tangent=True)
+def eigh_complex_tangent(g, ans, a, b=None, lower=True, eigvals_only=False, overwrite_a=False,
+                         overwrite_b=False, type=1, check_finite=True, subset_by_index=None,
+                         subset_by_value=None, driver=None):
+    vectors = (linalg.eigh(a, lower=lower)[1] if eigvals_only else ans[1]) if b is None and \
+        subset_by_index is None and subset_by_value is None else \
+        eigh_refused(b, subset_by_index, subset_by_value)
+    row = 0 if lower else np.shape(a)[-1] - 1
+    m = np.conj(np.swapaxes(vectors, -1, -2)) @ \
+        ((g + np.conj(np.swapaxes(g, -1, -2))) / 2.0) @ vectors
+    dv = vectors @ gap_quotient(m, ans[0] if not eigvals_only else ans)
+    turn = 1j * np.expand_dims(quotient(-np.imag(dv[..., row, :]), np.real(
+        vectors[..., row, :])), -2) * phase_checked(vectors, row, "scipy.linalg.eigh") \
+        if np.iscomplexobj(vectors) and not eigvals_only else 0.0
+    return (np.real(np.diagonal(m, 0, -2, -1)) if eigvals_only else
+            [np.real(np.diagonal(m, 0, -2, -1)), dv + vectors * turn],
+            None, None, None, None, None, None, None, None, None, None)
+
+
+@defcomplex(linalg.toeplitz, shape="other")
+def toeplitz_complex(g, ans, c, r=None):
+    # without r, the first row is conj(c): c's sensitivity there is the conjugate
+    return (toeplitz_grad(g, c, r, 0) if r is not None else
+            toeplitz_grad(g, c, np.conj(c), 0) + np.conj(toeplitz_grad(g, c, np.conj(c), 1)),
+            None if r is None else toeplitz_grad(g, c, r, 1))
+
+
+# real values only: lu_solve with trans="C" conjugates lu, and solve_continuous_lyapunov
+# solves a x + x a^H = q (the rules above have a^T); a complex value there is refused
+_LU_SOLVE_ADVICE = ("s2sad differentiates scipy.linalg.lu_solve of complex values with trans=0 "
+                    "or 1; for the conjugate transpose, solve with np.conj of lu's factors "
+                    "(scipy.linalg.lu) and trans=1, or call scipy.linalg.solve.")
+
+
+@defcomplex(linalg.lu_solve, shape="other")
+def lu_solve_complex(g, ans, lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    gb = from_columns(linalg.lu_solve(lu_and_piv, as_columns(g, b),
+                                      0 if trans in (1, 2, "T", "C") else 1), b) * (
+        real_checked(lu_and_piv[0], "scipy.linalg.lu_solve with trans='C'", _LU_SOLVE_ADVICE)
+        if trans in _CONJUGATED else 1.0)
+    gop = -as_columns(gb, b) @ np.swapaxes(as_columns(ans, b), -1, -2)
+    pga = np.swapaxes(pivots_matrix(lu_and_piv[1], lu_and_piv[0]), -1, -2) @ \
+        (np.swapaxes(gop, -1, -2) if trans in (1, 2, "T", "C") else gop)
+    return ((np.tril(pga @ np.swapaxes(np.triu(lu_and_piv[0]), -1, -2), -1) +
+             np.triu(np.swapaxes(np.tril(lu_and_piv[0], -1) +
+                                 np.eye(np.shape(lu_and_piv[0])[-1]), -1, -2) @ pga), None),
+            unbroadcast(gb, b), None, None, None)
+
+
+@defcomplex(linalg.lu_solve, tangent=True)
+def lu_solve_complex_tangent(g, ans, lu_and_piv, b, trans=0, overwrite_b=False,
+                             check_finite=True):
+    da = pivots_matrix(lu_and_piv[1], lu_and_piv[0]) @ (
+        np.tril(g[0], -1) @ np.triu(lu_and_piv[0]) +
+        (np.tril(lu_and_piv[0], -1) + np.eye(np.shape(lu_and_piv[0])[-1])) @ np.triu(g[0]))
+    return (-from_columns(linalg.lu_solve(lu_and_piv, (np.swapaxes(da, -1, -2) if trans in
+                                                        (1, 2, "T", "C") else da) @
+                                          as_columns(ans, b), trans), b) * (
+                real_checked(lu_and_piv[0], "scipy.linalg.lu_solve with trans='C'",
+                             _LU_SOLVE_ADVICE) if trans in _CONJUGATED else 1.0),
+            linalg.lu_solve(lu_and_piv, g, trans), None, None, None)
+
+
+_LYAPUNOV_ADVICE = ("s2sad differentiates scipy.linalg.solve_continuous_lyapunov of real "
+                    "matrices; of complex ones, call scipy.linalg.solve_sylvester(a, "
+                    "np.conj(a).T, q), which solves the same equation.")
+
+
+@defcomplex(linalg.solve_continuous_lyapunov, shape="other")
+def solve_continuous_lyapunov_complex(g, ans, a, q):
+    return (-(linalg.solve_continuous_lyapunov(np.swapaxes(a, -1, -2), g) @
+              np.swapaxes(ans, -1, -2) +
+              np.swapaxes(linalg.solve_continuous_lyapunov(np.swapaxes(a, -1, -2), g), -1, -2)
+              @ ans) * real_checked(a, "scipy.linalg.solve_continuous_lyapunov",
+                                    _LYAPUNOV_ADVICE),
+            linalg.solve_continuous_lyapunov(np.swapaxes(a, -1, -2), g) *
+            real_checked(a, "scipy.linalg.solve_continuous_lyapunov", _LYAPUNOV_ADVICE))
+
+
+@defcomplex(linalg.solve_continuous_lyapunov, tangent=True)
+def solve_continuous_lyapunov_complex_tangent(g, ans, a, q):
+    return (-linalg.solve_continuous_lyapunov(a, g @ ans + ans @ np.swapaxes(g, -1, -2)) *
+            real_checked(a, "scipy.linalg.solve_continuous_lyapunov", _LYAPUNOV_ADVICE),
+            linalg.solve_continuous_lyapunov(a, g) *
+            real_checked(a, "scipy.linalg.solve_continuous_lyapunov", _LYAPUNOV_ADVICE))
+

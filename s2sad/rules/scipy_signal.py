@@ -22,7 +22,7 @@ every boundary).
 import numpy as np
 from scipy import signal
 
-from ..registry import defresult, deftangent, deflinear, defvjp, refuse_values
+from ..registry import defcomplex, defresult, deftangent, deflinear, defvjp, refuse_values
 from ..runtime import full_widths
 
 
@@ -96,6 +96,45 @@ def convolve2d_tangent(g, ans, in1, in2, mode="full", boundary="fill", fillvalue
 def correlate2d_tangent(g, ans, in1, in2, mode="full", boundary="fill", fillvalue=0):
     return (signal.correlate2d(g, in2, mode, boundary),
             signal.correlate2d(in1, g, mode, boundary, fillvalue), None, None, None)
+
+
+# --- complex values: the adjoint of a linear map is its transpose, with no conjugate
+# (autograd's convention, see rules/complex.py), but SciPy's correlations conjugate their
+# second input: the real rules' correlations take conj() of it back; a correlation is
+# antilinear in in2, whose sensitivity is the conjugate of the transpose's
+
+
+@defcomplex(signal.convolve, shape="other")
+def convolve_complex(g, ans, in1, in2, mode="full", method="auto"):
+    full = np.pad(g, full_widths(g, in1, in2))
+    return (signal.correlate(full, np.conj(in2), "valid", method),
+            signal.correlate(full, np.conj(in1), "valid", method), None, None)
+
+
+@defcomplex(signal.correlate, shape="other")
+def correlate_complex(g, ans, in1, in2, mode="full", method="auto"):
+    full = np.pad(g, full_widths(g, in1, in2))
+    return (signal.convolve(full, np.conj(in2), "valid", method),
+            np.flip(signal.correlate(np.conj(full), in1, "valid", method)), None, None)
+
+
+@defcomplex(signal.convolve2d, shape="other")
+def convolve2d_complex(g, ans, in1, in2, mode="full", boundary="fill", fillvalue=0):
+    full = np.pad(g, full_widths(g, in1, in2, False, boundary, fillvalue))
+    return (signal.correlate2d(full, np.conj(in2), "valid") if np.size(in1) * np.size(in2) else
+            np.zeros_like(in1, dtype=np.result_type(in1, in2, g)),
+            signal.correlate2d(full, np.conj(in1), "valid") if np.size(in1) * np.size(in2) else
+            np.zeros_like(in2, dtype=np.result_type(in1, in2, g)), None, None, None)
+
+
+@defcomplex(signal.correlate2d, shape="other")
+def correlate2d_complex(g, ans, in1, in2, mode="full", boundary="fill", fillvalue=0):
+    full = np.pad(g, full_widths(g, in1, in2, True, boundary, fillvalue))
+    return (signal.convolve2d(full, np.conj(in2), "valid") if np.size(in1) * np.size(in2) else
+            np.zeros_like(in1, dtype=np.result_type(in1, in2, g)),
+            np.flip(signal.correlate2d(np.conj(full), in1, "valid"))
+            if np.size(in1) * np.size(in2)
+            else np.zeros_like(in2, dtype=np.result_type(in1, in2, g)), None, None, None)
 
 
 _BOUNDARY_ADVICE = ("s2sad differentiates the zero padding only; pad the input yourself "

@@ -17,9 +17,9 @@ function's order ``v``) are refused at the user's line where they vary.
 import numpy as np
 from scipy import special
 
-from ..registry import (defresult, deftangent, defvjp, nondifferentiable, refuse_values,
-                        refuse_varying)
-from ..runtime import expand_reduced, unbroadcast
+from ..registry import (defcomplex, defresult, deftangent, defvjp, nondifferentiable,
+                        refuse_values, refuse_varying)
+from ..runtime import expand_reduced, real_checked, unbroadcast
 from ..runtime.higher import reduce_tangent
 
 
@@ -83,6 +83,20 @@ nondifferentiable(special.gammasgn, shape="elementwise")  # (a sign: -1, 0 or 1)
 @defvjp(special.digamma)
 def digamma(g, ans, x):
     return g * special.polygamma(1, x)
+
+
+# of a complex x, digamma's derivative, polygamma(1, x), is not SciPy's (it has no complex
+# loop): refused where the line runs, before polygamma is called (gamma's second derivative
+# and loggamma's too, which take digamma's rule)
+_TRIGAMMA_ADVICE = ("SciPy has no polygamma of complex values: differentiate digamma (and "
+                    "gamma, rgamma or loggamma twice) of real values only, or write the "
+                    "derivative you need with a rule (@s2sad.defvjp).")
+
+
+@defcomplex(special.digamma)
+def digamma_complex(g, ans, x):
+    return g * special.polygamma(1, x * real_checked(x, "scipy.special.digamma",
+                                                        _TRIGAMMA_ADVICE))
 
 
 @defvjp(special.polygamma)

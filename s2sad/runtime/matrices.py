@@ -260,6 +260,23 @@ def largest_rows(v, a, tied=np.nan):
     return np.where(np.expand_dims(ties, -2), tied, mask)
 
 
+def real_checked(x, name, hint):
+    """1.0 where ``x`` is real; a complex ``x`` is refused (``name``: the function whose
+    rules are written for real values only, ``hint``: what to do instead), as those rules
+    would be silently wrong for it.
+
+    >>> real_checked(np.ones(2), "scipy.linalg.lu_solve", "")
+    1.0
+    >>> real_checked(np.ones(2) * 1j, "scipy.linalg.lu_solve", "")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    s2sad.errors.DifferentiationError: s2sad differentiates scipy.linalg.lu_solve of real ...
+    """
+    if np.iscomplexobj(x):
+        raise DifferentiationError(f"s2sad differentiates {name} of real values only, and "
+                                   "this one is complex", hint=hint)
+    return 1.0
+
+
 def phase_checked(v, row, name):
     """1.0 where row ``row`` of the eigen- or singular vectors ``v`` is real, as NumPy's
     LAPACK makes it; a LAPACK that chose other phases is refused, as the rules, which
@@ -272,7 +289,8 @@ def phase_checked(v, row, name):
     if np.iscomplexobj(v) and np.any(np.abs(np.imag(picked)) > 64 * np.finfo(
             np.abs(picked).dtype).eps * np.maximum(np.abs(picked), 1.0)):
         raise DifferentiationError(
-            f"s2sad cannot differentiate the complex factors of np.linalg.{name} computed by "
+            "s2sad cannot differentiate the complex factors of "
+            f"{name if '.' in name else 'np.linalg.' + name} computed by "
             "this LAPACK: their phases are not the ones s2sad models",
             hint="Use a function the phases do not change (np.abs of the vectors, the "
                  "values alone), or NumPy with its own (OpenBLAS) LAPACK.")

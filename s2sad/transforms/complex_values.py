@@ -183,8 +183,8 @@ def _complex_dtype(text: str) -> bool:
 def rebound_sums(function, cast_like=None):
     """``s_x += e`` as ``s_x = s_x + e`` in ``function`` (changed in place): a real
     array's sensitivity, added in place, cannot take a complex part (its real part is the
-    gradient, taken at the end); into an item, ``s_x[i] += cast_like(e, s_x)`` (the
-    name ``cast_like`` gives: the real part where ``s_x`` is real). Returns whether
+    gradient, taken at the end); into an item, ``s_x[i] += cast_like(e, s_x[i])`` (the
+    name ``cast_like`` gives: the real part where the item is real). Returns whether
     anything changed.
 
     >>> from s2sad.codegen import unparse
@@ -192,7 +192,7 @@ def rebound_sums(function, cast_like=None):
     >>> rebound_sums(tree, lambda: "cast_like"), print(unparse(tree))
     def g(s_x, e):
         s_x = s_x + e
-        s_x[0] += cast_like(e, s_x)
+        s_x[0] += cast_like(e, s_x[0])
     (True, None)
     """
     changed = False
@@ -211,8 +211,9 @@ def rebound_sums(function, cast_like=None):
                 elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add) and \
                         isinstance(stmt.target, gast.Subscript) and \
                         isinstance(stmt.target.value, gast.Name):
-                    whole = gast.Name(stmt.target.value.id, gast.Load(), None, None)
+                    item = trees.clone(stmt.target)  # (its dtype: a list's item may be
+                    item.ctx = gast.Load()             # real where the list is not an array)
                     stmt.value = gast.Call(gast.Name(cast_like(), gast.Load(), None, None),
-                                           [stmt.value, whole], [])
+                                           [stmt.value, item], [])
                     changed = True
     return changed

@@ -60,11 +60,13 @@ def _read_as_users(value) -> bool:
     return facts is not None and facts.inline
 
 
-def _stand_in(value):
+def _stand_in(value, complex_values=False):
     """The definition of ``s2sad.implementations`` a NumPy function without a derivative
-    rule is inlined as (``np.interp``...), or None."""
+    rule is inlined as (``np.interp``...), or None (``complex_values``: its twin for a
+    program with complex values, where it has one)."""
     from .. import implementations
-    return implementations.stand_in(value) if registry.lookup(value) is None else None
+    return implementations.stand_in(value, complex_values) if registry.lookup(value) is None \
+        else None
 
 
 def _literal(node, normalize):
@@ -220,8 +222,12 @@ class Inlining:
             value = _static(func, self)
         except KeyError:
             return None
-        stand_in = _stand_in(value)  # np.interp...: written with functions that have rules
+        # np.interp...: written with functions that have rules
+        stand_in = _stand_in(value, self.root.__dict__.get("complex_values", False))
         if stand_in is not None:
+            if stand_in is not _stand_in(value, True):  # (real values only: noted)
+                self.root.__dict__.setdefault("_real_stand_ins", []).append(
+                    (self.source, func, value))
             return stand_in, None, None
         if isinstance(value, types.FunctionType) and registry.lookup(value) is None and \
                 (_user_code(value) or _read_as_users(value)):
