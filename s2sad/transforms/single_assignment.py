@@ -385,6 +385,8 @@ class SingleAssignment:
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))  # (the same array: it shares what value shares)
+        if isinstance(value, gast.Name) and value.id in self.temps and value.id in self.made:
+            self.made.add(temp)  # (a list made here, read by no other name: still so)
         return self.load(temp)
 
     def to_atom(self, value):
@@ -399,7 +401,8 @@ class SingleAssignment:
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))
-        if isinstance(value, (gast.List, gast.Dict)):  # (`[h] * n`: its list, made here)
+        if isinstance(value, (gast.List, gast.Dict)) or isinstance(value, gast.Call) and \
+                self._callee(value.func) is list:  # (`[h] * n`, list(x[1:]): made here)
             self.made.add(temp)
         if isinstance(value, gast.Tuple):  # (a tuple: f(*t) written out for its length)
             self.root.__dict__.setdefault("_star_displays", {})[temp] = value
@@ -498,6 +501,10 @@ class SingleAssignment:
                 else None  # (list(zip(xs, ys)), a, b = zip(*pairs): their tuples)
             if zipped is not None:
                 return self.simple(zipped)
+            from .sort_keys import keyed  # sorted(xs, key=k), max(xs, key=k): written out
+            picked = keyed(self, node)
+            if picked is not None:
+                return self.simple(picked)
             from .partials import called
             node = called(self, node, _static)  # g(x), g = functools.partial(f, a): f(a, x)
             node, frozen = unfrozen(self, node, _static)  # d.logpdf(x), d = norm(mu, s): norm.logpdf

@@ -17,6 +17,7 @@ cannot have grown).
 from __future__ import annotations
 
 import gast
+import numpy as np
 
 from .. import trees
 from ..backends import ARRAY_TAGS
@@ -49,10 +50,15 @@ def note_display(normalize, user_name: str, ssa: str, value) -> None:
     _displays(normalize)[ssa] = value
 
 
+# builtins that read the sequences they are given and change none (zip(keys, xs))
+_READERS = frozenset({"zip", "enumerate", "reversed", "sorted", "list", "tuple", "sum",
+                      "min", "max"})
+
+
 def only_read(tree, name: str) -> bool:
     """Is ``name`` given a value once in ``tree`` (or a parameter never given another),
-    and read only by ``*name``, ``**name``, ``name[i]``, ``len(name)`` and loops over it
-    (so that a list or dict it holds keeps its length)?"""
+    and read only by ``*name``, ``**name``, ``name[i]``, ``len(name)``, ``zip(name, ...)``,
+    loops over it and unpacking (``a, *rest = name``), so that a list or dict it holds keeps its length?"""
     parents = {}
     for node in trees.walk(tree):
         for field in trees.node_fields(type(node)):
@@ -61,6 +67,8 @@ def only_read(tree, name: str) -> bool:
                 if isinstance(part, gast.AST):
                     parents[id(part)] = node
     stores = 0
+    locals_ = {n.id for n in trees.walk(tree) if isinstance(n, gast.Name) and
+               isinstance(n.ctx, (gast.Store, gast.Param))}
     for node in trees.walk(tree):
         if not isinstance(node, gast.Name) or node.id != name:
             continue
@@ -75,8 +83,13 @@ def only_read(tree, name: str) -> bool:
                 isinstance(parent, gast.Subscript) and parent.value is node and \
                 isinstance(parent.ctx, gast.Load) or \
                 isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node or \
+                isinstance(parent, gast.Assign) and parent.value is node and \
+                all(isinstance(t, (gast.Tuple, gast.List)) for t in parent.targets) or \
                 isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
-                parent.func.id == "len" and parent.args == [node]:
+                parent.func.id == "len" and parent.args == [node] or \
+                isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
+                parent.func.id in _READERS and parent.func.id not in locals_ and \
+                any(a is node for a in parent.args):
             continue
         return False
     params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
@@ -370,20 +383,74 @@ def starred_assignment(normalize, stmt):
         rest = gast.List(items[before:len(items) - after], gast.Load())
         values = items[:before] + [rest] + items[len(items) - after:]
     else:
-        desc = normalize.root.descriptors.get(atom.id) if isinstance(atom, gast.Name) else None
-        if after or not (isinstance(desc, tuple) and desc[0] in ARRAY_TAGS) or \
-                atom.id in normalize.root.carried:
+        if not isinstance(atom, gast.Name) or not _array_valued(normalize, value):
             raise normalize.source.syntax_error(
                 "starred assignment (`a, *b = ...`) of a value whose length s2sad cannot "
                 "tell", target.elts[star], "Index the sequence instead (a, rest = xs[0], "
-                "xs[1:]), or unpack a tuple, or an argument array with no name after the "
-                "star (a, *rest = x).")
+                "xs[1:]), or unpack a tuple, a list argument the function does not grow, "
+                "or an array (a, *rest = x; *init, last = X.T).")
+        if after:  # (a, *mid, b = x of one row: Python's ValueError, not a[0] twice)
+            normalize.statement(_located(_length_check(read, before + after), stmt))
         values = [_item(read, i) for i in range(before)] + [gast.Call(
             gast.Name("list", gast.Load(), None, None),
-            [gast.Subscript(trees.clone(read), gast.Slice(gast.Constant(before, None), None,
-                                                          None), gast.Load())], [])]
+            [gast.Subscript(trees.clone(read), gast.Slice(
+                gast.Constant(before, None), gast.Constant(-after, None) if after else None,
+                None), gast.Load())], [])] + [_item(read, i - after) for i in range(after)]
     assign = gast.Assign([gast.Tuple(elts, gast.Store())], gast.Tuple(values, gast.Load()))
     return _located(assign, stmt)
+
+
+# methods of an array that give an array (the rows of which a starred assignment takes)
+_ARRAY_METHODS = frozenset({"reshape", "transpose", "copy", "ravel", "flatten", "squeeze",
+                            "swapaxes", "astype", "conj", "conjugate"})
+
+
+def _array_valued(normalize, node) -> bool:
+    """Is ``node`` (the user's expression) an array, whatever its length: an argument
+    array, its ``.T``, a slice of one, ``x.reshape(...)``, ``-x``, ``x * 2``?"""
+    if isinstance(node, gast.Name):
+        atom = normalize.atom(node)
+        desc = normalize.root.descriptors.get(atom.id) if isinstance(atom, gast.Name) \
+            else None
+        return isinstance(desc, tuple) and bool(desc) and desc[0] in ARRAY_TAGS and \
+            atom.id not in normalize.root.carried
+    if isinstance(node, gast.Attribute):
+        return node.attr in ("T", "mT") and _array_valued(normalize, node.value)
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            node.func.attr in _ARRAY_METHODS and _array_valued(normalize, node.func.value):
+        return True  # x.reshape(3, 2)
+    if isinstance(node, gast.Call) and node.args and not any(
+            isinstance(a, gast.Starred) for a in node.args):
+        callee = normalize._callee(node.func)  # np.transpose(x) (x.T), np.sin(x)
+        name = getattr(callee, "__name__", None)
+        return getattr(callee, "__module__", None) == "numpy" and (
+            name in _ARRAY_METHODS or isinstance(callee, np.ufunc) and
+            callee.nout == 1) and _array_valued(normalize, node.args[0])
+    if isinstance(node, gast.Subscript):
+        return isinstance(node.slice, gast.Slice) and _array_valued(normalize, node.value)
+    if isinstance(node, gast.UnaryOp):
+        return isinstance(node.op, (gast.USub, gast.UAdd)) and \
+            _array_valued(normalize, node.operand)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                             gast.Div, gast.Pow)):
+        sides = (node.left, node.right)
+        number = [isinstance(s, gast.Constant) and type(s.value) in (int, float)
+                  for s in sides]
+        return any(_array_valued(normalize, s) for s in sides) and all(
+            number[i] or _array_valued(normalize, s) for i, s in enumerate(sides))
+    return False
+
+
+def _length_check(read, least: int):
+    """``if len(t) < least: raise ValueError(...)``, Python's own refusal of a starred
+    assignment given too few values (``read``: the value, by name)."""
+    check = gast.parse(
+        f"if len(_v) < {least}:\n    raise ValueError('not enough values to unpack "
+        f"(expected at least {least}, got %d)' % len(_v))").body[0]
+    for node in trees.walk(check):
+        if isinstance(node, gast.Name) and node.id == "_v":
+            node.id = read.id
+    return check
 
 
 def _located(tree, stmt):
