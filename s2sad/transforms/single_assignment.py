@@ -505,6 +505,10 @@ class SingleAssignment:
             picked = keyed(self, node)
             if picked is not None:
                 return self.simple(picked)
+            from .star_args import zipped_dict  # dict(zip(("a", "b"), vals)): a display
+            shown = zipped_dict(self, node)
+            if shown is not None:
+                return self.simple(shown)
             from .partials import called
             node = called(self, node, _static)  # g(x), g = functools.partial(f, a): f(a, x)
             node, frozen = unfrozen(self, node, _static)  # d.logpdf(x), d = norm(mu, s): norm.logpdf

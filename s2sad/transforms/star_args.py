@@ -130,6 +130,16 @@ def _items(normalize, node):
         inner = _displays(normalize).get(getattr(part, "id", None))
         if isinstance(inner, (gast.Tuple, gast.List)):  # pairs[0], pairs a list of pairs
             return [_item(node, i) for i in range(len(inner.elts))]
+        root = normalize.root  # pairs[0], pairs an argument's list or tuple of tuples
+        whole = normalize.atom(node.value)
+        desc = root.descriptors.get(whole.id) if isinstance(whole, gast.Name) else None
+        if isinstance(desc, tuple) and desc[0] in ("tuple", "list") and \
+                whole.id not in root.carried and (desc[0] == "tuple" or only_read(
+                    root.source.tree, whole.id)) and \
+                -len(desc[1]) <= node.slice.value < len(desc[1]):
+            part = desc[1][node.slice.value]
+            if isinstance(part, tuple) and part and part[0] == "tuple":
+                return [_item(node, i) for i in range(len(part[1]))]
     atom = normalize.atom(node)
     if not isinstance(atom, gast.Name):
         return None
@@ -348,6 +358,24 @@ def written_zip(normalize, node):
     rows = [gast.Tuple([c[i] for c in columns], gast.Load())
             for i in range(min(map(len, columns)))]
     return gast.copy_location(shown(rows, gast.Load()), node)
+
+
+def zipped_dict(normalize, node):
+    """``dict(zip(("a", "b"), vals))`` with string constants for keys and ``vals`` of a
+    known length: the display ``{"a": vals[0], "b": vals[1]}`` (a later key wins, as in
+    ``dict``); else None."""
+    if not _builtin(normalize, node, "dict") or len(node.args) != 1 or node.keywords or \
+            not _builtin(normalize, node.args[0], "zip") or len(node.args[0].args) != 2:
+        return None
+    rows = written_zip(normalize, node.args[0])
+    if isinstance(rows, gast.Call):  # (its arguments computed first: looked at again)
+        return gast.copy_location(gast.Call(node.func, [rows], []), node)
+    if not isinstance(rows, gast.List) or not all(
+            isinstance(r.elts[0], gast.Constant) and isinstance(r.elts[0].value, str)
+            for r in rows.elts):
+        return None
+    return gast.copy_location(gast.Dict([r.elts[0] for r in rows.elts],
+                                        [r.elts[1] for r in rows.elts]), node)
 
 
 def starred_assignment(normalize, stmt):
