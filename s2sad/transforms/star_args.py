@@ -345,14 +345,18 @@ def written_zip(normalize, node):
         node = node.args[0]
     if not _builtin(normalize, node, "zip") or not node.args or node.keywords:
         return None
-    outer = call
+    outer, zipped = call, node
     if not all(map(_read_only, node.args)):  # (each computed once, first, in order: the
         node = gast.copy_location(gast.Call(node.func, [  # call is written over them)
             _once(normalize, a) for a in node.args], []), node)
-        return node if outer is node else gast.copy_location(
+        node.__dict__.update({k: v for k, v in zipped.__dict__.items() if k == "unpacked"})
+        return node if outer is zipped else gast.copy_location(
             gast.Call(outer.func, [node], []), outer)
     node = spread(normalize, node)
     columns = [_items(normalize, arg) for arg in node.args]
+    if any(c is None for c in columns) and all(
+            c is not None or _array_valued(normalize, a) for c, a in zip(columns, node.args)):
+        return _zip_by_index(node.args, columns, shown)  # zip(keys, x), x an array
     if any(c is None for c in columns):
         return None
     rows = [gast.Tuple([c[i] for c in columns], gast.Load())
@@ -376,6 +380,25 @@ def zipped_dict(normalize, node):
         return None
     return gast.copy_location(gast.Dict([r.elts[0] for r in rows.elts],
                                         [r.elts[1] for r in rows.elts]), node)
+
+
+def _zip_by_index(args, columns, shown):
+    """``[(keys[i], x[i]) for i in range(min(4, len(x)))]``: zip of sequences, some
+    arrays whose lengths are known when the function runs (their rows, as zip takes them)."""
+    sizes = [gast.Constant(len(c), None) if c is not None else
+             gast.Call(gast.Name("len", gast.Load(), None, None), [trees.clone(a)], [])
+             for c, a in zip(columns, args)]
+    size = sizes[0] if len(sizes) == 1 else \
+        gast.Call(gast.Name("min", gast.Load(), None, None), sizes, [])
+    at = gast.Name("_at", gast.Load(), None, None)
+    row = gast.Tuple([gast.Subscript(trees.clone(a), at, gast.Load()) for a in args],
+                     gast.Load())
+    made = gast.ListComp(row, [gast.comprehension(
+        gast.Name("_at", gast.Store(), None, None),
+        gast.Call(gast.Name("range", gast.Load(), None, None), [size], []), [], 0)])
+    if shown is gast.Tuple:
+        made = gast.Call(gast.Name("tuple", gast.Load(), None, None), [made], [])
+    return _located(made, args[0])
 
 
 def starred_assignment(normalize, stmt):
