@@ -284,6 +284,10 @@ def dict_of_zip_of_an_argument(vals):
     return np.sum(d["a"] * d["b"] ** 2)
 
 
+def first_by_next(xs):
+    return np.sum(next(iter(xs)) * xs[1]) + np.sum(next(iter([xs[2]]), xs[3]) ** 2)
+
+
 def _list_differences(f, xs, *rest):
     out = []
     for i in range(len(xs)):
@@ -298,7 +302,7 @@ def _list_differences(f, xs, *rest):
 @pytest.mark.parametrize("f, rest", [
     (rest_of_a_list, ()), (middle_of_a_list, ()), (max_of_a_list_by_its_sum, ()),
     (sorted_by_a_key_argument, ([3, 1, 2, 0],)), (sorted_by_a_key_argument, ([0, 2, 2, 1],)),
-    (dict_of_zip_of_an_argument, ()),
+    (dict_of_zip_of_an_argument, ()), (first_by_next, ()),
 ], ids=lambda v: getattr(v, "__name__", str(v)))
 @pytest.mark.parametrize("kind", [list, tuple])
 def test_list_argument_against_central_differences(f, rest, kind):

@@ -52,7 +52,7 @@ def note_display(normalize, user_name: str, ssa: str, value) -> None:
 
 # builtins that read the sequences they are given and change none (zip(keys, xs))
 _READERS = frozenset({"zip", "enumerate", "reversed", "sorted", "list", "tuple", "sum",
-                      "min", "max"})
+                      "iter", "min", "max"})
 
 
 def only_read(tree, name: str) -> bool:
@@ -399,6 +399,22 @@ def _zip_by_index(args, columns, shown):
     if shown is gast.Tuple:
         made = gast.Call(gast.Name("tuple", gast.Load(), None, None), [made], [])
     return _located(made, args[0])
+
+
+def first_item(normalize, node):
+    """``next(iter(xs))`` (or ``next(iter(xs), d)``) of a sequence whose length is known
+    (a display, a tuple, a list only read, an argument's): ``xs[0]``, or ``d`` where it is
+    empty; else None (an iterator or generator kept is not followed)."""
+    if not _builtin(normalize, node, "next") or node.keywords or \
+            not 1 <= len(node.args) <= 2 or not _builtin(normalize, node.args[0], "iter") or \
+            len(node.args[0].args) != 1 or node.args[0].keywords or \
+            not _read_only(node.args[0].args[0]) or \
+            isinstance(node.args[0].args[0], gast.Starred):
+        return None
+    items = _items(normalize, node.args[0].args[0])
+    if items is None or not items and len(node.args) == 1:
+        return None  # (empty: Python's StopIteration, left to the call)
+    return items[0] if items else node.args[1]
 
 
 def starred_assignment(normalize, stmt):
