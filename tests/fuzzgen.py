@@ -654,8 +654,8 @@ class Gen:
         floats = self.vars_of(env, "s")
         target = self.new_name(env, "s")
         if form == 5:
-            vectors = self.vars_of(env, "v")
-            if not vectors:
+            vectors = [n for n in self.vars_of(env, "v") if n in self.params]
+            if not vectors:  # (an argument array: its length is known when it runs)
                 return None
             v = self.ch.pick(vectors)
             bound = env[v].bound

@@ -339,10 +339,10 @@ def test_star_star_params_of_a_dict_argument():
         return np.sum(_model(x, **params) ** 2)
     params = {"W": M[:3], "b": X[:3]}
     got = s2sad.grad(loss, wrt=1)(X[:3], params)
-    for key in params:
+    for key, value in params.items():
         def one(z, key=key):
             return loss(X[:3], dict(params, **{key: z}))
-        np.testing.assert_allclose(got[key], central_differences(one, (params[key],), 0, EPS),
+        np.testing.assert_allclose(got[key], central_differences(one, (value,), 0, EPS),
                                    rtol=1e-6, atol=1e-7)
 
 

@@ -277,8 +277,9 @@ class SingleAssignment:
             self.emit(gast.Assign([self.store(ssa)], value, None))
             self.bind(ssa, shares)
             self.hold(target.id, ssa, value)
-            from .star_args import note_display
+            from .star_args import note_array, note_display
             note_display(self, target.id, ssa, value)  # (f(*xs) written out for its length)
+            note_array(self, ssa, value)  # (a, *rest = y, y an array: its rows)
             made = self._made_here(value) or \
                 self._container_copy(value) is not None  # (a copy of a dict or list)
             (self.made if made else self.unmade).add(ssa)
@@ -406,6 +407,8 @@ class SingleAssignment:
             self.made.add(temp)
         if isinstance(value, gast.Tuple):  # (a tuple: f(*t) written out for its length)
             self.root.__dict__.setdefault("_star_displays", {})[temp] = value
+        from .star_args import note_array
+        note_array(self, temp, value)  # (a, *rest = x * 2: its rows)
         if _constant(value) is not _NOT_CONSTANT:  # `t_1 = -1.0` (passed to a helper)
             self.constants[temp] = _constant(value)
         return self.load(temp)

@@ -23,7 +23,7 @@ import gast
 
 from .. import trees
 from ..runtime import extreme_position, sort_order
-from .star_args import _read
+from .star_args import _located, _read
 
 _ALLOWED = {"sorted": ("key", "reverse"), "max": ("key",), "min": ("key",)}
 
@@ -76,17 +76,16 @@ def keyed(normalize, node):
         key = normalize.atom(key) if not isinstance(key, (gast.Name, gast.Attribute)) \
             else key  # (a function named: called per item, as the user's names it)
     reverse = normalize.atom(reverse)  # (evaluated before the keys are computed)
-    keys = _read(normalize, normalize.atom(gast.copy_location(
-        _keys(key, trees.clone(items)), node)))
+    keys = _read(normalize, normalize.atom(_located(_keys(key, trees.clone(items)), node)))
     if which == "sorted":
-        order = _read(normalize, normalize.atom(gast.Call(normalize.load(
-            normalize.fixed_name(sort_order, "sort_order")), [keys, reverse], [])))
+        order = _read(normalize, normalize.atom(_located(gast.Call(normalize.load(
+            normalize.fixed_name(sort_order, "sort_order")), [keys, reverse], []), node)))
         picked = gast.ListComp(
             gast.Subscript(items, gast.Name("_at", gast.Load(), None, None), gast.Load()),
             [gast.comprehension(gast.Name("_at", gast.Store(), None, None), order, [], 0)])
     else:
-        at = _read(normalize, normalize.atom(gast.Call(normalize.load(normalize.fixed_name(
-            extreme_position, "extreme_position")), [keys, gast.Constant(which == "max", None)],
-            [])))
+        at = _read(normalize, normalize.atom(_located(gast.Call(normalize.load(
+            normalize.fixed_name(extreme_position, "extreme_position")),
+            [keys, gast.Constant(which == "max", None)], []), node)))
         picked = gast.Subscript(items, at, gast.Load())
-    return gast.copy_location(picked, node)
+    return _located(picked, node)

@@ -472,19 +472,43 @@ _ARRAY_METHODS = frozenset({"reshape", "transpose", "copy", "ravel", "flatten", 
                             "swapaxes", "astype", "conj", "conjugate"})
 
 
+def _arrays(normalize) -> set:
+    """(root) the versions given a value known to be an array (``_known_array``)."""
+    return normalize.root.__dict__.setdefault("_star_arrays", set())
+
+
+def note_array(normalize, ssa: str, value) -> None:
+    """``ssa`` just given ``value`` (normalized): noted where that is an array, so that a
+    starred assignment of it takes its rows."""
+    if _known_array(normalize, value):
+        _arrays(normalize).add(ssa)
+
+
 def _array_valued(normalize, node) -> bool:
     """Is ``node`` (the user's expression) an array, whatever its length: an argument
-    array, its ``.T``, a slice of one, ``x.reshape(...)``, ``-x``, ``x * 2``?"""
+    array, its ``.T``, a slice of one, ``x.reshape(...)``, ``-x``, ``x * 2``, a name
+    given one?"""
     if isinstance(node, gast.Name):
         atom = normalize.atom(node)
-        desc = normalize.root.descriptors.get(atom.id) if isinstance(atom, gast.Name) \
-            else None
-        return isinstance(desc, tuple) and bool(desc) and desc[0] in ARRAY_TAGS and \
-            atom.id not in normalize.root.carried
+        return isinstance(atom, gast.Name) and _known_array(normalize, atom)
+    return _known_array(normalize, node, user=True)
+
+
+def _known_array(normalize, node, user: bool = False) -> bool:
+    """``_array_valued`` of a normalized expression (``user``: of the user's, its names
+    read through ``normalize.atom``), computing nothing."""
+    if isinstance(node, gast.Name):
+        if user:
+            return _array_valued(normalize, node)
+        root = normalize.root
+        desc = root.descriptors.get(node.id)
+        return node.id not in root.carried and (
+            isinstance(desc, tuple) and bool(desc) and desc[0] in ARRAY_TAGS or
+            node.id in _arrays(normalize))
     if isinstance(node, gast.Attribute):
-        return node.attr in ("T", "mT") and _array_valued(normalize, node.value)
+        return node.attr in ("T", "mT") and _known_array(normalize, node.value, user)
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-            node.func.attr in _ARRAY_METHODS and _array_valued(normalize, node.func.value):
+            node.func.attr in _ARRAY_METHODS and _known_array(normalize, node.func.value, user):
         return True  # x.reshape(3, 2)
     if isinstance(node, gast.Call) and node.args and not any(
             isinstance(a, gast.Starred) for a in node.args):
@@ -492,19 +516,16 @@ def _array_valued(normalize, node) -> bool:
         name = getattr(callee, "__name__", None)
         return getattr(callee, "__module__", None) == "numpy" and (
             name in _ARRAY_METHODS or isinstance(callee, np.ufunc) and
-            callee.nout == 1) and _array_valued(normalize, node.args[0])
+            callee.nout == 1) and _known_array(normalize, node.args[0], user)
     if isinstance(node, gast.Subscript):
-        return isinstance(node.slice, gast.Slice) and _array_valued(normalize, node.value)
+        return isinstance(node.slice, gast.Slice) and _known_array(normalize, node.value, user)
     if isinstance(node, gast.UnaryOp):
         return isinstance(node.op, (gast.USub, gast.UAdd)) and \
-            _array_valued(normalize, node.operand)
+            _known_array(normalize, node.operand, user)
     if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
                                                              gast.Div, gast.Pow)):
-        sides = (node.left, node.right)
-        number = [isinstance(s, gast.Constant) and type(s.value) in (int, float)
-                  for s in sides]
-        return any(_array_valued(normalize, s) for s in sides) and all(
-            number[i] or _array_valued(normalize, s) for i, s in enumerate(sides))
+        return any(_known_array(normalize, side, user)  # (an array's operator: an array)
+                   for side in (node.left, node.right))
     return False
 
 
