@@ -144,8 +144,8 @@ def calls_with_double_star(x):
 
 
 def starred_assignment(x):
-    a, *rest, b = x  # <- here
-    return a * b
+    a, *rest, b = np.split(x, 3)  # <- here
+    return np.sum(a * b)
 
 
 def recursive(x, n):

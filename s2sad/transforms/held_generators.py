@@ -105,8 +105,8 @@ def moved(fdef, source):
                 _replace(later[0][1][0], read, gast.copy_location(use, read))
                 stmt.value = made.generators[0].iter
                 continue
-            if source is None or not later and not elsewhere:
-                continue
+            if source is None or len(later) + len(elsewhere) < 2 and not later:
+                continue  # (none, or one read in another block: computed where it is made)
             where = (later[1][0] if len(later) > 1 else later[0][0]) if later else elsewhere[0]
             raise source.syntax_error(
                 f"the generator {name!r} read again, or in a loop, after it is made", where,
