@@ -42,8 +42,9 @@ def _which(normalize, node) -> str | None:
         return None
     if len(node.args) != 1 or isinstance(node.args[0], gast.Starred) or \
             any(k.arg not in _ALLOWED[func.id] for k in node.keywords) or \
-            not any(k.arg == "key" for k in node.keywords):
-        return None
+            not any(k.arg == "key" and not (isinstance(k.value, gast.Constant) and
+                                            k.value.value is None) for k in node.keywords):
+        return None  # (key=None: the items compared themselves, as the call was)
     return func.id
 
 

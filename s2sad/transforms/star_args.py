@@ -409,8 +409,9 @@ def first_item(normalize, node):
             not 1 <= len(node.args) <= 2 or not _builtin(normalize, node.args[0], "iter") or \
             len(node.args[0].args) != 1 or node.args[0].keywords or \
             not _read_only(node.args[0].args[0]) or \
-            isinstance(node.args[0].args[0], gast.Starred):
-        return None
+            isinstance(node.args[0].args[0], gast.Starred) or \
+            len(node.args) == 2 and not _read_only(node.args[1]):
+        return None  # (a default that computes: Python computes it, used or not)
     items = _items(normalize, node.args[0].args[0])
     if items is None or not items and len(node.args) == 1:
         return None  # (empty: Python's StopIteration, left to the call)
