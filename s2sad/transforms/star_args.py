@@ -515,7 +515,7 @@ def _known_array(normalize, node, user: bool = False) -> bool:
             isinstance(a, gast.Starred) for a in node.args):
         callee = normalize._callee(node.func)  # np.transpose(x) (x.T), np.sin(x)
         name = getattr(callee, "__name__", None)
-        return getattr(callee, "__module__", None) == "numpy" and (
+        return name is not None and getattr(np, name, None) is callee and (
             name in _ARRAY_METHODS or isinstance(callee, np.ufunc) and
             callee.nout == 1) and _known_array(normalize, node.args[0], user)
     if isinstance(node, gast.Subscript):
