@@ -144,8 +144,10 @@ def calls_with_double_star(x):
 
 
 def starred_assignment(x):
-    a, *rest, b = np.split(x, 3)  # <- here
-    return np.sum(a * b)
+    for _ in range(2):
+        x = x * 0.5
+    a, *rest, b = x  # <- here
+    return a * b
 
 
 def recursive(x, n):

@@ -399,7 +399,9 @@ def starred_of_a_grown_list(x):
 
 
 def starred_of_an_unknown_value(x):
-    a, *rest = np.split(x, 2)  # <- here
+    for _ in range(2):
+        x = x * 0.5
+    a, *rest = x  # <- here (a name given another value in a loop)
     return np.sum(a * rest[0])
 
 

@@ -25,27 +25,28 @@ from .. import trees
 from ..runtime import extreme_position, sort_order
 from .star_args import _located, _read
 
-_ALLOWED = {"sorted": ("key", "reverse"), "max": ("key",), "min": ("key",)}
-
-
 def _which(normalize, node) -> str | None:
     """``"sorted"``, ``"max"`` or ``"min"`` for a call of that builtin given a key, in a
     form written out here; else None."""
     func = node.func
-    if not isinstance(func, gast.Name) or func.id in normalize.locals or \
-            func.id not in _ALLOWED:
+    if not isinstance(func, gast.Name) or func.id in normalize.locals:
         return None
     try:
-        if normalize.source.resolve(func.id) is not getattr(builtins, func.id):
-            return None
+        callee = normalize.source.resolve(func.id)
     except KeyError:
         return None
+    if callee is builtins.sorted:
+        allowed = ("key", "reverse")
+    elif callee is builtins.max or callee is builtins.min:
+        allowed = ("key",)
+    else:
+        return None
     if len(node.args) != 1 or isinstance(node.args[0], gast.Starred) or \
-            any(k.arg not in _ALLOWED[func.id] for k in node.keywords) or \
+            any(k.arg not in allowed for k in node.keywords) or \
             not any(k.arg == "key" and not (isinstance(k.value, gast.Constant) and
                                             k.value.value is None) for k in node.keywords):
         return None  # (key=None: the items compared themselves, as the call was)
-    return func.id
+    return callee.__name__
 
 
 def _keys(key, items):

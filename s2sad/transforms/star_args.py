@@ -19,7 +19,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from .. import trees
+from .. import registry, trees
 from ..backends import ARRAY_TAGS
 from ..errors import DifferentiationError
 
@@ -50,9 +50,13 @@ def note_display(normalize, user_name: str, ssa: str, value) -> None:
     _displays(normalize)[ssa] = value
 
 
-# builtins that read the sequences they are given and change none (zip(keys, xs))
-_READERS = frozenset({"zip", "enumerate", "reversed", "sorted", "list", "tuple", "sum",
-                      "iter", "min", "max"})
+def _reads_only(name: str) -> bool:
+    """Is the builtin ``name`` one whose facts say it changes none of its arguments and
+    keeps none but in what it returns (``zip``, ``sorted``, ``sum``; not ``setattr``)?"""
+    import builtins
+    found = registry.facts(getattr(builtins, name, None))
+    return found is not None and not found.mutates and \
+        found.returns_view_of in ("*", ())
 
 
 def only_read(tree, name: str) -> bool:
@@ -88,7 +92,7 @@ def only_read(tree, name: str) -> bool:
                 isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
                 parent.func.id == "len" and parent.args == [node] or \
                 isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
-                parent.func.id in _READERS and parent.func.id not in locals_ and \
+                parent.func.id not in locals_ and _reads_only(parent.func.id) and \
                 any(a is node for a in parent.args):
             continue
         return False
@@ -468,11 +472,6 @@ def starred_assignment(normalize, stmt):
     return _located(assign, stmt)
 
 
-# methods of an array that give an array (the rows of which a starred assignment takes)
-_ARRAY_METHODS = frozenset({"reshape", "transpose", "copy", "ravel", "flatten", "squeeze",
-                            "swapaxes", "astype", "conj", "conjugate"})
-
-
 def _arrays(normalize) -> set:
     """(root) the versions given a value known to be an array (``_known_array``)."""
     return normalize.root.__dict__.setdefault("_star_arrays", set())
@@ -495,6 +494,19 @@ def _array_valued(normalize, node) -> bool:
     return _known_array(normalize, node, user=True)
 
 
+def _gives_view(func) -> bool:
+    """Do ``func``'s facts say it returns a view of its first argument (``np.transpose``,
+    ``ndarray.reshape``, ``ndarray.astype`` uncopied): of an array, an array?"""
+    if func is None or isinstance(func, (property, type(np.ndarray.T))):
+        return False
+    try:
+        found = registry.facts(func)
+    except TypeError:  # (unhashable)
+        return False
+    return found is not None and isinstance(found.returns_view_of, tuple) and (
+        0 in found.returns_view_of or 0 in found.uncopied_view_of)
+
+
 def _known_array(normalize, node, user: bool = False) -> bool:
     """``_array_valued`` of a normalized expression (``user``: of the user's, its names
     read through ``normalize.atom``), computing nothing."""
@@ -509,14 +521,15 @@ def _known_array(normalize, node, user: bool = False) -> bool:
     if isinstance(node, gast.Attribute):
         return node.attr in ("T", "mT") and _known_array(normalize, node.value, user)
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-            node.func.attr in _ARRAY_METHODS and _known_array(normalize, node.func.value, user):
-        return True  # x.reshape(3, 2)
+            _gives_view(getattr(np.ndarray, node.func.attr, None)) and \
+            _known_array(normalize, node.func.value, user):
+        return True  # x.reshape(3, 2): a view of x, an array (the facts of the method)
     if isinstance(node, gast.Call) and node.args and not any(
             isinstance(a, gast.Starred) for a in node.args):
         callee = normalize._callee(node.func)  # np.transpose(x) (x.T), np.sin(x)
         name = getattr(callee, "__name__", None)
         return name is not None and getattr(np, name, None) is callee and (
-            name in _ARRAY_METHODS or isinstance(callee, np.ufunc) and
+            _gives_view(callee) or isinstance(callee, np.ufunc) and
             callee.nout == 1) and _known_array(normalize, node.args[0], user)
     if isinstance(node, gast.Subscript):
         return isinstance(node.slice, gast.Slice) and _known_array(normalize, node.value, user)
