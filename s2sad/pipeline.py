@@ -275,7 +275,8 @@ def desugar(build: Build) -> bool:
     small primitive set."""
     source = build.source
     build.tree, changed = rewritten(
-        Desugar(build.imports.numpy(), source.locals, source.is_builtin, source.resolve).visit,
+        Desugar(build.imports.numpy(), source.locals, source.is_builtin, source.resolve,
+                source).visit,
         build.tree)
     build.source = dataclasses.replace(source, tree=build.tree)
     return changed

@@ -144,6 +144,8 @@ def calls_with_double_star(x):
 
 
 def starred_assignment(x):
+    for _ in range(2):
+        x = x * 0.5
     a, *rest, b = x  # <- here
     return a * b
 

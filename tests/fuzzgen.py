@@ -610,12 +610,17 @@ class Gen:
 
     def python35(self, env, ctx: _Ctx) -> list[str] | None:
         """Issue 35: a check that raises, never taken (``assert``, ``if ...: raise``), or a
-        generator of the module's consumed by a ``for`` loop, ``sum`` or ``list``."""
+        generator of the module's consumed by a ``for`` loop, ``sum`` or ``list``; or (forms
+        appended: the draws of the first five are unchanged) a starred assignment of a
+        vector, ``sorted``/``max`` with a key on constants, a ``map`` held in a name or a
+        partial chosen in a branch."""
         floats = self.vars_of(env, "s")
         if not floats:
             return None
         a = self.ch.pick(floats)
-        form = self.ch.int(0, 4)
+        form = self.ch.int(0, 7)
+        if form >= 5:
+            return self.python35_calls(env, a, form)
         if form == 0:
             self.note("assert")
             return [f"assert -{CAP + 1.0} <= {a} <= {CAP + 1.0}, 'bounded'"]
@@ -640,6 +645,48 @@ class Gen:
             lines = [f"{target} = list({name}({a}, {n}))[-1]"]
             self.note("generator-list")
         env[target] = Var("s", float(n), owned=True)
+        return lines
+
+    def python35_calls(self, env, a: str, form: int) -> list[str] | None:
+        """``first, *mid, last = v``; ``sorted(zip(keys, [a, b, c]), key=...)`` and
+        ``max(..., key=...)`` ordered by constants; ``m = map(np.tanh, [a, b]); sum(m)``, or
+        a partial of ``np.multiply`` chosen in a branch. A new float each."""
+        floats = self.vars_of(env, "s")
+        target = self.new_name(env, "s")
+        if form == 5:
+            vectors = [n for n in self.vars_of(env, "v") if n in self.params]
+            if not vectors:  # (an argument array: its length is known when it runs)
+                return None
+            v = self.ch.pick(vectors)
+            bound = env[v].bound
+            self.note("starred-array")
+            lines = [f"{target}_first, *{target}_mid, {target}_last = {v}",
+                     f"{target} = np.tanh({target}_first * {target}_last) + 0.1 * "
+                     f"sum({target}_mid)"]
+            env[target] = Var("s", 1.0 + 0.1 * (N - 2) * bound, owned=True)
+            return lines
+        b, c = self.ch.pick(floats), self.ch.pick(floats)
+        bound = max(env[n].bound for n in (a, b, c))
+        if form == 6:
+            keys = [self.ch.int(0, 3) for _ in range(3)]
+            self.note("sorted-key")
+            lines = [f"{target} = sorted(zip({keys}, [{a}, {b}, {c}]), key=lambda kv: "
+                     f"kv[0])[0][1] * 0.5 + max(zip({keys[::-1]}, [{a}, {b}, {c}]), "
+                     f"key=lambda kv: kv[0])[1] * 0.25"]
+            env[target] = Var("s", 0.75 * bound, owned=True)
+            return lines
+        m = f"{target}_held"
+        if self.ch.chance(50):
+            self.note("map-held")
+            lines = [f"{m} = map(np.tanh, [{a}, {b} * 0.5])", f"{target} = sum({m})"]
+            env[target] = Var("s", 2.0, owned=True)
+            return lines
+        k1, k2 = self.ch.pick(CONSTANTS), self.ch.pick(CONSTANTS)
+        self.note("partial-branch")
+        lines = [f"{m} = functools.partial(np.multiply, {k1}) if {self.ch.pick(CONSTANTS)} > "
+                 f"0.4 else functools.partial(np.multiply, {k2})",
+                 f"{target} = np.tanh({m}({a}))"]
+        env[target] = Var("s", 1.0, owned=True)
         return lines
 
     def cast(self, env, ctx: _Ctx) -> list[str]:

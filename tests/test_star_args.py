@@ -455,15 +455,20 @@ def test_a_partial_passed_to_a_function_that_is_not_inlined_stays_a_value():
     np.testing.assert_allclose(s2sad.grad(not_called)(X), np.ones(4))
 
 
-def test_map_kept_for_later_is_not_rewritten():
-    """``m = map(...)`` is an iterator that one pass exhausts: s2sad writes ``map`` out only
-    where it is consumed as it is made, and refuses it elsewhere."""
+def test_map_kept_for_later_is_written_at_its_one_read():
+    """``m = map(...)`` is an iterator that one pass exhausts: read once, it is the generator
+    expression at that read (issue 35); read twice, refused at the second read."""
     def kept(x):
-        m = map(np.sin, [x, x])  # <- here
+        m = map(np.sin, [x, x])
         return np.sum(sum(m))
-    with pytest.raises(s2sad.NoDerivativeError) as info:
-        s2sad.grad(kept)(X)
-    assert "no derivative rule for map" in str(info.value)
+    np.testing.assert_allclose(s2sad.grad(kept)(X), 2.0 * np.cos(X), rtol=1e-12)
+
+    def twice(x):
+        m = map(np.sin, [x, x])
+        return np.sum(sum(m)) + np.sum(sum(m, 0.0))
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(twice)(X)
+    assert "the generator 'm' read again" in str(info.value)
 
 
 def test_map_whose_function_the_loop_changes_is_not_rewritten():

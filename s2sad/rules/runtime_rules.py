@@ -38,7 +38,8 @@ from ..registry import deffacts, deflinear, defresult, deftangent, defvjp, nondi
 from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_like, check_number,
                        check_no_function, check_real_power, checked_quantiles, expand_reduced,
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
-                       running_extremum, scaled_power, shape_of, side_effect, sum_list_grad,
+                       running_extremum, scaled_power, shape_of, side_effect, sort_order,
+                       extreme_position, sum_list_grad,
                        unbroadcast,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.structures import object_sensitivity
@@ -51,7 +52,7 @@ from ..runtime.higher import (add_at, broadcast_like, checkpoint_grads, checkpoi
 
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
                   broadcast_shape, matmul_shape, shape_of, running_extremum, one_axis,
-                  window_count, full_widths, shape="other")
+                  window_count, full_widths, sort_order, extreme_position, shape="other")
 defresult(zeros_like_structure, kind="f")  # (sensitivities: float zeros, updated in place)
 deffacts(zeros_like_structure, fresh=True, structure_of=(0,))
 deffacts(reduced_size, shape_of=0)

@@ -190,6 +190,27 @@ def side_effect(value, root, chain: str, *keys, where: str = ""):
     setattr(holder, last, value)
 
 
+def sort_order(keys, reverse=False) -> list:
+    """The positions of ``keys`` in the order ``sorted`` puts them (stable; ``reverse`` as
+    ``sorted`` takes it): ``sorted(xs, key=k)`` is ``[xs[i] for i in sort_order([k(v) for v
+    in xs])]``, with the same comparisons.
+
+    >>> sort_order([2.0, 1.0, 2.0]), sort_order([2.0, 1.0, 2.0], reverse=True)
+    ([1, 0, 2], [0, 2, 1])
+    """
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+
+
+def extreme_position(keys, largest: bool) -> int:
+    """The position ``max`` (``largest``) or ``min`` picks among ``keys``: the first of the
+    ties, with the comparisons ``max(xs, key=k)`` makes.
+
+    >>> extreme_position([1.0, 3.0, 3.0], True), extreme_position([1.0, 3.0, 0.5], False)
+    (1, 2)
+    """
+    return (max if largest else min)(range(len(keys)), key=keys.__getitem__)
+
+
 def output_seed(value):
     """The sensitivity of a function's result to itself: 1, checked to be a scalar."""
     if isinstance(value, (bool, np.bool_)) or \

@@ -147,7 +147,9 @@ class Desugar(trees.Transformer):
     """``builtin(name)``: does ``name`` stand for the builtin of that name there (not a
     global or a local of the user's)? ``max(a, b, c)`` is then ``max(max(a, b), c)``."""
 
-    def __init__(self, numpy_name: str, local_names: set[str], builtin=None, resolve=None):
+    def __init__(self, numpy_name: str, local_names: set[str], builtin=None, resolve=None,
+                 source=None):
+        self.source = source  # (a generator held in a name and read twice: refused there)
         self.numpy_name = numpy_name
         self.local_names = local_names
         self.builtin = builtin or (lambda name: False)
@@ -158,12 +160,20 @@ class Desugar(trees.Transformer):
         if self.namespaces is None:  # (the function itself: its variables of a module)
             self.namespaces = namespace_variables(node, self.local_names, self.numpy_name,
                                                   self.resolve) if self.resolve else {}
+            from .held_generators import moved  # g = (e for v in xs); sum(g): moved to sum
+            return moved(self.generic_visit(node), self.source)
         return self.generic_visit(node)
 
     def visit_Assign(self, node):
         if self.namespaces and len(node.targets) == 1 and \
                 isinstance(node.targets[0], gast.Name) and node.targets[0].id in self.namespaces:
             return gast.copy_location(gast.Pass(), node)  # xp = array_namespace(x): xp is np
+        if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            made = self._map(node.value)  # m = map(f, xs): a generator expression, held
+            if made is not node.value:
+                made.fixed_names = [n.id for n in trees.walk(node.value.args[0])
+                                    if isinstance(n, gast.Name)]  # (read once by map)
+                node.value = made
         return self.generic_visit(node)
 
     def visit_Name(self, node):

@@ -35,8 +35,9 @@ def _known_function(normalize, node, static) -> bool:
     if isinstance(node, gast.Lambda):
         return True
     if isinstance(node, gast.IfExp):
-        return _known_function(normalize, node.body, static) and \
-            _known_function(normalize, node.orelse, static)
+        return all(_known_function(normalize, side, static) or
+                   _plain_partial(normalize, side, static)
+                   for side in (node.body, node.orelse))
     if isinstance(node, gast.Name) and (node.id in normalize.function_args or
                                         node.id in normalize.local_functions and
                                         node.id not in normalize.current):
@@ -55,6 +56,19 @@ def _known_function(normalize, node, static) -> bool:
     except TypeError:  # (unhashable)
         return False
     return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc))
+
+
+def _plain_partial(normalize, node, static) -> bool:
+    """Is ``node`` ``functools.partial(f, ...)`` of a function s2sad knows, binding names
+    and constants only (so that making it in the branch not taken changes nothing)?"""
+    from .partials import _is_partial
+    def plain(a) -> bool:
+        return isinstance(a, (gast.Name, gast.Constant)) or isinstance(a, gast.UnaryOp) \
+            and isinstance(a.operand, gast.Constant)
+    return _is_partial(normalize, node, static) and \
+        _known_function(normalize, node.args[0], static) and \
+        all(plain(a) for a in node.args[1:]) and \
+        all(k.arg is not None and plain(k.value) for k in node.keywords)
 
 
 def _stores(tree, name: str):
@@ -108,6 +122,9 @@ def function_of(normalize, node, static):
         first = function_of(normalize, node.body, static)
         second = function_of(normalize, node.orelse, static)
         return "choose", (cond, first, second)
+    if _plain_partial(normalize, node, static):  # (a choice of partials: its arguments)
+        from .partials import made
+        return made(normalize, node, static)
     return normalize._function_argument(node)
 
 
@@ -270,7 +287,8 @@ def _items(normalize, node, static):
         keys, values = [_index(k) for k in node.keys], node.values
     else:
         return None
-    if not values or not all(_known_function(normalize, v, static) for v in values):
+    if not values or not all(_known_function(normalize, v, static) or
+                             _plain_partial(normalize, v, static) for v in values):
         return None
     items = {}
     for key, value in zip(keys, values):
@@ -280,20 +298,52 @@ def _items(normalize, node, static):
     return items
 
 
+def _unrolled(node):
+    """``[partial(f, k=k) for k in range(3)]`` as ``[partial(f, k=0), partial(f, k=1),
+    partial(f, k=2)]``: a list comprehension over a range of constants (at most 64), with
+    one name for its variable and no condition; else ``node`` itself."""
+    if not isinstance(node, gast.ListComp) or len(node.generators) != 1:
+        return node
+    gen = node.generators[0]
+    call = gen.iter
+    if gen.ifs or not isinstance(gen.target, gast.Name) or not isinstance(call, gast.Call) \
+            or not isinstance(call.func, gast.Name) or call.func.id != "range" or \
+            call.keywords or not 1 <= len(call.args) <= 3 or not all(
+                isinstance(a, gast.Constant) and type(a.value) is int for a in call.args):
+        return node
+    numbers = range(*[a.value for a in call.args])
+    if len(numbers) > 64 or any(isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp,
+                                               gast.DictComp, gast.GeneratorExp))
+                                for n in trees.walk(node.elt)):
+        return node  # (a scope of its own inside: its names are not the comprehension's)
+    class _Number(gast.NodeTransformer):
+        def visit_Name(self, name):
+            if name.id != gen.target.id:
+                return name
+            return gast.copy_location(gast.Constant(number, None), name)
+    items = []
+    for number in numbers:
+        items.append(_Number().visit(clone(node.elt)))
+    return gast.copy_location(gast.List(items, gast.Load()), node)
+
+
 def bind_items(normalize, stmt, static) -> bool:
     """``acts = [np.tanh, np.sin]`` (or a tuple, or a dict with constant keys), given
     once and read only as ``acts[1](x)`` or ``for act in acts``: noted as
     ``("items", {key: entry})``; True where ``stmt`` was taken so."""
     if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 or \
-            not isinstance(stmt.targets[0], gast.Name) or \
-            not isinstance(stmt.value, (gast.List, gast.Tuple, gast.Dict)):
+            not isinstance(stmt.targets[0], gast.Name):
+        return False
+    value = _unrolled(stmt.value) if normalize.source.is_builtin("range") and \
+        "range" not in normalize.locals else stmt.value  # [partial(f, k=k) for k in range(3)]
+    if not isinstance(value, (gast.List, gast.Tuple, gast.Dict)):
         return False
     name = stmt.targets[0].id
     stores = _stores(normalize.source.tree, name)
     if stores is None or len(stores) != 1 or \
             not _items_read_so(normalize.source.tree, name):
         return False
-    items = _items(normalize, stmt.value, static)
+    items = _items(normalize, value, static)
     if items is None:
         return False
     normalize.function_args[name] = "items", items

@@ -397,7 +397,8 @@ class Inlining:
         numpy_name = _numpy_alias(callee.globals) or self.root.numpy_name
         tree = Exits(self.namer).visit(clone(tree))
         callee.locals = assigned_names(tree)
-        tree = Desugar(numpy_name, callee.locals, callee.is_builtin, callee.resolve).visit(tree)
+        tree = Desugar(numpy_name, callee.locals, callee.is_builtin, callee.resolve,
+                       callee).visit(tree)
         live = {}
         if is_generated(callee):  # a gradient called inside: its pops become assignments
             from .higher import PrepareGenerated

@@ -279,8 +279,9 @@ class SingleAssignment:
             self.emit(gast.Assign([self.store(ssa)], value, None))
             self.bind(ssa, shares)
             self.hold(target.id, ssa, value)
-            from .star_args import note_display
+            from .star_args import note_array, note_display
             note_display(self, target.id, ssa, value)  # (f(*xs) written out for its length)
+            note_array(self, ssa, value)  # (a, *rest = y, y an array: its rows)
             made = self._made_here(value) or \
                 self._container_copy(value) is not None  # (a copy of a dict or list)
             (self.made if made else self.unmade).add(ssa)
@@ -387,6 +388,8 @@ class SingleAssignment:
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))  # (the same array: it shares what value shares)
+        if isinstance(value, gast.Name) and value.id in self.temps and value.id in self.made:
+            self.made.add(temp)  # (a list made here, read by no other name: still so)
         return self.load(temp)
 
     def to_atom(self, value):
@@ -401,10 +404,13 @@ class SingleAssignment:
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))
-        if isinstance(value, (gast.List, gast.Dict)):  # (`[h] * n`: its list, made here)
+        if isinstance(value, (gast.List, gast.Dict)) or isinstance(value, gast.Call) and \
+                self._callee(value.func) is list:  # (`[h] * n`, list(x[1:]): made here)
             self.made.add(temp)
         if isinstance(value, gast.Tuple):  # (a tuple: f(*t) written out for its length)
             self.root.__dict__.setdefault("_star_displays", {})[temp] = value
+        from .star_args import note_array
+        note_array(self, temp, value)  # (a, *rest = x * 2: its rows)
         if _constant(value) is not _NOT_CONSTANT:  # `t_1 = -1.0` (passed to a helper)
             self.constants[temp] = _constant(value)
         return self.load(temp)
@@ -500,6 +506,14 @@ class SingleAssignment:
                 else None  # (list(zip(xs, ys)), a, b = zip(*pairs): their tuples)
             if zipped is not None:
                 return self.simple(zipped)
+            from .sort_keys import keyed  # sorted(xs, key=k), max(xs, key=k): written out
+            picked = keyed(self, node)
+            if picked is not None:
+                return self.simple(picked)
+            from .star_args import first_item, zipped_dict  # next(iter(xs)): xs[0]
+            shown = zipped_dict(self, node) or first_item(self, node)
+            if shown is not None:
+                return self.simple(shown)
             from .partials import called
             node = called(self, node, _static)  # g(x), g = functools.partial(f, a): f(a, x)
             node, frozen = unfrozen(self, node, _static)  # d.logpdf(x), d = norm(mu, s): norm.logpdf

@@ -17,8 +17,9 @@ cannot have grown).
 from __future__ import annotations
 
 import gast
+import numpy as np
 
-from .. import trees
+from .. import registry, trees
 from ..backends import ARRAY_TAGS
 from ..errors import DifferentiationError
 
@@ -49,10 +50,19 @@ def note_display(normalize, user_name: str, ssa: str, value) -> None:
     _displays(normalize)[ssa] = value
 
 
+def _reads_only(name: str) -> bool:
+    """Is the builtin ``name`` one whose facts say it changes none of its arguments and
+    keeps none but in what it returns (``zip``, ``sorted``, ``sum``; not ``setattr``)?"""
+    import builtins
+    found = registry.facts(getattr(builtins, name, None))
+    return found is not None and not found.mutates and \
+        found.returns_view_of in ("*", ())
+
+
 def only_read(tree, name: str) -> bool:
     """Is ``name`` given a value once in ``tree`` (or a parameter never given another),
-    and read only by ``*name``, ``**name``, ``name[i]``, ``len(name)`` and loops over it
-    (so that a list or dict it holds keeps its length)?"""
+    and read only by ``*name``, ``**name``, ``name[i]``, ``len(name)``, ``zip(name, ...)``,
+    loops over it and unpacking (``a, *rest = name``), so that a list or dict it holds keeps its length?"""
     parents = {}
     for node in trees.walk(tree):
         for field in trees.node_fields(type(node)):
@@ -61,6 +71,8 @@ def only_read(tree, name: str) -> bool:
                 if isinstance(part, gast.AST):
                     parents[id(part)] = node
     stores = 0
+    locals_ = {n.id for n in trees.walk(tree) if isinstance(n, gast.Name) and
+               isinstance(n.ctx, (gast.Store, gast.Param))}
     for node in trees.walk(tree):
         if not isinstance(node, gast.Name) or node.id != name:
             continue
@@ -75,8 +87,13 @@ def only_read(tree, name: str) -> bool:
                 isinstance(parent, gast.Subscript) and parent.value is node and \
                 isinstance(parent.ctx, gast.Load) or \
                 isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node or \
+                isinstance(parent, gast.Assign) and parent.value is node and \
+                all(isinstance(t, (gast.Tuple, gast.List)) for t in parent.targets) or \
                 isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
-                parent.func.id == "len" and parent.args == [node]:
+                parent.func.id == "len" and parent.args == [node] or \
+                isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
+                parent.func.id not in locals_ and _reads_only(parent.func.id) and \
+                any(a is node for a in parent.args):
             continue
         return False
     params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
@@ -117,6 +134,16 @@ def _items(normalize, node):
         inner = _displays(normalize).get(getattr(part, "id", None))
         if isinstance(inner, (gast.Tuple, gast.List)):  # pairs[0], pairs a list of pairs
             return [_item(node, i) for i in range(len(inner.elts))]
+        root = normalize.root  # pairs[0], pairs an argument's list or tuple of tuples
+        whole = normalize.atom(node.value)
+        desc = root.descriptors.get(whole.id) if isinstance(whole, gast.Name) else None
+        if isinstance(desc, tuple) and desc[0] in ("tuple", "list") and \
+                whole.id not in root.carried and (desc[0] == "tuple" or only_read(
+                    root.source.tree, whole.id)) and \
+                -len(desc[1]) <= node.slice.value < len(desc[1]):
+            part = desc[1][node.slice.value]
+            if isinstance(part, tuple) and part and part[0] == "tuple":
+                return [_item(node, i) for i in range(len(part[1]))]
     atom = normalize.atom(node)
     if not isinstance(atom, gast.Name):
         return None
@@ -322,19 +349,77 @@ def written_zip(normalize, node):
         node = node.args[0]
     if not _builtin(normalize, node, "zip") or not node.args or node.keywords:
         return None
-    outer = call
+    outer, zipped = call, node
     if not all(map(_read_only, node.args)):  # (each computed once, first, in order: the
         node = gast.copy_location(gast.Call(node.func, [  # call is written over them)
             _once(normalize, a) for a in node.args], []), node)
-        return node if outer is node else gast.copy_location(
+        node.__dict__.update({k: v for k, v in zipped.__dict__.items() if k == "unpacked"})
+        return node if outer is zipped else gast.copy_location(
             gast.Call(outer.func, [node], []), outer)
     node = spread(normalize, node)
     columns = [_items(normalize, arg) for arg in node.args]
+    if any(c is None for c in columns) and all(
+            c is not None or _array_valued(normalize, a) for c, a in zip(columns, node.args)):
+        return _zip_by_index(node.args, columns, shown)  # zip(keys, x), x an array
     if any(c is None for c in columns):
         return None
     rows = [gast.Tuple([c[i] for c in columns], gast.Load())
             for i in range(min(map(len, columns)))]
     return gast.copy_location(shown(rows, gast.Load()), node)
+
+
+def zipped_dict(normalize, node):
+    """``dict(zip(("a", "b"), vals))`` with string constants for keys and ``vals`` of a
+    known length: the display ``{"a": vals[0], "b": vals[1]}`` (a later key wins, as in
+    ``dict``); else None."""
+    if not _builtin(normalize, node, "dict") or len(node.args) != 1 or node.keywords or \
+            not _builtin(normalize, node.args[0], "zip") or len(node.args[0].args) != 2:
+        return None
+    rows = written_zip(normalize, node.args[0])
+    if isinstance(rows, gast.Call):  # (its arguments computed first: looked at again)
+        return gast.copy_location(gast.Call(node.func, [rows], []), node)
+    if not isinstance(rows, gast.List) or not all(
+            isinstance(r.elts[0], gast.Constant) and isinstance(r.elts[0].value, str)
+            for r in rows.elts):
+        return None
+    return gast.copy_location(gast.Dict([r.elts[0] for r in rows.elts],
+                                        [r.elts[1] for r in rows.elts]), node)
+
+
+def _zip_by_index(args, columns, shown):
+    """``[(keys[i], x[i]) for i in range(min(4, len(x)))]``: zip of sequences, some
+    arrays whose lengths are known when the function runs (their rows, as zip takes them)."""
+    sizes = [gast.Constant(len(c), None) if c is not None else
+             gast.Call(gast.Name("len", gast.Load(), None, None), [trees.clone(a)], [])
+             for c, a in zip(columns, args)]
+    size = sizes[0] if len(sizes) == 1 else \
+        gast.Call(gast.Name("min", gast.Load(), None, None), sizes, [])
+    at = gast.Name("_at", gast.Load(), None, None)
+    row = gast.Tuple([gast.Subscript(trees.clone(a), at, gast.Load()) for a in args],
+                     gast.Load())
+    made = gast.ListComp(row, [gast.comprehension(
+        gast.Name("_at", gast.Store(), None, None),
+        gast.Call(gast.Name("range", gast.Load(), None, None), [size], []), [], 0)])
+    if shown is gast.Tuple:
+        made = gast.Call(gast.Name("tuple", gast.Load(), None, None), [made], [])
+    return _located(made, args[0])
+
+
+def first_item(normalize, node):
+    """``next(iter(xs))`` (or ``next(iter(xs), d)``) of a sequence whose length is known
+    (a display, a tuple, a list only read, an argument's): ``xs[0]``, or ``d`` where it is
+    empty; else None (an iterator or generator kept is not followed)."""
+    if not _builtin(normalize, node, "next") or node.keywords or \
+            not 1 <= len(node.args) <= 2 or not _builtin(normalize, node.args[0], "iter") or \
+            len(node.args[0].args) != 1 or node.args[0].keywords or \
+            not _read_only(node.args[0].args[0]) or \
+            isinstance(node.args[0].args[0], gast.Starred) or \
+            len(node.args) == 2 and not _read_only(node.args[1]):
+        return None  # (a default that computes: Python computes it, used or not)
+    items = _items(normalize, node.args[0].args[0])
+    if items is None or not items and len(node.args) == 1:
+        return None  # (empty: Python's StopIteration, left to the call)
+    return items[0] if items else node.args[1]
 
 
 def starred_assignment(normalize, stmt):
@@ -370,20 +455,104 @@ def starred_assignment(normalize, stmt):
         rest = gast.List(items[before:len(items) - after], gast.Load())
         values = items[:before] + [rest] + items[len(items) - after:]
     else:
-        desc = normalize.root.descriptors.get(atom.id) if isinstance(atom, gast.Name) else None
-        if after or not (isinstance(desc, tuple) and desc[0] in ARRAY_TAGS) or \
-                atom.id in normalize.root.carried:
+        if not isinstance(atom, gast.Name) or not _array_valued(normalize, value):
             raise normalize.source.syntax_error(
                 "starred assignment (`a, *b = ...`) of a value whose length s2sad cannot "
                 "tell", target.elts[star], "Index the sequence instead (a, rest = xs[0], "
-                "xs[1:]), or unpack a tuple, or an argument array with no name after the "
-                "star (a, *rest = x).")
+                "xs[1:]), or unpack a tuple, a list argument the function does not grow, "
+                "or an array (a, *rest = x; *init, last = X.T).")
+        if after:  # (a, *mid, b = x of one row: Python's ValueError, not a[0] twice)
+            normalize.statement(_located(_length_check(read, before + after), stmt))
         values = [_item(read, i) for i in range(before)] + [gast.Call(
             gast.Name("list", gast.Load(), None, None),
-            [gast.Subscript(trees.clone(read), gast.Slice(gast.Constant(before, None), None,
-                                                          None), gast.Load())], [])]
+            [gast.Subscript(trees.clone(read), gast.Slice(
+                gast.Constant(before, None), gast.Constant(-after, None) if after else None,
+                None), gast.Load())], [])] + [_item(read, i - after) for i in range(after)]
     assign = gast.Assign([gast.Tuple(elts, gast.Store())], gast.Tuple(values, gast.Load()))
     return _located(assign, stmt)
+
+
+def _arrays(normalize) -> set:
+    """(root) the versions given a value known to be an array (``_known_array``)."""
+    return normalize.root.__dict__.setdefault("_star_arrays", set())
+
+
+def note_array(normalize, ssa: str, value) -> None:
+    """``ssa`` just given ``value`` (normalized): noted where that is an array, so that a
+    starred assignment of it takes its rows."""
+    if _known_array(normalize, value):
+        _arrays(normalize).add(ssa)
+
+
+def _array_valued(normalize, node) -> bool:
+    """Is ``node`` (the user's expression) an array, whatever its length: an argument
+    array, its ``.T``, a slice of one, ``x.reshape(...)``, ``-x``, ``x * 2``, a name
+    given one?"""
+    if isinstance(node, gast.Name):
+        atom = normalize.atom(node)
+        return isinstance(atom, gast.Name) and _known_array(normalize, atom)
+    return _known_array(normalize, node, user=True)
+
+
+def _gives_view(func) -> bool:
+    """Do ``func``'s facts say it returns a view of its first argument (``np.transpose``,
+    ``ndarray.reshape``, ``ndarray.astype`` uncopied): of an array, an array?"""
+    if func is None or isinstance(func, (property, type(np.ndarray.T))):
+        return False
+    try:
+        found = registry.facts(func)
+    except TypeError:  # (unhashable)
+        return False
+    return found is not None and isinstance(found.returns_view_of, tuple) and (
+        0 in found.returns_view_of or 0 in found.uncopied_view_of)
+
+
+def _known_array(normalize, node, user: bool = False) -> bool:
+    """``_array_valued`` of a normalized expression (``user``: of the user's, its names
+    read through ``normalize.atom``), computing nothing."""
+    if isinstance(node, gast.Name):
+        if user:
+            return _array_valued(normalize, node)
+        root = normalize.root
+        desc = root.descriptors.get(node.id)
+        return node.id not in root.carried and (
+            isinstance(desc, tuple) and bool(desc) and desc[0] in ARRAY_TAGS or
+            node.id in _arrays(normalize))
+    if isinstance(node, gast.Attribute):
+        return node.attr in ("T", "mT") and _known_array(normalize, node.value, user)
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            _gives_view(getattr(np.ndarray, node.func.attr, None)) and \
+            _known_array(normalize, node.func.value, user):
+        return True  # x.reshape(3, 2): a view of x, an array (the facts of the method)
+    if isinstance(node, gast.Call) and node.args and not any(
+            isinstance(a, gast.Starred) for a in node.args):
+        callee = normalize._callee(node.func)  # np.transpose(x) (x.T), np.sin(x)
+        name = getattr(callee, "__name__", None)
+        return name is not None and getattr(np, name, None) is callee and (
+            _gives_view(callee) or isinstance(callee, np.ufunc) and
+            callee.nout == 1) and _known_array(normalize, node.args[0], user)
+    if isinstance(node, gast.Subscript):
+        return isinstance(node.slice, gast.Slice) and _known_array(normalize, node.value, user)
+    if isinstance(node, gast.UnaryOp):
+        return isinstance(node.op, (gast.USub, gast.UAdd)) and \
+            _known_array(normalize, node.operand, user)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                             gast.Div, gast.Pow)):
+        return any(_known_array(normalize, side, user)  # (an array's operator: an array)
+                   for side in (node.left, node.right))
+    return False
+
+
+def _length_check(read, least: int):
+    """``if len(t) < least: raise ValueError(...)``, Python's own refusal of a starred
+    assignment given too few values (``read``: the value, by name)."""
+    check = gast.parse(
+        f"if len(_v) < {least}:\n    raise ValueError('not enough values to unpack "
+        f"(expected at least {least}, got %d)' % len(_v))").body[0]
+    for node in trees.walk(check):
+        if isinstance(node, gast.Name) and node.id == "_v":
+            node.id = read.id
+    return check
 
 
 def _located(tree, stmt):

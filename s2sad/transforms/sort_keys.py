@@ -1,0 +1,93 @@
+"""``sorted(xs, key=k)``, ``max(xs, key=k)`` and ``min(xs, key=k)``, written out.
+
+``sorted(xs, key=lambda v: v[0])`` becomes::
+
+    t_1 = list(xs)
+    t_2 = [v[0] for v in t_1]          # the keys, each computed once, in order
+    t_3 = sort_order(t_2, False)       # the positions, as sorted orders them
+    [t_1[i] for i in t_3]
+
+and ``max(xs, key=k)`` is ``t_1[extreme_position(t_2, True)]``. The runtime's helpers
+compare the same keys with the same operators as ``sorted``, ``max`` and ``min`` (stable,
+the first of ties), so the order is Python's. It carries no derivative: where the keys
+depend on the differentiated values, the order is piecewise constant, and the gradient
+flows through the items it picks. ``max(xs, default=d)``, several positional arguments
+and a starred one are left as they were (refused where they are differentiated).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import gast
+
+from .. import trees
+from ..runtime import extreme_position, sort_order
+from .star_args import _located, _read
+
+def _which(normalize, node) -> str | None:
+    """``"sorted"``, ``"max"`` or ``"min"`` for a call of that builtin given a key, in a
+    form written out here; else None."""
+    func = node.func
+    if not isinstance(func, gast.Name) or func.id in normalize.locals:
+        return None
+    try:
+        callee = normalize.source.resolve(func.id)
+    except KeyError:
+        return None
+    if callee is builtins.sorted:
+        allowed = ("key", "reverse")
+    elif callee is builtins.max or callee is builtins.min:
+        allowed = ("key",)
+    else:
+        return None
+    if len(node.args) != 1 or isinstance(node.args[0], gast.Starred) or \
+            any(k.arg not in allowed for k in node.keywords) or \
+            not any(k.arg == "key" and not (isinstance(k.value, gast.Constant) and
+                                            k.value.value is None) for k in node.keywords):
+        return None  # (key=None: the items compared themselves, as the call was)
+    return callee.__name__
+
+
+def _keys(key, items):
+    """``[k(v) for v in items]``: a lambda's body over its parameter, as Python calls it."""
+    if isinstance(key, gast.Lambda) and len(key.args.args) == 1 and \
+            not key.args.posonlyargs and not key.args.kwonlyargs and \
+            key.args.vararg is None and key.args.kwarg is None and not key.args.defaults:
+        param = key.args.args[0].id
+        body = key.body
+    else:
+        param = "_item"
+        body = gast.Call(key, [gast.Name(param, gast.Load(), None, None)], [])
+    target = gast.Name(param, gast.Store(), None, None)
+    return gast.ListComp(body, [gast.comprehension(target, items, [], 0)])
+
+
+def keyed(normalize, node):
+    """``node``, a call of ``sorted``, ``max`` or ``min`` with ``key=``, written out as
+    above (the expression, for ``normalize.simple``); None for another call."""
+    which = _which(normalize, node)
+    if which is None:
+        return None
+    key = next(k.value for k in node.keywords if k.arg == "key")
+    reverse = next((k.value for k in node.keywords if k.arg == "reverse"),
+                   gast.Constant(False, None))
+    items = _read(normalize, normalize.atom(gast.copy_location(
+        gast.Call(gast.Name("list", gast.Load(), None, None), [node.args[0]], []), node)))
+    if not isinstance(key, gast.Lambda):
+        key = normalize.atom(key) if not isinstance(key, (gast.Name, gast.Attribute)) \
+            else key  # (a function named: called per item, as the user's names it)
+    reverse = normalize.atom(reverse)  # (evaluated before the keys are computed)
+    keys = _read(normalize, normalize.atom(_located(_keys(key, trees.clone(items)), node)))
+    if which == "sorted":
+        order = _read(normalize, normalize.atom(_located(gast.Call(normalize.load(
+            normalize.fixed_name(sort_order, "sort_order")), [keys, reverse], []), node)))
+        picked = gast.ListComp(
+            gast.Subscript(items, gast.Name("_at", gast.Load(), None, None), gast.Load()),
+            [gast.comprehension(gast.Name("_at", gast.Store(), None, None), order, [], 0)])
+    else:
+        at = _read(normalize, normalize.atom(_located(gast.Call(normalize.load(
+            normalize.fixed_name(extreme_position, "extreme_position")),
+            [keys, gast.Constant(which == "max", None)], []), node)))
+        picked = gast.Subscript(items, at, gast.Load())
+    return _located(picked, node)
