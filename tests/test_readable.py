@@ -39,7 +39,9 @@ def _spelled(line, helpers=None, fold=True):
     ("s_x = x * 2 * 3", "s_x = x * 2 * 3"),         # (x * 2) * 3: not folded
     ("s_x = 1.0 / 0 * x", "s_x = 1.0 / 0 * x"),     # Python's error stays
     ("s_x = 1e308 * 10.0 * x", "s_x = 1e+308 * 10.0 * x"),  # inf: not a literal
-    ("s_x = 0.1 + 0.2 + x", "s_x = 0.30000000000000004 + x"),
+    ("s_x = 0.1 + 0.2 + x", "s_x = 0.1 + 0.2 + x"),  # (0.30000000000000004 reads worse)
+    ("s_x = 1 / 3 * x", "s_x = 1 / 3 * x"),
+    ("s_x = 1.0 / 2 * x", "s_x = 0.5 * x"),
 ])
 def test_constants_fold_as_python_computes_them(line, expected):
     assert _spelled(line) == expected
@@ -52,7 +54,6 @@ def test_a_folded_constant_is_the_same_bits_and_type(left, right, op):
     x = np.array([0.3, -1.7, 2.0], dtype=np.float32)
     line = f"y = {left!r} {op} {right!r} + x"  # ((left op right) + x)
     folded = _spelled(line)
-    assert folded.count(" ") == 4, folded  # (y = c + x)
     before, after = {"x": x}, {"x": x}
     exec(line, before)
     exec(folded, after)

@@ -9,9 +9,10 @@ s_x = sum_grad(-4.0, like=t_1, axis=1) + 100.0 * x
 
 Both steps change spelling only. A product of constants is computed here as Python would
 compute it when the line runs (``2 * -1.0 * 2 * x`` is ``((2 * -1.0) * 2) * x``), so its
-value and type are the same bits; ``x * 2 * 3`` is ``(x * 2) * 3`` and stays. A helper's
-arguments from the position its rule entry's ``keywords`` fact gives are passed by name,
-and those equal to the parameter's default are left out.
+value and type are the same bits; it is folded where it reads no longer (``1 / 3`` stays).
+``x * 2 * 3`` is ``(x * 2) * 3`` and stays. A helper's arguments from the position its rule
+entry's ``keywords`` fact gives are passed by name, and those equal to their default are
+left out.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def _folded(node):
     if isinstance(value, float) and not math.isfinite(value) or \
             isinstance(value, int) and abs(value) > _LARGEST_INT:
         return None
+    if len(repr(value)) > len(repr(left)) + len(repr(right)) + 3:
+        return None  # (``1 / 3`` reads better than ``0.3333333333333333``)
     return gast.Constant(value, None)
 
 
