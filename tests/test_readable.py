@@ -7,6 +7,7 @@ import inspect
 import os
 import pkgutil
 import re
+import zlib
 
 import gast
 import numpy as np
@@ -232,3 +233,37 @@ def test_every_runtime_helper_is_documented():
         if line.startswith("| `"):
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip("|"))]
             assert len(cells) == 3 and all(cells), line
+
+
+def test_named_arguments_go_back_to_positions_when_read_again():
+    """s2sad's passes read a helper's arguments by position where they read its own code
+    again (``broadcast_like(g, like)`` of a tuple is a list): PrepareGenerated undoes the
+    spelling, defaults given again (a named ``like=`` gave a third derivative of
+    ``eigh(...).eigenvalues`` of -2.30 where it is -0.82)."""
+    from s2sad.transforms.readable import named_arguments, positional_arguments
+    for helper in _helpers_with_keywords():
+        parameters = list(inspect.signature(helper).parameters.values())
+        written = ", ".join(p.name if p.default is p.empty else repr(p.default)
+                            for p in parameters)
+        call = gast.parse(f"{helper.__name__}({written})").body[0].value
+        before = unparse(call)
+        named_arguments(call, helper)
+        positional_arguments(call, helper)
+        assert unparse(call) == before, helper.__name__
+
+
+def test_a_third_derivative_through_a_named_result_is_right():
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import test_third_order as T
+    import test_numpy_rules as N
+    name, f, args, i = next(r for r in N.higher_order_rows() if r[0] == "eigh-fields")
+    x = np.asarray(args[i])
+    v = np.random.default_rng(zlib.crc32(name.encode())).normal(size=x.shape)
+
+    def phi(t):
+        return f(x + t * v)
+
+    third = s2sad.grad(s2sad.grad(s2sad.grad(phi)))
+    np.testing.assert_allclose(third(0.0), T.central(s2sad.grad(s2sad.grad(phi)), 0.0),
+                               rtol=1e-5, atol=1e-6)

@@ -97,6 +97,47 @@ def named_arguments(call: gast.Call, function) -> bool:
     return changed
 
 
+def positional_arguments(call: gast.Call, function) -> bool:
+    """Undo :func:`named_arguments` where s2sad reads its own code again (a derivative of
+    a derivative, a gradient inlined): the passes read a helper's arguments by position
+    (``broadcast_like(g, like)``'s structure is its second argument's), so the keywords go
+    back to their positions, the defaults left out given again.
+
+    >>> import gast
+    >>> from s2sad.codegen import unparse
+    >>> from s2sad.runtime import sum_grad
+    >>> call = gast.parse("sum_grad(g, like=x, keepdims=True)").body[0].value
+    >>> positional_arguments(call, sum_grad), unparse(call)
+    (True, 'sum_grad(g, x, None, True)')
+
+    Every parameter is given, as the rules' templates give them.
+    """
+    found = registry.facts(function)
+    if getattr(found, "keywords", None) is None or \
+            any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return False
+    try:
+        parameters = list(registry.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    given = {k.arg: k.value for k in call.keywords}
+    names = [p.name for p in parameters]
+    if not set(given) <= set(names[len(call.args):]) or len(call.args) >= len(parameters):
+        return False  # (not a call this module spelled, or every argument given)
+    args = list(call.args)
+    for p in parameters[len(call.args):]:
+        if p.name in given:
+            args.append(given[p.name])
+        elif p.default is not inspect.Parameter.empty and \
+                (p.default is None or type(p.default) in (bool, int, float, str)):
+            args.append(gast.Constant(p.default, None))
+        else:
+            return False
+    call.args, call.keywords = args, []
+    return True
+
+
 class Readable(trees.Transformer):
     """Fold the constants of each expression and name the helpers' arguments (``helpers``:
     ``{alias: function}``, the helpers generated code imports)."""
