@@ -3,6 +3,8 @@
 Primal values keep the user's names; reassigned variables get ``x_1, x_2, ...``;
 temporaries made by splitting expressions are ``t_1, t_2, ...``; the sensitivity
 of ``t_ab`` is ``s_ab`` and that of ``x`` is ``s_x``, as in the seed's ``grad_f4``.
+In a derivative of a derivative the sensitivities are ``s2_x`` (of ``x``) and ``s2_s_x``
+(of the first derivative's ``s_x``); a third derivative's, ``s3_...`` (``order``).
 Every name is checked against every name the user's function mentions and every
 name handed out before, so nothing ever collides, and the same function always
 gets the same names.
@@ -30,6 +32,7 @@ class Namer:
         self._temps = 0
         self.temporaries: set[str] = set()  # t_1, t_2... and their sensitivities s_1, s_2...
         self.users: dict[str, str] = {}  # a name given another's version -> the user's name
+        self.order = 1  # of the derivative named: 2 for one of a derivative (``s2_x``)
 
     @classmethod
     def for_tree(cls, tree) -> "Namer":
@@ -89,7 +92,8 @@ class Namer:
         """The sensitivity variable of ``primal`` (``t_ab`` -> ``s_ab``, ``x`` -> ``s_x``)."""
         if primal not in self._sens:
             stem = primal[2:] if primal.startswith("t_") and len(primal) > 2 else primal
-            self._sens[primal] = self.claim("s_" + stem)
+            prefix = "s_" if self.order == 1 else f"s{self.order}_"
+            self._sens[primal] = self.claim(prefix + stem)
             if primal in self.temporaries:
                 self.temporaries.add(self._sens[primal])
         return self._sens[primal]

@@ -61,6 +61,7 @@ from .transforms.normalize import (Normalize, argument_descriptors, argument_obj
 from .transforms.loop_tape import LoopTape
 from .transforms.loop_sums import LoopSums
 from .transforms.sum_products import SumProducts
+from .transforms.readable import Readable
 from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
 from .transforms.resolve import argument_dtypes, single_constants, static_value
@@ -235,6 +236,8 @@ def names(build: Build) -> bool:
     """Hygiene: a namer of ``t_*`` and ``s_*`` free of every user name, and the imports to
     write."""
     build.namer = Namer.for_tree(build.source.tree)
+    # (a derivative of s2sad's derivative: its filename names each one it comes from)
+    build.namer.order = 1 + str(build.source.filename).count("<s2sad ")
     build.source.locals = assigned_names(build.source.tree)
     build.imports = Imports(build.namer, build.source, build.options.target)
     return False
@@ -695,6 +698,15 @@ def complex_sums(build: Build) -> bool:
         build.adjoint, lambda: build.imports.helper(cast_like))
 
 
+@transform(on="adjoint")
+def readable(build: Build) -> bool:
+    """The spelling a person writes: constants folded (``2 * -1.0 * 2 * x`` is ``-4.0 *
+    x``, exactly) and the helpers' arguments named (``sum_grad(g, like=x, axis=1)``)."""
+    spell = Readable(build.imports.helper_functions(), fold=build.options.optimize)
+    build.adjoint = spell.visit(build.adjoint)
+    return spell.changed
+
+
 # --- the pipeline ----------------------------------------------------------------------------
 
 optimize, debug_nans, has_aux, nestable, reverse_mode = map(
@@ -754,6 +766,7 @@ PIPELINE = [
     Step(early_sums, when=final_reverse),
     Step(sum_products, when=final_reverse),
     Step(complex_sums),
+    Step(readable),
 ]
 
 

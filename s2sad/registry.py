@@ -575,6 +575,9 @@ class Facts:
       refused by the rules.
     * ``library``: the library module that computes it (s2sad's helpers of
       ``scipy.integrate``): on a target with no twin of that module, a call is refused.
+    * ``keywords``: for a runtime helper, the position from which generated code passes
+      its arguments by name, those equal to their default left out (``sum_grad``'s 1:
+      ``sum_grad(g, like=x, axis=1)``; :mod:`s2sad.transforms.readable`).
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -613,6 +616,7 @@ class Facts:
     namespace: bool = False
     inline: bool = False
     library: str = ""
+    keywords: int | None = None
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

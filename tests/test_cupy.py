@@ -260,9 +260,9 @@ def grad_mlp_loss(W1, b1, W2, b2, x, y):
     h = cp.tanh(x @ W1 + b1)
     out = h @ W2 + b2
     t_4 = out - y
-    s_5 = sum_grad(1.0, t_4, None, False) / reduced_size(t_4, None)
-    s_out = unbroadcast_product(s_5 * 2, t_4, out)
-    s_W2 = h.T @ unbroadcast(s_out, matmul_shape(h, W2))
+    s_5 = sum_grad(1.0, like=t_4) / reduced_size(t_4)
+    s_out = unbroadcast_product(s_5 * 2, t_4, like=out)
+    s_W2 = h.T @ unbroadcast(s_out, like=matmul_shape(h, W2))
     return fresh_gradient(W2, s_W2)
 '''
 
@@ -283,12 +283,12 @@ def grad_rnn_loss(W, U, xs, h0):
         t_5 = U @ xs[t]
         h_saved[t] = h
         h = cp.tanh(t_3 + t_5)
-    s_h = sum_grad(2, h ** 2, None, False) * h
+    s_h = sum_grad(2, like=h ** 2) * h
     for t in reversed(range(t_2)):
         s_6 = s_h * (1.0 - h ** 2)
         h = h_saved[t]
-        s_3 = unbroadcast(s_6, t_3)
-        s_U += cp.outer(unbroadcast(s_6, t_5), xs[t])
+        s_3 = unbroadcast(s_6, like=t_3)
+        s_U += cp.outer(unbroadcast(s_6, like=t_5), xs[t])
         s_W += cp.outer(s_3, h)
         s_h = W.T @ s_3
         t_3 = t_3_saved[t]
@@ -306,10 +306,10 @@ def grad_with_constants(x):
     ones = cp.ones(x.shape[0])
     scale = cp.linspace(0.0, 1.0, x.shape[0])
     t_5 = tanh(x)
-    s_x = norm_grad(1.0, la.norm(x), x, None, None, False)
-    s_7 = sum_grad(1.0, broadcast_shape(broadcast_shape(t_5, ones), scale), None, False)
-    s_6 = unbroadcast_product(scale, s_7, broadcast_shape(t_5, ones))
-    s_5 = unbroadcast_product(ones, s_6, x)
+    s_x = norm_grad(1.0, la.norm(x), x)
+    s_7 = sum_grad(1.0, like=broadcast_shape(broadcast_shape(t_5, ones), scale))
+    s_6 = unbroadcast_product(scale, s_7, like=broadcast_shape(t_5, ones))
+    s_5 = unbroadcast_product(ones, s_6, like=x)
     s_x = s_x + s_5 * (1.0 - t_5 ** 2)
     return fresh_gradient(x, s_x)
 '''

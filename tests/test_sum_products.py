@@ -77,7 +77,7 @@ CASES = [  # (function, argument shapes, the helper its gradient calls)
     pytest.param(mixture, [(5, 3), (1000, 3)], "sum_product(xc, xc, axis=2)", id="mixture"),
     pytest.param(gmm_like, [(5, 3), (5, 3), (5, 3, 3)],
                  "s_xc = summed_matmul_grad_left(", id="gmm-early-sums"),
-    pytest.param(centered_twice, [(5, 3), (700, 3)], "unbroadcast(s_xc, t_", id="read-twice"),
+    pytest.param(centered_twice, [(5, 3), (700, 3)], "unbroadcast(s_xc, like=t_", id="read-twice"),
 ]
 
 

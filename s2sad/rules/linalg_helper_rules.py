@@ -35,7 +35,7 @@ array([-0.25  , -0.0625])
 
 import numpy as np
 
-from ..registry import deflinear, deftangent, defvjp, nondifferentiable
+from ..registry import deffacts, deflinear, deftangent, defvjp, nondifferentiable
 from ..runtime import (cholesky_grad, cofactors, cofactors_change, cofactors_second,
                        gap_quotient, norm_grad, quotient, solve_grad, svd_completed, svd_cut,
                        svd_kept, unbroadcast)
@@ -45,6 +45,10 @@ from ..runtime.linalg import (cholesky_adjoint_jet, cholesky_grad_adjoint_l,
                               cholesky_tangent_jet, cholesky_tangent_tangent_l,
                               norm_grad_partial, norm_grad_second, norm_grad_third,
                               solve_grad_solution)
+# (generated code names their arguments from these positions: ``norm_grad(g, r, x, axis=1)``)
+deffacts(norm_grad, keywords=3)
+deffacts(solve_grad, solve_tangent, keywords=4)
+deffacts(svd_kept, keywords=2)
 
 # --- det: the cofactors, their change (a map that is its own transpose), its change ---------
 

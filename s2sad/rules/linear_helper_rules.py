@@ -23,6 +23,15 @@ from ..runtime.higher import (arange_tangent, average_tangent, broadcast_like, c
                               pad_values_forward, put_item, rule_part, sens_item, sens_like,
                               sort_tangent, split_like)
 
+# (generated code names their arguments from these positions: ``stack_grad(g, xs, axis=1)``)
+deffacts(transpose_grad, pad_tangent, keywords=1)
+deffacts(average_grad, concatenate_grad, stack_grad, split_grad, pad_grad, repeat_grad, tile_grad,
+         diff_grad, sort_grad, linspace_grad, diagonal_grad, trace_grad, diag_grad,
+         pad_values_grad, average_tangent, cumprod_tangent, sort_tangent, keywords=2)
+deffacts(take_grad, take_along_axis_grad, tensordot_grad, inner_grad, kron_grad, vecdot_grad,
+         choose_grad, keywords=3)
+deffacts(clip_grad, clip_tangent, keywords=4)
+
 
 # --- products: bilinear in the sensitivity and the other factor -----------------------------
 

@@ -25,10 +25,15 @@ from ..runtime.higher import (cumprod_tangent, einsum_fill_each, einsum_fill_sum
 
 
 deffacts(sum_grad, shape_of=1)
+# (generated code names their arguments from these positions: ``sum_grad(g, like=x, axis=1)``)
+deffacts(prod_grad, var_grad, nansum_grad, nanmean_grad, ptp_grad, cumsum_grad,
+         reduce_tangent, keywords=2)
+deffacts(sum_grad, keywords=1)
+deffacts(extremum_grad, std_grad, cumprod_grad, einsum_grad, keywords=3)
 
 
 @defvjp(sum_grad, shape="other")
-def sum_grad_rule(g, ans, h, x, axis=None, keepdims=False):
+def sum_grad_rule(g, ans, h, like, axis=None, keepdims=False):
     return sens_like(np.sum(g, axis=axis, keepdims=keepdims), h)
 
 

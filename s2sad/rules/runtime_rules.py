@@ -40,7 +40,7 @@ from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
                        running_extremum, scaled_power, shape_of, side_effect, sort_order,
                        extreme_position, sum_list_grad,
-                       unbroadcast,
+                       unbroadcast, unbroadcast_product,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.structures import object_sensitivity
 from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
@@ -56,6 +56,10 @@ nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_cal
 defresult(zeros_like_structure, kind="f")  # (sensitivities: float zeros, updated in place)
 deffacts(zeros_like_structure, fresh=True, structure_of=(0,))
 deffacts(reduced_size, shape_of=0)
+# (generated code names their arguments from these positions: ``unbroadcast(g, like=x)``)
+deffacts(unbroadcast, sens_like, broadcast_like, reduced_size, keywords=1)
+deffacts(expand_reduced, keywords=2)
+deffacts(unbroadcast_product, keywords=2)
 deffacts(output_seed, checks=True)  # (a function whose result is not a number: its error)
 deffacts(side_effect, checks=True)  # (the user's change to an object's state: kept, in order)
 

@@ -21,11 +21,12 @@ from ..backends import array_module
 from .shapes import _argsort, _axes, _float_type, _ndim, _shape, _spread, _to, unbroadcast
 
 
-def sum_grad(g, x, axis=None, keepdims=False):
-    """Adjoint of ``np.sum(x, axis, keepdims)``: spread ``g`` back over the summed axes."""
-    xp = array_module(g, x)
+def sum_grad(g, like, axis=None, keepdims=False):
+    """Adjoint of ``np.sum(like, axis, keepdims)``: spread ``g`` back over the summed axes,
+    to ``like``'s shape."""
+    xp = array_module(g, like)
     g = _to(xp, g)
-    shape = _shape(x)
+    shape = _shape(like)
     if axis is not None and not keepdims:
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
         if _ndim(g) == len(shape) - len(axes):  # (a number, as the 0.0 of a sensitivity

@@ -38,6 +38,7 @@ import numpy as np
 from .. import trees
 from ..errors import DifferentiationError
 from ..runtime import public_module
+from .readable import positional_arguments
 
 
 def _reversed_range(args):
@@ -77,6 +78,15 @@ class PrepareGenerated(trees.Transformer):
                     getattr(value, "__name__", None) == name:
                 imports.helpers.setdefault(name, name)
                 imports.lines.setdefault(name, f"from {public_module(module)} import {name}")
+
+    def visit_Call(self, node):
+        # a helper's arguments back in their positions, as the passes read them
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name):
+            value = self.source.globals.get(node.func.id)
+            if (getattr(value, "__module__", "") or "").startswith("s2sad.runtime"):
+                positional_arguments(node, value)
+        return node
 
     def visit_FunctionDef(self, node):
         # lists and arrays updated in place (``s_y[i] += g``): reading an item of one into a

@@ -406,6 +406,8 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             return _created_kind(op.operands[0], of, target)
         if op.rule.func is np.matmul and len(op.operands) == 2 and not op.keywords:
             return _matmul_kind(*(of(a) for a in op.operands))
+        if op.rule.func is np.dot and len(op.operands) == 2 and not op.keywords:
+            return _dot_kind(*(of(a) for a in op.operands))
         if op.rule.func in (np.array, np.asarray) and len(op.operands) == 1 and \
                 set(op.keywords) <= {"dtype"}:
             items = of(op.operands[0])  # np.array([a, b, c]) of numbers: a vector
@@ -772,6 +774,14 @@ def _matmul_kind(x: Kind, y: Kind) -> Kind:
         return SCALAR
     ndim = max(x.ndim, y.ndim) - (1 if min(x.ndim, y.ndim) == 1 else 0)
     return Kind("array", None, ndim)
+
+
+def _dot_kind(x: Kind, y: Kind) -> Kind:
+    """``np.dot(x, y)`` of two vectors: a scalar; of matrices, the rank ``@`` gives."""
+    if x.tag == "array" and y.tag == "array" and x.ndim is not None and y.ndim is not None \
+            and 1 <= min(x.ndim, y.ndim) and max(x.ndim, y.ndim) <= 2:
+        return _matmul_kind(x, y)  # (where np.dot is x @ y)
+    return NUMERIC
 
 
 def _subscript_kind(base: Kind, index, of) -> Kind:

@@ -1,0 +1,162 @@
+"""The last spelling of generated code: constants folded and helpers' arguments named.
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> from s2sad.runtime import sum_grad
+>>> tree = gast.parse("s_x = sum_grad(2 * -1.0 * 2, t_1, 1, False) + 100 * 1.0 * x")
+>>> print(unparse(Readable({"sum_grad": sum_grad}).visit(tree)))
+s_x = sum_grad(-4.0, like=t_1, axis=1) + 100.0 * x
+
+Both steps change spelling only. A product of constants is computed here as Python would
+compute it when the line runs (``2 * -1.0 * 2 * x`` is ``((2 * -1.0) * 2) * x``), so its
+value and type are the same bits; it is folded where it reads no longer (``1 / 3`` stays).
+``x * 2 * 3`` is ``(x * 2) * 3`` and stays. A helper's arguments from the position its rule
+entry's ``keywords`` fact gives are passed by name, and those equal to their default are
+left out.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import operator
+
+import gast
+
+from .. import registry, trees
+
+_FOLDED = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+           gast.Div: operator.truediv}
+_LARGEST_INT = 2 ** 53  # (a folded int prints as written and reads back as Python's)
+
+
+def _number(node):
+    """The Python int or float ``node`` is written as (``-1.0`` as well), or None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        value = _number(node.operand)
+        return None if value is None else -value
+    if isinstance(node, gast.Constant) and type(node.value) in (int, float):
+        return node.value
+    return None
+
+
+def _folded(node):
+    """``node`` (a ``BinOp`` of two numbers) as the one number Python computes, or None
+    where that number is not one to write (an error, inf or NaN, an int too large)."""
+    left, right = _number(node.left), _number(node.right)
+    if left is None or right is None or type(node.op) not in _FOLDED:
+        return None
+    try:
+        value = _FOLDED[type(node.op)](left, right)
+    except (ArithmeticError, ValueError):
+        return None
+    if isinstance(value, float) and not math.isfinite(value) or \
+            isinstance(value, int) and abs(value) > _LARGEST_INT:
+        return None
+    if len(repr(value)) > len(repr(left)) + len(repr(right)) + 3:
+        return None  # (``1 / 3`` reads better than ``0.3333333333333333``)
+    return gast.Constant(value, None)
+
+
+def _same_constant(node, default) -> bool:
+    """Is ``node`` the constant ``default`` itself (``False``, not ``0``; ``None``)?"""
+    if default is inspect.Parameter.empty:
+        return False
+    value = _number(node) if _number(node) is not None else \
+        node.value if isinstance(node, gast.Constant) else inspect.Parameter.empty
+    return value is not inspect.Parameter.empty and type(value) is type(default) and \
+        value == default and (not isinstance(value, float) or
+                              math.copysign(1.0, value) == math.copysign(1.0, default))
+
+
+def named_arguments(call: gast.Call, function) -> bool:
+    """Pass ``call``'s arguments to ``function`` by name from the position its ``keywords``
+    fact gives, leaving out those equal to their default; False where it cannot (a
+    ``*args``, a parameter only positional)."""
+    found = registry.facts(function)
+    first = getattr(found, "keywords", None)
+    if first is None or len(call.args) <= first and not call.keywords or \
+            any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return False
+    try:
+        parameters = list(registry.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if len(call.args) > len(parameters) or any(
+            p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            for p in parameters[first:len(call.args)]):
+        return False
+    by_name = {p.name: p for p in parameters}
+    named = [gast.keyword(p.name, a) for p, a in zip(parameters[first:], call.args[first:])]
+    named += call.keywords
+    kept = [k for k in named if k.arg not in by_name or
+            not _same_constant(k.value, by_name[k.arg].default)]
+    changed = len(call.args) > first or len(kept) != len(call.keywords)
+    call.args, call.keywords = call.args[:first], kept
+    return changed
+
+
+def positional_arguments(call: gast.Call, function) -> bool:
+    """Undo :func:`named_arguments` where s2sad reads its own code again (a derivative of
+    a derivative, a gradient inlined): the passes read a helper's arguments by position
+    (``broadcast_like(g, like)``'s structure is its second argument's), so the keywords go
+    back to their positions, the defaults left out given again.
+
+    >>> import gast
+    >>> from s2sad.codegen import unparse
+    >>> from s2sad.runtime import sum_grad
+    >>> call = gast.parse("sum_grad(g, like=x, keepdims=True)").body[0].value
+    >>> positional_arguments(call, sum_grad), unparse(call)
+    (True, 'sum_grad(g, x, None, True)')
+
+    Every parameter is given, as the rules' templates give them.
+    """
+    found = registry.facts(function)
+    if getattr(found, "keywords", None) is None or \
+            any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return False
+    try:
+        parameters = list(registry.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    given = {k.arg: k.value for k in call.keywords}
+    names = [p.name for p in parameters]
+    if not set(given) <= set(names[len(call.args):]) or len(call.args) >= len(parameters):
+        return False  # (not a call this module spelled, or every argument given)
+    args = list(call.args)
+    for p in parameters[len(call.args):]:
+        if p.name in given:
+            args.append(given[p.name])
+        elif p.default is not inspect.Parameter.empty and \
+                (p.default is None or type(p.default) in (bool, int, float, str)):
+            args.append(gast.Constant(p.default, None))
+        else:
+            return False
+    call.args, call.keywords = args, []
+    return True
+
+
+class Readable(trees.Transformer):
+    """Fold the constants of each expression and name the helpers' arguments (``helpers``:
+    ``{alias: function}``, the helpers generated code imports)."""
+
+    def __init__(self, helpers: dict, fold: bool = True):
+        self.helpers = helpers
+        self.fold = fold
+        self.changed = False
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        folded = _folded(node) if self.fold else None
+        if folded is None:
+            return node
+        self.changed = True
+        return gast.copy_location(folded, node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id in self.helpers:
+            self.changed |= named_arguments(node, self.helpers[node.func.id])
+        return node
