@@ -486,16 +486,19 @@ def _refuse_state_read_again(made, what: str, then: str) -> None:
     """``made`` runs the user's function once for the value and again for each ``then``;
     a function whose output reads an attribute it changes (``self.k += 1; return x *
     self.k``) is another function at each run, so it is refused."""
-    from .transforms.attributes import READS_ITS_STATE
+    from .transforms.attributes import reads_its_state
     func = made.func
     while isinstance(func, GradientFunction):
         func = func.func
-    if getattr(func, "__code__", None) in READS_ITS_STATE:
-        raise DifferentiationError(
-            f"{what} of {getattr(func, '__name__', 'a function')}, whose output reads an "
-            f"attribute it changes: {what} runs it once for the value and again for each "
+    found = reads_its_state(func)
+    if found is not None:
+        source, stmt, state = found
+        raise source.error(
+            DifferentiationError,
+            f"{what} of {getattr(func, '__name__', 'a function')}, whose output reads "
+            f"{state} it changes: {what} runs it once for the value and again for each "
             f"{then}, each run another function (a hessian is a jacobian of the gradient)",
-            hint="Use s2sad.grad or s2sad.value_and_grad, which run it once, or pass the "
+            stmt, "Use s2sad.grad or s2sad.value_and_grad, which run it once, or pass the "
             "state it reads as an argument.")
 
 
