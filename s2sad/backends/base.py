@@ -26,6 +26,8 @@ SOURCE_MODULE = "numpy"
 
 # (a target module's id: the module, and the name of each of its functions by their id)
 _NAMES: dict = {}
+# NumPy's modules whose functions have rules, as a target module's name ends
+_SUBMODULES = ("", ".linalg", ".fft", ".random")
 
 
 def numpy_module(name: str) -> bool:
@@ -139,8 +141,7 @@ class Backend:
             for (module, name), stand_in in self.stand_ins.items():
                 if stand_in == getattr(func, "__name__", None) and module in sys.modules:
                     return getattr(sys.modules[module], name, None)
-        pairs = [(name, SOURCE_MODULE + name[len(self.module):]) for name in list(sys.modules)
-                 if name == self.module or name.startswith(self.module + ".")] + \
+        pairs = [(self.module + part, SOURCE_MODULE + part) for part in _SUBMODULES] + \
             [(twin, library) for library, (twin, _) in self.twins.items()]
         for target_name, source_name in pairs:
             module = sys.modules.get(target_name)
