@@ -154,7 +154,8 @@ class Backend:
                     id(value): name for name in dir(module) if not name.startswith("_")
                     for value in [getattr(module, name, None)] if callable(value)})
             name = names[1].get(id(func))
-            if name is not None and getattr(module, name, None) is func:
+            if name is not None and getattr(module, name, None) is func and \
+                    getattr(source, name, None) is not func:  # (NumPy's own, re-exported)
                 return getattr(source, name, None)
         return None
 

@@ -60,11 +60,14 @@ from ..source import MISSING, FunctionSource, held_foreign, note_attribute, note
 _DIFFERENTIATED = (np.ndarray, np.generic, float, complex, int, list, tuple, dict)
 
 
-def missing_attribute(op: Op, kind) -> bool:
+def missing_attribute(op: Op, kinds: dict) -> bool:
     """Is ``op``'s own message (an attribute no array, number, list, tuple or dict has:
-    ``x.tranpose()``) the one to give, its operand known (``kind``) to be one of those?"""
-    return bool(op.message) and kind.tag in ("scalar", "array", "numeric", "list", "tuple",
-                                             "dict")
+    ``x.tranpose()``) the one to give, the value it is read from (its first operand) known
+    by ``kinds`` to be one of those?"""
+    receiver = op.operands[0] if op.operands else None
+    return bool(op.message) and isinstance(receiver, gast.Name) and getattr(
+        kinds.get(receiver.id), "tag", "any") in ("scalar", "array", "numeric", "list",
+                                                  "tuple", "dict")
 
 
 def nondiff_attribute(attr: str) -> bool:
@@ -154,6 +157,7 @@ class Op:
     advice: str = ""  # what to do instead, where an "unknown" one has better than a rule
     fields: tuple = ()  # a namedtuple built (P(w, b), "build"): its fields
     message: str = ""  # an "unknown" one's error, {operand} the value, where not "no rule"
+    hint: str = ""  # the advice that goes with ``message``
 
 
 def operand_text(name: str, namer, stmt=None) -> str:
@@ -245,10 +249,11 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                     func.value.id in local_names and \
                     not any(hasattr(kind, func.attr) for kind in _DIFFERENTIATED):
-                return Op("unknown", receiver, name=name, message=(  # (y.tranpose())
+                return Op("unknown", receiver + list(value.args) + list(keywords.values()),
+                          name=name, message=(  # (y.tranpose())
                     f"{{operand}} has no method {func.attr!r}: no value s2sad "
                     "differentiates has one (a NumPy array, a number, a list, a tuple, a "
-                    "dict), so Python raises AttributeError here"), advice=(
+                    "dict), so Python raises AttributeError here"), advice=advice, hint=(
                     "Check the method's name (an array has .transpose(), .sum(), "
                     ".reshape()...); a method of an object of your class is inlined where the "
                     "object is an argument or a module's."))
@@ -301,7 +306,7 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                     f"{{operand}} has no attribute {value.attr!r}: no value s2sad "
                     "differentiates has one (a NumPy array, a number, a list, a tuple, a "
                     "dict), so Python raises AttributeError here"),
-                    advice="Check the attribute's name (an array has .T, .shape, .real, "
+                    hint="Check the attribute's name (an array has .T, .shape, .real, "
                     ".sum()...); an attribute of an object of your class is read where the "
                     "object is an argument or a module's.")
             return Op("unknown", [value.value], name=f".{value.attr}")

@@ -605,12 +605,13 @@ class Reverse(Tape):
             if culprit is not None:
                 raise self.source.error(
                     NoDerivativeError, op.message.format(operand=operand_text(
-                        culprit.id, self.namer, stmt)) if missing_attribute(
-                        op, self.kinds.get(culprit.id, ANY)) else
+                        op.operands[0].id, self.namer, stmt)) if missing_attribute(
+                        op, self.kinds) else
                     f"no derivative rule for {op.name}, called on "
                     f"{operand_text(culprit.id, self.namer, stmt)}, which depends "
                     f"on the differentiated argument{'s' if len(self.wrt) > 1 else ''}", stmt,
-                    op.advice or "Register one with @s2sad.defvjp, wrap the argument in "
+                    (op.hint if missing_attribute(op, self.kinds) else op.advice) or \
+                    "Register one with @s2sad.defvjp, wrap the argument in "
                     "s2sad.stop_gradient() if its gradient should not flow, or rewrite the line "
                     "with functions s2sad knows (see s2sad.supported()).")
 
