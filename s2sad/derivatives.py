@@ -163,7 +163,7 @@ class GradientFunction:
         try:
             return self._call(compiled.function, args)
         except NonScalarOutputError as exc:
-            _at_return(exc, compiled)
+            _at_return(exc, compiled, self.func)
             raise
 
     def _call(self, function, args, *extra):
@@ -486,16 +486,19 @@ def _refuse_state_read_again(made, what: str, then: str) -> None:
     """``made`` runs the user's function once for the value and again for each ``then``;
     a function whose output reads an attribute it changes (``self.k += 1; return x *
     self.k``) is another function at each run, so it is refused."""
-    from .transforms.attributes import READS_ITS_STATE
+    from .transforms.attributes import reads_its_state
     func = made.func
     while isinstance(func, GradientFunction):
         func = func.func
-    if getattr(func, "__code__", None) in READS_ITS_STATE:
-        raise DifferentiationError(
-            f"{what} of {getattr(func, '__name__', 'a function')}, whose output reads an "
-            f"attribute it changes: {what} runs it once for the value and again for each "
+    found = reads_its_state(func)
+    if found is not None:
+        source, stmt, state = found
+        raise source.error(
+            DifferentiationError,
+            f"{what} of {getattr(func, '__name__', 'a function')}, whose output reads "
+            f"{state} it changes: {what} runs it once for the value and again for each "
             f"{then}, each run another function (a hessian is a jacobian of the gradient)",
-            hint="Use s2sad.grad or s2sad.value_and_grad, which run it once, or pass the "
+            stmt, "Use s2sad.grad or s2sad.value_and_grad, which run it once, or pass the "
             "state it reads as an argument.")
 
 
@@ -650,11 +653,30 @@ def _compiled_named(func, filename: str):
     return None
 
 
-def _at_return(exc: NonScalarOutputError, compiled) -> None:
-    """Raise ``exc`` again located at the user's ``return``, when it has no place yet."""
-    if exc.filename is None and compiled.output_at is not None:
-        raise NonScalarOutputError(exc.message, *compiled.output_at,
-                                   _returned_column(compiled.output_at[2]), exc.hint) from None
+def _at_return(exc: NonScalarOutputError, compiled, func=None) -> None:
+    """Raise ``exc`` again located at the user's ``return``, when it has no place yet. For
+    a gradient of a gradient (``func``, a derivative) whose inner gradient is a vector, at
+    the ``return`` of the user's function, saying what gives its second derivatives."""
+    if exc.filename is not None or compiled.output_at is None:
+        return
+    inner = func
+    while isinstance(inner, GradientFunction) and isinstance(inner.func, GradientFunction):
+        inner = inner.func
+    at = next((c.output_at for c in (inner._last, *inner._nestables.values(),
+                                     *inner._variants.values())
+               if c is not None and c.output_at is not None), None) \
+        if isinstance(inner, GradientFunction) else None
+    if at is not None:
+        name = getattr(inner.func, "__name__", "f")
+        raise NonScalarOutputError(
+            f"{exc.message}: the gradient of {name}, which a gradient of a gradient "
+            "differentiates, is one derivative per entry of its argument",
+            *at, _returned_column(at[2]),
+            f"For the second derivatives use s2sad.hessian({name}) (the matrix), "
+            f"s2sad.hvp({name}) (its product with a vector), or "
+            f"s2sad.jacobian(s2sad.grad({name})).") from None
+    raise NonScalarOutputError(exc.message, *compiled.output_at,
+                               _returned_column(compiled.output_at[2]), exc.hint) from None
 
 
 def _returned_column(text: str | None) -> int | None:

@@ -677,6 +677,8 @@ def facts(func) -> Facts | None:
                 mutates=_shifted(found.mutates))
     else:
         found = _FACTS.get(_key(func))
+        if found is None and _key(func) not in _RULES and _source_twin(func) is not None:
+            return facts(_source_twin(func))  # (cupy.add.at: numpy.add.at's)
         if found is None and lookup(func) is not None:
             found = Facts()
         if found is not None and not found.mutates:
@@ -805,10 +807,30 @@ _MERGED: dict = {}  # id(rule) -> its variant for complex values (for_values), u
 
 
 def lookup(func) -> Rule | None:
+    """The rule of ``func``; a CuPy twin's is NumPy's or SciPy's (``cupy.exp``,
+    ``cupyx.scipy.special.erf``: a CuPy gradient's code differentiated again)."""
     try:
-        return _RULES.get(_key(func))
+        found = _RULES.get(_key(func))
     except TypeError:
         return None
+    if found is None:
+        twin = _source_twin(func)
+        if twin is not None:
+            return _RULES.get(_key(twin))
+    return found
+
+
+def _source_twin(func):
+    """NumPy's or SciPy's function of which ``func`` is a target's twin (``cupy.exp``), or
+    None: its rules and facts are that function's."""
+    if "cupy" not in sys.modules:  # (no target module imported: no twin to look for)
+        return None
+    from .backends import BACKENDS
+    for backend in BACKENDS:
+        twin = backend.source_twin(func)
+        if twin is not None:
+            return twin
+    return None
 
 
 def registered(helpers: bool = False, user: bool = False) -> list[Rule]:

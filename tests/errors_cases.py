@@ -184,3 +184,21 @@ def negative_constant_to_a_power(a):
 
 def power_of_numpy_values(x):
     return np.sum(np.abs(x - 2.0) ** 0.5) + np.float64(x[0] - 2.0) ** 2.0
+
+
+def sum_of_squares(x):
+    return np.sum(x ** 2)  # <- its gradient is a vector
+
+
+def misspelled_attribute(x):
+    return np.sum(x.not_an_attribute * 2)
+
+
+def misspelled_attribute_of_a_result(x):
+    y = np.sin(x)
+    return np.sum(y.not_an_attribute)
+
+
+def misspelled_method(x):
+    y = np.sin(x)
+    return np.sum(y.tranpose())

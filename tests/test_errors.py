@@ -325,3 +325,45 @@ def test_a_complex_power_is_refused_at_the_users_line_in_a_second_derivative(fun
 def test_a_numpy_number_to_a_fraction_is_nan_as_numpy_defines():
     with np.errstate(invalid="ignore"):
         assert np.isnan(s2sad.grad(cases.negative_base_power)(np.float64(1.0)))
+
+
+@pytest.mark.parametrize("make", [
+    lambda f: s2sad.grad(s2sad.grad(f)),
+    lambda f: s2sad.value_and_grad(s2sad.grad(f)),
+    lambda f: s2sad.grad(s2sad.grad(s2sad.grad(f))),
+], ids=["grad-grad", "value_and_grad-grad", "grad-grad-grad"])
+def test_a_gradient_of_a_vector_gradient_names_the_users_return_and_hessian(make):
+    """The gradient differentiated is a vector: said at the user's ``return`` (not at a
+    line of the generated code), with what gives second derivatives."""
+    with pytest.raises(s2sad.NonScalarOutputError) as info:
+        make(cases.sum_of_squares)(np.array([0.3, 0.9]))
+    err = info.value
+    assert err.filename == cases.__file__
+    assert err.lineno == line_of(cases.sum_of_squares, "its gradient is a vector")
+    assert "return np.sum(x ** 2)" in str(err)
+    assert "the gradient of sum_of_squares" in str(err)
+    assert "s2sad.hessian(sum_of_squares)" in err.hint
+    assert "s2sad.hvp(sum_of_squares)" in err.hint
+    assert "s2sad.jacobian(s2sad.grad(sum_of_squares))" in err.hint
+    assert "<s2sad" not in str(err)
+
+
+@pytest.mark.parametrize("func, text, what", [
+    (cases.misspelled_attribute, "x.not_an_attribute", "'x' has no attribute 'not_an_attribute'"),
+    (cases.misspelled_attribute_of_a_result, "y.not_an_attribute",
+     "'y' has no attribute 'not_an_attribute'"),
+    (cases.misspelled_method, "y.tranpose()", "'y' has no method 'tranpose'"),
+], ids=["attribute", "attribute-of-a-result", "method"])
+@pytest.mark.parametrize("maker", ["grad", "jvp"])
+def test_an_attribute_no_array_has_is_said_so_at_its_line(func, text, what, maker):
+    """Python would raise AttributeError: the error says the attribute does not exist, not
+    that it has no derivative rule."""
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        getattr(s2sad, maker)(func)(np.array([0.3, 0.9]))
+    err = info.value
+    assert what in str(err)
+    assert "AttributeError" in str(err)
+    assert "no derivative rule" not in str(err)
+    assert err.filename == cases.__file__
+    assert err.lineno == line_of(func, text)
+    assert "Check the" in err.hint

@@ -17,11 +17,17 @@ backend; none compares a target's name.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 
 # The library the user's code and the derivative rules are written against, whatever
 # the target: its module names are what the compiler resolves, then translates.
 SOURCE_MODULE = "numpy"
+
+# (a target module's id: the module, and the name of each of its functions by their id)
+_NAMES: dict = {}
+# NumPy's modules whose functions have rules, as a target module's name ends
+_SUBMODULES = ("", ".linalg", ".fft", ".random")
 
 
 def numpy_module(name: str) -> bool:
@@ -118,6 +124,40 @@ class Backend:
         if name in self.twins:
             return self.twins[name][0]
         return name
+
+    def source_twin(self, func):
+        """NumPy's or SciPy's function of which ``func`` is this target's twin (``cupy.exp``:
+        ``numpy.exp``, ``cupyx.scipy.special.erf``: ``scipy.special.erf``), or None. The
+        rules are NumPy's: a gradient's own code, differentiated again, finds them so. Only
+        the target's modules already imported are read (compiling never imports CuPy).
+        """
+        if not self.translates:
+            return None
+        owner = getattr(func, "__self__", None)  # (cupy.add.at: numpy.add.at)
+        if owner is not None and not isinstance(owner, type(sys)):
+            twin = self.source_twin(owner)
+            return None if twin is None else getattr(twin, getattr(func, "__name__", ""), None)
+        if getattr(func, "__module__", None) == self.helpers:  # (a stand-in: NumPy's own)
+            for (module, name), stand_in in self.stand_ins.items():
+                if stand_in == getattr(func, "__name__", None) and module in sys.modules:
+                    return getattr(sys.modules[module], name, None)
+        pairs = [(self.module + part, SOURCE_MODULE + part) for part in _SUBMODULES] + \
+            [(twin, library) for library, (twin, _) in self.twins.items()]
+        for target_name, source_name in pairs:
+            module = sys.modules.get(target_name)
+            source = sys.modules.get(source_name)
+            if module is None or source is None:
+                continue
+            names = _NAMES.get(id(module))
+            if names is None or names[0] is not module:
+                names = _NAMES[id(module)] = (module, {
+                    id(value): name for name in dir(module) if not name.startswith("_")
+                    for value in [getattr(module, name, None)] if callable(value)})
+            name = names[1].get(id(func))
+            if name is not None and getattr(module, name, None) is func and \
+                    getattr(source, name, None) is not func:  # (NumPy's own, re-exported)
+                return getattr(source, name, None)
+        return None
 
     def lacks_function(self, module: str, name: str) -> bool:
         """Does this target have no function for ``module.name`` (NumPy's, or a twinned

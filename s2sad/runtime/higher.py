@@ -43,6 +43,12 @@ def snapshot(value):
     return value
 
 
+def _on(xp, value):
+    """``value`` as an array of ``xp`` where that is CuPy, which takes no Python number
+    where it wants an array (``cupy.broadcast_to(0.0, shape)``); NumPy's, as it is."""
+    return value if xp is np or hasattr(value, "shape") else xp.asarray(value)
+
+
 def add_at(s, index, g):
     """``np.add.at(s, index, g)`` on a copy of ``s``, returned (an assignment the compiler
     can differentiate).
@@ -50,9 +56,11 @@ def add_at(s, index, g):
     >>> add_at(np.zeros(3), np.s_[[0, 0, 2]], 1.0)
     array([2., 0., 1.])
     """
-    out = np.array(s, dtype=np.result_type(_float_type(s), np.asarray(g).dtype)
+    xp = array_module(s, g)  # (CuPy arrays: on the device)
+    out = xp.array(s, dtype=np.result_type(_float_type(s), g.dtype if hasattr(g, "dtype")
+                                           else np.asarray(g).dtype)
                    if np.ndim(g) else _float_type(s))
-    np.add.at(out, index, g)
+    xp.add.at(out, index, g)
     return out
 
 
@@ -93,7 +101,9 @@ def sens_like(g, like):
             {k: sens_like(g, v) for k, v in like.items()}
     if isinstance(g, (list, tuple)):
         if np.ndim(like) >= 1 and len(like) == len(g):  # a list made from an array's rows
-            return np.stack([np.broadcast_to(sens_like(part, like[i]), np.shape(like[i]))
+            xp = array_module(like, *g)
+            return xp.stack([xp.broadcast_to(_on(xp, sens_like(part, like[i])),
+                                             np.shape(like[i]))
                              for i, part in enumerate(g)]).astype(_float_type(like))
         total = 0.0
         for part in g:
@@ -108,7 +118,8 @@ def sens_like(g, like):
                                       np.shape(g) != np.shape(like)):
         return unbroadcast(g, like)
     if np.shape(g) != np.shape(like):
-        return np.array(np.broadcast_to(g, np.shape(like)))
+        xp = array_module(g, like)
+        return xp.array(xp.broadcast_to(_on(xp, g), np.shape(like)))
     return g
 
 
@@ -129,7 +140,8 @@ def broadcast_like(g, like):
         return g
     if np.ndim(g) > np.ndim(like):
         return unbroadcast(g, like)
-    return np.array(np.broadcast_to(g, np.shape(like)))
+    xp = array_module(g, like)
+    return xp.array(xp.broadcast_to(_on(xp, g), np.shape(like)))
 
 
 def unbroadcast_adjoint(h, g):
@@ -139,9 +151,10 @@ def unbroadcast_adjoint(h, g):
         return h
     if np.size(h) <= np.size(g):
         shape = np.shape(g)
-        h = np.reshape(h, (1,) * (len(shape) - np.ndim(h)) + np.shape(h)) \
+        xp = array_module(h, g)
+        h = xp.reshape(h, (1,) * (len(shape) - np.ndim(h)) + np.shape(h)) \
             if np.ndim(h) < len(shape) else h
-        return np.array(np.broadcast_to(h, shape))
+        return xp.array(xp.broadcast_to(_on(xp, h), shape))
     return unbroadcast(h, g)
 
 
@@ -159,7 +172,7 @@ def sum_parts(parts, like):
         for part in parts:
             total = total + part
         return sens_like(total, like)
-    return sens_like(np.sum(parts, axis=0), like)
+    return sens_like(array_module(parts).sum(parts, axis=0), like)
 
 
 def stack_like(parts, like):
@@ -214,82 +227,90 @@ def cumprod_tangent(g, x, axis=None):
     >>> cumprod_tangent(np.array([1.0, 0.0, 0.0]), np.array([2.0, 3.0, 4.0]))
     array([ 1.,  3., 12.])
     """
-    x = np.asarray(x)
-    g = np.broadcast_to(g, x.shape)
+    xp = array_module(g, x)  # (CuPy arrays: on the device)
+    x = xp.asarray(x)
+    g = xp.broadcast_to(g, x.shape)
     if axis is None:
-        x, g, axis = np.ravel(x), np.ravel(g), 0
-    xm, gm = np.moveaxis(x, axis, -1), np.moveaxis(g, axis, -1)
-    out = np.zeros(np.broadcast_shapes(xm.shape, gm.shape), dtype=np.result_type(xm, gm, 1.0))
+        x, g, axis = xp.ravel(x), xp.ravel(g), 0
+    xm, gm = xp.moveaxis(x, axis, -1), xp.moveaxis(g, axis, -1)
+    out = xp.zeros(np.broadcast_shapes(xm.shape, gm.shape),
+                   dtype=np.result_type(xm.dtype, gm.dtype, 1.0))
     for i in range(xm.shape[-1]):  # d ans_j = sum_{i <= j} prod_{k <= j, k != i} x_k dx_i
         others = xm.astype(out.dtype, copy=True)
         others[..., i] = 1.0
-        partial = np.cumprod(others, -1)
+        partial = xp.cumprod(others, -1)
         partial[..., :i] = 0.0
         out = out + partial * gm[..., i:i + 1]
-    return np.moveaxis(out, -1, axis)
+    return xp.moveaxis(out, -1, axis)
 
 
 def average_tangent(g, a, axis=None, weights=None, keepdims=False, argnum=0):
     """Tangent of ``np.average(a, axis, weights)`` along ``a`` (0) or ``weights`` (1)."""
-    a = np.asarray(a)
+    xp = array_module(g, a, weights)  # (CuPy arrays: on the device)
+    a = xp.asarray(a)
     if weights is None:
-        return np.mean(np.broadcast_to(g, a.shape), axis=axis, keepdims=keepdims) \
+        return xp.mean(xp.broadcast_to(g, a.shape), axis=axis, keepdims=keepdims) \
             if argnum == 0 else 0.0
-    w = np.asarray(weights)
+    w = xp.asarray(weights)
     if w.shape != a.shape:  # 1-d weights along the one axis
         shape = [1] * a.ndim
         shape[axes_of(axis, a.ndim)[0]] = w.size
-        wide, g_wide = np.reshape(w, shape), g if argnum == 0 else np.reshape(g, shape)
+        wide, g_wide = xp.reshape(w, shape), g if argnum == 0 else xp.reshape(g, shape)
     else:
         wide, g_wide = w, g
-    total = np.sum(np.broadcast_to(wide, a.shape), axis=axis, keepdims=True)
+    total = xp.sum(xp.broadcast_to(wide, a.shape), axis=axis, keepdims=True)
     if argnum == 0:
-        out = np.sum(g_wide * wide, axis=axis, keepdims=True) / total
+        out = xp.sum(g_wide * wide, axis=axis, keepdims=True) / total
     else:
-        mean = np.sum(a * wide, axis=axis, keepdims=True) / total
-        out = np.sum(np.broadcast_to(g_wide * (a - mean), a.shape), axis=axis,
+        mean = xp.sum(a * wide, axis=axis, keepdims=True) / total
+        out = xp.sum(xp.broadcast_to(g_wide * (a - mean), a.shape), axis=axis,
                      keepdims=True) / total
-    return out if keepdims else np.reshape(out, np.shape(np.sum(a, axis=axis)))
+    return out if keepdims else xp.reshape(out, np.shape(xp.sum(a, axis=axis)))
 
 
 def sort_tangent(g, a, axis=-1):
     """Tangent of ``np.sort(a, axis)``: ``g`` in the sorted order of ``a``."""
+    xp = array_module(g, a)  # (CuPy arrays: on the device)
     if axis is None:
-        return np.ravel(g)[np.argsort(a, axis=None)]
-    return np.take_along_axis(np.broadcast_to(g, np.shape(a)), np.argsort(a, axis=axis),
+        return xp.ravel(g)[xp.argsort(a, axis=None)]
+    return xp.take_along_axis(xp.broadcast_to(g, np.shape(a)), xp.argsort(a, axis=axis),
                               axis=axis)
 
 
 def clip_tangent(g, a, low, high, argnum):
     """Tangent of ``np.clip(a, low, high)`` along ``a`` (0), ``low`` (1) or ``high`` (2),
     with the adjoint's conventions (at a tie the derivative goes to ``a``)."""
-    raised = a if low is None else np.maximum(a, low)
+    xp = array_module(g, a, low, high)  # (CuPy arrays: on the device)
+    raised = a if low is None else xp.maximum(a, low)
     under = True if high is None else raised <= high
     if argnum == 0:
         inside = under if low is None else under & (a >= low)
-        return np.where(inside, g, 0.0)
+        return xp.where(inside, g, 0.0)
     if argnum == 1:
-        return np.where(under & (a < low), g, 0.0)
-    return np.where(raised > high, g, 0.0)
+        return xp.where(under & (a < low), g, 0.0)
+    return xp.where(raised > high, g, 0.0)
 
 
 def cholesky_tangent(g, L):
     """Tangent of ``L = np.linalg.cholesky(a)`` for a symmetric change ``(g + g^T) / 2``
     (the adjoint's convention): ``L Phi(L^-1 dA L^-T)``, ``Phi`` the lower triangle with
     half the diagonal."""
-    g = (g + np.swapaxes(g, -1, -2)) / 2.0
+    xp = array_module(g, L)  # (CuPy arrays: on the device)
+    g = (g + xp.swapaxes(g, -1, -2)) / 2.0
     n = np.shape(L)[-1]
-    l_inv = np.linalg.inv(L)
-    inner = l_inv @ g @ np.swapaxes(l_inv, -1, -2)
-    phi = np.tril(inner) / (1.0 + np.eye(n, dtype=inner.dtype))
+    l_inv = xp.linalg.inv(L)
+    inner = l_inv @ g @ xp.swapaxes(l_inv, -1, -2)
+    phi = xp.tril(inner) / (1.0 + xp.eye(n, dtype=inner.dtype))
     return L @ phi
 
 
 def arange_tangent(g, ans, argnum):
     """Tangent of ``np.arange(start, stop, step)`` along ``start`` (0) or ``step`` (2)."""
+    xp = array_module(g, ans)  # (CuPy arrays: on the device)
     if argnum == 0:
-        return np.full(np.shape(ans), g, dtype=np.result_type(ans, g, 1.0))
-    return g * np.arange(np.size(ans))
+        return xp.full(np.shape(ans), g, dtype=np.result_type(ans.dtype if hasattr(
+            ans, "dtype") else ans, g.dtype if hasattr(g, "dtype") else g, 1.0))
+    return g * xp.arange(np.size(ans))
 
 
 # --- transposes of the joining and splitting helpers ---------------------------------------
@@ -298,8 +319,10 @@ def arange_tangent(g, ans, argnum):
 def join_like(how, parts, arrays, axis=None):
     """Adjoint of ``concatenate_grad`` and friends (which cut a sensitivity into the joined
     arrays' pieces): the pieces' sensitivities joined again (``how``: the NumPy function)."""
-    parts = [np.broadcast_to(p, np.shape(a)) for p, a in zip(parts, arrays, strict=True)]
-    join = getattr(np, how)
+    xp = array_module(*parts, *arrays)  # (CuPy arrays: on the device)
+    parts = [xp.broadcast_to(_on(xp, p), np.shape(a))
+             for p, a in zip(parts, arrays, strict=True)]
+    join = getattr(xp, how)
     if how in ("concatenate", "stack"):
         return join(parts, axis=axis)
     return join(parts)
@@ -324,7 +347,8 @@ def split_like(g, parts, pieces, axis=0):
     pieces shaped like ``pieces``, each summed to the shape of its part."""
     sizes = [np.shape(p)[axis] for p in pieces]
     cuts = list(np.cumsum(sizes))[:-1]
-    return [sens_like(piece, part) for piece, part in zip(np.split(g, cuts, axis=axis), parts,
+    xp = array_module(g)  # (CuPy arrays: on the device)
+    return [sens_like(piece, part) for piece, part in zip(xp.split(g, cuts, axis=axis), parts,
                                                           strict=True)]
 
 
@@ -337,13 +361,14 @@ def pad_values_forward(g, x, pad_width):
 def solve_tangent(g, ans, a, b, argnum):
     """Tangent of ``x = np.linalg.solve(a, b)`` along ``a`` (0: ``-a^-1 da x``) or ``b``
     (1: ``a^-1 db``), with one right-hand side vector shared by a stack of matrices."""
+    xp = array_module(g, ans, a, b)  # (CuPy arrays: on the device)
     vector = np.ndim(b) == 1
     if argnum == 1:
-        return np.linalg.solve(a, g)
+        return xp.linalg.solve(a, g)
     rhs = (g @ ans[..., None])[..., 0] if vector else g @ ans
     if vector and np.ndim(a) > 2:
-        return -np.linalg.solve(a, rhs[..., None])[..., 0]
-    return -np.linalg.solve(a, rhs)
+        return -xp.linalg.solve(a, rhs[..., None])[..., 0]
+    return -xp.linalg.solve(a, rhs)
 
 
 # --- checkpointing -----------------------------------------------------------------------------
@@ -389,7 +414,7 @@ def checkpoint_tangent(func, args, argnum, g):
 def einsum_with(subscripts, operands, argnum, value):
     """``np.einsum(subscripts, *operands)`` with operand ``argnum`` replaced by ``value``."""
     ops = [value if i == argnum else o for i, o in enumerate(operands) if o is not None]
-    return np.einsum(subscripts, *ops)
+    return array_module(*ops).einsum(subscripts, *ops)
 
 
 def einsum_grad_operands(g, h, subscripts, operands, argnum):

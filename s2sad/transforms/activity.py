@@ -23,7 +23,7 @@ from .. import registry, trees
 from ..trees import assigned_names
 from ..errors import NoDerivativeError
 from .dtypes import UNKNOWN, dtype_kinds, store_effect
-from .attributes import refuse_read_back
+from .attributes import module_state, refuse_read_back
 from .higher import is_generated
 from .resolve import (classify, foreign_index, is_append, is_setitem, names_in,
                       statement_parts)
@@ -87,6 +87,7 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
     active = varied & useful
     _refuse_unknown_stores(tree, source, local_names, varied, active)
     refuse_read_back(tree, source, varied, kinds, useful)  # (self.h = x * 2; return self.h * 3)
+    module_state(tree, source, varied)  # (LOG.append(1); return x * len(LOG))
     return active - shift_invariant(tree, source, local_names) if extrema else active
 
 

@@ -23,7 +23,10 @@ s2sad.errors.DifferentiationError: a value with a derivative stored in 'h' of an
 
 from __future__ import annotations
 
+import types
+
 import gast
+import numpy as np
 
 from .. import registry, trees
 from ..codegen import unparse
@@ -32,9 +35,26 @@ from ..runtime import side_effect
 from .resolve import names_in, statement_parts
 
 
-# the code of the functions whose output reads an attribute they change: vjp, jvp, jacobian
-# and hessian, which run a function more than once, refuse them (s2sad.derivatives)
-READS_ITS_STATE: set = set()
+# the functions whose output reads state they change, by their code's id: ``(code, source,
+# the change's statement, what it changes)``; vjp, jvp, jacobian and hessian, which run a
+# function more than once, refuse them (s2sad.derivatives). By identity: two functions
+# with equal code may read different globals.
+READS_ITS_STATE: dict = {}
+
+
+def _reads_its_state(source, stmt, what: str) -> None:
+    """Note that ``source``'s function reads the state ``stmt`` changes (``what``: "an
+    attribute", "the module's or closure's 'LOG'")."""
+    code = getattr(getattr(source, "func", None), "__code__", None)
+    if code is not None:
+        READS_ITS_STATE.setdefault(id(code), (code, source, stmt, what))
+
+
+def reads_its_state(func):
+    """``(source, statement, what)`` of the change ``func`` reads again, or None."""
+    code = getattr(func, "__code__", None)
+    found = READS_ITS_STATE.get(id(code))
+    return found[1:] if found is not None and found[0] is code else None
 
 
 def _path(node):
@@ -227,8 +247,10 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
     steering |= {attr for attr, targets in loads if targets is None or targets & steer}
     changed = {[p for p in s.value.args[2].value.split("|")[0].replace("[]", ".").split(".")
                 if p][-1] for s, _, _ in stores}
-    if changed & steering and getattr(source, "func", None) is not None:
-        READS_ITS_STATE.add(getattr(source.func, "__code__", None))
+    if changed & steering:
+        _reads_its_state(source, next(s for s, _, _ in stores if [
+            p for p in s.value.args[2].value.split("|")[0].replace("[]", ".").split(".")
+            if p][-1] in steering), "an attribute")
     for stmt, at, loops in stores:
         value, chain = stmt.value.args[0], stmt.value.args[2].value
         if not (isinstance(value, gast.Name) and value.id in varied):
@@ -246,3 +268,152 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
                     "s2sad would read it as a constant (no derivative through the object)",
                     stmt, "Keep the value in a variable and read that (h = x * 2; "
                     "self.h = h; return h * 3), or pass it as an argument.")
+
+
+_NO_STATE = (type(None), bool, int, float, complex, str, bytes, type, types.ModuleType,
+             types.FunctionType, types.BuiltinFunctionType, np.generic, np.ufunc)
+
+
+def _peek(source, name: str):
+    """The value of the free name ``name`` (a closure cell's, a module global's), read
+    without noting it for the build (:meth:`FunctionSource.resolve` notes it); KeyError
+    if the function has no such name."""
+    closure = getattr(source, "closure", None) or {}
+    if name in closure:
+        try:
+            return closure[name].cell_contents
+        except ValueError:  # (a cell not yet given a value)
+            raise KeyError(name) from None
+    return (getattr(source, "globals", None) or {})[name]
+
+
+def _state_root(node):
+    """The name a read or a change of ``node`` starts from: ``LOG`` for ``LOG``,
+    ``OB.log[0]`` or ``D.setdefault('a', [])``; None for an expression of another shape."""
+    while True:
+        if isinstance(node, (gast.Attribute, gast.Subscript)):
+            node = node.value
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
+            node = node.func.value
+        else:
+            return node.id if isinstance(node, gast.Name) else None
+
+
+def _keeps_its_state(method: str, holder) -> bool:
+    """Does calling ``method`` of ``holder`` (the value, or None where only the kinds could
+    tell) leave it as it was? By the method's facts (``list.append`` mutates its first
+    argument, ``dict.get`` none); a method without facts may change anything."""
+    kinds = [type(holder)] if holder is not None else [np.ndarray, list, dict, tuple]
+    for kind in kinds:
+        found = getattr(kind, method, None)
+        facts = registry.facts(found) if found is not None else None
+        if facts is None or 0 in facts.mutates:
+            return False
+    return True
+
+
+def module_state(tree, source, varied: set) -> None:
+    """Changes to state the function does not own: a module's or a closure's list, dict,
+    set, array or object (``LOG.append(1)``, ``OB.log.append(h)``, ``d = D; d['k'] = v``,
+    ``next(IT)``). Python runs them once per call, as the generated code does. Where the
+    function also reads that state, each run is another function: vjp, jvp, jacobian and
+    hessian, which run it more than once, refuse it (``READS_ITS_STATE``). A value with a
+    derivative stored there and read again would be read as a constant: refused at the
+    store's line, as :func:`refuse_read_back` refuses it for an argument's object."""
+    mine = set(trees.assigned_names(tree)) | {a.id for a in tree.args.args} | \
+        {a.id for a in tree.args.kwonlyargs} | \
+        {a.id for a in (tree.args.vararg, tree.args.kwarg) if a is not None}
+    names = {}  # (an id: the free name, as the refusal shows it)
+    held = {}  # a free name holding state, or a local given one's value: its object's id
+
+    def holds(name):
+        if name in held or name in mine:
+            return held.get(name)
+        try:
+            value = _peek(source, name)
+        except KeyError:
+            return None
+        if isinstance(value, _NO_STATE) or callable(value) and not hasattr(value, "__next__"):
+            return None
+        held[name] = id(value)
+        names[id(value)] = f"{'closure' if name in (source.closure or {}) else 'module'}" \
+            f"'s {name!r}"
+        return held[name]
+
+    aliases = [stmt for stmt in trees.walk(tree) if isinstance(stmt, gast.Assign) and
+               len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)]
+    grown = True
+    while grown:  # (d = D; t = d.setdefault('a', []): both hold D's state)
+        grown = False
+        for stmt in aliases:
+            name, root = stmt.targets[0].id, _state_root(stmt.value)
+            if name not in held and root is not None and holds(root) is not None:
+                held[name] = holds(root)
+                grown = True
+    if not any(holds(n.id) for n in trees.walk(tree) if isinstance(n, gast.Name)):
+        return
+    changes, reads, order = [], [], {}
+
+    def walk(stmts, loops):
+        for stmt in stmts:
+            order[id(stmt)] = at = len(order)
+            own = set()  # (the receiver of a change whose result is dropped: no read)
+            if isinstance(stmt, (gast.Expr, gast.Assign)) and isinstance(stmt.value, gast.Call):
+                call = stmt.value
+                func = call.func
+                if isinstance(func, gast.Attribute) and _state_root(func.value) is not None:
+                    root = _state_root(func.value)
+                    if holds(root) is not None:
+                        value = None
+                        if isinstance(func.value, gast.Name) and root not in mine:
+                            value = _peek(source, root)
+                        if not _keeps_its_state(func.attr, value):
+                            changes.append((stmt, holds(root), list(call.args) + [
+                                k.value for k in call.keywords], at, loops))
+                            if isinstance(stmt, gast.Expr) and isinstance(func.value, gast.Name):
+                                own.add(id(func.value))
+                for arg in call.args:  # (next(IT): an iterator's state, changed and read)
+                    if isinstance(arg, gast.Name) and holds(arg.id) is not None and \
+                            arg.id not in mine and hasattr(_peek(source, arg.id), "__next__"):
+                        changes.append((stmt, holds(arg.id), [], at, loops))
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+                root = _state_root(stmt.targets[0])
+                if root is not None and holds(root) is not None:
+                    changes.append((stmt, holds(root), [stmt.value], at, loops))
+            if isinstance(stmt, gast.For) and isinstance(stmt.iter, gast.Name) and \
+                    holds(stmt.iter.id) is not None and stmt.iter.id not in mine and \
+                    hasattr(_peek(source, stmt.iter.id), "__next__"):
+                changes.append((stmt, holds(stmt.iter.id), [], at, loops))
+            alias = stmt in aliases and stmt.targets[0].id in held
+            parts = [stmt] if not isinstance(stmt, (gast.If, gast.For, gast.While)) else \
+                [stmt.test] if hasattr(stmt, "test") else [stmt.iter]
+            for part in parts:
+                for node in trees.walk(part):
+                    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                            id(node) not in own and not alias and holds(node.id) is not None:
+                        reads.append((holds(node.id), at, loops))
+            if isinstance(stmt, (gast.For, gast.While)):
+                walk(stmt.body, loops + (id(stmt),))
+                walk(stmt.orelse, loops)
+            elif isinstance(stmt, gast.If):
+                walk(stmt.body, loops)
+                walk(stmt.orelse, loops)
+
+    walk(tree.body, ())
+    read = {key for key, _, _ in reads}
+    for stmt, key, _, _, _ in changes:
+        if key in read:
+            _reads_its_state(source, stmt, f"the {names[key]}")
+            break
+    for stmt, key, values, at, loops in changes:
+        if not any(isinstance(v, gast.Name) and v.id in varied for v in values):
+            continue
+        if any(k == key and (read_at > at or set(loops) & set(read_loops))
+               for k, read_at, read_loops in reads):
+            raise source.error(
+                DifferentiationError, "a value with a derivative stored in a list, dict, "
+                "array or object the function does not own (a module's or a closure's), "
+                "which the function reads again: s2sad would read it as a constant (no "
+                "derivative through it)", stmt,
+                "Keep the value in a variable and read that (h = x * 2; CACHE.append(h); "
+                "return h * 3), or pass the container as an argument.")

@@ -40,8 +40,8 @@ from .higher import container_kinds, is_generated
 from .kinds import ANY, Kind
 from .objects import differentiated_attribute, not_a_parameter
 from ..trees import assigned_names
-from .resolve import (classify, is_append, is_setitem, known_value, operand_text,
-                      statement_parts)
+from .resolve import (classify, is_append, is_setitem, known_value, missing_attribute,
+                      operand_text, statement_parts)
 from .instantiate import (RuleInliner, call_rule, held_function, refuse_foreign_index,
                           refuse_foreign_operand)
 from .tape import is_pop
@@ -273,11 +273,14 @@ class Forward:
             culprit = next((o for o in op.operands if self.wants(o)), None)
             if culprit is not None:
                 raise self.source.error(
-                    NoDerivativeError,
+                    NoDerivativeError, op.message.format(operand=operand_text(
+                        op.operands[0].id, self.namer, stmt)) if missing_attribute(
+                        op, self.kinds) else
                     f"no derivative rule for {op.name}, called on "
                     f"{operand_text(culprit.id, self.namer, stmt)}, which depends "
                     f"on the differentiated argument{'s' if len(self.wrt) > 1 else ''}", stmt,
-                    op.advice or "Register one with @s2sad.defvjp (and @s2sad.deftangent), "
+                    (op.hint if missing_attribute(op, self.kinds) else op.advice) or \
+                    "Register one with @s2sad.defvjp (and @s2sad.deftangent), "
                     "wrap the argument in s2sad.stop_gradient() if its derivative should not "
                     "flow, or rewrite the line with functions s2sad knows (see "
                     "s2sad.supported()).")

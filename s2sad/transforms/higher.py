@@ -36,6 +36,7 @@ import gast
 import numpy as np
 
 from .. import trees
+from ..backends import BY_MODULE
 from ..errors import DifferentiationError
 from ..runtime import public_module
 from .readable import positional_arguments
@@ -169,10 +170,12 @@ class PrepareGenerated(trees.Transformer):
         return node
 
     def _is_numpy(self, name: str) -> bool:
+        """Is ``name`` NumPy, or a target's module for it (``cp``: a CuPy gradient's code)?"""
         try:
-            return self.source.resolve(name) is np
+            value = self.source.resolve(name)
         except KeyError:
             return False
+        return value is np or isinstance(value, type(np)) and value.__name__ in BY_MODULE
 
 
 def split_aux(tree: gast.FunctionDef, namer, source) -> tuple[gast.FunctionDef, str]:

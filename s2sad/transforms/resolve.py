@@ -56,6 +56,20 @@ from ..descriptors import (_MODELED, modeled, modeled_type, namedtuple_class,  #
 from ..source import MISSING, FunctionSource, held_foreign, note_attribute, note_type
 
 
+# the kinds of value a differentiated one may be, whose attributes are all known
+_DIFFERENTIATED = (np.ndarray, np.generic, float, complex, int, list, tuple, dict)
+
+
+def missing_attribute(op: Op, kinds: dict) -> bool:
+    """Is ``op``'s own message (an attribute no array, number, list, tuple or dict has:
+    ``x.tranpose()``) the one to give, the value it is read from (its first operand) known
+    by ``kinds`` to be one of those?"""
+    receiver = op.operands[0] if op.operands else None
+    return bool(op.message) and isinstance(receiver, gast.Name) and getattr(
+        kinds.get(receiver.id), "tag", "any") in ("scalar", "array", "numeric", "list",
+                                                  "tuple", "dict")
+
+
 def nondiff_attribute(attr: str) -> bool:
     """Is ``x.attr`` a value with no derivative, whatever ``x`` is (``x.shape``): the
     ``no_derivative`` fact of the array attribute of that name?
@@ -142,6 +156,8 @@ class Op:
     name: str = ""
     advice: str = ""  # what to do instead, where an "unknown" one has better than a rule
     fields: tuple = ()  # a namedtuple built (P(w, b), "build"): its fields
+    message: str = ""  # an "unknown" one's error, {operand} the value, where not "no rule"
+    hint: str = ""  # the advice that goes with ``message``
 
 
 def operand_text(name: str, namer, stmt=None) -> str:
@@ -230,6 +246,17 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                           "pair[0](b)): call the function itself with all its arguments "
                           "(f(a, b)), or register a rule with @s2sad.defvjp.")
             receiver = [func.value] if isinstance(func, gast.Attribute) else []
+            if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                    func.value.id in local_names and \
+                    not any(hasattr(kind, func.attr) for kind in _DIFFERENTIATED):
+                return Op("unknown", receiver + list(value.args) + list(keywords.values()),
+                          name=name, message=(  # (y.tranpose())
+                    f"{{operand}} has no method {func.attr!r}: no value s2sad "
+                    "differentiates has one (a NumPy array, a number, a list, a tuple, a "
+                    "dict), so Python raises AttributeError here"), advice=advice, hint=(
+                    "Check the method's name (an array has .transpose(), .sum(), "
+                    ".reshape()...); a method of an object of your class is inlined where the "
+                    "object is an argument or a module's."))
             if isinstance(func, gast.Name):  # (the function itself may carry the input:
                 receiver = [func]            # functools.partial(np.power, x), S(x))
             return Op("unknown", receiver + list(value.args) + list(keywords.values()),
@@ -274,6 +301,14 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             static_value(value, source, local_names)
             return Op("constant", [])
         except KeyError:
+            if not any(hasattr(kind, value.attr) for kind in _DIFFERENTIATED):
+                return Op("unknown", [value.value], name=f".{value.attr}", message=(
+                    f"{{operand}} has no attribute {value.attr!r}: no value s2sad "
+                    "differentiates has one (a NumPy array, a number, a list, a tuple, a "
+                    "dict), so Python raises AttributeError here"),
+                    hint="Check the attribute's name (an array has .T, .shape, .real, "
+                    ".sum()...); an attribute of an object of your class is read where the "
+                    "object is an argument or a module's.")
             return Op("unknown", [value.value], name=f".{value.attr}")
     return Op("nondiff", [value])
 

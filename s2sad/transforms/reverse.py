@@ -51,8 +51,8 @@ from .objects import differentiated_attribute, held_object, not_a_parameter
 from ..trees import assigned_names
 from .higher import container_kinds, is_generated
 from .activity import shift_invariant
-from .resolve import (classify, is_append, is_setitem, known_value, names_in, operand_text,
-                      static_value, statement_parts)
+from .resolve import (classify, is_append, is_setitem, known_value, missing_attribute,
+                      names_in, operand_text, static_value, statement_parts)
 from .instantiate import (RuleInliner, call_rule, held_function, refuse_foreign_index,
                           refuse_foreign_operand)
 from .tape import (Tape, _Restores, _breaks, _carried, _drop_empty_comments, _mutates_in_place,
@@ -613,11 +613,14 @@ class Reverse(Tape):
             culprit = next((o for o in op.operands if self.wants(o)), None)
             if culprit is not None:
                 raise self.source.error(
-                    NoDerivativeError,
+                    NoDerivativeError, op.message.format(operand=operand_text(
+                        op.operands[0].id, self.namer, stmt)) if missing_attribute(
+                        op, self.kinds) else
                     f"no derivative rule for {op.name}, called on "
                     f"{operand_text(culprit.id, self.namer, stmt)}, which depends "
                     f"on the differentiated argument{'s' if len(self.wrt) > 1 else ''}", stmt,
-                    op.advice or "Register one with @s2sad.defvjp, wrap the argument in "
+                    (op.hint if missing_attribute(op, self.kinds) else op.advice) or \
+                    "Register one with @s2sad.defvjp, wrap the argument in "
                     "s2sad.stop_gradient() if its gradient should not flow, or rewrite the line "
                     "with functions s2sad knows (see s2sad.supported()).")
 
