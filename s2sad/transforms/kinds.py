@@ -132,6 +132,29 @@ def object_members(params, descriptors) -> dict:
                     found[param, name] = item  # (p.ms = [M]: a list of np.matrix)
     return found
 
+def held_objects(objects: dict) -> dict:
+    """``{local name: (path, members)}`` of the names the normalizer knows hold an
+    argument's object (``layer`` walking ``model.layers``: ``"model.layers[*]"``), from
+    its ``objects``; :func:`held_integer` reads their members."""
+    return {name: (ref[1], ref[4]) for name, ref in objects.items()
+            if isinstance(name, str) and type(ref) is tuple and len(ref) == 5 and
+            ref[0] == "param"}
+
+
+def held_integer(source, node) -> bool:
+    """Is ``node`` (``layer.n_calls``) an attribute of a name that holds an argument's
+    object (:func:`held_objects`) whose description says it is a Python int (or bool)?
+    Noted, so that the entry of the gradient tests it."""
+    from ..source import note_path
+    if not isinstance(node, gast.Attribute) or not isinstance(node.value, gast.Name):
+        return False
+    held = (getattr(source, "held", None) or {}).get(node.value.id)
+    if held is None or held[1].get(node.attr) != "int":
+        return False
+    note_path(f"{held[0]}.{node.attr}", int)
+    return True
+
+
 def from_descriptor(desc, token: str) -> Kind:
     if desc is None:
         return ANY
