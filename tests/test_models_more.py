@@ -285,3 +285,8 @@ def test_a_counter_that_becomes_a_float_builds_again():
     net.layers[1].n_calls = 2.5  # (a layer's, reached through the loop over the list)
     with pytest.raises(DifferentiationError, match="which the function reads again"):
         s2sad.grad(loss, wrt="m")(net, X0)
+    unlike = CountedNet([CountedBranch(), Counted()])  # (unlike layers: written out)
+    s2sad.grad(loss, wrt="m")(unlike, X0)
+    unlike.layers[0].n_calls = 1.5
+    with pytest.raises(DifferentiationError, match="which the function reads again"):
+        s2sad.grad(loss, wrt="m")(unlike, X0)

@@ -132,26 +132,28 @@ def object_members(params, descriptors) -> dict:
                     found[param, name] = item  # (p.ms = [M]: a list of np.matrix)
     return found
 
-def held_objects(objects: dict) -> dict:
-    """``{local name: (path, members)}`` of the names the normalizer knows hold an
-    argument's object (``layer`` walking ``model.layers``: ``"model.layers[*]"``), from
-    its ``objects``; :func:`held_integer` reads their members."""
-    return {name: (ref[1], ref[4]) for name, ref in objects.items()
-            if isinstance(name, str) and type(ref) is tuple and len(ref) == 5 and
-            ref[0] == "param"}
+def integer_member(norm, value) -> None:
+    """Mark ``value`` (``layer.n_calls``, read into a temporary) where the name it reads
+    holds an argument's object whose description says the attribute is a Python int (or
+    bool): ``int_member``, its path, which :func:`held_integer` reads and notes for the
+    entry's test. (A mark on the node read: the one item a loop written out item by item
+    gives the name there.)"""
+    if not isinstance(value, gast.Attribute) or not isinstance(value.value, gast.Name):
+        return
+    ref = norm.root.objects.get(value.value.id)
+    if type(ref) is tuple and len(ref) == 5 and ref[0] == "param" and \
+            ref[4].get(value.attr) == "int":
+        value.int_member = f"{ref[1]}.{value.attr}"
 
 
-def held_integer(source, node) -> bool:
-    """Is ``node`` (``layer.n_calls``) an attribute of a name that holds an argument's
-    object (:func:`held_objects`) whose description says it is a Python int (or bool)?
-    Noted, so that the entry of the gradient tests it."""
+def held_integer(node) -> bool:
+    """Is ``node`` an attribute read :func:`integer_member` marked? Noted, so that the
+    entry of the gradient tests that it is still an int."""
     from ..source import note_path
-    if not isinstance(node, gast.Attribute) or not isinstance(node.value, gast.Name):
+    path = getattr(node, "int_member", None)
+    if path is None:
         return False
-    held = (getattr(source, "held", None) or {}).get(node.value.id)
-    if held is None or held[1].get(node.attr) != "int":
-        return False
-    note_path(f"{held[0]}.{node.attr}", int)
+    note_path(path, int)
     return True
 
 

@@ -22,6 +22,7 @@ from ..source import iterator, iterator_refusal, note_attribute, note_type, user
     walked_by_key
 from ..trees import assigned_names, clone
 from .frozen import unfrozen
+from .kinds import integer_member
 
 
 def carried_names(tree) -> set[str]:
@@ -399,6 +400,7 @@ class SingleAssignment:
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))
+        integer_member(self, value)  # (layer.n_calls: an int, dtypes reads)
         if isinstance(value, (gast.List, gast.Dict)):  # (`[h] * n`: its list, made here)
             self.made.add(temp)
         if isinstance(value, gast.Tuple):  # (a tuple: f(*t) written out for its length)
