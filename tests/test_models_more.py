@@ -9,6 +9,7 @@ effects against one plain call's.
 """
 
 import copy
+import dataclasses
 
 import numpy as np
 import pytest
@@ -110,6 +111,54 @@ class CountedNet(Seq):  # layers that count, reached through a list
         return X * self.seen
 
 
+class Tied:  # a @property giving a parameter, and one computed from it
+    def __init__(self):
+        self._W = RNG.normal(size=(3, 3)) * 0.5
+        self.c = 0.7
+
+    @property
+    def W(self):
+        return self._W
+
+    @property
+    def gain(self):
+        return self.c * 2.0 + np.sum(self._W[0])
+
+    def __call__(self, X):
+        return np.tanh(X @ self.W) * self.gain
+
+
+class Settable(Tied):  # a property with a setter: its reads stay refused
+    @property
+    def c2(self):
+        return self.c
+
+    @c2.setter
+    def c2(self, value):
+        self.c = value
+
+    def __call__(self, X):
+        return np.tanh(X @ self.W) * self.c2
+
+
+@dataclasses.dataclass
+class DenseData:
+    W: np.ndarray
+    b: np.ndarray
+
+    def __call__(self, X):
+        return np.tanh(X @ self.W + self.b)
+
+
+class Scaled(Dense):  # super().__call__ of the user's class
+    def __init__(self):
+        super().__init__()
+        self.s = 1.3
+
+    def __call__(self, X):
+        return super().__call__(X) * self.s
+
+
 def loss(m, X):
     return np.sum(np.sin(m(X)) ** 2)
 
@@ -125,6 +174,11 @@ MODELS = {
     "enumerate_reversed_unlike": lambda: EnumerateReversed([Sine(), Dense()]),
     "enumerate_zip_reversed": lambda: EnumerateZipReversed([Dense(), Sine()]),
     "held_twice": lambda: (lambda d: Seq([d, Dense(), d]))(Dense()),
+    "property": Tied,
+    "properties_in_layers": lambda: Seq([Tied(), Dense(), Tied()]),
+    "dataclass_layers": lambda: Seq([DenseData(RNG.normal(size=(3, 3)), RNG.normal(size=3)),
+                                     DenseData(RNG.normal(size=(3, 3)), RNG.normal(size=3))]),
+    "super_call": lambda: ZipReversed([Scaled(), Dense()]),
     "counted": Counted,
     "counted_branch": CountedBranch,
     "counted_layers": lambda: CountedNet([Counted(), Counted()]),
@@ -192,8 +246,9 @@ def _unique_leaves(m):
     """The parameters of ``m``, one path for each (a layer held twice: its first)."""
     seen, out = set(), []
     for path, leaf in _leaves(m):
-        if id(leaf) not in seen:
-            seen.add(id(leaf))
+        key = (id(_get(m, path[:-1])), path[-1])  # (its holder: equal floats may be one)
+        if key not in seen:
+            seen.add(key)
             out.append((path, leaf))
     return out
 
@@ -290,3 +345,8 @@ def test_a_counter_that_becomes_a_float_builds_again():
     unlike.layers[0].n_calls = 1.5
     with pytest.raises(DifferentiationError, match="which the function reads again"):
         s2sad.grad(loss, wrt="m")(unlike, X0)
+
+
+def test_a_property_with_a_setter_is_still_refused():
+    with pytest.raises(DifferentiationError, match="which its class computes"):
+        s2sad.grad(loss, wrt="m")(Settable(), X0)

@@ -476,6 +476,9 @@ class SingleAssignment:
                 raise self.source.syntax_error(
                     f"the method {node.value.id}.{node.attr} used as a value", node,
                     f"Call it where it is used: {node.value.id}.{node.attr}(...).")
+            read = self._property_read(node) if isinstance(node.ctx, gast.Load) else None
+            if read is not None:  # (self.w, a @property of the user's class: its getter)
+                return self.inline(read[0], *read[1])
             value = self.simple(node.value) if self.is_atom(node.value) else self.atom(node.value)
             return gast.copy_location(gast.Attribute(value, node.attr, gast.Load()), node)
         if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Subscript)):
