@@ -350,3 +350,35 @@ def test_a_counter_that_becomes_a_float_builds_again():
 def test_a_property_with_a_setter_is_still_refused():
     with pytest.raises(DifferentiationError, match="which its class computes"):
         s2sad.grad(loss, wrt="m")(Settable(), X0)
+
+
+class Blocks:  # layers in a dict: not followed, refused at the user's line with advice
+    def __init__(self):
+        self.blocks = {"enc": Dense(), "dec": Dense()}
+
+    def walked(self, X):
+        for name, layer in self.blocks.items():
+            X = layer(X)
+        return X
+
+    def indexed(self, X):
+        return self.blocks["dec"](self.blocks["enc"](X))
+
+
+def walked_loss(m, X):
+    return np.sum(m.walked(X) ** 2)
+
+
+def indexed_loss(m, X):
+    return np.sum(m.indexed(X) ** 2)
+
+
+@pytest.mark.parametrize("f, line", [(walked_loss, "X = layer(X)"),
+                                     (indexed_loss, 'return self.blocks["dec"]')])
+@pytest.mark.parametrize("wrt", ["m", "X"])
+def test_layers_in_a_dict_are_refused_with_advice(f, line, wrt):
+    with pytest.raises(s2sad.errors.NoDerivativeError) as info:
+        s2sad.grad(f, wrt=wrt)(Blocks(), X0)
+    assert line in str(info.value)
+    assert "hold them in a list, a tuple or attributes" in str(info.value) or \
+        "hold the objects in a list, a tuple or attributes" in str(info.value)
