@@ -372,6 +372,11 @@ class Objects:
         object, as a method is (``(call, inlining)``); None for any other attribute."""
         import inspect
         from ..source import note_method
+        root = node.value
+        while isinstance(root, (gast.Attribute, gast.Subscript)):
+            root = root.value
+        if not isinstance(root, gast.Name) or root.id not in self.locals:
+            return None  # (a module's object: its properties read as values, as before)
         ref = self._object_ref(node.value)
         if ref is None or ref[0] not in ("param", "value"):
             return None
