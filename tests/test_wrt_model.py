@@ -559,16 +559,19 @@ def class_attribute_loss(model, x):
     return np.sum(np.sin(model._w * x)) * model.scale
 
 
-def test_a_property_of_a_differentiated_object_is_refused_not_dropped():
-    """(Its value is read; the gradient it would pass on to ``_w`` is unknown.)"""
+def test_a_property_of_a_differentiated_object_is_followed_to_what_it_reads():
+    """(Its getter is inlined as a method is: the gradient goes on to ``_w``; it was
+    refused when only its value was read. A property with a setter still is:
+    tests/test_models_more.py.)"""
     x = np.array([0.3, -1.1])
-    for make in (lambda: s2sad.grad(property_loss)(WithProperty(), x),
-                 lambda: s2sad.jvp(property_loss)(WithProperty(), x)[1](WithProperty())):
-        with pytest.raises(s2sad.DifferentiationError,
-                           match=r"cannot differentiate through WithProperty.w, which its "
-                                 r"class computes \(property\)") as info:
-            make()
-        assert "Read the attributes w is computed from" in info.value.hint
+    model = WithProperty()
+    g = s2sad.grad(property_loss)(model, x)
+    check_object_gradient(property_loss, model, (x,), g)
+    assert not hasattr(g, "w") or "w" not in vars(g)
+    direction = WithProperty()
+    direction._w = np.array([1.0, 2.0])
+    _, push = s2sad.jvp(property_loss)(model, x)
+    assert push(direction) == pytest.approx(np.sum(g._w * direction._w), rel=1e-9)
 
 
 def test_a_class_attribute_is_a_constant():

@@ -302,27 +302,32 @@ def object_gradient(x, g):
     return _object_gradient(x, reached, {})
 
 
-def _reach(value, g, reached: dict) -> None:
+def _reach(value, g, reached: dict, seen: set | None = None) -> None:
     """Note, for each object of a user's class in ``value``, the sensitivity ``g`` gives
     its attributes, on each path that reaches it (a layer held twice, a pointer back to
-    the model: each path's part adds into the one object's gradient)."""
+    the model: each path's part adds into the one object's gradient). A tangent shaped
+    like it (an object of its class) counts once where it shares as the model does."""
+    seen = set() if seen is None else seen
     if attribute_object(value):
         if attribute_object(g):  # (a tangent shaped like it: an object of its class)
+            if (id(value), id(g)) in seen:  # (the same object on another path: one part)
+                return
+            seen.add((id(value), id(g)))
             g = vars(g)
         g = g if isinstance(g, dict) else {}
         reached.setdefault(id(value), (value, []))[1].append(g)
         for name, part in g.items():
             if isinstance(name, str) and name in vars(value):
-                _reach(vars(value)[name], part, reached)
+                _reach(vars(value)[name], part, reached, seen)
             elif not _zero(part):
                 _computed_attribute(value, name)
     elif isinstance(value, (list, tuple)) and isinstance(g, (list, tuple)):
         for item, part in zip(value, g):
-            _reach(item, part, reached)
+            _reach(item, part, reached, seen)
     elif isinstance(value, dict) and isinstance(g, dict):
         for key, part in g.items():
             if key in value:
-                _reach(value[key], part, reached)
+                _reach(value[key], part, reached, seen)
 
 
 def _object_gradient(x, reached: dict, made: dict):

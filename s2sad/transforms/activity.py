@@ -86,9 +86,37 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                 changed = True
     active = varied & useful
     _refuse_unknown_stores(tree, source, local_names, varied, active)
-    refuse_read_back(tree, source, varied, kinds, useful)  # (self.h = x * 2; return self.h * 3)
+    refuse_read_back(tree, source, _carrying(flows, wrt, varied, tree, source, local_names),
+                     kinds, useful)  # (self.h = x * 2; return self.h * 3)
     module_state(tree, source, varied)  # (LOG.append(1); return x * len(LOG))
     return active - shift_invariant(tree, source, local_names) if extrema else active
+
+
+def _carrying(flows, wrt: set[str], varied: set[str], tree, source, local_names) -> set:
+    """The names of ``varied`` that may carry a derivative: not those that hold integers
+    or bools for certain (``self.n_calls + 1``, a layer's counter read through a loop over
+    ``model.layers``: an int carries none, so stored and read back it loses none)."""
+    from ..runtime import side_effect
+    if not any(value is side_effect for value in getattr(source, "extra", {}).values()):
+        return varied  # (nothing stored into an object: nothing read back)
+    kinds = dtype_kinds(tree, source, local_names)
+    updated = {statement_parts(stmt)[0][0] for stmt in trees.walk(tree)
+               if isinstance(stmt, gast.stmt) and (is_setitem(stmt) or is_append(stmt))}
+    whole = {name for name, category in kinds.items()  # (not a list: changed in place, its
+             if category is not None and category[0] == "i" and  # items are what it is
+             category[1] != "s" and name not in updated}  # given)
+    if not whole & varied:
+        return varied
+    carrying = set(wrt)
+    changed = True
+    while changed:
+        changed = False
+        for targets, deps in flows:
+            if deps & carrying and not set(targets) <= whole and \
+                    not carrying.issuperset(targets):
+                carrying.update(targets)
+                changed = True
+    return carrying
 
 
 def integer_names(tree: gast.FunctionDef, source, local_names: set[str]) -> set[str]:

@@ -248,6 +248,9 @@ def _attribute(value, env, source, local_names):
             desc = member(source, value)
             return UNKNOWN if desc is None else (_described(desc)[0], "a" if type(desc) is
                                                  tuple and desc[0] == "nd" else "?")
+        from .kinds import held_integer
+        if held_integer(value):  # (layer.n_calls, layer walking model.layers)
+            return ("i", "?")
         if value.attr in ("T", "mT", "real", "imag", "flat"):
             return (kind, holder)
         if value.attr in ("ndim", "size", "itemsize", "nbytes"):

@@ -132,6 +132,31 @@ def object_members(params, descriptors) -> dict:
                     found[param, name] = item  # (p.ms = [M]: a list of np.matrix)
     return found
 
+def integer_member(norm, value) -> None:
+    """Mark ``value`` (``layer.n_calls``, read into a temporary) where the name it reads
+    holds an argument's object whose description says the attribute is a Python int (or
+    bool): ``int_member``, its path, which :func:`held_integer` reads and notes for the
+    entry's test. (A mark on the node read: the one item a loop written out item by item
+    gives the name there.)"""
+    if not isinstance(value, gast.Attribute) or not isinstance(value.value, gast.Name):
+        return
+    ref = norm.root.objects.get(value.value.id)
+    if type(ref) is tuple and len(ref) == 5 and ref[0] == "param" and \
+            ref[4].get(value.attr) == "int":
+        value.int_member = f"{ref[1]}.{value.attr}"
+
+
+def held_integer(node) -> bool:
+    """Is ``node`` an attribute read :func:`integer_member` marked? Noted, so that the
+    entry of the gradient tests that it is still an int."""
+    from ..source import note_path
+    path = getattr(node, "int_member", None)
+    if path is None:
+        return False
+    note_path(path, int)
+    return True
+
+
 def from_descriptor(desc, token: str) -> Kind:
     if desc is None:
         return ANY

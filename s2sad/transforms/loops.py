@@ -131,6 +131,38 @@ class Loops:
         ref = self._object_ref(source)
         return ref[2] if ref is not None and ref[0] == "seq" else None
 
+    def over_objects(self, stmt):
+        """``stmt``, or a ``for`` like it where ``zip`` or ``enumerate`` is given
+        ``reversed(layers)`` of a list of objects: ``layers[::-1]``, a list of the same
+        objects in the order ``reversed`` gives them, whose items are known."""
+        def flipped(node):
+            if self._builtin_call(node) != "reversed" or len(node.args) != 1 or \
+                    node.keywords or self._builtin_call(node.args[0]) == "range":
+                return node
+            ref = self._object_ref(node.args[0])
+            if ref is None or ref[0] != "seq":
+                return node
+            back = gast.Slice(None, None, gast.UnaryOp(gast.USub(), gast.Constant(1, None)))
+            return gast.copy_location(gast.Subscript(node.args[0], back, gast.Load()), node)
+        iterable = stmt.iter
+        if self._builtin_call(iterable) not in ("zip", "enumerate") or not iterable.args:
+            return stmt
+        inner = iterable.args[0] if self._builtin_call(iterable) == "enumerate" else None
+        if inner is not None and self._builtin_call(inner) == "zip":
+            args = [gast.copy_location(gast.Call(inner.func, [flipped(a) for a in inner.args],
+                                                 inner.keywords), inner)] + iterable.args[1:]
+        elif inner is not None:
+            args = [flipped(inner)] + iterable.args[1:]
+        else:
+            args = [flipped(a) for a in iterable.args]
+        if all(a is b for a, b in zip(args, iterable.args)) and (
+                inner is None or self._builtin_call(inner) != "zip" or
+                all(a is b for a, b in zip(args[0].args, inner.args))):
+            return stmt
+        call = gast.copy_location(gast.Call(iterable.func, args, iterable.keywords), iterable)
+        return gast.copy_location(gast.For(stmt.target, call, stmt.body, stmt.orelse,
+                                           stmt.type_comment), stmt)
+
     def unrolled(self, stmt) -> bool:
         """A ``for`` over a list of objects whose methods it calls (``for layer in
         self.layers: x = layer(x)``, also with ``enumerate``, ``reversed``, or ``zip`` with

@@ -366,6 +366,33 @@ class Objects:
             return self.root.objects.get(node.id)
         return None
 
+    def _property_read(self, node):
+        """``self.w``, where ``w`` is a ``@property`` of the user's class (a getter only, of
+        the user's code) of an object the normalizer knows: its getter inlined with the
+        object, as a method is (``(call, inlining)``); None for any other attribute."""
+        import inspect
+        from ..source import note_method
+        root = node.value
+        while isinstance(root, (gast.Attribute, gast.Subscript)):
+            root = root.value
+        if not isinstance(root, gast.Name) or root.id not in self.locals:
+            return None  # (a module's object: its properties read as values, as before)
+        ref = self._object_ref(node.value)
+        if ref is None or ref[0] not in ("param", "value"):
+            return None
+        cls = ref[2] if ref[0] == "param" else type(ref[1])
+        found = inspect.getattr_static(cls, node.attr, None)
+        if type(found) is not property or found.fset is not None or \
+                found.fdel is not None or not isinstance(found.fget, types.FunctionType) or \
+                not _user_code(found.fget) or registry.lookup(found.fget) is not None:
+            return None
+        path, obj = (ref[1], None) if ref[0] == "param" else (None, ref[1])
+        note_method(cls, node.attr, found, path, False, obj)
+        key = found.fget if found.fget in self.inlining else (found.fget, path or id(obj))
+        call = gast.copy_location(gast.Call(gast.Attribute(node.value, node.attr, gast.Load()),
+                                            [node.value], []), node)
+        return call, (found.fget, None, None, key)
+
     def _object_method(self, node):
         """``self.act(z)``, ``model.predict(x)``, ``self.layer.forward(x)``, ``layer(x)``:
         the ``def`` of the object's class (``__call__`` for a call of the object), inlined

@@ -238,13 +238,17 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                 advice = ("s2sad follows a variable given a function once (act = np.tanh), "
                           "a parameter given a function, and the variable of a loop over a "
                           f"list of objects of your classes ({_OBJECT_LOOPS}); else register "
-                          "a rule with @s2sad.defvjp, or call the function by its name.")
+                          "a rule with @s2sad.defvjp, or call the function by its name. "
+                          "Objects in a dict (for name, layer in self.blocks.items()) are "
+                          "not followed: hold them in a list, a tuple or attributes.")
             else:  # pair[0](x), f(a)(x): the function is a value computed on the line
                 name = "this call"
                 advice = ("s2sad does not follow a function made by a call or an "
                           "index (functools.partial(f, a)(b), Cls(a)(b) through __call__, "
                           "pair[0](b)): call the function itself with all its arguments "
-                          "(f(a, b)), or register a rule with @s2sad.defvjp.")
+                          "(f(a, b)), or register a rule with @s2sad.defvjp. An object "
+                          "in a dict (self.blocks['enc'](x)) is not followed: hold the "
+                          "objects in a list, a tuple or attributes (self.enc).")
             receiver = [func.value] if isinstance(func, gast.Attribute) else []
             if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                     func.value.id in local_names and \

@@ -22,6 +22,7 @@ from ..source import iterator, iterator_refusal, note_attribute, note_type, user
     walked_by_key
 from ..trees import assigned_names, clone
 from .frozen import unfrozen
+from .kinds import integer_member
 
 
 def carried_names(tree) -> set[str]:
@@ -404,6 +405,7 @@ class SingleAssignment:
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))
+        integer_member(self, value)  # (layer.n_calls: an int, dtypes reads)
         if isinstance(value, (gast.List, gast.Dict)) or isinstance(value, gast.Call) and \
                 self._callee(value.func) is list:  # (`[h] * n`, list(x[1:]): made here)
             self.made.add(temp)
@@ -482,6 +484,9 @@ class SingleAssignment:
                 raise self.source.syntax_error(
                     f"the method {node.value.id}.{node.attr} used as a value", node,
                     f"Call it where it is used: {node.value.id}.{node.attr}(...).")
+            read = self._property_read(node) if isinstance(node.ctx, gast.Load) else None
+            if read is not None:  # (self.w, a @property of the user's class: its getter)
+                return self.inline(read[0], *read[1])
             value = self.simple(node.value) if self.is_atom(node.value) else self.atom(node.value)
             return gast.copy_location(gast.Attribute(value, node.attr, gast.Load()), node)
         if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Subscript)):
