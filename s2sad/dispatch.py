@@ -147,6 +147,17 @@ def guard(desc, name: str, constants: dict) -> str:
     return _text(guard_test(desc, _load(name), constants))
 
 
+def _length_ones(shape: ast.expr, ndim: int, ones: tuple) -> list[ast.expr]:
+    """The tests that the axes ``ones`` of an array of ``ndim`` axes have length 1 and the
+    others do not (``describe_argument``): ``1 not in x.shape`` where none has, else one
+    test an axis (``x.shape[0] == 1``, ``x.shape[1] != 1``)."""
+    if not ones:
+        return [ast.Compare(ast.Constant(1), [ast.NotIn()], [shape])]
+    return [ast.Compare(ast.Subscript(copy.deepcopy(shape), ast.Constant(i), ast.Load()),
+                        [ast.Eq() if i in ones else ast.NotEq()], [ast.Constant(1)])
+            for i in range(ndim)]
+
+
 def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
     """The test that ``value`` (an expression) is described by ``desc``, as a tree;
     ``constants`` receives the values it refers to (see :func:`guard`)."""
@@ -160,10 +171,13 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
 
     if isinstance(desc, str) and desc in _PYTHON:  # (a bool, described as "int" too, goes
         return _type_is(at(), desc)                # the general way)
-    if isinstance(desc, tuple) and desc[0] == "nd" and len(desc) == 3:
+    if isinstance(desc, tuple) and desc[0] == "nd" and (
+            len(desc) == 3 or len(desc) == 4 and type(desc[3]) is tuple):
         return _all([_type_is(at(), "ndarray"),
                      _equal(attribute(at(), "ndim"), ast.Constant(desc[1])),
-                     _equal(attribute(at(), "dtype", "kind"), ast.Constant(desc[2]))])
+                     _equal(attribute(at(), "dtype", "kind"), ast.Constant(desc[2]))] +
+                    (_length_ones(attribute(at(), "shape"), desc[1], desc[3])
+                     if len(desc) == 4 else []))
     if isinstance(desc, tuple) and desc[0] == "function":  # (the very function: np.tanh)
         constant = f"described_{len(constants)}"
         constants[constant] = desc[1]
