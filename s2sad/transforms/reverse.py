@@ -652,9 +652,10 @@ class Reverse(Tape):
     def decided_unbroadcast(self, expr, like: str, ans: str):
         """``unbroadcast(expr, like)``, ``expr`` shaped like ``ans``, as the kinds decide
         it where they say which axes of both have length 1 (``Kind.ones``): ``expr``
-        itself, or ``np.sum(expr, axis=0)`` over the axes the broadcast put in front and
-        ``np.sum(..., axis=1, keepdims=True)`` over those it spread; None where they do
-        not say (or ``ans``'s sensitivity may be a 0.0 placeholder, which has no axes)."""
+        itself, or ``np.sum(expr, axis=0)`` over the axes the broadcast put in front;
+        None where they do not say, where it spread an axis of length 1 (the helper
+        stays: ``EarlySums`` reads it), or where ``ans``'s sensitivity may be a 0.0
+        placeholder, which has no axes."""
         small, big = self.kind(like), self.kind(ans)
         ones = [() if k.tag == "scalar" else k.ones for k in (small, big)]
         if small.ndim is None or big.ndim is None or None in ones or \
@@ -664,8 +665,8 @@ class Reverse(Tape):
         spread = tuple(a for a in ones[0] if lead + a not in ones[1])
         if not lead and not spread:
             return expr
-        if ans in self.placeholders:
-            return None
+        if ans in self.placeholders or spread:  # (a spread axis: the helper stays, which
+            return None  # EarlySums sums early, before a product: means[:, None, :])
 
         def axes(values):
             return gast.Constant(values[0], None) if len(values) == 1 else \
@@ -674,13 +675,8 @@ class Reverse(Tape):
         def total(value, keywords):
             return gast.Call(gast.Attribute(self.load(self.imports.numpy()), "sum",
                                             gast.Load()), [value], keywords)
-        if lead:
-            expr = total(expr, [gast.keyword("axis", axes(tuple(range(lead))))]
-                         if small.ndim else [])
-        if spread:
-            expr = total(expr, [gast.keyword("axis", axes(spread)),
-                                gast.keyword("keepdims", gast.Constant(True, None))])
-        return expr
+        return total(expr, [gast.keyword("axis", axes(tuple(range(lead))))]
+                     if small.ndim else [])
 
     def _same_shape(self, a: str, b: str) -> bool:
         ka, kb = self.kind(a), self.kind(b)
