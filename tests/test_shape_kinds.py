@@ -173,3 +173,29 @@ def test_float32_kept():
     b = RNG.standard_normal(3).astype(np.float32)
     got = s2sad.grad(bias, wrt=1)(x, b)
     assert got.dtype == np.float32 and got.shape == (3,)
+
+
+def ord_norm(x, b):
+    return np.sum(np.sin(np.linalg.norm(x, 1) + b))  # (1 is ord, not axis: a number)
+
+
+def ord_norm_kept(x, b):
+    return np.sum(np.sin(np.linalg.norm(x, 1, keepdims=True) + b))  # (every axis 1)
+
+
+def kept_by_name(x, b, keep):
+    return np.sum(np.sin(x - np.max(x, axis=1, keepdims=keep)) * b)
+
+
+@pytest.mark.parametrize("f, args, wrt", [
+    (ord_norm, (RNG.standard_normal((3, 4)), RNG.standard_normal(4)), 0),
+    (ord_norm, (RNG.standard_normal((3, 4)), RNG.standard_normal(4)), 1),
+    (ord_norm_kept, (RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))), 0),
+    (ord_norm_kept, (RNG.standard_normal((3, 4)), RNG.standard_normal(4)), 1),
+    (kept_by_name, (RNG.standard_normal((3, 4)), RNG.standard_normal(4), True), 0),
+    (kept_by_name, (RNG.standard_normal((3, 4)), RNG.standard_normal(4), True), 1),
+])
+def test_the_axis_is_read_where_the_signature_puts_it(f, args, wrt):
+    """A reduction's axes of length 1 come from its ``axis`` parameter (``norm``'s second
+    is ``ord``) and a ``keepdims`` written True, not one given by a name."""
+    _check(f, args, wrt)

@@ -20,6 +20,7 @@ same shape.
 
 from __future__ import annotations
 
+import inspect
 from collections import abc
 from dataclasses import dataclass, replace
 
@@ -480,11 +481,10 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             if keepdims is not None and not _is_false(keepdims) and base.shape is not None \
                     and base.tag != "scalar":
                 return Kind("numeric", target, base.ndim, fits=base.shape,
-                            ones=_reduced_ones(base, op.operands[1] if len(op.operands) > 1
-                                               else op.keywords.get("axis")))
+                            ones=_reduced_ones(base, _axis_of(op)) if isinstance(
+                                keepdims, gast.Constant) and keepdims.value is True else None)
             if keepdims is None or _is_false(keepdims):  # np.sum(x, axis=1): its axes but
-                ones = _reduced_ones(base, op.operands[1] if len(op.operands) > 1  # that
-                                     else op.keywords.get("axis"), kept=False)
+                ones = _reduced_ones(base, _axis_of(op), kept=False)  # that one
                 if ones is not None:
                     return Kind("numeric", None, ones[0], ones=ones[1])
         if shape == "sequence" and op.kind == "call":
@@ -836,12 +836,32 @@ def _matmul_kind(x: Kind, y: Kind) -> Kind:
     return Kind("array", None, ndim, ones=ones)
 
 
+def _axis_of(op):
+    """The node a reduction's ``axis`` parameter is given (by keyword, or at its place in
+    the function's signature: ``np.linalg.norm(x, 2)`` gives ``ord``, not ``axis``), the
+    constant None where it is not given, or False where the signature is not read."""
+    if "axis" in op.keywords:
+        return op.keywords["axis"]
+    try:
+        params = list(inspect.signature(op.rule.func).parameters)
+    except (TypeError, ValueError):
+        return False
+    if "axis" not in params:
+        return False
+    at = params.index("axis")
+    return op.operands[at] if at < len(op.operands) else gast.Constant(None, None)
+
+
 def _reduced_ones(base: Kind, axis, kept: bool = True):
     """The axes of length 1 of a reduction of ``base`` over ``axis`` with keepdims: its
     own and those reduced (``axis`` an int or a tuple of ints written out); without
     (``kept`` False), ``(rank, axes of length 1)``, its own renumbered."""
-    if base.ones is None or base.ndim is None:
+    if base.ones is None or base.ndim is None or axis is False:
         return None
+    if isinstance(axis, gast.Constant) and axis.value is None:  # (all axes: with keepdims,
+        if not kept:                                              # each of length 1)
+            return None
+        return tuple(range(base.ndim))
     if isinstance(axis, gast.Constant) and type(axis.value) is int:
         axes = (axis.value,)
     elif isinstance(axis, gast.Tuple) and all(isinstance(e, gast.Constant) and
