@@ -24,7 +24,7 @@ from collections import abc
 
 import numpy as np
 
-from .backends import BY_MODULE, LIBRARIES
+from .backends import ARRAY_TAGS, BY_MODULE, LIBRARIES
 
 _PY = {float: "float", int: "int", bool: "int", complex: "complex"}
 _NAMESPACE = types.SimpleNamespace  # (a bag of attributes: described as a user's object)
@@ -90,7 +90,11 @@ def describe_argument(value):
         shape = value.shape
         return ("nd", len(shape), value.dtype.kind,
                 tuple(i for i, n in enumerate(shape) if n == 1) if 1 in shape else ())
-    return describe(value)
+    desc = describe(value)
+    if type(desc) is tuple and len(desc) == 3 and desc[0] in ARRAY_TAGS and desc[1]:
+        shape = tuple(value.shape)  # (a CuPy array: the same, so its code is NumPy's)
+        return desc + (tuple(i for i, n in enumerate(shape) if n == 1),)
+    return desc
 
 
 def length_one_axes(desc):
@@ -103,7 +107,7 @@ def length_one_axes(desc):
     >>> length_one_axes(("nd", 0, "f")), length_one_axes(("nd", 0, "f", "number"))
     ((), ())
     """
-    if type(desc) is tuple and desc and desc[0] == "nd":
+    if type(desc) is tuple and desc and desc[0] in ARRAY_TAGS:
         if desc[1] == 0:
             return ()
         if len(desc) == 4 and type(desc[3]) is tuple:

@@ -60,7 +60,7 @@ import numpy as np
 from . import codegen
 from .codegen import function_with_cells, register
 from .source import MISSING, complex_read, same_items, same_type
-from .descriptors import describe
+from .descriptors import describe, describe_argument
 from .trees import walk
 
 _PYTHON = ("float", "int", "complex")  # descriptions of Python numbers, named as their types
@@ -210,6 +210,9 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
                                 constants) for key, item in desc[1]])
     constant = f"described_{len(constants)}"
     constants[constant] = desc
+    if isinstance(desc, tuple) and len(desc) == 4 and type(desc[3]) is tuple:  # (a CuPy
+        # array's axes of length 1: describe_argument)
+        return _equal(ast.Call(_load("describe_argument"), [at()], []), _load(constant))
     return _equal(ast.Call(_load("describe"), [at()], []), _load(constant))
 
 
@@ -577,7 +580,7 @@ def make_entry(name: str, signature, descriptors, variant, general, catch=None, 
                         reads, owner, unsettable) + "\n"
     filename = f"<s2sad entry of {name}>"
     register(filename, text)
-    namespace = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
+    namespace = {"ndarray": np.ndarray, "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
                  "variant": variant, "general": general, "default_stale": stale, **constants}
     if catch is not None:
         namespace["caught"], namespace["handle"] = catch
@@ -665,7 +668,7 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
                  (_unset_test_trees(signature, descriptors, names, unset, constants)
                   if stale is not None else []) +
                  read_test_trees(reads, constants))
-    helpers = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
+    helpers = {"ndarray": np.ndarray, "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
                "general": general, "default_stale": stale, **constants}
     if catch is not None:
         helpers["caught"], helpers["handle"] = catch
