@@ -21,7 +21,7 @@ from typing import Callable
 from . import hooks, registry
 from .boundary import boundary, hide
 from .backends import ARRAY_TAGS, backend_of, check_arguments, check_target, target_backend
-from .descriptors import attribute_object, describe, is_object
+from .descriptors import attribute_object, describe_argument, is_object
 from .dispatch import UNSET, given_arguments, make_entry
 from .errors import (DifferentiationError, NonScalarOutputError, S2sadError,
                      UnsupportedSyntaxError)
@@ -154,7 +154,7 @@ class GradientFunction:
         elif _LEFT_OUT in map(id, args):  # (an entry's: one left out had no default then)
             return self._defaults_changed(*args)
         # the common case first: a variant compiled before that reads no module global live
-        compiled = self._ready.get(tuple(map(describe, args)))
+        compiled = self._ready.get(tuple(map(describe_argument, args)))
         if compiled is None or not still_read(compiled.reads):  # (a helper redefined: the
             compiled = self._variant(args)                      # variant is built again)
         self._last = compiled
@@ -241,7 +241,7 @@ class GradientFunction:
 
     def _variant(self, args):
         """The compiled variant for these (bound) arguments, its globals read afresh."""
-        key = tuple(map(describe, args))  # CuPy arrays describe themselves as such
+        key = tuple(map(describe_argument, args))  # (CuPy arrays describe themselves)
         check_arguments(key, self._params, self._backend)  # no NumPy array for target='cupy'
         compiled = self._variants.get(key)
         if compiled is None:
@@ -320,7 +320,7 @@ class GradientFunction:
         return backend_of(key or (), self._backend), key
 
     def _key(self, args) -> tuple:
-        return tuple(map(describe, args))
+        return tuple(map(describe_argument, args))
 
     def _source_function(self, key):
         """The Python function this one differentiates: the user's, or for a derivative

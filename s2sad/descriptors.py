@@ -24,7 +24,7 @@ from collections import abc
 
 import numpy as np
 
-from .backends import BY_MODULE, LIBRARIES
+from .backends import ARRAY_TAGS, BY_MODULE, LIBRARIES
 
 _PY = {float: "float", int: "int", bool: "int", complex: "complex"}
 _NAMESPACE = types.SimpleNamespace  # (a bag of attributes: described as a user's object)
@@ -72,6 +72,47 @@ def describe(value):
     if module in _NOT_USERS and kind is not _NAMESPACE:  # (a bag of attributes,
         return "any"                                                # described as a user's)
     return _object(value, kind, 0)
+
+
+def describe_argument(value):
+    """:func:`describe` of an argument the variant is chosen by: an array of one or more
+    axes also says which of them have length 1 (``("nd", 2, "f", (1,))`` for a column,
+    ``("nd", 2, "f", ())`` for a matrix), so that the compiler decides every broadcast
+    (``unbroadcast``) and the entry tests it, as it tests the rank. Sizes other than 1
+    are not part of it: batches of 7, 8 and 9 rows share one variant.
+
+    >>> describe_argument(np.zeros((7, 1))), describe_argument(np.zeros((8, 3)))
+    (('nd', 2, 'f', (1,)), ('nd', 2, 'f', ()))
+    >>> describe_argument(np.zeros(3)) == describe_argument(np.zeros(9)), describe_argument(2.0)
+    (True, 'float')
+    """
+    if type(value) is np.ndarray and value.ndim:
+        shape = value.shape
+        return ("nd", len(shape), value.dtype.kind,
+                tuple(i for i, n in enumerate(shape) if n == 1) if 1 in shape else ())
+    desc = describe(value)
+    if type(desc) is tuple and len(desc) == 3 and desc[0] in ARRAY_TAGS and desc[1]:
+        shape = tuple(value.shape)  # (a CuPy array: the same, so its code is NumPy's)
+        return desc + (tuple(i for i, n in enumerate(shape) if n == 1),)
+    return desc
+
+
+def length_one_axes(desc):
+    """The axes of length 1 that ``desc``, an argument's descriptor, says an array has
+    (:func:`describe_argument`); None where it does not say (a descriptor given as
+    ``("nd", 2, "f")``, a NumPy number, anything else).
+
+    >>> length_one_axes(("nd", 2, "f", (0,))), length_one_axes(("nd", 2, "f"))
+    ((0,), None)
+    >>> length_one_axes(("nd", 0, "f")), length_one_axes(("nd", 0, "f", "number"))
+    ((), ())
+    """
+    if type(desc) is tuple and desc and desc[0] in ARRAY_TAGS:
+        if desc[1] == 0:
+            return ()
+        if len(desc) == 4 and type(desc[3]) is tuple:
+            return desc[3]
+    return None
 
 
 def function_value(value) -> bool:

@@ -60,7 +60,7 @@ import numpy as np
 from . import codegen
 from .codegen import function_with_cells, register
 from .source import MISSING, complex_read, same_items, same_type
-from .descriptors import describe
+from .descriptors import describe, describe_argument
 from .trees import walk
 
 _PYTHON = ("float", "int", "complex")  # descriptions of Python numbers, named as their types
@@ -147,6 +147,17 @@ def guard(desc, name: str, constants: dict) -> str:
     return _text(guard_test(desc, _load(name), constants))
 
 
+def _length_ones(shape: ast.expr, ndim: int, ones: tuple) -> list[ast.expr]:
+    """The tests that the axes ``ones`` of an array of ``ndim`` axes have length 1 and the
+    others do not (``describe_argument``): ``1 not in x.shape`` where none has, else one
+    test an axis (``x.shape[0] == 1``, ``x.shape[1] != 1``)."""
+    if not ones:
+        return [ast.Compare(ast.Constant(1), [ast.NotIn()], [shape])]
+    return [ast.Compare(ast.Subscript(copy.deepcopy(shape), ast.Constant(i), ast.Load()),
+                        [ast.Eq() if i in ones else ast.NotEq()], [ast.Constant(1)])
+            for i in range(ndim)]
+
+
 def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
     """The test that ``value`` (an expression) is described by ``desc``, as a tree;
     ``constants`` receives the values it refers to (see :func:`guard`)."""
@@ -160,10 +171,13 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
 
     if isinstance(desc, str) and desc in _PYTHON:  # (a bool, described as "int" too, goes
         return _type_is(at(), desc)                # the general way)
-    if isinstance(desc, tuple) and desc[0] == "nd" and len(desc) == 3:
+    if isinstance(desc, tuple) and desc[0] == "nd" and (
+            len(desc) == 3 or len(desc) == 4 and type(desc[3]) is tuple):
         return _all([_type_is(at(), "ndarray"),
                      _equal(attribute(at(), "ndim"), ast.Constant(desc[1])),
-                     _equal(attribute(at(), "dtype", "kind"), ast.Constant(desc[2]))])
+                     _equal(attribute(at(), "dtype", "kind"), ast.Constant(desc[2]))] +
+                    (_length_ones(attribute(at(), "shape"), desc[1], desc[3])
+                     if len(desc) == 4 else []))
     if isinstance(desc, tuple) and desc[0] == "function":  # (the very function: np.tanh)
         constant = f"described_{len(constants)}"
         constants[constant] = desc[1]
@@ -196,6 +210,9 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
                                 constants) for key, item in desc[1]])
     constant = f"described_{len(constants)}"
     constants[constant] = desc
+    if isinstance(desc, tuple) and len(desc) == 4 and type(desc[3]) is tuple:  # (a CuPy
+        # array's axes of length 1: describe_argument)
+        return _equal(ast.Call(_load("describe_argument"), [at()], []), _load(constant))
     return _equal(ast.Call(_load("describe"), [at()], []), _load(constant))
 
 
@@ -563,7 +580,7 @@ def make_entry(name: str, signature, descriptors, variant, general, catch=None, 
                         reads, owner, unsettable) + "\n"
     filename = f"<s2sad entry of {name}>"
     register(filename, text)
-    namespace = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
+    namespace = {"ndarray": np.ndarray, "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
                  "variant": variant, "general": general, "default_stale": stale, **constants}
     if catch is not None:
         namespace["caught"], namespace["handle"] = catch
@@ -651,7 +668,7 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
                  (_unset_test_trees(signature, descriptors, names, unset, constants)
                   if stale is not None else []) +
                  read_test_trees(reads, constants))
-    helpers = {"ndarray": np.ndarray, "describe": describe, "count_of": operator.countOf,
+    helpers = {"ndarray": np.ndarray, "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
                "general": general, "default_stale": stale, **constants}
     if catch is not None:
         helpers["caught"], helpers["handle"] = catch

@@ -253,16 +253,16 @@ MLP_ARGS = (np.ones((4, 3)), np.ones(3), np.ones((3, 2)), np.ones(2), np.ones((5
 
 GOLDEN_MLP = '''\
 import cupy as cp
-from s2sad.runtime import matmul_shape, reduced_size, sum_grad, unbroadcast, unbroadcast_product
+from s2sad.runtime import reduced_size, sum_grad
 from s2sad.runtime.gradients import fresh_gradient
 
 def grad_mlp_loss(W1, b1, W2, b2, x, y):
     h = cp.tanh(x @ W1 + b1)
-    out = h @ W2 + b2
-    t_4 = out - y
-    s_5 = sum_grad(1.0, like=t_4) / reduced_size(t_4)
-    s_out = unbroadcast_product(s_5 * 2, t_4, like=out)
-    s_W2 = h.T @ unbroadcast(s_out, like=matmul_shape(h, W2))
+    t_3 = h @ W2
+    out = t_3 + b2
+    s_5 = sum_grad(1.0, like=t_3) / reduced_size(t_3)
+    s_out = s_5 * 2 * (out - y)
+    s_W2 = h.T @ s_out
     return fresh_gradient(W2, s_W2)
 '''
 

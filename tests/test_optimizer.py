@@ -10,6 +10,7 @@ import pytest
 
 import s2sad
 from s2sad.transforms.py_floats import PythonFloats
+from tests.test_higher_order import central_differences
 
 
 def speelpenning(x):
@@ -189,16 +190,35 @@ def _centered_scores(x, means, W):
     return np.sum(np.tanh(z))
 
 
+def _batched_sines(x, W):
+    xc = np.sin(x)
+    z = 0.5 * xc + xc @ W
+    return np.sum(np.tanh(z))
+
+
 def test_a_gradient_started_by_a_new_array_is_added_to_in_place():
+    rng = np.random.default_rng(3)
+    x, W = rng.standard_normal((4, 6, 3)), rng.standard_normal((3, 3))
+    g = s2sad.grad(_batched_sines, wrt=(0, 1))
+    text = g.source_for(x, W)
+    # matmul_grad_left makes a new array: the second term goes into it, no third array
+    assert "s_xc = matmul_grad_left(" in text and "s_xc += " in text, text
+    assert "s_xc = s_xc +" not in text, text
+    for k, got in enumerate(g(x, W)):
+        np.testing.assert_allclose(got, central_differences(_batched_sines, (x, W), k),
+                                   rtol=1e-6, atol=1e-8)
+
+
+def test_a_sum_of_a_product_and_a_matrix_product_is_summed_early():
+    """``s_xc`` (K, n, d) gathers ``matmul_grad_left`` and ``0.5 * s_z`` only to be summed
+    over n: each term is summed before it is made (transforms/early_sums)."""
     rng = np.random.default_rng(3)
     x, means, W = rng.standard_normal((6, 3)), rng.standard_normal((4, 3)), \
         rng.standard_normal((3, 3))
     g = s2sad.grad(_centered_scores, wrt=(1, 2))
     text = g.source_for(x, means, W)
-    # matmul_grad_left makes a new array: the second term goes into it, no third array
-    assert "s_xc = matmul_grad_left(" in text and "s_xc += " in text, text
-    # ``-unbroadcast(s_xc, ...)`` is a new array too: s_xc is not shared with it
-    assert "s_xc = s_xc +" not in text, text
+    assert "s_xc = summed_matmul_grad_left(" in text and "s_means = -s_xc[:, 0, :]" in text, \
+        text
     grads = g(x, means, W)
     for k, arg in enumerate((means, W)):
         numeric = np.zeros_like(arg)

@@ -50,6 +50,9 @@ from ..runtime import summed_matmul_grad_left
 from .first_assignment import written
 
 
+SUMMED = "(the sum's own shape)"  # a term shaped like the sum's other terms
+
+
 class EarlySums:
     """``unbroadcast``: the ``unbroadcast`` helper's name in the generated code;
     ``matmul_left``: the name of ``matmul_grad_left`` there (None where the code does not
@@ -107,8 +110,8 @@ class EarlySums:
                 not _first_value(body[stores[0]], name) or \
                 not all(_addition(body[k]) == name for k in stores[1:]):
             return False
-        shapes = {self._shaped_like(_term(body[k])) for k in stores}
-        if len(shapes) != 1 or None in shapes:
+        shapes = {self._shaped_like(_term(body[k])) for k in stores} - {SUMMED}
+        if len(shapes) != 1 or None in shapes:  # (one term at least says the shape)
             return False
         before = set(params).union(*(_changed(s) for s in body[:stores[0]]))
         during = set().union(*(_changed(s) for s in body[stores[0]:at]))
@@ -122,7 +125,11 @@ class EarlySums:
 
     def _shaped_like(self, term) -> str | None:
         """The name whose shape ``term`` has: ``xc`` of ``matmul_grad_left(g, xc, W)``
-        and of ``unbroadcast(q * g, xc)``; None for another term."""
+        and of ``unbroadcast(q * g, xc)``; ``SUMMED`` for a product ``q * g`` the kinds
+        left without its ``unbroadcast`` (shaped like the value whose sensitivity it adds
+        to: the others' name says which); None for another term."""
+        if isinstance(term, gast.BinOp) and isinstance(term.op, gast.Mult):
+            return SUMMED
         if not isinstance(term, gast.Call) or not isinstance(term.func, gast.Name) or \
                 term.keywords or len(term.args) < 2 or not isinstance(term.args[1], gast.Name):
             return None
@@ -135,7 +142,10 @@ class EarlySums:
 
     def _summed(self, stmt, name: str, like):
         term = _term(stmt)
-        if term.func.id == self.matmul_left:
+        if isinstance(term, gast.BinOp):  # q * g, shaped like the others: summed down too
+            summed = gast.Call(gast.Name(self.unbroadcast, gast.Load(), None, None),
+                               [term, clone(like)], [])
+        elif term.func.id == self.matmul_left:
             summed = gast.Call(gast.Name(self.helper(summed_matmul_grad_left), gast.Load(),
                                          None, None), term.args + [clone(like)], [])
         else:  # (the sum down to like's shape goes through the term's own shape)

@@ -274,6 +274,12 @@ class RuleInliner(trees.Copier):
             if self.strip or isinstance(like, gast.Name) and \
                     self.reverse._same_shape(like.id, self.ans):
                 return self.visit(node.args[0])  # (decided before the call is copied)
+            decide = getattr(self.reverse, "decided_unbroadcast", None)
+            if isinstance(like, gast.Name) and decide is not None and \
+                    self.rule.shape == "elementwise":  # (its terms shaped like its result)
+                decided = decide(self.visit(node.args[0]), like.id, self.ans)
+                if decided is not None:
+                    return decided
         node = self.generic_visit(node)
         func = node.func
         if isinstance(func, gast.Name) and len(node.args) == 3 and not node.keywords:

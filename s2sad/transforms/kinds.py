@@ -20,6 +20,7 @@ same shape.
 
 from __future__ import annotations
 
+import inspect
 from collections import abc
 from dataclasses import dataclass, replace
 
@@ -29,7 +30,8 @@ import numpy as np
 from .. import registry, trees
 from ..backends import ARRAY_TAGS, numpy_module
 from ..descriptors import (_NOT_USERS, _PY, _UNROLLED, _plain_lookup, class_method,  # noqa: F401
-                           data_descriptor, describe, is_object, objects_described,
+                           data_descriptor, describe, is_object, length_one_axes,
+                           objects_described,
                            user_objects)
 from ..errors import DifferentiationError
 from ..source import MISSING, held_foreign, iterator, iterator_refusal
@@ -57,6 +59,9 @@ class Kind:
     # False: not (a module's set of numbers); True: they do (a module's list of np.matrix)
     held: bool | None = None
     walked: bool | None = None  # those a loop or list() gives (a dict's keys): None, as held
+    # the axes of length 1, where ``ndim`` is known and the arguments' kinds decide it
+    # (``describe_argument``: the entry tests them); None: not known
+    ones: tuple | None = None
 
     @property
     def holds_foreign(self) -> bool:
@@ -168,7 +173,8 @@ def from_descriptor(desc, token: str) -> Kind:
         return Kind("scalar", "()", 0, py=desc)
     tag = desc[0]
     if tag in ARRAY_TAGS:
-        return Kind("scalar", "()", 0) if desc[1] == 0 else Kind("array", token, desc[1])
+        return Kind("scalar", "()", 0) if desc[1] == 0 else \
+            Kind("array", token, desc[1], ones=length_one_axes(desc))
     if tag == "dict":
         return Kind("dict", items=tuple((k, from_descriptor(d, f"{token}[{k!r}]"))
                                         for k, d in desc[1]))
@@ -192,9 +198,38 @@ def combine(kinds: list[Kind]) -> Kind:
     if full:
         return full[0]
     ndims = [k.ndim for k in kinds if k.tag != "scalar"]
+    ones = broadcast_ones(kinds)
+    if ones is not None:  # an operand of the result's rank and axes of length 1 has its
+        for k in kinds:   # shape (NumPy broadcasts other lengths only where they agree)
+            if k.tag != "scalar" and k.shape is not None and k.ndim == max(ndims) and \
+                    k.ones == ones:
+                return k
     if all(k.tag == "array" for k in kinds if k.tag != "scalar") and None not in ndims:
-        return Kind("array", None, max(ndims))  # shape unknown, rank known (the walk names it)
+        # shape unknown, rank known (the walk names it)
+        return Kind("array", None, max(ndims), ones=ones)
+    if ones is not None:  # (x[None, :, :] - m[:, None, :]: numeric, its axes of length 1 known)
+        return Kind("numeric", None, max(ndims), ones=ones)
     return NUMERIC
+
+
+def broadcast_ones(kinds) -> tuple | None:
+    """The axes of length 1 of the broadcast of values of ``kinds``: those where every
+    value that has the axis has it of length 1 (NumPy's rule, axes aligned on the right);
+    None where a value's are not known.
+
+    >>> broadcast_ones([Kind("array", "x", 2, ones=(1,)), Kind("array", "b", 1, ones=()),
+    ...                 SCALAR])
+    ()
+    >>> broadcast_ones([Kind("array", "x", 2, ones=(1,)), Kind("array", "y", 3, ones=(0, 2))])
+    (0, 2)
+    """
+    known = [k for k in kinds if k.ndim != 0 and k.tag != "scalar"]
+    if any(k.ndim is None or k.ones is None for k in known):
+        return None
+    ndim = max((k.ndim for k in known), default=0)
+    return tuple(axis for axis in range(ndim)
+                 if all(axis - (ndim - k.ndim) in k.ones
+                        for k in known if axis >= ndim - k.ndim))
 
 
 def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
@@ -250,7 +285,7 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                 kind = _holding(kind, *held) if any(held) and not kind.foreign else kind
             if kind.tag in ("numeric", "array") and kind.shape is None:
                 # unknown shape, but the same as its own
-                kind = Kind(kind.tag, targets[0], kind.ndim)
+                kind = Kind(kind.tag, targets[0], kind.ndim, ones=kind.ones)
             set_kind(targets[0], kind)
 
     assigned: dict[str, Kind] = dict(arg_kinds)  # a parameter rebound in a loop or branch
@@ -318,8 +353,8 @@ def _joined(a: Kind, b: Kind, name: str) -> Kind:
     if a.tag == b.tag == "scalar":
         return Kind("scalar", "()", 0, py=a.py if a.py == b.py else None)
     if a.numeric and b.numeric:
-        if a.tag == b.tag == "array" and a.ndim == b.ndim:
-            return Kind("array", name, a.ndim)  # the same rank on every path
+        if a.tag == b.tag == "array" and a.ndim == b.ndim:  # the same rank on every path
+            return Kind("array", name, a.ndim, ones=a.ones if a.ones == b.ones else None)
         return Kind("numeric", name)
     if a.tag == b.tag and a.tag in ("list", "tuple") and not a.fields and not b.fields:
         return Kind(a.tag)  # (ys = [a, b]; ys = ys + [c]: a list, items not known)
@@ -433,6 +468,16 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             return _matmul_kind(*(of(a) for a in op.operands))
         if op.rule.func is np.dot and len(op.operands) == 2 and not op.keywords:
             return _dot_kind(*(of(a) for a in op.operands))
+        if op.rule.func is np.transpose and len(op.operands) == 2 and not op.keywords:
+            base = of(op.operands[0])  # np.transpose(L, (0, 2, 1)): its axes permuted
+            order = op.operands[1]
+            if base.tag == "array" and base.ones is not None and \
+                    isinstance(order, gast.Tuple) and len(order.elts) == base.ndim and \
+                    all(isinstance(e, gast.Constant) and type(e.value) is int
+                        for e in order.elts) and \
+                    sorted(e.value for e in order.elts) == list(range(base.ndim)):
+                return Kind("array", None, base.ndim, ones=tuple(
+                    i for i, e in enumerate(order.elts) if e.value in base.ones))
         if op.rule.func in (np.array, np.asarray) and len(op.operands) == 1 and \
                 set(op.keywords) <= {"dtype"}:
             items = of(op.operands[0])  # np.array([a, b, c]) of numbers: a vector
@@ -462,7 +507,13 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             base = of(op.operands[0]) if op.operands else ANY
             if keepdims is not None and not _is_false(keepdims) and base.shape is not None \
                     and base.tag != "scalar":
-                return Kind("numeric", target, base.ndim, fits=base.shape)
+                return Kind("numeric", target, base.ndim, fits=base.shape,
+                            ones=_reduced_ones(base, _axis_of(op)) if isinstance(
+                                keepdims, gast.Constant) and keepdims.value is True else None)
+            if keepdims is None or _is_false(keepdims):  # np.sum(x, axis=1): its axes but
+                ones = _reduced_ones(base, _axis_of(op), kept=False)  # that one
+                if ones is not None:
+                    return Kind("numeric", None, ones[0], ones=ones[1])
         if shape == "sequence" and op.kind == "call":
             fields = facts.fields or None
             flag = op.keywords.get(facts.alone[0]) if facts.alone else None
@@ -794,11 +845,67 @@ def _created_kind(shape, of, target) -> Kind:
 def _matmul_kind(x: Kind, y: Kind) -> Kind:
     """``x @ y``: its rank, when both ranks are known (its shape token is its own name)."""
     if x.tag != "array" or y.tag != "array" or x.ndim is None or y.ndim is None:
+        if x.numeric and y.numeric and x.ones is not None and y.ones is not None and \
+                x.ndim and y.ndim and not x.ndim == y.ndim == 1:  # (numeric, rank known:
+            return replace(_matmul_kind(replace(x, tag="array"), replace(y, tag="array")),
+                           tag="numeric")  # xc @ L with xc = x[None] - m[:, None])
         return NUMERIC
     if x.ndim == y.ndim == 1:
         return SCALAR
     ndim = max(x.ndim, y.ndim) - (1 if min(x.ndim, y.ndim) == 1 else 0)
-    return Kind("array", None, ndim)
+    ones = None
+    if x.ones is not None and y.ones is not None:  # the stacked axes broadcast, then the
+        stacked = broadcast_ones([  # rows of x (not a vector's), the columns of y (same)
+            Kind("array", None, max(k.ndim - 2, 0), ones=tuple(a for a in k.ones if a < k.ndim - 2))
+            for k in (x, y)])
+        last = ((x.ndim - 2) in x.ones,) * (x.ndim > 1) + ((y.ndim - 1) in y.ones,) * (y.ndim > 1)
+        ones = stacked + tuple(ndim - len(last) + i for i, one in enumerate(last) if one)
+    return Kind("array", None, ndim, ones=ones)
+
+
+def _axis_of(op):
+    """The node a reduction's ``axis`` parameter is given (by keyword, or at its place in
+    the function's signature: ``np.linalg.norm(x, 2)`` gives ``ord``, not ``axis``), the
+    constant None where it is not given, or False where the signature is not read."""
+    if "axis" in op.keywords:
+        return op.keywords["axis"]
+    try:
+        params = list(inspect.signature(op.rule.func).parameters)
+    except (TypeError, ValueError):
+        return False
+    if "axis" not in params:
+        return False
+    at = params.index("axis")
+    return op.operands[at] if at < len(op.operands) else gast.Constant(None, None)
+
+
+def _reduced_ones(base: Kind, axis, kept: bool = True):
+    """The axes of length 1 of a reduction of ``base`` over ``axis`` with keepdims: its
+    own and those reduced (``axis`` an int or a tuple of ints written out); without
+    (``kept`` False), ``(rank, axes of length 1)``, its own renumbered."""
+    if base.ones is None or base.ndim is None or axis is False:
+        return None
+    if isinstance(axis, gast.Constant) and axis.value is None:  # (all axes: with keepdims,
+        if not kept:                                              # each of length 1)
+            return None
+        return tuple(range(base.ndim))
+    if isinstance(axis, gast.Constant) and type(axis.value) is int:
+        axes = (axis.value,)
+    elif isinstance(axis, gast.Tuple) and all(isinstance(e, gast.Constant) and
+                                              type(e.value) is int for e in axis.elts):
+        axes = tuple(e.value for e in axis.elts)
+    elif isinstance(axis, gast.UnaryOp) and isinstance(axis.op, gast.USub) and \
+            isinstance(axis.operand, gast.Constant) and type(axis.operand.value) is int:
+        axes = (-axis.operand.value,)
+    else:
+        return None
+    if not all(-base.ndim <= a < base.ndim for a in axes):
+        return None
+    axes = {a % base.ndim for a in axes}
+    if not kept:
+        left = [a for a in range(base.ndim) if a not in axes]
+        return len(left), tuple(i for i, a in enumerate(left) if a in base.ones)
+    return tuple(sorted(set(base.ones) | axes))
 
 
 def _dot_kind(x: Kind, y: Kind) -> Kind:
@@ -844,4 +951,27 @@ def _subscript_kind(base: Kind, index, of) -> Kind:
             return SCALAR
         if len(parts) < base.ndim:
             return Kind("array", f"{base.shape}[{len(parts)}]", base.ndim - len(parts))
+    if base.tag == "array" and base.ones is not None and all(
+            isinstance(p, gast.Constant) and p.value is None or isinstance(p, gast.Slice) and
+            p.lower is None and p.upper is None and p.step is None for p in parts) and \
+            sum(isinstance(p, gast.Slice) for p in parts) <= base.ndim:
+        # x[:, None], x[None, :, :]: all of x, with axes of length 1 put in
+        return Kind("numeric", None, len(parts) + base.ndim -
+                    sum(isinstance(p, gast.Slice) for p in parts), ones=_new_axes(parts, base))
     return NUMERIC if base.numeric else ANY
+
+
+def _new_axes(parts, base: Kind) -> tuple:
+    """The axes of length 1 of ``x[parts]``, ``parts`` None (a new axis) and ``:``; the
+    axes ``parts`` leaves out at the end are taken whole."""
+    ones, axis, out = [], 0, 0
+    slices = sum(isinstance(p, gast.Slice) for p in parts)
+    for p in list(parts) + ["rest"] * (base.ndim - slices):
+        if isinstance(p, gast.Constant):
+            ones.append(out)
+        else:
+            if axis in base.ones:
+                ones.append(out)
+            axis += 1
+        out += 1
+    return tuple(ones)

@@ -656,7 +656,39 @@ class Reverse(Tape):
     def unbroadcast(self, expr, like: gast.Name, ans: str):
         if self._same_shape(like.id, ans):
             return expr
+        decided = self.decided_unbroadcast(expr, like.id, ans)
+        if decided is not None:
+            return decided
         return gast.Call(self.helper(unbroadcast), [expr, self.load(like.id)], [])
+
+    def decided_unbroadcast(self, expr, like: str, ans: str):
+        """``unbroadcast(expr, like)``, ``expr`` shaped like ``ans``, as the kinds decide
+        it where they say which axes of both have length 1 (``Kind.ones``): ``expr``
+        itself, or ``np.sum(expr, axis=0)`` over the axes the broadcast put in front;
+        None where they do not say, where it spread an axis of length 1 (the helper
+        stays: ``EarlySums`` reads it), or where ``ans``'s sensitivity may be a 0.0
+        placeholder, which has no axes."""
+        small, big = self.kind(like), self.kind(ans)
+        ones = [() if k.tag == "scalar" else k.ones for k in (small, big)]
+        if small.ndim is None or big.ndim is None or None in ones or \
+                small.ndim > big.ndim or not small.numeric or not big.numeric:
+            return None
+        lead = big.ndim - small.ndim
+        spread = tuple(a for a in ones[0] if lead + a not in ones[1])
+        if not lead and not spread:
+            return expr
+        if ans in self.placeholders or spread:  # (a spread axis: the helper stays, which
+            return None  # EarlySums sums early, before a product: means[:, None, :])
+
+        def axes(values):
+            return gast.Constant(values[0], None) if len(values) == 1 else \
+                gast.Tuple([gast.Constant(v, None) for v in values], gast.Load())
+
+        def total(value, keywords):
+            return gast.Call(gast.Attribute(self.load(self.imports.numpy()), "sum",
+                                            gast.Load()), [value], keywords)
+        return total(expr, [gast.keyword("axis", axes(tuple(range(lead))))]
+                     if small.ndim else [])
 
     def _same_shape(self, a: str, b: str) -> bool:
         ka, kb = self.kind(a), self.kind(b)
