@@ -73,7 +73,7 @@ CASES = [  # (function, argument shapes, the helper its gradient calls)
     pytest.param(total, [BIG, BIG], "sum_product(x, y)", id="total"),
     pytest.param(two_axes, [BIG, BIG], "sum_product(x, y, axis=(0, 2))", id="two-axes"),
     pytest.param(scaled, [(8, 1, 4), BIG], "unbroadcast_product(", id="broadcast-factor"),
-    pytest.param(row, [(4,), BIG], "unbroadcast_product(", id="row-factor"),
+    pytest.param(row, [(4,), BIG], "sum_product(x, s_1, axis=(0, 1))", id="row-factor"),
     pytest.param(mixture, [(5, 3), (1000, 3)], "sum_product(xc, xc, axis=2)", id="mixture"),
     pytest.param(gmm_like, [(5, 3), (5, 3), (5, 3, 3)],
                  "s_xc = summed_matmul_grad_left(", id="gmm-early-sums"),
