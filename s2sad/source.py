@@ -551,6 +551,16 @@ def note_dtype(path: str, kind: str) -> None:
         read.setdefault(("dtype", path, None), ("dtype", path, kind, None))
 
 
+def note_undescribed(path: str, name: str) -> None:
+    """An attribute ``name`` of an object in an argument's attributes (``path``,
+    ``"model.inner"``) was read where the argument's description said nothing of it (a
+    class's attribute, a string, a tuple of Python floats): the entry tests that it still
+    says nothing (``descriptors.undescribed``: not made complex, nor an array)."""
+    read = getattr(_RECORDING, "read", None)
+    if read is not None:
+        read.setdefault(("undescribed", path, name), ("undescribed", path, name, None))
+
+
 def note_real(holder, key, how: str) -> None:
     """A number or array a free name gave (``how`` ``"item"``: ``holder[key]``, a module
     global; ``"cell"``: a closure cell's; ``"attr"``: ``getattr(holder, key)``) was real when
@@ -730,7 +740,7 @@ def note_reads(dependencies) -> None:
     read = getattr(_RECORDING, "read", None)
     if read is not None:
         for kind, holder, key, value in dependencies:
-            if kind not in ("own", "class", "length", "dtype", "same"):
+            if kind not in ("own", "class", "length", "dtype", "same", "undescribed"):
                 read.setdefault((kind, id(holder), key), (kind, holder, key, value))
 
 
@@ -739,7 +749,7 @@ def still_read(dependencies) -> bool:
     argument's class, ``"own"``, and the classes of its members, ``"class"``, are in its
     description: not tested here, nor the lengths of its lists of objects, ``"length"``.)"""
     for kind, holder, key, value in dependencies:
-        if kind in ("own", "class", "length", "dtype", "same"):
+        if kind in ("own", "class", "length", "dtype", "same", "undescribed"):
             continue
         if kind == "real":
             if complex_read(holder, key, value):
