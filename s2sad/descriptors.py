@@ -98,7 +98,7 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
     """``("object", class, names its own attributes hide, members)``: ``members`` are the
     descriptions of its own attributes that are objects of a user's class too, or lists
     or tuples of them (``("list", (item, ...))``), by name (``self.layer``,
-    ``self.layers``: their methods are inlined as well), three levels deep, not back to an
+    ``self.layers``: their methods are inlined as well), ``DEPTH`` levels deep, not back to an
     object that holds it (a layer's pointer to its model), at most ``_MEMBERS`` in all
     (``budget``), and only where Python reads them from the object's ``__dict__`` (not
     where its class has a property of that name, or changes how attributes are found). An
@@ -110,7 +110,7 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
     members = []
     budget = [_MEMBERS] if budget is None else budget
     holders = holders + (id(value),)
-    if own and depth < 3 and _plain_lookup(kind):
+    if own and depth < DEPTH and _plain_lookup(kind):
         for name, item in list(own.items()):
             if type(name) is not str or data_descriptor(kind, name):
                 continue
@@ -170,6 +170,16 @@ def undescribed(holder, name: str) -> bool:
     return own is None or name not in own or _leaf(own[name]) is None
 
 
+def numpy_number(value, kind: str) -> bool:
+    """Is ``value`` a NumPy number (not a 0-d array, an np.matrix...) of that dtype kind,
+    as ``("nd", 0, kind, "number")`` describes it?
+
+    >>> numpy_number(np.float64(1.0), "f"), numpy_number(np.matrix([[1.0]]), "f")
+    (True, False)
+    """
+    return isinstance(value, np.generic) and value.dtype.kind == kind
+
+
 def _data_member(item) -> bool:
     """Is ``item`` an attribute whose description an object's carries: a NumPy array
     (its rank and dtype), a Python number, or data of a class s2sad does not model
@@ -186,7 +196,7 @@ def _holds_unmodeled(value, depth: int = 0) -> bool:
     if type(value) not in (list, tuple, dict) or depth > 1:
         return False
     items = list(value.values() if type(value) is dict else value)[:_UNROLLED]
-    return any(_unmodeled(item) or isinstance(item, (np.ndarray, complex)) or
+    return any(_unmodeled(item) or isinstance(item, (np.ndarray, complex, np.complexfloating)) or
                _holds_unmodeled(item, depth + 1) for item in items)
 
 
@@ -198,6 +208,8 @@ def _unmodeled(value) -> bool:
 
 
 _MEMBERS = 64  # the most objects an argument's description takes in
+DEPTH = 6  # the objects whose own attributes it describes: so many attributes down, at most
+# (a read below is refused: kinds.member)
 _UNROLLED = 32  # the most items of a list of objects walked item by item
 _LISTED = 4096  # the most items of a list of alike objects (walked by a loop) described
 

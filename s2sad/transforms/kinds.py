@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import registry, trees
 from ..backends import ARRAY_TAGS, numpy_module
-from ..descriptors import (_NOT_USERS, _PY, _UNROLLED, _plain_lookup, class_method,  # noqa: F401
+from ..descriptors import (_NOT_USERS, _PY, _UNROLLED, DEPTH, _plain_lookup, class_method,  # noqa: F401
                            data_descriptor, describe, is_object, objects_described,
                            user_objects)
 from ..errors import DifferentiationError
@@ -96,11 +96,17 @@ def member(source, node):
     places = _places(source.roots[steps[0]], steps[1:], steps[0], 0, [])
     found = set()
     for path, desc in places:
+        if desc == _DEEP:
+            raise source.error(
+                DifferentiationError, f"s2sad reads the attributes of an argument's objects "
+                f"{DEPTH} objects down at most; this reads {path} further down", node,
+                "Pass that object, or the values it holds, as an argument of the function.")
         found.add(_noted(path, desc))
     return found.pop() if len(found) == 1 else None
 
 
 _ABSENT = ("absent",)  # (what _places gives for an attribute the description lacks)
+_DEEP = ("deep",)  # (for one of an object deeper than its description goes)
 
 
 def object_roots(params, descriptors) -> dict:
@@ -193,7 +199,10 @@ def _places(desc, steps, path: str, depth: int, found: list) -> list:
     if type(desc) is not tuple:
         return found
     if step[0] == "attr":
-        if desc[0] != "object" or depth >= 3 or not _plain_lookup(desc[1]):
+        if desc[0] == "object" and depth >= DEPTH:
+            found.append((path, _DEEP))  # (its own attributes not described: refused)
+            return found
+        if desc[0] != "object" or not _plain_lookup(desc[1]):
             return found  # (its own attributes not described: _object)
         item = dict(desc[3]).get(step[1])
         if item is None:
@@ -225,7 +234,8 @@ def _noted(path: str, desc):
     """Note what the entry tests of ``desc`` at ``path`` (see ``member``); the description
     ``member`` gives of it (None for an absent one, and for a NumPy number, whose kind
     is not known apart from its dtype)."""
-    from ..source import note_dtype, note_length, note_path, note_real, note_undescribed
+    from ..source import (note_dtype, note_length, note_number, note_path, note_real,
+                          note_undescribed)
     if desc[0] == _ABSENT:
         _, cls, name = desc
         found = getattr(cls, name, MISSING)
@@ -245,9 +255,9 @@ def _noted(path: str, desc):
     elif desc[0] == "nd" and len(desc) == 3:
         note_path(path, np.ndarray)
         note_dtype(path, desc[2])
-    elif desc[0] == "nd" and len(desc) == 4:  # (a NumPy number: the entry tests its
-        note_dtype(path, desc[2])                 # dtype's kind; a Python number, which
-        return None                               # has none, misses it)
+    elif desc[0] == "nd" and len(desc) == 4:  # (a NumPy number: the entry tests that it
+        note_number(path, desc[2])                # is one, of its dtype's kind)
+        return None
     elif desc[0] in ("list", "tuple", "dict") and len(desc) == 2:  # (p.ms = [M], read
         note_path(path, {"list": list, "tuple": tuple, "dict": dict}[desc[0]])  # whole:
         note_length(path, len(desc[1]))  # its items tested)
