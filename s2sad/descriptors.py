@@ -171,10 +171,10 @@ def undescribed(holder, name: str) -> bool:
 
 
 def numpy_number(value, kind: str) -> bool:
-    """Is ``value`` a NumPy number (not a 0-d array, an np.matrix...) of that dtype kind,
-    as ``("nd", 0, kind, "number")`` describes it?
+    """Is ``value`` a NumPy number (not a 0-d array, an np.matrix, a masked array) of that
+    dtype kind, as ``("nd", 0, kind, "number")`` describes it?
 
-    >>> numpy_number(np.float64(1.0), "f"), numpy_number(np.matrix([[1.0]]), "f")
+    >>> numpy_number(np.float64(1.0), "f"), numpy_number(np.ma.masked_array([1.0]), "f")
     (True, False)
     """
     return isinstance(value, np.generic) and value.dtype.kind == kind
