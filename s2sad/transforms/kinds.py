@@ -28,9 +28,9 @@ import numpy as np
 
 from .. import registry, trees
 from ..backends import ARRAY_TAGS, numpy_module
-from ..descriptors import (_NOT_USERS, _PY, _UNROLLED, DEPTH, _plain_lookup, class_method,  # noqa: F401
+from ..descriptors import (_NOT_USERS, _PY, _UNROLLED, _plain_lookup, class_method,  # noqa: F401
                            data_descriptor, describe, is_object, objects_described,
-                           user_objects)
+                           user_objects, DEPTH)
 from ..errors import DifferentiationError
 from ..source import MISSING, held_foreign, iterator, iterator_refusal
 from ..trees import assigned_names
