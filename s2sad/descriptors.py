@@ -139,7 +139,7 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
     """``("object", class, names its own attributes hide, members)``: ``members`` are the
     descriptions of its own attributes that are objects of a user's class too, or lists
     or tuples of them (``("list", (item, ...))``), by name (``self.layer``,
-    ``self.layers``: their methods are inlined as well), three levels deep, not back to an
+    ``self.layers``: their methods are inlined as well), ``DEPTH`` levels deep, not back to an
     object that holds it (a layer's pointer to its model), at most ``_MEMBERS`` in all
     (``budget``), and only where Python reads them from the object's ``__dict__`` (not
     where its class has a property of that name, or changes how attributes are found). An
@@ -151,20 +151,13 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
     members = []
     budget = [_MEMBERS] if budget is None else budget
     holders = holders + (id(value),)
-    if own and depth < 3 and _plain_lookup(kind):
+    if own and depth < DEPTH and _plain_lookup(kind):
         for name, item in list(own.items()):
             if type(name) is not str or data_descriptor(kind, name):
                 continue
-            if item is None:
-                members.append((name, ("none",)))  # (an optional layer left out)
-            elif function_value(item) or _functions_held(item):  # (self.act = np.tanh:
-                members.append((name, describe(item)))  # a variant for each function)
-            elif _data_member(item) or _holds_unmodeled(item):  # (self.W, self.idx, self.n,
-                members.append((name, describe(item)))  # self.M: its dtype, or the class
-                # s2sad does not model; self.ms = [M]: a list of that class's data;
-                # self.zs = (1j, 2.0): complex numbers, read as such)
-            elif isinstance(item, abc.Iterator):  # (self.gen: consumed by a loop, refused)
-                members.append((name, ("data", type(item))))
+            leaf = _leaf(item)
+            if leaf is not None:
+                members.append((name, leaf))
             elif user_objects(item, holders, _LISTED) and budget[0] > 0:
                 described = _objects(item, depth + 1, budget, holders, memo)
                 if described is not None:  # (a list of layers: each one's methods inlined)
@@ -176,6 +169,56 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
     described = memo[id(value), depth] = ("object", kind, _hidden_methods(value, kind),
                                           tuple(members))
     return described
+
+
+def _leaf(item):
+    """The description an object's own attribute ``item`` gets that is not an object of a
+    user's class (nor a list of them), or None where it gets none (a string, a list of
+    Python numbers: read live, real): ``("none",)``, a function's, an array's, a number's,
+    data of a class s2sad does not model, a list holding arrays or complex numbers.
+
+    >>> _leaf(None), _leaf(2.0), _leaf(np.ones(2)), _leaf([1.0, 2.0]), _leaf([1j]), _leaf("a")
+    (('none',), 'float', ('nd', 1, 'f'), None, ('list', ('complex',)), None)
+    """
+    if item is None:
+        return ("none",)  # (an optional layer left out)
+    if function_value(item) or _functions_held(item):  # (self.act = np.tanh: a variant
+        return describe(item)                           # for each function)
+    if _data_member(item) or _holds_unmodeled(item):  # (self.W, self.idx, self.n, self.M:
+        return describe(item)  # its dtype, or the class s2sad does not model; self.ms = [M]:
+        # a list of that class's data; self.zs = (1j, 2.0): complex numbers, read as such)
+    if isinstance(item, abc.Iterator):  # (self.gen: consumed by a loop, refused)
+        return ("data", type(item))
+    return None
+
+
+def undescribed(holder, name: str) -> bool:
+    """Does ``holder`` (an object whose description walked its own attributes) hold no
+    own attribute ``name`` that its description would carry (``_leaf``)? What an entry
+    tests where a variant read ``holder.name`` and the description said nothing of it (a
+    class's attribute, a string, a tuple of Python floats), so that one made complex, or
+    an array, goes the general way.
+
+    >>> class T: pass
+    >>> t = T(); t.d = {"k": 2.0}
+    >>> undescribed(t, "d"), undescribed(t, "e")
+    (True, True)
+    >>> t.d = {"k": 2.0j}
+    >>> undescribed(t, "d")
+    False
+    """
+    own = getattr(holder, "__dict__", None)
+    return own is None or name not in own or _leaf(own[name]) is None
+
+
+def numpy_number(value, kind: str) -> bool:
+    """Is ``value`` a NumPy number (not a 0-d array, an np.matrix, a masked array) of that
+    dtype kind, as ``("nd", 0, kind, "number")`` describes it?
+
+    >>> numpy_number(np.float64(1.0), "f"), numpy_number(np.ma.masked_array([1.0]), "f")
+    (True, False)
+    """
+    return isinstance(value, np.generic) and value.dtype.kind == kind
 
 
 def _data_member(item) -> bool:
@@ -194,7 +237,7 @@ def _holds_unmodeled(value, depth: int = 0) -> bool:
     if type(value) not in (list, tuple, dict) or depth > 1:
         return False
     items = list(value.values() if type(value) is dict else value)[:_UNROLLED]
-    return any(_unmodeled(item) or isinstance(item, (np.ndarray, complex)) or
+    return any(_unmodeled(item) or isinstance(item, (np.ndarray, complex, np.complexfloating)) or
                _holds_unmodeled(item, depth + 1) for item in items)
 
 
@@ -206,6 +249,8 @@ def _unmodeled(value) -> bool:
 
 
 _MEMBERS = 64  # the most objects an argument's description takes in
+DEPTH = 6  # the objects whose own attributes it describes: so many attributes down, at most
+# (a read below is refused: kinds.member)
 _UNROLLED = 32  # the most items of a list of objects walked item by item
 _LISTED = 4096  # the most items of a list of alike objects (walked by a loop) described
 

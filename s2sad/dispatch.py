@@ -59,8 +59,8 @@ import numpy as np
 
 from . import codegen
 from .codegen import function_with_cells, register
-from .source import MISSING, complex_read, same_items, same_type
-from .descriptors import describe, describe_argument
+from .source import ARGUMENT_READS, MISSING, complex_read, same_items, same_type
+from .descriptors import describe, describe_argument, numpy_number, undescribed
 from .trees import walk
 
 _PYTHON = ("float", "int", "complex")  # descriptions of Python numbers, named as their types
@@ -251,7 +251,7 @@ def read_test_trees(reads, constants: dict, names=None) -> list[ast.expr]:
 
     tests = []
     for kind, holder, key, value in reads:
-        if kind in ("own", "class", "length", "dtype", "same"):  # (an argument, or an object
+        if kind in ARGUMENT_READS:  # (an argument, or an object
             head = re.match(r"[^.\[]*", holder).group()  # in its attributes: model.layers[0])
             path = (names or {}).get(head, head) + holder[len(head):]
             if kind == "own":
@@ -266,6 +266,18 @@ def read_test_trees(reads, constants: dict, names=None) -> list[ast.expr]:
 
                 def test(p, constant=constant):
                     return ast.Compare(p, [ast.Is()], [_load(constant)])
+            elif kind == "number":  # (a NumPy number of that dtype kind, not an np.matrix)
+                constant = f"read_{len(constants)}"
+                constants[constant] = numpy_number
+
+                def test(p, constant=constant, key=key):
+                    return ast.Call(_load(constant), [p, ast.Constant(key)], [])
+            elif kind == "undescribed":  # (model.inner.d: still nothing its description
+                constant = f"read_{len(constants)}"  # would carry, descriptors.undescribed)
+                constants[constant] = undescribed
+
+                def test(p, constant=constant, key=key):
+                    return ast.Call(_load(constant), [p, ast.Constant(key)], [])
             elif kind == "dtype":
                 def test(p, key=key):
                     return _equal(ast.Attribute(ast.Attribute(p, "dtype", ast.Load()), "kind",
@@ -333,7 +345,7 @@ _MISSED = (AttributeError, IndexError, KeyError, TypeError)
 
 def _reaches(reads) -> bool:
     """Do the tests of ``reads`` read an argument's attributes (which may be gone)?"""
-    return any(kind in ("own", "class", "length", "dtype", "same") for kind, *_ in reads)
+    return any(kind in ARGUMENT_READS for kind, *_ in reads)
 
 
 def _usable(name: str) -> bool:

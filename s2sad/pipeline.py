@@ -51,7 +51,8 @@ from .transforms.forward import Forward
 from .transforms.gradient_form import GradientForm, fresh_call, fresh_names
 from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
-from .transforms.kinds import ANY, Kind, from_descriptor, infer_kinds, object_members
+from .transforms.kinds import (ANY, Kind, from_descriptor, infer_kinds, object_members,
+                               object_roots)
 from .transforms.nan_check import NanCheck
 from .transforms.number_checks import check_before
 from .transforms.py_floats import PythonFloats
@@ -331,6 +332,7 @@ def argument_facts(build: Build) -> bool:
     build.source.arguments = argument_categories(params, build.descriptors)
     build.source.floats = float_locals(build.tree, build.source)  # (dtype=x.dtype, x made)
     build.source.members = object_members(params, build.descriptors)  # (p.W's dtype: kinds.member)
+    build.source.roots = object_roots(params, build.descriptors)  # (p.inner.s: kinds.member)
     build.source.complex = holds_complex(build.tree, build.descriptors, build.source.resolve,
                                          build.source)
     descriptors = build.descriptors or [None] * len(params)

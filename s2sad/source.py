@@ -551,6 +551,25 @@ def note_dtype(path: str, kind: str) -> None:
         read.setdefault(("dtype", path, None), ("dtype", path, kind, None))
 
 
+def note_undescribed(path: str, name: str) -> None:
+    """An attribute ``name`` of an object in an argument's attributes (``path``,
+    ``"model.inner"``) was read where the argument's description said nothing of it (a
+    class's attribute, a string, a tuple of Python floats): the entry tests that it still
+    says nothing (``descriptors.undescribed``: not made complex, nor an array)."""
+    read = getattr(_RECORDING, "read", None)
+    if read is not None:
+        read.setdefault(("undescribed", path, name), ("undescribed", path, name, None))
+
+
+def note_number(path: str, kind: str) -> None:
+    """A NumPy number in an argument's attributes (``path``) was read as one of this
+    dtype kind: the entry tests both (``descriptors.numpy_number``; an np.matrix of that
+    kind is no NumPy number)."""
+    read = getattr(_RECORDING, "read", None)
+    if read is not None:
+        read.setdefault(("number", path, None), ("number", path, kind, None))
+
+
 def note_real(holder, key, how: str) -> None:
     """A number or array a free name gave (``how`` ``"item"``: ``holder[key]``, a module
     global; ``"cell"``: a closure cell's; ``"attr"``: ``getattr(holder, key)``) was real when
@@ -730,7 +749,7 @@ def note_reads(dependencies) -> None:
     read = getattr(_RECORDING, "read", None)
     if read is not None:
         for kind, holder, key, value in dependencies:
-            if kind not in ("own", "class", "length", "dtype", "same"):
+            if kind not in ARGUMENT_READS:
                 read.setdefault((kind, id(holder), key), (kind, holder, key, value))
 
 
@@ -739,7 +758,7 @@ def still_read(dependencies) -> bool:
     argument's class, ``"own"``, and the classes of its members, ``"class"``, are in its
     description: not tested here, nor the lengths of its lists of objects, ``"length"``.)"""
     for kind, holder, key, value in dependencies:
-        if kind in ("own", "class", "length", "dtype", "same"):
+        if kind in ARGUMENT_READS:
             continue
         if kind == "real":
             if complex_read(holder, key, value):
@@ -765,5 +784,8 @@ def still_read(dependencies) -> bool:
 
 
 MISSING = object()  # (what a name or key that is not there gives)
+# the reads of an argument's attributes the entry of a variant tests (``dispatch``), not
+# ``still_read``: its description says them on the general path
+ARGUMENT_READS = ("own", "class", "length", "dtype", "same", "undescribed", "number")
 _LIBRARIES = LIBRARIES | frozenset({"scipy", "s2sad", "jax", "torch"})
 _NOT_REBOUND = _LIBRARIES | sys.stdlib_module_names  # (made once: NumPy's, math's...)

@@ -23,6 +23,7 @@ from ..runtime.higher import rule_part
 from ..source import MISSING, held_foreign
 from ..trees import clone, located
 from .kinds import ANY
+from .objects import held_object
 from .resolve import (FOREIGN_ADVICE, INDEX_ADVICE, foreign_argument, foreign_index, _op_symbol,
                       operand_text, static_noted, static_value, unmodeled_data)
 
@@ -68,7 +69,8 @@ def refuse_foreign_operand(sweep, stmt, value) -> None:
     forward pass). A call given such an object (``np.dot(M, x)``) is refused alike."""
     if isinstance(value, gast.Call):
         found = foreign_argument(value, sweep.source, sweep.local_names, sweep.kinds,
-                                 sweep.wants)  # (not one refused where it was made)
+                                 lambda o: sweep.wants(o) and not held_object(sweep, o.id))
+        # (not one refused where it was made; an np.matrix a differentiated model holds)
         culprit = next((o for o in trees.walk(value) if isinstance(o, gast.Name) and
                         sweep.wants(o)), None)
         if found is not None and culprit is not None:
@@ -83,7 +85,9 @@ def refuse_foreign_operand(sweep, stmt, value) -> None:
         return
     operands = [n for n in trees.walk(value) if isinstance(n, gast.Name)]  # (a + b - c)
     foreign = next((o for o in operands if sweep.kinds.get(o.id, ANY).foreign and
-                    not (sweep.kinds[o.id].data and sweep.wants(o))), None)
+                    not (sweep.kinds[o.id].data and sweep.wants(o) and
+                         not held_object(sweep, o.id))), None)  # (refused where made;
+    # but an np.matrix a differentiated model holds: here, where its operator is applied)
     culprit = next((o for o in operands if sweep.wants(o)), None)
     if foreign is not None and culprit is not None:
         raise sweep.source.error(

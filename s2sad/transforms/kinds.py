@@ -32,7 +32,7 @@ from ..backends import ARRAY_TAGS, numpy_module
 from ..descriptors import (_NOT_USERS, _PY, _UNROLLED, _plain_lookup, class_method,  # noqa: F401
                            data_descriptor, describe, is_object, length_one_axes,
                            objects_described,
-                           user_objects)
+                           user_objects, DEPTH)
 from ..errors import DifferentiationError
 from ..source import MISSING, held_foreign, iterator, iterator_refusal
 from ..trees import assigned_names
@@ -88,40 +88,194 @@ DATA = Kind("any", foreign=True, data=True)
 
 
 def member(source, node):
-    """The description of ``node``, an attribute of an argument that is an object
-    (``p.W``: ``("nd", 2, "f")``; ``p.M``: ``("data", np.matrix)``; see ``_object``), or
+    """The description of ``node``, what an argument that is an object holds at some
+    depth through attributes, items and loops (``p.W``: ``("nd", 2, "f")``; ``p.M``:
+    ``("data", np.matrix)``; ``p.layer.M``, ``p.layers[0].s``, ``p.d["k"]``, ``l.s`` for
+    ``l = p.inner`` or ``for l in p.layers``: see ``_object`` and ``member_paths``), or
     None where its description does not say; noted, so that the entry of the gradient
-    tests it (``p.W`` an ndarray of that dtype kind, ``p.M`` of that class)."""
-    from ..source import note_dtype, note_length, note_path
-    if not isinstance(node, gast.Attribute) or not isinstance(node.value, gast.Name):
+    tests it (``p.W`` an ndarray of that dtype kind, ``p.M`` of that class, ``p.d`` still
+    nothing the description carries: ``note_undescribed``)."""
+    steps = _steps(node, getattr(source, "roots", None), getattr(source, "paths", None))
+    if steps is None or len(steps) < 2:
         return None
-    desc = (getattr(source, "members", None) or {}).get((node.value.id, node.attr))
-    if desc is None:
+    places = _places(source.roots[steps[0]], steps[1:], steps[0], 0, [])
+    found = set()
+    for path, desc in places:
+        if desc == _DEEP:
+            raise source.error(
+                DifferentiationError, f"s2sad reads the attributes of an argument's objects "
+                f"{DEPTH} objects down at most; this reads {path} further down", node,
+                "Pass that object, or the values it holds, as an argument of the function.")
+        found.add(_noted(path, desc))
+    return found.pop() if len(found) == 1 else None
+
+
+_ABSENT = ("absent",)  # (what _places gives for an attribute the description lacks)
+_DEEP = ("deep",)  # (for one of an object deeper than its description goes)
+
+
+def object_roots(params, descriptors) -> dict:
+    """``{argument: description}`` of the arguments that are objects (``member``'s
+    roots)."""
+    return {param: desc for param, desc in zip(params, descriptors or ())
+            if type(desc) is tuple and desc[0] == "object"}
+
+
+def member_paths(tree, source) -> dict:
+    """``{name: steps}`` of the local names of ``tree`` given, at each of their
+    assignments, one member of an argument that is an object (``source.roots``): ``t =
+    p.inner``, ``t = p.layers[0]``, ``l = ls[i]`` for ``ls = list(p.layers)`` (``("each",)``:
+    any item), ``s = t``; None for such an argument given another value. Read by
+    ``member`` through ``source.paths``."""
+    roots = getattr(source, "roots", None)
+    if not roots:
+        return {}
+    given: dict = {}  # name -> the values it is given (None: other than by `name = value`)
+    plain = set()
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            given.setdefault(node.targets[0].id, []).append(node.value)
+            plain.add(id(node.targets[0]))
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
+                id(node) not in plain:
+            given.setdefault(node.id, []).append(None)  # (a loop's, unpacking, +=...)
+    paths: dict = {name: None for name in roots if name in given}  # (given another value)
+    for _ in range(8):  # (until what names give each other settles)
+        changed = False
+        for name, values in given.items():
+            if name in roots:
+                continue
+            found = {None if v is None else _steps(_listed_value(v), roots, paths)
+                     for v in values}
+            now = found.pop() if len(found) == 1 else None
+            if paths.get(name) != now:
+                paths[name] = now
+                changed = True
+        if not changed:
+            break
+    return paths
+
+
+def _listed_value(value):
+    """``list(v)`` or ``tuple(v)``: ``v``, whose items it holds; else ``value``."""
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+            value.func.id in ("list", "tuple") and len(value.args) == 1 and not value.keywords:
+        return value.args[0]
+    return value
+
+
+def _steps(node, roots, paths):
+    """``("p", ("attr", "inner"), ("item", 0), ("each",)...)``: the path of ``node`` from an
+    argument that is an object (``roots``; ``paths``: the local names' own, None where
+    a name is given other values); None where it is not one."""
+    if not roots:
         return None
-    path = f"{node.value.id}.{node.attr}"
+    if isinstance(node, gast.Name):
+        paths = paths or {}
+        if node.id in paths:
+            return paths[node.id]
+        return (node.id,) if node.id in roots else None
+    if isinstance(node, gast.Attribute):
+        base = _steps(node.value, roots, paths)
+        return None if base is None else base + (("attr", node.attr),)
+    if isinstance(node, gast.Subscript):
+        base = _steps(node.value, roots, paths)
+        index = node.slice
+        if base is None:
+            return None
+        if isinstance(index, gast.Constant) and type(index.value) in (int, str):
+            return base + (("item", index.value),)
+        if isinstance(index, gast.Name):
+            return base + (("each",),)
+    return None
+
+
+def _places(desc, steps, path: str, depth: int, found: list) -> list:
+    """``[(path, description)]`` of what ``steps`` reach from ``desc`` (at ``path``, an
+    object ``depth`` attributes down): one place, or each item of a list whose items
+    differ (a loop over them, ``("each",)``); ``(holder's path, ("absent", class, name))``
+    for an attribute the description lacks; none where the description does not say."""
+    if not steps:
+        found.append((path, desc))
+        return found
+    step, rest = steps[0], steps[1:]
+    if type(desc) is not tuple:
+        return found
+    if step[0] == "attr":
+        if desc[0] == "object" and depth >= DEPTH:
+            found.append((path, _DEEP))  # (its own attributes not described: refused)
+            return found
+        if desc[0] != "object" or not _plain_lookup(desc[1]):
+            return found  # (its own attributes not described: _object)
+        item = dict(desc[3]).get(step[1])
+        if item is None:
+            if not data_descriptor(desc[1], step[1]):
+                found.append((path, (_ABSENT, desc[1], step[1])))
+            return found
+        return _places(item, rest, f"{path}.{step[1]}", depth + 1, found)
+    if desc[0] not in ("list", "tuple", "dict") or len(desc) != 2:
+        return found  # (an array's item, a namedtuple's...: the array tested)
+    keyed = dict(desc[1]) if desc[0] == "dict" else dict(enumerate(desc[1]))
+    if step[0] == "item":
+        key = step[1]
+        if desc[0] != "dict" and type(key) is int and key < 0:
+            key += len(desc[1])  # (p.layers[-1])
+        if key in keyed and (desc[0] == "dict" or type(key) is int):
+            return _places(keyed[key], rest, f"{path}[{step[1]!r}]", depth, found)
+        return found
+    if desc[0] != "dict" and keyed and all(item == keyed[0] for item in keyed.values()):
+        return _places(keyed[0], rest, f"{path}[*]", depth, found)
+    for key, item in keyed.items():  # (items that differ: each tested, and their number)
+        if type(key) in (int, str):
+            _places(item, rest, f"{path}[{key!r}]", depth, found)
+    from ..source import note_length
+    note_length(path, len(keyed))
+    return found
+
+
+def _noted(path: str, desc):
+    """Note what the entry tests of ``desc`` at ``path`` (see ``member``); the description
+    ``member`` gives of it (None for an absent one, and for a NumPy number, whose kind
+    is not known apart from its dtype)."""
+    from ..source import (note_dtype, note_length, note_number, note_path, note_real,
+                          note_undescribed)
+    if desc[0] == _ABSENT:
+        _, cls, name = desc
+        found = getattr(cls, name, MISSING)
+        if found is MISSING or not callable(found):  # (a method: note_method tests it)
+            note_undescribed(path, name)
+            if found is not MISSING:  # (a class's number: made complex, built again)
+                note_real(cls, name, "attr")
+        return None
     if isinstance(desc, str):
-        note_path(path, {"float": float, "int": int, "complex": complex}[desc])
-    elif desc[0] in ("data", "object"):
+        if desc in _NUMBER_CLASSES:
+            note_path(path, _NUMBER_CLASSES[desc])
+        return desc
+    if desc[0] in ("data", "object"):
         note_path(path, desc[1])
+    elif desc == ("none",):
+        note_path(path, type(None))
     elif desc[0] == "nd" and len(desc) == 3:
         note_path(path, np.ndarray)
         note_dtype(path, desc[2])
-    elif desc[0] in ("list", "tuple", "dict") and len(desc) == 2:  # (p.ms = [M]: see
-        note_path(path, {"list": list, "tuple": tuple, "dict": dict}[desc[0]])  # _carries_
-        note_length(path, len(desc[1]))  # foreign; the classes of its items, tested)
+    elif desc[0] == "nd" and len(desc) == 4:  # (a NumPy number: the entry tests that it
+        note_number(path, desc[2])                # is one, of its dtype's kind)
+        return None
+    elif desc[0] in ("list", "tuple", "dict") and len(desc) == 2:  # (p.ms = [M], read
+        note_path(path, {"list": list, "tuple": tuple, "dict": dict}[desc[0]])  # whole:
+        note_length(path, len(desc[1]))  # its items tested)
         held = desc[1] if desc[0] == "dict" else enumerate(desc[1])
         for key, item in held:
-            item_class = {"float": float, "int": int, "complex": complex}.get(item) if \
-                isinstance(item, str) else np.ndarray if item[0] == "nd" and len(item) == 3 \
-                else item[1] if item[0] == "data" else None
-            if item_class is not None:
-                note_path(f"{path}[{key!r}]", item_class)
-    elif desc[0] == "nd" and len(desc) == 4:  # (a NumPy number: the entry tests its
-        note_dtype(path, desc[2])                 # dtype's kind; a Python number, which
-        return None                               # has none, misses it)
+            if type(key) in (int, str) and not objects_described(desc):
+                _noted(f"{path}[{key!r}]", item)
     else:
         return None
     return desc
+
+
+_NUMBER_CLASSES = {"float": float, "int": int, "complex": complex}
 
 
 def object_members(params, descriptors) -> dict:
@@ -236,6 +390,7 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                 local_names: set[str] | None = None) -> dict[str, Kind]:
     local_names = assigned_names(tree) if local_names is None else local_names
     kinds = dict(arg_kinds)
+    _read_members(tree, source)
 
     def of(node) -> Kind:
         if isinstance(node, gast.Name):
@@ -318,6 +473,19 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
         if kinds == before:
             break
     return kinds
+
+
+def _read_members(tree, source) -> None:
+    """Which local names of ``tree`` hold what an argument that is an object holds
+    (``source.paths``: ``member_paths``), and every such member read noted for the entry's
+    tests (``member``), at any depth: ``p.inner.s``, ``l.s`` in ``for l in p.layers``."""
+    if not getattr(source, "roots", None):
+        return
+    source.paths = member_paths(tree, source)
+    for node in trees.walk(tree):
+        if isinstance(node, (gast.Attribute, gast.Subscript)) and \
+                isinstance(node.ctx, gast.Load):
+            member(source, node)
 
 
 def _join(a: Kind, b: Kind, name: str) -> Kind:
