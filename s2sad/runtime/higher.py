@@ -216,7 +216,7 @@ def cumprod_tangent(g, x, axis=None):
     """
     x = np.asarray(x)
     g = np.broadcast_to(g, x.shape)
-    if axis is None:
+    if axis is None or x.ndim == 0:  # (a 0-d x is one entry, as NumPy reads it)
         x, g, axis = np.ravel(x), np.ravel(g), 0
     xm, gm = np.moveaxis(x, axis, -1), np.moveaxis(g, axis, -1)
     out = np.zeros(np.broadcast_shapes(xm.shape, gm.shape), dtype=np.result_type(xm, gm, 1.0))

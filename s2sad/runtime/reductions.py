@@ -97,21 +97,22 @@ def prod_grad(g, x, axis=None, keepdims=False):
 
 
 def cumsum_grad(g, x, axis=None):
-    """Adjoint of ``np.cumsum``: a cumulative sum from the end."""
+    """Adjoint of ``np.cumsum``: a cumulative sum from the end. A 0-d ``x`` is read as
+    NumPy reads it, as one entry whatever ``axis`` (its cumsum has shape ``(1,)``)."""
     xp = array_module(g, x)
     g = _to(xp, g)
-    if axis is None:
+    if axis is None or _ndim(x) == 0:
         return xp.reshape(xp.flip(xp.cumsum(xp.flip(xp.ravel(g)))), _shape(x))
     return xp.flip(xp.cumsum(xp.flip(g, axis), axis), axis)
 
 
 def cumprod_grad(g, ans, x, axis=None):
-    """Adjoint of ``np.cumprod`` (exact where ``x`` has zeros)."""
+    """Adjoint of ``np.cumprod`` (exact where ``x`` has zeros; a 0-d ``x`` as one entry)."""
     xp = array_module(g, ans, x)
     x = xp.asarray(x)
     shape = x.shape
     g = xp.broadcast_to(_to(xp, g), _shape(ans))
-    if axis is None:
+    if axis is None or x.ndim == 0:
         x, g, ans, axis = xp.ravel(x), xp.ravel(g), xp.ravel(ans), 0
     if xp.all(x != 0):
         out = xp.flip(xp.cumsum(xp.flip(g * ans, axis), axis), axis) / x
