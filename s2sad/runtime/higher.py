@@ -263,6 +263,7 @@ def sort_tangent(g, a, axis=-1):
 def clip_tangent(g, a, low, high, argnum):
     """Tangent of ``np.clip(a, low, high)`` along ``a`` (0), ``low`` (1) or ``high`` (2),
     with the adjoint's conventions (at a tie the derivative goes to ``a``)."""
+    a, low, high = (v if v is None else np.asarray(v) for v in (a, low, high))  # (lists too)
     raised = a if low is None else np.maximum(a, low)
     under = True if high is None else raised <= high
     if argnum == 0:
