@@ -202,3 +202,38 @@ def test_refusal_inside_star_args_function_names_the_users_line():
     assert err.lineno == line_of(sum_of_functions, "for g in fs")
     assert "s2sad: " not in str(err).splitlines()[1]  # (not the flat function's stand-in)
     assert "register a rule" in err.hint
+
+
+# --- Python's min and max of one iterable ----------------------------------------------------
+
+def min_and_max_of_array(x):
+    return min(x) * 2.0 + max(x) ** 2
+
+
+def max_of_list_display(x):
+    return max([x[0] * x[1], x[2]]) + min(x[0], x[1])
+
+
+@pytest.mark.parametrize("x", [np.array([0.3, 0.1, 0.7, 0.2, 0.6]), [0.3, 0.1, 0.7, 0.2]],
+                         ids=["array", "list"])
+def test_min_max_of_one_iterable_match_central_differences(x):
+    got = s2sad.grad(min_and_max_of_array)(x)
+    assert type(got) is type(x)
+    again = np.asarray if isinstance(x, np.ndarray) else list
+    expected = central_differences(lambda v: min_and_max_of_array(again(v)), (x,), 0)
+    assert np.allclose(got, expected, rtol=1e-6, atol=1e-8)
+    s2sad.check_grads(min_and_max_of_array, (x,), order=2)
+
+
+def test_max_of_a_list_display():
+    x = np.array([0.5, 0.9, 0.3])
+    assert np.allclose(s2sad.grad(max_of_list_display)(x),
+                       central_differences(max_of_list_display, (x,), 0))
+    s2sad.check_grads(max_of_list_display, (x,), order=2)
+
+
+def test_min_max_ties_go_to_the_first_item_as_python_picks():
+    x = np.array([0.1, 0.7, 0.1, 0.7])
+    assert np.array_equal(s2sad.grad(min_and_max_of_array)(x), [2.0, 1.4, 0.0, 0.0])
+    _, push = s2sad.jvp(min_and_max_of_array)(x)
+    assert np.isclose(push(np.array([1.0, 2.0, 3.0, 4.0])), 2.0 * 1.0 + 1.4 * 2.0)
