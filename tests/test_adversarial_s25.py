@@ -237,3 +237,17 @@ def test_min_max_ties_go_to_the_first_item_as_python_picks():
     assert np.array_equal(s2sad.grad(min_and_max_of_array)(x), [2.0, 1.4, 0.0, 0.0])
     _, push = s2sad.jvp(min_and_max_of_array)(x)
     assert np.isclose(push(np.array([1.0, 2.0, 3.0, 4.0])), 2.0 * 1.0 + 1.4 * 2.0)
+
+
+def function_in_double_star(x, **kw):
+    return np.sum(kw["f"](x) * kw["s"])
+
+
+def test_function_in_double_star_is_refused_at_the_users_def():
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(function_in_double_star)(np.ones(2), f=np.sin, s=2.0)
+    err = info.value
+    assert err.filename == __file__
+    assert err.lineno == line_of(function_in_double_star, "def function_in_double_star")
+    assert "a function passed in function_in_double_star()'s *kw or **kw" in str(err)
+    assert "Pass it as a named parameter" in err.hint
