@@ -14,11 +14,13 @@ the Hessian); for a float argument, each order differentiates the previous one.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .boundary import boundary
 from .descriptors import attribute_object
-from .errors import S2sadError
+from .errors import DifferentiationError, S2sadError
 from .runtime.structures import frozen_attributes, has_parameters
 
 
@@ -136,6 +138,19 @@ def _differentiable(value) -> bool:
     return check(value)
 
 
+def _position(f, wrt):
+    """``wrt`` as the index into ``args``: ``"x"`` of ``f(x, w)`` is 0, as grad reads it."""
+    if not isinstance(wrt, str):
+        return wrt
+    params = [p.name for p in inspect.signature(f).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if wrt not in params:
+        raise DifferentiationError(
+            f"wrt={wrt!r} is not an argument of {getattr(f, '__qualname__', 'f')}; its "
+            f"arguments are {', '.join(params) or 'none'}")
+    return params.index(wrt)
+
+
 def _check_level(F, args, i, modes, eps, rtol, atol, rng, label):
     """Compare the derivatives of ``F`` along argument ``i`` with central differences:
     along real and along imaginary directions where the argument is complex."""
@@ -196,7 +211,7 @@ def check_grads(f, args, order: int = 2, modes=("rev", "fwd"), wrt=None, *, eps:
             those of its gradient (``f`` must return a scalar); 3 and more differentiate
             the gradient again (float arguments only).
         modes: ``"rev"`` (reverse mode) and/or ``"fwd"`` (forward mode).
-        wrt: the argument indices to check (default: every float argument).
+        wrt: the argument indices or names to check (default: every float argument).
         eps, rtol, atol: the finite-difference step and the tolerances.
         seed: of the random directions.
 
@@ -234,6 +249,7 @@ def check_grads(f, args, order: int = 2, modes=("rev", "fwd"), wrt=None, *, eps:
     args = tuple(args)
     indices = list(wrt) if isinstance(wrt, (list, tuple)) else [wrt] if wrt is not None else \
         [i for i, a in enumerate(args) if _differentiable(a)]
+    indices = [_position(f, w) for w in indices]
     rng = np.random.default_rng(seed)
     for i in indices:
         _check_level(f, args, i, modes, eps, rtol, atol, rng, "order 1")

@@ -792,9 +792,11 @@ def _compiled(build: Build, stages: Stages, module_numbers: dict) -> Compiled:
     text = ("\n".join(header) + "\n\n" if header else "") + unparse(adjoint) + "\n"
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]
     filename = f"<s2sad {adjoint.name} of {source.filename}:{source.tree.lineno} {digest}>"
-    returns = [n for n in trees.walk(source.tree) if isinstance(n, gast.Return)]
-    at = returns[0] if len(returns) == 1 else source.tree
-    output_at = (source.filename, at.lineno, source.line(at.lineno))
+    user = getattr(source.func, "__s2sad_spread__", None)  # (a flat function of one with
+    shown = source if user is None else FunctionSource.of(user)  # *args: the user's lines)
+    returns = [n for n in trees.walk(shown.tree) if isinstance(n, gast.Return)]
+    at = returns[0] if len(returns) == 1 else shown.tree
+    output_at = (shown.filename, at.lineno, shown.line(at.lineno))
     return Compiled(text, filename, adjoint.name, dict(imports.live), build.cells, stages.texts,
                     output_at=output_at, numbers=frozenset(module_numbers) & set(imports.live),
                     needs_nestable_build=build.needs_nestable_build,

@@ -281,8 +281,9 @@ def defvjp(*funcs, shape: str = "elementwise"):
 def call_hint(func) -> str:
     """What to do about a call that ``func``'s rule cannot take (an error's last line)."""
     if func is max or func is min:
-        return (f"Its rule takes two numbers, {func.__name__}(x, y); for the "
-                f"{'largest' if func is max else 'smallest'} item of a list or array, "
+        return (f"Its rules take two numbers, {func.__name__}(x, y), or one list or 1-d "
+                f"array, {func.__name__}(xs), with no key or default; for the "
+                f"{'largest' if func is max else 'smallest'} item otherwise, "
                 f"write np.{func.__name__}(xs).")
     if describe_function(func) == "numpy.linalg.svd":  # (compute_uv=False: no factors)
         return ("Its rule takes the three factors, u, s, vh = np.linalg.svd(a, ...); for the "

@@ -274,8 +274,8 @@ class FunctionSource:
         from this function's down to that one: :meth:`Normalize.frames`), those lines
         shown as a traceback shows its calls."""
         origin = getattr(node, "origin", ())
-        if len(origin) > 1:
-            filename, lineno, text, col, _ = origin[-1]
+        if len(origin) > 1 or origin and origin[-1][0] != self.filename:  # (one: inlined
+            filename, lineno, text, col, _ = origin[-1]  # into s2sad's flat function of *args)
             col = _inlined_construct_column(node, lineno, text, col)
             origin = origin[:-1] + ((filename, lineno, text, col, origin[-1][4]),)
             return cls(message, filename, lineno, text, col, hint, calls=origin)

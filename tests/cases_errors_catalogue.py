@@ -518,7 +518,7 @@ def overflows_in_a_loop(x):
 
 
 def max_of_a_list(xs):
-    return max(xs) * 2.0  # <- here
+    return max(xs, default=0.0) * 2.0  # <- here
 
 
 @dataclasses.dataclass

@@ -364,7 +364,7 @@ def test_a_string_argument_is_refused_at_the_call():
         s2sad.grad(C.fine)("a")
 
 
-def test_builtin_max_of_one_list_says_what_to_write():
+def test_builtin_max_of_one_list_with_a_default_says_what_to_write():
     with pytest.raises(s2sad.DifferentiationError) as info:
         s2sad.grad(C.max_of_a_list)([0.3, 0.9])
     check_located(info.value, C.max_of_a_list, "max is called in a way its derivative rule",

@@ -8,8 +8,9 @@
 import builtins
 import math
 
-from ..registry import deffacts, defvjp, nondifferentiable
-from ..runtime import pack_like, scaled_power, sum_list_grad
+from ..registry import deffacts, deflinear, deftangent, defvjp, nondifferentiable
+from ..runtime import (item_extremum_grad, item_extremum_tangent, max_item, min_item, pack_like,
+                      scaled_power, sum_list_grad)
 
 
 @defvjp(math.sin, shape="scalar")
@@ -167,6 +168,42 @@ def builtin_max(g, ans, x, y):
 @defvjp(min, shape="scalar")
 def builtin_min(g, ans, x, y):
     return (0.0 if y < x else g), (g if y < x else 0.0)
+
+
+# max(xs) and min(xs) of one iterable (a list, a 1-d array): resolve reads them as these;
+# the item Python returns (the first of equal ones) gets the whole derivative
+@defvjp(max_item, shape="other")
+def max_item_rule(g, ans, items):
+    return item_extremum_grad(g, items, True)
+
+
+@defvjp(min_item, shape="other")
+def min_item_rule(g, ans, items):
+    return item_extremum_grad(g, items, False)
+
+
+@deftangent(max_item)
+def max_item_tangent(g, ans, items):
+    return item_extremum_tangent(g, items, True)
+
+
+@deftangent(min_item)
+def min_item_tangent(g, ans, items):
+    return item_extremum_tangent(g, items, False)
+
+
+# (linear in g: the chosen position does not move under a small change of the items)
+@defvjp(item_extremum_grad, shape="other")
+def item_extremum_grad_rule(g, ans, h, items, largest):
+    return item_extremum_tangent(g, items, largest), None, None
+
+
+@defvjp(item_extremum_tangent, shape="other")
+def item_extremum_tangent_rule(g, ans, h, items, largest):
+    return item_extremum_grad(g, items, largest), None, None
+
+
+deflinear(item_extremum_grad, item_extremum_tangent)
 
 
 @defvjp(float, shape="scalar")

@@ -70,7 +70,8 @@ from .structures import (  # noqa: F401
 from .reductions import (  # noqa: F401
     sum_grad, reduced_size, extremum_grad, expand_reduced, prod_grad, cumsum_grad, cumprod_grad,
     var_grad, std_grad, average_grad, nansum_grad, nanmean_grad, ptp_grad, checked_quantiles,
-    one_axis, window_count, running_extremum, _accumulate, _scan,
+    one_axis, window_count, running_extremum, _accumulate, _scan, max_item, min_item,
+    item_extremum_grad, item_extremum_tangent,
 )
 from .products import (  # noqa: F401
     summed_matmul_grad_left, _dot_shape, dot_grad_left, dot_grad_right, matmul_grad_left,

@@ -226,6 +226,7 @@ def clip_grad(g, a, low, high, argnum):
     """Adjoint of ``np.clip(a, low, high)`` = ``minimum(maximum(a, low), high)`` with
     respect to ``a`` (0), ``low`` (1) or ``high`` (2); at a tie the gradient goes to ``a``."""
     xp = array_module(g, a, low, high)
+    a, low, high = (v if v is None else xp.asarray(v) for v in (a, low, high))  # (lists too)
     raised = a if low is None else xp.maximum(a, low)
     under = True if high is None else raised <= high
     if argnum == 0:

@@ -262,6 +262,7 @@ def cumprod_hvp(h, x, v, axis=None, u=None, w=None):
     array([2.5, 1.5, 3. ])
     """
     xp = array_module(h, x, v, u, w)
+    axis = None if np.ndim(x) == 0 else axis  # (a 0-d x is one entry, as NumPy reads it)
     if v is None or u is not None or w is not None:
         x = xp.asarray(x)
         directions = _directions(v, u, w)
@@ -303,6 +304,7 @@ def cumprod_jet(x, v, axis=None, u=None, w=None):
     """
     xp = array_module(x, v, u, w)
     x = xp.asarray(x)
+    axis = None if x.ndim == 0 else axis  # (a 0-d x is one entry, as NumPy reads it)
     directions = _directions(v, u, w)
     dtype = np.result_type(_float_type(x), *[_dtype(d) for d in directions])
     x = x.astype(dtype, copy=False)

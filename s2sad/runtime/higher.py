@@ -230,7 +230,7 @@ def cumprod_tangent(g, x, axis=None):
     xp = array_module(g, x)  # (CuPy arrays: on the device)
     x = xp.asarray(x)
     g = xp.broadcast_to(g, x.shape)
-    if axis is None:
+    if axis is None or x.ndim == 0:  # (a 0-d x is one entry, as NumPy reads it)
         x, g, axis = xp.ravel(x), xp.ravel(g), 0
     xm, gm = xp.moveaxis(x, axis, -1), xp.moveaxis(g, axis, -1)
     out = xp.zeros(np.broadcast_shapes(xm.shape, gm.shape),
@@ -281,6 +281,7 @@ def clip_tangent(g, a, low, high, argnum):
     """Tangent of ``np.clip(a, low, high)`` along ``a`` (0), ``low`` (1) or ``high`` (2),
     with the adjoint's conventions (at a tie the derivative goes to ``a``)."""
     xp = array_module(g, a, low, high)  # (CuPy arrays: on the device)
+    a, low, high = (v if v is None else xp.asarray(v) for v in (a, low, high))  # (lists too)
     raised = a if low is None else xp.maximum(a, low)
     under = True if high is None else raised <= high
     if argnum == 0:

@@ -98,21 +98,22 @@ def prod_grad(g, x, axis=None, keepdims=False):
 
 
 def cumsum_grad(g, x, axis=None):
-    """Adjoint of ``np.cumsum``: a cumulative sum from the end."""
+    """Adjoint of ``np.cumsum``: a cumulative sum from the end. A 0-d ``x`` is read as
+    NumPy reads it, as one entry whatever ``axis`` (its cumsum has shape ``(1,)``)."""
     xp = array_module(g, x)
     g = _to(xp, g)
-    if axis is None:
+    if axis is None or _ndim(x) == 0:
         return xp.reshape(xp.flip(xp.cumsum(xp.flip(xp.ravel(g)))), _shape(x))
     return xp.flip(xp.cumsum(xp.flip(g, axis), axis), axis)
 
 
 def cumprod_grad(g, ans, x, axis=None):
-    """Adjoint of ``np.cumprod`` (exact where ``x`` has zeros)."""
+    """Adjoint of ``np.cumprod`` (exact where ``x`` has zeros; a 0-d ``x`` as one entry)."""
     xp = array_module(g, ans, x)
     x = xp.asarray(x)
     shape = x.shape
     g = xp.broadcast_to(_to(xp, g), _shape(ans))
-    if axis is None:
+    if axis is None or x.ndim == 0:
         x, g, ans, axis = xp.ravel(x), xp.ravel(g), xp.ravel(ans), 0
     if xp.all(x != 0):
         out = xp.flip(xp.cumsum(xp.flip(g * ans, axis), axis), axis) / x
@@ -296,3 +297,58 @@ def _scan(ufunc, a, xp):
         a = xp.concatenate([a[..., :shift], ufunc(a[..., shift:], a[..., :-shift])], axis=-1)
         shift *= 2
     return a
+
+
+def max_item(items):
+    """Python's ``max(items)`` of one iterable: the first of its largest items.
+
+    >>> max_item(np.array([0.3, 0.7, 0.7]))
+    np.float64(0.7)
+    """
+    return max(items)
+
+
+def min_item(items):
+    """Python's ``min(items)`` of one iterable: the first of its smallest items."""
+    return min(items)
+
+
+def _chosen_item(items, largest: bool) -> int:
+    """The position of the item ``max(items)`` (``largest``) or ``min(items)`` returns:
+    each item replaces the one kept only where it compares larger (smaller), as Python's
+    loop does, so the first of equal items (and the first item, beside a NaN) is kept."""
+    best = kept = None
+    for i, item in enumerate(items):
+        if best is None or (item > kept if largest else item < kept):
+            best, kept = i, item
+    if best is None:
+        raise ValueError(f"{'max' if largest else 'min'}() iterable argument is empty")
+    return best
+
+
+def item_extremum_grad(g, items, largest: bool):
+    """Adjoint of ``max(items)`` or ``min(items)`` (one iterable): ``g`` at the item it
+    returns, zeros elsewhere, shaped like ``items`` (a list for a list).
+
+    >>> item_extremum_grad(2.0, np.array([0.3, 0.7, 0.7]), True)
+    array([0., 2., 0.])
+    >>> item_extremum_grad(2.0, [0.3, 0.1, 0.1], False)
+    [0.0, 2.0, 0.0]
+    """
+    i = _chosen_item(items, largest)
+    if isinstance(items, (list, tuple)):
+        return type(items)(g if k == i else 0.0 for k in range(len(items)))
+    xp = array_module(g, items)
+    out = xp.zeros(_shape(items), dtype=np.result_type(_float_type(items), xp.asarray(g).dtype))
+    out[i] = g
+    return out
+
+
+def item_extremum_tangent(g, items, largest: bool):
+    """Tangent of ``max(items)`` or ``min(items)`` (one iterable): the item of the change
+    ``g`` at the item it returns.
+
+    >>> item_extremum_tangent(np.array([1.0, 2.0, 3.0]), np.array([0.3, 0.7, 0.7]), True)
+    np.float64(2.0)
+    """
+    return g[_chosen_item(items, largest)]

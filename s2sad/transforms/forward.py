@@ -463,6 +463,8 @@ class Forward:
         local["g"] = self.load(self.d(mapping[param].id))
         inliner = RuleInliner(self, rule, local, seed=False, ans=target, function=function,
                            strip=strip)
+        if self.kind(mapping[param].id).tag in ("list", "tuple"):
+            inliner.lists.add("g")  # (the tangent of a list is a list)
         for assign in pre:
             self.pre.append(inliner.statement(assign))
         return inliner.expression(expr)

@@ -93,6 +93,10 @@ class GradientForm(trees.Transformer):
         if kind is not None and kind.tag in ("list", "tuple") and kind.items and \
                 not kind.fields and \
                 all(_py_float(k) for k in kind.items):  # list(map(float, s_x))
+            if isinstance(value, gast.Constant) and isinstance(value.value, float):
+                display = gast.List if kind.tag == "list" else gast.Tuple  # (a zero: each
+                return located(display([gast.Constant(value.value, None)  # item's)
+                                        for _ in kind.items], gast.Load()), node)
             floats = gast.Call(gast.Name("map", gast.Load(), None, None),
                                [gast.Name(self.float_name, gast.Load(), None, None), value], [])
             return located(gast.Call(gast.Name(kind.tag, gast.Load(), None, None),

@@ -410,8 +410,10 @@ class Inlining:
         child.anchor = self.anchor_stmt()
         child.inlining = self.inlining + (key,)
         child.calls = self.frames()
-        child.shown = self.shown and not is_generated(callee) and (
-            func is None or _user_code(func))
+        spread = getattr(self.source.func, "__s2sad_spread__", None) is not None
+        child.shown = (self.shown or spread) and not is_generated(callee) and (
+            func is None or _user_code(func))  # (the user's function a flat one calls: shown)
+        child.from_spread = spread and child.shown  # (its statements: its lines, see emit)
         child.out = self.out
         params = tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs
         names = [p.id for p in params]

@@ -244,6 +244,8 @@ class RuleInliner(trees.Copier):
         self.strip = strip
         self.locals: dict[str, str] = {}
         self.globals = (function or rule.adjoint).__globals__
+        self.lists = {param for param, arg in mapping.items()  # (see _array)
+                      if isinstance(arg, gast.Name) and host.kind(arg.id).tag in ("list", "tuple")}
 
     def statement(self, assign):
         return _fold(self.visit(assign))
@@ -268,7 +270,34 @@ class RuleInliner(trees.Copier):
             for side, other in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(side, gast.Name) and side.id == "g":
                     return self.visit(other)
-        return self.generic_visit(node)
+        new = self.generic_visit(node)
+        new.left = self._array(node.left, new.left, node.right)
+        new.right = self._array(node.right, new.right, node.left)
+        return new
+
+    def visit_Compare(self, node):
+        new = self.generic_visit(node)
+        new.left = self._array(node.left, new.left)
+        new.comparators = [self._array(a, b) for a, b in zip(node.comparators, new.comparators)]
+        return new
+
+    def visit_UnaryOp(self, node):
+        new = self.generic_visit(node)
+        new.operand = self._array(node.operand, new.operand)
+        return new
+
+    def _array(self, original, new, other=None):
+        """``new`` as an array where the rule's ``original`` is a parameter bound to a list
+        or tuple: the rule's operators (``x > 0.2``, ``-x``, ``2.0 * x``) read an array
+        there, as the NumPy function itself does (``np.maximum([.4], .2)``). Beside an
+        ``other`` operand that is an array, NumPy's operator reads the list already."""
+        if not (isinstance(original, gast.Name) and original.id in self.lists):
+            return new
+        if other is not None and not self._number(other) and not (
+                isinstance(other, gast.Name) and other.id in self.lists):
+            return new
+        np_name = gast.Name(self.reverse.imports.numpy(), gast.Load(), None, None)
+        return gast.Call(gast.Attribute(np_name, "asarray", gast.Load()), [new], [])
 
     def visit_Call(self, node):
         if isinstance(node.func, gast.Name) and len(node.args) == 2 and \
@@ -331,6 +360,19 @@ class RuleInliner(trees.Copier):
         except TypeError:  # a user's rule calling a helper of its own module
             name = self.reverse.live_global(node.id, value, self.globals)
         return gast.Name(name, node.ctx, None, None)
+
+
+    def _number(self, node) -> bool:
+        """Is the rule's operand ``node`` a number (``2.0``, ``-1``, a parameter bound to
+        one), not an array, beside which a list is repeated or refused?"""
+        if isinstance(node, gast.UnaryOp):
+            node = node.operand
+        if isinstance(node, gast.Constant) or isinstance(node, gast.Attribute) and \
+                isinstance(node.value, gast.Name) and node.value.id not in self.mapping:
+            return True  # (2.0, math.pi)
+        arg = self.mapping.get(node.id) if isinstance(node, gast.Name) else None
+        return isinstance(arg, gast.Constant) or isinstance(arg, gast.Name) and \
+            self.reverse.kind(arg.id).tag == "scalar"
 
 
 class _Fold(trees.Transformer):

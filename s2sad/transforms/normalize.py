@@ -156,7 +156,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
 
     def emit(self, stmt):
         located = gast.copy_location(stmt, self.anchor or self.stmt)
-        if self.calls:  # (inlined: an error in it names its own line, and the calls)
+        if self.calls or self.__dict__.get("from_spread"):  # (inlined: an error in it
+            # names its own line, and the calls)
             located.origin = self.frames()
         self.out.append(located)
 

@@ -49,6 +49,7 @@ import numpy as np
 
 from .. import trees
 from .. import registry
+from ..runtime.reductions import max_item, min_item
 from ..backends import ARRAY_TAGS, BY_MODULE, LIBRARIES
 from ..rules.operators import OPERATORS
 from ..descriptors import (_MODELED, modeled, modeled_type, namedtuple_class,  # noqa: F401
@@ -269,6 +270,9 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                 len(value.args) == len(target._fields):  # P(w, b): built of its fields
             return Op("build", list(value.args), name=target.__name__, fields=target._fields)
         rule = registry.lookup(target)
+        if target in (max, min) and len(value.args) == 1 and not keywords and \
+                not isinstance(value.args[0], gast.Starred):  # max(xs): its largest item
+            rule = registry.lookup(max_item if target is max else min_item)
         if rule is not None and source.complex:  # (its rule for complex values)
             rule = registry.for_values(rule, True)
         op = _with_rule(rule, list(value.args), keywords, registry.describe_function(target))

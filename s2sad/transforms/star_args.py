@@ -291,8 +291,10 @@ def bind_extras(normalize, child, tree, args: list, keywords: dict, names: list,
         if param is None:
             continue
         if any(v is None for v in getattr(value, "elts", getattr(value, "values", []))):
-            raise normalize.source.syntax_error(
-                f"a function passed in {tree.name}()'s *{param.id} or **{param.id}", call,
+            spread = getattr(normalize.source.func, "__s2sad_spread__", None) is not None
+            source, where = (child.source, tree) if spread else (normalize.source, call)
+            raise source.syntax_error(  # (called by s2sad's flat stand-in: the user's def)
+                f"a function passed in {tree.name}()'s *{param.id} or **{param.id}", where,
                 "Pass it as a named parameter: s2sad inlines it where it is called.")
         copy_name = normalize.namer.claim(param.id)
         child.locals.add(param.id)
