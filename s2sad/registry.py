@@ -824,9 +824,7 @@ def lookup(func) -> Rule | None:
 def _source_twin(func):
     """NumPy's or SciPy's function of which ``func`` is a target's twin (``cupy.exp``), or
     None: its rules and facts are that function's."""
-    if "cupy" not in sys.modules:  # (no target module imported: no twin to look for)
-        return None
-    from .backends import BACKENDS
+    from .backends import BACKENDS  # (each reads only its modules already imported)
     for backend in BACKENDS:
         twin = backend.source_twin(func)
         if twin is not None:

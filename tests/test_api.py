@@ -189,7 +189,7 @@ def test_stages_show_every_pass():
                      "copy_propagation", "forward_substitution", "unit_seed", "scale_inward",
                      "subtract", "gradient_form", "python_floats",
                      "loop_tape", "loop_sums", "memory_budget", "early_sums", "sum_products",
-                     "complex_sums"]
+                     "complex_sums", "readable"]
 
 
 # --- methods ---------------------------------------------------------------------------------

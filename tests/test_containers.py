@@ -268,7 +268,7 @@ def test_a_namedtuple_is_read_by_position_and_given_back_as_itself():
     source = s2sad.grad(C.namedtuple_fields).source_for(p, x)
     assert "p[0]" in source and "p.W" not in source, source
     # a plain tuple of the same arrays is another variant: it has no fields
-    with pytest.raises(s2sad.NoDerivativeError, match=r"no derivative rule for \.[Wb]"):
+    with pytest.raises(s2sad.NoDerivativeError, match=r"'p' has no attribute '[Wb]'"):
         s2sad.grad(C.namedtuple_fields)((p.W, p.b), x)
 
 

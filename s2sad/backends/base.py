@@ -131,8 +131,8 @@ class Backend:
         rules are NumPy's: a gradient's own code, differentiated again, finds them so. Only
         the target's modules already imported are read (compiling never imports CuPy).
         """
-        if not self.translates:
-            return None
+        if not self.translates or getattr(func, "__module__", None) == "builtins":
+            return None  # (Python's own str, float...: no target's twin, whatever re-exports it)
         owner = getattr(func, "__self__", None)  # (cupy.add.at: numpy.add.at)
         if owner is not None and not isinstance(owner, type(sys)):
             twin = self.source_twin(owner)

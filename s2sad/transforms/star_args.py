@@ -530,7 +530,8 @@ def _known_array(normalize, node, user: bool = False) -> bool:
             isinstance(a, gast.Starred) for a in node.args):
         callee = normalize._callee(node.func)  # np.transpose(x) (x.T), np.sin(x)
         name = getattr(callee, "__name__", None)
-        return name is not None and getattr(np, name, None) is callee and (
+        return name is not None and getattr(callee, "__module__", None) != "builtins" and \
+            getattr(np, name, None) is callee and (  # (str: not np.str, a deprecated name)
             _gives_view(callee) or isinstance(callee, np.ufunc) and
             callee.nout == 1) and _known_array(normalize, node.args[0], user)
     if isinstance(node, gast.Subscript):
