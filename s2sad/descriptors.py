@@ -137,8 +137,9 @@ def _functions_held(value) -> bool:
 
 def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None):
     """``("object", class, names its own attributes hide, members)``: ``members`` are the
-    descriptions of its own attributes that are objects of a user's class too, or lists
-    or tuples of them (``("list", (item, ...))``), by name (``self.layer``,
+    descriptions of its own attributes that are objects of a user's class too (or
+    ``types.SimpleNamespace``: ``_held_object``), lists or tuples of them (``("list", (item,
+    ...))``), dicts and tuples holding them (``_held``), by name (``self.layer``,
     ``self.layers``: their methods are inlined as well), ``DEPTH`` levels deep, not back to an
     object that holds it (a layer's pointer to its model), at most ``_MEMBERS`` in all
     (``budget``), and only where Python reads them from the object's ``__dict__`` (not
@@ -191,17 +192,18 @@ def _holds_objects(value, holders: tuple = (), depth: int = 0) -> bool:
                _holds_objects(item, holders, depth + 1) for item in items)
 
 
-def _held(value, depth: int, budget, holders: tuple, memo):
+def _held(value, depth: int, budget, holders: tuple, memo, level: int = 0):
     """``("dict", ((key, item), ...))`` or ``("list" | "tuple", (item, ...))``: the
     description of a container ``_holds_objects`` accepts, each object in it described as
-    an object (``_object``), each other item as ``_leaf`` does (``("undescribed",)``
-    where it says nothing: a string, a list of Python floats)."""
+    an object (``_object``), a container in it so too (two levels, as ``_holds_objects``
+    looks), each other item as ``_leaf`` does (``("undescribed",)`` where it says nothing:
+    a string, a list of Python floats)."""
     def one(item):
         if _held_object(item) and id(item) not in holders and budget[0] > 0:
             budget[0] -= 1
             return _object(item, type(item), depth + 1, budget, holders, memo)
-        if _holds_objects(item, holders):
-            return _held(item, depth, budget, holders, memo)
+        if level < 1 and _holds_objects(item, holders, 1):
+            return _held(item, depth, budget, holders, memo, level + 1)
         leaf = _leaf(item)
         return ("undescribed",) if leaf is None else leaf
     if type(value) is dict:
@@ -332,7 +334,8 @@ def attribute_object(value) -> bool:
 
 def user_objects(value, holders: tuple = (), most: int = _UNROLLED) -> bool:
     """Is ``value`` a list or tuple (not a namedtuple) of 1 to ``most`` objects of a
-    user's classes (``self.layers``, walked item by item), none of them ``holders``?"""
+    user's classes or namespaces (``self.layers``, walked item by item: ``_held_object``),
+    none of them ``holders``?"""
     return type(value) in (list, tuple) and 0 < len(value) <= most and all(
         _held_object(item) and id(item) not in holders for item in value)
 
