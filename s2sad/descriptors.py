@@ -137,8 +137,9 @@ def _functions_held(value) -> bool:
 
 def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None):
     """``("object", class, names its own attributes hide, members)``: ``members`` are the
-    descriptions of its own attributes that are objects of a user's class too, or lists
-    or tuples of them (``("list", (item, ...))``), by name (``self.layer``,
+    descriptions of its own attributes that are objects of a user's class too (or
+    ``types.SimpleNamespace``: ``_held_object``), lists or tuples of them (``("list", (item,
+    ...))``), dicts and tuples holding them (``_held``), by name (``self.layer``,
     ``self.layers``: their methods are inlined as well), ``DEPTH`` levels deep, not back to an
     object that holds it (a layer's pointer to its model), at most ``_MEMBERS`` in all
     (``budget``), and only where Python reads them from the object's ``__dict__`` (not
@@ -162,13 +163,52 @@ def _object(value, kind, depth: int, budget=None, holders: tuple = (), memo=None
                 described = _objects(item, depth + 1, budget, holders, memo)
                 if described is not None:  # (a list of layers: each one's methods inlined)
                     members.append((name, (type(item).__name__, described)))
-            elif _user_object(item) and id(item) not in holders and budget[0] > 0:
+            elif _held_object(item) and id(item) not in holders and budget[0] > 0:
                 budget[0] -= 1
                 members.append((name, _object(item, type(item), depth + 1, budget, holders,
                                               memo)))
+            elif _holds_objects(item, holders) and budget[0] > 0:  # (self.d = {"k": ns}:
+                members.append((name, _held(item, depth, budget, holders, memo)))  # each)
     described = memo[id(value), depth] = ("object", kind, _hidden_methods(value, kind),
                                           tuple(members))
     return described
+
+
+def _held_object(value) -> bool:
+    """Is ``value`` an object whose own attributes a description walks where an object
+    holds it: one of a user's class, or a ``types.SimpleNamespace`` (a bag of attributes,
+    described member by member at any depth as at the argument's top level)?"""
+    return _user_object(value) or type(value) is _NAMESPACE
+
+
+def _holds_objects(value, holders: tuple = (), depth: int = 0) -> bool:
+    """Is ``value`` a list, tuple or dict of at most ``_UNROLLED`` items holding, two
+    levels deep, an object ``_held_object`` walks (``self.d = {"k": ns}``, ``self.t =
+    (layer, 1.0)``), none of them ``holders``?"""
+    if type(value) not in (list, tuple, dict) or not 0 < len(value) <= _UNROLLED or depth > 1:
+        return False
+    items = value.values() if type(value) is dict else value
+    return any(_held_object(item) and id(item) not in holders or
+               _holds_objects(item, holders, depth + 1) for item in items)
+
+
+def _held(value, depth: int, budget, holders: tuple, memo, level: int = 0):
+    """``("dict", ((key, item), ...))`` or ``("list" | "tuple", (item, ...))``: the
+    description of a container ``_holds_objects`` accepts, each object in it described as
+    an object (``_object``), a container in it so too (two levels, as ``_holds_objects``
+    looks), each other item as ``_leaf`` does (``("undescribed",)`` where it says nothing:
+    a string, a list of Python floats)."""
+    def one(item):
+        if _held_object(item) and id(item) not in holders and budget[0] > 0:
+            budget[0] -= 1
+            return _object(item, type(item), depth + 1, budget, holders, memo)
+        if level < 1 and _holds_objects(item, holders, 1):
+            return _held(item, depth, budget, holders, memo, level + 1)
+        leaf = _leaf(item)
+        return ("undescribed",) if leaf is None else leaf
+    if type(value) is dict:
+        return ("dict", tuple((key, one(item)) for key, item in value.items()))
+    return (type(value).__name__, tuple(map(one, value)))
 
 
 def _leaf(item):
@@ -208,7 +248,10 @@ def undescribed(holder, name: str) -> bool:
     False
     """
     own = getattr(holder, "__dict__", None)
-    return own is None or name not in own or _leaf(own[name]) is None
+    if own is None or name not in own:
+        return True
+    item = own[name]  # (an object, or a container of them, later: described as well)
+    return _leaf(item) is None and not _held_object(item) and not _holds_objects(item)
 
 
 def numpy_number(value, kind: str) -> bool:
@@ -291,9 +334,10 @@ def attribute_object(value) -> bool:
 
 def user_objects(value, holders: tuple = (), most: int = _UNROLLED) -> bool:
     """Is ``value`` a list or tuple (not a namedtuple) of 1 to ``most`` objects of a
-    user's classes (``self.layers``, walked item by item), none of them ``holders``?"""
+    user's classes or namespaces (``self.layers``, walked item by item: ``_held_object``),
+    none of them ``holders``?"""
     return type(value) in (list, tuple) and 0 < len(value) <= most and all(
-        _user_object(item) and id(item) not in holders for item in value)
+        _held_object(item) and id(item) not in holders for item in value)
 
 
 def objects_described(desc) -> bool:
