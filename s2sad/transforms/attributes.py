@@ -27,6 +27,7 @@ import contextlib
 import random
 import threading
 import types
+import warnings
 
 import gast
 import numpy as np
@@ -35,7 +36,7 @@ from .. import registry, trees
 from ..codegen import unparse
 from ..errors import DifferentiationError
 from ..runtime import side_effect
-from .resolve import names_in, static_value, statement_parts
+from .resolve import names_in, statement_parts
 
 
 # the variants being built (s2sad.derivatives, :func:`noting_state`), innermost last: each
@@ -337,9 +338,19 @@ def _draws(tree, source, mine: set) -> None:
     statement of its body): each run then draws the same."""
     def state(node):
         """``(its facts' hidden_state, whose state)`` of a call, or None."""
-        try:
-            callee = static_value(node.func, source, mine)
-        except (KeyError, TypeError):
+        path, func = [], node.func
+        while isinstance(func, gast.Attribute):
+            path.append(func.attr)
+            func = func.value
+        if not isinstance(func, gast.Name) or func.id in mine:
+            return None
+        try:  # (read without noting it for the build, nor warning: np.str)
+            callee = _peek(source, func.id)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for attr in reversed(path):
+                    callee = getattr(callee, attr)
+        except Exception:  # (no such name or attribute, a property that raises: not known)
             return None
         facts = registry.facts(callee)
         if facts is None or not facts.hidden_state:
