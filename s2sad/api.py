@@ -324,8 +324,9 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
         use = mode if mode != "auto" else ("rev" if n_out <= n_in else "fwd")
         blocks = []
         made = rev if use == "rev" else fwd  # (a function reading the state it changes:
-        made._variant(args)                   # refused, each row or column another one)
-        _refuse_state_read_again(made, "jacobian", "row" if use == "rev" else "column")
+        compiled = made._variant(args)        # refused, each row or column another one)
+        _refuse_state_read_again(made, "jacobian", "row" if use == "rev" else "column",
+                                 compiled)
         if use == "rev":
             rows = [[] for _ in names]
             for e in _basis(value):

@@ -30,6 +30,7 @@ from .options import Options
 from .pipeline import compile_gradient, load
 from .runtime.structures import has_parameters
 from .source import FunctionSource, note_reads, still_read
+from .transforms.attributes import noting_state
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _ALL: "weakref.WeakSet" = weakref.WeakSet()  # every gradient made, to forget what it built
@@ -376,9 +377,13 @@ class GradientFunction:
         backend, descriptors = self._split_key(key)
         inner = self.func._nestable(key) if isinstance(self.func, GradientFunction) else None
         function = self._source_function(key) if inner is None else inner.function
-        compiled = compile_gradient(function, self._wrt_names, arg_descriptors=descriptors,
-                                    options=self._build_options(backend, **options))
+        with noting_state() as notes:  # (its output reads state it changes: refused by
+            compiled = compile_gradient(    # vjp, jvp, jacobian and hessian, for this variant)
+                function, self._wrt_names, arg_descriptors=descriptors,
+                options=self._build_options(backend, **options))
         compiled.built_from = inner
+        compiled.reads_its_state = getattr(inner, "reads_its_state", None) or \
+            (notes[0] if notes else None)  # (the user's line, not the inner gradient's)
         load(compiled, function)
         return compiled
 
@@ -482,24 +487,24 @@ class GradientFunction:
             (func,)
 
 
-def _refuse_state_read_again(made, what: str, then: str) -> None:
+def _refuse_state_read_again(made, what: str, then: str, compiled) -> None:
     """``made`` runs the user's function once for the value and again for each ``then``;
-    a function whose output reads an attribute it changes (``self.k += 1; return x *
-    self.k``) is another function at each run, so it is refused."""
-    from .transforms.attributes import reads_its_state
+    where its variant ``compiled`` (the one for these arguments' kinds) has an output that
+    reads state it changes (``self.k += 1; return x * self.k``; ``np.random.normal()``),
+    each run is another function, so it is refused."""
     func = made.func
     while isinstance(func, GradientFunction):
         func = func.func
-    found = reads_its_state(func)
+    found = getattr(compiled, "reads_its_state", None)
     if found is not None:
-        source, stmt, state = found
+        source, stmt, state, advice = found
         raise source.error(
             DifferentiationError,
-            f"{what} of {getattr(func, '__name__', 'a function')}, whose output reads "
-            f"{state} it changes: {what} runs it once for the value and again for each "
+            f"{what} of {getattr(func, '__name__', 'a function')}, whose output {state}: "
+            f"{what} runs it once for the value and again for each "
             f"{then}, each run another function (a hessian is a jacobian of the gradient)",
-            stmt, "Use s2sad.grad or s2sad.value_and_grad, which run it once, or pass the "
-            "state it reads as an argument.")
+            stmt, advice or "Use s2sad.grad or s2sad.value_and_grad, which run it once, or "
+            "pass the state it reads as an argument.")
 
 
 class VJPFunction(GradientFunction):
@@ -520,8 +525,8 @@ class VJPFunction(GradientFunction):
     @boundary
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
-        self._variant(args)  # compile now: an error shows at this call, not later
-        _refuse_state_read_again(self, "vjp", "pullback")
+        compiled = self._variant(args)  # compile now: an error shows at this call, not later
+        _refuse_state_read_again(self, "vjp", "pullback", compiled)
         value = self._call(self.func, args) if self._on_numpy(args) else \
             _make(self.func, self._wrt_names if self._wrt_tuple else self._wrt_names[0],
                   self.optimize, self.annotate, False, self.target, self.debug_nans, False,
@@ -565,8 +570,8 @@ class JVPFunction(GradientFunction):
     @boundary
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
-        self._variant(args)  # compile now: an error shows at this call, not later
-        _refuse_state_read_again(self, "jvp", "pushforward")
+        compiled = self._variant(args)  # compile now: an error shows at this call, not later
+        _refuse_state_read_again(self, "jvp", "pushforward", compiled)
         value = self._call(self.func, args) if self._on_numpy(args) else \
             self._device_value(args)
 

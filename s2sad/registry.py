@@ -576,6 +576,11 @@ class Facts:
       refused by the rules.
     * ``library``: the library module that computes it (s2sad's helpers of
       ``scipy.integrate``): on a target with no twin of that module, a call is refused.
+    * ``hidden_state``: it changes state no argument holds (NumPy's global random state,
+      the ``random`` module's): each call draws anew, so a function calling it is another
+      function at each run, and the makers that run it more than once refuse it:
+      ``"draws"``; ``"seeds"``: it sets that state from its argument (``np.random.seed``),
+      so draws after a call with a constant are the same at each run.
     * ``keywords``: for a runtime helper, the position from which generated code passes
       its arguments by name, those equal to their default left out (``sum_grad``'s 1:
       ``sum_grad(g, like=x, axis=1)``; :mod:`s2sad.transforms.readable`).
@@ -618,6 +623,7 @@ class Facts:
     inline: bool = False
     library: str = ""
     keywords: int | None = None
+    hidden_state: str = ""
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

@@ -129,6 +129,16 @@ deffacts(np.copyto, np.put, np.place, np.putmask, np.fill_diagonal, np.put_along
 deffacts(np.random.Generator.shuffle, np.random.RandomState.shuffle, random.Random.shuffle,
          advice="Shuffle a copy: `{n} = rng.permutation({n})`.", mutates=(1,))
 deffacts(np.ufunc.at, advice=_NEW_ARRAY, mutates=(1,))
+
+# --- hidden state: NumPy's global random state, the random module's -------------------------
+# (a local or seeded Generator, np.random.default_rng(0), is the function's own: not these)
+deffacts(*[value for name in dir(np.random) for value in [getattr(np.random, name)]
+           if getattr(value, "__self__", None) is np.random.mtrand._rand],
+         *_found(np.random, "ranf", "sample", "get_bit_generator", "set_bit_generator"),
+         *[value for name in dir(random) for value in [getattr(random, name)]
+           if getattr(value, "__self__", None) is random._inst], hidden_state="draws")
+deffacts(np.random.seed, random.seed, hidden_state="seeds")  # (seeded with a constant first,
+# the function draws the same at each run)
 # written in C: their signatures, where `out` is found by position, are not readable on every
 # NumPy (2.2's), so their output array is declared
 deffacts(np.dot, np.concatenate, mutates=(2, "out"))

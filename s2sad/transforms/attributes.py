@@ -23,7 +23,11 @@ s2sad.errors.DifferentiationError: a value with a derivative stored in 'h' of an
 
 from __future__ import annotations
 
+import contextlib
+import random
+import threading
 import types
+import warnings
 
 import gast
 import numpy as np
@@ -35,26 +39,41 @@ from ..runtime import side_effect
 from .resolve import names_in, statement_parts
 
 
-# the functions whose output reads state they change, by their code's id: ``(code, source,
-# the change's statement, what it changes)``; vjp, jvp, jacobian and hessian, which run a
-# function more than once, refuse them (s2sad.derivatives). By identity: two functions
-# with equal code may read different globals.
-READS_ITS_STATE: dict = {}
+# the variants being built (s2sad.derivatives, :func:`noting_state`), innermost last: each
+# collects the first change to state that its function's output reads again, ``(source,
+# the change's statement, what it changes, advice or "")``; vjp, jvp, jacobian and hessian,
+# which run a function more than once, refuse such a variant. By variant, not by the
+# function's code: a model that reads its own counter is another variant than one that
+# does not, and two functions with equal code may read different globals.
+_NOTING = threading.local()
 
 
-def _reads_its_state(source, stmt, what: str) -> None:
-    """Note that ``source``'s function reads the state ``stmt`` changes (``what``: "an
-    attribute", "the module's or closure's 'LOG'")."""
-    code = getattr(getattr(source, "func", None), "__code__", None)
-    if code is not None:
-        READS_ITS_STATE.setdefault(id(code), (code, source, stmt, what))
+@contextlib.contextmanager
+def noting_state():
+    """Collect, while a variant builds, the changes to state its output reads again.
+
+    >>> with noting_state() as notes:
+    ...     pass
+    >>> notes
+    []
+    """
+    stack = _NOTING.__dict__.setdefault("stack", [])
+    notes: list = []
+    stack.append(notes)
+    try:
+        yield notes
+    finally:
+        stack.pop()
 
 
-def reads_its_state(func):
-    """``(source, statement, what)`` of the change ``func`` reads again, or None."""
-    code = getattr(func, "__code__", None)
-    found = READS_ITS_STATE.get(id(code))
-    return found[1:] if found is not None and found[0] is code else None
+def _reads_its_state(source, stmt, what: str, advice: str = "") -> None:
+    """Note, for each variant being built, that its function's output reads the state
+    ``stmt`` changes (``what``: "reads an attribute it changes", "draws from NumPy's
+    global random state (np.random.normal)"); ``advice``: what to do instead, if not
+    the general advice."""
+    for notes in getattr(_NOTING, "stack", ()):
+        if not notes:
+            notes.append((source, stmt, what, advice))
 
 
 def _path(node):
@@ -250,7 +269,7 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
     if changed & steering:
         _reads_its_state(source, next(s for s, _, _ in stores if [
             p for p in s.value.args[2].value.split("|")[0].replace("[]", ".").split(".")
-            if p][-1] in steering), "an attribute")
+            if p][-1] in steering), "reads an attribute it changes")
     for stmt, at, loops in stores:
         value, chain = stmt.value.args[0], stmt.value.args[2].value
         if not (isinstance(value, gast.Name) and value.id in varied):
@@ -312,17 +331,76 @@ def _keeps_its_state(method: str, holder) -> bool:
     return True
 
 
+def _draws(tree, source, mine: set) -> None:
+    """Note the first call that changes hidden state (its rule's ``hidden_state`` fact:
+    ``np.random.normal()``, ``random.random()``): each run of the function draws anew.
+    Not after the function seeds that state with constants (``np.random.seed(0)``, a
+    statement of its body): each run then draws the same."""
+    def state(node):
+        """``(its facts' hidden_state, whose state)`` of a call, or None."""
+        path, func = [], node.func
+        while isinstance(func, gast.Attribute):
+            path.append(func.attr)
+            func = func.value
+        if not isinstance(func, gast.Name) or func.id in mine:
+            return None
+        try:  # (read without noting it for the build, nor warning: np.str)
+            callee = _peek(source, func.id)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for attr in reversed(path):
+                    callee = getattr(callee, attr)
+        except Exception:  # (no such name or attribute, a property that raises: not known)
+            return None
+        facts = registry.facts(callee)
+        if facts is None or not facts.hidden_state:
+            return None
+        return facts.hidden_state, "the random module's" if getattr(
+            callee, "__self__", None) is getattr(random, "_inst", None) or \
+            callee is random.seed else "NumPy's global"
+
+    seeded = {}  # whose state -> the statement of the body that seeds it with constants
+    for at, stmt in enumerate(tree.body):
+        value = getattr(stmt, "value", None)
+        found = state(value) if isinstance(stmt, (gast.Expr, gast.Assign)) and \
+            isinstance(value, gast.Call) else None
+        if found is not None and found[0] == "seeds" and value.args and not value.keywords \
+                and all(isinstance(a, gast.Constant) and a.value is not None
+                        for a in value.args):
+            seeded.setdefault(found[1], at)
+    order = {id(node): at for at, stmt in enumerate(tree.body) for node in trees.walk(stmt)}
+    for stmt in trees.walk(tree):
+        if not isinstance(stmt, gast.stmt) or isinstance(stmt, gast.FunctionDef):
+            continue
+        parts = [stmt.test] if isinstance(stmt, (gast.If, gast.While)) else \
+            [stmt.iter] if isinstance(stmt, gast.For) else [stmt]
+        for node in (n for part in parts for n in trees.walk(part)):
+            found = state(node) if isinstance(node, gast.Call) else None
+            if found is None or seeded.get(found[1], len(order) + 1) <= order.get(id(node), -1):
+                continue  # (seeded before: the same draws at each run)
+            _reads_its_state(
+                source, stmt, f"draws from {found[1]} random state "
+                f"({unparse(node.func).strip()}), anew at each run", "Draw the noise "
+                "outside the function and pass it as an argument (noise = "
+                "np.random.normal(size=x.shape); f(x, noise)), or use s2sad.grad, "
+                "s2sad.value_and_grad or s2sad.hvp, which run it once per call.")
+            return
+
+
 def module_state(tree, source, varied: set) -> None:
     """Changes to state the function does not own: a module's or a closure's list, dict,
     set, array or object (``LOG.append(1)``, ``OB.log.append(h)``, ``d = D; d['k'] = v``,
     ``next(IT)``). Python runs them once per call, as the generated code does. Where the
     function also reads that state, each run is another function: vjp, jvp, jacobian and
-    hessian, which run it more than once, refuse it (``READS_ITS_STATE``). A value with a
-    derivative stored there and read again would be read as a constant: refused at the
-    store's line, as :func:`refuse_read_back` refuses it for an argument's object."""
+    hessian, which run it more than once, refuse it (:func:`noting_state`); so for a call
+    whose facts say it changes hidden state (``np.random.normal()``: each run draws anew).
+    A value with a derivative stored there and read again would be read as a constant:
+    refused at the store's line, as :func:`refuse_read_back` refuses it for an argument's
+    object."""
     mine = set(trees.assigned_names(tree)) | {a.id for a in tree.args.args} | \
         {a.id for a in tree.args.kwonlyargs} | \
         {a.id for a in (tree.args.vararg, tree.args.kwarg) if a is not None}
+    _draws(tree, source, mine)
     names = {}  # (an id: the free name, as the refusal shows it)
     held = {}  # a free name holding state, or a local given one's value: its object's id
 
@@ -403,7 +481,7 @@ def module_state(tree, source, varied: set) -> None:
     read = {key for key, _, _ in reads}
     for stmt, key, _, _, _ in changes:
         if key in read:
-            _reads_its_state(source, stmt, f"the {names[key]}")
+            _reads_its_state(source, stmt, f"reads the {names[key]} it changes")
             break
     for stmt, key, values, at, loops in changes:
         if not any(isinstance(v, gast.Name) and v.id in varied for v in values):
