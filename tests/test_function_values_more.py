@@ -269,3 +269,20 @@ def test_a_function_used_where_it_is_not_called_stays_refused(f, args, kwargs, c
         s2sad.grad(f)(*args, **kwargs)
     assert what in str(info.value), str(info.value)
     assert info.value.lineno == _marked_line(f), str(info.value)
+
+
+def copied_then_changed(x):
+    a = x * 2.0
+    b = a.copy()
+    a[1] = 5.0
+    return np.sum(b * a)
+
+
+def test_the_tangent_of_a_copy_is_not_changed_by_an_update_of_the_original():
+    """``b = a.copy(); a[1] = 5.0``: ``d_b`` keeps ``d_a``'s values from before."""
+    v = rng.normal(size=X4.shape)
+    value, push = s2sad.jvp(copied_then_changed)(X4)
+    np.testing.assert_allclose(push(v), np.sum(central_differences(
+        copied_then_changed, (X4,), 0, EPS) * v), rtol=1e-6)
+    np.testing.assert_allclose(push(v), np.sum(s2sad.grad(copied_then_changed)(X4) * v),
+                               rtol=1e-9)
