@@ -142,6 +142,19 @@ def flattened_matrix_then_changed(x):
     return np.sum(b ** 2) + np.sum(a * a)
 
 
+class Box:
+    def __init__(self, f, s):
+        self.f = f
+        self.s = s
+
+    def scaled(self, x):
+        return self.f(x) * self.s
+
+
+def bound_method(x, method):
+    return np.sum(method(x) * x)
+
+
 X4 = np.array([0.7, -0.4, 1.2, 2.0])
 XM = rng.normal(size=(4, 3))
 
@@ -161,6 +174,8 @@ TABLE = [
     (star_functions_by_index, (X, _cube, np.tanh, _square), "three"),
     (star_functions_in_a_helper, (X,), "helper"),
     (keyword_functions_in_a_helper, (X,), "helper"),
+    (bound_method, (X, Box(_LAMBDA, 1.5).scaled), "lambda-attribute"),
+    (bound_method, (X, Box(_square, -0.5).scaled), "users-attribute"),
     (flattened_then_changed, (X4,), "vector"),
     (flattened_matrix_then_changed, (X4,), "matrix"),
 ]
@@ -286,3 +301,14 @@ def test_the_tangent_of_a_copy_is_not_changed_by_an_update_of_the_original():
         copied_then_changed, (X4,), 0, EPS) * v), rtol=1e-6)
     np.testing.assert_allclose(push(v), np.sum(s2sad.grad(copied_then_changed)(X4) * v),
                                rtol=1e-9)
+
+
+def test_a_bound_method_reads_its_object_attributes_at_each_call():
+    """The object's function attribute and number changed between calls: each call's own."""
+    gradient = s2sad.grad(bound_method)
+    box = Box(_square, 1.5)
+    for f, k in ((_square, 1.5), (_LAMBDA, 1.5), (_LAMBDA, 2.0), (np.sin, 2.0), (_square, 1.5)):
+        box.f, box.s = f, k
+        np.testing.assert_allclose(gradient(X, box.scaled),
+                                   central_differences(bound_method, (X, box.scaled), 0, EPS),
+                                   rtol=1e-6, atol=1e-7)

@@ -537,7 +537,11 @@ def function_entry(normalize, value, name: str):
             and user_code(value.__func__) and registry.lookup(value.__func__) is None and \
             not isinstance(value.__self__, type):  # (layer.forward: with its object first)
         owner = _bound(normalize, value.__self__, f"{name}_self")
-        return "partial", (("inline", (value.__func__, None, None)), [owner], {})
+        from .kinds import describe
+        desc = describe(value.__self__)
+        if isinstance(owner, gast.Name) and type(desc) is tuple and desc[0] == "object":
+            normalize.root.objects.setdefault(owner.id, ("value", value.__self__))  # (self.f(x)
+        return "partial", (("inline", (value.__func__, None, None)), [owner], {})  # in it)
     return None  # (a builtin without a rule, a classmethod: refused where it is called)
 
 
