@@ -155,6 +155,18 @@ def bound_method(x, method):
     return np.sum(method(x) * x)
 
 
+def _inner(x, f):
+    return np.sum(f(x))
+
+
+def derivative_made_inside(x, f):
+    return np.sum(s2sad.grad(_inner)(x, f) * x)
+
+
+def derivative_made_inside_of_tanh(x):
+    return np.sum(s2sad.grad(_inner)(x, np.tanh) * x)
+
+
 X4 = np.array([0.7, -0.4, 1.2, 2.0])
 XM = rng.normal(size=(4, 3))
 
@@ -176,6 +188,9 @@ TABLE = [
     (keyword_functions_in_a_helper, (X,), "helper"),
     (bound_method, (X, Box(_LAMBDA, 1.5).scaled), "lambda-attribute"),
     (bound_method, (X, Box(_square, -0.5).scaled), "users-attribute"),
+    (derivative_made_inside, (X, np.tanh), "numpy"),
+    (derivative_made_inside, (X, _cube), "users"),
+    (derivative_made_inside_of_tanh, (X,), "written"),
     (flattened_then_changed, (X4,), "vector"),
     (flattened_matrix_then_changed, (X4,), "matrix"),
 ]

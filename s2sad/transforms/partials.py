@@ -67,6 +67,8 @@ def _only_called(normalize, name: str, static, user_code, _seen=()) -> bool:
             return False
         if call.func is node:
             continue
+        if _made_here(normalize, call.func, static):  # s2sad.grad(inner)(x, f): its
+            continue  # variant for f (nested_gradients._function_kinds)
         try:
             callee = static(call.func, normalize)
         except (KeyError, TypeError):
@@ -76,6 +78,19 @@ def _only_called(normalize, name: str, static, user_code, _seen=()) -> bool:
         if not (inlined or callee is functools.partial and call.args[0] is node):
             return False
     return True
+
+
+def _made_here(normalize, func, static) -> bool:
+    """Is ``func`` ``s2sad.grad(inner)`` or ``s2sad.value_and_grad(inner, ...)`` made on
+    its line (its generated code inlined where it is called)?"""
+    if not isinstance(func, gast.Call):
+        return False
+    try:
+        maker = static(func.func, normalize)
+    except (KeyError, TypeError):
+        return False
+    return getattr(maker, "__s2sad_maker__", False) and \
+        getattr(maker, "__name__", None) in ("grad", "value_and_grad")
 
 
 def _given_to(tree, node):
