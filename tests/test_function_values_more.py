@@ -283,6 +283,13 @@ def keyword_function_read_as_a_value(x, **kw):  # <- here
     return np.sum(fn(x))
 
 
+def keys_of_a_dict_of_functions(x, table):
+    s = 0.0
+    for k in table:  # <- here
+        s = s + np.sum(table[k](x))
+    return s
+
+
 def _marked_line(f) -> int:
     lines, first = inspect.getsourcelines(f)
     return first + next(i for i, line in enumerate(lines) if "# <- here" in line)
@@ -292,9 +299,12 @@ def _marked_line(f) -> int:
     (function_returned, (X, _cube), {}, s2sad.NoDerivativeError, "no derivative rule"),
     (keyword_function_read_as_a_value, (X,), {"f": _cube}, s2sad.UnsupportedSyntaxError,
      "a function passed in keyword_function_read_as_a_value()'s *kw or **kw"),
-])
+    (keys_of_a_dict_of_functions, (X, {0: np.sin, 2: np.cos}), {},  # (its keys, not the
+     s2sad.UnsupportedSyntaxError, "'table' used as a value"),      # functions: was a
+])                                                                  # KeyError when run
 def test_a_function_used_where_it_is_not_called_stays_refused(f, args, kwargs, cls, what):
-    """``g = f`` then ``np.vectorize(g)``, and ``fn = kw["f"]``: refused at the line."""
+    """``g = f`` then ``np.vectorize(g)``, ``fn = kw["f"]``, and a loop over the keys of
+    a dict of functions: refused at the line."""
     with pytest.raises(cls) as info:
         s2sad.grad(f)(*args, **kwargs)
     assert what in str(info.value), str(info.value)

@@ -439,9 +439,11 @@ def unrolled_functions(normalize, stmt, static) -> bool:
     if isinstance(stmt.iter, gast.Name) and \
             normalize.function_args.get(stmt.iter.id, ("",))[0] == "items":
         items = normalize.function_args[stmt.iter.id][1]
-        entries = [items[k] for k in sorted(k for k in items if type(k) is int and k >= 0)]
-        if any(type(k) is str for k in items):  # (a dict: Python loops over its keys)
+        n = sum(1 for k in items if type(k) is int and k >= 0)
+        if not n or set(items) != set(range(-n, n)) or any(  # (a dict, its keys ints too:
+                items[k] is not items[k - n] for k in range(n)):  # Python loops over its keys)
             return False
+        entries = [items[k] for k in range(n)]
     elif isinstance(stmt.iter, (gast.List, gast.Tuple)) and stmt.iter.elts and \
             all(_known_function(normalize, e, static) for e in stmt.iter.elts):
         entries = None
