@@ -11,6 +11,9 @@ knows as it compiles (a NumPy function, a function of the user's, a ``lambda``, 
 function passed to an inlined helper), and none is given in a loop. Elsewhere a call
 of it stays refused at its line, as a function s2sad cannot see.
 
+A helper's ``*fs`` and ``**kw`` given functions (``extra_functions``) hold them too:
+``fs`` as a tuple of functions, ``kw["f"](x)`` the call of the one given as ``f``.
+
 Normalize keeps what such a variable holds in ``function_args``: ``("call", the
 expression)``, ``("inline", the function)``, or ``("choose", (cond, first, second))``,
 the value of ``first if cond else second`` (``cond``, the test's atom, kept for the
