@@ -240,7 +240,8 @@ def test_min_max_ties_go_to_the_first_item_as_python_picks():
 
 
 def function_in_double_star(x, **kw):
-    return np.sum(kw["f"](x) * kw["s"])
+    g = kw["f"]  # (read as a value: kw["f"](x) is the call, test_function_values_more)
+    return np.sum(g(x) * kw["s"])
 
 
 def test_function_in_double_star_is_refused_at_the_users_def():

@@ -143,6 +143,24 @@ def _located(tree, where):
     return tree
 
 
+_IN_PLACE_METHODS = frozenset({"fill", "sort", "put", "partition", "resize", "itemset",
+                               "setflags", "byteswap", "setfield"})
+
+
+def _updates_in_place(tree) -> bool:
+    """Does ``tree`` change an array in place itself (``a[1] = v``, ``a += v``,
+    ``a.fill(v)``, ``out=``)? Then ``x.flatten()`` is written ``np.copy(np.ravel(x))``: a
+    new array, as NumPy makes it, not ``np.ravel``'s view (which the update would change)."""
+    for node in trees.walk(tree):
+        if isinstance(node, gast.AugAssign) or isinstance(node, (gast.Subscript, gast.Attribute)) \
+                and isinstance(node.ctx, (gast.Store, gast.Del)) or \
+                isinstance(node, gast.keyword) and node.arg == "out" or \
+                isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr in _IN_PLACE_METHODS:
+            return True
+    return False
+
+
 class Desugar(trees.Transformer):
     """``builtin(name)``: does ``name`` stand for the builtin of that name there (not a
     global or a local of the user's)? ``max(a, b, c)`` is then ``max(max(a, b), c)``."""
@@ -158,6 +176,7 @@ class Desugar(trees.Transformer):
 
     def visit_FunctionDef(self, node):
         if self.namespaces is None:  # (the function itself: its variables of a module)
+            self.updates = _updates_in_place(node)  # (x.flatten(): a copy, where one shows)
             self.namespaces = namespace_variables(node, self.local_names, self.numpy_name,
                                                   self.resolve) if self.resolve else {}
             from .held_generators import moved  # g = (e for v in xs); sum(g): moved to sum
@@ -333,6 +352,8 @@ class Desugar(trees.Transformer):
                 call.copied = True   # once the kinds say which)
             # (the method's facts stay with the call: a real array's x.conj() is x itself)
             call.method = getattr(np.ndarray, func.attr, None)
+            if func.attr == "flatten" and getattr(self, "updates", False):
+                return gast.copy_location(gast.Call(self._np("copy", func), [call], []), node)
             return call
         return node
 

@@ -236,8 +236,10 @@ class Forward:
         if target in self.once and target not in self.mutated and self._is_zero(expr):
             self.zeros.add(target)  # its tangent is zero: later statements leave it out
             return []
-        if target in self.mutated and _may_alias(expr, self.imports.helper_functions()):
-            # (updated in place later: a copy)
+        if (target in self.mutated or self.mutated and self.__dict__.pop("fresh", False)) \
+                and _may_alias(expr, self.imports.helper_functions()):
+            # (updated in place later, or a new array whose tangent is another's, which an
+            # update may change, b = np.copy(a); a[1] = v: a copy)
             expr = gast.Call(self.helper(snapshot), [expr], [])
         return self.pre + [gast.Assign([self.store(self.d(target))], expr, None)]
 
@@ -250,6 +252,9 @@ class Forward:
                               gast.Constant(value.attr, None)], [])
         refuse_foreign_operand(self, stmt, value)
         op = classify(value, self.source, self.local_names)
+        facts = registry.facts(op.rule.func) if op.kind == "call" else None
+        self.fresh = facts is not None and not (facts.returns_view_of or
+                                                facts.uncopied_view_of)  # (np.copy(a))
         if op.kind == "copy":
             return self.tangent_of(value)
         if op.kind == "linear":

@@ -11,6 +11,9 @@ knows as it compiles (a NumPy function, a function of the user's, a ``lambda``, 
 function passed to an inlined helper), and none is given in a loop. Elsewhere a call
 of it stays refused at its line, as a function s2sad cannot see.
 
+A helper's ``*fs`` and ``**kw`` given functions (``extra_functions``) hold them too:
+``fs`` as a tuple of functions, ``kw["f"](x)`` the call of the one given as ``f``.
+
 Normalize keeps what such a variable holds in ``function_args``: ``("call", the
 expression)``, ``("inline", the function)``, or ``("choose", (cond, first, second))``,
 the value of ``first if cond else second`` (``cond``, the test's atom, kept for the
@@ -254,7 +257,7 @@ def _index(node):
 
 def _items_read_so(tree, name: str) -> bool:
     """Is every read of ``name`` a call of one item (``acts[0](x)``, ``acts[i](x)``) or
-    the sequence of a ``for`` loop (``for act in acts``)?"""
+    the sequence of a ``for`` loop or a comprehension (``for act in acts``)?"""
     parents = {}
     for node in trees.walk(tree):
         for child in trees.children(node):
@@ -264,7 +267,7 @@ def _items_read_so(tree, name: str) -> bool:
                 isinstance(node.ctx, gast.Load)):
             continue
         parent = parents.get(node)
-        if isinstance(parent, gast.For) and parent.iter is node or \
+        if isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node or \
                 isinstance(parent, gast.Call) and parent.args == [node] and \
                 isinstance(parent.func, gast.Name) and parent.func.id == "len":
             continue  # (len(acts): a constant, ``items_length``)
@@ -439,9 +442,11 @@ def unrolled_functions(normalize, stmt, static) -> bool:
     if isinstance(stmt.iter, gast.Name) and \
             normalize.function_args.get(stmt.iter.id, ("",))[0] == "items":
         items = normalize.function_args[stmt.iter.id][1]
-        entries = [items[k] for k in sorted(k for k in items if type(k) is int and k >= 0)]
-        if any(type(k) is str for k in items):  # (a dict: Python loops over its keys)
+        n = sum(1 for k in items if type(k) is int and k >= 0)
+        if not n or set(items) != set(range(-n, n)) or any(  # (a dict, its keys ints too:
+                items[k] is not items[k - n] for k in range(n)):  # Python loops over its keys)
             return False
+        entries = [items[k] for k in range(n)]
     elif isinstance(stmt.iter, (gast.List, gast.Tuple)) and stmt.iter.elts and \
             all(_known_function(normalize, e, static) for e in stmt.iter.elts):
         entries = None
@@ -537,7 +542,11 @@ def function_entry(normalize, value, name: str):
             and user_code(value.__func__) and registry.lookup(value.__func__) is None and \
             not isinstance(value.__self__, type):  # (layer.forward: with its object first)
         owner = _bound(normalize, value.__self__, f"{name}_self")
-        return "partial", (("inline", (value.__func__, None, None)), [owner], {})
+        from .kinds import describe
+        desc = describe(value.__self__)
+        if isinstance(owner, gast.Name) and type(desc) is tuple and desc[0] == "object":
+            normalize.root.objects.setdefault(owner.id, ("value", value.__self__))  # (self.f(x)
+        return "partial", (("inline", (value.__func__, None, None)), [owner], {})  # in it)
     return None  # (a builtin without a rule, a classmethod: refused where it is called)
 
 
@@ -599,6 +608,9 @@ def held_function(normalize, node):
     argument, at a constant index: the call of that function, as if its name were
     written (the entry tests that it still holds it); else None."""
     from ..source import note_function, note_path
+    keyed = keyed_function(normalize, node)  # (kw["f"](x), a helper's **kw: ``extra_functions``)
+    if keyed is not None:
+        return keyed
     found = _held(normalize, node.func)
     if found is None:
         return None
@@ -665,3 +677,96 @@ def _held_items(normalize, node):
     desc = ref[4].get(node.attr)
     items = None if type(desc) is not tuple else _described_items(desc)
     return None if items is None else (items, f"{ref[1]}.{node.attr}", desc[0])
+
+
+# --- functions in a helper's *args and **kwargs ---------------------------------------------
+
+def _keys_called(tree, name: str, functions: set) -> bool:
+    """Is every read of ``name`` ``name["key"]`` (a constant key), the keys in
+    ``functions`` only called (``kw["f"](x)``), none inside a nested ``def`` or lambda?"""
+    parents = {}
+    for node in trees.walk(tree):
+        for child in trees.children(node):
+            parents[child] = node
+    for node in trees.walk(tree):
+        if not (isinstance(node, gast.Name) and node.id == name):
+            continue
+        if isinstance(node.ctx, gast.Param) and parents.get(node) is tree.args:
+            continue
+        parent = parents.get(node)
+        if not isinstance(node.ctx, gast.Load) or not isinstance(parent, gast.Subscript) or \
+                parent.value is not node or type(_index(parent.slice)) is not str:
+            return False
+        if _index(parent.slice) in functions and not (
+                isinstance(parents.get(parent), gast.Call) and parents[parent].func is parent):
+            return False
+        above = parents.get(parent)
+        while above is not None and above is not tree:
+            if isinstance(above, (gast.Lambda, gast.FunctionDef)):
+                return False
+            above = parents.get(above)
+    return True
+
+
+def extra_functions(normalize, tree, node):
+    """``def h(x, *fs)`` or ``def h(x, **kw)`` (``tree``) called (``node``) with functions
+    in its ``*fs`` (one at least of the user's, inlined) or ``**kw``: ``(node`` without
+    them``, {"*": entry of fs, "**": {key: entry}})``, ``fs`` read as a tuple of functions
+    (``fs[0](x)``, ``for f in fs``) and ``kw["f"](x)`` the call of that one; else None
+    (NumPy's functions in ``*fs`` are values, as before)."""
+    vararg, kwarg = tree.args.vararg, tree.args.kwarg
+    if vararg is None and kwarg is None or \
+            any(isinstance(a, gast.Starred) for a in node.args) or \
+            any(k.arg is None for k in node.keywords):
+        return None
+    n_pos = len(tree.args.posonlyargs) + len(tree.args.args)
+    names = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
+    stored = {n.id for s in tree.body for n in trees.walk(s)
+              if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    found, args, keywords = {}, list(node.args), list(node.keywords)
+    if vararg is not None and len(args) > n_pos and vararg.id not in stored:
+        entries = [normalize._function_argument(a) for a in args[n_pos:]]
+        if all(e is not None for e in entries) and any(e[0] != "call" for e in entries) \
+                and _items_read_so(tree, vararg.id):
+            items = dict(enumerate(entries))
+            items.update({k - len(entries): e for k, e in enumerate(entries)})
+            found["*"] = "items", items
+            args = args[:n_pos]
+    if kwarg is not None and kwarg.id not in stored:
+        positional = {a.id for a in tree.args.posonlyargs}
+        extra = [k for k in keywords if k.arg not in names or k.arg in positional]
+        entries = {k.arg: normalize._function_argument(k.value) for k in extra}
+        functions = {key for key, e in entries.items() if e is not None}
+        if functions and _keys_called(tree, kwarg.id, functions):  # (else refused, bind_extras)
+            found["**"] = {key: entries[key] for key in functions}
+            keywords = [k for k in keywords if k.arg not in functions or k not in extra]
+    if not found:
+        return None
+    return gast.copy_location(gast.Call(node.func, args, keywords), node), found
+
+
+def bind_extra_functions(child, tree, found) -> None:
+    """The functions ``extra_functions`` found, given to the inlined helper ``child``:
+    ``fs`` holds the tuple of them, ``kw["f"]`` is called as its function
+    (``keyed_function``)."""
+    if "*" in found:
+        child.function_args[tree.args.vararg.id] = found["*"]
+    if "**" in found:
+        child.__dict__.setdefault("_keyed_functions", {})[tree.args.kwarg.id] = found["**"]
+
+
+def keyed_function(normalize, node):
+    """``kw["f"](x)``, ``kw`` a helper's ``**kw`` given a function as ``f``
+    (``extra_functions``): the call of that function; else None."""
+    func = node.func
+    if not isinstance(func, gast.Subscript) or not isinstance(func.value, gast.Name):
+        return None
+    keyed = normalize.__dict__.get("_keyed_functions", {}).get(func.value.id)
+    key = _index(func.slice)
+    if keyed is None or key not in keyed:
+        return None
+    alias = normalize.namer.fresh(func.value.id)
+    normalize.function_args[alias] = keyed[key]
+    call = gast.Call(gast.copy_location(gast.Name(alias, gast.Load(), None, None), func),
+                     node.args, node.keywords)
+    return normalize.simple(gast.copy_location(call, node))

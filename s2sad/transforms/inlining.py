@@ -417,6 +417,11 @@ class Inlining:
         child.out = self.out
         params = tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs
         names = [p.id for p in params]
+        from .function_values import bind_extra_functions, extra_functions
+        extras = extra_functions(self, tree, node)  # (def h(x, *fs) given functions in fs)
+        if extras is not None:
+            node = extras[0]
+            bind_extra_functions(child, tree, extras[1])
         passed_functions = {}  # parameters given a function: called as that function
         for name, arg in list(zip(names, node.args)) + [(k.arg, k.value) for k in node.keywords]:
             function = self._function_argument(arg)

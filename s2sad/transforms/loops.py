@@ -220,6 +220,76 @@ class Loops:
         self.statements(stmt.orelse)  # (no `break`: the `else` block runs)
         return True
 
+    def unrolled_by_index(self, stmt) -> bool:
+        """``for i in reversed(range(len(self.layers))): x = self.layers[i](x)`` (or any
+        ``range`` of constants and ``len`` of a list of objects), where the items are not
+        alike (each class, each function in their attributes, its own): written out for
+        each ``i``, so that ``self.layers[0](x)`` is each object's own call; False (nothing
+        done) for another loop. ``i`` is given each number, as Python gives it."""
+        import builtins
+        iterable, target, backwards = stmt.iter, stmt.target, False
+        if self._builtin_call(iterable) == "reversed" and len(iterable.args) == 1 and \
+                not iterable.keywords:
+            iterable, backwards = iterable.args[0], True
+        if not isinstance(target, gast.Name) or self._builtin_call(iterable) != "range" or \
+                iterable.keywords or not 1 <= len(iterable.args) <= 3:
+            return False
+        name = target.id
+        if any(isinstance(n, (gast.Break, gast.Continue, gast.Lambda, gast.FunctionDef)) or
+               isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load) and n.id == name
+               for s in stmt.body for n in trees.walk(s)):
+            return False
+
+        def indexed(node) -> bool:  # layers[i](x), layers[i].forward(x): not alike items
+            while isinstance(node, gast.Attribute):
+                node = node.value
+            if not (isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Name) and
+                    node.slice.id == name):
+                return False
+            ref = self._object_ref(node.value)
+            return ref is not None and ref[0] == "seq" and ref[2] is None
+        if not any(isinstance(n, gast.Call) and indexed(n.func)
+                   for s in stmt.body for n in trees.walk(s)):
+            return False
+
+        def number(node):  # 3, -1, len(self.layers), len(self.layers) - 1: an int, or None
+            value = _constant(node)
+            if type(value) is int:
+                return value
+            if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+                left, right = number(node.left), number(node.right)
+                if left is None or right is None:
+                    return None
+                return left + right if isinstance(node.op, gast.Add) else left - right
+            if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and \
+                    isinstance(node.func, gast.Name) and node.func.id not in self.locals:
+                try:
+                    if self.source.resolve(node.func.id) is not builtins.len:
+                        return None
+                except KeyError:
+                    return None
+                ref = self._object_ref(node.args[0])
+                return len(ref[1]) if ref is not None and ref[0] == "seq" else None
+            return None
+        bounds = [number(a) for a in iterable.args]
+        if None in bounds or (len(bounds) == 3 and bounds[2] == 0):
+            return False
+        order = range(*bounds)
+        from .kinds import _UNROLLED
+        if len(order) > _UNROLLED:
+            return False
+
+        class _Number(gast.NodeTransformer):
+            def visit_Name(self, node):
+                if node.id != name or not isinstance(node.ctx, gast.Load):
+                    return node
+                return gast.copy_location(gast.Constant(number_now, None), node)
+        for number_now in reversed(order) if backwards else order:
+            self.assign(target, gast.Constant(number_now, None))
+            self.statements([_Number().visit(clone(s)) for s in stmt.body])
+        self.statements(stmt.orelse)  # (no `break`: the `else` block runs)
+        return True
+
     def looping(self, stmt, run) -> None:
         """Normalize a loop with ``run()``. A pass may start with the values the previous
         pass left: when the body updates something in place, the sharing at the top of the

@@ -32,7 +32,7 @@ import types
 
 import gast
 
-from .. import hooks
+from .. import hooks, registry
 from ..codegen import unparse
 from ..errors import DifferentiationError
 from ..source import user_code
@@ -177,10 +177,62 @@ def _derivative(normalize, node, make, static):
 _WRITTEN_OUT = ("vjp", "jvp", "hvp", "hessian", "jacobian")  # written with the generated
 
 
-def _generated(normalize, node, gradient):
-    """A fresh name the generated code of ``gradient`` is inlined at the calls of."""
+def _function_kinds(normalize, args, gradient):
+    """The argument descriptions of ``gradient`` called with ``args``, one at least a
+    function given to the function differentiated (``s2sad.grad(inner)(x, act)``, ``act``
+    np.tanh or the user's def), the others its parameters never given another value:
+    the variant built for that function; else None (the general one)."""
+    import types
+    root = normalize.root
+    params = hooks.gradient_parameters(gradient)
+    if params is None or len(args) != len(params):
+        return None
+    from ..descriptors import function_value
+    from .single_assignment import _static
+    key, functions = [], False
+    for arg in args:
+        if isinstance(arg, gast.Attribute) or isinstance(arg, gast.Name) and \
+                arg.id not in normalize.function_args and arg.id not in normalize.locals:
+            try:  # (np.tanh, a function of the module's, written there)
+                value = _static(arg, normalize)
+            except KeyError:
+                return None
+            if not function_value(value) or registry.lookup(value) is None and not (
+                    isinstance(value, types.FunctionType) and user_code(value)):
+                return None
+            key.append(("function", value))
+            functions = True
+            continue
+        if not isinstance(arg, gast.Name):
+            return None
+        entry = normalize.function_args.get(arg.id)
+        if entry is not None:
+            how, what = entry
+            if how == "call" and isinstance(what, gast.Name) and \
+                    what.id in root.__dict__.get("_fixed", {}):
+                value = root._fixed[what.id]
+            elif how == "inline" and isinstance(what[0], types.FunctionType) and \
+                    what[1] is None:
+                value = what[0]
+            else:
+                return None
+            key.append(("function", value))
+            functions = True
+            continue
+        name = normalize.name(arg)
+        if not isinstance(name, gast.Name) or name.id not in root.descriptors or \
+                root.current.get(name.id) != name.id:
+            return None
+        key.append(root.descriptors[name.id])
+    return tuple(key) if functions else None
+
+
+def _generated(normalize, node, gradient, args=()):
+    """A fresh name the generated code of ``gradient`` is inlined at the calls of (called
+    with ``args``: a function among them gets the variant for it, ``_function_kinds``)."""
     try:
-        generated, live = hooks.inline_gradient(gradient, None)
+        generated, live = hooks.inline_gradient(gradient, _function_kinds(
+            normalize, args, gradient) if args else None)
     except ValueError as exc:  # (a function that calls its own gradient)
         raise normalize.source.error(DifferentiationError, str(exc), node) from None
     normalize.root.__dict__.setdefault("_generated_live", {})[generated] = live
@@ -379,7 +431,7 @@ def gradient_made_here(normalize, node, static):
     if name in _MADE_INLINE:
         if hooks.gradient_parameters(gradient) is None:
             return None
-        generated = _generated(normalize, node, gradient)
+        generated = _generated(normalize, node, gradient, () if read else node.args)
         return normalize.atom(_call(node, generated, list(node.args) + passed))
     generated = _generated(normalize, node, gradient)
     arity = len(gradient._params) - len(read)

@@ -311,7 +311,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             self.looping(stmt, run)
             self.statements(stmt.orelse)  # no `break`: the `else` block always runs
         elif isinstance(stmt, gast.For) and (self.unrolled(stmt := self.over_objects(stmt)) or
-                                             unrolled_functions(self, stmt, _static)):
+                                             unrolled_functions(self, stmt, _static) or
+                                             self.unrolled_by_index(stmt)):
             pass
         elif isinstance(stmt, gast.For):
             self.looping(stmt, lambda: self.loop(stmt))

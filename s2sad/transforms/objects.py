@@ -47,7 +47,8 @@ _OBJECT_STATE = frozenset({"__setattr__", "__delattr__", "__dict__", "__getattri
 
 def _item_ref(base, index):
     """The reference of item ``index`` (a constant, or a slice of constants) of a list of
-    objects ``base``."""
+    objects ``base``; for an index known only when the function runs, the reference of
+    every item where the items are alike."""
     if base is None or base[0] != "seq":
         return None
     if isinstance(index, gast.Slice):
@@ -57,6 +58,8 @@ def _item_ref(base, index):
             return None
         return "seq", base[1][slice(*parts)], base[2]
     index = _constant(index)
+    if index is _NOT_CONSTANT and base[2] is not None:  # (layers[i], alike items: any one's,
+        return base[2]                                    # Python's IndexError out of range)
     if type(index) is not int or not -len(base[1]) <= index < len(base[1]):
         return None
     return base[1][index]

@@ -44,10 +44,10 @@ def made(normalize, node, static):
     return "partial", (function, args, keywords)
 
 
-def _only_called(normalize, name: str, static, user_code) -> bool:
-    """Is ``name`` only called (``g(x)``) or passed to a function of the user's (inlined
-    with it), not passed to one that is not (``odeint(g, ...)``: the partial object itself,
-    which that function's rule judges)?"""
+def _only_called(normalize, name: str, static, user_code, _seen=()) -> bool:
+    """Is ``name`` only called (``g(x)``), passed to a function of the user's (inlined
+    with it), or given to a name that is so (``g = f``), not passed to one that is not
+    (``odeint(g, ...)``: the partial object itself, which that function's rule judges)?"""
     import types
     tree = normalize.source.tree
     calls = [n for n in trees.walk(tree) if isinstance(n, gast.Call)]
@@ -55,12 +55,20 @@ def _only_called(normalize, name: str, static, user_code) -> bool:
         if not (isinstance(node, gast.Name) and node.id == name and
                 isinstance(node.ctx, gast.Load)) or _tested_none(tree, node):
             continue
+        alias = _given_to(tree, node)
+        if alias is not None:  # (g = f: g stands for it, normalize's `g = f`)
+            if alias in _seen + (name,) or not _only_called(
+                    normalize, alias, static, user_code, _seen + (name,)):
+                return False
+            continue
         call = next((c for c in calls if c.func is node or node in c.args or
                      any(k.value is node for k in c.keywords)), None)
         if call is None:
             return False
         if call.func is node:
             continue
+        if _made_here(normalize, call.func, static):  # s2sad.grad(inner)(x, f): its
+            continue  # variant for f (nested_gradients._function_kinds)
         try:
             callee = static(call.func, normalize)
         except (KeyError, TypeError):
@@ -70,6 +78,28 @@ def _only_called(normalize, name: str, static, user_code) -> bool:
         if not (inlined or callee is functools.partial and call.args[0] is node):
             return False
     return True
+
+
+def _made_here(normalize, func, static) -> bool:
+    """Is ``func`` ``s2sad.grad(inner)`` or ``s2sad.value_and_grad(inner, ...)`` made on
+    its line (its generated code inlined where it is called)?"""
+    if not isinstance(func, gast.Call):
+        return False
+    try:
+        maker = static(func.func, normalize)
+    except (KeyError, TypeError):
+        return False
+    return getattr(maker, "__s2sad_maker__", False) and \
+        getattr(maker, "__name__", None) in ("grad", "value_and_grad")
+
+
+def _given_to(tree, node):
+    """The name ``node`` is the whole value of (``g = f``), else None."""
+    for n in trees.walk(tree):
+        if isinstance(n, gast.Assign) and n.value is node and len(n.targets) == 1 and \
+                isinstance(n.targets[0], gast.Name):
+            return n.targets[0].id
+    return None
 
 
 def _tested_none(tree, node) -> bool:
