@@ -39,3 +39,13 @@ def test_matrix_rows(rows):
     x = np.arange(1.0, 1.0 + rows * 3).reshape(rows, 3) / 7
     np.testing.assert_allclose(s2sad.grad(rest_of_rows)(x),
                                central_differences(rest_of_rows, [x], 0), atol=1e-6)
+
+
+def list_of_a_comprehension(x):
+    return np.sum(list([xi * xi for xi in x]))
+
+
+def test_the_sensitivity_of_a_list_copy_goes_back_item_by_item():
+    # (pack_like of an array of the parts' sensitivities: row by row, not whole per item)
+    x = np.array([0.3, 0.8, 1.1])
+    np.testing.assert_allclose(s2sad.grad(list_of_a_comprehension)(x), 2 * x)

@@ -67,8 +67,8 @@ def pack_like(x, parts):
     >>> pack_like(np.zeros((0, 2)), []).shape, pack_like((), 0.0)
     ((0, 2), ())
     """
-    if not isinstance(parts, (list, tuple)):
-        parts = [parts] * len(x)
+    if isinstance(parts, numbers.Number):  # (the 0.0 of a rest never read; an array of
+        parts = [parts] * len(x)             # the parts' sensitivities goes row by row)
     if isinstance(x, tuple):
         return tuple(parts)
     if isinstance(x, list):
