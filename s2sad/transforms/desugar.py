@@ -143,8 +143,11 @@ def _located(tree, where):
     return tree
 
 
-_IN_PLACE_METHODS = frozenset({"fill", "sort", "put", "partition", "resize", "itemset",
-                               "setflags", "byteswap", "setfield"})
+def _changes_an_array(method: str) -> bool:
+    """Does the array method of that name change the array in place (its rule entry's
+    facts: ``fill``, ``sort``, ``put``...)?"""
+    facts = registry.facts(getattr(np.ndarray, method, None))
+    return facts is not None and 0 in facts.mutates
 
 
 def _updates_in_place(tree) -> bool:
@@ -156,7 +159,7 @@ def _updates_in_place(tree) -> bool:
                 and isinstance(node.ctx, (gast.Store, gast.Del)) or \
                 isinstance(node, gast.keyword) and node.arg == "out" or \
                 isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                node.func.attr in _IN_PLACE_METHODS:
+                _changes_an_array(node.func.attr):
             return True
     return False
 

@@ -177,7 +177,7 @@ def _derivative(normalize, node, make, static):
 _WRITTEN_OUT = ("vjp", "jvp", "hvp", "hessian", "jacobian")  # written with the generated
 
 
-def _function_kinds(normalize, args, gradient):
+def _function_kinds(normalize, args, gradient, static):
     """The argument descriptions of ``gradient`` called with ``args``, one at least a
     function given to the function differentiated (``s2sad.grad(inner)(x, act)``, ``act``
     np.tanh or the user's def), the others its parameters never given another value:
@@ -188,13 +188,12 @@ def _function_kinds(normalize, args, gradient):
     if params is None or len(args) != len(params):
         return None
     from ..descriptors import function_value
-    from .single_assignment import _static
     key, functions = [], False
     for arg in args:
         if isinstance(arg, gast.Attribute) or isinstance(arg, gast.Name) and \
                 arg.id not in normalize.function_args and arg.id not in normalize.locals:
             try:  # (np.tanh, a function of the module's, written there)
-                value = _static(arg, normalize)
+                value = static(arg, normalize)
             except KeyError:
                 return None
             if not function_value(value) or registry.lookup(value) is None and not (
@@ -227,12 +226,12 @@ def _function_kinds(normalize, args, gradient):
     return tuple(key) if functions else None
 
 
-def _generated(normalize, node, gradient, args=()):
+def _generated(normalize, node, gradient, args=(), static=None):
     """A fresh name the generated code of ``gradient`` is inlined at the calls of (called
     with ``args``: a function among them gets the variant for it, ``_function_kinds``)."""
     try:
         generated, live = hooks.inline_gradient(gradient, _function_kinds(
-            normalize, args, gradient) if args else None)
+            normalize, args, gradient, static) if args else None)
     except ValueError as exc:  # (a function that calls its own gradient)
         raise normalize.source.error(DifferentiationError, str(exc), node) from None
     normalize.root.__dict__.setdefault("_generated_live", {})[generated] = live
@@ -431,7 +430,7 @@ def gradient_made_here(normalize, node, static):
     if name in _MADE_INLINE:
         if hooks.gradient_parameters(gradient) is None:
             return None
-        generated = _generated(normalize, node, gradient, () if read else node.args)
+        generated = _generated(normalize, node, gradient, () if read else node.args, static)
         return normalize.atom(_call(node, generated, list(node.args) + passed))
     generated = _generated(normalize, node, gradient)
     arity = len(gradient._params) - len(read)
