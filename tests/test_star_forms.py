@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import s2sad
+import table_checks
 from tests.test_higher_order import central_differences
 
 EPS = 1e-6
@@ -218,29 +219,22 @@ CASES = [(f, args) for f, args, _ in TABLE]
 
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
 def test_gradient_against_central_differences(f, args):
-    np.testing.assert_allclose(s2sad.grad(f)(*args), central_differences(f, args, 0, EPS),
-                               rtol=1e-6, atol=1e-7)
+    table_checks.gradient_matches_differences(f, args, EPS)
 
 
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
 def test_forward_mode_against_reverse(f, args):
-    v = rng.normal(size=np.shape(args[0]))
-    value, push = s2sad.jvp(f)(*args)
-    np.testing.assert_allclose(value, f(*args), rtol=1e-12)
-    np.testing.assert_allclose(push(v), np.sum(s2sad.grad(f)(*args) * v), rtol=1e-9,
-                               atol=1e-12)
+    table_checks.forward_matches_reverse(f, args, rng)
 
 
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
 def test_second_derivative_against_differences_of_the_gradient(f, args):
-    expected = central_differences(s2sad.grad(f), args, 0, EPS)
-    np.testing.assert_allclose(s2sad.hessian(f)(*args), expected, rtol=1e-5, atol=1e-6)
+    table_checks.second_derivative_matches_differences(f, args, EPS)
 
 
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
 def test_unoptimized_code_gives_the_same_gradient(f, args):
-    np.testing.assert_allclose(s2sad.grad(f, optimize=False)(*args), s2sad.grad(f)(*args),
-                               rtol=1e-12, atol=1e-14)
+    table_checks.unoptimized_matches_optimized(f, args)
 
 
 def test_float32_is_kept():
