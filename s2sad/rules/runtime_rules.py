@@ -318,6 +318,9 @@ def stack_like_rule(g, ans, parts, like):
     return array_grad(g, parts), None
 
 
+deffacts(sum_list_grad, structure_of=(1,))  # (a list's items each get g: a list)
+
+
 @defvjp(sum_list_grad, shape="other")
 def sum_list_grad_rule(g, ans, h, iterable):
     return sum_parts(g, h), None

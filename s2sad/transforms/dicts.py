@@ -59,6 +59,32 @@ from ..trees import located
 from .kinds import ANY
 
 
+def _read_only(tree) -> set:
+    """The names ``tree`` reads only as a whole list is read: its items (``t[i]``), its
+    length, ``sorted(t)``, a loop over it; not changed in place or passed where it could be
+    (``t.append(v)``, ``t[0] = v``, ``g(t)``, ``u = t``).
+
+    >>> sorted(_read_only(gast.parse("t = [a]; u = [b]; u.append(c); g(sorted(t), u[0])")))
+    ['t']
+    """
+    read, seen = set(), set()
+    for item in trees.walk(tree):
+        if isinstance(item, gast.Call) and isinstance(item.func, gast.Name) and \
+                item.func.id in ("sorted", "len") and len(item.args) == 1:
+            read.add(id(item.args[0]))
+        elif isinstance(item, gast.Subscript) and isinstance(item.ctx, gast.Load):
+            read.add(id(item.value))
+        elif isinstance(item, (gast.For, gast.comprehension)):
+            read.add(id(item.iter))
+    changed = set()
+    for item in trees.walk(tree):
+        if isinstance(item, gast.Name) and isinstance(item.ctx, gast.Load):
+            seen.add(item.id)
+            if id(item) not in read:
+                changed.add(item.id)
+    return seen - changed
+
+
 class DictViews(trees.Transformer):
     """``kinds``: of the normalized function's names; ``namer``: for new temporaries."""
 
@@ -69,6 +95,8 @@ class DictViews(trees.Transformer):
         self.builtin = builtin or (lambda name: False)  # (a free name: Python's builtin?)
         self.defs: dict = {}  # a name given a value once -> that value
         self.stores: dict = {}  # a name -> how many times the function stores it
+        self.read_only: set = set()  # lists only read (_read_only)
+        self.grown = False  # a dict given a key its kinds do not know (_grows)
         self.fields = any(kind.fields for kind in kinds.values())  # (a namedtuple's read)
 
     def keys(self, node) -> list | None:
@@ -76,7 +104,9 @@ class DictViews(trees.Transformer):
         if not isinstance(node, gast.Name):
             return None
         kind = self.kinds.get(node.id, ANY)
-        return [key for key, _ in kind.items] if kind.tag == "dict" else None
+        if kind.tag != "dict" or self.grown:
+            return None  # (a dict given a key its kinds do not know: d[k] = v; d.values())
+        return [key for key, _ in kind.items]
 
     def visit_FunctionDef(self, node):
         stores: dict = {}
@@ -88,7 +118,22 @@ class DictViews(trees.Transformer):
         self.defs = {s.targets[0].id: s.value for s in trees.walk(node)
                      if isinstance(s, gast.Assign) and len(s.targets) == 1 and
                      isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
+        self.read_only = _read_only(node)
+        self.grown = any(self._grows(item) for item in trees.walk(node))
         return self.generic_visit(node)
+
+    def _grows(self, node) -> bool:
+        """Does ``node`` store into a dict (or what may be one) by a key its kinds do not
+        list (``d['c'] = v``, ``d[i] = v``)? Its keys are then not those the kinds say,
+        for it or for a name that holds the same dict."""
+        if not (isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) and
+                isinstance(node.value, gast.Name)):
+            return False
+        kind = self.kinds.get(node.value.id, ANY)
+        if kind.tag in ("list", "tuple") or kind.numeric:
+            return False
+        known = [key for key, _ in kind.items] if kind.tag == "dict" else []
+        return not (isinstance(node.slice, gast.Constant) and node.slice.value in known)
 
     def _sorted(self, node):
         """``t = sorted(d.items())``, ``sorted(d)``, ``sorted(d.keys())`` of a dict whose
@@ -107,8 +152,9 @@ class DictViews(trees.Transformer):
             parts = [(k, gast.Constant(k, None)) for k in keys]
         else:
             shown = self.defs.get(value.args[0].id)
-            if not isinstance(shown, (gast.List, gast.Tuple)):
-                return None
+            if not isinstance(shown, (gast.List, gast.Tuple)) or \
+                    isinstance(shown, gast.List) and value.args[0].id not in self.read_only:
+                return None  # (a list its display does not show: t = []; t.append(v))
             parts = []
             for elt in shown.elts:
                 if isinstance(elt, gast.Constant):
