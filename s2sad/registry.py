@@ -580,7 +580,9 @@ class Facts:
       the ``random`` module's): each call draws anew, so a function calling it is another
       function at each run, and the makers that run it more than once refuse it:
       ``"draws"``; ``"seeds"``: it sets that state from its argument (``np.random.seed``),
-      so draws after a call with a constant are the same at each run.
+      so draws after a call with a constant are the same at each run; ``"unseeded"``: it
+      makes a generator from fresh entropy where called with no seed (or None)
+      (``np.random.default_rng()``), so draws from it differ at each run.
     * ``keywords``: for a runtime helper, the position from which generated code passes
       its arguments by name, those equal to their default left out (``sum_grad``'s 1:
       ``sum_grad(g, like=x, axis=1)``; :mod:`s2sad.transforms.readable`).

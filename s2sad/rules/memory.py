@@ -139,6 +139,8 @@ deffacts(*[value for name in dir(np.random) for value in [getattr(np.random, nam
            if getattr(value, "__self__", None) is random._inst], hidden_state="draws")
 deffacts(np.random.seed, random.seed, hidden_state="seeds")  # (seeded with a constant first,
 # the function draws the same at each run)
+deffacts(np.random.default_rng, np.random.RandomState, random.Random,
+         hidden_state="unseeded")  # (with no seed: from fresh entropy, other at each run)
 # written in C: their signatures, where `out` is found by position, are not readable on every
 # NumPy (2.2's), so their output array is declared
 deffacts(np.dot, np.concatenate, mutates=(2, "out"))

@@ -64,9 +64,11 @@ def pack_like(x, parts):
     ``parts`` may be no list at all (the 0.0 of a starred rest that got no sensitivity) or
     empty (``a, b, *rest = x`` of two items).
 
-    >>> pack_like(np.zeros((0, 2)), []).shape, pack_like((), 0.0)
-    ((0, 2), ())
+    >>> pack_like(np.zeros((0, 2)), []).shape, pack_like((), 0.0), pack_like({"a": 1.0}, [2.0])
+    ((0, 2), (), 0.0)
     """
+    if isinstance(x, (dict, set, frozenset)):
+        return 0.0  # (list(d) of a dict or a set: its keys, which carry no derivative)
     if isinstance(parts, numbers.Number):  # (the 0.0 of a rest never read; an array of
         parts = [parts] * len(x)             # the parts' sensitivities goes row by row)
     if isinstance(x, tuple):

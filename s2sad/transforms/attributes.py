@@ -355,6 +355,13 @@ def _draws(tree, source, mine: set) -> None:
         facts = registry.facts(callee)
         if facts is None or not facts.hidden_state:
             return None
+        if facts.hidden_state == "unseeded":  # (np.random.default_rng(): fresh entropy)
+            seed = node.args[0] if node.args else next(
+                (k.value for k in node.keywords if k.arg in ("seed", "x")), None)
+            if seed is not None and not (isinstance(seed, gast.Constant) and
+                                         seed.value is None):
+                return None  # (seeded: the same draws at each run)
+            return "draws", "an unseeded generator's"
         return facts.hidden_state, "the random module's" if getattr(
             callee, "__self__", None) is getattr(random, "_inst", None) or \
             callee is random.seed else "NumPy's global"

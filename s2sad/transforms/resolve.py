@@ -234,6 +234,12 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                           "class that changes how attributes are found: call the function "
                           "directly, pass the object as an argument, or register a rule with "
                           "@s2sad.defvjp.")
+                if func.attr in ("values", "items", "keys") and not value.args:
+                    advice = ("s2sad reads a dict's values, items and keys where it knows its "
+                              "keys: those its display writes out or the argument has. Where "
+                              "the function gives it a key later (d['c'] = v, d[i] = v in a "
+                              "loop), walk it by key (for k in d: ... d[k]), or keep the "
+                              "values in a list.")
             elif isinstance(func, gast.Name) and not func.id.startswith("t_"):
                 name = f"{func.id}() (a function held in a variable)"  # chosen in a branch
                 advice = ("s2sad follows a variable given a function once (act = np.tanh), "

@@ -405,6 +405,14 @@ class Reverse(Tape):
         if is_pop(stmt):
             self.pop_adjoint(stmt, targets[0], value.func.value.id)
             return
+        if is_setitem(stmt) and (self.kind(targets[0]).tag == "dict" or
+                                 self.kind(targets[0]).tag == "any") and \
+                any(isinstance(n, gast.Name) and n.id in self.active
+                    for n in trees.walk(stmt.targets[0].slice)):
+            raise self.source.error(  # (its keys come back by `for k in d`, `d.items()`)
+                NoDerivativeError, "no derivative rule for a dict key that depends on the "
+                "differentiated argument", stmt, "Key the dict by names or numbers that do "
+                "not depend on it (d['w'] = x), or keep the values in a list.")
         carried = [t for t in targets if t in self.carried]
         if len(targets) == 1 and isinstance(value, gast.Name) and value.id == targets[0] \
                 and not is_setitem(stmt):  # (`y[::-1] = y` moves values: it is no `s = s`)
