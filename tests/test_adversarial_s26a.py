@@ -135,7 +135,31 @@ def dict_copy_key_added(x, d):
     return sum(d.values())
 
 
+def dict_spread_key_added(x):
+    d = {"a": x}
+    e = {**d, "b": x * x}
+    e["c"] = x ** 3
+    return sum(e.values())
+
+
+def dict_key_by_name_added(x):
+    d = {"a": x, "b": 2.0 * x}
+    k = "c"
+    d[k] = x ** 3
+    return sum(d.values())
+
+
+def dict_keys_added_in_loop(x):
+    d = {"a": x, "b": 2.0 * x}
+    for k in ["c", "a"]:
+        d[k] = x ** 3
+    return sum(d.values()) + len(d)
+
+
 @pytest.mark.parametrize("f, args, text", [
+    (dict_spread_key_added, (0.7,), "return sum(e.values())"),
+    (dict_key_by_name_added, (0.7,), "return sum(d.values())"),
+    (dict_keys_added_in_loop, (0.7,), "return sum(d.values())"),
     (dict_key_added_values, (0.7,), "return sum(d.values())"),
     (dict_key_added_items, (0.7,), "for k, v in d.items()"),
     (dict_filled_values, (0.7,), "return sum(d.values())"),
