@@ -81,6 +81,25 @@ def test_sorted_of_appended_pairs_is_refused_at_its_line():
             "no derivative rule for sorted")
 
 
+def sorted_constant_comprehension(x):
+    ws = sorted([float(k) for k in (3, 1, 2)])
+    return x[0] * ws[0] + x[1] * ws[2] + np.sum(x ** 2) * len(ws)
+
+
+def sorted_constant_generator(x):
+    names = sorted(n.upper() for n in ("b", "c", "a"))
+    return x[0] * 2.0 if names[0] == "A" else x[1] * 5.0
+
+
+@pytest.mark.parametrize("f", [sorted_constant_comprehension, sorted_constant_generator],
+                         ids=lambda f: f.__name__)
+def test_sorted_of_a_filled_list_of_constants_keeps_its_items(f):
+    x = np.array([0.5, -1.5, 0.2])
+    value, _ = s2sad.value_and_grad(f)(x)
+    assert value == f(x)
+    check(f, x)
+
+
 def sorted_display_items(x):
     d = {"b": x, "a": 2.0 * x, "c": x ** 3}
     return sum(v * (i + 1) for i, (k, v) in enumerate(sorted(d.items())))

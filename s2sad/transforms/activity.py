@@ -51,7 +51,7 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
             if is_setitem(stmt) or is_append(stmt):  # the new y depends on v and the old y
                 deps = {targets[0]} | set(names_in(value))
                 if is_setitem(stmt) and kinds is not None and \
-                        getattr(kinds.get(targets[0]), "tag", "any") in ("dict", "any"):
+                        getattr(kinds.get(targets[0]), "tag", "any") == "dict":
                     deps |= {n.id for n in trees.walk(stmt.targets[0].slice)  # (a dict's
                              if isinstance(n, gast.Name)}  # keys come back: for k in d)
                 flows.append((targets, deps & local_names))

@@ -405,8 +405,7 @@ class Reverse(Tape):
         if is_pop(stmt):
             self.pop_adjoint(stmt, targets[0], value.func.value.id)
             return
-        if is_setitem(stmt) and (self.kind(targets[0]).tag == "dict" or
-                                 self.kind(targets[0]).tag == "any") and \
+        if is_setitem(stmt) and self.kind(targets[0]).tag == "dict" and \
                 any(isinstance(n, gast.Name) and n.id in self.active
                     for n in trees.walk(stmt.targets[0].slice)):
             raise self.source.error(  # (its keys come back by `for k in d`, `d.items()`)
