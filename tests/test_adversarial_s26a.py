@@ -269,7 +269,8 @@ def dict_keyed_by_y(x):
     return t
 
 
-@pytest.mark.parametrize("f, text", [(dict_keyed_by_x, "d[x] = 1.0"), (dict_keyed_by_y, "d[y] = x")])
+@pytest.mark.parametrize("f, text", [(dict_keyed_by_x, "d[x] = 1.0"),
+                                     (dict_keyed_by_y, "d[y] = x")])
 def test_a_dict_keyed_by_a_differentiated_value_is_refused_at_the_store(f, text):
     refused(f, (0.7,), NoDerivativeError, text, "Key the dict by names or numbers")
 

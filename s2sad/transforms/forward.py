@@ -418,7 +418,7 @@ class Forward:
                 if i not in rule.linear and self._no_dependence(rule, i):
                     continue  # the adjoint says so: only its shape matters (sum_grad's x)
                 if getattr(registry.facts(rule.func), "sequence", False) and \
-                        self.kind(mapping[params[i]].id).tag == "dict":
+                        rule.func is not dict and self.kind(mapping[params[i]].id).tag == "dict":
                     continue  # (list(d) of a dict: its keys, which carry no derivative)
                 if i not in rule.linear:
                     raise self.source.error(
