@@ -178,6 +178,8 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
                      _equal(attribute(at(), "dtype", "kind"), ast.Constant(desc[2]))] +
                     (_length_ones(attribute(at(), "shape"), desc[1], desc[3])
                      if len(desc) == 4 else []))
+    if desc == ("none",):  # (an argument that is None: describe_argument)
+        return ast.Compare(at(), [ast.Is()], [ast.Constant(None)])
     if isinstance(desc, tuple) and desc[0] == "function":  # (the very function: np.tanh)
         constant = f"described_{len(constants)}"
         constants[constant] = desc[1]

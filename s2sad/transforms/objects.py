@@ -81,7 +81,7 @@ def _named(desc) -> bool:
     """Does ``desc`` hold a dict or a namedtuple (whose keys or fields the general variant
     of a gradient does not know)?"""
     if type(desc) is not tuple or desc[0] in ARRAY_TAGS or \
-            desc[0] in ("object", "data", "function"):
+            desc[0] in ("object", "data", "function", "none"):
         return False
     if desc[0] == "dict" or len(desc) > 2:
         return True
@@ -91,7 +91,7 @@ def _named(desc) -> bool:
 def _numbers_only(desc) -> bool:
     if isinstance(desc, str):
         return desc != "any"
-    if type(desc) is not tuple or desc[0] in ("object", "data", "function"):
+    if type(desc) is not tuple or desc[0] in ("object", "data", "function", "none"):
         return False
     if desc[0] in ARRAY_TAGS:
         return True
