@@ -345,7 +345,12 @@ def user_objects(value, holders: tuple = (), most: int = _UNROLLED) -> bool:
 
 def objects_described(desc) -> bool:
     """Does ``desc`` describe such a list or tuple of objects (of any length if they are
-    alike: a loop walks them)?"""
+    alike: a loop walks them), or a dict of them (keys of strings or ints: its items
+    known by key, ``self.layers["enc"]``, each written out by a loop)?"""
+    if type(desc) is tuple and desc[0] == "dict" and len(desc) == 2:
+        return 0 < len(desc[1]) <= _UNROLLED and all(
+            type(key) in (str, int) and type(item) is tuple and item[0] == "object"
+            for key, item in desc[1])
     return type(desc) is tuple and desc[0] in ("list", "tuple") and len(desc) == 2 and \
         0 < len(desc[1]) and all(
             type(item) is tuple and item[0] == "object" for item in desc[1]) and (

@@ -259,6 +259,9 @@ def read_test_trees(reads, constants: dict, names=None) -> list[ast.expr]:
             if kind == "own":
                 def test(p, key=key):
                     return not_in(key, ast.Attribute(p, "__dict__", ast.Load()))
+            elif kind == "length" and type(key) is tuple:  # (a dict of objects: its keys,
+                def test(p, key=key):                        # in order)
+                    return _equal(ast.Call(_load("tuple"), [p], []), ast.Constant(key))
             elif kind == "length":
                 def test(p, key=key):
                     return _equal(ast.Call(_load("len"), [p], []), ast.Constant(key))

@@ -408,3 +408,233 @@ def test_a_value_overwritten_after_its_branch(f, c):
 def test_a_generator_stopped_by_break_second_order():
     assert_matches(generator_stopped_by_break, (X,))
     s2sad.check_grads(generator_stopped_by_break, (X,), order=2)
+
+
+# --- layers held in a dict ------------------------------------------------------------------
+
+import copy  # noqa: E402
+
+from test_wrt_model import _get, _leaves, check_object_gradient  # noqa: E402
+
+RNG = np.random.default_rng(26)
+XB = RNG.normal(size=(4, 3))
+
+
+class Dense:
+    def __init__(self, n=3, m=3):
+        self.W = RNG.normal(size=(n, m))
+        self.b = RNG.normal(size=m)
+
+    def __call__(self, x):
+        return np.tanh(x @ self.W + self.b)
+
+
+class Sine:
+    def __init__(self):
+        self.w = RNG.normal(size=3)
+
+    def __call__(self, x):
+        return np.sin(x * self.w)
+
+
+class ByKey:
+    def __init__(self, layers):
+        self.layers = layers
+
+    def __call__(self, x):
+        h = self.layers["enc"](x)
+        return self.layers["dec"](h)
+
+
+class Items:
+    def __init__(self, layers):
+        self.layers = layers
+
+    def __call__(self, x):
+        for name, layer in self.layers.items():
+            x = layer(x) + (0.5 if name == "enc" else 0.0)
+        return x
+
+
+class Values:
+    def __init__(self, layers):
+        self.layers = layers
+
+    def __call__(self, x):
+        for layer in self.layers.values():
+            x = layer(x)
+        return x
+
+
+class Keys:
+    def __init__(self, layers):
+        self.layers = layers
+
+    def __call__(self, x):
+        for name in self.layers:
+            x = self.layers[name](x)
+        return x
+
+
+def model_loss(m, x):
+    return np.sum(np.sin(m(x)) ** 2)
+
+
+def dict_argument_loss(layers, x):
+    h = layers["enc"](x)
+    return np.sum(layers["dec"](h) ** 2)
+
+
+def dict_argument_walked(layers, x):
+    for layer in layers.values():
+        x = layer(x)
+    return np.sum(x ** 2)
+
+
+DICT_MODELS = {
+    "by-key": lambda: ByKey({"enc": Dense(), "dec": Dense()}),
+    "by-key-unlike": lambda: ByKey({"enc": Sine(), "dec": Dense()}),
+    "items": lambda: Items({"enc": Dense(), "dec": Sine()}),
+    "values": lambda: Values({"a": Dense(), "b": Dense(), "c": Sine()}),
+    "keys": lambda: Keys({"enc": Dense(), "dec": Sine()}),
+    "int-keys": lambda: Values({0: Sine(), 1: Dense()}),
+}
+
+
+@pytest.mark.parametrize("name", DICT_MODELS)
+def test_dict_of_layers_with_respect_to_the_model(name):
+    m = DICT_MODELS[name]()
+    before = copy.deepcopy(m)
+    g = s2sad.grad(model_loss, wrt="m")(m, XB)
+    assert type(g.layers) is dict and list(g.layers) == list(m.layers)
+    check_object_gradient(model_loss, before, (XB,), g)
+
+
+@pytest.mark.parametrize("name", DICT_MODELS)
+def test_dict_of_layers_with_respect_to_the_input(name):
+    m = DICT_MODELS[name]()
+    got = s2sad.grad(model_loss, wrt="x")(m, XB)
+    want = central_differences(lambda x: model_loss(m, x), [XB], 0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", DICT_MODELS)
+def test_dict_of_layers_forward_matches_reverse(name):
+    m = DICT_MODELS[name]()
+    t = copy.deepcopy(m)
+    for path, leaf in _leaves(m):
+        holder = _get(t, path[:-1])
+        value = RNG.normal(size=np.shape(leaf))
+        if isinstance(holder, dict):
+            holder[path[-1]] = value
+        else:
+            setattr(holder, path[-1], value)
+    value, push = s2sad.jvp(model_loss, wrt="m")(m, XB)
+    g = s2sad.grad(model_loss, wrt="m")(m, XB)
+    expected = sum(np.sum(_get(g, p) * _get(t, p)) for p, _ in _leaves(m))
+    assert value == pytest.approx(model_loss(m, XB))
+    assert push(t) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_dict_of_layers_second_order_in_the_input():
+    m = DICT_MODELS["items"]()
+    v = RNG.normal(size=XB.shape)
+    h = s2sad.hvp(model_loss, wrt="x")(m, XB, v)
+    eps = 1e-5
+    g = s2sad.grad(model_loss, wrt="x")
+    np.testing.assert_allclose(h, (g(m, XB + eps * v) - g(m, XB - eps * v)) / (2 * eps),
+                               rtol=1e-5, atol=1e-7)
+
+
+def test_a_dict_of_layers_of_other_keys_order_or_classes_builds_again():
+    """The entry tests the dict's keys, in order, and each item's class: another dict gets
+    its own variant, never the first one's written-out order."""
+    g = s2sad.grad(model_loss, wrt="x")
+    first = Items({"enc": Dense(), "dec": Sine()})
+    reordered = Items({"dec": first.layers["dec"], "enc": first.layers["enc"]})
+    other_class = Items({"enc": Sine(), "dec": Sine()})
+    other_keys = Items({"enc": first.layers["enc"], "out": first.layers["dec"]})
+    longer = Items({"enc": Dense(), "dec": Sine(), "out": Dense()})
+    for m in [first, reordered, other_class, other_keys, longer, first]:
+        want = central_differences(lambda x, m=m: model_loss(m, x), [XB], 0)
+        np.testing.assert_allclose(g(m, XB), want, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", [dict_argument_loss, dict_argument_walked],
+                         ids=lambda f: f.__name__)
+def test_a_dict_of_layers_as_an_argument(f):
+    layers = {"enc": Dense(), "dec": Sine()}
+    got = s2sad.grad(f, wrt="x")(layers, XB)
+    want = central_differences(lambda x: f(layers, x), [XB], 0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    other = {"enc": Sine(), "dec": Dense()}  # (a second call, other classes)
+    np.testing.assert_allclose(s2sad.grad(f, wrt="x")(other, XB),
+                               central_differences(lambda x: f(other, x), [XB], 0),
+                               rtol=1e-6, atol=1e-8)
+
+
+def missing_key_loss(m, x):
+    return np.sum(m.layers["nope"](x))
+
+
+def computed_key_loss(m, x, key):
+    return np.sum(m.layers[key](x))
+
+
+@pytest.mark.parametrize("f, args, text", [
+    (missing_key_loss, (), 'm.layers["nope"](x)'),
+    (computed_key_loss, ("enc",), "m.layers[key](x)")], ids=["missing-key", "computed-key"])
+def test_a_key_not_written_or_not_held_is_refused_at_its_line(f, args, text):
+    m = ByKey({"enc": Dense(), "dec": Dense()})
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(f, wrt="x")(m, XB, *args)
+    assert info.value.lineno == line_of(f, text)
+    assert "a key written" in str(info.value) and "that the dict holds" in str(info.value)
+
+
+# --- functions NumPy calls per item: refused with the comprehension to write ---------------
+
+def row_norm(r):
+    return np.sqrt(np.sum(r ** 2))
+
+
+def along_axis(X):
+    return np.sum(np.apply_along_axis(row_norm, 1, X))
+
+
+def along_axis_written(X):
+    return np.sum(np.stack([row_norm(r) for r in X]))
+
+
+def square_sine(v):
+    return v * np.sin(v)
+
+
+def vectorized(x):
+    return np.sum(np.vectorize(square_sine)(x))
+
+
+def vectorized_written(x):
+    return np.sum(np.array([square_sine(v) for v in x]))
+
+
+XM = np.arange(6.0).reshape(2, 3) / 4.0 + 0.3
+
+
+@pytest.mark.parametrize("f, text, advice", [
+    (along_axis, "np.apply_along_axis(row_norm", "np.stack([f(r) for r in x])"),
+    (vectorized, "np.vectorize(square_sine)(x)", "call the function itself")],
+    ids=["apply_along_axis", "vectorize"])
+def test_functions_numpy_calls_per_item_are_refused_with_advice(f, text, advice):
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(f)(XM if f is along_axis else X)
+    assert info.value.lineno == line_of(f, text)
+    assert advice in str(info.value)
+
+
+@pytest.mark.parametrize("f, arg", [(along_axis_written, XM), (vectorized_written, X)],
+                         ids=["stack-of-rows", "array-of-items"])
+def test_the_comprehension_the_advice_gives_is_differentiated(f, arg):
+    assert_matches(f, (arg,))
+    s2sad.check_grads(f, (arg,), order=2)
+    assert np.isclose(f(arg), along_axis(arg) if f is along_axis_written else vectorized(arg))
