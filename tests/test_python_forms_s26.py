@@ -638,3 +638,40 @@ def test_the_comprehension_the_advice_gives_is_differentiated(f, arg):
     assert_matches(f, (arg,))
     s2sad.check_grads(f, (arg,), order=2)
     assert np.isclose(f(arg), along_axis(arg) if f is along_axis_written else vectorized(arg))
+
+
+def _moved(m, v, s):
+    """``m`` with each parameter moved by ``s`` times ``v``'s (a layer held twice: once)."""
+    moved = copy.deepcopy(m)
+    seen = set()
+    for path, leaf in _leaves(m):
+        holder = _get(moved, path[:-1])
+        if (id(holder), path[-1]) in seen:
+            continue
+        seen.add((id(holder), path[-1]))
+        value = leaf + s * _get(v, path)
+        if isinstance(holder, dict):
+            holder[path[-1]] = value
+        else:
+            setattr(holder, path[-1], value)
+    return moved
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["distinct", "one-layer-twice"])
+def test_dict_of_layers_hvp_with_respect_to_the_model(shared):
+    d = Dense()
+    m = Values({"a": d, "b": d if shared else Dense(), "c": Sine()})
+    v = _moved(m, m, 0.0)  # (a direction shaped like m, sharing as m shares)
+    for path, leaf in _leaves(v):
+        holder = _get(v, path[:-1])
+        if isinstance(holder, dict):
+            holder[path[-1]] = RNG.normal(size=np.shape(leaf))
+        else:
+            setattr(holder, path[-1], RNG.normal(size=np.shape(leaf)))
+    h = s2sad.hvp(model_loss, wrt="m")(m, XB, v)
+    eps = 1e-5
+    g = s2sad.grad(model_loss, wrt="m")
+    plus, minus = g(_moved(m, v, eps), XB), g(_moved(m, v, -eps), XB)
+    for path, _ in _leaves(m):
+        np.testing.assert_allclose(_get(h, path), (_get(plus, path) - _get(minus, path)) /
+                                   (2 * eps), rtol=1e-5, atol=1e-7, err_msg=str(path))
