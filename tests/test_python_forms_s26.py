@@ -675,3 +675,18 @@ def test_dict_of_layers_hvp_with_respect_to_the_model(shared):
     for path, _ in _leaves(m):
         np.testing.assert_allclose(_get(h, path), (_get(plus, path) - _get(minus, path)) /
                                    (2 * eps), rtol=1e-5, atol=1e-7, err_msg=str(path))
+
+
+def next_beside_a_name_of_the_rewrite(x):
+    it_item = x[2]
+    it = iter([x[0], x[1]])
+    a = next(it)
+    return a * it_item
+
+
+def test_an_iterator_whose_written_names_are_taken_is_left_as_it_was():
+    """``it_item`` is the user's: the rewrite would overwrite it, so ``next(it)`` stays the
+    call it was (refused where it carries a derivative), never a wrong value."""
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(next_beside_a_name_of_the_rewrite)(X)
+    assert info.value.lineno == line_of(next_beside_a_name_of_the_rewrite, "a = next(it)")

@@ -213,6 +213,9 @@ def taken(fdef, builtin, generator=None):
             if not taking or len(list(_reads(fdef, name))) != len(taking):
                 continue  # (read another way too: left as it was)
             item = f"{name}_item"
+            if any(isinstance(n, gast.Name) and n.id in (item, f"{name}_count")
+                   for n in trees.walk(fdef)):
+                continue  # (names of the user's: left as it was)
             pairs = gast.Tuple([gast.Name(f"{name}_count", gast.Store(), None, None),
                                 gast.Name(item, gast.Store(), None, None)], gast.Store())
             zipped = gast.Call(gast.Name("zip", gast.Load(), None, None), [
