@@ -27,6 +27,7 @@ import numpy as np
 from .backends import ARRAY_TAGS, BY_MODULE, LIBRARIES
 
 _PY = {float: "float", int: "int", bool: "int", complex: "complex"}
+NONE = ("none",)  # (an argument that is None: describe_argument)
 _NAMESPACE = types.SimpleNamespace  # (a bag of attributes: described as a user's object)
 _UNIFORM: dict = {}  # (list or tuple, item type, length) -> descriptor
 
@@ -90,6 +91,8 @@ def describe_argument(value):
         shape = value.shape
         return ("nd", len(shape), value.dtype.kind,
                 tuple(i for i, n in enumerate(shape) if n == 1) if 1 in shape else ())
+    if value is None:  # (f(x, g=None): a variant of its own, its `g is None` decided)
+        return NONE
     desc = describe(value)
     if type(desc) is tuple and len(desc) == 3 and desc[0] in ARRAY_TAGS and desc[1]:
         shape = tuple(value.shape)  # (a CuPy array: the same, so its code is NumPy's)
@@ -342,7 +345,12 @@ def user_objects(value, holders: tuple = (), most: int = _UNROLLED) -> bool:
 
 def objects_described(desc) -> bool:
     """Does ``desc`` describe such a list or tuple of objects (of any length if they are
-    alike: a loop walks them)?"""
+    alike: a loop walks them), or a dict of them (keys of strings or ints: its items
+    known by key, ``self.layers["enc"]``, each written out by a loop)?"""
+    if type(desc) is tuple and desc[0] == "dict" and len(desc) == 2:
+        return 0 < len(desc[1]) <= _UNROLLED and all(
+            type(key) in (str, int) and type(item) is tuple and item[0] == "object"
+            for key, item in desc[1])
     return type(desc) is tuple and desc[0] in ("list", "tuple") and len(desc) == 2 and \
         0 < len(desc[1]) and all(
             type(item) is tuple and item[0] == "object" for item in desc[1]) and (
@@ -368,8 +376,8 @@ def data_descriptor(cls, name: str) -> bool:
 
 def is_object(desc) -> bool:
     """Does the descriptor describe a value that is not a number nor a container of them
-    (``"any"``, or an object of a user's class)?"""
-    return desc == "any" or type(desc) is tuple and desc[0] in ("object", "data", "function")
+    (``"any"``, None, or an object of a user's class)?"""
+    return desc == "any" or desc == NONE or type(desc) is tuple and desc[0] in ("object", "data", "function")
 
 
 # the modules whose objects are not a user's (an object of a user's class is described with

@@ -178,6 +178,8 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
                      _equal(attribute(at(), "dtype", "kind"), ast.Constant(desc[2]))] +
                     (_length_ones(attribute(at(), "shape"), desc[1], desc[3])
                      if len(desc) == 4 else []))
+    if desc == ("none",):  # (an argument that is None: describe_argument)
+        return ast.Compare(at(), [ast.Is()], [ast.Constant(None)])
     if isinstance(desc, tuple) and desc[0] == "function":  # (the very function: np.tanh)
         constant = f"described_{len(constants)}"
         constants[constant] = desc[1]
@@ -257,6 +259,9 @@ def read_test_trees(reads, constants: dict, names=None) -> list[ast.expr]:
             if kind == "own":
                 def test(p, key=key):
                     return not_in(key, ast.Attribute(p, "__dict__", ast.Load()))
+            elif kind == "length" and type(key) is tuple:  # (a dict of objects: its keys,
+                def test(p, key=key):                        # in order)
+                    return _equal(ast.Call(_load("tuple"), [p], []), ast.Constant(key))
             elif kind == "length":
                 def test(p, key=key):
                     return _equal(ast.Call(_load("len"), [p], []), ast.Constant(key))

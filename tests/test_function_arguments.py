@@ -432,8 +432,6 @@ def _marked_line(f) -> int:
 
 
 REFUSED = [
-    (optional_left_out, (X,), s2sad.NoDerivativeError,  # (None is not described: the
-     "act() (a function held in a variable)", "register a rule"),  # branch not decided)
     (given_in_a_loop, (X, True), s2sad.NoDerivativeError,
      "act() (a function held in a variable)", "s2sad follows a variable given a function"),
     (list_read_as_a_value, (X, [np.sin, np.cos]), s2sad.NoDerivativeError,
@@ -456,6 +454,16 @@ def test_refused_at_the_line_with_advice(f, args, cls, what, advice):
     assert what in message and advice in message, message
     assert info.value.lineno == _marked_line(f), message
     assert info.value.filename == inspect.getsourcefile(f)
+
+
+def test_an_optional_function_left_out_is_decided():
+    """``act=None`` is part of the variant's key: ``if act is not None`` is decided, and a
+    later call given a function gets a variant of its own."""
+    gradient = s2sad.grad(optional_left_out)
+    np.testing.assert_allclose(gradient(X), 4.0 * X, rtol=1e-12)
+    np.testing.assert_allclose(gradient(X, np.sin),
+                               np.sin(2 * X) + 2 * X * np.cos(2 * X), rtol=1e-12)
+    np.testing.assert_allclose(gradient(X), 4.0 * X, rtol=1e-12)
 
 
 def test_a_refused_function_does_not_stop_another_variant():

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from ..registry import (defdtype, deffacts, defresult, defvjp, nondifferentiable,
-                        refuse_varying)
+                        refuse_function, refuse_varying)
 from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
                        linspace_grad, nanmean_grad, nansum_grad, norm_grad, prod_grad, ptp_grad,
                        reduced_size, scaled_power, std_grad, sum_grad, unbroadcast,
@@ -587,3 +587,10 @@ deffacts(np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,
          np.ma.MaskedArray.dtype, np.ma.MaskedArray.data, np.ma.MaskedArray.mask,
          np.ma.MaskedArray.tolist, np.ma.MaskedArray.filled, np.ma.shape, np.ma.ndim,
          np.ma.size, np.ma.filled, converts=True)
+
+# a function of yours called by NumPy once per row or item, out of s2sad's sight: refused
+# with the comprehension that calls it where s2sad inlines it (same values, same order)
+refuse_function(np.apply_along_axis, advice=(
+    "Call the function on each slice in a comprehension, which s2sad inlines: "
+    "np.stack([f(r) for r in x]) for axis=-1 of a matrix, "
+    "np.stack([f(x[:, j]) for j in range(x.shape[1])], axis=-1) for axis=0."))

@@ -523,6 +523,8 @@ def norm_grad_second(t, h, ans, x, ord=None, axis=None, keepdims=False, matrix=N
     """
     xp = array_module(t, h, ans, x)
     x = xp.asarray(x)
+    if type(t) in (list, tuple):  # (the tangent of a list: norm reads it as an array)
+        t = xp.asarray(t)
     (kind, p), axes = norm_kind(x, ord, axis, matrix)
     h_e = _expand(h, x, axes, axis, keepdims)
     if kind == "spectral" and argnum == 2:

@@ -47,6 +47,16 @@ def summed_matmul_grad_left(g, x, y, like):
     return unbroadcast(matmul_grad_left(g, x, y), like)
 
 
+def _listed(xp, value):
+    """``value`` as an array where it is a list or tuple (``np.dot([a, b], [a, b])``), which
+    the product's own NumPy function reads as one; otherwise unchanged.
+
+    >>> _listed(np, [1.0, 2.0]) * 2.0
+    array([2., 4.])
+    """
+    return xp.asarray(value) if type(value) in (list, tuple) else value
+
+
 def _dot_shape(x, y) -> tuple:
     """The shape of ``np.dot(x, y)`` for arrays of rank 1 or more."""
     sx, sy = _shape(x), _shape(y)
@@ -59,6 +69,7 @@ def dot_grad_left(g, x, y):
         return unbroadcast(g * y, x) if _ndim(x) == 0 else g * y
     xp = array_module(g, x, y)
     g = _full(xp, g, _dot_shape(x, y))
+    y = _listed(xp, y)  # (np.dot(xs, xs) of a list: read as the array np.dot reads)
     if _ndim(y) == 1:
         return xp.multiply.outer(_to(xp, g), y) if _ndim(x) > 1 else g * y
     # dot contracts the last axis of x with the second-to-last axis of y
@@ -73,6 +84,7 @@ def dot_grad_right(g, x, y):
         return unbroadcast(g * x, y) if _ndim(y) == 0 else g * x
     xp = array_module(g, x, y)
     g = _full(xp, g, _dot_shape(x, y))
+    x = _listed(xp, x)
     if _ndim(x) == 1:
         if _ndim(y) == 1:
             return g * x

@@ -183,7 +183,8 @@ class Desugar(trees.Transformer):
             self.namespaces = namespace_variables(node, self.local_names, self.numpy_name,
                                                   self.resolve) if self.resolve else {}
             from .held_generators import moved  # g = (e for v in xs); sum(g): moved to sum
-            return moved(self.generic_visit(node), self.source)
+            from .held_generators import taken  # it = iter(xs); a = next(it): items taken
+            return moved(taken(self.generic_visit(node), self.builtin), self.source)
         return self.generic_visit(node)
 
     def visit_Assign(self, node):

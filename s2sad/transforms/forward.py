@@ -475,7 +475,12 @@ class Forward:
             inliner.lists.add("g")  # (the tangent of a list is a list)
         for assign in pre:
             self.pre.append(inliner.statement(assign))
-        return inliner.expression(expr)
+        result = inliner.expression(expr)
+        if "g" in inliner.lists and isinstance(result, gast.Name) and \
+                result.id == local["g"].id:  # (np.fmod(xs, 0.4): the tangent of the
+            result = inliner._array(gast.Name("g", gast.Load(), None, None), result)
+            # (the array it makes, not the list's)
+        return result
 
     def _incomplete(self, expr, op, target) -> bool:
         """Might the sum of the contributions be smaller than the result (an inactive

@@ -572,6 +572,9 @@ def argument_functions(normalize, tree, descriptors, static) -> None:
     for name, desc in zip(params, descriptors or ()):
         if name in stored or type(desc) is not tuple:
             continue
+        if desc == ("none",):  # (f(x, g=None): `g is None` decided, as for a helper's)
+            normalize.constants[name] = None
+            continue
         if desc[0] == "function":
             entry = function_entry(normalize, desc[1], name)
             if entry is not None and (entry[0] == "call" or _only_called(

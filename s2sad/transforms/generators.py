@@ -88,7 +88,8 @@ def expand_generators(tree, source: FunctionSource, namer) -> tuple:
     if not any(isinstance(n, gast.Call) and expander.generator(n.func) is not None
                for n in trees.walk(tree)):
         return tree, False
-    tree = trees.clone(tree)
+    from .held_generators import taken  # (g = gen(x); a = next(g): the items taken)
+    tree = taken(trees.clone(tree), source.is_builtin, expander.generator)
     tree.body = expander.block(tree.body, ())
     return tree, True
 

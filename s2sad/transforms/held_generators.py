@@ -129,3 +129,123 @@ def _replace(root, old, new) -> None:
                     if part is old:
                         child[k] = new
                         return
+
+
+def _next_of(stmt, name: str, builtin):
+    """``(target, default)`` of ``target = next(name)`` (default None) or ``target =
+    next(name, d)`` with ``d`` a constant or a name (evaluated where it is read, as Python
+    evaluates it before the call), ``target`` a name; else None."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call)):
+        return None
+    call = stmt.value
+    if not (isinstance(call.func, gast.Name) and call.func.id == "next" and builtin("next") and
+            not call.keywords and 1 <= len(call.args) <= 2 and
+            isinstance(call.args[0], gast.Name) and call.args[0].id == name):
+        return None
+    if len(call.args) == 2 and not isinstance(call.args[1], (gast.Constant, gast.Name)):
+        return None
+    if stmt.targets[0].id == name:
+        return None
+    return stmt.targets[0], call.args[1] if len(call.args) == 2 else None
+
+
+def _iterator_made(value, builtin, generator):
+    """The iterable that ``value`` makes an iterator of, ``iter(xs)`` (``xs``), or
+    ``value`` itself for a call of a generator function of the user's (``gen(x)``, where
+    ``generator`` says so of its function), else None."""
+    if not isinstance(value, gast.Call) or \
+            any(isinstance(a, gast.Starred) for a in value.args):
+        return None
+    if generator is not None:
+        return value if generator(value.func) is not None else None
+    if isinstance(value.func, gast.Name) and value.func.id == "iter" and builtin("iter") and \
+            len(value.args) == 1 and not value.keywords:
+        return value.args[0]
+    return None
+
+
+def taken(fdef, builtin, generator=None):
+    """``fdef`` with an iterator held in a name and read only by ``next`` in the statements
+    right after it (``it = iter(xs); a = next(it); b = next(it)``, or ``g = gen(x)`` of a
+    generator function of the user's) written as the list of the items those calls take,
+    then each item read from it::
+
+        it = []
+        for it_count, it_item in zip(range(2), xs):
+            it.append(it_item)
+        if len(it) < 1: raise StopIteration
+        a = it[0]
+        b = it[1] if len(it) > 1 else d        # (next(it, d))
+
+    ``zip`` pulls from ``range`` first, so the iterable gives exactly the items the calls
+    take, no more (a generator runs to its second ``yield``, not further); the targets
+    are plain names, which nothing the iterator reads can see, so taking them all at once
+    gives the same values. A missing item raises ``StopIteration`` (or gives the default)
+    as ``next`` does. An iterator read any other way, or with other statements between,
+    is left as it is (refused where its values carry a derivative). ``generator``: the
+    generators of the user's (``generators._Expander.generator``), else ``iter`` only."""
+    if any(isinstance(n, (gast.Global, gast.Nonlocal)) for n in trees.walk(fdef)):
+        return fdef
+    stores: dict[str, int] = {}
+    for node in trees.walk(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    for block in list(_blocks(fdef)):
+        i = 0
+        while i < len(block):
+            stmt = block[i]
+            i += 1
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                    isinstance(stmt.targets[0], gast.Name)):
+                continue
+            name = stmt.targets[0].id
+            iterable = _iterator_made(stmt.value, builtin, generator)
+            if iterable is None or stores.get(name) != 1 or not builtin("zip") or \
+                    not builtin("range") or not builtin("len"):
+                continue
+            taking = []
+            for later in block[i:]:
+                took = _next_of(later, name, builtin)
+                if took is None:
+                    break
+                taking.append(took)
+            if not taking or len(list(_reads(fdef, name))) != len(taking):
+                continue  # (read another way too: left as it was)
+            item = f"{name}_item"
+            if any(isinstance(n, gast.Name) and n.id in (item, f"{name}_count")
+                   for n in trees.walk(fdef)):
+                continue  # (names of the user's: left as it was)
+            pairs = gast.Tuple([gast.Name(f"{name}_count", gast.Store(), None, None),
+                                gast.Name(item, gast.Store(), None, None)], gast.Store())
+            zipped = gast.Call(gast.Name("zip", gast.Load(), None, None), [
+                gast.Call(gast.Name("range", gast.Load(), None, None),
+                          [gast.Constant(len(taking), None)], []), iterable], [])
+            written = []
+            stmt.value = trees.located(gast.List([], gast.Load()), stmt.value)
+            append = gast.Expr(gast.Call(gast.Attribute(  # (a generator of the user's:
+                gast.Name(name, gast.Load(), None, None), "append", gast.Load()),  # written
+                [gast.Name(item, gast.Load(), None, None)], []))  # out for this loop)
+            written.append(trees.located(gast.For(pairs, zipped, [
+                trees.located(append, stmt)], [], None), stmt))
+            for k, ((target, default), old) in enumerate(zip(taking, block[i:])):
+                def held():
+                    return gast.Name(name, gast.Load(), None, None)
+                read = gast.Subscript(held(), gast.Constant(k, None), gast.Load())
+                short = gast.Compare(gast.Call(gast.Name("len", gast.Load(), None, None),
+                                               [held()], []), [gast.Lt()],
+                                     [gast.Constant(k + 1, None)])
+                if default is None:
+                    stop = gast.Raise(gast.Name("StopIteration", gast.Load(), None, None), None)
+                    written.append(trees.located(gast.If(short, [trees.located(stop, old)], []),
+                                                 old))
+                else:
+                    read = gast.IfExp(gast.UnaryOp(gast.Not(), short), read, default)
+                written.append(trees.located(gast.Assign([target], read, None), old))
+            for new in written + [stmt.value]:  # (every node at the line it stands for)
+                for node in trees.walk(new):
+                    if "lineno" in node._attributes and not hasattr(node, "lineno"):
+                        gast.copy_location(node, new)
+            block[i:i + len(taking)] = written
+            i += len(written)
+    return fdef

@@ -313,8 +313,13 @@ class RuleInliner(trees.Copier):
                 decided = decide(self.visit(node.args[0]), like.id, self.ans)
                 if decided is not None:
                     return decided
+        original = node
         node = self.generic_visit(node)
         func = node.func
+        if isinstance(original.func, gast.Name) and len(node.args) == 3 and \
+                self.globals.get(original.func.id) is runtime.scaled_power:
+            node.args[1] = self._array(original.args[1], node.args[1])  # (np.power(xs, 3):
+            # the slope's xs ** 2 reads an array, as np.power reads the list)
         if isinstance(func, gast.Name) and len(node.args) == 3 and not node.keywords:
             for side in ("left", "right"):
                 if self.reverse.imports.is_helper(func.id, f"matmul_grad_{side}"):
@@ -367,6 +372,9 @@ class RuleInliner(trees.Copier):
         one), not an array, beside which a list is repeated or refused?"""
         if isinstance(node, gast.UnaryOp):
             node = node.operand
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                self.globals.get(node.func.id) is runtime.scaled_power:
+            return True  # (g * scaled_power(3, x, 2) is written g * 3 * x ** 2: Simplify)
         if isinstance(node, gast.Constant) or isinstance(node, gast.Attribute) and \
                 isinstance(node.value, gast.Name) and node.value.id not in self.mapping:
             return True  # (2.0, math.pi)

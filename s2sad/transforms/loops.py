@@ -220,6 +220,59 @@ class Loops:
         self.statements(stmt.orelse)  # (no `break`: the `else` block runs)
         return True
 
+    def unrolled_map(self, stmt) -> bool:
+        """A ``for`` over a dict of objects held by an argument (``for name, layer in
+        self.layers.items()``, ``.values()``, ``.keys()`` or the dict itself), written
+        out item by item in the dict's order, each item's class's methods inlined and
+        the key a constant (``self.layers[name](x)`` is that item's call); False (nothing
+        done) for another loop. The entry tests the dict's keys, in order, and each
+        item's class. A loop with ``break`` or ``continue``, or that gives its
+        variables another value, is not written out."""
+        iterable, target = stmt.iter, stmt.target
+        method = "keys"
+        if isinstance(iterable, gast.Call) and isinstance(iterable.func, gast.Attribute) and \
+                iterable.func.attr in ("items", "values", "keys") and not iterable.args and \
+                not iterable.keywords:
+            method, iterable = iterable.func.attr, iterable.func.value
+        if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+               for n in trees.walk(iterable)):
+            return False
+        ref = self._object_ref(iterable)
+        if ref is None or ref[0] != "map":
+            return False
+        if method == "items":
+            if not (isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) == 2 and
+                    all(isinstance(t, gast.Name) for t in target.elts)):
+                return False
+            key_target, item_target = target.elts
+        elif isinstance(target, gast.Name):
+            key_target, item_target = (target, None) if method == "keys" else (None, target)
+        else:
+            return False
+        names = {t.id for t in (key_target, item_target) if t is not None}
+        if any(isinstance(n, (gast.Break, gast.Continue, gast.Lambda, gast.FunctionDef)) or
+               isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load) and n.id in names
+               for s in stmt.body for n in trees.walk(s)):
+            return False
+        seq = self.atom(iterable)  # (read once, as Python does)
+
+        class _Key(gast.NodeTransformer):  # (the key a constant: self.layers[name](x))
+            def visit_Name(self, node):
+                if key_target is None or node.id != key_target.id or \
+                        not isinstance(node.ctx, gast.Load):
+                    return node
+                return gast.copy_location(gast.Constant(key_now, None), node)
+        for key_now, item_ref in zip(ref[2], ref[1]):
+            if key_target is not None:
+                self.assign(key_target, gast.Constant(key_now, None))
+            if item_target is not None:
+                self.assign(item_target, gast.Subscript(clone(seq), gast.Constant(key_now, None),
+                                                        gast.Load()))
+                self.root.objects[self.current[item_target.id]] = item_ref
+            self.statements([_Key().visit(clone(s)) for s in stmt.body])
+        self.statements(stmt.orelse)  # (no `break`: the `else` block runs)
+        return True
+
     def unrolled_by_index(self, stmt) -> bool:
         """``for i in reversed(range(len(self.layers))): x = self.layers[i](x)`` (or any
         ``range`` of constants and ``len`` of a list of objects), where the items are not

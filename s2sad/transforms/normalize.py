@@ -310,7 +310,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
                 self.emit(gast.While(test, self.block(stmt.body), []))
             self.looping(stmt, run)
             self.statements(stmt.orelse)  # no `break`: the `else` block always runs
-        elif isinstance(stmt, gast.For) and (self.unrolled(stmt := self.over_objects(stmt)) or
+        elif isinstance(stmt, gast.For) and (self.unrolled_map(stmt) or  # (a dict of objects)
+                                             self.unrolled(stmt := self.over_objects(stmt)) or
                                              unrolled_functions(self, stmt, _static) or
                                              self.unrolled_by_index(stmt)):
             pass

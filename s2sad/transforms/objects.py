@@ -49,6 +49,10 @@ def _item_ref(base, index):
     """The reference of item ``index`` (a constant, or a slice of constants) of a list of
     objects ``base``; for an index known only when the function runs, the reference of
     every item where the items are alike."""
+    if base is not None and base[0] == "map":  # (self.layers["enc"]: a key written)
+        key = _constant(index)
+        return base[1][base[2].index(key)] if type(key) in (str, int) and \
+            key in base[2] else None
     if base is None or base[0] != "seq":
         return None
     if isinstance(index, gast.Slice):
@@ -81,7 +85,7 @@ def _named(desc) -> bool:
     """Does ``desc`` hold a dict or a namedtuple (whose keys or fields the general variant
     of a gradient does not know)?"""
     if type(desc) is not tuple or desc[0] in ARRAY_TAGS or \
-            desc[0] in ("object", "data", "function"):
+            desc[0] in ("object", "data", "function", "none"):
         return False
     if desc[0] == "dict" or len(desc) > 2:
         return True
@@ -91,7 +95,7 @@ def _named(desc) -> bool:
 def _numbers_only(desc) -> bool:
     if isinstance(desc, str):
         return desc != "any"
-    if type(desc) is not tuple or desc[0] in ("object", "data", "function"):
+    if type(desc) is not tuple or desc[0] in ("object", "data", "function", "none"):
         return False
     if desc[0] in ARRAY_TAGS:
         return True
@@ -107,6 +111,9 @@ def _param_ref(path: str, desc) -> tuple:
     known as any of them (the entry tests them all)."""
     if desc[0] == "object":
         return "param", path, desc[1], desc[2], dict(desc[3])
+    if desc[0] == "dict":  # (a dict of objects: ("map", references, keys), by key)
+        return "map", tuple(_param_ref(f"{path}[{key!r}]", item) for key, item in desc[1]), \
+            tuple(key for key, _ in desc[1])
     alike = all(item == desc[1][0] for item in desc[1])
     return "seq", tuple(_param_ref(f"{path}[{k}]", item) for k, item in enumerate(desc[1])), \
         _param_ref(f"{path}[*]", desc[1][0]) if alike else None
@@ -316,7 +323,7 @@ class Objects:
         from ..source import note_length, note_path
         from .kinds import (_plain_lookup, data_descriptor, describe, objects_described,
                             user_objects)
-        if base[0] in ("none", "seq"):
+        if base[0] in ("none", "seq", "map"):
             return None
         if base[0] == "module":  # (models.net: the module's object, noted as its attribute)
             member = getattr(base[1], attr, None)
@@ -338,6 +345,12 @@ class Objects:
             if desc == ("none",):
                 note_path(path, type(None))
                 return ("none",)
+            if desc[0] == "dict":  # a dict of objects: its class, keys, items' classes
+                note_path(path, dict)
+                note_length(path, tuple(key for key, _ in desc[1]))
+                for key, item in desc[1]:
+                    note_path(f"{path}[{key!r}]", item[1])
+                return _param_ref(path, desc)
             if desc[0] != "object":  # a list of objects: its class, length, items' classes
                 note_path(path, list if desc[0] == "list" else tuple)
                 note_length(path, len(desc[1]))
@@ -415,7 +428,7 @@ class Objects:
             ref, receiver, name = self._object_ref(func.value), func.value, func.attr
             if ref is None:  # Model.create(x): a classmethod of the user's class
                 return self._class_method(node, func.value, None, name)
-        if ref is None or ref[0] in ("none", "module", "seq"):
+        if ref is None or ref[0] in ("none", "module", "seq", "map"):
             return node, None
         if ref[0] == "param":
             _, path, cls, hidden, _ = ref

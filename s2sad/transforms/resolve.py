@@ -229,7 +229,8 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                           f"variable of a loop over them: {_OBJECT_LOOPS}), and the method a "
                           "`def` (or staticmethod) of the object's class; and a function "
                           "kept in its attribute (self.act = np.tanh) that has a rule or is "
-                          "your own. It does not follow objects in a dict, None or a bound "
+                          "your own, and an object in a dict by a key written or a loop over "
+                          "the dict. It does not follow None or a bound "
                           "method kept in an attribute, a property, a classmethod, or a "
                           "class that changes how attributes are found: call the function "
                           "directly, pass the object as an argument, or register a rule with "
@@ -244,18 +245,18 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                 name = f"{func.id}() (a function held in a variable)"  # chosen in a branch
                 advice = ("s2sad follows a variable given a function once (act = np.tanh), "
                           "a parameter given a function, and the variable of a loop over a "
-                          f"list of objects of your classes ({_OBJECT_LOOPS}); else register "
-                          "a rule with @s2sad.defvjp, or call the function by its name. "
-                          "Objects in a dict (for name, layer in self.blocks.items()) are "
-                          "not followed: hold them in a list, a tuple or attributes.")
+                          f"list of objects of your classes ({_OBJECT_LOOPS}) or over a dict "
+                          "of them (for name, layer in self.blocks.items()); else register "
+                          "a rule with @s2sad.defvjp, or call the function by its name.")
             else:  # pair[0](x), f(a)(x): the function is a value computed on the line
                 name = "this call"
                 advice = ("s2sad does not follow a function made by a call or an "
                           "index (functools.partial(f, a)(b), Cls(a)(b) through __call__, "
                           "pair[0](b)): call the function itself with all its arguments "
                           "(f(a, b)), or register a rule with @s2sad.defvjp. An object "
-                          "in a dict (self.blocks['enc'](x)) is not followed: hold the "
-                          "objects in a list, a tuple or attributes (self.enc).")
+                          "in a dict of an argument's is followed by a key written "
+                          "(self.blocks['enc'](x)) that the dict holds, not by one "
+                          "computed when the function runs.")
             receiver = [func.value] if isinstance(func, gast.Attribute) else []
             if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                     func.value.id in local_names and \

@@ -235,6 +235,7 @@ class Reverse(Tape):
         self.saved_stmts: dict[int, object] = {}
         self.maybe: set[str] = set()
         self.early_none: set[str] = set()
+        self.perhaps: set[str] = set()  # (names a branch or a loop may have set: tape)
         defined = set(self._parameters())
         fwd = self.forward_block(forward, in_loop=False, defined=defined, top=True)
         # a value updated element by element in the reverse sweep gets zeros of its

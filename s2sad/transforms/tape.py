@@ -258,6 +258,7 @@ class Tape:
         out: list = []
         for stmt in stmts:
             before = len(out)
+            set_before = set(self.perhaps)  # (names a statement before this one may set)
             if isinstance(stmt, gast.If):
                 body = self.forward_block(stmt.body, in_loop, set(defined))
                 orelse = self.forward_block(stmt.orelse, in_loop, set(defined))
@@ -266,10 +267,13 @@ class Tape:
                     both = _definite(stmt.body) & _definite(stmt.orelse)
                     self.maybe |= (_stored(stmt.body) | _stored(stmt.orelse)) - both - defined
                     defined.update(both)
+                # (a value it may set, overwritten after it, is saved: see `perhaps`)
+                self.perhaps |= (_stored(stmt.body) | _stored(stmt.orelse)) - defined
             elif isinstance(stmt, gast.While):
                 body = self.forward_block(stmt.body, True, set(defined))
                 self.count_trips(stmt, body, out)
                 out.append(gast.While(stmt.test, body, []))
+                self.perhaps |= _stored(stmt.body) - defined  # (a loop may set it, or not)
                 if id(stmt) in self.trips and in_loop:
                     out.append(self.push(self.trips[id(stmt)]))
             elif isinstance(stmt, gast.For):
@@ -280,6 +284,7 @@ class Tape:
                 body = self.forward_block(stmt.body, True, set(defined) | {target})
                 self.count_trips(stmt, body, out)
                 out.append(gast.For(stmt.target, stmt.iter, body, [], None))
+                self.perhaps |= (_stored(stmt.body) | {target}) - defined  # (may set it)
                 if id(stmt) in self.trips and in_loop:
                     out.append(self.push(self.trips[id(stmt)]))
             elif is_append(stmt):
@@ -304,9 +309,11 @@ class Tape:
                 targets = statement_parts(stmt)[0]
                 for name in targets:
                     if name in self.carried and name in self.needed and \
-                            (name in defined or in_loop):
+                            (name in defined or in_loop or name in self.perhaps):
                         if name in self.shape_only and name in self.one_shape:
                             continue  # any of its values has the shape the sweep reads
+                        if name not in defined and not in_loop:  # (set by a branch or a
+                            self.early_none.add(name)  # loop before, or not: None first)
                         if name in self.shape_only and self.kind(name).tag == "array":
                             out.append(self.push_value(gast.Call(
                                 self.helper(shape_of), [self.load(name)], [])))
@@ -325,9 +332,11 @@ class Tape:
                                   for n in _pushed(s, self.stack, shape_alias)}
                                  - defined - set(self.trips.values()))
                 # set in one branch only: None at the top, where it cannot undo that branch
-                self.early_none.update(n for n in unbound if n in self.maybe)
-                defined.update(n for n in unbound if n in self.maybe)
-                unbound = [n for n in unbound if n not in self.maybe]
+                # (or set by one before it: None at the top, not here, where it would undo it)
+                earlier = {n for n in unbound if n in self.maybe or n in set_before}
+                self.early_none.update(earlier)
+                defined.update(earlier)
+                unbound = [n for n in unbound if n not in earlier]
                 if unbound:
                     init = gast.Assign([gast.Tuple([self.store(n) for n in unbound], gast.Store())
                                         if len(unbound) > 1 else self.store(unbound[0])],
