@@ -139,9 +139,13 @@ class _Field:
         direct = self._direct.get(type(t))
         if direct is None:  # (the kinds of y and the arguments do not change)
             vjp = _made_vjp(self.func, self.wrt)
-            value, found = hooks.call_generated(vjp, args, -a)  # (compiled, checked once)
-            self._direct[type(t)] = hooks.variant_function(vjp, args) or \
+            direct = self._direct[type(t)] = hooks.variant_function(vjp, args) or \
                 (lambda *both: hooks.call_generated(vjp, both[:-1], both[-1]))
+            try:
+                value, found = direct(*args, -a)
+            except Exception:  # (again through s2sad's call, which names the user's line)
+                hooks.call_generated(vjp, args, -a)
+                raise
         else:
             value, found = direct(*args, -a)
         return self.joined(args, value, found)
