@@ -232,6 +232,6 @@ def test_the_kept_vjp_reads_the_modules_globals_afresh(monkeypatch):
     """The right-hand side's vjp is made once; a module global it reads, changed between two
     gradients, is read again (d/dk of sum(y0 exp(-k R)) is -R sum(y0) exp(-k R))."""
     for rate in (0.8, 1.7):
-        monkeypatch.setattr(__import__(__name__), "RATE", rate)
+        monkeypatch.setitem(globals(), "RATE", rate)
         found = s2sad.grad(fit_global, wrt=1)(Y0, 0.6)
         np.testing.assert_allclose(found, -rate * np.sum(Y0) * np.exp(-0.6 * rate), rtol=1e-7)
