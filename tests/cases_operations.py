@@ -225,6 +225,10 @@ if HAVE_SCIPY:
                   "multivariate_normal(x * 0.1, np.outer(x, x) + np.eye(3)).logpdf({a})"):
         add(f"scipy-stats-{_call.split('(')[0]}", f"y = st.{_call.format(**DOMAIN)}\n"
             "return np.sum(y * x + y)", prelude="import scipy.stats as st")
+    add("scipy-stats-multivariate_normal-allow_singular",
+        "y = st.multivariate_normal.logpdf({a}, x * 0.1, np.outer(x, x) + np.eye(3), "
+        "allow_singular=True)\nreturn np.sum(y * x + y)".format(**DOMAIN),
+        prelude="import scipy.stats as st")
 # scipy.linalg, where SciPy imports: square matrices made from x (general, positive definite)
 if HAVE_SCIPY:
     _G = "(x + 2.0 * np.eye(3))"

@@ -13,8 +13,9 @@ from scipy import integrate
 from ..registry import deffacts, defvjp, deftangent, nondifferentiable, refuse_values, \
     refuse_varying
 from ..runtime.higher import not_differentiable_yet
-from ..runtime.ode import (_FIELDS, ivp_grads, ivp_options, ivp_solve, ivp_tangent,
-                           odeint_grads, odeint_options, odeint_tangent)
+from ..runtime.ode import (_FIELDS, ivp_grads, ivp_options, ivp_solve, ivp_span_grads,
+                           ivp_tangent, ivp_time_grads, odeint_grads, odeint_options,
+                           odeint_tangent, odeint_time_grads)
 
 _OUTPUT = ("odeint's derivative is written for its solution alone; call it without "
            "full_output, or with s2sad.stop_gradient() around the inputs of a run whose "
@@ -30,9 +31,10 @@ _JACOBIAN = ("s2sad computes the derivatives of the right-hand side itself; drop
 def odeint(g, ans, func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
            mu=None, rtol=None, atol=None, tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0,
            mxstep=0, mxhnil=0, mxordn=12, mxords=5, printmessg=0, tfirst=False):
-    grads = odeint_grads(func, g, ans, y0, t, args, odeint_options(
-        rtol, atol, tcrit, h0, hmax, hmin, mxstep, mxordn, mxords, tfirst))
-    return None, grads[0], grads[1], grads[2]
+    options = odeint_options(rtol, atol, tcrit, h0, hmax, hmin, mxstep, mxordn, mxords, tfirst)
+    grads = odeint_grads(func, g, ans, y0, t, args, options)
+    return None, grads[0], odeint_time_grads(func, g, ans, y0, t, args, options, grads[2]), \
+        grads[1]
 
 
 @deftangent(integrate.odeint)
@@ -71,6 +73,17 @@ def odeint_grads_rule(g, ans, func, h, ys, y0, t, args, options):
             not_differentiable_yet("the adjoint of scipy.integrate.odeint", "args"), None)
 
 
+@defvjp(odeint_time_grads, shape="other")
+@deftangent(odeint_time_grads)
+def odeint_time_grads_rule(g, ans, func, h, ys, y0, t, args, options, a0):
+    return (None, not_differentiable_yet("the adjoint of scipy.integrate.odeint", "g"),
+            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "ans"),
+            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "y0"),
+            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "t"),
+            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "args"), None,
+            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "a0"))
+
+
 @defvjp(odeint_tangent, shape="other")
 @deftangent(odeint_tangent)
 def odeint_tangent_rule(g, ans, func, y0, t, args, options, d_y0, d_t, d_args):
@@ -107,7 +120,8 @@ nondifferentiable(ivp_options, shape="other")
 @defvjp(ivp_solve, shape="sequence")
 def ivp_solve_rule(g, ans, fun, t_span, y0, t_eval, args, options):
     grads = ivp_grads(fun, g, ans, t_span, y0, t_eval, args, options)
-    return None, grads[0], grads[1], grads[2], grads[3], None
+    return (None, ivp_span_grads(fun, g, ans, t_span, y0, t_eval, args, grads[2]), grads[0],
+            ivp_time_grads(fun, g, ans, t_span, y0, t_eval, args), grads[1], None)
 
 
 @deftangent(ivp_solve)
@@ -134,6 +148,29 @@ def ivp_grads_rule(g, ans, fun, h, out, t_span, y0, t_eval, args, options):
             not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "args"), None)
 
 
+@defvjp(ivp_time_grads, shape="other")
+@deftangent(ivp_time_grads)
+def ivp_time_grads_rule(g, ans, fun, h, out, t_span, y0, t_eval, args):
+    return (None, not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "g"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "ans"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_span"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "y0"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_eval"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "args"))
+
+
+@defvjp(ivp_span_grads, shape="other")
+@deftangent(ivp_span_grads)
+def ivp_span_grads_rule(g, ans, fun, h, out, t_span, y0, t_eval, args, a0):
+    return (None, not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "g"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "ans"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_span"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "y0"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_eval"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "args"),
+            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "a0"))
+
+
 @defvjp(ivp_tangent, shape="sequence")
 @deftangent(ivp_tangent)
 def ivp_tangent_rule(g, ans, fun, out, t_span, y0, t_eval, args, options, d_span, d_y0,
@@ -150,5 +187,5 @@ def ivp_tangent_rule(g, ans, fun, out, t_span, y0, t_eval, args, options, d_span
 
 
 # the helpers solve with scipy.integrate, on the host: a target with no twin of it refuses them
-deffacts(odeint_grads, odeint_tangent, ivp_solve, ivp_grads, ivp_tangent,
-         library="scipy.integrate")
+deffacts(odeint_grads, odeint_time_grads, odeint_tangent, ivp_solve, ivp_grads,
+         ivp_time_grads, ivp_span_grads, ivp_tangent, library="scipy.integrate")

@@ -24,9 +24,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special, stats
 
-from ..registry import (defresult, deffacts, deftangent, defvjp, refuse_values,
-                        refuse_varying)
-from ..runtime import unbroadcast
+from ..registry import defresult, deffacts, deftangent, defvjp, refuse_varying
+from ..runtime import full_rank_inverse, unbroadcast
 
 # --- the location-scale families: one table, their rules written from it -------------------
 # Each row is one family: its shape parameters, the derivative ``dz`` of its standard log
@@ -280,7 +279,9 @@ def dirichlet_pdf_tangent(g, ans, x, alpha):
 _MVN_ADJOINT = """\
 def multivariate_normal_{method}(g, ans, x, mean=None, cov=1, allow_singular=False):
     m = 0.0 if mean is None else mean
-    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m)))
+    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m))) if \
+        not allow_singular else full_rank_inverse(cov if np.ndim(cov) == 2 else
+                                                  cov * np.eye(np.size(m)))
     r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p  # (P r, for each point)
     h = np.reshape({g}, (-1, 1)) * r
     c = 0.5 * (np.transpose(h) @ r - np.sum({g}) * p)
@@ -292,7 +293,9 @@ def multivariate_normal_{method}(g, ans, x, mean=None, cov=1, allow_singular=Fal
 _MVN_TANGENT = """\
 def multivariate_normal_{method}_tangent(g, ans, x, mean=None, cov=1, allow_singular=False):
     m = 0.0 if mean is None else mean
-    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m)))
+    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m))) if \
+        not allow_singular else full_rank_inverse(cov if np.ndim(cov) == 2 else
+                                                  cov * np.eye(np.size(m)))
     r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p
     return ({ans}np.reshape(-np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
                        np.shape(ans)),
@@ -327,11 +330,19 @@ _define_multivariate_normal()
 
 
 _MVN = (stats.multivariate_normal.logpdf, stats.multivariate_normal.pdf)
-for _method in _MVN:
-    refuse_values(_method, "allow_singular", (False,),
-                  "s2sad differentiates the multivariate normal with an invertible "
-                  "covariance (allow_singular=False); for a singular one, project onto its "
-                  "range first, or add a small multiple of the identity to it.")
+# allow_singular=True: the same where SciPy finds the covariance of full rank; NaN where it
+# does not (a direction dropped: the density jumps there and has no derivative)
+
+
+@defvjp(full_rank_inverse, shape="other")
+def full_rank_inverse_rule(g, ans, c):
+    return -(np.transpose(ans) @ g @ np.transpose(ans))
+
+
+@deftangent(full_rank_inverse)
+def full_rank_inverse_tangent(g, ans, c):
+    return -(ans @ g @ ans)
+
 
 # --- frozen distributions, and the dtypes of the results --------------------------------
 

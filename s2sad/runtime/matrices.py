@@ -295,3 +295,23 @@ def phase_checked(v, row, name):
             hint="Use a function the phases do not change (np.abs of the vectors, the "
                  "values alone), or NumPy with its own (OpenBLAS) LAPACK.")
     return 1.0
+
+
+def full_rank_inverse(c):
+    """The inverse of the covariance ``c`` where ``scipy.stats.multivariate_normal``
+    (``allow_singular=True``) finds it of full rank; NaN where it does not, as there the
+    density jumps (a dropped direction) and has no derivative.
+
+    >>> full_rank_inverse(np.array([[2.0, 0.0], [0.0, 4.0]]))
+    array([[0.5 , 0.  ],
+           [0.  , 0.25]])
+    >>> bool(np.isnan(full_rank_inverse(np.ones((2, 2)))).all())
+    True
+    """
+    xp = array_module(c)
+    s = xp.linalg.eigvalsh(c)  # (SciPy's cutoff, _eigvalsh_to_eps, for float64 and float32)
+    eps = (1e3 if s.dtype == np.float32 else 1e6) * np.finfo(s.dtype).eps * \
+        xp.max(xp.abs(s), axis=-1, keepdims=True)
+    if bool(xp.all(s > eps)):
+        return xp.linalg.inv(c)
+    return xp.full(c.shape, np.nan, dtype=xp.result_type(c, 1.0))

@@ -8,7 +8,8 @@ first, the state ``y``, its adjoint ``a`` and the parameters' sensitivity ``m`` 
 backwards, with the same integrator, method and tolerances as the forward solve. The
 integration restarts at each requested time: there ``y`` is reset to the value the forward
 solve gave and that time's cotangent is added to ``a``. A requested time ``t_k`` gets
-``g_k . f(y_k, t_k)``, the initial time ``-a(t0) . f(y0, t0)``. The products
+``g_k . f(y_k, t_k)``, the initial time ``-a(t0) . f(y0, t0)``, each computed only where
+that time is differentiated (the rules ask for them apart from the sweep). The products
 ``a^T df/d...`` are s2sad's own vjp of ``f`` (reached through :mod:`s2sad.hooks`).
 
 Forward mode solves the forward sensitivity equations ``s' = df/dy s + df/dargs d_args``
@@ -20,8 +21,8 @@ beside ``y``, through s2sad's jvp of ``f``.
 ...     return -k * y
 >>> t = np.array([0.0, 1.0])
 >>> ys = odeint(decay, np.array([1.0]), t, args=(0.5,))
->>> y0_bar, t_bar, args_bar = odeint_grads(decay, np.array([[0.0], [1.0]]), ys,
-...                                        np.array([1.0]), t, (0.5,), {})
+>>> y0_bar, args_bar, _ = odeint_grads(decay, np.array([[0.0], [1.0]]), ys,
+...                                    np.array([1.0]), t, (0.5,), {})
 >>> bool(np.allclose(y0_bar, np.exp(-0.5), rtol=1e-6))  # d y(1) / d y0
 True
 >>> bool(np.allclose(args_bar[0], -np.exp(-0.5), rtol=1e-6))  # d y(1) / d k
@@ -35,6 +36,21 @@ import numpy as np
 from .. import hooks
 
 _TOLERANCES = ("rtol", "atol")
+# the right-hand sides' vjps of the last few (function, wrt), kept between gradients (each
+# field still reads the module globals afresh, through hooks.variant_function)
+_MADE: dict = {}
+_KEPT = 32
+
+
+def _made_vjp(func, wrt):
+    """``hooks.make_value_vjp(func, wrt=wrt)``, made once per function and ``wrt`` (of the
+    last ``_KEPT``)."""
+    vjp = _MADE.get((func, wrt))
+    if vjp is None:
+        if len(_MADE) >= _KEPT:
+            del _MADE[next(iter(_MADE))]
+        vjp = _MADE[func, wrt] = hooks.make_value_vjp(func, wrt=wrt)
+    return vjp
 
 
 # --- the user's right-hand side ----------------------------------------------------------
@@ -94,7 +110,9 @@ class _Field:
         self.shape = np.shape(y0)
         self.varying = [i for i, a in enumerate(self.args) if _varies(a)]
         self.wrt = (1 if tfirst else 0,) + tuple(2 + i for i in self.varying)
-        self._vjp = self._jvp = None
+        self._jvp = None
+        self._direct = {}  # type(t) -> the generated vjp for these arguments' kinds
+        self._shapes = [self.shape] + [np.shape(self.args[i]) for i in self.varying]
 
     def call_args(self, y, t):
         y = y.reshape(self.shape) if y.shape != self.shape else y
@@ -118,22 +136,27 @@ class _Field:
         if y.shape != shape:
             y, a = y.reshape(shape), a.reshape(shape)
         args = (t, y, *self.args) if self.tfirst else (y, t, *self.args)
-        direct = self._vjp.get(type(t)) if self._vjp is not None else None
+        direct = self._direct.get(type(t))
         if direct is None:  # (the kinds of y and the arguments do not change)
-            if self._vjp is None:
-                self._vjp = {None: hooks.make_value_vjp(self.func, wrt=self.wrt)}
-                self._shapes = (shape,) + tuple(np.shape(self.args[i]) for i in self.varying)
-            vjp = self._vjp[None]
-            value, found = hooks.call_generated(vjp, args, -a)  # (compiled, checked once)
-            self._vjp[type(t)] = hooks.variant_function(vjp, args) or \
+            vjp = _made_vjp(self.func, self.wrt)
+            direct = self._direct[type(t)] = hooks.variant_function(vjp, args) or \
                 (lambda *both: hooks.call_generated(vjp, both[:-1], both[-1]))
+            try:
+                value, found = direct(*args, -a)
+            except Exception:  # (again through s2sad's call, which names the user's line)
+                hooks.call_generated(vjp, args, -a)
+                raise
         else:
             value, found = direct(*args, -a)
+        return self.joined(args, value, found)
+
+    def joined(self, args, value, found):
+        """``value`` and the sensitivities ``found`` of ``f``'s vjp, one flat array."""
         found = found if type(found) is tuple else (found,)
         try:  # (the runtime vjp gives each sensitivity as computed: Options.runtime)
-            exact = tuple([part.shape for part in found]) == self._shapes
+            exact = [part.shape for part in found] == self._shapes
         except AttributeError:  # (a number: a float argument's, or a derivative that is zero)
-            exact = tuple(map(np.shape, found)) == self._shapes
+            exact = list(map(np.shape, found)) == self._shapes
         if not exact:  # (as a user's vjp gives it)
             from .structures import as_gradient
             found = [as_gradient(like, part) for like, part in zip(self._likes(args), found)]
@@ -184,40 +207,60 @@ def odeint_options(rtol, atol, tcrit, h0, hmax, hmin, mxstep, mxordn, mxords, tf
             "mxstep": mxstep, "mxordn": mxordn, "mxords": mxords, "tfirst": tfirst}
 
 
-def _backward(field, step, ys, g, times, y_bar0=None):
+def _backward(field, step, ys, g, times):
     """The adjoint sweep over the requested ``times`` (``ys``: the state at each, ``g``:
     each one's cotangent, flat rows), ``step(z, t_from, t_to)`` integrating the augmented
-    state. Returns ``(a(times[0]), m, t_bar)``, ``t_bar`` one per time, from ``y``'s moving
-    requested times only."""
+    state. Returns ``(a(times[0]), m)``. The times' own gradients need no sweep: see
+    :func:`_moved_times`."""
     n = ys.shape[1]
-    sizes = field.sizes()
     a = np.zeros(n)
-    m = np.zeros(sum(sizes))
-    t_bar = np.zeros(len(times))
+    m = np.zeros(sum(field.sizes()))
     for k in range(len(times) - 1, -1, -1):
         if np.any(g[k]):
-            t_bar[k] = float(np.dot(g[k], field(ys[k], times[k])))
             a = a + g[k]
         if k == 0 or times[k] == times[k - 1]:
             continue
         z = step(np.concatenate([ys[k], a, m]), times[k], times[k - 1])
         a, m = z[n:2 * n], z[2 * n:]
-    return a, m, t_bar
+    return a, m
+
+
+def _moved_times(field, ys, g, times):
+    """``g_k . f(y_k, t_k)`` for each requested time ``t_k`` (flat rows ``ys`` and ``g``):
+    how the loss moves with the time itself, zero where ``g_k`` is."""
+    return np.array([float(np.dot(g[k], field(ys[k], times[k]))) if np.any(g[k]) else 0.0
+                     for k in range(len(times))])
 
 
 def _augmented(field, tfirst: bool = False):
     """The augmented system's right-hand side, ``dynamics(z, t)`` (``dynamics(t, z)``
-    where ``tfirst``, as ``solve_ivp`` calls it)."""
+    where ``tfirst``, as ``solve_ivp`` calls it). After :meth:`_Field.pull`'s first call
+    for a type of ``t``, it calls the generated vjp directly."""
     n = int(np.prod(field.shape))
-    pull = field.pull
+    pull, joined, direct, shapes, rest = \
+        field.pull, field.joined, field._direct, field._shapes, field.args
+    flat, first = field.shape == (n,), field.tfirst
+
+    def run(t, z):  # (y' = f, a' = -a^T df/dy, m' = -a^T df/dargs)
+        vjp = direct.get(type(t)) if flat else None
+        if vjp is None:
+            return pull(z[:n], t, z[n:2 * n])
+        y = z[:n]
+        args = (t, y, *rest) if first else (y, t, *rest)
+        value, found = vjp(*args, -z[n:2 * n])
+        if type(found) is tuple:
+            try:
+                if [part.shape for part in found] == shapes:
+                    return np.concatenate((value, *found), axis=None, dtype=float)
+            except AttributeError:
+                pass
+        return joined(args, value, found)
 
     if tfirst:
-        def dynamics(t, z):  # (y' = f, a' = -a^T df/dy, m' = -a^T df/dargs)
-            return pull(z[:n], t, z[n:2 * n])
-        return dynamics
+        return run
 
     def dynamics(z, t):
-        return pull(z[:n], t, z[n:2 * n])
+        return run(t, z)
     return dynamics
 
 
@@ -236,26 +279,44 @@ def _args_grads(field, m, args) -> tuple:
     return tuple(out)
 
 
-def odeint_grads(func, g, ans, y0, t, args, options):
-    """``(y0_bar, t_bar, args_bar)``: the adjoint of ``ans = odeint(func, y0, t, args,
-    **options)`` for its cotangent ``g`` (shaped like ``ans``: one row per time)."""
-    args = tuple(args)
-    tfirst = bool(options.get("tfirst", False))
-    field = _Field(func, y0, args, tfirst)
+def _odeint_rows(func, g, ans, y0, t, args, tfirst):
+    """``(field, times, ys, gs)`` of an ``odeint`` call: its times, and the state and
+    cotangent at each as flat rows."""
+    field = _Field(func, y0, tuple(args), bool(tfirst))
     n = int(np.size(y0))
+    times = np.asarray(t, dtype=float)
+    ys = np.reshape(np.asarray(ans, dtype=float), (len(times), n))
+    gs = np.reshape(np.broadcast_to(np.asarray(g, dtype=float), np.shape(ans)), (len(times), n))
+    return field, times, ys, gs
+
+
+def odeint_grads(func, g, ans, y0, t, args, options):
+    """``(y0_bar, args_bar, a0)``: the adjoint of ``ans = odeint(func, y0, t, args,
+    **options)`` for its cotangent ``g`` (shaped like ``ans``: one row per time), and the
+    adjoint at the first time, flat (for :func:`odeint_time_grads`)."""
+    args = tuple(args)
+    field, times, ys, gs = _odeint_rows(func, g, ans, y0, t, args, options.get("tfirst"))
+    n = ys.shape[1]
     parts = [n, n, sum(field.sizes())]
     dynamics = _augmented(field)
 
     def step(z, t_from, t_to):
         return _odeint(dynamics, z, np.array([t_from, t_to]), options, parts)[-1]
-    times = np.asarray(t, dtype=float)
-    ys = np.reshape(np.asarray(ans, dtype=float), (len(times), n))
-    gs = np.reshape(np.broadcast_to(np.asarray(g, dtype=float), np.shape(ans)), (len(times), n))
-    a, m, t_bar = _backward(field, step, ys, gs, times)
-    t_bar[0] -= float(np.dot(a, field(ys[0], times[0])))
+    a, m = _backward(field, step, ys, gs, times)
     y0_bar = np.reshape(a, np.shape(y0)).astype(np.result_type(np.asarray(y0).dtype, 1.0))
+    return y0_bar, _args_grads(field, m, args), a
+
+
+def odeint_time_grads(func, g, ans, y0, t, args, options, a0):
+    """``t_bar``: the gradient of ``ans = odeint(func, y0, t, args, **options)`` in its
+    times, ``g_k . f(y_k, t_k)`` at each and ``-a0 . f(y0, t0)`` more at the first
+    (``a0``: the adjoint there, from :func:`odeint_grads`). Computed only where ``t``
+    is differentiated."""
+    field, times, ys, gs = _odeint_rows(func, g, ans, y0, t, args, options.get("tfirst"))
+    t_bar = _moved_times(field, ys, gs, times)
+    t_bar[0] -= float(np.dot(a0, field(ys[0], times[0])))
     t_bar = t_bar.astype(np.result_type(np.asarray(t).dtype, 1.0)) if np.ndim(t) else t_bar
-    return y0_bar, np.reshape(t_bar, np.shape(t)), _args_grads(field, m, args)
+    return np.reshape(t_bar, np.shape(t))
 
 
 def odeint_tangent(func, y0, t, args, options, d_y0, d_t, d_args):
@@ -366,20 +427,13 @@ def _item(g, i):
     return None if _zero(part) else part
 
 
-def ivp_grads(fun, g, ans, t_span, y0, t_eval, args, options):
-    """``(t_span_bar, y0_bar, t_eval_bar, args_bar)``: the adjoint of ``ans =
-    ivp_solve(fun, t_span, y0, t_eval, args, options)`` for the cotangent ``g`` of its
-    ``t`` and ``y`` (items 0 and 1). Without ``t_eval``, the solver's own times are held
-    fixed, save the first and last (``t_span``'s)."""
-    g_t, g_y = _item(g, 0), _item(g, 1)
-    args = () if args is None else tuple(args)
+def _ivp_rows(fun, g, ans, t_span, y0, args):
+    """``(field, times, ys, gs, shift)`` of a ``solve_ivp`` call: its times with
+    ``t_span[0]`` first (``shift`` 1 where the solution does not start there), and the
+    state and the cotangent of ``y`` at each as flat rows."""
+    g_y = _item(g, 1)
     field = _Field(fun, y0, args, True)
     n = int(np.size(y0))
-    parts = [n, n, sum(field.sizes())]
-    dynamics = _augmented(field, tfirst=True)
-
-    def step(z, t_from, t_to):
-        return _solve_ivp(dynamics, (t_from, t_to), z, options, parts).y[:, -1]
     times = np.asarray(ans[0], dtype=float)
     y_out = np.reshape(np.asarray(ans[1], dtype=float), (n, len(times)))
     t0 = float(t_span[0])
@@ -391,23 +445,65 @@ def ivp_grads(fun, g, ans, t_span, y0, t_eval, args, options):
     if g_y is not None:
         gs[shift:] = np.reshape(np.broadcast_to(np.asarray(g_y, dtype=float),
                                                 np.shape(ans[1])), (n, -1)).T
-    a, m, t_bar = _backward(field, step, ys, gs, times)
-    t0_bar = -float(np.dot(a, field(ys[0], times[0])))
-    t_bar = t_bar[shift:]
-    if g_t is not None:
-        t_bar = t_bar + np.broadcast_to(np.asarray(g_t, dtype=float), t_bar.shape)
-    if t_eval is not None:
-        t_eval_bar, span_bar = np.reshape(t_bar, np.shape(t_eval)), (t0_bar, 0.0)
-    else:  # (the first time is t_span[0], the last t_span[1]; those between held fixed)
-        t_eval_bar = None
-        span_bar = (t0_bar + t_bar[0], t_bar[-1]) if len(t_bar) > 1 else (t0_bar + t_bar[0], 0.0)
-    if isinstance(t_span, np.ndarray):
-        span_bar = np.array(span_bar)
-    elif isinstance(t_span, list):
-        span_bar = list(span_bar)
+    return field, times, ys, gs, shift
+
+
+def ivp_grads(fun, g, ans, t_span, y0, t_eval, args, options):
+    """``(y0_bar, args_bar, a0)``: the adjoint of ``ans = ivp_solve(fun, t_span, y0,
+    t_eval, args, options)`` for the cotangent ``g`` of its ``t`` and ``y`` (items 0 and
+    1), and the adjoint at ``t_span[0]``, flat (for :func:`ivp_span_grads`). The times'
+    gradients are :func:`ivp_time_grads` and :func:`ivp_span_grads`."""
+    args = () if args is None else tuple(args)
+    field, times, ys, gs, _ = _ivp_rows(fun, g, ans, t_span, y0, args)
+    n = ys.shape[1]
+    parts = [n, n, sum(field.sizes())]
+    dynamics = _augmented(field, tfirst=True)
+
+    def step(z, t_from, t_to):
+        return _solve_ivp(dynamics, (t_from, t_to), z, options, parts).y[:, -1]
+    a, m = _backward(field, step, ys, gs, times)
     y0_bar = np.reshape(a, np.shape(y0)).astype(np.result_type(np.asarray(y0).dtype, 1.0))
     args_bar = _args_grads(field, m, args) if args else None
-    return span_bar, y0_bar, t_eval_bar, args_bar
+    return y0_bar, args_bar, a
+
+
+def _ivp_moved(fun, g, ans, t_span, y0, args):
+    """``(field, times, ys, t_bar, shift)``: each returned time's gradient, from ``y``'s
+    cotangent and ``t``'s own."""
+    args = () if args is None else tuple(args)
+    field, times, ys, gs, shift = _ivp_rows(fun, g, ans, t_span, y0, args)
+    t_bar = _moved_times(field, ys, gs, times)[shift:]
+    g_t = _item(g, 0)
+    if g_t is not None:
+        t_bar = t_bar + np.broadcast_to(np.asarray(g_t, dtype=float), t_bar.shape)
+    return field, times, ys, t_bar, shift
+
+
+def ivp_time_grads(fun, g, ans, t_span, y0, t_eval, args):
+    """``t_eval_bar``: the gradient of ``ans = ivp_solve(fun, t_span, y0, t_eval, args,
+    options)`` in its requested times, ``g_k . f(y_k, t_k)`` (and ``t``'s own cotangent)
+    at each; None without ``t_eval``. Computed only where ``t_eval`` is differentiated."""
+    if t_eval is None:
+        return None
+    t_bar = _ivp_moved(fun, g, ans, t_span, y0, args)[3]
+    return np.reshape(t_bar, np.shape(t_eval))
+
+
+def ivp_span_grads(fun, g, ans, t_span, y0, t_eval, args, a0):
+    """``t_span_bar``: the gradient of ``ans = ivp_solve(fun, t_span, y0, t_eval, args,
+    options)`` in ``t_span``: ``-a0 . f(y0, t0)`` at the start (``a0``: the adjoint there,
+    from :func:`ivp_grads`); without ``t_eval``, the first and last returned times' own
+    (those between are the solver's, held fixed)."""
+    field, times, ys, t_bar, _ = _ivp_moved(fun, g, ans, t_span, y0, args)
+    t0_bar = -float(np.dot(a0, field(ys[0], times[0])))
+    if t_eval is not None:
+        span_bar = (t0_bar, 0.0)
+    else:
+        span_bar = (t0_bar + t_bar[0], t_bar[-1]) if len(t_bar) > 1 else \
+            (t0_bar + t_bar[0], 0.0)
+    if isinstance(t_span, np.ndarray):
+        return np.array(span_bar)
+    return list(span_bar) if isinstance(t_span, list) else span_bar
 
 
 def ivp_tangent(fun, ans, t_span, y0, t_eval, args, options, d_span, d_y0, d_t_eval, d_args):
