@@ -162,7 +162,7 @@ class GradientFunction:
         if compiled.entry is not None:
             self._entry = compiled.entry
         try:
-            return self._call(compiled.function, args)
+            return self._call(self._runnable(compiled, args), args)
         except NonScalarOutputError as exc:
             _at_return(exc, compiled, self.func)
             raise
@@ -180,7 +180,8 @@ class GradientFunction:
             # generated code, not located)
             compiled = getattr(self, "_last", None)
             if exc.filename is None and not isinstance(exc, NonScalarOutputError) and \
-                    compiled is not None and compiled.function is function:
+                    compiled is not None and \
+                    compiled.function is getattr(function, "__wrapped__", function):
                 _at_user_line(exc, compiled, self.func)
             raise
         except S2sadError:
@@ -257,10 +258,25 @@ class GradientFunction:
             self._ready[key] = compiled  # nothing to refresh at its calls
             if compiled.entry is None:
                 compiled.entry = make_entry(
-                    self.__name__, self._signature, key, compiled.function, self._general,
+                    self.__name__, self._signature, key, self._runnable(compiled, args),
+                    self._general,
                     catch=(Exception, functools.partial(_handle, compiled, self.__name__)),
                     reads=compiled.reads, owner=self.func, stale=self._defaults_changed)
         return compiled
+
+    def _runnable(self, compiled, args):
+        """The variant's function, or on a target whose arrays are lazy (Dask), the
+        function that computes the gradients of the other arguments after it, in one call
+        (``s2sad.runtime.dask_compat.settling``)."""
+        if self._mode != "reverse" or not self._split_key(self._key(args))[0].settles:
+            return compiled.function
+        settled = compiled.__dict__.get("settled")
+        if settled is None or settled.__wrapped__ is not compiled.function:
+            from .runtime.dask_compat import settling
+            settled = compiled.settled = settling(
+                compiled.function, tuple((self._params.index(n), n) for n in self._wrt_names),
+                self.with_value and not self._seed, self.has_aux, self._wrt_tuple)
+        return settled
 
     def _refuse_objects(self, key, args) -> None:
         """An object of a user's class for a differentiated argument: refused where it
@@ -535,7 +551,8 @@ class VJPFunction(GradientFunction):
         @boundary
         def pullback(cotangent):
             from .runtime.higher import snapshot
-            return self._call(self._variant(args).function, args, snapshot(cotangent))
+            return self._call(self._runnable(self._variant(args), args), args,
+                              snapshot(cotangent))
         pullback.__name__ = f"pullback_{getattr(self.func, '__name__', 'f')}"
         return value, pullback
 

@@ -32,16 +32,20 @@ import numpy as np
 from ..errors import DifferentiationError
 from .base import SOURCE_MODULE, Backend, numpy_module
 from .cupy_backend import CUPY, INSTALL_CUPY  # noqa: F401 (INSTALL_CUPY: public)
+from .dask_backend import DASK, INSTALL_DASK  # noqa: F401 (INSTALL_DASK: public)
 from .numpy_backend import NUMPY
 
 # Every target, NumPy first (the default). A new target adds its backend object here.
-BACKENDS: tuple[Backend, ...] = (NUMPY, CUPY)
+BACKENDS: tuple[Backend, ...] = (NUMPY, CUPY, DASK)
 
 _BY_NAME = {backend.name: backend for backend in BACKENDS}
 TARGETS = ("auto", *_BY_NAME)
 
 # the backend of each array module, for ``describe`` (NumPy's arrays are described first)
 BY_MODULE = {backend.module: backend for backend in BACKENDS if backend.translates}
+# the backend of each array library, by the top-level module of its classes ("dask")
+BY_LIBRARY = {backend.module.split(".")[0]: backend for backend in BACKENDS
+              if backend.translates}
 # the first items of array descriptors, on any target: ("nd", 2, "f"), ("cupy", 1, "f")
 ARRAY_TAGS = frozenset(backend.tag for backend in BACKENDS)
 # the top-level modules of the array libraries (whose objects are not the user's)
@@ -50,12 +54,15 @@ LIBRARIES = frozenset().union(*(backend.libraries for backend in BACKENDS))
 SHORT_NAMES = {backend.module: backend.short for backend in BACKENDS}
 
 _modules = sys.modules
+_LAZY = tuple(backend for backend in BACKENDS if backend.settles)
 
 __all__ = [
     "ARRAY_TAGS",
     "BACKENDS",
+    "BY_LIBRARY",
     "BY_MODULE",
     "CUPY",
+    "DASK",
     "LIBRARIES",
     "NUMPY",
     "SHORT_NAMES",
@@ -65,6 +72,7 @@ __all__ = [
     "BackendUnavailableError",
     "DeviceShape",
     "HostArrayError",
+    "LazyShape",
     "Shape",
     "array_module",
     "backend_of",
@@ -72,9 +80,11 @@ __all__ = [
     "check_target",
     "cupy_import_error",
     "is_array",
+    "is_lazy",
     "missing_backend",
     "numpy_module",
     "plain_array",
+    "shape_type",
     "target_backend",
     "unavailable",
 ]
@@ -152,19 +162,43 @@ class DeviceShape(Shape):
     __slots__ = ()
 
 
-def array_module(*values):
-    """``cupy`` if one of ``values`` is a CuPy array (or a ``DeviceShape``), else
-    ``numpy`` (like ``cupy.get_array_module``, without importing anything).
+class LazyShape(Shape):
+    """The shape of a Dask array: a helper given it computes with Dask, lazily."""
 
-    Costs one dictionary lookup when CuPy was never imported, so the NumPy path of
-    every runtime helper stays as fast as it was.
+    __slots__ = ()
+
+
+def array_module(*values):
+    """``cupy`` if one of ``values`` is a CuPy array (or a ``DeviceShape``), ``dask.array``
+    if one is a Dask array (or a ``LazyShape``), else ``numpy`` (like
+    ``cupy.get_array_module``, without importing anything).
+
+    Costs two dictionary lookups when neither CuPy nor Dask was imported, so the NumPy
+    path of every runtime helper stays as fast as it was.
     """
     cupy = _modules.get("cupy")
     if cupy is not None:
         for value in values:
             if isinstance(value, cupy.ndarray) or type(value) is DeviceShape:
                 return cupy
+    dask = _modules.get("dask.array")
+    if dask is not None:
+        for value in values:
+            if isinstance(value, dask.Array) or type(value) is LazyShape:
+                return dask
     return np
+
+
+def shape_type(xp) -> type:
+    """The class of the shapes of arrays of the array module ``xp`` (``Shape`` for
+    NumPy's)."""
+    return Shape if xp is np else LazyShape if xp is _modules.get("dask.array") else \
+        DeviceShape
+
+
+def is_lazy(value) -> bool:
+    """Is ``value`` an array of a target that computes later (a Dask array)?"""
+    return any(backend.is_lazy(value) for backend in _LAZY)
 
 
 def plain_array(x) -> bool:
@@ -207,6 +241,8 @@ def backend_of(descriptors, target) -> Backend:
         return chosen
     found = [backend for backend in BACKENDS
              if any(backend.claims(d) for d in _walk(descriptors))]
+    # (NumPy arrays with Dask arrays: Dask's, which takes them along its own)
+    found = [b for b in found if not any(b.tag in other.joins for other in found)]
     if len(found) > 1:
         raise DifferentiationError(
             f"the arguments mix {' and '.join(b.title for b in found)} arrays",
