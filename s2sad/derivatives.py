@@ -20,7 +20,8 @@ from typing import Callable
 
 from . import hooks, registry
 from .boundary import boundary, hide
-from .backends import ARRAY_TAGS, backend_of, check_arguments, check_target, target_backend
+from .backends import (ARRAY_TAGS, backend_of, check_arguments, check_target, check_values,
+                       target_backend)
 from .descriptors import attribute_object, describe_argument, is_object
 from .dispatch import UNSET, given_arguments, make_entry
 from .errors import (DifferentiationError, NonScalarOutputError, S2sadError,
@@ -245,6 +246,7 @@ class GradientFunction:
         """The compiled variant for these (bound) arguments, its globals read afresh."""
         key = tuple(map(describe_argument, args))  # (CuPy arrays describe themselves)
         check_arguments(key, self._params, self._backend)  # no NumPy array for target='cupy'
+        check_values(args, self._params)  # (a Dask array of unknown chunk sizes)
         compiled = self._variants.get(key)
         if compiled is None:
             self._refuse_objects(key, args)

@@ -1,9 +1,10 @@
-"""Array backends: one object per target, NumPy and CuPy (arrays on an NVIDIA GPU).
+"""Array backends: one object per target, NumPy, CuPy (arrays on an NVIDIA GPU) and Dask
+(chunked arrays, computed by Dask's scheduler, on one machine or a cluster).
 
 A target is a :class:`~s2sad.backends.base.Backend` (``NUMPY``, ``CUPY``): its array
 module, how it describes and checks its arguments, which helpers stand in for what its
 module lacks, and whether it converts lists and numbers. The public API takes a target's
-name (``target="auto" | "numpy" | "cupy"``); :func:`target_backend` resolves it once.
+name (``target="auto" | "numpy" | "cupy" | "dask"``); :func:`target_backend` resolves it once.
 Adding a target is adding one backend module, and its line in ``BACKENDS``.
 
 Compiling never imports CuPy: the compiler only *names* it (generated code for the
@@ -32,7 +33,7 @@ import numpy as np
 from ..errors import DifferentiationError
 from .base import SOURCE_MODULE, Backend, numpy_module
 from .cupy_backend import CUPY, INSTALL_CUPY  # noqa: F401 (INSTALL_CUPY: public)
-from .dask_backend import DASK, INSTALL_DASK  # noqa: F401 (INSTALL_DASK: public)
+from .dask_backend import DASK, INSTALL_DASK, Namespace  # noqa: F401 (INSTALL_DASK: public)
 from .numpy_backend import NUMPY
 
 # Every target, NumPy first (the default). A new target adds its backend object here.
@@ -74,10 +75,12 @@ __all__ = [
     "HostArrayError",
     "LazyShape",
     "Shape",
+    "array_class",
     "array_module",
     "backend_of",
     "check_arguments",
     "check_target",
+    "check_values",
     "cupy_import_error",
     "is_array",
     "is_lazy",
@@ -106,7 +109,7 @@ def check_target(target: str) -> str:
     >>> check_target("gpu")
     Traceback (most recent call last):
     ...
-    ValueError: target must be one of 'auto', 'numpy', 'cupy', got 'gpu'
+    ValueError: target must be one of 'auto', 'numpy', 'cupy', 'dask', got 'gpu'
     """
     if isinstance(target, Backend) and _BY_NAME.get(target.name) is target:
         return target.name
@@ -185,15 +188,32 @@ def array_module(*values):
     if dask is not None:
         for value in values:
             if isinstance(value, dask.Array) or type(value) is LazyShape:
-                return dask
+                return _namespace(dask)
     return np
+
+
+_NAMESPACES: dict = {}
+
+
+def _namespace(module):
+    """``module`` (``dask.array``) with the NumPy names the runtime helpers read that it
+    lacks (:class:`~s2sad.backends.dask_backend.Namespace`), one per module."""
+    found = _NAMESPACES.get(id(module))
+    if found is None or found.module is not module:
+        found = _NAMESPACES[id(module)] = Namespace(module)
+    return found
+
+
+def array_class(xp) -> type:
+    """The class of the arrays of the array module ``xp`` (``numpy.ndarray``,
+    ``cupy.ndarray``, ``dask.array.Array``)."""
+    return xp.ndarray
 
 
 def shape_type(xp) -> type:
     """The class of the shapes of arrays of the array module ``xp`` (``Shape`` for
     NumPy's)."""
-    return Shape if xp is np else LazyShape if xp is _modules.get("dask.array") else \
-        DeviceShape
+    return Shape if xp is np else LazyShape if isinstance(xp, Namespace) else DeviceShape
 
 
 def is_lazy(value) -> bool:
@@ -279,6 +299,16 @@ def check_arguments(descriptors, names, target) -> None:
             return
         message, hint = backend.refusal(name, backend.refuses(d))
         raise HostArrayError(message, hint=hint)
+
+
+def check_values(values, names) -> None:
+    """Refuse an argument a target cannot compute with though its kind fits: a Dask array
+    of unknown chunk sizes (``HostArrayError``, naming the argument)."""
+    for backend in _LAZY:
+        for name, value in zip(names, values):
+            found = backend.unknown_chunks(name, value)
+            if found is not None:
+                raise HostArrayError(found[0], hint=found[1])
 
 
 class BackendUnavailableError(DifferentiationError, ImportError):

@@ -110,6 +110,11 @@ class Backend:
         """Is ``kind`` (a class of this target's library) the class of its arrays?"""
         return kind.__name__ == "ndarray"
 
+    def unknown_chunks(self, name: str, value) -> tuple[str, str] | None:
+        """``(message, hint)`` where the argument ``value`` is one of its arrays whose shape
+        is not known (a Dask array of unknown chunk sizes), else None."""
+        return None
+
     def is_lazy(self, value) -> bool:
         """Is ``value`` one of this target's arrays whose computing is left for later?"""
         return False

@@ -5,14 +5,16 @@ gradient can be printed where Dask is not installed.
 
 >>> DASK.imported_name("numpy.linalg"), DASK.takes_lists, DASK.claims(("dask", 2, "f"))
 ('dask.array.linalg', False, True)
->>> DASK.stand_in("numpy.add", "at"), DASK.lacks_function("numpy", "sort")
-(('s2sad.runtime.dask_compat', 'add_at'), True)
+>>> DASK.stand_in("numpy", "s_"), DASK.lacks_function("numpy", "sort")
+(('s2sad.runtime.dask_compat', 's_'), True)
 """
 
 from __future__ import annotations
 
 import sys
 from types import MappingProxyType
+
+import numpy as np
 
 from .base import Backend
 
@@ -37,9 +39,11 @@ _STAND_INS = {
     ("numpy", "acosh"): "acosh", ("numpy", "asinh"): "asinh", ("numpy", "atanh"): "atanh",
     ("numpy", "atan2"): "atan2", ("numpy", "pow"): "pow", ("numpy", "concat"): "concat",
     ("numpy", "permute_dims"): "permute_dims",
-    # (np.add.at(s, i, g): scattered sensitivities, and np.s_[i] which writes the index)
-    ("numpy.add", "at"): "add_at", ("numpy", "s_"): "s_",
-    ("numpy.ndarray", "astype"): "astype",
+    # (np.s_[i], which writes an index; a scattered sensitivity's np.add.at(s, i, g) is
+    # s = add_at(s, i, g) on this target, whose arrays are not written in place)
+    ("numpy", "s_"): "s_",
+    ("numpy.ndarray", "astype"): "astype", ("numpy", "finfo"): "finfo",
+    ("numpy", "iinfo"): "iinfo", ("numpy", "tensordot"): "tensordot", ("numpy", "split"): "split", ("numpy", "reshape"): "reshape",
 }
 
 
@@ -61,7 +65,7 @@ def _lacking() -> frozenset:
         "polyfit polyint polymul polysub polyval printoptions promote_types put "
         "put_along_axis putmask real_if_close require resize roots save savetxt savez "
         "savez_compressed set_printoptions setbufsize setdiff1d seterr seterrcall setxor1d "
-        "shares_memory show_config show_runtime sort sort_complex split take_along_axis test "
+        "shares_memory show_config show_runtime sort sort_complex take_along_axis test "
         "trapezoid trim_zeros typename unique_all unique_counts unique_inverse unique_values "
         "unpackbits unstack unwrap vander vecmat vsplit").split()
     linalg = ("cond cross det diagonal eig eigh eigvals eigvalsh matmul matrix_power "
@@ -93,9 +97,6 @@ class DaskBackend(Backend):
     lacks = _lacking() - frozenset(_STAND_INS)
     # (SciPy's functions take no Dask array: every SciPy call is refused on this target)
     without = frozenset({"scipy"})
-    instead = MappingProxyType({
-        ("numpy", "sort"): "da.topk for the largest items",
-    })
     foreign = ("cupy",)
     install_hint = f"Install Dask: {INSTALL_DASK}. Printing the source needs no Dask."
     mix_hint = ("Give arrays of one kind: for Dask, convert the CuPy arrays with "
@@ -121,6 +122,18 @@ class DaskBackend(Backend):
             ", or make the gradient with target='cupy' for arrays on the GPU alone."
         return message, hint
 
+    def unknown_chunks(self, name: str, value) -> tuple[str, str] | None:
+        """``(message, hint)`` where ``value``, an argument, is a Dask array whose chunk
+        sizes are unknown (``x[x > 0]``): its shape is not known without computing."""
+        if not self.is_lazy(value) or all(n == n for n in value.shape):
+            return None
+        return (f"the argument {name!r} is a Dask array of unknown chunk sizes (shape "
+                f"{value.shape}): s2sad's Dask target reads the shapes of arrays before "
+                "computing them",
+                f"Compute its chunk sizes first: {name} = {name}.compute_chunk_sizes() (or "
+                f"give the sizes: {name} = {name}.rechunk(...)); the rows of a mask "
+                "(x[x > 0]) can be weights instead (x * (x > 0)).")
+
     def is_lazy(self, value) -> bool:
         """Is ``value`` a Dask array (whose computing is left for later)?"""
         array = getattr(sys.modules.get("dask.array"), "Array", None)
@@ -135,3 +148,68 @@ class DaskBackend(Backend):
 
 
 DASK = DaskBackend()
+
+
+def _split(a, indices_or_sections, axis=0):
+    """``np.split`` by slicing (Dask has no ``split``)."""
+    n = a.shape[axis]
+    if isinstance(indices_or_sections, int):
+        if n % indices_or_sections:
+            raise ValueError("array split does not result in an equal division")
+        step = n // indices_or_sections
+        cuts = list(range(step, n, step)) if step else []
+    else:
+        cuts = [int(i) for i in indices_or_sections]
+    bounds = [0, *cuts, n]
+    before = (slice(None),) * (axis % a.ndim)
+    return [a[before + (slice(low, max(low, high)),)] for low, high in zip(bounds, bounds[1:])]
+
+
+def _tensordot(a, b, axes=2):
+    """``tensordot`` with non-negative axes, and the chunks of ``b``'s contracted axes made
+    ``a``'s: Dask's own, given ``axes=([-1], [-1])``, drops rows without a word."""
+    module = sys.modules["dask.array"]
+    a, b = module.asarray(a), module.asarray(b)
+    if isinstance(axes, int):
+        left, right = list(range(a.ndim - axes, a.ndim)), list(range(axes))
+    else:
+        left, right = ([axis] if isinstance(axis, int) else list(axis) for axis in axes)
+    left, right = [axis % a.ndim for axis in left], [axis % b.ndim for axis in right]
+    b = b.rechunk({r: a.chunks[l] for l, r in zip(left, right)})
+    return module.tensordot(a, b, axes=(left, right))  # (Dask's reads negative axes wrong)
+
+
+class Namespace:
+    """``dask.array`` as s2sad's runtime helpers read an array module (``xp``): with the
+    few NumPy names they use that Dask lacks (``ndarray``, ``iscomplexobj``, ``finfo``,
+    ``split``...), each computing nothing.
+
+    >>> import numpy as np
+    >>> xp = Namespace(np)  # (any module: the names it has are its own)
+    >>> xp.sum is np.sum, xp.iscomplexobj(np.ones(2))
+    (True, False)
+    """
+
+    def __init__(self, module):
+        self.module = module
+        self.__name__ = module.__name__
+
+    def __getattr__(self, name):
+        if name in _ALIGNED:
+            return _ALIGNED[name]
+        found = getattr(self.module, name, _EXTRA.get(name, _MISSING))
+        if found is _MISSING:
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        return self.module.Array if name == "ndarray" else found
+
+    def __repr__(self) -> str:
+        return f"<{self.__name__}, as s2sad's helpers read it>"
+
+
+_MISSING = object()
+_ALIGNED = {"tensordot": _tensordot}
+_EXTRA = {"iscomplexobj": lambda x: np.dtype(getattr(x, "dtype", np.result_type(x))).kind == "c",
+          "finfo": np.finfo, "iinfo": np.iinfo, "split": _split, "ndarray": None,
+          "size": lambda a, axis=None: int(np.prod(a.shape)) if axis is None else a.shape[axis],
+          "copy": lambda a: a.copy()}
+_EXTRA["isrealobj"] = lambda x: not _EXTRA["iscomplexobj"](x)

@@ -10,8 +10,6 @@ Dask's own functions, on Dask arrays; on NumPy arrays it gives what NumPy gives.
 >>> x = np.array([[3.0, 4.0], [6.0, -8.0]])
 >>> amax(x, axis=1), size(x), inner(x[0], x[1])
 (array([4., 6.]), 4, np.float64(-14.0))
->>> add_at(np.zeros(3), s_[[0, 2, 2]], np.array([1.0, 2.0, 3.0]))
-array([1., 0., 5.])
 >>> replacement("numpy.add", "at"), replacement("numpy", "sin")
 ('add_at', None)
 """
@@ -34,6 +32,47 @@ matrix_norm = cupy_compat.matrix_norm
 vecdot = cupy_compat.vecdot
 
 
+finfo, iinfo = np.finfo, np.iinfo  # (of a dtype: nothing to compute)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """``np.split``: slices of ``ary`` (Dask has no ``split``).
+
+    >>> [p.tolist() for p in split(np.arange(5.0), [2])]
+    [[0.0, 1.0], [2.0, 3.0, 4.0]]
+    """
+    return array_module(ary).split(ary, indices_or_sections, axis=axis)
+
+
+def tensordot(a, b, axes=2):
+    """``np.tensordot``, the chunks of the contracted axes lined up first (Dask's own,
+    given chunks that do not line up, gives a wrong result)."""
+    return array_module(a, b).tensordot(a, b, axes=axes)
+
+
+def reshape(a, shape=None, order="C", **kwargs):
+    """``np.reshape`` in C order (Dask's takes no ``order``; it reads its items in C order
+    alone), across chunk boundaries (the trailing axes made one chunk first, where Dask
+    cannot reshape the chunks as they are).
+
+    >>> reshape(np.arange(6.0), (2, 3)).shape
+    (2, 3)
+    """
+    shape = kwargs.pop("newshape", shape) if shape is None else shape
+    xp = array_module(a)
+    if xp is np:
+        return np.reshape(a, shape, order=order)
+    if order != "C":
+        raise ValueError(f"s2sad's Dask target reshapes in C order alone, not order={order!r}: "
+                         "transpose the array first (x.T.reshape(...) for order='F' on a "
+                         "matrix), or make the gradient with target='numpy'")
+    a = xp.asarray(a)
+    try:
+        return xp.reshape(a, shape)
+    except NotImplementedError:  # (chunks Dask cannot reshape as they are)
+        return xp.reshape(a.rechunk({i: -1 for i in range(1, a.ndim)}), shape)
+
+
 def replacement(module: str, name: str) -> str | None:
     """The name of this module's stand-in for NumPy's ``module.name`` on the Dask target,
     or None where Dask has that function itself."""
@@ -51,27 +90,31 @@ class s_:  # noqa: N801 (NumPy's name)
         return index
 
 
-def add_at(a, indices, b) -> None:
-    """``np.add.at(a, indices, b)``: adds ``b`` at ``indices`` of ``a``, repeated indices
-    adding up. A Dask array ``a`` gets the sum of ``b`` scattered as a new graph (Dask has no
-    ``add.at``): the one-hot matrix of the indices along the first axis, times ``b``.
+def add_at(a, indices, b):
+    """``np.add.at(a, indices, b)`` as a new array: ``a`` with ``b`` added at ``indices``,
+    repeated indices adding up (Dask has no ``add.at``, and its arrays are not written in
+    place). The positions the index picks are found on a NumPy array of ``a``'s shape;
+    ``b`` is summed into them with ``bincount``, lazily.
+
+    >>> add_at(np.zeros(3), s_[[0, 2, 2]], np.array([1.0, 2.0, 3.0]))
+    array([1., 0., 5.])
     """
     xp = array_module(a, b)
     if xp is np:
-        np.add.at(a, indices, b)
-        return
-    if isinstance(indices, tuple) and len(indices) == 1:
-        indices = indices[0]
-    positions = np.asarray(indices) if not DASK.is_lazy(indices) else indices
-    if not hasattr(positions, "dtype") or positions.dtype.kind not in "iu" or \
-            positions.ndim != 1:
-        raise TypeError("np.add.at on a Dask array: s2sad's stand-in takes one array of "
-                        "integer positions along the first axis")
-    n = a.shape[0]
-    positions = positions % n  # (negative positions count from the end, as NumPy's)
-    b = xp.broadcast_to(xp.asarray(b), positions.shape + tuple(a.shape[1:]))
-    one_hot = (xp.arange(n)[:, None] == positions[None, :]).astype(b.dtype)
-    a[...] = a + xp.tensordot(one_hot, b, axes=1)
+        out = np.array(a, dtype=np.result_type(a, b))
+        np.add.at(out, indices, b)
+        return out
+    if DASK.is_lazy(indices) or isinstance(indices, tuple) and any(map(DASK.is_lazy, indices)):
+        raise TypeError("s2sad's Dask target scatters sensitivities at NumPy indices: compute "
+                        "the Dask array of indices first (idx = idx.compute())")
+    positions = np.arange(int(np.prod(a.shape))).reshape(a.shape)[indices]
+    b = xp.broadcast_to(xp.asarray(b), positions.shape).ravel()
+    flat = xp.from_array(positions.ravel(), chunks=b.chunks)
+
+    def summed(weights):
+        return xp.bincount(flat, weights=weights, minlength=int(np.prod(a.shape)))
+    added = summed(b.real) + 1j * summed(b.imag) if np.iscomplexobj(b) else summed(b)
+    return xp.asarray(a) + added.reshape(a.shape)
 
 
 def amax(a, axis=None, keepdims=False):

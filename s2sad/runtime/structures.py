@@ -18,7 +18,7 @@ import numbers
 
 import numpy as np
 
-from ..backends import array_module, is_lazy
+from ..backends import array_class, array_module, is_lazy
 from ..descriptors import attribute_object
 from ..errors import DifferentiationError, NonScalarOutputError
 from .elementwise import cast_like
@@ -74,7 +74,7 @@ def pack_like(x, parts):
     if isinstance(x, list):
         return list(parts)
     xp = array_module(x)
-    if isinstance(x, xp.ndarray):
+    if isinstance(x, array_class(xp)):
         if not parts:
             return xp.zeros(x.shape, _float_type(x))
         return xp.stack([xp.broadcast_to(_to(xp, p), x.shape[1:])
