@@ -269,16 +269,17 @@ class GradientFunction:
     def _runnable(self, compiled, args):
         """The variant's function, or on a target whose arrays are lazy (Dask), the
         function that computes the gradients of the other arguments after it, in one call
-        (``s2sad.runtime.dask_compat.settling``)."""
-        if self._mode != "reverse" or not self._split_key(self._key(args))[0].settles:
-            return compiled.function
-        settled = compiled.__dict__.get("settled")
-        if settled is None or settled.__wrapped__ is not compiled.function:
-            from .runtime.dask_compat import settling
-            settled = compiled.settled = settling(
-                compiled.function, tuple((self._params.index(n), n) for n in self._wrt_names),
-                self.with_value and not self._seed, self.has_aux, self._wrt_tuple)
-        return settled
+        (``s2sad.runtime.dask_compat.settling``); found once per variant."""
+        found = compiled.__dict__.get("runnable")
+        if found is None or getattr(found, "__wrapped__", found) is not compiled.function:
+            found = compiled.function
+            if self._mode == "reverse" and self._split_key(self._key(args))[0].settles:
+                from .runtime.dask_compat import settling
+                found = settling(
+                    found, tuple((self._params.index(n), n) for n in self._wrt_names),
+                    self.with_value and not self._seed, self.has_aux, self._wrt_tuple)
+            compiled.runnable = found
+        return found
 
     def _refuse_objects(self, key, args) -> None:
         """An object of a user's class for a differentiated argument: refused where it

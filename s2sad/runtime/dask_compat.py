@@ -10,8 +10,8 @@ Dask's own functions, on Dask arrays; on NumPy arrays it gives what NumPy gives.
 >>> x = np.array([[3.0, 4.0], [6.0, -8.0]])
 >>> amax(x, axis=1), size(x), inner(x[0], x[1])
 (array([4., 6.]), 4, np.float64(-14.0))
->>> replacement("numpy.add", "at"), replacement("numpy", "sin")
-('add_at', None)
+>>> replacement("numpy", "s_"), replacement("numpy", "sin")
+('s_', None)
 """
 
 from __future__ import annotations
@@ -45,8 +45,12 @@ def split(ary, indices_or_sections, axis=0):
 
 
 def tensordot(a, b, axes=2):
-    """``np.tensordot``, the chunks of the contracted axes lined up first (Dask's own,
-    given chunks that do not line up, gives a wrong result)."""
+    """``np.tensordot`` with the axes made non-negative and the contracted chunks lined
+    up (Dask's own, given ``axes=([-1], [-1])``, drops rows without a word).
+
+    >>> tensordot(np.ones((3, 4)), np.ones(4), axes=([-1], [-1]))
+    array([4., 4., 4.])
+    """
     return array_module(a, b).tensordot(a, b, axes=axes)
 
 
