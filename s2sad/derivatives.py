@@ -20,7 +20,8 @@ from typing import Callable
 
 from . import hooks, registry
 from .boundary import boundary, hide
-from .backends import ARRAY_TAGS, backend_of, check_arguments, check_target, target_backend
+from .backends import (ARRAY_TAGS, backend_of, check_arguments, check_target, check_values,
+                       target_backend)
 from .descriptors import attribute_object, describe_argument, is_object
 from .dispatch import UNSET, given_arguments, make_entry
 from .errors import (DifferentiationError, NonScalarOutputError, S2sadError,
@@ -162,7 +163,7 @@ class GradientFunction:
         if compiled.entry is not None:
             self._entry = compiled.entry
         try:
-            return self._call(compiled.function, args)
+            return self._call(self._runnable(compiled, args), args)
         except NonScalarOutputError as exc:
             _at_return(exc, compiled, self.func)
             raise
@@ -180,7 +181,8 @@ class GradientFunction:
             # generated code, not located)
             compiled = getattr(self, "_last", None)
             if exc.filename is None and not isinstance(exc, NonScalarOutputError) and \
-                    compiled is not None and compiled.function is function:
+                    compiled is not None and \
+                    compiled.function is getattr(function, "__wrapped__", function):
                 _at_user_line(exc, compiled, self.func)
             raise
         except S2sadError:
@@ -244,6 +246,7 @@ class GradientFunction:
         """The compiled variant for these (bound) arguments, its globals read afresh."""
         key = tuple(map(describe_argument, args))  # (CuPy arrays describe themselves)
         check_arguments(key, self._params, self._backend)  # no NumPy array for target='cupy'
+        check_values(args, self._params)  # (a Dask array of unknown chunk sizes)
         compiled = self._variants.get(key)
         if compiled is None:
             self._refuse_objects(key, args)
@@ -257,10 +260,26 @@ class GradientFunction:
             self._ready[key] = compiled  # nothing to refresh at its calls
             if compiled.entry is None:
                 compiled.entry = make_entry(
-                    self.__name__, self._signature, key, compiled.function, self._general,
+                    self.__name__, self._signature, key, self._runnable(compiled, args),
+                    self._general,
                     catch=(Exception, functools.partial(_handle, compiled, self.__name__)),
                     reads=compiled.reads, owner=self.func, stale=self._defaults_changed)
         return compiled
+
+    def _runnable(self, compiled, args):
+        """The variant's function, or on a target whose arrays are lazy (Dask), the
+        function that computes the gradients of the other arguments after it, in one call
+        (``s2sad.runtime.dask_compat.settling``); found once per variant."""
+        found = compiled.__dict__.get("runnable")
+        if found is None or getattr(found, "__wrapped__", found) is not compiled.function:
+            found = compiled.function
+            if self._mode == "reverse" and self._split_key(self._key(args))[0].settles:
+                from .runtime.dask_compat import settling
+                found = settling(
+                    found, tuple((self._params.index(n), n) for n in self._wrt_names),
+                    self.with_value and not self._seed, self.has_aux, self._wrt_tuple)
+            compiled.runnable = found
+        return found
 
     def _refuse_objects(self, key, args) -> None:
         """An object of a user's class for a differentiated argument: refused where it
@@ -535,7 +554,8 @@ class VJPFunction(GradientFunction):
         @boundary
         def pullback(cotangent):
             from .runtime.higher import snapshot
-            return self._call(self._variant(args).function, args, snapshot(cotangent))
+            return self._call(self._runnable(self._variant(args), args), args,
+                              snapshot(cotangent))
         pullback.__name__ = f"pullback_{getattr(self.func, '__name__', 'f')}"
         return value, pullback
 

@@ -24,7 +24,7 @@ from collections import abc
 
 import numpy as np
 
-from .backends import ARRAY_TAGS, BY_MODULE, LIBRARIES
+from .backends import ARRAY_TAGS, BY_LIBRARY, LIBRARIES
 
 _PY = {float: "float", int: "int", bool: "int", complex: "complex"}
 NONE = ("none",)  # (an argument that is None: describe_argument)
@@ -62,7 +62,7 @@ def describe(value):
     if isinstance(value, tuple):  # (a subclass of a namedtuple's: read as a tuple)
         return ("tuple", tuple(map(describe, value)))
     module = kind.__module__.split(".")[0]
-    backend = BY_MODULE.get(module)  # (a CuPy array: on the GPU)
+    backend = BY_LIBRARY.get(module)  # (a CuPy array: on the GPU; a Dask array)
     desc = None if backend is None else backend.describe(value)
     if desc is not None:
         return desc
@@ -459,8 +459,8 @@ def modeled_type(kind: type) -> bool:
     """Are the operators and indexing of ``kind``'s objects modeled (see ``modeled``)?"""
     if kind in _MODELED or issubclass(kind, np.generic):
         return True
-    backend = BY_MODULE.get(kind.__module__.split(".")[0])  # (a CuPy array)
-    return backend is not None and kind.__name__ == "ndarray"
+    backend = BY_LIBRARY.get(kind.__module__.split(".")[0])  # (a CuPy or Dask array)
+    return backend is not None and backend.array_type(kind)
 
 
 _MODELED = frozenset({bool, int, float, complex, np.ndarray, list, tuple, dict, str, bytes,

@@ -352,6 +352,27 @@ def dict_views(build: Build, kinds: dict) -> bool:
 
 
 @transform(needs=(kinds,), keeps=ALL)
+def refuse_array_stores(build: Build, kinds: dict) -> bool:
+    """On a target whose arrays are not written in place (Dask's: a store into a slice is
+    not seen by the array it was sliced from, as NumPy's views see it), ``x[i] = v`` on an
+    array is refused at its line."""
+    for stmt in trees.walk(build.tree):
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) and stmt.targets else None
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and \
+                kinds.get(target.value.id, ANY).tag == "array":
+            title = target_backend(build.options.target).title
+            raise build.source.error(
+                DifferentiationError, f"a store into an item of the array "
+                f"{target.value.id!r}, and this code runs on {title}, whose arrays s2sad "
+                "does not write in place (a store into a slice is not seen by its array, as "
+                "NumPy's views see it)", stmt,
+                "Make the new array instead: np.where(mask, v, x) for items chosen by a mask, "
+                "np.concatenate([x[:i], v, x[i + 1:]]) for a slice; or make the gradient "
+                "with target='numpy'.")
+    return False
+
+
+@transform(needs=(kinds,), keeps=ALL)
 def refuse_updates(build: Build, kinds: dict) -> bool:
     """Alias analysis: ``x += e`` on a value shared with another name or the caller's
     argument, and ``ys[1:] = v`` on a list, refused where the kinds say they change the
@@ -716,6 +737,9 @@ optimize, debug_nans, has_aux, nestable, reverse_mode = map(
 # (a backend whose functions want arrays, not lists and numbers: CuPy's)
 wants_arrays = Condition(lambda options: not (target_backend(options.target) or NUMPY).takes_lists,
                          "wants_arrays")
+# (a backend whose arrays are lazy, computed after: Dask's)
+lazy_target = Condition(lambda options: (target_backend(options.target) or NUMPY).settles,
+                        "lazy_target")
 # (the passes that rewrite loops and sums: not for code differentiated again, nor checked
 # for NaNs statement by statement)
 final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
@@ -732,6 +756,7 @@ PIPELINE = [
     Step(argument_facts),
     FixedPoint(Step(dict_views)),  # (a dict made of one made of one...)
     Step(refuse_updates),
+    Step(refuse_array_stores, when=lazy_target),
     Step(refuse_unpaired_aux, when=has_aux),
     Step(real_powers),
     Step(user_globals),

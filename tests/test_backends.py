@@ -21,7 +21,7 @@ import pytest
 
 import s2sad
 from s2sad.api import GradientFunction
-from s2sad.backends import (BACKENDS, CUPY, NUMPY, TARGETS, Backend, HostArrayError,
+from s2sad.backends import (BACKENDS, CUPY, DASK, NUMPY, TARGETS, Backend, HostArrayError,
                             backend_of, check_arguments, target_backend)
 from s2sad.errors import DifferentiationError
 from tests import test_gradients as TG
@@ -115,7 +115,7 @@ def test_an_unknown_target_lists_the_targets():
         return x * x
     for maker in (s2sad.grad, s2sad.value_and_grad, s2sad.vjp, s2sad.jvp):
         with pytest.raises(ValueError, match=r"target must be one of 'auto', 'numpy', "
-                                             r"'cupy', got 'gpu'"):
+                                             r"'cupy', 'dask', got 'gpu'"):
             maker(f, target="gpu")
 
 
@@ -168,9 +168,32 @@ def _on_emulated_cupy(monkeypatch):
     return fake_cupy.install(monkeypatch)
 
 
+def _on_dask(monkeypatch):
+    try:
+        import dask.array
+    except ImportError:
+        return None
+    return _DaskModule(dask.array)
+
+
+class _DaskModule:
+    """``dask.array``, with ``asarray`` splitting an array in chunks of two along its first
+    axis (so that every gradient crosses chunks) and ``asnumpy`` computing one."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def asarray(self, a):
+        return self.module.from_array(a, chunks=(2,) + a.shape[1:]) if a.ndim else \
+            self.module.from_array(a)
+
+    def asnumpy(self, a):
+        return a.compute()
+
+
 # each backend -> how a test gets its array module (None: skip, with the reason). A new
 # backend adds its row here.
-ROWS = {NUMPY: _on_numpy, CUPY: _on_emulated_cupy}
+ROWS = {NUMPY: _on_numpy, CUPY: _on_emulated_cupy, DASK: _on_dask}
 
 
 def test_every_backend_has_a_row():

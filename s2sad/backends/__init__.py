@@ -1,9 +1,10 @@
-"""Array backends: one object per target, NumPy and CuPy (arrays on an NVIDIA GPU).
+"""Array backends: one object per target, NumPy, CuPy (arrays on an NVIDIA GPU) and Dask
+(chunked arrays, computed by Dask's scheduler, on one machine or a cluster).
 
 A target is a :class:`~s2sad.backends.base.Backend` (``NUMPY``, ``CUPY``): its array
 module, how it describes and checks its arguments, which helpers stand in for what its
 module lacks, and whether it converts lists and numbers. The public API takes a target's
-name (``target="auto" | "numpy" | "cupy"``); :func:`target_backend` resolves it once.
+name (``target="auto" | "numpy" | "cupy" | "dask"``); :func:`target_backend` resolves it once.
 Adding a target is adding one backend module, and its line in ``BACKENDS``.
 
 Compiling never imports CuPy: the compiler only *names* it (generated code for the
@@ -32,16 +33,20 @@ import numpy as np
 from ..errors import DifferentiationError
 from .base import SOURCE_MODULE, Backend, numpy_module
 from .cupy_backend import CUPY, INSTALL_CUPY  # noqa: F401 (INSTALL_CUPY: public)
+from .dask_backend import DASK, INSTALL_DASK, Namespace  # noqa: F401 (INSTALL_DASK: public)
 from .numpy_backend import NUMPY
 
 # Every target, NumPy first (the default). A new target adds its backend object here.
-BACKENDS: tuple[Backend, ...] = (NUMPY, CUPY)
+BACKENDS: tuple[Backend, ...] = (NUMPY, CUPY, DASK)
 
 _BY_NAME = {backend.name: backend for backend in BACKENDS}
 TARGETS = ("auto", *_BY_NAME)
 
 # the backend of each array module, for ``describe`` (NumPy's arrays are described first)
 BY_MODULE = {backend.module: backend for backend in BACKENDS if backend.translates}
+# the backend of each array library, by the top-level module of its classes ("dask")
+BY_LIBRARY = {backend.module.split(".")[0]: backend for backend in BACKENDS
+              if backend.translates}
 # the first items of array descriptors, on any target: ("nd", 2, "f"), ("cupy", 1, "f")
 ARRAY_TAGS = frozenset(backend.tag for backend in BACKENDS)
 # the top-level modules of the array libraries (whose objects are not the user's)
@@ -50,12 +55,15 @@ LIBRARIES = frozenset().union(*(backend.libraries for backend in BACKENDS))
 SHORT_NAMES = {backend.module: backend.short for backend in BACKENDS}
 
 _modules = sys.modules
+_LAZY = tuple(backend for backend in BACKENDS if backend.settles)
 
 __all__ = [
     "ARRAY_TAGS",
     "BACKENDS",
+    "BY_LIBRARY",
     "BY_MODULE",
     "CUPY",
+    "DASK",
     "LIBRARIES",
     "NUMPY",
     "SHORT_NAMES",
@@ -65,16 +73,21 @@ __all__ = [
     "BackendUnavailableError",
     "DeviceShape",
     "HostArrayError",
+    "LazyShape",
     "Shape",
+    "array_class",
     "array_module",
     "backend_of",
     "check_arguments",
     "check_target",
+    "check_values",
     "cupy_import_error",
     "is_array",
+    "is_lazy",
     "missing_backend",
     "numpy_module",
     "plain_array",
+    "shape_type",
     "target_backend",
     "unavailable",
 ]
@@ -96,7 +109,7 @@ def check_target(target: str) -> str:
     >>> check_target("gpu")
     Traceback (most recent call last):
     ...
-    ValueError: target must be one of 'auto', 'numpy', 'cupy', got 'gpu'
+    ValueError: target must be one of 'auto', 'numpy', 'cupy', 'dask', got 'gpu'
     """
     if isinstance(target, Backend) and _BY_NAME.get(target.name) is target:
         return target.name
@@ -152,19 +165,60 @@ class DeviceShape(Shape):
     __slots__ = ()
 
 
-def array_module(*values):
-    """``cupy`` if one of ``values`` is a CuPy array (or a ``DeviceShape``), else
-    ``numpy`` (like ``cupy.get_array_module``, without importing anything).
+class LazyShape(Shape):
+    """The shape of a Dask array: a helper given it computes with Dask, lazily."""
 
-    Costs one dictionary lookup when CuPy was never imported, so the NumPy path of
-    every runtime helper stays as fast as it was.
+    __slots__ = ()
+
+
+def array_module(*values):
+    """``cupy`` if one of ``values`` is a CuPy array (or a ``DeviceShape``), ``dask.array``
+    if one is a Dask array (or a ``LazyShape``), else ``numpy`` (like
+    ``cupy.get_array_module``, without importing anything).
+
+    Costs two dictionary lookups when neither CuPy nor Dask was imported, so the NumPy
+    path of every runtime helper stays as fast as it was.
     """
     cupy = _modules.get("cupy")
     if cupy is not None:
         for value in values:
             if isinstance(value, cupy.ndarray) or type(value) is DeviceShape:
                 return cupy
+    dask = _modules.get("dask.array")
+    if dask is not None:
+        for value in values:
+            if isinstance(value, dask.Array) or type(value) is LazyShape:
+                return _namespace(dask)
     return np
+
+
+_NAMESPACES: dict = {}
+
+
+def _namespace(module):
+    """``module`` (``dask.array``) with the NumPy names the runtime helpers read that it
+    lacks (:class:`~s2sad.backends.dask_backend.Namespace`), one per module."""
+    found = _NAMESPACES.get(id(module))
+    if found is None or found.module is not module:
+        found = _NAMESPACES[id(module)] = Namespace(module)
+    return found
+
+
+def array_class(xp) -> type:
+    """The class of the arrays of the array module ``xp`` (``numpy.ndarray``,
+    ``cupy.ndarray``, ``dask.array.Array``)."""
+    return xp.ndarray
+
+
+def shape_type(xp) -> type:
+    """The class of the shapes of arrays of the array module ``xp`` (``Shape`` for
+    NumPy's)."""
+    return Shape if xp is np else LazyShape if isinstance(xp, Namespace) else DeviceShape
+
+
+def is_lazy(value) -> bool:
+    """Is ``value`` an array of a target that computes later (a Dask array)?"""
+    return any(backend.is_lazy(value) for backend in _LAZY)
 
 
 def plain_array(x) -> bool:
@@ -207,6 +261,8 @@ def backend_of(descriptors, target) -> Backend:
         return chosen
     found = [backend for backend in BACKENDS
              if any(backend.claims(d) for d in _walk(descriptors))]
+    # (NumPy arrays with Dask arrays: Dask's, which takes them along its own)
+    found = [b for b in found if not any(b.tag in other.joins for other in found)]
     if len(found) > 1:
         raise DifferentiationError(
             f"the arguments mix {' and '.join(b.title for b in found)} arrays",
@@ -243,6 +299,16 @@ def check_arguments(descriptors, names, target) -> None:
             return
         message, hint = backend.refusal(name, backend.refuses(d))
         raise HostArrayError(message, hint=hint)
+
+
+def check_values(values, names) -> None:
+    """Refuse an argument a target cannot compute with though its kind fits: a Dask array
+    of unknown chunk sizes (``HostArrayError``, naming the argument)."""
+    for backend in _LAZY:
+        for name, value in zip(names, values):
+            found = backend.unknown_chunks(name, value)
+            if found is not None:
+                raise HostArrayError(found[0], hint=found[1])
 
 
 class BackendUnavailableError(DifferentiationError, ImportError):

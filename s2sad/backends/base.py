@@ -71,6 +71,10 @@ class Backend:
         foreign: the descriptor tags of arrays it refuses as arguments (rank 0 aside).
         mix_hint: what to do when its arrays and another target's are given together.
         install_hint: how to install its module, where it cannot be imported.
+        joins: the descriptor tags of other targets' arrays it takes along its own under
+            ``target="auto"`` (Dask takes NumPy arrays: ``("nd",)``).
+        settles: are its arrays lazy, computed after the generated code returns (Dask's:
+            the gradient of an argument of another kind is computed, all in one call)?
     """
 
     name: str = ""
@@ -89,6 +93,8 @@ class Backend:
     foreign: tuple[str, ...] = ()
     mix_hint: str = ""
     install_hint: str = ""
+    settles: bool = False
+    joins: tuple[str, ...] = ()
 
     @property
     def translates(self) -> bool:
@@ -99,6 +105,19 @@ class Backend:
         """The descriptor of ``value`` if it is one of this target's arrays, else None
         (``s2sad.descriptors.describe`` asks the backend of its module)."""
         return None
+
+    def array_type(self, kind) -> bool:
+        """Is ``kind`` (a class of this target's library) the class of its arrays?"""
+        return kind.__name__ == "ndarray"
+
+    def unknown_chunks(self, name: str, value) -> tuple[str, str] | None:
+        """``(message, hint)`` where the argument ``value`` is one of its arrays whose shape
+        is not known (a Dask array of unknown chunk sizes), else None."""
+        return None
+
+    def is_lazy(self, value) -> bool:
+        """Is ``value`` one of this target's arrays whose computing is left for later?"""
+        return False
 
     def claims(self, desc) -> bool:
         """Does an argument so described choose this target under ``target="auto"``?"""

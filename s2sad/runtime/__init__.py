@@ -43,6 +43,8 @@ does not gather (``from s2sad.runtime.higher import sens_like``):
 - :mod:`~s2sad.runtime.budget`: the memory budget of a loop's tape;
 - :mod:`~s2sad.runtime.debug`: the checks of ``debug_nans=True``;
 - :mod:`~s2sad.runtime.cupy_compat`: NumPy functions CuPy lacks, for the CuPy target;
+- :mod:`~s2sad.runtime.dask_compat`: NumPy functions Dask lacks, for the Dask target, and
+  the one ``dask.compute`` of a gradient's NumPy parts;
 - :mod:`~s2sad.runtime.ode`: the adjoint and sensitivity systems of ``scipy.integrate``;
 - :mod:`~s2sad.runtime.numpy_more`: positions and subscripts of the functions
   :mod:`s2sad.implementations` writes (``np.insert``, ``np.delete``, ``np.gradient``).

@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 
-from ..backends import array_module
+from ..backends import array_class, array_module
 from ..errors import NoDerivativeError
 from .shapes import _argsort, _dtype, _float_type, _ndim, _shape, _to, _zeros, unbroadcast
 from .structures import zeros_like_structure
@@ -54,8 +54,7 @@ def index_grad(g, x, index):
     xp = array_module(g, x)
     out = xp.zeros(_shape(x), dtype=xp.result_type(x, g) if xp.iscomplexobj(g)
                    else _float_type(x))
-    xp.add.at(out, index, _to(xp, g))
-    return out
+    return _scatter(xp, out, index, _to(xp, g))
 
 
 def _integer_arrays(index) -> bool:
@@ -108,7 +107,7 @@ def written_part(s, index):
 
 def _spread_over(xp, g, arrays):
     """The number ``g`` as the sensitivity of each of ``arrays`` (an array: of its rows)."""
-    if isinstance(arrays, xp.ndarray):
+    if isinstance(arrays, array_class(xp)):
         return xp.broadcast_to(_to(xp, g), arrays.shape)
     return [g] * len(arrays)
 
@@ -116,7 +115,7 @@ def _spread_over(xp, g, arrays):
 def _sequence_like(parts, arrays):
     """The sensitivities of a sequence's items, as a list (an array if it was one)."""
     xp = array_module(arrays)
-    if isinstance(arrays, xp.ndarray):
+    if isinstance(arrays, array_class(xp)):
         return xp.reshape(xp.stack(parts), arrays.shape) if parts else xp.zeros(arrays.shape)
     return list(parts)
 
@@ -231,7 +230,7 @@ def repeat_grad(g, x, repeats, axis=None):
     index = np.repeat(np.arange(n), np.broadcast_to(repeats, (n,)))
     rest = tuple(s for k, s in enumerate(base.shape) if k != axis)
     out = xp.zeros((n,) + rest, dtype=xp.result_type(_float_type(x), g))
-    xp.add.at(out, _to(xp, index), xp.moveaxis(g, axis, 0))
+    out = _scatter(xp, out, _to(xp, index), xp.moveaxis(g, axis, 0))
     return xp.reshape(xp.moveaxis(out, 0, axis), x.shape)
 
 
@@ -258,7 +257,7 @@ def pad_grad(g, x, pad_width, mode="constant", reflect_type="even"):
     size = math.prod(_shape(x))
     index = np.pad(np.arange(size).reshape(_shape(x)), pad_width, mode=mode)
     out = xp.zeros(size, dtype=np.result_type(_float_type(x), _dtype(g)))
-    xp.add.at(out, _to(xp, np.ravel(index)), xp.ravel(g))
+    out = _scatter(xp, out, _to(xp, np.ravel(index)), xp.ravel(g))
     return xp.reshape(out, _shape(x))
 
 
@@ -336,8 +335,7 @@ def take_along_axis_grad(g, x, indices, axis=-1):
             shape = [1] * x.ndim
             shape[d] = n
             index.append(xp.arange(n).reshape(shape))
-    xp.add.at(out, tuple(index), g)
-    return out
+    return _scatter(xp, out, tuple(index), g)
 
 
 def sort_grad(g, x, axis=-1):
@@ -410,3 +408,13 @@ def full_widths(out, a, b, late=False, boundary="fill", fillvalue=0, axes=None):
         cut = max(p + q - 1 - n, 0)  # (negative only where an input is empty: unused)
         widths.append((cut - cut // 2, cut // 2) if late else (cut // 2, cut - cut // 2))
     return tuple(widths)
+
+
+def _scatter(xp, out, index, g):
+    """``xp.add.at(out, index, g)``, returning ``out``; on Dask (no ``add.at``, no array
+    written in place), a new array (:func:`s2sad.runtime.dask_compat.add_at`)."""
+    if getattr(xp.add, "at", None) is None:
+        from .dask_compat import add_at
+        return add_at(out, index, g)
+    xp.add.at(out, index, g)
+    return out

@@ -26,6 +26,8 @@ def fresh_gradient(x, g):
             g.dtype == x.dtype and g.flags.writeable and g.base is None:
         return g
     if type(g) is type(x) and array_module(g) is not np and g.shape == x.shape and \
-            g.dtype == x.dtype and g.base is None:  # CuPy arrays are always writeable
+            g.dtype == x.dtype and getattr(g, "base", None) is None and \
+            getattr(g, "chunks", None) == getattr(x, "chunks", None):  # CuPy arrays are
+        # always writeable; a Dask array is never written, and keeps its argument's chunks
         return g
     return as_gradient(x, g)

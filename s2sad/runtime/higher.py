@@ -57,6 +57,9 @@ def add_at(s, index, g):
     array([2., 0., 1.])
     """
     xp = array_module(s, g)  # (CuPy arrays: on the device)
+    if getattr(xp.add, "at", None) is None:  # (Dask: no add.at; its arrays are not written)
+        from .dask_compat import add_at as scattered
+        return scattered(s, index, g)
     out = xp.array(s, dtype=np.result_type(_float_type(s), g.dtype if hasattr(g, "dtype")
                                            else np.asarray(g).dtype)
                    if np.ndim(g) else _float_type(s))
@@ -237,6 +240,7 @@ def cumprod_tangent(g, x, axis=None):
                    dtype=np.result_type(xm.dtype, gm.dtype, 1.0))
     for i in range(xm.shape[-1]):  # d ans_j = sum_{i <= j} prod_{k <= j, k != i} x_k dx_i
         others = xm.astype(out.dtype, copy=True)
+        others = others.copy() if others is xm else others  # (Dask's astype: itself)
         others[..., i] = 1.0
         partial = xp.cumprod(others, -1)
         partial[..., :i] = 0.0

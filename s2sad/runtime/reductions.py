@@ -122,6 +122,7 @@ def cumprod_grad(g, ans, x, axis=None):
         columns = []
         for i in range(xm.shape[-1]):
             others = xm.astype(xp.result_type(xm, gm), copy=True)
+            others = others.copy() if others is xm else others  # (Dask's astype: itself)
             others[..., i] = 1
             columns.append(xp.sum((gm * xp.cumprod(others, -1))[..., i:], -1))
         out = xp.moveaxis(xp.stack(columns, -1), -1, axis)

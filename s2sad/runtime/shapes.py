@@ -21,7 +21,7 @@ import numbers
 
 import numpy as np
 
-from ..backends import DeviceShape, Shape, array_module
+from ..backends import DeviceShape, Shape, array_module, shape_type
 
 
 def _shape(x):
@@ -202,7 +202,7 @@ def matmul_shape(a, b):
 
 
 def _shape_type(xp):
-    return Shape if xp is np else DeviceShape
+    return Shape if xp is np else shape_type(xp)
 
 
 def _remember(cache: dict, key, value) -> None:

@@ -18,7 +18,7 @@ import numbers
 
 import numpy as np
 
-from ..backends import array_module
+from ..backends import array_class, array_module, is_lazy
 from ..descriptors import attribute_object
 from ..errors import DifferentiationError, NonScalarOutputError
 from .elementwise import cast_like
@@ -76,7 +76,7 @@ def pack_like(x, parts):
     if isinstance(x, list):
         return list(parts)
     xp = array_module(x)
-    if isinstance(x, xp.ndarray):
+    if isinstance(x, array_class(xp)):
         if not parts:
             return xp.zeros(x.shape, _float_type(x))
         return xp.stack([xp.broadcast_to(_to(xp, p), x.shape[1:])
@@ -228,7 +228,7 @@ def output_seed(value):
         raise NonScalarOutputError(
             f"grad needs a function that returns a scalar, but it returned an array of shape {_shape(value)}",
             hint="Reduce it (np.sum, np.mean...) or, for vector outputs, use s2sad.vjp or s2sad.jacobian.")
-    if xp.iscomplexobj(value):
+    if getattr(xp, "iscomplexobj", np.iscomplexobj)(value):  # (Dask's: NumPy's reads the dtype)
         raise NonScalarOutputError(
             "grad needs a function that returns a scalar, but it returned a complex number",
             hint="Differentiate its real part (np.real(...)) or its modulus (np.abs(...)); "
@@ -259,6 +259,8 @@ def as_gradient(x, g):
         return {k: as_gradient(v, g.get(k, 0.0)) for k, v in x.items()}
     if np.iscomplexobj(g) and not np.iscomplexobj(x):  # (a real argument: the real part)
         g = g.real
+    if is_lazy(g) and not is_lazy(x) and isinstance(x, (np.ndarray, np.generic, numbers.Number)):
+        return g  # (Dask data, a NumPy argument: computed after, with the other gradients)
     if isinstance(x, np.ndarray):
         if type(g) is np.ndarray and g.shape == x.shape:
             return g.astype(_float_type(x))  # a copy, as below, without the broadcast
@@ -272,6 +274,8 @@ def as_gradient(x, g):
     if isinstance(x, numbers.Real):
         return float(g)
     xp = array_module(x)
+    if is_lazy(x):  # (a Dask argument: a lazy gradient, in its chunks)
+        return xp.broadcast_to(xp.asarray(g), x.shape).astype(_float_type(x)).rechunk(x.chunks)
     if xp is not np:
         return xp.array(xp.broadcast_to(xp.asarray(g), x.shape), dtype=_float_type(x))
     if attribute_object(x):

@@ -43,7 +43,7 @@ from ..codegen import comment
 from ..errors import DifferentiationError, NoDerivativeError
 from ..runtime import (add_sens, as_gradient, index_grad, output_seed, pack_like, unbroadcast,
                        written_part, zeros_like_structure)
-from ..runtime.higher import broadcast_like, sens_item, sens_like, snapshot
+from ..runtime.higher import add_at, broadcast_like, sens_item, sens_like, snapshot
 from ..trees import clone, located
 from .shape_only import one_shape, shape_arguments, shape_helpers
 from .kinds import ANY, Kind
@@ -750,6 +750,10 @@ class Reverse(Tape):
                                                       gast.Load()), "at", gast.Load())
             index_expr = gast.Subscript(gast.Attribute(self.load(self.imports.numpy()), "s_",
                                                        gast.Load()), index, gast.Load())
+            if self.imports.backend.settles:  # (Dask: no add.at, no array written in place)
+                call = gast.Call(self.helper(add_at), [self.load(s), index_expr, g], [])
+                self.block.append(gast.Assign([self.store(s)], call, None))
+                return
             self.block.append(gast.Expr(gast.Call(np_add_at, [self.load(s), index_expr, g], [])))
 
     def add_to_item(self, s: str, index, g, item: Kind, container: bool):

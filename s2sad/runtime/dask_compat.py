@@ -1,0 +1,339 @@
+"""NumPy functions ``dask.array`` does not have, for the Dask target.
+
+The Dask target's code is the NumPy code with ``dask.array`` for ``numpy``. Where Dask
+lacks a NumPy function that s2sad's rules or generated code call, the Dask code calls
+the stand-in here of the same name (:func:`replacement` says which). Each one computes
+with the array module of its arguments (:func:`s2sad.backends.array_module`): lazily, with
+Dask's own functions, on Dask arrays; on NumPy arrays it gives what NumPy gives.
+
+>>> import numpy as np
+>>> x = np.array([[3.0, 4.0], [6.0, -8.0]])
+>>> amax(x, axis=1), size(x), inner(x[0], x[1])
+(array([4., 6.]), 4, np.float64(-14.0))
+>>> replacement("numpy", "s_"), replacement("numpy", "sin")
+('s_', None)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backends import DASK, array_module
+from .structures import as_gradient
+from . import cupy_compat
+
+# the NumPy functions Dask lacks (module, name) -> the name of their stand-in here (a fact
+# of the Dask backend: ``s2sad.backends.dask_backend``)
+REPLACEMENTS = DASK.stand_ins
+
+# (the stand-ins written for CuPy compute with any array module's norm, sum and moveaxis)
+vector_norm = cupy_compat.vector_norm
+matrix_norm = cupy_compat.matrix_norm
+vecdot = cupy_compat.vecdot
+
+
+finfo, iinfo = np.finfo, np.iinfo  # (of a dtype: nothing to compute)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """``np.split``: slices of ``ary`` (Dask has no ``split``).
+
+    >>> [p.tolist() for p in split(np.arange(5.0), [2])]
+    [[0.0, 1.0], [2.0, 3.0, 4.0]]
+    """
+    return array_module(ary).split(ary, indices_or_sections, axis=axis)
+
+
+def tensordot(a, b, axes=2):
+    """``np.tensordot`` with the axes made non-negative and the contracted chunks lined
+    up (Dask's own, given ``axes=([-1], [-1])``, drops rows without a word).
+
+    >>> tensordot(np.ones((3, 4)), np.ones(4), axes=([-1], [-1]))
+    array([4., 4., 4.])
+    """
+    return array_module(a, b).tensordot(a, b, axes=axes)
+
+
+def reshape(a, shape=None, order="C", **kwargs):
+    """``np.reshape`` in C order (Dask's takes no ``order``; it reads its items in C order
+    alone), across chunk boundaries (the trailing axes made one chunk first, where Dask
+    cannot reshape the chunks as they are).
+
+    >>> reshape(np.arange(6.0), (2, 3)).shape
+    (2, 3)
+    """
+    shape = kwargs.pop("newshape", shape) if shape is None else shape
+    xp = array_module(a)
+    if xp is np:
+        return np.reshape(a, shape, order=order)
+    if order != "C":
+        raise ValueError(f"s2sad's Dask target reshapes in C order alone, not order={order!r}: "
+                         "transpose the array first (x.T.reshape(...) for order='F' on a "
+                         "matrix), or make the gradient with target='numpy'")
+    a = xp.asarray(a)
+    try:
+        return xp.reshape(a, shape)
+    except NotImplementedError:  # (chunks Dask cannot reshape as they are)
+        return xp.reshape(a.rechunk({i: -1 for i in range(1, a.ndim)}), shape)
+
+
+def replacement(module: str, name: str) -> str | None:
+    """The name of this module's stand-in for NumPy's ``module.name`` on the Dask target,
+    or None where Dask has that function itself."""
+    return REPLACEMENTS.get((module, name))
+
+
+class s_:  # noqa: N801 (NumPy's name)
+    """``np.s_``: ``s_[i]`` is the index ``i`` itself (Dask has no ``s_``).
+
+    >>> s_[1:3, None]
+    (slice(1, 3, None), None)
+    """
+
+    def __class_getitem__(cls, index):
+        return index
+
+
+def add_at(a, indices, b):
+    """``np.add.at(a, indices, b)`` as a new array: ``a`` with ``b`` added at ``indices``,
+    repeated indices adding up (Dask has no ``add.at``, and its arrays are not written in
+    place). The positions the index picks are found on a NumPy array of ``a``'s shape;
+    ``b`` is summed into them with ``bincount``, lazily.
+
+    >>> add_at(np.zeros(3), s_[[0, 2, 2]], np.array([1.0, 2.0, 3.0]))
+    array([1., 0., 5.])
+    """
+    xp = array_module(a, b)
+    if xp is np:
+        out = np.array(a, dtype=np.result_type(a, b))
+        np.add.at(out, indices, b)
+        return out
+    if DASK.is_lazy(indices) or isinstance(indices, tuple) and any(map(DASK.is_lazy, indices)):
+        raise TypeError("s2sad's Dask target scatters sensitivities at NumPy indices: compute "
+                        "the Dask array of indices first (idx = idx.compute())")
+    positions = np.arange(int(np.prod(a.shape))).reshape(a.shape)[indices]
+    b = xp.broadcast_to(xp.asarray(b), positions.shape).ravel()
+    flat = xp.from_array(positions.ravel(), chunks=b.chunks)
+
+    def summed(weights):
+        return xp.bincount(flat, weights=weights, minlength=int(np.prod(a.shape)))
+    added = summed(b.real) + 1j * summed(b.imag) if np.iscomplexobj(b) else summed(b)
+    return xp.asarray(a) + added.reshape(a.shape)
+
+
+def amax(a, axis=None, keepdims=False):
+    """``np.amax``: ``max``."""
+    return array_module(a).max(a, axis=axis, keepdims=keepdims)
+
+
+def amin(a, axis=None, keepdims=False):
+    """``np.amin``: ``min``."""
+    return array_module(a).min(a, axis=axis, keepdims=keepdims)
+
+
+def conjugate(x):
+    """``np.conjugate``: ``conj``."""
+    return array_module(x).conj(x)
+
+
+def copy(a):
+    """``np.copy``: a Dask array is never written in place by s2sad's code; its copy is
+    itself (``Array.copy``)."""
+    return a.copy() if hasattr(a, "copy") else np.copy(a)
+
+
+def astype(x, dtype, *args, **kwargs):
+    """``np.astype`` and ``np.ndarray.astype``: the array's ``astype`` method."""
+    return array_module(x).asarray(x).astype(dtype, *args, **kwargs)
+
+
+def size(a, axis=None) -> int:
+    """``np.size``: the number of items (the shape is known without computing)."""
+    return int(np.prod(a.shape)) if axis is None else a.shape[axis]
+
+
+def iscomplexobj(x) -> bool:
+    """``np.iscomplexobj``: from the dtype, without computing."""
+    return np.dtype(getattr(x, "dtype", np.result_type(x))).kind == "c"
+
+
+def isrealobj(x) -> bool:
+    """``np.isrealobj``: not :func:`iscomplexobj`."""
+    return not iscomplexobj(x)
+
+
+def identity(n, dtype=None):
+    """``np.identity``: ``eye``."""
+    import dask.array as da
+    return da.eye(n, dtype=dtype if dtype is not None else float)
+
+
+def inner(a, b):
+    """``np.inner``: sums over the last axis of both."""
+    xp = array_module(a, b)
+    if xp is np:
+        return np.inner(a, b)
+    a, b = xp.asarray(a), xp.asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return xp.tensordot(a, b, axes=([-1], [-1]))
+
+
+def matrix_transpose(x):
+    """``np.matrix_transpose``: the last two axes swapped."""
+    return array_module(x).swapaxes(x, -1, -2)
+
+
+def column_stack(tup):
+    """``np.column_stack``: 1-d arrays made columns, then joined along axis 1."""
+    xp = array_module(*tup)
+    return xp.concatenate([xp.asarray(t)[:, None] if xp.asarray(t).ndim == 1 else
+                           xp.asarray(t) for t in tup], axis=1)
+
+
+def row_stack(tup):
+    """``np.row_stack``: ``vstack``."""
+    return array_module(*tup).vstack(tup)
+
+
+def ascontiguousarray(a, dtype=None):
+    """``np.ascontiguousarray`` (and ``asfortranarray``): Dask has no memory layout."""
+    xp = array_module(a)
+    return xp.asarray(a) if dtype is None else xp.asarray(a).astype(dtype)
+
+
+def heaviside(x1, x2):
+    """``np.heaviside``: 0 below 0, ``x2`` at 0, 1 above."""
+    xp = array_module(x1, x2)
+    return xp.where(x1 < 0, 0.0, xp.where(x1 > 0, 1.0, x2))
+
+
+def _ufunc(name):
+    def stand_in(*args, **kwargs):
+        return getattr(array_module(*args), name)(*args, **kwargs)
+    return stand_in
+
+
+acos, asin, atan = _ufunc("arccos"), _ufunc("arcsin"), _ufunc("arctan")
+acosh, asinh, atanh = _ufunc("arccosh"), _ufunc("arcsinh"), _ufunc("arctanh")
+atan2, pow, concat = _ufunc("arctan2"), _ufunc("power"), _ufunc("concatenate")  # noqa: A001
+for _name, _stand_in in (("acos", acos), ("asin", asin), ("atan", atan), ("acosh", acosh),
+                         ("asinh", asinh), ("atanh", atanh), ("atan2", atan2), ("pow", pow),
+                         ("concat", concat)):
+    _stand_in.__name__ = _stand_in.__qualname__ = _name
+    _stand_in.__doc__ = f"``np.{_name}``: its older name's function."
+
+
+def permute_dims(a, axes=None):
+    """``np.permute_dims``: ``transpose``."""
+    return array_module(a).transpose(a, axes)
+
+
+del _name, _stand_in
+
+# --- the gradient's kind: NumPy arguments' gradients computed, in one call ------------------
+
+
+class _Slot:
+    """Where a computed gradient goes, in the result being settled."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+
+def computed(result, arguments, with_value=False, has_aux=False, as_tuple=False):
+    """``result``, a gradient function's (Dask arrays in it), with the gradient of each
+    argument that is not a Dask array computed, all of them (and the value, for
+    ``value_and_grad``) in one ``dask.compute`` call: they share the forward sweep's
+    graph, computed once. The gradient of a Dask argument stays a lazy Dask array; so does
+    the value where nothing else is computed, and ``aux``.
+
+    ``arguments``: the differentiated arguments, in the order of the gradients.
+
+    >>> import dask.array as da
+    >>> x = da.ones(4, chunks=2)
+    >>> g, h = computed((2.0 * x, x.sum()), (da.ones(4, chunks=2), 1.5), as_tuple=True)
+    >>> type(g).__name__, h
+    ('Array', 4.0)
+    >>> computed((x.sum() * 3.0, x * 1.0), (np.ones(4),), with_value=True)
+    (np.float64(12.0), array([1., 1., 1., 1.]))
+    """
+    import dask
+    value = aux = None
+    if with_value:
+        value, grads = result
+        if has_aux:
+            value, aux = value
+    elif has_aux:
+        grads, aux = result
+    else:
+        grads = result
+    found: list = []
+    kept = _collect(arguments if as_tuple else arguments[:1],
+                    grads if as_tuple else (grads,), found)
+    if not found:
+        return result
+    lazy_value = with_value and DASK.is_lazy(value)
+    values = dask.compute(*[g for _, g in found], *([value] if lazy_value else []))
+    if lazy_value:
+        value = values[-1]
+        value = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
+    grads = _fill(kept, [as_gradient(x, v) if x is not None else v
+                         for (x, _), v in zip(found, values)])
+    grads = grads if as_tuple else grads[0]
+    if with_value:
+        return ((value, aux) if has_aux else value), grads
+    return (grads, aux) if has_aux else grads
+
+
+def _collect(x, g, found: list):
+    """``g`` with each lazy gradient of an argument (part) ``x`` that is not lazy put in
+    ``found`` and a :class:`_Slot` in its place."""
+    if DASK.is_lazy(g):
+        if DASK.is_lazy(x):
+            return g
+        found.append((x, g))
+        return _Slot(len(found) - 1)
+    if isinstance(g, (list, tuple)):
+        items = x if isinstance(x, (list, tuple)) and len(x) == len(g) else [None] * len(g)
+        parts = [_collect(a, b, found) for a, b in zip(items, g)]
+        return parts if isinstance(g, list) else tuple(parts) if type(g) is tuple else \
+            type(g)(*parts)
+    if isinstance(g, dict):
+        return {k: _collect(x.get(k) if isinstance(x, dict) else None, v, found)
+                for k, v in g.items()}
+    if isinstance(getattr(g, "__dict__", None), dict) and type(g) is type(x):
+        for k, v in list(vars(g).items()):  # (a model's gradient: an object of its class)
+            setattr(g, k, _collect(getattr(x, k, None), v, found))
+    return g
+
+
+def _fill(g, values: list):
+    """``g`` with each :class:`_Slot` replaced by its computed value."""
+    if type(g) is _Slot:
+        return values[g.index]
+    if isinstance(g, (list, tuple)):
+        parts = [_fill(b, values) for b in g]
+        return parts if isinstance(g, list) else tuple(parts) if type(g) is tuple else \
+            type(g)(*parts)
+    if isinstance(g, dict):
+        return {k: _fill(v, values) for k, v in g.items()}
+    if isinstance(getattr(g, "__dict__", None), dict) and \
+            not isinstance(g, (np.ndarray, np.generic)) and not DASK.is_lazy(g):
+        for k, v in list(vars(g).items()):
+            setattr(g, k, _fill(v, values))
+    return g
+
+
+def settling(function, wrt: tuple, with_value=False, has_aux=False, as_tuple=False):
+    """``function``, a generated gradient function of the Dask target, made to return
+    :func:`computed` results. ``wrt``: ``(position, name)`` of each differentiated
+    parameter (a keyword-only one is given by name)."""
+    def settled(*args, **kwargs):
+        arguments = tuple(kwargs[name] if name in kwargs else args[i] for i, name in wrt)
+        return computed(function(*args, **kwargs), arguments, with_value, has_aux, as_tuple)
+    settled.__name__ = settled.__qualname__ = getattr(function, "__name__", "settled")
+    settled.__wrapped__ = function
+    return settled
