@@ -71,6 +71,8 @@ class Backend:
         foreign: the descriptor tags of arrays it refuses as arguments (rank 0 aside).
         mix_hint: what to do when its arrays and another target's are given together.
         install_hint: how to install its module, where it cannot be imported.
+        compiler: the module that compiles its generated code (``"numba"``), or ``""``.
+        compiles: with a ``compiler``, the functions ``(module, name)`` it compiles.
     """
 
     name: str = ""
@@ -89,6 +91,8 @@ class Backend:
     foreign: tuple[str, ...] = ()
     mix_hint: str = ""
     install_hint: str = ""
+    compiler: str = ""
+    compiles: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def translates(self) -> bool:
