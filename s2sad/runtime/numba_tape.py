@@ -46,10 +46,18 @@ def _item_bytes(value):
 
 
 @numba.njit
-def check_tape(stack, nbytes):
-    """Raise ``MemoryBudgetError`` if ``stack`` holds more than ``nbytes`` (estimated from
-    its newest item, as ``check_stack`` does from its newest ones)."""
-    if len(stack) > 0 and len(stack) * item_bytes(stack[len(stack) - 1]) > nbytes:
+def tape_bytes(stack):
+    """About how many bytes ``stack`` holds (estimated from its newest item, as
+    ``check_stack`` does from its newest ones)."""
+    if len(stack) == 0:
+        return 0
+    return len(stack) * item_bytes(stack[len(stack) - 1])
+
+
+@numba.njit
+def check_tape(nbytes, budget):
+    """Raise ``MemoryBudgetError`` if the tapes hold ``nbytes``, more than ``budget``."""
+    if nbytes > budget:
         raise MemoryBudgetError(_FULL)
 
 

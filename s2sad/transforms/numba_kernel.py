@@ -60,21 +60,31 @@ class _Refused(Exception):
 # --- the user's function ------------------------------------------------------------------
 
 
-def check_source(source, descriptors, params, backend, seen=None) -> None:
-    """Refuse, at the user's line, what in ``source`` (a ``FunctionSource``) numba cannot
-    compile: objects, dicts, lists, sets, strings, comprehensions, nested functions,
-    ``with`` and ``try``, methods, and calls of functions ``backend.compiles`` lacks (the
-    user's own functions are read in their turn). ``descriptors`` are the arguments'
-    kinds, for ``params``: only numbers and NumPy arrays of numbers are taken."""
-    seen = set() if seen is None else seen
-    seen.add(source.func)
-    for name, desc in zip(params, descriptors or ()):
+def check_arguments(source, descriptors, params) -> None:
+    """Refuse arguments numba's compiled gradient does not take: it takes numbers and NumPy
+    arrays of numbers (``descriptors``, the kinds of the arguments ``params``), and is
+    compiled for their kinds (None: any kind, which it cannot be)."""
+    if descriptors is None:
+        raise DifferentiationError(
+            f"the numba target compiles {source.tree.name}'s derivative for the kinds of "
+            "its arguments, and none were given",
+            hint="Give example arguments: .source_for(*args), or s2sad show --at '(1.0, ...)'.")
+    for name, desc in zip(params, descriptors):
         if not _plain_kind(desc):
             raise source.syntax_error(
                 f"the argument {name!r} ({_kind_text(desc)}) on the numba target "
                 "(target='numba')", source.tree,
                 "numba's compiled gradient takes numbers and NumPy arrays of numbers. "
                 + _ADVICE)
+
+
+def check_source(source, backend, seen=None) -> None:
+    """Refuse, at the user's line, what in ``source`` (a ``FunctionSource``) numba cannot
+    compile: objects, dicts, lists, sets, strings, comprehensions, nested functions,
+    ``with`` and ``try``, methods, and calls of functions ``backend.compiles`` lacks (the
+    user's own functions are read in their turn)."""
+    seen = set() if seen is None else seen
+    seen.add(source.func)
 
     def refuse(node, what, hint=_ADVICE):
         raise source.syntax_error(f"{what} on the numba target (target='numba')", node, hint)
@@ -195,7 +205,7 @@ def _check_call(source, node, refuse, backend, seen) -> None:
     if isinstance(value, types.FunctionType) and not module.startswith(("numpy", "s2sad")):
         if value not in seen:
             callee = FunctionSource.of(value)
-            check_source(callee, None, (), backend, seen)
+            check_source(callee, backend, seen)
         return
     refuse(node, f"the call {_show(func)}(...): numba's compiled gradient has no "
            f"{module + '.' if module else ''}{name}", _ADVICE)
@@ -255,19 +265,24 @@ def lower(compiled, source, backend):
     except _Refused as refused:
         node, stmt, what, hint = refused.args
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
-    path = _cache_file(compiled.name, compiled.text) if os.path.isfile(source.filename or "") \
-        else None
-    kernel.decorator_list = [ast.Call(
-        ast.Attribute(ast.Name("numba", ast.Load()), "njit", ast.Load()), [],
-        [ast.keyword("cache", ast.Constant(path is not None))])]
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
-    helpers = sorted(called & {*NUMBA_HELPERS.values(), "check_tape", "memory_budget"})
+    helpers = sorted(called & {*NUMBA_HELPERS.values(), "check_tape", "memory_budget",
+                               "tape_bytes"})
     header = [s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))] + \
         ast.parse("import numba" + (f"\nfrom {HELPERS} import {', '.join(helpers)}"
                                     if helpers else "")).body
-    text = "\n\n\n".join([ast.unparse(ast.fix_missing_locations(ast.Module(header, []))),
-                           *(ast.unparse(ast.fix_missing_locations(f)) for f in (kernel, wrapper))]
-                          ) + "\n"
+
+    def written(cache: bool) -> str:
+        kernel.decorator_list = [ast.Call(
+            ast.Attribute(ast.Name("numba", ast.Load()), "njit", ast.Load()), [],
+            [ast.keyword("cache", ast.Constant(cache))])]
+        return "\n\n\n".join([ast.unparse(ast.fix_missing_locations(ast.Module(header, []))),
+                               *(ast.unparse(ast.fix_missing_locations(f))
+                                 for f in (kernel, wrapper))]) + "\n"
+    text = written(True)
+    path = _cache_file(compiled.name, text) if os.path.isfile(source.filename or "") else None
+    if path is None:
+        text = written(False)
     lines = _kernel_lines(kernel, text)
     result = dataclasses.replace(compiled, text=text)
     if path is not None:  # (numba caches what lives in a file: the kernel's module is one)
@@ -360,6 +375,7 @@ class _Lowering:
             raise _Refused(fn, body[-1], "a function that does not end in one `return`",
                            _ADVICE)
         ret = body.pop()
+        self.split = self.tapes_by_name(body)
         kernel_body = self.block(body, None)
         for node in ast.walk(ast.Module(kernel_body, [])):
             if isinstance(node, ast.Return):
@@ -383,6 +399,53 @@ class _Lowering:
         for stmt in (kernel, wrapper):
             stmt.lineno = 1
         return kernel, wrapper
+
+    def tapes_by_name(self, body) -> dict:
+        """A tape of values of several kinds (a branch's bit, a float) is one list per
+        name it saves: ``stack.append(x)`` pairs with ``x = stack.pop()`` (a value saved
+        is restored to its name), so each name's list pops in the order the one list did.
+        ``{tape: {name: its list's name}}``; anything else done with a tape is refused."""
+        module = ast.Module(body, [])
+        tapes = {t.targets[0].id for t in ast.walk(module) if isinstance(t, ast.Assign) and
+                 len(t.targets) == 1 and isinstance(t.targets[0], ast.Name) and
+                 isinstance(t.value, ast.List) and not t.value.elts}
+        pushed = {tape: set() for tape in tapes}
+        popped = {tape: set() for tape in tapes}
+        for node in ast.walk(module):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Name) and node.func.value.id in tapes:
+                tape = node.func.value.id
+                saved = _saved_name(node) if node.func.attr == "append" else None
+                if saved is not None:
+                    pushed[tape].add(saved)
+                elif node.func.attr != "pop" or node.args:
+                    raise _Refused(node, _statement_of(module, node),
+                                   f"the tape operation {ast.unparse(node)}", _ADVICE)
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    isinstance(node.value.func, ast.Attribute) and \
+                    isinstance(node.value.func.value, ast.Name) and \
+                    node.value.func.value.id in tapes and node.value.func.attr == "pop":
+                if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+                    raise _Refused(node, node, "a tape popped into " +
+                                   ast.unparse(node.targets[0]), _ADVICE)
+                popped[node.value.func.value.id].add(node.targets[0].id)
+        pops = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Assign)}
+        for node in ast.walk(module):  # (a pop whose value is not restored to a name)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr == "pop" and isinstance(node.func.value, ast.Name) and \
+                    node.func.value.id in tapes and id(node) not in pops:
+                raise _Refused(node, _statement_of(module, node),
+                               f"the tape operation {ast.unparse(node)}", _ADVICE)
+        split = {}
+        for tape in sorted(tapes):
+            if pushed[tape] != popped[tape]:
+                raise _Refused(self.fn, self.fn.body[0], "a tape whose values are not "
+                               "restored to the names they were saved from", _ADVICE)
+            split[tape] = {}
+            for name in sorted(pushed[tape]):
+                split[tape][name] = self.fresh(f"{tape}_{name}")
+                self.taken.add(split[tape][name])
+        return split
 
     # -- statements
 
@@ -437,6 +500,12 @@ class _Lowering:
                     for out in self.assign(self.keep(ast.Assign([t], v), stmt), loop)]
         if isinstance(target, ast.Name) and isinstance(value, ast.List) and not value.elts:
             self.tapes.add(target.id)
+            return [self.keep(ast.Assign([ast.Name(each, ast.Store())], ast.List([], ast.Load())),
+                              stmt) for each in self.split[target.id].values()]
+        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and \
+                isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) \
+                and value.func.value.id in self.split and value.func.attr == "pop":
+            value.func.value.id = self.split[value.func.value.id][target.id]
             return [stmt]
         if isinstance(target, ast.Name) and isinstance(value, ast.BinOp) and \
                 isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) and \
@@ -494,16 +563,24 @@ class _Lowering:
     def effect(self, stmt):
         call = stmt.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
-                isinstance(call.func.value, ast.Name) and call.func.value.id in self.tapes:
-            stmt.value = self.expr(call, stmt)
+                isinstance(call.func.value, ast.Name) and call.func.value.id in self.split:
+            call.func.value.id = self.split[call.func.value.id][_saved_name(call)]
+            call.args = [self.expr(a, stmt) for a in call.args]
             return [stmt]
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
                 self.aliases.get(call.func.id, "").endswith(".check_stack") and \
                 len(call.args) == 1 and isinstance(call.args[0], ast.Name):
             self.budget = self.budget or self.fresh("tape_budget")
             self.taken.add(self.budget)
+            lists = list(self.split.get(call.args[0].id, {}).values())
+            if not lists:
+                return []
+            total = ast.Call(ast.Name("tape_bytes", ast.Load()), [ast.Name(lists[0], ast.Load())], [])
+            for each in lists[1:]:
+                total = ast.BinOp(total, ast.Add(), ast.Call(
+                    ast.Name("tape_bytes", ast.Load()), [ast.Name(each, ast.Load())], []))
             return [self.keep(ast.Expr(ast.Call(ast.Name("check_tape", ast.Load()), [
-                call.args[0], ast.Name(self.budget, ast.Load())], [])), stmt)]
+                total, ast.Name(self.budget, ast.Load())], [])), stmt)]
         raise _Refused(stmt, stmt, f"the statement {ast.unparse(stmt)}", _ADVICE)
 
     # -- expressions
@@ -568,8 +645,8 @@ class _Lowering:
                 raise _Refused(node, stmt, "a call with **keywords", _ADVICE)
             keyword.value = self.expr(keyword.value, stmt)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
-                func.value.id in (self.tapes | set(self.indexed)) and \
-                func.attr in ("append", "pop"):
+                func.value.id in ({n for t in self.split.values() for n in t.values()} |
+                                  set(self.indexed)) and func.attr in ("append", "pop"):
             return node
         full = self.dotted(func) if isinstance(func, ast.Attribute) else \
             self.aliases.get(func.id) if isinstance(func, ast.Name) else None
@@ -617,6 +694,26 @@ class _Lowering:
                                             self.expr(node, stmt)), stmt))
         names.append(name)
         return ast.Name(name, ast.Load())
+
+
+def _saved_name(call) -> str | None:
+    """The name ``stack.append(x)`` or ``stack.append(shape_of(x))`` saves, else None."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    arg = call.args[0]
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and \
+            arg.func.id == "shape_of" and len(arg.args) == 1:
+        arg = arg.args[0]
+    return arg.id if isinstance(arg, ast.Name) else None
+
+
+def _statement_of(module, node):
+    """The innermost statement of ``module`` holding ``node`` (for its user line)."""
+    found = None
+    for stmt in ast.walk(module):
+        if isinstance(stmt, ast.stmt) and any(n is node for n in ast.walk(stmt)):
+            found = stmt
+    return found
 
 
 def _minus_one(node):
