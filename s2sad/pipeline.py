@@ -791,7 +791,8 @@ def build_gradient(func, wrt: list[str], arg_descriptors=None,
     build = manager.run(Build(options, wrt, arg_descriptors, source, source.tree))
     compiled = _compiled(build, stages, manager.analysis(build, numbers))
     if backend is not None and backend.compiler:
-        return numba_kernel.lower(compiled, source, backend)
+        return numba_kernel.lower(compiled, source, backend,
+                                  dict(zip(parameters(source.tree), arg_descriptors)))
     return compiled
 
 
@@ -939,6 +940,8 @@ def load(compiled: Compiled, func) -> types.FunctionType:
         "__builtins__", builtins)}
     for name, (where, key) in compiled.live.items():
         namespace[name] = where[key]
+    if compiled.kernel is not None:  # (a module numba's cache can import again)
+        namespace = numba_kernel.module_namespace(compiled, namespace)
     register(compiled.filename, compiled.text)
     fn = build_function(compiled.text, compiled.filename, compiled.name, namespace,
                         compiled.cells)

@@ -77,3 +77,63 @@ def _zeros_like(x):
     if isinstance(x, (types.Number, types.Boolean)):
         return lambda x: 0.0
     return None
+
+
+def shape_of(x):
+    """:func:`s2sad.runtime.shape_of` on the numba target: the value itself (a variable of
+    numba's holds one type: an array's place cannot hold its shape)."""
+    return x
+
+
+@overload(shape_of)
+def _shape_of(x):
+    return lambda x: x
+
+
+def sum_grad(g, like, axis=None, keepdims=False):
+    """:func:`s2sad.runtime.sum_grad` of a whole sum (``axis=None``) on the numba target:
+    the number ``g`` spread to the shape of ``like``."""
+    return np.full(np.shape(like), g) if np.ndim(like) else g
+
+
+@overload(sum_grad)
+def _sum_grad(g, like, axis=None, keepdims=False):
+    if not (axis is None or isinstance(axis, (types.NoneType, types.Omitted))) or \
+            not isinstance(g, (types.Float, types.Integer)):
+        return None  # (a sum along an axis: not compiled, refused as numba types it)
+    if isinstance(like, types.Optional):
+        like = like.type
+    if isinstance(like, types.Array):
+        return lambda g, like, axis=None, keepdims=False: np.full(like.shape, float(g))
+    return lambda g, like, axis=None, keepdims=False: g
+
+
+_BROADCAST = ("a sum of a broadcast that numba's compiled gradient does not compute: use "
+              "target='numpy' for this function")
+
+
+def unbroadcast(g, like):
+    """:func:`s2sad.runtime.unbroadcast` on the numba target: ``g`` itself where it has the
+    shape of ``like``, its sum where ``like`` is a number; another broadcast raises."""
+    if np.ndim(like) == 0:
+        return np.sum(g) if np.ndim(g) else g
+    if np.shape(g) != np.shape(like):
+        raise ValueError(_BROADCAST)
+    return g
+
+
+@overload(unbroadcast)
+def _unbroadcast(g, like):
+    if isinstance(like, types.Optional):
+        like = like.type
+    if isinstance(like, (types.Number, types.Boolean)):
+        if isinstance(g, types.Array):
+            return lambda g, like: np.sum(g)
+        return lambda g, like: g
+    if isinstance(like, types.Array) and isinstance(g, types.Array) and g.ndim == like.ndim:
+        def same(g, like):
+            if g.shape != like.shape:
+                raise ValueError(_BROADCAST)
+            return g
+        return same
+    return None  # (a number spread to an array, or ranks that differ: not compiled)

@@ -42,7 +42,8 @@ from ..source import FunctionSource
 
 HELPERS = "s2sad.runtime.numba_tape"
 # s2sad's runtime helpers that have a numba version: generated name -> that version's name
-NUMBA_HELPERS = {"zeros_like_structure": "zeros_like"}
+NUMBA_HELPERS = {"zeros_like_structure": "zeros_like", "shape_of": "shape_of",
+                 "sum_grad": "sum_grad", "unbroadcast": "unbroadcast"}
 # Python's builtins numba compiles (on numbers and arrays)
 BUILTINS = frozenset({"range", "len", "float", "int", "abs", "min", "max", "bool", "round"})
 # attributes of arrays numba reads
@@ -249,10 +250,10 @@ class Kernel:
     seconds: float | None = None
 
 
-def lower(compiled, source, backend):
+def lower(compiled, source, backend, kinds=None):
     """``compiled`` (a generated gradient) as a kernel numba compiles and its wrapper, or
     an ``UnsupportedSyntaxError`` at the user's line of the first generated statement the
-    kernel cannot hold."""
+    kernel cannot hold. ``kinds``: each argument's kind, by name."""
     module = ast.parse(compiled.text)
     fn = next(s for s in module.body if isinstance(s, ast.FunctionDef) and
               s.name == compiled.name)
@@ -261,13 +262,13 @@ def lower(compiled, source, backend):
         stmt.user = line
     aliases = _aliases(module)
     try:
-        kernel, wrapper = _Lowering(fn, aliases, set(compiled.live), backend).run()
+        kernel, wrapper = _Lowering(fn, aliases, set(compiled.live), backend, kinds or {}).run()
     except _Refused as refused:
         node, stmt, what, hint = refused.args
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
     helpers = sorted(called & {*NUMBA_HELPERS.values(), "check_tape", "memory_budget",
-                               "tape_bytes"})
+                               "tape_bytes", "zeros_like"})
     header = [s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))] + \
         ast.parse("import numba" + (f"\nfrom {HELPERS} import {', '.join(helpers)}"
                                     if helpers else "")).body
@@ -294,6 +295,20 @@ def lower(compiled, source, backend):
         result.filename = path
     result.kernel = Kernel(kernel.name, lines, source)
     return result
+
+
+def module_namespace(compiled, namespace: dict) -> dict:
+    """The namespace of a module, in ``sys.modules``, for the kernel's code to run in:
+    numba's cache finds a kernel's module by name when it loads it (the name is the file's,
+    the same in every process)."""
+    import sys
+    import types
+    stem = os.path.splitext(os.path.basename(compiled.filename))[0]
+    name = "s2sad.kernels." + ("".join(c if c.isalnum() else "_" for c in stem))
+    module = types.ModuleType(name)
+    module.__dict__.update(namespace, __name__=name, __file__=compiled.filename)
+    sys.modules[name] = module
+    return module.__dict__
 
 
 def cache_directory() -> str:
@@ -353,8 +368,10 @@ def _kernel_lines(kernel, text) -> list:
 class _Lowering:
     """One generated function made a kernel and a wrapper (see the module's docstring)."""
 
-    def __init__(self, fn, aliases, live, backend):
+    def __init__(self, fn, aliases, live, backend, kinds):
         self.fn, self.aliases, self.live, self.backend = fn, aliases, live, backend
+        self.kinds = kinds
+        self.zeros = {}  # an array argument's sensitivity, started as 0.0 -> the argument
         self.tapes = set()      # lists appended to and popped (`stack = []`)
         self.indexed = {}       # lists indexed by a loop's counter: name -> their length
         self.budget = None      # the kernel's parameter holding the memory budget
@@ -376,6 +393,13 @@ class _Lowering:
                            _ADVICE)
         ret = body.pop()
         self.split = self.tapes_by_name(body)
+        for node in ast.walk(ret.value):  # (as_gradient(W, s_W) of an array argument W)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                    self.aliases.get(node.func.id, "").endswith(("as_gradient", "fresh_gradient")) \
+                    and len(node.args) == 2 and all(isinstance(a, ast.Name) for a in node.args):
+                kind = self.kinds.get(node.args[0].id)
+                if isinstance(kind, tuple) and len(kind) >= 3 and kind[1] > 0:
+                    self.zeros[node.args[1].id] = node.args[0].id
         kernel_body = self.block(body, None)
         for node in ast.walk(ast.Module(kernel_body, [])):
             if isinstance(node, ast.Return):
@@ -498,6 +522,11 @@ class _Lowering:
                 all(isinstance(e, ast.Name) for e in target.elts):
             return [out for t, v in zip(target.elts, value.elts)   # (a, b = (None, None))
                     for out in self.assign(self.keep(ast.Assign([t], v), stmt), loop)]
+        if loop is None and isinstance(target, ast.Name) and target.id in self.zeros and \
+                isinstance(value, ast.Constant) and value.value == 0 and \
+                type(value.value) is float:  # (its first term an array: numba keeps one type)
+            return [self.keep(ast.Assign([target], ast.Call(ast.Name("zeros_like", ast.Load()), [
+                ast.Name(self.zeros[target.id], ast.Load())], [])), stmt)]
         if isinstance(target, ast.Name) and isinstance(value, ast.List) and not value.elts:
             self.tapes.add(target.id)
             return [self.keep(ast.Assign([ast.Name(each, ast.Store())], ast.List([], ast.Load())),
