@@ -198,6 +198,11 @@ class Backend:
         found = self.stand_ins.get((module, name))
         return None if found is None else (self.helpers, found)
 
+    def compiles_call(self, module: str, name: str) -> bool:
+        """Does this target's ``compiler`` compile a call of ``module.name`` (``math.sin``)?
+        (A target without a compiler runs every call Python runs.)"""
+        return not self.compiler or (module, name) in self.compiles
+
     def import_error(self) -> ImportError | None:
         """Why this target's module cannot be imported here, or None."""
         return None

@@ -199,8 +199,7 @@ def _check_call(source, node, refuse, backend, seen) -> None:
     name = getattr(value, "__name__", "")
     if module == "builtins" and name in BUILTINS:
         return
-    if (module.split(".")[0] if module != "math" else "math", name) in backend.compiles and \
-            _same(value, module, name):
+    if backend.compiles_call(module, name) and _same(value, module, name):
         return
     import types
     if isinstance(value, types.FunctionType) and not module.startswith(("numpy", "s2sad")):
@@ -213,12 +212,9 @@ def _check_call(source, node, refuse, backend, seen) -> None:
 
 
 def _same(value, module, name) -> bool:
-    """Is ``value`` NumPy's or math's own function ``name`` (not another of that name)?"""
-    import math
-
-    import numpy as np
-    owner = math if module == "math" else np
-    return getattr(owner, name, None) is value
+    """Is ``value`` the function ``name`` of ``module`` (not another of that name)?"""
+    import sys
+    return getattr(sys.modules.get(module), name, None) is value
 
 
 def _plain_kind(desc) -> bool:
@@ -683,7 +679,7 @@ class _Lowering:
             return node
         if full is not None:
             head, _, name = full.rpartition(".")
-            if head in ("math", "numpy") and (head, name) in self.backend.compiles:
+            if self.backend.compiles_call(head, name):
                 return node
             if head.startswith("s2sad.runtime") and name in NUMBA_HELPERS:
                 node.func = ast.Name(NUMBA_HELPERS[name], ast.Load())
