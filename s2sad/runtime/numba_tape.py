@@ -12,10 +12,16 @@ number or an array.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
-from numba import types
-from numba.extending import overload
+
+try:
+    from numba import types
+    from numba.extending import overload
+except ImportError:  # (the module imports without numba, for its documentation; compiled
+    types = None      # code imports numba first, and says how to install it)
+
+    def overload(function):
+        return lambda implementation: implementation
 
 from . import budget
 from .budget import MemoryBudgetError
@@ -37,7 +43,7 @@ def item_bytes(value) -> int:
 
 
 @overload(item_bytes)
-def _item_bytes(value):
+def _item_bytes(value):  # (numba's version, by the kind of value)
     if isinstance(value, types.Optional):
         value = value.type
     if isinstance(value, types.Array):
@@ -45,7 +51,6 @@ def _item_bytes(value):
     return lambda value: 8
 
 
-@numba.njit
 def tape_bytes(stack):
     """About how many bytes ``stack`` holds (estimated from its newest item, as
     ``check_stack`` does from its newest ones)."""
@@ -54,11 +59,20 @@ def tape_bytes(stack):
     return len(stack) * item_bytes(stack[len(stack) - 1])
 
 
-@numba.njit
+@overload(tape_bytes)
+def _tape_bytes(stack):
+    return tape_bytes
+
+
 def check_tape(nbytes, budget):
     """Raise ``MemoryBudgetError`` if the tapes hold ``nbytes``, more than ``budget``."""
     if nbytes > budget:
         raise MemoryBudgetError(_FULL)
+
+
+@overload(check_tape)
+def _check_tape(nbytes, budget):
+    return check_tape
 
 
 def zeros_like(x):
