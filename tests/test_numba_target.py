@@ -373,3 +373,34 @@ def test_without_numba_a_clear_error_says_how_to_install_it(monkeypatch):
         compiled(0.5, 2.0)
     assert "pip install 's2sad[numba]'" in str(info.value)
     assert "@numba.njit" in compiled.source_for(0.5, 2.0)  # (the source stays printable)
+
+
+def test_derivatives_of_derivatives_are_refused_with_advice():
+    for make in (lambda: s2sad.grad(s2sad.grad(euler, target="numba")),
+                 lambda: s2sad.grad(s2sad.grad(euler), target="numba"),
+                 lambda: s2sad.hessian(speelpenning, target="numba"),
+                 lambda: s2sad.hvp(speelpenning, target="numba")):
+        with pytest.raises(DifferentiationError, match="first derivatives") as info:
+            make()  # (refused as it is made: there is no kernel's source to read)
+        assert "target='numpy'" in str(info.value)
+
+
+def test_kinds_of_arguments_kept_as_numpy_keeps_them():
+    x32 = np.linspace(0.5, 1.5, 4).astype(np.float32)
+    got = s2sad.grad(speelpenning, target="numba")(x32)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, s2sad.grad(speelpenning)(x32), rtol=1e-6)
+    assert s2sad.grad(euler, target="numba")(0.5, 2) == s2sad.grad(euler)(0.5, 2)
+    assert s2sad.grad(euler, wrt=(0, 1), target="numba")(0.5, 2.0) == \
+        pytest.approx(s2sad.grad(euler, wrt=(0, 1))(0.5, 2.0), rel=1e-12)
+    x = np.linspace(0.5, 1.5, 3)
+    np.testing.assert_allclose(s2sad.jacobian(speelpenning, target="numba")(x),
+                               s2sad.grad(speelpenning)(x), rtol=1e-12)
+
+
+def test_a_numpy_number_is_refused_with_advice():
+    # (numba would hand back a float where the NumPy target gives np.float64)
+    with pytest.raises(UnsupportedSyntaxError, match="a NumPy number") as info:
+        s2sad.grad(euler, target="numba")(np.float64(0.5), 2.0)
+    assert info.value.lineno == inspect.getsourcelines(euler)[1]
+    assert "float(x)" in str(info.value)

@@ -222,10 +222,13 @@ def _plain_kind(desc) -> bool:
     if desc in ("float", "int", "bool"):
         return True
     return isinstance(desc, tuple) and len(desc) >= 3 and desc[0] == "nd" and \
-        desc[2] in _KINDS
+        desc[1] > 0 and desc[2] in _KINDS  # (a NumPy number would come back a float)
 
 
 def _kind_text(desc) -> str:
+    if isinstance(desc, tuple) and len(desc) >= 3 and desc[0] == "nd" and desc[1] == 0 and \
+            desc[2] in _KINDS:
+        return "a NumPy number or 0-d array: pass float(x)"
     if isinstance(desc, tuple) and desc:
         return {"list": "a list", "tuple": "a tuple", "dict": "a dict"}.get(
             desc[0], "an array of complex numbers" if desc[0] == "nd" else "an object")
