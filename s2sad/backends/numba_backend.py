@@ -14,6 +14,8 @@ False
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from .base import Backend
 
 INSTALL_NUMBA = "pip install numba  (or: pip install 's2sad[numba]')"
@@ -46,7 +48,17 @@ class NumbaBackend(Backend):
     tag = "numba"
     compiler = "numba"
     compiles = frozenset({("math", name) for name in _MATH.split()} |
-                         {("numpy", name) for name in _NUMPY.split()})
+                         {("numpy", name) for name in _NUMPY.split()} |
+                         {("builtins", name) for name in
+                          "range len float int abs min max bool round".split()})
+    # the module of the numba versions of s2sad's runtime helpers, and which have one:
+    # the name in generated code -> its numba version's name there
+    kernel_module = "s2sad.runtime.numba_tape"
+    kernel_helpers = MappingProxyType({
+        "zeros_like_structure": "zeros_like", "shape_of": "shape_of", "sum_grad": "sum_grad",
+        "unbroadcast": "unbroadcast"})
+    # the attributes of arrays numba reads
+    kernel_attributes = frozenset({"shape", "ndim", "size", "T", "real", "imag", "dtype"})
     install_hint = f"Install numba: {INSTALL_NUMBA}. Printing the source needs no numba."
 
     def claims(self, desc) -> bool:

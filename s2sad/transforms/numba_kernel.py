@@ -40,18 +40,10 @@ from ..errors import DifferentiationError, UnsupportedSyntaxError
 from ..located import _statements
 from ..source import FunctionSource
 
-HELPERS = "s2sad.runtime.numba_tape"
-# s2sad's runtime helpers that have a numba version: generated name -> that version's name
-NUMBA_HELPERS = {"zeros_like_structure": "zeros_like", "shape_of": "shape_of",
-                 "sum_grad": "sum_grad", "unbroadcast": "unbroadcast"}
-# Python's builtins numba compiles (on numbers and arrays)
-BUILTINS = frozenset({"range", "len", "float", "int", "abs", "min", "max", "bool", "round"})
-# attributes of arrays numba reads
-ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "T", "real", "imag", "dtype"})
 # argument kinds the kernel takes (a dtype kind: float, int, bool)
 _KINDS = "fiub"
 _ADVICE = "Use target='numpy' for this function, or write it with numbers, NumPy arrays, " \
-          "loops and the math and NumPy functions numba compiles (docs/supported.md, 'numba')."
+          "loops and the math and NumPy functions numba compiles (docs/numba.md)."
 
 
 class _Refused(Exception):
@@ -123,7 +115,7 @@ def check_source(source, backend, seen=None) -> None:
                 _check_call(source, node, refuse, backend, seen)
             elif isinstance(node, gast.Attribute) and not _is_call_func(node, top):
                 value = _static(source, node)
-                if value is _UNKNOWN and node.attr not in ARRAY_ATTRIBUTES:
+                if value is _UNKNOWN and node.attr not in backend.kernel_attributes:
                     refuse(node, f"the attribute .{node.attr}",
                            "Pass the value as an argument. " + _ADVICE)
                 if value is not _UNKNOWN and not _number(value) and \
@@ -197,8 +189,6 @@ def _check_call(source, node, refuse, backend, seen) -> None:
         refuse(node, f"the call {_show(func)}(...)", _ADVICE)
     module = getattr(value, "__module__", None) or ""
     name = getattr(value, "__name__", "")
-    if module == "builtins" and name in BUILTINS:
-        return
     if backend.compiles_call(module, name) and _same(value, module, name):
         return
     import types
@@ -266,15 +256,16 @@ def lower(compiled, source, backend, kinds=None):
         node, stmt, what, hint = refused.args
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
-    helpers = sorted(called & {*NUMBA_HELPERS.values(), "check_tape", "memory_budget",
+    helpers = sorted(called & {*backend.kernel_helpers.values(), "check_tape", "memory_budget",
                                "tape_bytes", "zeros_like"})
     header = [s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))] + \
-        ast.parse("import numba" + (f"\nfrom {HELPERS} import {', '.join(helpers)}"
-                                    if helpers else "")).body
+        ast.parse(f"import {backend.compiler}" + (
+            f"\nfrom {backend.kernel_module} import {', '.join(helpers)}" if helpers else "")
+        ).body
 
     def written(cache: bool) -> str:
         kernel.decorator_list = [ast.Call(
-            ast.Attribute(ast.Name("numba", ast.Load()), "njit", ast.Load()), [],
+            ast.Attribute(ast.Name(backend.compiler, ast.Load()), "njit", ast.Load()), [],
             [ast.keyword("cache", ast.Constant(cache))])]
         return "\n\n\n".join([ast.unparse(ast.fix_missing_locations(ast.Module(header, []))),
                                *(ast.unparse(ast.fix_missing_locations(f))
@@ -636,7 +627,7 @@ class _Lowering:
                 if isinstance(value, float):
                     return ast.Constant(value)  # (np.pi, math.e: a constant, as numba reads it)
                 raise _Refused(node, stmt, f"the value {ast.unparse(node)}", _ADVICE)
-            if node.attr not in ARRAY_ATTRIBUTES:
+            if node.attr not in self.backend.kernel_attributes:
                 raise _Refused(node, stmt, f"the attribute .{node.attr}", _ADVICE)
             node.value = self.expr(node.value, stmt)
             return node
@@ -678,14 +669,15 @@ class _Lowering:
             return node
         full = self.dotted(func) if isinstance(func, ast.Attribute) else \
             self.aliases.get(func.id) if isinstance(func, ast.Name) else None
-        if full is None and isinstance(func, ast.Name) and func.id in BUILTINS:
+        if full is None and isinstance(func, ast.Name) and \
+                self.backend.compiles_call("builtins", func.id):
             return node
         if full is not None:
             head, _, name = full.rpartition(".")
             if self.backend.compiles_call(head, name):
                 return node
-            if head.startswith("s2sad.runtime") and name in NUMBA_HELPERS:
-                node.func = ast.Name(NUMBA_HELPERS[name], ast.Load())
+            if head.startswith("s2sad.runtime") and name in self.backend.kernel_helpers:
+                node.func = ast.Name(self.backend.kernel_helpers[name], ast.Load())
                 return node
             raise _Refused(node, stmt, f"s2sad's helper {name} (its generated code calls "
                            f"{full}, which numba's compiled gradient has no version of)"
