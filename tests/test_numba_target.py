@@ -107,6 +107,16 @@ def rnn(W, xs):
     return np.sum(h * h)
 
 
+def skips_a_turn(x):
+    s = 0.0
+    for i in range(8):
+        if i == 3:
+            continue
+        x = x * 1.1 + math.sin(x)
+        s = s + x * x
+    return s
+
+
 SCALE = 0.5
 
 
@@ -133,6 +143,7 @@ CASES = [
     pytest.param(reads_a_global, (0.3,), 0, id="module-global"),
     pytest.param(rnn, (_rng.standard_normal((3, 3)) * 0.5, _rng.standard_normal((6, 3))), 0,
                  id="rnn"),
+    pytest.param(skips_a_turn, (0.5,), 0, id="continue"),
 ]
 
 
@@ -300,10 +311,14 @@ def reads_an_attribute(x, box):
     return x * box.w
 
 
-def returns_early(x):
-    if x > 0.0:
-        return x * 2.0
-    return x * x
+def breaks_out(x):
+    s = 0.0
+    for i in range(8):
+        if x > 3.0:
+            break
+        x = x * 1.3 + math.sin(x)
+        s = s + x * x
+    return s
 
 
 def helper_with_a_dict(v):
@@ -323,7 +338,8 @@ def calls_a_bad_helper(x):
     (reads_an_attribute, (1.0, Box(2.0)), 0, "the argument 'box' (an object)",
      "numbers and NumPy arrays"),
     (speelpenning, ([1.0, 2.0],), 0, "the argument 'x' (a list)", "numbers and NumPy arrays"),
-], ids=["dict", "method", "einsum", "list", "object", "list-argument"])
+    (breaks_out, (0.5,), 2, "the loop over reversed(range(8)[:trips_1])", "target='numpy'"),
+], ids=["dict", "method", "einsum", "list", "object", "list-argument", "break"])
 def test_refused_at_the_users_line(f, args, line, what, advice):
     first = inspect.getsourcelines(f)[1]
     with pytest.raises(UnsupportedSyntaxError) as info:
@@ -404,3 +420,19 @@ def test_a_numpy_number_is_refused_with_advice():
         s2sad.grad(euler, target="numba")(np.float64(0.5), 2.0)
     assert info.value.lineno == inspect.getsourcelines(euler)[1]
     assert "float(x)" in str(info.value)
+
+
+def log_of(x):
+    y = x - 1.0
+    return math.log(y) * x
+
+
+def test_a_math_domain_error_is_raised_as_python_raises_it():
+    # (numba's math.log(-0.5) is NaN; Python's, and the NumPy target's, a ValueError)
+    compiled = s2sad.grad(log_of, target="numba")
+    assert compiled(3.0) == pytest.approx(s2sad.grad(log_of)(3.0), rel=1e-12)
+    assert "checked_log(" in compiled.source_for(3.0)
+    with pytest.raises(ValueError, match="math domain error"):
+        s2sad.grad(log_of)(0.5)
+    with pytest.raises(ValueError, match="math domain error"):
+        compiled(0.5)

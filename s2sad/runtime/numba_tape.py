@@ -12,6 +12,8 @@ number or an array.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 try:
@@ -151,3 +153,80 @@ def _unbroadcast(g, like):
             return g
         return same
     return None  # (a number spread to an array, or ranks that differ: not compiled)
+
+
+# math's functions that raise ``ValueError: math domain error`` in Python where numba's
+# return NaN: the numba target calls these instead, which raise as Python does
+def checked_log(x):
+    """``math.log(x)``, raising as Python does where ``x <= 0`` (numba's gives NaN)."""
+    if x <= 0.0:
+        raise ValueError("math domain error")
+    return math.log(x)
+
+
+def checked_log2(x):
+    """``math.log2(x)``, raising as Python does where ``x <= 0``."""
+    if x <= 0.0:
+        raise ValueError("math domain error")
+    return math.log2(x)
+
+
+def checked_log10(x):
+    """``math.log10(x)``, raising as Python does where ``x <= 0``."""
+    if x <= 0.0:
+        raise ValueError("math domain error")
+    return math.log10(x)
+
+
+def checked_log1p(x):
+    """``math.log1p(x)``, raising as Python does where ``x <= -1``."""
+    if x <= -1.0:
+        raise ValueError("math domain error")
+    return math.log1p(x)
+
+
+def checked_sqrt(x):
+    """``math.sqrt(x)``, raising as Python does where ``x < 0``."""
+    if x < 0.0:
+        raise ValueError("math domain error")
+    return math.sqrt(x)
+
+
+def checked_acos(x):
+    """``math.acos(x)``, raising as Python does where ``|x| > 1``."""
+    if x < -1.0 or x > 1.0:
+        raise ValueError("math domain error")
+    return math.acos(x)
+
+
+def checked_asin(x):
+    """``math.asin(x)``, raising as Python does where ``|x| > 1``."""
+    if x < -1.0 or x > 1.0:
+        raise ValueError("math domain error")
+    return math.asin(x)
+
+
+def checked_acosh(x):
+    """``math.acosh(x)``, raising as Python does where ``x < 1``."""
+    if x < 1.0:
+        raise ValueError("math domain error")
+    return math.acosh(x)
+
+
+def checked_atanh(x):
+    """``math.atanh(x)``, raising as Python does where ``|x| >= 1``."""
+    if x <= -1.0 or x >= 1.0:
+        raise ValueError("math domain error")
+    return math.atanh(x)
+
+
+def _itself(function):
+    """The overload that compiles ``function`` itself, for numba (its arguments: numbers)."""
+    def typed(x):
+        return function if isinstance(x, (types.Float, types.Integer)) else None
+    return typed
+
+
+for _checked in (checked_log, checked_log2, checked_log10, checked_log1p, checked_sqrt,
+                 checked_acos, checked_asin, checked_acosh, checked_atanh):
+    overload(_checked)(_itself(_checked))

@@ -256,8 +256,8 @@ def lower(compiled, source, backend, kinds=None):
         node, stmt, what, hint = refused.args
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
-    helpers = sorted(called & {*backend.kernel_helpers.values(), "check_tape", "memory_budget",
-                               "tape_bytes", "zeros_like"})
+    helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
+                               "check_tape", "memory_budget", "tape_bytes", "zeros_like"})
     header = [s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))] + \
         ast.parse(f"import {backend.compiler}" + (
             f"\nfrom {backend.kernel_module} import {', '.join(helpers)}" if helpers else "")
@@ -537,7 +537,8 @@ class _Lowering:
                 target.value.id in self.indexed:
             name = target.value.id
             if not (loop is not None and loop[0] == "for" and isinstance(target.slice, ast.Name)
-                    and target.slice.id == loop[1] and loop[2] == self.indexed[name]):
+                    and target.slice.id == loop[1] and loop[2] is not None and
+                    loop[2] == self.indexed[name]):
                 raise _Refused(stmt, stmt, "a value saved out of its loop's order", _ADVICE)
             return [self.keep(ast.Expr(ast.Call(ast.Attribute(
                 ast.Name(name, ast.Load()), "append", ast.Load()),
@@ -576,7 +577,9 @@ class _Lowering:
         else:
             raise _Refused(stmt, stmt, f"the loop over {ast.unparse(it)}: numba's compiled "
                            "gradient loops over range(...)", _ADVICE)
-        stmt.body = self.block(stmt.body, ("for", stmt.target.id, size))
+        jumps = any(isinstance(n, (ast.Break, ast.Continue))  # (a turn that skips its save
+                    for n in ast.walk(ast.Module(stmt.body, [])))  # would shift the rest)
+        stmt.body = self.block(stmt.body, ("for", stmt.target.id, None if jumps else size))
         return stmt
 
     def effect(self, stmt):
@@ -674,6 +677,11 @@ class _Lowering:
             return node
         if full is not None:
             head, _, name = full.rpartition(".")
+            if (head, name) in self.backend.kernel_checked:
+                if len(node.args) != 1 or node.keywords:
+                    raise _Refused(node, stmt, f"{ast.unparse(node)} (with a base)", _ADVICE)
+                node.func = ast.Name(self.backend.kernel_checked[head, name], ast.Load())
+                return node  # (raises as Python's does outside its domain: numba's, NaN)
             if self.backend.compiles_call(head, name):
                 return node
             if head.startswith("s2sad.runtime") and name in self.backend.kernel_helpers:
