@@ -436,3 +436,17 @@ def test_a_math_domain_error_is_raised_as_python_raises_it():
         s2sad.grad(log_of)(0.5)
     with pytest.raises(ValueError, match="math domain error"):
         compiled(0.5)
+
+
+def names_a_helper(x, memory_budget):
+    y = x
+    while y < 10.0:
+        y = y * 1.5 + memory_budget
+    return y
+
+
+def test_a_name_the_compiled_gradient_calls_is_refused():
+    with pytest.raises(UnsupportedSyntaxError, match="a variable named memory_budget") as info:
+        s2sad.grad(names_a_helper, target="numba")(1.0, 0.5)
+    assert info.value.lineno == inspect.getsourcelines(names_a_helper)[1]
+    assert "Rename it" in str(info.value)

@@ -258,6 +258,11 @@ def lower(compiled, source, backend, kinds=None):
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like"})
+    clash = sorted(set(helpers) & ({n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} |
+                                   {a.arg for a in fn.args.args}))
+    if clash:
+        raise _located(source, source.tree.lineno, f"a variable named {clash[0]}",
+                       f"Rename it: the compiled gradient calls s2sad's helper {clash[0]}.")
     header = [s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))] + \
         ast.parse(f"import {backend.compiler}" + (
             f"\nfrom {backend.kernel_module} import {', '.join(helpers)}" if helpers else "")
