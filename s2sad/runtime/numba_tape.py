@@ -230,3 +230,15 @@ def _itself(function):
 for _checked in (checked_log, checked_log2, checked_log10, checked_log1p, checked_sqrt,
                  checked_acos, checked_asin, checked_acosh, checked_atanh):
     overload(_checked)(_itself(_checked))
+
+
+def head_length(n, k):
+    """``len(range(n)[:k])``: how many turns of ``for i in range(n)`` a loop made before it
+    left early (``k`` its trip counter), for its reverse sweep in a numba kernel."""
+    size = max(0, n)
+    return min(size, k) if k >= 0 else max(0, size + k)
+
+
+@overload(head_length)
+def _head_length(n, k):
+    return head_length

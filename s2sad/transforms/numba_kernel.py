@@ -250,6 +250,8 @@ def lower(compiled, source, backend, kinds=None):
     for stmt, line in zip(statements, compiled.user_lines):
         stmt.user = line
     aliases = _aliases(module)
+    names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | \
+        {a.arg for a in fn.args.args}  # (the generated code's, before it is lowered)
     try:
         kernel, wrapper = _Lowering(fn, aliases, set(compiled.live), backend, kinds or {}).run()
     except _Refused as refused:
@@ -257,9 +259,9 @@ def lower(compiled, source, backend, kinds=None):
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
-                               "check_tape", "memory_budget", "tape_bytes", "zeros_like"})
-    clash = sorted(set(helpers) & ({n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} |
-                                   {a.arg for a in fn.args.args}))
+                               "check_tape", "memory_budget", "tape_bytes", "zeros_like",
+                               "head_length"})
+    clash = sorted(set(helpers) & names)
     if clash:
         raise _located(source, source.tree.lineno, f"a variable named {clash[0]}",
                        f"Rename it: the compiled gradient calls s2sad's helper {clash[0]}.")
@@ -579,6 +581,16 @@ class _Lowering:
             start, stop = (ast.Constant(0), bounds[0]) if len(bounds) == 1 else bounds
             stmt.iter = ast.Call(ast.Name("range", ast.Load()), [
                 _minus_one(stop), _minus_one(start), ast.Constant(-1)], [])
+        elif _call_of(it, "reversed") and len(it.args) == 1 and \
+                isinstance(it.args[0], ast.Subscript) and _call_of(it.args[0].value, "range") \
+                and len(it.args[0].value.args) == 1 and isinstance(it.args[0].slice, ast.Slice) \
+                and it.args[0].slice.lower is None and it.args[0].slice.step is None and \
+                it.args[0].slice.upper is not None:  # (reversed(range(n)[:trips]): an exit)
+            length = ast.Call(ast.Name("head_length", ast.Load()), [
+                self.expr(it.args[0].value.args[0], stmt),
+                self.expr(it.args[0].slice.upper, stmt)], [])
+            stmt.iter = ast.Call(ast.Name("range", ast.Load()), [
+                _minus_one(length), ast.Constant(-1), ast.Constant(-1)], [])
         else:
             raise _Refused(stmt, stmt, f"the loop over {ast.unparse(it)}: numba's compiled "
                            "gradient loops over range(...)", _ADVICE)
