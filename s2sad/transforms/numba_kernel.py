@@ -250,8 +250,8 @@ def lower(compiled, source, backend, kinds=None):
     for stmt, line in zip(statements, compiled.user_lines):
         stmt.user = line
     aliases = _aliases(module)
-    names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | \
-        {a.arg for a in fn.args.args}  # (the generated code's, before it is lowered)
+    names = ({n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} |
+             {a.arg for a in fn.args.args}) - set(aliases)  # (its variables, before lowering)
     try:
         kernel, wrapper = _Lowering(fn, aliases, set(compiled.live), backend, kinds or {}).run()
     except _Refused as refused:
