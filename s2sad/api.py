@@ -79,7 +79,8 @@ def grad(func: Callable | None = None, wrt: int | str | Sequence[int | str] = 0,
             tuple of them, in which case the gradient function returns a tuple.
         optimize: turn first accumulations into assignments and remove unused work.
         annotate: precede each adjoint block with the user's line it comes from.
-        target: ``"numpy"``, ``"cupy"``, ``"dask"``, or ``"auto"`` (CuPy for CuPy arrays,
+        target: ``"numpy"``, ``"cupy"``, ``"dask"``, ``"numba"`` (the gradient compiled by
+            numba in nopython mode, docs/numba.md), or ``"auto"`` (CuPy for CuPy arrays,
             Dask for Dask arrays: see docs/dask.md).
         debug_nans: raise at the first generated statement that makes a NaN or infinity.
         has_aux: ``func`` returns ``(value, aux)``; the gradient function then returns

@@ -515,7 +515,8 @@ def build_parser() -> argparse.ArgumentParser:
     show_parser.add_argument("--target", choices=TARGETS, default="auto",
                              help="array library of the generated code (default: auto, NumPy "
                                   "unless the arguments are CuPy or Dask arrays); cupy and dask "
-                                  "need neither a GPU nor the library to show the source")
+                                  "need neither a GPU nor the library to show the source; "
+                                  "numba prints the kernel numba compiles (with --at)")
     show_parser.add_argument("--at", metavar="ARGS",
                              help="example arguments, to specialize the source to their kinds: "
                                   "'[1.0, 2.0, 3.0, 4.0]', '(np.ones(3), 2.0)'")

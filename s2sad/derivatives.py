@@ -832,6 +832,15 @@ def _make(func, wrt, optimize, annotate, with_value, target="auto", debug_nans=F
                  "f_i a def returning f(x)[i].")
     if getattr(func, "__s2sad_checkpoint__", False):  # (the same function, its rules aside)
         func = func.__wrapped__
+    compiled_by = [b for b in (target_backend(target), isinstance(func, GradientFunction) and
+                               target_backend(func.target)) if b and b.compiler]
+    if compiled_by and isinstance(func, GradientFunction):  # (numba's kernel: no source)
+        raise DifferentiationError(
+            f"cannot differentiate {func.__name__} for target={compiled_by[0].name!r}: "
+            f"the {compiled_by[0].title} target compiles first derivatives of your functions, "
+            "not derivatives of derivatives",
+            hint="Make the derivatives of derivatives with target='numpy' (s2sad.hessian(f), "
+                 "s2sad.grad(s2sad.grad(f))).")
     if not isinstance(func, GradientFunction):
         FunctionSource.of(func)  # fail early, at the user's call, if there is no source
     with _CACHE_LOCK:

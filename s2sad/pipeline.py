@@ -38,6 +38,7 @@ from .transforms.unknown_calls import checked_instead
 from .transforms.dtypes import argument_categories, float_locals
 from .transforms.budget import MemoryBudget
 from .transforms.device_arguments import DeviceArguments
+from .transforms import numba_kernel
 from .transforms.copy_propagation import CopyPropagation
 from .transforms.dead_code import DeadCode
 from .transforms.dicts import DictViews
@@ -101,6 +102,8 @@ class Compiled:
     # for a derivative of a derivative: the inner one's variant it differentiated (built
     # again when the inner one is: a helper of the function defined again)
     built_from: object = None
+    # the numba target: its kernel (s2sad.transforms.numba_kernel.Kernel), else None
+    kernel: object = None
 
 
 def parameters(tree) -> list[str]:
@@ -803,11 +806,19 @@ def build_gradient(func, wrt: list[str], arg_descriptors=None,
     ``options`` say: ``PIPELINE`` run by a :class:`~s2sad.pass_manager.PassManager`."""
     options = options or Options()
     source = FunctionSource.of(func)
+    backend = target_backend(options.target)
+    if backend is not None and backend.compiler:  # (numba: what it cannot compile, refused)
+        numba_kernel.check_arguments(source, arg_descriptors, parameters(source.tree))
+        numba_kernel.check_source(source, backend)
     stages = Stages(options.keep_stages, unparse)
     stages.record("source", source.tree)
     manager = PassManager(PIPELINE, stages)
     build = manager.run(Build(options, wrt, arg_descriptors, source, source.tree))
-    return _compiled(build, stages, manager.analysis(build, numbers))
+    compiled = _compiled(build, stages, manager.analysis(build, numbers))
+    if backend is not None and backend.compiler:
+        return numba_kernel.lower(compiled, source, backend,
+                                  dict(zip(parameters(source.tree), arg_descriptors)))
+    return compiled
 
 
 def _compiled(build: Build, stages: Stages, module_numbers: dict) -> Compiled:
@@ -954,11 +965,15 @@ def load(compiled: Compiled, func) -> types.FunctionType:
         "__builtins__", builtins)}
     for name, (where, key) in compiled.live.items():
         namespace[name] = where[key]
+    if compiled.kernel is not None:  # (a module numba's cache can import again)
+        namespace = numba_kernel.module_namespace(compiled, namespace)
     register(compiled.filename, compiled.text)
     fn = build_function(compiled.text, compiled.filename, compiled.name, namespace,
                         compiled.cells)
     fn.__defaults__ = func.__defaults__
     fn.__kwdefaults__ = func.__kwdefaults__
+    if compiled.kernel is not None and compiled.kernel.name in fn.__globals__:
+        numba_kernel.attach(fn, compiled)  # (numba compiles it at its first call)
     compiled.function = fn
     return fn
 

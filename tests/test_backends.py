@@ -21,9 +21,10 @@ import pytest
 
 import s2sad
 from s2sad.api import GradientFunction
-from s2sad.backends import (BACKENDS, CUPY, DASK, NUMPY, TARGETS, Backend, HostArrayError,
+from s2sad.backends import (BACKENDS, CUPY, DASK, NUMBA, NUMPY, TARGETS, Backend,
+                            HostArrayError,
                             backend_of, check_arguments, target_backend)
-from s2sad.errors import DifferentiationError
+from s2sad.errors import DifferentiationError, UnsupportedSyntaxError
 from tests import test_gradients as TG
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -115,7 +116,7 @@ def test_an_unknown_target_lists_the_targets():
         return x * x
     for maker in (s2sad.grad, s2sad.value_and_grad, s2sad.vjp, s2sad.jvp):
         with pytest.raises(ValueError, match=r"target must be one of 'auto', 'numpy', "
-                                             r"'cupy', 'dask', got 'gpu'"):
+                                             r"'cupy', 'dask', 'numba', got 'gpu'"):
             maker(f, target="gpu")
 
 
@@ -191,9 +192,18 @@ class _DaskModule:
         return a.compute()
 
 
+def _on_numba(monkeypatch):
+    return None if NUMBA.import_error() is not None else np
+
+
 # each backend -> how a test gets its array module (None: skip, with the reason). A new
 # backend adds its row here.
-ROWS = {NUMPY: _on_numpy, CUPY: _on_emulated_cupy, DASK: _on_dask}
+ROWS = {NUMPY: _on_numpy, CUPY: _on_emulated_cupy, DASK: _on_dask, NUMBA: _on_numba}
+
+
+# what a target's compiler refuses of the table (at the user's line): numba compiles no list
+# and no np.linalg.vector_norm
+REFUSED = {NUMBA: {"with_lists", "vector_norm_of"}}
 
 
 def test_every_backend_has_a_row():
@@ -249,6 +259,11 @@ def test_gradients_on_every_backend(backend, f, args, wrt, monkeypatch):
     if xp is None:
         pytest.skip(f"{backend.title} is not available here")
     on_device = tuple(xp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    if f.__name__ in REFUSED.get(backend, ()):
+        with pytest.raises(UnsupportedSyntaxError, match=f"target={backend.name!r}") as info:
+            GradientFunction(f, wrt, True, False, False, backend.name)(*on_device)
+        assert info.value.filename == __file__ and info.value.lineno is not None
+        return
     for target in ("auto", backend.name):
         df = GradientFunction(f, wrt, True, False, False, target)  # (a fresh one per target)
         got = df(*on_device)

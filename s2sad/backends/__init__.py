@@ -34,10 +34,11 @@ from ..errors import DifferentiationError
 from .base import SOURCE_MODULE, Backend, numpy_module
 from .cupy_backend import CUPY, INSTALL_CUPY  # noqa: F401 (INSTALL_CUPY: public)
 from .dask_backend import DASK, INSTALL_DASK, Namespace  # noqa: F401 (INSTALL_DASK: public)
+from .numba_backend import INSTALL_NUMBA, NUMBA  # noqa: F401 (INSTALL_NUMBA: public)
 from .numpy_backend import NUMPY
 
 # Every target, NumPy first (the default). A new target adds its backend object here.
-BACKENDS: tuple[Backend, ...] = (NUMPY, CUPY, DASK)
+BACKENDS: tuple[Backend, ...] = (NUMPY, CUPY, DASK, NUMBA)
 
 _BY_NAME = {backend.name: backend for backend in BACKENDS}
 TARGETS = ("auto", *_BY_NAME)
@@ -65,6 +66,7 @@ __all__ = [
     "CUPY",
     "DASK",
     "LIBRARIES",
+    "NUMBA",
     "NUMPY",
     "SHORT_NAMES",
     "SOURCE_MODULE",
@@ -312,7 +314,7 @@ def check_values(values, names) -> None:
 
 
 class BackendUnavailableError(DifferentiationError, ImportError):
-    """A gradient compiled for CuPy was called where CuPy cannot be imported."""
+    """A gradient compiled for CuPy (or numba) was called where it cannot be imported."""
 
 
 def missing_backend(text: str) -> tuple[Backend, ImportError] | None:
@@ -320,9 +322,10 @@ def missing_backend(text: str) -> tuple[Backend, ImportError] | None:
     cannot be imported here, else None."""
     for backend in BACKENDS:
         modules = "|".join(re.escape(m) for m in [backend.module] +
-                           [twin for twin, _ in backend.twins.values()])
-        if backend.translates and re.search(rf"^(import|from) ({modules})\b", text,
-                                            re.MULTILINE):
+                           [twin for twin, _ in backend.twins.values()]) \
+            if backend.translates else re.escape(backend.compiler)
+        if (backend.translates or backend.compiler) and \
+                re.search(rf"^(import|from) ({modules})\b", text, re.MULTILINE):
             reason = backend.import_error()
             if reason is not None:
                 return backend, reason

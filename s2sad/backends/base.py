@@ -75,6 +75,8 @@ class Backend:
             ``target="auto"`` (Dask takes NumPy arrays: ``("nd",)``).
         settles: are its arrays lazy, computed after the generated code returns (Dask's:
             the gradient of an argument of another kind is computed, all in one call)?
+        compiler: the module that compiles its generated code (``"numba"``), or ``""``.
+        compiles: with a ``compiler``, the functions ``(module, name)`` it compiles.
     """
 
     name: str = ""
@@ -95,6 +97,8 @@ class Backend:
     install_hint: str = ""
     settles: bool = False
     joins: tuple[str, ...] = ()
+    compiler: str = ""
+    compiles: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def translates(self) -> bool:
@@ -212,6 +216,11 @@ class Backend:
         target's module has no such function, else None."""
         found = self.stand_ins.get((module, name))
         return None if found is None else (self.helpers, found)
+
+    def compiles_call(self, module: str, name: str) -> bool:
+        """Does this target's ``compiler`` compile a call of ``module.name`` (``math.sin``)?
+        (A target without a compiler runs every call Python runs.)"""
+        return not self.compiler or (module, name) in self.compiles
 
     def import_error(self) -> ImportError | None:
         """Why this target's module cannot be imported here, or None."""

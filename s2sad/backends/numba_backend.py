@@ -1,0 +1,79 @@
+"""The numba target: the NumPy gradient, compiled by numba in nopython mode.
+
+Generated code for this target is NumPy's, lowered to what ``numba.njit`` compiles (its
+tapes become lists numba types, ``reversed(range(n))`` a counted range) and compiled on
+its first call. Compiling never imports numba: printing the source needs no numba.
+
+>>> NUMBA.translates, NUMBA.compiler, NUMBA.claims(("nd", 2, "f"))
+(False, 'numba', False)
+>>> ("math", "sin") in NUMBA.compiles, ("numpy", "tanh") in NUMBA.compiles
+(True, True)
+>>> ("numpy", "einsum") in NUMBA.compiles
+False
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from .base import Backend
+
+INSTALL_NUMBA = "pip install numba  (or: pip install 's2sad[numba]')"
+
+_MATH = ("acos acosh asin asinh atan atan2 atanh ceil copysign cos cosh degrees erf erfc exp "
+         "expm1 fabs floor hypot isfinite isinf isnan log log10 log1p log2 radians sin sinh "
+         "sqrt tan tanh trunc")
+# NumPy's functions numba compiles (numba.pydata.org/numba-doc/latest/reference/numpysupported
+# .html), of those s2sad has rules for, whose generated adjoints use only these again
+_NUMPY = ("abs absolute arccos arccosh arcsin arcsinh arctan arctan2 arctanh cbrt ceil clip "
+          "cos cosh deg2rad dot empty exp exp2 expm1 floor full hypot log log10 log1p log2 "
+          "logaddexp maximum minimum multiply negative ones ones_like outer power rad2deg "
+          "reciprocal sign sin sinh sqrt square sum tan tanh zeros zeros_like where equal "
+          "not_equal greater greater_equal less less_equal logical_and logical_or logical_not "
+          "isfinite isnan isinf")
+
+
+class NumbaBackend(Backend):
+    """NumPy arrays, for a gradient numba compiles. It is never chosen by ``target="auto"``
+    (its arrays are NumPy's): ``target="numba"`` asks for it.
+
+    ``compiles`` holds the functions ``(module, name)`` the user's code and the generated
+    code may call; every other call is refused at the user's line before numba runs.
+    """
+
+    name = "numba"
+    title = "numba"
+    module = "numpy"
+    short = "np"
+    tag = "numba"
+    compiler = "numba"
+    compiles = frozenset({("math", name) for name in _MATH.split()} |
+                         {("numpy", name) for name in _NUMPY.split()} |
+                         {("builtins", name) for name in
+                          "range len float int abs min max bool round".split()})
+    # the module of the numba versions of s2sad's runtime helpers, and which have one:
+    # the name in generated code -> its numba version's name there
+    kernel_module = "s2sad.runtime.numba_tape"
+    kernel_helpers = MappingProxyType({
+        "zeros_like_structure": "zeros_like", "shape_of": "shape_of", "sum_grad": "sum_grad",
+        "unbroadcast": "unbroadcast"})
+    # math's functions whose domain Python checks (ValueError) where numba gives NaN: the
+    # name -> the numba version that raises as Python does (math.log with a base: refused)
+    kernel_checked = MappingProxyType({("math", name): f"checked_{name}" for name in (
+        "log", "log2", "log10", "log1p", "sqrt", "acos", "asin", "acosh", "atanh")})
+    # the attributes of arrays numba reads
+    kernel_attributes = frozenset({"shape", "ndim", "size", "T", "real", "imag", "dtype"})
+    install_hint = f"Install numba: {INSTALL_NUMBA}. Printing the source needs no numba."
+
+    def claims(self, desc) -> bool:
+        return False  # (NumPy arrays choose NumPy under target="auto")
+
+    def import_error(self) -> ImportError | None:
+        try:
+            import numba  # noqa: F401
+        except ImportError as exc:
+            return exc
+        return None
+
+
+NUMBA = NumbaBackend()

@@ -1,0 +1,822 @@
+"""The numba target: the generated gradient, lowered to a function ``numba.njit`` compiles.
+
+Two checks refuse what numba cannot compile, at the user's line, before numba runs:
+:func:`check_source` reads the user's function (objects, dicts, lists, strings, calls of
+functions numba has not), :func:`lower` the generated code (a helper of s2sad's with no
+numba version). What passes is written as a *kernel*, compiled in nopython mode (never in
+object mode), and a Python *wrapper* with the function's signature that calls it::
+
+    @numba.njit(cache=False)
+    def kernel_grad_f(x, tape_budget):
+        stack = []                              # (a tape: a list numba types)
+        ...
+        for _ in range(trips_1 - 1, -1, -1):    # (reversed(range(trips_1)))
+        ...
+        return (x, s_x)
+
+    def grad_f(x):
+        x, s_x = kernel_grad_f(x, memory_budget())
+        return as_gradient(x, s_x)
+
+The wrapper turns the kernel's numbers into the gradient's structure as the NumPy target
+does (``as_gradient``); module globals the gradient reads live are passed to the kernel
+at each call, so numba freezes none. A list of saved values indexed by a loop's counter
+(``p_saved = [None] * n``; ``p_saved[i] = p`` in ``for i in range(n)``) becomes a list
+appended to in that loop and read by index in the reverse sweep.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import dataclasses
+import hashlib
+import os
+import time
+
+import gast
+
+from ..errors import DifferentiationError, UnsupportedSyntaxError
+from ..located import _statements
+from ..source import FunctionSource
+
+# argument kinds the kernel takes (a dtype kind: float, int, bool)
+_KINDS = "fiub"
+_ADVICE = "Use target='numpy' for this function, or write it with numbers, NumPy arrays, " \
+          "loops and the math and NumPy functions numba compiles (docs/numba.md)."
+
+
+class _Refused(Exception):
+    """A node of the generated code the kernel cannot hold: ``(node, what)``."""
+
+
+# --- the user's function ------------------------------------------------------------------
+
+
+def check_arguments(source, descriptors, params) -> None:
+    """Refuse arguments numba's compiled gradient does not take: it takes numbers and NumPy
+    arrays of numbers (``descriptors``, the kinds of the arguments ``params``), and is
+    compiled for their kinds (None: any kind, which it cannot be)."""
+    if descriptors is None:
+        raise DifferentiationError(
+            f"the numba target compiles {source.tree.name}'s derivative for the kinds of "
+            "its arguments, and none were given",
+            hint="Give example arguments: .source_for(*args), or s2sad show --at '(1.0, ...)'.")
+    for name, desc in zip(params, descriptors):
+        if not _plain_kind(desc):
+            raise source.syntax_error(
+                f"the argument {name!r} ({_kind_text(desc)}) on the numba target "
+                "(target='numba')", source.tree,
+                "numba's compiled gradient takes numbers and NumPy arrays of numbers. "
+                + _ADVICE)
+
+
+def check_source(source, backend, seen=None) -> None:
+    """Refuse, at the user's line, what in ``source`` (a ``FunctionSource``) numba cannot
+    compile: objects, dicts, lists, sets, strings, comprehensions, nested functions,
+    ``with`` and ``try``, methods, and calls of functions ``backend.compiles`` lacks (the
+    user's own functions are read in their turn)."""
+    seen = set() if seen is None else seen
+    seen.add(source.func)
+
+    def refuse(node, what, hint=_ADVICE):
+        raise source.syntax_error(f"{what} on the numba target (target='numba')", node, hint)
+
+    closure = getattr(source.func, "__code__", None)
+    if closure is not None and closure.co_freevars:
+        refuse(source.tree, f"a closure (it reads {', '.join(closure.co_freevars)} of the "
+               "function around it)", "Pass those values as arguments. " + _ADVICE)
+    refused = {gast.ClassDef: "a class", gast.Lambda: "a lambda", gast.Dict: "a dict",
+               gast.Set: "a set", gast.ListComp: "a list comprehension",
+               gast.DictComp: "a dict comprehension", gast.SetComp: "a set comprehension",
+               gast.GeneratorExp: "a generator expression", gast.With: "a `with` statement",
+               gast.Try: "a `try` statement", gast.Yield: "`yield`",
+               gast.YieldFrom: "`yield from`", gast.Global: "a `global` statement",
+               gast.Nonlocal: "a `nonlocal` statement", gast.Delete: "a `del` statement",
+               gast.JoinedStr: "an f-string", gast.Starred: "a starred expression",
+               gast.Raise: "a `raise` statement", gast.Assert: "an `assert` statement"}
+    body = list(source.tree.body)
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]  # (a docstring)
+    for top in body:
+        for node in _gast_walk(top):
+            what = refused.get(type(node))
+            if what is not None:
+                refuse(node, what)
+            if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                refuse(node, "a function defined inside the function")
+            if isinstance(node, gast.List) and isinstance(node.ctx, gast.Load):
+                refuse(node, "a list", "Use a NumPy array (np.zeros(n), then x[i] = ...). "
+                       + _ADVICE)
+            if isinstance(node, gast.Constant) and isinstance(node.value, (str, bytes)):
+                refuse(node, "a string")
+            if isinstance(node, gast.Call):
+                _check_call(source, node, refuse, backend, seen)
+            elif isinstance(node, gast.Attribute) and not _is_call_func(node, top):
+                value = _static(source, node)
+                if value is _UNKNOWN and node.attr not in backend.kernel_attributes:
+                    refuse(node, f"the attribute .{node.attr}",
+                           "Pass the value as an argument. " + _ADVICE)
+                if value is not _UNKNOWN and not _number(value) and \
+                        not isinstance(value, type(os)):
+                    refuse(node, f"{_show(node)} ({type(value).__name__})",
+                           "Pass it as an argument. " + _ADVICE)
+            elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                    node.id not in source.locals and not _is_call_func(node, top):
+                value = _static(source, node)
+                if value is not _UNKNOWN and not _number(value) and \
+                        not isinstance(value, type(os)) and value is not None:
+                    refuse(node, f"the global {node.id} ({type(value).__name__})",
+                           "Pass it as an argument (numba would freeze it). " + _ADVICE)
+
+
+def _gast_walk(node):
+    yield node
+    for child in gast.iter_child_nodes(node):
+        yield from _gast_walk(child)
+
+
+def _is_call_func(node, top) -> bool:
+    """Is ``node`` the function called by a call in ``top``, or the module of one?"""
+    for parent in _gast_walk(top):
+        if isinstance(parent, gast.Call):
+            func = parent.func
+            while isinstance(func, gast.Attribute):
+                if func is node:
+                    return True
+                func = func.value
+            if func is node:
+                return True
+    return False
+
+
+_UNKNOWN = object()
+
+
+def _static(source, node):
+    """The value ``node`` (a name or attributes of one) names in the function's module,
+    or ``_UNKNOWN`` (a local, an argument, an attribute of one)."""
+    if isinstance(node, gast.Attribute):
+        owner = _static(source, node.value)
+        if owner is _UNKNOWN or not isinstance(owner, type(os)):
+            return _UNKNOWN
+        return getattr(owner, node.attr, _UNKNOWN)
+    if isinstance(node, gast.Name) and node.id not in source.locals:
+        for space in (source.closure, source.globals, vars(builtins)):
+            if node.id in space:
+                return space[node.id]
+    return _UNKNOWN
+
+
+def _number(value) -> bool:
+    import numpy as np
+    return isinstance(value, (int, float, np.number)) and not isinstance(value, np.complexfloating)
+
+
+def _show(node) -> str:
+    return ast.unparse(gast.gast_to_ast(node))
+
+
+def _check_call(source, node, refuse, backend, seen) -> None:
+    func = node.func
+    if isinstance(func, gast.Attribute) and _static(source, func.value) is _UNKNOWN:
+        refuse(node, f"the method call {_show(func)}()",
+               "numba's compiled gradient calls functions, not methods: write "
+               f"np.{func.attr}(...) where NumPy has it. " + _ADVICE)
+    value = _static(source, func)
+    if value is _UNKNOWN:
+        refuse(node, f"the call {_show(func)}(...)", _ADVICE)
+    module = getattr(value, "__module__", None) or ""
+    name = getattr(value, "__name__", "")
+    if backend.compiles_call(module, name) and _same(value, module, name):
+        return
+    import types
+    if isinstance(value, types.FunctionType) and not module.startswith(("numpy", "s2sad")):
+        if value not in seen:
+            callee = FunctionSource.of(value)
+            check_source(callee, backend, seen)
+        return
+    refuse(node, f"the call {_show(func)}(...): numba's compiled gradient has no "
+           f"{module + '.' if module else ''}{name}", _ADVICE)
+
+
+def _same(value, module, name) -> bool:
+    """Is ``value`` the function ``name`` of ``module`` (not another of that name)?"""
+    import sys
+    return getattr(sys.modules.get(module), name, None) is value
+
+
+def _plain_kind(desc) -> bool:
+    """Does an argument so described go to numba as it is (a number, a NumPy array)?"""
+    if desc in ("float", "int", "bool"):
+        return True
+    return isinstance(desc, tuple) and len(desc) >= 3 and desc[0] == "nd" and \
+        desc[1] > 0 and desc[2] in _KINDS  # (a NumPy number would come back a float)
+
+
+def _kind_text(desc) -> str:
+    if isinstance(desc, tuple) and len(desc) >= 3 and desc[0] == "nd" and desc[1] == 0 and \
+            desc[2] in _KINDS:
+        return "a NumPy number or 0-d array: pass float(x)"
+    if isinstance(desc, tuple) and desc:
+        return {"list": "a list", "tuple": "a tuple", "dict": "a dict"}.get(
+            desc[0], "an array of complex numbers" if desc[0] == "nd" else "an object")
+    return f"a {desc}" if isinstance(desc, str) else "an object"
+
+
+# --- the generated code -------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Kernel:
+    """What :func:`lower` made of a generated function: the kernel's name, the user's line
+    of each kernel statement (``(first line, last line, user line)``), and numba's
+    compile time once it compiled (``seconds``)."""
+    name: str
+    lines: list
+    source: object
+    seconds: float | None = None
+
+
+def lower(compiled, source, backend, kinds=None):
+    """``compiled`` (a generated gradient) as a kernel numba compiles and its wrapper, or
+    an ``UnsupportedSyntaxError`` at the user's line of the first generated statement the
+    kernel cannot hold. ``kinds``: each argument's kind, by name."""
+    module = ast.parse(compiled.text)
+    fn = next(s for s in module.body if isinstance(s, ast.FunctionDef) and
+              s.name == compiled.name)
+    statements = list(_statements(fn.body))
+    for stmt, line in zip(statements, compiled.user_lines):
+        stmt.user = line
+    aliases = _aliases(module)
+    names = ({n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} |
+             {a.arg for a in fn.args.args}) - set(aliases)  # (its variables, before lowering)
+    try:
+        kernel, wrapper = _Lowering(fn, aliases, set(compiled.live), backend, kinds or {}).run()
+    except _Refused as refused:
+        node, stmt, what, hint = refused.args
+        raise _located(source, getattr(stmt, "user", None), what, hint) from None
+    called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
+    helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
+                               "check_tape", "memory_budget", "tape_bytes", "zeros_like",
+                               "head_length"})
+    clash = sorted(set(helpers) & names)
+    if clash:
+        raise _located(source, source.tree.lineno, f"a variable named {clash[0]}",
+                       f"Rename it: the compiled gradient calls s2sad's helper {clash[0]}.")
+    header = [s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))] + \
+        ast.parse(f"import {backend.compiler}" + (
+            f"\nfrom {backend.kernel_module} import {', '.join(helpers)}" if helpers else "")
+        ).body
+
+    def written(cache: bool) -> str:
+        kernel.decorator_list = [ast.Call(
+            ast.Attribute(ast.Name(backend.compiler, ast.Load()), "njit", ast.Load()), [],
+            [ast.keyword("cache", ast.Constant(cache))])]
+        return "\n\n\n".join([ast.unparse(ast.fix_missing_locations(ast.Module(header, []))),
+                               *(ast.unparse(ast.fix_missing_locations(f))
+                                 for f in (kernel, wrapper))]) + "\n"
+    text = written(True)
+    path = _cache_file(compiled.name, text) if os.path.isfile(source.filename or "") else None
+    if path is None:
+        text = written(False)
+    lines = _kernel_lines(kernel, text)
+    result = dataclasses.replace(compiled, text=text)
+    if path is not None:  # (numba caches what lives in a file: the kernel's module is one)
+        if not os.path.exists(path):
+            partial = f"{path}.{os.getpid()}.tmp"
+            with open(partial, "w", encoding="utf-8") as file:
+                file.write(text)
+            os.replace(partial, path)
+        result.filename = path
+    result.kernel = Kernel(kernel.name, lines, source)
+    return result
+
+
+def module_namespace(compiled, namespace: dict) -> dict:
+    """The namespace of a module, in ``sys.modules``, for the kernel's code to run in:
+    numba's cache finds a kernel's module by name when it loads it (the name is the file's,
+    the same in every process)."""
+    import sys
+    import types
+    stem = os.path.splitext(os.path.basename(compiled.filename))[0]
+    name = "s2sad.kernels." + ("".join(c if c.isalnum() else "_" for c in stem))
+    module = types.ModuleType(name)
+    module.__dict__.update(namespace, __name__=name, __file__=compiled.filename)
+    sys.modules[name] = module
+    return module.__dict__
+
+
+def cache_directory() -> str:
+    """Where the kernels of functions that live in a file are written, for numba's cache
+    (``$S2SAD_CACHE_DIR``, else ``~/.cache/s2sad``): numba keeps its compiled code beside
+    them, across processes."""
+    return os.path.join(os.environ.get("S2SAD_CACHE_DIR") or
+                        os.path.join(os.path.expanduser("~"), ".cache", "s2sad"), "numba")
+
+
+def _cache_file(name: str, text: str) -> str | None:
+    """The file of a kernel: named by its text and s2sad's numba helpers (numba's cache
+    does not follow the helpers it calls), or None where it cannot be written."""
+    from ..runtime import budget
+    helpers = os.path.join(os.path.dirname(budget.__file__), "numba_tape.py")
+    with open(helpers, "rb") as file:
+        digest = hashlib.sha1(text.encode() + file.read()).hexdigest()[:16]
+    directory = cache_directory()
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError:
+        return None
+    return os.path.join(directory, f"{name}_{digest}.py") if os.access(directory, os.W_OK) \
+        else None
+
+
+def _located(source, user, what, hint):
+    message = f"{what} on the numba target (target='numba')"
+    if isinstance(user, tuple):  # (inlined from another function of the user's)
+        filename, lineno, text, _, _ = user[-1]
+        return UnsupportedSyntaxError(message, filename, lineno, text, None, hint, calls=user)
+    return UnsupportedSyntaxError(message, source.filename, user, source.line(user)
+                                  if user else None, None, hint)
+
+
+def _aliases(module) -> dict:
+    """Each name the generated module's imports bind -> the dotted name it stands for."""
+    found = {}
+    for stmt in module.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                found[alias.asname or alias.name.split(".")[0]] = \
+                    alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                found[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+    return found
+
+
+def _kernel_lines(kernel, text) -> list:
+    parsed = next(s for s in ast.parse(text).body if isinstance(s, ast.FunctionDef) and
+                  s.name == kernel.name)
+    return [(new.lineno, new.end_lineno or new.lineno, getattr(old, "user", None))
+            for old, new in zip(_statements(kernel.body), _statements(parsed.body))]
+
+
+class _Lowering:
+    """One generated function made a kernel and a wrapper (see the module's docstring)."""
+
+    def __init__(self, fn, aliases, live, backend, kinds):
+        self.fn, self.aliases, self.live, self.backend = fn, aliases, live, backend
+        self.kinds = kinds
+        self.zeros = {}  # an array argument's sensitivity, started as 0.0 -> the argument
+        self.tapes = set()      # lists appended to and popped (`stack = []`)
+        self.indexed = {}       # lists indexed by a loop's counter: name -> their length
+        self.budget = None      # the kernel's parameter holding the memory budget
+        used = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | \
+            {a.arg for a in fn.args.args}
+        self.fresh = lambda base: next(f"{base}{'_' * k}" for k in range(len(used) + 2)
+                                       if f"{base}{'_' * k}" not in used | self.taken)
+        self.taken = set()
+
+    def run(self):
+        fn = self.fn
+        args = fn.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            raise _Refused(fn, fn.body[0], "a function with *args, **kwargs or keyword-only "
+                           "parameters", _ADVICE)
+        body = list(fn.body)
+        if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+            raise _Refused(fn, body[-1], "a function that does not end in one `return`",
+                           _ADVICE)
+        ret = body.pop()
+        self.split = self.tapes_by_name(body)
+        for node in ast.walk(ret.value):  # (as_gradient(W, s_W) of an array argument W)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                    self.aliases.get(node.func.id, "").endswith(("as_gradient", "fresh_gradient")) \
+                    and len(node.args) == 2 and all(isinstance(a, ast.Name) for a in node.args):
+                kind = self.kinds.get(node.args[0].id)
+                if isinstance(kind, tuple) and len(kind) >= 3 and kind[1] > 0:
+                    self.zeros[node.args[1].id] = node.args[0].id
+        kernel_body = self.block(body, None)
+        for node in ast.walk(ast.Module(kernel_body, [])):
+            if isinstance(node, ast.Return):
+                raise _Refused(node, node, "an early `return`", _ADVICE)
+        # the return: the kernel computes its parts, the wrapper shapes the gradient
+        hoisted, names = [], []
+        shaped = self.shape(ret.value, ret, hoisted, names)
+        kernel_body += hoisted
+        kernel_body.append(ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names],
+                                                ast.Load())))
+        params = [a.arg for a in args.args]
+        live = sorted(self.live)
+        extra = live + ([self.budget] if self.budget else [])
+        kname = self.fresh(f"kernel_{fn.name}")
+        kernel = _function(kname, params + extra, kernel_body)
+        call = ast.Call(ast.Name(kname, ast.Load()), [ast.Name(p, ast.Load()) for p in params + live] +
+                        ([ast.Call(ast.Name("memory_budget", ast.Load()), [], [])]
+                         if self.budget else []), [])
+        targets = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+        wrapper = _function(fn.name, params, [ast.Assign([targets], call), ast.Return(shaped)])
+        for stmt in (kernel, wrapper):
+            stmt.lineno = 1
+        return kernel, wrapper
+
+    def tapes_by_name(self, body) -> dict:
+        """A tape of values of several kinds (a branch's bit, a float) is one list per
+        name it saves: ``stack.append(x)`` pairs with ``x = stack.pop()`` (a value saved
+        is restored to its name), so each name's list pops in the order the one list did.
+        ``{tape: {name: its list's name}}``; anything else done with a tape is refused."""
+        module = ast.Module(body, [])
+        tapes = {t.targets[0].id for t in ast.walk(module) if isinstance(t, ast.Assign) and
+                 len(t.targets) == 1 and isinstance(t.targets[0], ast.Name) and
+                 isinstance(t.value, ast.List) and not t.value.elts}
+        pushed = {tape: set() for tape in tapes}
+        popped = {tape: set() for tape in tapes}
+        for node in ast.walk(module):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Name) and node.func.value.id in tapes:
+                tape = node.func.value.id
+                saved = _saved_name(node) if node.func.attr == "append" else None
+                if saved is not None:
+                    pushed[tape].add(saved)
+                elif node.func.attr != "pop" or node.args:
+                    raise _Refused(node, _statement_of(module, node),
+                                   f"the tape operation {ast.unparse(node)}", _ADVICE)
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    isinstance(node.value.func, ast.Attribute) and \
+                    isinstance(node.value.func.value, ast.Name) and \
+                    node.value.func.value.id in tapes and node.value.func.attr == "pop":
+                if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+                    raise _Refused(node, node, "a tape popped into " +
+                                   ast.unparse(node.targets[0]), _ADVICE)
+                popped[node.value.func.value.id].add(node.targets[0].id)
+        pops = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Assign)}
+        for node in ast.walk(module):  # (a pop whose value is not restored to a name)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr == "pop" and isinstance(node.func.value, ast.Name) and \
+                    node.func.value.id in tapes and id(node) not in pops:
+                raise _Refused(node, _statement_of(module, node),
+                               f"the tape operation {ast.unparse(node)}", _ADVICE)
+        split = {}
+        for tape in sorted(tapes):
+            if pushed[tape] != popped[tape]:
+                raise _Refused(self.fn, self.fn.body[0], "a tape whose values are not "
+                               "restored to the names they were saved from", _ADVICE)
+            split[tape] = {}
+            for name in sorted(pushed[tape]):
+                split[tape][name] = self.fresh(f"{tape}_{name}")
+                self.taken.add(split[tape][name])
+        return split
+
+    # -- statements
+
+    def block(self, body, loop):
+        out = []
+        for stmt in body:
+            out.extend(self.statement(stmt, loop))
+        return out
+
+    def keep(self, new, old):
+        new = ast.copy_location(new, old)
+        new.user = getattr(old, "user", None)
+        return new
+
+    def statement(self, stmt, loop):
+        if isinstance(stmt, ast.Assign):
+            return self.assign(stmt, loop)
+        if isinstance(stmt, ast.AugAssign):
+            if not isinstance(stmt.target, (ast.Name, ast.Subscript)):
+                raise _Refused(stmt, stmt, "an update of an attribute", _ADVICE)
+            self.target(stmt.target, stmt)
+            stmt.value = self.expr(stmt.value, stmt)
+            return [stmt]
+        if isinstance(stmt, ast.If):
+            stmt.test = self.expr(stmt.test, stmt)
+            stmt.body = self.block(stmt.body, None if loop is None else ("if", loop))
+            stmt.orelse = self.block(stmt.orelse, None if loop is None else ("if", loop))
+            return [stmt]
+        if isinstance(stmt, ast.While):
+            if stmt.orelse:
+                raise _Refused(stmt, stmt, "a `while` loop with an `else` block", _ADVICE)
+            stmt.test = self.expr(stmt.test, stmt)
+            stmt.body = self.block(stmt.body, None)
+            return [stmt]
+        if isinstance(stmt, ast.For):
+            return [self.for_loop(stmt)]
+        if isinstance(stmt, ast.Expr):
+            return self.effect(stmt)
+        if isinstance(stmt, (ast.Pass, ast.Break, ast.Continue)):
+            return [stmt]
+        raise _Refused(stmt, stmt, f"a `{type(stmt).__name__.lower()}` statement", _ADVICE)
+
+    def assign(self, stmt, loop):
+        value = stmt.value
+        if len(stmt.targets) != 1:
+            raise _Refused(stmt, stmt, "a chained assignment", _ADVICE)
+        target = stmt.targets[0]
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and \
+                len(target.elts) == len(value.elts) and \
+                all(isinstance(e, ast.Name) for e in target.elts):
+            return [out for t, v in zip(target.elts, value.elts)   # (a, b = (None, None))
+                    for out in self.assign(self.keep(ast.Assign([t], v), stmt), loop)]
+        if loop is None and isinstance(target, ast.Name) and target.id in self.zeros and \
+                isinstance(value, ast.Constant) and value.value == 0 and \
+                type(value.value) is float:  # (its first term an array: numba keeps one type)
+            return [self.keep(ast.Assign([target], ast.Call(ast.Name("zeros_like", ast.Load()), [
+                ast.Name(self.zeros[target.id], ast.Load())], [])), stmt)]
+        if isinstance(target, ast.Name) and isinstance(value, ast.List) and not value.elts:
+            self.tapes.add(target.id)
+            return [self.keep(ast.Assign([ast.Name(each, ast.Store())], ast.List([], ast.Load())),
+                              stmt) for each in self.split[target.id].values()]
+        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and \
+                isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) \
+                and value.func.value.id in self.split and value.func.attr == "pop":
+            value.func.value.id = self.split[value.func.value.id][target.id]
+            return [stmt]
+        if isinstance(target, ast.Name) and isinstance(value, ast.BinOp) and \
+                isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) and \
+                len(value.left.elts) == 1 and isinstance(value.left.elts[0], ast.Constant) \
+                and value.left.elts[0].value is None:  # (saved by the loop's counter)
+            self.indexed[target.id] = ast.dump(value.right)
+            self.expr(value.right, stmt)
+            return [self.keep(ast.Assign([target], ast.List([], ast.Load())), stmt)]
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
+                target.value.id in self.indexed:
+            name = target.value.id
+            if not (loop is not None and loop[0] == "for" and isinstance(target.slice, ast.Name)
+                    and target.slice.id == loop[1] and loop[2] is not None and
+                    loop[2] == self.indexed[name]):
+                raise _Refused(stmt, stmt, "a value saved out of its loop's order", _ADVICE)
+            return [self.keep(ast.Expr(ast.Call(ast.Attribute(
+                ast.Name(name, ast.Load()), "append", ast.Load()),
+                [self.expr(value, stmt)], [])), stmt)]
+        self.target(target, stmt)
+        stmt.value = self.expr(value, stmt)
+        return [stmt]
+
+    def target(self, target, stmt):
+        if isinstance(target, ast.Name):
+            return
+        if isinstance(target, ast.Tuple):
+            for item in target.elts:
+                self.target(item, stmt)
+            return
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
+                target.value.id not in self.tapes:
+            target.slice = self.expr(target.slice, stmt)
+            return
+        raise _Refused(target, stmt, f"the assignment to {ast.unparse(target)}", _ADVICE)
+
+    def for_loop(self, stmt):
+        if stmt.orelse or not isinstance(stmt.target, ast.Name):
+            raise _Refused(stmt, stmt, "this `for` loop", _ADVICE)
+        it = stmt.iter
+        size = None
+        if _call_of(it, "range") and self.aliases.get("range") is None:
+            size = ast.dump(it.args[0]) if len(it.args) == 1 else None
+            stmt.iter = self.expr(it, stmt)
+        elif _call_of(it, "reversed") and len(it.args) == 1 and _call_of(it.args[0], "range") \
+                and len(it.args[0].args) in (1, 2) and not it.args[0].keywords:
+            bounds = [self.expr(a, stmt) for a in it.args[0].args]
+            start, stop = (ast.Constant(0), bounds[0]) if len(bounds) == 1 else bounds
+            stmt.iter = ast.Call(ast.Name("range", ast.Load()), [
+                _minus_one(stop), _minus_one(start), ast.Constant(-1)], [])
+        elif _call_of(it, "reversed") and len(it.args) == 1 and \
+                isinstance(it.args[0], ast.Subscript) and _call_of(it.args[0].value, "range") \
+                and len(it.args[0].value.args) == 1 and isinstance(it.args[0].slice, ast.Slice) \
+                and it.args[0].slice.lower is None and it.args[0].slice.step is None and \
+                it.args[0].slice.upper is not None:  # (reversed(range(n)[:trips]): an exit)
+            length = ast.Call(ast.Name("head_length", ast.Load()), [
+                self.expr(it.args[0].value.args[0], stmt),
+                self.expr(it.args[0].slice.upper, stmt)], [])
+            stmt.iter = ast.Call(ast.Name("range", ast.Load()), [
+                _minus_one(length), ast.Constant(-1), ast.Constant(-1)], [])
+        else:
+            raise _Refused(stmt, stmt, f"the loop over {ast.unparse(it)}: numba's compiled "
+                           "gradient loops over range(...)", _ADVICE)
+        jumps = any(isinstance(n, (ast.Break, ast.Continue))  # (a turn that skips its save
+                    for n in ast.walk(ast.Module(stmt.body, [])))  # would shift the rest)
+        stmt.body = self.block(stmt.body, ("for", stmt.target.id, None if jumps else size))
+        return stmt
+
+    def effect(self, stmt):
+        call = stmt.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                isinstance(call.func.value, ast.Name) and call.func.value.id in self.split:
+            call.func.value.id = self.split[call.func.value.id][_saved_name(call)]
+            call.args = [self.expr(a, stmt) for a in call.args]
+            return [stmt]
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+                self.aliases.get(call.func.id, "").endswith(".check_stack") and \
+                len(call.args) == 1 and isinstance(call.args[0], ast.Name):
+            self.budget = self.budget or self.fresh("tape_budget")
+            self.taken.add(self.budget)
+            lists = list(self.split.get(call.args[0].id, {}).values())
+            if not lists:
+                return []
+            total = ast.Call(ast.Name("tape_bytes", ast.Load()), [ast.Name(lists[0], ast.Load())], [])
+            for each in lists[1:]:
+                total = ast.BinOp(total, ast.Add(), ast.Call(
+                    ast.Name("tape_bytes", ast.Load()), [ast.Name(each, ast.Load())], []))
+            return [self.keep(ast.Expr(ast.Call(ast.Name("check_tape", ast.Load()), [
+                total, ast.Name(self.budget, ast.Load())], [])), stmt)]
+        raise _Refused(stmt, stmt, f"the statement {ast.unparse(stmt)}", _ADVICE)
+
+    # -- expressions
+
+    def expr(self, node, stmt):
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (str, bytes)) or node.value is Ellipsis:
+                raise _Refused(node, stmt, "a string", _ADVICE)
+            return node
+        if isinstance(node, ast.Name):
+            if node.id in self.aliases:
+                raise _Refused(node, stmt, f"the module value {node.id}", _ADVICE)
+            return node
+        if isinstance(node, ast.Call):
+            return self.call(node, stmt)
+        if isinstance(node, ast.Attribute):
+            full = self.dotted(node)
+            if full is not None:
+                import importlib
+                head, _, attr = full.rpartition(".")
+                try:
+                    value = getattr(importlib.import_module(head), attr)
+                except (ImportError, AttributeError):
+                    value = None
+                if isinstance(value, float):
+                    return ast.Constant(value)  # (np.pi, math.e: a constant, as numba reads it)
+                raise _Refused(node, stmt, f"the value {ast.unparse(node)}", _ADVICE)
+            if node.attr not in self.backend.kernel_attributes:
+                raise _Refused(node, stmt, f"the attribute .{node.attr}", _ADVICE)
+            node.value = self.expr(node.value, stmt)
+            return node
+        if isinstance(node, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp,
+                             ast.SetComp, ast.GeneratorExp, ast.Lambda, ast.JoinedStr,
+                             ast.Starred, ast.Await, ast.Yield, ast.YieldFrom,
+                             ast.NamedExpr)):
+            raise _Refused(node, stmt, f"{ast.unparse(node)} (a {type(node).__name__})",
+                           _ADVICE)
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.expr):
+                setattr(node, field, self.expr(value, stmt))
+            elif isinstance(value, list):
+                setattr(node, field, [self.expr(v, stmt) if isinstance(v, ast.expr) else v
+                                      for v in value])
+        return node
+
+    def dotted(self, node) -> str | None:
+        """The dotted name ``np.linalg.norm`` stands for (``numpy.linalg.norm``), if its
+        root is a module the generated code imports; else None."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.aliases:
+            return None
+        return ".".join([self.aliases[node.id], *reversed(parts)])
+
+    def call(self, node, stmt):
+        func = node.func
+        node.args = [self.expr(a, stmt) for a in node.args]
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise _Refused(node, stmt, "a call with **keywords", _ADVICE)
+            keyword.value = self.expr(keyword.value, stmt)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                func.value.id in ({n for t in self.split.values() for n in t.values()} |
+                                  set(self.indexed)) and func.attr in ("append", "pop"):
+            return node
+        full = self.dotted(func) if isinstance(func, ast.Attribute) else \
+            self.aliases.get(func.id) if isinstance(func, ast.Name) else None
+        if full is None and isinstance(func, ast.Name) and \
+                self.backend.compiles_call("builtins", func.id):
+            return node
+        if full is not None:
+            head, _, name = full.rpartition(".")
+            if (head, name) in self.backend.kernel_checked:
+                if len(node.args) != 1 or node.keywords:
+                    raise _Refused(node, stmt, f"{ast.unparse(node)} (with a base)", _ADVICE)
+                node.func = ast.Name(self.backend.kernel_checked[head, name], ast.Load())
+                return node  # (raises as Python's does outside its domain: numba's, NaN)
+            if self.backend.compiles_call(head, name):
+                return node
+            if head.startswith("s2sad.runtime") and name in self.backend.kernel_helpers:
+                node.func = ast.Name(self.backend.kernel_helpers[name], ast.Load())
+                return node
+            raise _Refused(node, stmt, f"s2sad's helper {name} (its generated code calls "
+                           f"{full}, which numba's compiled gradient has no version of)"
+                           if head.startswith("s2sad") else
+                           f"the call of {full}, which numba's compiled gradient has not",
+                           _ADVICE)
+        raise _Refused(node, stmt, f"the call {ast.unparse(node)}", _ADVICE)
+
+    # -- the return
+
+    def shape(self, node, stmt, hoisted, names):
+        """The wrapper's return expression: calls of s2sad's helpers and Python's
+        ``float`` (which shape the gradient) kept, every other part computed in the kernel
+        and read from its result."""
+        if isinstance(node, ast.Name) and node.id not in self.aliases:
+            if node.id not in names:
+                names.append(node.id)
+            return node
+        if isinstance(node, ast.Constant) and not isinstance(node.value, (str, bytes)):
+            return node
+        if isinstance(node, ast.Tuple):
+            node.elts = [self.shape(e, stmt, hoisted, names) for e in node.elts]
+            return node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                self.aliases.get(node.func.id, "").startswith("s2sad.runtime") or
+                node.func.id in ("float", "tuple", "list") and node.func.id not in self.aliases):
+            node.args = [self.shape(a, stmt, hoisted, names) for a in node.args]
+            for keyword in node.keywords:
+                keyword.value = self.shape(keyword.value, stmt, hoisted, names)
+            return node
+        name = self.fresh("r")
+        self.taken.add(name)
+        hoisted.append(self.keep(ast.Assign([ast.Name(name, ast.Store())],
+                                            self.expr(node, stmt)), stmt))
+        names.append(name)
+        return ast.Name(name, ast.Load())
+
+
+def _saved_name(call) -> str | None:
+    """The name ``stack.append(x)`` or ``stack.append(shape_of(x))`` saves, else None."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    arg = call.args[0]
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and \
+            arg.func.id == "shape_of" and len(arg.args) == 1:
+        arg = arg.args[0]
+    return arg.id if isinstance(arg, ast.Name) else None
+
+
+def _statement_of(module, node):
+    """The innermost statement of ``module`` holding ``node`` (for its user line)."""
+    found = None
+    for stmt in ast.walk(module):
+        if isinstance(stmt, ast.stmt) and any(n is node for n in ast.walk(stmt)):
+            found = stmt
+    return found
+
+
+def _minus_one(node):
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return ast.Constant(node.value - 1)
+    return ast.BinOp(node, ast.Sub(), ast.Constant(1))
+
+
+def _function(name: str, params: list, body: list) -> ast.FunctionDef:
+    return ast.FunctionDef(name=name, args=ast.arguments(
+        posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None, kwonlyargs=[],
+        kw_defaults=[], kwarg=None, defaults=[]), body=body, decorator_list=[], returns=None)
+
+
+def _call_of(node, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+        node.func.id == name and not node.keywords
+
+
+# --- numba's compile, at the first call ---------------------------------------------------
+
+
+def attach(function, compiled) -> None:
+    """Make the first call of ``function`` (the wrapper ``load`` made of ``compiled``)
+    compile its kernel for the arguments' types, timing it (``compiled.kernel.seconds``),
+    and turn an error of numba's into an ``UnsupportedSyntaxError`` at the user's line."""
+    kernel = compiled.kernel
+    namespace = function.__globals__
+    dispatcher = namespace[kernel.name]
+
+    def first_call(*args):
+        import numba
+        started = time.perf_counter()
+        try:
+            dispatcher.compile(tuple(numba.typeof(a) for a in args))
+        except numba.core.errors.NumbaError as exc:
+            raise _numba_error(exc, compiled) from None
+        kernel.seconds = time.perf_counter() - started
+        namespace[kernel.name] = dispatcher
+        return dispatcher(*args)
+    first_call.__name__ = kernel.name
+    namespace[kernel.name] = first_call
+
+
+def _numba_error(exc, compiled) -> DifferentiationError:
+    """numba's typing error in the kernel of ``compiled``, at the user's line it comes
+    from (its first line of the kernel's file), its reason first."""
+    import re
+    kernel = compiled.kernel
+    text = str(exc)
+    lines = [int(n) for n in re.findall(r'File "[^"]*", line (\d+)', text)]
+    user = None
+    for number in lines:
+        inner = [u for first, last, u in kernel.lines if first <= number <= last and u]
+        if inner:
+            user = inner[-1]
+            break
+    reason = next((line.strip() for line in text.splitlines() if line.strip() and
+                   not line.startswith(("Failed in", "During:", "File "))), text.strip())
+    return _located(kernel.source, user, f"an operation numba cannot compile ({reason})",
+                    _ADVICE)
