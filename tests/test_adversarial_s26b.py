@@ -1,0 +1,142 @@
+"""Findings of the s26 adversarial pass (b): a silently wrong value and gradient, and an
+internal error on valid code.
+
+* Forward substitution moved a temporary's value (``np.cos(t_3)``, ``np.copy(t_3)``) into
+  its use past a store into the array that ``t_3`` is a view of: ``A[0], A[1] =
+  np.sin(A[1]), np.cos(A[0])`` read the row already stored. It now knows which names may
+  share memory (views by the rule entries' facts) and moves nothing past such a store.
+* ``math.fabs`` of an ``np.float64`` (an item of an array): its adjoint subtracted two
+  NumPy bools, a TypeError from the generated code.
+"""
+
+import math
+
+import gast
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.codegen import unparse
+from s2sad.transforms.forward_substitution import ForwardSubstitution
+from test_higher_order import central_differences
+
+X = np.array([0.8, 1.3, -0.4, 0.9, 1.7, -1.1])
+WEIGHTS = np.arange(6.0).reshape(2, 3) + 1.0
+
+
+# --- a store between a view's read and its use ---------------------------------------------
+
+def rows_swapped_through_functions(x):
+    A = x.reshape(2, 3) * 1.0
+    A[0], A[1] = np.sin(A[1]), np.cos(A[0])
+    return np.sum(A * A * WEIGHTS)
+
+
+def halves_swapped_by_copies(x):
+    y = x.copy()
+    y[:3], y[3:] = y[3:].copy(), y[:3].copy()
+    return np.sum(y * y * WEIGHTS.ravel())
+
+
+def halves_swapped_by_arrays(x):
+    y = x * 1.0
+    y[:3], y[3:] = np.array(y[3:]), np.array(y[:3]) ** 2
+    return np.sum(y ** 3)
+
+
+def columns_swapped_through_functions(x):
+    A = x.reshape(3, 2) * 1.0
+    A[:, 0], A[:, 1] = np.exp(A[:, 1]), np.tanh(A[:, 0])
+    return np.sum(A ** 2 * WEIGHTS.reshape(3, 2))
+
+
+def rows_swapped_by_transposes(x):
+    A = x.reshape(2, 3) * 2.0
+    A[0], A[1] = A.T[:, 1] * 1.0, np.square(A.T[:, 0])
+    return np.sum(A * WEIGHTS)
+
+
+SWAPS = [rows_swapped_through_functions, halves_swapped_by_copies, halves_swapped_by_arrays,
+         columns_swapped_through_functions, rows_swapped_by_transposes]
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+@pytest.mark.parametrize("f", SWAPS, ids=lambda f: f.__name__)
+def test_a_swap_reads_the_values_before_the_first_store(f, optimize):
+    value, gradient = s2sad.value_and_grad(f, optimize=optimize)(X.copy())
+    assert np.isclose(value, f(X.copy()))
+    expected = central_differences(f, (X,), 0).ravel()
+    assert np.allclose(gradient, expected, rtol=1e-6, atol=1e-7)
+    grad = s2sad.grad(f, optimize=optimize)
+    grad(X.copy())  # (the second call reuses the variant)
+    assert np.allclose(grad(X * 0.7 + 0.1),
+                       central_differences(f, (X * 0.7 + 0.1,), 0).ravel(), atol=1e-6)
+
+
+@pytest.mark.parametrize("f", SWAPS, ids=lambda f: f.__name__)
+def test_a_swap_forward_mode(f):
+    t = np.linspace(0.3, 1.1, 6)
+    value, push = s2sad.jvp(f)(X.copy())
+    assert np.isclose(value, f(X.copy()))
+    assert np.isclose(push(t), (f(X + 1e-6 * t) - f(X - 1e-6 * t)) / 2e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize("f", SWAPS, ids=lambda f: f.__name__)
+def test_a_swap_second_order(f):
+    s2sad.check_grads(f, (X.copy(),), order=2)
+
+
+def test_a_view_read_does_not_move_past_a_store_into_its_base():
+    fn = gast.parse('''def g(y):
+    t_1 = y[3:]
+    t_2 = np.copy(t_1)
+    t_3 = y[:3]
+    t_4 = np.copy(t_3)
+    y[:3] = t_2
+    y[3:] = t_4
+    return y''').body[0]
+    moved = unparse(ForwardSubstitution(lambda f: True, {"t_1", "t_2", "t_3", "t_4"}).visit(fn))
+    # the copy of y[:3] stays above the store into y[:3], which changes what t_3 shows
+    assert moved.split("\n")[1:4] == ["    t_4 = np.copy(y[:3])", "    y[:3] = np.copy(y[3:])",
+                                       "    y[3:] = t_4"]
+
+
+def test_a_rebound_name_does_not_stop_a_move():
+    fn = gast.parse('''def g(x):
+    t_1 = x[0]
+    t_2 = x[2]
+    s_x[2] = t_1 * 2.0
+    return t_2''').body[0]
+    moved = unparse(ForwardSubstitution(lambda f: True, {"t_1", "t_2"}).visit(fn))
+    assert "s_x[2] = x[0] * 2.0" in moved  # (t_2 bound again is not x changed)
+
+
+# --- math.fabs of NumPy numbers ------------------------------------------------------------
+
+def fabs_of_an_item(x):
+    return math.fabs(x[2]) * x[0] + math.fabs(x[1] * x[3])
+
+
+def fabs_of_a_number(x):
+    return math.fabs(x) * 2.0 + math.fabs(x * x - 1.0)
+
+
+def test_fabs_of_an_array_item_matches_central_differences():
+    got = s2sad.grad(fabs_of_an_item)(X)
+    assert np.allclose(got, central_differences(fabs_of_an_item, (X,), 0).ravel(), atol=1e-7)
+    value, push = s2sad.jvp(fabs_of_an_item)(X)
+    assert np.isclose(push(np.ones(6)), np.sum(got))
+    s2sad.check_grads(fabs_of_an_item, (X,), order=2)
+
+
+@pytest.mark.parametrize("x", [-0.4, np.float64(-0.4), np.float64(0.3), np.float32(1.5)],
+                         ids=["float", "np.float64-negative", "np.float64", "np.float32"])
+def test_fabs_of_a_numpy_number(x):
+    got = s2sad.grad(fabs_of_a_number)(x)
+    expected = 2.0 * np.sign(x) + 2 * x * np.sign(x * x - 1.0)
+    assert np.isclose(got, expected, rtol=1e-6)
+    assert np.isclose(s2sad.jvp(fabs_of_a_number)(x)[1](1.0), expected, rtol=1e-6)
+
+
+def test_fabs_at_zero_is_a_subgradient_not_an_error():
+    assert s2sad.grad(fabs_of_a_number)(np.float64(0.0)) == 0.0
