@@ -140,3 +140,48 @@ def test_fabs_of_a_numpy_number(x):
 
 def test_fabs_at_zero_is_a_subgradient_not_an_error():
     assert s2sad.grad(fabs_of_a_number)(np.float64(0.0)) == 0.0
+
+
+# --- a chained assignment evaluates its right side once ------------------------------------
+
+def rows_chained(x):
+    A = x.reshape(2, 3) * 1.0
+    A[0] = A[1] = np.sin(A[0])
+    return np.sum(A ** 2 * WEIGHTS)
+
+
+def items_chained(x):
+    y = x * 1.0
+    y[0] = y[1] = y[0] ** 2
+    return np.sum(y * WEIGHTS.ravel())
+
+
+def chained_with_a_name(x):
+    y = x * 1.0
+    y[2:4] = z = np.exp(y[1:3])
+    return np.sum(y * y * WEIGHTS.ravel()) + np.sum(z)
+
+
+def chained_three(x):
+    A = x.reshape(3, 2) * 1.0
+    A[0] = A[1] = A[2] = A[0] * A[2]
+    return np.sum(A ** 3)
+
+
+CHAINED = [rows_chained, items_chained, chained_with_a_name, chained_three]
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+@pytest.mark.parametrize("f", CHAINED, ids=lambda f: f.__name__)
+def test_a_chained_assignment_evaluates_its_value_once(f, optimize):
+    value, gradient = s2sad.value_and_grad(f, optimize=optimize)(X.copy())
+    assert np.isclose(value, f(X.copy()))
+    assert np.allclose(gradient, central_differences(f, (X,), 0).ravel(), rtol=1e-6,
+                       atol=1e-7)
+    t = np.linspace(0.3, 1.1, 6)
+    assert np.isclose(s2sad.jvp(f)(X.copy())[1](t), gradient @ t)
+
+
+@pytest.mark.parametrize("f", CHAINED, ids=lambda f: f.__name__)
+def test_a_chained_assignment_second_order(f):
+    s2sad.check_grads(f, (X.copy(),), order=2)
