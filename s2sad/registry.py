@@ -581,6 +581,9 @@ class Facts:
       function at each run, and the makers that run it more than once refuse it:
       ``"draws"``; ``"seeds"``: it sets that state from its argument (``np.random.seed``),
       so draws after a call with a constant are the same at each run.
+    * ``calls``: the positions of the arguments it calls on the items of the others
+      (``map(f, xs)``: ``(0,)``): a function there with no facts may change an item in
+      place, as a call of it would.
     * ``keywords``: for a runtime helper, the position from which generated code passes
       its arguments by name, those equal to their default left out (``sum_grad``'s 1:
       ``sum_grad(g, like=x, axis=1)``; :mod:`s2sad.transforms.readable`).
@@ -624,6 +627,7 @@ class Facts:
     library: str = ""
     keywords: int | None = None
     hidden_state: str = ""
+    calls: tuple = ()
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

@@ -7,9 +7,15 @@ internal error on valid code.
   share memory (views by the rule entries' facts) and moves nothing past such a store.
 * ``math.fabs`` of an ``np.float64`` (an item of an array): its adjoint subtracted two
   NumPy bools, a TypeError from the generated code.
+* ``A[0] = A[1] = np.sin(A[0])`` evaluated its right side again for the second target.
+* ``list(map(operator.methodcaller("fill", 2.0), [y]))``: ``map`` was known to change
+  nothing, whatever the function it calls; it now says which argument it calls
+  (``Facts.calls``), and one with no facts there is refused as its call would be.
 """
 
+import inspect
 import math
+import operator
 
 import gast
 import numpy as np
@@ -19,6 +25,11 @@ import s2sad
 from s2sad.codegen import unparse
 from s2sad.transforms.forward_substitution import ForwardSubstitution
 from test_higher_order import central_differences
+
+def line_of(func, text):
+    lines, start = inspect.getsourcelines(func)
+    return start + next(i for i, line in enumerate(lines) if text in line)
+
 
 X = np.array([0.8, 1.3, -0.4, 0.9, 1.7, -1.1])
 WEIGHTS = np.arange(6.0).reshape(2, 3) + 1.0
@@ -185,3 +196,74 @@ def test_a_chained_assignment_evaluates_its_value_once(f, optimize):
 @pytest.mark.parametrize("f", CHAINED, ids=lambda f: f.__name__)
 def test_a_chained_assignment_second_order(f):
     s2sad.check_grads(f, (X.copy(),), order=2)
+
+
+# --- map and filter call a function on the items: one with no facts is refused ------------
+
+def map_fills_the_items(x):
+    y = x * 1.0
+    list(map(operator.methodcaller("fill", 2.0), [y]))
+    return np.sum(y * WEIGHTS.ravel()) + x[0]
+
+
+def filter_sorts_the_items(x):
+    y = x * 1.0
+    list(filter(operator.methodcaller("sort"), [y]))
+    return np.sum(y * WEIGHTS.ravel())
+
+
+def map_of_a_known_function(x):
+    return sum(map(np.sin, [x[0], x[1] * 2.0]))
+
+
+@pytest.mark.parametrize("f, text", [(map_fills_the_items, "list(map("),
+                                     (filter_sorts_the_items, "list(filter(")],
+                         ids=["map", "filter"])
+def test_map_of_a_function_without_facts_is_refused_at_the_line(f, text):
+    with pytest.raises(s2sad.NoDerivativeError, match="a function it calls on the items "
+                       "that s2sad has no rule for") as info:
+        s2sad.grad(f)(X.copy())
+    assert info.value.lineno == line_of(f, text)
+    assert "copy" in str(info.value)  # (the advice: give it a copy)
+
+
+def test_map_of_a_function_with_a_rule_is_followed():
+    got = s2sad.grad(map_of_a_known_function)(X)
+    expected = central_differences(map_of_a_known_function, (X,), 0).ravel()
+    assert np.allclose(got, expected, atol=1e-7)
+
+
+def test_map_and_filter_say_they_call_their_first_argument():
+    from s2sad import registry
+    assert registry.facts(map).calls == (0,) and registry.facts(filter).calls == (0,)
+    assert registry.facts(sorted).calls == ()
+
+
+# --- eval, exec and locals read the function's variables by name ---------------------------
+
+def doubled_by_eval(x):
+    y = x * 1.0
+    z = eval("y * 2")
+    return np.sum(z * WEIGHTS.ravel())
+
+
+def scaled_by_exec(x):
+    y = x * 1.0
+    exec("y *= 2")
+    return np.sum(y)
+
+
+def read_through_locals(x):
+    y = x * 3.0
+    return np.sum(locals()["y"])
+
+
+@pytest.mark.parametrize("f, text, what", [
+    (doubled_by_eval, 'eval("y * 2")', "eval"), (scaled_by_exec, 'exec("y', "exec"),
+    (read_through_locals, "locals()", "locals")], ids=["eval", "exec", "locals"])
+def test_eval_exec_and_locals_are_refused_at_the_line(f, text, what):
+    with pytest.raises(s2sad.UnsupportedSyntaxError,
+                       match=f"{what}, which reads or changes the function's variables") as info:
+        s2sad.grad(f)(X.copy())
+    assert info.value.lineno == line_of(f, text)
+    assert "Write the expression out" in str(info.value)
