@@ -14,6 +14,7 @@ internal error on valid code.
 """
 
 import inspect
+import itertools
 import math
 import operator
 
@@ -267,3 +268,36 @@ def test_eval_exec_and_locals_are_refused_at_the_line(f, text, what):
         s2sad.grad(f)(X.copy())
     assert info.value.lineno == line_of(f, text)
     assert "Write the expression out" in str(info.value)
+
+
+# --- an unknown call returning an iterator: its work runs when it is read, unwatched -------
+
+def starmap_copies_into(x):
+    y = x * 1.0
+    list(itertools.starmap(np.copyto, [(y, x ** 2)]))
+    return np.sum(y * WEIGHTS.ravel())
+
+
+def starmap_reads_only(x):
+    y = x * 1.0
+    pairs = list(itertools.starmap(max, [(0.0, 1.0)]))
+    return np.sum(y * y) * pairs[0]
+
+
+def test_an_unknown_call_returning_an_iterator_is_refused_when_it_runs():
+    with pytest.raises(s2sad.NoDerivativeError, match="itertools.starmap") as info:
+        s2sad.grad(starmap_copies_into)(X.copy())
+    assert info.value.lineno == line_of(starmap_copies_into, "itertools.starmap")
+
+
+def test_an_unknown_call_on_constants_returning_an_iterator_is_followed():
+    got = s2sad.grad(starmap_reads_only)(X.copy())
+    assert np.allclose(got, 2 * X)
+
+
+def test_unchanged_call_refuses_an_iterator_over_watched_arrays():
+    from s2sad.runtime import unchanged_call
+    w = np.array([1.0, 2.0])
+    with pytest.raises(s2sad.NoDerivativeError, match="refused"):
+        unchanged_call(iter, (w,), "refused", "", w)
+    assert unchanged_call(np.sum, (w,), "refused", "", w) == 3.0
