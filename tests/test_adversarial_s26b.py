@@ -301,3 +301,18 @@ def test_unchanged_call_refuses_an_iterator_over_watched_arrays():
     with pytest.raises(s2sad.NoDerivativeError, match="refused"):
         unchanged_call(iter, (w,), "refused", "", w)
     assert unchanged_call(np.sum, (w,), "refused", "", w) == 3.0
+
+
+# --- a key computed on the line (operator.methodcaller(...)): refused, not a NameError -----
+
+def sorted_by_a_computed_key(x):
+    y = x * 1.0
+    z = sorted([y, y * 2], key=operator.methodcaller("sum"))
+    return np.sum(z[0])
+
+
+def test_a_computed_sort_key_of_no_facts_is_refused_at_the_line():
+    with pytest.raises(s2sad.NoDerivativeError, match="which the gradient follows") as info:
+        s2sad.grad(sorted_by_a_computed_key)(X.copy())
+    assert info.value.lineno == line_of(sorted_by_a_computed_key, "key=operator")
+    assert "not defined" not in str(info.value)
