@@ -583,6 +583,9 @@ class Facts:
       so draws after a call with a constant are the same at each run; ``"unseeded"``: it
       makes a generator from fresh entropy where called with no seed (or None)
       (``np.random.default_rng()``), so draws from it differ at each run.
+    * ``calls``: the positions of the arguments it calls on the items of the others
+      (``map(f, xs)``: ``(0,)``): a function there with no facts may change an item in
+      place, as a call of it would.
     * ``keywords``: for a runtime helper, the position from which generated code passes
       its arguments by name, those equal to their default left out (``sum_grad``'s 1:
       ``sum_grad(g, like=x, axis=1)``; :mod:`s2sad.transforms.readable`).
@@ -626,6 +629,7 @@ class Facts:
     library: str = ""
     keywords: int | None = None
     hidden_state: str = ""
+    calls: tuple = ()
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

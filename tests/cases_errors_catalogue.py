@@ -218,6 +218,11 @@ def object_attributes_as_dict(x, model):
     return np.sum(model.layers[0](x))
 
 
+def reads_variables_by_name(x):
+    y = x * 2.0
+    return np.sum(eval("y * y"))  # <- here
+
+
 def updates_argument(x):
     x[0] = 2.0 * x[1]  # <- here
     return np.sum(x)

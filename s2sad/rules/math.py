@@ -126,7 +126,7 @@ def pow(g, ans, x, y):
 
 @defvjp(math.fabs, shape="scalar")
 def fabs(g, ans, x):
-    return g * ((x > 0) - (x < 0))
+    return g * (1.0 if x > 0 else -1.0 if x < 0 else 0.0)  # (np.float64's bools: no `-`)
 
 
 @defvjp(math.erf, shape="scalar")

@@ -60,6 +60,7 @@ deffacts(builtins.list, builtins.tuple, builtins.iter, builtins.reversed, builti
          operator.itemgetter, list.copy, list.__getitem__, tuple.__getitem__, dict.copy,
          dict.get, dict.values, dict.items, dict.keys, dict.__getitem__,
          returns_view_of="*")
+deffacts(builtins.map, builtins.filter, calls=(0,))  # (f(item): what f does to an item)
 
 # --- no change, no view: a number, a new value, or nothing -----------------------------------
 

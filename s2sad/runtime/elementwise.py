@@ -81,7 +81,7 @@ def unchanged_call(func, watched: tuple, message: str, hint: str, *args, **kwarg
     gradient follows (``watched``) where its result needs no gradient (an auxiliary
     output's ``np.polyfit(t, w, 1)``): refused, with ``message`` and ``hint``, if it
     changed one of them in place (the arrays a list or tuple holds), or is given another
-    object.
+    object, or returns an iterator (which does its work when it is read, unwatched).
 
     >>> w = np.array([1.0, 2.0])
     >>> int(unchanged_call(np.linalg.matrix_rank, (w,), "refused", "", np.outer(w, w)))
@@ -108,6 +108,8 @@ def unchanged_call(func, watched: tuple, message: str, hint: str, *args, **kwarg
         if v.shape != old.shape or not np.array_equal(
                 v, old, equal_nan=v.dtype.kind in "fc"):
             raise NoDerivativeError(message, hint=hint)
+    if arrays and hasattr(result, "__next__"):  # (a lazy iterator, itertools.starmap's: it
+        raise NoDerivativeError(message, hint=hint)  # runs the work when read, unwatched)
     return result
 
 

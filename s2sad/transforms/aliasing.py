@@ -550,6 +550,10 @@ class Aliasing:
         activity is known: ``unknown_calls``) where it is given a mutable value, or a
         container holding one, that shares memory with a value the gradient follows."""
         found, args = self._call_facts(call)
+        lazy = found is not None and any(p < len(args) and not self._known_function(args[p])
+                                         for p in found.calls)
+        if lazy:  # (map(f, [z]) with f not known: f(z) may change z, when map is read)
+            found = None
         if found is not None:
             return
         given = [a for a in args + [k.value for k in call.keywords]
@@ -585,11 +589,25 @@ class Aliasing:
                 NoDerivativeError,
                 f"{dotted}(...) is given {what}, which the gradient follows; s2sad has no "
                 f"rule for {dotted} and does not know whether it changes its arguments in "
-                "place or returns one of them", call,
+                "place or returns one of them" if not lazy else
+                f"{dotted}(...) is given {what}, which the gradient follows, and a function "
+                f"it calls on the items that s2sad has no rule for: it may change an item "
+                "in place", call,
                 f"Give it a copy ({dotted}({shown}.copy(), ...)) if its result needs no "
                 "gradient, compute the value with NumPy functions s2sad knows, or register a rule for it with @s2sad.defvjp "
                 "(a function with a rule is taken to change none of its arguments).")),
-                call))  # (its result needing no gradient: checked when it runs instead)
+                *(() if lazy else (call,))))  # (its result needing no gradient: checked
+            # when it runs instead; not map's, which calls f only when it is read)
+
+    def _known_function(self, func) -> bool:
+        """Is ``func``, given to a function that calls it (``map``), one whose facts are
+        known, or the user's own (a function argument, a local function)?"""
+        if not isinstance(func, (gast.Name, gast.Attribute)):
+            return True  # (a constant: calling it fails as Python's call does)
+        if isinstance(func, gast.Name) and (func.id in self.function_args or
+                                            func.id in self.local_functions):
+            return True
+        return registry.facts(self._callee(func)) is not None
 
     @staticmethod
     def _method_facts(attr: str):

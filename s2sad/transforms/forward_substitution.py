@@ -63,10 +63,11 @@ class ForwardSubstitution(trees.Transformer):
     """
 
     def __init__(self, is_pure: Callable, movable: set[str] | None = None,
-                 idempotent: frozenset | set = frozenset()):
+                 idempotent: frozenset | set = frozenset(), view_args: Callable | None = None):
         self.is_pure = is_pure
         self.movable = movable
         self.idempotent = idempotent
+        self.view_args = view_args  # (the arguments a call's result may be, or be a view of)
         self.changed = False  # (whether a visit moved a definition)
 
     def visit_FunctionDef(self, node):
@@ -80,6 +81,8 @@ class ForwardSubstitution(trees.Transformer):
             elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
                 stores[n.target.id] += 1
         self._facts: dict = {}  # id of a statement -> (it, names in it, names it writes)
+        self.memory = _memory(node, self.view_args)
+        self.lists = _lists(node) if self.memory else set()
         params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
         self.single = {name for name, count in stores.items()
                        if count == 1 and loads[name] == 1 and name not in params and
@@ -104,6 +107,7 @@ class ForwardSubstitution(trees.Transformer):
         hundreds of statements below its definition)."""
         appears: dict[str, list] = {}  # name -> positions of the statements naming it
         writes: dict[str, list] = {}  # name -> positions of the statements writing it
+        changes: dict[str, list] = {}  # name -> positions of those changing it in place
         barriers = []  # positions of if, for, while, break: the end of a straight line
         for q, stmt in enumerate(stmts):
             if comment_text(stmt) is not None:
@@ -115,13 +119,16 @@ class ForwardSubstitution(trees.Transformer):
                 appears.setdefault(name, []).append(q)
             for name in written_names:
                 writes.setdefault(name, []).append(q)
+            for name in _changed(stmt, written_names, self.lists) if self.memory else ():
+                changes.setdefault(name, []).append(q)
         gone = set()  # positions of the definitions moved
         for p, stmt in enumerate(stmts):
             for field in ("body", "orelse"):
                 inner = getattr(stmt, field, None)
                 if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
                     self.block(inner)
-            if self._movable(stmt) and self._substitute(stmts, p, appears, writes, barriers):
+            if self._movable(stmt) and self._substitute(stmts, p, appears, writes, changes,
+                                                        barriers):
                 gone.add(p)
         if gone:
             self.changed = True
@@ -135,7 +142,7 @@ class ForwardSubstitution(trees.Transformer):
             return False
         return all(self.is_pure(call.func) for call in self._facts_of(stmt)[3])
 
-    def _substitute(self, stmts, p, appears, writes, barriers) -> bool:
+    def _substitute(self, stmts, p, appears, writes, changes, barriers) -> bool:
         name = stmts[p].targets[0].id
         value = stmts[p].value
         named = appears[name]
@@ -153,6 +160,10 @@ class ForwardSubstitution(trees.Transformer):
             written_at = writes.get(read, ())
             if bisect_right(written_at, p) != bisect_left(written_at, q):
                 return False  # what it reads changes before the use
+            for other in self.memory.get(read, ()):  # (a store into a view changes its base)
+                changed_at = changes.get(other, ())
+                if bisect_right(changed_at, p) != bisect_left(changed_at, q):
+                    return False
         later = stmts[q]
         if self._facts_of(later)[4] > MAX_OPERATIONS - facts[4]:
             return False  # keep lines short enough to read
@@ -185,6 +196,101 @@ class ForwardSubstitution(trees.Transformer):
                     operations += 1
             facts = self._facts[id(stmt)] = (stmt, names, written(stmt), calls, operations)
         return facts
+
+
+def _changed(stmt, written_names: set, lists: set) -> set:
+    """The names whose memory ``stmt`` changes in place (``y[:3] = v``, ``y += v``,
+    ``np.add.at(y, i, v)``): of those it writes, not a name it binds again (``y = v``),
+    nor a list of ``lists`` whose slots it sets (``y_saved[i] = y``, ``stack.append(y)``:
+    the arrays the list holds are unchanged)."""
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+            isinstance(stmt.value.func, gast.Attribute) and \
+            isinstance(stmt.value.func.value, gast.Name) and \
+            stmt.value.func.value.id in lists and stmt.value.func.attr in ("append", "pop"):
+        return set()
+    if not isinstance(stmt, gast.Assign):
+        return written_names
+    bound = {n.id for target in stmt.targets for n in trees.walk(target)
+             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return written_names - bound | {
+        n.id for target in stmt.targets for part in trees.walk(target)
+        if isinstance(part, (gast.Subscript, gast.Attribute)) and not (
+            isinstance(part, gast.Subscript) and isinstance(part.value, gast.Name) and
+            part.value.id in lists)
+        for n in trees.walk(part.value) if isinstance(n, gast.Name)}
+
+
+def _lists(node) -> set[str]:
+    """The names every assignment of which is a new list (``[]``, ``[None] * n``)."""
+    made, other = set(), set()
+    for stmt in trees.walk(node):
+        if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.For)):
+            targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+            value = stmt.value if isinstance(stmt, gast.Assign) else None
+            listed = isinstance(value, gast.List) or isinstance(value, gast.BinOp) and \
+                isinstance(value.op, gast.Mult) and isinstance(value.left, gast.List)
+            for target in targets:
+                if isinstance(target, gast.Name):
+                    (made if listed else other).add(target.id)
+                else:
+                    other |= {n.id for n in trees.walk(target) if isinstance(n, gast.Name)
+                              and isinstance(n.ctx, gast.Store)}
+    return made - other
+
+
+def _memory(node, view_args) -> dict[str, set]:
+    """The names that may share memory with each name: ``t_3 = y[:3]`` or
+    ``t = y.reshape(2, 3)`` makes ``t_3`` and ``y`` one memory, so a store into ``y``
+    changes what ``t_3`` reads (``np.copy(t_3)`` does not move past it). Arithmetic makes
+    a new memory; a call shares the memory of the arguments ``view_args(call)`` gives
+    (where not given: all of them)."""
+    links: dict[str, set] = {}
+    def link(a: str, b: str) -> None:
+        links.setdefault(a, {a}).add(b)
+        links.setdefault(b, {b}).add(a)
+    for stmt in trees.walk(node):
+        if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name):
+            target, value = stmt.target.id, stmt.iter  # (a row of a matrix is a view)
+        elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name):
+            target, value = stmt.targets[0].id, stmt.value
+        else:
+            continue
+        names = _bases(value, view_args)
+        for name in names:
+            link(target, name)
+    groups: dict[str, set] = {}
+    for start in links:  # (each connected part of the links, one set shared by its names)
+        if start in groups:
+            continue
+        group, todo = set(), [start]
+        while todo:
+            name = todo.pop()
+            if name not in group:
+                group.add(name)
+                todo.extend(links[name] - group)
+        for name in group:
+            groups[name] = group
+    return groups
+
+
+def _bases(value, view_args) -> set[str]:
+    """The names whose memory ``value`` may be: ``{'y'}`` for ``y[:3]``, ``y.T`` or
+    ``np.reshape(y, s)``; none for ``y * 2`` or ``np.sin(y)`` (a new array)."""
+    while isinstance(value, (gast.Subscript, gast.Attribute, gast.Starred)):
+        value = value.value
+    if isinstance(value, gast.Name):
+        return {value.id}
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return set().union(*(_bases(e, view_args) for e in value.elts))
+    if isinstance(value, gast.IfExp):
+        return _bases(value.body, view_args) | _bases(value.orelse, view_args)
+    if isinstance(value, gast.Call):
+        parts = value.args + [k.value for k in value.keywords] + (
+            [value.func.value] if isinstance(value.func, gast.Attribute) else []) \
+            if view_args is None else view_args(value)
+        return set().union(*(_bases(part, view_args) for part in parts))
+    return set()
 
 
 def _read_once(body: list, candidates: set) -> set[tuple]:

@@ -198,9 +198,10 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
             target = stmt.targets[0]
             index = self.index(target.slice)
-            self.setitem(stmt, target, index, self.atom(stmt.value))
+            value = self.atom(stmt.value)  # (evaluated once, as Python does: y[0] = y[1] = e)
+            self.setitem(stmt, target, index, value)
             for extra in stmt.targets[1:]:
-                self.assign(extra, self.atom(stmt.value))
+                self.assign(extra, value)
             return
         if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Subscript):
             target = stmt.target

@@ -136,7 +136,8 @@ class Objects:
         it (into a display, a function not inlined, ``ls, k = layers, 1`` is followed), and
         ``setattr``, ``delattr``, ``vars``, ``__setattr__``, ``__dict__``: s2sad reads
         which objects a list holds, and an object's attributes, when it builds the
-        gradient, so these are refused, never differentiated as if nothing changed.
+        gradient, so these are refused, never differentiated as if nothing changed; so are
+        ``eval``, ``exec`` and ``locals``, which read the function's variables by name.
         ``parts``: the expressions of a compound statement to look at (an ``if``'s test)."""
         import builtins
         targets = [stmt.target] if isinstance(stmt, gast.AugAssign) else [
@@ -175,6 +176,13 @@ class Objects:
                         f"{unparse(node)}, which reads or changes an object's attributes as "
                         "a dict", stmt, "Read attributes by name (self.w), and keep new "
                         "values in variables or pass them in as arguments.")
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                        any(self._callee(node) is f for f in (builtins.eval, builtins.exec,
+                                                              builtins.locals)):
+                    raise self.source.syntax_error(  # (the generated code's are not the user's)
+                        f"{node.id}, which reads or changes the function's variables by name",
+                        stmt, "Write the expression out in the function: s2sad names the "
+                        "variables of the code it generates its own way.")
                 if isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)) and \
                         isinstance(node.ctx, gast.Load) and \
                         not self._followed(node, parent, stmt):

@@ -75,8 +75,9 @@ def keyed(normalize, node):
     items = _read(normalize, normalize.atom(gast.copy_location(
         gast.Call(gast.Name("list", gast.Load(), None, None), [node.args[0]], []), node)))
     if not isinstance(key, gast.Lambda):
-        key = normalize.atom(key) if not isinstance(key, (gast.Name, gast.Attribute)) \
-            else key  # (a function named: called per item, as the user's names it)
+        key = _read(normalize, normalize.atom(key)) if not isinstance(
+            key, (gast.Name, gast.Attribute)) else key  # (a function named: called per
+        # item, as the user's names it; one computed, operator.methodcaller(...): read back)
     reverse = normalize.atom(reverse)  # (evaluated before the keys are computed)
     keys = _read(normalize, normalize.atom(_located(_keys(key, trees.clone(items)), node)))
     if which == "sorted":
