@@ -88,6 +88,11 @@ class Namer:
                 self.temporaries.add(candidate)
                 return candidate
 
+    @property
+    def sensitivities(self) -> set[str]:
+        """The sensitivity variables named so far (``s_x``, ``s_1``...)."""
+        return set(self._sens.values())
+
     def sens(self, primal: str) -> str:
         """The sensitivity variable of ``primal`` (``t_ab`` -> ``s_ab``, ``x`` -> ``s_x``)."""
         if primal not in self._sens:

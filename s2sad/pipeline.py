@@ -30,7 +30,7 @@ from .pass_manager import (ALL, Condition, FixedPoint, PassManager, Stages, Step
 from .errors import DifferentiationError
 from .located import statement_lines
 from .runtime import cast_like, check_number, check_real_power, unchanged_call
-from .runtime.budget import check_stack
+from .runtime.budget import check_stack, checked_passes
 from .runtime.gradients import fresh_gradient
 from .source import FunctionSource, recording
 from .transforms.activity import active_names
@@ -39,6 +39,7 @@ from .transforms.dtypes import argument_categories, float_locals
 from .transforms.budget import MemoryBudget
 from .transforms.device_arguments import DeviceArguments
 from .transforms import numba_kernel
+from .transforms.combined_terms import CombinedTerms
 from .transforms.copy_propagation import CopyPropagation
 from .transforms.dead_code import DeadCode
 from .transforms.dicts import DictViews
@@ -60,7 +61,7 @@ from .transforms.py_floats import PythonFloats
 from .transforms.complex_values import holds_complex, rebound_sums
 from .transforms.normalize import (Normalize, argument_descriptors, argument_objects,
                                    assigned_names)
-from .transforms.loop_tape import LoopTape
+from .transforms.loop_tape import LoopTape, WhileTape
 from .transforms.loop_sums import LoopSums
 from .transforms.sum_products import SumProducts
 from .transforms.readable import Readable
@@ -584,6 +585,26 @@ def forward_substitution(build: Build, is_pure) -> bool:
     return substitute.changed
 
 
+@transform(on="adjoint", needs=(is_pure,))
+def combined_terms(build: Build, is_pure) -> bool:
+    """A sensitivity's terms added in one expression where the first is read only by
+    the statement that adds the next (the same operations, in the same order)."""
+    source = build.source
+
+    def may_move(func) -> bool:  # (a `math` function's only effect is its error: it is
+        if is_pure(func):  # still raised, once, from the combined statement)
+            return True
+        try:
+            target = static_value(func, source, source.locals)
+        except KeyError:
+            return False
+        return registry.lookup(target) is not None and \
+            getattr(target, "__module__", None) == "math"
+    terms = CombinedTerms(may_move, build.namer.temporaries, build.namer.sensitivities)
+    build.adjoint = terms.visit(build.adjoint)
+    return terms.changed
+
+
 @transform(on="adjoint", needs=(kinds,))
 def unit_seed(build: Build, kinds: dict) -> bool:
     """Constant propagation of ``np.sum``'s unit seed: multiplying by ones is left out."""
@@ -669,12 +690,26 @@ def loop_sums(build: Build, local_names: set) -> bool:
     return sums.changed
 
 
+@transform(on="adjoint", needs=(local_names,))
+def while_tape(build: Build, local_names: set) -> bool:
+    """The tape of a ``while`` loop in no other loop: a list per saved value, the trip
+    count its length, walked back by the reverse loop."""
+    if not build.stacks or {"range", "len", "reversed"} & (local_names |
+                                                          set(build.source.globals)):
+        return False  # (the builtins' loops only)
+    tape = WhileTape(build.stacks, build.namer.claim)
+    build.adjoint = tape.visit(build.adjoint)
+    build.stacks |= tape.lists  # (the memory budget watches them)
+    build.needs_nestable_build |= tape.changed
+    return tape.changed
+
+
 @transform(on="adjoint")
 def memory_budget(build: Build) -> bool:
     """Instrumentation: an unbounded loop's recording checked against the memory budget."""
     imports = build.imports
-    budget = MemoryBudget(lambda: imports.helper(check_stack),
-                          build.stacks, build.namer.fresh)
+    budget = MemoryBudget(lambda: imports.helper(check_stack), build.stacks,
+                          build.namer.fresh, lambda: imports.helper(checked_passes))
     build.adjoint = budget.visit(build.adjoint)
     return budget.changed
 
@@ -787,12 +822,15 @@ PIPELINE = [
     # a seed left out, a constant moved: a value they read may be read once now (``t_2`` of
     # ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
     Step(forward_substitution, when=optimize, after=(unit_seed, scale_inward)),
+    Step(combined_terms, when=optimize & reverse_mode),
+    Step(dead_code, when=optimize & ~debug_nans, after=(combined_terms,)),
     Step(subtraction, when=optimize),
     Step(gradient_form, when=optimize),
     Step(python_floats, when=optimize),
     Step(nan_check, when=debug_nans),
     Step(loop_tape, when=optimize & ~nestable),
     Step(loop_sums, when=final_reverse),
+    Step(while_tape, when=optimize & ~nestable),
     Step(memory_budget),
     Step(device_arguments, when=wants_arrays),
     Step(early_sums, when=final_reverse),

@@ -1,5 +1,7 @@
 """Control flow: branches and loops, checked against central finite differences."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -243,10 +245,12 @@ def test_memory_budget_stops_a_loop_that_records_too_much():
         numeric_gradient(C.scalar_while_long, (1.0, 100), 0), rel=1e-5)
 
 
-def test_memory_budget_is_checked_again_every_4096_passes():
+@pytest.mark.parametrize("optimize", [True, False])
+def test_memory_budget_is_checked_again_every_4096_passes(optimize):
     """The first check (4,096 passes) is within the budget, a later one is not: the count
-    of the next check moves on after each."""
-    df = s2sad.grad(C.scalar_while_long)
+    of the next check moves on after each. Optimized, the loop's tape is its own list and
+    ``checked_passes`` counts the passes (no test in them); unoptimized, a trip counter."""
+    df = s2sad.grad(C.scalar_while_long, optimize=optimize)
     df(1.0, 10)
     s2sad.set_memory_budget(1_000_000)
     try:
@@ -256,7 +260,39 @@ def test_memory_budget_is_checked_again_every_4096_passes():
             df(1.0, 400_000)
     finally:
         s2sad.set_memory_budget(s2sad.runtime.budget.DEFAULT_BUDGET)
-    assert "check_1 = 4096" in df.source and "check_1 += 4096" in df.source, df.source
+    if optimize:
+        assert "for _ in checked_passes(x_saved):" in df.source, df.source
+        assert "trips" not in df.source and "check_1" not in df.source, df.source
+    else:
+        assert "check_1 = 4096" in df.source and "check_1 += 4096" in df.source, df.source
+
+
+def test_memory_budget_counts_every_list_of_a_while_loops_tape():
+    """Two values saved per pass go to two lists; the budget is checked against both
+    together (each alone holds half of what the budget refuses)."""
+    def two_saved(x, n):
+        k = 0
+        while k < n:
+            y = x * x
+            x = math.sin(y) + 0.5 * x
+            k = k + 1
+        return x
+    df = s2sad.grad(two_saved)
+    assert df(0.3, 20) == pytest.approx(numeric_gradient(two_saved, (0.3, 20), 0), rel=1e-6)
+    source = df.source_for(0.3, 20)
+    assert "checked_passes(x_saved, y_saved)" in source, source
+    used = {}
+    real = s2sad.runtime.budget.check_stack
+
+    def spy(*stacks):
+        used["sizes"] = [len(s) for s in stacks]
+        return real(*stacks)
+    s2sad.runtime.budget.check_stack = spy
+    try:
+        df(0.3, 5000)
+    finally:
+        s2sad.runtime.budget.check_stack = real
+    assert used["sizes"] == [4096, 4096], used
 
 
 def test_memory_check_reads_only_the_gradients_own_stack():
@@ -265,6 +301,10 @@ def test_memory_check_reads_only_the_gradients_own_stack():
     df = s2sad.grad(C.user_list_named_stack)
     np.testing.assert_allclose(df(1.3), numeric_gradient(C.user_list_named_stack, (1.3,), 0),
                                rtol=1e-5)
-    assert "check_stack(stack_1)" in df.source and "check_stack(stack)" not in df.source
+    assert "checked_passes(x_saved)" in df.source and "passes(stack" not in df.source
+    unoptimized = s2sad.grad(C.user_list_named_stack, optimize=False)
+    unoptimized(1.3)
+    assert "check_stack(stack_1)" in unoptimized.source and \
+        "check_stack(stack)" not in unoptimized.source
     second = s2sad.grad(df)(1.3)
     np.testing.assert_allclose(second, numeric_gradient(df, (1.3,), 0), rtol=1e-4, atol=1e-6)

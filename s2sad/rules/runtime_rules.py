@@ -149,8 +149,9 @@ nondifferentiable(check_number)  # (a statement before `v /= c` where v may be a
 nondifferentiable(check_no_function)  # (a function given where a rule has no derivative)
 
 try:  # the memory budget's check (a statement in generated while loops)
-    from ..runtime.budget import check_stack
+    from ..runtime.budget import checked_passes, check_stack
     nondifferentiable(check_stack)
+    nondifferentiable(checked_passes)
 except ImportError:  # pragma: no cover
     pass
 

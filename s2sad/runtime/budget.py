@@ -16,10 +16,12 @@ s2sad.runtime.budget.MemoryBudgetError: the values recorded for the reverse swee
 from __future__ import annotations
 
 import sys
+from itertools import chain, repeat
 
 from ..errors import S2sadError
 
 DEFAULT_BUDGET = 8 * 2 ** 30  # bytes
+CHECK_EVERY = 4096  # passes of a while loop between two checks
 _budget = DEFAULT_BUDGET
 
 
@@ -44,18 +46,47 @@ def _size(value) -> int:
     return nbytes + 100 if nbytes is not None else sys.getsizeof(value)
 
 
-def check_stack(stack) -> None:
-    """Raise ``MemoryBudgetError`` if ``stack`` holds more than the budget (estimated)."""
-    if not stack:
-        return
-    newest = stack[-64:]
-    estimate = len(stack) * sum(map(_size, newest)) / len(newest)
+def check_stack(*stacks) -> None:
+    """Raise ``MemoryBudgetError`` if ``stacks`` hold more than the budget together
+    (estimated).
+
+    >>> set_memory_budget(2000)
+    >>> check_stack([1.0] * 50, [2.0] * 50)
+    Traceback (most recent call last):
+        ...
+    s2sad.runtime.budget.MemoryBudgetError: the values recorded for the reverse sweep would exceed the memory budget (about 2.4 kB recorded, budget 2 kB). Raise it with s2sad.set_memory_budget(nbytes), record less (s2sad.checkpoint), or check that the loop ends.
+    >>> set_memory_budget(DEFAULT_BUDGET)
+    """
+    estimate = 0.0
+    for stack in stacks:
+        if stack:
+            newest = stack[-64:]
+            estimate += len(stack) * sum(map(_size, newest)) / len(newest)
     if estimate > _budget:
         raise MemoryBudgetError(
             f"the values recorded for the reverse sweep would exceed the memory budget "
             f"(about {_human(estimate)} recorded, budget {_human(_budget)}). Raise it with "
             "s2sad.set_memory_budget(nbytes), record less (s2sad.checkpoint), or check that "
             "the loop ends.")
+
+
+def checked_passes(*stacks):
+    """The passes of a ``while`` loop that records on ``stacks``, without end: ``for _ in
+    checked_passes(x_saved):`` checks the memory budget every 4096 passes, as
+    ``check_stack(x_saved)`` does. The passes in between make no test: ``itertools``
+    counts them.
+
+    >>> passes = checked_passes([1.0])
+    >>> sum(1 for _, _ in zip(range(10_000), passes))
+    10000
+    """
+    return chain.from_iterable(_groups(stacks))
+
+
+def _groups(stacks):
+    while True:
+        yield repeat(None, CHECK_EVERY)
+        check_stack(*stacks)
 
 
 def _human(nbytes: float) -> str:

@@ -1,6 +1,9 @@
 """Keep the recording of unbounded loops within the memory budget.
 
-A ``while`` loop whose forward sweep pushes values on the stack gets a check
+A ``while`` loop whose tape's length is its trip count (``WhileTape``) becomes a ``for``
+loop over ``checked_passes``, which checks the tape every 4096 passes with no test in
+the passes between (see ``MemoryBudget``). Any other ``while`` loop whose forward sweep
+pushes values on the stack gets a check
 every 4096 passes: its trip counter is compared with the count of the next check
 (``trips_1 >= check_1``, a comparison of two small integers, the cheapest test there is:
 ``not trips_1 & 4095`` made a new integer on most passes and cost 5% of a scalar loop).
@@ -57,17 +60,49 @@ def _pushes(stmts, stacks):
 class MemoryBudget(trees.Transformer):
     """``helper()`` gives the generated name of ``check_stack`` (imported on first use);
     ``stacks``: the names of the lists the gradient records on (not the user's lists);
-    ``fresh(base)``: a new name (``check_1``) for the count of a loop's next check."""
+    ``fresh(base)``: a new name (``check_1``) for the count of a loop's next check;
+    ``passes()``: the generated name of ``checked_passes``, for a loop with no trip counter.
 
-    def __init__(self, helper: Callable[[], str], stacks, fresh: Callable[[str], str]):
+    A loop with no trip counter (its tape's length is the count) is checked with no test
+    added to its passes: it becomes a ``for`` loop over ``checked_passes``, which checks
+    the tape every 4096 passes, and the loop's own test ends it.
+
+    >>> fn = gast.parse('''def g(x):
+    ...     x_saved = []
+    ...     while x < 10.0:
+    ...         x_saved.append(x)
+    ...         x = x * 1.5
+    ...     return x''').body[0]
+    >>> from s2sad.codegen import unparse
+    >>> from s2sad.names import Namer
+    >>> budget = MemoryBudget(lambda: "check_stack", {"x_saved"}, Namer.for_tree(fn).fresh,
+    ...                       lambda: "checked_passes")
+    >>> print(unparse(budget.visit(fn)))
+    def g(x):
+        x_saved = []
+        for _ in checked_passes(x_saved):
+            if not x < 10.0:
+                break
+            x_saved.append(x)
+            x = x * 1.5
+        return x
+    """
+
+    def __init__(self, helper: Callable[[], str], stacks, fresh: Callable[[str], str],
+                 passes: Callable[[], str] | None = None):
         self.helper = helper
         self.stacks = set(stacks)
         self.fresh = fresh
+        self.passes = passes
         self.changed = False  # (whether a visit added a check)
 
     def visit_FunctionDef(self, node):
         if not self.stacks:  # nothing is recorded: no loop to watch (a straight-line gradient)
             return node
+        # (the loop variable of a group of passes: `_` where nothing reads `_`)
+        self.throwaway = "_" if not any(
+            isinstance(n, gast.Name) and n.id == "_" and not isinstance(n.ctx, gast.Store)
+            for n in trees.walk(node)) else self.fresh("_")
         return self.generic_visit(node)
 
     def visit_While(self, node):
@@ -76,7 +111,11 @@ class MemoryBudget(trees.Transformer):
         counts = isinstance(first, gast.AugAssign) and isinstance(first.target, gast.Name) \
             and first.target.id.startswith("trips")
         stacks = _pushes(node.body, self.stacks)
-        if not counts or not stacks:
+        if not stacks:
+            return node
+        if not counts and self.passes is not None and not node.orelse:
+            return self._grouped(node, stacks)
+        if not counts:
             return node
         trips = gast.Name(first.target.id, gast.Load(), None, None)
         count = self.fresh("check")  # (>=: no check is skipped, whatever trips starts at)
@@ -91,3 +130,15 @@ class MemoryBudget(trees.Transformer):
         self.changed = True
         start = gast.Assign([gast.Name(count, gast.Store(), None, None)], every, None)
         return [gast.copy_location(start, node), node]
+
+    def _grouped(self, node, stacks):
+        """``while c: body`` as ``for _ in checked_passes(stacks): if not c: break``, then
+        ``body``: the same passes (``break`` and ``continue`` too), each with one test."""
+        stop = gast.If(gast.UnaryOp(gast.Not(), node.test), [gast.Break()], [])
+        loop = gast.For(gast.Name(self.throwaway, gast.Store(), None, None),
+                        gast.Call(gast.Name(self.passes(), gast.Load(), None, None),
+                                  [gast.Name(s, gast.Load(), None, None)
+                                   for s in sorted(stacks)], []),
+                        [gast.copy_location(stop, node)] + node.body, [], None)
+        self.changed = True
+        return gast.copy_location(loop, node)

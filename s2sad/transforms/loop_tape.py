@@ -191,3 +191,190 @@ def _made(stmt, stack) -> bool:
     return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
         isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == stack and \
         isinstance(stmt.value, gast.List) and not stmt.value.elts
+
+
+class WhileTape:
+    """The tape of a ``while`` loop that is in no other loop: each value a pass saves in a
+    list of its own (``x_saved``), the trip count its length, and the reverse loop walking
+    the list back, as a person writes it.
+
+    A pass that saves the same values every time (each push at the pass's top level, no
+    ``break`` or ``continue``) needs no trip counter: the lists' length is the count. The
+    first value the reverse pass restores becomes the reverse loop's own variable.
+
+    >>> import gast
+    >>> from s2sad.codegen import unparse
+    >>> from s2sad.names import Namer
+    >>> fn = gast.parse('''def grad_f(x):
+    ...     stack = []
+    ...     trips_1 = 0
+    ...     while x < 50:
+    ...         trips_1 += 1
+    ...         stack.append(x)
+    ...         x = x * 1.002 + math.sin(x) * 0.01 + 0.02
+    ...     s_x = 1.0
+    ...     for _ in range(trips_1):
+    ...         x = stack.pop()
+    ...         s_x = 0.01 * s_x * math.cos(x) + 1.002 * s_x
+    ...     return s_x''').body[0]
+    >>> tape = WhileTape({"stack"}, Namer.for_tree(fn).claim)
+    >>> print(unparse(tape.visit(fn)))
+    def grad_f(x):
+        x_saved = []
+        while x < 50:
+            x_saved.append(x)
+            x = x * 1.002 + math.sin(x) * 0.01 + 0.02
+        s_x = 1.0
+        for x in reversed(x_saved):
+            s_x = 0.01 * s_x * math.cos(x) + 1.002 * s_x
+        return s_x
+    >>> sorted(tape.lists)
+    ['x_saved']
+
+    ``lists``: the names of the lists made (the memory budget watches them).
+    """
+
+    def __init__(self, stacks, claim: Callable[[str], str]):
+        self.stacks = set(stacks)
+        self.claim = claim
+        self.lists: set = set()
+        self.changed = False
+
+    def visit(self, fn):
+        for stack in sorted(self.stacks):
+            loops = []  # (block, while loop) of the loops in no other loop
+            _outer_whiles(fn.body, loops)
+            for block, loop in loops:
+                self._loop(fn, block, loop, stack)
+            if self.changed and not any(
+                    isinstance(n, gast.Name) and n.id == stack for s in fn.body
+                    if not _made(s, stack) for n in trees.walk(s)):
+                fn.body = [s for s in fn.body if not _made(s, stack)]  # no one uses it now
+        return fn
+
+    def _loop(self, fn, block, loop, stack) -> None:
+        first = loop.body[0] if loop.body else None
+        if not (isinstance(first, gast.AugAssign) and isinstance(first.target, gast.Name) and
+                first.target.id.startswith("trips") and isinstance(first.op, gast.Add) and
+                isinstance(first.value, gast.Constant) and first.value.value == 1) or loop.orelse:
+            return
+        trips = first.target.id
+        start = next((k for k in range(block.index(loop) - 1, -1, -1)
+                      if _assigns(block[k], trips)), None)
+        if start is None or not (isinstance(block[start].value, gast.Constant) and
+                                 block[start].value.value == 0) or \
+                any(_names(s, trips) for s in block[start + 1:block.index(loop)]):
+            return
+        backward = _reverse_loop(fn, trips)
+        if backward is None or _stops_early(loop.body) or \
+                _names(fn, trips) != 3:
+            return  # (trips_1 = 0, trips_1 += 1, range(trips_1): read nowhere else)
+        body = loop.body[1:]
+        pushes = [(k + 1, v) for k, s in enumerate(body) if (v := _push(s, stack)) is not None]
+        pops = [(k, t) for k, s in enumerate(backward.body) if (t := _pop(s, stack)) is not None]
+        if not pushes or len(pushes) != len(pops) or \
+                _mentions([loop.test] + body, stack) != len(pushes) or \
+                _mentions(backward.body, stack) != len(pops):
+            return  # each pass saves the same values, at its top level, and nothing else
+        pairs = list(zip(pushes, reversed(pops)))  # the last value saved comes back first
+        if any(_root(value) is None or _root(value) != _root(target)
+               for (_, value), (_, target) in pairs):
+            return
+        made = []
+        for (k, value), (j, target) in pairs:
+            tape = self.claim(f"{_root(value)}_saved")
+            self.lists.add(tape)
+            made.append(located(gast.Assign([gast.Name(tape, gast.Store(), None, None)],
+                                             gast.List([], gast.Load()), None), block[start]))
+            loop.body[k].value.func.value.id = tape
+            backward.body[j].value.func.value.id = tape
+        # the reverse loop's own variable: the first value restored, where nothing before
+        # its restoring names it
+        lead = next((j for j, target in pops if isinstance(target, gast.Name) and not any(
+            _names(s, target.id) for s in backward.body[:j])), None)
+        if lead is not None:
+            restore = backward.body.pop(lead)
+            backward.target = restore.targets[0]
+            backward.iter = gast.Call(gast.Name("reversed", gast.Load(), None, None),
+                                      [restore.value.func.value], [])
+        else:
+            backward.iter.args = [gast.Call(gast.Name("len", gast.Load(), None, None),
+                                            [gast.Name(made[0].targets[0].id, gast.Load(),
+                                                       None, None)], [])]
+        block[start:start + 1] = made
+        del loop.body[0]
+        self.changed = True
+
+
+def _outer_whiles(stmts, found, in_loop=False) -> None:
+    """``(block, loop)`` of each ``while`` loop in ``stmts`` that no loop holds."""
+    for stmt in stmts:
+        if isinstance(stmt, gast.While) and not in_loop:
+            found.append((stmts, stmt))
+        if isinstance(stmt, (gast.FunctionDef, gast.Lambda)):
+            continue
+        inner = in_loop or isinstance(stmt, (gast.For, gast.While))
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            nested = getattr(stmt, field, None)
+            if type(nested) is list:
+                _outer_whiles(nested, found, inner)
+
+
+def _reverse_loop(fn, trips):
+    """The reverse loop ``for _ in range(trips)`` in no other loop, else None."""
+    found = []
+
+    def walk(stmts, in_loop):
+        for stmt in stmts:
+            if isinstance(stmt, gast.For) and _counter(stmt) is not None and \
+                    isinstance(_counter(stmt)[1], gast.Name) and \
+                    _counter(stmt)[1].id == trips and not stmt.orelse:
+                found.append((stmt, in_loop))
+            if isinstance(stmt, (gast.FunctionDef, gast.Lambda)):
+                continue
+            inner = in_loop or isinstance(stmt, (gast.For, gast.While))
+            for field in ("body", "orelse", "handlers", "finalbody"):
+                nested = getattr(stmt, field, None)
+                if type(nested) is list:
+                    walk(nested, inner)
+    walk(fn.body, False)
+    if len(found) != 1 or found[0][1]:
+        return None
+    loop = found[0][0]
+    if not (isinstance(loop.target, gast.Name) and loop.target.id.startswith("_")) or \
+            _names(gast.Module(loop.body, []), loop.target.id):
+        return None
+    return loop
+
+
+def _stops_early(body) -> bool:
+    """Does a pass of the loop end before its last statement (``break``, ``continue``,
+    ``return``, ``yield``) or hold a function?"""
+    def walk(stmts, nested):
+        for stmt in stmts:
+            for node in trees.walk(stmt):
+                if isinstance(node, (gast.Return, gast.Yield, gast.YieldFrom, gast.FunctionDef,
+                                     gast.Lambda, gast.Try)):
+                    return True
+            if isinstance(stmt, (gast.Break, gast.Continue)) and not nested:
+                return True
+            inner = nested or isinstance(stmt, (gast.For, gast.While))
+            for field in ("body", "orelse"):
+                block = getattr(stmt, field, None)
+                if type(block) is list and walk(block, inner):
+                    return True
+        return False
+    return walk(body, False)
+
+
+def _assigns(stmt, name) -> bool:
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name
+
+
+def _names(node, name) -> int:
+    return sum(1 for n in trees.walk(node) if isinstance(n, gast.Name) and n.id == name)
+
+
+def _mentions(nodes, name) -> int:
+    return sum(_names(n, name) for n in nodes)

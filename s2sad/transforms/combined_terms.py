@@ -1,0 +1,197 @@
+"""One sensitivity's terms in one expression, as a person writes them.
+
+The reverse sweep adds each term of a sensitivity in a statement of its own: the
+rule of ``x * 1.002`` and that of ``math.sin(x) * 0.01`` each give ``s_x`` a term.
+Where the first term is read only by the statement that adds the second, the two
+become one statement, and a copy of the old value read by that statement reads the
+original (nothing changes it before then). The values computed are the same, in the
+same order: no floating-point sum is reordered, so the result is the same to the bit.
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> fn = gast.parse('''def g(x, n):
+...     s_x = 1.0
+...     for _ in range(n):
+...         s_1 = s_x
+...         x = stack.pop()
+...         s_x = 0.01 * s_x * math.cos(x)
+...         s_x = s_x + 1.002 * s_1
+...     return s_x''').body[0]
+>>> terms = CombinedTerms(lambda f: unparse(f) == "math.cos", {"s_1"}, {"s_x"})
+>>> print(unparse(terms.visit(fn)))
+def g(x, n):
+    s_x = 1.0
+    for _ in range(n):
+        x = stack.pop()
+        s_x = 0.01 * s_x * math.cos(x) + 1.002 * s_x
+    return s_x
+
+Only a sensitivity's own statements combine (``s_x = e`` then ``s_x = f(s_x)``, the
+first read once by the second, nothing in between naming ``s_x`` or changing what
+``e`` reads), both without side effects, and while the line stays short.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+import gast
+
+from .. import trees
+from ..codegen import comment_text, unparse
+from ..trees import clone
+from .first_assignment import written
+
+# at most this many operations (operators and calls) in a combined expression, and
+# characters in its text
+MAX_OPERATIONS = 6
+MAX_LENGTH = 64
+
+_OPERATIONS = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Call)
+# (parts evaluated never, or more than once: not combined into)
+_CONDITIONAL = (gast.IfExp, gast.BoolOp, gast.Lambda, gast.ListComp, gast.SetComp,
+                gast.DictComp, gast.GeneratorExp, gast.NamedExpr, gast.Yield, gast.Await)
+
+
+class CombinedTerms(trees.Transformer):
+    """``is_pure(func)``: has a call of ``func`` no side effects? ``temporaries``: the
+    compiler's own names (a copy ``s_1 = s_x`` goes only where ``s_1`` is one of them);
+    ``sensitivities``: the names whose statements may combine. ``changed``: whether a
+    visit combined any."""
+
+    def __init__(self, is_pure: Callable, temporaries: set, sensitivities: set):
+        self.is_pure = is_pure
+        self.temporaries = set(temporaries)
+        self.sensitivities = set(sensitivities)
+        self.changed = False
+
+    def visit_FunctionDef(self, node):
+        loads, stores = Counter(), Counter()
+        for n in trees.walk(node):
+            if isinstance(n, gast.Name):
+                (loads if isinstance(n.ctx, gast.Load) else stores)[n.id] += 1
+            elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+                stores[n.target.id] += 1
+                loads[n.target.id] += 1
+        params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
+        # copies read once, assigned once: ``s_1 = s_x`` may go into its one read
+        self.copies = {name for name in self.temporaries
+                       if stores[name] == 1 and loads[name] == 1 and name not in params}
+        for block in trees.blocks(node.body):
+            self._block(block)
+        return node
+
+    def _block(self, stmts: list) -> None:
+        q = 0
+        while q < len(stmts):
+            if self._combine(stmts, q):
+                self.changed = True
+                q = 0  # (positions moved: look again from the top; blocks are short)
+                continue
+            q += 1
+
+    def _combine(self, stmts, q) -> bool:
+        """Combine ``stmts[q]``, ``v = f(v)``, with the statement before it that gives
+        ``v`` its value, or read through a copy it reads; whether anything changed."""
+        later = stmts[q]
+        name = _assigned_name(later)
+        if name is None or name not in self.sensitivities:
+            return False
+        if not self._pure(later.value):
+            return False
+        if self._copy_into(stmts, q):
+            return True
+        p = self._previous(stmts, q, name)
+        if p is None:
+            return False
+        earlier = stmts[p]
+        if _assigned_name(earlier) != name or not self._pure(earlier.value) or \
+                _loads(later.value, name) != 1:
+            return False
+        reads = {n.id for n in trees.walk(earlier.value) if isinstance(n, gast.Name)}
+        if any(written(s) & reads for s in stmts[p + 1:q]):
+            return False  # what the first term reads changes before the second is added
+        if _operations(earlier.value) + _operations(later.value) > MAX_OPERATIONS:
+            return False
+        combined = _Replace(name, earlier.value).visit(clone(later.value))
+        if len(unparse(combined)) > MAX_LENGTH:
+            return False  # (keep lines short enough to read)
+        later.value = combined
+        del stmts[p]
+        return True
+
+    def _copy_into(self, stmts, q) -> bool:
+        """``c = v`` before ``stmts[q]`` (``v = f(v, c)``), ``c`` read only there and
+        ``v`` unchanged in between: ``c`` reads ``v``, the copy goes."""
+        later = stmts[q]
+        name = later.targets[0].id
+        for n in trees.walk(later.value):
+            if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and
+                    n.id in self.copies):
+                continue
+            copy = n.id
+            for p in range(q - 1, -1, -1):
+                stmt = stmts[p]
+                if comment_text(stmt) is not None:
+                    continue
+                if isinstance(stmt, (gast.If, gast.For, gast.While, gast.Break, gast.Continue,
+                                     gast.Return, gast.FunctionDef)):
+                    break
+                if _assigned_name(stmt) == copy and isinstance(stmt.value, gast.Name):
+                    source = stmt.value.id
+                    if source != name or any(source in written(s) for s in stmts[p + 1:q]):
+                        break
+                    later.value = _Replace(copy, stmt.value).visit(later.value)
+                    del stmts[p]
+                    return True
+                if any(isinstance(m, gast.Name) and m.id == copy for m in trees.walk(stmt)):
+                    break
+        return False
+
+    def _previous(self, stmts, q, name):
+        """The position of the last statement before ``q`` in its straight line that names
+        ``name``; None if there is none, or control flow comes first."""
+        for p in range(q - 1, -1, -1):
+            stmt = stmts[p]
+            if comment_text(stmt) is not None:
+                continue
+            if isinstance(stmt, (gast.If, gast.For, gast.While, gast.Break, gast.Continue,
+                                 gast.Return, gast.FunctionDef, gast.Try, gast.With)):
+                return None
+            if any(isinstance(n, gast.Name) and n.id == name for n in trees.walk(stmt)):
+                return p
+        return None
+
+    def _pure(self, value) -> bool:
+        """No side effects, and each part evaluated once, unconditionally: a value moved
+        in is computed exactly as often as before."""
+        return all(self.is_pure(n.func) for n in trees.walk(value) if isinstance(n, gast.Call)) \
+            and not any(isinstance(n, _CONDITIONAL) for n in trees.walk(value))
+
+
+def _assigned_name(stmt):
+    """``v`` of ``v = e``, else None."""
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], gast.Name):
+        return stmt.targets[0].id
+    return None
+
+
+def _loads(node, name) -> int:
+    return sum(1 for n in trees.walk(node) if isinstance(n, gast.Name) and n.id == name)
+
+
+def _operations(node) -> int:
+    return sum(1 for n in trees.walk(node) if isinstance(n, _OPERATIONS))
+
+
+class _Replace(trees.Transformer):
+    def __init__(self, name, value):
+        self.name = name
+        self.value = value
+
+    def visit_Name(self, node):
+        if node.id == self.name and isinstance(node.ctx, gast.Load):
+            return clone(self.value)
+        return node
