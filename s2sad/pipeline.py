@@ -780,6 +780,9 @@ wants_arrays = Condition(lambda options: not (target_backend(options.target) or 
 # (a backend whose arrays are lazy, computed after: Dask's)
 lazy_target = Condition(lambda options: (target_backend(options.target) or NUMPY).settles,
                         "lazy_target")
+# (a backend that compiles the generated code, numba's: its kernel reads the counted tape)
+compiled_target = Condition(lambda options: bool((target_backend(options.target) or NUMPY).compiler),
+                            "compiled_target")
 # (the passes that rewrite loops and sums: not for code differentiated again, nor checked
 # for NaNs statement by statement)
 final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
@@ -830,7 +833,7 @@ PIPELINE = [
     Step(nan_check, when=debug_nans),
     Step(loop_tape, when=optimize & ~nestable),
     Step(loop_sums, when=final_reverse),
-    Step(while_tape, when=optimize & ~nestable),
+    Step(while_tape, when=optimize & ~nestable & ~compiled_target),
     Step(memory_budget),
     Step(device_arguments, when=wants_arrays),
     Step(early_sums, when=final_reverse),
