@@ -265,14 +265,24 @@ class SpreadByProducts(UnitSeed):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 stores[n.id] = stores.get(n.id, 0) + 1
         self.trusted = trusted_tokens(node, self.kinds)
+        ones = []  # (a product, the factor that stays) where the spread is ones
         for n in trees.walk(node):
             if isinstance(n, gast.BinOp) and isinstance(n.op, gast.Mult):
                 for field, other in (("left", n.right), ("right", n.left)):
                     spread = getattr(n, field)
                     token = self._kept_spread(spread)
-                    if token is not None and self._shaped(other, token):
-                        setattr(n, field, spread.args[0])
-                        self.changed = True
+                    if token is None or not self._shaped(other, token):
+                        continue
+                    if _ones(spread.args[0]):  # ones times e: e, where e is a new array
+                        if isinstance(other, (gast.BinOp, gast.UnaryOp)):
+                            ones.append((n, other))
+                        continue  # (else a second name for e would be made: kept)
+                    setattr(n, field, spread.args[0])
+                    self.changed = True
+        if ones:
+            dropped = {id(product): other for product, other in ones}
+            _replace_nodes(node, dropped)
+            self.changed = True
         self._spread_by_products(node, stores)
         return node
 
@@ -297,8 +307,8 @@ class SpreadByProducts(UnitSeed):
                 continue
             name = stmt.targets[0].id
             token = self._kept_spread(stmt.value)
-            if token is None:
-                continue
+            if token is None or _ones(stmt.value.args[0]):
+                continue  # (ones: UnitSeed's, where they go)
             reads = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
                      n.id == name and isinstance(n.ctx, gast.Load)]
             if reads and all(self._factor_over(parents.get(id(n)), n, token) for n in reads):
@@ -329,6 +339,21 @@ class SpreadByProducts(UnitSeed):
             return False
         other = product.right if product.left is operand else product.left
         return self._shaped(other, token)
+
+
+def _ones(node) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) is float and node.value == 1.0
+
+
+def _replace_nodes(tree, replacements: dict) -> None:
+    """Put ``replacements[id(node)]`` where ``tree`` holds each such node."""
+    for parent in trees.walk(tree):
+        for field in parent._fields:
+            value = getattr(parent, field, None)
+            if isinstance(value, list):
+                value[:] = [replacements.get(id(v), v) for v in value]
+            elif id(value) in replacements:
+                setattr(parent, field, replacements[id(value)])
 
 
 def _factors(node) -> list:
