@@ -7,6 +7,8 @@ number (``np.pi``) is a Python number to the kinds, so a loss that adds one need
 ``output_seed``. And ``debug_nans`` quotes statements as the generated code reads them.
 """
 
+import types
+
 import numpy as np
 import pytest
 
@@ -41,6 +43,14 @@ def mlp(W1, b1, W2, b2, X, Y):
 
 def with_pi(x):
     return np.sum(x * x) - 0.5 * x.size * np.log(2.0 * np.pi)
+
+
+consts = types.ModuleType("consts")
+consts.C = 2.0
+
+
+def with_module_number(x):
+    return np.sum(x) * consts.C - np.pi
 
 
 def scaled_sum(x, c):
@@ -133,3 +143,16 @@ def test_debug_nans_quotes_the_readable_statement():
     message = str(info.value)
     assert "like=" in message and ", False)" not in message and ", None, " not in message, \
         message
+
+
+def test_a_modules_number_changed_to_an_array_builds_again():
+    x = np.array([1.0, 2.0, 3.0])
+    try:
+        _check(with_module_number, (x,))
+        consts.C = np.array([1.0, 2.0, 3.0])  # the loss is a vector now: refused
+        with pytest.raises(s2sad.NonScalarOutputError):
+            s2sad.grad(with_module_number)(x)
+        consts.C = np.array([3.0])  # a size-1 array: a gradient again, right
+        np.testing.assert_allclose(s2sad.grad(with_module_number)(x), [3.0, 3.0, 3.0])
+    finally:
+        consts.C = 2.0
