@@ -390,6 +390,7 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                 local_names: set[str] | None = None) -> dict[str, Kind]:
     local_names = assigned_names(tree) if local_names is None else local_names
     kinds = dict(arg_kinds)
+    arithmetic: dict = {}  # id of an operator's node -> (the node, its kind)
     _read_members(tree, source)
 
     def of(node) -> Kind:
@@ -399,12 +400,15 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
             return _constant_kind(node.value)
         if isinstance(node, gast.Attribute):
             return _module_number_kind(node, source, local_names)
-        if isinstance(node, (gast.BinOp, gast.UnaryOp)) and all(  # 2.0 * np.pi
-                of(part).tag == "scalar" and of(part).py in ("float", "int")
-                for part in ((node.left, node.right) if isinstance(node, gast.BinOp)
-                             else (node.operand,))):
-            kind = _value_kind(node, of, source, local_names, None)
-            return kind if kind.tag == "scalar" and kind.py else ANY
+        if isinstance(node, (gast.BinOp, gast.UnaryOp)):  # 2.0 * np.pi
+            if id(node) not in arithmetic:  # (each node once: a chain of them is long)
+                parts = [of(part) for part in ((node.left, node.right) if isinstance(
+                    node, gast.BinOp) else (node.operand,))]
+                kind = _value_kind(node, of, source, local_names, None) if all(
+                    k.tag == "scalar" and k.py in ("float", "int") for k in parts) else ANY
+                arithmetic[id(node)] = (node, kind if kind.tag == "scalar" and kind.py
+                                        else ANY)
+            return arithmetic[id(node)][1]
         if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) for e in node.elts):
             return Kind("tuple", items=tuple(_constant_kind(e.value) for e in node.elts))
         return ANY
