@@ -199,6 +199,40 @@ def run_workload(workload, tools, settings, quick, builds, log, limit_s) -> dict
     return row
 
 
+def run_small(workload, settings, log) -> dict | None:
+    """s2sad and the hand-written gradient at the workload's small (``--quick``) sizes,
+    timed side by side as ``run_workload`` times them: where per-call costs show."""
+    rng = np.random.default_rng(0)
+    args = workload.make_args(rng, True)
+    hand = tuple(np.asarray(h, dtype=np.float64) for h in workload.grad_hand(*args))
+    tool = peers_mod.S2sad()
+    try:
+        prepared = tool.prepare(workload, args)
+        result = prepared.call()
+    except Exception as exc:   # noqa: BLE001
+        return {"status": "n/a", "reason": short_reason(exc)}
+    ok, why = check(result, prepared.convert, hand, workload.tolerance)
+    if not ok:
+        return {"status": "wrong", "reason": "wrong gradient", "detail": why}
+    samples = measure_rounds({"hand": lambda: workload.grad_hand(*args),
+                              "s2sad": prepared.call}, settings)
+    small = {"status": "ok", "hand_s": statistics.median(samples["hand"]),
+             "time_s": statistics.median(samples["s2sad"]),
+             "vs_hand": paired_ratio(samples["s2sad"], samples["hand"])}
+    log(f"    small sizes: s2sad / hand {small['vs_hand']:.2f}")
+    return small
+
+
+def small_cell(row) -> str:
+    """The table cell of s2sad / hand at the small sizes."""
+    small = row.get("small")
+    if small is None:
+        return "–"
+    if small["status"] != "ok":
+        return na_cell(small)
+    return f"{small['vs_hand']:.2f} {mark(small['vs_hand'] <= TARGET_VS_HAND)}"
+
+
 # ---------------------------------------------------------------------------- machine
 
 def machine_info(tools, skipped) -> dict:
@@ -330,8 +364,10 @@ def render(rows, scaling, info, tool_names, settings, quick, elapsed, checkpoint
     out += ["", "## Gradient time, as a multiple of the function's time (lower is better)", "",
             f"Targets (reported, not asserted): s2sad within {TARGET_VS_HAND}× of the "
             f"hand-written gradient; faster than every peer that runs the workload.", ""]
+    both = any("small" in row for row in rows)
     header = ["workload", "function", "hand-written", "s2sad",
-              f"s2sad / hand² ≤ {TARGET_VS_HAND}", "s2sad code only¹"] + tool_names \
+              f"s2sad / hand² ≤ {TARGET_VS_HAND}"] + \
+        (["s2sad / hand, small sizes³"] if both else []) + ["s2sad code only¹"] + tool_names \
         + ["s2sad beats all peers"]
     out.append("| " + " | ".join(header) + " |")
     out.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + [":---:"]) + "|")
@@ -341,10 +377,11 @@ def render(rows, scaling, info, tool_names, settings, quick, elapsed, checkpoint
         cells = [row["name"], fmt_time(row["f_s"]), fmt_ratio(row["hand_s"] / row["f_s"])]
         if s["status"] == "ok":
             cells += [fmt_ratio(s["time_s"] / row["f_s"]),
-                      f"{s['vs_hand']:.2f} {mark(t['vs_hand'])}",
-                      fmt_ratio(s["core_s"] / row["f_s"]) if "core_s" in s else "–"]
+                      f"{s['vs_hand']:.2f} {mark(t['vs_hand'])}"] + \
+                ([small_cell(row)] if both else []) + \
+                [fmt_ratio(s["core_s"] / row["f_s"]) if "core_s" in s else "–"]
         else:
-            cells += [na_cell(s), "–", "–"]
+            cells += [na_cell(s), "–"] + ([small_cell(row)] if both else []) + ["–"]
         for name in tool_names:
             c = row["cells"][name]
             cells.append(fmt_ratio(c["time_s"] / row["f_s"]) if c["status"] == "ok"
@@ -364,7 +401,10 @@ def render(rows, scaling, info, tool_names, settings, quick, elapsed, checkpoint
             "columns are medians over the whole run, so this ratio may differ a little from "
             "the quotient of the s2sad and hand-written columns. *s2sad beats all peers* is "
             "decided the same way: the median, over the rounds, of s2sad's sample over each "
-            "peer's.", "",
+            "peer's.", ""] + ([
+            "³ the same ratio with the workload's small (`--quick`) sizes, measured in the "
+            "same run: where the arrays are small, per-call costs (the entry's checks, "
+            "helper calls) weigh most.", ""] if both else []) + [
             "## Absolute gradient times", "",
             "| " + " | ".join(["workload", "function", "hand-written", "s2sad",
                                "s2sad code only¹"] + tool_names) + " |",
@@ -574,6 +614,9 @@ def main(argv=None) -> int:
     parser.add_argument("--no-checkpoint", action="store_true",
                         help="skip the checkpointing comparison (s2sad.checkpoint on a long loop)")
     parser.add_argument("--no-chart", action="store_true", help="skip chart.png")
+    parser.add_argument("--no-small", action="store_true",
+                        help="skip the second measurement of s2sad and the hand-written "
+                             "gradient at the small (--quick) sizes")
     args = parser.parse_args(argv)
 
     if args.build_limit is None:
@@ -611,6 +654,12 @@ def main(argv=None) -> int:
         workloads = [w for w in workloads if any(k in w.name.lower() for k in keys)]
     rows = [run_workload(w, tools, settings, args.quick, builds, log, args.build_limit)
             for w in workloads]
+    if not args.quick and not args.no_small:  # (both sizes in one run, side by side)
+        small = {w.name: w for w in all_workloads(True)}
+        for row in rows:
+            if row["name"] in small:
+                log(f"{row['name']}: small sizes")
+                row["small"] = run_small(small[row["name"]], settings, log)
     scaling = {"rows": [], "exponents": [], "linear": None, "limit_s": args.build_limit}
     if not args.no_scaling:
         log("build-time scaling ...")

@@ -113,3 +113,18 @@ def test_build_times_gives_each_pass_and_analysis_and_the_calls():
     passes = next(line for line in lines if line.startswith("f4: "))
     for part in ("normalize ", "reverse ", "kinds* ", "(outside passes) "):
         assert part in passes, passes
+
+
+def test_a_full_run_also_times_the_small_sizes_side_by_side():
+    from benchmarks import run
+    from benchmarks.timing import QUICK
+    from benchmarks.workloads import all_workloads
+    small = {w.name: w for w in all_workloads(True)}
+    said = []
+    cell = run.run_small(small["logistic regression"], QUICK, said.append)
+    assert cell["status"] == "ok" and cell["vs_hand"] > 0 and cell["hand_s"] > 0, cell
+    assert said and said[0].startswith("    small sizes: s2sad / hand ")
+    row = {"small": cell}
+    assert run.small_cell(row) == f"{cell['vs_hand']:.2f} " + run.mark(
+        cell["vs_hand"] <= run.TARGET_VS_HAND)
+    assert run.small_cell({}) == "–"

@@ -75,7 +75,7 @@ from .transforms.shape_only import ShapeOnly, shape_helpers
 from .transforms.simplify import Simplify, subtract
 from .transforms.single_assignment import _static
 from .transforms.split_dicts import SplitDicts
-from .transforms.unit_seed import UnitSeed
+from .transforms.unit_seed import SpreadByProducts, UnitSeed
 from .transforms.validate import Validate
 from .trees import clone
 
@@ -621,6 +621,16 @@ def scale_inward(build: Build) -> bool:
     return scale.changed
 
 
+@transform(on="adjoint", needs=(kinds,))
+def spread_by_products(build: Build, kinds: dict) -> bool:
+    """A reduction's sensitivity spread by the product that reads it: ``sum_grad(g, x, 1,
+    True) * e``, ``e`` shaped like ``x``, is ``g * e``."""
+    spread = SpreadByProducts(kinds, build.imports.helpers.get("sum_grad"),
+                              build.namer.temporaries)
+    build.adjoint = spread.visit(build.adjoint)
+    return spread.changed
+
+
 @transform(on="adjoint", stage="subtract")
 def subtraction(build: Build) -> bool:
     """A peephole rewrite: ``s += -e`` becomes ``s -= e`` where the passes above left them."""
@@ -659,7 +669,8 @@ def nan_check(build: Build) -> bool:
     """Instrumentation: stop at the first generated statement that makes a NaN or an
     infinity."""
     imports = build.imports
-    check_nans = NanCheck(build.source, imports.helper)
+    spell = Readable(imports.helper_functions(), fold=build.options.optimize)
+    check_nans = NanCheck(build.source, imports.helper, spell.visit)  # (quoted as read)
     build.adjoint = check_nans.visit(build.adjoint)
     return check_nans.changed
 
@@ -821,10 +832,12 @@ PIPELINE = [
     Step(forward_substitution, when=optimize),
     Step(unit_seed, when=optimize),
     Step(scale_inward, when=optimize),
+    Step(spread_by_products, when=optimize),
     Step(dead_code, when=optimize & ~debug_nans),
     # a seed left out, a constant moved: a value they read may be read once now (``t_2`` of
     # ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
-    Step(forward_substitution, when=optimize, after=(unit_seed, scale_inward)),
+    Step(forward_substitution, when=optimize, after=(unit_seed, scale_inward,
+                                                     spread_by_products)),
     Step(combined_terms, when=optimize & reverse_mode),
     Step(dead_code, when=optimize & ~debug_nans, after=(combined_terms,)),
     Step(subtraction, when=optimize),

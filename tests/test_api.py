@@ -187,7 +187,8 @@ def test_stages_show_every_pass():
                      "refuse_unknown_calls", "simplify", "shape_only", "split_dicts",
                      "first_assignment", "dead_code", "recompute",
                      "copy_propagation", "forward_substitution", "unit_seed", "scale_inward",
-                     "combined_terms", "subtract", "gradient_form", "python_floats",
+                     "spread_by_products", "combined_terms",
+                     "subtract", "gradient_form", "python_floats",
                      "loop_tape", "loop_sums", "while_tape", "memory_budget", "early_sums",
                      "sum_products",
                      "complex_sums", "readable"]

@@ -390,6 +390,7 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                 local_names: set[str] | None = None) -> dict[str, Kind]:
     local_names = assigned_names(tree) if local_names is None else local_names
     kinds = dict(arg_kinds)
+    arithmetic: dict = {}  # id of an operator's node -> (the node, its kind)
     _read_members(tree, source)
 
     def of(node) -> Kind:
@@ -397,6 +398,17 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
             return kinds.get(node.id, ANY)
         if isinstance(node, gast.Constant):
             return _constant_kind(node.value)
+        if isinstance(node, gast.Attribute):
+            return _module_number_kind(node, source, local_names)
+        if isinstance(node, (gast.BinOp, gast.UnaryOp)):  # 2.0 * np.pi
+            if id(node) not in arithmetic:  # (each node once: a chain of them is long)
+                parts = [of(part) for part in ((node.left, node.right) if isinstance(
+                    node, gast.BinOp) else (node.operand,))]
+                kind = _value_kind(node, of, source, local_names, None) if all(
+                    k.tag == "scalar" and k.py in ("float", "int") for k in parts) else ANY
+                arithmetic[id(node)] = (node, kind if kind.tag == "scalar" and kind.py
+                                        else ANY)
+            return arithmetic[id(node)][1]
         if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) for e in node.elts):
             return Kind("tuple", items=tuple(_constant_kind(e.value) for e in node.elts))
         return ANY
@@ -538,6 +550,20 @@ def _constant_kind(value) -> Kind:
     return ANY
 
 
+def _module_number_kind(node, source, local_names) -> Kind:
+    """``np.pi``, ``math.e``: a module's Python number is that number's kind (its value
+    noted: another value there builds again); anything else, ``ANY``."""
+    if not isinstance(node.value, gast.Name) or node.value.id in local_names:
+        return ANY
+    try:
+        if not inspect.ismodule(source.resolve(node.value.id)):
+            return ANY
+        value = static_value(node, source, local_names)
+    except (KeyError, TypeError):
+        return ANY
+    return _constant_kind(value) if type(value) in (float, int) else ANY
+
+
 def _unpacked(kind: Kind, n: int, targets) -> list[Kind]:
     if kind.tag in ("list", "tuple") and len(kind.items) == n:
         return list(kind.items)
@@ -588,7 +614,7 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     if op.kind == "copy":
         return of(value)
     if op.kind == "constant":
-        return of(value) if isinstance(value, gast.Constant) else ANY
+        return of(value) if isinstance(value, (gast.Constant, gast.Attribute)) else ANY
     if op.kind == "linear":
         leaves = [n for n in trees.walk(value) if not isinstance(n, (gast.BinOp, gast.operator))]
         return combine([of(leaf) for leaf in leaves if not isinstance(leaf, gast.expr_context)])

@@ -81,9 +81,12 @@ class NanCheck(trees.Transformer):
     """``helper(function)`` gives the generated name of a ``s2sad.runtime.debug``
     function (imported on first use); ``source`` maps line numbers to the user's file."""
 
-    def __init__(self, source: FunctionSource, helper: Callable[[Callable], str]):
+    def __init__(self, source: FunctionSource, helper: Callable[[Callable], str],
+                 spell: Callable | None = None):
         self.source = source
         self.helper = helper
+        self.spell = spell or (lambda stmt: stmt)  # (a copy of a statement as the
+        # generated code finally reads: the ``readable`` pass's spelling)
         self.changed = False  # (whether a visit added a check)
 
     def visit_FunctionDef(self, node):
@@ -108,7 +111,8 @@ class NanCheck(trees.Transformer):
             place = origin[-1][:2] if len(origin) > 1 else \
                 (self.source.filename, getattr(stmt, "lineno", None))
             for value in self._checked(stmt):
-                call = self._call(check_finite, value, unparse(stmt).strip(), *place)
+                text = unparse(self.spell(clone(stmt))).strip()
+                call = self._call(check_finite, value, text, *place)
                 out.append(gast.copy_location(call, stmt))
                 self.changed = True
         return out

@@ -88,8 +88,14 @@ class UnitSeed(trees.Transformer):
                 not value.keywords):
             return None
         seed, like, axis, keepdims = value.args
-        if not ((number_value(seed) == number if number != 1.0 else isinstance(
-                seed, gast.Constant) and seed.value == 1.0 and type(seed.value) is float) and
+        if isinstance(number, gast.expr):  # (a Python number as written: that very node)
+            matches = seed is number
+        elif number != 1.0:
+            matches = number_value(seed) == number
+        else:
+            matches = isinstance(seed, gast.Constant) and seed.value == 1.0 and \
+                type(seed.value) is float
+        if not (matches and
                 isinstance(like, gast.Name) and
                 isinstance(axis, gast.Constant) and axis.value is None and
                 isinstance(keepdims, gast.Constant) and keepdims.value is False):
@@ -137,7 +143,8 @@ class UnitSeed(trees.Transformer):
                 number = self._number_seed(seed)
                 if number is not None and any(self._spread_like(seed, other, number)
                                               for other in factors[:k] + factors[k + 1:]):
-                    factors[k] = located(gast.Constant(number, None), seed)
+                    factors[k] = number if isinstance(number, gast.expr) else \
+                        located(gast.Constant(number, None), seed)
                     return self._reciprocal(_product(factors, node))
             return self._reciprocal(node)
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Div) and \
@@ -162,7 +169,29 @@ class UnitSeed(trees.Transformer):
                 node.func.id == self.sum_grad and len(node.args) == 4 and not node.keywords):
             return None
         number = number_value(node.args[0])
+        if number is None and self._python_number(node.args[0]):
+            return node.args[0]  # (-(1.0 / X.shape[0]): a Python number too, as written)
         return None if number == 1.0 else number  # (ones: above, only where they go)
+
+    def _python_number(self, node) -> bool:
+        """Is ``node`` a Python number when it runs: numbers written in the code, an
+        array's ``.shape[k]``, ``.size`` or ``.ndim``, and arithmetic of those?"""
+        if isinstance(node, gast.Constant):
+            return type(node.value) in (int, float)
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self._python_number(node.operand)
+        if isinstance(node, gast.BinOp) and isinstance(
+                node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)):
+            return self._python_number(node.left) and self._python_number(node.right)
+        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant) and \
+                type(node.slice.value) is int:
+            node = node.value
+            if not (isinstance(node, gast.Attribute) and node.attr == "shape"):
+                return False
+        elif not (isinstance(node, gast.Attribute) and node.attr in ("size", "ndim")):
+            return False
+        kind = self.kinds.get(node.value.id) if isinstance(node.value, gast.Name) else None
+        return kind is not None and kind.tag == "array" and kind.ndim is not None
 
     def _spread_like(self, seed, other, number=1.0) -> bool:
         """Is ``seed`` ones (or ``number``) shaped exactly like ``other``?"""
@@ -192,6 +221,139 @@ class UnitSeed(trees.Transformer):
                 return None
             return combine(parts)
         return None
+
+
+class SpreadByProducts(UnitSeed):
+    """A reduction's sensitivity spread by the product that reads it, not by ``sum_grad``.
+
+    ``sum_grad(g, x, 1, True) * e``, ``e`` shaped like ``x``, is ``g * e``: the product
+    broadcasts ``g`` over ``x``'s shape as it multiplies (the same numbers, and a helper
+    call fewer). So is ``sum_grad(g, x, None, False) * e``, ``g`` one number. A name
+    given such a spread once and read only as a factor of such products takes ``g``
+    itself. Runs after :class:`~s2sad.transforms.scale_inward.ScaleInward`, which moves a
+    constant factor into the spread (``2.0 * (x * sum_grad(g, x))``: ``x * (2.0 * g)``).
+
+    >>> import gast
+    >>> from s2sad.codegen import unparse
+    >>> from s2sad.transforms.kinds import Kind
+    >>> fn = gast.parse('''def g(z, g):
+    ...     t_3 = z * 2.0
+    ...     e = np.exp(t_3)
+    ...     t_5 = np.sum(e, axis=1, keepdims=True)
+    ...     s_e = sum_grad(g / t_5, t_3, 1, True)
+    ...     s_z = s_e * e
+    ...     s_w = z * sum_grad(g[0, 0], z, None, False)
+    ...     return s_z, s_w''').body[0]
+    >>> kinds = {"z": Kind("array", "z", 2), "t_3": Kind("array", "t_3", 2),
+    ...          "e": Kind("array", "t_3", 2)}
+    >>> print(unparse(SpreadByProducts(kinds, "sum_grad", set()).visit(fn)))
+    def g(z, g):
+        t_3 = z * 2.0
+        e = np.exp(t_3)
+        t_5 = np.sum(e, axis=1, keepdims=True)
+        s_e = g / t_5
+        s_z = s_e * e
+        s_w = z * g[0, 0]
+        return (s_z, s_w)
+    """
+
+    def visit_FunctionDef(self, node):
+        if self.sum_grad is None:
+            return node
+        stores: dict[str, int] = {}
+        for n in trees.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        self.trusted = trusted_tokens(node, self.kinds)
+        ones = []  # (a product, the factor that stays) where the spread is ones
+        for n in trees.walk(node):
+            if isinstance(n, gast.BinOp) and isinstance(n.op, gast.Mult):
+                for field, other in (("left", n.right), ("right", n.left)):
+                    spread = getattr(n, field)
+                    token = self._kept_spread(spread)
+                    if token is None or not self._shaped(other, token):
+                        continue
+                    if _ones(spread.args[0]):  # ones times e: e, where e is a new array
+                        if isinstance(other, (gast.BinOp, gast.UnaryOp)):
+                            ones.append((n, other))
+                        continue  # (else a second name for e would be made: kept)
+                    setattr(n, field, spread.args[0])
+                    self.changed = True
+        if ones:
+            dropped = {id(product): other for product, other in ones}
+            _replace_nodes(node, dropped)
+            self.changed = True
+        self._spread_by_products(node, stores)
+        return node
+
+    def _shaped(self, node, token: str) -> bool:
+        kind = self._kind(node)
+        return kind is not None and kind.tag in ("array", "numeric") and kind.shape == token
+
+    def _spread_by_products(self, node, stores):
+        """``s = sum_grad(g, x, 1, True)`` read only as a factor of products with a factor
+        shaped like ``x`` (``s * e``) is ``s = g``: each product spreads ``g`` over ``x``'s
+        shape as it multiplies (the same numbers, one pass over the array fewer)."""
+        parents = {}
+        for n in trees.walk(node):
+            for field in ("left", "right"):
+                child = getattr(n, field, None)
+                if isinstance(n, gast.BinOp) and isinstance(child, gast.Name):
+                    parents[id(child)] = n
+        for stmt in node.body:
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                    isinstance(stmt.targets[0], gast.Name) and
+                    stores.get(stmt.targets[0].id) == 1):
+                continue
+            name = stmt.targets[0].id
+            token = self._kept_spread(stmt.value)
+            if token is None or _ones(stmt.value.args[0]):
+                continue  # (ones: UnitSeed's, where they go)
+            reads = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
+                     n.id == name and isinstance(n.ctx, gast.Load)]
+            if reads and all(self._factor_over(parents.get(id(n)), n, token) for n in reads):
+                stmt.value = stmt.value.args[0]
+                self.changed = True
+
+    def _kept_spread(self, value) -> str | None:
+        """The trusted shape token of ``x`` in ``sum_grad(g, x, axis, True)`` (or
+        ``sum_grad(g, x, None, False)``), or None."""
+        if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and
+                value.func.id == self.sum_grad and len(value.args) == 4 and
+                not value.keywords):
+            return None
+        like, axis, keepdims = value.args[1:]
+        if not (isinstance(like, gast.Name) and isinstance(keepdims, gast.Constant) and (
+                keepdims.value is True or keepdims.value is False and
+                isinstance(axis, gast.Constant) and axis.value is None)):
+            return None  # (a sum of all: its sensitivity is one number, which spreads too)
+        kind = self.kinds.get(like.id)
+        if kind is None or kind.tag not in ("array", "numeric") or \
+                kind.shape not in self.trusted:
+            return None
+        return kind.shape
+
+    def _factor_over(self, product, operand, token: str) -> bool:
+        """Is ``operand`` a factor of ``product`` whose other factor is shaped ``token``?"""
+        if not (isinstance(product, gast.BinOp) and isinstance(product.op, gast.Mult)):
+            return False
+        other = product.right if product.left is operand else product.left
+        return self._shaped(other, token)
+
+
+def _ones(node) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) is float and node.value == 1.0
+
+
+def _replace_nodes(tree, replacements: dict) -> None:
+    """Put ``replacements[id(node)]`` where ``tree`` holds each such node."""
+    for parent in trees.walk(tree):
+        for field in parent._fields:
+            value = getattr(parent, field, None)
+            if isinstance(value, list):
+                value[:] = [replacements.get(id(v), v) for v in value]
+            elif id(value) in replacements:
+                setattr(parent, field, replacements[id(value)])
 
 
 def _factors(node) -> list:
