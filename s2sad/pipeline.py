@@ -838,8 +838,6 @@ PIPELINE = [
     # ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
     Step(forward_substitution, when=optimize, after=(unit_seed, scale_inward,
                                                      spread_by_products)),
-    Step(combined_terms, when=optimize & reverse_mode),
-    Step(dead_code, when=optimize & ~debug_nans, after=(combined_terms,)),
     Step(subtraction, when=optimize),
     Step(gradient_form, when=optimize),
     Step(python_floats, when=optimize),
@@ -850,6 +848,9 @@ PIPELINE = [
     Step(memory_budget),
     Step(device_arguments, when=wants_arrays),
     Step(early_sums, when=final_reverse),
+    # (after the early sums, which read a sensitivity's terms one statement each)
+    Step(combined_terms, when=optimize & reverse_mode),
+    Step(dead_code, when=optimize & ~debug_nans, after=(combined_terms,)),
     Step(sum_products, when=final_reverse),
     Step(complex_sums),
     Step(readable),

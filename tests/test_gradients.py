@@ -208,9 +208,12 @@ def check_case(f, args, wrt, optimize):
                                np.asarray(f(*_copy(args)), dtype=np.float64),
                                rtol=1e-12, atol=1e-12, err_msg="value_and_grad value")
     grads2 = grads2 if isinstance(wrt, tuple) else (grads2,)
+    # (equal to float64's rounding; in float32, to float32's: the two may round apart, as
+    # grad spreads np.sum's seed in float64 where value_and_grad reads the forward values)
+    same = 1e-5 if loose else 1e-12
     for i, g, g2 in zip(indices, grads, grads2):
         check_structure(args[i], g2)
-        np.testing.assert_allclose(_flat_get(g2), _flat_get(g), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(_flat_get(g2), _flat_get(g), rtol=same, atol=same * 1e-2)
     return grads
 
 

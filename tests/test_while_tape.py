@@ -172,7 +172,6 @@ def test_arrays_against_central_differences():
 
 TIGHT = '''\
 import math
-from s2sad.runtime import as_gradient
 from s2sad.runtime.budget import checked_passes
 
 def grad_tight(x):
@@ -186,7 +185,7 @@ def grad_tight(x):
     s_x = 1.0
     for x in reversed(x_saved):
         s_x = 0.01 * s_x * math.cos(x) + 1.002 * s_x
-    return as_gradient(x, s_x)
+    return s_x
 '''
 
 

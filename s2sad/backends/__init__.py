@@ -111,7 +111,7 @@ def check_target(target: str) -> str:
     >>> check_target("gpu")
     Traceback (most recent call last):
     ...
-    ValueError: target must be one of 'auto', 'numpy', 'cupy', 'dask', got 'gpu'
+    ValueError: target must be one of 'auto', 'numpy', 'cupy', 'dask', 'numba', got 'gpu'
     """
     if isinstance(target, Backend) and _BY_NAME.get(target.name) is target:
         return target.name
