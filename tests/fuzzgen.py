@@ -101,6 +101,10 @@ AVOID_ITEM_UPDATED = False                # fixed: ``g = a[0]; g *= ...`` (``a``
 #                                           argument M ("an in-place update of the argument
 #                                           'M'", about 0.14% of the long profile): a
 #                                           number checked at run time
+AVOID_NEXT_AFTER_STATE = AVOID_KNOWN_BUGS  # false refusals: ``next(it)`` after
+#                                           ``model.step(x)`` stored x in the object is
+#                                           taken for a read of its attributes (test_fuzz:
+#                                           test_next_after_an_object_store_is_not_refused)
 AVOID_CONSTANT_RETURN_IN_LOOP = False    # fixed: a loop holding a `return` and an
 #                                           ``if 0.5 < 0.3:`` read an unassigned 'result_1'
 
@@ -201,6 +205,7 @@ class Gen:
         self.loops = 0  # how many loops the code being generated is in
         self.expect_refusal = False
         self.generators: list[list[str]] = []  # module-level generators (issue 35)
+        self.uses_next = False  # (a helper takes ``next``: see AVOID_NEXT_AFTER_STATE)
 
     # --- bookkeeping ---------------------------------------------------------------------
 
@@ -601,12 +606,13 @@ class Gen:
     def issue32_pattern(self, env, ctx: _Ctx) -> list[str] | None:
         """One of: a cast, a view, a call s2sad has no rule for, list slots, a scalar from
         an index, a nested function with a default (None: none fits here)."""
-        form = self.ch.int(0, 9)  # (8, 9: functions as values again, a form with many kinds)
+        form = self.ch.int(0, 11)  # (8, 9: functions as values again, a form with many kinds)
         if form in (5, 6, 8, 9) and not (ctx.top and not ctx.loop and not self.in_helper):
             form = 0
         return [self.cast, self.view, self.unknown_call, self.list_slots,
                 self.scalar_from_index, self.nested_default, self.function_value,
-                self.python35, self.function_value, self.function_value][form](env, ctx)
+                self.python35, self.function_value, self.function_value,
+                self.python35_next_none, self.python35_next_none][form](env, ctx)
 
     def python35(self, env, ctx: _Ctx) -> list[str] | None:
         """Issue 35: a check that raises, never taken (``assert``, ``if ...: raise``), or a
@@ -687,6 +693,75 @@ class Gen:
                  f"0.4 else functools.partial(np.multiply, {k2})",
                  f"{target} = np.tanh({m}({a}))"]
         env[target] = Var("s", 1.0, owned=True)
+        return lines
+
+    def python35_next_none(self, env, ctx: _Ctx) -> list[str] | None:
+        """``it = iter([a, b, c])`` (or ``iter(v)``) then ``next(it)`` twice, or a module
+        generator held in a name and taken by ``next`` (with a default past its end); or
+        ``None``: a helper's default (``def opt_0(t, s=None): if s is None: ...``), a
+        function default (``fn=None``) or ``f``'s own ``scale=None``. A new float each."""
+        floats = self.vars_of(env, "s")
+        if not floats:
+            return None
+        a = self.ch.pick(floats)
+        form = 8 + self.ch.int(0, 1)
+        if form == 8 and AVOID_NEXT_AFTER_STATE and self.vars_of(env, "o"):
+            form = 9
+        self.uses_next = self.uses_next or form == 8
+        target = self.new_name(env, "s")
+        b, c = self.ch.pick(floats), self.ch.pick(floats)
+        if form == 8:
+            it = f"{target}_it"
+            vectors = self.vars_of(env, "v")
+            if vectors and self.ch.chance(50):
+                v = self.ch.pick(vectors)
+                bound = env[v].bound
+                lines = [f"{it} = iter({v})"]
+                self.note("next-iter-array")
+            else:
+                bound = max(env[n].bound for n in (a, b, c))
+                lines = [f"{it} = iter([{a}, {b} * 0.5, {c}])"]
+                self.note("next-iter-list")
+            lines += [f"{target}_p = next({it})", f"{target}_q = next({it})",
+                      f"{target} = np.tanh({target}_p) * np.cos({target}_q)"]
+            if not self.ch.chance(50):
+                return self.typed(env, target, lines, 1.0)
+            name = f"gen_{len(self.generators)}"
+            k = self.ch.pick(CONSTANTS)
+            self.generators.append([f"def {name}(t, n):", "    for i in range(n):",
+                                    f"        yield np.sin(t * {k}) + 0.5 * i"])
+            n = self.ch.int(1, 3)
+            g = f"{target}_g"
+            lines += [f"{g} = {name}({a}, {n})", f"{target}_r = next({g})",
+                      f"{target}_s = next({g}, 0.25)",
+                      f"{target} = {target} + {target}_r * {target}_s"]
+            self.note("next-generator")
+            return self.typed(env, target, lines, 1.0 + 1.5 * 1.5)
+        choice = self.ch.int(0, 2)
+        if choice == 2 and ctx.top and not ctx.loop and not self.in_helper:
+            self.none_argument = True  # (``f(..., scale=None)``, never given: None)
+            lines = [f"{target} = np.tanh({a})", "if scale is not None:",
+                     f"    {target} = {target} * scale"]
+            self.note("none-argument")
+            return self.typed(env, target, lines, 1.0)
+        name = f"opt_{len(self.generators)}"
+        if choice == 1:
+            self.generators.append([f"def {name}(t, fn=None):",
+                                    "    return fn(t) if fn is not None else np.tanh(t) * 0.5"])
+            call = self.ch.pick([f"{name}({a})", f"{name}({a}, np.sin)",
+                                 f"{name}({a}, fn=None)"])
+            self.note("none-function")
+        else:
+            self.generators.append([f"def {name}(t, s=None):", "    if s is None:",
+                                    "        s = 0.5", "    return np.tanh(t * s)"])
+            call = self.ch.pick([f"{name}({a})", f"{name}({a}, None)", f"{name}({a}, {b})",
+                                 f"{name}({a}, s={b})"])
+            self.note("none-default")
+        return self.typed(env, target, [f"{target} = {call}"], 1.0)
+
+    @staticmethod
+    def typed(env, target: str, lines: list[str], bound: float) -> list[str]:
+        env[target] = Var("s", bound, owned=True)
         return lines
 
     def cast(self, env, ctx: _Ctx) -> list[str]:
@@ -1342,6 +1417,8 @@ class Gen:
         lines, returned = self.block(env, _Ctx(returns), statements)
         if not returned:
             lines.append(f"return {self.result(env, returns)}")
+        if name == "f" and getattr(self, "none_argument", False):
+            params = params + [("scale", "N", "None")]  # (issue 35: never given)
         signature = ", ".join(p if d is None else f"{p}={d}" for p, _, d in params)
         return [f"def {name}({signature}):"] + _indent(lines)
 
@@ -1401,7 +1478,8 @@ class Gen:
         if len(params) > 1 and ch.chance(30):  # any order
             first = ch.int(0, len(params) - 1)
             params.insert(0, params.pop(first))
-        if ch.chance(30):  # an object that keeps state, not differentiated (FuzzState)
+        if ch.chance(30) and not (AVOID_NEXT_AFTER_STATE and self.uses_next):
+            # (an object that keeps state, not differentiated: FuzzState)
             params.append(("model", "o", None))
         if ch.chance(20):  # a function given as a default argument (its own variant)
             params.append(("act", "F", ch.pick(["np.tanh", "np.sin", "_act"])))
@@ -1429,7 +1507,7 @@ class Gen:
         source = re.sub(r"\bnp\.", alias + ".", self.render(template, traced=False))
         traced = re.sub(r"\bnp\.", alias + ".", self.render(template, traced=True))
         traced = traced.replace("import math\n", TRACE_PRELUDE, 1)
-        return Program(source, traced, [(p, k) for p, k, _ in params if k != "F"],
+        return Program(source, traced, [(p, k) for p, k, _ in params if k not in "FN"],
                        stats=dict(self.stats),
                        expect_refusal=self.expect_refusal)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 ACTIVATIONS = ["np.tanh", "np.sin"]
 LOOPS = ["for", "enumerate", "zip_reversed", "enumerate_reversed"]
+DICT_WALKS = ["keys-written", "items", "values"]
 
 
 @dataclass
@@ -111,12 +112,16 @@ class _Gen:
         items = [self.layer(depth + 1) for _ in range(count)]
         if count > 1 and self.chance(20):
             items[-1] = "SHARED"  # (the first layer held again)
-        kind = self.rng.choice(["list", "tuple"])
-        loop = self.rng.choice(LOOPS)
+        kind = self.rng.choice(["list", "tuple", "dict"])
+        loop = self.rng.choice(LOOPS if kind != "dict" else DICT_WALKS)
         name = f"Seq{len(self.classes)}"
         scales = ", ".join(str(round(0.6 + 0.2 * k, 1)) for k in range(count))
         held = ", ".join(items).replace("SHARED", "first")
         display = f"[{held}]" if kind == "list" else f"({held},)"
+        if kind == "dict":  # (issue 35: layers held in a dict, by key or walked)
+            keys = [f"l{k}" for k in range(count)]
+            display = "{" + ", ".join(f'"{k}": {item}' for k, item in zip(
+                keys, items)).replace("SHARED", "first") + "}"
         init = [f"class {name}:", "    def __init__(self, rng):"]
         if "SHARED" in items:
             init.append(f"        first = {items[0]}")
@@ -129,7 +134,15 @@ class _Gen:
                 "zip_reversed": ["for layer, s in zip(reversed(self.layers), self.scales):",
                                  "    X = layer(X) * s"],
                 "enumerate_reversed": ["for i, layer in enumerate(reversed(self.layers)):",
-                                       "    X = layer(X) + 0.1 * i"]}[loop]
+                                       "    X = layer(X) + 0.1 * i"]}.get(loop)
+        if kind == "dict":
+            order = self.rng.sample(keys, count)  # (written keys, in any order)
+            body = {"keys-written": [f'X = self.layers["{k}"](X) * {s}' for k, s in zip(
+                        order, scales.split(", "))],
+                    "items": ["for key, layer in self.layers.items():",
+                              f'    X = layer(X) + (0.25 if key == "{order[0]}" else 0.0)'],
+                    "values": ["for layer in self.layers.values():",
+                               "    X = layer(X)"]}[loop]
         lines = init + ["", "    def __call__(self, X):"] + \
             [f"        {line}" for line in body] + ["        return X"]
         self.classes.append(lines)

@@ -495,8 +495,50 @@ def test_generator_covers_every_feature():
               "object-state", "hvp-inside", "grad-held-inside", "jvp-inside", "starred-unpack",
               "partial-star-call", "function-argument", "function-attribute",
               "function-indexed", "starred-array", "sorted-key", "map-held",
-              "partial-branch"}
+              "partial-branch", "next-iter-list", "next-iter-array", "next-generator",
+              "none-default", "none-function", "none-argument"}
     assert wanted <= set(seen), sorted(wanted - set(seen))
+
+
+NEXT_AFTER_STATE = """
+import numpy as np
+
+
+def gen(t, n):
+    for i in range(n):
+        yield np.sin(t * 0.5) + 0.5 * i
+
+
+def f(x, model):
+    s = model.step(x)
+    it = iter([s, s * 0.5])
+    p = next(it)
+    q = next(it)
+    g = gen(s, 2)
+    r = next(g)
+    return np.tanh(p) * np.cos(q) + r
+"""
+
+
+@pytest.mark.xfail(strict=True, raises=S2sadError, reason="next(it) after model.step(x) "
+                   "stored x in the object is taken for a read of the object's attributes "
+                   "(attributes.refuse_read_back: next is not known to read none); "
+                   "fuzzgen.AVOID_NEXT_AFTER_STATE")
+def test_next_after_an_object_store_is_not_refused(tmp_path):
+    """Found by the fuzzer's ``next`` forms: ``next`` of a list's iterator or of a
+    generator given a float, after ``model.step`` cached a value with a derivative."""
+    path = tmp_path / "next_after_state.py"
+    path.write_text(NEXT_AFTER_STATE)
+    spec = importlib.util.spec_from_file_location("next_after_state", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model = fuzzgen.FuzzState()
+    got = s2sad.grad(module.f)(0.3, model)
+    eps = 1e-6
+    want = (module.f(0.3 + eps, fuzzgen.FuzzState()) -
+            module.f(0.3 - eps, fuzzgen.FuzzState())) / (2 * eps)
+    assert np.isclose(got, want, rtol=1e-6, atol=1e-8)
+    assert model.calls == 1 and model.seen == [0.3]
 
 
 def _cast_program(line: str, cut: bool) -> fuzzgen.Program:

@@ -73,6 +73,8 @@ def _state(value, seen=None):
     seen = set() if seen is None else seen
     if isinstance(value, (list, tuple)):
         return [_state(v, seen) for v in value]
+    if isinstance(value, dict):
+        return {k: _state(v, seen) for k, v in value.items()}
     if not hasattr(value, "__dict__") or id(value) in seen:
         return None
     seen.add(id(value))
@@ -129,5 +131,6 @@ def test_the_seeds_cover_each_feature():
     wanted = {"dense", "activation", "residual", "container-list", "container-tuple",
               "loop-for", "loop-enumerate", "loop-zip_reversed", "loop-enumerate_reversed",
               "counter", "counter-read", "counter-branch", "cache", "frozen", "dict-params",
-              "held-twice"}
+              "held-twice", "container-dict", "loop-keys-written", "loop-items",
+              "loop-values"}
     assert wanted <= seen, sorted(wanted - seen)
