@@ -105,6 +105,11 @@ AVOID_NEXT_AFTER_STATE = AVOID_KNOWN_BUGS  # false refusals: ``next(it)`` after
 #                                           ``model.step(x)`` stored x in the object is
 #                                           taken for a read of its attributes (test_fuzz:
 #                                           test_next_after_an_object_store_is_not_refused)
+AVOID_GLOBAL_ITEM_WITH_STATE = AVOID_KNOWN_BUGS  # false refusals: ``np.sum(G0[1])`` (an
+#                                           item of a module array, whose kind is not known)
+#                                           with ``model.step(x)`` caching x: the call is
+#                                           taken for a read of any object's attributes
+#                                           (test_fuzz: test_a_module_arrays_item_...)
 AVOID_CONSTANT_RETURN_IN_LOOP = False    # fixed: a loop holding a `return` and an
 #                                           ``if 0.5 < 0.3:`` read an unassigned 'result_1'
 
@@ -1478,7 +1483,8 @@ class Gen:
         if len(params) > 1 and ch.chance(30):  # any order
             first = ch.int(0, len(params) - 1)
             params.insert(0, params.pop(first))
-        if ch.chance(30) and not (AVOID_NEXT_AFTER_STATE and self.uses_next):
+        if ch.chance(30) and not (AVOID_NEXT_AFTER_STATE and self.uses_next) and not (
+                AVOID_GLOBAL_ITEM_WITH_STATE and "G0" in self.globals):
             # (an object that keeps state, not differentiated: FuzzState)
             params.append(("model", "o", None))
         if ch.chance(20):  # a function given as a default argument (its own variant)

@@ -541,6 +541,38 @@ def test_next_after_an_object_store_is_not_refused(tmp_path):
     assert model.calls == 1 and model.seen == [0.3]
 
 
+GLOBAL_ITEM_WITH_STATE = """
+import numpy as np
+
+G0 = np.array([0.5, -0.25, 1.0])
+
+
+def f(x, model):
+    ret = np.sum(G0[1]) * x
+    a = model.step(x)
+    return ret + a
+"""
+
+
+@pytest.mark.xfail(strict=True, raises=S2sadError, reason="np.sum(G0[1]), an item of a "
+                   "module array whose kind is not known, is taken for a call that may read "
+                   "any object's attributes, so model.step(x) caching x is refused "
+                   "(attributes.refuse_read_back); fuzzgen.AVOID_GLOBAL_ITEM_WITH_STATE")
+def test_a_module_arrays_item_beside_an_object_store_is_not_refused(tmp_path):
+    """Found by the quick profile once the draws shifted (s2sad unchanged): a module
+    array's item given to a NumPy call, and a method that caches a value with a
+    derivative in the object ``f`` is given."""
+    path = tmp_path / "global_item_with_state.py"
+    path.write_text(GLOBAL_ITEM_WITH_STATE)
+    spec = importlib.util.spec_from_file_location("global_item_with_state", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model = fuzzgen.FuzzState()
+    got = s2sad.grad(module.f)(0.3, model)
+    assert np.isclose(got, -0.25 + 1.0 / np.cosh(0.3) ** 2)
+    assert model.calls == 1 and model.seen == [0.3]
+
+
 def _cast_program(line: str, cut: bool) -> fuzzgen.Program:
     """``def f(v): c = <line>; return np.sum(c)``, its casts' arguments written ``{x}``
     (``cut``: traced as the generator traces them; else not at all)."""
