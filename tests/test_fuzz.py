@@ -573,6 +573,35 @@ def test_a_module_arrays_item_beside_an_object_store_is_not_refused(tmp_path):
     assert model.calls == 1 and model.seen == [0.3]
 
 
+CONTINUE_ANNOTATED = """
+K0 = 0.75
+
+
+def f(x):
+    a = K0
+    i = 0
+    while K0 > 0.0 and i < 1:
+        i = i + 1
+        if K0 > 0.0:
+            continue
+        z = K0
+    return a
+"""
+
+
+@pytest.mark.xfail(strict=True, raises=IndentationError, reason="annotate=True writes a "
+                   "`for` with an empty body for this while loop (an internal error)")
+def test_a_loop_that_always_continues_annotated_compiles(tmp_path):
+    """Found by the quick profile run with 800 programs (s2sad unchanged): ``annotate=True``
+    and the optimizer on a ``while`` whose body always ``continue``s before a constant."""
+    path = tmp_path / "continue_annotated.py"
+    path.write_text(CONTINUE_ANNOTATED)
+    spec = importlib.util.spec_from_file_location("continue_annotated", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert s2sad.grad(module.f, optimize=True, annotate=True)(0.3) == 0.0
+
+
 def _cast_program(line: str, cut: bool) -> fuzzgen.Program:
     """``def f(v): c = <line>; return np.sum(c)``, its casts' arguments written ``{x}``
     (``cut``: traced as the generator traces them; else not at all)."""
