@@ -720,11 +720,9 @@ class Gen:
             vectors = self.vars_of(env, "v")
             if vectors and self.ch.chance(50):
                 v = self.ch.pick(vectors)
-                bound = env[v].bound
                 lines = [f"{it} = iter({v})"]
                 self.note("next-iter-array")
             else:
-                bound = max(env[n].bound for n in (a, b, c))
                 lines = [f"{it} = iter([{a}, {b} * 0.5, {c}])"]
                 self.note("next-iter-list")
             lines += [f"{target}_p = next({it})", f"{target}_q = next({it})",
