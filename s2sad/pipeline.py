@@ -846,11 +846,12 @@ PIPELINE = [
     Step(loop_sums, when=final_reverse),
     Step(while_tape, when=optimize & ~nestable & ~compiled_target),
     Step(memory_budget),
-    Step(device_arguments, when=wants_arrays),
     Step(early_sums, when=final_reverse),
     # (after the early sums, which read a sensitivity's terms one statement each)
     Step(combined_terms, when=optimize & reverse_mode),
     Step(dead_code, when=optimize & ~debug_nans, after=(combined_terms,)),
+    # (CuPy's conversions last, so that its code is NumPy's with the module changed)
+    Step(device_arguments, when=wants_arrays),
     Step(sum_products, when=final_reverse),
     Step(complex_sums),
     Step(readable),

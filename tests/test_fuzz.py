@@ -589,11 +589,10 @@ def f(x):
 """
 
 
-@pytest.mark.xfail(strict=True, raises=IndentationError, reason="annotate=True writes a "
-                   "`for` with an empty body for this while loop (an internal error)")
 def test_a_loop_that_always_continues_annotated_compiles(tmp_path):
-    """Found by the quick profile run with 800 programs (s2sad unchanged): ``annotate=True``
-    and the optimizer on a ``while`` whose body always ``continue``s before a constant."""
+    """Found by the quick profile run with 800 programs: ``annotate=True`` and the
+    optimizer on a ``while`` whose body always ``continue``s before a constant. The reverse
+    loop restores its one value as its own variable and keeps ``pass`` under the comment."""
     path = tmp_path / "continue_annotated.py"
     path.write_text(CONTINUE_ANNOTATED)
     spec = importlib.util.spec_from_file_location("continue_annotated", path)

@@ -58,6 +58,7 @@ from typing import Callable
 import gast
 
 from .. import trees
+from ..codegen import comment_text
 from ..trees import located
 from .recompute import loop_pairs
 
@@ -297,6 +298,8 @@ class WhileTape:
             backward.target = restore.targets[0]
             backward.iter = gast.Call(gast.Name("reversed", gast.Load(), None, None),
                                       [restore.value.func.value], [])
+            if all(comment_text(s) is not None for s in backward.body):
+                backward.body.append(gast.Pass())  # (a pass restoring its one value only)
         else:
             backward.iter.args = [gast.Call(gast.Name("len", gast.Load(), None, None),
                                             [gast.Name(made[0].targets[0].id, gast.Load(),
