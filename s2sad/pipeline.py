@@ -341,6 +341,7 @@ def argument_facts(build: Build) -> bool:
     build.source.complex = holds_complex(build.tree, build.descriptors, build.source.resolve,
                                          build.source)
     descriptors = build.descriptors or [None] * len(params)
+    build.source.descriptors = dict(zip(params, descriptors))  # (attributes._Reach)
     build.arg_kinds = {p: from_descriptor(d, p) if d is not None else ANY
                        for p, d in zip(params, descriptors, strict=True)}
     return False

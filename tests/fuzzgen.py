@@ -101,15 +101,15 @@ AVOID_ITEM_UPDATED = False                # fixed: ``g = a[0]; g *= ...`` (``a``
 #                                           argument M ("an in-place update of the argument
 #                                           'M'", about 0.14% of the long profile): a
 #                                           number checked at run time
-AVOID_NEXT_AFTER_STATE = AVOID_KNOWN_BUGS  # false refusals: ``next(it)`` after
-#                                           ``model.step(x)`` stored x in the object is
-#                                           taken for a read of its attributes (test_fuzz:
+AVOID_NEXT_AFTER_STATE = False  # fixed: ``next(it)`` after ``model.step(x)`` stored x
+#                                           in the object was taken for a read of its
+#                                           attributes (attributes._Reach: a call reads an
+#                                           object only if one reaches it; test_fuzz:
 #                                           test_next_after_an_object_store_is_not_refused)
-AVOID_GLOBAL_ITEM_WITH_STATE = AVOID_KNOWN_BUGS  # false refusals: ``np.sum(G0[1])`` (an
-#                                           item of a module array, whose kind is not known)
-#                                           with ``model.step(x)`` caching x: the call is
-#                                           taken for a read of any object's attributes
-#                                           (test_fuzz: test_a_module_arrays_item_...)
+AVOID_GLOBAL_ITEM_WITH_STATE = False  # fixed: ``np.sum(G0[1])`` (an item of a module
+#                                           array) with ``model.step(x)`` caching x: the
+#                                           call was taken for a read of any object's
+#                                           attributes (test_fuzz: test_a_module_arrays_...)
 AVOID_CONSTANT_RETURN_IN_LOOP = False    # fixed: a loop holding a `return` and an
 #                                           ``if 0.5 < 0.3:`` read an unassigned 'result_1'
 

@@ -520,10 +520,6 @@ def f(x, model):
 """
 
 
-@pytest.mark.xfail(strict=True, raises=S2sadError, reason="next(it) after model.step(x) "
-                   "stored x in the object is taken for a read of the object's attributes "
-                   "(attributes.refuse_read_back: next is not known to read none); "
-                   "fuzzgen.AVOID_NEXT_AFTER_STATE")
 def test_next_after_an_object_store_is_not_refused(tmp_path):
     """Found by the fuzzer's ``next`` forms: ``next`` of a list's iterator or of a
     generator given a float, after ``model.step`` cached a value with a derivative."""
@@ -554,10 +550,6 @@ def f(x, model):
 """
 
 
-@pytest.mark.xfail(strict=True, raises=S2sadError, reason="np.sum(G0[1]), an item of a "
-                   "module array whose kind is not known, is taken for a call that may read "
-                   "any object's attributes, so model.step(x) caching x is refused "
-                   "(attributes.refuse_read_back); fuzzgen.AVOID_GLOBAL_ITEM_WITH_STATE")
 def test_a_module_arrays_item_beside_an_object_store_is_not_refused(tmp_path):
     """Found by the quick profile once the draws shifted (s2sad unchanged): a module
     array's item given to a NumPy call, and a method that caches a value with a

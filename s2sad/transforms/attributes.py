@@ -24,6 +24,8 @@ s2sad.errors.DifferentiationError: a value with a derivative stored in 'h' of an
 from __future__ import annotations
 
 import contextlib
+import functools
+import operator
 import random
 import threading
 import types
@@ -36,6 +38,7 @@ from .. import registry, trees
 from ..codegen import unparse
 from ..errors import DifferentiationError
 from ..runtime import side_effect
+from ..source import MISSING
 from .resolve import names_in, statement_parts
 
 
@@ -206,6 +209,432 @@ def _reads_no_attribute(source, func) -> bool:
     return facts is not None and facts.no_attributes
 
 
+# the libraries whose functions read what they are given, and no object of the user's
+# through their own modules' state (no module of theirs holds one)
+_READS_ITS_ARGUMENTS = frozenset({"numpy", "scipy", "math", "cmath", "operator", "_operator",
+                                  "functools", "_functools", "itertools", "builtins",
+                                  "s2sad"})
+
+
+def _holds_no_object(value, depth: int = 0) -> bool:
+    """Can ``value`` hold no object at all (a number, a string, a module, an array of
+    numbers, a tuple of them)? It then reaches none of the user's.
+
+    >>> _holds_no_object(np.zeros(2)), _holds_no_object(np.array([None])), _holds_no_object([])
+    (True, False, False)
+    """
+    if isinstance(value, (type(None), bool, int, float, complex, str, bytes, types.ModuleType)):
+        return True
+    if isinstance(value, (np.ndarray, np.generic)):
+        return not value.dtype.hasobject
+    if isinstance(value, (tuple, frozenset)) and depth < 4:
+        return all(_holds_no_object(item, depth + 1) for item in value)
+    return False
+
+
+def _described_no_object(desc) -> bool:
+    """Does an argument's description say it holds numbers only (``"float"``, ``("nd",
+    2, "f", ())``, a list of floats), never an object (``("nd", 1, "O")`` may)?
+
+    >>> numbers, objects = ("list", ("float", ("nd", 1, "f"))), ("nd", 1, "O")
+    >>> _described_no_object(numbers), _described_no_object(objects)
+    (True, False)
+    """
+    from ..backends import ARRAY_TAGS
+    if desc in ("float", "int", "complex", ("none",)):
+        return True
+    if type(desc) is not tuple or not desc:
+        return False
+    if desc[0] in ARRAY_TAGS:
+        return len(desc) >= 3 and desc[2] in ("b", "i", "u", "f", "c")
+    if desc[0] in ("list", "tuple") and len(desc) >= 2 and type(desc[1]) is tuple:
+        return all(_described_no_object(item) for item in desc[1])
+    if desc[0] == "dict" and len(desc) == 2:
+        return all(isinstance(key, (str, int, float)) and _described_no_object(item)
+                   for key, item in desc[1])
+    return False
+
+
+def _may_hold_object_arrays(desc) -> bool:
+    """May an argument of this description hold an array of objects, at any depth (an
+    object's member, a list's item), or is it not described?
+
+    >>> numbers, objects = ("list", (("nd", 1, "f"),)), ("nd", 1, "O")
+    >>> _may_hold_object_arrays(numbers), _may_hold_object_arrays(objects)
+    (False, True)
+    """
+    from ..backends import ARRAY_TAGS
+    if desc is None:
+        return True
+    if type(desc) is str or _described_no_object(desc):
+        return False
+    if type(desc) is not tuple or not desc:
+        return True
+    if desc[0] in ARRAY_TAGS:
+        return True  # (not numbers: _described_no_object said so)
+    if desc[0] in ("list", "tuple") and len(desc) >= 2 and type(desc[1]) is tuple:
+        return any(_may_hold_object_arrays(item) for item in desc[1])
+    if desc[0] == "dict" and len(desc) == 2:
+        return any(_may_hold_object_arrays(item) for _, item in desc[1])
+    if desc[0] == "object" and len(desc) >= 4:
+        return any(_may_hold_object_arrays(item) for _, item in desc[3])
+    return desc[0] not in ("function", "none")
+
+def _held(value, depth: int = 0) -> list:
+    """The values a tuple, list or dict holds, flattened (what ``__reduce__`` gives)."""
+    if isinstance(value, (tuple, list)) and depth < 3:
+        return [v for item in value for v in _held(item, depth + 1)]
+    if isinstance(value, dict) and depth < 3:
+        return [v for item in value.values() for v in _held(item, depth + 1)]
+    return [value]
+
+
+def _code_names(code) -> set:
+    """The global names a code object and the code nested in it name."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def _callee_reaches(value, seen: set | None = None, depth: int = 0) -> bool:
+    """May calling ``value`` read an object it is not given, that its closure, its
+    defaults, the globals it names or the object it is bound to hold? Not a function
+    with a rule, nor a C function of a module, nor one of a library whose modules hold no
+    object of the user's (NumPy's, SciPy's: ``_READS_ITS_ARGUMENTS``); a library's
+    function that names a module's list may (a registry of the user's objects).
+
+    >>> import operator
+    >>> holder = functools.partial(np.add, [object()])
+    >>> _callee_reaches(np.sum), _callee_reaches(operator.attrgetter("h")), _callee_reaches(holder)
+    (False, False, True)
+    """
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return False
+    seen.add(id(value))
+    if registry.facts(value) is not None:
+        return False
+
+    def held_reaches(held):
+        return any(_callee_reaches(item, seen, depth + 1) if callable(item) else
+                   not _holds_no_object(item) for item in held)
+    if isinstance(value, (functools.partial, operator.attrgetter, operator.itemgetter,
+                          operator.methodcaller)):
+        return held_reaches(_held(value.__reduce__()[1:]))
+    if isinstance(value, types.BuiltinFunctionType):  # (a C function, or a C method)
+        owner = getattr(value, "__self__", None)
+        return not (owner is None or isinstance(owner, types.ModuleType) or
+                    _holds_no_object(owner))
+    if isinstance(value, types.MethodType):
+        return held_reaches([value.__self__, value.__func__])
+    module = (getattr(value, "__module__", None) or "").split(".")[0]
+    if module in _READS_ITS_ARGUMENTS or isinstance(value, np.ufunc):
+        return False
+    if not isinstance(value, types.FunctionType) or depth > 3:
+        return True  # (a class of a library, a callable object: anything)
+    named = value.__globals__
+    held = [cell.cell_contents for cell in value.__closure__ or ()
+            if cell.cell_contents is not None] if value.__closure__ else []
+    held += list(value.__defaults__ or ()) + list((value.__kwdefaults__ or {}).values())
+    held += [named[name] for name in sorted(_code_names(value.__code__)) if name in named]
+    return held_reaches(held)
+
+
+def _free_value(source, name: str):
+    """The value of the free name ``name`` (:func:`_peek`, else a helper's or a
+    builtin's); MISSING for one s2sad's code gives (its NumPy's in an inlined method)."""
+    try:
+        return _peek(source, name)
+    except KeyError:
+        import builtins
+        extra = getattr(source, "extra", None) or {}
+        return extra[name] if name in extra else getattr(builtins, name, MISSING)
+
+def _numbers(tree, source, params, local: set) -> set:
+    """The local names that hold numbers only on every path (a Python number, a string,
+    an array of numbers): a constant, an argument described so, an attribute of an
+    argument's object described so (``self.n_calls``: the entry tests it), an item of
+    one, arithmetic on them, or a function with a rule given only them that returns an
+    array or a number (``np.sum(G0[1])``). Such a name reaches no object."""
+    from .dtypes import dtype_kinds
+    from .kinds import member
+    descriptors = getattr(source, "descriptors", None) or {}
+    categories = dtype_kinds(tree, source, local)
+    assigned: dict = {}  # name -> the values it is given ("?": one that is not plain)
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            assigned.setdefault(node.targets[0].id, []).append(node.value)
+        elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            assigned.setdefault(node.target.id, []).append(
+                gast.BinOp(gast.Name(node.target.id, gast.Load(), None, None), node.op,
+                           node.value))
+        elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+            assigned.setdefault(node.target.id, []).append(("item", node.iter))
+        else:
+            for name in trees.walk(node) if isinstance(node, gast.stmt) and not isinstance(
+                    node, (gast.If, gast.For, gast.While, gast.FunctionDef)) else ():
+                if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Store):
+                    assigned.setdefault(name.id, []).append("?")
+    numbers = {p for p in params if _described_no_object(descriptors.get(p))}
+    numbers |= {name for name in assigned if name not in params}
+
+    def free_number(name):
+        value = _free_value(source, name)
+        return value is not MISSING and _holds_no_object(value)
+
+    def plain(node) -> bool:
+        if isinstance(node, gast.Constant):
+            return _holds_no_object(node.value)
+        if isinstance(node, gast.Name):
+            return node.id in numbers if node.id in local else free_number(node.id)
+        if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp)):
+            return all(plain(part) for part in gast.iter_child_nodes(node)
+                       if isinstance(part, gast.expr))
+        if isinstance(node, (gast.Attribute, gast.Subscript)):
+            if plain(node.value) and (isinstance(node, gast.Attribute) or plain(node.slice)):
+                return True
+            try:
+                return _described_no_object(member(source, node))
+            except Exception:  # (a path deeper than the description: not known)
+                return False
+        if isinstance(node, gast.Slice):
+            return all(plain(part) for part in (node.lower, node.upper, node.step)
+                       if part is not None)
+        if isinstance(node, gast.Tuple):  # (an index M[i, j])
+            return all(plain(part) for part in node.elts)
+        return False
+
+    def gives_numbers(name, value) -> bool:
+        if isinstance(value, tuple):  # (a loop's item: a range's, an array of numbers')
+            iterated = value[1]
+            return isinstance(iterated, gast.Call) and isinstance(iterated.func, gast.Name) \
+                and iterated.func.id == "range" and not iterated.func.id in local and \
+                all(plain(a) for a in iterated.args) or \
+                isinstance(iterated, gast.Name) and plain(iterated) and \
+                (categories.get(iterated.id) or ("", ""))[1] == "a"
+        if not isinstance(value, gast.Call):
+            return not isinstance(value, str) and plain(value)
+        facts = None
+        func = value.func
+        path = []
+        while isinstance(func, gast.Attribute):
+            path.append(func.attr)
+            func = func.value
+        if isinstance(func, gast.Name) and func.id not in local:
+            callee = _free_value(source, func.id)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    for attr in reversed(path):
+                        callee = getattr(callee, attr)
+                facts = registry.facts(callee)
+            except Exception:  # (no such attribute: not known)
+                facts = None
+        if facts is None:
+            return False
+        if facts.number:  # (len(ms), int(v): a Python number whatever it is given)
+            return True
+        return all(plain(a) for a in list(value.args) + [k.value for k in value.keywords]) \
+            and (categories.get(name) or ("", ""))[1] in ("a", "n")
+
+    shrunk = True
+    while shrunk:  # (the largest set each of whose names is given numbers only)
+        shrunk = False
+        for name, values in assigned.items():
+            if name in numbers and name not in params and \
+                    not all(gives_numbers(name, v) for v in values):
+                numbers.discard(name)
+                shrunk = True
+    return numbers
+
+
+class _Reach:
+    """Which calls of a function may read an object of the user's (an argument's, a
+    global's): those given one, or something that holds one, or whose function may read
+    one through its closure or globals (:func:`_callee_reaches`). A name reaches one if an
+    argument or a free name that holds one flows into it (``ms = [model]``, ``m =
+    ms[0]``, ``for m in ms``), or if a call that reaches one is given it (``ms.append(
+    model)``: then so does every name it was made from). A name that holds numbers (an
+    array of floats, an int: its dtype, :mod:`s2sad.transforms.dtypes`) reaches none.
+
+    >>> import gast
+    >>> from s2sad.source import FunctionSource
+    >>> text = ("def f(x, m):\\n    a = np.sum(x)\\n    ms = [m]\\n    b = np.asarray(ms)\\n"
+    ...         "    return a")
+    >>> tree = gast.parse(text).body[0]
+    >>> src = FunctionSource(None, tree, "demo.py", [], {"np": np})
+    >>> src.descriptors = {"x": ("nd", 1, "f", ()), "m": ("object", object, (), ())}
+    >>> reach = _Reach(tree, src, set())
+    >>> reach(tree.body[0].value), reach(tree.body[2].value), sorted(reach.names)
+    (False, True, ['b', 'm', 'ms'])
+    >>> sorted(_numbers(tree, src, ["x", "m"], reach.local))
+    ['a', 'x']
+    """
+
+    def __init__(self, tree, source, helpers, kinds: dict | None = None):
+        from .dtypes import argument_categories
+        self.source, self.helpers, self.free = source, helpers, {}
+        descriptors = getattr(source, "descriptors", None) or {}
+        params = [a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs]
+        params += [a.id for a in (tree.args.vararg, tree.args.kwarg) if a is not None]
+        self.local = trees.assigned_names(tree) | set(params)
+        if getattr(source, "arguments", None) is None:  # (a tree of its own: the doctest)
+            source.arguments = argument_categories(params, [descriptors.get(p) for p in params])
+        exact = _numbers(tree, source, params, self.local)
+        # what s2sad computes with as numbers (kinds: x @ layer.W, t * s), but where an
+        # array of objects may flow in (an argument or a global holding one, a NumPy call
+        # given a list that reaches an object: np.array([model]))
+        computed = {name for name, kind in (kinds or {}).items()
+                    if kind.tag in ("scalar", "array", "numeric")}
+        objects = {p for p in params if _may_hold_object_arrays(descriptors.get(p))}
+        flows, calls = [], []  # (targets, changed in place, value); calls
+        for node in trees.walk(tree):
+            if isinstance(node, (gast.Assign, gast.AugAssign, gast.For)):
+                targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+                stored = {n.id for target in targets for n in trees.walk(target)
+                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+                changed = {root for target in targets if not isinstance(target, gast.Name)
+                           for root in [_state_root(target)] if root is not None}
+                flows.append((stored, changed,
+                              node.iter if isinstance(node, gast.For) else node.value))
+            elif isinstance(node, gast.Call) and not (
+                    isinstance(node.func, gast.Name) and node.func.id in helpers):
+                calls.append(node)
+        while True:  # (numbers only shrink, and the names that reach one only grow)
+            numbers = exact | (computed - objects)
+            self._reaching(params, descriptors, numbers, flows, calls)
+            grown = set(objects)
+            for stored, changed, value in flows:
+                if any(n in objects or n not in self.local and self._object_array(n)
+                       for n in self._flowing(value)) or any(
+                        self._makes_arrays(call) and self(call)
+                        for call in trees.walk(value) if isinstance(call, gast.Call)):
+                    grown |= stored | changed
+            if grown == objects:
+                return
+            objects = grown
+
+    def _reaching(self, params, descriptors, numbers, flows, calls):
+        """The fixed point of ``self.names`` for this set of ``numbers``."""
+        self.names = {p for p in params if not _described_no_object(descriptors.get(p))}
+        self.names -= numbers
+        changed_in_place = set()
+        grown = True
+        while grown:
+            grown = False
+            before = len(self.names) + len(changed_in_place)
+            for stored, changed, value in flows:
+                stored, changed = stored - numbers, changed - numbers
+                if (stored | changed) - self.names and self._expression(value):
+                    self.names |= stored | changed
+                    changed_in_place |= changed
+                if (stored | changed) & changed_in_place:  # (ms = [a]; ms[0].append(m))
+                    also = {n for n in names_in(value) if n in self.local} - numbers
+                    self.names |= also
+                    changed_in_place |= also
+            for call in calls:
+                if self(call):  # (ms.append(model), foo(ms, model): ms may hold it now)
+                    given = {n for part in [call.func] + list(call.args) +
+                             [k.value for k in call.keywords] for n in names_in(part)
+                             if n in self.local} - numbers
+                    self.names |= given
+                    changed_in_place |= given
+            grown = len(self.names) + len(changed_in_place) != before
+
+    def _object_array(self, name: str) -> bool:
+        """Does the free name ``name`` hold an array of objects, or a container?"""
+        value = _free_value(self.source, name)
+        return value is not MISSING and not callable(value) and not _holds_no_object(value)
+
+    def _function(self, call):
+        """The function ``call`` calls, where its name says (MISSING: not known)."""
+        func, path = call.func, []
+        while isinstance(func, gast.Attribute):
+            path.append(func.attr)
+            func = func.value
+        if not isinstance(func, gast.Name) or func.id in self.local:
+            return MISSING
+        value = _free_value(self.source, func.id)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for attr in reversed(path):
+                    value = getattr(value, attr)
+        except Exception:  # (no such attribute, a property that raises: not known)
+            return MISSING
+        return value
+
+    def _makes_arrays(self, call) -> bool:
+        """May ``call`` make an array of what it is given (``np.array(ms)``): a function
+        without facts, or one that is not known to give a container of its items only
+        (``list``, ``sorted``), a Python number (``len``) or nothing of them?"""
+        value = self._function(call)
+        facts = registry.facts(value) if value is not MISSING else None
+        return facts is None or not (facts.sequence or facts.number or facts.no_attributes)
+
+    def _name(self, name: str) -> bool:
+        if name in self.local:
+            return name in self.names
+        if name not in self.free:
+            value = _free_value(self.source, name)
+            self.free[name] = value is not MISSING and (
+                _callee_reaches(value) if callable(value) else not _holds_no_object(value))
+        return self.free[name]
+
+    def _callee(self, func) -> bool:
+        """Does calling ``func`` (a name, ``np.linalg.norm``, ``ms.append``) reach one?"""
+        if any(self._name(n) for n in names_in(func)):
+            return True
+        path = []
+        while isinstance(func, gast.Attribute):
+            path.append(func.attr)
+            func = func.value
+        if not isinstance(func, gast.Name) or func.id in self.local:
+            return False  # (a local function value: reaches one if a name of it does)
+        value = _free_value(self.source, func.id)
+        if value is MISSING:
+            return False
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for attr in reversed(path):
+                    value = getattr(value, attr)
+        except Exception:  # (no such attribute, a property that raises: not known)
+            return True
+        return callable(value) and _callee_reaches(value)
+
+    def _flowing(self, node) -> set:
+        """The names whose values flow into the value of ``node``: not an index
+        (``t[i]``), nor what a call that gives a Python number is given (``len(ms)``)."""
+        if isinstance(node, gast.Name):
+            return {node.id}
+        if isinstance(node, (gast.Subscript, gast.Attribute)):
+            return self._flowing(node.value)
+        if isinstance(node, gast.Call):
+            if not self._makes_arrays(node) and not self._gives_items(node):
+                return set()  # (len(ms), range(n), isinstance(m, C): no item of theirs)
+            parts = [node.func] + list(node.args) + [k.value for k in node.keywords]
+            return {n for part in parts for n in self._flowing(part)}
+        return {n for part in gast.iter_child_nodes(node) for n in self._flowing(part)}
+
+    def _gives_items(self, call) -> bool:
+        facts = registry.facts(self._function(call))
+        return facts is None or bool(facts.sequence or facts.items or facts.returns_view_of)
+
+    def _expression(self, node) -> bool:
+        return any(self._name(n) for n in self._flowing(node)) or any(
+            self._callee(call.func) for call in trees.walk(node) if isinstance(call, gast.Call))
+
+    def __call__(self, call) -> bool:
+        """May ``call`` read an object's attributes: is it given one, or does its function
+        reach one?"""
+        return any(self._name(n) for part in [call.func] + list(call.args) +
+                   [k.value for k in call.keywords] for n in self._flowing(part)) or \
+            self._callee(call.func)
+
 def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
                      useful: set = frozenset()) -> None:
     """A value that depends on the differentiated arguments, stored into an attribute
@@ -218,6 +647,11 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
     if not helpers:
         return
     order, stores, reads, steering, loads = {}, [], [], set(), []
+    reach = _Reach(tree, source, helpers, kinds) if any(
+        isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and
+        isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in helpers and
+        isinstance(stmt.value.args[0], gast.Name) and stmt.value.args[0].id in varied
+        for stmt in trees.walk(tree)) else (lambda call: False)
 
     def walk(stmts, loops):
         for stmt in stmts:
@@ -238,10 +672,7 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
                 if isinstance(node, gast.Name) and node.id == "getattr":
                     reads.append(("*", len(order), loops))
                 if isinstance(node, gast.Call) and \
-                        not _reads_no_attribute(source, node.func) and any(
-                        isinstance(a, gast.Name) and (kinds or {}).get(a.id) is not None and
-                        kinds[a.id].tag == "any"
-                        for a in list(node.args) + [k.value for k in node.keywords]):
+                        not _reads_no_attribute(source, node.func) and reach(node):
                     reads.append(("*", len(order), loops))  # (an object given to a call)
             if isinstance(stmt, (gast.For, gast.While)):
                 walk(stmt.body, loops + (id(stmt),))

@@ -7,7 +7,8 @@
     t_3 = sort_order(t_2, False)       # the positions, as sorted orders them
     [t_1[i] for i in t_3]
 
-and ``max(xs, key=k)`` is ``t_1[extreme_position(t_2, True)]``. The runtime's helpers
+and ``max(xs, key=k)`` is ``t_1[extreme_position(t_2, True)]``; ``key=operator.itemgetter(0)``
+and ``key=operator.attrgetter("k")`` are the lambdas they are (:func:`_getter`). The helpers
 compare the same keys with the same operators as ``sorted``, ``max`` and ``min`` (stable,
 the first of ties), so the order is Python's. It carries no derivative: where the keys
 depend on the differentiated values, the order is piecewise constant, and the gradient
@@ -18,6 +19,7 @@ and a starred one are left as they were (refused where they are differentiated).
 from __future__ import annotations
 
 import builtins
+import operator
 
 import gast
 
@@ -63,6 +65,46 @@ def _keys(key, items):
     return gast.ListComp(body, [gast.comprehension(target, items, [], 0)])
 
 
+def _getter(normalize, key):
+    """``operator.itemgetter(i)`` as the lambda it is (``lambda _item: _item[i]``;
+    ``(_item[i], _item[j])`` for two keys), and ``operator.attrgetter("a.b")`` as
+    ``lambda _item: _item.a.b``, the getter's arguments evaluated once, where it is made,
+    as Python evaluates them; None for another key (or an attribute's name not written)."""
+    if not isinstance(key, gast.Call) or key.keywords or not key.args or \
+            any(isinstance(a, gast.Starred) for a in key.args):
+        return None
+    func, path = key.func, []
+    while isinstance(func, gast.Attribute):
+        path.append(func.attr)
+        func = func.value
+    if not isinstance(func, gast.Name) or func.id in normalize.locals:
+        return None
+    try:
+        callee = normalize.source.resolve(func.id)
+        for attr in reversed(path):
+            callee = getattr(callee, attr)
+    except (KeyError, AttributeError):
+        return None
+    item = gast.Name("_item", gast.Load(), None, None)
+    if callee is operator.itemgetter:
+        parts = [gast.Subscript(trees.clone(item), _read(normalize, normalize.atom(arg)),
+                                gast.Load()) for arg in key.args]
+    elif callee is operator.attrgetter and all(
+            isinstance(a, gast.Constant) and isinstance(a.value, str) and a.value and all(
+                part.isidentifier() for part in a.value.split(".")) for a in key.args):
+        parts = []
+        for arg in key.args:
+            part = trees.clone(item)
+            for attr in arg.value.split("."):
+                part = gast.Attribute(part, attr, gast.Load())
+            parts.append(part)
+    else:
+        return None
+    body = parts[0] if len(parts) == 1 else gast.Tuple(parts, gast.Load())
+    args = gast.arguments([gast.Name("_item", gast.Param(), None, None)], [], None, [], [],
+                          None, [])
+    return _located(gast.Lambda(args, body), key)
+
 def keyed(normalize, node):
     """``node``, a call of ``sorted``, ``max`` or ``min`` with ``key=``, written out as
     above (the expression, for ``normalize.simple``); None for another call."""
@@ -74,6 +116,7 @@ def keyed(normalize, node):
                    gast.Constant(False, None))
     items = _read(normalize, normalize.atom(gast.copy_location(
         gast.Call(gast.Name("list", gast.Load(), None, None), [node.args[0]], []), node)))
+    key = _getter(normalize, key) or key
     if not isinstance(key, gast.Lambda):
         key = _read(normalize, normalize.atom(key)) if not isinstance(
             key, (gast.Name, gast.Attribute)) else key  # (a function named: called per
