@@ -411,3 +411,16 @@ def test_a_getter_of_a_name_not_written_is_still_refused():
     with pytest.raises(NoDerivativeError, match="which the gradient follows") as info:
         s2sad.grad(sorted_by_a_computed_name)(X.copy())
     assert info.value.lineno == line_of(sorted_by_a_computed_name, "key=attrgetter(name)")
+
+
+REGISTRY = [SHARED]
+
+
+def module_list_holding_the_object(x, model):
+    a = model.keep(x)
+    return a + operator.attrgetter("h")(REGISTRY[0])
+
+
+def test_a_module_list_holding_the_object_is_refused():
+    refused(module_list_holding_the_object, (0.3, SHARED),
+            line_of(Cache.keep, "self.h = t * 2.0"))

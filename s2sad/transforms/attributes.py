@@ -640,7 +640,8 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
     """A value that depends on the differentiated arguments, stored into an attribute
     (``side_effect``) that the function reads again (any read of an attribute of that
     name after the store, or in a loop around it; any read at all for a list appended to,
-    which other names may hold), or with ``getattr``: the read would take it as a
+    which other names may hold), or with ``getattr``, or by a call the object can reach
+    (:class:`_Reach`: ``operator.attrgetter("h")(model)``): the read would take it as a
     constant, so it is refused at the store's line."""
     helpers = {alias for alias, value in getattr(source, "extra", {}).items()
                if value is side_effect}
