@@ -712,6 +712,8 @@ class Gen:
         form = 8 + self.ch.int(0, 1)
         if form == 8 and AVOID_NEXT_AFTER_STATE and self.vars_of(env, "o"):
             form = 9
+        if form == 8 and self.vars_of(env, "o"):  # (beside an object that caches x)
+            self.note("next-beside-state")
         self.uses_next = self.uses_next or form == 8
         target = self.new_name(env, "s")
         b, c = self.ch.pick(floats), self.ch.pick(floats)
@@ -1496,6 +1498,8 @@ class Gen:
             header.append("K0 = 0.75")
         if "G0" in self.globals:
             header.append("G0 = np.array([0.5, -0.25, 1.0])")
+            if any(kind == "o" for _, kind, _ in params):  # (beside an object that caches x)
+                self.note("global-item-beside-state")
         body = []
         if any(d == "_act" for _, _, d in params):  # (a function of the user's, inlined)
             body += ["", "", "def _act(t):", "    return 0.5 * np.tanh(t) + 0.5 * np.sin(t)"]

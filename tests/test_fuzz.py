@@ -496,7 +496,8 @@ def test_generator_covers_every_feature():
               "partial-star-call", "function-argument", "function-attribute",
               "function-indexed", "starred-array", "sorted-key", "map-held",
               "partial-branch", "next-iter-list", "next-iter-array", "next-generator",
-              "none-default", "none-function", "none-argument"}
+              "none-default", "none-function", "none-argument", "next-beside-state",
+              "global-item-beside-state"}
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 
