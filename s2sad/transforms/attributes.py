@@ -437,7 +437,7 @@ def _argument_draws(tree, source) -> None:
         steps = []
         while isinstance(node, (gast.Attribute, gast.Subscript)):
             if isinstance(node, gast.Attribute):
-                steps.append(("." + node.attr))
+                steps.append("." + node.attr)
             elif isinstance(node.slice, gast.Constant) and \
                     isinstance(node.slice.value, (int, str)):
                 steps.append(node.slice.value)
