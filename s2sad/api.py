@@ -328,7 +328,7 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
         made = rev if use == "rev" else fwd  # (a function reading the state it changes:
         compiled = made._variant(args)        # refused, each row or column another one)
         _refuse_state_read_again(made, "jacobian", "row" if use == "rev" else "column",
-                                 compiled)
+                                 compiled, args)
         if use == "rev":
             rows = [[] for _ in names]
             for e in _basis(value):

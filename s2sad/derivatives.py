@@ -31,7 +31,7 @@ from .options import Options
 from .pipeline import compile_gradient, load
 from .runtime.structures import has_parameters
 from .source import FunctionSource, note_reads, still_read
-from .transforms.attributes import noting_state
+from .transforms.attributes import draws_from_arguments, noting_state
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _ALL: "weakref.WeakSet" = weakref.WeakSet()  # every gradient made, to forget what it built
@@ -397,12 +397,18 @@ class GradientFunction:
         inner = self.func._nestable(key) if isinstance(self.func, GradientFunction) else None
         function = self._source_function(key) if inner is None else inner.function
         with noting_state() as notes:  # (its output reads state it changes: refused by
-            compiled = compile_gradient(    # vjp, jvp, jacobian and hessian, for this variant)
-                function, self._wrt_names, arg_descriptors=descriptors,
-                options=self._build_options(backend, **options))
+            try:                            # vjp, jvp, jacobian and hessian, for this variant)
+                compiled = compile_gradient(
+                    function, self._wrt_names, arg_descriptors=descriptors,
+                    options=self._build_options(backend, **options))
+            except (DifferentiationError, UnsupportedSyntaxError) as exc:
+                if inner is not None and exc.filename == inner.filename:  # (a refusal in
+                    _at_user_line(exc, None, self.func, (exc.filename, exc.lineno))  # the
+                raise                                  # inner gradient's generated code)
         compiled.built_from = inner
         compiled.reads_its_state = getattr(inner, "reads_its_state", None) or \
             (notes[0] if notes else None)  # (the user's line, not the inner gradient's)
+        compiled.draws = getattr(inner, "draws", None) or notes.draws  # (rng.normal())
         load(compiled, function)
         return compiled
 
@@ -506,15 +512,27 @@ class GradientFunction:
             (func,)
 
 
-def _refuse_state_read_again(made, what: str, then: str, compiled) -> None:
+def _refuse_state_read_again(made, what: str, then: str, compiled, args=None) -> None:
     """``made`` runs the user's function once for the value and again for each ``then``;
     where its variant ``compiled`` (the one for these arguments' kinds) has an output that
     reads state it changes (``self.k += 1; return x * self.k``; ``np.random.normal()``),
-    each run is another function, so it is refused."""
+    each run is another function, so it is refused. So where it draws from a generator
+    an argument holds (``args``: the call's, by parameter; ``rng.normal()``), whose type
+    the arguments' kinds do not say."""
     func = made.func
     while isinstance(func, GradientFunction):
         func = func.func
     found = getattr(compiled, "reads_its_state", None)
+    drawn = None if args is None else draws_from_arguments(
+        getattr(compiled, "draws", None) or (), dict(zip(made._params, args)))
+    if found is None and drawn is not None:
+        (source, stmt, _, _, spelling), holder = drawn
+        found = (source, stmt, f"draws from the state of {spelling.rsplit('.', 1)[0]}, a "
+                 f"{type(holder).__module__}.{type(holder).__qualname__} given in its "
+                 f"arguments ({spelling}), anew at each run",
+                 "Draw the numbers outside the function and pass them in (noise = "
+                 "rng.normal(size=x.shape); f(x, noise)), or use s2sad.grad, "
+                 "s2sad.value_and_grad or s2sad.hvp, which run it once per call.")
     if found is not None:
         source, stmt, state, advice = found
         raise source.error(
@@ -545,7 +563,7 @@ class VJPFunction(GradientFunction):
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
         compiled = self._variant(args)  # compile now: an error shows at this call, not later
-        _refuse_state_read_again(self, "vjp", "pullback", compiled)
+        _refuse_state_read_again(self, "vjp", "pullback", compiled, args)
         value = self._call(self.func, args) if self._on_numpy(args) else \
             _make(self.func, self._wrt_names if self._wrt_tuple else self._wrt_names[0],
                   self.optimize, self.annotate, False, self.target, self.debug_nans, False,
@@ -591,7 +609,7 @@ class JVPFunction(GradientFunction):
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
         compiled = self._variant(args)  # compile now: an error shows at this call, not later
-        _refuse_state_read_again(self, "jvp", "pushforward", compiled)
+        _refuse_state_read_again(self, "jvp", "pushforward", compiled, args)
         value = self._call(self.func, args) if self._on_numpy(args) else \
             self._device_value(args)
 
@@ -644,13 +662,18 @@ def _handle(compiled, who: str, exc: Exception) -> None:
         note_user_line(exc, compiled, who)
 
 
-def _at_user_line(exc: DifferentiationError, compiled, func=None) -> None:
+def _at_user_line(exc: DifferentiationError, compiled, func=None, at=None) -> None:
     """Raise ``exc`` again located at the user's line of the generated statement that
     raised it, where that is known; in a derivative of a derivative (``func``, the
-    derivative differentiated), at the line of the user's own code it comes from."""
-    where = user_line_of(exc, compiled)
-    if where is None or compiled.output_at is None:
-        return
+    derivative differentiated), at the line of the user's own code it comes from. ``at``:
+    ``(generated file, line)`` of a refusal met while building a derivative of ``func``'s
+    generated code (``compiled`` None), found in ``func``'s code the same way."""
+    if at is not None:
+        where = (at + (None, None, None),)
+    else:
+        where = user_line_of(exc, compiled)
+        if where is None or compiled.output_at is None:
+            return
     if not isinstance(where, tuple):
         where = ((compiled.output_at[0], where, None, None, None),)
     while isinstance(func, GradientFunction):
@@ -664,6 +687,8 @@ def _at_user_line(exc: DifferentiationError, compiled, func=None) -> None:
                                                        None),)
         func = func.func
     filename, line, text, col, _ = where[-1]
+    if at is not None and filename == at[0]:
+        return  # (not found in the user's code: left where it is)
     text = text or linecache.getline(filename, line)
     raise type(exc)(getattr(exc, "construct", None) or exc.message, filename, line, text, col,
                     exc.hint, where if len(where) > 1 else ()) from None

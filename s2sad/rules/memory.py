@@ -142,6 +142,17 @@ deffacts(np.random.seed, random.seed, hidden_state="seeds")  # (seeded with a co
 # the function draws the same at each run)
 deffacts(np.random.default_rng, np.random.RandomState, random.Random,
          hidden_state="unseeded")  # (with no seed: from fresh entropy, other at each run)
+# a generator's own methods draw from its state (rng.normal(); where the generator is an
+# argument, the makers that run the function more than once refuse it at the call); its
+# seed method, given constants, makes the draws after it the same at each run
+_STATE_ONLY = ("seed", "get_state", "set_state", "getstate", "setstate", "bit_generator",
+               "VERSION")
+deffacts(*[getattr(kind, name) for kind in (np.random.Generator, np.random.RandomState,
+                                            random.Random)
+           for name in dir(kind) if not name.startswith("_") and name not in _STATE_ONLY
+           and callable(getattr(kind, name))], hidden_state="draws")
+deffacts(np.random.Generator.permuted, mutates=("out",))  # (its output array, by keyword)
+deffacts(np.random.RandomState.seed, random.Random.seed, hidden_state="seeds")
 # written in C: their signatures, where `out` is found by position, are not readable on every
 # NumPy (2.2's), so their output array is declared
 deffacts(np.dot, np.concatenate, mutates=(2, "out"))

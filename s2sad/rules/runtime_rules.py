@@ -34,7 +34,8 @@ array([2., 2., 2.])
 
 import numpy as np
 
-from ..registry import deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable
+from ..registry import (deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
+                        refuse_function)
 from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_like, check_number,
                        check_no_function, check_real_power, checked_quantiles, expand_reduced,
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
@@ -42,7 +43,7 @@ from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_
                        extreme_position, sum_list_grad,
                        unbroadcast, unbroadcast_product,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
-from ..runtime.structures import object_sensitivity
+from ..runtime.structures import item_or_missing, object_sensitivity, restore_item
 from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
                                  recursive_pushforward)
@@ -50,6 +51,12 @@ from ..runtime.higher import (add_at, broadcast_like, checkpoint_grads, checkpoi
                               not_differentiable_yet, sens_like, snapshot, stack_like, sum_parts,
                               take_at, unbroadcast_adjoint, unpack_sens)
 
+# a dict given a key it may not have (d[i] = v in a loop): a gradient saves the item, or
+# that there was none, and puts it back; a derivative of that gradient is not modelled
+refuse_function(item_or_missing, restore_item, advice=(
+    "A derivative of a gradient cannot follow a dict given new keys in the function (d[i] "
+    "= v where d may not have the key i yet). Give the dict its keys in its display "
+    "(d = {0: 0.0, 1: 0.0, 2: 0.0}), or keep the values in a list (ys.append(v))."))
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
                   broadcast_shape, matmul_shape, shape_of, running_extremum, one_axis,
                   window_count, full_widths, sort_order, extreme_position, shape="other")

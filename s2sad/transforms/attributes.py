@@ -51,6 +51,15 @@ from .resolve import names_in, statement_parts
 _NOTING = threading.local()
 
 
+class _Notes(list):
+    """The changes to state a variant's output reads again (the first one), and in
+    ``draws`` the calls of methods of objects its arguments hold (:func:`_argument_draws`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.draws: list = []
+
+
 @contextlib.contextmanager
 def noting_state():
     """Collect, while a variant builds, the changes to state its output reads again.
@@ -61,7 +70,7 @@ def noting_state():
     []
     """
     stack = _NOTING.__dict__.setdefault("stack", [])
-    notes: list = []
+    notes = _Notes()
     stack.append(notes)
     try:
         yield notes
@@ -758,7 +767,7 @@ def _keeps_its_state(method: str, holder) -> bool:
     for kind in kinds:
         found = getattr(kind, method, None)
         facts = registry.facts(found) if found is not None else None
-        if facts is None or 0 in facts.mutates:
+        if facts is None or 0 in facts.mutates or facts.hidden_state:  # (rng.normal())
             return False
     return True
 
@@ -787,6 +796,10 @@ def _draws(tree, source, mine: set) -> None:
         facts = registry.facts(callee)
         if facts is None or not facts.hidden_state:
             return None
+        owner = getattr(callee, "__self__", None)
+        if owner is not None and not isinstance(owner, types.ModuleType) and owner is not \
+                np.random.mtrand._rand and owner is not getattr(random, "_inst", None):
+            return None  # (a module's or a closure's generator: state it changes, below)
         if facts.hidden_state == "unseeded":  # (np.random.default_rng(): fresh entropy)
             seed = node.args[0] if node.args else next(
                 (k.value for k in node.keywords if k.arg in ("seed", "x")), None)
@@ -798,6 +811,7 @@ def _draws(tree, source, mine: set) -> None:
             callee, "__self__", None) is getattr(random, "_inst", None) or \
             callee is random.seed else "NumPy's global"
 
+    _argument_draws(tree, source)
     seeded = {}  # whose state -> the statement of the body that seeds it with constants
     for at, stmt in enumerate(tree.body):
         value = getattr(stmt, "value", None)
@@ -824,6 +838,118 @@ def _draws(tree, source, mine: set) -> None:
                 "np.random.normal(size=x.shape); f(x, noise)), or use s2sad.grad, "
                 "s2sad.value_and_grad or s2sad.hvp, which run it once per call.")
             return
+
+
+def _argument_draws(tree, source) -> None:
+    """Note each call of a method of an object an argument holds (``rng.normal()``,
+    ``self.rng.random()``, ``rs[0].randn(3)``, through any local name): where, for the
+    arguments of a call, that method draws from a generator's state (its facts'
+    ``hidden_state``), vjp, jvp, jacobian and hessian refuse it (the type is known only
+    then: :func:`draws_from_arguments`). Not a call after the body seeds that object with
+    constants (``rs.seed(0)``): each run then draws the same."""
+    stack = getattr(_NOTING, "stack", ())
+    if not stack:
+        return
+    params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
+    assigned: dict = {}
+    for stmt in trees.walk(tree):
+        if isinstance(stmt, gast.Assign):
+            for target in stmt.targets:
+                for node in trees.walk(target):
+                    if isinstance(node, gast.Name):
+                        assigned[node.id] = assigned.get(node.id, 0) + 1
+        elif isinstance(stmt, (gast.AugAssign, gast.AnnAssign, gast.For)):
+            for node in trees.walk(stmt.target):
+                if isinstance(node, gast.Name):
+                    assigned[node.id] = 2  # (given several values: not followed)
+    origin = {name: (name, ()) for name in params if name not in assigned}
+
+    def reach(node):
+        """``(argument, steps)`` an expression reads (``m.rng``: ``("m", (".rng",))``)."""
+        steps = []
+        while isinstance(node, (gast.Attribute, gast.Subscript)):
+            if isinstance(node, gast.Attribute):
+                steps.append("." + node.attr)
+            elif isinstance(node.slice, gast.Constant) and \
+                    isinstance(node.slice.value, (int, str)):
+                steps.append(node.slice.value)
+            else:
+                return None
+            node = node.value
+        if not isinstance(node, gast.Name) or node.id not in origin:
+            return None
+        root, before = origin[node.id]
+        return root, before + tuple(reversed(steps))
+
+    grown = True
+    while grown:  # (r = rng; t_4 = m.rng; t_2 = rs[0])
+        grown = False
+        for stmt in trees.walk(tree):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    assigned.get(stmt.targets[0].id) == 1 and \
+                    stmt.targets[0].id not in origin:
+                found = reach(stmt.value)
+                if found is not None:
+                    origin[stmt.targets[0].id] = found
+                    grown = True
+    seeded = set()  # (a body statement rs.seed(0), with constants)
+    for stmt in tree.body:
+        call = getattr(stmt, "value", None) if isinstance(stmt, gast.Expr) else None
+        found = None
+        if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute):
+            found = reach(call.func.value)
+        if found is not None and call.func.attr == "seed" and call.args and \
+                not call.keywords and all(isinstance(a, gast.Constant) and
+                                          a.value is not None for a in call.args):
+            seeded.add(found)
+            continue
+        for node in trees.walk(stmt):
+            if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)):
+                continue
+            found = reach(node.func.value)
+            if found is None or found in seeded:
+                continue
+            spelling = found[0] + "".join(step if isinstance(step, str) and step[:1] == "."
+                                          else f"[{step!r}]" for step in found[1])
+            for notes in stack:  # (rs[0].randn: as the user wrote it, not t_2.randn)
+                getattr(notes, "draws", []).append(
+                    (source, stmt, found, node.func.attr, f"{spelling}.{node.func.attr}"))
+
+
+def draws_from_arguments(candidates, values: dict):
+    """The first of ``candidates`` (noted by :func:`_argument_draws`: ``(source,
+    statement, (argument, steps), method, spelling)``) whose method, on the objects
+    ``values`` (argument name: value) hold, draws from a generator's state, with that
+    generator; None if none.
+
+    >>> import numpy as np
+    >>> seen = (None, None, ("rng", ()), "normal", "rng.normal")
+    >>> draws_from_arguments([seen], {"rng": np.random.default_rng(0)})[0][3]
+    'normal'
+    >>> draws_from_arguments([seen], {"rng": np.random}) is None  # (a module: no facts)
+    True
+    """
+    for found in candidates:
+        (root, steps), method = found[2], found[3]
+        if root not in values:
+            continue
+        holder = values[root]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for step in steps:
+                    holder = getattr(holder, step[1:]) if isinstance(step, str) and \
+                        step.startswith(".") else holder[step]
+                callee = getattr(holder, method)
+        except Exception:  # (no such attribute or item: the function fails as written)
+            continue
+        if isinstance(holder, types.ModuleType):
+            continue  # (np.random passed in: its functions are NumPy's global state's)
+        facts = registry.facts(callee)
+        if facts is not None and facts.hidden_state == "draws":
+            return found, holder
+    return None
 
 
 def module_state(tree, source, varied: set) -> None:

@@ -137,7 +137,8 @@ class Objects:
         ``setattr``, ``delattr``, ``vars``, ``__setattr__``, ``__dict__``: s2sad reads
         which objects a list holds, and an object's attributes, when it builds the
         gradient, so these are refused, never differentiated as if nothing changed; so are
-        ``eval``, ``exec`` and ``locals``, which read the function's variables by name.
+        ``eval``, ``exec``, ``locals``, ``globals`` and ``vars()``, which read the
+        function's variables by name.
         ``parts``: the expressions of a compound statement to look at (an ``if``'s test)."""
         import builtins
         targets = [stmt.target] if isinstance(stmt, gast.AugAssign) else [
@@ -168,6 +169,13 @@ class Objects:
                             stmt, "s2sad reads which objects the list holds when it builds "
                             "the gradient; make a new list instead (`layers = layers + "
                             "[extra]`).")
+                if isinstance(node, gast.Call) and not node.args and not node.keywords and \
+                        isinstance(node.func, gast.Name) and \
+                        self._callee(node.func) is builtins.vars:  # (vars(): locals())
+                    raise self.source.syntax_error(
+                        "vars(), which reads or changes the function's variables by name",
+                        stmt, "Write the expression out in the function: s2sad names the "
+                        "variables of the code it generates its own way.")
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                         any(self._callee(node) is f for f in (builtins.setattr,
                                                               builtins.delattr, builtins.vars)) \
@@ -178,7 +186,7 @@ class Objects:
                         "values in variables or pass them in as arguments.")
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                         any(self._callee(node) is f for f in (builtins.eval, builtins.exec,
-                                                              builtins.locals)):
+                                                              builtins.locals, builtins.globals)):
                     raise self.source.syntax_error(  # (the generated code's are not the user's)
                         f"{node.id}, which reads or changes the function's variables by name",
                         stmt, "Write the expression out in the function: s2sad names the "
