@@ -111,3 +111,101 @@ def test_the_benchmark_gmm_on_chunked_points():
         differences = central_differences(
             lambda a: gmm(*args[:i], a, *args[i + 1:], x, mask, gamma, m), (args[i],), 0)
         np.testing.assert_allclose(got[i], differences, rtol=1e-6, atol=1e-6)
+
+
+# --- second order ---------------------------------------------------------------------------
+
+
+def intercept_loss(b, w, X, y):
+    z = X @ w + b
+    return np.sum(np.log1p(np.exp(z)) - y * z)
+
+
+def quartic(w, X):
+    return np.sum((X @ w) ** 4) + np.sum(np.sin(X) * X)
+
+
+def test_hessian_vector_products_are_numpys():
+    w, X, y = _data()
+    v = np.linspace(-1.0, 1.0, w.size)
+    product = s2sad.hvp(logistic)
+    product(w, *chunked(X, y), v)
+    with Computes() as computes:
+        got = product(w, *chunked(X, y), v)
+    assert computes.count == 1 and type(got) is np.ndarray  # (w's kind: computed, once)
+    np.testing.assert_allclose(got, s2sad.hvp(logistic)(w, X, y, v), rtol=1e-12)
+    hessian = central_differences(lambda a: s2sad.grad(logistic)(a, X, y), (w,), 0)
+    np.testing.assert_allclose(got, hessian @ v, rtol=1e-6, atol=1e-6)
+
+
+def test_a_dask_arguments_hessian_vector_product_stays_lazy():
+    w, X, _ = _data()
+    Xd = da.from_array(X, chunks=(30, 4))
+    V = np.cos(X)
+    with Computes() as computes:
+        got = s2sad.hvp(quartic, wrt=1)(w, Xd, da.from_array(V, chunks=(30, 4)))
+    assert computes.count == 0 and isinstance(got, da.Array) and got.chunks == Xd.chunks
+    expected = s2sad.hvp(quartic, wrt=1)(w, X, V)
+    np.testing.assert_allclose(got.compute(), expected, rtol=1e-12)
+    step = 1e-5
+    differences = (s2sad.grad(quartic, wrt=1)(w, X + step * V) -
+                   s2sad.grad(quartic, wrt=1)(w, X - step * V)) / (2 * step)
+    np.testing.assert_allclose(expected, differences, rtol=1e-6, atol=1e-6)
+
+
+def test_grad_of_grad_for_a_scalar_parameter():
+    w, X, y = _data()
+    second = s2sad.grad(s2sad.grad(intercept_loss))
+    second(0.3, w, *chunked(X, y))
+    with Computes() as computes:
+        got = second(0.3, w, *chunked(X, y))
+    assert computes.count == 1 and type(got) is float
+    assert np.isclose(got, s2sad.grad(s2sad.grad(intercept_loss))(0.3, w, X, y), rtol=1e-12)
+    differences = central_differences(
+        lambda b: s2sad.grad(intercept_loss)(float(b), w, X, y), (np.array(0.3),), 0)
+    assert np.isclose(got, differences, rtol=1e-6)
+
+
+def loss_wb(w, b, X, y):
+    return intercept_loss(b, w, X, y)
+
+
+def test_jvp_of_grad_gives_the_gradients_kind():
+    w, X, y = _data()
+    v = np.linspace(-1.0, 1.0, w.size)
+    forward = s2sad.jvp(s2sad.grad(loss_wb))
+    forward(w, 0.3, *chunked(X, y))[1](v)
+    with Computes() as computes:
+        value, push = forward(w, 0.3, *chunked(X, y))
+        tangent = push(v)
+    assert computes.count == 2  # (the value; then value and tangent together, in push)
+    assert type(value) is np.ndarray and type(tangent) is np.ndarray
+    e_value, e_push = s2sad.jvp(s2sad.grad(loss_wb))(w, 0.3, X, y)
+    np.testing.assert_allclose(value, e_value, rtol=1e-12)
+    np.testing.assert_allclose(tangent, e_push(v), rtol=1e-12)
+    hessian = central_differences(lambda a: s2sad.grad(loss_wb)(a, 0.3, X, y), (w,), 0)
+    np.testing.assert_allclose(tangent, hessian @ v, rtol=1e-6, atol=1e-6)
+
+
+def test_jvp_of_grad_for_a_scalar_parameter():
+    w, X, y = _data()
+    forward = s2sad.jvp(s2sad.grad(loss_wb, wrt=1), wrt=1)
+    value, push = forward(w, 0.3, *chunked(X, y))
+    tangent = push(1.0)
+    assert type(value) is float and type(tangent) is float
+    e_value, e_push = s2sad.jvp(s2sad.grad(loss_wb, wrt=1), wrt=1)(w, 0.3, X, y)
+    assert np.isclose(value, e_value, rtol=1e-12) and np.isclose(tangent, e_push(1.0),
+                                                                  rtol=1e-12)
+    differences = central_differences(
+        lambda b: s2sad.grad(loss_wb, wrt=1)(w, float(b), X, y), (np.array(0.3),), 0)
+    assert np.isclose(tangent, differences, rtol=1e-6)
+
+
+def test_hessian_on_chunked_data():
+    w, X, y = _data()
+    got = s2sad.hessian(logistic)(w, *chunked(X, y))
+    assert type(got) is np.ndarray and got.shape == (w.size, w.size)
+    np.testing.assert_allclose(got, s2sad.hessian(logistic)(w, X, y), rtol=1e-12)
+    np.testing.assert_allclose(
+        got, central_differences(lambda a: s2sad.grad(logistic)(a, X, y), (w,), 0),
+        rtol=1e-6, atol=1e-6)
