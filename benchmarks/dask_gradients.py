@@ -114,9 +114,9 @@ def measure(rows: int, chunk: int, repeat: int) -> list[dict]:
             np.testing.assert_allclose(mine, hand, rtol=1e-9, atol=1e-9 * rows)
             np.testing.assert_allclose(grad(w, X, y), by_hand(w, X, y), rtol=1e-9,
                                        atol=1e-9 * rows)
-            results.append(_row(name, rows, chunk, lambda: grad(w, Xd, yd),
-                                lambda: by_hand(w, Xd, yd), lambda: grad(w, X, y),
-                                lambda: by_hand(w, X, y), repeat))
+            results.append(_row(name, rows, chunk, lambda g=grad: g(w, Xd, yd),
+                                lambda h=by_hand: h(w, Xd, yd), lambda g=grad: g(w, X, y),
+                                lambda h=by_hand: h(w, X, y), repeat))
     return results
 
 

@@ -109,7 +109,7 @@ def test_the_benchmark_gmm_on_chunked_points():
         np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
     for i in range(4):
         differences = central_differences(
-            lambda a: gmm(*args[:i], a, *args[i + 1:], x, mask, gamma, m), (args[i],), 0)
+            lambda a, i=i: gmm(*args[:i], a, *args[i + 1:], x, mask, gamma, m), (args[i],), 0)
         np.testing.assert_allclose(got[i], differences, rtol=1e-6, atol=1e-6)
 
 
