@@ -626,7 +626,22 @@ class JVPFunction(GradientFunction):
         as it compiled), where the user's own code would hand device arrays to SciPy."""
         from .runtime import as_gradient
         zeros = [as_gradient(args[self._params.index(name)], 0.0) for name in self._wrt_names]
-        return self._call(self._variant(args).function, args, *zeros)[0]
+        return self._settled(args, self._call(self._variant(args).function, args, *zeros))[0]
+
+    def _settled(self, args, result):
+        """``result``, ``(value, tangent)``, as it is; or where this differentiates a
+        gradient on a lazy target (Dask), with the parts that gradient computes (those of
+        its arguments that are not Dask arrays) computed, value and tangent in one
+        ``dask.compute``: a gradient's derivative has the gradient's kind."""
+        inner = self.func
+        if not isinstance(inner, GradientFunction) or inner._mode != "reverse" or \
+                not self._split_key(self._key(args))[0].settles:
+            return result
+        from .runtime.dask_compat import computed_together
+        arguments = tuple(args[inner._params.index(n)] for n in inner._wrt_names)
+        return tuple(computed_together(
+            result, arguments, inner.with_value and not inner._seed, inner.has_aux,
+            inner._wrt_tuple))
 
     def _both(self, args, tangents):
         """``(value, tangent)`` in one run of the generated code."""
@@ -643,7 +658,7 @@ class JVPFunction(GradientFunction):
                                  f"{tuple(given)}; {name!r} has shape {tuple(shape)}")
         tangents = [as_gradient(args[self._params.index(name)], t)
                     for name, t in zip(self._wrt_names, tangents)]
-        return self._call(self._variant(args).function, args, *tangents)
+        return self._settled(args, self._call(self._variant(args).function, args, *tangents))
 
     def __repr__(self) -> str:
         return f"<s2sad jvp {self.__name__} wrt {', '.join(self._wrt_names)}>"

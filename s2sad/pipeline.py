@@ -58,7 +58,7 @@ from .transforms.kinds import (ANY, Kind, from_descriptor, infer_kinds, object_m
 from .transforms.nan_check import NanCheck
 from .transforms.number_checks import check_before
 from .transforms.py_floats import PythonFloats
-from .transforms.complex_values import holds_complex, rebound_sums
+from .transforms.complex_values import holds_complex, rebound_names, rebound_sums
 from .transforms.normalize import (Normalize, argument_descriptors, argument_objects,
                                    assigned_names)
 from .transforms.loop_tape import LoopTape, WhileTape
@@ -650,7 +650,8 @@ def gradient_form(build: Build, kinds: dict, local_names: set) -> bool:
     fresh = fresh_names(build.adjoint.body, _fresh_call(imports))
     form = GradientForm(kinds, imports.helpers["as_gradient"], fresh=fresh,
                         fresh_gradient=lambda: imports.helper(fresh_gradient),
-                        raw=build.options.runtime)
+                        raw=build.options.runtime,
+                        floats=not (target_backend(build.options.target) or NUMPY).settles)
     build.adjoint, changed = rewritten(form.visit, build.adjoint)
     return changed
 
@@ -774,6 +775,13 @@ def complex_sums(build: Build) -> bool:
 
 
 @transform(on="adjoint")
+def lazy_sums(build: Build) -> bool:
+    """On a lazy target (Dask), ``s_x += e`` as ``s_x = s_x + e``: a NumPy sensitivity
+    (of a NumPy parameter) cannot take a Dask term in place."""
+    return rebound_names(build.adjoint, build.namer.sensitivities)
+
+
+@transform(on="adjoint")
 def readable(build: Build) -> bool:
     """The spelling a person writes: constants folded (``2 * -1.0 * 2 * x`` is ``-4.0 *
     x``, exactly) and the helpers' arguments named (``sum_grad(g, like=x, axis=1)``)."""
@@ -855,6 +863,7 @@ PIPELINE = [
     Step(device_arguments, when=wants_arrays),
     Step(sum_products, when=final_reverse),
     Step(complex_sums),
+    Step(lazy_sums, when=lazy_target),
     Step(readable),
 ]
 

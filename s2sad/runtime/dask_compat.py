@@ -260,32 +260,48 @@ def computed(result, arguments, with_value=False, has_aux=False, as_tuple=False)
     >>> computed((x.sum() * 3.0, x * 1.0), (np.ones(4),), with_value=True)
     (np.float64(12.0), array([1., 1., 1., 1.]))
     """
+    return computed_together((result,), arguments, with_value, has_aux, as_tuple)[0]
+
+
+def computed_together(results, arguments, with_value=False, has_aux=False, as_tuple=False):
+    """:func:`computed` of each of ``results``, all shaped as one gradient function's
+    result (its value, and the tangent of it a ``jvp`` of that function gives), in one
+    ``dask.compute`` call."""
     import dask
-    value = aux = None
-    if with_value:
-        value, grads = result
-        if has_aux:
-            value, aux = value
-    elif has_aux:
-        grads, aux = result
-    else:
-        grads = result
-    found: list = []
-    kept = _collect(arguments if as_tuple else arguments[:1],
-                    grads if as_tuple else (grads,), found)
+    parts, found = [], []
+    for result in results:
+        value = aux = None
+        if with_value:
+            value, grads = result
+            if has_aux:
+                value, aux = value
+        elif has_aux:
+            grads, aux = result
+        else:
+            grads = result
+        kept = _collect(arguments if as_tuple else arguments[:1],
+                        grads if as_tuple else (grads,), found)
+        parts.append((value, aux, kept))
     if not found:
-        return result
-    lazy_value = with_value and DASK.is_lazy(value)
-    values = dask.compute(*[g for _, g in found], *([value] if lazy_value else []))
-    if lazy_value:
-        value = values[-1]
-        value = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
-    grads = _fill(kept, [as_gradient(x, v) if x is not None else v
-                         for (x, _), v in zip(found, values)])
-    grads = grads if as_tuple else grads[0]
-    if with_value:
-        return ((value, aux) if has_aux else value), grads
-    return (grads, aux) if has_aux else grads
+        return list(results)
+    lazy = [with_value and DASK.is_lazy(value) for value, _, _ in parts]
+    values = dask.compute(*[g for _, g in found],
+                          *[value for (value, _, _), v in zip(parts, lazy) if v])
+    grads_values = [as_gradient(x, v) if x is not None else v
+                    for (x, _), v in zip(found, values)]
+    computed_values = iter(values[len(found):])
+    out = []
+    for (value, aux, kept), lazy_value in zip(parts, lazy):
+        if lazy_value:
+            value = next(computed_values)
+            value = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
+        grads = _fill(kept, grads_values)
+        grads = grads if as_tuple else grads[0]
+        if with_value:
+            out.append((((value, aux) if has_aux else value), grads))
+        else:
+            out.append((grads, aux) if has_aux else grads)
+    return out
 
 
 def _collect(x, g, found: list):

@@ -217,3 +217,32 @@ def rebound_sums(function, cast_like=None):
                                            [stmt.value, item], [])
                     changed = True
     return changed
+
+
+def rebound_names(function, names) -> bool:
+    """``s += e`` (any operator) as ``s = s + e`` in ``function`` (changed in place), for
+    each name ``s`` in ``names``: a new value, never one written in place. Returns whether
+    anything changed.
+
+    >>> from s2sad.codegen import unparse
+    >>> tree = gast.parse("def g(s_x, y, e):\\n    s_x -= e\\n    y += e").body[0]
+    >>> rebound_names(tree, {"s_x"}), print(unparse(tree))
+    def g(s_x, y, e):
+        s_x = s_x - e
+        y += e
+    (True, None)
+    """
+    changed = False
+    for node in trees.walk(function):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for i, stmt in enumerate(block):
+                if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) \
+                        and stmt.target.id in names:
+                    load = gast.Name(stmt.target.id, gast.Load(), None, None)
+                    block[i] = gast.copy_location(gast.Assign(
+                        [stmt.target], gast.BinOp(load, stmt.op, stmt.value), None), stmt)
+                    changed = True
+    return changed

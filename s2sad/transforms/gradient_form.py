@@ -38,9 +38,13 @@ class GradientForm(trees.Transformer):
     for the runtime that reads it at once and checks its shape (``Options.runtime``)."""
 
     def __init__(self, kinds: dict, as_gradient: str | None, float_name: str = "float",
-                 fresh: set | None = None, fresh_gradient=None, raw: bool = False):
+                 fresh: set | None = None, fresh_gradient=None, raw: bool = False,
+                 floats: bool = True):
         # the builtins float, map, list and tuple must not be shadowed where this is used
         self.kinds = kinds
+        # (False on a lazy target, Dask's: float(g) of a Dask value computes it at once, the
+        # forward sweep again; as_gradient leaves it to the one compute of all gradients)
+        self.floats = floats
         self.as_gradient = as_gradient
         self.float_name = float_name
         self.fresh = fresh or set()
@@ -73,10 +77,10 @@ class GradientForm(trees.Transformer):
                 node.args[0], gast.Constant(key, None), gast.Load()), part], []))
                      for (key, item), part in zip(kind.items, value.values)]
             return located(gast.Dict(value.keys, parts), node)  # item by item
-        if _py_float(kind):
+        if _py_float(kind) and self.floats:
             return located(self._float(value), node)
         if kind is not None and kind.tag in ("list", "tuple") and kind.items and \
-                not kind.fields and \
+                not kind.fields and self.floats and \
                 all(_py_float(k) for k in kind.items) and \
                 isinstance(value, (gast.List, gast.Tuple)) and \
                 len(value.elts) == len(kind.items):
@@ -91,7 +95,7 @@ class GradientForm(trees.Transformer):
             node.func = gast.Name(self.fresh_gradient(), gast.Load(), None, None)
             return node  # a new array: returned without a copy
         if kind is not None and kind.tag in ("list", "tuple") and kind.items and \
-                not kind.fields and \
+                not kind.fields and self.floats and \
                 all(_py_float(k) for k in kind.items):  # list(map(float, s_x))
             if isinstance(value, gast.Constant) and isinstance(value.value, float):
                 display = gast.List if kind.tag == "list" else gast.Tuple  # (a zero: each

@@ -380,7 +380,8 @@ class Reverse(Tape):
         for name in self.wrt:
             kind = self.kind(name)
             value = self.load(self.s(name)) if name in self.received else gast.Constant(0.0, None)
-            if kind.tag == "scalar" and kind.py == "float":
+            if kind.tag == "scalar" and kind.py == "float" and \
+                    not self.imports.backend.settles:  # (Dask: float() would compute it alone)
                 if self.source.complex and name in self.received:  # (the real part)
                     value = gast.Attribute(value, "real", gast.Load())
                 grads.append(gast.Call(self.load("float"), [value], []) if name in self.received
