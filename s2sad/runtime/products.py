@@ -44,8 +44,7 @@ def summed_matmul_grad_left(g, x, y, like):
             summed = _summed_first(*key)
             _remember(_SUMMED_FIRST, key, summed)
         if summed:
-            return unbroadcast(np.matmul(unbroadcast(g, summed), np.swapaxes(y, -1, -2)),
-                               like)
+            return unbroadcast(np.matmul(unbroadcast(g, summed), y.swapaxes(-1, -2)), like)
     return unbroadcast(matmul_grad_left(g, x, y), like)
 
 
@@ -131,6 +130,8 @@ def matmul_grad_left(g, x, y):
         return unbroadcast(gx, x)
     if _ndim(x) == 1:
         return unbroadcast(xp.matmul(y, g[..., None])[..., 0], x)
+    if type(y) is np.ndarray:  # (the method: np.swapaxes's own, called directly)
+        return unbroadcast(xp.matmul(g, y.swapaxes(-1, -2)), x)
     return unbroadcast(xp.matmul(g, xp.swapaxes(y, -1, -2)), x)
 
 
@@ -145,6 +146,8 @@ def matmul_grad_right(g, x, y):
         return unbroadcast(xp.moveaxis(xp.multiply.outer(x, g), 0, -2), y)
     if _ndim(y) == 1:
         return unbroadcast(xp.matmul(xp.swapaxes(x, -1, -2), g[..., None])[..., 0], y)
+    if type(x) is np.ndarray:  # (the method: np.swapaxes's own, called directly)
+        return unbroadcast(xp.matmul(x.swapaxes(-1, -2), g), y)
     return unbroadcast(xp.matmul(xp.swapaxes(x, -1, -2), g), y)
 
 
