@@ -338,6 +338,7 @@ def sum(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None
 
 
 defdtype(np.sum, position=2)
+deffacts(np.sum, fresh=True)  # (a new array or a NumPy scalar; given out=, out: not fresh)
 
 
 @defvjp(np.mean, shape="reduce")

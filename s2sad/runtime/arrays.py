@@ -19,7 +19,8 @@ import numpy as np
 
 from ..backends import array_class, array_module
 from ..errors import NoDerivativeError
-from .shapes import _argsort, _dtype, _float_type, _ndim, _shape, _to, _zeros, unbroadcast
+from .shapes import (_argsort, _dtype, _float_type, _ndim, _remember, _shape, _to, _zeros,
+                     unbroadcast)
 from .structures import zeros_like_structure
 
 
@@ -30,7 +31,16 @@ def transpose_grad(g, axes=None):
         return g  # (a number spread over x: the same transposed)
     if axes is None:
         return xp.transpose(g)
+    if type(g) is np.ndarray and type(axes) is tuple:  # (the method, the inverse remembered)
+        inverse = _INVERSES.get(axes)
+        if inverse is None:
+            inverse = _argsort(axes)
+            _remember(_INVERSES, axes, inverse)
+        return g.transpose(inverse)
     return xp.transpose(g, _argsort(axes))
+
+
+_INVERSES: dict = {}  # transpose_grad's axes -> their inverse permutation
 
 
 def index_grad(g, x, index):

@@ -17,9 +17,9 @@ import numbers
 
 import numpy as np
 
-from ..backends import array_module
+from ..backends import Shape, array_module
 from ..errors import DifferentiationError, NoDerivativeError
-from .shapes import (_argsort, _axes, _float_type, _full, _ndim, _shape, _sum_keeping, _summed_axes,
+from .shapes import (_argsort, _axes, _float_type, _full, _ndim, _remember, _shape, _summed_axes,
                      _to, _zeros, matmul_shape, unbroadcast)
 
 
@@ -38,13 +38,38 @@ def summed_matmul_grad_left(g, x, y, like):
     """
     if type(g) is np.ndarray and type(x) is np.ndarray and type(y) is np.ndarray and \
             g.ndim >= 2 and x.ndim >= 2 and y.ndim >= 2:
-        full = np.broadcast_shapes(x.shape, g.shape[:-1] + (x.shape[-1],))
-        summed = _summed_axes(full, _shape(like))
-        if summed and -1 not in summed and all(i == -2 or -i > y.ndim or y.shape[i] == 1
-                                               for i in summed):
-            return unbroadcast(np.matmul(_sum_keeping(g, summed), np.swapaxes(y, -1, -2)),
-                               like)
+        key = g.shape, x.shape, y.shape, _shape(like)
+        summed = _SUMMED_FIRST.get(key)
+        if summed is None:
+            summed = _summed_first(*key)
+            _remember(_SUMMED_FIRST, key, summed)
+        if summed:
+            return unbroadcast(np.matmul(unbroadcast(g, summed), y.swapaxes(-1, -2)), like)
     return unbroadcast(matmul_grad_left(g, x, y), like)
+
+
+_SUMMED_FIRST: dict = {}  # (shapes of g, x, y and like) -> summed_matmul_grad_left's plan
+
+
+def _summed_first(g: tuple, x: tuple, y: tuple, like: tuple):
+    """The Shape ``g`` is summed to before the product in ``summed_matmul_grad_left``
+    (its summed axes kept, of length 1), or () where it is not summed first.
+
+    >>> _summed_first((4, 5, 3), (4, 5, 2), (4, 2, 3), (4, 1, 2))
+    Shape((4, 1, 3))
+    >>> _summed_first((4, 5, 3), (4, 5, 2), (4, 2, 3), (4, 5, 2))
+    ()
+    """
+    try:
+        full = np.broadcast_shapes(x, g[:-1] + (x[-1],))
+    except ValueError:  # (matmul_grad_left says what NumPy says)
+        return ()
+    summed = _summed_axes(full, like)
+    if summed and -1 not in summed and all(i == -2 or -i > len(y) or y[i] == 1
+                                           for i in summed):
+        n = len(g)
+        return Shape(tuple(1 if i - n in summed else m for i, m in enumerate(g)))
+    return ()
 
 
 def _listed(xp, value):
@@ -105,6 +130,8 @@ def matmul_grad_left(g, x, y):
         return unbroadcast(gx, x)
     if _ndim(x) == 1:
         return unbroadcast(xp.matmul(y, g[..., None])[..., 0], x)
+    if type(y) is np.ndarray:  # (the method: np.swapaxes's own, called directly)
+        return unbroadcast(xp.matmul(g, y.swapaxes(-1, -2)), x)
     return unbroadcast(xp.matmul(g, xp.swapaxes(y, -1, -2)), x)
 
 
@@ -119,6 +146,8 @@ def matmul_grad_right(g, x, y):
         return unbroadcast(xp.moveaxis(xp.multiply.outer(x, g), 0, -2), y)
     if _ndim(y) == 1:
         return unbroadcast(xp.matmul(xp.swapaxes(x, -1, -2), g[..., None])[..., 0], y)
+    if type(x) is np.ndarray:  # (the method: np.swapaxes's own, called directly)
+        return unbroadcast(xp.matmul(x.swapaxes(-1, -2), g), y)
     return unbroadcast(xp.matmul(xp.swapaxes(x, -1, -2), g), y)
 
 

@@ -18,12 +18,22 @@ import numbers
 import numpy as np
 
 from ..backends import array_module
-from .shapes import _argsort, _axes, _float_type, _ndim, _shape, _spread, _to, unbroadcast
+from .shapes import (_argsort, _axes, _float_type, _ndim, _remember, _shape, _spread, _to,
+                     unbroadcast)
 
 
 def sum_grad(g, like, axis=None, keepdims=False):
     """Adjoint of ``np.sum(like, axis, keepdims)``: spread ``g`` back over the summed axes,
     to ``like``'s shape."""
+    if type(g) is np.ndarray and type(like) is np.ndarray and type(axis) is int and \
+            not keepdims:  # (the common case first: the axis put back by a reshape)
+        key = g.shape, like.ndim, axis
+        kept = _KEPT.get(key)
+        if kept is None:
+            kept = _kept_shape(*key)
+            _remember(_KEPT, key, kept)
+        if kept is not False:
+            return _spread(np, g.reshape(kept), like.shape)
     xp = array_module(g, like)
     g = _to(xp, g)
     shape = _shape(like)
@@ -32,6 +42,23 @@ def sum_grad(g, like, axis=None, keepdims=False):
         if _ndim(g) == len(shape) - len(axes):  # (a number, as the 0.0 of a sensitivity
             g = xp.expand_dims(g, tuple(a % len(shape) for a in axes))  # nothing flowed
     return _spread(xp, g, shape)  # into, broadcasts as it is)
+
+
+_KEPT: dict = {}  # (shape of g, rank of like, axis) -> g's shape with the axis put back
+
+
+def _kept_shape(shape: tuple, ndim: int, axis: int):
+    """``shape`` with a 1 put back at ``axis`` of ``ndim`` axes (what ``np.expand_dims``
+    gives), or False where ``shape`` is not of ``ndim - 1`` axes or ``axis`` is out of
+    range (the general path then says what NumPy says).
+
+    >>> _kept_shape((4,), 2, 1), _kept_shape((4, 5), 3, -1), _kept_shape((), 2, 0)
+    ((4, 1), (4, 5, 1), False)
+    """
+    if len(shape) != ndim - 1 or not -ndim <= axis < ndim:
+        return False
+    axis %= ndim
+    return shape[:axis] + (1,) + shape[axis:]
 
 
 def reduced_size(x, axis=None):

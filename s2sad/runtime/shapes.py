@@ -70,21 +70,37 @@ def _spread(xp, g, shape):
     """
     if xp is np:
         value = g if type(g) is np.ndarray else np.asarray(g)
-        if value.ndim == 0:
-            strides = (0,) * len(shape)
-        elif value.flags.c_contiguous and value.ndim <= len(shape):
-            extra = len(shape) - value.ndim
-            strides = (0,) * extra + tuple(
-                step if n == m else 0 if n == 1 else None
-                for n, m, step in zip(value.shape, shape[extra:], value.strides))
-            if None in strides:  # (not broadcastable: NumPy's own error)
-                return np.broadcast_to(g, shape)
-        else:
+        if not value.flags.c_contiguous:
+            return np.broadcast_to(g, shape)
+        key = value.shape, value.strides, shape
+        strides = _STRIDES.get(key)
+        if strides is None:
+            strides = _spread_strides(*key)
+            _remember(_STRIDES, key, strides)
+        if strides is False:  # (not broadcastable: NumPy's own error)
             return np.broadcast_to(g, shape)
         view = np.ndarray(shape, value.dtype, value, 0, strides)
         view.flags.writeable = False
         return view
     return xp.broadcast_to(g, shape)
+
+
+_STRIDES: dict = {}  # (shape and strides of a C-contiguous array, shape) -> _spread's strides
+
+
+def _spread_strides(shape: tuple, strides: tuple, target: tuple):
+    """The strides of a C-contiguous array's view spread to ``target`` (0 along the axes
+    it is spread over), or False where it does not broadcast to ``target``.
+
+    >>> _spread_strides((2, 1), (8, 8), (3, 2, 4)), _spread_strides((2,), (8,), (3,))
+    ((0, 8, 0), False)
+    """
+    extra = len(target) - len(shape)
+    if extra < 0:
+        return False
+    spread = (0,) * extra + tuple(step if n == m else 0 if n == 1 else None
+                                  for n, m, step in zip(shape, target[extra:], strides))
+    return False if None in spread else spread
 
 
 _SUMS: dict = {}  # (shape of g, shape of like) -> (axes, keepdims, subscripts) of its one sum
@@ -264,7 +280,10 @@ def sum_product(a, b, axis=None, keepdims=False):
             if keepdims:
                 return total.reshape([1 if i in axes else n for i, n in enumerate(a.shape)])
             return total if kept else total[()]  # (a NumPy scalar, as np.sum gives)
-    return array_module(a, b).sum(a * b, axis=axis, keepdims=keepdims)
+    product = a * b
+    if type(product) is np.ndarray:  # (the method: np.sum's own reduction, called directly)
+        return product.sum(axis=axis, keepdims=keepdims)
+    return array_module(a, b).sum(product, axis=axis, keepdims=keepdims)
 
 
 def unbroadcast_product(a, b, like):
@@ -291,15 +310,43 @@ def unbroadcast_product(a, b, like):
                 total = np.einsum(f"{subscripts},{subscripts}->{kept}", a, b)
                 return total if plan[1] is False else total.reshape(shape)
     elif type(a) is np.ndarray and type(b) is np.ndarray and a.shape != b.shape:
-        try:
-            summed = _summed_axes(np.broadcast_shapes(a.shape, b.shape), _shape(like))
-        except ValueError:  # (a * b says so, as it would have)
-            summed = ()
-        for factor, other in ((a, b), (b, a)):  # a factor that is the same along every
-            # summed axis comes out of the sum: q * sum(x), not sum(q * x)
-            if summed and _constant_along(factor, summed):
-                return unbroadcast(factor * _sum_keeping(other, summed), like)
+        key = a.shape, b.shape, _shape(like)
+        plan = _FACTORED.get(key)
+        if plan is None:
+            plan = _factored_plan(*key)
+            _remember(_FACTORED, key, plan)
+        if plan:  # a factor that is the same along every summed axis comes out of the
+            # sum: q * sum(x), not sum(q * x)
+            factor, other = (a, b) if plan[0] == 0 else (b, a)
+            return unbroadcast(factor * unbroadcast(other, plan[1]), like)
     return unbroadcast(a * b, like)
+
+
+_FACTORED: dict = {}  # (shapes of a, b and like) -> unbroadcast_product's plan
+
+
+def _factored_plan(a: tuple, b: tuple, like: tuple):
+    """Which factor of ``a * b`` (0 or 1) is the same along every axis that unbroadcast
+    sums down to ``like``, and the Shape the other is summed to first (keeping those axes);
+    () where neither is (or the product does not broadcast: ``a * b`` then says so).
+
+    >>> _factored_plan((4, 1, 3), (4, 20, 3), (4, 1, 3))
+    (0, Shape((4, 1, 3)))
+    >>> _factored_plan((4, 20, 3), (4, 20, 3), (4, 1, 3)), _factored_plan((2,), (3,), ())
+    ((), ())
+    """
+    try:
+        summed = _summed_axes(np.broadcast_shapes(a, b), like)
+    except ValueError:
+        return ()
+    if not summed:
+        return ()
+    for position, (factor, other) in enumerate(((a, b), (b, a))):
+        if all(-i > len(factor) or factor[i] == 1 for i in summed):
+            n = len(other)
+            return position, Shape(tuple(1 if i - n in summed else m
+                                         for i, m in enumerate(other)))
+    return ()
 
 
 def _summed_axes(shape: tuple, target: tuple) -> tuple:

@@ -40,6 +40,7 @@ import gast
 
 from .. import trees
 from ..trees import located
+from .gradient_form import fresh_result
 
 
 def zero_init_names(stmt) -> list[str] | None:
@@ -205,7 +206,7 @@ class FirstAssignment(trees.Transformer):
         in place is safe)?"""
         if isinstance(expr, (gast.BinOp, gast.UnaryOp, gast.Constant)):
             return True
-        return isinstance(expr, gast.Call) and self.fresh_call(expr.func)
+        return isinstance(expr, gast.Call) and fresh_result(expr, self.fresh_call)
 
     def _aliases(self, expr) -> set[str]:
         """The names whose values ``expr``'s value may share memory with."""

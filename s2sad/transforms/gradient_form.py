@@ -124,6 +124,25 @@ def fresh_call(helpers: dict, numpy_name: str):
         func.value.id == numpy_name and _fresh(getattr(np, func.attr, None))
 
 
+def fresh_result(call, fresh_call) -> bool:
+    """Does ``call`` (a gast Call) return a new array: its function's ``fresh`` fact
+    (``fresh_call``), and no output array given (``np.sum(x, out=y)`` returns ``y``)?
+
+    >>> fresh = lambda func: True
+    >>> [fresh_result(gast.parse(f).body[0].value, fresh)
+    ...  for f in ("np.sum(x, axis=0)", "np.sum(x, 0, None, y)", "np.sum(x, out=y)")]
+    [True, False, False]
+    """
+    if not fresh_call(call.func) or any(k.arg == "out" or k.arg is None for k in call.keywords):
+        return False
+    if not isinstance(call.func, gast.Attribute):
+        return True
+    facts = registry.facts(getattr(np, call.func.attr, None))
+    positions = [m for m in facts.mutates if isinstance(m, int)] if facts is not None else []
+    return not any(isinstance(a, gast.Starred) for a in call.args) and \
+        all(len(call.args) <= m for m in positions)
+
+
 def _fresh(function) -> bool:
     facts = registry.facts(function)
     return facts is not None and facts.fresh
@@ -146,7 +165,7 @@ def fresh_names(body: list, fresh_call) -> set[str]:
             if name not in seen:
                 value = stmt.value
                 if isinstance(value, (gast.BinOp, gast.UnaryOp)) or (
-                        isinstance(value, gast.Call) and fresh_call(value.func)):
+                        isinstance(value, gast.Call) and fresh_result(value, fresh_call)):
                     fresh.add(name)
                 seen.add(name)
     return fresh
