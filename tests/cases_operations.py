@@ -179,6 +179,13 @@ if HAVE_SCIPY:
         add(f"scipy-{_call.format(a='x', p='b').replace(' ', '')}",
             f"y = sc.{_call.format(**DOMAIN)}\nreturn np.sum(y * x + y)", "m",
             prelude="import scipy.special as sc")
+    # return_sign=True: (log|s|, sign(s)); weights of both signs, the sign a constant
+    for _call in ("logsumexp({a}, b={a}, return_sign=True)",
+                  "logsumexp({a}, axis=1, b=np.array([1.0, -0.4, 0.3]), return_sign=True)",
+                  "logsumexp({a}, axis=0, b={a} + 0.5, keepdims=True, return_sign=True)"):
+        add(f"scipy-{_call.format(a='x').replace(' ', '')}",
+            f"r, sgn = sc.{_call.format(**DOMAIN)}\nreturn np.sum(r * sgn * x + r * r)", "m",
+            prelude="import scipy.special as sc")
 
 # scipy.integrate: the solution of an ODE whose right-hand side is a function of the module
 if HAVE_SCIPY:

@@ -18,7 +18,6 @@ import pytest
 pytest.importorskip("scipy")
 
 import issue34_table as T
-from scipy import special as sc
 from scipy import stats
 from scipy.integrate import odeint, solve_ivp
 from test_higher_order import central_differences
@@ -33,7 +32,7 @@ SHAPE_REFUSED = {  # name -> positions of the refused arguments
     **{f"stats.{d}.{m}{f}": (1,) if d != "beta" else (1, 2)
        for d in ("t", "chi2", "gamma", "beta") for m in ("cdf", "logcdf", "sf", "logsf")
        for f in ("", "-frozen")}}
-REFUSED = {"special.logsumexp-return_sign", "np.piecewise"}
+REFUSED = {"np.piecewise"}  # (logsumexp(return_sign=True): tests/test_issue34_s27.py)
 FIRST_ORDER_ONLY = {"integrate.odeint", "integrate.solve_ivp"}  # (refused: see below)
 try:  # (SciPy 1.16+; 1.15's rosen casts with xp.astype: second order refused, see test_scipy_xp)
     from scipy._lib._array_api import xp_promote  # noqa: F401
@@ -84,20 +83,13 @@ def _line(func):
     return first + next(i for i, text in enumerate(lines) if "# <- here" in text)
 
 
-def signed(x):
-    r, s = sc.logsumexp(x, b=np.array([1.0, -0.5, 0.2]), return_sign=True)  # <- here
-    return r * s
-
-
 def pieces(x):
     return np.sum(np.piecewise(x, [x < 0.0], [lambda v: v * v, np.sin]))  # <- here
 
 
 @pytest.mark.parametrize("func, error, message, advice", [
-    (signed, s2sad.NoDerivativeError, "differentiated with return_sign False, not True",
-     "np.log(np.abs(s)) + m and np.sign(s)"),
     (pieces, s2sad.UnsupportedSyntaxError, "lambda", ""),
-], ids=["logsumexp-return_sign", "piecewise-functions"])
+], ids=["piecewise-functions"])
 def test_refused_at_the_users_line(func, error, message, advice):
     with pytest.raises(error) as info:
         s2sad.grad(func)(np.array([0.3, -0.7, 1.4]))
