@@ -470,6 +470,12 @@ add("rollaxis", "return np.sum(np.rollaxis(x[None] * x[:, None], 2) * np.arange(
 add("cross-axes", "return np.sum(np.cross(x, x * x, axisa=0, axisb=1, axisc=0) ** 2)", "m")
 add("einsum-sublist-matrix", "return np.sum(np.einsum(x, [0, 1], x, [1, 2], [0, 2]) ** 2)", "m")
 add("piecewise-values", "return np.sum(np.piecewise(x, [x > 0.0], [x[0], 0.5]) * x)")
+add("piecewise-functions", "return np.sum(np.piecewise(x, [x > 0.0], [np.sin, "
+    "lambda t: t * t]) * x)")
+add("piecewise-default", "y = np.piecewise(x, [x < 0.0, x > 0.5], [np.exp, lambda t: t ** 3, "
+    "x[1]])\nreturn np.sum(y * y)")
+add("piecewise-overlap", "f = lambda t: np.cos(t) * x[0]\n"
+    "return np.sum(np.piecewise(x, [x < 1.0, x > -0.5], [f, np.tanh]))")
 add("select-default-from-x", "return np.sum(np.select([x > 0.5], [x * x], x[1]) * x)")
 
 # --- index tricks ----------------------------------------------------------------------------

@@ -207,3 +207,146 @@ def test_second_order_through_the_solvers_is_refused_when_it_runs(loss):
     with pytest.raises(s2sad.NoDerivativeError, match="scipy.integrate") as info:
         s2sad.hvp(loss)(0.7, 1.0)
     assert "finite differences or s2sad.jvp" in str(info.value)
+
+
+# --- np.piecewise with functions: each called on the entries its condition selects ----------
+
+X = np.array([0.3, -0.7, 1.4, 0.9, -0.2])
+WX = np.array([1.0, -2.0, 0.5, 3.0, 1.5])
+
+
+def cube(v):
+    return v ** 3
+
+
+def pw_lambda_and_ufunc(x):
+    return np.sum(np.piecewise(x, [x < 0.0], [lambda v: v * v, np.sin]) * WX)
+
+
+def pw_default_and_value(x):
+    # two conditions and three items: the last is the default, where neither holds
+    y = np.piecewise(x, [x < 0.0, x > 1.0], [cube, lambda v: np.exp(v), 0.5])
+    return np.sum(y * x)
+
+
+def pw_later_wins(x):
+    # where both conditions hold (0 < x < 1), the later function's value is kept
+    f = lambda v: v ** 3  # noqa: E731
+    return np.sum(np.piecewise(x, [x < 1.0, x > 0.0], [f, np.cos]) * WX)
+
+
+def pw_closure(x):
+    k = x[0] * 2.0  # (the lambda reads a differentiated value of the function's)
+    return np.sum(np.piecewise(x, [x < 0.0], [lambda v: v * k, np.tanh]))
+
+
+def pw_value_with_derivative(x):
+    return np.sum(np.piecewise(x, [x > 0.5], [np.log, x[1] * 3.0]) * WX)
+
+
+def _pw_helper(x):
+    return np.piecewise(x, [x < 0.0], [lambda v: v * v, np.sin])
+
+
+def pw_in_a_helper(x):
+    return np.sum(_pw_helper(x) * WX)
+
+
+def pw_matrix(x):
+    m = x[:4].reshape(2, 2)
+    return np.sum(np.piecewise(m, [m > 0.5], [np.sqrt, lambda v: v * v - v]) ** 2)
+
+
+def pw_no_entry_selected(x):
+    # no entry is below -5: NumPy does not call v[0] on the empty selection, nor does s2sad
+    return np.sum(np.piecewise(x, [x < -5.0], [lambda v: v[0] * v, np.sin]))
+
+
+PIECES = [pw_lambda_and_ufunc, pw_default_and_value, pw_later_wins, pw_closure,
+          pw_value_with_derivative, pw_in_a_helper, pw_matrix, pw_no_entry_selected]
+
+
+@pytest.mark.parametrize("f", PIECES, ids=[f.__name__ for f in PIECES])
+def test_piecewise_gradient_against_central_differences(f):
+    np.testing.assert_allclose(s2sad.grad(f)(X), central_differences(f, (X,), 0), rtol=1e-6,
+                               atol=1e-8)
+    # (the value is NumPy's own)
+    assert s2sad.value_and_grad(f)(X)[0] == f(X)
+
+
+@pytest.mark.parametrize("f", PIECES, ids=[f.__name__ for f in PIECES])
+def test_piecewise_forward_mode_and_second_order(f):
+    t = np.cos(np.arange(X.size) + 0.5)
+    _, push = s2sad.jvp(f)(X)
+    np.testing.assert_allclose(push(t), np.sum(s2sad.grad(f)(X) * t), rtol=1e-10)
+    s2sad.check_grads(f, (X,), order=2)
+
+
+@pytest.mark.parametrize("f", PIECES[::2], ids=[f.__name__ for f in PIECES[::2]])
+def test_piecewise_keeps_float32(f):
+    x32 = X.astype(np.float32)
+    assert s2sad.grad(f)(x32).dtype == np.float32
+
+
+def test_piecewise_of_integers_truncates_as_numpy_does():
+    def pw_int(x):  # (an integer x: y is an integer array, its stores truncate)
+        return np.sum(np.piecewise(np.arange(4), [np.arange(4) < 2], [lambda v: v * 0.5, 1.7])
+                      * x[:4])
+    np.testing.assert_array_equal(s2sad.grad(pw_int)(X)[:4], np.piecewise(
+        np.arange(4), [np.arange(4) < 2], [lambda v: v * 0.5, 1.7]))
+
+
+def _line(func):
+    lines, first = inspect.getsourcelines(func)
+    return first + next(i for i, text in enumerate(lines) if "# <- here" in text)
+
+
+def pw_in_a_branch(x):
+    return np.sum(x if x[0] > 5.0 else np.piecewise(x, [x < 0.0], [np.sin, np.cos]))  # <- here
+
+
+def pw_after_a_call(x):
+    return np.sum(x) + np.sum(np.piecewise(x, [x < 0.0], [np.sin, np.cos]))  # <- here
+
+
+def pw_in_a_comprehension(x):
+    return sum([np.sum(np.piecewise(x, [x < a], [np.sin, np.cos])) for a in (0.0, 1.0)])  # <- here
+
+
+def pw_extra_arguments(x):
+    return np.sum(np.piecewise(x, [x < 0.0], [lambda v, k: v * k, np.sin], 2.0))  # <- here
+
+
+@pytest.mark.parametrize("func, message", [
+    (pw_in_a_branch, "evaluated conditionally or more than once"),
+    (pw_after_a_call, "another call in it runs before this one"),
+    (pw_in_a_comprehension, "evaluated conditionally or more than once"),
+    (pw_extra_arguments, "functions of x alone, not their extra arguments"),
+], ids=["branch", "after-a-call", "comprehension", "extra-arguments"])
+def test_piecewise_it_cannot_write_out_is_refused_at_the_line(func, message):
+    for derivative in (s2sad.grad, lambda f: (lambda a: s2sad.jvp(f)(a)[1](a))):
+        with pytest.raises(s2sad.DifferentiationError) as info:
+            derivative(func)(X)
+        assert info.value.lineno == _line(func)
+        assert message in str(info.value)
+        assert "Assign np.piecewise(...) to a name" in str(info.value) or \
+            "lambda v: f(v, a)" in str(info.value)
+
+
+def pw_assigned_first(x):
+    y = np.piecewise(x, [x < 0.0], [np.sin, np.cos])
+    return np.sum(x) + np.sum(y)
+
+
+def test_the_advice_works():
+    np.testing.assert_allclose(s2sad.grad(pw_assigned_first)(X),
+                               central_differences(pw_assigned_first, (X,), 0), rtol=1e-6)
+
+
+def pw_values_only(x):
+    return np.sum(np.piecewise(x, [x > 0.0], [x[0], 0.5]) * x)
+
+
+def test_piecewise_of_values_alone_keeps_its_stand_in():
+    # (no function in funclist: the generated code is the stand-in's, as before)
+    assert "y_pw" not in s2sad.grad(pw_values_only).source_for(X)
