@@ -262,8 +262,26 @@ def pw_no_entry_selected(x):
     return np.sum(np.piecewise(x, [x < -5.0], [lambda v: v[0] * v, np.sin]))
 
 
+def pw_local_def(x):
+    def half(v):
+        return v * 0.5 * x[0]
+    return np.sum(np.piecewise(x, [x < 0.0], [half, np.sin]) * WX)
+
+
+def pw_two_in_a_statement(x):
+    return np.sum(np.piecewise(x, [x < 0.0], [np.sin, np.cos]) *
+                  np.piecewise(x, [x < 0.5], [np.exp, lambda v: v]))
+
+
+def pw_in_an_if_test(x):
+    if np.sum(np.piecewise(x, [x < 0.0], [np.sin, np.cos])) > 0.0:
+        return np.sum(x * x * WX)
+    return np.sum(x)
+
+
 PIECES = [pw_lambda_and_ufunc, pw_default_and_value, pw_later_wins, pw_closure,
-          pw_value_with_derivative, pw_in_a_helper, pw_matrix, pw_no_entry_selected]
+          pw_value_with_derivative, pw_in_a_helper, pw_matrix, pw_no_entry_selected,
+          pw_local_def, pw_two_in_a_statement, pw_in_an_if_test]
 
 
 @pytest.mark.parametrize("f", PIECES, ids=[f.__name__ for f in PIECES])
@@ -350,3 +368,15 @@ def pw_values_only(x):
 def test_piecewise_of_values_alone_keeps_its_stand_in():
     # (no function in funclist: the generated code is the stand-in's, as before)
     assert "y_pw" not in s2sad.grad(pw_values_only).source_for(X)
+
+
+def pw_of_a_number(x):
+    return np.piecewise(x[0], [x[0] < 0.0], [np.sin, np.cos]) * x[1]  # <- here
+
+
+def test_piecewise_with_functions_of_a_number_is_refused_at_the_line():
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(pw_of_a_number)(X)
+    assert info.value.lineno == _line(pw_of_a_number)
+    assert "for an array x, not a number" in str(info.value)
+    assert "if/else or np.where" in str(info.value)

@@ -119,7 +119,10 @@ class Piecewise:
                 for target in node.targets:
                     if isinstance(target, gast.Name):
                         given[target.id] = given.get(target.id, 0) + 1
-        self.lambdas = {n for n, count in given.items() if stores.get(n) == count}
+        defined = {n.name for n in trees.walk(tree)
+                   if isinstance(n, gast.FunctionDef) and n is not tree}  # (a helper def)
+        self.lambdas = {n for n, count in given.items() if stores.get(n) == count} | {
+            n for n in defined if n not in stores}
 
     def run(self, tree):
         self._lambda_names(tree)
