@@ -279,7 +279,12 @@ def pw_in_an_if_test(x):
     return np.sum(x)
 
 
-PIECES = [pw_lambda_and_ufunc, pw_default_and_value, pw_later_wins, pw_closure,
+def pw_local_ufunc(x):
+    g = np.sin  # (a local name given a function: a function of funclist, not a value)
+    return np.sum(np.piecewise(x, [x < 0.0], [g, lambda v: v * v]) * WX)
+
+
+PIECES = [pw_local_ufunc, pw_lambda_and_ufunc, pw_default_and_value, pw_later_wins, pw_closure,
           pw_value_with_derivative, pw_in_a_helper, pw_matrix, pw_no_entry_selected,
           pw_local_def, pw_two_in_a_statement, pw_in_an_if_test]
 

@@ -107,7 +107,7 @@ class Piecewise:
         self.local_names = local_names
         self.changed = False
         self.helper = None
-        self.lambdas = set()  # local names every assignment of which is a lambda
+        self.lambdas = set()  # local names every assignment of which is a function
 
     def _lambda_names(self, tree):
         stores: dict = {}
@@ -115,8 +115,11 @@ class Piecewise:
         for node in trees.walk(tree):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 stores[node.id] = stores.get(node.id, 0) + 1
-            elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
-                for target in node.targets:
+            elif isinstance(node, gast.Assign) and (
+                    isinstance(node.value, gast.Lambda) or
+                    isinstance(node.value, (gast.Name, gast.Attribute)) and
+                    _callable(node.value, self.source, self.local_names)):
+                for target in node.targets:  # (f = lambda v: ..., g = np.sin)
                     if isinstance(target, gast.Name):
                         given[target.id] = given.get(target.id, 0) + 1
         defined = {n.name for n in trees.walk(tree)
