@@ -45,6 +45,7 @@ from .transforms.dead_code import DeadCode
 from .transforms.dicts import DictViews
 from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
+from .transforms.piecewise import Piecewise
 from .transforms.exits import Exits
 from .transforms.function_values import argument_functions
 from .transforms.first_assignment import FirstAssignment
@@ -276,6 +277,18 @@ def prepare_generated(build: Build) -> bool:
     build.tree, changed = rewritten(
         PrepareGenerated(build.namer, build.imports, build.source).visit, build.tree)
     return changed
+
+
+@transform()
+def piecewise(build: Build) -> bool:
+    """``np.piecewise`` with functions in its funclist written out as NumPy runs it: each
+    function called on the entries its condition selects (:mod:`.transforms.piecewise`)."""
+    writer = Piecewise(build.source, build.namer, build.imports.helper, build.imports.numpy(),
+                       build.source.locals)
+    build.tree = writer.run(build.tree)
+    if writer.changed:
+        build.source.locals = assigned_names(build.tree)
+    return writer.changed
 
 
 @transform()
@@ -813,6 +826,7 @@ PIPELINE = [
     Step(generators),
     Step(exits),
     Step(prepare_generated),
+    Step(piecewise),
     Step(desugar),
     Step(normalize),
     Step(aux_output, when=has_aux),

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import linecache
 import sys
 import textwrap
 import weakref
@@ -418,6 +419,42 @@ def refuse_values(func, parameter: str, accepted: tuple, advice: str):
     rule = _entry(func)
     rule.accepts = {**rule.accepts, parameter: (tuple(accepted), advice)}
     changed()
+
+
+def defunwritten(func, what: str, refused: tuple, shape: str = "other"):
+    """Declare that ``func`` has no derivative yet in its arguments ``refused`` (a higher
+    derivative of a helper): its adjoint and tangent rules are one rule that raises
+    ``NoDerivativeError`` when run, for those arguments only; the others have none.
+
+    The rule is written as source (under a file name that ``inspect.getsource`` reads), so
+    the compiler inlines it as any other:
+
+    >>> def helper(fun, g, y0, options): ...
+    >>> defunwritten(helper, "the adjoint of a solver", ("g", "y0"))
+    >>> print(inspect.getsource(lookup(helper).adjoint).splitlines()[1])
+        return (None, not_differentiable_yet('the adjoint of a solver', 'g'), \
+not_differentiable_yet('the adjoint of a solver', 'y0'), None)
+    >>> lookup(helper).tangent is lookup(helper).adjoint
+    True
+    """
+    from .runtime.higher import not_differentiable_yet
+    params = list(inspect.signature(func).parameters)
+    missing = set(refused) - set(params)
+    assert not missing, f"{func.__qualname__} has no parameter {sorted(missing)}"
+    taken = {"g", "ans", "not_differentiable_yet"}
+    names = [p if p not in taken else f"{p}_{i}" for i, p in enumerate(params)]
+    parts = [f"not_differentiable_yet({what!r}, {p!r})" if p in refused else "None"
+             for p in params]
+    name = f"{func.__name__}_unwritten"
+    text = (f"def {name}(g, ans, {', '.join(names)}):\n"
+            f"    return ({', '.join(parts)}{',' if len(parts) == 1 else ''})\n")
+    filename = f"<s2sad.registry: the derivatives of {func.__qualname__} not written yet>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"__name__": __name__, "not_differentiable_yet": not_differentiable_yet}
+    exec(compile(text, filename, "exec"), namespace)
+    rule = namespace[name]
+    defvjp(func, shape=shape)(rule)
+    deftangent(func)(rule)
 
 
 ARRAY = object()  # what ``known`` gives for an array, in :func:`refusal`

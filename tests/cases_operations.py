@@ -179,6 +179,13 @@ if HAVE_SCIPY:
         add(f"scipy-{_call.format(a='x', p='b').replace(' ', '')}",
             f"y = sc.{_call.format(**DOMAIN)}\nreturn np.sum(y * x + y)", "m",
             prelude="import scipy.special as sc")
+    # return_sign=True: (log|s|, sign(s)); weights of both signs, the sign a constant
+    for _call in ("logsumexp({a}, b={a}, return_sign=True)",
+                  "logsumexp({a}, axis=1, b=np.array([1.0, -0.4, 0.3]), return_sign=True)",
+                  "logsumexp({a}, axis=0, b={a} + 0.5, keepdims=True, return_sign=True)"):
+        add(f"scipy-{_call.format(a='x').replace(' ', '')}",
+            f"r, sgn = sc.{_call.format(**DOMAIN)}\nreturn np.sum(r * sgn * x + r * r)", "m",
+            prelude="import scipy.special as sc")
 
 # scipy.integrate: the solution of an ODE whose right-hand side is a function of the module
 if HAVE_SCIPY:
@@ -463,6 +470,12 @@ add("rollaxis", "return np.sum(np.rollaxis(x[None] * x[:, None], 2) * np.arange(
 add("cross-axes", "return np.sum(np.cross(x, x * x, axisa=0, axisb=1, axisc=0) ** 2)", "m")
 add("einsum-sublist-matrix", "return np.sum(np.einsum(x, [0, 1], x, [1, 2], [0, 2]) ** 2)", "m")
 add("piecewise-values", "return np.sum(np.piecewise(x, [x > 0.0], [x[0], 0.5]) * x)")
+add("piecewise-functions", "return np.sum(np.piecewise(x, [x > 0.0], [np.sin, "
+    "lambda t: t * t]) * x)")
+add("piecewise-default", "y = np.piecewise(x, [x < 0.0, x > 0.5], [np.exp, lambda t: t ** 3, "
+    "x[1]])\nreturn np.sum(y * y)")
+add("piecewise-overlap", "f = lambda t: np.cos(t) * x[0]\n"
+    "return np.sum(np.piecewise(x, [x < 1.0, x > -0.5], [f, np.tanh]))")
 add("select-default-from-x", "return np.sum(np.select([x > 0.5], [x * x], x[1]) * x)")
 
 # --- index tricks ----------------------------------------------------------------------------

@@ -498,7 +498,7 @@ def sq(t):
 
 
 def piecewise_function(x):
-    return np.sum(np.piecewise(x, [x < 0.0], [sq, 1.0]))  # <- here
+    return np.sum(np.piecewise(x, [x < 0.0], [sq, 1.0]))
 
 
 def _line(func):
@@ -509,15 +509,19 @@ def _line(func):
 @pytest.mark.parametrize("func, arg, message, advice", [
     (qr_complete, M, "qr is differentiated with mode 'reduced', not 'complete'",
      "use mode='reduced'"),
-    (piecewise_function, V, "np.piecewise with values in funclist, not functions",
-     "np.where(condition, f(x), g(x))"),
-], ids=["qr-complete", "piecewise-function"])
+], ids=["qr-complete"])
 def test_refused_at_the_line(func, arg, message, advice):
     for derivative in (s2sad.grad, lambda f: (lambda a: s2sad.jvp(f)(a)[1](np.ones_like(a)))):
         with pytest.raises(s2sad.NoDerivativeError) as info:
             derivative(func)(arg)
         assert info.value.lineno == _line(func)
         assert message in str(info.value) and advice in str(info.value)
+
+
+def test_piecewise_with_a_function_is_differentiated():
+    # (refused before session 27: tests/test_issue34_s27.py has its cases)
+    np.testing.assert_allclose(s2sad.grad(piecewise_function)(V),
+                               central_differences(piecewise_function, (V,), 0), rtol=1e-6)
 
 
 def test_supported_lists_the_new_functions():

@@ -10,9 +10,8 @@ are not written: they are refused when they run.
 import numpy as np
 from scipy import integrate
 
-from ..registry import deffacts, defvjp, deftangent, nondifferentiable, refuse_values, \
-    refuse_varying
-from ..runtime.higher import not_differentiable_yet
+from ..registry import deffacts, defunwritten, defvjp, deftangent, nondifferentiable, \
+    refuse_values, refuse_varying
 from ..runtime.ode import (_FIELDS, ivp_grads, ivp_options, ivp_solve, ivp_span_grads,
                            ivp_tangent, ivp_time_grads, odeint_grads, odeint_options,
                            odeint_tangent, odeint_time_grads)
@@ -63,36 +62,12 @@ refuse_varying(integrate.odeint, rtol="Tolerances have no derivative; pass const
 nondifferentiable(odeint_options, shape="other")
 
 
-@defvjp(odeint_grads, shape="sequence")
-@deftangent(odeint_grads)
-def odeint_grads_rule(g, ans, func, h, ys, y0, t, args, options):
-    return (None, not_differentiable_yet("the adjoint of scipy.integrate.odeint", "g"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "ans"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "y0"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "t"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "args"), None)
-
-
-@defvjp(odeint_time_grads, shape="other")
-@deftangent(odeint_time_grads)
-def odeint_time_grads_rule(g, ans, func, h, ys, y0, t, args, options, a0):
-    return (None, not_differentiable_yet("the adjoint of scipy.integrate.odeint", "g"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "ans"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "y0"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "t"),
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "args"), None,
-            not_differentiable_yet("the adjoint of scipy.integrate.odeint", "a0"))
-
-
-@defvjp(odeint_tangent, shape="other")
-@deftangent(odeint_tangent)
-def odeint_tangent_rule(g, ans, func, y0, t, args, options, d_y0, d_t, d_args):
-    return (None, not_differentiable_yet("the tangent of scipy.integrate.odeint", "y0"),
-            not_differentiable_yet("the tangent of scipy.integrate.odeint", "t"),
-            not_differentiable_yet("the tangent of scipy.integrate.odeint", "args"), None,
-            not_differentiable_yet("the tangent of scipy.integrate.odeint", "d_y0"),
-            not_differentiable_yet("the tangent of scipy.integrate.odeint", "d_t"),
-            not_differentiable_yet("the tangent of scipy.integrate.odeint", "d_args"))
+_ODEINT_ADJOINT, _ODEINT_TANGENT = ("the adjoint of scipy.integrate.odeint",
+                                    "the tangent of scipy.integrate.odeint")
+defunwritten(odeint_grads, _ODEINT_ADJOINT, ("g", "ans", "y0", "t", "args"),
+             shape="sequence")
+defunwritten(odeint_time_grads, _ODEINT_ADJOINT, ("g", "ans", "y0", "t", "args", "a0"))
+defunwritten(odeint_tangent, _ODEINT_TANGENT, ("y0", "t", "args", "d_y0", "d_t", "d_args"))
 
 
 # --- solve_ivp: a call is written with ivp_solve (its result's fields by position) ----------
@@ -137,53 +112,15 @@ refuse_varying(ivp_solve, options="Tolerances and step sizes have no derivative;
                "constants.")
 
 
-@defvjp(ivp_grads, shape="sequence")
-@deftangent(ivp_grads)
-def ivp_grads_rule(g, ans, fun, h, out, t_span, y0, t_eval, args, options):
-    return (None, not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "g"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "ans"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_span"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "y0"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_eval"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "args"), None)
-
-
-@defvjp(ivp_time_grads, shape="other")
-@deftangent(ivp_time_grads)
-def ivp_time_grads_rule(g, ans, fun, h, out, t_span, y0, t_eval, args):
-    return (None, not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "g"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "ans"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_span"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "y0"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_eval"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "args"))
-
-
-@defvjp(ivp_span_grads, shape="other")
-@deftangent(ivp_span_grads)
-def ivp_span_grads_rule(g, ans, fun, h, out, t_span, y0, t_eval, args, a0):
-    return (None, not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "g"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "ans"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_span"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "y0"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "t_eval"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "args"),
-            not_differentiable_yet("the adjoint of scipy.integrate.solve_ivp", "a0"))
-
-
-@defvjp(ivp_tangent, shape="sequence")
-@deftangent(ivp_tangent)
-def ivp_tangent_rule(g, ans, fun, out, t_span, y0, t_eval, args, options, d_span, d_y0,
-                     d_t_eval, d_args):
-    return (None, None, not_differentiable_yet("the tangent of scipy.integrate.solve_ivp",
-                                               "t_span"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "y0"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "t_eval"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "args"), None,
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_span"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_y0"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_t_eval"),
-            not_differentiable_yet("the tangent of scipy.integrate.solve_ivp", "d_args"))
+_IVP_ADJOINT, _IVP_TANGENT = ("the adjoint of scipy.integrate.solve_ivp",
+                              "the tangent of scipy.integrate.solve_ivp")
+defunwritten(ivp_grads, _IVP_ADJOINT, ("g", "ans", "t_span", "y0", "t_eval", "args"),
+             shape="sequence")
+defunwritten(ivp_time_grads, _IVP_ADJOINT, ("g", "ans", "t_span", "y0", "t_eval", "args"))
+defunwritten(ivp_span_grads, _IVP_ADJOINT, ("g", "ans", "t_span", "y0", "t_eval", "args",
+                                            "a0"))
+defunwritten(ivp_tangent, _IVP_TANGENT, ("t_span", "y0", "t_eval", "args", "d_span", "d_y0",
+                                         "d_t_eval", "d_args"), shape="sequence")
 
 
 # the helpers solve with scipy.integrate, on the host: a target with no twin of it refuses them

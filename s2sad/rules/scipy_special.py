@@ -17,8 +17,8 @@ function's order ``v``) are refused at the user's line where they vary.
 import numpy as np
 from scipy import special
 
-from ..registry import (defcomplex, defresult, deftangent, defvjp, nondifferentiable,
-                        refuse_values, refuse_varying)
+from ..registry import (defcomplex, deffacts, defresult, deftangent, defvjp,
+                        nondifferentiable, refuse_varying)
 from ..runtime import expand_reduced, real_checked, unbroadcast
 from ..runtime.higher import reduce_tangent
 
@@ -295,35 +295,46 @@ refuse_varying(special.yn, n=_ORDER_ADVICE)
 # --- reductions along an axis ------------------------------------------------------------
 
 
+# with return_sign=True, a tuple (log|s|, sign(s)); without, log(s) alone
+deffacts(special.logsumexp, fields=((), (None, None)), alone=("return_sign", False))
+
+
 @defvjp(special.logsumexp, shape="other")
 def logsumexp(g, ans, a, axis=None, b=None, keepdims=False, return_sign=False):
-    # the weights softmax(a) (times b): exp(a - ans), ans broadcast back over the axis
-    return (expand_reduced(g, a, axis, keepdims) *
-            (np.exp(a - expand_reduced(ans, a, axis, keepdims)) if b is None else
-             b * np.exp(a - expand_reduced(ans, a, axis, keepdims))),
+    # the weights softmax(a) (times b): exp(a - ans), ans broadcast back over the axis; with
+    # return_sign, ans is (log|s|, sign(s)): the sign is constant where it is differentiable,
+    # and log|s|'s weights are sign(s) b exp(a - log|s|) (NaN where s is 0)
+    return (expand_reduced(g[0] * ans[1] if return_sign else g, a, axis, keepdims) *
+            (np.exp(a - expand_reduced(ans[0] if return_sign else ans, a, axis, keepdims))
+             if b is None else
+             b * np.exp(a - expand_reduced(ans[0] if return_sign else ans, a, axis,
+                                           keepdims))),
             None,
             None if b is None else unbroadcast(
-                expand_reduced(g, a, axis, keepdims) *
-                np.exp(a - expand_reduced(ans, a, axis, keepdims)), b),
+                expand_reduced(g[0] * ans[1] if return_sign else g, a, axis, keepdims) *
+                np.exp(a - expand_reduced(ans[0] if return_sign else ans, a, axis, keepdims)),
+                b),
             None, None)
 
 
 @deftangent(special.logsumexp)
 def logsumexp_tangent(g, ans, a, axis=None, b=None, keepdims=False, return_sign=False):
-    return (reduce_tangent(g, np.exp(a - expand_reduced(ans, a, axis, keepdims)) if b is None
+    # with return_sign, the tangents of (log|s|, sign(s)): the sign's is zero
+    return ([ans[1] * reduce_tangent(
+                g, np.exp(a - expand_reduced(ans[0], a, axis, keepdims)) if b is None
+                else b * np.exp(a - expand_reduced(ans[0], a, axis, keepdims)), axis,
+                keepdims), np.zeros_like(ans[1])] if return_sign else
+            reduce_tangent(g, np.exp(a - expand_reduced(ans, a, axis, keepdims)) if b is None
                            else b * np.exp(a - expand_reduced(ans, a, axis, keepdims)), axis,
                            keepdims),
             None,
-            None if b is None else np.sum(
-                g * np.exp(a - expand_reduced(ans, a, axis, keepdims)), axis=axis,
-                keepdims=keepdims),
+            None if b is None else
+            [ans[1] * np.sum(g * np.exp(a - expand_reduced(ans[0], a, axis, keepdims)),
+                             axis=axis, keepdims=keepdims), np.zeros_like(ans[1])]
+            if return_sign else
+            np.sum(g * np.exp(a - expand_reduced(ans, a, axis, keepdims)), axis=axis,
+                   keepdims=keepdims),
             None, None)
-
-
-refuse_values(special.logsumexp, "return_sign", (False,),
-              "s2sad differentiates logsumexp without return_sign; for weights b of both "
-              "signs write the sum out: s = np.sum(b * np.exp(a - m)), with m = np.max(a), "
-              "then np.log(np.abs(s)) + m and np.sign(s).")
 
 
 @defvjp(special.softmax, shape="other")

@@ -104,7 +104,8 @@ def like_dtype(v, a):
 def piecewise_conditions(x, condlist, funclist):
     """``np.piecewise``'s conditions as one boolean array, one condition per item of its
     ``funclist``: "otherwise" added where ``funclist`` has one item more, as NumPy does.
-    A function in ``funclist`` is refused: s2sad writes ``np.piecewise`` with values.
+    A function in ``funclist`` is refused here: a call with functions is written out
+    (:mod:`s2sad.transforms.piecewise`), its ``funclist`` given as ``None`` items.
 
     >>> piecewise_conditions(np.array([-1.0, 2.0]), [np.array([True, False])], [0.0, 1.0])
     array([[ True, False],
@@ -119,6 +120,11 @@ def piecewise_conditions(x, condlist, funclist):
             "not), or np.select.")
     count = len(funclist)
     x = np.asarray(x)
+    if x.ndim == 0 and count and all(f is None for f in funclist):
+        raise NoDerivativeError(  # (the call written out: transforms/piecewise.py)
+            "s2sad writes np.piecewise with functions out for an array x, not a number "
+            "(NumPy stores each function's values into a 0-d array)",
+            hint="For a number, write the branches with if/else or np.where.")
     if np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray)) and
                                  x.ndim != 0):
         condlist = [condlist]

@@ -450,7 +450,8 @@ class Forward:
         expr = parts[0]
         for part in parts[1:]:  # (lists of tangents, np.linalg.lstsq's: item by item)
             expr = gast.Call(self.helper(add_sens), [expr, part], []) \
-                if rule.shape == "sequence" else gast.BinOp(expr, gast.Add(), part)
+                if rule.shape == "sequence" or self.kind(target).tag == "tuple" else \
+                gast.BinOp(expr, gast.Add(), part)
         if rule.shape == "elementwise" and self._incomplete(expr, op, target):
             expr = gast.Call(self.helper(broadcast_like),
                              [expr, self.load(target)], [])

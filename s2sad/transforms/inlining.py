@@ -397,6 +397,11 @@ class Inlining:
         numpy_name = _numpy_alias(callee.globals) or self.root.numpy_name
         tree = Exits(self.namer).visit(clone(tree))
         callee.locals = assigned_names(tree)
+        from .piecewise import Piecewise
+        writer = Piecewise(callee, self.namer, _RootHelpers(self.root).helper, numpy_name,
+                           callee.locals)
+        tree = writer.run(tree)
+        callee.locals = assigned_names(tree) if writer.changed else callee.locals
         tree = Desugar(numpy_name, callee.locals, callee.is_builtin, callee.resolve,
                        callee).visit(tree)
         live = {}

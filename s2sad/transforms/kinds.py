@@ -641,6 +641,13 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
     if op.kind in ("call", "nondiff") and op.rule is not None:
         shape = op.rule.shape
         facts = registry.facts(op.rule.func)
+        if shape != "sequence" and facts.alone and facts.fields and op.kind == "call":
+            flag = _flag(op, facts.alone[0])  # logsumexp(a, return_sign=True): a tuple
+            if flag is not None and not isinstance(flag, gast.Constant):
+                return ANY
+            if flag is not None and flag.value != facts.alone[1]:
+                return Kind("tuple", items=(NUMERIC,) * len(facts.fields[1]),
+                            fields=facts.fields[0] or None)
         shaped_like = facts.structure_of or None
         if shaped_like == "item" and len(op.operands) == 2:  # sens_item(g, i): g[i]
             return _subscript_kind(of(op.operands[0]), op.operands[1], of)
@@ -992,6 +999,18 @@ PY_FLOAT = Kind("scalar", "()", 0, py="float")
 
 def _py_float(kind: Kind) -> bool:
     return kind.tag == "scalar" and kind.py == "float"
+
+
+def _flag(op, name: str):
+    """The argument ``name`` of a call ``op`` (by keyword, or by its position in the
+    function's signature), or None where the call leaves it out."""
+    if name in op.keywords:
+        return op.keywords[name]
+    try:
+        position = list(registry.signature(op.rule.func).parameters).index(name)
+    except (TypeError, ValueError):
+        return None
+    return op.operands[position] if position < len(op.operands) else None
 
 
 def _scalar_kind(op, of) -> Kind:

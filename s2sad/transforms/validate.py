@@ -299,13 +299,24 @@ class Validate(trees.Visitor):
         ``f(*xs)`` and ``f(**kw)`` are written out for the length and keys of ``xs`` and
         ``kw`` (normalization, :mod:`.star_args`)."""
         self.visit(node.func)
+        pieces = not self.generator and _piecewise(node, self.source)
         for arg in list(node.args) + [k.value for k in node.keywords]:
             if isinstance(arg, gast.Starred):
                 arg = arg.value
             if isinstance(arg, gast.Lambda):
                 self.visit(arg.body)
+            elif pieces and isinstance(arg, (gast.List, gast.Tuple)):
+                for item in arg.elts:  # (np.piecewise's functions: transforms/piecewise.py)
+                    self.visit(item.body if isinstance(item, gast.Lambda) else item)
             else:
                 self.visit(arg)
+
+
+def _piecewise(node, source) -> bool:
+    """Is ``node`` a call of ``np.piecewise`` with a display for ``funclist``, whose
+    lambdas :mod:`.piecewise` assigns to names?"""
+    from .piecewise import is_piecewise
+    return is_piecewise(node, source, trees.assigned_names(source.tree))
 
 
 def _object_path(node) -> bool:
