@@ -54,7 +54,7 @@ class Rule:
     linear: tuple | None = None       # forward mode: argument positions the function is linear in
     joint: bool = False               # linear in those arguments together (not one by one)
     custom: bool = False              # registered by the user (s2sad.custom_vjp...)
-    builtin: bool = field(default_factory=lambda: _LOADING_BUILTINS)  # s2sad's own table
+    builtin: bool = field(default_factory=lambda: _filling_own_table())  # s2sad's own table
     dtype: tuple | None = None        # (name, position): the argument setting the result's dtype
     result: str | tuple | None = None  # its dtype's kind without one: "i", "b", "f", or the
     # ((name, position), ...) arguments whose dtypes it follows (NumPy's promotion); see defresult
@@ -201,7 +201,7 @@ def changed() -> None:
     call (a rule registered anew, corrected, replaces the one they inlined)."""
     _DERIVED.clear()  # (a function given a rule is known now)
     _MERGED.clear()
-    if not _LOADING_BUILTINS:
+    if not _filling_own_table():
         for listener in LISTENERS:
             listener()
 
@@ -212,10 +212,68 @@ def builtins_loaded() -> None:
     _LOADING_BUILTINS = False
 
 
+def _filling_own_table() -> bool:
+    """Is the rule being registered s2sad's own: while ``s2sad.rules`` loads, or from one of
+    its modules loaded later (an optional library's rules, see ``optional``)?"""
+    if _LOADING_BUILTINS:
+        return True
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back  # (past this module's frames: the dataclass's and def*'s)
+    return frame is not None and \
+        (frame.f_globals.get("__name__") or "").startswith("s2sad.rules.")
+
+
+# Rule groups of optional libraries (SciPy), each loaded once its library is imported: a
+# NumPy program does not pay SciPy's import (most of s2sad's own, before), and a program
+# calling ``scipy.special.erf`` has imported ``scipy.special``, so its rules are there.
+_OPTIONAL: list = []  # [(library module, load)], not loaded yet
+_OPTIONAL_LOADING = False
+
+
+def optional(library: str, load: Callable) -> None:
+    """Call ``load()`` (which registers rules) once the module ``library`` is imported, by
+    the program or by anything else: before the table is next read, or now if it is."""
+    _OPTIONAL.append((library, load))
+    load_imported()
+
+
+def load_imported(install: bool = False) -> None:
+    """Load the rule groups of the optional libraries imported by now; ``install``: import
+    each library that is installed first (every rule s2sad has, as ``supported()`` lists).
+
+    >>> load_imported()  # (a cheap test of ``sys.modules`` while some are not loaded)
+    """
+    global _OPTIONAL_LOADING, _LOADING_BUILTINS
+    if not _OPTIONAL or _OPTIONAL_LOADING:
+        return
+    _OPTIONAL_LOADING = True  # (rules read while a group loads do not load another)
+    filling, _LOADING_BUILTINS = _LOADING_BUILTINS, True  # (no gradient built read them)
+    try:
+        for entry in list(_OPTIONAL):
+            library, load = entry
+            if library not in sys.modules:
+                if not install:
+                    continue
+                try:
+                    __import__(library)
+                except ImportError:
+                    _OPTIONAL.remove(entry)
+                    continue
+            _OPTIONAL.remove(entry)
+            load()
+            _DERIVED.clear()
+            _MERGED.clear()
+    finally:
+        _OPTIONAL_LOADING, _LOADING_BUILTINS = False, filling
+
+
 def _entry(func) -> Rule:
     """The rule entry of ``func`` that a fact is written into: its rule, or one kept
     aside until its adjoint (or ``nondifferentiable``) is declared, so facts and rules
     may be declared in any order (a rule module imported before another)."""
+    if _OPTIONAL:
+        load_imported()  # (s2sad's rule of a function first: a user's replaces it)
     rule = _RULES.get(_key(func))
     if rule is None:
         rule = _PENDING.setdefault(_key(func), Rule(func, None, "other"))
@@ -269,6 +327,8 @@ def defvjp(*funcs, shape: str = "elementwise"):
     assert shape in SHAPES, shape
 
     def register(adjoint):
+        if _OPTIONAL:
+            load_imported()
         for func in funcs:
             old = _RULES.get(_key(func)) or _PENDING.pop(_key(func), None)
             rule = _kept(old, Rule(func, adjoint, shape))
@@ -312,6 +372,8 @@ def nondifferentiable(*funcs, shape: str = "other"):
     if len(funcs) == 1 and isinstance(funcs[0], str):  # @nondifferentiable("elementwise")?
         raise TypeError("nondifferentiable takes functions; pass shape= by keyword")
     assert shape in SHAPES, shape
+    if _OPTIONAL:
+        load_imported()
     for func in funcs:
         old = _RULES.get(_key(func)) or _PENDING.pop(_key(func), None)
         _RULES[_key(func)] = _kept(old, Rule(func, None, shape, differentiable=False))
@@ -335,6 +397,8 @@ def deftangent(*funcs):
         True
     """
     def register(tangent):
+        if _OPTIONAL:
+            load_imported()
         for func in funcs:
             rule = _RULES.get(_key(func))
             if rule is None:  # (a tangent alone is a rule: forward mode differentiates it)
@@ -693,6 +757,8 @@ def deffacts(*funcs, **given):
     >>> facts(heapq.heappush).mutates
     (0,)
     """
+    if _OPTIONAL:
+        load_imported()
     for name in ("uncopied_view_of", "mutates"):
         if name in given:
             given[name] = tuple(given[name])
@@ -707,6 +773,8 @@ def facts(func) -> Facts | None:
     not known. A NumPy function's ``out`` parameter, given by position, is one it
     mutates. A bound method (``rng.shuffle``) has its class's function's facts, the
     receiver left out of the positions."""
+    if _OPTIONAL:
+        load_imported()
     try:
         return _DERIVED[_key(func)]
     except (KeyError, TypeError):
@@ -859,6 +927,8 @@ _MERGED: dict = {}  # id(rule) -> its variant for complex values (for_values), u
 def lookup(func) -> Rule | None:
     """The rule of ``func``; a CuPy twin's is NumPy's or SciPy's (``cupy.exp``,
     ``cupyx.scipy.special.erf``: a CuPy gradient's code differentiated again)."""
+    if _OPTIONAL:
+        load_imported()
     try:
         found = _RULES.get(_key(func))
     except TypeError:
@@ -866,6 +936,8 @@ def lookup(func) -> Rule | None:
     if found is None:
         twin = _source_twin(func)
         if twin is not None:
+            if _OPTIONAL:
+                load_imported()  # (the twin's library, imported to find it)
             return _RULES.get(_key(twin))
     return found
 
@@ -881,11 +953,14 @@ def _source_twin(func):
     return None
 
 
-def registered(helpers: bool = False, user: bool = False) -> list[Rule]:
+def registered(helpers: bool = False, user: bool = False,
+               installed: bool = True) -> list[Rule]:
     """The rules of s2sad's table. ``helpers``: also those of s2sad's own runtime helpers
     (``unbroadcast``, ``sum_grad``...), which generated code calls and which only a
     derivative of a derivative differentiates; ``user``: also the rules registered by
-    the program (``custom_vjp``, ``defvjp``, ``checkpoint``...)."""
+    the program (``custom_vjp``, ``defvjp``, ``checkpoint``...); ``installed``: also those of
+    the optional libraries installed but not imported yet (imported now, see ``optional``)."""
+    load_imported(install=installed)
     return [rule for rule in _RULES.values() if (helpers or not is_helper(rule.func)) and
             (user or rule.builtin)]
 

@@ -1,0 +1,113 @@
+"""Derivative rules for ``scipy.fft``: ``np.fft``'s transforms with SciPy's extra arguments
+(``overwrite_x``, ``workers``, ``plan``), each adjoint written with ``np.fft`` (see
+``fft.py``). Loaded once ``scipy.fft`` is imported (``s2sad.rules``).
+
+>>> import numpy as np, scipy.fft
+>>> from s2sad import registry
+>>> registry.lookup(scipy.fft.fft).adjoint(np.array([1.0, 0.0]), None, np.zeros(2))
+array([1.+0.j, 1.+0.j])
+"""
+
+import numpy as np
+import scipy.fft as sfft
+
+from ..registry import deffacts, deflinear, defresult, deftangent, defvjp
+from ..runtime import (axis_tuple, fft_axes, fft_sizes, fit_axes, half_sizes, hermitian_weights,
+                       lengths, swapped_norm)
+
+
+@defvjp(sfft.fft, shape="other")
+def scipy_fft(g, ans, x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *,
+              plan=None):
+    return fit_axes(np.fft.fft(g, None, axis, norm), lengths(x, axis_tuple(axis)),
+                    axis_tuple(axis))
+
+@defvjp(sfft.ifft, shape="other")
+def scipy_ifft(g, ans, x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *,
+               plan=None):
+    return fit_axes(np.fft.ifft(g, None, axis, norm), lengths(x, axis_tuple(axis)),
+                    axis_tuple(axis))
+
+@defvjp(sfft.fftn, sfft.fft2, shape="other")
+def scipy_fftn(g, ans, x, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
+               *, plan=None):
+    ax = fft_axes(x, s, axes)
+    return fit_axes(np.fft.fftn(g, None, ax, norm), lengths(x, ax), ax)
+
+@defvjp(sfft.ifftn, sfft.ifft2, shape="other")
+def scipy_ifftn(g, ans, x, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
+                *, plan=None):
+    ax = fft_axes(x, s, axes)
+    return fit_axes(np.fft.ifftn(g, None, ax, norm), lengths(x, ax), ax)
+
+@defvjp(sfft.rfft, shape="other")
+def scipy_rfft(g, ans, x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *,
+               plan=None):
+    ax = axis_tuple(axis)
+    return np.real(fit_axes(np.fft.fft(fit_axes(g, fft_sizes(x, n, ax), ax), None, axis,
+                                       norm), lengths(x, ax), ax))
+
+@defvjp(sfft.rfftn, sfft.rfft2, shape="other")
+def scipy_rfftn(g, ans, x, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
+                *, plan=None):
+    ax = fft_axes(x, s, axes)
+    return np.real(fit_axes(np.fft.fftn(fit_axes(g, fft_sizes(x, s, ax), ax), None, ax,
+                                        norm), lengths(x, ax), ax))
+
+@defvjp(sfft.ihfft, shape="other")
+def scipy_ihfft(g, ans, x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *,
+                plan=None):
+    ax = axis_tuple(axis)
+    return np.real(fit_axes(np.fft.fft(fit_axes(np.conj(g), fft_sizes(x, n, ax), ax), None,
+                                       axis, swapped_norm(norm)), lengths(x, ax), ax))
+
+@defvjp(sfft.irfft, shape="other")
+def scipy_irfft(g, ans, x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *,
+                plan=None):
+    ax = axis_tuple(axis)
+    return fit_axes(fit_axes(np.fft.ifft(np.real(g), None, axis, norm),
+                             half_sizes(lengths(ans, ax)), ax) *
+                    hermitian_weights(ans, lengths(ans, ax)[-1], axis), lengths(x, ax), ax)
+
+@defvjp(sfft.irfftn, sfft.irfft2, shape="other")
+def scipy_irfftn(g, ans, x, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
+                 *, plan=None):
+    ax = fft_axes(x, s, axes)
+    return fit_axes(fit_axes(np.fft.ifftn(np.real(g), None, ax, norm),
+                             half_sizes(lengths(ans, ax)), ax) *
+                    hermitian_weights(ans, lengths(ans, ax)[-1], ax[-1]), lengths(x, ax),
+                    ax)
+
+@defvjp(sfft.hfft, shape="other")
+def scipy_hfft(g, ans, x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *,
+               plan=None):
+    ax = axis_tuple(axis)
+    return np.conj(fit_axes(fit_axes(np.fft.ifft(np.real(g), None, axis,
+                                                 swapped_norm(norm)),
+                                     half_sizes(lengths(ans, ax)), ax) *
+                            hermitian_weights(ans, lengths(ans, ax)[-1], axis),
+                            lengths(x, ax), ax))
+
+@defvjp(sfft.fftshift, shape="other")
+def scipy_fftshift(g, ans, x, axes=None):
+    return np.fft.ifftshift(g, axes)
+
+@defvjp(sfft.ifftshift, shape="other")
+def scipy_ifftshift(g, ans, x, axes=None):
+    return np.fft.fftshift(g, axes)
+
+@defvjp(sfft.fftfreq, sfft.rfftfreq, shape="other")
+def scipy_fftfreq(g, ans, n, d=1.0, *, xp=None, device=None):
+    return None, -np.sum(g * ans) / d
+
+@deftangent(sfft.fftfreq, sfft.rfftfreq)
+def scipy_fftfreq_tangent(g, ans, n, d=1.0, *, xp=None, device=None):
+    return None, -g * ans / d
+
+_SCIPY = (sfft.fft, sfft.ifft, sfft.fftn, sfft.fft2, sfft.ifftn, sfft.ifft2, sfft.rfft,
+          sfft.rfftn, sfft.rfft2, sfft.ihfft, sfft.irfft, sfft.irfftn, sfft.irfft2,
+          sfft.hfft)
+deflinear(*_SCIPY, sfft.fftshift, sfft.ifftshift, argnums=(0,))
+deffacts(*_SCIPY, complex=True)
+defresult(*_SCIPY, sfft.fftfreq, sfft.rfftfreq, kind="f")
+defresult(sfft.fftshift, sfft.ifftshift, follows=[("x", 0)])
