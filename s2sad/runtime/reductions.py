@@ -18,14 +18,15 @@ import numbers
 import numpy as np
 
 from ..backends import array_module
-from .shapes import _argsort, _axes, _float_type, _ndim, _shape, _spread, _to, unbroadcast
+from .shapes import (_argsort, _axes, _float_type, _ndim, _shape, _spread, _to, _weak,
+                     unbroadcast)
 
 
 def sum_grad(g, like, axis=None, keepdims=False):
     """Adjoint of ``np.sum(like, axis, keepdims)``: spread ``g`` back over the summed axes,
     to ``like``'s shape."""
     xp = array_module(g, like)
-    g = _to(xp, g)
+    g = _to(xp, _weak(g, like))
     shape = _shape(like)
     if axis is not None and not keepdims:
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
