@@ -8,14 +8,24 @@ SpreadByProducts), each with the test that fails without its fix:
   computed in float64 and rounded at the end: not NumPy's arithmetic, where
   ``np.ones_like(x) * 1.0`` stays float32. The seed now takes the value's precision, and
   grad, value_and_grad and the unoptimized gradient agree to the bit in float32.
+- A ``while`` loop in another loop was never checked against the memory budget: its check
+  compared its trip counter, which starts again at 0 in each pass of the outer loop, with
+  a count set before it (4096 each time). 100 outer passes of 100 inner ones recorded
+  10,000 values unchecked; 4,000 of 4,000 would record 16 million. It now compares the
+  stack's length with a count set once at the function's top (``MemoryBudget``).
 """
+
+import math
+
 
 import numpy as np
 import pytest
 
 import s2sad
 from s2sad.runtime import sum_grad, unbroadcast
+from s2sad.runtime.budget import DEFAULT_BUDGET
 from s2sad.runtime.higher import broadcast_like, sens_like, unbroadcast_adjoint
+from test_higher_order import central_differences
 
 X32 = np.array([[0.3, -0.8, 1.2], [0.5, 0.1, -0.4]], np.float32)
 
@@ -80,3 +90,44 @@ def test_a_float32_gradient_is_computed_in_float32(f, args):
     for g in grads:
         assert g.dtype == np.float32
         np.testing.assert_array_equal(g, grads[0])
+
+
+# --- the memory budget of a loop in another loop ------------------------------------------
+
+
+def _nested(x):
+    i = 0
+    while i < 100:
+        j = 0
+        while j < 100:
+            x = x * 1.00001 + math.sin(x) * 1e-7
+            j += 1
+        i += 1
+    return x
+
+
+def _nested_in_for(x):
+    for _ in range(60):
+        j = 0
+        while j < 200:
+            x = x * 1.00001 + math.sin(x) * 1e-7
+            j += 1
+    return x
+
+
+@pytest.mark.parametrize("f", [_nested, _nested_in_for], ids=["in_while", "in_for"])
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+def test_a_while_loop_in_another_loop_is_held_to_the_memory_budget(f, optimize):
+    """Each run of the inner loop makes 100-200 passes, fewer than a check's 4096; all
+    runs together record 10,000-12,000 values, past a budget of 50 kB."""
+    s2sad.set_memory_budget(50_000)
+    try:
+        with pytest.raises(s2sad.MemoryBudgetError, match="memory budget"):
+            s2sad.grad(f, optimize=optimize)(0.5)
+        with pytest.raises(s2sad.MemoryBudgetError, match="memory budget"):
+            s2sad.value_and_grad(f, optimize=optimize)(0.5)
+    finally:
+        s2sad.set_memory_budget(DEFAULT_BUDGET)
+    # within the budget, the gradient is the derivative
+    g = s2sad.grad(f, optimize=optimize)(0.5)
+    np.testing.assert_allclose(g, central_differences(f, (0.5,), 0).ravel()[0], rtol=1e-6)
