@@ -7,7 +7,8 @@ SpreadByProducts), each with the test that fails without its fix:
   ``broadcast_like``, ``sens_like``) was a float64 array, so a float32 gradient was partly
   computed in float64 and rounded at the end: not NumPy's arithmetic, where
   ``np.ones_like(x) * 1.0`` stays float32. The seed now takes the value's precision, and
-  grad, value_and_grad and the unoptimized gradient agree to the bit in float32.
+  grad, value_and_grad and the unoptimized gradient agree to the bit in float32. The numba
+  target's ``sum_grad`` spread in float64 too (``np.full(shape, float(g))``).
 - A ``while`` loop in another loop was never checked against the memory budget: its check
   compared its trip counter, which starts again at 0 in each pass of the outer loop, with
   a count set before it (4096 each time). 100 outer passes of 100 inner ones recorded
@@ -131,3 +132,19 @@ def test_a_while_loop_in_another_loop_is_held_to_the_memory_budget(f, optimize):
     # within the budget, the gradient is the derivative
     g = s2sad.grad(f, optimize=optimize)(0.5)
     np.testing.assert_allclose(g, central_differences(f, (0.5,), 0).ravel()[0], rtol=1e-6)
+
+
+def test_the_numba_targets_sum_grad_spreads_in_the_values_precision():
+    numba = pytest.importorskip("numba")
+    from s2sad.runtime import numba_tape
+
+    assert numba_tape.sum_grad(1.0, X32).dtype == np.float32
+    assert numba_tape.sum_grad(1.0, X32.astype(np.float64)).dtype == np.float64
+
+    @numba.njit
+    def spread(like):
+        return numba_tape.sum_grad(1.0, like)
+
+    assert spread(X32).dtype == np.float32
+    assert spread(X32.astype(np.float64)).dtype == np.float64
+    np.testing.assert_array_equal(spread(X32), np.ones_like(X32))
