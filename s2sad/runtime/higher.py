@@ -157,7 +157,7 @@ def unbroadcast_adjoint(h, g):
     if np.size(h) <= np.size(g):
         shape = np.shape(g)
         xp = array_module(h, g)
-        h = _weak(h, g)
+        h = _on(xp, _weak(h, g))
         h = xp.reshape(h, (1,) * (len(shape) - np.ndim(h)) + np.shape(h)) \
             if np.ndim(h) < len(shape) else h
         return xp.array(xp.broadcast_to(_on(xp, h), shape))
