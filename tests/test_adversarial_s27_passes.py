@@ -18,15 +18,14 @@ SpreadByProducts), each with the test that fails without its fix:
 
 import math
 
-
 import numpy as np
 import pytest
+from test_higher_order import central_differences
 
 import s2sad
 from s2sad.runtime import sum_grad, unbroadcast
 from s2sad.runtime.budget import DEFAULT_BUDGET
 from s2sad.runtime.higher import broadcast_like, sens_like, unbroadcast_adjoint
-from test_higher_order import central_differences
 
 X32 = np.array([[0.3, -0.8, 1.2], [0.5, 0.1, -0.4]], np.float32)
 

@@ -143,7 +143,7 @@ class MemoryBudget(trees.Transformer):
         if nested:  # in another loop, whose passes each run this one anew: its trip
             # count starts again at 0, the stack's length does not
             recorded = gast.Call(gast.Name("len", gast.Load(), None, None),
-                                 [gast.Name(sorted(stacks)[0], gast.Load(), None, None)], [])
+                                 [gast.Name(min(stacks), gast.Load(), None, None)], [])
             test = gast.Compare(recorded, [gast.GtE()],
                                 [gast.Name(count, gast.Load(), None, None)])
             checks = [gast.Assign([gast.Name(count, gast.Store(), None, None)],
