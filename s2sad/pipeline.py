@@ -730,12 +730,16 @@ def while_tape(build: Build, local_names: set) -> bool:
     return tape.changed
 
 
-@transform(on="adjoint")
-def memory_budget(build: Build) -> bool:
+@transform(on="adjoint", needs=(local_names,))
+def memory_budget(build: Build, local_names: set) -> bool:
     """Instrumentation: an unbounded loop's recording checked against the memory budget."""
     imports = build.imports
+    # (a loop in another loop counts its checks by the stack's length: NumPy's own list,
+    # with the builtin len)
+    lengths = not (target_backend(build.options.target) or NUMPY).compiler and \
+        "len" not in local_names | set(build.source.globals)
     budget = MemoryBudget(lambda: imports.helper(check_stack), build.stacks,
-                          build.namer.fresh, lambda: imports.helper(checked_passes))
+                          build.namer.fresh, lambda: imports.helper(checked_passes), lengths)
     build.adjoint = budget.visit(build.adjoint)
     return budget.changed
 

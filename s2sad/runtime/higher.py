@@ -24,6 +24,7 @@ import numpy as np
 from .. import hooks
 from ..backends import array_module
 from . import _float_type, unbroadcast
+from .shapes import _weak
 
 
 # --- values -------------------------------------------------------------------------------
@@ -46,7 +47,8 @@ def snapshot(value):
 def _on(xp, value):
     """``value`` as an array of ``xp`` where that is CuPy, which takes no Python number
     where it wants an array (``cupy.broadcast_to(0.0, shape)``); NumPy's, as it is."""
-    return value if xp is np or hasattr(value, "shape") else xp.asarray(value)
+    return value if xp is np or hasattr(value, "shape") and not isinstance(value, np.generic) \
+        else xp.asarray(value)
 
 
 def add_at(s, index, g):
@@ -122,7 +124,7 @@ def sens_like(g, like):
         return unbroadcast(g, like)
     if np.shape(g) != np.shape(like):
         xp = array_module(g, like)
-        return xp.array(xp.broadcast_to(_on(xp, g), np.shape(like)))
+        return xp.array(xp.broadcast_to(_on(xp, _weak(g, like)), np.shape(like)))
     return g
 
 
@@ -144,7 +146,7 @@ def broadcast_like(g, like):
     if np.ndim(g) > np.ndim(like):
         return unbroadcast(g, like)
     xp = array_module(g, like)
-    return xp.array(xp.broadcast_to(_on(xp, g), np.shape(like)))
+    return xp.array(xp.broadcast_to(_on(xp, _weak(g, like)), np.shape(like)))
 
 
 def unbroadcast_adjoint(h, g):
@@ -155,6 +157,7 @@ def unbroadcast_adjoint(h, g):
     if np.size(h) <= np.size(g):
         shape = np.shape(g)
         xp = array_module(h, g)
+        h = _on(xp, _weak(h, g))
         h = xp.reshape(h, (1,) * (len(shape) - np.ndim(h)) + np.shape(h)) \
             if np.ndim(h) < len(shape) else h
         return xp.array(xp.broadcast_to(_on(xp, h), shape))

@@ -27,6 +27,7 @@ except ImportError:  # (the module imports without numba, for its documentation;
 
 from . import budget
 from .budget import MemoryBudgetError
+from .shapes import _weak
 
 _FULL = ("the values recorded for the reverse sweep would exceed the memory budget. Raise it "
          "with s2sad.set_memory_budget(nbytes), record less, or check that the loop ends.")
@@ -108,8 +109,9 @@ def _shape_of(x):
 
 def sum_grad(g, like, axis=None, keepdims=False):
     """:func:`s2sad.runtime.sum_grad` of a whole sum (``axis=None``) on the numba target:
-    the number ``g`` spread to the shape of ``like``."""
-    return np.full(np.shape(like), g) if np.ndim(like) else g
+    the number ``g`` spread to the shape of ``like``, in its floating precision (as
+    NumPy's ``np.ones_like(like) * g``)."""
+    return np.full(np.shape(like), _weak(g, like)) if np.ndim(like) else g
 
 
 @overload(sum_grad)
@@ -120,7 +122,9 @@ def _sum_grad(g, like, axis=None, keepdims=False):
     if isinstance(like, types.Optional):
         like = like.type
     if isinstance(like, types.Array):
-        return lambda g, like, axis=None, keepdims=False: np.full(like.shape, float(g))
+        dtype = np.float32 if like.dtype == types.float32 else np.float64  # (like's
+        # precision, as NumPy's np.ones_like(like) * g)
+        return lambda g, like, axis=None, keepdims=False: np.full(like.shape, g, dtype)
     return lambda g, like, axis=None, keepdims=False: g
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..backends import array_module
 from .shapes import (_argsort, _axes, _float_type, _ndim, _remember, _shape, _spread, _to,
+                     _weak,
                      unbroadcast)
 
 
@@ -35,7 +36,7 @@ def sum_grad(g, like, axis=None, keepdims=False):
         if kept is not False:
             return _spread(np, g.reshape(kept), like.shape)
     xp = array_module(g, like)
-    g = _to(xp, g)
+    g = _to(xp, _weak(g, like))
     shape = _shape(like)
     if axis is not None and not keepdims:
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)

@@ -48,6 +48,23 @@ def _to(xp, value):
     return value if xp is np else xp.asarray(value)
 
 
+def _weak(g, like):
+    """``g`` as NumPy's arithmetic takes it beside ``like``: a Python number takes the
+    precision of ``like``'s floating dtype (``np.ones_like(x) * 1.0`` is float32 for a
+    float32 ``x``); anything else is returned unchanged.
+
+    >>> _weak(1.0, np.zeros(2, np.float32)).dtype, _weak(1.0, np.zeros(2)), _weak(2, 3)
+    (dtype('float32'), 1.0, 2)
+    """
+    if type(g) is float or type(g) is int:
+        dtype = getattr(like, "dtype", None)
+        if dtype is not None and dtype.kind in "fc":
+            real = np.finfo(dtype).dtype  # (a complex value's sensitivity spreads real)
+            if real != np.float64:
+                return real.type(g)
+    return g
+
+
 def _argsort(values):
     """The permutation that sorts ``values`` (a few axis numbers), as a tuple."""
     return tuple(sorted(range(len(values)), key=list(values).__getitem__))
@@ -412,7 +429,7 @@ def unbroadcast(g, like):
             g = g.sum(axis=axes, keepdims=True)
             g = g.reshape(g.shape[extra:]) if extra else g
     if _shape(g) != shape:  # g was smaller than like (a scalar seed): spread it out
-        g = _spread(xp, _to(xp, g), shape)
+        g = _spread(xp, _to(xp, _weak(g, like)), shape)
     return g
 
 

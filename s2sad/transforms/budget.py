@@ -7,6 +7,9 @@ pushes values on the stack gets a check
 every 4096 passes: its trip counter is compared with the count of the next check
 (``trips_1 >= check_1``, a comparison of two small integers, the cheapest test there is:
 ``not trips_1 & 4095`` made a new integer on most passes and cost 5% of a scalar loop).
+A ``while`` loop in another loop runs anew in each of that loop's passes, its trip
+counter from 0: it compares the stack's length instead (``len(stack) >= check_1``), with
+the count set once at the function's top, so that its passes of all runs count.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
@@ -61,7 +64,9 @@ class MemoryBudget(trees.Transformer):
     """``helper()`` gives the generated name of ``check_stack`` (imported on first use);
     ``stacks``: the names of the lists the gradient records on (not the user's lists);
     ``fresh(base)``: a new name (``check_1``) for the count of a loop's next check;
-    ``passes()``: the generated name of ``checked_passes``, for a loop with no trip counter.
+    ``passes()``: the generated name of ``checked_passes``, for a loop with no trip counter;
+    ``lengths``: whether a loop in another loop may count by ``len`` of the stack (the
+    builtin, on NumPy's list; else it counts its own passes, as a loop in no other loop).
 
     A loop with no trip counter (its tape's length is the count) is checked with no test
     added to its passes: it becomes a ``for`` loop over ``checked_passes``, which checks
@@ -89,8 +94,9 @@ class MemoryBudget(trees.Transformer):
     """
 
     def __init__(self, helper: Callable[[], str], stacks, fresh: Callable[[str], str],
-                 passes: Callable[[], str] | None = None):
+                 passes: Callable[[], str] | None = None, lengths: bool = False):
         self.helper = helper
+        self.lengths = lengths
         self.stacks = set(stacks)
         self.fresh = fresh
         self.passes = passes
@@ -103,10 +109,22 @@ class MemoryBudget(trees.Transformer):
         self.throwaway = "_" if not any(
             isinstance(n, gast.Name) and n.id == "_" and not isinstance(n.ctx, gast.Store)
             for n in trees.walk(node)) else self.fresh("_")
-        return self.generic_visit(node)
+        self.loops = 0  # (how many loops hold the statement visited)
+        self.starts = []  # (the counts of checks made once, at the function's top)
+        node = self.generic_visit(node)
+        node.body[0:0] = self.starts
+        return node
+
+    def visit_For(self, node):
+        self.loops += 1
+        self.generic_visit(node)
+        self.loops -= 1
+        return node
 
     def visit_While(self, node):
+        self.loops += 1
         self.generic_visit(node)
+        self.loops -= 1
         first = node.body[0] if node.body else None
         counts = isinstance(first, gast.AugAssign) and isinstance(first.target, gast.Name) \
             and first.target.id.startswith("trips")
@@ -119,16 +137,30 @@ class MemoryBudget(trees.Transformer):
             return node
         trips = gast.Name(first.target.id, gast.Load(), None, None)
         count = self.fresh("check")  # (>=: no check is skipped, whatever trips starts at)
-        test = gast.Compare(trips, [gast.GtE()], [gast.Name(count, gast.Load(), None, None)])
         every = gast.Constant(_EVERY, None)
-        checks = [gast.AugAssign(gast.Name(count, gast.Store(), None, None), gast.Add(),
-                                 every)]
+        start = gast.Assign([gast.Name(count, gast.Store(), None, None)], every, None)
+        nested = self.loops and self.lengths
+        if nested:  # in another loop, whose passes each run this one anew: its trip
+            # count starts again at 0, the stack's length does not
+            recorded = gast.Call(gast.Name("len", gast.Load(), None, None),
+                                 [gast.Name(min(stacks), gast.Load(), None, None)], [])
+            test = gast.Compare(recorded, [gast.GtE()],
+                                [gast.Name(count, gast.Load(), None, None)])
+            checks = [gast.Assign([gast.Name(count, gast.Store(), None, None)],
+                                  gast.BinOp(trees.clone(recorded), gast.Add(), every), None)]
+        else:
+            test = gast.Compare(trips, [gast.GtE()],
+                                [gast.Name(count, gast.Load(), None, None)])
+            checks = [gast.AugAssign(gast.Name(count, gast.Store(), None, None), gast.Add(),
+                                     every)]
         checks += [gast.Expr(gast.Call(gast.Name(self.helper(), gast.Load(), None, None),
                                        [gast.Name(s, gast.Load(), None, None)], []))
                    for s in sorted(stacks)]
         node.body.insert(1, gast.copy_location(gast.If(test, checks, []), first))
         self.changed = True
-        start = gast.Assign([gast.Name(count, gast.Store(), None, None)], every, None)
+        if nested:
+            self.starts.append(gast.copy_location(start, node))
+            return node
         return [gast.copy_location(start, node), node]
 
     def _grouped(self, node, stacks):
