@@ -56,7 +56,8 @@ class Loops:
         iterable, target = stmt.iter, stmt.target
         builtin = self._builtin_call(iterable)
         if builtin == "range" and isinstance(target, gast.Name) and not (
-                {n.id for n in trees.walk(iterable) if isinstance(n, gast.Name)} & body_names):
+                {n.id for n in trees.walk(iterable) if isinstance(n, gast.Name)} & body_names) \
+                and target.id not in body_names:  # (i = i * 2 in the body: walked by index)
             header = self.simple(iterable)
             index = self.store(self.new_version(target.id))
             prelude, every = [], {}
