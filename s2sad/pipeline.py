@@ -737,6 +737,30 @@ def device_arguments(build: Build, kinds: dict) -> bool:
 
 
 @transform(on="adjoint")
+def lazy_sums(build: Build) -> bool:
+    """On Dask, ``s_w += term`` where ``s_w`` started as ``zeros_like_structure(w)``
+    written ``s_w = s_w + term``: a NumPy parameter's zeros take no Dask term in place
+    (Dask refuses NumPy's ``out=``), and a Dask array is not written in place."""
+    zeros = build.imports.helpers.get("zeros_like_structure")
+    started = {stmt.targets[0].id for stmt in trees.walk(build.adjoint)
+               if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+               isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call)
+               and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == zeros}
+    changed = False
+    for node in trees.walk(build.adjoint):
+        for block in (getattr(node, "body", None), getattr(node, "orelse", None)):
+            for k, stmt in enumerate(block if isinstance(block, list) else ()):
+                if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) \
+                        and stmt.target.id in started and isinstance(stmt.op, (gast.Add,
+                                                                                gast.Sub)):
+                    block[k] = gast.copy_location(gast.Assign([stmt.target], gast.BinOp(
+                        gast.Name(stmt.target.id, gast.Load(), None, None), stmt.op,
+                        stmt.value), None), stmt)
+                    changed = True
+    return changed
+
+
+@transform(on="adjoint")
 def early_sums(build: Build) -> bool:
     """A sensitivity summed down as it is built where only that sum reads it (after
     ``cp.asarray``, CuPy's arrays take the helpers' form)."""
@@ -852,6 +876,7 @@ PIPELINE = [
     Step(dead_code, when=optimize & ~debug_nans, after=(combined_terms,)),
     # (CuPy's conversions last, so that its code is NumPy's with the module changed)
     Step(device_arguments, when=wants_arrays),
+    Step(lazy_sums, when=lazy_target),
     Step(sum_products, when=final_reverse),
     Step(complex_sums),
     Step(readable),

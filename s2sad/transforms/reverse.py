@@ -155,12 +155,6 @@ class Reverse(Tape):
                 expr = gast.UnaryOp(gast.USub(), expr)
             self.assigned.add(name)
             self.block.append(gast.Assign([self.store(s)], expr, None))
-        elif kind.numeric and self.imports.backend.settles:
-            # (Dask: a NumPy parameter's sensitivity, a NumPy array, takes no Dask term in
-            # place, and a Dask array is not written in place: s = s + term)
-            op = gast.Sub() if negate else gast.Add()
-            self.block.append(gast.Assign([self.store(s)], gast.BinOp(self.load(s), op, expr),
-                                          None))
         elif kind.numeric:
             op = gast.Sub() if negate else gast.Add()
             self.block.append(gast.AugAssign(self.store(s), op, expr))
