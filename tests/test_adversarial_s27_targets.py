@@ -222,6 +222,9 @@ def test_a_loop_counter_set_again_in_the_body(f, optimize):
     assert np.isclose(value, f(0.5))
     np.testing.assert_allclose(g, expected, rtol=1e-6)
     np.testing.assert_allclose(s2sad.jvp(f)(0.5)[1](1.0), expected, rtol=1e-6)
+    g = s2sad.grad(f)
+    np.testing.assert_allclose(s2sad.hessian(f)(0.5), (g(0.5 + 1e-5) - g(0.5 - 1e-5)) / 2e-5,
+                               rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("f", [rebinds_its_counter, rebinds_after_use])
