@@ -57,7 +57,8 @@ def tensordot(a, b, axes=2):
 def reshape(a, shape=None, order="C", **kwargs):
     """``np.reshape`` in C order (Dask's takes no ``order``; it reads its items in C order
     alone), across chunk boundaries (the trailing axes made one chunk first, where Dask
-    cannot reshape the chunks as they are).
+    cannot reshape the chunks as they are; the whole array one chunk where even that fails:
+    ``(6, 5)`` in row chunks of 4 to ``(3, 10)``).
 
     >>> reshape(np.arange(6.0), (2, 3)).shape
     (2, 3)
@@ -74,7 +75,11 @@ def reshape(a, shape=None, order="C", **kwargs):
     try:
         return xp.reshape(a, shape)
     except NotImplementedError:  # (chunks Dask cannot reshape as they are)
+        pass
+    try:
         return xp.reshape(a.rechunk({i: -1 for i in range(1, a.ndim)}), shape)
+    except NotImplementedError:  # (rows that do not split evenly into the new axes)
+        return xp.reshape(a.rechunk(-1), shape)
 
 
 def replacement(module: str, name: str) -> str | None:
@@ -108,9 +113,12 @@ def add_at(a, indices, b):
         out = np.array(a, dtype=np.result_type(a, b))
         np.add.at(out, indices, b)
         return out
-    if DASK.is_lazy(indices) or isinstance(indices, tuple) and any(map(DASK.is_lazy, indices)):
-        raise TypeError("s2sad's Dask target scatters sensitivities at NumPy indices: compute "
-                        "the Dask array of indices first (idx = idx.compute())")
+    parts = indices if isinstance(indices, tuple) else (indices,)
+    if any(map(DASK.is_lazy, parts)):  # (an index computed on Dask, or np.array([...]) in
+        import dask                    # the function, which this target makes a Dask array)
+        done = iter(dask.compute(*[p for p in parts if DASK.is_lazy(p)]))
+        parts = tuple(next(done) if DASK.is_lazy(p) else p for p in parts)
+        indices = parts if isinstance(indices, tuple) else parts[0]
     positions = np.arange(int(np.prod(a.shape))).reshape(a.shape)[indices]
     b = xp.broadcast_to(xp.asarray(b), positions.shape).ravel()
     flat = xp.from_array(positions.ravel(), chunks=b.chunks)

@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 
-from ..backends import Shape, array_module
+from ..backends import DASK, Shape, array_module
 from ..errors import DifferentiationError, NoDerivativeError
 from .shapes import (_argsort, _axes, _float_type, _full, _ndim, _remember, _shape, _summed_axes,
                      _to, _zeros, matmul_shape, unbroadcast)
@@ -244,6 +244,15 @@ def diagonal_grad(g, x, offset=0, axis1=0, axis2=1):
     xp = array_module(g, x)
     out = _zeros(x, g)
     view = xp.moveaxis(out, (axis1, axis2), (-2, -1))
+    if DASK.is_lazy(out):
+        # (a Dask array: moveaxis is a new array, not a view a store writes through, and
+        # Dask stores at one array index alone) g times a NumPy 0/1 placement instead
+        k = _shape(g)[-1] if _ndim(g) else 1
+        place = np.zeros((k,) + tuple(view.shape[-2:]), dtype=view.dtype)
+        j = np.arange(k)
+        place[j, j + max(-offset, 0), j + max(offset, 0)] = 1
+        g = xp.broadcast_to(_to(xp, g), view.shape[:-2] + (k,))
+        return xp.moveaxis(xp.tensordot(g, place, axes=1), (-2, -1), (axis1, axis2))
     i = xp.arange(_shape(g)[-1] if _ndim(g) else 1)
     view[..., i + max(-offset, 0), i + max(offset, 0)] = g
     return out

@@ -58,8 +58,12 @@ class Loops:
         if builtin == "range" and isinstance(target, gast.Name) and not (
                 {n.id for n in trees.walk(iterable) if isinstance(n, gast.Name)} & body_names):
             header = self.simple(iterable)
-            index = self.store(self.new_version(target.id))
-            prelude, every = [], {}
+            if target.id in body_names:  # (i = i * 2 in the body: i is an ordinary name
+                index = self.store(self.namer.fresh("i"))  # set from a counter of its own)
+                prelude, every = [(target, self.load(index.id))], {}
+            else:
+                index = self.store(self.new_version(target.id))
+                prelude, every = [], {}
         else:
             index_target, backwards, start = None, False, None
 
