@@ -402,12 +402,17 @@ class _Lowering:
             if isinstance(node, ast.Return):
                 raise _Refused(node, node, "an early `return`", _ADVICE)
         # the return: the kernel computes its parts, the wrapper shapes the gradient
+        params = [a.arg for a in args.args]
+        stored = {n.id for n in ast.walk(ast.Module(kernel_body, [])) if isinstance(n, ast.Name)
+                  and isinstance(n.ctx, ast.Store)}
+        self.unchanged = set(params) - stored  # (read by the wrapper: not handed back)
+        self.own = _own_arrays(kernel_body, self.zeros, self.kinds)
         hoisted, names = [], []
         shaped = self.shape(ret.value, ret, hoisted, names)
         kernel_body += hoisted
-        kernel_body.append(ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names],
+        kernel_body.append(ast.Return(ast.Name(names[0], ast.Load()) if len(names) == 1 else
+                                      ast.Tuple([ast.Name(n, ast.Load()) for n in names],
                                                 ast.Load())))
-        params = [a.arg for a in args.args]
         live = sorted(self.live)
         extra = live + ([self.budget] if self.budget else [])
         kname = self.fresh(f"kernel_{fn.name}")
@@ -415,8 +420,13 @@ class _Lowering:
         call = ast.Call(ast.Name(kname, ast.Load()), [ast.Name(p, ast.Load()) for p in params + live] +
                         ([ast.Call(ast.Name("memory_budget", ast.Load()), [], [])]
                          if self.budget else []), [])
-        targets = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
-        wrapper = _function(fn.name, params, [ast.Assign([targets], call), ast.Return(shaped)])
+        if _names_of(shaped) == names and names:  # (the kernel's result is the gradient)
+            wrapper = _function(fn.name, params, [ast.Return(call)])
+        else:
+            targets = ast.Name(names[0], ast.Store()) if len(names) == 1 else \
+                ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+            wrapper = _function(fn.name, params, [ast.Assign([targets], call),
+                                                  ast.Return(shaped)])
         for stmt in (kernel, wrapper):
             stmt.lineno = 1
         return kernel, wrapper
@@ -718,9 +728,16 @@ class _Lowering:
         ``float`` (which shape the gradient) kept, every other part computed in the kernel
         and read from its result."""
         if isinstance(node, ast.Name) and node.id not in self.aliases:
-            if node.id not in names:
+            if node.id not in names and node.id not in self.unchanged:
                 names.append(node.id)
             return node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                self.aliases.get(node.func.id, "").endswith((".as_gradient", ".fresh_gradient")) \
+                and len(node.args) == 2 and not node.keywords and \
+                all(isinstance(a, ast.Name) for a in node.args) and \
+                self.own.get(node.args[1].id) == node.args[0].id and \
+                node.args[0].id in self.unchanged:  # (an array the kernel made for it)
+            return self.shape(node.args[1], stmt, hoisted, names)
         if isinstance(node, ast.Constant) and not isinstance(node.value, (str, bytes)):
             return node
         if isinstance(node, ast.Tuple):
@@ -739,6 +756,42 @@ class _Lowering:
                                             self.expr(node, stmt)), stmt))
         names.append(name)
         return ast.Name(name, ast.Load())
+
+
+def _names_of(node) -> list | None:
+    """The names ``node`` (a name, or a tuple of names) is made of, else None."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Tuple) and len(node.elts) > 1 and \
+            all(isinstance(e, ast.Name) for e in node.elts):
+        return [e.id for e in node.elts]
+    return None
+
+
+def _own_arrays(body, zeros, kinds) -> dict:
+    """The sensitivities in ``zeros`` (name -> its float array argument) that the kernel
+    ``body`` binds once, to ``zeros_like(argument)`` in a statement of its own level, and
+    then only changes in place (``s_x[i] += ...``, ``s_x += ...``: numba adds into the
+    array): an array of the kernel's own, shaped and typed like its argument, that no
+    other result holds, so the wrapper returns it as it is (``as_gradient`` copies)."""
+    found = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in zeros and \
+                _call_of(stmt.value, "zeros_like") and len(stmt.value.args) == 1 and \
+                isinstance(stmt.value.args[0], ast.Name) and \
+                stmt.value.args[0].id == zeros[stmt.targets[0].id]:
+            kind = kinds.get(stmt.value.args[0].id)
+            if isinstance(kind, tuple) and len(kind) >= 3 and kind[1] > 0 and kind[2] == "f":
+                found[stmt.targets[0].id] = stmt.value.args[0].id
+    augmented = {id(n.target) for n in ast.walk(ast.Module(body, []))
+                 if isinstance(n, ast.AugAssign)}
+    bindings = {}
+    for node in ast.walk(ast.Module(body, [])):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and \
+                id(node) not in augmented:
+            bindings[node.id] = bindings.get(node.id, 0) + 1
+    return {name: arg for name, arg in found.items() if bindings.get(name) == 1}
 
 
 def _saved_name(call) -> str | None:

@@ -1,0 +1,108 @@
+"""``target="numba"``, session 27: the wrapper around the kernel, sums along an axis,
+and the particle workload.
+
+Each gradient is checked against central differences in float64 and against the NumPy
+target's. Skipped where numba is not installed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+from tests.test_higher_order import central_differences
+
+numba = pytest.importorskip("numba")
+
+
+@pytest.fixture(autouse=True)
+def kernel_cache(tmp_path, monkeypatch):
+    """Kernels are written to (and numba caches them in) a directory of the test's own."""
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+def check(f, args, wrt=0, rtol=1e-6):
+    """The numba gradient: the NumPy target's, and central differences'."""
+    got = s2sad.grad(f, wrt, target="numba")(*args)
+    expected = s2sad.grad(f, wrt, target="numpy")(*args)
+    assert type(got) is type(expected)
+    for g, e in zip(got if isinstance(got, tuple) else (got,),
+                    expected if isinstance(expected, tuple) else (expected,)):
+        assert np.shape(g) == np.shape(e) and np.asarray(g).dtype == np.asarray(e).dtype
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-14)
+    for g, w in zip(got if isinstance(wrt, tuple) else (got,),
+                    wrt if isinstance(wrt, tuple) else (wrt,)):
+        np.testing.assert_allclose(g, central_differences(f, args, w), rtol=rtol, atol=1e-8)
+    return got
+
+
+# --- the wrapper --------------------------------------------------------------------------
+
+
+def speelpenning(x):
+    p = 1.0
+    for i in range(x.shape[0]):
+        p = p * x[i]
+    return p
+
+
+def euler(y0, k):
+    y = y0
+    for _ in range(50):
+        y = y + 0.01 * (-k * y + math.sin(y))
+    return y
+
+
+def doubled(x):
+    y = x * 2.0
+    return np.sum(y * x)
+
+
+def test_the_wrapper_calls_the_kernel_and_returns_what_it_made():
+    x = np.linspace(0.5, 1.5, 6)
+    compiled = s2sad.grad(speelpenning, target="numba")
+    source = compiled.source_for(x)
+    wrapper = source[source.index("def grad_speelpenning"):]
+    # (x is not handed back by the kernel; s_x, made by the kernel, is not copied)
+    assert wrapper.splitlines()[1].strip() == "return kernel_grad_speelpenning(x)"
+    assert "return s_x" in source
+    got = check(speelpenning, (x,))
+    assert got.flags.writeable and got.flags.c_contiguous and not np.shares_memory(got, x)
+    again = compiled(x)
+    got[:] = -1.0  # (each call's gradient is its own array)
+    np.testing.assert_allclose(again, s2sad.grad(speelpenning)(x), rtol=1e-12)
+    source = s2sad.grad(euler, (0, 1), target="numba").source_for(0.5, 2.0)
+    assert "return kernel_grad_euler(y0, k)" in source
+    assert check(euler, (0.5, 2.0), (0, 1))[1] != 0.0
+
+
+def test_a_sensitivity_bound_again_is_still_shaped_by_the_wrapper():
+    x = np.linspace(0.5, 1.5, 4)
+    source = s2sad.grad(doubled, target="numba").source_for(x)
+    assert "_gradient(x, s_x)" in source  # (not made by zeros_like alone: shaped and copied)
+    got = check(doubled, (x,))
+    assert not np.shares_memory(got, x)
+
+
+def test_float32_arguments_keep_their_dtype_without_the_copy():
+    x32 = np.linspace(0.5, 1.5, 5).astype(np.float32)
+    got = s2sad.grad(speelpenning, target="numba")(x32)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, s2sad.grad(speelpenning)(x32), rtol=1e-6)
+
+
+def test_the_kinds_check_still_sends_other_kinds_to_their_own_variant():
+    compiled = s2sad.grad(speelpenning, target="numba")
+    x = np.linspace(0.5, 1.5, 4)
+    compiled(x)
+    x32 = x.astype(np.float32)
+    assert compiled(x32).dtype == np.float32  # (another variant, not the float64 one)
+    assert compiled(x).dtype == np.float64
+    one = np.array([2.0])
+    np.testing.assert_allclose(compiled(one), [1.0])  # (a length-1 axis: its own variant)
+    with pytest.raises(TypeError):
+        compiled(x.astype(np.int64))
