@@ -39,6 +39,7 @@ import gast
 from ..errors import DifferentiationError, UnsupportedSyntaxError
 from ..located import _statements
 from ..source import FunctionSource
+from ..trees import assigned_names
 
 # argument kinds the kernel takes (a dtype kind: float, int, bool)
 _KINDS = "fiub"
@@ -78,6 +79,8 @@ def check_source(source, backend, seen=None) -> None:
     user's own functions are read in their turn)."""
     seen = set() if seen is None else seen
     seen.add(source.func)
+    if not source.locals:  # (read before the compiler's passes name them: a parameter
+        source.locals = assigned_names(source.tree)  # is not the module's global)
 
     def refuse(node, what, hint=_ADVICE):
         raise source.syntax_error(f"{what} on the numba target (target='numba')", node, hint)
@@ -259,6 +262,7 @@ def lower(compiled, source, backend, kinds=None):
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
+                               *backend.kernel_replaced.values(),
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length"})
     clash = sorted(set(helpers) & names)
@@ -709,6 +713,10 @@ class _Lowering:
                     raise _Refused(node, stmt, f"{ast.unparse(node)} (with a base)", _ADVICE)
                 node.func = ast.Name(self.backend.kernel_checked[head, name], ast.Load())
                 return node  # (raises as Python's does outside its domain: numba's, NaN)
+            replaced = self.backend.kernel_replaced.get((head, name))
+            if replaced is not None and (name != "sum" or node.keywords):
+                node.func = ast.Name(replaced, ast.Load())  # (np.sum(x) as numba has it)
+                return node
             if self.backend.compiles_call(head, name):
                 return node
             if head.startswith("s2sad.runtime") and name in self.backend.kernel_helpers:
