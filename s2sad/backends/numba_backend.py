@@ -60,8 +60,10 @@ class NumbaBackend(Backend):
         "sum_product": "sum_product", "unbroadcast_product": "unbroadcast_product"})
     # NumPy's functions numba compiles only in part: ``(module, name)`` -> the version the
     # kernel calls (np.mean along an axis, np.sum with keepdims)
+    # (and the generated code's copies of an item, np.array(s_f[i]))
     kernel_replaced = MappingProxyType({("numpy", "mean"): "mean_along",
-                                        ("numpy", "sum"): "sum_along"})
+                                        ("numpy", "sum"): "sum_along",
+                                        ("numpy", "array"): "saved_item"})
     # math's functions whose domain Python checks (ValueError) where numba gives NaN: the
     # name -> the numba version that raises as Python does (math.log with a base: refused)
     kernel_checked = MappingProxyType({("math", name): f"checked_{name}" for name in (

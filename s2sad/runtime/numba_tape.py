@@ -18,13 +18,16 @@ import numpy as np
 
 try:
     from numba import types
-    from numba.extending import overload
+    from numba.extending import intrinsic, overload
     from numba.np.unsafe.ndarray import to_fixed_tuple
 except ImportError:  # (the module imports without numba, for its documentation; compiled
     types = None      # code imports numba first, and says how to install it)
 
     def overload(function, **options):
         return lambda implementation: implementation
+
+    def intrinsic(function):
+        return function
 
 from . import budget
 from .budget import MemoryBudgetError
@@ -88,6 +91,17 @@ def zeros_like(x):
 
 @overload(zeros_like)
 def _zeros_like(x):
+    if isinstance(x, types.Optional) and isinstance(x.type, types.Array):
+        array = x.type  # (a value restored to the None it held before a loop: no array)
+        dtype = array.dtype if isinstance(array.dtype, (types.Float, types.Complex)) \
+            else types.float64
+        empty = (0,) * array.ndim
+
+        def optional(x):
+            if x is None:
+                return np.zeros(empty, dtype)
+            return np.zeros(x.shape, dtype)
+        return optional
     if isinstance(x, types.Array):
         dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
         return lambda x: np.zeros(x.shape, dtype)
@@ -427,6 +441,51 @@ def _itself(function):
 for _checked in (checked_log, checked_log2, checked_log10, checked_log1p, checked_sqrt,
                  checked_acos, checked_asin, checked_acosh, checked_atanh):
     overload(_checked)(_itself(_checked))
+
+
+@intrinsic
+def _unwrapped(typingctx, value):
+    """An optional index as an integer (numba raises where it is None). Typed for None
+    alone too, as numba types a loop's first turn, as an integer that unifies with the
+    optional's: that version is never the one compiled."""
+    if isinstance(value, types.NoneType):
+        return types.intp(value), lambda context, builder, signature, args: \
+            context.get_constant(types.intp, 0)
+    if not isinstance(value, types.Optional):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return context.cast(builder, args[0], value, value.type)
+    return value.type(value), codegen
+
+
+def as_index(i):
+    """An index restored from a tape, which numba types as optional (the first value a
+    tape saves is None): its value, for numba to index with."""
+    return i
+
+
+@overload(as_index)
+def _as_index(i):
+    if isinstance(i, (types.Optional, types.NoneType)):
+        return lambda i: _unwrapped(i)
+    return lambda i: i
+
+
+def saved_item(value):
+    """An array's item as a tape keeps it before an assignment overwrites it: a copy where
+    it is an array (a row), the number itself otherwise (``np.array(f[i])`` in NumPy's
+    generated code)."""
+    return np.array(value)
+
+
+@overload(saved_item)
+def _saved_item(value):
+    if isinstance(value, types.Array):
+        return lambda value: value.copy()
+    if isinstance(value, (types.Number, types.Boolean)):
+        return lambda value: value
+    return None
 
 
 def head_length(n, k):

@@ -262,7 +262,7 @@ def lower(compiled, source, backend, kinds=None):
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
-                               *backend.kernel_replaced.values(),
+                               *backend.kernel_replaced.values(), "saved_item", "as_index",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length"})
     clash = sorted(set(helpers) & names)
@@ -394,6 +394,17 @@ class _Lowering:
                            _ADVICE)
         ret = body.pop()
         self.split = self.tapes_by_name(body)
+        lists = {t.targets[0].id for t in ast.walk(ast.Module(body, [])) if isinstance(
+            t, ast.Assign) and isinstance(t.targets[0], ast.Name) and isinstance(
+            t.value, ast.BinOp) and isinstance(t.value.left, ast.List)}  # ([None] * n)
+        # names restored from a tape, which numba types as optional (their first value
+        # saved is None): an index of theirs is unwrapped (as_index)
+        self.restored = {name for names in self.split.values() for name in names
+                         if name.isidentifier()} | {
+            t.targets[0].id for t in ast.walk(ast.Module(body, [])) if isinstance(
+                t, ast.Assign) and isinstance(t.targets[0], ast.Name) and isinstance(
+                t.value, ast.Subscript) and isinstance(t.value.value, ast.Name) and
+            t.value.value.id in lists}
         for node in ast.walk(ret.value):  # (as_gradient(W, s_W) of an array argument W)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                     self.aliases.get(node.func.id, "").endswith(("as_gradient", "fresh_gradient")) \
@@ -401,6 +412,10 @@ class _Lowering:
                 kind = self.kinds.get(node.args[0].id)
                 if isinstance(kind, tuple) and len(kind) >= 3 and kind[1] > 0:
                     self.zeros[node.args[1].id] = node.args[0].id
+        for param in args.args:  # (an array argument not differentiated: its sensitivity
+            kind = self.kinds.get(param.arg)  # too, 0.0 + an array in NumPy's code)
+            if isinstance(kind, tuple) and len(kind) >= 3 and kind[1] > 0:
+                self.zeros.setdefault(f"s_{param.arg}", param.arg)
         kernel_body = self.block(body, None)
         for node in ast.walk(ast.Module(kernel_body, [])):
             if isinstance(node, ast.Return):
@@ -450,7 +465,7 @@ class _Lowering:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                     isinstance(node.func.value, ast.Name) and node.func.value.id in tapes:
                 tape = node.func.value.id
-                saved = _saved_name(node) if node.func.attr == "append" else None
+                saved = _saved_name(node, self.aliases) if node.func.attr == "append" else None
                 if saved is not None:
                     pushed[tape].add(saved)
                 elif node.func.attr != "pop" or node.args:
@@ -460,10 +475,10 @@ class _Lowering:
                     isinstance(node.value.func, ast.Attribute) and \
                     isinstance(node.value.func.value, ast.Name) and \
                     node.value.func.value.id in tapes and node.value.func.attr == "pop":
-                if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+                if len(node.targets) != 1 or _restored_name(node.targets[0]) is None:
                     raise _Refused(node, node, "a tape popped into " +
                                    ast.unparse(node.targets[0]), _ADVICE)
-                popped[node.value.func.value.id].add(node.targets[0].id)
+                popped[node.value.func.value.id].add(_restored_name(node.targets[0]))
         pops = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Assign)}
         for node in ast.walk(module):  # (a pop whose value is not restored to a name)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
@@ -478,7 +493,8 @@ class _Lowering:
                                "restored to the names they were saved from", _ADVICE)
             split[tape] = {}
             for name in sorted(pushed[tape]):
-                split[tape][name] = self.fresh(f"{tape}_{name}")
+                split[tape][name] = self.fresh(f"{tape}_{name}" if name.isidentifier() else
+                                               f"{tape}_item_{name.partition('[')[0]}")
                 self.taken.add(split[tape][name])
         return split
 
@@ -533,6 +549,14 @@ class _Lowering:
                 all(isinstance(e, ast.Name) for e in target.elts):
             return [out for t, v in zip(target.elts, value.elts)   # (a, b = (None, None))
                     for out in self.assign(self.keep(ast.Assign([t], v), stmt), loop)]
+        if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts) \
+                and isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and \
+                isinstance(value.left, ast.List) and len(value.left.elts) == 1 and \
+                isinstance(value.left.elts[0], ast.Constant) and \
+                isinstance(value.right, ast.Constant) and \
+                value.right.value == len(target.elts):  # (s_v, s_k = [0.0] * 2)
+            return [out for t in target.elts for out in self.assign(self.keep(ast.Assign(
+                [t], ast.Constant(value.left.elts[0].value)), stmt), loop)]
         if loop is None and isinstance(target, ast.Name) and target.id in self.zeros and \
                 isinstance(value, ast.Constant) and value.value == 0 and \
                 type(value.value) is float:  # (its first term an array: numba keeps one type)
@@ -542,10 +566,11 @@ class _Lowering:
             self.tapes.add(target.id)
             return [self.keep(ast.Assign([ast.Name(each, ast.Store())], ast.List([], ast.Load())),
                               stmt) for each in self.split[target.id].values()]
-        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and \
+        if isinstance(value, ast.Call) and \
                 isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) \
                 and value.func.value.id in self.split and value.func.attr == "pop":
-            value.func.value.id = self.split[value.func.value.id][target.id]
+            value.func.value.id = self.split[value.func.value.id][_restored_name(target)]
+            self.target(target, stmt)
             return [stmt]
         if isinstance(target, ast.Name) and isinstance(value, ast.BinOp) and \
                 isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) and \
@@ -577,7 +602,7 @@ class _Lowering:
             return
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
                 target.value.id not in self.tapes:
-            target.slice = self.expr(target.slice, stmt)
+            target.slice = self.index(self.expr(target.slice, stmt))
             return
         raise _Refused(target, stmt, f"the assignment to {ast.unparse(target)}", _ADVICE)
 
@@ -617,7 +642,12 @@ class _Lowering:
         call = stmt.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
                 isinstance(call.func.value, ast.Name) and call.func.value.id in self.split:
-            call.func.value.id = self.split[call.func.value.id][_saved_name(call)]
+            saved = _saved_name(call, self.aliases)
+            call.func.value.id = self.split[call.func.value.id][saved]
+            if not saved.isidentifier():  # (an item's value, np.array(f[i]): a copy of it)
+                call.args = [ast.Call(ast.Name("saved_item", ast.Load()),
+                                      [self.expr(call.args[0].args[0], stmt)], [])]
+                return [stmt]
             call.args = [self.expr(a, stmt) for a in call.args]
             return [stmt]
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
@@ -649,6 +679,10 @@ class _Lowering:
             return node
         if isinstance(node, ast.Call):
             return self.call(node, stmt)
+        if isinstance(node, ast.Subscript):
+            node.value = self.expr(node.value, stmt)
+            node.slice = self.index(self.expr(node.slice, stmt))
+            return node
         if isinstance(node, ast.Attribute):
             full = self.dotted(node)
             if full is not None:
@@ -677,6 +711,14 @@ class _Lowering:
             elif isinstance(value, list):
                 setattr(node, field, [self.expr(v, stmt) if isinstance(v, ast.expr) else v
                                       for v in value])
+        return node
+
+    def index(self, node):
+        """An index (or a tuple of them), each name restored from a tape unwrapped."""
+        if isinstance(node, ast.Name) and node.id in self.restored:
+            return ast.Call(ast.Name("as_index", ast.Load()), [node], [])
+        if isinstance(node, ast.Tuple):
+            node.elts = [self.index(e) for e in node.elts]
         return node
 
     def dotted(self, node) -> str | None:
@@ -714,7 +756,8 @@ class _Lowering:
                 node.func = ast.Name(self.backend.kernel_checked[head, name], ast.Load())
                 return node  # (raises as Python's does outside its domain: numba's, NaN)
             replaced = self.backend.kernel_replaced.get((head, name))
-            if replaced is not None and (name != "sum" or node.keywords):
+            if replaced is not None and (name != "sum" or node.keywords) and \
+                    (name != "array" or len(node.args) == 1 and not node.keywords):
                 node.func = ast.Name(replaced, ast.Load())  # (np.sum(x) as numba has it)
                 return node
             if self.backend.compiles_call(head, name):
@@ -802,11 +845,28 @@ def _own_arrays(body, zeros, kinds) -> dict:
     return {name: arg for name, arg in found.items() if bindings.get(name) == 1}
 
 
-def _saved_name(call) -> str | None:
-    """The name ``stack.append(x)`` or ``stack.append(shape_of(x))`` saves, else None."""
+def _restored_name(target) -> str | None:
+    """The name (``x``), or item of an array named (``f[i]``, as written), that
+    ``target = stack.pop()`` restores; else None."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        return ast.unparse(target)
+    return None
+
+
+def _saved_name(call, aliases=None) -> str | None:
+    """The name ``stack.append(x)`` or ``stack.append(shape_of(x))`` saves, or the item
+    ``stack.append(np.array(f[i]))`` saves (``f[i]``, as written), else None."""
     if len(call.args) != 1 or call.keywords:
         return None
     arg = call.args[0]
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and \
+            arg.func.attr == "array" and isinstance(arg.func.value, ast.Name) and \
+            (aliases or {}).get(arg.func.value.id) == "numpy" and len(arg.args) == 1 and \
+            not arg.keywords and isinstance(arg.args[0], ast.Subscript) and \
+            isinstance(arg.args[0].value, ast.Name):
+        return ast.unparse(arg.args[0])
     if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and \
             arg.func.id == "shape_of" and len(arg.args) == 1:
         arg = arg.args[0]
