@@ -216,3 +216,48 @@ def test_a_parameter_named_like_a_module_global_is_the_parameter():
     # (the check of the source ran before the compiler named the locals: x was taken
     # for the module's array and refused)
     check(named_like_a_global, (_rng.standard_normal(5),))
+
+
+# --- item stores in loops: the particle workload ------------------------------------------
+
+
+def particles(x, v, k):
+    n = x.shape[0]
+    for _ in range(15):
+        f = np.zeros(n)
+        for i in range(n - 1):
+            d = x[i + 1] - x[i]
+            fi = k * (d - 1.0) + 0.1 * math.sin(d)
+            f[i] = f[i] + fi
+            f[i + 1] = f[i + 1] - fi
+        v = v + 0.01 * f
+        x = x + 0.01 * v
+    return np.sum(x * x)
+
+
+def rows_stored(a, w):
+    out = np.zeros((3, 4))
+    for i in range(3):
+        out[i] = np.tanh(a[i] * w)
+        out[i] = out[i] * out[i] + w
+    return np.sum(out * out)
+
+
+def test_item_stores_in_loops():
+    x = np.arange(8) * 1.1 + _rng.uniform(-0.1, 0.1, 8)
+    v = _rng.standard_normal(8) * 0.1
+    got = check(particles, (x, v, 2.0), (0, 1, 2))
+    assert all(np.all(np.isfinite(g)) for g in got)
+    source = s2sad.grad(particles, (0, 2), target="numba").source_for(x, v, 2.0)
+    assert "saved_item(f[i])" in source and "as_index(" in source
+    check(rows_stored, (_rng.standard_normal((3, 4)), _rng.standard_normal(4)), (0, 1))
+
+
+def test_the_benchmarks_particle_gradient_equals_the_hand_written_one():
+    from benchmarks.numba_target import grad_particles_hand, particles as workload
+    x = np.arange(12) * 1.1 + _rng.uniform(-0.1, 0.1, 12)
+    args = (x, np.zeros(12), 2.0)
+    got = s2sad.grad(workload, (0, 2), target="numba")(*args)
+    hand = grad_particles_hand(*args)
+    np.testing.assert_allclose(got[0], hand[0], rtol=1e-10)
+    assert got[1] == pytest.approx(hand[1], rel=1e-10)
