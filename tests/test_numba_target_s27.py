@@ -261,3 +261,49 @@ def test_the_benchmarks_particle_gradient_equals_the_hand_written_one():
     hand = grad_particles_hand(*args)
     np.testing.assert_allclose(got[0], hand[0], rtol=1e-10)
     assert got[1] == pytest.approx(hand[1], rel=1e-10)
+
+
+# --- a loop's saved floats in an array ----------------------------------------------------
+
+
+def counts(x):
+    n = 0
+    total = 0.0
+    for i in range(x.shape[0]):
+        total = total + x[i] * n
+        n = n + 1
+    return total * total
+
+
+def starts_as_an_int(x):
+    p = 1
+    for i in range(x.shape[0]):
+        p = p * x[i]
+    return p
+
+
+def test_a_loop_saves_a_float_in_an_array_and_anything_else_in_a_list():
+    x = np.linspace(0.5, 1.5, 6)
+    source = s2sad.grad(speelpenning, target="numba").source_for(x)
+    assert "p_saved = float_tape(t_2)" in source and "put_float(p_saved, i, p)" in source
+    source = s2sad.grad(euler, (0, 1), target="numba").source_for(0.5, 2.0)
+    assert "y_saved = float_tape(50)" in source
+    source = s2sad.grad(starts_as_an_int, target="numba").source_for(x)
+    assert "float_tape" not in source  # (p = 1: an int where the tape is made)
+    check(starts_as_an_int, (x,))
+    check(counts, (x,))
+    got = s2sad.grad(speelpenning, target="numba")(x.astype(np.float32))
+    np.testing.assert_allclose(got, s2sad.grad(speelpenning)(x.astype(np.float32)), rtol=1e-6)
+
+
+def test_put_float_is_compiled_for_float64_only():
+    from s2sad.runtime.numba_tape import float_tape, put_float
+
+    @numba.njit
+    def store(value):
+        tape = float_tape(2)
+        put_float(tape, 0, value)
+        return tape[0]
+    assert store(1.5) == 1.5
+    with pytest.raises(numba.core.errors.TypingError):
+        store(np.float32(1.5))  # (a float32 would be widened: not compiled)

@@ -472,6 +472,30 @@ def _as_index(i):
     return lambda i: i
 
 
+def float_tape(n):
+    """The values a loop of ``n`` turns saves of a name that holds a float64: an array
+    (``p_saved[i] = p`` then writes into it, where a list would grow by appends)."""
+    return np.empty(max(n, 0))
+
+
+@overload(float_tape)
+def _float_tape(n):
+    return float_tape
+
+
+def put_float(tape, i, value):
+    """``tape[i] = value``, for a ``float_tape``: numba compiles it for a float64 only (a
+    value of another type, which would be rounded or cast, is not compiled: refused)."""
+    tape[i] = value
+
+
+@overload(put_float)
+def _put_float(tape, i, value):
+    if isinstance(value, types.Float) and value.bitwidth == 64:
+        return put_float
+    return None
+
+
 def saved_item(value):
     """An array's item as a tape keeps it before an assignment overwrites it: a copy where
     it is an array (a row), the number itself otherwise (``np.array(f[i])`` in NumPy's

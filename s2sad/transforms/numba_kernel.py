@@ -263,6 +263,7 @@ def lower(compiled, source, backend, kinds=None):
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
                                *backend.kernel_replaced.values(), "saved_item", "as_index",
+                               "float_tape", "put_float",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length"})
     clash = sorted(set(helpers) & names)
@@ -394,6 +395,7 @@ class _Lowering:
                            _ADVICE)
         ret = body.pop()
         self.split = self.tapes_by_name(body)
+        self.floats = self.float_tapes(body)
         lists = {t.targets[0].id for t in ast.walk(ast.Module(body, [])) if isinstance(
             t, ast.Assign) and isinstance(t.targets[0], ast.Name) and isinstance(
             t.value, ast.BinOp) and isinstance(t.value.left, ast.List)}  # ([None] * n)
@@ -450,6 +452,39 @@ class _Lowering:
             stmt.lineno = 1
         return kernel, wrapper
 
+    def float_tapes(self, body) -> set:
+        """The lists indexed by a loop's counter (``p_saved = [None] * n``) that save one
+        name, a Python float where the list is made (``p = 1.0``, or a float argument):
+        numba's variable then holds a float64 in every turn, and the list is an array of
+        them (``float_tape``), not a list grown by appends."""
+        found = set()
+        saved = {}
+        for node in ast.walk(ast.Module(body, [])):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                    isinstance(node.targets[0], ast.Subscript) and \
+                    isinstance(node.targets[0].value, ast.Name):
+                saved.setdefault(node.targets[0].value.id, set()).add(
+                    node.value.id if isinstance(node.value, ast.Name) else None)
+        kinds = dict(self.kinds)
+        floats = {name for name, kind in kinds.items() if kind == "float"}
+        for stmt in body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], ast.Name):
+                name, value = stmt.targets[0].id, stmt.value
+                if isinstance(value, ast.BinOp) and isinstance(value.left, ast.List):
+                    names = saved.get(name, set())
+                    if len(names) == 1 and next(iter(names)) in floats:
+                        found.add(name)
+                    continue
+                if isinstance(value, ast.Constant) and type(value.value) is float or \
+                        isinstance(value, ast.Name) and value.id in floats:
+                    floats.add(name)
+                    continue
+            for node in ast.walk(stmt):  # (bound otherwise: not known a float here)
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    floats.discard(node.id)
+        return found
+
     def tapes_by_name(self, body) -> dict:
         """A tape of values of several kinds (a branch's bit, a float) is one list per
         name it saves: ``stack.append(x)`` pairs with ``x = stack.pop()`` (a value saved
@@ -465,7 +500,8 @@ class _Lowering:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                     isinstance(node.func.value, ast.Name) and node.func.value.id in tapes:
                 tape = node.func.value.id
-                saved = _saved_name(node, self.aliases) if node.func.attr == "append" else None
+                saved = _saved_name(node, self.aliases, self.backend.module) \
+                    if node.func.attr == "append" else None
                 if saved is not None:
                     pushed[tape].add(saved)
                 elif node.func.attr != "pop" or node.args:
@@ -577,7 +613,10 @@ class _Lowering:
                 len(value.left.elts) == 1 and isinstance(value.left.elts[0], ast.Constant) \
                 and value.left.elts[0].value is None:  # (saved by the loop's counter)
             self.indexed[target.id] = ast.dump(value.right)
-            self.expr(value.right, stmt)
+            size = self.expr(value.right, stmt)
+            if loop is None and target.id in self.floats:  # (an array of floats, made once)
+                return [self.keep(ast.Assign([target], ast.Call(
+                    ast.Name("float_tape", ast.Load()), [size], [])), stmt)]
             return [self.keep(ast.Assign([target], ast.List([], ast.Load())), stmt)]
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
                 target.value.id in self.indexed:
@@ -586,6 +625,10 @@ class _Lowering:
                     and target.slice.id == loop[1] and loop[2] is not None and
                     loop[2] == self.indexed[name]):
                 raise _Refused(stmt, stmt, "a value saved out of its loop's order", _ADVICE)
+            if name in self.floats:
+                return [self.keep(ast.Expr(ast.Call(ast.Name("put_float", ast.Load()), [
+                    ast.Name(name, ast.Load()), target.slice, self.expr(value, stmt)], [])),
+                    stmt)]
             return [self.keep(ast.Expr(ast.Call(ast.Attribute(
                 ast.Name(name, ast.Load()), "append", ast.Load()),
                 [self.expr(value, stmt)], [])), stmt)]
@@ -642,7 +685,7 @@ class _Lowering:
         call = stmt.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
                 isinstance(call.func.value, ast.Name) and call.func.value.id in self.split:
-            saved = _saved_name(call, self.aliases)
+            saved = _saved_name(call, self.aliases, self.backend.module)
             call.func.value.id = self.split[call.func.value.id][saved]
             if not saved.isidentifier():  # (an item's value, np.array(f[i]): a copy of it)
                 call.args = [ast.Call(ast.Name("saved_item", ast.Load()),
@@ -855,7 +898,7 @@ def _restored_name(target) -> str | None:
     return None
 
 
-def _saved_name(call, aliases=None) -> str | None:
+def _saved_name(call, aliases=None, arrays=None) -> str | None:
     """The name ``stack.append(x)`` or ``stack.append(shape_of(x))`` saves, or the item
     ``stack.append(np.array(f[i]))`` saves (``f[i]``, as written), else None."""
     if len(call.args) != 1 or call.keywords:
@@ -863,7 +906,8 @@ def _saved_name(call, aliases=None) -> str | None:
     arg = call.args[0]
     if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and \
             arg.func.attr == "array" and isinstance(arg.func.value, ast.Name) and \
-            (aliases or {}).get(arg.func.value.id) == "numpy" and len(arg.args) == 1 and \
+            arrays is not None and (aliases or {}).get(arg.func.value.id) == arrays and \
+            len(arg.args) == 1 and \
             not arg.keywords and isinstance(arg.args[0], ast.Subscript) and \
             isinstance(arg.args[0].value, ast.Name):
         return ast.unparse(arg.args[0])
