@@ -27,7 +27,7 @@ _MATH = ("acos acosh asin asinh atan atan2 atanh ceil copysign cos cosh degrees 
 # .html), of those s2sad has rules for, whose generated adjoints use only these again
 _NUMPY = ("abs absolute arccos arccosh arcsin arcsinh arctan arctan2 arctanh cbrt ceil clip "
           "cos cosh deg2rad dot empty exp exp2 expm1 floor full hypot log log10 log1p log2 "
-          "logaddexp maximum minimum multiply negative ones ones_like outer power rad2deg "
+          "logaddexp maximum mean minimum multiply negative ones ones_like outer power rad2deg "
           "reciprocal sign sin sinh sqrt square sum tan tanh zeros zeros_like where equal "
           "not_equal greater greater_equal less less_equal logical_and logical_or logical_not "
           "isfinite isnan isinf")
@@ -56,7 +56,14 @@ class NumbaBackend(Backend):
     kernel_module = "s2sad.runtime.numba_tape"
     kernel_helpers = MappingProxyType({
         "zeros_like_structure": "zeros_like", "shape_of": "shape_of", "sum_grad": "sum_grad",
-        "unbroadcast": "unbroadcast"})
+        "unbroadcast": "unbroadcast", "reduced_size": "reduced_size",
+        "sum_product": "sum_product", "unbroadcast_product": "unbroadcast_product"})
+    # NumPy's functions numba compiles only in part: ``(module, name)`` -> the version the
+    # kernel calls (np.mean along an axis, np.sum with keepdims)
+    # (and the generated code's copies of an item, np.array(s_f[i]))
+    kernel_replaced = MappingProxyType({("numpy", "mean"): "mean_along",
+                                        ("numpy", "sum"): "sum_along",
+                                        ("numpy", "array"): "saved_item"})
     # math's functions whose domain Python checks (ValueError) where numba gives NaN: the
     # name -> the numba version that raises as Python does (math.log with a base: refused)
     kernel_checked = MappingProxyType({("math", name): f"checked_{name}" for name in (

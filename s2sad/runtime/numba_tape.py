@@ -18,12 +18,16 @@ import numpy as np
 
 try:
     from numba import types
-    from numba.extending import overload
+    from numba.extending import intrinsic, overload
+    from numba.np.unsafe.ndarray import to_fixed_tuple
 except ImportError:  # (the module imports without numba, for its documentation; compiled
     types = None      # code imports numba first, and says how to install it)
 
-    def overload(function):
+    def overload(function, **options):
         return lambda implementation: implementation
+
+    def intrinsic(function):
+        return function
 
 from . import budget
 from .budget import MemoryBudgetError
@@ -88,6 +92,17 @@ def zeros_like(x):
 
 @overload(zeros_like)
 def _zeros_like(x):
+    if isinstance(x, types.Optional) and isinstance(x.type, types.Array):
+        array = x.type  # (a value restored to the None it held before a loop: no array)
+        dtype = array.dtype if isinstance(array.dtype, (types.Float, types.Complex)) \
+            else types.float64
+        empty = (0,) * array.ndim
+
+        def optional(x):
+            if x is None:
+                return np.zeros(empty, dtype)
+            return np.zeros(x.shape, dtype)
+        return optional
     if isinstance(x, types.Array):
         dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
         return lambda x: np.zeros(x.shape, dtype)
@@ -107,25 +122,201 @@ def _shape_of(x):
     return lambda x: x
 
 
+def _axis_split(shape, axis):
+    """``(outer, n, inner)``: the sizes before the axis ``axis`` of ``shape``, along it,
+    and after it (an array of that shape, C-ordered, reshaped to them)."""
+    outer, inner = 1, 1
+    for d in range(len(shape)):
+        if d < axis:
+            outer *= shape[d]
+        elif d > axis:
+            inner *= shape[d]
+    return outer, shape[axis], inner
+
+
+@overload(_axis_split)
+def _axis_split_numba(shape, axis):
+    return _axis_split
+
+
+def _normal_axis(axis, ndim):
+    """``axis`` counted from the front, or NumPy's error where ``ndim`` has no such axis."""
+    if axis < -ndim or axis >= ndim:
+        raise ValueError("axis is out of bounds for array")
+    return axis + ndim if axis < 0 else axis
+
+
+@overload(_normal_axis)
+def _normal_axis_numba(axis, ndim):
+    return _normal_axis
+
+
+def _integral(axis) -> bool:
+    return isinstance(axis, (types.Integer, types.IntegerLiteral))
+
+
+def _literal_bool(value):
+    """The value of a ``keepdims`` argument numba typed (None where it is not a constant)."""
+    if isinstance(value, bool):  # (left out: the default itself)
+        return value
+    if value is None or isinstance(value, types.NoneType):
+        return False
+    if isinstance(value, types.Omitted):
+        return bool(value.value)
+    if isinstance(value, (types.BooleanLiteral, types.IntegerLiteral)):
+        return bool(value.literal_value)
+    return None
+
+
+def sum_along(x, axis=None, keepdims=False):
+    """``np.sum(x, axis=axis, keepdims=keepdims)`` where numba's ``np.sum`` takes no
+    ``keepdims``: the sum over one axis (an int), in the order NumPy adds along it
+    (each result's terms first to last)."""
+    return np.sum(x, axis=axis, keepdims=keepdims)
+
+
+@overload(sum_along, prefer_literal=True)
+def _sum_along(x, axis=None, keepdims=False):
+    keep = _literal_bool(keepdims)
+    if not isinstance(x, types.Array) or keep is None:
+        return None
+    ndim = x.ndim
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        if keep:
+            def whole(x, axis=None, keepdims=False):
+                return np.full(to_fixed_tuple(np.ones(ndim, np.int64), ndim), np.sum(x))
+            return whole
+        return lambda x, axis=None, keepdims=False: np.sum(x)
+    if not _integral(axis):
+        return None  # (a tuple of axes: not compiled, refused as numba types it)
+    kept = ndim if keep else ndim - 1
+    dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.int64
+
+    def along(x, axis=None, keepdims=False):
+        ax = _normal_axis(axis, ndim)
+        outer, n, inner = _axis_split(x.shape, ax)
+        flat = np.ascontiguousarray(x).reshape((outer, n, inner))
+        total = np.zeros((outer, inner), dtype)
+        for i in range(outer):
+            for j in range(n):
+                for k in range(inner):
+                    total[i, k] += flat[i, j, k]
+        shape = np.empty(kept, np.int64)
+        m = 0
+        for d in range(ndim):
+            if d != ax:
+                shape[m] = x.shape[d]
+                m += 1
+            elif keep:
+                shape[m] = 1
+                m += 1
+        if kept == 0:
+            return total[0, 0]
+        return total.reshape(to_fixed_tuple(shape, kept))
+    return along
+
+
+def mean_along(x, axis=None, keepdims=False):
+    """``np.mean(x, axis=axis, keepdims=keepdims)`` on the numba target: the sum over
+    ``axis`` (one int, or every axis) divided by how many it adds."""
+    return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+@overload(mean_along, prefer_literal=True)
+def _mean_along(x, axis=None, keepdims=False):
+    if not isinstance(x, types.Array) or not isinstance(x.dtype, types.Float):
+        return None  # (integers: NumPy's mean of them is float64, not compiled here)
+    keep = _literal_bool(keepdims)
+    if keep is None:
+        return None
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        if keep:
+            return lambda x, axis=None, keepdims=False: sum_along(x, None, True) / x.size
+        return lambda x, axis=None, keepdims=False: sum_along(x, None, False) / x.size
+    if keep:
+        return lambda x, axis=None, keepdims=False: \
+            sum_along(x, axis, True) / x.shape[_normal_axis(axis, x.ndim)]
+    return lambda x, axis=None, keepdims=False: \
+        sum_along(x, axis, False) / x.shape[_normal_axis(axis, x.ndim)]
+
+
 def sum_grad(g, like, axis=None, keepdims=False):
-    """:func:`s2sad.runtime.sum_grad` of a whole sum (``axis=None``) on the numba target:
-    the number ``g`` spread to the shape of ``like``, in its floating precision (as
-    NumPy's ``np.ones_like(like) * g``)."""
-    return np.full(np.shape(like), _weak(g, like)) if np.ndim(like) else g
+    """:func:`s2sad.runtime.sum_grad` on the numba target: ``g``, the sensitivity of a
+    sum of ``like`` (whole, or along one axis), spread back to the shape of ``like``; a
+    number spread in ``like``'s floating precision (as NumPy's ``np.ones_like(like) * g``)."""
+    if axis is None:
+        return np.full(np.shape(like), _weak(g, like)) if np.ndim(like) else g
+    shape = list(np.shape(like))
+    shape[axis] = 1
+    return np.array(np.broadcast_to(np.reshape(_weak(g, like), shape), np.shape(like)))
 
 
-@overload(sum_grad)
+@overload(sum_grad, prefer_literal=True)
 def _sum_grad(g, like, axis=None, keepdims=False):
-    if not (axis is None or isinstance(axis, (types.NoneType, types.Omitted))) or \
-            not isinstance(g, (types.Float, types.Integer)):
-        return None  # (a sum along an axis: not compiled, refused as numba types it)
     if isinstance(like, types.Optional):
         like = like.type
-    if isinstance(like, types.Array):
-        dtype = np.float32 if like.dtype == types.float32 else np.float64  # (like's
-        # precision, as NumPy's np.ones_like(like) * g)
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        if not isinstance(g, (types.Float, types.Integer)):
+            return None
+        if isinstance(like, types.Array):
+            dtype = np.float32 if like.dtype == types.float32 else np.float64  # (like's
+            # precision, as NumPy's np.ones_like(like) * g)
+            return lambda g, like, axis=None, keepdims=False: np.full(like.shape, g, dtype)
+        return lambda g, like, axis=None, keepdims=False: g
+    if not (_integral(axis) and isinstance(like, types.Array)) or \
+            _literal_bool(keepdims) is None:
+        return None  # (a tuple of axes: not compiled, refused as numba types it)
+    if isinstance(g, (types.Float, types.Integer)):  # (a number: spread as it is, in
+        dtype = np.float32 if like.dtype == types.float32 else np.float64  # like's precision)
         return lambda g, like, axis=None, keepdims=False: np.full(like.shape, g, dtype)
-    return lambda g, like, axis=None, keepdims=False: g
+    if not isinstance(g, types.Array):
+        return None
+
+    def spread(g, like, axis=None, keepdims=False):
+        ax = _normal_axis(axis, like.ndim)
+        outer, n, inner = _axis_split(like.shape, ax)
+        if g.size != outer * inner:
+            raise ValueError(_BROADCAST)
+        flat = np.ascontiguousarray(g).reshape((outer, inner))
+        out = np.empty((outer, n, inner), g.dtype)
+        for i in range(outer):
+            for j in range(n):
+                for k in range(inner):
+                    out[i, j, k] = flat[i, k]
+        return out.reshape(like.shape)
+    return spread
+
+
+def reduced_size(x, axis=None):
+    """:func:`s2sad.runtime.reduced_size` on the numba target: how many elements each
+    result of a reduction of ``x`` over ``axis`` (one int, or every axis) combines."""
+    return int(np.prod(np.shape(x))) if axis is None else np.shape(x)[axis]
+
+
+@overload(reduced_size)
+def _reduced_size(x, axis=None):
+    if not isinstance(x, types.Array):
+        return None
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        return lambda x, axis=None: x.size
+    if not _integral(axis):
+        return None
+    return lambda x, axis=None: x.shape[_normal_axis(axis, x.ndim)]
+
+
+def sum_product(a, b, axis=None, keepdims=False):
+    """:func:`s2sad.runtime.sum_product` on the numba target: ``np.sum(a * b, axis)``."""
+    return np.sum(a * b, axis=axis, keepdims=keepdims)
+
+
+@overload(sum_product, prefer_literal=True)
+def _sum_product(a, b, axis=None, keepdims=False):
+    keep = _literal_bool(keepdims)
+    if keep is None:
+        return None
+    if keep:
+        return lambda a, b, axis=None, keepdims=False: sum_along(a * b, axis, True)
+    return lambda a, b, axis=None, keepdims=False: sum_along(a * b, axis, False)
 
 
 _BROADCAST = ("a sum of a broadcast that numba's compiled gradient does not compute: use "
@@ -133,13 +324,10 @@ _BROADCAST = ("a sum of a broadcast that numba's compiled gradient does not comp
 
 
 def unbroadcast(g, like):
-    """:func:`s2sad.runtime.unbroadcast` on the numba target: ``g`` itself where it has the
-    shape of ``like``, its sum where ``like`` is a number; another broadcast raises."""
-    if np.ndim(like) == 0:
-        return np.sum(g) if np.ndim(g) else g
-    if np.shape(g) != np.shape(like):
-        raise ValueError(_BROADCAST)
-    return g
+    """:func:`s2sad.runtime.unbroadcast` on the numba target: ``g`` summed down to the
+    shape of ``like`` (its leading axes, and those where ``like`` has length 1)."""
+    from .shapes import unbroadcast as numpy_unbroadcast
+    return numpy_unbroadcast(g, like)
 
 
 @overload(unbroadcast)
@@ -150,13 +338,37 @@ def _unbroadcast(g, like):
         if isinstance(g, types.Array):
             return lambda g, like: np.sum(g)
         return lambda g, like: g
-    if isinstance(like, types.Array) and isinstance(g, types.Array) and g.ndim == like.ndim:
-        def same(g, like):
-            if g.shape != like.shape:
-                raise ValueError(_BROADCAST)
-            return g
-        return same
-    return None  # (a number spread to an array, or ranks that differ: not compiled)
+    if isinstance(like, types.Array) and isinstance(g, types.Array) and g.ndim >= like.ndim:
+        extra = g.ndim - like.ndim
+
+        def down(g, like):
+            if g.shape == like.shape:  # (same rank: nothing was broadcast)
+                return g
+            for d in range(like.ndim):
+                if like.shape[d] != 1 and like.shape[d] != g.shape[extra + d]:
+                    raise ValueError(_BROADCAST)
+            out = np.zeros(like.shape, g.dtype)
+            flat = out.reshape(out.size)
+            for index in np.ndindex(g.shape):
+                k = 0
+                for d in range(like.ndim):
+                    n = like.shape[d]
+                    k = k * n + (0 if n == 1 else index[extra + d])
+                flat[k] += g[index]
+            return out
+        return down
+    return None  # (a number spread to an array: not compiled)
+
+
+def unbroadcast_product(a, b, like):
+    """:func:`s2sad.runtime.unbroadcast_product` on the numba target: ``a * b`` summed down
+    to the shape of ``like``."""
+    return unbroadcast(np.multiply(a, b), like)
+
+
+@overload(unbroadcast_product)
+def _unbroadcast_product(a, b, like):
+    return lambda a, b, like: unbroadcast(a * b, like)
 
 
 # math's functions that raise ``ValueError: math domain error`` in Python where numba's
@@ -234,6 +446,75 @@ def _itself(function):
 for _checked in (checked_log, checked_log2, checked_log10, checked_log1p, checked_sqrt,
                  checked_acos, checked_asin, checked_acosh, checked_atanh):
     overload(_checked)(_itself(_checked))
+
+
+@intrinsic
+def _unwrapped(typingctx, value):
+    """An optional index as an integer (numba raises where it is None). Typed for None
+    alone too, as numba types a loop's first turn, as an integer that unifies with the
+    optional's: that version is never the one compiled."""
+    if isinstance(value, types.NoneType):
+        return types.intp(value), lambda context, builder, signature, args: \
+            context.get_constant(types.intp, 0)
+    if not isinstance(value, types.Optional):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return context.cast(builder, args[0], value, value.type)
+    return value.type(value), codegen
+
+
+def as_index(i):
+    """An index restored from a tape, which numba types as optional (the first value a
+    tape saves is None): its value, for numba to index with."""
+    return i
+
+
+@overload(as_index)
+def _as_index(i):
+    if isinstance(i, (types.Optional, types.NoneType)):
+        return lambda i: _unwrapped(i)
+    return lambda i: i
+
+
+def float_tape(n):
+    """The values a loop of ``n`` turns saves of a name that holds a float64: an array
+    (``p_saved[i] = p`` then writes into it, where a list would grow by appends)."""
+    return np.empty(max(n, 0))
+
+
+@overload(float_tape)
+def _float_tape(n):
+    return float_tape
+
+
+def put_float(tape, i, value):
+    """``tape[i] = value``, for a ``float_tape``: numba compiles it for a float64 only (a
+    value of another type, which would be rounded or cast, is not compiled: refused)."""
+    tape[i] = value
+
+
+@overload(put_float)
+def _put_float(tape, i, value):
+    if isinstance(value, types.Float) and value.bitwidth == 64:
+        return put_float
+    return None
+
+
+def saved_item(value):
+    """An array's item as a tape keeps it before an assignment overwrites it: a copy where
+    it is an array (a row), the number itself otherwise (``np.array(f[i])`` in NumPy's
+    generated code)."""
+    return np.array(value)
+
+
+@overload(saved_item)
+def _saved_item(value):
+    if isinstance(value, types.Array):
+        return lambda value: value.copy()
+    if isinstance(value, (types.Number, types.Boolean)):
+        return lambda value: value
+    return None
 
 
 def head_length(n, k):

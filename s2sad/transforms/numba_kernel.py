@@ -39,6 +39,7 @@ import gast
 from ..errors import DifferentiationError, UnsupportedSyntaxError
 from ..located import _statements
 from ..source import FunctionSource
+from ..trees import assigned_names
 
 # argument kinds the kernel takes (a dtype kind: float, int, bool)
 _KINDS = "fiub"
@@ -78,6 +79,8 @@ def check_source(source, backend, seen=None) -> None:
     user's own functions are read in their turn)."""
     seen = set() if seen is None else seen
     seen.add(source.func)
+    if not source.locals:  # (read before the compiler's passes name them: a parameter
+        source.locals = assigned_names(source.tree)  # is not the module's global)
 
     def refuse(node, what, hint=_ADVICE):
         raise source.syntax_error(f"{what} on the numba target (target='numba')", node, hint)
@@ -259,6 +262,8 @@ def lower(compiled, source, backend, kinds=None):
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
+                               *backend.kernel_replaced.values(), "saved_item", "as_index",
+                               "float_tape", "put_float",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length"})
     clash = sorted(set(helpers) & names)
@@ -390,6 +395,18 @@ class _Lowering:
                            _ADVICE)
         ret = body.pop()
         self.split = self.tapes_by_name(body)
+        self.floats = self.float_tapes(body)
+        lists = {t.targets[0].id for t in ast.walk(ast.Module(body, [])) if isinstance(
+            t, ast.Assign) and isinstance(t.targets[0], ast.Name) and isinstance(
+            t.value, ast.BinOp) and isinstance(t.value.left, ast.List)}  # ([None] * n)
+        # names restored from a tape, which numba types as optional (their first value
+        # saved is None): an index of theirs is unwrapped (as_index)
+        self.restored = {name for names in self.split.values() for name in names
+                         if name.isidentifier()} | {
+            t.targets[0].id for t in ast.walk(ast.Module(body, [])) if isinstance(
+                t, ast.Assign) and isinstance(t.targets[0], ast.Name) and isinstance(
+                t.value, ast.Subscript) and isinstance(t.value.value, ast.Name) and
+            t.value.value.id in lists}
         for node in ast.walk(ret.value):  # (as_gradient(W, s_W) of an array argument W)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                     self.aliases.get(node.func.id, "").endswith(("as_gradient", "fresh_gradient")) \
@@ -397,17 +414,26 @@ class _Lowering:
                 kind = self.kinds.get(node.args[0].id)
                 if isinstance(kind, tuple) and len(kind) >= 3 and kind[1] > 0:
                     self.zeros[node.args[1].id] = node.args[0].id
+        for param in args.args:  # (an array argument not differentiated: its sensitivity
+            kind = self.kinds.get(param.arg)  # too, 0.0 + an array in NumPy's code)
+            if isinstance(kind, tuple) and len(kind) >= 3 and kind[1] > 0:
+                self.zeros.setdefault(f"s_{param.arg}", param.arg)
         kernel_body = self.block(body, None)
         for node in ast.walk(ast.Module(kernel_body, [])):
             if isinstance(node, ast.Return):
                 raise _Refused(node, node, "an early `return`", _ADVICE)
         # the return: the kernel computes its parts, the wrapper shapes the gradient
+        params = [a.arg for a in args.args]
+        stored = {n.id for n in ast.walk(ast.Module(kernel_body, [])) if isinstance(n, ast.Name)
+                  and isinstance(n.ctx, ast.Store)}
+        self.unchanged = set(params) - stored  # (read by the wrapper: not handed back)
+        self.own = _own_arrays(kernel_body, self.zeros, self.kinds)
         hoisted, names = [], []
         shaped = self.shape(ret.value, ret, hoisted, names)
         kernel_body += hoisted
-        kernel_body.append(ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names],
+        kernel_body.append(ast.Return(ast.Name(names[0], ast.Load()) if len(names) == 1 else
+                                      ast.Tuple([ast.Name(n, ast.Load()) for n in names],
                                                 ast.Load())))
-        params = [a.arg for a in args.args]
         live = sorted(self.live)
         extra = live + ([self.budget] if self.budget else [])
         kname = self.fresh(f"kernel_{fn.name}")
@@ -415,11 +441,49 @@ class _Lowering:
         call = ast.Call(ast.Name(kname, ast.Load()), [ast.Name(p, ast.Load()) for p in params + live] +
                         ([ast.Call(ast.Name("memory_budget", ast.Load()), [], [])]
                          if self.budget else []), [])
-        targets = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
-        wrapper = _function(fn.name, params, [ast.Assign([targets], call), ast.Return(shaped)])
+        if _names_of(shaped) == names and names:  # (the kernel's result is the gradient)
+            wrapper = _function(fn.name, params, [ast.Return(call)])
+        else:
+            targets = ast.Name(names[0], ast.Store()) if len(names) == 1 else \
+                ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+            wrapper = _function(fn.name, params, [ast.Assign([targets], call),
+                                                  ast.Return(shaped)])
         for stmt in (kernel, wrapper):
             stmt.lineno = 1
         return kernel, wrapper
+
+    def float_tapes(self, body) -> set:
+        """The lists indexed by a loop's counter (``p_saved = [None] * n``) that save one
+        name, a Python float where the list is made (``p = 1.0``, or a float argument):
+        numba's variable then holds a float64 in every turn, and the list is an array of
+        them (``float_tape``), not a list grown by appends."""
+        found = set()
+        saved = {}
+        for node in ast.walk(ast.Module(body, [])):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                    isinstance(node.targets[0], ast.Subscript) and \
+                    isinstance(node.targets[0].value, ast.Name):
+                saved.setdefault(node.targets[0].value.id, set()).add(
+                    node.value.id if isinstance(node.value, ast.Name) else None)
+        kinds = dict(self.kinds)
+        floats = {name for name, kind in kinds.items() if kind == "float"}
+        for stmt in body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], ast.Name):
+                name, value = stmt.targets[0].id, stmt.value
+                if isinstance(value, ast.BinOp) and isinstance(value.left, ast.List):
+                    names = saved.get(name, set())
+                    if len(names) == 1 and next(iter(names)) in floats:
+                        found.add(name)
+                    continue
+                if isinstance(value, ast.Constant) and type(value.value) is float or \
+                        isinstance(value, ast.Name) and value.id in floats:
+                    floats.add(name)
+                    continue
+            for node in ast.walk(stmt):  # (bound otherwise: not known a float here)
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    floats.discard(node.id)
+        return found
 
     def tapes_by_name(self, body) -> dict:
         """A tape of values of several kinds (a branch's bit, a float) is one list per
@@ -436,7 +500,8 @@ class _Lowering:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                     isinstance(node.func.value, ast.Name) and node.func.value.id in tapes:
                 tape = node.func.value.id
-                saved = _saved_name(node) if node.func.attr == "append" else None
+                saved = _saved_name(node, self.aliases, self.backend.module) \
+                    if node.func.attr == "append" else None
                 if saved is not None:
                     pushed[tape].add(saved)
                 elif node.func.attr != "pop" or node.args:
@@ -446,10 +511,10 @@ class _Lowering:
                     isinstance(node.value.func, ast.Attribute) and \
                     isinstance(node.value.func.value, ast.Name) and \
                     node.value.func.value.id in tapes and node.value.func.attr == "pop":
-                if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+                if len(node.targets) != 1 or _restored_name(node.targets[0]) is None:
                     raise _Refused(node, node, "a tape popped into " +
                                    ast.unparse(node.targets[0]), _ADVICE)
-                popped[node.value.func.value.id].add(node.targets[0].id)
+                popped[node.value.func.value.id].add(_restored_name(node.targets[0]))
         pops = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Assign)}
         for node in ast.walk(module):  # (a pop whose value is not restored to a name)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
@@ -464,7 +529,8 @@ class _Lowering:
                                "restored to the names they were saved from", _ADVICE)
             split[tape] = {}
             for name in sorted(pushed[tape]):
-                split[tape][name] = self.fresh(f"{tape}_{name}")
+                split[tape][name] = self.fresh(f"{tape}_{name}" if name.isidentifier() else
+                                               f"{tape}_item_{name.partition('[')[0]}")
                 self.taken.add(split[tape][name])
         return split
 
@@ -519,6 +585,14 @@ class _Lowering:
                 all(isinstance(e, ast.Name) for e in target.elts):
             return [out for t, v in zip(target.elts, value.elts)   # (a, b = (None, None))
                     for out in self.assign(self.keep(ast.Assign([t], v), stmt), loop)]
+        if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts) \
+                and isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and \
+                isinstance(value.left, ast.List) and len(value.left.elts) == 1 and \
+                isinstance(value.left.elts[0], ast.Constant) and \
+                isinstance(value.right, ast.Constant) and \
+                value.right.value == len(target.elts):  # (s_v, s_k = [0.0] * 2)
+            return [out for t in target.elts for out in self.assign(self.keep(ast.Assign(
+                [t], ast.Constant(value.left.elts[0].value)), stmt), loop)]
         if loop is None and isinstance(target, ast.Name) and target.id in self.zeros and \
                 isinstance(value, ast.Constant) and value.value == 0 and \
                 type(value.value) is float:  # (its first term an array: numba keeps one type)
@@ -528,17 +602,21 @@ class _Lowering:
             self.tapes.add(target.id)
             return [self.keep(ast.Assign([ast.Name(each, ast.Store())], ast.List([], ast.Load())),
                               stmt) for each in self.split[target.id].values()]
-        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and \
+        if isinstance(value, ast.Call) and \
                 isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) \
                 and value.func.value.id in self.split and value.func.attr == "pop":
-            value.func.value.id = self.split[value.func.value.id][target.id]
+            value.func.value.id = self.split[value.func.value.id][_restored_name(target)]
+            self.target(target, stmt)
             return [stmt]
         if isinstance(target, ast.Name) and isinstance(value, ast.BinOp) and \
                 isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) and \
                 len(value.left.elts) == 1 and isinstance(value.left.elts[0], ast.Constant) \
                 and value.left.elts[0].value is None:  # (saved by the loop's counter)
             self.indexed[target.id] = ast.dump(value.right)
-            self.expr(value.right, stmt)
+            size = self.expr(value.right, stmt)
+            if loop is None and target.id in self.floats:  # (an array of floats, made once)
+                return [self.keep(ast.Assign([target], ast.Call(
+                    ast.Name("float_tape", ast.Load()), [size], [])), stmt)]
             return [self.keep(ast.Assign([target], ast.List([], ast.Load())), stmt)]
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
                 target.value.id in self.indexed:
@@ -547,6 +625,10 @@ class _Lowering:
                     and target.slice.id == loop[1] and loop[2] is not None and
                     loop[2] == self.indexed[name]):
                 raise _Refused(stmt, stmt, "a value saved out of its loop's order", _ADVICE)
+            if name in self.floats:
+                return [self.keep(ast.Expr(ast.Call(ast.Name("put_float", ast.Load()), [
+                    ast.Name(name, ast.Load()), target.slice, self.expr(value, stmt)], [])),
+                    stmt)]
             return [self.keep(ast.Expr(ast.Call(ast.Attribute(
                 ast.Name(name, ast.Load()), "append", ast.Load()),
                 [self.expr(value, stmt)], [])), stmt)]
@@ -563,7 +645,7 @@ class _Lowering:
             return
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
                 target.value.id not in self.tapes:
-            target.slice = self.expr(target.slice, stmt)
+            target.slice = self.index(self.expr(target.slice, stmt))
             return
         raise _Refused(target, stmt, f"the assignment to {ast.unparse(target)}", _ADVICE)
 
@@ -603,7 +685,12 @@ class _Lowering:
         call = stmt.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
                 isinstance(call.func.value, ast.Name) and call.func.value.id in self.split:
-            call.func.value.id = self.split[call.func.value.id][_saved_name(call)]
+            saved = _saved_name(call, self.aliases, self.backend.module)
+            call.func.value.id = self.split[call.func.value.id][saved]
+            if not saved.isidentifier():  # (an item's value, np.array(f[i]): a copy of it)
+                call.args = [ast.Call(ast.Name("saved_item", ast.Load()),
+                                      [self.expr(call.args[0].args[0], stmt)], [])]
+                return [stmt]
             call.args = [self.expr(a, stmt) for a in call.args]
             return [stmt]
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
@@ -635,6 +722,10 @@ class _Lowering:
             return node
         if isinstance(node, ast.Call):
             return self.call(node, stmt)
+        if isinstance(node, ast.Subscript):
+            node.value = self.expr(node.value, stmt)
+            node.slice = self.index(self.expr(node.slice, stmt))
+            return node
         if isinstance(node, ast.Attribute):
             full = self.dotted(node)
             if full is not None:
@@ -663,6 +754,14 @@ class _Lowering:
             elif isinstance(value, list):
                 setattr(node, field, [self.expr(v, stmt) if isinstance(v, ast.expr) else v
                                       for v in value])
+        return node
+
+    def index(self, node):
+        """An index (or a tuple of them), each name restored from a tape unwrapped."""
+        if isinstance(node, ast.Name) and node.id in self.restored:
+            return ast.Call(ast.Name("as_index", ast.Load()), [node], [])
+        if isinstance(node, ast.Tuple):
+            node.elts = [self.index(e) for e in node.elts]
         return node
 
     def dotted(self, node) -> str | None:
@@ -699,6 +798,11 @@ class _Lowering:
                     raise _Refused(node, stmt, f"{ast.unparse(node)} (with a base)", _ADVICE)
                 node.func = ast.Name(self.backend.kernel_checked[head, name], ast.Load())
                 return node  # (raises as Python's does outside its domain: numba's, NaN)
+            replaced = self.backend.kernel_replaced.get((head, name))
+            if replaced is not None and (name != "sum" or node.keywords) and \
+                    (name != "array" or len(node.args) == 1 and not node.keywords):
+                node.func = ast.Name(replaced, ast.Load())  # (np.sum(x) as numba has it)
+                return node
             if self.backend.compiles_call(head, name):
                 return node
             if head.startswith("s2sad.runtime") and name in self.backend.kernel_helpers:
@@ -718,9 +822,16 @@ class _Lowering:
         ``float`` (which shape the gradient) kept, every other part computed in the kernel
         and read from its result."""
         if isinstance(node, ast.Name) and node.id not in self.aliases:
-            if node.id not in names:
+            if node.id not in names and node.id not in self.unchanged:
                 names.append(node.id)
             return node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                self.aliases.get(node.func.id, "").endswith((".as_gradient", ".fresh_gradient")) \
+                and len(node.args) == 2 and not node.keywords and \
+                all(isinstance(a, ast.Name) for a in node.args) and \
+                self.own.get(node.args[1].id) == node.args[0].id and \
+                node.args[0].id in self.unchanged:  # (an array the kernel made for it)
+            return self.shape(node.args[1], stmt, hoisted, names)
         if isinstance(node, ast.Constant) and not isinstance(node.value, (str, bytes)):
             return node
         if isinstance(node, ast.Tuple):
@@ -741,11 +852,65 @@ class _Lowering:
         return ast.Name(name, ast.Load())
 
 
-def _saved_name(call) -> str | None:
-    """The name ``stack.append(x)`` or ``stack.append(shape_of(x))`` saves, else None."""
+def _names_of(node) -> list | None:
+    """The names ``node`` (a name, or a tuple of names) is made of, else None."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Tuple) and len(node.elts) > 1 and \
+            all(isinstance(e, ast.Name) for e in node.elts):
+        return [e.id for e in node.elts]
+    return None
+
+
+def _own_arrays(body, zeros, kinds) -> dict:
+    """The sensitivities in ``zeros`` (name -> its float array argument) that the kernel
+    ``body`` binds once, to ``zeros_like(argument)`` in a statement of its own level, and
+    then only changes in place (``s_x[i] += ...``, ``s_x += ...``: numba adds into the
+    array): an array of the kernel's own, shaped and typed like its argument, that no
+    other result holds, so the wrapper returns it as it is (``as_gradient`` copies)."""
+    found = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in zeros and \
+                _call_of(stmt.value, "zeros_like") and len(stmt.value.args) == 1 and \
+                isinstance(stmt.value.args[0], ast.Name) and \
+                stmt.value.args[0].id == zeros[stmt.targets[0].id]:
+            kind = kinds.get(stmt.value.args[0].id)
+            if isinstance(kind, tuple) and len(kind) >= 3 and kind[1] > 0 and kind[2] == "f":
+                found[stmt.targets[0].id] = stmt.value.args[0].id
+    augmented = {id(n.target) for n in ast.walk(ast.Module(body, []))
+                 if isinstance(n, ast.AugAssign)}
+    bindings = {}
+    for node in ast.walk(ast.Module(body, [])):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and \
+                id(node) not in augmented:
+            bindings[node.id] = bindings.get(node.id, 0) + 1
+    return {name: arg for name, arg in found.items() if bindings.get(name) == 1}
+
+
+def _restored_name(target) -> str | None:
+    """The name (``x``), or item of an array named (``f[i]``, as written), that
+    ``target = stack.pop()`` restores; else None."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        return ast.unparse(target)
+    return None
+
+
+def _saved_name(call, aliases=None, arrays=None) -> str | None:
+    """The name ``stack.append(x)`` or ``stack.append(shape_of(x))`` saves, or the item
+    ``stack.append(np.array(f[i]))`` saves (``f[i]``, as written), else None."""
     if len(call.args) != 1 or call.keywords:
         return None
     arg = call.args[0]
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and \
+            arg.func.attr == "array" and isinstance(arg.func.value, ast.Name) and \
+            arrays is not None and (aliases or {}).get(arg.func.value.id) == arrays and \
+            len(arg.args) == 1 and \
+            not arg.keywords and isinstance(arg.args[0], ast.Subscript) and \
+            isinstance(arg.args[0].value, ast.Name):
+        return ast.unparse(arg.args[0])
     if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and \
             arg.func.id == "shape_of" and len(arg.args) == 1:
         arg = arg.args[0]
