@@ -36,11 +36,20 @@ def run_all(commands):
     processes = [subprocess.Popen([sys.executable, "-m", "s2sad", *args], stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, cwd=ROOT,
                                   env=environment()) for args in commands]
-    results = []
-    for args, process in zip(commands, processes, strict=True):
-        stdout, stderr = process.communicate(timeout=120)
-        results.append(subprocess.CompletedProcess(args, process.returncode, stdout, stderr))
-    return results
+    try:
+        results = []
+        for args, process in zip(commands, processes, strict=True):
+            stdout, stderr = process.communicate(timeout=600)  # (a loaded machine is slow)
+            results.append(subprocess.CompletedProcess(args, process.returncode, stdout, stderr))
+        return results
+    finally:  # (a process left running, after a timeout, is stopped and its pipes closed)
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+            for pipe in (process.stdout, process.stderr):
+                if not pipe.closed:
+                    pipe.close()
+            process.wait()
 
 
 def run_on_a_terminal(*args, env=None) -> str:
