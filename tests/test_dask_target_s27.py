@@ -15,22 +15,11 @@ import pytest
 
 da = pytest.importorskip("dask.array", reason="Dask is not installed "
                          "(pip install 'dask[array]' distributed, or the `dask` extra)")
-from dask.callbacks import Callback  # noqa: E402
 
 import s2sad  # noqa: E402
 from tests.dask_workloads import _data, logistic  # noqa: E402
+from tests.test_dask_target import Computes  # noqa: E402
 from tests.test_higher_order import central_differences  # noqa: E402
-
-
-class Computes(Callback):
-    """Counts the graphs computed while it is active (one per ``dask.compute``)."""
-
-    def __init__(self):
-        super().__init__()
-        self.count = 0
-
-    def _start(self, dsk):
-        self.count += 1
 
 
 def chunked(X, y):

@@ -420,7 +420,7 @@ def _numbers(tree, source, params, local: set) -> set:
         if isinstance(value, tuple):  # (a loop's item: a range's, an array of numbers')
             iterated = value[1]
             return isinstance(iterated, gast.Call) and isinstance(iterated.func, gast.Name) \
-                and iterated.func.id == "range" and not iterated.func.id in local and \
+                and iterated.func.id == "range" and iterated.func.id not in local and \
                 all(plain(a) for a in iterated.args) or \
                 isinstance(iterated, gast.Name) and plain(iterated) and \
                 (categories.get(iterated.id) or ("", ""))[1] == "a"
@@ -458,6 +458,9 @@ def _numbers(tree, source, params, local: set) -> set:
                 numbers.discard(name)
                 shrunk = True
     return numbers
+
+
+_UNREAD = object()  # (an attribute of a free value that could not be read)
 
 
 class _Reach:
@@ -560,20 +563,29 @@ class _Reach:
 
     def _function(self, call):
         """The function ``call`` calls, where its name says (MISSING: not known)."""
-        func, path = call.func, []
+        value = self._named(call.func)
+        return MISSING if value is _UNREAD else value
+
+    def _named(self, func):
+        """The value of ``func``, a free name or its attributes (``np.linalg.norm``):
+        MISSING where it is local or not known, _UNREAD where an attribute could not be
+        read (no such attribute, a property that raises)."""
+        path = []
         while isinstance(func, gast.Attribute):
             path.append(func.attr)
             func = func.value
         if not isinstance(func, gast.Name) or func.id in self.local:
             return MISSING
         value = _free_value(self.source, func.id)
+        if value is MISSING:
+            return MISSING
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 for attr in reversed(path):
                     value = getattr(value, attr)
-        except Exception:  # (no such attribute, a property that raises: not known)
-            return MISSING
+        except Exception:
+            return _UNREAD
         return value
 
     def _makes_arrays(self, call) -> bool:
@@ -597,21 +609,10 @@ class _Reach:
         """Does calling ``func`` (a name, ``np.linalg.norm``, ``ms.append``) reach one?"""
         if any(self._name(n) for n in names_in(func)):
             return True
-        path = []
-        while isinstance(func, gast.Attribute):
-            path.append(func.attr)
-            func = func.value
-        if not isinstance(func, gast.Name) or func.id in self.local:
-            return False  # (a local function value: reaches one if a name of it does)
-        value = _free_value(self.source, func.id)
+        value = self._named(func)  # (a local function value: reaches one if a name of it does)
         if value is MISSING:
             return False
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                for attr in reversed(path):
-                    value = getattr(value, attr)
-        except Exception:  # (no such attribute, a property that raises: not known)
+        if value is _UNREAD:  # (not known: it may)
             return True
         return callable(value) and _callee_reaches(value)
 

@@ -196,26 +196,17 @@ def rebound_sums(function, cast_like=None):
     (True, None)
     """
     changed = False
-    for node in trees.walk(function):
-        for field in ("body", "orelse"):
-            block = getattr(node, field, None)
-            if not isinstance(block, list):
-                continue
-            for i, stmt in enumerate(block):
-                if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) \
-                        and isinstance(stmt.op, gast.Add):
-                    load = gast.Name(stmt.target.id, gast.Load(), None, None)
-                    block[i] = gast.copy_location(gast.Assign(
-                        [stmt.target], gast.BinOp(load, gast.Add(), stmt.value), None), stmt)
-                    changed = True
-                elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add) and \
-                        isinstance(stmt.target, gast.Subscript) and \
-                        isinstance(stmt.target.value, gast.Name):
-                    item = trees.clone(stmt.target)  # (its dtype: a list's item may be
-                    item.ctx = gast.Load()             # real where the list is not an array)
-                    stmt.value = gast.Call(gast.Name(cast_like(), gast.Load(), None, None),
-                                           [stmt.value, item], [])
-                    changed = True
+    for block, i, stmt in _augmented(function):
+        if isinstance(stmt.target, gast.Name) and isinstance(stmt.op, gast.Add):
+            _rebind(block, i, stmt)
+            changed = True
+        elif isinstance(stmt.op, gast.Add) and isinstance(stmt.target, gast.Subscript) and \
+                isinstance(stmt.target.value, gast.Name):
+            item = trees.clone(stmt.target)  # (its dtype: a list's item may be
+            item.ctx = gast.Load()             # real where the list is not an array)
+            stmt.value = gast.Call(gast.Name(cast_like(), gast.Load(), None, None),
+                                   [stmt.value, item], [])
+            changed = True
     return changed
 
 
@@ -233,16 +224,26 @@ def rebound_names(function, names) -> bool:
     (True, None)
     """
     changed = False
+    for block, i, stmt in _augmented(function):
+        if isinstance(stmt.target, gast.Name) and stmt.target.id in names:
+            _rebind(block, i, stmt)
+            changed = True
+    return changed
+
+
+def _augmented(function):
+    """Each augmented assignment in the blocks of ``function``: (its block, its index, it)."""
     for node in trees.walk(function):
         for field in ("body", "orelse"):
             block = getattr(node, field, None)
-            if not isinstance(block, list):
-                continue
-            for i, stmt in enumerate(block):
-                if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) \
-                        and stmt.target.id in names:
-                    load = gast.Name(stmt.target.id, gast.Load(), None, None)
-                    block[i] = gast.copy_location(gast.Assign(
-                        [stmt.target], gast.BinOp(load, stmt.op, stmt.value), None), stmt)
-                    changed = True
-    return changed
+            if isinstance(block, list):
+                for i, stmt in enumerate(block):
+                    if isinstance(stmt, gast.AugAssign):
+                        yield block, i, stmt
+
+
+def _rebind(block: list, i: int, stmt) -> None:
+    """``block[i]``, ``s op= e``, as ``s = s op e``."""
+    load = gast.Name(stmt.target.id, gast.Load(), None, None)
+    block[i] = gast.copy_location(gast.Assign(
+        [stmt.target], gast.BinOp(load, stmt.op, stmt.value), None), stmt)
