@@ -17,6 +17,8 @@ from tests.test_higher_order import central_differences
 
 numba = pytest.importorskip("numba")
 
+from tests.test_numba_target import speelpenning  # noqa: E402
+
 
 @pytest.fixture(autouse=True)
 def kernel_cache(tmp_path, monkeypatch):
@@ -41,13 +43,6 @@ def check(f, args, wrt=0, rtol=1e-6):
 
 
 # --- the wrapper --------------------------------------------------------------------------
-
-
-def speelpenning(x):
-    p = 1.0
-    for i in range(x.shape[0]):
-        p = p * x[i]
-    return p
 
 
 def euler(y0, k):
