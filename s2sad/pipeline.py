@@ -896,6 +896,7 @@ def build_gradient(func, wrt: list[str], arg_descriptors=None,
     if backend is not None and backend.compiler:  # (numba: what it cannot compile, refused)
         numba_kernel.check_arguments(source, arg_descriptors, parameters(source.tree))
         numba_kernel.check_source(source, backend)
+        numba_kernel.check_integers(source, arg_descriptors, parameters(source.tree))
     stages = Stages(options.keep_stages, unparse)
     stages.record("source", source.tree)
     manager = PassManager(PIPELINE, stages)

@@ -244,13 +244,69 @@ def grows_an_integer(x, n):
     return x * (k % 1000)
 
 
-@pytest.mark.xfail(strict=True, reason="numba's integers wrap at 64 bits where Python's grow: "
-                   "31**20 % 1000 is 601 in Python, 961 in the kernel (not fixed: session 27)")
-def test_numba_integer_overflow_is_not_a_wrong_number():
+def grows_by_a_power(x, n):
+    return x * ((2 ** n) % 7)
+
+
+def grows_its_counter_in_an_inner_loop(x, n):
+    s = 0.0
+    for i in range(3):
+        for _ in range(n):
+            i = i * 31          # (the outer counter, grown across the inner loop's turns)
+        s = s + x * (i % 1000)
+    return s
+
+
+def grows_in_a_helper(x, n):
+    return x * (_power_of_31(1, n) % 1000)
+
+
+def _power_of_31(k, n):
+    for _ in range(n):
+        k *= 31
+    return k
+
+
+@pytest.mark.parametrize("f, line, name", [
+    (grows_an_integer, "k = k * 31", "multiplied by itself in a loop (k)"),
+    (grows_by_a_power, "return x * ((2 ** n) % 7)", "raised to or shifted by a varying"),
+    (grows_in_a_helper, "k *= 31", "multiplied by itself in a loop (k)"),
+    (grows_its_counter_in_an_inner_loop, "i = i * 31", "multiplied by itself in a loop (i)"),
+])
+def test_numba_refuses_python_integers_that_may_outgrow_64_bits(f, line, name):
+    """numba's integers wrap at 64 bits where Python's grow: 31**20 % 1000 is 601 in
+    Python, 961 in a kernel. Refused at the user's line, never a wrong number."""
     pytest.importorskip("numba")
     from s2sad.errors import S2sadError
-    try:
-        got = s2sad.grad(grows_an_integer, target="numba")(0.5, 20)
-    except (S2sadError, OverflowError):
-        return
-    assert got == 31 ** 20 % 1000
+    with pytest.raises(S2sadError) as caught:
+        s2sad.grad(f, target="numba")(0.5, 20)
+    text = str(caught.value)
+    assert name in text and "64-bit" in text and "target='numpy'" in text
+    assert line in text
+
+
+def index_arithmetic(x, n):
+    s = 0.0
+    p = 1.0
+    for i in range(n):
+        j = i * 2 + 1           # (an int, not multiplied by itself)
+        p = p * 1.5             # (a float multiplied by itself)
+        s = s + x * j * p
+    return s
+
+
+def products_of_items(x, m):
+    p = x
+    for i in range(m.shape[0]):
+        p = p * m[i]            # (NumPy's integers, which wrap in NumPy too)
+    return p
+
+
+@pytest.mark.parametrize("f, args", [
+    (index_arithmetic, (0.5, 6)),
+    (products_of_items, (0.5, np.array([2, 3, 4]))),
+])
+def test_numba_takes_integers_that_cannot_outgrow_python(f, args):
+    pytest.importorskip("numba")
+    got = s2sad.grad(f, target="numba")(*args)
+    assert got == pytest.approx(s2sad.grad(f)(*args), rel=1e-12)

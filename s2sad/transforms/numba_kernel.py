@@ -102,6 +102,8 @@ def check_source(source, backend, seen=None) -> None:
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) \
             and isinstance(body[0].value.value, str):
         body = body[1:]  # (a docstring)
+    if len(seen) > 1:  # (a function the gradient calls: its parameters may be ints)
+        check_integers(source)
     for top in body:
         for node in _gast_walk(top):
             what = refused.get(type(node))
@@ -132,6 +134,118 @@ def check_source(source, backend, seen=None) -> None:
                         not isinstance(value, type(os)) and value is not None:
                     refuse(node, f"the global {node.id} ({type(value).__name__})",
                            "Pass it as an argument (numba would freeze it). " + _ADVICE)
+
+
+def check_integers(source, descriptors=None, params=()) -> None:
+    """Refuse, at the user's line, Python integers that may outgrow numba's: the kernel's
+    integers are 64-bit and wrap past 9.2e18, where Python's grow without bound. A name that
+    may hold a Python int (an ``int`` argument, an int constant, ``len``, a ``range``
+    counter, sums and products of those: a fixed point over the assignments) and is
+    multiplied, raised or shifted by itself in a loop (``k = k * 31``), or an int raised to
+    or shifted by a varying int (``2 ** n``), is refused. Array items are NumPy's integers,
+    which wrap in NumPy too. A parameter of a function the gradient calls may be an int.
+
+    >>> import gast
+    >>> class S:  # (a FunctionSource's parts this reads)
+    ...     tree = gast.parse("def f(x, n):\\n k = 1\\n for _ in range(n):\\n  k = k * 31"
+    ...                       "\\n return x * k").body[0]
+    ...     def syntax_error(self, message, node, hint):
+    ...         return ValueError(f"line {node.lineno}: {message}")
+    >>> check_integers(S(), ("float", "int"), ("x", "n"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: line 4: an integer multiplied by itself in a loop (k), on the numba ...
+    """
+    tree = source.tree
+    given = dict(zip(params, descriptors or ()))
+    ints = {name for name in parameters_of(tree) if given.get(name, "int") == "int"}
+
+    def is_int(node) -> bool:
+        if isinstance(node, gast.Constant):
+            return type(node.value) is int
+        if isinstance(node, gast.Name):
+            return node.id in ints
+        if isinstance(node, gast.BinOp):
+            return not isinstance(node.op, gast.Div) and is_int(node.left) and \
+                is_int(node.right)
+        if isinstance(node, gast.UnaryOp):
+            return is_int(node.operand)
+        if isinstance(node, gast.IfExp):
+            return is_int(node.body) or is_int(node.orelse)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+            name = node.func.id
+            return name in ("len", "int") or name == "round" and len(node.args) == 1 or \
+                name in ("abs", "min", "max") and any(is_int(a) for a in node.args)
+        if isinstance(node, gast.Attribute):
+            return node.attr in ("size", "ndim")
+        if isinstance(node, gast.Subscript):
+            return isinstance(node.value, gast.Attribute) and node.value.attr == "shape"
+        return False
+
+    grown = True
+    while grown:  # (a fixed point: a name set from one that may be an int may be one)
+        before = len(ints)
+        for node in _gast_walk(tree):
+            if isinstance(node, gast.Assign):
+                for target in node.targets:
+                    if isinstance(target, gast.Name) and is_int(node.value):
+                        ints.add(target.id)
+                    elif isinstance(target, gast.Tuple) and isinstance(node.value, gast.Tuple):
+                        ints.update(t.id for t, v in zip(target.elts, node.value.elts)
+                                    if isinstance(t, gast.Name) and is_int(v))
+            elif isinstance(node, gast.For) and isinstance(node.target, gast.Name) and \
+                    isinstance(node.iter, gast.Call) and \
+                    isinstance(node.iter.func, gast.Name) and node.iter.func.id == "range":
+                ints.add(node.target.id)
+        grown = len(ints) != before
+
+    growing = (gast.Mult, gast.Pow, gast.LShift)
+
+    def refuse(node, what):
+        raise source.syntax_error(
+            f"{what}, on the numba target (target='numba'): numba's integers are 64-bit and "
+            "wrap past 9.2e18, where Python's grow without bound", node,
+            "Use target='numpy' for this function, or hold the value as a float "
+            "(k = 1.0) where its size allows.")
+
+    for node in _gast_walk(tree):
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Pow, gast.LShift)) and \
+                is_int(node.left) and is_int(node.right) and \
+                not isinstance(node.right, gast.Constant):
+            refuse(node, "an integer raised to or shifted by a varying integer")
+    for node, loop in _in_loops(tree):
+        counter = loop.target.id if isinstance(loop, gast.For) and \
+            isinstance(loop.target, gast.Name) else None  # (it starts again each turn)
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            name, grows = node.target.id, isinstance(node.op, growing) and is_int(node.value)
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            name = node.targets[0].id
+            grows = any(isinstance(part, gast.BinOp) and isinstance(part.op, growing) and
+                        is_int(part) and any(isinstance(side, gast.Name) and side.id == name
+                                             for side in (part.left, part.right))
+                        for part in _gast_walk(node.value))
+        else:
+            continue
+        if grows and name in ints and name != counter:
+            refuse(node, f"an integer multiplied by itself in a loop ({name})")
+
+
+def _in_loops(node, loop=None):
+    """Each statement under a loop of ``node``, with its innermost loop."""
+    for child in gast.iter_child_nodes(node):
+        if isinstance(child, gast.stmt) and loop is not None:
+            yield child, loop
+        inner = child if isinstance(child, (gast.For, gast.While)) else loop
+        if isinstance(child, (gast.FunctionDef, gast.ClassDef, gast.Lambda)):
+            continue
+        yield from _in_loops(child, inner)
+
+
+def parameters_of(tree) -> list:
+    """The names of the parameters of the function ``tree``."""
+    args = tree.args
+    return [a.id for a in [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                           *filter(None, (args.vararg, args.kwarg))]]
 
 
 def _gast_walk(node):
