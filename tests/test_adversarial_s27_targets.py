@@ -257,6 +257,13 @@ def grows_its_counter_in_an_inner_loop(x, n):
     return s
 
 
+def doubles(x, n):
+    k = 1
+    for _ in range(n):
+        k = k + k
+    return x * (k % 1000)
+
+
 def grows_in_a_helper(x, n):
     return x * (_power_of_31(1, n) % 1000)
 
@@ -272,6 +279,7 @@ def _power_of_31(k, n):
     (grows_by_a_power, "return x * ((2 ** n) % 7)", "raised to or shifted by a varying"),
     (grows_in_a_helper, "k *= 31", "multiplied by itself in a loop (k)"),
     (grows_its_counter_in_an_inner_loop, "i = i * 31", "multiplied by itself in a loop (i)"),
+    (doubles, "k = k + k", "multiplied by itself in a loop (k)"),
 ])
 def test_numba_refuses_python_integers_that_may_outgrow_64_bits(f, line, name):
     """numba's integers wrap at 64 bits where Python's grow: 31**20 % 1000 is 601 in

@@ -216,14 +216,21 @@ def check_integers(source, descriptors=None, params=()) -> None:
         counter = loop.target.id if isinstance(loop, gast.For) and \
             isinstance(loop.target, gast.Name) else None  # (it starts again each turn)
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
-            name, grows = node.target.id, isinstance(node.op, growing) and is_int(node.value)
+            name = node.target.id
+            grows = is_int(node.value) and (isinstance(node.op, growing) or isinstance(
+                node.op, gast.Add) and name in {n.id for n in _gast_walk(node.value)
+                                                if isinstance(n, gast.Name)})  # (k += k)
         elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], gast.Name):
             name = node.targets[0].id
-            grows = any(isinstance(part, gast.BinOp) and isinstance(part.op, growing) and
-                        is_int(part) and any(isinstance(side, gast.Name) and side.id == name
-                                             for side in (part.left, part.right))
-                        for part in _gast_walk(node.value))
+            grows = any(isinstance(part, gast.BinOp) and is_int(part) and (
+                isinstance(part.op, growing) and any(
+                    isinstance(side, gast.Name) and side.id == name
+                    for side in (part.left, part.right)) or
+                isinstance(part.op, gast.Add) and all(  # (k = k + k: doubled each turn)
+                    isinstance(side, gast.Name) and side.id == name
+                    for side in (part.left, part.right)))
+                for part in _gast_walk(node.value))
         else:
             continue
         if grows and name in ints and name != counter:
