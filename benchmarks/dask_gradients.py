@@ -40,6 +40,9 @@ import time
 import numpy as np
 
 COLUMNS = 20
+TARGET = 1.2  # s2sad on Dask / hand on Dask
+ROWS, CHUNK, REPEAT, GMM_ROWS, GMM_CHUNK = 500_000, 125_000, 3, 20_000, 5_000  # the defaults
+GMM_NAME = "GMM (d=10, K=25)"
 
 
 def logistic(w, X, y):
@@ -96,7 +99,8 @@ def _row(name, rows, chunk, dask_mine, dask_hand, np_mine, np_hand, repeat) -> d
             "numpy_ratio": _ratio(rounds, "numpy_s2sad_s", "numpy_hand_s")}
 
 
-def measure(rows: int, chunk: int, repeat: int) -> list[dict]:
+def measure(rows: int, chunk: int, repeat: int, keep=None) -> list[dict]:
+    """A row of each of ``WORKLOADS`` (``keep``, if given, picks them by name)."""
     import dask
     import dask.array as da
 
@@ -109,6 +113,8 @@ def measure(rows: int, chunk: int, repeat: int) -> list[dict]:
     results = []
     with dask.config.set(scheduler="threads"):
         for name, (loss, by_hand) in WORKLOADS.items():
+            if keep is not None and not keep(name):
+                continue
             grad = s2sad.grad(loss)
             mine, hand = grad(w, Xd, yd), dask.compute(by_hand(w, Xd, yd))[0]
             np.testing.assert_allclose(mine, hand, rtol=1e-9, atol=1e-9 * rows)
@@ -137,7 +143,7 @@ def measure_gmm(rows: int, chunk: int, repeat: int) -> dict:
         hand = dask.compute(grad_gmm_hand(*params, xd, mask, gamma, m))[0]
         for a, b in zip(mine, hand):
             np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-8 * rows)
-        return _row("GMM (d=10, K=25)", rows, chunk,
+        return _row(GMM_NAME, rows, chunk,
                     lambda: grad(*params, xd, mask, gamma, m),
                     lambda: grad_gmm_hand(*params, xd, mask, gamma, m),
                     lambda: grad(*params, x, mask, gamma, m),
@@ -226,12 +232,12 @@ def out_of_core_table(rows: int, chunk: int, runs: list[dict]) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=500_000)
-    parser.add_argument("--chunk", type=int, default=125_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--gmm-rows", type=int, default=20_000,
+    parser.add_argument("--rows", type=int, default=ROWS)
+    parser.add_argument("--chunk", type=int, default=CHUNK)
+    parser.add_argument("--repeat", type=int, default=REPEAT)
+    parser.add_argument("--gmm-rows", type=int, default=GMM_ROWS,
                         help="points of the GMM workload (0: no GMM row)")
-    parser.add_argument("--gmm-chunk", type=int, default=5_000)
+    parser.add_argument("--gmm-chunk", type=int, default=GMM_CHUNK)
     parser.add_argument("--no-regression", action="store_true",
                         help="no logistic regression and least squares rows")
     parser.add_argument("--out-of-core", type=int, default=0, metavar="ROWS",

@@ -7,8 +7,12 @@ hand-written gradient's, s2sad's and each installed peer's (the median of
 repeated timeit-style samples), each gradient first checked against the
 hand-written one with np.allclose; s2sad's first-call build time; peak memory
 of one gradient call. Then s2sad's build time on straight-line functions of
-100, 1,000 and 5,000 statements. Writes results.md, results.json and chart.png
-(and sources.md, s2sad's generated code) to benchmarks/results/.
+100, 1,000 and 5,000 statements; checkpointing a long loop; and the sections of
+benchmarks/numba_target.py (s2sad's numba gradient against the hand-written numba one),
+tight_loops.py (tight scalar loops in pure Python) and dask_gradients.py (s2sad on Dask
+against the hand-written Dask gradient, at its default sizes), each skipped with a note
+when numba or Dask is not installed. Writes results.md, results.json and chart.png (and
+sources.md, s2sad's generated code) to benchmarks/results/.
 """
 
 from __future__ import annotations
@@ -233,6 +237,130 @@ def small_cell(row) -> str:
     return f"{small['vs_hand']:.2f} {mark(small['vs_hand'] <= TARGET_VS_HAND)}"
 
 
+# ---------------------------------------------------------------------------- sections
+
+# The benchmarks that also run on their own command line, each a section of the results:
+# (its key in results.json, its --no-* flag, the module it needs installed)
+SECTIONS = [("numba", "numba", "numba"), ("tight loops", "tight", None),
+            ("dask", "dask", "dask")]
+
+
+def _keeps(keys: list, section: str):
+    """Which of a section's workloads ``--only`` picks: all where a key names the section
+    (``--only numba``) or there is no ``--only``, else those a key is a substring of."""
+    if not keys or any(k in section for k in keys):
+        return None
+    return lambda name: any(k in name.lower() for k in keys)
+
+
+def run_numba(quick: bool, keep) -> dict:
+    from . import numba_target
+    rows = numba_target.run(quick, keep)
+    return {"rows": [{"workload": name, "time_s": times,
+                      "first_call_s": {"hand": compiles[0], "s2sad": compiles[1]},
+                      "vs_hand_numba": times["s2sad (numba)"] / times["hand (numba)"],
+                      "speed_up": times["hand (Python)"] / times["s2sad (numba)"]}
+                     for name, times, compiles in rows],
+            "table": numba_target.table(rows) if rows else ""}
+
+
+def run_tight(settings, quick: bool, keep) -> dict:
+    from . import tight_loops
+    rows = tight_loops.measure(dataclasses.replace(
+        settings if quick else tight_loops.SETTINGS, clock=settings.clock), keep)
+    return {"rows": [{k: v for k, v in r.items() if k != "source"} for r in rows],
+            "table": tight_loops.render(rows) if rows else ""}
+
+
+def run_dask(quick: bool, keep) -> dict:
+    from . import dask_gradients as dg
+    rows, chunk, gmm_rows, gmm_chunk, repeat = (20_000, 5_000, 2_000, 500, 2) if quick else \
+        (dg.ROWS, dg.CHUNK, dg.GMM_ROWS, dg.GMM_CHUNK, dg.REPEAT)
+    results = dg.measure(rows, chunk, repeat, keep)
+    if keep is None or keep(dg.GMM_NAME):
+        results.append(dg.measure_gmm(gmm_rows, gmm_chunk, repeat))
+    return {"rows": results, "table": dg.table(results) if results else ""}
+
+
+def run_section(key: str, needs: str | None, skip_flag: bool, run, log) -> dict:
+    """One section's results: ``status`` ok, "not run" (its ``--no-*`` flag), skipped
+    (what it needs is not installed) or failed, with a ``reason``; its rows and table."""
+    if skip_flag:
+        return {"status": "not run", "reason": f"`--no-{key.split()[0]}`"}
+    if needs:
+        try:
+            __import__(needs)
+            if needs == "dask":
+                import dask.array  # noqa: F401
+        except Exception as exc:   # noqa: BLE001
+            log(f"skipping the {key} section: {needs} is not installed ({short_reason(exc)})")
+            return {"status": "skipped",
+                    "reason": f"{needs} is not installed ({short_reason(exc)})"}
+    log(f"{key} ...")
+    try:
+        out = run()
+    except Exception as exc:   # noqa: BLE001  (a section that fails is reported, not fatal)
+        log(f"    the {key} section failed: "
+            + "".join(traceback.format_exception_only(type(exc), exc)).strip())
+        return {"status": "failed", "reason": short_reason(exc),
+                "detail": "".join(traceback.format_exception_only(type(exc), exc)).strip()}
+    if not out["rows"]:
+        return {"status": "not run", "reason": "no workload of it matches `--only`"}
+    log(out["table"])
+    return {"status": "ok", **out}
+
+
+def render_sections(sections: dict) -> list[str]:
+    """The Markdown of the numba, tight-loop and Dask sections."""
+    from .dask_gradients import TARGET as DASK_TARGET
+    from .numba_target import TARGET as NUMBA_TARGET
+    from .tight_loops import TARGET as TIGHT_TARGET
+    texts = {
+        "numba": ("s2sad's gradient compiled by numba (`target=\"numba\"`)",
+                  ("`benchmarks/numba_target.py`: s2sad's gradient with `target=\"numba\"` "
+                   "against the same gradient written by hand and compiled with `numba.njit`, "
+                   "and both against the hand-written gradient in Python (and s2sad's NumPy "
+                   "gradient); time per call after a first call, which compiles (its time in "
+                   f"the last column). Target: s2sad's numba gradient within {NUMBA_TARGET}× "
+                   "of the hand-written numba gradient; the speed-up over the hand-written "
+                   "Python gradient is reported."),
+                  "vs_hand_numba", NUMBA_TARGET, "s2sad numba / hand numba"),
+        "tight loops": ("Tight scalar loops in pure Python",
+                        ("`benchmarks/tight_loops.py`: s2sad's pure-Python gradient of tight "
+                         "scalar loops against the hand-written Python gradient, timed side by "
+                         "side in paired rounds; *code only* is the generated function without "
+                         "the entry's check of the argument kinds. Target: within "
+                         f"{TIGHT_TARGET}× of the hand-written gradient (code only)."),
+                        "code_vs_hand", TIGHT_TARGET, "code only / hand"),
+        "dask": ("s2sad on Dask arrays",
+                 ("`benchmarks/dask_gradients.py` at its default sizes (smaller with "
+                  "`--quick`; the 2·10^6-row and out-of-core runs stay opt-in flags of that "
+                  "module): s2sad's gradient on Dask arrays "
+                  "(one `dask.compute`) against the hand-written Dask gradient, and both on the "
+                  "same data as NumPy arrays; threaded scheduler, the median of paired rounds' "
+                  f"ratios. Target: s2sad within {DASK_TARGET}× of the hand-written Dask "
+                  "gradient."), "dask_ratio", DASK_TARGET, "s2sad on Dask / hand on Dask"),
+    }
+    out = []
+    for key, result in sections.items():
+        title, sentence, ratio, target, what = texts[key]
+        out += ["", f"## {title}", "", sentence, ""]
+        if result["status"] != "ok":
+            out.append(f"Not run: {result['reason']}." if result["status"] == "not run" else
+                       f"Skipped: {result['reason']}." if result["status"] == "skipped" else
+                       f"Failed: {result.get('detail', result['reason'])}")
+            continue
+        out += [result["table"], ""]
+        values = {r["workload"] if "workload" in r else r["name"]: r[ratio]
+                  for r in result["rows"]}
+        values = {k: v[1] if isinstance(v, tuple | list) else v for k, v in values.items()}
+        missing = [f"{k} {v:.2f}" for k, v in values.items() if v > target]
+        out.append(f"Within {target}× ({what}): {mark(not missing)} "
+                   f"{len(values) - len(missing)} of {len(values)}"
+                   + (f" (missing: {', '.join(missing)})" if missing else "") + ".")
+    return out
+
+
 # ---------------------------------------------------------------------------- machine
 
 def machine_info(tools, skipped) -> dict:
@@ -328,7 +456,8 @@ def targets(row) -> dict:
             "build": max(s["build_s"] - s["time_s"], 0.0) < TARGET_BUILD_S}
 
 
-def render(rows, scaling, info, tool_names, settings, quick, elapsed, checkpoint=None) -> str:
+def render(rows, scaling, info, tool_names, settings, quick, elapsed, checkpoint=None,
+           sections=None) -> str:
     v = info["versions"]
     clock_name = "process CPU time (`time.process_time`)" if settings.clock is time.process_time \
         else "wall-clock time (`time.perf_counter`)"
@@ -485,6 +614,7 @@ def render(rows, scaling, info, tool_names, settings, quick, elapsed, checkpoint
             f" (growth exponent {overall:.2f} from {timed[0]['n']:,} to {timed[-1]['n']:,} "
             f"statements; target ≤ {MAX_EXPONENT})" if overall is not None else "")]
     out += render_checkpoint(checkpoint, fmt_time, fmt_bytes)
+    out += render_sections(sections or {})
 
     details = [(row["name"], name, c) for row in rows for name, c in row["cells"].items()
                if c["status"] != "ok"]
@@ -613,6 +743,13 @@ def main(argv=None) -> int:
                         help="skip the build-time scaling of straight-line functions")
     parser.add_argument("--no-checkpoint", action="store_true",
                         help="skip the checkpointing comparison (s2sad.checkpoint on a long loop)")
+    parser.add_argument("--no-numba", action="store_true",
+                        help="skip the numba section (benchmarks/numba_target.py)")
+    parser.add_argument("--no-tight", action="store_true",
+                        help="skip the tight-loop section (benchmarks/tight_loops.py)")
+    parser.add_argument("--no-dask", action="store_true",
+                        help="skip the Dask section (benchmarks/dask_gradients.py, at its "
+                             "default sizes)")
     parser.add_argument("--no-chart", action="store_true", help="skip chart.png")
     parser.add_argument("--no-small", action="store_true",
                         help="skip the second measurement of s2sad and the hand-written "
@@ -649,8 +786,8 @@ def main(argv=None) -> int:
         print(text, flush=True)
 
     workloads = all_workloads(args.quick)
-    if args.only:
-        keys = [k.strip().lower() for k in args.only.split(",")]
+    keys = [k.strip().lower() for k in args.only.split(",") if k.strip()]
+    if keys:
         workloads = [w for w in workloads if any(k in w.name.lower() for k in keys)]
     rows = [run_workload(w, tools, settings, args.quick, builds, log, args.build_limit)
             for w in workloads]
@@ -676,13 +813,21 @@ def main(argv=None) -> int:
         checkpoint = checkpoint_comparison(settings, args.quick)
         log(f"    memory saved {checkpoint['saved']:.0%}, time paid x{checkpoint['paid']:.2f}")
 
+    runs = {"numba": lambda keep: run_numba(args.quick, keep),
+            "tight loops": lambda keep: run_tight(settings, args.quick, keep),
+            "dask": lambda keep: run_dask(args.quick, keep)}
+    sections = {key: run_section(key, needs, getattr(args, f"no_{flag}"),
+                                 lambda key=key: runs[key](_keeps(keys, key)), log)
+                for key, flag, needs in SECTIONS}
+
     info = machine_info(tools, skipped)
     info["load_start"] = load_start
     if load_start is None:
         info["load"] = None
     elapsed = time.perf_counter() - start
     os.makedirs(args.out, exist_ok=True)
-    text = render(rows, scaling, info, tool_names, settings, args.quick, elapsed, checkpoint)
+    text = render(rows, scaling, info, tool_names, settings, args.quick, elapsed, checkpoint,
+                  sections)
     with open(os.path.join(args.out, "results.md"), "w") as fh:
         fh.write(text)
     with open(os.path.join(args.out, "sources.md"), "w") as fh:
@@ -690,7 +835,9 @@ def main(argv=None) -> int:
     with open(os.path.join(args.out, "results.json"), "w") as fh:
         json.dump({"machine": info, "quick": args.quick, "rows": [
             {k: v for k, v in row.items() if k != "source"} for row in rows],
-            "scaling": scaling, "checkpoint": checkpoint, "tools": tool_names}, fh, indent=1,
+            "scaling": scaling, "checkpoint": checkpoint, "tools": tool_names,
+            "sections": {key: {k: v for k, v in result.items() if k != "table"}
+                         for key, result in sections.items()}}, fh, indent=1,
             default=str)
     drew = False if args.no_chart else chart(rows, scaling, tool_names,
                                              os.path.join(args.out, "chart.png"))

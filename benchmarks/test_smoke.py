@@ -1,7 +1,7 @@
 """Smoke test of the benchmark suite: ``python -m pytest -q benchmarks/test_smoke.py``.
 
 Runs the suite in quick mode (small sizes, few repetitions) in a subprocess,
-as ``python -m benchmarks.run`` does, and checks what it writes. Peers and
+as ``python -m benchmarks.run`` does, and checks what it writes. Peers, numba, Dask and
 matplotlib are optional: what is not installed is skipped. Not part of the CI
 test paths (pyproject's ``testpaths``).
 """
@@ -19,6 +19,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEER_MODULES = {"autograd": "autograd", "jax": "JAX", "torch": "PyTorch", "tangent": "tangent"}
+NO_SECTIONS = ("--no-numba", "--no-tight", "--no-dask")  # (the test below runs them)
 
 
 def run_suite(out, *extra):
@@ -30,7 +31,7 @@ def run_suite(out, *extra):
 
 
 def test_quick_suite_writes_the_table_and_the_chart(tmp_path):
-    stdout, text, data = run_suite(tmp_path, "--peers", "none")
+    stdout, text, data = run_suite(tmp_path, "--peers", "none", *NO_SECTIONS)
     names = [row["name"] for row in data["rows"]]
     assert names == ["f4", "speelpenning (straight)", "speelpenning (loop)", "while loop", "MLP",
                      "RNN", "elementwise 1e6", "logistic regression", "GMM", "neural ODE", "GP"]
@@ -53,6 +54,45 @@ def test_quick_suite_writes_the_table_and_the_chart(tmp_path):
         assert (tmp_path / "chart.png").stat().st_size > 1000
     else:
         assert "no chart.png" in stdout
+    for key, flag in (("numba", "--no-numba"), ("tight loops", "--no-tight"),
+                      ("dask", "--no-dask")):
+        assert data["sections"][key]["status"] == "not run"
+        assert f"Not run: `{flag}`." in text
+
+
+def _installed(*modules) -> bool:
+    try:
+        for module in modules:
+            importlib.import_module(module)
+    except Exception:   # noqa: BLE001
+        return False
+    return True
+
+
+def test_quick_suite_runs_the_numba_tight_loop_and_dask_sections(tmp_path):
+    """``--only`` picks the sections' workloads too: one each, the main table's while loop."""
+    _, text, data = run_suite(tmp_path, "--peers", "none", "--only", "while,least squares",
+                              "--no-scaling", "--no-checkpoint", "--no-chart")
+    assert [row["name"] for row in data["rows"]] == ["while loop"]
+    sections = data["sections"]
+    expected = {"numba": (("numba",), ["while loop"], "## s2sad's gradient compiled by numba",
+                          "within 1.5×"),
+                "tight loops": ((), ["while loop (issue 38)"],
+                                "## Tight scalar loops in pure Python", "within 1.15×"),
+                "dask": (("dask", "dask.array"), ["least squares"], "## s2sad on Dask arrays",
+                         "within 1.2×")}
+    for key, (modules, names, title, target) in expected.items():
+        assert title in text and target in text, key
+        part = text.split(title, 1)[1].split("\n## ", 1)[0]
+        if not _installed(*modules):
+            assert sections[key]["status"] == "skipped", sections[key]
+            assert f"Skipped: {modules[0]} is not installed" in part
+            continue
+        assert sections[key]["status"] == "ok", sections[key]
+        got = [r.get("workload", r.get("name")) for r in sections[key]["rows"]]
+        assert got == names, key
+        assert all(f"| {name} |" in part for name in names), part
+        assert "Within " in part
 
 
 def test_quick_suite_with_the_installed_peers(tmp_path):

@@ -25,6 +25,7 @@ from .workloads.f4 import f4, grad_f4_hand
 from .workloads.speelpenning import grad_speelpenning_hand, speelpenning_loop
 
 TARGET = 1.15
+SETTINGS = Settings(min_time=FULL.min_time, repeat=41, budget=60.0, min_repeat=5)  # a full run
 
 
 def tight_while(x):
@@ -62,11 +63,14 @@ def _quartiles(values) -> tuple:
     return q[0], statistics.median(values), q[2]
 
 
-def measure(settings: Settings) -> list[dict]:
+def measure(settings: Settings, keep=None) -> list[dict]:
+    """One row per workload (``keep``, if given, picks them by name)."""
     import s2sad
     from s2sad import hooks
     rows = []
     for name, f, hand, args in workloads():
+        if keep is not None and not keep(name):
+            continue
         df = s2sad.grad(f)
         code = hooks.variant_function(df, args)
         expected = hand(*args)
@@ -111,8 +115,7 @@ def main(argv=None) -> None:
     parser.add_argument("--rounds", type=int, default=None, help="rounds (default 41)")
     parser.add_argument("--show", action="store_true", help="print the generated code too")
     args = parser.parse_args(argv)
-    settings = QUICK if args.quick else Settings(min_time=FULL.min_time, repeat=41,
-                                                 budget=60.0, min_repeat=5)
+    settings = QUICK if args.quick else SETTINGS
     if args.rounds:
         settings = Settings(min_time=settings.min_time, repeat=args.rounds,
                             budget=1e9, min_repeat=args.rounds)
