@@ -142,7 +142,30 @@ def benchmarks_section() -> str:
         "Build time of straight-line functions of N statements:", scaling,
         line_starting("Roughly linear growth"),
         "Checkpointing a long loop (2,000 steps, `examples/checkpoint.py`):", checkpoint,
-        line_starting("Memory saved")])
+        line_starting("Memory saved"), *_target_sections(lines)])
+
+
+# the sections of the run on the other targets and tight loops: (heading's start, title)
+_TARGET_SECTIONS = (("## s2sad's gradient compiled by numba", "The numba target"),
+                    ("## Tight scalar loops", "Tight scalar loops in pure Python"),
+                    ("## s2sad on Dask", "The Dask target"))
+
+
+def _target_sections(lines: list) -> list:
+    """Each target section's table and its line of targets met (or the line saying why it
+    did not run), under its title."""
+    parts = []
+    for start, title in _TARGET_SECTIONS:
+        at = next((i for i, line in enumerate(lines) if line.startswith(start)), None)
+        if at is None:
+            continue
+        end = next((i for i in range(at + 1, len(lines)) if lines[i].startswith("## ")),
+                   len(lines))
+        body = lines[at + 1:end]
+        table = [line for line in body if line.startswith("|")]
+        said = [line for line in body if line.startswith(("Within ", "Skipped", "Not run"))]
+        parts += [f"{title}:", *(["\n".join(table)] if table else []), *said]
+    return parts
 
 
 SECTIONS = {"functions": functions_section, "refused": refused_section,
