@@ -501,6 +501,17 @@ def test_generator_covers_every_feature():
     assert wanted <= set(seen), sorted(wanted - set(seen))
 
 
+def _module_of(folder, name: str, text: str):
+    """The module of source ``text``, written to ``folder/name.py`` (s2sad reads a function's
+    source from its file)."""
+    path = folder / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 NEXT_AFTER_STATE = """
 import numpy as np
 
@@ -524,11 +535,7 @@ def f(x, model):
 def test_next_after_an_object_store_is_not_refused(tmp_path):
     """Found by the fuzzer's ``next`` forms: ``next`` of a list's iterator or of a
     generator given a float, after ``model.step`` cached a value with a derivative."""
-    path = tmp_path / "next_after_state.py"
-    path.write_text(NEXT_AFTER_STATE)
-    spec = importlib.util.spec_from_file_location("next_after_state", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _module_of(tmp_path, "next_after_state", NEXT_AFTER_STATE)
     model = fuzzgen.FuzzState()
     got = s2sad.grad(module.f)(0.3, model)
     eps = 1e-6
@@ -555,11 +562,7 @@ def test_a_module_arrays_item_beside_an_object_store_is_not_refused(tmp_path):
     """Found by the quick profile once the draws shifted (s2sad unchanged): a module
     array's item given to a NumPy call, and a method that caches a value with a
     derivative in the object ``f`` is given."""
-    path = tmp_path / "global_item_with_state.py"
-    path.write_text(GLOBAL_ITEM_WITH_STATE)
-    spec = importlib.util.spec_from_file_location("global_item_with_state", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _module_of(tmp_path, "global_item_with_state", GLOBAL_ITEM_WITH_STATE)
     model = fuzzgen.FuzzState()
     got = s2sad.grad(module.f)(0.3, model)
     assert np.isclose(got, -0.25 + 1.0 / np.cosh(0.3) ** 2)
@@ -586,11 +589,7 @@ def test_a_loop_that_always_continues_annotated_compiles(tmp_path):
     """Found by the quick profile run with 800 programs: ``annotate=True`` and the
     optimizer on a ``while`` whose body always ``continue``s before a constant. The reverse
     loop restores its one value as its own variable and keeps ``pass`` under the comment."""
-    path = tmp_path / "continue_annotated.py"
-    path.write_text(CONTINUE_ANNOTATED)
-    spec = importlib.util.spec_from_file_location("continue_annotated", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _module_of(tmp_path, "continue_annotated", CONTINUE_ANNOTATED)
     assert s2sad.grad(module.f, optimize=True, annotate=True)(0.3) == 0.0
 
 
