@@ -246,7 +246,8 @@ class GradientFunction:
         """The compiled variant for these (bound) arguments, its globals read afresh."""
         key = tuple(map(describe_argument, args))  # (CuPy arrays describe themselves)
         check_arguments(key, self._params, self._backend)  # no NumPy array for target='cupy'
-        check_values(args, self._params)  # (a Dask array of unknown chunk sizes)
+        check_values(args, self._params, self._backend)  # (a Dask array of unknown chunk
+        # sizes; target='dask' given no Dask array)
         compiled = self._variants.get(key)
         if compiled is None:
             self._refuse_objects(key, args)
@@ -686,8 +687,8 @@ def _at_user_line(exc: DifferentiationError, compiled, func=None, at=None) -> No
     if at is not None:
         where = (at + (None, None, None),)
     else:
-        where = user_line_of(exc, compiled)
-        if where is None or compiled.output_at is None:
+        where = user_line_of(exc, compiled, following=True)  # (a sensitivity's zeros:
+        if where is None or compiled.output_at is None:  # the adjoint that adds to them)
             return
     if not isinstance(where, tuple):
         where = ((compiled.output_at[0], where, None, None, None),)

@@ -59,9 +59,12 @@ def statement_lines(function: gast.FunctionDef) -> tuple:
                  for stmt in _statements(function.body, _is_comment))
 
 
-def user_line(text: str, name: str, lines: tuple, generated: int) -> int | None:
+def user_line(text: str, name: str, lines: tuple, generated: int,
+              following: bool = False) -> int | None:
     """The user's line of the statement at line ``generated`` of ``text`` (the generated
-    module; ``name`` its function; ``lines`` from :func:`statement_lines`)."""
+    module; ``name`` its function; ``lines`` from :func:`statement_lines`). ``following``:
+    for a statement of none (a sensitivity's zeros, made before the adjoint that first
+    adds to it), the line of the next statement that has one."""
     try:
         module = ast.parse(text)
     except SyntaxError:
@@ -76,6 +79,8 @@ def user_line(text: str, name: str, lines: tuple, generated: int) -> int | None:
             found = index  # (the innermost: statements inside come after their block's)
     if found is None or found >= len(lines):
         return None
+    if following:
+        return next((line for line in lines[found:] if line is not None), None)
     return lines[found]
 
 
@@ -89,13 +94,14 @@ def _generated_line(exc: BaseException, compiled) -> int | None:
     return generated
 
 
-def user_line_of(exc: BaseException, compiled):
+def user_line_of(exc: BaseException, compiled, following: bool = False):
     """The user's line (or, inlined, the lines that lead to it) of the generated statement
-    of ``compiled`` that raised ``exc``; None where it is not known."""
+    of ``compiled`` that raised ``exc``; None where it is not known. ``following``: as
+    :func:`user_line` reads it."""
     generated = _generated_line(exc, compiled)
     if generated is None or not compiled.user_lines:
         return None
-    return user_line(compiled.text, compiled.name, compiled.user_lines, generated)
+    return user_line(compiled.text, compiled.name, compiled.user_lines, generated, following)
 
 
 def note_user_line(exc: BaseException, compiled, who: str) -> None:

@@ -303,9 +303,15 @@ def check_arguments(descriptors, names, target) -> None:
         raise HostArrayError(message, hint=hint)
 
 
-def check_values(values, names) -> None:
+def check_values(values, names, target=None) -> None:
     """Refuse an argument a target cannot compute with though its kind fits: a Dask array
-    of unknown chunk sizes (``HostArrayError``, naming the argument)."""
+    of unknown chunk sizes (``HostArrayError``, naming the argument); and arguments that
+    hold none of the arrays of the target asked for by name, where it needs one
+    (``target="dask"`` given NumPy arrays alone)."""
+    if target is not None:
+        found = target.none_given(values)
+        if found is not None:
+            raise HostArrayError(found[0], hint=found[1])
     for backend in _LAZY:
         for name, value in zip(names, values):
             found = backend.unknown_chunks(name, value)

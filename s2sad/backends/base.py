@@ -123,6 +123,11 @@ class Backend:
         """Is ``value`` one of this target's arrays whose computing is left for later?"""
         return False
 
+    def none_given(self, values) -> tuple[str, str] | None:
+        """``(message, hint)`` where this target, asked for by name, was given none of its
+        arrays among the arguments ``values`` and cannot compute without one, else None."""
+        return None
+
     def claims(self, desc) -> bool:
         """Does an argument so described choose this target under ``target="auto"``?"""
         return isinstance(desc, tuple) and bool(desc) and desc[0] == self.tag

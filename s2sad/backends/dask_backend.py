@@ -134,6 +134,35 @@ class DaskBackend(Backend):
                 f"give the sizes: {name} = {name}.rechunk(...)); the rows of a mask "
                 "(x[x > 0]) can be weights instead (x * (x > 0)).")
 
+    def none_given(self, values) -> tuple[str, str] | None:
+        """``(message, hint)`` where no argument is (or holds) a Dask array: Dask's own
+        functions take only Dask arrays where s2sad's code gives them NumPy's
+        (``da.argmax``, ``da.cumsum``, ``da.linalg.inv``...).
+
+        >>> DASK.none_given([np.ones(3), 2.0])[0][:57]
+        "target='dask' was asked, and no argument is a Dask array:"
+        """
+        if any(map(self._holds_lazy, values)):
+            return None
+        return ("target='dask' was asked, and no argument is a Dask array: the gradient "
+                "calls Dask's functions, and some of them take only Dask arrays",
+                "Give the data as Dask arrays (X = da.from_array(X, chunks=...)), or make the "
+                "gradient with target='auto' (or 'numpy') for NumPy arrays.")
+
+    def _holds_lazy(self, value, depth: int = 0) -> bool:
+        """Is ``value`` a Dask array, or a list, tuple, dict or object holding one?"""
+        if self.is_lazy(value):
+            return True
+        if depth > 8:  # (a structure that holds itself: no further)
+            return False
+        if isinstance(value, (list, tuple)):
+            return any(self._holds_lazy(v, depth + 1) for v in value)
+        if isinstance(value, dict):
+            return any(self._holds_lazy(v, depth + 1) for v in value.values())
+        fields = getattr(value, "__dict__", None)
+        return isinstance(fields, dict) and not isinstance(value, type) and \
+            any(self._holds_lazy(v, depth + 1) for v in fields.values())
+
     def is_lazy(self, value) -> bool:
         """Is ``value`` a Dask array (whose computing is left for later)?"""
         array = getattr(sys.modules.get("dask.array"), "Array", None)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import DASK, array_module
+from .shapes import _known_shape
 from .structures import as_gradient
 from . import cupy_compat
 
@@ -109,6 +110,7 @@ def add_at(a, indices, b):
     array([1., 0., 5.])
     """
     xp = array_module(a, b)
+    _known_shape(a), _known_shape(b)  # (sizes Dask does not know, the items a mask picks: refused)
     if xp is np:
         out = np.array(a, dtype=np.result_type(a, b))
         np.add.at(out, indices, b)

@@ -18,9 +18,8 @@ import numbers
 import numpy as np
 
 from ..backends import array_module
-from .shapes import (_argsort, _axes, _float_type, _ndim, _remember, _shape, _spread, _to,
-                     _weak,
-                     unbroadcast)
+from .shapes import (_argsort, _axes, _float_type, _known_shape, _ndim, _remember, _shape,
+                     _spread, _to, _weak, unbroadcast)
 
 
 def sum_grad(g, like, axis=None, keepdims=False):
@@ -64,7 +63,7 @@ def _kept_shape(shape: tuple, ndim: int, axis: int):
 
 def reduced_size(x, axis=None):
     """How many elements of ``x`` each result of a reduction over ``axis`` combines."""
-    shape = _shape(x)
+    shape = _known_shape(x)
     if axis is None:
         return int(np.prod(shape))
     axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)

@@ -22,12 +22,48 @@ import numbers
 import numpy as np
 
 from ..backends import DeviceShape, Shape, array_module, shape_type
+from ..errors import DifferentiationError
 
 
 def _shape(x):
     """``np.shape(x)``, read off the array itself where there is one (NumPy's or CuPy's)."""
     shape = getattr(x, "shape", None)
     return np.shape(x) if shape is None else shape
+
+
+def _known_shape(x):
+    """:func:`_shape`, where the gradient needs the sizes themselves (to count or scatter):
+    a Dask array's that holds NaN, the items a mask picks, is refused (:func:`unknown_sizes`)."""
+    shape = _shape(x)
+    if type(x) is not np.ndarray:
+        _refuse_unknown(shape)
+    return shape
+
+
+def _refuse_unknown(shape) -> None:
+    """Raise :func:`unknown_sizes` where ``shape`` holds NaN."""
+    if any(n != n for n in shape):
+        raise unknown_sizes(tuple(shape))
+
+
+def unknown_sizes(shape: tuple) -> DifferentiationError:
+    """The refusal of a value whose shape holds NaN: on Dask, the items a mask or
+    ``np.nonzero`` picks, whose number is known only when computed. The gradient reads
+    shapes to spread and scatter sensitivities; it is raised where one is read, and the
+    call names the user's line of the statement.
+
+    >>> print(unknown_sizes((float("nan"), 3)).message[:56])
+    a value whose sizes Dask does not know (shape (nan, 3))
+    """
+    shown = "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+    return DifferentiationError(
+        f"a value whose sizes Dask does not know (shape {shown}) reaches the gradient, which "
+        "reads its shape: the items a mask or np.nonzero picks from a Dask array are "
+        "counted only when computed",
+        hint="Weight the items instead of picking them (np.sum(np.where(x > 0.5, x ** 2, "
+             "0.0)) for np.sum(x[x > 0.5] ** 2)), or compute the index first and pass it in "
+             "(idx = np.flatnonzero(mask.compute())), or make the gradient with "
+             "target='numpy'.")
 
 
 def _ndim(x):
@@ -92,6 +128,7 @@ def _spread(xp, g, shape):
         key = value.shape, value.strides, shape
         strides = _STRIDES.get(key)
         if strides is None:
+            _refuse_unknown(shape)
             strides = _spread_strides(*key)
             _remember(_STRIDES, key, strides)
         if strides is False:  # (not broadcastable: NumPy's own error)
@@ -99,6 +136,7 @@ def _spread(xp, g, shape):
         view = np.ndarray(shape, value.dtype, value, 0, strides)
         view.flags.writeable = False
         return view
+    _refuse_unknown(shape)
     return xp.broadcast_to(g, shape)
 
 

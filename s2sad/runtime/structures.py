@@ -22,7 +22,7 @@ from ..backends import array_class, array_module, is_lazy
 from ..descriptors import attribute_object
 from ..errors import DifferentiationError, NonScalarOutputError
 from .elementwise import cast_like
-from .shapes import _float_type, _ndim, _shape, _to
+from .shapes import _float_type, _known_shape, _ndim, _shape, _to
 
 
 class SensitivityDict(dict):
@@ -55,7 +55,7 @@ def zeros_like_structure(x):
         return 0.0
     xp = array_module(x)
     if xp is not np:
-        return xp.zeros(x.shape, _float_type(x))
+        return xp.zeros(_known_shape(x), _float_type(x))
     return 0.0
 
 

@@ -1,0 +1,241 @@
+"""The Dask target, session 28: what Dask cannot count is refused at the user's line.
+
+* Items a mask or ``np.nonzero`` picks from a Dask array have sizes Dask knows only when
+  computed (NaN in the shape). Where the gradient reads them (to scatter a sensitivity,
+  spread it, count a mean), the call is refused at the user's line with what to do; it
+  raised Dask's or NumPy's own error from inside a helper before.
+* What reads no such size still works: masked data in a product, the weighted form the
+  refusal advises, an index computed first.
+* ``target="dask"`` given NumPy arrays alone is refused at the call (``da.argmax`` of a
+  NumPy array raised an ``AttributeError`` from inside Dask).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array", reason="Dask is not installed "
+                         "(pip install 'dask[array]' distributed, or the `dask` extra)")
+
+import s2sad  # noqa: E402
+from s2sad.backends import HostArrayError  # noqa: E402
+from s2sad.errors import DifferentiationError, NoDerivativeError  # noqa: E402
+from tests.test_higher_order import central_differences  # noqa: E402
+
+X8 = np.arange(24.0).reshape(8, 3) / 10.0 - 0.4
+V8 = np.linspace(0.1, 0.9, 8)
+W3 = np.array([0.3, -0.2, 0.5])
+
+
+def _line_of(f, text):
+    lines, first = inspect.getsourcelines(f)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+# --- a value picked by a mask, differentiated ------------------------------------------------
+
+
+def by_nonzero(x):
+    return np.sum(x[np.nonzero(x > 0.5)] ** 2)
+
+
+def by_mask(x):
+    return np.sum(x[x > 0.5] ** 2)
+
+
+def by_where(x):
+    return np.sum(x[np.where(x > 0.5)] ** 2)
+
+
+def by_flatnonzero(x):
+    return np.sum(x[np.flatnonzero(x > 0.5)] ** 2)
+
+
+def by_argwhere(x):
+    return np.sum(x[np.argwhere(x > 0.5)[:, 0]] ** 2)
+
+
+def masked_mean(x):
+    return np.mean(x[x > 0.5] ** 2)
+
+
+def masked_max(x):
+    return np.max(x[x > 0.5]) * 3.0
+
+
+def masked_then_sliced(x):
+    y = x[x > 0.5]
+    return np.sum(y[1:] * 2.0)
+
+
+# --- masked data, a parameter differentiated -------------------------------------------------
+
+
+def data_mean(w, X):
+    r = X[X[:, 0] > 0.3] @ w
+    return np.mean(r ** 2)
+
+
+def data_sum(w, X):
+    return np.sum(X[X[:, 0] > 0.3] @ w)
+
+
+def data_nonzero(w, X):
+    return np.sum(np.exp(X[np.nonzero(X[:, 0] > 0.3)] @ w))
+
+
+def data_rows_of_product(w, X):
+    Z = X * w
+    return np.sum(Z[Z[:, 0] > 0.1] ** 2)
+
+
+REFUSED = [
+    (by_nonzero, (V8,), "x[np.nonzero(x > 0.5)]"), (by_mask, (V8,), "x[x > 0.5]"),
+    (by_where, (V8,), "x[np.where(x > 0.5)]"), (by_flatnonzero, (V8,), "np.flatnonzero"),
+    (by_argwhere, (V8,), "np.argwhere"), (masked_mean, (V8,), "np.mean"),
+    (masked_max, (V8,), "np.max"), (masked_then_sliced, (V8,), "y[1:]"),
+    (data_mean, (W3, X8), "np.mean"), (data_sum, (W3, X8), "@ w"),
+    (data_nonzero, (W3, X8), "np.nonzero"), (data_rows_of_product, (W3, X8), "Z[Z[:, 0]"),
+]
+
+
+def _chunked(args):
+    return tuple(da.from_array(a, chunks=(4,) + a.shape[1:]) if a.ndim > 1 or a.size == 8
+                 else a for a in args)
+
+
+@pytest.mark.parametrize("f, args, text", REFUSED, ids=[f.__name__ for f, _, _ in REFUSED])
+def test_sizes_dask_does_not_know_are_refused_at_the_users_line(f, args, text):
+    expected = s2sad.grad(f)(*args)  # (NumPy knows the sizes: the gradient is checked)
+    np.testing.assert_allclose(expected, central_differences(f, args, 0), rtol=1e-6,
+                               atol=1e-6)
+    with pytest.raises(DifferentiationError) as info:
+        s2sad.grad(f)(*_chunked(args))
+    error = info.value
+    assert error.message.startswith("a value whose sizes Dask does not know (shape (nan"), \
+        error.message
+    assert error.lineno == _line_of(f, text) and text in error.text
+    assert "np.where(x > 0.5, x ** 2, 0.0)" in error.hint and "target='numpy'" in error.hint
+
+
+def test_value_and_grad_and_vjp_refuse_it_too():
+    x = da.from_array(V8, chunks=4)
+    for make in (s2sad.value_and_grad, lambda f: (lambda x: s2sad.vjp(f)(x)[1](1.0))):
+        with pytest.raises(DifferentiationError, match="sizes Dask does not know") as info:
+            make(by_mask)(x)
+        assert info.value.lineno == _line_of(by_mask, "x[x > 0.5]")
+
+
+# --- what reads no unknown size works ---------------------------------------------------------
+
+
+def data_squares(w, X):
+    r = X[X[:, 0] > 0.3] @ w
+    return np.sum(r ** 2)
+
+
+def weighted(x):
+    return np.sum(np.where(x > 0.5, x ** 2, 0.0))
+
+
+def picked(x, idx):
+    return np.sum(x[idx] ** 2)
+
+
+def test_masked_data_in_a_product_works():
+    Xd = da.from_array(X8, chunks=(4, 3))
+    got = s2sad.grad(data_squares)(W3, Xd)
+    assert type(got) is np.ndarray
+    expected = s2sad.grad(data_squares)(W3, X8)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    np.testing.assert_allclose(got, central_differences(data_squares, (W3, X8), 0),
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_the_advised_forms_work():
+    x = da.from_array(V8, chunks=4)
+    np.testing.assert_allclose(s2sad.grad(weighted)(x).compute(),
+                               central_differences(by_mask, (V8,), 0), rtol=1e-6, atol=1e-6)
+    idx = np.flatnonzero((x > 0.5).compute())
+    np.testing.assert_allclose(s2sad.grad(picked)(x, idx).compute(),
+                               central_differences(by_mask, (V8,), 0), rtol=1e-6, atol=1e-6)
+
+
+# --- neighbours: refused at the user's line already, by their own rule -------------------------
+
+
+def unique_sum(x):
+    return np.sum(np.unique(x) ** 2)
+
+
+def sorted_masked(x):
+    return np.sum(np.sort(x[x > 0.5]) * np.arange(4.0))
+
+
+def test_unique_and_sort_of_a_masked_value_are_refused_at_the_users_line():
+    x = da.from_array(V8, chunks=4)
+    with pytest.raises(NoDerivativeError, match="no derivative rule for numpy.unique") as info:
+        s2sad.grad(unique_sum)(x)
+    assert info.value.lineno == _line_of(unique_sum, "np.unique")
+    with pytest.raises(DifferentiationError, match="numpy.sort has no Dask twin") as info:
+        s2sad.grad(sorted_masked)(x)
+    assert info.value.lineno == _line_of(sorted_masked, "np.sort")
+
+
+# --- target="dask" with NumPy arrays alone ----------------------------------------------------
+
+
+def argmax_item(x):
+    return x[np.argmax(x)] ** 2 + np.sum(x)
+
+
+def dask_argmax_item(x):
+    return x[da.argmax(x)] ** 2 + np.sum(x)
+
+
+def cumulative(x):
+    return np.sum(np.cumsum(x) * x)
+
+
+def in_a_list(xs):
+    return np.sum(xs[0] * xs[1])
+
+
+class Model:
+    def __init__(self, X):
+        self.X = X
+
+
+def with_model(w, m):
+    return np.sum((m.X @ w) ** 2)
+
+
+@pytest.mark.parametrize("f", [argmax_item, dask_argmax_item, cumulative])
+def test_numpy_arrays_alone_are_refused_for_target_dask(f):
+    with pytest.raises(HostArrayError, match="target='dask' was asked, and no argument is a "
+                       "Dask array") as info:
+        s2sad.grad(f, target="dask")(V8)
+    assert "da.from_array" in info.value.hint and "target='auto'" in info.value.hint
+    with pytest.raises(HostArrayError, match="no argument is a Dask array"):
+        s2sad.value_and_grad(f, target="dask")(V8)
+    numpy_f = argmax_item if f is dask_argmax_item else f  # (da.argmax takes no NumPy array)
+    expected = central_differences(numpy_f, (V8,), 0)
+    np.testing.assert_allclose(s2sad.grad(numpy_f)(V8), expected, rtol=1e-6, atol=1e-6)
+    got = s2sad.grad(f, target="dask")(da.from_array(V8, chunks=4))  # (a Dask argument)
+    np.testing.assert_allclose(got.compute(), expected, rtol=1e-6, atol=1e-6)
+
+
+def test_a_dask_array_in_a_list_or_an_object_counts():
+    xs = [da.from_array(V8, chunks=4), V8[::-1].copy()]
+    got = s2sad.grad(in_a_list, target="dask")(xs)
+    np.testing.assert_allclose(got[0].compute(), V8[::-1], rtol=1e-12)
+    with pytest.raises(HostArrayError, match="no argument is a Dask array"):
+        s2sad.grad(in_a_list, target="dask")([V8, V8])
+    got = s2sad.grad(with_model, target="dask")(W3, Model(da.from_array(X8, chunks=(4, 3))))
+    np.testing.assert_allclose(got, central_differences(
+        lambda w: with_model(w, Model(X8)), (W3,), 0), rtol=1e-6, atol=1e-6)
+    with pytest.raises(HostArrayError, match="no argument is a Dask array"):
+        s2sad.grad(with_model, target="dask")(W3, Model(X8))
