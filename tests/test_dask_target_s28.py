@@ -239,3 +239,54 @@ def test_a_dask_array_in_a_list_or_an_object_counts():
         lambda w: with_model(w, Model(X8)), (W3,), 0), rtol=1e-6, atol=1e-6)
     with pytest.raises(HostArrayError, match="no argument is a Dask array"):
         s2sad.grad(with_model, target="dask")(W3, Model(X8))
+
+
+# --- a NumPy parameter given to a function whose Dask twin takes Dask arrays alone ----------
+
+
+def param_argmax(w, X):
+    return w[np.argmax(w)] * 2.0 + np.sum((X @ w) ** 2)
+
+
+def param_cumsum(w, X):
+    return np.sum(np.tanh(X @ np.cumsum(w)))
+
+
+def param_triu(w, X):
+    return np.sum(X @ np.triu(np.outer(w, w)) @ w)
+
+
+def param_round(w, X):
+    return np.sum((X @ (np.round(w, 1) * w)) ** 2)
+
+
+def param_inv(w, X):
+    return np.sum(X @ np.linalg.inv(np.eye(3) * 3.0 + np.outer(w, w)) @ w)
+
+
+def param_solve(w, X):
+    A = np.diag(np.array([3.0, 4.0, 5.0])) + np.outer(w, w)
+    return np.sum(np.sin(X @ np.linalg.solve(A, w)))
+
+
+MIXED = [(param_argmax, "argmax(w)"), (param_cumsum, "cumsum(w)"), (param_triu, "triu("),
+         (param_round, "round(w, 1)"), (param_inv, "inv("), (param_solve, "solve(")]
+
+
+@pytest.mark.parametrize("f, call", MIXED, ids=[f.__name__ for f, _ in MIXED])
+def test_a_numpy_parameter_in_a_function_dask_has_for_dask_arrays_alone(f, call):
+    expected = s2sad.grad(f)(W3, X8)
+    np.testing.assert_allclose(expected, central_differences(f, (W3, X8), 0), rtol=1e-6,
+                               atol=1e-6)
+    Xd = da.from_array(X8, chunks=(4, 3))
+    got = s2sad.grad(f)(W3, Xd)  # (da.argmax(w) raised AttributeError: no chunks)
+    assert type(got) is np.ndarray
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    source = s2sad.grad(f).source_for(W3, Xd)
+    assert call in source and f"da.{call}" not in source and \
+        f"da.linalg.{call}" not in source, source
+    # (a Dask array given to the stand-in: Dask's own function; one chunk, which its LU
+    # wants)
+    Wd = da.from_array(W3, chunks=3)
+    np.testing.assert_allclose(s2sad.grad(f)(Wd, Xd).compute(), expected, rtol=1e-10,
+                               atol=1e-12)

@@ -20,6 +20,12 @@ from .base import Backend
 
 INSTALL_DASK = "pip install 'dask[array]' distributed  (or: pip install 's2sad[dask]')"
 
+# the functions of dask.array (and dask.array.linalg) with a rule in s2sad that take no
+# NumPy array (AttributeError: 'numpy.ndarray' object has no attribute 'chunks')
+_DASK_ARRAYS_ONLY = ("argmax", "argmin", "nanargmax", "nanargmin", "cumsum", "cumprod", "triu",
+                     "tril", "repeat", "searchsorted", "digitize", "round", "around")
+_DASK_LINALG_ONLY = ("inv", "solve", "svd", "cholesky", "norm", "qr", "lstsq")
+
 # the NumPy functions Dask's array module lacks that have a rule in s2sad, each with the
 # function of dask.array (or s2sad's helper) that computes it: the stand-ins
 _STAND_INS = {
@@ -44,6 +50,10 @@ _STAND_INS = {
     ("numpy", "s_"): "s_",
     ("numpy.ndarray", "astype"): "astype", ("numpy", "finfo"): "finfo",
     ("numpy", "iinfo"): "iinfo", ("numpy", "tensordot"): "tensordot", ("numpy", "split"): "split", ("numpy", "reshape"): "reshape",
+    # (Dask has these, but its own takes no NumPy array: a NumPy parameter's argmax beside
+    # Dask data. The stand-in calls NumPy's on NumPy arrays, Dask's on Dask arrays)
+    **{("numpy", name): name for name in _DASK_ARRAYS_ONLY},
+    **{("numpy.linalg", name): name for name in _DASK_LINALG_ONLY},
 }
 
 

@@ -234,6 +234,30 @@ for _name, _stand_in in (("acos", acos), ("asin", asin), ("atan", atan), ("acosh
     _stand_in.__doc__ = f"``np.{_name}``: its older name's function."
 
 
+def _either(name: str, linalg: bool = False):
+    """A stand-in for a function Dask has that takes no NumPy array: NumPy's own on NumPy
+    arrays, Dask's on Dask arrays, the NumPy arrays among them made Dask's."""
+    def stand_in(*args, **kwargs):
+        xp = array_module(*args)
+        if xp is not np:
+            args = [xp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+        return getattr(xp.linalg if linalg else xp, name)(*args, **kwargs)
+    stand_in.__name__ = stand_in.__qualname__ = name
+    stand_in.__doc__ = (f"``np.{'linalg.' if linalg else ''}{name}``: NumPy's on NumPy "
+                        "arrays, Dask's on Dask arrays (whose own takes no NumPy array).")
+    return stand_in
+
+
+argmax, argmin, nanargmax, nanargmin = map(_either, ("argmax", "argmin", "nanargmax",
+                                                     "nanargmin"))
+cumsum, cumprod, triu, tril = map(_either, ("cumsum", "cumprod", "triu", "tril"))
+repeat, searchsorted, digitize = map(_either, ("repeat", "searchsorted", "digitize"))
+round, around = _either("round"), _either("around")  # noqa: A001 (NumPy's name)
+inv, solve, svd, cholesky, norm, qr, lstsq = (
+    _either(name, linalg=True) for name in ("inv", "solve", "svd", "cholesky", "norm", "qr",
+                                            "lstsq"))
+
+
 def permute_dims(a, axes=None):
     """``np.permute_dims``: ``transpose``."""
     return array_module(a).transpose(a, axes)

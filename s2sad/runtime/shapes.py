@@ -33,7 +33,7 @@ def _shape(x):
 
 def _known_shape(x):
     """:func:`_shape`, where the gradient needs the sizes themselves (to count or scatter):
-    a Dask array's that holds NaN, the items a mask picks, is refused (:func:`unknown_sizes`)."""
+    a Dask array's that holds NaN, the items a mask picks, is refused (:func:`_unknown_sizes`)."""
     shape = _shape(x)
     if type(x) is not np.ndarray:
         _refuse_unknown(shape)
@@ -41,18 +41,18 @@ def _known_shape(x):
 
 
 def _refuse_unknown(shape) -> None:
-    """Raise :func:`unknown_sizes` where ``shape`` holds NaN."""
+    """Raise :func:`_unknown_sizes` where ``shape`` holds NaN."""
     if any(n != n for n in shape):
-        raise unknown_sizes(tuple(shape))
+        raise _unknown_sizes(tuple(shape))
 
 
-def unknown_sizes(shape: tuple) -> DifferentiationError:
+def _unknown_sizes(shape: tuple) -> DifferentiationError:
     """The refusal of a value whose shape holds NaN: on Dask, the items a mask or
     ``np.nonzero`` picks, whose number is known only when computed. The gradient reads
     shapes to spread and scatter sensitivities; it is raised where one is read, and the
     call names the user's line of the statement.
 
-    >>> print(unknown_sizes((float("nan"), 3)).message[:56])
+    >>> print(_unknown_sizes((float("nan"), 3)).message[:56])
     a value whose sizes Dask does not know (shape (nan, 3))
     """
     shown = "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
