@@ -31,6 +31,7 @@ from .errors import DifferentiationError
 from .located import statement_lines
 from .runtime import cast_like, check_number, check_real_power, unchanged_call
 from .runtime.budget import check_stack, checked_passes
+from .runtime.dask_compat import fused
 from .runtime.gradients import fresh_gradient
 from .source import FunctionSource, recording
 from .transforms.activity import active_names
@@ -54,6 +55,7 @@ from .transforms.forward import Forward
 from .transforms.gradient_form import GradientForm, fresh_call, fresh_names
 from .transforms.forward_substitution import ForwardSubstitution
 from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
+from .transforms.lazy_kernels import ElementwiseKernels
 from .transforms.kinds import (ANY, Kind, from_descriptor, infer_kinds, object_members,
                                object_roots)
 from .transforms.nan_check import NanCheck
@@ -799,6 +801,19 @@ def lazy_sums(build: Build) -> bool:
 
 
 @transform(on="adjoint")
+def lazy_kernels(build: Build) -> bool:
+    """Fusion on a lazy target (Dask): a run of elementwise statements made one kernel,
+    applied chunk by chunk in one task layer (``fused``), not one layer each."""
+    imports = build.imports
+    modules = {imports.numpy(), *imports.renamed} if imports.array_module_used else set()
+    kernels = ElementwiseKernels(modules, lambda: imports.helper(fused),
+                                 lambda: build.namer.fresh("kernel"))
+    build.adjoint = kernels.visit(build.adjoint)
+    build.needs_nestable_build |= kernels.changed  # (a derivative of it reads one without)
+    return kernels.changed
+
+
+@transform(on="adjoint")
 def readable(build: Build) -> bool:
     """The spelling a person writes: constants folded (``2 * -1.0 * 2 * x`` is ``-4.0 *
     x``, exactly) and the helpers' arguments named (``sum_grad(g, like=x, axis=1)``)."""
@@ -882,6 +897,7 @@ PIPELINE = [
     Step(sum_products, when=final_reverse),
     Step(complex_sums),
     Step(lazy_sums, when=lazy_target),
+    Step(lazy_kernels, when=lazy_target & final_reverse),
     Step(readable),
 ]
 

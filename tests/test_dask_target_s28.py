@@ -7,7 +7,10 @@
 * What reads no such size still works: masked data in a product, the weighted form the
   refusal advises, an index computed first.
 * ``target="dask"`` given NumPy arrays alone is refused at the call (``da.argmax`` of a
-  NumPy array raised an ``AttributeError`` from inside Dask).
+  NumPy array raised an ``AttributeError`` from inside Dask); a NumPy parameter beside Dask
+  data, given to a function whose Dask twin takes Dask arrays alone, gets NumPy's.
+* Speed: a run of elementwise statements of the gradient is one kernel applied chunk by
+  chunk (``fused``, one Dask layer, not one per operation), with the same arithmetic.
 """
 
 from __future__ import annotations
@@ -290,3 +293,85 @@ def test_a_numpy_parameter_in_a_function_dask_has_for_dask_arrays_alone(f, call)
     Wd = da.from_array(W3, chunks=3)
     np.testing.assert_allclose(s2sad.grad(f)(Wd, Xd).compute(), expected, rtol=1e-10,
                                atol=1e-12)
+
+
+# --- a run of elementwise statements: one kernel, one layer ---------------------------------
+
+
+def softplus_loss(x, y):
+    return np.sum(np.log1p(np.exp(-x)) * y + 0.5 * x * x)
+
+
+def broadcast_loss(W, X, b, c):
+    Z = X * W[None, :] + b
+    return np.sum(np.tanh(Z) ** 2 * c) + np.sum(np.exp(W) ** 2)
+
+
+def _layers(f, *args, wrt=0):
+    gradient = s2sad.grad(f, wrt)
+    gradient(*args)
+    raw = getattr(gradient._last.function, "__wrapped__", gradient._last.function)  # (the
+    # generated function itself: lazy results)
+    result = raw(*args)
+    parts = result if isinstance(result, tuple) else (result,)
+    return sum(len(p.dask.layers) for p in parts if isinstance(p, da.Array))
+
+
+def test_the_logistic_gradient_is_one_kernel_between_its_products():
+    from tests.dask_workloads import _data, logistic
+    w, X, y = _data()
+    Xd, yd = da.from_array(X, chunks=(30, 4)), da.from_array(y, chunks=30)
+    source = s2sad.grad(logistic).source_for(w, Xd, yd)
+    assert source.count("def kernel_") == 1 and "fused(kernel_1, z, y)" in source, source
+    assert "def kernel_" not in s2sad.grad(logistic).source_for(w, X, y)  # (Dask's alone)
+
+    def by_hand(w, X, y):
+        return X.T @ (1.0 / (1.0 + np.exp(-(X @ w))) - y)
+    hand = len(by_hand(w, Xd, yd).dask.layers)
+    assert _layers(logistic, w, Xd, yd) <= hand  # (30 before, 18 by hand: a layer an operation)
+    got = s2sad.grad(logistic)(w, Xd, yd)
+    np.testing.assert_allclose(got, s2sad.grad(logistic)(w, X, y), rtol=1e-12)
+    np.testing.assert_allclose(got, central_differences(logistic, (w, X, y), 0), rtol=1e-6,
+                               atol=1e-6)
+
+
+def test_a_kernel_does_the_same_arithmetic_as_the_statements():
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(50), rng.random(50)
+    gradient = s2sad.grad(softplus_loss)
+    xd = da.from_array(x, chunks=12)
+    assert "fused(kernel_1" in gradient.source_for(xd, y)
+    got = gradient(xd, y)
+    assert isinstance(got, da.Array) and got.chunks == xd.chunks
+    # (elementwise: each item's sensitivity is the NumPy target's, to the last bit)
+    assert np.array_equal(got.compute(), s2sad.grad(softplus_loss)(x, y))
+    np.testing.assert_allclose(got.compute(), central_differences(softplus_loss, (x, y), 0),
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_kernels_broadcast_and_take_numpy_arrays_numbers_and_dask_scalars():
+    rng = np.random.default_rng(4)
+    W, X, c = rng.standard_normal(3), rng.standard_normal((20, 3)), rng.random((20, 1))
+    Xd, cd = da.from_array(X, chunks=(6, 2)), da.from_array(c, chunks=(5, 1))
+    for wrt in (0, (0, 1, 2)):
+        gradient = s2sad.grad(broadcast_loss, wrt)
+        assert "fused(" in gradient.source_for(W, Xd, 0.25, cd)
+        got = gradient(W, Xd, 0.25, cd)
+        expected = s2sad.grad(broadcast_loss, wrt)(W, X, 0.25, c)
+        for g, e in zip(got if wrt else (got,), expected if wrt else (expected,)):
+            g = g.compute() if isinstance(g, da.Array) else g
+            np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+    differences = central_differences(broadcast_loss, (W, X, 0.25, c), 0)
+    np.testing.assert_allclose(s2sad.grad(broadcast_loss)(W, Xd, 0.25, cd), differences,
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_a_kernel_of_numpy_values_alone_runs_on_numpy():
+    from s2sad.runtime.dask_compat import fused
+    w = np.array([0.5, -1.0])
+    assert type(fused(lambda a, b: da.exp(a) * b - 1.0, w, 2.0)) is np.ndarray
+    lazy = fused(lambda a, b: da.exp(a) * b - 1.0, da.from_array(w, chunks=1), 2.0)
+    assert isinstance(lazy, da.Array) and len(lazy.dask.layers) == 2  # (the array, one)
+    assert np.array_equal(lazy.compute(), np.exp(w) * 2.0 - 1.0)
+    with pytest.raises(ZeroDivisionError):  # (a Python number's error, as the statement's)
+        fused(lambda a, b: a * (1.0 / b), da.from_array(w, chunks=1), 0.0)

@@ -83,6 +83,30 @@ def reshape(a, shape=None, order="C", **kwargs):
         return xp.reshape(a.rechunk(-1), shape)
 
 
+def fused(kernel, *args):
+    """``kernel(*args)``, a run of elementwise statements made one function
+    (:mod:`s2sad.transforms.lazy_kernels`), in one Dask operation where an argument is a
+    Dask array: the kernel runs on each chunk (broadcast and lined up as Dask lines up the
+    operands of an operation), one task layer in place of one per statement. Without a
+    Dask array among ``args``, the kernel's own result.
+
+    >>> fused(lambda a, b: -a * b + 1.0, np.ones(2), 2.0)
+    array([-1., -1.])
+    """
+    if not any(map(DASK.is_lazy, args)):
+        return kernel(*args)
+    from dask.array.core import elemwise
+    from dask.base import tokenize
+    # (the dtype of one item of each chunk, as Dask finds each operation's; a Python
+    # number's error, 1.0 / 0.0, raised here as the statement raises it)
+    with np.errstate(all="ignore"):
+        dtype = np.result_type(kernel(*[np.zeros((1,) * a.ndim, a.dtype) if DASK.is_lazy(a)
+                                        else a for a in args]))
+    name = f"{kernel.__name__}-" + tokenize(kernel.__code__.co_filename, kernel.__qualname__,
+                                            *args)
+    return elemwise(kernel, *args, dtype=dtype, name=name)
+
+
 def replacement(module: str, name: str) -> str | None:
     """The name of this module's stand-in for NumPy's ``module.name`` on the Dask target,
     or None where Dask has that function itself."""
