@@ -375,3 +375,14 @@ def test_a_kernel_of_numpy_values_alone_runs_on_numpy():
     assert np.array_equal(lazy.compute(), np.exp(w) * 2.0 - 1.0)
     with pytest.raises(ZeroDivisionError):  # (a Python number's error, as the statement's)
         fused(lambda a, b: a * (1.0 / b), da.from_array(w, chunks=1), 0.0)
+
+
+def test_a_kernel_given_a_list_runs_its_statements_one_by_one():
+    from s2sad.runtime.dask_compat import fused
+    x = da.from_array(np.array([3.0]), chunks=1)
+
+    def kernel(xs, x):  # (a list's * repeats it: no chunk of it is taken, [2.0, 4.0])
+        ys = xs * 2
+        return ys * x
+    got = fused(kernel, [1.0, 2.0], x)
+    np.testing.assert_array_equal(got.compute(), [3.0, 6.0, 3.0, 6.0])

@@ -88,23 +88,32 @@ def fused(kernel, *args):
     (:mod:`s2sad.transforms.lazy_kernels`), in one Dask operation where an argument is a
     Dask array: the kernel runs on each chunk (broadcast and lined up as Dask lines up the
     operands of an operation), one task layer in place of one per statement. Without a
-    Dask array among ``args``, the kernel's own result.
+    Dask array among ``args``, or with an argument that is no array or number (a list,
+    which ``*`` repeats), the kernel called as it is: its statements, one operation each.
 
     >>> fused(lambda a, b: -a * b + 1.0, np.ones(2), 2.0)
     array([-1., -1.])
     """
-    if not any(map(DASK.is_lazy, args)):
+    if not any(map(DASK.is_lazy, args)) or not all(map(_chunkable, args)):
         return kernel(*args)
     from dask.array.core import elemwise
     from dask.base import tokenize
-    # (the dtype of one item of each chunk, as Dask finds each operation's; a Python
-    # number's error, 1.0 / 0.0, raised here as the statement raises it)
+    # (the dtype of the kernel on one item of each array, as Dask finds an operation's; a
+    # Python number's error, 1.0 / 0.0, is raised here as the statement raises it)
     with np.errstate(all="ignore"):
-        dtype = np.result_type(kernel(*[np.zeros((1,) * a.ndim, a.dtype) if DASK.is_lazy(a)
+        dtype = np.result_type(kernel(*[np.zeros((1,) * a.ndim, a.dtype)
+                                        if isinstance(a, np.ndarray) or DASK.is_lazy(a)
                                         else a for a in args]))
     name = f"{kernel.__name__}-" + tokenize(kernel.__code__.co_filename, kernel.__qualname__,
                                             *args)
     return elemwise(kernel, *args, dtype=dtype, name=name)
+
+
+def _chunkable(value) -> bool:
+    """Does ``fused`` take ``value`` chunk by chunk as an operation takes it: a Dask or
+    NumPy array, a NumPy scalar, a Python number?"""
+    return DASK.is_lazy(value) or isinstance(value, (np.ndarray, np.generic, int, float,
+                                                     complex))
 
 
 def replacement(module: str, name: str) -> str | None:

@@ -33,7 +33,8 @@ def _shape(x):
 
 def _known_shape(x):
     """:func:`_shape`, where the gradient needs the sizes themselves (to count or scatter):
-    a Dask array's that holds NaN, the items a mask picks, is refused (:func:`_unknown_sizes`)."""
+    a Dask array's that holds NaN, the items a mask picks, is refused
+    (:func:`_unknown_sizes`)."""
     shape = _shape(x)
     if type(x) is not np.ndarray:
         _refuse_unknown(shape)

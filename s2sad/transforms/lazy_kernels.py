@@ -57,9 +57,9 @@ UFUNCS = frozenset(("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sq
 
 class ElementwiseKernels:
     """``modules``: the names of the array module in the code (NumPy's, as the user spells
-    it, before it is printed as the target's ``da``); ``fused()`` and ``kernel()``: the name of the ``fused`` helper, and a
-    fresh name for a kernel, each asked for when a run is made one. ``changed``: whether a
-    run was."""
+    it, before it is printed as the target's ``da``); ``fused()`` and ``kernel()``: the
+    name of the ``fused`` helper, and a fresh name for a kernel, each asked for when a run
+    is made one. ``changed``: whether a run was."""
 
     def __init__(self, modules: set, fused: Callable[[], str], kernel: Callable[[], str]):
         self.modules = modules
