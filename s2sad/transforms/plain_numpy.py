@@ -173,6 +173,12 @@ class PlainNumpy(trees.Transformer):
                 and node.func.attr in ("swapaxes", "transpose") and not node.keywords and \
                 node.args:
             return self._permuted(node, env)
+        if isinstance(node, gast.Call) and node.args and (
+                isinstance(node.func, gast.Attribute) and node.func.attr == "sum" and
+                isinstance(node.func.value, gast.Name) and node.func.value.id == self.numpy
+                or isinstance(node.func, gast.Name) and
+                self.names.get(node.func.id) == "sum_product"):
+            return self._reduced(node, env)
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
             helper = self.names.get(node.func.id)
             at = {"unbroadcast": 1, "sum_grad": 1, "unbroadcast_product": 2,
@@ -181,6 +187,33 @@ class PlainNumpy(trees.Transformer):
                 like = self.kind(node.args[at], env)  # (the shape of like, as it says)
                 return like if _known(like) else ANY
         return ANY
+
+    def _reduced(self, node, env) -> Kind:
+        """``np.sum(a, axis, keepdims)``, ``sum_product(a, b, axis, keepdims)``: the
+        axes summed taken out, or kept of length 1."""
+        product = isinstance(node.func, gast.Name)
+        operands = node.args[:2] if product else node.args[:1]
+        rest = dict(zip(("axis", "keepdims"), node.args[len(operands):]))
+        rest.update((k.arg, k.value) for k in node.keywords)
+        if len(node.args) > len(operands) + 2 or set(rest) - {"axis", "keepdims"}:
+            return ANY
+        base = _broadcast([self.kind(a, env) for a in operands])
+        axis = rest.get("axis", gast.Constant(None, None))
+        keepdims = rest.get("keepdims", gast.Constant(False, None))
+        if base.tag == "scalar" or not _array(base) or not (
+                isinstance(keepdims, gast.Constant) and type(keepdims.value) is bool):
+            return SCALAR if base.tag == "scalar" else ANY
+        axes = _axes(axis, base.ndim)
+        if axes is None:
+            return ANY
+        if keepdims.value:
+            return Kind("numeric", None, base.ndim, ones=tuple(sorted(set(base.ones) |
+                                                                       set(axes))))
+        left = [a for a in range(base.ndim) if a not in axes]
+        if not left:
+            return SCALAR
+        return Kind("numeric", None, len(left),
+                    ones=tuple(i for i, a in enumerate(left) if a in base.ones))
 
     def _permuted(self, node, env) -> Kind:
         """``np.swapaxes(x, i, j)``, ``np.transpose(x, axes)``: ``x``'s axes permuted."""
@@ -204,6 +237,13 @@ class PlainNumpy(trees.Transformer):
             return ANY
         return Kind("array", None, base.ndim,
                     ones=tuple(k for k, a in enumerate(order) if a in base.ones))
+
+    def _pure(self, call) -> bool:
+        """Does ``call`` (a helper's) call nothing but helpers and NumPy's functions?"""
+        return all(isinstance(n.func, gast.Name) and n.func.id in self.names or
+                   isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
+                   and n.func.value.id == self.numpy
+                   for n in trees.walk(call) if isinstance(n, gast.Call))
 
     @staticmethod
     def _read_by_next_store(name: str, rest: list) -> bool:
@@ -257,7 +297,13 @@ class PlainNumpy(trees.Transformer):
             return node
         self.movable = self._movable(node)
         self.moved: set[str] = set()
+        self.looped = 0  # (how many loops the statement walked is in)
         self._block(node.body, {}, rewrite=True)
+        if self.moved:  # (their calls went where they were read)
+            node.body[:] = [stmt for stmt in node.body if not (
+                isinstance(stmt, gast.Assign) and stmt.value is self.movable.get(
+                    stmt.targets[0].id if isinstance(stmt.targets[0], gast.Name) else None)
+                and stmt.targets[0].id in self.moved)]
         return node
 
     def _movable(self, node) -> dict:
@@ -280,7 +326,7 @@ class PlainNumpy(trees.Transformer):
                 name = stmt.targets[0].id
                 read = [n.id for a in stmt.value.args for n in trees.walk(a)
                         if isinstance(n, gast.Name)]
-                if all(stores.get(r, 0) <= 1 for r in read) and (
+                if all(stores.get(r, 0) <= 1 for r in read) and self._pure(stmt.value) and (
                         stores.get(name) == 1 and loads.get(name) == 1 or
                         stores.get(name) == 2 and
                         self._read_by_next_store(name, node.body[k + 1:])):
@@ -343,9 +389,11 @@ class PlainNumpy(trees.Transformer):
         else:
             start.update(dict.fromkeys(stored, ANY))
         if rewrite:
+            self.looped += 1
             if isinstance(stmt, gast.While):
                 stmt.test = self._expr(stmt.test, start)
             self._block(stmt.body, dict(start), rewrite=True)
+            self.looped -= 1
         self._block(stmt.orelse, dict(start), rewrite)
         return {**start, **dict.fromkeys(self._stored(stmt.orelse), ANY)}
 
@@ -393,7 +441,8 @@ class PlainNumpy(trees.Transformer):
         longer than 1, so its shape and each of its elements stay the same."""
         for holder, field in _operands(top):
             value = getattr(holder, field)
-            call = self.movable.get(value.id) if isinstance(value, gast.Name) else value
+            call = self.movable.get(value.id) if isinstance(value, gast.Name) and \
+                not self.looped else value  # (not into a loop: computed once, as it was)
             if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and
                     self.names.get(call.func.id) == "sum_grad" and len(call.args) == 4 and
                     not call.keywords):
