@@ -156,3 +156,22 @@ def test_float32_gradients_keep_their_dtype_and_bits(monkeypatch):
     before, _ = helper_based(gmm.gmm, (0, 1, 2, 3), args, monkeypatch)
     for mine, theirs in zip(got, before, strict=True):
         assert mine.dtype == np.float32 and np.array_equal(mine, theirs)
+
+
+# --- constants folded across an array (s2sad.transforms.readable) ---------------------
+
+
+@pytest.mark.parametrize("c1,c2", [(2.0, 0.0005), (0.5, 0.3), (-4, 0.1), (3.7, 0.25),
+                                   (2, 3)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_power_of_two_folds_across_an_array_to_the_same_bits(c1, c2, dtype):
+    w = (np.random.default_rng(6).standard_normal(1000) * 10.0 ** np.arange(-5, 5).repeat(
+        100)).astype(dtype)
+    assert np.array_equal(c1 * (w * c2), w * (c1 * c2))
+    assert (c1 * (w * c2)).dtype == (w * (c1 * c2)).dtype
+
+
+def test_logistic_regression_folds_its_l2_constants():
+    args = logreg.make_args(np.random.default_rng(0), True)
+    text = s2sad.grad(fresh(logreg.logreg)).source_for(*args)
+    assert "s_w = w * 0.001" in text
