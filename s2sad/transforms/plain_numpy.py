@@ -11,7 +11,11 @@ arrays each helper call costs more than the arithmetic around it.
 
 The kinds of the sensitivities (``s_*``) and of the compiler's other new names are
 found here, statement by statement, from the kinds of the primal values; a name
-assigned in a loop keeps the kind it has on every pass (or none).
+assigned in a loop keeps the kind it has on every pass (or none). Each element of the
+result is computed from the same numbers as before, so the result is the same bits;
+a number spread (``sum_grad(0.5, like=x)``) is NumPy's own Python number beside the
+other operand, as in :mod:`~s2sad.transforms.unit_seed`, which in mixed precision (a
+float64 ``x``, a float32 operand) gives the operand's precision, not float64.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
@@ -43,6 +47,7 @@ from ..trees import clone
 from .kinds import ANY, SCALAR, Kind, broadcast_ones
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+_SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
 def _known(kind: Kind) -> bool:
@@ -402,6 +407,8 @@ class PlainNumpy(trees.Transformer):
     def _expr(self, node, env: dict, top: bool = True):
         """``node`` with its decided helper calls written as NumPy, innermost first
         (``top``: not an operand of the arithmetic around it)."""
+        if isinstance(node, _SCOPES):  # (its names are its own: left as written)
+            return node
         arithmetic = _arithmetic(node)
         for field in node._fields:
             value = getattr(node, field, None)
