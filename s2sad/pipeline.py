@@ -67,6 +67,7 @@ from .transforms.normalize import (Normalize, argument_descriptors, argument_obj
 from .transforms.loop_tape import LoopTape, WhileTape
 from .transforms.loop_sums import LoopSums
 from .transforms.sum_products import SumProducts
+from .transforms.plain_numpy import PlainNumpy
 from .transforms.readable import Readable
 from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
@@ -793,6 +794,18 @@ def complex_sums(build: Build) -> bool:
         build.adjoint, lambda: build.imports.helper(cast_like))
 
 
+@transform(on="adjoint", needs=(kinds,))
+def plain_numpy(build: Build, kinds: dict) -> bool:
+    """A helper whose work the kinds decide written as NumPy (``sum_grad(g, like=x,
+    axis=2)`` spread by a product: ``g[:, :, None]``)."""
+    imports = build.imports
+    if not imports.array_module_used:
+        return False
+    plain = PlainNumpy(kinds, imports.helpers, imports.numpy(), negate=not build.source.complex)
+    build.adjoint = plain.visit(build.adjoint)
+    return plain.changed
+
+
 @transform(on="adjoint")
 def lazy_sums(build: Build) -> bool:
     """On a lazy target (Dask), ``s_x += e`` as ``s_x = s_x + e``: a NumPy sensitivity
@@ -896,6 +909,8 @@ PIPELINE = [
     Step(device_arguments, when=wants_arrays),
     Step(sum_products, when=final_reverse),
     Step(complex_sums),
+    Step(plain_numpy, when=final_reverse & ~compiled_target & ~lazy_target),
+    Step(dead_code, when=optimize & ~debug_nans, after=(plain_numpy,)),
     Step(lazy_sums, when=lazy_target),
     Step(lazy_kernels, when=lazy_target & final_reverse),
     Step(readable),

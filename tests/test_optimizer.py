@@ -317,7 +317,8 @@ def test_a_power_of_two_goes_into_the_seed_of_a_spread():
     x = np.random.default_rng(0).standard_normal((5, 4))
     g = s2sad.grad(_squares_by_row)
     text = g.source_for(x)
-    assert "2.0 * (y *" not in text and "y * s_" in text, text  # (a row, not the array)
+    assert "2.0 * (y *" not in text and "y * (2.0 * " in text, text  # (a row, not the
+    # array: spread over y's rows by the product, s2sad.transforms.plain_numpy)
     # scaling by a power of two is exact: the same gradient, to the last bit
     np.testing.assert_array_equal(g(x), s2sad.grad(_squares_by_row, optimize=False)(x))
     np.testing.assert_allclose(g(x), np.tanh(x) * (1 - np.tanh(x) ** 2), rtol=1e-14)

@@ -37,7 +37,9 @@ def _spelled(line, helpers=None, fold=True):
     ("s_x = 3 * 2 * x", "s_x = 6 * x"),             # ints stay ints
     ("s_x = 2.0 * 3 * x ** 2", "s_x = 6.0 * x ** 2"),
     ("s_x = scaled_power(2, x, 2 - 1)", "s_x = scaled_power(2, x, 1)"),
-    ("s_x = x * 2 * 3", "s_x = x * 2 * 3"),         # (x * 2) * 3: not folded
+    ("s_x = x * 3 * 5", "s_x = x * 3 * 5"),         # (x * 3) * 5: not folded
+    ("s_x = x * 2 * 3", "s_x = x * 6"),             # (x * 2: exact) * 3 is x * 6
+    ("s_x = 0.5 * (x * 0.3)", "s_x = x * 0.15"),    # (a power of two: the same bits)
     ("s_x = 1.0 / 0 * x", "s_x = 1.0 / 0 * x"),     # Python's error stays
     ("s_x = 1e308 * 10.0 * x", "s_x = 1e+308 * 10.0 * x"),  # inf: not a literal
     ("s_x = 0.1 + 0.2 + x", "s_x = 0.1 + 0.2 + x"),  # (0.30000000000000004 reads worse)

@@ -86,8 +86,15 @@ def test_a_vector_built_from_numbers_has_rank_one():
                                    rtol=1e-6, atol=1e-8)
 
 
-def test_matmul_adjoint_of_unknown_rank_keeps_the_helper():
+def test_batched_matmul_adjoint_written_out_where_no_stack_broadcasts():
     source = s2sad.grad(batched, wrt=(0, 1)).source_for(*MATMUL_CASES[4][1])
+    assert "matmul_grad" not in source  # (s2sad.transforms.plain_numpy)
+    assert "@ np.swapaxes(B, -1, -2)" in source and "np.swapaxes(A, -1, -2) @" in source
+
+
+def test_matmul_adjoint_of_a_broadcast_stack_keeps_the_helper():
+    A, B = MATMUL_CASES[4][1]
+    source = s2sad.grad(batched, wrt=(0, 1)).source_for(A[:1], B)
     assert "matmul_grad_left" in source and "matmul_grad_right" in source
 
 

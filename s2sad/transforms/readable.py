@@ -10,9 +10,16 @@ s_x = sum_grad(-4.0, like=t_1, axis=1) + 100.0 * x
 Both steps change spelling only. A product of constants is computed here as Python would
 compute it when the line runs (``2 * -1.0 * 2 * x`` is ``((2 * -1.0) * 2) * x``), so its
 value and type are the same bits; it is folded where it reads no longer (``1 / 3`` stays).
-``x * 2 * 3`` is ``(x * 2) * 3`` and stays. A helper's arguments from the position its rule
+``x * 3 * 5`` is ``(x * 3) * 5`` and stays; but a product by a power of two only moves
+the exponent, so two constants one of which is a power of two fold across ``x``:
+``2.0 * (w * 0.0005)`` is ``w * 0.001``, the same bits (where ``w * 0.0005`` is not so
+small that it is subnormal, below 1e-308 in float64: there the folded one rounds once,
+not twice). A helper's arguments from the position its rule
 entry's ``keywords`` fact gives are passed by name, and those equal to their default are
 left out.
+
+>>> print(unparse(Readable({}).visit(gast.parse("s_w = 2.0 * (w * 0.0005) + 3 * (w * 0.1)"))))
+s_w = w * 0.001 + 3 * (w * 0.1)
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 import inspect
 import math
 import operator
+import sys
 
 import gast
 
@@ -138,6 +146,38 @@ def positional_arguments(call: gast.Call, function) -> bool:
     return True
 
 
+def _power_of_two(value) -> bool:
+    """Is ``value`` (a Python int or float) plus or minus a power of two?"""
+    return value != 0 and math.isfinite(value) and abs(math.frexp(value)[0]) == 0.5
+
+
+def _scaled(node):
+    """``node``, ``c1 * (e * c2)`` (in any order of the factors) where ``c1`` or ``c2`` is
+    a power of two, as ``e * c`` with ``c`` their product, which Python computes exactly
+    (a normal float, an int it prints as written); else None."""
+    if not isinstance(node.op, gast.Mult):
+        return None
+    for number, inner in ((node.left, node.right), (node.right, node.left)):
+        c1 = _number(number)
+        if c1 is None or not (isinstance(inner, gast.BinOp) and
+                              isinstance(inner.op, gast.Mult)):
+            continue
+        for known, other in ((inner.right, inner.left), (inner.left, inner.right)):
+            c2 = _number(known)
+            if c2 is None or _number(other) is not None or \
+                    not (_power_of_two(c1) or _power_of_two(c2)):
+                continue
+            value = c1 * c2
+            if isinstance(value, float) and not (math.isfinite(value) and
+                                                 abs(value) >= sys.float_info.min) or \
+                    isinstance(value, int) and abs(value) > _LARGEST_INT:
+                continue
+            constant = gast.Constant(value, None)
+            return gast.BinOp(other, gast.Mult(), constant) if known is inner.right else \
+                gast.BinOp(constant, gast.Mult(), other)
+    return None
+
+
 class Readable(trees.Transformer):
     """Fold the constants of each expression and name the helpers' arguments (``helpers``:
     ``{alias: function}``, the helpers generated code imports)."""
@@ -150,6 +190,8 @@ class Readable(trees.Transformer):
     def visit_BinOp(self, node):
         self.generic_visit(node)
         folded = _folded(node) if self.fold else None
+        if folded is None and self.fold:
+            folded = _scaled(node)
         if folded is None:
             return node
         self.changed = True

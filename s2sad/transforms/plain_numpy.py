@@ -1,0 +1,559 @@
+"""Helpers whose work the kinds decide, written as the NumPy they do.
+
+A helper of ``s2sad.runtime`` reads the shapes of its arguments at each call to find
+what to do: ``sum_grad(g, like=x, axis=2)`` spreads ``g`` over ``x``'s last axis,
+``unbroadcast(g, like=x)`` sums ``g`` down to ``x``'s shape. Where the kinds say it
+(the rank of each value, and which of its axes have length 1, checked at each call of
+the gradient), the compiler knows the answer already, and writes the NumPy a person
+writes: ``g[:, :, None]`` where a product spreads it anyway, ``g`` itself where nothing
+was broadcast, ``np.swapaxes(x, -1, -2) @ g`` for a batched matrix product. On small
+arrays each helper call costs more than the arithmetic around it.
+
+The kinds of the sensitivities (``s_*``) and of the compiler's other new names are
+found here, statement by statement, from the kinds of the primal values; a name
+assigned in a loop keeps the kind it has on every pass (or none). Each element of the
+result is computed from the same numbers as before, so the result is the same bits;
+a number spread (``sum_grad(0.5, like=x)``) is NumPy's own Python number beside the
+other operand, as in :mod:`~s2sad.transforms.unit_seed`, which in mixed precision (a
+float64 ``x``, a float32 operand) gives the operand's precision, not float64.
+
+>>> import gast
+>>> from s2sad.codegen import unparse
+>>> from s2sad.transforms.kinds import Kind
+>>> fn = gast.parse('''def g(x, t_1, t_2, L):
+...     s_1 = t_1 * 2.0
+...     s_2 = x * sum_grad(-1.0 * s_1, x, 2, False)
+...     s_3 = unbroadcast(s_1 + t_1, t_1)
+...     s_L = matmul_grad_right(s_2, x, L)
+...     return s_2, s_3, transpose_grad(s_L, (0, 2, 1))''').body[0]
+>>> kinds = {"x": Kind("array", "x", 3, ones=()), "t_1": Kind("array", "t_1", 2, ones=()),
+...          "L": Kind("array", "L", 3, ones=())}
+>>> names = {f: f for f in ("sum_grad", "unbroadcast", "matmul_grad_right", "transpose_grad")}
+>>> print(unparse(PlainNumpy(kinds, names, "np").visit(fn)))
+def g(x, t_1, t_2, L):
+    s_1 = t_1 * 2.0
+    s_2 = x * -s_1[:, :, None]
+    s_3 = s_1 + t_1
+    s_L = np.swapaxes(x, -1, -2) @ s_2
+    return (s_2, s_3, np.transpose(s_L, (0, 2, 1)))
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import trees
+from ..trees import clone
+from .kinds import ANY, SCALAR, Kind, broadcast_ones
+
+_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+_SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def _known(kind: Kind) -> bool:
+    """Does ``kind`` say the rank and the axes of length 1 (a number: rank 0)?"""
+    return kind.tag == "scalar" or kind.numeric and kind.ndim is not None and \
+        kind.ones is not None
+
+
+def _array(kind: Kind) -> bool:
+    """Is ``kind`` an array of known rank (1 or more) and axes of length 1?"""
+    return _known(kind) and kind.tag != "scalar" and kind.ndim > 0
+
+
+def _broadcast(kinds) -> Kind:
+    """The kind of an elementwise operation of values of ``kinds``."""
+    if not all(_known(k) for k in kinds):
+        return ANY
+    arrays = [k for k in kinds if k.tag != "scalar" and k.ndim]
+    if not arrays:
+        return SCALAR if all(k.tag == "scalar" for k in kinds) else ANY
+    tag = "array" if any(k.tag == "array" for k in arrays) else "numeric"
+    return Kind(tag, None, max(k.ndim for k in arrays), ones=broadcast_ones(arrays))
+
+
+def _joined(a: Kind, b: Kind) -> Kind:
+    """The kind a name has on two paths: the same rank and axes of length 1, or none."""
+    if a == b:
+        return a
+    if _array(a) and _array(b) and a.ndim == b.ndim and a.ones == b.ones:
+        return Kind("array" if a.tag == b.tag == "array" else "numeric", None, a.ndim,
+                    ones=a.ones)
+    return ANY
+
+
+def _int(node):
+    """The int ``node`` is written as (``2``, ``-1``), or None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        value = _int(node.operand)
+        return None if value is None else -value
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _axes(node, ndim: int):
+    """The axes ``node`` (an int, a tuple of ints, None) names of ``ndim`` axes, sorted,
+    or None where it names none plainly (a repeated axis, one out of range)."""
+    if isinstance(node, gast.Constant) and node.value is None:
+        return tuple(range(ndim))
+    parts = node.elts if isinstance(node, gast.Tuple) else [node]
+    values = [_int(p) for p in parts]
+    if None in values or not all(-ndim <= v < ndim for v in values):
+        return None
+    axes = sorted({v % ndim for v in values})
+    return tuple(axes) if len(axes) == len(values) else None
+
+
+def _minus_one(node) -> bool:
+    """Is ``node`` the float ``-1.0`` as written?"""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node, sign = node.operand, -1.0
+    else:
+        sign = 1.0
+    return isinstance(node, gast.Constant) and type(node.value) is float and \
+        sign * node.value == -1.0
+
+
+def _arithmetic(node) -> bool:
+    """Is ``node`` elementwise arithmetic (``+ - * /``, a sign)?"""
+    return isinstance(node, gast.BinOp) and isinstance(node.op, _ARITHMETIC) or \
+        isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd))
+
+
+def _operands(node) -> list:
+    """``[(node, field)]`` of the operands of the arithmetic ``node`` that are not
+    arithmetic themselves, left to right."""
+    found = []
+    for field in ("left", "right") if isinstance(node, gast.BinOp) else ("operand",):
+        value = getattr(node, field)
+        found += _operands(value) if _arithmetic(value) else [(node, field)]
+    return found
+
+
+def _whole() -> gast.Slice:
+    return gast.Slice(None, None, None)
+
+
+class PlainNumpy(trees.Transformer):
+    """``kinds``: the primal values' kinds (by name); ``helpers``: the generated code's
+    names of the helpers (``{"sum_grad": alias}``...); ``numpy``: its name for NumPy;
+    ``negate``: whether ``-1.0 * s`` of an array may be written ``-s`` (real values: a
+    complex one's product by ``-1.0`` differs from its negation at infinities)."""
+
+    def __init__(self, kinds: dict, helpers: dict, numpy: str, negate: bool = True):
+        self.kinds = kinds
+        self.names = {alias: name for name, alias in helpers.items()}
+        self.numpy = numpy
+        self.negate = negate
+        self.changed = False
+
+    # -- kinds of the generated code's values --------------------------------------------
+
+    def kind(self, node, env: dict) -> Kind:
+        """The kind of expression ``node`` where the new names have the kinds ``env``."""
+        if isinstance(node, gast.Name):
+            if node.id in self.kinds:
+                return self.kinds[node.id]
+            return env.get(node.id, ANY)
+        if isinstance(node, gast.Constant):
+            return SCALAR if type(node.value) in (int, float) else ANY
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self.kind(node.operand, env)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (*_ARITHMETIC, gast.Pow)):
+            return _broadcast([self.kind(node.left, env), self.kind(node.right, env)])
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
+            x, y = self.kind(node.left, env), self.kind(node.right, env)
+            if _array(x) and _array(y) and x.ndim == y.ndim >= 2 and \
+                    self._batch_alike(x, y):
+                ones = tuple(a for a in x.ones if a < x.ndim - 2)
+                ones += ((x.ndim - 2,) if x.ndim - 2 in x.ones else ()) + \
+                    ((y.ndim - 1,) if y.ndim - 1 in y.ones else ())
+                return Kind("array", None, x.ndim, ones=ones)
+            return ANY
+        if isinstance(node, gast.Subscript):
+            return self._subscript_kind(node, env)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                isinstance(node.func.value, gast.Name) and node.func.value.id == self.numpy \
+                and node.func.attr in ("swapaxes", "transpose") and not node.keywords and \
+                node.args:
+            return self._permuted(node, env)
+        if isinstance(node, gast.Call) and node.args and (
+                isinstance(node.func, gast.Attribute) and node.func.attr == "sum" and
+                isinstance(node.func.value, gast.Name) and node.func.value.id == self.numpy
+                or isinstance(node.func, gast.Name) and
+                self.names.get(node.func.id) == "sum_product"):
+            return self._reduced(node, env)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+            helper = self.names.get(node.func.id)
+            at = {"unbroadcast": 1, "sum_grad": 1, "unbroadcast_product": 2,
+                  "summed_matmul_grad_left": 3}.get(helper)
+            if at is not None and len(node.args) > at:
+                like = self.kind(node.args[at], env)  # (the shape of like, as it says)
+                return like if _known(like) else ANY
+        return ANY
+
+    def _reduced(self, node, env) -> Kind:
+        """``np.sum(a, axis, keepdims)``, ``sum_product(a, b, axis, keepdims)``: the
+        axes summed taken out, or kept of length 1."""
+        product = isinstance(node.func, gast.Name)
+        operands = node.args[:2] if product else node.args[:1]
+        rest = dict(zip(("axis", "keepdims"), node.args[len(operands):]))
+        rest.update((k.arg, k.value) for k in node.keywords)
+        if len(node.args) > len(operands) + 2 or set(rest) - {"axis", "keepdims"}:
+            return ANY
+        base = _broadcast([self.kind(a, env) for a in operands])
+        axis = rest.get("axis", gast.Constant(None, None))
+        keepdims = rest.get("keepdims", gast.Constant(False, None))
+        if base.tag == "scalar" or not _array(base) or not (
+                isinstance(keepdims, gast.Constant) and type(keepdims.value) is bool):
+            return SCALAR if base.tag == "scalar" else ANY
+        axes = _axes(axis, base.ndim)
+        if axes is None:
+            return ANY
+        if keepdims.value:
+            return Kind("numeric", None, base.ndim, ones=tuple(sorted(set(base.ones) |
+                                                                       set(axes))))
+        left = [a for a in range(base.ndim) if a not in axes]
+        if not left:
+            return SCALAR
+        return Kind("numeric", None, len(left),
+                    ones=tuple(i for i, a in enumerate(left) if a in base.ones))
+
+    def _permuted(self, node, env) -> Kind:
+        """``np.swapaxes(x, i, j)``, ``np.transpose(x, axes)``: ``x``'s axes permuted."""
+        base = self.kind(node.args[0], env)
+        if not _array(base):
+            return ANY
+        order = list(range(base.ndim))
+        if node.func.attr == "swapaxes" and len(node.args) == 3:
+            i, j = _int(node.args[1]), _int(node.args[2])
+            if i is None or j is None or not all(-base.ndim <= a < base.ndim for a in (i, j)):
+                return ANY
+            order[i], order[j] = order[j], order[i]
+        elif node.func.attr == "transpose" and len(node.args) == 1:
+            order.reverse()
+        elif node.func.attr == "transpose" and len(node.args) == 2:
+            axes = node.args[1]
+            order = [_int(e) for e in axes.elts] if isinstance(axes, gast.Tuple) else [None]
+            if None in order or sorted(order) != list(range(base.ndim)):
+                return ANY
+        else:
+            return ANY
+        return Kind("array", None, base.ndim,
+                    ones=tuple(k for k, a in enumerate(order) if a in base.ones))
+
+    def _pure(self, call) -> bool:
+        """Does ``call`` (a helper's) call nothing but helpers and NumPy's functions?"""
+        return all(isinstance(n.func, gast.Name) and n.func.id in self.names or
+                   isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
+                   and n.func.value.id == self.numpy
+                   for n in trees.walk(call) if isinstance(n, gast.Call))
+
+    @staticmethod
+    def _read_by_next_store(name: str, rest: list) -> bool:
+        """Is ``name`` read once before its next value, by the top-level statement of
+        ``rest`` that gives it (``s = s + e``)?"""
+        for stmt in rest:
+            names = [n for n in trees.walk(stmt) if isinstance(n, gast.Name) and n.id == name]
+            if any(isinstance(n.ctx, gast.Store) for n in names):
+                return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and len(names) == 2
+            if names:
+                return False
+        return False
+
+    def _subscript_kind(self, node, env) -> Kind:
+        """``g[:, None]``, ``g[:, 0]``: an array's axes kept, put in or taken out."""
+        base = self.kind(node.value, env)
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if not _array(base):
+            return ANY
+        ones, axis, out = [], 0, 0
+        for part in parts:
+            if isinstance(part, gast.Constant) and part.value is None:
+                ones.append(out)
+                out += 1
+            elif isinstance(part, gast.Slice) and part.lower is None and \
+                    part.upper is None and part.step is None:
+                if axis in base.ones:
+                    ones.append(out)
+                axis, out = axis + 1, out + 1
+            elif _int(part) is not None:
+                axis += 1
+            else:
+                return ANY
+        if axis > base.ndim:
+            return ANY
+        ones += [out + i for i, a in enumerate(range(axis, base.ndim)) if a in base.ones]
+        ndim = out + base.ndim - axis
+        return Kind("array", None, ndim, ones=tuple(ones)) if ndim else ANY
+
+    @staticmethod
+    def _batch_alike(x: Kind, y: Kind) -> bool:
+        """Have the batch axes of ``x`` and ``y`` (same rank) length 1 at the same places,
+        so that a product broadcasts none of them?"""
+        return all((a in x.ones) == (a in y.ones) for a in range(x.ndim - 2))
+
+    # -- the walk ------------------------------------------------------------------------
+
+    def visit_FunctionDef(self, node):
+        if not self.names:
+            return node
+        self.movable = self._movable(node)
+        self.moved: set[str] = set()
+        self.looped = 0  # (how many loops the statement walked is in)
+        self._block(node.body, {}, rewrite=True)
+        if self.moved:  # (their calls went where they were read)
+            node.body[:] = [stmt for stmt in node.body if not (
+                isinstance(stmt, gast.Assign) and stmt.value is self.movable.get(
+                    stmt.targets[0].id if isinstance(stmt.targets[0], gast.Name) else None)
+                and stmt.targets[0].id in self.moved)]
+        return node
+
+    def _movable(self, node) -> dict:
+        """``{name: call}`` of the names given a ``sum_grad(...)`` call at the top level
+        and read once, whose call reads names given one value at most: the call may go
+        where the name is read (dead code takes the assignment away then)."""
+        stores: dict = {}
+        loads: dict = {}
+        for n in trees.walk(node):
+            if isinstance(n, gast.Name):
+                counts = stores if isinstance(n.ctx, gast.Store) else loads
+                counts[n.id] = counts.get(n.id, 0) + 1
+        found = {}
+        for k, stmt in enumerate(node.body):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    isinstance(stmt.value, gast.Call) and \
+                    isinstance(stmt.value.func, gast.Name) and \
+                    self.names.get(stmt.value.func.id) == "sum_grad":
+                name = stmt.targets[0].id
+                read = [n.id for a in stmt.value.args for n in trees.walk(a)
+                        if isinstance(n, gast.Name)]
+                if all(stores.get(r, 0) <= 1 for r in read) and self._pure(stmt.value) and (
+                        stores.get(name) == 1 and loads.get(name) == 1 or
+                        stores.get(name) == 2 and
+                        self._read_by_next_store(name, node.body[k + 1:])):
+                    found[name] = stmt.value
+        return found
+
+    def _stored(self, stmts) -> set[str]:
+        return {n.id for stmt in stmts for n in trees.walk(stmt)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+    def _block(self, stmts: list, env: dict, rewrite: bool) -> dict:
+        """Walk ``stmts`` in order from the kinds ``env``; the kinds after them."""
+        for stmt in stmts:
+            if isinstance(stmt, (gast.For, gast.While)):
+                env = self._loop(stmt, env, rewrite)
+            elif isinstance(stmt, gast.If):
+                if rewrite:
+                    stmt.test = self._expr(stmt.test, env)
+                after = self._block(stmt.body, dict(env), rewrite)
+                other = self._block(stmt.orelse, dict(env), rewrite)
+                env = {n: _joined(after.get(n, ANY), other.get(n, ANY))
+                       for n in after.keys() | other.keys()}
+            elif isinstance(stmt, gast.Assign):
+                if rewrite:
+                    stmt.value = self._expr(stmt.value, env)
+                value = self.kind(stmt.value, env)
+                for target in stmt.targets:
+                    for name in self._stored([target]):
+                        env[name] = value if isinstance(target, gast.Name) and \
+                            len(stmt.targets) == 1 else ANY
+            elif isinstance(stmt, gast.AugAssign):
+                if rewrite:
+                    stmt.value = self._expr(stmt.value, env)
+                if isinstance(stmt.target, gast.Name) and isinstance(stmt.op, _ARITHMETIC):
+                    env[stmt.target.id] = _broadcast([self.kind(stmt.target, env),
+                                                      self.kind(stmt.value, env)])
+                else:
+                    env.update(dict.fromkeys(self._stored([stmt]), ANY))
+            elif isinstance(stmt, (gast.Return, gast.Expr)):
+                if rewrite and stmt.value is not None:
+                    stmt.value = self._expr(stmt.value, env)
+            else:  # (with, try...: what they store is not known, and they stay as written)
+                env.update(dict.fromkeys(self._stored([stmt]), ANY))
+        return env
+
+    def _loop(self, stmt, env: dict, rewrite: bool) -> dict:
+        """A loop's kinds: each name it stores keeps, on every pass, the kind it has
+        before the loop and after the body (a fixed point), or none."""
+        stored = self._stored([stmt])
+        start = dict(env)
+        if isinstance(stmt, gast.For):
+            start.update(dict.fromkeys(self._stored([stmt.target]), ANY))
+        for _ in range(len(stored) + 2):  # (each round loses a kind, or it is settled)
+            end = self._block(stmt.body, dict(start), rewrite=False)
+            joined = {**start, **{n: _joined(start.get(n, ANY), end.get(n, ANY))
+                                  for n in stored}}
+            if joined == start:
+                break
+            start = joined
+        else:
+            start.update(dict.fromkeys(stored, ANY))
+        if rewrite:
+            self.looped += 1
+            if isinstance(stmt, gast.While):
+                stmt.test = self._expr(stmt.test, start)
+            self._block(stmt.body, dict(start), rewrite=True)
+            self.looped -= 1
+        self._block(stmt.orelse, dict(start), rewrite)
+        return {**start, **dict.fromkeys(self._stored(stmt.orelse), ANY)}
+
+    # -- rewriting -----------------------------------------------------------------------
+
+    def _expr(self, node, env: dict, top: bool = True):
+        """``node`` with its decided helper calls written as NumPy, innermost first
+        (``top``: not an operand of the arithmetic around it)."""
+        if isinstance(node, _SCOPES):  # (its names are its own: left as written)
+            return node
+        arithmetic = _arithmetic(node)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, gast.expr):
+                setattr(node, field, self._expr(value, env, not (
+                    arithmetic and _arithmetic(value))))
+            elif isinstance(value, list):
+                value[:] = [self._expr(v, env) if isinstance(v, gast.expr) else v
+                            for v in value]
+        if arithmetic:
+            if top:
+                self._spread_in(node, env)
+            return self._negated(node, env) if isinstance(node, gast.BinOp) else node
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                all(k.arg == "axes" for k in node.keywords):
+            helper = self.names.get(node.func.id)
+            plain = None
+            if helper == "transpose_grad" and len(node.args) + len(node.keywords) <= 2:
+                plain = self._transpose(*node.args, *[k.value for k in node.keywords],
+                                        env=env)
+            elif node.keywords:
+                pass
+            elif helper == "unbroadcast" and len(node.args) == 2:
+                plain = self._unbroadcast(*node.args, env)
+            elif helper in ("matmul_grad_left", "matmul_grad_right") and len(node.args) == 3:
+                plain = self._matmul(helper == "matmul_grad_left", *node.args, env)
+            if plain is not None:
+                self.changed = True
+                return plain
+        return node
+
+    def _spread_in(self, top, env) -> None:
+        """Each ``sum_grad(g, like, axis, keepdims)`` among the operands of the arithmetic
+        ``top`` (or a name given one, read there alone) written as ``g`` with the summed
+        axes put back as ``None`` (``g[:, :, None]``), or ``g`` itself, where ``top``'s
+        other operands spread it anyway: ``top`` still has every axis ``like`` has
+        longer than 1, so its shape and each of its elements stay the same."""
+        for holder, field in _operands(top):
+            value = getattr(holder, field)
+            call = self.movable.get(value.id) if isinstance(value, gast.Name) and \
+                not self.looped else value  # (not into a loop: computed once, as it was)
+            if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and
+                    self.names.get(call.func.id) == "sum_grad" and len(call.args) == 4 and
+                    not call.keywords):
+                continue
+            like = self.kind(call.args[1], env)
+            spread = self._spread(call, like, env)
+            if spread is None:
+                continue
+            setattr(holder, field, spread)
+            if any(self._covers(self.kind(getattr(h, f), env), like)
+                   for h, f in _operands(top)):  # (an operand longer than 1 along an axis
+                # makes the result so, whatever the others)
+                self.changed = True
+                if call is not value:
+                    self.moved.add(value.id)
+            else:
+                setattr(holder, field, value)
+
+    @staticmethod
+    def _covers(kind: Kind, like: Kind) -> bool:
+        """Has a value of ``kind`` every axis ``like`` has longer than 1 (aligned on the
+        right), longer than 1 too?"""
+        lead = kind.ndim - like.ndim if _array(kind) else -1
+        return lead >= 0 and all(a + lead not in kind.ones
+                                 for a in range(like.ndim) if a not in like.ones)
+
+    def _spread(self, call, x: Kind, env):
+        """``call``, ``sum_grad(g, like, axis, keepdims)`` with ``like`` of kind ``x``, as
+        ``g`` shaped to broadcast as ``like`` (its summed axes put back as ``None``), or
+        None where the kinds do not say how."""
+        g, _, axis, keepdims = (clone(a) for a in call.args)
+        g_kind = self.kind(g, env)
+        if not (_array(x) and _known(g_kind) and isinstance(keepdims, gast.Constant) and
+                type(keepdims.value) is bool):
+            return None
+        axes = _axes(axis, x.ndim)
+        if axes is None:
+            return None
+        if g_kind.tag == "scalar" or g_kind.ndim == 0:
+            return g  # (a number: spread by the operation itself)
+        if keepdims.value or isinstance(axis, gast.Constant) and axis.value is None:
+            return g if g_kind.ndim == x.ndim else None
+        if g_kind.ndim != x.ndim - len(axes):
+            return None
+        index = [gast.Constant(None, None) if a in axes else _whole()
+                 for a in range(max(axes) + 1)]
+        negated = isinstance(g, gast.UnaryOp) and isinstance(g.op, gast.USub)
+        spread = gast.Subscript(g.operand if negated else g, gast.Tuple(index, gast.Load())
+                                if len(index) > 1 else index[0], gast.Load())
+        return gast.UnaryOp(gast.USub(), spread) if negated else spread  # (-s[:, None])
+
+    def _negated(self, node, env):
+        """``-1.0 * s`` (or ``s * -1.0``) of a floating array: ``-s``, the same bits."""
+        if not self.negate or not isinstance(node.op, gast.Mult):
+            return node
+        for number, other in ((node.left, node.right), (node.right, node.left)):
+            if _minus_one(number) and self._floats(other, env):
+                self.changed = True
+                return gast.UnaryOp(gast.USub(), other)
+        return node
+
+    def _floats(self, node, env) -> bool:
+        """Is ``node`` an array of floats: an array-valued name the compiler made (a
+        sensitivity), or an index of one?"""
+        while isinstance(node, gast.Subscript):
+            node = node.value
+        return isinstance(node, gast.Name) and node.id not in self.kinds and \
+            _array(env.get(node.id, ANY))
+
+    def _unbroadcast(self, g, like, env):
+        """``unbroadcast(g, like)`` where nothing was broadcast (the same rank, the same
+        axes of length 1): ``g``."""
+        a, b = self.kind(g, env), self.kind(like, env)
+        if _array(a) and _array(b) and a.ndim == b.ndim and a.ones == b.ones:
+            return g
+        return None
+
+    def _matmul(self, left: bool, g, x, y, env):
+        """``matmul_grad_left(g, x, y)`` (or right) of stacks of matrices whose stacks
+        broadcast nothing: ``g @ np.swapaxes(y, -1, -2)`` (``np.swapaxes(x, -1, -2) @ g``)."""
+        kx, ky, kg = (self.kind(n, env) for n in (x, y, g))
+        if not (_array(kx) and _array(ky) and _array(kg) and
+                kx.ndim == ky.ndim == kg.ndim >= 3 and self._batch_alike(kx, ky)):
+            return None
+        swapped = gast.Call(gast.Attribute(gast.Name(self.numpy, gast.Load(), None, None),
+                                           "swapaxes", gast.Load()),
+                            [y if left else x, gast.Constant(-1, None),
+                             gast.Constant(-2, None)], [])
+        return gast.BinOp(g, gast.MatMult(), swapped) if left else \
+            gast.BinOp(swapped, gast.MatMult(), g)
+
+    def _transpose(self, g, axes=None, env=None):
+        """``transpose_grad(g, axes)`` of an array, ``axes`` written out: ``np.transpose(g,
+        inverse)``, the inverse permutation found here."""
+        kind = self.kind(g, env)
+        if not _array(kind):
+            return None
+        func = gast.Attribute(gast.Name(self.numpy, gast.Load(), None, None), "transpose",
+                              gast.Load())
+        if axes is None or isinstance(axes, gast.Constant) and axes.value is None:
+            return gast.Call(func, [g], [])
+        order = [_int(e) for e in axes.elts] if isinstance(axes, gast.Tuple) else [None]
+        if None in order or sorted(order) != list(range(kind.ndim)):
+            return None
+        inverse = [order.index(a) for a in range(kind.ndim)]
+        return gast.Call(func, [g, gast.Tuple([gast.Constant(a, None) for a in inverse],
+                                              gast.Load())], [])
