@@ -8,6 +8,7 @@ build notes the type of a global a loop walks, and another type builds again.
 """
 
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -178,7 +179,9 @@ def test_a_closures_list_rebound_to_a_dict_after_the_build():
     assert g(1.0) == 1.0
 
 
-MATRIX = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+with warnings.catch_warnings():   # np.matrix warns at its creation
+    warnings.simplefilter("ignore", PendingDeprecationWarning)
+    MATRIX = np.matrix([[1.0, 2.0], [3.0, 4.0]])
 
 
 def the_rows_of_a_matrix(x):
