@@ -313,6 +313,20 @@ def _check_call(source, node, refuse, backend, seen) -> None:
         refuse(node, f"the call {_show(func)}(...)", _ADVICE)
     module = getattr(value, "__module__", None) or ""
     name = getattr(value, "__name__", "")
+    if value is builtins.reversed and len(node.args) == 1 and not node.keywords and \
+            isinstance(node.args[0], gast.Call) and \
+            _static(source, node.args[0].func) is builtins.range:
+        from .loops import backwards_range
+        if backwards_range(node.args[0]) is not None:
+            return  # (reversed(range(...)): a range of its own, walked from its end)
+        refuse(node, "reversed(range(...)) with a step that is not a constant, or with a "
+               "start computed in place", "Give the step as a number and the start as a "
+               "name (start = ...; reversed(range(start, stop, 2))). " + _ADVICE)
+    if (module, name) in backend.kernel_whole and _same(value, module, name) and \
+            (len(node.args) != 1 or node.keywords):
+        refuse(node, f"{_show(func)}(...) with an axis or a dtype: numba compiles "
+               f"np.{name} of a whole array only",
+               f"Write np.{name}(x) of the whole array, or loop over the axis. " + _ADVICE)
     if backend.compiles_call(module, name) and _same(value, module, name):
         return
     import types
@@ -384,7 +398,7 @@ def lower(compiled, source, backend, kinds=None):
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
                                *backend.kernel_replaced.values(), "saved_item", "as_index",
-                               "float_tape", "put_float",
+                               "float_tape", "put_float", "range_last",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length"})
     clash = sorted(set(helpers) & names)
@@ -689,7 +703,7 @@ class _Lowering:
             stmt.body = self.block(stmt.body, None)
             return [stmt]
         if isinstance(stmt, ast.For):
-            return [self.for_loop(stmt)]
+            return self.for_loop(stmt)
         if isinstance(stmt, ast.Expr):
             return self.effect(stmt)
         if isinstance(stmt, (ast.Pass, ast.Break, ast.Continue)):
@@ -775,6 +789,7 @@ class _Lowering:
             raise _Refused(stmt, stmt, "this `for` loop", _ADVICE)
         it = stmt.iter
         size = None
+        hoisted = []  # (a bound read twice, computed once before the loop)
         if _call_of(it, "range") and self.aliases.get("range") is None:
             size = ast.dump(it.args[0]) if len(it.args) == 1 else None
             stmt.iter = self.expr(it, stmt)
@@ -784,6 +799,22 @@ class _Lowering:
             start, stop = (ast.Constant(0), bounds[0]) if len(bounds) == 1 else bounds
             stmt.iter = ast.Call(ast.Name("range", ast.Load()), [
                 _minus_one(stop), _minus_one(start), ast.Constant(-1)], [])
+        elif _call_of(it, "reversed") and len(it.args) == 1 and _call_of(it.args[0], "range") \
+                and len(it.args[0].args) == 3:  # (a range with a step, from its last value)
+            start, stop, step = [self.expr(a, stmt) for a in it.args[0].args]
+            if not _atom(start):
+                hoisted.append(self.keep(ast.Assign(
+                    [ast.Name(self.fresh("range_start"), ast.Store())], start), stmt))
+                self.taken.add(hoisted[-1].targets[0].id)
+                start = ast.Name(hoisted[-1].targets[0].id, ast.Load())
+            if not _atom(step):
+                hoisted.append(self.keep(ast.Assign(
+                    [ast.Name(self.fresh("range_step"), ast.Store())], step), stmt))
+                self.taken.add(hoisted[-1].targets[0].id)
+                step = ast.Name(hoisted[-1].targets[0].id, ast.Load())
+            stmt.iter = ast.Call(ast.Name("range", ast.Load()), [
+                ast.Call(ast.Name("range_last", ast.Load()), [start, stop, step], []),
+                ast.BinOp(start, ast.Sub(), step), ast.UnaryOp(ast.USub(), step)], [])
         elif _call_of(it, "reversed") and len(it.args) == 1 and \
                 isinstance(it.args[0], ast.Subscript) and _call_of(it.args[0].value, "range") \
                 and len(it.args[0].value.args) == 1 and isinstance(it.args[0].slice, ast.Slice) \
@@ -800,7 +831,7 @@ class _Lowering:
         jumps = any(isinstance(n, (ast.Break, ast.Continue))  # (a turn that skips its save
                     for n in ast.walk(ast.Module(stmt.body, [])))  # would shift the rest)
         stmt.body = self.block(stmt.body, ("for", stmt.target.id, None if jumps else size))
-        return stmt
+        return [*hoisted, stmt]
 
     def effect(self, stmt):
         call = stmt.value
@@ -1045,6 +1076,12 @@ def _statement_of(module, node):
         if isinstance(stmt, ast.stmt) and any(n is node for n in ast.walk(stmt)):
             found = stmt
     return found
+
+
+def _atom(node) -> bool:
+    """Is ``node`` a name or a number (``-2`` too), read again at no cost?"""
+    return isinstance(node, (ast.Name, ast.Constant)) or isinstance(node, ast.UnaryOp) and \
+        isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
 
 
 def _minus_one(node):
