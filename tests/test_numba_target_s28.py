@@ -353,3 +353,41 @@ def calls_itself(x, n):
 def test_recursion_stays_refused_at_the_users_line():
     with pytest.raises(UnsupportedSyntaxError, match="numba"):
         s2sad.grad(calls_itself, target="numba")(0.5, 3)
+
+
+def backwards_from_the_end(x):
+    s = 0.0
+    for i in reversed(range(x.shape[0] - 1, -1, -2)):
+        s = s * 0.5 + x[i] ** 3
+    return s
+
+
+def backwards_rebinding(x, n):
+    s = 0.0
+    for i in reversed(range(1, n, 3)):
+        s = s * 0.5 + x * i
+        n = n - 1  # (the range was made before the loop: n changes nothing)
+    return s + n
+
+
+def forwards_rebinding(x, n):
+    s = 0.0
+    for i in range(1, n, 3):
+        s = s * 0.5 + x * i
+        n = n - 1
+    return s + n
+
+
+@pytest.mark.parametrize("f, args", [
+    pytest.param(backwards_from_the_end, (np.linspace(0.5, 1.5, 7),), id="start-computed"),
+    pytest.param(backwards_from_the_end, (np.linspace(0.5, 1.5, 6),), id="start-computed-even"),
+])
+def test_reversed_ranges_whose_bounds_are_computed(f, args):
+    check(f, args)
+
+
+@pytest.mark.parametrize("f", [backwards_rebinding, forwards_rebinding])
+def test_a_range_whose_bound_the_body_rebinds_is_refused_with_the_reason(f):
+    refused(f, (0.8, 11), 2, "bounds read n, which its body rebinds")
+    np.testing.assert_allclose(s2sad.grad(f)(0.8, 11),  # (NumPy's target takes it)
+                               central_differences(f, (0.8, 11), 0), rtol=1e-6)

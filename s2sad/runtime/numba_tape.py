@@ -254,8 +254,8 @@ def sum_grad(g, like, axis=None, keepdims=False):
 @overload(sum_grad, prefer_literal=True)
 def _sum_grad(g, like, axis=None, keepdims=False):
     if isinstance(like, types.NoneType):  # (numba's first typing of a value restored from
-        return lambda g, like, axis=None, keepdims=False: None  # a tape, None before a
-    if isinstance(like, types.Optional):  # loop: it unifies with the array typed next)
+        return None  # a tape, None before a loop: left untyped until it is an optional)
+    if isinstance(like, types.Optional):
         like = like.type
     if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
         if not isinstance(g, (types.Float, types.Integer)):
@@ -334,8 +334,6 @@ def unbroadcast(g, like):
 
 @overload(unbroadcast)
 def _unbroadcast(g, like):
-    if isinstance(like, types.NoneType):  # (numba's first typing of a restored value)
-        return lambda g, like: None
     if isinstance(like, types.Optional):
         like = like.type
     if isinstance(like, (types.Number, types.Boolean)):

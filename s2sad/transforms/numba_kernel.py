@@ -118,6 +118,8 @@ def check_source(source, backend, seen=None) -> None:
                 refuse(node, "a string")
             if isinstance(node, gast.Call):
                 _check_call(source, node, refuse, backend, seen)
+            if isinstance(node, gast.For):
+                _check_range_loop(node, refuse)
             elif isinstance(node, gast.Attribute) and not _is_call_func(node, top):
                 value = _static(source, node)
                 if value is _UNKNOWN and node.attr not in backend.kernel_attributes:
@@ -319,9 +321,8 @@ def _check_call(source, node, refuse, backend, seen) -> None:
         from .loops import backwards_range
         if backwards_range(node.args[0]) is not None:
             return  # (reversed(range(...)): a range of its own, walked from its end)
-        refuse(node, "reversed(range(...)) with a step that is not a constant, or with a "
-               "start computed in place", "Give the step as a number and the start as a "
-               "name (start = ...; reversed(range(start, stop, 2))). " + _ADVICE)
+        refuse(node, "reversed(range(...)) with a step that is not a number written out",
+               "Give the step as a number (reversed(range(a, b, 2))). " + _ADVICE)
     if (module, name) in backend.kernel_whole and _same(value, module, name) and \
             (len(node.args) != 1 or node.keywords):
         refuse(node, f"{_show(func)}(...) with an axis or a dtype: numba compiles "
@@ -337,6 +338,26 @@ def _check_call(source, node, refuse, backend, seen) -> None:
         return
     refuse(node, f"the call {_show(func)}(...): numba's compiled gradient has no "
            f"{module + '.' if module else ''}{name}", _ADVICE)
+
+
+def _check_range_loop(loop, refuse) -> None:
+    """Refuse a loop over ``range(...)`` (or ``reversed`` of one) whose body rebinds a
+    name its bounds read: Python reads them once, before the loop, and the kernel walks
+    only ranges whose bounds it reads there too."""
+    walked = loop.iter
+    if isinstance(walked, gast.Call) and isinstance(walked.func, gast.Name) and \
+            walked.func.id == "reversed" and len(walked.args) == 1:
+        walked = walked.args[0]
+    if not (isinstance(walked, gast.Call) and isinstance(walked.func, gast.Name) and
+            walked.func.id == "range"):
+        return
+    read = {n.id for n in _gast_walk(walked) if isinstance(n, gast.Name)} - {"range"}
+    rebound = sorted(read & {n.id for stmt in loop.body for n in _gast_walk(stmt)
+                             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)})
+    if rebound:
+        refuse(loop.iter, f"a loop over a range whose bounds read {', '.join(rebound)}, "
+               "which its body rebinds", f"Copy the bound into a name of its own before "
+               f"the loop (stop = {rebound[0]}; for i in range(..., stop, ...)). " + _ADVICE)
 
 
 def _same(value, module, name) -> bool:
