@@ -135,7 +135,7 @@ def backwards_by_a_variable_step(x, n, k):
 
 def test_reversed_range_with_a_variable_step_is_refused_with_the_reason():
     refused(backwards_by_a_variable_step, (1.3, 9, 2), 2, "reversed(range(...))",
-            "step that is not a constant")
+            "step that is not a number written out")
     got = s2sad.grad(backwards_by_a_variable_step)(1.3, 9, 2)  # (NumPy's target takes it)
     np.testing.assert_allclose(got, central_differences(backwards_by_a_variable_step,
                                                         (1.3, 9, 2), 0), rtol=1e-6)
@@ -391,3 +391,45 @@ def test_a_range_whose_bound_the_body_rebinds_is_refused_with_the_reason(f):
     refused(f, (0.8, 11), 2, "bounds read n, which its body rebinds")
     np.testing.assert_allclose(s2sad.grad(f)(0.8, 11),  # (NumPy's target takes it)
                                central_differences(f, (0.8, 11), 0), rtol=1e-6)
+
+
+# --- tapes of numbers ---------------------------------------------------------------------
+
+
+def test_a_tape_of_numbers_holds_numbers_not_optional_ones():
+    from s2sad.runtime.numba_tape import tape_value
+
+    @numba.njit
+    def saved(n):
+        x = None  # (as the generated code starts a value a loop saves)
+        tape = []
+        for i in range(n):
+            tape.append(tape_value(x))
+            x = i * 1.5
+        return tape
+    assert list(saved(4)) == [0.0, 0.0, 1.5, 3.0]  # (the None, never read back: a zero)
+    assert "list(float64)" in str(numba.typeof(saved(2)))
+
+
+def springs(x, k):
+    f = np.zeros(x.shape[0])
+    for _ in range(3):
+        for i in range(x.shape[0] - 1):
+            d = x[i + 1] - x[i]
+            fi = k * (d - 1.0) + 0.1 * math.sin(d)
+            f[i] = f[i] + fi
+            f[i + 1] = f[i + 1] - fi
+        x = x + 0.01 * f
+    return np.sum(x * x)
+
+
+def test_nested_loops_save_numbers_on_typed_tapes():
+    args = (np.arange(6) * 1.1, 2.0)
+    source = s2sad.grad(springs, (0, 1), target="numba").source_for(*args)
+    assert ".append(tape_value(d))" in source, source
+    got = s2sad.grad(springs, (0, 1), target="numba")(*args)
+    expected = s2sad.grad(springs, (0, 1))(*args)
+    for g, e, w in zip(got, expected, (0, 1)):
+        np.testing.assert_allclose(g, e, rtol=1e-12)
+        np.testing.assert_allclose(g, central_differences(springs, args, w), rtol=1e-6,
+                                   atol=1e-8)

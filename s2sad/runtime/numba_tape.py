@@ -646,3 +646,29 @@ def range_last(start, stop, step):
 @overload(range_last)
 def _range_last(start, stop, step):
     return range_last
+
+
+
+def tape_value(value):
+    """A number as a tape of the numba target keeps it: its value, where numba types it as
+    optional (None before the loop's first turn, saved by that turn): ``stack.append(x)``
+    then makes a list of numbers, not of optional numbers. The None becomes a zero, which
+    the reverse sweep restores last and never reads (NumPy's code would read None)."""
+    return value
+
+
+@overload(tape_value)
+def _tape_value(value):
+    if isinstance(value, types.NoneType):
+        return None  # (numba's first typing, before the value's own: left untyped)
+    if isinstance(value, types.Optional) and \
+            isinstance(value.type, (types.Float, types.Integer, types.Boolean)):
+        from numba.np.numpy_support import as_dtype
+        zero = as_dtype(value.type).type(0)
+
+        def number(value):
+            if value is None:
+                return zero
+            return _unwrapped(value)
+        return number
+    return lambda value: value  # (an array, optional or not, is kept as it is)

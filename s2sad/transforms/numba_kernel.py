@@ -419,7 +419,7 @@ def lower(compiled, source, backend, kinds=None):
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
                                *backend.kernel_replaced.values(), "saved_item", "as_index",
-                               "float_tape", "put_float", "range_last",
+                               "float_tape", "put_float", "range_last", "tape_value",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length"})
     clash = sorted(set(helpers) & names)
@@ -538,6 +538,10 @@ class _Lowering:
         self.fresh = lambda base: next(f"{base}{'_' * k}" for k in range(len(used) + 2)
                                        if f"{base}{'_' * k}" not in used | self.taken)
         self.taken = set()
+        # for each loop around the statement lowered, innermost last: does its every turn
+        # reach the next (no `break`)? A value saved there is then one the loop assigns
+        # too (numba types it as the number it is from its second turn)
+        self.loops = []
 
     def run(self):
         fn = self.fn
@@ -721,7 +725,9 @@ class _Lowering:
             if stmt.orelse:
                 raise _Refused(stmt, stmt, "a `while` loop with an `else` block", _ADVICE)
             stmt.test = self.expr(stmt.test, stmt)
+            self.loops.append(not _breaks(stmt.body))
             stmt.body = self.block(stmt.body, None)
+            self.loops.pop()
             return [stmt]
         if isinstance(stmt, ast.For):
             return self.for_loop(stmt)
@@ -787,7 +793,7 @@ class _Lowering:
                     stmt)]
             return [self.keep(ast.Expr(ast.Call(ast.Attribute(
                 ast.Name(name, ast.Load()), "append", ast.Load()),
-                [self.expr(value, stmt)], [])), stmt)]
+                [self.saved(self.expr(value, stmt))], [])), stmt)]
         self.target(target, stmt)
         stmt.value = self.expr(value, stmt)
         return [stmt]
@@ -851,8 +857,18 @@ class _Lowering:
                            "gradient loops over range(...)", _ADVICE)
         jumps = any(isinstance(n, (ast.Break, ast.Continue))  # (a turn that skips its save
                     for n in ast.walk(ast.Module(stmt.body, [])))  # would shift the rest)
+        self.loops.append(not _breaks(stmt.body))
         stmt.body = self.block(stmt.body, ("for", stmt.target.id, None if jumps else size))
+        self.loops.pop()
         return [*hoisted, stmt]
+
+    def saved(self, node):
+        """``node``, a value a tape saves: ``tape_value(node)`` in a loop whose every turn
+        reaches the next (a number kept as a number, not an optional one), else as it is
+        (a value saved only before a `break`, or out of loops, may be None alone)."""
+        if self.loops and self.loops[-1]:
+            return ast.Call(ast.Name("tape_value", ast.Load()), [node], [])
+        return node
 
     def effect(self, stmt):
         call = stmt.value
@@ -864,7 +880,7 @@ class _Lowering:
                 call.args = [ast.Call(ast.Name("saved_item", ast.Load()),
                                       [self.expr(call.args[0].args[0], stmt)], [])]
                 return [stmt]
-            call.args = [self.expr(a, stmt) for a in call.args]
+            call.args = [self.saved(self.expr(a, stmt)) for a in call.args]
             return [stmt]
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
                 self.aliases.get(call.func.id, "").endswith(".check_stack") and \
@@ -1097,6 +1113,16 @@ def _statement_of(module, node):
         if isinstance(stmt, ast.stmt) and any(n is node for n in ast.walk(stmt)):
             found = stmt
     return found
+
+
+def _breaks(body) -> bool:
+    """Does ``body`` (a loop's) hold a `break` of its own loop (not of one inside it)?"""
+    for stmt in body:
+        if isinstance(stmt, ast.Break):
+            return True
+        if isinstance(stmt, ast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
+            return True
+    return False
 
 
 def _atom(node) -> bool:
