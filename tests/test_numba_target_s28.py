@@ -433,3 +433,24 @@ def test_nested_loops_save_numbers_on_typed_tapes():
         np.testing.assert_allclose(g, e, rtol=1e-12)
         np.testing.assert_allclose(g, central_differences(springs, args, w), rtol=1e-6,
                                    atol=1e-8)
+
+
+# --- the NumPy target walks the same ranges ------------------------------------------------
+
+
+def two_walks_back(x):
+    s = 0.0
+    for i in reversed(range(1, x.shape[0], 2)):
+        s = s * 0.5 + math.sin(x[i]) * x[i - 1]
+    for i in reversed(range(x.shape[0])):
+        s = s + x[i] ** 3
+    return s
+
+
+def test_reversed_ranges_on_the_numpy_target_to_second_order():
+    x = np.linspace(0.3, 1.2, 7)
+    np.testing.assert_allclose(s2sad.grad(two_walks_back)(x),
+                               central_differences(two_walks_back, (x,), 0), rtol=1e-6)
+    gradient = s2sad.grad(two_walks_back)
+    np.testing.assert_allclose(s2sad.hessian(two_walks_back)(x),
+                               central_differences(gradient, (x,), 0), rtol=1e-5, atol=1e-7)
