@@ -28,9 +28,9 @@ _MATH = ("acos acosh asin asinh atan atan2 atanh ceil copysign cos cosh degrees 
 _NUMPY = ("abs absolute arccos arccosh arcsin arcsinh arctan arctan2 arctanh cbrt ceil clip "
           "cos cosh deg2rad dot empty exp exp2 expm1 floor full hypot log log10 log1p log2 "
           "logaddexp maximum mean minimum multiply negative ones ones_like outer power prod "
-          "rad2deg reciprocal sign sin sinh sqrt square sum tan tanh zeros zeros_like where equal "
-          "cumsum not_equal greater greater_equal less less_equal logical_and logical_or logical_not "
-          "isfinite isnan isinf")
+          "rad2deg reciprocal sign sin sinh sqrt square sum tan tanh zeros zeros_like where "
+          "cumsum equal not_equal greater greater_equal less less_equal logical_and logical_or "
+          "logical_not isfinite isnan isinf")
 
 
 class NumbaBackend(Backend):

@@ -56,8 +56,10 @@ def backwards_range(call):
     ...     call = gast.parse(text).body[0].value
     ...     found = backwards_range(call)
     ...     return None if found is None else gast.unparse(found).strip()
-    >>> walked("range(n)"), walked("range(a, b)"), walked("range(1, n, 2)")
-    ('range(n - 1, -1, -1)', 'range(b - 1, a - 1, -1)', 'range(1 + (n - 1 - 1) // 2 * 2, 1 - 2, -2)')
+    >>> walked("range(n)"), walked("range(a, b)")
+    ('range(n - 1, -1, -1)', 'range(b - 1, a - 1, -1)')
+    >>> walked("range(1, n, 2)")
+    'range(1 + (n - 1 - 1) // 2 * 2, 1 - 2, -2)'
     >>> walked("range(a, b, -3)"), walked("range(a, b, s)")
     ('range(a + (b - a + 1) // -3 * -3, a + 3, 3)', None)
     >>> forms = {s: walked(f"range(a, b, {s})") for s in (-3, -2, -1, 1, 2, 3)}
