@@ -898,7 +898,7 @@ PIPELINE = [
     Step(python_floats, when=optimize),
     Step(nan_check, when=debug_nans),
     Step(loop_tape, when=optimize & ~nestable),
-    Step(loop_sums, when=final_reverse),
+    Step(loop_sums, when=final_reverse & ~compiled_target),  # (numba: loops are fast)
     Step(while_tape, when=optimize & ~nestable & ~compiled_target),
     Step(memory_budget),
     Step(early_sums, when=final_reverse),

@@ -27,10 +27,10 @@ _MATH = ("acos acosh asin asinh atan atan2 atanh ceil copysign cos cosh degrees 
 # .html), of those s2sad has rules for, whose generated adjoints use only these again
 _NUMPY = ("abs absolute arccos arccosh arcsin arcsinh arctan arctan2 arctanh cbrt ceil clip "
           "cos cosh deg2rad dot empty exp exp2 expm1 floor full hypot log log10 log1p log2 "
-          "logaddexp maximum mean minimum multiply negative ones ones_like outer power rad2deg "
-          "reciprocal sign sin sinh sqrt square sum tan tanh zeros zeros_like where equal "
-          "not_equal greater greater_equal less less_equal logical_and logical_or logical_not "
-          "isfinite isnan isinf")
+          "logaddexp maximum mean minimum multiply negative ones ones_like outer power prod "
+          "rad2deg reciprocal sign sin sinh sqrt square sum tan tanh zeros zeros_like where "
+          "cumsum equal not_equal greater greater_equal less less_equal logical_and logical_or "
+          "logical_not isfinite isnan isinf")
 
 
 class NumbaBackend(Backend):
@@ -57,7 +57,12 @@ class NumbaBackend(Backend):
     kernel_helpers = MappingProxyType({
         "zeros_like_structure": "zeros_like", "shape_of": "shape_of", "sum_grad": "sum_grad",
         "unbroadcast": "unbroadcast", "reduced_size": "reduced_size",
-        "sum_product": "sum_product", "unbroadcast_product": "unbroadcast_product"})
+        "sum_product": "sum_product", "unbroadcast_product": "unbroadcast_product",
+        "prod_grad": "prod_grad", "cumsum_grad": "cumsum_grad",
+        "broadcast_shape": "broadcast_shape"})
+    # NumPy's functions numba compiles for a whole array only (one argument: no axis, no
+    # dtype): a call with more is refused at the user's line
+    kernel_whole = frozenset({("numpy", "prod"), ("numpy", "cumsum")})
     # NumPy's functions numba compiles only in part: ``(module, name)`` -> the version the
     # kernel calls (np.mean along an axis, np.sum with keepdims)
     # (and the generated code's copies of an item, np.array(s_f[i]))

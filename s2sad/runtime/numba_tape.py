@@ -253,6 +253,8 @@ def sum_grad(g, like, axis=None, keepdims=False):
 
 @overload(sum_grad, prefer_literal=True)
 def _sum_grad(g, like, axis=None, keepdims=False):
+    if isinstance(like, types.NoneType):  # (numba's first typing of a value restored from
+        return None  # a tape, None before a loop: left untyped until it is an optional)
     if isinstance(like, types.Optional):
         like = like.type
     if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
@@ -527,3 +529,146 @@ def head_length(n, k):
 @overload(head_length)
 def _head_length(n, k):
     return head_length
+
+
+def prod_grad(g, x, axis=None, keepdims=False):
+    """:func:`s2sad.runtime.prod_grad` on the numba target, for a product of the whole
+    array: ``g`` times the product of the *other* entries, each made as NumPy's helper
+    makes it (the products before it, first to last, times those after it, last to first:
+    exact where ``x`` has zeros). In ``x``'s floating precision (float64 for integers)."""
+    from .reductions import prod_grad as numpy_prod_grad
+    return numpy_prod_grad(g, x, axis, keepdims)
+
+
+@overload(prod_grad, prefer_literal=True)
+def _prod_grad(g, x, axis=None, keepdims=False):
+    if not isinstance(x, types.Array) or not isinstance(g, (types.Float, types.Integer)) or \
+            not (axis is None or isinstance(axis, (types.NoneType, types.Omitted))) or \
+            _literal_bool(keepdims) is not False:
+        return None  # (along an axis: refused before numba, at the user's line)
+    dtype = np.float32 if x.dtype == types.float32 else np.float64
+
+    def whole(g, x, axis=None, keepdims=False):
+        flat = np.ascontiguousarray(x).reshape(x.size)
+        n = flat.size
+        before = np.empty(n, dtype)
+        after = np.empty(n, dtype)
+        product = dtype(1.0)
+        for k in range(n):
+            before[k] = product
+            product = product * dtype(flat[k])
+        product = dtype(1.0)
+        for k in range(n - 1, -1, -1):
+            after[k] = product
+            product = product * dtype(flat[k])
+        weight = dtype(g)
+        out = np.empty(n, dtype)
+        for k in range(n):
+            out[k] = weight * (before[k] * after[k])
+        return out.reshape(x.shape)
+    return whole
+
+
+def cumsum_grad(g, x, axis=None):
+    """:func:`s2sad.runtime.cumsum_grad` on the numba target, for ``np.cumsum(x)`` of the
+    whole array: the sums of ``g`` from the end (as NumPy's helper adds them), in ``x``'s
+    shape."""
+    from .reductions import cumsum_grad as numpy_cumsum_grad
+    return numpy_cumsum_grad(g, x, axis)
+
+
+@overload(cumsum_grad)
+def _cumsum_grad(g, x, axis=None):
+    if not (isinstance(g, types.Array) and isinstance(x, types.Array) and x.ndim >= 1) or \
+            not (axis is None or isinstance(axis, (types.NoneType, types.Omitted))):
+        return None  # (along an axis: refused before numba, at the user's line)
+
+    def whole(g, x, axis=None):
+        flat = np.ascontiguousarray(g).reshape(g.size)
+        if flat.size != x.size:
+            raise ValueError("cannot reshape the sensitivity of np.cumsum to its argument")
+        out = np.empty_like(flat)
+        n = flat.size
+        if n:
+            out[n - 1] = flat[n - 1]
+        for k in range(n - 2, -1, -1):
+            out[k] = out[k + 1] + flat[k]
+        return out.reshape(x.shape)
+    return whole
+
+
+def _shape_tuple(value):
+    """``np.shape(value)`` of a number or an array, for numba."""
+    return np.shape(value)
+
+
+@overload(_shape_tuple)
+def _shape_tuple_numba(value):
+    if isinstance(value, types.Array):
+        return lambda value: value.shape
+    if isinstance(value, (types.Number, types.Boolean)):
+        return lambda value: ()
+    return None
+
+
+def broadcast_shape(a, b):
+    """:func:`s2sad.runtime.broadcast_shape` on the numba target: an array of the shape of
+    ``a + b`` (a broadcast view of one float64, nothing allocated), read for its shape by
+    ``sum_grad`` and ``unbroadcast`` as a ``Shape`` is (NumPy's raises where they do not
+    broadcast)."""
+    return np.broadcast_to(np.zeros(()), np.broadcast_shapes(np.shape(a), np.shape(b)))
+
+
+@overload(broadcast_shape)
+def _broadcast_shape(a, b):
+    return lambda a, b: np.broadcast_to(
+        np.zeros(()), np.broadcast_shapes(_shape_tuple(a), _shape_tuple(b)))
+
+
+def range_last(start, stop, step):
+    """The last value of ``range(start, stop, step)`` (``start - step`` where it is empty):
+    ``reversed(range(start, stop, step))`` is ``range(range_last(...), start - step, -step)``.
+
+    >>> range_last(1, 9, 2), list(range(range_last(1, 9, 2), 1 - 2, -2))
+    (7, [7, 5, 3, 1])
+    >>> range_last(10, 0, -3), range_last(5, 5, 1)
+    (1, 4)
+    """
+    if step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    if step > 0:
+        count = (stop - start + step - 1) // step
+    else:
+        count = (start - stop - step - 1) // -step
+    return start + (max(count, 0) - 1) * step
+
+
+@overload(range_last)
+def _range_last(start, stop, step):
+    return range_last
+
+
+
+def tape_value(value):
+    """A number as a tape of the numba target keeps it: its value, where numba types it as
+    optional (None before the loop's first turn, saved by that turn): ``stack.append(x)``
+    then makes a list of numbers, not of optional numbers. The None becomes a zero, which
+    the reverse sweep restores last and never reads (NumPy's code would read None)."""
+    return value
+
+
+@overload(tape_value)
+def _tape_value(value):
+    if isinstance(value, types.NoneType):
+        return None  # (numba's first typing, before the value's own: left untyped)
+    if isinstance(value, types.Optional) and \
+            isinstance(value.type, (types.Float, types.Integer, types.Boolean)):
+        from numba.np.numpy_support import as_dtype
+        zero = as_dtype(value.type).type(0)
+
+        def number(value):
+            if value is None:
+                return zero
+            return _unwrapped(value)
+        return number
+    return lambda value: value  # (an array, optional or not, is kept as it is)

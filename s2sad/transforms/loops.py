@@ -45,6 +45,53 @@ def _calls_with(body, name: str) -> bool:
     return False
 
 
+def backwards_range(call):
+    """The ``range(...)`` call that walks ``range(*call.args)`` from its end, as
+    ``reversed`` does, or None: for steps of 1, and for a constant step from the last value
+    (``a + (b - a - 1) // s * s``, the ``1`` taking the step's sign). The start is read
+    three times: give it as a name.
+
+    >>> import gast
+    >>> def walked(text):
+    ...     call = gast.parse(text).body[0].value
+    ...     found = backwards_range(call)
+    ...     return None if found is None else gast.unparse(found).strip()
+    >>> walked("range(n)"), walked("range(a, b)")
+    ('range(n - 1, -1, -1)', 'range(b - 1, a - 1, -1)')
+    >>> walked("range(1, n, 2)")
+    'range(1 + (n - 1 - 1) // 2 * 2, 1 - 2, -2)'
+    >>> walked("range(a, b, -3)"), walked("range(a, b, s)")
+    ('range(a + (b - a + 1) // -3 * -3, a + 3, 3)', None)
+    >>> forms = {s: walked(f"range(a, b, {s})") for s in (-3, -2, -1, 1, 2, 3)}
+    >>> all(list(reversed(range(a, b, s))) == list(eval(forms[s], {"a": a, "b": b}))
+    ...     for a in range(-5, 6) for b in range(-5, 6) for s in forms)
+    True
+    """
+    args = call.args
+
+    def const(n):
+        return gast.Constant(n, None)
+
+    def op(a, kind, b):
+        return gast.BinOp(clone(a), kind(), clone(b))
+    if call.keywords or not 1 <= len(args) <= 3:
+        return None
+    if len(args) == 1:
+        return gast.Call(call.func, [op(args[0], gast.Sub, const(1)), const(-1), const(-1)], [])
+    step = _constant(args[2]) if len(args) == 3 else 1
+    if type(step) is not int or step == 0:
+        return None
+    start, stop = args[0], args[1]
+    if step == 1:
+        return gast.Call(call.func, [op(stop, gast.Sub, const(1)),
+                                     op(start, gast.Sub, const(1)), const(-1)], [])
+    count = op(op(op(stop, gast.Sub, start), gast.Sub if step > 0 else gast.Add, const(1)),
+               gast.FloorDiv, const(step))
+    last = op(start, gast.Add, op(count, gast.Mult, const(step)))
+    return gast.Call(call.func, [last, op(start, gast.Sub if step > 0 else gast.Add,
+                                           const(abs(step))), const(-step)], [])
+
+
 class Loops:
     """The loops of :class:`Normalize`: walked by index, unrolled, iterated to a fixed point."""
 
@@ -55,9 +102,18 @@ class Loops:
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         iterable, target = stmt.iter, stmt.target
         builtin = self._builtin_call(iterable)
+        walked_back = builtin == "reversed" and len(iterable.args) == 1 and \
+            not iterable.keywords and self._builtin_call(iterable.args[0]) == "range" and \
+            backwards_range(iterable.args[0]) is not None
+        if walked_back:  # (a range of its own, not a list made of the values)
+            iterable, builtin = iterable.args[0], "range"
         if builtin == "range" and isinstance(target, gast.Name) and not (
                 {n.id for n in trees.walk(iterable) if isinstance(n, gast.Name)} & body_names):
             header = self.simple(iterable)
+            if walked_back:  # (its bounds are atoms now: read again at no cost; its
+                header = backwards_range(gast.Call(header.func, [  # step, the number given)
+                    *header.args[:2], *(clone(a) for a in iterable.args[2:])], []))
+                header.args = [self.to_atom(self._atoms(a)) for a in header.args]
             if target.id in body_names:  # (i = i * 2 in the body: i is an ordinary name
                 index = self.store(self.namer.fresh("i"))  # set from a counter of its own)
                 prelude, every = [(target, self.load(index.id))], {}
@@ -65,6 +121,8 @@ class Loops:
                 index = self.store(self.new_version(target.id))
                 prelude, every = [], {}
         else:
+            if walked_back:
+                iterable, builtin = stmt.iter, "reversed"
             index_target, backwards, start = None, False, None
 
             def zipped(node, names) -> bool:  # zip(a, b) unpacked into as many names
@@ -125,6 +183,13 @@ class Loops:
         body = self.block(stmt.body)
         self.emit(gast.For(index, header, reads + body, [], None))
         self.statements(stmt.orelse)
+
+    def _atoms(self, node):
+        """An expression of atoms made one operation on atoms (temporaries for the rest)."""
+        if isinstance(node, gast.BinOp):
+            return gast.BinOp(self.to_atom(self._atoms(node.left)), node.op,
+                              self.to_atom(self._atoms(node.right)))
+        return node
 
     def _every_item(self, source):
         """The reference of every item of ``source``, a list of alike objects of an

@@ -118,6 +118,8 @@ def check_source(source, backend, seen=None) -> None:
                 refuse(node, "a string")
             if isinstance(node, gast.Call):
                 _check_call(source, node, refuse, backend, seen)
+            if isinstance(node, gast.For):
+                _check_range_loop(node, refuse)
             elif isinstance(node, gast.Attribute) and not _is_call_func(node, top):
                 value = _static(source, node)
                 if value is _UNKNOWN and node.attr not in backend.kernel_attributes:
@@ -313,6 +315,19 @@ def _check_call(source, node, refuse, backend, seen) -> None:
         refuse(node, f"the call {_show(func)}(...)", _ADVICE)
     module = getattr(value, "__module__", None) or ""
     name = getattr(value, "__name__", "")
+    if value is builtins.reversed and len(node.args) == 1 and not node.keywords and \
+            isinstance(node.args[0], gast.Call) and \
+            _static(source, node.args[0].func) is builtins.range:
+        from .loops import backwards_range
+        if backwards_range(node.args[0]) is not None:
+            return  # (reversed(range(...)): a range of its own, walked from its end)
+        refuse(node, "reversed(range(...)) with a step that is not a number written out",
+               "Give the step as a number (reversed(range(a, b, 2))). " + _ADVICE)
+    if (module, name) in backend.kernel_whole and _same(value, module, name) and \
+            (len(node.args) != 1 or node.keywords):
+        refuse(node, f"{_show(func)}(...) with an axis or a dtype: numba compiles "
+               f"np.{name} of a whole array only",
+               f"Write np.{name}(x) of the whole array, or loop over the axis. " + _ADVICE)
     if backend.compiles_call(module, name) and _same(value, module, name):
         return
     import types
@@ -323,6 +338,26 @@ def _check_call(source, node, refuse, backend, seen) -> None:
         return
     refuse(node, f"the call {_show(func)}(...): numba's compiled gradient has no "
            f"{module + '.' if module else ''}{name}", _ADVICE)
+
+
+def _check_range_loop(loop, refuse) -> None:
+    """Refuse a loop over ``range(...)`` (or ``reversed`` of one) whose body rebinds a
+    name its bounds read: Python reads them once, before the loop, and the kernel walks
+    only ranges whose bounds it reads there too."""
+    walked = loop.iter
+    if isinstance(walked, gast.Call) and isinstance(walked.func, gast.Name) and \
+            walked.func.id == "reversed" and len(walked.args) == 1:
+        walked = walked.args[0]
+    if not (isinstance(walked, gast.Call) and isinstance(walked.func, gast.Name) and
+            walked.func.id == "range"):
+        return
+    read = {n.id for n in _gast_walk(walked) if isinstance(n, gast.Name)} - {"range"}
+    rebound = sorted(read & {n.id for stmt in loop.body for n in _gast_walk(stmt)
+                             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)})
+    if rebound:
+        refuse(loop.iter, f"a loop over a range whose bounds read {', '.join(rebound)}, "
+               "which its body rebinds", f"Copy the bound into a name of its own before "
+               f"the loop (stop = {rebound[0]}; for i in range(..., stop, ...)). " + _ADVICE)
 
 
 def _same(value, module, name) -> bool:
@@ -384,7 +419,7 @@ def lower(compiled, source, backend, kinds=None):
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
                                *backend.kernel_replaced.values(), "saved_item", "as_index",
-                               "float_tape", "put_float",
+                               "float_tape", "put_float", "range_last", "tape_value",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length"})
     clash = sorted(set(helpers) & names)
@@ -503,6 +538,10 @@ class _Lowering:
         self.fresh = lambda base: next(f"{base}{'_' * k}" for k in range(len(used) + 2)
                                        if f"{base}{'_' * k}" not in used | self.taken)
         self.taken = set()
+        # for each loop around the statement lowered, innermost last: does its every turn
+        # reach the next (no `break`)? A value saved there is then one the loop assigns
+        # too (numba types it as the number it is from its second turn)
+        self.loops = []
 
     def run(self):
         fn = self.fn
@@ -686,10 +725,12 @@ class _Lowering:
             if stmt.orelse:
                 raise _Refused(stmt, stmt, "a `while` loop with an `else` block", _ADVICE)
             stmt.test = self.expr(stmt.test, stmt)
+            self.loops.append(not _breaks(stmt.body))
             stmt.body = self.block(stmt.body, None)
+            self.loops.pop()
             return [stmt]
         if isinstance(stmt, ast.For):
-            return [self.for_loop(stmt)]
+            return self.for_loop(stmt)
         if isinstance(stmt, ast.Expr):
             return self.effect(stmt)
         if isinstance(stmt, (ast.Pass, ast.Break, ast.Continue)):
@@ -752,7 +793,7 @@ class _Lowering:
                     stmt)]
             return [self.keep(ast.Expr(ast.Call(ast.Attribute(
                 ast.Name(name, ast.Load()), "append", ast.Load()),
-                [self.expr(value, stmt)], [])), stmt)]
+                [self.saved(self.expr(value, stmt))], [])), stmt)]
         self.target(target, stmt)
         stmt.value = self.expr(value, stmt)
         return [stmt]
@@ -775,6 +816,7 @@ class _Lowering:
             raise _Refused(stmt, stmt, "this `for` loop", _ADVICE)
         it = stmt.iter
         size = None
+        hoisted = []  # (a bound read twice, computed once before the loop)
         if _call_of(it, "range") and self.aliases.get("range") is None:
             size = ast.dump(it.args[0]) if len(it.args) == 1 else None
             stmt.iter = self.expr(it, stmt)
@@ -784,6 +826,22 @@ class _Lowering:
             start, stop = (ast.Constant(0), bounds[0]) if len(bounds) == 1 else bounds
             stmt.iter = ast.Call(ast.Name("range", ast.Load()), [
                 _minus_one(stop), _minus_one(start), ast.Constant(-1)], [])
+        elif _call_of(it, "reversed") and len(it.args) == 1 and _call_of(it.args[0], "range") \
+                and len(it.args[0].args) == 3:  # (a range with a step, from its last value)
+            start, stop, step = [self.expr(a, stmt) for a in it.args[0].args]
+            if not _atom(start):
+                hoisted.append(self.keep(ast.Assign(
+                    [ast.Name(self.fresh("range_start"), ast.Store())], start), stmt))
+                self.taken.add(hoisted[-1].targets[0].id)
+                start = ast.Name(hoisted[-1].targets[0].id, ast.Load())
+            if not _atom(step):
+                hoisted.append(self.keep(ast.Assign(
+                    [ast.Name(self.fresh("range_step"), ast.Store())], step), stmt))
+                self.taken.add(hoisted[-1].targets[0].id)
+                step = ast.Name(hoisted[-1].targets[0].id, ast.Load())
+            stmt.iter = ast.Call(ast.Name("range", ast.Load()), [
+                ast.Call(ast.Name("range_last", ast.Load()), [start, stop, step], []),
+                ast.BinOp(start, ast.Sub(), step), ast.UnaryOp(ast.USub(), step)], [])
         elif _call_of(it, "reversed") and len(it.args) == 1 and \
                 isinstance(it.args[0], ast.Subscript) and _call_of(it.args[0].value, "range") \
                 and len(it.args[0].value.args) == 1 and isinstance(it.args[0].slice, ast.Slice) \
@@ -799,8 +857,18 @@ class _Lowering:
                            "gradient loops over range(...)", _ADVICE)
         jumps = any(isinstance(n, (ast.Break, ast.Continue))  # (a turn that skips its save
                     for n in ast.walk(ast.Module(stmt.body, [])))  # would shift the rest)
+        self.loops.append(not _breaks(stmt.body))
         stmt.body = self.block(stmt.body, ("for", stmt.target.id, None if jumps else size))
-        return stmt
+        self.loops.pop()
+        return [*hoisted, stmt]
+
+    def saved(self, node):
+        """``node``, a value a tape saves: ``tape_value(node)`` in a loop whose every turn
+        reaches the next (a number kept as a number, not an optional one), else as it is
+        (a value saved only before a `break`, or out of loops, may be None alone)."""
+        if self.loops and self.loops[-1]:
+            return ast.Call(ast.Name("tape_value", ast.Load()), [node], [])
+        return node
 
     def effect(self, stmt):
         call = stmt.value
@@ -812,7 +880,7 @@ class _Lowering:
                 call.args = [ast.Call(ast.Name("saved_item", ast.Load()),
                                       [self.expr(call.args[0].args[0], stmt)], [])]
                 return [stmt]
-            call.args = [self.expr(a, stmt) for a in call.args]
+            call.args = [self.saved(self.expr(a, stmt)) for a in call.args]
             return [stmt]
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
                 self.aliases.get(call.func.id, "").endswith(".check_stack") and \
@@ -1045,6 +1113,22 @@ def _statement_of(module, node):
         if isinstance(stmt, ast.stmt) and any(n is node for n in ast.walk(stmt)):
             found = stmt
     return found
+
+
+def _breaks(body) -> bool:
+    """Does ``body`` (a loop's) hold a `break` of its own loop (not of one inside it)?"""
+    for stmt in body:
+        if isinstance(stmt, ast.Break):
+            return True
+        if isinstance(stmt, ast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
+            return True
+    return False
+
+
+def _atom(node) -> bool:
+    """Is ``node`` a name or a number (``-2`` too), read again at no cost?"""
+    return isinstance(node, (ast.Name, ast.Constant)) or isinstance(node, ast.UnaryOp) and \
+        isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
 
 
 def _minus_one(node):
