@@ -53,6 +53,7 @@ from .function_values import bind_function, bind_items, merge_branches, unrolled
 from .partials import held as held_partial
 from .nested_gradients import held_derivative
 from .star_args import starred_assignment
+from .sort_keys import held_getter
 from .inlining import Inlining
 from .loops import Loops
 from .objects import Objects, argument_descriptors, argument_objects  # noqa: F401
@@ -184,6 +185,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         if not self.trusted and isinstance(stmt, (gast.If, gast.While, gast.For)):
             self._refuse_object_changes(stmt, [stmt.iter] if isinstance(stmt, gast.For)
                                         else [stmt.test])
+        getter = held_getter(self, stmt)  # key = operator.itemgetter(1): the lambda it is
+        if getter is not None:
+            stmt = getter
         if bind_function(self, stmt, _static) or bind_items(self, stmt, _static):
             return  # fn = np.max if c else np.mean; pi, tanh = ...; acts = [np.tanh, f]
         if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda) and \

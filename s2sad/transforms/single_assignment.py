@@ -515,8 +515,8 @@ class SingleAssignment:
             picked = keyed(self, node)
             if picked is not None:
                 return self.simple(picked)
-            from .star_args import first_item, zipped_dict  # next(iter(xs)): xs[0]
-            shown = zipped_dict(self, node) or first_item(self, node)
+            from .star_args import first_item, from_keys, zipped_dict  # next(iter(xs)): xs[0]
+            shown = zipped_dict(self, node) or first_item(self, node) or from_keys(self, node)
             if shown is not None:
                 return self.simple(shown)
             from .partials import called

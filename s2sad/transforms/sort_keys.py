@@ -65,11 +65,14 @@ def _keys(key, items):
     return gast.ListComp(body, [gast.comprehension(target, items, [], 0)])
 
 
-def _getter(normalize, key):
+def _getter(normalize, key, held: bool = False):
     """``operator.itemgetter(i)`` as the lambda it is (``lambda _item: _item[i]``;
     ``(_item[i], _item[j])`` for two keys), and ``operator.attrgetter("a.b")`` as
     ``lambda _item: _item.a.b``, the getter's arguments evaluated once, where it is made,
-    as Python evaluates them; None for another key (or an attribute's name not written)."""
+    as Python evaluates them; None for another key (or an attribute's name not written).
+    ``held``: for a getter given to a name (:func:`held_getter`), a computed argument
+    is a keyword-only default of the lambda (``lambda _item, *, _k0=i: _item[_k0]``),
+    which s2sad evaluates where the lambda is made; else it is computed now."""
     if not isinstance(key, gast.Call) or key.keywords or not key.args or \
             any(isinstance(a, gast.Starred) for a in key.args):
         return None
@@ -86,9 +89,16 @@ def _getter(normalize, key):
     except (KeyError, AttributeError):
         return None
     item = gast.Name("_item", gast.Load(), None, None)
+    defaults = []
     if callee is operator.itemgetter:
-        parts = [gast.Subscript(trees.clone(item), _read(normalize, normalize.atom(arg)),
-                                gast.Load()) for arg in key.args]
+        parts = []
+        for arg in key.args:
+            if held and not isinstance(arg, gast.Constant):
+                defaults.append(arg)  # (a default: the value as the getter is made)
+                index = gast.Name(f"_k{len(defaults) - 1}", gast.Load(), None, None)
+            else:
+                index = arg if held else _read(normalize, normalize.atom(arg))
+            parts.append(gast.Subscript(trees.clone(item), index, gast.Load()))
     elif callee is operator.attrgetter and all(
             isinstance(a, gast.Constant) and isinstance(a.value, str) and a.value and all(
                 part.isidentifier() for part in a.value.split(".")) for a in key.args):
@@ -101,9 +111,31 @@ def _getter(normalize, key):
     else:
         return None
     body = parts[0] if len(parts) == 1 else gast.Tuple(parts, gast.Load())
-    args = gast.arguments([gast.Name("_item", gast.Param(), None, None)], [], None, [], [],
-                          None, [])
+    args = gast.arguments([gast.Name("_item", gast.Param(), None, None)], [], None,
+                          [gast.Name(f"_k{i}", gast.Param(), None, None)
+                           for i in range(len(defaults))], defaults, None, [])
     return _located(gast.Lambda(args, body), key)
+
+
+def held_getter(normalize, stmt):
+    """``key = operator.itemgetter(1)`` (or ``attrgetter``): the statement with the
+    lambda the getter is (:func:`_getter`), so that ``sorted(xs, key=key)``, ``max``,
+    ``min`` and ``key(v)`` call it as they call a lambda; None for another statement.
+
+    >>> import gast, operator
+    >>> class N: locals = set(); source = type("S", (), {"resolve": staticmethod(
+    ...     lambda name: {"operator": operator}[name])})
+    >>> stmt = gast.parse("key = operator.itemgetter(1, j)").body[0]
+    >>> print(gast.unparse(held_getter(N, stmt)).strip())
+    key = lambda _item, *, _k0=j: (_item[1], _item[_k0])
+    """
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call)):
+        return None
+    made = _getter(normalize, stmt.value, held=True)
+    if made is None:
+        return None
+    return gast.copy_location(gast.Assign([stmt.targets[0]], made, None), stmt)
 
 def keyed(normalize, node):
     """``node``, a call of ``sorted``, ``max`` or ``min`` with ``key=``, written out as
