@@ -8,7 +8,8 @@
     [t_1[i] for i in t_3]
 
 and ``max(xs, key=k)`` is ``t_1[extreme_position(t_2, True)]``; ``key=operator.itemgetter(0)``
-and ``key=operator.attrgetter("k")`` are the lambdas they are (:func:`_getter`). The helpers
+and ``key=operator.attrgetter("k")`` are the lambdas they are (:func:`_getter`);
+``sorted(xs)`` of a list, tuple or array compares the items themselves. The helpers
 compare the same keys with the same operators as ``sorted``, ``max`` and ``min`` (stable,
 the first of ties), so the order is Python's. It carries no derivative: where the keys
 depend on the differentiated values, the order is piecewise constant, and the gradient
@@ -44,11 +45,42 @@ def _which(normalize, node) -> str | None:
     else:
         return None
     if len(node.args) != 1 or isinstance(node.args[0], gast.Starred) or \
-            any(k.arg not in allowed for k in node.keywords) or \
-            not any(k.arg == "key" and not (isinstance(k.value, gast.Constant) and
-                                            k.value.value is None) for k in node.keywords):
+            any(k.arg not in allowed for k in node.keywords):
+        return None
+    if not any(k.arg == "key" and not (isinstance(k.value, gast.Constant) and
+                                       k.value.value is None) for k in node.keywords) and \
+            not (callee is builtins.sorted and _sequence(normalize, node.args[0])):
         return None  # (key=None: the items compared themselves, as the call was)
     return callee.__name__
+
+
+_MADE = (gast.List, gast.Tuple, gast.ListComp, gast.GeneratorExp)
+
+
+def _sequence(normalize, node) -> bool:
+    """Is ``node`` a list, tuple or array, never a dict or a set (whose ``sorted`` the
+    kinds write out, :mod:`.dicts`): a display, ``list(...)``, ``tuple(...)``, an
+    argument described so, or a variable only ever given one of those?"""
+    if isinstance(node, _MADE):
+        return True
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+            node.func.id in ("list", "tuple") and node.func.id not in normalize.locals:
+        return normalize.source.is_builtin(node.func.id)
+    if not isinstance(node, gast.Name):
+        return False
+    from ..backends import ARRAY_TAGS
+    desc = normalize.root.descriptors.get(normalize.current.get(node.id, node.id))
+    if isinstance(desc, tuple) and desc and (desc[0] in ARRAY_TAGS or
+                                             desc[0] in ("list", "tuple")):
+        return True
+    stores = [n for n in trees.walk(normalize.source.tree)
+              if isinstance(n, gast.Name) and n.id == node.id and
+              not isinstance(n.ctx, gast.Load)]
+    values = [a.value for a in trees.walk(normalize.source.tree)
+              if isinstance(a, gast.Assign) and len(a.targets) == 1 and
+              isinstance(a.targets[0], gast.Name) and a.targets[0].id == node.id]
+    return bool(stores) and len(values) == len(stores) and \
+        all(_sequence(normalize, v) for v in values if v is not node)
 
 
 def _keys(key, items):
@@ -143,18 +175,20 @@ def keyed(normalize, node):
     which = _which(normalize, node)
     if which is None:
         return None
-    key = next(k.value for k in node.keywords if k.arg == "key")
+    key = next((k.value for k in node.keywords if k.arg == "key" and not (
+        isinstance(k.value, gast.Constant) and k.value.value is None)), None)
     reverse = next((k.value for k in node.keywords if k.arg == "reverse"),
                    gast.Constant(False, None))
     items = _read(normalize, normalize.atom(gast.copy_location(
         gast.Call(gast.Name("list", gast.Load(), None, None), [node.args[0]], []), node)))
-    key = _getter(normalize, key) or key
-    if not isinstance(key, gast.Lambda):
+    key = key and (_getter(normalize, key) or key)
+    if key is not None and not isinstance(key, gast.Lambda):
         key = _read(normalize, normalize.atom(key)) if not isinstance(
             key, (gast.Name, gast.Attribute)) else key  # (a function named: called per
         # item, as the user's names it; one computed, operator.methodcaller(...): read back)
     reverse = normalize.atom(reverse)  # (evaluated before the keys are computed)
-    keys = _read(normalize, normalize.atom(_located(_keys(key, trees.clone(items)), node)))
+    keys = trees.clone(items) if key is None else _read(normalize, normalize.atom(
+        _located(_keys(key, trees.clone(items)), node)))  # (no key: the items compared)
     if which == "sorted":
         order = _read(normalize, normalize.atom(_located(gast.Call(normalize.load(
             normalize.fixed_name(sort_order, "sort_order")), [keys, reverse], []), node)))
