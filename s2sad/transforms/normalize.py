@@ -54,6 +54,7 @@ from .partials import held as held_partial
 from .nested_gradients import held_derivative
 from .star_args import starred_assignment
 from .sort_keys import held_getter
+from .container_updates import written_out
 from .inlining import Inlining
 from .loops import Loops
 from .objects import Objects, argument_descriptors, argument_objects  # noqa: F401
@@ -168,9 +169,21 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             self.stmt = inner
             self.statement(inner)
 
+    def _computed_now(self, value):
+        """``value`` computed here, as a name or constant read again later."""
+        if isinstance(value, (gast.Constant, gast.Name)):
+            return value
+        from .star_args import _read
+        return _read(self, self.atom(value))
+
     def statement(self, stmt):
         if isinstance(stmt, gast.FunctionDef):
             self.local_functions[stmt.name] = self._defined_here(stmt)
+            return
+        steps = written_out(stmt, self._computed_now, self.source.tree)  # xs.extend([a, b]), d.update(...):
+        if steps is not None:                          # appends, stores by key
+            for step in steps:
+                self.statement(step)
             return
         unstarred = starred_assignment(self, stmt)  # a, *rest = xs: a, rest = xs[0], [...]
         if unstarred is not None:
