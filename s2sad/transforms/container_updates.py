@@ -14,7 +14,8 @@ become
 
 The holder is a variable the function makes a list (or a dict) and nothing else: an
 object's own ``update`` is not this one. Each item is computed first, in order, as Python computes the display (or the keywords)
-before the method runs; then normalization follows ``xs.append(v)`` and ``d[k] = v`` as
+before the method runs; ``xs.extend(ys)`` of a list the function makes, a slice or a
+list comprehension takes a copy of its items (``list(ys)``), then appends them in a loop; then normalization follows ``xs.append(v)`` and ``d[k] = v`` as
 it follows them written so. Another argument (a name, a comprehension, ``**kw``) is
 left to the refusal of a method that changes its container where the reverse sweep
 cannot see it.
@@ -49,11 +50,15 @@ def _parts(stmt):
     writes out (None for a list's item), else None."""
     call = _method_call(stmt, "extend")
     if call is not None:
-        if len(call.args) != 1 or call.keywords or \
-                not isinstance(call.args[0], (gast.List, gast.Tuple)) or \
-                any(isinstance(e, gast.Starred) for e in call.args[0].elts):
+        if len(call.args) != 1 or call.keywords:
             return None
-        return call.func.value, [(None, e) for e in call.args[0].elts]
+        given = call.args[0]
+        if isinstance(given, (gast.ListComp, gast.Subscript, gast.Name)):
+            return call.func.value, given  # (items not written: a loop appends them)
+        if not isinstance(given, (gast.List, gast.Tuple)) or \
+                any(isinstance(e, gast.Starred) for e in given.elts):
+            return None
+        return call.func.value, [(None, e) for e in given.elts]
     call = _method_call(stmt, "update")
     if call is None or len(call.args) > 1 or any(k.arg is None for k in call.keywords) or \
             not call.args and not call.keywords:
@@ -89,7 +94,26 @@ def _made_as(tree, name: str, shown: type, builtin: str) -> bool:
     return stores > 0 and stores == values
 
 
-def written_out(stmt, compute=None, tree=None) -> list | None:
+def _appended(holder, given, stmt, compute, claim) -> list | None:
+    """``xs.extend(ys)`` (``ys`` a list the function makes, an item or slice ``x[1:]``, or a
+    list comprehension): ``ys``'s items taken
+    first (``list(ys)``: a copy, as ``extend`` takes them, ``xs.extend(xs)`` too), then
+    appended one by one in a loop."""
+    if isinstance(given, gast.Name):
+        given = gast.Call(gast.Name("list", gast.Load(), None, None), [given], [])
+    item = claim("item")
+    if item is None:
+        return None
+    items = compute(trees.located(given, stmt))
+    append = gast.Expr(gast.Call(gast.Attribute(gast.Name(holder.id, gast.Load(), None, None),
+                                                "append", gast.Load()),
+                                 [gast.Name(item, gast.Load(), None, None)], []))
+    loop = gast.For(gast.Name(item, gast.Store(), None, None), items,
+                    [trees.located(append, stmt)], [], None)
+    return [trees.located(loop, stmt)]
+
+
+def written_out(stmt, compute=None, tree=None, claim=None) -> list | None:
     """The statements ``stmt`` is (above), or None where it is none of those calls.
     ``compute(expression)``: the expression computed now, as a name or constant to read
     (normalization's atom; by default the expression itself, for the example above).
@@ -98,11 +122,16 @@ def written_out(stmt, compute=None, tree=None) -> list | None:
     if found is None:
         return None
     holder, pairs = found
-    extend = pairs == [] or pairs[0][0] is None
+    extend = not isinstance(pairs, list) or pairs == [] or pairs[0][0] is None
     if not _made_as(tree, holder.id, gast.List if extend else gast.Dict,
                     "list" if extend else "dict"):
         return None
     compute = compute or (lambda value: value)
+    if not isinstance(pairs, list):
+        if claim is None or isinstance(pairs, gast.Name) and (
+                tree is None or not _made_as(tree, pairs.id, gast.List, "list")):
+            return None  # (a generator held: extend takes items as the list grows)
+        return _appended(holder, pairs, stmt, compute, claim)
     values = [compute(value) for _, value in pairs]  # (all first, in order, as Python)
     out = []
     for (key, _), value in zip(pairs, values):

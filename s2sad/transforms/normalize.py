@@ -176,12 +176,22 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         from .star_args import _read
         return _read(self, self.atom(value))
 
+    def _new_local(self, base: str) -> str | None:
+        """A new variable of the function (None where ``list`` is not the builtin: a
+        local or a module's name of that name)."""
+        if "list" in self.locals or not self.source.is_builtin("list"):
+            return None
+        name = self.namer.claim(base)
+        self.locals.add(name)
+        self.carried.add(name)
+        return name
+
     def statement(self, stmt):
         if isinstance(stmt, gast.FunctionDef):
             self.local_functions[stmt.name] = self._defined_here(stmt)
             return
-        steps = written_out(stmt, self._computed_now, self.source.tree)  # xs.extend([a, b]), d.update(...):
-        if steps is not None:                          # appends, stores by key
+        steps = written_out(stmt, self._computed_now, self.source.tree, self._new_local)
+        if steps is not None:  # xs.extend([a, b]), d.update(...): appends, stores by key
             for step in steps:
                 self.statement(step)
             return

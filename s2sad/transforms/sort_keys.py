@@ -55,17 +55,22 @@ def _which(normalize, node) -> str | None:
 
 
 _MADE = (gast.List, gast.Tuple, gast.ListComp, gast.GeneratorExp)
+_ITEMS = ("list", "tuple", "zip", "enumerate", "reversed", "range")  # (builtins whose
+# items are a sequence's, or tuples of them: never a dict's keys)
 
 
 def _sequence(normalize, node) -> bool:
     """Is ``node`` a list, tuple or array, never a dict or a set (whose ``sorted`` the
-    kinds write out, :mod:`.dicts`): a display, ``list(...)``, ``tuple(...)``, an
-    argument described so, or a variable only ever given one of those?"""
+    kinds write out, :mod:`.dicts`): a display, ``list(...)``, ``zip(...)`` and the like,
+    ``d.values()``, an argument described so, or a variable only ever given one of those?"""
     if isinstance(node, _MADE):
         return True
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
-            node.func.id in ("list", "tuple") and node.func.id not in normalize.locals:
+            node.func.id in _ITEMS and node.func.id not in normalize.locals:
         return normalize.source.is_builtin(node.func.id)
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            node.func.attr == "values" and not node.args and not node.keywords:
+        return True  # (d.values(): a dict's values, in its order)
     if not isinstance(node, gast.Name):
         return False
     from ..backends import ARRAY_TAGS

@@ -344,7 +344,8 @@ def _once(normalize, node):
             not any(isinstance(e, gast.Starred) for e in node.elts):
         return gast.copy_location(type(node)([_once(normalize, e) for e in node.elts],
                                              gast.Load()), node)
-    return _read(normalize, normalize.atom(node))
+    return gast.copy_location(_read(normalize, normalize.atom(node)), node)  # (located:
+    # a display zip writes out from it is located at it)
 
 
 def written_zip(normalize, node):
