@@ -5,8 +5,9 @@ with a key, helpers); its gradient is checked against central differences in flo
 A case marked ``# refused on main`` was refused before this session: a held getter
 (``key = operator.itemgetter(1)``), ``dict.fromkeys`` filled later, ``np.piecewise``
 after another call in its statement, ``sorted(xs)`` without a key, ``dict(zip(names,
-vals))`` with names from a list, ``xs.extend([...])`` and ``d.update({...})``. The last
-tests pin what stays refused (not modelled exactly) and Python's evaluation order.
+vals))`` with names from a list, ``xs.extend(...)``, ``d.update({...})``, dict
+comprehensions, a dict filled by key beside a dict read by its keys. The last tests pin
+what stays refused (not modelled exactly) and Python's evaluation order.
 """
 
 import collections
@@ -229,6 +230,87 @@ def sorted_appended(x):  # refused on main
     return ranked[-1] * 2.0 + ranked[0]
 
 
+def sorted_zipped(x):  # refused on main (an internal AttributeError)
+    pairs = sorted(zip(x[:3], ["c", "a", "b"]))
+    return pairs[0][0] * 2.0 + pairs[2][0]
+
+
+def listed_zip_of_a_slice(x):  # refused on main (an internal AttributeError)
+    pairs = list(zip(x[:3], ["c", "a", "b"]))
+    return pairs[0][0] * 2.0 + pairs[2][0] * pairs[1][0]
+
+
+def sorted_dict_values(x):  # refused on main
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    vals = sorted(d.values())
+    return vals[0] * vals[-1]
+
+
+# --- dict comprehensions, dicts filled by key, extend of a computed list ------------------
+
+def sgd_dict_comprehension(x):  # refused on main
+    params = {"w": x[0], "b": x[1]}
+    grads = {"w": 2.0 * x[0], "b": x[1] ** 2}
+    params = {k: params[k] - 0.1 * grads[k] for k in params}
+    return params["w"] * params["b"]
+
+
+def dict_comprehension_of_zip(x):  # refused on main
+    d = {k: v for k, v in zip(["a", "b", "c"], x)}
+    return d["a"] * d["b"] + d["c"]
+
+
+def dict_comprehension_scoped(x):  # refused on main
+    k = 2.0  # (the comprehension's k is its own: this one is read after it)
+    d = {k: x[i] * 3.0 for i, k in enumerate(["a", "b", "c"])}
+    return d["a"] * d["c"] + k * x[3]
+
+
+def dict_comprehension_filtered(x):  # refused on main
+    d = {n: v ** 2 for n, v in zip(["a", "b", "c", "d"], x) if n != "b"}
+    return d["a"] + d["d"] * d["c"]
+
+
+def dict_comprehension_tuple_keys(x):  # refused on main
+    d = {(i, j): x[i] * x[j] for i in range(2) for j in range(2)}
+    return d[(0, 1)] + d[(1, 1)]
+
+
+def filled_from_a_display(x):  # refused on main
+    p = {"w": x[0], "b": x[1]}
+    q = {}
+    for k in p:
+        q[k] = p[k] - 0.1 * x[2]
+    return q["w"] * q["b"]
+
+
+def extend_comprehension(x):  # refused on main
+    vals = [x[0]]
+    vals.extend([v * 2.0 for v in x[1:]])
+    return sum(vals)
+
+
+def extend_itself(x):  # refused on main
+    vals = [x[0], x[1]]
+    vals.extend(vals)  # (Python takes the items first: four of them)
+    return vals[3] * vals[0] + len(vals)
+
+
+def extend_then_change_the_other(x):  # refused on main
+    vals = [x[0]]
+    more = [x[1] * 2.0, x[2]]
+    vals.extend(more)
+    more.append(x[3])
+    return vals[2] * vals[1] + more[2] * len(vals)
+
+
+def extend_a_slice_in_a_loop(x):  # refused on main
+    vals = []
+    for i in range(2):
+        vals.extend(x[2 * i:2 * i + 2])
+    return vals[0] * vals[3] + vals[1] * vals[2] ** 2
+
+
 # --- realistic programs already modelled (kept so) ----------------------------------------
 
 def mse_dict_params(x):
@@ -286,7 +368,12 @@ CASES = [getter_sorted, getter_max_min, getter_called, getter_of_items, getter_i
          fromkeys_augmented, zipped_names, zipped_then_filled, dict_update, list_extend,
          list_extend_in_a_loop, pw_after_exp, pw_in_a_sum_times_exp, pw_second_argument,
          pw_after_a_sum, pw_scaled_tanh, pw_in_a_dict, pw_two_after_calls, pw_augmented_name,
-         sorted_top_two, trimmed_mean, median_of_array, sorted_appended, mse_dict_params,
+         sorted_top_two, trimmed_mean, median_of_array, sorted_appended, sorted_zipped,
+         listed_zip_of_a_slice, sorted_dict_values, sgd_dict_comprehension,
+         dict_comprehension_of_zip, dict_comprehension_scoped, dict_comprehension_filtered,
+         dict_comprehension_tuple_keys, filled_from_a_display, extend_comprehension,
+         extend_itself, extend_then_change_the_other, extend_a_slice_in_a_loop,
+         mse_dict_params,
          sorted_items_lambda, euler, huber, argmax_by_key, keys_sorted, fill_list]
 
 
@@ -315,11 +402,20 @@ def pw_in_an_updated_item(x):
     return y[0]
 
 
+def extend_of_a_held_generator(x):
+    vals = [x[0], x[1]]
+    doubled = (v * 2.0 for v in vals)  # (extend reads it as vals grows: never ends)
+    vals.extend(doubled)
+    return vals[2]
+
+
 @pytest.mark.parametrize("f, message", [
     (fromkeys_shared_array, "another slot of 'd' may hold"),
+    (extend_of_a_held_generator, "`vals.extend(...)`"),
     (update_of_a_set, "`s.update(...)`"),
     (pw_in_an_updated_item, "is read before another call in it runs"),
-], ids=["fromkeys-shared-array", "set-update", "piecewise-item-update"])
+], ids=["fromkeys-shared-array", "extend-held-generator", "set-update",
+        "piecewise-item-update"])
 def test_what_is_not_modelled_exactly_stays_refused(f, message):
     with pytest.raises(s2sad.S2sadError, match=message.replace("(", r"\(").replace(
             ")", r"\)").replace(".", r"\.")):
