@@ -13,12 +13,13 @@ become
                                   d["b"] = t_3
 
 The holder is a variable the function makes a list (or a dict) and nothing else: an
-object's own ``update`` is not this one. Each item is computed first, in order, as Python computes the display (or the keywords)
-before the method runs; ``xs.extend(ys)`` of a list the function makes, a slice or a
-list comprehension takes a copy of its items (``list(ys)``), then appends them in a loop; then normalization follows ``xs.append(v)`` and ``d[k] = v`` as
-it follows them written so. Another argument (a name, a comprehension, ``**kw``) is
-left to the refusal of a method that changes its container where the reverse sweep
-cannot see it.
+object's own ``update`` is not this one. Each item is computed first, in order, as
+Python computes the display (or the keywords) before the method runs; ``xs.extend(ys)``
+of a list the function makes, a slice or a list comprehension takes a copy of its items
+(``list(ys)``), then appends them in a loop. Normalization then follows ``xs.append(v)``
+and ``d[k] = v`` as it follows them written so. Another argument (a generator, a value
+of ``**kw``) is left to the refusal of a method that changes its container where the
+reverse sweep cannot see it.
 
 >>> import gast
 >>> stmt = gast.parse("d.update({'w': w1}, b=b1)").body[0]

@@ -528,7 +528,8 @@ class SingleAssignment:
             if picked is not None:
                 return self.simple(picked)
             from .star_args import first_item, from_keys, zipped_dict  # next(iter(xs)): xs[0]
-            shown = zipped_dict(self, node) or first_item(self, node) or from_keys(self, node)
+            shown = zipped_dict(self, node) or first_item(self, node) or \
+                from_keys(self, node)  # dict.fromkeys(names, 0.0): its display
             if shown is not None:
                 return self.simple(shown)
             from .partials import called

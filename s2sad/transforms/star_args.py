@@ -62,7 +62,8 @@ def _reads_only(name: str) -> bool:
 def only_read(tree, name: str) -> bool:
     """Is ``name`` given a value once in ``tree`` (or a parameter never given another),
     and read only by ``*name``, ``**name``, ``name[i]``, ``len(name)``, ``zip(name, ...)``,
-    ``dict.fromkeys(name)``, loops over it and unpacking (``a, *rest = name``), so that a list or dict it holds keeps its length?"""
+    ``dict.fromkeys(name)``, loops over it and unpacking (``a, *rest = name``), so that a
+    list or dict it holds keeps its length?"""
     parents = {}
     for node in trees.walk(tree):
         for field in trees.node_fields(type(node)):
