@@ -280,11 +280,6 @@ def set_comprehension(x):
     return np.sum(x)
 
 
-def dict_comprehension(x):
-    d = {i: v for i, v in enumerate(x)}  # <- here
-    return np.sum(x)
-
-
 def walrus(x):
     if (y := x * 2.0) > 0:  # <- here
         return y

@@ -394,11 +394,10 @@ def getter_held_in_a_name(x):
     return np.sum(max([x[:2], x[2:]], key=key))
 
 
-def test_a_getter_held_in_a_name_is_still_refused():
-    """Left refused: only a getter written in the call is read as its lambda."""
-    with pytest.raises(NoDerivativeError, match="which the gradient follows") as info:
-        s2sad.grad(getter_held_in_a_name)(X.copy())
-    assert info.value.lineno == line_of(getter_held_in_a_name, "key=key")
+def test_a_getter_held_in_a_name_is_read_as_its_lambda():
+    """Refused here in s27 (only a getter written in the call was read as its lambda);
+    since s28 a getter given to a name is the lambda it is, as where it is written."""
+    check(getter_held_in_a_name, X.copy())
 
 
 def sorted_by_a_computed_name(x):

@@ -59,10 +59,14 @@ from ..trees import located
 from .kinds import ANY
 
 
-def _read_only(tree) -> set:
+_VIEWS = ("keys", "values", "items", "get")
+
+
+def _read_only(tree, methods=()) -> set:
     """The names ``tree`` reads only as a whole list is read: its items (``t[i]``), its
-    length, ``sorted(t)``, a loop over it; not changed in place or passed where it could be
-    (``t.append(v)``, ``t[0] = v``, ``g(t)``, ``u = t``).
+    length, ``sorted(t)``, a loop over it (or a method of ``methods``, ``d.items()``); not
+    changed in place or passed where it could be (``t.append(v)``, ``t[0] = v``, ``g(t)``,
+    ``u = t``).
 
     >>> sorted(_read_only(gast.parse("t = [a]; u = [b]; u.append(c); g(sorted(t), u[0])")))
     ['t']
@@ -72,6 +76,9 @@ def _read_only(tree) -> set:
         if isinstance(item, gast.Call) and isinstance(item.func, gast.Name) and \
                 item.func.id in ("sorted", "len") and len(item.args) == 1:
             read.add(id(item.args[0]))
+        elif isinstance(item, gast.Call) and isinstance(item.func, gast.Attribute) and \
+                item.func.attr in methods:
+            read.add(id(item.func.value))
         elif isinstance(item, gast.Subscript) and isinstance(item.ctx, gast.Load):
             read.add(id(item.value))
         elif isinstance(item, (gast.For, gast.comprehension)):
@@ -96,7 +103,9 @@ class DictViews(trees.Transformer):
         self.defs: dict = {}  # a name given a value once -> that value
         self.stores: dict = {}  # a name -> how many times the function stores it
         self.read_only: set = set()  # lists only read (_read_only)
-        self.grown = False  # a dict given a key its kinds do not know (_grows)
+        self.grown: set = set()  # dicts given a key their kinds do not know (_grows)
+        self.apart: set = set()  # names only read, by key or view (no other name holds
+        # the dict one of them holds, made here or an argument: it grows with no other)
         self.fields = any(kind.fields for kind in kinds.values())  # (a namedtuple's read)
 
     def keys(self, node) -> list | None:
@@ -104,9 +113,11 @@ class DictViews(trees.Transformer):
         if not isinstance(node, gast.Name):
             return None
         kind = self.kinds.get(node.id, ANY)
-        if kind.tag != "dict" or self.grown:
-            return None  # (a dict given a key its kinds do not know: d[k] = v; d.values())
-        return [key for key, _ in kind.items]
+        if kind.tag != "dict" or node.id in self.grown or self.grown and not (
+                node.id in self.apart and (node.id not in self.stores or
+                                           isinstance(self.defs.get(node.id), gast.Dict))):
+            return None  # (a dict given a key its kinds do not know: d[k] = v; d.values();
+        return [key for key, _ in kind.items]  # or one that may be it)
 
     def visit_FunctionDef(self, node):
         stores: dict = {}
@@ -119,7 +130,8 @@ class DictViews(trees.Transformer):
                      if isinstance(s, gast.Assign) and len(s.targets) == 1 and
                      isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
         self.read_only = _read_only(node)
-        self.grown = any(self._grows(item) for item in trees.walk(node))
+        self.grown = {item.value.id for item in trees.walk(node) if self._grows(item)}
+        self.apart = _read_only(node, _VIEWS)
         return self.generic_visit(node)
 
     def _grows(self, node) -> bool:

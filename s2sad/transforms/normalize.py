@@ -53,6 +53,8 @@ from .function_values import bind_function, bind_items, merge_branches, unrolled
 from .partials import held as held_partial
 from .nested_gradients import held_derivative
 from .star_args import starred_assignment
+from .sort_keys import held_getter
+from .container_updates import written_out
 from .inlining import Inlining
 from .loops import Loops
 from .objects import Objects, argument_descriptors, argument_objects  # noqa: F401
@@ -167,9 +169,31 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             self.stmt = inner
             self.statement(inner)
 
+    def _computed_now(self, value):
+        """``value`` computed here, as a name or constant read again later."""
+        if isinstance(value, (gast.Constant, gast.Name)):
+            return value
+        from .star_args import _read
+        return _read(self, self.atom(value))
+
+    def _new_local(self, base: str) -> str | None:
+        """A new variable of the function (None where ``list`` is not the builtin: a
+        local or a module's name of that name)."""
+        if "list" in self.locals or not self.source.is_builtin("list"):
+            return None
+        name = self.namer.claim(base)
+        self.locals.add(name)
+        self.carried.add(name)
+        return name
+
     def statement(self, stmt):
         if isinstance(stmt, gast.FunctionDef):
             self.local_functions[stmt.name] = self._defined_here(stmt)
+            return
+        steps = written_out(stmt, self._computed_now, self.source.tree, self._new_local)
+        if steps is not None:  # xs.extend([a, b]), d.update(...): appends, stores by key
+            for step in steps:
+                self.statement(step)
             return
         unstarred = starred_assignment(self, stmt)  # a, *rest = xs: a, rest = xs[0], [...]
         if unstarred is not None:
@@ -184,6 +208,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         if not self.trusted and isinstance(stmt, (gast.If, gast.While, gast.For)):
             self._refuse_object_changes(stmt, [stmt.iter] if isinstance(stmt, gast.For)
                                         else [stmt.test])
+        getter = held_getter(self, stmt)  # key = operator.itemgetter(1): the lambda it is
+        if getter is not None:
+            stmt = getter
         if bind_function(self, stmt, _static) or bind_items(self, stmt, _static):
             return  # fn = np.max if c else np.mean; pi, tanh = ...; acts = [np.tanh, f]
         if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda) and \

@@ -19,11 +19,13 @@ becomes
     ...
     y = y_pw
 
-A value in ``funclist`` is stored where its condition holds (``y[cond] = value``). A call that is
+A value in ``funclist`` is stored where its condition holds (``y[cond] = value``). What
+Python evaluates before the call in its statement and that calls something
+(``np.exp(x) + np.piecewise(...)``) is computed first, in order, into a name of its own
+(``arg_pw = np.exp(x)``), so each call still runs when Python runs it. A call that is
 evaluated conditionally or more than once (in a comprehension, a lambda, a ``while``
-test, one branch of ``a if c else b`` or ``and``/``or``), or after another call in its
-statement, is refused at its line: moved before the statement, it would run at another
-time.
+test, one branch of ``a if c else b`` or ``and``/``or``, a chained comparison past its
+first) is refused at its line: moved before the statement, it would run at another time.
 """
 
 from __future__ import annotations
@@ -72,6 +74,18 @@ def _callable(item, source, local_names, lambdas=frozenset()) -> bool:
         return False
 
 
+def _children(node) -> list:
+    """The expressions ``node`` evaluates, in Python's order (a dict display's keys and
+    values in turn, a ``:=``'s value before its target)."""
+    if isinstance(node, gast.Dict):
+        pairs = zip(node.keys, node.values)
+        return [part for pair in pairs for part in pair if part is not None]
+    if isinstance(node, gast.NamedExpr):
+        return [node.value, node.target]
+    return [child for child in gast.iter_child_nodes(node)
+            if isinstance(child, (gast.expr, gast.keyword))]
+
+
 def _in_order(stmt):
     """The nodes of ``stmt`` in the order Python evaluates them (an assignment's value
     before its targets), nested statements' bodies left out."""
@@ -90,12 +104,28 @@ def _in_order(stmt):
 
     def walk(node, ancestors):
         order.append((node, ancestors))
-        for child in gast.iter_child_nodes(node):
+        for child in _children(node):
             walk(child, ancestors + (node,))
     for part in parts:
         if part is not None:
             walk(part, ())
     return order
+
+
+def _dotted(node) -> bool:
+    """Is ``node`` a name or a dotted name (``np.sum``, ``self.f``)?"""
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name)
+
+
+def _replace(parent, old, new) -> None:
+    """``old``, a child of ``parent``, replaced there by ``new``."""
+    for field, value in gast.iter_fields(parent):
+        if value is old:
+            setattr(parent, field, new)
+        elif isinstance(value, list):
+            value[:] = [new if v is old else v for v in value]
 
 
 class Piecewise:
@@ -150,21 +180,23 @@ class Piecewise:
         if not found:
             return [stmt]
         call, ancestors = found[0]
+        path = ancestors + (call,)
         if isinstance(stmt, gast.While) or any(
                 isinstance(a, _DEFERRED) or isinstance(a, gast.IfExp) and a.test is not
                 call and call not in trees.walk(a.test) or
-                isinstance(a, gast.BoolOp) and call not in trees.walk(a.values[0])
-                for a in ancestors):
+                isinstance(a, gast.BoolOp) and call not in trees.walk(a.values[0]) or
+                isinstance(a, gast.Compare) and path[i + 1] in a.comparators[1:]
+                for i, a in enumerate(ancestors)):
             raise self.source.error(
                 DifferentiationError, "s2sad writes np.piecewise with functions out before "
                 "its statement, and this call is evaluated conditionally or more than once",
                 call, _ADVICE)
         index = next(i for i, (n, _) in enumerate(order) if n is call)
+        first = []
         if any(isinstance(n, gast.Call) and n not in ancestors for n, _ in order[:index]):
-            raise self.source.error(
-                DifferentiationError, "s2sad writes np.piecewise with functions out before "
-                "its statement, and another call in it runs before this one", call, _ADVICE)
+            first = self.computed_first(stmt, path)
         before, result = self.written_out(call)
+        before = first + before
         for parent in [stmt] + [n for n, _ in order]:  # the call replaced by its result
             for field, value in gast.iter_fields(parent):
                 if value is call:
@@ -173,6 +205,44 @@ class Piecewise:
                     value[:] = [result if v is call else v for v in value]
         self.changed = True
         return [*before, *self.statement(stmt)]  # (another call in the same statement)
+
+    def computed_first(self, stmt, path) -> list:
+        """What ``stmt`` evaluates before ``path[-1]`` (a piecewise call; ``path``: the
+        expressions from the statement's part down to it), up to its last call, assigned
+        in order to names of their own (``arg_pw = np.exp(x)``), each replaced by its name.
+        A name, a constant, a lambda and a called function's name stay: none computes."""
+        if isinstance(stmt, gast.AugAssign) and not isinstance(stmt.target, gast.Name):
+            raise self.source.error(  # (y[i] += g(x) + ...: y[i] is read before g runs)
+                DifferentiationError, "s2sad writes np.piecewise with functions out before "
+                "its statement, and the item its `op=` updates is read before another "
+                "call in it runs", path[-1], _ADVICE)
+        earlier = []  # (parent, expression): in the order Python evaluates them
+        for parent, child in zip(path, path[1:]):
+            for sibling in _children(parent):
+                if sibling is child:
+                    break
+                earlier.append((parent, sibling))
+        last = max(i for i, (_, e) in enumerate(earlier)
+                   if any(isinstance(n, gast.Call) for n in trees.walk(e)))
+        stmts = []
+        for parent, expr in earlier[:last + 1]:
+            value = expr.value if isinstance(expr, (gast.keyword, gast.Starred)) else expr
+            if isinstance(value, (gast.Name, gast.Constant, gast.Lambda)) or \
+                    isinstance(parent, gast.Call) and parent.func is value and \
+                    _dotted(value):
+                continue  # (reading it computes nothing)
+            if isinstance(value, gast.Slice) or any(
+                    isinstance(n, gast.NamedExpr) for n in trees.walk(value)):
+                raise self.source.error(
+                    DifferentiationError, "s2sad writes np.piecewise with functions out "
+                    "before its statement, and what runs before it in the statement cannot "
+                    "be computed apart", path[-1], _ADVICE)
+            name = self.namer.claim("arg_pw")
+            stmts.append(gast.copy_location(
+                gast.Assign([self._name(name, True)], value, None), value))
+            holder = expr if isinstance(expr, (gast.keyword, gast.Starred)) else parent
+            _replace(holder, value, self._name(name))
+        return stmts
 
     def _name(self, base: str, store: bool = False):
         return gast.Name(base, gast.Store() if store else gast.Load(), None, None)

@@ -184,7 +184,9 @@ class SingleAssignment:
         return self.load(name)
 
     def comprehension(self, node, start=None):
-        """``[e for x in xs if c]`` as a loop that appends; ``sum(e for ...)`` as one that adds.
+        """``[e for x in xs if c]`` as a loop that appends; ``sum(e for ...)`` as one that
+        adds; ``{k: v for ...}`` as one that stores each value at its key (the key computed
+        first, as Python computes it).
 
         The comprehension's own variables get fresh names, as Python gives them their own scope.
         """
@@ -206,7 +208,16 @@ class SingleAssignment:
         self.locals.add(result)
         for name in renames.values():
             self.current[name] = name
-        if start is None:
+        if isinstance(node, gast.DictComp):  # {k: v for ...}: each key, then its value
+            self.made.add(result)  # (a new dict: a slot of it may be set)
+            init = gast.Dict([], [])
+            key = self.namer.claim("key")
+            self.locals.add(key)
+            self.carried.add(key)
+            item = [gast.Assign([self.store(key)], node.key, None),
+                    gast.Assign([gast.Subscript(self.load(result), self.load(key),
+                                                gast.Store())], node.value, None)]
+        elif start is None:
             self.made.add(result)  # (a new list: a slot of it may be set)
             init = gast.List([], gast.Load())
             item = gast.Expr(gast.Call(gast.Attribute(self.load(result), "append", gast.Load()),
@@ -219,7 +230,8 @@ class SingleAssignment:
         self.emit(gast.Assign([self.store(result)], init, None))
         self.current[result] = result
         self.bind(result, self.views(init))  # (its appends add what the items share: views)
-        body = [gast.copy_location(item, node)]
+        body = [gast.copy_location(i, node) for i in (item if isinstance(item, list)
+                                                       else [item])]
         for gen in reversed(node.generators):
             for cond in reversed(gen.ifs):
                 body = [gast.copy_location(gast.If(cond, body, []), node)]
@@ -501,7 +513,7 @@ class SingleAssignment:
                 gast.BinOp(self.atom(node.left), node.op, self.atom(node.right)), node)
         if isinstance(node, gast.UnaryOp):
             return gast.copy_location(gast.UnaryOp(node.op, self.atom(node.operand)), node)
-        if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.DictComp)):
             return self.comprehension(node)
         if isinstance(node, gast.Call):
             from .star_args import spread, written_zip
@@ -515,8 +527,9 @@ class SingleAssignment:
             picked = keyed(self, node)
             if picked is not None:
                 return self.simple(picked)
-            from .star_args import first_item, zipped_dict  # next(iter(xs)): xs[0]
-            shown = zipped_dict(self, node) or first_item(self, node)
+            from .star_args import first_item, from_keys, zipped_dict  # next(iter(xs)): xs[0]
+            shown = zipped_dict(self, node) or first_item(self, node) or \
+                from_keys(self, node)  # dict.fromkeys(names, 0.0): its display
             if shown is not None:
                 return self.simple(shown)
             from .partials import called

@@ -62,7 +62,8 @@ def _reads_only(name: str) -> bool:
 def only_read(tree, name: str) -> bool:
     """Is ``name`` given a value once in ``tree`` (or a parameter never given another),
     and read only by ``*name``, ``**name``, ``name[i]``, ``len(name)``, ``zip(name, ...)``,
-    loops over it and unpacking (``a, *rest = name``), so that a list or dict it holds keeps its length?"""
+    ``dict.fromkeys(name)``, loops over it and unpacking (``a, *rest = name``), so that a
+    list or dict it holds keeps its length?"""
     parents = {}
     for node in trees.walk(tree):
         for field in trees.node_fields(type(node)):
@@ -93,7 +94,8 @@ def only_read(tree, name: str) -> bool:
                 parent.func.id == "len" and parent.args == [node] or \
                 isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
                 parent.func.id not in locals_ and _reads_only(parent.func.id) and \
-                any(a is node for a in parent.args):
+                any(a is node for a in parent.args) or \
+                _from_keys_of(parent, node, locals_):
             continue
         return False
     params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
@@ -101,6 +103,14 @@ def only_read(tree, name: str) -> bool:
         if extra is not None:
             params.add(extra.id)
     return stores == (0 if name in params else 1)
+
+
+def _from_keys_of(call, node, locals_) -> bool:
+    """Is ``call`` ``dict.fromkeys(node, ...)`` (which reads its keys, keeps none of it)?"""
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+        call.func.attr == "fromkeys" and isinstance(call.func.value, gast.Name) and \
+        call.func.value.id == "dict" and "dict" not in locals_ and \
+        bool(call.args) and call.args[0] is node
 
 
 def _items(normalize, node):
@@ -335,7 +345,8 @@ def _once(normalize, node):
             not any(isinstance(e, gast.Starred) for e in node.elts):
         return gast.copy_location(type(node)([_once(normalize, e) for e in node.elts],
                                              gast.Load()), node)
-    return _read(normalize, normalize.atom(node))
+    return gast.copy_location(_read(normalize, normalize.atom(node)), node)  # (located:
+    # a display zip writes out from it is located at it)
 
 
 def written_zip(normalize, node):
@@ -371,21 +382,63 @@ def written_zip(normalize, node):
 
 
 def zipped_dict(normalize, node):
-    """``dict(zip(("a", "b"), vals))`` with string constants for keys and ``vals`` of a
-    known length: the display ``{"a": vals[0], "b": vals[1]}`` (a later key wins, as in
-    ``dict``); else None."""
+    """``dict(zip(("a", "b"), vals))`` with string constants for keys (or the items of a
+    list of them, ``names[0]``) and ``vals`` of a known length: the display
+    ``{"a": vals[0], "b": vals[1]}`` (a later key wins, as in ``dict``); else None."""
     if not _builtin(normalize, node, "dict") or len(node.args) != 1 or node.keywords or \
             not _builtin(normalize, node.args[0], "zip") or len(node.args[0].args) != 2:
         return None
     rows = written_zip(normalize, node.args[0])
     if isinstance(rows, gast.Call):  # (its arguments computed first: looked at again)
         return gast.copy_location(gast.Call(node.func, [rows], []), node)
-    if not isinstance(rows, gast.List) or not all(
-            isinstance(r.elts[0], gast.Constant) and isinstance(r.elts[0].value, str)
-            for r in rows.elts):
+    if not isinstance(rows, gast.List):
         return None
-    return gast.copy_location(gast.Dict([r.elts[0] for r in rows.elts],
+    keys = [_shown_constant(normalize, r.elts[0]) for r in rows.elts]
+    if not all(isinstance(k, gast.Constant) and isinstance(k.value, str) for k in keys):
+        return None
+    return gast.copy_location(gast.Dict(keys,
                                         [r.elts[1] for r in rows.elts]), node)
+
+
+def _shown_constant(normalize, item):
+    """``item``, or the constant it reads: ``names[0]`` of ``names = ["a", "b"]``, a
+    display the function only reads (:func:`note_display`), is ``"a"``."""
+    if not (isinstance(item, gast.Subscript) and isinstance(item.value, gast.Name) and
+            isinstance(item.slice, gast.Constant) and type(item.slice.value) is int):
+        return item
+    atom = normalize.atom(item.value)
+    shown = _displays(normalize).get(getattr(atom, "id", None))
+    if isinstance(shown, (gast.Tuple, gast.List)) and \
+            -len(shown.elts) <= item.slice.value < len(shown.elts) and \
+            isinstance(shown.elts[item.slice.value], gast.Constant):
+        return gast.copy_location(gast.Constant(shown.elts[item.slice.value].value, None),
+                                  item)
+    return item
+
+
+def from_keys(normalize, node):
+    """``dict.fromkeys(names, 0.0)`` of keys whose number is known (a display, a tuple,
+    a list only read, an argument's): the display ``{names[0]: 0.0, names[1]: 0.0}``
+    (``{"a": 0.0, "b": 0.0}`` where ``names`` is a display of those keys)
+    (a key given again keeps its first place, as in ``fromkeys``); else None. The keys
+    are computed first, then the value, once: every key holds that one value, as
+    Python's does (a shared slot is then refused where it is changed in place)."""
+    func = node.func
+    if not (isinstance(func, gast.Attribute) and func.attr == "fromkeys" and
+            isinstance(func.value, gast.Name) and func.value.id == "dict" and
+            func.value.id not in normalize.locals and normalize.source.is_builtin("dict")) \
+            or not 1 <= len(node.args) <= 2 or node.keywords or \
+            any(isinstance(a, gast.Starred) for a in node.args):
+        return None
+    keys = _items(normalize, node.args[0])
+    if keys is None:
+        return None
+    keys = [_shown_constant(normalize, k) for k in keys]
+    value = node.args[1] if len(node.args) == 2 else gast.Constant(None, None)
+    if not isinstance(value, gast.Constant):
+        value = _read(normalize, normalize.atom(value))
+    return _located(gast.copy_location(gast.Dict(
+        keys, [trees.clone(value) for _ in keys]), node), node)
 
 
 def _zip_by_index(args, columns, shown):

@@ -53,7 +53,6 @@ _STATEMENTS = {
 
 _EXPRESSIONS = {
     gast.SetComp: ("a set comprehension", "Use vectorized NumPy operations instead."),
-    gast.DictComp: ("a dict comprehension", "Use vectorized NumPy operations instead."),
     gast.Yield: ("`yield` here", "Use `yield` as a statement of a generator that a `for` "
                  "loop, list(), tuple() or sum() consumes, or return a value."),
     gast.YieldFrom: ("`yield from` here", "Use `yield from` as a statement of a generator "
