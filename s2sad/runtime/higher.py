@@ -431,9 +431,9 @@ def checkpoint_value(func, args):
     wrt = tuple(i for i, a in enumerate(args) if _differentiable(a))
     if not wrt:
         return func(*args)
-    push = hooks.make_jvp(func, wrt=wrt)
-    return hooks.push_forward(push, tuple(args),
-                              tuple(zeros_like_structure(args[i]) for i in wrt))[0]
+    push = hooks.make_jvp(func, wrt=wrt)  # (refused where it reads state it changes)
+    return hooks.call_again(push, tuple(args), *(zeros_like_structure(args[i])
+                                                 for i in wrt))[0]
 
 
 # --- second derivatives of a few nonlinear adjoints ----------------------------------------
