@@ -233,15 +233,29 @@ def through_reading_checkpoint(c, x):
     return reads_then_counts_(c, x) * 3.0
 
 
+def around_reading(c, h):
+    return reads_then_counts_(c, np.sin(h)) * 2.0
+
+
+around_reading_ = s2sad.checkpoint(around_reading)
+
+
+def through_nested_reading_checkpoint(c, x):
+    return around_reading_(c, x) * 3.0
+
+
+@pytest.mark.parametrize("f", [through_reading_checkpoint, through_nested_reading_checkpoint],
+                         ids=["checkpoint", "nested"])
 @pytest.mark.parametrize("maker", ["grad", "jvp"])
-def test_a_checkpointed_function_reading_the_state_it_changes_is_refused(maker):
+def test_a_checkpointed_function_reading_the_state_it_changes_is_refused(maker, f):
     """Its recomputation would read ``c.k`` as its first run left it (2, not 1): a
-    gradient of 6 for 3, silently."""
+    gradient of 6 for 3, silently (nested: the outer one's recomputation calls it
+    again)."""
     with pytest.raises(DifferentiationError, match="reads an attribute it changes") as info:
         if maker == "grad":
-            s2sad.grad(through_reading_checkpoint, wrt=1)(Counter(), 2.0)
+            s2sad.grad(f, wrt=1)(Counter(), 2.0)
         else:
-            s2sad.jvp(through_reading_checkpoint, wrt=1)(Counter(), 2.0)[1](1.0)
+            s2sad.jvp(f, wrt=1)(Counter(), 2.0)[1](1.0)
     assert "c.k += 1.0" in str(info.value) and "s2sad.checkpoint" in str(info.value)
 
 
