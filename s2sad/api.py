@@ -18,6 +18,7 @@ from .derivatives import (_CACHE, MAKERS, BoundDerivative, GradientFunction,  # 
                           _wrt_names)
 from .errors import DifferentiationError, NonScalarOutputError
 from .rules.numpy import stop_gradient  # noqa: F401  (s2sad.stop_gradient)
+from .runtime.structures import repeating
 
 
 def _unbound(func):
@@ -332,7 +333,8 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
         if use == "rev":
             rows = [[] for _ in names]
             for e in _basis(value):
-                got = rev._call(rev._variant(args).function, args, e)
+                with repeating():  # (value ran the function's state changes: not again)
+                    got = rev._call(rev._variant(args).function, args, e)
                 got = got if rev._wrt_tuple else (got,)
                 for row, g in zip(rows, got):
                     row.append(np.asarray(g, dtype=float))
@@ -346,7 +348,8 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
                 columns = []
                 for e in _basis(x):
                     tangents = [e if j == k else _zero_like(inputs[j]) for j in range(len(names))]
-                    columns.append(np.asarray(fwd._both(args, tangents)[1], dtype=float))
+                    with repeating():  # (value ran the function's state changes)
+                        columns.append(np.asarray(fwd._both(args, tangents)[1], dtype=float))
                 stacked = np.array(columns).reshape(x_shape + out_shape)
                 blocks.append(np.moveaxis(stacked, list(range(len(x_shape))),
                                           list(range(len(out_shape),
@@ -398,7 +401,8 @@ def _jacobian_of_jacobian(inner, wrt, mode, optimize, target):
         rev._variant(args)
         own = rev._nestable(rev._key(args)).function  # (its parameters, then the cotangent)
         row_of = jacobian(own, wrt, mode=mode, optimize=optimize, target=target)
-        rows = [np.asarray(row_of(*args, e), dtype=float) for e in _basis(value)]
+        with repeating():  # (value ran the function's state changes: not again)
+            rows = [np.asarray(row_of(*args, e), dtype=float) for e in _basis(value)]
         return np.array(rows).reshape(np.shape(np.asarray(value, dtype=float)) +
                                       rows[0].shape)
 

@@ -513,7 +513,8 @@ class GradientFunction:
             (func,)
 
 
-def _refuse_state_read_again(made, what: str, then: str, compiled, args=None) -> None:
+def _refuse_state_read_again(made, what: str, then: str, compiled, args=None,
+                             instead: str = "") -> None:
     """``made`` runs the user's function once for the value and again for each ``then``;
     where its variant ``compiled`` (the one for these arguments' kinds) has an output that
     reads state it changes (``self.k += 1; return x * self.k``; ``np.random.normal()``),
@@ -540,9 +541,10 @@ def _refuse_state_read_again(made, what: str, then: str, compiled, args=None) ->
             DifferentiationError,
             f"{what} of {getattr(func, '__name__', 'a function')}, whose output {state}: "
             f"{what} runs it once for the value and again for each "
-            f"{then}, each run another function (a hessian is a jacobian of the gradient)",
-            stmt, advice or "Use s2sad.grad or s2sad.value_and_grad, which run it once, or "
-            "pass the state it reads as an argument.")
+            f"{then}, each run another function" + (
+                "" if instead else " (a hessian is a jacobian of the gradient)"),
+            stmt, instead or advice or "Use s2sad.grad or s2sad.value_and_grad, which run it "
+            "once, or pass the state it reads as an argument.")
 
 
 class VJPFunction(GradientFunction):
@@ -571,10 +573,12 @@ class VJPFunction(GradientFunction):
                   JVPFunction)._device_value(args)
 
         @boundary
-        def pullback(cotangent):
+        def pullback(cotangent):  # (the call ran the function's state changes: not again)
             from .runtime.higher import snapshot
-            return self._call(self._runnable(self._variant(args), args), args,
-                              snapshot(cotangent))
+            from .runtime.structures import repeating
+            with repeating():
+                return self._call(self._runnable(self._variant(args), args), args,
+                                  snapshot(cotangent))
         pullback.__name__ = f"pullback_{getattr(self.func, '__name__', 'f')}"
         return value, pullback
 
@@ -615,8 +619,10 @@ class JVPFunction(GradientFunction):
             self._device_value(args)
 
         @boundary
-        def pushforward(*tangents):
-            return self._both(args, tangents)[1]
+        def pushforward(*tangents):  # (the call ran the function's state changes: not again)
+            from .runtime.structures import repeating
+            with repeating():
+                return self._both(args, tangents)[1]
         pushforward.__name__ = f"pushforward_{getattr(self.func, '__name__', 'f')}"
         return value, pushforward
 
@@ -949,6 +955,17 @@ def _call_generated(derivative, args, *extra):
     return derivative._call(derivative._variant(args).function, args, *extra)
 
 
+def _call_again(derivative, args, *extra):
+    """:data:`s2sad.hooks.call_again`."""
+    from .runtime.structures import repeating
+    compiled = derivative._variant(args)
+    _refuse_state_read_again(
+        derivative, "s2sad.checkpoint", "derivative (recomputing it)", compiled, args,
+        "Call it without s2sad.checkpoint, or pass the state it reads as an argument.")
+    with repeating():
+        return derivative._call(compiled.function, args, *extra)
+
+
 def _variant_function(derivative, args):
     """:data:`s2sad.hooks.variant_function`."""
     function = derivative._variant(args).function
@@ -969,6 +986,7 @@ def _gradient_parameters(value):
 # what the runtime (a recursive or checkpointed call's derivatives) and the inliner (a
 # gradient called inside a differentiated function) reach through s2sad.hooks
 hooks.call_generated.install(_call_generated)
+hooks.call_again.install(_call_again)
 hooks.push_forward.install(lambda derivative, args, tangents: derivative._both(args, tangents))
 hooks.generated_function.install(_generated_function)
 hooks.variant_function.install(_variant_function)

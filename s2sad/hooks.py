@@ -62,6 +62,11 @@ generated code of ``derivative`` for the kinds of ``args`` (compiled if new), ca
 sensitivities of its ``wrt`` arguments (a tuple where ``wrt`` is one), a jvp
 ``(value, tangent)``.""")
 
+call_again = Hook("call_again", """call_again(derivative, args, *extra): as
+:data:`call_generated`, for a call the forward sweep ran already (a checkpointed call's
+recomputation): its changes to objects' state are not made again, and a function whose
+output reads state it changes is refused (each run would be another function).""")
+
 variant_function = Hook("variant_function", """variant_function(derivative, args): the
 generated function :data:`call_generated` would call for the kinds of ``args`` (its module
 globals read now), to be called again with arguments of the same kinds as

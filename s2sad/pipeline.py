@@ -701,6 +701,7 @@ def loop_tape(build: Build, local_names: set) -> bool:
         return False  # builtin's loops only)
     tape = LoopTape(build.stacks, build.namer.claim)
     build.adjoint = tape.visit(build.adjoint)
+    build.stacks |= tape.lists  # (the memory budget counts them with a later loop's)
     build.needs_nestable_build |= tape.changed
     return tape.changed
 

@@ -202,7 +202,8 @@ def test_loops_whose_passes_differ_keep_their_counter_and_its_check(f, args):
     """A pass that may stop early (``break``, ``continue``) or a loop in another loop:
     the trip counter stays, and the budget is checked by it."""
     source = s2sad.grad(f).source_for(*args)
-    assert "trips_1 += 1" in source and "check_stack(stack)" in source, source
+    assert "trips_1 += 1" in source and "check_stack(stack" in source, source  # (with the
+    # for loop's list of trip counts, in_for: every tape counts against the budget)
     assert "checked_passes" not in source, source
 
 

@@ -1,9 +1,10 @@
 """A memory budget for what the forward sweep records for the reverse sweep.
 
 A ``while`` loop that records values checks, every 4096 passes, how much its
-stack holds; past the budget it stops with a clear error instead of exhausting
-memory. The estimate is the stack's length times the mean size of its newest
-entries, so a check costs the same however long the stack is.
+tape and every tape made before it hold together (an earlier loop's too); past the
+budget it stops with a clear error instead of exhausting memory. The estimate is each
+tape's length times the mean size of its newest entries, so a check costs the same
+however long the tapes are.
 
 >>> set_memory_budget(1000)
 >>> check_stack([1.0] * 100)

@@ -401,8 +401,8 @@ def checkpoint_grads(func, g, args):
     wrt = tuple(i for i, a in enumerate(args) if _differentiable(a))
     if not wrt:
         return [None] * len(args)
-    pullback = hooks.make_vjp(func, wrt=wrt)
-    grads = hooks.call_generated(pullback, tuple(args), snapshot(g))
+    pullback = hooks.make_vjp(func, wrt=wrt)  # (the forward sweep ran the call)
+    grads = hooks.call_again(pullback, tuple(args), snapshot(g))
     out = [None] * len(args)
     for i, grad in zip(wrt, grads):
         out[i] = grad
@@ -412,8 +412,28 @@ def checkpoint_grads(func, g, args):
 def checkpoint_tangent(func, args, argnum, g):
     """The tangent of a checkpointed call along argument ``argnum`` (``s2sad.jvp`` of
     ``func``)."""
-    push = hooks.make_jvp(func, wrt=argnum)
-    return hooks.call_generated(push, tuple(args), g)[1]
+    push = hooks.make_jvp(func, wrt=argnum)  # (the forward sweep ran the call)
+    return hooks.call_again(push, tuple(args), g)[1]
+
+
+def checkpoint_value(func, args):
+    """``func(*args)`` for a checkpointed call met while a call is run again
+    (:func:`~s2sad.runtime.structures.repeating`: a checkpointed function calling
+    another): through its generated forward-mode code with zero tangents, whose changes
+    to objects' state are not made again; in plain Python where no argument is a float.
+
+    >>> def f(x):
+    ...     return x * 2.0
+    >>> checkpoint_value(f, (1.5,))
+    3.0
+    """
+    from . import zeros_like_structure
+    wrt = tuple(i for i, a in enumerate(args) if _differentiable(a))
+    if not wrt:
+        return func(*args)
+    push = hooks.make_jvp(func, wrt=wrt)  # (refused where it reads state it changes)
+    return hooks.call_again(push, tuple(args), *(zeros_like_structure(args[i])
+                                                 for i in wrt))[0]
 
 
 # --- second derivatives of a few nonlinear adjoints ----------------------------------------

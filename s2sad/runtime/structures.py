@@ -14,6 +14,8 @@ undo a store into a dict.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
 
 import numpy as np
@@ -157,6 +159,43 @@ def _stacked(items, other):
     return xp.asarray(items) if xp is np else xp.stack([xp.asarray(v) for v in items])
 
 
+# True while a maker runs a function's code again for the same call (a pullback, a
+# pushforward, a Jacobian's rows or columns, a checkpoint's recomputation): the call ran
+# the user's changes to its objects' state once already, so they are not run again.
+_REPEATING = contextvars.ContextVar("s2sad_repeating", default=False)
+
+
+@contextlib.contextmanager
+def repeating():
+    """Run a function's generated code again for a call that already ran it: inside,
+    ``side_effect`` changes nothing (``model.calls += 1`` counts one call, not two).
+
+    >>> class M: pass
+    >>> m = M(); m.calls = 1
+    >>> with repeating():
+    ...     side_effect(2, m, ".calls|=")
+    >>> m.calls
+    1
+
+    A function whose output reads the state it changes is refused by the makers that
+    repeat it (vjp, jvp, jacobian, hessian), so the repeat computes what the call did.
+    """
+    token = _REPEATING.set(True)
+    try:
+        yield
+    finally:
+        _REPEATING.reset(token)
+
+
+def repeated() -> bool:
+    """Is a call being run again (inside :func:`repeating`)?
+
+    >>> repeated()
+    False
+    """
+    return _REPEATING.get()
+
+
 def side_effect(value, root, chain: str, *keys, where: str = ""):
     """Do, in the forward sweep, what the user's statement does to an object's state.
     ``chain``: the path from ``root`` (``".layers[].cache"``, each ``[]`` taking the next
@@ -172,6 +211,8 @@ def side_effect(value, root, chain: str, *keys, where: str = ""):
     >>> m.n, m.cache
     (2, {'Z': [5.0]})
     """
+    if _REPEATING.get():
+        return
     path, how = chain.split("|")
     steps = path.replace("[]", ".[]").split(".")[1:]
     keys = iter(keys)

@@ -111,9 +111,41 @@ class MemoryBudget(trees.Transformer):
             for n in trees.walk(node)) else self.fresh("_")
         self.loops = 0  # (how many loops hold the statement visited)
         self.starts = []  # (the counts of checks made once, at the function's top)
+        self.known = {}  # id of a while loop -> the stacks made before it
+        self.early = set()  # (stacks made in a branch that a later loop counts)
+        self._made_before(node.body, set(), set())
         node = self.generic_visit(node)
         node.body[0:0] = self.starts
+        if self.changed:
+            node.body[0:0] = [gast.copy_location(gast.Assign(
+                [gast.Name(name, gast.Store(), None, None)], gast.List([], gast.Load()), None),
+                node.body[0]) for name in sorted(self.early)]
         return node
+
+    def _made_before(self, body, known: set, seen: set) -> None:
+        """Note, for each ``while`` loop in ``body``, the stacks that a statement before it
+        makes (``x_saved = []``): what they hold counts against the budget with what the
+        loop records (two loops one after the other, each under the budget, may be over it
+        together). ``known``: those surely made (before it in its block or an enclosing
+        one); ``seen``: those made by any statement before it. Each in ``seen`` but not in
+        ``known`` (made in a branch) is made empty at the function's top too."""
+        known = set(known)
+        for stmt in body:
+            if isinstance(stmt, gast.While):
+                self.known[id(stmt)] = frozenset(seen)
+                self.early |= seen - known
+            for _, value in gast.iter_fields(stmt):
+                if isinstance(value, list) and value and isinstance(value[0], gast.stmt):
+                    self._made_before(value, known, seen)
+                elif isinstance(value, list):  # (a try's handlers)
+                    for handler in value:
+                        if isinstance(handler, gast.ExceptHandler):
+                            self._made_before(handler.body, known, seen)
+            if isinstance(stmt, gast.Assign):
+                made = {t.id for t in stmt.targets
+                        if isinstance(t, gast.Name) and t.id in self.stacks}
+                known |= made
+                seen |= made
 
     def visit_For(self, node):
         self.loops += 1
@@ -131,8 +163,9 @@ class MemoryBudget(trees.Transformer):
         stacks = _pushes(node.body, self.stacks)
         if not stacks:
             return node
+        watched = sorted(stacks | self.known.get(id(node), frozenset()))
         if not counts and self.passes is not None and not node.orelse:
-            return self._grouped(node, stacks)
+            return self._grouped(node, watched)
         if not counts:
             return node
         trips = gast.Name(first.target.id, gast.Load(), None, None)
@@ -153,9 +186,9 @@ class MemoryBudget(trees.Transformer):
                                 [gast.Name(count, gast.Load(), None, None)])
             checks = [gast.AugAssign(gast.Name(count, gast.Store(), None, None), gast.Add(),
                                      every)]
-        checks += [gast.Expr(gast.Call(gast.Name(self.helper(), gast.Load(), None, None),
-                                       [gast.Name(s, gast.Load(), None, None)], []))
-                   for s in sorted(stacks)]
+        checks.append(gast.Expr(gast.Call(gast.Name(self.helper(), gast.Load(), None, None),
+                                          [gast.Name(s, gast.Load(), None, None)
+                                           for s in watched], [])))  # (all, summed)
         node.body.insert(1, gast.copy_location(gast.If(test, checks, []), first))
         self.changed = True
         if nested:
@@ -170,7 +203,7 @@ class MemoryBudget(trees.Transformer):
         loop = gast.For(gast.Name(self.throwaway, gast.Store(), None, None),
                         gast.Call(gast.Name(self.passes(), gast.Load(), None, None),
                                   [gast.Name(s, gast.Load(), None, None)
-                                   for s in sorted(stacks)], []),
+                                   for s in stacks], []),
                         [gast.copy_location(stop, node)] + node.body, [], None)
         self.changed = True
         return gast.copy_location(loop, node)

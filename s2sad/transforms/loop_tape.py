@@ -113,6 +113,7 @@ class LoopTape:
         self.stacks = set(stacks)
         self.claim = claim
         self.changed = False
+        self.lists: set = set()  # (the lists made: the memory budget counts them)
 
     def visit(self, fn):
         for stack in sorted(self.stacks):
@@ -159,6 +160,7 @@ class LoopTape:
         made = []
         for (k, value), (j, target) in pairs:
             tape = self.claim(f"{_root(value)}_saved")
+            self.lists.add(tape)
             made.append(gast.Assign(
                 [gast.Name(tape, gast.Store(), None, None)],
                 gast.BinOp(gast.List([gast.Constant(None, None)], gast.Load()), gast.Mult(),

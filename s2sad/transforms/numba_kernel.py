@@ -884,10 +884,10 @@ class _Lowering:
             return [stmt]
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
                 self.aliases.get(call.func.id, "").endswith(".check_stack") and \
-                len(call.args) == 1 and isinstance(call.args[0], ast.Name):
+                call.args and all(isinstance(a, ast.Name) for a in call.args):
             self.budget = self.budget or self.fresh("tape_budget")
             self.taken.add(self.budget)
-            lists = list(self.split.get(call.args[0].id, {}).values())
+            lists = [each for a in call.args for each in self.split.get(a.id, {}).values()]
             if not lists:
                 return []
             total = ast.Call(ast.Name("tape_bytes", ast.Load()), [ast.Name(lists[0], ast.Load())], [])
