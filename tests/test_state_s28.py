@@ -164,11 +164,12 @@ def test_one_call_of_any_maker_runs_the_state_changes_once(kind):
 
 
 def test_on_dask_a_pullback_and_a_pushforward_change_no_state():
-    pytest.importorskip("dask.array")
+    da = pytest.importorskip("dask.array")
     model = Model()
-    value, pullback = s2sad.vjp(counted, wrt=1, target="dask")(model, X)
+    lazy = da.from_array(X, chunks=1)   # target="dask" asks for a Dask argument
+    value, pullback = s2sad.vjp(counted, wrt=1, target="dask")(model, lazy)
     pullback(np.array([1.0, 0.5]))
-    value, push = s2sad.jvp(counted, wrt=1, target="dask")(model, X)
+    value, push = s2sad.jvp(counted, wrt=1, target="dask")(model, lazy)
     got = push(np.array([1.0, 0.5]))
     assert model.calls == 2 and model.log == [1.0, 1.0]
     jac = np.moveaxis(central_differences(lambda x: counted(Model(), x), (X,), 0), 0, -1)
