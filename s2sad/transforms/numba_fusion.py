@@ -137,8 +137,10 @@ class ElementwiseFusion:
                     k += len(run)
                     continue
             stmt = body[k]
-            for name in _stores(stmt):   # (a name bound otherwise: no longer known)
-                arrays.pop(name, None)
+            for name in _stores(stmt):   # (a name bound otherwise: no longer known; an
+                if not (isinstance(stmt, ast.AugAssign) and  # array changed in place keeps
+                        isinstance(stmt.target, ast.Name)):  # its dtype and shape)
+                    arrays.pop(name, None)
                 self.scalars.pop(name, None)
             if run:   # (one statement: a loop of numba's own already)
                 arrays.update({n: kinds[n] for n in _stores(stmt) if n in kinds})
