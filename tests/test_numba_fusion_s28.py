@@ -148,7 +148,10 @@ KERNELS = [  # (id, the kernel's statements, its loops, the statements fused int
     ("a run", "t = np.tanh(x)\ns = x * t / (1.0 + y)\ns -= t ** 2\nreturn s", 1, 3),
     ("bound again in the run", "t = x * 2.0\nu = t + x\nt = u * 3.0\nreturn t + u", 1, 3),
     ("read before the run binds it again",
-     "t = x * 2.0\nr = np.sum(t)\nu = t + x\nt = u * 3.0\nv = t * u\nreturn v + r", 1, 2),
+     "t = x * 2.0\nr = np.sum(t, axis=0)\nu = t + x\nt = u * 3.0\nv = t * u\nreturn v + r",
+     1, 2),
+    ("a sum taken after the loop, where the run binds its array again",
+     "t = x * 2.0\nr = np.sum(t)\nu = t + x\nt = u * 3.0\nv = t * u\nreturn v + r", 1, 4),
     ("in place only on the run's own arrays",
      "t = x * 2.0\nv = t + 1.0\nr = np.sum(v)\nt += r\nu = t * x\nw = u - x\n"
      "return w + v", 2, 4),
@@ -160,8 +163,11 @@ KERNELS = [  # (id, the kernel's statements, its loops, the statements fused int
      1, 2),
     ("division by zero and nan powers",
      "t = x / (y - y)\nu = np.power(x, 0.5) + t\nu /= y\nreturn u", 1, 3),
-    ("a reduction ends a run",
-     "t = x * y\nv = t + 1.0\nr = np.sum(v)\nu = t * x\nw = u + v\nreturn w * r", 2, 4),
+    ("a sum read by the run ends it",
+     "t = x * y\nv = t + 1.0\nr = np.sum(v)\nu = t * r\nw = u + v\nreturn w * r", 1, 2),
+    ("a sum of the run's elements, after it",
+     "t = x * y\nr = np.sum(t * 2.0) + 1.0\nu = t + x\nreturn u * r", 1, 2),
+    ("bound again after its sum", "t = x * y\nr = np.sum(t)\nr = t * 2.0\nreturn r", 1, 1),
 ]
 
 

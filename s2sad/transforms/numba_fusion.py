@@ -143,7 +143,7 @@ class ElementwiseFusion:
                     arrays.pop(name, None)
                 self.scalars.pop(name, None)
             if run:   # (one statement: a loop of numba's own already)
-                arrays.update({n: kinds[n] for n in _stores(stmt) if n in kinds})
+                arrays.update({n: kinds[n] for n in _stores(stmt) if kinds.get(n, "r") != "r"})
             out.append(stmt)
             k += 1
         return out, fused
@@ -155,7 +155,15 @@ class ElementwiseFusion:
         for stmt in body[k:]:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                     isinstance(stmt.targets[0], ast.Name):
-                name, kind = stmt.targets[0].id, self.element(stmt.value, known)
+                name = stmt.targets[0].id
+                if made.get(name) == "r":   # (bound again after its sum: the sum is taken
+                    break                   # after the loop)
+                if name not in known and self.reductions(stmt.value, known) and not any(
+                        name in _loads(s) for s in run):
+                    made[name] = "r"   # (a sum of the run's elements: summed after it)
+                    run.append(stmt)
+                    continue
+                kind = self.element(stmt.value, known)
             elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and \
                     stmt.target.id in made and type(stmt.op) in _AUGMENTED:
                 name = stmt.target.id   # (only an array of the run's own changes in place)
@@ -172,6 +180,18 @@ class ElementwiseFusion:
             known[name] = made[name] = kind
             run.append(stmt)
         return run, made
+
+    def reductions(self, node, known: dict) -> list:
+        """The sums in ``node`` (``np.sum(e)``, ``mean_along(e)``: one float array the run
+        makes, whole) where the rest of ``node`` is a number the run does not change;
+        else none."""
+        sums = [n for n in ast.walk(node) if isinstance(n, ast.Call) and not n.keywords and
+                len(n.args) == 1 and (self.numpy_function(n.func) == "sum" or
+                                      _helper(n, "mean_along") or _helper(n, "sum_along"))]
+        if not sums or any(self.element(n.args[0], known) != "f" for n in sums):
+            return []
+        rest = _Replaced(node, {id(n): ast.Constant(0.0) for n in sums}).result()
+        return sums if self.element(rest, known) == "s" else []
 
     def element(self, node, known: dict) -> str | None:
         """The kind of ``node``'s elements ("b", "i", "f"), "s" for a number the run does
@@ -282,18 +302,33 @@ class ElementwiseFusion:
         leaves (name -> kind); None where one it leaves is not float64 (only float
         arrays are allocated)."""
         later = {n for s in after for n in _loads(s)}
-        bound = _ordered(run)
+        summed = [s for s in run if isinstance(s, ast.Assign) and kinds[s.targets[0].id] == "r"]
+        bound = [n for n in _ordered(run) if kinds[n] != "r"]
         kept = [n for n in bound if n in later]
         if any(kinds[n] != "f" for n in kept):
             return None, {}
         outside = [n for n in _ordered_loads(run) if n in arrays and n not in bound]
         length = ast.parse(f"{self.order[0]}.shape[0]", mode="eval").body
+        terms = {}   # (each sum's array: its elements made in the loop, summed after it)
+        for stmt in summed:
+            for call in self.reductions(stmt.value, kinds | arrays):
+                terms[id(call)] = self.fresh(f"{stmt.targets[0].id}_terms")
         used = set(self.used)   # (the loop's own names are free again after it)
         index = self.fresh("i")
         element = {n: self.fresh(f"{n}_i") for n in outside + bound}
         self.used = used
-        body = []
+        body, sums = [], []
         for stmt in run:
+            if stmt in summed:
+                for call in self.reductions(stmt.value, kinds | arrays):
+                    body.append(ast.Assign([ast.Subscript(
+                        ast.Name(terms[id(call)], ast.Load()), ast.Name(index, ast.Load()),
+                        ast.Store())], _Elementwise(element, self).visit(
+                            copy.deepcopy(call.args[0]))))
+                sums.append(_Replaced(stmt, {id(c): ast.Call(copy.deepcopy(c.func), [ast.Name(
+                    terms[id(c)], ast.Load())], []) for c in self.reductions(
+                        stmt.value, kinds | arrays)}).result())
+                continue
             new = copy.deepcopy(stmt)
             if isinstance(new, ast.AugAssign) and isinstance(new.op, ast.Div):
                 new = ast.Assign([new.target], ast.BinOp(   # (s /= y: np.divide, as below)
@@ -313,12 +348,14 @@ class ElementwiseFusion:
             ast.Name("range", ast.Load()), [length], []), body, [])
         made = [ast.Assign([ast.Name(n, ast.Store())], ast.Call(ast.Attribute(
             ast.Name(self.np, ast.Load()), "empty", ast.Load()), [copy.deepcopy(length)], []))
-            for n in kept]
+            for n in [*terms.values(), *kept]]
         user = next((s.user for s in run if getattr(s, "user", None)), None)
         for stmt in [*made, *ast.walk(loop)]:
             if isinstance(stmt, ast.stmt):
                 stmt.user = user
-        return [*made, loop], {n: "f" for n in kept}
+        for stmt, old in zip(sums, summed):
+            stmt.user = getattr(old, "user", None)
+        return [*made, loop, *sums], {n: "f" for n in kept}
 
 
 class _Elementwise(ast.NodeTransformer):
@@ -366,6 +403,22 @@ class _Elementwise(ast.NodeTransformer):
 
     def visit_Attribute(self, node):
         return node
+
+
+class _Replaced(ast.NodeTransformer):
+    """A copy of ``node`` with some of its nodes replaced (by the ``id`` of the node
+    of ``node`` each replaces)."""
+
+    def __init__(self, node, by_id: dict):
+        memo: dict = {}
+        self.copy = copy.deepcopy(node, memo)
+        self.by_id = {id(memo[k]): v for k, v in by_id.items()}
+
+    def visit(self, node):
+        return self.by_id[id(node)] if id(node) in self.by_id else super().visit(node)
+
+    def result(self):
+        return self.visit(self.copy)
 
 
 class Fused:
