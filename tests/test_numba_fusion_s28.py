@@ -155,6 +155,8 @@ KERNELS = [  # (id, the kernel's statements, its loops, the statements fused int
     ("in place only on the run's own arrays",
      "t = x * 2.0\nv = t + 1.0\nr = np.sum(v)\nt += r\nu = t * x\nw = u - x\n"
      "return w + v", 2, 4),
+    ("an array named twice, changed in place: not fused",
+     "t = x * 1.0\nu = t\nu += 1.0\nreturn t", 0, 0),
     ("bools inside", "m = x > 0.0\nt = x * m\nu = t * t\nreturn u", 1, 3),
     ("bools kept: not fused", "m = x > 0.0\nt = x * m\nk = m + m\nu = t * t\nreturn u + k",
      0, 0),

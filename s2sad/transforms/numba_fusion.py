@@ -163,7 +163,8 @@ class ElementwiseFusion:
                     made[name] = "r"   # (a sum of the run's elements: summed after it)
                     run.append(stmt)
                     continue
-                kind = self.element(stmt.value, known)
+                kind = self.element(stmt.value, known) if not isinstance(
+                    stmt.value, ast.Name) else None   # (u = t: one array, two names)
             elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and \
                     stmt.target.id in made and type(stmt.op) in _AUGMENTED:
                 name = stmt.target.id   # (only an array of the run's own changes in place)
