@@ -24,9 +24,11 @@ The loop is taken only where it is NumPy's result exactly: every array of the ru
 a 1-D float64 argument or made from them by the run, all of one length. The kernel
 keeps its NumPy form under another name (``kernel_grad_f_plain``), and the wrapper
 calls it for other arguments (float32, another length, which NumPy broadcasts or
-refuses). A statement of the run changes in place only an array the run made; what
-the run does not know (another call, a reduction, a loop, a name it cannot type) ends
-it, and is left as it was.
+refuses). A statement of the run changes in place only an array the run made. A sum
+of a whole array the run makes (``r = np.sum(t * t)``) joins it: its terms are stored
+in the loop and summed after it, as numba sums them. What the run does not know
+(another call, a sum along an axis, a loop, a name it cannot type) ends it, and is
+left as it was.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ UNARY = frozenset("sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arcco
 BINARY = frozenset("maximum minimum arctan2 hypot".split())
 COMPARE = {"equal": ast.Eq, "not_equal": ast.NotEq, "greater": ast.Gt,
            "greater_equal": ast.GtE, "less": ast.Lt, "less_equal": ast.LtE}
-GUARD = "fusable"   # s2sad.runtime.numba_fused's check of the arguments (the wrapper's)
+GUARD = "fusable"   # the wrapper's check of the arguments, and its module
+GUARD_MODULE = "s2sad.runtime.numba_fused"
 _ORDER = "bif"      # bool < int < float: the kind of an element, promoted
 
 

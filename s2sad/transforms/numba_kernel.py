@@ -40,9 +40,7 @@ from ..errors import DifferentiationError, UnsupportedSyntaxError
 from ..located import _statements
 from ..source import FunctionSource
 from ..trees import assigned_names
-from .numba_fusion import GUARD, ElementwiseFusion
-
-fused_module = "s2sad.runtime.numba_fused"
+from .numba_fusion import GUARD, GUARD_MODULE, ElementwiseFusion
 
 # argument kinds the kernel takes (a dtype kind: float, int, bool)
 _KINDS = "fiub"
@@ -402,7 +400,7 @@ def lower(compiled, source, backend, kinds=None):
     header = [s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))] + \
         ast.parse(f"import {backend.compiler}" + (
             f"\nfrom {backend.kernel_module} import {', '.join(helpers)}" if helpers else "")
-            + (f"\nfrom {fused_module} import {GUARD}" if plain else "")).body
+            + (f"\nfrom {GUARD_MODULE} import {GUARD}" if plain else "")).body
 
     def written(cache: bool) -> str:
         for each in (kernel, plain) if plain else (kernel,):
