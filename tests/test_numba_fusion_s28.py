@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from s2sad.backends.numba_backend import NUMBA
 from s2sad.transforms.numba_fusion import ElementwiseFusion
 from tests.test_higher_order import central_differences
 
@@ -182,7 +183,7 @@ def test_the_pass_keeps_numpys_values(body, loops, fused):
     kernel = ast.parse(text).body[0]
     wrapper = ast.parse("def wrapper(x, y):\n    return kernel(x, y)").body[0]
     kinds = {"x": ("nd", 1, "f", ()), "y": ("nd", 1, "f", ())}
-    done = ElementwiseFusion(kinds, "np").run(kernel, wrapper)
+    done = ElementwiseFusion(kinds, "np", NUMBA).run(kernel, wrapper)
     shown = ast.unparse(ast.fix_missing_locations(done.kernel))
     found = [s for s in done.kernel.body if isinstance(s, ast.For)]
     assert len(found) == loops and (done.plain is not None) == (loops > 0), shown
@@ -201,3 +202,20 @@ def test_the_pass_keeps_numpys_values(body, loops, fused):
     assert got.dtype == expected.dtype
     # (to rounding: numba's tanh is the C library's, NumPy's its own)
     np.testing.assert_allclose(got, expected, rtol=1e-14, atol=0, equal_nan=True)
+
+
+def test_the_functions_a_loop_takes_give_numpys_values_on_numbers():
+    """(the backend's fused_* facts: numba's function of numbers, NumPy's of arrays)"""
+    a = np.array([-2.5, -0.5, 0.0, 0.5, 1.5, 3.0])
+    b = np.array([1.5, -2.0, 0.5, 0.0, 2.5, -1.0])
+    with np.errstate(all="ignore"):
+        for name in sorted(NUMBA.fused_unary):
+            fn = getattr(np, name)
+            one = numba.njit(lambda v, fn=fn: fn(v))
+            got = np.array([one(v) for v in a])
+            np.testing.assert_allclose(got, fn(a), rtol=1e-14, equal_nan=True, err_msg=name)
+        for name in sorted(NUMBA.fused_binary):
+            fn = getattr(np, name)
+            two = numba.njit(lambda v, w, fn=fn: fn(v, w))
+            got = np.array([two(v, w) for v, w in zip(a, b, strict=True)])
+            np.testing.assert_allclose(got, fn(a, b), rtol=1e-14, equal_nan=True, err_msg=name)

@@ -36,13 +36,6 @@ from __future__ import annotations
 import ast
 import copy
 
-# NumPy's elementwise functions whose numba versions on numbers are NumPy's on arrays
-UNARY = frozenset("sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh "
-                  "exp exp2 expm1 log log2 log10 log1p sqrt cbrt square absolute abs "
-                  "negative".split())
-BINARY = frozenset("maximum minimum arctan2 hypot".split())
-COMPARE = {"equal": ast.Eq, "not_equal": ast.NotEq, "greater": ast.Gt,
-           "greater_equal": ast.GtE, "less": ast.Lt, "less_equal": ast.LtE}
 GUARD = "fusable"   # the wrapper's check of the arguments, and its module
 GUARD_MODULE = "s2sad.runtime.numba_fused"
 _ORDER = "bif"      # bool < int < float: the kind of an element, promoted
@@ -53,7 +46,8 @@ class ElementwiseFusion:
     call it only on arguments the loops are exact for.
 
     ``kinds``: each parameter's kind (s2sad's descriptors); ``numpy``: the name the
-    kernel's module binds to NumPy (``np``).
+    kernel's module binds to NumPy (``np``); ``backend``: the numba backend, whose
+    ``fused_*`` sets name the NumPy functions a loop takes.
 
     >>> kernel = ast.parse('''
     ... def kernel_grad_f(x):
@@ -62,7 +56,8 @@ class ElementwiseFusion:
     ...     s_x -= t_1
     ...     return s_x''').body[0]
     >>> wrapper = ast.parse('def grad_f(x):\\n    return kernel_grad_f(x)').body[0]
-    >>> fused = ElementwiseFusion({"x": ("nd", 1, "f", ())}, "np").run(kernel, wrapper)
+    >>> from s2sad.backends.numba_backend import NUMBA
+    >>> fused = ElementwiseFusion({"x": ("nd", 1, "f", ())}, "np", NUMBA).run(kernel, wrapper)
     >>> print(ast.unparse(ast.fix_missing_locations(fused.kernel)))
     def kernel_grad_f(x):
         s_x = np.empty(x.shape[0])
@@ -80,8 +75,10 @@ class ElementwiseFusion:
     'kernel_grad_f_plain'
     """
 
-    def __init__(self, kinds: dict, numpy: str | None):
+    def __init__(self, kinds: dict, numpy: str | None, backend):
         self.kinds, self.np = kinds, numpy
+        self.unary, self.binary = backend.fused_unary, backend.fused_binary
+        self.compare = {name: getattr(ast, op) for name, op in backend.fused_compare.items()}
 
     def run(self, kernel: ast.FunctionDef, wrapper: ast.FunctionDef) -> "Fused":
         """The fused kernel, its wrapper, and the kernel as it was (``plain``); the same
@@ -247,12 +244,12 @@ class ElementwiseFusion:
         args = [self.element(a, known) for a in node.args]
         if None in args:
             return None
-        if name in UNARY and len(args) == 1:
+        if name in self.unary and len(args) == 1:
             if args[0] == "b":   # (np.sin of bools is float16, -m raises)
                 return None
             return "s" if args[0] == "s" else (
                 args[0] if name in ("negative", "absolute", "abs", "square") else "f")
-        if name in BINARY | {"power", "divide", "true_divide", "multiply", "add",
+        if name in self.binary | {"power", "divide", "true_divide", "multiply", "add",
                              "subtract"} and len(args) == 2:
             if args[0] == args[1] == "s":
                 return "s"
@@ -262,7 +259,7 @@ class ElementwiseFusion:
             if name in ("divide", "true_divide", "arctan2", "hypot"):
                 return None if "b" in args else "f"
             return None if kind == "b" else kind
-        if name in COMPARE and len(args) == 2:
+        if name in self.compare and len(args) == 2:
             return "s" if args[0] == args[1] == "s" else "b"
         if name == "where" and len(args) == 3:   # (as `a if c else b`, each made a float)
             branches = [self.scalar_kind(a) if k == "s" else k
@@ -392,8 +389,8 @@ class _Elementwise(ast.NodeTransformer):
         if self.fusion.invariant(node):
             return node
         self.generic_visit(node)
-        if name in COMPARE:
-            return ast.Compare(node.args[0], [COMPARE[name]()], [node.args[1]])
+        if name in self.fusion.compare:
+            return ast.Compare(node.args[0], [self.fusion.compare[name]()], [node.args[1]])
         if name == "where":
             test, yes, no = node.args
             return ast.IfExp(test, *(b if isinstance(b, ast.Constant) and type(b.value) is

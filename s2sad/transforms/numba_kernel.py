@@ -383,7 +383,8 @@ def lower(compiled, source, backend, kinds=None):
         node, stmt, what, hint = refused.args
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
     fused = ElementwiseFusion(kinds or {}, next(
-        (k for k, v in aliases.items() if v == backend.module), None)).run(kernel, wrapper) \
+        (k for k, v in aliases.items() if v == backend.module), None), backend).run(
+        kernel, wrapper) \
         if GUARD not in names else None   # (runs of elementwise statements: one loop each)
     plain = fused and fused.plain
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper, *filter(None, [plain])], []))
