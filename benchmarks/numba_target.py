@@ -1,25 +1,34 @@
 """The numba column (issue 38): s2sad's gradient compiled by numba against the same
-hand-written gradient compiled by numba, and against both in Python.
+hand-written gradient compiled by numba, against both in Python, and against JAX.
 
 ``python -m benchmarks.numba_target [--quick]`` prints one row per workload: seconds per
 call of the hand-written gradient in Python, s2sad's NumPy gradient, the hand-written one
-under ``numba.njit``, and s2sad's with ``target="numba"``; then the two ratios the issue
-sets targets for (s2sad numba / hand numba, target 1.5; hand Python / s2sad numba, the
-speed-up). numba's compile time is left out (each gradient is called once first) and
-printed apart. The functions live in this file, so s2sad can read them and numba caches.
+under ``numba.njit``, s2sad's with ``target="numba"``, and ``jax.jit(jax.grad(...))`` of
+the workload written with ``lax.fori_loop`` / ``lax.scan`` (float64); then the ratios the
+issue sets targets for (s2sad numba / hand numba, target 1.5; hand Python / s2sad numba,
+the speed-up; s2sad numba / JAX, target below 1). The first call of each compiled
+gradient (numba's compile, JAX's trace and compile) is left out of the time per call and
+printed apart. JAX is optional: without it, its columns are left out. The data-dependent
+``while`` loop has no JAX form that reverse mode differentiates (``lax.while_loop``): its
+JAX cell says so, with JAX's own error. The functions live in this file (and
+``workloads/elementwise.py``), so s2sad can read them and numba caches.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 
 import numpy as np
 
 from .timing import FULL, QUICK, measure_interleaved
+from .workloads.elementwise import elementwise, grad_elementwise_hand
 
 TARGET = 1.5  # s2sad numba / hand numba (issue 38)
+JAX = "JAX jit(grad)"
+NOT_EXPRESSIBLE = "not expressible"
 
 # --- the workloads: the function, and its gradient written by hand -------------------------
 
@@ -148,10 +157,80 @@ def grad_particles_hand(x, v, k):
     return s_x, s_k
 
 
+# --- the same workloads in JAX, loops as lax.fori_loop / lax.scan -------------------------
+
+
+def jax_versions():
+    """The workloads written for ``jax.grad`` (by the NumPy function's name), each loop a
+    ``lax.fori_loop`` with a static trip count or a ``lax.scan``; None where reverse mode
+    cannot take the loop (a ``lax.while_loop``, whose trip count depends on the data)."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    def while_loop_jax(x):
+        return lax.while_loop(lambda x: x < 50,
+                              lambda x: x * 1.002 + jnp.sin(x) * 0.01 + 0.02, x)
+
+    def speelpenning_jax(x):
+        return lax.fori_loop(0, x.shape[0], lambda i, p: p * x[i], 1.0)
+
+    def euler_jax(y0, k):
+        return lax.fori_loop(0, 10000, lambda _, y: y + 0.0001 * (-k * y + jnp.sin(y)), y0)
+
+    def rnn_jax(W, xs):
+        h, _ = lax.scan(lambda h, x: (jnp.tanh(W @ h + x), None), jnp.zeros(W.shape[0]), xs)
+        return jnp.sum(h * h)
+
+    def particles_jax(x, v, k):
+        n = x.shape[0]
+
+        def step(_, state):
+            x, v = state
+
+            def force(i, f):   # (the loop over pairs, as the NumPy function has it)
+                d = x[i + 1] - x[i]
+                fi = k * (d - 1.0) + 0.1 * jnp.sin(d)
+                return f.at[i].add(fi).at[i + 1].add(-fi)
+            v = v + 0.01 * lax.fori_loop(0, n - 1, force, jnp.zeros(n))
+            return x + 0.01 * v, v
+        x, v = lax.fori_loop(0, 200, step, (x, v))
+        return jnp.sum(x * x)
+
+    def elementwise_jax(x):
+        return jnp.sum(jnp.tanh(x) * jnp.exp(-0.5 * x * x) + jnp.log(1.0 + x * x))
+    return {"while_loop": (while_loop_jax, False), "speelpenning": (speelpenning_jax, True),
+            "euler": (euler_jax, True), "rnn": (rnn_jax, True),
+            "particles": (particles_jax, True), "elementwise": (elementwise_jax, True)}
+
+
+def jax_gradient(f, args, wrt):
+    """``(call, first call's seconds, None)`` for ``jax.jit(jax.grad(...))`` of the NumPy
+    function ``f``'s JAX version (float64, the arrays made JAX's once), or ``(None, None,
+    why)``: JAX is not installed, or cannot take the loop in reverse mode (JAX's error)."""
+    try:
+        import jax
+    except ImportError as exc:
+        return None, None, f"not installed ({exc.name})"
+    jax.config.update("jax_enable_x64", True)   # float64, like the NumPy code
+    import jax.numpy as jnp
+    version, expressible = jax_versions()[f.__name__]
+    jargs = tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    g = jax.jit(jax.grad(version, argnums=wrt))
+    started = time.perf_counter()
+    try:
+        jax.block_until_ready(g(*jargs))
+    except ValueError as exc:   # (reverse mode of lax.while_loop: JAX refuses it)
+        if expressible:
+            raise
+        return None, None, f"{NOT_EXPRESSIBLE}: {str(exc).splitlines()[0]}"
+    return (lambda: jax.block_until_ready(g(*jargs))), time.perf_counter() - started, None
+
+
 def _workloads(quick: bool):
     rng = np.random.default_rng(38)
     steps = 100 if quick else 1000
     count = 100 if quick else 300  # (particles)
+    size = 10_000 if quick else 1_000_000  # (elementwise)
     return [
         ("while loop", while_loop, grad_while_loop_hand, (1.0,), 0),
         ("speelpenning (loop, 100)", speelpenning, grad_speelpenning_hand,
@@ -162,13 +241,20 @@ def _workloads(quick: bool):
         (f"particles ({count}, 200 steps, forces by loops), wrt x and k", particles,
          grad_particles_hand, (np.arange(count) * 1.1 + rng.uniform(-0.1, 0.1, count),
                                np.zeros(count), 2.0), (0, 2)),
+        (f"elementwise ({size:,} elements)", elementwise, grad_elementwise_hand,
+         (rng.standard_normal(size),), 0),
     ]
 
 
+def _parts(value) -> tuple:
+    return value if isinstance(value, tuple) else (value,)
+
+
 def run(quick: bool = False, keep=None) -> list:
-    """One row per workload: ``(name, seconds per call by column, compile seconds)``,
-    each gradient checked against the hand-written one first; ``keep``, if given, picks
-    the workloads by name."""
+    """One row per workload: ``(name, seconds per call by column, first-call seconds
+    (hand numba, s2sad numba, JAX or None), why JAX has no time or None)``, each gradient
+    checked against the hand-written one first; ``keep``, if given, picks the workloads
+    by name."""
     import numba
 
     import s2sad
@@ -185,39 +271,76 @@ def run(quick: bool = False, keep=None) -> list:
         started = time.perf_counter()
         got = s2sad_numba(*args)
         s2sad_compile = time.perf_counter() - started
-        for a, b in [(got, expected), (s2sad_numpy(*args), hand(*args))]:
-            for one, other in zip(a if isinstance(a, tuple) else (a,),
-                                  b if isinstance(b, tuple) else (b,)):
-                np.testing.assert_allclose(one, other, rtol=1e-9)
-        times = measure_interleaved({
+        jax_call, jax_compile, jax_note = jax_gradient(f, args, wrt)
+        checks = [(got, expected), (s2sad_numpy(*args), hand(*args))]
+        if jax_call is not None:
+            checks.append((jax_call(), hand(*args)))
+        for a, b in checks:
+            for one, other in zip(_parts(a), _parts(b)):
+                np.testing.assert_allclose(np.asarray(one), other, rtol=1e-9, err_msg=name)
+        calls = {
             "hand (Python)": lambda: hand(*args),
             "s2sad (NumPy)": lambda: s2sad_numpy(*args),
             "hand (numba)": lambda: hand_numba(*args),
             "s2sad (numba)": lambda: s2sad_numba(*args),
-        }, QUICK if quick else FULL)
-        rows.append((name, times, (hand_compile, s2sad_compile)))
+        }
+        if jax_call is not None:
+            calls[JAX] = jax_call
+        times = measure_interleaved(calls, QUICK if quick else FULL)
+        rows.append((name, times, (hand_compile, s2sad_compile, jax_compile), jax_note))
     return rows
 
 
 def table(rows) -> str:
-    """The rows as a Markdown table (microseconds per call, the ratios)."""
+    """The rows as a Markdown table (microseconds per call, the ratios); JAX's columns
+    where it ran on a workload or said it cannot take its loop, else a line why not."""
+    with_jax = any(JAX in times or (note or "").startswith(NOT_EXPRESSIBLE)
+                   for _, times, _, note in rows)
     lines = ["| workload | hand (Python) | s2sad (NumPy) | hand (numba) | s2sad (numba) | "
-             "s2sad numba / hand numba | speed-up over hand Python | first call (hand, s2sad) |",
-             "|---|---|---|---|---|---|---|---|"]
-    for name, times, (hand_compile, s2sad_compile) in rows:
+             + (f"{JAX} | " if with_jax else "")
+             + "s2sad numba / hand numba | speed-up over hand Python | "
+             + ("s2sad numba / JAX | " if with_jax else "")
+             + "first call (hand, s2sad" + (", JAX" if with_jax else "") + ") |",
+             "|---|---|---|---|---|---|---|---|" + ("---|---|" if with_jax else "")]
+    notes = []
+    for name, times, compiles, note in rows:
         us = {k: v * 1e6 for k, v in times.items()}
-        lines.append(
-            f"| {name} | {us['hand (Python)']:.1f} µs | {us['s2sad (NumPy)']:.1f} µs | "
-            f"{us['hand (numba)']:.1f} µs | {us['s2sad (numba)']:.1f} µs | "
-            f"{times['s2sad (numba)'] / times['hand (numba)']:.2f} | "
-            f"{times['hand (Python)'] / times['s2sad (numba)']:.0f}x | "
-            f"{hand_compile:.2f} s, {s2sad_compile:.2f} s |")
+        cells = [name, f"{us['hand (Python)']:.1f} µs", f"{us['s2sad (NumPy)']:.1f} µs",
+                 f"{us['hand (numba)']:.1f} µs", f"{us['s2sad (numba)']:.1f} µs"]
+        if with_jax:
+            cells.append(f"{us[JAX]:.1f} µs" if JAX in us else
+                         NOT_EXPRESSIBLE if (note or "").startswith(NOT_EXPRESSIBLE) else "–")
+        cells += [f"{times['s2sad (numba)'] / times['hand (numba)']:.2f}",
+                  f"{times['hand (Python)'] / times['s2sad (numba)']:.0f}x"]
+        if with_jax:
+            cells.append(f"{times['s2sad (numba)'] / times[JAX]:.2f}" if JAX in times
+                         else "–")
+        cells.append(", ".join(f"{c:.2f} s" for c in compiles if c is not None))
+        lines.append("| " + " | ".join(cells) + " |")
+        if note and note.startswith(NOT_EXPRESSIBLE):
+            notes.append(f"{name}: JAX says \"{note.split(': ', 1)[1]}\"")
+    jax_rows = [(name, times) for name, times, _, _ in rows if JAX in times]
+    if jax_rows:
+        faster = [name for name, times in jax_rows if times["s2sad (numba)"] < times[JAX]]
+        slower = [f"{name} {times['s2sad (numba)'] / times[JAX]:.2f}" for name, times
+                  in jax_rows if times["s2sad (numba)"] >= times[JAX]]
+        lines += ["", f"Faster than {JAX} (s2sad numba / JAX < 1): {len(faster)} of "
+                  f"{len(jax_rows)} where JAX takes the loop"
+                  + (f" (not: {', '.join(slower)})" if slower else "") + "."]
+    if notes:
+        lines += ["", "Not expressible in JAX's reverse mode: " + "; ".join(notes) + "."]
+    elif not with_jax:
+        reasons = sorted({note for _, _, _, note in rows if note})
+        lines += ["", f"{JAX} columns left out: JAX is "
+                  + (", ".join(reasons) if reasons else "not run") + "."]
     return "\n".join(lines)
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, few repetitions")
+    from .run import PINNED   # (JAX on one thread, as benchmarks.run pins it)
+    os.environ.setdefault("XLA_FLAGS", PINNED["XLA_FLAGS"])
     print(table(run(parser.parse_args(argv).quick)))
 
 

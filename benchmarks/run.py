@@ -257,10 +257,13 @@ def run_numba(quick: bool, keep) -> dict:
     from . import numba_target
     rows = numba_target.run(quick, keep)
     return {"rows": [{"workload": name, "time_s": times,
-                      "first_call_s": {"hand": compiles[0], "s2sad": compiles[1]},
+                      "first_call_s": {"hand": compiles[0], "s2sad": compiles[1],
+                                       "jax": compiles[2]},
                       "vs_hand_numba": times["s2sad (numba)"] / times["hand (numba)"],
-                      "speed_up": times["hand (Python)"] / times["s2sad (numba)"]}
-                     for name, times, compiles in rows],
+                      "speed_up": times["hand (Python)"] / times["s2sad (numba)"],
+                      "vs_jax": times["s2sad (numba)"] / times[numba_target.JAX]
+                      if numba_target.JAX in times else None, "jax_note": jax_note}
+                     for name, times, compiles, jax_note in rows],
             "table": numba_target.table(rows) if rows else ""}
 
 
@@ -320,9 +323,12 @@ def render_sections(sections: dict) -> list[str]:
                   ("`benchmarks/numba_target.py`: s2sad's gradient with `target=\"numba\"` "
                    "against the same gradient written by hand and compiled with `numba.njit`, "
                    "and both against the hand-written gradient in Python (and s2sad's NumPy "
-                   "gradient); time per call after a first call, which compiles (its time in "
-                   f"the last column). Target: s2sad's numba gradient within {NUMBA_TARGET}× "
-                   "of the hand-written numba gradient; the speed-up over the hand-written "
+                   "gradient), and against `jax.jit(jax.grad(...))` of the workload written "
+                   "with `lax.fori_loop`/`lax.scan` (float64, XLA on one thread; left out "
+                   "where JAX is not installed); time per call after a first call, which "
+                   "compiles (its time in the last column). Target: s2sad's numba gradient "
+                   f"within {NUMBA_TARGET}× of the hand-written numba gradient, and faster "
+                   "than JAX where JAX takes the loop; the speed-up over the hand-written "
                    "Python gradient is reported."),
                   "vs_hand_numba", NUMBA_TARGET, "s2sad numba / hand numba"),
         "tight loops": ("Tight scalar loops in pure Python",

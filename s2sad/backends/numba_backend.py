@@ -75,6 +75,16 @@ class NumbaBackend(Backend):
         "log", "log2", "log10", "log1p", "sqrt", "acos", "asin", "acosh", "atanh")})
     # the attributes of arrays numba reads
     kernel_attributes = frozenset({"shape", "ndim", "size", "T", "real", "imag", "dtype"})
+    # NumPy's elementwise functions whose numba versions on numbers give what NumPy's give
+    # on arrays, element by element (s2sad.transforms.numba_fusion: one loop over the
+    # elements): of one argument, of two, and the comparisons (-> their operator)
+    fused_unary = frozenset((
+        "sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh exp exp2 "
+        "expm1 log log2 log10 log1p sqrt cbrt square absolute abs negative").split())
+    fused_binary = frozenset("maximum minimum arctan2 hypot".split())
+    fused_compare = MappingProxyType({"equal": "Eq", "not_equal": "NotEq", "greater": "Gt",
+                                      "greater_equal": "GtE", "less": "Lt",
+                                      "less_equal": "LtE"})
     install_hint = f"Install numba: {INSTALL_NUMBA}. Printing the source needs no numba."
 
     def claims(self, desc) -> bool:

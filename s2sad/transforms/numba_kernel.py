@@ -40,6 +40,7 @@ from ..errors import DifferentiationError, UnsupportedSyntaxError
 from ..located import _statements
 from ..source import FunctionSource
 from ..trees import assigned_names
+from .numba_fusion import GUARD, GUARD_MODULE, ElementwiseFusion
 
 # argument kinds the kernel takes (a dtype kind: float, int, bool)
 _KINDS = "fiub"
@@ -416,7 +417,13 @@ def lower(compiled, source, backend, kinds=None):
     except _Refused as refused:
         node, stmt, what, hint = refused.args
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
-    called = {n.id for n in ast.walk(ast.Module([kernel, wrapper], [])) if isinstance(n, ast.Name)}
+    fused = ElementwiseFusion(kinds or {}, next(
+        (k for k, v in aliases.items() if v == backend.module), None), backend).run(
+        kernel, wrapper) \
+        if GUARD not in names else None   # (runs of elementwise statements: one loop each)
+    plain = fused and fused.plain
+    called = {n.id for n in ast.walk(ast.Module([kernel, wrapper, *filter(None, [plain])], []))
+              if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
                                *backend.kernel_replaced.values(), "saved_item", "as_index",
                                "float_tape", "put_float", "range_last", "tape_value",
@@ -429,15 +436,16 @@ def lower(compiled, source, backend, kinds=None):
     header = [s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))] + \
         ast.parse(f"import {backend.compiler}" + (
             f"\nfrom {backend.kernel_module} import {', '.join(helpers)}" if helpers else "")
-        ).body
+            + (f"\nfrom {GUARD_MODULE} import {GUARD}" if plain else "")).body
 
     def written(cache: bool) -> str:
-        kernel.decorator_list = [ast.Call(
-            ast.Attribute(ast.Name(backend.compiler, ast.Load()), "njit", ast.Load()), [],
-            [ast.keyword("cache", ast.Constant(cache))])]
+        for each in (kernel, plain) if plain else (kernel,):
+            each.decorator_list = [ast.Call(
+                ast.Attribute(ast.Name(backend.compiler, ast.Load()), "njit", ast.Load()), [],
+                [ast.keyword("cache", ast.Constant(cache))])]
         return "\n\n\n".join([ast.unparse(ast.fix_missing_locations(ast.Module(header, []))),
                                *(ast.unparse(ast.fix_missing_locations(f))
-                                 for f in (kernel, wrapper))]) + "\n"
+                                 for f in (kernel, plain, wrapper) if f)]) + "\n"
     text = written(True)
     path = _cache_file(compiled.name, text) if os.path.isfile(source.filename or "") else None
     if path is None:
