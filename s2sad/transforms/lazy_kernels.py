@@ -41,6 +41,7 @@ from __future__ import annotations
 from typing import Callable
 
 import gast
+import numpy as np
 
 from .. import trees
 from ..trees import located
@@ -49,10 +50,12 @@ _BINARY = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _UNARY = (gast.USub, gast.UAdd)
 # the array module's elementwise functions of one argument a kernel may call (a ufunc of
 # Dask's is NumPy's on a NumPy chunk)
-UFUNCS = frozenset(("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt",
-                    "square", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos",
-                    "arctan", "arcsinh", "arccosh", "arctanh", "negative", "absolute", "abs",
-                    "sign", "reciprocal"))
+def _one_input_ufunc(name: str) -> bool:
+    """Is ``np.<name>`` a ufunc of one input and one output? Applied chunk by chunk, such
+    a function gives what it gives on the whole array (NumPy's own fact, read from the
+    ufunc: no table of names here)."""
+    func = getattr(np, name, None)
+    return isinstance(func, np.ufunc) and func.nin == 1 and func.nout == 1
 
 
 class ElementwiseKernels:
@@ -102,7 +105,7 @@ class ElementwiseKernels:
 
     def _ufunc(self, node) -> bool:
         return isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and \
-            isinstance(node.func, gast.Attribute) and node.func.attr in UFUNCS and \
+            isinstance(node.func, gast.Attribute) and _one_input_ufunc(node.func.attr) and \
             isinstance(node.func.value, gast.Name) and node.func.value.id in self.modules
 
     def _reads(self, node) -> list[str]:
