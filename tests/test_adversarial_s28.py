@@ -1,0 +1,174 @@
+"""Findings of the s28 adversarial pass (views, dtypes, index tricks, Python semantics),
+each checked against central differences, with the test that fails without its fix:
+
+* an array the function updates item by item with values that carry no derivative
+  (``a = np.zeros(3); a[0] = 2.0``) was not saved for the reverse sweep, though the
+  sweep read a view of it taken before the update (``a[:2] * x``, ``a.T @ x``,
+  ``np.reshape(a, s)``): the gradient read the array's last values (-3.5 for -1.4). The
+  sweep now saves and restores such an array where it reads a view of it;
+* an item store in a ``while`` loop was restored at the index's last value
+  (``a[i] = stack.pop()`` after ``i += 1``): an IndexError, or the wrong item;
+* a second derivative of a function storing into an integer array it had rebound
+  (``a = a * 1``, in a branch or a loop) differentiated the truncating store: the
+  gradient's tape (``stack.append(a)``, ``a = stack.pop()``) hid the array's dtype. A
+  value read back from such a list now has the dtype of the values put in (and
+  ``snapshot`` keeps its argument's).
+"""
+
+import numpy as np
+import pytest
+from test_higher_order import central_differences
+
+import s2sad
+
+X = np.array([0.3, -0.7, 1.1])
+
+
+def check(f, *makers):
+    want = central_differences(f, (X,), 0)
+    for grad in makers:
+        np.testing.assert_allclose(grad(X.copy()), want, rtol=1e-6, atol=1e-7)
+
+
+# --- a view of an array read by the sweep, the array updated after -------------------------
+
+
+def view_then_store(x):
+    a = np.zeros(3)
+    a[0] = 2.0
+    a[1] = 1.0
+    s = np.sum(a[:2] * x[:2] * x[:2])
+    a[1] = 4.0
+    return s
+
+
+def transpose_then_store(x):
+    a = np.ones((3, 3))
+    s = np.sum(np.sin(a.T @ x))
+    a[0, 1] = 4.0
+    return s
+
+
+def reshape_then_store(x):
+    a = np.ones(3)
+    s = np.sum(np.reshape(a, (3,)) * x * x)
+    a[1] = 4.0
+    return s + x[0]
+
+
+def store_in_for(x):
+    a = np.zeros(5)
+    s = 0.0
+    for i in range(3):
+        a[i] = i + 1.5
+        s = s + np.sum(a[:3] * x * x)
+    return s
+
+
+def integer_store_in_for(x):
+    a = np.zeros(5, dtype=int)
+    s = 0.0
+    for i in range(3):
+        a[i] = x[i] * 7.5
+        s = s + np.sum(a[:3] * x * x)
+    return s
+
+
+def integer_store_in_while(x):
+    a = np.zeros(5, dtype=int)
+    s = 0.0
+    i = 0
+    while i < 3:
+        a[i] = x[i] * 7.5
+        s = s + np.sum(a[:3] * x * x)
+        i += 1
+    return s
+
+
+VIEWS = [view_then_store, transpose_then_store, reshape_then_store, store_in_for,
+         integer_store_in_for, integer_store_in_while]
+
+
+@pytest.mark.parametrize("f", VIEWS, ids=[f.__name__ for f in VIEWS])
+def test_an_array_updated_after_a_view_of_it_is_read_is_restored(f):
+    check(f, s2sad.grad(f), s2sad.grad(f, optimize=False),
+          lambda x: s2sad.value_and_grad(f)(x)[1], lambda x: s2sad.vjp(f)(x)[1](1.0))
+
+
+# --- an item store in a while loop restored at its own index --------------------------------
+
+
+def while_store_read(x):
+    a = np.ones(5)
+    s = 0.0
+    i = 0
+    while i < 3:
+        a[i] = 2.0 + i
+        s = s + np.sum(np.sin(a[:3] * x))
+        i += 1
+    return s
+
+
+def while_store_whole(x):
+    a = np.zeros(3, dtype=int)
+    s = 0.0
+    i = 0
+    while i < 3:
+        a = a * 2
+        a[i] = x[i] * 7.5
+        s = s + np.sum(a * x * x)
+        i += 1
+    return s
+
+
+@pytest.mark.parametrize("f", [while_store_read, while_store_whole],
+                         ids=["in_range", "past_the_end"])
+def test_a_store_in_a_while_loop_is_restored_at_its_index(f):
+    check(f, s2sad.grad(f), s2sad.grad(f, optimize=False))
+
+
+# --- second derivatives of a store into a rebound integer array -----------------------------
+
+
+def rebound(x):
+    a = np.array([1, 2, 3])
+    a = a * 1
+    a[2] = x[1] * 2.5
+    return np.sum(a * x)
+
+
+def rebound_in_branch(x):
+    a = np.array([1, 2, 3])
+    if x[0] > 0:
+        a = a * 3
+    a[1] = x[2] * 4.4
+    return np.sum(a * x ** 2)
+
+
+def rebound_in_loop(x):
+    a = np.array([1, 2, 3])
+    s = 0.0
+    for i in range(3):
+        a = a + 1
+        a[i] = x[i] * 2.5
+        s = s + np.sum(a * x)
+    return s
+
+
+def bools_rebound(x):
+    m = x > 0
+    m = m & (x < 1)
+    m[1] = x[1] * 3.0
+    return np.sum(m * x ** 2)
+
+
+REBOUND = [rebound, rebound_in_branch, rebound_in_loop, bools_rebound, while_store_whole]
+
+
+@pytest.mark.parametrize("f", REBOUND, ids=[f.__name__ for f in REBOUND])
+def test_a_second_derivative_keeps_an_integer_store_truncated(f):
+    check(f, s2sad.grad(f))
+    want = central_differences(s2sad.grad(f, optimize=False), (X,), 0)
+    np.testing.assert_allclose(s2sad.hessian(f)(X.copy()), want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(s2sad.hvp(f)(X.copy(), np.array([0.2, 1.0, -0.5])),
+                               want @ np.array([0.2, 1.0, -0.5]), rtol=1e-6, atol=1e-7)
