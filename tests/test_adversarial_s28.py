@@ -15,6 +15,8 @@ each checked against central differences, with the test that fails without its f
   ``snapshot`` keeps its argument's).
 """
 
+import inspect
+
 import numpy as np
 import pytest
 from test_higher_order import central_differences
@@ -172,3 +174,55 @@ def test_a_second_derivative_keeps_an_integer_store_truncated(f):
     np.testing.assert_allclose(s2sad.hessian(f)(X.copy()), want, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(s2sad.hvp(f)(X.copy(), np.array([0.2, 1.0, -0.5])),
                                want @ np.array([0.2, 1.0, -0.5]), rtol=1e-6, atol=1e-7)
+
+
+# --- a method of an object made in the function, its result not read ---------------------
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0.0
+        self.h = None
+
+    def add(self, v):
+        self.total = self.total + v
+
+    def step(self, v):
+        self.h = v * 2.0
+        return self.h
+
+
+def accumulated(x):
+    a = Accumulator()
+    for v in x:
+        a.add(v * v)
+    return a.total
+
+
+def stepped(x):
+    m = Accumulator()
+    m.step(x[0])
+    return m.h * 3.0
+
+
+@pytest.mark.parametrize("f, text", [(accumulated, "return a.total"),
+                                     (stepped, "return m.h * 3.0")],
+                         ids=["accumulated", "stepped"])
+def test_a_call_s2sad_does_not_know_may_keep_what_it_is_given(f, text):
+    """The object's method is not inlined (the object is made in the function): the call
+    may keep its argument in the object, so reading the object back is refused where it
+    gave 0.0 for the derivative (2 x, 6)."""
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(f)(X.copy())
+    lines, start = inspect.getsourcelines(f)
+    assert info.value.lineno == start + next(i for i, line in enumerate(lines) if text in line)
+
+
+def printed(x):
+    y = x * 2.0
+    print(np.sum(y) > 100.0)
+    return np.sum(y * x)
+
+
+def test_a_call_with_facts_keeps_nothing():
+    check(printed, s2sad.grad(printed))

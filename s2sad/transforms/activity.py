@@ -26,7 +26,7 @@ from .dtypes import UNKNOWN, dtype_kinds, store_effect
 from .attributes import module_state, refuse_read_back
 from .higher import is_generated
 from .resolve import (classify, foreign_index, is_append, is_setitem, names_in,
-                      statement_parts)
+                      statement_parts, static_value)
 
 
 def active_names(tree: gast.FunctionDef, wrt: set[str], source,
@@ -44,6 +44,9 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                 collect(stmt.orelse)
                 continue
             targets, value = statement_parts(stmt)
+            kept = _kept_by_call(value, source, local_names)
+            if kept:  # (m.step(t): m may hold t after it)
+                flows.append((sorted(kept), kept))
             if not targets:
                 continue
             if is_setitem(stmt) and targets[0] in integers:
@@ -95,6 +98,41 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                      kinds, useful)  # (self.h = x * 2; return self.h * 3)
     module_state(tree, source, varied)  # (LOG.append(1); return x * len(LOG))
     return active - shift_invariant(tree, source, local_names) if extrema else active
+
+
+def _kept_by_call(value, source, local_names: set[str]) -> set[str]:
+    """The local names a call s2sad knows nothing of (no rule, no facts, not the user's
+    own: ``m.step(t)`` of an object made in the function) is given, its receiver
+    included: it may keep any of them in any other (``self.h = t``), so each may depend
+    on all. Empty for a call with a rule or facts, which changes none it is not said to.
+
+    >>> import numpy as np
+    >>> from s2sad.source import FunctionSource
+    >>> def f(x):
+    ...     m = Model()
+    ...     m.step(x)
+    ...     print(x)
+    ...     return m.h
+    >>> source = FunctionSource.of(f)
+    >>> sorted(_kept_by_call(source.tree.body[1].value, source, {"m"} | {"x"}))
+    ['m', 'x']
+    >>> _kept_by_call(source.tree.body[2].value, source, {"m", "x"})
+    set()
+    """
+    if not isinstance(value, gast.Call):
+        return set()
+    try:
+        target = static_value(value.func, source, local_names)
+    except (KeyError, TypeError):
+        if isinstance(value.func, gast.Attribute):
+            from .aliasing import Aliasing
+            if Aliasing._method_facts(value.func.attr) is not None:
+                return set()  # (x.sum(), ys.index(v): a method of an array, list, dict)
+    else:
+        if registry.lookup(target) is not None or registry.facts(target) is not None or \
+                not callable(target):
+            return set()
+    return set(names_in(value)) & local_names
 
 
 def _carrying(flows, wrt: set[str], varied: set[str], tree, source, local_names) -> set:
