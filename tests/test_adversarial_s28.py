@@ -226,3 +226,32 @@ def printed(x):
 
 def test_a_call_with_facts_keeps_nothing():
     check(printed, s2sad.grad(printed))
+
+
+# --- a comprehension's first iterable, read in the enclosing scope ------------------------
+
+
+def squares_named_x(x):
+    return sum(x * x for x in x)
+
+
+def slice_named_x(x):
+    return sum([x * 2.0 for x in x[:2]]) + x[2]
+
+
+def twice_in_loop(x):
+    s = 0.0
+    for _ in range(2):
+        s = s + max([x * 3.0 for x in x if x > 0])
+    return s * x[0]
+
+
+@pytest.mark.parametrize("f", [squares_named_x, slice_named_x, twice_in_loop],
+                         ids=["generator", "list", "in_loop"])
+def test_a_comprehension_reads_its_first_iterable_outside_its_scope(f):
+    """``[x * 2.0 for x in x[:2]]``: ``x[:2]`` is the argument's, where the renamed loop
+    variable was read before it was bound (an UnboundLocalError)."""
+    check(f, s2sad.grad(f), s2sad.grad(f, optimize=False))
+    np.testing.assert_allclose(s2sad.jvp(f)(X.copy())[1](np.array([0.2, 1.0, -0.5])),
+                               central_differences(f, (X,), 0) @ np.array([0.2, 1.0, -0.5]),
+                               rtol=1e-6)
