@@ -281,8 +281,10 @@ def _bases(value, view_args) -> set[str]:
         value = value.value
     if isinstance(value, gast.Name):
         return {value.id}
-    if isinstance(value, (gast.Tuple, gast.List)):
+    if isinstance(value, (gast.Tuple, gast.List, gast.Set)):
         return set().union(*(_bases(e, view_args) for e in value.elts))
+    if isinstance(value, gast.Dict):  # ({"k": a}: holds a)
+        return set().union(*(_bases(e, view_args) for e in value.values if e is not None))
     if isinstance(value, gast.IfExp):
         return _bases(value.body, view_args) | _bases(value.orelse, view_args)
     if isinstance(value, gast.Call):
