@@ -310,3 +310,71 @@ def diag_of_active_then_store(x):
 def test_an_update_of_an_array_whose_diagonal_is_read_later_is_refused():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="shares its memory"):
         s2sad.grad(diag_of_active_then_store)(X.copy())
+
+
+# --- a list changed by a method s2sad does not follow ---------------------------------------
+
+
+def held_append(x):
+    ys = []
+    add = ys.append
+    for v in x:
+        add(v * v)
+    return sum(ys)
+
+
+def append_in_comprehension(x):
+    ys = []
+    [ys.append(v * v) for v in x]
+    return sum(ys)
+
+
+def append_in_conditional(x):
+    ys = [x[2]]
+    ys.append(x[0]) if x[0] > 0 else None
+    return ys[-1] * 3.0
+
+
+def append_in_and(x):
+    ys = [x[2]]
+    x[0] > 0 and ys.append(x[0])
+    return ys[-1] * 3.0
+
+
+def append_value_read(x):
+    ys = []
+    r = ys.append(x[0] * 2.0)
+    return ys[0] * 3.0 if r is None else 0.0
+
+
+def append_mapped(x):
+    ys = []
+    list(map(ys.append, x))
+    return ys[1] * 3.0
+
+
+HIDDEN_APPENDS = [(held_append, "add(v * v)"), (append_in_comprehension, "[ys.append"),
+                  (append_in_conditional, "ys.append(x[0]) if"),
+                  (append_in_and, "and ys.append"), (append_value_read, "r = ys.append"),
+                  (append_mapped, "list(map(ys.append")]
+
+
+@pytest.mark.parametrize("f, text", HIDDEN_APPENDS, ids=[f.__name__ for f, _ in HIDDEN_APPENDS])
+def test_an_append_s2sad_does_not_follow_is_refused_at_its_line(f, text):
+    """``ys.append(v)`` is followed as a statement of its own; in an expression, a
+    comprehension, or called through a name or map, the gradient was 0.0."""
+    with pytest.raises(s2sad.S2sadError) as info:
+        s2sad.grad(f)(X.copy())
+    lines, start = inspect.getsourcelines(f)
+    assert info.value.lineno == start + next(i for i, line in enumerate(lines) if text in line)
+
+
+def appended(x):
+    ys = []
+    for v in x:
+        ys.append(v * v)
+    return sum(ys)
+
+
+def test_an_append_statement_is_still_followed():
+    check(appended, s2sad.grad(appended))

@@ -47,6 +47,9 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
             kept = _kept_by_call(value, source, local_names)
             if kept:  # (m.step(t): m may hold t after it)
                 flows.append((sorted(kept), kept))
+            receiver = _held_method(stmt, local_names)
+            if receiver:  # (add = ys.append: ys holds what add(v) is given)
+                flows.append(([receiver], set(targets)))
             if not targets:
                 continue
             if is_setitem(stmt) and targets[0] in integers:
@@ -133,6 +136,20 @@ def _kept_by_call(value, source, local_names: set[str]) -> set[str]:
                 not callable(target):
             return set()
     return set(names_in(value)) & local_names
+
+
+def _held_method(stmt, local_names: set[str]) -> str | None:
+    """``ys`` of ``add = ys.append``: a method of a local value kept in a name, which
+    may change that value where it is called (any method but those an array, a list or
+    a dict has that change nothing)."""
+    if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Attribute) and
+            isinstance(stmt.value.value, gast.Name) and stmt.value.value.id in local_names):
+        return None
+    from .aliasing import Aliasing
+    method = Aliasing._method_facts(stmt.value.attr)
+    if method is not None and not method.mutates:
+        return None  # (z.T, z.shape, z.sum: no change)
+    return stmt.value.value.id
 
 
 def _carrying(flows, wrt: set[str], varied: set[str], tree, source, local_names) -> set:
