@@ -378,3 +378,18 @@ def appended(x):
 
 def test_an_append_statement_is_still_followed():
     check(appended, s2sad.grad(appended))
+
+
+def stepped_result_compared(x):
+    m = Accumulator()
+    y = m.step(x[0])
+    z = y > 0
+    return m.h * 3.0 + z
+
+
+def test_a_call_whose_result_carries_no_derivative_may_keep_what_it_is_given():
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(stepped_result_compared)(X.copy())
+    lines, start = inspect.getsourcelines(stepped_result_compared)
+    assert info.value.lineno == start + next(i for i, line in enumerate(lines)
+                                             if "return m.h" in line)

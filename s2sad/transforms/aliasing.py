@@ -575,6 +575,8 @@ class Aliasing:
             found = None
         if found is not None:
             return
+        if isinstance(call.func, gast.Attribute) and args and args[0] is call.func.value:
+            args = args[1:] + args[:1]  # (the receiver last: refused for what it is given)
         given = [a for a in args + [k.value for k in call.keywords]
                  if isinstance(a, gast.Name) and a.id in self.node]
         if isinstance(call.func, gast.Name) and call.func.id in self.node:

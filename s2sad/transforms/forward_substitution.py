@@ -40,10 +40,12 @@ from typing import Callable
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 from ..codegen import comment_text
 from ..trees import clone
+from .aliasing import Aliasing
 from .first_assignment import written
+from .resolve import static_value
 
 
 class ForwardSubstitution(trees.Transformer):
@@ -236,6 +238,31 @@ def _lists(node) -> set[str]:
                     other |= {n.id for n in trees.walk(target) if isinstance(n, gast.Name)
                               and isinstance(n.ctx, gast.Store)}
     return made - other
+
+
+def view_arguments(source, imports):
+    """``view_args(call)``: the arguments of a call in the generated code whose memory its
+    result may share (``np.reshape(y, s)``: ``[y]``; ``y.T.copy()``: none), by the rule
+    entry's facts; all of them for a function or method with no facts. A method of a
+    local value (``y.reshape(3)``) has its receiver at position 0."""
+    helpers = imports.helper_functions()
+
+    def view_args(call) -> list:
+        func, args = call.func, list(call.args)
+        try:
+            found = registry.facts(helpers[func.id] if isinstance(func, gast.Name) and
+                                   func.id in helpers else
+                                   static_value(func, source, source.locals))
+        except KeyError:  # (a method of a local value: what that method does on any)
+            found = Aliasing._method_facts(func.attr) if isinstance(func, gast.Attribute) \
+                else None
+            args = [func.value] + args if isinstance(func, gast.Attribute) else args
+        keywords = [k.value for k in call.keywords]
+        if found is None or "*" in (found.returns_view_of, found.uncopied_view_of):
+            return args + keywords
+        positions = set(found.returns_view_of) | set(found.uncopied_view_of)
+        return [a for i, a in enumerate(args) if i in positions]
+    return view_args
 
 
 def _memory(node, view_args) -> dict[str, set]:

@@ -277,17 +277,18 @@ class Reverse(Tape):
     def _stored_views(self, forward) -> None:
         """An array updated item by item (``a[i] = c``) is saved and restored where the
         sweep reads a view of it (``t_2 = a[:3]``, ``a.T``, ``np.reshape(a, s)``): the
-        store changes what the view reads, even where ``a`` carries no derivative. The
+        store changes what the view reads, even where ``a`` carries no derivative (a
+        list's or a dict's item is no view: its store changes no value read). The
         sweep restores the item at the store's index: a name in it (``i`` of a while
         loop, set again by ``i = i + 1``) is restored too."""
         module = gast.Module(forward, [])
         stores = [node for node in trees.walk(module)
                   if isinstance(node, gast.Assign) and is_setitem(node)]
-        stored = {node.targets[0].value.id for node in stores} - self.needed
+        stored = {node.targets[0].value.id for node in stores if self.kind(
+            node.targets[0].value.id).tag in ("array", "numeric")} - self.needed
         if stored:
-            from ..pipeline import _view_args
-            from .forward_substitution import _memory
-            groups = _memory(module, _view_args(self.source, self.imports))
+            from .forward_substitution import _memory, view_arguments
+            groups = _memory(module, view_arguments(self.source, self.imports))
             for name in list(self.needed):
                 self.needed |= groups.get(name, set()) & stored
         for node in stores:
