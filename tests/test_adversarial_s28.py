@@ -12,7 +12,19 @@ each checked against central differences, with the test that fails without its f
   (``a = a * 1``, in a branch or a loop) differentiated the truncating store: the
   gradient's tape (``stack.append(a)``, ``a = stack.pop()``) hid the array's dtype. A
   value read back from such a list now has the dtype of the values put in (and
-  ``snapshot`` keeps its argument's).
+  ``snapshot`` keeps its argument's);
+* a method of an object made in the function (not inlined: ``a = Acc(); a.add(v)``)
+  given a value with a derivative, its result not read, changed nothing s2sad saw:
+  ``a.total`` read after it had a derivative of 0.0. Such a call may keep what it is
+  given in what it is given, so the read is refused;
+* ``[x * 2.0 for x in x[:2]]``: the first iterable was read as the renamed loop
+  variable (an UnboundLocalError from the generated code);
+* np.diag (of a matrix), np.real_if_close (of a real array) and
+  np.linalg.matrix_transpose may return a view of their argument, and a dict display
+  holds its values: their facts said otherwise;
+* ``ys.append(v)`` in an expression (a comprehension, a conditional, ``and``), through a
+  name (``add = ys.append``) or through ``map``: the list changed where the sweep did not
+  see it (0.0). Refused at the line; an append statement is still followed.
 """
 
 import inspect
