@@ -53,7 +53,7 @@ from .transforms.first_assignment import FirstAssignment
 from .transforms.generators import expand_generators
 from .transforms.forward import Forward
 from .transforms.gradient_form import GradientForm, fresh_call, fresh_names
-from .transforms.forward_substitution import ForwardSubstitution
+from .transforms.forward_substitution import ForwardSubstitution, view_arguments
 from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
 from .transforms.lazy_kernels import ElementwiseKernels
 from .transforms.kinds import (ANY, Kind, from_descriptor, infer_kinds, object_members,
@@ -597,7 +597,7 @@ def forward_substitution(build: Build, is_pure) -> bool:
     helpers = build.imports.helpers
     idempotent = {helpers["unbroadcast"]} if "unbroadcast" in helpers else set()
     substitute = ForwardSubstitution(is_pure, build.namer.temporaries, idempotent,
-                                     _view_args(build.source, build.imports))
+                                     view_arguments(build.source, build.imports))
     build.adjoint = substitute.visit(build.adjoint)
     return substitute.changed
 
@@ -1055,31 +1055,6 @@ def _loop_sums_names(source, imports) -> tuple:
     unbroadcast = {imports.helpers["unbroadcast"]} if "unbroadcast" in imports.helpers \
         else set()
     return unbroadcast, _pure_names(source, imports), imports.numpy()
-
-
-def _view_args(source, imports):
-    """``view_args(call)``: the arguments of a call in the generated code whose memory its
-    result may share (``np.reshape(y, s)``: ``[y]``; ``y.T.copy()``: none), by the rule
-    entry's facts; all of them for a function or method with no facts. A method of a
-    local value (``y.reshape(3)``) has its receiver at position 0."""
-    helpers = imports.helper_functions()
-
-    def view_args(call) -> list:
-        func, args = call.func, list(call.args)
-        try:
-            found = registry.facts(helpers[func.id] if isinstance(func, gast.Name) and
-                                   func.id in helpers else
-                                   static_value(func, source, source.locals))
-        except KeyError:  # (a method of a local value: what that method does on any)
-            found = Aliasing._method_facts(func.attr) if isinstance(func, gast.Attribute) \
-                else None
-            args = [func.value] + args if isinstance(func, gast.Attribute) else args
-        keywords = [k.value for k in call.keywords]
-        if found is None or "*" in (found.returns_view_of, found.uncopied_view_of):
-            return args + keywords
-        positions = set(found.returns_view_of) | set(found.uncopied_view_of)
-        return [a for i, a in enumerate(args) if i in positions]
-    return view_args
 
 
 def _purity(source, imports):

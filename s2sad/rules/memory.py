@@ -42,8 +42,10 @@ deffacts(*_found(np, "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "r
                  "broadcast_to", "diagonal", "real", "imag", "split", "array_split",
                  "hsplit", "vsplit", "dsplit", "unstack", "flip", "fliplr", "flipud", "rot90",
                  "matrix_transpose", "permute_dims", "float64", "float32", "float16",
-                 "longdouble", "complex128", "complex64", "clongdouble"),
-         returns_view_of=(0,))
+                 "longdouble", "complex128", "complex64", "clongdouble", "diag",
+                 "real_if_close"), returns_view_of=(0,))  # (diag of a matrix: its diagonal;
+# real_if_close of a real array: the array itself)
+deffacts(*_found(np.linalg, "matrix_transpose"), returns_view_of=(0,))
 deffacts(*_found(np.lib.stride_tricks, "sliding_window_view", "as_strided"),
          returns_view_of=(0,))  # (s2sad's stand-in copies: an update of the base is refused)
 deffacts(*_found(np, "broadcast_arrays", "einsum", "meshgrid", "ix_"), returns_view_of="*")

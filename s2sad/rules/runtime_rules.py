@@ -262,6 +262,7 @@ def unpack_sens_rule(g, ans, h, parts):
 
 
 deffacts(snapshot, structure_of=(0,))
+defresult(snapshot, follows=(("value", 0),))  # (a copy: an integer array stays one)
 
 
 @defvjp(snapshot, shape="other")

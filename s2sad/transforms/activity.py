@@ -26,7 +26,7 @@ from .dtypes import UNKNOWN, dtype_kinds, store_effect
 from .attributes import module_state, refuse_changes_in_recursion, refuse_read_back
 from .higher import is_generated
 from .resolve import (classify, foreign_index, is_append, is_setitem, names_in,
-                      statement_parts)
+                      statement_parts, static_value)
 
 
 def active_names(tree: gast.FunctionDef, wrt: set[str], source,
@@ -34,6 +34,13 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
     local_names = assigned_names(tree) if local_names is None else local_names
     integers = integer_names(tree, source, local_names)
     flows = []  # (targets, names the targets depend on differentiably)
+    held = {}  # (add = ys.append: {"add": "ys"})
+    loaded = set(names_in(tree))
+    results = []  # (targets, kept): y = m.step(t), y read
+    for stmt in trees.walk(tree):
+        receiver = _held_method(stmt, local_names)
+        if receiver:
+            held[stmt.targets[0].id] = receiver
     extrema = False  # a call of np.max or np.min (see shift_invariant)
 
     def collect(stmts):
@@ -44,6 +51,11 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
                 collect(stmt.orelse)
                 continue
             targets, value = statement_parts(stmt)
+            kept = _kept_by_call(value, source, local_names, held)
+            if kept and set(targets) & loaded:  # (a result read: refused where it is
+                results.append((set(targets), kept))  # active, added below where not)
+            elif kept:  # (m.step(t): m may hold t after it; add(v), add = ys.append: ys)
+                flows.append((sorted(kept), kept))
             if not targets:
                 continue
             if is_setitem(stmt) and targets[0] in integers:
@@ -72,15 +84,74 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
             flows.append((targets, set(deps) & local_names))
 
     collect(tree.body)
+    returned = tree.body[-1].value
+    varied, useful = _solve(flows, wrt, returned)
+    unread = [(sorted(kept), kept) for targets, kept in results
+              if not targets & varied & useful]
+    if unread:  # (y = m.step(t), y no derivative: m may hold t all the same)
+        flows.extend(unread)
+        varied, useful = _solve(flows, wrt, returned)
+    active = varied & useful
+    _refuse_unknown_stores(tree, source, local_names, varied, active)
+    refuse_read_back(tree, source, _carrying(flows, wrt, varied, tree, source, local_names),
+                     kinds, useful)  # (self.h = x * 2; return self.h * 3)
+    module_state(tree, source, varied)  # (LOG.append(1); return x * len(LOG))
+    refuse_changes_in_recursion(tree, source)  # (self.n += 1; return f(self, x - 1))
+    return active - shift_invariant(tree, source, local_names) if extrema else active
+
+
+def _kept_by_call(value, source, local_names: set[str], held=None) -> set[str]:
+    """The local names given to a call s2sad knows nothing of (no rule, no facts, not
+    the user's own: ``m.step(t)`` of an object made in the function), its receiver
+    included (``ys`` of ``add(v)``, ``add = ys.append``: ``held``): it may keep any of
+    them in any other (``self.h = t``), so each may depend on all. (Where its result is
+    read, the call is refused if the result carries a derivative, so ``active_names``
+    adds these only where it does not.) Empty for a call with a rule or facts, which
+    changes none it is not said to.
+
+    >>> import numpy as np
+    >>> from s2sad.source import FunctionSource
+    >>> def f(x):
+    ...     m = Model()
+    ...     m.step(x)
+    ...     print(x)
+    ...     return m.h
+    >>> source = FunctionSource.of(f)
+    >>> sorted(_kept_by_call(source.tree.body[1].value, source, {"m"} | {"x"}))
+    ['m', 'x']
+    >>> _kept_by_call(source.tree.body[2].value, source, {"m", "x"})
+    set()
+    """
+    if not isinstance(value, gast.Call):
+        return set()
+    if isinstance(value.func, gast.Name) and value.func.id in (held or {}):
+        return (set(names_in(gast.Tuple(value.args + [k.value for k in value.keywords],
+                                         gast.Load()))) | {held[value.func.id]}) & local_names
+    try:
+        target = static_value(value.func, source, local_names)
+    except (KeyError, TypeError):
+        if isinstance(value.func, gast.Attribute):
+            from .aliasing import Aliasing
+            if Aliasing._method_facts(value.func.attr) is not None:
+                return set()  # (x.sum(), ys.index(v): a method of an array, list, dict)
+    else:
+        if registry.lookup(target) is not None or registry.facts(target) is not None or \
+                not callable(target):
+            return set()
+    return set(names_in(value)) & local_names
+
+
+def _solve(flows, wrt, returned) -> tuple[set, set]:
+    """``(varied, useful)``: the names that depend on ``wrt``, and those the returned
+    value depends on, through ``flows`` (loops carry them backwards: fixed points)."""
     varied = set(wrt)
     changed = True
-    while changed:  # loops carry dependencies backwards: iterate to a fixed point
+    while changed:
         changed = False
         for targets, deps in flows:
             if deps & varied and not varied.issuperset(targets):
                 varied.update(targets)
                 changed = True
-    returned = tree.body[-1].value
     useful = {returned.id} if isinstance(returned, gast.Name) else set()
     changed = True
     while changed:
@@ -89,13 +160,21 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
             if useful.intersection(targets) and not useful.issuperset(deps):
                 useful |= deps
                 changed = True
-    active = varied & useful
-    _refuse_unknown_stores(tree, source, local_names, varied, active)
-    refuse_read_back(tree, source, _carrying(flows, wrt, varied, tree, source, local_names),
-                     kinds, useful)  # (self.h = x * 2; return self.h * 3)
-    module_state(tree, source, varied)  # (LOG.append(1); return x * len(LOG))
-    refuse_changes_in_recursion(tree, source)  # (self.n += 1; return f(self, x - 1))
-    return active - shift_invariant(tree, source, local_names) if extrema else active
+    return varied, useful
+
+
+def _held_method(stmt, local_names: set[str]) -> str | None:
+    """``ys`` of ``add = ys.append``: a method of a local value kept in a name, which
+    may change that value where it is called (any method but those an array, a list or
+    a dict has that change nothing)."""
+    if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Attribute) and
+            isinstance(stmt.value.value, gast.Name) and stmt.value.value.id in local_names):
+        return None
+    from .aliasing import Aliasing
+    method = Aliasing._method_facts(stmt.value.attr)
+    if method is not None and not method.mutates:
+        return None  # (z.T, z.shape, z.sum: no change)
+    return stmt.value.value.id
 
 
 def _carrying(flows, wrt: set[str], varied: set[str], tree, source, local_names) -> set:

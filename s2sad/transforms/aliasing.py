@@ -148,6 +148,7 @@ class Aliasing:
         for node in trees.walk(stmt):
             if not isinstance(node, gast.Call):
                 continue
+            self._refuse_passed_method(node, stmt)
             func, changed, what, hint = node.func, None, None, None
             callee = self._callee(func)
             _drop_default_out(node, registry.facts(callee))  # (np.sin(x, None))
@@ -168,9 +169,10 @@ class Aliasing:
                         f"only, so {holder!r} would be differentiated as if it had not "
                         f"changed. Append before the list is shared, or make a new one: "
                         f"`{changed} = {changed} + [...]`.")
-                if func.attr == "append" and \
+                if func.attr == "append" and isinstance(stmt, gast.Expr) and \
+                        stmt.value is node and \
                         self.current.get(changed) not in set(self.callers.values()):
-                    continue  # a list the function made: followed
+                    continue  # a list the function made: followed (a statement of its own)
             elif isinstance(func, gast.Attribute) and isinstance(
                     func.value, (gast.Subscript, gast.Attribute)) and callee is None and \
                     mutating:
@@ -233,6 +235,23 @@ class Aliasing:
             raise self.source.syntax_error(
                 f"{what}, which changes {changed!r} in place where the reverse sweep cannot "
                 "see it", stmt, hint or "Compute a new value and assign it.")
+
+    def _refuse_passed_method(self, call, stmt) -> None:
+        """A method that changes its array or list in place, given to a call
+        (``map(ys.append, xs)``, ``filter(z.sort, ...)``): whatever calls it changes the
+        list where the reverse sweep cannot see it."""
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            if not (isinstance(arg, gast.Attribute) and isinstance(arg.value, gast.Name) and
+                    arg.value.id in self.locals) or self.trusted:
+                continue
+            method = self._method_facts(arg.attr)
+            if method is not None and 0 in method.mutates:
+                name = arg.value.id
+                raise self.source.syntax_error(
+                    f"`{name}.{arg.attr}` given to `{self._dotted(call.func)}(...)`, which "
+                    f"changes {name!r} in place where the reverse sweep cannot see it", stmt,
+                    f"Call it in a loop of your own (`for v in xs: {name}.{arg.attr}(v)`) or "
+                    "build the value whole (a list comprehension).")
 
     def _makes_new(self, call) -> bool:
         """Does ``call`` make a new array (``np.zeros(3)``, ``np.empty_like(z)``), one its
@@ -556,6 +575,8 @@ class Aliasing:
             found = None
         if found is not None:
             return
+        if isinstance(call.func, gast.Attribute) and args and args[0] is call.func.value:
+            args = args[1:] + args[:1]  # (the receiver last: refused for what it is given)
         given = [a for a in args + [k.value for k in call.keywords]
                  if isinstance(a, gast.Name) and a.id in self.node]
         if isinstance(call.func, gast.Name) and call.func.id in self.node:

@@ -127,6 +127,11 @@ def dtype_kinds(tree: gast.FunctionDef, source, local_names: set[str]) -> dict:
         elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
             assignments.append((node.target.id, node.iter, "item"))
     plain = {id(value) for _, value, _ in assignments}
+    tapes = _tapes(tree, _measures(source))
+    generated = str(getattr(source, "filename", "")).startswith("<s2sad ")
+    assignments = [(name, _restored(name, tapes[_popped(value)], generated), "pop")
+                   if how == "value" and _popped(value) in tapes else (name, value, how)
+                   for name, value, how in assignments]
     for node in trees.walk(tree):  # (a tuple unpacked, a with's target...: unknown)
         if isinstance(node, gast.Assign) and id(node.value) not in plain or \
                 isinstance(node, gast.For) and id(node.iter) not in plain:
@@ -149,6 +154,10 @@ def dtype_kinds(tree: gast.FunctionDef, source, local_names: set[str]) -> dict:
                 new = UNKNOWN
             elif how == "item":
                 new = _item(_category(value, env, source, local_names))
+            elif how == "pop":  # (one of the values appended: their join)
+                new = _BOTTOM
+                for appended in value:  # (one not yet known: the fixed point reaches it)
+                    new = _join(new, _category(appended, env, source, local_names))
             else:
                 new = _category(value, env, source, local_names)
             if new is _BOTTOM:
@@ -158,6 +167,92 @@ def dtype_kinds(tree: gast.FunctionDef, source, local_names: set[str]) -> dict:
                 env[name] = joined
                 changed = True
     return env
+
+
+def _popped(value):
+    """``L`` of ``L.pop()`` (no arguments) or ``L[i]``, else None."""
+    if isinstance(value, gast.Call) and not value.args and not value.keywords and \
+            isinstance(value.func, gast.Attribute) and value.func.attr == "pop" and \
+            isinstance(value.func.value, gast.Name):
+        return value.func.value.id
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
+            isinstance(value.ctx, gast.Load) and not isinstance(value.slice, gast.Slice):
+        return value.value.id
+    return None
+
+
+def _restored(name: str, given: list, generated: bool) -> list:
+    """The values ``name = L.pop()`` may give back: those given to the tape ``L``. In a
+    gradient s2sad wrote, a tape given ``name`` itself gives it back to ``name``: its
+    earlier value (``stack.append(a)``, then ``a = stack.pop()``), whatever else the
+    tape holds (``stack.append(shape_of(t))``)."""
+    if generated and any(isinstance(v, gast.Name) and v.id == name for v in given):
+        return []
+    return given
+
+
+def _made_empty(value) -> bool:
+    """``[]`` or ``[None] * n``: a list that holds nothing yet."""
+    if isinstance(value, gast.List):
+        return not value.elts
+    return isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) and \
+        isinstance(value.left, gast.List) and len(value.left.elts) == 1 and \
+        isinstance(value.left.elts[0], gast.Constant) and value.left.elts[0].value is None
+
+
+def _measures(source) -> set[str]:
+    """The names of the functions that read a list's length alone: ``len``, and the
+    memory budget's checks in a gradient s2sad wrote (``check_stack(stack)``)."""
+    from ..runtime import budget
+    names = {"len"}
+    for name, value in (getattr(source, "globals", None) or {}).items():
+        if value is budget.check_stack or value is budget.checked_passes:
+            names.add(name)
+    return names
+
+
+def _tapes(tree, measures=frozenset({"len"})) -> dict:
+    """``{L: [v, ...]}``: the lists made once, empty (``L = []``, ``L = [None] * n``), and
+    only given values (``L.append(v)``, ``L[i] = v``), read (``y = L.pop()``,
+    ``y = L[i]``) and measured (``len(L)``, a function of ``measures``), as a gradient's
+    tapes are. What such a read
+    gives back is one of the values given, so its dtype is theirs (an integer array
+    saved and restored stays one).
+
+    >>> tree = gast.parse("def g(a, i):\\n    L = []\\n    M = [None] * 2\\n"
+    ...                   "    L.append(a)\\n    M[i] = a + 1\\n    a = L.pop()\\n"
+    ...                   "    a = M[i]\\n    return len(L)").body[0]
+    >>> {k: [gast.unparse(v).strip() for v in vs] for k, vs in _tapes(tree).items()}
+    {'L': ['a'], 'M': ['a + 1']}
+    """
+    made, given, fine = {}, {}, set()
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, gast.Name) and _made_empty(node.value):
+                made[target.id] = made.get(target.id, 0) + 1
+                fine.add(id(target))
+            elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
+                    and not isinstance(target.slice, gast.Slice):
+                given.setdefault(target.value.id, []).append(node.value)
+                fine.add(id(target.value))
+            elif isinstance(target, gast.Name) and _popped(node.value) is not None:
+                read = node.value.func if isinstance(node.value, gast.Call) else node.value
+                fine.add(id(read.value))
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                isinstance(node.func.value, gast.Name) and node.func.attr == "append" and \
+                len(node.args) == 1 and not node.keywords:
+            given.setdefault(node.func.value.id, []).append(node.args[0])
+            fine.add(id(node.func.value))
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id in measures and not node.keywords:
+            fine.update(id(a) for a in node.args if isinstance(a, gast.Name))
+    uses: dict = {}
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and node.id in made:
+            uses[node.id] = uses.get(node.id, True) and id(node) in fine
+    return {name: given.get(name, []) for name, count in made.items()
+            if count == 1 and uses.get(name)}
 
 
 def _item(category):

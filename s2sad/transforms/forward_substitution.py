@@ -40,10 +40,12 @@ from typing import Callable
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 from ..codegen import comment_text
 from ..trees import clone
+from .aliasing import Aliasing
 from .first_assignment import written
+from .resolve import static_value
 
 
 class ForwardSubstitution(trees.Transformer):
@@ -238,6 +240,31 @@ def _lists(node) -> set[str]:
     return made - other
 
 
+def view_arguments(source, imports):
+    """``view_args(call)``: the arguments of a call in the generated code whose memory its
+    result may share (``np.reshape(y, s)``: ``[y]``; ``y.T.copy()``: none), by the rule
+    entry's facts; all of them for a function or method with no facts. A method of a
+    local value (``y.reshape(3)``) has its receiver at position 0."""
+    helpers = imports.helper_functions()
+
+    def view_args(call) -> list:
+        func, args = call.func, list(call.args)
+        try:
+            found = registry.facts(helpers[func.id] if isinstance(func, gast.Name) and
+                                   func.id in helpers else
+                                   static_value(func, source, source.locals))
+        except KeyError:  # (a method of a local value: what that method does on any)
+            found = Aliasing._method_facts(func.attr) if isinstance(func, gast.Attribute) \
+                else None
+            args = [func.value] + args if isinstance(func, gast.Attribute) else args
+        keywords = [k.value for k in call.keywords]
+        if found is None or "*" in (found.returns_view_of, found.uncopied_view_of):
+            return args + keywords
+        positions = set(found.returns_view_of) | set(found.uncopied_view_of)
+        return [a for i, a in enumerate(args) if i in positions]
+    return view_args
+
+
 def _memory(node, view_args) -> dict[str, set]:
     """The names that may share memory with each name: ``t_3 = y[:3]`` or
     ``t = y.reshape(2, 3)`` makes ``t_3`` and ``y`` one memory, so a store into ``y``
@@ -281,8 +308,10 @@ def _bases(value, view_args) -> set[str]:
         value = value.value
     if isinstance(value, gast.Name):
         return {value.id}
-    if isinstance(value, (gast.Tuple, gast.List)):
+    if isinstance(value, (gast.Tuple, gast.List, gast.Set)):
         return set().union(*(_bases(e, view_args) for e in value.elts))
+    if isinstance(value, gast.Dict):  # ({"k": a}: holds a)
+        return set().union(*(_bases(e, view_args) for e in value.values if e is not None))
     if isinstance(value, gast.IfExp):
         return _bases(value.body, view_args) | _bases(value.orelse, view_args)
     if isinstance(value, gast.Call):

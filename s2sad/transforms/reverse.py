@@ -231,6 +231,7 @@ class Reverse(Tape):
             if is_pop(node) and node.value.func.value.id in self.needed:
                 self.needed.add(node.targets[0].id)  # `ys.append(x)` puts it back
                 self.shape_only.discard(node.targets[0].id)
+        self._stored_views(forward)
         self.saved: set[int] = set()
         self.saved_stmts: dict[int, object] = {}
         self.maybe: set[str] = set()
@@ -272,6 +273,28 @@ class Reverse(Tape):
                                zero + fwd + keep + head + structures + reverse + [result],
                                [], None, None)
         return gast.copy_location(new, self.tree)
+
+    def _stored_views(self, forward) -> None:
+        """An array updated item by item (``a[i] = c``) is saved and restored where the
+        sweep reads a view of it (``t_2 = a[:3]``, ``a.T``, ``np.reshape(a, s)``): the
+        store changes what the view reads, even where ``a`` carries no derivative (a
+        list's or a dict's item is no view: its store changes no value read). The
+        sweep restores the item at the store's index: a name in it (``i`` of a while
+        loop, set again by ``i = i + 1``) is restored too."""
+        module = gast.Module(forward, [])
+        stores = [node for node in trees.walk(module)
+                  if isinstance(node, gast.Assign) and is_setitem(node)]
+        stored = {node.targets[0].value.id for node in stores if self.kind(
+            node.targets[0].value.id).tag in ("array", "numeric")} - self.needed
+        if stored:
+            from .forward_substitution import _memory, view_arguments
+            groups = _memory(module, view_arguments(self.source, self.imports))
+            for name in list(self.needed):
+                self.needed |= groups.get(name, set()) & stored
+        for node in stores:
+            if node.targets[0].value.id in self.needed:
+                self.needed |= {n.id for n in trees.walk(node.targets[0].slice)
+                                if isinstance(n, gast.Name)}
 
     # --- the reverse sweep, block by block --------------------------------------------------
 

@@ -199,7 +199,10 @@ class SingleAssignment:
             for target in trees.walk(gen.target):
                 if isinstance(target, gast.Name):
                     renames[target.id] = self.namer.claim(target.id)
+        outer = node.generators[0].iter  # (evaluated in the enclosing scope, as Python
+        node.generators[0].iter = gast.Constant(None, None)  # does: [x for x in x[:2]])
         _RenameLocal(renames).visit(node)
+        node.generators[0].iter = outer
         result = self.namer.temp()
         self.temps.add(result)
         self.carried.add(result)
