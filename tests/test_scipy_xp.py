@@ -23,11 +23,6 @@ from test_higher_order import central_differences  # noqa: E402
 X = np.array([0.3, 0.7, 1.2, -0.4, 0.9])
 P = np.array([1.0, -0.5, 0.25, 2.0, -1.5])
 rng = np.random.default_rng(36)
-try:  # (SciPy 1.16+)
-    from scipy._lib._array_api import xp_promote as XP_PROMOTE
-except ImportError:
-    XP_PROMOTE = None
-
 
 def rosen(x):
     return optimize.rosen(x)
@@ -46,10 +41,6 @@ def test_rosen_gradient_is_rosen_der():
     np.testing.assert_allclose(s2sad.grad(rosen)(X), optimize.rosen_der(X), rtol=1e-12)
 
 
-@pytest.mark.xfail(XP_PROMOTE is None, strict=True, raises=s2sad.NoDerivativeError,
-                   reason="SciPy 1.15's rosen casts with xp.astype(x, xp.asarray(1.).dtype); "
-                          "its gradient's x, given two values, has a dtype the second "
-                          "derivative does not read yet (refused, never wrong)")
 def test_rosen_hessian_is_rosen_hess():
     np.testing.assert_allclose(s2sad.hessian(rosen)(X), optimize.rosen_hess(X), rtol=1e-12)
 
