@@ -65,6 +65,7 @@ class CombinedTerms(trees.Transformer):
         self.temporaries = set(temporaries)
         self.sensitivities = set(sensitivities)
         self.changed = False
+        self.named: dict[int, set] = {}  # id of a statement -> the names in it
 
     def visit_FunctionDef(self, node):
         loads, stores = Counter(), Counter()
@@ -85,45 +86,52 @@ class CombinedTerms(trees.Transformer):
     def _block(self, stmts: list) -> None:
         q = 0
         while q < len(stmts):
-            if self._combine(stmts, q):
+            p = self._combine(stmts, q)
+            if p is not None:
                 self.changed = True
-                q = 0  # (positions moved: look again from the top; blocks are short)
+                # (a statement looks only at those before it: those before the one taken
+                # away are as they were when each was looked at, so look again from there)
+                q = p
                 continue
             q += 1
 
-    def _combine(self, stmts, q) -> bool:
+    def _combine(self, stmts, q) -> int | None:
         """Combine ``stmts[q]``, ``v = f(v)``, with the statement before it that gives
-        ``v`` its value, or read through a copy it reads; whether anything changed."""
+        ``v`` its value, or read through a copy it reads; the position of the statement
+        taken away, or None if nothing changed."""
         later = stmts[q]
         name = _assigned_name(later)
         if name is None or name not in self.sensitivities:
-            return False
+            return None
         if not self._pure(later.value):
-            return False
-        if self._copy_into(stmts, q):
-            return True
+            return None
+        copied = self._copy_into(stmts, q)
+        if copied is not None:
+            return copied
         p = self._previous(stmts, q, name)
         if p is None:
-            return False
+            return None
         earlier = stmts[p]
         if _assigned_name(earlier) != name or not self._pure(earlier.value) or \
                 _loads(later.value, name) != 1:
-            return False
+            return None
         reads = {n.id for n in trees.walk(earlier.value) if isinstance(n, gast.Name)}
         if any(written(s) & reads for s in stmts[p + 1:q]):
-            return False  # what the first term reads changes before the second is added
+            return None  # what the first term reads changes before the second is added
         if _operations(earlier.value) + _operations(later.value) > MAX_OPERATIONS:
-            return False
+            return None
         combined = _Replace(name, earlier.value).visit(clone(later.value))
         if len(unparse(combined)) > MAX_LENGTH:
-            return False  # (keep lines short enough to read)
+            return None  # (keep lines short enough to read)
         later.value = combined
-        del stmts[p]
-        return True
+        self._changed(later)
+        self._changed(stmts.pop(p))
+        return p
 
-    def _copy_into(self, stmts, q) -> bool:
+    def _copy_into(self, stmts, q) -> int | None:
         """``c = v`` before ``stmts[q]`` (``v = f(v, c)``), ``c`` read only there and
-        ``v`` unchanged in between: ``c`` reads ``v``, the copy goes."""
+        ``v`` unchanged in between: ``c`` reads ``v``, the copy goes; the position it
+        had, or None."""
         later = stmts[q]
         name = later.targets[0].id
         for n in trees.walk(later.value):
@@ -143,11 +151,12 @@ class CombinedTerms(trees.Transformer):
                     if source != name or any(source in written(s) for s in stmts[p + 1:q]):
                         break
                     later.value = _Replace(copy, stmt.value).visit(later.value)
-                    del stmts[p]
-                    return True
+                    self._changed(later)
+                    self._changed(stmts.pop(p))
+                    return p
                 if any(isinstance(m, gast.Name) and m.id == copy for m in trees.walk(stmt)):
                     break
-        return False
+        return None
 
     def _previous(self, stmts, q, name):
         """The position of the last statement before ``q`` in its straight line that names
@@ -159,9 +168,21 @@ class CombinedTerms(trees.Transformer):
             if isinstance(stmt, (gast.If, gast.For, gast.While, gast.Break, gast.Continue,
                                  gast.Return, gast.FunctionDef, gast.Try, gast.With)):
                 return None
-            if any(isinstance(n, gast.Name) and n.id == name for n in trees.walk(stmt)):
+            if name in self._names(stmt):
                 return p
         return None
+
+    def _names(self, stmt) -> set:
+        """The names ``stmt`` reads or writes, kept until it changes (a block is looked at
+        again after each combination: walking each statement again made the pass cubic)."""
+        found = self.named.get(id(stmt))
+        if found is None:
+            found = self.named[id(stmt)] = {n.id for n in trees.walk(stmt)
+                                            if isinstance(n, gast.Name)}
+        return found
+
+    def _changed(self, stmt) -> None:
+        self.named.pop(id(stmt), None)
 
     def _pure(self, value) -> bool:
         """No side effects, and each part evaluated once, unconditionally: a value moved

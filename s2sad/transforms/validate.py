@@ -314,7 +314,9 @@ class Validate(trees.Visitor):
 def _piecewise(node, source) -> bool:
     """Is ``node`` a call of ``np.piecewise`` with a display for ``funclist``, whose
     lambdas :mod:`.piecewise` assigns to names?"""
-    from .piecewise import is_piecewise
+    from .piecewise import _funclist, is_piecewise
+    if not isinstance(_funclist(node), (gast.List, gast.Tuple)):
+        return False  # (most calls: no walk of the whole function for its names)
     return is_piecewise(node, source, trees.assigned_names(source.tree))
 
 
