@@ -167,6 +167,24 @@ def children(node) -> list:
     return found
 
 
+def breaks_own_loop(block: list) -> bool:
+    """Does ``block`` (a loop's body) hold a ``break`` of its own loop, not of a loop inside
+    it? For gast's trees and the standard library's alike (read by class name).
+
+    >>> breaks_own_loop(ast.parse("if x: break").body)
+    True
+    >>> breaks_own_loop(ast.parse("for i in y: break").body)
+    False
+    """
+    for stmt in block:
+        kind = type(stmt).__name__
+        if kind == "Break":
+            return True
+        if kind == "If" and (breaks_own_loop(stmt.body) or breaks_own_loop(stmt.orelse)):
+            return True
+    return False
+
+
 def blocks(stmts: list) -> list:
     """``stmts`` and every block of statements nested in them (bodies, ``else`` blocks,
     handlers...), outer first: the lists themselves, which a pass may change in place.

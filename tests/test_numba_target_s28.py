@@ -19,12 +19,7 @@ from tests.test_higher_order import central_differences
 
 numba = pytest.importorskip("numba")
 
-
-@pytest.fixture(autouse=True)
-def kernel_cache(tmp_path, monkeypatch):
-    """Kernels are written to (and numba caches them in) a directory of the test's own."""
-    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
-    return tmp_path
+from tests.test_numba_target_s27 import kernel_cache  # noqa: E402,F401 (autouse)
 
 
 def check(f, args, wrt=0, rtol=1e-6):

@@ -39,7 +39,7 @@ import gast
 from ..errors import DifferentiationError, UnsupportedSyntaxError
 from ..located import _statements
 from ..source import FunctionSource
-from ..trees import assigned_names
+from ..trees import assigned_names, breaks_own_loop
 from .numba_fusion import GUARD, GUARD_MODULE, ElementwiseFusion
 
 # argument kinds the kernel takes (a dtype kind: float, int, bool)
@@ -733,7 +733,7 @@ class _Lowering:
             if stmt.orelse:
                 raise _Refused(stmt, stmt, "a `while` loop with an `else` block", _ADVICE)
             stmt.test = self.expr(stmt.test, stmt)
-            self.loops.append(not _breaks(stmt.body))
+            self.loops.append(not breaks_own_loop(stmt.body))
             stmt.body = self.block(stmt.body, None)
             self.loops.pop()
             return [stmt]
@@ -865,7 +865,7 @@ class _Lowering:
                            "gradient loops over range(...)", _ADVICE)
         jumps = any(isinstance(n, (ast.Break, ast.Continue))  # (a turn that skips its save
                     for n in ast.walk(ast.Module(stmt.body, [])))  # would shift the rest)
-        self.loops.append(not _breaks(stmt.body))
+        self.loops.append(not breaks_own_loop(stmt.body))
         stmt.body = self.block(stmt.body, ("for", stmt.target.id, None if jumps else size))
         self.loops.pop()
         return [*hoisted, stmt]
@@ -1121,16 +1121,6 @@ def _statement_of(module, node):
         if isinstance(stmt, ast.stmt) and any(n is node for n in ast.walk(stmt)):
             found = stmt
     return found
-
-
-def _breaks(body) -> bool:
-    """Does ``body`` (a loop's) hold a `break` of its own loop (not of one inside it)?"""
-    for stmt in body:
-        if isinstance(stmt, ast.Break):
-            return True
-        if isinstance(stmt, ast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
-            return True
-    return False
 
 
 def _atom(node) -> bool:

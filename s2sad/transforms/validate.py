@@ -74,7 +74,7 @@ def _always_returns(block) -> bool:
     if isinstance(last, (gast.Return, gast.Raise)):
         return True
     if isinstance(last, gast.While) and isinstance(last.test, gast.Constant) and \
-            bool(last.test.value) and not _breaks(last.body):
+            bool(last.test.value) and not trees.breaks_own_loop(last.body):
         return True  # `while True:` without `break` ends only by `return`
     return isinstance(last, gast.If) and _always_returns(last.body) and \
         _always_returns(last.orelse)
@@ -106,16 +106,6 @@ def explicit_returns(tree):
         ret.col_offset = ret.value.col_offset = 0
         tree.body.append(ret)
     return tree
-
-
-def _breaks(block) -> bool:
-    """Does ``block`` hold a ``break`` of its own loop (not of a loop inside it)?"""
-    for stmt in block:
-        if isinstance(stmt, gast.Break):
-            return True
-        if isinstance(stmt, gast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
-            return True
-    return False
 
 
 class Validate(trees.Visitor):
