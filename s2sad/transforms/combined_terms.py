@@ -33,13 +33,14 @@ first read once by the second, nothing in between naming ``s_x`` or changing wha
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Callable
 
 import gast
 
 from .. import trees
-from ..codegen import comment_text, unparse
+from ..codegen import unparse
 from ..trees import clone
 from .first_assignment import written
 
@@ -84,39 +85,41 @@ class CombinedTerms(trees.Transformer):
         return node
 
     def _block(self, stmts: list) -> None:
-        q = 0
-        while q < len(stmts):
-            p = self._combine(stmts, q)
+        line = _Line(stmts, self._names)
+        q = 0 if stmts else None
+        while q is not None:
+            p = self._combine(line, q)
             if p is not None:
                 self.changed = True
                 # (a statement looks only at those before it: those before the one taken
                 # away are as they were when each was looked at, so look again from there)
-                q = p
+                q = line.after(p)
                 continue
-            q += 1
+            q = line.after(q)
+        stmts[:] = line.statements()
 
-    def _combine(self, stmts, q) -> int | None:
-        """Combine ``stmts[q]``, ``v = f(v)``, with the statement before it that gives
-        ``v`` its value, or read through a copy it reads; the position of the statement
-        taken away, or None if nothing changed."""
-        later = stmts[q]
+    def _combine(self, line, q) -> int | None:
+        """Combine statement ``q``, ``v = f(v)``, with the statement before it that gives
+        ``v`` its value, or read through a copy it reads; the key of the statement taken
+        away, or None if nothing changed."""
+        later = line.stmts[q]
         name = _assigned_name(later)
         if name is None or name not in self.sensitivities:
             return None
         if not self._pure(later.value):
             return None
-        copied = self._copy_into(stmts, q)
+        copied = self._copy_into(line, q)
         if copied is not None:
             return copied
-        p = self._previous(stmts, q, name)
+        p = line.previous(q, name, _BARRIERS)
         if p is None:
             return None
-        earlier = stmts[p]
+        earlier = line.stmts[p]
         if _assigned_name(earlier) != name or not self._pure(earlier.value) or \
                 _loads(later.value, name) != 1:
             return None
         reads = {n.id for n in trees.walk(earlier.value) if isinstance(n, gast.Name)}
-        if any(written(s) & reads for s in stmts[p + 1:q]):
+        if any(line.written_between(p, q, read) for read in reads):
             return None  # what the first term reads changes before the second is added
         if _operations(earlier.value) + _operations(later.value) > MAX_OPERATIONS:
             return None
@@ -125,50 +128,33 @@ class CombinedTerms(trees.Transformer):
             return None  # (keep lines short enough to read)
         later.value = combined
         self._changed(later)
-        self._changed(stmts.pop(p))
+        line.renamed(q)
+        self._changed(line.remove(p))
         return p
 
-    def _copy_into(self, stmts, q) -> int | None:
-        """``c = v`` before ``stmts[q]`` (``v = f(v, c)``), ``c`` read only there and
-        ``v`` unchanged in between: ``c`` reads ``v``, the copy goes; the position it
-        had, or None."""
-        later = stmts[q]
+    def _copy_into(self, line, q) -> int | None:
+        """``c = v`` before statement ``q`` (``v = f(v, c)``), ``c`` read only there and
+        ``v`` unchanged in between: ``c`` reads ``v``, the copy goes; the key of the
+        statement it was, or None."""
+        later = line.stmts[q]
         name = later.targets[0].id
         for n in trees.walk(later.value):
             if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and
                     n.id in self.copies):
                 continue
             copy = n.id
-            for p in range(q - 1, -1, -1):
-                stmt = stmts[p]
-                if comment_text(stmt) is not None:
-                    continue
-                if isinstance(stmt, (gast.If, gast.For, gast.While, gast.Break, gast.Continue,
-                                     gast.Return, gast.FunctionDef)):
-                    break
-                if _assigned_name(stmt) == copy and isinstance(stmt.value, gast.Name):
-                    source = stmt.value.id
-                    if source != name or any(source in written(s) for s in stmts[p + 1:q]):
-                        break
-                    later.value = _Replace(copy, stmt.value).visit(later.value)
-                    self._changed(later)
-                    self._changed(stmts.pop(p))
-                    return p
-                if any(isinstance(m, gast.Name) and m.id == copy for m in trees.walk(stmt)):
-                    break
-        return None
-
-    def _previous(self, stmts, q, name):
-        """The position of the last statement before ``q`` in its straight line that names
-        ``name``; None if there is none, or control flow comes first."""
-        for p in range(q - 1, -1, -1):
-            stmt = stmts[p]
-            if comment_text(stmt) is not None:
+            p = line.previous(q, copy, _COPY_BARRIERS)
+            if p is None:
                 continue
-            if isinstance(stmt, (gast.If, gast.For, gast.While, gast.Break, gast.Continue,
-                                 gast.Return, gast.FunctionDef, gast.Try, gast.With)):
-                return None
-            if name in self._names(stmt):
+            stmt = line.stmts[p]
+            if _assigned_name(stmt) == copy and isinstance(stmt.value, gast.Name):
+                source = stmt.value.id
+                if source != name or line.written_between(p, q, source):
+                    continue
+                later.value = _Replace(copy, stmt.value).visit(later.value)
+                self._changed(later)
+                line.renamed(q)
+                self._changed(line.remove(p))
                 return p
         return None
 
@@ -216,3 +202,100 @@ class _Replace(trees.Transformer):
         if node.id == self.name and isinstance(node.ctx, gast.Load):
             return clone(self.value)
         return node
+
+
+# statements that end the straight line a statement looks back along
+_COPY_BARRIERS = (gast.If, gast.For, gast.While, gast.Break, gast.Continue, gast.Return,
+                  gast.FunctionDef)
+_BARRIERS = _COPY_BARRIERS + (gast.Try, gast.With)
+
+
+class _Line:
+    """A block's statements with an index of where each name is named and written, so
+    that looking back from a statement costs no walk along the block (a walk per
+    statement made long straight-line code quadratic). A statement keeps its key, its
+    position in the block as it came, while those before it are taken away.
+
+    >>> block = gast.parse("a = 1\\nb = a\\nif b:\\n    pass\\nc = a").body
+    >>> line = _Line(block, lambda s: {n.id for n in trees.walk(s)
+    ...                                if isinstance(n, gast.Name)})
+    >>> line.previous(1, "a", _BARRIERS), line.previous(3, "a", _BARRIERS)
+    (0, None)
+    >>> line.written_between(0, 3, "b"), line.written_between(1, 3, "b")
+    (True, False)
+    """
+
+    def __init__(self, stmts: list, names: Callable):
+        self.stmts = list(stmts)
+        self.names = names
+        count = len(stmts)
+        self.alive = [True] * count
+        self.next = [*range(1, count), None] if count else []
+        self.before = [None] + list(range(count - 1))
+        self.naming: dict[str, list] = {}   # name -> keys of the statements naming it
+        self.writing: dict[str, list] = {}  # name -> keys of the statements writing it
+        self.indexed: list[set] = []        # key -> the names it is listed under
+        self.barriers = {_BARRIERS: [], _COPY_BARRIERS: []}
+        for key, stmt in enumerate(stmts):
+            named = set(names(stmt))
+            self.indexed.append(named)
+            for name in named:
+                self.naming.setdefault(name, []).append(key)
+            for name in written(stmt):
+                self.writing.setdefault(name, []).append(key)
+            for kinds, keys in self.barriers.items():
+                if isinstance(stmt, kinds):
+                    keys.append(key)
+
+    def previous(self, q: int, name: str, barriers: tuple) -> int | None:
+        """The key of the last statement before ``q`` that names ``name``, with no
+        statement of the kinds ``barriers`` from it to ``q``; None if there is none."""
+        keys = self.naming.get(name, [])
+        i = bisect.bisect_left(keys, q) - 1
+        while i >= 0:
+            key = keys[i]
+            if self.alive[key] and name in self.names(self.stmts[key]):
+                break
+            del keys[i]  # (taken away, or no longer naming it)
+            self.indexed[key].discard(name)
+            i -= 1
+        else:
+            return None
+        stops = self.barriers[barriers]
+        j = bisect.bisect_left(stops, q) - 1
+        if j >= 0 and stops[j] >= key:
+            return None
+        return key
+
+    def written_between(self, p: int, q: int, name: str) -> bool:
+        """Does a statement after ``p`` and before ``q`` write ``name``?"""
+        keys = self.writing.get(name, [])
+        i = bisect.bisect_right(keys, p)
+        while i < len(keys) and keys[i] < q:
+            if self.alive[keys[i]]:
+                return True
+            del keys[i]
+        return False
+
+    def renamed(self, key: int) -> None:
+        """Statement ``key`` changed: list it under the names it has now."""
+        for name in self.names(self.stmts[key]) - self.indexed[key]:
+            bisect.insort(self.naming.setdefault(name, []), key)
+            self.indexed[key].add(name)
+
+    def remove(self, key: int):
+        """Take statement ``key`` away; the statement."""
+        self.alive[key] = False
+        before, after = self.before[key], self.next[key]
+        if before is not None:
+            self.next[before] = after
+        if after is not None:
+            self.before[after] = before
+        return self.stmts[key]
+
+    def after(self, key: int) -> int | None:
+        """The key of the statement after ``key`` (taken away or not), None at the end."""
+        return self.next[key]
+
+    def statements(self) -> list:
+        return [stmt for stmt, alive in zip(self.stmts, self.alive, strict=True) if alive]
