@@ -61,22 +61,47 @@ def test_logistic_gradient_has_the_operations_a_person_writes():
     before = inspect.getsource(logistic_before)
     assert _arithmetic(before[before.index("def "):]) == 18
     assert _arithmetic(body) == 13, source
+    assert "p = 1.0 / (1.0 + t_2)" in body and "s_p * p * p * t_2" in body, source
     assert "--" not in body and "-1.0" not in body and "-s_" not in body, source
 
 
-def test_logistic_gradient_is_the_old_one_to_the_bit():
-    rng = np.random.default_rng(1)
-    w, X, y = _data(rng, n=200)
-    X[:20] *= 300.0  # |z| in the hundreds: p rounds to 0 or 1, log of 0, NaN and inf
+def test_logistic_gradient_is_the_old_one_to_rounding():
+    """The sensitivity of each ``z`` (one row, ``X`` one: the gradient is it) is the old
+    code's to 4 units in the last place (the signs: exact; ``s * p / t`` as ``s * p * p``:
+    one rounding), NaN and infinity where they were, for ``z`` from -800 to 800."""
+    z = np.concatenate([np.linspace(-800.0, 800.0, 81), np.linspace(-40.0, 40.0, 161)])
     grad = s2sad.grad(logistic)
+    one = np.ones((1, 1))
+    for y in (0.0, 1.0, 0.3):
+        labels = np.array([y])
+        with np.errstate(all="ignore"):
+            new = np.array([grad(np.array([v]), one, labels)[0] for v in z])
+            old = np.array([logistic_before(np.array([v]), one, labels)[0] for v in z])
+        assert np.isnan(old).any() and np.isfinite(old).sum() > 150
+        np.testing.assert_array_equal(np.isnan(new), np.isnan(old))
+        np.testing.assert_array_equal(new[np.isinf(old)], old[np.isinf(old)])
+        finite = np.isfinite(old)
+        np.testing.assert_array_max_ulp(new[finite], old[finite], maxulp=4)
+
+
+def signs_only(w, X, y):
+    z = X @ w
+    e = np.exp(-z)
+    return -np.sum(y * np.log(e) - (1.0 - y) * np.tanh(-e))
+
+
+def test_the_signs_alone_keep_the_unoptimized_gradient_to_the_bit():
+    """Without a reciprocal, the optimized gradient is the unoptimized one to the bit
+    (NaN and infinity included): the negations moved are exact."""
+    rng = np.random.default_rng(4)
+    w, X, y = _data(rng, n=300)
+    X[:30] *= 400.0
+    optimized, plain = s2sad.grad(signs_only), s2sad.grad(signs_only, optimize=False)
     with np.errstate(all="ignore"):
-        new, old = grad(w, X, y), logistic_before(w, X, y)
-    assert np.isnan(old).any()  # (the loss is NaN there too: 0 * log(0))
-    np.testing.assert_array_equal(new, old)
-    with np.errstate(all="ignore"):
-        new, old = grad(w, X[20:], y[20:]), logistic_before(w, X[20:], y[20:])
-    np.testing.assert_array_equal(new, old)
-    assert np.isfinite(new).all()
+        new, old = optimized(w, X, y), plain(w, X, y)
+        assert not np.isfinite(old).all()
+        np.testing.assert_array_equal(new, old)
+        np.testing.assert_array_equal(optimized(w, X[30:], y[30:]), plain(w, X[30:], y[30:]))
 
 
 def _central(f, x, h=1e-6):
@@ -110,6 +135,16 @@ def int_weights(w, k):
     return -np.sum(k * np.log(w)) - np.sum((1 - k) * np.log(2.0 - w))
 
 
+def reciprocal_read_again(x):
+    t = 1.0 + x * x
+    return np.sum(1.0 / t * x) + np.sum(np.log(t))  # (t read again: it stays)
+
+
+def reciprocal_twice(x):
+    r = 1.0 / (2.0 + np.sin(x))
+    return np.sum(r * r * x) - np.sum(1.0 / (1.0 + np.exp(-r)))
+
+
 CASES = [
     ("logistic", logistic, lambda rng: _data(rng), 0),
     ("negated-chain", negated_chain, lambda rng: (rng.standard_normal(6),
@@ -119,6 +154,9 @@ CASES = [
     ("negated-loop", negated_loop, lambda rng: (rng.standard_normal(5),), 0),
     ("python-floats", float_negations, lambda rng: (0.7, -1.3), 0),
     ("python-floats-b", float_negations, lambda rng: (0.7, -1.3), 1),
+    ("reciprocal-read-again", reciprocal_read_again, lambda rng: (rng.standard_normal(6),),
+     0),
+    ("reciprocal-twice", reciprocal_twice, lambda rng: (rng.standard_normal(6),), 0),
     ("int-weights", int_weights, lambda rng: (rng.uniform(0.2, 0.8, 7),
                                               rng.integers(0, 2, 7)), 0),
 ]
@@ -137,14 +175,26 @@ def test_gradients_match_central_differences(name, f, make, wrt):
     np.testing.assert_allclose(g, _central(at, x), rtol=1e-6, atol=1e-8)
 
 
+def test_a_reciprocal_read_again_keeps_its_quotient():
+    x = np.linspace(-1.0, 1.0, 5)
+    text = s2sad.grad(reciprocal_read_again).source_for(x)
+    assert "t_2 / t\n" in text, text  # (t, the user's, stays: so does the quotient)
+    text = s2sad.grad(reciprocal_twice).source_for(x)
+    body = text[text.index("def "):]
+    # (the slope of r = 1.0 / t through r: t goes back into r's line)
+    assert "r = 1.0 / (2.0 + np.sin(x))" in body and "r * r * np.cos(x)" in body, text
+
+
 def test_float32_and_integer_data_keep_their_results():
     """``y * -1.0 / p`` is ``-(y / p)`` for any real ``y`` (the quotient is float); the
-    gradient for float32 and integer labels is the old code's, to the bit."""
+    gradient for float32 and integer labels is the old code's, to rounding, and its
+    dtype."""
     rng = np.random.default_rng(3)
     w, X, y = _data(rng)
     for labels in (y.astype(np.int64), y.astype(np.float32), y.astype(bool)):
-        new = s2sad.grad(logistic)(w, X, labels)
-        np.testing.assert_array_equal(new, logistic_before(w, X, labels))
+        new, old = s2sad.grad(logistic)(w, X, labels), logistic_before(w, X, labels)
+        assert new.dtype == old.dtype
+        np.testing.assert_allclose(new, old, rtol=1e-13)
 
 
 def complex_scale(x, c):

@@ -117,8 +117,8 @@ class Signs:
     # --- a number given to a temporary goes into the products that read it ------------------
 
     def _numbers(self, fn) -> None:
-        """``s_10 = -1.0`` read only as a factor of products and quotients: the number is
-        written there (where its sign may go), and the assignment goes."""
+        """``s_10 = -1.0`` read only as a factor of products and quotients, or negated:
+        the number is written there (where its sign may go), and the assignment goes."""
         numbers = {name: value for name, value in self.defs.items() if _number(value) or (
             type(value) is gast.UnaryOp and type(value.op) is gast.USub and
             _number(value.operand))}
@@ -126,12 +126,16 @@ class Signs:
             return
         reads = {}
         for n in trees.walk(fn):
-            if type(n) is gast.BinOp:
-                for field in ("left", "right"):
-                    child = getattr(n, field)
-                    if type(child) is gast.Name and child.id in numbers and \
-                            (type(n.op) in _CHAIN):
-                        reads.setdefault(child.id, []).append((n, field))
+            if type(n) is gast.BinOp and type(n.op) in _CHAIN:
+                fields = ("left", "right")
+            elif type(n) is gast.UnaryOp and type(n.op) is gast.USub:
+                fields = ("operand",)
+            else:
+                continue
+            for field in fields:
+                child = getattr(n, field)
+                if type(child) is gast.Name and child.id in numbers:
+                    reads.setdefault(child.id, []).append((n, field))
         position = {_assigned(stmt): k for k, stmt in enumerate(fn.body)}
         for name, found in reads.items():
             if len(found) != self.loads[name] or not _after(fn.body, position[name], name):
