@@ -665,7 +665,8 @@ def reciprocals(build: Build) -> bool:
 def signs(build: Build) -> bool:
     """Negations taken out where they cancel (``-(-a) * b``, a seed of ``-1.0``, a
     temporary negated and negated again): exact, as rounding is symmetric in sign."""
-    taken = Signs(build.namer.temporaries, build.source.arguments, not build.source.complex)
+    taken = Signs(build.namer.temporaries, build.source.arguments, not build.source.complex,
+                  build.namer.sensitivities)
     build.adjoint = taken.visit(build.adjoint)
     return taken.changed
 
@@ -913,7 +914,7 @@ PIPELINE = [
     Step(spread_by_products, when=optimize),
     Step(dead_code, when=optimize & ~debug_nans),
     Step(reciprocals, when=optimize & reverse_mode),
-    Step(signs, when=optimize),
+    Step(signs, when=optimize & reverse_mode),
     # a seed left out, a constant moved, a sign taken out: a value they read may be read
     # once now (``t_2`` of ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
     Step(forward_substitution, when=optimize, after=(unit_seed, scale_inward,

@@ -14,7 +14,8 @@ negations cancel on paper, but each one left in the code is a pass over an array
 ...     s_1 = -s_p * p / t_3 * t_2
 ...     s_z = -s_1
 ...     return s_z''').body[0]
->>> signs = Signs({"s_1", "s_7", "s_10"}, {"y": ("f", "a")})
+>>> signs = Signs({"s_1", "s_7", "s_10"}, {"y": ("f", "a")},
+...               derivatives={"s_1", "s_7", "s_10", "s_p", "s_z"})
 >>> print(unparse(signs.visit(fn)))
 def g(y, p, t_2, t_3):
     s_7 = (1.0 - y) / (1.0 - p)
@@ -69,10 +70,13 @@ class Signs:
     may go into its uses); ``arguments``: the arguments' categories, as
     :func:`~s2sad.transforms.dtypes.argument_categories` gives them (``("f", "a")``: an
     array of floats; ``("f", "?")``, not known, is not taken as floats here); ``real``:
-    whether the function holds no complex value."""
+    whether the function holds no complex value; ``derivatives``: the sensitivities, whose
+    statements alone are rewritten (the user's own lines run as written; None: all)."""
 
-    def __init__(self, movable: set, arguments: dict, real: bool = True):
+    def __init__(self, movable: set, arguments: dict, real: bool = True,
+                 derivatives: set | None = None):
         self.movable = movable
+        self.derivatives = derivatives
         self.floats = {name for name, (kind, holder) in arguments.items()
                        if kind == "f" and holder != "?"}
         self.real = real
@@ -150,9 +154,19 @@ class Signs:
 
     # --- signs in one statement ---------------------------------------------------------------
 
+    def _derivative(self, stmt) -> bool:
+        """Does ``stmt`` give a sensitivity its value?"""
+        if type(stmt) is gast.AugAssign:
+            target = stmt.target
+        elif type(stmt) is gast.Assign and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+        else:
+            return self.derivatives is None and type(stmt) in (gast.Return, gast.Expr)
+        return type(target) is gast.Name and (self.derivatives is None or
+                                              target.id in self.derivatives)
+
     def _statement(self, stmt) -> None:
-        if type(stmt) in (gast.Assign, gast.AugAssign, gast.Return, gast.Expr) and \
-                stmt.value is not None:
+        if self._derivative(stmt) and stmt.value is not None:
             new = self._rewritten(stmt, stmt.value)
             if new is not None:
                 self._apply(stmt, new)
@@ -269,7 +283,7 @@ class Signs:
             for stmt in block:
                 name = _assigned(stmt)
                 if name not in self.movable or self.stores[name] != 1 or \
-                        self.loads[name] == 0:
+                        self.loads[name] == 0 or not self._derivative(stmt):
                     continue
                 negated, value = self._pull(clone(stmt.value))
                 if not negated:
@@ -284,7 +298,8 @@ class Signs:
         if sum(_names(s.value, name) for s in uses) != self.loads[name]:
             return  # (read elsewhere: a target's index, a test)
         for use in uses:
-            if not _arithmetic_reads(use, name, self.loads[name] == 1):
+            if not self._derivative(use) or not _arithmetic_reads(use, name,
+                                                                 self.loads[name] == 1):
                 return  # (read as itself: `f(t)` may change it, `x = t` is a second name)
         if type(value) not in (gast.BinOp, gast.UnaryOp) or not self._floating(value):
             return  # (``t = -a``: ``t = a`` would be a second name for ``a``)
