@@ -76,6 +76,8 @@ from .transforms.resolve import argument_dtypes, single_constants, static_value
 from .transforms.reverse import Reverse
 from .transforms.scale_inward import ScaleInward
 from .transforms.shape_only import ShapeOnly, shape_helpers
+from .transforms.reciprocals import Reciprocals
+from .transforms.signs import Signs
 from .transforms.simplify import Simplify, subtract
 from .transforms.single_assignment import _static
 from .transforms.split_dicts import SplitDicts
@@ -648,6 +650,27 @@ def spread_by_products(build: Build, kinds: dict) -> bool:
     return spread.changed
 
 
+@transform(on="adjoint")
+def reciprocals(build: Build) -> bool:
+    """``g * p / t`` where ``p = 1.0 / t`` is ``g * p * p`` (to rounding), so that ``t``,
+    read by nothing else, goes back into ``p``'s line."""
+    if build.source.complex:
+        return False
+    again = Reciprocals(build.namer.temporaries)
+    build.adjoint = again.visit(build.adjoint)
+    return again.changed
+
+
+@transform(on="adjoint")
+def signs(build: Build) -> bool:
+    """Negations taken out where they cancel (``-(-a) * b``, a seed of ``-1.0``, a
+    temporary negated and negated again): exact, as rounding is symmetric in sign."""
+    taken = Signs(build.namer.temporaries, build.source.arguments, not build.source.complex,
+                  build.namer.sensitivities)
+    build.adjoint = taken.visit(build.adjoint)
+    return taken.changed
+
+
 @transform(on="adjoint", stage="subtract")
 def subtraction(build: Build) -> bool:
     """A peephole rewrite: ``s += -e`` becomes ``s -= e`` where the passes above left them."""
@@ -890,10 +913,13 @@ PIPELINE = [
     Step(scale_inward, when=optimize),
     Step(spread_by_products, when=optimize),
     Step(dead_code, when=optimize & ~debug_nans),
-    # a seed left out, a constant moved: a value they read may be read once now (``t_2`` of
-    # ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
+    Step(reciprocals, when=optimize & reverse_mode),
+    Step(signs, when=optimize & reverse_mode),
+    # a seed left out, a constant moved, a sign taken out: a value they read may be read
+    # once now (``t_2`` of ``t_3 = np.exp(t_2)``, read also by ``sum_grad(1.0, t_2...)``)
     Step(forward_substitution, when=optimize, after=(unit_seed, scale_inward,
-                                                     spread_by_products)),
+                                                     spread_by_products, reciprocals,
+                                                     signs)),
     Step(subtraction, when=optimize),
     Step(gradient_form, when=optimize),
     Step(python_floats, when=optimize),

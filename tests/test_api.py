@@ -187,7 +187,7 @@ def test_stages_show_every_pass():
                      "refuse_unknown_calls", "simplify", "shape_only", "split_dicts",
                      "first_assignment", "dead_code", "recompute",
                      "copy_propagation", "forward_substitution", "unit_seed", "scale_inward",
-                     "spread_by_products",
+                     "spread_by_products", "reciprocals", "signs",
                      "subtract", "gradient_form", "python_floats",
                      "loop_tape", "loop_sums", "while_tape", "memory_budget", "early_sums",
                      "combined_terms", "sum_products",

@@ -168,7 +168,7 @@ def test_the_source_is_numpys_with_dask_for_numpy():
     assert "import dask.array as da" in dask_source and "np." not in dask_source
     # (a sensitivity added to is a new array on Dask, s = s + e: a NumPy one cannot take a
     # Dask term in place)
-    rebound = re.sub(r"^( +)(s_\w+) \+= ", r"\1\2 = \2 + ", numpy_source, flags=re.M)
+    rebound = re.sub(r"^( +)(s_\w+) ([-+])= ", r"\1\2 = \2 \3 ", numpy_source, flags=re.M)
     assert rebound != numpy_source
     # (the elementwise run between the products is one kernel, applied chunk by chunk:
     # tests/test_dask_target_s28.py; here its statements are put back in place)
