@@ -145,6 +145,11 @@ class Recompute(trees.Transformer):
                     self.pair(inner)
 
     def recompute(self, forward, backward):
+        # (the loops in one pass of the forward loop, walked back in the reverse loop's
+        # pass over the same values: ``i + 1`` of an inner loop, recomputed there too)
+        for inner, back in loop_pairs(forward.body + backward.body):
+            if inner in forward.body and back in backward.body:
+                self.recompute(inner, back)
         index = {t.id for t in trees.walk(forward.target) if isinstance(t, gast.Name)}
         body = forward.body
         for k in range(len(body) - 1):
