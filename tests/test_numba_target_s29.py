@@ -83,3 +83,23 @@ def test_inner_loop_read_recomputed():
     for target in ("numba", "numpy"):
         source = s2sad.grad(nested_products, (0, 1), target=target).source_for(a, b)
         assert "append(v)" not in source and "tape_value(v)" not in source, source
+
+
+# --- elementwise fusion: a square is a product ---------------------------------------------
+
+
+def squares(x):
+    return np.sum(np.tanh(x) ** 2 + np.exp(-x * x))
+
+
+def test_a_fused_square_is_a_product():
+    """NumPy computes ``a ** 2`` as ``np.square(a)``, ``a * a``: the fused loop does too,
+    where ``np.power(a, 2)`` on a number is a call of ``pow``."""
+    x = _rng.standard_normal(40)
+    df = s2sad.grad(squares, target="numba")
+    source = df.source_for(x)
+    assert "np.power" not in source and "t_1_i * t_1_i" in source, source
+    np.testing.assert_allclose(df(x), s2sad.grad(squares)(x), rtol=1e-12, atol=1e-15)
+    from tests.test_higher_order import central_differences
+    np.testing.assert_allclose(df(x), central_differences(squares, (x,), 0), rtol=1e-6,
+                               atol=1e-8)
