@@ -103,3 +103,45 @@ def test_a_fused_square_is_a_product():
     from tests.test_higher_order import central_differences
     np.testing.assert_allclose(df(x), central_differences(squares, (x,), 0), rtol=1e-6,
                                atol=1e-8)
+
+
+# --- np.prod and np.cumsum along one axis --------------------------------------------------
+
+
+def product_rows(x):
+    return np.sum(np.cos(np.prod(x, axis=0)))
+
+
+def product_last_axis_kept(x):
+    return np.sum(np.sin(np.prod(x, axis=-1, keepdims=True)) * x)
+
+
+def product_1d(x):
+    return math.sin(np.prod(x, axis=0))
+
+
+def running_sums(x):
+    return np.sum(np.cumsum(x, axis=1) ** 2)
+
+
+def running_sums_3d(x):
+    return np.sum(np.tanh(np.cumsum(x, -2)) * x)
+
+
+@pytest.mark.parametrize("f, shape", [(product_rows, (3, 4)),
+                                      (product_last_axis_kept, (3, 4)),
+                                      (product_1d, (5,)),
+                                      (running_sums, (3, 4)),
+                                      (running_sums_3d, (2, 3, 4))],
+                         ids=["prod axis 0", "prod axis -1 keepdims", "prod 1-d", "cumsum axis 1",
+                              "cumsum axis -2, 3-d"])
+def test_prod_and_cumsum_along_one_axis(f, shape):
+    x = _rng.uniform(0.5, 1.5, shape)
+    check(f, (x,))
+
+
+def test_prod_along_an_axis_with_a_zero():
+    x = _rng.uniform(0.5, 1.5, (3, 4))
+    x[1, 2] = 0.0
+    x[0, 0] = x[2, 0] = 0.0  # (two zeros in one column: every entry's slope 0)
+    check(product_rows, (x,))
