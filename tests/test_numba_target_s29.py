@@ -52,6 +52,7 @@ def test_inner_loop_index_recomputed_not_taped():
     source = s2sad.grad(chain_forces, (0, 1), target="numba").source_for(x, 2.0)
     reverse = source.split("for i in range(t_2 - 1, -1, -1):")[1]
     assert "= i + 1" in reverse.split("\n")[1], source  # (its first statement)
+    assert "stack_t_6" not in source, source  # (t_6 = d - 1.0: recomputed from d's tape)
     inner = reverse.split("f = f_saved")[0]
     assert "as_index(" not in source and "unbroadcast" not in inner, source
     # the NumPy target too: the inner loop's item read again, not pushed and popped
