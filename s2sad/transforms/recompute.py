@@ -107,7 +107,12 @@ def loop_pairs(stmts: list) -> list:
 
 
 class Recompute(trees.Transformer):
+    """``numbers``: the names that hold numbers, never arrays: a value made from one a pass
+    saves is recomputed only from numbers (arithmetic on arrays costs more than a save)."""
     changed = False  # (whether a visit moved a read)
+
+    def __init__(self, numbers: frozenset | set = frozenset()):
+        self.numbers = set(numbers)
 
     def visit_FunctionDef(self, node):
         self.node = node
@@ -168,7 +173,10 @@ class Recompute(trees.Transformer):
             read_before = any(isinstance(n, gast.Name) and n.id == name and
                               isinstance(n.ctx, gast.Load)
                               for s in body[:k] for n in trees.walk(s))
-            taped = {r for r in reads - index if self._taped(r, k, forward, backward)}
+            taped = {r for r in reads - index if self._taped(r, k, forward, backward)} \
+                if reads <= self.numbers | index and not any(
+                    isinstance(n, gast.BinOp) and isinstance(n.op, gast.MatMult)
+                    for n in trees.walk(read.value)) else set()
             if read_before or name in reads or (reads - index - taped) & in_loop:
                 continue  # each pass must set it first, from values the loop leaves alone
             if not self._invariant(reads - index - taped) or self.stores[name] > 2:
