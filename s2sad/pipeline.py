@@ -575,11 +575,11 @@ def dead_code(build: Build, is_pure) -> bool:
     return dead.changed
 
 
-@transform(on="adjoint")
-def recompute(build: Build) -> bool:
+@transform(on="adjoint", needs=(kinds,))
+def recompute(build: Build, kinds: dict) -> bool:
     """Rematerialization: what a loop reads afresh each iteration is recomputed in the
     reverse loop, not saved."""
-    again = Recompute()
+    again = Recompute({name for name, kind in kinds.items() if kind.tag == "scalar"})
     build.adjoint = again.visit(build.adjoint)
     return again.changed
 

@@ -60,14 +60,17 @@ class NumbaBackend(Backend):
         "sum_product": "sum_product", "unbroadcast_product": "unbroadcast_product",
         "prod_grad": "prod_grad", "cumsum_grad": "cumsum_grad",
         "broadcast_shape": "broadcast_shape"})
-    # NumPy's functions numba compiles for a whole array only (one argument: no axis, no
-    # dtype): a call with more is refused at the user's line
-    kernel_whole = frozenset({("numpy", "prod"), ("numpy", "cumsum")})
+    # NumPy's functions numba compiles for a whole array, and s2sad's kernel along one axis
+    # (an int): the keywords they may take; a call with more is refused at the user's line
+    kernel_whole = MappingProxyType({("numpy", "prod"): frozenset({"axis", "keepdims"}),
+                                     ("numpy", "cumsum"): frozenset({"axis"})})
     # NumPy's functions numba compiles only in part: ``(module, name)`` -> the version the
     # kernel calls (np.mean along an axis, np.sum with keepdims)
     # (and the generated code's copies of an item, np.array(s_f[i]))
     kernel_replaced = MappingProxyType({("numpy", "mean"): "mean_along",
                                         ("numpy", "sum"): "sum_along",
+                                        ("numpy", "prod"): "prod_along",
+                                        ("numpy", "cumsum"): "cumsum_along",
                                         ("numpy", "array"): "saved_item"})
     # math's functions whose domain Python checks (ValueError) where numba gives NaN: the
     # name -> the numba version that raises as Python does (math.log with a base: refused)

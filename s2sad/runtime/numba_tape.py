@@ -542,10 +542,14 @@ def prod_grad(g, x, axis=None, keepdims=False):
 
 @overload(prod_grad, prefer_literal=True)
 def _prod_grad(g, x, axis=None, keepdims=False):
+    if isinstance(x, types.Array) and _integral(axis) and \
+            _literal_bool(keepdims) is not None and \
+            isinstance(g, (types.Float, types.Integer, types.Array)):
+        return _prod_grad_along(g, x)
     if not isinstance(x, types.Array) or not isinstance(g, (types.Float, types.Integer)) or \
             not (axis is None or isinstance(axis, (types.NoneType, types.Omitted))) or \
             _literal_bool(keepdims) is not False:
-        return None  # (along an axis: refused before numba, at the user's line)
+        return None  # (a tuple of axes: refused before numba, at the user's line)
     dtype = np.float32 if x.dtype == types.float32 else np.float64
 
     def whole(g, x, axis=None, keepdims=False):
@@ -569,6 +573,127 @@ def _prod_grad(g, x, axis=None, keepdims=False):
     return whole
 
 
+def _prod_grad_along(g, x):
+    """numba's ``prod_grad`` along one axis, as NumPy's helper computes it: for each line
+    along the axis, the products before each entry (first to last) times those after it
+    (last to first), times ``g`` (its line's sensitivity, ``g``'s type and ``x``'s
+    floating precision promoted as NumPy promotes them)."""
+    from numba.np.numpy_support import as_dtype
+    dtype = np.float32 if x.dtype == types.float32 else np.float64
+    out_dtype = np.result_type(as_dtype(g.dtype), dtype) if isinstance(g, types.Array) \
+        else np.dtype(dtype)  # (a number: x's floating precision, as the whole array's)
+
+    def along(g, x, axis=None, keepdims=False):
+        ax = _normal_axis(axis, x.ndim)
+        outer, n, inner = _axis_split(x.shape, ax)
+        flat = np.ascontiguousarray(x).reshape((outer, n, inner))
+        out = np.empty((outer, n, inner), out_dtype)
+        before = np.empty(n, dtype)
+        for i in range(outer):
+            for k in range(inner):
+                weight = _line_weight(g, i * inner + k)
+                product = dtype(1.0)
+                for j in range(n):
+                    before[j] = product
+                    product = product * dtype(flat[i, j, k])
+                product = dtype(1.0)
+                for j in range(n - 1, -1, -1):
+                    out[i, j, k] = weight * (before[j] * product)
+                    product = product * dtype(flat[i, j, k])
+        return out.reshape(x.shape)
+    return along
+
+
+def _line_weight(g, m):
+    """``g``'s ``m``-th entry, C order (``g`` itself where it is a number)."""
+    return g if np.ndim(g) == 0 else np.ravel(g)[m]
+
+
+@overload(_line_weight)
+def _line_weight_numba(g, m):
+    if isinstance(g, types.Array):
+        return lambda g, m: g.flat[m] if g.ndim else g[()]
+    return lambda g, m: g
+
+
+def prod_along(x, axis=None, keepdims=False):
+    """``np.prod(x, axis=axis, keepdims=keepdims)`` where numba's ``np.prod`` takes no
+    axis: the product over one axis (an int), first entry to last along it."""
+    return np.prod(x, axis=axis, keepdims=keepdims)
+
+
+@overload(prod_along, prefer_literal=True)
+def _prod_along(x, axis=None, keepdims=False):
+    keep = _literal_bool(keepdims)
+    if not isinstance(x, types.Array) or keep is None:
+        return None
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        if keep:
+            return None  # (refused before numba, at the user's line)
+        return lambda x, axis=None, keepdims=False: np.prod(x)
+    if not _integral(axis):
+        return None
+    ndim = x.ndim
+    kept = ndim if keep else ndim - 1
+    dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.int64
+
+    def along(x, axis=None, keepdims=False):
+        ax = _normal_axis(axis, ndim)
+        outer, n, inner = _axis_split(x.shape, ax)
+        flat = np.ascontiguousarray(x).reshape((outer, n, inner))
+        total = np.ones((outer, inner), dtype)
+        for i in range(outer):
+            for k in range(inner):
+                product = flat[i, 0, k] if n else total[i, k]
+                for j in range(1, n):
+                    product = product * flat[i, j, k]
+                total[i, k] = product
+        shape = np.empty(kept, np.int64)
+        m = 0
+        for d in range(ndim):
+            if d != ax:
+                shape[m] = x.shape[d]
+                m += 1
+            elif keep:
+                shape[m] = 1
+                m += 1
+        if kept == 0:
+            return total[0, 0]
+        return total.reshape(to_fixed_tuple(shape, kept))
+    return along
+
+
+def cumsum_along(x, axis=None):
+    """``np.cumsum(x, axis=axis)`` where numba's ``np.cumsum`` takes no axis: the running
+    sums along one axis (an int), first entry to last."""
+    return np.cumsum(x, axis=axis)
+
+
+@overload(cumsum_along)
+def _cumsum_along(x, axis=None):
+    if not isinstance(x, types.Array):
+        return None
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        return lambda x, axis=None: np.cumsum(x)
+    if not _integral(axis) or x.ndim == 0:
+        return None
+    dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.int64
+
+    def along(x, axis=None):
+        ax = _normal_axis(axis, x.ndim)
+        outer, n, inner = _axis_split(x.shape, ax)
+        flat = np.ascontiguousarray(x).reshape((outer, n, inner))
+        out = np.empty((outer, n, inner), dtype)
+        for i in range(outer):
+            for k in range(inner):
+                if n:
+                    out[i, 0, k] = flat[i, 0, k]
+                for j in range(1, n):
+                    out[i, j, k] = out[i, j - 1, k] + flat[i, j, k]
+        return out.reshape(x.shape)
+    return along
+
+
 def cumsum_grad(g, x, axis=None):
     """:func:`s2sad.runtime.cumsum_grad` on the numba target, for ``np.cumsum(x)`` of the
     whole array: the sums of ``g`` from the end (as NumPy's helper adds them), in ``x``'s
@@ -579,9 +704,24 @@ def cumsum_grad(g, x, axis=None):
 
 @overload(cumsum_grad)
 def _cumsum_grad(g, x, axis=None):
+    if isinstance(g, types.Array) and isinstance(x, types.Array) and x.ndim >= 1 and \
+            g.ndim == x.ndim and _integral(axis):
+        def along(g, x, axis=None):  # (the sums of g along the axis, from its end)
+            ax = _normal_axis(axis, g.ndim)
+            outer, n, inner = _axis_split(g.shape, ax)
+            flat = np.ascontiguousarray(g).reshape((outer, n, inner))
+            out = np.empty_like(flat)
+            for i in range(outer):
+                for k in range(inner):
+                    if n:
+                        out[i, n - 1, k] = flat[i, n - 1, k]
+                    for j in range(n - 2, -1, -1):
+                        out[i, j, k] = out[i, j + 1, k] + flat[i, j, k]
+            return out.reshape(g.shape)
+        return along
     if not (isinstance(g, types.Array) and isinstance(x, types.Array) and x.ndim >= 1) or \
             not (axis is None or isinstance(axis, (types.NoneType, types.Omitted))):
-        return None  # (along an axis: refused before numba, at the user's line)
+        return None  # (a tuple of axes: refused before numba, at the user's line)
 
     def whole(g, x, axis=None):
         flat = np.ascontiguousarray(g).reshape(g.size)

@@ -607,6 +607,10 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                 not isinstance(getattr(value, "op", None), (gast.MatMult, gast.Not)) and \
                 not (isinstance(value.op, gast.Pow) and parts[1].py != "int"):
             return PY_FLOAT  # ((-8.0) ** (1 / 3) is complex)
+        if isinstance(value, gast.BinOp) and isinstance(
+                value.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)) and \
+                all(k.tag == "scalar" and k.py == "int" for k in parts):
+            return parts[0]  # i + 1 of Python ints: a Python int (an index, x[i + 1])
         if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)) \
                 and parts[0].tag == "scalar" and parts[0].py == "int":
             return parts[0]  # -1: a Python int (ys[-1] is an item of the list)

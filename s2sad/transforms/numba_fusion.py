@@ -8,17 +8,18 @@ the run are stored (``s_x[i] = s_x_i``)::
 
     t_1 = np.tanh(x)                      s_x = np.empty(x.shape[0])
     s_x = x * (2.0 / (1.0 + x * x))  ->   for i in range(x.shape[0]):
-    s_x += t_1 ** 2                           x_i = x[i]
+    s_x += t_1 ** 3                           x_i = x[i]
                                               t_1_i = np.tanh(x_i)
                                               s_x_i = x_i * np.divide(2.0, 1.0 + x_i * x_i)
-                                              s_x_i += np.power(t_1_i, 2)
+                                              s_x_i += np.power(t_1_i, 3)
                                               s_x[i] = s_x_i
 
 Each element is computed by the same operations, in the same order, as NumPy computes
 it (no reassociation, no ``fastmath``): the values are NumPy's to rounding (numba's
 ``tanh`` and ``exp`` are the C library's, NumPy's its own). Division and powers are
 NumPy's functions on numbers (``np.divide``: a zero divisor gives ``inf``, as in
-NumPy, where numba's ``/`` on numbers raises as Python does).
+NumPy, where numba's ``/`` on numbers raises as Python does), but ``a ** 2``, which
+NumPy computes as ``np.square(a)``: ``a * a``, exactly.
 
 The loop is taken only where it is NumPy's result exactly: every array of the run is
 a 1-D float64 argument or made from them by the run, all of one length. The kernel
@@ -377,6 +378,10 @@ class _Elementwise(ast.NodeTransformer):
         ufunc = {ast.Div: "divide", ast.Pow: "power"}.get(type(node.op))
         if ufunc is None:
             return node
+        if ufunc == "power" and isinstance(node.left, ast.Name) and \
+                isinstance(node.right, ast.Constant) and type(node.right.value) is int and \
+                node.right.value == 2:  # (NumPy's `a ** 2` is np.square: a * a, exactly)
+            return ast.BinOp(node.left, ast.Mult(), ast.Name(node.left.id, ast.Load()))
         return ast.Call(ast.Attribute(ast.Name(self.fusion.np, ast.Load()), ufunc,
                                       ast.Load()), [node.left, node.right], [])
 

@@ -73,6 +73,22 @@ def check_arguments(source, descriptors, params) -> None:
                 + _ADVICE)
 
 
+def _one_axis(call, keywords: frozenset) -> bool:
+    """Is ``call`` (``np.prod(x, ...)``) of a whole array, or along one axis that is not
+    written as a tuple, with no keyword but ``keywords`` (keepdims only with an axis)?"""
+    given = {k.arg for k in call.keywords}
+    if len(call.args) > 2 or None in given or not given <= keywords or \
+            len(call.args) == 2 and "axis" in given:
+        return False
+    axis = call.args[1] if len(call.args) == 2 else next(
+        (k.value for k in call.keywords if k.arg == "axis"), None)
+    if axis is None or isinstance(axis, gast.Constant) and axis.value is None:
+        return "keepdims" not in given
+    if isinstance(axis, gast.Constant):
+        return type(axis.value) is int
+    return not isinstance(axis, (gast.Tuple, gast.List))
+
+
 def check_source(source, backend, seen=None) -> None:
     """Refuse, at the user's line, what in ``source`` (a ``FunctionSource``) numba cannot
     compile: objects, dicts, lists, sets, strings, comprehensions, nested functions,
@@ -325,10 +341,12 @@ def _check_call(source, node, refuse, backend, seen) -> None:
         refuse(node, "reversed(range(...)) with a step that is not a number written out",
                "Give the step as a number (reversed(range(a, b, 2))). " + _ADVICE)
     if (module, name) in backend.kernel_whole and _same(value, module, name) and \
-            (len(node.args) != 1 or node.keywords):
-        refuse(node, f"{_show(func)}(...) with an axis or a dtype: numba compiles "
-               f"np.{name} of a whole array only",
-               f"Write np.{name}(x) of the whole array, or loop over the axis. " + _ADVICE)
+            not _one_axis(node, backend.kernel_whole[module, name]):
+        refuse(node, f"{_show(func)}(...) with a dtype, a tuple of axes or keepdims "
+               f"without an axis: numba's compiled gradient takes np.{name} of a whole "
+               "array or along one axis (an int)",
+               f"Write np.{name}(x) or np.{name}(x, axis=k), or loop over the axes. " +
+               _ADVICE)
     if backend.compiles_call(module, name) and _same(value, module, name):
         return
     import types
@@ -996,7 +1014,8 @@ class _Lowering:
                 node.func = ast.Name(self.backend.kernel_checked[head, name], ast.Load())
                 return node  # (raises as Python's does outside its domain: numba's, NaN)
             replaced = self.backend.kernel_replaced.get((head, name))
-            if replaced is not None and (name != "sum" or node.keywords) and \
+            if replaced is not None and (name not in ("sum", "prod", "cumsum") or
+                                         node.keywords or len(node.args) > 1) and \
                     (name != "array" or len(node.args) == 1 and not node.keywords):
                 node.func = ast.Name(replaced, ast.Load())  # (np.sum(x) as numba has it)
                 return node

@@ -107,7 +107,12 @@ def loop_pairs(stmts: list) -> list:
 
 
 class Recompute(trees.Transformer):
+    """``numbers``: the names that hold numbers, never arrays: a value made from one a pass
+    saves is recomputed only from numbers (arithmetic on arrays costs more than a save)."""
     changed = False  # (whether a visit moved a read)
+
+    def __init__(self, numbers: frozenset | set = frozenset()):
+        self.numbers = set(numbers)
 
     def visit_FunctionDef(self, node):
         self.node = node
@@ -145,6 +150,11 @@ class Recompute(trees.Transformer):
                     self.pair(inner)
 
     def recompute(self, forward, backward):
+        # (the loops in one pass of the forward loop, walked back in the reverse loop's
+        # pass over the same values: ``i + 1`` of an inner loop, recomputed there too)
+        for inner, back in loop_pairs(forward.body + backward.body):
+            if inner in forward.body and back in backward.body:
+                self.recompute(inner, back)
         index = {t.id for t in trees.walk(forward.target) if isinstance(t, gast.Name)}
         body = forward.body
         for k in range(len(body) - 1):
@@ -163,9 +173,13 @@ class Recompute(trees.Transformer):
             read_before = any(isinstance(n, gast.Name) and n.id == name and
                               isinstance(n.ctx, gast.Load)
                               for s in body[:k] for n in trees.walk(s))
-            if read_before or name in reads or (reads - index) & in_loop:
+            taped = {r for r in reads - index if self._taped(r, k, forward, backward)} \
+                if reads <= self.numbers | index and not any(
+                    isinstance(n, gast.BinOp) and isinstance(n.op, gast.MatMult)
+                    for n in trees.walk(read.value)) else set()
+            if read_before or name in reads or (reads - index - taped) & in_loop:
                 continue  # each pass must set it first, from values the loop leaves alone
-            if not self._invariant(reads - index) or self.stores[name] > 2:
+            if not self._invariant(reads - index - taped) or self.stores[name] > 2:
                 continue  # (x = None before the loop and) x = xs[i] in it: nothing else
             if any(isinstance(n, gast.Call) for n in trees.walk(read.value)):
                 continue  # a plain read (a subscript), cheap to do twice
@@ -177,6 +191,29 @@ class Recompute(trees.Transformer):
             backward.body.insert(0, located(clone(read), read))
             del body[k]
             return self.recompute(forward, backward)  # positions moved: look again
+
+    def _taped(self, name, k, forward, backward) -> bool:
+        """Does ``name``, at the top of a pass of the reverse loop, hold what it held after
+        the statement ``k`` of the same pass of the forward loop? So it does where each
+        pass sets it once, before ``k``, saving the value it overwrites, which the reverse
+        pass restores (once, and nothing else there sets it), and nothing else sets it
+        (but ``name = None`` before the loop): later passes and what follows the loop
+        restore it as they are walked back (``t_6 = d - 1.0``, recomputed from ``d``)."""
+        body = forward.body
+        sets = [j for j, s in enumerate(body) if isinstance(s, gast.Assign) and
+                len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+                s.targets[0].id == name]
+        if len(sets) != 1 or not 0 < sets[0] < k or self.stores[name] > 2:
+            return False
+        push = _push(body[sets[0] - 1])
+        if push is None or push[1] != name:
+            return False
+        stored = sum(isinstance(n, gast.Name) and n.id == name and
+                     isinstance(n.ctx, gast.Store) for n in trees.walk(forward))
+        restores = [s for s in backward.body if _pop(s) == push]
+        written_back = sum(isinstance(n, gast.Name) and n.id == name and
+                           isinstance(n.ctx, gast.Store) for n in trees.walk(backward))
+        return stored == 1 and len(restores) == 1 and written_back == 1
 
     def _invariant(self, names) -> bool:
         return all(self.stores[n] <= 1 for n in names)
