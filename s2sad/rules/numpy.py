@@ -299,6 +299,18 @@ def mod(g, ans, x, y):
     return unbroadcast(g, x), unbroadcast(-g * np.floor_divide(x, y), y)
 
 
+@defvjp(np.divmod, divmod, shape="sequence")
+def divmod_rule(g, ans, x, y):
+    # (x // y, x % y): the quotient is piecewise constant, the rest is x - q * y
+    return unbroadcast(g[1], x), unbroadcast(-g[1] * ans[0], y)
+
+
+@defvjp(np.modf, math.modf, shape="sequence")
+def modf(g, ans, x):
+    # (the fractional part, the integral part), both with x's sign: x - trunc(x) and trunc(x)
+    return g[0]
+
+
 @defvjp(np.fmod)
 def fmod(g, ans, x, y):
     # fmod(x, y) = x - trunc(x / y) * y
