@@ -139,12 +139,72 @@ def joined_in_two_steps(x):  # gave a broadcasting error on main
     return vals[0] * vals[1] + vals[2]
 
 
+# --- list.pop, list.insert, dict.setdefault (container_updates.rebuilt) ----------------------
+
+def pop_ends(x):  # refused on main
+    vals = [x[0], x[1] * 2.0, x[2]]
+    last = vals.pop()
+    first = vals.pop(0)
+    return last * first + vals[0] * len(vals)
+
+
+def pop_negative_and_held_index(x):  # refused on main
+    vals = [x[0], x[1], x[2], x[3]]
+    a = vals.pop(-2)
+    i = 1
+    b = vals.pop(i)
+    vals.pop()
+    return a * b + vals[0] * 3.0 + len(vals)
+
+
+def stack_machine(x):  # refused on main
+    stack = [x[0], x[1] * 2.0, x[2], x[3]]
+    total = 0.0
+    while stack:
+        v = stack.pop()
+        total = total * 0.5 + v * len(stack)
+    return total
+
+
+def insert_anywhere(x):  # refused on main (insert clamps its index, as s[i:i] = [v])
+    vals = [x[0]]
+    vals.insert(0, x[1] * 2.0)
+    vals.insert(-1, x[2])
+    vals.insert(10, x[3] ** 2)
+    vals.insert(-10, 1.0)
+    return vals[0] * vals[1] + vals[2] * vals[3] + vals[4] * len(vals)
+
+
+def insert_front_in_a_loop(x):  # refused on main
+    vals = []
+    for i in range(4):
+        vals.insert(0, x[i] * (i + 1.0))
+    return vals[0] * vals[3] + vals[1]
+
+
+def setdefault_kept_and_new(x):  # refused on main
+    d = {"a": x[0]}
+    v = d.setdefault("b", x[1] * 2.0)
+    w = d.setdefault("a", x[2])  # (a key there: its value, x[2] computed and dropped)
+    return v * w + d["b"]
+
+
+def setdefault_sums_by_group(x):  # refused on main
+    sums = {}
+    for k, v in zip(["a", "b", "a", "c"], x):
+        sums.setdefault(k, 0.0)
+        sums[k] = sums[k] + v ** 2
+    return sums["a"] * sums["b"] + sums["c"]
+
+
 CASES = [max_min_key_abs, closest_to_target, likelihood_product,
          product_of_an_array_and_a_start, product_with_a_zero, wrap_angle, divmod_of_arrays,
          divmod_items, np_modf, math_modf, reduce_lambda, reduce_operators,
          reduce_with_initial, operator_called, running_sums, running_products,
          accumulate_in_a_loop, insert_by_slices, insert_by_slices_grouped,
-         joined_in_two_steps]
+         joined_in_two_steps, pop_ends, pop_negative_and_held_index, stack_machine,
+         insert_anywhere, insert_front_in_a_loop, setdefault_kept_and_new,
+         setdefault_sums_by_group]
 
 
 @pytest.mark.parametrize("f", CASES, ids=[f.__name__ for f in CASES])
@@ -178,3 +238,48 @@ def _twice(it):
 def test_an_iterator_not_consumed_at_once_is_refused(f):
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="not consumed at once"):
         s2sad.grad(f)(X)
+
+
+def pop_of_a_shared_list(x):
+    vals = [x[0], x[1], x[2]]
+    other = vals
+    vals.pop()  # (other loses the item too)
+    return sum(other) * 2.0
+
+
+def pop_while_walking_the_list(x):
+    vals = [x[0], x[1], x[2], x[3]]
+    total = 0.0
+    for v in vals:  # (Python's walk sees the list shrink)
+        total = total + v * vals.pop()
+    return total
+
+
+def setdefault_of_a_list_appended_to(x):
+    groups = {}
+    for k, v in zip(["a", "b", "a"], x):
+        groups.setdefault(k, []).append(v)  # (the list in the dict changes)
+    return sum(groups["a"]) * groups["b"][0]
+
+
+@pytest.mark.parametrize("f", [pop_of_a_shared_list, pop_while_walking_the_list,
+                               setdefault_of_a_list_appended_to])
+def test_a_change_another_reader_would_see_is_refused(f):
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError):
+        s2sad.grad(f)(X)
+
+
+def slot_set_through_another_name(x):
+    a = [x[0], x[1]]
+    b = a
+    b[0] = 1.0  # (changes a's slot, not x)
+    return a[0] * a[1]
+
+
+def test_a_slot_set_through_another_name_names_that_name():
+    """The refusal named the argument x (the items' source), which b[0] = 1.0 leaves as it
+    was, and advised `b = x.copy()`."""
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError,
+                       match="update of 'b', which 'a' reaches too") as info:
+        s2sad.grad(slot_set_through_another_name)(X)
+    assert "argument" not in str(info.value) and "Set the item through 'a'" in str(info.value)

@@ -35,6 +35,11 @@ def carried_names(tree) -> set[str]:
                     names.add(inner.id)
         if _is_append(node):  # ys.append(v) changes ys in place
             names.add(node.value.func.value.id)
+        rebuilt = node.value if isinstance(node, (gast.Expr, gast.Assign)) else None
+        if isinstance(rebuilt, gast.Call) and isinstance(rebuilt.func, gast.Attribute) and \
+                rebuilt.func.attr in ("pop", "insert", "setdefault") and \
+                isinstance(rebuilt.func.value, gast.Name):  # (xs.pop(): xs = xs[:-1],
+            names.add(rebuilt.func.value.id)              # container_updates.rebuilt)
         if isinstance(node, (gast.Assign, gast.AugAssign)):  # y[i] = v changes y in place
             for target in getattr(node, "targets", [getattr(node, "target", None)]):
                 if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
