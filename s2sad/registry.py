@@ -691,6 +691,9 @@ class Facts:
       :mod:`s2sad.implementations` computes every item at the call (``itertools.accumulate``):
       a call is taken where it is consumed at once (``list(...)``, ``sum(...)``, a loop's
       or comprehension's iterable, an unpacking), refused elsewhere.
+    * ``copies``: it copies its one argument as its ``copy()`` method does (``copy.copy``,
+      and ``copy.deepcopy``, whose copy of a container's items is never relied on: a
+      change through one to an item the other reads is refused as shared).
     * ``keywords``: for a runtime helper, the position from which generated code passes
       its arguments by name, those equal to their default left out (``sum_grad``'s 1:
       ``sum_grad(g, like=x, axis=1)``; :mod:`s2sad.transforms.readable`).
@@ -736,6 +739,7 @@ class Facts:
     hidden_state: str = ""
     calls: tuple = ()
     iterator: bool = False
+    copies: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

@@ -8,6 +8,7 @@ failed inside the compiler) before this session: ``max(a, b, key=abs)``, ``math.
 xs[1:]``). The last tests pin what stays refused (an iterator held in a name).
 """
 
+import copy
 import functools
 import itertools
 import math
@@ -197,6 +198,42 @@ def setdefault_sums_by_group(x):  # refused on main
     return sums["a"] * sums["b"] + sums["c"]
 
 
+# --- copy.copy and copy.deepcopy (Desugar: the copy method) ---------------------------------
+
+def copy_then_set(x):  # refused on main (taken for an update of the argument)
+    y = copy.copy(x)
+    y[0] = 5.0
+    return np.sum(y * x)
+
+
+def deepcopy_of_a_list(x):  # refused on main
+    a = [x[0], x[1] * 2.0]
+    b = copy.deepcopy(a)
+    b[0] = x[2]
+    return a[0] * b[0] + b[1]
+
+
+def copy_of_a_dict(x):  # refused on main
+    d = {"a": x[0], "b": x[1]}
+    e = copy.copy(d)
+    e["a"] = x[2] * 3.0
+    return d["a"] * e["a"] + e["b"]
+
+
+def sgd_step_on_a_deep_copy(x):  # refused on main
+    params = {"w": x[:2], "b": x[2]}
+    new = copy.deepcopy(params)
+    new["w"] = new["w"] - 0.1 * x[3]
+    new["b"] = new["b"] * 2.0
+    return np.sum(new["w"] * params["w"]) + new["b"] * params["b"]
+
+
+def deepcopy_of_the_argument_then_slice_set(x):  # refused on main
+    y = copy.deepcopy(x)
+    y[1:] = y[1:] * 2.0
+    return np.sum(y * x)
+
+
 CASES = [max_min_key_abs, closest_to_target, likelihood_product,
          product_of_an_array_and_a_start, product_with_a_zero, wrap_angle, divmod_of_arrays,
          divmod_items, np_modf, math_modf, reduce_lambda, reduce_operators,
@@ -204,7 +241,8 @@ CASES = [max_min_key_abs, closest_to_target, likelihood_product,
          accumulate_in_a_loop, insert_by_slices, insert_by_slices_grouped,
          joined_in_two_steps, pop_ends, pop_negative_and_held_index, stack_machine,
          insert_anywhere, insert_front_in_a_loop, setdefault_kept_and_new,
-         setdefault_sums_by_group]
+         setdefault_sums_by_group, copy_then_set, deepcopy_of_a_list, copy_of_a_dict,
+         sgd_step_on_a_deep_copy, deepcopy_of_the_argument_then_slice_set]
 
 
 @pytest.mark.parametrize("f", CASES, ids=[f.__name__ for f in CASES])
@@ -262,7 +300,30 @@ def setdefault_of_a_list_appended_to(x):
     return sum(groups["a"]) * groups["b"][0]
 
 
-@pytest.mark.parametrize("f", [pop_of_a_shared_list, pop_while_walking_the_list,
+def item_of_a_shallow_copy_changed(x):
+    a = [x[:2] * 1.0, x[2:] * 1.0]
+    b = copy.copy(a)
+    b[0] += 1.0  # (the same array as a[0]: a changes too)
+    return np.sum(a[0] * x[:2])
+
+
+def item_of_a_deep_copy_changed(x):
+    a = [x[:2] * 1.0, x[2:] * 1.0]
+    b = copy.deepcopy(a)
+    t = b[0]
+    t[0] = 5.0  # (a copy of a[0] in Python; s2sad's copy shares it: refused, never wrong)
+    return np.sum(a[0]) + np.sum(b[0])
+
+
+def reshape_of_a_transposed_copy_written(x):
+    c = copy.copy(np.outer(x[:2], x[2:]).T)  # (its order kept: Fortran)
+    flat = c.reshape(4)  # (a copy in NumPy, not a view: s2sad does not follow layouts)
+    flat[0] = 0.0
+    return np.sum(c)
+
+
+@pytest.mark.parametrize("f", [item_of_a_shallow_copy_changed, item_of_a_deep_copy_changed,
+                               reshape_of_a_transposed_copy_written, pop_of_a_shared_list, pop_while_walking_the_list,
                                setdefault_of_a_list_appended_to])
 def test_a_change_another_reader_would_see_is_refused(f):
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError):

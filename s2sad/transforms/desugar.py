@@ -359,6 +359,15 @@ class Desugar(trees.Transformer):
         node.args = [self._map(a) for a in node.args]
         self.generic_visit(node)
         func = node.func
+        if len(node.args) == 1 and not node.keywords and \
+                not isinstance(node.args[0], gast.Starred) and \
+                (found := self._facts(func)) is not None and found.copies:
+            # copy.copy(v), copy.deepcopy(v): v.copy(), desugared as it is (an array's copy
+            # keeps its order, as __copy__; a list's or dict's holds the same items, which a
+            # deep copy would copy: a change to one through the other is refused as shared)
+            method = gast.Attribute(node.args[0], "copy", gast.Load())
+            return self.visit_Call(gast.copy_location(
+                gast.Call(gast.copy_location(method, func), [], []), node))
         if isinstance(func, gast.Name) and func.id == "dict" and len(node.args) <= 1 and \
                 func.id not in self.local_names and self.builtin("dict") and \
                 all(k.arg is not None for k in node.keywords) and \
