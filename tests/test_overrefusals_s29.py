@@ -234,6 +234,80 @@ def deepcopy_of_the_argument_then_slice_set(x):  # refused on main
     return np.sum(y * x)
 
 
+# --- dicts walked by .items() (container_updates.items_walked_by_key), an argument's keys ----
+
+def dict_comprehension_of_items(x):  # refused on main
+    d = {"a": x[0], "b": x[1]}
+    e = {k: v * 2.0 for k, v in d.items()}
+    return e["a"] * e["b"]
+
+
+def dict_comprehension_of_items_filtered(x):  # refused on main
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    e = {k: v ** 2 for k, v in d.items() if k != "b"}
+    return e["a"] + e["c"] * x[3]
+
+
+def loop_over_items_filling_another(x):  # refused on main
+    d = {"a": x[0], "b": x[1]}
+    e = {}
+    for k, v in d.items():
+        e[k] = v * 2.0 + x[2]
+    return e["a"] * e["b"]
+
+
+def list_of_items_values(x):
+    d = {"a": x[0], "b": x[1]}
+    vals = [v * 2.0 for k, v in d.items()]
+    return vals[0] * vals[1]
+
+
+def sgd_on_a_dict_argument(params):  # refused on main
+    grads = {k: 2.0 * v for k, v in params.items()}
+    new = {k: v - 0.1 * grads[k] for k, v in params.items()}
+    return np.sum(new["w"] ** 2) * new["b"]
+
+
+def filled_by_the_argument_keys(params):  # refused on main
+    out = {}
+    for k in params:
+        out[k] = params[k] * 3.0
+    return np.sum(out["w"]) * out["b"]
+
+
+def scaled_by_a_comprehension_of_the_argument(params):  # refused on main
+    out = {k: params[k] * 3.0 for k in params}
+    return np.sum(out["w"]) * out["b"]
+
+
+P = {"w": np.array([0.3, -0.5]), "b": 1.2}
+
+
+def central_dict(f, p, eps=1e-6):
+    out = {}
+    for k, v in p.items():
+        flat = np.atleast_1d(np.asarray(v, dtype=float))
+        g = np.zeros_like(flat)
+        for i in range(flat.size):
+            up, down = dict(p), dict(p)
+            e = np.zeros_like(flat)
+            e[i] = eps
+            up[k] = (flat + e).reshape(np.shape(v)) if np.ndim(v) else float(flat[0] + eps)
+            down[k] = (flat - e).reshape(np.shape(v)) if np.ndim(v) else float(flat[0] - eps)
+            g[i] = (f(up) - f(down)) / (2 * eps)
+        out[k] = g.reshape(np.shape(v)) if np.ndim(v) else g[0]
+    return out
+
+
+@pytest.mark.parametrize("f", [sgd_on_a_dict_argument, filled_by_the_argument_keys,
+                               scaled_by_a_comprehension_of_the_argument])
+def test_dict_argument_gradient_matches_central_differences(f):
+    got, want = s2sad.grad(f)(P), central_dict(f, P)
+    assert set(got) == set(want)
+    for k in want:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-6, atol=1e-8)
+
+
 CASES = [max_min_key_abs, closest_to_target, likelihood_product,
          product_of_an_array_and_a_start, product_with_a_zero, wrap_angle, divmod_of_arrays,
          divmod_items, np_modf, math_modf, reduce_lambda, reduce_operators,
@@ -242,7 +316,9 @@ CASES = [max_min_key_abs, closest_to_target, likelihood_product,
          joined_in_two_steps, pop_ends, pop_negative_and_held_index, stack_machine,
          insert_anywhere, insert_front_in_a_loop, setdefault_kept_and_new,
          setdefault_sums_by_group, copy_then_set, deepcopy_of_a_list, copy_of_a_dict,
-         sgd_step_on_a_deep_copy, deepcopy_of_the_argument_then_slice_set]
+         sgd_step_on_a_deep_copy, deepcopy_of_the_argument_then_slice_set,
+         dict_comprehension_of_items, dict_comprehension_of_items_filtered,
+         loop_over_items_filling_another, list_of_items_values]
 
 
 @pytest.mark.parametrize("f", CASES, ids=[f.__name__ for f in CASES])

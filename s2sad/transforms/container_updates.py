@@ -254,3 +254,61 @@ def rebuilt(normalize, stmt) -> list | None:
     if target is not None and picked is not None:
         out.append(gast.Assign([_name(target, True)], picked, None))
     return [trees.located(s, stmt) for s in out]
+
+
+def _walked_dict(normalize, target, iterable) -> tuple | None:
+    """``(k, v, d)`` where ``for k, v in d.items()`` walks a dict ``d`` the function makes
+    or is given as one (its descriptor), ``k`` and ``v`` plain names; else None."""
+    if not (isinstance(target, gast.Tuple) and len(target.elts) == 2 and
+            all(isinstance(e, gast.Name) for e in target.elts) and
+            target.elts[0].id != target.elts[1].id and
+            isinstance(iterable, gast.Call) and not iterable.args and
+            not iterable.keywords and isinstance(iterable.func, gast.Attribute) and
+            iterable.func.attr == "items" and isinstance(iterable.func.value, gast.Name)):
+        return None
+    name = iterable.func.value.id
+    given = normalize.root.descriptors.get(name) if normalize.parent is None else None
+    stored = any(isinstance(n, gast.Name) and n.id == name and
+                 not isinstance(n.ctx, (gast.Load, gast.Param))
+                 for n in trees.walk(normalize.source.tree))
+    if not (type(given) is tuple and given and given[0] == "dict" and not stored or
+            _made_as(normalize.source.tree, name, gast.Dict, "dict")):
+        return None
+    return target.elts[0].id, target.elts[1].id, name
+
+
+def _item(key: str, holder: str):
+    return gast.Subscript(_name(holder), _name(key), gast.Load())
+
+
+def items_walked_by_key(normalize, stmt):
+    """``for k, v in d.items(): body`` as ``for k in d: v = d[k]; body``, ``d`` a dict
+    (:func:`_walked_dict`) the body does not give another value: the same pairs, in the
+    same order (an items view gives each key's value as it is when the walk reaches it,
+    as ``d[k]`` reads it). Its keys then carry no derivative, as ``for k in d`` gives
+    them. None for any other statement."""
+    if not isinstance(stmt, gast.For):
+        return None
+    found = _walked_dict(normalize, stmt.target, stmt.iter)
+    if found is None:
+        return None
+    key, value, holder = found
+    if any(isinstance(n, gast.Name) and n.id == holder and not isinstance(n.ctx, gast.Load)
+           for s in stmt.body for n in trees.walk(s)):
+        return None
+    read = trees.located(gast.Assign([_name(value, True)], _item(key, holder), None), stmt)
+    loop = gast.For(_name(key, True), trees.located(_name(holder), stmt.iter),
+                    [read] + stmt.body, stmt.orelse, None)
+    return trees.located(loop, stmt)
+
+
+def items_generator(normalize, gen) -> list:
+    """``for k, v in d.items()`` of a comprehension as ``for k in d for v in [d[k]]``
+    (see :func:`items_walked_by_key`); ``[gen]`` where it is not that."""
+    found = _walked_dict(normalize, gen.target, gen.iter)
+    if found is None or gen.is_async:
+        return [gen]
+    key, value, holder = found
+    one = gast.List([_item(key, holder)], gast.Load())
+    return [gast.comprehension(_name(key, True), trees.located(_name(holder), gen.iter), [], 0),
+            gast.comprehension(_name(value, True), trees.located(one, gen.iter), gen.ifs, 0)]

@@ -196,6 +196,8 @@ class SingleAssignment:
         The comprehension's own variables get fresh names, as Python gives them their own scope.
         """
         node = clone(node)
+        from .container_updates import items_generator  # (for k, v in d.items(): by key)
+        node.generators = [g for gen in node.generators for g in items_generator(self, gen)]
         renames = {}
         for gen in node.generators:
             if gen.is_async:
