@@ -420,3 +420,28 @@ def test_a_slot_set_through_another_name_names_that_name():
                        match="update of 'b', which 'a' reaches too") as info:
         s2sad.grad(slot_set_through_another_name)(X)
     assert "argument" not in str(info.value) and "Set the item through 'a'" in str(info.value)
+
+
+class Scaled:
+    def __init__(self, w):
+        self.w = w
+
+    def copy(self):
+        return Scaled(self.w * 10.0)
+
+
+def copy_of_an_object(m, x):
+    c = copy.copy(m)  # (Python's shallow copy: not the class's own copy method)
+    return np.sum(c.w * x)
+
+
+def copy_method_of_an_object(m, x):
+    c = m.copy()  # (the class's own method; was taken for np.copy: an internal error)
+    return np.sum(c.w * x)
+
+
+@pytest.mark.parametrize("f", [copy_of_an_object, copy_method_of_an_object])
+def test_a_copy_of_an_object_is_refused_at_its_line(f):
+    m = Scaled(np.array([1.0, 2.0]))
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="a copy of the object 'm'"):
+        s2sad.grad(f, 1)(m, X[:2])

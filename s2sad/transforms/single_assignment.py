@@ -605,6 +605,12 @@ class SingleAssignment:
                     f"a lambda passed to {self._dotted(func)}()", lam,
                     "A function of yours that takes a function is inlined with it; pass "
                     "this one a value computed with NumPy instead.")
+            if node.__dict__.get("copied") and node.args and \
+                    self._object_ref(node.args[0]) not in (None, ("none",)):
+                raise self.source.syntax_error(  # (m.copy(), copy.copy(m): not an array's)
+                    f"a copy of the object {gast.unparse(node.args[0]).strip()!r} of your class",
+                    node, "Read the attributes it needs (`m.w`) into variables and compute "
+                    "with those: s2sad follows an object's attributes, not copies of it.")
             if isinstance(func, gast.Name) and func.id in self.function_args:
                 func = clone(self.function_args[func.id][1])  # np.sin, as the caller wrote it
             elif isinstance(func, gast.Attribute):
