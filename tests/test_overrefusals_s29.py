@@ -308,6 +308,89 @@ def test_dict_argument_gradient_matches_central_differences(f):
         np.testing.assert_allclose(got[k], want[k], rtol=1e-6, atol=1e-8)
 
 
+# --- objects of a plain class made inside (local_objects) ----------------------------------
+
+class Acc:
+    def __init__(self, scale):
+        self.scale = scale
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + self.scale * v
+
+
+class Momentum:
+    def __init__(self, lr, beta):
+        self.lr = lr
+        self.beta = beta
+        self.velocity = 0.0
+
+    def step(self, w, g):
+        self.velocity = self.beta * self.velocity + g
+        return w - self.lr * self.velocity
+
+
+class Stats:
+    def __init__(self):
+        self.n = 0
+        self.mean = 0.0
+        self.m2 = 0.0
+
+    def push(self, v):
+        self.n += 1
+        delta = v - self.mean
+        self.mean = self.mean + delta / self.n
+        self.m2 = self.m2 + delta * (v - self.mean)
+
+    def variance(self):
+        if self.n < 2:
+            return 0.0
+        return self.m2 / (self.n - 1)
+
+
+class Counter:
+    count = 0  # (a class attribute: the object is left as it is)
+
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + v
+
+
+def accumulator_object(x):  # refused on main
+    acc = Acc(2.0)
+    for v in x:
+        acc.add(v ** 2)
+    return acc.total
+
+
+def momentum_optimizer(x):  # refused on main
+    opt = Momentum(0.1, 0.9)
+    w = x[0]
+    for _ in range(3):
+        g = 2.0 * w * x[1]
+        w = opt.step(w, g)
+    return w * x[2] + opt.velocity
+
+
+def running_variance(x):  # refused on main
+    s = Stats()
+    for v in x:
+        s.push(v * 2.0)
+    var = s.variance()
+    return var + s.mean * x[0]
+
+
+def attributes_set_outside_its_methods(x):  # refused on main
+    acc = Acc(x[3])
+    acc.total = x[0] * 3.0
+    acc.add(x[1])
+    acc.scale *= 2.0
+    acc.add(x[2])
+    return acc.total
+
+
 CASES = [max_min_key_abs, closest_to_target, likelihood_product,
          product_of_an_array_and_a_start, product_with_a_zero, wrap_angle, divmod_of_arrays,
          divmod_items, np_modf, math_modf, reduce_lambda, reduce_operators,
@@ -318,7 +401,8 @@ CASES = [max_min_key_abs, closest_to_target, likelihood_product,
          setdefault_sums_by_group, copy_then_set, deepcopy_of_a_list, copy_of_a_dict,
          sgd_step_on_a_deep_copy, deepcopy_of_the_argument_then_slice_set,
          dict_comprehension_of_items, dict_comprehension_of_items_filtered,
-         loop_over_items_filling_another, list_of_items_values]
+         loop_over_items_filling_another, list_of_items_values, accumulator_object,
+         momentum_optimizer, running_variance, attributes_set_outside_its_methods]
 
 
 @pytest.mark.parametrize("f", CASES, ids=[f.__name__ for f in CASES])
@@ -445,3 +529,25 @@ def test_a_copy_of_an_object_is_refused_at_its_line(f):
     m = Scaled(np.array([1.0, 2.0]))
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="a copy of the object 'm'"):
         s2sad.grad(f, 1)(m, X[:2])
+
+
+def object_passed_on(x):
+    acc = Acc(2.0)
+    acc.add(x[0])
+    return _total(acc) * x[1]
+
+
+def _total(a):
+    return a.total
+
+
+def object_of_a_class_with_a_class_attribute(x):
+    c = Counter()
+    c.add(x[0])
+    return c.total * x[1]
+
+
+@pytest.mark.parametrize("f", [object_passed_on, object_of_a_class_with_a_class_attribute])
+def test_an_object_used_otherwise_stays_refused(f):
+    with pytest.raises(s2sad.errors.NoDerivativeError):
+        s2sad.grad(f)(X)

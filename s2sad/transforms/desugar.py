@@ -185,6 +185,10 @@ class Desugar(trees.Transformer):
             from .held_generators import moved  # g = (e for v in xs); sum(g): moved to sum
             from .held_generators import taken  # it = iter(xs); a = next(it): items taken
             self._refuse_held_iterators(node)  # m = itertools.accumulate(xs): refused
+            if self.source is not None and getattr(self.source, "func", None) is not None:
+                from .local_objects import objects_as_variables  # acc = Acc(2.0): its
+                node = objects_as_variables(node, self.source)  # attributes as variables
+                self.local_names |= trees.assigned_names(node)
             return moved(taken(self.generic_visit(node), self.builtin), self.source)
         return self.generic_visit(node)
 
