@@ -160,8 +160,9 @@ class ObjectsAsVariables(trees.Transformer):
     """The function's objects of the ``classes`` given (``{name: methods}``, see
     :func:`class_methods`) written as variables (see the module)."""
 
-    def __init__(self, classes: dict):
+    def __init__(self, classes: dict, is_function=lambda node: False):
         self.classes = classes
+        self.is_function = is_function  # (a value that may be a function: kept an object's)
         self.changed = False
 
     def visit_FunctionDef(self, node):
@@ -186,7 +187,15 @@ class ObjectsAsVariables(trees.Transformer):
             stmt, cls = places[0]
             methods = self.classes[cls]
             state = _state(methods)
-            if len(stmt.value.args) != len(methods["__init__"].args.args) - 1 or \
+            given = list(stmt.value.args) + [
+                n.value for n in trees.walk(node) if isinstance(n, gast.Assign) and any(
+                    isinstance(t, gast.Attribute) and isinstance(t.value, gast.Name) and
+                    t.value.id == var for t in n.targets)]
+            called = {id(n.func) for v in given for n in trees.walk(v)
+                      if isinstance(n, gast.Call)}
+            if any(self.is_function(n) for v in given for n in trees.walk(v)
+                   if id(n) not in called) or \
+                    len(stmt.value.args) != len(methods["__init__"].args.args) - 1 or \
                     any(f"{var}__{a}" in taken for a in state) or \
                     any(n.startswith(f"{cls}__") or n.startswith(f"_{var}__") for n in taken) or \
                     not self._only_read_so(node, var, stmt, methods, state):
@@ -282,6 +291,26 @@ def objects_as_variables(fdef, source):
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     local = params | trees.assigned_names(fdef)
     classes = {}
+
+    def is_function(node) -> bool:
+        """Is ``node`` a lambda, or a free name of a function or class (a value that may
+        be called: s2sad follows it where it is called, not held in a variable)?"""
+        if isinstance(node, gast.Lambda):
+            return True
+        if not isinstance(node, gast.Name) or node.id in local:
+            return False
+        try:
+            value = source.resolve(node.id)
+        except KeyError:
+            return False
+        return callable(value) and not isinstance(value, type(gast))
+
+    def held(value) -> list:
+        """The names and lambdas of ``value`` but the functions it calls."""
+        called = {id(n.func) for n in trees.walk(value) if isinstance(n, gast.Call)}
+        return [n for n in trees.walk(value) if isinstance(n, (gast.Name, gast.Lambda)) and
+                id(n) not in called]
+
     for node in trees.walk(fdef):
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)) or \
                 node.func.id in local or node.func.id in classes:
@@ -302,7 +331,12 @@ def objects_as_variables(fdef, source):
                 n.id not in {a.id for a in m.args.args} | trees.assigned_names(m)}
         if free & local:
             continue  # (a name of the method's module the function has a variable of)
+        if any(is_function(n) for m in methods.values() for stmt in trees.walk(m)
+               if isinstance(stmt, gast.Assign) for n in held(stmt.value)
+               if not isinstance(n, gast.Name) or n.id not in {a.id for a in m.args.args}
+               | trees.assigned_names(m)):
+            continue  # (self.field = field: an attribute holding a function)
         classes[node.func.id] = methods
     if not classes:
         return fdef
-    return ObjectsAsVariables(classes).visit(fdef)
+    return ObjectsAsVariables(classes, is_function).visit(fdef)
