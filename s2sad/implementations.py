@@ -124,12 +124,15 @@ True
 True
 >>> accumulate([]), accumulate([], initial=1.0)
 ([], [1.0])
+>>> [prod(v, **k) == math.prod(v, **k) for v, k in [(v, {}), ([], {}), (v, {"start": 3})]]
+[True, True, True]
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import math
 import operator
 
 import numpy as np
@@ -528,6 +531,14 @@ def accumulate(iterable, func=None, *, initial=None):
     return totals
 
 
+def prod(iterable, *, start=1):
+    # math.prod: start times each item in turn, from the left
+    value = start
+    for item in iterable:
+        value = value * item
+    return value
+
+
 def operator_add(a, b):
     # operator.add(a, b) is a + b (a list's concatenation too), and so on
     return a + b
@@ -740,6 +751,7 @@ def table() -> dict:
     found = {getattr(np, name): globals()[name] for name in names}
     found[np.linalg.matrix_power] = matrix_power
     found[functools.reduce] = reduce
+    found[math.prod] = prod
     found[itertools.accumulate] = accumulate
     for name in ("add", "sub", "mul", "truediv", "pow", "neg"):
         found[getattr(operator, name)] = globals()[f"operator_{name}"]

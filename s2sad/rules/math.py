@@ -12,7 +12,7 @@ import math
 
 from ..registry import deffacts, deflinear, deftangent, defvjp, nondifferentiable
 from ..runtime import (item_extremum_grad, item_extremum_tangent, max_item, min_item, pack_like,
-                      prod_list_grad, scaled_power, sum_list_grad)
+                      scaled_power, sum_list_grad)
 
 
 @defvjp(math.sin, shape="scalar")
@@ -222,12 +222,6 @@ def to_sequence(g, ans, iterable=()):
 @defvjp(sum, shape="other")
 def builtin_sum(g, ans, iterable, start=0):
     return sum_list_grad(g, iterable), g
-
-
-@defvjp(math.prod, shape="other")
-def prod(g, ans, iterable, start=1):
-    # each item: g times the others' product and start (no quotient: exact at a zero)
-    return prod_list_grad(g, iterable, start), g * math.prod(iterable)
 
 
 nondifferentiable(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,

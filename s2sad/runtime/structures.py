@@ -24,7 +24,7 @@ from ..backends import array_class, array_module, is_lazy
 from ..descriptors import attribute_object
 from ..errors import DifferentiationError, NonScalarOutputError
 from .elementwise import cast_like
-from .shapes import _float_type, _known_shape, _ndim, _shape, _to, unbroadcast
+from .shapes import _float_type, _known_shape, _ndim, _shape, _to
 
 
 class SensitivityDict(dict):
@@ -558,26 +558,6 @@ def array_grad(g, obj):
         return [array_grad(g[i], item) for i, item in enumerate(obj)]
     return cast_like(xp.reshape(g, _shape(obj)), obj) if isinstance(obj, (np.ndarray, xp.ndarray)) \
         else g[()] if g.ndim == 0 else xp.reshape(g, _shape(obj))
-
-
-def prod_list_grad(g, iterable, start=1):
-    """Adjoint of ``math.prod(iterable, start=start)``: each item gets ``g`` times the
-    product of the others and ``start`` (no quotient: exact where an item is 0).
-
-    >>> prod_list_grad(2.0, [3.0, 0.0, 5.0])
-    [0.0, 30.0, 0.0]
-    """
-    items = list(iterable)
-    parts = []
-    for i in range(len(items)):
-        others = start
-        for j, item in enumerate(items):
-            if j != i:
-                others = others * item
-        parts.append(unbroadcast(g * others, items[i]))
-    if isinstance(iterable, (list, tuple)):
-        return parts
-    return pack_like(iterable, parts)
 
 
 def sum_list_grad(g, iterable):
