@@ -242,7 +242,7 @@ def b_fmod(x, y):
 
 def b_divmod(x, y):
     q, r = np.divmod(x, y)
-    q2, r2 = divmod(x * 1.3, y)
+    q2, r2 = np.divmod(x * 1.3, y)
     return np.sum(r * x + q) + np.sum(r2 ** 2 * q2)
 
 
