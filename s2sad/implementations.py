@@ -109,15 +109,35 @@ dtype('float32')
 True
 >>> all(np.array_equal(outer(u, m, k), u.outer(m, k)) for u in (np.subtract, np.maximum))
 True
+>>> import itertools, operator
+>>> v = [0.5, -2.0, 3.0]
+>>> (reduce(operator_mul, v), reduce(lambda a, b: a * b + 1.0, v, 2.0), reduce(min, [], 4.0))
+(-3.0, -8.0, 4.0)
+>>> all(reduce(f, v, *e) == functools.reduce(g, v, *e) for f, g in [
+...     (operator_sub, operator.sub), (operator_truediv, operator.truediv),
+...     (operator_pow, operator.pow), (operator_add, operator.add)] for e in [(), (2.0,)])
+True
+>>> operator_add([1.0], [2.0]), operator_neg(2.0)
+([1.0, 2.0], -2.0)
+>>> all(accumulate(v, *e, **k) == list(itertools.accumulate(v, *e, **k)) for e, k in
+...     [((), {}), ((operator.mul,), {}), ((max,), {"initial": 1.0}), ((), {"initial": 2.0})])
+True
+>>> accumulate([]), accumulate([], initial=1.0)
+([], [1.0])
+>>> [prod(v, **k) == math.prod(v, **k) for v, k in [(v, {}), ([], {}), (v, {"start": 3})]]
+[True, True, True]
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
+import math
+import operator
 
 import numpy as np
 
-from .runtime import checked_quantiles, one_axis, running_extremum, window_count
+from .runtime import MISSING, checked_quantiles, one_axis, running_extremum, window_count
 from .runtime.numpy_more import (delete_sources, gradient_axes, insert_sources,
                                  like_dtype, pad_pairs, partition_sources,
                                  piecewise_conditions)
@@ -481,6 +501,69 @@ def piecewise(x, condlist, funclist):
     return like_dtype(y, x)
 
 
+def reduce(function, iterable, initial=MISSING):
+    # functools.reduce: the items folded from the left, the first one (or initial) first
+    items = list(iterable)
+    if initial is MISSING:
+        value = items[0]
+        rest = items[1:]
+    else:
+        value = initial
+        rest = items
+    for item in rest:
+        value = function(value, item)
+    return value
+
+
+def accumulate(iterable, func=None, *, initial=None):
+    # list(itertools.accumulate(...)): each running total from the left (+ without func),
+    # initial first where given
+    items = list(iterable) if initial is None else [initial] + list(iterable)
+    totals = []
+    for item in items:
+        if not totals:
+            total = item
+        elif func is None:
+            total = totals[-1] + item
+        else:
+            total = func(totals[-1], item)
+        totals.append(total)
+    return totals
+
+
+def prod(iterable, *, start=1):
+    # math.prod: start times each item in turn, from the left
+    value = start
+    for item in iterable:
+        value = value * item
+    return value
+
+
+def operator_add(a, b):
+    # operator.add(a, b) is a + b (a list's concatenation too), and so on
+    return a + b
+
+
+def operator_sub(a, b):
+    return a - b
+
+
+def operator_mul(a, b):
+    return a * b
+
+
+def operator_truediv(a, b):
+    return a / b
+
+
+def operator_pow(a, b):
+    return a ** b
+
+
+def operator_neg(a):
+    return -a
+
+
 def qr_r(a, mode="r"):
     # np.linalg.qr(a, mode="r"): the R of the reduced decomposition
     return np.linalg.qr(a)[1]
@@ -598,13 +681,24 @@ def shown_name(definition, call, dotted) -> str:
 def names() -> list[str]:
     """The names of the functions and methods written here, as ``s2sad.supported()`` and
     docs/supported.md list them."""
-    from .registry import describe_function
     methods = [f"numpy.{u.__name__}.{m}" for u in _UFUNCS for m in ("reduce", "accumulate")]
     # (np.trapz, NumPy's old name of np.trapezoid where it still has it, is not listed: the
     # list is the same for every NumPy)
     old_names = {"numpy.trapz"} if hasattr(np, "trapezoid") else set()
-    return sorted({describe_function(f) for f in table()} - old_names | set(methods) |
+    return sorted({_public_name(f) for f in table()} - old_names | set(methods) |
                   {"numpy.ufunc.outer"})
+
+
+def _public_name(func) -> str:
+    """``describe_function``'s name, but ``operator.add`` and ``functools.reduce`` for the
+    functions of C modules that a public module holds (``_operator``, ``_functools``)."""
+    import sys
+    module = getattr(func, "__module__", "") or ""
+    public = sys.modules.get(module[1:]) if module.startswith("_") else None
+    if getattr(public, func.__name__, None) is func:
+        return f"{module[1:]}.{func.__name__}"
+    from .registry import describe_function
+    return describe_function(func)
 
 
 def by_keyword() -> list:
@@ -656,6 +750,11 @@ def table() -> dict:
              "rollaxis", "select", "delete", "insert", "partition", "gradient", "piecewise"]
     found = {getattr(np, name): globals()[name] for name in names}
     found[np.linalg.matrix_power] = matrix_power
+    found[functools.reduce] = reduce
+    found[math.prod] = prod
+    found[itertools.accumulate] = accumulate
+    for name in ("add", "sub", "mul", "truediv", "pow", "neg"):
+        found[getattr(operator, name)] = globals()[f"operator_{name}"]
     found[np.lib.stride_tricks.sliding_window_view] = sliding_window_view
     for name in ("trapezoid", "trapz"):  # (trapz: NumPy < 2.0; trapezoid: NumPy >= 2.0)
         if hasattr(np, name):

@@ -687,6 +687,13 @@ class Facts:
     * ``calls``: the positions of the arguments it calls on the items of the others
       (``map(f, xs)``: ``(0,)``): a function there with no facts may change an item in
       place, as a call of it would.
+    * ``iterator``: it returns an iterator, consumed once, whose definition in
+      :mod:`s2sad.implementations` computes every item at the call (``itertools.accumulate``):
+      a call is taken where it is consumed at once (``list(...)``, ``sum(...)``, a loop's
+      or comprehension's iterable, an unpacking), refused elsewhere.
+    * ``copies``: it copies its one argument as its ``copy()`` method does (``copy.copy``,
+      and ``copy.deepcopy``, whose copy of a container's items is never relied on: a
+      change through one to an item the other reads is refused as shared).
     * ``keywords``: for a runtime helper, the position from which generated code passes
       its arguments by name, those equal to their default left out (``sum_grad``'s 1:
       ``sum_grad(g, like=x, axis=1)``; :mod:`s2sad.transforms.readable`).
@@ -731,6 +738,8 @@ class Facts:
     keywords: int | None = None
     hidden_state: str = ""
     calls: tuple = ()
+    iterator: bool = False
+    copies: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

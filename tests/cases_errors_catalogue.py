@@ -5,6 +5,7 @@ Each function marks the line the error must point at with a comment ``# <- here`
 # ruff: noqa
 import dataclasses
 import functools
+import statistics
 import warnings
 
 import numpy as np
@@ -350,7 +351,7 @@ def dict_with_computed_keys(x):
 
 
 def unknown_user_callable(x):
-    y = functools.reduce(np.add, [x, x])  # <- here
+    y = statistics.fmean([x, x])  # <- here
     return y
 
 
@@ -454,8 +455,9 @@ def adds_at_into_a_local(x):
 
 def pops_a_local_list(x):
     ys = [x, 2.0 * x]
+    zs = ys  # (zs loses the item too: the sweep follows the list by one name)
     ys.pop()  # <- here
-    return ys[0]
+    return zs[0] * len(zs)
 
 
 def appends_to_a_list_another_holds(x):

@@ -240,6 +240,23 @@ def b_fmod(x, y):
     return np.sum(np.fmod(x, y) ** 2)
 
 
+def b_divmod(x, y):
+    q, r = np.divmod(x, y)
+    q2, r2 = np.divmod(x * 1.3, y)
+    return np.sum(r * x + q) + np.sum(r2 ** 2 * q2)
+
+
+def b_modf(x):
+    frac, whole = np.modf(x * 3.1)
+    return np.sum(frac ** 2 * whole + frac * x)
+
+
+def py_math_parts(x, y):
+    frac, whole = math.modf(x * 3.1)
+    q, r = divmod(x * 2.3, y)
+    return frac * whole * x + r * q + math.prod([x, y, x + 1.0], start=2.0)
+
+
 def b_floor_divide(x, y):
     return np.sum(np.floor_divide(x, y) * x + x // y)
 

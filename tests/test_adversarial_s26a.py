@@ -179,13 +179,18 @@ def dict_keys_added_in_loop(x):
     (dict_key_by_name_added, (0.7,), "return sum(d.values())"),
     (dict_keys_added_in_loop, (0.7,), "return sum(d.values())"),
     (dict_key_added_values, (0.7,), "return sum(d.values())"),
-    (dict_key_added_items, (0.7,), "for k, v in d.items()"),
     (dict_filled_values, (0.7,), "return sum(d.values())"),
     (dict_key_added_in_branch, (0.7,), "return sum(d.values())"),
     (dict_copy_key_added, (0.7, {"a": 1.0}), "return sum(d.values())"),
 ])
 def test_values_of_a_grown_dict_are_refused_at_their_line(f, args, text):
     refused(f, args, NoDerivativeError, text, "walk it by key (for k in d: ... d[k])")
+
+
+def test_a_loop_over_a_grown_dicts_items_is_walked_by_key():
+    """``for k, v in d.items()`` is now walked by key (``for k in d: v = d[k]``, the same
+    pairs in order: fix/refuse29), as this refusal advised."""
+    check(dict_key_added_items, 0.7)
 
 
 def dict_key_added_walked(x):

@@ -300,7 +300,7 @@ def test_sorted_by_a_bound_method_is_exact(a):
 
 
 @pytest.mark.parametrize("func", [apply_along_axis, vectorized, frompyfunc, piecewise,
-                                  minimize_scalar, minimize, root, brentq, reduce_partial,
+                                  minimize_scalar, minimize, root, brentq,
                                   mapped, quad_bound, quad_partial],
                          ids=lambda f: f.__name__)
 def test_other_calls_taking_an_active_function_are_refused(func):
@@ -311,3 +311,10 @@ def test_other_calls_taking_an_active_function_are_refused(func):
     assert "depends on the differentiated argument" in str(info.value)
     with pytest.raises(s2sad.NoDerivativeError):
         s2sad.jvp(func)(0.5)[1](1.0)
+
+
+def test_reduce_of_a_partial_is_differentiated():
+    """functools.reduce is written in s2sad.implementations (fix/refuse29): the fold of
+    np.add over map(p, ...) is differentiated, no longer refused."""
+    assert s2sad.grad(reduce_partial)(0.5) == pytest.approx(
+        float(central_differences(reduce_partial, (0.5,), 0)), rel=1e-8)

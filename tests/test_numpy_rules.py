@@ -287,6 +287,9 @@ CASES = [
     case("mod-operator-floats", C.b_mod_operator, [2.3, 0.7], (0, 1)),
     case("fmod", C.b_fmod, [np.array([2.3, -1.7, 5.2, 0.4]), np.array([1.1, 0.9, -2.1, 0.7])],
          (0, 1)),
+    case("divmod", C.b_divmod, [np.array([2.3, -1.7, 5.2, 0.4]),
+                                np.array([1.1, 0.9, -2.1, 0.7])], (0, 1)),
+    case("modf", C.b_modf, [np.array([2.3, -1.7, 5.2, 0.4])]),
     case("floor_divide-nondiff", C.b_floor_divide, [np.array([2.3, -1.7, 5.2]),
                                                      np.array([1.1, 0.9, -2.1])], (0, 1)),
     case("ldexp", C.b_ldexp, [rand(*M)]),
@@ -528,6 +531,7 @@ CASES = [
     # math and builtins
     case("math", C.py_math, [0.45]),
     case("math-two-arguments", C.py_math2, [1.3, -0.7], (0, 1)),
+    case("math-modf-divmod-prod", C.py_math_parts, [1.3, -0.7], (0, 1)),
     case("float-sum-abs-max-min-pow", C.py_builtins, [-0.8, 1.3], (0, 1)),
     case("float-max-min-other-branch", C.py_builtins, [0.9, 0.3], (0, 1)),
     # indexing

@@ -6,6 +6,8 @@
 """
 
 import builtins
+import copy
+import itertools
 import math
 
 from ..registry import deffacts, deflinear, deftangent, defvjp, nondifferentiable
@@ -240,6 +242,8 @@ deffacts(float, complex, number="f")
 deffacts(float, int, complex, bool, len, converts=True)  # (M[0, 0] of an np.matrix: a number)
 # a Python container of what their argument holds
 deffacts(list, tuple, dict, sorted, reversed, sequence=True)
+deffacts(copy.copy, copy.deepcopy, copies=True)  # (Desugar: v.copy())
+deffacts(itertools.accumulate, iterator=True)  # (s2sad.implementations.accumulate)
 deffacts(sum, max, min, items=True)  # (sum(S) of a set of numbers: a number)
 # given an object, or a list of them (a loop over layers), they read none of its attributes
 deffacts(len, isinstance, type, id, range, enumerate, zip, list, tuple, reversed, iter,

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from ..registry import (defdtype, deffacts, defresult, defvjp, nondifferentiable,
+from ..registry import (defdtype, deffacts, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_function, refuse_varying)
 from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
                        linspace_grad, nanmean_grad, nansum_grad, norm_grad, prod_grad, ptp_grad,
@@ -297,6 +297,28 @@ def copysign(g, ans, x, y):
 def mod(g, ans, x, y):
     # x % y = x - floor(x / y) * y
     return unbroadcast(g, x), unbroadcast(-g * np.floor_divide(x, y), y)
+
+
+@defvjp(np.divmod, divmod, shape="sequence")
+def divmod_rule(g, ans, x, y):
+    # (x // y, x % y): the quotient is piecewise constant, the rest is x - q * y
+    return unbroadcast(g[1], x), unbroadcast(-g[1] * ans[0], y)
+
+
+@deftangent(np.divmod, divmod)
+def divmod_tangent(g, ans, x, y):
+    return [g * 0.0, g], [g * 0.0, -g * ans[0]]
+
+
+@defvjp(np.modf, math.modf, shape="sequence")
+def modf(g, ans, x):
+    # (the fractional part, the integral part), both with x's sign: x - trunc(x) and trunc(x)
+    return g[0]
+
+
+@deftangent(np.modf, math.modf)
+def modf_tangent(g, ans, x):
+    return [g, g * 0.0]
 
 
 @defvjp(np.fmod)

@@ -300,6 +300,16 @@ class Aliasing:
             if isinstance(value, gast.Name):
                 self.holders.setdefault(value.id, set()).add(name)
             return
+        shown = None if self.trusted else next((  # b = a, a a list or dict made here:
+            h for h in sorted(self.holders.get(mine, ())) if h != name and  # b[0] = v
+            self.current.get(h) in self.made and self.current.get(h) not in self.unmade and
+            self._read_later(stmt, h)), None)  # sets a's slot (not the argument its items
+        if shown is not None:                  # came from)
+            raise self.source.syntax_error(
+                f"an in-place update of {name!r}, which {shown!r} reaches too", stmt,
+                f"Set the item through {shown!r} (the reverse sweep follows a list or dict "
+                f"by one name), or copy first (`{name} = list({shown})` or `dict({shown})`) "
+                f"if {shown!r} should keep its value.")
         owners = self.sharing(name)
         owner = None if self.trusted else self.caller_of(mine)
         if owner is not None:

@@ -146,3 +146,169 @@ def written_out(stmt, compute=None, tree=None, claim=None) -> list | None:
                               value, None)
         out.append(trees.located(new, stmt))
     return out
+
+
+def _name(name: str, store: bool = False):
+    return gast.Name(name, gast.Store() if store else gast.Load(), None, None)
+
+
+def _sliced(holder: str, lower, upper):
+    return gast.Subscript(_name(holder), gast.Slice(lower, upper, None), gast.Load())
+
+
+def _loops_over_while_changing(tree, holder: str) -> bool:
+    """Does a loop of ``tree`` walk ``holder`` while its body pops or inserts into it
+    (Python's walk sees the list change; a list rebuilt would not)?"""
+    for node in trees.walk(tree):
+        if isinstance(node, gast.For) and any(
+                isinstance(n, gast.Name) and n.id == holder for n in trees.walk(node.iter)):
+            for inner in trees.walk(node):
+                if isinstance(inner, gast.Call) and isinstance(inner.func, gast.Attribute) \
+                        and inner.func.attr in ("pop", "insert") and \
+                        isinstance(inner.func.value, gast.Name) and \
+                        inner.func.value.id == holder:
+                    return True
+    return False
+
+
+def _shared(normalize, stmt, holder: str) -> bool:
+    """Does another name reach ``holder``'s list and get read later (it would keep the
+    list as it was, where Python changes it for both)?"""
+    reaching = normalize.holders.get(normalize.current.get(holder), ())
+    return any(h != holder and normalize._read_later(stmt, h) for h in sorted(reaching))
+
+
+def rebuilt(normalize, stmt) -> list | None:
+    """``xs.pop(i)``, ``xs.insert(i, v)`` and ``d.setdefault(k, v)`` on a list or dict
+    the function makes (and no other name reads later), written as the steps they are:
+
+        v = xs.pop()          v = xs[-1]; xs = xs[:-1]
+        v = xs.pop(i)         v = xs[i]; xs = xs[:i] + xs[i:][1:]
+        xs.insert(i, a)       xs = xs[:i] + [a] + xs[i:]   (list.insert is s[i:i] = [a])
+        v = d.setdefault(k, a)   if k not in d: d[k] = a; then v = d[k]
+
+    The arguments are computed first, in order, as Python computes them before the
+    method runs. None for any other statement (a list walked by a loop that changes it,
+    one another name reads later: left to the refusal of a method that changes its
+    container unseen). The holder is then assigned in its loop: ``carried_names``."""
+    target = None
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call):
+        target, call = stmt.targets[0].id, stmt.value
+    elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+        call = stmt.value
+    else:
+        return None
+    func = call.func
+    if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name) or \
+            func.attr not in ("pop", "insert", "setdefault") or call.keywords or \
+            any(isinstance(a, gast.Starred) for a in call.args):
+        return None
+    holder = func.value.id
+    tree = normalize.source.tree
+    if func.attr == "setdefault":
+        if len(call.args) != 2 or not _made_as(tree, holder, gast.Dict, "dict") or target == holder:
+            return None
+    elif func.attr == "pop" and len(call.args) > 1 or \
+            func.attr == "insert" and len(call.args) != 2 or target == holder or \
+            not _made_as(tree, holder, gast.List, "list") or \
+            _loops_over_while_changing(tree, holder):
+        return None
+    if _shared(normalize, stmt, holder):
+        return None
+    args = [normalize._computed_now(a) for a in call.args]  # (in order, first)
+    out = []
+    if func.attr == "setdefault":
+        key, default = args
+        store = gast.Assign([gast.Subscript(_name(holder), trees.clone(key), gast.Store())],
+                            default, None)
+        out.append(gast.If(gast.Compare(trees.clone(key), [gast.NotIn()], [_name(holder)]),
+                           [trees.located(store, stmt)], []))
+        picked = gast.Subscript(_name(holder), trees.clone(key), gast.Load())
+    elif func.attr == "insert":
+        at, value = args
+        joined = gast.BinOp(gast.BinOp(_sliced(holder, None, at), gast.Add(),
+                                       gast.List([value], gast.Load())),
+                            gast.Add(), _sliced(holder, trees.clone(at), None))
+        out.append(gast.Assign([_name(holder, True)], joined, None))
+        picked = None
+    else:
+        at = args[0] if args else gast.Constant(-1, None)
+        picked = gast.Subscript(_name(holder), at, gast.Load())
+        if isinstance(at, gast.Constant) and at.value == -1:
+            rest = _sliced(holder, None, gast.Constant(-1, None))
+        elif isinstance(at, gast.Constant) and at.value == 0:
+            rest = _sliced(holder, gast.Constant(1, None), None)
+        else:
+            rest = gast.BinOp(_sliced(holder, None, trees.clone(at)), gast.Add(), gast.Subscript(
+                _sliced(holder, trees.clone(at), None), gast.Slice(gast.Constant(1, None), None,
+                                                                   None), gast.Load()))
+        popped = normalize._new_local("popped") if target is None else target
+        if popped is None:
+            return None
+        out.append(gast.Assign([_name(popped, True)], picked, None))  # (read, then removed:
+        out.append(gast.Assign([_name(holder, True)], rest, None))    # IndexError as Python)
+        picked = None
+        if target is not None:
+            return [trees.located(s, stmt) for s in out]
+    if target is not None and picked is not None:
+        out.append(gast.Assign([_name(target, True)], picked, None))
+    return [trees.located(s, stmt) for s in out]
+
+
+def _walked_dict(normalize, target, iterable) -> tuple | None:
+    """``(k, v, d)`` where ``for k, v in d.items()`` walks a dict ``d`` the function makes
+    or is given as one (its descriptor), ``k`` and ``v`` plain names; else None."""
+    if not (isinstance(target, gast.Tuple) and len(target.elts) == 2 and
+            all(isinstance(e, gast.Name) for e in target.elts) and
+            target.elts[0].id != target.elts[1].id and
+            isinstance(iterable, gast.Call) and not iterable.args and
+            not iterable.keywords and isinstance(iterable.func, gast.Attribute) and
+            iterable.func.attr == "items" and isinstance(iterable.func.value, gast.Name)):
+        return None
+    name = iterable.func.value.id
+    given = normalize.root.descriptors.get(name) if normalize.parent is None else None
+    stored = any(isinstance(n, gast.Name) and n.id == name and
+                 not isinstance(n.ctx, (gast.Load, gast.Param))
+                 for n in trees.walk(normalize.source.tree))
+    if not (type(given) is tuple and given and given[0] == "dict" and not stored or
+            _made_as(normalize.source.tree, name, gast.Dict, "dict")):
+        return None
+    return target.elts[0].id, target.elts[1].id, name
+
+
+def _item(key: str, holder: str):
+    return gast.Subscript(_name(holder), _name(key), gast.Load())
+
+
+def items_walked_by_key(normalize, stmt):
+    """``for k, v in d.items(): body`` as ``for k in d: v = d[k]; body``, ``d`` a dict
+    (:func:`_walked_dict`) the body does not give another value: the same pairs, in the
+    same order (an items view gives each key's value as it is when the walk reaches it,
+    as ``d[k]`` reads it). Its keys then carry no derivative, as ``for k in d`` gives
+    them. None for any other statement."""
+    if not isinstance(stmt, gast.For):
+        return None
+    found = _walked_dict(normalize, stmt.target, stmt.iter)
+    if found is None:
+        return None
+    key, value, holder = found
+    if any(isinstance(n, gast.Name) and n.id == holder and not isinstance(n.ctx, gast.Load)
+           for s in stmt.body for n in trees.walk(s)):
+        return None
+    read = trees.located(gast.Assign([_name(value, True)], _item(key, holder), None), stmt)
+    loop = gast.For(_name(key, True), trees.located(_name(holder), stmt.iter),
+                    [read] + stmt.body, stmt.orelse, None)
+    return trees.located(loop, stmt)
+
+
+def items_generator(normalize, gen) -> list:
+    """``for k, v in d.items()`` of a comprehension as ``for k in d for v in [d[k]]``
+    (see :func:`items_walked_by_key`); ``[gen]`` where it is not that."""
+    found = _walked_dict(normalize, gen.target, gen.iter)
+    if found is None or gen.is_async:
+        return [gen]
+    key, value, holder = found
+    one = gast.List([_item(key, holder)], gast.Load())
+    return [gast.comprehension(_name(key, True), trees.located(_name(holder), gen.iter), [], 0),
+            gast.comprehension(_name(value, True), trees.located(one, gen.iter), gen.ifs, 0)]

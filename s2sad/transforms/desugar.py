@@ -184,8 +184,62 @@ class Desugar(trees.Transformer):
                                                   self.resolve) if self.resolve else {}
             from .held_generators import moved  # g = (e for v in xs); sum(g): moved to sum
             from .held_generators import taken  # it = iter(xs); a = next(it): items taken
+            self._refuse_held_iterators(node)  # m = itertools.accumulate(xs): refused
+            if self.source is not None and getattr(self.source, "func", None) is not None:
+                from .local_objects import objects_as_variables  # acc = Acc(2.0): its
+                node = objects_as_variables(node, self.source)  # attributes as variables
+                self.local_names |= trees.assigned_names(node)
             return moved(taken(self.generic_visit(node), self.builtin), self.source)
         return self.generic_visit(node)
+
+    def _value(self, node):
+        """The object a free dotted name is (``itertools.accumulate``), else None."""
+        path = []
+        while isinstance(node, gast.Attribute):
+            path.append(node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name) or node.id in self.local_names or not self.resolve:
+            return None
+        try:
+            value = self.resolve(node.id)
+        except KeyError:
+            return None
+        for attr in reversed(path):
+            value = getattr(value, attr, None)
+        return value
+
+    def _facts(self, func) -> registry.Facts | None:
+        try:
+            return registry.facts(self._value(func))
+        except TypeError:  # (an unhashable value)
+            return None
+
+    def _refuse_held_iterators(self, fdef):
+        """A call of a function whose ``iterator`` fact says its definition computes the
+        items at once, taken only where they are consumed at once: the iterable of a loop,
+        a comprehension or an unpacking, or given to ``list``, ``sum`` and the like (the
+        ``sequence`` and ``items`` facts). Held in a name, it would give its items to each
+        reader, where Python's iterator gives them once."""
+        if self.source is None:
+            return
+        consumed = set()
+        for node in trees.walk(fdef):
+            if isinstance(node, (gast.For, gast.comprehension)):
+                consumed.add(id(node.iter))
+            elif isinstance(node, gast.Assign) and \
+                    isinstance(node.targets[0], (gast.Tuple, gast.List)):
+                consumed.add(id(node.value))
+            elif isinstance(node, gast.Call) and node.args and \
+                    (found := self._facts(node.func)) is not None and \
+                    (found.sequence or found.items):
+                consumed.add(id(node.args[0]))
+        for node in trees.walk(fdef):
+            if isinstance(node, gast.Call) and id(node) not in consumed and \
+                    (found := self._facts(node.func)) is not None and found.iterator:
+                raise self.source.syntax_error(
+                    "an iterator held, or given on, where it is not consumed at once", node,
+                    "Take its items where it is made: `list(...)`, or loop over the call "
+                    "itself (`for v in ...`).")
 
     def visit_Assign(self, node):
         if self.namespaces and len(node.targets) == 1 and \
@@ -309,6 +363,15 @@ class Desugar(trees.Transformer):
         node.args = [self._map(a) for a in node.args]
         self.generic_visit(node)
         func = node.func
+        if len(node.args) == 1 and not node.keywords and \
+                not isinstance(node.args[0], gast.Starred) and \
+                (found := self._facts(func)) is not None and found.copies:
+            # copy.copy(v), copy.deepcopy(v): v.copy(), desugared as it is (an array's copy
+            # keeps its order, as __copy__; a list's or dict's holds the same items, which a
+            # deep copy would copy: a change to one through the other is refused as shared)
+            method = gast.Attribute(node.args[0], "copy", gast.Load())
+            return self.visit_Call(gast.copy_location(
+                gast.Call(gast.copy_location(method, func), [], []), node))
         if isinstance(func, gast.Name) and func.id == "dict" and len(node.args) <= 1 and \
                 func.id not in self.local_names and self.builtin("dict") and \
                 all(k.arg is not None for k in node.keywords) and \

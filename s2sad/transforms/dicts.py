@@ -122,7 +122,8 @@ class DictViews(trees.Transformer):
     def visit_FunctionDef(self, node):
         stores: dict = {}
         for item in trees.walk(node):
-            if isinstance(item, gast.Name) and not isinstance(item.ctx, gast.Load):
+            if isinstance(item, gast.Name) and not isinstance(item.ctx, (gast.Load,
+                                                                         gast.Param)):
                 stores[item.id] = stores.get(item.id, 0) + 1
         self.stores = stores  # (a name never stored: a parameter, or a module's name
         # whose loop normalization walked as its value at the build says: _keyed_global)

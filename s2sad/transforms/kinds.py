@@ -583,6 +583,9 @@ def _sequence_tag(node, of):
     """"list" or "tuple" for a list or tuple (made here, or a name of one), else None."""
     if isinstance(node, (gast.List, gast.Tuple)):
         return "list" if isinstance(node, gast.List) else "tuple"
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):  # (a + b + c: the
+        left, right = _sequence_tag(node.left, of), _sequence_tag(node.right, of)  # first +)
+        return left if left is not None and left == right else None
     tag = of(node).tag
     return tag if tag in ("list", "tuple") else None
 
@@ -1146,6 +1149,8 @@ def _subscript_kind(base: Kind, index, of) -> Kind:
             return isinstance(part.value, int) and not isinstance(part.value, bool)
         return isinstance(part, gast.Name) and of(part).tag == "scalar" and of(part).py == "int"
 
+    if base.tag in ("list", "tuple") and len(parts) == 1 and isinstance(parts[0], gast.Slice):
+        return Kind(base.tag)  # (xs[1:] of a list: a list, its items not followed here)
     if base.tag in ("list", "tuple") and len(parts) == 1 and integer(parts[0]):
         part = parts[0]
         if isinstance(part, gast.Constant) and -len(base.items) <= part.value < len(base.items):

@@ -54,7 +54,7 @@ from .partials import held as held_partial
 from .nested_gradients import held_derivative
 from .star_args import starred_assignment
 from .sort_keys import held_getter
-from .container_updates import written_out
+from .container_updates import items_walked_by_key, rebuilt, written_out
 from .inlining import Inlining
 from .loops import Loops
 from .objects import Objects, argument_descriptors, argument_objects  # noqa: F401
@@ -192,6 +192,14 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             return
         steps = written_out(stmt, self._computed_now, self.source.tree, self._new_local)
         if steps is not None:  # xs.extend([a, b]), d.update(...): appends, stores by key
+            for step in steps:
+                self.statement(step)
+            return
+        walked = items_walked_by_key(self, stmt)  # for k, v in d.items(): for k in d, v = d[k]
+        if walked is not None:
+            return self.statement(walked)
+        steps = None if self.trusted else rebuilt(self, stmt)  # xs.pop(i), xs.insert(i, v),
+        if steps is not None:                                    # d.setdefault(k, v)
             for step in steps:
                 self.statement(step)
             return

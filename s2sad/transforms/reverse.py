@@ -665,11 +665,12 @@ class Reverse(Tape):
 
     def concatenation(self, stmt, node, g):
         """``ys = a + b``, lists or tuples: ``a`` gets ``s_ys[:len(a)]``, ``b`` the rest."""
-        parts = []
-        while isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
-            parts.insert(0, node.right)
-            node = node.left
-        parts.insert(0, node)
+        def joined(part):  # (a + b + c, a + (b + c): the parts in order)
+            if isinstance(part, gast.BinOp) and isinstance(part.op, gast.Add):
+                return joined(part.left) + joined(part.right)
+            return [part]
+
+        parts = joined(node)
         if not all(isinstance(p, gast.Name) for p in parts):  # (normalization makes names)
             raise DifferentiationError("internal error: a joined list's part is not a name; "
                                        "please report this")

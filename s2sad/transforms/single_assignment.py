@@ -35,6 +35,11 @@ def carried_names(tree) -> set[str]:
                     names.add(inner.id)
         if _is_append(node):  # ys.append(v) changes ys in place
             names.add(node.value.func.value.id)
+        rebuilt = node.value if isinstance(node, (gast.Expr, gast.Assign)) else None
+        if isinstance(rebuilt, gast.Call) and isinstance(rebuilt.func, gast.Attribute) and \
+                rebuilt.func.attr in ("pop", "insert", "setdefault") and \
+                isinstance(rebuilt.func.value, gast.Name):  # (xs.pop(): xs = xs[:-1],
+            names.add(rebuilt.func.value.id)              # container_updates.rebuilt)
         if isinstance(node, (gast.Assign, gast.AugAssign)):  # y[i] = v changes y in place
             for target in getattr(node, "targets", [getattr(node, "target", None)]):
                 if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
@@ -191,6 +196,8 @@ class SingleAssignment:
         The comprehension's own variables get fresh names, as Python gives them their own scope.
         """
         node = clone(node)
+        from .container_updates import items_generator  # (for k, v in d.items(): by key)
+        node.generators = [g for gen in node.generators for g in items_generator(self, gen)]
         renames = {}
         for gen in node.generators:
             if gen.is_async:
@@ -598,6 +605,12 @@ class SingleAssignment:
                     f"a lambda passed to {self._dotted(func)}()", lam,
                     "A function of yours that takes a function is inlined with it; pass "
                     "this one a value computed with NumPy instead.")
+            if node.__dict__.get("copied") and node.args and \
+                    self._object_ref(node.args[0]) not in (None, ("none",)):
+                raise self.source.syntax_error(  # (m.copy(), copy.copy(m): not an array's)
+                    f"a copy of the object {gast.unparse(node.args[0]).strip()!r} of your class",
+                    node, "Read the attributes it needs (`m.w`) into variables and compute "
+                    "with those: s2sad follows an object's attributes, not copies of it.")
             if isinstance(func, gast.Name) and func.id in self.function_args:
                 func = clone(self.function_args[func.id][1])  # np.sin, as the caller wrote it
             elif isinstance(func, gast.Attribute):

@@ -1,5 +1,7 @@
 """``sorted(xs, key=k)``, ``max(xs, key=k)`` and ``min(xs, key=k)``, written out.
 
+``max(a, b, key=k)`` with several items is ``max((a, b), key=k)``: Python compares them so.
+
 ``sorted(xs, key=lambda v: v[0])`` becomes::
 
     t_1 = list(xs)
@@ -13,8 +15,8 @@ and ``key=operator.attrgetter("k")`` are the lambdas they are (:func:`_getter`);
 compare the same keys with the same operators as ``sorted``, ``max`` and ``min`` (stable,
 the first of ties), so the order is Python's. It carries no derivative: where the keys
 depend on the differentiated values, the order is piecewise constant, and the gradient
-flows through the items it picks. ``max(xs, default=d)``, several positional arguments
-and a starred one are left as they were (refused where they are differentiated).
+flows through the items it picks. ``max(xs, default=d)`` and a starred argument are left as
+they were (refused where they are differentiated).
 """
 
 from __future__ import annotations
@@ -44,7 +46,9 @@ def _which(normalize, node) -> str | None:
         allowed = ("key",)
     else:
         return None
-    if len(node.args) != 1 or isinstance(node.args[0], gast.Starred) or \
+    several = callee is not builtins.sorted and len(node.args) > 1  # (max(a, b, key=k))
+    if not node.args or len(node.args) > 1 and not several or \
+            any(isinstance(a, gast.Starred) for a in node.args) or \
             any(k.arg not in allowed for k in node.keywords):
         return None
     if not any(k.arg == "key" and not (isinstance(k.value, gast.Constant) and
@@ -184,8 +188,10 @@ def keyed(normalize, node):
         isinstance(k.value, gast.Constant) and k.value.value is None)), None)
     reverse = next((k.value for k in node.keywords if k.arg == "reverse"),
                    gast.Constant(False, None))
+    given = node.args[0] if len(node.args) == 1 else gast.copy_location(
+        gast.Tuple(list(node.args), gast.Load()), node)  # (max(a, b, key=k) compares a, b)
     items = _read(normalize, normalize.atom(gast.copy_location(
-        gast.Call(gast.Name("list", gast.Load(), None, None), [node.args[0]], []), node)))
+        gast.Call(gast.Name("list", gast.Load(), None, None), [given], []), node)))
     key = key and (_getter(normalize, key) or key)
     if key is not None and not isinstance(key, gast.Lambda):
         key = _read(normalize, normalize.atom(key)) if not isinstance(

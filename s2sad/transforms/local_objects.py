@@ -1,0 +1,342 @@
+"""An object of the user's class made inside the function, written as its attributes.
+
+``acc = Acc(2.0)`` then ``acc.add(v)`` and ``acc.total``, where ``Acc``'s methods only
+read and set ``self``'s attributes, becomes variables, one per attribute, and each method
+a function of them that gives them back::
+
+    def Acc__init__(scale):                 def Acc__add(self__scale, self__total, v):
+        self__scale = scale                     self__total = self__total + self__scale * v
+        self__total = 0.0                       return self__scale, self__total, None
+        return self__scale, self__total, None
+
+    acc__scale, acc__total, _ = Acc__init__(2.0)
+    acc__scale, acc__total, _ = Acc__add(acc__scale, acc__total, v)
+    ... acc__total ...
+
+An attribute then holds what it held (the same array, changed in place as it was), and
+each call sees the attributes as the last call left them: Python's values. It is done only
+where that is all there is: a class of the function's module with no base but ``object``,
+no class attributes, properties or decorators, whose ``__init__`` sets every attribute at
+its top level; methods whose ``self`` is read only as ``self.attr`` of those, with no
+``return`` in ``__init__``; a variable given the object once, at the function's top level,
+and read only as ``acc.attr`` or in a call of a method that is a statement of its own
+(``acc.add(v)``, ``y = acc.f(v)``). Anything else is left as it was (refused later).
+
+>>> import gast
+>>> tree = gast.parse("def f(x):\\n    acc = Acc(2.0)\\n    acc.add(x)\\n    return acc.total")
+>>> methods = {name: gast.parse(text).body[0] for name, text in [
+...     ("__init__", "def __init__(self, scale):\\n    self.scale = scale\\n    self.total = 0.0"),
+...     ("add", "def add(self, v):\\n    self.total = self.total + self.scale * v")]}
+>>> out = ObjectsAsVariables({"Acc": methods}).visit(tree.body[0])
+>>> for line in gast.unparse(out).strip().splitlines()[-3:]:
+...     print(line)
+    acc__scale, acc__total, _acc__0 = Acc__init__(2.0)
+    acc__scale, acc__total, _acc__1 = Acc__add(acc__scale, acc__total, x)
+    return acc__total
+"""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+
+import gast
+
+from .. import trees
+
+_ALLOWED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+            "__firstlineno__", "__static_attributes__"}
+
+
+def _name(name: str, store: bool = False):
+    return gast.Name(name, gast.Store() if store else gast.Load(), None, None)
+
+
+def _state(methods: dict) -> list | None:
+    """The attributes ``__init__`` sets at its top level, in order; None where a method
+    reads ``self`` otherwise than as one of them, or sets another."""
+    init = methods.get("__init__")
+    if init is None:
+        return None
+    state = []
+    for stmt in init.body:
+        if isinstance(stmt, gast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, gast.Attribute) and isinstance(target.value, gast.Name) \
+                        and target.value.id == init.args.args[0].id and target.attr not in state:
+                    state.append(target.attr)
+    for fdef in methods.values():
+        args = fdef.args
+        if fdef.decorator_list or args.vararg or args.kwarg or args.kwonlyargs or \
+                args.posonlyargs or args.defaults or not args.args:
+            return None
+        me = args.args[0].id
+        for node in trees.walk(fdef):
+            if isinstance(node, (gast.Global, gast.Nonlocal, gast.Lambda, gast.Yield,
+                                 gast.YieldFrom)) or \
+                    isinstance(node, gast.FunctionDef) and node is not fdef:
+                return None
+            if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+                    node.value.id == me and node.attr not in state:
+                return None
+            if fdef.name == "__init__" and isinstance(node, gast.Return):
+                return None
+        reads = {id(n.value) for n in trees.walk(fdef) if isinstance(n, gast.Attribute)}
+        if any(isinstance(n, gast.Name) and n.id == me and id(n) not in reads
+               for n in trees.walk(fdef) if n is not args.args[0]):
+            return None  # (self passed on, returned or compared: an object after all)
+    return state
+
+
+def class_methods(cls) -> dict | None:
+    """``{name: FunctionDef}`` of a plain class's methods (see the module), else None."""
+    if not isinstance(cls, type) or type(cls) is not type or cls.__bases__ != (object,):
+        return None
+    if any(name not in _ALLOWED and not inspect.isfunction(value)
+           for name, value in vars(cls).items()):
+        return None
+    try:
+        tree = gast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
+    except (OSError, TypeError, SyntaxError):
+        return None
+    if not isinstance(tree, gast.ClassDef) or tree.decorator_list or tree.keywords:
+        return None
+    methods = {}
+    for stmt in tree.body:
+        if isinstance(stmt, gast.FunctionDef):
+            methods[stmt.name] = stmt
+        elif not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)):
+            return None  # (a class attribute: left to the refusal)
+    if set(methods) != {n for n, v in vars(cls).items() if inspect.isfunction(v)}:
+        return None
+    return methods if _state(methods) is not None else None
+
+
+class _SelfAsVariables(trees.Transformer):
+    """``self.attr`` as ``self__attr``; each ``return e`` as ``return (state..., e)``."""
+
+    def __init__(self, me: str, state: list):
+        self.me, self.state = me, state
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id == self.me:
+            return gast.copy_location(_name(f"self__{node.attr}", not isinstance(
+                node.ctx, gast.Load)), node)
+        return self.generic_visit(node)
+
+    def visit_Return(self, node):
+        value = node.value if node.value is not None else gast.Constant(None, None)
+        out = gast.Tuple([_name(f"self__{a}") for a in self.state] + [self.visit(value)],
+                         gast.Load())
+        return gast.copy_location(gast.Return(out), node)
+
+
+def _returns(body) -> bool:
+    """Does ``body`` end in a ``return`` on every path?"""
+    last = body[-1] if body else None
+    return isinstance(last, gast.Return) or isinstance(last, gast.If) and \
+        bool(last.orelse) and _returns(last.body) and _returns(last.orelse)
+
+
+def _as_function(cls_name: str, fdef, state: list):
+    """The method ``fdef`` as a function of the attributes and its arguments."""
+    me = fdef.args.args[0].id
+    body = [_SelfAsVariables(me, state).visit(trees.clone(s)) for s in fdef.body]
+    end = gast.Return(gast.Tuple([_name(f"self__{a}") for a in state] +
+                                 [gast.Constant(None, None)], gast.Load()))
+    params = ([] if fdef.name == "__init__" else
+              [_name(f"self__{a}") for a in state]) + \
+        [gast.Name(a.id, gast.Param(), None, None) for a in fdef.args.args[1:]]
+    for p in params:
+        p.ctx = gast.Param()
+    name = f"{cls_name}__{fdef.name.strip('_')}" if fdef.name != "__init__" else \
+        f"{cls_name}__init__"
+    made = gast.FunctionDef(name, gast.arguments(params, [], None, [], [], None, []),
+                            body if _returns(body) else body + [end], [], None, None)
+    return gast.copy_location(made, fdef)
+
+
+class ObjectsAsVariables(trees.Transformer):
+    """The function's objects of the ``classes`` given (``{name: methods}``, see
+    :func:`class_methods`) written as variables (see the module)."""
+
+    def __init__(self, classes: dict, is_function=lambda node: False):
+        self.classes = classes
+        self.is_function = is_function  # (a value that may be a function: kept an object's)
+        self.changed = False
+
+    def visit_FunctionDef(self, node):
+        if any(isinstance(n, (gast.Try, gast.With)) for n in trees.walk(node)):
+            return node  # (statements in blocks this pass does not walk)
+        made = {}  # variable -> class name
+        for stmt in node.body:
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    isinstance(stmt.value, gast.Call) and \
+                    isinstance(stmt.value.func, gast.Name) and \
+                    stmt.value.func.id in self.classes and not stmt.value.keywords and \
+                    not any(isinstance(a, gast.Starred) for a in stmt.value.args):
+                made.setdefault(stmt.targets[0].id, []).append((stmt, stmt.value.func.id))
+        taken = {n.id for n in trees.walk(node) if isinstance(n, gast.Name)}
+        objects = {}
+        for var, places in made.items():
+            stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
+                      n.id == var and not isinstance(n.ctx, gast.Load)]
+            if len(places) != 1 or len(stores) != 1:
+                continue
+            stmt, cls = places[0]
+            methods = self.classes[cls]
+            state = _state(methods)
+            given = list(stmt.value.args) + [
+                n.value for n in trees.walk(node) if isinstance(n, gast.Assign) and any(
+                    isinstance(t, gast.Attribute) and isinstance(t.value, gast.Name) and
+                    t.value.id == var for t in n.targets)]
+            called = {id(n.func) for v in given for n in trees.walk(v)
+                      if isinstance(n, gast.Call)}
+            if any(self.is_function(n) for v in given for n in trees.walk(v)
+                   if id(n) not in called) or \
+                    len(stmt.value.args) != len(methods["__init__"].args.args) - 1 or \
+                    any(f"{var}__{a}" in taken for a in state) or \
+                    any(n.startswith(f"{cls}__") or n.startswith(f"_{var}__") for n in taken) or \
+                    not self._only_read_so(node, var, stmt, methods, state):
+                continue
+            objects[var] = (cls, stmt, state)
+        if not objects:
+            return node
+        self.changed = True
+        defs, wanted = [], set()
+        for var, (cls, _, state) in objects.items():
+            for method in self.classes[cls].values():
+                key = (cls, method.name)
+                if key not in wanted:
+                    wanted.add(key)
+                    defs.append(_as_function(cls, method, state))
+        counter = iter(range(10 ** 6))
+        node.body = defs + [self._statement(s, objects, counter) for s in node.body]
+        return node
+
+    def _only_read_so(self, fdef, var, made, methods, state) -> bool:
+        """Is ``var`` read only as ``var.attr`` (one of ``state``), or called as
+        ``var.method(...)`` in a statement of its own, with the method's number of
+        arguments?"""
+        allowed = set()
+        for stmt in trees.walk(fdef):
+            value = stmt.value if isinstance(stmt, (gast.Expr, gast.Assign)) else None
+            if isinstance(stmt, gast.Assign) and not (
+                    len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+                value = None
+            if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                    isinstance(value.func.value, gast.Name) and value.func.value.id == var:
+                method = methods.get(value.func.attr)
+                if method is None or value.func.attr == "__init__" or value.keywords or \
+                        len(value.args) != len(method.args.args) - 1 or \
+                        any(isinstance(a, gast.Starred) for a in value.args):
+                    return False
+                allowed.add(id(value.func.value))
+        for node in trees.walk(fdef):
+            if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+                    node.value.id == var and node.attr in state:
+                allowed.add(id(node.value))
+        return all(id(n) in allowed for n in trees.walk(fdef)
+                   if isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Load))
+
+    def _statement(self, stmt, objects, counter):
+        if isinstance(stmt, gast.FunctionDef):
+            return stmt
+        for var, (cls, made, state) in objects.items():
+            if stmt is made:
+                return self._call(var, cls, state, "__init__", made.value.args, None, stmt,
+                                  counter, objects)
+            value = stmt.value if isinstance(stmt, (gast.Expr, gast.Assign)) else None
+            if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                    isinstance(value.func.value, gast.Name) and value.func.value.id == var:
+                target = stmt.targets[0].id if isinstance(stmt, gast.Assign) else None
+                return self._call(var, cls, state, value.func.attr, value.args, target, stmt,
+                                  counter, objects)
+        for block in ("body", "orelse"):
+            if isinstance(getattr(stmt, block, None), list):
+                setattr(stmt, block, [self._statement(s, objects, counter)
+                                      for s in getattr(stmt, block)])
+        return _Attributes(objects).visit(stmt)
+
+    def _call(self, var, cls, state, method, args, target, stmt, counter, objects):
+        name = f"{cls}__init__" if method == "__init__" else f"{cls}__{method.strip('_')}"
+        given = ([] if method == "__init__" else [_name(f"{var}__{a}") for a in state]) + \
+            [_Attributes(objects).visit(a) for a in args]
+        rest = target or f"_{var}__{next(counter)}"
+        targets = gast.Tuple([_name(f"{var}__{a}", True) for a in state] + [_name(rest, True)],
+                             gast.Store())
+        out = gast.Assign([targets], gast.Call(_name(name), given, []), None)
+        return trees.located(out, stmt)
+
+
+class _Attributes(trees.Transformer):
+    """``acc.attr`` as ``acc__attr``, for the objects written as variables."""
+
+    def __init__(self, objects: dict):
+        self.objects = objects
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id in self.objects and \
+                node.attr in self.objects[node.value.id][2]:
+            return gast.copy_location(_name(f"{node.value.id}__{node.attr}", not isinstance(
+                node.ctx, gast.Load)), node)
+        return self.generic_visit(node)
+
+
+def objects_as_variables(fdef, source):
+    """``fdef`` with its objects of plain classes of its own module written as variables
+    (see the module); ``fdef`` itself where there are none."""
+    import sys
+    params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
+    local = params | trees.assigned_names(fdef)
+    classes = {}
+
+    def is_function(node) -> bool:
+        """Is ``node`` a lambda, or a free name of a function or class (a value that may
+        be called: s2sad follows it where it is called, not held in a variable)?"""
+        if isinstance(node, gast.Lambda):
+            return True
+        if not isinstance(node, gast.Name) or node.id in local:
+            return False
+        try:
+            value = source.resolve(node.id)
+        except KeyError:
+            return False
+        return callable(value) and not isinstance(value, type(gast))
+
+    def held(value) -> list:
+        """The names and lambdas of ``value`` but the functions it calls."""
+        called = {id(n.func) for n in trees.walk(value) if isinstance(n, gast.Call)}
+        return [n for n in trees.walk(value) if isinstance(n, (gast.Name, gast.Lambda)) and
+                id(n) not in called]
+
+    for node in trees.walk(fdef):
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)) or \
+                node.func.id in local or node.func.id in classes:
+            continue
+        try:
+            value = source.resolve(node.func.id)
+        except KeyError:
+            continue
+        module = sys.modules.get(getattr(value, "__module__", None) or "")
+        if not isinstance(value, type) or getattr(module, "__dict__", None) is not \
+                source.globals:
+            continue  # (a class of another module: its methods read that one's names)
+        methods = class_methods(value)
+        if methods is None:
+            continue
+        free = {n.id for m in methods.values() for n in trees.walk(m)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and
+                n.id not in {a.id for a in m.args.args} | trees.assigned_names(m)}
+        if free & local:
+            continue  # (a name of the method's module the function has a variable of)
+        if any(is_function(n) for m in methods.values() for stmt in trees.walk(m)
+               if isinstance(stmt, gast.Assign) for n in held(stmt.value)
+               if not isinstance(n, gast.Name) or n.id not in {a.id for a in m.args.args}
+               | trees.assigned_names(m)):
+            continue  # (self.field = field: an attribute holding a function)
+        classes[node.func.id] = methods
+    if not classes:
+        return fdef
+    return ObjectsAsVariables(classes, is_function).visit(fdef)
