@@ -1,0 +1,355 @@
+"""Structural zeros: a rule whose value is unused on the path taken adds nothing.
+
+A value unused on the path taken (a branch not taken, a loop's last pass, an item no one
+unpacks) has a sensitivity that nothing was added to. Its rule would add ``0 * slope``,
+NaN where the slope is NaN or infinite (``np.sqrt`` at 0). JAX and PyTorch add nothing.
+
+The reverse sweep is built first with each rule that multiplies a sensitivity by a slope
+in a provisional guard. Then a dataflow analysis, iterated to a fixed point over the
+sweep's loops, says for each sensitivity at each point whether it is surely zero (nothing
+added since the start or its last reset), surely added to (on every path), or maybe. A
+guard is dropped where it is surely added to (the code is main's), its rule is left out
+where it is surely zero, and it stays, as ``if got_y:``, where it is maybe. ``got_y`` is
+set where ``s_y`` is added to: ``True``, or ``got_y or got_z`` where the term moves
+``s_z`` on as it is (a copy, a sum, an unpacked item), and ``False`` where it is reset.
+
+>>> import numpy as np
+>>> from s2sad.pipeline import compile_source
+>>> def f(x):
+...     y = np.sqrt(x)
+...     if x > 0:
+...         z = x * 3.0
+...     else:
+...         z = y
+...     return z
+>>> print(compile_source(f, wrt=(0,), arg_descriptors=("float",)))
+import numpy as np
+<BLANKLINE>
+def grad_f(x):
+    s_x, s_y = [0.0] * 2
+    got_y = False
+    y = np.sqrt(x)
+    cond_1 = x > 0
+    s_z = 1.0
+    if cond_1:
+        s_x = 3.0 * s_z
+    else:
+        s_y = s_z
+        got_y = True
+    if got_y:
+        s_x += s_y * 0.5 / y
+    return float(s_x)
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import trees
+from ..trees import located
+from .tape import _RESET
+
+ZERO, SURE, MAYBE = "zero", "sure", "maybe"
+_GUARD = "__s2sad_guard_"   # a provisional guard's test: `if __s2sad_guard_3:`
+_LAZY = "__s2sad_lazy_"     # a choice made once the guards are known
+
+
+def _join(a: str, b: str) -> str:
+    """Where two paths meet."""
+    return a if a == b else MAYBE
+
+
+def _add(a: str, b: str) -> str:
+    """A sensitivity in state ``a`` after a term in state ``b`` is added to it."""
+    if SURE in (a, b):
+        return SURE
+    if a == ZERO:
+        return b
+    return a if b == ZERO else MAYBE
+
+
+class StructuralZeros:
+    """The mixin of :class:`.reverse.Reverse` that places the guards (see the module)."""
+
+    def init_zeros(self):
+        self.candidates: dict[int, tuple] = {}  # id of a provisional guard -> (index, name)
+        # id of a statement adding to s_name -> (name, the sensitivities its term moves
+        # on: names or (name, item); None: no structural zero), and for `a, b = p` (p's
+        # term `(s_a, s_b)`), each item's name (None: 0.0)
+        self.additions: dict[int, tuple] = {}
+        self.sources = None   # (while a rule is put in: what its terms move on)
+        self.items = None
+        self.in_candidate = None  # (the index of the provisional guard being filled)
+        self.guarded_sure: dict[str, set] = {}  # name -> guards that added to it (no `if`)
+        self.lazies: list = []  # (guards, plain form, guarded form) of each lazy choice
+        self.kept: set[int] = set()  # indexes of the guards found needless (unwrapped)
+
+    # --- while the sweep is built ------------------------------------------------------------
+
+    def may_guard(self, name: str, value) -> bool:
+        """Is ``name = value``'s rule one to put in a provisional guard: a call, its slope
+        multiplying ``s_name``, its differentiated operands numbers or arrays?"""
+        from .resolve import classify, names_in
+        if name in self.structured or name in self.shaped or self.kind(name).container or \
+                isinstance(value, gast.Name) or name == self.returned:
+            return False
+        if classify(value, self.source, self.local_names).kind != "call":
+            return False
+        return all(self.kind(n).numeric for n in names_in(value) if n in self.active)
+
+    def guarded_rule(self, name: str, emit) -> None:
+        """``emit()`` puts ``name``'s rule in ``self.block``: put it in a provisional guard."""
+        start, index = len(self.block), len(self.candidates)
+        self.in_candidate, self.sources = index, (name,)
+        try:
+            emit()
+        finally:
+            self.in_candidate, self.sources = None, None
+        chunk = self.block[start:]
+        if not chunk:
+            return
+        if name in self.structured or name in self.shaped:  # (found out by the rule)
+            self.kept.add(index)
+            return
+        del self.block[start:]
+        guard = gast.If(gast.Name(f"{_GUARD}{index}", gast.Load(), None, None), chunk, [])
+        self.candidates[id(guard)] = (index, name)
+        self.block.append(guard)
+
+    def note_addition(self, name: str, stmt) -> None:
+        self.additions[id(stmt)] = (name, self.sources, self.items)
+
+    def note_sure(self, name: str) -> None:
+        """``s_name`` is added to outside any ``if`` (or in a provisional guard)."""
+        if self.in_candidate is None:
+            self.sure.add(name)
+        elif name not in self.sure:
+            self.guarded_sure.setdefault(name, set()).add(self.in_candidate)
+
+    def maybe_placeholder(self, target: str) -> bool | None:
+        """Is ``s_target`` surely added to (False) or not yet (True) at a rule reading it;
+        None where that depends on guards not yet known."""
+        if target in self.sure:
+            return False
+        return None if target in self.guarded_sure else True
+
+    def lazy(self, target: str, plain, guarded):
+        """A choice made once the guards are known: ``plain`` where one of the guards that
+        added to ``s_target`` is found needless, else ``guarded``."""
+        self.lazies.append((frozenset(self.guarded_sure[target]), plain, guarded))
+        return gast.Call(gast.Name(f"{_LAZY}{len(self.lazies) - 1}", gast.Load(), None, None),
+                         [], [])
+
+    # --- once it is built ------------------------------------------------------------------
+
+    def settle_zeros(self, stmts: list) -> list:
+        """Analyze the sweep, then drop, keep or unwrap each provisional guard and set the
+        flags the kept ones test."""
+        if not self.candidates and not self.lazies:
+            return stmts
+        self._module = gast.Module(stmts, [])
+        self._untracked = self._find_untracked(stmts)
+        self._forced = self._unguardable()
+        self._at: dict[int, dict] = {}  # id of a statement -> the state before it
+        start = {}
+        self._walk(stmts, start)
+        decisions = {}
+        for key, (index, name) in self.candidates.items():
+            state = self._at.get(key, {})
+            decisions[key] = SURE if key in self._forced else self._state(state, name)
+            if decisions[key] == SURE:
+                self.kept.add(index)
+        flags = self._flags(stmts, decisions)  # (forced guards: unwrapped)
+        out = self._rewrite(stmts, decisions, flags)
+        self.flags = flags
+        return _Lazies(self).visit(gast.Module(out, [])).body
+
+    def _find_untracked(self, stmts) -> set:
+        """Names whose sensitivity something else than a recorded term or reset changes
+        (an item set, an append): never taken as surely zero."""
+        names = {s: n for n, s in self.namer._sens.items()}
+        out = {self.returned} | set(self.structured) | set(self.shaped)
+        for node in trees.walk(gast.Module(stmts, [])):
+            targets = node.targets if isinstance(node, gast.Assign) else \
+                [node.target] if isinstance(node, (gast.AugAssign, gast.For)) else []
+            for target in targets:
+                for part in trees.walk(target):
+                    if isinstance(part, gast.Name) and part.id in names and \
+                            id(node) not in self.additions:
+                        out.add(names[part.id])
+            if isinstance(node, gast.Call) and any(
+                    isinstance(n, gast.Name) and n.id in names and
+                    isinstance(node.func, gast.Attribute) for n in trees.walk(node.func)):
+                out |= {names[n.id] for n in trees.walk(node.func)
+                        if isinstance(n, gast.Name) and n.id in names}
+        for name, sources, items in self.additions.values():
+            if self.kind(name).container and items is None:
+                out.add(name)  # (a list or tuple tracked item by item, or not at all)
+        for name, sources, items in self.additions.values():
+            if items is not None and any(i is not None and len(i) != len(items) for n, _, i in
+                                         self.additions.values() if n == name):
+                out.add(name)
+        return out
+
+    def _unguardable(self) -> set:
+        """The provisional guards left out whatever the analysis finds: on the numba
+        target, those adding to an array's sensitivity (left 0.0 where the guard is
+        skipped, it would have two types there)."""
+        if getattr(self.imports.backend, "name", None) != "numba":
+            return set()
+        out = set()
+        for guard in trees.walk(self._module):
+            key = id(guard)
+            if key in self.candidates and any(
+                    id(n) in self.additions and
+                    self.kind(self.additions[id(n)][0]).tag != "scalar"
+                    for n in trees.walk(guard)):
+                out.add(key)
+        return out
+
+    def _state(self, state: dict, ref) -> str:
+        name = ref[0] if isinstance(ref, tuple) else ref
+        if name in self._untracked:
+            return SURE
+        if isinstance(ref, tuple):
+            return state.get(ref, ZERO)
+        items = [v for k, v in state.items() if isinstance(k, tuple) and k[0] == ref]
+        if items:  # (a tuple tracked item by item, read whole)
+            return SURE if SURE in items else MAYBE if MAYBE in items else ZERO
+        return state.get(ref, ZERO)
+
+    def _walk(self, stmts: list, state: dict) -> dict:
+        for stmt in stmts:
+            self._at[id(stmt)] = dict(state)
+            if id(stmt) in self.candidates and id(stmt) not in self._forced:
+                name = self.candidates[id(stmt)][1]
+                now = self._state(state, name)
+                if now == SURE:
+                    state = self._walk(stmt.body, state)
+                elif now == MAYBE:
+                    inside = dict(state)
+                    inside[name] = SURE
+                    state = _joined(state, self._walk(stmt.body, inside))
+            elif isinstance(stmt, gast.If):
+                body = self._walk(stmt.body, dict(state))
+                state = _joined(body, self._walk(stmt.orelse, dict(state)))
+            elif isinstance(stmt, (gast.For, gast.While)):
+                head = dict(state)
+                while True:  # (a pass may run no, one or many times: a fixed point)
+                    new = _joined(state, self._walk(stmt.body, dict(head)))
+                    if new == head:
+                        break
+                    head = new
+                state = head
+            elif id(stmt) in self.additions:
+                name, sources, items = self.additions[id(stmt)]
+                if name in self._untracked:
+                    continue
+                if items is not None:
+                    for i, item in enumerate(items):
+                        term = ZERO if item is None else self._state(state, item)
+                        state[(name, i)] = _add(state.get((name, i), ZERO), term)
+                else:
+                    term = SURE if sources is None else ZERO
+                    for ref in sources or ():
+                        term = _add(term, self._state(state, ref))
+                    state[name] = _add(state.get(name, ZERO), term)
+            elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Name) and \
+                    stmt.value.id.startswith(_RESET + "pre_"):
+                name = self.resets[int(stmt.value.id.split("_")[-1])]
+                for key in [k for k in state if k == name or
+                            isinstance(k, tuple) and k[0] == name]:
+                    state[key] = ZERO
+                if name not in state:
+                    state[name] = ZERO
+        return state
+
+    def _flags(self, stmts, decisions) -> dict:
+        """The flags needed: for each kept guard's name, and in turn for each name whose
+        sensitivity a term moves on to a flagged one where it may be zero."""
+        needed = [self.candidates[key][1] for key, d in decisions.items() if d == MAYBE]
+        needed = list(dict.fromkeys(needed))
+        for name in needed:
+            for key, (into, sources, items) in self.additions.items():
+                if into != name or sources is None or key not in self._at:
+                    continue
+                state = self._at[key]
+                for ref in sources:
+                    if not isinstance(ref, tuple) and ref not in needed and \
+                            self._state(state, ref) == MAYBE:
+                        needed.append(ref)
+        return {name: self.namer.claim("got_" + name) for name in needed}
+
+    def _flag_value(self, key, flags):
+        """What ``got_name`` becomes after the statement ``key`` adds to ``s_name``: None
+        where it stays as it was."""
+        name, sources, items = self.additions[key]
+        state = self._at.get(key)
+        if state is None or self._state(state, name) == SURE:
+            return None
+        if items is not None or sources is None:
+            return gast.Constant(True, None)
+        terms = []
+        for ref in sources:
+            now = self._state(state, ref)
+            if now == SURE or now == MAYBE and (isinstance(ref, tuple) or ref not in flags):
+                return gast.Constant(True, None)
+            if now == MAYBE:
+                terms.append(ref)
+        if not terms:
+            return None
+        if self._state(state, name) == MAYBE:
+            terms.insert(0, name)
+        loads = [gast.Name(flags[n], gast.Load(), None, None) for n in terms]
+        return loads[0] if len(loads) == 1 else gast.BoolOp(gast.Or(), loads)
+
+    def _rewrite(self, stmts: list, decisions: dict, flags: dict) -> list:
+        out = []
+        for stmt in stmts:
+            decision = decisions.get(id(stmt))
+            if decision == ZERO:
+                continue
+            if decision is not None:  # (the rule's statements: where the guard is)
+                stmt.body = [located(s, stmt) for s in stmt.body]
+            for field in ("body", "orelse"):
+                if isinstance(getattr(stmt, field, None), list):
+                    setattr(stmt, field, self._rewrite(getattr(stmt, field), decisions, flags))
+            if decision == SURE:
+                out.extend(stmt.body)
+                continue
+            if decision == MAYBE:
+                stmt.test = gast.Name(flags[self.candidates[id(stmt)][1]], gast.Load(), None,
+                                      None)
+            out.append(stmt)
+            if id(stmt) in self.additions and self.additions[id(stmt)][0] in flags:
+                value = self._flag_value(id(stmt), flags)
+                name = self.additions[id(stmt)][0]
+            elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Name) and \
+                    stmt.value.id.startswith(_RESET + "pre_"):
+                name = self.resets[int(stmt.value.id.split("_")[-1])]
+                value = gast.Constant(False, None) if name in flags and id(stmt) in self._at \
+                    and self._state(self._at[id(stmt)], name) != ZERO else None
+            else:
+                value = None
+            if value is not None:
+                out.append(located(gast.Assign([gast.Name(flags[name], gast.Store(), None,
+                                                          None)], value, None), stmt))
+        return out
+
+
+def _joined(a: dict, b: dict) -> dict:
+    return {key: _join(a.get(key, ZERO), b.get(key, ZERO)) for key in set(a) | set(b)}
+
+
+class _Lazies(trees.Transformer):
+    """Each lazy choice made: its plain form where a guard of its name was found needless."""
+
+    def __init__(self, sweep):
+        self.sweep = sweep
+
+    def visit_Call(self, node):
+        if isinstance(node.func, gast.Name) and node.func.id.startswith(_LAZY):
+            guards, plain, guarded = self.sweep.lazies[int(node.func.id[len(_LAZY):])]
+            chosen = plain if guards & self.sweep.kept else guarded
+            return self.visit(trees.clone(chosen))
+        return self.generic_visit(node)
