@@ -220,10 +220,11 @@ class StructuralZeros:
 
     def _walk(self, stmts: list, state: dict) -> dict:
         for stmt in stmts:
-            self._at[id(stmt)] = dict(state)
-            if id(stmt) in self.candidates and id(stmt) not in self._forced:
+            if id(stmt) in self._forced:  # (unwrapped whatever the states)
+                state = self._walk(stmt.body, state)
+            elif id(stmt) in self.candidates:
                 name = self.candidates[id(stmt)][1]
-                now = self._state(state, name)
+                now = self._note(stmt, state, [name])[name]
                 if now == SURE:
                     state = self._walk(stmt.body, state)
                 elif now == MAYBE:
@@ -240,11 +241,12 @@ class StructuralZeros:
                     if new == head:
                         break
                     head = new
-                state = head
+                state = _joined(head, self._walk(stmt.orelse, dict(head)))
             elif id(stmt) in self.additions:
                 name, sources, items = self.additions[id(stmt)]
                 if name in self._untracked:
                     continue
+                self._note(stmt, state, [name, *(sources or ())])
                 if items is not None:
                     for i, item in enumerate(items):
                         term = ZERO if item is None else self._state(state, item)
@@ -257,12 +259,23 @@ class StructuralZeros:
             elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Name) and \
                     stmt.value.id.startswith(_RESET + "pre_"):
                 name = self.resets[int(stmt.value.id.split("_")[-1])]
+                self._note(stmt, state, [name])
                 for key in [k for k in state if k == name or
                             isinstance(k, tuple) and k[0] == name]:
                     state[key] = ZERO
                 if name not in state:
                     state[name] = ZERO
+            else:  # (another compound statement: each of its blocks may run, or not)
+                for field in ("body", "orelse", "finalbody"):
+                    if isinstance(getattr(stmt, field, None), list):
+                        state = _joined(state, self._walk(getattr(stmt, field), dict(state)))
         return state
+
+    def _note(self, stmt, state: dict, refs: list) -> dict:
+        """Keep (and give) the states of ``refs`` before ``stmt``: the last pass's, at the
+        fixed point."""
+        self._at[id(stmt)] = {ref: self._state(state, ref) for ref in refs}
+        return self._at[id(stmt)]
 
     def _flags(self, stmts, decisions) -> dict:
         """The flags needed: for each kept guard's name, and in turn for each name whose
