@@ -132,3 +132,40 @@ def test_values_every_pass_reads_get_no_flag():
     e[0, 1] = 1e-6
     slope = (broken_rnn(W + e, xs) - broken_rnn(W - e, xs)) / 2e-6
     assert np.isclose(grad(W, xs)[0, 1], slope, rtol=1e-6)
+
+
+def spread_then_unused(v, m, c):
+    t = m + v  # (2, 2, 3) from (3,): v's sensitivity sums s_t over two axes
+    y = np.sqrt(t - 3.0)  # unused where c > 0: s_t is left 0.0, which has no axes
+    if c > 0:
+        z = np.sum(v * 2.0)
+    else:
+        z = np.sum(y)
+    return z
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_a_sensitivity_a_skipped_rule_leaves_zero_is_summed_by_the_helper(c):
+    v, m = np.array([4.0, 5.0, 6.0]), np.ones((2, 2, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = s2sad.grad(spread_then_unused)(v, m, c)
+    for i in range(3):
+        e = np.zeros(3)
+        e[i] = 1e-6
+        slope = (spread_then_unused(v + e, m, c) - spread_then_unused(v - e, m, c)) / 2e-6
+        assert np.isclose(got[i], slope, rtol=1e-6)
+
+
+def times_a_nan(x, w):
+    y = x * w  # w is NaN: so is y's slope with respect to x
+    for i in range(2):
+        if i > 5:
+            x = x + y
+    return x * 2.0
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["optimized", "unoptimized"])
+def test_a_product_with_a_nan_no_one_reads_adds_nothing(optimize):
+    got = s2sad.grad(times_a_nan, optimize=optimize)(1.5, np.nan)
+    assert np.isclose(got, central(times_a_nan, 1.5, np.nan), rtol=1e-6)

@@ -27,6 +27,10 @@ def grad_f(x, y):
     s_x += y * s_z
     return float(s_x)
 
+A value unused on the path taken adds nothing, even where its slope is NaN: its rule is
+left out, or runs under ``if got_y:`` where only some paths use it (see
+:mod:`.structural_zeros`).
+
 The reverse sweep is here; the forward sweep and the tape of overwritten values are in
 :mod:`.tape`, and the instantiation of a rule with a statement's names in :mod:`.instantiate`.
 """
@@ -704,9 +708,11 @@ class Reverse(StructuralZeros, Tape):
         if self._same_shape(like.id, ans):
             return expr
         decided = self.decided_unbroadcast(expr, like.id, ans)
-        if decided is not None:
-            return decided
-        return gast.Call(self.helper(unbroadcast), [expr, self.load(like.id)], [])
+        helper = gast.Call(self.helper(unbroadcast), [expr, self.load(like.id)], [])
+        if decided is not None and decided is not expr:
+            # (s_ans may be left 0.0 where a guard is skipped: no axes to sum over)
+            return self.lazy(None, decided, helper, ans)
+        return helper if decided is None else decided
 
     def decided_unbroadcast(self, expr, like: str, ans: str):
         """``unbroadcast(expr, like)``, ``expr`` shaped like ``ans``, as the kinds decide
@@ -873,7 +879,8 @@ class Reverse(StructuralZeros, Tape):
             spread = gast.Call(self.helper(broadcast_like), [g, self.load(target)], [])
             mapping[next(iter(sig.parameters))] = spread if placeholder is not None or \
                 is_helper(rule.func) or is_generated(self.source) and rule.shape not in (
-                    "elementwise", "scalar") else self.lazy(target, clone(g), spread)
+                    "elementwise", "scalar") else \
+                self.lazy(self.guarded_sure[target], clone(g), spread)
         params = list(sig.parameters)[2:]
         try:
             pre, returned = rule.parsed()

@@ -112,6 +112,11 @@ class StructuralZeros:
             self.kept.add(index)
             return
         del self.block[start:]
+        # (a check of an operand, `check_no_function(f, ...)`, runs whatever the guard finds)
+        self.block.extend(s for s in chunk if isinstance(s, gast.Expr))
+        chunk = [s for s in chunk if not isinstance(s, gast.Expr)]
+        if not chunk:
+            return
         guard = gast.If(gast.Name(f"{_GUARD}{index}", gast.Load(), None, None), chunk, [])
         self.candidates[id(guard)] = (index, name)
         self.block.append(guard)
@@ -133,10 +138,12 @@ class StructuralZeros:
             return False
         return None if target in self.guarded_sure else True
 
-    def lazy(self, target: str, plain, guarded):
-        """A choice made once the guards are known: ``plain`` where one of the guards that
-        added to ``s_target`` is found needless, else ``guarded``."""
-        self.lazies.append((frozenset(self.guarded_sure[target]), plain, guarded))
+    def lazy(self, guards, plain, guarded, name=None):
+        """A choice made once the guards are known: ``plain`` where one of ``guards`` (that
+        added to a sensitivity) is found needless, else ``guarded``. With ``guards`` None:
+        ``plain`` where no guard stays or ``s_name`` is surely added to there."""
+        self.lazies.append((guards if guards is None else frozenset(guards), plain, guarded,
+                            name))
         return gast.Call(gast.Name(f"{_LAZY}{len(self.lazies) - 1}", gast.Load(), None, None),
                          [], [])
 
@@ -149,8 +156,11 @@ class StructuralZeros:
             return stmts
         self._module = gast.Module(stmts, [])
         self._untracked = self._find_untracked(stmts)
+        self._itemized = {name for name, _, items in self.additions.values()
+                          if items is not None}
         self._forced = self._unguardable()
         self._at: dict[int, dict] = {}  # id of a statement -> the state before it
+        self._lazy_states: dict[int, str] = {}  # a lazy choice -> its name's state there
         start = {}
         self._walk(stmts, start)
         decisions = {}
@@ -159,6 +169,7 @@ class StructuralZeros:
             decisions[key] = SURE if key in self._forced else self._state(state, name)
             if decisions[key] == SURE:
                 self.kept.add(index)
+        self.changed = any(d != SURE for d in decisions.values())
         flags = self._flags(stmts, decisions)  # (forced guards: unwrapped)
         out = self._rewrite(stmts, decisions, flags)
         self.flags = flags
@@ -213,7 +224,8 @@ class StructuralZeros:
             return SURE
         if isinstance(ref, tuple):
             return state.get(ref, ZERO)
-        items = [v for k, v in state.items() if isinstance(k, tuple) and k[0] == ref]
+        items = [v for k, v in state.items() if isinstance(k, tuple) and k[0] == ref] \
+            if ref in self._itemized else ()
         if items:  # (a tuple tracked item by item, read whole)
             return SURE if SURE in items else MAYBE if MAYBE in items else ZERO
         return state.get(ref, ZERO)
@@ -247,6 +259,12 @@ class StructuralZeros:
                 if name in self._untracked:
                     continue
                 self._note(stmt, state, [name, *(sources or ())])
+                for node in trees.walk(stmt.value):
+                    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                            node.func.id.startswith(_LAZY):
+                        index = int(node.func.id[len(_LAZY):])
+                        if self.lazies[index][3] is not None:
+                            self._lazy_states[index] = self._state(state, self.lazies[index][3])
                 if items is not None:
                     for i, item in enumerate(items):
                         term = ZERO if item is None else self._state(state, item)
@@ -260,11 +278,10 @@ class StructuralZeros:
                     stmt.value.id.startswith(_RESET + "pre_"):
                 name = self.resets[int(stmt.value.id.split("_")[-1])]
                 self._note(stmt, state, [name])
-                for key in [k for k in state if k == name or
-                            isinstance(k, tuple) and k[0] == name]:
-                    state[key] = ZERO
-                if name not in state:
-                    state[name] = ZERO
+                state[name] = ZERO
+                if name in self._itemized:
+                    for key in [k for k in state if isinstance(k, tuple) and k[0] == name]:
+                        state[key] = ZERO
             else:  # (another compound statement: each of its blocks may run, or not)
                 for field in ("body", "orelse", "finalbody"):
                     if isinstance(getattr(stmt, field, None), list):
@@ -282,11 +299,15 @@ class StructuralZeros:
         sensitivity a term moves on to a flagged one where it may be zero."""
         needed = [self.candidates[key][1] for key, d in decisions.items() if d == MAYBE]
         needed = list(dict.fromkeys(needed))
+        into_name: dict[str, list] = {}
+        for key, (into, sources, items) in self.additions.items():
+            if sources is not None and key in self._at:
+                into_name.setdefault(into, []).append((key, sources))
         for name in needed:
-            for key, (into, sources, items) in self.additions.items():
-                if into != name or sources is None or key not in self._at:
-                    continue
+            for key, sources in into_name.get(name, ()):
                 state = self._at[key]
+                if self._state(state, name) == SURE:
+                    continue  # (its flag is set already: no term's flag needed)
                 for ref in sources:
                     if not isinstance(ref, tuple) and ref not in needed and \
                             self._state(state, ref) == MAYBE:
@@ -362,7 +383,13 @@ class _Lazies(trees.Transformer):
 
     def visit_Call(self, node):
         if isinstance(node.func, gast.Name) and node.func.id.startswith(_LAZY):
-            guards, plain, guarded = self.sweep.lazies[int(node.func.id[len(_LAZY):])]
-            chosen = plain if guards & self.sweep.kept else guarded
+            index = int(node.func.id[len(_LAZY):])
+            guards, plain, guarded, name = self.sweep.lazies[index]
+            if guards is None:
+                sweep = self.sweep
+                chosen = plain if not getattr(sweep, "changed", False) or \
+                    sweep._lazy_states.get(index) == SURE else guarded
+            else:
+                chosen = plain if guards & self.sweep.kept else guarded
             return self.visit(trees.clone(chosen))
         return self.generic_visit(node)
