@@ -173,7 +173,7 @@ class StructuralZeros:
         flags = self._flags(stmts, decisions)  # (forced guards: unwrapped)
         out = self._rewrite(stmts, decisions, flags)
         self.flags = flags
-        return _Lazies(self).visit(gast.Module(out, [])).body
+        return _Lazies(self).visit(gast.Module(out, [])).body if self.lazies else out
 
     def _find_untracked(self, stmts) -> set:
         """Names whose sensitivity something else than a recorded term or reset changes
