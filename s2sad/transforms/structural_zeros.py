@@ -165,8 +165,8 @@ class StructuralZeros:
         self._walk(stmts, start)
         decisions = {}
         for key, (index, name) in self.candidates.items():
-            state = self._at.get(key, {})
-            decisions[key] = SURE if key in self._forced else self._state(state, name)
+            decisions[key] = SURE if key in self._forced else \
+                self._at.get(key, {}).get(name, ZERO)
             if decisions[key] == SURE:
                 self.kept.add(index)
         self.changed = any(d != SURE for d in decisions.values())
@@ -193,13 +193,13 @@ class StructuralZeros:
                     isinstance(node.func, gast.Attribute) for n in trees.walk(node.func)):
                 out |= {names[n.id] for n in trees.walk(node.func)
                         if isinstance(n, gast.Name) and n.id in names}
+        # (a list or tuple is tracked item by item, where only unpackings add to it, of one
+        # length, or not at all)
+        lengths: dict[str, set] = {}
         for name, sources, items in self.additions.values():
-            if self.kind(name).container and items is None:
-                out.add(name)  # (a list or tuple tracked item by item, or not at all)
-        for name, sources, items in self.additions.values():
-            if items is not None and any(i is not None and len(i) != len(items) for n, _, i in
-                                         self.additions.values() if n == name):
-                out.add(name)
+            lengths.setdefault(name, set()).add(None if items is None else len(items))
+        out |= {name for name, sizes in lengths.items() if len(sizes) > 1 or
+                None in sizes and self.kind(name).container}
         return out
 
     def _unguardable(self) -> set:
@@ -222,8 +222,8 @@ class StructuralZeros:
         name = ref[0] if isinstance(ref, tuple) else ref
         if name in self._untracked:
             return SURE
-        if isinstance(ref, tuple):
-            return state.get(ref, ZERO)
+        if isinstance(ref, tuple):  # (an item: of a tuple tracked whole, the whole's)
+            return state.get(ref if name in self._itemized else name, ZERO)
         items = [v for k, v in state.items() if isinstance(k, tuple) and k[0] == ref] \
             if ref in self._itemized else ()
         if items:  # (a tuple tracked item by item, read whole)
@@ -305,12 +305,12 @@ class StructuralZeros:
                 into_name.setdefault(into, []).append((key, sources))
         for name in needed:
             for key, sources in into_name.get(name, ()):
-                state = self._at[key]
-                if self._state(state, name) == SURE:
+                state = self._at[key]  # (the states of the names it reads, kept by _note)
+                if state[name] == SURE:
                     continue  # (its flag is set already: no term's flag needed)
                 for ref in sources:
                     if not isinstance(ref, tuple) and ref not in needed and \
-                            self._state(state, ref) == MAYBE:
+                            state[ref] == MAYBE:
                         needed.append(ref)
         return {name: self.namer.claim("got_" + name) for name in needed}
 
@@ -319,20 +319,20 @@ class StructuralZeros:
         where it stays as it was."""
         name, sources, items = self.additions[key]
         state = self._at.get(key)
-        if state is None or self._state(state, name) == SURE:
+        if state is None or state[name] == SURE:
             return None
         if items is not None or sources is None:
             return gast.Constant(True, None)
         terms = []
         for ref in sources:
-            now = self._state(state, ref)
+            now = state[ref]
             if now == SURE or now == MAYBE and (isinstance(ref, tuple) or ref not in flags):
                 return gast.Constant(True, None)
             if now == MAYBE:
                 terms.append(ref)
         if not terms:
             return None
-        if self._state(state, name) == MAYBE:
+        if state[name] == MAYBE:
             terms.insert(0, name)
         loads = [gast.Name(flags[n], gast.Load(), None, None) for n in terms]
         return loads[0] if len(loads) == 1 else gast.BoolOp(gast.Or(), loads)
@@ -362,7 +362,7 @@ class StructuralZeros:
                     stmt.value.id.startswith(_RESET + "pre_"):
                 name = self.resets[int(stmt.value.id.split("_")[-1])]
                 value = gast.Constant(False, None) if name in flags and id(stmt) in self._at \
-                    and self._state(self._at[id(stmt)], name) != ZERO else None
+                    and self._at[id(stmt)][name] != ZERO else None
             else:
                 value = None
             if value is not None:
