@@ -314,6 +314,12 @@ class StructuralZeros:
                         needed.append(ref)
         return {name: self.namer.claim("got_" + name) for name in needed}
 
+    def _adds_zero(self, key) -> bool:
+        """Does statement ``key`` move on only sensitivities that are surely zero there?"""
+        name, sources, items = self.additions.get(key, (None, None, None))
+        return bool(sources) and items is None and key in self._at and \
+            all(self._at[key][ref] == ZERO for ref in sources)
+
     def _flag_value(self, key, flags):
         """What ``got_name`` becomes after the statement ``key`` adds to ``s_name``: None
         where it stays as it was."""
@@ -341,7 +347,7 @@ class StructuralZeros:
         out = []
         for stmt in stmts:
             decision = decisions.get(id(stmt))
-            if decision == ZERO:
+            if decision == ZERO or self._adds_zero(id(stmt)):
                 continue
             if decision is not None:  # (the rule's statements: where the guard is)
                 stmt.body = [located(s, stmt) for s in stmt.body]
