@@ -203,10 +203,10 @@ class StructuralZeros:
         return out
 
     def _unguardable(self) -> set:
-        """The provisional guards left out whatever the analysis finds: on the numba
-        target, those adding to an array's sensitivity (left 0.0 where the guard is
-        skipped, it would have two types there)."""
-        if getattr(self.imports.backend, "name", None) != "numba":
+        """The provisional guards left out whatever the analysis finds: on a compiled
+        target (numba), those adding to an array's sensitivity (left 0.0 where the guard
+        is skipped, it would have two types there, where a name has one)."""
+        if not self.imports.backend.compiler:
             return set()
         out = set()
         for guard in trees.walk(self._module):
