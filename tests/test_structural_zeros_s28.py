@@ -5,51 +5,12 @@ nothing, even where its slope is NaN or infinite: 0 * inf would be NaN. JAX and 
 give the same. A value that is used, times 0.0 at run time, may still give NaN.
 """
 
-# Not fixed yet on main (branch fix/nan of session 28 guards rules with flags, left out for
-# the flags it places where they are always true): the cases that still give NaN.
-NOT_YET = frozenset({
-    "test_an_unused_value_adds_nothing[branch_in_loop-optimized]",
-    "test_an_unused_value_adds_nothing[branch_in_loop-unoptimized]",
-    "test_an_unused_value_adds_nothing[branch_not_taken-optimized]",
-    "test_an_unused_value_adds_nothing[branch_not_taken-unoptimized]",
-    "test_an_unused_value_adds_nothing[copied_in_loop-optimized]",
-    "test_an_unused_value_adds_nothing[copied_in_loop-unoptimized]",
-    "test_an_unused_value_adds_nothing[copied_then_unused-optimized]",
-    "test_an_unused_value_adds_nothing[copied_then_unused-unoptimized]",
-    "test_an_unused_value_adds_nothing[last_pass_unused-optimized]",
-    "test_an_unused_value_adds_nothing[last_pass_unused-unoptimized]",
-    "test_an_unused_value_adds_nothing[overwritten_in_loop-optimized]",
-    "test_an_unused_value_adds_nothing[overwritten_in_loop-unoptimized]",
-    "test_an_unused_value_adds_nothing[summed_then_unused-optimized]",
-    "test_an_unused_value_adds_nothing[summed_then_unused-unoptimized]",
-    "test_an_unused_value_adds_nothing[unpacked_but_unused-optimized]",
-    "test_an_unused_value_adds_nothing[unpacked_but_unused-unoptimized]",
-    "test_an_unused_value_adds_nothing[unpacked_in_loop-optimized]",
-    "test_an_unused_value_adds_nothing[unpacked_in_loop-unoptimized]",
-    "test_an_unused_value_adds_nothing[unpacked_twice-optimized]",
-    "test_an_unused_value_adds_nothing[unpacked_twice-unoptimized]",
-    "test_an_unused_value_adds_nothing[while_last_pass_unused-optimized]",
-    "test_an_unused_value_adds_nothing[while_last_pass_unused-unoptimized]",
-    "test_the_numba_target_skips_the_unused_value",
-    "test_the_unused_branch_is_flagged_readably",
-    "test_value_and_grad_hessian_and_second_order_skip_the_unused_value",
-})
-
 import warnings
 
 import numpy as np
 import pytest
 
 import s2sad
-
-
-@pytest.fixture(autouse=True)
-def not_yet(request):
-    """Strict xfail for the cases main still gets wrong (NOT_YET): each fails until fixed."""
-    if request.node.name in NOT_YET:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "an unused value's NaN slope reaches the gradient (0 * NaN): needs structural "
-            "zeros in the reverse pass (session 28's fix/nan)")))
 
 
 def central(f, x, h=1e-6):

@@ -27,6 +27,10 @@ def grad_f(x, y):
     s_x += y * s_z
     return float(s_x)
 
+A value unused on the path taken adds nothing, even where its slope is NaN: its rule is
+left out, or runs under ``if got_y:`` where only some paths use it (see
+:mod:`.structural_zeros`).
+
 The reverse sweep is here; the forward sweep and the tape of overwritten values are in
 :mod:`.tape`, and the instantiation of a rule with a statement's names in :mod:`.instantiate`.
 """
@@ -55,11 +59,12 @@ from .resolve import (classify, is_append, is_setitem, known_value, missing_attr
                       names_in, operand_text, static_value, statement_parts)
 from .instantiate import (RuleInliner, call_rule, held_function, refuse_foreign_index,
                           refuse_foreign_operand)
+from .structural_zeros import StructuralZeros
 from .tape import (Tape, _Restores, _breaks, _carried, _drop_empty_comments, _mutates_in_place,
                    _restore_marker, is_pop)
 
 
-class Reverse(Tape):
+class Reverse(StructuralZeros, Tape):
     """The adjoint of one normalized function (see the module's docstring).
 
     The forward sweep and its tape (pushes, pops, trip counts) are the :class:`Tape` mixin's;
@@ -100,6 +105,8 @@ class Reverse(Tape):
         self.placeholders: set[str] = set()  # containers with a 0.0 for an item's sensitivity
         self.live_aliases: dict = {}
         self.block: list = []
+        self.flags: dict[str, str] = {}  # name -> the flag saying s_name was added to
+        self.init_zeros()
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -164,8 +171,9 @@ class Reverse(Tape):
             call = gast.Call(self.helper(add_sens), [self.load(s), expr], [])
             self.block.append(gast.Assign([self.store(s)], call, None))
         self.received[name] = None  # (where it is already, it keeps its place)
+        self.note_addition(name, self.block[-1])
         if self.branch_depth == 0:
-            self.sure.add(name)
+            self.note_sure(name)
 
     def wants(self, node) -> bool:
         if isinstance(node, gast.Name):
@@ -211,7 +219,8 @@ class Reverse(Tape):
                 self.accumulate(returned, seed)
                 head.extend(self.block)
         self.resets: list = []
-        reverse = self._finish_resets(self.reverse_block(forward, in_loop=False))
+        reverse = self._finish_resets(self.settle_zeros(self.reverse_block(forward,
+                                                                           in_loop=False)))
         # what the reverse sweep reads must hold the right value when it is read: values
         # overwritten in the forward sweep are saved on a stack and restored (Tapenade's TBR)
         nodes = trees.walk(gast.Module(reverse, []))
@@ -250,7 +259,8 @@ class Reverse(Tape):
         reverse = _drop_empty_comments(_Restores(self).visit(gast.Module(reverse, [])).body)
         structures = [gast.Assign([self.store(self.s(n))], self.zeros_of(n), None)
                       for n in self.structured]
-        zero = self._zero_init()
+        zero = self._zero_init() + [gast.Assign([self.store(flag)], gast.Constant(False, None),
+                                                None) for flag in self.flags.values()]
         if self.stack is not None:
             zero.append(gast.Assign([self.store(self.stack)], gast.List([], gast.Load()), None))
         args = clone(self.tree.args)
@@ -481,9 +491,14 @@ class Reverse(Tape):
                 self.accumulate(returned, seed)  # `a, b = x; return b`: b holds the seed
             self.unpack(targets, value)
         else:
-            self.single(stmt, targets[0], value,
-                        seed if targets[0] == returned and targets[0] not in self.carried
-                        else self.load(self.s(targets[0])))
+            g = seed if targets[0] == returned and targets[0] not in self.carried \
+                else self.load(self.s(targets[0]))
+            if isinstance(g, gast.Name) and self.may_guard(targets[0], value):
+                self.guarded_rule(targets[0], lambda: self.single(stmt, targets[0], value, g))
+            else:
+                self.sources = (targets[0],) if isinstance(g, gast.Name) else None
+                self.single(stmt, targets[0], value, g)
+                self.sources = None
         resets = []
         for t in carried:
             if t in self.active:  # the sensitivity of the overwritten value starts afresh
@@ -640,7 +655,11 @@ class Reverse(Tape):
                         part = gast.Subscript(g, gast.Constant(key, None), gast.Load())
                     if target in self.placeholders:  # (its item may be that 0.0)
                         self.placeholders.add(elt.id)
+                    whole = self.sources
+                    if whole is not None:  # (it moves that item's sensitivity on)
+                        self.sources = ((target, key),)
                     self.accumulate(elt.id, part)
+                    self.sources = whole
         elif op.kind == "unknown":
             culprit = next((o for o in op.operands if self.wants(o)), None)
             if culprit is not None:
@@ -690,9 +709,11 @@ class Reverse(Tape):
         if self._same_shape(like.id, ans):
             return expr
         decided = self.decided_unbroadcast(expr, like.id, ans)
-        if decided is not None:
-            return decided
-        return gast.Call(self.helper(unbroadcast), [expr, self.load(like.id)], [])
+        helper = gast.Call(self.helper(unbroadcast), [expr, self.load(like.id)], [])
+        if decided is not None and decided is not expr:
+            # (s_ans may be left 0.0 where a guard is skipped: no axes to sum over)
+            return self.lazy(None, decided, helper, ans)
+        return helper if decided is None else decided
 
     def decided_unbroadcast(self, expr, like: str, ans: str):
         """``unbroadcast(expr, like)``, ``expr`` shaped like ``ans``, as the kinds decide
@@ -809,6 +830,8 @@ class Reverse(Tape):
         if any(isinstance(p, gast.Constant) for p in parts):  # `_, q = pair`: pair[0] gets 0.0
             self.placeholders.add(value.id)
         kind = self.kind(value.id)
+        self.items = tuple(t if isinstance(p, gast.Name) else None
+                           for t, p in zip(targets, parts, strict=True))
         if kind.tag == "list":
             expr = gast.List(parts, gast.Load())
         elif kind.tag == "tuple":
@@ -816,7 +839,9 @@ class Reverse(Tape):
         else:
             expr = gast.Call(self.helper(pack_like),
                              [self.load(value.id), gast.List(parts, gast.Load())], [])
+        self.sources = ()
         self.accumulate(value.id, expr)
+        self.sources = self.items = None
 
     def call(self, stmt, value, op, g, target):
         rule = op.rule
@@ -845,15 +870,18 @@ class Reverse(Tape):
             node, self.source, self.local_names, self.kind))
         if refused is not None:  # (an argument the rule does not model: never a zero)
             raise self.source.error(NoDerivativeError, refused[0], stmt, refused[1])
-        maybe_zero = rule.shape in ("other", "sequence") and (
-            target not in self.sure or target in self.placeholders) and \
+        placeholder = target in self.placeholders or self.maybe_placeholder(target)
+        maybe_zero = rule.shape in ("other", "sequence") and placeholder is not False and \
             target != self.returned  # its sensitivity came in a branch only: maybe still 0.0
         if not isinstance(g, gast.Constant) and (is_helper(rule.func) or maybe_zero or (
                 is_generated(self.source) and rule.shape not in ("elementwise", "scalar"))):
             # differentiating generated code: a sensitivity may still be its 0.0 placeholder,
             # and the helpers' adjoints (np.matmul...) need it shaped like the result
-            mapping[next(iter(sig.parameters))] = gast.Call(
-                self.helper(broadcast_like), [g, self.load(target)], [])
+            spread = gast.Call(self.helper(broadcast_like), [g, self.load(target)], [])
+            mapping[next(iter(sig.parameters))] = spread if placeholder is not None or \
+                is_helper(rule.func) or is_generated(self.source) and rule.shape not in (
+                    "elementwise", "scalar") else \
+                self.lazy(self.guarded_sure[target], clone(g), spread)
         params = list(sig.parameters)[2:]
         try:
             pre, returned = rule.parsed()
