@@ -188,8 +188,11 @@ def svd(g, ans, a, full_matrices=True, *, hermitian=False):
         np.expand_dims(as_gradient(ans[1], g[1]), -1) * np.eye(k) + \
         np.expand_dims(ans[1], -1) * gap_quotient(vh @ np.swapaxes(gvh, -1, -2) - gvh @ v,
                                                   ans[1] ** 2)
-    return u @ inner @ vh + quotient(gu - u @ (ut @ gu), np.expand_dims(ans[1], -2)) @ vh + \
+    outside = quotient(gu - u @ (ut @ gu), np.expand_dims(ans[1], -2)) @ vh + \
         u @ quotient(gvh - gvh @ v @ vh, np.expand_dims(ans[1], -1))
+    # hermitian=True reads a's lower triangle (eigh's): in it where a is not symmetric
+    return read_triangle(u @ inner @ vh + outside, a, True) if hermitian else \
+        u @ inner @ vh + outside
 
 
 if hasattr(np.linalg, "svdvals"):  # NumPy >= 2.0

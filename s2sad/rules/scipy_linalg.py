@@ -604,13 +604,15 @@ def cholesky_complex(g, ans, a, lower=False, overwrite_a=False, check_finite=Tru
     y = np.linalg.solve(lh, np.conj(np.swapaxes(np.tril(m) / (1.0 + np.eye(np.shape(m)[-1])),
                                                 -1, -2)))
     full = np.linalg.solve(lh, np.conj(np.swapaxes(y, -1, -2)))
-    return np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, None, None, None
+    return read_triangle(np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, a, lower), \
+        None, None, None
 
 
 @defcomplex(linalg.cholesky, tangent=True)
 def cholesky_complex_tangent(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
     low = ans if lower else np.conj(np.swapaxes(ans, -1, -2))
-    y = np.linalg.solve(low, (g + np.conj(np.swapaxes(g, -1, -2))) / 2.0)
+    d = spread_triangle(g, a, lower)
+    y = np.linalg.solve(low, (d + np.conj(np.swapaxes(d, -1, -2))) / 2.0)
     x = np.linalg.solve(low, np.conj(np.swapaxes(y, -1, -2)))
     dl = low @ (np.tril(x) / (1.0 + np.eye(np.shape(x)[-1])))
     return (dl if lower else np.conj(np.swapaxes(dl, -1, -2))), None, None, None
@@ -626,13 +628,15 @@ def cho_factor_complex(g, ans, a, lower=False, overwrite_a=False, check_finite=T
     y = np.linalg.solve(lh, np.conj(np.swapaxes(np.tril(m) / (1.0 + np.eye(np.shape(m)[-1])),
                                                 -1, -2)))
     full = np.linalg.solve(lh, np.conj(np.swapaxes(y, -1, -2)))
-    return np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, None, None, None
+    return read_triangle(np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, a, lower), \
+        None, None, None
 
 
 @defcomplex(linalg.cho_factor, tangent=True)
 def cho_factor_complex_tangent(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
     low = np.tril(ans[0]) if lower else np.conj(np.swapaxes(np.triu(ans[0]), -1, -2))
-    y = np.linalg.solve(low, (g + np.conj(np.swapaxes(g, -1, -2))) / 2.0)
+    d = spread_triangle(g, a, lower)
+    y = np.linalg.solve(low, (d + np.conj(np.swapaxes(d, -1, -2))) / 2.0)
     x = np.linalg.solve(low, np.conj(np.swapaxes(y, -1, -2)))
     dl = low @ (np.tril(x) / (1.0 + np.eye(np.shape(x)[-1])))
     # (NaN in the triangle of arbitrary data: it has no derivative)
@@ -681,7 +685,8 @@ def solve_complex(g, ans, a, b, lower=False, overwrite_a=False, overwrite_b=Fals
         triangle(a, lower) + np.swapaxes(triangle(a, lower, False), -1, -2) if assume_a in (
             "sym", "symmetric") else np.swapaxes(a, -1, -2) if transposed else a
     ga = solve_grad(g, ans, m, b, 0)
-    return ((ga + np.conj(np.swapaxes(ga, -1, -2))) / 2.0 if assume_a in _HERMITIAN else
+    return (read_triangle((ga + np.conj(np.swapaxes(ga, -1, -2))) / 2.0, a, lower)
+            if assume_a in _HERMITIAN else
             (ga + np.swapaxes(ga, -1, -2)) / 2.0 if assume_a in ("sym", "symmetric") else
             np.swapaxes(ga, -1, -2) if transposed else ga,
             solve_grad(g, ans, m, b, 1), None, None, None, None, None, None)
@@ -694,7 +699,8 @@ def solve_complex_tangent(g, ans, a, b, lower=False, overwrite_a=False, overwrit
         np.real(a) * np.eye(np.shape(a)[-1]) if assume_a in _HERMITIAN else \
         triangle(a, lower) + np.swapaxes(triangle(a, lower, False), -1, -2) if assume_a in (
             "sym", "symmetric") else np.swapaxes(a, -1, -2) if transposed else a
-    return (solve_tangent((g + np.conj(np.swapaxes(g, -1, -2))) / 2.0 if assume_a in _HERMITIAN
+    d = spread_triangle(g, a, lower)
+    return (solve_tangent((d + np.conj(np.swapaxes(d, -1, -2))) / 2.0 if assume_a in _HERMITIAN
                           else (g + np.swapaxes(g, -1, -2)) / 2.0 if assume_a in (
                               "sym", "symmetric") else
                           np.swapaxes(g, -1, -2) if transposed else g, ans, m, b, 0),
@@ -721,8 +727,8 @@ def eigh_complex(g, ans, a, b=None, lower=True, eigvals_only=False, overwrite_a=
             (0.0 if eigvals_only else
              np.conj(vectors) @ gap_quotient(np.swapaxes(vectors, -1, -2) @ h, ans[0]))) @ \
         np.swapaxes(vectors, -1, -2)
-    return ((full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, None, None, None, None, None,
-            None, None, None, None, None)
+    return (read_triangle((full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, a, lower), None,
+            None, None, None, None, None, None, None, None, None)
 
 
 @defcomplex(linalg.eigh, tangent=True)
@@ -733,8 +739,9 @@ def eigh_complex_tangent(g, ans, a, b=None, lower=True, eigvals_only=False, over
         subset_by_index is None and subset_by_value is None else \
         eigh_refused(b, subset_by_index, subset_by_value)
     row = 0 if lower else np.shape(a)[-1] - 1
+    d = spread_triangle(g, a, lower)
     m = np.conj(np.swapaxes(vectors, -1, -2)) @ \
-        ((g + np.conj(np.swapaxes(g, -1, -2))) / 2.0) @ vectors
+        ((d + np.conj(np.swapaxes(d, -1, -2))) / 2.0) @ vectors
     dv = vectors @ gap_quotient(m, ans[0] if not eigvals_only else ans)
     turn = 1j * np.expand_dims(quotient(-np.imag(dv[..., row, :]), np.real(
         vectors[..., row, :])), -2) * phase_checked(vectors, row, "scipy.linalg.eigh") \

@@ -240,18 +240,21 @@ def svd(g, ans, a, full_matrices=True, *, hermitian=False):
     # m = u^T g v: diag(m) moves s; the rest turns u and vh (divided by the gaps
     # s[j]^2 - s[i]^2), and, for a matrix that is not square, g's part outside u's or v's
     # space adds to the longer factor, divided by s (Townsend 2016)
+    # (hermitian=True reads a's lower triangle, as eigh: the change of the matrix it stands
+    # for, spread_triangle)
     k = np.shape(ans[1])[-1]
     u = ans[0][..., :k]
     vh = ans[2][..., :k, :]
     v = np.swapaxes(vh, -1, -2)
-    m = np.swapaxes(u, -1, -2) @ g @ v
+    m = np.swapaxes(u, -1, -2) @ (spread_triangle(g, a, True) if hermitian else g) @ v
     mt = np.swapaxes(m, -1, -2)
     s_row = np.expand_dims(ans[1], -2)
     s_col = np.expand_dims(ans[1], -1)
     du = u @ gap_quotient(m * s_row + s_col * mt, ans[1] ** 2) + \
-        quotient(g @ v - u @ m, s_row)
+        quotient((spread_triangle(g, a, True) if hermitian else g) @ v - u @ m, s_row)
     dv = v @ gap_quotient(s_col * m + mt * s_row, ans[1] ** 2) + \
-        quotient(np.swapaxes(g, -1, -2) @ u - v @ mt, s_row)
+        quotient(np.swapaxes(spread_triangle(g, a, True) if hermitian else g, -1, -2) @ u -
+                 v @ mt, s_row)
     return [svd_completed(du, ans[0], np.nan), np.diagonal(m, 0, -2, -1),
             svd_completed(np.swapaxes(dv, -1, -2), ans[2], np.nan)]
 
