@@ -143,9 +143,9 @@ def cholesky(g, ans, a, upper=False):
 # eigh, eigvalsh and cholesky read one triangle of ``a``, which stands for a symmetric
 # matrix: their gradients are symmetric (exact along symmetric changes of ``a``), as
 # JAX's are, where ``a`` is symmetric; where it is not, they are in the triangle read
-# (``read_triangle``: exact in every entry). The eigenvectors' terms divide by the gaps w[j] - w[i] (``quotient``: 0
-# where the numerator is, infinite where a repeated eigenvalue's eigenvectors would
-# need a derivative they do not have).
+# (``read_triangle``: exact in every entry). The eigenvectors' terms divide by the gaps
+# w[j] - w[i] (``quotient``: 0 where the numerator is, infinite where a repeated
+# eigenvalue's eigenvectors would need a derivative they do not have).
 
 
 deffacts(np.linalg.eigh, fields=(("eigenvalues", "eigenvectors"), (-1, 0)))
