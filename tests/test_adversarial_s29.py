@@ -15,6 +15,10 @@ with the test that fails without its fix:
   ``np.linalg.pinv(hermitian=True)`` (whose formula used the whole matrix: -0.65 for
   -0.46) and ``scipy.stats.multivariate_normal``'s ``cov`` (SciPy reads its lower
   triangle; the rule inverted the whole matrix: -0.289 for -0.270).
+* ``a = b = [x[0], x[1]]; a[0] = x[2]; return b[0] * b[1]``: the right value and a wrong
+  gradient ([-0.71, 1.13, 0.0] for [0.0, 1.13, -0.71]); the same for a dict, three
+  names, or ``a.append``. ``b = a`` was known to share the list, the temporary both names
+  took was not: refused at the update now, as for ``b = a``.
 
 Tried and found right (not added as tests): astype to int/bool/float32 and back; ``//``,
 ``%``, ``np.fmod``, ``np.round``, ``np.rint``, ``np.trunc``; bool masks as numbers;
@@ -22,7 +26,9 @@ complex ``.real``/``.imag``/``abs``/``conj``/``angle``/``sqrt``/``log``; float32
 reshape/ravel/flatten of transposed arrays; broadcast_to; diagonal/trace offsets;
 overlapping ``y[1:] += y[:-1]``; in-place updates through views, ``out=``, ``np.put``,
 ``np.add.at``, ``x.flat`` and lists holding one array twice (refused at their line);
-chained comparisons; ``and``/``or`` of numbers; for-else, while-else; default arguments;
+chained comparisons; ``and``/``or`` of numbers; swaps of items and rows; ``A += A.T``,
+``a *= a``, ``a[:] = a[::-1]``; sum/mean/cumsum/prod with an integer ``dtype``;
+``np.clip`` with bounds reversed; ``list.copy``, ``list(a)``; for-else, while-else; default arguments;
 closures read late; ``*args``/``**kwargs``; class attributes; tuple swaps; ``np.maximum``,
 ``np.max``, ``np.sort``, ``np.clip``, ``max`` at ties between equal expressions;
 ``np.abs`` at 0; ``np.where`` with a NaN branch; ``np.cumprod``/``np.prod`` with zeros;
@@ -38,6 +44,8 @@ xlog1py, softmax, erf, erfinv, betaln; scipy.linalg solve (transposed), solve_tr
 expm, inv, det, lu_solve, cho_solve, sqrtm, logm; Hessians, ``jacobian(grad(f))`` and
 ``grad`` of ``grad`` of 28 of these; ``target="numba"`` on 12 loops.
 """
+
+import inspect
 
 import numpy as np
 import pytest
@@ -235,3 +243,59 @@ def test_the_gradient_in_a_matrix_argument():
     np.testing.assert_allclose(got, got.T)
     want = central_differences(lambda b: eigvalsh_of_argument((b + b.T) / 2.0), (s,), 0)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+# --- a chained assignment of a list or a dict: both names reach it ---------------------------
+
+
+def chained_list(x):
+    a = b = [x[0], x[1]]
+    a[0] = x[2]
+    return b[0] * b[1]
+
+
+def chained_list_other_name(x):
+    a = b = [x[0], x[1]]
+    b[0] = x[2]
+    return a[0] * a[1]
+
+
+def chained_list_three(x):
+    a = b = c = [x[0], x[1]]
+    c[1] = x[2]
+    return a[1] * b[0]
+
+
+def chained_dict(x):
+    a = b = {"u": x[0], "v": x[1]}
+    a["u"] = x[2]
+    return b["u"] * b["v"]
+
+
+def chained_append(x):
+    a = b = [x[0], x[1]]
+    a.append(x[2])
+    return b[2] * b[1]
+
+
+CHAINED = [chained_list, chained_list_other_name, chained_list_three, chained_dict,
+           chained_append]
+
+
+@pytest.mark.parametrize("f", CHAINED, ids=[f.__name__ for f in CHAINED])
+def test_an_update_through_one_name_of_a_chained_assignment_is_refused(f):
+    # (b[0] read as x[0], not x[2]: a gradient of [-0.71, 1.13, 0.0] for [0.0, 1.13, -0.71])
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="reaches too") as caught:
+        s2sad.grad(f)(X.copy())
+    line = next(t for t in inspect.getsource(f).splitlines()[1:] if "x[2]" in t)
+    assert line.strip() in str(caught.value)
+
+
+def chained_list_read_by_its_own_name(x):
+    a = b = [x[0], x[1]]
+    a[0] = a[0] * x[2]
+    return a[0] * a[1]
+
+
+def test_a_chained_list_updated_and_read_by_one_name_is_still_followed():
+    check(chained_list_read_by_its_own_name, s2sad.grad(chained_list_read_by_its_own_name))

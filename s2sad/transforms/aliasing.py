@@ -439,8 +439,13 @@ class Aliasing:
         def user(atom: str) -> str:
             return next((k for k, v in self.current.items() if v == atom), atom)
         if isinstance(value, gast.Name):
+            # (a = b = [x]: both reach the temporary's list, so each reaches the other's)
+            others = [k for k in sorted(self.holders.get(value.id, ())) if k != name and
+                      user(value.id) in self.holders.get(self.current.get(k), ())]
             self.holders.setdefault(value.id, set()).add(name)
-            self.holders.setdefault(ssa, set()).add(user(value.id))
+            self.holders.setdefault(ssa, set()).update([user(value.id)] + others)
+            for other in others:
+                self.holders.setdefault(self.current[other], set()).add(name)
         elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
             self.holders.setdefault(ssa, set()).add(user(value.value.id))
         elif isinstance(value, (gast.List, gast.Tuple, gast.Dict)):
