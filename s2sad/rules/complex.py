@@ -24,7 +24,7 @@ from ..runtime import (as_gradient, cast_like, norm_grad, reduced_size, scaled_p
                        unbroadcast, var_grad)
 from ..runtime.higher import reduce_tangent, sens_like
 from ..runtime.linalg import complex_norm_checked, norm_grad_second
-from ..runtime.matrices import real_checked
+from ..runtime.matrices import read_triangle, real_checked, spread_triangle
 from ..runtime.products import vecdot_grad
 
 # --- the parts of a complex number ---------------------------------------------------------
@@ -232,14 +232,15 @@ def sign_tangent(g, ans, x):
 def eigvalsh(g, ans, a, UPLO="L"):
     # d w_k = Re(v_k^H da v_k): conj(v) diag(g) v^T
     v = np.linalg.eigh(a, UPLO)[1]
-    return (np.conj(v) * np.expand_dims(np.real(as_gradient(ans, g)), -2)) @ \
-        np.swapaxes(v, -1, -2)
+    return read_triangle((np.conj(v) * np.expand_dims(np.real(as_gradient(ans, g)), -2)) @
+                         np.swapaxes(v, -1, -2), a, UPLO in ("L", "l"))
 
 
 @defcomplex(np.linalg.eigvalsh, tangent=True)
 def eigvalsh_tangent(g, ans, a, UPLO="L"):
     v = np.linalg.eigh(a, UPLO)[1]
-    return np.real(np.sum(np.conj(v) * (((g + np.conj(np.swapaxes(g, -1, -2))) / 2.0) @ v),
+    d = spread_triangle(g, a, UPLO in ("L", "l"))
+    return np.real(np.sum(np.conj(v) * (((d + np.conj(np.swapaxes(d, -1, -2))) / 2.0) @ v),
                           axis=-2))
 
 

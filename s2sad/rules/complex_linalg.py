@@ -28,7 +28,7 @@ import numpy as np
 
 from ..registry import defcomplex, deffacts, deftangent, defvjp, nondifferentiable
 from ..runtime import (as_gradient, gap_quotient, largest_rows, phase_checked, quotient,
-                       svd_completed, svd_kept)
+                       read_triangle, spread_triangle, svd_completed, svd_kept)
 
 
 nondifferentiable(largest_rows, phase_checked)
@@ -98,14 +98,15 @@ def eigh(g, ans, a, UPLO="L"):
     vt = np.swapaxes(ans[1], -1, -2)
     full = (np.conj(ans[1]) * np.expand_dims(np.real(as_gradient(ans[0], g[0])), -2) +
             np.conj(ans[1]) @ gap_quotient(vt @ h, ans[0])) @ vt
-    return (full + np.conj(np.swapaxes(full, -1, -2))) / 2.0
+    return read_triangle((full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, a, row == 0)
 
 
 @defcomplex(np.linalg.eigh, tangent=True)
 def eigh_tangent(g, ans, a, UPLO="L"):
     row = 0 if UPLO in ("L", "l") else np.shape(a)[-1] - 1
+    d = spread_triangle(g, a, row == 0)
     m = np.conj(np.swapaxes(ans[1], -1, -2)) @ \
-        ((g + np.conj(np.swapaxes(g, -1, -2))) / 2.0) @ ans[1]
+        ((d + np.conj(np.swapaxes(d, -1, -2))) / 2.0) @ ans[1]
     dv = ans[1] @ gap_quotient(m, ans[0])
     turn = 1j * np.expand_dims(quotient(-np.imag(dv[..., row, :]), np.real(
         ans[1][..., row, :])), -2) * phase_checked(ans[1], row, "eigh") \
@@ -182,13 +183,14 @@ def cholesky(g, ans, a, upper=False):
     p = np.tril(m) / (1.0 + np.eye(np.shape(m)[-1]))
     y = np.linalg.solve(lh, np.conj(np.swapaxes(p, -1, -2)))
     full = np.linalg.solve(lh, np.conj(np.swapaxes(y, -1, -2)))
-    return np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0
+    return read_triangle(np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, a, not upper)
 
 
 @defcomplex(np.linalg.cholesky, tangent=True)
 def cholesky_tangent(g, ans, a, upper=False):
     low = np.conj(np.swapaxes(ans, -1, -2)) if upper else ans
-    y = np.linalg.solve(low, (g + np.conj(np.swapaxes(g, -1, -2))) / 2.0)
+    d = spread_triangle(g, a, not upper)
+    y = np.linalg.solve(low, (d + np.conj(np.swapaxes(d, -1, -2))) / 2.0)
     x = np.linalg.solve(low, np.conj(np.swapaxes(y, -1, -2)))
     dl = low @ (np.tril(x) / (1.0 + np.eye(np.shape(x)[-1])))
     return np.conj(np.swapaxes(dl, -1, -2)) if upper else dl

@@ -37,8 +37,8 @@ import numpy as np
 
 from ..registry import deffacts, deflinear, deftangent, defvjp, nondifferentiable
 from ..runtime import (cholesky_grad, cofactors, cofactors_change, cofactors_second,
-                       gap_quotient, norm_grad, quotient, solve_grad, svd_completed, svd_cut,
-                       svd_kept, unbroadcast)
+                       gap_quotient, norm_grad, quotient, read_triangle, solve_grad,
+                       spread_triangle, svd_completed, svd_cut, svd_kept, unbroadcast)
 from ..runtime.higher import cholesky_tangent, not_differentiable_yet, sens_like, solve_tangent
 from ..runtime.linalg import (cholesky_adjoint_jet, cholesky_grad_adjoint_l,
                               cholesky_grad_jet, cholesky_grad_tangent_l,
@@ -425,3 +425,19 @@ deflinear(svd_cut)
 @deftangent(svd_completed)
 def svd_completed_tangent(g, ans, d, like, fill):
     return svd_completed(g, like, 0.0), None, None
+
+
+# --- one triangle read: each helper is the other's adjoint (linear in its first argument) ---
+
+
+@defvjp(read_triangle, shape="other")
+def read_triangle_rule(g, ans, h, a, lower):
+    return spread_triangle(g, a, lower), None, None
+
+
+@defvjp(spread_triangle, shape="other")
+def spread_triangle_rule(g, ans, t, a, lower):
+    return read_triangle(g, a, lower), None, None
+
+
+deflinear(read_triangle, spread_triangle)

@@ -17,8 +17,8 @@ import numpy as np
 from ..registry import defdtype, deffacts, defvjp, refuse_values
 from ..runtime import (as_gradient, cholesky_grad, cofactors, diag_grad, diagonal_grad,
                        dot_grad_left, dot_grad_right, einsum_grad, gap_quotient, inner_grad,
-                       kron_grad, matmul_grad_left, matmul_grad_right, quotient, solve_grad,
-                       svd_kept, tensordot_grad, trace_grad, vecdot_grad)
+                       kron_grad, matmul_grad_left, matmul_grad_right, quotient, read_triangle,
+                       solve_grad, svd_kept, tensordot_grad, trace_grad, vecdot_grad)
 
 
 @defvjp(np.dot, shape="other")
@@ -133,17 +133,19 @@ def solve(g, ans, a, b):
 
 @defvjp(np.linalg.cholesky, shape="other")
 def cholesky(g, ans, a, upper=False):
-    # symmetric: the gradient of a function of a symmetric matrix's lower triangle
-    return cholesky_grad(np.swapaxes(g, -1, -2) if upper else g,
-                         np.swapaxes(ans, -1, -2) if upper else ans)
+    # symmetric: the gradient of a function of a symmetric matrix's lower triangle (the
+    # upper one for upper=True), in the triangle read where a is not symmetric
+    return read_triangle(cholesky_grad(np.swapaxes(g, -1, -2) if upper else g,
+                                       np.swapaxes(ans, -1, -2) if upper else ans), a, not upper)
 
 
 # --- eigen- and singular value decompositions ----------------------------------------
 # eigh, eigvalsh and cholesky read one triangle of ``a``, which stands for a symmetric
 # matrix: their gradients are symmetric (exact along symmetric changes of ``a``), as
-# JAX's are. The eigenvectors' terms divide by the gaps w[j] - w[i] (``quotient``: 0
-# where the numerator is, infinite where a repeated eigenvalue's eigenvectors would
-# need a derivative they do not have).
+# JAX's are, where ``a`` is symmetric; where it is not, they are in the triangle read
+# (``read_triangle``: exact in every entry). The eigenvectors' terms divide by the gaps
+# w[j] - w[i] (``quotient``: 0 where the numerator is, infinite where a repeated
+# eigenvalue's eigenvectors would need a derivative they do not have).
 
 
 deffacts(np.linalg.eigh, fields=(("eigenvalues", "eigenvectors"), (-1, 0)))
@@ -155,13 +157,14 @@ def eigh(g, ans, a, UPLO="L"):
     vt = np.swapaxes(ans[1], -1, -2)
     turns = gap_quotient(vt @ as_gradient(ans[1], g[1]), ans[0])
     full = (ans[1] * np.expand_dims(as_gradient(ans[0], g[0]), -2) + ans[1] @ turns) @ vt
-    return (full + np.swapaxes(full, -1, -2)) / 2.0
+    return read_triangle((full + np.swapaxes(full, -1, -2)) / 2.0, a, UPLO in ("L", "l"))
 
 
 @defvjp(np.linalg.eigvalsh, shape="other")
 def eigvalsh(g, ans, a, UPLO="L"):
     v = np.linalg.eigh(a, UPLO)[1]
-    return (v * np.expand_dims(as_gradient(ans, g), -2)) @ np.swapaxes(v, -1, -2)
+    return read_triangle((v * np.expand_dims(as_gradient(ans, g), -2)) @ np.swapaxes(v, -1, -2),
+                         a, UPLO in ("L", "l"))
 
 
 deffacts(np.linalg.svd, fields=(("U", "S", "Vh"), (0, -1, 0)))
@@ -185,8 +188,11 @@ def svd(g, ans, a, full_matrices=True, *, hermitian=False):
         np.expand_dims(as_gradient(ans[1], g[1]), -1) * np.eye(k) + \
         np.expand_dims(ans[1], -1) * gap_quotient(vh @ np.swapaxes(gvh, -1, -2) - gvh @ v,
                                                   ans[1] ** 2)
-    return u @ inner @ vh + quotient(gu - u @ (ut @ gu), np.expand_dims(ans[1], -2)) @ vh + \
+    outside = quotient(gu - u @ (ut @ gu), np.expand_dims(ans[1], -2)) @ vh + \
         u @ quotient(gvh - gvh @ v @ vh, np.expand_dims(ans[1], -1))
+    # hermitian=True reads a's lower triangle (eigh's): in it where a is not symmetric
+    return read_triangle(u @ inner @ vh + outside, a, True) if hermitian else \
+        u @ inner @ vh + outside
 
 
 if hasattr(np.linalg, "svdvals"):  # NumPy >= 2.0

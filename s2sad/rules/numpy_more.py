@@ -20,32 +20,37 @@ import numpy as np
 
 from ..registry import (defcomplex, defdtype, deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_values)
-from ..runtime import as_gradient, cast_like
+from ..runtime import as_gradient, cast_like, read_triangle, spread_triangle
 from ..runtime.numpy_more import (delete_sources, gradient_axes, insert_sources, like_dtype,
                                   pad_pairs, partition_sources, piecewise_conditions)
 from .numpy_shape import vstack
 
 # --- the pseudo-inverse ----------------------------------------------------------------
 # d pinv(a) = -p da p + p p^T da^T (1 - a p) + (1 - p a) da^T p^T p, where the rank
-# does not change (Golub and Pereyra, 1973); hermitian=True reads one triangle, like
-# eigh: the gradient is symmetric (exact along symmetric changes of a).
+# does not change (Golub and Pereyra, 1973); hermitian=True reads a's lower triangle, like
+# eigh: the formula takes the symmetric matrix it stands for, s, and the gradient is
+# eigh's (symmetric where a is, else in the triangle read: read_triangle).
 
 
 @defvjp(np.linalg.pinv, shape="other")
 def pinv(g, ans, a, rcond=None, hermitian=False, *, rtol=None):
+    s = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2) if hermitian else a
     pt = np.swapaxes(ans, -1, -2)
     gt_p_pt = np.swapaxes(g, -1, -2) @ ans @ pt
     pt_p_gt = pt @ ans @ np.swapaxes(g, -1, -2)
-    full = -(pt @ g @ pt) + gt_p_pt - a @ (ans @ gt_p_pt) + pt_p_gt - (pt_p_gt @ ans) @ a
-    return (full + np.swapaxes(full, -1, -2)) / 2.0 if hermitian else full
+    full = -(pt @ g @ pt) + gt_p_pt - s @ (ans @ gt_p_pt) + pt_p_gt - (pt_p_gt @ ans) @ s
+    return read_triangle((full + np.swapaxes(full, -1, -2)) / 2.0, a, True) if hermitian else \
+        full
 
 
 @deftangent(np.linalg.pinv)
 def pinv_tangent(g, ans, a, rcond=None, hermitian=False, *, rtol=None):
-    da = (g + np.swapaxes(g, -1, -2)) / 2.0 if hermitian else g
+    s = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2) if hermitian else a
+    da = (spread_triangle(g, a, True) + np.swapaxes(spread_triangle(g, a, True), -1, -2)) / \
+        2.0 if hermitian else g
     p_pt_dat = ans @ np.swapaxes(ans, -1, -2) @ np.swapaxes(da, -1, -2)
     dat_pt_p = np.swapaxes(da, -1, -2) @ np.swapaxes(ans, -1, -2) @ ans
-    return -(ans @ da @ ans) + p_pt_dat - (p_pt_dat @ a) @ ans + dat_pt_p - ans @ (a @ dat_pt_p)
+    return -(ans @ da @ ans) + p_pt_dat - (p_pt_dat @ s) @ ans + dat_pt_p - ans @ (s @ dat_pt_p)
 
 
 # --- least squares: x = pinv(a) b where a has full rank ----------------------------------

@@ -7,7 +7,8 @@ matrix ``expm([[A^T, G], [0, A^T]])`` (its corner is the Frechet derivative), ``
 a Sylvester equation. Matrices are stacked in the last two axes where SciPy accepts
 stacks. Functions that read one triangle of a symmetric matrix (``cholesky``,
 ``cho_factor``, ``eigh``, ``solve`` with ``assume_a="pos"``) get symmetric gradients,
-exact along symmetric changes, as ``np.linalg``'s rules do.
+exact along symmetric changes, where the matrix is symmetric, and gradients in the
+triangle read where it is not (``read_triangle``), as ``np.linalg``'s rules do.
 
 >>> import numpy as np
 >>> from s2sad import registry
@@ -27,7 +28,8 @@ from ..runtime import (as_columns, as_gradient, band_full, band_of, band_transpo
                        block_diag_part, block_diag_place, cholesky_grad, cofactors, eigh_refused,
                        factor_part,
                        from_columns, gap_quotient, phase_checked, pivots_matrix, quotient,
-                       real_checked, solve_grad, square_factors, toeplitz_grad, triangle,
+                       read_triangle, real_checked, solve_grad, spread_triangle, square_factors,
+                       toeplitz_grad, triangle,
                        unbroadcast)
 from ..runtime.higher import cholesky_tangent, solve_tangent
 
@@ -68,8 +70,9 @@ def solve_triangular_tangent(g, ans, a, b, trans=0, lower=False, unit_diagonal=F
 def cholesky(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
     # Murray's formula (cholesky_grad, as np.linalg.cholesky's), for the lower factor L
     # (U = L^T: its sensitivity transposed)
-    return (cholesky_grad(g, ans) if lower else
-            cholesky_grad(np.swapaxes(g, -1, -2), np.swapaxes(ans, -1, -2)), None, None, None)
+    return (read_triangle(cholesky_grad(g, ans) if lower else
+                          cholesky_grad(np.swapaxes(g, -1, -2), np.swapaxes(ans, -1, -2)),
+                          a, lower), None, None, None)
 
 
 @deftangent(linalg.cholesky)
@@ -77,8 +80,9 @@ def cholesky_tangent_rule(g, ans, a, lower=False, overwrite_a=False, check_finit
     # dL = L Phi(L^-1 sym(da) L^-T), two triangular solves (dU = dL^T)
     m = np.swapaxes(linalg.solve_triangular(
         ans if lower else np.swapaxes(ans, -1, -2), np.swapaxes(linalg.solve_triangular(
-            ans if lower else np.swapaxes(ans, -1, -2), (g + np.swapaxes(g, -1, -2)) / 2.0, 0,
-            True), -1, -2), 0, True), -1, -2)
+            ans if lower else np.swapaxes(ans, -1, -2),
+            (spread_triangle(g, a, lower) + np.swapaxes(spread_triangle(g, a, lower), -1, -2)) /
+            2.0, 0, True), -1, -2), 0, True), -1, -2)
     return ((ans @ (np.tril(m) / (1.0 + np.eye(np.shape(ans)[-1]))) if lower else
              (np.triu(m) / (1.0 + np.eye(np.shape(ans)[-1]))) @ ans), None, None, None)
 
@@ -88,19 +92,21 @@ deffacts(linalg.cho_factor, fields=(("c", "lower"), (0, -2)))
 
 @defvjp(linalg.cho_factor, shape="sequence")
 def cho_factor(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
-    return (cholesky_grad(factor_part(as_gradient(ans[0], g[0]), ans[0], lower),
-                          np.tril(ans[0])) if lower else
-            cholesky_grad(np.swapaxes(factor_part(as_gradient(ans[0], g[0]), ans[0], lower),
-                                      -1, -2), np.swapaxes(np.triu(ans[0]), -1, -2)),
+    return (read_triangle(cholesky_grad(factor_part(as_gradient(ans[0], g[0]), ans[0], lower),
+                                        np.tril(ans[0])) if lower else
+                          cholesky_grad(np.swapaxes(factor_part(as_gradient(ans[0], g[0]),
+                                                                ans[0], lower), -1, -2),
+                                        np.swapaxes(np.triu(ans[0]), -1, -2)), a, lower),
             None, None, None)
 
 
 @deftangent(linalg.cho_factor)
 def cho_factor_tangent(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
     # (NaN in the triangle of arbitrary data: it has no derivative)
-    return ([cholesky_tangent(g, np.tril(ans[0])) +
+    return ([cholesky_tangent(spread_triangle(g, a, lower), np.tril(ans[0])) +
              np.triu(np.full_like(ans[0], np.nan), 1) if lower else
-             np.swapaxes(cholesky_tangent(g, np.swapaxes(np.triu(ans[0]), -1, -2)), -1, -2) +
+             np.swapaxes(cholesky_tangent(spread_triangle(g, a, lower),
+                                          np.swapaxes(np.triu(ans[0]), -1, -2)), -1, -2) +
              np.tril(np.full_like(ans[0], np.nan), -1), False], None, None, None)
 
 
@@ -143,7 +149,7 @@ def solve(g, ans, a, b, lower=False, overwrite_a=False, overwrite_b=False, check
         "sym", "symmetric", "her", "hermitian", "pos", "positive definite") else \
         np.swapaxes(a, -1, -2) if transposed else a
     ga = solve_grad(g, ans, m, b, 0)
-    return ((ga + np.swapaxes(ga, -1, -2)) / 2.0 if assume_a in (
+    return (read_triangle((ga + np.swapaxes(ga, -1, -2)) / 2.0, a, lower) if assume_a in (
                 "sym", "symmetric", "her", "hermitian", "pos", "positive definite") else
             np.swapaxes(ga, -1, -2) if transposed else ga,
             solve_grad(g, ans, m, b, 1), None, None, None, None, None, None)
@@ -155,7 +161,8 @@ def solve_tangent_rule(g, ans, a, b, lower=False, overwrite_a=False, overwrite_b
     m = triangle(a, lower) + np.swapaxes(triangle(a, lower, False), -1, -2) if assume_a in (
         "sym", "symmetric", "her", "hermitian", "pos", "positive definite") else \
         np.swapaxes(a, -1, -2) if transposed else a
-    return (solve_tangent((g + np.swapaxes(g, -1, -2)) / 2.0 if assume_a in (
+    d = spread_triangle(g, a, lower)
+    return (solve_tangent((d + np.swapaxes(d, -1, -2)) / 2.0 if assume_a in (
                 "sym", "symmetric", "her", "hermitian", "pos", "positive definite") else
                 np.swapaxes(g, -1, -2) if transposed else g, ans, m, b, 0),
             solve_tangent(g, ans, m, b, 1), None, None, None, None, None, None)
@@ -300,8 +307,8 @@ def eigh(g, ans, a, b=None, lower=True, eigvals_only=False, overwrite_a=False,
             (0.0 if eigvals_only else
              vectors @ gap_quotient(np.swapaxes(vectors, -1, -2) @ as_gradient(ans[1], g[1]),
                                     ans[0]))) @ np.swapaxes(vectors, -1, -2)
-    return ((full + np.swapaxes(full, -1, -2)) / 2.0, None, None, None, None, None, None, None,
-            None, None, None)
+    return (read_triangle((full + np.swapaxes(full, -1, -2)) / 2.0, a, lower), None, None, None,
+            None, None, None, None, None, None, None)
 
 
 @deftangent(linalg.eigh)
@@ -311,7 +318,8 @@ def eigh_tangent(g, ans, a, b=None, lower=True, eigvals_only=False, overwrite_a=
     vectors = (linalg.eigh(a, lower=lower)[1] if eigvals_only else ans[1]) if b is None and \
         subset_by_index is None and subset_by_value is None else \
         eigh_refused(b, subset_by_index, subset_by_value)
-    m = np.swapaxes(vectors, -1, -2) @ ((g + np.swapaxes(g, -1, -2)) / 2.0) @ vectors
+    d = spread_triangle(g, a, lower)
+    m = np.swapaxes(vectors, -1, -2) @ ((d + np.swapaxes(d, -1, -2)) / 2.0) @ vectors
     return (np.diagonal(m, 0, -2, -1) if eigvals_only else
             [np.diagonal(m, 0, -2, -1), vectors @ gap_quotient(m, ans[0])],
             None, None, None, None, None, None, None, None, None, None)
@@ -596,13 +604,15 @@ def cholesky_complex(g, ans, a, lower=False, overwrite_a=False, check_finite=Tru
     y = np.linalg.solve(lh, np.conj(np.swapaxes(np.tril(m) / (1.0 + np.eye(np.shape(m)[-1])),
                                                 -1, -2)))
     full = np.linalg.solve(lh, np.conj(np.swapaxes(y, -1, -2)))
-    return np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, None, None, None
+    return read_triangle(np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, a, lower), \
+        None, None, None
 
 
 @defcomplex(linalg.cholesky, tangent=True)
 def cholesky_complex_tangent(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
     low = ans if lower else np.conj(np.swapaxes(ans, -1, -2))
-    y = np.linalg.solve(low, (g + np.conj(np.swapaxes(g, -1, -2))) / 2.0)
+    d = spread_triangle(g, a, lower)
+    y = np.linalg.solve(low, (d + np.conj(np.swapaxes(d, -1, -2))) / 2.0)
     x = np.linalg.solve(low, np.conj(np.swapaxes(y, -1, -2)))
     dl = low @ (np.tril(x) / (1.0 + np.eye(np.shape(x)[-1])))
     return (dl if lower else np.conj(np.swapaxes(dl, -1, -2))), None, None, None
@@ -618,13 +628,15 @@ def cho_factor_complex(g, ans, a, lower=False, overwrite_a=False, check_finite=T
     y = np.linalg.solve(lh, np.conj(np.swapaxes(np.tril(m) / (1.0 + np.eye(np.shape(m)[-1])),
                                                 -1, -2)))
     full = np.linalg.solve(lh, np.conj(np.swapaxes(y, -1, -2)))
-    return np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, None, None, None
+    return read_triangle(np.conj(full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, a, lower), \
+        None, None, None
 
 
 @defcomplex(linalg.cho_factor, tangent=True)
 def cho_factor_complex_tangent(g, ans, a, lower=False, overwrite_a=False, check_finite=True):
     low = np.tril(ans[0]) if lower else np.conj(np.swapaxes(np.triu(ans[0]), -1, -2))
-    y = np.linalg.solve(low, (g + np.conj(np.swapaxes(g, -1, -2))) / 2.0)
+    d = spread_triangle(g, a, lower)
+    y = np.linalg.solve(low, (d + np.conj(np.swapaxes(d, -1, -2))) / 2.0)
     x = np.linalg.solve(low, np.conj(np.swapaxes(y, -1, -2)))
     dl = low @ (np.tril(x) / (1.0 + np.eye(np.shape(x)[-1])))
     # (NaN in the triangle of arbitrary data: it has no derivative)
@@ -673,7 +685,8 @@ def solve_complex(g, ans, a, b, lower=False, overwrite_a=False, overwrite_b=Fals
         triangle(a, lower) + np.swapaxes(triangle(a, lower, False), -1, -2) if assume_a in (
             "sym", "symmetric") else np.swapaxes(a, -1, -2) if transposed else a
     ga = solve_grad(g, ans, m, b, 0)
-    return ((ga + np.conj(np.swapaxes(ga, -1, -2))) / 2.0 if assume_a in _HERMITIAN else
+    return (read_triangle((ga + np.conj(np.swapaxes(ga, -1, -2))) / 2.0, a, lower)
+            if assume_a in _HERMITIAN else
             (ga + np.swapaxes(ga, -1, -2)) / 2.0 if assume_a in ("sym", "symmetric") else
             np.swapaxes(ga, -1, -2) if transposed else ga,
             solve_grad(g, ans, m, b, 1), None, None, None, None, None, None)
@@ -686,7 +699,8 @@ def solve_complex_tangent(g, ans, a, b, lower=False, overwrite_a=False, overwrit
         np.real(a) * np.eye(np.shape(a)[-1]) if assume_a in _HERMITIAN else \
         triangle(a, lower) + np.swapaxes(triangle(a, lower, False), -1, -2) if assume_a in (
             "sym", "symmetric") else np.swapaxes(a, -1, -2) if transposed else a
-    return (solve_tangent((g + np.conj(np.swapaxes(g, -1, -2))) / 2.0 if assume_a in _HERMITIAN
+    d = spread_triangle(g, a, lower)
+    return (solve_tangent((d + np.conj(np.swapaxes(d, -1, -2))) / 2.0 if assume_a in _HERMITIAN
                           else (g + np.swapaxes(g, -1, -2)) / 2.0 if assume_a in (
                               "sym", "symmetric") else
                           np.swapaxes(g, -1, -2) if transposed else g, ans, m, b, 0),
@@ -713,8 +727,8 @@ def eigh_complex(g, ans, a, b=None, lower=True, eigvals_only=False, overwrite_a=
             (0.0 if eigvals_only else
              np.conj(vectors) @ gap_quotient(np.swapaxes(vectors, -1, -2) @ h, ans[0]))) @ \
         np.swapaxes(vectors, -1, -2)
-    return ((full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, None, None, None, None, None,
-            None, None, None, None, None)
+    return (read_triangle((full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, a, lower), None,
+            None, None, None, None, None, None, None, None, None)
 
 
 @defcomplex(linalg.eigh, tangent=True)
@@ -725,8 +739,9 @@ def eigh_complex_tangent(g, ans, a, b=None, lower=True, eigvals_only=False, over
         subset_by_index is None and subset_by_value is None else \
         eigh_refused(b, subset_by_index, subset_by_value)
     row = 0 if lower else np.shape(a)[-1] - 1
+    d = spread_triangle(g, a, lower)
     m = np.conj(np.swapaxes(vectors, -1, -2)) @ \
-        ((g + np.conj(np.swapaxes(g, -1, -2))) / 2.0) @ vectors
+        ((d + np.conj(np.swapaxes(d, -1, -2))) / 2.0) @ vectors
     dv = vectors @ gap_quotient(m, ans[0] if not eigvals_only else ans)
     turn = 1j * np.expand_dims(quotient(-np.imag(dv[..., row, :]), np.real(
         vectors[..., row, :])), -2) * phase_checked(vectors, row, "scipy.linalg.eigh") \

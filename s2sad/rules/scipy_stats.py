@@ -25,7 +25,7 @@ import numpy as np
 from scipy import special, stats
 
 from ..registry import defresult, deffacts, deftangent, defvjp, refuse_varying
-from ..runtime import full_rank_inverse, unbroadcast
+from ..runtime import full_rank_inverse, read_triangle, spread_triangle, unbroadcast
 
 # --- the location-scale families: one table, their rules written from it -------------------
 # Each row is one family: its shape parameters, the derivative ``dz`` of its standard log
@@ -269,8 +269,9 @@ def dirichlet_pdf_tangent(g, ans, x, alpha):
 # --- the multivariate normal: x's components along its last axis ---------------------------
 # With r = x - mean and P the inverse of cov, logpdf is -(d log(2 pi) + log det cov +
 # r P r) / 2: its derivatives are -P r in x, P r in mean, and (P r r P - P) / 2 in cov,
-# summed over the points (symmetric, as for np.linalg.cholesky: exact along symmetric
-# changes of cov). A number or a vector for cov is that times the identity, or its
+# summed over the points. SciPy reads cov's lower triangle (scipy.linalg.eigh): c2 is the
+# matrix it stands for, and the gradient is eigh's (symmetric where cov is, else in the
+# triangle read: read_triangle). A number or a vector for cov is that times the identity, or its
 # diagonal, as in SciPy; the points are the rows of x reshaped to (-1, d).
 
 
@@ -279,31 +280,33 @@ def dirichlet_pdf_tangent(g, ans, x, alpha):
 _MVN_ADJOINT = """\
 def multivariate_normal_{method}(g, ans, x, mean=None, cov=1, allow_singular=False):
     m = 0.0 if mean is None else mean
-    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m))) if \
-        not allow_singular else full_rank_inverse(cov if np.ndim(cov) == 2 else
-                                                  cov * np.eye(np.size(m)))
+    c2 = np.tril(cov) + np.transpose(np.tril(cov, -1)) if np.ndim(cov) == 2 else \
+        cov * np.eye(np.size(m))
+    p = np.linalg.inv(c2) if not allow_singular else full_rank_inverse(c2)
     r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p  # (P r, for each point)
     h = np.reshape({g}, (-1, 1)) * r
     c = 0.5 * (np.transpose(h) @ r - np.sum({g}) * p)
     return (unbroadcast(np.reshape(-h, np.shape(x - m)), x),
             unbroadcast(np.reshape(h, np.shape(x - m)), mean),
-            c if np.ndim(cov) == 2 else unbroadcast(c * np.eye(np.size(m)), cov), None)
+            read_triangle(c, cov, True) if np.ndim(cov) == 2 else
+            unbroadcast(c * np.eye(np.size(m)), cov), None)
 """
 
 _MVN_TANGENT = """\
 def multivariate_normal_{method}_tangent(g, ans, x, mean=None, cov=1, allow_singular=False):
     m = 0.0 if mean is None else mean
-    p = np.linalg.inv(cov if np.ndim(cov) == 2 else cov * np.eye(np.size(m))) if \
-        not allow_singular else full_rank_inverse(cov if np.ndim(cov) == 2 else
-                                                  cov * np.eye(np.size(m)))
+    c2 = np.tril(cov) + np.transpose(np.tril(cov, -1)) if np.ndim(cov) == 2 else \
+        cov * np.eye(np.size(m))
+    p = np.linalg.inv(c2) if not allow_singular else full_rank_inverse(c2)
     r = np.reshape(x - m, (-1, np.shape(p)[-1])) @ p
     return ({ans}np.reshape(-np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
                        np.shape(ans)),
             {ans}np.reshape(np.sum(r * np.reshape(g, (-1, np.shape(p)[-1])), axis=-1),
                        np.shape(ans)),
-            {ans}np.reshape(0.5 * (np.sum((r @ (g if np.ndim(cov) == 2 else g * np.eye(
-                np.size(m)))) * r, axis=-1) - np.sum(p * (g if np.ndim(cov) == 2 else g *
-                                                          np.eye(np.size(m))))),
+            {ans}np.reshape(0.5 * (np.sum((r @ (spread_triangle(g, cov, True) if np.ndim(cov) == 2
+                                             else g * np.eye(np.size(m)))) * r, axis=-1) -
+                                   np.sum(p * (spread_triangle(g, cov, True) if np.ndim(cov) == 2
+                                               else g * np.eye(np.size(m))))),
                        np.shape(ans)),
             None)
 """

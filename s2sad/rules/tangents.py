@@ -24,7 +24,7 @@ import numpy as np
 from ..registry import deflinear, deftangent
 from ..runtime import cast_like, cofactors, extremum_grad, nanmean_grad, norm_grad, prod_grad, \
     pad_tangent, ptp_grad, gap_quotient, quotient, reduced_size, svd_completed, std_grad, \
-    var_grad
+    spread_triangle, var_grad
 from ..runtime.higher import (arange_tangent, average_tangent, cholesky_tangent, clip_tangent,
                               cumprod_tangent, pad_values_forward, reduce_tangent, solve_tangent,
                               sort_tangent)
@@ -214,22 +214,25 @@ def solve(g, ans, a, b):
 
 @deftangent(np.linalg.cholesky)
 def cholesky(g, ans, a, upper=False):
-    return np.swapaxes(cholesky_tangent(g, np.swapaxes(ans, -1, -2)), -1, -2) if upper else \
-        cholesky_tangent(g, ans)
+    # (spread_triangle: the change of the symmetric matrix a's triangle stands for)
+    return np.swapaxes(cholesky_tangent(spread_triangle(g, a, False), np.swapaxes(ans, -1, -2)),
+                       -1, -2) if upper else cholesky_tangent(spread_triangle(g, a, True), ans)
 
 
 # the symmetric matrix's change, in the eigenvectors' basis: its diagonal moves the
 # eigenvalues, the rest turns the eigenvectors (see eigh in numpy_linalg.py)
 @deftangent(np.linalg.eigh)
 def eigh(g, ans, a, UPLO="L"):
-    m = np.swapaxes(ans[1], -1, -2) @ ((g + np.swapaxes(g, -1, -2)) / 2.0) @ ans[1]
+    d = spread_triangle(g, a, UPLO in ("L", "l"))
+    m = np.swapaxes(ans[1], -1, -2) @ ((d + np.swapaxes(d, -1, -2)) / 2.0) @ ans[1]
     return [np.diagonal(m, 0, -2, -1), ans[1] @ gap_quotient(m, ans[0])]
 
 
 @deftangent(np.linalg.eigvalsh)
 def eigvalsh(g, ans, a, UPLO="L"):
     v = np.linalg.eigh(a, UPLO)[1]
-    return np.sum(v * (((g + np.swapaxes(g, -1, -2)) / 2.0) @ v), axis=-2)
+    d = spread_triangle(g, a, UPLO in ("L", "l"))
+    return np.sum(v * (((d + np.swapaxes(d, -1, -2)) / 2.0) @ v), axis=-2)
 
 
 @deftangent(np.linalg.svd)
@@ -237,18 +240,21 @@ def svd(g, ans, a, full_matrices=True, *, hermitian=False):
     # m = u^T g v: diag(m) moves s; the rest turns u and vh (divided by the gaps
     # s[j]^2 - s[i]^2), and, for a matrix that is not square, g's part outside u's or v's
     # space adds to the longer factor, divided by s (Townsend 2016)
+    # (hermitian=True reads a's lower triangle, as eigh: the change of the matrix it stands
+    # for, spread_triangle)
     k = np.shape(ans[1])[-1]
     u = ans[0][..., :k]
     vh = ans[2][..., :k, :]
     v = np.swapaxes(vh, -1, -2)
-    m = np.swapaxes(u, -1, -2) @ g @ v
+    m = np.swapaxes(u, -1, -2) @ (spread_triangle(g, a, True) if hermitian else g) @ v
     mt = np.swapaxes(m, -1, -2)
     s_row = np.expand_dims(ans[1], -2)
     s_col = np.expand_dims(ans[1], -1)
     du = u @ gap_quotient(m * s_row + s_col * mt, ans[1] ** 2) + \
-        quotient(g @ v - u @ m, s_row)
+        quotient((spread_triangle(g, a, True) if hermitian else g) @ v - u @ m, s_row)
     dv = v @ gap_quotient(s_col * m + mt * s_row, ans[1] ** 2) + \
-        quotient(np.swapaxes(g, -1, -2) @ u - v @ mt, s_row)
+        quotient(np.swapaxes(spread_triangle(g, a, True) if hermitian else g, -1, -2) @ u -
+                 v @ mt, s_row)
     return [svd_completed(du, ans[0], np.nan), np.diagonal(m, 0, -2, -1),
             svd_completed(np.swapaxes(dv, -1, -2), ans[2], np.nan)]
 

@@ -97,7 +97,8 @@ from .elementwise import (  # noqa: F401
 from .matrices import (  # noqa: F401
     as_columns, from_columns, triangle, factor_part, block_diag_part, block_diag_place,
     toeplitz_grad, band_of, band_full, band_transposed, pivots_matrix, square_factors,
-    eigh_refused, largest_rows, phase_checked, real_checked, full_rank_inverse,
+    eigh_refused, largest_rows, phase_checked, real_checked, full_rank_inverse, read_triangle,
+    spread_triangle,
 )
 from .spectral import (  # noqa: F401
     fit_axes, lengths, fft_axes, fft_sizes, half_sizes, hermitian_weights, swapped_norm,

@@ -315,3 +315,60 @@ def full_rank_inverse(c):
     if bool(xp.all(s > eps)):
         return xp.linalg.inv(c)
     return xp.full(c.shape, np.nan, dtype=xp.result_type(c, 1.0))
+
+
+# --- functions that read one triangle of a symmetric matrix ---------------------------------
+# eigh, eigvalsh, cholesky, cho_factor and the symmetric solves read one triangle of ``a``
+# and take the symmetric (complex: Hermitian, with a real diagonal) matrix it stands for,
+# S(a). Where ``a`` is symmetric their gradients are symmetric (exact along symmetric
+# changes, as JAX's are). Where it is not, a change of the other triangle changes nothing,
+# and one of an entry of the triangle read moves two entries of S(a): those gradients are
+# exact in every entry.
+
+
+def _symmetric_mask(a, xp):
+    """Whether each matrix of the stack ``a`` equals its (conjugate) transpose, shaped to
+    broadcast."""
+    a = xp.asarray(a)
+    return xp.all(a == xp.conj(xp.swapaxes(a, -1, -2)), axis=(-2, -1), keepdims=True)
+
+
+def read_triangle(g, a, lower):
+    """The gradient in ``a`` of a function of ``S(a)``, the symmetric matrix that ``a``'s
+    lower (or upper) triangle stands for, given ``g`` (symmetric), its gradient in
+    ``S(a)``: ``g`` where ``a`` is symmetric, else ``g + g^T`` in the strict triangle read,
+    ``g``'s diagonal, and 0 in the other triangle (complex: ``g + conj(g^T)`` and the real
+    part of the diagonal). :func:`spread_triangle` is its adjoint.
+
+    >>> g = np.array([[1.0, 2.0], [2.0, 3.0]])
+    >>> read_triangle(g, np.array([[1.0, 5.0], [0.0, 1.0]]), True)
+    array([[1., 0.],
+           [4., 3.]])
+    >>> read_triangle(g, np.eye(2), True)  # a symmetric: the symmetric gradient
+    array([[1., 2.],
+           [2., 3.]])
+    """
+    xp = array_module(g, a)
+    n = np.shape(a)[-1]
+    both = g + xp.conj(xp.swapaxes(g, -1, -2))
+    read = triangle(both, lower, False) + xp.real(g) * xp.eye(n, dtype=xp.real(g).dtype)
+    return xp.where(_symmetric_mask(a, xp), g, read)
+
+
+def spread_triangle(t, a, lower):
+    """The change of ``S(a)`` (see :func:`read_triangle`) for the change ``t`` of ``a``:
+    ``t`` where ``a`` is symmetric (the rules take its symmetric part), else ``t``'s
+    triangle read, mirrored (conjugated) into the other one. The adjoint of
+    :func:`read_triangle`.
+
+    >>> a = np.array([[1.0, 5.0], [0.0, 1.0]])
+    >>> spread_triangle(np.array([[1.0, 2.0], [4.0, 3.0]]), a, True)
+    array([[1., 4.],
+           [4., 3.]])
+    """
+    xp = array_module(t, a)
+    n = np.shape(a)[-1]
+    strict = triangle(t, lower, False)
+    mirrored = strict + xp.conj(xp.swapaxes(strict, -1, -2)) + \
+        xp.real(t) * xp.eye(n, dtype=xp.real(t).dtype)
+    return xp.where(_symmetric_mask(a, xp), t, mirrored)

@@ -448,11 +448,26 @@ class Aliasing:
         sweep follows the list by its own name only."""
         def user(atom: str) -> str:
             return next((k for k, v in self.current.items() if v == atom), atom)
-        if isinstance(value, gast.Name):
-            self.holders.setdefault(value.id, set()).add(name)
-            self.holders.setdefault(ssa, set()).add(user(value.id))
-        elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
-            self.holders.setdefault(ssa, set()).add(user(value.value.id))
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                value.func.attr == "get" and isinstance(value.func.value, gast.Name) and \
+                value.func.value.id in self.made:  # (d.get(k): as d[k])
+            value = gast.Subscript(value.func.value, value.args[0] if value.args else
+                                   gast.Constant(None, None), gast.Load())
+        if isinstance(value, gast.Name) or isinstance(value, gast.Subscript) and \
+                isinstance(value.value, gast.Name):
+            # the names that still reach the list: a = b = [x] (both took the temporary's),
+            # b = (a, 1.0)[0] or e = {"k": a}["k"] (the lists a display holds)
+            source = value.id if isinstance(value, gast.Name) else value.value.id
+            mine = user(source)
+            others = sorted(k for k, v in self.current.items() if k not in (name, mine) and
+                            mine in self.holders.get(v, ()) and (
+                                k in self.holders.get(source, ()) or
+                                isinstance(value, gast.Subscript)))
+            if isinstance(value, gast.Name):
+                self.holders.setdefault(source, set()).add(name)
+            self.holders.setdefault(ssa, set()).update([mine] + others)
+            for other in others:
+                self.holders.setdefault(self.current[other], set()).add(name)
         elif isinstance(value, (gast.List, gast.Tuple, gast.Dict)):
             for part in value.values if isinstance(value, gast.Dict) else value.elts:
                 if isinstance(part, gast.Name):

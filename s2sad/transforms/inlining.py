@@ -164,7 +164,7 @@ class Inlining:
             if function is not None:
                 functions[param.id] = function
             else:
-                values[param.id] = self._default_now(expr)
+                values[param.id] = self._default_now(expr, fdef.name)
         if not values and not functions:
             return fdef
         fdef = copy.copy(fdef)
@@ -172,8 +172,11 @@ class Inlining:
         fdef.function_defaults = functions
         return fdef
 
-    def _default_now(self, expr):
+    def _default_now(self, expr, holder: str | None = None):
         value = self.atom(expr)
+        if holder is not None and isinstance(value, gast.Name):  # (def get(l=a): get reaches
+            # a's list, as b = a does)
+            self.holders.setdefault(value.id, set()).add(holder)
         if isinstance(value, gast.Name) and value.id not in self.temps:
             return self.snapshot(value)  # (the variable may be given another value later)
         return value

@@ -173,6 +173,7 @@ class SingleAssignment:
             branches.append(self.out)
             self.out = saved
             shares.extend(self.views(value))
+            self.hold(result, result, value)  # (b = a if c else []: the list a is)
         self.emit(gast.If(cond, *branches))
         self.bind(result, shares)
         return self.load(result)
@@ -427,6 +428,7 @@ class SingleAssignment:
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))
+        self.hold(temp, temp, value)  # (b = (a, 1.0)[0]: the lists the display holds)
         integer_member(self, value)  # (layer.n_calls: an int, dtypes reads)
         if isinstance(value, (gast.List, gast.Dict)) or isinstance(value, gast.Call) and \
                 self._callee(value.func) is list:  # (`[h] * n`, list(x[1:]): made here)
