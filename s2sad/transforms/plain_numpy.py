@@ -25,17 +25,24 @@ float64 ``x``, a float32 operand) gives the operand's precision, not float64.
 ...     s_2 = x * sum_grad(-1.0 * s_1, x, 2, False)
 ...     s_3 = unbroadcast(s_1 + t_1, t_1)
 ...     s_L = matmul_grad_right(s_2, x, L)
-...     return s_2, s_3, transpose_grad(s_L, (0, 2, 1))''').body[0]
+...     s_4 = t_1 * sum_grad(sum_grad(2.0, t_2, None, False) / reduced_size(t_2), t_1, 1, False)
+...     return s_2, s_3, transpose_grad(s_L, (0, 2, 1)), s_4''').body[0]
 >>> kinds = {"x": Kind("array", "x", 3, ones=()), "t_1": Kind("array", "t_1", 2, ones=()),
-...          "L": Kind("array", "L", 3, ones=())}
->>> names = {f: f for f in ("sum_grad", "unbroadcast", "matmul_grad_right", "transpose_grad")}
+...          "L": Kind("array", "L", 3, ones=()), "t_2": Kind("array", "t_2", 1, ones=())}
+>>> names = {f: f for f in ("sum_grad", "unbroadcast", "matmul_grad_right", "transpose_grad",
+...                         "reduced_size")}
 >>> print(unparse(PlainNumpy(kinds, names, "np").visit(fn)))
 def g(x, t_1, t_2, L):
     s_1 = t_1 * 2.0
     s_2 = x * -s_1[:, :, None]
     s_3 = s_1 + t_1
     s_L = np.swapaxes(x, -1, -2) @ s_2
-    return (s_2, s_3, np.transpose(s_L, (0, 2, 1)))
+    s_4 = t_1 * (sum_grad(2.0, t_2, None, False) / t_2.size)[:, None]
+    return (s_2, s_3, np.transpose(s_L, (0, 2, 1)), s_4)
+
+``reduced_size(x, axis)`` of an array is ``x.size`` or ``x.shape[k]``, a Python int; a
+spread value divided by it keeps the array's division (``/ 0`` of an empty one is no
+error), so the number spread stays inside ``sum_grad``.
 """
 
 from __future__ import annotations
@@ -171,6 +178,11 @@ class PlainNumpy(trees.Transformer):
                     ((y.ndim - 1,) if y.ndim - 1 in y.ones else ())
                 return Kind("array", None, x.ndim, ones=ones)
             return ANY
+        if isinstance(node, gast.Attribute) and node.attr == "size" or \
+                isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) \
+                and node.value.attr == "shape" and _int(node.slice) is not None:
+            array = node.value if isinstance(node, gast.Attribute) else node.value.value
+            return SCALAR if _array(self.kind(array, env)) else ANY  # (a Python int)
         if isinstance(node, gast.Subscript):
             return self._subscript_kind(node, env)
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
@@ -186,6 +198,8 @@ class PlainNumpy(trees.Transformer):
             return self._reduced(node, env)
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
             helper = self.names.get(node.func.id)
+            if helper == "reduced_size":
+                return SCALAR  # (a Python int: how many elements a reduction combines)
             at = {"unbroadcast": 1, "sum_grad": 1, "unbroadcast_product": 2,
                   "summed_matmul_grad_left": 3}.get(helper)
             if at is not None and len(node.args) > at:
@@ -433,6 +447,8 @@ class PlainNumpy(trees.Transformer):
                 pass
             elif helper == "unbroadcast" and len(node.args) == 2:
                 plain = self._unbroadcast(*node.args, env)
+            elif helper == "reduced_size" and 1 <= len(node.args) <= 2:
+                plain = self._reduced_size(*node.args, env=env)
             elif helper in ("matmul_grad_left", "matmul_grad_right") and len(node.args) == 3:
                 plain = self._matmul(helper == "matmul_grad_left", *node.args, env)
             if plain is not None:
@@ -526,6 +542,20 @@ class PlainNumpy(trees.Transformer):
         if _array(a) and _array(b) and a.ndim == b.ndim and a.ones == b.ones:
             return g
         return None
+
+    def _reduced_size(self, x, axis=None, env=None):
+        """``reduced_size(x, axis)`` of an array: ``x.size`` (every axis), ``x.shape[k]``
+        (one axis ``k``), the same Python int."""
+        kind = self.kind(x, env)
+        if not _array(kind):
+            return None
+        if axis is None or isinstance(axis, gast.Constant) and axis.value is None:
+            return gast.Attribute(x, "size", gast.Load())
+        k = _int(axis)
+        if k is None or not -kind.ndim <= k < kind.ndim:
+            return None
+        return gast.Subscript(gast.Attribute(x, "shape", gast.Load()),
+                              gast.Constant(k % kind.ndim, None), gast.Load())
 
     def _matmul(self, left: bool, g, x, y, env):
         """``matmul_grad_left(g, x, y)`` (or right) of stacks of matrices whose stacks
