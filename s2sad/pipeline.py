@@ -802,7 +802,10 @@ def plain_numpy(build: Build, kinds: dict) -> bool:
     imports = build.imports
     if not imports.array_module_used:
         return False
-    plain = PlainNumpy(kinds, imports.helpers, imports.numpy(), negate=not build.source.complex)
+    floats = {name for name, (kind, holder) in build.source.arguments.items()
+              if kind == "f" and holder in ("a", "n")}  # (real: the program has no complex)
+    plain = PlainNumpy(kinds, imports.helpers, imports.numpy(), negate=not build.source.complex,
+                       floats=frozenset(floats))
     build.adjoint = plain.visit(build.adjoint)
     return plain.changed
 

@@ -60,3 +60,93 @@ def test_softmax_xent_of_an_empty_batch_is_empty():
     gradient = s2sad.grad(softmax_xent)
     found = gradient(np.zeros((0, 3)), np.zeros((0, 3)))
     assert found.shape == (0, 3)
+
+
+# --- a product by 1.0 of real floats is the floats ------------------------------------
+
+def on_float(x):
+    return np.cos(x) * np.exp(x)
+
+
+def items(x):
+    return x[0] * x[2] + np.sin(x[-1])
+
+
+def unpacked(x):
+    a, b, c = x
+    return a * b + np.sin(c) * a
+
+
+def exp_sum(x):
+    return np.sum(np.exp(x) * x)
+
+
+@pytest.mark.parametrize("f,arg", [
+    (on_float, 0.3),
+    (items, RNG.normal(size=4)),
+    (unpacked, RNG.normal(size=3)),
+], ids=["python-float", "items", "unpacked"])
+def test_times_one_folded_where_floats(f, arg):
+    gradient = s2sad.grad(f)
+    source = gradient.source_for(arg)
+    assert "* 1.0" not in source and "1.0 *" not in source, source
+    expected = central_differences(f, (arg,), 0)
+    np.testing.assert_allclose(gradient(arg), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_times_one_kept_where_it_would_share_an_array():
+    """``s_x = t_1 * 1.0`` (``t_1 = np.exp(x)``) is a new array: ``s_x = t_1`` would add
+    the next term into ``t_1`` itself."""
+    x = RNG.normal(size=5)
+    gradient = s2sad.grad(exp_sum)
+    assert "t_1 * 1.0" in gradient.source_for(x)
+    np.testing.assert_allclose(gradient(x), central_differences(exp_sum, (x,), 0),
+                               rtol=1e-6, atol=1e-8)
+
+
+def scaled_items(w, n):
+    return w[0] * n[1] + w[1] * n[0]
+
+
+def test_times_one_of_integers_stays():
+    """``n[1] * 1.0`` of an integer array is a float: not folded (the sensitivity of an
+    item of ``w`` stays a float)."""
+    import gast
+    from s2sad.codegen import unparse
+    from s2sad.transforms.kinds import Kind
+    from s2sad.transforms.plain_numpy import PlainNumpy
+    tree = gast.parse("def g(w, n):\n    t_1 = np.exp(w)\n    s_a = n[1] * 1.0 + t_1\n"
+                      "    s_b = w[0] * 1.0 + t_1\n    s_c = t_1 * 1.0\n    s_c += t_1 * 1.0\n"
+                      "    return s_a, s_b, s_c").body[0]
+    kinds = {"w": Kind("array", "w", 1, ones=()), "n": Kind("array", "n", 1, ones=())}
+    text = unparse(PlainNumpy(kinds, {}, "np", floats=frozenset({"w"})).visit(tree))
+    assert "s_a = n[1] * 1.0 + t_1" in text          # integers: * 1.0 makes floats
+    assert "s_b = w[0] + t_1" in text                 # floats: the same bits
+    assert "s_c = t_1 * 1.0" in text                  # a new array, not t_1's memory
+    assert "s_c += t_1\n" in text                     # added into s_c: t_1 only read
+    w, n = RNG.normal(size=2), np.array([3, 5])
+    found = s2sad.grad(scaled_items)(w, n)
+    assert found.dtype == np.float64
+    np.testing.assert_allclose(found, central_differences(scaled_items, (w, n), 0),
+                               rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("s_y = --1.0 * math.sin(y)", "s_y = 1.0 * math.sin(y)"),
+    ("s_y = -(-2) * y", "s_y = 2 * y"),
+    ("s_y = -1.0 * y", "s_y = -1.0 * y"),
+    ("s_y = --y", "s_y = --y"),          # (an array's negation is a new array: kept)
+])
+def test_double_sign_of_a_number_folded(line, expected):
+    import gast
+    from s2sad.codegen import unparse
+    from s2sad.transforms.readable import Readable
+    assert unparse(Readable({}).visit(gast.parse(line))).strip() == expected
+
+
+def chain(y):
+    return np.cos(y) + y
+
+
+def test_double_sign_gradient_right():
+    np.testing.assert_allclose(s2sad.grad(chain)(0.7), -np.sin(0.7) + 1.0, rtol=1e-12)

@@ -48,12 +48,16 @@ error), so the number spread stays inside ``sum_grad``.
 from __future__ import annotations
 
 import gast
+import numpy as np
 
-from .. import trees
+from .. import registry, trees
 from ..trees import clone
 from .kinds import ANY, SCALAR, Kind, broadcast_ones
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+# NumPy 2 (NEP 50): a Python number takes the other operand's dtype, so ``e * 1.0`` has
+# ``e``'s for every real float ``e``; NumPy 1 makes a float32 scalar times 1.0 float64
+_WEAK_NUMBERS = int(np.__version__.split(".")[0]) >= 2
 _SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
@@ -148,11 +152,13 @@ class PlainNumpy(trees.Transformer):
     ``negate``: whether ``-1.0 * s`` of an array may be written ``-s`` (real values: a
     complex one's product by ``-1.0`` differs from its negation at infinities)."""
 
-    def __init__(self, kinds: dict, helpers: dict, numpy: str, negate: bool = True):
+    def __init__(self, kinds: dict, helpers: dict, numpy: str, negate: bool = True,
+                 floats: frozenset = frozenset()):
         self.kinds = kinds
         self.names = {alias: name for name, alias in helpers.items()}
         self.numpy = numpy
         self.negate = negate
+        self.floats = set(floats) if negate else set()  # (names holding real floats)
         self.changed = False
 
     # -- kinds of the generated code's values --------------------------------------------
@@ -312,10 +318,12 @@ class PlainNumpy(trees.Transformer):
     # -- the walk ------------------------------------------------------------------------
 
     def visit_FunctionDef(self, node):
-        if not self.names:
+        if not self.names and not self.floats:
             return node
         self.movable = self._movable(node)
+        self.once = self._stored_once(node)
         self.moved: set[str] = set()
+        self.augmented = False  # (the expression walked is an augmented assignment's)
         self.looped = 0  # (how many loops the statement walked is in)
         self._block(node.body, {}, rewrite=True)
         if self.moved:  # (their calls went where they were read)
@@ -352,6 +360,28 @@ class PlainNumpy(trees.Transformer):
                     found[name] = stmt.value
         return found
 
+    @staticmethod
+    def _stored_once(node) -> set[str]:
+        """The names stored once in the function ``node`` (a parameter: never)."""
+        counts: dict = {}
+        for n in trees.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                counts[n.id] = counts.get(n.id, 0) + 1
+        params = {a.id for a in node.args.args if isinstance(a, gast.Name)}
+        return {name for name, count in counts.items() if count == 1 and name not in params}
+
+    def _note_floats(self, stmt) -> None:
+        """Note the names ``stmt`` (an assignment) gives real floats for certain: a name
+        stored once, its value a float (or an array of floats, unpacked)."""
+        if not self.negate or len(stmt.targets) != 1 or not self._float(stmt.value):
+            return
+        target = stmt.targets[0]
+        names = [target] if isinstance(target, gast.Name) else \
+            target.elts if isinstance(target, gast.Tuple) else []
+        for name in names:
+            if isinstance(name, gast.Name) and name.id in self.once:
+                self.floats.add(name.id)
+
     def _stored(self, stmts) -> set[str]:
         return {n.id for stmt in stmts for n in trees.walk(stmt)
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
@@ -371,6 +401,7 @@ class PlainNumpy(trees.Transformer):
             elif isinstance(stmt, gast.Assign):
                 if rewrite:
                     stmt.value = self._expr(stmt.value, env)
+                    self._note_floats(stmt)
                 value = self.kind(stmt.value, env)
                 for target in stmt.targets:
                     for name in self._stored([target]):
@@ -378,7 +409,9 @@ class PlainNumpy(trees.Transformer):
                             len(stmt.targets) == 1 else ANY
             elif isinstance(stmt, gast.AugAssign):
                 if rewrite:
+                    self.augmented = True  # (its value is added into the target, never it)
                     stmt.value = self._expr(stmt.value, env)
+                    self.augmented = False
                 if isinstance(stmt.target, gast.Name) and isinstance(stmt.op, _ARITHMETIC):
                     env[stmt.target.id] = _broadcast([self.kind(stmt.target, env),
                                                       self.kind(stmt.value, env)])
@@ -435,7 +468,9 @@ class PlainNumpy(trees.Transformer):
         if arithmetic:
             if top:
                 self._spread_in(node, env)
-            return self._negated(node, env) if isinstance(node, gast.BinOp) else node
+            if isinstance(node, gast.BinOp):
+                node = self._negated(node, env)
+            return self._unit(node, env, top) if isinstance(node, gast.BinOp) else node
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
                 all(k.arg == "axes" for k in node.keywords):
             helper = self.names.get(node.func.id)
@@ -526,6 +561,62 @@ class PlainNumpy(trees.Transformer):
                 self.changed = True
                 return gast.UnaryOp(gast.USub(), other)
         return node
+
+    def _unit(self, node, env, top: bool):
+        """``e * 1.0`` (or ``1.0 * e``) of real floats: ``e``, the same bits (infinities
+        and NaNs too; not complex numbers, nor integers, which ``* 1.0`` makes floats).
+        Where ``e`` is an array named alone and the product is the whole value, it stays:
+        the product is a new array, and ``s = e`` would share ``e``'s memory."""
+        if not self.negate or not isinstance(node.op, gast.Mult) or not _WEAK_NUMBERS:
+            return node
+        for one, other in ((node.right, node.left), (node.left, node.right)):
+            if isinstance(one, gast.Constant) and type(one.value) in (int, float) and \
+                    one.value == 1 and self._float(other) and (
+                        not top or self.augmented or self._new_value(other, env)):
+                self.changed = True
+                return other
+        return node
+
+    def _new_value(self, node, env) -> bool:
+        """Is ``node`` computed afresh (arithmetic, a NumPy function of the kinds
+        decided), or a number, which no one writes into?"""
+        if _arithmetic(node) or self.kind(node, env).tag == "scalar":
+            return True
+        return isinstance(node, gast.Call) and self._elementwise_float(node)
+
+    def _elementwise_float(self, node) -> bool:
+        """Is ``node`` a call of a NumPy function whose rule says it gives floats
+        elementwise (``np.exp``, ``np.cos``...)?"""
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and
+                isinstance(node.func.value, gast.Name) and
+                node.func.value.id == self.numpy) or node.keywords:
+            return False
+        rule = registry.lookup(getattr(np, node.func.attr, None))
+        return rule is not None and rule.shape == "elementwise" and rule.result == "f"
+
+    def _float(self, node) -> bool:
+        """Does ``node`` hold real floats for certain (a float number, a name noted so, a
+        sensitivity array, a function that gives floats, arithmetic with a float operand,
+        an item of floats)? In a program with no complex values."""
+        if isinstance(node, gast.Constant):
+            return type(node.value) is float
+        if isinstance(node, gast.Name):
+            return node.id in self.floats
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self._float(node.operand)
+        if isinstance(node, gast.Subscript):
+            return self._float(node.value)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, _ARITHMETIC):
+            return self._float(node.left) and self._numeric(node.right) or \
+                self._float(node.right) and self._numeric(node.left)
+        return self._elementwise_float(node)
+
+    def _numeric(self, node) -> bool:
+        """Is ``node`` a Python number, or real floats for certain (not a list, nor an
+        object array)?"""
+        if isinstance(node, gast.Constant):
+            return type(node.value) in (int, float)
+        return self._float(node)
 
     def _floats(self, node, env) -> bool:
         """Is ``node`` an array of floats: an array-valued name the compiler made (a
