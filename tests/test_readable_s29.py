@@ -150,3 +150,30 @@ def chain(y):
 
 def test_double_sign_gradient_right():
     np.testing.assert_allclose(s2sad.grad(chain)(0.7), -np.sin(0.7) + 1.0, rtol=1e-12)
+
+
+# --- a sum the compiler writes, of an array of known kind, is the array's own method -------
+
+def two_layers(W1, b1, W2, b2, X, Y):
+    h = np.tanh(X @ W1 + b1)
+    z = h @ W2 + b2
+    return np.sum((z - Y) ** 2) / X.shape[0]
+
+
+def test_bias_sums_are_methods_and_right():
+    """``s_b = s_z.sum(axis=0)``: the same reduction as ``np.sum`` (NumPy's np.sum calls
+    it), less its dispatch; the user's own ``np.sum`` lines stay as written."""
+    args = (RNG.normal(size=(4, 3)), RNG.normal(size=3), RNG.normal(size=(3, 2)),
+            RNG.normal(size=2), RNG.normal(size=(5, 4)), RNG.normal(size=(5, 2)))
+    gradient = s2sad.grad(two_layers, wrt=(0, 1, 2, 3))
+    source = gradient.source_for(*args)
+    assert ".sum(axis=0)" in source and "np.sum(s_" not in source, source
+    for k, found in enumerate(gradient(*args)):
+        np.testing.assert_allclose(found, central_differences(two_layers, args, k),
+                                   rtol=1e-6, atol=1e-8)
+
+
+def test_user_sums_keep_their_spelling():
+    x = RNG.normal(size=(3, 4))
+    source = s2sad.grad(softmax_xent).source_for(x, _one_hot(3, 4))
+    assert "np.sum(np.exp(" in source or "= np.sum(t_" in source, source

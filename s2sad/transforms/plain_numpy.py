@@ -26,7 +26,8 @@ float64 ``x``, a float32 operand) gives the operand's precision, not float64.
 ...     s_3 = unbroadcast(s_1 + t_1, t_1)
 ...     s_L = matmul_grad_right(s_2, x, L)
 ...     s_4 = t_1 * sum_grad(sum_grad(2.0, t_2, None, False) / reduced_size(t_2), t_1, 1, False)
-...     return s_2, s_3, transpose_grad(s_L, (0, 2, 1)), s_4''').body[0]
+...     s_5 = np.sum(s_3, axis=0)
+...     return s_2, s_3, transpose_grad(s_L, (0, 2, 1)), s_4, s_5''').body[0]
 >>> kinds = {"x": Kind("array", "x", 3, ones=()), "t_1": Kind("array", "t_1", 2, ones=()),
 ...          "L": Kind("array", "L", 3, ones=()), "t_2": Kind("array", "t_2", 1, ones=())}
 >>> names = {f: f for f in ("sum_grad", "unbroadcast", "matmul_grad_right", "transpose_grad",
@@ -38,11 +39,14 @@ def g(x, t_1, t_2, L):
     s_3 = s_1 + t_1
     s_L = np.swapaxes(x, -1, -2) @ s_2
     s_4 = t_1 * (sum_grad(2.0, t_2, None, False) / t_2.size)[:, None]
-    return (s_2, s_3, np.transpose(s_L, (0, 2, 1)), s_4)
+    s_5 = s_3.sum(axis=0)
+    return (s_2, s_3, np.transpose(s_L, (0, 2, 1)), s_4, s_5)
 
 ``reduced_size(x, axis)`` of an array is ``x.size`` or ``x.shape[k]``, a Python int; a
 spread value divided by it keeps the array's division (``/ 0`` of an empty one is no
-error), so the number spread stays inside ``sum_grad``.
+error), so the number spread stays inside ``sum_grad``. A sum the compiler writes of an
+array is the array's own method (``s_3.sum(axis=0)``: what ``np.sum`` calls, less its
+dispatch); a product of real floats by 1.0 is the floats.
 """
 
 from __future__ import annotations
@@ -184,6 +188,10 @@ class PlainNumpy(trees.Transformer):
                     ((y.ndim - 1,) if y.ndim - 1 in y.ones else ())
                 return Kind("array", None, x.ndim, ones=ones)
             return ANY
+        if isinstance(node, gast.Attribute) and node.attr == "T":
+            base = self.kind(node.value, env)  # (its axes reversed)
+            return Kind("array", None, base.ndim, ones=tuple(sorted(
+                base.ndim - 1 - a for a in base.ones))) if _array(base) else ANY
         if isinstance(node, gast.Attribute) and node.attr == "size" or \
                 isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) \
                 and node.value.attr == "shape" and _int(node.slice) is not None:
@@ -196,6 +204,13 @@ class PlainNumpy(trees.Transformer):
                 and node.func.attr in ("swapaxes", "transpose") and not node.keywords and \
                 node.args:
             return self._permuted(node, env)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr == "sum" and not (isinstance(node.func.value, gast.Name) and
+                                                 node.func.value.id == self.numpy):
+            return self._reduced(gast.Call(  # (a.sum(axis=0): np.sum(a, axis=0)'s kind)
+                gast.Attribute(gast.Name(self.numpy, gast.Load(), None, None), "sum",
+                               gast.Load()), [node.func.value, *node.args], node.keywords),
+                env)
         if isinstance(node, gast.Call) and node.args and (
                 isinstance(node.func, gast.Attribute) and node.func.attr == "sum" and
                 isinstance(node.func.value, gast.Name) and node.func.value.id == self.numpy
@@ -324,6 +339,7 @@ class PlainNumpy(trees.Transformer):
         self.once = self._stored_once(node)
         self.moved: set[str] = set()
         self.augmented = False  # (the expression walked is an augmented assignment's)
+        self.adjoint = False  # (... is one the compiler wrote: it stores no primal name)
         self.looped = 0  # (how many loops the statement walked is in)
         self._block(node.body, {}, rewrite=True)
         if self.moved:  # (their calls went where they were read)
@@ -400,7 +416,9 @@ class PlainNumpy(trees.Transformer):
                        for n in after.keys() | other.keys()}
             elif isinstance(stmt, gast.Assign):
                 if rewrite:
+                    self.adjoint = not self._stored([stmt]) & self.kinds.keys()
                     stmt.value = self._expr(stmt.value, env)
+                    self.adjoint = False
                     self._note_floats(stmt)
                 value = self.kind(stmt.value, env)
                 for target in stmt.targets:
@@ -410,8 +428,9 @@ class PlainNumpy(trees.Transformer):
             elif isinstance(stmt, gast.AugAssign):
                 if rewrite:
                     self.augmented = True  # (its value is added into the target, never it)
+                    self.adjoint = not self._stored([stmt]) & self.kinds.keys()
                     stmt.value = self._expr(stmt.value, env)
-                    self.augmented = False
+                    self.augmented = self.adjoint = False
                 if isinstance(stmt.target, gast.Name) and isinstance(stmt.op, _ARITHMETIC):
                     env[stmt.target.id] = _broadcast([self.kind(stmt.target, env),
                                                       self.kind(stmt.value, env)])
@@ -489,7 +508,19 @@ class PlainNumpy(trees.Transformer):
             if plain is not None:
                 self.changed = True
                 return plain
+        if self.adjoint and self._numpy_sum(node) and _array(self.kind(node.args[0], env)):
+            self.changed = True  # (np.sum's own checks and dispatch, a microsecond, skipped)
+            return gast.Call(gast.Attribute(node.args[0], "sum", gast.Load()), node.args[1:],
+                             node.keywords)
         return node
+
+    def _numpy_sum(self, node) -> bool:
+        """Is ``node`` ``np.sum(a)``, with at most ``axis`` and ``keepdims`` besides?"""
+        return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            node.func.attr == "sum" and isinstance(node.func.value, gast.Name) and \
+            node.func.value.id == self.numpy and 1 <= len(node.args) <= 3 and \
+            not any(isinstance(a, gast.Starred) for a in node.args) and \
+            all(k.arg in ("axis", "keepdims") for k in node.keywords)
 
     def _spread_in(self, top, env) -> None:
         """Each ``sum_grad(g, like, axis, keepdims)`` among the operands of the arithmetic
