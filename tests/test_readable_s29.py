@@ -31,8 +31,25 @@ def _one_hot(rows, classes):
     return np.eye(classes)[RNG.integers(0, classes, rows)]
 
 
+def sin_sum(x):
+    return np.sum(np.sin(x))
+
+
+def cos_bias(b, x):
+    return np.sum(np.cos(x + b) * x)
+
+
+def sign_abs(x, y):
+    return np.sum(np.abs(x - y))
+
+
 # (name, function, arguments, spellings the source has, spellings it has not)
 CASES = [
+    ("sin-sum", sin_sum, (RNG.normal(size=(3, 2)),), ["s_x = np.cos(x)\n"], ["sum_grad"]),
+    ("cos-bias", cos_bias, (RNG.normal(size=3), RNG.normal(size=(4, 3))), [".sum(axis=0)"],
+     ["sum_grad", "unbroadcast"]),
+    ("sign", sign_abs, (RNG.normal(size=4), RNG.normal(size=4)), ["s_x = np.sign(x - y)"],
+     ["sum_grad"]),
     ("softmax-xent", softmax_xent, (RNG.normal(size=(4, 3)), _one_hot(4, 3)),
      [".size)[:, None]"], ["reduced_size", "sum_grad(sum_grad("]),
     ("mean-axis0", mean_axis0, (RNG.normal(size=(5, 3)),), ["/ x.shape[0]"],
@@ -177,3 +194,35 @@ def test_user_sums_keep_their_spelling():
     x = RNG.normal(size=(3, 4))
     source = s2sad.grad(softmax_xent).source_for(x, _one_hot(3, 4))
     assert "np.sum(np.exp(" in source or "= np.sum(t_" in source, source
+
+
+# --- np.dot's adjoints where the ranks say the product -----------------------------------
+
+def twice_dot(x):
+    return 2 * np.dot(x, x)
+
+
+def mat_vec(A, v):
+    return np.sum(np.sin(np.dot(A, v)))
+
+
+def vec_mat(v, A):
+    return np.sum(np.cos(np.dot(v, A)))
+
+
+@pytest.mark.parametrize("f,args,wrt,has", [
+    (twice_dot, (RNG.normal(size=3),), (0,), ["s_x = 2 * x"]),
+    (mat_vec, (RNG.normal(size=(3, 2)), RNG.normal(size=2)), (0, 1), ["[:, None] * v"]),
+    (vec_mat, (RNG.normal(size=3), RNG.normal(size=(3, 4))), (0, 1), ["v[:, None] * "]),
+], ids=["vector-vector", "matrix-vector", "vector-matrix"])
+def test_dot_adjoints_written_as_products(f, args, wrt, has):
+    gradient = s2sad.grad(f, wrt=wrt if len(wrt) > 1 else wrt[0])
+    source = gradient.source_for(*args)
+    assert "output_seed" not in source, source
+    for text in has:
+        assert text in source, source
+    found = gradient(*args)
+    found = found if len(wrt) > 1 else (found,)
+    for k, part in zip(wrt, found):
+        np.testing.assert_allclose(part, central_differences(f, args, k), rtol=1e-6,
+                                   atol=1e-8)

@@ -217,6 +217,8 @@ class PlainNumpy(trees.Transformer):
                 or isinstance(node.func, gast.Name) and
                 self.names.get(node.func.id) == "sum_product"):
             return self._reduced(node, env)
+        if self._elementwise(node):  # (np.sin(x): the broadcast of its arguments)
+            return _broadcast([self.kind(a, env) for a in node.args])
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
             helper = self.names.get(node.func.id)
             if helper == "reduced_size":
@@ -505,6 +507,8 @@ class PlainNumpy(trees.Transformer):
                 plain = self._reduced_size(*node.args, env=env)
             elif helper in ("matmul_grad_left", "matmul_grad_right") and len(node.args) == 3:
                 plain = self._matmul(helper == "matmul_grad_left", *node.args, env)
+            elif helper in ("dot_grad_left", "dot_grad_right") and len(node.args) == 3:
+                plain = self._dot(helper == "dot_grad_left", *node.args, env)
             if plain is not None:
                 self.changed = True
                 return plain
@@ -584,11 +588,12 @@ class PlainNumpy(trees.Transformer):
         return gast.UnaryOp(gast.USub(), spread) if negated else spread  # (-s[:, None])
 
     def _negated(self, node, env):
-        """``-1.0 * s`` (or ``s * -1.0``) of a floating array: ``-s``, the same bits."""
+        """``-1.0 * s`` (or ``s * -1.0``) of a floating array or of real floats: ``-s``, the
+        same bits (a new value either way)."""
         if not self.negate or not isinstance(node.op, gast.Mult):
             return node
         for number, other in ((node.left, node.right), (node.right, node.left)):
-            if _minus_one(number) and self._floats(other, env):
+            if _minus_one(number) and (self._floats(other, env) or self._float(other)):
                 self.changed = True
                 return gast.UnaryOp(gast.USub(), other)
         return node
@@ -615,15 +620,31 @@ class PlainNumpy(trees.Transformer):
             return True
         return isinstance(node, gast.Call) and self._elementwise_float(node)
 
+    def _rule(self, node):
+        """The rule of the NumPy function ``node`` calls with positional arguments alone
+        (``np.sin(x)``), or None."""
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and
+                isinstance(node.func.value, gast.Name) and
+                node.func.value.id == self.numpy) or node.keywords or not node.args or \
+                any(isinstance(a, gast.Starred) for a in node.args):
+            return None
+        return registry.lookup(getattr(np, node.func.attr, None))
+
+    def _elementwise(self, node) -> bool:
+        """Is ``node`` a call of an elementwise NumPy function (``np.sin(x)``)?"""
+        rule = self._rule(node)
+        return rule is not None and rule.shape == "elementwise" and not (
+            rule.func is np.where and len(node.args) < 3)  # (np.where(c): indices)
+
     def _elementwise_float(self, node) -> bool:
         """Is ``node`` a call of a NumPy function whose rule says it gives floats
         elementwise (``np.exp``, ``np.cos``...)?"""
-        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and
-                isinstance(node.func.value, gast.Name) and
-                node.func.value.id == self.numpy) or node.keywords:
+        if not self._elementwise(node):
             return False
-        rule = registry.lookup(getattr(np, node.func.attr, None))
-        return rule is not None and rule.shape == "elementwise" and rule.result == "f"
+        result = self._rule(node).result  # ("f", or the arguments whose dtypes it follows)
+        return result == "f" or isinstance(result, tuple) and bool(result) and all(
+            isinstance(a, tuple) and len(a) == 2 and isinstance(a[1], int) and
+            a[1] < len(node.args) and self._float(node.args[a[1]]) for a in result)
 
     def _float(self, node) -> bool:
         """Does ``node`` hold real floats for certain (a float number, a name noted so, a
@@ -637,6 +658,8 @@ class PlainNumpy(trees.Transformer):
             return self._float(node.operand)
         if isinstance(node, gast.Subscript):
             return self._float(node.value)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Pow):
+            return self._float(node.left) and self._numeric(node.right)
         if isinstance(node, gast.BinOp) and isinstance(node.op, _ARITHMETIC):
             return self._float(node.left) and self._numeric(node.right) or \
                 self._float(node.right) and self._numeric(node.left)
@@ -678,6 +701,21 @@ class PlainNumpy(trees.Transformer):
             return None
         return gast.Subscript(gast.Attribute(x, "shape", gast.Load()),
                               gast.Constant(k % kind.ndim, None), gast.Load())
+
+    def _dot(self, left: bool, g, x, y, env):
+        """``dot_grad_left(g, x, y)`` (or right) of ``np.dot`` of vectors, or of a matrix and
+        a vector: the product the helper computes, one multiplication an element: ``g * y``
+        (``g * x``), ``g[:, None] * y`` (``x[:, None] * g``)."""
+        kx, ky, kg = (self.kind(n, env) for n in (x, y, g))
+        if not (_array(kx) and _array(ky) and _known(kg)):
+            return None
+        if kx.ndim == ky.ndim == 1 and (kg.tag == "scalar" or kg.ndim == 0):
+            return gast.BinOp(g, gast.Mult(), y if left else x)
+        column = gast.Tuple([_whole(), gast.Constant(None, None)], gast.Load())
+        if _array(kg) and kg.ndim == 1 and (kx.ndim, ky.ndim) == ((2, 1) if left else (1, 2)):
+            return gast.BinOp(gast.Subscript(g if left else x, column, gast.Load()),
+                              gast.Mult(), y if left else g)
+        return None
 
     def _matmul(self, left: bool, g, x, y, env):
         """``matmul_grad_left(g, x, y)`` (or right) of stacks of matrices whose stacks
