@@ -226,3 +226,42 @@ def test_dot_adjoints_written_as_products(f, args, wrt, has):
     for k, part in zip(wrt, found):
         np.testing.assert_allclose(part, central_differences(f, args, k), rtol=1e-6,
                                    atol=1e-8)
+
+
+# --- a row of an array keeps its axes' lengths; a loop's new names keep their kinds -------
+
+def rnn(Wx, Wh, b, xs, h0):
+    h = h0
+    for t in range(len(xs)):
+        h = np.tanh(xs[t] @ Wx + h @ Wh + b)
+    return np.sum((h - 0.5) ** 2)
+
+
+@pytest.mark.parametrize("batch", [3, 1], ids=["batch-3", "batch-1"])
+def test_rnn_rows_decide_their_sums(batch):
+    """``xs[t]`` has ``xs``'s axes of length 1 less the first: each step's sums are decided
+    (no ``unbroadcast``, no shape kept on a tape), and the bias's sum, first stored in the
+    reverse loop, is the array's method."""
+    args = (RNG.normal(size=(2, 4)) / 2, RNG.normal(size=(4, 4)) / 3, RNG.normal(size=4) / 10,
+            RNG.normal(size=(3, batch, 2)), RNG.normal(size=(batch, 4)) / 10)
+    gradient = s2sad.grad(rnn, wrt=(0, 1, 2))
+    source = gradient.source_for(*args)
+    assert "unbroadcast" not in source and "shape_of" not in source, source
+    assert ".sum(axis=0)" in source, source
+    for k, found in enumerate(gradient(*args)):
+        np.testing.assert_allclose(found, central_differences(rnn, args, k), rtol=1e-6,
+                                   atol=1e-8)
+
+
+def test_an_integer_index_keeps_the_lengths_of_one():
+    from s2sad.source import FunctionSource
+    from s2sad.transforms.kinds import from_descriptor, infer_kinds
+
+    def f(xs):
+        row = xs[0]
+        return row
+
+    source = FunctionSource.of(f)
+    kinds = infer_kinds(source.tree, {"xs": from_descriptor(("nd", 3, "f", (1,)), "xs")},
+                        source, {"row"})
+    assert kinds["row"].ndim == 2 and kinds["row"].ones == (0,)

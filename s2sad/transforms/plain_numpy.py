@@ -226,9 +226,17 @@ class PlainNumpy(trees.Transformer):
             at = {"unbroadcast": 1, "sum_grad": 1, "unbroadcast_product": 2,
                   "summed_matmul_grad_left": 3}.get(helper)
             if at is not None and len(node.args) > at:
-                like = self.kind(node.args[at], env)  # (the shape of like, as it says)
+                like = self._like(node.args[at], env)  # (the shape of like, as it says)
                 return like if _known(like) else ANY
         return ANY
+
+    def _like(self, node, env) -> Kind:
+        """The kind of a helper's ``like``, whose shape alone it reads: a value's, or that of
+        ``broadcast_shape(a, b)`` (a Shape, no array), the broadcast of ``a`` and ``b``."""
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                self.names.get(node.func.id) == "broadcast_shape" and not node.keywords:
+            return _broadcast([self.kind(a, env) for a in node.args])
+        return self.kind(node, env)
 
     def _reduced(self, node, env) -> Kind:
         """``np.sum(a, axis, keepdims)``, ``sum_product(a, b, axis, keepdims)``: the
@@ -452,10 +460,13 @@ class PlainNumpy(trees.Transformer):
         start = dict(env)
         if isinstance(stmt, gast.For):
             start.update(dict.fromkeys(self._stored([stmt.target]), ANY))
-        for _ in range(len(stored) + 2):  # (each round loses a kind, or it is settled)
+        # (each round gives a name first stored in the body its kind, or loses one, or
+        # it is settled: a name with no value before the loop has, when read, the value
+        # an earlier pass gave it)
+        for _ in range(2 * len(stored) + 2):
             end = self._block(stmt.body, dict(start), rewrite=False)
-            joined = {**start, **{n: _joined(start.get(n, ANY), end.get(n, ANY))
-                                  for n in stored}}
+            joined = {**start, **{n: _joined(start[n], end.get(n, ANY)) if n in start
+                                  else end.get(n, ANY) for n in stored}}
             if joined == start:
                 break
             start = joined
@@ -540,7 +551,7 @@ class PlainNumpy(trees.Transformer):
                     self.names.get(call.func.id) == "sum_grad" and len(call.args) == 4 and
                     not call.keywords):
                 continue
-            like = self.kind(call.args[1], env)
+            like = self._like(call.args[1], env)
             spread = self._spread(call, like, env)
             if spread is None:
                 continue
