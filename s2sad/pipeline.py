@@ -804,8 +804,11 @@ def plain_numpy(build: Build, kinds: dict) -> bool:
         return False
     floats = {name for name, (kind, holder) in build.source.arguments.items()
               if kind == "f" and holder in ("a", "n")}  # (real: the program has no complex)
+    arrays = {name for name, desc in (build.source.descriptors or {}).items()
+              if type(desc) is tuple and len(desc) >= 3 and desc[0] == "nd" and
+              isinstance(desc[1], int) and desc[1] >= 1 and desc[2] == "f"}
     plain = PlainNumpy(kinds, imports.helpers, imports.numpy(), negate=not build.source.complex,
-                       floats=frozenset(floats))
+                       floats=frozenset(floats), arrays=frozenset(arrays & floats))
     build.adjoint = plain.visit(build.adjoint)
     return plain.changed
 

@@ -265,3 +265,40 @@ def test_an_integer_index_keeps_the_lengths_of_one():
     kinds = infer_kinds(source.tree, {"xs": from_descriptor(("nd", 3, "f", (1,)), "xs")},
                         source, {"row"})
     assert kinds["row"].ndim == 2 and kinds["row"].ones == (0,)
+
+
+# --- a gradient that starts as the argument times a number is returned as it is ----------
+
+def ridge(w, X, y):
+    return np.sum((X @ w - y) ** 2) + 0.0005 * np.sum(w * w)
+
+
+def square_sum(x):
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_scaled_start_returned_without_fresh_gradient(dtype):
+    """``s_w = w * 0.001`` then ``s_w += ...``: a new array of ``w``'s shape and dtype,
+    returned as ``fresh_gradient`` would have returned it."""
+    w, X, y = (RNG.normal(size=3).astype(dtype), RNG.normal(size=(6, 3)).astype(dtype),
+               RNG.normal(size=6).astype(dtype))
+    gradient = s2sad.grad(ridge)
+    source = gradient.source_for(w, X, y)
+    assert "fresh_gradient" not in source and "return s_w" in source, source
+    found = gradient(w, X, y)
+    assert found.dtype == dtype and found.shape == w.shape and found is not w
+    assert not np.shares_memory(found, w) and found.flags.writeable
+    args64 = tuple(a.astype(np.float64) for a in (w, X, y))
+    np.testing.assert_allclose(found, central_differences(ridge, args64, 0),
+                               rtol=1e-6 if dtype == np.float64 else 1e-3, atol=1e-5)
+
+
+def test_scaled_start_of_a_0d_array_keeps_fresh_gradient():
+    """``x * 2.0`` of a 0-d array is a NumPy scalar: the helper makes it an array."""
+    x = np.array(1.5)
+    gradient = s2sad.grad(square_sum)
+    found = gradient(x)
+    assert type(found) is np.ndarray and found.shape == () and float(found) == 3.0
+    assert "fresh_gradient" in gradient.source_for(x) or "as_gradient" in \
+        gradient.source_for(x)

@@ -157,12 +157,14 @@ class PlainNumpy(trees.Transformer):
     complex one's product by ``-1.0`` differs from its negation at infinities)."""
 
     def __init__(self, kinds: dict, helpers: dict, numpy: str, negate: bool = True,
-                 floats: frozenset = frozenset()):
+                 floats: frozenset = frozenset(), arrays: frozenset = frozenset()):
         self.kinds = kinds
         self.names = {alias: name for name, alias in helpers.items()}
         self.numpy = numpy
         self.negate = negate
         self.floats = set(floats) if negate else set()  # (names holding real floats)
+        self.arrays = arrays if negate and _WEAK_NUMBERS else frozenset()  # (arguments
+        # that are NumPy arrays of real floats, of rank 1 or more, as the entry checks)
         self.changed = False
 
     # -- kinds of the generated code's values --------------------------------------------
@@ -352,12 +354,65 @@ class PlainNumpy(trees.Transformer):
         self.adjoint = False  # (... is one the compiler wrote: it stores no primal name)
         self.looped = 0  # (how many loops the statement walked is in)
         self._block(node.body, {}, rewrite=True)
+        if self.arrays:
+            self._scaled_gradients(node)
         if self.moved:  # (their calls went where they were read)
             node.body[:] = [stmt for stmt in node.body if not (
                 isinstance(stmt, gast.Assign) and stmt.value is self.movable.get(
                     stmt.targets[0].id if isinstance(stmt.targets[0], gast.Name) else None)
                 and stmt.targets[0].id in self.moved)]
         return node
+
+    def _scaled_gradients(self, node) -> None:
+        """``fresh_gradient(w, s_w)`` is ``s_w`` where ``s_w = w * c`` (``c`` a Python
+        number, ``w`` a NumPy array of real floats) and only added to in place after:
+        a new array of ``w``'s shape and dtype (NEP 50), writeable, owning its memory, as
+        ``fresh_gradient`` would find at each call (an L2 penalty's ``w * 0.001``)."""
+        stores: dict = {}
+        seen: set = set()  # (the names stored by the assignments, by id)
+        for n in trees.walk(node):
+            if isinstance(n, (gast.Assign, gast.AugAssign)):
+                for target in n.targets if isinstance(n, gast.Assign) else [n.target]:
+                    for name in trees.walk(target):
+                        if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Store):
+                            stores.setdefault(name.id, []).append((n, target))
+                            seen.add(id(name))
+        for n in trees.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and \
+                    id(n) not in seen:
+                stores.setdefault(n.id, []).append((None, None))  # (a loop's target...)
+
+        def scaled(name: str, x: str) -> bool:
+            found = stores.get(name, [])
+            first = [st for st, target in found if isinstance(st, gast.Assign)]
+            if len(first) != 1 or not isinstance(first[0].targets[0], gast.Name) or \
+                    len(first[0].targets) != 1 or not all(
+                        isinstance(st, gast.AugAssign) and target is st.target
+                        for st, target in found if st is not first[0]):
+                return False
+            return product(first[0].value, x)
+
+        def product(value, x: str) -> bool:  # (x times numbers: 2.0 * (x * 0.0005))
+            return isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) and \
+                any((isinstance(a, gast.Name) and a.id == x or product(a, x)) and
+                    isinstance(b, gast.Constant) and type(b.value) in (int, float)
+                    for a, b in ((value.left, value.right), (value.right, value.left)))
+
+        for n in trees.walk(node):
+            if isinstance(n, gast.Return) and n.value is not None:
+                parts = n.value.elts if isinstance(n.value, gast.Tuple) else [n.value]
+                for k, part in enumerate(parts):
+                    if isinstance(part, gast.Call) and isinstance(part.func, gast.Name) and \
+                            self.names.get(part.func.id) == "fresh_gradient" and \
+                            len(part.args) == 2 and not part.keywords and \
+                            all(isinstance(a, gast.Name) for a in part.args) and \
+                            part.args[0].id in self.arrays and \
+                            part.args[0].id not in stores and \
+                            scaled(part.args[1].id, part.args[0].id):
+                        parts[k] = part.args[1]
+                        self.changed = True
+                if not isinstance(n.value, gast.Tuple):
+                    n.value = parts[0]
 
     def _movable(self, node) -> dict:
         """``{name: call}`` of the names given a ``sum_grad(...)`` call at the top level
