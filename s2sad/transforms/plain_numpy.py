@@ -157,10 +157,12 @@ class PlainNumpy(trees.Transformer):
     complex one's product by ``-1.0`` differs from its negation at infinities)."""
 
     def __init__(self, kinds: dict, helpers: dict, numpy: str, negate: bool = True,
-                 floats: frozenset = frozenset(), arrays: frozenset = frozenset()):
+                 floats: frozenset = frozenset(), arrays: frozenset = frozenset(),
+                 modules: frozenset = frozenset()):
         self.kinds = kinds
         self.names = {alias: name for name, alias in helpers.items()}
         self.numpy = numpy
+        self.modules = {numpy, *modules}  # (the names of the array module: np, cp...)
         self.negate = negate
         self.floats = set(floats) if negate else set()  # (names holding real floats)
         self.arrays = arrays if negate and _WEAK_NUMBERS else frozenset()  # (arguments
@@ -578,7 +580,10 @@ class PlainNumpy(trees.Transformer):
             if plain is not None:
                 self.changed = True
                 return plain
-        if self.adjoint and self._numpy_sum(node) and _array(self.kind(node.args[0], env)):
+        if self.adjoint and self._numpy_sum(node) and _array(self.kind(node.args[0], env)) \
+                and any(isinstance(n, gast.Name) and n.id not in self.kinds and n.id in env
+                        for n in trees.walk(node.args[0])):  # (of a sensitivity: the
+            # user's own np.sum, substituted into a sensitivity's line, stays as written)
             self.changed = True  # (np.sum's own checks and dispatch, a microsecond, skipped)
             return gast.Call(gast.Attribute(node.args[0], "sum", gast.Load()), node.args[1:],
                              node.keywords)
@@ -588,7 +593,7 @@ class PlainNumpy(trees.Transformer):
         """Is ``node`` ``np.sum(a)``, with at most ``axis`` and ``keepdims`` besides?"""
         return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
             node.func.attr == "sum" and isinstance(node.func.value, gast.Name) and \
-            node.func.value.id == self.numpy and 1 <= len(node.args) <= 3 and \
+            node.func.value.id in self.modules and 1 <= len(node.args) <= 3 and \
             not any(isinstance(a, gast.Starred) for a in node.args) and \
             all(k.arg in ("axis", "keepdims") for k in node.keywords)
 
@@ -691,7 +696,7 @@ class PlainNumpy(trees.Transformer):
         (``np.sin(x)``), or None."""
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and
                 isinstance(node.func.value, gast.Name) and
-                node.func.value.id == self.numpy) or node.keywords or not node.args or \
+                node.func.value.id in self.modules) or node.keywords or not node.args or \
                 any(isinstance(a, gast.Starred) for a in node.args):
             return None
         return registry.lookup(getattr(np, node.func.attr, None))
