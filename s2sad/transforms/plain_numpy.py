@@ -204,20 +204,20 @@ class PlainNumpy(trees.Transformer):
         if isinstance(node, gast.Subscript):
             return self._subscript_kind(node, env)
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                isinstance(node.func.value, gast.Name) and node.func.value.id == self.numpy \
+                isinstance(node.func.value, gast.Name) and node.func.value.id in self.modules \
                 and node.func.attr in ("swapaxes", "transpose") and not node.keywords and \
                 node.args:
             return self._permuted(node, env)
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                 node.func.attr == "sum" and not (isinstance(node.func.value, gast.Name) and
-                                                 node.func.value.id == self.numpy):
+                                                 node.func.value.id in self.modules):
             return self._reduced(gast.Call(  # (a.sum(axis=0): np.sum(a, axis=0)'s kind)
                 gast.Attribute(gast.Name(self.numpy, gast.Load(), None, None), "sum",
                                gast.Load()), [node.func.value, *node.args], node.keywords),
                 env)
         if isinstance(node, gast.Call) and node.args and (
                 isinstance(node.func, gast.Attribute) and node.func.attr == "sum" and
-                isinstance(node.func.value, gast.Name) and node.func.value.id == self.numpy
+                isinstance(node.func.value, gast.Name) and node.func.value.id in self.modules
                 or isinstance(node.func, gast.Name) and
                 self.names.get(node.func.id) == "sum_product"):
             return self._reduced(node, env)
@@ -581,7 +581,7 @@ class PlainNumpy(trees.Transformer):
                 self.changed = True
                 return plain
         if self.adjoint and self._numpy_sum(node) and _array(self.kind(node.args[0], env)) \
-                and any(isinstance(n, gast.Name) and n.id not in self.kinds and n.id in env
+                and any(isinstance(n, gast.Name) and n.id not in self.kinds
                         for n in trees.walk(node.args[0])):  # (of a sensitivity: the
             # user's own np.sum, substituted into a sensitivity's line, stays as written)
             self.changed = True  # (np.sum's own checks and dispatch, a microsecond, skipped)
