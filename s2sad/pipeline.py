@@ -21,7 +21,7 @@ import gast
 from . import trees
 from . import registry
 from . import rules  # noqa: F401  (fills the rule table)
-from .backends import NUMPY, is_array, target_backend
+from .backends import ARRAY_TAGS, NUMPY, is_array, target_backend
 from .codegen import Imports, build_function, register, unparse
 from .names import Namer
 from .options import Options
@@ -825,7 +825,14 @@ def plain_numpy(build: Build, kinds: dict) -> bool:
     imports = build.imports
     if not imports.array_module_used:
         return False
-    plain = PlainNumpy(kinds, imports.helpers, imports.numpy(), negate=not build.source.complex)
+    floats = {name for name, (kind, holder) in build.source.arguments.items()
+              if kind == "f" and holder in ("a", "n")}  # (real: the program has no complex)
+    arrays = {name for name, desc in (build.source.descriptors or {}).items()
+              if type(desc) is tuple and len(desc) >= 3 and desc[0] in ARRAY_TAGS and
+              isinstance(desc[1], int) and desc[1] >= 1 and desc[2] == "f"}
+    plain = PlainNumpy(kinds, imports.helpers, imports.numpy(), negate=not build.source.complex,
+                       floats=frozenset(floats), arrays=frozenset(arrays & floats),
+                       modules=frozenset(imports.renamed))
     build.adjoint = plain.visit(build.adjoint)
     return plain.changed
 

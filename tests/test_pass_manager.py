@@ -230,7 +230,9 @@ def test_the_stages_are_the_pipeline_s_passes_in_order():
              for s in (step.steps if isinstance(step, FixedPoint) else (step,))]
     remaining = iter(step.pass_.name for step in steps)
     assert names[0] == "source" and all(name in remaining for name in names[1:]), names
-    assert names.count("dead_code") == 2 and "reverse" in names and "nan_check" not in names
+    # (dead_code three times: the last after plain_numpy, whose kinds of np.sin(x) leave
+    # the spread of the seed unread)
+    assert names.count("dead_code") == 3 and "reverse" in names and "nan_check" not in names
 
 
 def _untouched_tree_steps():

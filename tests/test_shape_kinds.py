@@ -51,12 +51,12 @@ def reduced(q, a):
 RNG = np.random.default_rng(3)
 
 CASES = [  # (function, arguments, wrt, the decided form the source holds)
-    (bias, (RNG.standard_normal((4, 3)), RNG.standard_normal(3)), 1, "np.sum(s_1, axis=0)"),
+    (bias, (RNG.standard_normal((4, 3)), RNG.standard_normal(3)), 1, "s_1.sum(axis=0)"),
     (bias, (RNG.standard_normal((4, 3)), RNG.standard_normal((4, 1))), 1, "unbroadcast("),
     (bias, (RNG.standard_normal((4, 3)), RNG.standard_normal((1, 3))), 1, "unbroadcast("),
     (bias, (RNG.standard_normal((4, 3)), RNG.standard_normal(1)), 1, "unbroadcast("),
     (bias, (RNG.standard_normal((2, 4, 3)), RNG.standard_normal((4, 3))), 1,
-     "np.sum(s_1, axis=0)"),
+     "s_1.sum(axis=0)"),
     (bias, (RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))), 0, None),
     (bias, (RNG.standard_normal((4, 1)), RNG.standard_normal((4, 3))), 0, "unbroadcast("),
     (scaled, (RNG.standard_normal((4, 3)), RNG.standard_normal(())), 1, None),

@@ -1171,8 +1171,10 @@ def _subscript_kind(base: Kind, index, of) -> Kind:
     if base.tag == "array" and base.ndim is not None and all(integer(p) for p in parts):
         if len(parts) == base.ndim:
             return SCALAR
-        if len(parts) < base.ndim:
-            return Kind("array", f"{base.shape}[{len(parts)}]", base.ndim - len(parts))
+        if len(parts) < base.ndim:  # (the axes left keep their lengths: those of 1 too)
+            return Kind("array", f"{base.shape}[{len(parts)}]", base.ndim - len(parts),
+                        ones=None if base.ones is None else
+                        tuple(a - len(parts) for a in base.ones if a >= len(parts)))
     if base.tag == "array" and base.ones is not None and all(
             isinstance(p, gast.Constant) and p.value is None or isinstance(p, gast.Slice) and
             p.lower is None and p.upper is None and p.step is None for p in parts) and \

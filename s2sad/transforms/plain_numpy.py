@@ -25,28 +25,43 @@ float64 ``x``, a float32 operand) gives the operand's precision, not float64.
 ...     s_2 = x * sum_grad(-1.0 * s_1, x, 2, False)
 ...     s_3 = unbroadcast(s_1 + t_1, t_1)
 ...     s_L = matmul_grad_right(s_2, x, L)
-...     return s_2, s_3, transpose_grad(s_L, (0, 2, 1))''').body[0]
+...     s_4 = t_1 * sum_grad(sum_grad(2.0, t_2, None, False) / reduced_size(t_2), t_1, 1, False)
+...     s_5 = np.sum(s_3, axis=0)
+...     return s_2, s_3, transpose_grad(s_L, (0, 2, 1)), s_4, s_5''').body[0]
 >>> kinds = {"x": Kind("array", "x", 3, ones=()), "t_1": Kind("array", "t_1", 2, ones=()),
-...          "L": Kind("array", "L", 3, ones=())}
->>> names = {f: f for f in ("sum_grad", "unbroadcast", "matmul_grad_right", "transpose_grad")}
+...          "L": Kind("array", "L", 3, ones=()), "t_2": Kind("array", "t_2", 1, ones=())}
+>>> names = {f: f for f in ("sum_grad", "unbroadcast", "matmul_grad_right", "transpose_grad",
+...                         "reduced_size")}
 >>> print(unparse(PlainNumpy(kinds, names, "np").visit(fn)))
 def g(x, t_1, t_2, L):
     s_1 = t_1 * 2.0
     s_2 = x * -s_1[:, :, None]
     s_3 = s_1 + t_1
     s_L = np.swapaxes(x, -1, -2) @ s_2
-    return (s_2, s_3, np.transpose(s_L, (0, 2, 1)))
+    s_4 = t_1 * (sum_grad(2.0, t_2, None, False) / t_2.size)[:, None]
+    s_5 = s_3.sum(axis=0)
+    return (s_2, s_3, np.transpose(s_L, (0, 2, 1)), s_4, s_5)
+
+``reduced_size(x, axis)`` of an array is ``x.size`` or ``x.shape[k]``, a Python int; a
+spread value divided by it keeps the array's division (``/ 0`` of an empty one is no
+error), so the number spread stays inside ``sum_grad``. A sum the compiler writes of an
+array is the array's own method (``s_3.sum(axis=0)``: what ``np.sum`` calls, less its
+dispatch); a product of real floats by 1.0 is the floats.
 """
 
 from __future__ import annotations
 
 import gast
+import numpy as np
 
-from .. import trees
+from .. import registry, trees
 from ..trees import clone
 from .kinds import ANY, SCALAR, Kind, broadcast_ones
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+# NumPy 2 (NEP 50): a Python number takes the other operand's dtype, so ``e * 1.0`` has
+# ``e``'s for every real float ``e``; NumPy 1 makes a float32 scalar times 1.0 float64
+_WEAK_NUMBERS = int(np.__version__.split(".")[0]) >= 2
 _SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
@@ -141,11 +156,17 @@ class PlainNumpy(trees.Transformer):
     ``negate``: whether ``-1.0 * s`` of an array may be written ``-s`` (real values: a
     complex one's product by ``-1.0`` differs from its negation at infinities)."""
 
-    def __init__(self, kinds: dict, helpers: dict, numpy: str, negate: bool = True):
+    def __init__(self, kinds: dict, helpers: dict, numpy: str, negate: bool = True,
+                 floats: frozenset = frozenset(), arrays: frozenset = frozenset(),
+                 modules: frozenset = frozenset()):
         self.kinds = kinds
         self.names = {alias: name for name, alias in helpers.items()}
         self.numpy = numpy
+        self.modules = {numpy, *modules}  # (the names of the array module: np, cp...)
         self.negate = negate
+        self.floats = set(floats) if negate else set()  # (names holding real floats)
+        self.arrays = arrays if negate and _WEAK_NUMBERS else frozenset()  # (arguments
+        # that are NumPy arrays of real floats, of rank 1 or more, as the entry checks)
         self.changed = False
 
     # -- kinds of the generated code's values --------------------------------------------
@@ -171,27 +192,55 @@ class PlainNumpy(trees.Transformer):
                     ((y.ndim - 1,) if y.ndim - 1 in y.ones else ())
                 return Kind("array", None, x.ndim, ones=ones)
             return ANY
+        if isinstance(node, gast.Attribute) and node.attr == "T":
+            base = self.kind(node.value, env)  # (its axes reversed)
+            return Kind("array", None, base.ndim, ones=tuple(sorted(
+                base.ndim - 1 - a for a in base.ones))) if _array(base) else ANY
+        if isinstance(node, gast.Attribute) and node.attr == "size" or \
+                isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) \
+                and node.value.attr == "shape" and _int(node.slice) is not None:
+            array = node.value if isinstance(node, gast.Attribute) else node.value.value
+            return SCALAR if _array(self.kind(array, env)) else ANY  # (a Python int)
         if isinstance(node, gast.Subscript):
             return self._subscript_kind(node, env)
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                isinstance(node.func.value, gast.Name) and node.func.value.id == self.numpy \
+                isinstance(node.func.value, gast.Name) and node.func.value.id in self.modules \
                 and node.func.attr in ("swapaxes", "transpose") and not node.keywords and \
                 node.args:
             return self._permuted(node, env)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr == "sum" and not (isinstance(node.func.value, gast.Name) and
+                                                 node.func.value.id in self.modules):
+            return self._reduced(gast.Call(  # (a.sum(axis=0): np.sum(a, axis=0)'s kind)
+                gast.Attribute(gast.Name(self.numpy, gast.Load(), None, None), "sum",
+                               gast.Load()), [node.func.value, *node.args], node.keywords),
+                env)
         if isinstance(node, gast.Call) and node.args and (
                 isinstance(node.func, gast.Attribute) and node.func.attr == "sum" and
-                isinstance(node.func.value, gast.Name) and node.func.value.id == self.numpy
+                isinstance(node.func.value, gast.Name) and node.func.value.id in self.modules
                 or isinstance(node.func, gast.Name) and
                 self.names.get(node.func.id) == "sum_product"):
             return self._reduced(node, env)
+        if self._elementwise(node):  # (np.sin(x): the broadcast of its arguments)
+            return _broadcast([self.kind(a, env) for a in node.args])
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
             helper = self.names.get(node.func.id)
+            if helper == "reduced_size":
+                return SCALAR  # (a Python int: how many elements a reduction combines)
             at = {"unbroadcast": 1, "sum_grad": 1, "unbroadcast_product": 2,
                   "summed_matmul_grad_left": 3}.get(helper)
             if at is not None and len(node.args) > at:
-                like = self.kind(node.args[at], env)  # (the shape of like, as it says)
+                like = self._like(node.args[at], env)  # (the shape of like, as it says)
                 return like if _known(like) else ANY
         return ANY
+
+    def _like(self, node, env) -> Kind:
+        """The kind of a helper's ``like``, whose shape alone it reads: a value's, or that of
+        ``broadcast_shape(a, b)`` (a Shape, no array), the broadcast of ``a`` and ``b``."""
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                self.names.get(node.func.id) == "broadcast_shape" and not node.keywords:
+            return _broadcast([self.kind(a, env) for a in node.args])
+        return self.kind(node, env)
 
     def _reduced(self, node, env) -> Kind:
         """``np.sum(a, axis, keepdims)``, ``sum_product(a, b, axis, keepdims)``: the
@@ -298,18 +347,74 @@ class PlainNumpy(trees.Transformer):
     # -- the walk ------------------------------------------------------------------------
 
     def visit_FunctionDef(self, node):
-        if not self.names:
+        if not self.names and not self.floats:
             return node
         self.movable = self._movable(node)
+        self.once = self._stored_once(node)
         self.moved: set[str] = set()
+        self.augmented = False  # (the expression walked is an augmented assignment's)
+        self.adjoint = False  # (... is one the compiler wrote: it stores no primal name)
         self.looped = 0  # (how many loops the statement walked is in)
         self._block(node.body, {}, rewrite=True)
+        if self.arrays:
+            self._scaled_gradients(node)
         if self.moved:  # (their calls went where they were read)
             node.body[:] = [stmt for stmt in node.body if not (
                 isinstance(stmt, gast.Assign) and stmt.value is self.movable.get(
                     stmt.targets[0].id if isinstance(stmt.targets[0], gast.Name) else None)
                 and stmt.targets[0].id in self.moved)]
         return node
+
+    def _scaled_gradients(self, node) -> None:
+        """``fresh_gradient(w, s_w)`` is ``s_w`` where ``s_w = w * c`` (``c`` a Python
+        number, ``w`` a NumPy array of real floats) and only added to in place after:
+        a new array of ``w``'s shape and dtype (NEP 50), writeable, owning its memory, as
+        ``fresh_gradient`` would find at each call (an L2 penalty's ``w * 0.001``)."""
+        stores: dict = {}
+        seen: set = set()  # (the names stored by the assignments, by id)
+        for n in trees.walk(node):
+            if isinstance(n, (gast.Assign, gast.AugAssign)):
+                for target in n.targets if isinstance(n, gast.Assign) else [n.target]:
+                    for name in trees.walk(target):
+                        if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Store):
+                            stores.setdefault(name.id, []).append((n, target))
+                            seen.add(id(name))
+        for n in trees.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and \
+                    id(n) not in seen:
+                stores.setdefault(n.id, []).append((None, None))  # (a loop's target...)
+
+        def scaled(name: str, x: str) -> bool:
+            found = stores.get(name, [])
+            first = [st for st, target in found if isinstance(st, gast.Assign)]
+            if len(first) != 1 or not isinstance(first[0].targets[0], gast.Name) or \
+                    len(first[0].targets) != 1 or not all(
+                        isinstance(st, gast.AugAssign) and target is st.target
+                        for st, target in found if st is not first[0]):
+                return False
+            return product(first[0].value, x)
+
+        def product(value, x: str) -> bool:  # (x times numbers: 2.0 * (x * 0.0005))
+            return isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) and \
+                any((isinstance(a, gast.Name) and a.id == x or product(a, x)) and
+                    isinstance(b, gast.Constant) and type(b.value) in (int, float)
+                    for a, b in ((value.left, value.right), (value.right, value.left)))
+
+        for n in trees.walk(node):
+            if isinstance(n, gast.Return) and n.value is not None:
+                parts = n.value.elts if isinstance(n.value, gast.Tuple) else [n.value]
+                for k, part in enumerate(parts):
+                    if isinstance(part, gast.Call) and isinstance(part.func, gast.Name) and \
+                            self.names.get(part.func.id) == "fresh_gradient" and \
+                            len(part.args) == 2 and not part.keywords and \
+                            all(isinstance(a, gast.Name) for a in part.args) and \
+                            part.args[0].id in self.arrays and \
+                            part.args[0].id not in stores and \
+                            scaled(part.args[1].id, part.args[0].id):
+                        parts[k] = part.args[1]
+                        self.changed = True
+                if not isinstance(n.value, gast.Tuple):
+                    n.value = parts[0]
 
     def _movable(self, node) -> dict:
         """``{name: call}`` of the names given a ``sum_grad(...)`` call at the top level
@@ -338,6 +443,28 @@ class PlainNumpy(trees.Transformer):
                     found[name] = stmt.value
         return found
 
+    @staticmethod
+    def _stored_once(node) -> set[str]:
+        """The names stored once in the function ``node`` (a parameter: never)."""
+        counts: dict = {}
+        for n in trees.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                counts[n.id] = counts.get(n.id, 0) + 1
+        params = {a.id for a in node.args.args if isinstance(a, gast.Name)}
+        return {name for name, count in counts.items() if count == 1 and name not in params}
+
+    def _note_floats(self, stmt) -> None:
+        """Note the names ``stmt`` (an assignment) gives real floats for certain: a name
+        stored once, its value a float (or an array of floats, unpacked)."""
+        if not self.negate or len(stmt.targets) != 1 or not self._float(stmt.value):
+            return
+        target = stmt.targets[0]
+        names = [target] if isinstance(target, gast.Name) else \
+            target.elts if isinstance(target, gast.Tuple) else []
+        for name in names:
+            if isinstance(name, gast.Name) and name.id in self.once:
+                self.floats.add(name.id)
+
     def _stored(self, stmts) -> set[str]:
         return {n.id for stmt in stmts for n in trees.walk(stmt)
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
@@ -356,7 +483,10 @@ class PlainNumpy(trees.Transformer):
                        for n in after.keys() | other.keys()}
             elif isinstance(stmt, gast.Assign):
                 if rewrite:
+                    self.adjoint = not self._stored([stmt]) & self.kinds.keys()
                     stmt.value = self._expr(stmt.value, env)
+                    self.adjoint = False
+                    self._note_floats(stmt)
                 value = self.kind(stmt.value, env)
                 for target in stmt.targets:
                     for name in self._stored([target]):
@@ -364,7 +494,10 @@ class PlainNumpy(trees.Transformer):
                             len(stmt.targets) == 1 else ANY
             elif isinstance(stmt, gast.AugAssign):
                 if rewrite:
+                    self.augmented = True  # (its value is added into the target, never it)
+                    self.adjoint = not self._stored([stmt]) & self.kinds.keys()
                     stmt.value = self._expr(stmt.value, env)
+                    self.augmented = self.adjoint = False
                 if isinstance(stmt.target, gast.Name) and isinstance(stmt.op, _ARITHMETIC):
                     env[stmt.target.id] = _broadcast([self.kind(stmt.target, env),
                                                       self.kind(stmt.value, env)])
@@ -384,10 +517,13 @@ class PlainNumpy(trees.Transformer):
         start = dict(env)
         if isinstance(stmt, gast.For):
             start.update(dict.fromkeys(self._stored([stmt.target]), ANY))
-        for _ in range(len(stored) + 2):  # (each round loses a kind, or it is settled)
+        # (each round gives a name first stored in the body its kind, or loses one, or
+        # it is settled: a name with no value before the loop has, when read, the value
+        # an earlier pass gave it)
+        for _ in range(2 * len(stored) + 2):
             end = self._block(stmt.body, dict(start), rewrite=False)
-            joined = {**start, **{n: _joined(start.get(n, ANY), end.get(n, ANY))
-                                  for n in stored}}
+            joined = {**start, **{n: _joined(start[n], end.get(n, ANY)) if n in start
+                                  else end.get(n, ANY) for n in stored}}
             if joined == start:
                 break
             start = joined
@@ -421,7 +557,9 @@ class PlainNumpy(trees.Transformer):
         if arithmetic:
             if top:
                 self._spread_in(node, env)
-            return self._negated(node, env) if isinstance(node, gast.BinOp) else node
+            if isinstance(node, gast.BinOp):
+                node = self._negated(node, env)
+            return self._unit(node, env, top) if isinstance(node, gast.BinOp) else node
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
                 all(k.arg == "axes" for k in node.keywords):
             helper = self.names.get(node.func.id)
@@ -433,12 +571,31 @@ class PlainNumpy(trees.Transformer):
                 pass
             elif helper == "unbroadcast" and len(node.args) == 2:
                 plain = self._unbroadcast(*node.args, env)
+            elif helper == "reduced_size" and 1 <= len(node.args) <= 2:
+                plain = self._reduced_size(*node.args, env=env)
             elif helper in ("matmul_grad_left", "matmul_grad_right") and len(node.args) == 3:
                 plain = self._matmul(helper == "matmul_grad_left", *node.args, env)
+            elif helper in ("dot_grad_left", "dot_grad_right") and len(node.args) == 3:
+                plain = self._dot(helper == "dot_grad_left", *node.args, env)
             if plain is not None:
                 self.changed = True
                 return plain
+        if self.adjoint and self._numpy_sum(node) and _array(self.kind(node.args[0], env)) \
+                and any(isinstance(n, gast.Name) and n.id not in self.kinds
+                        for n in trees.walk(node.args[0])):  # (of a sensitivity: the
+            # user's own np.sum, substituted into a sensitivity's line, stays as written)
+            self.changed = True  # (np.sum's own checks and dispatch, a microsecond, skipped)
+            return gast.Call(gast.Attribute(node.args[0], "sum", gast.Load()), node.args[1:],
+                             node.keywords)
         return node
+
+    def _numpy_sum(self, node) -> bool:
+        """Is ``node`` ``np.sum(a)``, with at most ``axis`` and ``keepdims`` besides?"""
+        return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            node.func.attr == "sum" and isinstance(node.func.value, gast.Name) and \
+            node.func.value.id in self.modules and 1 <= len(node.args) <= 3 and \
+            not any(isinstance(a, gast.Starred) for a in node.args) and \
+            all(k.arg in ("axis", "keepdims") for k in node.keywords)
 
     def _spread_in(self, top, env) -> None:
         """Each ``sum_grad(g, like, axis, keepdims)`` among the operands of the arithmetic
@@ -454,7 +611,7 @@ class PlainNumpy(trees.Transformer):
                     self.names.get(call.func.id) == "sum_grad" and len(call.args) == 4 and
                     not call.keywords):
                 continue
-            like = self.kind(call.args[1], env)
+            like = self._like(call.args[1], env)
             spread = self._spread(call, like, env)
             if spread is None:
                 continue
@@ -502,14 +659,89 @@ class PlainNumpy(trees.Transformer):
         return gast.UnaryOp(gast.USub(), spread) if negated else spread  # (-s[:, None])
 
     def _negated(self, node, env):
-        """``-1.0 * s`` (or ``s * -1.0``) of a floating array: ``-s``, the same bits."""
+        """``-1.0 * s`` (or ``s * -1.0``) of a floating array or of real floats: ``-s``, the
+        same bits (a new value either way)."""
         if not self.negate or not isinstance(node.op, gast.Mult):
             return node
         for number, other in ((node.left, node.right), (node.right, node.left)):
-            if _minus_one(number) and self._floats(other, env):
+            if _minus_one(number) and (self._floats(other, env) or self._float(other)):
                 self.changed = True
                 return gast.UnaryOp(gast.USub(), other)
         return node
+
+    def _unit(self, node, env, top: bool):
+        """``e * 1.0`` (or ``1.0 * e``) of real floats: ``e``, the same bits (infinities
+        and NaNs too; not complex numbers, nor integers, which ``* 1.0`` makes floats).
+        Where ``e`` is an array named alone and the product is the whole value, it stays:
+        the product is a new array, and ``s = e`` would share ``e``'s memory."""
+        if not self.negate or not isinstance(node.op, gast.Mult) or not _WEAK_NUMBERS:
+            return node
+        for one, other in ((node.right, node.left), (node.left, node.right)):
+            if isinstance(one, gast.Constant) and type(one.value) in (int, float) and \
+                    one.value == 1 and self._float(other) and (
+                        not top or self.augmented or self._new_value(other, env)):
+                self.changed = True
+                return other
+        return node
+
+    def _new_value(self, node, env) -> bool:
+        """Is ``node`` computed afresh (arithmetic, a NumPy function of the kinds
+        decided), or a number, which no one writes into?"""
+        if _arithmetic(node) or self.kind(node, env).tag == "scalar":
+            return True
+        return isinstance(node, gast.Call) and self._elementwise_float(node)
+
+    def _rule(self, node):
+        """The rule of the NumPy function ``node`` calls with positional arguments alone
+        (``np.sin(x)``), or None."""
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and
+                isinstance(node.func.value, gast.Name) and
+                node.func.value.id in self.modules) or node.keywords or not node.args or \
+                any(isinstance(a, gast.Starred) for a in node.args):
+            return None
+        return registry.lookup(getattr(np, node.func.attr, None))
+
+    def _elementwise(self, node) -> bool:
+        """Is ``node`` a call of an elementwise NumPy function (``np.sin(x)``)?"""
+        rule = self._rule(node)
+        return rule is not None and rule.shape == "elementwise" and not (
+            rule.func is np.where and len(node.args) < 3)  # (np.where(c): indices)
+
+    def _elementwise_float(self, node) -> bool:
+        """Is ``node`` a call of a NumPy function whose rule says it gives floats
+        elementwise (``np.exp``, ``np.cos``...)?"""
+        if not self._elementwise(node):
+            return False
+        result = self._rule(node).result  # ("f", or the arguments whose dtypes it follows)
+        return result == "f" or isinstance(result, tuple) and bool(result) and all(
+            isinstance(a, tuple) and len(a) == 2 and isinstance(a[1], int) and
+            a[1] < len(node.args) and self._float(node.args[a[1]]) for a in result)
+
+    def _float(self, node) -> bool:
+        """Does ``node`` hold real floats for certain (a float number, a name noted so, a
+        sensitivity array, a function that gives floats, arithmetic with a float operand,
+        an item of floats)? In a program with no complex values."""
+        if isinstance(node, gast.Constant):
+            return type(node.value) is float
+        if isinstance(node, gast.Name):
+            return node.id in self.floats
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self._float(node.operand)
+        if isinstance(node, gast.Subscript):
+            return self._float(node.value)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Pow):
+            return self._float(node.left) and self._numeric(node.right)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, _ARITHMETIC):
+            return self._float(node.left) and self._numeric(node.right) or \
+                self._float(node.right) and self._numeric(node.left)
+        return self._elementwise_float(node)
+
+    def _numeric(self, node) -> bool:
+        """Is ``node`` a Python number, or real floats for certain (not a list, nor an
+        object array)?"""
+        if isinstance(node, gast.Constant):
+            return type(node.value) in (int, float)
+        return self._float(node)
 
     def _floats(self, node, env) -> bool:
         """Is ``node`` an array of floats: an array-valued name the compiler made (a
@@ -525,6 +757,35 @@ class PlainNumpy(trees.Transformer):
         a, b = self.kind(g, env), self.kind(like, env)
         if _array(a) and _array(b) and a.ndim == b.ndim and a.ones == b.ones:
             return g
+        return None
+
+    def _reduced_size(self, x, axis=None, env=None):
+        """``reduced_size(x, axis)`` of an array: ``x.size`` (every axis), ``x.shape[k]``
+        (one axis ``k``), the same Python int."""
+        kind = self.kind(x, env)
+        if not _array(kind):
+            return None
+        if axis is None or isinstance(axis, gast.Constant) and axis.value is None:
+            return gast.Attribute(x, "size", gast.Load())
+        k = _int(axis)
+        if k is None or not -kind.ndim <= k < kind.ndim:
+            return None
+        return gast.Subscript(gast.Attribute(x, "shape", gast.Load()),
+                              gast.Constant(k % kind.ndim, None), gast.Load())
+
+    def _dot(self, left: bool, g, x, y, env):
+        """``dot_grad_left(g, x, y)`` (or right) of ``np.dot`` of vectors, or of a matrix and
+        a vector: the product the helper computes, one multiplication an element: ``g * y``
+        (``g * x``), ``g[:, None] * y`` (``x[:, None] * g``)."""
+        kx, ky, kg = (self.kind(n, env) for n in (x, y, g))
+        if not (_array(kx) and _array(ky) and _known(kg)):
+            return None
+        if kx.ndim == ky.ndim == 1 and (kg.tag == "scalar" or kg.ndim == 0):
+            return gast.BinOp(g, gast.Mult(), y if left else x)
+        column = gast.Tuple([_whole(), gast.Constant(None, None)], gast.Load())
+        if _array(kg) and kg.ndim == 1 and (kx.ndim, ky.ndim) == ((2, 1) if left else (1, 2)):
+            return gast.BinOp(gast.Subscript(g if left else x, column, gast.Load()),
+                              gast.Mult(), y if left else g)
         return None
 
     def _matmul(self, left: bool, g, x, y, env):

@@ -197,6 +197,17 @@ class Readable(trees.Transformer):
         self.changed = True
         return gast.copy_location(folded, node)
 
+    def visit_UnaryOp(self, node):
+        """``--1.0`` is ``1.0``: a sign taken off a negative number, exactly."""
+        self.generic_visit(node)
+        value = _number(node.operand) if self.fold and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.UnaryOp) else None
+        if value is None or not value < 0 or isinstance(value, float) and \
+                not math.isfinite(value):
+            return node
+        self.changed = True
+        return gast.copy_location(gast.Constant(-value, None), node)
+
     def visit_Call(self, node):
         self.generic_visit(node)
         if isinstance(node.func, gast.Name) and node.func.id in self.helpers:

@@ -21,8 +21,8 @@ def rnn_loss(W, U, xs, h0):
 
 
 def rnn_batched_loss(Wx, Wh, b, xs, h0):
-    """A batched tanh RNN: its reverse loop adds the weight terms after it (ProductSum,
-    UnbroadcastSum of s2sad.runtime.terms)."""
+    """A batched tanh RNN: its reverse loop adds the weight terms after it (ProductSum of
+    s2sad.runtime.terms); the bias's, decided by the kinds, a sum a step."""
     h = h0
     for t in range(len(xs)):
         h = np.tanh(xs[t] @ Wx + h @ Wh + b)
