@@ -153,6 +153,41 @@ def assigned_names(tree) -> set[str]:
     return names
 
 
+def reads_and_writes(tree) -> tuple:
+    """How often each name is read and written in ``tree``: ``(reads, writes)``, two Counters.
+
+    ``y += 1`` writes ``y`` twice (its Name and the statement), never once; an item or
+    attribute store (``z[0] = ...``) writes its root name twice too. A pass that moves a
+    value reads ``writes[name] == 1`` as "assigned once" (a def-use count).
+
+    >>> import gast
+    >>> reads, writes = reads_and_writes(gast.parse("y = x\\nz[0] = y\\ny += x"))
+    >>> dict(reads), dict(writes)
+    ({'x': 2, 'y': 1, 'z': 1}, {'y': 3, 'z': 2})
+    """
+    from collections import Counter
+    reads, writes = Counter(), Counter()
+    for node in walk(tree):
+        kind = type(node)
+        if kind is gast.Name:
+            if type(node.ctx) is gast.Load:
+                reads[node.id] += 1
+            elif type(node.ctx) is not gast.Param:
+                writes[node.id] += 1
+        elif kind is gast.AugAssign and type(node.target) is gast.Name:
+            writes[node.target.id] += 1
+        elif kind in (gast.Subscript, gast.Attribute) and type(node.ctx) is not gast.Load:
+            writes[root_name(node)] += 2
+    return reads, writes
+
+
+def root_name(node) -> str:
+    """The name an item or attribute chain starts from (``a`` of ``a.b[0]``), or ``""``."""
+    while type(node) in (gast.Subscript, gast.Attribute):
+        node = node.value
+    return node.id if type(node) is gast.Name else ""
+
+
 def children(node) -> list:
     """The nodes directly under ``node``, in field order (``ast.iter_child_nodes``), but
     for its context (``Load()``...) and operator (``Add()``...)."""

@@ -31,8 +31,6 @@ complex value.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import gast
 
 from .. import trees
@@ -47,17 +45,7 @@ class Reciprocals:
         self.changed = False
 
     def visit(self, fn):
-        loads, stores = Counter(), Counter()
-        for n in trees.walk(fn):
-            if type(n) is gast.Name:
-                if type(n.ctx) is gast.Load:
-                    loads[n.id] += 1
-                elif type(n.ctx) is not gast.Param:
-                    stores[n.id] += 1
-            elif type(n) is gast.AugAssign and type(n.target) is gast.Name:
-                stores[n.target.id] += 1
-            elif type(n) in (gast.Subscript, gast.Attribute) and type(n.ctx) is not gast.Load:
-                stores[_root(n)] += 2
+        loads, stores = trees.reads_and_writes(fn)
         for k, stmt in enumerate(fn.body):
             found = _reciprocal(stmt)
             if found is None:
@@ -100,9 +88,3 @@ def _factors(node) -> set:
     if type(node) is gast.UnaryOp and type(node.op) is gast.USub:
         return _factors(node.operand)
     return set()
-
-
-def _root(node) -> str:
-    while type(node) in (gast.Subscript, gast.Attribute):
-        node = node.value
-    return node.id if type(node) is gast.Name else ""

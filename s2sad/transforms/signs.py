@@ -83,17 +83,7 @@ class Signs:
         self.changed = False
 
     def visit(self, fn):
-        loads, stores = Counter(), Counter()
-        for n in trees.walk(fn):
-            if type(n) is gast.Name:
-                if type(n.ctx) is gast.Load:
-                    loads[n.id] += 1
-                elif type(n.ctx) is not gast.Param:
-                    stores[n.id] += 1
-            elif type(n) is gast.AugAssign and type(n.target) is gast.Name:
-                stores[n.target.id] += 1  # (and its Name: twice, never once)
-            elif type(n) in (gast.Subscript, gast.Attribute) and type(n.ctx) is not gast.Load:
-                stores[_root(n)] += 2
+        loads, stores = trees.reads_and_writes(fn)
         self.loads, self.stores = loads, stores
         # each name's values, where it is given them only by `name = value` and `name op= v`
         values, given = {}, Counter()
@@ -373,9 +363,3 @@ def _assigned(stmt):
 def _after(body, position, name) -> bool:
     """Is ``name`` read only in the statements after ``body[position]``?"""
     return not any(_names(stmt, name) for stmt in body[:position])
-
-
-def _root(node) -> str:
-    while type(node) in (gast.Subscript, gast.Attribute):
-        node = node.value
-    return node.id if type(node) is gast.Name else ""
