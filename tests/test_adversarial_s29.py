@@ -26,8 +26,8 @@ with the test that fails without its fix:
   updates (``def get(l=a)``; ``a[0] = ...``; ``get()``): the default is evaluated once,
   at the ``def``, so ``l`` is ``a``'s list (0.0 for -0.71). Refused at the update.
 
-Left, a silently wrong gradient (a strict xfail below): ``g = functools.partial(f, a)``
-of a list ``a`` updated after it, then ``g()``.
+A partial kept in a name (``g = functools.partial(f, a)``) reaches the list ``a`` as a
+default argument does: an update of ``a`` that ``g()`` reads later is refused.
 """
 
 import functools
@@ -358,7 +358,21 @@ def product_of_two(items):
     return items[0] * items[1]
 
 
-@pytest.mark.xfail(strict=True, reason="functools.partial(f, a) of a list updated after it: "
-                   "read as it was; not yet modelled nor refused")
-def test_a_partial_of_a_list_updated_after_it():
-    check(partial_of_list, s2sad.grad(partial_of_list))
+def test_a_partial_of_a_list_updated_after_it_is_refused():
+    """Python's partial holds the list itself, so ``get()`` sees ``a[0] = x[2]``; s2sad
+    bound the list as it was (a silently wrong gradient): refused at the update."""
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="'get' reaches too"):
+        s2sad.grad(partial_of_list)(X.copy())
+
+
+def partial_of_list_read_before_the_update(x):
+    a = [x[0], x[1]]
+    get = functools.partial(product_of_two, a)
+    y = get()
+    a[0] = x[2]
+    return y + a[0]
+
+
+def test_a_partial_of_a_list_called_before_the_update():
+    check(partial_of_list_read_before_the_update,
+          s2sad.grad(partial_of_list_read_before_the_update))

@@ -27,10 +27,12 @@ def _is_partial(normalize, node, static) -> bool:
         return False
 
 
-def made(normalize, node, static):
+def made(normalize, node, static, holder: str | None = None):
     """(``static``: a name's value, see ``single_assignment._static``)
     ``("partial", (function, bound atoms, bound keyword atoms))`` for ``node``, a call of
-    ``functools.partial`` of a function s2sad inlines or has a rule for; else None."""
+    ``functools.partial`` of a function s2sad inlines or has a rule for; else None.
+    ``holder``: the name the partial is kept in (``g = partial(f, a)``): it reaches the
+    list ``a`` too, so a later ``a[0] = v`` read through ``g()`` is refused."""
     if not _is_partial(normalize, node, static) or \
             isinstance(node.args[0], gast.Starred):
         return None
@@ -39,8 +41,8 @@ def made(normalize, node, static):
     function = normalize._function_argument(node.args[0])
     if function is None:
         return None
-    args = [normalize._default_now(a) for a in node.args[1:]]
-    keywords = {k.arg: normalize._default_now(k.value) for k in node.keywords}
+    args = [normalize._default_now(a, holder) for a in node.args[1:]]
+    keywords = {k.arg: normalize._default_now(k.value, holder) for k in node.keywords}
     return "partial", (function, args, keywords)
 
 
@@ -119,7 +121,7 @@ def held(normalize, stmt, static, user_code) -> bool:
             _is_partial(normalize, stmt.value, static) and  # (first: no walk of the whole
             normalize._given_once(stmt.targets[0].id)):      # function for most lines)
         return False
-    entry = made(normalize, stmt.value, static)
+    entry = made(normalize, stmt.value, static, stmt.targets[0].id)
     if entry is None or not _only_called(normalize, stmt.targets[0].id, static, user_code):
         return False
     normalize.function_args[stmt.targets[0].id] = entry
