@@ -305,24 +305,9 @@ def append(arr, values, axis=None):
 
 
 def convolve(a, v, mode="full"):
-    # the shorter one slides along the longer: each of its values adds a shifted copy
-    if len(v) > len(a):
-        a, v = v, a
-    n, k = len(a), len(v)
-    full = np.zeros(n + k - 1)
-    for i in range(k):
-        full[i:i + n] = full[i:i + n] + v[i] * a
-    if mode == "valid":
-        return full[k - 1:n]
-    if mode == "same":
-        start = (k - 1) // 2
-        return full[start:start + n]
-    return full
-
-
-def convolve_complex(a, v, mode="full"):
-    # convolve's, in a program with complex values: each shifted copy padded and added
-    # (a float buffer would drop the imaginary parts)
+    # the shorter one slides along the longer: each of its values adds a shifted copy,
+    # padded to the full length (no store into a slice of a buffer: the same code runs on
+    # Dask, whose arrays are not written in place, and keeps complex parts)
     if len(v) > len(a):
         a, v = v, a
     n, k = len(a), len(v)
@@ -735,7 +720,7 @@ def stand_in(func, complex_values: bool = False):
 
 # the definitions that hold for real values only, and their twins for complex ones (a
 # program's real values keep the first: its generated code as it was)
-COMPLEX_TWINS = {cov: cov_complex, nanvar: nanvar_complex, convolve: convolve_complex}
+COMPLEX_TWINS = {cov: cov_complex, nanvar: nanvar_complex}
 
 
 @functools.cache

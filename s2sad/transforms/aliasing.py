@@ -459,10 +459,11 @@ class Aliasing:
             # b = (a, 1.0)[0] or e = {"k": a}["k"] (the lists a display holds)
             source = value.id if isinstance(value, gast.Name) else value.value.id
             mine = user(source)
+            item = isinstance(value, gast.Subscript) and \
+                not isinstance(value.slice, gast.Slice)  # (xs[:-1]: a new list, not an item)
             others = sorted(k for k, v in self.current.items() if k not in (name, mine) and
                             mine in self.holders.get(v, ()) and (
-                                k in self.holders.get(source, ()) or
-                                isinstance(value, gast.Subscript)))
+                                k in self.holders.get(source, ()) or item))
             if isinstance(value, gast.Name):
                 self.holders.setdefault(source, set()).add(name)
             self.holders.setdefault(ssa, set()).update([mine] + others)
