@@ -16,19 +16,11 @@ import operator
 
 import numpy as np
 import pytest
+from test_overrefusals_s28 import central
 
 import s2sad
 
 X = np.array([0.3, -0.5, 1.2, 0.7])
-
-
-def central(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
 
 
 # --- max and min of several items with a key (sort_keys) ------------------------------------
