@@ -168,11 +168,37 @@ def _target_sections(lines: list) -> list:
     return parts
 
 
+GPU_RESULTS = ROOT / "benchmarks" / "results" / "gpu"
+
+
+def gpu_section() -> str:
+    """The tables of the GPU run committed in ``benchmarks/results/gpu/`` (``python -m
+    benchmarks.gpu.run`` on a machine with an NVIDIA GPU writes them), float64 then
+    float32, each under the device and versions it was measured with."""
+    parts = []
+    for name, title in (("results.md", "float64"), ("results-float32.md", "float32")):
+        path = GPU_RESULTS / name
+        if not path.exists():
+            continue
+        lines = path.read_text().splitlines()
+        facts = [line for line in lines if line.startswith("- device") or
+                 line.startswith("- CUDA")]
+        table = [line for line in lines if line.startswith("|")]
+        notes = [line for line in lines if line.startswith("Note: ")]
+        parts += [f"**{title}** ({'; '.join(f[2:] for f in facts)}), milliseconds per "
+                  "gradient call, first call in parentheses:", "\n".join(table)]
+        if notes:  # (a note runs on over the lines after it, to a blank line)
+            at = lines.index(notes[0])
+            end = next((i for i in range(at, len(lines)) if not lines[i].strip()), len(lines))
+            parts.append(" ".join(lines[at:end]))
+    return "\n\n".join(parts) if parts else "No GPU run is committed."
+
+
 SECTIONS = {"functions": functions_section, "refused": refused_section,
-            "benchmarks": benchmarks_section}
+            "benchmarks": benchmarks_section, "gpu": gpu_section}
 PAGES = {  # the page -> the generated sections it holds
     DOCS / "supported.md": ("functions", "refused"),
-    DOCS / "benchmarks.md": ("benchmarks",),
+    DOCS / "benchmarks.md": ("benchmarks", "gpu"),
 }
 
 

@@ -431,7 +431,8 @@ class Imports:
                     node.id = self.renamed[node.id]
         if self.backend.lacks or self.backend.twins or self.lacking:
             self._refuse_lacking(tree, tree)
-        if self.backend.stand_ins:
+        if self.backend.stand_ins or self.backend.keyword_stand_ins or \
+                self.backend.display_stand_ins:
             self._use_stand_ins(tree)
         self._math_by_name(tree)
         used = {n.id for n in trees.walk(tree) if isinstance(n, gast.Name)}
@@ -509,22 +510,44 @@ class Imports:
 
     def _use_stand_ins(self, tree) -> None:
         """``cp.linalg.vector_norm`` and the other NumPy functions the target's module
-        lacks become s2sad's stand-ins (``s2sad.runtime.cupy_compat.vector_norm``)."""
-        numpy_of = {alias: name for name, alias in self.modules.items() if numpy_module(name)}
-        imports = self
+        lacks become s2sad's stand-ins (``s2sad.runtime.cupy_compat.vector_norm``), and so
+        do calls the target's function would not take: a keyword it lacks
+        (``np.clip(x, min=0.0)``), a list display of numbers and arrays
+        (``np.array([x, 1.0])``)."""
+        numpy_of = {alias: name for name, alias in self.modules.items()
+                    if numpy_module(name) or name in self.backend.twins}
+        imports, backend = self, self.backend
+
+        def named(func):
+            path, base = [], func
+            while isinstance(base, gast.Attribute):
+                path.append(base.attr)
+                base = base.value
+            if path and isinstance(base, gast.Name) and base.id in numpy_of:
+                return ".".join([numpy_of[base.id], *reversed(path[1:])]), path[0]
+            return None
+
+        def helper(found, ctx):
+            return gast.Name(imports.helper(_stand_in(found)), ctx, None, None)
 
         class StandIns(trees.Transformer):
-            def visit_Attribute(self, node):
-                path, base = [node.attr], node.value
-                while isinstance(base, gast.Attribute):
-                    path.append(base.attr)
-                    base = base.value
-                if isinstance(base, gast.Name) and base.id in numpy_of:
-                    module = ".".join([numpy_of[base.id], *reversed(path[1:])])
-                    stand_in = imports.backend.stand_in(module, node.attr)
+            def visit_Call(self, node):
+                found = named(node.func)
+                if found is not None:
+                    display = bool(node.args) and isinstance(  # (or a name: a list the
+                        node.args[0], (gast.List, gast.Tuple, gast.Name))  # code made)
+                    stand_in = backend.call_stand_in(*found, {k.arg for k in node.keywords},
+                                                     display)
                     if stand_in is not None:
-                        return gast.Name(imports.helper(_stand_in(stand_in)), node.ctx,
-                                         None, None)
+                        node.func = helper(stand_in, gast.Load())
+                return self.generic_visit(node)
+
+            def visit_Attribute(self, node):
+                found = named(node)
+                if found is not None:
+                    stand_in = backend.stand_in(*found)
+                    if stand_in is not None:
+                        return helper(stand_in, node.ctx)
                 return self.generic_visit(node)
         StandIns().visit(tree)
 

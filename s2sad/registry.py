@@ -646,6 +646,9 @@ class Facts:
     * ``checks``: it raises on purpose (``output_seed``), so its calls stay;
     * ``floats``: it returns a Python float for Python numbers (``math.sin``);
     * ``builds``: its first argument is a shape, a number or a sequence by design;
+    * ``reads_arrays``: the positions of the arguments it reads as arrays beside the first
+      (``np.inner``: ``(0, 1)``): where the target takes no number or list for an array
+      (CuPy), a number or list there is converted;
     * ``method``: the NumPy function an array method is, the array first (``"sum"``);
     * ``varargs``: such a method's extra positional arguments are one tuple;
     * ``no_derivative``: an array attribute whose value does not follow the values;
@@ -717,6 +720,7 @@ class Facts:
     checks: bool = False
     floats: bool = False
     builds: bool = False
+    reads_arrays: tuple = ()
     method: str = ""
     varargs: bool = False
     no_derivative: bool = False

@@ -57,6 +57,13 @@ class Backend:
             (CuPy's do not: the generated code converts them with ``cp.asarray``.)
         stand_ins: NumPy functions its module lacks, ``(module, name)`` -> the name of
             s2sad's stand-in in ``helpers``.
+        keyword_stand_ins: NumPy functions whose twin lacks some keywords, ``(module,
+            name)`` -> ``(keywords, stand-in)``: a call passing one calls the stand-in.
+        display_stand_ins: NumPy functions whose twin takes no list of numbers and
+            arrays mixed, ``(module, name)`` -> stand-in: a call given a list or tuple
+            display, or a name (which may hold a list), calls the stand-in.
+        repeats_undefined: does ``y[idx] = v`` with a repeated position store an
+            undefined one of the values (NumPy: the last)? Differentiating it is refused.
         helpers: the module of those stand-ins (``"s2sad.runtime.cupy_compat"``).
         lacks: NumPy functions ``(module, name)`` its module lacks, with no stand-in:
             generated code that would call one is refused at the user's line.
@@ -87,6 +94,9 @@ class Backend:
     libraries: frozenset[str] = frozenset()
     takes_lists: bool = True
     stand_ins: Mapping[tuple[str, str], str] = {}
+    keyword_stand_ins: Mapping[tuple[str, str], tuple[frozenset, str]] = {}
+    display_stand_ins: Mapping[tuple[str, str], str] = {}
+    repeats_undefined: bool = False
     helpers: str | None = None
     lacks: frozenset[tuple[str, str]] = frozenset()
     twins: Mapping[str, tuple[str, frozenset[str]]] = {}
@@ -166,7 +176,7 @@ class Backend:
             twin = self.source_twin(owner)
             return None if twin is None else getattr(twin, getattr(func, "__name__", ""), None)
         if getattr(func, "__module__", None) == self.helpers:  # (a stand-in: NumPy's own)
-            for (module, name), stand_in in self.stand_ins.items():
+            for (module, name), stand_in in self.all_stand_ins():
                 if stand_in == getattr(func, "__name__", None) and module in sys.modules:
                     return getattr(sys.modules[module], name, None)
         pairs = [(self.module + part, SOURCE_MODULE + part) for part in _SUBMODULES] + \
@@ -215,6 +225,31 @@ class Backend:
         """Is ``module`` (or the module it is in) one of a library's that this target has no
         twin of (``"scipy.integrate"`` on CuPy)?"""
         return any(module == name or module.startswith(name + ".") for name in self.without)
+
+    def all_stand_ins(self):
+        """``((module, name), stand-in)`` for every stand-in, whatever calls it."""
+        yield from self.stand_ins.items()
+        for key, (_, stand_in) in self.keyword_stand_ins.items():
+            yield key, stand_in
+        yield from self.display_stand_ins.items()
+
+    def call_stand_in(self, module: str, name: str, keywords, display: bool):
+        """``(module, name)`` of s2sad's stand-in for a call of NumPy's ``module.name``
+        passing ``keywords`` (their names), its first argument a list or tuple display
+        (or a name) or not, where this target's function would not take that call; else
+        None.
+
+        >>> from s2sad.backends import CUPY
+        >>> CUPY.call_stand_in("numpy", "clip", {"min"}, False)
+        ('s2sad.runtime.cupy_compat', 'clip')
+        >>> CUPY.call_stand_in("numpy", "clip", set(), False) is None
+        True
+        """
+        found = self.keyword_stand_ins.get((module, name))
+        if found is not None and found[0] & set(keywords):
+            return self.helpers, found[1]
+        found = self.display_stand_ins.get((module, name)) if display else None
+        return None if found is None else (self.helpers, found)
 
     def stand_in(self, module: str, name: str) -> tuple[str, str] | None:
         """``(module, name)`` of s2sad's stand-in for NumPy's ``module.name`` where this

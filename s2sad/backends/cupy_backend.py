@@ -33,14 +33,36 @@ class CuPyBackend(Backend):
     tag = "cupy"
     libraries = frozenset({"cupy", "cupyx"})
     takes_lists = False
-    # the NumPy functions CuPy lacks (module, name) -> the name of their stand-in
-    stand_ins = MappingProxyType({
+    # NumPy's and SciPy's functions whose CuPy twin reads an argument as an array where
+    # NumPy converts a list or a number: every call goes through the stand-in
+    argument_stand_ins = MappingProxyType({
+        ("numpy", "choose"): "choose",  # (CuPy's takes its choices as one array)
+        ("scipy.special", "polygamma"): "polygamma",  # (CuPy's reads its order as an array)
+    })
+    # the NumPy functions CuPy lacks (module, name) -> the name of their stand-in, and those
+    stand_ins = MappingProxyType({**argument_stand_ins,
         ("numpy.linalg", "vector_norm"): "vector_norm",
         ("numpy.linalg", "matrix_norm"): "matrix_norm",
         ("numpy", "vecdot"): "vecdot",
         ("numpy.linalg", "vecdot"): "vecdot",
         ("numpy.linalg", "svdvals"): "svdvals",
     })
+    # NumPy's keywords CuPy 14's twin lacks (signatures of cupy.clip, cupy.sum...)
+    keyword_stand_ins = MappingProxyType({
+        ("numpy", "clip"): (frozenset({"min", "max"}), "clip"),
+        ("numpy", "take"): (frozenset({"mode"}), "take"),
+        ("numpy", "sum"): (frozenset({"initial"}), "sum_with_initial"),
+        ("numpy", "var"): (frozenset({"correction"}), "var"),
+        ("numpy", "std"): (frozenset({"correction"}), "std"),
+        ("numpy.linalg", "cholesky"): (frozenset({"upper"}), "cholesky"),
+    })
+    # CuPy converts a list of numbers and device arrays mixed through NumPy, which a device
+    # array refuses; its stack and concatenate take arrays only
+    display_stand_ins = MappingProxyType({
+        ("numpy", "array"): "array", ("numpy", "stack"): "stack",
+        ("numpy", "concatenate"): "concatenate"})
+    # "the value actually stored is undefined" (CuPy's documented difference from NumPy)
+    repeats_undefined = True
     helpers = "s2sad.runtime.cupy_compat"
     # the NumPy 2.4 functions CuPy 14.2 has no twin of (dir(cupy), dir(cupy.linalg)), and
     # s2sad no stand-in for: CuPy code calling one would fail (refused when compiling)

@@ -11,10 +11,14 @@ its result is read as NumPy, and ``xp.sum(v, axis=0)`` is ``np.sum(v, axis=0)``.
 """
 
 from scipy import optimize
-from scipy._lib import array_api_compat
 from scipy._lib._array_api import array_namespace
 
 from ..registry import deffacts
+
+try:  # (SciPy 1.15 to 1.17 vendor the array-API compatibility layer here, 1.18 elsewhere)
+    from scipy._lib import array_api_compat
+except ImportError:  # pragma: no cover
+    from scipy._external import array_api_compat
 
 deffacts(array_namespace, array_api_compat.array_namespace, array_api_compat.get_namespace,
          namespace=True)

@@ -17,8 +17,8 @@ import numbers
 
 import numpy as np
 
-from ..backends import array_class, array_module
-from ..errors import NoDerivativeError
+from ..backends import BY_MODULE, array_class, array_module
+from ..errors import DifferentiationError, NoDerivativeError
 from .shapes import (_argsort, _dtype, _float_type, _ndim, _remember, _shape, _to, _zeros,
                      unbroadcast)
 from .structures import zeros_like_structure
@@ -95,7 +95,14 @@ def last_writes(part, like, index):
     flat = xp.ravel(where[index])
     if len(xp.unique(flat)) == flat.size:
         return part
-    last = flat.size - 1 - xp.unique(flat[::-1], return_index=True)[1]
+    backend = BY_MODULE.get(getattr(xp, "__name__", ""))
+    if backend is not None and backend.repeats_undefined:
+        raise DifferentiationError(
+            f"y[idx] = v with a position repeated in idx, on {backend.title}: "
+            f"{backend.title} stores an undefined one of the values written there (NumPy "
+            "the last), so the gradient is undefined. Make the positions distinct, or add "
+            "with np.add.at(y, idx, v) (y[idx] += v repeats the same way)")
+    last = flat.size - 1 - xp.unique(flat[::-1], return_index=True)[1]  # (NumPy: the first)
     kept = xp.zeros(flat.size, dtype=bool)
     kept[last] = True
     return xp.where(xp.reshape(kept, xp.shape(where[index])), part, 0.0)

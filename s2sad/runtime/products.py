@@ -100,7 +100,7 @@ def dot_grad_left(g, x, y):
     # dot contracts the last axis of x with the second-to-last axis of y
     y_axes = [a for a in range(_ndim(y)) if a != _ndim(y) - 2]
     g_axes = list(range(_ndim(x) - 1, _ndim(g)))
-    return xp.tensordot(_to(xp, g), y, axes=(g_axes, y_axes))
+    return xp.tensordot(_to(xp, g), y, axes=(tuple(g_axes), tuple(y_axes)))
 
 
 def dot_grad_right(g, x, y):
@@ -117,7 +117,7 @@ def dot_grad_right(g, x, y):
         return xp.moveaxis(xp.multiply.outer(x, g), 0, -2)
     x_axes = list(range(_ndim(x) - 1))
     g_axes = list(range(_ndim(x) - 1))
-    gy = xp.tensordot(x, _to(xp, g), axes=(x_axes, g_axes))  # shape (k, *y_other)
+    gy = xp.tensordot(x, _to(xp, g), axes=(tuple(x_axes), tuple(g_axes)))  # (k, *y_other)
     return xp.moveaxis(gy, 0, -2) if _ndim(y) > 1 else gy
 
 
@@ -152,7 +152,10 @@ def matmul_grad_right(g, x, y):
 
 
 def tensordot_grad(g, x, y, axes, argnum):
-    """Adjoint of ``np.tensordot(x, y, axes)`` with respect to ``x`` (0) or ``y`` (1)."""
+    """Adjoint of ``np.tensordot(x, y, axes)`` with respect to ``x`` (0) or ``y`` (1).
+
+    (Axes go to ``tensordot`` as tuples: CuPy multiplies a 0-d operand only when the
+    axes are ``((), ())``, and refuses ``([], [])``.)"""
     xp = array_module(g, x, y)
     g = _to(xp, g)
     nx, ny = _ndim(x), _ndim(y)
@@ -169,12 +172,12 @@ def tensordot_grad(g, x, y, axes, argnum):
     g = _full(xp, g, tuple(_shape(x)[a] for a in x_free) + tuple(_shape(y)[b] for b in y_free))
     # g has axes (x_free..., y_free...)
     if argnum == 0:
-        gx = xp.tensordot(g, y, axes=(list(range(n_xfree, _ndim(g))), y_free))
+        gx = xp.tensordot(g, y, axes=(tuple(range(n_xfree, _ndim(g))), tuple(y_free)))
         # gx's axes: x's free axes, then y's contracted axes in increasing order, each of
         # which stands for the x axis it was paired with
         labels = x_free + [x_axes[y_axes.index(a)] for a in sorted(y_axes)]
         return xp.transpose(gx, _argsort(labels))
-    gy = xp.tensordot(x, g, axes=(x_free, list(range(n_xfree))))
+    gy = xp.tensordot(x, g, axes=(tuple(x_free), tuple(range(n_xfree))))
     labels = [y_axes[x_axes.index(a)] for a in sorted(x_axes)] + y_free
     return xp.transpose(gy, _argsort(labels))
 
@@ -282,8 +285,8 @@ def inner_grad(g, a, b, argnum):
     n_a = _ndim(a) - 1
     g = xp.asarray(g)
     if argnum == 0:
-        return xp.tensordot(g, b, axes=(list(range(n_a, g.ndim)), list(range(_ndim(b) - 1))))
-    return xp.tensordot(g, a, axes=(list(range(n_a)), list(range(n_a))))
+        return xp.tensordot(g, b, axes=(tuple(range(n_a, g.ndim)), tuple(range(_ndim(b) - 1))))
+    return xp.tensordot(g, a, axes=(tuple(range(n_a)), tuple(range(n_a))))
 
 
 def kron_grad(g, a, b, argnum):

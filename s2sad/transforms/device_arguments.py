@@ -7,7 +7,8 @@ is one, is converted where it is used as an array: ``cp.sin(cp.asarray(xs))``. U
 elsewhere it stays what it is (``xs + xs`` still joins two lists).
 
 Converted: every positional argument of a ufunc that is a list or tuple of numbers;
-the first positional argument of another NumPy function (the array it works on) that
+the first positional argument of another NumPy function (the array it works on), and
+the others it reads as arrays (its ``reads_arrays`` fact: ``np.inner(x, 0.5)``), that
 is such a list or a number (ufuncs take numbers as they are); a list or tuple of
 numbers multiplied, added... with an array (what a NumPy function returned, or
 arithmetic on it). Functions whose first argument is a shape
@@ -88,7 +89,10 @@ class DeviceArguments(trees.Transformer):
         if func is None or facts is not None and facts.builds:  # (np.zeros(n): n is a shape)
             return node
         ufunc = isinstance(func, np.ufunc)
-        for i, arg in enumerate(node.args[:len(node.args) if ufunc else 1]):
+        arrays = (facts.reads_arrays if facts is not None else ()) or (0,)
+        for i, arg in enumerate(node.args):
+            if not ufunc and i not in arrays:
+                continue
             kind = self._kind(arg)
             if _sequence_of_numbers(kind) or (not ufunc and kind.tag == "scalar"):
                 node.args[i] = self._asarray(arg)

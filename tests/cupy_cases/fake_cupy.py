@@ -14,15 +14,26 @@ arrays and behave like CuPy's in the ways that break code written for NumPy:
 * functions other than ufuncs and array constructors take no Python scalar or
   list where CuPy wants an array (``cp.sum(1.0)``, ``cp.sum([a, b])``);
 * only names CuPy 14 has exist (``cupy_names.txt``, from ``dir(cupy)``): using
-  ``np.vecdot`` on the CuPy target fails here as it would on a GPU.
+  ``np.vecdot`` on the CuPy target fails here as it would on a GPU;
+* only the parameters CuPy's functions have are taken (``cupy_signatures.txt``):
+  ``cp.clip(x, min=0.0)`` fails, as CuPy's ``clip(a, a_min, a_max)`` has no ``min``;
+* ``stack``, ``concatenate``, ``choose``, ``inner``, ``tensordot`` take arrays only, and
+  ``cp.array([x, 1.0])`` of a device array and a number fails (CuPy converts such a
+  list through NumPy, which ``x`` refuses);
+* where CuPy leaves a result undefined, the emulation picks another answer than NumPy,
+  so that code relying on NumPy's shows: ``y[idx] = v`` with a repeated position keeps
+  the *first* value written (NumPy: the last), and ``unique(..., return_index=True)``
+  gives the *last* occurrence (CuPy sorts without keeping the order of equal items).
 
 It does not emulate devices, streams, kernels, dtype differences or speed.
 
-Regenerate the name list from a real CuPy with ``python fake_cupy.py --names``.
+Regenerate the name list from a real CuPy with ``python fake_cupy.py --names``, the
+signatures with ``python fake_cupy.py --signatures``.
 """
 
 from __future__ import annotations
 
+import inspect
 import operator
 import os
 import sys
@@ -31,6 +42,8 @@ import types
 import numpy as _np
 
 _NAMES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cupy_names.txt")
+_SIGNATURES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "cupy_signatures.txt")
 
 # functions that take Python scalars, lists or shapes where others want an array
 _CONSTRUCTORS = {
@@ -67,6 +80,47 @@ def _names():
 
 
 _TOP, _SUB = _names()
+
+
+def _signatures() -> dict:
+    """CuPy's signatures by qualified name (``clip``, ``linalg.cholesky``), as
+    ``inspect.Signature`` objects (defaults stand for "has one": never used)."""
+    P = inspect.Parameter
+    found = {}
+    with open(_SIGNATURES_FILE) as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            name, text = line.split(":", 1)
+            params, kind, positional_only = [], P.POSITIONAL_OR_KEYWORD, []
+            for word in text.split():
+                if word == "/":
+                    params = [p.replace(kind=P.POSITIONAL_ONLY) for p in params]
+                elif word == "*":
+                    kind = P.KEYWORD_ONLY
+                elif word.startswith("**"):
+                    params.append(P(word[2:], P.VAR_KEYWORD))
+                elif word.startswith("*"):
+                    params.append(P(word[1:], P.VAR_POSITIONAL))
+                    kind = P.KEYWORD_ONLY
+                else:
+                    default = None if word.endswith("=") else P.empty
+                    params.append(P(word.rstrip("="), kind, default=default))
+            found[name] = inspect.Signature(params)
+    return found
+
+
+_SIGNATURES = _signatures()
+
+
+def _check_signature(qualified, args, kwargs):
+    """Raise CuPy's TypeError where ``qualified``'s CuPy signature takes no such call."""
+    signature = _SIGNATURES.get(qualified)
+    if signature is not None:
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{qualified.rsplit('.', 1)[-1]}() {exc}") from None
 
 
 class ndarray:
@@ -133,7 +187,14 @@ class ndarray:
     def __setitem__(self, index, value):
         if isinstance(value, (list, tuple)):
             value = _np.asarray(_host(value))
-        self._a[_index(index)] = _operand(value)
+        index, value = _index(index), _operand(value)
+        if _integer_arrays(index):  # (a repeated position: CuPy keeps any one of the values)
+            where = _np.arange(self._a.size).reshape(self._a.shape)[index]
+            if _np.unique(where).size != where.size:
+                values = _np.broadcast_to(value, where.shape).ravel()[::-1]
+                self._a[_np.unravel_index(where.ravel()[::-1], self._a.shape)] = values
+                return
+        self._a[index] = value
 
     def __float__(self):
         return float(self._a)
@@ -254,6 +315,49 @@ def _index(index):
     return index
 
 
+def _integer_arrays(index) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, (list, _np.ndarray)) and _np.asarray(p).dtype.kind in "iu"
+               for p in parts)
+
+
+# functions whose listed positional arguments CuPy reads as arrays (``a.ndim``, ``a.shape``)
+_ARRAYS_ONLY = {"inner": (0, 1), "tensordot": (0, 1), "choose": (1,)}
+# functions whose first argument is a sequence of arrays, and no number
+_SEQUENCE_OF_ARRAYS = {"stack", "concatenate"}
+
+
+def _check_arrays(name, args, kwargs):
+    """CuPy's refusals of what NumPy converts: numbers or lists where an array is read."""
+    for i in _ARRAYS_ONLY.get(name, ()):
+        if i < len(args) and type(args[i]) is not ndarray:
+            raise AttributeError(f"'{type(args[i]).__name__}' object has no attribute 'ndim'"
+                                 if name != "choose" else
+                                 f"'{type(args[i]).__name__}' object has no attribute 'shape'")
+    if name == "tensordot" and any(getattr(a, "ndim", 1) == 0 for a in args[:2]):
+        axes = args[2] if len(args) > 2 else kwargs.get("axes", 2)
+        if axes != 0 and axes != ((), ()):
+            raise ValueError("An input is zero-dim while axes has dimensions")
+    if name in _SEQUENCE_OF_ARRAYS and args and isinstance(args[0], (list, tuple)):
+        for item in args[0]:
+            if type(item) is not ndarray:
+                raise TypeError("Argument 'a' has incorrect type (expected "
+                                f"cupy._core.core._ndarray_base, got {type(item).__name__})")
+    if name in _TO_DEVICE and args and isinstance(args[0], (list, tuple)):
+        leaves = list(_leaves(args[0]))
+        if any(type(v) is ndarray for v in leaves) and \
+                not all(type(v) is ndarray for v in leaves):
+            raise TypeError(_NO_IMPLICIT)
+
+
+def _leaves(value):
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
+
+
 def _check_array_argument(name, args):
     if name in _CONSTRUCTORS or not args:
         return
@@ -267,10 +371,16 @@ def _check_array_argument(name, args):
 _TO_DEVICE = {"array", "asarray", "asanyarray", "ascontiguousarray"}
 
 
-def _function(func, name, exempt=False):
+def _function(func, name, exempt=False, qualified=None):
+    qualified = qualified or name
+
     def wrapper(*args, **kwargs):
+        _check_signature(qualified, args, kwargs)
+        _check_arrays(name, args, kwargs)
         if not exempt:
             _check_array_argument(name, args)
+        if name == "unique" and (kwargs.get("return_index") or len(args) > 1 and args[1]):
+            return _unique_last(func, args, kwargs)
         if name in _TO_DEVICE and args:  # host to device: the one place NumPy data may enter
             return _wrap(_np.array(func(_host(args[0]), *_unwrap(args[1:], name),
                                         **_unwrap(kwargs, name)), copy=name == "array"))
@@ -278,6 +388,18 @@ def _function(func, name, exempt=False):
     wrapper.__name__ = wrapper.__qualname__ = name
     wrapper.__module__ = "cupy"
     return wrapper
+
+
+def _unique_last(func, args, kwargs):
+    """``unique(..., return_index=True)`` giving the last occurrence of each value (CuPy
+    gives any one; NumPy the first)."""
+    a = _unwrap(args[0], "unique")
+    results = list(func(*_unwrap(args, "unique"), **_unwrap(kwargs, "unique")))
+    flat = _np.ravel(a) if kwargs.get("axis") is None else None
+    if flat is not None:
+        _, first_of_reversed = _np.unique(flat[::-1], return_index=True)
+        results[1] = flat.size - 1 - first_of_reversed
+    return _wrap(tuple(results))
 
 
 def _host(value):
@@ -333,7 +455,7 @@ def _submodule(name, parent, np_module):
     for attr in sorted(_SUB.get(name, ())):
         value = getattr(np_module, attr, None)
         if callable(value) and not isinstance(value, type):
-            setattr(module, attr, _function(value, attr))
+            setattr(module, attr, _function(value, attr, qualified=f"{name}.{attr}"))
     setattr(parent, name, module)
     return module
 
@@ -394,7 +516,8 @@ def make() -> types.ModuleType:
 
 
 # cupyx functions whose first argument is no array (lu_solve's is the pair (lu, piv))
-_NO_ARRAY_FIRST = {"polygamma", "lu_solve", "fftfreq", "rfftfreq", "next_fast_len"}
+# (polygamma's order n is read as an array: CuPy 14 fails on a Python int there)
+_NO_ARRAY_FIRST = {"lu_solve", "fftfreq", "rfftfreq", "next_fast_len"}
 
 
 def _cupyx() -> dict:
@@ -423,8 +546,9 @@ def _cupyx() -> dict:
             value = getattr(library, attr, None)
             if isinstance(value, _np.ufunc):  # (CuPy's are ufuncs too: they take scalars)
                 setattr(module, attr, ufunc(value))
-            elif callable(value):  # (polygamma broadcasts its order n, a number, with x)
-                setattr(module, attr, _function(value, attr, exempt=attr in _NO_ARRAY_FIRST))
+            elif callable(value):
+                setattr(module, attr, _function(value, attr, exempt=attr in _NO_ARRAY_FIRST,
+                                                qualified=f"cupyx.scipy.{name}.{attr}"))
         setattr(cupyx.scipy, name, module)
         modules[module.__name__] = module
     return modules
@@ -467,3 +591,52 @@ if __name__ == "__main__" and sys.argv[1:] == ["--names"]:
     for module in ("special", "signal", "linalg", "fft", "stats"):
         for n in sorted(n for n in dir(getattr(cupyx.scipy, module)) if not n.startswith("_")):
             print(f"cupyx.scipy.{module}.{n}")
+
+
+def _signature_text(func) -> str | None:
+    """``a a_min a_max out=``: ``func``'s parameters as cupy_signatures.txt writes them."""
+    try:
+        parameters = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):  # (a Cython function without a signature)
+        return None
+    P, words, starred = inspect.Parameter, [], False
+    for i, p in enumerate(parameters):
+        if p.kind is P.VAR_POSITIONAL:
+            words.append("*" + p.name)
+            starred = True
+        elif p.kind is P.VAR_KEYWORD:
+            words.append("**" + p.name)
+        else:
+            if p.kind is P.KEYWORD_ONLY and not starred:
+                words.append("*")
+                starred = True
+            words.append(p.name + ("=" if p.default is not P.empty else ""))
+            if p.kind is P.POSITIONAL_ONLY and (
+                    i + 1 == len(parameters) or parameters[i + 1].kind is not P.POSITIONAL_ONLY):
+                words.append("/")
+    return " ".join(words)
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--signatures"]:
+    import importlib
+
+    import cupy as real  # a real CuPy, to read its signatures
+
+    print(f"# Signatures of CuPy {real.__version__}'s Python functions (cupy, cupy.linalg, "
+          "cupy.fft, cupyx.scipy.special,")
+    print("# .signal, .linalg, .fft, .stats; name: parameters, '=' after one with a default), "
+          "read by fake_cupy.py: a keyword")
+    print("# CuPy lacks (np.clip's min=) fails here as on a GPU. Regenerate with a real CuPy:")
+    print("#   python tests/cupy_cases/fake_cupy.py --signatures > "
+          "tests/cupy_cases/cupy_signatures.txt")
+    for prefix, module in [("", "cupy"), ("linalg.", "cupy.linalg"), ("fft.", "cupy.fft")] + \
+            [(f"cupyx.scipy.{m}.", f"cupyx.scipy.{m}")
+             for m in ("special", "signal", "linalg", "fft", "stats")]:
+        module = importlib.import_module(module)
+        for n in sorted(n for n in dir(module) if not n.startswith("_")):
+            value = getattr(module, n)
+            if callable(value) and not isinstance(value, type) and \
+                    type(value).__name__ not in ("ufunc", "_UFunc"):
+                text = _signature_text(value)
+                if text is not None:
+                    print(f"{prefix}{n}: {text}")
