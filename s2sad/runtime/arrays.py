@@ -102,7 +102,7 @@ def last_writes(part, like, index):
             f"{backend.title} stores an undefined one of the values written there (NumPy "
             "the last), so the gradient is undefined. Make the positions distinct, or add "
             "with np.add.at(y, idx, v) (y[idx] += v repeats the same way)")
-    last = flat.size - 1 - xp.unique(flat[::-1], return_index=True)[1]  # (NumPy: the first)
+    last = flat.size - 1 - xp.unique(flat[::-1], return_index=True)[1]
     kept = xp.zeros(flat.size, dtype=bool)
     kept[last] = True
     return xp.where(xp.reshape(kept, xp.shape(where[index])), part, 0.0)

@@ -22,8 +22,7 @@ arrays and behave like CuPy's in the ways that break code written for NumPy:
   list through NumPy, which ``x`` refuses);
 * where CuPy leaves a result undefined, the emulation picks another answer than NumPy,
   so that code relying on NumPy's shows: ``y[idx] = v`` with a repeated position keeps
-  the *first* value written (NumPy: the last), and ``unique(..., return_index=True)``
-  gives the *last* occurrence (CuPy sorts without keeping the order of equal items).
+  the *first* value written (NumPy: the last).
 
 It does not emulate devices, streams, kernels, dtype differences or speed.
 
@@ -379,8 +378,6 @@ def _function(func, name, exempt=False, qualified=None):
         _check_arrays(name, args, kwargs)
         if not exempt:
             _check_array_argument(name, args)
-        if name == "unique" and (kwargs.get("return_index") or len(args) > 1 and args[1]):
-            return _unique_last(func, args, kwargs)
         if name in _TO_DEVICE and args:  # host to device: the one place NumPy data may enter
             return _wrap(_np.array(func(_host(args[0]), *_unwrap(args[1:], name),
                                         **_unwrap(kwargs, name)), copy=name == "array"))
@@ -388,18 +385,6 @@ def _function(func, name, exempt=False, qualified=None):
     wrapper.__name__ = wrapper.__qualname__ = name
     wrapper.__module__ = "cupy"
     return wrapper
-
-
-def _unique_last(func, args, kwargs):
-    """``unique(..., return_index=True)`` giving the last occurrence of each value (CuPy
-    gives any one; NumPy the first)."""
-    a = _unwrap(args[0], "unique")
-    results = list(func(*_unwrap(args, "unique"), **_unwrap(kwargs, "unique")))
-    flat = _np.ravel(a) if kwargs.get("axis") is None else None
-    if flat is not None:
-        _, first_of_reversed = _np.unique(flat[::-1], return_index=True)
-        results[1] = flat.size - 1 - first_of_reversed
-    return _wrap(tuple(results))
 
 
 def _host(value):
