@@ -969,8 +969,23 @@ def build_gradient(func, wrt: list[str], arg_descriptors=None,
     compiled = _compiled(build, stages, manager.analysis(build, numbers))
     if backend is not None and backend.compiler:
         return numba_kernel.lower(compiled, source, backend,
-                                  dict(zip(parameters(source.tree), arg_descriptors)))
+                                  dict(zip(parameters(source.tree), arg_descriptors)),
+                                  _real_floats(build, manager))
     return compiled
+
+
+def _real_floats(build: Build, manager) -> tuple:
+    """``(scalars, arrays)``: the names the inferred kinds say hold a real floating number,
+    and those that hold an array of them (none where the program holds complex values): the
+    numba kernel saves their values in arrays of floats, not lists."""
+    if build.source.complex:
+        return frozenset(), frozenset()
+    from .transforms.dtypes import dtype_kinds
+    found = manager.analysis(build, kinds)
+    dtypes = dtype_kinds(build.tree, build.source, manager.analysis(build, local_names))
+    real = {name for name, category in dtypes.items() if category[0] == "f"}
+    return (frozenset(n for n in real if found.get(n, ANY).tag == "scalar"),
+            frozenset(n for n in real if found.get(n, ANY).tag == "array"))
 
 
 def _compiled(build: Build, stages: Stages, module_numbers: dict) -> Compiled:

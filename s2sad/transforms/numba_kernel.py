@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import dataclasses
 import hashlib
 import os
@@ -417,10 +418,12 @@ class Kernel:
     seconds: float | None = None
 
 
-def lower(compiled, source, backend, kinds=None):
+def lower(compiled, source, backend, kinds=None, floats=(frozenset(), frozenset())):
     """``compiled`` (a generated gradient) as a kernel numba compiles and its wrapper, or
     an ``UnsupportedSyntaxError`` at the user's line of the first generated statement the
-    kernel cannot hold. ``kinds``: each argument's kind, by name."""
+    kernel cannot hold. ``kinds``: each argument's kind, by name; ``floats``: the names
+    the pipeline's kinds say hold real floating numbers, and arrays of them (their tapes,
+    arrays of floats: :meth:`_Lowering.array_tapes`)."""
     module = ast.parse(compiled.text)
     fn = next(s for s in module.body if isinstance(s, ast.FunctionDef) and
               s.name == compiled.name)
@@ -431,7 +434,8 @@ def lower(compiled, source, backend, kinds=None):
     names = ({n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} |
              {a.arg for a in fn.args.args}) - set(aliases)  # (its variables, before lowering)
     try:
-        kernel, wrapper = _Lowering(fn, aliases, set(compiled.live), backend, kinds or {}).run()
+        kernel, wrapper = _Lowering(fn, aliases, set(compiled.live), backend, kinds or {},
+                                    floats).run()
     except _Refused as refused:
         node, stmt, what, hint = refused.args
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
@@ -445,6 +449,7 @@ def lower(compiled, source, backend, kinds=None):
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
                                *backend.kernel_replaced.values(), "saved_item", "as_index",
                                "float_tape", "put_float", "range_last", "tape_value",
+                               "push_float", "grow_tape",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length"})
     clash = sorted(set(helpers) & names)
@@ -552,9 +557,12 @@ def _kernel_lines(kernel, text) -> list:
 class _Lowering:
     """One generated function made a kernel and a wrapper (see the module's docstring)."""
 
-    def __init__(self, fn, aliases, live, backend, kinds):
+    def __init__(self, fn, aliases, live, backend, kinds, floats=(frozenset(), frozenset())):
         self.fn, self.aliases, self.live, self.backend = fn, aliases, live, backend
         self.kinds = kinds
+        self.real_scalars, self.real_arrays = floats
+        self.counts = {}   # a tape held in an array of floats -> the name of its count
+        self.reserves = {}  # a loop (its id) -> [(tape, values a turn saves)], grown before it
         self.zeros = {}  # an array argument's sensitivity, started as 0.0 -> the argument
         self.tapes = set()      # lists appended to and popped (`stack = []`)
         self.indexed = {}       # lists indexed by a loop's counter: name -> their length
@@ -582,6 +590,7 @@ class _Lowering:
         ret = body.pop()
         self.split = self.tapes_by_name(body)
         self.floats = self.float_tapes(body)
+        self.array_tapes(body)
         lists = {t.targets[0].id for t in ast.walk(ast.Module(body, [])) if isinstance(
             t, ast.Assign) and isinstance(t.targets[0], ast.Name) and isinstance(
             t.value, ast.BinOp) and isinstance(t.value.left, ast.List)}  # ([None] * n)
@@ -670,6 +679,55 @@ class _Lowering:
                 if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                     floats.discard(node.id)
         return found
+
+    def array_tapes(self, body) -> None:
+        """The tapes (a name's list, :meth:`tapes_by_name`) held in an array of floats and a
+        count, not a list grown by appends: those whose every value is a real float by the
+        pipeline's kinds (a name's, or an item of a float array's), saved only at the top
+        level of loops ``for i in range(n)`` that neither break nor continue. Before each
+        such loop the array grows by what its turns save (``grow_tape``); a turn writes
+        into it (``push_float``), as a person preallocates ``np.empty(n)``. Fills
+        ``counts`` (each such tape's count) and ``reserves`` (by loop)."""
+        module = ast.Module(body, [])
+        total, covered, loops = {}, {}, []
+        for node in ast.walk(module):
+            push = self.tape_push(node)
+            if push is not None:
+                total[push] = total.get(push, 0) + 1
+            if isinstance(node, ast.For) and _call_of(node.iter, "range") and \
+                    self.aliases.get("range") is None and len(node.iter.args) == 1 and \
+                    _atom(node.iter.args[0]) and not node.orelse and not any(
+                        isinstance(n, (ast.Break, ast.Continue))
+                        for n in ast.walk(ast.Module(node.body, []))):
+                turn = {}
+                for stmt in node.body:
+                    push = self.tape_push(stmt)
+                    if push is not None:
+                        turn[push] = turn.get(push, 0) + 1
+                        covered[push] = covered.get(push, 0) + 1
+                loops.append((node, turn))
+        arrays = sorted(tape for tape, count in total.items() if covered.get(tape) == count)
+        for tape in arrays:
+            self.counts[tape] = self.fresh(f"{tape}_n")
+            self.taken.add(self.counts[tape])
+        for loop, turn in loops:
+            grown = [(tape, count) for tape, count in sorted(turn.items()) if tape in self.counts]
+            if grown:
+                self.reserves[id(loop)] = grown
+
+    def tape_push(self, node) -> str | None:
+        """The name of the list ``node`` (a statement) saves a real float in
+        (``stack.append(d)``, ``stack.append(np.array(f[i]))``), else None."""
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and
+                isinstance(node.value.func, ast.Attribute) and
+                node.value.func.attr == "append" and
+                isinstance(node.value.func.value, ast.Name) and
+                node.value.func.value.id in self.split):
+            return None
+        saved = _saved_name(node.value, self.aliases, self.backend.module)
+        real = saved in self.real_scalars if saved.isidentifier() else \
+            saved.partition("[")[0] in self.real_arrays
+        return self.split[node.value.func.value.id][saved] if real else None
 
     def tapes_by_name(self, body) -> dict:
         """A tape of values of several kinds (a branch's bit, a float) is one list per
@@ -788,13 +846,30 @@ class _Lowering:
                 ast.Name(self.zeros[target.id], ast.Load())], [])), stmt)]
         if isinstance(target, ast.Name) and isinstance(value, ast.List) and not value.elts:
             self.tapes.add(target.id)
-            return [self.keep(ast.Assign([ast.Name(each, ast.Store())], ast.List([], ast.Load())),
-                              stmt) for each in self.split[target.id].values()]
+            made = []
+            for each in self.split[target.id].values():
+                if each in self.counts:  # (an array of floats, grown before its loops)
+                    made += [self.keep(ast.Assign([ast.Name(each, ast.Store())], ast.Call(
+                        ast.Name("float_tape", ast.Load()), [ast.Constant(0)], [])), stmt),
+                        self.keep(ast.Assign([ast.Name(self.counts[each], ast.Store())],
+                                             ast.Constant(0)), stmt)]
+                else:
+                    made.append(self.keep(ast.Assign([ast.Name(each, ast.Store())],
+                                                     ast.List([], ast.Load())), stmt))
+            return made
         if isinstance(value, ast.Call) and \
                 isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) \
                 and value.func.value.id in self.split and value.func.attr == "pop":
             value.func.value.id = self.split[value.func.value.id][_restored_name(target)]
             self.target(target, stmt)
+            tape = value.func.value.id
+            if tape in self.counts:  # (the count down by one, then the value there)
+                count = self.counts[tape]
+                return [self.keep(ast.AugAssign(ast.Name(count, ast.Store()), ast.Sub(),
+                                                ast.Constant(1)), stmt),
+                        self.keep(ast.Assign([target], ast.Subscript(
+                            ast.Name(tape, ast.Load()), ast.Name(count, ast.Load()),
+                            ast.Load())), stmt)]
             return [stmt]
         if isinstance(target, ast.Name) and isinstance(value, ast.BinOp) and \
                 isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) and \
@@ -881,6 +956,13 @@ class _Lowering:
         else:
             raise _Refused(stmt, stmt, f"the loop over {ast.unparse(it)}: numba's compiled "
                            "gradient loops over range(...)", _ADVICE)
+        for tape, count in self.reserves.get(id(stmt), ()):  # (room for what its turns save)
+            size = copy.deepcopy(stmt.iter.args[0])
+            hoisted.append(self.keep(ast.Assign([ast.Name(tape, ast.Store())], ast.Call(
+                ast.Name("grow_tape", ast.Load()), [ast.Name(tape, ast.Load()), ast.BinOp(
+                    ast.Name(self.counts[tape], ast.Load()), ast.Add(),
+                    size if count == 1 else ast.BinOp(ast.Constant(count), ast.Mult(), size))],
+                [])), stmt))
         jumps = any(isinstance(n, (ast.Break, ast.Continue))  # (a turn that skips its save
                     for n in ast.walk(ast.Module(stmt.body, [])))  # would shift the rest)
         self.loops.append(not breaks_own_loop(stmt.body))
@@ -902,6 +984,14 @@ class _Lowering:
                 isinstance(call.func.value, ast.Name) and call.func.value.id in self.split:
             saved = _saved_name(call, self.aliases, self.backend.module)
             call.func.value.id = self.split[call.func.value.id][saved]
+            tape = call.func.value.id
+            if tape in self.counts:  # (written into its array, the count up by one)
+                value = call.args[0] if saved.isidentifier() else call.args[0].args[0]
+                count = self.counts[tape]
+                return [self.keep(ast.Assign([ast.Name(count, ast.Store())], ast.Call(
+                    ast.Name("push_float", ast.Load()), [ast.Name(tape, ast.Load()),
+                                                         ast.Name(count, ast.Load()),
+                                                         self.expr(value, stmt)], [])), stmt)]
             if not saved.isidentifier():  # (an item's value, np.array(f[i]): a copy of it)
                 call.args = [ast.Call(ast.Name("saved_item", ast.Load()),
                                       [self.expr(call.args[0].args[0], stmt)], [])]
@@ -916,10 +1006,14 @@ class _Lowering:
             lists = [each for a in call.args for each in self.split.get(a.id, {}).values()]
             if not lists:
                 return []
-            total = ast.Call(ast.Name("tape_bytes", ast.Load()), [ast.Name(lists[0], ast.Load())], [])
-            for each in lists[1:]:
-                total = ast.BinOp(total, ast.Add(), ast.Call(
-                    ast.Name("tape_bytes", ast.Load()), [ast.Name(each, ast.Load())], []))
+            sizes = [ast.BinOp(ast.Constant(8), ast.Mult(), ast.Name(self.counts[each],
+                                                                     ast.Load()))
+                     if each in self.counts else
+                     ast.Call(ast.Name("tape_bytes", ast.Load()), [ast.Name(each, ast.Load())], [])
+                     for each in lists]
+            total = sizes[0]
+            for each in sizes[1:]:
+                total = ast.BinOp(total, ast.Add(), each)
             return [self.keep(ast.Expr(ast.Call(ast.Name("check_tape", ast.Load()), [
                 total, ast.Name(self.budget, ast.Load())], [])), stmt)]
         raise _Refused(stmt, stmt, f"the statement {ast.unparse(stmt)}", _ADVICE)
