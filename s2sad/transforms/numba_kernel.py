@@ -418,12 +418,13 @@ class Kernel:
     seconds: float | None = None
 
 
-def lower(compiled, source, backend, kinds=None, floats=(frozenset(), frozenset())):
+def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
     """``compiled`` (a generated gradient) as a kernel numba compiles and its wrapper, or
     an ``UnsupportedSyntaxError`` at the user's line of the first generated statement the
     kernel cannot hold. ``kinds``: each argument's kind, by name; ``floats``: the names
-    the pipeline's kinds say hold real floating numbers, and arrays of them (their tapes,
-    arrays of floats: :meth:`_Lowering.array_tapes`)."""
+    the pipeline's kinds say hold real floating numbers, arrays and 1-d arrays of them, and
+    integers (their tapes, arrays of floats: :meth:`_Lowering.array_tapes`; the items of a
+    vector never read back, not saved: :meth:`_Lowering.unread_items`)."""
     module = ast.parse(compiled.text)
     fn = next(s for s in module.body if isinstance(s, ast.FunctionDef) and
               s.name == compiled.name)
@@ -557,10 +558,11 @@ def _kernel_lines(kernel, text) -> list:
 class _Lowering:
     """One generated function made a kernel and a wrapper (see the module's docstring)."""
 
-    def __init__(self, fn, aliases, live, backend, kinds, floats=(frozenset(), frozenset())):
+    def __init__(self, fn, aliases, live, backend, kinds, floats=(frozenset(),) * 4):
         self.fn, self.aliases, self.live, self.backend = fn, aliases, live, backend
         self.kinds = kinds
-        self.real_scalars, self.real_arrays = floats
+        self.real_scalars, self.real_arrays, self.real_vectors, self.integers = floats
+        self.unread = set()  # the tapes of items the reverse sweep never reads: left out
         self.counts = {}   # a tape held in an array of floats -> the name of its count
         self.reserves = {}  # a loop (its id) -> [(tape, values a turn saves)], grown before it
         self.zeros = {}  # an array argument's sensitivity, started as 0.0 -> the argument
@@ -590,6 +592,8 @@ class _Lowering:
         ret = body.pop()
         self.split = self.tapes_by_name(body)
         self.floats = self.float_tapes(body)
+        self.unread = {tape for names in self.split.values()
+                       for saved, tape in names.items() if self.unread_items(body, saved)}
         self.array_tapes(body)
         lists = {t.targets[0].id for t in ast.walk(ast.Module(body, [])) if isinstance(
             t, ast.Assign) and isinstance(t.targets[0], ast.Name) and isinstance(
@@ -715,6 +719,137 @@ class _Lowering:
             if grown:
                 self.reserves[id(loop)] = grown
 
+    def unread_items(self, body, saved) -> bool:
+        """Are the items a tape saves as ``saved`` (``f[i]``) never read back? So where
+        ``f`` is a 1-d array of real floats that only ``f`` and its own tapes hold (each
+        value bound to it a new array: ``np.zeros(n)``, or one of its own restored), read in
+        the forward sweep only (by item, or whole where arithmetic makes a new array), and
+        in the reverse sweep only for its shape (``zeros_like(f)``). Restoring its items
+        there changes nothing anyone reads: the kernel neither saves nor restores them
+        (``f[i] = f[i] + fi`` has a derivative that does not read ``f``)."""
+        array, _, rest = saved.partition("[")
+        if not rest or array not in self.real_vectors:
+            return False
+        module = ast.Module(body, [])
+        tapes = {tape for tape, names in self.split.items() if saved in names}
+        own = {tape for tape, names in self.split.items() if array in names}  # (f itself)
+        if array in {a.arg for a in self.fn.args.args}:
+            return False  # (the caller's array)
+        # the lists indexed by a loop's counter that hold f's values (f_saved[_] = f), and
+        # only those: each is read back into f alone (f = f_saved[_])
+        lists = {t.targets[0].value.id for t in ast.walk(module) if isinstance(
+            t, ast.Assign) and len(t.targets) == 1 and isinstance(t.targets[0], ast.Subscript)
+            and isinstance(t.targets[0].value, ast.Name) and
+            t.targets[0].value.id in self.indexed_lists(module) and
+            isinstance(t.value, ast.Name) and t.value.id == array}
+        for t in ast.walk(module):
+            if isinstance(t, ast.Assign) and len(t.targets) == 1 and isinstance(
+                    t.targets[0], ast.Subscript) and isinstance(t.targets[0].value, ast.Name) \
+                    and t.targets[0].value.id in lists and not (
+                        isinstance(t.value, ast.Name) and t.value.id == array):
+                return False
+        restores = {id(t.value.value) for t in ast.walk(module) if isinstance(t, ast.Assign)
+                    and [ast.dump(u) for u in t.targets] ==
+                    [ast.dump(ast.Name(array, ast.Store()))] and
+                    isinstance(t.value, ast.Subscript) and
+                    isinstance(t.value.value, ast.Name) and t.value.value.id in lists}
+        stores = {id(t.targets[0].value) for t in ast.walk(module) if isinstance(t, ast.Assign)
+                  and len(t.targets) == 1 and isinstance(t.targets[0], ast.Subscript) and
+                  isinstance(t.targets[0].value, ast.Name) and t.targets[0].value.id in lists}
+        if any(isinstance(n, ast.Name) and n.id in lists and id(n) not in restores | stores
+               and not (isinstance(n.ctx, ast.Store)) for n in ast.walk(module)):
+            return False
+        reverse = next((k for k, top in enumerate(body) if any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+            n.func.attr == "pop" and isinstance(n.func.value, ast.Name) and
+            n.func.value.id in tapes for n in ast.walk(top))), None)
+        if reverse is None:
+            return False
+        parents = {}
+        for k, top in enumerate(body):
+            for node in ast.walk(top):
+                for child in ast.iter_child_nodes(node):
+                    parents[id(child)] = (node, k)
+
+        def helper(call, *names) -> bool:
+            return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+                self.aliases.get(call.func.id, "").rpartition(".")[2] in names and \
+                len(call.args) == 1 and not call.keywords
+
+        def integral(node) -> bool:
+            if isinstance(node, ast.Constant):
+                return type(node.value) is int
+            if isinstance(node, ast.Name):
+                return node.id in self.integers
+            return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) \
+                and integral(node.left) and integral(node.right)
+
+        def fresh(value) -> bool:  # (a new array, None, or a value of f's own restored)
+            if isinstance(value, ast.Constant):
+                return value.value is None
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                    self.dotted(value.func) in ("numpy.zeros", "numpy.ones", "numpy.empty",
+                                                "numpy.full"):
+                return True
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                    value.func.attr == "pop" and isinstance(value.func.value, ast.Name):
+                return value.func.value.id in own
+            return isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and \
+                value.value.id in lists
+
+        for node in ast.walk(module):
+            if not (isinstance(node, ast.Name) and node.id == array):
+                continue
+            parent, top = parents.get(id(node), (None, None))
+            if isinstance(node.ctx, ast.Store):
+                if isinstance(parent, ast.Assign) and not fresh(parent.value):
+                    return False
+                if isinstance(parent, ast.Tuple):  # (d, f = (None, None))
+                    up = parents[id(parent)][0]
+                    at = parent.elts.index(node)
+                    if not (isinstance(up, ast.Assign) and isinstance(up.value, ast.Tuple) and
+                            len(up.value.elts) == len(parent.elts) and
+                            fresh(up.value.elts[at])):
+                        return False
+                elif not isinstance(parent, ast.Assign):
+                    return False  # (a loop's counter, a with's target...)
+                continue
+            if isinstance(parent, ast.Subscript) and parent.value is node and \
+                    integral(parent.slice):  # (an item: a number)
+                up = parents[id(parent)][0]
+                if top < reverse or isinstance(up, ast.Assign) and parent in up.targets and \
+                        isinstance(up.value, ast.Call) and isinstance(up.value.func,
+                                                                       ast.Attribute) \
+                        and up.value.func.attr == "pop" and \
+                        isinstance(up.value.func.value, ast.Name) and \
+                        up.value.func.value.id in tapes:
+                    continue  # (read in the forward sweep, or restored)
+                return False
+            if helper(parent, "zeros_like_structure", "shape_of", "zeros_like"):
+                continue  # (its shape)
+            if top < reverse and (isinstance(parent, ast.BinOp) and isinstance(
+                    parent.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)) or
+                    isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub)):
+                continue  # (arithmetic: a new array)
+            if isinstance(parent, ast.Assign) and parent.value is node and \
+                    len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Subscript) \
+                    and isinstance(parent.targets[0].value, ast.Name) and \
+                    parent.targets[0].value.id in lists:
+                continue  # (saved in a list of its own values: f_saved[_] = f)
+            if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and \
+                    parent.func.attr == "append" and isinstance(parent.func.value, ast.Name) \
+                    and parent.func.value.id in own:
+                continue  # (saved on its own tape)
+            return False
+        return True
+
+    @staticmethod
+    def indexed_lists(module) -> set:
+        """The lists indexed by a loop's counter (``f_saved = [None] * n``)."""
+        return {t.targets[0].id for t in ast.walk(module) if isinstance(t, ast.Assign) and
+                len(t.targets) == 1 and isinstance(t.targets[0], ast.Name) and
+                isinstance(t.value, ast.BinOp) and isinstance(t.value.left, ast.List)}
+
     def tape_push(self, node) -> str | None:
         """The name of the list ``node`` (a statement) saves a real float in
         (``stack.append(d)``, ``stack.append(np.array(f[i]))``), else None."""
@@ -727,7 +862,8 @@ class _Lowering:
         saved = _saved_name(node.value, self.aliases, self.backend.module)
         real = saved in self.real_scalars if saved.isidentifier() else \
             saved.partition("[")[0] in self.real_arrays
-        return self.split[node.value.func.value.id][saved] if real else None
+        tape = self.split[node.value.func.value.id][saved]
+        return tape if real and tape not in self.unread else None
 
     def tapes_by_name(self, body) -> dict:
         """A tape of values of several kinds (a branch's bit, a float) is one list per
@@ -848,6 +984,8 @@ class _Lowering:
             self.tapes.add(target.id)
             made = []
             for each in self.split[target.id].values():
+                if each in self.unread:
+                    continue  # (items never read back: not saved)
                 if each in self.counts:  # (an array of floats, grown before its loops)
                     made += [self.keep(ast.Assign([ast.Name(each, ast.Store())], ast.Call(
                         ast.Name("float_tape", ast.Load()), [ast.Constant(0)], [])), stmt),
@@ -863,6 +1001,8 @@ class _Lowering:
             value.func.value.id = self.split[value.func.value.id][_restored_name(target)]
             self.target(target, stmt)
             tape = value.func.value.id
+            if tape in self.unread:
+                return []
             if tape in self.counts:  # (the count down by one, then the value there)
                 count = self.counts[tape]
                 return [self.keep(ast.AugAssign(ast.Name(count, ast.Store()), ast.Sub(),
@@ -985,6 +1125,8 @@ class _Lowering:
             saved = _saved_name(call, self.aliases, self.backend.module)
             call.func.value.id = self.split[call.func.value.id][saved]
             tape = call.func.value.id
+            if tape in self.unread:
+                return []
             if tape in self.counts:  # (written into its array, the count up by one)
                 value = call.args[0] if saved.isidentifier() else call.args[0].args[0]
                 count = self.counts[tape]
@@ -1003,7 +1145,8 @@ class _Lowering:
                 call.args and all(isinstance(a, ast.Name) for a in call.args):
             self.budget = self.budget or self.fresh("tape_budget")
             self.taken.add(self.budget)
-            lists = [each for a in call.args for each in self.split.get(a.id, {}).values()]
+            lists = [each for a in call.args for each in self.split.get(a.id, {}).values()
+                     if each not in self.unread]
             if not lists:
                 return []
             sizes = [ast.BinOp(ast.Constant(8), ast.Mult(), ast.Name(self.counts[each],
