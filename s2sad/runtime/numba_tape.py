@@ -511,7 +511,7 @@ def push_float(tape, n, value):
     a complex number) is not compiled: refused.
 
     >>> tape = float_tape(2)
-    >>> push_float(tape, 0, 1.5), tape[0]
+    >>> push_float(tape, 0, 1.5), float(tape[0])
     (1, 1.5)
     """
     if n >= len(tape):
