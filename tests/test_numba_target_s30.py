@@ -205,3 +205,27 @@ def test_push_float_takes_floats_only_and_grow_tape_keeps_the_values():
         return push_float(float_tape(1), 1, 2.0)
     with pytest.raises(IndexError):
         overfull()
+
+
+def forces(x):
+    n = x.shape[0]
+    f = np.zeros(n)
+    for i in range(n - 1):
+        d = x[i + 1] - x[i]
+        f[i] = f[i] + math.sin(d)
+        f[i + 1] = f[i + 1] - math.sin(d) * d
+    return f
+
+
+def test_an_array_returned_keeps_its_values():
+    from tests.test_higher_order import central_differences
+    x = _rng.uniform(0.2, 1.2, 5)
+    seed = _rng.standard_normal(5)
+    value, pullback = s2sad.vjp(forces, target="numba")(x)
+    expected_value, expected_pullback = s2sad.vjp(forces)(x)
+    np.testing.assert_allclose(value, forces(x), rtol=1e-14)
+    np.testing.assert_allclose(value, expected_value, rtol=1e-14)
+    got = pullback(seed)
+    np.testing.assert_allclose(got, expected_pullback(seed), rtol=1e-12)
+    np.testing.assert_allclose(got, central_differences(
+        lambda x: float(np.dot(seed, forces(x))), (x,), 0), rtol=1e-6, atol=1e-8)

@@ -592,8 +592,10 @@ class _Lowering:
         ret = body.pop()
         self.split = self.tapes_by_name(body)
         self.floats = self.float_tapes(body)
-        self.unread = {tape for names in self.split.values()
-                       for saved, tape in names.items() if self.unread_items(body, saved)}
+        returned = {n.id for n in ast.walk(ret) if isinstance(n, ast.Name)}
+        self.unread = {tape for names in self.split.values() for saved, tape in names.items()
+                       if saved.partition("[")[0] not in returned and
+                       self.unread_items(body, saved)}
         self.array_tapes(body)
         lists = {t.targets[0].id for t in ast.walk(ast.Module(body, [])) if isinstance(
             t, ast.Assign) and isinstance(t.targets[0], ast.Name) and isinstance(
