@@ -969,8 +969,27 @@ def build_gradient(func, wrt: list[str], arg_descriptors=None,
     compiled = _compiled(build, stages, manager.analysis(build, numbers))
     if backend is not None and backend.compiler:
         return numba_kernel.lower(compiled, source, backend,
-                                  dict(zip(parameters(source.tree), arg_descriptors)))
+                                  dict(zip(parameters(source.tree), arg_descriptors)),
+                                  _real_floats(build, manager))
     return compiled
+
+
+def _real_floats(build: Build, manager) -> tuple:
+    """``(scalars, arrays, vectors, integers)``: the names the inferred kinds say hold a
+    real floating number, an array of them, a 1-d array of them, and an integer (no float
+    where the program holds complex values). The numba kernel saves their values in arrays
+    of floats, not lists, and leaves out the items of a vector it never reads back."""
+    from .transforms.dtypes import dtype_kinds
+    found = manager.analysis(build, kinds)
+    dtypes = dtype_kinds(build.tree, build.source, manager.analysis(build, local_names))
+    integers = frozenset(n for n, category in dtypes.items() if category[0] == "i" and
+                         found.get(n, ANY).tag == "scalar")
+    if build.source.complex:
+        return frozenset(), frozenset(), frozenset(), integers
+    real = {name for name, category in dtypes.items() if category[0] == "f"}
+    arrays = frozenset(n for n in real if found.get(n, ANY).tag == "array")
+    return (frozenset(n for n in real if found.get(n, ANY).tag == "scalar"), arrays,
+            frozenset(n for n in arrays if found[n].ndim == 1), integers)
 
 
 def _compiled(build: Build, stages: Stages, module_numbers: dict) -> Compiled:

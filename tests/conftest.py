@@ -19,7 +19,7 @@ import pytest  # noqa: E402
 SLOW = frozenset({"test_cupy.py", "test_cupy_hvp.py", "test_cupy_scipy.py",
                   "test_dask_target.py", "test_dask_target_s27.py", "test_dask_target_s28.py",
                   "test_numba_target.py", "test_numba_target_s27.py", "test_numba_target_s28.py",
-                  "test_numba_target_s29.py",
+                  "test_numba_target_s29.py", "test_numba_target_s30.py",
                   "test_numba_fusion_s28.py", "test_third_order.py"})
 
 

@@ -244,7 +244,8 @@ def test_item_stores_in_loops():
     got = check(particles, (x, v, 2.0), (0, 1, 2))
     assert all(np.all(np.isfinite(g)) for g in got)
     source = s2sad.grad(particles, (0, 2), target="numba").source_for(x, v, 2.0)
-    assert "saved_item(f[i])" in source and "stack_t_3" not in source  # (i + 1: recomputed)
+    assert "f[i] = " in source and "stack_item_f" not in source and \
+        "stack_t_3" not in source  # (i + 1: recomputed; f's items: never read back)
     check(rows_stored, (_rng.standard_normal((3, 4)), _rng.standard_normal(4)), (0, 1))
 
 

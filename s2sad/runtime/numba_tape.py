@@ -503,6 +503,57 @@ def _put_float(tape, i, value):
     return None
 
 
+def push_float(tape, n, value):
+    """``tape[n] = value`` for a tape of floats saved in turn (``float_tape``, grown by
+    ``grow_tape`` before the loop that saves), and the count after it. A float32 is kept
+    exactly (widened); a number restored to None saves a zero, which the reverse sweep
+    restores last and never reads (``tape_value``). A value of another type (an integer,
+    a complex number) is not compiled: refused.
+
+    >>> tape = float_tape(2)
+    >>> push_float(tape, 0, 1.5), float(tape[0])
+    (1, 1.5)
+    """
+    if n >= len(tape):
+        raise IndexError("s2sad's tape of floats is full (a bug of s2sad's: please report it)")
+    tape[n] = value
+    return n + 1
+
+
+@overload(push_float)
+def _push_float(tape, n, value):
+    number = value.type if isinstance(value, types.Optional) else value
+    if not (isinstance(tape, types.Array) and isinstance(number, types.Float) and
+            number.bitwidth <= tape.dtype.bitwidth):
+        return None
+
+    def push(tape, n, value):
+        if n >= len(tape):
+            raise IndexError("s2sad's tape of floats is full (a bug of s2sad's)")
+        tape[n] = tape_value(value)
+        return n + 1
+    return push
+
+
+def grow_tape(tape, needed):
+    """``tape`` where it holds ``needed`` values, else a longer copy of it (twice as long,
+    at least): the room a loop's turns need, made before the loop.
+
+    >>> len(grow_tape(float_tape(0), 5)), len(grow_tape(float_tape(8), 5))
+    (5, 8)
+    """
+    if needed <= len(tape):
+        return tape
+    bigger = np.empty(max(needed, 2 * len(tape)), tape.dtype)
+    bigger[:len(tape)] = tape
+    return bigger
+
+
+@overload(grow_tape)
+def _grow_tape(tape, needed):
+    return grow_tape
+
+
 def saved_item(value):
     """An array's item as a tape keeps it before an assignment overwrites it: a copy where
     it is an array (a row), the number itself otherwise (``np.array(f[i])`` in NumPy's

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import dataclasses
 import hashlib
 import os
@@ -417,10 +418,13 @@ class Kernel:
     seconds: float | None = None
 
 
-def lower(compiled, source, backend, kinds=None):
+def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
     """``compiled`` (a generated gradient) as a kernel numba compiles and its wrapper, or
     an ``UnsupportedSyntaxError`` at the user's line of the first generated statement the
-    kernel cannot hold. ``kinds``: each argument's kind, by name."""
+    kernel cannot hold. ``kinds``: each argument's kind, by name; ``floats``: the names
+    the pipeline's kinds say hold real floating numbers, arrays and 1-d arrays of them, and
+    integers (their tapes, arrays of floats: :meth:`_Lowering.array_tapes`; the items of a
+    vector never read back, not saved: :meth:`_Lowering.unread_items`)."""
     module = ast.parse(compiled.text)
     fn = next(s for s in module.body if isinstance(s, ast.FunctionDef) and
               s.name == compiled.name)
@@ -431,7 +435,8 @@ def lower(compiled, source, backend, kinds=None):
     names = ({n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} |
              {a.arg for a in fn.args.args}) - set(aliases)  # (its variables, before lowering)
     try:
-        kernel, wrapper = _Lowering(fn, aliases, set(compiled.live), backend, kinds or {}).run()
+        kernel, wrapper = _Lowering(fn, aliases, set(compiled.live), backend, kinds or {},
+                                    floats).run()
     except _Refused as refused:
         node, stmt, what, hint = refused.args
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
@@ -445,6 +450,7 @@ def lower(compiled, source, backend, kinds=None):
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
                                *backend.kernel_replaced.values(), "saved_item", "as_index",
                                "float_tape", "put_float", "range_last", "tape_value",
+                               "push_float", "grow_tape",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length"})
     clash = sorted(set(helpers) & names)
@@ -552,9 +558,13 @@ def _kernel_lines(kernel, text) -> list:
 class _Lowering:
     """One generated function made a kernel and a wrapper (see the module's docstring)."""
 
-    def __init__(self, fn, aliases, live, backend, kinds):
+    def __init__(self, fn, aliases, live, backend, kinds, floats=(frozenset(),) * 4):
         self.fn, self.aliases, self.live, self.backend = fn, aliases, live, backend
         self.kinds = kinds
+        self.real_scalars, self.real_arrays, self.real_vectors, self.integers = floats
+        self.unread = set()  # the tapes of items the reverse sweep never reads: left out
+        self.counts = {}   # a tape held in an array of floats -> the name of its count
+        self.reserves = {}  # a loop (its id) -> [(tape, values a turn saves)], grown before it
         self.zeros = {}  # an array argument's sensitivity, started as 0.0 -> the argument
         self.tapes = set()      # lists appended to and popped (`stack = []`)
         self.indexed = {}       # lists indexed by a loop's counter: name -> their length
@@ -582,6 +592,11 @@ class _Lowering:
         ret = body.pop()
         self.split = self.tapes_by_name(body)
         self.floats = self.float_tapes(body)
+        returned = {n.id for n in ast.walk(ret) if isinstance(n, ast.Name)}
+        self.unread = {tape for names in self.split.values() for saved, tape in names.items()
+                       if saved.partition("[")[0] not in returned and
+                       self.unread_items(body, saved)}
+        self.array_tapes(body)
         lists = {t.targets[0].id for t in ast.walk(ast.Module(body, [])) if isinstance(
             t, ast.Assign) and isinstance(t.targets[0], ast.Name) and isinstance(
             t.value, ast.BinOp) and isinstance(t.value.left, ast.List)}  # ([None] * n)
@@ -670,6 +685,187 @@ class _Lowering:
                 if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                     floats.discard(node.id)
         return found
+
+    def array_tapes(self, body) -> None:
+        """The tapes (a name's list, :meth:`tapes_by_name`) held in an array of floats and a
+        count, not a list grown by appends: those whose every value is a real float by the
+        pipeline's kinds (a name's, or an item of a float array's), saved only at the top
+        level of loops ``for i in range(n)`` that neither break nor continue. Before each
+        such loop the array grows by what its turns save (``grow_tape``); a turn writes
+        into it (``push_float``), as a person preallocates ``np.empty(n)``. Fills
+        ``counts`` (each such tape's count) and ``reserves`` (by loop)."""
+        module = ast.Module(body, [])
+        total, covered, loops = {}, {}, []
+        for node in ast.walk(module):
+            push = self.tape_push(node)
+            if push is not None:
+                total[push] = total.get(push, 0) + 1
+            if isinstance(node, ast.For) and _call_of(node.iter, "range") and \
+                    self.aliases.get("range") is None and len(node.iter.args) == 1 and \
+                    _atom(node.iter.args[0]) and not node.orelse and not any(
+                        isinstance(n, (ast.Break, ast.Continue))
+                        for n in ast.walk(ast.Module(node.body, []))):
+                turn = {}
+                for stmt in node.body:
+                    push = self.tape_push(stmt)
+                    if push is not None:
+                        turn[push] = turn.get(push, 0) + 1
+                        covered[push] = covered.get(push, 0) + 1
+                loops.append((node, turn))
+        arrays = sorted(tape for tape, count in total.items() if covered.get(tape) == count)
+        for tape in arrays:
+            self.counts[tape] = self.fresh(f"{tape}_n")
+            self.taken.add(self.counts[tape])
+        for loop, turn in loops:
+            grown = [(tape, count) for tape, count in sorted(turn.items()) if tape in self.counts]
+            if grown:
+                self.reserves[id(loop)] = grown
+
+    def unread_items(self, body, saved) -> bool:
+        """Are the items a tape saves as ``saved`` (``f[i]``) never read back? So where
+        ``f`` is a 1-d array of real floats that only ``f`` and its own tapes hold (each
+        value bound to it a new array: ``np.zeros(n)``, or one of its own restored), read in
+        the forward sweep only (by item, or whole where arithmetic makes a new array), and
+        in the reverse sweep only for its shape (``zeros_like(f)``). Restoring its items
+        there changes nothing anyone reads: the kernel neither saves nor restores them
+        (``f[i] = f[i] + fi`` has a derivative that does not read ``f``)."""
+        array, _, rest = saved.partition("[")
+        if not rest or array not in self.real_vectors:
+            return False
+        module = ast.Module(body, [])
+        tapes = {tape for tape, names in self.split.items() if saved in names}
+        own = {tape for tape, names in self.split.items() if array in names}  # (f itself)
+        if array in {a.arg for a in self.fn.args.args}:
+            return False  # (the caller's array)
+        # the lists indexed by a loop's counter that hold f's values (f_saved[_] = f), and
+        # only those: each is read back into f alone (f = f_saved[_])
+        lists = {t.targets[0].value.id for t in ast.walk(module) if isinstance(
+            t, ast.Assign) and len(t.targets) == 1 and isinstance(t.targets[0], ast.Subscript)
+            and isinstance(t.targets[0].value, ast.Name) and
+            t.targets[0].value.id in self.indexed_lists(module) and
+            isinstance(t.value, ast.Name) and t.value.id == array}
+        for t in ast.walk(module):
+            if isinstance(t, ast.Assign) and len(t.targets) == 1 and isinstance(
+                    t.targets[0], ast.Subscript) and isinstance(t.targets[0].value, ast.Name) \
+                    and t.targets[0].value.id in lists and not (
+                        isinstance(t.value, ast.Name) and t.value.id == array):
+                return False
+        restores = {id(t.value.value) for t in ast.walk(module) if isinstance(t, ast.Assign)
+                    and [ast.dump(u) for u in t.targets] ==
+                    [ast.dump(ast.Name(array, ast.Store()))] and
+                    isinstance(t.value, ast.Subscript) and
+                    isinstance(t.value.value, ast.Name) and t.value.value.id in lists}
+        stores = {id(t.targets[0].value) for t in ast.walk(module) if isinstance(t, ast.Assign)
+                  and len(t.targets) == 1 and isinstance(t.targets[0], ast.Subscript) and
+                  isinstance(t.targets[0].value, ast.Name) and t.targets[0].value.id in lists}
+        if any(isinstance(n, ast.Name) and n.id in lists and id(n) not in restores | stores
+               and not (isinstance(n.ctx, ast.Store)) for n in ast.walk(module)):
+            return False
+        reverse = next((k for k, top in enumerate(body) if any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+            n.func.attr == "pop" and isinstance(n.func.value, ast.Name) and
+            n.func.value.id in tapes for n in ast.walk(top))), None)
+        if reverse is None:
+            return False
+        parents = {}
+        for k, top in enumerate(body):
+            for node in ast.walk(top):
+                for child in ast.iter_child_nodes(node):
+                    parents[id(child)] = (node, k)
+
+        def helper(call, *names) -> bool:
+            return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+                self.aliases.get(call.func.id, "").rpartition(".")[2] in names and \
+                len(call.args) == 1 and not call.keywords
+
+        def integral(node) -> bool:
+            if isinstance(node, ast.Constant):
+                return type(node.value) is int
+            if isinstance(node, ast.Name):
+                return node.id in self.integers
+            return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) \
+                and integral(node.left) and integral(node.right)
+
+        def fresh(value) -> bool:  # (a new array, None, or a value of f's own restored)
+            if isinstance(value, ast.Constant):
+                return value.value is None
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                    self.dotted(value.func) in ("numpy.zeros", "numpy.ones", "numpy.empty",
+                                                "numpy.full"):
+                return True
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                    value.func.attr == "pop" and isinstance(value.func.value, ast.Name):
+                return value.func.value.id in own
+            return isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and \
+                value.value.id in lists
+
+        for node in ast.walk(module):
+            if not (isinstance(node, ast.Name) and node.id == array):
+                continue
+            parent, top = parents.get(id(node), (None, None))
+            if isinstance(node.ctx, ast.Store):
+                if isinstance(parent, ast.Assign) and not fresh(parent.value):
+                    return False
+                if isinstance(parent, ast.Tuple):  # (d, f = (None, None))
+                    up = parents[id(parent)][0]
+                    at = parent.elts.index(node)
+                    if not (isinstance(up, ast.Assign) and isinstance(up.value, ast.Tuple) and
+                            len(up.value.elts) == len(parent.elts) and
+                            fresh(up.value.elts[at])):
+                        return False
+                elif not isinstance(parent, ast.Assign):
+                    return False  # (a loop's counter, a with's target...)
+                continue
+            if isinstance(parent, ast.Subscript) and parent.value is node and \
+                    integral(parent.slice):  # (an item: a number)
+                up = parents[id(parent)][0]
+                if top < reverse or isinstance(up, ast.Assign) and parent in up.targets and \
+                        isinstance(up.value, ast.Call) and isinstance(up.value.func,
+                                                                       ast.Attribute) \
+                        and up.value.func.attr == "pop" and \
+                        isinstance(up.value.func.value, ast.Name) and \
+                        up.value.func.value.id in tapes:
+                    continue  # (read in the forward sweep, or restored)
+                return False
+            if helper(parent, "zeros_like_structure", "shape_of", "zeros_like"):
+                continue  # (its shape)
+            if top < reverse and (isinstance(parent, ast.BinOp) and isinstance(
+                    parent.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)) or
+                    isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub)):
+                continue  # (arithmetic: a new array)
+            if isinstance(parent, ast.Assign) and parent.value is node and \
+                    len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Subscript) \
+                    and isinstance(parent.targets[0].value, ast.Name) and \
+                    parent.targets[0].value.id in lists:
+                continue  # (saved in a list of its own values: f_saved[_] = f)
+            if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and \
+                    parent.func.attr == "append" and isinstance(parent.func.value, ast.Name) \
+                    and parent.func.value.id in own:
+                continue  # (saved on its own tape)
+            return False
+        return True
+
+    @staticmethod
+    def indexed_lists(module) -> set:
+        """The lists indexed by a loop's counter (``f_saved = [None] * n``)."""
+        return {t.targets[0].id for t in ast.walk(module) if isinstance(t, ast.Assign) and
+                len(t.targets) == 1 and isinstance(t.targets[0], ast.Name) and
+                isinstance(t.value, ast.BinOp) and isinstance(t.value.left, ast.List)}
+
+    def tape_push(self, node) -> str | None:
+        """The name of the list ``node`` (a statement) saves a real float in
+        (``stack.append(d)``, ``stack.append(np.array(f[i]))``), else None."""
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and
+                isinstance(node.value.func, ast.Attribute) and
+                node.value.func.attr == "append" and
+                isinstance(node.value.func.value, ast.Name) and
+                node.value.func.value.id in self.split):
+            return None
+        saved = _saved_name(node.value, self.aliases, self.backend.module)
+        real = saved in self.real_scalars if saved.isidentifier() else \
+            saved.partition("[")[0] in self.real_arrays
+        tape = self.split[node.value.func.value.id][saved]
+        return tape if real and tape not in self.unread else None
 
     def tapes_by_name(self, body) -> dict:
         """A tape of values of several kinds (a branch's bit, a float) is one list per
@@ -788,13 +984,34 @@ class _Lowering:
                 ast.Name(self.zeros[target.id], ast.Load())], [])), stmt)]
         if isinstance(target, ast.Name) and isinstance(value, ast.List) and not value.elts:
             self.tapes.add(target.id)
-            return [self.keep(ast.Assign([ast.Name(each, ast.Store())], ast.List([], ast.Load())),
-                              stmt) for each in self.split[target.id].values()]
+            made = []
+            for each in self.split[target.id].values():
+                if each in self.unread:
+                    continue  # (items never read back: not saved)
+                if each in self.counts:  # (an array of floats, grown before its loops)
+                    made += [self.keep(ast.Assign([ast.Name(each, ast.Store())], ast.Call(
+                        ast.Name("float_tape", ast.Load()), [ast.Constant(0)], [])), stmt),
+                        self.keep(ast.Assign([ast.Name(self.counts[each], ast.Store())],
+                                             ast.Constant(0)), stmt)]
+                else:
+                    made.append(self.keep(ast.Assign([ast.Name(each, ast.Store())],
+                                                     ast.List([], ast.Load())), stmt))
+            return made
         if isinstance(value, ast.Call) and \
                 isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) \
                 and value.func.value.id in self.split and value.func.attr == "pop":
             value.func.value.id = self.split[value.func.value.id][_restored_name(target)]
             self.target(target, stmt)
+            tape = value.func.value.id
+            if tape in self.unread:
+                return []
+            if tape in self.counts:  # (the count down by one, then the value there)
+                count = self.counts[tape]
+                return [self.keep(ast.AugAssign(ast.Name(count, ast.Store()), ast.Sub(),
+                                                ast.Constant(1)), stmt),
+                        self.keep(ast.Assign([target], ast.Subscript(
+                            ast.Name(tape, ast.Load()), ast.Name(count, ast.Load()),
+                            ast.Load())), stmt)]
             return [stmt]
         if isinstance(target, ast.Name) and isinstance(value, ast.BinOp) and \
                 isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) and \
@@ -881,6 +1098,13 @@ class _Lowering:
         else:
             raise _Refused(stmt, stmt, f"the loop over {ast.unparse(it)}: numba's compiled "
                            "gradient loops over range(...)", _ADVICE)
+        for tape, count in self.reserves.get(id(stmt), ()):  # (room for what its turns save)
+            size = copy.deepcopy(stmt.iter.args[0])
+            hoisted.append(self.keep(ast.Assign([ast.Name(tape, ast.Store())], ast.Call(
+                ast.Name("grow_tape", ast.Load()), [ast.Name(tape, ast.Load()), ast.BinOp(
+                    ast.Name(self.counts[tape], ast.Load()), ast.Add(),
+                    size if count == 1 else ast.BinOp(ast.Constant(count), ast.Mult(), size))],
+                [])), stmt))
         jumps = any(isinstance(n, (ast.Break, ast.Continue))  # (a turn that skips its save
                     for n in ast.walk(ast.Module(stmt.body, [])))  # would shift the rest)
         self.loops.append(not breaks_own_loop(stmt.body))
@@ -902,6 +1126,16 @@ class _Lowering:
                 isinstance(call.func.value, ast.Name) and call.func.value.id in self.split:
             saved = _saved_name(call, self.aliases, self.backend.module)
             call.func.value.id = self.split[call.func.value.id][saved]
+            tape = call.func.value.id
+            if tape in self.unread:
+                return []
+            if tape in self.counts:  # (written into its array, the count up by one)
+                value = call.args[0] if saved.isidentifier() else call.args[0].args[0]
+                count = self.counts[tape]
+                return [self.keep(ast.Assign([ast.Name(count, ast.Store())], ast.Call(
+                    ast.Name("push_float", ast.Load()), [ast.Name(tape, ast.Load()),
+                                                         ast.Name(count, ast.Load()),
+                                                         self.expr(value, stmt)], [])), stmt)]
             if not saved.isidentifier():  # (an item's value, np.array(f[i]): a copy of it)
                 call.args = [ast.Call(ast.Name("saved_item", ast.Load()),
                                       [self.expr(call.args[0].args[0], stmt)], [])]
@@ -913,13 +1147,18 @@ class _Lowering:
                 call.args and all(isinstance(a, ast.Name) for a in call.args):
             self.budget = self.budget or self.fresh("tape_budget")
             self.taken.add(self.budget)
-            lists = [each for a in call.args for each in self.split.get(a.id, {}).values()]
+            lists = [each for a in call.args for each in self.split.get(a.id, {}).values()
+                     if each not in self.unread]
             if not lists:
                 return []
-            total = ast.Call(ast.Name("tape_bytes", ast.Load()), [ast.Name(lists[0], ast.Load())], [])
-            for each in lists[1:]:
-                total = ast.BinOp(total, ast.Add(), ast.Call(
-                    ast.Name("tape_bytes", ast.Load()), [ast.Name(each, ast.Load())], []))
+            sizes = [ast.BinOp(ast.Constant(8), ast.Mult(), ast.Name(self.counts[each],
+                                                                     ast.Load()))
+                     if each in self.counts else
+                     ast.Call(ast.Name("tape_bytes", ast.Load()), [ast.Name(each, ast.Load())], [])
+                     for each in lists]
+            total = sizes[0]
+            for each in sizes[1:]:
+                total = ast.BinOp(total, ast.Add(), each)
             return [self.keep(ast.Expr(ast.Call(ast.Name("check_tape", ast.Load()), [
                 total, ast.Name(self.budget, ast.Load())], [])), stmt)]
         raise _Refused(stmt, stmt, f"the statement {ast.unparse(stmt)}", _ADVICE)
