@@ -179,6 +179,8 @@ class Desugar(trees.Transformer):
 
     def visit_FunctionDef(self, node):
         if self.namespaces is None:  # (the function itself: its variables of a module)
+            from .written_outputs import OutputsAsAssignments  # np.copyto(y, v): y[...] = v
+            node = OutputsAsAssignments(self._value, self.numpy_name).visit(node)
             self.updates = _updates_in_place(node)  # (x.flatten(): a copy, where one shows)
             self.namespaces = namespace_variables(node, self.local_names, self.numpy_name,
                                                   self.resolve) if self.resolve else {}
