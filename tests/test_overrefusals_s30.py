@@ -85,6 +85,148 @@ def test_gradient_matches_central_differences(f):
     np.testing.assert_allclose(s2sad.grad(f)(X), central(f, X), rtol=1e-6, atol=1e-8)
 
 
+# --- objects made in loops and branches, class attributes (local_objects) -------------------
+
+class Acc:
+    def __init__(self, scale):
+        self.scale = scale
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + self.scale * v
+
+
+class Doubler:
+    def __init__(self, scale):
+        self.scale = scale * 2.0
+        self.total = 1.0
+
+    def add(self, v):
+        self.total = self.total * v
+
+
+class Layer:
+    lr = 0.1
+    steps = 3
+
+    def __init__(self, w):
+        self.w = w
+
+    def step(self, g):
+        self.w = self.w - self.lr * g
+
+    def train(self, x):
+        for _ in range(self.steps):
+            self.w = self.w - self.lr * 2.0 * self.w * x
+
+
+class Spring:
+    k = 2.5
+    rest = (0.5, 1.0)
+
+    def __init__(self, length):
+        self.length = length
+
+    def energy(self):
+        d = self.length - self.rest[0]
+        return 0.5 * self.k * d ** 2
+
+
+def object_made_in_a_loop(x):  # refused on main
+    total = 0.0
+    for i in range(3):
+        acc = Acc(x[i])
+        acc.add(x[3])
+        acc.add(x[i] ** 2)
+        total = total + acc.total
+    return total
+
+
+def object_made_in_each_branch(x):  # refused on main
+    if x[0] > 0:
+        acc = Acc(2.0)
+    else:
+        acc = Acc(x[3])
+    acc.add(x[1])
+    return acc.total * x[2]
+
+
+def object_made_and_used_in_a_branch(x):  # refused on main
+    if x[0] > 0:
+        acc = Acc(x[1])
+        acc.add(x[2])
+        r = acc.total
+    else:
+        r = x[3]
+    return r * x[0]
+
+
+def object_made_again_in_a_while_loop(x):  # refused on main
+    n, out = 0, 0.0
+    acc = Acc(1.0)
+    while n < 3:
+        acc.add(x[n])
+        if acc.total > 0.5:
+            acc = Acc(x[3])  # (a fresh object: its total starts again at 0)
+        n += 1
+        out = out + acc.total * x[n]
+    return out
+
+
+def object_made_from_the_last_one(x):  # refused on main
+    acc = Acc(x[0])
+    for v in x[1:]:
+        acc = Acc(acc.total + acc.scale)
+        acc.add(v)
+    return acc.total
+
+
+def class_attribute_read_in_a_method(x):  # refused on main
+    layer = Layer(x[:2] * 1.0)
+    for _ in range(3):
+        layer.step(2.0 * layer.w * x[2])
+    return np.sum(layer.w ** 2)
+
+
+def class_attribute_as_a_count(x):  # refused on main
+    layer = Layer(x[1:3] * 1.0)
+    layer.train(x[0])
+    return np.sum(layer.w) * layer.lr
+
+
+def class_attributes_of_a_model(x):  # refused on main
+    total = 0.0
+    for v in x:
+        s = Spring(v * 2.0)
+        e = s.energy()
+        total = total + e + s.k * s.rest[1]
+    return total
+
+
+OBJECT_CASES = [object_made_in_a_loop, object_made_in_each_branch,
+                object_made_and_used_in_a_branch, object_made_again_in_a_while_loop,
+                object_made_from_the_last_one, class_attribute_read_in_a_method,
+                class_attribute_as_a_count, class_attributes_of_a_model]
+
+
+@pytest.mark.parametrize("f", OBJECT_CASES, ids=[f.__name__ for f in OBJECT_CASES])
+def test_object_gradient_matches_central_differences(f):
+    np.testing.assert_allclose(s2sad.grad(f)(X), central(f, X), rtol=1e-6, atol=1e-8)
+
+
+def test_a_class_attribute_is_read_when_the_function_runs():
+    """Python reads Layer.lr at each call: a new value there gives a new gradient."""
+    g = s2sad.grad(class_attribute_read_in_a_method)
+    before = g(X)
+    Layer.lr = 0.2
+    try:
+        np.testing.assert_allclose(g(X), central(class_attribute_read_in_a_method, X),
+                                   rtol=1e-6, atol=1e-8)
+        assert not np.allclose(g(X), before)
+    finally:
+        Layer.lr = 0.1
+
+
 # --- what stays refused, or raises as Python does --------------------------------------------
 
 def copyto_into_an_integer_array(x):
@@ -135,4 +277,56 @@ def out_with_where(x):
                                out_indexed_by_a_list, out_with_where])
 def test_a_write_not_followed_is_refused(f):
     with pytest.raises((s2sad.errors.UnsupportedSyntaxError, s2sad.errors.NoDerivativeError)):
+        s2sad.grad(f)(X)
+
+
+def objects_of_two_classes_in_one_name(x):
+    if x[0] > 0:
+        acc = Acc(x[1])
+    else:
+        acc = Doubler(x[1])  # (another class: its methods differ)
+    acc.add(x[2])
+    return acc.total
+
+
+def objects_made_in_a_loop_kept_in_a_list(x):
+    accs = []
+    for v in x:
+        acc = Acc(v)
+        acc.add(v)
+        accs.append(acc)
+    return accs[0].total * accs[1].total
+
+
+class Shadowed:
+    rate = 0.5
+
+    def __init__(self, w):
+        self.w = w
+
+    def decay(self):
+        self.rate = self.rate * 0.5  # (the object's own from now on; the class keeps 0.5)
+        self.w = self.w * self.rate
+
+
+def class_attribute_set_through_self(x):
+    s = Shadowed(x[0])
+    s.decay()
+    s.decay()
+    return s.w * x[1]
+
+
+def class_attribute_set_from_outside(x):
+    layer = Layer(x[:2] * 1.0)
+    layer.lr = x[2]  # (an attribute of the object now, not of the class)
+    layer.step(x[:2])
+    return np.sum(layer.w)
+
+
+@pytest.mark.parametrize("f", [objects_of_two_classes_in_one_name,
+                               objects_made_in_a_loop_kept_in_a_list,
+                               class_attribute_set_through_self,
+                               class_attribute_set_from_outside])
+def test_an_object_not_written_as_variables_stays_refused(f):
+    with pytest.raises((s2sad.errors.NoDerivativeError, s2sad.errors.UnsupportedSyntaxError)):
         s2sad.grad(f)(X)
