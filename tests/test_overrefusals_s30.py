@@ -227,6 +227,70 @@ def test_a_class_attribute_is_read_when_the_function_runs():
         Layer.lr = 0.1
 
 
+# --- a dict's values set while its keys are walked (dicts: d[k] keeps d's keys) --------------
+
+def doubled_in_place_by_items(x):  # refused on main
+    d = {"a": x[0], "b": x[1] * 3.0}
+    for k, v in d.items():
+        d[k] = v * 2.0
+    return d["a"] * d["b"]
+
+
+def sgd_step_in_place(x):  # refused on main
+    params = {"w": x[:2] * 1.0, "b": x[2]}
+    grads = {"w": x[:2] * x[3], "b": x[3] ** 2}
+    for k, v in params.items():
+        params[k] = v - 0.1 * grads[k]
+    return np.sum(params["w"] ** 2) + params["b"] * x[0]
+
+
+def squared_by_key(x):  # refused on main
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    for k in d:
+        d[k] = d[k] ** 2
+    for k2, v in d.items():
+        d[k2] = v + x[3]
+    total = 0.0
+    for v in d.values():
+        total = total + v * 2.0
+    return total
+
+
+def scalars_become_arrays(x):  # refused on main
+    d = {"a": x[0], "b": x[1]}
+    for k in d:
+        d[k] = x[:2] * d[k]
+    return np.sum(d["a"] * d["b"])
+
+
+def over_its_keys_in_order(x):  # refused on main
+    d = {"b": x[0], "a": x[1], "c": x[3]}
+    for k in sorted(d):
+        d[k] = d[k] * 3.0 + x[2]
+    for k in list(d):
+        d[k] = d[k] * d["a"]
+    for k in d.keys():
+        d[k] = d[k] - 1.0
+    return d["a"] * d["b"] + d["c"]
+
+
+def last_key_set_again(x):  # refused on main (k, after the loop: the last key)
+    d = {"a": x[0], "b": x[1]}
+    for k in d:
+        d[k] = d[k] * 3.0
+    d[k] = d[k] + x[2]
+    return d["a"] * d["b"]
+
+
+DICT_CASES = [doubled_in_place_by_items, sgd_step_in_place, squared_by_key,
+              scalars_become_arrays, over_its_keys_in_order, last_key_set_again]
+
+
+@pytest.mark.parametrize("f", DICT_CASES, ids=[f.__name__ for f in DICT_CASES])
+def test_dict_gradient_matches_central_differences(f):
+    np.testing.assert_allclose(s2sad.grad(f)(X), central(f, X), rtol=1e-6, atol=1e-8)
+
+
 # --- what stays refused, or raises as Python does --------------------------------------------
 
 def copyto_into_an_integer_array(x):
@@ -330,3 +394,27 @@ def class_attribute_set_from_outside(x):
 def test_an_object_not_written_as_variables_stays_refused(f):
     with pytest.raises((s2sad.errors.NoDerivativeError, s2sad.errors.UnsupportedSyntaxError)):
         s2sad.grad(f)(X)
+
+
+def key_added_while_walking(x):
+    d = {"a": x[0], "b": x[1]}
+    for k in d:
+        d[k + "2"] = d[k] * 2.0  # (Python: RuntimeError, the dict changed size)
+    return d["a"]
+
+
+def _doubled(p):
+    for k in p:
+        p[k] = p[k] * 2.0  # (the caller's dict)
+    return p["a"] * p["b"]
+
+
+@pytest.mark.parametrize("f", [key_added_while_walking])
+def test_a_key_the_dict_may_not_have_is_refused(f):
+    with pytest.raises(s2sad.errors.NoDerivativeError, match="dict key"):
+        s2sad.grad(f)(X)
+
+
+def test_a_dict_argument_set_in_place_is_refused():
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="argument 'p'"):
+        s2sad.grad(_doubled)({"a": 1.0, "b": 2.0})
