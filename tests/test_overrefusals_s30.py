@@ -2,8 +2,11 @@
 
 Each case is a small program as people write them; its gradient is checked against
 central differences in float64. Every case here was refused on main before this session
-(marked ``# refused on main``): ``np.copyto`` and a ufunc's ``out=`` (written as
-assignments into the output, views included). The last tests pin what stays refused.
+(marked ``# refused on main``, or an internal error there): ``np.copyto`` and a ufunc's
+``out=`` (written as assignments into the output, views included); objects of a plain
+class made in a loop or a branch, and its class attributes read; a dict's values set
+while a loop walks its keys; a list lengthened or shortened while a loop walks it. The
+last tests pin what stays refused.
 """
 
 import numpy as np
@@ -288,6 +291,64 @@ DICT_CASES = [doubled_in_place_by_items, sgd_step_in_place, squared_by_key,
 
 @pytest.mark.parametrize("f", DICT_CASES, ids=[f.__name__ for f in DICT_CASES])
 def test_dict_gradient_matches_central_differences(f):
+    np.testing.assert_allclose(s2sad.grad(f)(X), central(f, X), rtol=1e-6, atol=1e-8)
+
+
+# --- a list lengthened or shortened while a loop walks it (grown_walks) --------------------
+
+def worklist(x):  # an internal IndexError on main (the loop walked the first length only)
+    queue = [x[0], x[1]]
+    total = 0.0
+    for v in queue:
+        total = total + v ** 2
+        if abs(v) > 0.1 and len(queue) < 8:
+            queue.append(v * 0.5)
+    return total
+
+
+def appended_while_looping(x):  # an internal IndexError on main
+    items = [x[0], x[1]]
+    for v in items:
+        if len(items) < 5:
+            items.append(v * 2.0)
+    return sum(items)
+
+
+def grown_with_continue_and_else(x):  # an internal IndexError on main
+    terms = [x[0]]
+    for t in terms:
+        if len(terms) >= 4:
+            continue
+        terms.append(t * x[1] + x[2])
+    else:
+        terms.append(x[3])
+    return sum(terms)
+
+
+def extended_until_a_break(x):  # an internal IndexError on main
+    ys = [x[2]]
+    for y in ys:
+        if y > 3.0:
+            break
+        ys.extend([y * 1.5, y + x[3]])
+    return sum(ys) * x[0]
+
+
+def shortened_while_walking(x):  # refused on main (Python walks two of the four items)
+    ys = [x[0], x[1], x[2], x[3]]
+    total = 0.0
+    for y in ys:
+        total = total + y * len(ys)
+        ys.pop()
+    return total
+
+
+LIST_CASES = [worklist, appended_while_looping, grown_with_continue_and_else,
+              extended_until_a_break, shortened_while_walking]
+
+
+@pytest.mark.parametrize("f", LIST_CASES, ids=[f.__name__ for f in LIST_CASES])
+def test_list_walk_gradient_matches_central_differences(f):
     np.testing.assert_allclose(s2sad.grad(f)(X), central(f, X), rtol=1e-6, atol=1e-8)
 
 

@@ -181,6 +181,8 @@ class Desugar(trees.Transformer):
         if self.namespaces is None:  # (the function itself: its variables of a module)
             from .written_outputs import OutputsAsAssignments  # np.copyto(y, v): y[...] = v
             node = OutputsAsAssignments(self._value, self.numpy_name).visit(node)
+            from .grown_walks import GrownWalks  # for v in xs: xs.append(...): a while loop
+            node = GrownWalks(self.builtin).visit(node)
             self.updates = _updates_in_place(node)  # (x.flatten(): a copy, where one shows)
             self.namespaces = namespace_variables(node, self.local_names, self.numpy_name,
                                                   self.resolve) if self.resolve else {}
