@@ -9,6 +9,8 @@ while a loop walks its keys; a list lengthened or shortened while a loop walks i
 last tests pin what stays refused.
 """
 
+import math
+
 import numpy as np
 import pytest
 from test_overrefusals_s28 import central
@@ -352,6 +354,65 @@ def test_list_walk_gradient_matches_central_differences(f):
     np.testing.assert_allclose(s2sad.grad(f)(X), central(f, X), rtol=1e-6, atol=1e-8)
 
 
+# --- np.vectorize (vectorized: f called item by item, as NumPy calls it) --------------------
+
+def _huber(r, delta):
+    if abs(r) <= delta:
+        return 0.5 * r ** 2
+    return delta * (abs(r) - 0.5 * delta)
+
+
+def _soft(t):
+    if t > 0.0:
+        return t + np.exp(-t)
+    return np.exp(t)
+
+
+def vectorized_lambda(x):  # refused on main
+    f = np.vectorize(lambda t: t ** 2 if t > 0 else 0.5 * t)
+    return np.sum(f(x) * x)
+
+
+def vectorized_function_of_a_matrix(x):  # refused on main
+    return np.sum(np.vectorize(_soft)(np.outer(x, x[:2]) * 2.0))
+
+
+def huber_loss_of_two_arguments(x):  # refused on main (0.8 broadcast against the residuals)
+    loss = np.vectorize(_huber)(x * 2.0 - 1.0, 0.8)
+    return np.sum(loss)
+
+
+def held_with_otypes_called_twice(x):  # refused on main
+    phi = np.vectorize(lambda t: math.erf(t) * t, otypes=[float])
+    m = np.outer(x, x[:2])
+    return np.sum(phi(m)) + np.sum(phi(x) * x)
+
+
+def broadcast_grid(x):  # refused on main
+    f = np.vectorize(lambda a, b: a * b if a > b else a + b)
+    g = f(x[:, None], x[None, :2])
+    return np.sum(g ** 2)
+
+
+def inner_function_vectorized(x):  # refused on main
+    def rate(t):
+        if t < 0:
+            return 0.0
+        return t * math.exp(-t)
+    r = np.vectorize(rate)(x)
+    return np.sum(r * x)
+
+
+VECTORIZE_CASES = [vectorized_lambda, vectorized_function_of_a_matrix,
+                   huber_loss_of_two_arguments, held_with_otypes_called_twice,
+                   broadcast_grid, inner_function_vectorized]
+
+
+@pytest.mark.parametrize("f", VECTORIZE_CASES, ids=[f.__name__ for f in VECTORIZE_CASES])
+def test_vectorize_gradient_matches_central_differences(f):
+    np.testing.assert_allclose(s2sad.grad(f)(X), central(f, X), rtol=1e-6, atol=1e-8)
+
+
 # --- what stays refused, or raises as Python does --------------------------------------------
 
 def copyto_into_an_integer_array(x):
@@ -479,3 +540,39 @@ def test_a_key_the_dict_may_not_have_is_refused(f):
 def test_a_dict_argument_set_in_place_is_refused():
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="argument 'p'"):
         s2sad.grad(_doubled)({"a": 1.0, "b": 2.0})
+
+
+def vectorized_first_result_an_integer(x):
+    f = np.vectorize(lambda t: 0 if t < 0.5 else t ** 2)  # (NumPy: every result an int)
+    return np.sum(f(x))
+
+
+def test_vectorize_whose_results_differ_in_dtype_raises_rather_than_differs():
+    assert vectorized_first_result_an_integer(X) == 1  # (1.2 ** 2 cut to 1: NumPy's cast)
+    with pytest.raises(TypeError, match="otypes"):
+        s2sad.grad(vectorized_first_result_an_integer)(X)
+
+
+_LOG = []
+
+
+def _logged(v):
+    _LOG.append(v)
+    return v
+
+
+def vectorized_after_a_call_of_yours(x):
+    f = np.vectorize(lambda t: t * 2.0)
+    return _logged(x[0]) + np.sum(f(x))  # (taken out, f(x) would run before _logged)
+
+
+def vectorized_without_a_derivative(x):
+    f = np.vectorize(lambda t: float(np.format_float_positional(t, precision=3)))
+    return np.sum(f(x) * x)
+
+
+@pytest.mark.parametrize("f", [vectorized_after_a_call_of_yours,
+                               vectorized_without_a_derivative])
+def test_vectorize_not_written_out_is_refused(f):
+    with pytest.raises((s2sad.errors.NoDerivativeError, s2sad.errors.UnsupportedSyntaxError)):
+        s2sad.grad(f)(X)

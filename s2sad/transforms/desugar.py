@@ -183,6 +183,8 @@ class Desugar(trees.Transformer):
             node = OutputsAsAssignments(self._value, self.numpy_name).visit(node)
             from .grown_walks import GrownWalks  # for v in xs: xs.append(...): a while loop
             node = GrownWalks(self.builtin).visit(node)
+            from .vectorized import VectorizedCalls  # np.vectorize(f)(a): f item by item
+            node = VectorizedCalls(self._value, self.numpy_name, self.builtin).visit(node)
             self.updates = _updates_in_place(node)  # (x.flatten(): a copy, where one shows)
             self.namespaces = namespace_variables(node, self.local_names, self.numpy_name,
                                                   self.resolve) if self.resolve else {}
