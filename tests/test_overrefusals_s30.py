@@ -5,7 +5,8 @@ central differences in float64. Every case here was refused on main before this 
 (marked ``# refused on main``, or an internal error there): ``np.copyto`` and a ufunc's
 ``out=`` (written as assignments into the output, views included); objects of a plain
 class made in a loop or a branch, and its class attributes read; a dict's values set
-while a loop walks its keys; a list lengthened or shortened while a loop walks it. The
+while a loop walks its keys; a list lengthened or shortened while a loop walks it;
+``np.vectorize`` and ``np.apply_along_axis`` with a function of the user's. The
 last tests pin what stays refused.
 """
 
@@ -411,6 +412,60 @@ VECTORIZE_CASES = [vectorized_lambda, vectorized_function_of_a_matrix,
 @pytest.mark.parametrize("f", VECTORIZE_CASES, ids=[f.__name__ for f in VECTORIZE_CASES])
 def test_vectorize_gradient_matches_central_differences(f):
     np.testing.assert_allclose(s2sad.grad(f)(X), central(f, X), rtol=1e-6, atol=1e-8)
+
+
+# --- np.apply_along_axis (vectorized: f on each slice, the results where the axis was) -----
+
+X6 = np.array([0.3, -0.5, 1.2, 0.7, 0.9, -1.1])
+
+
+def _norm(v):
+    return np.sqrt(np.sum(v * v))
+
+
+def _normalize(v):
+    return v / np.sum(v ** 2)
+
+
+def row_sums_of_squares(x):  # refused on main
+    m = x.reshape(2, 3)
+    r = np.apply_along_axis(lambda row: np.sum(row ** 2), 1, m)
+    return np.sum(r * x[:2])
+
+
+def column_norms(x):  # refused on main
+    m = np.outer(x, x[:2])
+    return np.sum(np.apply_along_axis(_norm, 0, m) * np.array([1.0, 2.0]))
+
+
+def normalized_along_a_middle_axis(x):  # refused on main
+    a = np.stack([np.outer(x[:3], x[3:5]), np.outer(x[3:], x[:2])])
+    out = np.apply_along_axis(_normalize, -2, a)
+    return np.sum(out * np.arange(12.0).reshape(out.shape))
+
+
+def outer_product_of_each_row(x):  # refused on main (each result 2-d: the axes it adds)
+    m = x.reshape(3, 2)
+    out = np.apply_along_axis(lambda v: np.outer(v, v), 1, m)
+    return np.sum(out * np.arange(out.size).reshape(out.shape))
+
+
+ALONG_CASES = [row_sums_of_squares, column_norms, normalized_along_a_middle_axis,
+               outer_product_of_each_row]
+
+
+@pytest.mark.parametrize("f", ALONG_CASES, ids=[f.__name__ for f in ALONG_CASES])
+def test_apply_along_axis_gradient_matches_central_differences(f):
+    np.testing.assert_allclose(s2sad.grad(f)(X6), central(f, X6), rtol=1e-6, atol=1e-8)
+
+
+def test_apply_along_axis_with_a_bad_axis_raises_as_numpy_does():
+    def f(x):
+        return np.sum(np.apply_along_axis(_norm, 2, x.reshape(2, 3)))
+    with pytest.raises(np.exceptions.AxisError):
+        f(X6)
+    with pytest.raises(np.exceptions.AxisError):
+        s2sad.grad(f)(X6)
 
 
 # --- what stays refused, or raises as Python does --------------------------------------------

@@ -1,4 +1,5 @@
-"""``np.vectorize(f)(a)`` written as the loop over ``a``'s items it is.
+"""``np.vectorize(f)(a)`` and ``np.apply_along_axis(f, axis, a)`` written as the loops
+they are.
 
 NumPy's ``vectorize`` calls ``f`` on each item of its broadcast arguments, as Python
 objects (a float64 array's items as floats), and gathers the results in an array of the
@@ -17,6 +18,12 @@ result's dtype is not the others' (``0`` then floats: NumPy would cut every item
 integer), the call raises a ``TypeError`` that says so rather than differ from NumPy;
 ``otypes=[float]`` (one dtype written as a constant) gives the dtype instead. Held in a
 name (``vf = np.vectorize(f)``, given once, only called), it is written so at each call.
+
+``np.apply_along_axis(f, axis, a)`` calls ``f`` on each 1-d slice of ``a`` along
+``axis`` (a view, the other axes walked in C order by ``np.ndindex``) and puts the results,
+of the first one's dtype, where that axis was (:data:`_ALONG`); a bad axis and an empty
+walk raise NumPy's errors. ``f`` given more arguments (``*args``, ``**kwargs``) is left as
+it was.
 
 The call must be one no other call in its statement runs before (``y = vf(a)``,
 ``return np.sum(vf(a) * a)``), so that taking it out of the statement keeps Python's
@@ -158,7 +165,14 @@ class VectorizedCalls(trees.Transformer):
             f, otype = self.held[call.func.id]
             return (_name(self.functions[call.func.id]) if isinstance(f, gast.Lambda) else
                     trees.clone(f)), otype
+        if self._along(call):
+            return call.args[0], None
         return self._made(call.func) if isinstance(call.func, gast.Call) else None
+
+    def _along(self, call) -> bool:
+        """Is ``call`` ``np.apply_along_axis(f, axis, a)`` (f a name or a lambda)?"""
+        return self.callee(call.func) is np.apply_along_axis and len(call.args) == 3 and \
+            not call.keywords and isinstance(call.args[0], (gast.Name, gast.Lambda))
 
     def _statement(self, stmt) -> list:
         """``stmt``, after the statements that compute each of its vectorized calls, in
@@ -170,13 +184,22 @@ class VectorizedCalls(trees.Transformer):
             call = next((c for c in order if self._vectorized(c) is not None), None)
             if call is None:
                 return made + [stmt]
-            if call.keywords or not call.args or \
+            if (call.keywords or not call.args) and not self._along(call) or \
                     any(isinstance(a, gast.Starred) for a in call.args) or \
                     not all(self._pure(c) for c in order[:order.index(call)]
                             if c not in list(trees.walk(call))):
                 return made + [stmt]  # (the call left as it was: refused later)
             made.extend(self._written(call, stmt))
             stmt = _Replace(call, _name(self.result)).visit(stmt)
+
+    def _along_axis(self, f, axis, a) -> list:
+        """``np.apply_along_axis(f, axis, a)`` as NumPy computes it: ``f`` on each 1-d
+        slice along ``axis`` (in C order of the other axes), the results stacked where
+        that axis was, of the first result's dtype."""
+        names = {key: self._fresh() for key in ("ax", "arr", "moved", "rest", "row",
+                                                 "outs", "stacked", "joined")}
+        names["result"] = self.result = self._fresh()
+        return _along_axis_statements(names, f, axis, a, self.numpy_name)
 
     def _pure(self, call) -> bool:
         """Is ``call`` one of NumPy's or math's functions that change nothing?"""
@@ -200,6 +223,10 @@ class VectorizedCalls(trees.Transformer):
             held = self._fresh()
             made.append(gast.Assign([_name(held, True)], f, None))
             f = _name(held)
+        if self._along(call):
+            made.extend(self._along_axis(f, call.args[1], call.args[2]))
+            self.changed = True
+            return [_everywhere(s, stmt) for s in made]
         args = []
         for a in call.args:
             args.append(self._fresh())
@@ -244,6 +271,26 @@ class VectorizedCalls(trees.Transformer):
         self.changed = True
         self.result = result
         return [_everywhere(s, stmt) for s in made]
+
+
+_ALONG = """\
+{ax} = {axis}
+{arr} = np.asarray({a})
+if not -np.ndim({arr}) <= {ax} < np.ndim({arr}):
+    raise np.exceptions.AxisError({ax}, np.ndim({arr}))
+{ax} = {ax} % np.ndim({arr})
+{moved} = np.moveaxis({arr}, {ax}, -1)
+{rest} = np.shape({moved})[:-1]
+{outs} = [np.asarray({f}({moved}[{row}])) for {row} in np.ndindex({rest})]
+if len({outs}) == 0:
+    raise ValueError('Cannot apply_along_axis when any iteration dimensions are 0')
+{stacked} = np.stack({outs})
+if {outs}[0].dtype != {stacked}.dtype:
+    raise TypeError({message!r})
+{joined} = np.reshape({stacked}, {rest} + np.shape({outs}[0]))
+{result} = np.transpose({joined}, list(range({ax})) + list(range(len({rest}), len({rest}) + \
+    np.ndim({outs}[0]))) + list(range({ax}, len({rest}))))
+"""
 
 
 def _evaluated(stmt) -> list:
@@ -292,6 +339,21 @@ def _everywhere(tree, where):
         if isinstance(node, (gast.expr, gast.stmt)):
             gast.copy_location(node, where)
     return trees.located(tree, where)
+
+
+def _along_axis_statements(names: dict, f, axis, a, numpy_name: str) -> list:
+    """The statements of :data:`_ALONG`, ``f``, ``axis`` and ``a`` put in."""
+    text = _ALONG.format(f="F__", axis="AXIS__", a="A__", message=(
+        "np.apply_along_axis: the first slice's result has another dtype than the "
+        "others' (NumPy would cast every result to it); s2sad does not write that cast. "
+        "Return one type from the function"), **names).replace("np.", f"{numpy_name}.")
+    body = gast.parse(text).body
+    given = {"F__": f, "AXIS__": axis, "A__": a}
+
+    class Put(trees.Transformer):
+        def visit_Name(self, node):
+            return trees.clone(given[node.id]) if node.id in given else node
+    return [Put().visit(s) for s in body]
 
 
 class _Replace(trees.Transformer):
