@@ -81,7 +81,14 @@ def column_of_a_matrix_filled(x):  # refused on main
     return np.sum(m @ np.array([1.0, 2.0]) * x)
 
 
-CASES = [copyto_into_a_buffer, copyto_into_a_view, copyto_broadcast_into_rows,
+def matmul_into_its_input(x):  # refused on main (np.matmul is a ufunc: out= as any)
+    m = np.outer(x, x) + 1.0
+    z = x * 2.0
+    r = np.matmul(m, x, out=z)
+    return np.sum(z * x) + np.sum(r)
+
+
+CASES = [matmul_into_its_input, copyto_into_a_buffer, copyto_into_a_view, copyto_broadcast_into_rows,
          exp_into_a_buffer, add_into_its_own_input, multiply_into_an_overlapping_view,
          ufunc_out_in_a_loop, ufunc_result_kept, column_of_a_matrix_filled]
 
@@ -466,6 +473,27 @@ def test_apply_along_axis_with_a_bad_axis_raises_as_numpy_does():
         f(X6)
     with pytest.raises(np.exceptions.AxisError):
         s2sad.grad(f)(X6)
+
+
+@pytest.mark.parametrize("f", [matmul_into_its_input, add_into_its_own_input,
+                               multiply_into_an_overlapping_view, copyto_into_a_view])
+def test_forward_mode_follows_the_write_too(f):
+    direction = np.array([1.0, -2.0, 0.5, 3.0])
+    want = central(f, X) @ direction
+    np.testing.assert_allclose(s2sad.jvp(f)(X)[1](direction), want, rtol=1e-6, atol=1e-8)
+
+
+GLOBAL_OUT = np.zeros(4)
+
+
+def out_into_a_module_array(x):
+    np.exp(x, out=GLOBAL_OUT)  # (the module's array: changed for every later caller)
+    return np.sum(GLOBAL_OUT * x)
+
+
+def test_an_output_of_the_module_stays_refused_naming_it():
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="'GLOBAL_OUT'"):
+        s2sad.grad(out_into_a_module_array)(X)
 
 
 # --- what stays refused, or raises as Python does --------------------------------------------

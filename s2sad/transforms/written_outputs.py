@@ -9,17 +9,19 @@ reads its inputs before it writes (NumPy copies what overlaps its output), so
 ``np.add(a, b, out=a)`` is ``a[...] = np.add(a, b)``, the sum of the old ``a``. A result
 kept (``z = np.exp(x, out=y)``) is the output array itself: ``z = y``.
 
-Only the plain forms are written so: an output that is a name, or a basic slice of one
+Only the plain forms are written so: an output that is a name of the function's (a
+variable or an argument, which is then refused as any update of it is), or a basic slice of one
 (``a[1:]``, ``a[:, 0]``: a view, so a write into it is a write into ``a``); no
 ``where=``, ``casting=`` or ``dtype=``. An output indexed by an array is a copy NumPy
 writes and drops, so it is left as it was (refused later), as is anything else.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
->>> tree = gast.parse("def f(x):\\n    np.copyto(y[1:], x)\\n    z = np.add(a, x, out=a)").body[0]
+>>> tree = gast.parse("def f(x, y, a):\\n    np.copyto(y[1:], x)\\n"
+...                   "    z = np.add(a, x, out=a)").body[0]
 >>> print(unparse(OutputsAsAssignments(lambda f: {"np.copyto": np.copyto,
 ...     "np.add": np.add}.get(unparse(f).strip())).visit(tree)))
-def f(x):
+def f(x, y, a):
     y[1:] = np.asarray(x).astype(y[1:].dtype, casting='same_kind', copy=False)
     a[...] = np.asarray(np.add(a, x)).astype(a.dtype, casting='same_kind', copy=False)
     z = a
@@ -33,12 +35,13 @@ import numpy as np
 from .. import trees
 
 
-def _output(node):
-    """``node`` as the array a write goes into (a name, or a view of one by basic
-    slicing), else None."""
+def _output(node, local: set):
+    """``node`` as the array a write goes into (a name of the function's, ``local``, or a
+    view of one by basic slicing), else None (a module's array: refused as it was)."""
     if isinstance(node, gast.Name):
-        return node
-    if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)):
+        return node if node.id in local else None
+    if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and
+            node.value.id in local):
         return None
     parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
     plain = all(isinstance(p, gast.Slice) and all(
@@ -75,6 +78,14 @@ class OutputsAsAssignments(trees.Transformer):
         self.callee, self.numpy_name = callee, numpy_name
         self.changed = False
 
+    def visit_FunctionDef(self, node):
+        if getattr(self, "local", None) is not None:
+            return node  # (a function defined inside: done where it is inlined)
+        args = node.args
+        self.local = trees.assigned_names(node) | {
+            a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+        return self.generic_visit(node)
+
     def visit_Expr(self, node):
         made = self._written(node.value, node)
         return made if made is not None else node
@@ -101,7 +112,7 @@ class OutputsAsAssignments(trees.Transformer):
         if func is np.copyto:
             given = dict(zip(("dst", "src"), call.args))
             given.update((k.arg, k.value) for k in call.keywords)
-            if set(given) != {"dst", "src"} or _output(given["dst"]) is None:
+            if set(given) != {"dst", "src"} or _output(given["dst"], self.local) is None:
                 return None  # (casting=, where=: left to the refusal)
             self.changed = True
             return [_into(given["dst"], given["src"], stmt, self.numpy_name)]
@@ -110,7 +121,7 @@ class OutputsAsAssignments(trees.Transformer):
             out = call.keywords[0].value
             if isinstance(out, gast.Tuple) and len(out.elts) == 1:
                 out = out.elts[0]  # (out=(y,): the tuple form of one output)
-            if func.nout != 1 or _output(out) is None:
+            if func.nout != 1 or _output(out, self.local) is None:
                 return None
             self.changed = True
             value = gast.copy_location(gast.Call(call.func, call.args, []), call)
