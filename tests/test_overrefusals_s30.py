@@ -10,6 +10,7 @@ while a loop walks its keys; a list lengthened or shortened while a loop walks i
 last tests pin what stays refused.
 """
 
+import copy
 import math
 
 import numpy as np
@@ -658,4 +659,41 @@ def vectorized_without_a_derivative(x):
                                vectorized_without_a_derivative])
 def test_vectorize_not_written_out_is_refused(f):
     with pytest.raises((s2sad.errors.NoDerivativeError, s2sad.errors.UnsupportedSyntaxError)):
+        s2sad.grad(f)(X)
+
+
+# deep copies: s2sad's copy of a list or dict shares the items (copy.copy's); a change to a
+# shared item in place, which a deep copy would not share with the original (but would
+# share between its own slots), is refused, never differentiated as the wrong one
+
+def deep_copy_of_shared_items_added_to(x):
+    v = x[:2] * 1.0
+    lst = [v, v]
+    c = copy.deepcopy(lst)
+    c[0] += x[2:]  # (Python: c[1] changes too, lst does not)
+    return np.sum(c[1] * x[:2]) + np.sum(lst[0])
+
+
+def deep_copy_of_a_nested_dict_scaled(x):
+    v = x[:2] * 1.0
+    nested = {"a": [v], "b": v}
+    c = copy.deepcopy(nested)
+    c["b"] *= 2.0  # (Python: c["a"][0] changes too, nested does not)
+    return np.sum(c["a"][0] * x[2:])
+
+
+def deep_copy_item_set_through_a_name(x):
+    v = x[:2] * 1.0
+    lst = [v, v]
+    c = copy.deepcopy(lst)
+    w = c[0]
+    w[0] = x[3]
+    return np.sum(c[1] * x[:2])
+
+
+@pytest.mark.parametrize("f", [deep_copy_of_shared_items_added_to,
+                               deep_copy_of_a_nested_dict_scaled,
+                               deep_copy_item_set_through_a_name])
+def test_a_change_to_an_item_of_a_deep_copy_is_refused(f):
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError):
         s2sad.grad(f)(X)
