@@ -89,9 +89,10 @@ def matmul_into_its_input(x):  # refused on main (np.matmul is a ufunc: out= as 
     return np.sum(z * x) + np.sum(r)
 
 
-CASES = [matmul_into_its_input, copyto_into_a_buffer, copyto_into_a_view, copyto_broadcast_into_rows,
-         exp_into_a_buffer, add_into_its_own_input, multiply_into_an_overlapping_view,
-         ufunc_out_in_a_loop, ufunc_result_kept, column_of_a_matrix_filled]
+CASES = [matmul_into_its_input, copyto_into_a_buffer, copyto_into_a_view,
+         copyto_broadcast_into_rows, exp_into_a_buffer, add_into_its_own_input,
+         multiply_into_an_overlapping_view, ufunc_out_in_a_loop, ufunc_result_kept,
+         column_of_a_matrix_filled]
 
 
 @pytest.mark.parametrize("f", CASES, ids=[f.__name__ for f in CASES])
@@ -354,8 +355,16 @@ def shortened_while_walking(x):  # refused on main (Python walks two of the four
     return total
 
 
+def enumerated_while_growing(x):  # an internal IndexError on main
+    xs = [x[0], x[1]]
+    for i, v in enumerate(xs, 1):
+        if i < 4:
+            xs.append(v * x[2] + i)
+    return sum(xs) * x[3]
+
+
 LIST_CASES = [worklist, appended_while_looping, grown_with_continue_and_else,
-              extended_until_a_break, shortened_while_walking]
+              extended_until_a_break, shortened_while_walking, enumerated_while_growing]
 
 
 @pytest.mark.parametrize("f", LIST_CASES, ids=[f.__name__ for f in LIST_CASES])
@@ -697,3 +706,20 @@ def deep_copy_item_set_through_a_name(x):
 def test_a_change_to_an_item_of_a_deep_copy_is_refused(f):
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError):
         s2sad.grad(f)(X)
+
+
+def zipped_while_growing(x):
+    xs = [x[0], x[1]]
+    total = 0.0
+    for a, b in zip(xs, [1.0, 2.0, 3.0]):  # (zip reads xs as it grows)
+        xs.append(a * b)
+        total = total + a * b
+    return total
+
+
+def test_a_live_iterator_of_a_list_resized_is_refused_at_its_line():
+    """Was an internal IndexError (the walk's length read once)."""
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError,
+                       match="lengthens or shortens") as info:
+        s2sad.grad(zipped_while_growing)(X)
+    assert "for a, b in zip(xs" in str(info.value)

@@ -182,7 +182,7 @@ class Desugar(trees.Transformer):
             from .written_outputs import OutputsAsAssignments  # np.copyto(y, v): y[...] = v
             node = OutputsAsAssignments(self._value, self.numpy_name).visit(node)
             from .grown_walks import GrownWalks  # for v in xs: xs.append(...): a while loop
-            node = GrownWalks(self.builtin).visit(node)
+            node = GrownWalks(self.builtin, self.source).visit(node)
             from .vectorized import VectorizedCalls  # np.vectorize(f)(a): f item by item
             node = VectorizedCalls(self._value, self.numpy_name, self.builtin).visit(node)
             self.updates = _updates_in_place(node)  # (x.flatten(): a copy, where one shows)

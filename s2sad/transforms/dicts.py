@@ -153,8 +153,10 @@ class DictViews(trees.Transformer):
         known = [key for key, _ in kind.items] if kind.tag == "dict" else []
         given = self.given.get(node.slice.id, []) if isinstance(node.slice, gast.Name) else []
         if kind.tag == "dict" and given and len(given) == self.stores.get(node.slice.id) and \
+                self.stores.get(node.value.id, 0) <= 1 and \
                 all(self._walk_of(v, known) in (node.value.id, ...) for v in given):
-            return False  # (for k in d: d[k] = v: a key it has, its keys as they were)
+            return False  # (for k in d: d[k] = v: a key it has, its keys as they were; d
+            # given one dict only, so the keys walked are its own)
         return not (isinstance(node.slice, gast.Constant) and node.slice.value in known)
 
     def _walk_of(self, value, known: list) -> str | None:

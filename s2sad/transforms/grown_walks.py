@@ -15,7 +15,9 @@ that the iterator is::
                                         else:
                                             done
 
-(the counter moves before the body, so ``continue`` takes the next item). Only a list the
+(the counter moves before the body, so ``continue`` takes the next item); ``for i, v in
+enumerate(xs)`` the same, ``(i_xs, xs[i_xs])`` read. Another iterator of the list
+(``zip(xs, ys)``, ``reversed(xs)``...) is refused at its line. Only a list the
 function makes (every value of the name a list display, a list comprehension or
 ``list(...)``) is walked so: another kind of value walks by its own rules (a dict
 refuses to change size). Each change is then followed, or refused, as anywhere else.
@@ -70,8 +72,9 @@ class GrownWalks(trees.Transformer):
     """Loops over a list their body resizes as while loops (see the module);
     ``builtin(name)``: does ``name`` stand for Python's builtin there?"""
 
-    def __init__(self, builtin):
+    def __init__(self, builtin, source=None):
         self.builtin = builtin
+        self.source = source  # (a loop over a live iterator of a list resized: refused)
         self.changed = False
 
     def visit_FunctionDef(self, node):
@@ -107,9 +110,10 @@ class GrownWalks(trees.Transformer):
 
     def visit_For(self, node):
         self.generic_visit(node)
-        xs = node.iter.id if isinstance(node.iter, gast.Name) else None
+        xs, first = self._walked(node.iter)
         if xs not in self.lists or not self.builtin("len") or \
                 not any(_resizes(s, xs) for s in node.body):
+            self._refuse_live_walks(node)
             return node
         counter, n = f"i_{xs}", 0
         while counter in self.names:
@@ -120,9 +124,51 @@ class GrownWalks(trees.Transformer):
         start = gast.Assign([_name(counter, gast.Store)], gast.Constant(0, None), None)
         test = gast.Compare(_name(counter), [gast.Lt()], [gast.Call(
             _name("len"), [_name(xs)], [])])
-        read = gast.Assign([node.target], gast.Subscript(_name(xs), _name(counter),
-                                                          gast.Load()), None)
+        item = gast.Subscript(_name(xs), _name(counter), gast.Load())
+        if first is not None:  # (enumerate(xs, first): the count, then the item)
+            count = gast.BinOp(_name(counter), gast.Add(), gast.Constant(first, None))
+            item = gast.Tuple([count, item], gast.Load())
+        read = gast.Assign([node.target], item, None)
         step = gast.AugAssign(_name(counter, gast.Store), gast.Add(), gast.Constant(1, None))
-        loop = gast.While(test, [trees.located(read, node), trees.located(step, node)] +
+        loop = gast.While(test, [_everywhere(read, node), _everywhere(step, node)] +
                           node.body, node.orelse)
-        return [trees.located(start, node), trees.located(loop, node)]
+        return [_everywhere(start, node), _everywhere(loop, node)]
+
+    def _walked(self, iterated):
+        """``(xs, None)`` for ``xs``; ``(xs, start)`` for ``enumerate(xs)`` and
+        ``enumerate(xs, 2)``; else ``(None, None)``."""
+        if isinstance(iterated, gast.Name):
+            return iterated.id, None
+        if isinstance(iterated, gast.Call) and isinstance(iterated.func, gast.Name) and \
+                iterated.func.id == "enumerate" and self.builtin("enumerate") and \
+                iterated.args and isinstance(iterated.args[0], gast.Name):
+            given = iterated.args[1:] + [k.value for k in iterated.keywords
+                                         if k.arg == "start"]
+            if len(given) + 1 == len(iterated.args) + len(iterated.keywords) and \
+                    len(given) <= 1 and all(isinstance(g, gast.Constant) and
+                                            type(g.value) is int for g in given):
+                return iterated.args[0].id, given[0].value if given else 0
+        return None, None
+
+    def _refuse_live_walks(self, node):
+        """A loop over an iterator that reads a list of the function's as it goes
+        (``zip(xs, ys)``, ``reversed(xs)``, ``map(f, xs)``...) whose body resizes that
+        list: Python's iterator sees the change, an index walk would not. Refused."""
+        if self.source is None or not isinstance(node.iter, gast.Call):
+            return
+        for arg in node.iter.args:
+            if isinstance(arg, gast.Name) and arg.id in self.lists and \
+                    any(_resizes(s, arg.id) for s in node.body):
+                raise self.source.syntax_error(
+                    f"a loop over an iterator of the list {arg.id!r}, which its body "
+                    "lengthens or shortens", node,
+                    f"Loop over a copy (`list({arg.id})`), or over `{arg.id}` itself, or "
+                    f"by index: `i = 0; while i < len({arg.id}): ...`.")
+
+
+def _everywhere(tree, where):
+    """``tree`` with every node placed at ``where`` (the loop's line)."""
+    for item in trees.walk(tree):
+        if isinstance(item, (gast.expr, gast.stmt)) and not hasattr(item, "lineno"):
+            gast.copy_location(item, where)
+    return trees.located(tree, where)
