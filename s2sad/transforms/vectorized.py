@@ -202,18 +202,17 @@ class VectorizedCalls(trees.Transformer):
         return _along_axis_statements(names, f, axis, a, self.numpy_name)
 
     def _pure(self, call) -> bool:
-        """Is ``call`` one of NumPy's or math's functions that change nothing?"""
+        """Is ``call`` a function with a rule entry (NumPy's, math's, ``len``) that changes
+        none of the arguments it is given?"""
         func = self.callee(call.func)
-        module = getattr(func, "__module__", None) or ""
         try:
-            facts = registry.facts(func)
-        except TypeError:
+            rule, facts = registry.lookup(func), registry.facts(func)
+        except TypeError:  # (an unhashable value)
             return False
         given = {k.arg for k in call.keywords}
         changed = [m for m in (facts.mutates if facts is not None else ())
                    if m in given or isinstance(m, int) and m < len(call.args)]
-        return (module.split(".")[0] in ("numpy", "math") or func in (len, abs, min, max)) \
-            and not changed  # (np.sum(v) changes nothing; np.sum(v, out=w) changes w)
+        return rule is not None and not changed  # (np.sum(v, out=w) changes w)
 
     def _written(self, call, stmt) -> list:
         """The statements computing ``call``, its result named ``self.result``."""
