@@ -266,6 +266,16 @@ def test_a_flatten_is_a_copy_only_where_an_update_could_show_it():
     assert "np.copy(" not in kept and "np.ravel(" in kept, kept
 
 
+def test_a_function_argument_vectorized_is_called_item_by_item():
+    got = s2sad.grad(function_returned)(X, _cube)
+    want = np.zeros_like(X)
+    for i in range(X.size):
+        e = np.zeros_like(X)
+        e[i] = 1e-6
+        want[i] = (function_returned(X + e, _cube) - function_returned(X - e, _cube)) / 2e-6
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
 # --- still refused, at the line --------------------------------------------------------------
 
 def function_returned(x, f):
@@ -291,7 +301,6 @@ def _marked_line(f) -> int:
 
 
 @pytest.mark.parametrize("f, args, kwargs, cls, what", [
-    (function_returned, (X, _cube), {}, s2sad.NoDerivativeError, "no derivative rule"),
     (keyword_function_read_as_a_value, (X,), {"f": _cube}, s2sad.UnsupportedSyntaxError,
      "a function passed in keyword_function_read_as_a_value()'s *kw or **kw"),
     (keys_of_a_dict_of_functions, (X, {0: np.sin, 2: np.cos}), {},  # (its keys, not the

@@ -152,8 +152,7 @@ OUTPUT_BY_POSITION = {
     "method-dot": "M.dot(x, z)", "method-sum": "M.sum(0, None, z)",
     "method-max": "M.max(0, z)", "method-var": "M.var(0, None, z)",
     "einsum-keyword": "np.einsum('ij,j->i', M, x, out=z)",
-    "matmul-keyword": "np.matmul(M, x, out=z)",
-}
+}  # (np.matmul(M, x, out=z), a ufunc's out=: followed since session 30, test_overrefusals_s30)
 
 
 @pytest.fixture(scope="module")

@@ -179,6 +179,12 @@ class Desugar(trees.Transformer):
 
     def visit_FunctionDef(self, node):
         if self.namespaces is None:  # (the function itself: its variables of a module)
+            from .written_outputs import OutputsAsAssignments  # np.copyto(y, v): y[...] = v
+            node = OutputsAsAssignments(self._value, self.numpy_name).visit(node)
+            from .grown_walks import GrownWalks  # for v in xs: xs.append(...): a while loop
+            node = GrownWalks(self.builtin, self.source).visit(node)
+            from .vectorized import VectorizedCalls  # np.vectorize(f)(a): f item by item
+            node = VectorizedCalls(self._value, self.numpy_name, self.builtin).visit(node)
             self.updates = _updates_in_place(node)  # (x.flatten(): a copy, where one shows)
             self.namespaces = namespace_variables(node, self.local_names, self.numpy_name,
                                                   self.resolve) if self.resolve else {}

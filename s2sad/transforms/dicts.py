@@ -9,7 +9,7 @@ normalized function once the kinds are known, writes:
 
 - ``k = p[i_1]`` of a loop over the dict: ``k = keys_p[i_1]``, with
   ``keys_p = ['w', 'b']`` before the loop;
-- ``t = p.keys()``: ``t = ['w', 'b']``;
+- ``t = p.keys()``, ``t = list(p)``: ``t = ['w', 'b']``;
 - ``t = p.values()``: each value read by its key, then ``t = [t_1, t_2]``;
 - ``t = p.items()``: each value read by its key, then ``t = [('w', t_1), ('b', t_2)]``
   (one pair per statement);
@@ -130,6 +130,11 @@ class DictViews(trees.Transformer):
         self.defs = {s.targets[0].id: s.value for s in trees.walk(node)
                      if isinstance(s, gast.Assign) and len(s.targets) == 1 and
                      isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
+        self.given = {}  # a name -> the values `name = value` gives it
+        for s in trees.walk(node):
+            if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+                    isinstance(s.targets[0], gast.Name):
+                self.given.setdefault(s.targets[0].id, []).append(s.value)
         self.read_only = _read_only(node)
         self.grown = {item.value.id for item in trees.walk(node) if self._grows(item)}
         self.apart = _read_only(node, _VIEWS)
@@ -146,7 +151,44 @@ class DictViews(trees.Transformer):
         if kind.tag in ("list", "tuple") or kind.numeric:
             return False
         known = [key for key, _ in kind.items] if kind.tag == "dict" else []
+        given = self.given.get(node.slice.id, []) if isinstance(node.slice, gast.Name) else []
+        if kind.tag == "dict" and given and len(given) == self.stores.get(node.slice.id) and \
+                self.stores.get(node.value.id, 0) <= 1 and \
+                all(self._walk_of(v, known) in (node.value.id, ...) for v in given):
+            return False  # (for k in d: d[k] = v: a key it has, its keys as they were; d
+            # given one dict only, so the keys walked are its own)
         return not (isinstance(node.slice, gast.Constant) and node.slice.value in known)
+
+    def _walk_of(self, value, known: list) -> str | None:
+        """The dict whose key ``value`` reads: ``d[i_1]`` as normalization walks ``for k in
+        d``, or an item of ``t = d.keys()``, ``list(d)``, ``sorted(d)``... (its keys, in
+        some order), or of keys this pass wrote for it; ``...`` for an item of a list of
+        keys the dict has (``known``); else None."""
+        if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)):
+            return None
+        if value.__dict__.get("keys_of"):
+            return value.keys_of
+        name, seen = value.value.id, 0
+        if self.kinds.get(name, ANY).tag == "dict":  # (d[i_1]: a key where a loop walks d;
+            return name if value.__dict__.get("walked") else None  # else d's value)
+        while seen < 8:
+            seen += 1
+            made = self.defs.get(name) if self.stores.get(name) == 1 else None
+            if isinstance(made, gast.List) and all(
+                    isinstance(e, gast.Constant) and e.value in known for e in made.elts):
+                return ...  # (keys_d = ['w', 'b'], written for any dict with them)
+            if isinstance(made, gast.Call) and len(made.args) == 1 and \
+                    isinstance(made.args[0], gast.Name) and isinstance(made.func, gast.Name) \
+                    and made.func.id in ("list", "tuple", "sorted") and \
+                    self.builtin(made.func.id):
+                name = made.args[0].id  # (list(d), sorted(d): its keys)
+            elif isinstance(made, gast.Call) and not made.args and not made.keywords and \
+                    isinstance(made.func, gast.Attribute) and made.func.attr == "keys" and \
+                    isinstance(made.func.value, gast.Name):
+                name = made.func.value.id  # (d.keys())
+            else:
+                return name if self.kinds.get(name, ANY).tag == "dict" else None
+        return None
 
     def _sorted(self, node):
         """``t = sorted(d.items())``, ``sorted(d)``, ``sorted(d.keys())`` of a dict whose
@@ -209,6 +251,7 @@ class DictViews(trees.Transformer):
                     value.walked = False  # (walked once: not again at the next round)
                     self.changed = True
                 continue
+            value.keys_of = value.value.id  # (d[k] = v then keeps d's keys: _grows)
             name = self.namer.claim(f"keys_{value.value.id}")
             before.append(located(gast.Assign(
                 [gast.Name(name, gast.Store(), None, None)],
@@ -294,6 +337,15 @@ class DictViews(trees.Transformer):
             value = node.value = gast.Dict([None, None], [value.left, value.right])  # d | e
         if isinstance(value, gast.Dict) and any(k is None for k in value.keys):
             return self.unpacked(node)
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+                value.func.id in ("list", "tuple") and self.builtin(value.func.id) and \
+                len(value.args) == 1 and not value.keywords and \
+                (keys := self.keys(value.args[0])):  # (none: keys known when it runs)
+            made = gast.List if value.func.id == "list" else gast.Tuple  # list(d): its keys
+            node.value = located(made([gast.Constant(k, None) for k in keys], gast.Load()),
+                                 node)
+            self.changed = True
+            return node
         if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)):
             return node
         method, args = value.func.attr, value.args

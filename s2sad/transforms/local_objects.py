@@ -16,11 +16,15 @@ a function of them that gives them back::
 An attribute then holds what it held (the same array, changed in place as it was), and
 each call sees the attributes as the last call left them: Python's values. It is done only
 where that is all there is: a class of the function's module with no base but ``object``,
-no class attributes, properties or decorators, whose ``__init__`` sets every attribute at
-its top level; methods whose ``self`` is read only as ``self.attr`` of those, with no
-``return`` in ``__init__``; a variable given the object once, at the function's top level,
-and read only as ``acc.attr`` or in a call of a method that is a statement of its own
-(``acc.add(v)``, ``y = acc.f(v)``). Anything else is left as it was (refused later).
+no properties or decorators, whose ``__init__`` sets every attribute at its top level;
+methods whose ``self`` is read only as ``self.attr`` of those, with no ``return`` in
+``__init__``; a variable given only objects of that class, made in the function (at its
+top level, in a loop or a branch: each ``acc = Acc(...)`` gives the variables new values,
+as a new object would), and read only as ``acc.attr`` or in a call of a method that is a
+statement of its own (``acc.add(v)``, ``y = acc.f(v)``). A class attribute of plain data
+(``lr = 0.1``: a number, a string, a tuple of them) that nothing sets through an object
+is read as Python reads it, from the class when the function runs: ``self.lr`` is
+``Layer.lr``. Anything else is left as it was (refused later).
 
 >>> import gast
 >>> tree = gast.parse("def f(x):\\n    acc = Acc(2.0)\\n    acc.add(x)\\n    return acc.total")
@@ -41,6 +45,7 @@ import inspect
 import textwrap
 
 import gast
+import numpy as np
 
 from .. import trees
 
@@ -52,9 +57,10 @@ def _name(name: str, store: bool = False):
     return gast.Name(name, gast.Store() if store else gast.Load(), None, None)
 
 
-def _state(methods: dict) -> list | None:
+def _state(methods: dict, shared=frozenset()) -> list | None:
     """The attributes ``__init__`` sets at its top level, in order; None where a method
-    reads ``self`` otherwise than as one of them, or sets another."""
+    reads ``self`` otherwise than as one of them or as a class attribute (``shared``),
+    or sets another (a class attribute set through ``self`` would then be the object's)."""
     init = methods.get("__init__")
     if init is None:
         return None
@@ -64,6 +70,8 @@ def _state(methods: dict) -> list | None:
             for target in stmt.targets:
                 if isinstance(target, gast.Attribute) and isinstance(target.value, gast.Name) \
                         and target.value.id == init.args.args[0].id and target.attr not in state:
+                    if target.attr in shared:
+                        return None
                     state.append(target.attr)
     for fdef in methods.values():
         args = fdef.args
@@ -77,7 +85,8 @@ def _state(methods: dict) -> list | None:
                     isinstance(node, gast.FunctionDef) and node is not fdef:
                 return None
             if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
-                    node.value.id == me and node.attr not in state:
+                    node.value.id == me and node.attr not in state and not (
+                        node.attr in shared and isinstance(node.ctx, gast.Load)):
                 return None
             if fdef.name == "__init__" and isinstance(node, gast.Return):
                 return None
@@ -88,11 +97,27 @@ def _state(methods: dict) -> list | None:
     return state
 
 
+def _data(value) -> bool:
+    """Is ``value`` a class attribute read as it is (a number, a string, None, a tuple of
+    them), never a function that ``self.f`` would bind, nor an array a method could change?"""
+    if isinstance(value, tuple):
+        return all(_data(v) for v in value)
+    return value is None or type(value) in (int, float, complex, bool, str) or \
+        isinstance(value, np.number)
+
+
+def class_data(cls) -> set:
+    """The names of ``cls``'s class attributes of plain data (``lr = 0.1``)."""
+    return {name for name, value in vars(cls).items() if name not in _ALLOWED and
+            not inspect.isfunction(value) and _data(value)}
+
+
 def class_methods(cls) -> dict | None:
     """``{name: FunctionDef}`` of a plain class's methods (see the module), else None."""
     if not isinstance(cls, type) or type(cls) is not type or cls.__bases__ != (object,):
         return None
-    if any(name not in _ALLOWED and not inspect.isfunction(value)
+    shared = class_data(cls)
+    if any(name not in _ALLOWED and name not in shared and not inspect.isfunction(value)
            for name, value in vars(cls).items()):
         return None
     try:
@@ -105,20 +130,27 @@ def class_methods(cls) -> dict | None:
     for stmt in tree.body:
         if isinstance(stmt, gast.FunctionDef):
             methods[stmt.name] = stmt
-        elif not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)):
-            return None  # (a class attribute: left to the refusal)
+        elif not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)) and \
+                not (isinstance(stmt, gast.Assign) and all(
+                    isinstance(t, gast.Name) and t.id in shared for t in stmt.targets)):
+            return None  # (a class attribute of another kind: left to the refusal)
     if set(methods) != {n for n, v in vars(cls).items() if inspect.isfunction(v)}:
         return None
-    return methods if _state(methods) is not None else None
+    return methods if _state(methods, shared) is not None else None
 
 
 class _SelfAsVariables(trees.Transformer):
-    """``self.attr`` as ``self__attr``; each ``return e`` as ``return (state..., e)``."""
+    """``self.attr`` as ``self__attr`` (a class attribute's ``self.lr`` as ``Cls.lr``, read
+    when it runs, as Python reads it); each ``return e`` as ``return (state..., e)``."""
 
-    def __init__(self, me: str, state: list):
-        self.me, self.state = me, state
+    def __init__(self, me: str, state: list, cls_name: str = ""):
+        self.me, self.state, self.cls_name = me, state, cls_name
 
     def visit_Attribute(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id == self.me and \
+                node.attr not in self.state:
+            return gast.copy_location(gast.Attribute(_name(self.cls_name), node.attr,
+                                                     gast.Load()), node)
         if isinstance(node.value, gast.Name) and node.value.id == self.me:
             return gast.copy_location(_name(f"self__{node.attr}", not isinstance(
                 node.ctx, gast.Load)), node)
@@ -141,7 +173,7 @@ def _returns(body) -> bool:
 def _as_function(cls_name: str, fdef, state: list):
     """The method ``fdef`` as a function of the attributes and its arguments."""
     me = fdef.args.args[0].id
-    body = [_SelfAsVariables(me, state).visit(trees.clone(s)) for s in fdef.body]
+    body = [_SelfAsVariables(me, state, cls_name).visit(trees.clone(s)) for s in fdef.body]
     end = gast.Return(gast.Tuple([_name(f"self__{a}") for a in state] +
                                  [gast.Constant(None, None)], gast.Load()))
     params = ([] if fdef.name == "__init__" else
@@ -160,16 +192,17 @@ class ObjectsAsVariables(trees.Transformer):
     """The function's objects of the ``classes`` given (``{name: methods}``, see
     :func:`class_methods`) written as variables (see the module)."""
 
-    def __init__(self, classes: dict, is_function=lambda node: False):
+    def __init__(self, classes: dict, is_function=lambda node: False, shared=None):
         self.classes = classes
+        self.shared = shared or {}  # class name -> its class attributes of data
         self.is_function = is_function  # (a value that may be a function: kept an object's)
         self.changed = False
 
     def visit_FunctionDef(self, node):
         if any(isinstance(n, (gast.Try, gast.With)) for n in trees.walk(node)):
             return node  # (statements in blocks this pass does not walk)
-        made = {}  # variable -> class name
-        for stmt in node.body:
+        made = {}  # variable -> [(statement, class name)]
+        for stmt in _statements(node.body):
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                     isinstance(stmt.targets[0], gast.Name) and \
                     isinstance(stmt.value, gast.Call) and \
@@ -182,12 +215,12 @@ class ObjectsAsVariables(trees.Transformer):
         for var, places in made.items():
             stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
                       n.id == var and not isinstance(n.ctx, gast.Load)]
-            if len(places) != 1 or len(stores) != 1:
-                continue
-            stmt, cls = places[0]
+            if len(places) != len(stores) or len({cls for _, cls in places}) != 1:
+                continue  # (every value it is given: an object of one class, made here)
+            cls = places[0][1]
             methods = self.classes[cls]
-            state = _state(methods)
-            given = list(stmt.value.args) + [
+            state = _state(methods, self.shared.get(cls, frozenset()))
+            given = [a for stmt, _ in places for a in stmt.value.args] + [
                 n.value for n in trees.walk(node) if isinstance(n, gast.Assign) and any(
                     isinstance(t, gast.Attribute) and isinstance(t.value, gast.Name) and
                     t.value.id == var for t in n.targets)]
@@ -195,17 +228,20 @@ class ObjectsAsVariables(trees.Transformer):
                       if isinstance(n, gast.Call)}
             if any(self.is_function(n) for v in given for n in trees.walk(v)
                    if id(n) not in called) or \
-                    len(stmt.value.args) != len(methods["__init__"].args.args) - 1 or \
+                    any(len(stmt.value.args) != len(methods["__init__"].args.args) - 1
+                        for stmt, _ in places) or \
                     any(f"{var}__{a}" in taken for a in state) or \
                     any(n.startswith(f"{cls}__") or n.startswith(f"_{var}__") for n in taken) or \
-                    not self._only_read_so(node, var, stmt, methods, state):
+                    not self._only_read_so(node, var, methods, state,
+                                           self.shared.get(cls, frozenset())):
                 continue
-            objects[var] = (cls, stmt, state)
+            objects[var] = (cls, {id(stmt) for stmt, _ in places}, state,
+                            self.shared.get(cls, frozenset()))
         if not objects:
             return node
         self.changed = True
         defs, wanted = [], set()
-        for var, (cls, _, state) in objects.items():
+        for var, (cls, _, state, _) in objects.items():
             for method in self.classes[cls].values():
                 key = (cls, method.name)
                 if key not in wanted:
@@ -215,7 +251,7 @@ class ObjectsAsVariables(trees.Transformer):
         node.body = defs + [self._statement(s, objects, counter) for s in node.body]
         return node
 
-    def _only_read_so(self, fdef, var, made, methods, state) -> bool:
+    def _only_read_so(self, fdef, var, methods, state, shared) -> bool:
         """Is ``var`` read only as ``var.attr`` (one of ``state``), or called as
         ``var.method(...)`` in a statement of its own, with the method's number of
         arguments?"""
@@ -235,7 +271,8 @@ class ObjectsAsVariables(trees.Transformer):
                 allowed.add(id(value.func.value))
         for node in trees.walk(fdef):
             if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
-                    node.value.id == var and node.attr in state:
+                    node.value.id == var and (node.attr in state or node.attr in shared and
+                                              isinstance(node.ctx, gast.Load)):
                 allowed.add(id(node.value))
         return all(id(n) in allowed for n in trees.walk(fdef)
                    if isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Load))
@@ -243,9 +280,9 @@ class ObjectsAsVariables(trees.Transformer):
     def _statement(self, stmt, objects, counter):
         if isinstance(stmt, gast.FunctionDef):
             return stmt
-        for var, (cls, made, state) in objects.items():
-            if stmt is made:
-                return self._call(var, cls, state, "__init__", made.value.args, None, stmt,
+        for var, (cls, made, state, _) in objects.items():
+            if id(stmt) in made:
+                return self._call(var, cls, state, "__init__", stmt.value.args, None, stmt,
                                   counter, objects)
             value = stmt.value if isinstance(stmt, (gast.Expr, gast.Assign)) else None
             if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
@@ -270,6 +307,16 @@ class ObjectsAsVariables(trees.Transformer):
         return trees.located(out, stmt)
 
 
+def _statements(body):
+    """The statements of ``body`` and of the blocks in it (loops, branches), in order."""
+    for stmt in body:
+        yield stmt
+        for block in ("body", "orelse"):
+            if isinstance(getattr(stmt, block, None), list) and \
+                    not isinstance(stmt, gast.FunctionDef):
+                yield from _statements(getattr(stmt, block))
+
+
 class _Attributes(trees.Transformer):
     """``acc.attr`` as ``acc__attr``, for the objects written as variables."""
 
@@ -277,6 +324,11 @@ class _Attributes(trees.Transformer):
         self.objects = objects
 
     def visit_Attribute(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id in self.objects and \
+                node.attr in self.objects[node.value.id][3] and \
+                node.attr not in self.objects[node.value.id][2]:  # (a class attribute)
+            return gast.copy_location(gast.Attribute(_name(self.objects[node.value.id][0]),
+                                                     node.attr, gast.Load()), node)
         if isinstance(node.value, gast.Name) and node.value.id in self.objects and \
                 node.attr in self.objects[node.value.id][2]:
             return gast.copy_location(_name(f"{node.value.id}__{node.attr}", not isinstance(
@@ -290,7 +342,7 @@ def objects_as_variables(fdef, source):
     import sys
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     local = params | trees.assigned_names(fdef)
-    classes = {}
+    classes, shared = {}, {}
 
     def is_function(node) -> bool:
         """Is ``node`` a lambda, or a free name of a function or class (a value that may
@@ -337,6 +389,7 @@ def objects_as_variables(fdef, source):
                | trees.assigned_names(m)):
             continue  # (self.field = field: an attribute holding a function)
         classes[node.func.id] = methods
+        shared[node.func.id] = class_data(value)
     if not classes:
         return fdef
-    return ObjectsAsVariables(classes, is_function).visit(fdef)
+    return ObjectsAsVariables(classes, is_function, shared).visit(fdef)
