@@ -11,6 +11,9 @@ differences, with the test that fails without its fix:
 * ``np.linalg.pinv`` and ``np.linalg.lstsq`` of a complex matrix that is not square:
   the real rules' transposes stand where the complex derivative has conjugate
   transposes (pinv: 0.255 for 0.204; lstsq: 2.12 for -1.50). They have complex rules.
+* ``scipy.special.ive(v, z)`` of a complex ``z`` is ``iv(v, z) * exp(-|Re(z)|)``, not
+  holomorphic; its rule's ``np.sign(z)`` is ``z / |z|`` there (NumPy 2): a wrong gradient
+  (1.107 for -0.319). It has a complex rule, and a tangent of its own.
 * ``p, l, u = scipy.linalg.lu(a)`` with ``optimize=False``: the generated code added a
   tuple to 0.0 (a TypeError): lu's result is a sequence, as its rule reads it.
 
@@ -21,6 +24,7 @@ end, in ``PASSED``.
 import numpy as np
 import pytest
 import scipy.linalg as sl
+import scipy.special as sp
 from test_higher_order import central_differences
 
 import s2sad
@@ -169,6 +173,34 @@ def test_pinv_and_lstsq_of_a_complex_matrix(f):
 
 @pytest.mark.parametrize("f", [pinv_tall, lstsq_all_results], ids=["pinv", "lstsq"])
 def test_their_hessian(f):
+    want = central_differences(s2sad.grad(f), (X,), 0)
+    np.testing.assert_allclose(s2sad.hessian(f)(X.copy()), want, rtol=1e-5, atol=1e-6)
+
+
+# --- scipy.special.ive of a complex value ---------------------------------------------------
+
+
+def ive_complex(x):
+    w = sp.ive(1.5, x + 2j * x[::-1])
+    return np.sum(np.real(w) * K + np.imag(w))
+
+
+def ive_complex_order_zero(x):
+    return np.sum(np.abs(sp.ive(0.0, (x - 0.5) * (1.0 + 0.7j))) * K)
+
+
+def ive_real_in_a_complex_program(x):
+    return np.sum(sp.ive(0.5, np.abs(x) + 0.1) * K) + np.abs(x[0] + 1j)
+
+
+IVE = [ive_complex, ive_complex_order_zero, ive_real_in_a_complex_program]
+
+
+@pytest.mark.parametrize("f", IVE, ids=[f.__name__ for f in IVE])
+def test_ive_of_a_complex_value(f):
+    # (ive_complex: [1.107, 1.421, 0.402] for [-0.319, ...])
+    check(f, s2sad.grad(f), s2sad.grad(f, optimize=False))
+    check_forward(f)
     want = central_differences(s2sad.grad(f), (X,), 0)
     np.testing.assert_allclose(s2sad.hessian(f)(X.copy()), want, rtol=1e-5, atol=1e-6)
 
