@@ -155,7 +155,11 @@ def _holomorphic(func, wrt, **options):
                 f"{'an array of shape ' + str(np.shape(value)) if hasattr(value, 'shape') else type(value).__name__}",
                 hint="Reduce it (np.sum...) or, for vector outputs, use s2sad.vjp or "
                      "s2sad.jacobian.")
-        return pullback(np.ones_like(value) if isinstance(value, np.ndarray) else 1.0)
+        one = np.ones_like(value) if isinstance(value, np.ndarray) else 1.0
+        derivative = pullback(one)
+        if np.iscomplexobj(value):
+            _check_holomorphic(derivative, pullback(one * 1j), func)
+        return derivative
 
     holomorphic_gradient.__name__ = f"grad_{getattr(func, '__name__', 'f')}"
     holomorphic_gradient.__s2sad_made__ = "a holomorphic gradient"
@@ -182,6 +186,45 @@ def value_and_grad(func: Callable | None = None, wrt: int | str | Sequence[int |
         return lambda f: value_and_grad(f, wrt, optimize=optimize, annotate=annotate,
                                         target=target, debug_nans=debug_nans, has_aux=has_aux)
     return _make(func, wrt, optimize, annotate, True, target, debug_nans, has_aux)
+
+
+def _leaves(tree):
+    if isinstance(tree, (tuple, list)):
+        return [leaf for item in tree for leaf in _leaves(item)]
+    if isinstance(tree, dict):
+        return [leaf for item in tree.values() for leaf in _leaves(item)]
+    return [np.asarray(tree)]
+
+
+def _check_holomorphic(derivative, turned, func):
+    """Refuse ``grad(func, holomorphic=True)`` where the pullback of 1 is not ``func``'s
+    complex derivative. ``turned`` is the pullback of ``1j``: ``1j`` times the pullback of
+    1 where ``func`` is holomorphic; not so where ``np.conj``, ``np.abs``, ``np.real``...
+    make ``df = a dz + b conj(dz)``, ``b`` not 0. A real argument's pullback is the real
+    part of the derivative: right only where its imaginary part (``-turned``) is 0.
+
+    >>> _check_holomorphic(2.0 + 1.0j, -1.0 + 2.0j, None)
+    >>> _check_holomorphic(1.0 + 0j, -1j, abs)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    s2sad.errors.DifferentiationError: abs is not holomorphic here ...
+    """
+    name = getattr(func, "__name__", "the function")
+    for d, t in zip(_leaves(derivative), _leaves(turned), strict=True):
+        if not d.size:
+            continue
+        scale = 1e-8 * (1.0 + np.max(np.abs(d)) + np.max(np.abs(t)))
+        if not np.iscomplexobj(d) and np.max(np.abs(t)) > scale:
+            raise DifferentiationError(
+                f"{name} returns a complex value of a real argument, whose derivative is "
+                "complex: grad(..., holomorphic=True) would give its real part alone",
+                hint="Pass the argument as a complex number (x + 0j).")
+        if np.iscomplexobj(d) and np.max(np.abs(t - 1j * d)) > scale:
+            raise DifferentiationError(
+                f"{name} is not holomorphic here (its change depends on the direction of "
+                "the change of its argument, as np.conj, np.abs or np.real make it), so it "
+                "has no complex derivative for grad(..., holomorphic=True) to give",
+                hint="Differentiate its real and imaginary parts: s2sad.grad of np.real(f) "
+                     "and of np.imag(f), or s2sad.vjp.")
 
 
 @_methods_too

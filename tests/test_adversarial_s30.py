@@ -14,6 +14,12 @@ differences, with the test that fails without its fix:
 * ``scipy.special.ive(v, z)`` of a complex ``z`` is ``iv(v, z) * exp(-|Re(z)|)``, not
   holomorphic; its rule's ``np.sign(z)`` is ``z / |z|`` there (NumPy 2): a wrong gradient
   (1.107 for -0.319). It has a complex rule, and a tangent of its own.
+* ``grad(f, holomorphic=True)`` of a function that is not holomorphic (``np.conj(z) * z``,
+  ``np.abs(z) + z``, ``np.real(z) * z``) gave the pullback of 1, no derivative
+  (``0.6-0.8j`` for ``|z|^2`` at ``0.3+0.4j``); of a real argument with a complex value,
+  the derivative's real part alone (``z * 1j + z ** 2`` at 2.0: 4.0 for ``4+1j``). Both
+  are refused now: the pullback of ``1j`` must be ``1j`` times that of 1 (a complex
+  argument), or 0 (a real one).
 * ``p, l, u = scipy.linalg.lu(a)`` with ``optimize=False``: the generated code added a
   tuple to 0.0 (a TypeError): lu's result is a sequence, as its rule reads it.
 
@@ -203,6 +209,58 @@ def test_ive_of_a_complex_value(f):
     check_forward(f)
     want = central_differences(s2sad.grad(f), (X,), 0)
     np.testing.assert_allclose(s2sad.hessian(f)(X.copy()), want, rtol=1e-5, atol=1e-6)
+
+
+# --- grad(..., holomorphic=True) of a function that is not holomorphic ----------------------
+
+
+def conj_times(z):
+    return np.conj(z) * z
+
+
+def abs_plus(z):
+    return np.abs(z) + z
+
+
+def real_times(z):
+    return np.sum(np.real(z) * z)
+
+
+def two_arguments(z, w):
+    return z * np.conj(w) + z ** 2
+
+
+def turned_square(z):
+    return z * 1j + z ** 2
+
+
+def shifted_square(z):
+    return z ** 2 + 1j
+
+
+@pytest.mark.parametrize("f, z", [(conj_times, 0.3 + 0.4j), (abs_plus, 0.3 + 0.4j),
+                                  (real_times, np.array([0.3 + 0.4j, -1.0 + 0.2j]))],
+                         ids=["conj", "abs", "real"])
+def test_holomorphic_refuses_a_function_that_is_not(f, z):
+    with pytest.raises(s2sad.DifferentiationError, match="is not holomorphic here"):
+        s2sad.grad(f, holomorphic=True)(z)
+
+
+def test_holomorphic_in_one_argument_of_two():
+    # holomorphic in z (conj(w) is a constant there), not in w
+    got = s2sad.grad(two_arguments, holomorphic=True)(1.0 + 1.0j, 2.0 - 1.0j)
+    assert abs(got - (4.0 + 3.0j)) < 1e-12
+    with pytest.raises(s2sad.DifferentiationError, match="is not holomorphic here"):
+        s2sad.grad(two_arguments, wrt=(0, 1), holomorphic=True)(1.0 + 1.0j, 2.0 - 1.0j)
+
+
+def test_holomorphic_of_a_real_argument():
+    # the derivative 4 + 1j is complex: its real part alone is refused; a real derivative
+    # (2 z, of z ** 2 + 1j) is given, and so is a complex argument's
+    with pytest.raises(s2sad.DifferentiationError, match="real part alone"):
+        s2sad.grad(turned_square, holomorphic=True)(2.0)
+    assert s2sad.grad(turned_square, holomorphic=True)(2.0 + 0j) == 4.0 + 1.0j
+    assert s2sad.grad(shifted_square, holomorphic=True)(2.0) == 4.0
 
 
 # --- scipy.linalg.lu unpacked, without the optimizer -----------------------------------------
