@@ -364,6 +364,7 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
                     f"jacobian_{getattr(func, '__name__', 'f')}(): a Jacobian is one array, "
                     f"and {what} a {type(part).__name__} of parts: use s2sad.vjp or s2sad.jvp "
                     "for structures, or pass and return arrays")
+        _refuse_complex(jacobian_function.__name__, function, value, zip(names, inputs))
         out_shape = np.shape(np.asarray(value, dtype=float))
         n_out = int(np.prod(out_shape))
         n_in = sum(int(np.size(np.asarray(x, dtype=float))) for x in inputs)
@@ -441,6 +442,8 @@ def _jacobian_of_jacobian(inner, wrt, mode, optimize, target):
                 not _one_array(value):
             raise TypeError(f"{jacobian_function.__name__}(): a Jacobian is one array, and "
                             f"{func.__qualname__} returned a {type(value).__name__} of parts")
+        _refuse_complex(jacobian_function.__name__, func.__qualname__, value,
+                        [(n, args[rev._params.index(n)]) for n in rev._wrt_names])
         rev._variant(args)
         own = rev._nestable(rev._key(args)).function  # (its parameters, then the cotangent)
         row_of = jacobian(own, wrt, mode=mode, optimize=optimize, target=target)
@@ -452,6 +455,28 @@ def _jacobian_of_jacobian(inner, wrt, mode, optimize, target):
     jacobian_function.__name__ = f"jacobian_{inner.__name__}"
     jacobian_function.__s2sad_made__ = "a Jacobian of a Jacobian"
     return jacobian_function
+
+
+def _refuse_complex(made, function, value, inputs):
+    """A Jacobian (or Hessian) is an array of real numbers: refuse a complex value or
+    argument, whose real and imaginary parts it would drop or mix (``jacobian`` of
+    ``np.abs(z) ** 2`` gave the derivatives along the real parts alone, as a real matrix).
+
+    >>> _refuse_complex("jacobian_f", "f", 1.0, [("x", np.ones(2))])
+    >>> _refuse_complex("jacobian_f", "f", 1.0, [("z", np.ones(2) * 1j)])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    s2sad.errors.DifferentiationError: jacobian_f(): its argument 'z' is complex: ...
+    """
+    for what, part in [(f"its argument {n!r} is complex", x) for n, x in inputs] + [
+            (f"{function} returned a complex value", value)]:
+        if any(np.iscomplexobj(leaf) for leaf in _leaves(part)):
+            raise DifferentiationError(
+                f"{made}(): {what}: a Jacobian or Hessian is an array of real numbers, and "
+                "a complex number has two real parts (a function that is not holomorphic "
+                "has no complex Jacobian)",
+                hint="Use s2sad.vjp or s2sad.jvp (autograd's convention), s2sad.hvp for a "
+                     "Hessian times a direction, or pass the real and imaginary parts as "
+                     "two real arrays.")
 
 
 def _zero_like(x):

@@ -20,6 +20,11 @@ differences, with the test that fails without its fix:
   the derivative's real part alone (``z * 1j + z ** 2`` at 2.0: 4.0 for ``4+1j``). Both
   are refused now: the pullback of ``1j`` must be ``1j`` times that of 1 (a complex
   argument), or 0 (a real one).
+* ``s2sad.hessian`` and ``s2sad.jacobian`` of a complex argument or value: the Jacobian,
+  cast to float, kept the derivatives along the real parts' real parts (a real 3 x 3
+  Hessian, ``4.50`` where ``d grad / d Re z`` is ``4.50+1.13j`` and ``d grad / d Im z``
+  is another matrix), with NumPy's ComplexWarning at most; a complex scalar raised a
+  TypeError. Refused now (hvp, vjp and jvp take complex values).
 * ``p, l, u = scipy.linalg.lu(a)`` with ``optimize=False``: the generated code added a
   tuple to 0.0 (a TypeError): lu's result is a sequence, as its rule reads it.
 
@@ -261,6 +266,42 @@ def test_holomorphic_of_a_real_argument():
         s2sad.grad(turned_square, holomorphic=True)(2.0)
     assert s2sad.grad(turned_square, holomorphic=True)(2.0 + 0j) == 4.0 + 1.0j
     assert s2sad.grad(shifted_square, holomorphic=True)(2.0) == 4.0
+
+
+# --- a Jacobian or Hessian of complex values --------------------------------------------------
+
+Z = np.array([0.37 - 0.2j, -0.71 + 0.5j, 1.13 + 0.3j])
+
+
+def real_of_complex(z):
+    return np.sum(np.abs(z) ** 3 * K) + np.real(np.sum(z * z * z[::-1]))
+
+
+def complex_of_real(x):
+    return x * (1.0 + 2.0j)
+
+
+@pytest.mark.parametrize("make, args, text", [
+    (lambda: s2sad.hessian(real_of_complex), (Z,), "argument 'z' is complex"),
+    (lambda: s2sad.jacobian(s2sad.grad(real_of_complex)), (Z,), "argument 'z' is complex"),
+    (lambda: s2sad.jacobian(real_of_complex, mode="fwd"), (Z,), "argument 'z' is complex"),
+    (lambda: s2sad.jacobian(complex_of_real), (X,), "returned a complex value"),
+    (lambda: s2sad.jacobian(s2sad.jacobian(complex_of_real)), (X,), "returned a complex"),
+    (lambda: s2sad.jacobian(conj_times), (0.3 + 0.4j,), "is complex"),
+], ids=["hessian", "jacobian_of_grad", "jacobian_fwd", "complex_value", "nested", "scalar"])
+def test_a_jacobian_of_complex_values_is_refused(make, args, text):
+    with pytest.raises(s2sad.DifferentiationError, match=text) as caught:
+        make()(*args)
+    assert "s2sad.hvp" in str(caught.value)
+
+
+def test_the_hvp_of_a_complex_argument_still_holds():
+    # d grad along v: Re(v) d/dRe + Im(v) d/dIm of the gradient, by differences
+    v = np.array([0.3 + 0.1j, -0.5 + 0.7j, 0.2 - 0.4j])
+    grad = s2sad.grad(real_of_complex)
+    h = 1e-6
+    want = (grad(Z + h * v) - grad(Z - h * v)) / (2 * h)
+    np.testing.assert_allclose(s2sad.hvp(real_of_complex)(Z.copy(), v), want, rtol=1e-6)
 
 
 # --- scipy.linalg.lu unpacked, without the optimizer -----------------------------------------
