@@ -25,6 +25,12 @@ differences, with the test that fails without its fix:
   Hessian, ``4.50`` where ``d grad / d Re z`` is ``4.50+1.13j`` and ``d grad / d Im z``
   is another matrix), with NumPy's ComplexWarning at most; a complex scalar raised a
   TypeError. Refused now (hvp, vjp and jvp take complex values).
+* ``for v in a: ... a.append(w)`` (also ``extend``, through ``enumerate`` or ``zip``, in a
+  nested loop, or in a function inlined in the body): Python's loop goes on over the
+  items added; s2sad walked ``range(len(a))`` as it was when the loop began. The value
+  was right (the original function's), the forward-mode derivative silently missed the
+  added items' terms (0.648 for 1.536) and the reverse one failed inside the generated
+  code. Refused at the append now; a loop over a copy is still differentiated.
 * ``p, l, u = scipy.linalg.lu(a)`` with ``optimize=False``: the generated code added a
   tuple to 0.0 (a TypeError): lu's result is a sequence, as its rule reads it.
 
@@ -302,6 +308,125 @@ def test_the_hvp_of_a_complex_argument_still_holds():
     h = 1e-6
     want = (grad(Z + h * v) - grad(Z - h * v)) / (2 * h)
     np.testing.assert_allclose(s2sad.hvp(real_of_complex)(Z.copy(), v), want, rtol=1e-6)
+
+
+# --- a list that grows while a loop walks it -------------------------------------------------
+
+
+def grows_in_its_loop(x):
+    a = [x[0], x[1]]
+    s = 0.0
+    for v in a:
+        if len(a) < 3:
+            a.append(v * 2.0)
+        s = s + v * v
+    return s
+
+
+def extended_in_its_loop(x):
+    a = [x[0], x[1]]
+    s = 0.0
+    for v in a:
+        if len(a) < 3:
+            a.extend([v * 3.0])
+        s = s + v * v
+    return s
+
+
+def grows_in_enumerate(x):
+    a = [x[0], x[1]]
+    s = 0.0
+    for i, v in enumerate(a):
+        if i < 1:
+            a.append(v * 3.0)
+        s = s + v * v
+    return s
+
+
+def grows_in_zip(x):
+    a = [x[0], x[1]]
+    s = 0.0
+    for v, w in zip(a, [1.0, 2.0, 3.0]):
+        if len(a) < 3:
+            a.append(v * 3.0)
+        s = s + v * v * w
+    return s
+
+
+def grows_in_an_inner_loop(x):
+    a = [x[0], x[1]]
+    s = 0.0
+    for v in a:
+        for w in a:
+            if len(a) < 3:
+                a.append(w * 5.0)
+            s = s + v * w
+    return s
+
+
+def add_to(items, v):
+    items.append(v)
+
+
+def grows_in_a_helper(x):
+    a = [x[0], x[1]]
+    s = 0.0
+    for v in a:
+        if len(a) < 3:
+            add_to(a, v * 2.0)
+        s = s + v * v
+    return s
+
+
+GROWING = [grows_in_its_loop, extended_in_its_loop, grows_in_enumerate, grows_in_zip,
+           grows_in_an_inner_loop, grows_in_a_helper]
+
+
+@pytest.mark.parametrize("f", GROWING, ids=[f.__name__ for f in GROWING])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_list_that_grows_in_the_loop_walking_it_is_refused(f, mode):
+    # (grows_in_its_loop: its jvp along e_0 gave 0.74 for 3.7; grad a TypeError)
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="of the list a loop walks"):
+        if mode == "grad":
+            s2sad.grad(f)(X.copy())
+        else:
+            s2sad.jvp(f)(X.copy())[1](np.ones(3))
+
+
+def grows_a_copy(x):
+    a = [x[0], x[1]]
+    s = 0.0
+    for v in list(a):
+        a.append(v * 2.0)
+        s = s + v * v
+    return s + a[3]
+
+
+def grows_another_list(x):
+    a = [x[0], x[1]]
+    b = []
+    for v in a:
+        b.append(v * 3.0)
+    return b[0] * b[1] + a[1]
+
+
+def grows_by_index(x):
+    a = [x[0], x[1]]
+    s = 0.0
+    i = 0
+    while i < len(a):
+        if len(a) < 3:
+            a.append(a[i] * 2.0)
+        s = s + a[i] * a[i]
+        i += 1
+    return s
+
+
+@pytest.mark.parametrize("f", [grows_a_copy, grows_another_list, grows_by_index],
+                         ids=["copy", "another", "while"])
+def test_a_list_grown_outside_the_loop_walking_it_is_followed(f):
+    check(f, s2sad.grad(f))
+    check_forward(f)
 
 
 # --- scipy.linalg.lu unpacked, without the optimizer -----------------------------------------
