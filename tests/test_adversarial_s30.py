@@ -31,6 +31,12 @@ differences, with the test that fails without its fix:
   was right (the original function's), the forward-mode derivative silently missed the
   added items' terms (0.648 for 1.536) and the reverse one failed inside the generated
   code. Refused at the append now; a loop over a copy is still differentiated.
+* A condition (``if``, ``while``, ``assert``, ``... if c else ...``, a comprehension's
+  ``if``) runs as the user wrote it: a call there of a function of the user's that
+  changes its argument (``if set_first(a, x[2]) < 1.0:``, then ``a[0]`` read) changed the
+  list where s2sad did not see it. Right value, wrong gradient ([1, 1, 0] for [0, 1, 1]).
+  Refused at the call now (the same call in a statement was refused already); a pure
+  function of the user's in a condition is still followed.
 * ``p, l, u = scipy.linalg.lu(a)`` with ``optimize=False``: the generated code added a
   tuple to 0.0 (a TypeError): lu's result is a sequence, as its rule reads it.
 
@@ -427,6 +433,113 @@ def grows_by_index(x):
 def test_a_list_grown_outside_the_loop_walking_it_is_followed(f):
     check(f, s2sad.grad(f))
     check_forward(f)
+
+
+# --- a call in a condition that changes its argument ----------------------------------------
+
+
+def set_first(items, v):
+    items[0] = v
+    return 0.0
+
+
+def pushed(items, v):
+    items.append(v)
+    return len(items)
+
+
+def set_first_twice_removed(items, v):
+    return set_first(items, v) + 1.0
+
+
+def first(items):
+    return items[0]
+
+
+def norm(v):
+    return np.sqrt(np.sum(v * v))
+
+
+def set_in_if(x):
+    a = [x[0], x[1]]
+    if set_first(a, x[2]) < 1.0:
+        s = x[1]
+    else:
+        s = x[0]
+    return s + a[0]
+
+
+def set_in_conditional_expression(x):
+    a = [x[0], x[1]]
+    s = x[1] * 2.0 if a[0] < set_first(a, x[2]) + 5.0 else x[2]
+    return s + a[0]
+
+
+def set_in_while(x):
+    a = [x[0], x[1]]
+    n = 0
+    while set_first(a, x[2] * n) < 1.0 and n < 2:
+        n += 1
+    return a[0] * 3.0
+
+
+def set_in_assert(x):
+    a = [x[0], x[1]]
+    assert set_first(a, x[2]) == 0.0
+    return a[0] * a[1]
+
+
+def push_in_if(x):
+    a = [x[0], x[1]]
+    if pushed(a, x[2] * 2.0) > 2:
+        s = 1.0
+    else:
+        s = 2.0
+    return a[-1] * s
+
+
+def set_through_another_function(x):
+    a = [x[0], x[1]]
+    if set_first_twice_removed(a, x[2]) < 2.0:
+        s = x[1]
+    else:
+        s = x[0]
+    return s + a[0]
+
+
+def set_in_a_filter(x):
+    a = [x[0], x[1]]
+    ys = [v * 2.0 for v in x if set_first(a, v) == 0.0]
+    return ys[0] + a[0]
+
+
+CHANGING_CONDITIONS = [set_in_if, set_in_conditional_expression, set_in_while, set_in_assert,
+                       push_in_if, set_through_another_function, set_in_a_filter]
+
+
+@pytest.mark.parametrize("f", CHANGING_CONDITIONS, ids=[f.__name__ for f in CHANGING_CONDITIONS])
+def test_a_call_in_a_condition_that_changes_its_argument_is_refused(f):
+    # (set_in_if: [1, 1, 0] for [0, 1, 1]; its jvp 0.0 for -1.2)
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="in a condition") as caught:
+        s2sad.grad(f)(X.copy())
+    assert "changes its argument" in str(caught.value)
+
+
+def pure_calls_in_conditions(x):
+    a = [x[0], x[1]]
+    s = x[2]
+    n = 0
+    while norm(x * n) < 2.0:
+        s = s * x[1]
+        n += 1
+    if norm(x) > 1.0 and first(a) < 5.0:
+        s = s + x[0] * x[1]
+    return s + (x[0] * 2.0 if first([x[1], x[2]]) < 0.0 else x[2]) + a[0]
+
+
+def test_a_pure_function_of_the_users_in_a_condition_is_followed():
+    check(pure_calls_in_conditions, s2sad.grad(pure_calls_in_conditions))
+    check_forward(pure_calls_in_conditions)
 
 
 # --- scipy.linalg.lu unpacked, without the optimizer -----------------------------------------
