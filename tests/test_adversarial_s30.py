@@ -32,7 +32,7 @@ differences, with the test that fails without its fix:
   added items' terms (0.648 for 1.536) and the reverse one failed inside the generated
   code. Refused at the append now; a loop over a copy is still differentiated.
 * A condition (``if``, ``while``, ``assert``, ``... if c else ...``, a comprehension's
-  ``if``) runs as the user wrote it: a call there of a function of the user's that
+  ``if``) and an f-string run as the user wrote them: a call there of a function of the user's that
   changes its argument (``if set_first(a, x[2]) < 1.0:``, then ``a[0]`` read) changed the
   list where s2sad did not see it. Right value, wrong gradient ([1, 1, 0] for [0, 1, 1]).
   Refused at the call now (the same call in a statement was refused already); a pure
@@ -513,14 +513,21 @@ def set_in_a_filter(x):
     return ys[0] + a[0]
 
 
+def set_in_an_f_string(x):
+    a = [x[0], x[1]]
+    t = f"{set_first(a, x[2])}"
+    return a[0] * 2.0 + len(t) * 0.0
+
+
 CHANGING_CONDITIONS = [set_in_if, set_in_conditional_expression, set_in_while, set_in_assert,
-                       push_in_if, set_through_another_function, set_in_a_filter]
+                       push_in_if, set_through_another_function, set_in_a_filter,
+                       set_in_an_f_string]
 
 
 @pytest.mark.parametrize("f", CHANGING_CONDITIONS, ids=[f.__name__ for f in CHANGING_CONDITIONS])
 def test_a_call_in_a_condition_that_changes_its_argument_is_refused(f):
     # (set_in_if: [1, 1, 0] for [0, 1, 1]; its jvp 0.0 for -1.2)
-    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="in a condition") as caught:
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="in a condition or an f-string") as caught:
         s2sad.grad(f)(X.copy())
     assert "changes its argument" in str(caught.value)
 

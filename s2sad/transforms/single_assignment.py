@@ -230,10 +230,10 @@ class SingleAssignment:
     """The expressions and assignments of :class:`Normalize`: one operation per statement."""
 
     def refuse_changing_calls(self, test):
-        """A condition (``if``, ``while``, ``... if c else ...``) runs as the user wrote it:
-        refuse a call there of a function of the user's that changes its argument in
-        place. s2sad would not see the change (a list item read after it was
-        differentiated as it had been)."""
+        """A condition (``if``, ``while``, ``... if c else ...``) or an f-string runs as the
+        user wrote it: refuse a call there of a function of the user's that changes its
+        argument in place. s2sad would not see the change (a list item read after it
+        was differentiated as it had been)."""
         for node in trees.walk(test):
             if not isinstance(node, gast.Call) or not any(
                     isinstance(n, gast.Name) and n.id in self.locals
@@ -249,9 +249,10 @@ class SingleAssignment:
                     changes_its_arguments(callee):
                 name = getattr(callee, "__name__", "the function")
                 raise self.source.syntax_error(
-                    f"a call of {name}() in a condition, which changes its argument in place",
-                    node, "s2sad runs a condition as it is, and would not see the change. "
-                          f"Call {name}() in a statement of its own before the condition, "
+                    f"a call of {name}() in a condition or an f-string, which changes its "
+                    "argument in place",
+                    node, "s2sad runs them as they are, and would not see the change. "
+                          f"Call {name}() in a statement of its own before, "
                           "and have it return the new value instead of changing its "
                           "argument.")
 
@@ -750,7 +751,8 @@ class SingleAssignment:
         if isinstance(node, gast.Dict):
             keys = [None if k is None else self.atom(k) for k in node.keys]
             return gast.copy_location(gast.Dict(keys, [self.atom(v) for v in node.values]), node)
-        if isinstance(node, gast.JoinedStr):
+        if isinstance(node, gast.JoinedStr):  # (an f-string runs as written, as a test does)
+            self.refuse_changing_calls(node)
             return _Rename(self).visit(node)
         if isinstance(node, gast.IfExp):
             known = self._constant_test(node.test)  # (an inlined helper's `-1 if axis is None
