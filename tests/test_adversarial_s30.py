@@ -527,7 +527,8 @@ CHANGING_CONDITIONS = [set_in_if, set_in_conditional_expression, set_in_while, s
 @pytest.mark.parametrize("f", CHANGING_CONDITIONS, ids=[f.__name__ for f in CHANGING_CONDITIONS])
 def test_a_call_in_a_condition_that_changes_its_argument_is_refused(f):
     # (set_in_if: [1, 1, 0] for [0, 1, 1]; its jvp 0.0 for -1.2)
-    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="in a condition or an f-string") as caught:
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError,
+                       match="in a condition or an f-string") as caught:
         s2sad.grad(f)(X.copy())
     assert "changes its argument" in str(caught.value)
 
@@ -574,3 +575,99 @@ def lu_in_a_loop(x):
                          ids=["lu", "permute_l", "loop"])
 def test_scipy_lu_unpacked_without_the_optimizer(f):
     check(f, s2sad.grad(f, optimize=False), s2sad.grad(f))
+
+
+# --- probes that passed: right gradient (float64 central differences, reverse, forward and
+# optimize=False), or refused at the user's line -----------------------------------------------
+
+PASSED = (
+    # complex values and FFT
+    "np.fft.rfft/irfft with n= padding and truncating (odd and even), norm='ortho'/'forward', "
+    "axis=0, and complex input whose DC and Nyquist imaginary parts irfft drops",
+    "np.fft.hfft/ihfft with n=, fft2/fftn with s= and axes=, rfftn/irfftn/irfft2, "
+    "fftshift/ifftshift with axes, scipy.fft.rfft/irfft/hfft/ihfft/rfftn/irfftn/fft(axis=0)",
+    "scipy.fft.dct/dst/idct: refused (no rule)",
+    "np.real/imag/conj/angle/abs of complex intermediates, z.real * z.imag, np.sign(z) "
+    "(z / |z|), complex division, powers z ** 2.5 and z ** w, sqrt/log/log1p/log10/log2, "
+    "arctan/arctanh/arccosh on and off their cuts, tan/tanh/exp2 of complex values",
+    "complex arguments (autograd's convention): abs, angle, fft/ifft(n=4)/irfft(n=2..6), "
+    "norms (1, 2, inf, 3, nuc, -2, fro), svd, eigh, inv, det, slogdet, qr, cholesky, expm, "
+    "sort, max of abs, var/std/mean, cumprod, prod, dot/vdot/inner, matmul with .conj().T, "
+    "einsum, where, np.cov, scipy.signal.correlate/convolve/fftconvolve/correlate2d",
+    "every complex-capable ufunc with a rule, of a complex argument (the only other one "
+    "wrong was scipy.special.ive); scipy.special.psi of a complex value: refused",
+    "complex values in loops (accumulated, stored item by item), while loops, branches, "
+    "lists, dicts, comprehensions, nested functions, np.stack then unpacked",
+    "np.angle(deg=True), np.unwrap, np.emath.*, cmath.*, complex(a, b), np.complex128(...): "
+    "refused; z.real[0] = ..., z.imag[:] *= ...: refused",
+    "target='dask' (dask arrays) on the branch-cut probes",
+    # SciPy rules at edge arguments
+    "scipy.special.logsumexp: axis tuples, keepdims, b= (broadcast, active, with zeros, "
+    "negative with return_sign), -inf entries, 0-d, an empty axis; softmax/log_softmax with "
+    "axis tuples; xlogy/xlog1py at x = 0 and broadcast; gammaln of negative values; "
+    "digamma, polygamma, betaln, erf/erfc/erfcx/erfinv/erfcinv, ndtr/log_ndtr/ndtri, "
+    "gammainc/gammaincc, i0/i1/i0e/i1e, kv/kve/jv/yv, multigammaln, betainc",
+    "scipy.linalg: expm (batched, 1 x 1), logm, sqrtm, solve_triangular (trans, lower, "
+    "unit_diagonal), lu_factor/lu_solve(trans=1), lu, inv, det (of ints), solve_banded, "
+    "cho_solve, block_diag (with scalars and empty blocks), toeplitz, kron",
+    "scipy.signal: convolve/correlate/fftconvolve 'same' with even kernels and swapped "
+    "'valid' inputs, convolve2d/correlate2d 'same'/'valid'; boundary='wrap'/'symm', "
+    "fillvalue, lfilter, sosfilt, filtfilt, savgol_filter, medfilt, detrend: refused",
+    "scipy.stats logpdf/logpmf/cdf/sf/logcdf/logsf of norm, t, gamma, beta, poisson, binom, "
+    "expon, uniform, lognorm, laplace, cauchy, logistic, chi2, nbinom, multivariate_normal "
+    "(diagonal, scalar and vector cov, rows, frozen, allow_singular), dirichlet, with loc/"
+    "scale active, int arguments, broadcasting and 0-d arrays",
+    # dtypes
+    "// and % (negative divisors, active divisors), np.fmod, divmod, np.divmod, python "
+    "divmod/%, np.round/rint/trunc/fix/ceil, astype(int/bool/float32), int arrays times "
+    "floats, bool masks (read and store), np.where with scalars, np.clip with array, None "
+    "and crossed bounds, maximum ties, sort/argsort/partition/median/percentile, nanmax/"
+    "nansum/nanmean, copysign, heaviside, ldexp, modf, float32 inputs and results",
+    # views and memory
+    "reshape/ravel/transpose/swapaxes/moveaxis/squeeze/expand_dims/atleast_2d/asarray/"
+    "np.real/flip/view of an array then updated in place, a.T[...] = ..., a.flat[...] = ..., "
+    "np.add.at, np.multiply.at, out=, fill, put, place, copyto, putmask, fill_diagonal, "
+    "put_along_axis, broadcast_to then the base updated, rows of a 2-D array iterated then "
+    "updated: all refused; overlapping a[1:] += a[:-1], a[:] = a[::-1], repeated fancy "
+    "indices (a[idx] += v, = v, *= v), tuple swaps, sliding_window_view, take/choose/"
+    "select/piecewise/compress, np.ix_ reads and stores: right",
+    # Python semantics
+    "evaluation order with side effects (a list appended in a call), closures read late, "
+    "default arguments (evaluated at the def), *args/**kwargs, nested functions, for-else, "
+    "while-else, walrus and nonlocal (refused), a global, a closure cell, a module array, "
+    "a method's attributes and a helper changed between calls (never stale), one gradient "
+    "called with a list, a tuple and an array, and with floats, float32 and 0-d arrays",
+)
+
+
+def guard_irfft_complex_input(x):
+    return np.sum(np.fft.irfft(x * (1.0 + 2.0j), n=5) * np.arange(5.0))
+
+
+def guard_hfft(x):
+    return np.sum(np.fft.hfft(x * (1.0 + 0.5j), n=5) * np.arange(5.0))
+
+
+def guard_logsumexp_b(x):
+    r, s = sp.logsumexp(x, b=np.array([1.0, -2.0, 0.5]), return_sign=True)
+    return r * s
+
+
+def guard_repeated_fancy_indices(x):
+    a = x * 1.0
+    a[np.array([0, 0, 1])] *= x
+    return np.sum(a * K)
+
+
+def guard_mod_negative_divisor(x):
+    return np.sum((x * 3.0) % -0.7 * K) + np.sum(2.5 % (x + 2.0))
+
+
+GUARDS = [guard_irfft_complex_input, guard_hfft, guard_logsumexp_b,
+          guard_repeated_fancy_indices, guard_mod_negative_divisor]
+
+
+@pytest.mark.parametrize("f", GUARDS, ids=[f.__name__ for f in GUARDS])
+def test_probes_that_passed_still_hold(f):
+    check(f, s2sad.grad(f), s2sad.grad(f, optimize=False))
+    check_forward(f)
