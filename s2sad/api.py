@@ -189,11 +189,13 @@ def value_and_grad(func: Callable | None = None, wrt: int | str | Sequence[int |
 
 
 def _leaves(tree):
+    """The numbers and arrays of a tree of tuples, lists and dicts (not converted: a CuPy
+    array stays on its device)."""
     if isinstance(tree, (tuple, list)):
         return [leaf for item in tree for leaf in _leaves(item)]
     if isinstance(tree, dict):
         return [leaf for item in tree.values() for leaf in _leaves(item)]
-    return [np.asarray(tree)]
+    return [tree]
 
 
 def _check_holomorphic(derivative, turned, func):
@@ -210,15 +212,15 @@ def _check_holomorphic(derivative, turned, func):
     """
     name = getattr(func, "__name__", "the function")
     for d, t in zip(_leaves(derivative), _leaves(turned), strict=True):
-        if not d.size:
+        if not np.size(d):
             continue
-        scale = 1e-8 * (1.0 + np.max(np.abs(d)) + np.max(np.abs(t)))
-        if not np.iscomplexobj(d) and np.max(np.abs(t)) > scale:
+        scale = 1e-8 * (1.0 + float(np.max(np.abs(d))) + float(np.max(np.abs(t))))
+        if not np.iscomplexobj(d) and float(np.max(np.abs(t))) > scale:
             raise DifferentiationError(
                 f"{name} returns a complex value of a real argument, whose derivative is "
                 "complex: grad(..., holomorphic=True) would give its real part alone",
                 hint="Pass the argument as a complex number (x + 0j).")
-        if np.iscomplexobj(d) and np.max(np.abs(t - 1j * d)) > scale:
+        if np.iscomplexobj(d) and float(np.max(np.abs(t - 1j * d))) > scale:
             raise DifferentiationError(
                 f"{name} is not holomorphic here (its change depends on the direction of "
                 "the change of its argument, as np.conj, np.abs or np.real make it), so it "
