@@ -37,6 +37,10 @@ differences, with the test that fails without its fix:
   list where s2sad did not see it. Right value, wrong gradient ([1, 1, 0] for [0, 1, 1]).
   Refused at the call now (the same call in a statement was refused already); a pure
   function of the user's in a condition is still followed.
+* ``vals = d.values()`` (or ``d.items()``), then ``d["a"] = x[2]``, then ``sum(vals)``: a
+  dict's view sees the change; s2sad read the values when the view was taken. A wrong
+  value (-0.34 for 0.42) and gradient. The view now reaches the dict, as ``b = d`` does:
+  the update is refused where the view is read later.
 * ``p, l, u = scipy.linalg.lu(a)`` with ``optimize=False``: the generated code added a
   tuple to 0.0 (a TypeError): lu's result is a sequence, as its rule reads it.
 
@@ -548,6 +552,43 @@ def pure_calls_in_conditions(x):
 def test_a_pure_function_of_the_users_in_a_condition_is_followed():
     check(pure_calls_in_conditions, s2sad.grad(pure_calls_in_conditions))
     check_forward(pure_calls_in_conditions)
+
+
+# --- a dict's view taken, then the dict changed ------------------------------------------------
+
+
+def values_then_set(x):
+    d = {"a": x[0], "b": x[1]}
+    vals = d.values()
+    d["a"] = x[2]
+    return sum(vals)
+
+
+def items_then_set(x):
+    d = {"a": x[0], "b": x[1]}
+    items = d.items()
+    d["b"] = x[2] * 3.0
+    return sum(v for _, v in items)
+
+
+@pytest.mark.parametrize("f", [values_then_set, items_then_set], ids=["values", "items"])
+def test_a_dict_changed_after_a_view_of_it_is_taken_is_refused(f):
+    # (values_then_set: the value -0.34 for 0.42, the gradient [1, 1, 0] for [0, 1, 1])
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="reaches too"):
+        s2sad.grad(f)(X.copy())
+
+
+def values_read_before_the_change(x):
+    d = {"a": x[0], "b": x[1]}
+    total = sum(d.values())
+    pairs = list(d.items())
+    d["a"] = x[2]
+    return total * d["a"] + d["b"] * pairs[0][1]
+
+
+def test_a_dict_view_read_before_the_change_is_followed():
+    check(values_read_before_the_change, s2sad.grad(values_read_before_the_change))
+    check_forward(values_read_before_the_change)
 
 
 # --- scipy.linalg.lu unpacked, without the optimizer -----------------------------------------

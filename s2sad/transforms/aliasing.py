@@ -453,6 +453,10 @@ class Aliasing:
                 value.func.value.id in self.made:  # (d.get(k): as d[k])
             value = gast.Subscript(value.func.value, value.args[0] if value.args else
                                    gast.Constant(None, None), gast.Load())
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                value.func.attr in ("values", "items", "keys") and not value.args and \
+                isinstance(value.func.value, gast.Name) and value.func.value.id in self.made:
+            value = value.func.value  # (d.values(): a view, which sees d change, as b = d)
         if isinstance(value, gast.Name) or isinstance(value, gast.Subscript) and \
                 isinstance(value.value, gast.Name):
             # the names that still reach the list: a = b = [x] (both took the temporary's),
