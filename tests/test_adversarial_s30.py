@@ -571,7 +571,24 @@ def items_then_set(x):
     return sum(v for _, v in items)
 
 
-@pytest.mark.parametrize("f", [values_then_set, items_then_set], ids=["values", "items"])
+def view_in_a_list_then_set(x):
+    d = {"a": x[0], "b": x[1]}
+    holder = [d.values()]
+    d["a"] = x[2]
+    return sum(holder[0])
+
+
+def view_through_another_name_then_set(x):
+    d = {"a": x[0], "b": x[1]}
+    e = d
+    vals = e.values()
+    d["a"] = x[2]
+    return sum(vals)
+
+
+@pytest.mark.parametrize("f", [values_then_set, items_then_set, view_in_a_list_then_set,
+                               view_through_another_name_then_set],
+                         ids=["values", "items", "in_a_list", "another_name"])
 def test_a_dict_changed_after_a_view_of_it_is_taken_is_refused(f):
     # (values_then_set: the value -0.34 for 0.42, the gradient [1, 1, 0] for [0, 1, 1])
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="reaches too"):

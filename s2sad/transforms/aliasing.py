@@ -455,7 +455,7 @@ class Aliasing:
                                    gast.Constant(None, None), gast.Load())
         if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
                 value.func.attr in ("values", "items", "keys") and not value.args and \
-                isinstance(value.func.value, gast.Name) and value.func.value.id in self.made:
+                isinstance(value.func.value, gast.Name):
             value = value.func.value  # (d.values(): a view, which sees d change, as b = d)
         if isinstance(value, gast.Name) or isinstance(value, gast.Subscript) and \
                 isinstance(value.value, gast.Name):
@@ -477,6 +477,9 @@ class Aliasing:
             for part in value.values if isinstance(value, gast.Dict) else value.elts:
                 if isinstance(part, gast.Name):
                     self.holders.setdefault(part.id, set()).add(name)
+                    for other in sorted(self.holders[part.id] - {name}):  # (the names that
+                        if other in self.current:  # reach the same list or dict: [d.values()])
+                            self.holders.setdefault(self.current[other], set()).add(name)
 
     def caller_of(self, name: str) -> str | None:
         """The argument whose value ``name`` may share memory with, if any."""
