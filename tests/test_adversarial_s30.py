@@ -41,6 +41,11 @@ differences, with the test that fails without its fix:
   dict's view sees the change; s2sad read the values when the view was taken. A wrong
   value (-0.34 for 0.42) and gradient. The view now reaches the dict, as ``b = d`` does:
   the update is refused where the view is read later.
+* A list holding a list, one of its slots set (``outer = [[x[0], x[1]], x[2]];
+  outer[1] = 5.0``), the inner list's items read (``outer[0][0] * x[0]``): the reverse
+  sweep added the item's sensitivity to its slot with ``+``, which joined the two lists
+  (``[0, 0] + [g, 0]``), and the inner items' sensitivities were lost (0.37 for 0.74,
+  1.11 for 2.22). The slot's sensitivity is ``add_sens`` of the two now.
 * ``p, l, u = scipy.linalg.lu(a)`` with ``optimize=False``: the generated code added a
   tuple to 0.0 (a TypeError): lu's result is a sequence, as its rule reads it.
 
@@ -606,6 +611,51 @@ def values_read_before_the_change(x):
 def test_a_dict_view_read_before_the_change_is_followed():
     check(values_read_before_the_change, s2sad.grad(values_read_before_the_change))
     check_forward(values_read_before_the_change)
+
+
+# --- a list in a list, a slot of the outer one set ---------------------------------------------
+
+
+def nested_slot_set_to_a_constant(x):
+    outer = [[x[0], x[1]], x[2]]
+    outer[1] = 5.0
+    return outer[0][0] * x[0]
+
+
+def nested_slot_set(x):
+    outer = [[x[0], x[1]], x[2]]
+    outer[1] = x[0] * 3.0
+    return outer[0][0] * outer[1]
+
+
+def nested_item_named(x):
+    outer = [[x[0], x[1]], x[2]]
+    inner = outer[0]
+    outer[1] = x[1] * 3.0
+    return inner[0] * outer[1] + inner[1]
+
+
+def nested_in_a_tuple(x):
+    outer = [(x[0], x[1]), x[2]]
+    outer[1] = x[1]
+    return outer[0][0] * outer[0][1] * outer[1]
+
+
+def nested_dict_slot_set(x):
+    outer = {"in": [x[0], x[1]], "v": x[2]}
+    outer["v"] = x[0] * 2.0
+    return outer["in"][0] * outer["v"] + outer["in"][1]
+
+
+NESTED = [nested_slot_set_to_a_constant, nested_slot_set, nested_item_named,
+          nested_in_a_tuple, nested_dict_slot_set]
+
+
+@pytest.mark.parametrize("f", NESTED, ids=[f.__name__ for f in NESTED])
+def test_a_list_in_a_list_whose_slot_is_set(f):
+    # (nested_slot_set_to_a_constant: [0.37, 0, 0] for [0.74, 0, 0])
+    check(f, s2sad.grad(f), s2sad.grad(f, optimize=False))
+    check_forward(f)
 
 
 # --- scipy.linalg.lu unpacked, without the optimizer -----------------------------------------
