@@ -155,7 +155,11 @@ def _holomorphic(func, wrt, **options):
                 f"{'an array of shape ' + str(np.shape(value)) if hasattr(value, 'shape') else type(value).__name__}",
                 hint="Reduce it (np.sum...) or, for vector outputs, use s2sad.vjp or "
                      "s2sad.jacobian.")
-        return pullback(np.ones_like(value) if isinstance(value, np.ndarray) else 1.0)
+        one = np.ones_like(value) if isinstance(value, np.ndarray) else 1.0
+        derivative = pullback(one)
+        if np.iscomplexobj(value):
+            _check_holomorphic(derivative, pullback(one * 1j), func)
+        return derivative
 
     holomorphic_gradient.__name__ = f"grad_{getattr(func, '__name__', 'f')}"
     holomorphic_gradient.__s2sad_made__ = "a holomorphic gradient"
@@ -182,6 +186,47 @@ def value_and_grad(func: Callable | None = None, wrt: int | str | Sequence[int |
         return lambda f: value_and_grad(f, wrt, optimize=optimize, annotate=annotate,
                                         target=target, debug_nans=debug_nans, has_aux=has_aux)
     return _make(func, wrt, optimize, annotate, True, target, debug_nans, has_aux)
+
+
+def _leaves(tree):
+    """The numbers and arrays of a tree of tuples, lists and dicts (not converted: a CuPy
+    array stays on its device)."""
+    if isinstance(tree, (tuple, list)):
+        return [leaf for item in tree for leaf in _leaves(item)]
+    if isinstance(tree, dict):
+        return [leaf for item in tree.values() for leaf in _leaves(item)]
+    return [tree]
+
+
+def _check_holomorphic(derivative, turned, func):
+    """Refuse ``grad(func, holomorphic=True)`` where the pullback of 1 is not ``func``'s
+    complex derivative. ``turned`` is the pullback of ``1j``: ``1j`` times the pullback of
+    1 where ``func`` is holomorphic; not so where ``np.conj``, ``np.abs``, ``np.real``...
+    make ``df = a dz + b conj(dz)``, ``b`` not 0. A real argument's pullback is the real
+    part of the derivative: right only where its imaginary part (``-turned``) is 0.
+
+    >>> _check_holomorphic(2.0 + 1.0j, -1.0 + 2.0j, None)
+    >>> _check_holomorphic(1.0 + 0j, -1j, abs)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    s2sad.errors.DifferentiationError: abs is not holomorphic here ...
+    """
+    name = getattr(func, "__name__", "the function")
+    for d, t in zip(_leaves(derivative), _leaves(turned), strict=True):
+        if not np.size(d):
+            continue
+        scale = 1e-8 * (1.0 + float(np.max(np.abs(d))) + float(np.max(np.abs(t))))
+        if not np.iscomplexobj(d) and float(np.max(np.abs(t))) > scale:
+            raise DifferentiationError(
+                f"{name} returns a complex value of a real argument, whose derivative is "
+                "complex: grad(..., holomorphic=True) would give its real part alone",
+                hint="Pass the argument as a complex number (x + 0j).")
+        if np.iscomplexobj(d) and float(np.max(np.abs(t - 1j * d))) > scale:
+            raise DifferentiationError(
+                f"{name} is not holomorphic here (its change depends on the direction of "
+                "the change of its argument, as np.conj, np.abs or np.real make it), so it "
+                "has no complex derivative for grad(..., holomorphic=True) to give",
+                hint="Differentiate its real and imaginary parts: s2sad.grad of np.real(f) "
+                     "and of np.imag(f), or s2sad.vjp.")
 
 
 @_methods_too
@@ -321,6 +366,7 @@ def jacobian(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, mode: 
                     f"jacobian_{getattr(func, '__name__', 'f')}(): a Jacobian is one array, "
                     f"and {what} a {type(part).__name__} of parts: use s2sad.vjp or s2sad.jvp "
                     "for structures, or pass and return arrays")
+        _refuse_complex(jacobian_function.__name__, function, value, zip(names, inputs))
         out_shape = np.shape(np.asarray(value, dtype=float))
         n_out = int(np.prod(out_shape))
         n_in = sum(int(np.size(np.asarray(x, dtype=float))) for x in inputs)
@@ -398,6 +444,8 @@ def _jacobian_of_jacobian(inner, wrt, mode, optimize, target):
                 not _one_array(value):
             raise TypeError(f"{jacobian_function.__name__}(): a Jacobian is one array, and "
                             f"{func.__qualname__} returned a {type(value).__name__} of parts")
+        _refuse_complex(jacobian_function.__name__, func.__qualname__, value,
+                        [(n, args[rev._params.index(n)]) for n in rev._wrt_names])
         rev._variant(args)
         own = rev._nestable(rev._key(args)).function  # (its parameters, then the cotangent)
         row_of = jacobian(own, wrt, mode=mode, optimize=optimize, target=target)
@@ -409,6 +457,28 @@ def _jacobian_of_jacobian(inner, wrt, mode, optimize, target):
     jacobian_function.__name__ = f"jacobian_{inner.__name__}"
     jacobian_function.__s2sad_made__ = "a Jacobian of a Jacobian"
     return jacobian_function
+
+
+def _refuse_complex(made, function, value, inputs):
+    """A Jacobian (or Hessian) is an array of real numbers: refuse a complex value or
+    argument, whose real and imaginary parts it would drop or mix (``jacobian`` of
+    ``np.abs(z) ** 2`` gave the derivatives along the real parts alone, as a real matrix).
+
+    >>> _refuse_complex("jacobian_f", "f", 1.0, [("x", np.ones(2))])
+    >>> _refuse_complex("jacobian_f", "f", 1.0, [("z", np.ones(2) * 1j)])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    s2sad.errors.DifferentiationError: jacobian_f(): its argument 'z' is complex: ...
+    """
+    for what, part in [(f"its argument {n!r} is complex", x) for n, x in inputs] + [
+            (f"{function} returned a complex value", value)]:
+        if any(np.iscomplexobj(leaf) for leaf in _leaves(part)):
+            raise DifferentiationError(
+                f"{made}(): {what}: a Jacobian or Hessian is an array of real numbers, and "
+                "a complex number has two real parts (a function that is not holomorphic "
+                "has no complex Jacobian)",
+                hint="Use s2sad.vjp or s2sad.jvp (autograd's convention), s2sad.hvp for a "
+                     "Hessian times a direction, or pass the real and imaginary parts as "
+                     "two real arrays.")
 
 
 def _zero_like(x):

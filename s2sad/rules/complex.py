@@ -281,6 +281,28 @@ def arccosh(g, ans, x):
     return g / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0))
 
 
+# On a branch cut (arcsin(2.0 + 0j)) NumPy picks a side by the sign of the zero imaginary
+# part. The real rules' sqrt(1 - z^2) loses that sign (1.0 - z makes -0.0 into +0.0) and
+# takes the other side: the derivative's imaginary part had the wrong sign. The result
+# knows the side: arcsin' = 1 / cos(arcsin z), arccos' = -1 / sin(arccos z), and
+# arcsinh' = 1 / cosh(arcsinh z), equal to the real rules off the cuts.
+
+
+@defcomplex(np.arcsin)
+def arcsin(g, ans, x):
+    return g / np.cos(ans)
+
+
+@defcomplex(np.arccos)
+def arccos(g, ans, x):
+    return -g / np.sin(ans)
+
+
+@defcomplex(np.arcsinh)
+def arcsinh(g, ans, x):
+    return g / np.cosh(ans)
+
+
 @defcomplex(np.float64, np.float32)
 def float_type(g, ans, x=0.0):
     # np.float64(z) keeps the real part (NumPy warns it discards the imaginary one)

@@ -97,6 +97,84 @@ def lstsq_tangent(g, ans, a, b, rcond=None):
              0, np.zeros_like(ans[3])])
 
 
+# --- complex matrices: the terms in da^H conjugate ------------------------------------------
+# pinv is not holomorphic: d p = -p da p + p p^H da^H (1 - a p) + (1 - p a) da^H p^H p. A
+# term m da^H n gives a the sensitivity conj(n g^T m) (autograd's convention, see
+# rules/complex.py); the real rules' transposes gave a wrong gradient for a matrix that is
+# not square (tests/test_adversarial_s30.py). hermitian=True: a's lower triangle, as eigh.
+
+
+@defcomplex(np.linalg.pinv, shape="other")
+def pinv_complex(g, ans, a, rcond=None, hermitian=False, *, rtol=None):
+    s = np.tril(a) + np.conj(np.swapaxes(np.tril(a, -1), -1, -2)) if hermitian else a
+    pt = np.swapaxes(ans, -1, -2)
+    gt_p_ph = np.swapaxes(g, -1, -2) @ ans @ np.conj(pt)
+    ph_p_gt = np.conj(pt) @ ans @ np.swapaxes(g, -1, -2)
+    full = -(pt @ g @ pt) + np.conj(gt_p_ph - s @ (ans @ gt_p_ph) + ph_p_gt -
+                                    (ph_p_gt @ ans) @ s)
+    return read_triangle((full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, a, True) \
+        if hermitian else full
+
+
+@defcomplex(np.linalg.pinv, tangent=True)
+def pinv_complex_tangent(g, ans, a, rcond=None, hermitian=False, *, rtol=None):
+    s = np.tril(a) + np.conj(np.swapaxes(np.tril(a, -1), -1, -2)) if hermitian else a
+    da = (spread_triangle(g, a, True) + np.conj(np.swapaxes(spread_triangle(g, a, True), -1,
+                                                            -2))) / 2.0 if hermitian else g
+    dah = np.conj(np.swapaxes(da, -1, -2))
+    ph = np.conj(np.swapaxes(ans, -1, -2))
+    p_ph_dah = ans @ ph @ dah
+    dah_ph_p = dah @ ph @ ans
+    return -(ans @ da @ ans) + p_ph_dah - (p_ph_dah @ s) @ ans + dah_ph_p - ans @ (s @ dah_ph_p)
+
+
+# lstsq: x = p b, so d x = -p da x + p p^H da^H r + (1 - p a) da^H p^H x + p db; the
+# residuals sum(|r|^2) change by 2 Re(conj(r) (db - da x)); the singular values by
+# Re(diag(u^H da v)).
+
+
+@defcomplex(np.linalg.lstsq, shape="sequence")
+def lstsq_complex(g, ans, a, b, rcond=None):
+    p = np.linalg.pinv(a)
+    ph = np.conj(p.T)
+    x2 = np.reshape(ans[0], (np.shape(a)[1], -1))
+    b2 = np.reshape(b, (np.shape(a)[0], -1))
+    r2 = b2 - a @ x2
+    gx = np.reshape(as_gradient(ans[0], g[0]), np.shape(x2))
+    pt_gx = p.T @ gx
+    gr = np.conj(r2) * np.real(as_gradient(ans[1], g[1])) if np.size(ans[1]) else 0.0 * r2
+    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0)
+    s_part = np.conj((np.linalg.svd(a, full_matrices=False)[0] *
+                      np.expand_dims(np.real(as_gradient(ans[3], g[3])), -2)) @
+                     np.linalg.svd(a, full_matrices=False)[2]) if np.ndim(g[3]) else 0.0
+    return (full * (-(pt_gx @ x2.T) + np.conj(r2 @ gx.T @ p @ ph) +
+                    np.conj((ph @ x2) @ (gx.T - gx.T @ p @ a)) - 2.0 * gr @ x2.T) + s_part,
+            full * np.reshape(pt_gx + 2.0 * gr, np.shape(b)))
+
+
+@defcomplex(np.linalg.lstsq, tangent=True)
+def lstsq_complex_tangent(g, ans, a, b, rcond=None):
+    p = np.linalg.pinv(a)
+    ph = np.conj(p.T)
+    gh = np.conj(g.T)
+    x2 = np.reshape(ans[0], (np.shape(a)[1], -1))
+    r2 = np.reshape(b, (np.shape(a)[0], -1)) - a @ x2
+    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0)
+    dx = full * (-(p @ (g @ x2)) + p @ (ph @ (gh @ r2)) + gh @ (ph @ x2) -
+                 p @ (a @ (gh @ (ph @ x2))))
+    dr = -(g @ x2) - a @ dx
+    parts = np.linalg.svd(a, full_matrices=False)
+    return ([np.reshape(dx, np.shape(ans[0])),
+             2.0 * np.sum(np.real(np.conj(r2) * dr), axis=0) if np.size(ans[1]) else
+             np.zeros_like(ans[1]),
+             0, np.real(np.sum(np.conj(parts[0]) * (g @ np.conj(parts[2]).T), axis=-2))],
+            [full * np.reshape(p @ np.reshape(g, np.shape(r2)), np.shape(ans[0])),
+             2.0 * np.sum(np.real(np.conj(r2) * (np.reshape(g, np.shape(r2)) - a @ (
+                 p @ np.reshape(g, np.shape(r2))))), axis=0) if np.size(ans[1]) else
+             np.zeros_like(ans[1]),
+             0, np.zeros_like(ans[3])])
+
+
 nondifferentiable(np.linalg.matrix_rank, shape="other")
 defresult(np.linalg.matrix_rank, kind="i")
 

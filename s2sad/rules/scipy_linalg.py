@@ -205,7 +205,7 @@ def det_tangent(g, ans, a, overwrite_a=False, check_finite=True):
 # and du = triu(F) u; the adjoint is p l^-T (tril(l^T gl, -1) + triu(gu u^T)) u^-T
 
 
-@defvjp(linalg.lu, shape="other")
+@defvjp(linalg.lu, shape="sequence")
 def lu(g, ans, a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
     parts = linalg.lu(a)
     gl = np.swapaxes(parts[0], -1, -2) @ as_gradient(ans[0], g[0]) if permute_l else \

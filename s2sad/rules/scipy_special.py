@@ -278,6 +278,23 @@ def ive(g, ans, v, z):
                                   np.sign(z) * ans), z)
 
 
+# of a complex z, ive(v, z) = iv(v, z) e ** -|Re(z)|: not holomorphic (np.sign(z) of a
+# complex z is z / |z|, not the sign of its real part). d ive = iv' e dz - s ive d Re(z),
+# s = sign(Re(z)); in autograd's convention z's sensitivity is g iv' e - s Re(g ive).
+
+
+@defcomplex(special.ive)
+def ive_complex(g, ans, v, z):
+    return None, unbroadcast(g * 0.5 * (special.ive(v - 1.0, z) + special.ive(v + 1.0, z)) -
+                             np.sign(np.real(z)) * np.real(g * ans), z)
+
+
+@defcomplex(special.ive, tangent=True)
+def ive_complex_tangent(g, ans, v, z):
+    return None, g * 0.5 * (special.ive(v - 1.0, z) + special.ive(v + 1.0, z)) - \
+        np.sign(np.real(z)) * np.real(g) * ans
+
+
 @defvjp(special.kve)
 def kve(g, ans, v, z):
     # kve(v, z) = kv(v, z) e ** z

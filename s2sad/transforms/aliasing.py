@@ -453,6 +453,11 @@ class Aliasing:
                 value.func.value.id in self.made:  # (d.get(k): as d[k])
             value = gast.Subscript(value.func.value, value.args[0] if value.args else
                                    gast.Constant(None, None), gast.Load())
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                value.func.attr in ("values", "items", "keys") and not value.args and \
+                isinstance(value.func.value, gast.Name):
+            value = value.func.value  # (d.values(): a view, which sees d change, as b = d)
+            self.__dict__.setdefault("dict_views", {})[ssa] = value.id
         if isinstance(value, gast.Name) or isinstance(value, gast.Subscript) and \
                 isinstance(value.value, gast.Name):
             # the names that still reach the list: a = b = [x] (both took the temporary's),
@@ -473,6 +478,9 @@ class Aliasing:
             for part in value.values if isinstance(value, gast.Dict) else value.elts:
                 if isinstance(part, gast.Name):
                     self.holders.setdefault(part.id, set()).add(name)
+                    seen = self.__dict__.get("dict_views", {}).get(part.id)
+                    if seen is not None:  # ([d.values()]: the display reaches d too)
+                        self.holders.setdefault(seen, set()).add(name)
 
     def caller_of(self, name: str) -> str | None:
         """The argument whose value ``name`` may share memory with, if any."""

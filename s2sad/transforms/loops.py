@@ -109,7 +109,7 @@ class Loops:
             iterable, builtin = iterable.args[0], "range"
         if builtin == "range" and isinstance(target, gast.Name) and not (
                 {n.id for n in trees.walk(iterable) if isinstance(n, gast.Name)} & body_names):
-            header = self.simple(iterable)
+            header, walks = self.simple(iterable), False
             if walked_back:  # (its bounds are atoms now: read again at no cost; its
                 header = backwards_range(gast.Call(header.func, [  # step, the number given)
                     *header.args[:2], *(clone(a) for a in iterable.args[2:])], []))
@@ -123,7 +123,7 @@ class Loops:
         else:
             if walked_back:
                 iterable, builtin = stmt.iter, "reversed"
-            index_target, backwards, start = None, False, None
+            index_target, backwards, start, walks = None, False, None, True
 
             def zipped(node, names) -> bool:  # zip(a, b) unpacked into as many names
                 return self._builtin_call(node) == "zip" and isinstance(
@@ -181,8 +181,26 @@ class Loops:
                 self.root.objects[self.current[t.id]] = every[t.id]
         reads, self.out = self.out, saved
         body = self.block(stmt.body)
+        if walks:
+            self._refuse_growing(header, body)
         self.emit(gast.For(index, header, reads + body, [], None))
         self.statements(stmt.orelse)
+
+    def _refuse_growing(self, header, body):
+        """Refuse ``xs.append(v)`` (or ``extend``) in a loop over ``xs``, in the body or a
+        function inlined there: Python's loop goes on over the items it adds, the loop
+        walked by index (``header``: ``range(len(xs))``...) stops at the length ``xs``
+        had when it began (its derivative silently missed their terms)."""
+        walked = {n.id for n in trees.walk(header) if isinstance(n, gast.Name)}
+        for node in (n for stmt in body for n in trees.walk(stmt)):
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                    node.func.attr in ("append", "extend") and \
+                    isinstance(node.func.value, gast.Name) and node.func.value.id in walked:
+                raise self.source.syntax_error(
+                    f"`.{node.func.attr}(...)` of the list a loop walks, in that loop", node,
+                    "Python's loop goes on over the items it adds, and s2sad walks the "
+                    "items the list had when the loop began. Loop over a copy "
+                    "(`for v in list(xs):`), or with `while` and an index.")
 
     def _atoms(self, node):
         """An expression of atoms made one operation on atoms (temporaries for the rest)."""

@@ -342,6 +342,7 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             self._forget_objects(stmt)
         elif isinstance(stmt, gast.While):
             def run():
+                self.refuse_changing_calls(stmt.test)
                 test = _Rename(self).visit(clone(stmt.test))
                 self.emit(gast.While(test, self.block(stmt.body), []))
             self.looping(stmt, run)

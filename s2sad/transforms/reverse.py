@@ -811,6 +811,9 @@ class Reverse(StructuralZeros, Tape):
         if not container or item.tag == "scalar" and item.py in ("float", "int"):
             return gast.AugAssign(target, gast.Add(), g)
         old = gast.Subscript(self.load(s), clone(index), gast.Load())
+        if not item.numeric:  # (an item that may be a list: `+` would join two lists, and
+            return gast.Assign([target], gast.Call(  # its items' sensitivities be lost)
+                self.helper(add_sens), [old, g], []), None)
         return gast.Assign([target], gast.BinOp(old, gast.Add(), g), None)
 
     def newaxis(self, part) -> bool:

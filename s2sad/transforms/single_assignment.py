@@ -155,8 +155,106 @@ def _constant(node):
     return _NOT_CONSTANT
 
 
+_CHANGING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
+                               "reverse", "update", "setdefault", "popitem", "fill", "put",
+                               "itemset", "resize", "partition", "__setitem__", "__delitem__"})
+_CHANGING_FIRST = frozenset({"at", "copyto", "put", "place", "putmask", "fill_diagonal",
+                             "put_along_axis"})  # (np.add.at(a, ...), np.copyto(a, ...))
+
+
+def changes_its_arguments(func, depth: int = 0) -> bool:
+    """Does the user's function ``func`` change one of its parameters in place (an item
+    or attribute stored, ``+=``, ``.append``, ``out=``...), itself or through another of
+    the user's functions it passes the parameter to?
+
+    >>> def first_set(items, v):
+    ...     items[0] = v
+    ...     return 0.0
+    >>> def norm(v):
+    ...     return (v ** 2).sum() ** 0.5
+    >>> changes_its_arguments(first_set), changes_its_arguments(norm)
+    (True, False)
+    """
+    import ast
+    import inspect
+    import textwrap
+    func = getattr(func, "__func__", func)  # (a bound method: its self may be changed)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    params = {a.arg for node in ast.walk(tree) if isinstance(node, ast.arguments)
+              for a in node.posonlyargs + node.args + node.kwonlyargs +
+              [a for a in (node.vararg, node.kwarg) if a is not None]}
+
+    def root(node):
+        while isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
+            node = node.value
+        return node.id if isinstance(node, ast.Name) else None
+
+    def resolve(node):
+        if isinstance(node, ast.Name):
+            return func.__globals__.get(node.id)
+        if isinstance(node, ast.Attribute):
+            return getattr(resolve(node.value), node.attr, None)
+        return None
+
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in (t for top in targets for t in ast.walk(top)):
+            if isinstance(target, (ast.Subscript, ast.Attribute)) and root(target) in params \
+                    and isinstance(target.ctx, (ast.Store, ast.Del)):
+                return True
+            if isinstance(node, ast.AugAssign) and target is node.target and \
+                    isinstance(target, ast.Name) and target.id in params:
+                return True
+        if not isinstance(node, ast.Call):
+            continue
+        called, given = node.func, node.args + [k.value for k in node.keywords]
+        if isinstance(called, ast.Attribute) and (
+                called.attr in _CHANGING_METHODS and root(called.value) in params or
+                called.attr in _CHANGING_FIRST and node.args and root(node.args[0]) in params):
+            return True
+        if any(k.arg == "out" and root(k.value) in params for k in node.keywords):
+            return True
+        if depth < 3 and any(root(a) in params for a in given):
+            callee = resolve(called)
+            if callable(callee) and _user_code(getattr(callee, "__func__", callee)) and \
+                    changes_its_arguments(callee, depth + 1):
+                return True
+    return False
+
+
 class SingleAssignment:
     """The expressions and assignments of :class:`Normalize`: one operation per statement."""
+
+    def refuse_changing_calls(self, test):
+        """A condition (``if``, ``while``, ``... if c else ...``) or an f-string runs as the
+        user wrote it: refuse a call there of a function of the user's that changes its
+        argument in place. s2sad would not see the change (a list item read after it
+        was differentiated as it had been)."""
+        for node in trees.walk(test):
+            if not isinstance(node, gast.Call) or not any(
+                    isinstance(n, gast.Name) and n.id in self.locals
+                    for given in node.args + [k.value for k in node.keywords] +
+                    ([node.func.value] if isinstance(node.func, gast.Attribute) else [])
+                    for n in trees.walk(given)):
+                continue  # (given none of the function's values: nothing s2sad follows)
+            try:
+                callee = _static(node.func, self)
+            except KeyError:
+                continue
+            if callable(callee) and _user_code(getattr(callee, "__func__", callee)) and \
+                    changes_its_arguments(callee):
+                name = getattr(callee, "__name__", "the function")
+                raise self.source.syntax_error(
+                    f"a call of {name}() in a condition or an f-string, which changes its "
+                    "argument in place",
+                    node, "s2sad runs them as they are, and would not see the change. "
+                          f"Call {name}() in a statement of its own before, "
+                          "and have it return the new value instead of changing its "
+                          "argument.")
 
     def conditional(self, cond, body, orelse, normalized=(False, False)) -> gast.Name:
         """``body if cond else orelse`` as an ``if`` statement setting a temporary.
@@ -181,6 +279,7 @@ class SingleAssignment:
     def condition(self, test, normalized: bool = False) -> gast.Name:
         """``cond_1 = <test>``: the branch taken, kept for the reverse sweep."""
         if not normalized:
+            self.refuse_changing_calls(test)
             test = _Rename(self).visit(clone(test))
         if not isinstance(test, (gast.Compare, gast.BoolOp)) and not (
                 isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)):
@@ -652,7 +751,8 @@ class SingleAssignment:
         if isinstance(node, gast.Dict):
             keys = [None if k is None else self.atom(k) for k in node.keys]
             return gast.copy_location(gast.Dict(keys, [self.atom(v) for v in node.values]), node)
-        if isinstance(node, gast.JoinedStr):
+        if isinstance(node, gast.JoinedStr):  # (an f-string runs as written, as a test does)
+            self.refuse_changing_calls(node)
             return _Rename(self).visit(node)
         if isinstance(node, gast.IfExp):
             known = self._constant_test(node.test)  # (an inlined helper's `-1 if axis is None
