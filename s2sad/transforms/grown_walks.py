@@ -159,6 +159,10 @@ class GrownWalks(trees.Transformer):
         list: Python's iterator sees the change, an index walk would not. Refused."""
         if self.source is None or not isinstance(node.iter, gast.Call):
             return
+        func = node.iter.func
+        if isinstance(func, gast.Name) and func.id in ("list", "tuple", "sorted") and \
+                self.builtin(func.id):
+            return  # (a copy, made before the loop: what the body does to xs is not seen)
         for arg in node.iter.args:
             if isinstance(arg, gast.Name) and arg.id in self.lists and \
                     any(_resizes(s, arg.id) for s in node.body):
