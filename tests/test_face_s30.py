@@ -250,3 +250,61 @@ def test_numba_helper_scaled_power_matches_numpys_at_zero():
     for args in [(0, 0.0, -1), (3, 2.0, 2), (1.0, -0.0, -3), (1.0, -0.0, -2), (2, 0.0, -0.5),
                  (-1, 0.0, -1), (0.0, 0.0, -1.0), (2, 1.5, -1), (1, -0.0, -1.0)]:
         assert compiled(*args) == python_version(*args), args
+
+
+# --- the generated code a student reads -------------------------------------------------
+
+
+def sine_times_exp(x):
+    return np.sin(x) * np.exp(x)
+
+
+def softplus_norm(x, y):
+    return np.sum(np.tanh(x * y) ** 2)
+
+
+@pytest.mark.parametrize("f, args", [(sine_times_exp, (0.7,)), (softplus_norm, (0.4, -1.3))],
+                         ids=["sin-exp", "tanh-squared"])
+def test_a_second_derivative_has_no_copies_of_its_seed(f, args):
+    """``grad(grad(f))`` wrote ``s2_s_x_1 = 1.0``, ``s2_s_x = s2_s_x_1`` and multiplied by
+    both: the first gradient's sensitivities are s2sad's names, free to propagate."""
+    second = s2sad.grad(s2sad.grad(f))
+    text = second.source_for(*args)
+    assert "s2_s_" not in text, text
+    first = s2sad.grad(f)
+    expected = central_differences(lambda x: first(x, *args[1:]), args[0])
+    np.testing.assert_allclose(second(*args), expected, rtol=1e-7)
+
+
+def cubic_sum(x):
+    return np.sum(2 * x ** 2 + 3 * x + 10)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_np_sums_seed_over_an_argument_reads_ones_like(dtype):
+    """``3 * sum_grad(1.0, like=x)`` reads ``3 * np.ones_like(x)``: x's shape and dtype, the
+    same bits as the helper's (and as the unoptimized gradient's)."""
+    x = np.array([0.3, -1.2, 2.0], dtype)
+    gradient = s2sad.grad(cubic_sum)
+    text = gradient.source_for(x)
+    assert "3 * np.ones_like(x)" in text and "sum_grad" not in text, text
+    assert "fresh_gradient" not in text, text  # (a new array of x's dtype: returned as is)
+    got, plain = gradient(x), s2sad.grad(cubic_sum, optimize=False)(x)
+    assert got.dtype == x.dtype and got.shape == x.shape and got.flags.writeable
+    assert np.array_equal(got, plain), (got, plain)
+    if dtype is np.float64:
+        np.testing.assert_allclose(got, central_differences(cubic_sum, x), rtol=1e-7)
+    else:  # (4 x + 3, in x's precision)
+        np.testing.assert_allclose(got, 4 * x + 3, rtol=np.finfo(dtype).eps * 4)
+
+
+def mean_of_a_spread(x):
+    return np.mean(x) * 0.5
+
+
+def test_a_seed_other_than_one_reads_full_like():
+    x = np.linspace(-1.0, 1.0, 4)
+    text = s2sad.grad(mean_of_a_spread).source_for(x)
+    assert "np.full_like(x, 0.5)" in text and "sum_grad" not in text, text
+    np.testing.assert_allclose(s2sad.grad(mean_of_a_spread)(x),
+                               central_differences(mean_of_a_spread, x), rtol=1e-7)
