@@ -308,3 +308,30 @@ def test_a_seed_other_than_one_reads_full_like():
     assert "np.full_like(x, 0.5)" in text and "sum_grad" not in text, text
     np.testing.assert_allclose(s2sad.grad(mean_of_a_spread)(x),
                                central_differences(mean_of_a_spread, x), rtol=1e-7)
+
+
+# --- the entry's tests, cheaper ---------------------------------------------------------
+
+
+def test_the_entry_tests_float64_by_identity_and_every_float_by_kind():
+    """An argument described ``("nd", 1, "f")`` is tested ``x.dtype is float64_dtype or
+    x.dtype.kind == 'f'``: the same arrays pass (float32, a byte-swapped float64), others go
+    the general way."""
+    import inspect
+
+    from s2sad.dispatch import entry_source, make_entry
+
+    def f(x, w):
+        return 0.0
+
+    descriptors = [("nd", 1, "f", ()), ("nd", 2, "f", ())]
+    text = entry_source("grad_f", inspect.signature(f), descriptors, {}, False)
+    assert text.count("dtype is float64_dtype or") == 2, text
+    entry = make_entry("grad_f", inspect.signature(f), descriptors,
+                       lambda x, w: "variant", lambda *a: "general")
+    w = np.ones((2, 3))
+    for x, expected in [(np.ones(3), "variant"), (np.ones(3, np.float32), "variant"),
+                        (np.ones(3, ">f8"), "variant"), (np.ones(3, int), "general"),
+                        (np.ones(3, complex), "general"), (np.ones(1), "general")]:
+        assert entry(x, w) == expected, x.dtype
+    assert s2sad.grad(cubic_sum)(np.ones(3, ">f8")).tolist() == [7.0, 7.0, 7.0]
