@@ -335,3 +335,24 @@ def test_the_entry_tests_float64_by_identity_and_every_float_by_kind():
                         (np.ones(3, complex), "general"), (np.ones(1), "general")]:
         assert entry(x, w) == expected, x.dtype
     assert s2sad.grad(cubic_sum)(np.ones(3, ">f8")).tolist() == [7.0, 7.0, 7.0]
+
+
+def power_sums(x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(x ** i)
+    return s
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("x", [[0.5, 1.5], [0.0, 2.0]], ids=["positive", "a-zero"])
+def test_numba_a_power_of_an_array_with_the_loops_counter_as_exponent(x, tmp_path,
+                                                                     monkeypatch):
+    """``np.sum(x ** i)``: numba's typing of the helper failed, and the message named it
+    (``Function(<function scaled_power at 0x...>)``)."""
+    pytest.importorskip("numba")
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
+    x = np.array(x)
+    got = s2sad.grad(power_sums, target="numba")(x)
+    np.testing.assert_array_equal(got, s2sad.grad(power_sums)(x))
+    np.testing.assert_allclose(got, central_differences(power_sums, x), rtol=1e-7, atol=1e-9)

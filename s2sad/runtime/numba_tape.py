@@ -387,8 +387,15 @@ def scaled_power(c, x, e):
 
 @overload(scaled_power)
 def _scaled_power(c, x, e):
+    if isinstance(c, types.Number) and isinstance(x, types.Array) and \
+            isinstance(e, types.Number):  # (np.sum(x ** i): a number's factor, as NumPy's)
+        def power_of_array(c, x, e):
+            if c == 0:
+                return c * x ** 0
+            return c * x ** e
+        return power_of_array
     if not all(isinstance(t, types.Number) for t in (c, x, e)):
-        return None  # (arrays: not compiled; refused as numba's typing error)
+        return None  # (arrays of exponents or factors: not compiled; numba's typing error)
 
     def power(c, x, e):
         if c == 0:

@@ -1222,5 +1222,9 @@ def _numba_error(exc, compiled) -> DifferentiationError:
             break
     reason = next((line.strip() for line in text.splitlines() if line.strip() and
                    not line.startswith(("Failed in", "During:", "File "))), text.strip())
+    helper = re.search(r"Function\(<function (\w+) at 0x[0-9a-f]+>\)", reason)
+    if helper is not None:  # (s2sad's numba version of a helper, for kinds it lacks: the
+        # user's terms, not the helper's name and address)
+        reason = "the derivative of this line, for the kinds of its values here"
     return _located(kernel.source, user, f"an operation numba cannot compile ({reason})",
                     _ADVICE)
