@@ -605,7 +605,8 @@ def make_entry(name: str, signature, descriptors, variant, general, catch=None, 
                         reads, owner, unsettable) + "\n"
     filename = f"<s2sad entry of {name}>"
     register(filename, text)
-    namespace = {"ndarray": np.ndarray, "float64_dtype": _FLOAT64, "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
+    namespace = {"ndarray": np.ndarray, "float64_dtype": _FLOAT64,
+                 "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
                  "variant": variant, "general": general, "default_stale": stale, **constants}
     if catch is not None:
         namespace["caught"], namespace["handle"] = catch
@@ -693,7 +694,8 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
                  (_unset_test_trees(signature, descriptors, names, unset, constants)
                   if stale is not None else []) +
                  read_test_trees(reads, constants))
-    helpers = {"ndarray": np.ndarray, "float64_dtype": _FLOAT64, "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
+    helpers = {"ndarray": np.ndarray, "float64_dtype": _FLOAT64,
+               "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
                "general": general, "default_stale": stale, **constants}
     if catch is not None:
         helpers["caught"], helpers["handle"] = catch
