@@ -1225,6 +1225,7 @@ def _numba_error(exc, compiled) -> DifferentiationError:
     helper = re.search(r"Function\(<function (\w+) at 0x[0-9a-f]+>\)", reason)
     if helper is not None:  # (s2sad's numba version of a helper, for kinds it lacks: the
         # user's terms, not the helper's name and address)
-        reason = "the derivative of this line, for the kinds of its values here"
+        reason = "s2sad's numba code for this line does not take the kinds of its values " \
+            "here"
     return _located(kernel.source, user, f"an operation numba cannot compile ({reason})",
                     _ADVICE)
