@@ -601,6 +601,9 @@ def hvp(func: Callable, wrt: int | str = 0, *, optimize: bool = True, target: st
     return HVPFunction(func, wrt, optimize, target)
 
 
+hvp.__s2sad_direction__ = True  # (its function takes v after f's: spread.SpreadDerivative)
+
+
 MAKERS.update(grad=grad, value_and_grad=value_and_grad, vjp=vjp, jvp=jvp)  # (pickling)
 
 # s2sad.vjp and s2sad.jvp, for what the runtime compiles as it runs (s2sad.hooks)

@@ -120,14 +120,19 @@ def _path(text: str) -> ast.expr:
     return ast.parse(text, mode="eval").body
 
 
+_FLOAT64 = np.dtype(np.float64)  # (the dtype of most arrays: tested by identity first)
+
+
 def guard(desc, name: str, constants: dict) -> str:
     """A Python test that the value called ``name`` is described by ``desc`` (the text of
     :func:`guard_test`).
 
     ``constants`` receives the values the test refers to (descriptions compared whole).
 
-    >>> guard("float", "x", {}), guard(("nd", 1, "f"), "x", {})
-    ('type(x) is float', "type(x) is ndarray and x.ndim == 1 and x.dtype.kind == 'f'")
+    >>> guard("float", "x", {}), guard(("nd", 1, "i"), "x", {})
+    ('type(x) is float', "type(x) is ndarray and x.ndim == 1 and x.dtype.kind == 'i'")
+    >>> guard(("nd", 1, "f"), "x", {})  # (float64's dtype: one read, no string compared)
+    "type(x) is ndarray and x.ndim == 1 and (x.dtype is float64_dtype or x.dtype.kind == 'f')"
     >>> guard(("tuple", ("float",) * 10), "xs", {})
     'type(xs) is tuple and len(xs) == 10 and count_of(map(type, xs), float) == 10'
     >>> constants = {}
@@ -138,7 +143,7 @@ def guard(desc, name: str, constants: dict) -> str:
     type(d['a']) is float and
     type(d['b']) is ndarray and
     d['b'].ndim == 1 and
-    d['b'].dtype.kind == 'f'
+    (d['b'].dtype is float64_dtype or d['b'].dtype.kind == 'f')
     >>> constants
     {'described_0': ('a', 'b')}
     >>> guard(("dict", ((("a", 1), "float"),)), "d", constants)  # (a key not written simply)
@@ -173,9 +178,12 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
         return _type_is(at(), desc)                # the general way)
     if isinstance(desc, tuple) and desc[0] == "nd" and (
             len(desc) == 3 or len(desc) == 4 and type(desc[3]) is tuple):
+        kind = _equal(attribute(at(), "dtype", "kind"), ast.Constant(desc[2]))
+        if desc[2] == "f":  # (float64 first: one attribute read, and no string compared)
+            kind = ast.BoolOp(ast.Or(), [ast.Compare(attribute(at(), "dtype"), [ast.Is()],
+                                                     [_load("float64_dtype")]), kind])
         return _all([_type_is(at(), "ndarray"),
-                     _equal(attribute(at(), "ndim"), ast.Constant(desc[1])),
-                     _equal(attribute(at(), "dtype", "kind"), ast.Constant(desc[2]))] +
+                     _equal(attribute(at(), "ndim"), ast.Constant(desc[1])), kind] +
                     (_length_ones(attribute(at(), "shape"), desc[1], desc[3])
                      if len(desc) == 4 else []))
     if desc == ("none",):  # (an argument that is None: describe_argument)
@@ -597,7 +605,8 @@ def make_entry(name: str, signature, descriptors, variant, general, catch=None, 
                         reads, owner, unsettable) + "\n"
     filename = f"<s2sad entry of {name}>"
     register(filename, text)
-    namespace = {"ndarray": np.ndarray, "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
+    namespace = {"ndarray": np.ndarray, "float64_dtype": _FLOAT64,
+                 "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
                  "variant": variant, "general": general, "default_stale": stale, **constants}
     if catch is not None:
         namespace["caught"], namespace["handle"] = catch
@@ -685,7 +694,8 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
                  (_unset_test_trees(signature, descriptors, names, unset, constants)
                   if stale is not None else []) +
                  read_test_trees(reads, constants))
-    helpers = {"ndarray": np.ndarray, "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
+    helpers = {"ndarray": np.ndarray, "float64_dtype": _FLOAT64,
+               "describe": describe, "describe_argument": describe_argument, "count_of": operator.countOf,
                "general": general, "default_stale": stale, **constants}
     if catch is not None:
         helpers["caught"], helpers["handle"] = catch

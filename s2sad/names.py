@@ -99,6 +99,8 @@ class Namer:
             stem = primal[2:] if primal.startswith("t_") and len(primal) > 2 else primal
             prefix = "s_" if self.order == 1 else f"s{self.order}_"
             self._sens[primal] = self.claim(prefix + stem)
-            if primal in self.temporaries:
+            if primal in self.temporaries or self.order > 1 and primal.startswith(("s_", "t_")):
+                # (a derivative of a derivative: the first one's names are s2sad's own, and
+                # their sensitivities copies of the seed a person would not write)
                 self.temporaries.add(self._sens[primal])
         return self._sens[primal]

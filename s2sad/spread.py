@@ -31,6 +31,7 @@ import threading
 import types
 import weakref
 
+from .boundary import boundary
 from .codegen import register
 from .errors import DifferentiationError
 
@@ -180,10 +181,26 @@ class SpreadDerivative:
         self._last = made
         return made, form
 
-    def __call__(self, *args, **kwargs):
-        made, form = self._derivative(args, kwargs)
-        return made(*form.values, **form.keyword_values)
+    def _split(self, args, kwargs):
+        """The function's arguments, and what the outermost derivative takes after them
+        (``hvp``'s direction: ``v=...``, else the last positional argument)."""
+        if not getattr(self.makers[-1][0], "__s2sad_direction__", False):
+            return args, kwargs, {}
+        if "v" in kwargs:
+            kwargs = dict(kwargs)
+            return args, kwargs, {"v": kwargs.pop("v")}
+        if not args:
+            raise TypeError(f"{self.__name__}(): give the direction v last, after the "
+                            f"arguments of {self.func.__name__} (or as v=...)")
+        return args[:-1], kwargs, {"v": args[-1]}
 
+    @boundary
+    def __call__(self, *args, **kwargs):
+        args, kwargs, direction = self._split(args, kwargs)
+        made, form = self._derivative(args, kwargs)
+        return made(*form.values, **form.keyword_values, **direction)
+
+    @boundary
     def source_for(self, *args, **kwargs) -> str:
         """The generated source for these arguments (of the flat function's derivative)."""
         made, form = self._derivative(args, kwargs)

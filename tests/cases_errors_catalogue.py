@@ -229,6 +229,14 @@ def updates_argument(x):
     return np.sum(x)
 
 
+def grows_the_list_it_walks(x):
+    xs = [x[0], x[1]]
+    for v in xs:
+        if len(xs) < 4:
+            xs.append(v * 2.0)  # <- here
+    return xs[-1]
+
+
 def updates_shared(x):
     y = x * 1.0
     z = y

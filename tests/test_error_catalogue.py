@@ -106,6 +106,9 @@ SYNTAX = [
     ("update-argument", C.updates_argument, "in-place update of the argument 'x'",
      "Work on a copy: `x = x.copy()`"),
     ("update-shared", C.updates_shared, "shares its memory with 'z'", "Copy first"),
+    ("loop-grows-list", C.grows_the_list_it_walks,
+     "`xs.append(...)` in a `for` loop over 'xs', which changes the length of the list",
+     "Walk a copy if the loop should not visit the new items"),
     ("update-stored-in-turn", C.stores_rows_in_turn,
      "storing into 'y' before the right side's `y[0]` is stored", "e.g. `y[0].copy()`"),
     ("augment-shared", C.augments_shared, "`y += ...` on a value shared with 'z'",
@@ -124,7 +127,8 @@ SYNTAX = [
     ("def-in-block", C.def_inside_block, "`def` inside a block", "Define helpers at the top"),
 ]
 
-ARGS = {C.updates_argument: (ARRAY,), C.updates_shared: (ARRAY,), C.augments_shared: (ARRAY,),
+ARGS = {C.updates_argument: (ARRAY,), C.grows_the_list_it_walks: (ARRAY,),
+        C.updates_shared: (ARRAY,), C.augments_shared: (ARRAY,),
         C.stores_rows_in_turn: (ARRAY,), C.augments_a_slot: (ARRAY,),
         C.assigns_a_list_slice: (ARRAY,),
         C.recursive: (1.5, 3), C.set_comprehension: (ARRAY,),

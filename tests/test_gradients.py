@@ -605,4 +605,4 @@ def test_augassign_on_a_shared_array_is_refused():
     """`y = x; y += ...` would change x too (NumPy's in-place +=): refused, never wrong."""
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="shared with 'x'") as info:
         s2sad.grad(C.st_augassign_alias)(rand(3, 4))
-    assert "y = x.copy()" in str(info.value)
+    assert "y = y.copy()" in str(info.value)  # (copy the name updated, before the update)

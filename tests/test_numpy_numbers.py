@@ -91,7 +91,8 @@ def test_a_row_of_an_argument_updated_is_refused_when_it_runs(mode):
         else:
             s2sad.jvp(f, 1)(M, 0.3)[1](1.0)
     message = str(info.value)
-    assert "in-place update of the argument 'M': here an array" in message, message
+    assert "in-place update of 't', which shares its memory with the argument 'M': " \
+        "here an array" in message, message
     assert "Write `t = t * ...` for a new value" in message, message
     assert info.value.filename == C.__file__
     assert info.value.lineno == f.__code__.co_firstlineno + 2

@@ -145,7 +145,7 @@ def test_the_entry_tests_the_axes_of_length_one():
     from s2sad.dispatch import guard
     assert guard(("nd", 2, "f", ()), "x", {}).endswith("1 not in x.shape")
     assert guard(("nd", 2, "f", (1,)), "x", {}).endswith("x.shape[0] != 1 and x.shape[1] == 1")
-    assert guard(("nd", 2, "f"), "x", {}).endswith("x.dtype.kind == 'f'")  # (not said)
+    assert guard(("nd", 2, "f"), "x", {}).endswith("x.dtype.kind == 'f')")  # (not said)
 
 
 def test_a_descriptor_without_the_axes_keeps_the_helper():

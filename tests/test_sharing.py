@@ -53,7 +53,7 @@ def test_parts_stored_in_turn_second_order_and_forward(func):
 @pytest.mark.parametrize("func", cases.ARGUMENT, ids=lambda f: f.__name__)
 def test_update_that_may_reach_the_callers_array_is_refused(func):
     x = np.array([0.1, 0.2, 0.3])
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="in-place update of the argument 'v'"):
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="in-place update of .*the argument 'v'"):
         s2sad.grad(func)(x)
     assert np.array_equal(x, [0.1, 0.2, 0.3])
 

@@ -59,7 +59,7 @@ class NumbaBackend(Backend):
         "unbroadcast": "unbroadcast", "reduced_size": "reduced_size",
         "sum_product": "sum_product", "unbroadcast_product": "unbroadcast_product",
         "prod_grad": "prod_grad", "cumsum_grad": "cumsum_grad",
-        "broadcast_shape": "broadcast_shape"})
+        "broadcast_shape": "broadcast_shape", "scaled_power": "scaled_power"})
     # NumPy's functions numba compiles for a whole array, and s2sad's kernel along one axis
     # (an int): the keywords they may take; a call with more is refused at the user's line
     kernel_whole = MappingProxyType({("numpy", "prod"): frozenset({"axis", "keepdims"}),

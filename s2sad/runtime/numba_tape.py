@@ -373,6 +373,40 @@ def _unbroadcast_product(a, b, like):
     return lambda a, b, like: unbroadcast(a * b, like)
 
 
+def scaled_power(c, x, e):
+    """:func:`s2sad.runtime.scaled_power` on the numba target, for numbers: ``c * x ** e``,
+    0 where ``c`` is 0, and infinite (signed as NumPy's) where ``x`` is 0 and ``e`` below 0
+    (numba raises ZeroDivisionError there, as Python's floats do).
+
+    >>> scaled_power(0, 0.0, -1), scaled_power(3, 2.0, 2), scaled_power(1.0, -0.0, -3)
+    (0.0, 12.0, -inf)
+    """
+    from .elementwise import scaled_power as numpy_scaled_power
+    return numpy_scaled_power(c, x, e)
+
+
+@overload(scaled_power)
+def _scaled_power(c, x, e):
+    if isinstance(c, types.Number) and isinstance(x, types.Array) and \
+            isinstance(e, types.Number):  # (np.sum(x ** i): a number's factor, as NumPy's)
+        def power_of_array(c, x, e):
+            if c == 0:
+                return c * x ** 0
+            return c * x ** e
+        return power_of_array
+    if not all(isinstance(t, types.Number) for t in (c, x, e)):
+        return None  # (arrays of exponents or factors: not compiled; numba's typing error)
+
+    def power(c, x, e):
+        if c == 0:
+            return c * x ** 0
+        if x == 0 and e < 0:  # (an odd whole exponent keeps the sign of a zero)
+            odd = e == math.floor(e) and math.floor(e / 2.0) * 2.0 != e
+            return c * (-math.inf if odd and math.copysign(1.0, x) < 0 else math.inf)
+        return c * x ** e
+    return power
+
+
 # math's functions that raise ``ValueError: math domain error`` in Python where numba's
 # return NaN: the numba target calls these instead, which raise as Python does
 def checked_log(x):

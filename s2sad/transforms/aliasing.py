@@ -100,6 +100,21 @@ def _output_made_here(call, func, out, dotted: str, source, stmt):
         f"Leave the output array out: `{unparse(plain).strip()}` makes a new array.")
 
 
+
+def _update_of(name: str, owner: str) -> str:
+    """What an update of ``name`` in place changes: the argument ``owner`` itself, or
+    through another name (``y = x``, ``y = x[:2]``: the user's line names ``y``).
+
+    >>> _update_of("x", "x")
+    "an in-place update of the argument 'x'"
+    >>> _update_of("y", "x")
+    "an in-place update of 'y', which shares its memory with the argument 'x'"
+    """
+    if name == owner:
+        return f"an in-place update of the argument {owner!r}"
+    return (f"an in-place update of {name!r}, which shares its memory with the argument "
+            f"{owner!r}")
+
 class Aliasing:
     """The memory of :class:`Normalize`: names that may share memory; unsafe updates refused."""
 
@@ -229,9 +244,9 @@ class Aliasing:
             owner = self.current.get(changed)
             if owner in set(self.callers.values()):
                 raise self.source.syntax_error(
-                    f"an in-place update of the argument {owner!r}", stmt,
+                    _update_of(changed, owner), stmt,
                     f"{what} would change the caller's value. Work on a copy "
-                    f"(`{changed} = {owner}.copy()`) or compute a new value. {hint}".strip())
+                    f"(`{changed} = {changed}.copy()`) or compute a new value. {hint}".strip())
             raise self.source.syntax_error(
                 f"{what}, which changes {changed!r} in place where the reverse sweep cannot "
                 "see it", stmt, hint or "Compute a new value and assign it.")
@@ -314,9 +329,9 @@ class Aliasing:
         owner = None if self.trusted else self.caller_of(mine)
         if owner is not None:
             raise self.source.syntax_error(
-                f"an in-place update of the argument {owner!r}", stmt,
+                _update_of(name, owner), stmt,
                 f"It would change the caller's value. Work on a copy: "
-                f"`{name} = {owner}.copy()`.")
+                f"`{name} = {name}.copy()`.")
         reader = None if self.trusted else \
             next((k for k in owners if self._read_later(stmt, k)), None)
         if reader is not None:
@@ -361,7 +376,7 @@ class Aliasing:
             self.parent is None and not self.trusted else None
         if owner is not None:  # x += v on the argument x: the caller's array changes
             error = self.source.syntax_error(
-                f"an in-place update of the argument {owner!r}", stmt,
+                _update_of(target.id, owner), stmt,
                 f"If it is an array, `{target.id} {_AUG[type(stmt.op)]}= ...` changes the "
                 f"caller's value. Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` "
                 "for a new value.")
@@ -372,7 +387,7 @@ class Aliasing:
                 f"`{target.id} {_AUG[type(stmt.op)]}= ...` on a value shared with {user!r}",
                 stmt, f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes {user!r} too. "
                 f"Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` for a new value, "
-                f"or copy first: `{target.id} = {user}.copy()`."))))
+                f"or copy first: `{target.id} = {target.id}.copy()`."))))
         value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
                                               stmt.op, stmt.value), stmt)
         value.augmented = True  # (on an object of a user's class: its __imul__ first, dunders)

@@ -49,6 +49,24 @@ _ADVICE = "Use target='numpy' for this function, or write it with numbers, NumPy
           "loops and the math and NumPy functions numba compiles (docs/numba.md)."
 
 
+def _helper_refusal(name: str) -> tuple[str, str]:
+    """What the user wrote that needs s2sad's helper ``name``, which has no numba version,
+    and what to do instead, in the user's terms (the helper is s2sad's business).
+
+    >>> _helper_refusal("output_seed")[0]
+    'a returned value not known to be a number before the function runs'
+    """
+    if name == "output_seed":  # (the seed of the reverse sweep, where the kinds say
+        return ("a returned value not known to be a number before the function runs",
+                "grad needs a function that returns a number, and the numba target "
+                "must see that it is one from the code: here the value returned may be an "
+                "array (a loop that adds an array to it, say). Reduce it (np.sum, np.mean), "
+                "use s2sad.vjp or s2sad.jacobian for a vector output, or use "
+                "target='numpy', which checks the value when it runs.")
+    return ("the derivative of this line, which numba's compiled gradient has no version "
+            f"of (s2sad computes it with {name}, in Python)", _ADVICE)
+
+
 class _Refused(Exception):
     """A node of the generated code the kernel cannot hold: ``(node, what)``."""
 
@@ -1263,11 +1281,10 @@ class _Lowering:
             if head.startswith("s2sad.runtime") and name in self.backend.kernel_helpers:
                 node.func = ast.Name(self.backend.kernel_helpers[name], ast.Load())
                 return node
-            raise _Refused(node, stmt, f"s2sad's helper {name} (its generated code calls "
-                           f"{full}, which numba's compiled gradient has no version of)"
-                           if head.startswith("s2sad") else
-                           f"the call of {full}, which numba's compiled gradient has not",
-                           _ADVICE)
+            if head.startswith("s2sad"):
+                raise _Refused(node, stmt, *_helper_refusal(name))
+            raise _Refused(node, stmt, f"the call of {full}, which numba's compiled gradient "
+                           "has not", _ADVICE)
         raise _Refused(node, stmt, f"the call {ast.unparse(node)}", _ADVICE)
 
     # -- the return
@@ -1444,5 +1461,10 @@ def _numba_error(exc, compiled) -> DifferentiationError:
             break
     reason = next((line.strip() for line in text.splitlines() if line.strip() and
                    not line.startswith(("Failed in", "During:", "File "))), text.strip())
+    helper = re.search(r"Function\(<function (\w+) at 0x[0-9a-f]+>\)", reason)
+    if helper is not None:  # (s2sad's numba version of a helper, for kinds it lacks: the
+        # user's terms, not the helper's name and address)
+        reason = "s2sad's numba code for this line does not take the kinds of its values " \
+            "here"
     return _located(kernel.source, user, f"an operation numba cannot compile ({reason})",
                     _ADVICE)

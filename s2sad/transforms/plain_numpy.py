@@ -357,6 +357,7 @@ class PlainNumpy(trees.Transformer):
         self.looped = 0  # (how many loops the statement walked is in)
         self._block(node.body, {}, rewrite=True)
         if self.arrays:
+            self._ones_like(node)
             self._scaled_gradients(node)
         if self.moved:  # (their calls went where they were read)
             node.body[:] = [stmt for stmt in node.body if not (
@@ -364,6 +365,44 @@ class PlainNumpy(trees.Transformer):
                     stmt.targets[0].id if isinstance(stmt.targets[0], gast.Name) else None)
                 and stmt.targets[0].id in self.moved)]
         return node
+
+    def _ones_like(self, node) -> None:
+        """``sum_grad(1.0, x, None, False)`` (``np.sum``'s seed spread over the argument
+        ``x``, a NumPy array of real floats never rebound) is ``np.ones_like(x)``, and
+        ``sum_grad(c, x, None, False)`` is ``np.full_like(x, c)``: ``x``'s shape and dtype,
+        ``c`` rounded to it as the helper rounds it (``_weak``), each element the same."""
+        stored = {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
+                  isinstance(n.ctx, gast.Store)}
+
+        def spread(call) -> bool:
+            if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and
+                    self.names.get(call.func.id) == "sum_grad" and len(call.args) == 4 and
+                    not call.keywords):
+                return False
+            g, like, axis, keepdims = call.args
+            return isinstance(g, gast.Constant) and type(g.value) in (int, float) and \
+                isinstance(like, gast.Name) and like.id in self.arrays and \
+                like.id not in stored and isinstance(axis, gast.Constant) and \
+                axis.value is None and isinstance(keepdims, gast.Constant) and \
+                keepdims.value is False
+
+        for n in trees.walk(node):
+            for field, value in gast.iter_fields(n):
+                items = value if isinstance(value, list) else [value]
+                for k, item in enumerate(items):
+                    if not spread(item):
+                        continue
+                    g, like = item.args[0], item.args[1]
+                    numpy = gast.Name(self.numpy, gast.Load(), None, None)
+                    new = gast.Call(gast.Attribute(numpy, "ones_like", gast.Load()),
+                                    [like], []) if g.value == 1 else \
+                        gast.Call(gast.Attribute(numpy, "full_like", gast.Load()),
+                                  [like, g], [])
+                    if isinstance(value, list):
+                        value[k] = gast.copy_location(new, item)
+                    else:
+                        setattr(n, field, gast.copy_location(new, item))
+                    self.changed = True
 
     def _scaled_gradients(self, node) -> None:
         """``fresh_gradient(w, s_w)`` is ``s_w`` where ``s_w = w * c`` (``c`` a Python
@@ -396,9 +435,20 @@ class PlainNumpy(trees.Transformer):
 
         def product(value, x: str) -> bool:  # (x times numbers: 2.0 * (x * 0.0005))
             return isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) and \
-                any((isinstance(a, gast.Name) and a.id == x or product(a, x)) and
+                any((isinstance(a, gast.Name) and a.id == x or product(a, x) or
+                     filled(a, x)) and
                     isinstance(b, gast.Constant) and type(b.value) in (int, float)
-                    for a, b in ((value.left, value.right), (value.right, value.left)))
+                    for a, b in ((value.left, value.right), (value.right, value.left))) \
+                or filled(value, x)
+
+        def filled(value, x: str) -> bool:  # (np.ones_like(x), np.full_like(x, c): new)
+            return isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                and isinstance(value.func.value, gast.Name) and \
+                value.func.value.id == self.numpy and not value.keywords and (
+                    value.func.attr == "ones_like" and len(value.args) == 1 or
+                    value.func.attr == "full_like" and len(value.args) == 2 and
+                    isinstance(value.args[1], gast.Constant)) and \
+                isinstance(value.args[0], gast.Name) and value.args[0].id == x
 
         for n in trees.walk(node):
             if isinstance(n, gast.Return) and n.value is not None:
