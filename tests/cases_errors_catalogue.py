@@ -231,9 +231,9 @@ def updates_argument(x):
 
 def grows_the_list_it_walks(x):
     xs = [x[0], x[1]]
-    for v in xs:
+    for v, w in zip(xs, [1.0, 2.0, 3.0]):  # <- here
         if len(xs) < 4:
-            xs.append(v * 2.0)  # <- here
+            xs.append(v * w)
     return xs[-1]
 
 

@@ -8,6 +8,7 @@ now takes instead of refusing is checked against central differences in float64.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import numpy as np
@@ -95,34 +96,43 @@ def test_the_argument_itself_is_still_named_so(tmp_path):
 # --- a loop over a list that changes its length -----------------------------------------
 
 
-GROWING = [
-    # appended to while walked: an IndexError in the reverse sweep before
-    ("xs = [x, x * 2.0]\n    for v in xs:\n        if len(xs) < 5:\n"
-     "            xs.append(v * 3.0)\n    return sum(xs)", "xs.append(v * 3.0)", 9,
-     "`xs.append(...)`"),
-    # a wrong value and gradient before (3.0 and 2.0 for 12.0 and 8.0): no error at all
-    ("xs = [x]\n    for v in xs:\n        xs.append(v * 2.0)\n        if len(xs) > 3:\n"
-     "            break\n    return xs[-1]", "xs.append(v * 2.0)", 8, "`xs.append(...)`"),
-    ("xs = [x]\n    for v in xs:\n        if len(xs) < 4:\n            xs += [v * 2.0]\n"
-     "    return xs[-1]", "xs += [v * 2.0]", 9, "`xs += ...`"),
-    ("xs = [x, x]\n    for i, v in enumerate(xs):\n        if i < 2:\n"
-     "            xs.extend([v, v])\n    return xs[-1]", "xs.extend([v, v])", 9,
-     "`xs.extend(...)`"),
-    ("xs = [x, x]\n    for v in xs:\n        for w in [v]:\n"
-     "            xs.insert(0, w)\n        break\n    return xs[0]", "xs.insert(0, w)", 9,
-     "`xs.insert(...)`"),
-]
+# A loop over a list it appends to: on main an IndexError in the reverse sweep, or (with a
+# break) a wrong value and gradient, 3.0 and 2.0 for 12.0 and 8.0. The grown_walks pass
+# walks it as Python's list iterator does; `xs += [...]` there stays refused, at its line.
+GROWING = {
+    "append": "xs = [x, x * 2.0]\n    for v in xs:\n        if len(xs) < 5:\n"
+              "            xs.append(v * 3.0)\n    return sum(xs)",
+    "append-break": "xs = [x]\n    for v in xs:\n        xs.append(v * 2.0)\n"
+                    "        if len(xs) > 3:\n            break\n    return xs[-1]",
+    "enumerate-extend": "xs = [x, x]\n    for i, v in enumerate(xs):\n        if i < 2:\n"
+                        "            xs.extend([v, v * v])\n    return xs[-1] * xs[2]",
+    "nested-insert": "xs = [x, x * x]\n    for v in xs:\n        for w in [v]:\n"
+                     "            xs.insert(0, w * 3.0)\n        break\n    return xs[0] * xs[-1]",
+}
 
 
-@pytest.mark.parametrize("body, line_text, line, what", GROWING,
-                         ids=["append", "append-break", "extend-in-place", "enumerate-extend",
-                              "nested-insert"])
-def test_a_loop_over_a_list_it_lengthens_is_refused_at_that_line(tmp_path, body, line_text,
-                                                                 line, what):
+def _made(tmp_path, name, body):
+    path = tmp_path / f"grows_{name.replace('-', '_')}.py"
+    path.write_text("import numpy as np\n\n\ndef f(x):\n    " + body + "\n")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.f
+
+
+@pytest.mark.parametrize("name", list(GROWING))
+def test_a_loop_over_a_list_it_lengthens_is_followed(tmp_path, name):
+    f = _made(tmp_path, name, GROWING[name])
+    value, gradient = s2sad.value_and_grad(f)(1.5)
+    assert value == f(1.5)
+    np.testing.assert_allclose(gradient, central_differences(f, 1.5), rtol=1e-7)
+
+
+def test_a_loop_over_a_list_it_augments_is_refused_at_that_line(tmp_path):
+    body = ("xs = [x]\n    for v in xs:\n        if len(xs) < 4:\n            xs += [v * 2.0]\n"
+            "    return xs[-1]")
     stderr, tail = refused(tmp_path, "def f(x):\n    " + body, "s2sad.grad(f)(1.5)")
-    located(stderr, tmp_path, line, line_text)
-    assert f"{what}" in tail and "in a `for` loop over 'xs'" in tail, tail
-    assert "`for ... in list(xs):`" in tail and "while i < len(xs):" in tail, tail
+    located(stderr, tmp_path, 9, "xs += [v * 2.0]")
     assert "IndexError" not in stderr, stderr
 
 

@@ -96,35 +96,6 @@ def backwards_range(call):
 _GROWS = ("append", "extend", "insert", "pop", "remove", "clear")
 
 
-def _refuse_growing(source, stmt, sources) -> None:
-    """``for v in xs: xs.append(...)``: Python's loop visits the items added while it runs,
-    a walk by index over ``range(len(xs))`` would not (a wrong value, or an IndexError in
-    the reverse sweep). Refused at what changes the length, unless the body binds ``xs``
-    to a new value (the loop then walks the old one)."""
-    augmented = [n for s in stmt.body for n in trees.walk(s) if isinstance(n, gast.AugAssign)]
-    rebound = {n.id for s in stmt.body for n in trees.walk(s) if isinstance(n, gast.Name)
-               and isinstance(n.ctx, gast.Store)} - {a.target.id for a in augmented
-                                                    if isinstance(a.target, gast.Name)}
-    walked = {s.id for s in sources if isinstance(s, gast.Name)} - rebound
-    for node in (n for s in stmt.body for n in trees.walk(s)):
-        name, what, instead = None, "", ""
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                isinstance(node.func.value, gast.Name) and node.func.attr in _GROWS:
-            name = node.func.value.id
-            what = f"`{name}.{node.func.attr}(...)`"
-        elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
-            name = node.target.id  # (xs += [v] extends a list in place; on a tuple, refused
-            what = f"`{name} += ...` (on a list: an extension in place)"  # too: deny)
-            instead = f", or make a new list (`{name} = {name} + [...]`)"
-        if name in walked:
-            raise source.syntax_error(
-                f"{what} in a `for` loop over {name!r}, which changes the length of the "
-                "list the loop walks", node,
-                f"Walk a copy if the loop should not visit the new items (`for ... in "
-                f"list({name}):`){instead}; or walk by index with a `while` loop (`i = 0`, "
-                f"`while i < len({name}):`, `v = {name}[i]`, ..., `i += 1`).")
-
-
 class Loops:
     """The loops of :class:`Normalize`: walked by index, unrolled, iterated to a fixed point."""
 
@@ -178,7 +149,6 @@ class Loops:
                 backwards = True
             else:
                 sources, targets = [iterable], [target]
-            _refuse_growing(self.source, stmt, sources)
             # a variable walking a list of alike objects whose methods the body calls: known
             # as every item (``for layer in self.layers: x = layer(x)``)
             every = {t.id: self._every_item(source) for t, source in zip(targets, sources)
@@ -221,14 +191,15 @@ class Loops:
         self.statements(stmt.orelse)
 
     def _refuse_growing(self, header, body):
-        """Refuse ``xs.append(v)`` (or ``extend``) in a loop over ``xs``, in the body or a
-        function inlined there: Python's loop goes on over the items it adds, the loop
-        walked by index (``header``: ``range(len(xs))``...) stops at the length ``xs``
-        had when it began (its derivative silently missed their terms)."""
+        """Refuse ``xs.append(v)`` (or another method of ``_GROWS``) in a loop over ``xs``
+        that the ``grown_walks`` pass left as it was (in a function inlined there, say):
+        Python's loop goes on over the items it adds, the loop walked by index
+        (``header``: ``range(len(xs))``...) stops at the length ``xs`` had when it began
+        (its derivative silently missed their terms)."""
         walked = {n.id for n in trees.walk(header) if isinstance(n, gast.Name)}
         for node in (n for stmt in body for n in trees.walk(stmt)):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                    node.func.attr in ("append", "extend") and \
+                    node.func.attr in _GROWS and \
                     isinstance(node.func.value, gast.Name) and node.func.value.id in walked:
                 raise self.source.syntax_error(
                     f"`.{node.func.attr}(...)` of the list a loop walks, in that loop", node,
