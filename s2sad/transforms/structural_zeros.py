@@ -46,6 +46,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
+from ..runtime import added_to
 from ..trees import located
 from .tape import _RESET
 
@@ -83,6 +84,12 @@ class StructuralZeros:
         self.guarded_sure: dict[str, set] = {}  # name -> guards that added to it (no `if`)
         self.lazies: list = []  # (guards, plain form, guarded form) of each lazy choice
         self.kept: set[int] = set()  # indexes of the guards found needless (unwrapped)
+        # id of a statement adding an item of a structure's sensitivity to s_name -> (the
+        # structure, the item: `s_ys[-1]`), and (while it is put in) that of the one being
+        self.item_terms: dict[int, tuple] = {}
+        self.item_term = None
+        self.checked: set[str] = set()  # structures whose items' sensitivities are tested
+        self.nothings: dict[int, str] = {}  # id of an item's 0.0 (`s_d['a'] = 0.0`) -> whole
 
     # --- while the sweep is built ------------------------------------------------------------
 
@@ -123,6 +130,17 @@ class StructuralZeros:
 
     def note_addition(self, name: str, stmt) -> None:
         self.additions[id(stmt)] = (name, self.sources, self.items)
+        if self.item_term is not None:
+            self.item_terms[id(stmt)] = self.item_term
+
+    def item_addition(self, whole: str, item, add) -> None:
+        """``add()`` adds ``item``, an item of ``s_whole`` (``s_ys[-1]``), to a sensitivity:
+        where ``s_whole`` is not tracked, whether it got anything is asked when it runs."""
+        self.item_term = (whole, item)
+        try:
+            add()
+        finally:
+            self.item_term = None
 
     def note_sure(self, name: str) -> None:
         """``s_name`` is added to outside any ``if`` (or in a provisional guard)."""
@@ -156,6 +174,7 @@ class StructuralZeros:
             return stmts
         self._module = gast.Module(stmts, [])
         self._untracked = self._find_untracked(stmts)
+        self._check_items()
         self._itemized = {name for name, _, items in self.additions.values()
                           if items is not None}
         self._forced = self._unguardable()
@@ -171,6 +190,11 @@ class StructuralZeros:
                 self.kept.add(index)
         self.changed = any(d != SURE for d in decisions.values())
         flags = self._flags(stmts, decisions)  # (forced guards: unwrapped)
+        self.checked = {ref.whole for key, (name, sources, _) in self.additions.items()
+                        if name in flags and key in self._at for ref in sources or ()
+                        if isinstance(ref, _Checked) and self._at[key][ref] == MAYBE}
+        if self.checked:  # (an item's sensitivity cleared, or put back, holds NOTHING)
+            _Nothings(self).visit(gast.Module(stmts, []))
         out = self._rewrite(stmts, decisions, flags)
         self.flags = flags
         return _Lazies(self).visit(gast.Module(out, [])).body if self.lazies else out
@@ -202,6 +226,19 @@ class StructuralZeros:
                 None in sizes and self.kind(name).container}
         return out
 
+    def _check_items(self) -> None:
+        """A term reading an item of a structure tracked as a whole (`s_ys[-1]`, `s_d['a']`)
+        is maybe zero: its flag asks ``added_to(s_ys[-1])``, true once a term was added to it
+        (the structure's 0.0 is :data:`~s2sad.runtime.NOTHING` until then). Not on a compiled
+        target, whose lists hold plain floats."""
+        if self.imports.backend.compiler:
+            return
+        for key, (whole, item) in self.item_terms.items():
+            name, sources, items = self.additions[key]
+            if whole in self.structured and name not in self._untracked and \
+                    self.kind(name).tag == "scalar":  # (its zeros: zeros_like_structure)
+                self.additions[key] = (name, (_Checked(whole, item),), items)
+
     def _unguardable(self) -> set:
         """The provisional guards left out whatever the analysis finds: on a compiled
         target (numba), those adding to an array's sensitivity (left 0.0 where the guard
@@ -219,6 +256,8 @@ class StructuralZeros:
         return out
 
     def _state(self, state: dict, ref) -> str:
+        if isinstance(ref, _Checked):  # (known when it runs, unless a term for the whole
+            return SURE if state.get(ref.whole) == SURE else MAYBE  # was added on every path)
         name = ref[0] if isinstance(ref, tuple) else ref
         if name in self._untracked:
             return SURE
@@ -256,7 +295,8 @@ class StructuralZeros:
                 state = _joined(head, self._walk(stmt.orelse, dict(head)))
             elif id(stmt) in self.additions:
                 name, sources, items = self.additions[id(stmt)]
-                if name in self._untracked:
+                if name in self._untracked:  # (a term for the whole: its items got one)
+                    state[name] = SURE
                     continue
                 self._note(stmt, state, [name, *(sources or ())])
                 for node in trees.walk(stmt.value):
@@ -309,7 +349,7 @@ class StructuralZeros:
                 if state[name] == SURE:
                     continue  # (its flag is set already: no term's flag needed)
                 for ref in sources:
-                    if not isinstance(ref, tuple) and ref not in needed and \
+                    if not isinstance(ref, (tuple, _Checked)) and ref not in needed and \
                             state[ref] == MAYBE:
                         needed.append(ref)
         return {name: self.namer.claim("got_" + name) for name in needed}
@@ -332,6 +372,9 @@ class StructuralZeros:
         terms = []
         for ref in sources:
             now = state[ref]
+            if isinstance(ref, _Checked):
+                terms.append(ref)
+                continue
             if now == SURE or now == MAYBE and (isinstance(ref, tuple) or ref not in flags):
                 return gast.Constant(True, None)
             if now == MAYBE:
@@ -340,7 +383,13 @@ class StructuralZeros:
             return None
         if state[name] == MAYBE:
             terms.insert(0, name)
-        loads = [gast.Name(flags[n], gast.Load(), None, None) for n in terms]
+        loads = []
+        for ref in terms:
+            if isinstance(ref, _Checked):
+                self.checked.add(ref.whole)
+                loads.append(gast.Call(self.helper(added_to), [trees.clone(ref.item)], []))
+            else:
+                loads.append(gast.Name(flags[ref], gast.Load(), None, None))
         return loads[0] if len(loads) == 1 else gast.BoolOp(gast.Or(), loads)
 
     def _rewrite(self, stmts: list, decisions: dict, flags: dict) -> list:
@@ -377,8 +426,40 @@ class StructuralZeros:
         return out
 
 
+class _Checked:
+    """A term's item of a structure, tested when it runs: ``added_to(s_ys[-1])``."""
+
+    __slots__ = ("whole", "item")
+
+    def __init__(self, whole: str, item):
+        self.whole, self.item = whole, item
+
+
 def _joined(a: dict, b: dict) -> dict:
     return {key: _join(a.get(key, ZERO), b.get(key, ZERO)) for key in set(a) | set(b)}
+
+
+class _Nothings(trees.Transformer):
+    """``NOTHING`` for the ``0.0`` of an item (``s_d['a'] = 0.0``, ``s_ys.append(0.0)``)
+    where a flag tests the items of that structure."""
+
+    def __init__(self, sweep):
+        self.sweep = sweep
+
+    def _nothing(self, node) -> bool:
+        return self.sweep.nothings.get(id(node)) in self.sweep.checked
+
+    def visit_Constant(self, node):
+        if not self._nothing(node):
+            return node
+        return gast.Name(self.sweep.imports.runtime_constant("NOTHING"), gast.Load(), None,
+                         None)
+
+    def visit_Assign(self, node):
+        if self._nothing(node):
+            node.value = gast.Name(self.sweep.imports.runtime_constant("NOTHING"), gast.Load(),
+                                   None, None)
+        return self.generic_visit(node)
 
 
 class _Lazies(trees.Transformer):
