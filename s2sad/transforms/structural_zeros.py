@@ -174,9 +174,9 @@ class StructuralZeros:
             return stmts
         self._module = gast.Module(stmts, [])
         self._untracked = self._find_untracked(stmts)
-        self._check_items()
         self._itemized = {name for name, _, items in self.additions.values()
                           if items is not None}
+        self._check_items()
         self._forced = self._unguardable()
         self._at: dict[int, dict] = {}  # id of a statement -> the state before it
         self._lazy_states: dict[int, str] = {}  # a lazy choice -> its name's state there
@@ -227,16 +227,17 @@ class StructuralZeros:
         return out
 
     def _check_items(self) -> None:
-        """A term reading an item of a structure tracked as a whole (`s_ys[-1]`, `s_d['a']`)
-        is maybe zero: its flag asks ``added_to(s_ys[-1])``, true once a term was added to it
-        (the structure's 0.0 is :data:`~s2sad.runtime.NOTHING` until then). Not on a compiled
+        """A term reading an item of a structure (`s_ys[-1]`, `s_d['a']`) not tracked item by
+        item may be zero: its flag asks ``added_to(s_ys[-1])``, true once a term was added
+        to it (the structure's 0.0 is :data:`~s2sad.runtime.NOTHING` until then). For a
+        number or a structure (an array's 0.0 is an array of zeros). Not on a compiled
         target, whose lists hold plain floats."""
         if self.imports.backend.compiler:
             return
         for key, (whole, item) in self.item_terms.items():
             name, sources, items = self.additions[key]
-            if whole in self.structured and name not in self._untracked and \
-                    self.kind(name).tag == "scalar":  # (its zeros: zeros_like_structure)
+            kind = self.kind(name)
+            if whole not in self._itemized and (kind.tag == "scalar" or kind.container):
                 self.additions[key] = (name, (_Checked(whole, item),), items)
 
     def _unguardable(self) -> set:
@@ -256,8 +257,9 @@ class StructuralZeros:
         return out
 
     def _state(self, state: dict, ref) -> str:
-        if isinstance(ref, _Checked):  # (known when it runs, unless a term for the whole
-            return SURE if state.get(ref.whole) == SURE else MAYBE  # was added on every path)
+        if isinstance(ref, _Checked):  # (known when it runs, unless the whole is known)
+            whole = self._whole(state, ref.whole)
+            return MAYBE if whole == ZERO and ref.whole in self._untracked else whole
         name = ref[0] if isinstance(ref, tuple) else ref
         if name in self._untracked:
             return SURE
@@ -268,6 +270,16 @@ class StructuralZeros:
         if items:  # (a tuple tracked item by item, read whole)
             return SURE if SURE in items else MAYBE if MAYBE in items else ZERO
         return state.get(ref, ZERO)
+
+    def _whole(self, state: dict, name: str) -> str:
+        """The state of ``s_name`` as a whole; of one not tracked, that of the terms added
+        to all its items (``add_sens(s_ys, ...)``): SURE where a term was on every path,
+        else MAYBE (its items may have been added to one by one)."""
+        if name not in self._untracked:
+            return self._state(state, name)
+        if name == self.returned or name in self.shaped:  # (its seed, its zeros)
+            return SURE
+        return SURE if state.get(name) == SURE else MAYBE if state.get(name) else ZERO
 
     def _walk(self, stmts: list, state: dict) -> dict:
         for stmt in stmts:
@@ -295,8 +307,13 @@ class StructuralZeros:
                 state = _joined(head, self._walk(stmt.orelse, dict(head)))
             elif id(stmt) in self.additions:
                 name, sources, items = self.additions[id(stmt)]
-                if name in self._untracked:  # (a term for the whole: its items got one)
-                    state[name] = SURE
+                if name in self._untracked:  # (a term for the whole: its items got one,
+                    term = SURE if sources is None or items is not None or \
+                        _keeps_nothing(stmt.value, self.imports) else ZERO
+                    for ref in () if term == SURE else sources:  # (or moved on as they were)
+                        term = _add(term, self._whole(state, ref) if isinstance(ref, str)
+                                    else self._state(state, ref))
+                    state[name] = _add(state.get(name, ZERO), term)
                     continue
                 self._note(stmt, state, [name, *(sources or ())])
                 for node in trees.walk(stmt.value):
@@ -424,6 +441,15 @@ class StructuralZeros:
                 out.append(located(gast.Assign([gast.Name(flags[name], gast.Store(), None,
                                                           None)], value, None), stmt))
         return out
+
+
+def _keeps_nothing(value, imports) -> bool:
+    """Is ``value`` (a term) made by a helper that leaves the items no part was read of as
+    ``NOTHING`` (``index_grad``: zeros_like_structure's, a slice's part put in)?"""
+    from ..runtime import index_grad
+    alias = imports.helpers.get("index_grad")
+    return alias is not None and imports.is_helper(alias, index_grad.__name__) and any(
+        isinstance(n, gast.Name) and n.id == alias for n in trees.walk(value))
 
 
 class _Checked:
