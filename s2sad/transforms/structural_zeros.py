@@ -230,14 +230,14 @@ class StructuralZeros:
         """A term reading an item of a structure (`s_ys[-1]`, `s_d['a']`) not tracked item by
         item may be zero: its flag asks ``added_to(s_ys[-1])``, true once a term was added
         to it (the structure's 0.0 is :data:`~s2sad.runtime.NOTHING` until then). For a
-        number or a structure (an array's 0.0 is an array of zeros). Not on a compiled
-        target, whose lists hold plain floats."""
+        number, a structure, or a value of unknown kind (not an array: its zeros are an
+        array). Not on a compiled target, whose lists hold plain floats."""
         if self.imports.backend.compiler:
             return
         for key, (whole, item) in self.item_terms.items():
             name, sources, items = self.additions[key]
             kind = self.kind(name)
-            if whole not in self._itemized and (kind.tag == "scalar" or kind.container):
+            if whole not in self._itemized and (kind.tag in ("scalar", "any") or kind.container):
                 self.additions[key] = (name, (_Checked(whole, item),), items)
 
     def _unguardable(self) -> set:
