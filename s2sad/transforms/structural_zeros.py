@@ -12,6 +12,9 @@ guard is dropped where it is surely added to (the code is main's), its rule is l
 where it is surely zero, and it stays, as ``if got_y:``, where it is maybe. ``got_y`` is
 set where ``s_y`` is added to: ``True``, or ``got_y or got_z`` where the term moves
 ``s_z`` on as it is (a copy, a sum, an unpacked item), and ``False`` where it is reset.
+A term reading an item of a list, dict or tuple (``s_ys[-1]``, ``s_d['a']``), which item
+may be known only when it runs, sets ``got_y = added_to(s_ys[-1])``: the structure's
+zeros hold ``NOTHING`` until a term is added to an item.
 
 >>> import numpy as np
 >>> from s2sad.pipeline import compile_source
