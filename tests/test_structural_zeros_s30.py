@@ -208,7 +208,7 @@ def test_a_structure_read_whole_gets_no_flags():
     assert "added_to" not in grad.source and "got_" not in grad.source
 
 
-def test_nothing_is_a_zero_that_any_sum_turns_into_a_plain_float():
+def test_nothing_is_one_zero_that_any_sum_replaces():
     s = zeros_like_structure({"a": [1.0, np.float64(2.0)], "b": (3.0,)})
     assert s["a"][0] is NOTHING and s["a"][1] is NOTHING and s["b"][0] is NOTHING
     assert s["c"] is NOTHING  # (a key the dict did not have)
@@ -218,6 +218,9 @@ def test_nothing_is_a_zero_that_any_sum_turns_into_a_plain_float():
                   add_sens(0.0, NOTHING), -NOTHING):
         assert added_to(value) and type(value) is float and value == 0.0
     assert math.isnan(NOTHING * math.inf)  # (why the rule must not run)
+    # a plain float, which NumPy takes weakly, as 0.0: float32 stays float32
+    assert type(NOTHING) is float and (np.ones(2, np.float32) + NOTHING).dtype == np.float32
+    assert type(np.float32(1.0) + NOTHING) is np.float32
 
 
 def first_item(xs):

@@ -44,16 +44,11 @@ class SensitivityDict(dict):
         return NOTHING
 
 
-class _Nothing(float):
-    """The 0.0 of an item's sensitivity that nothing was added to (:data:`NOTHING`)."""
-
-    __slots__ = ()
-
-
 # The one 0.0 :func:`zeros_like_structure` puts for a number's sensitivity: an item that
-# still holds it got nothing, and its rule adds nothing (`0 * slope` is NaN where the slope
-# is infinite). Any sum makes a plain float; the test is `is`, never `==`.
-NOTHING = _Nothing(0.0)
+# still holds this very object got nothing, and its rule adds nothing (`0 * slope` is NaN
+# where the slope is infinite). A plain float, so NumPy takes it as it takes 0.0 (weakly:
+# float32 stays float32); any sum makes another object. The test is `is`, never `==`.
+NOTHING = float("0.0")
 
 
 def added_to(s) -> bool:

@@ -406,7 +406,6 @@ class StructuralZeros:
         loads = []
         for ref in terms:
             if isinstance(ref, _Checked):
-                self.checked.add(ref.whole)
                 loads.append(gast.Call(self.helper(added_to), [trees.clone(ref.item)], []))
             else:
                 loads.append(gast.Name(flags[ref], gast.Load(), None, None))
@@ -449,10 +448,9 @@ class StructuralZeros:
 def _keeps_nothing(value, imports) -> bool:
     """Is ``value`` (a term) made by a helper that leaves the items no part was read of as
     ``NOTHING`` (``index_grad``: zeros_like_structure's, a slice's part put in)?"""
-    from ..runtime import index_grad
     alias = imports.helpers.get("index_grad")
-    return alias is not None and imports.is_helper(alias, index_grad.__name__) and any(
-        isinstance(n, gast.Name) and n.id == alias for n in trees.walk(value))
+    return alias is not None and any(isinstance(n, gast.Name) and n.id == alias
+                                     for n in trees.walk(value))
 
 
 class _Checked:
