@@ -323,6 +323,12 @@ class Imports:
         self._note_library(alias, function)
         return alias
 
+    def runtime_constant(self, name: str) -> str:
+        """Alias of a constant of :mod:`s2sad.runtime` (``NOTHING``), imported from there."""
+        from . import runtime
+        assert hasattr(runtime, name), name
+        return self._imported(name, runtime.__name__)
+
     def _note_library(self, alias: str, function) -> None:
         """Remember a helper computed with a library module the target has no twin of (its
         rule entry's ``library`` fact): generated code calling it is refused."""
@@ -400,6 +406,10 @@ class Imports:
             from .runtime import public_module  # (s2sad.runtime, not s2sad.runtime.shapes)
             self.lines[name] = f"from {public_module(module)} import {attribute}" + (
                 "" if name == attribute else f" as {name}")
+            return
+        from . import runtime as _runtime
+        if module.startswith("s2sad.runtime") and getattr(_runtime, name, None) is value:
+            self.lines[name] = f"from s2sad.runtime import {name}"  # (NOTHING, a constant)
             return
         found = _numpy_function(value) or _math_function(value) or \
             _twin_function(value, self.backend)

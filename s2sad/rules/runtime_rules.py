@@ -43,7 +43,7 @@ from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_
                        extreme_position, sum_list_grad,
                        unbroadcast, unbroadcast_product,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
-from ..runtime.structures import item_or_missing, object_sensitivity, restore_item
+from ..runtime.structures import added_to, item_or_missing, object_sensitivity, restore_item
 from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
                                  recursive_pushforward)
@@ -59,7 +59,8 @@ refuse_function(item_or_missing, restore_item, advice=(
     "(d = {0: 0.0, 1: 0.0, 2: 0.0}), or keep the values in a list (ys.append(v))."))
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
                   broadcast_shape, matmul_shape, shape_of, running_extremum, one_axis,
-                  window_count, full_widths, sort_order, extreme_position, shape="other")
+                  window_count, full_widths, sort_order, extreme_position, added_to,
+                  shape="other")
 defresult(zeros_like_structure, kind="f")  # (sensitivities: float zeros, updated in place)
 deffacts(zeros_like_structure, fresh=True, structure_of=(0,))
 deffacts(reduced_size, shape_of=0)

@@ -41,7 +41,25 @@ class SensitivityDict(dict):
     __slots__ = ()
 
     def __missing__(self, key):
-        return 0.0
+        return NOTHING
+
+
+# The one 0.0 :func:`zeros_like_structure` puts for a number's sensitivity: an item that
+# still holds this very object got nothing, and its rule adds nothing (`0 * slope` is NaN
+# where the slope is infinite). A plain float, so NumPy takes it as it takes 0.0 (weakly:
+# float32 stays float32); any sum makes another object. The test is `is`, never `==`.
+NOTHING = float("0.0")
+
+
+def added_to(s) -> bool:
+    """Was anything added to the item's sensitivity ``s``, since zeros_like_structure made it?
+
+    >>> s_ys = zeros_like_structure([1.0, 2.0])
+    >>> s_ys[1] += 0.0
+    >>> added_to(s_ys[0]), added_to(s_ys[1])
+    (False, True)
+    """
+    return s is not NOTHING
 
 
 def zeros_like_structure(x):
@@ -54,11 +72,11 @@ def zeros_like_structure(x):
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, _float_type(x))
     if isinstance(x, float):
-        return 0.0
+        return NOTHING
     xp = array_module(x)
     if xp is not np:
         return xp.zeros(_known_shape(x), _float_type(x))
-    return 0.0
+    return NOTHING
 
 
 def pack_like(x, parts):
@@ -123,6 +141,8 @@ def restore_item(d, key, value) -> None:
 def add_sens(a, b):
     """``a + b`` for sensitivities that may be containers (lists add element by element;
     ``None`` in a tuple, for an argument that is not a number, adds as zero)."""
+    if a is NOTHING and b is NOTHING:
+        return NOTHING  # (an item nothing was added to, on either side: still nothing)
     if isinstance(b, (list, tuple, dict)) and _zero(a):
         return b  # the first contribution to a container's sensitivity (its parts may differ
         # in shape: the pieces of np.concatenate), as optimized code assigns it

@@ -123,7 +123,7 @@ class Reverse(StructuralZeros, Tape):
         """Zeros shaped like ``name``, to be updated item by item: ``[0.0] * len(x)`` for a
         list or tuple of Python numbers, else ``zeros_like_structure(x)``."""
         kind = self.kind(name)
-        if kind.tag in ("list", "tuple") and kind.items and \
+        if kind.tag in ("list", "tuple") and kind.items and name not in self.checked and \
                 all(k.tag == "scalar" and k.py in ("float", "int") for k in kind.items) and \
                 "len" not in self.local_names and "len" not in self.source.globals:
             length = gast.Call(gast.Name("len", gast.Load(), None, None), [self.load(name)], [])
@@ -541,11 +541,17 @@ class Reverse(StructuralZeros, Tape):
                 kept = self.namer.fresh("moved")
                 self.block.append(gast.Assign([self.store(kept)], part, None))
                 part = self.load(kept)
+            elif self.kind(name).container:
+                item = gast.Subscript(self.load(s), clone(target.slice), gast.Load())
+                self.item_addition(name, item, lambda: self.accumulate(value.id, part))
+                part = None
             else:
                 self.accumulate(value.id, part)
                 part = None
         clear = gast.Subscript(self.load(s), clone(target.slice), gast.Store())
         self.block.append(gast.Assign([clear], gast.Constant(0.0, None), None))
+        if self.kind(name).container:  # (the item overwritten got nothing yet)
+            self.nothings[id(self.block[-1])] = name
         if self.wants(value) and part is not None:
             self.accumulate(value.id, part)
 
@@ -576,6 +582,7 @@ class Reverse(StructuralZeros, Tape):
                                      [item, self.load(name)], [])
             else:
                 item = gast.Constant(0.0, None)
+                self.nothings[id(item)] = ys
             push = gast.Attribute(self.load(self.s(ys)), "append", gast.Load())
             self.block.append(gast.Expr(gast.Call(push, [item], [])))
             if name in self.active and name in self.carried:
@@ -593,7 +600,7 @@ class Reverse(StructuralZeros, Tape):
         s = self.s(name)
         last = gast.Subscript(self.load(s), gast.Constant(-1, None), gast.Load())
         if self.wants(value):
-            self.accumulate(value.id, last)
+            self.item_addition(name, last, lambda: self.accumulate(value.id, last))
         rest = gast.Subscript(self.load(s), gast.Slice(None, gast.Constant(-1, None), None),
                               gast.Load())
         self.block.append(gast.Assign([self.store(s)], rest, None))
@@ -658,7 +665,7 @@ class Reverse(StructuralZeros, Tape):
                     whole = self.sources
                     if whole is not None:  # (it moves that item's sensitivity on)
                         self.sources = ((target, key),)
-                    self.accumulate(elt.id, part)
+                    self.item_addition(target, part, lambda: self.accumulate(elt.id, part))
                     self.sources = whole
         elif op.kind == "unknown":
             culprit = next((o for o in op.operands if self.wants(o)), None)

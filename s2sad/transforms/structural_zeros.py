@@ -12,6 +12,9 @@ guard is dropped where it is surely added to (the code is main's), its rule is l
 where it is surely zero, and it stays, as ``if got_y:``, where it is maybe. ``got_y`` is
 set where ``s_y`` is added to: ``True``, or ``got_y or got_z`` where the term moves
 ``s_z`` on as it is (a copy, a sum, an unpacked item), and ``False`` where it is reset.
+A term reading an item of a list, dict or tuple (``s_ys[-1]``, ``s_d['a']``), which item
+may be known only when it runs, sets ``got_y = added_to(s_ys[-1])``: the structure's
+zeros hold ``NOTHING`` until a term is added to an item.
 
 >>> import numpy as np
 >>> from s2sad.pipeline import compile_source
@@ -46,6 +49,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
+from ..runtime import added_to
 from ..trees import located
 from .tape import _RESET
 
@@ -83,6 +87,12 @@ class StructuralZeros:
         self.guarded_sure: dict[str, set] = {}  # name -> guards that added to it (no `if`)
         self.lazies: list = []  # (guards, plain form, guarded form) of each lazy choice
         self.kept: set[int] = set()  # indexes of the guards found needless (unwrapped)
+        # id of a statement adding an item of a structure's sensitivity to s_name -> (the
+        # structure, the item: `s_ys[-1]`), and (while it is put in) that of the one being
+        self.item_terms: dict[int, tuple] = {}
+        self.item_term = None
+        self.checked: set[str] = set()  # structures whose items' sensitivities are tested
+        self.nothings: dict[int, str] = {}  # id of an item's 0.0 (`s_d['a'] = 0.0`) -> whole
 
     # --- while the sweep is built ------------------------------------------------------------
 
@@ -123,6 +133,17 @@ class StructuralZeros:
 
     def note_addition(self, name: str, stmt) -> None:
         self.additions[id(stmt)] = (name, self.sources, self.items)
+        if self.item_term is not None:
+            self.item_terms[id(stmt)] = self.item_term
+
+    def item_addition(self, whole: str, item, add) -> None:
+        """``add()`` adds ``item``, an item of ``s_whole`` (``s_ys[-1]``), to a sensitivity:
+        where ``s_whole`` is not tracked, whether it got anything is asked when it runs."""
+        self.item_term = (whole, item)
+        try:
+            add()
+        finally:
+            self.item_term = None
 
     def note_sure(self, name: str) -> None:
         """``s_name`` is added to outside any ``if`` (or in a provisional guard)."""
@@ -158,6 +179,7 @@ class StructuralZeros:
         self._untracked = self._find_untracked(stmts)
         self._itemized = {name for name, _, items in self.additions.values()
                           if items is not None}
+        self._check_items()
         self._forced = self._unguardable()
         self._at: dict[int, dict] = {}  # id of a statement -> the state before it
         self._lazy_states: dict[int, str] = {}  # a lazy choice -> its name's state there
@@ -171,6 +193,11 @@ class StructuralZeros:
                 self.kept.add(index)
         self.changed = any(d != SURE for d in decisions.values())
         flags = self._flags(stmts, decisions)  # (forced guards: unwrapped)
+        self.checked = {ref.whole for key, (name, sources, _) in self.additions.items()
+                        if name in flags and key in self._at for ref in sources or ()
+                        if isinstance(ref, _Checked) and self._at[key][ref] == MAYBE}
+        if self.checked:  # (an item's sensitivity cleared, or put back, holds NOTHING)
+            _Nothings(self).visit(gast.Module(stmts, []))
         out = self._rewrite(stmts, decisions, flags)
         self.flags = flags
         return _Lazies(self).visit(gast.Module(out, [])).body if self.lazies else out
@@ -202,6 +229,20 @@ class StructuralZeros:
                 None in sizes and self.kind(name).container}
         return out
 
+    def _check_items(self) -> None:
+        """A term reading an item of a structure (`s_ys[-1]`, `s_d['a']`) not tracked item by
+        item may be zero: its flag asks ``added_to(s_ys[-1])``, true once a term was added
+        to it (the structure's 0.0 is :data:`~s2sad.runtime.NOTHING` until then). For a
+        number, a structure, or a value of unknown kind (not an array: its zeros are an
+        array). Not on a compiled target, whose lists hold plain floats."""
+        if self.imports.backend.compiler:
+            return
+        for key, (whole, item) in self.item_terms.items():
+            name, sources, items = self.additions[key]
+            kind = self.kind(name)
+            if whole not in self._itemized and (kind.tag in ("scalar", "any") or kind.container):
+                self.additions[key] = (name, (_Checked(whole, item),), items)
+
     def _unguardable(self) -> set:
         """The provisional guards left out whatever the analysis finds: on a compiled
         target (numba), those adding to an array's sensitivity (left 0.0 where the guard
@@ -219,6 +260,9 @@ class StructuralZeros:
         return out
 
     def _state(self, state: dict, ref) -> str:
+        if isinstance(ref, _Checked):  # (known when it runs, unless the whole is known)
+            whole = self._whole(state, ref.whole)
+            return MAYBE if whole == ZERO and ref.whole in self._untracked else whole
         name = ref[0] if isinstance(ref, tuple) else ref
         if name in self._untracked:
             return SURE
@@ -229,6 +273,16 @@ class StructuralZeros:
         if items:  # (a tuple tracked item by item, read whole)
             return SURE if SURE in items else MAYBE if MAYBE in items else ZERO
         return state.get(ref, ZERO)
+
+    def _whole(self, state: dict, name: str) -> str:
+        """The state of ``s_name`` as a whole; of one not tracked, that of the terms added
+        to all its items (``add_sens(s_ys, ...)``): SURE where a term was on every path,
+        else MAYBE (its items may have been added to one by one)."""
+        if name not in self._untracked:
+            return self._state(state, name)
+        if name == self.returned or name in self.shaped:  # (its seed, its zeros)
+            return SURE
+        return SURE if state.get(name) == SURE else MAYBE if state.get(name) else ZERO
 
     def _walk(self, stmts: list, state: dict) -> dict:
         for stmt in stmts:
@@ -256,7 +310,13 @@ class StructuralZeros:
                 state = _joined(head, self._walk(stmt.orelse, dict(head)))
             elif id(stmt) in self.additions:
                 name, sources, items = self.additions[id(stmt)]
-                if name in self._untracked:
+                if name in self._untracked:  # (a term for the whole: its items got one,
+                    term = SURE if sources is None or items is not None or \
+                        _keeps_nothing(stmt.value, self.imports) else ZERO
+                    for ref in () if term == SURE else sources:  # (or moved on as they were)
+                        term = _add(term, self._whole(state, ref) if isinstance(ref, str)
+                                    else self._state(state, ref))
+                    state[name] = _add(state.get(name, ZERO), term)
                     continue
                 self._note(stmt, state, [name, *(sources or ())])
                 for node in trees.walk(stmt.value):
@@ -309,7 +369,7 @@ class StructuralZeros:
                 if state[name] == SURE:
                     continue  # (its flag is set already: no term's flag needed)
                 for ref in sources:
-                    if not isinstance(ref, tuple) and ref not in needed and \
+                    if not isinstance(ref, (tuple, _Checked)) and ref not in needed and \
                             state[ref] == MAYBE:
                         needed.append(ref)
         return {name: self.namer.claim("got_" + name) for name in needed}
@@ -332,6 +392,9 @@ class StructuralZeros:
         terms = []
         for ref in sources:
             now = state[ref]
+            if isinstance(ref, _Checked):
+                terms.append(ref)
+                continue
             if now == SURE or now == MAYBE and (isinstance(ref, tuple) or ref not in flags):
                 return gast.Constant(True, None)
             if now == MAYBE:
@@ -340,7 +403,12 @@ class StructuralZeros:
             return None
         if state[name] == MAYBE:
             terms.insert(0, name)
-        loads = [gast.Name(flags[n], gast.Load(), None, None) for n in terms]
+        loads = []
+        for ref in terms:
+            if isinstance(ref, _Checked):
+                loads.append(gast.Call(self.helper(added_to), [trees.clone(ref.item)], []))
+            else:
+                loads.append(gast.Name(flags[ref], gast.Load(), None, None))
         return loads[0] if len(loads) == 1 else gast.BoolOp(gast.Or(), loads)
 
     def _rewrite(self, stmts: list, decisions: dict, flags: dict) -> list:
@@ -377,8 +445,48 @@ class StructuralZeros:
         return out
 
 
+def _keeps_nothing(value, imports) -> bool:
+    """Is ``value`` (a term) made by a helper that leaves the items no part was read of as
+    ``NOTHING`` (``index_grad``: zeros_like_structure's, a slice's part put in)?"""
+    alias = imports.helpers.get("index_grad")
+    return alias is not None and any(isinstance(n, gast.Name) and n.id == alias
+                                     for n in trees.walk(value))
+
+
+class _Checked:
+    """A term's item of a structure, tested when it runs: ``added_to(s_ys[-1])``."""
+
+    __slots__ = ("whole", "item")
+
+    def __init__(self, whole: str, item):
+        self.whole, self.item = whole, item
+
+
 def _joined(a: dict, b: dict) -> dict:
     return {key: _join(a.get(key, ZERO), b.get(key, ZERO)) for key in set(a) | set(b)}
+
+
+class _Nothings(trees.Transformer):
+    """``NOTHING`` for the ``0.0`` of an item (``s_d['a'] = 0.0``, ``s_ys.append(0.0)``)
+    where a flag tests the items of that structure."""
+
+    def __init__(self, sweep):
+        self.sweep = sweep
+
+    def _nothing(self, node) -> bool:
+        return self.sweep.nothings.get(id(node)) in self.sweep.checked
+
+    def visit_Constant(self, node):
+        if not self._nothing(node):
+            return node
+        return gast.Name(self.sweep.imports.runtime_constant("NOTHING"), gast.Load(), None,
+                         None)
+
+    def visit_Assign(self, node):
+        if self._nothing(node):
+            node.value = gast.Name(self.sweep.imports.runtime_constant("NOTHING"), gast.Load(),
+                                   None, None)
+        return self.generic_visit(node)
 
 
 class _Lazies(trees.Transformer):
