@@ -277,8 +277,9 @@ def test_what_is_added_negated_is_subtracted():
     for stage, source in g.stages(x, m):
         if stage == "forward_substitution" and ("+= -" in source or " + -" in source):
             checked += 1
-            from s2sad.runtime import as_gradient
-            namespace = {**g._last.function.__globals__, "as_gradient": as_gradient}
+            from s2sad.runtime import as_gradient, sum_grad
+            namespace = {**g._last.function.__globals__, "as_gradient": as_gradient,
+                         "sum_grad": sum_grad}  # (the final code reads np.ones_like)
             exec(compile(source, "<before subtract>", "exec"), namespace)
             np.testing.assert_array_equal(namespace["grad__cos_less_negative"](x, m), g(x, m))
     assert checked

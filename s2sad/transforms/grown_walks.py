@@ -48,7 +48,7 @@ def _name(name: str, ctx=gast.Load):
     return gast.Name(name, ctx(), None, None)
 
 
-def _changes_a_list(method: str) -> bool:
+def changes_a_list(method: str) -> bool:
     """Does the list method of that name change the list (its facts: ``append``...)?"""
     facts = registry.facts(getattr(list, method, None))
     return facts is not None and 0 in facts.mutates
@@ -59,7 +59,7 @@ def _resizes(stmt, name: str) -> bool:
     for node in trees.walk(stmt):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                 isinstance(node.func.value, gast.Name) and node.func.value.id == name and \
-                _changes_a_list(node.func.attr):
+                changes_a_list(node.func.attr):
             return True  # (sort and reverse too: the while loop is Python's walk anyway)
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and \
                 node.target.id == name:

@@ -17,6 +17,7 @@ import gast
 
 from .. import trees
 from ..trees import clone
+from .grown_walks import changes_a_list
 from .single_assignment import _NOT_CONSTANT, _constant, _is_append
 
 
@@ -90,10 +91,6 @@ def backwards_range(call):
     last = op(start, gast.Add, op(count, gast.Mult, const(step)))
     return gast.Call(call.func, [last, op(start, gast.Sub if step > 0 else gast.Add,
                                            const(abs(step))), const(-step)], [])
-
-
-# the methods that change a list's length (a loop over it would visit the new items)
-_GROWS = ("append", "extend", "insert", "pop", "remove", "clear")
 
 
 class Loops:
@@ -191,7 +188,7 @@ class Loops:
         self.statements(stmt.orelse)
 
     def _refuse_growing(self, header, body):
-        """Refuse ``xs.append(v)`` (or another method of ``_GROWS``) in a loop over ``xs``
+        """Refuse ``xs.append(v)`` (or another method changing a list) in a loop over ``xs``
         that the ``grown_walks`` pass left as it was (in a function inlined there, say):
         Python's loop goes on over the items it adds, the loop walked by index
         (``header``: ``range(len(xs))``...) stops at the length ``xs`` had when it began
@@ -199,7 +196,7 @@ class Loops:
         walked = {n.id for n in trees.walk(header) if isinstance(n, gast.Name)}
         for node in (n for stmt in body for n in trees.walk(stmt)):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                    node.func.attr in _GROWS and \
+                    changes_a_list(node.func.attr) and \
                     isinstance(node.func.value, gast.Name) and node.func.value.id in walked:
                 raise self.source.syntax_error(
                     f"`.{node.func.attr}(...)` of the list a loop walks, in that loop", node,

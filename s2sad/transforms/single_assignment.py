@@ -15,8 +15,9 @@ name resolves to where the function is defined (``_static``).
 from __future__ import annotations
 
 import gast
+import numpy as np
 
-from .. import trees
+from .. import registry, trees
 from ..errors import DifferentiationError
 from ..source import iterator, iterator_refusal, note_attribute, note_type, user_code as _user_code, \
     walked_by_key
@@ -155,11 +156,24 @@ def _constant(node):
     return _NOT_CONSTANT
 
 
-_CHANGING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
-                               "reverse", "update", "setdefault", "popitem", "fill", "put",
-                               "itemset", "resize", "partition", "__setitem__", "__delitem__"})
-_CHANGING_FIRST = frozenset({"at", "copyto", "put", "place", "putmask", "fill_diagonal",
-                             "put_along_axis"})  # (np.add.at(a, ...), np.copyto(a, ...))
+def _changes_first(func) -> bool:
+    """Does ``func`` change its first argument (its receiver), by its facts?"""
+    facts = registry.facts(func) if func is not None else None
+    return facts is not None and 0 in facts.mutates
+
+
+def _changing_method(name: str) -> bool:
+    """Does a method of that name change its receiver, on some container or array
+    (``list.append``, ``dict.update``, ``np.ndarray.fill``...)? Read by name: the
+    receiver's type is not known where the user's code is read."""
+    return any(_changes_first(getattr(owner, name, None))
+               for owner in (list, dict, set, bytearray, np.ndarray))
+
+
+def _changing_function(name: str) -> bool:
+    """Does NumPy's function (``np.copyto``) or ufunc method (``np.add.at``) of that name
+    change its first argument?"""
+    return any(_changes_first(getattr(owner, name, None)) for owner in (np, np.add))
 
 
 def changes_its_arguments(func, depth: int = 0) -> bool:
@@ -213,8 +227,9 @@ def changes_its_arguments(func, depth: int = 0) -> bool:
             continue
         called, given = node.func, node.args + [k.value for k in node.keywords]
         if isinstance(called, ast.Attribute) and (
-                called.attr in _CHANGING_METHODS and root(called.value) in params or
-                called.attr in _CHANGING_FIRST and node.args and root(node.args[0]) in params):
+                _changing_method(called.attr) and root(called.value) in params or
+                _changing_function(called.attr) and node.args and
+                root(node.args[0]) in params):
             return True
         if any(k.arg == "out" and root(k.value) in params for k in node.keywords):
             return True
