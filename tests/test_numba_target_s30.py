@@ -21,22 +21,9 @@ from tests.test_numba_target_s27 import check
 numba = pytest.importorskip("numba")
 
 from tests.test_numba_target_s27 import kernel_cache  # noqa: E402,F401 (autouse)
+from tests.test_numba_target_s27 import particles  # noqa: E402 (15 steps of the benchmark's)
 
 _rng = np.random.default_rng(30)
-
-
-def particles(x, v, k):
-    n = x.shape[0]
-    for _ in range(4):
-        f = np.zeros(n)
-        for i in range(n - 1):
-            d = x[i + 1] - x[i]
-            fi = k * (d - 1.0) + 0.1 * math.sin(d)
-            f[i] = f[i] + fi
-            f[i + 1] = f[i + 1] - fi
-        v = v + 0.01 * f
-        x = x + 0.01 * v
-    return np.sum(x * x)
 
 
 def _chain(n):
