@@ -61,3 +61,25 @@ def weighted_total(w, *terms, **options):
     """(Star parameters in another module: ``onp`` and ``GAIN`` are its own names.)"""
     scale = options["scale"] if "scale" in options else GAIN
     return onp.tanh(w) * sum(terms) * scale
+
+
+class Accumulator:
+    """A plain class of another module, made inside the user's function
+    (tests/test_local_objects_s30.py): its methods read no name of this module."""
+
+    def __init__(self, scale):
+        self.scale = scale
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + self.scale * v * v
+
+
+class Gained:
+    """Its method reads ``GAIN``, a name of this module the user's module does not have."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def value(self):
+        return self.v * GAIN

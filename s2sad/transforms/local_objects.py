@@ -49,6 +49,7 @@ import numpy as np
 
 from .. import trees
 
+_ABSENT = object()  # (a name neither module has: a builtin, the same in both)
 _ALLOWED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
             "__firstlineno__", "__static_attributes__"}
 
@@ -371,10 +372,8 @@ def objects_as_variables(fdef, source):
             value = source.resolve(node.func.id)
         except KeyError:
             continue
-        module = sys.modules.get(getattr(value, "__module__", None) or "")
-        if not isinstance(value, type) or getattr(module, "__dict__", None) is not \
-                source.globals:
-            continue  # (a class of another module: its methods read that one's names)
+        if not isinstance(value, type):
+            continue
         methods = class_methods(value)
         if methods is None:
             continue
@@ -383,6 +382,12 @@ def objects_as_variables(fdef, source):
                 n.id not in {a.id for a in m.args.args} | trees.assigned_names(m)}
         if free & local:
             continue  # (a name of the method's module the function has a variable of)
+        module = sys.modules.get(getattr(value, "__module__", None) or "")
+        theirs = getattr(module, "__dict__", None)
+        if theirs is None or theirs is not source.globals and any(
+                theirs.get(n, _ABSENT) is not source.globals.get(n, _ABSENT) for n in free):
+            continue  # (a class of another module whose methods read a name meaning
+            # something else here, or nothing: they are read as the function's code)
         if any(is_function(n) for m in methods.values() for stmt in trees.walk(m)
                if isinstance(stmt, gast.Assign) for n in held(stmt.value)
                if not isinstance(n, gast.Name) or n.id not in {a.id for a in m.args.args}
