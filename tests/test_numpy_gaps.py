@@ -13,6 +13,7 @@ import pytest
 
 import s2sad
 from test_higher_order import central_differences
+from tests.numpy_deprecations import expect_fix_warning
 
 EPS = 1e-6
 rng = np.random.default_rng(34)
@@ -442,6 +443,20 @@ def test_row_stack_is_vstack_with_numpys_warning():
     numpy_warns = [w.category for w in caught if "row_stack" in str(w.message)]
     if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
         assert DeprecationWarning in numpy_warns
+
+
+def test_fix_has_no_derivative_and_numpys_warning_where_numpy_gives_one():
+    """np.fix rounds towards 0: a zero derivative through it, on every NumPy that has it;
+    NumPy 2.5 deprecates it, and the generated code's call gives NumPy's warning."""
+    def f(x):
+        return weigh(np.fix(3.0 * x) * x)
+    with expect_fix_warning("np.fix("):
+        expected = f(V)
+    with expect_fix_warning("np.fix("):
+        value, gradient = s2sad.value_and_grad(f)(V)
+    np.testing.assert_allclose(value, expected, rtol=1e-13)
+    with expect_fix_warning("np.fix("):
+        np.testing.assert_allclose(gradient, central_differences(f, (V,), 0, EPS), rtol=1e-6)
 
 
 # --- zero-size arrays ----------------------------------------------------------------------
