@@ -41,8 +41,18 @@ def shown_name(rule_name: str) -> str:
     return rule_name
 
 
+def _removed() -> dict:
+    """NumPy's functions with a rule where NumPy has them -> the NumPy that removed them
+    (``np.row_stack``: 2.5). The page lists them on every NumPy, saying so."""
+    from s2sad.rules.numpy_more import REMOVED_FROM_NUMPY
+    return REMOVED_FROM_NUMPY
+
+
 def _names(names) -> str:
-    return ", ".join(f"`{name}`" for name in sorted(names, key=lambda n: (n.lower(), n)))
+    notes = {shown_name(name): f" (NumPy < {version.removesuffix('.0')})"
+             for name, version in _removed().items()}
+    return ", ".join(f"`{name}`{notes.get(name, '')}"
+                     for name in sorted(names, key=lambda n: (n.lower(), n)))
 
 
 GROUPS = {  # a group's title in docs/supported.md -> which rule names it lists
@@ -77,6 +87,7 @@ def functions_section() -> str:
              if not any(part.startswith("_") for part in rule.name.split(".")[:-1])]  # listed)
     scipy_written = [n for n in implementations.names() if n.startswith("scipy.")]
     with_rule = [rule.name for rule in rules if rule.differentiable] + scipy_written
+    with_rule += sorted(set(_removed()) - set(with_rule))  # (the same list on every NumPy)
     zero = [rule.name for rule in rules if not rule.differentiable]
     lines = [(f"{len(with_rule)} functions with a derivative rule, and {len(zero)} whose "
               "derivative is zero (integer, boolean or shape results: they may be used freely, "

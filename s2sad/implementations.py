@@ -29,8 +29,11 @@ True
 >>> bool(np.allclose(cross(a, b), np.cross(a, b)))
 True
 >>> flat = np.array([1.0, 1.0, 0.0])  # (2-vectors: the z component of the 3-d product)
->>> bool(np.allclose(cross(a[:, :2], b[:, :2]), np.cross(a * flat, b * flat)[:, 2]))
+>>> 2 not in CROSS_LENGTHS or bool(np.allclose(cross(a[:, :2], b[:, :2]),
+...                                            np.cross(a * flat, b * flat)[:, 2]))
 True
+
+(NumPy 2.5 takes 3-vectors alone: there, as in NumPy, 2-vectors raise ``ValueError``.)
 >>> y = rng.normal(size=(3, 7))
 >>> [bool(np.allclose(trapezoid(y, *e), np.trapezoid(y, *e))) for e in
 ...  [(), (np.linspace(0.0, 1.0, 7),), (None, 0.5), (np.cumsum(np.ones((3, 7)), 1),)]]
@@ -134,6 +137,7 @@ import functools
 import itertools
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -165,6 +169,25 @@ def polyval(p, x):
     return y
 
 
+def _cross_lengths() -> tuple:
+    """The vector lengths the installed np.cross takes: 2 and 3 (NumPy < 2.5, where 2 warns),
+    or 3 alone."""
+    taken = []
+    for n in (2, 3):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # (NumPy 2's, for 2)
+                np.cross(np.zeros(n), np.zeros(3))
+        except ValueError:
+            continue
+        taken.append(n)
+    return tuple(taken)
+
+
+CROSS_LENGTHS = _cross_lengths()
+CROSS_TAKES = " or ".join(str(n) for n in CROSS_LENGTHS)
+
+
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     # of 3-vectors (or 2-vectors: the z component) along axisa and axisb (the last), the
     # result's vectors along axisc (axis: all three)
@@ -175,6 +198,9 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         a = np.moveaxis(a, axisa, -1)
     if axisb != -1:
         b = np.moveaxis(b, axisb, -1)
+    if np.shape(a)[-1] not in CROSS_LENGTHS or np.shape(b)[-1] not in CROSS_LENGTHS:
+        raise ValueError(f"this NumPy's np.cross takes vectors of {CROSS_TAKES} components, "
+                         f"not {np.shape(a)[-1]} and {np.shape(b)[-1]}")
     if np.shape(a)[-1] == 2 and np.shape(b)[-1] == 2:
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     if np.shape(a)[-1] == 2:  # (a 2-vector is a 3-vector with z = 0)

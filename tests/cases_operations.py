@@ -451,8 +451,9 @@ add("linalg-eigvals", "return np.real(np.sum(np.linalg.eigvals(x) ** 2))", "m")
 add("linalg-eigvals-complex", "return np.sum(np.abs(np.linalg.eigvals(x - 1.5 * x.T)) ** 2)", "m")
 add("linalg-eig-vectors", "w, v = np.linalg.eig(x - 1.5 * x.T)\n"
     "return np.real(np.sum(v * np.arange(9.0).reshape(3, 3))) + np.sum(np.abs(w))", "m")
+# (real eigenvalues: NumPy < 2.5 gives real arrays, 2.5 complex ones, hence np.real)
 add("linalg-eig-vectors-real", "w, v = np.linalg.eig(np.triu(x) + 0.1 * x)\n"
-    "return np.sum(v * np.arange(9.0).reshape(3, 3)) + np.sum(w * w)", "m")
+    "return np.real(np.sum(v * np.arange(9.0).reshape(3, 3)) + np.sum(w * w))", "m")
 add("linalg-eig-complex-matrix", "w, v = np.linalg.eig(x + 0.5j * np.roll(x, 1, 0))\n"
     "return np.real(np.sum(v * (1.0 + 2.0j) * x)) + np.sum(np.abs(w))", "m")
 add("linalg-svd-complex", "u, s, vh = np.linalg.svd(x + 0.5j * x.T)\n"

@@ -148,11 +148,23 @@ def test_the_eigenvalues_rule_is_v_inverse_transposed_diag_g_v_transposed():
                                want, rtol=1e-12)
 
 
+def eig_both(a):
+    return np.linalg.eig(a)
+
+
 def test_real_matrix_real_eigenvalues_real_results():
-    w = np.linalg.eigvals(T)
-    assert w.dtype == np.float64  # (NumPy's choice: every eigenvalue real)
+    """Every eigenvalue real: NumPy < 2.5 gives real arrays, NumPy 2.5 complex ones (always
+    complex). s2sad's values have NumPy's dtypes; a real matrix's derivatives are real."""
+    w, v = np.linalg.eig(T)
+    assert np.all(np.imag(w) == 0)
+    for transform in (s2sad.vjp, s2sad.jvp):
+        got_w, got_v = transform(eig_both)(T)[0]
+        assert (got_w.dtype, got_v.dtype) == (w.dtype, v.dtype), transform.__name__
+        np.testing.assert_allclose(got_w, w, rtol=1e-13)
     got = s2sad.grad(eig_vectors)(T)
     assert got.dtype == np.float64
+    np.testing.assert_allclose(got, complex_gradient(eig_vectors, (T,), 0), rtol=1e-6,
+                               atol=1e-6)
     assert s2sad.jvp(eig_vectors)(T)[1](np.ones((3, 3))).dtype == np.float64
 
 

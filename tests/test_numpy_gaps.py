@@ -13,6 +13,7 @@ import pytest
 
 import s2sad
 from test_higher_order import central_differences
+from tests.numpy_deprecations import expect_fix_warning
 
 EPS = 1e-6
 rng = np.random.default_rng(34)
@@ -444,6 +445,20 @@ def test_row_stack_is_vstack_with_numpys_warning():
         assert DeprecationWarning in numpy_warns
 
 
+def test_fix_has_no_derivative_and_numpys_warning_where_numpy_gives_one():
+    """np.fix rounds towards 0: a zero derivative through it, on every NumPy that has it;
+    NumPy 2.5 deprecates it, and the generated code's call gives NumPy's warning."""
+    def f(x):
+        return weigh(np.fix(3.0 * x) * x)
+    with expect_fix_warning("np.fix("):
+        expected = f(V)
+    with expect_fix_warning("np.fix("):
+        value, gradient = s2sad.value_and_grad(f)(V)
+    np.testing.assert_allclose(value, expected, rtol=1e-13)
+    with expect_fix_warning("np.fix("):
+        np.testing.assert_allclose(gradient, central_differences(f, (V,), 0, EPS), rtol=1e-6)
+
+
 # --- zero-size arrays ----------------------------------------------------------------------
 
 Z = np.zeros((0, 3))
@@ -549,6 +564,37 @@ def cross_mixed(m):
     return weigh(np.cross(m[:, :2], m[:, :3] ** 2))
 
 
+def _numpy_takes(n: int) -> bool:
+    """Whether the installed np.cross takes n-vectors (2: NumPy < 2.5, with its warning)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # (NumPy 2's, for 2-vectors)
+            np.cross(np.ones(n), np.ones(3))
+    except ValueError:
+        return False
+    return True
+
+
+def cross_of_4_vectors(m):
+    return weigh(np.cross(np.concatenate([m, m[:, :1]], axis=1), m ** 2))
+
+
+@pytest.mark.parametrize("f", [cross_mixed, cross_of_4_vectors], ids=["2-vector", "4-vector"])
+def test_cross_of_vectors_numpy_refuses_raises_as_numpy_does(f):
+    """Where NumPy raises (4-vectors always, 2-vectors from NumPy 2.5), s2sad raises too,
+    instead of a product of the first components."""
+    n = 2 if f is cross_mixed else 4
+    if _numpy_takes(n):
+        pytest.skip(f"this NumPy takes {n}-vectors")
+    with pytest.raises(ValueError):
+        f(M)
+    with pytest.raises(ValueError, match=f"not {n} and 3"):  # (s2sad's stand-in's words)
+        s2sad.value_and_grad(f)(M)
+    with pytest.raises(ValueError):  # (the forward value is NumPy's call, its words)
+        s2sad.jvp(f)(M)
+
+
+@pytest.mark.skipif(not _numpy_takes(2), reason="NumPy >= 2.5: np.cross takes 3-vectors alone")
 def test_cross_of_a_2_vector_and_a_3_vector():
     """NumPy's 3-vector result (the 2-vector's z is 0), not its z component alone."""
     with warnings.catch_warnings():

@@ -5,11 +5,14 @@
 >>> import numpy as np
 >>> from s2sad import registry
 >>> a = np.array([[2.0, 1.0], [0.0, 3.0]])
->>> registry.lookup(np.linalg.eigvals).adjoint(np.array([1.0, 0.0]), np.linalg.eigvals(a), a)
+>>> g = registry.lookup(np.linalg.eigvals).adjoint(np.array([1.0, 0.0]), np.linalg.eigvals(a), a)
+>>> np.real(g)
 array([[ 1.,  0.],
        [-1.,  0.]])
 
-(``d w[0] = da[0, 0] - da[1, 0]``: the left eigenvector ``(1, -1)`` times the right ``(1, 0)``.)
+(``d w[0] = da[0, 0] - da[1, 0]``: the left eigenvector ``(1, -1)`` times the right ``(1, 0)``.
+Its real part is a real matrix's gradient: ``g`` is complex from NumPy 2.5, whose ``eig`` and
+``eigvals`` give complex arrays always, real ones before where every eigenvalue is real.)
 
 Each rule is written with functions that have rules (``@``, ``np.linalg.solve``,
 ``np.conj``, ``gap_quotient``), so derivatives of derivatives follow.

@@ -250,6 +250,9 @@ refuse_values(np.linalg.qr, "mode", ("reduced",),
               "derivative determines: use mode='reduced'.")
 
 # --- np.row_stack: np.vstack, which NumPy 2 warns it is deprecated for ------------------
+# NumPy's functions with a rule here where NumPy has them, and the NumPy that removed each:
+# docs/supported.md lists them on every NumPy, with that version
+REMOVED_FROM_NUMPY = {"numpy.row_stack": "2.5.0"}
 if hasattr(np, "row_stack"):  # (called as written: NumPy's own warning)
     defvjp(np.row_stack, shape="other")(vstack)
     deflinear(np.row_stack)
