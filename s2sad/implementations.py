@@ -29,7 +29,8 @@ True
 >>> bool(np.allclose(cross(a, b), np.cross(a, b)))
 True
 >>> flat = np.array([1.0, 1.0, 0.0])  # (2-vectors: the z component of the 3-d product)
->>> 2 not in CROSS_LENGTHS or bool(np.allclose(cross(a[:, :2], b[:, :2]),
+>>> from s2sad.runtime.reductions import _CROSS_LENGTHS
+>>> 2 not in _CROSS_LENGTHS or bool(np.allclose(cross(a[:, :2], b[:, :2]),
 ...                                            np.cross(a * flat, b * flat)[:, 2]))
 True
 
@@ -141,7 +142,8 @@ import warnings
 
 import numpy as np
 
-from .runtime import MISSING, checked_quantiles, one_axis, running_extremum, window_count
+from .runtime import (MISSING, checked_cross_vector, checked_quantiles, one_axis,
+                      running_extremum, window_count)
 from .runtime.numpy_more import (delete_sources, gradient_axes, insert_sources,
                                  like_dtype, pad_pairs, partition_sources,
                                  piecewise_conditions)
@@ -169,25 +171,6 @@ def polyval(p, x):
     return y
 
 
-def _cross_lengths() -> tuple:
-    """The vector lengths the installed np.cross takes: 2 and 3 (NumPy < 2.5, where 2 warns),
-    or 3 alone."""
-    taken = []
-    for n in (2, 3):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)  # (NumPy 2's, for 2)
-                np.cross(np.zeros(n), np.zeros(3))
-        except ValueError:
-            continue
-        taken.append(n)
-    return tuple(taken)
-
-
-CROSS_LENGTHS = _cross_lengths()
-CROSS_TAKES = " or ".join(str(n) for n in CROSS_LENGTHS)
-
-
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     # of 3-vectors (or 2-vectors: the z component) along axisa and axisb (the last), the
     # result's vectors along axisc (axis: all three)
@@ -198,9 +181,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         a = np.moveaxis(a, axisa, -1)
     if axisb != -1:
         b = np.moveaxis(b, axisb, -1)
-    if np.shape(a)[-1] not in CROSS_LENGTHS or np.shape(b)[-1] not in CROSS_LENGTHS:
-        raise ValueError(f"this NumPy's np.cross takes vectors of {CROSS_TAKES} components, "
-                         f"not {np.shape(a)[-1]} and {np.shape(b)[-1]}")
+    a, b = checked_cross_vector(a), checked_cross_vector(b)  # (the lengths NumPy takes)
     if np.shape(a)[-1] == 2 and np.shape(b)[-1] == 2:
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     if np.shape(a)[-1] == 2:  # (a 2-vector is a 3-vector with z = 0)

@@ -588,7 +588,7 @@ def test_cross_of_vectors_numpy_refuses_raises_as_numpy_does(f):
         pytest.skip(f"this NumPy takes {n}-vectors")
     with pytest.raises(ValueError):
         f(M)
-    with pytest.raises(ValueError, match=f"not {n} and 3"):  # (s2sad's stand-in's words)
+    with pytest.raises(ValueError, match=f"not {n}\\)"):  # (s2sad's stand-in's words)
         s2sad.value_and_grad(f)(M)
     with pytest.raises(ValueError):  # (the forward value is NumPy's call, its words)
         s2sad.jvp(f)(M)

@@ -37,7 +37,8 @@ import numpy as np
 from ..registry import (deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_function)
 from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_like, check_number,
-                       check_no_function, check_real_power, checked_quantiles, expand_reduced,
+                       check_no_function, check_real_power, checked_cross_vector, checked_quantiles,
+                       expand_reduced,
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
                        running_extremum, scaled_power, shape_of, side_effect, sort_order,
                        extreme_position, sum_list_grad,
@@ -74,6 +75,11 @@ deffacts(side_effect, checks=True)  # (the user's change to an object's state: k
 
 @defvjp(checked_quantiles)  # q itself (checked)
 def checked_quantiles_rule(g, ans, q):
+    return g
+
+
+@defvjp(checked_cross_vector)  # a itself (checked)
+def checked_cross_vector_rule(g, ans, a):
     return g
 
 

@@ -221,6 +221,44 @@ def ptp_grad(g, x, axis=None, keepdims=False):
                 down / xp.sum(down, axis=axis, keepdims=True))
 
 
+def _cross_lengths() -> tuple:
+    """The vector lengths the installed ``np.cross`` takes: 2 and 3 (NumPy < 2.5, where 2
+    warns), or 3 alone."""
+    import warnings
+    taken = []
+    for n in (2, 3):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # (NumPy 2's, for 2)
+                np.cross(np.zeros(n), np.zeros(3))
+        except ValueError:
+            continue
+        taken.append(n)
+    return tuple(taken)
+
+
+_CROSS_LENGTHS = _cross_lengths()
+
+
+def checked_cross_vector(a):
+    """``a`` itself, once the installed ``np.cross`` takes vectors of its last axis's
+    length (3; 2 too before NumPy 2.5): ``np.cross``'s definition in
+    :mod:`s2sad.implementations` would compute a result where NumPy raises.
+
+    >>> checked_cross_vector(np.ones(3))
+    array([1., 1., 1.])
+    >>> checked_cross_vector(np.ones(4))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    ValueError: incompatible dimensions for cross product (dimension must be ...3, not 4)
+    """
+    n = np.shape(a)[-1] if np.ndim(a) else 0
+    if n not in _CROSS_LENGTHS:
+        raise ValueError("incompatible dimensions for cross product (dimension must be "
+                         f"{' or '.join(map(str, _CROSS_LENGTHS))}, not {n})")
+    return a
+
+
 def checked_quantiles(q):
     """``q`` itself, once NumPy's check passes (``np.quantile``'s definition in
     :mod:`s2sad.implementations` would read past the sorted values otherwise).
