@@ -16,6 +16,7 @@ import math
 import numpy as np
 import pytest
 from test_overrefusals_s28 import central
+from test_overrefusals_s29 import Acc  # (an accumulator: total += scale * v)
 
 import s2sad
 
@@ -101,15 +102,6 @@ def test_gradient_matches_central_differences(f):
 
 
 # --- objects made in loops and branches, class attributes (local_objects) -------------------
-
-class Acc:
-    def __init__(self, scale):
-        self.scale = scale
-        self.total = 0.0
-
-    def add(self, v):
-        self.total = self.total + self.scale * v
-
 
 class Doubler:
     def __init__(self, scale):
