@@ -139,6 +139,26 @@ def _axis_split_numba(shape, axis):
     return _axis_split
 
 
+def _kept_shape(shape, axis, keep, kept):
+    """The shape of a reduction of an array of ``shape`` over ``axis``: that axis left out,
+    or kept as 1 (``keep``), as an array of ``kept`` sizes (for ``to_fixed_tuple``)."""
+    sizes = np.empty(kept, np.int64)
+    m = 0
+    for d in range(len(shape)):
+        if d != axis:
+            sizes[m] = shape[d]
+            m += 1
+        elif keep:
+            sizes[m] = 1
+            m += 1
+    return sizes
+
+
+@overload(_kept_shape)
+def _kept_shape_numba(shape, axis, keep, kept):
+    return _kept_shape
+
+
 def _normal_axis(axis, ndim):
     """``axis`` counted from the front, or NumPy's error where ``ndim`` has no such axis."""
     if axis < -ndim or axis >= ndim:
@@ -201,18 +221,9 @@ def _sum_along(x, axis=None, keepdims=False):
             for j in range(n):
                 for k in range(inner):
                     total[i, k] += flat[i, j, k]
-        shape = np.empty(kept, np.int64)
-        m = 0
-        for d in range(ndim):
-            if d != ax:
-                shape[m] = x.shape[d]
-                m += 1
-            elif keep:
-                shape[m] = 1
-                m += 1
         if kept == 0:
             return total[0, 0]
-        return total.reshape(to_fixed_tuple(shape, kept))
+        return total.reshape(to_fixed_tuple(_kept_shape(x.shape, ax, keep, kept), kept))
     return along
 
 
@@ -733,18 +744,9 @@ def _prod_along(x, axis=None, keepdims=False):
                 for j in range(1, n):
                     product = product * flat[i, j, k]
                 total[i, k] = product
-        shape = np.empty(kept, np.int64)
-        m = 0
-        for d in range(ndim):
-            if d != ax:
-                shape[m] = x.shape[d]
-                m += 1
-            elif keep:
-                shape[m] = 1
-                m += 1
         if kept == 0:
             return total[0, 0]
-        return total.reshape(to_fixed_tuple(shape, kept))
+        return total.reshape(to_fixed_tuple(_kept_shape(x.shape, ax, keep, kept), kept))
     return along
 
 
