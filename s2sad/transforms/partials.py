@@ -52,8 +52,9 @@ def _only_called(normalize, name: str, static, user_code, _seen=()) -> bool:
     (``odeint(g, ...)``: the partial object itself, which that function's rule judges)?"""
     import types
     tree = normalize.source.tree
-    calls = [n for n in trees.walk(tree) if isinstance(n, gast.Call)]
-    for node in trees.walk(tree):
+    nodes = _scope_nodes(tree)
+    calls = [n for n in nodes if isinstance(n, gast.Call)]
+    for node in nodes:
         if not (isinstance(node, gast.Name) and node.id == name and
                 isinstance(node.ctx, gast.Load)) or _tested_none(tree, node):
             continue
@@ -80,6 +81,15 @@ def _only_called(normalize, name: str, static, user_code, _seen=()) -> bool:
         if not (inlined or callee is functools.partial and call.args[0] is node):
             return False
     return True
+
+
+def _scope_nodes(tree) -> list:
+    """The nodes of a function's body: its defaults, decorators and annotations are read in
+    the enclosing scope, where the def runs (``def g(x, f=f)``: the default ``f`` is the
+    module's, not the parameter)."""
+    if isinstance(tree, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        return [n for stmt in tree.body for n in trees.walk(stmt)]
+    return trees.walk(tree)
 
 
 def _made_here(normalize, func, static) -> bool:
