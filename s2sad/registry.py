@@ -110,6 +110,66 @@ class Rule:
         return self.shape == "scalar" and (module == "math" or self.func is float)
 
 
+class RuleDecorator:
+    """What ``s2sad.defvjp(f)`` (``deftangent``, ``custom_vjp``, ``custom_jvp``) returns:
+    the decorator of ``f``'s rule, a ``def``. Called on anything else, or asked for JAX's
+    ``f.defvjp(fwd, bwd)``, it says how s2sad's rules are written, where JAX's
+    ``@custom_vjp`` over the function itself would otherwise register an array as a rule.
+
+    >>> import s2sad
+    >>> def clip(x):
+    ...     return x
+    >>> decorator = s2sad.custom_vjp(clip)   # JAX's @custom_vjp over clip does this
+    >>> decorator(2.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: s2sad.custom_vjp(clip) decorates the rule of clip, a `def`, and was called on a value of type float. Write the rule under it:
+        @s2sad.custom_vjp(clip)
+        def clip_vjp(g, ans, x):
+            return ...   # one expression per argument of clip
+    (Placed over clip itself, as JAX's @custom_vjp is, it takes clip's name: put it over the rule.)
+    """
+
+    __slots__ = ("maker", "funcs", "register")
+
+    def __init__(self, maker: str, funcs: tuple, register: Callable):
+        self.maker, self.funcs, self.register = maker, funcs, register
+
+    def __call__(self, rule):
+        if not inspect.isfunction(rule):
+            raise TypeError(self._advice(f"was called on {_a_kind(rule)}"))
+        return self.register(rule)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(self._advice(f"has no .{name}() (JAX's form)"))
+
+    def _advice(self, what: str) -> str:
+        names = ", ".join(getattr(f, "__name__", "f") for f in self.funcs) or "f"
+        first = getattr(self.funcs[0], "__name__", "f") if self.funcs else "f"
+        suffix = "_jvp" if self.maker in ("deftangent", "custom_jvp") else "_vjp"
+        params = _rule_parameters(self.funcs[0]) if self.funcs else "x"
+        return (f"s2sad.{self.maker}({names}) decorates the rule of {names}, a `def`, and "
+                f"{what}. Write the rule under it:\n"
+                f"    @s2sad.{self.maker}({names})\n"
+                f"    def {first}{suffix}(g, ans, {params}):\n"
+                f"        return ...   # one expression per argument of {first}\n"
+                f"(Placed over {first} itself, as JAX's @custom_vjp is, it takes {first}'s "
+                f"name: put it over the rule.)")
+
+
+def _a_kind(value) -> str:
+    return f"a value of type {type(value).__name__}"
+
+
+def _rule_parameters(func) -> str:
+    try:
+        return ", ".join(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return "x"
+
+
 def custom_vjp(func, *, shape: str = "other"):
     """Decorator: the decorated function is the adjoint (reverse-mode) rule of ``func``.
 
@@ -142,7 +202,7 @@ def custom_vjp(func, *, shape: str = "other"):
         defvjp(func, shape=shape)(adjoint)
         _RULES[_key(func)].custom = True
         return adjoint
-    return register
+    return RuleDecorator("custom_vjp", (func,), register)
 
 
 def custom_jvp(func):
@@ -172,7 +232,7 @@ def custom_jvp(func):
         deftangent(func)(tangent)
         _RULES[_key(func)].custom = True
         return tangent
-    return register
+    return RuleDecorator("custom_jvp", (func,), register)
 
 
 def _parse_rule(function) -> tuple[list, object]:
@@ -336,7 +396,7 @@ def defvjp(*funcs, shape: str = "elementwise"):
             _RULES[_key(func)] = rule
         changed()
         return adjoint
-    return register
+    return RuleDecorator("defvjp", funcs, register)
 
 
 def call_hint(func) -> str:
@@ -408,7 +468,7 @@ def deftangent(*funcs):
             rule._parsed_tangent = None
         changed()
         return tangent
-    return register
+    return RuleDecorator("deftangent", funcs, register)
 
 
 def deflinear(*funcs, argnums=(0,), joint: bool = False):

@@ -46,3 +46,37 @@ def test_defaults_bound_in_a_loop_each_followed_with_second_derivatives():
                                    rtol=1e-7, atol=1e-9)
         np.testing.assert_allclose(s2sad.hessian(g)(X), central_differences(gradient, (X,), 0),
                                    rtol=1e-6, atol=1e-8)
+
+
+# --- JAX's form of a custom rule: a located, actionable error, nothing registered ---------
+
+def _clip(x):
+    return x
+
+
+def test_custom_vjp_over_the_function_itself_says_how_rules_are_written():
+    import pytest
+    from s2sad import registry
+    decorator = s2sad.custom_vjp(_clip)  # what `@s2sad.custom_vjp` over _clip binds
+    with pytest.raises(TypeError, match=r"(?s)called on a value of type ndarray.*"
+                       r"@s2sad.custom_vjp\(_clip\)\n    def _clip_vjp\(g, ans, x\)"):
+        decorator(np.ones(2))
+    with pytest.raises(AttributeError, match=r"has no \.defvjp\(\) \(JAX's form\)"):
+        decorator.defvjp(None, None)
+    assert registry.lookup(_clip) is None  # (no array registered as its rule)
+    assert not hasattr(decorator, "__wrapped__")
+
+
+def test_rule_decorators_still_register_a_def():
+    def _twice(x):
+        return 2.0 * x
+
+    @s2sad.defvjp(_twice)
+    def _twice_vjp(g, ans, x):
+        return 2.0 * g
+
+    def f(x):
+        return np.sum(_twice(x) ** 2)
+
+    np.testing.assert_allclose(s2sad.grad(f)(X), central_differences(f, (X,), 0),
+                               rtol=1e-7, atol=1e-9)
