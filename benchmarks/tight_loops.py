@@ -1,7 +1,9 @@
 """Tight scalar loops in pure Python: s2sad's gradient against the hand-written one.
 
-``python -m benchmarks.tight_loops [--quick] [--rounds N]``: one process, three
-workloads (issue 38's ``while`` loop, the seed's f4, Speelpenning's product as a loop).
+``python -m benchmarks.tight_loops [--quick] [--rounds N]``: one process, four
+workloads (issue 38's ``while`` loop, the seed's f4, Speelpenning's product as a loop,
+a trajectory appended to a list, 10,000 steps: its reverse sweep pops the list's
+sensitivity, once a copy of the list per step).
 For each, three calls are timed side by side in paired rounds, each round in an order
 of its own (``timing.measure_rounds``): the hand-written gradient, s2sad's gradient as a
 user calls it, and the generated code alone ("code only": the variant's function,
@@ -46,6 +48,35 @@ def grad_tight_while_hand(x):
     return g
 
 
+STEPS = 10_000
+
+
+def appended_trajectory(a):
+    xs = []
+    x = 0.5
+    for i in range(STEPS):
+        x = x * 0.99 + math.sin(a * x) * 0.01
+        xs.append(x)
+    return sum(xs)
+
+
+def grad_appended_trajectory_hand(a):
+    """The trajectory kept, then walked back; each state adds 1 to its own sensitivity."""
+    xs = [0.5]
+    x = 0.5
+    for i in range(STEPS):
+        x = x * 0.99 + math.sin(a * x) * 0.01
+        xs.append(x)
+    g, ga = 0.0, 0.0
+    for i in reversed(range(STEPS)):
+        g += 1.0
+        before = xs[i]
+        c = math.cos(a * before) * 0.01
+        ga += g * c * before
+        g = g * (0.99 + c * a)
+    return ga
+
+
 def workloads():
     """``(name, f, hand-written gradient, arguments)``."""
     rng = np.random.default_rng(0)
@@ -55,6 +86,8 @@ def workloads():
         ("f4", f4, lambda v: grad_f4_hand(v)[0], ([1.0, 2.0, 3.0, 4.0],)),
         ("speelpenning (loop)", speelpenning_loop, lambda v: grad_speelpenning_hand(v)[0],
          (floats,)),
+        ("appended trajectory (10,000)", appended_trajectory, grad_appended_trajectory_hand,
+         (0.7,)),
     ]
 
 

@@ -56,6 +56,7 @@ from .transforms.gradient_form import GradientForm, fresh_call, fresh_names
 from .transforms.forward_substitution import ForwardSubstitution, view_arguments
 from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
 from .transforms.lazy_kernels import ElementwiseKernels
+from .transforms.list_pops import ListPops
 from .transforms.kinds import (ANY, Kind, from_descriptor, infer_kinds, object_members,
                                object_roots)
 from .transforms.nan_check import NanCheck
@@ -744,6 +745,16 @@ def loop_sums(build: Build, local_names: set) -> bool:
 
 
 @transform(on="adjoint", needs=(local_names,))
+def list_pops(build: Build, local_names: set) -> bool:
+    """A list's sensitivity that a reverse loop shortens step by step (``s_xs =
+    s_xs[:-1]``, the adjoint of an append): copied once before the loop, popped in place."""
+    pops = ListPops(local_names | set(build.source.globals))
+    build.adjoint = pops.visit(build.adjoint)
+    build.needs_nestable_build |= pops.changed
+    return pops.changed
+
+
+@transform(on="adjoint", needs=(local_names,))
 def while_tape(build: Build, local_names: set) -> bool:
     """The tape of a ``while`` loop in no other loop: a list per saved value, the trip
     count its length, walked back by the reverse loop."""
@@ -947,6 +958,8 @@ PIPELINE = [
     Step(dead_code, when=optimize & ~debug_nans, after=(plain_numpy,)),
     Step(lazy_sums, when=lazy_target),
     Step(lazy_kernels, when=lazy_target & final_reverse),
+    # (last: the passes before it would read `del s_xs[-1]` as no write to s_xs)
+    Step(list_pops, when=final_reverse & ~compiled_target),
     Step(readable),
 ]
 

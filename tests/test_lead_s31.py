@@ -80,3 +80,71 @@ def test_rule_decorators_still_register_a_def():
 
     np.testing.assert_allclose(s2sad.grad(f)(X), central_differences(f, (X,), 0),
                                rtol=1e-7, atol=1e-9)
+
+
+# --- a list appended to in a loop: its sensitivity popped in place in reverse --------------
+
+import math  # noqa: E402
+
+
+def appended_scalars(a, n):
+    xs = []
+    x = 0.5
+    for i in range(n):
+        x = x * 0.99 + math.sin(a * x) * 0.01
+        xs.append(x)
+    return sum(xs)
+
+
+def appended_rows(w, n):
+    hs = []
+    h = np.zeros(3)
+    for i in range(n):
+        h = np.tanh(h * w + 0.1)
+        if i % 3 != 1:
+            hs.append(h)
+    return np.sum(np.stack(hs) ** 2)
+
+
+def appended_in_nested_loops(a, b):
+    out = []
+    for u in a:
+        for v in b:
+            out.append(u * v)
+    return sum(o * o for o in out)
+
+
+def test_a_list_appended_to_in_a_loop_is_popped_in_place():
+    gradient = s2sad.grad(appended_rows)
+    w = np.array([0.3, -0.5, 0.9])
+    source = gradient.source_for(w, 7)
+    assert "del s_hs[-1]" in source and "s_hs = list(s_hs)" in source  # (a read between)
+    assert "s_hs = s_hs[:-1]" not in source
+    np.testing.assert_allclose(gradient(w, 7), central_differences(lambda v: appended_rows(v, 7),
+                                                                   (w,), 0), rtol=1e-7)
+
+
+def test_appends_popped_in_place_match_differences():
+    assert "s_x = s_x + s_xs.pop()" in s2sad.grad(appended_scalars).source_for(0.7, 50)
+    np.testing.assert_allclose(s2sad.grad(appended_scalars)(0.7, 50),
+                               central_differences(lambda v: appended_scalars(v, 50), (0.7,), 0),
+                               rtol=1e-7)
+    a, b = np.array([0.4, -1.1]), np.array([2.0, 0.3, -0.6])
+    got = s2sad.grad(appended_in_nested_loops, wrt=(0, 1))(a, b)
+    np.testing.assert_allclose(got[0], central_differences(appended_in_nested_loops, (a, b), 0),
+                               rtol=1e-7)
+    np.testing.assert_allclose(got[1], central_differences(appended_in_nested_loops, (a, b), 1),
+                               rtol=1e-7)
+
+
+def test_a_gradient_differentiated_again_keeps_its_functional_pops():
+    # the inner gradient is nested: its list stays a value (s = s[:-1]); the outer one,
+    # final, pops its own sensitivity lists in place
+    s2sad.check_grads(appended_scalars, (0.7, 12), order=2, modes=("rev", "fwd"), wrt=0)
+    second = s2sad.grad(s2sad.grad(appended_scalars))
+    np.testing.assert_allclose(
+        second(0.7, 12),
+        central_differences(lambda v: s2sad.grad(appended_scalars)(v, 12), (0.7,), 0),
+        rtol=1e-6)
+    source = second.source_for(0.7, 12)
+    assert "s2_stack.pop()" in source and "s2_stack[:-1]" not in source

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import numbers
+import operator
 
 import numpy as np
 
@@ -65,8 +67,8 @@ def added_to(s) -> bool:
 def zeros_like_structure(x):
     """Zeros with the structure of ``x``, ready to be updated in place (tuples become
     lists, a dict a :class:`SensitivityDict`)."""
-    if isinstance(x, (list, tuple)):
-        return [zeros_like_structure(v) for v in x]
+    if isinstance(x, (list, tuple)):  # (a Python float's: NOTHING, without the call)
+        return [NOTHING if type(v) is float else zeros_like_structure(v) for v in x]
     if isinstance(x, dict):
         return SensitivityDict((k, zeros_like_structure(v)) for k, v in x.items())
     if isinstance(x, np.ndarray):
@@ -150,7 +152,10 @@ def add_sens(a, b):
         if _has_none(a) or _has_none(b):
             return tuple(u if v is None else v if u is None else add_sens(u, v)
                          for u, v in zip(a, b, strict=True))
-        summed = [add_sens(u, v) for u, v in zip(a, b, strict=True)]
+        # (two Python floats: the sum add_sens would return, without a call per item)
+        summed = [u + v if type(u) is float and type(v) is float and
+                  (u is not NOTHING or v is not NOTHING) else add_sens(u, v)
+                  for u, v in zip(a, b, strict=True)]
         return summed if isinstance(a, list) else tuple(summed)
     if isinstance(a, (list, tuple, dict)) and _zero(b):
         return a  # (the 0.0 nothing has flowed into yet: a list's items keep their shapes)
@@ -166,7 +171,10 @@ def add_sens(a, b):
 
 
 def _has_none(items) -> bool:
-    return any(v is None for v in items)
+    return any(map(_IS_NONE, items))  # (a loop in C: `None in items` would compare arrays)
+
+
+_IS_NONE = functools.partial(operator.is_, None)
 
 
 def _zero(x) -> bool:
