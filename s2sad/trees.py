@@ -181,6 +181,22 @@ def reads_and_writes(tree) -> tuple:
     return reads, writes
 
 
+def signed_constant(node, kind: type):
+    """The number of type ``kind`` that ``node`` is written as, a sign included (``2``,
+    ``-1``, ``-1.0``: a constant, or ``-`` applied to one as parsed), else None.
+
+    >>> import gast
+    >>> [signed_constant(gast.parse(t).body[0].value, int) for t in ("-1", "2", "-1.0")]
+    [-1, 2, None]
+    """
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        value = signed_constant(node.operand, kind)
+        return None if value is None else -value
+    if isinstance(node, gast.Constant) and type(node.value) is kind:
+        return node.value
+    return None
+
+
 def root_name(node) -> str:
     """The name an item or attribute chain starts from (``a`` of ``a.b[0]``), or ``""``."""
     while type(node) in (gast.Subscript, gast.Attribute):

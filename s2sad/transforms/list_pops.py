@@ -47,12 +47,7 @@ _BLOCKS = ("body", "orelse", "finalbody")
 
 def _minus_one(node) -> bool:
     """``-1``, as the passes write it (a constant) or as parsed (``-`` applied to 1)."""
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        node, sign = node.operand, -1
-    else:
-        sign = 1
-    return isinstance(node, gast.Constant) and type(node.value) is int and \
-        sign * node.value == -1
+    return trees.signed_constant(node, int) == -1
 
 
 def _last(node, name: str) -> bool:

@@ -99,12 +99,7 @@ def _joined(a: Kind, b: Kind) -> Kind:
 
 def _int(node):
     """The int ``node`` is written as (``2``, ``-1``), or None."""
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        value = _int(node.operand)
-        return None if value is None else -value
-    if isinstance(node, gast.Constant) and type(node.value) is int:
-        return node.value
-    return None
+    return trees.signed_constant(node, int)
 
 
 def _axes(node, ndim: int):
@@ -122,12 +117,7 @@ def _axes(node, ndim: int):
 
 def _minus_one(node) -> bool:
     """Is ``node`` the float ``-1.0`` as written?"""
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        node, sign = node.operand, -1.0
-    else:
-        sign = 1.0
-    return isinstance(node, gast.Constant) and type(node.value) is float and \
-        sign * node.value == -1.0
+    return trees.signed_constant(node, float) == -1.0
 
 
 def _arithmetic(node) -> bool:
