@@ -51,10 +51,10 @@ def grad_tight_while_hand(x):
 STEPS = 10_000
 
 
-def appended_trajectory(a):
+def appended_trajectory(a, n=STEPS):
     xs = []
     x = 0.5
-    for i in range(STEPS):
+    for i in range(n):
         x = x * 0.99 + math.sin(a * x) * 0.01
         xs.append(x)
     return sum(xs)

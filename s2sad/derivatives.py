@@ -952,12 +952,14 @@ class BoundDerivative:
 
 def _call_generated(derivative, args, *extra):
     """:data:`s2sad.hooks.call_generated`."""
+    args = derivative._bind(tuple(args), {})  # (a parameter left out: its default)
     return derivative._call(derivative._variant(args).function, args, *extra)
 
 
 def _call_again(derivative, args, *extra):
     """:data:`s2sad.hooks.call_again`."""
     from .runtime.structures import repeating
+    args = derivative._bind(tuple(args), {})
     compiled = derivative._variant(args)
     _refuse_state_read_again(
         derivative, "s2sad.checkpoint", "derivative (recomputing it)", compiled, args,
@@ -968,12 +970,13 @@ def _call_again(derivative, args, *extra):
 
 def _variant_function(derivative, args):
     """:data:`s2sad.hooks.variant_function`."""
-    function = derivative._variant(args).function
+    function = derivative._variant(derivative._bind(tuple(args), {})).function
     return None if derivative._kwonly else function
 
 
 def _generated_function(derivative, args):
     """:data:`s2sad.hooks.generated_function`."""
+    args = derivative._bind(tuple(args), {})
     derivative._variant(args)  # (its module globals read afresh)
     return derivative._nestable(derivative._key(args)).function
 

@@ -84,16 +84,7 @@ def test_rule_decorators_still_register_a_def():
 
 # --- a list appended to in a loop: its sensitivity popped in place in reverse --------------
 
-import math  # noqa: E402
-
-
-def appended_scalars(a, n):
-    xs = []
-    x = 0.5
-    for i in range(n):
-        x = x * 0.99 + math.sin(a * x) * 0.01
-        xs.append(x)
-    return sum(xs)
+from benchmarks.tight_loops import appended_trajectory as appended_scalars  # noqa: E402
 
 
 def appended_rows(w, n):
@@ -148,3 +139,11 @@ def test_a_gradient_differentiated_again_keeps_its_functional_pops():
         rtol=1e-6)
     source = second.source_for(0.7, 12)
     assert "s2_stack.pop()" in source and "s2_stack[:-1]" not in source
+
+
+def test_hooks_bind_a_parameter_left_to_its_default():
+    from s2sad import hooks
+    gradient = s2sad.grad(appended_scalars)
+    expected = gradient(0.7, 10_000)
+    assert hooks.variant_function(gradient, (0.7,))(0.7, 10_000) == expected
+    assert hooks.call_generated(gradient, (0.7,)) == expected
