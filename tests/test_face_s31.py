@@ -101,3 +101,69 @@ def test_second_order_control_flow_keeps_no_dead_loop():
     inner = s2sad.grad(eager.control_flow)
     for a in (0.3, -0.7):
         assert gg(a) == pytest.approx(central_differences(inner, a), abs=1e-6)
+
+
+# --- x ** 3 at order 2 reads as a person writes it ---------------------------------------
+
+
+def test_the_second_derivative_of_a_cube_is_one_product():
+    """On main, ``x * x * x`` at order 2 read ``s2_x = x * 4.0`` then ``s2_x += 2.0 * x``,
+    its first derivative ``x * x + 2.0 * (x * x)`` (``x ** 3`` read ``6 * x`` already).
+    The values are the same bits: each term a product by a power of two, so the sum rounds
+    once, as the one product does."""
+    f = eager.cube
+    gg = s2sad.grad(s2sad.grad(f))
+    body = [line.strip() for line in gg.source_for(0.5).splitlines()[1:] if line.strip()]
+    assert body == ["s2_x = x * 6.0", "return s2_x"], body
+    first = s2sad.grad(f).source_for(0.5)
+    assert "s_x = 3.0 * (x * x)" in first, first
+    inner = s2sad.grad(f)
+    rng = np.random.default_rng(31)
+    for x in list(rng.normal(size=20) * 10.0 ** rng.integers(-8, 8, 20)) + [1e300, -3e-300]:
+        assert gg(x) == x * 4.0 + 2.0 * x  # (main's values, to the bit)
+        assert inner(x) == x * x + 2.0 * (x * x)
+    for x in (0.5, -1.25):
+        assert gg(x) == pytest.approx(central_differences(inner, x), rel=1e-7)
+
+
+def test_like_terms_fold_only_where_exact():
+    """``c1 * e + c2 * e`` folds where both constants are powers of two of one sign
+    (exact products, one rounding); ``0.1 * x + 0.2 * x`` and ``4.0 * x - 2.0 * x`` (an
+    overflow of 4x that 2x does not have) stay as written."""
+    from s2sad.transforms.readable import like_terms
+    import gast
+    for text, folded in [("x * 4.0 + 2.0 * x", True), ("x + x", True), ("0.1 * x + 0.2 * x", False),
+                         ("4.0 * x - 2.0 * x", False), ("np.exp(x) + 2.0 * np.exp(x)", False),
+                         ("2 * x + 2.0 * x", True)]:
+        node = gast.parse(text).body[0].value
+        assert (like_terms(node.left, node.right, isinstance(node.op, gast.Sub))
+                is not None) == folded, text
+    assert 4.0 * 1e308 - 2.0 * 1e308 != 2.0 * 1e308  # (why: inf - 2e308 is inf)
+
+
+# --- the entry reads each argument's shape once ------------------------------------------
+
+
+def test_the_logistic_regression_entry_reads_each_shape_once():
+    """On main the entry read ``w.ndim`` and ``w.shape`` (twice the shape, per array);
+    ``x.shape[0] == 1 and x.shape[1] != 1`` read it once an axis."""
+    import dis
+    from golden import functions as F
+    rng = np.random.default_rng(4)
+    w, X, y = rng.normal(size=3), rng.normal(size=(10, 3)), rng.integers(0, 2, 10) * 1.0
+    g = s2sad.grad(F.logistic_regression)
+    got = g(w, X, y)
+    reads = [i.argval for i in dis.get_instructions(g._entry) if i.opname == "LOAD_ATTR"]
+    assert reads.count("shape") == 3 and "ndim" not in reads, reads
+    f = lambda v: F.logistic_regression(v, X, y)  # noqa: E731
+    np.testing.assert_allclose(got, central_differences(f, w), rtol=1e-6, atol=1e-9)
+    # an argument of other kinds (a row, a length-1 axis) still takes its own variant
+    for w2, X2 in [(rng.normal(size=1), rng.normal(size=(10, 1))),
+                   (rng.normal(size=3), rng.normal(size=(1, 3)))]:
+        y2 = y[:X2.shape[0]]
+        f = lambda v: F.logistic_regression(v, X2, y2)  # noqa: E731
+        np.testing.assert_allclose(g(w2, X2, y2), central_differences(f, w2), rtol=1e-6,
+                                   atol=1e-9)
+    from s2sad.dispatch import guard
+    text = guard(("nd", 2, "f", (1,)), "x", {})
+    assert text.count(".shape") == 1 and "len(shape_of_x := x.shape) == 2" in text, text
