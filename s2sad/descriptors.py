@@ -86,6 +86,8 @@ def describe_argument(value):
     (('nd', 2, 'f', (1,)), ('nd', 2, 'f', ()))
     >>> describe_argument(np.zeros(3)) == describe_argument(np.zeros(9)), describe_argument(2.0)
     (True, 'float')
+    >>> describe_argument([np.zeros((4, 5)), np.zeros(5), 2.0])
+    ('list', (('nd', 2, 'f', ()), ('nd', 1, 'f', ()), 'float'))
     """
     if type(value) is np.ndarray and value.ndim:
         shape = value.shape
@@ -97,6 +99,16 @@ def describe_argument(value):
     if type(desc) is tuple and len(desc) == 3 and desc[0] in ARRAY_TAGS and desc[1]:
         shape = tuple(value.shape)  # (a CuPy array: the same, so its code is NumPy's)
         return desc + (tuple(i for i, n in enumerate(shape) if n == 1),)
+    # the arrays a list, tuple or dict holds (an MLP's [W1, b1, W2, b2]): theirs too
+    if type(desc) is tuple and len(desc) == 2 and type(desc[1]) is tuple and \
+            len(desc[1]) == len(value) and (desc[0] in ("list", "tuple") and
+                                            type(value) in (list, tuple) or
+                                            desc[0] == "dict" and type(value) is dict):
+        if desc[0] == "dict":
+            return ("dict", tuple((key, describe_argument(value[key]) if type(item) is tuple
+                                   else item) for key, item in desc[1]))
+        return (desc[0], tuple(describe_argument(v) if type(item) is tuple else item
+                               for v, item in zip(value, desc[1], strict=True)))
     return desc
 
 

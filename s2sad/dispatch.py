@@ -238,10 +238,22 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
                                 constants) for key, item in desc[1]])
     constant = f"described_{len(constants)}"
     constants[constant] = desc
-    if isinstance(desc, tuple) and len(desc) == 4 and type(desc[3]) is tuple:  # (a CuPy
-        # array's axes of length 1: describe_argument)
+    if isinstance(desc, tuple) and len(desc) == 4 and type(desc[3]) is tuple or \
+            _says_ones(desc):  # (a CuPy array's axes of length 1, or those of the arrays a
+        # list holds: describe_argument)
         return _equal(ast.Call(_load("describe_argument"), [at()], []), _load(constant))
     return _equal(ast.Call(_load("describe"), [at()], []), _load(constant))
+
+
+def _says_ones(desc) -> bool:
+    """Does ``desc`` say, of an array it holds, which axes have length 1?"""
+    if type(desc) is not tuple or not desc:
+        return False
+    if desc[0] in ("list", "tuple") and len(desc) == 2 and type(desc[1]) is tuple:
+        return any(map(_says_ones, desc[1]))
+    if desc[0] == "dict" and len(desc) == 2 and type(desc[1]) is tuple:
+        return any(_says_ones(item) for _, item in desc[1])
+    return len(desc) == 4 and type(desc[3]) is tuple
 
 
 def read_tests(reads, constants: dict, names=None) -> list[str]:

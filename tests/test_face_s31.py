@@ -167,3 +167,57 @@ def test_the_logistic_regression_entry_reads_each_shape_once():
     from s2sad.dispatch import guard
     text = guard(("nd", 2, "f", (1,)), "x", {})
     assert text.count(".shape") == 1 and "len(shape_of_x := x.shape) == 2" in text, text
+
+
+# --- the arrays a list or dict argument holds: their axes of length 1 decide broadcasts ---
+
+
+def layer_of_a_dict(p, X):
+    return np.sum(np.tanh(X @ p["W"] + p["b"]) ** 2)
+
+
+def _flat_differences(f, parts, k):
+    def at(v):
+        changed = list(parts)
+        changed[k] = v
+        return f(changed)
+    return central_differences(at, parts[k])
+
+
+def test_an_mlp_given_a_list_of_arrays_reads_as_plain_numpy():
+    """On main, ``s2sad show --at`` of the MLP kept ``unbroadcast(s_2, like=b1)``,
+    ``unbroadcast_product`` and ``reduced_size``: a list's arrays said their rank alone, not
+    which axes have length 1. A bias of length 1 (``(1,)``) takes a variant of its own."""
+    from examples import mlp
+    rng = np.random.default_rng(8)
+    X, Y = rng.normal(size=(8, 4)), np.eye(3)[rng.integers(0, 3, 8)]
+    g = s2sad.grad(mlp.loss)
+    for sizes in ((4, 5, 3), (4, 1, 3)):  # (a hidden layer of one unit: b1 of shape (1,))
+        params = mlp.init(sizes, seed=2)
+        params[1] = rng.normal(size=params[1].shape)
+        source = g.source_for(params, X, Y)
+        if sizes[1] > 1:
+            assert "s_b1 = s_2.sum(axis=0)" in source, source
+            assert "unbroadcast_product" not in source and "reduced_size" not in source, source
+        got = g(params, X, Y)
+        for k in range(4):
+            expected = _flat_differences(lambda ps: mlp.loss(ps, X, Y), params, k)
+            np.testing.assert_allclose(got[k], expected, rtol=1e-6, atol=1e-9)
+    assert len(g._variants) == 2
+
+
+def test_a_dict_of_arrays_takes_a_variant_for_its_axes_of_length_one():
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(6, 3))
+    g = s2sad.grad(layer_of_a_dict)
+    for b in (rng.normal(size=4), rng.normal(size=(1, 4)), rng.normal(size=(6, 4)),
+              rng.normal(size=4)):
+        p = {"W": rng.normal(size=(3, 4)), "b": b}
+        got = g(p, X)
+        for key in ("W", "b"):
+            def f(v, key=key):
+                return layer_of_a_dict({**p, key: v}, X)
+            np.testing.assert_allclose(got[key], central_differences(f, p[key]), rtol=1e-6,
+                                       atol=1e-9)
+    assert "unbroadcast(" not in g.source_for({"W": np.ones((3, 4)), "b": np.ones(4)}, X)
+    assert len(g._variants) == 3

@@ -101,7 +101,9 @@ def test_describe_argument_says_which_axes_have_length_one():
     assert describe_argument(np.zeros((7, 3))) == describe_argument(np.zeros((9, 2)))
     assert describe_argument(np.zeros(())) == ("nd", 0, "f")  # (no axes: nothing to say)
     assert describe_argument(np.float64(1.0)) == ("nd", 0, "f", "number")
-    assert describe_argument([np.zeros(1)]) == ("list", (("nd", 1, "f"),))  # (items: rank)
+    # (the arrays a list or dict holds say theirs too: an MLP's [W1, b1, W2, b2])
+    assert describe_argument([np.zeros(1)]) == ("list", (("nd", 1, "f", (0,)),))
+    assert describe_argument({"w": np.zeros(3)}) == ("dict", (("w", ("nd", 1, "f", ())),))
 
 
 def layer_batch(X, W, b):
