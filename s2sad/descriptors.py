@@ -95,21 +95,23 @@ def describe_argument(value):
                 tuple(i for i, n in enumerate(shape) if n == 1) if 1 in shape else ())
     if value is None:  # (f(x, g=None): a variant of its own, its `g is None` decided)
         return NONE
+    kind = type(value)
+    # the arrays a list, tuple or dict holds (an MLP's [W1, b1, W2, b2]) say theirs too
+    if (kind is list or kind is tuple) and not set(map(type, value)) <= _PY.keys():
+        return (kind.__name__, tuple(map(_item_argument, value)))
+    if kind is dict:
+        return ("dict", tuple((k, _item_argument(v)) for k, v in value.items()))
     desc = describe(value)
     if type(desc) is tuple and len(desc) == 3 and desc[0] in ARRAY_TAGS and desc[1]:
         shape = tuple(value.shape)  # (a CuPy array: the same, so its code is NumPy's)
         return desc + (tuple(i for i, n in enumerate(shape) if n == 1),)
-    # the arrays a list, tuple or dict holds (an MLP's [W1, b1, W2, b2]): theirs too
-    if type(desc) is tuple and len(desc) == 2 and type(desc[1]) is tuple and \
-            len(desc[1]) == len(value) and (desc[0] in ("list", "tuple") and
-                                            type(value) in (list, tuple) or
-                                            desc[0] == "dict" and type(value) is dict):
-        if desc[0] == "dict":
-            return ("dict", tuple((key, describe_argument(value[key]) if type(item) is tuple
-                                   else item) for key, item in desc[1]))
-        return (desc[0], tuple(describe_argument(v) if type(item) is tuple else item
-                               for v, item in zip(value, desc[1], strict=True)))
     return desc
+
+
+def _item_argument(value):
+    """:func:`describe_argument` of an item of a list, tuple or dict (None described as
+    :func:`describe` describes it there)."""
+    return describe(value) if value is None else describe_argument(value)
 
 
 def length_one_axes(desc):

@@ -228,6 +228,12 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
         types_of = ast.Call(_load("map"), [_load("type"), at()], [])
         return _all(head + [_equal(ast.Call(_load("count_of"), [types_of, _load(item)], []),
                                    ast.Constant(items))])
+    if isinstance(desc, tuple) and desc[0] in ("list", "tuple") and len(desc) == 2 and \
+            0 < len(desc[1]) <= _UNROLL and _says_ones(desc):  # ([W1, b1, W2, b2]: each
+        return _all([_type_is(at(), desc[0]),          # array's test, in turn)
+                     _equal(ast.Call(_load("len"), [at()], []), ast.Constant(len(desc[1])))] +
+                    [guard_test(item, ast.Subscript(at(), ast.Constant(i), ast.Load()),
+                                constants) for i, item in enumerate(desc[1])])
     if isinstance(desc, tuple) and desc[0] == "dict" and 0 < len(desc[1]) <= _UNROLL and \
             all(type(key) in (str, int) for key, _ in desc[1]):
         keys = f"described_{len(constants)}"  # its keys, in order, then each item's test
