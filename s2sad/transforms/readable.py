@@ -229,8 +229,8 @@ def like_terms(left, right, subtract: bool, in_place: bool = False):
                                              type(a[0]) is not type(b[0])):
         return None
     value = c1 + c2
-    if abs(value) > _LARGEST_INT:
-        return None
+    if abs(value) > _LARGEST_INT or type(value) is int and abs(value) > 127:
+        return None  # (an int past int8's range: NumPy refuses it with an int8 array)
     return gast.BinOp(gast.Constant(value, None), gast.Mult(), a[1])
 
 
