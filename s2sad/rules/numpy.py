@@ -33,9 +33,9 @@ import numpy as np
 from ..registry import (defdtype, deffacts, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_function, refuse_varying)
 from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
-                       linspace_grad, list_grad, list_tangent, nanmean_grad, nansum_grad, norm_grad, prod_grad, ptp_grad,
-                       reduced_size, scaled_power, std_grad, sum_grad, unbroadcast,
-                       var_grad)
+                       linspace_grad, list_grad, list_tangent, nanmean_grad, nansum_grad,
+                       norm_grad, prod_grad, ptp_grad, reduced_size, scaled_power, std_grad,
+                       sum_grad, unbroadcast, var_grad)
 
 # --- elementwise, one argument -------------------------------------------------
 
