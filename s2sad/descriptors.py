@@ -86,6 +86,8 @@ def describe_argument(value):
     (('nd', 2, 'f', (1,)), ('nd', 2, 'f', ()))
     >>> describe_argument(np.zeros(3)) == describe_argument(np.zeros(9)), describe_argument(2.0)
     (True, 'float')
+    >>> describe_argument([np.zeros((4, 5)), np.zeros(5), 2.0])
+    ('list', (('nd', 2, 'f', ()), ('nd', 1, 'f', ()), 'float'))
     """
     if type(value) is np.ndarray and value.ndim:
         shape = value.shape
@@ -93,11 +95,23 @@ def describe_argument(value):
                 tuple(i for i, n in enumerate(shape) if n == 1) if 1 in shape else ())
     if value is None:  # (f(x, g=None): a variant of its own, its `g is None` decided)
         return NONE
+    kind = type(value)
+    # the arrays a list, tuple or dict holds (an MLP's [W1, b1, W2, b2]) say theirs too
+    if (kind is list or kind is tuple) and not set(map(type, value)) <= _PY.keys():
+        return (kind.__name__, tuple(map(_item_argument, value)))
+    if kind is dict:
+        return ("dict", tuple((k, _item_argument(v)) for k, v in value.items()))
     desc = describe(value)
     if type(desc) is tuple and len(desc) == 3 and desc[0] in ARRAY_TAGS and desc[1]:
         shape = tuple(value.shape)  # (a CuPy array: the same, so its code is NumPy's)
         return desc + (tuple(i for i, n in enumerate(shape) if n == 1),)
     return desc
+
+
+def _item_argument(value):
+    """:func:`describe_argument` of an item of a list, tuple or dict (None described as
+    :func:`describe` describes it there)."""
+    return describe(value) if value is None else describe_argument(value)
 
 
 def length_one_axes(desc):

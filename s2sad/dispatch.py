@@ -89,6 +89,14 @@ class _Unparser(getattr(codegen, "_Unparser", ast._Unparser)):
                 self.set_precedence(precedence.next(), value)
             self.interleave(lambda: self.write(f" {operator} "), self.traverse, node.values)
 
+    def visit_Call(self, node):
+        """``len(shape_of_x := x.shape)``: a lone argument held in a name needs no
+        parentheses of its own."""
+        if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.NamedExpr):
+            self.set_precedence(getattr(ast._Precedence, "NAMED_EXPR", ast._Precedence.TUPLE),
+                                node.args[0])  # (3.10: TUPLE)
+        super().visit_Call(node)
+
 
 def _text(tree) -> str:
     """The source of ``tree``: a guard's test, a statement, an entry."""
@@ -152,10 +160,15 @@ def guard(desc, name: str, constants: dict) -> str:
     return _text(guard_test(desc, _load(name), constants))
 
 
+def _shape_name(value: ast.expr) -> str:
+    """The name the entry holds ``value``'s shape in (``shape_of_x``), read once."""
+    return "shape_of_" + re.sub(r"\W+", "_", ast.unparse(value)).strip("_")
+
+
 def _length_ones(shape: ast.expr, ndim: int, ones: tuple) -> list[ast.expr]:
     """The tests that the axes ``ones`` of an array of ``ndim`` axes have length 1 and the
-    others do not (``describe_argument``): ``1 not in x.shape`` where none has, else one
-    test an axis (``x.shape[0] == 1``, ``x.shape[1] != 1``)."""
+    others do not (``describe_argument``), on ``shape``, the name of its shape: ``1 not in
+    shape_of_x`` where none has, else one test an axis (``shape_of_x[0] == 1``)."""
     if not ones:
         return [ast.Compare(ast.Constant(1), [ast.NotIn()], [shape])]
     return [ast.Compare(ast.Subscript(copy.deepcopy(shape), ast.Constant(i), ast.Load()),
@@ -182,10 +195,15 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
         if desc[2] == "f":  # (float64 first: one attribute read, and no string compared)
             kind = ast.BoolOp(ast.Or(), [ast.Compare(attribute(at(), "dtype"), [ast.Is()],
                                                      [_load("float64_dtype")]), kind])
+        if len(desc) == 3:  # (which axes have length 1 not said: the rank alone)
+            return _all([_type_is(at(), "ndarray"),
+                         _equal(attribute(at(), "ndim"), ast.Constant(desc[1])), kind])
+        # the shape read once: its length is the rank, its items the axes of length 1
+        shape = _shape_name(value)
+        held = ast.NamedExpr(ast.Name(shape, ast.Store()), attribute(at(), "shape"))
         return _all([_type_is(at(), "ndarray"),
-                     _equal(attribute(at(), "ndim"), ast.Constant(desc[1])), kind] +
-                    (_length_ones(attribute(at(), "shape"), desc[1], desc[3])
-                     if len(desc) == 4 else []))
+                     _equal(ast.Call(_load("len"), [held], []), ast.Constant(desc[1])), kind] +
+                    _length_ones(_load(shape), desc[1], desc[3]))
     if desc == ("none",):  # (an argument that is None: describe_argument)
         return ast.Compare(at(), [ast.Is()], [ast.Constant(None)])
     if isinstance(desc, tuple) and desc[0] == "function":  # (the very function: np.tanh)
@@ -210,6 +228,12 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
         types_of = ast.Call(_load("map"), [_load("type"), at()], [])
         return _all(head + [_equal(ast.Call(_load("count_of"), [types_of, _load(item)], []),
                                    ast.Constant(items))])
+    if isinstance(desc, tuple) and desc[0] in ("list", "tuple") and len(desc) == 2 and \
+            0 < len(desc[1]) <= _UNROLL and _says_ones(desc):  # ([W1, b1, W2, b2]: each
+        return _all([_type_is(at(), desc[0]),          # array's test, in turn)
+                     _equal(ast.Call(_load("len"), [at()], []), ast.Constant(len(desc[1])))] +
+                    [guard_test(item, ast.Subscript(at(), ast.Constant(i), ast.Load()),
+                                constants) for i, item in enumerate(desc[1])])
     if isinstance(desc, tuple) and desc[0] == "dict" and 0 < len(desc[1]) <= _UNROLL and \
             all(type(key) in (str, int) for key, _ in desc[1]):
         keys = f"described_{len(constants)}"  # its keys, in order, then each item's test
@@ -220,10 +244,22 @@ def guard_test(desc, value: ast.expr, constants: dict) -> ast.expr:
                                 constants) for key, item in desc[1]])
     constant = f"described_{len(constants)}"
     constants[constant] = desc
-    if isinstance(desc, tuple) and len(desc) == 4 and type(desc[3]) is tuple:  # (a CuPy
-        # array's axes of length 1: describe_argument)
+    if isinstance(desc, tuple) and len(desc) == 4 and type(desc[3]) is tuple or \
+            _says_ones(desc):  # (a CuPy array's axes of length 1, or those of the arrays a
+        # list holds: describe_argument)
         return _equal(ast.Call(_load("describe_argument"), [at()], []), _load(constant))
     return _equal(ast.Call(_load("describe"), [at()], []), _load(constant))
+
+
+def _says_ones(desc) -> bool:
+    """Does ``desc`` say, of an array it holds, which axes have length 1?"""
+    if type(desc) is not tuple or not desc:
+        return False
+    if desc[0] in ("list", "tuple") and len(desc) == 2 and type(desc[1]) is tuple:
+        return any(map(_says_ones, desc[1]))
+    if desc[0] == "dict" and len(desc) == 2 and type(desc[1]) is tuple:
+        return any(_says_ones(item) for _, item in desc[1])
+    return len(desc) == 4 and type(desc[3]) is tuple
 
 
 def read_tests(reads, constants: dict, names=None) -> list[str]:
@@ -364,7 +400,8 @@ def _reaches(reads) -> bool:
 def _usable(name: str) -> bool:
     """Can the entry's code call a parameter ``name``?"""
     return name.isidentifier() and not keyword.iskeyword(name) and name not in _RESERVED \
-        and not name.startswith(("described_", "default_", "arg_", "read_", "each_"))
+        and not name.startswith(("described_", "default_", "arg_", "read_", "each_",
+                                 "shape_of_"))
 
 
 def _plain(signature) -> bool:
@@ -703,11 +740,13 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
     # have no names nor lines)
     walking = {node.target.id for node in walk(tests)  # (each_0: a test's own)
                if isinstance(node, ast.comprehension)}
-    if walking & set(names):
+    held = {node.target.id for node in walk(tests)  # (shape_of_x: a local of the variant's)
+            if isinstance(node, ast.NamedExpr)}
+    if (walking | held) & set(names):
         return None
     for node in walk(tests):  # (the parameters are the only names not the guard's)
         if isinstance(node, ast.Name) and node.id not in names and node.id not in walking:
-            if node.id not in helpers:
+            if node.id not in helpers and node.id not in held:
                 helpers[node.id] = getattr(builtins, node.id)
             node.id = _PREFIX + node.id
 

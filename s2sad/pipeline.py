@@ -571,7 +571,7 @@ def first_assignment(build: Build) -> bool:
 def dead_code(build: Build, is_pure) -> bool:
     """Dead code elimination by liveness, walking backwards; idempotent, so the manager
     runs it again only after a change."""
-    dead = DeadCode(is_pure)
+    dead = DeadCode(is_pure, build.stacks)
     build.adjoint = dead.visit(build.adjoint)
     return dead.changed
 

@@ -211,7 +211,7 @@ def vec_mat(v, A):
 
 
 @pytest.mark.parametrize("f,args,wrt,has", [
-    (twice_dot, (RNG.normal(size=3),), (0,), ["s_x = 2 * x"]),
+    (twice_dot, (RNG.normal(size=3),), (0,), ["s_x = 4 * x"]),  # (2x + 2x: like terms)
     (mat_vec, (RNG.normal(size=(3, 2)), RNG.normal(size=2)), (0, 1), ["[:, None] * v"]),
     (vec_mat, (RNG.normal(size=3), RNG.normal(size=(3, 4))), (0, 1), ["v[:, None] * "]),
 ], ids=["vector-vector", "matrix-vector", "vector-matrix"])

@@ -101,7 +101,9 @@ def test_describe_argument_says_which_axes_have_length_one():
     assert describe_argument(np.zeros((7, 3))) == describe_argument(np.zeros((9, 2)))
     assert describe_argument(np.zeros(())) == ("nd", 0, "f")  # (no axes: nothing to say)
     assert describe_argument(np.float64(1.0)) == ("nd", 0, "f", "number")
-    assert describe_argument([np.zeros(1)]) == ("list", (("nd", 1, "f"),))  # (items: rank)
+    # (the arrays a list or dict holds say theirs too: an MLP's [W1, b1, W2, b2])
+    assert describe_argument([np.zeros(1)]) == ("list", (("nd", 1, "f", (0,)),))
+    assert describe_argument({"w": np.zeros(3)}) == ("dict", (("w", ("nd", 1, "f", ())),))
 
 
 def layer_batch(X, W, b):
@@ -143,8 +145,9 @@ def test_a_changed_length_one_pattern_builds_again():
 
 def test_the_entry_tests_the_axes_of_length_one():
     from s2sad.dispatch import guard
-    assert guard(("nd", 2, "f", ()), "x", {}).endswith("1 not in x.shape")
-    assert guard(("nd", 2, "f", (1,)), "x", {}).endswith("x.shape[0] != 1 and x.shape[1] == 1")
+    assert guard(("nd", 2, "f", ()), "x", {}).endswith("1 not in shape_of_x")
+    assert guard(("nd", 2, "f", (1,)), "x", {}).endswith(
+        "shape_of_x[0] != 1 and shape_of_x[1] == 1")
     assert guard(("nd", 2, "f"), "x", {}).endswith("x.dtype.kind == 'f')")  # (not said)
 
 

@@ -33,9 +33,9 @@ import numpy as np
 from ..registry import (defdtype, deffacts, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_function, refuse_varying)
 from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
-                       linspace_grad, nanmean_grad, nansum_grad, norm_grad, prod_grad, ptp_grad,
-                       reduced_size, scaled_power, std_grad, sum_grad, unbroadcast,
-                       var_grad)
+                       linspace_grad, list_grad, list_tangent, nanmean_grad, nansum_grad,
+                       norm_grad, prod_grad, ptp_grad, reduced_size, scaled_power, std_grad,
+                       sum_grad, unbroadcast, var_grad)
 
 # --- elementwise, one argument -------------------------------------------------
 
@@ -598,6 +598,20 @@ deffacts(np.ndarray.T, method="transpose")
 deffacts(np.ndarray.flatten, method="ravel")  # (copy semantics aside: the same values)
 # np.astype is NumPy >= 2.1; before, np.asarray(x, dtype) has the same values
 deffacts(np.ndarray.astype, method="astype" if hasattr(np, "astype") else "asarray")
+
+
+# x.tolist(): nested lists of Python numbers, each an item of x; their sensitivities go back
+# into x's shape (resolve.classify finds the method on a value s2sad differentiates)
+@defvjp(np.ndarray.tolist, shape="other")
+def tolist_rule(g, ans, a):
+    return list_grad(g, a)
+
+
+@deftangent(np.ndarray.tolist)
+def tolist_tangent(g, ans, a):
+    return list_tangent(g, a)
+
+
 # x.shape, len(x)...: numbers (and a dtype) that do not follow x's values
 deffacts(np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,
          np.ndarray.__len__, no_derivative=True)

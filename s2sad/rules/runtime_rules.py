@@ -41,7 +41,7 @@ from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_
                        expand_reduced,
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
                        running_extremum, scaled_power, shape_of, side_effect, sort_order,
-                       extreme_position, sum_list_grad,
+                       extreme_position, list_grad, list_tangent, sum_list_grad,
                        unbroadcast, unbroadcast_product,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.structures import added_to, item_or_missing, object_sensitivity, restore_item
@@ -258,6 +258,20 @@ deffacts(pack_like, structure_of=(0,))
 @defvjp(pack_like, shape="other")
 def pack_like_rule(g, ans, x, parts):
     return None, unpack_sens(g, parts)
+
+
+# x.tolist()'s adjoint and tangent: each other's transpose, linear in g
+@defvjp(list_grad, shape="other")
+def list_grad_rule(g, ans, h, like):
+    return list_tangent(g, like), None
+
+
+@defvjp(list_tangent, shape="other")
+def list_tangent_rule(g, ans, h, like):
+    return list_grad(g, like), None
+
+
+deflinear(list_grad, list_tangent)
 
 
 deffacts(unpack_sens, structure_of=(1,))

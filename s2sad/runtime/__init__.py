@@ -65,8 +65,8 @@ from .shapes import (  # noqa: F401
 from .structures import (  # noqa: F401
     SensitivityDict, zeros_like_structure, pack_like, _Missing, MISSING, item_or_missing,
     restore_item, add_sens, _has_none, _zero, _stacked, output_seed, as_gradient, _nested_ndim,
-    _nested_shape, array_grad, sum_list_grad, object_gradient, frozen_attributes,
-    has_parameters, attribute_tangent, object_sensitivity, side_effect, sort_order,
+    _nested_shape, array_grad, sum_list_grad, list_grad, list_tangent, object_gradient,
+    frozen_attributes, has_parameters, attribute_tangent, object_sensitivity, side_effect, sort_order,
     extreme_position, NOTHING, added_to,
 )
 from .reductions import (  # noqa: F401

@@ -588,6 +588,40 @@ def array_grad(g, obj):
         else g[()] if g.ndim == 0 else xp.reshape(g, _shape(obj))
 
 
+def list_grad(g, like):
+    """Adjoint of ``like.tolist()``: the sensitivities ``g`` of its nested lists of Python
+    numbers (a 0.0 where a whole row got none), as an array of ``like``'s shape.
+
+    >>> list_grad([[1.0, 2.0], 0.0], np.ones((2, 2)))
+    array([[1., 2.],
+           [0., 0.]])
+    >>> list_grad(3.0, np.float64(1.0))
+    np.float64(3.0)
+    """
+    xp = array_module(like)
+    out = xp.zeros(_shape(like), _float_type(like))
+
+    def put(index, part):
+        if isinstance(part, (list, tuple)):
+            for i, item in enumerate(part):
+                put(index + (i,), item)
+        else:  # (a number, or the 0.0 of a part nothing flowed into: spread)
+            out[index] += part
+
+    put((), g)
+    return out if out.ndim else out[()]
+
+
+def list_tangent(g, like):
+    """Tangent of ``like.tolist()``: the tangent ``g`` of ``like`` as nested lists of
+    Python numbers too (a 0.0 for none); the adjoint of :func:`list_grad`.
+
+    >>> list_tangent(np.arange(2.0), np.ones(2)), list_tangent(0.0, np.ones(2))
+    ([0.0, 1.0], 0.0)
+    """
+    return g if isinstance(g, numbers.Number) else g.tolist()
+
+
 def sum_list_grad(g, iterable):
     """Adjoint of the builtin ``sum(iterable)``: every item gets ``g``."""
     if isinstance(iterable, (list, tuple)):

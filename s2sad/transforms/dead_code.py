@@ -45,6 +45,27 @@ A loop over ``range`` whose body is all dead goes too, unless its variable is re
 def g(xs):
     return xs
 
+A push or pop of the gradient's own stack (``stacks``) goes where nothing pops from the
+stack after it, and the value popped is read nowhere:
+
+>>> fn = gast.parse('''def g(x, n):
+...     stack = []
+...     trips = 0
+...     for _ in range(n):
+...         trips += 1
+...         stack.append(x)
+...         x = x * 2.0
+...     y = x
+...     for _ in range(trips):
+...         x = stack.pop()
+...     return y''').body[0]
+>>> print(unparse(DeadCode(lambda func: unparse(func) == "range", {"stack"}).visit(fn)))
+def g(x, n):
+    for _ in range(n):
+        x = x * 2.0
+    y = x
+    return y
+
 Of the names set to None before a loop (what it saves before its first pass sets them),
 only those still read stay:
 
@@ -93,9 +114,31 @@ def _has_break(stmts) -> bool:
     return any(walk(s) for s in stmts)
 
 
+def _tape_use(stmt, stacks) -> str | None:
+    """The stack of ``stacks`` that ``stmt`` only pushes to or pops from
+    (``stack.append(v)``, ``x = stack.pop()``, ``stack.pop()``), else None."""
+    call = stmt.value if isinstance(stmt, (gast.Expr, gast.Assign)) else None
+    if isinstance(stmt, gast.Assign) and not (
+            len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+        return None
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and
+            isinstance(call.func.value, gast.Name) and call.func.value.id in stacks and
+            not call.keywords):
+        return None
+    if call.func.attr == "pop" and not call.args or \
+            call.func.attr == "append" and isinstance(stmt, gast.Expr) and len(call.args) == 1:
+        return call.func.value.id
+    return None
+
+
 class DeadCode(trees.Transformer):
-    def __init__(self, is_pure: Callable):
+    """``stacks``: the lists the gradient records on, whose pushes and pops the compiler
+    pairs (a pop never finds one empty). A push or pop is dead where nothing reads the
+    stack after it (nor the value popped), as a pure assignment to it would be."""
+
+    def __init__(self, is_pure: Callable, stacks=frozenset()):
         self.is_pure = is_pure
+        self.stacks = frozenset(stacks)
         self.changed = False  # (whether a visit dropped or shortened a statement)
         # id of a simple statement -> (it, its facts): a loop's body is walked until what
         # is live settles, so each statement's facts are found once
@@ -171,6 +214,9 @@ class DeadCode(trees.Transformer):
                     kept.append(stmt)
                 continue
             targets, loads, pure = self._facts(stmt)
+            tape = _tape_use(stmt, self.stacks)
+            if tape is not None and tape not in live and not (targets & live):
+                continue  # a push or pop of a stack nothing pops after it
             mutates = _mutates(stmt)
             if pure and targets and not (targets & live) and not mutates:
                 continue  # nothing reads what it writes

@@ -698,6 +698,8 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                 all(of(a).tag == "scalar" and of(a).py in ("float", "int")
                     for a in op.operands[1:]):
             return PY_FLOAT  # sum([x, y, x * y]) of Python floats
+        if op.rule.func is np.ndarray.tolist:  # x.tolist(): lists, or a 0-d x's number
+            return Kind("list") if of(op.operands[0]).ndim else ANY
         if op.rule.func in (list, tuple) and len(op.operands) == 1 and not op.keywords:
             base = of(op.operands[0])  # the same items, or the rows of an array
             items = base.items if base.tag in ("list", "tuple") else ()

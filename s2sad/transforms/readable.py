@@ -178,6 +178,62 @@ def _scaled(node):
     return None
 
 
+_PLAIN = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Load, gast.Add, gast.Sub,
+          gast.Mult, gast.USub)
+
+
+def _term(node):
+    """``node`` as ``(c, e)``: ``c * e`` or ``e * c`` with ``c`` plus or minus a power of two
+    of 1 or more (``-e`` is ``(-1, e)``, ``e`` alone ``(None, e)``), ``e`` plain
+    arithmetic on names (no call: it may be computed once for twice); else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _term(node.operand)
+        return None if inner is None else (-(1 if inner[0] is None else inner[0]), inner[1])
+    c, e = None, node
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+        for number, other in ((node.left, node.right), (node.right, node.left)):
+            value = _number(number)
+            if value is not None and _number(other) is None:
+                c, e = value, other
+                break
+    if c is not None and not (_power_of_two(c) and abs(c) >= 1) or _number(e) is not None \
+            or not all(isinstance(n, _PLAIN) for n in trees.walk(e)):
+        return None
+    return c, e
+
+
+def like_terms(left, right, subtract: bool, in_place: bool = False):
+    """``c1 * e + c2 * e`` as ``(c1 + c2) * e``, or None. Each product by a power of two
+    (of 1 or more) is exact and the two have one sign, so the sum rounds once, as the
+    folded product does: the same bits, an overflow too (``x * 4.0 + 2.0 * x`` is
+    ``6.0 * x``). ``in_place``: the sum is ``v += c2 * e`` of ``v = c1 * e``, which keeps
+    ``v``'s dtype: both constants then of one type.
+
+    >>> import gast
+    >>> from s2sad.codegen import unparse
+    >>> def fold(text):
+    ...     node = gast.parse(text).body[0].value
+    ...     found = like_terms(node.left, node.right, isinstance(node.op, gast.Sub))
+    ...     return found if found is None else unparse(found)
+    >>> fold("x * 4.0 + 2.0 * x"), fold("x * x + 2.0 * (x * x)"), fold("-x - 2.0 * x")
+    ('6.0 * x', '3.0 * (x * x)', '-3.0 * x')
+    >>> fold("4.0 * x - 2.0 * x"), fold("0.5 * x + x"), fold("np.sin(x) + 2.0 * np.sin(x)")
+    (None, None, None)
+    """
+    a, b = _term(left), _term(right)
+    if a is None or b is None or gast.dump(a[1]) != gast.dump(b[1]):
+        return None
+    c1 = 1 if a[0] is None else a[0]
+    c2 = -(1 if b[0] is None else b[0]) if subtract else (1 if b[0] is None else b[0])
+    if (c1 > 0) != (c2 > 0) or in_place and (a[0] is None or b[0] is None or
+                                             type(a[0]) is not type(b[0])):
+        return None
+    value = c1 + c2
+    if abs(value) > _LARGEST_INT or type(value) is int and abs(value) > 127:
+        return None  # (an int past int8's range: NumPy refuses it with an int8 array)
+    return gast.BinOp(gast.Constant(value, None), gast.Mult(), a[1])
+
+
 class Readable(trees.Transformer):
     """Fold the constants of each expression and name the helpers' arguments (``helpers``:
     ``{alias: function}``, the helpers generated code imports)."""
@@ -192,10 +248,40 @@ class Readable(trees.Transformer):
         folded = _folded(node) if self.fold else None
         if folded is None and self.fold:
             folded = _scaled(node)
+        if folded is None and self.fold and isinstance(node.op, (gast.Add, gast.Sub)):
+            folded = like_terms(node.left, node.right, isinstance(node.op, gast.Sub))
         if folded is None:
             return node
         self.changed = True
         return gast.copy_location(folded, node)
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        if self.fold:
+            for block in trees.blocks(node.body):
+                self._like_statements(block)
+        return node
+
+    def _like_statements(self, block: list) -> None:
+        """``v = c1 * e`` then ``v += c2 * e``: one statement, ``v = (c1 + c2) * e``."""
+        i = 0
+        while i + 1 < len(block):
+            first, then = block[i], block[i + 1]
+            if isinstance(first, gast.Assign) and len(first.targets) == 1 and \
+                    isinstance(first.targets[0], gast.Name) and \
+                    isinstance(then, gast.AugAssign) and isinstance(then.target, gast.Name) \
+                    and then.target.id == first.targets[0].id and \
+                    isinstance(then.op, (gast.Add, gast.Sub)) and not any(
+                        isinstance(n, gast.Name) and n.id == then.target.id
+                        for n in trees.walk(first.value)):
+                folded = like_terms(first.value, then.value, isinstance(then.op, gast.Sub),
+                                    in_place=True)
+                if folded is not None:
+                    first.value = gast.copy_location(folded, first.value)
+                    del block[i + 1]
+                    self.changed = True
+                    continue
+            i += 1
 
     def visit_UnaryOp(self, node):
         """``--1.0`` is ``1.0``: a sign taken off a negative number, exactly."""

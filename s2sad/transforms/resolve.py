@@ -218,6 +218,11 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             target = static_value(func, source, local_names)
         except KeyError:
             advice = ""
+            if isinstance(func, gast.Attribute) and func.attr == "tolist" and \
+                    not value.args and not keywords and isinstance(func.value, gast.Name) \
+                    and func.value.id in local_names:  # x.tolist(): x's numbers, in lists
+                return _with_rule(registry.lookup(np.ndarray.tolist), [func.value], {},
+                                  f"{func.value.id}.tolist()")
             if isinstance(func, gast.Attribute):
                 owner = func.value.id if isinstance(func.value, gast.Name) and \
                     not func.value.id.startswith("t_") else ""
