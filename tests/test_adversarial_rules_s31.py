@@ -1,0 +1,82 @@
+"""Findings of the s31 adversarial pass over the rules (NumPy, SciPy, complex values,
+FFT, linalg), each checked against float64 central differences, with the test that fails
+without its fix:
+
+* A real argument's sensitivity taking a complex term by subtraction (``np.log(-x - 0j)``:
+  the optimizer's ``s_x -= s_3 / t_2``): the program with complex values adds out of
+  place, but only ``+=`` was rebound; ``-=`` on a real array raised NumPy's
+  UFuncTypeError (cannot cast complex128 to float64). ``-=`` is rebound too.
+* ``np.clip(x, min=-0.2)`` (``x.clip(min=...)``, any keyword of a rule tested ``is None``
+  given a negative constant): copy propagation wrote ``None if -0.2 is None else -0.2``,
+  and Python's SyntaxWarning for ``is`` with a literal is a SyntaxError where warnings are
+  errors (pytest's ``-W error``). The test is decided where the constant is copied in.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from test_higher_order import central_differences
+
+import s2sad
+
+X = np.array([0.37, -0.71, 1.13])
+P = np.array([0.52, 1.21, 0.83])
+K = np.array([1.0, 2.0, 3.0])
+
+
+def check(f, x=X, optimize=(True, False)):
+    want = central_differences(f, (x,), 0)
+    for opt in optimize:
+        got = s2sad.grad(f, optimize=opt)(x.copy())
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+# --- a complex term subtracted from a real argument's sensitivity ----------------------------
+
+
+def imag_log_of_negated(x):  # -x - 0j: the sensitivity of x is s_x -= s / t, complex
+    return np.sum(np.imag(np.log(-x - 0j)) * x)
+
+
+def real_log_of_negated(x):
+    return np.sum(np.real(np.log(-x - 0j)) * x * K)
+
+
+def imag_part_times_its_argument(x):
+    return np.sum(np.imag(x + 0.5j * x * x) * x)
+
+
+@pytest.mark.parametrize("f", [imag_log_of_negated, real_log_of_negated,
+                               imag_part_times_its_argument])
+def test_a_complex_term_subtracted_from_a_real_sensitivity(f):
+    # (imag_log_of_negated: UFuncTypeError, cannot cast complex128 output to float64)
+    check(f, P)
+
+
+# --- a rule's `is None` test given a negative constant ------------------------------------
+
+
+def clip_keyword_min(x):
+    return np.sum(np.clip(x, min=-0.2) ** 2 * K)
+
+
+def clip_method_min(x):
+    return np.sum(x.clip(min=-0.5, max=1.0) ** 2 * K)
+
+
+def var_correction(x):
+    return np.var(x * K, correction=-1) + np.std(x, correction=-1.0)
+
+
+def arange_negative_step(x):
+    return np.sum(np.arange(x[2], -2.0, -0.5) ** 2)
+
+
+@pytest.mark.parametrize("f", [clip_keyword_min, clip_method_min, var_correction,
+                               arange_negative_step])
+def test_a_negative_constant_keyword_under_warnings_as_errors(f):
+    # (clip_keyword_min: SyntaxError, "is" with a literal, in the generated code)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check(f)
