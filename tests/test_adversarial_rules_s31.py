@@ -80,3 +80,23 @@ def test_a_negative_constant_keyword_under_warnings_as_errors(f):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check(f)
+
+
+# --- the tangent of an integer result -------------------------------------------------------
+
+
+def integer_result(x):  # a NumPy integer, constant near x: its tangent is 0
+    return np.sum(np.full_like(np.zeros(3, dtype=int), x[0]) ** 2)
+
+
+def integer_count(x):
+    return np.count_nonzero(x > 0.0) + np.sum(x.astype(np.int64))
+
+
+@pytest.mark.parametrize("f", [integer_result, integer_count])
+def test_the_tangent_of_an_integer_result_is_zero(f):
+    # (integer_result: AttributeError, 'numpy.float64' has no attribute 'type')
+    value, push = s2sad.jvp(f)(X.copy())
+    assert value == f(X)
+    assert push(np.array([0.2, 1.0, -0.5])) == 0.0
+    np.testing.assert_array_equal(s2sad.grad(f)(X.copy()), np.zeros(3))

@@ -489,7 +489,7 @@ def _float_type(x):
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         dtype = np.result_type(x)
-    return dtype if dtype.kind in "fc" else np.float64
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
 
 
 def _axes(axis, ndim):
