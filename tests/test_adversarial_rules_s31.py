@@ -10,6 +10,13 @@ without its fix:
   given a negative constant): copy propagation wrote ``None if -0.2 is None else -0.2``,
   and Python's SyntaxWarning for ``is`` with a literal is a SyntaxError where warnings are
   errors (pytest's ``-W error``). The test is decided where the constant is copied in.
+* The tangent (``s2sad.jvp``) of a result of an integer dtype (``np.sum`` of
+  ``np.full_like(int_array, x)``): an AttributeError in ``as_gradient`` (``_float_type``
+  gave the type ``np.float64`` where its callers read a dtype). It is ``0.0`` now.
+* ``np.max``, ``np.min``, ``np.nanmax``, ``np.nanmin`` and ``np.prod`` of a 0-d array
+  along ``axis=0`` or ``-1`` (NumPy's ufunc reductions take them; ``x.max(0)``): a
+  ZeroDivisionError (``axis % ndim``) or "axes don't match array" in the adjoint. A 0-d
+  array has no axis to reduce: its gradient is ``g``.
 """
 
 import warnings
@@ -100,3 +107,32 @@ def test_the_tangent_of_an_integer_result_is_zero(f):
     assert value == f(X)
     assert push(np.array([0.2, 1.0, -0.5])) == 0.0
     np.testing.assert_array_equal(s2sad.grad(f)(X.copy()), np.zeros(3))
+
+
+# --- a reduction of a 0-d array along axis 0 ---------------------------------------------
+
+
+def max_of_0d(x):
+    return np.max(x[1], axis=0) ** 2 + np.min(x[2], axis=-1) * x[0]
+
+
+def nan_extrema_of_0d(x):
+    return np.nanmax(x[1] * x[2], axis=0) + np.nanmin(x[0], -1) ** 3
+
+
+def prod_of_0d(x):
+    return np.prod(x[1] * x[0], axis=0) ** 2 + x[2].prod(0) * x[1]
+
+
+def methods_of_0d(x):
+    s = x[0] * x[2]
+    return s.max(0) * s.min(axis=-1, keepdims=True) + np.amax(s, 0)
+
+
+@pytest.mark.parametrize("f", [max_of_0d, nan_extrema_of_0d, prod_of_0d, methods_of_0d])
+def test_a_reduction_of_a_0d_array_along_axis_0(f):
+    # (max_of_0d: ZeroDivisionError, integer modulo by zero; prod_of_0d: ValueError)
+    check(f)
+    v = np.array([0.2, 1.0, -0.5])
+    np.testing.assert_allclose(s2sad.jvp(f)(X.copy())[1](v), central_differences(f, (X,), 0) @ v,
+                               rtol=1e-6, atol=1e-7)
