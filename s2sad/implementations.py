@@ -153,9 +153,12 @@ def interp(x, xp, fp, left=None, right=None):
     # the segment of xp each x falls in (the first or last beyond the ends), and how far
     xp, fp = np.asarray(xp), np.asarray(fp)  # (lists too, as NumPy takes them)
     n = np.shape(xp)[-1]
-    j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
-    t = np.clip((x - xp[j]) / (xp[j + 1] - xp[j]), 0.0, 1.0)
-    y = fp[j] * (1.0 - t) + fp[j + 1] * t
+    if n == 1:  # (one point: its value everywhere, but left and right of it)
+        y = fp[0] + np.zeros(np.shape(x))
+    else:
+        j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
+        t = np.clip((x - xp[j]) / (xp[j + 1] - xp[j]), 0.0, 1.0)
+        y = fp[j] * (1.0 - t) + fp[j + 1] * t
     if left is not None:
         y = np.where(x < xp[0], left, y)
     if right is not None:
@@ -164,9 +167,9 @@ def interp(x, xp, fp, left=None, right=None):
 
 
 def polyval(p, x):
-    # Horner's rule, from the highest power
-    y = p[0] * np.ones_like(x)
-    for i in range(1, len(p)):
+    # Horner's rule, from the highest power, from zeros like x (as NumPy: no p, zeros)
+    y = np.zeros_like(x)
+    for i in range(len(p)):
         y = y * x + p[i]
     return y
 
@@ -246,8 +249,8 @@ def cov_complex(m, y=None, rowvar=True, bias=False, ddof=None):
 def median(a, axis=None, keepdims=False):
     # the middle of the sorted values (the mean of the two middle ones); NaN where one is
     # (its gradient NaN too)
+    along = -1 if axis is None else one_axis(axis, "median")
     s = np.sort(a, axis=axis)
-    along = -1 if axis is None else axis
     n = np.shape(s)[along]
     halves = (np.take(s, (n - 1) // 2, axis=along) + np.take(s, n // 2, axis=along)) / 2.0
     nan_or_one = np.where(np.isnan(np.take(s, n - 1, axis=along)), np.nan, 1.0)
@@ -331,13 +334,15 @@ def convolve(a, v, mode="full"):
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     # np.diff's rule takes no prepend or append: the array lengthened first
+    # (a number spread to one slice, in its own dtype, as NumPy's np.broadcast_to)
     x = a
     if prepend is not None:
-        first = np.take(a, [0], axis=axis) * 0.0 + prepend if np.ndim(prepend) == 0 \
-            else prepend
+        first = np.broadcast_to(prepend, np.shape(np.take(a, [0], axis=axis))) \
+            if np.ndim(prepend) == 0 else prepend
         x = np.concatenate([first, x], axis=axis)
     if append is not None:
-        last = np.take(a, [0], axis=axis) * 0.0 + append if np.ndim(append) == 0 else append
+        last = np.broadcast_to(append, np.shape(np.take(a, [0], axis=axis))) \
+            if np.ndim(append) == 0 else append
         x = np.concatenate([x, last], axis=axis)
     return np.diff(x, n=n, axis=axis)
 

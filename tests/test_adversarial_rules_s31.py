@@ -17,6 +17,14 @@ without its fix:
   along ``axis=0`` or ``-1`` (NumPy's ufunc reductions take them; ``x.max(0)``): a
   ZeroDivisionError (``axis % ndim``) or "axes don't match array" in the adjoint. A 0-d
   array has no axis to reduce: its gradient is ``g``.
+* The NumPy functions s2sad writes out (``s2sad/implementations.py``) at their edges:
+  ``np.diff(c, prepend=v)`` made the prepended slice ``c[0] * 0.0 + v``, NaN where
+  ``c[0]`` is infinite (NaN gradients, [nan, 0.47, nan] for [-1.38, 0.47, -1.93], and
+  a RuntimeWarning);
+  ``np.interp`` with one point in ``xp`` divided by its zero width (NaN for ``fp[0]``);
+  ``np.polyval`` of no coefficients read ``p[0]`` (IndexError; NumPy gives zeros);
+  ``np.median(a, axis=(0, 2))`` raised a TypeError inside the generated code. The first
+  three follow NumPy now; a tuple of axes is refused as ``np.quantile``'s is.
 """
 
 import warnings
@@ -136,3 +144,45 @@ def test_a_reduction_of_a_0d_array_along_axis_0(f):
     v = np.array([0.2, 1.0, -0.5])
     np.testing.assert_allclose(s2sad.jvp(f)(X.copy())[1](v), central_differences(f, (X,), 0) @ v,
                                rtol=1e-6, atol=1e-7)
+
+
+# --- the NumPy functions s2sad writes out, at their edges ----------------------------------
+
+
+def diff_prepend_next_to_infinity(x):
+    c = np.concatenate([[np.inf], x])
+    return np.sum(np.arctan(np.diff(c, prepend=x[0], append=2.0)) * np.arange(1.0, 6.0))
+
+
+def interp_one_point(x):
+    return np.sum(np.interp(x * 2.0, np.array([0.5]), x[1:2] ** 2) * K) + \
+        np.sum(np.interp(x, [0.0], [3.0], left=x[0], right=-1.0))
+
+
+def polyval_no_coefficients(x):
+    return np.sum(np.polyval(x[:0], x) + np.polyval(x, x[::-1]))
+
+
+@pytest.mark.parametrize("f", [diff_prepend_next_to_infinity, interp_one_point,
+                               polyval_no_coefficients])
+def test_numpy_functions_written_out_at_their_edges(f):
+    # (diff_prepend_next_to_infinity: [nan, 0.47, nan] for [-1.38, 0.47, -1.93];
+    # interp_one_point: RuntimeWarning, divide by zero; polyval_no_coefficients: IndexError)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value, push = s2sad.jvp(f)(X.copy())
+        assert value == pytest.approx(f(X), rel=1e-12)
+        check(f)
+        v = np.array([0.2, 1.0, -0.5])
+        np.testing.assert_allclose(push(v), central_differences(f, (X,), 0) @ v,
+                                   rtol=1e-6, atol=1e-7)
+
+
+def median_of_two_axes(x):
+    return np.median(np.outer(x, x).reshape(3, 1, 3), axis=(0, 2))[0]
+
+
+def test_a_median_over_a_tuple_of_axes_says_so():
+    # (a TypeError from inside the generated code: 'tuple' cannot be interpreted as an int)
+    with pytest.raises(ValueError, match=r"np.median for one axis .* not axis=\(0, 2\)"):
+        s2sad.grad(median_of_two_axes)(X.copy())
