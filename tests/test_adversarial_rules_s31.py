@@ -25,12 +25,20 @@ without its fix:
   ``np.polyval`` of no coefficients read ``p[0]`` (IndexError; NumPy gives zeros);
   ``np.median(a, axis=(0, 2))`` raised a TypeError inside the generated code. The first
   three follow NumPy now; a tuple of axes is refused as ``np.quantile``'s is.
+* ``scipy.linalg.solve(a, b, assume_a="sym")`` of a complex matrix that is not symmetric:
+  LAPACK reads one triangle (the upper, or the lower with ``lower=True``) and solves with
+  the complex symmetric matrix it stands for. The complex rule took the symmetric part
+  of the gradient without reading the triangle (reverse) and the whole change of ``a``
+  (forward): a silently wrong gradient (an upper entry 1755+897j for 3510+1794j) and
+  tangent (-7165 for 2413). ``read_triangle`` and ``spread_triangle`` take
+  ``hermitian=False`` for it (no conjugate, the complex diagonal).
 """
 
 import warnings
 
 import numpy as np
 import pytest
+import scipy.linalg as sl
 from test_higher_order import central_differences
 
 import s2sad
@@ -186,3 +194,38 @@ def test_a_median_over_a_tuple_of_axes_says_so():
     # (a TypeError from inside the generated code: 'tuple' cannot be interpreted as an int)
     with pytest.raises(ValueError, match=r"np.median for one axis .* not axis=\(0, 2\)"):
         s2sad.grad(median_of_two_axes)(X.copy())
+
+
+# --- a complex symmetric solve reads one triangle ---------------------------------------------
+
+
+C3 = np.array([[4.0 + 1.0j, 0.5 - 0.3j, 0.2j], [0.5 - 0.3j, 3.0 - 0.5j, 1.0], [0.2j, 1.0, 5.0 + 0.2j]])
+
+
+def complex_not_symmetric(x):  # C3 is complex symmetric; the outer product is not
+    return C3 + np.outer(x, K) * (0.3 + 0.2j)
+
+
+def solve_sym_upper(x):
+    y = sl.solve(complex_not_symmetric(x), x + 1j, assume_a="sym")
+    return np.sum(np.abs(y) ** 2)
+
+
+def solve_sym_lower(x):
+    y = sl.solve(complex_not_symmetric(x), K + 0.5j, assume_a="symmetric", lower=True)
+    return np.sum(np.real(y) * K) + np.sum(np.imag(y))
+
+
+def solve_sym_stack(x):
+    a = complex_not_symmetric(x)
+    y = sl.solve(np.stack([a, a.T]), np.ones((2, 3, 1)), assume_a="sym")
+    return np.sum(np.abs(y) ** 2 * np.arange(6.0).reshape(2, 3, 1))
+
+
+@pytest.mark.parametrize("f", [solve_sym_upper, solve_sym_lower, solve_sym_stack])
+def test_a_complex_symmetric_solve_reads_one_triangle(f):
+    # (solve_sym_upper on a: an upper entry 1755+897j for 3510+1794j; tangent -7165 for 2413)
+    check(f)
+    v = np.array([0.2, 1.0, -0.5])
+    np.testing.assert_allclose(s2sad.jvp(f)(X.copy())[1](v), central_differences(f, (X,), 0) @ v,
+                               rtol=1e-6, atol=1e-7)
