@@ -32,6 +32,13 @@ without its fix:
   (forward): a silently wrong gradient (an upper entry 1755+897j for 3510+1794j) and
   tangent (-7165 for 2413). ``read_triangle`` and ``spread_triangle`` take
   ``hermitian=False`` for it (no conjugate, the complex diagonal).
+* ``np.correlate`` had no rule while ``np.convolve`` has one (refused: "no derivative
+  rule"). It is written out now: a convolution with ``v`` reversed and conjugated, with
+  NumPy's own window in mode "same" where ``a`` is the shorter (one entry later).
+* NumPy 2's linear algebra of the array API was refused ("no derivative rule"):
+  ``np.linalg.outer``, ``trace``, ``diagonal``, ``cross``, ``multi_dot``, ``np.matvec``
+  and ``np.vecmat`` (which conjugates its vectors). Written out now with the functions
+  they stand for.
 """
 
 import warnings
@@ -225,6 +232,57 @@ def solve_sym_stack(x):
 @pytest.mark.parametrize("f", [solve_sym_upper, solve_sym_lower, solve_sym_stack])
 def test_a_complex_symmetric_solve_reads_one_triangle(f):
     # (solve_sym_upper on a: an upper entry 1755+897j for 3510+1794j; tangent -7165 for 2413)
+    check(f)
+    v = np.array([0.2, 1.0, -0.5])
+    np.testing.assert_allclose(s2sad.jvp(f)(X.copy())[1](v), central_differences(f, (X,), 0) @ v,
+                               rtol=1e-6, atol=1e-7)
+
+
+# --- np.correlate, written out -----------------------------------------------------------
+
+
+def correlate_modes(x):
+    z = x + 1j * x[::-1]
+    return sum(np.sum(np.abs(np.correlate(a, v, mode)) ** 2 * np.arange(1.0, 1.0 + n))
+               for a, v, mode, n in [(z, K, "valid", 1), (K, z[:2], "same", 3),
+                                     (z[:2], K + 1j, "same", 3), (x[:2], z, "full", 4)])
+
+
+def correlate_default(x):
+    return np.sum(np.correlate(np.concatenate([x, x ** 2]), x) * np.arange(4.0))
+
+
+@pytest.mark.parametrize("f", [correlate_modes, correlate_default])
+def test_np_correlate(f):
+    # (refused on main: "no derivative rule for numpy.correlate")
+    check(f)
+    v = np.array([0.2, 1.0, -0.5])
+    np.testing.assert_allclose(s2sad.jvp(f)(X.copy())[1](v), central_differences(f, (X,), 0) @ v,
+                               rtol=1e-6, atol=1e-7)
+
+
+# --- NumPy 2's array-API linear algebra, written out -----------------------------------------
+
+
+def array_api_linalg(x):
+    m = np.outer(x, K) + np.diag(x)
+    s = np.stack([m, m.T * x[0]])
+    return (np.sum(np.linalg.outer(x, K) ** 2) + np.sum(np.linalg.trace(s, offset=1) ** 2) +
+            np.sum(np.linalg.diagonal(s, offset=-1) * K[:2]) +
+            np.sum(np.linalg.cross(s, x) ** 2) + np.linalg.multi_dot([x, m, m.T, K]))
+
+
+def matvec_vecmat(x):
+    z = np.outer(x + 1j, K) + np.eye(3)
+    return np.sum(np.abs(np.matvec(z, x * 1j + K)) ** 2) + \
+        np.sum(np.real(np.vecmat(x + 2j, z)) * K)
+
+
+@pytest.mark.parametrize("f", [array_api_linalg, matvec_vecmat])
+def test_numpy_2_linear_algebra(f):
+    # (refused on main: "no derivative rule for numpy.linalg.outer", numpy.matvec...)
+    if not hasattr(np, "matvec"):
+        pytest.skip("NumPy < 2.2")
     check(f)
     v = np.array([0.2, 1.0, -0.5])
     np.testing.assert_allclose(s2sad.jvp(f)(X.copy())[1](v), central_differences(f, (X,), 0) @ v,
