@@ -15,8 +15,8 @@ without its fix:
   gave the type ``np.float64`` where its callers read a dtype). It is ``0.0`` now.
 * ``np.max``, ``np.min``, ``np.nanmax``, ``np.nanmin`` and ``np.prod`` of a 0-d array
   along ``axis=0`` or ``-1`` (NumPy's ufunc reductions take them; ``x.max(0)``): a
-  ZeroDivisionError (``axis % ndim``) or "axes don't match array" in the adjoint. A 0-d
-  array has no axis to reduce: its gradient is ``g``.
+  ZeroDivisionError (``axis % ndim``) or "axes don't match array" in the adjoint (an
+  AxisError in prod's Hessian). A 0-d array has no axis to reduce: ``_axes`` gives none.
 * The NumPy functions s2sad writes out (``s2sad/implementations.py``) at their edges:
   ``np.diff(c, prepend=v)`` made the prepended slice ``c[0] * 0.0 + v``, NaN where
   ``c[0]`` is infinite (NaN gradients, [nan, 0.47, nan] for [-1.38, 0.47, -1.93], and
@@ -154,11 +154,14 @@ def methods_of_0d(x):
 
 @pytest.mark.parametrize("f", [max_of_0d, nan_extrema_of_0d, prod_of_0d, methods_of_0d])
 def test_a_reduction_of_a_0d_array_along_axis_0(f):
-    # (max_of_0d: ZeroDivisionError, integer modulo by zero; prod_of_0d: ValueError)
+    # (max_of_0d: ZeroDivisionError, integer modulo by zero; prod_of_0d: ValueError, and
+    # its Hessian an AxisError)
     check(f)
     v = np.array([0.2, 1.0, -0.5])
     np.testing.assert_allclose(s2sad.jvp(f)(X.copy())[1](v), central_differences(f, (X,), 0) @ v,
                                rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(s2sad.hessian(f)(X.copy()),
+                               central_differences(s2sad.grad(f), (X,), 0), rtol=1e-5, atol=1e-6)
 
 
 # --- the NumPy functions s2sad writes out, at their edges ----------------------------------

@@ -117,7 +117,7 @@ def prod_grad(g, x, axis=None, keepdims=False):
     xp = array_module(g, x)
     x = xp.asarray(x)
     g = expand_reduced(g, x, axis, keepdims)
-    axes = _axes(axis, x.ndim) if x.ndim else ()  # (a 0-d x: NumPy's axis 0 or -1 is none)
+    axes = _axes(axis, x.ndim)
     if not axes:
         return g * xp.ones_like(x, dtype=_float_type(x))
     kept = [a for a in range(x.ndim) if a not in axes]
