@@ -79,7 +79,8 @@ True
 ...               np.allclose(linalg_outer(u[0], w), np.linalg.outer(u[0], w)),
 ...               np.allclose(linalg_trace(st, offset=1), np.linalg.trace(st, offset=1)),
 ...               np.allclose(linalg_diagonal(st, offset=-1), np.linalg.diagonal(st, offset=-1)),
-...               np.allclose(linalg_cross(st, u[:, None], axis=-1), np.linalg.cross(st, u[:, None])),
+...               np.allclose(linalg_cross(st, u[:, None], axis=-1),
+...                           np.linalg.cross(st, u[:, None])),
 ...               np.allclose(multi_dot([u[0], st[0], st[1], w]),
 ...                           np.linalg.multi_dot([u[0], st[0], st[1], w]))]
 ... else:

@@ -209,7 +209,8 @@ def test_a_median_over_a_tuple_of_axes_says_so():
 # --- a complex symmetric solve reads one triangle ---------------------------------------------
 
 
-C3 = np.array([[4.0 + 1.0j, 0.5 - 0.3j, 0.2j], [0.5 - 0.3j, 3.0 - 0.5j, 1.0], [0.2j, 1.0, 5.0 + 0.2j]])
+C3 = np.array([[4.0 + 1.0j, 0.5 - 0.3j, 0.2j], [0.5 - 0.3j, 3.0 - 0.5j, 1.0],
+               [0.2j, 1.0, 5.0 + 0.2j]])
 
 
 def complex_not_symmetric(x):  # C3 is complex symmetric; the outer product is not
