@@ -233,8 +233,18 @@ def solve_sym_stack(x):
     return np.sum(np.abs(y) ** 2 * np.arange(6.0).reshape(2, 3, 1))
 
 
+def _solves_stacks() -> bool:
+    try:  # (SciPy 1.16: a stack of matrices; before, a ValueError)
+        sl.solve(np.stack([np.eye(2)] * 2), np.ones((2, 2, 1)))
+    except ValueError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("f", [solve_sym_upper, solve_sym_lower, solve_sym_stack])
 def test_a_complex_symmetric_solve_reads_one_triangle(f):
+    if f is solve_sym_stack and not _solves_stacks():
+        pytest.skip("SciPy < 1.16 solves one matrix at a time")
     # (solve_sym_upper on a: an upper entry 1755+897j for 3510+1794j; tangent -7165 for 2413)
     check(f)
     v = np.array([0.2, 1.0, -0.5])
