@@ -66,6 +66,27 @@ True
 >>> [bool(np.allclose(convolve(k, fp, mode), np.convolve(k, fp, mode)))
 ...  for mode in ("full", "same", "valid")]
 [True, True, True]
+>>> pairs = [(rng.normal(size=i) + 1j * rng.normal(size=i), rng.normal(size=j) - 1j)
+...          for i in range(1, 6) for j in range(1, 6)]
+>>> all(np.allclose(correlate(a, v, mode), np.correlate(a, v, mode)) for a, v in pairs
+...     for mode in ("valid", "same", "full"))
+True
+>>> if hasattr(np, "matvec"):  # (NumPy 2.2: the array API's linear algebra)
+...     st = rng.normal(size=(2, 3, 3)) + 1j * rng.normal(size=(2, 3, 3))
+...     u, w = st[:, 0], st[1, 1]
+...     checks = [np.allclose(matvec(st, u), np.matvec(st, u)),
+...               np.allclose(vecmat(u, st), np.vecmat(u, st)),
+...               np.allclose(linalg_outer(u[0], w), np.linalg.outer(u[0], w)),
+...               np.allclose(linalg_trace(st, offset=1), np.linalg.trace(st, offset=1)),
+...               np.allclose(linalg_diagonal(st, offset=-1), np.linalg.diagonal(st, offset=-1)),
+...               np.allclose(linalg_cross(st, u[:, None], axis=-1),
+...                           np.linalg.cross(st, u[:, None])),
+...               np.allclose(multi_dot([u[0], st[0], st[1], w]),
+...                           np.linalg.multi_dot([u[0], st[0], st[1], w]))]
+... else:
+...     checks = [True] * 7
+>>> checks
+[True, True, True, True, True, True, True]
 >>> cases = [(m, 0.3, {}), (m, [0.0, 0.25, 1.0], {}), (m, 0.7, {"axis": 1}),
 ...          (m, np.array([[0.1, 0.9]]), {"axis": 0}), (m, 0.5, {"axis": -1, "keepdims": True}),
 ...          (m, [0.2, 0.6], {"axis": 1, "keepdims": True}), (m, 0.4, {"keepdims": True}),
@@ -153,9 +174,12 @@ def interp(x, xp, fp, left=None, right=None):
     # the segment of xp each x falls in (the first or last beyond the ends), and how far
     xp, fp = np.asarray(xp), np.asarray(fp)  # (lists too, as NumPy takes them)
     n = np.shape(xp)[-1]
-    j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
-    t = np.clip((x - xp[j]) / (xp[j + 1] - xp[j]), 0.0, 1.0)
-    y = fp[j] * (1.0 - t) + fp[j + 1] * t
+    if n == 1:  # (one point: its value everywhere, but left and right of it)
+        y = fp[0] + np.zeros(np.shape(x))
+    else:
+        j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
+        t = np.clip((x - xp[j]) / (xp[j + 1] - xp[j]), 0.0, 1.0)
+        y = fp[j] * (1.0 - t) + fp[j + 1] * t
     if left is not None:
         y = np.where(x < xp[0], left, y)
     if right is not None:
@@ -164,9 +188,9 @@ def interp(x, xp, fp, left=None, right=None):
 
 
 def polyval(p, x):
-    # Horner's rule, from the highest power
-    y = p[0] * np.ones_like(x)
-    for i in range(1, len(p)):
+    # Horner's rule, from the highest power, from zeros like x (as NumPy: no p, zeros)
+    y = np.zeros_like(x)
+    for i in range(len(p)):
         y = y * x + p[i]
     return y
 
@@ -246,8 +270,8 @@ def cov_complex(m, y=None, rowvar=True, bias=False, ddof=None):
 def median(a, axis=None, keepdims=False):
     # the middle of the sorted values (the mean of the two middle ones); NaN where one is
     # (its gradient NaN too)
+    along = -1 if axis is None else one_axis(axis, "median")
     s = np.sort(a, axis=axis)
-    along = -1 if axis is None else axis
     n = np.shape(s)[along]
     halves = (np.take(s, (n - 1) // 2, axis=along) + np.take(s, n // 2, axis=along)) / 2.0
     nan_or_one = np.where(np.isnan(np.take(s, n - 1, axis=along)), np.nan, 1.0)
@@ -329,15 +353,65 @@ def convolve(a, v, mode="full"):
     return full
 
 
+def correlate(a, v, mode="valid"):
+    # sum_n a[n + k] conj(v[n]): a convolution with v reversed and conjugated; in mode
+    # "same" with a shorter than v, NumPy's window starts len(a) // 2 in, not one earlier
+    w = np.conj(v[::-1])
+    if mode == "same" and len(v) > len(a):
+        start = len(a) // 2
+        return np.convolve(a, w, "full")[start:start + len(v)]
+    return np.convolve(a, w, mode)
+
+
+def linalg_outer(x1, x2):
+    # np.linalg.outer: of two vectors (NumPy refuses other ranks)
+    return np.reshape(x1, (-1, 1)) * np.reshape(x2, (1, -1))
+
+
+def linalg_trace(x, *, offset=0, dtype=None):
+    # np.linalg.trace: along the last two axes
+    return np.trace(x, offset, -2, -1, dtype)
+
+
+def linalg_diagonal(x, *, offset=0):
+    return np.diagonal(x, offset, -2, -1)
+
+
+def linalg_cross(x1, x2, *, axis=-1):
+    # np.linalg.cross: of 3-vectors along axis
+    return np.cross(x1, x2, axis=axis)
+
+
+def multi_dot(arrays):
+    # the products from the left (NumPy picks the cheapest order: the same value, rounded
+    # otherwise); a first 1-d array is a row, a last one a column, as matmul reads them
+    result = arrays[0]
+    for i in range(1, len(arrays)):
+        result = result @ arrays[i]
+    return result
+
+
+def matvec(x1, x2):
+    # np.matvec: each matrix of x1 times each vector of x2 (no conjugate)
+    return np.matmul(x1, np.expand_dims(x2, -1))[..., 0]
+
+
+def vecmat(x1, x2):
+    # np.vecmat: each vector of x1, conjugated, times each matrix of x2
+    return np.matmul(np.expand_dims(np.conj(x1), -2), x2)[..., 0, :]
+
+
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     # np.diff's rule takes no prepend or append: the array lengthened first
+    # (a number spread to one slice, in its own dtype, as NumPy's np.broadcast_to)
     x = a
     if prepend is not None:
-        first = np.take(a, [0], axis=axis) * 0.0 + prepend if np.ndim(prepend) == 0 \
-            else prepend
+        first = np.broadcast_to(prepend, np.shape(np.take(a, [0], axis=axis))) \
+            if np.ndim(prepend) == 0 else prepend
         x = np.concatenate([first, x], axis=axis)
     if append is not None:
-        last = np.take(a, [0], axis=axis) * 0.0 + append if np.ndim(append) == 0 else append
+        last = np.broadcast_to(append, np.shape(np.take(a, [0], axis=axis))) \
+            if np.ndim(append) == 0 else append
         x = np.concatenate([x, last], axis=axis)
     return np.diff(x, n=n, axis=axis)
 
@@ -737,11 +811,18 @@ def _table() -> dict:
 
 def table() -> dict:
     """The NumPy function each definition here stands in for."""
-    names = ["interp", "polyval", "cross", "cov", "median", "append", "convolve", "quantile",
-             "percentile", "nanprod", "nancumsum", "nancumprod", "nanvar", "nanstd",
+    names = ["interp", "polyval", "cross", "cov", "median", "append", "convolve", "correlate",
+             "quantile", "percentile", "nanprod", "nancumsum", "nancumprod", "nanvar", "nanstd",
              "rollaxis", "select", "delete", "insert", "partition", "gradient", "piecewise"]
     found = {getattr(np, name): globals()[name] for name in names}
     found[np.linalg.matrix_power] = matrix_power
+    found[np.linalg.multi_dot] = multi_dot
+    for name in ("outer", "trace", "diagonal", "cross"):  # (NumPy 2.0: the array API's)
+        if hasattr(np.linalg, name):
+            found[getattr(np.linalg, name)] = globals()[f"linalg_{name}"]
+    for name in ("matvec", "vecmat"):  # (NumPy 2.2)
+        if hasattr(np, name):
+            found[getattr(np, name)] = globals()[name]
     found[functools.reduce] = reduce
     found[math.prod] = prod
     found[itertools.accumulate] = accumulate

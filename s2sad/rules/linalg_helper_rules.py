@@ -431,13 +431,13 @@ def svd_completed_tangent(g, ans, d, like, fill):
 
 
 @defvjp(read_triangle, shape="other")
-def read_triangle_rule(g, ans, h, a, lower):
-    return spread_triangle(g, a, lower), None, None
+def read_triangle_rule(g, ans, h, a, lower, hermitian=True):
+    return spread_triangle(g, a, lower, hermitian), None, None, None
 
 
 @defvjp(spread_triangle, shape="other")
-def spread_triangle_rule(g, ans, t, a, lower):
-    return read_triangle(g, a, lower), None, None
+def spread_triangle_rule(g, ans, t, a, lower, hermitian=True):
+    return read_triangle(g, a, lower, hermitian), None, None, None
 
 
 deflinear(read_triangle, spread_triangle)

@@ -687,7 +687,8 @@ def solve_complex(g, ans, a, b, lower=False, overwrite_a=False, overwrite_b=Fals
     ga = solve_grad(g, ans, m, b, 0)
     return (read_triangle((ga + np.conj(np.swapaxes(ga, -1, -2))) / 2.0, a, lower)
             if assume_a in _HERMITIAN else
-            (ga + np.swapaxes(ga, -1, -2)) / 2.0 if assume_a in ("sym", "symmetric") else
+            read_triangle((ga + np.swapaxes(ga, -1, -2)) / 2.0, a, lower, False)
+            if assume_a in ("sym", "symmetric") else
             np.swapaxes(ga, -1, -2) if transposed else ga,
             solve_grad(g, ans, m, b, 1), None, None, None, None, None, None)
 
@@ -699,9 +700,9 @@ def solve_complex_tangent(g, ans, a, b, lower=False, overwrite_a=False, overwrit
         np.real(a) * np.eye(np.shape(a)[-1]) if assume_a in _HERMITIAN else \
         triangle(a, lower) + np.swapaxes(triangle(a, lower, False), -1, -2) if assume_a in (
             "sym", "symmetric") else np.swapaxes(a, -1, -2) if transposed else a
-    d = spread_triangle(g, a, lower)
+    d = spread_triangle(g, a, lower, assume_a in _HERMITIAN)
     return (solve_tangent((d + np.conj(np.swapaxes(d, -1, -2))) / 2.0 if assume_a in _HERMITIAN
-                          else (g + np.swapaxes(g, -1, -2)) / 2.0 if assume_a in (
+                          else (d + np.swapaxes(d, -1, -2)) / 2.0 if assume_a in (
                               "sym", "symmetric") else
                           np.swapaxes(g, -1, -2) if transposed else g, ans, m, b, 0),
             solve_tangent(g, ans, m, b, 1), None, None, None, None, None, None)

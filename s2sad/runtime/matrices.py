@@ -326,19 +326,22 @@ def full_rank_inverse(c):
 # exact in every entry.
 
 
-def _symmetric_mask(a, xp):
+def _symmetric_mask(a, xp, hermitian=True):
     """Whether each matrix of the stack ``a`` equals its (conjugate) transpose, shaped to
     broadcast."""
     a = xp.asarray(a)
-    return xp.all(a == xp.conj(xp.swapaxes(a, -1, -2)), axis=(-2, -1), keepdims=True)
+    other = xp.swapaxes(a, -1, -2)
+    return xp.all(a == (xp.conj(other) if hermitian else other), axis=(-2, -1), keepdims=True)
 
 
-def read_triangle(g, a, lower):
+def read_triangle(g, a, lower, hermitian=True):
     """The gradient in ``a`` of a function of ``S(a)``, the symmetric matrix that ``a``'s
     lower (or upper) triangle stands for, given ``g`` (symmetric), its gradient in
     ``S(a)``: ``g`` where ``a`` is symmetric, else ``g + g^T`` in the strict triangle read,
     ``g``'s diagonal, and 0 in the other triangle (complex: ``g + conj(g^T)`` and the real
-    part of the diagonal). :func:`spread_triangle` is its adjoint.
+    part of the diagonal; with ``hermitian=False``, a complex symmetric ``S(a)``, as
+    ``scipy.linalg.solve(..., assume_a="sym")`` reads it: as for real values).
+    :func:`spread_triangle` is its adjoint.
 
     >>> g = np.array([[1.0, 2.0], [2.0, 3.0]])
     >>> read_triangle(g, np.array([[1.0, 5.0], [0.0, 1.0]]), True)
@@ -347,15 +350,22 @@ def read_triangle(g, a, lower):
     >>> read_triangle(g, np.eye(2), True)  # a symmetric: the symmetric gradient
     array([[1., 2.],
            [2., 3.]])
+    >>> read_triangle(g * 1j, np.array([[1j, 5.0], [0.0, 1.0]]), True, False)
+    array([[0.+1.j, 0.+0.j],
+           [0.+4.j, 0.+3.j]])
     """
     xp = array_module(g, a)
     n = np.shape(a)[-1]
+    if not hermitian:
+        read = triangle(g + xp.swapaxes(g, -1, -2), lower, False) + \
+            g * xp.eye(n, dtype=xp.real(g).dtype)
+        return xp.where(_symmetric_mask(a, xp, False), g, read)
     both = g + xp.conj(xp.swapaxes(g, -1, -2))
     read = triangle(both, lower, False) + xp.real(g) * xp.eye(n, dtype=xp.real(g).dtype)
     return xp.where(_symmetric_mask(a, xp), g, read)
 
 
-def spread_triangle(t, a, lower):
+def spread_triangle(t, a, lower, hermitian=True):
     """The change of ``S(a)`` (see :func:`read_triangle`) for the change ``t`` of ``a``:
     ``t`` where ``a`` is symmetric (the rules take its symmetric part), else ``t``'s
     triangle read, mirrored (conjugated) into the other one. The adjoint of
@@ -369,6 +379,9 @@ def spread_triangle(t, a, lower):
     xp = array_module(t, a)
     n = np.shape(a)[-1]
     strict = triangle(t, lower, False)
+    if not hermitian:
+        mirrored = strict + xp.swapaxes(strict, -1, -2) + t * xp.eye(n, dtype=xp.real(t).dtype)
+        return xp.where(_symmetric_mask(a, xp, False), t, mirrored)
     mirrored = strict + xp.conj(xp.swapaxes(strict, -1, -2)) + \
         xp.real(t) * xp.eye(n, dtype=xp.real(t).dtype)
     return xp.where(_symmetric_mask(a, xp), t, mirrored)

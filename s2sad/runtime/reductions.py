@@ -71,8 +71,15 @@ def reduced_size(x, axis=None):
 
 
 def extremum_grad(g, ans, x, axis=None, keepdims=False):
-    """Adjoint of max/min: ``g`` goes to the extremal entries, shared equally by ties."""
+    """Adjoint of max/min: ``g`` goes to the extremal entries, shared equally by ties.
+    A 0-d ``x`` is its own extremum along any axis NumPy takes for it (0, -1, ``(0,)``).
+
+    >>> extremum_grad(2.0, np.float64(0.5), np.array(0.5), axis=0)
+    np.float64(2.0)
+    """
     xp = array_module(g, ans, x)
+    if _ndim(x) == 0:
+        axis = None
     if axis is not None and not keepdims:
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
         axes = tuple(a % _ndim(x) for a in axes)

@@ -489,16 +489,21 @@ def _float_type(x):
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         dtype = np.result_type(x)
-    return dtype if dtype.kind in "fc" else np.float64
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
 
 
 def _axes(axis, ndim):
-    """``axis`` (None, an int or a sequence) as a tuple of non-negative axes."""
-    if axis is None:
+    """``axis`` (None, an int or a sequence) as a tuple of non-negative axes. A 0-d array
+    has none, whatever ``axis`` (NumPy's ufunc reductions take 0 and -1 for it).
+
+    >>> _axes(-1, 3), _axes(None, 2), _axes(0, 0), _axes((0, -1), 0)
+    ((2,), (0, 1), (), ())
+    """
+    if axis is None or ndim == 0:
         return tuple(range(ndim))
     if isinstance(axis, numbers.Integral):
         axis = (axis,)
-    return tuple(int(a) % ndim if ndim else int(a) for a in axis)
+    return tuple(int(a) % ndim for a in axis)
 
 
 def _zeros(x, g):

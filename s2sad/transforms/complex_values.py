@@ -181,26 +181,29 @@ def _complex_dtype(text: str) -> bool:
 
 
 def rebound_sums(function, cast_like=None):
-    """``s_x += e`` as ``s_x = s_x + e`` in ``function`` (changed in place): a real
+    """``s_x += e`` (or ``-=``) as ``s_x = s_x + e`` in ``function`` (changed in place): a real
     array's sensitivity, added in place, cannot take a complex part (its real part is the
     gradient, taken at the end); into an item, ``s_x[i] += cast_like(e, s_x[i])`` (the
     name ``cast_like`` gives: the real part where the item is real). Returns whether
     anything changed.
 
     >>> from s2sad.codegen import unparse
-    >>> tree = gast.parse("def g(s_x, e):\\n    s_x += e\\n    s_x[0] += e").body[0]
+    >>> tree = gast.parse("def g(s_x, e):\\n    s_x += e\\n    s_x[0] += e\\n    s_x -= e").body[0]
     >>> rebound_sums(tree, lambda: "cast_like"), print(unparse(tree))
     def g(s_x, e):
         s_x = s_x + e
         s_x[0] += cast_like(e, s_x[0])
+        s_x = s_x - e
     (True, None)
     """
     changed = False
     for block, i, stmt in _augmented(function):
-        if isinstance(stmt.target, gast.Name) and isinstance(stmt.op, gast.Add):
+        if not isinstance(stmt.op, (gast.Add, gast.Sub)):
+            continue  # (``s -= e``: the subtraction pass's form of ``s += -e``)
+        if isinstance(stmt.target, gast.Name):
             _rebind(block, i, stmt)
             changed = True
-        elif isinstance(stmt.op, gast.Add) and isinstance(stmt.target, gast.Subscript) and \
+        elif isinstance(stmt.target, gast.Subscript) and \
                 isinstance(stmt.target.value, gast.Name):
             item = trees.clone(stmt.target)  # (its dtype: a list's item may be
             item.ctx = gast.Load()             # real where the list is not an array)

@@ -251,6 +251,16 @@ def _copyable(value) -> bool:
 
 
 class _Reads(trees.Transformer):
+    """Each read of a copy replaced by its original; a rule's test of a keyword made
+    ``-0.2 is None`` so is decided (Python warns of ``is`` with a literal, an error where
+    warnings are): ``None if -0.2 is None else -0.2`` is ``-0.2``.
+
+    >>> from s2sad.codegen import unparse
+    >>> tree = gast.parse("f(None if t_1 is None else t_1, t_1 is not None)", mode="eval")
+    >>> unparse(_Reads({"t_1": gast.Constant(-0.2, None)}).visit(tree.body))
+    'f(-0.2, True)'
+    """
+
     def __init__(self, copies: dict):
         self.copies = copies
         self.replaced = False
@@ -259,4 +269,20 @@ class _Reads(trees.Transformer):
         if isinstance(node.ctx, gast.Load) and node.id in self.copies:
             self.replaced = True
             return located(clone(self.copies[node.id]), node)
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        sides = [node.left, *node.comparators]
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)) and \
+                all(isinstance(side, gast.Constant) for side in sides) and \
+                any(side.value is None for side in sides):
+            same = node.left.value is node.comparators[0].value
+            return located(gast.Constant(same is isinstance(node.ops[0], gast.Is), None), node)
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.test, gast.Constant) and type(node.test.value) is bool:
+            return node.body if node.test.value else node.orelse
         return node
