@@ -325,6 +325,7 @@ class Aliasing:
                 f"Set the item through {shown!r} (the reverse sweep follows a list or dict "
                 f"by one name), or copy first (`{name} = list({shown})` or `dict({shown})`) "
                 f"if {shown!r} should keep its value.")
+        self._refuse_kept(stmt, name)
         owners = self.sharing(name)
         owner = None if self.trusted else self.caller_of(mine)
         if owner is not None:
@@ -388,6 +389,8 @@ class Aliasing:
                 stmt, f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes {user!r} too. "
                 f"Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` for a new value, "
                 f"or copy first: `{target.id} = {target.id}.copy()`."))))
+        if mine is not None:
+            self._refuse_kept(stmt, target.id)
         value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
                                               stmt.op, stmt.value), stmt)
         value.augmented = True  # (on an object of a user's class: its __imul__ first, dunders)
@@ -398,6 +401,27 @@ class Aliasing:
                 (name, error, out[at]) for name, error in refusals]
             self.root.argument_updates[updates:] = [
                 entry + (out[at],) for entry in self.root.argument_updates[updates:]]
+
+    def _refuse_kept(self, stmt, name: str) -> None:
+        """``def g(v, c=a)`` or ``g = partial(f, a)``, then ``a[0] = v`` (or ``a += v``),
+        then ``g(x)``: Python evaluated the default once, and ``g`` keeps that array, so it
+        reads the change; s2sad's copy of the default would not. Refused (once the kinds
+        say the value kept is not a number) where ``g`` is read after the update."""
+        if self.trusted:
+            return
+        blocks = self.node.get(self.current[name], frozenset())
+        for holder, atom, shown in self.kept:
+            if holder == name or not blocks & self.node.get(atom, frozenset()) or \
+                    not self._read_later(stmt, holder):
+                continue
+            op = f"`{name} {_AUG[type(stmt.op)]}= ...`" if isinstance(stmt, gast.AugAssign) \
+                else f"an in-place update of {name!r}"
+            self.root.deferred.append((atom, self.with_calls(self.source.syntax_error(
+                f"{op}, which shares its memory with {shown}", stmt,
+                f"{holder}() keeps that array, so Python's call reads the update; s2sad "
+                f"would read the value it had. Update a copy (`{name} = {name}.copy()` "
+                f"first), or pass the value at the call."))))
+            return
 
     def _list_slice_error(self, stmt, name: str):
         """``ys[1:] = [a, b]``, ``ys[::-1] = ys`` on a list: Python may change its length

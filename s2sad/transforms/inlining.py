@@ -164,7 +164,9 @@ class Inlining:
             if function is not None:
                 functions[param.id] = function
             else:
-                values[param.id] = self._default_now(expr, fdef.name)
+                values[param.id] = self._default_now(
+                    expr, fdef.name, f"the default of {param.id!r} in {fdef.name}(), "
+                    "evaluated where the function is defined")
         if not values and not functions:
             return fdef
         fdef = copy.copy(fdef)
@@ -172,13 +174,19 @@ class Inlining:
         fdef.function_defaults = functions
         return fdef
 
-    def _default_now(self, expr, holder: str | None = None):
+    def _default_now(self, expr, holder: str | None = None, shown: str | None = None):
+        """``expr`` (a default, a partial's bound argument) evaluated now, as an atom.
+        ``holder``, the function keeping it, reaches its list and shares its array:
+        ``kept`` notes it, so that ``a[0] = v`` or ``a += v`` is refused where ``holder``
+        is read later (Python's function keeps the array, and sees the change)."""
         value = self.atom(expr)
         if holder is not None and isinstance(value, gast.Name):  # (def get(l=a): get reaches
             # a's list, as b = a does)
             self.holders.setdefault(value.id, set()).add(holder)
         if isinstance(value, gast.Name) and value.id not in self.temps:
-            return self.snapshot(value)  # (the variable may be given another value later)
+            value = self.snapshot(value)  # (the variable may be given another value later)
+        if holder is not None and isinstance(value, gast.Name):
+            self.kept.append((holder, value.id, shown or f"a value {holder!r} keeps"))
         return value
 
     def _given_once(self, name: str) -> bool:

@@ -104,6 +104,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         # when their sets meet.
         self.node: dict[str, frozenset] = {}
         self.holders: dict[str, set] = {}  # a value (its name) -> variables reaching it too
+        # (function, atom, shown): a nested def's default or a partial's bound argument,
+        # evaluated where it is made and kept by the function (an array: its memory)
+        self.kept: list[tuple[str, str, str]] = []
         # names given a list or dict display ([...], {...}, [None] * n), and names given
         # anything else: a slot of a list or dict the function made changes only that
         self.made: set[str] = set()

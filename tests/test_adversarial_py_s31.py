@@ -1,0 +1,176 @@
+"""Findings of the s31 adversarial pass on Python semantics (memory, views, aliasing,
+mutation, evaluation order), each checked against float64 central differences, with the
+test that fails without its fix:
+
+* A nested ``def g(v, c=a)`` (or a lambda, a keyword-only default) or a
+  ``functools.partial(f, a)`` keeps the array ``a`` itself: Python evaluates the default,
+  or the bound argument, once, and a later ``a[0] = w`` or ``a += w`` is what ``g(x)``
+  reads. s2sad read the value ``a`` had where ``g`` was made: a wrong value and gradient
+  (-1.76 for -2.13). Refused at the update now, where ``g`` is called later and the
+  value kept is not a number.
+
+The probes that passed (right gradient, or refused at the user's line) are listed at the
+end, in ``PASSED``.
+"""
+
+import functools
+
+import numpy as np
+import pytest
+from test_higher_order import central_differences
+
+import s2sad
+
+X = np.array([0.37, -0.71, 1.13])
+K = np.array([1.0, 2.0, 3.0])
+
+
+def check(f):
+    want = central_differences(lambda x: f(x.copy()), (X,), 0)
+    for grad in (s2sad.grad(f), s2sad.grad(f, optimize=False)):
+        np.testing.assert_allclose(grad(X.copy()), want, rtol=1e-6, atol=1e-7)
+    v = np.array([0.2, 1.0, -0.5])
+    _, push = s2sad.jvp(f)(X.copy())
+    np.testing.assert_allclose(push(v), want @ v, rtol=1e-6, atol=1e-7)
+
+
+def refused(f, *words):
+    with pytest.raises(s2sad.errors.S2sadError) as info:
+        s2sad.grad(f)(X.copy())
+    text = str(info.value)
+    assert __file__ in text
+    for word in words:
+        assert word in text, text
+
+
+# --- a default argument or a partial keeps the array, and sees a later update ---------------
+
+def default_then_setitem(x):
+    a = x * 1.0
+
+    def g(v, c=a):
+        return np.sum(v * c)
+    a[0] = x[1] * 3.0
+    return g(x)
+
+
+def default_view_then_setitem(x):
+    a = x * 1.0
+
+    def g(v, c=a[:2]):
+        return np.sum(v[:2] * c)
+    a[0] = x[1] * 3.0
+    return g(x)
+
+
+def default_then_augmented(x):
+    a = x * 1.0
+
+    def g(v, c=a):
+        return np.sum(v * c)
+    a += x ** 2
+    return g(x)
+
+
+def lambda_default_then_setitem(x):
+    a = x * 1.0
+    g = lambda v, c=a: np.sum(v * c)  # noqa: E731
+    a[0] = x[1] * 3.0
+    return g(x)
+
+
+def keyword_only_default_then_setitem(x):
+    a = x * 1.0
+
+    def g(v, *, c=a):
+        return np.sum(v * c)
+    a[0] = x[1] * 3.0
+    return g(x)
+
+
+def dot_k(a, b):
+    return np.sum(a * b)
+
+
+def partial_then_setitem(x):
+    a = x * 1.0
+    h = functools.partial(dot_k, a)
+    a[0] = x[1] * 3.0
+    return h(x)
+
+
+def partial_keyword_then_augmented(x):
+    a = x * 1.0
+    h = functools.partial(dot_k, b=a)
+    a *= x
+    return h(x)
+
+
+def partial_of_numpy_then_setitem(x):
+    a = x * 1.0
+    h = functools.partial(np.dot, a)
+    a[1] = x[2] ** 2
+    return h(x)
+
+
+KEPT = [default_then_setitem, default_view_then_setitem, default_then_augmented,
+        lambda_default_then_setitem, keyword_only_default_then_setitem, partial_then_setitem,
+        partial_keyword_then_augmented, partial_of_numpy_then_setitem]
+
+
+@pytest.mark.parametrize("f", KEPT, ids=[f.__name__ for f in KEPT])
+def test_an_array_kept_by_a_default_or_a_partial_then_updated_is_refused(f):
+    refused(f, "evaluated where", "Update a copy")
+
+
+def default_number_then_augmented(x):
+    c0 = x[0] * 2.0
+
+    def g(v, c=c0):
+        return v * c
+    c0 += x[1]
+    return g(x[2]) + c0
+
+
+def default_item_then_setitem(x):
+    a = x * 1.0
+
+    def g(v, c=a[0]):
+        return v * c
+    a[0] = x[1] * 3.0
+    return g(x[2]) + np.sum(a * K)
+
+
+def default_called_before_the_update(x):
+    a = x * 1.0
+
+    def g(v, c=a):
+        return np.sum(v * c)
+    r = g(x)
+    a[0] = x[1] * 3.0
+    return r + np.sum(a * K)
+
+
+def default_copied(x):
+    a = x * 1.0
+
+    def g(v, c=a.copy()):
+        return np.sum(v * c)
+    a[0] = x[1] * 3.0
+    return g(x) + np.sum(a * K)
+
+
+def partial_then_rebound(x):
+    a = x * 1.0
+    h = functools.partial(dot_k, a)
+    a = a * x
+    return h(x) + np.sum(a)
+
+
+STILL = [default_number_then_augmented, default_item_then_setitem,
+         default_called_before_the_update, default_copied, partial_then_rebound]
+
+
+@pytest.mark.parametrize("f", STILL, ids=[f.__name__ for f in STILL])
+def test_a_default_or_partial_not_seeing_an_update_is_followed(f):
+    check(f)
