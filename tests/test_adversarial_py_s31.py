@@ -8,6 +8,15 @@ test that fails without its fix:
   reads. s2sad read the value ``a`` had where ``g`` was made: a wrong value and gradient
   (-1.76 for -2.13). Refused at the update now, where ``g`` is called later and the
   value kept is not a number.
+* A refusal inside a method of an object made in the function (``b = Buffer()``, then
+  ``b.put(x)`` doing ``self.data[:] = v``) was shown at a line counted from the class's
+  first line (line 6 of the file for line 9: ``self.data = np.zeros(3)``, another
+  method's line), and for a class of another module in the differentiated function's
+  file. It names s2sad's variables (``'self__data'``, ``'lin__cache'``, ``Buf__put``),
+  not the user's (``self.data``, ``lin.cache``, ``Buf.put``). All are the user's now.
+* The hint of ``an in-place update of 'r', which shares its memory with 'a'`` (``r =
+  a.reshape(3, 1)``, ``v = a[1:]``) said ``Copy first (`r = a.copy()`)``: a copy of the
+  other name, which changes ``r``'s shape or items. It says ``r = r.copy()`` now.
 
 The probes that passed (right gradient, or refused at the user's line) are listed at the
 end, in ``PASSED``.
@@ -20,6 +29,7 @@ import pytest
 from test_higher_order import central_differences
 
 import s2sad
+from helpers_s31_module import Halving
 
 X = np.array([0.37, -0.71, 1.13])
 K = np.array([1.0, 2.0, 3.0])
@@ -174,3 +184,89 @@ STILL = [default_number_then_augmented, default_item_then_setitem,
 @pytest.mark.parametrize("f", STILL, ids=[f.__name__ for f in STILL])
 def test_a_default_or_partial_not_seeing_an_update_is_followed(f):
     check(f)
+
+
+# --- a refusal in a method of an object made in the function: at the user's line ----------
+
+class Buffer:
+    def __init__(self):
+        self.data = np.zeros(3)
+
+    def put(self, v):
+        self.data[:] = v
+        return self.data
+
+
+def method_updates_its_buffer(x):
+    b = Buffer()
+    first = b.put(x)
+    return np.sum(first * K)
+
+
+class Linear:
+    def __init__(self, w):
+        self.w = w
+        self.seen = None
+
+    def apply(self, v):
+        self.seen = v
+        return np.sum(self.w * v)
+
+
+def method_keeps_its_input(x):
+    lin = Linear(K)
+    h = x * 2.0
+    r = lin.apply(h)
+    h[0] = x[2] ** 2
+    return r + np.sum(lin.seen * x)
+
+
+def method_of_another_module(x):
+    k = Halving(x * 1.0)
+    r = k.shrink(x)
+    return r
+
+
+def _line_of(function, text):
+    import inspect
+    lines, first = inspect.getsourcelines(function)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def test_a_refusal_in_a_method_is_at_its_line():
+    with pytest.raises(s2sad.errors.S2sadError) as info:
+        s2sad.grad(method_updates_its_buffer)(X.copy())
+    error = info.value
+    assert error.lineno == _line_of(Buffer.put, "self.data[:] = v"), str(error)
+    assert "self.data[:] = v" in str(error) and "Buffer.put" in str(error)
+    assert "self__data" not in str(error) and "'self.data'" in str(error)
+
+
+def test_a_refusal_in_a_method_of_another_module_is_in_its_file():
+    import helpers_s31_module
+    with pytest.raises(s2sad.errors.S2sadError) as info:
+        s2sad.grad(method_of_another_module)(X.copy())
+    error = info.value
+    assert error.filename == helpers_s31_module.__file__, str(error)
+    assert error.lineno == _line_of(Halving.shrink, "self.w *= 0.5"), str(error)
+    assert "self.w *= 0.5" in str(error) and "Halving.shrink" in str(error)
+    assert "k__w" not in str(error) and "'k.w'" in str(error)
+
+
+def test_an_objects_attribute_is_named_as_written():
+    with pytest.raises(s2sad.errors.S2sadError) as info:
+        s2sad.grad(method_keeps_its_input)(X.copy())
+    text = str(info.value)
+    assert "'lin.seen'" in text and "lin__seen" not in text, text
+    assert "`h = h.copy()`" in text, text
+
+
+def reshaped_then_updated(x):
+    a = x * 1.0
+    r = a.reshape(3, 1)
+    r[1, 0] = x[2] ** 2
+    return np.sum(a * K)
+
+
+def test_the_copy_hint_copies_the_name_updated():
+    refused(reshaped_then_updated, "`r = r.copy()`")

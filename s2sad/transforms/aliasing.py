@@ -342,7 +342,7 @@ class Aliasing:
                 stmt, f"Copy first: the list {reader!r} holds views of {name!r}, so copy "
                 f"each item as it goes in (`.copy()`), or update a copy (`{name} = "
                 f"{name}.copy()` first)." if held else
-                f"Copy first (`{name} = {reader}.copy()`), so that {reader!r} keeps "
+                f"Copy first (`{name} = {name}.copy()`), so that {reader!r} keeps "
                 "its value.")
             if self.current.get(reader) is None:
                 raise error

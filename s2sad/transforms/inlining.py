@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import linecache
 import types
 
 import gast
@@ -397,6 +398,12 @@ class Inlining:
             outer = self.source if scope is None else scope.source
             callee = dataclasses.replace(outer, tree=fdef, func=None,
                                          outer=outer.outer or outer.tree)
+            filename = getattr(fdef, "source_file", None)  # (a method of a class of
+            if filename is not None and filename != callee.filename:  # another module's)
+                at = gast.Pass()  # (the class's line: its indentation, cut off the columns)
+                at.lineno = fdef.class_line
+                callee = dataclasses.replace(callee, filename=filename, outer=at,
+                                             lines=linecache.getlines(filename))
             lexical = True
         from .desugar import Desugar
         from .exits import Exits
