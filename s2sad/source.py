@@ -291,7 +291,7 @@ class FunctionSource:
     def as_written(self, text: str) -> str:
         """``text`` with the names s2sad made shown as the user wrote them (``shown``).
 
-        >>> source = FunctionSource.of(FunctionSource.of)
+        >>> source = FunctionSource.of(clone)
         >>> source.shown["acc__total"] = "acc.total"
         >>> source.as_written("`acc__total += ...` on 'acc__total'")
         "`acc.total += ...` on 'acc.total'"
