@@ -8,6 +8,16 @@ test that fails without its fix:
   reads. s2sad read the value ``a`` had where ``g`` was made: a wrong value and gradient
   (-1.76 for -2.13). Refused at the update now, where ``g`` is called later and the
   value kept is not a number.
+* A nested ``def`` or lambda reads the enclosing function's variables when it is called:
+  ``def g(): return np.sum(a * K)``, then ``v = a[1:]; v[0] = w`` (or ``a[1] = w`` with
+  ``g`` reading the view ``v``, or ``a += w``, or an array a dict holds), then ``g()``.
+  The update was allowed (``a`` is not read after it in the function's own lines), and
+  the gradient missed it ([1, 2, 3] for [2.48, 0, 3]; forward 0.7 for -1.004). A call
+  of the def (or of a name holding it: ``h = g``, ``fs = [g]``) reads what its body
+  reads now, so the update is refused.
+* The same inside the def: ``def g(w): v = a[1:]; v[0] = w`` (``a`` the enclosing
+  function's) changed ``a`` where s2sad did not see it: a wrong gradient ([1, 2, 3] for
+  [2.48, 0, 3]). Refused at the update now.
 * A refusal inside a method of an object made in the function (``b = Buffer()``, then
   ``b.put(x)`` doing ``self.data[:] = v``) was shown at a line counted from the class's
   first line (line 6 of the file for line 9: ``self.data = np.zeros(3)``, another
@@ -270,3 +280,137 @@ def reshaped_then_updated(x):
 
 def test_the_copy_hint_copies_the_name_updated():
     refused(reshaped_then_updated, "`r = r.copy()`")
+
+
+# --- a nested def reads the enclosing variables when called: an update before is seen ------
+
+def closure_then_view_updated(x):
+    a = x * 1.0
+
+    def g():
+        return np.sum(a * K)
+    v = a[1:]
+    v[0] = x[0] ** 2
+    return g()
+
+
+def closure_of_a_view_then_base_updated(x):
+    a = x * 1.0
+    v = a[1:]
+
+    def g():
+        return np.sum(v * K[:2])
+    a[1] = x[0] ** 2
+    return g()
+
+
+def closure_of_a_view_then_base_augmented(x):
+    a = x * 1.0
+    v = a[1:]
+
+    def g():
+        return np.sum(v * K[:2])
+    a += x
+    return g()
+
+
+def lambda_then_view_updated(x):
+    a = x * 1.0
+    g = lambda: np.sum(a * K)  # noqa: E731
+    v = a[1:]
+    v[0] = x[0] ** 2
+    return g()
+
+
+def closure_held_by_another_name(x):
+    a = x * 1.0
+
+    def g():
+        return np.sum(a * K)
+    h = g
+    v = a.reshape(3, 1)
+    v[0, 0] = x[1] ** 2
+    return h()
+
+
+def closure_of_a_dict_holding_the_array(x):
+    a = x * 1.0
+    d = {"a": a}
+
+    def g():
+        return np.sum(d["a"] * K)
+    a[0] = x[2] ** 2
+    return g()
+
+
+def closure_updates_a_view_of_the_enclosing_array(x):
+    a = x * 1.0
+
+    def g(w):
+        v = a[1:]
+        v[0] = w
+        return 0.0
+    g(x[0] ** 2)
+    return np.sum(a * K)
+
+
+def closure_augments_a_view_of_the_enclosing_array(x):
+    a = x * 1.0
+
+    def g(w):
+        v = a[:2]
+        v += w
+        return 0.0
+    g(x[2] ** 2)
+    return np.sum(a * K)
+
+
+CLOSURES = [closure_then_view_updated, closure_of_a_view_then_base_updated,
+            closure_of_a_view_then_base_augmented, lambda_then_view_updated,
+            closure_held_by_another_name, closure_of_a_dict_holding_the_array,
+            closure_updates_a_view_of_the_enclosing_array,
+            closure_augments_a_view_of_the_enclosing_array]
+
+
+@pytest.mark.parametrize("f", CLOSURES, ids=[f.__name__ for f in CLOSURES])
+def test_an_update_a_nested_def_sees_is_refused(f):
+    refused(f)
+
+
+def closure_called_before_the_update(x):
+    a = x * 1.0
+
+    def g():
+        return np.sum(a * K)
+    r = g()
+    v = a[1:]
+    v[0] = x[0] ** 2
+    return r + np.sum(v)
+
+
+def closure_reads_the_base_updated_directly(x):
+    a = x * 1.0
+
+    def g():
+        return np.sum(a * K)
+    a[0] = x[1] ** 2
+    return g()
+
+
+def closure_updates_its_own_copy(x):
+    a = x * 1.0
+
+    def g(w):
+        v = a[1:].copy()
+        v[0] = w
+        return np.sum(v)
+    return g(x[0] ** 2) + np.sum(a * K)
+
+
+CLOSURES_FOLLOWED = [closure_called_before_the_update, closure_reads_the_base_updated_directly,
+                     closure_updates_its_own_copy]
+
+
+@pytest.mark.parametrize("f", CLOSURES_FOLLOWED, ids=[f.__name__ for f in CLOSURES_FOLLOWED])
+def test_a_nested_def_not_seeing_an_update_is_followed(f):
+    check(f)

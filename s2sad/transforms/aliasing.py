@@ -101,6 +101,72 @@ def _output_made_here(call, func, out, dotted: str, source, stmt):
 
 
 
+def _closure_reads(tree) -> dict:
+    """``{name: names its value may read when called}`` for the nested ``def`` and lambdas
+    of ``tree`` (the free names their bodies load) and the names given a value holding
+    one (``h = g``, ``fs = [g]``, ``p = partial(g, a)``), which a call reads through.
+
+    >>> import gast
+    >>> tree = gast.parse("def f(x):\\n    def g():\\n        return a * 2\\n"
+    ...                   "    h = lambda: b\\n    fs = [g, h]\\n    r = g()").body[0]
+    >>> {k: sorted(v) for k, v in sorted(_closure_reads(tree).items())}
+    {'fs': ['a', 'b', 'g', 'h'], 'g': ['a'], 'h': ['b']}
+    """
+    cached = tree.__dict__.get("_closure_reads")
+    if cached is not None:
+        return cached
+    reads: dict[str, set] = {}
+    for node in trees.walk(tree):
+        if isinstance(node, gast.FunctionDef) and node is not tree:
+            reads.setdefault(node.name, set()).update(_loads(node.body))
+        elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
+            for target in node.targets:
+                if isinstance(target, gast.Name):
+                    reads.setdefault(target.id, set()).update(_loads([node.value.body]))
+    changed = bool(reads)
+    while changed:  # (h = g, fs = [g], a closure calling another: what they read too)
+        changed = False
+        for node in trees.walk(tree):
+            if not isinstance(node, gast.Assign):
+                continue
+            called = {id(c.func) for c in trees.walk(node.value) if isinstance(c, gast.Call)}
+            loaded = {n.id for n in trees.walk(node.value) if isinstance(n, gast.Name) and
+                      isinstance(n.ctx, gast.Load) and id(n) not in called}  # (not r = g())
+            held = set().union(*(reads[k] | {k} for k in loaded & reads.keys()))
+            for target in node.targets:
+                for t in trees.walk(target):
+                    if isinstance(t, gast.Name) and held - reads.get(t.id, set()):
+                        reads.setdefault(t.id, set()).update(held)
+                        changed = True
+        for holder, names in reads.items():
+            inner = set().union(*(reads[k] for k in names & reads.keys() if k != holder))
+            if inner - names:
+                names |= inner
+                changed = True
+    tree._closure_reads = reads
+    return reads
+
+
+def _loads(nodes) -> set:
+    return {n.id for s in nodes for n in trees.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _enclosed_update(name: str, outer: str, op: str | None = None) -> str:
+    """The refusal of an update, in a nested ``def``, of the enclosing function's array.
+
+    >>> _enclosed_update("v", "a", "+")
+    "`v += ...` on a value shared with 'a' of the enclosing function"
+    """
+    shown = f"`{name} {op}= ...` on a value shared with" if op else \
+        f"an in-place update of {name!r}, which shares its memory with"
+    return f"{shown} {outer!r} of the enclosing function"
+
+
+_ENCLOSED_HINT = ("It changes that array, which s2sad would not see there. Return a new "
+                  "value instead, or copy first: `{name} = {name}.copy()`.")
+
+
 def _update_of(name: str, owner: str) -> str:
     """What an update of ``name`` in place changes: the argument ``owner`` itself, or
     through another name (``y = x``, ``y = x[:2]``: the user's line names ``y``).
@@ -323,8 +389,8 @@ class Aliasing:
             raise self.source.syntax_error(
                 f"an in-place update of {name!r}, which {shown!r} reaches too", stmt,
                 f"Set the item through {shown!r} (the reverse sweep follows a list or dict "
-                f"by one name), or copy first (`{name} = list({shown})` or `dict({shown})`) "
-                f"if {shown!r} should keep its value.")
+                f"by one name), or copy first (`{name} = {name}.copy()`) if {shown!r} should "
+                "keep its value.")
         self._refuse_kept(stmt, name)
         owners = self.sharing(name)
         owner = None if self.trusted else self.caller_of(mine)
@@ -333,6 +399,10 @@ class Aliasing:
                 _update_of(name, owner), stmt,
                 f"It would change the caller's value. Work on a copy: "
                 f"`{name} = {name}.copy()`.")
+        outer = None if self.trusted else self.enclosing_of(mine)
+        if outer is not None:
+            raise self.source.syntax_error(
+                _enclosed_update(name, outer), stmt, _ENCLOSED_HINT.format(name=name))
         reader = None if self.trusted else \
             next((k for k in owners if self._read_later(stmt, k)), None)
         if reader is not None:
@@ -391,6 +461,11 @@ class Aliasing:
                 f"or copy first: `{target.id} = {target.id}.copy()`."))))
         if mine is not None:
             self._refuse_kept(stmt, target.id)
+        outer = None if mine is None or self.trusted else self.enclosing_of(mine)
+        if outer is not None:  # (a number: += makes a new one)
+            self.root.deferred.append((mine, self.with_calls(self.source.syntax_error(
+                _enclosed_update(target.id, outer, _AUG[type(stmt.op)]), stmt,
+                _ENCLOSED_HINT.format(name=target.id)))))
         value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
                                               stmt.op, stmt.value), stmt)
         value.augmented = True  # (on an object of a user's class: its __imul__ first, dunders)
@@ -471,8 +546,31 @@ class Aliasing:
 
     def bind(self, name: str, shares=()) -> None:
         """``name`` holds a new value, sharing memory with the values of ``shares`` (a name
-        given a new value no longer shares memory with what it held)."""
+        given a new value no longer shares memory with what it held). In a nested ``def``,
+        a value of the enclosing function's (``v = a[1:]``, ``a`` free) is noted in
+        ``enclosed``: an update of it there changes that function's ``a``."""
         self.node[name] = self._blocks_of(shares)
+        outer = next((s for s in shares if s not in self.node and self._outer_value(s)),
+                     None) if self.lexical else None
+        if outer is not None:
+            self._blocks += 1
+            self.enclosed[self._blocks] = outer
+            self.node[name] = self.node[name] | {self._blocks}
+
+    def _outer_value(self, atom: str) -> str | None:
+        """The enclosing functions' variable holding ``atom``, if one does."""
+        scope = self
+        while scope.lexical and scope.parent is not None:
+            scope = scope.parent
+            if atom in scope.node:
+                return next((k for k, v in scope.current.items() if v == atom), atom)
+        return None
+
+    def enclosing_of(self, name: str) -> str | None:
+        """The enclosing function's variable whose memory ``name`` may share, if any."""
+        blocks = self.node.get(name, frozenset())
+        found = next((self.enclosed[b] for b in sorted(blocks) if b in self.enclosed), None)
+        return None if found is None else self._outer_value(found)
 
     def bind_caller(self, name: str, argument: str) -> None:
         """``name`` holds the value the caller passed as ``argument``."""
@@ -720,9 +818,15 @@ class Aliasing:
             found = facts if found is None else found.union(facts)
         return found
 
-    def _read_later(self, stmt, name: str) -> bool:
-        """Is ``name`` read after ``stmt``? (Anywhere, for a statement inside a block.)"""
+    def _read_later(self, stmt, name: str, _seen: tuple = ()) -> bool:
+        """Is ``name`` read after ``stmt``? (Anywhere, for a statement inside a block.) A
+        call of a nested ``def`` or lambda reads what its body reads, as it is then: ``def
+        g(): return a.sum()`` before ``v = a[1:]; v[0] = w``, then ``g()``, reads ``a``."""
         body = self.source.tree.body
         later = body[body.index(stmt) + 1:] if stmt in body else body
-        return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-                   for s in later for n in trees.walk(s) if s is not stmt)
+        if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+               for s in later for n in trees.walk(s) if s is not stmt):
+            return True
+        return any(name in reads and holder not in _seen and
+                   self._read_later(stmt, holder, _seen + (holder,))
+                   for holder, reads in _closure_reads(self.source.tree).items())

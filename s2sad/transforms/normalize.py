@@ -114,6 +114,7 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         self.repeated: set[str] = set()  # lists that may hold one value in two slots
         self._blocks = 0
         self.callers: dict[int, str] = {}  # blocks the caller passed in -> argument
+        self.enclosed: dict[int, str] = {}  # (a nested def) blocks of the enclosing values
         # code s2sad generated (differentiated again) updates only what it made itself
         self.trusted = is_generated(source) or (parent is not None and parent.trusted)
         # (name, error): `x += e` on a shared value, an error unless x is a number; (name,
