@@ -18,6 +18,16 @@ test that fails without its fix:
 * The same inside the def: ``def g(w): v = a[1:]; v[0] = w`` (``a`` the enclosing
   function's) changed ``a`` where s2sad did not see it: a wrong gradient ([1, 2, 3] for
   [2.48, 0, 3]). Refused at the update now.
+* ``any(bump(l, v) > 0 for v in x)`` (also ``all``, ``next``, ``zip``, or a ``for``
+  loop over the generator expression that breaks), where ``bump`` changes its argument:
+  Python reads the generator lazily and stops early, so the later calls never run.
+  s2sad built the whole list first: a wrong gradient ([1.16, 0.37, 0.37] for [0.74, 0,
+  0]). Refused at the call now; ``sum``, ``list``, ``sorted``... (which read it whole
+  first) are still followed.
+* A comprehension in the condition of ``... if c else ...`` or of a ``while``
+  (``1.0 if any(v > 1.0 for v in x) else 2.0``) was refused with ``local variable 'v'
+  is used before it is assigned``: its own variable was read as the function's. It is
+  differentiated now.
 * A refusal inside a method of an object made in the function (``b = Buffer()``, then
   ``b.put(x)`` doing ``self.data[:] = v``) was shown at a line counted from the class's
   first line (line 6 of the file for line 9: ``self.data = np.zeros(3)``, another
@@ -413,4 +423,87 @@ CLOSURES_FOLLOWED = [closure_called_before_the_update, closure_reads_the_base_up
 
 @pytest.mark.parametrize("f", CLOSURES_FOLLOWED, ids=[f.__name__ for f in CLOSURES_FOLLOWED])
 def test_a_nested_def_not_seeing_an_update_is_followed(f):
+    check(f)
+
+
+# --- a generator expression read lazily: its calls run as it is read ---------------------
+
+def bump(lst, v):
+    lst.append(v)
+    return v
+
+
+def any_stops_early(x):
+    l = []
+    r = any(bump(l, v) > 0 for v in x)
+    return sum(l) * x[0] + len(l) + r
+
+
+def all_stops_early(x):
+    l = []
+    r = all(bump(l, v) > 0 for v in x)
+    return sum(l) * x[2] + len(l) + r
+
+
+def loop_breaks_early(x):
+    l = []
+    s = 0.0
+    for v in (bump(l, w * 2.0) for w in x):
+        s = s + v
+        if v > 0:
+            break
+    return s + sum(l) * x[2]
+
+
+def zip_stops_early(x):
+    l = []
+    s = 0.0
+    for a, b in zip((bump(l, v) for v in x), [1.0, 2.0]):
+        s = s + a * b
+    return s + sum(l) * x[2]
+
+
+LAZY = [any_stops_early, all_stops_early, loop_breaks_early, zip_stops_early]
+
+
+@pytest.mark.parametrize("f", LAZY, ids=[f.__name__ for f in LAZY])
+def test_a_changing_call_in_a_generator_read_lazily_is_refused(f):
+    refused(f, "generator expression read by", "bump()")
+
+
+def sum_reads_whole(x):
+    l = []
+    s = sum(bump(l, v * v) for v in x)
+    return s * len(l) + l[0]
+
+
+def sorted_reads_whole(x):
+    l = []
+    s = sorted(bump(l, v * 2.0) for v in x)
+    return s[0] + 2.0 * s[2] + sum(l) * x[1]
+
+
+def any_of_a_pure_generator(x):
+    r = any(v > 1.0 for v in x)
+    return x[0] * (2.0 if r else 3.0)
+
+
+def conditional_of_a_comprehension(x):
+    return x[0] * (1.0 if any(v > 1.0 for v in x) else 2.0) + \
+        x[1] * (3.0 if sum(v * v for v in x) > 1.0 else 4.0)
+
+
+def while_over_a_comprehension(x):
+    s = x * 1.0
+    while all(v < 5.0 for v in s):
+        s = s * 2.0
+    return np.sum(s * K)
+
+
+WHOLE = [sum_reads_whole, sorted_reads_whole, any_of_a_pure_generator,
+         conditional_of_a_comprehension, while_over_a_comprehension]
+
+
+@pytest.mark.parametrize("f", WHOLE, ids=[f.__name__ for f in WHOLE])
+def test_a_generator_read_whole_or_pure_is_followed(f):
     check(f)
