@@ -34,6 +34,10 @@ test that fails without its fix:
   method's line), and for a class of another module in the differentiated function's
   file. It names s2sad's variables (``'self__data'``, ``'lin__cache'``, ``Buf__put``),
   not the user's (``self.data``, ``lin.cache``, ``Buf.put``). All are the user's now.
+* Other refusals named s2sad's temporaries or gave a list's advice for another value:
+  ``random.Random(0).shuffle(l)`` said ``t_4.shuffle(...)``; ``d.pop("a")`` on a dict
+  advised ``d = d[:-1]``; ``a[1:].sort()`` (a view of an array) advised building a list.
+  They show ``.shuffle(...)``, a dict too, and ``a[1:] = np.sort(a[1:])`` now.
 * The hint of ``an in-place update of 'r', which shares its memory with 'a'`` (``r =
   a.reshape(3, 1)``, ``v = a[1:]``) said ``Copy first (`r = a.copy()`)``: a copy of the
   other name, which changes ``r``'s shape or items. It says ``r = r.copy()`` now.
@@ -43,6 +47,8 @@ end, in ``PASSED``.
 """
 
 import functools
+import random
+import re
 
 import numpy as np
 import pytest
@@ -507,3 +513,36 @@ WHOLE = [sum_reads_whole, sorted_reads_whole, any_of_a_pure_generator,
 @pytest.mark.parametrize("f", WHOLE, ids=[f.__name__ for f in WHOLE])
 def test_a_generator_read_whole_or_pure_is_followed(f):
     check(f)
+
+
+# --- refusals in the user's words -----------------------------------------------------------
+
+def shuffle_of_a_value_made_on_the_line(x):
+    l = [x[0], x[1], x[2]]
+    random.Random(0).shuffle(l)
+    return l[0] + 2.0 * l[1] + 3.0 * l[2]
+
+
+def pop_of_a_dict(x):
+    d = {"a": x[0], "b": x[1]}
+    v = d.pop("a")
+    return v * sum(d.values())
+
+
+def sort_of_a_slice(x):
+    a = x * K
+    a[1:].sort()
+    return a[0] + 2.0 * a[1] + 3.0 * a[2]
+
+
+@pytest.mark.parametrize("f, shown, hidden", [
+    (shuffle_of_a_value_made_on_the_line, ".shuffle(...) is given 'l'", r"\bt_\d+\."),
+    (pop_of_a_dict, "or dict", None),
+    (sort_of_a_slice, "`a[1:] = np.sort(a[1:])`", r"Give the list a name"),
+], ids=["shuffle", "dict-pop", "slice-sort"])
+def test_a_refusal_in_the_users_words(f, shown, hidden):
+    with pytest.raises(s2sad.errors.S2sadError) as info:
+        s2sad.grad(f)(X.copy())
+    text = str(info.value)
+    assert shown in text, text
+    assert hidden is None or not re.search(hidden, text), text

@@ -261,11 +261,14 @@ class Aliasing:
                 while isinstance(root, (gast.Subscript, gast.Attribute)):
                     root = root.value
                 holder = root.id if isinstance(root, gast.Name) else "a container"
-                raise self.source.syntax_error(
+                part = unparse(func.value).strip()  # (a[1:].sort(): a view of a, sorted;
+                advice = method.advice.format(n=part) if method.advice and \
+                    func.attr != "append" else ""  # a[1:] =
+                raise self.source.syntax_error(                                  # np.sort)
                     f"`{unparse(func)}(...)`, which changes a value held in "
                     f"{holder!r} in place where the reverse sweep cannot see it", stmt,
-                    "Give the list a name of its own, append to it (or build it whole), and "
-                    "put it in afterwards.")
+                    advice or "Give the list a name of its own, append to it (or build "
+                    "it whole), and put it in afterwards.")
             elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and \
                     callee is None and mutating and self._may_return_argument(func.value):
                 names = [n.id for n in trees.walk(func.value) if isinstance(n, gast.Name)
@@ -766,6 +769,12 @@ class Aliasing:
             return
         dotted = self._dotted(call.func) if not isinstance(call.func, gast.Name) or \
             call.func.id not in self.namer.temporaries else "this function"
+        root = call.func
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if isinstance(call.func, gast.Attribute) and isinstance(root, gast.Name) and \
+                root.id in self.namer.temporaries:  # (random.Random(0).shuffle: a value made
+            dotted = f".{call.func.attr}"          # on the line, not the user's name)
         for arg in given:
             reached = {arg.id} | {name for name, other in self.node.items()
                                   if other & self.node[arg.id]}

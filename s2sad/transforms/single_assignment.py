@@ -275,9 +275,6 @@ def changes_its_arguments(func, depth: int = 0) -> bool:
     return False
 
 
-_WHOLE_READERS = ("sum", "list", "tuple", "sorted", "min", "max", "set", "frozenset", "dict")
-
-
 class SingleAssignment:
     """The expressions and assignments of :class:`Normalize`: one operation per statement."""
 
@@ -455,16 +452,16 @@ class SingleAssignment:
         return "its reader"
 
     def _whole_reader(self, node) -> bool:
-        """Does ``node`` call a builtin that reads an iterator to its end before it does
-        anything else (``sum``, ``list``, ``sorted``...)?"""
-        import builtins
-        if not (isinstance(node.func, gast.Name) and node.func.id not in self.locals and
-                node.func.id in _WHOLE_READERS):
+        """Does ``node`` call a function that reads an iterable to its end before it does
+        anything else (``sum``, ``list``, ``sorted``: its facts' ``whole``)?"""
+        if not isinstance(node.func, gast.Name) or node.func.id in self.locals:
             return False
         try:
-            return self.source.resolve(node.func.id) is getattr(builtins, node.func.id)
+            callee = self.source.resolve(node.func.id)
         except KeyError:
             return False
+        found = registry.facts(callee)
+        return found is not None and found.whole
 
     def _builtin_call(self, node) -> str | None:
         import builtins
