@@ -28,6 +28,11 @@ test that fails without its fix:
   (``1.0 if any(v > 1.0 for v in x) else 2.0``) was refused with ``local variable 'v'
   is used before it is assigned``: its own variable was read as the function's. It is
   differentiated now.
+* A helper of the user's that returns an item of its ``*args`` or ``**kwargs``
+  (``def first(*arrs): return arrs[0]``): its result is the caller's array, but s2sad
+  took it for a new one, so ``f = first(a, x); a[0] = w`` then ``f`` read (or ``f[0] =
+  w`` then ``a`` read) was allowed, and wrong ([1, 2, 3] for [0, 2, 5.26]). The items
+  of ``*args`` and ``**kwargs`` are the caller's values now, as a named parameter's is.
 * A refusal inside a method of an object made in the function (``b = Buffer()``, then
   ``b.put(x)`` doing ``self.data[:] = v``) was shown at a line counted from the class's
   first line (line 6 of the file for line 9: ``self.data = np.zeros(3)``, another
@@ -546,3 +551,70 @@ def test_a_refusal_in_the_users_words(f, shown, hidden):
     text = str(info.value)
     assert shown in text, text
     assert hidden is None or not re.search(hidden, text), text
+
+
+# --- *args and **kwargs hold the caller's values ------------------------------------------
+
+def first_of(*arrs):
+    return arrs[0]
+
+
+def keyword_a(**kw):
+    return kw["a"]
+
+
+def star_result_then_base_updated(x):
+    a = x * 1.0
+    f = first_of(a, x)
+    a[0] = x[2] ** 2
+    return np.sum(f * K)
+
+
+def star_result_updated(x):
+    a = x * 1.0
+    f = first_of(a, x * 2.0)
+    f[0] = x[2] ** 2
+    return np.sum(a * K)
+
+
+def keyword_result_then_base_updated(x):
+    a = x * 1.0
+    f = keyword_a(a=a)
+    a[0] = x[2] ** 2
+    return np.sum(f * K)
+
+
+def spread_dict_result_then_base_updated(x):
+    a = x * 1.0
+    f = keyword_a(**{"a": a})
+    a[0] = x[2] ** 2
+    return np.sum(f * K)
+
+
+STARS = [star_result_then_base_updated, star_result_updated,
+         keyword_result_then_base_updated, spread_dict_result_then_base_updated]
+
+
+@pytest.mark.parametrize("f", STARS, ids=[f.__name__ for f in STARS])
+def test_an_item_of_star_args_is_the_callers_array(f):
+    refused(f, "shares its memory")
+
+
+def star_result_read_before_the_update(x):
+    a = x * 1.0
+    f = first_of(a, x)
+    r = np.sum(f * K)
+    a = a * x
+    return r + np.sum(a)
+
+
+def star_result_of_new_values(x):
+    f = first_of(x * 2.0, x * 3.0)
+    f[0] = x[2] ** 2
+    return np.sum(f * K)
+
+
+@pytest.mark.parametrize("f", [star_result_read_before_the_update, star_result_of_new_values],
+                         ids=["read-before", "new-values"])
+def test_star_args_not_shared_after_are_followed(f):
+    check(f)

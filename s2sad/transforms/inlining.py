@@ -533,6 +533,7 @@ class Inlining:
                      [(k.arg, k.value) for k in node.keywords] if n == name), None))
                 if user is not None:
                     child.passed_names[name] = user
+        passed.update(child.__dict__.pop("extra_passed", {}))  # (*args, **kwargs' items)
         body = tree.body
         for stmt in body[:-1]:
             child.stmt = stmt
