@@ -618,3 +618,37 @@ def star_result_of_new_values(x):
                          ids=["read-before", "new-values"])
 def test_star_args_not_shared_after_are_followed(f):
     check(f)
+
+
+# --- probes that passed: right gradient (float64 central differences, reverse, forward and
+# optimize=False), or refused at the user's line --------------------------------------------
+
+PASSED = (
+    "views then updated: slices, .T, .mT, .real/.imag, reshape/ravel (view or copy), "
+    "a[...], a[()], a[None], a[..., 0] (0-d view), .view(), np.split/array_split, flipud, "
+    "rot90, squeeze, atleast_1d, ascontiguousarray, asarray/asanyarray/array(copy=False or "
+    "None), astype(copy=False), require, ravel(order='K'), np.real of a real array, rows "
+    "unpacked, list(m), rows in comprehensions, sorted(m), enumerate/zip over rows: "
+    "refused; broadcast_to, x.flat, as_strided: refused (no rule)",
+    "in-place calls on names and on items or slices (a[1:].sort(), m[0].fill(v), "
+    "d['a'].sort(), a.reshape(3, 1).fill(v)), np.add/subtract/maximum/negative.at, np.put, "
+    "np.fill_diagonal (also of m[:2, :2]), ndarray.sort/resize/partition/put/fill, "
+    "operator.iadd/setitem, __setitem__/__iadd__, getattr(a, 'sort')(), rng.shuffle, "
+    "clip(out=a): refused; np.copyto(a[1:], v) and ufunc out=a[1:]: right",
+    "lists, dicts and tuples holding arrays (l[0][1] = v, d['a'] += x, t[0][:] += x), a "
+    "buffer appended in a loop, a list repeated ([z] * 2), l *= 2 and l += [..] with "
+    "another name, del, pop/insert, remove, reverse, dict update/setdefault/|=: refused "
+    "or right",
+    "evaluation order: a call that appends in the middle of an expression, call arguments, "
+    "list and dict displays, chained comparisons, and/or and ... if ... else with side "
+    "effects, targets stored left to right (i, a[i] = 1, v; i = l[i] = 1; for a[0] in x; "
+    "for i, a[i] in enumerate(x)), row and slice swaps: right or refused",
+    "objects: a layer class caching its input then the input updated, a method returning "
+    "its buffer, a method updating self.w in place, a namedtuple holding an array, an "
+    "object's attribute updated through another name, dataclasses and properties: "
+    "refused at the user's line; closures read late, defaults captured early, "
+    "generators of the user's read by a loop that changes their list: refused",
+    "dtypes: a float stored into an int or bool array (truncated), np.array(..., "
+    "dtype=int), asarray(dtype=np.int32), np.full of ints then set, np.matrix and "
+    "np.ma: refused; SciPy's overwrite_a/overwrite_b=True: refused",
+)
