@@ -112,9 +112,6 @@ def _closure_reads(tree) -> dict:
     >>> {k: sorted(v) for k, v in sorted(_closure_reads(tree).items())}
     {'fs': ['a', 'b', 'g', 'h'], 'g': ['a'], 'h': ['b']}
     """
-    cached = tree.__dict__.get("_closure_reads")
-    if cached is not None:
-        return cached
     reads: dict[str, set] = {}
     for node in trees.walk(tree):
         if isinstance(node, gast.FunctionDef) and node is not tree:
@@ -143,7 +140,6 @@ def _closure_reads(tree) -> dict:
             if inner - names:
                 names |= inner
                 changed = True
-    tree._closure_reads = reads
     return reads
 
 
@@ -836,6 +832,9 @@ class Aliasing:
         if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
                for s in later for n in trees.walk(s) if s is not stmt):
             return True
+        tree = self.source.tree
+        if self.__dict__.get("_closures", (None,))[0] is not tree:  # (once a function)
+            self._closures = (tree, _closure_reads(tree))
         return any(name in reads and holder not in _seen and
                    self._read_later(stmt, holder, _seen + (holder,))
-                   for holder, reads in _closure_reads(self.source.tree).items())
+                   for holder, reads in self._closures[1].items())

@@ -357,7 +357,7 @@ class SingleAssignment:
         The comprehension's own variables get fresh names, as Python gives them their own scope.
         """
         if isinstance(node, gast.GeneratorExp) and start is None and \
-                not node.__dict__.get("read_whole"):  # (any(...), a loop over it: lazily)
+                id(node) not in self.__dict__.get("_read_whole", ()):  # (any(...), a loop)
             self.refuse_changing_calls(node, self._reader(node))
         node = clone(node)
         from .container_updates import items_generator  # (for k, v in d.items(): by key)
@@ -714,9 +714,8 @@ class SingleAssignment:
             return self.comprehension(node)
         if isinstance(node, gast.Call):
             if self._whole_reader(node):  # (sum(f(l, v) for v in x): read whole, at once;
-                for arg in node.args:       # any() may stop early: see comprehension)
-                    if isinstance(arg, gast.GeneratorExp):
-                        arg.read_whole = True
+                self.__dict__.setdefault("_read_whole", set()).update(  # any() may stop
+                    id(a) for a in node.args if isinstance(a, gast.GeneratorExp))  # early)
             from .star_args import spread, written_zip
             node = spread(self, node)  # f(*xs), f(**kw): written out for their lengths
             zipped = written_zip(self, node) if node.__dict__.get("unpacked") or \
