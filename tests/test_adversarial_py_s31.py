@@ -33,6 +33,9 @@ test that fails without its fix:
   took it for a new one, so ``f = first(a, x); a[0] = w`` then ``f`` read (or ``f[0] =
   w`` then ``a`` read) was allowed, and wrong ([1, 2, 3] for [0, 2, 5.26]). The items
   of ``*args`` and ``**kwargs`` are the caller's values now, as a named parameter's is.
+* A view of a module's array updated in place (``v = BUF[:2]; v += x[:2]``, then
+  ``BUF`` read): the update changed the module's array where s2sad did not see it, and
+  the gradient was 0 for [1, 2, 0]. Refused now, as an update of ``BUF`` itself is.
 * A refusal inside a method of an object made in the function (``b = Buffer()``, then
   ``b.put(x)`` doing ``self.data[:] = v``) was shown at a line counted from the class's
   first line (line 6 of the file for line 9: ``self.data = np.zeros(3)``, another
@@ -618,6 +621,41 @@ def star_result_of_new_values(x):
                          ids=["read-before", "new-values"])
 def test_star_args_not_shared_after_are_followed(f):
     check(f)
+
+
+# --- a view of a module's array, updated --------------------------------------------------
+
+BUFFER = np.zeros(3)
+
+
+def module_view_augmented(x):
+    v = BUFFER[:2]
+    v += x[:2]
+    return np.sum(BUFFER * K)
+
+
+def module_view_set(x):
+    b = np.asarray(BUFFER)
+    b[1] = x[2] ** 2
+    return np.sum(BUFFER * x)
+
+
+@pytest.mark.parametrize("f", [module_view_augmented, module_view_set],
+                         ids=["augmented", "set"])
+def test_an_update_of_a_view_of_a_modules_array_is_refused(f):
+    before = BUFFER.copy()
+    refused(f, "the module's 'BUFFER'")
+    np.testing.assert_array_equal(BUFFER, before)
+
+
+def module_view_copied(x):
+    v = BUFFER[:2].copy()
+    v += x[:2]
+    return np.sum(v * K[:2]) + np.sum(BUFFER)
+
+
+def test_a_copy_of_a_modules_array_is_followed():
+    check(module_view_copied)
 
 
 # --- probes that passed: right gradient (float64 central differences, reverse, forward and

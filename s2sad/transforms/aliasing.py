@@ -149,18 +149,19 @@ def _loads(nodes) -> set:
 
 
 def _enclosed_update(name: str, outer: str, op: str | None = None) -> str:
-    """The refusal of an update, in a nested ``def``, of the enclosing function's array.
+    """The refusal of an update of an array the function does not own: the enclosing
+    function's (in a nested ``def``), or a module's.
 
-    >>> _enclosed_update("v", "a", "+")
+    >>> _enclosed_update("v", "'a' of the enclosing function", "+")
     "`v += ...` on a value shared with 'a' of the enclosing function"
     """
     shown = f"`{name} {op}= ...` on a value shared with" if op else \
         f"an in-place update of {name!r}, which shares its memory with"
-    return f"{shown} {outer!r} of the enclosing function"
+    return f"{shown} {outer}"
 
 
-_ENCLOSED_HINT = ("It changes that array, which s2sad would not see there. Return a new "
-                  "value instead, or copy first: `{name} = {name}.copy()`.")
+_ENCLOSED_HINT = ("It changes that array where s2sad would not see it. Return a new value "
+                  "instead, or copy first: `{name} = {name}.copy()`.")
 
 
 def _update_of(name: str, owner: str) -> str:
@@ -549,27 +550,37 @@ class Aliasing:
         a value of the enclosing function's (``v = a[1:]``, ``a`` free) is noted in
         ``enclosed``: an update of it there changes that function's ``a``."""
         self.node[name] = self._blocks_of(shares)
-        outer = next((s for s in shares if s not in self.node and self._outer_value(s)),
-                     None) if self.lexical else None
+        outer = next(filter(None, (self._not_owned(s) for s in shares if s not in self.node)),
+                     None)
         if outer is not None:
             self._blocks += 1
             self.enclosed[self._blocks] = outer
             self.node[name] = self.node[name] | {self._blocks}
 
-    def _outer_value(self, atom: str) -> str | None:
-        """The enclosing functions' variable holding ``atom``, if one does."""
+    def _not_owned(self, atom: str) -> str | None:
+        """``atom`` as a message shows it where it is a value the function does not own:
+        an enclosing function's variable (in a nested ``def``), or a module's array, list
+        or dict (``v = BUF[:2]``: ``v += w`` changes ``BUF``); else None."""
         scope = self
         while scope.lexical and scope.parent is not None:
             scope = scope.parent
             if atom in scope.node:
-                return next((k for k, v in scope.current.items() if v == atom), atom)
-        return None
+                user = next((k for k, v in scope.current.items() if v == atom), atom)
+                return f"{user!r} of the enclosing function"
+        if atom in self.locals or atom in self.temps:
+            return None
+        try:
+            value = self.source.resolve(atom)
+        except KeyError:
+            return None
+        return f"the module's {atom!r}" if isinstance(
+            value, (np.ndarray, list, dict, set, bytearray)) else None
 
     def enclosing_of(self, name: str) -> str | None:
-        """The enclosing function's variable whose memory ``name`` may share, if any."""
+        """The value the function does not own whose memory ``name`` may share, as a
+        message shows it (``_not_owned``), if any."""
         blocks = self.node.get(name, frozenset())
-        found = next((self.enclosed[b] for b in sorted(blocks) if b in self.enclosed), None)
-        return None if found is None else self._outer_value(found)
+        return next((self.enclosed[b] for b in sorted(blocks) if b in self.enclosed), None)
 
     def bind_caller(self, name: str, argument: str) -> None:
         """``name`` holds the value the caller passed as ``argument``."""
