@@ -559,8 +559,9 @@ class Aliasing:
 
     def _not_owned(self, atom: str) -> str | None:
         """``atom`` as a message shows it where it is a value the function does not own:
-        an enclosing function's variable (in a nested ``def``), or a module's array, list
-        or dict (``v = BUF[:2]``: ``v += w`` changes ``BUF``); else None."""
+        an enclosing function's variable (in a nested ``def``), or a module's array
+        (``v = BUF[:2]``: ``v += w`` changes ``BUF``; a module's list or dict is followed
+        as state the function changes, ``attributes``); else None."""
         scope = self
         while scope.lexical and scope.parent is not None:
             scope = scope.parent
@@ -573,8 +574,7 @@ class Aliasing:
             value = self.source.resolve(atom)
         except KeyError:
             return None
-        return f"the module's {atom!r}" if isinstance(
-            value, (np.ndarray, list, dict, set, bytearray)) else None
+        return f"the module's {atom!r}" if isinstance(value, np.ndarray) else None
 
     def enclosing_of(self, name: str) -> str | None:
         """The value the function does not own whose memory ``name`` may share, as a
