@@ -757,6 +757,10 @@ class Facts:
     * ``copies``: it copies its one argument as its ``copy()`` method does (``copy.copy``,
       and ``copy.deepcopy``, whose copy of a container's items is never relied on: a
       change through one to an item the other reads is refused as shared).
+    * ``whole``: it reads an iterable it is given to its end before it does anything
+      else (``sum``, ``list``, ``sorted``): a generator expression given to it is read
+      as the list of its items; one read by anything else (``any``, a loop) is read item
+      by item, so a call there that changes its argument is refused.
     * ``keywords``: for a runtime helper, the position from which generated code passes
       its arguments by name, those equal to their default left out (``sum_grad``'s 1:
       ``sum_grad(g, like=x, axis=1)``; :mod:`s2sad.transforms.readable`).
@@ -804,6 +808,7 @@ class Facts:
     calls: tuple = ()
     iterator: bool = False
     copies: bool = False
+    whole: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

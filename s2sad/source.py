@@ -160,6 +160,8 @@ class FunctionSource:
     # a def or lambda inside a function (``tree`` it alone): the function whose source was
     # parsed, dedented as a whole (columns count from its def's indentation)
     outer: gast.FunctionDef | None = None
+    # names s2sad made for the user's (``acc__total`` for ``acc.total``): errors show theirs
+    shown: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, func) -> "FunctionSource":
@@ -273,6 +275,8 @@ class FunctionSource:
         function it was inlined from, where it was (``node.origin``, the user's lines
         from this function's down to that one: :meth:`Normalize.frames`), those lines
         shown as a traceback shows its calls."""
+        if self.shown:
+            message, hint = self.as_written(message), hint and self.as_written(hint)
         origin = getattr(node, "origin", ())
         if len(origin) > 1 or origin and origin[-1][0] != self.filename:  # (one: inlined
             filename, lineno, text, col, _ = origin[-1]  # into s2sad's flat function of *args)
@@ -283,6 +287,16 @@ class FunctionSource:
         col = self._col(node)
         return cls(message, self.filename, lineno, self.line(lineno),
                    col if col is None else col + _construct_offset(node), hint)
+
+    def as_written(self, text: str) -> str:
+        """``text`` with the names s2sad made shown as the user wrote them (``shown``).
+
+        >>> source = FunctionSource.of(clone)
+        >>> source.shown["acc__total"] = "acc.total"
+        >>> source.as_written("`acc__total += ...` on 'acc__total'")
+        "`acc.total += ...` on 'acc.total'"
+        """
+        return re.sub(r"\b\w+__\w+\b", lambda m: self.shown.get(m.group(0), m.group(0)), text)
 
     def _col(self, node) -> int | None:
         col = getattr(node, "col_offset", None)

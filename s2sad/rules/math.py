@@ -245,6 +245,8 @@ deffacts(list, tuple, dict, sorted, reversed, sequence=True)
 deffacts(copy.copy, copy.deepcopy, copies=True)  # (Desugar: v.copy())
 deffacts(itertools.accumulate, iterator=True)  # (s2sad.implementations.accumulate)
 deffacts(sum, max, min, items=True)  # (sum(S) of a set of numbers: a number)
+# they read an iterable whole before anything else (not any(), all(), min(key=...))
+deffacts(sum, list, tuple, sorted, set, frozenset, dict, whole=True)
 # given an object, or a list of them (a loop over layers), they read none of its attributes
 deffacts(len, isinstance, type, id, range, enumerate, zip, list, tuple, reversed, iter,
          no_attributes=True)

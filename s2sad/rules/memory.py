@@ -112,7 +112,7 @@ deffacts(operator.setitem, operator.delitem, advice="Assign into it: `{n}[i] = v
          mutates=(0,))
 deffacts(list.extend, advice="Build a new list: `{n} = {n} + more`.", mutates=(0,))
 deffacts(list.insert, list.remove, advice="Build a new list.", mutates=(0,))
-deffacts(list.pop, advice="Build a new list (`{n} = {n}[:-1]`).", mutates=(0,),
+deffacts(list.pop, advice="Build a new list (`{n} = {n}[:-1]`) or dict.", mutates=(0,),
          returns_view_of=(0,))
 deffacts(list.reverse, advice="Use `{n} = {n}[::-1]`.", mutates=(0,))
 deffacts(list.clear, advice="Start a new list: `{n} = []`.", mutates=(0,))

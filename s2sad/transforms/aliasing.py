@@ -101,6 +101,69 @@ def _output_made_here(call, func, out, dotted: str, source, stmt):
 
 
 
+def _closure_reads(tree) -> dict:
+    """``{name: names its value may read when called}`` for the nested ``def`` and lambdas
+    of ``tree`` (the free names their bodies load) and the names given a value holding
+    one (``h = g``, ``fs = [g]``, ``p = partial(g, a)``), which a call reads through.
+
+    >>> import gast
+    >>> tree = gast.parse("def f(x):\\n    def g():\\n        return a * 2\\n"
+    ...                   "    h = lambda: b\\n    fs = [g, h]\\n    r = g()").body[0]
+    >>> {k: sorted(v) for k, v in sorted(_closure_reads(tree).items())}
+    {'fs': ['a', 'b', 'g', 'h'], 'g': ['a'], 'h': ['b']}
+    """
+    reads: dict[str, set] = {}
+    for node in trees.walk(tree):
+        if isinstance(node, gast.FunctionDef) and node is not tree:
+            reads.setdefault(node.name, set()).update(_loads(node.body))
+        elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
+            for target in node.targets:
+                if isinstance(target, gast.Name):
+                    reads.setdefault(target.id, set()).update(_loads([node.value.body]))
+    changed = bool(reads)
+    while changed:  # (h = g, fs = [g], a closure calling another: what they read too)
+        changed = False
+        for node in trees.walk(tree):
+            if not isinstance(node, gast.Assign):
+                continue
+            called = {id(c.func) for c in trees.walk(node.value) if isinstance(c, gast.Call)}
+            loaded = {n.id for n in trees.walk(node.value) if isinstance(n, gast.Name) and
+                      isinstance(n.ctx, gast.Load) and id(n) not in called}  # (not r = g())
+            held = set().union(*(reads[k] | {k} for k in loaded & reads.keys()))
+            for target in node.targets:
+                for t in trees.walk(target):
+                    if isinstance(t, gast.Name) and held - reads.get(t.id, set()):
+                        reads.setdefault(t.id, set()).update(held)
+                        changed = True
+        for holder, names in reads.items():
+            inner = set().union(*(reads[k] for k in names & reads.keys() if k != holder))
+            if inner - names:
+                names |= inner
+                changed = True
+    return reads
+
+
+def _loads(nodes) -> set:
+    return {n.id for s in nodes for n in trees.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _enclosed_update(name: str, outer: str, op: str | None = None) -> str:
+    """The refusal of an update of an array the function does not own: the enclosing
+    function's (in a nested ``def``), or a module's.
+
+    >>> _enclosed_update("v", "'a' of the enclosing function", "+")
+    "`v += ...` on a value shared with 'a' of the enclosing function"
+    """
+    shown = f"`{name} {op}= ...` on a value shared with" if op else \
+        f"an in-place update of {name!r}, which shares its memory with"
+    return f"{shown} {outer}"
+
+
+_ENCLOSED_HINT = ("It changes that array where s2sad would not see it. Return a new value "
+                  "instead, or copy first: `{name} = {name}.copy()`.")
+
+
 def _update_of(name: str, owner: str) -> str:
     """What an update of ``name`` in place changes: the argument ``owner`` itself, or
     through another name (``y = x``, ``y = x[:2]``: the user's line names ``y``).
@@ -195,11 +258,14 @@ class Aliasing:
                 while isinstance(root, (gast.Subscript, gast.Attribute)):
                     root = root.value
                 holder = root.id if isinstance(root, gast.Name) else "a container"
-                raise self.source.syntax_error(
+                part = unparse(func.value).strip()  # (a[1:].sort(): a view of a, sorted;
+                advice = method.advice.format(n=part) if method.advice and \
+                    func.attr != "append" else ""  # a[1:] =
+                raise self.source.syntax_error(                                  # np.sort)
                     f"`{unparse(func)}(...)`, which changes a value held in "
                     f"{holder!r} in place where the reverse sweep cannot see it", stmt,
-                    "Give the list a name of its own, append to it (or build it whole), and "
-                    "put it in afterwards.")
+                    advice or "Give the list a name of its own, append to it (or build "
+                    "it whole), and put it in afterwards.")
             elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and \
                     callee is None and mutating and self._may_return_argument(func.value):
                 names = [n.id for n in trees.walk(func.value) if isinstance(n, gast.Name)
@@ -323,8 +389,9 @@ class Aliasing:
             raise self.source.syntax_error(
                 f"an in-place update of {name!r}, which {shown!r} reaches too", stmt,
                 f"Set the item through {shown!r} (the reverse sweep follows a list or dict "
-                f"by one name), or copy first (`{name} = list({shown})` or `dict({shown})`) "
-                f"if {shown!r} should keep its value.")
+                f"by one name), or copy first (`{name} = {name}.copy()`) if {shown!r} should "
+                "keep its value.")
+        self._refuse_kept(stmt, name)
         owners = self.sharing(name)
         owner = None if self.trusted else self.caller_of(mine)
         if owner is not None:
@@ -332,6 +399,10 @@ class Aliasing:
                 _update_of(name, owner), stmt,
                 f"It would change the caller's value. Work on a copy: "
                 f"`{name} = {name}.copy()`.")
+        outer = None if self.trusted else self.enclosing_of(mine)
+        if outer is not None:
+            raise self.source.syntax_error(
+                _enclosed_update(name, outer), stmt, _ENCLOSED_HINT.format(name=name))
         reader = None if self.trusted else \
             next((k for k in owners if self._read_later(stmt, k)), None)
         if reader is not None:
@@ -341,7 +412,7 @@ class Aliasing:
                 stmt, f"Copy first: the list {reader!r} holds views of {name!r}, so copy "
                 f"each item as it goes in (`.copy()`), or update a copy (`{name} = "
                 f"{name}.copy()` first)." if held else
-                f"Copy first (`{name} = {reader}.copy()`), so that {reader!r} keeps "
+                f"Copy first (`{name} = {name}.copy()`), so that {reader!r} keeps "
                 "its value.")
             if self.current.get(reader) is None:
                 raise error
@@ -388,6 +459,13 @@ class Aliasing:
                 stmt, f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes {user!r} too. "
                 f"Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` for a new value, "
                 f"or copy first: `{target.id} = {target.id}.copy()`."))))
+        if mine is not None:
+            self._refuse_kept(stmt, target.id)
+        outer = None if mine is None or self.trusted else self.enclosing_of(mine)
+        if outer is not None:  # (a number: += makes a new one)
+            self.root.deferred.append((mine, self.with_calls(self.source.syntax_error(
+                _enclosed_update(target.id, outer, _AUG[type(stmt.op)]), stmt,
+                _ENCLOSED_HINT.format(name=target.id)))))
         value = gast.copy_location(gast.BinOp(gast.Name(target.id, gast.Load(), None, None),
                                               stmt.op, stmt.value), stmt)
         value.augmented = True  # (on an object of a user's class: its __imul__ first, dunders)
@@ -398,6 +476,27 @@ class Aliasing:
                 (name, error, out[at]) for name, error in refusals]
             self.root.argument_updates[updates:] = [
                 entry + (out[at],) for entry in self.root.argument_updates[updates:]]
+
+    def _refuse_kept(self, stmt, name: str) -> None:
+        """``def g(v, c=a)`` or ``g = partial(f, a)``, then ``a[0] = v`` (or ``a += v``),
+        then ``g(x)``: Python evaluated the default once, and ``g`` keeps that array, so it
+        reads the change; s2sad's copy of the default would not. Refused (once the kinds
+        say the value kept is not a number) where ``g`` is read after the update."""
+        if self.trusted:
+            return
+        blocks = self.node.get(self.current[name], frozenset())
+        for holder, atom, shown in self.kept:
+            if holder == name or not blocks & self.node.get(atom, frozenset()) or \
+                    not self._read_later(stmt, holder):
+                continue
+            op = f"`{name} {_AUG[type(stmt.op)]}= ...`" if isinstance(stmt, gast.AugAssign) \
+                else f"an in-place update of {name!r}"
+            self.root.deferred.append((atom, self.with_calls(self.source.syntax_error(
+                f"{op}, which shares its memory with {shown}", stmt,
+                f"{holder}() keeps that array, so Python's call reads the update; s2sad "
+                f"would read the value it had. Update a copy (`{name} = {name}.copy()` "
+                f"first), or pass the value at the call."))))
+            return
 
     def _list_slice_error(self, stmt, name: str):
         """``ys[1:] = [a, b]``, ``ys[::-1] = ys`` on a list: Python may change its length
@@ -447,8 +546,41 @@ class Aliasing:
 
     def bind(self, name: str, shares=()) -> None:
         """``name`` holds a new value, sharing memory with the values of ``shares`` (a name
-        given a new value no longer shares memory with what it held)."""
+        given a new value no longer shares memory with what it held). In a nested ``def``,
+        a value of the enclosing function's (``v = a[1:]``, ``a`` free) is noted in
+        ``enclosed``: an update of it there changes that function's ``a``."""
         self.node[name] = self._blocks_of(shares)
+        outer = next(filter(None, (self._not_owned(s) for s in shares if s not in self.node)),
+                     None)
+        if outer is not None:
+            self._blocks += 1
+            self.enclosed[self._blocks] = outer
+            self.node[name] = self.node[name] | {self._blocks}
+
+    def _not_owned(self, atom: str) -> str | None:
+        """``atom`` as a message shows it where it is a value the function does not own:
+        an enclosing function's variable (in a nested ``def``), or a module's array
+        (``v = BUF[:2]``: ``v += w`` changes ``BUF``; a module's list or dict is followed
+        as state the function changes, ``attributes``); else None."""
+        scope = self
+        while scope.lexical and scope.parent is not None:
+            scope = scope.parent
+            if atom in scope.node:
+                user = next((k for k, v in scope.current.items() if v == atom), atom)
+                return f"{user!r} of the enclosing function"
+        if atom in self.locals or atom in self.temps:
+            return None
+        try:
+            value = self.source.resolve(atom)
+        except KeyError:
+            return None
+        return f"the module's {atom!r}" if isinstance(value, np.ndarray) else None
+
+    def enclosing_of(self, name: str) -> str | None:
+        """The value the function does not own whose memory ``name`` may share, as a
+        message shows it (``_not_owned``), if any."""
+        blocks = self.node.get(name, frozenset())
+        return next((self.enclosed[b] for b in sorted(blocks) if b in self.enclosed), None)
 
     def bind_caller(self, name: str, argument: str) -> None:
         """``name`` holds the value the caller passed as ``argument``."""
@@ -644,6 +776,12 @@ class Aliasing:
             return
         dotted = self._dotted(call.func) if not isinstance(call.func, gast.Name) or \
             call.func.id not in self.namer.temporaries else "this function"
+        root = call.func
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if isinstance(call.func, gast.Attribute) and isinstance(root, gast.Name) and \
+                root.id in self.namer.temporaries:  # (random.Random(0).shuffle: a value made
+            dotted = f".{call.func.attr}"          # on the line, not the user's name)
         for arg in given:
             reached = {arg.id} | {name for name, other in self.node.items()
                                   if other & self.node[arg.id]}
@@ -696,9 +834,18 @@ class Aliasing:
             found = facts if found is None else found.union(facts)
         return found
 
-    def _read_later(self, stmt, name: str) -> bool:
-        """Is ``name`` read after ``stmt``? (Anywhere, for a statement inside a block.)"""
+    def _read_later(self, stmt, name: str, _seen: tuple = ()) -> bool:
+        """Is ``name`` read after ``stmt``? (Anywhere, for a statement inside a block.) A
+        call of a nested ``def`` or lambda reads what its body reads, as it is then: ``def
+        g(): return a.sum()`` before ``v = a[1:]; v[0] = w``, then ``g()``, reads ``a``."""
         body = self.source.tree.body
         later = body[body.index(stmt) + 1:] if stmt in body else body
-        return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-                   for s in later for n in trees.walk(s) if s is not stmt)
+        if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+               for s in later for n in trees.walk(s) if s is not stmt):
+            return True
+        tree = self.source.tree
+        if self.__dict__.get("_closures", (None,))[0] is not tree:  # (once a function)
+            self._closures = (tree, _closure_reads(tree))
+        return any(name in reads and holder not in _seen and
+                   self._read_later(stmt, holder, _seen + (holder,))
+                   for holder, reads in self._closures[1].items())

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import linecache
 import types
 
 import gast
@@ -164,7 +165,9 @@ class Inlining:
             if function is not None:
                 functions[param.id] = function
             else:
-                values[param.id] = self._default_now(expr, fdef.name)
+                values[param.id] = self._default_now(
+                    expr, fdef.name, f"the default of {param.id!r} in {fdef.name}(), "
+                    "evaluated where the function is defined")
         if not values and not functions:
             return fdef
         fdef = copy.copy(fdef)
@@ -172,13 +175,19 @@ class Inlining:
         fdef.function_defaults = functions
         return fdef
 
-    def _default_now(self, expr, holder: str | None = None):
+    def _default_now(self, expr, holder: str | None = None, shown: str | None = None):
+        """``expr`` (a default, a partial's bound argument) evaluated now, as an atom.
+        ``holder``, the function keeping it, reaches its list and shares its array:
+        ``kept`` notes it, so that ``a[0] = v`` or ``a += v`` is refused where ``holder``
+        is read later (Python's function keeps the array, and sees the change)."""
         value = self.atom(expr)
         if holder is not None and isinstance(value, gast.Name):  # (def get(l=a): get reaches
             # a's list, as b = a does)
             self.holders.setdefault(value.id, set()).add(holder)
         if isinstance(value, gast.Name) and value.id not in self.temps:
-            return self.snapshot(value)  # (the variable may be given another value later)
+            value = self.snapshot(value)  # (the variable may be given another value later)
+        if holder is not None and isinstance(value, gast.Name):
+            self.kept.append((holder, value.id, shown or f"a value {holder!r} keeps"))
         return value
 
     def _given_once(self, name: str) -> bool:
@@ -389,6 +398,12 @@ class Inlining:
             outer = self.source if scope is None else scope.source
             callee = dataclasses.replace(outer, tree=fdef, func=None,
                                          outer=outer.outer or outer.tree)
+            filename = getattr(fdef, "source_file", None)  # (a method of a class of
+            if filename is not None and filename != callee.filename:  # another module's)
+                at = gast.Pass()  # (the class's line: its indentation, cut off the columns)
+                at.lineno = fdef.class_line
+                callee = dataclasses.replace(callee, filename=filename, outer=at,
+                                             lines=linecache.getlines(filename))
             lexical = True
         from .desugar import Desugar
         from .exits import Exits
@@ -518,6 +533,7 @@ class Inlining:
                      [(k.arg, k.value) for k in node.keywords] if n == name), None))
                 if user is not None:
                     child.passed_names[name] = user
+        passed.update(child.__dict__.pop("extra_passed", {}))  # (*args, **kwargs' items)
         body = tree.body
         for stmt in body[:-1]:
             child.stmt = stmt

@@ -122,15 +122,20 @@ def class_methods(cls) -> dict | None:
            for name, value in vars(cls).items()):
         return None
     try:
-        tree = gast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
+        lines, first = inspect.getsourcelines(cls)
+        module = gast.parse(textwrap.dedent("".join(lines)))
+        filename = inspect.getsourcefile(cls) or inspect.getfile(cls)
     except (OSError, TypeError, SyntaxError):
         return None
+    gast.increment_lineno(module, first - 1)  # (the file's lines: a refusal in a method
+    tree = module.body[0]                     # is shown at its own line, in its own file)
     if not isinstance(tree, gast.ClassDef) or tree.decorator_list or tree.keywords:
         return None
     methods = {}
     for stmt in tree.body:
         if isinstance(stmt, gast.FunctionDef):
             methods[stmt.name] = stmt
+            stmt.source_file, stmt.class_line = filename, first
         elif not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)) and \
                 not (isinstance(stmt, gast.Assign) and all(
                     isinstance(t, gast.Name) and t.id in shared for t in stmt.targets)):
@@ -186,6 +191,9 @@ def _as_function(cls_name: str, fdef, state: list):
         f"{cls_name}__init__"
     made = gast.FunctionDef(name, gast.arguments(params, [], None, [], [], None, []),
                             body if _returns(body) else body + [end], [], None, None)
+    made.shown_name = f"{cls_name}.{fdef.name}"  # (as Python names it in a traceback)
+    made.source_file = getattr(fdef, "source_file", None)  # (a class of another module's)
+    made.class_line = getattr(fdef, "class_line", None)
     return gast.copy_location(made, fdef)
 
 
@@ -198,6 +206,7 @@ class ObjectsAsVariables(trees.Transformer):
         self.shared = shared or {}  # class name -> its class attributes of data
         self.is_function = is_function  # (a value that may be a function: kept an object's)
         self.changed = False
+        self.shown = {}  # acc__total -> acc.total: the names in errors (FunctionSource.shown)
 
     def visit_FunctionDef(self, node):
         if any(isinstance(n, (gast.Try, gast.With)) for n in trees.walk(node)):
@@ -241,6 +250,9 @@ class ObjectsAsVariables(trees.Transformer):
         if not objects:
             return node
         self.changed = True
+        for var, (_, _, state, _) in objects.items():
+            self.shown.update({f"{var}__{a}": f"{var}.{a}" for a in state})
+            self.shown.update({f"self__{a}": f"self.{a}" for a in state})
         defs, wanted = [], set()
         for var, (cls, _, state, _) in objects.items():
             for method in self.classes[cls].values():
@@ -397,4 +409,7 @@ def objects_as_variables(fdef, source):
         shared[node.func.id] = class_data(value)
     if not classes:
         return fdef
-    return ObjectsAsVariables(classes, is_function, shared).visit(fdef)
+    writer = ObjectsAsVariables(classes, is_function, shared)
+    fdef = writer.visit(fdef)
+    source.shown.update(writer.shown)
+    return fdef

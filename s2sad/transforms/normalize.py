@@ -104,6 +104,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         # when their sets meet.
         self.node: dict[str, frozenset] = {}
         self.holders: dict[str, set] = {}  # a value (its name) -> variables reaching it too
+        # (function, atom, shown): a nested def's default or a partial's bound argument,
+        # evaluated where it is made and kept by the function (an array: its memory)
+        self.kept: list[tuple[str, str, str]] = []
         # names given a list or dict display ([...], {...}, [None] * n), and names given
         # anything else: a slot of a list or dict the function made changes only that
         self.made: set[str] = set()
@@ -111,6 +114,7 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         self.repeated: set[str] = set()  # lists that may hold one value in two slots
         self._blocks = 0
         self.callers: dict[int, str] = {}  # blocks the caller passed in -> argument
+        self.enclosed: dict[int, str] = {}  # (a nested def) blocks of the enclosing values
         # code s2sad generated (differentiated again) updates only what it made itself
         self.trusted = is_generated(source) or (parent is not None and parent.trusted)
         # (name, error): `x += e` on a shared value, an error unless x is a number; (name,

@@ -41,8 +41,9 @@ def made(normalize, node, static, holder: str | None = None):
     function = normalize._function_argument(node.args[0])
     if function is None:
         return None
-    args = [normalize._default_now(a, holder) for a in node.args[1:]]
-    keywords = {k.arg: normalize._default_now(k.value, holder) for k in node.keywords}
+    shown = f"an argument the partial {holder!r} binds, evaluated where it is made"
+    args = [normalize._default_now(a, holder, shown) for a in node.args[1:]]
+    keywords = {k.arg: normalize._default_now(k.value, holder, shown) for k in node.keywords}
     return "partial", (function, args, keywords)
 
 

@@ -18,6 +18,7 @@ import gast
 import numpy as np
 
 from .. import registry, trees
+from ..codegen import unparse
 from ..errors import DifferentiationError
 from ..source import iterator, iterator_refusal, note_attribute, note_type, user_code as _user_code, \
     walked_by_key
@@ -132,13 +133,46 @@ class _RenameLocal(trees.Transformer):
 
 
 class _Rename(trees.Transformer):
-    """Point the names inside an opaque expression (an f-string) at their current versions."""
+    """Point the names inside an opaque expression (an f-string) at their current versions;
+    not those a comprehension or a lambda in it binds (``any(v > 1 for v in x)``: ``x``)."""
 
     def __init__(self, normalize: SingleAssignment):
         self.normalize = normalize
+        self.bound: frozenset = frozenset()
 
     def visit_Name(self, node):
-        return self.normalize.name(node)
+        return node if node.id in self.bound else self.normalize.name(node)
+
+    def _scope(self, node, names, outer=None):
+        """``node`` with ``names`` its own; ``outer`` (a comprehension's first iterable) is
+        read in the enclosing scope."""
+        if outer is not None:
+            outer = self.visit(outer)
+            node.generators[0].iter = gast.Constant(None, None)  # (visited: not again)
+        saved, self.bound = self.bound, self.bound | names
+        node = self.generic_visit(node)
+        self.bound = saved
+        if outer is not None:
+            node.generators[0].iter = outer
+        return node
+
+    def _comprehension(self, node):
+        names = frozenset(n.id for gen in node.generators for n in trees.walk(gen.target)
+                          if isinstance(n, gast.Name))
+        return self._scope(node, names, node.generators[0].iter)
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+    def visit_Lambda(self, node):
+        args = node.args
+        names = frozenset(a.id for a in args.posonlyargs + args.args + args.kwonlyargs +
+                          [args.vararg, args.kwarg] if a is not None)
+        args.defaults = [self.visit(d) for d in args.defaults]
+        args.kw_defaults = [d if d is None else self.visit(d) for d in args.kw_defaults]
+        saved, self.bound = self.bound, self.bound | names
+        node.body = self.visit(node.body)
+        self.bound = saved
+        return node
 
 
 _NOT_CONSTANT = object()
@@ -244,11 +278,13 @@ def changes_its_arguments(func, depth: int = 0) -> bool:
 class SingleAssignment:
     """The expressions and assignments of :class:`Normalize`: one operation per statement."""
 
-    def refuse_changing_calls(self, test):
+    def refuse_changing_calls(self, test, stopping: str | None = None):
         """A condition (``if``, ``while``, ``... if c else ...``) or an f-string runs as the
         user wrote it: refuse a call there of a function of the user's that changes its
         argument in place. s2sad would not see the change (a list item read after it
-        was differentiated as it had been)."""
+        was differentiated as it had been). ``stopping``: ``test`` is a generator
+        expression that function (``any``) may stop reading early, where s2sad reads it
+        all: such a call there is refused too."""
         for node in trees.walk(test):
             if not isinstance(node, gast.Call) or not any(
                     isinstance(n, gast.Name) and n.id in self.locals
@@ -263,6 +299,16 @@ class SingleAssignment:
             if callable(callee) and _user_code(getattr(callee, "__func__", callee)) and \
                     changes_its_arguments(callee):
                 name = getattr(callee, "__name__", "the function")
+                if stopping is not None:
+                    raise self.source.syntax_error(
+                        f"a call of {name}() in a generator expression read by "
+                        f"{stopping}, which changes its argument in place", node,
+                        "Python runs each item's call when the item is read, between "
+                        "the reader's own steps, and skips those never read (any() stops "
+                        "at the first true item, a loop at its break); s2sad would run "
+                        "them all first. Build the list first (`[...]` in place of "
+                        f"`(...)`), or loop yourself, calling {name}() in a statement of "
+                        "its own.")
                 raise self.source.syntax_error(
                     f"a call of {name}() in a condition or an f-string, which changes its "
                     "argument in place",
@@ -310,6 +356,9 @@ class SingleAssignment:
 
         The comprehension's own variables get fresh names, as Python gives them their own scope.
         """
+        if isinstance(node, gast.GeneratorExp) and start is None and \
+                id(node) not in self.__dict__.get("_read_whole", ()):  # (any(...), a loop)
+            self.refuse_changing_calls(node, self._reader(node))
         node = clone(node)
         from .container_updates import items_generator  # (for k, v in d.items(): by key)
         node.generators = [g for gen in node.generators for g in items_generator(self, gen)]
@@ -391,6 +440,28 @@ class SingleAssignment:
         if isinstance(value, (gast.List, gast.Tuple)):  # a display can be indexed as it is
             return self.to_atom(value)
         return self.to_atom(gast.Call(self.load("list"), [self.to_atom(value)], []))
+
+    def _reader(self, genexp) -> str:
+        """What reads ``genexp`` (in the user's statement), as a message names it."""
+        stmt = self.stmt
+        for node in trees.walk(stmt) if stmt is not None else ():
+            if isinstance(node, gast.Call) and any(a is genexp for a in node.args):
+                return f"{unparse(node.func).strip()}()"
+            if isinstance(node, (gast.For, gast.comprehension)) and node.iter is genexp:
+                return "a loop"
+        return "its reader"
+
+    def _whole_reader(self, node) -> bool:
+        """Does ``node`` call a function that reads an iterable to its end before it does
+        anything else (``sum``, ``list``, ``sorted``: its facts' ``whole``)?"""
+        if not isinstance(node.func, gast.Name) or node.func.id in self.locals:
+            return False
+        try:
+            callee = self.source.resolve(node.func.id)
+        except KeyError:
+            return False
+        found = registry.facts(callee)
+        return found is not None and found.whole
 
     def _builtin_call(self, node) -> str | None:
         import builtins
@@ -642,6 +713,9 @@ class SingleAssignment:
         if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.DictComp)):
             return self.comprehension(node)
         if isinstance(node, gast.Call):
+            if self._whole_reader(node):  # (sum(f(l, v) for v in x): read whole, at once;
+                self.__dict__.setdefault("_read_whole", set()).update(  # any() may stop
+                    id(a) for a in node.args if isinstance(a, gast.GeneratorExp))  # early)
             from .star_args import spread, written_zip
             node = spread(self, node)  # f(*xs), f(**kw): written out for their lengths
             zipped = written_zip(self, node) if node.__dict__.get("unpacked") or \

@@ -311,6 +311,14 @@ def bind_extras(normalize, child, tree, args: list, keywords: dict, names: list,
         child.current[param.id] = copy_name
         child.emit(gast.Assign([normalize.store(copy_name)], value, None))
         child.made.add(copy_name)
+        blocks = set()  # (its items are the caller's values: `return args[0]` returns
+        for item in getattr(value, "elts", getattr(value, "values", [])):  # one of them)
+            if isinstance(item, gast.Name):
+                child.bind_caller(copy_name, param.id)
+                blocks |= child.node[copy_name]
+                child.__dict__.setdefault("extra_passed", {})[child._blocks] = item.id
+        if blocks:
+            child.node[copy_name] = frozenset(blocks)
         if isinstance(value, gast.Tuple) or only_read(tree, param.id):
             _displays(normalize)[copy_name] = value
     return args, keywords
