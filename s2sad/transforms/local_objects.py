@@ -202,16 +202,19 @@ class ObjectsAsVariables(trees.Transformer):
     def visit_FunctionDef(self, node):
         if any(isinstance(n, (gast.Try, gast.With)) for n in trees.walk(node)):
             return node  # (statements in blocks this pass does not walk)
-        made = {}  # variable -> [(statement, class name)]
-        for stmt in _statements(node.body):
-            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                    isinstance(stmt.targets[0], gast.Name) and \
-                    isinstance(stmt.value, gast.Call) and \
-                    isinstance(stmt.value.func, gast.Name) and \
-                    stmt.value.func.id in self.classes and not stmt.value.keywords and \
-                    not any(isinstance(a, gast.Starred) for a in stmt.value.args):
-                made.setdefault(stmt.targets[0].id, []).append((stmt, stmt.value.func.id))
+        node.body = self._branches(node.body)
+        made = self._made(node)
         taken = {n.id for n in trees.walk(node) if isinstance(n, gast.Name)}
+        methods = {var: set(self.classes[places[0][1]]) for var, places in made.items()
+                   if len({cls for _, cls in places}) == 1 and
+                   not any(n.startswith(f"_{var}__") for n in taken)}
+        for call in trees.walk(node):  # (layer(h): layer.__call__(h), Python's call)
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and \
+                    "__call__" in methods.get(call.func.id, ()):
+                call.func = gast.copy_location(gast.Attribute(
+                    call.func, "__call__", gast.Load()), call.func)
+        node.body = _Hoisting(methods).body(node.body)
+        made = self._made(node)
         objects = {}
         for var, places in made.items():
             stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
@@ -251,6 +254,54 @@ class ObjectsAsVariables(trees.Transformer):
         counter = iter(range(10 ** 6))
         node.body = defs + [self._statement(s, objects, counter) for s in node.body]
         return node
+
+    def _made(self, node) -> dict:
+        """``{variable: [(statement, class name)]}``: the statements that give it an object
+        of one of the classes (``acc = Acc(2.0)``), in order."""
+        made = {}
+        for stmt in _statements(node.body):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    isinstance(stmt.value, gast.Call) and \
+                    isinstance(stmt.value.func, gast.Name) and \
+                    stmt.value.func.id in self.classes and not stmt.value.keywords and \
+                    not any(isinstance(a, gast.Starred) for a in stmt.value.args):
+                made.setdefault(stmt.targets[0].id, []).append((stmt, stmt.value.func.id))
+        return made
+
+    def _made_by(self, value) -> set | None:
+        """The classes a conditional expression's branches make objects of (``A(w) if c
+        else A(2 * w)``), else None."""
+        if isinstance(value, gast.IfExp):
+            body, orelse = self._made_by(value.body), self._made_by(value.orelse)
+            return None if body is None or orelse is None else body | orelse
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+                value.func.id in self.classes:
+            return {value.func.id}
+        return None
+
+    def _branches(self, body) -> list:
+        """``acc = A(w) if c else A(2 * w)`` as ``if c: acc = A(w)`` / ``else: acc = A(2 *
+        w)`` (Python evaluates the test, then one branch), for objects of one class."""
+        out = []
+        for stmt in body:
+            for block in ("body", "orelse"):
+                if isinstance(getattr(stmt, block, None), list) and \
+                        not isinstance(stmt, gast.FunctionDef):
+                    setattr(stmt, block, self._branches(getattr(stmt, block)))
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    isinstance(stmt.value, gast.IfExp) and \
+                    len(self._made_by(stmt.value) or ()) == 1:
+                stmt = self._as_if(stmt.targets[0].id, stmt.value, stmt)
+            out.append(stmt)
+        return out
+
+    def _as_if(self, var, value, stmt):
+        if not isinstance(value, gast.IfExp):
+            return trees.located(gast.Assign([_name(var, True)], value, None), stmt)
+        return trees.located(gast.If(value.test, [self._as_if(var, value.body, stmt)],
+                                     [self._as_if(var, value.orelse, stmt)]), stmt)
 
     def _only_read_so(self, fdef, var, methods, state, shared) -> bool:
         """Is ``var`` read only as ``var.attr`` (one of ``state``), or called as
@@ -398,3 +449,140 @@ def objects_as_variables(fdef, source):
     if not classes:
         return fdef
     return ObjectsAsVariables(classes, is_function, shared).visit(fdef)
+
+
+# --- a method call inside an expression, made a statement of its own ------------------------
+
+class _Keep(Exception):
+    """A method call where taking it out would change what runs, or when (left as it was)."""
+
+
+def _slots(node, objects) -> list | None:
+    """``node``'s operands as ``(holder, field, index)``, in the order Python evaluates them;
+    None for an expression that may skip one or run one again (``and``, ``x if c else y``,
+    a comprehension, a lambda, a chained comparison) or that this does not walk."""
+    if isinstance(node, gast.BinOp):
+        return [(node, "left", None), (node, "right", None)]
+    if isinstance(node, gast.UnaryOp):
+        return [(node, "operand", None)]
+    if isinstance(node, gast.Attribute):
+        return [(node, "value", None)]
+    if isinstance(node, gast.Subscript):
+        return [(node, "value", None), (node, "slice", None)]
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return [(node, "elts", i) for i in range(len(node.elts))]
+    if isinstance(node, gast.Compare) and len(node.ops) == 1:
+        return [(node, "left", None), (node, "comparators", 0)]
+    if isinstance(node, gast.Slice):
+        return [(node, f, None) for f in ("lower", "upper", "step") if getattr(node, f)]
+    if isinstance(node, gast.Call) and not any(isinstance(a, gast.Starred) for a in node.args) \
+            and all(k.arg is not None for k in node.keywords):
+        root = node.func
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if isinstance(root, gast.Name) and root.id not in objects:
+            head = []  # (np.sum, w.dot: a function of a module, a method of the same array)
+        elif isinstance(node.func, gast.Attribute):
+            head = [(node.func, "value", None)]  # (acc.total.dot: acc.total, read first)
+        else:
+            head = [(node, "func", None)]
+        return head + [(node, "args", i) for i in range(len(node.args))] + \
+            [(k, "value", None) for k in node.keywords]
+    return None
+
+
+def _get(slot):
+    holder, field, index = slot
+    return getattr(holder, field) if index is None else getattr(holder, field)[index]
+
+
+def _set(slot, value):
+    holder, field, index = slot
+    if index is None:
+        setattr(holder, field, value)
+    else:
+        getattr(holder, field)[index] = value
+
+
+class _Hoisting:
+    """Each call ``obj.m(...)`` of a method of an object (``methods``: variable -> its class's
+    method names) written as a statement of its own, ``_obj__h0 = obj.m(...)``, before the
+    statement that held it; and every operand Python evaluates before it (``acc.total`` in
+    ``acc.total + acc.add(v)``, ``f(w)`` in ``f(w) * acc.add(v)``) kept in a variable before
+    it too, so that each is evaluated when Python evaluates it. A name or a constant stays:
+    it is the same object (the method cannot bind another to it)."""
+
+    def __init__(self, methods: dict):
+        self.methods = methods
+        self.counter = 0
+
+    def target(self, node) -> str | None:
+        """The object variable ``node`` calls a method of, else None."""
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                isinstance(node.func.value, gast.Name) and \
+                node.func.attr in self.methods.get(node.func.value.id, ()):
+            return node.func.value.id
+        return None
+
+    def holds(self, node) -> bool:
+        return any(self.target(n) for n in trees.walk(node))
+
+    def temp(self, value, out, var):
+        name = f"_{var}__h{self.counter}"
+        self.counter += 1
+        out.append(gast.Assign([_name(name, True)], value, None))
+        return _name(name)
+
+    def flat(self, node, out, var, top=False):
+        """``node`` with its method calls taken out into ``out`` (see the class)."""
+        if not self.holds(node):
+            return node
+        mine = self.target(node)
+        slots = _slots(node, () if mine else self.methods)  # (obj.m: bound when called)
+        if slots is None:
+            raise _Keep
+        last = max([i for i, s in enumerate(slots) if self.holds(_get(s))], default=-1)
+        for i, slot in enumerate(slots):
+            value = _get(slot)
+            if i < last and not isinstance(value, (gast.Name, gast.Constant)):
+                _set(slot, self.temp(self.flat(value, out, var), out, var))
+            elif i == last:
+                _set(slot, self.flat(value, out, var))
+        if mine and not top:
+            return self.temp(node, out, mine)
+        return node
+
+    def statement(self, stmt) -> list:
+        """``stmt``, preceded by the statements its calls were taken into."""
+        for block in ("body", "orelse"):
+            if isinstance(getattr(stmt, block, None), list) and \
+                    not isinstance(stmt, gast.FunctionDef):
+                setattr(stmt, block, self.body(getattr(stmt, block)))
+        if isinstance(stmt, (gast.Assign, gast.Expr)):
+            field = "value"
+            top = isinstance(stmt, gast.Expr) or len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name)
+        elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) or \
+                isinstance(stmt, gast.Return) and stmt.value is not None:
+            field, top = "value", False
+        elif isinstance(stmt, gast.If):
+            field, top = "test", False
+        elif isinstance(stmt, gast.For):
+            field, top = "iter", False
+        else:
+            return [stmt]
+        value = getattr(stmt, field)
+        if not self.holds(value):
+            return [stmt]
+        out, saved = [], self.counter
+        try:
+            var = next(self.target(n) for n in trees.walk(value) if self.target(n))
+            kept = self.flat(trees.clone(value), out, var, top)
+        except _Keep:
+            self.counter = saved
+            return [stmt]
+        setattr(stmt, field, kept)
+        return [trees.located(s, stmt) for s in out] + [stmt]
+
+    def body(self, stmts) -> list:
+        return [s for stmt in stmts for s in self.statement(stmt)]

@@ -1,0 +1,191 @@
+"""Session 31: programs s2sad refused though it models them exactly, now differentiated.
+
+Each case is a small program as people write them (layer classes with state, method
+calls inside expressions, objects made in a conditional expression); its gradient is
+checked against central differences in float64. Every case here was refused on main
+before this session (marked ``# refused on main``), or failed there at run time
+(``# crashed on main``). The last tests pin what stays refused, and Python's order of
+evaluation where a call changes an object.
+"""
+
+import numpy as np
+import pytest
+from test_overrefusals_s28 import central
+
+import s2sad
+
+X = np.array([0.3, -0.5, 1.2, 0.7])
+
+
+def check(f, x=X):
+    got = s2sad.grad(f)(x.copy())
+    np.testing.assert_allclose(got, central(f, x.copy()), rtol=1e-6, atol=1e-7)
+
+
+class Acc:
+    def __init__(self, w):
+        self.w = w
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + self.w * v
+        return self.total
+
+    def read(self):
+        return self.total
+
+
+class Linear:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, h):
+        return self.w * h
+
+    def forward(self, h):
+        return np.tanh(self.w * h)
+
+
+class Dense:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+        self.calls = 0
+
+    def forward(self, h):
+        self.calls += 1
+        return np.tanh(h @ self.w + self.b)
+
+
+# --- a method call inside an expression (local_objects._Hoisting) -------------------------
+
+def method_call_inside_a_sum(x):  # refused on main
+    acc = Acc(x[0])
+    y = acc.add(x[1]) * 2 + acc.total
+    return y * x[2]
+
+
+def attribute_read_before_the_call_that_changes_it(x):  # refused on main
+    acc = Acc(x[0])
+    acc.add(x[1])
+    return acc.total * 3.0 + acc.add(x[2]) * acc.total  # (the old total, then the new)
+
+
+def method_calls_nested(x):  # refused on main
+    acc = Acc(x[0])
+    return acc.add(x[1]) ** 2 + acc.add(acc.add(x[2]))
+
+
+def method_calls_in_a_list_display(x):  # refused on main
+    acc = Acc(x[0])
+    vals = [acc.add(x[1]), acc.total, acc.add(x[2])]
+    return vals[0] * vals[1] * vals[2]
+
+
+def method_call_added_to_a_name(x):  # refused on main
+    acc = Acc(x[0])
+    total = x[1]
+    total += acc.add(x[2])
+    return total * acc.read()
+
+
+def method_call_in_a_loop_expression(x):  # refused on main
+    acc = Acc(x[0])
+    s = 0.0
+    for v in x:
+        s = s + acc.add(v) * v
+    return s
+
+
+def method_calls_unpacked(x):  # refused on main
+    acc = Acc(x[0])
+    a, b = acc.add(x[1]), acc.total
+    return a * b
+
+
+def method_call_returned(x):  # refused on main
+    layer = Linear(x[0])
+    return np.sum(layer.forward(x))
+
+
+def layers_chained(x):  # refused on main
+    w = np.outer(x, x[::-1]) * 0.3
+    l1 = Dense(w, x * 0.1)
+    l2 = Dense(w.T, x[::-1])
+    h = l2.forward(l1.forward(x))
+    return np.sum(h ** 2) + l1.calls * x[0]
+
+
+def object_called(x):  # refused on main
+    layer = Linear(x[0])
+    return np.sum(layer(x) ** 2)
+
+
+# --- objects made in a conditional expression (local_objects._branches) --------------------
+
+def object_made_in_a_conditional_expression(x):  # refused on main
+    layer = Linear(x[0]) if x[1] < 0 else Linear(x[2])
+    return np.sum(layer.forward(x))
+
+
+def objects_chosen_and_called(x):  # refused on main
+    l1 = Linear(x[0]) if x[1] > 0 else Linear(x[2])
+    l2 = Linear(x[3])
+    return np.sum(l2(l1(x)) ** 2)
+
+
+# --- a method call in a branch after another: the tape pops what it pushed ---------------
+
+def method_call_in_a_branch_after_another(x):  # crashed on main (pop from empty list)
+    acc = Acc(x[0])
+    total = x[1]
+    t = acc.add(x[3])
+    if t > 0:
+        t2 = acc.read()
+        total = total * t2
+    return total
+
+
+def method_call_in_the_test_of_a_branch(x):  # refused on main
+    acc = Acc(x[0])
+    total = x[1]
+    if acc.add(x[3]) > 0:
+        total = total * acc.read()
+    return total + acc.read()
+
+
+@pytest.mark.parametrize("f", [
+    method_call_inside_a_sum, attribute_read_before_the_call_that_changes_it,
+    method_calls_nested, method_calls_in_a_list_display, method_call_added_to_a_name,
+    method_call_in_a_loop_expression, method_calls_unpacked, method_call_returned,
+    layers_chained, object_called, object_made_in_a_conditional_expression,
+    objects_chosen_and_called, method_call_in_a_branch_after_another,
+    method_call_in_the_test_of_a_branch])
+def test_objects_in_expressions(f):
+    check(f)
+
+
+@pytest.mark.parametrize("x", [X, -X])
+def test_both_branches_of_the_conditional_object(x):
+    check(object_made_in_a_conditional_expression, x)
+    check(method_call_in_a_branch_after_another, x)
+
+
+# --- what stays refused ------------------------------------------------------------------
+
+def method_call_in_one_branch_of_a_conditional_expression(x):
+    acc = Acc(x[0])
+    y = acc.add(x[1]) if x[2] > 0 else acc.add(x[3])  # (one of the two runs)
+    return y * acc.total
+
+
+def objects_of_two_classes_in_a_conditional_expression(x):
+    layer = Linear(x[0]) if x[1] < 0 else Acc(x[0])
+    return np.sum(layer.forward(x))
+
+
+@pytest.mark.parametrize("f", [method_call_in_one_branch_of_a_conditional_expression,
+                               objects_of_two_classes_in_a_conditional_expression])
+def test_an_object_not_written_as_variables_stays_refused(f):
+    with pytest.raises(s2sad.errors.NoDerivativeError):
+        s2sad.grad(f)(X)
