@@ -189,3 +189,77 @@ def objects_of_two_classes_in_a_conditional_expression(x):
 def test_an_object_not_written_as_variables_stays_refused(f):
     with pytest.raises(s2sad.errors.NoDerivativeError):
         s2sad.grad(f)(X)
+
+
+# --- a ufunc's out= with where= (written_outputs._where) ----------------------------------
+
+def product_where_positive(x):  # refused on main
+    y = np.zeros(4)
+    np.multiply(x, x, out=y, where=x > 0)
+    return np.sum(y * x)
+
+
+def sqrt_where_positive(x):  # refused on main (NumPy computes no sqrt where x <= 0)
+    y = x * 0.5
+    np.sqrt(x, out=y, where=x > 0)
+    return np.sum(y * x)
+
+
+def sum_into_rows_where_a_column_mask(x):  # refused on main
+    y = np.ones((2, 4))
+    np.add(x, x[::-1] * 2.0, out=y, where=np.array([[True], [False]]))
+    return np.sum(y ** 2)
+
+
+def overlapping_input_and_result_kept(x):  # refused on main
+    a = x * 2.0
+    z = np.add(a[::-1], x, out=a, where=x < 1.0)  # (the old a, reversed; z is a)
+    return np.sum(z * a) + np.sum(a)
+
+
+def log_with_where_first(x):  # refused on main
+    y = np.ones(4)
+    np.log(x, where=x > 0, out=y)
+    return np.sum(y * x)
+
+
+def masked_updates_in_a_loop(x):  # refused on main
+    y = np.zeros(4)
+    for k in range(3):
+        np.multiply(y + x, x, out=y, where=np.arange(4) > k)
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("f", [product_where_positive, sqrt_where_positive,
+                               sum_into_rows_where_a_column_mask,
+                               overlapping_input_and_result_kept, log_with_where_first,
+                               masked_updates_in_a_loop])
+def test_ufunc_out_with_where(f):
+    with np.errstate(all="raise"):  # (a sqrt or log where the mask is false would raise)
+        check(f)
+
+
+def integer_mask(x):
+    y = np.zeros(4)
+    np.multiply(x, x, out=y, where=np.array([1, 0, 1, 0]))
+    return np.sum(y)
+
+
+def test_a_mask_of_integers_raises_as_numpy_does():
+    with pytest.raises(TypeError, match="to dtype\\('bool'\\) according to the rule 'safe'"):
+        integer_mask(X)
+    with pytest.raises(TypeError, match="to dtype\\('bool'\\) according to the rule 'safe'"):
+        s2sad.grad(integer_mask)(X)
+
+
+def copyto_result_kept(x):
+    y = np.zeros(4)
+    z = np.copyto(y, x * 2.0)
+    return np.sum(y * x) + (1.0 if z is None else 0.0)
+
+
+def test_copyto_returns_none():
+    """Was y (the destination) on main: the value was 1 less than Python's."""
+    value, grad = s2sad.value_and_grad(copyto_result_kept)(X.copy())
+    assert value == copyto_result_kept(X.copy())
+    np.testing.assert_allclose(grad, central(copyto_result_kept, X.copy()), rtol=1e-6)
