@@ -8,6 +8,8 @@ before this session (marked ``# refused on main``), or failed there at run time
 evaluation where a call changes an object.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 from test_overrefusals_s28 import central
@@ -263,3 +265,95 @@ def test_copyto_returns_none():
     value, grad = s2sad.value_and_grad(copyto_result_kept)(X.copy())
     assert value == copyto_result_kept(X.copy())
     np.testing.assert_allclose(grad, central(copyto_result_kept, X.copy()), rtol=1e-6)
+
+
+# --- zip with reversed (Loops._walked_index) ----------------------------------------------
+
+def enumerate_zip_with_reversed(x):  # refused on main
+    tot = 0.0
+    for i, (a, b) in enumerate(zip(x, reversed(x))):
+        tot += i * a * b
+    return tot
+
+
+def generator_over_zip_with_reversed(x):  # refused on main
+    return sum(a * b ** 2 for a, b in zip(reversed(x), x[1:]))
+
+
+def reversed_list_read_as_it_changes(x):  # refused on main
+    xs = [x[0], x[1] * 2.0, x[2]]
+    tot = 0.0
+    for k, v in zip(reversed(range(3)), reversed(xs)):
+        tot = tot + k * v
+        xs[0] = v * 3.0  # (reversed reads xs[0] last: this value)
+    return tot * x[3]
+
+
+def zip_with_a_shorter_reversed(x):  # refused on main
+    tot = 0.0
+    for a, b in zip(x, reversed(x[:2])):
+        tot += a * b
+    return tot
+
+
+@pytest.mark.parametrize("f", [enumerate_zip_with_reversed, generator_over_zip_with_reversed,
+                               reversed_list_read_as_it_changes, zip_with_a_shorter_reversed])
+def test_zip_with_reversed(f):
+    check(f)
+
+
+# --- an iterable computed from what the loop changes: refused (was a wrong gradient) -------
+
+def accumulate_of_a_list_changed(x):  # wrong on main
+    xs = [x[0], x[1], x[2]]
+    tot = 0.0
+    for c in itertools.accumulate(xs):
+        xs[2] = c * 3.0  # (accumulate reads xs[2] after this)
+        tot = tot + c
+    return tot
+
+
+def accumulate_of_an_array_changed(x):  # wrong on main
+    y = x * 1.0
+    tot = 0.0
+    for c in itertools.accumulate(y):
+        y[3] = c * 2.0
+        tot = tot + c * c
+    return tot
+
+
+def map_of_a_list_changed(x):  # wrong on main
+    xs = [x[0], x[1], x[2]]
+    tot = 0.0
+    for c in map(lambda v: v * 2.0, xs):
+        xs[2] = c * 3.0
+        tot = tot + c
+    return tot
+
+
+def slice_of_an_array_changed(x):  # wrong on main
+    y = x * 1.0
+    tot = 0.0
+    for v in y[1:]:  # (a view: it reads y[3] after the change)
+        y[3] = v * 2.0
+        tot = tot + v * v
+    return tot
+
+
+def values_of_a_dict_changed(x):  # wrong on main
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    tot = 0.0
+    for v in d.values():
+        d["c"] = v * 3.0
+        tot = tot + v
+    return tot
+
+
+@pytest.mark.parametrize("f", [accumulate_of_a_list_changed, accumulate_of_an_array_changed,
+                               map_of_a_list_changed, slice_of_an_array_changed,
+                               values_of_a_dict_changed])
+def test_an_iterable_read_as_the_loop_changes_it_is_refused(f):
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError,
+                       match="in a loop over an iterable computed from it") as info:
+        s2sad.grad(f)(X)
+    assert "for v in list(...)" in str(info.value)
