@@ -357,3 +357,57 @@ def test_an_iterable_read_as_the_loop_changes_it_is_refused(f):
                        match="in a loop over an iterable computed from it") as info:
         s2sad.grad(f)(X)
     assert "for v in list(...)" in str(info.value)
+
+
+# --- itertools.product, chain, pairwise (s2sad.implementations) ----------------------------
+
+def product_of_two_halves(x):  # refused on main
+    tot = 0.0
+    for a, b in itertools.product(x[:2], x[2:]):
+        tot += a * b
+    return tot
+
+
+def product_repeated(x):  # refused on main
+    return sum(a * b * c for a, b, c in itertools.product(x[:2], repeat=3))
+
+
+def product_in_an_array(x):  # refused on main
+    grid = np.array([[a * b for a, b in itertools.product([x[0], x[1]], [1.0, x[2]])]])
+    return np.sum(grid ** 2)
+
+
+def chained_into_a_list(x):  # refused on main
+    vals = list(itertools.chain([x[0]], x[1:3], (x[3] * 2.0,)))
+    return vals[0] * vals[3] + vals[1] ** 2
+
+
+def pairwise_differences(x):  # refused on main
+    return sum((b - a) ** 2 for a, b in itertools.pairwise(x))
+
+
+def pairwise_of_arrays(x):  # refused on main
+    pts = [x[:2], x[2:], x[1:3]]
+    return sum(np.sum((p - q) ** 2) for p, q in itertools.pairwise(pts))
+
+
+@pytest.mark.parametrize("f", [product_of_two_halves, product_repeated, product_in_an_array,
+                               chained_into_a_list, pairwise_differences, pairwise_of_arrays])
+def test_itertools(f):
+    check(f)
+
+
+def chain_of_a_list_changed(x):  # (chain reads xs as the loop changes it)
+    xs = [x[0], x[1]]
+    tot = 0.0
+    for v in itertools.chain(xs, [x[2]]):
+        xs[1] = v * 3.0
+        tot = tot + v
+    return tot
+
+
+def test_chain_of_a_list_the_loop_changes_is_refused_at_the_change():
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError,
+                       match="in a loop over an iterable computed from it") as info:
+        s2sad.grad(chain_of_a_list_changed)(X)
+    assert "xs[1] = v * 3.0" in str(info.value)

@@ -243,7 +243,10 @@ deffacts(float, int, complex, bool, len, converts=True)  # (M[0, 0] of an np.mat
 # a Python container of what their argument holds
 deffacts(list, tuple, dict, sorted, reversed, sequence=True)
 deffacts(copy.copy, copy.deepcopy, copies=True)  # (Desugar: v.copy())
-deffacts(itertools.accumulate, iterator=True)  # (s2sad.implementations.accumulate)
+deffacts(itertools.accumulate, itertools.chain, itertools.product,
+         iterator=True)  # (s2sad.implementations.accumulate...)
+if hasattr(itertools, "pairwise"):  # (Python >= 3.10)
+    deffacts(itertools.pairwise, iterator=True)
 deffacts(sum, max, min, items=True)  # (sum(S) of a set of numbers: a number)
 # given an object, or a list of them (a loop over layers), they read none of its attributes
 deffacts(len, isinstance, type, id, range, enumerate, zip, list, tuple, reversed, iter,
