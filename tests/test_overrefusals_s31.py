@@ -8,6 +8,7 @@ before this session (marked ``# refused on main``), or failed there at run time
 evaluation where a call changes an object.
 """
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -411,3 +412,52 @@ def test_chain_of_a_list_the_loop_changes_is_refused_at_the_change():
                        match="in a loop over an iterable computed from it") as info:
         s2sad.grad(chain_of_a_list_changed)(X)
     assert "xs[1] = v * 3.0" in str(info.value)
+
+
+# --- dataclasses made in the function (local_objects.dataclass_fields) ---------------------
+
+@dataclasses.dataclass
+class Params:
+    w: np.ndarray
+    b: float
+
+
+@dataclasses.dataclass
+class Config:
+    w: np.ndarray
+    lr: float = 0.1
+    steps: int = 3
+
+    def step(self, g):
+        self.w = self.w - self.lr * g
+
+
+def dataclass_read(x):  # refused on main
+    p = Params(w=x[:2] * 2.0, b=x[2])
+    return np.sum(p.w ** 2) + p.b * x[3]
+
+
+def dataclass_field_set(x):  # refused on main
+    p = Params(x[:2], x[2])
+    p.b = p.b * 2.0
+    return np.sum(p.w) * p.b
+
+
+def dataclass_with_defaults_and_a_method(x):  # refused on main
+    c = Config(x[:2] * 1.0)
+    for _ in range(c.steps):
+        c.step(c.w * x[2:])
+    return np.sum(c.w ** 2)
+
+
+def dataclass_keywords_out_of_order(x):  # refused on main
+    c = Config(lr=x[3], w=x[:2])
+    c.step(x[2:])
+    return np.sum(c.w)
+
+
+@pytest.mark.parametrize("f", [dataclass_read, dataclass_field_set,
+                               dataclass_with_defaults_and_a_method,
+                               dataclass_keywords_out_of_order])
+def test_dataclasses(f):
+    check(f)

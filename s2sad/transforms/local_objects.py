@@ -24,7 +24,11 @@ as a new object would), and read only as ``acc.attr`` or in a call of a method t
 statement of its own (``acc.add(v)``, ``y = acc.f(v)``). A class attribute of plain data
 (``lr = 0.1``: a number, a string, a tuple of them) that nothing sets through an object
 is read as Python reads it, from the class when the function runs: ``self.lr`` is
-``Layer.lr``. Anything else is left as it was (refused later).
+``Layer.lr``. A dataclass (mutable, with no ``__post_init__`` nor default factory) is
+such a class, its ``__init__`` written from its fields; ``P(w=v, b=c)`` is ``P(v, c)``,
+its defaults written out. A method called inside an expression (``acc.add(v) * 2``)
+is first made a statement of its own, and ``layer(h)`` is ``layer.__call__(h)``.
+Anything else is left as it was (refused later).
 
 >>> import gast
 >>> tree = gast.parse("def f(x):\\n    acc = Acc(2.0)\\n    acc.add(x)\\n    return acc.total")
@@ -41,6 +45,7 @@ is read as Python reads it, from the class when the function runs: ``self.lr`` i
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import textwrap
 
@@ -113,29 +118,80 @@ def class_data(cls) -> set:
             not inspect.isfunction(value) and _data(value)}
 
 
+# what @dataclasses.dataclass adds to a class (its __init__ is written from its fields)
+_DATACLASS = {"__annotations__", "__dataclass_params__", "__dataclass_fields__", "__init__",
+              "__repr__", "__eq__", "__hash__", "__match_args__"}
+
+
+def dataclass_fields(cls) -> list | None:
+    """``[(name, default)]`` of a plain dataclass's fields, in order (``default``:
+    ``_ABSENT`` where none): a mutable one, whose ``__init__`` sets each field from its
+    argument and does nothing else (no ``__post_init__``, no default factory, no
+    ``InitVar``, a default of plain data); else None."""
+    if not isinstance(cls, type) or not dataclasses.is_dataclass(cls):
+        return None
+    params = cls.__dataclass_params__
+    if params.frozen or not params.init or "__slots__" in vars(cls) or \
+            hasattr(cls, "__post_init__") or \
+            len(cls.__dataclass_fields__) != len(dataclasses.fields(cls)):
+        return None  # (a ClassVar or InitVar pseudo-field)
+    fields = []
+    for f in dataclasses.fields(cls):
+        if not f.init or f.default_factory is not dataclasses.MISSING or \
+                f.default is not dataclasses.MISSING and not _data(f.default):
+            return None
+        fields.append((f.name, _ABSENT if f.default is dataclasses.MISSING else f.default))
+    return fields
+
+
+def _dataclass_init(fields):
+    """``def __init__(self, a, b): self.a = a; self.b = b``: a dataclass's own."""
+    body = [gast.Assign([gast.Attribute(_name("self"), name, gast.Store())], _name(name), None)
+            for name, _ in fields] or [gast.Pass()]
+    params = [gast.Name(n, gast.Param(), None, None) for n in ["self"] + [n for n, _ in fields]]
+    return gast.FunctionDef("__init__", gast.arguments(params, [], None, [], [], None, []),
+                            body, [], None, None)
+
+
 def class_methods(cls) -> dict | None:
     """``{name: FunctionDef}`` of a plain class's methods (see the module), else None."""
     if not isinstance(cls, type) or type(cls) is not type or cls.__bases__ != (object,):
         return None
-    shared = class_data(cls)
-    if any(name not in _ALLOWED and name not in shared and not inspect.isfunction(value)
+    fields = dataclass_fields(cls)
+    if dataclasses.is_dataclass(cls) and fields is None:
+        return None
+    made = set() if fields is None else _DATACLASS
+    shared = class_data(cls) - {n for n, _ in fields or ()}
+    defaults = {n for n, d in fields or () if d is not _ABSENT}
+    if any(name not in _ALLOWED and name not in shared and name not in made and
+           name not in defaults and not inspect.isfunction(value)
            for name, value in vars(cls).items()):
         return None
     try:
         tree = gast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
     except (OSError, TypeError, SyntaxError):
         return None
-    if not isinstance(tree, gast.ClassDef) or tree.decorator_list or tree.keywords:
-        return None
+    if not isinstance(tree, gast.ClassDef) or tree.keywords or \
+            len(tree.decorator_list) != (fields is not None):
+        return None  # (a dataclass: its one decorator, the dataclass)
     methods = {}
     for stmt in tree.body:
         if isinstance(stmt, gast.FunctionDef):
             methods[stmt.name] = stmt
+        elif fields is not None and isinstance(stmt, gast.AnnAssign) and \
+                isinstance(stmt.target, gast.Name) and \
+                stmt.target.id in {n for n, _ in fields}:
+            continue  # (a field: set by the __init__ written below)
         elif not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)) and \
                 not (isinstance(stmt, gast.Assign) and all(
                     isinstance(t, gast.Name) and t.id in shared for t in stmt.targets)):
             return None  # (a class attribute of another kind: left to the refusal)
-    if set(methods) != {n for n, v in vars(cls).items() if inspect.isfunction(v)}:
+    if fields is not None:
+        if "__init__" in methods:
+            return None
+        methods["__init__"] = gast.copy_location(_dataclass_init(fields), tree)
+    if set(methods) != {n for n, v in vars(cls).items() if inspect.isfunction(v) and
+                        (fields is None or n not in _DATACLASS or n == "__init__")}:
         return None
     return methods if _state(methods, shared) is not None else None
 
@@ -193,8 +249,10 @@ class ObjectsAsVariables(trees.Transformer):
     """The function's objects of the ``classes`` given (``{name: methods}``, see
     :func:`class_methods`) written as variables (see the module)."""
 
-    def __init__(self, classes: dict, is_function=lambda node: False, shared=None):
+    def __init__(self, classes: dict, is_function=lambda node: False, shared=None,
+                 fields=None):
         self.classes = classes
+        self.fields = fields or {}  # a dataclass's name -> its [(field, default)]
         self.shared = shared or {}  # class name -> its class attributes of data
         self.is_function = is_function  # (a value that may be a function: kept an object's)
         self.changed = False
@@ -203,6 +261,10 @@ class ObjectsAsVariables(trees.Transformer):
         if any(isinstance(n, (gast.Try, gast.With)) for n in trees.walk(node)):
             return node  # (statements in blocks this pass does not walk)
         node.body = self._branches(node.body)
+        for call in trees.walk(node):
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and \
+                    call.func.id in self.fields:
+                _by_position(call, self.fields[call.func.id])
         made = self._made(node)
         taken = {n.id for n in trees.walk(node) if isinstance(n, gast.Name)}
         methods = {var: set(self.classes[places[0][1]]) for var, places in made.items()
@@ -359,6 +421,44 @@ class ObjectsAsVariables(trees.Transformer):
         return trees.located(out, stmt)
 
 
+def _read_only(node) -> bool:
+    """Is ``node`` a name, a constant, or an item or basic slice of a name by constants
+    (``x[3]``, ``x[:2]``): read in any order, the same values?"""
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        return all(isinstance(p, gast.Constant) or isinstance(p, gast.Slice) and all(
+            b is None or isinstance(b, gast.Constant) for b in (p.lower, p.upper, p.step))
+            for p in parts)
+    return isinstance(node, (gast.Name, gast.Constant))
+
+
+def _by_position(call, fields) -> None:
+    """A dataclass's ``P(w=v, b=c)`` as ``P(v, c)`` (its defaults written out), where that
+    evaluates them in the same order: keywords in the fields' order, or names and
+    items of names by constants only; else left as it is (refused later)."""
+    if any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords) or len(call.args) > len(fields):
+        return
+    given = dict(zip([n for n, _ in fields], call.args))
+    for k in call.keywords:
+        if k.arg in given or k.arg not in {n for n, _ in fields}:
+            return  # (Python raises TypeError)
+        given[k.arg] = k.value
+    order = [k.arg for k in call.keywords]
+    if order != [n for n, _ in fields if n in order] and not all(
+            _read_only(k.value) for k in call.keywords):
+        return
+    args = []
+    for name, default in fields:
+        if name in given:
+            args.append(given[name])
+        elif default is _ABSENT or isinstance(default, tuple):
+            return  # (Python raises TypeError; a tuple default: left as it is)
+        else:
+            args.append(gast.Constant(default, None))
+    call.args, call.keywords = args, []
+
+
 def _statements(body):
     """The statements of ``body`` and of the blocks in it (loops, branches), in order."""
     for stmt in body:
@@ -394,7 +494,7 @@ def objects_as_variables(fdef, source):
     import sys
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     local = params | trees.assigned_names(fdef)
-    classes, shared = {}, {}
+    classes, shared, dataclasses_ = {}, {}, {}
 
     def is_function(node) -> bool:
         """Is ``node`` a lambda, or a free name of a function or class (a value that may
@@ -445,10 +545,13 @@ def objects_as_variables(fdef, source):
                | trees.assigned_names(m)):
             continue  # (self.field = field: an attribute holding a function)
         classes[node.func.id] = methods
-        shared[node.func.id] = class_data(value)
+        fields = dataclass_fields(value)
+        shared[node.func.id] = class_data(value) - {n for n, _ in fields or ()}
+        if fields is not None:
+            dataclasses_[node.func.id] = fields
     if not classes:
         return fdef
-    return ObjectsAsVariables(classes, is_function, shared).visit(fdef)
+    return ObjectsAsVariables(classes, is_function, shared, dataclasses_).visit(fdef)
 
 
 # --- a method call inside an expression, made a statement of its own ------------------------
