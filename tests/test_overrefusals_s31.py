@@ -461,3 +461,41 @@ def dataclass_keywords_out_of_order(x):  # refused on main
                                dataclass_keywords_out_of_order])
 def test_dataclasses(f):
     check(f)
+
+
+# --- a list comprehension calling a method (local_objects._Hoisting.loop_of) ---------------
+
+class Cell:
+    def __init__(self, w):
+        self.w = w
+        self.h = 0.0
+
+    def step(self, v):
+        self.h = np.tanh(self.w * self.h + v)
+        return self.h
+
+
+def cell_stepped_in_a_comprehension(x):  # refused on main
+    cell = Cell(x[0])
+    outs = [cell.step(v) for v in x[1:]]
+    return sum(outs) + cell.h
+
+
+def comprehension_variable_stays_its_own(x):  # refused on main
+    cell = Cell(x[0])
+    v = 5.0
+    outs = [cell.step(v) for v in x[1:] if v < 1.0]
+    return sum(outs) + cell.h * v  # (v: 5.0, not the comprehension's last)
+
+
+def two_loops_in_a_comprehension(x):  # refused on main
+    acc = Acc(x[0])
+    grid = [acc.add(a * b) for a in x[:2] for b in x[2:]]
+    return grid[1] * grid[3] + acc.total
+
+
+@pytest.mark.parametrize("f", [cell_stepped_in_a_comprehension,
+                               comprehension_variable_stays_its_own,
+                               two_loops_in_a_comprehension])
+def test_methods_called_in_a_comprehension(f):
+    check(f)

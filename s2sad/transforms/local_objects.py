@@ -607,6 +607,13 @@ def _set(slot, value):
         getattr(holder, field)[index] = value
 
 
+class _Block:
+    """Statements written in place of one (a comprehension's loop)."""
+
+    def __init__(self, stmts):
+        self.stmts = stmts
+
+
 class _Hoisting:
     """Each call ``obj.m(...)`` of a method of an object (``methods``: variable -> its class's
     method names) written as a statement of its own, ``_obj__h0 = obj.m(...)``, before the
@@ -657,6 +664,8 @@ class _Hoisting:
 
     def statement(self, stmt) -> list:
         """``stmt``, preceded by the statements its calls were taken into."""
+        if isinstance(stmt, _Block):
+            return self.body(stmt.stmts)
         for block in ("body", "orelse"):
             if isinstance(getattr(stmt, block, None), list) and \
                     not isinstance(stmt, gast.FunctionDef):
@@ -688,4 +697,41 @@ class _Hoisting:
         return [trees.located(s, stmt) for s in out] + [stmt]
 
     def body(self, stmts) -> list:
-        return [s for stmt in stmts for s in self.statement(stmt)]
+        return [s for stmt in stmts for s in self.statement(self.loop_of(stmt))]
+
+    def loop_of(self, stmt):
+        """``ys = [obj.m(v) for v in xs if c]`` as a loop (so that its call can be a
+        statement): ``_ys = []``, ``for _v in xs: if c: _ys.append(obj.m(_v))``, ``ys =
+        _ys``; its variables renamed, as a comprehension's are its own."""
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.ListComp) and
+                self.holds(stmt.value)) or \
+                any(isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                                   gast.GeneratorExp, gast.NamedExpr))
+                    for g in stmt.value.generators for n in trees.walk(g.iter)) or \
+                any(g.is_async for g in stmt.value.generators):
+            return stmt
+        comp = trees.clone(stmt.value)
+        var = next(self.target(n) for n in trees.walk(comp) if self.target(n))
+        renamed = {}
+        for g in comp.generators:
+            for n in trees.walk(g.target):
+                if isinstance(n, gast.Name):
+                    renamed.setdefault(n.id, f"_{var}__c{len(renamed) + self.counter}")
+        self.counter += len(renamed)
+        for n in trees.walk(comp):
+            if isinstance(n, gast.Name) and n.id in renamed:
+                n.id = renamed[n.id]
+        made = f"_{var}__h{self.counter}"
+        self.counter += 1
+        inner = gast.Expr(gast.Call(gast.Attribute(_name(made), "append", gast.Load()),
+                                    [comp.elt], []))
+        for g in reversed(comp.generators):
+            for test in reversed(g.ifs):
+                inner = gast.If(test, [inner], [])
+            inner = gast.For(g.target, g.iter, [inner], [], None)
+        out = [gast.Assign([_name(made, True)], gast.List([], gast.Load()), None), inner,
+               gast.Assign(stmt.targets, _name(made), None)]
+        for n in (n for s in out for n in trees.walk(s)):
+            if isinstance(n, gast.stmt):
+                trees.located(n, stmt)
+        return _Block(out)

@@ -27,6 +27,12 @@ _CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "
                        "setdefault", "popitem", "setflags"})
 
 
+# of those, the ones of a list or a dict only: they change the container, not the memory of
+# the arrays it holds (a list holding views of the array walked may grow)
+_CONTAINER_ONLY = frozenset({"append", "extend", "insert", "pop", "remove", "clear",
+                             "reverse", "update", "setdefault", "popitem"})
+
+
 def _enumerate_start(call):
     """The start of ``enumerate(xs)``, ``enumerate(xs, 1)``, ``enumerate(xs, start=-2)``
     (an integer written out), else ``_NOT_CONSTANT``."""
@@ -228,20 +234,23 @@ class Loops:
                      if isinstance(node, gast.Assign) for t in node.targets
                      if isinstance(t, gast.Name) and not isinstance(node.value, fresh)}
         for node in (n for s in stmt.body for n in trees.walk(s)):
-            changed = None
+            changed, itself = None, False
             if isinstance(node, (gast.Subscript, gast.Attribute)) and \
                     isinstance(node.ctx, gast.Store) or isinstance(node, gast.AugAssign):
                 changed = node.target if isinstance(node, gast.AugAssign) else node
             elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                     node.func.attr in _CHANGING:
                 changed = node.func.value
+                itself = node.func.attr in _CONTAINER_ONLY  # (not its items' memory)
             while isinstance(changed, (gast.Subscript, gast.Attribute)):
                 changed = changed.value
             if not isinstance(changed, gast.Name):
                 continue
             name = changed.id
-            if name in read or name in made_here or name in self.current and \
-                    set(self.sharing(name)) & read:
+            same = name in self.current and any(
+                self.current.get(r) == self.current[name] for r in read)
+            if name in read or name in made_here or same or name in self.current and \
+                    not itself and set(self.sharing(name)) & read:
                 raise self.source.syntax_error(
                     f"a change to '{name}' in a loop over an iterable computed from it",
                     node, "Python's iterator reads it item by item as the loop changes it, "
