@@ -499,3 +499,33 @@ def two_loops_in_a_comprehension(x):  # refused on main
                                two_loops_in_a_comprehension])
 def test_methods_called_in_a_comprehension(f):
     check(f)
+
+
+# --- np.vectorize with excluded= (vectorized: excluded arguments passed as they are) -------
+
+def vectorized_with_a_number_excluded(x):  # refused on main
+    f = np.vectorize(lambda t, s: t * s, excluded={1})
+    return np.sum(f(x, 2.0) * x)
+
+
+def vectorized_with_an_array_passed_whole(x):  # refused on main
+    f = np.vectorize(lambda t, w: np.sum(w) * t ** 2, excluded={1})
+    return np.sum(f(x, x[:2]))
+
+
+def vectorized_with_a_keyword_excluded(x):  # refused on main
+    f = np.vectorize(lambda t, scale=1.0: t * scale, excluded={"scale"})
+    return np.sum(f(x, scale=x[0]))
+
+
+def vectorized_excluded_between_broadcast_ones(x):  # refused on main
+    g = np.vectorize(lambda a, w, b: a * np.dot(w, w) + b, excluded=[1])
+    return np.sum(g(x[:2], x[2:], x[:, None][:2]))
+
+
+@pytest.mark.parametrize("f", [vectorized_with_a_number_excluded,
+                               vectorized_with_an_array_passed_whole,
+                               vectorized_with_a_keyword_excluded,
+                               vectorized_excluded_between_broadcast_ones])
+def test_vectorize_with_excluded(f):
+    check(f)

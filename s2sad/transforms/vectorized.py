@@ -27,7 +27,9 @@ it was.
 
 The call must be one no other call in its statement runs before (``y = vf(a)``,
 ``return np.sum(vf(a) * a)``), so that taking it out of the statement keeps Python's
-order; ``excluded=``, ``signature=``, ``cache=`` are left as they were (refused later).
+order. ``excluded={1}`` (or ``{"s"}``, constants) passes those arguments to ``f`` as
+they are, at each call, and walks the others; ``signature=`` and ``cache=`` are left as
+they were (refused later).
 
 >>> import gast, numpy as np
 >>> from s2sad.codegen import unparse
@@ -100,8 +102,13 @@ class VectorizedCalls(trees.Transformer):
         if not (isinstance(value, gast.Call) and self.callee(value.func) is np.vectorize and
                 len(value.args) == 1 and not isinstance(value.args[0], gast.Starred)):
             return None
-        otype = None
+        otype, excluded = None, frozenset()
         for k in value.keywords:
+            if k.arg == "excluded" and isinstance(k.value, (gast.List, gast.Tuple, gast.Set)) \
+                    and all(isinstance(e, gast.Constant) and type(e.value) in (int, str)
+                            for e in k.value.elts):
+                excluded = frozenset(e.value for e in k.value.elts)
+                continue
             if k.arg != "otypes" or not isinstance(k.value, (gast.List, gast.Tuple, gast.Constant)):
                 return None
             items = k.value.elts if not isinstance(k.value, gast.Constant) else [k.value]
@@ -115,7 +122,7 @@ class VectorizedCalls(trees.Transformer):
             otype = _DTYPES.get(key) if isinstance(key, str) else None
             if otype is None:
                 return None
-        return value.args[0], otype
+        return value.args[0], otype, excluded
 
     def _held(self, fdef) -> dict:
         """``{vf: (f, otype)}`` of names given ``np.vectorize(f)`` once and only called."""
@@ -160,13 +167,14 @@ class VectorizedCalls(trees.Transformer):
         return out
 
     def _vectorized(self, call):
-        """``(f, otype)`` where ``call`` is ``np.vectorize(f)(...)`` or ``vf(...)``."""
+        """``(f, otype, excluded)`` where ``call`` is ``np.vectorize(f)(...)`` or
+        ``vf(...)``."""
         if isinstance(call.func, gast.Name) and call.func.id in self.held:
-            f, otype = self.held[call.func.id]
+            f, otype, excluded = self.held[call.func.id]
             return (_name(self.functions[call.func.id]) if isinstance(f, gast.Lambda) else
-                    trees.clone(f)), otype
+                    trees.clone(f)), otype, excluded
         if self._along(call):
-            return call.args[0], None
+            return call.args[0], None, frozenset()
         return self._made(call.func) if isinstance(call.func, gast.Call) else None
 
     def _along(self, call) -> bool:
@@ -184,7 +192,9 @@ class VectorizedCalls(trees.Transformer):
             call = next((c for c in order if self._vectorized(c) is not None), None)
             if call is None:
                 return made + [stmt]
-            if (call.keywords or not call.args) and not self._along(call) or \
+            excluded = self._vectorized(call)[2]
+            if (any(k.arg not in excluded for k in call.keywords) or all(
+                    i in excluded for i in range(len(call.args)))) and not self._along(call) or \
                     any(isinstance(a, gast.Starred) for a in call.args) or \
                     not all(self._pure(c) for c in order[:order.index(call)]
                             if c not in list(trees.walk(call))):
@@ -216,7 +226,7 @@ class VectorizedCalls(trees.Transformer):
 
     def _written(self, call, stmt) -> list:
         """The statements computing ``call``, its result named ``self.result``."""
-        f, otype = self._vectorized(call)
+        f, otype, excluded = self._vectorized(call)
         made = []
         if isinstance(f, gast.Lambda):
             held = self._fresh()
@@ -226,10 +236,11 @@ class VectorizedCalls(trees.Transformer):
             made.extend(self._along_axis(f, call.args[1], call.args[2]))
             self.changed = True
             return [_everywhere(s, stmt) for s in made]
-        args = []
-        for a in call.args:
-            args.append(self._fresh())
-            made.append(gast.Assign([_name(args[-1], True)], a, None))
+        given = []  # (each argument, in Python's order: excluded ones passed as they are)
+        for a in call.args + [k.value for k in call.keywords]:
+            given.append(self._fresh())
+            made.append(gast.Assign([_name(given[-1], True)], a, None))
+        args = [a for i, a in enumerate(given[:len(call.args)]) if i not in excluded]
         if len(args) > 1:  # (their broadcast: the items f is called on)
             shape = self._fresh()
             made.append(gast.Assign([_name(shape, True)], _call(
@@ -246,8 +257,12 @@ class VectorizedCalls(trees.Transformer):
             else _name(items[0], True)
         walked = _call(_name("zip"), *[_call(self._np("ravel"), _name(a)) for a in args]) \
             if len(args) > 1 else _call(self._np("ravel"), _name(args[0]))
-        value = _call(f, *[_call(gast.Attribute(_name(n), "item", gast.Load()))
-                           for n in items])
+        walked_items = iter(items)
+        value = _call(f, *[_name(a) if i in excluded else _call(gast.Attribute(
+            _name(next(walked_items)), "item", gast.Load()))
+            for i, a in enumerate(given[:len(call.args)])])
+        value.keywords = [gast.keyword(k.arg, _name(a)) for k, a in
+                          zip(call.keywords, given[len(call.args):], strict=True)]
         made.append(gast.Assign([_name(outs, True)], gast.ListComp(
             value, [gast.comprehension(target, walked, [], 0)]), None))
         gathered = _call(self._np("asarray"), _name(outs))
