@@ -529,3 +529,46 @@ def vectorized_excluded_between_broadcast_ones(x):  # refused on main
                                vectorized_excluded_between_broadcast_ones])
 def test_vectorize_with_excluded(f):
     check(f)
+
+
+# --- np.vectorize with signature= (vectorized._with_signature) -----------------------------
+
+def vectorized_rows_to_pairs(x):  # refused on main
+    f = np.vectorize(lambda v: np.array([v.sum(), (v ** 2).sum()]), signature="(n)->(2)")
+    return np.sum(f(x.reshape(2, 2)) * 1.5)
+
+
+def vectorized_dot_of_rows(x):  # refused on main
+    dot = np.vectorize(lambda a, b: np.dot(a, b), signature="(n),(n)->()")
+    m = np.stack([x, x ** 2, np.sin(x)])
+    return np.sum(dot(m, x) ** 2)
+
+
+def vectorized_matrix_times_vector(x):  # refused on main
+    mv = np.vectorize(lambda m, v: m @ v, signature="(i,j),(j)->(i)")
+    ms = np.stack([np.outer(x[:2], x[2:]), np.eye(2) * x[0]])
+    return np.sum(mv(ms, x[1:3]) ** 2)
+
+
+def vectorized_norm_without_loop_axes(x):  # refused on main
+    norm = np.vectorize(lambda v: np.sqrt(np.sum(v * v)), signature="(n)->()")
+    return norm(x)
+
+
+@pytest.mark.parametrize("f", [vectorized_rows_to_pairs, vectorized_dot_of_rows,
+                               vectorized_matrix_times_vector,
+                               vectorized_norm_without_loop_axes])
+def test_vectorize_with_a_signature(f):
+    check(f)
+
+
+def core_sizes_differ(x):
+    dot = np.vectorize(lambda a, b: np.dot(a, b), signature="(n),(n)->()")
+    return np.sum(dot(x.reshape(2, 2), x[:3]))
+
+
+def test_core_sizes_that_differ_raise_numpys_error():
+    with pytest.raises(ValueError, match="inconsistent size for core dimension 'n': 3 vs 2"):
+        core_sizes_differ(X)
+    with pytest.raises(ValueError, match="inconsistent size for core dimension 'n': 3 vs 2"):
+        s2sad.grad(core_sizes_differ)(X)
