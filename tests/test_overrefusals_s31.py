@@ -572,3 +572,34 @@ def test_core_sizes_that_differ_raise_numpys_error():
         core_sizes_differ(X)
     with pytest.raises(ValueError, match="inconsistent size for core dimension 'n': 3 vs 2"):
         s2sad.grad(core_sizes_differ)(X)
+
+
+# --- enumerate and zip consumed at once (desugar._listed_pairs) ----------------------------
+
+def min_over_enumerate(x):  # refused on main
+    best_i, best = min(enumerate(x ** 2), key=lambda t: t[1])
+    return best * x[best_i]
+
+
+def max_over_enumerate_from_one(x):  # refused on main
+    i, v = max(enumerate(x, start=1), key=lambda t: t[1] * t[0])
+    return v * i
+
+
+def dict_of_names_and_an_array(x):  # refused on main
+    names = ["a", "b", "c"]
+    params = dict(zip(names, x))
+    params["a"] = params["a"] * 2.0
+    return sum(params[k] ** 2 for k in sorted(params)) * params["c"]
+
+
+def dict_of_enumerate(x):  # refused on main
+    d = dict(enumerate(x))
+    return d[0] * d[3]
+
+
+@pytest.mark.parametrize("f", [min_over_enumerate, max_over_enumerate_from_one,
+                               dict_of_names_and_an_array,
+                               dict_of_enumerate])
+def test_pairs_consumed_at_once(f):
+    check(f)

@@ -247,6 +247,7 @@ class Loops:
             if not isinstance(changed, gast.Name):
                 continue
             name = changed.id
+            itself = itself or isinstance(node, gast.Subscript) and self._new_container(name)
             same = name in self.current and any(
                 self.current.get(r) == self.current[name] for r in read)
             if name in read or name in made_here or same or name in self.current and \
@@ -256,6 +257,16 @@ class Loops:
                     node, "Python's iterator reads it item by item as the loop changes it, "
                     "and s2sad takes the items when the loop begins. Take them first "
                     "(`for v in list(...):`), or change a copy.")
+
+    def _new_container(self, name: str) -> bool:
+        """Was ``name`` last given a list or dict display before the loop (a
+        comprehension's result, say)? A store into it changes it, not the arrays it holds."""
+        value = self.current.get(name, name)
+        for stmt in reversed(self.out):
+            if isinstance(stmt, gast.Assign) and any(
+                    isinstance(t, gast.Name) and t.id == value for t in stmt.targets):
+                return isinstance(stmt.value, (gast.List, gast.Dict))
+        return False
 
     def _read_lazily(self, node) -> set:
         """The variables a loop's iterable ``node`` may read as the loop goes on: none for
