@@ -137,7 +137,8 @@ def dataclass_fields(cls) -> list | None:
         return None  # (a ClassVar or InitVar pseudo-field)
     fields = []
     for f in dataclasses.fields(cls):
-        if not f.init or f.default_factory is not dataclasses.MISSING or \
+        if not f.init or getattr(f, "kw_only", False) is True or \
+                f.default_factory is not dataclasses.MISSING or \
                 f.default is not dataclasses.MISSING and not _data(f.default):
             return None
         fields.append((f.name, _ABSENT if f.default is dataclasses.MISSING else f.default))
