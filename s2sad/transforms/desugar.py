@@ -217,8 +217,10 @@ class Desugar(trees.Transformer):
                 any(k.arg not in ("start", "strict") for k in inner.keywords):
             return None
         width = 2 if walker == "enumerate" else len(inner.args)
-        if func.id == "dict" and (width != 2 or len(node.args) != 1 or node.keywords):
-            return None
+        if func.id == "dict" and (width != 2 or len(node.args) != 1 or node.keywords or
+                                  walker == "zip" and
+                                  isinstance(inner.args[1], (gast.List, gast.Tuple))):
+            return None  # (dict(zip(ks, [a, b])): keys and values paired where written)
         self.pairs = getattr(self, "pairs", 0) + 1
         names = [f"_pair{self.pairs}_{k}" for k in range(width)]
         if set(names) & self.local_names:
