@@ -149,6 +149,12 @@ True
 True
 >>> accumulate([]), accumulate([], initial=1.0)
 ([], [1.0])
+>>> all(product(*e, **k) == list(itertools.product(*e, **k)) for e, k in [
+...     (([1, 2], "abc"), {}), (([1, 2],), {"repeat": 3}), ((), {}), (([], [1]), {}),
+...     (([1], (2, 3)), {"repeat": 2})])
+True
+>>> chain([1], (2, 3), []), pairwise([1, 2, 3]), pairwise([1])
+([1, 2, 3], [(1, 2), (2, 3)], [])
 >>> [prod(v, **k) == math.prod(v, **k) for v, k in [(v, {}), ([], {}), (v, {"start": 3})]]
 [True, True, True]
 """
@@ -597,6 +603,35 @@ def accumulate(iterable, func=None, *, initial=None):
     return totals
 
 
+def chain(*iterables):
+    # itertools.chain: the items of each iterable in turn
+    items = []
+    for iterable in iterables:
+        for item in iterable:
+            items.append(item)
+    return items
+
+
+def product(*iterables, repeat=1):
+    # itertools.product: every tuple of one item of each, the last one's varying fastest
+    # (each pool read once; a tuple's place k counts with stride strides[k])
+    pools = [list(pool) for pool in iterables]
+    count = len(pools) * repeat
+    sizes = [len(pools[k % len(pools)]) for k in range(count)]
+    strides = [1] * count
+    for k in range(count - 2, -1, -1):
+        strides[k] = strides[k + 1] * sizes[k + 1]
+    total = strides[0] * sizes[0] if count else 1
+    return [tuple([pools[k % len(pools)][flat // strides[k] % sizes[k]] for k in range(count)])
+            for flat in range(total)]
+
+
+def pairwise(iterable):
+    # itertools.pairwise: each item with the next one
+    items = list(iterable)
+    return [(items[i], items[i + 1]) for i in range(len(items) - 1)]
+
+
 def prod(iterable, *, start=1):
     # math.prod: start times each item in turn, from the left
     value = start
@@ -826,6 +861,10 @@ def table() -> dict:
     found[functools.reduce] = reduce
     found[math.prod] = prod
     found[itertools.accumulate] = accumulate
+    found[itertools.chain] = chain
+    found[itertools.product] = product
+    if hasattr(itertools, "pairwise"):  # (Python >= 3.10)
+        found[itertools.pairwise] = pairwise
     for name in ("add", "sub", "mul", "truediv", "pow", "neg"):
         found[getattr(operator, name)] = globals()[f"operator_{name}"]
     found[np.lib.stride_tricks.sliding_window_view] = sliding_window_view

@@ -442,7 +442,7 @@ def fills_a_local(x):
 
 def writes_a_local_through_out(x):
     y = x * 1.0
-    np.multiply(y, 2.0, out=y, where=y > 0.0)  # <- here (out= alone is followed)
+    np.multiply(y, 2.0, out=y, casting="unsafe")  # <- here (out=, where=: followed)
     return np.sum(y * x)
 
 

@@ -243,7 +243,10 @@ deffacts(float, int, complex, bool, len, converts=True)  # (M[0, 0] of an np.mat
 # a Python container of what their argument holds
 deffacts(list, tuple, dict, sorted, reversed, sequence=True)
 deffacts(copy.copy, copy.deepcopy, copies=True)  # (Desugar: v.copy())
-deffacts(itertools.accumulate, iterator=True)  # (s2sad.implementations.accumulate)
+deffacts(itertools.accumulate, itertools.chain, itertools.product,
+         iterator=True)  # (s2sad.implementations.accumulate...)
+if hasattr(itertools, "pairwise"):  # (Python >= 3.10)
+    deffacts(itertools.pairwise, iterator=True)
 deffacts(sum, max, min, items=True)  # (sum(S) of a set of numbers: a number)
 # they read an iterable whole before anything else (not any(), all(), min(key=...))
 deffacts(sum, list, tuple, sorted, set, frozenset, dict, whole=True)

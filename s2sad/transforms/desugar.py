@@ -198,6 +198,51 @@ class Desugar(trees.Transformer):
             return moved(taken(self.generic_visit(node), self.builtin), self.source)
         return self.generic_visit(node)
 
+    def _listed_pairs(self, node):
+        """``min(enumerate(e), key=k)``, ``sorted(zip(a, b))``: the pairs as a list
+        comprehension, ``min([(i, v) for i, v in enumerate(e)], key=k)`` (each consumes
+        them at once: the same items, in the same order); ``dict(zip(ks, vs))`` as ``{k: v
+        for k, v in zip(ks, vs)}``. Else None."""
+        func = node.func
+        if not (isinstance(func, gast.Name) and func.id in ("min", "max", "sorted", "dict") and
+                func.id not in self.local_names and self.builtin(func.id) and node.args and
+                isinstance(node.args[0], gast.Call)):
+            return None
+        inner = node.args[0]
+        walker = inner.func.id if isinstance(inner.func, gast.Name) and \
+            inner.func.id in ("enumerate", "zip") and \
+            inner.func.id not in self.local_names and self.builtin(inner.func.id) else None
+        if walker is None or not inner.args or \
+                any(isinstance(a, gast.Starred) for a in inner.args) or \
+                any(k.arg not in ("start", "strict") for k in inner.keywords):
+            return None
+        width = 2 if walker == "enumerate" else len(inner.args)
+        if func.id == "dict" and (width != 2 or len(node.args) != 1 or node.keywords or
+                                  walker == "zip" and
+                                  isinstance(inner.args[1], (gast.List, gast.Tuple))):
+            return None  # (dict(zip(ks, [a, b])): keys and values paired where written)
+        self.pairs = getattr(self, "pairs", 0) + 1
+        names = [f"_pair{self.pairs}_{k}" for k in range(width)]
+        if set(names) & self.local_names:
+            return None
+
+        def load(name):
+            return gast.Name(name, gast.Load(), None, None)
+        target = gast.Tuple([gast.Name(n, gast.Store(), None, None) for n in names],
+                            gast.Store())
+        walk = [gast.comprehension(target, inner, [], 0)]
+        if func.id == "dict":
+            made = gast.DictComp(load(names[0]), load(names[1]), walk)
+        else:
+            made = gast.ListComp(gast.Tuple([load(n) for n in names], gast.Load()), walk)
+        for n in trees.walk(made):
+            if isinstance(n, gast.expr):
+                gast.copy_location(n, inner)
+        if func.id == "dict":
+            return gast.copy_location(made, node)
+        node.args = [made] + node.args[1:]
+        return node
+
     def _value(self, node):
         """The object a free dotted name is (``itertools.accumulate``), else None."""
         path = []
@@ -378,6 +423,9 @@ class Desugar(trees.Transformer):
             method = gast.Attribute(node.args[0], "copy", gast.Load())
             return self.visit_Call(gast.copy_location(
                 gast.Call(gast.copy_location(method, func), [], []), node))
+        listed = self._listed_pairs(node)
+        if listed is not None:
+            return listed
         if isinstance(func, gast.Name) and func.id == "dict" and len(node.args) <= 1 and \
                 func.id not in self.local_names and self.builtin("dict") and \
                 all(k.arg is not None for k in node.keywords) and \

@@ -24,7 +24,11 @@ as a new object would), and read only as ``acc.attr`` or in a call of a method t
 statement of its own (``acc.add(v)``, ``y = acc.f(v)``). A class attribute of plain data
 (``lr = 0.1``: a number, a string, a tuple of them) that nothing sets through an object
 is read as Python reads it, from the class when the function runs: ``self.lr`` is
-``Layer.lr``. Anything else is left as it was (refused later).
+``Layer.lr``. A dataclass (mutable, with no ``__post_init__`` nor default factory) is
+such a class, its ``__init__`` written from its fields; ``P(w=v, b=c)`` is ``P(v, c)``,
+its defaults written out. A method called inside an expression (``acc.add(v) * 2``)
+is first made a statement of its own, and ``layer(h)`` is ``layer.__call__(h)``.
+Anything else is left as it was (refused later).
 
 >>> import gast
 >>> tree = gast.parse("def f(x):\\n    acc = Acc(2.0)\\n    acc.add(x)\\n    return acc.total")
@@ -41,6 +45,7 @@ is read as Python reads it, from the class when the function runs: ``self.lr`` i
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import textwrap
 
@@ -113,12 +118,54 @@ def class_data(cls) -> set:
             not inspect.isfunction(value) and _data(value)}
 
 
+# what @dataclasses.dataclass adds to a class (its __init__ is written from its fields)
+_DATACLASS = {"__annotations__", "__dataclass_params__", "__dataclass_fields__", "__init__",
+              "__repr__", "__eq__", "__hash__", "__match_args__"}
+
+
+def dataclass_fields(cls) -> list | None:
+    """``[(name, default)]`` of a plain dataclass's fields, in order (``default``:
+    ``_ABSENT`` where none): a mutable one, whose ``__init__`` sets each field from its
+    argument and does nothing else (no ``__post_init__``, no default factory, no
+    ``InitVar``, a default of plain data); else None."""
+    if not isinstance(cls, type) or not dataclasses.is_dataclass(cls):
+        return None
+    params = cls.__dataclass_params__
+    if params.frozen or not params.init or "__slots__" in vars(cls) or \
+            hasattr(cls, "__post_init__") or \
+            len(cls.__dataclass_fields__) != len(dataclasses.fields(cls)):
+        return None  # (a ClassVar or InitVar pseudo-field)
+    fields = []
+    for f in dataclasses.fields(cls):
+        if not f.init or getattr(f, "kw_only", False) is True or \
+                f.default_factory is not dataclasses.MISSING or \
+                f.default is not dataclasses.MISSING and not _data(f.default):
+            return None
+        fields.append((f.name, _ABSENT if f.default is dataclasses.MISSING else f.default))
+    return fields
+
+
+def _dataclass_init(fields):
+    """``def __init__(self, a, b): self.a = a; self.b = b``: a dataclass's own."""
+    body = [gast.Assign([gast.Attribute(_name("self"), name, gast.Store())], _name(name), None)
+            for name, _ in fields] or [gast.Pass()]
+    params = [gast.Name(n, gast.Param(), None, None) for n in ["self"] + [n for n, _ in fields]]
+    return gast.FunctionDef("__init__", gast.arguments(params, [], None, [], [], None, []),
+                            body, [], None, None)
+
+
 def class_methods(cls) -> dict | None:
     """``{name: FunctionDef}`` of a plain class's methods (see the module), else None."""
     if not isinstance(cls, type) or type(cls) is not type or cls.__bases__ != (object,):
         return None
-    shared = class_data(cls)
-    if any(name not in _ALLOWED and name not in shared and not inspect.isfunction(value)
+    fields = dataclass_fields(cls)
+    if dataclasses.is_dataclass(cls) and fields is None:
+        return None
+    made = set() if fields is None else _DATACLASS
+    shared = class_data(cls) - {n for n, _ in fields or ()}
+    defaults = {n for n, d in fields or () if d is not _ABSENT}
+    if any(name not in _ALLOWED and name not in shared and name not in made and
+           name not in defaults and not inspect.isfunction(value)
            for name, value in vars(cls).items()):
         return None
     try:
@@ -129,18 +176,28 @@ def class_methods(cls) -> dict | None:
         return None
     gast.increment_lineno(module, first - 1)  # (the file's lines: a refusal in a method
     tree = module.body[0]                     # is shown at its own line, in its own file)
-    if not isinstance(tree, gast.ClassDef) or tree.decorator_list or tree.keywords:
-        return None
+    if not isinstance(tree, gast.ClassDef) or tree.keywords or \
+            len(tree.decorator_list) != (fields is not None):
+        return None  # (a dataclass: its one decorator, the dataclass)
     methods = {}
     for stmt in tree.body:
         if isinstance(stmt, gast.FunctionDef):
             methods[stmt.name] = stmt
             stmt.source_file, stmt.class_line = filename, first
+        elif fields is not None and isinstance(stmt, gast.AnnAssign) and \
+                isinstance(stmt.target, gast.Name) and \
+                stmt.target.id in {n for n, _ in fields}:
+            continue  # (a field: set by the __init__ written below)
         elif not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)) and \
                 not (isinstance(stmt, gast.Assign) and all(
                     isinstance(t, gast.Name) and t.id in shared for t in stmt.targets)):
             return None  # (a class attribute of another kind: left to the refusal)
-    if set(methods) != {n for n, v in vars(cls).items() if inspect.isfunction(v)}:
+    if fields is not None:
+        if "__init__" in methods:
+            return None
+        methods["__init__"] = gast.copy_location(_dataclass_init(fields), tree)
+    if set(methods) != {n for n, v in vars(cls).items() if inspect.isfunction(v) and
+                        (fields is None or n not in _DATACLASS or n == "__init__")}:
         return None
     return methods if _state(methods, shared) is not None else None
 
@@ -201,8 +258,10 @@ class ObjectsAsVariables(trees.Transformer):
     """The function's objects of the ``classes`` given (``{name: methods}``, see
     :func:`class_methods`) written as variables (see the module)."""
 
-    def __init__(self, classes: dict, is_function=lambda node: False, shared=None):
+    def __init__(self, classes: dict, is_function=lambda node: False, shared=None,
+                 fields=None):
         self.classes = classes
+        self.fields = fields or {}  # a dataclass's name -> its [(field, default)]
         self.shared = shared or {}  # class name -> its class attributes of data
         self.is_function = is_function  # (a value that may be a function: kept an object's)
         self.changed = False
@@ -211,16 +270,23 @@ class ObjectsAsVariables(trees.Transformer):
     def visit_FunctionDef(self, node):
         if any(isinstance(n, (gast.Try, gast.With)) for n in trees.walk(node)):
             return node  # (statements in blocks this pass does not walk)
-        made = {}  # variable -> [(statement, class name)]
-        for stmt in _statements(node.body):
-            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                    isinstance(stmt.targets[0], gast.Name) and \
-                    isinstance(stmt.value, gast.Call) and \
-                    isinstance(stmt.value.func, gast.Name) and \
-                    stmt.value.func.id in self.classes and not stmt.value.keywords and \
-                    not any(isinstance(a, gast.Starred) for a in stmt.value.args):
-                made.setdefault(stmt.targets[0].id, []).append((stmt, stmt.value.func.id))
+        node.body = self._branches(node.body)
+        for call in trees.walk(node):
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and \
+                    call.func.id in self.fields:
+                _by_position(call, self.fields[call.func.id])
+        made = self._made(node)
         taken = {n.id for n in trees.walk(node) if isinstance(n, gast.Name)}
+        methods = {var: set(self.classes[places[0][1]]) for var, places in made.items()
+                   if len({cls for _, cls in places}) == 1 and
+                   not any(n.startswith(f"_{var}__") for n in taken)}
+        for call in trees.walk(node):  # (layer(h): layer.__call__(h), Python's call)
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and \
+                    "__call__" in methods.get(call.func.id, ()):
+                call.func = gast.copy_location(gast.Attribute(
+                    call.func, "__call__", gast.Load()), call.func)
+        node.body = _Hoisting(methods).body(node.body)
+        made = self._made(node)
         objects = {}
         for var, places in made.items():
             stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
@@ -263,6 +329,54 @@ class ObjectsAsVariables(trees.Transformer):
         counter = iter(range(10 ** 6))
         node.body = defs + [self._statement(s, objects, counter) for s in node.body]
         return node
+
+    def _made(self, node) -> dict:
+        """``{variable: [(statement, class name)]}``: the statements that give it an object
+        of one of the classes (``acc = Acc(2.0)``), in order."""
+        made = {}
+        for stmt in _statements(node.body):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    isinstance(stmt.value, gast.Call) and \
+                    isinstance(stmt.value.func, gast.Name) and \
+                    stmt.value.func.id in self.classes and not stmt.value.keywords and \
+                    not any(isinstance(a, gast.Starred) for a in stmt.value.args):
+                made.setdefault(stmt.targets[0].id, []).append((stmt, stmt.value.func.id))
+        return made
+
+    def _made_by(self, value) -> set | None:
+        """The classes a conditional expression's branches make objects of (``A(w) if c
+        else A(2 * w)``), else None."""
+        if isinstance(value, gast.IfExp):
+            body, orelse = self._made_by(value.body), self._made_by(value.orelse)
+            return None if body is None or orelse is None else body | orelse
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+                value.func.id in self.classes:
+            return {value.func.id}
+        return None
+
+    def _branches(self, body) -> list:
+        """``acc = A(w) if c else A(2 * w)`` as ``if c: acc = A(w)`` / ``else: acc = A(2 *
+        w)`` (Python evaluates the test, then one branch), for objects of one class."""
+        out = []
+        for stmt in body:
+            for block in ("body", "orelse"):
+                if isinstance(getattr(stmt, block, None), list) and \
+                        not isinstance(stmt, gast.FunctionDef):
+                    setattr(stmt, block, self._branches(getattr(stmt, block)))
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    isinstance(stmt.value, gast.IfExp) and \
+                    len(self._made_by(stmt.value) or ()) == 1:
+                stmt = self._as_if(stmt.targets[0].id, stmt.value, stmt)
+            out.append(stmt)
+        return out
+
+    def _as_if(self, var, value, stmt):
+        if not isinstance(value, gast.IfExp):
+            return trees.located(gast.Assign([_name(var, True)], value, None), stmt)
+        return trees.located(gast.If(value.test, [self._as_if(var, value.body, stmt)],
+                                     [self._as_if(var, value.orelse, stmt)]), stmt)
 
     def _only_read_so(self, fdef, var, methods, state, shared) -> bool:
         """Is ``var`` read only as ``var.attr`` (one of ``state``), or called as
@@ -320,6 +434,44 @@ class ObjectsAsVariables(trees.Transformer):
         return trees.located(out, stmt)
 
 
+def _read_only(node) -> bool:
+    """Is ``node`` a name, a constant, or an item or basic slice of a name by constants
+    (``x[3]``, ``x[:2]``): read in any order, the same values?"""
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        return all(isinstance(p, gast.Constant) or isinstance(p, gast.Slice) and all(
+            b is None or isinstance(b, gast.Constant) for b in (p.lower, p.upper, p.step))
+            for p in parts)
+    return isinstance(node, (gast.Name, gast.Constant))
+
+
+def _by_position(call, fields) -> None:
+    """A dataclass's ``P(w=v, b=c)`` as ``P(v, c)`` (its defaults written out), where that
+    evaluates them in the same order: keywords in the fields' order, or names and
+    items of names by constants only; else left as it is (refused later)."""
+    if any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords) or len(call.args) > len(fields):
+        return
+    given = dict(zip([n for n, _ in fields], call.args))
+    for k in call.keywords:
+        if k.arg in given or k.arg not in {n for n, _ in fields}:
+            return  # (Python raises TypeError)
+        given[k.arg] = k.value
+    order = [k.arg for k in call.keywords]
+    if order != [n for n, _ in fields if n in order] and not all(
+            _read_only(k.value) for k in call.keywords):
+        return
+    args = []
+    for name, default in fields:
+        if name in given:
+            args.append(given[name])
+        elif default is _ABSENT or isinstance(default, tuple):
+            return  # (Python raises TypeError; a tuple default: left as it is)
+        else:
+            args.append(gast.Constant(default, None))
+    call.args, call.keywords = args, []
+
+
 def _statements(body):
     """The statements of ``body`` and of the blocks in it (loops, branches), in order."""
     for stmt in body:
@@ -355,7 +507,7 @@ def objects_as_variables(fdef, source):
     import sys
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     local = params | trees.assigned_names(fdef)
-    classes, shared = {}, {}
+    classes, shared, dataclasses_ = {}, {}, {}
 
     def is_function(node) -> bool:
         """Is ``node`` a lambda, or a free name of a function or class (a value that may
@@ -406,10 +558,196 @@ def objects_as_variables(fdef, source):
                | trees.assigned_names(m)):
             continue  # (self.field = field: an attribute holding a function)
         classes[node.func.id] = methods
-        shared[node.func.id] = class_data(value)
+        fields = dataclass_fields(value)
+        shared[node.func.id] = class_data(value) - {n for n, _ in fields or ()}
+        if fields is not None:
+            dataclasses_[node.func.id] = fields
     if not classes:
         return fdef
-    writer = ObjectsAsVariables(classes, is_function, shared)
+    writer = ObjectsAsVariables(classes, is_function, shared, dataclasses_)
     fdef = writer.visit(fdef)
     source.shown.update(writer.shown)
     return fdef
+
+
+# --- a method call inside an expression, made a statement of its own ------------------------
+
+class _Keep(Exception):
+    """A method call where taking it out would change what runs, or when (left as it was)."""
+
+
+def _slots(node, objects) -> list | None:
+    """``node``'s operands as ``(holder, field, index)``, in the order Python evaluates them;
+    None for an expression that may skip one or run one again (``and``, ``x if c else y``,
+    a comprehension, a lambda, a chained comparison) or that this does not walk."""
+    if isinstance(node, gast.BinOp):
+        return [(node, "left", None), (node, "right", None)]
+    if isinstance(node, gast.UnaryOp):
+        return [(node, "operand", None)]
+    if isinstance(node, gast.Attribute):
+        return [(node, "value", None)]
+    if isinstance(node, gast.Subscript):
+        return [(node, "value", None), (node, "slice", None)]
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return [(node, "elts", i) for i in range(len(node.elts))]
+    if isinstance(node, gast.Compare) and len(node.ops) == 1:
+        return [(node, "left", None), (node, "comparators", 0)]
+    if isinstance(node, gast.Slice):
+        return [(node, f, None) for f in ("lower", "upper", "step") if getattr(node, f)]
+    if isinstance(node, gast.Call) and not any(isinstance(a, gast.Starred) for a in node.args) \
+            and all(k.arg is not None for k in node.keywords):
+        root = node.func
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if isinstance(root, gast.Name) and root.id not in objects:
+            head = []  # (np.sum, w.dot: a function of a module, a method of the same array)
+        elif isinstance(node.func, gast.Attribute):
+            head = [(node.func, "value", None)]  # (acc.total.dot: acc.total, read first)
+        else:
+            head = [(node, "func", None)]
+        return head + [(node, "args", i) for i in range(len(node.args))] + \
+            [(k, "value", None) for k in node.keywords]
+    return None
+
+
+def _get(slot):
+    holder, field, index = slot
+    return getattr(holder, field) if index is None else getattr(holder, field)[index]
+
+
+def _set(slot, value):
+    holder, field, index = slot
+    if index is None:
+        setattr(holder, field, value)
+    else:
+        getattr(holder, field)[index] = value
+
+
+class _Block:
+    """Statements written in place of one (a comprehension's loop)."""
+
+    def __init__(self, stmts):
+        self.stmts = stmts
+
+
+class _Hoisting:
+    """Each call ``obj.m(...)`` of a method of an object (``methods``: variable -> its class's
+    method names) written as a statement of its own, ``_obj__h0 = obj.m(...)``, before the
+    statement that held it; and every operand Python evaluates before it (``acc.total`` in
+    ``acc.total + acc.add(v)``, ``f(w)`` in ``f(w) * acc.add(v)``) kept in a variable before
+    it too, so that each is evaluated when Python evaluates it. A name or a constant stays:
+    it is the same object (the method cannot bind another to it)."""
+
+    def __init__(self, methods: dict):
+        self.methods = methods
+        self.counter = 0
+
+    def target(self, node) -> str | None:
+        """The object variable ``node`` calls a method of, else None."""
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                isinstance(node.func.value, gast.Name) and \
+                node.func.attr in self.methods.get(node.func.value.id, ()):
+            return node.func.value.id
+        return None
+
+    def holds(self, node) -> bool:
+        return any(self.target(n) for n in trees.walk(node))
+
+    def temp(self, value, out, var):
+        name = f"_{var}__h{self.counter}"
+        self.counter += 1
+        out.append(gast.Assign([_name(name, True)], value, None))
+        return _name(name)
+
+    def flat(self, node, out, var, top=False):
+        """``node`` with its method calls taken out into ``out`` (see the class)."""
+        if not self.holds(node):
+            return node
+        mine = self.target(node)
+        slots = _slots(node, () if mine else self.methods)  # (obj.m: bound when called)
+        if slots is None:
+            raise _Keep
+        last = max([i for i, s in enumerate(slots) if self.holds(_get(s))], default=-1)
+        for i, slot in enumerate(slots):
+            value = _get(slot)
+            if i < last and not isinstance(value, (gast.Name, gast.Constant)):
+                _set(slot, self.temp(self.flat(value, out, var), out, var))
+            elif i == last:
+                _set(slot, self.flat(value, out, var))
+        if mine and not top:
+            return self.temp(node, out, mine)
+        return node
+
+    def statement(self, stmt) -> list:
+        """``stmt``, preceded by the statements its calls were taken into."""
+        if isinstance(stmt, _Block):
+            return self.body(stmt.stmts)
+        for block in ("body", "orelse"):
+            if isinstance(getattr(stmt, block, None), list) and \
+                    not isinstance(stmt, gast.FunctionDef):
+                setattr(stmt, block, self.body(getattr(stmt, block)))
+        if isinstance(stmt, (gast.Assign, gast.Expr)):
+            field = "value"
+            top = isinstance(stmt, gast.Expr) or len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name)
+        elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) or \
+                isinstance(stmt, gast.Return) and stmt.value is not None:
+            field, top = "value", False
+        elif isinstance(stmt, gast.If):
+            field, top = "test", False
+        elif isinstance(stmt, gast.For):
+            field, top = "iter", False
+        else:
+            return [stmt]
+        value = getattr(stmt, field)
+        if not self.holds(value):
+            return [stmt]
+        out, saved = [], self.counter
+        try:
+            var = next(self.target(n) for n in trees.walk(value) if self.target(n))
+            kept = self.flat(trees.clone(value), out, var, top)
+        except _Keep:
+            self.counter = saved
+            return [stmt]
+        setattr(stmt, field, kept)
+        return [trees.located(s, stmt) for s in out] + [stmt]
+
+    def body(self, stmts) -> list:
+        return [s for stmt in stmts for s in self.statement(self.loop_of(stmt))]
+
+    def loop_of(self, stmt):
+        """``ys = [obj.m(v) for v in xs if c]`` as a loop (so that its call can be a
+        statement): ``_ys = []``, ``for _v in xs: if c: _ys.append(obj.m(_v))``, ``ys =
+        _ys``; its variables renamed, as a comprehension's are its own."""
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.ListComp) and
+                self.holds(stmt.value)) or \
+                any(isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                                   gast.GeneratorExp, gast.NamedExpr))
+                    for g in stmt.value.generators for n in trees.walk(g.iter)) or \
+                any(g.is_async for g in stmt.value.generators):
+            return stmt
+        comp = trees.clone(stmt.value)
+        var = next(self.target(n) for n in trees.walk(comp) if self.target(n))
+        renamed = {}
+        for g in comp.generators:
+            for n in trees.walk(g.target):
+                if isinstance(n, gast.Name):
+                    renamed.setdefault(n.id, f"_{var}__c{len(renamed) + self.counter}")
+        self.counter += len(renamed)
+        for n in trees.walk(comp):
+            if isinstance(n, gast.Name) and n.id in renamed:
+                n.id = renamed[n.id]
+        made = f"_{var}__h{self.counter}"
+        self.counter += 1
+        inner = gast.Expr(gast.Call(gast.Attribute(_name(made), "append", gast.Load()),
+                                    [comp.elt], []))
+        for g in reversed(comp.generators):
+            for test in reversed(g.ifs):
+                inner = gast.If(test, [inner], [])
+            inner = gast.For(g.target, g.iter, [inner], [], None)
+        out = [gast.Assign([_name(made, True)], gast.List([], gast.Load()), None), inner,
+               gast.Assign(stmt.targets, _name(made), None)]
+        for n in (n for s in out for n in trees.walk(s)):
+            if isinstance(n, gast.stmt):
+                trees.located(n, stmt)
+        return _Block(out)

@@ -21,6 +21,18 @@ from .grown_walks import changes_a_list
 from .single_assignment import _NOT_CONSTANT, _constant, _is_append
 
 
+# methods that change their object in place (a list's, an array's, a dict's)
+_CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
+                       "reverse", "fill", "resize", "put", "itemset", "partition", "update",
+                       "setdefault", "popitem", "setflags"})
+
+
+# of those, the ones of a list or a dict only: they change the container, not the memory of
+# the arrays it holds (a list holding views of the array walked may grow)
+_CONTAINER_ONLY = frozenset({"append", "extend", "insert", "pop", "remove", "clear",
+                             "reverse", "update", "setdefault", "popitem"})
+
+
 def _enumerate_start(call):
     """The start of ``enumerate(xs)``, ``enumerate(xs, 1)``, ``enumerate(xs, start=-2)``
     (an integer written out), else ``_NOT_CONSTANT``."""
@@ -146,6 +158,14 @@ class Loops:
                 backwards = True
             else:
                 sources, targets = [iterable], [target]
+            # zip(xs, reversed(ys)): ys read from its end, ys[len(ys) - 1 - i], as the
+            # reversed iterator reads it (a sequence: a name, an item, an attribute, a range)
+            flipped = [self._builtin_call(s) == "reversed" and len(s.args) == 1 and
+                       not s.keywords and len(sources) > 1 and (isinstance(
+                           s.args[0], (gast.Name, gast.Attribute, gast.Subscript)) or
+                           self._builtin_call(s.args[0]) == "range") for s in sources]
+            sources = [s.args[0] if flip else s for s, flip in zip(sources, flipped)]
+            self._refuse_changed_while_read(stmt, sources, body_names)
             # a variable walking a list of alike objects whose methods the body calls: known
             # as every item (``for layer in self.layers: x = layer(x)``)
             every = {t.id: self._every_item(source) for t, source in zip(targets, sources)
@@ -166,8 +186,9 @@ class Loops:
                                                         gast.Constant(-1, None)], [])
             else:
                 header = gast.Call(self.load("range"), [count], [])
-            prelude = [(t, gast.Subscript(clone(s), self.load(index.id), gast.Load()))
-                       for t, s in zip(targets, seqs, strict=True)]
+            prelude = [(t, gast.Subscript(clone(s), self._walked_index(s, flip, index),
+                                          gast.Load()))
+                       for t, s, flip in zip(targets, seqs, flipped, strict=True)]
             if index_target is not None and index.id != getattr(index_target, "id", None):
                 counted = self.load(index.id) if not start else gast.BinOp(  # (i set in the
                     self.load(index.id), gast.Add(), gast.Constant(start, None))  # body)
@@ -186,6 +207,92 @@ class Loops:
             self._refuse_growing(header, body)
         self.emit(gast.For(index, header, reads + body, [], None))
         self.statements(stmt.orelse)
+
+    def _walked_index(self, seq, flipped: bool, index):
+        """``i``, or for a sequence read from its end, ``last - i`` (``last``, its length
+        less one, set before the loop)."""
+        if not flipped:
+            return self.load(index.id)
+        length = self.to_atom(gast.Call(self.load("len"), [clone(seq)], []))
+        last = self.to_atom(gast.BinOp(length, gast.Sub(), gast.Constant(1, None)))
+        return gast.BinOp(last, gast.Sub(), self.load(index.id))
+
+    def _refuse_changed_while_read(self, stmt, sources, body_names):
+        """Refuse a loop over a computed iterable (``y[1:]``, ``map(f, xs)``,
+        ``itertools.accumulate(xs)``) whose body changes in place what it is computed from:
+        Python's iterator reads ``y`` or ``xs`` item by item, as the loop changes it; s2sad
+        takes the items when the loop begins. (A name is walked by index, read as it is.)"""
+        if self.trusted:
+            return  # (s2sad's own code: a derivative's, differentiated again)
+        read = {name for s in sources if not isinstance(s, gast.Name)
+                for name in self._read_lazily(s)}
+        if not read:
+            return
+        fresh = (gast.BinOp, gast.UnaryOp, gast.List, gast.Dict, gast.Tuple, gast.Constant,
+                 gast.ListComp, gast.DictComp)
+        made_here = {t.id for node in (n for s in stmt.body for n in trees.walk(s))
+                     if isinstance(node, gast.Assign) for t in node.targets
+                     if isinstance(t, gast.Name) and not isinstance(node.value, fresh)}
+        for node in (n for s in stmt.body for n in trees.walk(s)):
+            changed, itself = None, False
+            if isinstance(node, (gast.Subscript, gast.Attribute)) and \
+                    isinstance(node.ctx, gast.Store) or isinstance(node, gast.AugAssign):
+                changed = node.target if isinstance(node, gast.AugAssign) else node
+            elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                    node.func.attr in _CHANGING:
+                changed = node.func.value
+                itself = node.func.attr in _CONTAINER_ONLY  # (not its items' memory)
+            while isinstance(changed, (gast.Subscript, gast.Attribute)):
+                changed = changed.value
+            if not isinstance(changed, gast.Name):
+                continue
+            name = changed.id
+            itself = itself or isinstance(node, gast.Subscript) and self._new_container(name)
+            same = name in self.current and any(
+                self.current.get(r) == self.current[name] for r in read)
+            if name in read or name in made_here or same or name in self.current and \
+                    not itself and set(self.sharing(name)) & read:
+                raise self.source.syntax_error(
+                    f"a change to '{name}' in a loop over an iterable computed from it",
+                    node, "Python's iterator reads it item by item as the loop changes it, "
+                    "and s2sad takes the items when the loop begins. Take them first "
+                    "(`for v in list(...):`), or change a copy.")
+
+    def _new_container(self, name: str) -> bool:
+        """Was ``name`` last given a list or dict display before the loop (a
+        comprehension's result, say)? A store into it changes it, not the arrays it holds."""
+        value = self.current.get(name, name)
+        for stmt in reversed(self.out):
+            if isinstance(stmt, gast.Assign) and any(
+                    isinstance(t, gast.Name) and t.id == value for t in stmt.targets):
+                return isinstance(stmt.value, (gast.List, gast.Dict))
+        return False
+
+    def _read_lazily(self, node) -> set:
+        """The variables a loop's iterable ``node`` may read as the loop goes on: none for
+        a new list, tuple or array made at once (``sorted(xs)``, ``[f(v) for v in xs]``,
+        ``x * 2``, a range), whose items are the objects a copy taken then holds; else
+        every variable in it (``y[1:]``, a view; ``map(f, xs)``, an iterator)."""
+        if isinstance(node, (gast.Constant, gast.BinOp, gast.UnaryOp, gast.ListComp,
+                             gast.SetComp, gast.DictComp)):
+            return set()
+        if isinstance(node, (gast.List, gast.Tuple)):
+            return set().union(*(self._read_lazily(e) for e in node.elts
+                                 if not isinstance(e, gast.Name)))
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr in ("keys", "items") and not node.args and \
+                isinstance(node.func.value, gast.Name):
+            return set()  # (a dict's keys or items: walked by its keys, each value read then)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id not in self.locals:
+            try:
+                func = self.source.resolve(node.func.id)
+            except KeyError:
+                func = None
+            if any(func is f for f in (sorted, list, tuple, range, len)):
+                return set()
+        return {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
+                isinstance(n.ctx, gast.Load) and n.id in self.current}
 
     def _refuse_growing(self, header, body):
         """Refuse ``xs.append(v)`` (or another method changing a list) in a loop over ``xs``

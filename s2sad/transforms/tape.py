@@ -164,10 +164,11 @@ class _Restores(_Markers):
                     out.append(gast.Assign([self.reverse.store(name)], self.reverse.pop(), None))
                 return [gast.copy_location(s, stmt) for s in out]
             if isinstance(stmt, gast.For):
-                names = [stmt.target.id]
-            else:
-                names = statement_parts(stmt)[0]
-            names = [n for n in names if n in self.reverse.carried and n in self.reverse.needed]
+                names = [n for n in [stmt.target.id]
+                         if n in self.reverse.carried and n in self.reverse.needed]
+            else:  # (what its forward sweep pushed: a name it sets for the first time, in
+                # a branch, has no value before to restore)
+                names = self.reverse.pushed.get(key, [])
             return [gast.copy_location(gast.Assign([self.reverse.store(n)], self.reverse.pop(),
                                                    None), stmt) for n in reversed(names)]
         return node

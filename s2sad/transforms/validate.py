@@ -290,6 +290,11 @@ class Validate(trees.Visitor):
         self.visit(node.func)
         pieces = not self.generator and _piecewise(node, self.source)
         for arg in list(node.args) + [k.value for k in node.keywords]:
+            if any(k.value is arg and k.arg == "excluded" for k in node.keywords) and \
+                    isinstance(arg, gast.Set) and all(
+                        isinstance(e, gast.Constant) for e in arg.elts) and \
+                    _is_vectorize(node.func, self.source):
+                continue  # (np.vectorize(f, excluded={1}): a set of constants, read here)
             if isinstance(arg, gast.Starred):
                 arg = arg.value
             if isinstance(arg, gast.Lambda):
@@ -299,6 +304,24 @@ class Validate(trees.Visitor):
                     self.visit(item.body if isinstance(item, gast.Lambda) else item)
             else:
                 self.visit(arg)
+
+
+def _is_vectorize(func, source) -> bool:
+    """Does ``func`` (``np.vectorize``, a dotted name) name ``numpy.vectorize``?"""
+    import numpy as np
+    path = []
+    while isinstance(func, gast.Attribute):
+        path.append(func.attr)
+        func = func.value
+    if not isinstance(func, gast.Name) or func.id in trees.assigned_names(source.tree):
+        return False
+    try:
+        value = source.resolve(func.id)
+        for attr in reversed(path):
+            value = getattr(value, attr)
+    except (KeyError, AttributeError):
+        return False
+    return value is np.vectorize
 
 
 def _piecewise(node, source) -> bool:

@@ -27,7 +27,11 @@ it was.
 
 The call must be one no other call in its statement runs before (``y = vf(a)``,
 ``return np.sum(vf(a) * a)``), so that taking it out of the statement keeps Python's
-order; ``excluded=``, ``signature=``, ``cache=`` are left as they were (refused later).
+order. ``excluded={1}`` (or ``{"s"}``, constants) passes those arguments to ``f`` as
+they are, at each call, and walks the others. ``signature="(n),(n)->()"`` (one output)
+calls ``f`` on the core axes of each argument (its last ones) at every place of their
+broadcast loop axes, NumPy's checks of the core sizes written out; ``cache=`` and several
+outputs are left as they were (refused later).
 
 >>> import gast, numpy as np
 >>> from s2sad.codegen import unparse
@@ -100,8 +104,19 @@ class VectorizedCalls(trees.Transformer):
         if not (isinstance(value, gast.Call) and self.callee(value.func) is np.vectorize and
                 len(value.args) == 1 and not isinstance(value.args[0], gast.Starred)):
             return None
-        otype = None
+        otype, excluded, signature = None, frozenset(), None
         for k in value.keywords:
+            if k.arg == "signature" and isinstance(k.value, gast.Constant) and \
+                    isinstance(k.value.value, str):
+                signature = _signature(k.value.value)
+                if signature is None:
+                    return None
+                continue
+            if k.arg == "excluded" and isinstance(k.value, (gast.List, gast.Tuple, gast.Set)) \
+                    and all(isinstance(e, gast.Constant) and type(e.value) in (int, str)
+                            for e in k.value.elts):
+                excluded = frozenset(e.value for e in k.value.elts)
+                continue
             if k.arg != "otypes" or not isinstance(k.value, (gast.List, gast.Tuple, gast.Constant)):
                 return None
             items = k.value.elts if not isinstance(k.value, gast.Constant) else [k.value]
@@ -115,7 +130,9 @@ class VectorizedCalls(trees.Transformer):
             otype = _DTYPES.get(key) if isinstance(key, str) else None
             if otype is None:
                 return None
-        return value.args[0], otype
+        if signature is not None and (otype is not None or excluded):
+            return None
+        return value.args[0], (signature if signature is not None else otype), excluded
 
     def _held(self, fdef) -> dict:
         """``{vf: (f, otype)}`` of names given ``np.vectorize(f)`` once and only called."""
@@ -160,13 +177,14 @@ class VectorizedCalls(trees.Transformer):
         return out
 
     def _vectorized(self, call):
-        """``(f, otype)`` where ``call`` is ``np.vectorize(f)(...)`` or ``vf(...)``."""
+        """``(f, otype, excluded)`` where ``call`` is ``np.vectorize(f)(...)`` or
+        ``vf(...)``."""
         if isinstance(call.func, gast.Name) and call.func.id in self.held:
-            f, otype = self.held[call.func.id]
+            f, otype, excluded = self.held[call.func.id]
             return (_name(self.functions[call.func.id]) if isinstance(f, gast.Lambda) else
-                    trees.clone(f)), otype
+                    trees.clone(f)), otype, excluded
         if self._along(call):
-            return call.args[0], None
+            return call.args[0], None, frozenset()
         return self._made(call.func) if isinstance(call.func, gast.Call) else None
 
     def _along(self, call) -> bool:
@@ -184,7 +202,11 @@ class VectorizedCalls(trees.Transformer):
             call = next((c for c in order if self._vectorized(c) is not None), None)
             if call is None:
                 return made + [stmt]
-            if (call.keywords or not call.args) and not self._along(call) or \
+            _, otype, excluded = self._vectorized(call)
+            if isinstance(otype, tuple) and len(call.args) != len(otype[0]):
+                return made + [stmt]  # (NumPy raises TypeError: left to the refusal)
+            if (any(k.arg not in excluded for k in call.keywords) or all(
+                    i in excluded for i in range(len(call.args)))) and not self._along(call) or \
                     any(isinstance(a, gast.Starred) for a in call.args) or \
                     not all(self._pure(c) for c in order[:order.index(call)]
                             if c not in list(trees.walk(call))):
@@ -201,6 +223,64 @@ class VectorizedCalls(trees.Transformer):
         names["result"] = self.result = self._fresh()
         return _along_axis_statements(names, f, axis, a, self.numpy_name)
 
+    def _with_signature(self, f, signature, given) -> list:
+        """``np.vectorize(f, signature="(n),()->(n)")(a, b)`` as NumPy computes it: the
+        arguments' loop axes (before their core axes) broadcast, ``f`` called on the core
+        of each at every place of the loop, in C order; the results stacked there, of the
+        first one's dtype. A core axis of one name has one size (else NumPy's
+        ``ValueError``); a result of another number of axes, or of core sizes differing
+        from the first one's, raises rather than broadcast."""
+        ins, out = signature
+        args = [self._fresh() for _ in given]
+        lines = [f"{a} = A{k}__" for k, a in enumerate(args)]
+        sizes = {}  # a core axis's name -> the first place it is read
+        for k, (a, core) in enumerate(zip(args, ins)):
+            lines.append(f"if np.ndim({a}) < {len(core)}:\n    raise ValueError("
+                         f"'%d-dimensional argument does not have enough dimensions for all "
+                         f"core dimensions %r' % (np.ndim({a}), {tuple(core)!r}))")
+            for j, dim in enumerate(core):
+                here = f"np.shape({a})[np.ndim({a}) - {len(core) - j}]"
+                if dim in sizes:
+                    lines.append(f"if {here} != {sizes[dim]}:\n    raise ValueError("
+                                 f"'inconsistent size for core dimension %r: %r vs %r' % "
+                                 f"({dim!r}, {here}, {sizes[dim]}))")
+                else:
+                    sizes[dim] = here
+        loop, outs, row, stacked = (self._fresh() for _ in range(4))
+        lines.append(f"{loop} = np.broadcast_shapes(" + "".join(
+            f"np.shape({a})[:np.ndim({a}) - {len(core)}], " for a, core in zip(args, ins)) + ")")
+        spread = [self._fresh() for _ in args]
+        lines += [f"{s} = np.broadcast_to({a}, {loop} + np.shape({a})[np.ndim({a}) - "
+                  f"{len(core)}:])" for s, a, core in zip(spread, args, ins)]
+        lines.append(f"{outs} = [np.asarray(F__(" + ", ".join(f"{s}[{row}]" for s in spread) +
+                     f")) for {row} in np.ndindex({loop})]")
+        lines.append(f"if len({outs}) == 0:\n    raise ValueError('cannot call `vectorize` on "
+                     "size 0 inputs unless `otypes` is set')")
+        first = f"np.shape({outs}[0])"
+        bound = ", ".join(sizes.get(d, f"{first}[{j}]") for j, d in enumerate(out))
+        each = self._fresh()
+        lines.append(f"if any(np.shape({each}) != ({bound}{',' if len(out) == 1 else ''}) "
+                     f"for {each} in {outs}):\n    raise ValueError('np.vectorize: a result "
+                     f"whose core shape is not the signature\\'s ({', '.join(out)}), or "
+                     "not the first one\\'s (NumPy would broadcast it or raise); s2sad does "
+                     "not write that')")
+        lines.append(f"{stacked} = np.stack({outs})")
+        lines.append(f"if {outs}[0].dtype != {stacked}.dtype:\n    raise TypeError("
+                     "'np.vectorize: the first item\\'s result has another dtype than the "
+                     "others\\' (NumPy would cast every result to it); s2sad does not write "
+                     "that cast. Return one type, or give otypes=[float]')")
+        self.result = self._fresh()
+        lines.append(f"{self.result} = np.reshape({stacked}, {loop} + {first})")
+        text = "\n".join(lines).replace("np.", f"{self.numpy_name}.")
+        body = gast.parse(text).body
+        values = {f"A{k}__": g for k, g in enumerate(given)}
+        values["F__"] = f
+
+        class _Put(gast.NodeTransformer):
+            def visit_Name(self, node):
+                return trees.clone(values[node.id]) if node.id in values else node
+        return [_Put().visit(s) for s in body]
+
     def _pure(self, call) -> bool:
         """Is ``call`` a function with a rule entry (NumPy's, math's, ``len``) that changes
         none of the arguments it is given?"""
@@ -216,7 +296,7 @@ class VectorizedCalls(trees.Transformer):
 
     def _written(self, call, stmt) -> list:
         """The statements computing ``call``, its result named ``self.result``."""
-        f, otype = self._vectorized(call)
+        f, otype, excluded = self._vectorized(call)
         made = []
         if isinstance(f, gast.Lambda):
             held = self._fresh()
@@ -226,10 +306,15 @@ class VectorizedCalls(trees.Transformer):
             made.extend(self._along_axis(f, call.args[1], call.args[2]))
             self.changed = True
             return [_everywhere(s, stmt) for s in made]
-        args = []
-        for a in call.args:
-            args.append(self._fresh())
-            made.append(gast.Assign([_name(args[-1], True)], a, None))
+        if isinstance(otype, tuple):  # (a signature: f on the core of each argument)
+            made.extend(self._with_signature(f, otype, call.args))
+            self.changed = True
+            return [_everywhere(s, stmt) for s in made]
+        given = []  # (each argument, in Python's order: excluded ones passed as they are)
+        for a in call.args + [k.value for k in call.keywords]:
+            given.append(self._fresh())
+            made.append(gast.Assign([_name(given[-1], True)], a, None))
+        args = [a for i, a in enumerate(given[:len(call.args)]) if i not in excluded]
         if len(args) > 1:  # (their broadcast: the items f is called on)
             shape = self._fresh()
             made.append(gast.Assign([_name(shape, True)], _call(
@@ -246,8 +331,12 @@ class VectorizedCalls(trees.Transformer):
             else _name(items[0], True)
         walked = _call(_name("zip"), *[_call(self._np("ravel"), _name(a)) for a in args]) \
             if len(args) > 1 else _call(self._np("ravel"), _name(args[0]))
-        value = _call(f, *[_call(gast.Attribute(_name(n), "item", gast.Load()))
-                           for n in items])
+        walked_items = iter(items)
+        value = _call(f, *[_name(a) if i in excluded else _call(gast.Attribute(
+            _name(next(walked_items)), "item", gast.Load()))
+            for i, a in enumerate(given[:len(call.args)])])
+        value.keywords = [gast.keyword(k.arg, _name(a)) for k, a in
+                          zip(call.keywords, given[len(call.args):], strict=True)]
         made.append(gast.Assign([_name(outs, True)], gast.ListComp(
             value, [gast.comprehension(target, walked, [], 0)]), None))
         gathered = _call(self._np("asarray"), _name(outs))
@@ -290,6 +379,20 @@ if {outs}[0].dtype != {stacked}.dtype:
 {result} = np.transpose({joined}, list(range({ax})) + list(range(len({rest}), len({rest}) + \
     np.ndim({outs}[0]))) + list(range({ax}, len({rest}))))
 """
+
+
+def _signature(text: str):
+    """``([["n"], []], ["n"])`` of ``"(n),()->(n)"``: each input's core axes' names, and
+    the one output's; None for another form (several outputs)."""
+    import re
+    dims = r"\(\s*(?:\w+\s*(?:,\s*\w+\s*)*)?\)"
+    match = re.fullmatch(rf"\s*({dims}(?:\s*,\s*{dims})*)\s*->\s*({dims})\s*", text)
+    if match is None:
+        return None
+    inputs = [[d.strip() for d in part.split(",") if d.strip()]
+              for part in re.findall(r"\(([^)]*)\)", match.group(1))]
+    output = [d.strip() for d in match.group(2)[1:-1].split(",") if d.strip()]
+    return (tuple(tuple(i) for i in inputs), tuple(output))
 
 
 def _evaluated(stmt) -> list:

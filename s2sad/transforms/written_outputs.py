@@ -9,10 +9,14 @@ reads its inputs before it writes (NumPy copies what overlaps its output), so
 ``np.add(a, b, out=a)`` is ``a[...] = np.add(a, b)``, the sum of the old ``a``. A result
 kept (``z = np.exp(x, out=y)``) is the output array itself: ``z = y``.
 
+A ufunc's ``where=m`` writes only where ``m`` is true, and computes only there:
+``np.sqrt(x, out=y, where=x > 0)`` is ``y[m] = np.sqrt(x[m])``, ``x`` and ``m`` broadcast to
+``y``'s shape (no warning, no derivative, where ``m`` is false).
+
 Only the plain forms are written so: an output that is a name of the function's (a
 variable or an argument, which is then refused as any update of it is), or a basic slice of one
-(``a[1:]``, ``a[:, 0]``: a view, so a write into it is a write into ``a``); no
-``where=``, ``casting=`` or ``dtype=``. An output indexed by an array is a copy NumPy
+(``a[1:]``, ``a[:, 0]``: a view, so a write into it is a write into ``a``; with ``where=``,
+a name only); no ``casting=`` or ``dtype=``. An output indexed by an array is a copy NumPy
 writes and drops, so it is left as it was (refused later), as is anything else.
 
 >>> import gast
@@ -25,6 +29,12 @@ def f(x, y, a):
     y[1:] = np.asarray(x).astype(y[1:].dtype, casting='same_kind', copy=False)
     a[...] = np.asarray(np.add(a, x)).astype(a.dtype, casting='same_kind', copy=False)
     z = a
+>>> tree = gast.parse("def f(x, y):\\n    np.sqrt(x * 2.0, out=y, where=x > 0)").body[0]
+>>> print(unparse(OutputsAsAssignments(lambda f: np.sqrt).visit(tree)))
+def f(x, y):
+    _ufunc_input0 = x * 2.0
+    _ufunc_where0 = np.broadcast_to(np.asarray(x > 0).astype('bool', casting='safe'), y.shape)
+    y[_ufunc_where0] = np.asarray(np.sqrt(np.broadcast_to(_ufunc_input0, y.shape)[_ufunc_where0])).astype(y.dtype, casting='same_kind', copy=False)
 """
 
 from __future__ import annotations
@@ -53,11 +63,11 @@ def _output(node, local: set):
     return node if plain and sliced else None  # (a[0] of a vector: a number, no array)
 
 
-def _into(out, value, where, numpy_name: str):
+def _into(out, value, where, numpy_name: str, array=None):
     """``out[...] = value`` (``a[1:] = value`` for a view ``a[1:]``), ``value`` cast to
     ``out``'s dtype as NumPy casts an output: ``same_kind`` (a float into an integer
     array raises)."""
-    dtype = gast.Attribute(trees.clone(out), "dtype", gast.Load())
+    dtype = gast.Attribute(trees.clone(array or out), "dtype", gast.Load())
     array = gast.Call(gast.Attribute(gast.Name(numpy_name, gast.Load(), None, None), "asarray",
                                      gast.Load()), [value], [])
     value = gast.Call(gast.Attribute(array, "astype", gast.Load()), [dtype], [
@@ -88,7 +98,7 @@ class OutputsAsAssignments(trees.Transformer):
 
     def visit_Expr(self, node):
         made = self._written(node.value, node)
-        return made if made is not None else node
+        return made[0] if made is not None else node
 
     def visit_Assign(self, node):
         if len(node.targets) != 1 or not isinstance(node.targets[0], gast.Name):
@@ -96,11 +106,10 @@ class OutputsAsAssignments(trees.Transformer):
         made = self._written(node.value, node)
         if made is None:
             return node
-        kept = trees.clone(made[0].targets[0])
-        if isinstance(kept, gast.Subscript) and isinstance(kept.slice, gast.Constant) and \
-                kept.slice.value is Ellipsis:
-            kept = kept.value  # (y[...] = ...: the result is y itself)
-        kept.ctx = gast.Load()
+        made, kept = made
+        kept = trees.clone(kept)  # (a ufunc's result is the output array itself)
+        if not isinstance(kept, gast.Constant):
+            kept.ctx = gast.Load()
         return made + [trees.located(gast.Assign(node.targets, kept, None), node)]
 
     def _written(self, call, stmt):
@@ -115,15 +124,66 @@ class OutputsAsAssignments(trees.Transformer):
             if set(given) != {"dst", "src"} or _output(given["dst"], self.local) is None:
                 return None  # (casting=, where=: left to the refusal)
             self.changed = True
-            return [_into(given["dst"], given["src"], stmt, self.numpy_name)]
+            return [_into(given["dst"], given["src"], stmt, self.numpy_name)], \
+                gast.Constant(None, None)  # (np.copyto returns None)
+        given = {k.arg: k.value for k in call.keywords}
         if isinstance(func, np.ufunc) and len(call.args) == func.nin and \
-                [k.arg for k in call.keywords] == ["out"]:
-            out = call.keywords[0].value
+                len(given) == len(call.keywords) and set(given) in ({"out"}, {"out", "where"}):
+            out = given["out"]
             if isinstance(out, gast.Tuple) and len(out.elts) == 1:
                 out = out.elts[0]  # (out=(y,): the tuple form of one output)
-            if func.nout != 1 or _output(out, self.local) is None:
+            if func.nout != 1 or _output(out, self.local) is None or \
+                    "where" in given and not isinstance(out, gast.Name):
                 return None
             self.changed = True
+            if "where" in given:
+                return self._where(call, out, given["where"], stmt), out
             value = gast.copy_location(gast.Call(call.func, call.args, []), call)
-            return [_into(out, value, stmt, self.numpy_name)]
+            return [_into(out, value, stmt, self.numpy_name)], out
         return None
+
+    def _fresh(self, stem: str) -> str:
+        taken = self.local | getattr(self, "made", set())
+        name = next(f"{stem}{k}" for k in range(len(taken) + 1) if f"{stem}{k}" not in taken)
+        self.made = getattr(self, "made", set()) | {name}
+        return name
+
+    def _where(self, call, out, where, stmt) -> list:
+        """``np.f(a, b, out=y, where=m)`` as ``y[m] = np.f(a[m], b[m])`` (each broadcast
+        to ``y``'s shape): ``f`` evaluated only where ``m`` is true, as NumPy does (no
+        warning, no derivative, where it is false); ``y`` kept elsewhere. The inputs, then
+        ``m``, are evaluated first, in Python's order; ``m`` must be booleans (NumPy casts
+        it to bool safely: an integer mask raises)."""
+        np_name = gast.Name(self.numpy_name, gast.Load(), None, None)
+
+        def numpy(attr, *args, **keywords):
+            return gast.Call(gast.Attribute(trees.clone(np_name), attr, gast.Load()),
+                             list(args), [gast.keyword(k, v) for k, v in keywords.items()])
+
+        def load(name):
+            return gast.Name(name, gast.Load(), None, None)
+
+        def shape():
+            return gast.Attribute(trees.clone(out), "shape", gast.Load())
+
+        made, inputs = [], []
+        for arg in call.args:
+            if isinstance(arg, gast.Constant):
+                inputs.append(arg)
+                continue
+            name = self._fresh("_ufunc_input")
+            made.append(gast.Assign([gast.Name(name, gast.Store(), None, None)], arg, None))
+            inputs.append(load(name))
+        mask = self._fresh("_ufunc_where")
+        boolean = gast.Call(gast.Attribute(numpy("asarray", where), "astype", gast.Load()),
+                            [gast.Constant("bool", None)],
+                            [gast.keyword("casting", gast.Constant("safe", None))])
+        made.append(gast.Assign([gast.Name(mask, gast.Store(), None, None)],
+                                numpy("broadcast_to", boolean, shape()), None))
+        picked = [gast.Subscript(numpy("broadcast_to", a, shape()), load(mask), gast.Load())
+                  for a in inputs]
+        value = gast.copy_location(gast.Call(call.func, picked, []), call)
+        into = _into(gast.Subscript(trees.clone(out), load(mask), gast.Load()), value, stmt,
+                     self.numpy_name, out)
+        into.targets[0].value.ctx = gast.Load()
+        return [trees.located(s, stmt) for s in made] + [into]
