@@ -437,8 +437,10 @@ class Kernel:
     points: dict | None = None  # exact kinds of its arguments -> entry point (attach)
     point: object = None        # the function that finds one (attach)
     dispatcher: object = None   # numba's dispatcher of the kernel (attach)
-    # one loop over the elements (numba_fusion), for contiguous arrays: compiled for their
-    # own types (layout C, which LLVM vectorizes), where a call's overhead is small
+    # one loop over the elements (numba_fusion), for contiguous arrays, or a kernel that
+    # rebinds an argument (``x = x + 0.01 * v``: numba would type the new arrays with the
+    # argument's layout A): compiled for the arguments' own types (layout C, which LLVM
+    # vectorizes), where a call's overhead is small beside the work
     fused: bool = False
 
 
@@ -507,7 +509,11 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
                 file.write(text)
             os.replace(partial, path)
         result.filename = path
-    result.kernel = Kernel(kernel.name, lines, source, fused=bool(plain))
+    stored = {n.id for n in ast.walk(kernel) if isinstance(n, ast.Name) and
+              isinstance(n.ctx, ast.Store)}
+    result.kernel = Kernel(kernel.name, lines, source, fused=bool(plain) or any(
+        a.arg in stored and isinstance((kinds or {}).get(a.arg), tuple)
+        for a in kernel.args.args))  # (an array argument rebound)
     return result
 
 
