@@ -150,3 +150,56 @@ def test_a_gradient_is_still_called_like_the_function():
         g()
     with pytest.raises(TypeError, match="grad_speelpenning"):
         g(np.ones(3), np.ones(3))
+
+
+# --- structural zeros on numba: a sensitivity added to on some paths only -------------------
+# (NumPy's code starts it as 0.0 and adds an array on one path; numba gives a name one type
+# on every path: it starts as zeros shaped like the argument, and the rule of a value no one
+# read on the path taken is left out, as on the NumPy target: np.sqrt's slope at 0 is inf)
+
+
+def branch_read(x, k):
+    y = np.sqrt(x - 2.0)
+    z = x * 3.0
+    if k == 0:
+        return np.sum(z)
+    return np.sum(y)
+
+
+def read_on_one_turn(x, n):
+    y = np.sqrt(x - 2.0)
+    total = 0.0
+    for i in range(n):
+        if i == 5:
+            total = total + np.sum(y)
+        total = total + np.sum(x * 3.0)
+    return total
+
+
+def read_in_a_while_branch(x, k):
+    y = np.sqrt(x - 2.0)
+    s = 0.0
+    i = 0
+    while i < 3:
+        if k == 1:
+            s = s + np.sum(y)
+        s = s + np.sum(x) * 2.0
+        i += 1
+    return s
+
+
+@pytest.mark.parametrize("f, at, other", [
+    (branch_read, 0, 1), (read_on_one_turn, 3, 7), (read_in_a_while_branch, 0, 1)],
+    ids=lambda v: getattr(v, "__name__", str(v)))
+def test_a_sensitivity_added_to_on_some_paths_compiles_and_adds_nothing_unread(f, at, other):
+    x = np.array([2.0, 3.0, 4.0])  # (y's first item: sqrt(0), slope inf, unread at `at`)
+    g = s2sad.grad(f, target="numba")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        got = g(x, at)
+        expected = central(lambda v: f(v, at), (x + np.array([1e-3, 0.0, 0.0]),), 0)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    np.testing.assert_allclose(got, s2sad.grad(f)(x, at), rtol=1e-12)
+    inside = np.array([2.5, 3.0, 4.0])  # (read where its slope is finite)
+    np.testing.assert_allclose(g(inside, other), central(lambda v: f(v, other), (inside,), 0),
+                               rtol=1e-6)
