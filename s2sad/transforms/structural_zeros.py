@@ -191,6 +191,9 @@ class StructuralZeros:
                 self._at.get(key, {}).get(name, ZERO)
             if decisions[key] == SURE:
                 self.kept.add(index)
+        for key, starts in self._startable.items():  # (of the guards that stay)
+            if decisions[key] == MAYBE:
+                self.array_starts.update(starts)
         self.changed = any(d != SURE for d in decisions.values())
         flags = self._flags(stmts, decisions)  # (forced guards: unwrapped)
         self.checked = {ref.whole for key, (name, sources, _) in self.additions.items()
@@ -250,6 +253,7 @@ class StructuralZeros:
         array's sensitivity they read or add to can start as zeros shaped like an array
         argument (``array_starts``: :meth:`_zero_init` starts them so)."""
         self.array_starts: dict[str, str] = {}  # a name -> the argument shaped like it
+        self._startable: dict[int, dict] = {}  # a guard not forced -> its array_starts
         if not self.imports.backend.compiler:
             return set()
         params = self._parameters()
@@ -259,9 +263,11 @@ class StructuralZeros:
                   p not in rebound}
 
         def like(name):  # (the array argument whose shape the array ``name`` has)
+            if name in params:
+                return name if name in arrays else None
             kind = self.kind(name)
             return kind.shape if kind.tag == "array" and kind.shape in arrays and \
-                kind.ndim == arrays[kind.shape].ndim and name not in params else None
+                kind.ndim == arrays[kind.shape].ndim else None
         out = set()
         for guard in trees.walk(self._module):
             key = id(guard)
@@ -274,7 +280,7 @@ class StructuralZeros:
             if not any(self.kind(n).tag != "scalar" for n in added):
                 continue
             if all(like(n) for n in shaped):
-                self.array_starts.update((n, like(n)) for n in shaped)
+                self._startable[key] = {n: like(n) for n in shaped}
             else:
                 out.add(key)
         return out
