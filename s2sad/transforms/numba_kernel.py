@@ -1444,7 +1444,9 @@ def exact_kinds(args) -> tuple | None:
     >>> import numpy as np
     >>> exact_kinds((np.ones(3), 2.0, 4))
     ((1, dtype('float64')), <class 'float'>, <class 'int'>)
-    >>> [exact_kinds((a,)) for a in (np.ones(3).astype(">f8"), np.matrix([[1.0]]), 1j)]
+    >>> class Sub(np.ndarray):
+    ...     pass
+    >>> [exact_kinds((a,)) for a in (np.ones(3).astype(">f8"), np.ones(2).view(Sub), 1j)]
     [None, None, None]
     """
     import numpy as np
