@@ -620,7 +620,7 @@ def entry_source(name: str, signature, descriptors, constants=None,
 
 
 def make_entry(name: str, signature, descriptors, variant, general, catch=None, reads=(),
-               owner=None, stale=None):
+               owner=None, stale=None, fast=None):
     """The entry function: ``variant(*args)`` when the arguments fit ``descriptors``,
     else ``general(*args)`` (``general(*args, **kwargs)`` where the entry cannot take the
     function's own signature). ``catch``: ``(exception class, handler)``; ``reads``: the
@@ -629,11 +629,12 @@ def make_entry(name: str, signature, descriptors, variant, general, catch=None, 
     variant is its own entry, its guard put in front of its body (``guarded``). With
     ``owner``, the function differentiated, a parameter the call leaves out gets
     ``owner``'s default at the call; once its defaults changed, the call goes to
-    ``stale`` (:func:`defaults_head`)."""
+    ``stale`` (:func:`defaults_head`). ``fast``: a compiled kernel's call, taken first where
+    the arguments' kinds are exactly those it was compiled for (:func:`guarded`)."""
     unsettable = stale is not None  # (a call leaving out one with no default: stale too)
     if owner is not None and not (owner.__defaults__ or owner.__kwdefaults__):
         owner = None  # (no default to read: no test at each call)
-    entry = guarded(signature, descriptors, variant, general, catch, reads, owner, stale)
+    entry = guarded(signature, descriptors, variant, general, catch, reads, owner, stale, fast)
     if entry is not None:
         entry.__qualname__ = name
         return entry
@@ -677,8 +678,49 @@ def _instructions(code, most: int) -> int:
     return sum(1 for _ in itertools.islice(instructions, most))
 
 
+def exact_test(kind, desc, value: ast.expr, constants: dict) -> ast.expr:
+    """The test that ``value``, described by ``desc``, has the exact ``kind``
+    (``s2sad.transforms.numba_kernel.exact_kinds``): a Python number's type, or an
+    ndarray's number of axes and dtype (the very object: NumPy's own, native one), and
+    its axes of length 1 where ``desc`` tells them. It implies :func:`guard_test`'s.
+
+    >>> constants = {}
+    >>> _text(exact_test((1, np.dtype(np.float64)), ("nd", 1, "f"), _load("x"), constants))
+    'type(x) is ndarray and x.ndim == 1 and x.dtype is exact_0'
+    >>> constants
+    {'exact_0': dtype('float64')}
+    >>> _text(exact_test(float, "float", _load("y"), {}))
+    'type(y) is float'
+    """
+    if isinstance(kind, type):
+        return _type_is(value, kind.__name__)
+    constant = f"exact_{len([k for k in constants if k.startswith('exact_')])}"
+    constants[constant] = kind[1]
+    ones = desc[3] if isinstance(desc, tuple) and len(desc) == 4 and \
+        type(desc[3]) is tuple else None
+    return _all([_type_is(copy.deepcopy(value), "ndarray"),
+                 _equal(ast.Attribute(copy.deepcopy(value), "ndim", ast.Load()),
+                        ast.Constant(kind[0])),
+                 ast.Compare(ast.Attribute(copy.deepcopy(value), "dtype", ast.Load()),
+                             [ast.Is()], [_load(constant)])] +
+                (_length_ones(ast.Attribute(copy.deepcopy(value), "shape", ast.Load()),
+                              kind[0], ones) if ones is not None else []))
+
+
+class _Renamed(ast.NodeTransformer):
+    """A copy of the variant's statements that calls ``new`` where they call ``old``."""
+
+    def __init__(self, old: str, new: str):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        if node.id == self.old:
+            return ast.copy_location(ast.Name(self.new, node.ctx), node)
+        return node
+
+
 def guarded(signature, descriptors, variant, general, catch=None, reads=(), owner=None,
-            stale=None):
+            stale=None, fast=None):
     r"""``variant`` compiled again with the entry's guard as its first statement, so
     that a call of a small gradient (the seed's f4: about 0.3 us) is one call, not two;
     None where it is long (another call costs little there) or cannot be (a variant
@@ -704,6 +746,11 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
     (3.0, 4.5, ('general path', (1, 3.0)))
     >>> entry.__code__.co_firstlineno == variant.__code__.co_firstlineno
     True
+
+    With ``fast``, ``(name, kinds, cell)``: where the arguments have exactly ``kinds``
+    (:func:`exact_test`), the variant's statements run first with its calls of ``name``
+    (a numba kernel) made to what ``cell`` holds (its entry point for those kinds, which
+    skips numba's typing of each argument); the guard on the descriptions comes after.
     """
     code = getattr(variant, "__code__", None)
     if code is None or not _plain(signature) or \
@@ -756,6 +803,23 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
     fallback = ast.If(ast.UnaryOp(ast.Not(), tests), [ast.Return(ast.Call(
         name("general"), [ast.Name(n, ast.Load()) for n in names], []))], [])
     head = [fallback]  # (the statements in front of the variant's own, all on its def line)
+    if fast is not None and not _reaches(reads):
+        kernel, kinds, cell = fast
+        exact = _all([exact_test(k, d, _load(n), constants)
+                      for k, d, n in zip(kinds, descriptors, names, strict=True)] +
+                     (_unset_test_trees(signature, descriptors, names, unset, constants)
+                      if stale is not None else []) + read_test_trees(reads, constants))
+        for node in walk(exact):  # (the guard's names, its own: as below)
+            if isinstance(node, ast.Name) and node.id not in names:
+                helpers.setdefault(node.id, constants.get(node.id, getattr(
+                    builtins, node.id, None)))
+                node.id = _PREFIX + node.id
+        # (the kernel's call: the entry point the cell holds, read from the cell; the
+        # statements keep the variant's line numbers, as below)
+        quick = ast.If(exact, [_Renamed(kernel, _PREFIX + "fast").visit(copy.deepcopy(stmt))
+                               for stmt in fdef.body], [])
+    else:
+        quick = None
     if _reaches(reads):  # (an attribute the build saw may be gone: the general path)
         helpers["missed"] = _MISSED
         fits = ast.Name(_PREFIX + "fits", ast.Store())
@@ -779,9 +843,20 @@ def guarded(signature, descriptors, variant, general, catch=None, reads=(), owne
         ast.copy_location(body[0], fdef)  # (not what it holds: the variant's own lines
         for node in walk(handler):  # keep their numbers)
             ast.copy_location(node, fdef)
+        if quick is not None:
+            quick.body = [ast.copy_location(ast.Try(quick.body, [copy.deepcopy(handler)],
+                                                    [], []), fdef)]
+    if quick is not None:  # (first, after the defaults: its test implies the guard's)
+        for node in walk(quick.test):
+            ast.copy_location(node, fdef)
+        ast.copy_location(quick, fdef)
+        head.insert(len(defaults), quick)
     fdef.body = head + body
     cells = dict(zip(code.co_freevars, variant.__closure__ or (), strict=True))
     cells.update({_PREFIX + k: types.CellType(v) for k, v in helpers.items()})
+    if fast is not None and _PREFIX + "fast" in {n.id for n in walk(fdef)
+                                                 if isinstance(n, ast.Name)}:
+        cells[_PREFIX + "fast"] = fast[2]
     entry = function_with_cells(fdef, code.co_filename, variant.__globals__, cells)
     entry.__defaults__ = variant.__defaults__
     entry.__kwdefaults__ = variant.__kwdefaults__

@@ -202,7 +202,7 @@ import s2sad, loop_module
 g = s2sad.grad(loop_module.loop, target="numba")
 value = g(1.0)
 kernel = g._last.kernel
-stats = g._last.function.__globals__[kernel.name].stats
+stats = kernel.dispatcher.stats
 print(repr(value), sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
 """
 

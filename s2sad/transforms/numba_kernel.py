@@ -434,6 +434,14 @@ class Kernel:
     lines: list
     source: object
     seconds: float | None = None
+    points: dict | None = None  # exact kinds of its arguments -> entry point (attach)
+    point: object = None        # the function that finds one (attach)
+    dispatcher: object = None   # numba's dispatcher of the kernel (attach)
+    # one loop over the elements (numba_fusion), for contiguous arrays, or a kernel that
+    # rebinds an argument (``x = x + 0.01 * v``: numba would type the new arrays with the
+    # argument's layout A): compiled for the arguments' own types (layout C, which LLVM
+    # vectorizes), where a call's overhead is small beside the work
+    fused: bool = False
 
 
 def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
@@ -501,7 +509,11 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
                 file.write(text)
             os.replace(partial, path)
         result.filename = path
-    result.kernel = Kernel(kernel.name, lines, source)
+    stored = {n.id for n in ast.walk(kernel) if isinstance(n, ast.Name) and
+              isinstance(n.ctx, ast.Store)}
+    result.kernel = Kernel(kernel.name, lines, source, fused=bool(plain) or any(
+        a.arg in stored and isinstance((kinds or {}).get(a.arg), tuple)
+        for a in kernel.args.args))  # (an array argument rebound)
     return result
 
 
@@ -1424,26 +1436,132 @@ def _call_of(node, name: str) -> bool:
 # --- numba's compile, at the first call ---------------------------------------------------
 
 
+def exact_kinds(args) -> tuple | None:
+    """What numba's types of ``args`` follow from, where a test in Python tells it in a
+    few reads: an ndarray's (not a subclass's) number of axes and dtype, that of NumPy's
+    own native dtype (not ``>f8``); a Python float, int or bool's type. None for the rest.
+
+    >>> import numpy as np
+    >>> exact_kinds((np.ones(3), 2.0, 4))
+    ((1, dtype('float64')), <class 'float'>, <class 'int'>)
+    >>> class Sub(np.ndarray):
+    ...     pass
+    >>> [exact_kinds((a,)) for a in (np.ones(3).astype(">f8"), np.ones(2).view(Sub), 1j)]
+    [None, None, None]
+    """
+    import numpy as np
+    kinds = []
+    for arg in args:
+        kind = type(arg)
+        if kind is np.ndarray and arg.dtype is np.dtype(arg.dtype.char) and \
+                arg.dtype.kind in _KINDS:
+            kinds.append((arg.ndim, arg.dtype))
+        elif kind in (float, int, bool):
+            kinds.append(kind)
+        else:
+            return None
+    return tuple(kinds)
+
+
+def _wide_types(kinds) -> tuple:
+    """numba's types for arguments of ``kinds`` (:func:`exact_kinds`) that take every
+    array of that dtype and number of axes: any strides (layout ``A``), read-only or not,
+    aligned or not. The kernel compiled for them runs on each such array as it is."""
+    from numba.core import types
+    from numba.np.numpy_support import from_dtype
+    scalars = {float: types.float64, int: types.int64, bool: types.boolean}
+    return tuple(scalars[k] if k in scalars else
+                 types.Array(from_dtype(k[1]), k[0], "A", readonly=True, aligned=False)
+                 for k in kinds)
+
+
 def attach(function, compiled) -> None:
     """Make the first call of ``function`` (the wrapper ``load`` made of ``compiled``)
     compile its kernel for the arguments' types, timing it (``compiled.kernel.seconds``),
-    and turn an error of numba's into an ``UnsupportedSyntaxError`` at the user's line."""
+    and turn an error of numba's into an ``UnsupportedSyntaxError`` at the user's line.
+
+    Where the arguments are plain (:func:`exact_kinds`), the kernel is compiled once for
+    every array of their dtypes and numbers of axes (:func:`_wide_types`), and its entry
+    point (numba's compiled function, without the dispatcher's typing of each argument)
+    is kept by their kinds (``kernel.points``): the entry of the variant calls it where
+    its guard finds those kinds exactly (:func:`fast_entry`). A kernel numba does not
+    compile so (one that writes into an argument, or on which numba warns: a product of
+    arrays not contiguous), and a fused loop over the elements (``Kernel.fused``), is
+    compiled for the arguments' own types, as numba does."""
     kernel = compiled.kernel
     namespace = function.__globals__
-    dispatcher = namespace[kernel.name]
+    dispatcher = kernel.dispatcher = namespace[kernel.name]
+    kernel.points = {}
 
-    def first_call(*args):
+    def point(args):
+        """The compiled kernel to call with ``args``: an entry point for their exact kinds,
+        compiled now if new, or numba's dispatcher (which types them at each call)."""
+        kinds = exact_kinds(args) if not kernel.fused else None
+        found = kernel.points.get(kinds, False) if kinds is not None else None
+        if found is not False:
+            return found or dispatcher
+        import warnings
+
         import numba
         started = time.perf_counter()
         try:
-            dispatcher.compile(tuple(numba.typeof(a) for a in args))
-        except numba.core.errors.NumbaError as exc:
-            raise _numba_error(exc, compiled) from None
-        kernel.seconds = time.perf_counter() - started
-        namespace[kernel.name] = dispatcher
-        return dispatcher(*args)
-    first_call.__name__ = kernel.name
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # (numba's performance warnings: not this way)
+                wide = _wide_types(kinds)
+                dispatcher.compile(wide)
+            found = dispatcher.overloads[wide].entry_point
+        except Exception:  # (numba refuses these types, or warns: its own way, below)
+            found = None
+            try:
+                dispatcher.compile(tuple(numba.typeof(a) for a in args))
+            except numba.core.errors.NumbaError as exc:
+                raise _numba_error(exc, compiled) from None
+        if kernel.seconds is None:
+            kernel.seconds = time.perf_counter() - started
+        kernel.points[kinds] = found
+        return found or dispatcher
+
+    def call(*args):  # (a call not through a variant's entry: its kinds looked up here)
+        return point(args)(*args)
+
+    def first_call(*args):
+        if kernel.fused or exact_kinds(args) is None:  # (numba's own typing, at each call)
+            import numba
+            started = time.perf_counter()
+            try:
+                dispatcher.compile(tuple(numba.typeof(a) for a in args))
+            except numba.core.errors.NumbaError as exc:
+                raise _numba_error(exc, compiled) from None
+            kernel.seconds = time.perf_counter() - started
+        namespace[kernel.name] = call
+        return call(*args)
+    first_call.__name__ = call.__name__ = kernel.name
+    kernel.point = point
     namespace[kernel.name] = first_call
+
+
+def fast_entry(compiled, args):
+    """For the entry of ``compiled``'s variant called with ``args`` (s2sad/dispatch.py):
+    ``(kernel's name, kinds, cell)``, where ``kinds`` are the arguments' exact kinds
+    (:func:`exact_kinds`) its guard tests first, and ``cell`` holds what the wrapper's
+    call of the kernel calls then: the kernel's entry point for those kinds, found at its
+    first call. None where the arguments are not so plain, or the variant has no kernel."""
+    import types
+    kernel = getattr(compiled, "kernel", None)
+    kinds = exact_kinds(args)
+    if kernel is None or kernel.fused or kinds is None or \
+            getattr(compiled, "function", None) is None or \
+            kernel.name not in compiled.function.__globals__:
+        return None
+    namespace = compiled.function.__globals__
+    cell = types.CellType()
+
+    def first(*kernel_args):  # (the kernel's arguments: these, then a memory budget)
+        point = kernel.point(kernel_args) if kernel.point is not None else None
+        cell.cell_contents = point if point is not None else namespace[kernel.name]
+        return cell.cell_contents(*kernel_args)
+    cell.cell_contents = first
+    return kernel.name, kinds, cell
 
 
 def _numba_error(exc, compiled) -> DifferentiationError:

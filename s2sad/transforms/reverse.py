@@ -389,6 +389,13 @@ class Reverse(StructuralZeros, Tape):
         structures = [gast.Assign([self.store(self.s(n))], self.zeros_of(n), None)
                       for n in names if n in params and self.kind(n).container]
         names = [n for n in names if not (n in params and self.kind(n).container)]
+        # (on numba, an array's sensitivity a kept guard reads or adds to: zeros shaped
+        # like the argument whose shape it has, an array on every path: _unguardable)
+        starts = getattr(self, "array_starts", {})
+        structures += [gast.Assign([self.store(self.s(n))], gast.Call(
+            self.helper(zeros_like_structure), [self.load(starts[n])], []), None)
+            for n in names if n in starts]
+        names = [n for n in names if n not in starts]
         if not names:
             return structures
         targets = [self.store(self.s(n)) for n in names]

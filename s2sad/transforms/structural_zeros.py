@@ -191,6 +191,9 @@ class StructuralZeros:
                 self._at.get(key, {}).get(name, ZERO)
             if decisions[key] == SURE:
                 self.kept.add(index)
+        for key, starts in self._startable.items():  # (of the guards that stay)
+            if decisions[key] == MAYBE:
+                self.array_starts.update(starts)
         self.changed = any(d != SURE for d in decisions.values())
         flags = self._flags(stmts, decisions)  # (forced guards: unwrapped)
         self.checked = {ref.whole for key, (name, sources, _) in self.additions.items()
@@ -246,16 +249,39 @@ class StructuralZeros:
     def _unguardable(self) -> set:
         """The provisional guards left out whatever the analysis finds: on a compiled
         target (numba), those adding to an array's sensitivity (left 0.0 where the guard
-        is skipped, it would have two types there, where a name has one)."""
+        is skipped, it would have two types there, where a name has one), but where each
+        array's sensitivity they read or add to can start as zeros shaped like an array
+        argument (``array_starts``: :meth:`_zero_init` starts them so)."""
+        self.array_starts: dict[str, str] = {}  # a name -> the argument shaped like it
+        self._startable: dict[int, dict] = {}  # a guard not forced -> its array_starts
         if not self.imports.backend.compiler:
             return set()
+        params = self._parameters()
+        rebound = {n.id for n in trees.walk(self.tree) if isinstance(n, gast.Name) and
+                   isinstance(n.ctx, gast.Store)}
+        arrays = {p: self.kind(p) for p in params if self.kind(p).tag == "array" and
+                  p not in rebound}
+
+        def like(name):  # (the array argument whose shape the array ``name`` has)
+            if name in params:
+                return name if name in arrays else None
+            kind = self.kind(name)
+            return kind.shape if kind.tag == "array" and kind.shape in arrays and \
+                kind.ndim == arrays[kind.shape].ndim else None
         out = set()
         for guard in trees.walk(self._module):
             key = id(guard)
-            if key in self.candidates and any(
-                    id(n) in self.additions and
-                    self.kind(self.additions[id(n)][0]).tag != "scalar"
-                    for n in trees.walk(guard)):
+            if key not in self.candidates:
+                continue
+            added = {self.additions[id(n)][0] for n in trees.walk(guard)
+                     if id(n) in self.additions}
+            shaped = {n for n in added | {self.candidates[key][1]}
+                      if self.kind(n).tag != "scalar"}
+            if not any(self.kind(n).tag != "scalar" for n in added):
+                continue
+            if all(like(n) for n in shaped):
+                self._startable[key] = {n: like(n) for n in shaped}
+            else:
                 out.add(key)
         return out
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
-from ..runtime import item_or_missing, restore_item, shape_of
+from ..runtime import item_or_missing, restore_item, shape_of, zeros_like_structure
 from ..trees import clone
 from .resolve import is_append, is_setitem, statement_parts
 
@@ -119,7 +119,11 @@ class _Resets(_Markers):
             where, index = node.value.id[len(_RESET):].split("_")
             name = self.reverse.resets[int(index)]
             structured = name in self.reverse.structured or name in self.reverse.shaped
-            if where == "pre" and not structured:
+            starts = getattr(self.reverse, "array_starts", {})
+            if where == "pre" and name in starts and not structured:  # (numba: zeros of
+                value = gast.Call(self.reverse.helper(zeros_like_structure),  # its kind)
+                                  [self.reverse.load(starts[name])], [])
+            elif where == "pre" and not structured:
                 value = gast.Constant(0.0, None)
             elif where == "post" and structured:
                 value = self.reverse.zeros_of(name)
