@@ -18,19 +18,8 @@ import gast
 from .. import trees
 from ..trees import clone
 from .grown_walks import changes_a_list
-from .single_assignment import _NOT_CONSTANT, _constant, _is_append
-
-
-# methods that change their object in place (a list's, an array's, a dict's)
-_CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
-                       "reverse", "fill", "resize", "put", "itemset", "partition", "update",
-                       "setdefault", "popitem", "setflags"})
-
-
-# of those, the ones of a list or a dict only: they change the container, not the memory of
-# the arrays it holds (a list holding views of the array walked may grow)
-_CONTAINER_ONLY = frozenset({"append", "extend", "insert", "pop", "remove", "clear",
-                             "reverse", "update", "setdefault", "popitem"})
+from .single_assignment import (_NOT_CONSTANT, _changing_container, _changing_method,
+                                _constant, _is_append)
 
 
 def _enumerate_start(call):
@@ -239,9 +228,9 @@ class Loops:
                     isinstance(node.ctx, gast.Store) or isinstance(node, gast.AugAssign):
                 changed = node.target if isinstance(node, gast.AugAssign) else node
             elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                    node.func.attr in _CHANGING:
+                    _changing_method(node.func.attr):  # (the registry's facts)
                 changed = node.func.value
-                itself = node.func.attr in _CONTAINER_ONLY  # (not its items' memory)
+                itself = _changing_container(node.func.attr)  # (not its items' memory)
             while isinstance(changed, (gast.Subscript, gast.Attribute)):
                 changed = changed.value
             if not isinstance(changed, gast.Name):

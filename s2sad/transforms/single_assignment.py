@@ -204,6 +204,13 @@ def _changing_method(name: str) -> bool:
                for owner in (list, dict, set, bytearray, np.ndarray))
 
 
+def _changing_container(name: str) -> bool:
+    """Does a method of that name change a list's or dict's own items (``append``,
+    ``update``), never an array's memory (``sort`` and ``fill`` do)?"""
+    return any(_changes_first(getattr(owner, name, None)) for owner in (list, dict, set)) \
+        and not _changes_first(getattr(np.ndarray, name, None))
+
+
 def _changing_function(name: str) -> bool:
     """Does NumPy's function (``np.copyto``) or ufunc method (``np.add.at``) of that name
     change its first argument?"""
