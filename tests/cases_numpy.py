@@ -508,6 +508,11 @@ def m_item(x):
     return x.item(1) * x.sum().item() + x.reshape(2, 2).item(1, 0)
 
 
+def m_tolist(x):
+    rows = x.tolist()
+    return rows[0][1] * rows[1][0] + sum(v * v for v in x[0].tolist())
+
+
 def m_cumulative(x):
     return np.sum(x.cumsum(axis=1) * x.cumprod(axis=0))
 

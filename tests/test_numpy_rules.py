@@ -370,6 +370,7 @@ CASES = [
     case("methods-astype-float32", C.m_astype_copy, [f32(rand(*M))]),
     case("methods-squeeze", C.m_squeeze, [rand(1, 3, 1)]),
     case("methods-item", C.m_item, [rand(4)]),
+    case("methods-tolist", C.m_tolist, [np.array([[0.3, -1.2, 0.7], [1.1, 0.4, -0.5]])]),
     case("methods-cumulative", C.m_cumulative, [rand(*M)]),
     case("methods-misc", C.m_misc, [rand(3, 3)]),
     case("methods-argmax", C.m_argmax_nondiff, [distinct(*M)]),

@@ -119,10 +119,17 @@ class Reverse(StructuralZeros, Tape):
     def helper(self, function) -> gast.Name:
         return gast.Name(self.imports.helper(function), gast.Load(), None, None)
 
-    def zeros_of(self, name: str) -> gast.expr:
+    def zeros_of(self, name: str, restored: bool = False) -> gast.expr:
         """Zeros shaped like ``name``, to be updated item by item: ``[0.0] * len(x)`` for a
-        list or tuple of Python numbers, else ``zeros_like_structure(x)``."""
+        list or tuple of Python numbers, else ``zeros_like_structure(x)``. ``restored``:
+        after the reverse sweep restored the value a loop overwrote, which is the None that
+        a name holds before its loop unless a parameter or a top-level line gave it one
+        (``zeros_like_structure(None)`` is 0.0)."""
         kind = self.kind(name)
+        if restored and name not in self._parameters() and name not in {
+                t.id for stmt in self.tree.body if isinstance(stmt, gast.Assign)
+                for t in stmt.targets if isinstance(t, gast.Name)}:
+            return gast.Call(self.helper(zeros_like_structure), [self.load(name)], [])
         if kind.tag in ("list", "tuple") and kind.items and name not in self.checked and \
                 all(k.tag == "scalar" and k.py in ("float", "int") for k in kind.items) and \
                 "len" not in self.local_names and "len" not in self.source.globals:

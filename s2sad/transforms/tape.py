@@ -126,7 +126,7 @@ class _Resets(_Markers):
             elif where == "pre" and not structured:
                 value = gast.Constant(0.0, None)
             elif where == "post" and structured:
-                value = self.reverse.zeros_of(name)
+                value = self.reverse.zeros_of(name, restored=True)
             else:
                 return None
             assign = gast.Assign([self.reverse.store(self.reverse.s(name))], value, None)
