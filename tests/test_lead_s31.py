@@ -147,3 +147,21 @@ def test_hooks_bind_a_parameter_left_to_its_default():
     expected = gradient(0.7, 10_000)
     assert hooks.variant_function(gradient, (0.7,))(0.7, 10_000) == expected
     assert hooks.call_generated(gradient, (0.7,)) == expected
+
+
+# --- a loop over lists of numbers: its variable is None before the loop ------------------
+
+def chained_by_hand(x):
+    iterables = ([x], [x * x, 2.0 * x])
+    items = []
+    for iterable in iterables:
+        for item in iterable:
+            items.append(item)
+    y = sum(items)
+    return y * x + y
+
+
+def test_a_loop_variable_holding_a_list_of_numbers_gets_zeros_after_its_restore():
+    np.testing.assert_allclose(s2sad.grad(chained_by_hand)(1.3),
+                               central_differences(chained_by_hand, (1.3,), 0), rtol=1e-7)
+    s2sad.check_grads(chained_by_hand, (1.3,), order=2, modes=("rev", "fwd"))
