@@ -13,17 +13,7 @@ import pytest
 
 import s2sad
 from examples import eager
-
-
-def central_differences(f, x, eps=1e-6):
-    x = np.asarray(x, dtype=float)
-    out = np.zeros_like(x)
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = eps
-        e = e.reshape(x.shape)
-        out.flat[k] = (f(x + e) - f(x - e)) / (2 * eps)
-    return out if x.ndim else float(out)
+from tests.test_face_s30 import central_differences
 
 
 # --- x.tolist(): Python numbers whose sensitivities flow back into x ------------------

@@ -20,12 +20,7 @@ import s2sad
 
 numba = pytest.importorskip("numba")
 
-
-def speelpenning(x):
-    p = 1.0
-    for i in range(x.shape[0]):
-        p = p * x[i]
-    return p
+from tests.test_numba_target import speelpenning  # noqa: E402
 
 
 def euler(y0, k):
