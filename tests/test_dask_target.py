@@ -294,6 +294,7 @@ DASK_DIFFERENCES = {
     "matrix_norm": "Dask has no SVD-based norm of a stack of matrices",
     "methods-reshape-T-dot": "Dask reshapes across some chunkings only",
     "methods-misc": "a method Dask's arrays take other arguments for",
+    "methods-tolist": "a Dask array has no tolist (it is no list of numbers until computed)",
     "methods-argmax": "an index computed on Dask (argmax) is a Dask array",
     "einsum-trace": "dask.array.einsum takes no repeated index in one operand",
     "einsum-diagonal": "dask.array.einsum takes no repeated index in one operand",

@@ -72,6 +72,14 @@ NOT_FOURTH = {
 }
 
 
+# Known crashes at third order (loud, never a number): by row, the error and why
+NOT_THIRD = {
+    "methods-tolist": (ValueError, "x.tolist()'s third derivative: broadcast_like(s_rows, "
+                                   "like=rows) gets a sensitivity of another length (session "
+                                   "31; first and second order are checked)"),
+}
+
+
 def _rows(order):
     import test_numpy_rules as T
     rows = []
@@ -83,6 +91,9 @@ def _rows(order):
             marks = [pytest.mark.skip(reason=KINKS[name])]
         elif order == 4 and name in NOT_FOURTH:
             error, reason = NOT_FOURTH[name]
+            marks = [pytest.mark.xfail(strict=True, raises=error, reason=reason)]
+        elif order == 3 and name in NOT_THIRD:
+            error, reason = NOT_THIRD[name]
             marks = [pytest.mark.xfail(strict=True, raises=error, reason=reason)]
         rows.append(pytest.param(name, f, args, i, id=name, marks=marks))
     return rows
