@@ -33,11 +33,12 @@ cached, a step run ``after`` it or a fixed point. Elsewhere it says True (a chan
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .trees import walk
+from .trees import kept_walks, walk
 
 
 class Analysis:
@@ -179,7 +180,16 @@ class PassManager:
         self.changed: dict[Pass, bool] = {}  # each pass's latest report, this build
         self.version: dict[str, int] = {}  # how many changes each tree has had
         self.clean: dict[Pass, int] = {}  # an idempotent pass: the version it left
-        self.watched, self.later = _readers(pipeline)
+        key = tuple(map(id, pipeline))  # (its steps are frozen: the same for every build)
+        held = _READERS.get(key)
+        if held is None:
+            if len(_READERS) > 64:  # (tests make pipelines of their own: a few kept)
+                _READERS.clear()
+            held = _READERS[key] = (tuple(pipeline), _readers(pipeline))  # (steps held:
+        self.watched, self.later = held[1]  # their ids are not reused)
+        # the walks of whole functions that analyses and checks made (they only read):
+        # kept for the next reader, until a pass that may change a tree runs
+        self.walks: dict = {}
 
     def run(self, build):
         """Run every step on ``build`` and return it."""
@@ -194,8 +204,12 @@ class PassManager:
     def analysis(self, build, wanted: Analysis):
         """The value of ``wanted`` for ``build`` now (cached until a pass changes its tree)."""
         if wanted not in self.cache:
-            self.cache[wanted] = wanted.compute(
-                build, **{a.name: self.analysis(build, a) for a in wanted.needs})
+            needs = {a.name: self.analysis(build, a) for a in wanted.needs}
+            before = _trees(build) if self.verify else None
+            with kept_walks(self.walks):
+                self.cache[wanted] = wanted.compute(build, **needs)
+            if before is not None and _trees(build) != before:
+                raise AssertionError(f"analysis {wanted.name} changed a tree")
         return self.cache[wanted]
 
     def _fixed_point(self, build, group: FixedPoint) -> None:
@@ -217,10 +231,19 @@ class PassManager:
             getattr(build, tree) is not None else None
         analyses = {a.name: self.analysis(build, a) for a in pass_.needs}
         told = _TELL.set(self._read(step, tree))  # (once its analyses are in the cache)
+        if tree is None:  # (a check, or a pass on no tree: it reads them, as analyses do)
+            kept = kept_walks(self.walks)
+            untouched = _trees(build) if self.verify else None
+        else:
+            self.walks.clear()  # (it may change its tree in place)
+            kept = contextlib.nullcontext()
         try:
-            changed = pass_.run(build, **analyses)
+            with kept:
+                changed = pass_.run(build, **analyses)
         finally:
             _TELL.reset(told)
+        if tree is None and untouched is not None and _trees(build) != untouched:
+            raise AssertionError(f"pass {pass_.name} changes no tree, and changed one")
         if changed is not True and changed is not False:
             raise TypeError(f"pass {pass_.name} returned {changed!r}, not whether it "
                             "changed the tree (True or False)")
@@ -257,6 +280,9 @@ class PassManager:
                      any(n not in self.cache for n in a.needs)}
 
 
+_READERS: dict = {}  # the ids of a pipeline's steps -> (its steps, _readers of it)
+
+
 def _readers(pipeline: list) -> tuple[set, dict]:
     """``(watched, later)`` for ``pipeline``: the ids of the steps whose report a step
     reads (in a fixed point, or named in a step's ``after``), and for each step's id
@@ -291,6 +317,12 @@ def rewritten(visit: Callable, tree) -> tuple:
     before = _fingerprint(tree)
     new = visit(tree)
     return new, _fingerprint(new) != before
+
+
+def _trees(build) -> list:
+    """The fingerprints of the trees a pipeline's build holds (``tree``, ``adjoint``)."""
+    return [_fingerprint(t) if t is not None else None
+            for t in (getattr(build, "tree", None), getattr(build, "adjoint", None))]
 
 
 def _fingerprint(tree) -> list:

@@ -15,6 +15,7 @@ a node's fields are nodes, lists of nodes, or immutable values.
 from __future__ import annotations
 
 import ast
+import contextlib
 
 import gast
 
@@ -95,7 +96,14 @@ def walk(node) -> list:
     >>> import gast
     >>> [type(n).__name__ for n in walk(gast.parse("y = f(x) + 1").body[0])]
     ['Assign', 'Name', 'BinOp', 'Call', 'Constant', 'Name', 'Name']
+
+    Within :func:`kept_walks`, a whole function's walk is made once and kept.
     """
+    kept = _KEPT
+    if kept is not None and node.__class__ is gast.FunctionDef:
+        held = kept.get(id(node))
+        if held is not None and held[0] is node:
+            return held[1].copy()  # (a list of its own: a caller may change it)
     found = [node]
     append, extend = found.append, found.extend
     AST = ast.AST
@@ -122,7 +130,36 @@ def walk(node) -> list:
                         extend([v for v in value if isinstance(v, AST)])
                 elif isinstance(value, AST):
                     append(value)
+    if kept is not None and node.__class__ is gast.FunctionDef:
+        kept[id(node)] = (node, found.copy())  # (the node held: its id is not reused)
     return found
+
+
+# id(function) -> (function, its walk), while the trees are only read (kept_walks)
+_KEPT: dict | None = None
+
+
+@contextlib.contextmanager
+def kept_walks(kept: dict):
+    """While the trees are only read, not changed (an analysis, a check), a whole
+    function's :func:`walk` is made once and kept in ``kept``, for every reader after.
+    The caller empties ``kept`` before anything changes a tree.
+
+    >>> import gast
+    >>> tree = gast.parse("def f(x): return x").body[0]
+    >>> kept = {}
+    >>> with kept_walks(kept):
+    ...     first = walk(tree)
+    ...     again = walk(tree)
+    >>> again == first and again is not first, list(kept) == [id(tree)]
+    (True, True)
+    """
+    global _KEPT
+    before, _KEPT = _KEPT, kept
+    try:
+        yield kept
+    finally:
+        _KEPT = before
 
 
 # the lists that hold nodes only, never None or a name (``Dict.keys``, ``kw_defaults`` and
