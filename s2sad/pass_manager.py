@@ -231,17 +231,20 @@ class PassManager:
             getattr(build, tree) is not None else None
         analyses = {a.name: self.analysis(build, a) for a in pass_.needs}
         told = _TELL.set(self._read(step, tree))  # (once its analyses are in the cache)
+        walks = self.walks
         if tree is None:  # (a check, or a pass on no tree: it reads them, as analyses do)
-            kept = kept_walks(self.walks)
+            kept = kept_walks(walks)
             untouched = _trees(build) if self.verify else None
-        else:
-            self.walks.clear()  # (it may change its tree in place)
+        else:  # (it may change its tree in place: no walk kept while it runs; those made
+            self.walks = {}  # before hold again if it says it changed nothing)
             kept = contextlib.nullcontext()
         try:
             with kept:
                 changed = pass_.run(build, **analyses)
         finally:
             _TELL.reset(told)
+        if tree is not None and changed is False:
+            self.walks = walks
         if tree is None and untouched is not None and _trees(build) != untouched:
             raise AssertionError(f"pass {pass_.name} changes no tree, and changed one")
         if changed is not True and changed is not False:

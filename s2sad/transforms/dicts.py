@@ -62,17 +62,18 @@ from .kinds import ANY
 _VIEWS = ("keys", "values", "items", "get")
 
 
-def _read_only(tree, methods=()) -> set:
+def _read_only(tree, methods=(), nodes=None) -> set:
     """The names ``tree`` reads only as a whole list is read: its items (``t[i]``), its
     length, ``sorted(t)``, a loop over it (or a method of ``methods``, ``d.items()``); not
     changed in place or passed where it could be (``t.append(v)``, ``t[0] = v``, ``g(t)``,
-    ``u = t``).
+    ``u = t``). ``nodes``: ``trees.walk(tree)``, where the caller has it.
 
     >>> sorted(_read_only(gast.parse("t = [a]; u = [b]; u.append(c); g(sorted(t), u[0])")))
     ['t']
     """
     read, seen = set(), set()
-    for item in trees.walk(tree):
+    nodes = trees.walk(tree) if nodes is None else nodes
+    for item in nodes:
         if isinstance(item, gast.Call) and isinstance(item.func, gast.Name) and \
                 item.func.id in ("sorted", "len") and len(item.args) == 1:
             read.add(id(item.args[0]))
@@ -84,7 +85,7 @@ def _read_only(tree, methods=()) -> set:
         elif isinstance(item, (gast.For, gast.comprehension)):
             read.add(id(item.iter))
     changed = set()
-    for item in trees.walk(tree):
+    for item in nodes:
         if isinstance(item, gast.Name) and isinstance(item.ctx, gast.Load):
             seen.add(item.id)
             if id(item) not in read:
@@ -121,23 +122,24 @@ class DictViews(trees.Transformer):
 
     def visit_FunctionDef(self, node):
         stores: dict = {}
-        for item in trees.walk(node):
+        nodes = trees.walk(node)  # (one walk for every fact below: none changes the tree)
+        for item in nodes:
             if isinstance(item, gast.Name) and not isinstance(item.ctx, (gast.Load,
                                                                          gast.Param)):
                 stores[item.id] = stores.get(item.id, 0) + 1
         self.stores = stores  # (a name never stored: a parameter, or a module's name
         # whose loop normalization walked as its value at the build says: _keyed_global)
-        self.defs = {s.targets[0].id: s.value for s in trees.walk(node)
+        self.defs = {s.targets[0].id: s.value for s in nodes
                      if isinstance(s, gast.Assign) and len(s.targets) == 1 and
                      isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
         self.given = {}  # a name -> the values `name = value` gives it
-        for s in trees.walk(node):
+        for s in nodes:
             if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
                     isinstance(s.targets[0], gast.Name):
                 self.given.setdefault(s.targets[0].id, []).append(s.value)
-        self.read_only = _read_only(node)
-        self.grown = {item.value.id for item in trees.walk(node) if self._grows(item)}
-        self.apart = _read_only(node, _VIEWS)
+        self.read_only = _read_only(node, nodes=nodes)
+        self.grown = {item.value.id for item in nodes if self._grows(item)}
+        self.apart = _read_only(node, _VIEWS, nodes)
         return self.generic_visit(node)
 
     def _grows(self, node) -> bool:

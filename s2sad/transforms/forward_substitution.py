@@ -74,7 +74,8 @@ class ForwardSubstitution(trees.Transformer):
 
     def visit_FunctionDef(self, node):
         loads, stores = Counter(), Counter()
-        for n in trees.walk(node):
+        nodes = trees.walk(node)  # (one walk for the facts below: none changes the tree)
+        for n in nodes:
             if isinstance(n, gast.Name):
                 if isinstance(n.ctx, gast.Load):
                     loads[n.id] += 1
@@ -83,8 +84,8 @@ class ForwardSubstitution(trees.Transformer):
             elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
                 stores[n.target.id] += 1
         self._facts: dict = {}  # id of a statement -> (it, names in it, names it writes)
-        self.memory = _memory(node, self.view_args)
-        self.lists = _lists(node) if self.memory else set()
+        self.memory = _memory(node, self.view_args, nodes)
+        self.lists = _lists(node, nodes) if self.memory else set()
         params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
         self.single = {name for name, count in stores.items()
                        if count == 1 and loads[name] == 1 and name not in params and
@@ -222,10 +223,11 @@ def _changed(stmt, written_names: set, lists: set) -> set:
         for n in trees.walk(part.value) if isinstance(n, gast.Name)}
 
 
-def _lists(node) -> set[str]:
-    """The names every assignment of which is a new list (``[]``, ``[None] * n``)."""
+def _lists(node, nodes=None) -> set[str]:
+    """The names every assignment of which is a new list (``[]``, ``[None] * n``);
+    ``nodes``: ``trees.walk(node)``, where the caller has it."""
     made, other = set(), set()
-    for stmt in trees.walk(node):
+    for stmt in trees.walk(node) if nodes is None else nodes:
         if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.For)):
             targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
             value = stmt.value if isinstance(stmt, gast.Assign) else None
@@ -265,7 +267,7 @@ def view_arguments(source, imports):
     return view_args
 
 
-def _memory(node, view_args) -> dict[str, set]:
+def _memory(node, view_args, nodes=None) -> dict[str, set]:
     """The names that may share memory with each name: ``t_3 = y[:3]`` or
     ``t = y.reshape(2, 3)`` makes ``t_3`` and ``y`` one memory, so a store into ``y``
     changes what ``t_3`` reads (``np.copy(t_3)`` does not move past it). Arithmetic makes
@@ -275,7 +277,7 @@ def _memory(node, view_args) -> dict[str, set]:
     def link(a: str, b: str) -> None:
         links.setdefault(a, {a}).add(b)
         links.setdefault(b, {b}).add(a)
-    for stmt in trees.walk(node):
+    for stmt in trees.walk(node) if nodes is None else nodes:
         if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name):
             target, value = stmt.target.id, stmt.iter  # (a row of a matrix is a view)
         elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \

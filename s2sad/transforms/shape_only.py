@@ -96,13 +96,14 @@ class ShapeOnly(trees.Transformer):
         # use (None: any)
 
     def visit_FunctionDef(self, node):
+        nodes = trees.walk(node)  # (one walk for the facts below: none changes the tree)
         if not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and
-                   n.func.id in self.helpers for n in trees.walk(node)):
+                   n.func.id in self.helpers for n in nodes):
             return node  # no shape read (the helpers were imported for calls folded away)
-        trusted = trusted_tokens(node, self.kinds)
+        trusted = trusted_tokens(node, self.kinds, nodes)
         params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
         self.by_token = {p: p for p in params if p in trusted}
-        self.by_operands = self._by_operands(node, params) if self.shape_helper else {}
+        self.by_operands = self._by_operands(node, params, nodes) if self.shape_helper else {}
         for stmt in node.body:
             self.visit(stmt)
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -126,7 +127,7 @@ class ShapeOnly(trees.Transformer):
                     node.args[position] = self._shape_of(name)
         return node
 
-    def _by_operands(self, node, params) -> dict:
+    def _by_operands(self, node, params, nodes=None) -> dict:
         """Temporary -> (helper, operands): the values computed once, at the top level, as
         ``a op b`` (elementwise) or ``a @ b`` of operands that never change, whose reads
         other than for their shape are one at most (a temporary, which forward
@@ -137,7 +138,7 @@ class ShapeOnly(trees.Transformer):
         never is a temporary kept (or computed again) for another's shape."""
         stores: dict[str, int] = {}
         reads: dict[str, int] = {}  # reads other than for the shape alone
-        nodes = trees.walk(node)
+        nodes = trees.walk(node) if nodes is None else nodes
         for n in nodes:
             if isinstance(n, gast.Name):
                 counts = stores if isinstance(n.ctx, gast.Store) else reads
@@ -204,12 +205,13 @@ class ShapeOnly(trees.Transformer):
                                      helper is broadcast_shape and kind.tag == "scalar")
 
 
-def trusted_tokens(node, kinds: dict) -> set[str]:
+def trusted_tokens(node, kinds: dict, nodes=None) -> set[str]:
     """The shape tokens of ``node`` (a function) that name one value: a parameter never
     reassigned, or a name assigned by exactly one statement at the top level, whose kind
-    (an array, or a number or array) has its own name as token."""
+    (an array, or a number or array) has its own name as token. ``nodes``:
+    ``trees.walk(node)``, where the caller has it."""
     stores: dict[str, int] = {}
-    for n in trees.walk(node):
+    for n in trees.walk(node) if nodes is None else nodes:
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             stores[n.id] = stores.get(n.id, 0) + 1
     params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]

@@ -66,10 +66,11 @@ class UnitSeed(trees.Transformer):
             return node
         self.changed = True
         stores: dict[str, int] = {}
-        for n in trees.walk(node):
+        nodes = trees.walk(node)  # (one walk for the facts below: none changes the tree)
+        for n in nodes:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 stores[n.id] = stores.get(n.id, 0) + 1
-        trusted = self.trusted = trusted_tokens(node, self.kinds)
+        trusted = self.trusted = trusted_tokens(node, self.kinds, nodes)
         self.seeds: dict[str, str] = {}  # seed name -> the shape token it is spread over
         for stmt in node.body:  # top level: assigned once, before any use
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -261,12 +262,13 @@ class SpreadByProducts(UnitSeed):
         if self.sum_grad is None:
             return node
         stores: dict[str, int] = {}
-        for n in trees.walk(node):
+        nodes = trees.walk(node)  # (one walk for the facts below and the products: the
+        for n in nodes:  # tree is not changed before them)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 stores[n.id] = stores.get(n.id, 0) + 1
-        self.trusted = trusted_tokens(node, self.kinds)
+        self.trusted = trusted_tokens(node, self.kinds, nodes)
         ones = []  # (a product, the factor that stays) where the spread is ones
-        for n in trees.walk(node):
+        for n in nodes:
             if isinstance(n, gast.BinOp) and isinstance(n.op, gast.Mult):
                 for field, other in (("left", n.right), ("right", n.left)):
                     spread = getattr(n, field)
