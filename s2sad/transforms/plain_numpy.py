@@ -361,7 +361,8 @@ class PlainNumpy(trees.Transformer):
         ``x``, a NumPy array of real floats never rebound) is ``np.ones_like(x)``, and
         ``sum_grad(c, x, None, False)`` is ``np.full_like(x, c)``: ``x``'s shape and dtype,
         ``c`` rounded to it as the helper rounds it (``_weak``), each element the same."""
-        stored = {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
+        nodes = trees.walk(node)  # (one walk: the tree is not changed before the loop)
+        stored = {n.id for n in nodes if isinstance(n, gast.Name) and
                   isinstance(n.ctx, gast.Store)}
 
         def spread(call) -> bool:
@@ -376,7 +377,7 @@ class PlainNumpy(trees.Transformer):
                 axis.value is None and isinstance(keepdims, gast.Constant) and \
                 keepdims.value is False
 
-        for n in trees.walk(node):
+        for n in nodes:
             for field, value in gast.iter_fields(n):
                 items = value if isinstance(value, list) else [value]
                 for k, item in enumerate(items):
@@ -401,14 +402,15 @@ class PlainNumpy(trees.Transformer):
         ``fresh_gradient`` would find at each call (an L2 penalty's ``w * 0.001``)."""
         stores: dict = {}
         seen: set = set()  # (the names stored by the assignments, by id)
-        for n in trees.walk(node):
+        nodes = trees.walk(node)  # (one walk for both loops: neither changes the tree)
+        for n in nodes:
             if isinstance(n, (gast.Assign, gast.AugAssign)):
                 for target in n.targets if isinstance(n, gast.Assign) else [n.target]:
                     for name in trees.walk(target):
                         if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Store):
                             stores.setdefault(name.id, []).append((n, target))
                             seen.add(id(name))
-        for n in trees.walk(node):
+        for n in nodes:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and \
                     id(n) not in seen:
                 stores.setdefault(n.id, []).append((None, None))  # (a loop's target...)
