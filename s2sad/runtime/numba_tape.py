@@ -904,7 +904,7 @@ def _tape_value(value):
 # -- products of small arrays as loops (numba's @ and np.dot call BLAS, whose fixed cost
 # is a microsecond: 8x8 times a vector is 64 multiplications)
 
-SMALL_PRODUCT = 4096   # the multiplications at or below which a product is written as loops
+SMALL_PRODUCT = 256   # the products at or below which loops are faster than BLAS (measured)
 
 
 def matmul_small(a, b):
