@@ -922,7 +922,7 @@ def dot_small(a, b):
     """``np.dot(a, b)`` in a kernel: as :func:`matmul_small` for 1-d and 2-d float64 arrays
     (where ``np.dot`` is ``@``), numba's ``np.dot`` for others.
 
-    >>> dot_small(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    >>> float(dot_small(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
     11.0
     """
     return np.dot(a, b)
