@@ -899,3 +899,146 @@ def _tape_value(value):
             return _unwrapped(value)
         return number
     return lambda value: value  # (an array, optional or not, is kept as it is)
+
+
+# -- products of small arrays as loops (numba's @ and np.dot call BLAS, whose fixed cost
+# is a microsecond: 8x8 times a vector is 64 multiplications)
+
+SMALL_PRODUCT = 256   # the products at or below which loops are faster than BLAS (measured)
+
+
+def matmul_small(a, b):
+    """``a @ b`` in a kernel: of 1-d and 2-d float64 arrays whose product takes at most
+    ``SMALL_PRODUCT`` multiplications, loops that add each term in order (BLAS adds them
+    in its own order: the values agree to rounding); of others, numba's ``@``.
+
+    >>> matmul_small(np.eye(2), np.array([1.0, 2.0]))
+    array([1., 2.])
+    """
+    return a @ b
+
+
+def dot_small(a, b):
+    """``np.dot(a, b)`` in a kernel: as :func:`matmul_small` for 1-d and 2-d float64 arrays
+    (where ``np.dot`` is ``@``), numba's ``np.dot`` for others.
+
+    >>> float(dot_small(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
+    11.0
+    """
+    return np.dot(a, b)
+
+
+def _small(a, b) -> bool:
+    """Are ``a`` and ``b`` (numba's types) 1-d or 2-d float64 arrays, which the loops
+    of :func:`matmul` take?"""
+    return all(isinstance(x, types.Array) and x.dtype == types.float64 and x.ndim in (1, 2)
+               for x in (a, b))
+
+
+_MISMATCH = "matmul: Input operand 1 has a mismatch in its core dimension 0"
+
+
+def _product_loops(a, b):
+    """The overload of ``a @ b`` as loops for numba's types ``a``, ``b`` (1-d or 2-d),
+    calling numba's ``np.dot`` (``@`` on them) for a product of more than
+    ``SMALL_PRODUCT`` multiplications."""
+    if a.ndim == 2 and b.ndim == 1:
+        def matrix_vector(a, b):
+            m, n = a.shape
+            if b.shape[0] != n:
+                raise ValueError(_MISMATCH)
+            if m * n > SMALL_PRODUCT:
+                return np.dot(a, b)
+            out = np.empty(m)
+            for i in range(m):
+                total = 0.0
+                for j in range(n):
+                    total += a[i, j] * b[j]
+                out[i] = total
+            return out
+        return matrix_vector
+    if a.ndim == 1 and b.ndim == 2:
+        def vector_matrix(a, b):
+            n, m = b.shape
+            if a.shape[0] != n:
+                raise ValueError(_MISMATCH)
+            if m * n > SMALL_PRODUCT:
+                return np.dot(a, b)
+            out = np.empty(m)
+            for j in range(m):
+                total = 0.0
+                for i in range(n):
+                    total += a[i] * b[i, j]
+                out[j] = total
+            return out
+        return vector_matrix
+    if a.ndim == 2 and b.ndim == 2:
+        def matrix_matrix(a, b):
+            m, n = a.shape
+            if b.shape[0] != n:
+                raise ValueError(_MISMATCH)
+            p = b.shape[1]
+            if m * n * p > SMALL_PRODUCT:
+                return np.dot(a, b)
+            out = np.empty((m, p))
+            for i in range(m):
+                for k in range(p):
+                    total = 0.0
+                    for j in range(n):
+                        total += a[i, j] * b[j, k]
+                    out[i, k] = total
+            return out
+        return matrix_matrix
+
+    def vector_vector(a, b):
+        n = a.shape[0]
+        if b.shape[0] != n:
+            raise ValueError(_MISMATCH)
+        if n > SMALL_PRODUCT:
+            return np.dot(a, b)
+        total = 0.0
+        for i in range(n):
+            total += a[i] * b[i]
+        return total
+    return vector_vector
+
+
+@overload(matmul_small)
+def _matmul(a, b):
+    if not _small(a, b):
+        return lambda a, b: a @ b
+    return _product_loops(a, b)
+
+
+@overload(dot_small)
+def _dot(a, b):
+    if not _small(a, b):
+        return lambda a, b: np.dot(a, b)
+    return _product_loops(a, b)
+
+
+def outer_small(a, b):
+    """``np.outer(a, b)`` in a kernel: of 1-d float64 arrays, two loops (numba's
+    ``np.outer`` broadcasts a multiplication, whose setup costs more than 64 products);
+    of others, numba's ``np.outer``. Each item is one product, as NumPy's.
+
+    >>> outer_small(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    array([[3., 4.],
+           [6., 8.]])
+    """
+    return np.outer(a, b)
+
+
+@overload(outer_small)
+def _outer_small(a, b):
+    if not all(isinstance(x, types.Array) and x.dtype == types.float64 and x.ndim == 1
+               for x in (a, b)):
+        return lambda a, b: np.outer(a, b)
+
+    def loops(a, b):
+        out = np.empty((a.shape[0], b.shape[0]))
+        for i in range(a.shape[0]):
+            for j in range(b.shape[0]):
+                out[i, j] = a[i] * b[j]
+        return out
+    return loops

@@ -476,7 +476,8 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
                                *backend.kernel_replaced.values(), "saved_item", "as_index",
                                "float_tape", "put_float", "range_last", "tape_value",
-                               "push_float", "grow_tape",
+                               "push_float", "grow_tape", "matmul_small", "dot_small",
+                               "outer_small",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length"})
     clash = sorted(set(helpers) & names)
@@ -1206,6 +1207,9 @@ class _Lowering:
             return node
         if isinstance(node, ast.Call):
             return self.call(node, stmt)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            return ast.Call(ast.Name("matmul_small", ast.Load()), [   # (small: loops, not
+                self.expr(node.left, stmt), self.expr(node.right, stmt)], [])   # BLAS)
         if isinstance(node, ast.Subscript):
             node.value = self.expr(node.value, stmt)
             node.slice = self.index(self.expr(node.slice, stmt))
@@ -1287,6 +1291,10 @@ class _Lowering:
                                          node.keywords or len(node.args) > 1) and \
                     (name != "array" or len(node.args) == 1 and not node.keywords):
                 node.func = ast.Name(replaced, ast.Load())  # (np.sum(x) as numba has it)
+                return node
+            if (head, name) in (("numpy", "dot"), ("numpy", "outer")) and \
+                    len(node.args) == 2 and not node.keywords:   # (small: loops, not BLAS)
+                node.func = ast.Name(f"{name}_small", ast.Load())
                 return node
             if self.backend.compiles_call(head, name):
                 return node
