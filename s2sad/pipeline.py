@@ -871,9 +871,11 @@ def lazy_kernels(build: Build) -> bool:
 @transform(on="adjoint")
 def readable(build: Build) -> bool:
     """The spelling a person writes: constants folded (``2 * -1.0 * 2 * x`` is ``-4.0 *
-    x``, exactly) and the helpers' arguments named (``sum_grad(g, like=x, axis=1)``)."""
+    x``, exactly), the helpers' arguments named (``sum_grad(g, like=x, axis=1)``), and a
+    sensitivity only copied into another given its name (no ``s_logits = s_z``)."""
     spell = Readable(build.imports.helper_functions(), fold=build.options.optimize,
-                     own=frozenset(build.namer.sensitivities))
+                     own=frozenset(() if build.options.annotate else  # (each line's
+                                   build.namer.sensitivities))  # adjoint under its comment)
     build.adjoint = spell.visit(build.adjoint)
     return spell.changed
 

@@ -104,3 +104,14 @@ def test_second_order_of_the_mean_seed_is_right():
     got = hvp(x, w, v)
     want = central_differences(lambda y: np.sum(s2sad.grad(mean_rows)(y, w) * v), (x,), 0)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+def test_annotated_code_keeps_each_lines_adjoint_under_its_comment():
+    """``--annotate`` ties each adjoint to the user's line: the copy ``s_logits = s_z``
+    (the adjoint of ``z = logits - m``) stays under that line's comment."""
+    args = _args(np.random.default_rng(5))
+    gradient = s2sad.grad(softmax_xent, annotate=True)
+    text = gradient.source_for(*args)
+    assert '# Analyzing the line: "z = logits - m"\n    s_logits = s_z' in text, text
+    np.testing.assert_allclose(gradient(*args), central_differences(softmax_xent, args, 0),
+                               rtol=1e-6, atol=1e-8)

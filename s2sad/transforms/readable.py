@@ -1,4 +1,4 @@
-"""The last spelling of generated code: constants folded and helpers' arguments named.
+"""The last spelling of generated code: constants folded, helpers' arguments named.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
@@ -7,9 +7,10 @@
 >>> print(unparse(Readable({"sum_grad": sum_grad}).visit(tree)))
 s_x = sum_grad(-4.0, like=t_1, axis=1) + 100.0 * x
 
-Both steps change spelling only. A product of constants is computed here as Python would
-compute it when the line runs (``2 * -1.0 * 2 * x`` is ``((2 * -1.0) * 2) * x``), so its
-value and type are the same bits; it is folded where it reads no longer (``1 / 3`` stays).
+Each step changes spelling only (a copy renamed too: ``Readable._coalesce``). A product of
+constants is computed here as Python would compute it when the line runs (``2 * -1.0 * 2
+* x`` is ``((2 * -1.0) * 2) * x``), so its value and type are the same bits; it is folded
+where it reads no longer (``1 / 3`` stays).
 ``x * 3 * 5`` is ``(x * 3) * 5`` and stays; but a product by a power of two only moves
 the exponent, so two constants one of which is a power of two fold across ``x``:
 ``2.0 * (w * 0.0005)`` is ``w * 0.001``, the same bits (where ``w * 0.0005`` is not so
