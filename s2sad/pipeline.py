@@ -870,8 +870,11 @@ def lazy_kernels(build: Build) -> bool:
 @transform(on="adjoint")
 def readable(build: Build) -> bool:
     """The spelling a person writes: constants folded (``2 * -1.0 * 2 * x`` is ``-4.0 *
-    x``, exactly) and the helpers' arguments named (``sum_grad(g, like=x, axis=1)``)."""
-    spell = Readable(build.imports.helper_functions(), fold=build.options.optimize)
+    x``, exactly), the helpers' arguments named (``sum_grad(g, like=x, axis=1)``), and a
+    sensitivity only copied into another given its name (no ``s_logits = s_z``)."""
+    spell = Readable(build.imports.helper_functions(), fold=build.options.optimize,
+                     own=frozenset(() if build.options.annotate else  # (each line's
+                                   build.namer.sensitivities))  # adjoint under its comment)
     build.adjoint = spell.visit(build.adjoint)
     return spell.changed
 
@@ -1127,6 +1130,11 @@ def _purity(source, imports):
     def is_pure(func) -> bool:
         if isinstance(func, gast.Name) and func.id in pure_names:
             return True
+        if isinstance(func, gast.Name) and func.id in imports.helpers.values():
+            # (a helper a later pass made the code call: sum_product...)
+            helper = imports.helper_functions().get(func.id)
+            return helper is not None and not (registry.facts(helper) or
+                                               registry.Facts()).checks
         try:
             target = static_value(func, source, source.locals)
         except KeyError:

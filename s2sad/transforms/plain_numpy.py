@@ -341,6 +341,16 @@ class PlainNumpy(trees.Transformer):
             return node
         self.movable = self._movable(node)
         self.once = self._stored_once(node)
+        self.stored_names = {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
+                             isinstance(n.ctx, gast.Store)}
+        self.reductions = {  # (names given a sum once, at the top level: their sizes)
+            stmt.targets[0].id: stmt.value for stmt in node.body
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in self.once and
+            isinstance(stmt.value, gast.Call) and stmt.value.args and
+            not any(isinstance(a, gast.Starred) for a in stmt.value.args) and (
+                self._numpy_sum(stmt.value) or isinstance(stmt.value.func, gast.Name) and
+                self.names.get(stmt.value.func.id) == "sum_product")}
         self.moved: set[str] = set()
         self.augmented = False  # (the expression walked is an augmented assignment's)
         self.adjoint = False  # (... is one the compiler wrote: it stores no primal name)
@@ -664,8 +674,82 @@ class PlainNumpy(trees.Transformer):
                 self.changed = True
                 if call is not value:
                     self.moved.add(value.id)
+                self._mean_seed(holder, field, call.args[0], env)
             else:
                 setattr(holder, field, value)
+
+    def _mean_seed(self, holder, field: str, g, env) -> None:
+        """``a * (sum_grad(-1.0, like=t) / t.size)[:, None]``, the seed of a mean spread
+        by a product that has the product's shape anyway (``_spread_in``): ``-a / t.size``
+        (``a / t.size`` for ``1.0``). Each element of the spread is the one number, in
+        ``t``'s precision: a Python number beside ``a`` as in ``unit_seed`` (the same
+        float32 values for a float32 ``t``, a count below 2**24). Divided, not multiplied
+        by ``-1.0 / t.size``: an empty ``t`` (and ``a``) divides by 0 with no error."""
+        if not (isinstance(holder, gast.BinOp) and isinstance(holder.op, gast.Mult) and
+                isinstance(g, gast.BinOp) and isinstance(g.op, gast.Div) and
+                isinstance(g.left, gast.Call) and isinstance(g.left.func, gast.Name) and
+                self.names.get(g.left.func.id) == "sum_grad" and len(g.left.args) == 4 and
+                not g.left.keywords and self._size_of(g.right, g.left.args[1])):
+            return
+        seed, _, axis, keepdims = g.left.args
+        other = holder.left if field == "right" else holder.right
+        sign = trees.signed_constant(seed, float)
+        if sign not in (1.0, -1.0) or not (isinstance(axis, gast.Constant) and
+                                           axis.value is None) or \
+                not (isinstance(keepdims, gast.Constant) and keepdims.value is False) or \
+                not (self._float(other) or self._floats(other, env)):
+            return
+        holder.op = gast.Div()
+        holder.left = other if sign > 0 else gast.UnaryOp(gast.USub(), other)
+        holder.right = self._counted(g.left.args[1], env) or clone(g.right)
+
+    def _counted(self, like, env):
+        """The size of ``like``, a name given a sum along axes once
+        (``t_5 = sum_product(labels, logp, axis=1)``), read from an operand that has every
+        axis left longer than 1 (``labels.shape[0]``): so ``t_5`` need not be computed for
+        its size. None where the kinds do not say it."""
+        value = self.reductions.get(like.id)
+        if value is None:
+            return None
+        product = isinstance(value.func, gast.Name)
+        operands = value.args[:2] if product else value.args[:1]
+        rest = dict(zip(("axis", "keepdims"), value.args[len(operands):]))
+        rest.update((k.arg, k.value) for k in value.keywords)
+        kinds = [self.kind(a, env) for a in operands]
+        keepdims = rest.get("keepdims", gast.Constant(False, None))
+        if set(rest) - {"axis", "keepdims"} or not all(_array(k) for k in kinds) or \
+                not (isinstance(keepdims, gast.Constant) and keepdims.value is False):
+            return None
+        ndim = max(k.ndim for k in kinds)
+        axes = _axes(rest.get("axis", gast.Constant(None, None)), ndim)
+        left = [a for a in range(ndim) if a not in (axes or range(ndim))]
+        if not left:
+            return None
+        for operand, kind in zip(operands, kinds):
+            lead = ndim - kind.ndim
+            if isinstance(operand, gast.Name) and operand.id not in self.stored_names and \
+                    all(a >= lead and a - lead not in kind.ones for a in left):
+                sizes = [gast.Subscript(gast.Attribute(gast.Name(operand.id, gast.Load(), None,
+                                                                 None), "shape", gast.Load()),
+                                        gast.Constant(a - lead, None), gast.Load())
+                         for a in left]
+                total = sizes[0]
+                for size in sizes[1:]:
+                    total = gast.BinOp(total, gast.Mult(), size)
+                return total
+        return None
+
+    def _size_of(self, node, like) -> bool:
+        """Is ``node`` the size of ``like`` (``like.size``, ``reduced_size(like)``), a
+        name?"""
+        if not isinstance(like, gast.Name):
+            return False
+        if isinstance(node, gast.Attribute) and node.attr == "size":
+            return isinstance(node.value, gast.Name) and node.value.id == like.id
+        return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+            self.names.get(node.func.id) == "reduced_size" and len(node.args) == 1 and \
+            not node.keywords and isinstance(node.args[0], gast.Name) and \
+            node.args[0].id == like.id
 
     @staticmethod
     def _covers(kind: Kind, like: Kind) -> bool:

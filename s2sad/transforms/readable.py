@@ -1,4 +1,4 @@
-"""The last spelling of generated code: constants folded and helpers' arguments named.
+"""The last spelling of generated code: constants folded, helpers' arguments named.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
@@ -7,9 +7,10 @@
 >>> print(unparse(Readable({"sum_grad": sum_grad}).visit(tree)))
 s_x = sum_grad(-4.0, like=t_1, axis=1) + 100.0 * x
 
-Both steps change spelling only. A product of constants is computed here as Python would
-compute it when the line runs (``2 * -1.0 * 2 * x`` is ``((2 * -1.0) * 2) * x``), so its
-value and type are the same bits; it is folded where it reads no longer (``1 / 3`` stays).
+Each step changes spelling only (a copy renamed too: ``Readable._coalesce``). A product of
+constants is computed here as Python would compute it when the line runs (``2 * -1.0 * 2
+* x`` is ``((2 * -1.0) * 2) * x``), so its value and type are the same bits; it is folded
+where it reads no longer (``1 / 3`` stays).
 ``x * 3 * 5`` is ``(x * 3) * 5`` and stays; but a product by a power of two only moves
 the exponent, so two constants one of which is a power of two fold across ``x``:
 ``2.0 * (w * 0.0005)`` is ``w * 0.001``, the same bits (where ``w * 0.0005`` is not so
@@ -238,9 +239,10 @@ class Readable(trees.Transformer):
     """Fold the constants of each expression and name the helpers' arguments (``helpers``:
     ``{alias: function}``, the helpers generated code imports)."""
 
-    def __init__(self, helpers: dict, fold: bool = True):
+    def __init__(self, helpers: dict, fold: bool = True, own: frozenset = frozenset()):
         self.helpers = helpers
         self.fold = fold
+        self.own = own  # (the sensitivities the compiler named: renamed into one another)
         self.changed = False
 
     def visit_BinOp(self, node):
@@ -260,7 +262,57 @@ class Readable(trees.Transformer):
         if self.fold:
             for block in trees.blocks(node.body):
                 self._like_statements(block)
+            self._coalesce(node)
         return node
+
+    def _coalesce(self, node) -> None:
+        """``s_z = e`` ... ``s_logits = s_z``: ``s_logits = e`` ..., the copy gone, where the
+        function's top level makes the copy, no statement before it mentions ``s_logits``
+        and none after it ``s_z``, nor any before it reads ``s_z`` (both names the
+        compiler's own, no function nested in it reading either): one value under one
+        name, renamed, the same bits.
+
+        >>> from s2sad.codegen import unparse
+        >>> tree = gast.parse("def g(x):\\n    s_z = x * 2.0\\n    s_x = s_z\\n    return s_x")
+        >>> print(unparse(Readable({}, own=frozenset({"s_z", "s_x"})).visit(tree)))
+        def g(x):
+            s_x = x * 2.0
+            return s_x
+        """
+        def mentions(stmts, name: str) -> bool:
+            return any(isinstance(n, gast.Name) and n.id == name
+                       for stmt in stmts for n in trees.walk(stmt))
+
+        def read(stmts, name: str) -> bool:  # (s_s = 2.0 copied to four: kept)
+            return any(isinstance(n, gast.Name) and n.id == name and
+                       isinstance(n.ctx, gast.Load) for stmt in stmts for n in trees.walk(stmt))
+
+        params = {a.id for a in trees.walk(node.args) if isinstance(a, gast.Name)}
+        nested = {n.id for inner in trees.walk(node) if inner is not node and
+                  isinstance(inner, (gast.FunctionDef, gast.Lambda, gast.ClassDef))
+                  for n in trees.walk(inner) if isinstance(n, gast.Name)}
+        declared = {name for n in trees.walk(node) if isinstance(n, (gast.Global,
+                                                                     gast.Nonlocal))
+                    for name in n.names}
+        k = 0
+        while k < len(node.body):
+            stmt = node.body[k]
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    isinstance(stmt.value, gast.Name):
+                a, b = stmt.targets[0].id, stmt.value.id
+                if a != b and {a, b} <= self.own and not {a, b} & (params | nested |
+                                                                   declared) and \
+                        mentions(node.body[:k], b) and not read(node.body[:k], b) and \
+                        not mentions(node.body[:k], a) and not mentions(node.body[k + 1:], b):
+                    for before in node.body[:k]:
+                        for n in trees.walk(before):
+                            if isinstance(n, gast.Name) and n.id == b:
+                                n.id = a
+                    del node.body[k]
+                    self.changed = True
+                    continue
+            k += 1
 
     def _like_statements(self, block: list) -> None:
         """``v = c1 * e`` then ``v += c2 * e``: one statement, ``v = (c1 + c2) * e``."""
