@@ -82,7 +82,7 @@ def _state(methods: dict, shared=frozenset()) -> list | None:
     for fdef in methods.values():
         args = fdef.args
         if fdef.decorator_list or args.vararg or args.kwarg or args.kwonlyargs or \
-                args.posonlyargs or args.defaults or not args.args:
+                args.posonlyargs or _params(fdef) is None or not args.args:
             return None
         me = args.args[0].id
         for node in trees.walk(fdef):
@@ -101,6 +101,34 @@ def _state(methods: dict, shared=frozenset()) -> list | None:
                for n in trees.walk(fdef) if n is not args.args[0]):
             return None  # (self passed on, returned or compared: an object after all)
     return state
+
+
+def _params(fdef) -> list | None:
+    """``[(name, default)]`` of a method's parameters after ``self`` (``_ABSENT`` where it
+    has no default); None where a default is not a constant of plain data. Python
+    evaluates a default once, where the ``def`` runs: a constant is the same value at each
+    call, so it is written out where the call leaves it out.
+
+    >>> fdef = gast.parse("def f(self, w, b=0.5, k=-2, s=None): pass").body[0]
+    >>> _params(fdef)[1:]
+    [('b', 0.5), ('k', -2), ('s', None)]
+    >>> _params(gast.parse("def f(self, w=[]): pass").body[0]) is None
+    True
+    """
+    args = fdef.args.args[1:]
+    values = []
+    for default in fdef.args.defaults:
+        negative = isinstance(default, gast.UnaryOp) and isinstance(default.op, gast.USub)
+        if negative:
+            default = default.operand
+        if not isinstance(default, gast.Constant) or not _data(default.value) or \
+                negative and type(default.value) not in (int, float):
+            return None
+        values.append(-default.value if negative else default.value)
+    if len(values) > len(args):
+        return None
+    return [(a.id, _ABSENT) for a in args[:len(args) - len(values)]] + \
+        [(a.id, v) for a, v in zip(args[len(args) - len(values):], values)]
 
 
 def _data(value) -> bool:
@@ -164,8 +192,10 @@ def class_methods(cls) -> dict | None:
     made = set() if fields is None else _DATACLASS
     shared = class_data(cls) - {n for n, _ in fields or ()}
     defaults = {n for n, d in fields or () if d is not _ABSENT}
+    getters = {name for name, value in vars(cls).items() if isinstance(value, property) and
+               value.fset is None and value.fdel is None and inspect.isfunction(value.fget)}
     if any(name not in _ALLOWED and name not in shared and name not in made and
-           name not in defaults and not inspect.isfunction(value)
+           name not in defaults and name not in getters and not inspect.isfunction(value)
            for name, value in vars(cls).items()):
         return None
     try:
@@ -179,9 +209,14 @@ def class_methods(cls) -> dict | None:
     if not isinstance(tree, gast.ClassDef) or tree.keywords or \
             len(tree.decorator_list) != (fields is not None):
         return None  # (a dataclass: its one decorator, the dataclass)
-    methods = {}
+    methods, properties = {}, {}
     for stmt in tree.body:
-        if isinstance(stmt, gast.FunctionDef):
+        if isinstance(stmt, gast.FunctionDef) and stmt.name in getters:
+            got = _getter(stmt)
+            if got is None:
+                return None
+            properties[stmt.name] = got
+        elif isinstance(stmt, gast.FunctionDef):
             methods[stmt.name] = stmt
             stmt.source_file, stmt.class_line = filename, first
         elif fields is not None and isinstance(stmt, gast.AnnAssign) and \
@@ -197,9 +232,86 @@ def class_methods(cls) -> dict | None:
             return None
         methods["__init__"] = gast.copy_location(_dataclass_init(fields), tree)
     if set(methods) != {n for n, v in vars(cls).items() if inspect.isfunction(v) and
-                        (fields is None or n not in _DATACLASS or n == "__init__")}:
+                        (fields is None or n not in _DATACLASS or n == "__init__")} or \
+            set(properties) != getters:
         return None
+    for _ in range(len(properties) + 1):  # (a getter reading another: inlined in turn)
+        for name, (me, value) in list(properties.items()):
+            properties[name] = (me, _Getters(properties, {me}).visit(value))
+    if any(_Getters(properties, set()).reads(value) for _, value in properties.values()):
+        return None  # (getters reading each other in a cycle)
+    for fdef in methods.values():
+        if fdef.args.args:
+            inline = _Getters(properties, {fdef.args.args[0].id})
+            fdef.body = [inline.visit(stmt) for stmt in fdef.body]
+    if properties:
+        methods = _Methods(methods)
+        methods.properties = properties
     return methods if _state(methods, shared) is not None else None
+
+
+class _Methods(dict):
+    """A class's methods, with ``properties``: ``{name: (self's name, the getter's
+    expression)}``, its read-only properties whose getter only returns a value."""
+
+
+def _getter(fdef):
+    """``(self's name, e)`` of ``@property def p(self): return e`` (a docstring before it
+    allowed), else None."""
+    body = fdef.body[1:] if fdef.body and isinstance(fdef.body[0], gast.Expr) and \
+        isinstance(fdef.body[0].value, gast.Constant) else fdef.body
+    args = fdef.args
+    if len(fdef.decorator_list) != 1 or not isinstance(fdef.decorator_list[0], gast.Name) or \
+            fdef.decorator_list[0].id != "property" or len(args.args) != 1 or args.vararg or \
+            args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults or \
+            len(body) != 1 or not isinstance(body[0], gast.Return) or body[0].value is None:
+        return None
+    value = body[0].value
+    if any(isinstance(n, (gast.Lambda, gast.Yield, gast.YieldFrom, gast.NamedExpr,
+                          gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp))
+           for n in trees.walk(value)):
+        return None  # (a scope of its own: its names are not the method's)
+    return args.args[0].id, value
+
+
+class _Getters(trees.Transformer):
+    """``me.p`` (read) as the getter's expression of the property ``p``, its ``self``
+    read as ``me``: Python runs the getter where the attribute is read, and it returns
+    that expression's value.
+
+    >>> getters = {"scale": ("s", gast.parse("s.w * 2.0", mode="eval").body)}
+    >>> tree = gast.parse("y = layer.scale * h + layer.b")
+    >>> print(gast.unparse(_Getters(getters, {"layer"}).visit(tree)).strip())
+    y = layer.w * 2.0 * h + layer.b
+    """
+
+    def __init__(self, properties: dict, names: set):
+        self.properties, self.names = properties, names
+
+    def reads(self, node) -> bool:
+        return any(isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and
+                   n.attr in self.properties and n.value.id == self.properties[n.attr][0]
+                   for n in trees.walk(node))
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id in self.names and \
+                node.attr in self.properties and isinstance(node.ctx, gast.Load):
+            me, value = self.properties[node.attr]
+            value = trees.clone(value)
+            for n in trees.walk(value):
+                if isinstance(n, gast.Name) and n.id == me:
+                    n.id = node.value.id
+            for n in trees.walk(value):  # (at the line that reads it)
+                if isinstance(n, (gast.expr, gast.Slice)):
+                    gast.copy_location(n, node)
+            return value
+        return self.generic_visit(node)
+
+    def visit_FunctionDef(self, node):
+        return node  # (its own scope: its names may be others)
+
+    def visit_Lambda(self, node):
+        return node
 
 
 class _SelfAsVariables(trees.Transformer):
@@ -271,6 +383,14 @@ class ObjectsAsVariables(trees.Transformer):
         if any(isinstance(n, (gast.Try, gast.With)) for n in trees.walk(node)):
             return node  # (statements in blocks this pass does not walk)
         node.body = self._branches(node.body)
+        for var, places in self._made(node).items():
+            stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
+                      n.id == var and not isinstance(n.ctx, gast.Load)]
+            if len({cls for _, cls in places}) != 1 or len(stores) != len(places):
+                continue  # (a parameter, or a variable given something else too)
+            properties = getattr(self.classes[places[0][1]], "properties", None)
+            if properties:
+                node.body = [_Getters(properties, {var}).visit(stmt) for stmt in node.body]
         for call in trees.walk(node):
             if isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and \
                     call.func.id in self.fields:
@@ -285,6 +405,7 @@ class ObjectsAsVariables(trees.Transformer):
                     "__call__" in methods.get(call.func.id, ()):
                 call.func = gast.copy_location(gast.Attribute(
                     call.func, "__call__", gast.Load()), call.func)
+        self._defaults_written(node, made)
         node.body = _Hoisting(methods).body(node.body)
         made = self._made(node)
         objects = {}
@@ -329,6 +450,28 @@ class ObjectsAsVariables(trees.Transformer):
         counter = iter(range(10 ** 6))
         node.body = defs + [self._statement(s, objects, counter) for s in node.body]
         return node
+
+    def _defaults_written(self, node, made) -> None:
+        """``Layer(w)`` as ``Layer(w, 0.0)``, ``layer.f(h, k=2)`` as ``layer.f(h, 2)``:
+        a method's constant defaults written out, its keywords put in place, where
+        that evaluates the arguments in the same order (:func:`_by_position`)."""
+        classes = {var: places[0][1] for var, places in made.items()
+                   if len({cls for _, cls in places}) == 1}
+        for call in trees.walk(node):
+            if not isinstance(call, gast.Call):
+                continue
+            if isinstance(call.func, gast.Name) and call.func.id in self.classes and \
+                    call.func.id not in self.fields:
+                method = self.classes[call.func.id].get("__init__")
+            elif isinstance(call.func, gast.Attribute) and \
+                    isinstance(call.func.value, gast.Name) and \
+                    call.func.value.id in classes and call.func.attr != "__init__":
+                method = self.classes[classes[call.func.value.id]].get(call.func.attr)
+            else:
+                continue
+            params = _params(method) if method is not None else None
+            if params is not None and (call.keywords or len(call.args) < len(params)):
+                _by_position(call, params)
 
     def _made(self, node) -> dict:
         """``{variable: [(statement, class name)]}``: the statements that give it an object
