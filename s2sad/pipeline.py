@@ -47,6 +47,7 @@ from .transforms.dicts import DictViews
 from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
 from .transforms.piecewise import Piecewise
+from .transforms.strict_zip import StrictZip
 from .transforms.exits import Exits
 from .transforms.function_values import argument_functions
 from .transforms.first_assignment import FirstAssignment
@@ -254,6 +255,22 @@ def names(build: Build) -> bool:
     build.source.locals = assigned_names(build.source.tree)
     build.imports = Imports(build.namer, build.source, build.options.target)
     return False
+
+
+@transform()
+def strict_zip(build: Build) -> bool:
+    """``zip(..., strict=True)`` read to its end: a plain ``zip``, its arguments' lengths
+    taken before and checked where Python raises (:mod:`.transforms.strict_zip`)."""
+    def helper(function) -> str:
+        alias = build.imports.helper(function)
+        build.source.extra[alias] = function
+        return alias
+    writer = StrictZip(build.namer, helper, build.source.locals, build.source.is_builtin)
+    tree = writer.run(clone(build.tree))
+    if writer.changed:
+        build.tree = tree
+        build.source.locals = assigned_names(build.tree)
+    return writer.changed
 
 
 @transform()
@@ -897,6 +914,7 @@ final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
 PIPELINE = [
     Step(validate),
     Step(names),
+    Step(strict_zip),
     Step(generators),
     Step(exits),
     Step(prepare_generated),

@@ -628,3 +628,59 @@ def sum_list_grad(g, iterable):
         return [g] * len(iterable)
     xp = array_module(g, iterable)
     return xp.broadcast_to(_to(xp, g), _shape(iterable))
+
+
+def zip_lengths(*iterables) -> tuple:
+    """The lengths of ``zip(*iterables, strict=True)``'s arguments, taken where Python
+    evaluates them (before the statement that reads the ``zip``); ``zip`` raises
+    TypeError for one that is not iterable, and so does this. One with no length (a
+    generator, an iterator) is refused: its length is known only as it is read.
+
+    >>> zip_lengths([1, 2], np.ones(3), range(4), reversed([5, 6]))
+    (2, 3, 4, 2)
+    >>> zip_lengths(1.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: 'float' object is not iterable
+    """
+    from ..errors import UnsupportedSyntaxError
+    lengths = []
+    for value in iterables:
+        iter(value)
+        if hasattr(value, "__len__"):
+            lengths.append(len(value))
+        elif type(value) in (type(reversed([])), type(reversed(()))) or \
+                type(value).__name__ == "reversed":
+            lengths.append(operator.length_hint(value))
+        else:
+            raise UnsupportedSyntaxError(
+                f"zip(..., strict=True) given a {type(value).__name__}, which has no length",
+                hint="Give zip lists, tuples or arrays (`list(...)` of it first).")
+    return tuple(lengths)
+
+
+def check_zip_lengths(lengths: tuple) -> None:
+    """Raise Python's ValueError where ``zip(..., strict=True)``, given arguments of these
+    ``lengths``, is read to its end: the first one exhausted is compared with the others,
+    in order, as CPython does.
+
+    >>> check_zip_lengths((2, 2, 2))
+    >>> check_zip_lengths((2, 3))
+    Traceback (most recent call last):
+    ...
+    ValueError: zip() argument 2 is longer than argument 1
+    >>> check_zip_lengths((3, 3, 2))
+    Traceback (most recent call last):
+    ...
+    ValueError: zip() argument 3 is shorter than arguments 1-2
+    """
+    if not lengths:
+        return
+    common = min(lengths)
+    for i, n in enumerate(lengths):
+        if i and n == common != lengths[0]:
+            which = "argument 1" if i == 1 else f"arguments 1-{i}"
+            raise ValueError(f"zip() argument {i + 1} is shorter than {which}")
+        if lengths[0] == common and n > common:
+            which = "argument 1" if i == 1 else f"arguments 1-{i}"
+            raise ValueError(f"zip() argument {i + 1} is longer than {which}")
