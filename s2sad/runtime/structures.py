@@ -684,3 +684,24 @@ def check_zip_lengths(lengths: tuple) -> None:
         if lengths[0] == common and n > common:
             which = "argument 1" if i == 1 else f"arguments 1-{i}"
             raise ValueError(f"zip() argument {i + 1} is longer than {which}")
+
+
+def try_caught(body, handlers: tuple, *args) -> int:
+    """Run ``body(*args)`` (a ``try`` block that only computes values); the position of
+    the first of ``handlers`` (each an exception class or a tuple of them, as ``except``
+    names them) that catches what it raised, -1 where it raised nothing. An exception
+    no handler names goes on, as Python's does.
+
+    >>> try_caught(lambda a, b: a / b, (ValueError, ZeroDivisionError), 1.0, 0.0)
+    1
+    >>> try_caught(lambda a, b: a / b, (ZeroDivisionError,), 1.0, 2.0)
+    -1
+    """
+    try:
+        body(*args)
+    except BaseException as error:
+        for position, caught in enumerate(handlers):
+            if isinstance(error, caught):
+                return position
+        raise
+    return -1

@@ -417,6 +417,11 @@ class Inlining:
         tree = zips.run(clone(callee.tree))
         if zips.changed:
             callee = dataclasses.replace(callee, tree=tree)
+        from .try_blocks import TryBlocks
+        tries = TryBlocks(callee, _RootHelpers(self.root).helper, self.fixed_name, self.namer)
+        tree = tries.run(clone(callee.tree))
+        if tries.changed:
+            callee = dataclasses.replace(callee, tree=tree)
         from .generators import expand_generators
         tree, _ = expand_generators(callee.tree, callee, self.namer)
         numpy_name = _numpy_alias(callee.globals) or self.root.numpy_name
