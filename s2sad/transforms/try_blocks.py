@@ -311,9 +311,15 @@ class TryBlocks(trees.Transformer):
         self.locals = self.params | trees.assigned_names(tree)
         self.local_defs = {s.name: s for s in tree.body if isinstance(s, gast.FunctionDef)}
         body = []
+        self.bound = set(self.params)  # (names given a value on every path so far)
         for stmt in tree.body:
             out = self.visit(stmt) if not isinstance(stmt, gast.FunctionDef) else stmt
             body.extend(out if isinstance(out, list) else [out])
+            if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+                self.bound |= {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)
+                               and isinstance(n.ctx, gast.Store)}
+            elif isinstance(stmt, gast.FunctionDef):
+                self.bound.add(stmt.name)
         tree.body = body
         return tree
 
@@ -329,6 +335,14 @@ class TryBlocks(trees.Transformer):
         self.changed = True
         reads = [n for n in _names_read(node.body)
                  if n in self.locals or n in self.source.closure]
+        unbound = [n for n in reads if n in self.locals and n not in self.bound]
+        if unbound and any(issubclass(UnboundLocalError, _handler_types(h, self.source.resolve))
+                           for h in node.handlers):
+            raise self.source.syntax_error(
+                f"a `try` block reading {unbound[0]!r}, which may have no value yet, with a "
+                "handler that catches the NameError Python raises then", node,
+                f"Give {unbound[0]!r} a value before the `try` statement, at the function's "
+                "top level.")
         guard = self._compile(node, reads)
         body_name = self.value_name(guard, "try_body")
         handlers = gast.Tuple([self._types(h) for h in node.handlers], gast.Load())
