@@ -416,6 +416,7 @@ class ObjectsAsVariables(trees.Transformer):
             return node  # (statements in blocks this pass does not walk)
         node.body = self._branches(node.body)
         self._one_class_each(node)
+        self._defaults_written(node, {})  # (Layer(w, b=v): Layer(w, v), made here now)
         for var, places in self._made(node).items():
             stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
                       n.id == var and not isinstance(n.ctx, gast.Load)]
@@ -438,7 +439,7 @@ class ObjectsAsVariables(trees.Transformer):
                     "__call__" in methods.get(call.func.id, ()):
                 call.func = gast.copy_location(gast.Attribute(
                     call.func, "__call__", gast.Load()), call.func)
-        self._defaults_written(node, made)
+        self._defaults_written(node, self._made(node))  # (layer.f(h, k=2): its arguments)
         node.body = _Hoisting(methods).body(node.body)
         made = self._made(node)
         objects = {}
@@ -500,8 +501,12 @@ class ObjectsAsVariables(trees.Transformer):
         """``Layer(w)`` as ``Layer(w, 0.0)``, ``layer.f(h, k=2)`` as ``layer.f(h, 2)``:
         a method's constant defaults written out, its keywords put in place, where
         that evaluates the arguments in the same order (:func:`_by_position`)."""
+        stores = {}
+        for n in trees.walk(node):
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                stores[n.id] = stores.get(n.id, 0) + 1
         classes = {var: places[0][1] for var, places in made.items()
-                   if len({cls for _, cls in places}) == 1}
+                   if len({cls for _, cls in places}) == 1 and stores.get(var) == len(places)}
         for call in trees.walk(node):
             if not isinstance(call, gast.Call):
                 continue
