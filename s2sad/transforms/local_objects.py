@@ -265,6 +265,11 @@ def class_methods(cls) -> dict | None:
     if any(_Getters(properties, set()).reads(value) for _, value in properties.values()):
         return None  # (getters reading each other in a cycle)
     for fdef in methods.values():
+        if fdef.args.args and any(
+                isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and
+                n.value.id == fdef.args.args[0].id and n.attr in properties and
+                not isinstance(n.ctx, gast.Load) for n in trees.walk(fdef)):
+            return None  # (a property without a setter: Python raises AttributeError)
         if fdef.args.args:
             inline = _Getters(properties, {fdef.args.args[0].id})
             fdef.body = [inline.visit(stmt) for stmt in fdef.body]
@@ -451,7 +456,8 @@ class ObjectsAsVariables(trees.Transformer):
                     isinstance(n.value, gast.Name) and n.value.id == var and
                     not isinstance(n.ctx, gast.Load))
         states = {cls: _state(self.classes[cls], self.shared.get(cls, frozenset()), attrs)
-                  for cls, attrs in outside.items()}
+                  if not set(attrs) & set(getattr(self.classes[cls], "properties", ()))
+                  else None for cls, attrs in outside.items()}  # (a property set: raises)
         for var, places in made.items():
             stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
                       n.id == var and not isinstance(n.ctx, gast.Load)]
@@ -554,10 +560,12 @@ class ObjectsAsVariables(trees.Transformer):
                 end = starts[k + 1] if k + 1 < len(starts) else len(node.body)
                 stmt = node.body[start]
                 stmt.targets[0].id = names[k]
-                for later in node.body[start + 1:end]:
-                    for n in trees.walk(later):
-                        if isinstance(n, gast.Name) and n.id == var:
-                            n.id = names[k]
+                later = node.body[start + 1:end]
+                if end < len(node.body):  # (the next object's arguments read this one)
+                    later = later + [node.body[end].value]
+                for n in (n for stmt in later for n in trees.walk(stmt)):
+                    if isinstance(n, gast.Name) and n.id == var:
+                        n.id = names[k]
                 self.renamed[names[k]] = var
                 self.shown[names[k]] = var
 
