@@ -557,14 +557,62 @@ def try_may_read_an_unset_name(x):
     return r * x[2]
 
 
+class Box:
+    def __init__(self):
+        self.items = []
+
+    def sum(self):
+        self.items.append(1.0)
+        return float(len(self.items))
+
+
+def try_calls_a_method_of_an_object(x, box=None):
+    b = box if box is not None else Box()
+    try:
+        s = b.sum() * x[0]  # (a method of an object: it may change it)
+    except ValueError:
+        s = 0.0
+    return s * len(b.items)
+
+
+def test_a_method_of_an_object_in_a_try_block_is_refused_where_it_runs():
+    with pytest.raises(s2sad.errors.DifferentiationError, match="a method of 'b' .a Box."):
+        s2sad.grad(try_calls_a_method_of_an_object)(X.copy())
+
+
+def try_array_methods(x):  # refused on main
+    a = x * 2.0
+    d = {"a": x[0]}
+    try:
+        s = a.sum() * a.max() + np.sum(a.round(3) * x) + d.get("a") * x[1]
+    except ValueError:
+        s = 0.0
+    return s
+
+
+def test_array_and_dict_methods_in_a_try_block():
+    check(try_array_methods)
+
+
+def try_method_with_out_by_position(x):
+    a = x * 2.0
+    b = np.zeros(4)
+    try:
+        s = a.clip(0.0, 1.0, b)
+    except ValueError:
+        s = a
+    return np.sum(s * b)
+
+
 @pytest.mark.parametrize("f, words", [
+    (try_method_with_out_by_position, "calling a function that may change a value"),
     (try_calls_a_changing_function, "calling a function that may change a value"),
     (try_sets_an_item, "changes a value in place"),
     (try_returns, "a `return`, `break` or `continue` in a `try` block"),
     (try_reads_the_exception, "an exception read in its handler"),
     (try_calls_a_nested_def, "calling inv(), defined inside the function"),
     (try_may_read_an_unset_name, "reading 'd', which may have no value yet"),
-], ids=["changing-call", "setitem", "return", "as-e", "nested-def", "unset-name"])
+], ids=["out-by-position", "changing-call", "setitem", "return", "as-e", "nested-def", "unset-name"])
 def test_a_try_not_modelled_is_refused_at_its_line(f, words):
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as info:
         s2sad.grad(f)(X.copy())

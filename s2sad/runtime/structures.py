@@ -697,11 +697,48 @@ def try_caught(body, handlers: tuple, *args) -> int:
     >>> try_caught(lambda a, b: a / b, (ZeroDivisionError,), 1.0, 2.0)
     -1
     """
+    from ..errors import S2sadError
     try:
         body(*args)
+    except S2sadError:
+        raise  # (the block's values refused: see plain_values)
     except BaseException as error:
         for position, caught in enumerate(handlers):
             if isinstance(error, caught):
                 return position
         raise
     return -1
+
+
+def _plain(value, depth: int = 0) -> bool:
+    if value is None or type(value) in (int, float, complex, bool, str, bytes, range) or \
+            isinstance(value, np.generic) or type(value) is np.ndarray:
+        return True
+    if depth < 8 and type(value) in (list, tuple):
+        return all(_plain(v, depth + 1) for v in value)
+    if depth < 8 and type(value) is dict:
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def plain_values(names: tuple, *values) -> None:
+    """Refuse, where a ``try`` block runs, a method called on one of ``values`` (named
+    ``names``) that is not plain data (a number, a string, an array, lists, tuples and
+    dicts of them): an object's method of that name may change it, and the block runs
+    twice.
+
+    >>> plain_values(("v", "d"), np.ones(2), {"a": [1.0]})
+    >>> plain_values(("v",), object())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.DifferentiationError: s2sad cannot follow a method of 'v' (a object) ...
+    """
+    from ..errors import DifferentiationError
+    for name, value in zip(names, values):
+        if not _plain(value):
+            raise DifferentiationError(
+                f"s2sad cannot follow a method of {name!r} (a {type(value).__name__}) called "
+                "in a `try` block: the block runs twice (once to learn which block runs), "
+                "and the method may change it",
+                hint="Call it before the `try` statement, and compute in the `try` block "
+                     "with its result.")

@@ -145,10 +145,18 @@ class _Purity:
             value = self._value(call.func)
         except (KeyError, AttributeError):
             value = None
-        if value is None:  # a method of a value: one that reads it only
-            from .desugar import array_function
-            return isinstance(call.func, gast.Attribute) and (
-                call.func.attr in _READING_METHODS or bool(array_function(call.func.attr)))
+        if value is None:  # a method of a value: one that reads it only (given no `out`
+            from .desugar import array_function  # by position: a.sum(0, None, b))
+            if not isinstance(call.func, gast.Attribute):
+                return False
+            if call.func.attr in _READING_METHODS:
+                return True
+            name = array_function(call.func.attr)
+            try:
+                params = list(inspect.signature(getattr(np, name)).parameters)
+            except (AttributeError, TypeError, ValueError):
+                return False
+            return "out" not in params or len(call.args) < params.index("out")
         if isinstance(value, gast.FunctionDef):
             return False  # (a def of the function's: not a value the try block's function
             # can read; refused with its own advice)
@@ -387,4 +395,18 @@ class TryBlocks(trees.Transformer):
         ast.fix_missing_locations(tree)
         code = compile(tree, str(self.source.filename), "exec")
         inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-        return types.FunctionType(inner, self.source.globals, "try_body")
+        guard = types.FunctionType(inner, self.source.globals, "try_body")
+        receivers = [n for n in reads if any(
+            isinstance(c, gast.Call) and isinstance(c.func, gast.Attribute) and
+            isinstance(c.func.value, gast.Name) and c.func.value.id == n
+            for stmt in node.body for c in trees.walk(stmt))]
+        if not receivers:
+            return guard
+        from ..runtime.structures import plain_values
+        positions = [reads.index(n) for n in receivers]
+
+        def checked(*args):
+            plain_values(tuple(receivers), *(args[i] for i in positions))
+            return guard(*args)
+        checked.__name__ = checked.__qualname__ = "try_body"
+        return checked
