@@ -455,7 +455,38 @@ def try_in_a_helper(x):  # refused on main
     return log_or_minus_one(x[0]) + log_or_minus_one(x[2]) * x[1]
 
 
-TRIES = [try_a_helper_that_divides, try_math_domain, try_singular_solve, try_regular_solve,
+def log_or_floor(v, eps=1e-12):
+    try:
+        return math.log(v)
+    except ValueError:
+        return math.log(eps) * v
+
+
+def try_returning_helper(x):  # refused on main
+    return sum(log_or_floor(float(v)) * v for v in x)
+
+
+def try_returns_then_finally(x):  # refused on main
+    n = 1
+    try:
+        y = float(x[0])
+        return math.sqrt(y) * x[1]  # (finally runs before it returns)
+    except ValueError:
+        y = x[2] * 2.0
+    finally:
+        n = n + 1
+    return y * n
+
+
+def try_returns_in_both(x):  # refused on main
+    try:
+        return float(x[0]) / float(x[1] * 0.0)
+    except ZeroDivisionError:
+        return x[2] * 3.0
+
+
+TRIES = [try_returning_helper, try_returns_then_finally, try_returns_in_both,
+         try_a_helper_that_divides, try_math_domain, try_singular_solve, try_regular_solve,
          try_two_handlers, try_in_a_loop, try_else_finally, try_exception_named_not_read,
          try_bare_except, try_handler_returns, try_any_exception, try_in_a_method,
          try_in_a_helper]
@@ -522,11 +553,14 @@ def try_sets_an_item(x):
     return np.sum(a)
 
 
-def try_returns(x):
+def try_returns_in_a_branch(x):
     try:
-        return x[0] / x[1]
+        if x[0] > 0:
+            return x[0] / x[1]
+        y = x[1]
     except ZeroDivisionError:
-        return 0.0
+        y = 0.0
+    return y
 
 
 def try_reads_the_exception(x):
@@ -608,7 +642,7 @@ def try_method_with_out_by_position(x):
     (try_method_with_out_by_position, "calling a function that may change a value"),
     (try_calls_a_changing_function, "calling a function that may change a value"),
     (try_sets_an_item, "changes a value in place"),
-    (try_returns, "a `return`, `break` or `continue` in a `try` block"),
+    (try_returns_in_a_branch, "a `return`, `break` or `continue` in a `try` block"),
     (try_reads_the_exception, "an exception read in its handler"),
     (try_calls_a_nested_def, "calling inv(), defined inside the function"),
     (try_may_read_an_unset_name, "reading 'd', which may have no value yet"),

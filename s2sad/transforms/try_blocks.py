@@ -62,6 +62,22 @@ _IN_PLACE_HINT = "Compute new values into names in the `try` block (`y = x / d`)
     "change objects after it, in its `else` block."
 
 
+def _written_first(stmts) -> set:
+    """The names the block's top-level assignments give a value before anything in it
+    reads them (the block's function makes them its own)."""
+    written, seen = set(), set()
+    for stmt in stmts:
+        value = stmt.value if isinstance(stmt, gast.Assign) else stmt
+        seen |= {n.id for n in trees.walk(value) if isinstance(n, gast.Name) and
+                 isinstance(n.ctx, gast.Load)}
+        if isinstance(stmt, gast.Assign):
+            written |= {n.id for t in stmt.targets for n in trees.walk(t)
+                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)} - seen
+        else:
+            seen |= {n.id for n in trees.walk(stmt) if isinstance(n, gast.Name)}
+    return written
+
+
 def _names_read(nodes) -> list:
     seen = []
     for stmt in nodes:
@@ -268,7 +284,11 @@ def refusal(node, resolve, function=None, local_defs=None):
                 "the computation.", node)
     purity = _Purity(resolve, local_defs, 0, _locals(function) - set(local_defs or ())
                      if function is not None else frozenset())
-    bad = purity.block(node.body)
+    body, last = node.body, node.body[-1]
+    if isinstance(last, gast.Return) and last.value is not None:
+        body = body[:-1]  # (try: ...; return e: e computed in the block, returned after)
+    bad = purity.block(body) or (purity.expression(last.value) if body is not node.body
+                                 else None)
     if bad is not None:
         if isinstance(bad, (gast.Return, gast.Break, gast.Continue)):
             return ("a `return`, `break` or `continue` in a `try` block", "Assign the value "
@@ -341,8 +361,9 @@ class TryBlocks(trees.Transformer):
             what, hint, where = found
             raise self.source.syntax_error(what, where, hint)
         self.changed = True
+        written = _written_first(node.body)  # (the block's own: not passed in)
         reads = [n for n in _names_read(node.body)
-                 if n in self.locals or n in self.source.closure]
+                 if (n in self.locals or n in self.source.closure) and n not in written]
         unbound = [n for n in reads if n in self.locals and n not in self.bound]
         if unbound and any(issubclass(UnboundLocalError, _handler_types(h, self.source.resolve))
                            for h in node.handlers):
@@ -361,6 +382,17 @@ class TryBlocks(trees.Transformer):
         test = trees.located(gast.Assign([gast.Name(caught, gast.Store(), None, None)],
                                          call, None), node)
         chain = node.body + node.orelse
+        last = node.body[-1]
+        if isinstance(last, gast.Return):  # (the else block does not run; finally does,
+            if node.finalbody:             # before the function returns)
+                kept = self.namer.claim("returned")
+                chain = node.body[:-1] + [
+                    trees.located(gast.Assign([gast.Name(kept, gast.Store(), None, None)],
+                                              last.value, None), last)] + \
+                    [trees.clone(s) for s in node.finalbody] + [trees.located(gast.Return(
+                        gast.Name(kept, gast.Load(), None, None)), last)]
+            else:
+                chain = list(node.body)
         branches = []
         for k, handler in enumerate(node.handlers):
             branches.append((k, handler.body))

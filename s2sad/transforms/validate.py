@@ -78,6 +78,9 @@ def _always_returns(block) -> bool:
     if isinstance(last, gast.While) and isinstance(last.test, gast.Constant) and \
             bool(last.test.value) and not trees.breaks_own_loop(last.body):
         return True  # `while True:` without `break` ends only by `return`
+    if isinstance(last, gast.Try):  # (a try block that returns, or its else; each handler)
+        return (_always_returns(last.body) or _always_returns(last.orelse)) and \
+            all(_always_returns(h.body) for h in last.handlers)
     return isinstance(last, gast.If) and _always_returns(last.body) and \
         _always_returns(last.orelse)
 
