@@ -941,8 +941,8 @@ final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
 PIPELINE = [
     Step(validate),
     Step(names),
+    Step(try_blocks),  # (first: its try block's function is the user's code, zips and all)
     Step(strict_zip),
-    Step(try_blocks),
     Step(generators),
     Step(exits),
     Step(prepare_generated),

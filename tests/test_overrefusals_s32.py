@@ -485,7 +485,22 @@ def try_returns_in_both(x):  # refused on main
         return x[2] * 3.0
 
 
-TRIES = [try_returning_helper, try_returns_then_finally, try_returns_in_both,
+def try_strict_zip_caught(x):  # refused on main
+    try:
+        return sum(a * b for a, b in zip(x[:2], x[1:], strict=True))  # (ValueError)
+    except ValueError:
+        return x[0] * 2.0 + sum(v * v for v in x)
+
+
+def try_strict_zip_fits(x):  # refused on main
+    try:
+        s = sum(a * b for a, b in zip(x[:2], x[2:], strict=True))
+    except ValueError:
+        s = x[0] * 2.0
+    return s
+
+
+TRIES = [try_strict_zip_caught, try_strict_zip_fits, try_returning_helper, try_returns_then_finally, try_returns_in_both,
          try_a_helper_that_divides, try_math_domain, try_singular_solve, try_regular_solve,
          try_two_handlers, try_in_a_loop, try_else_finally, try_exception_named_not_read,
          try_bare_except, try_handler_returns, try_any_exception, try_in_a_method,

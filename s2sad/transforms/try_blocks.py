@@ -78,12 +78,34 @@ def _written_first(stmts) -> set:
     return written
 
 
+def _reads(node, bound, out) -> None:
+    """The names ``node`` reads from the function's scope, in order, into ``out`` (a
+    comprehension's own variables left out: Python gives it a scope of its own)."""
+    if isinstance(node, (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)):
+        _reads(node.generators[0].iter, bound, out)  # (evaluated where it is written)
+        inner = bound | {n.id for g in node.generators for n in trees.walk(g.target)
+                         if isinstance(n, gast.Name)}
+        for g in node.generators:
+            if g is not node.generators[0]:
+                _reads(g.iter, inner, out)
+            for test in g.ifs:
+                _reads(test, inner, out)
+        for part in ("elt", "key", "value"):
+            if getattr(node, part, None) is not None:
+                _reads(getattr(node, part), inner, out)
+        return
+    if isinstance(node, gast.Name):
+        if isinstance(node.ctx, gast.Load) and node.id not in bound and node.id not in out:
+            out.append(node.id)
+        return
+    for child in gast.iter_child_nodes(node):
+        _reads(child, bound, out)
+
+
 def _names_read(nodes) -> list:
     seen = []
     for stmt in nodes:
-        for n in trees.walk(stmt):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in seen:
-                seen.append(n.id)
+        _reads(stmt, frozenset(), seen)
     return seen
 
 
