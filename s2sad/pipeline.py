@@ -47,6 +47,8 @@ from .transforms.dicts import DictViews
 from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
 from .transforms.piecewise import Piecewise
+from .transforms.strict_zip import StrictZip
+from .transforms.try_blocks import TryBlocks
 from .transforms.exits import Exits
 from .transforms.function_values import argument_functions
 from .transforms.first_assignment import FirstAssignment
@@ -195,6 +197,8 @@ class Build:
     stacks: set = field(default_factory=set)  # the reverse sweep's stacks of saved values
     trips: set = field(default_factory=set)  # its loops' trip counters
     needs_nestable_build: bool = False
+    read_live: dict = field(default_factory=dict)  # alias -> (namespace, key): values that
+    # generated code reads, made by a pass before normalize (a `try` block's function)
 
     @property
     def zero_d(self) -> bool:
@@ -257,6 +261,45 @@ def names(build: Build) -> bool:
 
 
 @transform()
+def strict_zip(build: Build) -> bool:
+    """``zip(..., strict=True)`` read to its end: a plain ``zip``, its arguments' lengths
+    taken before and checked where Python raises (:mod:`.transforms.strict_zip`)."""
+    def helper(function) -> str:
+        alias = build.imports.helper(function)
+        build.source.extra[alias] = function
+        return alias
+    writer = StrictZip(build.namer, helper, build.source.locals, build.source.is_builtin)
+    tree = writer.run(clone(build.tree))
+    if writer.changed:
+        build.tree = tree
+        build.source.locals = assigned_names(build.tree)
+    return writer.changed
+
+
+@transform()
+def try_blocks(build: Build) -> bool:
+    """``try`` statements whose ``try`` block only computes values: a test of which
+    block Python runs (the block run once first), then those blocks
+    (:mod:`.transforms.try_blocks`)."""
+    def helper(function) -> str:
+        alias = build.imports.helper(function)
+        build.source.extra[alias] = function
+        return alias
+
+    def value_name(value, base: str) -> str:
+        alias = build.namer.claim(base)
+        build.source.extra[alias] = value
+        build.read_live[alias] = ({alias: value}, alias)
+        return alias
+    writer = TryBlocks(build.source, helper, value_name, build.namer)
+    tree = writer.run(clone(build.tree))
+    if writer.changed:
+        build.tree = tree
+        build.source.locals = assigned_names(build.tree)
+    return writer.changed
+
+
+@transform()
 def generators(build: Build) -> bool:
     """A generator of the user's written out where a loop (or list(), sum()...) consumes it:
     its body, with the loop's at each ``yield``."""
@@ -316,6 +359,7 @@ def normalize(build: Build) -> bool:
     A new tree, always."""
     normalizer = build.normalizer = Normalize(build.source, build.namer,
                                               numpy_name=build.imports.numpy())
+    normalizer.foreign.update(build.read_live)
     normalizer.objects = argument_objects(build.tree, build.descriptors)  # (their methods
     normalizer.descriptors = argument_descriptors(build.tree, build.descriptors)  # inlined)
     argument_functions(normalizer, build.tree, build.descriptors,  # (act_loss(x, np.tanh))
@@ -899,6 +943,8 @@ final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
 PIPELINE = [
     Step(validate),
     Step(names),
+    Step(try_blocks),  # (first: its try block's function is the user's code, zips and all)
+    Step(strict_zip),
     Step(generators),
     Step(exits),
     Step(prepare_generated),

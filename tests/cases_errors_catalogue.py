@@ -17,10 +17,11 @@ counter = 0
 
 
 def uses_try(x):
-    try:  # <- here
-        y = x * 2.0
-    except ValueError:
-        y = x
+    y = x * 1.0
+    try:
+        y[0] = 2.0  # <- here
+    except IndexError:
+        pass
     return y
 
 

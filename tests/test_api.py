@@ -181,7 +181,9 @@ def test_stop_gradient():
 
 def test_stages_show_every_pass():
     names = [name for name, _ in s2sad.grad(lambda_free).stages(1.0)]
-    assert names == ["source", "generators", "exits", "prepare_generated", "piecewise",
+    assert names == ["source", "try_blocks", "strict_zip", "generators", "exits",
+                     "prepare_generated",
+                     "piecewise",
                      "desugar", "normalize",
                      "dict_views", "refuse_updates", "real_powers", "reverse",
                      "refuse_unknown_calls", "simplify", "shape_only", "split_dicts",

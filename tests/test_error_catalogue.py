@@ -56,7 +56,8 @@ ARRAY = np.array([1.0, 2.0, 3.0])
 # --- refused syntax: UnsupportedSyntaxError (a SyntaxError) -----------------------------------
 
 SYNTAX = [
-    ("try", C.uses_try, "`try` statement", "Move error handling outside"),
+    ("try", C.uses_try, "`try` block that changes a value in place",
+     "change objects after it, in its `else` block"),
     ("with", C.uses_with, "`with` statement", "explicit call before and after"),
     ("yield", C.uses_yield, "`yield` here", "or return a value"),
     ("yield-from", C.uses_yield_from, "`yield from` here", "as a statement of a generator"),

@@ -44,7 +44,9 @@ from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_
                        extreme_position, list_grad, list_tangent, sum_list_grad,
                        unbroadcast, unbroadcast_product,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
-from ..runtime.structures import added_to, item_or_missing, object_sensitivity, restore_item
+from ..runtime.structures import (added_to, check_zip_lengths, item_or_missing,
+                                  object_sensitivity, restore_item, try_caught,
+                                  zip_lengths)
 from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
                                  recursive_pushforward)
@@ -160,6 +162,8 @@ def checkpoint_tangent_tangent(g, ans, func, args, argnum, h):
 nondifferentiable(bool, shape="scalar")  # `if cond:` on a value read back from a stack
 nondifferentiable(check_real_power)  # (a statement before a power of a Python number)
 nondifferentiable(check_number)  # (a statement before `v /= c` where v may be an array)
+nondifferentiable(check_zip_lengths, zip_lengths)  # (zip(..., strict=True): lengths)
+nondifferentiable(try_caught)  # (which block of a `try` runs: a position)
 nondifferentiable(check_no_function)  # (a function given where a rule has no derivative)
 
 try:  # the memory budget's check (a statement in generated while loops)

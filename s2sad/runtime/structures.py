@@ -628,3 +628,117 @@ def sum_list_grad(g, iterable):
         return [g] * len(iterable)
     xp = array_module(g, iterable)
     return xp.broadcast_to(_to(xp, g), _shape(iterable))
+
+
+def zip_lengths(*iterables) -> tuple:
+    """The lengths of ``zip(*iterables, strict=True)``'s arguments, taken where Python
+    evaluates them (before the statement that reads the ``zip``); ``zip`` raises
+    TypeError for one that is not iterable, and so does this. One with no length (a
+    generator, an iterator) is refused: its length is known only as it is read.
+
+    >>> zip_lengths([1, 2], np.ones(3), range(4), reversed([5, 6]))
+    (2, 3, 4, 2)
+    >>> zip_lengths(1.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: 'float' object is not iterable
+    """
+    from ..errors import UnsupportedSyntaxError
+    lengths = []
+    for value in iterables:
+        iter(value)
+        if hasattr(value, "__len__"):
+            lengths.append(len(value))
+        elif type(value) in (type(reversed([])), type(reversed(()))) or \
+                type(value).__name__ == "reversed":
+            lengths.append(operator.length_hint(value))
+        else:
+            raise UnsupportedSyntaxError(
+                f"zip(..., strict=True) given a {type(value).__name__}, which has no length",
+                hint="Give zip lists, tuples or arrays (`list(...)` of it first).")
+    return tuple(lengths)
+
+
+def check_zip_lengths(lengths: tuple) -> None:
+    """Raise Python's ValueError where ``zip(..., strict=True)``, given arguments of these
+    ``lengths``, is read to its end: the first one exhausted is compared with the others,
+    in order, as CPython does.
+
+    >>> check_zip_lengths((2, 2, 2))
+    >>> check_zip_lengths((2, 3))
+    Traceback (most recent call last):
+    ...
+    ValueError: zip() argument 2 is longer than argument 1
+    >>> check_zip_lengths((3, 3, 2))
+    Traceback (most recent call last):
+    ...
+    ValueError: zip() argument 3 is shorter than arguments 1-2
+    """
+    if not lengths:
+        return
+    common = min(lengths)
+    for i, n in enumerate(lengths):
+        if i and n == common != lengths[0]:
+            which = "argument 1" if i == 1 else f"arguments 1-{i}"
+            raise ValueError(f"zip() argument {i + 1} is shorter than {which}")
+        if lengths[0] == common and n > common:
+            which = "argument 1" if i == 1 else f"arguments 1-{i}"
+            raise ValueError(f"zip() argument {i + 1} is longer than {which}")
+
+
+def try_caught(body, handlers: tuple, *args) -> int:
+    """Run ``body(*args)`` (a ``try`` block that only computes values); the position of
+    the first of ``handlers`` (each an exception class or a tuple of them, as ``except``
+    names them) that catches what it raised, -1 where it raised nothing. An exception
+    no handler names goes on, as Python's does.
+
+    >>> try_caught(lambda a, b: a / b, (ValueError, ZeroDivisionError), 1.0, 0.0)
+    1
+    >>> try_caught(lambda a, b: a / b, (ZeroDivisionError,), 1.0, 2.0)
+    -1
+    """
+    from ..errors import S2sadError
+    try:
+        body(*args)
+    except S2sadError:
+        raise  # (the block's values refused: see plain_values)
+    except BaseException as error:
+        for position, caught in enumerate(handlers):
+            if isinstance(error, caught):
+                return position
+        raise
+    return -1
+
+
+def _plain(value, depth: int = 0) -> bool:
+    if value is None or type(value) in (int, float, complex, bool, str, bytes, range) or \
+            isinstance(value, np.generic) or type(value) is np.ndarray:
+        return True
+    if depth < 8 and type(value) in (list, tuple):
+        return all(_plain(v, depth + 1) for v in value)
+    if depth < 8 and type(value) is dict:
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def plain_values(names: tuple, *values) -> None:
+    """Refuse, where a ``try`` block runs, a method called on one of ``values`` (named
+    ``names``) that is not plain data (a number, a string, an array, lists, tuples and
+    dicts of them): an object's method of that name may change it, and the block runs
+    twice.
+
+    >>> plain_values(("v", "d"), np.ones(2), {"a": [1.0]})
+    >>> plain_values(("v",), object())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.DifferentiationError: s2sad cannot follow a method of 'v' (a object) ...
+    """
+    from ..errors import DifferentiationError
+    for name, value in zip(names, values):
+        if not _plain(value):
+            raise DifferentiationError(
+                f"s2sad cannot follow a method of {name!r} (a {type(value).__name__}) called "
+                "in a `try` block: the block runs twice (once to learn which block runs), "
+                "and the method may change it",
+                hint="Call it before the `try` statement, and compute in the `try` block "
+                     "with its result.")

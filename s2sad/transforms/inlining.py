@@ -410,6 +410,18 @@ class Inlining:
         from .validate import Validate, explicit_returns
         callee = dataclasses.replace(callee, tree=explicit_returns(callee.tree))
         Validate(callee, nested=True).run()
+        from .try_blocks import TryBlocks
+        tries = TryBlocks(callee, _RootHelpers(self.root).helper, self.fixed_name, self.namer)
+        tree = tries.run(clone(callee.tree))
+        if tries.changed:
+            callee = dataclasses.replace(callee, tree=tree)
+        from .strict_zip import StrictZip
+        zips = StrictZip(self.namer, _RootHelpers(self.root).helper,
+                         assigned_names(callee.tree) | {a.id for a in callee.tree.args.args},
+                         callee.is_builtin)
+        tree = zips.run(clone(callee.tree))
+        if zips.changed:
+            callee = dataclasses.replace(callee, tree=tree)
         from .generators import expand_generators
         tree, _ = expand_generators(callee.tree, callee, self.namer)
         numpy_name = _numpy_alias(callee.globals) or self.root.numpy_name

@@ -28,6 +28,12 @@ is read as Python reads it, from the class when the function runs: ``self.lr`` i
 such a class, its ``__init__`` written from its fields; ``P(w=v, b=c)`` is ``P(v, c)``,
 its defaults written out. A method called inside an expression (``acc.add(v) * 2``)
 is first made a statement of its own, and ``layer(h)`` is ``layer.__call__(h)``.
+A method's constant defaults are written out where a call leaves them out; a read-only
+property whose getter returns an expression is that expression where it is read. An
+attribute set by another method (``build()``) or from outside (``c.scale = 2.0``) is
+one more variable where it is set before every read (Python raises AttributeError
+otherwise). A variable given objects of two classes at the function's top level
+(``layer = A(w)``, later ``layer = B(w)``) is one variable per object.
 Anything else is left as it was (refused later).
 
 >>> import gast
@@ -63,26 +69,44 @@ def _name(name: str, store: bool = False):
     return gast.Name(name, gast.Store() if store else gast.Load(), None, None)
 
 
-def _state(methods: dict, shared=frozenset()) -> list | None:
-    """The attributes ``__init__`` sets at its top level, in order; None where a method
-    reads ``self`` otherwise than as one of them or as a class attribute (``shared``),
-    or sets another (a class attribute set through ``self`` would then be the object's)."""
-    init = methods.get("__init__")
-    if init is None:
-        return None
-    state = []
-    for stmt in init.body:
+def _set_at_top(fdef) -> list:
+    """The attributes of ``self`` that ``fdef`` sets at its top level, in order."""
+    me = fdef.args.args[0].id if fdef.args.args else None
+    out = []
+    for stmt in fdef.body:
         if isinstance(stmt, gast.Assign):
             for target in stmt.targets:
                 if isinstance(target, gast.Attribute) and isinstance(target.value, gast.Name) \
-                        and target.value.id == init.args.args[0].id and target.attr not in state:
-                    if target.attr in shared:
-                        return None
-                    state.append(target.attr)
+                        and target.value.id == me and target.attr not in out:
+                    out.append(target.attr)
+    return out
+
+
+def _state(methods: dict, shared=frozenset(), outside=None) -> list | None:
+    """The attributes ``__init__`` sets at its top level, in order, then those another
+    method sets, then those set on an object from outside (``outside``; where None,
+    every attribute a method reads may be); None where a method reads ``self``
+    otherwise than as one of them or as a class attribute (``shared``), or sets one
+    of those (a class attribute set through ``self`` would then be the object's)."""
+    init = methods.get("__init__")
+    if init is None or not init.args.args:
+        return None
+    state = list(_set_at_top(init))
+    for fdef in methods.values():
+        me = fdef.args.args[0].id if fdef.args.args else None
+        for node in trees.walk(fdef):
+            if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+                    node.value.id == me and node.attr not in state and (
+                        not isinstance(node.ctx, gast.Load) or outside is None and
+                        node.attr not in shared):
+                state.append(node.attr)
+    state += [a for a in outside or () if a not in state]
+    if set(state) & set(shared):
+        return None
     for fdef in methods.values():
         args = fdef.args
         if fdef.decorator_list or args.vararg or args.kwarg or args.kwonlyargs or \
-                args.posonlyargs or args.defaults or not args.args:
+                args.posonlyargs or _params(fdef) is None or not args.args:
             return None
         me = args.args[0].id
         for node in trees.walk(fdef):
@@ -101,6 +125,34 @@ def _state(methods: dict, shared=frozenset()) -> list | None:
                for n in trees.walk(fdef) if n is not args.args[0]):
             return None  # (self passed on, returned or compared: an object after all)
     return state
+
+
+def _params(fdef) -> list | None:
+    """``[(name, default)]`` of a method's parameters after ``self`` (``_ABSENT`` where it
+    has no default); None where a default is not a constant of plain data. Python
+    evaluates a default once, where the ``def`` runs: a constant is the same value at each
+    call, so it is written out where the call leaves it out.
+
+    >>> fdef = gast.parse("def f(self, w, b=0.5, k=-2, s=None): pass").body[0]
+    >>> _params(fdef)[1:]
+    [('b', 0.5), ('k', -2), ('s', None)]
+    >>> _params(gast.parse("def f(self, w=[]): pass").body[0]) is None
+    True
+    """
+    args = fdef.args.args[1:]
+    values = []
+    for default in fdef.args.defaults:
+        negative = isinstance(default, gast.UnaryOp) and isinstance(default.op, gast.USub)
+        if negative:
+            default = default.operand
+        if not isinstance(default, gast.Constant) or not _data(default.value) or \
+                negative and type(default.value) not in (int, float):
+            return None
+        values.append(-default.value if negative else default.value)
+    if len(values) > len(args):
+        return None
+    return [(a.id, _ABSENT) for a in args[:len(args) - len(values)]] + \
+        [(a.id, v) for a, v in zip(args[len(args) - len(values):], values)]
 
 
 def _data(value) -> bool:
@@ -164,8 +216,10 @@ def class_methods(cls) -> dict | None:
     made = set() if fields is None else _DATACLASS
     shared = class_data(cls) - {n for n, _ in fields or ()}
     defaults = {n for n, d in fields or () if d is not _ABSENT}
+    getters = {name for name, value in vars(cls).items() if isinstance(value, property) and
+               value.fset is None and value.fdel is None and inspect.isfunction(value.fget)}
     if any(name not in _ALLOWED and name not in shared and name not in made and
-           name not in defaults and not inspect.isfunction(value)
+           name not in defaults and name not in getters and not inspect.isfunction(value)
            for name, value in vars(cls).items()):
         return None
     try:
@@ -179,9 +233,14 @@ def class_methods(cls) -> dict | None:
     if not isinstance(tree, gast.ClassDef) or tree.keywords or \
             len(tree.decorator_list) != (fields is not None):
         return None  # (a dataclass: its one decorator, the dataclass)
-    methods = {}
+    methods, properties = {}, {}
     for stmt in tree.body:
-        if isinstance(stmt, gast.FunctionDef):
+        if isinstance(stmt, gast.FunctionDef) and stmt.name in getters:
+            got = _getter(stmt)
+            if got is None:
+                return None
+            properties[stmt.name] = got
+        elif isinstance(stmt, gast.FunctionDef):
             methods[stmt.name] = stmt
             stmt.source_file, stmt.class_line = filename, first
         elif fields is not None and isinstance(stmt, gast.AnnAssign) and \
@@ -197,9 +256,91 @@ def class_methods(cls) -> dict | None:
             return None
         methods["__init__"] = gast.copy_location(_dataclass_init(fields), tree)
     if set(methods) != {n for n, v in vars(cls).items() if inspect.isfunction(v) and
-                        (fields is None or n not in _DATACLASS or n == "__init__")}:
+                        (fields is None or n not in _DATACLASS or n == "__init__")} or \
+            set(properties) != getters:
         return None
-    return methods if _state(methods, shared) is not None else None
+    for _ in range(len(properties) + 1):  # (a getter reading another: inlined in turn)
+        for name, (me, value) in list(properties.items()):
+            properties[name] = (me, _Getters(properties, {me}).visit(value))
+    if any(_Getters(properties, set()).reads(value) for _, value in properties.values()):
+        return None  # (getters reading each other in a cycle)
+    for fdef in methods.values():
+        if fdef.args.args and any(
+                isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and
+                n.value.id == fdef.args.args[0].id and n.attr in properties and
+                not isinstance(n.ctx, gast.Load) for n in trees.walk(fdef)):
+            return None  # (a property without a setter: Python raises AttributeError)
+        if fdef.args.args:
+            inline = _Getters(properties, {fdef.args.args[0].id})
+            fdef.body = [inline.visit(stmt) for stmt in fdef.body]
+    if properties:
+        methods = _Methods(methods)
+        methods.properties = properties
+    return methods if _state(methods, shared, None) is not None else None
+
+
+class _Methods(dict):
+    """A class's methods, with ``properties``: ``{name: (self's name, the getter's
+    expression)}``, its read-only properties whose getter only returns a value."""
+
+
+def _getter(fdef):
+    """``(self's name, e)`` of ``@property def p(self): return e`` (a docstring before it
+    allowed), else None."""
+    body = fdef.body[1:] if fdef.body and isinstance(fdef.body[0], gast.Expr) and \
+        isinstance(fdef.body[0].value, gast.Constant) else fdef.body
+    args = fdef.args
+    if len(fdef.decorator_list) != 1 or not isinstance(fdef.decorator_list[0], gast.Name) or \
+            fdef.decorator_list[0].id != "property" or len(args.args) != 1 or args.vararg or \
+            args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults or \
+            len(body) != 1 or not isinstance(body[0], gast.Return) or body[0].value is None:
+        return None
+    value = body[0].value
+    if any(isinstance(n, (gast.Lambda, gast.Yield, gast.YieldFrom, gast.NamedExpr,
+                          gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp))
+           for n in trees.walk(value)):
+        return None  # (a scope of its own: its names are not the method's)
+    return args.args[0].id, value
+
+
+class _Getters(trees.Transformer):
+    """``me.p`` (read) as the getter's expression of the property ``p``, its ``self``
+    read as ``me``: Python runs the getter where the attribute is read, and it returns
+    that expression's value.
+
+    >>> getters = {"scale": ("s", gast.parse("s.w * 2.0", mode="eval").body)}
+    >>> tree = gast.parse("y = layer.scale * h + layer.b")
+    >>> print(gast.unparse(_Getters(getters, {"layer"}).visit(tree)).strip())
+    y = layer.w * 2.0 * h + layer.b
+    """
+
+    def __init__(self, properties: dict, names: set):
+        self.properties, self.names = properties, names
+
+    def reads(self, node) -> bool:
+        return any(isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and
+                   n.attr in self.properties and n.value.id == self.properties[n.attr][0]
+                   for n in trees.walk(node))
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id in self.names and \
+                node.attr in self.properties and isinstance(node.ctx, gast.Load):
+            me, value = self.properties[node.attr]
+            value = trees.clone(value)
+            for n in trees.walk(value):
+                if isinstance(n, gast.Name) and n.id == me:
+                    n.id = node.value.id
+            for n in trees.walk(value):  # (at the line that reads it)
+                if isinstance(n, (gast.expr, gast.Slice)):
+                    gast.copy_location(n, node)
+            return value
+        return self.generic_visit(node)
+
+    def visit_FunctionDef(self, node):
+        return node  # (its own scope: its names may be others)
+
+    def visit_Lambda(self, node):
+        return node
 
 
 class _SelfAsVariables(trees.Transformer):
@@ -234,9 +375,16 @@ def _returns(body) -> bool:
 
 
 def _as_function(cls_name: str, fdef, state: list):
-    """The method ``fdef`` as a function of the attributes and its arguments."""
+    """The method ``fdef`` as a function of the attributes and its arguments; ``__init__``
+    gives those it does not set at its top level None (no method reads it before one
+    sets it: :func:`_set_before_read`)."""
     me = fdef.args.args[0].id
     body = [_SelfAsVariables(me, state, cls_name).visit(trees.clone(s)) for s in fdef.body]
+    if fdef.name == "__init__":
+        early = _set_at_top(fdef)
+        body = [trees.located(gast.Assign([_name(f"self__{a}", True)],
+                                          gast.Constant(None, None), None), fdef.body[0])
+                for a in state if a not in early] + body
     end = gast.Return(gast.Tuple([_name(f"self__{a}") for a in state] +
                                  [gast.Constant(None, None)], gast.Load()))
     params = ([] if fdef.name == "__init__" else
@@ -265,12 +413,23 @@ class ObjectsAsVariables(trees.Transformer):
         self.shared = shared or {}  # class name -> its class attributes of data
         self.is_function = is_function  # (a value that may be a function: kept an object's)
         self.changed = False
+        self.renamed = {}  # layer_2 -> layer: a variable's second object (_one_class_each)
         self.shown = {}  # acc__total -> acc.total: the names in errors (FunctionSource.shown)
 
     def visit_FunctionDef(self, node):
         if any(isinstance(n, (gast.Try, gast.With)) for n in trees.walk(node)):
             return node  # (statements in blocks this pass does not walk)
         node.body = self._branches(node.body)
+        self._one_class_each(node)
+        self._defaults_written(node, {})  # (Layer(w, b=v): Layer(w, v), made here now)
+        for var, places in self._made(node).items():
+            stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
+                      n.id == var and not isinstance(n.ctx, gast.Load)]
+            if len({cls for _, cls in places}) != 1 or len(stores) != len(places):
+                continue  # (a parameter, or a variable given something else too)
+            properties = getattr(self.classes[places[0][1]], "properties", None)
+            if properties:
+                node.body = [_Getters(properties, {var}).visit(stmt) for stmt in node.body]
         for call in trees.walk(node):
             if isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and \
                     call.func.id in self.fields:
@@ -285,9 +444,20 @@ class ObjectsAsVariables(trees.Transformer):
                     "__call__" in methods.get(call.func.id, ()):
                 call.func = gast.copy_location(gast.Attribute(
                     call.func, "__call__", gast.Load()), call.func)
+        self._defaults_written(node, self._made(node))  # (layer.f(h, k=2): its arguments)
         node.body = _Hoisting(methods).body(node.body)
         made = self._made(node)
         objects = {}
+        outside = {}  # class name -> the attributes set on its objects here (c.scale = 2.0)
+        for var, places in made.items():
+            if len({cls for _, cls in places}) == 1:
+                outside.setdefault(places[0][1], []).extend(
+                    n.attr for n in trees.walk(node) if isinstance(n, gast.Attribute) and
+                    isinstance(n.value, gast.Name) and n.value.id == var and
+                    not isinstance(n.ctx, gast.Load))
+        states = {cls: _state(self.classes[cls], self.shared.get(cls, frozenset()), attrs)
+                  if not set(attrs) & set(getattr(self.classes[cls], "properties", ()))
+                  else None for cls, attrs in outside.items()}  # (a property set: raises)
         for var, places in made.items():
             stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
                       n.id == var and not isinstance(n.ctx, gast.Load)]
@@ -295,7 +465,9 @@ class ObjectsAsVariables(trees.Transformer):
                 continue  # (every value it is given: an object of one class, made here)
             cls = places[0][1]
             methods = self.classes[cls]
-            state = _state(methods, self.shared.get(cls, frozenset()))
+            state = states.get(cls)
+            if state is None or not _set_before_read(node, var, cls, methods, state):
+                continue
             given = [a for stmt, _ in places for a in stmt.value.args] + [
                 n.value for n in trees.walk(node) if isinstance(n, gast.Assign) and any(
                     isinstance(t, gast.Attribute) and isinstance(t.value, gast.Name) and
@@ -317,7 +489,8 @@ class ObjectsAsVariables(trees.Transformer):
             return node
         self.changed = True
         for var, (_, _, state, _) in objects.items():
-            self.shown.update({f"{var}__{a}": f"{var}.{a}" for a in state})
+            shown = self.renamed.get(var, var)
+            self.shown.update({f"{var}__{a}": f"{shown}.{a}" for a in state})
             self.shown.update({f"self__{a}": f"self.{a}" for a in state})
         defs, wanted = [], set()
         for var, (cls, _, state, _) in objects.items():
@@ -329,6 +502,72 @@ class ObjectsAsVariables(trees.Transformer):
         counter = iter(range(10 ** 6))
         node.body = defs + [self._statement(s, objects, counter) for s in node.body]
         return node
+
+    def _defaults_written(self, node, made) -> None:
+        """``Layer(w)`` as ``Layer(w, 0.0)``, ``layer.f(h, k=2)`` as ``layer.f(h, 2)``:
+        a method's constant defaults written out, its keywords put in place, where
+        that evaluates the arguments in the same order (:func:`_by_position`)."""
+        stores = {}
+        for n in trees.walk(node):
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        classes = {var: places[0][1] for var, places in made.items()
+                   if len({cls for _, cls in places}) == 1 and stores.get(var) == len(places)}
+        for call in trees.walk(node):
+            if not isinstance(call, gast.Call):
+                continue
+            if isinstance(call.func, gast.Name) and call.func.id in self.classes and \
+                    call.func.id not in self.fields:
+                method = self.classes[call.func.id].get("__init__")
+            elif isinstance(call.func, gast.Attribute) and \
+                    isinstance(call.func.value, gast.Name) and \
+                    call.func.value.id in classes and call.func.attr != "__init__":
+                method = self.classes[classes[call.func.value.id]].get(call.func.attr)
+            else:
+                continue
+            params = _params(method) if method is not None else None
+            if params is not None and (call.keywords or len(call.args) < len(params)):
+                _by_position(call, params)
+
+    def _one_class_each(self, node) -> None:
+        """``layer = A(w)``, ... then ``layer = B(w)``, ...: each object its own variable
+        from where it is made on (``layer``, then ``layer_2``), where every value the
+        variable is given is an object made at the function's top level and nothing reads
+        it later than Python would (no nested ``def`` or lambda names it). Python's
+        ``layer`` between the two is the first object, after them the second: the same."""
+        made = self._made(node)
+        taken = {n.id for n in trees.walk(node) if isinstance(n, gast.Name)}
+        late = {n.id for f in trees.walk(node) if isinstance(f, (gast.Lambda, gast.FunctionDef))
+                and f is not node for n in trees.walk(f) if isinstance(n, gast.Name)}
+        params = {a.id for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
+        top = {id(stmt): i for i, stmt in enumerate(node.body)}
+        for var, places in made.items():
+            stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
+                      n.id == var and not isinstance(n.ctx, gast.Load)]
+            if len({cls for _, cls in places}) == 1 or len(stores) != len(places) or \
+                    var in late or var in params or \
+                    any(id(stmt) not in top for stmt, _ in places):
+                continue
+            starts = [top[id(stmt)] for stmt, _ in places]
+            names = [var]
+            for _ in places[1:]:
+                k = len(names) + 1
+                while f"{var}_{k}" in taken or any(n.startswith(f"{var}_{k}__") for n in taken):
+                    k += 1
+                names.append(f"{var}_{k}")
+                taken.add(names[-1])
+            for k, start in enumerate(starts[1:], 1):
+                end = starts[k + 1] if k + 1 < len(starts) else len(node.body)
+                stmt = node.body[start]
+                stmt.targets[0].id = names[k]
+                later = node.body[start + 1:end]
+                if end < len(node.body):  # (the next object's arguments read this one)
+                    later = later + [node.body[end].value]
+                for n in (n for stmt in later for n in trees.walk(stmt)):
+                    if isinstance(n, gast.Name) and n.id == var:
+                        n.id = names[k]
+                self.renamed[names[k]] = var
+                self.shown[names[k]] = var
 
     def _made(self, node) -> dict:
         """``{variable: [(statement, class name)]}``: the statements that give it an object
@@ -432,6 +671,109 @@ class ObjectsAsVariables(trees.Transformer):
                              gast.Store())
         out = gast.Assign([targets], gast.Call(_name(name), given, []), None)
         return trees.located(out, stmt)
+
+
+def _late_reads(node, me: str, late) -> set:
+    """The attributes of ``late`` read as ``me.attr`` in ``node``."""
+    return {n.attr for n in trees.walk(node) if isinstance(n, gast.Attribute) and
+            isinstance(n.value, gast.Name) and n.value.id == me and n.attr in late and
+            isinstance(n.ctx, gast.Load)}
+
+
+def _sets_and_needs(fdef, late) -> tuple:
+    """``(sets, needs)`` of a method: the attributes of ``late`` it sets at its top level
+    on every path (before any ``return``), and those it reads before it sets them."""
+    me = fdef.args.args[0].id
+    known, needs, ended = set(), set(), False
+    for stmt in fdef.body:
+        value = stmt.value if isinstance(stmt, (gast.Assign, gast.AugAssign)) else stmt
+        needs |= _late_reads(value, me, late) - known
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Attribute) and \
+                stmt.target.attr in late and stmt.target.attr not in known:
+            needs.add(stmt.target.attr)
+        if isinstance(stmt, gast.Assign):
+            for target in stmt.targets:
+                needs |= _late_reads(target, me, late) - known
+        ended = ended or any(isinstance(n, gast.Return) for n in trees.walk(stmt))
+        if isinstance(stmt, gast.Assign) and not ended:
+            known |= {t.attr for t in stmt.targets if isinstance(t, gast.Attribute) and
+                      isinstance(t.value, gast.Name) and t.value.id == me and t.attr in late}
+    return known, needs
+
+
+def _set_before_read(fdef, var, cls, methods, state) -> bool:
+    """Is every attribute of ``var`` (an object of ``cls``) that ``__init__`` does not set
+    (``build()`` sets ``self.b``, the function ``c.scale = 2.0``) set before it is read,
+    on every path? Python raises AttributeError where not; s2sad then leaves the object
+    as it is (refused). Sets in a branch count where both branches set."""
+    late = set(state) - set(_set_at_top(methods["__init__"]))
+    if not late:
+        return True
+    effects = {name: _sets_and_needs(m, late) for name, m in methods.items()}
+    if effects["__init__"][1]:
+        return False
+
+    def reads(node) -> set:
+        return _late_reads(node, var, late)
+
+    def block(stmts, known):
+        for stmt in stmts:
+            if known is None:
+                return None
+            known = stmt_(stmt, known)
+        return known
+
+    def stmt_(stmt, known):
+        if any(isinstance(n, (gast.FunctionDef, gast.Lambda)) and reads(n)
+               for n in trees.walk(stmt)):
+            return None  # (read when it is called)
+        value = getattr(stmt, "value", None)
+        if isinstance(stmt, gast.Assign) and isinstance(value, gast.Call) and \
+                len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) and \
+                stmt.targets[0].id == var and isinstance(value.func, gast.Name) and \
+                value.func.id == cls:
+            return set() if reads(value) <= known else None  # (a new object)
+        if isinstance(stmt, (gast.Assign, gast.Expr)) and isinstance(value, gast.Call) and \
+                isinstance(value.func, gast.Attribute) and \
+                isinstance(value.func.value, gast.Name) and value.func.value.id == var and \
+                value.func.attr in effects:
+            sets, needs = effects[value.func.attr]
+            targets = stmt.targets if isinstance(stmt, gast.Assign) else []
+            if not reads(value) | needs | reads(gast.Tuple(targets, gast.Load())) <= known:
+                return None
+            return known | sets
+        if isinstance(stmt, gast.If):
+            if not reads(stmt.test) <= known:
+                return None
+            body, orelse = block(stmt.body, set(known)), block(stmt.orelse, set(known))
+            return None if body is None or orelse is None else body & orelse
+        if isinstance(stmt, (gast.For, gast.While)):
+            head = stmt.iter if isinstance(stmt, gast.For) else stmt.test
+            if not reads(head) <= known or isinstance(stmt, gast.For) and reads(stmt.target):
+                return None
+            first = block(stmt.body, set(known))
+            again = first is not None and block(stmt.body, known & first)
+            if first is None or again is None or block(stmt.orelse, known & first) is None:
+                return None
+            return known & first
+        if isinstance(stmt, (gast.Assign, gast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+            if not reads(value) <= known:
+                return None
+            if isinstance(stmt, gast.AugAssign) and not reads(
+                    gast.Attribute(stmt.target.value, stmt.target.attr, gast.Load())
+                    if isinstance(stmt.target, gast.Attribute) else stmt.target) <= known:
+                return None
+            for target in targets:
+                if isinstance(target, gast.Attribute) and isinstance(target.value, gast.Name) \
+                        and target.value.id == var:
+                    known = known | {target.attr}
+                elif not reads(target) <= known:
+                    return None
+            return known
+        return known if reads(stmt) <= known else None
+
+    return block(fdef.body, set()) is not None
 
 
 def _read_only(node) -> bool:

@@ -33,7 +33,6 @@ from ..codegen import unparse
 
 # construct -> (what to call it, what to do instead)
 _STATEMENTS = {
-    gast.Try: ("a `try` statement", "Move error handling outside the differentiated function."),
     gast.With: ("a `with` statement", "Use an explicit call before and after the block instead "
                 "of `with`."),
     gast.AsyncWith: ("an `async with` statement", "Differentiate synchronous code."),
@@ -50,6 +49,9 @@ _STATEMENTS = {
     gast.ImportFrom: ("an `import` inside the function", "Import at module level."),
     gast.Match: ("a `match` statement", "Use vectorized NumPy operations."),
 }
+if hasattr(gast, "TryStar"):
+    _STATEMENTS[gast.TryStar] = ("`try` with `except*`", "Move error handling outside the "
+                                 "differentiated function.")
 
 _EXPRESSIONS = {
     gast.SetComp: ("a set comprehension", "Use vectorized NumPy operations instead."),
@@ -76,6 +78,9 @@ def _always_returns(block) -> bool:
     if isinstance(last, gast.While) and isinstance(last.test, gast.Constant) and \
             bool(last.test.value) and not trees.breaks_own_loop(last.body):
         return True  # `while True:` without `break` ends only by `return`
+    if isinstance(last, gast.Try):  # (a try block that returns, or its else; each handler)
+        return (_always_returns(last.body) or _always_returns(last.orelse)) and \
+            all(_always_returns(h.body) for h in last.handlers)
     return isinstance(last, gast.If) and _always_returns(last.body) and \
         _always_returns(last.orelse)
 
@@ -161,6 +166,16 @@ class Validate(trees.Visitor):
             what, hint = _EXPRESSIONS[kind]
             raise self.source.syntax_error(what, node, hint)
         super().generic_visit(node)
+
+    def visit_Try(self, node):
+        from .try_blocks import refusal
+        tree = self.source.tree
+        found = refusal(node, self.source.resolve, tree, {
+            s.name: s for s in tree.body if isinstance(s, gast.FunctionDef)})
+        if found is not None:
+            what, hint, where = found
+            raise self.source.syntax_error(what, where, hint)
+        self.generic_visit(node)
 
     def _check_lambda(self, stmt):
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
