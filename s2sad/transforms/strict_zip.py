@@ -39,12 +39,19 @@ from __future__ import annotations
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 from ..runtime.structures import check_zip_lengths, zip_lengths
 
 # builtins that read their first argument to its end
-_WHOLE = {"list", "tuple", "dict", "sorted", "sum", "min", "max", "set", "frozenset"}
 _COMPREHENSIONS = (gast.ListComp, gast.DictComp, gast.SetComp)
+
+
+def _whole(name: str) -> bool:
+    """Does the builtin ``name`` read an iterable to its end (the registry's ``whole``:
+    ``list``, ``sum``, ``sorted``)?"""
+    import builtins
+    found = registry.facts(getattr(builtins, name, None))
+    return found is not None and found.whole
 
 
 class StrictZip(trees.Transformer):
@@ -106,7 +113,8 @@ class StrictZip(trees.Transformer):
         ``sum(f(a) for a in zip(...))``, ``[... for a, b in zip(...)]``."""
         if isinstance(value, _COMPREHENSIONS):
             return self._read_whole(value.generators[0].iter)
-        if any(self._builtin(value, name) for name in _WHOLE) and value.args and \
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+                self._builtin(value, value.func.id) and _whole(value.func.id) and value.args and \
                 not any(isinstance(a, gast.Starred) for a in value.args):
             first = value.args[0]
             if isinstance(first, (gast.GeneratorExp,) + _COMPREHENSIONS):

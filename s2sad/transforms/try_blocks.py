@@ -47,19 +47,35 @@ import numpy as np
 from .. import registry, trees
 from ..runtime.structures import try_caught
 
-_PURE_BUILTINS = {builtins.abs, builtins.float, builtins.int, builtins.bool, builtins.complex,
-                  builtins.len, builtins.min, builtins.max, builtins.sum, builtins.round,
-                  builtins.pow, builtins.range, builtins.list, builtins.tuple, builtins.dict,
-                  builtins.zip, builtins.enumerate, builtins.reversed, builtins.sorted,
-                  builtins.isinstance, builtins.str, builtins.divmod, builtins.any,
-                  builtins.all, builtins.repr, builtins.format, builtins.hash}
-# methods of a value that read it only (an array's are NumPy functions: desugar's table)
-_READING_METHODS = {"copy", "item", "tolist", "get", "keys", "values", "items", "index",
-                    "count", "astype", "conjugate", "conj", "startswith", "endswith"}
 _IN_PLACE = "a `try` block that changes a value in place (it runs twice: to learn which " \
     "block runs, then differentiated)"
 _IN_PLACE_HINT = "Compute new values into names in the `try` block (`y = x / d`), and " \
     "change objects after it, in its `else` block."
+
+
+def _repeatable_builtin(func) -> bool:
+    """Does the builtin ``func`` give the same value when called again, changing nothing?
+    The registry's facts: one that computes with numbers (``pure``: ``len``, ``float``),
+    converts, or reads a container (``whole``, ``sequence``: ``list``, ``sorted``;
+    ``no_attributes``: ``zip``); not ``print``, nor one calling a function it is given
+    (``map``). A generator read twice is refused on its own."""
+    found = registry.facts(func)
+    return found is not None and not found.mutates and not found.hidden_state and \
+        not found.calls and not found.iterator and (
+            found.pure or found.whole or found.sequence or found.no_attributes or
+            found.converts or bool(found.number))
+
+
+def _reading_method(name: str, given: int) -> bool:
+    """Does a method of that name only read its receiver, on each container or array that
+    has one (the registry's facts: ``dict.get``, ``np.ndarray.copy``), given ``given``
+    positional arguments (``a.sum(0, None, b)`` writes ``b``)?"""
+    methods = [getattr(owner, name) for owner in (list, dict, tuple, np.ndarray)
+               if hasattr(owner, name)]
+    found = [registry.facts(m) for m in methods]
+    return bool(methods) and all(
+        f is not None and not f.hidden_state and not f.iterator and not any(
+            isinstance(m, int) and m <= given for m in f.mutates) for f in found)
 
 
 def _written_first(stmts) -> set:
@@ -187,20 +203,18 @@ class _Purity:
             from .desugar import array_function  # by position: a.sum(0, None, b))
             if not isinstance(call.func, gast.Attribute):
                 return False
-            if call.func.attr in _READING_METHODS:
-                return True
             name = array_function(call.func.attr)
             try:
                 params = list(inspect.signature(getattr(np, name)).parameters)
             except (AttributeError, TypeError, ValueError):
-                return False
+                return _reading_method(call.func.attr, len(call.args))
             return "out" not in params or len(call.args) < params.index("out")
         if isinstance(value, gast.FunctionDef):
             return False  # (a def of the function's: not a value the try block's function
             # can read; refused with its own advice)
         try:
-            if value in _PURE_BUILTINS:
-                return True
+            if getattr(builtins, getattr(value, "__name__", ""), None) is value:
+                return _repeatable_builtin(value)
         except TypeError:  # (unhashable)
             return False
         module = getattr(value, "__module__", None) or ""
