@@ -1,0 +1,106 @@
+"""Findings of the s32 adversarial pass over the rules (dtypes, indexing, reductions,
+shape functions, SciPy), each checked against float64 central differences, with the test
+that fails without its fix:
+
+* ``np.linalg.pinv(a, rcond=...)`` (or ``rtol=``) dropping a singular value that is not
+  rounding (0.2 of [3, 1, 0.2], ``rcond=0.1``): the rules take the derivative where the
+  rank does not change, with ``a`` itself where NumPy inverts its truncation. A silently
+  wrong gradient (0.3866 for 0.3557), tangent and Hessian. Refused where the line runs
+  now (``pinv_cut_checked``); a cut that drops nothing, or only rounding, is as before.
+  ``np.linalg.lstsq(a, b, rcond=...)`` cuts the same way: its gradient was NaN (the rank
+  taken as lost) where the function is smooth; refused as well.
+"""
+
+import numpy as np
+import pytest
+from test_higher_order import central_differences
+
+import s2sad
+from s2sad.errors import NoDerivativeError
+
+_U = np.linalg.qr(np.random.default_rng(8).standard_normal((3, 3)))[0]
+_V = np.linalg.qr(np.random.default_rng(9).standard_normal((3, 3)))[0]
+A = _U @ np.diag([3.0, 1.0, 0.2]) @ _V.T  # singular values 3, 1 and 0.2
+WEIGHTS = np.random.default_rng(10).standard_normal((3, 3))
+B = np.array([0.3, -1.2, 0.8])
+V = np.random.default_rng(11).standard_normal((3, 3))
+
+
+def check_all_orders(f, x):
+    """grad, jvp and hvp of ``f`` at ``x`` against central differences."""
+    want = central_differences(f, (x,), 0)
+    for opt in (True, False):
+        np.testing.assert_allclose(s2sad.grad(f, optimize=opt)(x.copy()), want,
+                                   rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(s2sad.jvp(f)(x.copy())[1](V), np.sum(want * V),
+                               rtol=1e-6, atol=1e-7)
+    g = s2sad.grad(f)
+    hv = (g(x + 1e-6 * V) - g(x - 1e-6 * V)) / 2e-6
+    np.testing.assert_allclose(s2sad.hvp(f)(x.copy(), V), hv, rtol=1e-4, atol=1e-5)
+
+
+# --- a pseudo-inverse whose cut drops a singular value ------------------------------------
+
+
+def pinv_rcond_cut(x):
+    return np.sum(np.linalg.pinv(x, rcond=0.1) * WEIGHTS)
+
+
+def pinv_rtol_cut(x):
+    return np.sum(np.linalg.pinv(x, rtol=0.1) * WEIGHTS)
+
+
+def pinv_hermitian_cut(x):  # eigenvalues of x + x^T: one of them is cut
+    return np.sum(np.linalg.pinv(x + x.T, rcond=0.9, hermitian=True) * WEIGHTS)
+
+
+def pinv_complex_cut(x):
+    return np.sum(np.real(np.linalg.pinv(x * (1.0 + 0.5j), rcond=0.1)) * WEIGHTS)
+
+
+def lstsq_rcond_cut(x):
+    return np.sum(np.linalg.lstsq(x, B, rcond=0.1)[0] * WEIGHTS[0])
+
+
+@pytest.mark.parametrize("f", [pinv_rcond_cut, pinv_rtol_cut, pinv_hermitian_cut,
+                               pinv_complex_cut, lstsq_rcond_cut])
+def test_a_pseudo_inverse_that_drops_a_singular_value_is_refused(f):
+    # (pinv_rcond_cut: 0.3866 for 0.3557 in its first entry; lstsq_rcond_cut: NaN)
+    want = central_differences(f, (A,), 0)
+    assert np.all(np.isfinite(want))  # the function is smooth there
+    with pytest.raises(NoDerivativeError, match="drops a singular value"):
+        s2sad.grad(f)(A.copy())
+    with pytest.raises(NoDerivativeError, match="drops a singular value"):
+        s2sad.jvp(f)(A.copy())[1](V)
+    with pytest.raises(NoDerivativeError, match="drops a singular value"):
+        s2sad.hvp(f)(A.copy(), V)
+
+
+def pinv_rcond_kept(x):  # 0.01 * 3 drops nothing
+    return np.sum(np.linalg.pinv(x, rcond=0.01) * WEIGHTS)
+
+
+def pinv_rcond_array(x):
+    return np.sum(np.linalg.pinv(np.stack([x, x.T * 2.0]), rcond=np.array([0.01, 0.02])) *
+                  WEIGHTS)
+
+
+def lstsq_rcond_kept(x):
+    return np.sum(np.linalg.lstsq(x, B, rcond=0.01)[0] * WEIGHTS[0]) + \
+        np.sum(np.linalg.lstsq(x, B, rcond=-1)[0] ** 2)
+
+
+@pytest.mark.parametrize("f", [pinv_rcond_kept, pinv_rcond_array, lstsq_rcond_kept])
+def test_a_pseudo_inverse_whose_cut_drops_nothing(f):
+    check_all_orders(f, A)
+
+
+def pinv_of_rank_one(x):  # NumPy's default cut drops rounding: the rank stays 1
+    return np.sum(np.linalg.pinv(np.outer(x[0], x[1]), rcond=1e-10) * WEIGHTS)
+
+
+def test_a_cut_of_rounding_is_not_refused():
+    x = A[:2]
+    g = s2sad.grad(pinv_of_rank_one)(x.copy())
+    np.testing.assert_allclose(g, central_differences(pinv_of_rank_one, (x,), 0),
+                               rtol=1e-5, atol=1e-6)
