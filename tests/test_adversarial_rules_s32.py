@@ -14,6 +14,13 @@ that fails without its fix:
   default: all axes) stood for the 2-d transforms' own default, the last two. A silently
   wrong gradient (9.95 for 5.53 in ``fft2``'s first entry); the tangent was right (the
   transform itself). Each 2-d transform has its rule now, with NumPy's default.
+* Rules whose parameters were not NumPy's, in order: ``np.average(a, axis, weights,
+  returned)`` took a fourth positional argument as ``keepdims`` (NumPy's is keyword-only),
+  so ``np.average(x, 0, w, True)`` (``returned``: the average and the weights' sum) gave
+  a silently wrong gradient (0.75 for 1.5; a TypeError without the optimizer);
+  ``np.linspace(a, b, n, True, True)`` took ``retstep`` as ``dtype`` (a ValueError).
+  Each rule has NumPy's parameters now; ``returned=True`` and ``retstep=True``, which
+  return a pair, are refused at their line (given by keyword, they already were).
 """
 
 import numpy as np
@@ -151,3 +158,49 @@ def fft2_axes_given(x):  # the axes written out (as before)
 def test_a_2d_transform_of_more_dimensions(f):
     # (fft2_of_3d: 9.95 for 5.53 in its first entry)
     check_all_orders(f, X3)
+
+
+# --- a rule's parameters in NumPy's order ----------------------------------------------------
+
+XP = np.array([[0.3, -1.2, 0.8], [1.1, 0.4, -0.6]])
+K3 = np.array([1.0, 2.0, 3.0])
+
+
+def average_returned_by_position(x):
+    a, s = np.average(x, 0, np.array([1.0, 3.0]), True)
+    return np.sum(a * K3) + np.sum(s)
+
+
+def average_weights_returned_by_position(x):
+    a, s = np.average(K3, 0, x[0] ** 2 + 0.5, True)
+    return a * s
+
+
+def linspace_retstep_by_position(x):
+    v, step = np.linspace(x[0, 0], x[0, 1], 4, True, True)
+    return np.sum(v * np.arange(4.0)) + step ** 2
+
+
+@pytest.mark.parametrize("f", [average_returned_by_position,
+                               average_weights_returned_by_position,
+                               linspace_retstep_by_position])
+def test_a_pair_returned_by_a_positional_flag_is_refused(f):
+    # (average_returned_by_position: 0.75 for 1.5; linspace_retstep_by_position: ValueError)
+    assert np.all(np.isfinite(central_differences(f, (XP,), 0)))
+    for make in (s2sad.grad, s2sad.jvp):
+        with pytest.raises(NoDerivativeError, match="not True"):
+            make(f)(XP.copy())
+
+
+def average_by_position(x):  # returned=False written out, keepdims by keyword
+    return np.sum(np.average(x, 1, K3, False, keepdims=True) * x) + \
+        np.sum(np.average(K3, 0, x[1] ** 2 + 0.5, False))
+
+
+def linspace_by_position(x):
+    return np.sum(np.linspace(x[0, 0], x[0, 1], 4, False, False, None, 0) * np.arange(4.0))
+
+
+@pytest.mark.parametrize("f", [average_by_position, linspace_by_position])
+def test_numpy_parameters_by_position(f):
+    check_all_orders(f, XP)
