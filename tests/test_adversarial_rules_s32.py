@@ -21,6 +21,11 @@ that fails without its fix:
   ``np.linspace(a, b, n, True, True)`` took ``retstep`` as ``dtype`` (a ValueError).
   Each rule has NumPy's parameters now; ``returned=True`` and ``retstep=True``, which
   return a pair, are refused at their line (given by keyword, they already were).
+* The tangent of ``np.pad(x, w, constant_values=(x[1, 1], 0.5))`` or of values per axis
+  (``((x[0, 0], 2.0), (1.0, 3.0))``): a pair
+  of constants has the tangent 0.0, and ``np.pad`` took ``((d, 0.0), 0.0)`` for its
+  values (a ValueError, invalid shape). The pairs are broadcast together now; the
+  gradient of values given per axis is refused, as it was.
 """
 
 import numpy as np
@@ -204,3 +209,27 @@ def linspace_by_position(x):
 @pytest.mark.parametrize("f", [average_by_position, linspace_by_position])
 def test_numpy_parameters_by_position(f):
     check_all_orders(f, XP)
+
+
+# --- the tangent of np.pad's constant values given per axis --------------------------------
+
+
+def pad_values_per_axis(x):
+    return np.sum(np.pad(x, ((2, 1), (1, 2)), constant_values=((x[0, 0], 2.0), (1.0, x[1, 2]))) **
+                  2 * np.arange(30.0).reshape(5, 6))
+
+
+def pad_values_one_pair(x):
+    return np.sum(np.pad(x, 1, constant_values=(x[1, 1] ** 2, 0.5)) * np.arange(20.0).reshape(4, 5))
+
+
+@pytest.mark.parametrize("f", [pad_values_per_axis, pad_values_one_pair])
+def test_the_tangent_of_pad_values_per_axis(f):
+    # (pad_values_per_axis: ValueError, invalid shape in fixed-type tuple)
+    v = np.random.default_rng(15).standard_normal(XP.shape)
+    value, push = s2sad.jvp(f)(XP.copy())
+    assert value == pytest.approx(f(XP), rel=1e-12)
+    np.testing.assert_allclose(push(v), np.sum(central_differences(f, (XP,), 0) * v),
+                               rtol=1e-6, atol=1e-6)
+    with pytest.raises(NoDerivativeError, match="one scalar value only"):
+        s2sad.grad(f)(XP.copy())
