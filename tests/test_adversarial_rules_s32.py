@@ -21,11 +21,11 @@ that fails without its fix:
   ``np.linspace(a, b, n, True, True)`` took ``retstep`` as ``dtype`` (a ValueError).
   Each rule has NumPy's parameters now; ``returned=True`` and ``retstep=True``, which
   return a pair, are refused at their line (given by keyword, they already were).
-* The tangent of ``np.pad(x, w, constant_values=(x[1, 1], 0.5))`` or of values per axis
-  (``((x[0, 0], 2.0), (1.0, 3.0))``): a pair
-  of constants has the tangent 0.0, and ``np.pad`` took ``((d, 0.0), 0.0)`` for its
-  values (a ValueError, invalid shape). The pairs are broadcast together now; the
-  gradient of values given per axis is refused, as it was.
+* The tangent of ``np.pad(x, w, constant_values=(x[1, 1], 0.5))``, or of values per axis
+  (``((x[0, 0], 2.0), (1.0, 3.0))``): the tangents kept the nesting, a constant pair's
+  one 0.0 (``((d, 0.0), 0.0)``), which ``np.result_type`` and ``np.pad`` refused (a
+  ValueError, invalid shape). The pairs are broadcast into one array now; the gradient
+  of values in pairs is refused, as it was.
 """
 
 import numpy as np
