@@ -26,6 +26,11 @@ that fails without its fix:
   one 0.0 (``((d, 0.0), 0.0)``), which ``np.result_type`` and ``np.pad`` refused (a
   ValueError, invalid shape). The pairs are broadcast into one array now; the gradient
   of values in pairs is refused, as it was.
+* The NumPy functions s2sad writes out took positional arguments by their own order:
+  ``np.nanvar(x, 1, float)`` gave ``float`` (NumPy's ``dtype``) to ``ddof`` and
+  ``np.nanprod(x, 1, float)`` to ``keepdims`` (TypeErrors in the generated code);
+  ``np.median(x, 1, None)`` gave ``out`` to ``keepdims``. A positional argument whose
+  NumPy parameter is not the definition's is refused at its line now.
 """
 
 import numpy as np
@@ -34,7 +39,7 @@ import scipy.fft as sfft
 from test_higher_order import central_differences
 
 import s2sad
-from s2sad.errors import NoDerivativeError
+from s2sad.errors import DifferentiationError, NoDerivativeError
 
 _U = np.linalg.qr(np.random.default_rng(8).standard_normal((3, 3)))[0]
 _V = np.linalg.qr(np.random.default_rng(9).standard_normal((3, 3)))[0]
@@ -233,3 +238,35 @@ def test_the_tangent_of_pad_values_per_axis(f):
                                rtol=1e-6, atol=1e-6)
     with pytest.raises(NoDerivativeError, match="one scalar value only"):
         s2sad.grad(f)(XP.copy())
+
+
+# --- a written-out function's positional arguments, by NumPy's order -----------------------
+
+
+def nanvar_dtype_by_position(x):
+    return np.sum(np.nanvar(x, 1, float) * K3[:2])
+
+
+def nanprod_dtype_by_position(x):
+    return np.sum(np.nanprod(x, 1, float) * K3[:2])
+
+
+def median_out_by_position(x):
+    return np.sum(np.median(x, 1, None) * K3[:2])
+
+
+@pytest.mark.parametrize("f", [nanvar_dtype_by_position, nanprod_dtype_by_position,
+                               median_out_by_position])
+def test_a_written_out_function_takes_numpy_positions(f):
+    # (nanvar_dtype_by_position: TypeError, unsupported operand type(s) for -)
+    with pytest.raises(DifferentiationError, match="positional argument 3 is NumPy's"):
+        s2sad.grad(f)(XP.copy())
+
+
+def written_out_by_position(x):
+    return np.sum(np.nanvar(x, 1) * K3[:2]) + np.quantile(x, 0.3, 1, keepdims=True)[0, 0] + \
+        np.sum(np.interp(x[0], np.array([-1.0, 0.0, 1.0]), x[1] ** 2, x[0, 0], 2.0))
+
+
+def test_written_out_functions_by_numpy_positions():
+    check_all_orders(written_out_by_position, XP)
