@@ -803,7 +803,7 @@ def positional_mismatch(definition, names, count):
     return None
 
 
-
+def names() -> list[str]:
     """The names of the functions and methods written here, as ``s2sad.supported()`` and
     docs/supported.md list them."""
     methods = [f"numpy.{u.__name__}.{m}" for u in _UFUNCS for m in ("reduce", "accumulate")]
