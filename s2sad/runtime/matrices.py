@@ -312,10 +312,14 @@ def pinv_cut_checked(a, rcond=None, rtol=None, name="np.linalg.pinv"):
     s2sad.errors.NoDerivativeError: np.linalg.pinv drops a singular value of its matrix ...
     """
     cut = rcond if rcond is not None else rtol
-    if cut is None or np.size(a) == 0:
+    if cut is None or 0 in tuple(np.shape(a)):
         return 1.0
     xp = array_module(a)
-    s = xp.linalg.svd(xp.asarray(a), compute_uv=False)
+    try:
+        s = xp.linalg.svd(xp.asarray(a), compute_uv=False)
+    except TypeError:  # (dask.array's svd has no compute_uv: the values, computed)
+        xp, a = np, np.asarray(a)
+        s = np.linalg.svd(a, compute_uv=False)
     top = xp.max(s, axis=-1, keepdims=True)
     m, n = np.shape(a)[-2:]
     eps = np.finfo(np.result_type(xp.asarray(a).dtype, np.float32)).eps
