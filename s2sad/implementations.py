@@ -779,6 +779,30 @@ def shown_name(definition, call, dotted) -> str:
     return text if "..." not in text else definition.__name__
 
 
+def positional_mismatch(definition, names, count):
+    """The first of ``count`` positional arguments whose parameter in the function
+    ``definition`` stands in for is not the one of the same place in ``names`` (its
+    own): ``(index, NumPy's name)``, or None.
+
+    >>> positional_mismatch(nanvar, ["a", "axis", "ddof", "keepdims"], 3)
+    (2, 'dtype')
+    >>> positional_mismatch(nanvar, ["a", "axis", "ddof", "keepdims"], 2) is None
+    True
+    """
+    import inspect
+    stands_for = [f for f, d in table().items() if d is definition]
+    try:
+        parameters = list(inspect.signature(stands_for[0]).parameters.values())
+    except (IndexError, TypeError, ValueError):  # (a builtin without a signature)
+        return None
+    for i, parameter in enumerate(parameters[:count]):
+        if parameter.kind not in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            return None  # (*args: the definition's own way of taking them)
+        if i < len(names) and parameter.name != names[i]:
+            return i, parameter.name
+    return None
+
+
 def names() -> list[str]:
     """The names of the functions and methods written here, as ``s2sad.supported()`` and
     docs/supported.md list them."""

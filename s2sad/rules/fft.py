@@ -39,14 +39,27 @@ def ifft(g, ans, a, n=None, axis=-1, norm=None, out=None):
                     axis_tuple(axis))
 
 
-@defvjp(np.fft.fftn, np.fft.fft2, shape="other")
+@defvjp(np.fft.fftn, shape="other")
 def fftn(g, ans, a, s=None, axes=None, norm=None, out=None):
     ax = fft_axes(a, s, axes)
     return fit_axes(np.fft.fftn(g, None, ax, norm), lengths(a, ax), ax)
 
 
-@defvjp(np.fft.ifftn, np.fft.ifft2, shape="other")
+# (the 2-d transforms: fftn's rules with NumPy's default axes, the last two, not all)
+@defvjp(np.fft.fft2, shape="other")
+def fft2(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
+    ax = fft_axes(a, s, axes)
+    return fit_axes(np.fft.fftn(g, None, ax, norm), lengths(a, ax), ax)
+
+
+@defvjp(np.fft.ifftn, shape="other")
 def ifftn(g, ans, a, s=None, axes=None, norm=None, out=None):
+    ax = fft_axes(a, s, axes)
+    return fit_axes(np.fft.ifftn(g, None, ax, norm), lengths(a, ax), ax)
+
+
+@defvjp(np.fft.ifft2, shape="other")
+def ifft2(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
     ax = fft_axes(a, s, axes)
     return fit_axes(np.fft.ifftn(g, None, ax, norm), lengths(a, ax), ax)
 
@@ -61,8 +74,15 @@ def rfft(g, ans, a, n=None, axis=-1, norm=None, out=None):
                             lengths(a, ax), ax))
 
 
-@defvjp(np.fft.rfftn, np.fft.rfft2, shape="other")
+@defvjp(np.fft.rfftn, shape="other")
 def rfftn(g, ans, a, s=None, axes=None, norm=None, out=None):
+    ax = fft_axes(a, s, axes)
+    return np.real(fit_axes(np.fft.fftn(fit_axes(g, fft_sizes(a, s, ax), ax), None, ax, norm),
+                            lengths(a, ax), ax))
+
+
+@defvjp(np.fft.rfft2, shape="other")
+def rfft2(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
     ax = fft_axes(a, s, axes)
     return np.real(fit_axes(np.fft.fftn(fit_axes(g, fft_sizes(a, s, ax), ax), None, ax, norm),
                             lengths(a, ax), ax))
@@ -87,8 +107,16 @@ def irfft(g, ans, a, n=None, axis=-1, norm=None, out=None):
                     hermitian_weights(ans, lengths(ans, ax)[-1], axis), lengths(a, ax), ax)
 
 
-@defvjp(np.fft.irfftn, np.fft.irfft2, shape="other")
+@defvjp(np.fft.irfftn, shape="other")
 def irfftn(g, ans, a, s=None, axes=None, norm=None, out=None):
+    ax = fft_axes(a, s, axes)
+    return fit_axes(fit_axes(np.fft.ifftn(np.real(g), None, ax, norm),
+                             half_sizes(lengths(ans, ax)), ax) *
+                    hermitian_weights(ans, lengths(ans, ax)[-1], ax[-1]), lengths(a, ax), ax)
+
+
+@defvjp(np.fft.irfft2, shape="other")
+def irfft2(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
     ax = fft_axes(a, s, axes)
     return fit_axes(fit_axes(np.fft.ifftn(np.real(g), None, ax, norm),
                              half_sizes(lengths(ans, ax)), ax) *

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from ..registry import (defdtype, deffacts, defresult, deftangent, defvjp, nondifferentiable,
-                        refuse_function, refuse_varying)
+                        refuse_function, refuse_values, refuse_varying)
 from ..runtime import (average_grad, clip_grad, cumprod_grad, cumsum_grad, extremum_grad,
                        linspace_grad, list_grad, list_tangent, nanmean_grad, nansum_grad,
                        norm_grad, prod_grad, ptp_grad, reduced_size, scaled_power, std_grad,
@@ -443,9 +443,16 @@ defdtype(np.nanmean, position=2)
 
 
 @defvjp(np.average, shape="other")
-def average(g, ans, a, axis=None, weights=None, keepdims=False):
+def average(g, ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
     return (average_grad(g, a, axis, weights, keepdims, 0), None,
             average_grad(g, a, axis, weights, keepdims, 1))
+
+
+# (returned is NumPy's fourth parameter, keepdims a keyword: np.average(x, 0, w, True))
+refuse_values(np.average, "returned", (False,),
+              "Take the sum of the weights apart: np.average(a, axis, w) and "
+              "np.sum(np.broadcast_to(w, np.shape(a)), axis), or w.sum(axis) for weights "
+              "shaped like a.")
 
 
 @defvjp(np.cumsum, shape="other")
@@ -507,12 +514,15 @@ defdtype(np.full_like, position=2)
 
 
 @defvjp(np.linspace, shape="other")
-def linspace(g, ans, start, stop, num=50, endpoint=True, dtype=None, axis=0):
+def linspace(g, ans, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     return (linspace_grad(g, start, num, endpoint, axis, False),
             linspace_grad(g, stop, num, endpoint, axis, True))
 
 
 defdtype(np.linspace, position=5)  # (NumPy's: retstep is at 4)
+refuse_values(np.linspace, "retstep", (False,),
+              "Compute the step yourself: (stop - start) / (num - 1), or / num without "
+              "the endpoint.")
 
 
 @defvjp(np.arange, shape="other")

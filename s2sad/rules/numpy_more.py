@@ -20,7 +20,7 @@ import numpy as np
 
 from ..registry import (defcomplex, defdtype, deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_values)
-from ..runtime import as_gradient, cast_like, read_triangle, spread_triangle
+from ..runtime import as_gradient, cast_like, pinv_cut_checked, read_triangle, spread_triangle
 from ..runtime.numpy_more import (delete_sources, gradient_axes, insert_sources, like_dtype,
                                   pad_pairs, partition_sources, piecewise_conditions)
 from .numpy_shape import vstack
@@ -29,7 +29,12 @@ from .numpy_shape import vstack
 # d pinv(a) = -p da p + p p^T da^T (1 - a p) + (1 - p a) da^T p^T p, where the rank
 # does not change (Golub and Pereyra, 1973); hermitian=True reads a's lower triangle, like
 # eigh: the formula takes the symmetric matrix it stands for, s, and the gradient is
-# eigh's (symmetric where a is, else in the triangle read: read_triangle).
+# eigh's (symmetric where a is, else in the triangle read: read_triangle). An rcond (or
+# rtol) that drops a singular value above rounding changes the rank: refused where the line
+# runs (pinv_cut_checked), as the formula would be silently wrong there.
+
+
+nondifferentiable(pinv_cut_checked)  # (a refusal where the line runs: 1.0 or raises)
 
 
 @defvjp(np.linalg.pinv, shape="other")
@@ -38,7 +43,8 @@ def pinv(g, ans, a, rcond=None, hermitian=False, *, rtol=None):
     pt = np.swapaxes(ans, -1, -2)
     gt_p_pt = np.swapaxes(g, -1, -2) @ ans @ pt
     pt_p_gt = pt @ ans @ np.swapaxes(g, -1, -2)
-    full = -(pt @ g @ pt) + gt_p_pt - s @ (ans @ gt_p_pt) + pt_p_gt - (pt_p_gt @ ans) @ s
+    full = (-(pt @ g @ pt) + gt_p_pt - s @ (ans @ gt_p_pt) + pt_p_gt - (pt_p_gt @ ans) @ s) * \
+        pinv_cut_checked(s, rcond, rtol)
     return read_triangle((full + np.swapaxes(full, -1, -2)) / 2.0, a, True) if hermitian else \
         full
 
@@ -50,13 +56,14 @@ def pinv_tangent(g, ans, a, rcond=None, hermitian=False, *, rtol=None):
         2.0 if hermitian else g
     p_pt_dat = ans @ np.swapaxes(ans, -1, -2) @ np.swapaxes(da, -1, -2)
     dat_pt_p = np.swapaxes(da, -1, -2) @ np.swapaxes(ans, -1, -2) @ ans
-    return -(ans @ da @ ans) + p_pt_dat - (p_pt_dat @ s) @ ans + dat_pt_p - ans @ (s @ dat_pt_p)
+    return (-(ans @ da @ ans) + p_pt_dat - (p_pt_dat @ s) @ ans + dat_pt_p -
+            ans @ (s @ dat_pt_p)) * pinv_cut_checked(s, rcond, rtol)
 
 
 # --- least squares: x = pinv(a) b where a has full rank ----------------------------------
 # (x, residuals, rank, s): the residuals' gradient is the residual vectors' (x is their
 # minimum); s has svdvals' gradient. Where a's rank is not full, x jumps under a change
-# of a: NaN.
+# of a: NaN; where rcond drops a singular value above rounding, refused (as pinv's).
 
 
 @defvjp(np.linalg.lstsq, shape="sequence")
@@ -68,7 +75,8 @@ def lstsq(g, ans, a, b, rcond=None):
     gx = np.reshape(as_gradient(ans[0], g[0]), np.shape(x2))
     pt_gx = np.swapaxes(p, -1, -2) @ gx
     gr = r2 * as_gradient(ans[1], g[1]) if np.size(ans[1]) else 0.0 * r2
-    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0)
+    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0) * \
+        pinv_cut_checked(a, rcond, None, "np.linalg.lstsq")
     s_part = (np.linalg.svd(a, full_matrices=False)[0] *
               np.expand_dims(as_gradient(ans[3], g[3]), -2)) @ \
         np.linalg.svd(a, full_matrices=False)[2] if np.ndim(g[3]) else 0.0
@@ -83,7 +91,8 @@ def lstsq_tangent(g, ans, a, b, rcond=None):
     p = np.linalg.pinv(a)
     x2 = np.reshape(ans[0], (np.shape(a)[1], -1))
     r2 = np.reshape(b, (np.shape(a)[0], -1)) - a @ x2
-    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0)
+    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0) * \
+        pinv_cut_checked(a, rcond, None, "np.linalg.lstsq")
     dx = full * (-(p @ (g @ x2)) + p @ (p.T @ (g.T @ r2)) + g.T @ (p.T @ x2) -
                  p @ (a @ (g.T @ (p.T @ x2))))
     dr = -(g @ x2) - a @ dx
@@ -110,8 +119,8 @@ def pinv_complex(g, ans, a, rcond=None, hermitian=False, *, rtol=None):
     pt = np.swapaxes(ans, -1, -2)
     gt_p_ph = np.swapaxes(g, -1, -2) @ ans @ np.conj(pt)
     ph_p_gt = np.conj(pt) @ ans @ np.swapaxes(g, -1, -2)
-    full = -(pt @ g @ pt) + np.conj(gt_p_ph - s @ (ans @ gt_p_ph) + ph_p_gt -
-                                    (ph_p_gt @ ans) @ s)
+    full = (-(pt @ g @ pt) + np.conj(gt_p_ph - s @ (ans @ gt_p_ph) + ph_p_gt -
+                                     (ph_p_gt @ ans) @ s)) * pinv_cut_checked(s, rcond, rtol)
     return read_triangle((full + np.conj(np.swapaxes(full, -1, -2))) / 2.0, a, True) \
         if hermitian else full
 
@@ -125,7 +134,8 @@ def pinv_complex_tangent(g, ans, a, rcond=None, hermitian=False, *, rtol=None):
     ph = np.conj(np.swapaxes(ans, -1, -2))
     p_ph_dah = ans @ ph @ dah
     dah_ph_p = dah @ ph @ ans
-    return -(ans @ da @ ans) + p_ph_dah - (p_ph_dah @ s) @ ans + dah_ph_p - ans @ (s @ dah_ph_p)
+    return (-(ans @ da @ ans) + p_ph_dah - (p_ph_dah @ s) @ ans + dah_ph_p -
+            ans @ (s @ dah_ph_p)) * pinv_cut_checked(s, rcond, rtol)
 
 
 # lstsq: x = p b, so d x = -p da x + p p^H da^H r + (1 - p a) da^H p^H x + p db; the
@@ -143,7 +153,8 @@ def lstsq_complex(g, ans, a, b, rcond=None):
     gx = np.reshape(as_gradient(ans[0], g[0]), np.shape(x2))
     pt_gx = p.T @ gx
     gr = np.conj(r2) * np.real(as_gradient(ans[1], g[1])) if np.size(ans[1]) else 0.0 * r2
-    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0)
+    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0) * \
+        pinv_cut_checked(a, rcond, None, "np.linalg.lstsq")
     s_part = np.conj((np.linalg.svd(a, full_matrices=False)[0] *
                       np.expand_dims(np.real(as_gradient(ans[3], g[3])), -2)) @
                      np.linalg.svd(a, full_matrices=False)[2]) if np.ndim(g[3]) else 0.0
@@ -159,7 +170,8 @@ def lstsq_complex_tangent(g, ans, a, b, rcond=None):
     gh = np.conj(g.T)
     x2 = np.reshape(ans[0], (np.shape(a)[1], -1))
     r2 = np.reshape(b, (np.shape(a)[0], -1)) - a @ x2
-    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0)
+    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0) * \
+        pinv_cut_checked(a, rcond, None, "np.linalg.lstsq")
     dx = full * (-(p @ (g @ x2)) + p @ (ph @ (gh @ r2)) + gh @ (ph @ x2) -
                  p @ (a @ (gh @ (ph @ x2))))
     dr = -(g @ x2) - a @ dx

@@ -28,14 +28,26 @@ def scipy_ifft(g, ans, x, n=None, axis=-1, norm=None, overwrite_x=False, workers
     return fit_axes(np.fft.ifft(g, None, axis, norm), lengths(x, axis_tuple(axis)),
                     axis_tuple(axis))
 
-@defvjp(sfft.fftn, sfft.fft2, shape="other")
+@defvjp(sfft.fftn, shape="other")
 def scipy_fftn(g, ans, x, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
                *, plan=None):
     ax = fft_axes(x, s, axes)
     return fit_axes(np.fft.fftn(g, None, ax, norm), lengths(x, ax), ax)
 
-@defvjp(sfft.ifftn, sfft.ifft2, shape="other")
+@defvjp(sfft.fft2, shape="other")
+def scipy_fft2(g, ans, x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None,
+               *, plan=None):
+    ax = fft_axes(x, s, axes)
+    return fit_axes(np.fft.fftn(g, None, ax, norm), lengths(x, ax), ax)
+
+@defvjp(sfft.ifftn, shape="other")
 def scipy_ifftn(g, ans, x, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
+                *, plan=None):
+    ax = fft_axes(x, s, axes)
+    return fit_axes(np.fft.ifftn(g, None, ax, norm), lengths(x, ax), ax)
+
+@defvjp(sfft.ifft2, shape="other")
+def scipy_ifft2(g, ans, x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None,
                 *, plan=None):
     ax = fft_axes(x, s, axes)
     return fit_axes(np.fft.ifftn(g, None, ax, norm), lengths(x, ax), ax)
@@ -47,8 +59,15 @@ def scipy_rfft(g, ans, x, n=None, axis=-1, norm=None, overwrite_x=False, workers
     return np.real(fit_axes(np.fft.fft(fit_axes(g, fft_sizes(x, n, ax), ax), None, axis,
                                        norm), lengths(x, ax), ax))
 
-@defvjp(sfft.rfftn, sfft.rfft2, shape="other")
+@defvjp(sfft.rfftn, shape="other")
 def scipy_rfftn(g, ans, x, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
+                *, plan=None):
+    ax = fft_axes(x, s, axes)
+    return np.real(fit_axes(np.fft.fftn(fit_axes(g, fft_sizes(x, s, ax), ax), None, ax,
+                                        norm), lengths(x, ax), ax))
+
+@defvjp(sfft.rfft2, shape="other")
+def scipy_rfft2(g, ans, x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None,
                 *, plan=None):
     ax = fft_axes(x, s, axes)
     return np.real(fit_axes(np.fft.fftn(fit_axes(g, fft_sizes(x, s, ax), ax), None, ax,
@@ -69,8 +88,17 @@ def scipy_irfft(g, ans, x, n=None, axis=-1, norm=None, overwrite_x=False, worker
                              half_sizes(lengths(ans, ax)), ax) *
                     hermitian_weights(ans, lengths(ans, ax)[-1], axis), lengths(x, ax), ax)
 
-@defvjp(sfft.irfftn, sfft.irfft2, shape="other")
+@defvjp(sfft.irfftn, shape="other")
 def scipy_irfftn(g, ans, x, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
+                 *, plan=None):
+    ax = fft_axes(x, s, axes)
+    return fit_axes(fit_axes(np.fft.ifftn(np.real(g), None, ax, norm),
+                             half_sizes(lengths(ans, ax)), ax) *
+                    hermitian_weights(ans, lengths(ans, ax)[-1], ax[-1]), lengths(x, ax),
+                    ax)
+
+@defvjp(sfft.irfft2, shape="other")
+def scipy_irfft2(g, ans, x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None,
                  *, plan=None):
     ax = fft_axes(x, s, axes)
     return fit_axes(fit_axes(np.fft.ifftn(np.real(g), None, ax, norm),

@@ -119,7 +119,7 @@ def nanmean(g, ans, a, axis=None, dtype=None, out=None, keepdims=False):
 
 
 @deftangent(np.average)
-def average(g, ans, a, axis=None, weights=None, keepdims=False):
+def average(g, ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
     return (average_tangent(g, a, axis, weights, keepdims, 0), None,
             average_tangent(g, a, axis, weights, keepdims, 1))
 

@@ -99,6 +99,7 @@ from .matrices import (  # noqa: F401
     as_columns, from_columns, triangle, factor_part, block_diag_part, block_diag_place,
     toeplitz_grad, band_of, band_full, band_transposed, pivots_matrix, square_factors,
     eigh_refused, largest_rows, phase_checked, real_checked, full_rank_inverse, read_triangle,
+    pinv_cut_checked,
     spread_triangle,
 )
 from .spectral import (  # noqa: F401

@@ -361,9 +361,25 @@ def split_like(g, parts, pieces, axis=0):
 
 
 def pad_values_forward(g, x, pad_width):
-    """Adjoint of ``pad_values_grad``: ``g`` on the border of the padded array, 0 inside."""
+    """Adjoint of ``pad_values_grad``: ``g`` on the border of the padded array, 0 inside.
+    ``g`` may be nested as ``np.pad``'s ``constant_values`` (a pair per axis), a constant
+    pair's tangent one 0.0 (``((d, 0.0), 0.0)``): the pairs are broadcast together.
+
+    >>> pad_values_forward(((1.0, 0.0), 0.0), np.zeros((1, 1)), 1)  # (corners: axis 1's)
+    array([[0., 1., 0.],
+           [0., 0., 0.],
+           [0., 0., 0.]])
+    """
+    g = _pairs_array(g)
     return np.pad(np.zeros(np.shape(x), dtype=np.result_type(_float_type(x), g)), pad_width,
                   constant_values=g)
+
+
+def _pairs_array(v):
+    """A nested tuple of numbers and 0-d or 1-d arrays as one array, its items broadcast."""
+    if isinstance(v, (tuple, list)):
+        return np.stack(np.broadcast_arrays(*[_pairs_array(item) for item in v]))
+    return np.asarray(v)
 
 
 def solve_tangent(g, ans, a, b, argnum):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import array_module
-from ..errors import DifferentiationError
+from ..errors import DifferentiationError, NoDerivativeError
 
 
 def as_columns(x, b):
@@ -294,6 +294,45 @@ def phase_checked(v, row, name):
             "this LAPACK: their phases are not the ones s2sad models",
             hint="Use a function the phases do not change (np.abs of the vectors, the "
                  "values alone), or NumPy with its own (OpenBLAS) LAPACK.")
+    return 1.0
+
+
+def pinv_cut_checked(a, rcond=None, rtol=None, name="np.linalg.pinv"):
+    """1.0 where ``np.linalg.pinv(a, rcond)`` (or ``rtol=``) drops no singular value of
+    ``a`` above rounding (``1e-15``, NumPy's default cut, or ``max(m, n) * eps`` of the
+    largest). The pinv rules hold where the rank does not change; a value dropped above
+    that is a rank cut by the caller, whose derivative they do not model: refused
+    (``name``: ``np.linalg.lstsq`` for its ``rcond``, which cuts the same way).
+
+    >>> a = np.diag([3.0, 1.0, 0.2])
+    >>> pinv_cut_checked(a, 0.01)
+    1.0
+    >>> pinv_cut_checked(a, 0.1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    s2sad.errors.NoDerivativeError: np.linalg.pinv drops a singular value of its matrix ...
+    """
+    cut = rcond if rcond is not None else rtol
+    if cut is None or 0 in tuple(np.shape(a)):
+        return 1.0
+    xp = array_module(a)
+    try:
+        s = xp.linalg.svd(xp.asarray(a), compute_uv=False)
+    except TypeError:  # (dask.array's svd has no compute_uv: the values, computed)
+        xp, a = np, np.asarray(a)
+        s = np.linalg.svd(a, compute_uv=False)
+    top = xp.max(s, axis=-1, keepdims=True)
+    m, n = np.shape(a)[-2:]
+    eps = np.finfo(np.result_type(xp.asarray(a).dtype, np.float32)).eps
+    level = max(1e-15, max(m, n) * float(eps)) * top
+    dropped = (s <= xp.expand_dims(xp.asarray(cut), -1) * top) & (s > level)
+    if bool(xp.any(dropped)):
+        raise NoDerivativeError(
+            f"{name} drops a singular value of its matrix that is not rounding (its cut "
+            f"{cut!r} drops {float(xp.max(xp.where(dropped, s, 0.0))):.3g}): s2sad "
+            "differentiates the pseudo-inverse where its rank does not change",
+            hint="Leave rcond (and rtol) out where the matrix has full rank; to drop "
+                 "small singular values, take them from np.linalg.svd and invert those "
+                 "you keep.")
     return 1.0
 
 

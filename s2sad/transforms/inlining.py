@@ -484,6 +484,18 @@ class Inlining:
                     f"({', '.join(names)}) only, not "
                     f"{', '.join(extra) if extra else 'more positional ones'}", node,
                     advice["arguments"])
+        if getattr(func, "__module__", None) == "s2sad.implementations" and args:
+            from .. import implementations
+            other = implementations.positional_mismatch(func, names, len(args))
+            if other is not None:  # (np.nanvar(x, 0, float): NumPy's dtype, not ddof)
+                raise self.source.error(
+                    DifferentiationError, f"s2sad writes "
+                    f"{implementations.shown_name(func, node, self._dotted)} with the "
+                    f"arguments ({', '.join(names)}) only (s2sad/implementations.py): its "
+                    f"positional argument {other[0] + 1} is NumPy's {other[1]!r}, not "
+                    f"{names[other[0]]!r}", node,
+                    "Give the arguments after the first ones by keyword (keepdims=True), "
+                    "and leave out those NumPy's default gives.")
         if len(args) > n_pos or set(keywords) - set(names):
             if getattr(func, "__module__", None) == "s2sad.implementations":
                 from .. import implementations
