@@ -26,8 +26,11 @@ statement of its own (``acc.add(v)``, ``y = acc.f(v)``). A class attribute of pl
 is read as Python reads it, from the class when the function runs: ``self.lr`` is
 ``Layer.lr``. A dataclass (mutable, with no ``__post_init__`` nor default factory) is
 such a class, its ``__init__`` written from its fields; ``P(w=v, b=c)`` is ``P(v, c)``,
-its defaults written out. A method called inside an expression (``acc.add(v) * 2``)
-is first made a statement of its own, and ``layer(h)`` is ``layer.__call__(h)``.
+its defaults written out. So are a method's defaults of plain data: ``BatchNorm(3)`` is
+``BatchNorm(3, 1e-05)`` for ``def __init__(self, n, eps=1e-5)``, and ``bn.forward(x,
+training=False)`` is ``bn.forward(x, False)``. A method called inside an expression
+(``acc.add(v) * 2``) is first made a statement of its own, and ``layer(h)`` is
+``layer.__call__(h)``.
 Anything else is left as it was (refused later).
 
 >>> import gast
@@ -82,7 +85,7 @@ def _state(methods: dict, shared=frozenset()) -> list | None:
     for fdef in methods.values():
         args = fdef.args
         if fdef.decorator_list or args.vararg or args.kwarg or args.kwonlyargs or \
-                args.posonlyargs or args.defaults or not args.args:
+                args.posonlyargs or not args.args or method_fields(fdef) is None:
             return None
         me = args.args[0].id
         for node in trees.walk(fdef):
@@ -143,6 +146,31 @@ def dataclass_fields(cls) -> list | None:
             return None
         fields.append((f.name, _ABSENT if f.default is dataclasses.MISSING else f.default))
     return fields
+
+
+def method_fields(fdef) -> list | None:
+    """``[(name, default)]`` of a method's parameters after ``self`` (``default``: the
+    value of a constant default, ``_ABSENT`` where none); None where a default is not a
+    constant of plain data (``eps=1e-5`` is one; ``cache=[]`` is not).
+
+    >>> fdef = gast.parse("def __init__(self, n, eps=1e-5):\\n    pass").body[0]
+    >>> [(name, default is _ABSENT and "none" or default) for name, default in method_fields(fdef)]
+    [('n', 'none'), ('eps', 1e-05)]
+    """
+    names = [a.id for a in fdef.args.args[1:]]
+    defaults = [_constant(d) for d in fdef.args.defaults]
+    if len(defaults) > len(names) or any(d is _ABSENT or not _data(d) for d in defaults):
+        return None
+    return list(zip(names, [_ABSENT] * (len(names) - len(defaults)) + defaults))
+
+
+def _constant(node):
+    """The value of a constant (``1e-5``, ``-1``, ``None``), else ``_ABSENT``."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and \
+            type(node.operand.value) in (int, float, complex):
+        return -node.operand.value
+    return node.value if isinstance(node, gast.Constant) else _ABSENT
 
 
 def _dataclass_init(fields):
@@ -275,6 +303,11 @@ class ObjectsAsVariables(trees.Transformer):
             if isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and \
                     call.func.id in self.fields:
                 _by_position(call, self.fields[call.func.id])
+            elif isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and \
+                    call.func.id in self.classes and "__init__" in self.classes[call.func.id]:
+                fields = method_fields(self.classes[call.func.id]["__init__"])
+                if fields is not None:  # (BatchNorm(3) as BatchNorm(3, 1e-05))
+                    _by_position(call, fields)
         made = self._made(node)
         taken = {n.id for n in trees.walk(node) if isinstance(n, gast.Name)}
         methods = {var: set(self.classes[places[0][1]]) for var, places in made.items()
@@ -285,6 +318,7 @@ class ObjectsAsVariables(trees.Transformer):
                     "__call__" in methods.get(call.func.id, ()):
                 call.func = gast.copy_location(gast.Attribute(
                     call.func, "__call__", gast.Load()), call.func)
+        self._defaults_written(node, made)
         node.body = _Hoisting(methods).body(node.body)
         made = self._made(node)
         objects = {}
@@ -329,6 +363,25 @@ class ObjectsAsVariables(trees.Transformer):
         counter = iter(range(10 ** 6))
         node.body = defs + [self._statement(s, objects, counter) for s in node.body]
         return node
+
+    def _defaults_written(self, node, made) -> None:
+        """``bn.forward(x)`` as ``bn.forward(x, 0.1)`` where ``forward``'s ``momentum=0.1``
+        is not given, and keywords given as positions (see :func:`_by_position`), for a
+        variable given only objects of one class, made here."""
+        kinds = {}
+        for var, places in made.items():
+            stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
+                      n.id == var and not isinstance(n.ctx, gast.Load)]
+            if len(places) == len(stores) and len({cls for _, cls in places}) == 1:
+                kinds[var] = places[0][1]
+        for call in trees.walk(node):
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+                    isinstance(call.func.value, gast.Name) and call.func.value.id in kinds and \
+                    call.func.attr != "__init__":
+                method = self.classes[kinds[call.func.value.id]].get(call.func.attr)
+                fields = None if method is None else method_fields(method)
+                if fields is not None:
+                    _by_position(call, fields)
 
     def _made(self, node) -> dict:
         """``{variable: [(statement, class name)]}``: the statements that give it an object
