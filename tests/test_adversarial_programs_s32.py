@@ -10,6 +10,10 @@ the test that fails without its fix:
   variable)``. The same class without defaults was followed. A method's defaults of
   plain data are written out at its calls now, and keywords given as positions, as a
   dataclass's fields were.
+* ``np.mean(err, where=valid)``, ``np.sum(x, axis=1, where=mask)`` (and ``x.mean(where=...)``),
+  the masked mean of padded sequences: refused (``got an unexpected keyword argument
+  'where'``). Their rules take ``where`` now: the entries left out get no sensitivity (nor
+  a NaN from the padding), and the mean divides by the entries kept in each slice.
 
 The programs that passed (right gradient and Hessian-vector product, or refused at the
 user's line) are listed at the end, in ``SURVEYED``.
@@ -137,3 +141,46 @@ def mutable_default(x):
 def test_mutable_default_still_refused():
     with pytest.raises(s2sad.S2sadError, match="c.items|c.add|Cache"):
         s2sad.grad(mutable_default)(np.ones(3))
+
+
+# --- reductions with where= -----------------------------------------------------------------
+
+
+def masked_mean_padded(x, lengths):
+    # a batch of sequences padded with NaN: the mean of each row's first lengths[i] entries
+    mask = np.arange(x.shape[1])[None, :] < lengths[:, None]
+    padded = np.where(mask, x, np.nan)
+    per_row = np.mean(padded ** 2, axis=1, where=mask)
+    return np.sum(per_row * np.arange(1, x.shape[0] + 1))
+
+
+def masked_sum_methods(x, lengths):
+    mask = np.arange(x.shape[1]) < 3
+    a = (x ** 3).sum(axis=0, where=mask[None, :], keepdims=True)
+    b = x.mean(where=x > 0)
+    c = np.sum(np.sin(x), where=mask)
+    return np.sum(a * x) + b * c
+
+
+def masked_mean_loss(pred, y):
+    valid = y > -0.5
+    return np.mean((pred - y) ** 2, where=valid) + np.sum(pred, initial=1.0, where=valid) ** 2
+
+
+@pytest.mark.parametrize("f", [masked_mean_padded, masked_sum_methods])
+def test_reductions_where(f):
+    rng = np.random.default_rng(2)
+    args = (rng.standard_normal((3, 5)), np.array([2, 5, 4]))
+    _check(f, args)
+    _check_hvp(f, args)
+
+
+def test_masked_mean_loss_both_arguments():
+    rng = np.random.default_rng(3)
+    args = (rng.standard_normal(10), rng.standard_normal(10))
+    for wrt in (0, 1):
+        _check(masked_mean_loss, args, wrt)
+    _check_hvp(masked_mean_loss, args)
+    h = s2sad.hessian(masked_mean_loss)(*args)
+    want = central_differences(s2sad.grad(masked_mean_loss), args, 0)
+    np.testing.assert_allclose(h, want, rtol=1e-5, atol=1e-6)
