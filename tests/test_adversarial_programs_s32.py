@@ -14,6 +14,11 @@ the test that fails without its fix:
   the masked mean of padded sequences: refused (``got an unexpected keyword argument
   'where'``). Their rules take ``where`` now: the entries left out get no sensitivity (nor
   a NaN from the padding), and the mean divides by the entries kept in each slice.
+* ``for k in params: params[k] -= lr * grads[k]`` (also ``params.keys()``, ``list(params)``),
+  the SGD step of a dict of parameters made in the function: refused as "a slot holding
+  a value shared with 'k'". A loop over a dict gives its keys (hashable, never an
+  array), but the loop variable was taken to share the dict's values. It shares nothing
+  now, where the dict is made in the function.
 
 The programs that passed (right gradient and Hessian-vector product, or refused at the
 user's line) are listed at the end, in ``SURVEYED``.
@@ -184,3 +189,59 @@ def test_masked_mean_loss_both_arguments():
     h = s2sad.hessian(masked_mean_loss)(*args)
     want = central_differences(s2sad.grad(masked_mean_loss), args, 0)
     np.testing.assert_allclose(h, want, rtol=1e-5, atol=1e-6)
+
+
+# --- a loop over a dict's keys --------------------------------------------------------------
+
+
+def sgd_dict_params(W, b):
+    params = {"W": W.copy(), "b": b.copy()}
+    for _ in range(2):
+        grads = {"W": 2 * params["W"] * params["b"], "b": params["W"] ** 2}
+        for k in params:
+            params[k] -= 0.1 * grads[k]
+    return np.sum(params["W"] ** 2) + np.sum(params["b"])
+
+
+def sgd_dict_keys(W, b):
+    params = {"W": W.copy(), "b": b.copy()}
+    grads = {"W": np.sin(params["W"]) * params["b"], "b": params["W"] ** 2}
+    for k in params.keys():
+        params[k] *= 1.0 - 0.1 * grads[k]
+    for k in list(params):
+        params[k] += grads[k]
+    return np.sum(params["W"] ** 2 * params["b"])
+
+
+@pytest.mark.parametrize("f", [sgd_dict_params, sgd_dict_keys])
+def test_dict_loop_updates_its_slots(f):
+    rng = np.random.default_rng(4)
+    args = (rng.standard_normal(3), rng.standard_normal(3))
+    for wrt in (0, 1):
+        _check(f, args, wrt)  # (a derivative of the gradient: refused, the dict's slots set
+        # in a loop, as for params[k] = params[k] - ..., item_or_missing)
+
+
+def dict_then_list(W, b):
+    c = W.copy()
+    p = {"W": c}
+    out = 0.0
+    for j in range(2):
+        for k in p:
+            k -= 0.1 * b  # (the second time round, an array of the list: c changes)
+            out = out + np.sum(k)
+        p = [c]
+    return out + np.sum(c ** 2)
+
+
+def values_updated(W, b):
+    p = {"W": W.copy(), "b": b.copy()}
+    for v in p.values():
+        v *= 2.0
+    return np.sum(p["W"] ** 2) + np.sum(p["b"])
+
+
+@pytest.mark.parametrize("f", [dict_then_list, values_updated])
+def test_dict_values_updated_in_place_still_refused(f):
+    with pytest.raises(s2sad.S2sadError, match="shared with"):
+        s2sad.grad(f)(np.ones(3), np.ones(3))

@@ -670,6 +670,9 @@ class Aliasing:
         if isinstance(value, gast.Name):
             return [value.id]
         if isinstance(value, gast.Subscript):
+            if value.__dict__.get("walked") and isinstance(value.value, gast.Name) and \
+                    value.value.id in self.keyed:
+                return []  # (for k in d, d a dict made here: k is a key, hashable, no array)
             return self.views(value.value)
         if isinstance(value, gast.Attribute):
             if not (isinstance(value.value, gast.Name) and value.value.id in self.node):
