@@ -3,6 +3,15 @@ write them (optimizers unrolled, normalization layers, attention, filters, integ
 GP likelihoods, FFT losses...), each checked against float64 central differences, with
 the test that fails without its fix:
 
+* SILENTLY WRONG: ``out = np.zeros_like(p); logp = np.log(p, out=out)`` (also with
+  ``where=p > 0``, the safe log of an entropy; ``np.multiply(a, b, out=buf)``; or
+  ``out[:] = v; y = out``), then a term reading ``y``. The optimizer's pass that adds a
+  sensitivity's terms in one expression moved the term ``unbroadcast_product(y, ...)``
+  past the reverse sweep's restore ``out[:] = stack.pop()``, which changes ``y`` too (it is
+  ``out``): the term read the zeros ``out`` held before. ``-1`` for ``-(log p + 1)``;
+  ``0.5`` for ``0.75`` (``sum(p * y)``, ``y = p ** 2`` at 0.5). Right with
+  ``optimize=False``. CombinedTerms now looks at the names that share memory with what
+  the term reads (forward substitution's memory groups).
 * A class whose method has a default (``def __init__(self, n, eps=1e-5, momentum=0.1)``,
   ``def forward(self, x, training=True)``), the batch norm of every tutorial, made in
   the function and called (``bn = BatchNorm(3)``, ``bn(x)``, ``bn.forward(x,
@@ -245,3 +254,51 @@ def values_updated(W, b):
 def test_dict_values_updated_in_place_still_refused(f):
     with pytest.raises(s2sad.S2sadError, match="shared with"):
         s2sad.grad(f)(np.ones(3), np.ones(3))
+
+
+# --- a result kept as the output array it was written into -----------------------------------
+
+
+def entropy_safe_log(p):
+    # the tutorial's safe log: log(p) where p > 0.3, 0 elsewhere, kept in `out`
+    out = np.zeros_like(p)
+    logp = np.log(p, where=p > 0.3, out=out)
+    return -np.sum(p * logp)
+
+
+def log_into_buffer(p):
+    out = np.zeros_like(p)
+    logp = np.log(p, out=out)
+    return -np.sum(p * logp)
+
+
+def product_into_buffer(p):
+    out = np.zeros_like(p)
+    sq = np.multiply(p, p, out=out)
+    return -np.sum(p * sq)
+
+
+def slice_written_then_named(p):
+    out = np.zeros(len(p))
+    out[:] = p ** 2
+    y = out
+    return np.sum(p * y)
+
+
+def ellipsis_written_then_named(p):
+    out = np.zeros(len(p))
+    out[...] = np.log(p)
+    y = out
+    return np.sum(p * y) + np.sum(np.cos(y))
+
+
+@pytest.mark.parametrize("f", [entropy_safe_log, log_into_buffer, product_into_buffer,
+                               slice_written_then_named, ellipsis_written_then_named])
+def test_named_output_read_before_its_restore(f):
+    # y = out, then a term of s_p reading y: it was moved past the reverse sweep's
+    # restore of out (out[:] = stack.pop()), which changes y too, so it read the zeros
+    # out held before (log_into_buffer: -1 for -(log p + 1); product_into_buffer: -p**2
+    # for -3 p**2)
+    p = np.array([0.5, 0.1, 0.9, 2.0, 1.3])
+    _check(f, (p,))
+    _check_hvp(f, (p,))
