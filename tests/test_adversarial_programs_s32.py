@@ -12,6 +12,13 @@ the test that fails without its fix:
   ``0.5`` for ``0.75`` (``sum(p * y)``, ``y = p ** 2`` at 0.5). Right with
   ``optimize=False``. CombinedTerms now looks at the names that share memory with what
   the term reads (forward substitution's memory groups).
+* ``logp = np.log(p, where=p > 0, out=np.zeros_like(p))`` (the safe log of an entropy,
+  ``np.divide(a, b, out=np.zeros_like(a), where=b != 0)``): refused ("an output array
+  made on the line"), with the advice to leave ``out=`` out, which with ``where=`` leaves
+  the other entries uninitialized. An output made by ``np.zeros``, ``ones``, ``empty``
+  or ``full`` (``_like``) of names and constants is now made first, into a name of its
+  own, and the call is followed as ``out=`` a name is. Inside an expression, still
+  refused, with advice that keeps ``out=``.
 * A class whose method has a default (``def __init__(self, n, eps=1e-5, momentum=0.1)``,
   ``def forward(self, x, training=True)``), the batch norm of every tutorial, made in
   the function and called (``bn = BatchNorm(3)``, ``bn(x)``, ``bn.forward(x,
@@ -302,3 +309,39 @@ def test_named_output_read_before_its_restore(f):
     p = np.array([0.5, 0.1, 0.9, 2.0, 1.3])
     _check(f, (p,))
     _check_hvp(f, (p,))
+
+
+# --- an output array made on the line -------------------------------------------------------
+
+
+def entropy_out_on_the_line(p):
+    logp = np.log(p, where=p > 0.3, out=np.zeros_like(p))
+    return -np.sum(p * logp) + np.sum(p ** 2)
+
+
+def safe_divide(a, b):
+    r = np.divide(a, b, out=np.full_like(a, -1.0), where=np.abs(b) > 0.2)
+    q = np.multiply(a, r, out=np.zeros(a.shape))
+    return np.sum(r ** 2) + np.sum(q * b)
+
+
+@pytest.mark.parametrize("f", [entropy_out_on_the_line, safe_divide])
+def test_output_made_on_the_line(f):
+    rng = np.random.default_rng(5)
+    a = np.abs(rng.standard_normal(7)) + 0.05
+    b = rng.standard_normal(7)
+    args = (a,) if f is entropy_out_on_the_line else (a, b)
+    for wrt in range(len(args)):
+        _check(f, args, wrt)
+    _check_hvp(f, args)
+
+
+def divide_inside_an_expression(a, b):
+    return np.sum(np.divide(a, b, out=np.zeros_like(a), where=b > 0) ** 2)
+
+
+def test_output_made_inside_an_expression_refused_with_where_advice():
+    # (np.divide(a, b, where=b > 0), the advice before, leaves the entries where b <= 0
+    # uninitialized)
+    with pytest.raises(s2sad.S2sadError, match="left uninitialized"):
+        s2sad.grad(divide_inside_an_expression)(np.ones(3), np.array([1.0, -1.0, 2.0]))
