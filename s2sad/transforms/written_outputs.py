@@ -14,8 +14,9 @@ A ufunc's ``where=m`` writes only where ``m`` is true, and computes only there:
 ``y``'s shape (no warning, no derivative, where ``m`` is false).
 
 An output array made on the line (``np.log(p, out=np.zeros_like(p), where=p > 0)``, the
-safe log of an entropy) is made first, into a name of its own: NumPy's zeros, ones,
-empty or full of names and constants, which read nothing the ufunc's inputs change.
+safe log of an entropy) is made first, into a name of its own, where it is NumPy's
+new array (zeros, ones, empty, full...: the registry's facts say so) of names and
+constants, which reads nothing the ufunc's inputs change.
 
 Only the plain forms are written so: an output that is a name of the function's (a
 variable or an argument, which is then refused as any update of it is), or a basic slice of one
@@ -46,12 +47,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from .. import trees
-
-
-# the NumPy functions that make a new array (an output made on the line: out=np.zeros_like(p))
-_NEW_ARRAYS = {np.zeros, np.zeros_like, np.ones, np.ones_like, np.empty, np.empty_like,
-               np.full, np.full_like}
+from .. import registry, trees
 
 
 def _output(node, local: set):
@@ -159,10 +155,16 @@ class OutputsAsAssignments(trees.Transformer):
         return None
 
     def _new_array(self, node) -> bool:
-        """Is ``node`` a new array made by NumPy from names and constants only
-        (``np.zeros_like(p)``, ``np.full(n, -1.0)``)? Made before the ufunc's inputs are
+        """Is ``node`` a new array made from names and constants only (``np.zeros_like(p)``,
+        ``np.full(n, -1.0)``: a NumPy function with a rule, whose facts say it changes
+        nothing and returns no view of an argument)? Made before the ufunc's inputs are
         read, it is the same array: its arguments are read, nothing is changed."""
-        if not isinstance(node, gast.Call) or self.callee(node.func) not in _NEW_ARRAYS:
+        func = self.callee(node.func) if isinstance(node, gast.Call) else None
+        if func is None or getattr(func, "__module__", None) != "numpy" or \
+                registry.lookup(func) is None:
+            return False
+        found = registry.facts(func)
+        if found.mutates or found.returns_view_of or found.uncopied_view_of:
             return False
         parts = node.args + [k.value for k in node.keywords]
         return all(k.arg is not None for k in node.keywords) and all(
