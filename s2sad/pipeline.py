@@ -664,7 +664,8 @@ def combined_terms(build: Build, is_pure) -> bool:
             return False
         return registry.lookup(target) is not None and \
             getattr(target, "__module__", None) == "math"
-    terms = CombinedTerms(may_move, build.namer.temporaries, build.namer.sensitivities)
+    terms = CombinedTerms(may_move, build.namer.temporaries, build.namer.sensitivities,
+                          view_arguments(source, build.imports))
     build.adjoint = terms.visit(build.adjoint)
     return terms.changed
 

@@ -237,6 +237,17 @@ def test_an_output_array_made_on_the_line_is_refused_as_the_output_array(func, f
     assert f"Leave the output array out: {fix} makes a new array." in message, message
 
 
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_output_array_made_by_keyword_in_a_statement_is_followed(mode):
+    """``y = np.sin(x, out=np.zeros(3))``: the zeros are made first, into a name of
+    their own, and the call followed as ``out=`` a name is: the derivative is cos(x)."""
+    f = cases.sin_into_a_new_array_by_keyword
+    if mode == "grad":
+        np.testing.assert_allclose(s2sad.grad(f)(X.copy()), np.cos(X))
+    else:
+        np.testing.assert_allclose(s2sad.jvp(f)(X.copy())[1](np.ones(3)), np.sum(np.cos(X)))
+
+
 def test_an_array_of_the_module_written_by_a_call_is_refused():
     """``np.copyto(G, v)`` on a module's array: refused, naming it (a call's own names,
     ``np``, are not taken for the array written)."""

@@ -355,8 +355,11 @@ def clip(g, ans, a, a_min=None, a_max=None, out=None, min=None, max=None):
 
 
 @defvjp(np.sum, shape="reduce")
-def sum(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None):
-    return sum_grad(g, x, axis, keepdims), None, None, None, None, np.sum(g)
+def sum(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    # where=: the entries left out have no derivative (nor their NaNs: np.where, no product)
+    return (sum_grad(g, x, axis, keepdims) if where is None else
+            np.where(where, sum_grad(g, x, axis, keepdims), 0.0),
+            None, None, None, None, np.sum(g), None)
 
 
 defdtype(np.sum, position=2)
@@ -364,8 +367,11 @@ deffacts(np.sum, fresh=True)  # (a new array or a NumPy scalar; given out=, out:
 
 
 @defvjp(np.mean, shape="reduce")
-def mean(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return sum_grad(g, x, axis, keepdims) / reduced_size(x, axis)
+def mean(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    # where=: the mean of the entries kept, so many in each slice
+    return (sum_grad(g, x, axis, keepdims) / reduced_size(x, axis) if where is None else
+            np.where(where, sum_grad(g / np.sum(np.broadcast_to(where, np.shape(x)), axis=axis,
+                                                keepdims=keepdims), x, axis, keepdims), 0.0))
 
 
 defdtype(np.mean, position=2)

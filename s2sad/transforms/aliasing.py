@@ -93,11 +93,16 @@ def _output_made_here(call, func, out, dotted: str, source, stmt):
     the call fills and returns; the advice, the call without it."""
     plain = gast.Call(func, [a for a in call.args if a is not out],
                       [k for k in call.keywords if k.value is not out])
+    advice = f"Leave the output array out: `{unparse(plain).strip()}` makes a new array."
+    if any(k.arg == "where" for k in call.keywords):  # (without out=: garbage there)
+        advice = ("Call it in a statement of its own (`r = ...(..., out=np.zeros_like(x), "
+                  "where=...)`), or make the output first (`out = np.zeros_like(x)`) and "
+                  "pass `out=out`: without `out=`, the entries `where=` leaves out are "
+                  "left uninitialized.")
     return source.syntax_error(
         f"`{dotted}(...)` with an output array made on the line "
         f"(`{unparse(out).strip()}`), which it fills in place where the reverse sweep "
-        "cannot see it", stmt,
-        f"Leave the output array out: `{unparse(plain).strip()}` makes a new array.")
+        "cannot see it", stmt, advice)
 
 
 
@@ -670,6 +675,9 @@ class Aliasing:
         if isinstance(value, gast.Name):
             return [value.id]
         if isinstance(value, gast.Subscript):
+            if value.__dict__.get("walked") and isinstance(value.value, gast.Name) and \
+                    value.value.id in self.keyed:
+                return []  # (for k in d, d a dict made here: k is a key, hashable, no array)
             return self.views(value.value)
         if isinstance(value, gast.Attribute):
             if not (isinstance(value.value, gast.Name) and value.value.id in self.node):

@@ -28,7 +28,10 @@ def g(x, n):
 
 Only a sensitivity's own statements combine (``s_x = e`` then ``s_x = f(s_x)``, the
 first read once by the second, nothing in between naming ``s_x`` or changing what
-``e`` reads), both without side effects, and while the line stays short.
+``e`` reads), both without side effects, and while the line stays short. What ``e``
+reads includes the arrays that share its names' memory: after ``y = out``, the reverse
+sweep's restore ``out[:] = stack.pop()`` changes ``y``, so a term reading ``y`` stays
+before it.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from .. import trees
 from ..codegen import unparse
 from ..trees import clone
 from .first_assignment import written
+from .forward_substitution import _memory
 
 # at most this many operations (operators and calls) in a combined expression, and
 # characters in its text
@@ -61,8 +65,10 @@ class CombinedTerms(trees.Transformer):
     ``sensitivities``: the names whose statements may combine. ``changed``: whether a
     visit combined any."""
 
-    def __init__(self, is_pure: Callable, temporaries: set, sensitivities: set):
+    def __init__(self, is_pure: Callable, temporaries: set, sensitivities: set,
+                 view_args: Callable | None = None):
         self.is_pure = is_pure
+        self.view_args = view_args  # (which arguments a call's result may be a view of)
         self.temporaries = set(temporaries)
         self.sensitivities = set(sensitivities)
         self.changed = False
@@ -80,6 +86,8 @@ class CombinedTerms(trees.Transformer):
         # copies read once, assigned once: ``s_1 = s_x`` may go into its one read
         self.copies = {name for name in self.temporaries
                        if stores[name] == 1 and loads[name] == 1 and name not in params}
+        # the names that may share memory (y = out: a store into out changes what y reads)
+        self.memory = _memory(node, self.view_args)
         for block in trees.blocks(node.body):
             self._block(block)
         return node
@@ -119,7 +127,8 @@ class CombinedTerms(trees.Transformer):
                 _loads(later.value, name) != 1:
             return None
         reads = {n.id for n in trees.walk(earlier.value) if isinstance(n, gast.Name)}
-        if any(line.written_between(p, q, read) for read in reads):
+        if any(line.written_between(p, q, shared) for read in reads
+               for shared in self.memory.get(read, (read,))):
             return None  # what the first term reads changes before the second is added
         if _operations(earlier.value) + _operations(later.value) > MAX_OPERATIONS:
             return None
@@ -149,7 +158,8 @@ class CombinedTerms(trees.Transformer):
             stmt = line.stmts[p]
             if _assigned_name(stmt) == copy and isinstance(stmt.value, gast.Name):
                 source = stmt.value.id
-                if source != name or line.written_between(p, q, source):
+                if source != name or any(line.written_between(p, q, shared)
+                                         for shared in self.memory.get(source, (source,))):
                     continue
                 later.value = _Replace(copy, stmt.value).visit(later.value)
                 self._changed(later)

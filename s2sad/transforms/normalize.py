@@ -112,6 +112,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         self.made: set[str] = set()
         self.unmade: set[str] = set()
         self.repeated: set[str] = set()  # lists that may hold one value in two slots
+        # dicts made here (a display, a comprehension) and their d.keys(): a loop over
+        # one gives its keys, which hold no array (for k in d: k shares no memory)
+        self.keyed: set[str] = set()
         self._blocks = 0
         self.callers: dict[int, str] = {}  # blocks the caller passed in -> argument
         self.enclosed: dict[int, str] = {}  # (a nested def) blocks of the enclosing values

@@ -391,6 +391,7 @@ class SingleAssignment:
             self.current[name] = name
         if isinstance(node, gast.DictComp):  # {k: v for ...}: each key, then its value
             self.made.add(result)  # (a new dict: a slot of it may be set)
+            self.keyed.add(result)
             init = gast.Dict([], [])
             key = self.namer.claim("key")
             self.locals.add(key)
@@ -501,6 +502,7 @@ class SingleAssignment:
             made = self._made_here(value) or \
                 self._container_copy(value) is not None  # (a copy of a dict or list)
             (self.made if made else self.unmade).add(ssa)
+            self._note_keyed(ssa, value)
             if isinstance(value, gast.BinOp) and any(  # [h] * 2, ys + ys: a value in two
                     isinstance(side, gast.List) or isinstance(side, gast.Name) and  # slots
                     side.id in self.made for side in (value.left, value.right)):
@@ -608,6 +610,21 @@ class SingleAssignment:
             self.made.add(temp)  # (a list made here, read by no other name: still so)
         return self.load(temp)
 
+    def _note_keyed(self, name: str, value) -> None:
+        """``name`` holds a dict made here (a display, or a temporary holding one), its
+        ``d.keys()`` or ``list(d)``: a loop over it gives its keys (``Normalize.keyed``)."""
+        if isinstance(value, gast.Dict) or isinstance(value, gast.Name) and \
+                value.id in self.temps and value.id in self.keyed or \
+                isinstance(value, gast.Call) and not value.args and not value.keywords and \
+                isinstance(value.func, gast.Attribute) and value.func.attr == "keys" and \
+                isinstance(value.func.value, gast.Name) and value.func.value.id in self.keyed \
+                or isinstance(value, gast.Call) and len(value.args) == 1 and \
+                not value.keywords and self._callee(value.func) in (list, tuple, sorted) and \
+                isinstance(value.args[0], gast.Name) and value.args[0].id in self.keyed:
+            self.keyed.add(name)  # (list(d), list(d.keys()): its keys too)
+        else:
+            self.keyed.discard(name)
+
     def to_atom(self, value):
         """An atom for an already normalized expression (a temporary if needed)."""
         if self.is_atom(value):
@@ -627,6 +644,7 @@ class SingleAssignment:
             self.made.add(temp)
         if isinstance(value, gast.Tuple):  # (a tuple: f(*t) written out for its length)
             self.root.__dict__.setdefault("_star_displays", {})[temp] = value
+        self._note_keyed(temp, value)
         from .star_args import note_array
         note_array(self, temp, value)  # (a, *rest = x * 2: its rows)
         if _constant(value) is not _NOT_CONSTANT:  # `t_1 = -1.0` (passed to a helper)

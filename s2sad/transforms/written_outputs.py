@@ -13,6 +13,11 @@ A ufunc's ``where=m`` writes only where ``m`` is true, and computes only there:
 ``np.sqrt(x, out=y, where=x > 0)`` is ``y[m] = np.sqrt(x[m])``, ``x`` and ``m`` broadcast to
 ``y``'s shape (no warning, no derivative, where ``m`` is false).
 
+An output array made on the line (``np.log(p, out=np.zeros_like(p), where=p > 0)``, the
+safe log of an entropy) is made first, into a name of its own, where it is NumPy's
+new array (zeros, ones, empty, full...: the registry's facts say so) of names and
+constants, which reads nothing the ufunc's inputs change.
+
 Only the plain forms are written so: an output that is a name of the function's (a
 variable or an argument, which is then refused as any update of it is), or a basic slice of one
 (``a[1:]``, ``a[:, 0]``: a view, so a write into it is a write into ``a``; with ``where=``,
@@ -42,7 +47,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from .. import trees
+from .. import registry, trees
 
 
 def _output(node, local: set):
@@ -132,15 +137,40 @@ class OutputsAsAssignments(trees.Transformer):
             out = given["out"]
             if isinstance(out, gast.Tuple) and len(out.elts) == 1:
                 out = out.elts[0]  # (out=(y,): the tuple form of one output)
+            made = []
+            if func.nout == 1 and self._new_array(out):  # (out=np.zeros_like(p): a name
+                name = self._fresh("_ufunc_out")          # of its own, made first)
+                made = [trees.located(gast.Assign([gast.Name(name, gast.Store(), None, None)],
+                                                  out, None), stmt)]
+                out = gast.Name(name, gast.Load(), None, None)
+                self.local = self.local | {name}
             if func.nout != 1 or _output(out, self.local) is None or \
                     "where" in given and not isinstance(out, gast.Name):
                 return None
             self.changed = True
             if "where" in given:
-                return self._where(call, out, given["where"], stmt), out
+                return made + self._where(call, out, given["where"], stmt), out
             value = gast.copy_location(gast.Call(call.func, call.args, []), call)
-            return [_into(out, value, stmt, self.numpy_name)], out
+            return made + [_into(out, value, stmt, self.numpy_name)], out
         return None
+
+    def _new_array(self, node) -> bool:
+        """Is ``node`` a new array made from names and constants only (``np.zeros_like(p)``,
+        ``np.full(n, -1.0)``: a NumPy function with a rule, whose facts say it changes
+        nothing and returns no view of an argument)? Made before the ufunc's inputs are
+        read, it is the same array: its arguments are read, nothing is changed."""
+        func = self.callee(node.func) if isinstance(node, gast.Call) else None
+        if func is None or getattr(func, "__module__", None) != "numpy" or \
+                registry.lookup(func) is None:
+            return False
+        found = registry.facts(func)
+        if found.mutates or found.returns_view_of or found.uncopied_view_of:
+            return False
+        parts = node.args + [k.value for k in node.keywords]
+        return all(k.arg is not None for k in node.keywords) and all(
+            isinstance(n, (gast.Name, gast.Constant, gast.Attribute, gast.Tuple, gast.Load,
+                           gast.UnaryOp, gast.USub))
+            for part in parts for n in trees.walk(part))
 
     def _fresh(self, stem: str) -> str:
         taken = self.local | getattr(self, "made", set())
