@@ -615,7 +615,7 @@ def chain(*iterables):
 def product(*iterables, repeat=1):
     # itertools.product: every tuple of one item of each, the last one's varying fastest
     # (each pool read once; a tuple's place k counts with stride strides[k])
-    pools = list(map(list, iterables))
+    pools = [list(pool) for pool in iterables]
     count = len(pools) * repeat
     sizes = [len(pools[k % len(pools)]) for k in range(count)]
     strides = [1] * count

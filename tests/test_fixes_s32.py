@@ -1,6 +1,8 @@
 """Session 32: the known bugs session 31 left, each against central differences in float64
 (a higher order against central differences of the order below it)."""
 
+import itertools
+
 import numpy as np
 
 import s2sad
@@ -36,3 +38,58 @@ def test_tolist_of_an_array_of_unknown_rank_adds_its_rows_item_by_item():
     # (main: s_rows[1] += s_5 joined two lists, and broadcast_like saw a row of length 6)
     for order in (1, 2, 3):
         _check_line(rows_of_a_line, order)
+
+
+# --- 2. a structure's zeros sized where the sweep first reads them --------------------------
+
+def pooled(x):
+    pools = [list(pool) for pool in (x, x[:2])]  # (the first sweep pops `pools` empty)
+    total = 0.0
+    for i in range(len(pools[0]) * len(pools[1])):
+        total = total + pools[0][i // 2] * np.sin(pools[1][i % 2])
+    return total
+
+
+def appended_rows(x):
+    rows = []
+    for i in range(3):
+        rows.append([x[i], x[i + 1]])
+    return sum(r[0] * np.cos(r[1]) for r in rows)
+
+
+def _sin_of_gradient(f):
+    g = s2sad.grad(f)
+
+    def sin_of_gradient(x):
+        return np.sum(np.sin(g(x)))
+    return sin_of_gradient
+
+
+X4 = np.array([0.3, -1.2, 0.7, 1.1])
+
+
+def test_a_list_built_by_a_comprehension_differentiated_twice_in_reverse():
+    # (main: s_pools was zeros of the emptied list, made before the second sweep's
+    # appends put its items back: IndexError)
+    for f in (pooled, appended_rows):
+        h = _sin_of_gradient(f)
+        np.testing.assert_allclose(s2sad.grad(h)(X4), central_differences(h, [X4], 0),
+                                   rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(s2sad.hessian(f)(X4),
+                                   central_differences(s2sad.grad(f), [X4], 0),
+                                   rtol=1e-6, atol=1e-8)
+
+
+def product_pairs(x):
+    return sum(a * b * b for a, b in itertools.product(x, x[:2]))
+
+
+def test_itertools_product_through_its_comprehension_at_second_and_third_order():
+    h = _sin_of_gradient(product_pairs)
+    np.testing.assert_allclose(s2sad.grad(h)(X4), central_differences(h, [X4], 0),
+                               rtol=1e-6, atol=1e-8)
+
+    def line(t):
+        return product_pairs(X4 + t * np.array([0.2, 0.3, -0.5, 0.1]))
+    for order in (2, 3):
+        _check_line(line, order)

@@ -43,7 +43,7 @@ import gast
 from .. import trees
 from .. import registry, runtime
 from ..registry import is_helper
-from ..codegen import comment
+from ..codegen import comment, comment_text, is_note
 from ..errors import DifferentiationError, NoDerivativeError
 from ..runtime import (add_sens, as_gradient, index_grad, output_seed, pack_like, unbroadcast,
                        written_part, zeros_like_structure)
@@ -264,8 +264,7 @@ class Reverse(StructuralZeros, Tape):
                                       gast.Tuple([gast.Constant(None, None)] * len(names),
                                                  gast.Load()), None))
         reverse = _drop_empty_comments(_Restores(self).visit(gast.Module(reverse, [])).body)
-        structures = [gast.Assign([self.store(self.s(n))], self.zeros_of(n), None)
-                      for n in self.structured]
+        reverse = self._structure_zeros(reverse)
         zero = self._zero_init() + [gast.Assign([self.store(flag)], gast.Constant(False, None),
                                                 None) for flag in self.flags.values()]
         if self.stack is not None:
@@ -287,9 +286,25 @@ class Reverse(StructuralZeros, Tape):
             self.aux = kept
         result = self._result(returned)
         new = gast.FunctionDef(prefix + self.tree.name, args,
-                               zero + fwd + keep + head + structures + reverse + [result],
+                               zero + fwd + keep + head + reverse + [result],
                                [], None, None)
         return gast.copy_location(new, self.tree)
+
+    def _structure_zeros(self, reverse: list) -> list:
+        """The zeros of each value the sweep updates item by item, made just before the
+        sweep's first line (at its top level) that reads them: the value is sized as it is
+        there. Before it, the sweep may grow the list (at second order, a first sweep's
+        ``pools.pop()`` is undone by ``pools.append(item)``): zeros made at the sweep's top
+        would be too short."""
+        out = list(reverse)
+        for name in reversed(list(self.structured)):
+            s = self.s(name)
+            at = next((i for i, stmt in enumerate(out) if any(
+                isinstance(n, gast.Name) and n.id == s for n in trees.walk(stmt))), 0)
+            while at and comment_text(out[at - 1]) is not None and not is_note(out[at - 1]):
+                at -= 1  # (before the comment that heads that line)
+            out.insert(at, gast.Assign([self.store(s)], self.zeros_of(name), None))
+        return out
 
     def _stored_views(self, forward) -> None:
         """An array updated item by item (``a[i] = c``) is saved and restored where the
