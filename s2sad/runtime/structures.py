@@ -588,6 +588,42 @@ def array_grad(g, obj):
         else g[()] if g.ndim == 0 else xp.reshape(g, _shape(obj))
 
 
+def plus_part(g, at, parts):
+    """The sensitivity of ``parts[at]`` in ``parts[0] + parts[1] + ...``, where a part's kind
+    is known only when it runs: its slice of ``g`` where the parts are lists or tuples (they
+    were joined), else ``g`` summed down to its shape (they were added).
+
+    >>> plus_part([1.0, 2.0, 3.0], 1, ((0.5,), (0.1, 0.2)))
+    [2.0, 3.0]
+    >>> plus_part(np.ones(2), 0, (1.0, np.zeros(2)))
+    np.float64(2.0)
+    """
+    if all(isinstance(p, (list, tuple)) for p in parts):
+        if _zero(g):  # (the 0.0 nothing has flowed into yet: the part's zeros)
+            return zeros_like_structure(parts[at])
+        start = sum(len(p) for p in parts[:at])
+        return g[start:start + len(parts[at])]
+    from .shapes import unbroadcast
+    return unbroadcast(g, parts[at])
+
+
+def plus_part_adjoint(h, g, at, parts):
+    """The adjoint of :func:`plus_part` in its ``g``: ``h`` put at ``parts[at]``'s
+    place in zeros shaped like ``g`` (the joined parts), or spread back as ``g`` was summed.
+
+    >>> plus_part_adjoint([2.0, 3.0], [0.0] * 3, 1, ((0.5,), (0.1, 0.2)))
+    [0.0, 2.0, 3.0]
+    """
+    if all(isinstance(p, (list, tuple)) for p in parts):
+        if _zero(h):
+            return 0.0
+        start = sum(len(p) for p in parts[:at])
+        rest = sum(len(p) for p in parts[at + 1:])
+        return [0.0] * start + list(h) + [0.0] * rest
+    from .higher import unbroadcast_adjoint
+    return unbroadcast_adjoint(h, g)
+
+
 def list_grad(g, like):
     """Adjoint of ``like.tolist()``: the sensitivities ``g`` of its nested lists of Python
     numbers (a 0.0 where a whole row got none), as an array of ``like``'s shape.

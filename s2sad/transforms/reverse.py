@@ -45,7 +45,8 @@ from .. import registry, runtime
 from ..registry import is_helper
 from ..codegen import comment, comment_text, is_note
 from ..errors import DifferentiationError, NoDerivativeError
-from ..runtime import (add_sens, as_gradient, index_grad, output_seed, pack_like, unbroadcast,
+from ..runtime import (add_sens, as_gradient, index_grad, output_seed, pack_like, plus_part,
+                       unbroadcast,
                        written_part, zeros_like_structure)
 from ..runtime.higher import add_at, broadcast_like, sens_item, sens_like, snapshot
 from ..trees import clone, located
@@ -291,16 +292,18 @@ class Reverse(StructuralZeros, Tape):
         return gast.copy_location(new, self.tree)
 
     def _structure_zeros(self, reverse: list) -> list:
-        """The zeros of each value the sweep updates item by item, made just before the
-        sweep's first line (at its top level) that reads them: the value is sized as it is
-        there. Before it, the sweep may grow the list (at second order, a first sweep's
-        ``pools.pop()`` is undone by ``pools.append(item)``): zeros made at the sweep's top
-        would be too short."""
+        """The zeros of each value the sweep updates item by item, made at the sweep's top;
+        where a line before the first that reads them grows a list (at second order, a
+        first sweep's ``pools.pop()`` is undone by ``pools.append(item)``), just before
+        that line, the value sized as it is there: zeros made at the top would be too
+        short."""
         out = list(reverse)
         for name in reversed(list(self.structured)):
             s = self.s(name)
             at = next((i for i, stmt in enumerate(out) if any(
                 isinstance(n, gast.Name) and n.id == s for n in trees.walk(stmt))), 0)
+            if not any(_grows_a_list(stmt) for stmt in out[:at]):
+                at = 0  # (nothing grows before it: at the top, where a reader looks first)
             while at and comment_text(out[at - 1]) is not None and not is_note(out[at - 1]):
                 at -= 1  # (before the comment that heads that line)
             out.insert(at, gast.Assign([self.store(s)], self.zeros_of(name), None))
@@ -660,6 +663,8 @@ class Reverse(StructuralZeros, Tape):
                 self.accumulate(value.id, g)
         elif op.kind == "linear" and self.kind(target).tag in ("list", "tuple"):
             self.concatenation(stmt, value, g)
+        elif op.kind == "linear" and self.maybe_joined(value):
+            self.plus_parts(value, g)
         elif op.kind == "linear":
             self.linear(value, g, target, negate=False)
         elif op.kind == "call" and self.kind(target).tag in ("list", "tuple") and \
@@ -740,6 +745,37 @@ class Reverse(StructuralZeros, Tape):
                                          clone(stop) if stop is not None else None, None),
                     gast.Load()))
             start = stop
+
+    @staticmethod
+    def _joined_parts(node) -> list:
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+            return Reverse._joined_parts(node.left) + Reverse._joined_parts(node.right)
+        return [node]
+
+    def maybe_joined(self, node) -> bool:
+        """``a + b`` where a part is a list or tuple and another's kind is not known (a
+        value a loop carries, popped off a stack at second order): joined, or added (an
+        array plus a tuple), as it turns out when it runs."""
+        if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add)):
+            return False
+        kinds = [self.kind(p.id) if isinstance(p, gast.Name) else ANY
+                 for p in self._joined_parts(node)]
+        return any(k.tag in ("list", "tuple") for k in kinds) and \
+            all(k.tag in ("list", "tuple", "any") for k in kinds)
+
+    def plus_parts(self, node, g):
+        """``ys = a + b``, ``a`` a tuple and ``b`` of a kind known only when it runs: each
+        part gets ``plus_part(s_ys, i, (a, b))``, its slice of ``s_ys`` where the parts
+        were joined, ``s_ys`` summed to its shape where they were added."""
+        parts = self._joined_parts(node)
+        if not all(isinstance(p, gast.Name) for p in parts):  # (normalization makes names)
+            raise DifferentiationError("internal error: a joined list's part is not a name; "
+                                       "please report this")
+        every = gast.Tuple([self.load(p.id) for p in parts], gast.Load())
+        for i, part in enumerate(parts):
+            if self.wants(part):
+                self.accumulate(part.id, gast.Call(self.helper(plus_part), [
+                    clone(g), gast.Constant(i, None), clone(every)], []))
 
     def unbroadcast(self, expr, like: gast.Name, ans: str):
         if self._same_shape(like.id, ans):
@@ -1021,3 +1057,9 @@ def _basic_index(index, kinds, newaxis) -> bool:
 
 
 __all__ = ["Reverse", "runtime"]
+
+
+def _grows_a_list(stmt) -> bool:
+    """Does ``stmt`` call ``.append``, ``.extend`` or ``.insert`` (a list grows)?"""
+    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and
+               n.func.attr in ("append", "extend", "insert") for n in trees.walk(stmt))
