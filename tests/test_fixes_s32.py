@@ -93,3 +93,61 @@ def test_itertools_product_through_its_comprehension_at_second_and_third_order()
         return product_pairs(X4 + t * np.array([0.2, 0.3, -0.5, 0.1]))
     for order in (2, 3):
         _check_line(line, order)
+
+
+# --- 3. tuples joined in a loop -----------------------------------------------------------
+
+def joined_one(x, w):
+    acc = ()
+    for i in range(len(x)):
+        acc = acc + (x[i] * w,)
+    return sum(acc) * acc[0]
+
+
+def joined_two(x, w):
+    acc = ()
+    for i in range(3):
+        v = np.sin(x[i]) * w
+        acc = acc + (v, v * v)
+    return np.stack(acc).sum() + acc[1] * acc[4]
+
+
+def joined_in_place(x, w):
+    acc = ()
+    for v in x:
+        acc += (v * w * v,)
+    return np.sum(np.stack(acc) ** 2)
+
+
+def prepended(x, w):
+    acc = tuple()  # (an empty tuple by its class: its kind known)
+    for i in range(3):
+        acc = (x[i] * w,) + acc
+    return acc[0] * sum(acc)
+
+
+W = 1.3
+X3 = np.array([0.3, -1.2, 0.7])
+
+
+def test_tuples_joined_in_a_loop_first_and_second_order():
+    # (main: at second order the carried tuple, popped off a stack, was of unknown kind and
+    # `acc + (v,)` was differentiated as an addition; `tuple() + ...` at first order too)
+    for f in (joined_one, joined_two, joined_in_place, prepended):
+        for wrt in (0, 1):
+            g = s2sad.grad(f, wrt=wrt)
+            np.testing.assert_allclose(g(X3, W), central_differences(f, [X3, W], wrt),
+                                       rtol=1e-6, atol=1e-8)
+    for f in (joined_one, joined_two, joined_in_place):
+        np.testing.assert_allclose(s2sad.hessian(f)(X3, W),
+                                   central_differences(s2sad.grad(f), [X3, W], 0),
+                                   rtol=1e-6, atol=1e-8)
+    for f in (joined_one, joined_two, joined_in_place):
+        for wrt in (0, 1):
+            g = s2sad.grad(f, wrt=wrt)
+
+            def h(x, w):
+                return np.sum(np.sin(g(x, w)))
+            np.testing.assert_allclose(s2sad.grad(h, wrt=wrt)(X3, W),
+                                       central_differences(h, [X3, W], wrt),
+                                       rtol=1e-6, atol=1e-8)

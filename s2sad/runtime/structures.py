@@ -607,6 +607,27 @@ def plus_part(g, at, parts):
     return unbroadcast(g, parts[at])
 
 
+def plus_tangent(tangents, parts):
+    """The tangent of ``parts[0] + parts[1] + ...``, the parts' kinds known only when it
+    runs: the tangents joined into one list where the parts are lists or tuples (a 0.0
+    placeholder standing for a part's zeros), else their sum.
+
+    >>> plus_tangent(((1.0,), 0.0), ((0.5,), (0.1, 0.2)))
+    [1.0, 0.0, 0.0]
+    >>> plus_tangent((1.0, 2.0), (0.5, 0.1))
+    3.0
+    """
+    if all(isinstance(p, (list, tuple)) for p in parts):
+        out: list = []
+        for tangent, part in zip(tangents, parts, strict=True):
+            out.extend([0.0] * len(part) if _zero(tangent) else tangent)
+        return out
+    total = tangents[0]
+    for tangent in tangents[1:]:
+        total = total + tangent
+    return total
+
+
 def plus_part_adjoint(h, g, at, parts):
     """The adjoint of :func:`plus_part` in its ``g``: ``h`` put at ``parts[at]``'s
     place in zeros shaped like ``g`` (the joined parts), or spread back as ``g`` was summed.
