@@ -314,12 +314,9 @@ class Forward:
                 gast.Tuple([self.tangent_of(p) for p in joined], gast.Load()),
                 gast.Tuple([self.load(p.id) for p in joined], gast.Load())], [])
         walk(node, False)
-        if container:  # list + list joins them: every part needs a tangent, joined
-            terms = []  # as one list (a tuple's tangent may be a list, and a list's a tuple)
+        if container:  # list + list joins them: every part needs a tangent
+            terms = []
             self._container_terms(node, terms)
-            if len(terms) > 1:
-                return gast.List([gast.Starred(term, gast.Load()) for _, term in terms],
-                                 gast.Load())
         expr = None
         for negate, term in terms:
             if expr is None:
