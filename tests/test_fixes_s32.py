@@ -4,6 +4,7 @@
 import itertools
 
 import numpy as np
+import pytest
 
 import s2sad
 from tests.test_higher_order import central_differences
@@ -151,3 +152,58 @@ def test_tuples_joined_in_a_loop_first_and_second_order():
             np.testing.assert_allclose(s2sad.grad(h, wrt=wrt)(X3, W),
                                        central_differences(h, [X3, W], wrt),
                                        rtol=1e-6, atol=1e-8)
+
+
+# --- 6. messages; an update through an object's attribute ---------------------------------
+
+class Holder:
+    def __init__(self, data):
+        self.data = data
+
+    def loss(self, x):
+        d = self.data
+        d[0] = x[0]
+        return np.sum(self.data * x)
+
+
+def through_an_attribute(x, h):
+    d = h.data  # (the array h holds: `.data` is no array's memoryview here)
+    d[0] = x[0]
+    return np.sum(h.data * x)
+
+
+def test_an_update_through_an_objects_attribute_is_refused():
+    # (main: d = h.data was read as a fresh value: the gradient missed h.data[0] = x[0],
+    # silently [0.3, 0.2, 0.1] where it is [0.6, 0.2, 0.1])
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="'d'.*the argument 'h'"):
+        s2sad.grad(through_an_attribute)(X3.copy(), Holder(np.array([0.5, 0.2, 0.1])))
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="the argument 'self'"):
+        s2sad.grad(Holder(np.array([0.5, 0.2, 0.1])).loss)(X3.copy())
+
+
+def test_an_attribute_is_not_named_an_argument():
+    from s2sad.transforms.aliasing import _update_of
+    assert _update_of("self.data", "self.data") == \
+        "an in-place update of the attribute self.data"
+    assert "the attribute k.w" in _update_of("v", "k.w")
+
+
+K3 = np.array([1.0, 2.0, 3.0])
+
+
+def closure_then_view_updated(x):
+    a = x * 1.0
+
+    def g():
+        return np.sum(a * K3)
+    v = a[1:]
+    v[0] = x[0] ** 2
+    return g()
+
+
+def test_a_closure_reading_an_updated_array_says_what_to_do():
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as info:
+        s2sad.grad(closure_then_view_updated)(X3.copy())
+    text = str(info.value)
+    assert "g() reads 'a' when it is called" in text, text
+    assert "as an argument" in text and "`v = v.copy()`" in text, text
