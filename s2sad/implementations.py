@@ -169,7 +169,7 @@ import warnings
 
 import numpy as np
 
-from .runtime import (MISSING, checked_cross_vector, checked_quantiles, one_axis,
+from .runtime import (MISSING, checked_cross_vector, fsum_of, hypot_of, checked_quantiles, one_axis,
                       running_extremum, window_count)
 from .runtime.numpy_more import (delete_sources, gradient_axes, insert_sources,
                                  like_dtype, pad_pairs, partition_sources,
@@ -632,6 +632,24 @@ def pairwise(iterable):
     return [(items[i], items[i + 1]) for i in range(len(items) - 1)]
 
 
+def hypot(*coordinates):
+    # math.hypot of any number of coordinates (Python >= 3.8): its own value, each
+    # coordinate's derivative c / hypot (hypot_of's rule)
+    return hypot_of(coordinates)
+
+
+def dist(p, q):
+    # math.dist: the hypot of the differences (CPython computes both with one routine)
+    if len(p) != len(q):
+        raise ValueError("both points must have the same number of dimensions")
+    return hypot_of([a - b for a, b in zip(p, q)])
+
+
+def fsum(iterable):
+    # math.fsum: the exactly rounded sum of the items, each item's derivative 1
+    return fsum_of(list(iterable))
+
+
 def prod(iterable, *, start=1):
     # math.prod: start times each item in turn, from the left
     value = start
@@ -812,6 +830,13 @@ def by_keyword() -> list:
 _COMPUTED_PADS = ("linear_ramp", "maximum", "mean", "median", "minimum")
 
 
+def by_arity() -> list:
+    """``(function, counts, definition)``: calls giving a number of positional arguments
+    not in ``counts``, which the function's rule does not take, are written with the
+    definition (``math.hypot(x, y, z)``)."""
+    return [(math.hypot, (2,), hypot)]
+
+
 def by_value() -> list:
     """``(NumPy function, position, keyword, values, definition)``: calls passing one of
     ``values`` (literals) as that argument are written with the definition
@@ -860,6 +885,8 @@ def table() -> dict:
             found[getattr(np, name)] = globals()[name]
     found[functools.reduce] = reduce
     found[math.prod] = prod
+    found[math.fsum] = fsum
+    found[math.dist] = dist
     found[itertools.accumulate] = accumulate
     found[itertools.chain] = chain
     found[itertools.product] = product

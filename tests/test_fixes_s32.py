@@ -2,6 +2,7 @@
 (a higher order against central differences of the order below it)."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -207,3 +208,43 @@ def test_a_closure_reading_an_updated_array_says_what_to_do():
     text = str(info.value)
     assert "g() reads 'a' when it is called" in text, text
     assert "as an argument" in text and "`v = v.copy()`" in text, text
+
+
+# --- 5. math.hypot of three or more, math.dist, math.fsum ---------------------------------
+
+def hypot_three(x):
+    return math.hypot(x[0], x[1], x[2]) * x[0] + math.hypot(x[3], 2.0, x[1] * x[2], x[0])
+
+
+def distance_and_sums(x):
+    return math.dist(x[:2], x[2:]) * x[0] + math.fsum([x[0], x[1] * x[2], 0.1]) * x[3] + \
+        math.fsum(v * v for v in x)
+
+
+def test_hypot_of_any_number_dist_and_fsum_to_third_order():
+    # (main: "math.hypot is called in a way its derivative rule does not handle: too many
+    # positional arguments"; math.fsum had no rule)
+    for f in (hypot_three, distance_and_sums):
+        g = s2sad.grad(f)
+        np.testing.assert_allclose(g(X4), central_differences(f, [X4], 0), rtol=1e-6,
+                                   atol=1e-8)
+        np.testing.assert_allclose(s2sad.hessian(f)(X4), central_differences(g, [X4], 0),
+                                   rtol=1e-6, atol=1e-8)
+        h = _sin_of_gradient(f)
+        np.testing.assert_allclose(s2sad.grad(h)(X4), central_differences(h, [X4], 0),
+                                   rtol=1e-6, atol=1e-8)
+
+        def line(t, f=f):
+            return f(X4 + t * np.array([0.2, 0.3, -0.5, 0.1]))
+        _check_line(line, 3)
+
+
+def test_hypot_dist_fsum_keep_pythons_values():
+    x = np.array([0.1, 0.2, 0.3, 1e-3])
+    assert hypot_three(x) == math.hypot(x[0], x[1], x[2]) * x[0] + \
+        math.hypot(x[3], 2.0, x[1] * x[2], x[0])
+    from s2sad.implementations import dist, fsum
+    assert dist(x[:2], x[2:]) == math.dist(x[:2], x[2:])
+    assert fsum([0.1] * 10) == math.fsum([0.1] * 10) == 1.0
+    with pytest.raises(ValueError):
+        dist([1.0], [1.0, 2.0])

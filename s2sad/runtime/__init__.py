@@ -93,7 +93,8 @@ from .arrays import (  # noqa: F401
 )
 from .elementwise import (  # noqa: F401
     cast_like, check_real_power, check_number, check_no_function, scaled_power, quotient,
-    gap_quotient, clip_grad, unchanged_call,
+    gap_quotient, clip_grad, unchanged_call, hypot_of,
+    hypot_grad, dot_items, fsum_of,
 )
 from .matrices import (  # noqa: F401
     as_columns, from_columns, triangle, factor_part, block_diag_part, block_diag_place,
