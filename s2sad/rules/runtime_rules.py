@@ -45,7 +45,8 @@ from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_
                        unbroadcast, unbroadcast_product,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.structures import (added_to, item_or_missing, object_sensitivity, plus_part,
-                                  plus_part_adjoint, restore_item)
+                                  restore_item)
+from ..runtime.higher import plus_part_adjoint
 from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
                                  recursive_pushforward)

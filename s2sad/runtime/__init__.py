@@ -67,8 +67,7 @@ from .structures import (  # noqa: F401
     restore_item, add_sens, _has_none, _zero, _stacked, output_seed, as_gradient, _nested_ndim,
     _nested_shape, array_grad, sum_list_grad, list_grad, list_tangent, object_gradient,
     frozen_attributes, has_parameters, attribute_tangent, object_sensitivity, side_effect, sort_order,
-    extreme_position, NOTHING, added_to, plus_part, plus_part_adjoint,
-    plus_tangent,
+    extreme_position, NOTHING, added_to, plus_part, plus_tangent,
 )
 from .reductions import (  # noqa: F401
     sum_grad, reduced_size, extremum_grad, expand_reduced, prod_grad, cumsum_grad, cumprod_grad,

@@ -26,7 +26,7 @@ from ..backends import array_class, array_module, is_lazy
 from ..descriptors import attribute_object
 from ..errors import DifferentiationError, NonScalarOutputError
 from .elementwise import cast_like
-from .shapes import _float_type, _known_shape, _ndim, _shape, _to
+from .shapes import _float_type, _known_shape, _ndim, _shape, _to, unbroadcast
 
 
 class SensitivityDict(dict):
@@ -603,7 +603,6 @@ def plus_part(g, at, parts):
             return zeros_like_structure(parts[at])
         start = sum(len(p) for p in parts[:at])
         return g[start:start + len(parts[at])]
-    from .shapes import unbroadcast
     return unbroadcast(g, parts[at])
 
 
@@ -626,23 +625,6 @@ def plus_tangent(tangents, parts):
     for tangent in tangents[1:]:
         total = total + tangent
     return total
-
-
-def plus_part_adjoint(h, g, at, parts):
-    """The adjoint of :func:`plus_part` in its ``g``: ``h`` put at ``parts[at]``'s
-    place in zeros shaped like ``g`` (the joined parts), or spread back as ``g`` was summed.
-
-    >>> plus_part_adjoint([2.0, 3.0], [0.0] * 3, 1, ((0.5,), (0.1, 0.2)))
-    [0.0, 2.0, 3.0]
-    """
-    if all(isinstance(p, (list, tuple)) for p in parts):
-        if _zero(h):
-            return 0.0
-        start = sum(len(p) for p in parts[:at])
-        rest = sum(len(p) for p in parts[at + 1:])
-        return [0.0] * start + list(h) + [0.0] * rest
-    from .higher import unbroadcast_adjoint
-    return unbroadcast_adjoint(h, g)
 
 
 def list_grad(g, like):
