@@ -183,9 +183,15 @@ def interp(x, xp, fp, left=None, right=None):
     if n == 1:  # (one point: its value everywhere, but left and right of it)
         y = fp[0] + np.zeros(np.shape(x))
     else:
+        # (NumPy's choice: the segment from the last of equal knots at or below x; at the
+        # last knot or beyond, fp's last value; a segment of no width, where the ends
+        # clip it, is never divided by)
         j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
-        t = np.clip((x - xp[j]) / (xp[j + 1] - xp[j]), 0.0, 1.0)
-        y = fp[j] * (1.0 - t) + fp[j + 1] * t
+        # NumPy's own formula, slope * (x - xp[j]) + fp[j], its value to the last bit)
+        width = xp[j + 1] - xp[j]
+        slope = (fp[j + 1] - fp[j]) / np.where(width == 0, 1.0, width)
+        y = np.where(x >= xp[n - 1], fp[n - 1],
+                     slope * (np.clip(x, xp[j], xp[j + 1]) - xp[j]) + fp[j])
     if left is not None:
         y = np.where(x < xp[0], left, y)
     if right is not None:

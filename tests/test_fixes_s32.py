@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import s2sad
+import s2sad.implementations
 from tests.test_higher_order import central_differences
 
 A23 = np.array([[0.3, -1.2, 0.7], [1.1, 0.4, -0.5]])
@@ -248,3 +249,46 @@ def test_hypot_dist_fsum_keep_pythons_values():
     assert fsum([0.1] * 10) == math.fsum([0.1] * 10) == 1.0
     with pytest.raises(ValueError):
         dist([1.0], [1.0, 2.0])
+
+
+# --- 4. np.interp at a repeated knot and a repeated last knot ----------------------------
+
+XP_INNER = np.array([0.0, 1.0, 1.0, 2.0])
+XP_LAST = np.array([0.0, 1.0, 2.0, 2.0])
+FP4 = np.array([0.5, 1.5, -1.0, 2.0])
+WEIGHTS5 = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+
+
+def interp_inner(x, fp):
+    return np.sum(np.interp(x, XP_INNER, fp) * WEIGHTS5)
+
+
+def interp_last(x, fp):
+    return np.sum(np.interp(x, XP_LAST, fp) * WEIGHTS5)
+
+
+def _forward_differences(f, args, wrt, eps=1e-7):
+    x = np.asarray(args[wrt], dtype=float)
+    out = np.zeros(x.shape)
+    for k in range(x.size):
+        up = list(args)
+        up[wrt] = x + eps * (np.arange(x.size) == k)
+        out[k] = (f(*up) - f(*args)) / eps
+    return out
+
+
+def test_interp_at_repeated_knots_follows_numpys_choice():
+    # (main: a repeated last knot divided 0 by 0: NaN values and gradients; NumPy takes
+    # the segment from the last of equal knots, and fp's last value at the last knot)
+    for f, xp, x in ((interp_inner, XP_INNER, np.array([1.0, 0.7, 1.3, 0.0, 2.0])),
+                     (interp_last, XP_LAST, np.array([2.0, 1.6, 0.4, 1.0, 2.5]))):
+        for made in (np.interp, s2sad.implementations.interp):  # (the value NumPy's)
+            np.testing.assert_array_equal(made(x, xp, FP4), np.interp(x, xp, FP4))
+        gx, gf = s2sad.grad(f, wrt=(0, 1))(x, FP4)
+        np.testing.assert_allclose(gf, central_differences(f, [x, FP4], 1), rtol=1e-9)
+        # at a knot, NumPy's side: the segment to the right (beyond the last knot: flat)
+        np.testing.assert_allclose(gx, _forward_differences(f, [x, FP4], 0), rtol=1e-5,
+                                   atol=1e-6)
+        away = x + 0.05  # (away from the knots: central differences)
+        np.testing.assert_allclose(s2sad.grad(f)(away, FP4),
+                                   central_differences(f, [away, FP4], 0), rtol=1e-6)
