@@ -169,7 +169,7 @@ import warnings
 
 import numpy as np
 
-from .runtime import (MISSING, checked_cross_vector, checked_quantiles, one_axis,
+from .runtime import (MISSING, checked_cross_vector, fsum_of, hypot_of, checked_quantiles, one_axis,
                       running_extremum, window_count)
 from .runtime.numpy_more import (delete_sources, gradient_axes, insert_sources,
                                  like_dtype, pad_pairs, partition_sources,
@@ -183,9 +183,15 @@ def interp(x, xp, fp, left=None, right=None):
     if n == 1:  # (one point: its value everywhere, but left and right of it)
         y = fp[0] + np.zeros(np.shape(x))
     else:
+        # (NumPy's choice: the segment from the last of equal knots at or below x; at the
+        # last knot or beyond, fp's last value; a segment of no width, where the ends
+        # clip it, is never divided by)
         j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
-        t = np.clip((x - xp[j]) / (xp[j + 1] - xp[j]), 0.0, 1.0)
-        y = fp[j] * (1.0 - t) + fp[j + 1] * t
+        # NumPy's own formula, slope * (x - xp[j]) + fp[j], its value to the last bit)
+        width = xp[j + 1] - xp[j]
+        slope = (fp[j + 1] - fp[j]) / np.where(width == 0, 1.0, width)
+        y = np.where(x >= xp[n - 1], fp[n - 1],
+                     slope * (np.clip(x, xp[j], xp[j + 1]) - xp[j]) + fp[j])
     if left is not None:
         y = np.where(x < xp[0], left, y)
     if right is not None:
@@ -615,7 +621,7 @@ def chain(*iterables):
 def product(*iterables, repeat=1):
     # itertools.product: every tuple of one item of each, the last one's varying fastest
     # (each pool read once; a tuple's place k counts with stride strides[k])
-    pools = list(map(list, iterables))
+    pools = [list(pool) for pool in iterables]
     count = len(pools) * repeat
     sizes = [len(pools[k % len(pools)]) for k in range(count)]
     strides = [1] * count
@@ -630,6 +636,24 @@ def pairwise(iterable):
     # itertools.pairwise: each item with the next one
     items = list(iterable)
     return [(items[i], items[i + 1]) for i in range(len(items) - 1)]
+
+
+def hypot(*coordinates):
+    # math.hypot of any number of coordinates (Python >= 3.8): its own value, each
+    # coordinate's derivative c / hypot (hypot_of's rule)
+    return hypot_of(coordinates)
+
+
+def dist(p, q):
+    # math.dist: the hypot of the differences (CPython computes both with one routine)
+    if len(p) != len(q):
+        raise ValueError("both points must have the same number of dimensions")
+    return hypot_of([a - b for a, b in zip(p, q)])
+
+
+def fsum(iterable):
+    # math.fsum: the exactly rounded sum of the items, each item's derivative 1
+    return fsum_of(list(iterable))
 
 
 def prod(iterable, *, start=1):
@@ -836,6 +860,13 @@ def by_keyword() -> list:
 _COMPUTED_PADS = ("linear_ramp", "maximum", "mean", "median", "minimum")
 
 
+def by_arity() -> list:
+    """``(function, counts, definition)``: calls giving a number of positional arguments
+    not in ``counts``, which the function's rule does not take, are written with the
+    definition (``math.hypot(x, y, z)``)."""
+    return [(math.hypot, (2,), hypot)]
+
+
 def by_value() -> list:
     """``(NumPy function, position, keyword, values, definition)``: calls passing one of
     ``values`` (literals) as that argument are written with the definition
@@ -884,6 +915,8 @@ def table() -> dict:
             found[getattr(np, name)] = globals()[name]
     found[functools.reduce] = reduce
     found[math.prod] = prod
+    found[math.fsum] = fsum
+    found[math.dist] = dist
     found[itertools.accumulate] = accumulate
     found[itertools.chain] = chain
     found[itertools.product] = product

@@ -11,7 +11,7 @@ import itertools
 import math
 
 from ..registry import deffacts, deflinear, deftangent, defvjp, nondifferentiable
-from ..runtime import (item_extremum_grad, item_extremum_tangent, max_item, min_item, pack_like,
+from ..runtime import (dot_items, fsum_of, hypot_grad, hypot_of, item_extremum_grad, item_extremum_tangent, max_item, min_item, pack_like,
                       scaled_power, sum_list_grad)
 
 
@@ -119,6 +119,56 @@ def atan2(g, ans, y, x):
 @defvjp(math.hypot, shape="scalar")
 def hypot(g, ans, x, y):
     return (g * x / ans if ans else 0.0), (g * y / ans if ans else 0.0)
+
+
+# math.hypot of three or more coordinates (s2sad.implementations.hypot): c / hypot each;
+# its helpers' rules close over themselves (any order)
+@defvjp(hypot_of, shape="other")
+def hypot_of_rule(g, ans, coordinates):
+    return hypot_grad(g, ans, coordinates)
+
+
+@deftangent(hypot_of)
+def hypot_of_tangent(g, ans, coordinates):
+    return dot_items(g, coordinates) / ans if ans else 0.0
+
+
+@defvjp(hypot_grad, shape="other")
+def hypot_grad_rule(g, ans, s, norm, coordinates):  # (s, norm: hypot_grad's g and ans)
+    return (dot_items(g, coordinates) / norm if norm else 0.0,
+            -s * dot_items(g, coordinates) / norm ** 2 if norm else 0.0,
+            hypot_grad(s, norm, g))
+
+
+@deftangent(hypot_grad)
+def hypot_grad_tangent(g, ans, s, norm, coordinates):
+    return (hypot_grad(g, norm, coordinates),
+            hypot_grad(-s * g / norm if norm else 0.0, norm, coordinates),
+            hypot_grad(s, norm, g))
+
+
+@defvjp(dot_items, shape="other")
+def dot_items_rule(g, ans, a, b):
+    return hypot_grad(g, 1.0, b), hypot_grad(g, 1.0, a)
+
+
+@deftangent(dot_items)
+def dot_items_tangent(g, ans, a, b):
+    return dot_items(g, b), dot_items(a, g)
+
+
+deffacts(hypot_of, dot_items, fsum_of, floats=True)
+
+
+# math.fsum (s2sad.implementations.fsum): each item's derivative 1, its value fsum's own
+@defvjp(fsum_of, shape="other")
+def fsum_of_rule(g, ans, items):
+    return sum_list_grad(g, items)
+
+
+@deftangent(fsum_of)
+def fsum_of_tangent(g, ans, items):
+    return fsum_of(g)
 
 
 @defvjp(math.pow, shape="scalar")

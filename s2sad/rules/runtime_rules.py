@@ -45,8 +45,9 @@ from ..runtime import (add_sens, array_grad, as_gradient, broadcast_shape, cast_
                        unbroadcast, unbroadcast_product,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.structures import (added_to, check_zip_lengths, item_or_missing,
-                                  object_sensitivity, restore_item, try_caught,
+                                  object_sensitivity, plus_part, restore_item, try_caught,
                                   zip_lengths)
+from ..runtime.higher import plus_part_adjoint
 from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
                                  recursive_pushforward)
@@ -262,6 +263,21 @@ deffacts(pack_like, structure_of=(0,))
 @defvjp(pack_like, shape="other")
 def pack_like_rule(g, ans, x, parts):
     return None, unpack_sens(g, parts)
+
+
+# a part of `a + b` whose kind is known only when it runs (joined lists, or added
+# numbers): each other's transpose in g, linear in g
+@defvjp(plus_part, shape="other")
+def plus_part_rule(g, ans, h, at, parts):
+    return plus_part_adjoint(g, h, at, parts), None, None
+
+
+@defvjp(plus_part_adjoint, shape="other")
+def plus_part_adjoint_rule(g, ans, h, like, at, parts):
+    return plus_part(g, at, parts), None, None, None
+
+
+deflinear(plus_part, plus_part_adjoint)
 
 
 # x.tolist()'s adjoint and tangent: each other's transpose, linear in g

@@ -68,7 +68,7 @@ from .structures import (  # noqa: F401
     _nested_shape, array_grad, sum_list_grad, list_grad, list_tangent, object_gradient,
     frozen_attributes, has_parameters, attribute_tangent, object_sensitivity, side_effect, sort_order,
     extreme_position, NOTHING, added_to, zip_lengths, check_zip_lengths,
-    try_caught,
+    try_caught, plus_part, plus_tangent,
 )
 from .reductions import (  # noqa: F401
     sum_grad, reduced_size, extremum_grad, expand_reduced, prod_grad, cumsum_grad, cumprod_grad,
@@ -93,7 +93,8 @@ from .arrays import (  # noqa: F401
 )
 from .elementwise import (  # noqa: F401
     cast_like, check_real_power, check_number, check_no_function, scaled_power, quotient,
-    gap_quotient, clip_grad, unchanged_call,
+    gap_quotient, clip_grad, unchanged_call, hypot_of,
+    hypot_grad, dot_items, fsum_of,
 )
 from .matrices import (  # noqa: F401
     as_columns, from_columns, triangle, factor_part, block_diag_part, block_diag_place,

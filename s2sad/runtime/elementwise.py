@@ -237,3 +237,56 @@ def clip_grad(g, a, low, high, argnum):
     if argnum == 1:
         return unbroadcast(xp.where(under & (a < low), g, 0.0), low)
     return unbroadcast(xp.where(raised > high, g, 0.0), high)
+
+
+def hypot_of(coordinates):
+    """``math.hypot(*coordinates)``, of any number of them (Python >= 3.8): its own value.
+
+    >>> hypot_of((3.0, 4.0, 12.0))
+    13.0
+    """
+    import math
+    return math.hypot(*coordinates)
+
+
+def hypot_grad(g, ans, coordinates):
+    """Each coordinate's sensitivity in ``ans = hypot_of(coordinates)``: ``c * g / ans``
+    (0.0 where ``ans`` is 0: all coordinates are; a 0.0 for ``coordinates``: none).
+
+    An array, so that two of them add (lists would be joined).
+
+    >>> hypot_grad(2.0, 5.0, (3.0, 4.0))
+    array([1.2, 1.6])
+    """
+    if not isinstance(coordinates, (list, tuple, np.ndarray)):
+        return 0.0
+    return np.array([c * g / ans if ans else 0.0 * c for c in coordinates], dtype=float)
+
+
+def dot_items(a, b):
+    """``sum(u * v for u, v in zip(a, b))`` of two lists or tuples (0.0 where either is a
+    0.0 placeholder).
+
+    >>> dot_items((1.0, 2.0), [3.0, 4.0]), dot_items(0.0, [1.0])
+    (11.0, 0.0)
+    """
+    if not isinstance(a, (list, tuple, np.ndarray)) or \
+            not isinstance(b, (list, tuple, np.ndarray)):
+        return 0.0
+    total = 0.0
+    for u, v in zip(a, b, strict=True):
+        total = total + u * v
+    return total
+
+
+def fsum_of(items):
+    """``math.fsum(items)``: its own value, the exactly rounded sum (0.0 for a 0.0
+    placeholder of a list's tangent).
+
+    >>> fsum_of([0.1] * 10), fsum_of(0.0)
+    (1.0, 0.0)
+    """
+    import math
+    if not isinstance(items, (list, tuple, np.ndarray)):
+        return 0.0
+    return math.fsum(items)

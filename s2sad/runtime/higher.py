@@ -24,6 +24,7 @@ import numpy as np
 from .. import hooks
 from ..backends import array_module
 from . import _float_type, unbroadcast
+from .structures import _zero
 from .shapes import _weak
 
 
@@ -569,3 +570,19 @@ def put_item(g, like, i):
     if isinstance(like, (float, int)) and not isinstance(like, bool):
         return 0.0
     return index_grad(g, like, i)
+
+
+def plus_part_adjoint(h, g, at, parts):
+    """The adjoint of :func:`plus_part` in its ``g``: ``h`` put at ``parts[at]``'s
+    place in zeros shaped like ``g`` (the joined parts), or spread back as ``g`` was summed.
+
+    >>> plus_part_adjoint([2.0, 3.0], [0.0] * 3, 1, ((0.5,), (0.1, 0.2)))
+    [0.0, 2.0, 3.0]
+    """
+    if all(isinstance(p, (list, tuple)) for p in parts):
+        if _zero(h):
+            return 0.0
+        start = sum(len(p) for p in parts[:at])
+        rest = sum(len(p) for p in parts[at + 1:])
+        return [0.0] * start + list(h) + [0.0] * rest
+    return unbroadcast_adjoint(h, g)

@@ -26,7 +26,7 @@ from ..backends import array_class, array_module, is_lazy
 from ..descriptors import attribute_object
 from ..errors import DifferentiationError, NonScalarOutputError
 from .elementwise import cast_like
-from .shapes import _float_type, _known_shape, _ndim, _shape, _to
+from .shapes import _float_type, _known_shape, _ndim, _shape, _to, unbroadcast
 
 
 class SensitivityDict(dict):
@@ -586,6 +586,45 @@ def array_grad(g, obj):
         return [array_grad(g[i], item) for i, item in enumerate(obj)]
     return cast_like(xp.reshape(g, _shape(obj)), obj) if isinstance(obj, (np.ndarray, xp.ndarray)) \
         else g[()] if g.ndim == 0 else xp.reshape(g, _shape(obj))
+
+
+def plus_part(g, at, parts):
+    """The sensitivity of ``parts[at]`` in ``parts[0] + parts[1] + ...``, where a part's kind
+    is known only when it runs: its slice of ``g`` where the parts are lists or tuples (they
+    were joined), else ``g`` summed down to its shape (they were added).
+
+    >>> plus_part([1.0, 2.0, 3.0], 1, ((0.5,), (0.1, 0.2)))
+    [2.0, 3.0]
+    >>> plus_part(np.ones(2), 0, (1.0, np.zeros(2)))
+    np.float64(2.0)
+    """
+    if all(isinstance(p, (list, tuple)) for p in parts):
+        if _zero(g):  # (the 0.0 nothing has flowed into yet: the part's zeros)
+            return zeros_like_structure(parts[at])
+        start = sum(len(p) for p in parts[:at])
+        return g[start:start + len(parts[at])]
+    return unbroadcast(g, parts[at])
+
+
+def plus_tangent(tangents, parts):
+    """The tangent of ``parts[0] + parts[1] + ...``, the parts' kinds known only when it
+    runs: the tangents joined into one list where the parts are lists or tuples (a 0.0
+    placeholder standing for a part's zeros), else their sum.
+
+    >>> plus_tangent(((1.0,), 0.0), ((0.5,), (0.1, 0.2)))
+    [1.0, 0.0, 0.0]
+    >>> plus_tangent((1.0, 2.0), (0.5, 0.1))
+    3.0
+    """
+    if all(isinstance(p, (list, tuple)) for p in parts):
+        out: list = []
+        for tangent, part in zip(tangents, parts, strict=True):
+            out.extend([0.0] * len(part) if _zero(tangent) else tangent)
+        return out
+    total = tangents[0]
+    for tangent in tangents[1:]:
+        total = total + tangent
+    return total
 
 
 def list_grad(g, like):

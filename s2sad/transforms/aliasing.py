@@ -177,11 +177,13 @@ def _update_of(name: str, owner: str) -> str:
     "an in-place update of the argument 'x'"
     >>> _update_of("y", "x")
     "an in-place update of 'y', which shares its memory with the argument 'x'"
+    >>> _update_of("self.data", "self.data")
+    'an in-place update of the attribute self.data'
     """
+    whose = f"the attribute {owner}" if "." in owner else f"the argument {owner!r}"
     if name == owner:
-        return f"an in-place update of the argument {owner!r}"
-    return (f"an in-place update of {name!r}, which shares its memory with the argument "
-            f"{owner!r}")
+        return f"an in-place update of {whose}"
+    return f"an in-place update of {name!r}, which shares its memory with {whose}"
 
 class Aliasing:
     """The memory of :class:`Normalize`: names that may share memory; unsafe updates refused."""
@@ -412,11 +414,16 @@ class Aliasing:
             next((k for k in owners if self._read_later(stmt, k)), None)
         if reader is not None:
             held = self.current.get(reader) in self.made  # (a list holding views)
+            closure = self._closure_reader(stmt, reader)
             error = self.source.syntax_error(
                 f"an in-place update of {name!r}, which shares its memory with {reader!r}",
                 stmt, f"Copy first: the list {reader!r} holds views of {name!r}, so copy "
                 f"each item as it goes in (`.copy()`), or update a copy (`{name} = "
                 f"{name}.copy()` first)." if held else
+                f"{closure}() reads {reader!r} when it is called, after this update, so "
+                f"Python's call sees the change. Pass the array to {closure}() as an "
+                f"argument, or copy it (`{name} = {name}.copy()` first) so that "
+                f"{reader!r} keeps its value." if closure else
                 f"Copy first (`{name} = {name}.copy()`), so that {reader!r} keeps "
                 "its value.")
             if self.current.get(reader) is None:
@@ -683,8 +690,12 @@ class Aliasing:
             if not (isinstance(value.value, gast.Name) and value.value.id in self.node):
                 return []  # (np.pi, a module's constant)
             found = self._method_facts(value.attr)  # x.T, x.real: views; x.shape: not;
-            return self.views(value.value) if found is None or found.returns_view_of or \
-                found.mutates else []  # (x.fill: a bound method holding x, which it changes)
+            # (x.fill: a bound method holding x, which it changes; x.data, a memoryview
+            # of x's buffer; h.data of an object: what h holds. Numbers, tuples and dtypes
+            # share nothing: x.shape, x.size, x.strides)
+            return [] if found is not None and (found.no_derivative or value.attr in (
+                "itemsize", "nbytes", "strides")) and not found.returns_view_of and \
+                not found.mutates else self.views(value.value)
         if isinstance(value, (gast.Tuple, gast.List)):
             return [n for elt in value.elts for n in self.views(elt)]
         if isinstance(value, gast.Dict):
@@ -841,6 +852,18 @@ class Aliasing:
                 return None
             found = facts if found is None else found.union(facts)
         return found
+
+    def _closure_reader(self, stmt, name: str) -> str | None:
+        """The nested ``def`` or lambda whose call after ``stmt`` reads ``name``, where
+        nothing else reads it later; else None."""
+        body = self.source.tree.body
+        later = body[body.index(stmt) + 1:] if stmt in body else body
+        loads = {n.id for s in later if s is not stmt for n in trees.walk(s)
+                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        if name in loads or not self._read_later(stmt, name):
+            return None
+        return next((holder for holder, reads in sorted(self._closures[1].items())
+                     if name in reads and self._read_later(stmt, holder)), None)
 
     def _read_later(self, stmt, name: str, _seen: tuple = ()) -> bool:
         """Is ``name`` read after ``stmt``? (Anywhere, for a statement inside a block.) A

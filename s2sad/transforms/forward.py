@@ -32,7 +32,7 @@ import gast
 
 from .. import registry, trees
 from ..errors import DifferentiationError, NoDerivativeError
-from ..runtime import (add_sens, as_gradient, attribute_tangent, pack_like,
+from ..runtime import (add_sens, as_gradient, attribute_tangent, pack_like, plus_tangent,
                        zeros_like_structure)
 from ..runtime.higher import broadcast_like, snapshot
 from ..trees import clone
@@ -308,6 +308,11 @@ class Forward:
                     terms.append((negate, self.zero(n)))
 
         container = self.kind(target).tag in ("list", "tuple")
+        joined = self._maybe_joined(node) if not container else None
+        if joined:  # (a tuple plus a value of unknown kind: joined or added, as it runs)
+            return gast.Call(self.helper(plus_tangent), [
+                gast.Tuple([self.tangent_of(p) for p in joined], gast.Load()),
+                gast.Tuple([self.load(p.id) for p in joined], gast.Load())], [])
         walk(node, False)
         if container:  # list + list joins them: every part needs a tangent
             terms = []
@@ -326,6 +331,24 @@ class Forward:
             expr = gast.Call(self.helper(broadcast_like),
                              [expr, self.load(target)], [])
         return expr
+
+    def _maybe_joined(self, node) -> list | None:
+        """The parts of ``a + b + ...`` where one is a list or tuple and another's kind is
+        not known, else None."""
+        def parts(n):
+            if isinstance(n, gast.BinOp) and isinstance(n.op, gast.Add):
+                return parts(n.left) + parts(n.right)
+            return [n]
+        if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add)):
+            return None
+        found = parts(node)
+        if not all(isinstance(p, gast.Name) for p in found):
+            return None
+        kinds = [self.kind(p.id) for p in found]
+        if any(k.tag in ("list", "tuple") for k in kinds) and \
+                all(k.tag in ("list", "tuple", "any") for k in kinds):
+            return found
+        return None
 
     def _container_terms(self, node, terms):
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):

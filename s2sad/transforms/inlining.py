@@ -284,6 +284,10 @@ class Inlining:
         for func, names, stand_in in implementations.by_keyword():
             if value is func and keywords & names:
                 return stand_in, None, None
+        starred = any(isinstance(a, gast.Starred) for a in node.args)
+        for func, counts, stand_in in implementations.by_arity():
+            if value is func and not starred and len(node.args) not in counts:
+                return stand_in, None, None
         if value is np.einsum:  # np.einsum(a, [0, 1], b, [1, 2]): the subscripts spelled
             _spell_einsum(node)
         for func, position, name, values, stand_in in implementations.by_value():

@@ -598,6 +598,9 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         kinds = [of(side) for side in (value.left, value.right)]
         if isinstance(value.op, gast.Add) and tags[0] is not None and tags[0] == tags[1]:
             return Kind(tags[0])
+        if isinstance(value.op, gast.Add) and any(t is not None for t in tags) and \
+                any(k.tag == "any" for k in kinds):
+            return ANY  # (a tuple plus a value of unknown kind: joined, or an array's sum)
         if isinstance(value.op, gast.Mult):
             for tag, other in ((tags[0], kinds[1]), (tags[1], kinds[0])):
                 if tag is not None and other.tag == "scalar" and other.py == "int":
@@ -700,6 +703,8 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
             return PY_FLOAT  # sum([x, y, x * y]) of Python floats
         if op.rule.func is np.ndarray.tolist:  # x.tolist(): lists, or a 0-d x's number
             return Kind("list") if of(op.operands[0]).ndim else ANY
+        if op.rule.func in (list, tuple) and not op.operands and not op.keywords:
+            return Kind(op.rule.func.__name__, items=())  # list(), tuple(): empty
         if op.rule.func in (list, tuple) and len(op.operands) == 1 and not op.keywords:
             base = of(op.operands[0])  # the same items, or the rows of an array
             items = base.items if base.tag in ("list", "tuple") else ()

@@ -43,9 +43,10 @@ import gast
 from .. import trees
 from .. import registry, runtime
 from ..registry import is_helper
-from ..codegen import comment
+from ..codegen import comment, comment_text, is_note
 from ..errors import DifferentiationError, NoDerivativeError
-from ..runtime import (add_sens, as_gradient, index_grad, output_seed, pack_like, unbroadcast,
+from ..runtime import (add_sens, as_gradient, index_grad, output_seed, pack_like, plus_part,
+                       unbroadcast,
                        written_part, zeros_like_structure)
 from ..runtime.higher import add_at, broadcast_like, sens_item, sens_like, snapshot
 from ..trees import clone, located
@@ -264,8 +265,7 @@ class Reverse(StructuralZeros, Tape):
                                       gast.Tuple([gast.Constant(None, None)] * len(names),
                                                  gast.Load()), None))
         reverse = _drop_empty_comments(_Restores(self).visit(gast.Module(reverse, [])).body)
-        structures = [gast.Assign([self.store(self.s(n))], self.zeros_of(n), None)
-                      for n in self.structured]
+        reverse = self._structure_zeros(reverse)
         zero = self._zero_init() + [gast.Assign([self.store(flag)], gast.Constant(False, None),
                                                 None) for flag in self.flags.values()]
         if self.stack is not None:
@@ -287,9 +287,27 @@ class Reverse(StructuralZeros, Tape):
             self.aux = kept
         result = self._result(returned)
         new = gast.FunctionDef(prefix + self.tree.name, args,
-                               zero + fwd + keep + head + structures + reverse + [result],
+                               zero + fwd + keep + head + reverse + [result],
                                [], None, None)
         return gast.copy_location(new, self.tree)
+
+    def _structure_zeros(self, reverse: list) -> list:
+        """The zeros of each value the sweep updates item by item, made at the sweep's top;
+        where a line before the first that reads them grows a list (at second order, a
+        first sweep's ``pools.pop()`` is undone by ``pools.append(item)``), just before
+        that line, the value sized as it is there: zeros made at the top would be too
+        short."""
+        out = list(reverse)
+        for name in reversed(list(self.structured)):
+            s = self.s(name)
+            at = next((i for i, stmt in enumerate(out) if any(
+                isinstance(n, gast.Name) and n.id == s for n in trees.walk(stmt))), 0)
+            if not any(_grows_a_list(stmt) for stmt in out[:at]):
+                at = 0  # (nothing grows before it: at the top, where a reader looks first)
+            while at and comment_text(out[at - 1]) is not None and not is_note(out[at - 1]):
+                at -= 1  # (before the comment that heads that line)
+            out.insert(at, gast.Assign([self.store(s)], self.zeros_of(name), None))
+        return out
 
     def _stored_views(self, forward) -> None:
         """An array updated item by item (``a[i] = c``) is saved and restored where the
@@ -645,6 +663,8 @@ class Reverse(StructuralZeros, Tape):
                 self.accumulate(value.id, g)
         elif op.kind == "linear" and self.kind(target).tag in ("list", "tuple"):
             self.concatenation(stmt, value, g)
+        elif op.kind == "linear" and self.maybe_joined(value):
+            self.plus_parts(value, g)
         elif op.kind == "linear":
             self.linear(value, g, target, negate=False)
         elif op.kind == "call" and self.kind(target).tag in ("list", "tuple") and \
@@ -726,6 +746,37 @@ class Reverse(StructuralZeros, Tape):
                     gast.Load()))
             start = stop
 
+    @staticmethod
+    def _joined_parts(node) -> list:
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+            return Reverse._joined_parts(node.left) + Reverse._joined_parts(node.right)
+        return [node]
+
+    def maybe_joined(self, node) -> bool:
+        """``a + b`` where a part is a list or tuple and another's kind is not known (a
+        value a loop carries, popped off a stack at second order): joined, or added (an
+        array plus a tuple), as it turns out when it runs."""
+        if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add)):
+            return False
+        kinds = [self.kind(p.id) if isinstance(p, gast.Name) else ANY
+                 for p in self._joined_parts(node)]
+        return any(k.tag in ("list", "tuple") for k in kinds) and \
+            all(k.tag in ("list", "tuple", "any") for k in kinds)
+
+    def plus_parts(self, node, g):
+        """``ys = a + b``, ``a`` a tuple and ``b`` of a kind known only when it runs: each
+        part gets ``plus_part(s_ys, i, (a, b))``, its slice of ``s_ys`` where the parts
+        were joined, ``s_ys`` summed to its shape where they were added."""
+        parts = self._joined_parts(node)
+        if not all(isinstance(p, gast.Name) for p in parts):  # (normalization makes names)
+            raise DifferentiationError("internal error: a joined list's part is not a name; "
+                                       "please report this")
+        every = gast.Tuple([self.load(p.id) for p in parts], gast.Load())
+        for i, part in enumerate(parts):
+            if self.wants(part):
+                self.accumulate(part.id, gast.Call(self.helper(plus_part), [
+                    clone(g), gast.Constant(i, None), clone(every)], []))
+
     def unbroadcast(self, expr, like: gast.Name, ans: str):
         if self._same_shape(like.id, ans):
             return expr
@@ -791,9 +842,11 @@ class Reverse(StructuralZeros, Tape):
         layer = held_object(self, target)  # (an object of a model's list: its sens a dict)
         if not _has_slice(index) and (layer or self.kind(target).container or (
                 self.kind(target).tag == "any" and (any(item.container for item in items) or
-                                                    self.kind(name).container and not items))):
-            # an item that is a list, tuple or dict itself:
-            # its sensitivity adds item by item (`+=` would extend a list)
+                                                    self.kind(name).container and not items or
+                                                    self.kind(name).tag == "any"))):
+            # an item that is a list, tuple or dict itself, or may be (an item of a value
+            # of unknown kind: x.tolist()'s rows): its sensitivity adds item by item (`+=`
+            # would extend a list)
             part = gast.Subscript(self.load(s), index, gast.Load())
             call = gast.Call(self.helper(add_sens), [part, g], [])
             self.block.append(gast.Assign([gast.Subscript(self.load(s), clone(index),
@@ -1004,3 +1057,9 @@ def _basic_index(index, kinds, newaxis) -> bool:
 
 
 __all__ = ["Reverse", "runtime"]
+
+
+def _grows_a_list(stmt) -> bool:
+    """Does ``stmt`` call ``.append``, ``.extend`` or ``.insert`` (a list grows)?"""
+    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and
+               n.func.attr in ("append", "extend", "insert") for n in trees.walk(stmt))
