@@ -651,9 +651,9 @@ def dist(p, q):
     return hypot_of([a - b for a, b in zip(p, q)])
 
 
-def fsum(iterable):
+def fsum(seq):
     # math.fsum: the exactly rounded sum of the items, each item's derivative 1
-    return fsum_of(list(iterable))
+    return fsum_of(list(seq))
 
 
 def prod(iterable, *, start=1):

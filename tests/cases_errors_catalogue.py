@@ -8,6 +8,8 @@ import functools
 import statistics
 import warnings
 
+import itertools
+
 import numpy as np
 
 import s2sad
@@ -584,3 +586,64 @@ def multiplies_in_place(x):
 
 def joins_with_a_directive(x):
     return np.sum(np.r_["0,2", x, x])  # <- here
+
+
+# --- session 31's refusals (docs/errors.md): each at its line --------------------------------
+
+BUFFER = np.zeros(3)
+
+
+def bump(v):
+    v[0] += 1.0
+    return v[1] > 0.0
+
+
+def _first_of(*args):
+    return args[0]
+
+
+def generator_call_changes(x):
+    rows = [x * 1.0, x * 2.0]
+    hit = any(bump(r) for r in rows)  # <- here
+    return np.sum(rows[0] * x) + hit
+
+
+def loop_changes_iterable(x):
+    xs = [x[0], x[1], x[2]]
+    total = 0.0
+    for c in itertools.accumulate(xs):
+        xs[2] = c * 2.0  # <- here
+        total = total + c
+    return total
+
+
+def update_closure_read(x):
+    a = x * 1.0
+
+    def g():
+        return np.sum(a * x)
+    v = a[1:]
+    v[0] = 5.0  # <- here
+    return g()
+
+
+def update_kept_default(x):
+    a = x * 1.0
+
+    def g(v, c=a):
+        return np.sum(v * c)
+    a[0] = 2.0  # <- here
+    return g(x)
+
+
+def update_module_view(x):
+    v = BUFFER[:2]
+    v += x[:2]  # <- here
+    return np.sum(v * x[:2])
+
+
+def update_star_args(x):
+    a = x * 1.0
+    f = _first_of(a, x)
+    a[0] = 3.0  # <- here
+    return np.sum(f * x)

@@ -56,6 +56,16 @@ ARRAY = np.array([1.0, 2.0, 3.0])
 # --- refused syntax: UnsupportedSyntaxError (a SyntaxError) -----------------------------------
 
 SYNTAX = [
+    ("generator-call-changes", C.generator_call_changes,
+     "a call of bump() in a generator expression read by any()", "Build the list first"),
+    ("loop-changes-iterable", C.loop_changes_iterable,
+     "a change to 'xs' in a loop over an iterable computed from it", "Take them first"),
+    ("update-closure-read", C.update_closure_read, "an in-place update of 'v'",
+     "Pass the array to g() as an argument"),
+    ("update-kept-default", C.update_kept_default, "the default of 'c' in g()",
+     "Update a copy (`a = a.copy()` first)"),
+    ("update-star-args", C.update_star_args, "shares its memory with 'f'",
+     "Copy first (`a = a.copy()`)"),
     ("try", C.uses_try, "`try` block that changes a value in place",
      "change objects after it, in its `else` block"),
     ("with", C.uses_with, "`with` statement", "explicit call before and after"),
@@ -142,6 +152,9 @@ ARGS = {C.updates_argument: (ARRAY,), C.grows_the_list_it_walks: (ARRAY,),
         C.changes_object_list: (ARRAY, C.Stacked()),
         C.object_list_escapes: (ARRAY, C.Stacked()),
         C.object_attributes_as_dict: (ARRAY, C.Stacked())}
+ARGS.update({f: (ARRAY,) for f in (
+    C.generator_call_changes, C.loop_changes_iterable, C.update_closure_read,
+    C.update_kept_default, C.update_module_view, C.update_star_args)})
 
 
 def call_gradient(func):
@@ -671,7 +684,8 @@ def test_every_entry_is_tested():
         "wrt-float", "wrt-bool", "wrt-empty", "too-few-arguments", "too-many-arguments",
         "unknown-keyword", "duplicate-argument", "integer-argument",
         "non-numeric-argument",
-        "nan-or-infinity", "hidden-update", "derivative-of-jacobian"} | {
+        "nan-or-infinity", "hidden-update", "derivative-of-jacobian", "custom-vjp-form",
+        "update-module-view"} | {
         "index-not-modeled", "operator-not-modeled", "r-c-form", "unknown-call-may-change",
         "call-not-modeled", "generator-use", "generator-other-module"}
     assert documented == tested, (sorted(documented - tested), sorted(tested - documented))
@@ -760,3 +774,28 @@ def test_check_finite_on_every_kind_of_value(value, what):
     else:
         with pytest.raises(NonFiniteError, match=what):
             check_finite(value, "v = ...", None, None)
+
+
+def _clipped(x):
+    return x
+
+
+def test_custom_vjp_form():
+    """``@s2sad.custom_vjp`` over the function itself, as JAX's is: the call of what it
+    bound says how s2sad's rules are written (the rule under the decorator)."""
+    decorated = s2sad.custom_vjp(_clipped)
+    with pytest.raises(TypeError, match=r"(?s)decorates the rule of _clipped.*"
+                       r"@s2sad.custom_vjp\(_clipped\)"):
+        decorated(ARRAY.copy())
+
+
+def test_update_module_view():
+    """``v = BUFFER[:2]; v += w``: refused where the update runs (``v`` may be a NumPy
+    number, which ``+=`` only rebinds), located at the user's line, before the update."""
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        call_gradient(C.update_module_view)
+    message = str(info.value)
+    assert "shared with the module's 'BUFFER'" in message and "`v = v.copy()`" in message
+    assert info.value.lineno == marked_line(C.update_module_view), message
+    assert "# <- here" in message
+    np.testing.assert_array_equal(C.BUFFER, np.zeros(3))  # (nothing changed)

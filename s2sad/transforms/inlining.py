@@ -496,10 +496,10 @@ class Inlining:
                     DifferentiationError, f"s2sad writes "
                     f"{implementations.shown_name(func, node, self._dotted)} with the "
                     f"arguments ({', '.join(names)}) only (s2sad/implementations.py): its "
-                    f"positional argument {other[0] + 1} is NumPy's {other[1]!r}, not "
-                    f"{names[other[0]]!r}", node,
+                    f"positional argument {other[0] + 1} is the function's own {other[1]!r}, "
+                    f"not {names[other[0]]!r}", node,
                     "Give the arguments after the first ones by keyword (keepdims=True), "
-                    "and leave out those NumPy's default gives.")
+                    "and leave out those the function's defaults give.")
         if len(args) > n_pos or set(keywords) - set(names):
             if getattr(func, "__module__", None) == "s2sad.implementations":
                 from .. import implementations
