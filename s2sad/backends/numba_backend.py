@@ -72,6 +72,10 @@ class NumbaBackend(Backend):
                                         ("numpy", "prod"): "prod_along",
                                         ("numpy", "cumsum"): "cumsum_along",
                                         ("numpy", "array"): "saved_item"})
+    # NumPy's products of two arrays the kernel computes by loops where they are small (no
+    # BLAS call: its fixed cost is most of an 8x8 product's time), numba's beyond
+    kernel_small_products = MappingProxyType({("numpy", "dot"): "dot_small",
+                                              ("numpy", "outer"): "outer_small"})
     # math's functions whose domain Python checks (ValueError) where numba gives NaN: the
     # name -> the numba version that raises as Python does (math.log with a base: refused)
     kernel_checked = MappingProxyType({("math", name): f"checked_{name}" for name in (

@@ -285,8 +285,7 @@ deffacts(*[getattr(math, name) for name in (
     "radians")], floats=True)
 # builtins on numbers that change nothing and raise nothing a program relies on: a call
 # whose result nothing reads is removed (builtins.pow: `pow` here is math.pow's rule)
-deffacts(len, float, abs, max, min, builtins.pow, sum, range, reversed, round, divmod,
-         pure=True)
+deffacts(len, float, abs, max, min, builtins.pow, sum, range, reversed, round, pure=True)
 # the kind of the Python number they return (round's: an int, or a float given ndigits)
 deffacts(len, int, bool, number="i")
 deffacts(float, complex, number="f")

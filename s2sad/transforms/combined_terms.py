@@ -74,6 +74,11 @@ class CombinedTerms(trees.Transformer):
         self.changed = False
         self.named: dict[int, set] = {}  # id of a statement -> the names in it
 
+    def _sharing(self, name: str) -> tuple:
+        """The names that may share ``name``'s memory (``y = out``): a store into one of
+        them (``out[:] = stack.pop()``, the reverse sweep's restore) changes ``name``."""
+        return tuple(self.memory.get(name, (name,)))
+
     def visit_FunctionDef(self, node):
         loads, stores = Counter(), Counter()
         for n in trees.walk(node):
@@ -127,8 +132,9 @@ class CombinedTerms(trees.Transformer):
                 _loads(later.value, name) != 1:
             return None
         reads = {n.id for n in trees.walk(earlier.value) if isinstance(n, gast.Name)}
-        if any(line.written_between(p, q, shared) for read in reads
-               for shared in self.memory.get(read, (read,))):
+        if any(line.written_between(p, q, read) or any(
+                line.written_between(p, q, shared, in_place=self.sensitivities)
+                for shared in self._sharing(read) if shared != read) for read in reads):
             return None  # what the first term reads changes before the second is added
         if _operations(earlier.value) + _operations(later.value) > MAX_OPERATIONS:
             return None
@@ -158,8 +164,9 @@ class CombinedTerms(trees.Transformer):
             stmt = line.stmts[p]
             if _assigned_name(stmt) == copy and isinstance(stmt.value, gast.Name):
                 source = stmt.value.id
-                if source != name or any(line.written_between(p, q, shared)
-                                         for shared in self.memory.get(source, (source,))):
+                if source != name or line.written_between(p, q, source) or any(
+                        line.written_between(p, q, shared, in_place=self.sensitivities)
+                        for shared in self._sharing(source) if shared != source):
                     continue
                 later.value = _Replace(copy, stmt.value).visit(later.value)
                 self._changed(later)
@@ -277,14 +284,24 @@ class _Line:
             return None
         return key
 
-    def written_between(self, p: int, q: int, name: str) -> bool:
-        """Does a statement after ``p`` and before ``q`` write ``name``?"""
+    def written_between(self, p: int, q: int, name: str, in_place=None) -> bool:
+        """Does a statement after ``p`` and before ``q`` write ``name``? Given
+        ``in_place`` (the sensitivities, whose ``s += v`` the reverse sweep writes on a
+        value of their own), only a write into its memory counts (``name[i] = v``), not
+        one that gives the name a new value."""
         keys = self.writing.get(name, [])
         i = bisect.bisect_right(keys, p)
         while i < len(keys) and keys[i] < q:
-            if self.alive[keys[i]]:
+            if not self.alive[keys[i]]:
+                del keys[i]
+                continue
+            stmt = self.stmts[keys[i]]
+            if in_place is None or not (isinstance(stmt, gast.Assign) and all(
+                    isinstance(t, gast.Name) for t in stmt.targets) or
+                    isinstance(stmt, gast.AugAssign) and
+                    isinstance(stmt.target, gast.Name) and stmt.target.id in in_place):
                 return True
-            del keys[i]
+            i += 1
         return False
 
     def renamed(self, key: int) -> None:

@@ -1292,9 +1292,9 @@ class _Lowering:
                     (name != "array" or len(node.args) == 1 and not node.keywords):
                 node.func = ast.Name(replaced, ast.Load())  # (np.sum(x) as numba has it)
                 return node
-            if (head, name) in (("numpy", "dot"), ("numpy", "outer")) and \
-                    len(node.args) == 2 and not node.keywords:   # (small: loops, not BLAS)
-                node.func = ast.Name(f"{name}_small", ast.Load())
+            small = self.backend.kernel_small_products.get((head, name))
+            if small is not None and len(node.args) == 2 and not node.keywords:
+                node.func = ast.Name(small, ast.Load())  # (small: loops, not BLAS)
                 return node
             if self.backend.compiles_call(head, name):
                 return node

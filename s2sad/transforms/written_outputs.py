@@ -160,7 +160,7 @@ class OutputsAsAssignments(trees.Transformer):
         nothing and returns no view of an argument)? Made before the ufunc's inputs are
         read, it is the same array: its arguments are read, nothing is changed."""
         func = self.callee(node.func) if isinstance(node, gast.Call) else None
-        if func is None or getattr(func, "__module__", None) != "numpy" or \
+        if func is None or getattr(np, getattr(func, "__name__", ""), None) is not func or \
                 registry.lookup(func) is None:
             return False
         found = registry.facts(func)
