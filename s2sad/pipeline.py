@@ -260,15 +260,23 @@ def names(build: Build) -> bool:
     return False
 
 
-@transform()
-def strict_zip(build: Build) -> bool:
-    """``zip(..., strict=True)`` read to its end: a plain ``zip``, its arguments' lengths
-    taken before and checked where Python raises (:mod:`.transforms.strict_zip`)."""
+def _helper_of(build: Build):
+    """``helper(function)``: the name under which the generated code imports one of
+    s2sad's runtime helpers, known to the source's names too (for the passes that run
+    before the generated code's imports are written: strict_zip, try_blocks)."""
     def helper(function) -> str:
         alias = build.imports.helper(function)
         build.source.extra[alias] = function
         return alias
-    writer = StrictZip(build.namer, helper, build.source.locals, build.source.is_builtin)
+    return helper
+
+
+@transform()
+def strict_zip(build: Build) -> bool:
+    """``zip(..., strict=True)`` read to its end: a plain ``zip``, its arguments' lengths
+    taken before and checked where Python raises (:mod:`.transforms.strict_zip`)."""
+    writer = StrictZip(build.namer, _helper_of(build), build.source.locals,
+                       build.source.is_builtin)
     tree = writer.run(clone(build.tree))
     if writer.changed:
         build.tree = tree
@@ -281,17 +289,12 @@ def try_blocks(build: Build) -> bool:
     """``try`` statements whose ``try`` block only computes values: a test of which
     block Python runs (the block run once first), then those blocks
     (:mod:`.transforms.try_blocks`)."""
-    def helper(function) -> str:
-        alias = build.imports.helper(function)
-        build.source.extra[alias] = function
-        return alias
-
     def value_name(value, base: str) -> str:
         alias = build.namer.claim(base)
         build.source.extra[alias] = value
         build.read_live[alias] = ({alias: value}, alias)
         return alias
-    writer = TryBlocks(build.source, helper, value_name, build.namer)
+    writer = TryBlocks(build.source, _helper_of(build), value_name, build.namer)
     tree = writer.run(clone(build.tree))
     if writer.changed:
         build.tree = tree
