@@ -249,9 +249,9 @@ def spread(normalize, node):
                 f"`**{gast.unparse(value)}` here: s2sad cannot tell which keywords it gives",
                 node, "Pass the keyword arguments one by one, or hold them in a dict display "
                 "with string keys the function only reads, or an argument's dict.")
-        keywords += [gast.keyword(k, gast.Subscript(gast.Name(atom.id, gast.Load(), None, None),
+        keywords += [gast.keyword(k, gast.Subscript(_read(normalize, atom),  # (its own name:
                                                      gast.Constant(k, None), gast.Load()))
-                     for k in keys]
+                     for k in keys]  # a nested def's **kw is kw_1, no name of the user's)
     seen = set()
     for keyword in keywords:
         if keyword.arg in seen:
