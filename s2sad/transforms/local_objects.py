@@ -15,8 +15,11 @@ a function of them that gives them back::
 
 An attribute then holds what it held (the same array, changed in place as it was), and
 each call sees the attributes as the last call left them: Python's values. It is done only
-where that is all there is: a class of the function's module with no base but ``object``,
-no properties or decorators, whose ``__init__`` sets every attribute at its top level;
+where that is all there is: a class of the function's module with no base but ``object``
+(or one such class of its module, its ``super().__init__(...)`` written out: see
+:mod:`.class_forms`), no properties or decorators but ``@staticmethod`` (``self.act(h)``
+is ``Cls.act(h)``) and ``@classmethod`` (``Cls.make(w)`` returning ``cls(...)`` is that
+call), whose ``__init__`` sets every attribute at its top level;
 methods whose ``self`` is read only as ``self.attr`` of those, with no ``return`` in
 ``__init__``; a variable given only objects of that class, made in the function (at its
 top level, in a loop or a branch: each ``acc = Acc(...)`` gives the variables new values,
@@ -165,9 +168,26 @@ def _data(value) -> bool:
 
 
 def class_data(cls) -> set:
-    """The names of ``cls``'s class attributes of plain data (``lr = 0.1``)."""
-    return {name for name, value in vars(cls).items() if name not in _ALLOWED and
-            not inspect.isfunction(value) and _data(value)}
+    """The names of ``cls``'s class attributes of plain data (``lr = 0.1``) and its static
+    methods (``self.act(h)`` is ``Cls.act(h)``: Python binds nothing), its bases' too
+    where it does not define them itself."""
+    out, seen = set(), set()
+    for klass in cls.__mro__[:-1]:  # (object's own: none of these)
+        for name, value in vars(klass).items():
+            if name in seen or name in _ALLOWED:
+                continue
+            seen.add(name)
+            if _static(value) or not inspect.isfunction(value) and _data(value):
+                out.add(name)
+    return out
+
+
+def _static(value) -> bool:
+    return isinstance(value, staticmethod) and inspect.isfunction(value.__func__)
+
+
+def _constructor(value) -> bool:
+    return isinstance(value, classmethod) and inspect.isfunction(value.__func__)
 
 
 # what @dataclasses.dataclass adds to a class (its __init__ is written from its fields)
@@ -207,9 +227,28 @@ def _dataclass_init(fields):
 
 
 def class_methods(cls) -> dict | None:
-    """``{name: FunctionDef}`` of a plain class's methods (see the module), else None."""
-    if not isinstance(cls, type) or type(cls) is not type or cls.__bases__ != (object,):
+    """``{name: FunctionDef}`` of a plain class's methods (see the module), else None.
+    A class whose one base is such a class (of the same module, neither a dataclass nor
+    with properties) has its base's methods where it does not define them; its
+    ``__init__`` may call ``super().__init__(...)`` as a statement of its own."""
+    if not isinstance(cls, type) or type(cls) is not type or len(cls.__bases__) != 1:
         return None
+    if cls.__bases__ == (object,):
+        return _own_methods(cls)
+    base = cls.__bases__[0]
+    inherited = class_methods(base)
+    if inherited is None or getattr(base, "__module__", None) != cls.__module__ or \
+            dataclasses.is_dataclass(cls) or hasattr(inherited, "properties"):
+        return None
+    own = _own_methods(cls, inherited)
+    if own is None or hasattr(own, "properties"):
+        return None
+    return own
+
+
+def _own_methods(cls, inherited=None) -> dict | None:
+    """:func:`class_methods` of a class, its base's methods ``inherited`` (None: a class
+    whose base is ``object``)."""
     fields = dataclass_fields(cls)
     if dataclasses.is_dataclass(cls) and fields is None:
         return None
@@ -220,7 +259,7 @@ def class_methods(cls) -> dict | None:
                value.fset is None and value.fdel is None and inspect.isfunction(value.fget)}
     if any(name not in _ALLOWED and name not in shared and name not in made and
            name not in defaults and name not in getters and not inspect.isfunction(value)
-           for name, value in vars(cls).items()):
+           and not _constructor(value) for name, value in vars(cls).items()):
         return None
     try:
         lines, first = inspect.getsourcelines(cls)
@@ -240,6 +279,10 @@ def class_methods(cls) -> dict | None:
             if got is None:
                 return None
             properties[stmt.name] = got
+        elif isinstance(stmt, gast.FunctionDef) and (
+                _static(vars(cls).get(stmt.name)) or _constructor(vars(cls).get(stmt.name))):
+            if len(stmt.decorator_list) != 1:
+                return None  # (read from the class as Python reads it: Cls.act, Cls.make)
         elif isinstance(stmt, gast.FunctionDef):
             methods[stmt.name] = stmt
             stmt.source_file, stmt.class_line = filename, first
@@ -255,8 +298,17 @@ def class_methods(cls) -> dict | None:
         if "__init__" in methods:
             return None
         methods["__init__"] = gast.copy_location(_dataclass_init(fields), tree)
-    if set(methods) != {n for n, v in vars(cls).items() if inspect.isfunction(v) and
-                        (fields is None or n not in _DATACLASS or n == "__init__")} or \
+    own = set(methods)
+    if inherited is not None:
+        from .class_forms import super_init_inlined  # (super().__init__(w): written out)
+        if not super_init_inlined(methods, inherited):
+            return None
+        methods = {**inherited, **methods}  # (Python's lookup: the class's own first)
+    elif any(isinstance(n, gast.Name) and n.id == "super" for m in methods.values()
+             for n in trees.walk(m)):
+        return None
+    if own != {n for n, v in vars(cls).items() if inspect.isfunction(v) and
+               (fields is None or n not in _DATACLASS or n == "__init__")} or \
             set(properties) != getters:
         return None
     for _ in range(len(properties) + 1):  # (a getter reading another: inlined in turn)
@@ -630,6 +682,8 @@ class ObjectsAsVariables(trees.Transformer):
             if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
                     isinstance(value.func.value, gast.Name) and value.func.value.id == var:
                 method = methods.get(value.func.attr)
+                if method is None and value.func.attr in shared:
+                    continue  # (a static method: Cls.act(h), read below)
                 if method is None or value.func.attr == "__init__" or value.keywords or \
                         len(value.args) != len(method.args.args) - 1 or \
                         any(isinstance(a, gast.Starred) for a in value.args):
@@ -652,7 +706,8 @@ class ObjectsAsVariables(trees.Transformer):
                                   counter, objects)
             value = stmt.value if isinstance(stmt, (gast.Expr, gast.Assign)) else None
             if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
-                    isinstance(value.func.value, gast.Name) and value.func.value.id == var:
+                    isinstance(value.func.value, gast.Name) and value.func.value.id == var \
+                    and value.func.attr in self.classes[cls]:  # (not a static method's)
                 target = stmt.targets[0].id if isinstance(stmt, gast.Assign) else None
                 return self._call(var, cls, state, value.func.attr, value.args, target, stmt,
                                   counter, objects)
@@ -870,6 +925,8 @@ def objects_as_variables(fdef, source):
         return [n for n in trees.walk(value) if isinstance(n, (gast.Name, gast.Lambda)) and
                 id(n) not in called]
 
+    from .class_forms import Constructors  # (p = Layer.make(w): p = Layer(w * 2.0))
+    fdef.body = Constructors(fdef, source, local).block(fdef.body)
     for node in trees.walk(fdef):
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)) or \
                 node.func.id in local or node.func.id in classes:

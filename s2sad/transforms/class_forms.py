@@ -1,0 +1,216 @@
+"""Two forms of a class written as plain ones, for :mod:`.local_objects`: a subclass's
+``super().__init__(...)`` as its base's ``__init__`` written in place, and a class-method
+constructor ``p = Layer.make(w)`` (whose body returns ``cls(...)``) as the constructor
+call it makes::
+
+    class Child(Base):                          def __init__(self, w, b):
+        def __init__(self, w, b):                   super__w = w * 2
+            super().__init__(w * 2)      ->         self.w = super__w
+            self.b = b                              self.b = b
+
+    p = Layer.from_params(x[0])          ->     from_params__w = x[0]
+                                                p = Layer(from_params__w * 3.0)
+
+Python evaluates the arguments in the order written, binds them to the parameters, then
+runs the body: the same values, in the same order. Anything else is left as it was.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import textwrap
+
+import gast
+
+from .. import trees
+from .local_objects import _ABSENT, _constructor, _name, _params, class_methods
+
+
+def _is_super_init(stmt) -> bool:
+    """Is ``stmt`` ``super().__init__(...)``, a statement of its own?"""
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+        isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "__init__" and \
+        isinstance(stmt.value.func.value, gast.Call) and \
+        isinstance(stmt.value.func.value.func, gast.Name) and \
+        stmt.value.func.value.func.id == "super" and not stmt.value.func.value.args and \
+        not stmt.value.func.value.keywords
+
+
+def super_init_inlined(methods: dict, inherited: dict) -> bool:
+    """Each ``super().__init__(a, k=b)`` at the top level of ``methods["__init__"]`` as
+    the base's ``__init__`` (``inherited``'s) written there: the arguments evaluated in
+    the order written, each given to a fresh variable of the parameter's, then the base's
+    statements, its ``self`` the method's, its variables renamed apart. False where
+    ``super`` is read otherwise, or the call does not match the base's parameters (left
+    to the refusal).
+
+    >>> child = gast.parse("def __init__(self, w, b):\\n    super().__init__(w * 2)\\n"
+    ...                    "    self.b = b").body[0]
+    >>> base = gast.parse("def __init__(me, w, k=1.0):\\n    me.w = w * k").body[0]
+    >>> super_init_inlined({"__init__": child}, {"__init__": base})
+    True
+    >>> print(gast.unparse(child).strip())
+    def __init__(self, w, b):
+        super__w = w * 2
+        super__k = 1.0
+        self.w = super__w * super__k
+        self.b = b
+    """
+    init = methods.get("__init__")
+    for fdef in methods.values():
+        calls = [s for s in fdef.body if _is_super_init(s)] if fdef is init else []
+        if len(calls) != sum(isinstance(n, gast.Name) and n.id == "super"
+                             for n in trees.walk(fdef)):
+            return False  # (super read otherwise: not modelled)
+    base = inherited.get("__init__")
+    if init is None or not any(_is_super_init(s) for s in init.body):
+        return True
+    params = _params(base) if base is not None and base.args.args else None
+    if params is None or any(isinstance(n, (gast.ListComp, gast.SetComp, gast.DictComp,
+                                            gast.GeneratorExp, gast.Lambda, gast.NamedExpr))
+                             for n in trees.walk(base)):
+        return False
+    used = {n.id for f in (init, base) for n in trees.walk(f) if isinstance(n, gast.Name)}
+    local = ({a.id for a in base.args.args[1:]} | trees.assigned_names(base)) - \
+        {base.args.args[0].id}
+    body = []
+    for stmt in init.body:
+        if not _is_super_init(stmt):
+            body.append(stmt)
+            continue
+        call = stmt.value
+        names = [n for n, _ in params]
+        if len(call.args) > len(names) or \
+                any(isinstance(a, gast.Starred) for a in call.args) or \
+                any(k.arg not in names[len(call.args):] for k in call.keywords) or \
+                len({k.arg for k in call.keywords}) != len(call.keywords):
+            return False
+        rename = {base.args.args[0].id: init.args.args[0].id}
+        for name in sorted(local):
+            fresh, k = f"super__{name}", 1
+            while fresh in used:
+                k += 1
+                fresh = f"super__{name}_{k}"
+            used.add(fresh)
+            rename[name] = fresh
+        given = list(zip(names, call.args)) + [(k.arg, k.value) for k in call.keywords]
+        given += [(n, gast.Constant(d, None)) for n, d in params
+                  if n not in dict(given) and d is not _ABSENT]
+        if {n for n, _ in given} != set(names):
+            return False  # (an argument missing: Python raises TypeError)
+        body += [trees.located(gast.Assign([_name(rename[n], True)], value, None), stmt)
+                 for n, value in given]
+        for inner in base.body:
+            inner = trees.clone(inner)
+            for n in trees.walk(inner):
+                if isinstance(n, gast.Name) and n.id in rename:
+                    n.id = rename[n.id]
+            body.append(inner)
+    init.body = body
+    return True
+
+
+class Constructors:
+    """``p = Layer.make(a, b)``, ``make`` a class method of a class written as variables
+    whose body returns ``cls(e, ...)``: ``make__w = a`` and ``make__k = b`` (Python
+    evaluates the arguments, then binds them), then ``p = Layer(e, ...)``, its parameters
+    read from those variables and ``cls`` as ``Layer``: the object Python makes."""
+
+    def __init__(self, fdef, source, local: set):
+        self.source, self.local = source, local
+        self.taken = {n.id for n in trees.walk(fdef) if isinstance(n, gast.Name)}
+
+    def block(self, body) -> list:
+        out = []
+        for stmt in body:
+            for name in ("body", "orelse"):
+                if isinstance(getattr(stmt, name, None), list) and \
+                        not isinstance(stmt, gast.FunctionDef):
+                    setattr(stmt, name, self.block(getattr(stmt, name)))
+            out += self.written(stmt) or [stmt]
+        return out
+
+    def method(self, call):
+        """``(class, its class method's FunctionDef, its module's names)``, else None."""
+        func = call.func
+        if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)) or \
+                func.value.id in self.local:
+            return None
+        try:
+            cls = self.source.resolve(func.value.id)
+        except KeyError:
+            return None
+        if not isinstance(cls, type):
+            return None
+        value = next((vars(k)[func.attr] for k in cls.__mro__ if func.attr in vars(k)), None)
+        if not _constructor(value) or class_methods(cls) is None:
+            return None
+        theirs = getattr(sys.modules.get(value.__func__.__module__ or ""), "__dict__", None)
+        try:
+            tree = gast.parse(textwrap.dedent(inspect.getsource(value.__func__))).body[0]
+        except (OSError, TypeError, SyntaxError):
+            return None
+        if theirs is None or not isinstance(tree, gast.FunctionDef) or \
+                len(tree.decorator_list) != 1 or not isinstance(tree.decorator_list[0],
+                                                                gast.Name) or \
+                tree.decorator_list[0].id != "classmethod":
+            return None
+        return cls, tree, theirs
+
+    def written(self, stmt) -> list | None:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call)):
+            return None
+        call = stmt.value
+        found = self.method(call)
+        if found is None:
+            return None
+        cls, tree, theirs = found
+        args = tree.args
+        body = tree.body[1:] if len(tree.body) == 2 and isinstance(tree.body[0], gast.Expr) \
+            and isinstance(tree.body[0].value, gast.Constant) else tree.body
+        params = _params(tree) if args.args else None
+        if params is None or args.vararg or args.kwarg or args.kwonlyargs or \
+                args.posonlyargs or len(body) != 1 or not isinstance(body[0], gast.Return) or \
+                not isinstance(body[0].value, gast.Call):
+            return None
+        me, value = args.args[0].id, body[0].value
+        names = [n for n, _ in params]
+        if not isinstance(value.func, gast.Name) or value.func.id != me or \
+                any(isinstance(n, (gast.Lambda, gast.NamedExpr, gast.ListComp, gast.SetComp,
+                                   gast.DictComp, gast.GeneratorExp, gast.Starred))
+                    for n in trees.walk(value)) or \
+                any(k.arg is None for k in value.keywords) or \
+                any(isinstance(a, gast.Starred) for a in call.args) or \
+                len(call.args) > len(names) or \
+                any(k.arg not in names[len(call.args):] for k in call.keywords) or \
+                len({k.arg for k in call.keywords}) != len(call.keywords):
+            return None
+        free = {n.id for n in trees.walk(value) if isinstance(n, gast.Name)} - set(names) - {me}
+        if any(n in self.local or theirs.get(n, _ABSENT) is not
+               self.source.globals.get(n, _ABSENT) for n in free):
+            return None  # (a name meaning something else here)
+        given = list(zip(names, call.args)) + [(k.arg, k.value) for k in call.keywords]
+        given += [(n, gast.Constant(d, None)) for n, d in params
+                  if n not in dict(given) and d is not _ABSENT]
+        if {n for n, _ in given} != set(names):
+            return None  # (an argument missing: Python raises TypeError)
+        rename = {me: call.func.value.id}
+        for name in names:
+            fresh, k = f"{tree.name.strip('_')}__{name}", 1
+            while fresh in self.taken:
+                k += 1
+                fresh = f"{tree.name.strip('_')}__{name}_{k}"
+            self.taken.add(fresh)
+            rename[name] = fresh
+        out = [trees.located(gast.Assign([_name(rename[n], True)], v, None), stmt)
+               for n, v in given]
+        value = trees.clone(value)
+        for n in trees.walk(value):
+            if isinstance(n, gast.Name) and n.id in rename:
+                n.id = rename[n.id]
+            if isinstance(n, (gast.expr, gast.Slice)):
+                gast.copy_location(n, call)  # (at the line that calls it)
+        made = trees.located(gast.Assign([stmt.targets[0]], value, None), stmt)
+        return out + [made]

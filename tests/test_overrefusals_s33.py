@@ -1,0 +1,287 @@
+"""Session 33: Python as people write it, refused by s2sad (or failing inside it) though
+it is modelled exactly now, each gradient checked against central differences in float64.
+
+* a nested helper forwarding its ``**kwargs`` to another (``inner(h, **kw)``): s2sad
+  read the dict by a name that was not the user's (``name 'kw_1' is not defined``);
+* a subclass whose ``__init__`` calls ``super().__init__(...)``, and inherits or
+  overrides its base's methods (local_objects);
+* ``@staticmethod`` helpers called through ``self`` (``self.act(h)`` is ``Cls.act(h)``)
+  and class attributes read through ``self`` beside them;
+* ``@classmethod`` constructors (``Layer.from_params(w)``) whose body returns
+  ``cls(...)``.
+
+Every case failed on main (``# refused on main``, ``# failed on main``). The tests at
+the end pin what stays refused.
+"""
+
+import numpy as np
+import pytest
+from test_overrefusals_s28 import central
+
+import s2sad
+
+X = np.array([0.3, -0.5, 1.2, 0.7])
+V = np.array([0.2, 1.0, -0.5, 0.4])
+
+
+def check(f, x=X, forward=True):
+    want = central(f, x.copy())
+    for grad in (s2sad.grad(f), s2sad.grad(f, optimize=False)):
+        np.testing.assert_allclose(grad(x.copy()), want, rtol=1e-6, atol=1e-7)
+    if forward:
+        _, push = s2sad.jvp(f)(x.copy())
+        np.testing.assert_allclose(push(V), want @ V, rtol=1e-6, atol=1e-7)
+
+
+# --- **kwargs forwarded by a nested helper -----------------------------------------------
+
+def kwargs_forwarded(x):  # failed on main
+    def inner(h, scale=1.0, shift=0.0):
+        return h * scale + shift
+
+    def outer(h, **kw):
+        return inner(h, **kw)
+    return np.sum(outer(x, scale=x[0], shift=x[1]) ** 2)
+
+
+def kwargs_forwarded_in_part(x):  # failed on main
+    def inner(h, scale=1.0, shift=0.0):
+        return h * scale + shift
+
+    def outer(h, **kw):
+        return inner(h, **kw)
+    return np.sum(outer(x, scale=x[0]) ** 2)
+
+
+def kwargs_forwarded_beside_a_keyword(x):  # failed on main
+    def inner(h, scale=1.0, shift=0.0):
+        return np.tanh(h * scale) + shift
+
+    def outer(h, **kw):
+        return inner(h, shift=x[3] * 2.0, **kw)
+    return np.sum(outer(x, scale=x[0]) * x)
+
+
+def kwargs_forwarded_twice(x):  # failed on main
+    def inner(h, a=1.0, b=0.0):
+        return h * a - b
+
+    def middle(h, **kw):
+        return inner(h, **kw)
+
+    def outer(h, **kw):
+        return middle(h, **kw) * 2.0
+    return np.sum(outer(x, b=x[2], a=x[1]) ** 2)
+
+
+@pytest.mark.parametrize("f", [kwargs_forwarded, kwargs_forwarded_in_part,
+                               kwargs_forwarded_beside_a_keyword, kwargs_forwarded_twice])
+def test_kwargs_forwarded(f):
+    check(f)
+
+
+# --- super().__init__, inherited methods ---------------------------------------------------
+
+class Base:
+    def __init__(self, w, k=1.0):
+        scaled = w * k
+        self.w = scaled
+
+    def forward(self, h):
+        return np.tanh(self.w * h)
+
+    def energy(self):
+        return self.w ** 2
+
+
+class Child(Base):
+    def __init__(self, w, b):
+        super().__init__(w)
+        self.b = b
+
+    def forward(self, h):
+        return self.w * h + self.b
+
+
+class Keyworded(Base):
+    def __init__(self, w, b):
+        self.b = b
+        super().__init__(b * 2.0, k=w)
+
+
+class Inheriting(Base):
+    """No __init__, no forward of its own: the base's."""
+
+    def shift(self, h):
+        return h + self.w
+
+
+class Grandchild(Child):
+    def __init__(self, w, b, c):
+        super().__init__(w * c, b)
+        self.c = c
+
+    def forward(self, h):
+        return np.sin(self.w * h) * self.c + self.b
+
+
+def super_init(x):  # refused on main
+    c = Child(x[0], x[1])
+    return np.sum(c.forward(x) ** 2)
+
+
+def super_init_keyword_and_inherited_method(x):  # refused on main
+    c = Keyworded(x[0], x[1])
+    return np.sum(c.forward(x)) + c.energy() * x[2]
+
+
+def init_inherited(x):  # refused on main
+    c = Inheriting(x[0], x[1])
+    return np.sum(c.forward(c.shift(x)))
+
+
+def super_init_two_levels(x):  # refused on main
+    g = Grandchild(x[0], x[1], x[2])
+    h = g.forward(x)
+    g.w = g.w * x[3]
+    return np.sum(g.forward(h)) + g.energy()
+
+
+def super_init_in_a_loop(x):  # refused on main
+    h = x
+    for v in x[:2]:
+        c = Child(v, x[3])
+        h = c.forward(h)
+    return np.sum(h ** 2)
+
+
+# --- static methods, class attributes, class-method constructors -------------------------
+
+class Layer:
+    factor = 2.0
+
+    def __init__(self, w):
+        self.w = w
+
+    @classmethod
+    def from_params(cls, w, scale=3.0):
+        """A layer whose weight is ``w * scale``."""
+        return cls(w * scale)
+
+    @classmethod
+    def identity(cls):
+        return cls(1.0)
+
+    @staticmethod
+    def act(h):
+        return np.tanh(h)
+
+    def forward(self, h):
+        return self.act(self.w * h) * self.factor
+
+
+class Shifted(Layer):
+    def __init__(self, w, b=0.5):
+        super().__init__(w)
+        self.b = b
+
+    def forward(self, h):
+        return Layer.act(self.w * h + self.b) - self.act(h) * self.factor
+
+
+def static_method_through_self(x):  # refused on main
+    layer = Layer(x[0])
+    return np.sum(layer.forward(x))
+
+
+def static_method_through_the_object(x):  # refused on main
+    layer = Layer(x[0])
+    y = layer.act(x * layer.w)
+    return np.sum(y * layer.factor)
+
+
+def class_method_constructor(x):  # refused on main
+    layer = Layer.from_params(x[0])
+    return np.sum(layer.forward(x) ** 2)
+
+
+def class_method_constructor_by_keyword(x):  # refused on main
+    layer = Layer.from_params(scale=x[1], w=np.sin(x[0]))
+    return np.sum(layer.forward(x)) * layer.w
+
+
+def class_method_constructor_without_arguments(x):  # refused on main
+    layer = Layer.identity()
+    layer.w = layer.w * x[2]
+    return np.sum(layer.forward(x))
+
+
+def class_method_of_a_subclass(x):  # refused on main
+    layer = Shifted.from_params(x[0], x[1])
+    return np.sum(layer.forward(x)) + layer.b * x[3]
+
+
+def class_method_constructor_in_a_branch(x):  # refused on main
+    if x[0] > 0:
+        layer = Layer.from_params(x[1])
+    else:
+        layer = Layer(x[2])
+    return np.sum(layer.forward(x))
+
+
+@pytest.mark.parametrize("f", [
+    super_init, super_init_keyword_and_inherited_method, init_inherited,
+    super_init_two_levels, super_init_in_a_loop, static_method_through_self,
+    static_method_through_the_object, class_method_constructor,
+    class_method_constructor_by_keyword, class_method_constructor_without_arguments,
+    class_method_of_a_subclass, class_method_constructor_in_a_branch])
+def test_classes_as_tutorials_write_them(f):
+    check(f)
+
+
+def test_the_other_branch_of_the_constructor():
+    check(class_method_constructor_in_a_branch, x=-X)
+
+
+class Calling(Base):
+    def forward(self, h):
+        return super().forward(h) * 2.0
+
+
+class Counted(Layer):
+    @classmethod
+    def made(cls, w):
+        layer = cls(w)
+        layer.w = layer.w * 2.0
+        return layer
+
+
+def super_method_called(x):  # refused on main
+    c = Calling(x[0])
+    return np.sum(c.forward(x))
+
+
+def class_method_with_statements(x):  # refused on main
+    layer = Counted.made(x[0])
+    return np.sum(layer.forward(x))
+
+
+def super_init_given_a_star(x):  # refused on main
+    class_args = (x[0], x[1])
+    c = Star(*class_args)
+    return np.sum(c.forward(x))
+
+
+class Star(Base):
+    def __init__(self, *args):
+        super().__init__(*args)
+
+
+@pytest.mark.parametrize("f", [super_method_called, class_method_with_statements,
+                               super_init_given_a_star])
+def test_what_stays_refused(f):
+    """super() read otherwise than as super().__init__(...) in __init__, a class method
+    that does more than return cls(...), a method with *args: s2sad does not write these
+    objects as variables, and the object reaches a call it refuses."""
+    with pytest.raises(s2sad.errors.S2sadError):
+        s2sad.grad(f)(X.copy())
