@@ -285,3 +285,48 @@ def test_what_stays_refused(f):
     objects as variables, and the object reaches a call it refuses."""
     with pytest.raises(s2sad.errors.S2sadError):
         s2sad.grad(f)(X.copy())
+
+
+# --- Python's lookup, where a subclass names a base's method otherwise ----------------------
+
+class Helper(Base):
+    @staticmethod
+    def forward(h):
+        return h * 3.0
+
+
+def static_method_over_a_base_method(x):  # refused on main
+    c = Helper(x[0])
+    y = c.forward(x)  # (Helper.forward: the static method, not Base.forward)
+    return np.sum(y * c.w)
+
+
+def test_a_subclass_static_method_hides_the_base_method():
+    check(static_method_over_a_base_method)
+
+
+class Normed:
+    def __init__(self, w):
+        self.w = np.sqrt(w ** 2 + 1.0)
+
+    def forward(self, h):
+        return self.w * h
+
+
+class Shadowing(Normed):
+    def __init__(self, w):
+        np = w * 0.5  # noqa: F841 (a variable named as the module's name the base reads)
+        super().__init__(w)
+
+
+def base_reads_a_name_the_subclass_has(x):
+    c = Shadowing(x[0])
+    return np.sum(c.forward(x))
+
+
+def test_a_base_init_reading_a_name_the_subclass_has_stays_refused():
+    """Written out in Shadowing.__init__, Normed's ``np.sqrt`` would read its variable
+    (s2sad then said it was used before it is assigned: Python runs it)."""
+    central(base_reads_a_name_the_subclass_has, X.copy())
+    with pytest.raises(s2sad.errors.NoDerivativeError, match=r"c\.forward\(\)"):
+        s2sad.grad(base_reads_a_name_the_subclass_has)(X.copy())

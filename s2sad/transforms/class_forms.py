@@ -22,9 +22,58 @@ import sys
 import textwrap
 
 import gast
+import numpy as np
 
 from .. import trees
-from .local_objects import _ABSENT, _constructor, _name, _params, class_methods
+
+_ABSENT = object()  # (a name neither module has: a builtin, the same in both)
+
+
+def _name(name: str, store: bool = False):
+    return gast.Name(name, gast.Store() if store else gast.Load(), None, None)
+
+
+def _params(fdef) -> list | None:
+    """``[(name, default)]`` of a method's parameters after ``self`` (``_ABSENT`` where it
+    has no default); None where a default is not a constant of plain data. Python
+    evaluates a default once, where the ``def`` runs: a constant is the same value at each
+    call, so it is written out where the call leaves it out.
+
+    >>> fdef = gast.parse("def f(self, w, b=0.5, k=-2, s=None): pass").body[0]
+    >>> _params(fdef)[1:]
+    [('b', 0.5), ('k', -2), ('s', None)]
+    >>> _params(gast.parse("def f(self, w=[]): pass").body[0]) is None
+    True
+    """
+    args = fdef.args.args[1:]
+    values = []
+    for default in fdef.args.defaults:
+        negative = isinstance(default, gast.UnaryOp) and isinstance(default.op, gast.USub)
+        if negative:
+            default = default.operand
+        if not isinstance(default, gast.Constant) or not _data(default.value) or \
+                negative and type(default.value) not in (int, float):
+            return None
+        values.append(-default.value if negative else default.value)
+    if len(values) > len(args):
+        return None
+    return [(a.id, _ABSENT) for a in args[:len(args) - len(values)]] + \
+        [(a.id, v) for a, v in zip(args[len(args) - len(values):], values)]
+
+
+def _data(value) -> bool:
+    """Is ``value`` a class attribute read as it is (a number, a string, None, a tuple of
+    them), never a function that ``self.f`` would bind, nor an array a method could change?"""
+    if isinstance(value, tuple):
+        return all(_data(v) for v in value)
+    return value is None or type(value) in (int, float, complex, bool, str) or \
+        isinstance(value, np.number)
+
+
+def _constructor(value) -> bool:
+    return isinstance(value, classmethod) and inspect.isfunction(value.__func__)
+
+
 
 
 def _is_super_init(stmt) -> bool:
@@ -74,6 +123,10 @@ def super_init_inlined(methods: dict, inherited: dict) -> bool:
     used = {n.id for f in (init, base) for n in trees.walk(f) if isinstance(n, gast.Name)}
     local = ({a.id for a in base.args.args[1:]} | trees.assigned_names(base)) - \
         {base.args.args[0].id}
+    free = {n.id for n in trees.walk(base) if isinstance(n, gast.Name)} - local - \
+        {base.args.args[0].id}
+    if free & trees.assigned_names(init):
+        return False  # (a name of the module's the base reads, the method's variable)
     body = []
     for stmt in init.body:
         if not _is_super_init(stmt):
@@ -117,8 +170,9 @@ class Constructors:
     evaluates the arguments, then binds them), then ``p = Layer(e, ...)``, its parameters
     read from those variables and ``cls`` as ``Layer``: the object Python makes."""
 
-    def __init__(self, fdef, source, local: set):
+    def __init__(self, fdef, source, local: set, modelled):
         self.source, self.local = source, local
+        self.modelled = modelled  # (a class -> its methods where written as variables)
         self.taken = {n.id for n in trees.walk(fdef) if isinstance(n, gast.Name)}
 
     def block(self, body) -> list:
@@ -144,7 +198,7 @@ class Constructors:
         if not isinstance(cls, type):
             return None
         value = next((vars(k)[func.attr] for k in cls.__mro__ if func.attr in vars(k)), None)
-        if not _constructor(value) or class_methods(cls) is None:
+        if not _constructor(value) or self.modelled(cls) is None:
             return None
         theirs = getattr(sys.modules.get(value.__func__.__module__ or ""), "__dict__", None)
         try:

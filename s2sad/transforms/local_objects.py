@@ -59,17 +59,13 @@ import inspect
 import textwrap
 
 import gast
-import numpy as np
 
 from .. import trees
+from .class_forms import (_ABSENT, Constructors, _constructor, _data, _name, _params,
+                          super_init_inlined)
 
-_ABSENT = object()  # (a name neither module has: a builtin, the same in both)
 _ALLOWED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
             "__firstlineno__", "__static_attributes__"}
-
-
-def _name(name: str, store: bool = False):
-    return gast.Name(name, gast.Store() if store else gast.Load(), None, None)
 
 
 def _set_at_top(fdef) -> list:
@@ -130,43 +126,6 @@ def _state(methods: dict, shared=frozenset(), outside=None) -> list | None:
     return state
 
 
-def _params(fdef) -> list | None:
-    """``[(name, default)]`` of a method's parameters after ``self`` (``_ABSENT`` where it
-    has no default); None where a default is not a constant of plain data. Python
-    evaluates a default once, where the ``def`` runs: a constant is the same value at each
-    call, so it is written out where the call leaves it out.
-
-    >>> fdef = gast.parse("def f(self, w, b=0.5, k=-2, s=None): pass").body[0]
-    >>> _params(fdef)[1:]
-    [('b', 0.5), ('k', -2), ('s', None)]
-    >>> _params(gast.parse("def f(self, w=[]): pass").body[0]) is None
-    True
-    """
-    args = fdef.args.args[1:]
-    values = []
-    for default in fdef.args.defaults:
-        negative = isinstance(default, gast.UnaryOp) and isinstance(default.op, gast.USub)
-        if negative:
-            default = default.operand
-        if not isinstance(default, gast.Constant) or not _data(default.value) or \
-                negative and type(default.value) not in (int, float):
-            return None
-        values.append(-default.value if negative else default.value)
-    if len(values) > len(args):
-        return None
-    return [(a.id, _ABSENT) for a in args[:len(args) - len(values)]] + \
-        [(a.id, v) for a, v in zip(args[len(args) - len(values):], values)]
-
-
-def _data(value) -> bool:
-    """Is ``value`` a class attribute read as it is (a number, a string, None, a tuple of
-    them), never a function that ``self.f`` would bind, nor an array a method could change?"""
-    if isinstance(value, tuple):
-        return all(_data(v) for v in value)
-    return value is None or type(value) in (int, float, complex, bool, str) or \
-        isinstance(value, np.number)
-
-
 def class_data(cls) -> set:
     """The names of ``cls``'s class attributes of plain data (``lr = 0.1``) and its static
     methods (``self.act(h)`` is ``Cls.act(h)``: Python binds nothing), its bases' too
@@ -184,10 +143,6 @@ def class_data(cls) -> set:
 
 def _static(value) -> bool:
     return isinstance(value, staticmethod) and inspect.isfunction(value.__func__)
-
-
-def _constructor(value) -> bool:
-    return isinstance(value, classmethod) and inspect.isfunction(value.__func__)
 
 
 # what @dataclasses.dataclass adds to a class (its __init__ is written from its fields)
@@ -300,10 +255,10 @@ def _own_methods(cls, inherited=None) -> dict | None:
         methods["__init__"] = gast.copy_location(_dataclass_init(fields), tree)
     own = set(methods)
     if inherited is not None:
-        from .class_forms import super_init_inlined  # (super().__init__(w): written out)
         if not super_init_inlined(methods, inherited):
             return None
-        methods = {**inherited, **methods}  # (Python's lookup: the class's own first)
+        methods = {**{n: m for n, m in inherited.items() if n not in vars(cls)},
+                   **methods}  # (Python's lookup: the class's own first, a method or not)
     elif any(isinstance(n, gast.Name) and n.id == "super" for m in methods.values()
              for n in trees.walk(m)):
         return None
@@ -925,8 +880,8 @@ def objects_as_variables(fdef, source):
         return [n for n in trees.walk(value) if isinstance(n, (gast.Name, gast.Lambda)) and
                 id(n) not in called]
 
-    from .class_forms import Constructors  # (p = Layer.make(w): p = Layer(w * 2.0))
-    fdef.body = Constructors(fdef, source, local).block(fdef.body)
+    fdef.body = Constructors(fdef, source, local, class_methods).block(fdef.body)  # (p =
+    # Layer.make(w): p = Layer(w * 2.0))
     for node in trees.walk(fdef):
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)) or \
                 node.func.id in local or node.func.id in classes:
