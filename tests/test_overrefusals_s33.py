@@ -330,3 +330,96 @@ def test_a_base_init_reading_a_name_the_subclass_has_stays_refused():
     central(base_reads_a_name_the_subclass_has, X.copy())
     with pytest.raises(s2sad.errors.NoDerivativeError, match=r"c\.forward\(\)"):
         s2sad.grad(base_reads_a_name_the_subclass_has)(X.copy())
+
+
+# --- a loop over objects of classes that store their arguments ------------------------------
+
+class Dense:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, h):
+        return np.tanh(self.w * h)
+
+
+class Scale:
+    """Its __init__ stores an argument and a constant: it computes nothing."""
+
+    def __init__(self, s, b=0.25):
+        self.s = s
+        self.b = b
+
+    def __call__(self, h):
+        return h * self.s + self.b
+
+
+def loop_over_two_classes(x):  # refused on main
+    h = x
+    for layer in [Dense(x[0]), Scale(x[1])]:
+        h = layer(h)
+    return np.sum(h)
+
+
+def loop_over_a_named_list(x):  # refused on main
+    layers = [Dense(x[0]), Scale(x[1]), Dense(x[2])]
+    h = x * 2.0
+    for layer in layers:
+        h = layer(h)
+    return np.sum(h ** 2)
+
+
+def arguments_read_before_the_first_turn(x):  # refused on main
+    h = x
+    for layer in (Scale(h[0], h[1]), Dense(h[2])):  # (h as it is before the loop)
+        h = layer(h) * 2.0
+    return np.sum(h)
+
+
+def loop_variable_read_after(x):  # refused on main
+    h = x
+    for layer in [Dense(x[0]), Scale(x[3])]:
+        h = layer(h)
+        layer.s = h[0]  # (the Scale's own attribute, set on each object in turn)
+    return np.sum(h) + layer.s * x[2]
+
+
+def loop_over_objects_of_one_class(x):  # refused on main
+    h = x
+    total = 0.0
+    for layer in [Dense(x[0]), Dense(x[1]), Dense(1.5)]:
+        h = layer(h)
+        total = total + layer.w * np.sum(h)
+    return total
+
+
+@pytest.mark.parametrize("f", [loop_over_two_classes, loop_over_a_named_list,
+                               arguments_read_before_the_first_turn, loop_variable_read_after,
+                               loop_over_objects_of_one_class])
+def test_a_loop_over_objects(f):
+    check(f)
+
+
+def loop_left_by_break(x):  # refused on main
+    h = x
+    for layer in [Dense(x[0]), Scale(x[1])]:
+        h = layer(h)
+        if h[0] > 0:
+            break
+    return np.sum(h)
+
+
+def list_read_again(x):  # refused on main
+    layers = [Dense(x[0]), Scale(x[1])]
+    h = x
+    for layer in layers:
+        h = layer(h)
+    return np.sum(h) * len(layers)
+
+
+@pytest.mark.parametrize("f", [loop_left_by_break, list_read_again])
+def test_a_loop_over_objects_not_written_out_stays_refused(f):
+    """A loop that may stop early, a list read besides its loop: the objects are Python's
+    objects, which s2sad does not follow here."""
+    central(f, X.copy())
+    with pytest.raises(s2sad.errors.S2sadError):
+        s2sad.grad(f)(X.copy())

@@ -268,3 +268,115 @@ class Constructors:
                 gast.copy_location(n, call)  # (at the line that calls it)
         made = trees.located(gast.Assign([stmt.targets[0]], value, None), stmt)
         return out + [made]
+
+
+class ObjectLoops:
+    """``for layer in [Dense(w), Scale(s)]: h = layer(h)`` at the function's top level,
+    each item a new object of a class whose ``__init__`` only stores its arguments
+    (``self.w = w``), written out item by item::
+
+        layer__0 = w                      (the arguments, evaluated first, in order)
+        layer__1 = s
+        layer = Dense(layer__0)
+        h = layer(h)
+        layer = Scale(layer__1)
+        h = layer(h)
+
+    Python makes every object before the first turn; making each at its turn instead,
+    from the arguments already evaluated, gives objects holding the same values, since
+    such an ``__init__`` computes nothing. A list given a name (``layers = [...]``) that
+    only one such loop reads is written so too. A body with ``break``, ``continue``,
+    ``return`` or an ``else`` is left as it was.
+
+    >>> tree = gast.parse("def f(x):\\n    for m in [A(x), A(2.0)]:\\n        x = m(x)\\n"
+    ...                   "    return x").body[0]
+    >>> loops = ObjectLoops(tree, lambda call: isinstance(call.func, gast.Name))
+    >>> print(gast.unparse(gast.Module(loops.block(tree.body), [])).strip())
+    m__0 = x
+    m = A(m__0)
+    x = m(x)
+    m = A(2.0)
+    x = m(x)
+    return x
+    """
+
+    def __init__(self, fdef, storing):
+        self.storing = storing  # a call -> does it make an object of such a class?
+        self.fdef = fdef
+        self.taken = {n.id for n in trees.walk(fdef) if isinstance(n, gast.Name)}
+        late = [f for f in trees.walk(fdef) if isinstance(f, (gast.Lambda, gast.FunctionDef))
+                and f is not fdef]
+        self.late = {n.id for f in late for n in trees.walk(f) if isinstance(n, gast.Name)}
+
+    def _items(self, node) -> list | None:
+        if isinstance(node, (gast.List, gast.Tuple)) and node.elts and all(
+                isinstance(e, gast.Call) and not e.keywords and
+                not any(isinstance(a, gast.Starred) for a in e.args) and self.storing(e)
+                for e in node.elts):
+            return node.elts
+        return None
+
+    def _loop(self, stmt) -> bool:
+        return isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name) and \
+            not stmt.orelse and stmt.target.id not in self.late and not any(
+                isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.Yield,
+                               gast.YieldFrom, gast.FunctionDef, gast.Lambda))
+                for s in stmt.body for n in trees.walk(s))
+
+    def block(self, body) -> list:
+        named = {}  # a name given a display of objects -> its statement
+        stores = {}
+        for n in trees.walk(self.fdef):
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        for stmt in body:
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    self._items(stmt.value) is not None and \
+                    stores.get(stmt.targets[0].id) == 1 and \
+                    stmt.targets[0].id not in self.late:
+                named[stmt.targets[0].id] = stmt
+        reads = {}
+        for n in trees.walk(self.fdef):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in named:
+                reads[n.id] = reads.get(n.id, 0) + 1
+        loops = {}  # id of a loop -> the statement that made its objects
+        for i, stmt in enumerate(body):
+            if self._loop(stmt) and isinstance(stmt.iter, gast.Name) and \
+                    stmt.iter.id in named and reads[stmt.iter.id] == 1 and \
+                    body.index(named[stmt.iter.id]) < i:
+                loops[id(stmt)] = named[stmt.iter.id]
+            elif self._loop(stmt) and self._items(stmt.iter) is not None:
+                loops[id(stmt)] = stmt
+        made = {id(s) for s in loops.values()}
+        out, calls = [], {}
+        for stmt in body:
+            if id(stmt) in made:
+                loop = next(s for s in body if loops.get(id(s)) is stmt)
+                var = loop.target.id
+                written = []
+                for call in self._items(stmt.value if stmt is not loop else stmt.iter):
+                    args = []
+                    for arg in call.args:
+                        if isinstance(arg, gast.Constant):
+                            args.append(arg)
+                            continue
+                        k = 0
+                        while f"{var}__{k}" in self.taken:
+                            k += 1
+                        self.taken.add(f"{var}__{k}")
+                        out.append(trees.located(gast.Assign([_name(f"{var}__{k}", True)],
+                                                             arg, None), stmt))
+                        args.append(gast.copy_location(_name(f"{var}__{k}"), arg))
+                    written.append(gast.copy_location(gast.Call(call.func, args, []), call))
+                calls[id(loop)] = written
+                if stmt is not loop:
+                    continue  # (the list: its objects made at the loop)
+            if id(stmt) in loops:
+                for call in calls[id(stmt)]:
+                    out.append(trees.located(gast.Assign([_name(stmt.target.id, True)], call,
+                                                         None), stmt))
+                    out += trees.clone(stmt.body)
+                continue
+            out.append(stmt)
+        return out

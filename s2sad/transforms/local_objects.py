@@ -61,8 +61,8 @@ import textwrap
 import gast
 
 from .. import trees
-from .class_forms import (_ABSENT, Constructors, _constructor, _data, _name, _params,
-                          super_init_inlined)
+from .class_forms import (_ABSENT, Constructors, ObjectLoops, _constructor, _data, _name,
+                          _params, super_init_inlined)
 
 _ALLOWED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
             "__firstlineno__", "__static_attributes__"}
@@ -882,6 +882,26 @@ def objects_as_variables(fdef, source):
 
     fdef.body = Constructors(fdef, source, local, class_methods).block(fdef.body)  # (p =
     # Layer.make(w): p = Layer(w * 2.0))
+
+    def storing(call) -> bool:
+        """Does ``call`` make an object of a class written as variables whose ``__init__``
+        only stores its arguments and constants?"""
+        if not isinstance(call.func, gast.Name) or call.func.id in local:
+            return False
+        try:
+            value = source.resolve(call.func.id)
+        except KeyError:
+            return False
+        methods = class_methods(value) if isinstance(value, type) else None
+        init = methods.get("__init__") if methods is not None else None
+        return init is not None and all(
+            isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant) or
+            isinstance(s, gast.Assign) and len(s.targets) == 1 and
+            isinstance(s.targets[0], (gast.Name, gast.Attribute)) and
+            isinstance(s.value, (gast.Name, gast.Constant)) for s in init.body)
+
+    fdef.body = ObjectLoops(fdef, storing).block(fdef.body)  # (for layer in [A(w), B(s)])
+    local = params | trees.assigned_names(fdef)
     for node in trees.walk(fdef):
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)) or \
                 node.func.id in local or node.func.id in classes:
