@@ -423,3 +423,35 @@ def test_a_loop_over_objects_not_written_out_stays_refused(f):
     central(f, X.copy())
     with pytest.raises(s2sad.errors.S2sadError):
         s2sad.grad(f)(X.copy())
+
+
+# --- a method's list read by a comprehension ------------------------------------------------
+
+class Module:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def parameters(self):
+        return [self.w, self.b]
+
+    def forward(self, h):
+        return np.tanh(self.w * h + self.b)
+
+
+def parameters_summed_in_a_generator(x):  # refused on main
+    m = Module(x[0], x[1])
+    reg = sum(p ** 2 for p in m.parameters())
+    return np.sum(m.forward(x)) + reg
+
+
+def parameters_in_a_comprehension_beside_a_call(x):  # refused on main
+    m = Module(x[2], x[3] * 0.5)
+    penalties = np.sum(x) * max([abs(p) for p in m.parameters()])
+    return np.sum(m.forward(x) ** 2) + penalties
+
+
+@pytest.mark.parametrize("f", [parameters_summed_in_a_generator,
+                               parameters_in_a_comprehension_beside_a_call])
+def test_a_methods_list_read_by_a_comprehension(f):
+    check(f)

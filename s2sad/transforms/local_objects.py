@@ -968,6 +968,8 @@ def _slots(node, objects) -> list | None:
         return [(node, "left", None), (node, "comparators", 0)]
     if isinstance(node, gast.Slice):
         return [(node, f, None) for f in ("lower", "upper", "step") if getattr(node, f)]
+    if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+        return [(node.generators[0], "iter", None)]  # (evaluated at once, in this scope;
     if isinstance(node, gast.Call) and not any(isinstance(a, gast.Starred) for a in node.args) \
             and all(k.arg is not None for k in node.keywords):
         root = node.func
