@@ -14,6 +14,8 @@ Every case failed on main (``# refused on main``, ``# failed on main``). The tes
 the end pin what stays refused.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 from test_overrefusals_s28 import central
@@ -454,4 +456,31 @@ def parameters_in_a_comprehension_beside_a_call(x):  # refused on main
 @pytest.mark.parametrize("f", [parameters_summed_in_a_generator,
                                parameters_in_a_comprehension_beside_a_call])
 def test_a_methods_list_read_by_a_comprehension(f):
+    check(f)
+
+
+# --- dataclasses.replace of an object made here --------------------------------------------
+
+@dataclasses.dataclass
+class Params:
+    w: np.ndarray
+    b: float
+    k: float = 2.0
+
+
+def replaced_once(x):  # refused on main
+    p = Params(w=x * 2.0, b=x[0])
+    q = dataclasses.replace(p, b=x[1])
+    return np.sum(q.w * q.b) + p.b * q.k
+
+
+def replaced_out_of_order_in_a_loop(x):  # refused on main
+    p = Params(x * 1.0, x[0], x[3])
+    for v in x[:3]:
+        p = dataclasses.replace(p, k=p.k * v, w=np.tanh(p.w * p.k))  # (k read first:
+    return np.sum(p.w) + p.k * p.b                                   # p's, as Python)
+
+
+@pytest.mark.parametrize("f", [replaced_once, replaced_out_of_order_in_a_loop])
+def test_dataclasses_replace(f):
     check(f)

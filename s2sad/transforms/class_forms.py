@@ -17,6 +17,7 @@ runs the body: the same values, in the same order. Anything else is left as it w
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import sys
 import textwrap
@@ -380,3 +381,102 @@ class ObjectLoops:
                 continue
             out.append(stmt)
         return out
+
+
+class Replaced:
+    """``q = dataclasses.replace(p, b=e)``, ``p`` given only objects of one plain
+    dataclass made here (``p = P(...)``): ``replace__b = e``, then ``q = P(p.w,
+    replace__b)``. Python evaluates the changes, reads each field not changed from ``p``,
+    and calls ``p``'s class with them all: the same object."""
+
+    def __init__(self, fdef, source, local: set, fields):
+        self.fdef, self.source, self.local = fdef, source, local
+        self.fields = fields  # a class -> its [(field, default)] where a plain dataclass
+        self.taken = {n.id for n in trees.walk(fdef) if isinstance(n, gast.Name)}
+
+    def block(self, body) -> list:
+        out = []
+        for stmt in body:
+            for name in ("body", "orelse"):
+                if isinstance(getattr(stmt, name, None), list) and \
+                        not isinstance(stmt, gast.FunctionDef):
+                    setattr(stmt, name, self.block(getattr(stmt, name)))
+            out += self.written(stmt) or [stmt]
+        return out
+
+    def _replace(self, call) -> bool:
+        """Is ``call`` ``dataclasses.replace(v, name=e, ...)``, ``v`` a name?"""
+        func = call.func
+        dotted = func.id if isinstance(func, gast.Name) else \
+            f"{func.value.id}.{func.attr}" if isinstance(func, gast.Attribute) and \
+            isinstance(func.value, gast.Name) else None
+        root = dotted.split(".")[0] if dotted else None
+        try:
+            value = self.source.resolve(root) if root and root not in self.local else None
+        except KeyError:
+            value = None
+        if dotted and "." in dotted:
+            value = getattr(value, dotted.split(".")[1], None)
+        return value is dataclasses.replace and len(call.args) == 1 and \
+            isinstance(call.args[0], gast.Name) and all(k.arg is not None
+                                                        for k in call.keywords)
+
+    def _class_of(self, var: str):
+        """``(the class's name here, its fields)`` where every value ``var`` is given is an
+        object made by one plain dataclass called by name, else None."""
+        stores, made = 0, set()
+        for n in trees.walk(self.fdef):
+            if isinstance(n, gast.Name) and n.id == var and not isinstance(n.ctx, gast.Load):
+                stores += 1  # (a parameter too, or a store of another kind)
+            if isinstance(n, gast.Assign) and len(n.targets) == 1 and \
+                    isinstance(n.targets[0], gast.Name) and n.targets[0].id == var:
+                stores -= 1
+                value = n.value
+                if isinstance(value, gast.Call) and self._replace(value) and \
+                        value.args[0].id == var:
+                    continue  # (p = replace(p, ...): p's class again)
+                made.add(value.func.id if isinstance(value, gast.Call) and
+                         isinstance(value.func, gast.Name) and
+                         value.func.id not in self.local else None)
+        if stores or len(made) != 1 or None in made:
+            return None
+        name = made.pop()
+        try:
+            cls = self.source.resolve(name)
+        except KeyError:
+            return None
+        fields = self.fields(cls)
+        return (name, fields) if fields is not None else None
+
+    def written(self, stmt) -> list | None:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call)):
+            return None
+        call = stmt.value
+        func = call.func
+        if not self._replace(call):
+            return None
+        found = self._class_of(call.args[0].id)
+        if found is None:
+            return None
+        name, fields = found
+        names = [f for f, _ in fields]
+        if any(k.arg not in names for k in call.keywords) or \
+                len({k.arg for k in call.keywords}) != len(call.keywords):
+            return None  # (Python raises TypeError)
+        out, given = [], {}
+        for keyword in call.keywords:
+            fresh, k = f"replace__{keyword.arg}", 1
+            while fresh in self.taken:
+                k += 1
+                fresh = f"replace__{keyword.arg}_{k}"
+            self.taken.add(fresh)
+            out.append(trees.located(gast.Assign([_name(fresh, True)], keyword.value, None),
+                                     stmt))
+            given[keyword.arg] = fresh
+        args = [gast.copy_location(_name(given[f]), call) if f in given else
+                gast.copy_location(gast.Attribute(_name(call.args[0].id), f, gast.Load()),
+                                   call) for f in names]
+        made = gast.copy_location(gast.Call(gast.copy_location(_name(name), func), args, []),
+                                  call)
+        return out + [trees.located(gast.Assign([stmt.targets[0]], made, None), stmt)]
