@@ -484,3 +484,48 @@ def replaced_out_of_order_in_a_loop(x):  # refused on main
 @pytest.mark.parametrize("f", [replaced_once, replaced_out_of_order_in_a_loop])
 def test_dataclasses_replace(f):
     check(f)
+
+
+# --- a dict or list of objects read by keys it has -----------------------------------------
+
+def dict_of_layers(x):  # refused on main
+    layers = {"first": Module(x[0], x[1]), "second": Dense(x[2])}
+    h = layers["first"].forward(x)
+    h = layers["second"](h)
+    return np.sum(h) + layers["first"].b * x[3]
+
+
+def list_of_layers_by_index(x):  # refused on main
+    h = x
+    for _ in range(2):
+        layers = [Dense(h[0]), Scale(h[1], x[3])]
+        h = layers[1](layers[0](h))
+    return np.sum(h ** 2)
+
+
+@pytest.mark.parametrize("f", [dict_of_layers, list_of_layers_by_index])
+def test_objects_held_by_a_dict_or_list_read_by_key(f):
+    check(f)
+
+
+def dict_of_layers_by_a_variable(x):  # refused on main
+    layers = {"a": Dense(x[0]), "b": Dense(x[1])}
+    h = x
+    for name in ["a", "b"]:
+        h = layers[name](h)
+    return np.sum(h)
+
+
+def dict_of_layers_grown(x):  # refused on main
+    layers = {"a": Dense(x[0])}
+    layers["b"] = Dense(x[1])
+    return np.sum(layers["b"](layers["a"](x)))
+
+
+@pytest.mark.parametrize("f", [dict_of_layers_by_a_variable, dict_of_layers_grown])
+def test_a_dict_of_objects_read_otherwise_stays_refused(f):
+    """A key that is a variable, a dict changed after its display: s2sad does not
+    follow Python's objects through it."""
+    central(f, X.copy())
+    with pytest.raises(s2sad.errors.S2sadError):
+        s2sad.grad(f)(X.copy())

@@ -480,3 +480,91 @@ class Replaced:
         made = gast.copy_location(gast.Call(gast.copy_location(_name(name), func), args, []),
                                   call)
         return out + [trees.located(gast.Assign([stmt.targets[0]], made, None), stmt)]
+
+
+class NamedItems:
+    """``layers = {"a": Dense(w), "b": Scale(s)}`` (or a list of them), read only as
+    ``layers["a"]`` by keys it has (``layers[0]``: an index it has): one variable per
+    item, ``layers__a = Dense(w)``, ``layers__b = Scale(s)``, made where the display
+    made them, in its order, and each ``layers["a"]`` read as ``layers__a``. Nothing else
+    sees the dict or the list, so this is the same object under another name.
+
+    >>> tree = gast.parse("def f(x):\\n    d = {'a': A(x), 'b': B(x)}\\n"
+    ...                   "    return d['a'](x) + d['b'].w").body[0]
+    >>> print(gast.unparse(NamedItems(tree, lambda call: True).visit(tree)).strip())
+    def f(x):
+        d__a = A(x)
+        d__b = B(x)
+        return d__a(x) + d__b.w
+    """
+
+    def __init__(self, fdef, making):
+        self.fdef, self.making = fdef, making  # making: a call -> makes an object?
+        self.taken = {n.id for n in trees.walk(fdef) if isinstance(n, gast.Name)}
+
+    def _keys(self, value) -> list | None:
+        if isinstance(value, gast.Dict) and value.keys and all(
+                isinstance(k, gast.Constant) and isinstance(k.value, str) and
+                k.value.isidentifier() for k in value.keys) and \
+                len({k.value for k in value.keys}) == len(value.keys):
+            return [k.value for k in value.keys], value.values
+        if isinstance(value, (gast.List, gast.Tuple)) and value.elts and \
+                not any(isinstance(e, gast.Starred) for e in value.elts):
+            return list(range(len(value.elts))), value.elts
+        return None
+
+    def visit(self, fdef):
+        stores, reads = {}, {}
+        for n in trees.walk(fdef):
+            if isinstance(n, gast.Name):
+                table = reads if isinstance(n.ctx, gast.Load) else stores
+                table.setdefault(n.id, []).append(n)
+        late = {n.id for f in trees.walk(fdef) if isinstance(f, (gast.Lambda, gast.FunctionDef))
+                and f is not fdef for n in trees.walk(f) if isinstance(n, gast.Name)}
+        held = {id(n.value): n for n in trees.walk(fdef) if isinstance(n, gast.Subscript)}
+        names = {}
+        for stmt in trees.walk(fdef):
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                    isinstance(stmt.targets[0], gast.Name)):
+                continue
+            var, found = stmt.targets[0].id, self._keys(stmt.value)
+            if found is None or len(stores.get(var, ())) != 1 or var in late or \
+                    not all(isinstance(v, gast.Call) and self.making(v) for v in found[1]):
+                continue
+            keys = found[0]
+            subscripts = [held.get(id(n)) for n in reads.get(var, ())]
+            if not subscripts or any(
+                    s is None or not isinstance(s.ctx, gast.Load) or
+                    not isinstance(s.slice, gast.Constant) or type(s.slice.value) not in
+                    (str, int) or s.slice.value not in keys for s in subscripts):
+                continue  # (read otherwise, or by a key it does not have: Python raises)
+            made = {k: f"{var}__{k}" for k in keys}
+            if any(m in self.taken for m in made.values()):
+                continue
+            self.taken |= set(made.values())
+            names[id(stmt)] = (made, found[1])
+            for s in subscripts:
+                s.named = made[s.slice.value]
+        if not names:
+            return fdef
+        return _ItemsWritten(names).visit(fdef)
+
+
+class _ItemsWritten(trees.Transformer):
+    """The displays of :class:`NamedItems` as one assignment per item; their reads as
+    the item's variable."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Subscript(self, node):
+        if getattr(node, "named", None) is not None:
+            return gast.copy_location(_name(node.named), node)
+        return self.generic_visit(node)
+
+    def visit_Assign(self, node):
+        if id(node) not in self.names:
+            return self.generic_visit(node)
+        made, values = self.names[id(node)]
+        return [trees.located(gast.Assign([_name(name, True)], self.visit(value), None), node)
+                for name, value in zip(made.values(), values, strict=True)]

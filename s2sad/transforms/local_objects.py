@@ -61,8 +61,8 @@ import textwrap
 import gast
 
 from .. import trees
-from .class_forms import (_ABSENT, Constructors, ObjectLoops, Replaced, _constructor, _data,
-                          _name, _params, super_init_inlined)
+from .class_forms import (_ABSENT, Constructors, NamedItems, ObjectLoops, Replaced,
+                          _constructor, _data, _name, _params, super_init_inlined)
 
 _ALLOWED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
             "__firstlineno__", "__static_attributes__"}
@@ -903,6 +903,18 @@ def objects_as_variables(fdef, source):
             isinstance(s.value, (gast.Name, gast.Constant)) for s in init.body)
 
     fdef.body = ObjectLoops(fdef, storing).block(fdef.body)  # (for layer in [A(w), B(s)])
+
+    def making(call) -> bool:
+        """Does ``call`` make an object of a class written as variables?"""
+        try:
+            value = source.resolve(call.func.id) if isinstance(call.func, gast.Name) and \
+                call.func.id not in local else None
+        except KeyError:
+            return False
+        return isinstance(value, type) and class_methods(value) is not None
+
+    fdef = NamedItems(fdef, making).visit(fdef)  # (layers["a"]: layers__a, one object)
+    local = params | trees.assigned_names(fdef)
     local = params | trees.assigned_names(fdef)
     for node in trees.walk(fdef):
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)) or \
