@@ -529,3 +529,13 @@ def test_a_dict_of_objects_read_otherwise_stays_refused(f):
     central(f, X.copy())
     with pytest.raises(s2sad.errors.S2sadError):
         s2sad.grad(f)(X.copy())
+
+
+def attribute_read_by_getattr(x):  # refused on main
+    m = Module(x[0], x[1])
+    w = getattr(m, "w")
+    return np.sum(w * x) + np.sum(getattr(m, "forward")(x))
+
+
+def test_an_attribute_read_by_getattr():
+    check(attribute_read_by_getattr)

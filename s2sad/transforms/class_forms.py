@@ -568,3 +568,28 @@ class _ItemsWritten(trees.Transformer):
         made, values = self.names[id(node)]
         return [trees.located(gast.Assign([_name(name, True)], self.visit(value), None), node)
                 for name, value in zip(made.values(), values, strict=True)]
+
+
+class AttributesByName(trees.Transformer):
+    """``getattr(m, "w")`` (Python's builtin, a constant name) as ``m.w``, which Python
+    reads the same way, so that an object read so is read by attribute.
+
+    >>> tree = gast.parse("w = getattr(m, 'w') + getattr(m, name)")
+    >>> print(gast.unparse(AttributesByName(lambda name: True).visit(tree)).strip())
+    w = m.w + getattr(m, name)
+    """
+
+    def __init__(self, builtin):
+        self.builtin = builtin  # a free name -> is it Python's builtin?
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id == "getattr" and \
+                self.builtin("getattr") and len(node.args) == 2 and not node.keywords and \
+                isinstance(node.args[0], gast.Name) and \
+                isinstance(node.args[1], gast.Constant) and \
+                isinstance(node.args[1].value, str) and node.args[1].value.isidentifier() and \
+                not node.args[1].value.startswith("__"):  # (no private name to mangle)
+            return gast.copy_location(gast.Attribute(node.args[0], node.args[1].value,
+                                                     gast.Load()), node)
+        return node

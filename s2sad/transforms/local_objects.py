@@ -61,8 +61,8 @@ import textwrap
 import gast
 
 from .. import trees
-from .class_forms import (_ABSENT, Constructors, NamedItems, ObjectLoops, Replaced,
-                          _constructor, _data, _name, _params, super_init_inlined)
+from .class_forms import (_ABSENT, AttributesByName, Constructors, NamedItems, ObjectLoops,
+                          Replaced, _constructor, _data, _name, _params, super_init_inlined)
 
 _ALLOWED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
             "__firstlineno__", "__static_attributes__"}
@@ -880,6 +880,8 @@ def objects_as_variables(fdef, source):
         return [n for n in trees.walk(value) if isinstance(n, (gast.Name, gast.Lambda)) and
                 id(n) not in called]
 
+    fdef = AttributesByName(lambda name: name not in local and source.is_builtin(name)
+                            ).visit(fdef)  # (getattr(m, "w"): m.w)
     fdef.body = Replaced(fdef, source, local, lambda cls: dataclass_fields(cls) if
                          class_methods(cls) is not None else None).block(fdef.body)
     fdef.body = Constructors(fdef, source, local, class_methods).block(fdef.body)  # (p =
