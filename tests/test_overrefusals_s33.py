@@ -539,3 +539,28 @@ def attribute_read_by_getattr(x):  # refused on main
 
 def test_an_attribute_read_by_getattr():
     check(attribute_read_by_getattr)
+
+
+class Root:
+    def __init__(self, w):
+        super().__init__()  # (object's: it does nothing)
+        self.w = w
+
+    def forward(self, h):
+        return np.cos(self.w * h)
+
+
+class Leaf(Root):
+    def __init__(self, w, b):
+        super().__init__(w)
+        self.b = b
+
+
+def object_init_called(x):  # refused on main
+    r = Root(x[0])
+    leaf = Leaf(x[1], x[2])
+    return np.sum(r.forward(x) * leaf.forward(x)) + leaf.b
+
+
+def test_super_init_of_a_class_whose_base_is_object():
+    check(object_init_called)

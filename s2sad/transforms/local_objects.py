@@ -62,7 +62,8 @@ import gast
 
 from .. import trees
 from .class_forms import (_ABSENT, AttributesByName, Constructors, NamedItems, ObjectLoops,
-                          Replaced, _constructor, _data, _name, _params, super_init_inlined)
+                          Replaced, _constructor, _data, _is_super_init, _name, _params,
+                          super_init_inlined)
 
 _ALLOWED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
             "__firstlineno__", "__static_attributes__"}
@@ -259,9 +260,15 @@ def _own_methods(cls, inherited=None) -> dict | None:
             return None
         methods = {**{n: m for n, m in inherited.items() if n not in vars(cls)},
                    **methods}  # (Python's lookup: the class's own first, a method or not)
-    elif any(isinstance(n, gast.Name) and n.id == "super" for m in methods.values()
-             for n in trees.walk(m)):
-        return None
+    else:
+        init = methods.get("__init__")
+        if init is not None:  # (object.__init__(): it does nothing)
+            init.body = [s for s in init.body if not (
+                _is_super_init(s) and not s.value.args and not s.value.keywords)] or \
+                [gast.copy_location(gast.Pass(), init)]
+        if any(isinstance(n, gast.Name) and n.id == "super" for m in methods.values()
+               for n in trees.walk(m)):
+            return None
     if own != {n for n, v in vars(cls).items() if inspect.isfunction(v) and
                (fields is None or n not in _DATACLASS or n == "__init__")} or \
             set(properties) != getters:
@@ -898,11 +905,13 @@ def objects_as_variables(fdef, source):
             return False
         methods = class_methods(value) if isinstance(value, type) else None
         init = methods.get("__init__") if methods is not None else None
+        own = trees.assigned_names(init) if init is not None else set()
         return init is not None and all(
             isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant) or
             isinstance(s, gast.Assign) and len(s.targets) == 1 and
             isinstance(s.targets[0], (gast.Name, gast.Attribute)) and
-            isinstance(s.value, (gast.Name, gast.Constant)) for s in init.body)
+            (isinstance(s.value, gast.Name) and s.value.id in own or
+             isinstance(s.value, gast.Constant)) for s in init.body)  # (no global read)
 
     fdef.body = ObjectLoops(fdef, storing).block(fdef.body)  # (for layer in [A(w), B(s)])
 
