@@ -353,7 +353,8 @@ def desugar(build: Build) -> bool:
                 source).visit,
         build.tree)
     build.source = dataclasses.replace(source, tree=build.tree)
-    return changed
+    build.namer.taken |= {n.id for n in trees.walk(build.tree) if isinstance(n, gast.Name)}
+    return changed  # (names it wrote, t__w of an object t: no s__w of t__w's is s's own)
 
 
 @transform()

@@ -564,3 +564,46 @@ def object_init_called(x):  # refused on main
 
 def test_super_init_of_a_class_whose_base_is_object():
     check(object_init_called)
+
+
+# --- names written for an object's attributes, beside the sensitivities' names ---------------
+
+class Holder:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self, h):
+        return h ** 2 * self.w
+
+
+def objects_named_t_and_s(x):  # a wrong gradient on main: t__w's sensitivity was s__w
+    t = Holder(x[0])
+    s = Holder(x[1])
+    return np.sum(t.f(x) + s.f(x ** 2))
+
+
+def objects_named_t_and_d(x):  # (the tangent of t__w is d__w)
+    t = Holder(x[2])
+    d = Holder(x[3])
+    return np.sum(t.f(x) * d.f(x))
+
+
+class Cubing(Holder):
+    @staticmethod
+    def g(h):
+        return h ** 3
+
+    def f(self, h):
+        return self.g(h) * self.w
+
+
+def subclass_objects_named_t_and_s(x):  # a wrong gradient on main, refused there before
+    t = Cubing(x[0])
+    s = Holder(x[1])
+    return np.sum(t.f(x) + s.f(x))
+
+
+@pytest.mark.parametrize("f", [objects_named_t_and_s, objects_named_t_and_d,
+                               subclass_objects_named_t_and_s])
+def test_attribute_variables_never_share_a_name_with_a_sensitivity(f):
+    check(f)
