@@ -905,12 +905,16 @@ def objects_as_variables(fdef, source):
             return False
         methods = class_methods(value) if isinstance(value, type) else None
         init = methods.get("__init__") if methods is not None else None
-        own = trees.assigned_names(init) if init is not None else set()
-        return init is not None and all(
+        if init is None or not init.args.args:
+            return False
+        me, own = init.args.args[0].id, trees.assigned_names(init)
+        return all(
             isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant) or
-            isinstance(s, gast.Assign) and len(s.targets) == 1 and
-            isinstance(s.targets[0], (gast.Name, gast.Attribute)) and
-            (isinstance(s.value, gast.Name) and s.value.id in own or
+            isinstance(s, gast.Assign) and len(s.targets) == 1 and (
+                isinstance(s.targets[0], gast.Name) or
+                isinstance(s.targets[0], gast.Attribute) and
+                isinstance(s.targets[0].value, gast.Name) and s.targets[0].value.id == me) and
+            (isinstance(s.value, gast.Name) and s.value.id in own - {me} or
              isinstance(s.value, gast.Constant)) for s in init.body)  # (no global read)
 
     fdef.body = ObjectLoops(fdef, storing).block(fdef.body)  # (for layer in [A(w), B(s)])
@@ -925,7 +929,6 @@ def objects_as_variables(fdef, source):
         return isinstance(value, type) and class_methods(value) is not None
 
     fdef = NamedItems(fdef, making).visit(fdef)  # (layers["a"]: layers__a, one object)
-    local = params | trees.assigned_names(fdef)
     local = params | trees.assigned_names(fdef)
     for node in trees.walk(fdef):
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)) or \
