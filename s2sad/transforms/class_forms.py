@@ -1,7 +1,7 @@
-"""Two forms of a class written as plain ones, for :mod:`.local_objects`: a subclass's
-``super().__init__(...)`` as its base's ``__init__`` written in place, and a class-method
-constructor ``p = Layer.make(w)`` (whose body returns ``cls(...)``) as the constructor
-call it makes::
+"""Forms of Python's classes and objects written as plain ones before
+:mod:`.local_objects` writes objects as variables: a subclass's ``super().__init__(...)``
+as its base's ``__init__`` written in place, a class-method constructor ``p =
+Layer.make(w)`` (whose body returns ``cls(...)``) as the constructor call it makes::
 
     class Child(Base):                          def __init__(self, w, b):
         def __init__(self, w, b):                   super__w = w * 2
@@ -11,6 +11,9 @@ call it makes::
     p = Layer.from_params(x[0])          ->     from_params__w = x[0]
                                                 p = Layer(from_params__w * 3.0)
 
+and ``dataclasses.replace(p, b=v)`` (:class:`Replaced`), a loop over a display of new
+objects (:class:`ObjectLoops`), a dict or list of them read by keys
+(:class:`NamedItems`), ``getattr(m, "w")`` (:class:`AttributesByName`).
 Python evaluates the arguments in the order written, binds them to the parameters, then
 runs the body: the same values, in the same order. Anything else is left as it was.
 """
