@@ -312,6 +312,10 @@ class _Dispatch:
 
     def _method(self, node_class):
         method = getattr(self.__class__, "visit_" + node_class.__name__, None)
+        if method is _OLD_CONSTANTS:  # (the standard library's, for visit_Num and the
+            method = None             # like: a failed lookup per constant, and no such method)
+            if self.__class__.generic_visit in _OWN_WALKS:
+                method = _LEAF
         if method is None and not node_fields(node_class):
             method = _LEAF
         elif method is None and node_class.__name__ == "Name":
@@ -328,6 +332,11 @@ class _Dispatch:
         if method is _NAME:
             return node if node.__dict__.get("annotation") is None else self.generic_visit(node)
         return node if method is _LEAF else method(self, node)
+
+
+# ``ast.NodeVisitor.visit_Constant``: it looks up ``visit_Num``, ``visit_Str``... (none
+# here) and calls ``generic_visit``; a constant is dispatched as a plain node instead
+_OLD_CONSTANTS = getattr(ast.NodeVisitor, "visit_Constant", None)
 
 
 class Visitor(_Dispatch, ast.NodeVisitor):
@@ -432,3 +441,8 @@ class Copier(Transformer):
         new = cls.__new__(cls)
         new.__dict__ = fields
         return new
+
+
+# the generic visits that do nothing to a node without node fields (a constant): such a
+# node is left as it is, never visited, by a pass that keeps one of them
+_OWN_WALKS = (Visitor.generic_visit, Transformer.generic_visit, Copier.generic_visit)
