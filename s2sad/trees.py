@@ -162,6 +162,51 @@ def kept_walks(kept: dict):
         _KEPT = before
 
 
+# (the tree a transform runs on, the walks kept of the trees as they were when it began),
+# while the pass manager runs a transform (pass_start)
+_START: tuple | None = None
+
+
+@contextlib.contextmanager
+def pass_start(tree, kept: dict):
+    """While a transform of ``tree`` runs: :func:`start_walk` of ``tree`` finds its walk in
+    ``kept`` (the walks of the trees as the pass found them), or makes it and keeps it
+    there. The caller drops ``kept`` if the pass changed a tree."""
+    global _START
+    before, _START = _START, (tree, kept)
+    try:
+        yield
+    finally:
+        _START = before
+
+
+def start_walk(node) -> list:
+    """:func:`walk` of ``node``, for a pass that has not changed anything yet: where
+    ``node`` is the whole tree the pass manager runs the pass on, it is walked once for
+    every reader until a pass changes a tree. A pass calls it only before it changes a tree
+    (at its start: a check of whether there is anything to do, counts of names).
+
+    >>> import gast
+    >>> tree = gast.parse("def f(x): return x").body[0]
+    >>> kept = {}
+    >>> with pass_start(tree, kept):
+    ...     first = start_walk(tree)
+    ...     again = start_walk(tree)
+    >>> again == first and again is not first, list(kept) == [id(tree)]
+    (True, True)
+    """
+    start = _START
+    if start is None or start[0] is not node:
+        return walk(node)
+    kept = start[1]
+    held = kept.get(id(node))
+    if held is not None and held[0] is node:
+        return held[1].copy()
+    found = walk(node)
+    kept[id(node)] = (node, found.copy())
+    return found
+
+
 # the lists that hold nodes only, never None or a name (``Dict.keys``, ``kw_defaults`` and
 # ``Global.names`` do): walked without a test of each item
 _NODES_ONLY = frozenset({"body", "orelse", "finalbody", "handlers", "targets", "elts", "args",
@@ -190,7 +235,7 @@ def assigned_names(tree) -> set[str]:
     return names
 
 
-def reads_and_writes(tree) -> tuple:
+def reads_and_writes(tree, nodes=None) -> tuple:
     """How often each name is read and written in ``tree``: ``(reads, writes)``, two Counters.
 
     ``y += 1`` writes ``y`` twice (its Name and the statement), never once; an item or
@@ -204,7 +249,7 @@ def reads_and_writes(tree) -> tuple:
     """
     from collections import Counter
     reads, writes = Counter(), Counter()
-    for node in walk(tree):
+    for node in walk(tree) if nodes is None else nodes:  # (nodes: the walk of tree)
         kind = type(node)
         if kind is gast.Name:
             if type(node.ctx) is gast.Load:
