@@ -318,6 +318,8 @@ def rewritten(visit: Callable, tree) -> tuple:
         return visit(tree), True
     before = _fingerprint(tree, start_walk(tree))  # (the pass has changed nothing yet)
     new = visit(tree)
+    if new is not tree:  # (a new tree: its fingerprint starts with another node)
+        return new, True
     return new, _fingerprint(new) != before
 
 

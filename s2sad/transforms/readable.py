@@ -297,11 +297,11 @@ class Readable(trees.Transformer):
                        for stmt in stmts for n in names_in(stmt))
 
         params = {a.id for a in trees.walk(node.args) if isinstance(a, gast.Name)}
-        nested = {n.id for inner in trees.walk(node) if inner is not node and
+        nodes = trees.walk(node)  # (one walk for the two sets below)
+        nested = {n.id for inner in nodes if inner is not node and
                   isinstance(inner, (gast.FunctionDef, gast.Lambda, gast.ClassDef))
                   for n in trees.walk(inner) if isinstance(n, gast.Name)}
-        declared = {name for n in trees.walk(node) if isinstance(n, (gast.Global,
-                                                                     gast.Nonlocal))
+        declared = {name for n in nodes if isinstance(n, (gast.Global, gast.Nonlocal))
                     for name in n.names}
         k = 0
         while k < len(node.body):
