@@ -191,8 +191,9 @@ class CombinedTerms(trees.Transformer):
     def _pure(self, value) -> bool:
         """No side effects, and each part evaluated once, unconditionally: a value moved
         in is computed exactly as often as before."""
-        return all(self.is_pure(n.func) for n in trees.walk(value) if isinstance(n, gast.Call)) \
-            and not any(isinstance(n, _CONDITIONAL) for n in trees.walk(value))
+        nodes = trees.walk(value)
+        return all(self.is_pure(n.func) for n in nodes if isinstance(n, gast.Call)) \
+            and not any(isinstance(n, _CONDITIONAL) for n in nodes)
 
 
 def _assigned_name(stmt):

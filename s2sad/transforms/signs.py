@@ -120,7 +120,7 @@ class Signs:
         if not numbers:
             return
         reads = {}
-        for n in trees.walk(fn):
+        for n in trees.start_walk(fn):  # (the pass has changed nothing yet)
             if type(n) is gast.BinOp and type(n.op) in _CHAIN:
                 fields = ("left", "right")
             elif type(n) is gast.UnaryOp and type(n.op) is gast.USub:
