@@ -357,11 +357,11 @@ class _Dispatch:
 
     def _method(self, node_class):
         method = getattr(self.__class__, "visit_" + node_class.__name__, None)
-        if method is _OLD_CONSTANTS:  # (the standard library's, for visit_Num and the
-            method = None             # like: a failed lookup per constant, and no such method)
-            if self.__class__.generic_visit in _OWN_WALKS:
-                method = _LEAF
-        if method is None and not node_fields(node_class):
+        if method is _OLD_CONSTANTS:  # (the standard library's, for visit_Num and the like:
+            # a failed lookup per constant, for no such method): a leaf, but for a pass's
+            # own generic_visit, which still sees each constant
+            method = _LEAF if self.__class__.generic_visit in _OWN_WALKS else None
+        elif method is None and not node_fields(node_class):
             method = _LEAF
         elif method is None and node_class.__name__ == "Name":
             method = _NAME
