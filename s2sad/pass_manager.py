@@ -33,12 +33,11 @@ cached, a step run ``after`` it or a fixed point. Elsewhere it says True (a chan
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .trees import kept_walks, walk
+from .trees import kept_walks, pass_start, start_walk, walk
 
 
 class Analysis:
@@ -235,9 +234,9 @@ class PassManager:
         if tree is None:  # (a check, or a pass on no tree: it reads them, as analyses do)
             kept = kept_walks(walks)
             untouched = _trees(build) if self.verify else None
-        else:  # (it may change its tree in place: no walk kept while it runs; those made
-            self.walks = {}  # before hold again if it says it changed nothing)
-            kept = contextlib.nullcontext()
+        else:  # (it may change its tree in place: no walk kept while it runs, but for its
+            self.walks = {}  # start_walk; those made before hold again if it says it
+            kept = pass_start(getattr(build, tree), walks)  # changed nothing)
         try:
             with kept:
                 changed = pass_.run(build, **analyses)
@@ -317,8 +316,10 @@ def rewritten(visit: Callable, tree) -> tuple:
     """
     if not _TELL.get():
         return visit(tree), True
-    before = _fingerprint(tree)
+    before = _fingerprint(tree, start_walk(tree))  # (the pass has changed nothing yet)
     new = visit(tree)
+    if new is not tree:  # (a new tree: its fingerprint starts with another node)
+        return new, True
     return new, _fingerprint(new) != before
 
 
@@ -328,12 +329,12 @@ def _trees(build) -> list:
             for t in (getattr(build, "tree", None), getattr(build, "adjoint", None))]
 
 
-def _fingerprint(tree) -> list:
+def _fingerprint(tree, nodes=None) -> list:
     """Every node of ``tree`` (held, so no id is reused), in order, with its fields' values
-    and its lists as tuples: equal exactly when nothing was changed."""
+    and its lists as tuples: equal exactly when nothing was changed (``nodes``: its walk)."""
     out = []
     append, extend = out.append, out.extend
-    for node in walk(tree):
+    for node in walk(tree) if nodes is None else nodes:
         append(node)
         extend([tuple(v) if type(v) is list else v for v in node.__dict__.values()])
     return out

@@ -162,6 +162,51 @@ def kept_walks(kept: dict):
         _KEPT = before
 
 
+# (the tree a transform runs on, the walks kept of the trees as they were when it began),
+# while the pass manager runs a transform (pass_start)
+_START: tuple | None = None
+
+
+@contextlib.contextmanager
+def pass_start(tree, kept: dict):
+    """While a transform of ``tree`` runs: :func:`start_walk` of ``tree`` finds its walk in
+    ``kept`` (the walks of the trees as the pass found them), or makes it and keeps it
+    there. The caller drops ``kept`` if the pass changed a tree."""
+    global _START
+    before, _START = _START, (tree, kept)
+    try:
+        yield
+    finally:
+        _START = before
+
+
+def start_walk(node) -> list:
+    """:func:`walk` of ``node``, for a pass that has not changed anything yet: where
+    ``node`` is the whole tree the pass manager runs the pass on, it is walked once for
+    every reader until a pass changes a tree. A pass calls it only before it changes a tree
+    (at its start: a check of whether there is anything to do, counts of names).
+
+    >>> import gast
+    >>> tree = gast.parse("def f(x): return x").body[0]
+    >>> kept = {}
+    >>> with pass_start(tree, kept):
+    ...     first = start_walk(tree)
+    ...     again = start_walk(tree)
+    >>> again == first and again is not first, list(kept) == [id(tree)]
+    (True, True)
+    """
+    start = _START
+    if start is None or start[0] is not node:
+        return walk(node)
+    kept = start[1]
+    held = kept.get(id(node))
+    if held is not None and held[0] is node:
+        return held[1].copy()
+    found = walk(node)
+    kept[id(node)] = (node, found.copy())
+    return found
+
+
 # the lists that hold nodes only, never None or a name (``Dict.keys``, ``kw_defaults`` and
 # ``Global.names`` do): walked without a test of each item
 _NODES_ONLY = frozenset({"body", "orelse", "finalbody", "handlers", "targets", "elts", "args",
@@ -190,7 +235,7 @@ def assigned_names(tree) -> set[str]:
     return names
 
 
-def reads_and_writes(tree) -> tuple:
+def reads_and_writes(tree, nodes=None) -> tuple:
     """How often each name is read and written in ``tree``: ``(reads, writes)``, two Counters.
 
     ``y += 1`` writes ``y`` twice (its Name and the statement), never once; an item or
@@ -204,7 +249,7 @@ def reads_and_writes(tree) -> tuple:
     """
     from collections import Counter
     reads, writes = Counter(), Counter()
-    for node in walk(tree):
+    for node in walk(tree) if nodes is None else nodes:  # (nodes: the walk of tree)
         kind = type(node)
         if kind is gast.Name:
             if type(node.ctx) is gast.Load:
@@ -312,7 +357,11 @@ class _Dispatch:
 
     def _method(self, node_class):
         method = getattr(self.__class__, "visit_" + node_class.__name__, None)
-        if method is None and not node_fields(node_class):
+        if method is _OLD_CONSTANTS:  # (the standard library's, for visit_Num and the like:
+            # a failed lookup per constant, for no such method): a leaf, but for a pass's
+            # own generic_visit, which still sees each constant
+            method = _LEAF if self.__class__.generic_visit in _OWN_WALKS else None
+        elif method is None and not node_fields(node_class):
             method = _LEAF
         elif method is None and node_class.__name__ == "Name":
             method = _NAME
@@ -328,6 +377,11 @@ class _Dispatch:
         if method is _NAME:
             return node if node.__dict__.get("annotation") is None else self.generic_visit(node)
         return node if method is _LEAF else method(self, node)
+
+
+# ``ast.NodeVisitor.visit_Constant``: it looks up ``visit_Num``, ``visit_Str``... (none
+# here) and calls ``generic_visit``; a constant is dispatched as a plain node instead
+_OLD_CONSTANTS = getattr(ast.NodeVisitor, "visit_Constant", None)
 
 
 class Visitor(_Dispatch, ast.NodeVisitor):
@@ -432,3 +486,8 @@ class Copier(Transformer):
         new = cls.__new__(cls)
         new.__dict__ = fields
         return new
+
+
+# the generic visits that do nothing to a node without node fields (a constant): such a
+# node is left as it is, never visited, by a pass that keeps one of them
+_OWN_WALKS = (Visitor.generic_visit, Transformer.generic_visit, Copier.generic_visit)

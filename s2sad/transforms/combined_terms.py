@@ -81,7 +81,8 @@ class CombinedTerms(trees.Transformer):
 
     def visit_FunctionDef(self, node):
         loads, stores = Counter(), Counter()
-        for n in trees.walk(node):
+        nodes = trees.start_walk(node)  # (the facts below: read before any change)
+        for n in nodes:
             if isinstance(n, gast.Name):
                 (loads if isinstance(n.ctx, gast.Load) else stores)[n.id] += 1
             elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
@@ -92,7 +93,7 @@ class CombinedTerms(trees.Transformer):
         self.copies = {name for name in self.temporaries
                        if stores[name] == 1 and loads[name] == 1 and name not in params}
         # the names that may share memory (y = out: a store into out changes what y reads)
-        self.memory = _memory(node, self.view_args)
+        self.memory = _memory(node, self.view_args, nodes)
         for block in trees.blocks(node.body):
             self._block(block)
         return node
@@ -190,8 +191,9 @@ class CombinedTerms(trees.Transformer):
     def _pure(self, value) -> bool:
         """No side effects, and each part evaluated once, unconditionally: a value moved
         in is computed exactly as often as before."""
-        return all(self.is_pure(n.func) for n in trees.walk(value) if isinstance(n, gast.Call)) \
-            and not any(isinstance(n, _CONDITIONAL) for n in trees.walk(value))
+        nodes = trees.walk(value)
+        return all(self.is_pure(n.func) for n in nodes if isinstance(n, gast.Call)) \
+            and not any(isinstance(n, _CONDITIONAL) for n in nodes)
 
 
 def _assigned_name(stmt):

@@ -122,7 +122,7 @@ class DictViews(trees.Transformer):
 
     def visit_FunctionDef(self, node):
         stores: dict = {}
-        nodes = trees.walk(node)  # (one walk for every fact below: none changes the tree)
+        nodes = trees.start_walk(node)  # (one walk for every fact below: none changes it)
         for item in nodes:
             if isinstance(item, gast.Name) and not isinstance(item.ctx, (gast.Load,
                                                                          gast.Param)):

@@ -74,7 +74,7 @@ class ForwardSubstitution(trees.Transformer):
 
     def visit_FunctionDef(self, node):
         loads, stores = Counter(), Counter()
-        nodes = trees.walk(node)  # (one walk for the facts below: none changes the tree)
+        nodes = trees.start_walk(node)  # (one walk for the facts below: none changes the tree)
         for n in nodes:
             if isinstance(n, gast.Name):
                 if isinstance(n.ctx, gast.Load):

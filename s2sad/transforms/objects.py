@@ -256,6 +256,8 @@ class Objects:
         """After a branch, and in and after a loop, a variable ``stmt`` assigns holds an
         object that depends on the path taken: no object is known for it there (its
         methods are not inlined as one item's: ``for layer in ...`` in each branch)."""
+        if not self.root.objects:
+            return  # (no object known: none to forget, and no walk)
         for node in trees.walk(stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
                     node.id in self.current:

@@ -341,7 +341,7 @@ class PlainNumpy(trees.Transformer):
             return node
         self.movable = self._movable(node)
         self.once = self._stored_once(node)
-        self.stored_names = {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
+        self.stored_names = {n.id for n in trees.start_walk(node) if isinstance(n, gast.Name) and
                              isinstance(n.ctx, gast.Store)}
         self.reductions = {  # (names given a sum once, at the top level: their sizes)
             stmt.targets[0].id: stmt.value for stmt in node.body
@@ -474,7 +474,7 @@ class PlainNumpy(trees.Transformer):
         where the name is read (dead code takes the assignment away then)."""
         stores: dict = {}
         loads: dict = {}
-        for n in trees.walk(node):
+        for n in trees.start_walk(node):  # (the pass has changed nothing yet)
             if isinstance(n, gast.Name):
                 counts = stores if isinstance(n.ctx, gast.Store) else loads
                 counts[n.id] = counts.get(n.id, 0) + 1
@@ -499,7 +499,7 @@ class PlainNumpy(trees.Transformer):
     def _stored_once(node) -> set[str]:
         """The names stored once in the function ``node`` (a parameter: never)."""
         counts: dict = {}
-        for n in trees.walk(node):
+        for n in trees.start_walk(node):  # (the pass has changed nothing yet)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 counts[n.id] = counts.get(n.id, 0) + 1
         params = {a.id for a in node.args.args if isinstance(a, gast.Name)}

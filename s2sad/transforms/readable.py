@@ -279,20 +279,29 @@ class Readable(trees.Transformer):
             s_x = x * 2.0
             return s_x
         """
+        held: dict = {}  # id of a top-level statement -> (it, its names): walked once (a
+        # renaming changes a name's id, not which names a statement holds)
+
+        def names_in(stmt) -> list:
+            known = held.get(id(stmt))
+            if known is None or known[0] is not stmt:
+                known = held[id(stmt)] = (stmt, [n for n in trees.walk(stmt)
+                                                 if n.__class__ is gast.Name])
+            return known[1]
+
         def mentions(stmts, name: str) -> bool:
-            return any(isinstance(n, gast.Name) and n.id == name
-                       for stmt in stmts for n in trees.walk(stmt))
+            return any(n.id == name for stmt in stmts for n in names_in(stmt))
 
         def read(stmts, name: str) -> bool:  # (s_s = 2.0 copied to four: kept)
-            return any(isinstance(n, gast.Name) and n.id == name and
-                       isinstance(n.ctx, gast.Load) for stmt in stmts for n in trees.walk(stmt))
+            return any(n.id == name and isinstance(n.ctx, gast.Load)
+                       for stmt in stmts for n in names_in(stmt))
 
         params = {a.id for a in trees.walk(node.args) if isinstance(a, gast.Name)}
-        nested = {n.id for inner in trees.walk(node) if inner is not node and
+        nodes = trees.walk(node)  # (one walk for the two sets below)
+        nested = {n.id for inner in nodes if inner is not node and
                   isinstance(inner, (gast.FunctionDef, gast.Lambda, gast.ClassDef))
                   for n in trees.walk(inner) if isinstance(n, gast.Name)}
-        declared = {name for n in trees.walk(node) if isinstance(n, (gast.Global,
-                                                                     gast.Nonlocal))
+        declared = {name for n in nodes if isinstance(n, (gast.Global, gast.Nonlocal))
                     for name in n.names}
         k = 0
         while k < len(node.body):
@@ -306,8 +315,8 @@ class Readable(trees.Transformer):
                         mentions(node.body[:k], b) and not read(node.body[:k], b) and \
                         not mentions(node.body[:k], a) and not mentions(node.body[k + 1:], b):
                     for before in node.body[:k]:
-                        for n in trees.walk(before):
-                            if isinstance(n, gast.Name) and n.id == b:
+                        for n in names_in(before):
+                            if n.id == b:
                                 n.id = a
                     del node.body[k]
                     self.changed = True

@@ -45,7 +45,7 @@ class Reciprocals:
         self.changed = False
 
     def visit(self, fn):
-        loads, stores = trees.reads_and_writes(fn)
+        loads, stores = trees.reads_and_writes(fn, trees.start_walk(fn))
         for k, stmt in enumerate(fn.body):
             found = _reciprocal(stmt)
             if found is None:

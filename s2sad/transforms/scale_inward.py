@@ -77,7 +77,7 @@ class ScaleInward:
         self.changed = False  # (whether a visit moved a factor)
 
     def visit(self, node):
-        if not any(type(n) is gast.BinOp and _scaling(n) for n in trees.walk(node)):
+        if not any(type(n) is gast.BinOp and _scaling(n) for n in trees.start_walk(node)):
             return node  # no product with a power of two (one walk, without the counts)
         loads, stores = Counter(), Counter()
         defs = {}  # name -> (index of its top-level statement or None, the value)

@@ -83,11 +83,12 @@ class Signs:
         self.changed = False
 
     def visit(self, fn):
-        loads, stores = trees.reads_and_writes(fn)
+        nodes = trees.start_walk(fn)  # (the pass has changed nothing yet)
+        loads, stores = trees.reads_and_writes(fn, nodes)
         self.loads, self.stores = loads, stores
         # each name's values, where it is given them only by `name = value` and `name op= v`
         values, given = {}, Counter()
-        for n in trees.walk(fn):
+        for n in nodes:
             if type(n) is gast.Assign and len(n.targets) == 1 and \
                     type(n.targets[0]) is gast.Name:
                 values.setdefault(n.targets[0].id, []).append(n.value)
@@ -119,7 +120,7 @@ class Signs:
         if not numbers:
             return
         reads = {}
-        for n in trees.walk(fn):
+        for n in trees.start_walk(fn):  # (the pass has changed nothing yet)
             if type(n) is gast.BinOp and type(n.op) in _CHAIN:
                 fields = ("left", "right")
             elif type(n) is gast.UnaryOp and type(n.op) is gast.USub:

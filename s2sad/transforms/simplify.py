@@ -185,7 +185,7 @@ def _simplifiable_unaryop(node) -> bool:
 def _candidates(tree, scaled_power: str | None = None) -> bool:
     """Is there anything in ``tree`` for ``Simplify``: an operation the visits rewrite, or a
     name accumulated twice in a row? (Rewriting makes new candidates only out of those.)"""
-    for node in trees.walk(tree):
+    for node in trees.start_walk(tree):  # (at the visit's start: nothing changed yet)
         cls = type(node)
         if cls is gast.Call:
             if _power_slope(node, scaled_power, False):

@@ -59,7 +59,7 @@ class SumProducts:
         self.changed = False
 
     def visit(self, fn):
-        for node in trees.walk(fn):
+        for node in trees.start_walk(fn):  # (made before the loop changes anything)
             if isinstance(node, gast.Call) and node.args:
                 factors = self._factors(node.args[0])
                 if factors is None:
