@@ -8,6 +8,13 @@ Each test fails without its fix:
   code. The tangent of an argument named twice is the sum of its tangents, as the
   Jacobian of ``f`` with respect to ``(b, b)`` is ``[J_b, J_b]``; ``jacobian(mode="fwd")``
   with such a ``wrt`` goes through it.
+* Recomputation (``recompute``) of an inner loop's read in its reverse loop, ``t_3 =
+  b[0]`` for ``b = np.eye(3)[j]`` set by the loop around it: the reverse inner loop read
+  ``b`` of the outer loop's last pass in every pass (the outer reverse loop does not
+  give ``b`` back). ``d/dx sum_j sum_i x_i b_j[0] x_j`` gave ``[0.7, 0, 0]`` for
+  ``[1.0, 0.3, 0.3]``; ``s2sad.jacobian`` made inside a differentiated function (its
+  columns are such a loop around the inner function's) gave ``[1.7, 0.3, 0.3]`` for
+  ``[2.0, 0.6, 0.6]``.
 * ``target="dask"``: ``y = z.astype(np.float64)`` (or ``np.array(z)``) then ``y[2] *= v``.
   Dask's ``astype`` to the same dtype returns ``z`` itself, and ``da.array(z)`` does not
   copy, so the store changed ``z`` too: a value and gradient that were neither NumPy's
@@ -81,6 +88,75 @@ def test_forward_jacobian_of_a_gradient_with_an_argument_named_twice():
     for part, other in zip(got, reverse):
         np.testing.assert_allclose(part, want, rtol=1e-6, atol=1e-7)
         np.testing.assert_allclose(part, other, rtol=1e-12, atol=1e-12)
+
+
+# --- nested loops: a value the loop around sets, read by the inner loop's adjoint ------
+
+
+def row_of_the_identity(x):
+    total = 0.0
+    for j in range(3):
+        b = np.eye(3)[j]
+        for i in range(3):
+            total = total + x[i] * b[0] * x[j]
+    return total
+
+
+def rows_given(x):
+    rows = list(np.eye(3))
+    total = 0.0
+    for j in range(len(rows)):
+        b = rows[j].reshape(np.shape(x))
+        out = []
+        for i in range(3):
+            out.append(x[i] * b[0] + b[i] * x[0])
+        total = total + np.sum(np.array(out) * x[j])
+    return total
+
+
+def three_deep(x):
+    total = 0.0
+    for j in range(3):
+        b = np.eye(3)[j]
+        for i in range(3):
+            for k in range(2):
+                total = total + x[i] * b[k] * x[j]
+    return total
+
+
+def products(x):
+    out = []
+    for i in range(3):
+        out.append(x[i] * x[0])
+    return np.array(out)
+
+
+def slices(x):
+    out = []
+    for i in range(3):
+        out.append(np.sum(x[: i + 1] ** 2) * x[i])
+    return np.array(out)
+
+
+def jacobian_inside(x):
+    return np.sum(s2sad.jacobian(products)(x) * x)
+
+
+def jacobian_inside_reverse(x):
+    return np.sum(s2sad.jacobian(slices, mode="rev")(x) * x)
+
+
+@pytest.mark.parametrize("f", [row_of_the_identity, rows_given, three_deep, jacobian_inside,
+                               jacobian_inside_reverse])
+def test_a_value_of_the_outer_loop_read_by_the_inner_loops_adjoint(f):
+    np.testing.assert_allclose(s2sad.grad(f)(A), central_differences(f, (A,), 0),
+                               rtol=1e-7, atol=1e-9)
+
+
+def test_hessian_of_a_jacobian_made_inside():
+    got = s2sad.hessian(jacobian_inside)(A)
+    np.testing.assert_allclose(got, central_differences(s2sad.grad(jacobian_inside), (A,), 0),
+                               rtol=1e-6, atol=1e-8)
 
 
 # --- Dask: a store into a value that may be the array it came from -----------------------

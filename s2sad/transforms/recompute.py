@@ -106,6 +106,17 @@ def loop_pairs(stmts: list) -> list:
     return pairs
 
 
+def _written_in(loop) -> set[str]:
+    """The names a pass of ``loop`` assigns or changes in place, at any depth."""
+    names = set()
+    for n in trees.walk(loop):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            names.add(n.id)
+        elif isinstance(n, gast.stmt) and not isinstance(n, (gast.If, gast.For, gast.While)):
+            names |= written(n)
+    return names
+
+
 class Recompute(trees.Transformer):
     """``numbers``: the names that hold numbers, never arrays: a value made from one a pass
     saves is recomputed only from numbers (arithmetic on arrays costs more than a save)."""
@@ -149,12 +160,14 @@ class Recompute(trees.Transformer):
                 if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
                     self.pair(inner)
 
-    def recompute(self, forward, backward):
+    def recompute(self, forward, backward, enclosing: frozenset = frozenset()):
         # (the loops in one pass of the forward loop, walked back in the reverse loop's
-        # pass over the same values: ``i + 1`` of an inner loop, recomputed there too)
+        # pass over the same values: ``i + 1`` of an inner loop, recomputed there too;
+        # ``enclosing``: what the passes of the loops around it write, which the reverse
+        # loops around it do not give back as the inner reverse loop reads them)
         for inner, back in loop_pairs(forward.body + backward.body):
             if inner in forward.body and back in backward.body:
-                self.recompute(inner, back)
+                self.recompute(inner, back, enclosing | _written_in(forward))
         index = {t.id for t in trees.walk(forward.target) if isinstance(t, gast.Name)}
         body = forward.body
         for k in range(len(body) - 1):
@@ -181,6 +194,8 @@ class Recompute(trees.Transformer):
                 continue  # each pass must set it first, from values the loop leaves alone
             if not self._invariant(reads - index - taped) or self.stores[name] > 2:
                 continue  # (x = None before the loop and) x = xs[i] in it: nothing else
+            if (reads - index) & enclosing:
+                continue  # (b = rows[j] in the loop around: b of the last pass, walked back)
             if any(isinstance(n, gast.Call) for n in trees.walk(read.value)):
                 continue  # a plain read (a subscript), cheap to do twice
             pops = [j for j, s in enumerate(backward.body) if _pop(s) == (stack, name)]
@@ -190,7 +205,7 @@ class Recompute(trees.Transformer):
             del backward.body[pops[0]]
             backward.body.insert(0, located(clone(read), read))
             del body[k]
-            return self.recompute(forward, backward)  # positions moved: look again
+            return self.recompute(forward, backward, enclosing)  # positions moved: again
 
     def _taped(self, name, k, forward, backward) -> bool:
         """Does ``name``, at the top of a pass of the reverse loop, hold what it held after
