@@ -114,6 +114,26 @@ def rows_given(x):
     return total
 
 
+def rows_of_a_list(x):
+    rows = [np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]), np.array([-0.3, 0.7, 1.1])]
+    total = 0.0
+    for j in range(3):
+        b = rows[j]
+        for i in range(j + 1):
+            total = total * 0.9 + x[i] * b[0]
+    return total
+
+
+def rows_backwards(x):
+    rows = [np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]), np.array([-0.3, 0.7, 1.1])]
+    total = 0.0
+    for j in range(3):
+        b = rows[2 - j]
+        for i in range(0, 3, 2):
+            total = total + np.sin(x[i] * b[0]) * x[j]
+    return total
+
+
 def three_deep(x):
     total = 0.0
     for j in range(3):
@@ -138,6 +158,27 @@ def slices(x):
     return np.array(out)
 
 
+def inner_loops(x):
+    s = 0.0
+    for i in range(3):
+        r = x[i] * 1.0
+        for k in range(2):
+            s = s + r * x[k] ** 2
+    return s
+
+
+def hessian_inside(x):
+    return np.sum(s2sad.hessian(inner_loops)(x) * np.outer(x, x))
+
+
+def hvp_in_a_loop(x):
+    t = 0.0
+    for j in range(3):
+        e = np.eye(3)[j]
+        t = t + np.sum(s2sad.hvp(inner_loops)(x, e) * x)
+    return t
+
+
 def jacobian_inside(x):
     return np.sum(s2sad.jacobian(products)(x) * x)
 
@@ -146,8 +187,9 @@ def jacobian_inside_reverse(x):
     return np.sum(s2sad.jacobian(slices, mode="rev")(x) * x)
 
 
-@pytest.mark.parametrize("f", [row_of_the_identity, rows_given, three_deep, jacobian_inside,
-                               jacobian_inside_reverse])
+@pytest.mark.parametrize("f", [row_of_the_identity, rows_given, rows_of_a_list, rows_backwards,
+                               three_deep, jacobian_inside, jacobian_inside_reverse,
+                               hessian_inside, hvp_in_a_loop])
 def test_a_value_of_the_outer_loop_read_by_the_inner_loops_adjoint(f):
     np.testing.assert_allclose(s2sad.grad(f)(A), central_differences(f, (A,), 0),
                                rtol=1e-7, atol=1e-9)
