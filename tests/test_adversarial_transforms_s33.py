@@ -195,6 +195,27 @@ def test_a_value_of_the_outer_loop_read_by_the_inner_loops_adjoint(f):
                                rtol=1e-7, atol=1e-9)
 
 
+def rows_of_an_argument(x, W):
+    total = 0.0
+    for j in range(3):
+        b = W[j]
+        for i in range(3):
+            total = total + x[i] * b[0] * x[j]
+    return total
+
+
+W3 = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0], [-0.3, 0.7, 1.1]])
+
+
+@pytest.mark.parametrize("target", ["numpy", "numba"])
+def test_the_outer_loops_row_on_each_target(target):
+    if target == "numba":
+        pytest.importorskip("numba")
+    got = s2sad.grad(rows_of_an_argument, target=target)(A, W3)  # (was [0.49, 0.14, -0.42])
+    np.testing.assert_allclose(got, central_differences(rows_of_an_argument, (A, W3), 0),
+                               rtol=1e-7, atol=1e-9)
+
+
 def test_hessian_of_a_jacobian_made_inside():
     got = s2sad.hessian(jacobian_inside)(A)
     np.testing.assert_allclose(got, central_differences(s2sad.grad(jacobian_inside), (A,), 0),
