@@ -15,6 +15,10 @@ Each test fails without its fix:
   ``[1.0, 0.3, 0.3]``; ``s2sad.jacobian`` made inside a differentiated function (its
   columns are such a loop around the inner function's) gave ``[1.7, 0.3, 0.3]`` for
   ``[2.0, 0.6, 0.6]``.
+* ``target="numba"``: a SciPy function (``scipy.linalg.cho_solve``, ``solve_triangular``)
+  was read as a helper of the user's, and refused inside SciPy's own wrapper
+  (``scipy/_lib/_util.py``, "a closure (it reads f, n_arrays...)"); it is refused at the
+  user's call, as a NumPy function numba has no version of is.
 * ``target="dask"``: ``y = z.astype(np.float64)`` (or ``np.array(z)``) then ``y[2] *= v``.
   Dask's ``astype`` to the same dtype returns ``z`` itself, and ``da.array(z)`` does not
   copy, so the store changed ``z`` too: a value and gradient that were neither NumPy's
@@ -252,3 +256,30 @@ def test_a_store_into_a_number_or_array_on_dask_is_refused_at_its_line(f):
     # (the NumPy target's gradient stays right)
     np.testing.assert_allclose(s2sad.grad(f)(V4), central_differences(f, (V4,), 0),
                                rtol=1e-7, atol=1e-9)
+
+
+# --- numba: a SciPy function refused at the user's call ----------------------------------
+
+
+try:
+    import scipy.linalg as sl
+except ImportError:  # (the test that reads it skips)
+    sl = None
+
+
+def solves_with_scipy(x):
+    y = sl.cho_solve(sl.cho_factor(np.outer(x, x) + 3.0 * np.eye(3)), x)
+    return np.sum(y * y)
+
+
+def test_a_scipy_function_on_numba_is_refused_at_the_users_call():
+    pytest.importorskip("numba")
+    pytest.importorskip("scipy")
+    from s2sad.errors import UnsupportedSyntaxError
+    with pytest.raises(UnsupportedSyntaxError, match="cho_solve") as info:
+        s2sad.grad(solves_with_scipy, target="numba")(A)
+    assert info.value.filename == __file__
+    assert info.value.lineno == solves_with_scipy.__code__.co_firstlineno + 1
+    assert "target='numpy'" in str(info.value)
+    np.testing.assert_allclose(s2sad.grad(solves_with_scipy)(A),
+                               central_differences(solves_with_scipy, (A,), 0), rtol=1e-6)
