@@ -106,15 +106,25 @@ def loop_pairs(stmts: list) -> list:
     return pairs
 
 
-def _written_in(loop) -> set[str]:
-    """The names a pass of ``loop`` assigns or changes in place, at any depth."""
-    names = set()
-    for n in trees.walk(loop):
+def _unrestored(forward, backward) -> set[str]:
+    """The names a pass of ``forward`` assigns or changes in place, at any depth, that
+    the pass of ``backward`` walking it back does not give back: each value saved
+    (``stack.append(b)`` before ``b = rows[j]``) and restored (``b = stack.pop()``) is
+    back as a loop inside reads it; ``b = rows[j]`` not saved keeps the last pass's."""
+    stores: Counter = Counter()
+    in_place = set()  # (b[i] = v, b.append(v): changed, whatever is saved)
+    for n in trees.walk(forward):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-            names.add(n.id)
-        elif isinstance(n, gast.stmt) and not isinstance(n, (gast.If, gast.For, gast.While)):
-            names |= written(n)
-    return names
+            stores[n.id] += 1
+        if isinstance(n, gast.stmt) and not isinstance(n, (gast.If, gast.For, gast.While)) \
+                and _push(n) is None:
+            named = {t.id for t in n.targets if isinstance(t, gast.Name)} \
+                if isinstance(n, gast.Assign) else set()
+            in_place |= written(n) - named
+    saved = Counter(p[1] for p in map(_push, trees.walk(forward)) if p is not None)
+    restored = Counter(p[1] for p in map(_pop, trees.walk(backward)) if p is not None)
+    return in_place | {name for name, count in stores.items()
+                       if not count == saved[name] == restored[name]}
 
 
 class Recompute(trees.Transformer):
@@ -167,7 +177,7 @@ class Recompute(trees.Transformer):
         # loops around it do not give back as the inner reverse loop reads them)
         for inner, back in loop_pairs(forward.body + backward.body):
             if inner in forward.body and back in backward.body:
-                self.recompute(inner, back, enclosing | _written_in(forward))
+                self.recompute(inner, back, enclosing | _unrestored(forward, backward))
         index = {t.id for t in trees.walk(forward.target) if isinstance(t, gast.Name)}
         body = forward.body
         for k in range(len(body) - 1):
