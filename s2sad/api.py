@@ -274,7 +274,8 @@ def jvp(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, optimize: b
     Args:
         func: a function defined in a .py file, with any output (or a gradient s2sad
             made: ``jvp(grad(f))`` gives Hessian-vector products).
-        wrt: the argument (index or name), or a tuple of them.
+        wrt: the argument (index or name), or a tuple of them (an argument named twice
+            takes a tangent each: its tangent is their sum).
         optimize, annotate, target, debug_nans: as for :func:`grad`.
 
     Returns:

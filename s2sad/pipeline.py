@@ -428,11 +428,12 @@ def dict_views(build: Build, kinds: dict) -> bool:
 def refuse_array_stores(build: Build, kinds: dict) -> bool:
     """On a target whose arrays are not written in place (Dask's: a store into a slice is
     not seen by the array it was sliced from, as NumPy's views see it), ``x[i] = v`` on an
-    array is refused at its line."""
+    array is refused at its line; on a number-or-array too (``y = z.astype(float)``: Dask's
+    ``astype`` to the same dtype returns ``z`` itself, which the store would change)."""
     for stmt in trees.walk(build.tree):
         target = stmt.targets[0] if isinstance(stmt, gast.Assign) and stmt.targets else None
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and \
-                kinds.get(target.value.id, ANY).tag == "array":
+                kinds.get(target.value.id, ANY).tag in ("array", "numeric"):
             title = target_backend(build.options.target).title
             raise build.source.error(
                 DifferentiationError, f"a store into an item of the array "

@@ -165,8 +165,16 @@ class Forward:
         args = clone(self.tree.args)
         args.defaults = []
         args.kw_defaults = [None] * len(args.kwonlyargs)
-        for name in self.wrt:
-            args.args.append(gast.Name(self.d(name), gast.Param(), None, None))
+        given = set()
+        for name in self.wrt:  # (wrt=(1, 1): one tangent each, the argument's their sum)
+            tangent = self.d(name)
+            if name in given:
+                tangent = self.namer.claim(self.d(name))
+                head.insert(0, gast.Assign([self.store(self.d(name))], gast.Call(
+                    self.helper(add_sens), [self.load(self.d(name)), self.load(tangent)], []),
+                    None))
+            given.add(name)
+            args.args.append(gast.Name(tangent, gast.Param(), None, None))
         new = gast.FunctionDef("jvp_" + self.tree.name, args, head + out + [result],
                                [], None, None)
         return gast.copy_location(new, self.tree)

@@ -369,7 +369,10 @@ def _check_call(source, node, refuse, backend, seen) -> None:
     if backend.compiles_call(module, name) and _same(value, module, name):
         return
     import types
-    if isinstance(value, types.FunctionType) and not module.startswith(("numpy", "s2sad")):
+    if isinstance(value, types.FunctionType) and not module.startswith(("numpy", "s2sad",
+                                                                         "scipy")):
+        # (a SciPy function is SciPy's, not a helper of the user's to read: refused here,
+        # at the user's call, not inside SciPy's wrappers)
         if value not in seen:
             callee = FunctionSource.of(value)
             check_source(callee, backend, seen)

@@ -106,6 +106,27 @@ def loop_pairs(stmts: list) -> list:
     return pairs
 
 
+def _unrestored(forward, backward) -> set[str]:
+    """The names a pass of ``forward`` assigns or changes in place, at any depth, that
+    the pass of ``backward`` walking it back does not give back: each value saved
+    (``stack.append(b)`` before ``b = rows[j]``) and restored (``b = stack.pop()``) is
+    back as a loop inside reads it; ``b = rows[j]`` not saved keeps the last pass's."""
+    stores: Counter = Counter()
+    in_place = set()  # (b[i] = v, b.append(v): changed, whatever is saved)
+    for n in trees.walk(forward):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            stores[n.id] += 1
+        if isinstance(n, gast.stmt) and not isinstance(n, (gast.If, gast.For, gast.While)) \
+                and _push(n) is None:
+            named = {t.id for t in n.targets if isinstance(t, gast.Name)} \
+                if isinstance(n, gast.Assign) else set()
+            in_place |= written(n) - named
+    saved = Counter(p[1] for p in map(_push, trees.walk(forward)) if p is not None)
+    restored = Counter(p[1] for p in map(_pop, trees.walk(backward)) if p is not None)
+    return in_place | {name for name, count in stores.items()
+                       if not count == saved[name] == restored[name]}
+
+
 class Recompute(trees.Transformer):
     """``numbers``: the names that hold numbers, never arrays: a value made from one a pass
     saves is recomputed only from numbers (arithmetic on arrays costs more than a save)."""
@@ -149,12 +170,14 @@ class Recompute(trees.Transformer):
                 if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
                     self.pair(inner)
 
-    def recompute(self, forward, backward):
+    def recompute(self, forward, backward, enclosing: frozenset = frozenset()):
         # (the loops in one pass of the forward loop, walked back in the reverse loop's
-        # pass over the same values: ``i + 1`` of an inner loop, recomputed there too)
+        # pass over the same values: ``i + 1`` of an inner loop, recomputed there too;
+        # ``enclosing``: what the passes of the loops around it write, which the reverse
+        # loops around it do not give back as the inner reverse loop reads them)
         for inner, back in loop_pairs(forward.body + backward.body):
             if inner in forward.body and back in backward.body:
-                self.recompute(inner, back)
+                self.recompute(inner, back, enclosing | _unrestored(forward, backward))
         index = {t.id for t in trees.walk(forward.target) if isinstance(t, gast.Name)}
         body = forward.body
         for k in range(len(body) - 1):
@@ -181,6 +204,8 @@ class Recompute(trees.Transformer):
                 continue  # each pass must set it first, from values the loop leaves alone
             if not self._invariant(reads - index - taped) or self.stores[name] > 2:
                 continue  # (x = None before the loop and) x = xs[i] in it: nothing else
+            if (reads - index) & enclosing:
+                continue  # (b = rows[j] in the loop around: b of the last pass, walked back)
             if any(isinstance(n, gast.Call) for n in trees.walk(read.value)):
                 continue  # a plain read (a subscript), cheap to do twice
             pops = [j for j, s in enumerate(backward.body) if _pop(s) == (stack, name)]
@@ -190,7 +215,7 @@ class Recompute(trees.Transformer):
             del backward.body[pops[0]]
             backward.body.insert(0, located(clone(read), read))
             del body[k]
-            return self.recompute(forward, backward)  # positions moved: look again
+            return self.recompute(forward, backward, enclosing)  # positions moved: again
 
     def _taped(self, name, k, forward, backward) -> bool:
         """Does ``name``, at the top of a pass of the reverse loop, hold what it held after
