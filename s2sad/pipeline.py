@@ -873,7 +873,8 @@ def complex_sums(build: Build) -> bool:
     """A program with complex values adds to each sensitivity out of place (a real array's
     takes a complex part)."""
     return build.source.complex and rebound_sums(
-        build.adjoint, lambda: build.imports.helper(cast_like))
+        build.adjoint, lambda: build.imports.helper(cast_like),
+        build.imports.helpers.get("add_sens"))
 
 
 @transform(on="adjoint", needs=(kinds,))

@@ -842,9 +842,11 @@ class Reverse(StructuralZeros, Tape):
         layer = held_object(self, target)  # (an object of a model's list: its sens a dict)
         if not _has_slice(index) and (layer or self.kind(target).container or (
                 self.kind(target).tag == "any" and (any(item.container for item in items) or
-                                                    self.kind(name).container and not items))):
-            # an item that is a list, tuple or dict itself:
-            # its sensitivity adds item by item (`+=` would extend a list)
+                                                    self.kind(name).container and not items or
+                                                    self.kind(name).tag == "any"))):
+            # an item that is a list, tuple or dict itself, or may be (an item of a value
+            # of unknown kind: x.tolist()'s rows): its sensitivity adds item by item (`+=`
+            # would extend a list)
             part = gast.Subscript(self.load(s), index, gast.Load())
             call = gast.Call(self.helper(add_sens), [part, g], [])
             self.block.append(gast.Assign([gast.Subscript(self.load(s), clone(index),
