@@ -1,6 +1,10 @@
 """Session 33: the known bugs session 32 left, each against central differences in float64
 (a higher order against central differences of the order below it)."""
 
+import inspect
+import math
+import traceback
+
 import numpy as np
 import pytest
 
@@ -12,9 +16,9 @@ M45 = np.array([[0.3, -1.2, 0.7, 1.1, 0.2], [-0.4, 0.9, 0.5, -0.6, 1.3],
                 [0.8, 0.1, -0.9, 0.4, -0.2], [1.0, -0.3, 0.6, 0.2, 0.7]])
 
 
-def _check(f, *args, wrt=0):
-    np.testing.assert_allclose(s2sad.grad(f, wrt=wrt)(*args) if wrt else s2sad.grad(f)(*args),
-                               central_differences(f, list(args), wrt), rtol=1e-6, atol=1e-8)
+def _check(f, x):
+    np.testing.assert_allclose(s2sad.grad(f)(x), central_differences(f, [x], 0), rtol=1e-6,
+                               atol=1e-8)
 
 
 def _check_hessian(f, x):
@@ -90,3 +94,100 @@ def test_split_in_order_keeps_its_join():
         return np.sum(a ** 2) + np.sum(np.sin(b))
     _check(f, X6)
     assert "split_grad(" in s2sad.grad(f).source_for(X6)
+
+
+# --- 3. Python's numbers divided by 0: the gradient raises where the function does ---------
+
+def true_division(x):
+    y = x[0] / float(x[1] * 0.0)
+    return y
+
+
+def floor_division(x):
+    y = float(x[0]) // float(x[1] * 0.0)
+    return y
+
+
+def remainder(x):
+    y = float(x[0]) % float(x[1] * 0.0)
+    return y * x[0]
+
+
+def divmod_remainder(x):
+    q, r = divmod(float(x[0]), float(x[1] * 0.0))
+    return r
+
+
+def fmod_by_zero(x):
+    y = math.fmod(x[0], float(x[1] * 0.0))
+    return y
+
+
+def pow_of_zero(x):
+    y = x[0] * pow(float(x[1] * 0.0), -1)
+    return y
+
+
+def power_of_zero(x):
+    y = x[0] * float(x[1] * 0.0) ** -1.5
+    return y
+
+
+DIVIDED_BY_ZERO = [(true_division, [1.0, 2.0], ZeroDivisionError),
+                   (floor_division, np.array([1.0, 2.0]), ZeroDivisionError),
+                   (remainder, np.array([1.0, 2.0]), ZeroDivisionError),
+                   (divmod_remainder, np.array([1.0, 2.0]), ZeroDivisionError),
+                   (fmod_by_zero, np.array([1.0, 2.0]), ValueError),
+                   (pow_of_zero, np.array([1.0, 2.0]), ZeroDivisionError),
+                   (power_of_zero, np.array([1.0, 2.0]), ZeroDivisionError)]
+
+
+@pytest.mark.parametrize("f, x, error", DIVIDED_BY_ZERO, ids=[c[0].__name__ for c in
+                                                               DIVIDED_BY_ZERO])
+def test_a_division_of_python_numbers_by_zero_raises_at_the_users_line(f, x, error):
+    with pytest.raises(error) as python:
+        f(x)
+    with pytest.raises(error) as caught:
+        s2sad.grad(f)(x)
+    assert str(caught.value) == str(python.value)
+    line = inspect.getsourcelines(f)[1] + 1
+    assert any(f"line {line}:" in note for note in caught.value.__notes__)
+    generated = [frame for frame in traceback.extract_tb(caught.value.__traceback__)
+                 if frame.filename.startswith("<s2sad")][-1]
+    assert not generated.line.lstrip().startswith("s_")  # (the forward sweep: no reverse work)
+
+
+def test_a_division_by_a_number_not_zero_still_differentiates():
+    x = np.array([0.7, 2.0])
+    np.testing.assert_allclose(s2sad.grad(quotients)(x), central_differences(quotients, [x], 0),
+                               rtol=1e-6, atol=1e-8)
+
+
+def quotients(x):
+    a, b = float(x[0]), float(x[1])
+    y = a / b + a // b + math.fmod(a, b) + b % a + pow(b, -1) * a + divmod(a, b)[1]
+    return y * a
+
+
+# --- 4. s2sad.hessian(f, target="numba"): refused at the user's call, in the user's words ---
+
+def cubic_sum(x):
+    return np.sum(np.sin(x) * x ** 2)
+
+
+@pytest.mark.parametrize("api, what", [("hessian", "a Hessian"),
+                                       ("hvp", "a Hessian-vector product")])
+def test_a_second_derivative_on_numba_is_refused_at_the_call(api, what):
+    with pytest.raises(s2sad.DifferentiationError) as caught:
+        getattr(s2sad, api)(cubic_sum, target="numba")  # (the line the error names)
+    line = inspect.currentframe().f_lineno - 1
+    error = caught.value
+    text = str(error)
+    assert f"s2sad.{api} does not support target='numba'" in text
+    assert what in text and "target='numpy'" in text and f"s2sad.{api}(cubic_sum)" in text
+    assert (error.filename, error.lineno) == (__file__, line)
+    assert "getattr(s2sad, api)(cubic_sum" in text
+    assert "grad_cubic_sum" not in text  # (no name of s2sad's own making)
+    np.testing.assert_allclose(s2sad.hessian(cubic_sum)(X6[:3]),
+                               central_differences(s2sad.grad(cubic_sum), [X6[:3]], 0),
+                               rtol=1e-6, atol=1e-7)

@@ -65,8 +65,12 @@ class ForwardSubstitution(trees.Transformer):
     """
 
     def __init__(self, is_pure: Callable, movable: set[str] | None = None,
-                 idempotent: frozenset | set = frozenset(), view_args: Callable | None = None):
+                 idempotent: frozenset | set = frozenset(), view_args: Callable | None = None,
+                 raises: Callable | None = None):
         self.is_pure = is_pure
+        # (``raises(value)``: may it raise, Python's numbers divided by 0? It moves into the
+        # next statement alone: past others, the reverse sweep would run before it raises)
+        self.raises = raises
         self.movable = movable
         self.idempotent = idempotent
         self.view_args = view_args  # (the arguments a call's result may be, or be a view of)
@@ -168,6 +172,8 @@ class ForwardSubstitution(trees.Transformer):
                 if bisect_right(changed_at, p) != bisect_left(changed_at, q):
                     return False
         later = stmts[q]
+        if q > p + 1 and self.raises is not None and self.raises(value):
+            return False
         if self._facts_of(later)[4] > MAX_OPERATIONS - facts[4]:
             return False  # keep lines short enough to read
         if not _Replace(name, value, self.idempotent).visit_statement(later):
