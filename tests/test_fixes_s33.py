@@ -191,3 +191,64 @@ def test_a_second_derivative_on_numba_is_refused_at_the_call(api, what):
     np.testing.assert_allclose(s2sad.hessian(cubic_sum)(X6[:3]),
                                central_differences(s2sad.grad(cubic_sum), [X6[:3]], 0),
                                rtol=1e-6, atol=1e-7)
+
+
+# --- 5. tuples prepended in a loop, at second order ---------------------------------------
+
+X3 = np.array([0.3, -1.2, 0.7])
+W = 0.8
+
+
+def prepended(x, w):
+    acc = tuple()
+    for i in range(3):
+        acc = (x[i] * w,) + acc
+    return np.sum(np.stack(acc) ** 2) * acc[0]
+
+
+def prepended_two(x, w):
+    acc = ()
+    for v in x:
+        acc = (v * w, v * v) + acc
+    return np.sum(np.stack(acc) ** 3) + acc[1] * acc[4]
+
+
+def prepended_list(x, w):
+    acc = []
+    for i in range(3):
+        acc = [np.sin(x[i]) * w] + acc
+    return sum(a * a * a for a in acc) + acc[0] * acc[2]
+
+
+@pytest.mark.parametrize("f", [prepended, prepended_two, prepended_list])
+def test_prepended_in_a_loop_hessian(f):
+    for wrt in (0, 1):
+        np.testing.assert_allclose(s2sad.grad(f, wrt=wrt)(X3, W),
+                                   central_differences(f, [X3, W], wrt), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2sad.hessian(f)(X3, W),
+                               central_differences(s2sad.grad(f), [X3, W], 0),
+                               rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", [prepended, prepended_two])
+def test_tuples_prepended_in_a_loop_grad_of_grad(f):
+    for wrt in (0, 1):
+        g = s2sad.grad(f, wrt=wrt)
+
+        def h(x, w):
+            return np.sum(np.sin(g(x, w)))
+        np.testing.assert_allclose(s2sad.grad(h, wrt=wrt)(X3, W),
+                                   central_differences(h, [X3, W], wrt), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
+    "a list prepended in a loop, differentiated twice in reverse: the first gradient's tape "
+    "holds numbers and lists on one stack, so what a pop gives is of unknown kind and "
+    "`[v] + acc` is differentiated as an addition (unbroadcast of a list)"))
+def test_a_list_prepended_in_a_loop_grad_of_grad():
+    g = s2sad.grad(prepended_list)
+
+    def h(x, w):
+        return np.sum(np.sin(g(x, w)))
+    np.testing.assert_allclose(s2sad.grad(h)(X3, W), central_differences(h, [X3, W], 0),
+                               rtol=1e-6, atol=1e-8)
