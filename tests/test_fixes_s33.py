@@ -230,8 +230,8 @@ def test_prepended_in_a_loop_hessian(f):
                                rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("f", [prepended, prepended_two])
-def test_tuples_prepended_in_a_loop_grad_of_grad(f):
+@pytest.mark.parametrize("f", [prepended, prepended_two, prepended_list])
+def test_prepended_in_a_loop_grad_of_grad(f):
     for wrt in (0, 1):
         g = s2sad.grad(f, wrt=wrt)
 
@@ -241,14 +241,35 @@ def test_tuples_prepended_in_a_loop_grad_of_grad(f):
                                    central_differences(h, [X3, W], wrt), rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "a list prepended in a loop, differentiated twice in reverse: the first gradient's tape "
-    "holds numbers and lists on one stack, so what a pop gives is of unknown kind and "
-    "`[v] + acc` is differentiated as an addition (unbroadcast of a list)"))
-def test_a_list_prepended_in_a_loop_grad_of_grad():
-    g = s2sad.grad(prepended_list)
+# --- 6. math.dist of a tuple made by a comprehension, at third order ----------------------
 
-    def h(x, w):
-        return np.sum(np.sin(g(x, w)))
-    np.testing.assert_allclose(s2sad.grad(h)(X3, W), central_differences(h, [X3, W], 0),
-                               rtol=1e-6, atol=1e-8)
+X4 = np.array([0.3, -1.2, 0.7, 1.1])
+
+
+def dist_of_squares(x):
+    return math.dist(tuple([v * v for v in x[:2]]), (0.5, -0.3)) * x[3]
+
+
+def dist_of_two_comprehensions(x):
+    return math.dist(tuple([v * x[2] for v in x[:2]]), tuple([np.sin(v) for v in x[2:]]))
+
+
+def _sin_of_gradient(f):
+    g = s2sad.grad(f)
+
+    def sin_of_gradient(x):
+        return np.sum(np.sin(g(x)))
+    return sin_of_gradient
+
+
+@pytest.mark.parametrize("f", [dist_of_squares, dist_of_two_comprehensions])
+def test_math_dist_of_a_comprehension_at_third_order(f):
+    # (main: "a value with a derivative stored into s_x, an array whose dtype s2sad cannot
+    # establish": the inlined gradient's s_x = stack.pop() read as any value on the stack)
+    once = _sin_of_gradient(f)
+    twice = _sin_of_gradient(once)
+    np.testing.assert_allclose(s2sad.grad(twice)(X4), central_differences(twice, [X4], 0),
+                               rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(s2sad.hessian(f)(X4),
+                               central_differences(s2sad.grad(f), [X4], 0), rtol=1e-6,
+                               atol=1e-7)

@@ -391,6 +391,7 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
     local_names = assigned_names(tree) if local_names is None else local_names
     kinds = dict(arg_kinds)
     tapes = _tapes(tree)  # (a loop's tape: its restores add no kind of their own)
+    generated = str(getattr(source, "filename", "")).startswith("<s2sad ")
     saved = _saved_lists(tree) | {n for names in tapes.values() for n in names}
     arithmetic: dict = {}  # id of an operator's node -> (the node, its kind)
     _read_members(tree, source)
@@ -432,6 +433,9 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
             if not targets or saved and _restores(stmt, saved):
                 continue
             popped = _popped(stmt, tapes)
+            if popped is not None and targets[0] in tapes[popped] and (
+                    generated or stmt.__dict__.get("s2sad_wrote")):
+                continue  # (s2sad's tape gives a name back its own earlier value)
             if popped is not None:  # (one of the values pushed: their kinds joined)
                 known = [kinds[n] for n in sorted(tapes[popped]) if n in kinds]
                 kind = known[0] if known else ANY
