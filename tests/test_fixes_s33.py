@@ -273,3 +273,69 @@ def test_math_dist_of_a_comprehension_at_third_order(f):
     np.testing.assert_allclose(s2sad.hessian(f)(X4),
                                central_differences(s2sad.grad(f), [X4], 0), rtol=1e-6,
                                atol=1e-7)
+
+
+# --- 7. a try block calling a reading method's name on a user's object, through an
+# attribute or an item ---------------------------------------------------------------------
+
+class Store:
+    """A user's class with a `get` and an `index` that count their calls (side effects)."""
+
+    def __init__(self):
+        self.calls = []
+
+    def get(self, key, x):
+        self.calls.append(key)
+        return x * float(len(self.calls))
+
+    def index(self, v):
+        self.calls.append("index")
+        return float(len(self.calls))
+
+
+class Model:
+    def __init__(self):
+        self.store = Store()
+
+    def loss(self, x):
+        try:
+            y = self.store.get("a", x) * x
+        except KeyError:
+            y = x
+        return y
+
+
+def through_an_item(x, d):
+    try:
+        y = d["s"].index(1.0) * x * x
+    except ValueError:
+        y = x
+    return y
+
+
+def test_a_users_method_through_an_attribute_in_a_try_block_runs_once_or_is_refused():
+    # (main: the try block ran twice, self.store.get counted 2 calls: gradient 8.0, not 4.0)
+    model = Model()
+    with pytest.raises(s2sad.DifferentiationError, match="'self.store' \\(a Store\\)"):
+        s2sad.grad(model.loss)(2.0)
+    assert model.store.calls == []  # (refused before the method ran)
+    d = {"s": Store()}
+    with pytest.raises(s2sad.DifferentiationError, match="a method of \"d\\['s'\\]\""):
+        s2sad.grad(through_an_item)(2.0, d)
+    assert d["s"].calls == []
+
+
+def plain_items_in_a_try(x, p):
+    try:
+        y = np.sum(p["w"].copy() * x) + p["b"].sum() * x[0]
+    except KeyError:
+        y = np.sum(x)
+    return y
+
+
+def test_a_reading_method_of_plain_data_in_a_try_block_still_differentiates():
+    p = {"w": np.array([0.5, -1.0, 2.0]), "b": np.array([0.25, 0.5])}
+    x = np.array([0.3, -1.2, 0.7])
+    np.testing.assert_allclose(s2sad.grad(plain_items_in_a_try)(x, p),
+                               central_differences(plain_items_in_a_try, [x, p], 0),
+                               rtol=1e-6, atol=1e-8)
