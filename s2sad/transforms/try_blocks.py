@@ -276,15 +276,17 @@ class _Purity:
         return None
 
 
-def _check_receivers(body, check: str) -> bool:
+def _check_receivers(body, check: str, reads) -> bool:
     """In ``body`` (changed in place), the receiver of each method called on an attribute
-    or an item (``self.store.get(k)``, ``d["s"].get(k)``) passed through ``check`` first,
+    or an item of a local name, one of ``reads`` (``self.store.get(k)``, ``d["s"].get(k)``;
+    not ``np.linalg.solve``: a global's, judged as the block is built), passed through
+    ``check`` first,
     with its text: a user's object there may change as its method runs, and the block runs
     twice. Returns whether there was one.
 
     >>> from s2sad.codegen import unparse
     >>> body = gast.parse("y = self.store.get(k) + d[0].copy() + v.sum()").body
-    >>> _check_receivers(body, "plain")
+    >>> _check_receivers(body, "plain", {"self", "d", "k", "v"})
     True
     >>> print(unparse(body[0]).strip())
     y = plain(self.store, 'self.store').get(k) + plain(d[0], 'd[0]').copy() + v.sum()
@@ -294,6 +296,8 @@ def _check_receivers(body, check: str) -> bool:
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                 isinstance(node.func.value, (gast.Attribute, gast.Subscript)):
             receiver = node.func.value
+            if trees.root_name(receiver) not in reads:
+                continue
             text = gast.unparse(receiver).strip()
             node.func.value = gast.Call(gast.Name(check, gast.Load(), None, None),
                                         [receiver, gast.Constant(text, None)], [])
@@ -482,7 +486,7 @@ class TryBlocks(trees.Transformer):
         import ast
         body = [trees.clone(s) for s in node.body] + [gast.Pass()]
         check = "s2sad_plain_receiver"  # (not a name of the function's: it reads `reads`)
-        wrapped = _check_receivers(body, check)
+        wrapped = _check_receivers(body, check, set(reads))
         params = gast.arguments([gast.Name(n, gast.Param(), None, None) for n in reads] + (
             [gast.Name(check, gast.Param(), None, None)] if wrapped else []), [],
                                 None, [], [], None, [])
