@@ -339,3 +339,52 @@ def test_a_reading_method_of_plain_data_in_a_try_block_still_differentiates():
     np.testing.assert_allclose(s2sad.grad(plain_items_in_a_try)(x, p),
                                central_differences(plain_items_in_a_try, [x, p], 0),
                                rtol=1e-6, atol=1e-8)
+
+
+# --- 8. a refusal met as the gradient runs: located as one met as it is built -----------------
+
+def negative_to_a_half(x):
+    t = float(x[0]) - 2.0
+    y = t ** 0.5 * x[1]  # (Python makes it complex: refused as it runs, t < 0)
+    return y
+
+
+def _caret_column(text: str) -> int:
+    lines = text.splitlines()
+    carets = [i for i, line in enumerate(lines) if line.strip() == "^"]
+    assert carets, text
+    return lines[carets[0]].index("^") - lines[carets[0] - 1].index(
+        lines[carets[0] - 1].strip()[0])
+
+
+def test_a_refusal_as_the_gradient_runs_has_its_line_and_a_caret():
+    x = np.array([0.5, 2.0])
+    with pytest.raises(s2sad.DifferentiationError) as caught:
+        s2sad.grad(negative_to_a_half)(x)
+    error, text = caught.value, str(caught.value)
+    line = inspect.getsourcelines(negative_to_a_half)[1] + 2
+    assert (error.filename, error.lineno) == (__file__, line), text
+    assert "y = t ** 0.5 * x[1]" in text
+    assert _caret_column(text) == len("y = ")  # (under the value the line computes)
+    assert error.hint  # (what to do instead)
+    np.testing.assert_allclose(s2sad.grad(negative_to_a_half)(np.array([3.0, 2.0])),
+                               central_differences(negative_to_a_half,
+                                                   [np.array([3.0, 2.0])], 0),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_a_try_blocks_refusal_as_it_runs_has_a_caret():
+    model = Model()
+    with pytest.raises(s2sad.DifferentiationError) as caught:
+        s2sad.grad(model.loss)(2.0)
+    text = str(caught.value)
+    assert caught.value.lineno == inspect.getsourcelines(Model.loss)[1] + 1
+    assert "try:" in text and _caret_column(text) == 0 and "Call it before" in text
+
+
+def test_the_module_views_update_refused_as_it_runs_has_a_caret():
+    import cases_errors_catalogue as C
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as caught:
+        s2sad.grad(C.update_module_view)(np.array([0.5, 1.0, 2.0]))
+    text = str(caught.value)
+    assert "v += x[:2]" in text and _caret_column(text) == 0, text
