@@ -392,7 +392,8 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
     kinds = dict(arg_kinds)
     tapes = _tapes(tree)  # (a loop's tape: its restores add no kind of their own)
     generated = str(getattr(source, "filename", "")).startswith("<s2sad ")
-    saved = _saved_lists(tree) | {n for names in tapes.values() for n in names}
+    saved = _saved_lists(tree)  # (x_saved[i] gives x back its own value)
+    pushed = saved | {n for names in tapes.values() for n in names}  # (and x = None)
     arithmetic: dict = {}  # id of an operator's node -> (the node, its kind)
     _read_members(tree, source)
 
@@ -430,7 +431,7 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
             if targets and (is_setitem(stmt) or is_append(stmt)):
                 stored(targets[0], value)
                 continue
-            if not targets or saved and _restores(stmt, saved):
+            if not targets or pushed and _restores(stmt, saved, pushed):
                 continue
             popped = _popped(stmt, tapes)
             if popped is not None and targets[0] in tapes[popped] and (
@@ -594,30 +595,31 @@ def _nones(value) -> bool:
         isinstance(value.left.elts[0], gast.Constant) and value.left.elts[0].value is None
 
 
-def _restores(stmt, saved: set) -> bool:
+def _restores(stmt, saved: set, pushed: set) -> bool:
     """Does ``stmt`` give a name of ``saved`` (:func:`_saved_lists`) back a value it held
-    before, or the None it holds before its loop (``t_3 = t_3_saved[i]``, ``t_3 = None``,
-    ``t_3, t_4 = (None, None)``)? Such a line adds no kind of its own: the name's kind is
-    its other lines' (``acc = (v,) + acc`` in a loop, differentiated again: ``(v,)`` is a
-    tuple still, not a value of unknown kind).
+    before (``t_3 = t_3_saved[i]``), or one of ``pushed`` (those and the names a tape
+    saves) the None it holds before its loop (``t_3 = None``, ``t_3, t_4 = (None,
+    None)``)? Such a line adds no kind of its own: the name's kind is its other lines'
+    (``acc = (v,) + acc`` in a loop, differentiated again: ``(v,)`` is a tuple still, not
+    a value of unknown kind).
 
-    >>> [_restores(gast.parse(text).body[0], {"t_3", "t_4"}) for text in (
+    >>> [_restores(gast.parse(text).body[0], {"t_3"}, {"t_3", "t_4"}) for text in (
     ...     "t_3 = t_3_saved[i]", "a, t_3 = (None, None)", "t_4, t_3 = (None, None)",
-    ...     "t_3 = None", "t_3 = u_saved[i]", "u = None", "t_3 = x")]
-    [True, False, True, True, False, False, False]
+    ...     "t_3 = None", "t_3 = u_saved[i]", "u = None", "t_3 = x", "t_4 = t_4_saved[i]")]
+    [True, False, True, True, False, False, False, False]
     """
     if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1:
         return False
     target, value = stmt.targets[0], stmt.value
     if isinstance(target, gast.Tuple):
         return isinstance(value, gast.Tuple) and len(value.elts) == len(target.elts) and \
-            all(isinstance(t, gast.Name) and t.id in saved for t in target.elts) and \
+            all(isinstance(t, gast.Name) and t.id in pushed for t in target.elts) and \
             all(isinstance(v, gast.Constant) and v.value is None for v in value.elts)
-    if not isinstance(target, gast.Name) or target.id not in saved:
+    if not isinstance(target, gast.Name) or target.id not in pushed:
         return False
     if isinstance(value, gast.Constant):
         return value.value is None
-    return isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
+    return target.id in saved and isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
         value.value.id == target.id + "_saved"
 
 
