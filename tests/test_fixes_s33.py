@@ -110,7 +110,7 @@ def floor_division(x):
 
 def remainder(x):
     y = float(x[0]) % float(x[1] * 0.0)
-    return y * x[0]
+    return y + x[0]  # (its derivative reads no value of y: a line nothing reads on main)
 
 
 def divmod_remainder(x):
