@@ -284,11 +284,11 @@ def may_raise(node, kinds: dict, sensitivities=frozenset()) -> bool:
     if any(isinstance(n, gast.Name) and n.id in sensitivities for n in trees.walk(node)):
         return False  # (a sensitivity's: the reverse sweep's own work)
 
-    def array(part) -> bool:
+    def array(part) -> bool:  # (NumPy's: an array, or a NumPy result of unknown rank)
         if isinstance(part, gast.Name):
-            return part.id in kinds and kinds[part.id].tag == "array"
+            return part.id in kinds and kinds[part.id].tag in ("array", "numeric")
         if isinstance(part, gast.BinOp):
-            return array(part.left) or array(part.right)
+            return isinstance(part.op, gast.MatMult) or array(part.left) or array(part.right)
         return isinstance(part, gast.UnaryOp) and array(part.operand)
     return not (array(node.left) or array(node.right))
 
