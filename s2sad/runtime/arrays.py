@@ -231,7 +231,7 @@ def split_grad(g, ans, axis=0, indices=None, like=None):
         return xp.concatenate(parts, axis=axis)  # (sections: they tile the array)
     axis = axis % max(_ndim(like), 1)
     n = _shape(like)[axis]
-    bounds = split_bounds(indices, n)
+    bounds = _split_bounds(indices, n)
     if sum(stop - start for start, stop in bounds) == n:
         return xp.concatenate(parts, axis=axis)  # (in order: the pieces tile the array)
     total = xp.zeros(_shape(like), dtype=np.result_type(_float_type(like), *(
@@ -244,12 +244,12 @@ def split_grad(g, ans, axis=0, indices=None, like=None):
     return total
 
 
-def split_bounds(indices, n: int) -> list:
+def _split_bounds(indices, n: int) -> list:
     """Where NumPy's ``np.split(x, indices)`` cuts an axis of length ``n``: each piece's
     (start, stop), ``x[start:stop]`` being ``x[a:b]`` for consecutive cuts (0 and ``n``
     at the ends), a stop never before its start.
 
-    >>> split_bounds([3, 1], 6), split_bounds([-2, 9], 6)
+    >>> _split_bounds([3, 1], 6), _split_bounds([-2, 9], 6)
     ([(0, 3), (3, 3), (1, 6)], [(0, 4), (4, 6), (6, 6)])
     """
     cuts = [0, *(int(i) for i in indices), n]
