@@ -512,6 +512,7 @@ def hessian(func: Callable, wrt: int | str = 0, *, optimize: bool = True,
     if isinstance(wrt, (tuple, list)):
         raise TypeError("hessian takes one argument (wrt=index or name); for several, "
                         "differentiate s2sad.grad(f, wrt=i) with s2sad.jacobian")
+    _first_order_target("hessian", "a Hessian", func, target)
     inner = jacobian(grad(func, wrt, optimize=optimize, target=target), wrt, mode="fwd",
                      optimize=optimize, target=target)
 
@@ -523,6 +524,44 @@ def hessian(func: Callable, wrt: int | str = 0, *, optimize: bool = True,
     hessian_function.__name__ = f"hessian_{getattr(func, '__name__', 'f')}"
     hessian_function.__s2sad_made__ = "a Hessian"
     return hessian_function
+
+
+def _first_order_target(api: str, what: str, func, target) -> None:
+    """Refuse ``s2sad.hessian(f, target="numba")`` at the user's call (the first frame
+    outside s2sad): a compiling target makes first derivatives alone.
+
+    >>> def f(x):
+    ...     return x * x
+    >>> _first_order_target("hessian", "a Hessian", f, "numba")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.DifferentiationError: s2sad.hessian does not support target='numba': ...
+    """
+    from .backends import target_backend
+    backend = target_backend(target)
+    if backend is None or not backend.compiler:
+        return
+    import linecache
+    import sys
+
+    from .boundary import _internal
+    frame = sys._getframe(1)
+    while frame.f_back is not None and _internal(frame):
+        frame = frame.f_back
+    filename, lineno = frame.f_code.co_filename, frame.f_lineno
+    col = None
+    if hasattr(frame.f_code, "co_positions"):  # (Python 3.11: the call's column)
+        positions = list(frame.f_code.co_positions())
+        if 0 <= frame.f_lasti // 2 < len(positions):
+            col = positions[frame.f_lasti // 2][2]
+    name = getattr(func, "__name__", "f")
+    raise DifferentiationError(
+        f"s2sad.{api} does not support target={backend.name!r}: the {backend.title} "
+        f"target compiles first derivatives (s2sad.grad), and {what} is a derivative of a "
+        "derivative", filename, lineno, linecache.getline(filename, lineno) or None, col,
+        hint=f"Compute {what} with target='numpy': s2sad.{api}({name}). The gradient "
+             f"itself may still run on {backend.title}: s2sad.grad({name}, "
+             f"target={backend.name!r}).")
 
 
 def _one_array(items) -> bool:
@@ -548,6 +587,7 @@ class HVPFunction:
     def __init__(self, func, wrt, optimize, target):
         if isinstance(wrt, (tuple, list)):
             raise TypeError("hvp takes one argument (wrt=index or name)")
+        _first_order_target("hvp", "a Hessian-vector product", func, target)
         self.jvp = jvp(grad(func, wrt, optimize=optimize, target=target), wrt,
                        optimize=optimize, target=target)
         self.__name__ = f"hvp_{getattr(func, '__name__', 'f')}"

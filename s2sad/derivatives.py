@@ -716,8 +716,37 @@ def _at_user_line(exc: DifferentiationError, compiled, func=None, at=None) -> No
     if at is not None and filename == at[0]:
         return  # (not found in the user's code: left where it is)
     text = text or linecache.getline(filename, line)
+    if col is None and text:  # (refused as it runs: the caret under the line's expression)
+        col = expression_column(text)
     raise type(exc)(getattr(exc, "construct", None) or exc.message, filename, line, text, col,
                     exc.hint, where if len(where) > 1 else ()) from None
+
+
+def expression_column(text: str) -> int:
+    """The column of the user's line ``text`` that a refusal met as the gradient runs
+    points at: an assignment's value, an update's target (``v += w``: ``v``), a
+    ``return``'s value; else the statement's first character.
+
+    >>> expression_column("    y = x ** 0.5\\n"), expression_column("    v += w\\n")
+    (8, 4)
+    >>> expression_column("    try:\\n")
+    4
+    """
+    import ast
+    stripped = text.rstrip("\n")
+    indent = len(stripped) - len(stripped.lstrip())
+    try:
+        body = ast.parse(stripped.strip()).body
+    except SyntaxError:  # (a block's header alone: `try:`, `for v in xs:`)
+        return indent
+    stmt = body[0] if body else None
+    if isinstance(stmt, ast.AugAssign):
+        return indent + stmt.target.col_offset
+    value = getattr(stmt, "value", None)
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Return, ast.Expr)) and \
+            isinstance(value, ast.AST):
+        return indent + value.col_offset
+    return indent
 
 
 def _compiled_named(func, filename: str):

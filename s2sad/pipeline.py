@@ -42,7 +42,7 @@ from .transforms.device_arguments import DeviceArguments
 from .transforms import numba_kernel
 from .transforms.combined_terms import CombinedTerms
 from .transforms.copy_propagation import CopyPropagation
-from .transforms.dead_code import DeadCode
+from .transforms.dead_code import DeadCode, may_raise
 from .transforms.dicts import DictViews
 from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
@@ -616,11 +616,12 @@ def first_assignment(build: Build) -> bool:
     return changed
 
 
-@transform(on="adjoint", needs=(is_pure,), idempotent=True)
-def dead_code(build: Build, is_pure) -> bool:
+@transform(on="adjoint", needs=(is_pure, kinds), idempotent=True)
+def dead_code(build: Build, is_pure, kinds: dict) -> bool:
     """Dead code elimination by liveness, walking backwards; idempotent, so the manager
-    runs it again only after a change."""
-    dead = DeadCode(is_pure, build.stacks)
+    runs it again only after a change. A division of Python's numbers stays: it may
+    raise (ZeroDivisionError), as the user's line does."""
+    dead = DeadCode(is_pure, build.stacks, kinds, build.namer.sensitivities)
     build.adjoint = dead.visit(build.adjoint)
     return dead.changed
 
@@ -643,13 +644,18 @@ def copy_propagation(build: Build) -> bool:
     return propagate.changed
 
 
-@transform(on="adjoint", needs=(is_pure,))
-def forward_substitution(build: Build, is_pure) -> bool:
-    """Forward substitution: a temporary read once is replaced by its definition (def-use)."""
+@transform(on="adjoint", needs=(is_pure, kinds))
+def forward_substitution(build: Build, is_pure, kinds: dict) -> bool:
+    """Forward substitution: a temporary read once is replaced by its definition (def-use);
+    one that may raise (Python's numbers divided by 0) only into the next line."""
     helpers = build.imports.helpers
     idempotent = {helpers["unbroadcast"]} if "unbroadcast" in helpers else set()
+    sensitivities = build.namer.sensitivities
+
+    def raises(value) -> bool:
+        return any(may_raise(node, kinds, sensitivities) for node in trees.walk(value))
     substitute = ForwardSubstitution(is_pure, build.namer.temporaries, idempotent,
-                                     view_arguments(build.source, build.imports))
+                                     view_arguments(build.source, build.imports), raises)
     build.adjoint = substitute.visit(build.adjoint)
     return substitute.changed
 
@@ -875,7 +881,8 @@ def complex_sums(build: Build) -> bool:
     """A program with complex values adds to each sensitivity out of place (a real array's
     takes a complex part)."""
     return build.source.complex and rebound_sums(
-        build.adjoint, lambda: build.imports.helper(cast_like))
+        build.adjoint, lambda: build.imports.helper(cast_like),
+        build.imports.helpers.get("add_sens"))
 
 
 @transform(on="adjoint", needs=(kinds,))

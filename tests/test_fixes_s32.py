@@ -37,10 +37,6 @@ def rows_of_a_line(t):
     return rows[0][1] * rows[1][0] ** 2 + sum(v * v * v for v in rows[1])
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "an item of a value of unknown kind given its sensitivity by add_sens stored a complex "
-    "sum into a real array (ComplexWarning in np.correlate's complex gradient): reverted "
-    "at merge, left for the next session"))
 def test_tolist_of_an_array_of_unknown_rank_adds_its_rows_item_by_item():
     # (main: s_rows[1] += s_5 joined two lists, and broadcast_like saw a row of length 6)
     for order in (1, 2, 3):
@@ -103,9 +99,6 @@ def _product_line(t):
     return product_pairs(X4 + t * np.array([0.2, 0.3, -0.5, 0.1]))
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "third order: an item of a list of unknown kind gets `s[i] += g` (float += list); the "
-    "add_sens form of the same fix as tolist's, reverted at merge"))
 def test_itertools_product_at_third_order():
     _check_line(_product_line, 3)
 

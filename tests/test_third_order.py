@@ -73,11 +73,7 @@ NOT_FOURTH = {
 
 
 # Known crashes at third order (loud, never a number): by row, the error and why
-NOT_THIRD = {
-    "methods-tolist": (ValueError, "x.tolist()'s third derivative: broadcast_like(s_rows, "
-                                   "like=rows) gets a sensitivity of another length (session "
-                                   "31; first and second order are checked)"),
-}
+NOT_THIRD: dict = {}
 
 
 def _rows(order):

@@ -176,8 +176,8 @@ def column_stack_grad_rule(g, ans, h, arrays):
 
 
 @defvjp(split_grad, shape="other")
-def split_grad_rule(g, ans, h, pieces, axis=0):
-    return split_like(g, h, pieces, axis)
+def split_grad_rule(g, ans, h, pieces, axis=0, indices=None, like=None):
+    return split_like(g, h, pieces, axis, indices)
 
 
 @defvjp(tile_grad, shape="other")
@@ -255,8 +255,8 @@ def cut_like_rule(g, ans, how, h, parts, arrays, axis=None):
 
 
 @defvjp(split_like, shape="sequence")
-def split_like_rule(g, ans, h, parts, pieces, axis=0):
-    return sens_like(split_grad(g, pieces, axis), h), None, None, None
+def split_like_rule(g, ans, h, parts, pieces, axis=0, indices=None):
+    return sens_like(split_grad(g, pieces, axis, indices, h), h), None, None, None
 
 
 @defvjp(pad_values_forward, shape="other")

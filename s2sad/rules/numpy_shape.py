@@ -231,24 +231,25 @@ nondifferentiable(joined_dtype)
 defresult(joined_dtype, follows="*")  # (the dtype NumPy joins its items' to: np.r_'s)
 
 
+# (the indices and the array: pieces cut at indices out of order overlap)
 @defvjp(np.split, np.array_split, shape="sequence")
 def split(g, ans, ary, indices_or_sections, axis=0):
-    return split_grad(g, ans, axis)
+    return split_grad(g, ans, axis, indices_or_sections, ary)
 
 
 @defvjp(np.hsplit, shape="sequence")
 def hsplit(g, ans, ary, indices_or_sections):
-    return split_grad(g, ans, 1 if np.ndim(ary) > 1 else 0)
+    return split_grad(g, ans, 1 if np.ndim(ary) > 1 else 0, indices_or_sections, ary)
 
 
 @defvjp(np.vsplit, shape="sequence")
 def vsplit(g, ans, ary, indices_or_sections):
-    return split_grad(g, ans, 0)
+    return split_grad(g, ans, 0, indices_or_sections, ary)
 
 
 @defvjp(np.dsplit, shape="sequence")
 def dsplit(g, ans, ary, indices_or_sections):
-    return split_grad(g, ans, 2)
+    return split_grad(g, ans, 2, indices_or_sections, ary)
 
 
 # --- selection ------------------------------------------------------------------------

@@ -215,11 +215,49 @@ def column_stack_grad(g, arrays):
     return joined_grad(g, arrays, shapes, 1)
 
 
-def split_grad(g, ans, axis=0):
-    """Adjoint of ``np.split`` and friends: the pieces' sensitivities joined again."""
-    xp = array_module(*g, *ans)
-    parts = [xp.broadcast_to(_to(xp, p), _shape(a)) for p, a in zip(g, ans, strict=True)]
-    return xp.concatenate(parts, axis=axis)
+def split_grad(g, ans, axis=0, indices=None, like=None):
+    """Adjoint of ``np.split`` and friends: the pieces' sensitivities joined again. Given
+    the ``indices`` the pieces were cut at and the array ``like`` they were cut from,
+    pieces that overlap (indices out of order, or past the end: NumPy's ``x[3:1]`` is
+    empty, the next piece starts at 1 again) each add into their own slice.
+
+    >>> split_grad([np.ones(3), np.ones(0), np.ones(5)], None, 0, [3, 1], np.zeros(6))
+    array([1., 2., 2., 1., 1., 1.])
+    """
+    xp = array_module(*g, *(ans or ()))
+    shapes = [_shape(a) for a in ans] if ans is not None else [_shape(p) for p in g]
+    parts = [xp.broadcast_to(_to(xp, p), shape) for p, shape in zip(g, shapes, strict=True)]
+    if indices is None or like is None or np.ndim(indices) == 0:
+        return xp.concatenate(parts, axis=axis)  # (sections: they tile the array)
+    axis = axis % max(_ndim(like), 1)
+    n = _shape(like)[axis]
+    bounds = _split_bounds(indices, n)
+    if sum(stop - start for start, stop in bounds) == n:
+        return xp.concatenate(parts, axis=axis)  # (in order: the pieces tile the array)
+    total = xp.zeros(_shape(like), dtype=np.result_type(_float_type(like), *(
+        _dtype(p) for p in parts)))
+    for (start, stop), part in zip(bounds, parts, strict=True):
+        if stop > start:
+            widths = [(0, 0)] * _ndim(like)
+            widths[axis] = (start, n - stop)
+            total = total + xp.pad(part, widths)
+    return total
+
+
+def _split_bounds(indices, n: int) -> list:
+    """Where NumPy's ``np.split(x, indices)`` cuts an axis of length ``n``: each piece's
+    (start, stop), ``x[start:stop]`` being ``x[a:b]`` for consecutive cuts (0 and ``n``
+    at the ends), a stop never before its start.
+
+    >>> _split_bounds([3, 1], 6), _split_bounds([-2, 9], 6)
+    ([(0, 3), (3, 3), (1, 6)], [(0, 4), (4, 6), (6, 6)])
+    """
+    cuts = [0, *(int(i) for i in indices), n]
+    bounds = []
+    for a, b in zip(cuts, cuts[1:]):
+        start, stop, _ = slice(a, b).indices(n)
+        bounds.append((start, max(start, stop)))
+    return bounds
 
 
 def tile_grad(g, x, reps):

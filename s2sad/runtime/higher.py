@@ -351,14 +351,16 @@ def cut_like(how, g, parts, arrays, axis=None):
     return sens_like(pieces, parts)
 
 
-def split_like(g, parts, pieces, axis=0):
+def split_like(g, parts, pieces, axis=0, indices=None):
     """Adjoint of ``split_grad`` (which joins the pieces' sensitivities): ``g`` cut into
-    pieces shaped like ``pieces``, each summed to the shape of its part."""
-    sizes = [np.shape(p)[axis] for p in pieces]
-    cuts = list(np.cumsum(sizes))[:-1]
+    pieces shaped like ``pieces`` (at ``indices`` where given: where the pieces were cut,
+    which may overlap), each summed to the shape of its part."""
+    if indices is None or np.ndim(indices) == 0:
+        sizes = [np.shape(p)[axis] for p in pieces]
+        indices = list(np.cumsum(sizes))[:-1]
     xp = array_module(g)  # (CuPy arrays: on the device)
-    return [sens_like(piece, part) for piece, part in zip(xp.split(g, cuts, axis=axis), parts,
-                                                          strict=True)]
+    return [sens_like(piece, part) for piece, part in zip(xp.split(g, indices, axis=axis),
+                                                          parts, strict=True)]
 
 
 def pad_values_forward(g, x, pad_width):

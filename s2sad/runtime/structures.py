@@ -760,6 +760,18 @@ def _plain(value, depth: int = 0) -> bool:
     return False
 
 
+def plain_receiver(value, name: str):
+    """``value``, the receiver of a method called in a ``try`` block (``self.store`` of
+    ``self.store.get(k)``), where it is plain data; else refused, as
+    :func:`plain_values` refuses.
+
+    >>> plain_receiver({"a": 1.0}, "d['s']")
+    {'a': 1.0}
+    """
+    plain_values((name,), value)
+    return value
+
+
 def plain_values(names: tuple, *values) -> None:
     """Refuse, where a ``try`` block runs, a method called on one of ``values`` (named
     ``names``) that is not plain data (a number, a string, an array, lists, tuples and

@@ -180,23 +180,34 @@ def _complex_dtype(text: str) -> bool:
         return False
 
 
-def rebound_sums(function, cast_like=None):
+def rebound_sums(function, cast_like=None, add_sens=None):
     """``s_x += e`` (or ``-=``) as ``s_x = s_x + e`` in ``function`` (changed in place): a real
     array's sensitivity, added in place, cannot take a complex part (its real part is the
     gradient, taken at the end); into an item, ``s_x[i] += cast_like(e, s_x[i])`` (the
-    name ``cast_like`` gives: the real part where the item is real). Returns whether
-    anything changed.
+    name ``cast_like`` gives: the real part where the item is real), and so too an item
+    added by the helper named ``add_sens`` (an item that may be a list: ``s_x[i] =
+    add_sens(s_x[i], e)``). Returns whether anything changed.
 
     >>> from s2sad.codegen import unparse
-    >>> tree = gast.parse("def g(s_x, e):\\n    s_x += e\\n    s_x[0] += e\\n    s_x -= e").body[0]
-    >>> rebound_sums(tree, lambda: "cast_like"), print(unparse(tree))
+    >>> tree = gast.parse("def g(s_x, e):\\n    s_x += e\\n    s_x[0] += e\\n    s_x -= e\\n"
+    ...                   "    s_x[1] = add_sens(s_x[1], e)").body[0]
+    >>> rebound_sums(tree, lambda: "cast_like", "add_sens"), print(unparse(tree))
     def g(s_x, e):
         s_x = s_x + e
         s_x[0] += cast_like(e, s_x[0])
         s_x = s_x - e
+        s_x[1] = add_sens(s_x[1], cast_like(e, s_x[1]))
     (True, None)
     """
     changed = False
+    if add_sens is not None:
+        for stmt in trees.walk(function):
+            if _item_sum(stmt, add_sens):
+                item = trees.clone(stmt.targets[0])
+                item.ctx = gast.Load()
+                stmt.value.args[1] = gast.Call(gast.Name(cast_like(), gast.Load(), None, None),
+                                               [stmt.value.args[1], item], [])
+                changed = True
     for block, i, stmt in _augmented(function):
         if not isinstance(stmt.op, (gast.Add, gast.Sub)):
             continue  # (``s -= e``: the subtraction pass's form of ``s += -e``)
@@ -211,6 +222,19 @@ def rebound_sums(function, cast_like=None):
                                    [stmt.value, item], [])
             changed = True
     return changed
+
+
+def _item_sum(stmt, add_sens: str) -> bool:
+    """Is ``stmt`` ``s[i] = add_sens(s[i], e)``, ``add_sens`` the helper's name here?"""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], gast.Subscript) and
+            isinstance(stmt.targets[0].value, gast.Name) and isinstance(stmt.value, gast.Call)):
+        return False
+    call = stmt.value
+    return isinstance(call.func, gast.Name) and call.func.id == add_sens and \
+        len(call.args) == 2 and not call.keywords and \
+        gast.dump(call.args[0]) == gast.dump(gast.Subscript(
+            stmt.targets[0].value, stmt.targets[0].slice, gast.Load()))
 
 
 def rebound_names(function, names) -> bool:

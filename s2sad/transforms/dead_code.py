@@ -136,8 +136,11 @@ class DeadCode(trees.Transformer):
     pairs (a pop never finds one empty). A push or pop is dead where nothing reads the
     stack after it (nor the value popped), as a pure assignment to it would be."""
 
-    def __init__(self, is_pure: Callable, stacks=frozenset()):
+    def __init__(self, is_pure: Callable, stacks=frozenset(), kinds=None,
+                 sensitivities=frozenset()):
         self.is_pure = is_pure
+        self.kinds = kinds  # (the primal's names' kinds: where Python's numbers may raise)
+        self.sensitivities = frozenset(sensitivities)
         self.stacks = frozenset(stacks)
         self.changed = False  # (whether a visit dropped or shortened a statement)
         # id of a simple statement -> (it, its facts): a loop's body is walked until what
@@ -244,9 +247,50 @@ class DeadCode(trees.Transformer):
                     loads.add(node.id)
             elif pure and isinstance(node, gast.Call) and not self.is_pure(node.func):
                 pure = False
+            if pure and self.kinds is not None and may_raise(node, self.kinds,
+                                                                    self.sensitivities):
+                pure = False
         facts = (written(stmt), loads, pure)
         self._known[id(stmt)] = (stmt, facts)
         return facts
+
+
+def may_raise(node, kinds: dict, sensitivities=frozenset()) -> bool:
+    """Is ``node`` a division, remainder or power of the primal's values that may be
+    Python's numbers (no operand known to be an array)? Python raises there where NumPy
+    warns (``1.0 / 0.0``, ``0.0 ** -1``: ZeroDivisionError), so the line stays where
+    nothing reads its value, and raises at the user's line.
+
+    >>> from s2sad.transforms.kinds import Kind
+    >>> kinds = {"a": Kind("scalar", "()", 0, py="float"), "x": Kind("array", "x", 1)}
+    >>> [may_raise(gast.parse(text).body[0].value, kinds, {"s_a"}) for text in
+    ...  ("a / float(a * 0.0)", "x / a", "a / 2.0", "a ** -1", "a ** 3", "s_a / a",
+    ...   "pow(a, -1)", "divmod(x, a)")]
+    [True, False, False, True, False, False, True, False]
+    """
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+            node.func.id in ("pow", "divmod") and node.func.id not in kinds and \
+            len(node.args) == 2 and not node.keywords:  # (Python's own: the same operations)
+        node = gast.BinOp(node.args[0], gast.Pow() if node.func.id == "pow" else gast.Mod(),
+                          node.args[1])
+    if not (isinstance(node, gast.BinOp) and
+            isinstance(node.op, (gast.Div, gast.FloorDiv, gast.Mod, gast.Pow))):
+        return False
+    if isinstance(node.right, gast.Constant) and isinstance(node.right.value, (int, float)) \
+            and (node.right.value >= 0 if isinstance(node.op, gast.Pow) else
+                 node.right.value != 0):
+        return False  # (by a number that is not 0; to a power not negative: 0.0 ** -1
+        # raises, x ** 2 overflows alone, OverflowError, which s2sad leaves to NumPy's inf)
+    if any(isinstance(n, gast.Name) and n.id in sensitivities for n in trees.walk(node)):
+        return False  # (a sensitivity's: the reverse sweep's own work)
+
+    def array(part) -> bool:  # (NumPy's: an array, or a NumPy result of unknown rank)
+        if isinstance(part, gast.Name):
+            return part.id in kinds and kinds[part.id].tag in ("array", "numeric")
+        if isinstance(part, gast.BinOp):
+            return isinstance(part.op, gast.MatMult) or array(part.left) or array(part.right)
+        return isinstance(part, gast.UnaryOp) and array(part.operand)
+    return not (array(node.left) or array(node.right))
 
 
 def _mutates(stmt) -> bool:

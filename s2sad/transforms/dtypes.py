@@ -120,16 +120,20 @@ def dtype_kinds(tree: gast.FunctionDef, source, local_names: set[str]) -> dict:
     for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs:
         env[a.id] = arguments.get(a.id, ("f", "?"))
     assignments = []  # (name, value node, how: "value" | "item" (a loop's) | "unknown")
+    wrote = set()  # (the values of the lines s2sad wrote, inlined: a gradient's)
     for node in trees.walk(tree):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], gast.Name):
             assignments.append((node.targets[0].id, node.value, "value"))
+            if node.__dict__.get("s2sad_wrote"):
+                wrote.add(id(node.value))
         elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
             assignments.append((node.target.id, node.iter, "item"))
     plain = {id(value) for _, value, _ in assignments}
     tapes = _tapes(tree, _measures(source))
     generated = str(getattr(source, "filename", "")).startswith("<s2sad ")
-    assignments = [(name, _restored(name, tapes[_popped(value)], generated), "pop")
+    assignments = [(name, _restored(name, tapes[_popped(value)],
+                                    generated or id(value) in wrote), "pop")
                    if how == "value" and _popped(value) in tapes else (name, value, how)
                    for name, value, how in assignments]
     for node in trees.walk(tree):  # (a tuple unpacked, a with's target...: unknown)
@@ -183,7 +187,8 @@ def _popped(value):
 
 def _restored(name: str, given: list, generated: bool) -> list:
     """The values ``name = L.pop()`` may give back: those given to the tape ``L``. In a
-    gradient s2sad wrote, a tape given ``name`` itself gives it back to ``name``: its
+    gradient s2sad wrote (``generated``: the function, or the line, inlined from one), a
+    tape given ``name`` itself gives it back to ``name``: its
     earlier value (``stack.append(a)``, then ``a = stack.pop()``), whatever else the
     tape holds (``stack.append(shape_of(t))``)."""
     if generated and any(isinstance(v, gast.Name) and v.id == name for v in given):

@@ -316,8 +316,10 @@ class Forward:
                     terms.append((negate, self.zero(n)))
 
         container = self.kind(target).tag in ("list", "tuple")
-        joined = self._maybe_joined(node) if not container else None
-        if joined:  # (a tuple plus a value of unknown kind: joined or added, as it runs)
+        joined = self._maybe_joined(node) if not container or \
+            self.kind(target).tag == "tuple" else None
+        if joined:  # (a tuple plus a value of unknown kind: joined or added, as it runs;
+            # tuples joined: their tangents may be lists, a tuple's zeros are, as one list)
             return gast.Call(self.helper(plus_tangent), [
                 gast.Tuple([self.tangent_of(p) for p in joined], gast.Load()),
                 gast.Tuple([self.load(p.id) for p in joined], gast.Load())], [])

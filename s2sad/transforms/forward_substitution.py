@@ -65,8 +65,12 @@ class ForwardSubstitution(trees.Transformer):
     """
 
     def __init__(self, is_pure: Callable, movable: set[str] | None = None,
-                 idempotent: frozenset | set = frozenset(), view_args: Callable | None = None):
+                 idempotent: frozenset | set = frozenset(), view_args: Callable | None = None,
+                 raises: Callable | None = None):
         self.is_pure = is_pure
+        # (``raises(value)``: may it raise, Python's numbers divided by 0? It moves past no
+        # line that changes something or may raise: the reverse sweep's would run first)
+        self.raises = raises
         self.movable = movable
         self.idempotent = idempotent
         self.view_args = view_args  # (the arguments a call's result may be, or be a view of)
@@ -168,6 +172,9 @@ class ForwardSubstitution(trees.Transformer):
                 if bisect_right(changed_at, p) != bisect_left(changed_at, q):
                     return False
         later = stmts[q]
+        if q > p + 1 and self.raises is not None and self.raises(value) and any(
+                self._barrier(stmts[k]) for k in range(p + 1, q)):
+            return False  # (it would raise after a line that changes or raises)
         if self._facts_of(later)[4] > MAX_OPERATIONS - facts[4]:
             return False  # keep lines short enough to read
         if not _Replace(name, value, self.idempotent).visit_statement(later):
@@ -176,6 +183,16 @@ class ForwardSubstitution(trees.Transformer):
         for read in reads:  # ... at q, where the definition's names move to
             insort(appears.setdefault(read, []), q)
         return True
+
+    def _barrier(self, stmt) -> bool:
+        """May ``stmt`` change something (an item, a call's argument) or raise (a call of
+        a function that is not pure, a division of Python's numbers)? A definition that
+        may raise does not move past it."""
+        if not (isinstance(stmt, gast.Assign) and
+                all(isinstance(t, gast.Name) for t in stmt.targets)):
+            return comment_text(stmt) is None
+        return any(not self.is_pure(call.func) for call in self._facts_of(stmt)[3]) or \
+            self.raises(stmt.value)
 
     def _names(self, stmt) -> tuple[set, set]:
         """The names in a simple statement, and those it writes (computed once)."""

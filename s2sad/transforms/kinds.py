@@ -390,6 +390,10 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
                 local_names: set[str] | None = None) -> dict[str, Kind]:
     local_names = assigned_names(tree) if local_names is None else local_names
     kinds = dict(arg_kinds)
+    tapes = _tapes(tree)  # (a loop's tape: its restores add no kind of their own)
+    generated = str(getattr(source, "filename", "")).startswith("<s2sad ")
+    saved = _saved_lists(tree)  # (x_saved[i] gives x back its own value)
+    pushed = saved | {n for names in tapes.values() for n in names}  # (and x = None)
     arithmetic: dict = {}  # id of an operator's node -> (the node, its kind)
     _read_members(tree, source)
 
@@ -427,7 +431,18 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
             if targets and (is_setitem(stmt) or is_append(stmt)):
                 stored(targets[0], value)
                 continue
-            if not targets:
+            if not targets or pushed and _restores(stmt, saved, pushed):
+                continue
+            popped = _popped(stmt, tapes)
+            if popped is not None and targets[0] in tapes[popped] and (
+                    generated or stmt.__dict__.get("s2sad_wrote")):
+                continue  # (s2sad's tape gives a name back its own earlier value)
+            if popped is not None:  # (one of the values pushed: their kinds joined)
+                known = [kinds[n] for n in sorted(tapes[popped]) if n in kinds]
+                kind = known[0] if known else ANY
+                for other in known[1:]:
+                    kind = _join(kind, other, targets[0]) if other != kind else kind
+                set_kind(targets[0], kind)
                 continue
             if len(targets) > 1 or isinstance(stmt.targets[0], gast.Tuple):
                 source_kind = of(value)
@@ -485,6 +500,127 @@ def infer_kinds(tree: gast.FunctionDef, arg_kinds: dict[str, Kind], source,
         if kinds == before:
             break
     return kinds
+
+
+def _saved_lists(tree) -> set[str]:
+    """The names ``x`` whose ``x_saved`` list holds ``x``'s own values alone (``x_saved =
+    [None] * n``, ``x_saved[i] = x``: a loop's tape, as s2sad writes it).
+
+    >>> tree = gast.parse("def f(x):\\n    t_saved = [None] * 3\\n    t_saved[0] = t\\n"
+    ...                   "    u_saved = [None] * 3\\n    u_saved[0] = x").body[0]
+    >>> sorted(_saved_lists(tree))
+    ['t']
+    """
+    found, spoiled = set(), set()
+    for node in trees.walk(tree):
+        targets = node.targets if isinstance(node, gast.Assign) else \
+            [node.target] if isinstance(node, (gast.AugAssign, gast.For)) else []
+        for target in targets:
+            for leaf in trees.walk(target):
+                if isinstance(leaf, gast.Name) and leaf.id.endswith("_saved") and \
+                        isinstance(leaf.ctx, gast.Store):
+                    whole = leaf is target and isinstance(node, gast.Assign) and \
+                        _nones(node.value)
+                    (found if whole else spoiled).add(leaf.id[:-len("_saved")])
+            if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and \
+                    target.value.id.endswith("_saved"):
+                own = target.value.id[:-len("_saved")]
+                value = node.value if isinstance(node, gast.Assign) else None
+                if not (isinstance(value, gast.Name) and value.id == own):
+                    spoiled.add(own)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                isinstance(node.func.value, gast.Name) and \
+                node.func.value.id.endswith("_saved"):  # (append, extend...: not a tape's)
+            spoiled.add(node.func.value.id[:-len("_saved")])
+    return found - spoiled
+
+
+def _tapes(tree) -> dict[str, set]:
+    """The lists used as a tape alone (``stack = []``, ``stack.append(t_3)``, ``t_3 =
+    stack.pop()``, nothing else): each with the names pushed on it. What a pop gives is
+    one of the values pushed.
+
+    >>> tree = gast.parse("def f(x):\\n    s = []\\n    s.append(t)\\n    s.append(u)\\n"
+    ...                   "    t = s.pop()\\n    q = []\\n    q.append(t)\\n    y = q[0]").body[0]
+    >>> {name: sorted(names) for name, names in _tapes(tree).items()}
+    {'s': ['t', 'u']}
+    """
+    pushed: dict[str, set] = {}
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.List) \
+                and not node.value.elts:
+            pushed.setdefault(node.targets[0].id, set())
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr == "append" and isinstance(node.func.value, gast.Name) and \
+                len(node.args) == 1 and isinstance(node.args[0], gast.Name):
+            pushed.setdefault(node.func.value.id, set()).add(node.args[0].id)
+    return {name: names for name, names in pushed.items()
+            if names and _tape_uses_only(tree, name)}
+
+
+def _tape_uses_only(tree, name: str) -> bool:
+    """Is ``name`` given ``[]`` once and otherwise read only as ``name.append(v)`` or
+    ``name.pop()``?"""
+    uses = 0
+    calls = 0
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and node.id == name:
+            uses += 1
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                isinstance(node.func.value, gast.Name) and node.func.value.id == name:
+            if not (node.func.attr == "append" and len(node.args) == 1 and
+                    isinstance(node.args[0], gast.Name) or
+                    node.func.attr == "pop" and not node.args) or node.keywords:
+                return False
+            calls += 1
+    return uses == calls + 1  # (the one `name = []`)
+
+
+def _popped(stmt, tapes: dict) -> str | None:
+    """The tape ``stmt`` pops into a name (``t_3 = stack.pop()``), else None."""
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) and \
+            isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "pop" and \
+            isinstance(stmt.value.func.value, gast.Name) and \
+            stmt.value.func.value.id in tapes and not stmt.value.args:
+        return stmt.value.func.value.id
+    return None
+
+
+def _nones(value) -> bool:
+    """``[None] * n``."""
+    return isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) and \
+        isinstance(value.left, gast.List) and len(value.left.elts) == 1 and \
+        isinstance(value.left.elts[0], gast.Constant) and value.left.elts[0].value is None
+
+
+def _restores(stmt, saved: set, pushed: set) -> bool:
+    """Does ``stmt`` give a name of ``saved`` (:func:`_saved_lists`) back a value it held
+    before (``t_3 = t_3_saved[i]``), or one of ``pushed`` (those and the names a tape
+    saves) the None it holds before its loop (``t_3 = None``, ``t_3, t_4 = (None,
+    None)``)? Such a line adds no kind of its own: the name's kind is its other lines'
+    (``acc = (v,) + acc`` in a loop, differentiated again: ``(v,)`` is a tuple still, not
+    a value of unknown kind).
+
+    >>> [_restores(gast.parse(text).body[0], {"t_3"}, {"t_3", "t_4"}) for text in (
+    ...     "t_3 = t_3_saved[i]", "a, t_3 = (None, None)", "t_4, t_3 = (None, None)",
+    ...     "t_3 = None", "t_3 = u_saved[i]", "u = None", "t_3 = x", "t_4 = t_4_saved[i]")]
+    [True, False, True, True, False, False, False, False]
+    """
+    if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1:
+        return False
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, gast.Tuple):
+        return isinstance(value, gast.Tuple) and len(value.elts) == len(target.elts) and \
+            all(isinstance(t, gast.Name) and t.id in pushed for t in target.elts) and \
+            all(isinstance(v, gast.Constant) and v.value is None for v in value.elts)
+    if not isinstance(target, gast.Name) or target.id not in pushed:
+        return False
+    if isinstance(value, gast.Constant):
+        return value.value is None
+    return target.id in saved and isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
+        value.value.id == target.id + "_saved"
 
 
 def _read_members(tree, source) -> None:

@@ -165,6 +165,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
 
     def emit(self, stmt):
         located = gast.copy_location(stmt, self.anchor or self.stmt)
+        if self.trusted:  # (s2sad's own code, inlined: its tape's pops give back what the
+            located.s2sad_wrote = True  # same name pushed, the analyses may read)
         if self.calls or self.__dict__.get("from_spread"):  # (inlined: an error in it
             # names its own line, and the calls)
             located.origin = self.frames()

@@ -132,12 +132,34 @@ class Reverse(StructuralZeros, Tape):
                 for t in stmt.targets if isinstance(t, gast.Name)}:
             return gast.Call(self.helper(zeros_like_structure), [self.load(name)], [])
         if kind.tag in ("list", "tuple") and kind.items and name not in self.checked and \
+                name not in self._given_none() and \
                 all(k.tag == "scalar" and k.py in ("float", "int") for k in kind.items) and \
                 "len" not in self.local_names and "len" not in self.source.globals:
             length = gast.Call(gast.Name("len", gast.Load(), None, None), [self.load(name)], [])
             return gast.BinOp(gast.List([gast.Constant(0.0, None)], gast.Load()), gast.Mult(),
                               length)
         return gast.Call(self.helper(zeros_like_structure), [self.load(name)], [])
+
+    def _given_none(self) -> set:
+        """The names a line gives None (``t_3 = None``, ``a, b = (None, None)``: a loop's
+        saved value before its first pass), which a restore gives back: their kinds say
+        what their other lines give, so their zeros are ``zeros_like_structure``'s (0.0
+        for None)."""
+        found = self.__dict__.get("_nones")
+        if found is None:
+            found = self._nones = set()
+            for stmt in trees.walk(self.tree):
+                if not isinstance(stmt, gast.Assign):
+                    continue
+                values = stmt.value.elts if isinstance(stmt.value, gast.Tuple) else \
+                    [stmt.value]
+                targets = stmt.targets[0].elts if isinstance(stmt.targets[0], gast.Tuple) \
+                    else stmt.targets
+                for target, value in zip(targets, values):
+                    if isinstance(target, gast.Name) and isinstance(value, gast.Constant) \
+                            and value.value is None:
+                        found.add(target.id)
+        return found
 
     def live_global(self, name: str, value, namespace: dict) -> str:
         """A global of a (user's) derivative rule that generated code cannot import: read
@@ -842,9 +864,11 @@ class Reverse(StructuralZeros, Tape):
         layer = held_object(self, target)  # (an object of a model's list: its sens a dict)
         if not _has_slice(index) and (layer or self.kind(target).container or (
                 self.kind(target).tag == "any" and (any(item.container for item in items) or
-                                                    self.kind(name).container and not items))):
-            # an item that is a list, tuple or dict itself:
-            # its sensitivity adds item by item (`+=` would extend a list)
+                                                    self.kind(name).container and not items or
+                                                    self.kind(name).tag == "any"))):
+            # an item that is a list, tuple or dict itself, or may be (an item of a value
+            # of unknown kind: x.tolist()'s rows): its sensitivity adds item by item (`+=`
+            # would extend a list)
             part = gast.Subscript(self.load(s), index, gast.Load())
             call = gast.Call(self.helper(add_sens), [part, g], [])
             self.block.append(gast.Assign([gast.Subscript(self.load(s), clone(index),

@@ -36,6 +36,7 @@ a `try` block that changes a value in place (it runs twice: to learn which block
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import math
 import textwrap
@@ -275,6 +276,35 @@ class _Purity:
         return None
 
 
+def _check_receivers(body, check: str, reads) -> bool:
+    """In ``body`` (changed in place), the receiver of each method called on an attribute
+    or an item of a local name, one of ``reads`` (``self.store.get(k)``, ``d["s"].get(k)``;
+    not ``np.linalg.solve``: a global's, judged as the block is built), passed through
+    ``check`` first,
+    with its text: a user's object there may change as its method runs, and the block runs
+    twice. Returns whether there was one.
+
+    >>> from s2sad.codegen import unparse
+    >>> body = gast.parse("y = self.store.get(k) + d[0].copy() + v.sum()").body
+    >>> _check_receivers(body, "plain", {"self", "d", "k", "v"})
+    True
+    >>> print(unparse(body[0]).strip())
+    y = plain(self.store, 'self.store').get(k) + plain(d[0], 'd[0]').copy() + v.sum()
+    """
+    found = False
+    for node in [n for stmt in body for n in trees.walk(stmt)]:
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                isinstance(node.func.value, (gast.Attribute, gast.Subscript)):
+            receiver = node.func.value
+            if trees.root_name(receiver) not in reads:
+                continue
+            text = gast.unparse(receiver).strip()
+            node.func.value = gast.Call(gast.Name(check, gast.Load(), None, None),
+                                        [receiver, gast.Constant(text, None)], [])
+            found = True
+    return found
+
+
 def _locals(fdef) -> set:
     args = fdef.args
     names = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
@@ -454,9 +484,12 @@ class TryBlocks(trees.Transformer):
         """The ``try`` block as a function of the names it reads, in the function's
         module (its globals: read when it runs), at the user's lines."""
         import ast
-        params = gast.arguments([gast.Name(n, gast.Param(), None, None) for n in reads], [],
-                                None, [], [], None, [])
         body = [trees.clone(s) for s in node.body] + [gast.Pass()]
+        check = "s2sad_plain_receiver"  # (not a name of the function's: it reads `reads`)
+        wrapped = _check_receivers(body, check, set(reads))
+        params = gast.arguments([gast.Name(n, gast.Param(), None, None) for n in reads] + (
+            [gast.Name(check, gast.Param(), None, None)] if wrapped else []), [],
+                                None, [], [], None, [])
         fdef = gast.FunctionDef("try_body", params, body, [], None, None)
         module = gast.Module([fdef], [])
         tree = gast.gast_to_ast(module)
@@ -464,6 +497,9 @@ class TryBlocks(trees.Transformer):
         code = compile(tree, str(self.source.filename), "exec")
         inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
         guard = types.FunctionType(inner, self.source.globals, "try_body")
+        if wrapped:  # (a method of an attribute or an item: its receiver checked as it runs)
+            from ..runtime.structures import plain_receiver
+            guard = functools.partial(guard, **{check: plain_receiver})
         receivers = [n for n in reads if any(
             isinstance(c, gast.Call) and isinstance(c.func, gast.Attribute) and
             isinstance(c.func.value, gast.Name) and c.func.value.id == n
