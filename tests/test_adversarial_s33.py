@@ -17,6 +17,18 @@ checked against float64 central differences, with the test that fails without it
   ``b ** 1`` is an int too (``b ** 1 + b ** 1`` is 2, ``b + b`` True). ``x ** 1`` (the
   int) drops only as a number's factor now (``2 * x ** 1``, the slope of ``x ** 2``).
 
+* SILENTLY WRONG: ``y = np.log(x); np.nan_to_num(y, copy=False); np.sum(y * 3.0)``.
+  With ``copy=False`` NumPy replaces ``y``'s NaN in ``y`` itself, a constant 0 there:
+  slope 0 where ``x < 0``. s2sad took the call's result as unused (or, with ``z = ...``
+  and ``y`` read, read the changed ``y`` for its rule's mask): ``3 / x`` (-2.5 for 0). A
+  registry fact, ``uncopied_mutates``, says it writes into its argument when not copying:
+  refused at its line, with ``y = np.nan_to_num(y)`` as the advice.
+* SILENTLY WRONG: ``float(f"{x[2]}") * x[0]``. An f-string was a constant, so the number
+  read back from it was too: 0 for 0.3 in ``x[2]``'s slot (``str(v)`` and
+  ``format(v)`` are refused). An f-string formatting a differentiated value now has no
+  rule: refused where the string reaches the output, as ``str`` is; printed, or in a
+  ``raise``, it is fine.
+
 The programs surveyed, right or refused at the user's line, are listed in ``SURVEYED``.
 """
 
@@ -130,6 +142,92 @@ def test_like_terms_of_sensitivities_still_fold():
     g = s2sad.grad(cube)
     assert "3.0 * (x * x)" in g.source_for(0.5)
     assert g(0.5) == pytest.approx(0.75)
+
+
+# --- np.nan_to_num(y, copy=False) writes into y --------------------------------------------
+
+
+def nan_to_num_in_place(x):
+    y = np.log(x)
+    np.nan_to_num(y, copy=False)
+    return np.sum(y * 3.0)
+
+
+def nan_to_num_in_place_kept(x):
+    y = np.log(x)
+    z = np.nan_to_num(y, copy=False)
+    return np.sum(y * 3.0) + np.sum(z)
+
+
+def nan_to_num_in_place_by_position(x):
+    y = np.log(x)
+    z = np.nan_to_num(y, False)
+    return np.sum(z * z)
+
+
+@pytest.mark.parametrize("f", [nan_to_num_in_place, nan_to_num_in_place_kept,
+                               nan_to_num_in_place_by_position])
+def test_nan_to_num_without_a_copy_is_refused_at_its_line(f):
+    with pytest.warns(RuntimeWarning):
+        want = central_differences(f, (X.copy(),), 0)
+    assert want[1] == 0.0  # (the log's NaN replaced by a constant)
+    x = X.copy()
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="changes 'y' in place") as caught:
+        s2sad.grad(f)(x)
+    assert "np.nan_to_num(y, copy=False)" in str(caught.value) or \
+        "np.nan_to_num(y, False)" in str(caught.value)
+    assert "y = np.nan_to_num(y)" in str(caught.value)
+    np.testing.assert_array_equal(x, X)
+
+
+def nan_to_num_copied(x):
+    y = np.log(x)
+    z = np.nan_to_num(y, copy=True) + np.nan_to_num(y, True) + np.nan_to_num(y)
+    return np.sum(z * 3.0)
+
+
+def test_nan_to_num_with_a_copy_is_followed():
+    with np.errstate(invalid="ignore"):
+        got = s2sad.grad(nan_to_num_copied)(X.copy())
+        want = central_differences(nan_to_num_copied, (X.copy(),), 0)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+# --- an f-string read back as a number --------------------------------------------------------
+
+
+def f_string_read_back(x):
+    return float(f"{x[2]}") * x[0]
+
+
+def f_string_into_an_array(x):
+    return np.sum(np.array([f"{x[2]}", "1.5"], dtype=float)) * x[0]
+
+
+def f_string_joined(x):
+    s = f"{x[2]}" + "0"
+    return np.float64(s) * x[0]
+
+
+@pytest.mark.parametrize("f", [f_string_read_back, f_string_into_an_array, f_string_joined])
+def test_an_f_string_of_a_differentiated_value_read_back_is_refused(f):
+    assert central_differences(f, (X.copy(),), 0)[2] == pytest.approx(0.3)
+    with pytest.raises(s2sad.NoDerivativeError, match="formatted into a string") as caught:
+        s2sad.grad(f)(X.copy())
+    assert 'f"{x[2]}"' in str(caught.value)
+
+
+def f_string_printed(x):
+    print(f"x0 = {x[0]:.3f}, shape {x.shape}", end="")
+    if x[0] > 100:
+        raise ValueError(f"too large: {x[0]}")
+    return x[0] * x[1] + len(f"{len(x)}")
+
+
+def test_an_f_string_printed_or_raised_is_fine(capsys):
+    got = _check(f_string_printed)
+    np.testing.assert_allclose(got, [X[1], X[0], 0.0, 0.0])
+    assert "x0 = 0.300" in capsys.readouterr().out
 
 
 SURVEYED = {
