@@ -6,7 +6,8 @@ checked against float64 central differences, with the test that fails without it
   logical or (``b + b`` is ``b``), but the last spelling pass folded ``b + b`` into
   ``2 * b``: the gradient was ``4x`` for ``2x`` (1.2 for 0.6 at 0.3), the value returned by
   ``value_and_grad`` doubled (9.98 for 4.99), ``jvp`` and ``hvp`` doubled too. Also a
-  ``np.bool_`` number, and ``c = b + b; c = c + b``. Like terms now fold ``e + e`` only
+  ``np.bool_`` number, ``c = b + b; c = c + b``, and a helper ``def twice(m): return m +
+  m`` given ``x > 0``. Like terms now fold ``e + e`` only
   where ``e`` reads a sensitivity (float or complex).
 * SILENTLY WRONG: ``u`` uint8, ``np.sum((-u - 2.0 * u) * x)``. ``-u`` wraps (255 for 1),
   so the slope is 253; the fold to ``-3.0 * u`` gave -3. ``-u - u`` crashed in the
@@ -73,6 +74,14 @@ def bool_twice_then_once(x):
     return np.sum(c * x ** 2)
 
 
+def _twice(m):
+    return m + m
+
+
+def bool_twice_in_a_helper(x):
+    return np.sum(_twice(x > 0) * x ** 2)
+
+
 def bool_to_the_first(x):
     b = x > 0
     c = b ** 1
@@ -80,7 +89,7 @@ def bool_to_the_first(x):
 
 
 @pytest.mark.parametrize("f", [bool_twice, bool_number_twice, bool_twice_then_once,
-                               bool_to_the_first])
+                               bool_twice_in_a_helper, bool_to_the_first])
 def test_booleans_added_are_a_logical_or(f):
     got = _check(f)
     assert f is bool_to_the_first or got[0] == pytest.approx(0.6)

@@ -122,7 +122,8 @@ def test_like_terms_fold_only_where_exact():
     overflow of 4x that 2x does not have) stay as written."""
     from s2sad.transforms.readable import like_terms
     import gast
-    for text, folded in [("x * 4.0 + 2.0 * x", True), ("x + x", False), ("0.1 * x + 0.2 * x", False),
+    for text, folded in [("x * 4.0 + 2.0 * x", True), ("x + x", False),
+                         ("0.1 * x + 0.2 * x", False),
                          ("4.0 * x - 2.0 * x", False), ("np.exp(x) + 2.0 * np.exp(x)", False),
                          ("2 * x + 2.0 * x", True)]:
         node = gast.parse(text).body[0].value
