@@ -119,7 +119,8 @@ class Simplify(trees.Transformer):
         if type(node.op) is gast.Mult:
             for side, other in (("right", node.left), ("left", node.right)):
                 power = getattr(node, side)
-                if _first_power(power) and _numeric(other):
+                if _first_power(power) and _numeric(other, float) or \
+                        _first_power(power, int) and _numeric(other):
                     setattr(node, side, power.left)
                     self.changed = True
         if not _simplifiable_binop(node):
@@ -173,20 +174,22 @@ def _power_slope(node, name: str | None, folding: bool = True) -> bool:
         (not folding or _nonzero_number(node.args[0]))
 
 
-def _first_power(node) -> bool:
-    """Is ``node`` ``x ** 1``, the int 1?"""
+def _first_power(node, kind=(int, float)) -> bool:
+    """Is ``node`` ``x ** 1`` (the int 1, or the float 1.0, of ``kind``)?"""
     return type(node) is gast.BinOp and type(node.op) is gast.Pow and \
-        _number(node.right) and type(node.right.value) is int and node.right.value == 1
+        _number(node.right) and isinstance(node.right.value, kind) and \
+        type(node.right.value) is not bool and node.right.value == 1
 
 
-def _numeric(node) -> bool:
-    """Is ``node`` an int or float number, or a product with one (never a boolean)?
-    ``x ** 1`` is ``x`` only as such a factor: alone, a boolean ``x`` is an int after
-    the power (``b ** 1 + b ** 1`` is 2, ``b + b`` is True), and ``x ** 1.0`` a float
-    (``u ** 1.0 + 200`` of uint8 does not wrap)."""
+def _numeric(node, kind=(int, float)) -> bool:
+    """Is ``node`` a number of ``kind`` (never a boolean), or a product with one?
+    ``x ** 1`` is ``x`` only as a number's factor, ``x ** 1.0`` only as a float's:
+    alone, a boolean ``x`` is an int after the power (``b ** 1 + b ** 1`` is 2, ``b + b``
+    is True), and ``x ** 1.0`` a float (``u ** 1.0 + 200`` of uint8 does not wrap, ``2 *
+    u`` does; ``2.0 * u`` does not)."""
     if type(node) is gast.BinOp and type(node.op) is gast.Mult:
-        return _numeric(node.left) or _numeric(node.right)
-    return _nonzero_number(node) or _number(node) and type(node.value) is not bool
+        return _numeric(node.left, kind) or _numeric(node.right, kind)
+    return _number(node) and isinstance(node.value, kind) and type(node.value) is not bool
 
 
 def _simplifiable_binop(node) -> bool:
