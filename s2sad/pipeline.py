@@ -931,7 +931,8 @@ def readable(build: Build) -> bool:
     sensitivity only copied into another given its name (no ``s_logits = s_z``)."""
     spell = Readable(build.imports.helper_functions(), fold=build.options.optimize,
                      own=frozenset(() if build.options.annotate else  # (each line's
-                                   build.namer.sensitivities))  # adjoint under its comment)
+                                   build.namer.sensitivities),  # adjoint under its comment)
+                     floating=frozenset(build.namer.sensitivities))
     build.adjoint = spell.visit(build.adjoint)
     return spell.changed
 

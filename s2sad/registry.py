@@ -692,8 +692,10 @@ class Facts:
     of one, the argument itself, an item it holds, a container holding its items), or
     ``"*"`` for any argument; ``uncopied_view_of``: the same, when the call passes
     ``copy=False`` or ``copy=None``; ``mutates``: the positions, and the keyword names,
-    of the arguments it writes into. A method's receiver is position 0 (positions are the
-    unbound function's: ``np.ndarray.fill(z, 1.0)`` and ``z.fill(1.0)`` mutate 0).
+    of the arguments it writes into; ``uncopied_mutates``: those it writes into when
+    the call passes ``copy=False`` (``np.nan_to_num(y, copy=False)`` changes ``y``). A
+    method's receiver is position 0 (positions are the unbound function's:
+    ``np.ndarray.fill(z, 1.0)`` and ``z.fill(1.0)`` mutate 0).
     ``advice``: how to write the change instead (``{n}``: the name changed).
 
     What the passes read beside memory (each declared beside the function's rule):
@@ -777,6 +779,7 @@ class Facts:
     uncopied_view_of: tuple = ()
     mutates: tuple = ()
     advice: str = ""
+    uncopied_mutates: tuple = ()
     fresh: bool = False
     shape_of: int | None = None
     structure_of: tuple | str = ()
@@ -837,7 +840,7 @@ def deffacts(*funcs, **given):
     """
     if _OPTIONAL:
         load_imported()
-    for name in ("uncopied_view_of", "mutates"):
+    for name in ("uncopied_view_of", "mutates", "uncopied_mutates"):
         if name in given:
             given[name] = tuple(given[name])
     for func in funcs:
@@ -870,7 +873,8 @@ def facts(func) -> Facts | None:
             found = dataclasses.replace(
                 found, returns_view_of=_shifted(found.returns_view_of),
                 uncopied_view_of=_shifted(found.uncopied_view_of),
-                mutates=_shifted(found.mutates))
+                mutates=_shifted(found.mutates),
+                uncopied_mutates=_shifted(found.uncopied_mutates))
     else:
         found = _FACTS.get(_key(func))
         if found is None and _key(func) not in _RULES and _source_twin(func) is not None:

@@ -38,8 +38,8 @@ def einsum_diagonal(x):
 
 def nan_to_num_uncopied(x):
     z = x * 1.0
-    y = np.nan_to_num(z, copy=False)
-    y[0] = 0.0  # <- here
+    y = np.nan_to_num(z, copy=False)  # <- here (it replaces z's NaN in z itself)
+    y[0] = 0.0
     return np.sum(z * x)
 
 
@@ -82,7 +82,7 @@ def augmented_through_getattr_view(x):
     return np.sum(z * x)
 
 
-VIEWS = [conj_of_real, float64_of_array, einsum_diagonal, nan_to_num_uncopied, dict_get,
+VIEWS = [conj_of_real, float64_of_array, einsum_diagonal, dict_get,
          loop_over_dict_values, next_of_iter, first_of_sorted, augmented_through_getattr_view]
 
 
@@ -279,12 +279,14 @@ def stop_gradient_view(x):
 
 def nan_to_num_uncopied_by_position(x):
     z = x * 1.0
-    y = np.nan_to_num(z, False)
-    y[0] = 0.0  # <- here
+    y = np.nan_to_num(z, False)  # <- here
+    y[0] = 0.0
     return np.sum(z * x)
 
 
-VIEWS += [stop_gradient_view, nan_to_num_uncopied_by_position]
+VIEWS += [stop_gradient_view]
+# (np.nan_to_num(z, copy=False) replaces z's NaN in z itself: the call is refused)
+MUTATIONS += [nan_to_num_uncopied, nan_to_num_uncopied_by_position]
 
 
 # --- an item of a list that a slot store or an append gave an array: `a += ...` changes

@@ -122,13 +122,16 @@ def test_like_terms_fold_only_where_exact():
     overflow of 4x that 2x does not have) stay as written."""
     from s2sad.transforms.readable import like_terms
     import gast
-    for text, folded in [("x * 4.0 + 2.0 * x", True), ("x + x", True), ("0.1 * x + 0.2 * x", False),
+    for text, folded in [("x * 4.0 + 2.0 * x", True), ("x + x", False),
+                         ("0.1 * x + 0.2 * x", False),
                          ("4.0 * x - 2.0 * x", False), ("np.exp(x) + 2.0 * np.exp(x)", False),
                          ("2 * x + 2.0 * x", True)]:
         node = gast.parse(text).body[0].value
         assert (like_terms(node.left, node.right, isinstance(node.op, gast.Sub))
                 is not None) == folded, text
     assert 4.0 * 1e308 - 2.0 * 1e308 != 2.0 * 1e308  # (why: inf - 2e308 is inf)
+    node = gast.parse("x + x").body[0].value  # (a sensitivity's: float; a boolean's is or)
+    assert like_terms(node.left, node.right, False, floating=frozenset({"x"})) is not None
 
 
 # --- the entry reads each argument's shape once ------------------------------------------

@@ -50,6 +50,8 @@ deffacts(*_found(np.lib.stride_tricks, "sliding_window_view", "as_strided"),
          returns_view_of=(0,))  # (s2sad's stand-in copies: an update of the base is refused)
 deffacts(*_found(np, "broadcast_arrays", "einsum", "meshgrid", "ix_"), returns_view_of="*")
 deffacts(*_found(np, "array", "astype", "nan_to_num"), uncopied_view_of=(0,))
+deffacts(*_found(np, "nan_to_num"), uncopied_mutates=(0,),  # (its entries replaced in place)
+         advice="Assign the result instead: `{n} = np.nan_to_num({n})`.")
 # methods of arrays (x.conj() of a real array is x; x.astype(t, copy=False) may be x)
 deffacts(*_found(np.ndarray, "reshape", "ravel", "transpose", "swapaxes", "squeeze", "view",
                  "diagonal", "conj", "conjugate", "T", "mT", "real", "imag", "flat", "base",

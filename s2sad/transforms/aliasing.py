@@ -48,12 +48,28 @@ def _copy_position(func) -> int | None:
     return None
 
 
-def _mutated_argument(call, facts):
+def _uncopied(call, func) -> bool:
+    """Does ``call`` (of ``func``) pass ``copy`` other than ``True`` (``copy=False``,
+    ``copy=None``, ``np.nan_to_num(x, False)``)?"""
+    given = [k.value for k in call.keywords if k.arg == "copy"]
+    place = _copy_position(func)
+    if place is not None and place < len(call.args):
+        given.append(call.args[place])
+    return any(not (isinstance(v, gast.Constant) and v.value is True) for v in given)
+
+
+def _mutated_argument(call, facts, func=None):
     """``(how, argument, advice)`` for an argument of ``call`` that ``facts`` say the
     function writes into, given by position (``how``: ``"out"`` for its output array,
-    else ``"in place"``); None if none (``out=`` by keyword is found by its name)."""
+    else ``"in place"``; ``func``: the function, whose ``copy`` parameter may make it
+    write in place); None if none (``out=`` by keyword is found by its name)."""
     if facts is None:
         return None
+    if facts.uncopied_mutates and _uncopied(call, func):
+        for position in facts.uncopied_mutates:
+            if position < len(call.args) and \
+                    not any(isinstance(a, gast.Starred) for a in call.args[:position + 1]):
+                return "in place", call.args[position], facts.advice
     for position in facts.mutates:
         if isinstance(position, int) and position < len(call.args) and \
                 not any(isinstance(a, gast.Starred) for a in call.args[:position + 1]):
@@ -292,7 +308,8 @@ class Aliasing:
                 changed = names[0]
                 what = "`out=`"
                 hint = f"Assign the result instead: `{changed} = {self._dotted(func)}(...)`."
-            elif (written := _mutated_argument(node, registry.facts(callee))) is not None:
+            elif (written := _mutated_argument(node, registry.facts(callee), callee)) \
+                    is not None:
                 # np.copyto(y, v), heapq.heappush(ys, v), operator.iadd(y, v), np.clip(y,
                 # 0, 1, y): an argument the function's facts say it writes into
                 names = _data_names(written[1], self._makes_new)
@@ -713,13 +730,8 @@ class Aliasing:
                 return [n for a in args + [k.value for k in value.keywords]
                         for n in self.views(a)]
             # x.astype(t, copy=False), np.array(x, copy=None): x itself where no copy is needed
-            given = [k.value for k in value.keywords if k.arg == "copy"]
-            place = _copy_position(self._callee(value.func)) if found.uncopied_view_of \
-                else None  # (np.nan_to_num(x, False): copy by position)
-            if place is not None and place < len(value.args):
-                given.append(value.args[place])
-            uncopied = any(not (isinstance(v, gast.Constant) and v.value is True)
-                           for v in given)
+            uncopied = bool(found.uncopied_view_of) and \
+                _uncopied(value, self._callee(value.func))  # (np.nan_to_num(x, False))
             if found.returns_view_of == "*":
                 return [n for a in args + [k.value for k in value.keywords]
                         for n in self.views(a)]

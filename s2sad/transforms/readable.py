@@ -189,7 +189,8 @@ def _term(node):
     arithmetic on names (no call: it may be computed once for twice); else None."""
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
         inner = _term(node.operand)
-        return None if inner is None else (-(1 if inner[0] is None else inner[0]), inner[1])
+        return None if inner is None else (-(1 if inner[0] is None else inner[0]), inner[1],
+                                           not isinstance(inner[0], float))
     c, e = None, node
     if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
         for number, other in ((node.left, node.right), (node.right, node.left)):
@@ -200,15 +201,22 @@ def _term(node):
     if c is not None and not (_power_of_two(c) and abs(c) >= 1) or _number(e) is not None \
             or not all(isinstance(n, _PLAIN) for n in trees.walk(e)):
         return None
-    return c, e
+    return c, e, False
 
 
-def like_terms(left, right, subtract: bool, in_place: bool = False):
+def like_terms(left, right, subtract: bool, in_place: bool = False,
+               floating: frozenset = frozenset()):
     """``c1 * e + c2 * e`` as ``(c1 + c2) * e``, or None. Each product by a power of two
     (of 1 or more) is exact and the two have one sign, so the sum rounds once, as the
     folded product does: the same bits, an overflow too (``x * 4.0 + 2.0 * x`` is
     ``6.0 * x``). ``in_place``: the sum is ``v += c2 * e`` of ``v = c1 * e``, which keeps
     ``v``'s dtype: both constants then of one type.
+
+    ``e`` of another dtype breaks the algebra: ``b + b`` of booleans is ``b`` (logical or),
+    not ``2 * b``; ``-u`` of unsigned ints wraps (``-u - 2.0 * u`` is not ``-3.0 * u``;
+    ``-u - u`` is, but ``-2 * u`` raises). So ``e + e`` and a sign taken off a term without
+    a float constant fold only where ``e`` reads a name of ``floating`` (the sensitivities:
+    the whole of ``e`` is then float or complex).
 
     >>> import gast
     >>> from s2sad.codegen import unparse
@@ -216,14 +224,19 @@ def like_terms(left, right, subtract: bool, in_place: bool = False):
     ...     node = gast.parse(text).body[0].value
     ...     found = like_terms(node.left, node.right, isinstance(node.op, gast.Sub))
     ...     return found if found is None else unparse(found)
-    >>> fold("x * 4.0 + 2.0 * x"), fold("x * x + 2.0 * (x * x)"), fold("-x - 2.0 * x")
+    >>> fold("x * 4.0 + 2.0 * x"), fold("x * x + 2.0 * (x * x)"), fold("-(2.0 * x) - x")
     ('6.0 * x', '3.0 * (x * x)', '-3.0 * x')
     >>> fold("4.0 * x - 2.0 * x"), fold("0.5 * x + x"), fold("np.sin(x) + 2.0 * np.sin(x)")
     (None, None, None)
+    >>> fold("b + b"), fold("-u - 2.0 * u")
+    (None, None)
     """
     a, b = _term(left), _term(right)
     if a is None or b is None or gast.dump(a[1]) != gast.dump(b[1]):
         return None
+    if (a[0] is None and b[0] is None or a[2] or b[2]) and not any(
+            isinstance(n, gast.Name) and n.id in floating for n in trees.walk(a[1])):
+        return None  # (``b + b`` of booleans is ``b``; ``-u`` of unsigned ints wraps)
     c1 = 1 if a[0] is None else a[0]
     c2 = -(1 if b[0] is None else b[0]) if subtract else (1 if b[0] is None else b[0])
     if (c1 > 0) != (c2 > 0) or in_place and (a[0] is None or b[0] is None or
@@ -239,10 +252,12 @@ class Readable(trees.Transformer):
     """Fold the constants of each expression and name the helpers' arguments (``helpers``:
     ``{alias: function}``, the helpers generated code imports)."""
 
-    def __init__(self, helpers: dict, fold: bool = True, own: frozenset = frozenset()):
+    def __init__(self, helpers: dict, fold: bool = True, own: frozenset = frozenset(),
+                 floating: frozenset = frozenset()):
         self.helpers = helpers
         self.fold = fold
         self.own = own  # (the sensitivities the compiler named: renamed into one another)
+        self.floating = floating  # (the sensitivities: float or complex, never bool or int)
         self.changed = False
 
     def visit_BinOp(self, node):
@@ -251,7 +266,8 @@ class Readable(trees.Transformer):
         if folded is None and self.fold:
             folded = _scaled(node)
         if folded is None and self.fold and isinstance(node.op, (gast.Add, gast.Sub)):
-            folded = like_terms(node.left, node.right, isinstance(node.op, gast.Sub))
+            folded = like_terms(node.left, node.right, isinstance(node.op, gast.Sub),
+                                floating=self.floating)
         if folded is None:
             return node
         self.changed = True
@@ -336,7 +352,7 @@ class Readable(trees.Transformer):
                         isinstance(n, gast.Name) and n.id == then.target.id
                         for n in trees.walk(first.value)):
                 folded = like_terms(first.value, then.value, isinstance(then.op, gast.Sub),
-                                    in_place=True)
+                                    in_place=True, floating=self.floating)
                 if folded is not None:
                     first.value = gast.copy_location(folded, first.value)
                     del block[i + 1]

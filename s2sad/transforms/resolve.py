@@ -308,6 +308,20 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
         return Op("subscript", [value.value])
     if isinstance(value, (gast.Tuple, gast.List)):
         return Op("build", list(value.elts))
+    if isinstance(value, gast.JoinedStr):  # f"{x}": float(f"{x}") is x itself
+        formatted = [n for v in value.values if isinstance(v, gast.FormattedValue) and not (
+                         isinstance(v.value, (gast.Call, gast.Attribute)) and classify(
+                             v.value, source, local_names).kind in ("nondiff", "constant"))
+                     for n in trees.walk(v.value) if isinstance(n, gast.Name) and
+                     isinstance(n.ctx, gast.Load) and n.id in local_names]
+        if formatted:  # (the f-string runs as written: its names, not atoms; f"{x.shape}"
+            # and f"{len(xs)}" read no value)
+            return Op("unknown", formatted, name="an f-string", message=(
+                "{operand} is formatted into a string by an f-string, whose value s2sad "
+                "does not follow (a number read back from it would be taken as a "
+                "constant)"), hint=(
+                "Compute the value with numbers (round(v, 2), np.round(v, 2)), or wrap it "
+                "in s2sad.stop_gradient() if its gradient should not flow."))
     if isinstance(value, gast.Dict):  # {"w": w, "b": b}: built of its values, by key
         if all(isinstance(k, gast.Constant) for k in value.keys):
             return Op("build", list(value.values))

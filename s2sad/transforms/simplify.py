@@ -1,8 +1,9 @@
 """Fold constants and drop operations that change nothing, soundly for arrays and NaN.
 
 Only rewrites that hold for every value are made: arithmetic on two constants,
-``x ** 1``, ``-(-x)``, and the same term accumulated twice in a row (``s += e;
-s += e`` is ``s += 2.0 * e``, exactly, as ``e + e == 2.0 * e`` in floating point).
+``c * x ** 1`` (a number's factor: a boolean ``x ** 1`` alone is an int), ``-(-x)``, and
+the same term accumulated twice in a row (``s += e; s += e`` is ``s += 2.0 * e``,
+exactly, as ``e + e == 2.0 * e`` in floating point).
 Never ``x * 0 -> 0`` (NaN and infinity, shapes), nor ``x - x -> 0``.
 
 >>> import gast
@@ -103,7 +104,7 @@ class Simplify(trees.Transformer):
         coefficient, base, exponent = node.args
         power = self.visit_BinOp(gast.BinOp(base, gast.Pow(), exponent))
         self.changed = True
-        return located(gast.BinOp(coefficient, gast.Mult(), power), node)
+        return located(self.visit_BinOp(gast.BinOp(coefficient, gast.Mult(), power)), node)
 
     def visit_BinOp(self, node):
         if type(node.op) is gast.Mult and _power_slope(node.right, self.scaled_power, False):
@@ -115,6 +116,13 @@ class Simplify(trees.Transformer):
                 node.right = gast.BinOp(base, gast.Pow(), exponent)
                 self.changed = True
         self.generic_visit(node)
+        if type(node.op) is gast.Mult:
+            for side, other in (("right", node.left), ("left", node.right)):
+                power = getattr(node, side)
+                if _first_power(power) and _numeric(other, float) or \
+                        _first_power(power, int) and _numeric(other):
+                    setattr(node, side, power.left)
+                    self.changed = True
         if not _simplifiable_binop(node):
             return node
         fold = _FOLD.get(type(node.op))
@@ -126,9 +134,6 @@ class Simplify(trees.Transformer):
             if type(value) in (int, float) and abs(value) < 1e15:
                 self.changed = True
                 return located(gast.Constant(value, None), node)
-        if isinstance(node.op, gast.Pow) and _number(node.right) and node.right.value == 1:
-            self.changed = True
-            return node.left
         return node
 
     def visit_Compare(self, node):
@@ -167,6 +172,24 @@ def _power_slope(node, name: str | None, folding: bool = True) -> bool:
     return name is not None and type(node) is gast.Call and type(node.func) is gast.Name \
         and node.func.id == name and len(node.args) == 3 and not node.keywords and \
         (not folding or _nonzero_number(node.args[0]))
+
+
+def _first_power(node, kind=(int, float)) -> bool:
+    """Is ``node`` ``x ** 1`` (the int 1, or the float 1.0, of ``kind``)?"""
+    return type(node) is gast.BinOp and type(node.op) is gast.Pow and \
+        _number(node.right) and isinstance(node.right.value, kind) and \
+        type(node.right.value) is not bool and node.right.value == 1
+
+
+def _numeric(node, kind=(int, float)) -> bool:
+    """Is ``node`` a number of ``kind`` (never a boolean), or a product with one?
+    ``x ** 1`` is ``x`` only as a number's factor, ``x ** 1.0`` only as a float's:
+    alone, a boolean ``x`` is an int after the power (``b ** 1 + b ** 1`` is 2, ``b + b``
+    is True), and ``x ** 1.0`` a float (``u ** 1.0 + 200`` of uint8 does not wrap, ``2 *
+    u`` does; ``2.0 * u`` does not)."""
+    if type(node) is gast.BinOp and type(node.op) is gast.Mult:
+        return _numeric(node.left, kind) or _numeric(node.right, kind)
+    return _number(node) and isinstance(node.value, kind) and type(node.value) is not bool
 
 
 def _simplifiable_binop(node) -> bool:
