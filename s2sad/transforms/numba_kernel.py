@@ -487,7 +487,8 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
     header = [s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))] + \
         ast.parse(f"import {backend.compiler}" + (
             f"\nfrom {backend.kernel_module} import {', '.join(helpers)}" if helpers else "")
-            + (f"\nfrom {GUARD_MODULE} import {GUARD}" if plain else "")).body
+            + (f"\nfrom {GUARD_MODULE} import {', '.join(sorted(fused.helpers))}" if plain
+               else "")).body
 
     def written(cache: bool) -> str:
         for each in (kernel, plain) if plain else (kernel,):

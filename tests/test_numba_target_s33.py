@@ -1,0 +1,133 @@
+"""``target="numba"``, session 33: NumPy's vectorized functions in fused loops.
+
+numba calls the C library's ``tanh`` and ``exp`` one element at a time (about 20 ns
+each); NumPy's own loops are vectorized. A fused loop's calls of them on what the run
+reads from outside it are split out: the loop runs over blocks of 8192 elements, numba
+computes each call's argument into an array, NumPy the function in place (in a
+``numba.objmode`` block, from 256 elements), and the loop reads the values. So the
+values are NumPy's exactly. Every gradient is checked against the NumPy target and
+against central differences in float64. Skipped without numba.
+"""
+
+import numpy as np
+import pytest
+
+import s2sad
+from tests.test_higher_order import central_differences
+
+numba = pytest.importorskip("numba")
+
+
+@pytest.fixture(autouse=True)
+def kernel_cache(tmp_path, monkeypatch):
+    """Kernels are written to (and numba caches them in) a directory of the test's own."""
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
+
+
+def elementwise(x):
+    return np.sum(np.tanh(x) * np.exp(-0.5 * x * x) + np.log(1.0 + x * x))
+
+
+def two_arrays(x, y):
+    return np.sum(np.sin(x) * y + np.cos(x * y) / (1.0 + y * y))
+
+
+def chained(x, a):   # (np.exp of the run's own tanh: left in the loop)
+    return np.sum(np.exp(np.tanh(a * x)) + np.arctan(x))
+
+
+def branches(x):   # (np.log under np.where: NumPy would take it of every element)
+    return np.sum(np.where(x > 0.0, np.log(1.0 + x), x) * np.exp(x))
+
+
+RNG = np.random.default_rng(33)
+LONG = 2 * 8192 + 100   # (three blocks: the last below 256 elements, numba's own code)
+
+
+def _parts(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _directional(f, args, wrt, grad, rng, h=1e-6):
+    """Central differences of ``f`` along two random directions of argument ``wrt``,
+    against ``grad`` (the gradient) dotted with them."""
+    for _ in range(2):
+        v = rng.standard_normal(np.shape(args[wrt]))
+        up, down = list(args), list(args)
+        up[wrt], down[wrt] = args[wrt] + h * v, args[wrt] - h * v
+        slope = (f(*up) - f(*down)) / (2 * h)
+        np.testing.assert_allclose(np.dot(grad, v), slope, rtol=1e-6)
+
+
+CASES = [  # (id, function, arguments, wrt, the split calls the kernel shows, whether
+    # every call is split: then the values are NumPy's exactly)
+    ("tanh and exp", elementwise, (RNG.standard_normal(LONG),), 0,
+     ["in_place(np.tanh, x_j, tanh_1)", "in_place(np.exp, exp_2, exp_2)"], True),
+    ("two arrays", two_arrays, (RNG.standard_normal(LONG), RNG.uniform(0.5, 2.0, LONG)),
+     (0, 1), ["in_place(np.sin, x_j, sin_3)", "in_place(np.cos, cos_1, cos_1)"], True),
+    ("chained", chained, (RNG.standard_normal(LONG), 0.7), 0,
+     ["in_place(np.tanh, tanh_1, tanh_1)"], False),
+]
+
+
+@pytest.mark.parametrize("f, args, wrt, shown, exact", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_split_calls_give_numpys_gradient(f, args, wrt, shown, exact):
+    df = s2sad.grad(f, wrt, target="numba")
+    source = df.source_for(*args)
+    assert "with numba.objmode():" in source and all(s in source for s in shown), source
+    got, expected = df(*args), s2sad.grad(f, wrt)(*args)
+    rng = np.random.default_rng(0)
+    for g, e, w in zip(_parts(got), _parts(expected), _parts(wrt), strict=True):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        if exact:   # (NumPy's tanh, exp: the same values)
+            np.testing.assert_array_equal(g, e)
+        np.testing.assert_allclose(g, e, rtol=1e-13, atol=1e-15)
+        _directional(f, args, w, g, rng)
+
+
+def test_a_call_on_the_runs_own_values_or_in_a_branch_stays_in_the_loop():
+    x = RNG.standard_normal(LONG)
+    source = s2sad.grad(chained, target="numba").source_for(x, 0.7)
+    assert "np.exp(t_" in source and "in_place(np.exp" not in source, source
+    x = RNG.uniform(-0.9, 2.0, LONG)   # (np.log(1.0 + x): no warning in NumPy's code)
+    source = s2sad.grad(branches, target="numba").source_for(x)
+    assert "in_place(np.log" not in source and "in_place(np.exp, x_j" in source, source
+    got = s2sad.grad(branches, target="numba")(x)
+    np.testing.assert_allclose(got, s2sad.grad(branches)(x), rtol=1e-12, atol=1e-15)
+    _directional(branches, (x,), 0, got, np.random.default_rng(1))
+
+
+@pytest.mark.parametrize("n", [5, 255, 256, 8193], ids=lambda n: f"{n} elements")
+def test_each_length_against_central_differences(n):
+    """Below 256 elements a block is numba's own code (the C library's tanh: NumPy's to
+    rounding); from 256, NumPy's (exactly)."""
+    x = RNG.standard_normal(n)
+    df = s2sad.grad(elementwise, target="numba")
+    got, expected = df(x), s2sad.grad(elementwise)(x)
+    if n >= 256:
+        np.testing.assert_array_equal(got, expected)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+    if n <= 256:
+        np.testing.assert_allclose(got, central_differences(elementwise, (x,), 0),
+                                   rtol=1e-6, atol=1e-8)
+    else:
+        _directional(elementwise, (x,), 0, got, np.random.default_rng(2))
+
+
+def test_a_strided_argument_and_an_overflow_warn_of_nothing():
+    """NumPy's exp of 800 overflows to inf (NumPy warns; numba's code does not, nor the
+    split call: pytest turns warnings into errors here)."""
+    def f(x):
+        return np.sum(np.exp(x) * np.tanh(x))
+    x = RNG.standard_normal(2 * LONG)[::2].copy()
+    x[7] = 800.0
+    view = np.empty(2 * LONG)[::2]
+    view[:] = x
+    got = s2sad.grad(f, target="numba")(view)
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = s2sad.grad(f)(x)
+    np.testing.assert_array_equal(got, expected)
+    assert not np.isfinite(got[7]) and np.isfinite(np.delete(got, 7)).all()
+    x[7] = 0.5
+    _directional(f, (x,), 0, s2sad.grad(f, target="numba")(x), np.random.default_rng(3))
