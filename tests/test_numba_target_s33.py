@@ -131,3 +131,28 @@ def test_a_strided_argument_and_an_overflow_warn_of_nothing():
     assert not np.isfinite(got[7]) and np.isfinite(np.delete(got, 7)).all()
     x[7] = 0.5
     _directional(f, (x,), 0, s2sad.grad(f, target="numba")(x), np.random.default_rng(3))
+
+
+def test_the_helper_takes_a_name_no_variable_of_the_kernel_has():
+    """(a kernel's variable named ``in_place``: numba would call it in the block)"""
+    import ast
+
+    from s2sad.backends.numba_backend import NUMBA
+    from s2sad.runtime.numba_fused import in_place
+    from s2sad.transforms.numba_fusion import ElementwiseFusion
+    text = ("def kernel(x, y):\n    in_place = np.cumsum(x)\n    t = np.tanh(x)\n"
+            "    u = t * y\n    return u + in_place\n")
+    kernel, wrapper = ast.parse(text).body[0], ast.parse(
+        "def wrapper(x, y):\n    return kernel(x, y)").body[0]
+    kinds = {"x": ("nd", 1, "f", ()), "y": ("nd", 1, "f", ())}
+    done = ElementwiseFusion(kinds, "np", NUMBA).run(kernel, wrapper)
+    shown = ast.unparse(ast.fix_missing_locations(done.kernel))
+    assert "in_place_(np.tanh, x_j, tanh_1)" in shown and \
+        "in_place as in_place_" in done.helpers, shown
+    namespace = {"np": np, "numba": numba, "in_place_": in_place}
+    exec(shown, namespace)
+    x, y = RNG.standard_normal(300), RNG.standard_normal(300)
+    expected = {"np": np}
+    exec(text, expected)
+    np.testing.assert_array_equal(numba.njit(namespace["kernel"])(x, y),
+                                  expected["kernel"](x, y))

@@ -100,7 +100,7 @@ class ElementwiseFusion:
 
     def __init__(self, kinds: dict, numpy: str | None, backend):
         self.kinds, self.np = kinds, numpy
-        self.helpers = {GUARD}
+        self.helpers, self.in_place = {GUARD}, None   # (what the wrapper's module imports)
         self.unary, self.binary = backend.fused_unary, backend.fused_binary
         self.vectorized = backend.fused_numpy
         self.compare = {name: getattr(ast, op) for name, op in backend.fused_compare.items()}
@@ -481,11 +481,14 @@ class ElementwiseFusion:
         sliced = [ast.Assign([ast.Name(view, ast.Store())], ast.Subscript(
             name(n), ast.Slice(name(start), name(stop)), ast.Load()))
             for n, view in views.items() if view in seen or n in seen]
+        if self.in_place is None:   # (a name none of the kernel's variables has)
+            self.in_place = self.fresh(IN_PLACE)
+            self.helpers.add(IN_PLACE if self.in_place == IN_PLACE else
+                             f"{IN_PLACE} as {self.in_place}")
         numpy = ast.With([ast.withitem(ast.Call(ast.Attribute(
             name("numba"), "objmode", ast.Load()), [], []), None)], [ast.Expr(ast.Call(
-                name(IN_PLACE), [copy.deepcopy(c.value.func), *copy.deepcopy(c.value.args)],
-                [])) for c in calls])
-        self.helpers.add(IN_PLACE)
+                name(self.in_place), [copy.deepcopy(c.value.func),
+                                      *copy.deepcopy(c.value.args)], [])) for c in calls])
         return ast.For(ast.Name(start, ast.Store()), ast.Call(name("range"), [
             ast.Constant(0), self.length(), ast.Constant(BLOCK)], []), [
             ast.Assign([ast.Name(stop, ast.Store())], ast.Call(name("min"), [ast.BinOp(
