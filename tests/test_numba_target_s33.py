@@ -156,3 +156,36 @@ def test_the_helper_takes_a_name_no_variable_of_the_kernel_has():
     exec(text, expected)
     np.testing.assert_array_equal(numba.njit(namespace["kernel"])(x, y),
                                   expected["kernel"](x, y))
+
+
+# --- derivatives of derivatives: refused at the call, target="numpy" makes them ----------
+
+def speelpenning(x):
+    p = 1.0
+    for i in range(x.shape[0]):
+        p = p * x[i]
+    return p
+
+
+def while_loop(x):
+    while x < 5.0:
+        x = x * 1.2 + np.sin(x) * 0.1 + 0.2
+    return x
+
+
+@pytest.mark.parametrize("f, x", [(speelpenning, np.array([1.1, 0.9, 1.2, 0.8])),
+                                  (while_loop, 0.7)], ids=["range loop", "while loop"])
+def test_derivatives_of_derivatives_are_refused_and_numpy_makes_them(f, x):
+    """(pins the refusal: the numba target compiles first derivatives only)"""
+    for make in (lambda: s2sad.hessian(f, target="numba"),
+                 lambda: s2sad.grad(s2sad.grad(f, target="numba"))):
+        with pytest.raises(s2sad.errors.DifferentiationError, match="target='numpy'"):
+            make()
+    first = s2sad.grad(f, target="numba")
+    if isinstance(x, float):
+        second = s2sad.grad(s2sad.grad(f))(x)
+        h = 1e-6
+        np.testing.assert_allclose(second, (first(x + h) - first(x - h)) / (2 * h), rtol=1e-5)
+    else:
+        np.testing.assert_allclose(s2sad.hessian(f)(x), central_differences(first, (x,), 0),
+                                   rtol=1e-6, atol=1e-8)
