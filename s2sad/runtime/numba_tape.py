@@ -1042,3 +1042,118 @@ def _outer_small(a, b):
                 out[i, j] = a[i] * b[j]
         return out
     return loops
+
+
+# -- tapes of a range loop's turns, one row a turn (session 33): a loop `for t in range(n)`
+# that saves an array each turn keeps the rows in one buffer made once, not n arrays in a list
+
+def row_tape(n, like):
+    """The tape of a 1-d array saved by each of a loop's ``n`` turns: a flat buffer of
+    ``like``'s dtype (filled by :func:`put_row`) and the offsets of its rows (``n + 1``).
+    Where every turn saves ``m`` items the buffer is one ``n * m`` block, made at the first
+    turn; a row of another length grows it (each row keeps its own length).
+
+    >>> rows, at = row_tape(2, np.zeros(3))
+    >>> rows = put_row(rows, at, 0, np.ones(3)); rows = put_row(rows, at, 1, np.arange(2.0))
+    >>> row_of(rows, at, 1), row_of(rows, at, 0)
+    (array([0., 1.]), array([1., 1., 1.]))
+    """
+    return np.empty(0, np.asarray(like).dtype), np.zeros(max(n, 0) + 1, np.int64)
+
+
+@overload(row_tape)
+def _row_tape(n, like):
+    if not (isinstance(like, types.Array) and like.ndim == 1):
+        raise TypeError("s2sad's row tape holds 1-d arrays (a bug of s2sad's: please report it)")
+    dtype = like.dtype
+    return lambda n, like: (np.empty(0, dtype), np.zeros(max(n, 0) + 1, np.int64))
+
+
+def put_row(rows, at, t, value):
+    """``rows`` with turn ``t``'s ``value`` copied in after turn ``t - 1``'s row (turns
+    save in order: 0, 1, ...), grown where it has no room: at the first turn, to what all
+    turns need if each saves as many items (``len(at) - 1`` turns)."""
+    start = at[t]
+    end = start + len(value)
+    if end > len(rows):
+        bigger = np.empty(max(start + len(value) * (len(at) - 1 - t), 2 * len(rows)),
+                          rows.dtype)
+        bigger[:start] = rows[:start]
+        rows = bigger
+    rows[start:end] = value
+    at[t + 1] = end
+    return rows
+
+
+@overload(put_row)
+def _put_row(rows, at, t, value):
+    if not (isinstance(value, types.Array) and value.ndim == 1 and value.dtype == rows.dtype):
+        return None
+
+    def put(rows, at, t, value):
+        start = at[t]
+        end = start + len(value)
+        if end > len(rows):
+            bigger = np.empty(max(start + len(value) * (len(at) - 1 - t), 2 * len(rows)),
+                              rows.dtype)
+            bigger[:start] = rows[:start]
+            rows = bigger
+        for k in range(len(value)):
+            rows[start + k] = value[k]
+        at[t + 1] = end
+        return rows
+    return put
+
+
+def row_of(rows, at, t):
+    """Turn ``t``'s row of a :func:`row_tape` (a view of the buffer)."""
+    return rows[at[t]:at[t + 1]]
+
+
+@overload(row_of)
+def _row_of(rows, at, t):
+    return lambda rows, at, t: rows[at[t]:at[t + 1]]
+
+
+def new_shape(saved, value) -> bool:
+    """Does ``value`` (an array or None: what ``shape_of`` saves on the numba target, read
+    back only for its shape) need a place of its own on a tape ``saved`` of such values,
+    which holds one for each run of turns that saved the same shape? Yes where the tape is
+    empty, or its last value is None and ``value`` is not (or the reverse), or their shapes
+    differ.
+
+    >>> new_shape([], None), new_shape([np.zeros(2)], np.ones(2)), new_shape([None], None)
+    (True, False, False)
+    >>> new_shape([np.zeros(2)], np.ones(3)), new_shape([None], np.ones(3))
+    (True, True)
+    """
+    if len(saved) == 0:
+        return True
+    last = saved[-1]
+    if last is None or value is None:
+        return (last is None) != (value is None)
+    return np.shape(last) != np.shape(value)
+
+
+@overload(new_shape)
+def _new_shape(saved, value):
+    def same(saved, value):
+        if len(saved) == 0:
+            return True
+        last = saved[len(saved) - 1]
+        if last is None:
+            return value is not None
+        if value is None:
+            return True
+        return last.shape != value.shape
+    return same
+
+
+def shape_places(n):
+    """Each of ``n`` turns' place among the shapes a loop saved (:func:`new_shape`)."""
+    return np.zeros(max(n, 0), np.int64)
+
+
+@overload(shape_places)
+def _shape_places(n):
+    return lambda n: np.zeros(max(n, 0), np.int64)
