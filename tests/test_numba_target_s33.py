@@ -189,3 +189,128 @@ def test_derivatives_of_derivatives_are_refused_and_numpy_makes_them(f, x):
     else:
         np.testing.assert_allclose(s2sad.hessian(f)(x), central_differences(first, (x,), 0),
                                    rtol=1e-6, atol=1e-8)
+
+
+# -- range loops' tapes: the arrays a turn saves as rows of one buffer, the shapes a turn
+# saves once for each run of turns that saves the same shape (session 33)
+
+def rnn(W, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + xs[t])
+    return np.sum(h * h)
+
+
+def growing(x, c):   # (h one item longer each turn: rows of each length, shapes changing)
+    h = np.ones(1)
+    for t in range(x.shape[0]):
+        h = np.sin(x[:t + 1] * c + np.sum(h))
+    return np.sum(h * h)
+
+
+def mixed(x, a):   # (rows of 3 items, then of 2: the buffer grows after its first turns)
+    h = np.zeros(3)
+    for t in range(x.shape[0]):
+        h = np.cos(x[t, :3 - t // 4] * a + np.sum(h * h))
+    return np.sum(h)
+
+
+def shapes(x, xs):   # (x's items 2, 3 or 4 long a turn; h of 4 items)
+    h = np.zeros(4)
+    for t in range(xs.shape[0]):
+        h = np.tanh(np.sum(x[t, :2 + t % 3] * h[:2 + t % 3]) + xs[t])
+    return np.sum(h * h)
+
+
+def updated(x):   # (h written into after it is saved: a list of arrays, as before)
+    h = np.zeros(x.shape[1])
+    for t in range(x.shape[0]):
+        h = np.tanh(h + x[t])
+        h[0] = h[0] * 2.0
+    return np.sum(h * h)
+
+
+TURN_CASES = [
+    ("rnn", rnn, (RNG.standard_normal((8, 8)) * 0.3, RNG.standard_normal((50, 8))), 0),
+    ("growing", growing, (RNG.standard_normal(9) * 0.5, 0.7), (0, 1)),
+    ("mixed", mixed, (RNG.standard_normal((12, 3)), 0.4), (0, 1)),
+    ("shapes", shapes, (RNG.standard_normal((7, 4)) * 0.5, RNG.standard_normal((7, 4))), (0, 1)),
+]
+
+
+def _slopes(f, args, index, grad, rng, h=1e-6):
+    """Central differences of ``f`` along two random directions of argument ``index``
+    (an array of any shape, or a number) against ``grad`` summed with them."""
+    for _ in range(2):
+        v = rng.standard_normal(np.shape(args[index]))
+        up, down = list(args), list(args)
+        up[index], down[index] = args[index] + h * v, args[index] - h * v
+        np.testing.assert_allclose(np.sum(grad * v), (f(*up) - f(*down)) / (2 * h),
+                                   rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("f, args, wrt", [c[1:] for c in TURN_CASES],
+                         ids=[c[0] for c in TURN_CASES])
+def test_rows_and_shapes_of_a_range_loop(f, args, wrt):
+    df = s2sad.grad(f, wrt, target="numba")
+    kernel = df.source_for(*args).split("def kernel_", 1)[1]
+    assert "row_tape(" in kernel and "put_row(" in kernel and "row_of(" in kernel, kernel
+    assert ".append(tape_value(h))" not in kernel, kernel
+    if f is rnn:   # (a shape saved only where it changes: new_shape)
+        assert "new_shape(" in kernel, kernel
+    got = _parts(df(*args))
+    want = _parts(s2sad.grad(f, wrt)(*args))
+    for one, other in zip(got, want):
+        np.testing.assert_allclose(one, other, rtol=1e-12, atol=1e-14)
+    for k, index in enumerate(wrt if isinstance(wrt, tuple) else (wrt,)):
+        _slopes(f, args, index, got[k], np.random.default_rng(k))
+
+
+def test_an_array_written_into_keeps_its_list():
+    x = RNG.standard_normal((6, 4))
+    df = s2sad.grad(updated, target="numba")
+    kernel = df.source_for(x).split("def kernel_", 1)[1]
+    assert "put_row(" not in kernel, kernel
+    got = df(x)
+    np.testing.assert_allclose(got, s2sad.grad(updated)(x), rtol=1e-12)
+    _slopes(updated, (x,), 0, got, np.random.default_rng(5))
+
+
+def test_row_tape_helpers_against_a_list():
+    from s2sad.runtime.numba_tape import new_shape, put_row, row_of, row_tape
+
+    @numba.njit
+    def rows_back(values_lengths):
+        n = len(values_lengths)
+        rows, at = row_tape(n, np.zeros(1))
+        for t in range(n):
+            rows = put_row(rows, at, t, np.arange(values_lengths[t]) + 10.0 * t)
+        total = 0.0
+        for t in range(n - 1, -1, -1):
+            row = row_of(rows, at, t)
+            if len(row) != values_lengths[t]:
+                return -1.0
+            for k in range(len(row)):
+                if row[k] != k + 10.0 * t:
+                    return -1.0
+                total += row[k]
+        return total
+
+    for lengths in ([3, 3, 3], [3, 1, 5, 5, 0, 7], [0, 0], []):
+        lengths = np.array(lengths, np.int64)
+        want = sum(float(np.sum(np.arange(m) + 10.0 * t)) for t, m in enumerate(lengths))
+        assert rows_back(lengths) == want
+
+    @numba.njit
+    def places(sizes):
+        saved, at = [np.zeros(0)], np.zeros(len(sizes), np.int64)
+        saved.pop()
+        for t in range(len(sizes)):
+            value = np.zeros(sizes[t])
+            if new_shape(saved, value):
+                saved.append(value)
+            at[t] = len(saved) - 1
+        return len(saved), at
+
+    count, at = places(np.array([2, 2, 3, 3, 3, 2]))
+    assert count == 3 and list(at) == [0, 0, 1, 1, 1, 2]

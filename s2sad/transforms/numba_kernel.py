@@ -764,9 +764,11 @@ class _Lowering:
         in a list of n values (the names of their offsets or places, by list):
 
         - *rows*, where every value saved is one name holding a 1-d array of real floats
-          (the pipeline's kinds), never None, bound only to new arrays (NumPy's functions,
-          arithmetic, its own tape) and never written into (no ``h[i] = ...``, no in-place
-          update but of sensitivities): a copy of each is the value itself. The turns' rows
+          (the pipeline's kinds, or its value before the list is made: ``np.zeros(n)``,
+          and numba's variable holds one type), never None, bound only to new arrays (NumPy's functions,
+          arithmetic, its own tape), in a function that writes into no array but
+          sensitivities (``s_x[i] += ...``: arrays the reverse sweep made): a copy of each
+          is the value itself. The turns' rows
           lie in one buffer made at the first turn (:func:`~s2sad.runtime.numba_tape.put_row`),
           where a list holds n arrays made one a turn; a row of another length has its own.
         - *shapes*, where every value saved is ``shape_of(x)`` (read back for its shape only):
@@ -806,10 +808,14 @@ class _Lowering:
             n.target.id for n in ast.walk(module) if isinstance(n, ast.AugAssign) and
             isinstance(n.target, ast.Name)}
         updates = any(isinstance(n, ast.AugAssign) and not (
-            isinstance(n.target, ast.Name) and n.target.id.startswith("s_"))
+            isinstance(n.target, ast.Name) and n.target.id.startswith("s_") or
+            isinstance(n.target, ast.Subscript) and isinstance(n.target.value, ast.Name) and
+            n.target.value.id.startswith("s_"))
             for n in ast.walk(module)) or any(
             isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and not (
-                isinstance(n.value, ast.Name) and n.value.id in made) for n in ast.walk(module))
+                isinstance(n.value, ast.Name) and (n.value.id in made or
+                                                   n.value.id.startswith("s_")))
+            for n in ast.walk(module))  # (a sensitivity holds what the reverse sweep made)
         aliased = {t.value.id for t in ast.walk(module) if isinstance(t, ast.Assign) and
                    isinstance(t.value, ast.Name) and not (  # (y = h: two names, one array)
                        isinstance(t.targets[0], ast.Subscript) and
@@ -830,6 +836,15 @@ class _Lowering:
                 import numpy
                 return head == "numpy" and isinstance(getattr(numpy, attr, None), numpy.ufunc)
             return False
+        def vector(value) -> bool:  # (np.zeros(n): a 1-d array of float64, whose type
+            return isinstance(value, ast.Call) and isinstance(  # numba's variable keeps)
+                value.func, ast.Attribute) and (self.dotted(value.func) or "") in (
+                    "numpy.zeros", "numpy.ones", "numpy.empty") and len(value.args) == 1 and \
+                not value.keywords and (isinstance(value.args[0], ast.Constant) and type(
+                    value.args[0].value) is int or isinstance(value.args[0], ast.Subscript) and
+                    isinstance(value.args[0].value, ast.Attribute) and
+                    value.args[0].value.attr == "shape" or isinstance(value.args[0], ast.Name)
+                    and value.args[0].id in self.integers)
         rows, shapes = {}, {}
         for name in sorted(made):
             values = saves.get(name, [])
@@ -840,7 +855,7 @@ class _Lowering:
             if not values or updates or not all(isinstance(v, ast.Name) for v in values):
                 continue
             array = values[0].id
-            if any(v.id != array for v in values) or array not in self.real_vectors or \
+            if any(v.id != array for v in values) or \
                     array in written | aliased or \
                     array in {a.arg for a in self.fn.args.args}:
                 continue
@@ -859,10 +874,11 @@ class _Lowering:
                 made_at = next(k for k, top in enumerate(body) if any(
                     isinstance(t, ast.Assign) and isinstance(t.targets[0], ast.Name) and
                     t.targets[0].id == name for t in ast.walk(top)))
-                if not any(isinstance(top, ast.Assign) and len(top.targets) == 1 and
-                           isinstance(top.targets[0], ast.Name) and top.targets[0].id == array
-                           for top in body[:made_at]):
-                    continue  # (its dtype read from its value before the list is made)
+                before = [top.value for top in body[:made_at] if isinstance(top, ast.Assign)
+                          and len(top.targets) == 1 and isinstance(top.targets[0], ast.Name)
+                          and top.targets[0].id == array]
+                if not before or array not in self.real_vectors and not vector(before[-1]):
+                    continue  # (its type read from its value before the list is made)
                 rows[name] = self.fresh(f"{name}_at")
                 self.taken.add(rows[name])
                 self.row_saves[name] = array
