@@ -314,3 +314,38 @@ def test_row_tape_helpers_against_a_list():
 
     count, at = places(np.array([2, 2, 3, 3, 3, 2]))
     assert count == 3 and list(at) == [0, 0, 1, 1, 1, 2]
+
+
+def test_add_outer_as_numpys_in_place_sum():
+    from s2sad.runtime.numba_tape import add_outer
+
+    @numba.njit
+    def run(total, a, b):
+        return add_outer(total, a, b)
+
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal(3), rng.standard_normal(4)
+    total = rng.standard_normal((3, 4))
+    want = total + np.outer(a, b)
+    got = run(total, a, b)
+    assert got is not None and np.array_equal(total, want)   # (in place, items as NumPy's)
+    total = rng.standard_normal((4, 4))   # (a row of total itself: the product made first)
+    want = total + np.outer(total[1], b)
+    run(total, total[1], b)
+    np.testing.assert_array_equal(total, want)
+    total = rng.standard_normal((4, 4))   # (a column of it, strided)
+    want = total + np.outer(a[:1].repeat(4), total[:, 2])
+    run(total, a[:1].repeat(4), total[:, 2])
+    np.testing.assert_array_equal(total, want)
+    total = np.asfortranarray(rng.standard_normal((3, 4)))   # (not C-contiguous)
+    want = total + np.outer(a, b)
+    run(total, a, b)
+    np.testing.assert_array_equal(total, want)
+    with pytest.raises(ValueError):   # (a shape that does not match: NumPy refuses it too)
+        run(np.zeros((2, 4)), a, b)
+
+
+def test_the_rnn_adds_its_outer_products_in_place():
+    W, xs = TURN_CASES[0][2]
+    kernel = s2sad.grad(rnn, target="numba").source_for(W, xs).split("def kernel_", 1)[1]
+    assert "s_W = add_outer(s_W, " in kernel and "outer_small" not in kernel, kernel

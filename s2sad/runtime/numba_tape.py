@@ -1157,3 +1157,65 @@ def shape_places(n):
 @overload(shape_places)
 def _shape_places(n):
     return lambda n: np.zeros(max(n, 0), np.int64)
+
+
+def add_outer(total, a, b):
+    """``total += np.outer(a, b)``, and ``total``: in a kernel, where ``total`` is a 2-d
+    float64 array of the outer product's shape that neither ``a`` nor ``b`` overlaps,
+    two loops that add each product in place (each item ``total[i, j] + a[i] * b[j]``, as
+    NumPy rounds it), no product array made; else ``+=`` as NumPy's (a number: a new
+    value). A product that does not broadcast to ``total``'s shape raises ValueError, as
+    NumPy's ``+=`` (numba's would write it anyway).
+
+    >>> total = np.ones((2, 2))
+    >>> add_outer(total, np.array([1.0, 2.0]), np.array([3.0, 4.0])) is total, total
+    (True, array([[4., 5.],
+           [7., 9.]]))
+    """
+    total += np.outer(a, b)
+    return total
+
+
+def _apart(x, total) -> bool:
+    """Does 1-d ``x`` lie outside the bytes of C-contiguous ``total``? (numba's version)"""
+    if x.shape[0] == 0:
+        return True
+    first = x.ctypes.data
+    last = first + (x.shape[0] - 1) * x.strides[0]
+    low, high = min(first, last), max(first, last) + x.itemsize
+    start = total.ctypes.data
+    return high <= start or low >= start + total.size * total.itemsize
+
+
+@overload(_apart)
+def _apart_numba(x, total):
+    return _apart
+
+
+@overload(add_outer)
+def _add_outer(total, a, b):
+    if not (isinstance(total, types.Array) and total.ndim == 2 and
+            total.dtype == types.float64 and all(
+                isinstance(x, types.Array) and x.ndim == 1 and x.dtype == types.float64
+                for x in (a, b))):
+        if isinstance(total, types.Array):
+            def general(total, a, b):
+                total += np.outer(a, b)
+                return total
+            return general
+        return lambda total, a, b: total + np.outer(a, b)
+
+    def loops(total, a, b):
+        m, n = a.shape[0], b.shape[0]
+        if m != total.shape[0] and m != 1 or n != total.shape[1] and n != 1:
+            raise ValueError("non-broadcastable output operand (s_W += np.outer(a, b))")
+        if total.shape[0] != m or total.shape[1] != n or not total.flags.c_contiguous or \
+                not (_apart(a, total) and _apart(b, total)):
+            total += np.outer(a, b)
+            return total
+        for i in range(m):
+            ai = a[i]
+            for j in range(n):
+                total[i, j] = total[i, j] + ai * b[j]
+        return total
+    return loops

@@ -480,7 +480,7 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
                                "outer_small",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length", "row_tape", "put_row", "row_of",
-                               "new_shape", "shape_places"})
+                               "new_shape", "shape_places", "add_outer"})
     clash = sorted(set(helpers) & names)
     if clash:
         raise _located(source, source.tree.lineno, f"a variable named {clash[0]}",
@@ -1100,6 +1100,14 @@ class _Lowering:
                 raise _Refused(stmt, stmt, "an update of an attribute", _ADVICE)
             self.target(stmt.target, stmt)
             stmt.value = self.expr(stmt.value, stmt)
+            value = stmt.value
+            if isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name) and \
+                    isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
+                    value.func.id == "outer_small" and len(value.args) == 2 and \
+                    not value.keywords:  # (s_W += np.outer(a, b): the products added in place)
+                return [self.keep(ast.Assign([ast.Name(stmt.target.id, ast.Store())], ast.Call(
+                    ast.Name("add_outer", ast.Load()), [ast.Name(stmt.target.id, ast.Load()),
+                                                        *value.args], [])), stmt)]
             return [stmt]
         if isinstance(stmt, ast.If):
             stmt.test = self.expr(stmt.test, stmt)
