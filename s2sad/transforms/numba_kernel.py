@@ -764,13 +764,13 @@ class _Lowering:
         in a list of n values (the names of their offsets or places, by list):
 
         - *rows*, where every value saved is one name holding a 1-d array of real floats
-          (the pipeline's kinds, or its value before the list is made: ``np.zeros(n)``,
-          and numba's variable holds one type), never None, bound only to new arrays (NumPy's functions,
-          arithmetic, its own tape), in a function that writes into no array but
-          sensitivities (``s_x[i] += ...``: arrays the reverse sweep made): a copy of each
-          is the value itself. The turns' rows
-          lie in one buffer made at the first turn (:func:`~s2sad.runtime.numba_tape.put_row`),
-          where a list holds n arrays made one a turn; a row of another length has its own.
+          (the pipeline's kinds, or its value before the list is made: ``np.zeros(n)``;
+          numba's variable holds one type), never None, bound only to new arrays (NumPy's
+          functions, arithmetic, its own tape), in a function that writes into no array
+          but sensitivities (``s_x[i] += ...``: arrays the reverse sweep made): a copy of
+          each is the value itself. The turns' rows lie in one buffer made at the first
+          turn (:func:`~s2sad.runtime.numba_tape.put_row`), where a list holds n arrays
+          made one a turn; a row of another length has its own.
         - *shapes*, where every value saved is ``shape_of(x)`` (read back for its shape only):
           a run of turns saving the same shape keeps one value (``new_shape``) and each turn
           its place, an integer, where a list grows by one value a turn.
