@@ -1091,6 +1091,8 @@ def _put_row(rows, at, t, value):
         return None
 
     def put(rows, at, t, value):
+        if t < 0 or t + 1 >= len(at):
+            raise IndexError("s2sad's row tape is full (a bug of s2sad's: please report it)")
         start = at[t]
         end = start + len(value)
         if end > len(rows):
@@ -1112,7 +1114,11 @@ def row_of(rows, at, t):
 
 @overload(row_of)
 def _row_of(rows, at, t):
-    return lambda rows, at, t: rows[at[t]:at[t + 1]]
+    def row(rows, at, t):
+        if t < 0 or t + 1 >= len(at):
+            raise IndexError("s2sad's row tape has no such turn (a bug of s2sad's)")
+        return rows[at[t]:at[t + 1]]
+    return row
 
 
 def new_shape(saved, value) -> bool:
@@ -1157,6 +1163,19 @@ def shape_places(n):
 @overload(shape_places)
 def _shape_places(n):
     return lambda n: np.zeros(max(n, 0), np.int64)
+
+
+def put_place(places, t, place):
+    """``places[t] = place``, checked (numba's arrays are not): turn ``t``'s place among
+    the shapes a loop saved."""
+    if t < 0 or t >= len(places):
+        raise IndexError("s2sad's tape of places is full (a bug of s2sad's: please report it)")
+    places[t] = place
+
+
+@overload(put_place)
+def _put_place(places, t, place):
+    return put_place
 
 
 def add_outer(total, a, b):

@@ -480,7 +480,7 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
                                "outer_small",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length", "row_tape", "put_row", "row_of",
-                               "new_shape", "shape_places", "add_outer"})
+                               "new_shape", "shape_places", "put_place", "add_outer"})
     clash = sorted(set(helpers) & names)
     if clash:
         raise _located(source, source.tree.lineno, f"a variable named {clash[0]}",
@@ -1228,8 +1228,9 @@ class _Lowering:
                         self.keep(ast.Expr(ast.Call(ast.Attribute(
                             ast.Name(name, ast.Load()), "append", ast.Load()), [saved], [])),
                             stmt)], []), stmt),
-                    self.keep(ast.Assign([ast.Subscript(ast.Name(self.shapes[name], ast.Load()),
-                                                        target.slice, ast.Store())], here), stmt)]
+                    self.keep(ast.Expr(ast.Call(ast.Name("put_place", ast.Load()), [
+                        ast.Name(self.shapes[name], ast.Load()), target.slice, here], [])),
+                        stmt)]
             if name in self.floats:
                 return [self.keep(ast.Expr(ast.Call(ast.Name("put_float", ast.Load()), [
                     ast.Name(name, ast.Load()), target.slice, self.expr(value, stmt)], [])),
