@@ -339,7 +339,9 @@ class ElementwiseFusion:
         for stmt in summed:
             for call in self.reductions(stmt.value, kinds | arrays):
                 terms[id(call)] = self.fresh(f"{stmt.targets[0].id}_terms")
-        split, prelude = self.split_calls(run, summed, {n: arrays[n] for n in outside})
+        split, prelude = self.split_calls(run, summed, {n: arrays[n] for n in outside}) \
+            if IN_PLACE not in self.helpers else ([], [])   # (one objmode block a kernel:
+        # numba 0.6x's LLVM rejects a second, "Instruction does not dominate all uses")
         used = set(self.used)   # (the loop's own names are free again after it)
         index = self.fresh("i")
         element = {n: self.fresh(f"{n}_i") for n in outside + bound}
