@@ -12,6 +12,11 @@ printed apart. JAX is optional: without it, its columns are left out. The data-d
 ``while`` loop has no JAX form that reverse mode differentiates (``lax.while_loop``): its
 JAX cell says so, with JAX's own error. The functions live in this file (and
 ``workloads/elementwise.py``), so s2sad can read them and numba caches.
+
+Threads: numba's kernels run on one (``numba.njit``, not ``parallel=True``). XLA's CPU
+runtime runs a fusion on a pool of its own whatever ``XLA_FLAGS`` say (on a 2-CPU host,
+the 10^6-element gradient keeps two threads busy). The clock is the process's CPU time
+(``benchmarks.timing``), which sums every thread: the columns compare CPU work.
 """
 
 from __future__ import annotations

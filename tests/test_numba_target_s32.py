@@ -66,7 +66,7 @@ def test_rnn_products_are_loops():
     np.testing.assert_allclose(got, s2sad.grad(f)(W, xs), rtol=1e-12, atol=1e-14)
     kernel = g.source_for(W, xs).split("def kernel_", 1)[1]
     assert "matmul_small(W, h)" in kernel and "matmul_small(W.T" in kernel
-    assert "outer_small(" in kernel and "np.outer" not in kernel and " @ " not in kernel
+    assert "add_outer(s_W, " in kernel and "np.outer" not in kernel and " @ " not in kernel
 
 
 def test_strided_and_transposed_arguments():

@@ -1,12 +1,16 @@
 """The check the numba target's wrapper makes before it calls a fused kernel
 (``s2sad.transforms.numba_fusion``): its loops are NumPy's result only on 1-D float64
-arrays of one length.
+arrays of one length. And what its blocks call NumPy for (``in_place``).
 
 >>> import numpy as np
 >>> fusable(np.ones(3), np.zeros(3)), fusable(np.ones(3), np.ones(1))
 (True, False)
 >>> fusable(np.ones(3, dtype=np.float32)), fusable(np.ones((3, 1)))
 (False, False)
+>>> out = np.array([0.0, 800.0])
+>>> in_place(np.exp, out, out)   # (no overflow warning: numba's own code gives none)
+>>> out
+array([ 1., inf])
 """
 
 from __future__ import annotations
@@ -21,3 +25,12 @@ def fusable(*arrays) -> bool:
     first = arrays[0].shape
     return all(type(a) is np.ndarray and a.dtype == _FLOAT64 and a.ndim == 1 and
                a.shape == first for a in arrays)
+
+
+def in_place(function, argument: np.ndarray, out: np.ndarray) -> None:
+    """NumPy's ``function`` of ``argument`` into ``out``, warning of nothing (numba's
+    code on numbers gives no warning either). A fused kernel calls it in a
+    ``numba.objmode`` block: NumPy's loops are vectorized, numba's calls of the C
+    library's ``tanh`` or ``exp`` are not."""
+    with np.errstate(all="ignore"):
+        function(argument, out=out)

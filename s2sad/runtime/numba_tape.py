@@ -1042,3 +1042,199 @@ def _outer_small(a, b):
                 out[i, j] = a[i] * b[j]
         return out
     return loops
+
+
+# -- tapes of a range loop's turns, one row a turn (session 33): a loop `for t in range(n)`
+# that saves an array each turn keeps the rows in one buffer made once, not n arrays in a list
+
+def row_tape(n, like):
+    """The tape of a 1-d array saved by each of a loop's ``n`` turns: a flat buffer of
+    ``like``'s dtype (filled by :func:`put_row`) and the offsets of its rows (``n + 1``).
+    Where every turn saves ``m`` items the buffer is one ``n * m`` block, made at the first
+    turn; a row of another length grows it (each row keeps its own length).
+
+    >>> rows, at = row_tape(2, np.zeros(3))
+    >>> rows = put_row(rows, at, 0, np.ones(3)); rows = put_row(rows, at, 1, np.arange(2.0))
+    >>> row_of(rows, at, 1), row_of(rows, at, 0)
+    (array([0., 1.]), array([1., 1., 1.]))
+    """
+    return np.empty(0, np.asarray(like).dtype), np.zeros(max(n, 0) + 1, np.int64)
+
+
+@overload(row_tape)
+def _row_tape(n, like):
+    if not (isinstance(like, types.Array) and like.ndim == 1):
+        raise TypeError("s2sad's row tape holds 1-d arrays (a bug of s2sad's: please report it)")
+    dtype = like.dtype
+    return lambda n, like: (np.empty(0, dtype), np.zeros(max(n, 0) + 1, np.int64))
+
+
+def put_row(rows, at, t, value):
+    """``rows`` with turn ``t``'s ``value`` copied in after turn ``t - 1``'s row (turns
+    save in order: 0, 1, ...), grown where it has no room: at the first turn, to what all
+    turns need if each saves as many items (``len(at) - 1`` turns)."""
+    start = at[t]
+    end = start + len(value)
+    if end > len(rows):
+        bigger = np.empty(max(start + len(value) * (len(at) - 1 - t), 2 * len(rows)),
+                          rows.dtype)
+        bigger[:start] = rows[:start]
+        rows = bigger
+    rows[start:end] = value
+    at[t + 1] = end
+    return rows
+
+
+@overload(put_row)
+def _put_row(rows, at, t, value):
+    if not (isinstance(value, types.Array) and value.ndim == 1 and value.dtype == rows.dtype):
+        return None
+
+    def put(rows, at, t, value):
+        if t < 0 or t + 1 >= len(at):
+            raise IndexError("s2sad's row tape is full (a bug of s2sad's: please report it)")
+        start = at[t]
+        end = start + len(value)
+        if end > len(rows):
+            bigger = np.empty(max(start + len(value) * (len(at) - 1 - t), 2 * len(rows)),
+                              rows.dtype)
+            bigger[:start] = rows[:start]
+            rows = bigger
+        for k in range(len(value)):
+            rows[start + k] = value[k]
+        at[t + 1] = end
+        return rows
+    return put
+
+
+def row_of(rows, at, t):
+    """Turn ``t``'s row of a :func:`row_tape` (a view of the buffer)."""
+    return rows[at[t]:at[t + 1]]
+
+
+@overload(row_of)
+def _row_of(rows, at, t):
+    def row(rows, at, t):
+        if t < 0 or t + 1 >= len(at):
+            raise IndexError("s2sad's row tape has no such turn (a bug of s2sad's)")
+        return rows[at[t]:at[t + 1]]
+    return row
+
+
+def new_shape(saved, value) -> bool:
+    """Does ``value`` (an array or None: what ``shape_of`` saves on the numba target, read
+    back only for its shape) need a place of its own on a tape ``saved`` of such values,
+    which holds one for each run of turns that saved the same shape? Yes where the tape is
+    empty, or its last value is None and ``value`` is not (or the reverse), or their shapes
+    differ.
+
+    >>> new_shape([], None), new_shape([np.zeros(2)], np.ones(2)), new_shape([None], None)
+    (True, False, False)
+    >>> new_shape([np.zeros(2)], np.ones(3)), new_shape([None], np.ones(3))
+    (True, True)
+    """
+    if len(saved) == 0:
+        return True
+    last = saved[-1]
+    if last is None or value is None:
+        return (last is None) != (value is None)
+    return np.shape(last) != np.shape(value)
+
+
+@overload(new_shape)
+def _new_shape(saved, value):
+    def same(saved, value):
+        if len(saved) == 0:
+            return True
+        last = saved[len(saved) - 1]
+        if last is None:
+            return value is not None
+        if value is None:
+            return True
+        return last.shape != value.shape
+    return same
+
+
+def shape_places(n):
+    """Each of ``n`` turns' place among the shapes a loop saved (:func:`new_shape`)."""
+    return np.zeros(max(n, 0), np.int64)
+
+
+@overload(shape_places)
+def _shape_places(n):
+    return lambda n: np.zeros(max(n, 0), np.int64)
+
+
+def put_place(places, t, place):
+    """``places[t] = place``, checked (numba's arrays are not): turn ``t``'s place among
+    the shapes a loop saved."""
+    if t < 0 or t >= len(places):
+        raise IndexError("s2sad's tape of places is full (a bug of s2sad's: please report it)")
+    places[t] = place
+
+
+@overload(put_place)
+def _put_place(places, t, place):
+    return put_place
+
+
+def add_outer(total, a, b):
+    """``total += np.outer(a, b)``, and ``total``: in a kernel, where ``total`` is a 2-d
+    float64 array of the outer product's shape that neither ``a`` nor ``b`` overlaps,
+    two loops that add each product in place (each item ``total[i, j] + a[i] * b[j]``, as
+    NumPy rounds it), no product array made; else ``+=`` as NumPy's (a number: a new
+    value). A product that does not broadcast to ``total``'s shape raises ValueError, as
+    NumPy's ``+=`` (numba's would write it anyway).
+
+    >>> total = np.ones((2, 2))
+    >>> add_outer(total, np.array([1.0, 2.0]), np.array([3.0, 4.0])) is total, total
+    (True, array([[4., 5.],
+           [7., 9.]]))
+    """
+    total += np.outer(a, b)
+    return total
+
+
+def _apart(x, total) -> bool:
+    """Does 1-d ``x`` lie outside the bytes of C-contiguous ``total``? (numba's version)"""
+    if x.shape[0] == 0:
+        return True
+    first = x.ctypes.data
+    last = first + (x.shape[0] - 1) * x.strides[0]
+    low, high = min(first, last), max(first, last) + x.itemsize
+    start = total.ctypes.data
+    return high <= start or low >= start + total.size * total.itemsize
+
+
+@overload(_apart)
+def _apart_numba(x, total):
+    return _apart
+
+
+@overload(add_outer)
+def _add_outer(total, a, b):
+    if not (isinstance(total, types.Array) and total.ndim == 2 and
+            total.dtype == types.float64 and all(
+                isinstance(x, types.Array) and x.ndim == 1 and x.dtype == types.float64
+                for x in (a, b))):
+        if isinstance(total, types.Array):
+            def general(total, a, b):
+                total += np.outer(a, b)
+                return total
+            return general
+        return lambda total, a, b: total + np.outer(a, b)
+
+    def loops(total, a, b):
+        m, n = a.shape[0], b.shape[0]
+        if m != total.shape[0] and m != 1 or n != total.shape[1] and n != 1:
+            raise ValueError("non-broadcastable output operand (s_W += np.outer(a, b))")
+        if total.shape[0] != m or total.shape[1] != n or not total.flags.c_contiguous or \
+                not (_apart(a, total) and _apart(b, total)):
+            total += np.outer(a, b)
+            return total
+        for i in range(m):
+            ai = a[i]
+            for j in range(n):
+                total[i, j] = total[i, j] + ai * b[j]
+        return total
+    return loops

@@ -30,6 +30,15 @@ of a whole array the run makes (``r = np.sum(t * t)``) joins it: its terms are s
 in the loop and summed after it, as numba sums them. What the run does not know
 (another call, a sum along an axis, a loop, a name it cannot type) ends it, and is
 left as it was.
+
+numba calls the C library's ``tanh`` or ``exp`` one element at a time (about 20 ns
+each); NumPy's loops are vectorized (about 2 ns). So a call of one of the backend's
+``fused_numpy`` functions on what the run reads from outside it (``np.tanh(x)``,
+``np.exp(-0.5 * x * x)``) is split out: the loop runs over blocks of 8192 elements,
+and for each block numba computes the call's argument into an array, NumPy the
+function in place (``in_place``, in a ``numba.objmode`` block, on arrays of 256
+elements or more), then the loop reads the block's values. These values are NumPy's
+exactly (on shorter arrays, numba's own code: the C library's, NumPy's to rounding).
 """
 
 from __future__ import annotations
@@ -39,7 +48,10 @@ import copy
 
 GUARD = "fusable"   # the wrapper's check of the arguments, and its module
 GUARD_MODULE = "s2sad.runtime.numba_fused"
+IN_PLACE = "in_place"   # (NumPy's function of a block, in it, with no warnings)
 _ORDER = "bif"      # bool < int < float: the kind of an element, promoted
+BLOCK = 8192        # a split loop's block: 64 KiB of float64 a array, kept in the cache
+NUMPY_FROM = 256    # the length of arrays from which NumPy computes the split calls
 
 
 class ElementwiseFusion:
@@ -62,12 +74,22 @@ class ElementwiseFusion:
     >>> print(ast.unparse(ast.fix_missing_locations(fused.kernel)))
     def kernel_grad_f(x):
         s_x = np.empty(x.shape[0])
-        for i in range(x.shape[0]):
-            x_i = x[i]
-            t_1_i = np.tanh(x_i)
-            s_x_i = np.divide(x_i, 1.0 + x_i * x_i)
-            s_x_i -= t_1_i
-            s_x[i] = s_x_i
+        for j in range(0, x.shape[0], 8192):
+            k = min(j + 8192, x.shape[0])
+            x_j = x[j:k]
+            s_x_j = s_x[j:k]
+            tanh_1 = np.empty(k - j)
+            if x.shape[0] >= 256:
+                with numba.objmode():
+                    in_place(np.tanh, x_j, tanh_1)
+            else:
+                np.tanh(x_j, tanh_1)
+            for i in range(k - j):
+                x_i = x_j[i]
+                t_1_i = tanh_1[i]
+                s_x_i = np.divide(x_i, 1.0 + x_i * x_i)
+                s_x_i -= t_1_i
+                s_x_j[i] = s_x_i
         return s_x
     >>> print(ast.unparse(ast.fix_missing_locations(fused.wrapper)))
     def grad_f(x):
@@ -78,7 +100,9 @@ class ElementwiseFusion:
 
     def __init__(self, kinds: dict, numpy: str | None, backend):
         self.kinds, self.np = kinds, numpy
+        self.helpers, self.in_place = {GUARD}, None   # (what the wrapper's module imports)
         self.unary, self.binary = backend.fused_unary, backend.fused_binary
+        self.vectorized = backend.fused_numpy
         self.compare = {name: getattr(ast, op) for name, op in backend.fused_compare.items()}
 
     def run(self, kernel: ast.FunctionDef, wrapper: ast.FunctionDef) -> "Fused":
@@ -111,7 +135,7 @@ class ElementwiseFusion:
                     node.func.id == kernel.name:
                 node.func = ast.IfExp(guard, ast.Name(kernel.name, ast.Load()),
                                       ast.Name(plain.name, ast.Load()))
-        return Fused(kernel, wrapper, plain, {GUARD})
+        return Fused(kernel, wrapper, plain, self.helpers)
 
     def fresh(self, base: str) -> str:
         name = next(f"{base}{'_' * k}" for k in range(len(self.used) + 2)
@@ -315,10 +339,19 @@ class ElementwiseFusion:
         for stmt in summed:
             for call in self.reductions(stmt.value, kinds | arrays):
                 terms[id(call)] = self.fresh(f"{stmt.targets[0].id}_terms")
+        split, prelude = self.split_calls(run, summed, {n: arrays[n] for n in outside}) \
+            if IN_PLACE not in self.helpers else ([], [])   # (one objmode block a kernel:
+        # numba 0.6x's LLVM rejects a second, "Instruction does not dominate all uses")
         used = set(self.used)   # (the loop's own names are free again after it)
         index = self.fresh("i")
         element = {n: self.fresh(f"{n}_i") for n in outside + bound}
+        start, stop = (self.fresh("j"), self.fresh("k")) if split else (None, None)
+        views = {n: self.fresh(f"{n}_j") for n in [*outside, *kept, *terms.values()]} \
+            if split else {}   # (each array's block: a view of it)
+        values = {id(c): self.fresh(f"{self.numpy_function(c.func)}_{k + 1}")
+                  for k, c in enumerate(split)}
         self.used = used
+        at = ast.Name(index, ast.Load())
         body, sums = [], []
         for stmt in run:
             if stmt in summed:
@@ -331,7 +364,9 @@ class ElementwiseFusion:
                     terms[id(c)], ast.Load())], []) for c in self.reductions(
                         stmt.value, kinds | arrays)}).result())
                 continue
-            new = copy.deepcopy(stmt)
+            new = _Replaced(stmt, {id(c): ast.Subscript(ast.Name(
+                values[id(c)], ast.Load()), copy.deepcopy(at), ast.Load()) for c in split
+                if any(c is n for n in ast.walk(stmt))}).result()
             if isinstance(new, ast.AugAssign) and isinstance(new.op, ast.Div):
                 new = ast.Assign([new.target], ast.BinOp(   # (s /= y: np.divide, as below)
                     ast.Name(new.target.id, ast.Load()), ast.Div(), new.value))
@@ -339,15 +374,14 @@ class ElementwiseFusion:
             target.id = element[target.id]
             new.value = _Elementwise(element, self).visit(new.value)
             body.append(new)
-        loaded = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name)}
-        body = [ast.Assign([ast.Name(element[n], ast.Store())], ast.Subscript(
-            ast.Name(n, ast.Load()), ast.Name(index, ast.Load()), ast.Load()))
-            for n in outside if element[n] in loaded] + body
+        body = self.loaded(body, outside, element, index)
         body += [ast.Assign([ast.Subscript(ast.Name(n, ast.Load()),
                                            ast.Name(index, ast.Load()), ast.Store())],
                             ast.Name(element[n], ast.Load())) for n in kept]
         loop = ast.For(ast.Name(index, ast.Store()), ast.Call(
             ast.Name("range", ast.Load()), [length], []), body, [])
+        if split:
+            loop = self.blocks(loop, split, prelude, values, views, element, (start, stop))
         made = [ast.Assign([ast.Name(n, ast.Store())], ast.Call(ast.Attribute(
             ast.Name(self.np, ast.Load()), "empty", ast.Load()), [copy.deepcopy(length)], []))
             for n in [*terms.values(), *kept]]
@@ -358,6 +392,117 @@ class ElementwiseFusion:
         for stmt, old in zip(sums, summed):
             stmt.user = getattr(old, "user", None)
         return [*made, loop, *sums], {n: "f" for n in kept}
+
+
+    def loaded(self, body: list, outside: list, element: dict, index: str) -> list:
+        """``body`` after the loads of the elements it reads of the arrays ``outside``."""
+        loaded = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name)}
+        return [ast.Assign([ast.Name(element[n], ast.Store())], ast.Subscript(
+            ast.Name(n, ast.Load()), ast.Name(index, ast.Load()), ast.Load()))
+            for n in outside if element[n] in loaded] + body
+
+    # -- NumPy's vectorized functions, on blocks
+
+    def split_calls(self, run: list, summed: list, outside: dict) -> tuple[list, list]:
+        """The calls of ``run`` that NumPy computes on whole blocks, before the loop, and
+        the statements of ``run`` their arguments need (computed before them too, and
+        again in the loop). A call of one of the backend's ``fused_numpy`` functions
+        (numba calls the C library's, one element at a time) of a float array made
+        from arrays the run does not bind, by arithmetic and the run's statements bound
+        once that call none of those functions (``np.tanh(x)``, ``np.exp(t_5 * x)``
+        where ``t_5 = -x``); not in a sum, nor in a branch of ``np.where`` (NumPy would
+        compute what the loop does not)."""
+        branches = {id(n) for s in run for w in ast.walk(s) if isinstance(w, ast.Call) and
+                    self.numpy_function(w.func) == "where" for n in ast.walk(w)}
+        stores = [n for s in run for n in _stores(s)]
+        ready, before = dict(outside), {}
+        for stmt in run:
+            if isinstance(stmt, ast.Assign) and stmt not in summed and \
+                    stores.count(stmt.targets[0].id) == 1 and not any(
+                        self.numpy_function(c.func) in self.vectorized
+                        for c in ast.walk(stmt.value) if isinstance(c, ast.Call)):
+                kind = self.element(stmt.value, ready)
+                if kind in ("b", "i", "f"):
+                    ready[stmt.targets[0].id], before[stmt.targets[0].id] = kind, stmt
+        calls = [c for s in run if s not in summed for c in ast.walk(s.value)
+                 if isinstance(c, ast.Call) and id(c) not in branches and not c.keywords and
+                 self.numpy_function(c.func) in self.vectorized and len(c.args) == 1 and
+                 self.element(c.args[0], ready) == "f"]
+        needed = {n.id for c in calls for n in ast.walk(c.args[0]) if isinstance(n, ast.Name)}
+        for name in reversed(list(before)):   # (what the arguments read, and so on)
+            if name in needed:
+                needed |= _loads(before[name])
+        return calls, [stmt for name, stmt in before.items() if name in needed]
+
+    def blocks(self, loop: ast.For, split: list, prelude: list, values: dict, views: dict,
+               element: dict, bounds: tuple) -> ast.For:
+        """``loop`` over blocks of ``BLOCK`` elements. For each block: a loop computes the
+        arguments of the ``split`` calls (after the statements ``prelude``, which they
+        read), each into an array of its own (``values``);
+        NumPy's vectorized functions take them, in place; then ``loop`` runs on the
+        block's views of the arrays (``views``), reading those arrays. NumPy computes
+        them on arrays of ``NUMPY_FROM`` elements or more, in a ``numba.objmode`` block
+        (its fixed cost: a few microseconds); numba's own array code on shorter ones.
+        The arrays stay in the processor's cache across the three."""
+        def name(n):
+            return ast.Name(n, ast.Load())
+        start, stop = bounds
+        index = loop.target.id
+        size = ast.BinOp(name(stop), ast.Sub(), name(start))
+        made = [ast.Assign([ast.Name(values[id(c)], ast.Store())], ast.Call(ast.Attribute(
+            name(self.np), "empty", ast.Load()), [copy.deepcopy(size)], [])) for c in split]
+        arguments, calls = [], []
+        for stmt in prelude:
+            new = copy.deepcopy(stmt)
+            new.targets[0].id = element[new.targets[0].id]
+            new.value = _Elementwise(element, self).visit(new.value)
+            arguments.append(new)
+        for c in split:
+            argument = c.args[0]
+            if isinstance(argument, ast.Name) and argument.id in views:   # (its block)
+                source = name(views[argument.id])
+            else:
+                arguments.append(ast.Assign([ast.Subscript(name(values[id(c)]), name(
+                    index), ast.Store())], _Elementwise(element, self).visit(copy.deepcopy(
+                        argument))))
+                source = name(values[id(c)])
+            calls.append(ast.Expr(ast.Call(copy.deepcopy(c.func), [source, name(
+                values[id(c)])], [])))
+        first = [ast.For(ast.Name(index, ast.Store()), ast.Call(name("range"), [
+            copy.deepcopy(size)], []), self.loaded(
+            arguments, [n for n in views if n in element], element, index),
+            [])] if arguments else []
+        loop.iter.args = [copy.deepcopy(size)]
+        blocked = ast.Module([*first, loop], [])
+        for node in ast.walk(blocked):   # (the arrays' elements, read from their blocks)
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+                    node.value.id in views:
+                node.value = name(views[node.value.id])
+        seen = {n.id for n in ast.walk(blocked) if isinstance(n, ast.Name)} | \
+            {c.args[0].id for c in split if isinstance(c.args[0], ast.Name)}
+        sliced = [ast.Assign([ast.Name(view, ast.Store())], ast.Subscript(
+            name(n), ast.Slice(name(start), name(stop)), ast.Load()))
+            for n, view in views.items() if view in seen or n in seen]
+        if self.in_place is None:   # (a name none of the kernel's variables has)
+            self.in_place = self.fresh(IN_PLACE)
+            self.helpers.add(IN_PLACE if self.in_place == IN_PLACE else
+                             f"{IN_PLACE} as {self.in_place}")
+        numpy = ast.With([ast.withitem(ast.Call(ast.Attribute(
+            name("numba"), "objmode", ast.Load()), [], []), None)], [ast.Expr(ast.Call(
+                name(self.in_place), [copy.deepcopy(c.value.func),
+                                      *copy.deepcopy(c.value.args)], [])) for c in calls])
+        return ast.For(ast.Name(start, ast.Store()), ast.Call(name("range"), [
+            ast.Constant(0), self.length(), ast.Constant(BLOCK)], []), [
+            ast.Assign([ast.Name(stop, ast.Store())], ast.Call(name("min"), [ast.BinOp(
+                name(start), ast.Add(), ast.Constant(BLOCK)), self.length()], [])),
+            *sliced, *made, *first,
+            ast.If(ast.Compare(self.length(), [ast.GtE()], [ast.Constant(NUMPY_FROM)]),
+                   [numpy],
+                   copy.deepcopy(calls)),
+            loop], [])
+
+    def length(self):
+        return ast.parse(f"{self.order[0]}.shape[0]", mode="eval").body
 
 
 class _Elementwise(ast.NodeTransformer):

@@ -482,7 +482,8 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
                                "push_float", "grow_tape", "matmul_small", "dot_small",
                                "outer_small",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
-                               "head_length"})
+                               "head_length", "row_tape", "put_row", "row_of",
+                               "new_shape", "shape_places", "put_place", "add_outer"})
     clash = sorted(set(helpers) & names)
     if clash:
         raise _located(source, source.tree.lineno, f"a variable named {clash[0]}",
@@ -490,7 +491,8 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
     header = [s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))] + \
         ast.parse(f"import {backend.compiler}" + (
             f"\nfrom {backend.kernel_module} import {', '.join(helpers)}" if helpers else "")
-            + (f"\nfrom {GUARD_MODULE} import {GUARD}" if plain else "")).body
+            + (f"\nfrom {GUARD_MODULE} import {', '.join(sorted(fused.helpers))}" if plain
+               else "")).body
 
     def written(cache: bool) -> str:
         for each in (kernel, plain) if plain else (kernel,):
@@ -603,6 +605,9 @@ class _Lowering:
         self.tapes = set()      # lists appended to and popped (`stack = []`)
         self.indexed = {}       # lists indexed by a loop's counter: name -> their length
         self.budget = None      # the kernel's parameter holding the memory budget
+        self.rows = {}   # a list indexed by a loop's counter held as rows -> its offsets
+        self.row_saves = {}  # a list held as rows -> the name it saves
+        self.shapes = {}  # one of shapes, a place a run of equal shapes -> the turns' places
         used = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | \
             {a.arg for a in fn.args.args}
         self.fresh = lambda base: next(f"{base}{'_' * k}" for k in range(len(used) + 2)
@@ -631,6 +636,7 @@ class _Lowering:
                        if saved.partition("[")[0] not in returned and
                        self.unread_items(body, saved)}
         self.array_tapes(body)
+        self.rows, self.shapes = self.turn_tapes(body)
         lists = {t.targets[0].id for t in ast.walk(ast.Module(body, [])) if isinstance(
             t, ast.Assign) and isinstance(t.targets[0], ast.Name) and isinstance(
             t.value, ast.BinOp) and isinstance(t.value.left, ast.List)}  # ([None] * n)
@@ -754,6 +760,132 @@ class _Lowering:
             grown = [(tape, count) for tape, count in sorted(turn.items()) if tape in self.counts]
             if grown:
                 self.reserves[id(loop)] = grown
+
+    def turn_tapes(self, body) -> tuple:
+        """The lists indexed by a loop's counter (``h_saved = [None] * n``; ``h_saved[t] = h``
+        in ``for t in range(n)``; ``h = h_saved[t]`` in the reverse sweep) held otherwise than
+        in a list of n values (the names of their offsets or places, by list):
+
+        - *rows*, where every value saved is one name holding a 1-d array of real floats
+          (the pipeline's kinds, or its value before the list is made: ``np.zeros(n)``;
+          numba's variable holds one type), never None, bound only to new arrays (NumPy's
+          functions, arithmetic, its own tape), in a function that writes into no array
+          but sensitivities (``s_x[i] += ...``: arrays the reverse sweep made): a copy of
+          each is the value itself. The turns' rows lie in one buffer made at the first
+          turn (:func:`~s2sad.runtime.numba_tape.put_row`), where a list holds n arrays
+          made one a turn; a row of another length has its own.
+        - *shapes*, where every value saved is ``shape_of(x)`` (read back for its shape only):
+          a run of turns saving the same shape keeps one value (``new_shape``) and each turn
+          its place, an integer, where a list grows by one value a turn.
+        """
+        module = ast.Module(body, [])
+        made = {t.targets[0].id for t in ast.walk(module) if isinstance(t, ast.Assign) and
+                len(t.targets) == 1 and isinstance(t.targets[0], ast.Name) and
+                isinstance(t.value, ast.BinOp) and isinstance(t.value.op, ast.Mult) and
+                isinstance(t.value.left, ast.List) and len(t.value.left.elts) == 1 and
+                isinstance(t.value.left.elts[0], ast.Constant) and
+                t.value.left.elts[0].value is None}
+        made -= self.floats
+        saves, uses = {}, {}
+        for t in ast.walk(module):
+            if isinstance(t, ast.Assign) and len(t.targets) == 1 and \
+                    isinstance(t.targets[0], ast.Subscript) and \
+                    isinstance(t.targets[0].value, ast.Name) and t.targets[0].value.id in made:
+                saves.setdefault(t.targets[0].value.id, []).append(t.value)
+                uses.setdefault(t.targets[0].value.id, set()).add(id(t.targets[0].value))
+            elif isinstance(t, ast.Assign) and len(t.targets) == 1 and \
+                    isinstance(t.targets[0], ast.Name) and isinstance(t.value, ast.Subscript) \
+                    and isinstance(t.value.value, ast.Name) and t.value.value.id in made:
+                uses.setdefault(t.value.value.id, set()).add(id(t.value.value))
+        for n in ast.walk(module):  # (a list read otherwise: as it is)
+            if isinstance(n, ast.Name) and n.id in made and isinstance(n.ctx, ast.Load) and \
+                    id(n) not in uses.get(n.id, ()):
+                made.discard(n.id)
+
+        def shape_call(v) -> bool:
+            return isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and \
+                self.aliases.get(v.func.id, "").rpartition(".")[2] == "shape_of" and \
+                len(v.args) == 1 and not v.keywords and isinstance(v.args[0], ast.Name)
+        written = {n.value.id for n in ast.walk(module) if isinstance(n, ast.Subscript) and
+                   isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)} | {
+            n.target.id for n in ast.walk(module) if isinstance(n, ast.AugAssign) and
+            isinstance(n.target, ast.Name)}
+        updates = any(isinstance(n, ast.AugAssign) and not (
+            isinstance(n.target, ast.Name) and n.target.id.startswith("s_") or
+            isinstance(n.target, ast.Subscript) and isinstance(n.target.value, ast.Name) and
+            n.target.value.id.startswith("s_"))
+            for n in ast.walk(module)) or any(
+            isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and not (
+                isinstance(n.value, ast.Name) and (n.value.id in made or
+                                                   n.value.id.startswith("s_")))
+            for n in ast.walk(module))  # (a sensitivity holds what the reverse sweep made)
+        aliased = {t.value.id for t in ast.walk(module) if isinstance(t, ast.Assign) and
+                   isinstance(t.value, ast.Name) and not (  # (y = h: two names, one array)
+                       isinstance(t.targets[0], ast.Subscript) and
+                       isinstance(t.targets[0].value, ast.Name) and
+                       t.targets[0].value.id in made)}
+
+        def new_array(name, value) -> bool:
+            if isinstance(value, (ast.BinOp, ast.UnaryOp)):
+                return True
+            if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+                return value.value.id in made and all(
+                    isinstance(v, ast.Name) and v.id == name for v in saves[value.value.id])
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+                full = self.dotted(value.func) or ""
+                head, _, attr = full.rpartition(".")
+                if head == "numpy" and attr in ("zeros", "ones", "empty", "full"):
+                    return True
+                import numpy
+                return head == "numpy" and isinstance(getattr(numpy, attr, None), numpy.ufunc)
+            return False
+        def vector(value) -> bool:  # (np.zeros(n): a 1-d array of float64, whose type
+            return isinstance(value, ast.Call) and isinstance(  # numba's variable keeps)
+                value.func, ast.Attribute) and (self.dotted(value.func) or "") in (
+                    "numpy.zeros", "numpy.ones", "numpy.empty") and len(value.args) == 1 and \
+                not value.keywords and (isinstance(value.args[0], ast.Constant) and type(
+                    value.args[0].value) is int or isinstance(value.args[0], ast.Subscript) and
+                    isinstance(value.args[0].value, ast.Attribute) and
+                    value.args[0].value.attr == "shape" or isinstance(value.args[0], ast.Name)
+                    and value.args[0].id in self.integers)
+        rows, shapes = {}, {}
+        for name in sorted(made):
+            values = saves.get(name, [])
+            if values and all(shape_call(v) for v in values):
+                shapes[name] = self.fresh(f"{name}_at")
+                self.taken.add(shapes[name])
+                continue
+            if not values or updates or not all(isinstance(v, ast.Name) for v in values):
+                continue
+            array = values[0].id
+            if any(v.id != array for v in values) or \
+                    array in written | aliased or \
+                    array in {a.arg for a in self.fn.args.args}:
+                continue
+            binds = [t.value for t in ast.walk(module) if isinstance(t, ast.Assign) and any(
+                isinstance(n, ast.Name) and n.id == array and isinstance(n.ctx, ast.Store)
+                for u in t.targets for n in ast.walk(u))]
+            if binds and all(len(t.targets) == 1 and isinstance(t.targets[0], ast.Name)
+                             for t in ast.walk(module) if isinstance(t, ast.Assign) and any(
+                                 isinstance(n, ast.Name) and n.id == array and
+                                 isinstance(n.ctx, ast.Store)
+                                 for u in t.targets for n in ast.walk(u))) and \
+                    all(new_array(array, v) for v in binds) and not any(
+                        isinstance(n, (ast.For, ast.comprehension)) and any(
+                            isinstance(m, ast.Name) and m.id == array
+                            for m in ast.walk(n.target)) for n in ast.walk(module)):
+                made_at = next(k for k, top in enumerate(body) if any(
+                    isinstance(t, ast.Assign) and isinstance(t.targets[0], ast.Name) and
+                    t.targets[0].id == name for t in ast.walk(top)))
+                before = [top.value for top in body[:made_at] if isinstance(top, ast.Assign)
+                          and len(top.targets) == 1 and isinstance(top.targets[0], ast.Name)
+                          and top.targets[0].id == array]
+                if not before or array not in self.real_vectors and not vector(before[-1]):
+                    continue  # (its type read from its value before the list is made)
+                rows[name] = self.fresh(f"{name}_at")
+                self.taken.add(rows[name])
+                self.row_saves[name] = array
+        return rows, shapes
 
     def unread_items(self, body, saved) -> bool:
         """Are the items a tape saves as ``saved`` (``f[i]``) never read back? So where
@@ -971,6 +1103,14 @@ class _Lowering:
                 raise _Refused(stmt, stmt, "an update of an attribute", _ADVICE)
             self.target(stmt.target, stmt)
             stmt.value = self.expr(stmt.value, stmt)
+            value = stmt.value
+            if isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name) and \
+                    isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
+                    value.func.id == "outer_small" and len(value.args) == 2 and \
+                    not value.keywords:  # (s_W += np.outer(a, b): the products added in place)
+                return [self.keep(ast.Assign([ast.Name(stmt.target.id, ast.Store())], ast.Call(
+                    ast.Name("add_outer", ast.Load()), [ast.Name(stmt.target.id, ast.Load()),
+                                                        *value.args], [])), stmt)]
             return [stmt]
         if isinstance(stmt, ast.If):
             stmt.test = self.expr(stmt.test, stmt)
@@ -1053,6 +1193,19 @@ class _Lowering:
                 and value.left.elts[0].value is None:  # (saved by the loop's counter)
             self.indexed[target.id] = ast.dump(value.right)
             size = self.expr(value.right, stmt)
+            if target.id in self.rows:  # (a buffer of rows and their offsets)
+                like = self.row_saves[target.id]
+                return [self.keep(ast.Assign([ast.Tuple([
+                    ast.Name(target.id, ast.Store()),
+                    ast.Name(self.rows[target.id], ast.Store())], ast.Store())], ast.Call(
+                        ast.Name("row_tape", ast.Load()), [size, ast.Name(like, ast.Load())],
+                        [])), stmt)]
+            if target.id in self.shapes:  # (the shapes, and each turn's place among them)
+                return [self.keep(ast.Assign([ast.Name(target.id, ast.Store())],
+                                             ast.List([], ast.Load())), stmt),
+                        self.keep(ast.Assign([ast.Name(self.shapes[target.id], ast.Store())],
+                                             ast.Call(ast.Name("shape_places", ast.Load()),
+                                                      [size], [])), stmt)]
             if loop is None and target.id in self.floats:  # (an array of floats, made once)
                 return [self.keep(ast.Assign([target], ast.Call(
                     ast.Name("float_tape", ast.Load()), [size], [])), stmt)]
@@ -1064,6 +1217,23 @@ class _Lowering:
                     and target.slice.id == loop[1] and loop[2] is not None and
                     loop[2] == self.indexed[name]):
                 raise _Refused(stmt, stmt, "a value saved out of its loop's order", _ADVICE)
+            if name in self.rows:
+                return [self.keep(ast.Assign([ast.Name(name, ast.Store())], ast.Call(
+                    ast.Name("put_row", ast.Load()), [
+                        ast.Name(name, ast.Load()), ast.Name(self.rows[name], ast.Load()),
+                        target.slice, self.expr(value, stmt)], [])), stmt)]
+            if name in self.shapes:
+                saved = self.saved(self.expr(value, stmt))
+                here = ast.BinOp(ast.Call(ast.Name("len", ast.Load()), [
+                    ast.Name(name, ast.Load())], []), ast.Sub(), ast.Constant(1))
+                return [self.keep(ast.If(ast.Call(ast.Name("new_shape", ast.Load()), [
+                    ast.Name(name, ast.Load()), copy.deepcopy(saved)], []), [
+                        self.keep(ast.Expr(ast.Call(ast.Attribute(
+                            ast.Name(name, ast.Load()), "append", ast.Load()), [saved], [])),
+                            stmt)], []), stmt),
+                    self.keep(ast.Expr(ast.Call(ast.Name("put_place", ast.Load()), [
+                        ast.Name(self.shapes[name], ast.Load()), target.slice, here], [])),
+                        stmt)]
             if name in self.floats:
                 return [self.keep(ast.Expr(ast.Call(ast.Name("put_float", ast.Load()), [
                     ast.Name(name, ast.Load()), target.slice, self.expr(value, stmt)], [])),
@@ -1071,6 +1241,18 @@ class _Lowering:
             return [self.keep(ast.Expr(ast.Call(ast.Attribute(
                 ast.Name(name, ast.Load()), "append", ast.Load()),
                 [self.saved(self.expr(value, stmt))], [])), stmt)]
+        if isinstance(target, ast.Name) and isinstance(value, ast.Subscript) and \
+                isinstance(value.value, ast.Name) and value.value.id in {**self.rows,
+                                                                          **self.shapes}:
+            name = value.value.id
+            index = self.expr(value.slice, stmt)
+            if name in self.rows:
+                stmt.value = ast.Call(ast.Name("row_of", ast.Load()), [
+                    ast.Name(name, ast.Load()), ast.Name(self.rows[name], ast.Load()), index], [])
+            else:
+                stmt.value = ast.Subscript(ast.Name(name, ast.Load()), ast.Subscript(
+                    ast.Name(self.shapes[name], ast.Load()), index, ast.Load()), ast.Load())
+            return [stmt]
         self.target(target, stmt)
         stmt.value = self.expr(value, stmt)
         return [stmt]
