@@ -19,20 +19,9 @@ import dataclasses
 import numpy as np
 import pytest
 from test_overrefusals_s28 import central
+from test_overrefusals_s32 import V, X, check  # (grad, unoptimized and jvp: central)
 
 import s2sad
-
-X = np.array([0.3, -0.5, 1.2, 0.7])
-V = np.array([0.2, 1.0, -0.5, 0.4])
-
-
-def check(f, x=X, forward=True):
-    want = central(f, x.copy())
-    for grad in (s2sad.grad(f), s2sad.grad(f, optimize=False)):
-        np.testing.assert_allclose(grad(x.copy()), want, rtol=1e-6, atol=1e-7)
-    if forward:
-        _, push = s2sad.jvp(f)(x.copy())
-        np.testing.assert_allclose(push(V), want @ V, rtol=1e-6, atol=1e-7)
 
 
 # --- **kwargs forwarded by a nested helper -----------------------------------------------

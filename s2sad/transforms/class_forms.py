@@ -168,6 +168,19 @@ def super_init_inlined(methods: dict, inherited: dict) -> bool:
     return True
 
 
+def _rewritten_block(form, body) -> list:
+    """``body`` with each statement, in its blocks too (not a nested def's), replaced by
+    what ``form.written`` makes of it (the statement itself where it gives nothing)."""
+    out = []
+    for stmt in body:
+        for name in ("body", "orelse"):
+            if isinstance(getattr(stmt, name, None), list) and \
+                    not isinstance(stmt, gast.FunctionDef):
+                setattr(stmt, name, form.block(getattr(stmt, name)))
+        out += form.written(stmt) or [stmt]
+    return out
+
+
 class Constructors:
     """``p = Layer.make(a, b)``, ``make`` a class method of a class written as variables
     whose body returns ``cls(e, ...)``: ``make__w = a`` and ``make__k = b`` (Python
@@ -180,14 +193,7 @@ class Constructors:
         self.taken = {n.id for n in trees.walk(fdef) if isinstance(n, gast.Name)}
 
     def block(self, body) -> list:
-        out = []
-        for stmt in body:
-            for name in ("body", "orelse"):
-                if isinstance(getattr(stmt, name, None), list) and \
-                        not isinstance(stmt, gast.FunctionDef):
-                    setattr(stmt, name, self.block(getattr(stmt, name)))
-            out += self.written(stmt) or [stmt]
-        return out
+        return _rewritten_block(self, body)
 
     def method(self, call):
         """``(class, its class method's FunctionDef, its module's names)``, else None."""
@@ -398,14 +404,7 @@ class Replaced:
         self.taken = {n.id for n in trees.walk(fdef) if isinstance(n, gast.Name)}
 
     def block(self, body) -> list:
-        out = []
-        for stmt in body:
-            for name in ("body", "orelse"):
-                if isinstance(getattr(stmt, name, None), list) and \
-                        not isinstance(stmt, gast.FunctionDef):
-                    setattr(stmt, name, self.block(getattr(stmt, name)))
-            out += self.written(stmt) or [stmt]
-        return out
+        return _rewritten_block(self, body)
 
     def _replace(self, call) -> bool:
         """Is ``call`` ``dataclasses.replace(v, name=e, ...)``, ``v`` a name?"""

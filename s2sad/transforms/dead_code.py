@@ -262,11 +262,12 @@ def may_raise(node, kinds: dict, sensitivities=frozenset()) -> bool:
     nothing reads its value, and raises at the user's line.
 
     >>> from s2sad.transforms.kinds import Kind
-    >>> kinds = {"a": Kind("scalar", "()", 0, py="float"), "x": Kind("array", "x", 1)}
+    >>> kinds = {"a": Kind("scalar", "()", 0, py="float"), "x": Kind("array", "x", 1),
+    ...          "m": Kind("scalar", "()", 0)}   # (m = np.sum(x): NumPy's float64)
     >>> [may_raise(gast.parse(text).body[0].value, kinds, {"s_a"}) for text in
     ...  ("a / float(a * 0.0)", "x / a", "a / 2.0", "a ** -1", "a ** 3", "s_a / a",
-    ...   "pow(a, -1)", "divmod(x, a)")]
-    [True, False, False, True, False, False, True, False]
+    ...   "pow(a, -1)", "divmod(x, a)", "m / a")]
+    [True, False, False, True, False, False, True, False, False]
     """
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
             node.func.id in ("pow", "divmod") and node.func.id not in kinds and \
@@ -284,9 +285,11 @@ def may_raise(node, kinds: dict, sensitivities=frozenset()) -> bool:
     if any(isinstance(n, gast.Name) and n.id in sensitivities for n in trees.walk(node)):
         return False  # (a sensitivity's: the reverse sweep's own work)
 
-    def array(part) -> bool:  # (NumPy's: an array, or a NumPy result of unknown rank)
-        if isinstance(part, gast.Name):
-            return part.id in kinds and kinds[part.id].tag in ("array", "numeric")
+    def array(part) -> bool:  # (NumPy's: an array, a NumPy result of unknown rank, or a
+        if isinstance(part, gast.Name):  # number not known to be Python's: np.sum's result;
+            kind = kinds.get(part.id)   # a join of a Python int and float reads so too)
+            return kind is not None and (kind.tag in ("array", "numeric") or
+                                         kind.tag == "scalar" and kind.py is None)
         if isinstance(part, gast.BinOp):
             return isinstance(part.op, gast.MatMult) or array(part.left) or array(part.right)
         return isinstance(part, gast.UnaryOp) and array(part.operand)

@@ -834,10 +834,12 @@ class _Lowering:
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
                 full = self.dotted(value.func) or ""
                 head, _, attr = full.rpartition(".")
-                if head == "numpy" and attr in ("zeros", "ones", "empty", "full"):
+                if head != self.backend.module:   # (the array module's: NumPy's for numba)
+                    return False
+                if attr in ("zeros", "ones", "empty", "full"):
                     return True
                 import numpy
-                return head == "numpy" and isinstance(getattr(numpy, attr, None), numpy.ufunc)
+                return isinstance(getattr(numpy, attr, None), numpy.ufunc)
             return False
         def vector(value) -> bool:  # (np.zeros(n): a 1-d array of float64, whose type
             return isinstance(value, ast.Call) and isinstance(  # numba's variable keeps)
