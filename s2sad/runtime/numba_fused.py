@@ -27,10 +27,19 @@ def fusable(*arrays) -> bool:
                a.shape == first for a in arrays)
 
 
-def in_place(function, argument: np.ndarray, out: np.ndarray) -> None:
-    """NumPy's ``function`` of ``argument`` into ``out``, warning of nothing (numba's
-    code on numbers gives no warning either). A fused kernel calls it in a
-    ``numba.objmode`` block: NumPy's loops are vectorized, numba's calls of the C
-    library's ``tanh`` or ``exp`` are not."""
+def in_place(function, argument: np.ndarray, out: np.ndarray, *more) -> None:
+    """NumPy's ``function`` of ``argument`` into ``out`` (and so on for each further
+    triple in ``more``), warning of nothing (numba's code on numbers gives no warning
+    either). A fused kernel calls it once a block, in a ``numba.objmode`` block: NumPy's
+    loops are vectorized, numba's calls of the C library's ``tanh`` or ``exp`` are not.
+    One call takes all the block's functions: the warnings are set once.
+
+    >>> a, b = np.zeros(2), np.ones(2)
+    >>> in_place(np.exp, a, a, np.negative, b, b)
+    >>> a, b
+    (array([1., 1.]), array([-1., -1.]))
+    """
     with np.errstate(all="ignore"):
         function(argument, out=out)
+        for k in range(0, len(more), 3):
+            more[k](more[k + 1], out=more[k + 2])

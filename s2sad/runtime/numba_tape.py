@@ -1071,18 +1071,40 @@ def _row_tape(n, like):
 
 def put_row(rows, at, t, value):
     """``rows`` with turn ``t``'s ``value`` copied in after turn ``t - 1``'s row (turns
-    save in order: 0, 1, ...), grown where it has no room: at the first turn, to what all
-    turns need if each saves as many items (``len(at) - 1`` turns)."""
+    save in order: 0, 1, ...), grown where it has no room (:func:`row_room`). A turn the
+    tape was not made for raises IndexError.
+
+    >>> rows, at = row_tape(1, np.zeros(2))
+    >>> put_row(rows, at, 1, np.ones(2))
+    Traceback (most recent call last):
+    IndexError: s2sad's row tape is full (a bug of s2sad's: please report it)
+    """
+    rows = row_room(rows, at, t, len(value))
     start = at[t]
-    end = start + len(value)
-    if end > len(rows):
-        bigger = np.empty(max(start + len(value) * (len(at) - 1 - t), 2 * len(rows)),
-                          rows.dtype)
+    rows[start:start + len(value)] = value
+    at[t + 1] = start + len(value)
+    return rows
+
+
+def row_room(rows, at, t, length):
+    """``rows``, or a copy of it grown, with room for turn ``t``'s row of ``length`` items
+    after turn ``t - 1``'s: at the first turn, to what all turns need if each saves as many
+    items (``len(at) - 1`` turns); later, to twice its size. The check of ``t`` that
+    numba's arrays do not make: IndexError beyond the turns the tape was made for (or
+    before the first). Python's :func:`put_row` and numba's call it alike."""
+    if t < 0 or t + 1 >= len(at):
+        raise IndexError("s2sad's row tape is full (a bug of s2sad's: please report it)")
+    start = at[t]
+    if start + length > len(rows):
+        bigger = np.empty(max(start + length * (len(at) - 1 - t), 2 * len(rows)), rows.dtype)
         bigger[:start] = rows[:start]
         rows = bigger
-    rows[start:end] = value
-    at[t + 1] = end
     return rows
+
+
+@overload(row_room)
+def _row_room(rows, at, t, length):
+    return row_room
 
 
 @overload(put_row)
@@ -1091,18 +1113,11 @@ def _put_row(rows, at, t, value):
         return None
 
     def put(rows, at, t, value):
-        if t < 0 or t + 1 >= len(at):
-            raise IndexError("s2sad's row tape is full (a bug of s2sad's: please report it)")
+        rows = row_room(rows, at, t, len(value))
         start = at[t]
-        end = start + len(value)
-        if end > len(rows):
-            bigger = np.empty(max(start + len(value) * (len(at) - 1 - t), 2 * len(rows)),
-                              rows.dtype)
-            bigger[:start] = rows[:start]
-            rows = bigger
         for k in range(len(value)):
             rows[start + k] = value[k]
-        at[t + 1] = end
+        at[t + 1] = start + len(value)
         return rows
     return put
 

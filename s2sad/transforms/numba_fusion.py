@@ -489,8 +489,8 @@ class ElementwiseFusion:
                              f"{IN_PLACE} as {self.in_place}")
         numpy = ast.With([ast.withitem(ast.Call(ast.Attribute(
             name("numba"), "objmode", ast.Load()), [], []), None)], [ast.Expr(ast.Call(
-                name(self.in_place), [copy.deepcopy(c.value.func),
-                                      *copy.deepcopy(c.value.args)], [])) for c in calls])
+                name(self.in_place), [part for c in calls for part in copy.deepcopy(
+                    [c.value.func, *c.value.args])], []))])   # (one call: warnings set once)
         return ast.For(ast.Name(start, ast.Store()), ast.Call(name("range"), [
             ast.Constant(0), self.length(), ast.Constant(BLOCK)], []), [
             ast.Assign([ast.Name(stop, ast.Store())], ast.Call(name("min"), [ast.BinOp(

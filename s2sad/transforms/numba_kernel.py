@@ -1687,6 +1687,10 @@ def attach(function, compiled) -> None:
     namespace = function.__globals__
     dispatcher = kernel.dispatcher = namespace[kernel.name]
     kernel.points = {}
+    typed = _typed_call(dispatcher)  # (numba's dispatcher, its float32 numbers NumPy's)
+    plain = f"{kernel.name}_plain"   # (a fused kernel's NumPy form, for other arguments)
+    if hasattr(namespace.get(plain), "overloads"):
+        namespace[plain] = _typed_call(namespace[plain])
 
     def point(args):
         """The compiled kernel to call with ``args``: an entry point for their exact kinds,
@@ -1694,7 +1698,7 @@ def attach(function, compiled) -> None:
         kinds = exact_kinds(args) if not kernel.fused else None
         found = kernel.points.get(kinds, False) if kinds is not None else None
         if found is not False:
-            return found or dispatcher
+            return found or typed
         import warnings
 
         import numba
@@ -1705,6 +1709,9 @@ def attach(function, compiled) -> None:
                 wide = _wide_types(kinds)
                 dispatcher.compile(wide)
             found = dispatcher.overloads[wide].entry_point
+            narrow = _narrow_scalars(dispatcher.overloads[wide].signature.return_type)
+            if narrow is not None:  # (float32 numbers: NumPy's, as numba boxes floats)
+                found = _narrowed_call(found, narrow)
         except Exception:  # (numba refuses these types, or warns: its own way, below)
             found = None
             try:
@@ -1714,7 +1721,7 @@ def attach(function, compiled) -> None:
         if kernel.seconds is None:
             kernel.seconds = time.perf_counter() - started
         kernel.points[kinds] = found
-        return found or dispatcher
+        return found or typed
 
     def call(*args):  # (a call not through a variant's entry: its kinds looked up here)
         return point(args)(*args)
@@ -1733,6 +1740,61 @@ def attach(function, compiled) -> None:
     first_call.__name__ = call.__name__ = kernel.name
     kernel.point = point
     namespace[kernel.name] = first_call
+
+
+def _narrow_scalars(result_type):
+    """What makes a kernel's result, of numba's type ``result_type``, what NumPy returns,
+    where numba boxes a float32 (complex64) number as a Python float (complex): a
+    function of the result, or None where nothing changes. numba's float32 numbers come
+    from NumPy's float32 values only (Python's floats are float64).
+
+    >>> from numba import types
+    >>> fix = _narrow_scalars(types.Tuple((types.float32, types.float64)))
+    >>> [type(v).__name__ for v in fix((1.5, 2.5))], _narrow_scalars(types.float64)
+    (['float32', 'float'], None)
+    """
+    from numba import types
+    import numpy
+    if result_type == types.float32:
+        return numpy.float32
+    if result_type == types.complex64:
+        return numpy.complex64
+    if isinstance(result_type, types.BaseTuple) and not isinstance(result_type,
+                                                                   types.NamedTuple):
+        parts = [_narrow_scalars(t) for t in result_type]
+        if all(p is None for p in parts):
+            return None
+        return lambda value: tuple(v if p is None else p(v) for p, v in zip(parts, value))
+    return None
+
+
+def _narrowed_call(entry, narrow):
+    """``entry``, its result made NumPy's by ``narrow`` (:func:`_narrow_scalars`)."""
+    def call(*args):
+        return narrow(entry(*args))
+    return call
+
+
+def _typed_call(dispatcher):
+    """numba's ``dispatcher``, its float32 numbers returned as NumPy's (numba boxes them as
+    Python floats): after a call, the result of the overload that ran, by the arguments'
+    types, where any overload returns such numbers (looked for again after numba compiles
+    another)."""
+    known = [-1, False]
+
+    def call(*args):
+        result = dispatcher(*args)
+        if len(dispatcher.overloads) != known[0]:
+            known[:] = [len(dispatcher.overloads), any(
+                _narrow_scalars(c.signature.return_type) is not None
+                for c in list(dispatcher.overloads.values()))]
+        if not known[1]:
+            return result
+        import numba
+        made = dispatcher.overloads.get(tuple(numba.typeof(a) for a in args))
+        narrow = None if made is None else _narrow_scalars(made.signature.return_type)
+        return result if narrow is None else narrow(result)
+    return call
 
 
 def fast_entry(compiled, args):
