@@ -1,0 +1,103 @@
+"""Session 34's build-speed work: ``trees.walk`` reads a field that holds one node or None
+without ``isinstance``, and the scans of ``np.vectorize``, of loops over a list they grow
+and of class forms read one walk of the function where they made several. Each test
+checks the walk is the same, or counts the walks; the generated code is pinned by the
+golden tests.
+"""
+
+import ast
+
+import gast
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import trees
+from s2sad.transforms.class_forms import NamedItems, ObjectLoops
+from s2sad.transforms.grown_walks import GrownWalks
+from s2sad.transforms.vectorized import VectorizedCalls
+
+
+def _reference_walk(node) -> list:
+    """Breadth first, every child but a context (``Load()``) and an operator (``Add()``),
+    each tested with ``isinstance``: what ``trees.walk`` gave before session 34."""
+    found = [node]
+    for item in found:
+        if isinstance(item, gast.Constant):
+            continue
+        for field, value in ast.iter_fields(item):
+            if field in ("ctx", "op"):
+                continue
+            if isinstance(value, list):
+                found.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                found.append(value)
+    return found
+
+
+SOURCES = {
+    "match": "match p:\n    case None: pass\n    case [1, *rest]: pass\n"
+             "    case {'k': v, **kw}: pass\n    case P(x=1) as q: pass",
+    "imports": "import numpy as np\nfrom a.b import c as d, e",
+    "annotated": "x: int = 1\ny: float",
+    "names": "def f(a: int, *b, c=2, **d) -> float:\n    global g\n    return {**a, 1: b}",
+    "handlers": "try:\n    x = 1\nexcept ValueError as e:\n    raise X from e\nfinally:\n"
+                "    pass",
+    "expressions": "y = [a for a in b if a] + (lambda t=1: t)(2)[1:2:3] or f'{x!r:>{w}}'",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_walk_is_the_reference_walk(name):
+    tree = gast.parse(SOURCES[name])
+    assert [id(n) for n in trees.walk(tree)] == [id(n) for n in _reference_walk(tree)]
+
+
+def _whole_walks(monkeypatch, run) -> int:
+    """How many times ``run(fdef)`` walks the whole function ``fdef``."""
+    fdef = gast.parse("def f(x, n):\n    xs = [x]\n    for i in range(n):\n"
+                      "        y = np.sin(xs[i]) * {'a': x}['a']\n        xs.append(y)\n"
+                      "    return y").body[0]
+    count = []
+    walk = trees.walk
+
+    def counted(node):
+        if node is fdef:
+            count.append(node)
+        return walk(node)
+    monkeypatch.setattr(trees, "walk", counted)
+    run(fdef)
+    return len(count)
+
+
+def test_vectorized_calls_walk_a_function_without_vectorize_once(monkeypatch):
+    # (before: six walks, for the names taken, the stores, the assignments, the calls,
+    # the reads of a held name and the names read after)
+    assert _whole_walks(monkeypatch, lambda f: VectorizedCalls(
+        lambda func: None, "np", lambda name: True).visit(f)) == 1
+
+
+def test_grown_walks_walk_the_function_once(monkeypatch):
+    assert _whole_walks(monkeypatch, lambda f: GrownWalks(lambda name: True).visit(f)) == 1
+
+
+def test_class_forms_walk_the_function_once(monkeypatch):
+    # (NamedItems: one for the names taken, one for its scan; before: five)
+    assert _whole_walks(monkeypatch, lambda f: NamedItems(f, lambda call: False).visit(f)) == 2
+    assert _whole_walks(monkeypatch, lambda f: ObjectLoops(f, lambda call: False)) == 1
+
+
+def test_gradients_through_those_scans_match_finite_differences():
+    def f(x):
+        g = np.vectorize(lambda t: t * t + np.sin(t))
+        xs = [x]
+        for v in xs:
+            if len(xs) < 3:
+                xs.append(v * 1.5)
+        return np.sum(g(xs[-1])) + np.sum(xs[0] * xs[1])
+
+    x = np.linspace(0.1, 0.9, 4)
+    gx = s2sad.grad(f)(x)
+    h = 1e-6
+    fd = np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(4)])
+    np.testing.assert_allclose(gx, fd, rtol=1e-6, atol=1e-8)
