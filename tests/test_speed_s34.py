@@ -101,3 +101,46 @@ def test_gradients_through_those_scans_match_finite_differences():
     h = 1e-6
     fd = np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(4)])
     np.testing.assert_allclose(gx, fd, rtol=1e-6, atol=1e-8)
+
+
+def _runs(monkeypatch, f, *args) -> list:
+    """The writers of ``try`` blocks and strict ``zip`` that a build of ``f``'s gradient
+    runs (and the gradient at ``args``)."""
+    from s2sad.transforms.strict_zip import StrictZip
+    from s2sad.transforms.try_blocks import TryBlocks
+    ran = []
+    for cls in (TryBlocks, StrictZip):
+        def counted(self, tree, run=cls.run, name=cls.__name__):
+            ran.append(name)
+            return run(self, tree)
+        monkeypatch.setattr(cls, "run", counted)
+    return ran, s2sad.grad(f)(*args)
+
+
+def test_no_try_nor_strict_zip_no_writer_run(monkeypatch):
+    def f(x):
+        return np.sum(np.sin(x) * x)
+
+    x = np.linspace(0.1, 0.9, 3)
+    ran, g = _runs(monkeypatch, f, x)
+    assert ran == []  # (before: both ran, each on a copy of the whole function)
+    np.testing.assert_allclose(g, np.sin(x) + x * np.cos(x), rtol=1e-12)
+
+
+def test_try_and_strict_zip_still_written_and_match_finite_differences(monkeypatch):
+    def f(x, y):
+        try:
+            z = np.sqrt(x)
+        except ValueError:
+            z = x
+        s = 0.0
+        for a, b in zip(z, y, strict=True):
+            s = s + a * b
+        return s
+
+    x, y = np.linspace(0.1, 0.9, 3), np.array([1.0, 2.0, 3.0])
+    ran, g = _runs(monkeypatch, f, x, y)
+    assert sorted(ran) == ["StrictZip", "TryBlocks"]
+    h = 1e-6
+    fd = np.array([(f(x + h * e, y) - f(x - h * e, y)) / (2 * h) for e in np.eye(3)])
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
