@@ -144,3 +144,23 @@ def test_try_and_strict_zip_still_written_and_match_finite_differences(monkeypat
     h = 1e-6
     fd = np.array([(f(x + h * e, y) - f(x - h * e, y)) / (2 * h) for e in np.eye(3)])
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def test_fingerprint_sees_each_change_in_place():
+    from s2sad.pass_manager import _fingerprint
+    text = "def f(x):\n    global g\n    d = {**x, 'a': x}\n    return x + 1.0"
+    tree = gast.parse(text).body[0]
+    before = _fingerprint(tree)
+    assert _fingerprint(tree) == before
+    changes = [
+        lambda t: setattr(t.body[2].value.left, "id", "y"),  # a name's id (no list held)
+        lambda t: t.body[0].names.append("h"),  # a list of names, changed in place
+        lambda t: t.body[1].value.keys.__setitem__(0, gast.Constant("b", None)),  # **x
+        lambda t: setattr(t.body[2].value.right, "value", 2.0),  # a constant's value
+        lambda t: setattr(t.body[2], "lineno", 99),  # a position
+    ]
+    for change in changes:
+        tree = gast.parse(text).body[0]
+        before = _fingerprint(tree)
+        change(tree)
+        assert _fingerprint(tree) != before
