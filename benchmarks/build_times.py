@@ -1,13 +1,17 @@
 """s2sad's build time per workload, and where it goes pass by pass.
 
-``python -m benchmarks.build_times [--only f4,GMM] [--builds 7] [--passes] [--calls]``
+``python -m benchmarks.build_times [--only f4,GMM] [--builds 7] [--passes] [--calls]
+[--bytecodes]``
 
 A workload's build is its first call through ``s2sad.grad`` on a fresh function object,
 less the fastest of three later calls (as ``benchmarks.run`` reports it): the median and
 the fastest of ``--builds`` builds, in process time, BLAS on one thread. ``--passes``: each
 pass's own time in one build, each analysis's (``kinds*``, computed when a pass first
 needs it) and the rest. ``--calls``: the Python function calls of one build, a count that
-a busy machine does not change. ``chain_100`` is 100 straight-line statements (gen.py).
+a busy machine does not change. ``--bytecodes``: the bytecode instructions Python runs for
+one build, also the same on a busy machine, and weighted by the work in each function
+(a loop over a tree's nodes counts per node, not once). ``chain_100`` is 100 straight-line
+statements (gen.py).
 """
 
 from __future__ import annotations
@@ -74,6 +78,34 @@ def build_calls(func, args, wrt) -> int:
     return first - second
 
 
+def build_bytecodes(func, args, wrt) -> int:
+    """The bytecode instructions Python runs for one build (those of a first call less a
+    later one's), traced (``f_trace_opcodes``): run with ``PYTHONHASHSEED`` fixed for the
+    same count each time."""
+    import sys
+
+    import s2sad
+    count = [0]
+
+    def traced(frame, event, arg):
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            count[0] += 1
+        return traced
+    counts = []
+    for _ in range(2):  # (the second build: imports are done)
+        gradient = s2sad.grad(fresh_copy(func), wrt=wrt_arg(wrt))
+        for _ in range(2):
+            count[0] = 0
+            sys.settrace(traced)
+            try:
+                gradient(*args)
+            finally:
+                sys.settrace(None)
+            counts.append(count[0])
+    return counts[2] - counts[3]
+
+
 def pass_times(func, args, wrt) -> dict:
     """Seconds of each pass in one build, of each analysis (``kinds*``: computed when a
     pass first needs it), and ``(outside passes)``: the rest of it."""
@@ -134,6 +166,8 @@ def main(argv=None) -> None:
     parser.add_argument("--builds", type=int, default=7, help="builds per workload")
     parser.add_argument("--passes", action="store_true", help="each pass's time too")
     parser.add_argument("--calls", action="store_true", help="Python calls of one build")
+    parser.add_argument("--bytecodes", action="store_true",
+                        help="bytecode instructions of one build")
     options = parser.parse_args(argv)
     wanted = [w for w in options.only.split(",") if w]
     rows = [c for c in cases() if not wanted or any(w.lower() in c[0].lower() for w in wanted)]
@@ -149,6 +183,10 @@ def main(argv=None) -> None:
         print()
         for name, func, args, wrt in rows:
             print(f"{name:<26} {build_calls(func, args, wrt):>10,} calls")
+    if options.bytecodes:
+        print()
+        for name, func, args, wrt in rows:
+            print(f"{name:<26} {build_bytecodes(func, args, wrt):>12,} bytecodes")
     if options.passes:
         for name, func, args, wrt in rows:
             spent = pass_times(func, args, wrt)

@@ -155,6 +155,19 @@ def test_build_times_gives_each_pass_and_analysis_and_the_calls():
         assert part in passes, passes
 
 
+def test_build_times_counts_a_builds_bytecodes_the_same_each_time():
+    runs = [subprocess.run([sys.executable, "-m", "benchmarks.build_times", "--only", "f4",
+                            "--builds", "1", "--bytecodes"], cwd=ROOT, capture_output=True,
+                           text=True, timeout=600, env={**os.environ, "PYTHONHASHSEED": "0"})
+            for _ in range(2)]
+    counts = []
+    for done in runs:
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        line = next(x for x in done.stdout.splitlines() if x.endswith(" bytecodes"))
+        counts.append(int(line.split()[1].replace(",", "")))
+    assert counts[0] == counts[1] and counts[0] > 10_000, counts
+
+
 def test_a_full_run_also_times_the_small_sizes_side_by_side():
     from benchmarks import run
     from benchmarks.timing import QUICK

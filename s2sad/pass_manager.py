@@ -331,10 +331,16 @@ def _trees(build) -> list:
 
 def _fingerprint(tree, nodes=None) -> list:
     """Every node of ``tree`` (held, so no id is reused), in order, with its fields' values
-    and its lists as tuples: equal exactly when nothing was changed (``nodes``: its walk)."""
+    and its lists as tuples: equal exactly when nothing was changed (``nodes``: its walk).
+    A node holding no list (a name, a constant, ``a + b``: most of them) has its values
+    taken as they are, a test of their types made in C, not a look at each in Python."""
     out = []
     append, extend = out.append, out.extend
     for node in walk(tree) if nodes is None else nodes:
         append(node)
-        extend([tuple(v) if type(v) is list else v for v in node.__dict__.values()])
+        values = node.__dict__.values()
+        if list in map(type, values):
+            extend([tuple(v) if type(v) is list else v for v in values])
+        else:
+            extend(values)
     return out

@@ -275,6 +275,9 @@ def _helper_of(build: Build):
 def strict_zip(build: Build) -> bool:
     """``zip(..., strict=True)`` read to its end: a plain ``zip``, its arguments' lengths
     taken before and checked where Python raises (:mod:`.transforms.strict_zip`)."""
+    if not any(type(n) is gast.keyword and n.arg == "strict" for n in trees.start_walk(
+            build.tree)):
+        return False  # (no strict= anywhere: nothing to write, nor a copy to make for it)
     writer = StrictZip(build.namer, _helper_of(build), build.source.locals,
                        build.source.is_builtin)
     tree = writer.run(clone(build.tree))
@@ -294,6 +297,8 @@ def try_blocks(build: Build) -> bool:
         build.source.extra[alias] = value
         build.read_live[alias] = ({alias: value}, alias)
         return alias
+    if not any(type(n) is gast.Try for n in trees.start_walk(build.tree)):
+        return False  # (no try statement: nothing to write, nor a copy to make for it)
     writer = TryBlocks(build.source, _helper_of(build), value_name, build.namer)
     tree = writer.run(clone(build.tree))
     if writer.changed:

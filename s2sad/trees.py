@@ -121,14 +121,16 @@ def walk(node) -> list:
             names = _walked(cls)
         if names:
             fields = item.__dict__
-            for field, nodes_only in names:
+            for field, held in names:
                 value = fields.get(field)
+                if value is None:
+                    continue
                 if type(value) is list:
-                    if nodes_only:
+                    if held is _NODES:
                         extend(value)
                     else:
                         extend([v for v in value if isinstance(v, AST)])
-                elif isinstance(value, AST):
+                elif held is not _OTHER or isinstance(value, AST):
                     append(value)
     if kept is not None and node.__class__ is gast.FunctionDef:
         kept[id(node)] = (node, found.copy())  # (the node held: its id is not reused)
@@ -213,11 +215,21 @@ _NODES_ONLY = frozenset({"body", "orelse", "finalbody", "handlers", "targets", "
                          "keywords", "decorator_list", "values", "comparators", "ops",
                          "generators", "ifs", "items", "cases", "patterns", "posonlyargs",
                          "kwonlyargs", "defaults"})
-_WALKED: dict = {}  # node class -> ((field, whether a list there holds nodes only), ...)
+# the fields that hold one node or None, never a name or a number (``alias.name``,
+# ``AnnAssign.simple``, ``MatchSingleton.value`` do): walked without ``isinstance``
+_NODE_OR_NONE = frozenset({"annotation", "bound", "cause", "cls", "context_expr",
+                           "default_value", "elt", "exc", "format_spec", "func", "guard",
+                           "iter", "key", "kwarg", "left", "lower", "msg", "operand",
+                           "optional_vars", "pattern", "returns", "right", "slice", "step",
+                           "subject", "target", "test", "type", "upper", "value", "vararg"})
+_NODES, _NODE, _OTHER = "nodes", "node", "other"  # what a field holds (_walked)
+_WALKED: dict = {}  # node class -> ((field, _NODES, _NODE or _OTHER), ...)
 
 
 def _walked(node_class) -> tuple:
-    found = _WALKED[node_class] = tuple((f, f in _NODES_ONLY) for f in node_fields(node_class))
+    found = _WALKED[node_class] = tuple(
+        (f, _NODES if f in _NODES_ONLY else _NODE if f in _NODE_OR_NONE and
+         node_class.__name__ != "MatchSingleton" else _OTHER) for f in node_fields(node_class))
     return found
 
 

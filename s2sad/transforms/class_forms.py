@@ -313,8 +313,9 @@ class ObjectLoops:
     def __init__(self, fdef, storing):
         self.storing = storing  # a call -> does it make an object of such a class?
         self.fdef = fdef
-        self.taken = {n.id for n in trees.walk(fdef) if isinstance(n, gast.Name)}
-        late = [f for f in trees.walk(fdef) if isinstance(f, (gast.Lambda, gast.FunctionDef))
+        nodes = trees.walk(fdef)
+        self.taken = {n.id for n in nodes if isinstance(n, gast.Name)}
+        late = [f for f in nodes if isinstance(f, (gast.Lambda, gast.FunctionDef))
                 and f is not fdef]
         self.late = {n.id for f in late for n in trees.walk(f) if isinstance(n, gast.Name)}
 
@@ -517,15 +518,16 @@ class NamedItems:
 
     def visit(self, fdef):
         stores, reads = {}, {}
-        for n in trees.walk(fdef):
+        nodes = trees.walk(fdef)  # (nothing changes before _ItemsWritten: one walk)
+        for n in nodes:
             if isinstance(n, gast.Name):
                 table = reads if isinstance(n.ctx, gast.Load) else stores
                 table.setdefault(n.id, []).append(n)
-        late = {n.id for f in trees.walk(fdef) if isinstance(f, (gast.Lambda, gast.FunctionDef))
+        late = {n.id for f in nodes if isinstance(f, (gast.Lambda, gast.FunctionDef))
                 and f is not fdef for n in trees.walk(f) if isinstance(n, gast.Name)}
-        held = {id(n.value): n for n in trees.walk(fdef) if isinstance(n, gast.Subscript)}
+        held = {id(n.value): n for n in nodes if isinstance(n, gast.Subscript)}
         names = {}
-        for stmt in trees.walk(fdef):
+        for stmt in nodes:
             if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
                     isinstance(stmt.targets[0], gast.Name)):
                 continue

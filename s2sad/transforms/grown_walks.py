@@ -83,21 +83,23 @@ class GrownWalks(trees.Transformer):
     def visit_FunctionDef(self, node):
         if getattr(self, "names", None) is not None:
             return node  # (a function defined inside: walked where it is inlined)
-        self.names = {n.id for n in trees.walk(node) if isinstance(n, gast.Name)}
-        self.lists = self._lists(node)
+        nodes = trees.walk(node)  # (read by _lists too)
+        self.names = {n.id for n in nodes if isinstance(n, gast.Name)}
+        self.lists = self._lists(node, nodes)
         return self.generic_visit(node)
 
-    def _lists(self, fdef) -> set:
-        """The names every value of which is a list the function makes."""
+    def _lists(self, fdef, nodes: list) -> set:
+        """The names every value of which is a list the function makes (``nodes``: its
+        walk)."""
         params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs +
                   fdef.args.posonlyargs} | {a.id for a in (fdef.args.vararg,
                                                            fdef.args.kwarg) if a}
         stores: dict = {}
-        for n in trees.walk(fdef):
+        for n in nodes:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 stores[n.id] = stores.get(n.id, 0) + 1
         made, grown = {}, {}  # xs = [...]; xs += ys (the same list, longer)
-        for s in trees.walk(fdef):
+        for s in nodes:
             if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
                     isinstance(s.targets[0], gast.Name) and self._a_list(s.value):
                 made[s.targets[0].id] = made.get(s.targets[0].id, 0) + 1

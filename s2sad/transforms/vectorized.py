@@ -79,13 +79,14 @@ class VectorizedCalls(trees.Transformer):
     def visit_FunctionDef(self, node):
         if getattr(self, "taken", None) is not None:
             return node  # (a function defined inside: done where it is inlined)
-        self.taken = {n.id for n in trees.walk(node) if isinstance(n, gast.Name)}
+        nodes = trees.walk(node)  # (read by _held too: nothing changes before _block)
+        self.taken = {n.id for n in nodes if isinstance(n, gast.Name)}
         self.counter = 0
-        self.held = self._held(node)
+        self.held = self._held(nodes)
         self.functions = {}  # a held name -> the name its lambda is given
         node.body = self._block(node.body)
         read = {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
-                isinstance(n.ctx, gast.Load)}
+                isinstance(n.ctx, gast.Load)} if self.held else set()
         for name in set(self.held) - read:  # (every call written out: vf = np.vectorize(f)
             node.body = _without(node.body, name)  # itself is gone; else it stays, refused)
         return node
@@ -134,14 +135,15 @@ class VectorizedCalls(trees.Transformer):
             return None
         return value.args[0], (signature if signature is not None else otype), excluded
 
-    def _held(self, fdef) -> dict:
-        """``{vf: (f, otype)}`` of names given ``np.vectorize(f)`` once and only called."""
+    def _held(self, nodes: list) -> dict:
+        """``{vf: (f, otype)}`` of names given ``np.vectorize(f)`` once and only called
+        (``nodes``: the function's walk)."""
         stores: dict = {}
-        for n in trees.walk(fdef):
+        for n in nodes:
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                 stores[n.id] = stores.get(n.id, 0) + 1
         held = {}
-        for s in trees.walk(fdef):
+        for s in nodes:
             if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
                     isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1 and \
                     (made := self._made(s.value)) is not None and \
@@ -149,9 +151,11 @@ class VectorizedCalls(trees.Transformer):
                      made[0].id not in stores):  # (a name the function changes: its value
                 # when vectorize is called, not at each call)
                 held[s.targets[0].id] = (s, made)
-        called = {id(c.func) for c in trees.walk(fdef) if isinstance(c, gast.Call)}
+        if not held:
+            return {}
+        called = {id(c.func) for c in nodes if isinstance(c, gast.Call)}
         return {name: made for name, (s, made) in held.items() if all(
-            id(n) in called for n in trees.walk(fdef) if isinstance(n, gast.Name) and
+            id(n) in called for n in nodes if isinstance(n, gast.Name) and
             n.id == name and isinstance(n.ctx, gast.Load))}
 
     def _block(self, body) -> list:
