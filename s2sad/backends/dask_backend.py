@@ -236,6 +236,8 @@ class Namespace:
     def __getattr__(self, name):
         if name in _ALIGNED:
             return _ALIGNED[name]
+        if name == "linalg":
+            return _Linalg(self.module.linalg)
         found = getattr(self.module, name, _EXTRA.get(name, _MISSING))
         if found is _MISSING:
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
@@ -243,6 +245,23 @@ class Namespace:
 
     def __repr__(self) -> str:
         return f"<{self.__name__}, as s2sad's helpers read it>"
+
+
+class _Linalg:
+    """``dask.array.linalg`` as s2sad's helpers read it: with NumPy's factorizations
+    (``s2sad.runtime.dask_compat``'s ``inv``, ``solve``, ``svd``, ``cholesky``, ``qr``,
+    applied matrix by matrix) for Dask's own, whose results or chunks differ from NumPy's."""
+
+    _NUMPYS = ("inv", "solve", "svd", "cholesky", "qr")
+
+    def __init__(self, module):
+        self.module = module
+
+    def __getattr__(self, name):
+        if name in self._NUMPYS:
+            from ..runtime import dask_compat
+            return getattr(dask_compat, name)
+        return getattr(self.module, name)
 
 
 _MISSING = object()

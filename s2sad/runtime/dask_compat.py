@@ -286,9 +286,115 @@ argmax, argmin, nanargmax, nanargmin = map(_either, ("argmax", "argmin", "nanarg
 cumsum, cumprod, triu, tril = map(_either, ("cumsum", "cumprod", "triu", "tril"))
 repeat, searchsorted, digitize = map(_either, ("repeat", "searchsorted", "digitize"))
 round, around = _either("round"), _either("around")  # noqa: A001 (NumPy's name)
-inv, solve, svd, cholesky, norm, qr, lstsq = (
-    _either(name, linalg=True) for name in ("inv", "solve", "svd", "cholesky", "norm", "qr",
-                                            "lstsq"))
+norm, lstsq = (_either(name, linalg=True) for name in ("norm", "lstsq"))
+
+
+# --- NumPy's own factorizations, matrix by matrix ---------------------------------------------
+# Dask's inv, solve, cholesky, svd and qr differ from NumPy's: its cholesky gives the upper
+# factor, its svd reduced factors with other signs, and each takes square chunks, one
+# matrix, or a row or a column of chunks alone. These stand-ins apply NumPy's function to
+# each matrix (the trailing two axes made one chunk; the batch axes stay chunked): the
+# values NumPy gives, for any chunks. A matrix is one task: its whole is in memory.
+
+
+def _per_matrix(function, signature, arrays, sizes=None, **kwargs):
+    """``function(*arrays, **kwargs)`` by ``da.apply_gufunc``: NumPy's, matrix by matrix."""
+    xp = array_module(*arrays)
+    if xp is np:
+        return function(*arrays, **kwargs)
+    arrays = [xp.asarray(a) for a in arrays]
+    with np.errstate(all="ignore"):  # (the dtypes: NumPy's function on identity matrices)
+        sample = function(*[np.eye(2, dtype=a.dtype)[(slice(None),) * (a.ndim == 2) + (
+            (0,) if a.ndim == 1 else ())] if a.ndim <= 2 else
+            np.broadcast_to(np.eye(2, dtype=a.dtype), (1,) * (a.ndim - 2) + (2, 2))
+            for a in arrays], **kwargs)
+    single = not isinstance(sample, tuple)
+    dtypes = [np.asarray(sample).dtype] if single else [np.asarray(s).dtype for s in sample]
+    out = xp.apply_gufunc(lambda *blocks: function(*blocks, **kwargs), signature, *arrays,
+                          output_dtypes=dtypes[0] if single else tuple(dtypes),
+                          output_sizes=sizes or {}, allow_rechunk=True, vectorize=False)
+    return out if single else type(sample)(*out) if hasattr(sample, "_fields") else tuple(out)
+
+
+def inv(a):
+    """``np.linalg.inv``: NumPy's, matrix by matrix (Dask's takes square chunks of one
+    matrix alone).
+
+    >>> inv(np.array([[2.0, 0.0], [0.0, 4.0]]))
+    array([[0.5 , 0.  ],
+           [0.  , 0.25]])
+    """
+    return _per_matrix(np.linalg.inv, "(i,j)->(i,j)", (a,))
+
+
+def solve(a, b):
+    """``np.linalg.solve``: NumPy's, matrix by matrix; ``b`` a vector where it has one axis
+    (NumPy 2's rule), a stack of matrices otherwise.
+
+    >>> solve(np.eye(2) * 2.0, np.array([1.0, 3.0]))
+    array([0.5, 1.5])
+    """
+    xp = array_module(a, b)
+    if xp is np:
+        return np.linalg.solve(a, b)
+    vector = np.ndim(b) == 1
+    return _per_matrix(np.linalg.solve, "(i,j),(j)->(i)" if vector else "(i,j),(j,k)->(i,k)",
+                       (a, b))
+
+
+def cholesky(a, upper=False):
+    """``np.linalg.cholesky``: NumPy's, matrix by matrix: the lower factor (Dask's own gives
+    the upper one), or the upper one for ``upper=True``.
+
+    >>> cholesky(np.array([[4.0, 2.0], [2.0, 5.0]]))
+    array([[2., 0.],
+           [1., 2.]])
+    """
+    if array_module(a) is np:
+        return np.linalg.cholesky(a, upper=upper) if upper else np.linalg.cholesky(a)
+    return _per_matrix(_cholesky_upper if upper else np.linalg.cholesky, "(i,j)->(i,j)", (a,))
+
+
+def _cholesky_upper(a):
+    return np.linalg.cholesky(a, upper=True)
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """``np.linalg.svd``: NumPy's, matrix by matrix: its factors' shapes (``full_matrices``)
+    and signs (Dask's own gives reduced factors, with signs of its own).
+
+    >>> svd(np.array([[3.0, 0.0], [0.0, -2.0]]), compute_uv=False)
+    array([3., 2.])
+    """
+    if array_module(a) is np:
+        return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
+                             hermitian=hermitian)
+    m, n = a.shape[-2:]
+    options = {"full_matrices": full_matrices, "compute_uv": compute_uv,
+               "hermitian": hermitian}
+    if not compute_uv:
+        return _per_matrix(np.linalg.svd, "(i,j)->(k)", (a,), {"k": min(m, n)}, **options)
+    signature = "(i,j)->(i,i),(k),(j,j)" if full_matrices else "(i,j)->(i,k),(k),(k,j)"
+    return _per_matrix(np.linalg.svd, signature, (a,), {"k": min(m, n)}, **options)
+
+
+def qr(a, mode="reduced"):
+    """``np.linalg.qr``: NumPy's, matrix by matrix, for its modes ``reduced``, ``complete``
+    and ``r`` (Dask's own takes a row or a column of chunks alone).
+
+    >>> qr(np.array([[0.0, 2.0], [1.0, 0.0]]), mode="r").shape
+    (2, 2)
+    """
+    if array_module(a) is np:
+        return np.linalg.qr(a, mode=mode)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    signatures = {"reduced": "(i,j)->(i,k),(k,j)", "complete": "(i,j)->(i,i),(i,j)",
+                  "r": "(i,j)->(k,j)"}
+    if mode not in signatures:
+        raise ValueError(f"s2sad's Dask target computes np.linalg.qr in the modes "
+                         f"'reduced', 'complete' and 'r', not mode={mode!r}")
+    return _per_matrix(np.linalg.qr, signatures[mode], (a,), {"k": k}, mode=mode)
 
 
 def permute_dims(a, axes=None):
