@@ -45,6 +45,10 @@ _STAND_INS = {
     ("numpy", "acosh"): "acosh", ("numpy", "asinh"): "asinh", ("numpy", "atanh"): "atanh",
     ("numpy", "atan2"): "atan2", ("numpy", "pow"): "pow", ("numpy", "concat"): "concat",
     ("numpy", "permute_dims"): "permute_dims",
+    # (Dask's keeps a NumPy subclass, np.matrix, where NumPy's gives an ndarray)
+    ("numpy", "array"): "array",
+    # (Dask's takes along axis 0 where NumPy's takes of the flattened array, and no mode)
+    ("numpy", "take"): "take", ("numpy", "index_exp"): "index_exp",
     # (np.s_[i], which writes an index; a scattered sensitivity's np.add.at(s, i, g) is
     # s = add_at(s, i, g) on this target, whose arrays are not written in place)
     ("numpy", "s_"): "s_",
@@ -112,6 +116,16 @@ class DaskBackend(Backend):
     mix_hint = ("Give arrays of one kind: for Dask, convert the CuPy arrays with "
                 "cupy.asnumpy(x) (s2sad's Dask target computes NumPy chunks); for CuPy, "
                 "compute the Dask arrays (x.compute()) and move them with cupy.asarray.")
+    # the NumPy functions whose Dask twin lacks some keywords: (the keywords, the stand-in)
+    keyword_stand_ins = MappingProxyType({
+        ("numpy", "clip"): (frozenset({"min", "max"}), "clip"),
+        ("numpy", "nan_to_num"): (frozenset({"nan", "posinf", "neginf"}), "nan_to_num"),
+        ("numpy", "sum"): (frozenset({"initial"}), "sum_with_initial"),
+        **{("numpy", name): (frozenset({"correction"}), name)
+           for name in ("var", "std", "nanvar", "nanstd")},
+        **{("numpy", name): (frozenset({"dtype", "casting"}), name)
+           for name in ("concatenate", "stack")},
+    })
     joins = ("nd",)
     settles = True
 

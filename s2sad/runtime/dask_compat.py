@@ -133,6 +133,152 @@ class s_:  # noqa: N801 (NumPy's name)
         return index
 
 
+class index_exp:  # noqa: N801 (NumPy's name)
+    """``np.index_exp``: ``index_exp[i]`` is the index ``i`` as a tuple (Dask has none).
+
+    >>> index_exp[::2]
+    (slice(None, None, 2),)
+    """
+
+    def __class_getitem__(cls, index):
+        return index if isinstance(index, tuple) else (index,)
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """``np.take``: of the flattened array where ``axis`` is None (Dask's own takes along
+    axis 0 then), with NumPy's ``mode`` (``"wrap"``: modulo the length; ``"clip"``: into
+    it, a negative index to 0) and indices of any shape (Dask's takes one axis of them).
+
+    >>> take(np.arange(6.0).reshape(2, 3), [[5, -7]], mode="wrap").tolist()
+    [[5.0, 5.0]]
+    """
+    xp = array_module(a, indices)
+    if xp is np:
+        return np.take(a, indices, axis=axis, out=out, mode=mode)
+    if out is not None:
+        raise ValueError("s2sad's Dask target writes no array in place: np.take(..., out=) "
+                         "is not run on Dask; use the result (y = np.take(a, i))")
+    a = xp.asarray(a)
+    if axis is None:
+        a, axis = xp.ravel(a), 0
+    axis = axis % a.ndim
+    n = a.shape[axis]
+    index = indices if DASK.is_lazy(indices) else np.asarray(indices)
+    if mode == "wrap":
+        index = index % n
+    elif mode == "clip":
+        index = xp.clip(index, 0, n - 1) if DASK.is_lazy(index) else np.clip(index, 0, n - 1)
+    elif mode != "raise":
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    if not DASK.is_lazy(index) and index.size and \
+            bool(np.any((index < -n) | (index >= n))):
+        raise IndexError(f"index {int(index.ravel()[np.argmax((index < -n) | (index >= n))])}"
+                         f" is out of bounds for axis {axis} with size {n}")
+    shape = a.shape[:axis] + tuple(index.shape) + a.shape[axis + 1:]
+    taken = xp.take(a, index.reshape(-1) if index.ndim != 1 else index, axis=axis)
+    return taken if index.ndim == 1 else xp.reshape(taken, shape)
+
+
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A002
+    """``np.clip`` with NumPy 2's ``min=`` and ``max=`` (Dask's takes neither).
+
+    >>> clip(np.array([-1.0, 0.5, 2.0]), min=0.0, max=1.0)
+    array([0. , 0.5, 1. ])
+    """
+    if min is not None:
+        if a_min is not None:
+            raise ValueError("clip: give a_min or min, not both")
+        a_min = min
+    if max is not None:
+        if a_max is not None:
+            raise ValueError("clip: give a_max or max, not both")
+        a_max = max
+    xp = array_module(a, a_min, a_max)
+    if xp is np:
+        return np.clip(a, a_min, a_max, out=out)
+    return xp.clip(xp.asarray(a), a_min, a_max)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``np.nan_to_num`` with its ``nan``, ``posinf`` and ``neginf`` values (Dask's takes
+    none): NaN, +inf and -inf replaced, in the real and imaginary parts apart.
+
+    >>> nan_to_num(np.array([np.nan, np.inf, -1.0]), nan=2.0, posinf=5.0)
+    array([ 2.,  5., -1.])
+    """
+    xp = array_module(x, nan, posinf, neginf)
+    if xp is np:
+        return np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
+    x = xp.asarray(x)
+    if x.dtype.kind == "c":
+        return nan_to_num(x.real, nan=nan, posinf=posinf, neginf=neginf) + \
+            1j * nan_to_num(x.imag, nan=nan, posinf=posinf, neginf=neginf)
+    if x.dtype.kind != "f":
+        return x
+    big = np.finfo(x.dtype).max
+    posinf = big if posinf is None else posinf
+    neginf = -big if neginf is None else neginf
+    replaced = xp.where(xp.isnan(x), nan, xp.where(x == np.inf, posinf,
+                                                   xp.where(x == -np.inf, neginf, x)))
+    return replaced.astype(x.dtype)
+
+
+def sum_with_initial(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
+    """``np.sum`` with its ``initial`` (Dask's has none): the sum, plus ``initial`` in the
+    sum's dtype.
+
+    >>> sum_with_initial(np.ones(3), initial=2.0)
+    np.float64(5.0)
+    """
+    xp = array_module(a)
+    if xp is np:
+        return np.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                      initial=0 if initial is None else initial)
+    total = xp.sum(xp.asarray(a), axis=axis, dtype=dtype, keepdims=keepdims)
+    return total if initial is None else total + np.asarray(initial, dtype=total.dtype)
+
+
+def _corrected(name):
+    def stand_in(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+                 correction=None, **kwargs):
+        if correction is not None:
+            if ddof != 0:
+                raise ValueError("ddof and correction can't be provided simultaneously.")
+            ddof = correction
+        xp = array_module(a)
+        if xp is np:
+            return getattr(np, name)(a, axis=axis, dtype=dtype, out=out, ddof=ddof,
+                                     keepdims=keepdims, **kwargs)
+        return getattr(xp, name)(xp.asarray(a), axis=axis, dtype=dtype, ddof=ddof,
+                                 keepdims=keepdims, **kwargs)
+    stand_in.__name__ = stand_in.__qualname__ = name
+    stand_in.__doc__ = f"``np.{name}`` with NumPy 2's ``correction`` (``ddof``; Dask's has none)."
+    return stand_in
+
+
+var, std, nanvar, nanstd = map(_corrected, ("var", "std", "nanvar", "nanstd"))
+
+
+def _joined(name):
+    def stand_in(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+        xp = array_module(*arrays)
+        if xp is np:
+            return getattr(np, name)(arrays, axis=axis, out=out, dtype=dtype, casting=casting)
+        if out is not None:
+            raise ValueError(f"s2sad's Dask target writes no array in place: np.{name}(..., "
+                             "out=) is not run on Dask; use the result")
+        arrays = [xp.asarray(a) for a in arrays]
+        if dtype is not None:
+            arrays = [a.astype(dtype, casting=casting) for a in arrays]
+        return getattr(xp, name)(arrays, axis=axis)
+    stand_in.__name__ = stand_in.__qualname__ = name
+    stand_in.__doc__ = f"``np.{name}`` with its ``dtype`` and ``casting`` (Dask's has neither)."
+    return stand_in
+
+
+concatenate, stack = _joined("concatenate"), _joined("stack")
+
+
 def add_at(a, indices, b):
     """``np.add.at(a, indices, b)`` as a new array: ``a`` with ``b`` added at ``indices``,
     repeated indices adding up (Dask has no ``add.at``, and its arrays are not written in
@@ -395,6 +541,21 @@ def qr(a, mode="reduced"):
         raise ValueError(f"s2sad's Dask target computes np.linalg.qr in the modes "
                          f"'reduced', 'complete' and 'r', not mode={mode!r}")
     return _per_matrix(np.linalg.qr, signatures[mode], (a,), {"k": k}, mode=mode)
+
+
+def array(object, *args, **kwargs):  # noqa: A002 (NumPy's name)
+    """``np.array``: Dask's ``array``, of an ndarray where ``object`` is a subclass of it
+    (``np.matrix``, a masked array's data) and ``subok`` is not true: NumPy gives an
+    ndarray (Dask's own keeps the matrix, whose ``*`` and ``@`` are other products).
+
+    >>> type(array(np.matrix([[1.0, 2.0]]))._meta).__name__
+    'ndarray'
+    """
+    import dask.array as da
+    if isinstance(object, np.ndarray) and type(object) is not np.ndarray and \
+            not kwargs.get("subok", False):
+        object = np.asarray(object)
+    return da.array(object, *args, **kwargs)
 
 
 def permute_dims(a, axes=None):
