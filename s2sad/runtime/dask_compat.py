@@ -418,8 +418,9 @@ def _either(name: str, linalg: bool = False):
     arrays, Dask's on Dask arrays, the NumPy arrays among them made Dask's."""
     def stand_in(*args, **kwargs):
         xp = array_module(*args)
-        if xp is not np:
-            args = [xp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+        if xp is not np:  # (searchsorted's and digitize's values: a number too)
+            args = [xp.asarray(a) if isinstance(a, (np.ndarray, np.generic, int, float))
+                    and not isinstance(a, bool) else a for a in args]
         return getattr(xp.linalg if linalg else xp, name)(*args, **kwargs)
     stand_in.__name__ = stand_in.__qualname__ = name
     stand_in.__doc__ = (f"``np.{'linalg.' if linalg else ''}{name}``: NumPy's on NumPy "
@@ -430,7 +431,23 @@ def _either(name: str, linalg: bool = False):
 argmax, argmin, nanargmax, nanargmin = map(_either, ("argmax", "argmin", "nanargmax",
                                                      "nanargmin"))
 cumsum, cumprod, triu, tril = map(_either, ("cumsum", "cumprod", "triu", "tril"))
-repeat, searchsorted, digitize = map(_either, ("repeat", "searchsorted", "digitize"))
+repeat, digitize = map(_either, ("repeat", "digitize"))
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """``np.searchsorted``: NumPy's on NumPy arrays; Dask's on Dask arrays, a number ``v``
+    made a one-item array (Dask's writes into its 0-d result, a NumPy scalar, and fails).
+
+    >>> int(searchsorted(np.array([0.0, 1.0]), 0.5))
+    1
+    """
+    xp = array_module(a, v)
+    if xp is np:
+        return np.searchsorted(a, v, side=side, sorter=sorter)
+    a, v = xp.asarray(a), xp.asarray(v)
+    if v.ndim == 0:
+        return xp.searchsorted(a, v.reshape(1), side=side, sorter=sorter)[0]
+    return xp.searchsorted(a, v, side=side, sorter=sorter)
 round, around = _either("round"), _either("around")  # noqa: A001 (NumPy's name)
 norm, lstsq = (_either(name, linalg=True) for name in ("norm", "lstsq"))
 
