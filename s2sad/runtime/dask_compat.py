@@ -418,9 +418,8 @@ def _either(name: str, linalg: bool = False):
     arrays, Dask's on Dask arrays, the NumPy arrays among them made Dask's."""
     def stand_in(*args, **kwargs):
         xp = array_module(*args)
-        if xp is not np:  # (searchsorted's and digitize's values: a number too)
-            args = [xp.asarray(a) if isinstance(a, (np.ndarray, np.generic, int, float))
-                    and not isinstance(a, bool) else a for a in args]
+        if xp is not np:
+            args = [xp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
         return getattr(xp.linalg if linalg else xp, name)(*args, **kwargs)
     stand_in.__name__ = stand_in.__qualname__ = name
     stand_in.__doc__ = (f"``np.{'linalg.' if linalg else ''}{name}``: NumPy's on NumPy "
