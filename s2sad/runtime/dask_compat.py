@@ -564,7 +564,7 @@ def array(object, *args, **kwargs):  # noqa: A002 (NumPy's name)
     (``np.matrix``, a masked array's data) and ``subok`` is not true: NumPy gives an
     ndarray (Dask's own keeps the matrix, whose ``*`` and ``@`` are other products).
 
-    >>> type(array(np.matrix([[1.0, 2.0]]))._meta).__name__
+    >>> type(array(np.ma.masked_array([1.0, 2.0], mask=[0, 1]))._meta).__name__
     'ndarray'
     """
     import dask.array as da
