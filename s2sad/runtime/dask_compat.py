@@ -279,6 +279,38 @@ def _joined(name):
 concatenate, stack = _joined("concatenate"), _joined("stack")
 
 
+def _fft(name, kind):
+    """A stand-in for ``np.fft.<name>``: Dask's, the transformed axes made one chunk first
+    (Dask's transforms along an axis of one chunk alone). ``kind``: ``"1"`` (one
+    ``axis``, -1 by default), ``"2"`` (``axes``, the last two) or ``"n"`` (``axes``, all of
+    them, or the last ``len(s)``)."""
+    def stand_in(a, *args, **kwargs):
+        xp = array_module(a)
+        if xp is np:
+            return getattr(np.fft, name)(a, *args, **kwargs)
+        a = xp.asarray(a)
+        key = "axis" if kind == "1" else "axes"
+        axes = kwargs.get(key, args[1] if len(args) > 1 else None)
+        size = kwargs.get("n" if kind == "1" else "s", args[0] if args else None)
+        if axes is None:
+            axes = -1 if kind == "1" else (-2, -1) if kind == "2" else \
+                range(a.ndim) if size is None else range(-len(size), 0)
+        axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
+        a = a.rechunk({axis % a.ndim: -1 for axis in axes})
+        return getattr(xp.fft, name)(a, *args, **kwargs)
+    stand_in.__name__ = stand_in.__qualname__ = name
+    stand_in.__doc__ = (f"``np.fft.{name}``: Dask's, the axes it transforms made one chunk "
+                        "first (Dask's own transforms along an axis of one chunk alone).")
+    return stand_in
+
+
+FFTS = {"fft": "1", "ifft": "1", "rfft": "1", "irfft": "1", "hfft": "1", "ihfft": "1",
+        "fft2": "2", "ifft2": "2", "rfft2": "2", "irfft2": "2",
+        "fftn": "n", "ifftn": "n", "rfftn": "n", "irfftn": "n"}
+fft, ifft, rfft, irfft, hfft, ihfft, fft2, ifft2, rfft2, irfft2, fftn, ifftn, rfftn, irfftn = (
+    _fft(name, kind) for name, kind in FFTS.items())
+
+
 def add_at(a, indices, b):
     """``np.add.at(a, indices, b)`` as a new array: ``a`` with ``b`` added at ``indices``,
     repeated indices adding up (Dask has no ``add.at``, and its arrays are not written in
