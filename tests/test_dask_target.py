@@ -290,8 +290,6 @@ DASK_DIFFERENCES = {
     "trace-offset-axes": "Dask stores along one index array per assignment",
     "diag-of-matrix": "Dask stores along one index array per assignment",
     "diagonal-axes": "Dask stores along one index array per assignment",
-    "norm-3d": "dask.array.linalg.norm takes at most two axes",
-    "matrix_norm": "Dask has no SVD-based norm of a stack of matrices",
     "methods-reshape-T-dot": "Dask reshapes across some chunkings only",
     "methods-misc": "a method Dask's arrays take other arguments for",
     "methods-tolist": "a Dask array has no tolist (it is no list of numbers until computed)",

@@ -11,7 +11,9 @@ A sweep of the rule table and the operation table on Dask arrays
   flattened array) and no ``mode``; ``roll``'s adjoint rolled back by a Dask array;
   ``clip(min=)``, ``nan_to_num(nan=)``, ``sum(initial=)``, ``var(correction=)``,
   ``concatenate(dtype=)`` (``np.c_``), ``np.index_exp``, ``searchsorted`` of a number
-  (``np.interp``) and ``matrix_power(x, -1)`` raised Dask's errors.
+  (``np.interp``) and ``matrix_power(x, -1)`` raised Dask's errors; so did ``np.fft``'s
+  transforms along an axis of several chunks, ``np.linalg.norm`` of three axes or of
+  singular values, and ``astype`` given an order.
 
 Each gradient is checked against the NumPy target's and central differences, on Dask
 arrays of chunks of 2 (a matrix split across chunks) and of one chunk.
@@ -187,7 +189,24 @@ def interpolated(x):
         np.sum(x[np.searchsorted(np.array([0.0, 1.0]), 0.5)] * x)
 
 
+def spectra(x):
+    y = np.fft.rfft(x * 1.3 - 0.2)
+    z = np.fft.ifft2(x[:, :3] + 0.5j * x[:, 1:], norm="ortho")
+    return np.sum(np.abs(y) ** 2) + np.sum(np.real(z * np.conj(z))) + \
+        np.sum(np.fft.irfftn(x, axes=(0,)) ** 2)
+
+
+def norms(x):
+    return np.linalg.norm(x.reshape(2, 3, 2)) + np.linalg.norm(x, 2) + \
+        np.linalg.norm(x, "nuc") + np.sum(np.linalg.matrix_norm(x.reshape(2, 2, 3), ord="nuc"))
+
+
+def cast_in_order(x):
+    return np.sum(x.astype(np.float64, "F") * x)
+
+
 @pytest.mark.parametrize("f, args", [
+    (spectra, (M34,)), (norms, (M34,)), (cast_in_order, (V4,)),
     (inverse, (A3,)), (solved_batched, (B233,)), (solved_vector, (A3,)), (qr_parts, (A3,)),
     (qr_r, (A3,)), (power_negative, (A3,)), (rolled, (M34,)), (taken, (M34,)),
     (taken_modes, (M34,)), (clipped, (V4,)), (replaced, (V4,)), (summed_initial, (V4,)),

@@ -267,9 +267,10 @@ class Namespace:
 class _Linalg:
     """``dask.array.linalg`` as s2sad's helpers read it: with NumPy's factorizations
     (``s2sad.runtime.dask_compat``'s ``inv``, ``solve``, ``svd``, ``cholesky``, ``qr``,
-    applied matrix by matrix) for Dask's own, whose results or chunks differ from NumPy's."""
+    applied matrix by matrix, and ``norm``) for Dask's own, whose results or chunks differ
+    from NumPy's."""
 
-    _NUMPYS = ("inv", "solve", "svd", "cholesky", "qr")
+    _NUMPYS = ("inv", "solve", "svd", "cholesky", "qr", "norm")
 
     def __init__(self, module):
         self.module = module

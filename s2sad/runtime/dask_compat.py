@@ -363,9 +363,17 @@ def copy(a):
     return a.copy() if hasattr(a, "copy") else np.copy(a)
 
 
-def astype(x, dtype, *args, **kwargs):
-    """``np.astype`` and ``np.ndarray.astype``: the array's ``astype`` method."""
-    return array_module(x).asarray(x).astype(dtype, *args, **kwargs)
+def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """``np.astype`` and ``np.ndarray.astype``: the array's ``astype`` method (its
+    ``order``, a memory layout, read on NumPy arrays alone: Dask has none).
+
+    >>> astype(np.array([1.5, 2.5]), int, "F")
+    array([1, 2])
+    """
+    x = array_module(x).asarray(x)
+    if isinstance(x, np.ndarray):
+        return x.astype(dtype, order=order, casting=casting, subok=subok, copy=copy)
+    return x.astype(dtype, casting=casting, copy=copy)
 
 
 def size(a, axis=None) -> int:
@@ -480,7 +488,41 @@ def searchsorted(a, v, side="left", sorter=None):
         return xp.searchsorted(a, v.reshape(1), side=side, sorter=sorter)[0]
     return xp.searchsorted(a, v, side=side, sorter=sorter)
 round, around = _either("round"), _either("around")  # noqa: A001 (NumPy's name)
-norm, lstsq = (_either(name, linalg=True) for name in ("norm", "lstsq"))
+lstsq = _either("lstsq", linalg=True)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's name)
+    """``np.linalg.norm``: Dask's, but the 2-norm of all the items where ``axis`` and
+    ``ord`` are None (Dask's takes one or two axes alone), and the norms of singular values
+    (``ord`` 2, -2, ``"nuc"``) from :func:`svd`, matrix by matrix (Dask's wants a row or a
+    column of chunks and one matrix).
+
+    >>> float(norm(np.ones((2, 2, 2))))
+    2.8284271247461903
+    """
+    xp = array_module(x)
+    if xp is np:
+        return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    x = xp.asarray(x)
+    if axis is None:
+        if ord is None or (ord in ("fro", "f") and x.ndim == 2):
+            total = xp.sqrt(xp.sum(xp.abs(x) ** 2))
+            return xp.reshape(total, (1,) * x.ndim) if keepdims else total
+        if x.ndim > 2:
+            raise ValueError("Improper number of dimensions to norm.")
+        axis = tuple(range(x.ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if len(axes) == 2 and (ord in (2, -2, "nuc") and not isinstance(ord, bool)):
+        axes = tuple(a % x.ndim for a in axes)
+        values = svd(xp.moveaxis(x, axes, (-2, -1)), compute_uv=False)
+        found = values.max(axis=-1) if ord == 2 else values.min(axis=-1) if ord == -2 \
+            else values.sum(axis=-1)
+        for a in sorted(axes) if keepdims else ():
+            found = xp.expand_dims(found, a)
+        return found
+    import dask.array as da  # (Dask's own: xp.linalg.norm is this function)
+    return da.linalg.norm(x, ord=ord, axis=axes[0] if len(axes) == 1 else axes,
+                          keepdims=keepdims)
 
 
 # --- NumPy's own factorizations, matrix by matrix ---------------------------------------------
