@@ -13,7 +13,8 @@ A sweep of the rule table and the operation table on Dask arrays
   ``concatenate(dtype=)`` (``np.c_``), ``np.index_exp``, ``searchsorted`` of a number
   (``np.interp``) and ``matrix_power(x, -1)`` raised Dask's errors; so did ``np.fft``'s
   transforms along an axis of several chunks, ``np.linalg.norm`` of three axes or of
-  singular values, and ``astype`` given an order.
+  singular values, ``astype`` given an order, ``reshape`` in Fortran order or to ``-1``,
+  and ``repeat`` of the flattened array or by counts.
 
 Each gradient is checked against the NumPy target's and central differences, on Dask
 arrays of chunks of 2 (a matrix split across chunks) and of one chunk.
@@ -205,8 +206,17 @@ def cast_in_order(x):
     return np.sum(x.astype(np.float64, "F") * x)
 
 
+def reshaped(x):
+    return np.sum(x.reshape(4, 3).T.dot(x.reshape(-1)[:4]) ** 2) + \
+        np.sum(np.reshape(x, (2, 6), order="F") * np.arange(12.0).reshape(2, 6))
+
+
+def repeated(x):
+    return np.sum(np.repeat(x, [1, 0, 3], axis=0) ** 2) + np.sum(np.repeat(x, 2) ** 3)
+
+
 @pytest.mark.parametrize("f, args", [
-    (spectra, (M34,)), (norms, (M34,)), (cast_in_order, (V4,)),
+    (reshaped, (M34,)), (repeated, (M34[:, :3],)), (spectra, (M34,)), (norms, (M34,)), (cast_in_order, (V4,)),
     (inverse, (A3,)), (solved_batched, (B233,)), (solved_vector, (A3,)), (qr_parts, (A3,)),
     (qr_r, (A3,)), (power_negative, (A3,)), (rolled, (M34,)), (taken, (M34,)),
     (taken_modes, (M34,)), (clipped, (V4,)), (replaced, (V4,)), (summed_initial, (V4,)),

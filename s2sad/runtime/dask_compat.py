@@ -57,7 +57,7 @@ def tensordot(a, b, axes=2):
 
 def reshape(a, shape=None, order="C", **kwargs):
     """``np.reshape`` in C order (Dask's takes no ``order``; it reads its items in C order
-    alone), across chunk boundaries (the trailing axes made one chunk first, where Dask
+    alone; Fortran order is C order of the axes reversed), across chunk boundaries (the trailing axes made one chunk first, where Dask
     cannot reshape the chunks as they are; the whole array one chunk where even that fails:
     ``(6, 5)`` in row chunks of 4 to ``(3, 10)``).
 
@@ -68,11 +68,13 @@ def reshape(a, shape=None, order="C", **kwargs):
     xp = array_module(a)
     if xp is np:
         return np.reshape(a, shape, order=order)
-    if order != "C":
-        raise ValueError(f"s2sad's Dask target reshapes in C order alone, not order={order!r}: "
-                         "transpose the array first (x.T.reshape(...) for order='F' on a "
-                         "matrix), or make the gradient with target='numpy'")
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     a = xp.asarray(a)
+    if order == "F":  # (Fortran order: C order of the axes reversed)
+        return xp.transpose(reshape(xp.transpose(a), shape[::-1]))
+    if order not in ("C", "A"):  # ("A": "F" for an array in Fortran order, which no Dask
+        # array is: its chunks are NumPy's in C order)
+        raise ValueError(f"order must be one of 'C', 'F', 'A' (got {order!r})")
     try:
         return xp.reshape(a, shape)
     except NotImplementedError:  # (chunks Dask cannot reshape as they are)
@@ -470,7 +472,27 @@ def _either(name: str, linalg: bool = False):
 argmax, argmin, nanargmax, nanargmin = map(_either, ("argmax", "argmin", "nanargmax",
                                                      "nanargmin"))
 cumsum, cumprod, triu, tril = map(_either, ("cumsum", "cumprod", "triu", "tril"))
-repeat, digitize = map(_either, ("repeat", "digitize"))
+digitize = _either("digitize")
+
+
+def repeat(a, repeats, axis=None):
+    """``np.repeat``: of the flattened array where ``axis`` is None (Dask's wants an
+    axis), and counts of each item (Dask's takes one count): a ``take`` of each index
+    its count of times.
+
+    >>> repeat(np.array([1.0, 2.0, 3.0]), [1, 0, 2]).tolist()
+    [1.0, 3.0, 3.0]
+    """
+    xp = array_module(a, repeats)
+    if xp is np:
+        return np.repeat(a, repeats, axis=axis)
+    a = xp.asarray(a)
+    if axis is None:
+        a, axis = xp.ravel(a), 0
+    if DASK.is_lazy(repeats) or np.ndim(repeats) == 0:
+        return xp.repeat(a, repeats if DASK.is_lazy(repeats) else int(repeats), axis=axis)
+    picks = np.repeat(np.arange(a.shape[axis]), np.asarray(repeats))
+    return xp.take(a, picks, axis=axis)
 
 
 def searchsorted(a, v, side="left", sorter=None):
