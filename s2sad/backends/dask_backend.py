@@ -49,6 +49,8 @@ _STAND_INS = {
     ("numpy", "array"): "array",
     # (Dask's takes along axis 0 where NumPy's takes of the flattened array, and no mode)
     ("numpy", "take"): "take", ("numpy", "index_exp"): "index_exp",
+    # (Dask's read a.shape, a.ndim: a number's or a list's fail)
+    ("numpy", "shape"): "shape", ("numpy", "ndim"): "ndim",
     # (Dask's transforms along an axis of one chunk alone: the stand-ins rechunk it)
     **{("numpy.fft", name): name for name in (
         "fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn").split()},

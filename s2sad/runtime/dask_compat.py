@@ -378,6 +378,25 @@ def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True):
     return x.astype(dtype, casting=casting, copy=copy)
 
 
+def shape(a) -> tuple:
+    """``np.shape``: of a number or a list too (Dask's reads ``a.shape``); nothing is
+    computed.
+
+    >>> shape(0.5), shape([[1.0, 2.0]])
+    ((), (1, 2))
+    """
+    return np.shape(a)
+
+
+def ndim(a) -> int:
+    """``np.ndim``: of a number or a list too (Dask's reads ``a.ndim``).
+
+    >>> ndim(0.5), ndim(np.ones((2, 3)))
+    (0, 2)
+    """
+    return np.ndim(a)
+
+
 def size(a, axis=None) -> int:
     """``np.size``: the number of items (the shape is known without computing)."""
     return int(np.prod(a.shape)) if axis is None else a.shape[axis]
