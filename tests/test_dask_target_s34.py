@@ -14,7 +14,8 @@ A sweep of the rule table and the operation table on Dask arrays
   (``np.interp``) and ``matrix_power(x, -1)`` raised Dask's errors; so did ``np.fft``'s
   transforms along an axis of several chunks, ``np.linalg.norm`` of three axes or of
   singular values, ``astype`` given an order, ``reshape`` in Fortran order or to ``-1``,
-  and ``repeat`` of the flattened array or by counts.
+  ``repeat`` of the flattened array or by counts, and ``np.gradient`` with spacings
+  (``da.ndim`` of a number).
 
 Each gradient is checked against the NumPy target's and central differences, on Dask
 arrays of chunks of 2 (a matrix split across chunks) and of one chunk.
@@ -215,8 +216,13 @@ def repeated(x):
     return np.sum(np.repeat(x, [1, 0, 3], axis=0) ** 2) + np.sum(np.repeat(x, 2) ** 3)
 
 
+def spaced_gradient(x):
+    gy, gx = np.gradient(x ** 3, 0.5, 2.0, edge_order=2)
+    return np.sum(gy * x) + np.sum(gx * gx)
+
+
 @pytest.mark.parametrize("f, args", [
-    (reshaped, (M34,)), (repeated, (M34[:, :3],)), (spectra, (M34,)), (norms, (M34,)), (cast_in_order, (V4,)),
+    (spaced_gradient, (M34,)), (reshaped, (M34,)), (repeated, (M34[:, :3],)), (spectra, (M34,)), (norms, (M34,)), (cast_in_order, (V4,)),
     (inverse, (A3,)), (solved_batched, (B233,)), (solved_vector, (A3,)), (qr_parts, (A3,)),
     (qr_r, (A3,)), (power_negative, (A3,)), (rolled, (M34,)), (taken, (M34,)),
     (taken_modes, (M34,)), (clipped, (V4,)), (replaced, (V4,)), (summed_initial, (V4,)),
