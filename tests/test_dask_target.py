@@ -300,7 +300,6 @@ DASK_DIFFERENCES = {
     "sliding_window_view-axis": "Dask indexes with one index array at a time",
     "pad-modes": "an index computed on Dask is a Dask array",
     "pad-mode-through-a-helper": "an index computed on Dask is a Dask array",
-    "linspace-arrays-axis1": "dask.array.linspace takes no axis=",
     "index-int-array-argument": "the index is a Dask array (computed indices only)",
     "index-int-array-2d": "Dask indexes with one index array at a time",
     "index-mask-and-int": "Dask indexes with one index array at a time",

@@ -15,7 +15,7 @@ A sweep of the rule table and the operation table on Dask arrays
   transforms along an axis of several chunks, ``np.linalg.norm`` of three axes or of
   singular values, ``astype`` given an order, ``reshape`` in Fortran order or to ``-1``,
   ``repeat`` of the flattened array or by counts, and ``np.gradient`` with spacings
-  (``da.ndim`` of a number).
+  (``da.ndim`` of a number), and ``np.linspace`` of array ends along an axis.
 
 Each gradient is checked against the NumPy target's and central differences, on Dask
 arrays of chunks of 2 (a matrix split across chunks) and of one chunk.
@@ -221,8 +221,13 @@ def spaced_gradient(x):
     return np.sum(gy * x) + np.sum(gx * gx)
 
 
+def spaced(x):
+    return np.sum(np.linspace(x[:3], x[1:] * 2.0, 4, endpoint=False, axis=1) ** 2) + \
+        np.sum(np.linspace(x[0], x, 3, axis=-1) * x[:, None])
+
+
 @pytest.mark.parametrize("f, args", [
-    (spaced_gradient, (M34,)), (reshaped, (M34,)), (repeated, (M34[:, :3],)), (spectra, (M34,)), (norms, (M34,)), (cast_in_order, (V4,)),
+    (spaced, (V4,)), (spaced_gradient, (M34,)), (reshaped, (M34,)), (repeated, (M34[:, :3],)), (spectra, (M34,)), (norms, (M34,)), (cast_in_order, (V4,)),
     (inverse, (A3,)), (solved_batched, (B233,)), (solved_vector, (A3,)), (qr_parts, (A3,)),
     (qr_r, (A3,)), (power_negative, (A3,)), (rolled, (M34,)), (taken, (M34,)),
     (taken_modes, (M34,)), (clipped, (V4,)), (replaced, (V4,)), (summed_initial, (V4,)),

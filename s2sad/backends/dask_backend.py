@@ -126,6 +126,7 @@ class DaskBackend(Backend):
         ("numpy", "clip"): (frozenset({"min", "max"}), "clip"),
         ("numpy", "nan_to_num"): (frozenset({"nan", "posinf", "neginf"}), "nan_to_num"),
         ("numpy", "sum"): (frozenset({"initial"}), "sum_with_initial"),
+        ("numpy", "linspace"): (frozenset({"axis"}), "linspace"),
         **{("numpy", name): (frozenset({"correction"}), name)
            for name in ("var", "std", "nanvar", "nanstd")},
         **{("numpy", name): (frozenset({"dtype", "casting"}), name)

@@ -225,6 +225,31 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return replaced.astype(x.dtype)
 
 
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``np.linspace`` of array ends along ``axis`` (Dask's takes numbers and no axis):
+    ``start + i * step``, the last item ``stop`` itself where ``endpoint``.
+
+    >>> linspace(np.array([0.0, 1.0]), 2.0, 3, axis=1).tolist()
+    [[0.0, 1.0, 2.0], [1.0, 1.5, 2.0]]
+    """
+    xp = array_module(start, stop)
+    if xp is np:
+        return np.linspace(start, stop, num, endpoint=endpoint, retstep=retstep, dtype=dtype,
+                           axis=axis)
+    start, stop = xp.asarray(start) * 1.0, xp.asarray(stop) * 1.0
+    start, stop = xp.broadcast_arrays(start, stop)
+    div = num - 1 if endpoint else num
+    step = (stop - start) / div if div > 0 else (stop - start) * np.nan
+    steps = xp.reshape(xp.arange(num, dtype=step.dtype), (num,) + (1,) * step.ndim)
+    y = steps * step + start if div > 0 else steps * (stop - start) + start
+    if endpoint and num > 1:
+        y = xp.concatenate([y[:-1], stop[None]], axis=0)
+    y = xp.moveaxis(y, 0, axis)
+    if dtype is not None:
+        y = y.astype(dtype)
+    return (y, step) if retstep else y
+
+
 def sum_with_initial(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
     """``np.sum`` with its ``initial`` (Dask's has none): the sum, plus ``initial`` in the
     sum's dtype.
