@@ -293,8 +293,6 @@ DASK_DIFFERENCES = {
     "methods-misc": "a method Dask's arrays take other arguments for",
     "methods-tolist": "a Dask array has no tolist (it is no list of numbers until computed)",
     "methods-argmax": "an index computed on Dask (argmax) is a Dask array",
-    "einsum-trace": "dask.array.einsum takes no repeated index in one operand",
-    "einsum-diagonal": "dask.array.einsum takes no repeated index in one operand",
     "diff-prepend-append": "a scatter into a view (Dask has no add.at)",
     "sliding_window_view": "Dask indexes with one index array at a time",
     "sliding_window_view-axis": "Dask indexes with one index array at a time",

@@ -15,7 +15,8 @@ A sweep of the rule table and the operation table on Dask arrays
   transforms along an axis of several chunks, ``np.linalg.norm`` of three axes or of
   singular values, ``astype`` given an order, ``reshape`` in Fortran order or to ``-1``,
   ``repeat`` of the flattened array or by counts, and ``np.gradient`` with spacings
-  (``da.ndim`` of a number), and ``np.linspace`` of array ends along an axis.
+  (``da.ndim`` of a number), ``np.linspace`` of array ends along an axis, and
+  ``np.einsum`` with a label repeated in one operand (``"ii->i"``).
 
 Each gradient is checked against the NumPy target's and central differences, on Dask
 arrays of chunks of 2 (a matrix split across chunks) and of one chunk.
@@ -226,8 +227,14 @@ def spaced(x):
         np.sum(np.linspace(x[0], x, 3, axis=-1) * x[:, None])
 
 
+def traced(x):
+    y = np.einsum("ii->i", x.reshape(2, 2))
+    return np.sum(y * y) + np.einsum("ii", x.reshape(2, 2) ** 2) + \
+        np.sum(np.einsum("iji->j", np.outer(x, x)[:, :, None] * x[None, None, :]))
+
+
 @pytest.mark.parametrize("f, args", [
-    (spaced, (V4,)), (spaced_gradient, (M34,)), (reshaped, (M34,)), (repeated, (M34[:, :3],)), (spectra, (M34,)), (norms, (M34,)), (cast_in_order, (V4,)),
+    (traced, (V4,)), (spaced, (V4,)), (spaced_gradient, (M34,)), (reshaped, (M34,)), (repeated, (M34[:, :3],)), (spectra, (M34,)), (norms, (M34,)), (cast_in_order, (V4,)),
     (inverse, (A3,)), (solved_batched, (B233,)), (solved_vector, (A3,)), (qr_parts, (A3,)),
     (qr_r, (A3,)), (power_negative, (A3,)), (rolled, (M34,)), (taken, (M34,)),
     (taken_modes, (M34,)), (clipped, (V4,)), (replaced, (V4,)), (summed_initial, (V4,)),

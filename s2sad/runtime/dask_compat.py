@@ -225,6 +225,42 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return replaced.astype(x.dtype)
 
 
+def einsum(subscripts, *operands, **kwargs):
+    """``np.einsum``, a label repeated within one operand (``"ii->i"``, ``"ii"``) read as
+    that operand's diagonal first (Dask's takes no repeated label in one operand).
+
+    >>> einsum("ii->i", np.arange(4.0).reshape(2, 2))
+    array([0., 3.])
+    """
+    if array_module(*operands) is np:
+        return np.einsum(subscripts, *operands, **kwargs)
+    import dask.array as xp  # (Dask's own: s2sad's helpers' xp.einsum is this function)
+    if not isinstance(subscripts, str):
+        return xp.einsum(subscripts, *operands, **kwargs)
+    spec = subscripts.replace(" ", "")
+    inputs, arrow, output = spec.partition("->")
+    labels = inputs.split(",")
+    if not any(len(set(lab)) < len(lab) for lab in labels if "." not in lab):
+        return xp.einsum(subscripts, *operands, **kwargs)
+    if not arrow:  # (the implicit output: the labels found once, in order)
+        everything = "".join(labels).replace(".", "")
+        output = ("..." if "..." in inputs else "") + \
+            "".join(sorted(c for c in set(everything) if everything.count(c) == 1))
+    operands = [xp.asarray(o) for o in operands]
+    for k, lab in enumerate(labels):
+        if "." in lab:
+            continue
+        a = operands[k]
+        while len(set(lab)) < len(lab):
+            c = next(c for c in lab if lab.count(c) > 1)
+            first = lab.index(c)
+            second = lab.index(c, first + 1)
+            a = xp.diagonal(a, axis1=first, axis2=second)  # (its axis: the last)
+            lab = lab[:first] + lab[first + 1:second] + lab[second + 1:] + c
+        labels[k], operands[k] = lab, a
+    return xp.einsum(",".join(labels) + "->" + output, *operands, **kwargs)
+
+
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """``np.linspace`` of array ends along ``axis`` (Dask's takes numbers and no axis):
     ``start + i * step``, the last item ``stop`` itself where ``endpoint``.
