@@ -270,33 +270,22 @@ class Namespace:
 
 
 class _Linalg:
-    """``dask.array.linalg`` as s2sad's helpers read it: with NumPy's factorizations
-    (``s2sad.runtime.dask_compat``'s ``inv``, ``solve``, ``svd``, ``cholesky``, ``qr``,
-    applied matrix by matrix, and ``norm``) for Dask's own, whose results or chunks differ
-    from NumPy's."""
-
-    _NUMPYS = ("inv", "solve", "svd", "cholesky", "qr", "norm")
+    """``dask.array.linalg`` as s2sad's helpers read it: with the functions in
+    ``LINALG_ALIGNED`` for Dask's own (``s2sad.runtime.dask_compat`` puts there NumPy's
+    factorizations, applied matrix by matrix, whose Dask twins' results or chunks differ)."""
 
     def __init__(self, module):
         self.module = module
 
     def __getattr__(self, name):
-        if name in self._NUMPYS:
-            from ..runtime import dask_compat
-            return getattr(dask_compat, name)
-        return getattr(self.module, name)
+        return LINALG_ALIGNED[name] if name in LINALG_ALIGNED else getattr(self.module, name)
 
 
 _MISSING = object()
+# the functions s2sad's helpers call for Dask's own of that name: filled by
+# s2sad.runtime.dask_compat (whose stand-ins compute; this module only names them)
 _ALIGNED = {"tensordot": _tensordot}
-
-
-def _einsum(*args, **kwargs):
-    from ..runtime.dask_compat import einsum
-    return einsum(*args, **kwargs)
-
-
-_ALIGNED["einsum"] = _einsum
+LINALG_ALIGNED: dict = {}
 _EXTRA = {"iscomplexobj": lambda x: np.dtype(getattr(x, "dtype", np.result_type(x))).kind == "c",
           "finfo": np.finfo, "iinfo": np.iinfo, "split": _split, "ndarray": None,
           "size": lambda a, axis=None: int(np.prod(a.shape)) if axis is None else a.shape[axis],

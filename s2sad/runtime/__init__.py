@@ -128,3 +128,7 @@ def public_module(module: str) -> str:
 # the submodules whose names this package gathers (imported above)
 _GATHERED = ("shapes", "structures", "reductions", "products", "arrays", "elementwise",
              "matrices", "spectral")
+
+# (imported for what it registers: the Dask functions s2sad's helpers call by NumPy's
+# values, dask.array.linalg's factorizations among them; it imports no Dask)
+from . import dask_compat  # noqa: E402,F401

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import DASK, array_module
+from ..backends import dask_backend as _dask_backend
 from .shapes import _known_shape
 from .structures import as_gradient
 from . import cupy_compat
@@ -756,6 +757,11 @@ def permute_dims(a, axes=None):
 
 
 del _name, _stand_in
+
+# (s2sad's helpers, reading dask.array as xp, call these for Dask's own: NumPy's values)
+_dask_backend._ALIGNED["einsum"] = einsum
+_dask_backend.LINALG_ALIGNED.update(inv=inv, solve=solve, svd=svd, cholesky=cholesky, qr=qr,
+                                    norm=norm)
 
 # --- the gradient's kind: NumPy arguments' gradients computed, in one call ------------------
 
