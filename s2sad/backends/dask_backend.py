@@ -45,6 +45,17 @@ _STAND_INS = {
     ("numpy", "acosh"): "acosh", ("numpy", "asinh"): "asinh", ("numpy", "atanh"): "atanh",
     ("numpy", "atan2"): "atan2", ("numpy", "pow"): "pow", ("numpy", "concat"): "concat",
     ("numpy", "permute_dims"): "permute_dims",
+    # (Dask's keeps a NumPy subclass, np.matrix, where NumPy's gives an ndarray)
+    ("numpy", "array"): "array",
+    # (Dask's takes along axis 0 where NumPy's takes of the flattened array, and no mode)
+    ("numpy", "take"): "take", ("numpy", "index_exp"): "index_exp",
+    # (Dask's read a.shape, a.ndim: a number's or a list's fail)
+    ("numpy", "shape"): "shape", ("numpy", "ndim"): "ndim",
+    # (Dask's takes no label repeated within one operand: a diagonal first)
+    ("numpy", "einsum"): "einsum",
+    # (Dask's transforms along an axis of one chunk alone: the stand-ins rechunk it)
+    **{("numpy.fft", name): name for name in (
+        "fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn").split()},
     # (np.s_[i], which writes an index; a scattered sensitivity's np.add.at(s, i, g) is
     # s = add_at(s, i, g) on this target, whose arrays are not written in place)
     ("numpy", "s_"): "s_",
@@ -112,6 +123,17 @@ class DaskBackend(Backend):
     mix_hint = ("Give arrays of one kind: for Dask, convert the CuPy arrays with "
                 "cupy.asnumpy(x) (s2sad's Dask target computes NumPy chunks); for CuPy, "
                 "compute the Dask arrays (x.compute()) and move them with cupy.asarray.")
+    # the NumPy functions whose Dask twin lacks some keywords: (the keywords, the stand-in)
+    keyword_stand_ins = MappingProxyType({
+        ("numpy", "clip"): (frozenset({"min", "max"}), "clip"),
+        ("numpy", "nan_to_num"): (frozenset({"nan", "posinf", "neginf"}), "nan_to_num"),
+        ("numpy", "sum"): (frozenset({"initial"}), "sum_with_initial"),
+        ("numpy", "linspace"): (frozenset({"axis"}), "linspace"),
+        **{("numpy", name): (frozenset({"correction"}), name)
+           for name in ("var", "std", "nanvar", "nanstd")},
+        **{("numpy", name): (frozenset({"dtype", "casting"}), name)
+           for name in ("concatenate", "stack")},
+    })
     joins = ("nd",)
     settles = True
 
@@ -236,6 +258,8 @@ class Namespace:
     def __getattr__(self, name):
         if name in _ALIGNED:
             return _ALIGNED[name]
+        if name == "linalg":
+            return _Linalg(self.module.linalg)
         found = getattr(self.module, name, _EXTRA.get(name, _MISSING))
         if found is _MISSING:
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
@@ -245,8 +269,23 @@ class Namespace:
         return f"<{self.__name__}, as s2sad's helpers read it>"
 
 
+class _Linalg:
+    """``dask.array.linalg`` as s2sad's helpers read it: with the functions in
+    ``LINALG_ALIGNED`` for Dask's own (``s2sad.runtime.dask_compat`` puts there NumPy's
+    factorizations, applied matrix by matrix, whose Dask twins' results or chunks differ)."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def __getattr__(self, name):
+        return LINALG_ALIGNED[name] if name in LINALG_ALIGNED else getattr(self.module, name)
+
+
 _MISSING = object()
+# the functions s2sad's helpers call for Dask's own of that name: filled by
+# s2sad.runtime.dask_compat (whose stand-ins compute; this module only names them)
 _ALIGNED = {"tensordot": _tensordot}
+LINALG_ALIGNED: dict = {}
 _EXTRA = {"iscomplexobj": lambda x: np.dtype(getattr(x, "dtype", np.result_type(x))).kind == "c",
           "finfo": np.finfo, "iinfo": np.iinfo, "split": _split, "ndarray": None,
           "size": lambda a, axis=None: int(np.prod(a.shape)) if axis is None else a.shape[axis],

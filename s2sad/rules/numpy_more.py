@@ -75,7 +75,7 @@ def lstsq(g, ans, a, b, rcond=None):
     gx = np.reshape(as_gradient(ans[0], g[0]), np.shape(x2))
     pt_gx = np.swapaxes(p, -1, -2) @ gx
     gr = r2 * as_gradient(ans[1], g[1]) if np.size(ans[1]) else 0.0 * r2
-    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0) * \
+    full = np.where(ans[2] < min(np.shape(a)), np.nan, 1.0) * \
         pinv_cut_checked(a, rcond, None, "np.linalg.lstsq")
     s_part = (np.linalg.svd(a, full_matrices=False)[0] *
               np.expand_dims(as_gradient(ans[3], g[3]), -2)) @ \
@@ -91,7 +91,7 @@ def lstsq_tangent(g, ans, a, b, rcond=None):
     p = np.linalg.pinv(a)
     x2 = np.reshape(ans[0], (np.shape(a)[1], -1))
     r2 = np.reshape(b, (np.shape(a)[0], -1)) - a @ x2
-    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0) * \
+    full = np.where(ans[2] < min(np.shape(a)), np.nan, 1.0) * \
         pinv_cut_checked(a, rcond, None, "np.linalg.lstsq")
     dx = full * (-(p @ (g @ x2)) + p @ (p.T @ (g.T @ r2)) + g.T @ (p.T @ x2) -
                  p @ (a @ (g.T @ (p.T @ x2))))
@@ -153,7 +153,7 @@ def lstsq_complex(g, ans, a, b, rcond=None):
     gx = np.reshape(as_gradient(ans[0], g[0]), np.shape(x2))
     pt_gx = p.T @ gx
     gr = np.conj(r2) * np.real(as_gradient(ans[1], g[1])) if np.size(ans[1]) else 0.0 * r2
-    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0) * \
+    full = np.where(ans[2] < min(np.shape(a)), np.nan, 1.0) * \
         pinv_cut_checked(a, rcond, None, "np.linalg.lstsq")
     s_part = np.conj((np.linalg.svd(a, full_matrices=False)[0] *
                       np.expand_dims(np.real(as_gradient(ans[3], g[3])), -2)) @
@@ -170,7 +170,7 @@ def lstsq_complex_tangent(g, ans, a, b, rcond=None):
     gh = np.conj(g.T)
     x2 = np.reshape(ans[0], (np.shape(a)[1], -1))
     r2 = np.reshape(b, (np.shape(a)[0], -1)) - a @ x2
-    full = np.where(ans[2] < np.min(np.shape(a)), np.nan, 1.0) * \
+    full = np.where(ans[2] < min(np.shape(a)), np.nan, 1.0) * \
         pinv_cut_checked(a, rcond, None, "np.linalg.lstsq")
     dx = full * (-(p @ (g @ x2)) + p @ (ph @ (gh @ r2)) + gh @ (ph @ x2) -
                  p @ (a @ (gh @ (ph @ x2))))
@@ -200,7 +200,7 @@ deffacts(np.linalg.qr, fields=(("Q", "R"), (0, 0)))
 
 @defvjp(np.linalg.qr, shape="sequence")
 def qr(g, ans, a, mode="reduced"):
-    k = np.min(np.shape(a)[-2:])
+    k = min(np.shape(a)[-2:])
     gq = as_gradient(ans[0], g[0]) + a[..., k:] @ np.swapaxes(
         as_gradient(ans[1], g[1])[..., k:], -1, -2)
     m = as_gradient(ans[1], g[1])[..., :k] @ np.swapaxes(ans[1][..., :k], -1, -2) - \
@@ -213,7 +213,7 @@ def qr(g, ans, a, mode="reduced"):
 
 @deftangent(np.linalg.qr)
 def qr_tangent(g, ans, a, mode="reduced"):
-    k = np.min(np.shape(a)[-2:])
+    k = min(np.shape(a)[-2:])
     d = np.swapaxes(np.linalg.solve(np.swapaxes(ans[1][..., :k], -1, -2),
                                     np.swapaxes(g[..., :k], -1, -2)), -1, -2)
     c = np.swapaxes(ans[0], -1, -2) @ d
@@ -231,7 +231,7 @@ def qr_tangent(g, ans, a, mode="reduced"):
 
 @defcomplex(np.linalg.qr, shape="sequence")
 def qr_complex(g, ans, a, mode="reduced"):
-    k = np.min(np.shape(a)[-2:])
+    k = min(np.shape(a)[-2:])
     gq = as_gradient(ans[0], g[0]) + np.conj(a[..., k:] @ np.swapaxes(
         as_gradient(ans[1], g[1])[..., k:], -1, -2))
     m = as_gradient(ans[1], g[1])[..., :k] @ np.swapaxes(ans[1][..., :k], -1, -2) - \
@@ -244,7 +244,7 @@ def qr_complex(g, ans, a, mode="reduced"):
 
 @defcomplex(np.linalg.qr, tangent=True)
 def qr_complex_tangent(g, ans, a, mode="reduced"):
-    k = np.min(np.shape(a)[-2:])
+    k = min(np.shape(a)[-2:])
     d = np.swapaxes(np.linalg.solve(np.swapaxes(ans[1][..., :k], -1, -2),
                                     np.swapaxes(g[..., :k], -1, -2)), -1, -2)
     c = np.conj(np.swapaxes(ans[0], -1, -2)) @ d

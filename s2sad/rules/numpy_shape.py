@@ -20,7 +20,8 @@ import numpy as np
 
 from ..registry import defdtype, defresult, defvjp, nondifferentiable, refuse_values
 from ..runtime import (array_grad, cast_like, choose_grad, column_stack_grad, concatenate_grad,
-                       diff_grad, dstack_grad, hstack_grad, joined_dtype, pad_grad, pad_values_grad,
+                       diff_grad, dstack_grad, hstack_grad, joined_dtype, negated_shift, pad_grad,
+                       pad_values_grad,
                        repeat_grad, sort_grad, split_grad, stack_grad, take_along_axis_grad,
                        take_grad, tile_grad, transpose_grad, unbroadcast, vstack_grad)
 
@@ -134,9 +135,10 @@ def rot90(g, ans, m, k=1, axes=(0, 1)):
 
 @defvjp(np.roll, shape="other")
 def roll(g, ans, a, shift, axis=None):
-    # rolled back by -shift, for an int, a tuple or an array of shifts (np.negative of a
-    # tuple would do on NumPy only: CuPy's ufuncs take no tuple)
-    return np.roll(g, -np.asarray(shift), axis)
+    # rolled back by -shift, for an int, a tuple or an array of shifts (ints stay ints:
+    # -np.asarray(shift) is a Dask array on the Dask target, which da.roll does not take;
+    # np.negative of a tuple would do on NumPy only: CuPy's ufuncs take no tuple)
+    return np.roll(g, negated_shift(shift), axis)
 
 
 @defvjp(np.triu, shape="other")

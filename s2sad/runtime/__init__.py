@@ -88,7 +88,7 @@ from .arrays import (  # noqa: F401
     _sequence_like, _offsets, joined_grad, joined_dtype, concatenate_grad, stack_grad, _atleast,
     hstack_grad, vstack_grad, dstack_grad, column_stack_grad, split_grad, tile_grad,
     repeat_grad, _pad_widths, _pad_interior, pad_grad, pad_tangent, pad_values_grad, diff_grad,
-    take_grad, take_along_axis_grad, sort_grad, choose_grad, linspace_grad,
+    negated_shift, take_grad, take_along_axis_grad, sort_grad, choose_grad, linspace_grad,
     full_widths,
 )
 from .elementwise import (  # noqa: F401
@@ -128,3 +128,7 @@ def public_module(module: str) -> str:
 # the submodules whose names this package gathers (imported above)
 _GATHERED = ("shapes", "structures", "reductions", "products", "arrays", "elementwise",
              "matrices", "spectral")
+
+# (imported for what it registers: the Dask functions s2sad's helpers call by NumPy's
+# values, dask.array.linalg's factorizations among them; it imports no Dask)
+from . import dask_compat  # noqa: E402,F401

@@ -353,12 +353,27 @@ def diff_grad(g, x, n=1, axis=-1):
     return g
 
 
+def negated_shift(shift):
+    """``-shift``, the shift that rolls ``np.roll(a, shift, axis)`` back: a Python int for
+    an int, a tuple of ints for a tuple, NumPy's negative of an array (on any target: Dask's
+    and CuPy's ``roll`` take ints, and CuPy's ufuncs no tuple; an array's, of its module).
+
+    >>> negated_shift(2), negated_shift((1, -3)), negated_shift(np.array([1, 2]))
+    (-2, (-1, 3), array([-1, -2]))
+    """
+    if isinstance(shift, (tuple, list)):
+        return tuple(negated_shift(s) for s in shift)
+    if isinstance(shift, numbers.Integral):
+        return -int(shift)
+    return -array_module(shift).asarray(shift)
+
+
 def take_grad(g, x, indices, axis=None, mode="raise"):
     """Adjoint of ``np.take``: repeated indices accumulate."""
     xp = array_module(g, x, indices)
     x = xp.asarray(x)
     out = _zeros(x, g)
-    target = xp.reshape(out, -1) if axis is None else xp.moveaxis(out, axis, 0)
+    target = xp.reshape(out, (-1,)) if axis is None else xp.moveaxis(out, axis, 0)
     n = target.shape[0]
     index = xp.asarray(indices)
     if mode == "wrap":
@@ -369,8 +384,11 @@ def take_grad(g, x, indices, axis=None, mode="raise"):
     if axis is not None:
         axis = axis % x.ndim
         g = xp.moveaxis(g, list(range(axis, axis + index.ndim)), list(range(index.ndim)))
-    xp.add.at(target, index, g)
-    return out
+    if getattr(xp.add, "at", None) is not None:
+        xp.add.at(target, index, g)  # (written in place: target is a view of out)
+        return out
+    target = _scatter(xp, target, index, g)  # (Dask: a new array, shaped back)
+    return xp.reshape(target, x.shape) if axis is None else xp.moveaxis(target, 0, axis)
 
 
 def take_along_axis_grad(g, x, indices, axis=-1):
