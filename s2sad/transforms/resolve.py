@@ -266,6 +266,12 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                     func.value.id in local_names and \
                     not any(hasattr(kind, func.attr) for kind in _DIFFERENTIATED):
+                held = _user_class_with(func.attr, source)
+                if held is not None:  # ((a + b).norm(), a and b of the user's class)
+                    return Op("unknown", receiver + list(value.args) +
+                              list(keywords.values()), name=name,
+                              message=_not_followed("method", func.attr, held)[0],
+                              hint=_not_followed("method", func.attr, held)[1])
                 return Op("unknown", receiver + list(value.args) + list(keywords.values()),
                           name=name, message=(  # (y.tranpose())
                     f"{{operand}} has no method {func.attr!r}: no value s2sad "
@@ -335,6 +341,11 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             static_value(value, source, local_names)
             return Op("constant", [])
         except KeyError:
+            held = _user_class_with(value.attr, source)
+            if held is not None:  # ((a + b).v, a and b of the user's class)
+                return Op("unknown", [value.value], name=f".{value.attr}",
+                          message=_not_followed("attribute", value.attr, held)[0],
+                          hint=_not_followed("attribute", value.attr, held)[1])
             if not any(hasattr(kind, value.attr) for kind in _DIFFERENTIATED):
                 return Op("unknown", [value.value], name=f".{value.attr}", message=(
                     f"{{operand}} has no attribute {value.attr!r}: no value s2sad "
@@ -345,6 +356,50 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                     "object is an argument or a module's.")
             return Op("unknown", [value.value], name=f".{value.attr}")
     return Op("nondiff", [value])
+
+
+def _not_followed(what: str, attr: str, held: str) -> tuple[str, str]:
+    """The message and hint refusing ``.attr`` on a value s2sad does not know, which may
+    be an object of the user's class ``held`` (one that has ``attr``)."""
+    shown = f"{attr}()" if what == "method" else attr
+    return (f"{{operand}} has the {what} {attr!r} only as an object of your class {held}, "
+            f"which s2sad does not follow here: one returned by an operator or a method "
+            f"((a + b).{shown})"), (
+        "s2sad follows an object of your class where it is an argument, a module's object, "
+        f"or made in the function by calling its class. Make it so (c = {held}(...)), or "
+        f"compute with the attributes themselves (a.x + b.x).")
+
+
+def _user_class_with(attr: str, source: FunctionSource) -> str | None:
+    """The name of a class of the user's module (the function's globals) whose objects
+    have ``attr``: a class attribute or method, or one a method sets on ``self``.
+
+    >>> import types
+    >>> class Vector:
+    ...     def norm(self):
+    ...         return 0.0
+    >>> source = types.SimpleNamespace(globals={"Vector": Vector}, func=lambda: None)
+    >>> _user_class_with("norm", source), _user_class_with("w", source)
+    ('Vector', None)
+    """
+    import inspect
+    import textwrap
+    module = getattr(source.func, "__module__", None)
+    for name, cls in list(source.globals.items()):
+        if not isinstance(cls, type) or cls.__module__ != module:
+            continue
+        if attr in getattr(cls, "__dict__", {}) or any(attr in vars(base) for base in
+                                                       cls.__mro__[1:-1]):
+            return name
+        try:
+            tree = gast.parse(textwrap.dedent(inspect.getsource(cls)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        if any(isinstance(node, gast.Attribute) and node.attr == attr and
+               isinstance(node.ctx, gast.Store) and isinstance(node.value, gast.Name) and
+               node.value.id == "self" for node in gast.walk(tree)):
+            return name
+    return None
 
 
 def _foreign_operand(operands, source, local_names) -> str | None:

@@ -1,0 +1,244 @@
+"""Session 34: small bugs and misleading messages session 33 left. Gradients are checked
+against central differences in float64; a refusal against the located format (the user's
+file and line, the source line, a caret, what to do)."""
+
+import inspect
+import traceback
+
+import numpy as np
+import pytest
+
+import s2sad
+from tests.test_higher_order import central_differences
+
+X3 = np.array([0.3, 1.2, 0.7])
+
+
+def _check(f, x):
+    np.testing.assert_allclose(s2sad.grad(f)(x), central_differences(f, [x], 0), rtol=1e-6,
+                               atol=1e-8)
+
+
+def _line_of(f, text: str) -> int:
+    """The line of ``f``'s source file that holds ``text``."""
+    lines, start = inspect.getsourcelines(f)
+    return start + next(i for i, line in enumerate(lines) if text in line)
+
+
+def _located(error, f, text: str) -> str:
+    """``str(error)``, checked to name ``f``'s file, the line holding ``text``, that line
+    and a caret under it."""
+    shown = str(error)
+    line = _line_of(f, text)
+    assert f'File "{__file__}", line {line}' in shown, shown
+    lines = shown.splitlines()
+    at = next(i for i, said in enumerate(lines) if said.strip() == text)
+    assert lines[at + 1].strip() == "^", shown
+    return shown
+
+
+# --- 1. an attribute of an operator's result between objects of the user's class ---------
+
+class Vector:
+    def __init__(self, v):
+        self.v = v
+
+    def __add__(self, other):
+        return Vector(self.v + other.v)
+
+    def norm2(self):
+        return np.sum(self.v ** 2)
+
+
+def attribute_of_a_sum(x):
+    a = Vector(x)
+    b = Vector(x * 2.0)
+    return np.sum((a + b).v ** 2)
+
+
+def method_of_a_sum(x):
+    a = Vector(x)
+    b = Vector(x * 2.0)
+    return (a + b).norm2()
+
+
+def attribute_of_a_named_sum(x):
+    a = Vector(x)
+    b = Vector(x * 2.0)
+    c = a + b
+    return np.sum(c.v ** 2)
+
+
+def attribute_built_by_the_class(x):
+    a = Vector(x)
+    b = Vector(x * 2.0)
+    c = Vector(a.v + b.v)
+    return np.sum(c.v ** 2)
+
+
+@pytest.mark.parametrize("f, text", [
+    (attribute_of_a_sum, "return np.sum((a + b).v ** 2)"),
+    (method_of_a_sum, "return (a + b).norm2()"),
+    (attribute_of_a_named_sum, "return np.sum(c.v ** 2)")])
+def test_an_attribute_of_an_operators_object_is_refused_truly(f, text):
+    np.testing.assert_allclose(f(X3), 9.0 * np.sum(X3 ** 2))  # (Python has the attribute)
+    with pytest.raises(s2sad.DifferentiationError) as caught:
+        s2sad.grad(f)(X3)
+    shown = _located(caught.value, f, text)
+    assert "AttributeError" not in shown
+    assert "your class Vector" in shown and "returned by an operator or a method" in shown
+    assert "c = Vector(...)" in caught.value.hint
+
+
+def test_the_object_built_by_its_class_differentiates():
+    _check(attribute_built_by_the_class, X3)
+
+
+def misspelt_attribute(x):
+    y = np.sin(x)
+    return np.sum(y.vv)
+
+
+def test_an_attribute_no_class_has_still_says_python_raises():
+    with pytest.raises(s2sad.DifferentiationError) as caught:
+        s2sad.grad(misspelt_attribute)(X3)
+    assert "AttributeError" in _located(caught.value, misspelt_attribute,
+                                        "return np.sum(y.vv)")
+
+
+# --- 2. a helper that appends to a list of the function's and returns nothing --------------
+
+def helper_without_return(x):
+    out = []
+
+    def push(v):
+        out.append(v * 2.0)
+    push(x[0])
+    push(x[1] * x[2])
+    return sum(out) * x[0]
+
+
+def helper_with_a_bare_return(x):
+    out = []
+
+    def push(v):
+        if v is None:
+            return
+        out.append(np.sin(v))
+        return
+    push(x[0])
+    push(x[2])
+    return sum(out)
+
+
+@pytest.mark.parametrize("f", [helper_without_return, helper_with_a_bare_return])
+def test_a_helper_appending_to_the_functions_list_returns_none(f):
+    _check(f, X3)
+
+
+module_list = []
+
+
+def push_to_module(v):
+    module_list.append(v * 2.0)
+
+
+def appends_to_a_module_list(x):
+    push_to_module(x[0])
+    return sum(module_list)
+
+
+def test_a_helper_appending_to_a_module_list_is_refused_for_what_it_is():
+    with pytest.raises(s2sad.DifferentiationError) as caught:
+        s2sad.grad(appends_to_a_module_list)(X3)
+    module_list.clear()
+    shown = str(caught.value)
+    assert "module's or a closure's" in shown and "return" not in caught.value.message
+    assert "module_list.append(v * 2.0)" in shown
+
+
+def no_return_at_all(x):
+    def scale(v):
+        return v * 2.0
+    scale(x)
+
+
+def test_a_function_without_return_beside_a_helper_that_returns_is_refused():
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as caught:
+        s2sad.grad(no_return_at_all)(X3)
+    assert "without `return`" in str(caught.value)
+
+
+# --- 3. a join of a Python int and a Python float: Python's number, which raises -----------
+
+def join_in_a_branch(x):
+    if x[0] > 0:
+        z = 0
+    else:
+        z = 2.5
+    y = float(x[1]) / z
+    return y
+
+
+def join_in_an_expression(x):
+    c = x[0] > 0
+    z = 1 if c else 2.0
+    y = float(x[1]) / (z - 1)
+    return y
+
+
+@pytest.mark.parametrize("f, text", [(join_in_a_branch, "y = float(x[1]) / z"),
+                                     (join_in_an_expression, "y = float(x[1]) / (z - 1)")])
+def test_a_join_of_an_int_and_a_float_divides_as_python(f, text):
+    with pytest.raises(ZeroDivisionError) as python:
+        f(X3)
+    with pytest.raises(ZeroDivisionError) as caught:
+        s2sad.grad(f)(X3)
+    assert str(caught.value) == str(python.value)
+    assert any(f"line {_line_of(f, text)}:" in note for note in caught.value.__notes__)
+    generated = [frame for frame in traceback.extract_tb(caught.value.__traceback__)
+                 if frame.filename.startswith("<s2sad")][-1]
+    assert not generated.line.lstrip().startswith("s_")  # (the forward sweep: no reverse work)
+    _check(f, -X3)  # (the other branch: by 2.5 or 2.0 - 1)
+
+
+# --- 4. vjp: a cotangent of another shape than the value is refused at the call ------------
+
+def sines(x):
+    return np.sin(x) * x
+
+
+def pair(x):
+    return np.sin(x), np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("f, cotangent, said", [
+    (sines, 1.0, "the cotangent has shape (); the value has shape (3,)"),
+    (sines, np.ones((1, 3)), "the cotangent has shape (1, 3); the value has shape (3,)"),
+    (sines, np.ones(2), "the cotangent has shape (2,); the value has shape (3,)"),
+    (pair, (1.0, 1.0), "the cotangent[0] has shape (); the value[0] has shape (3,)"),
+    (pair, (np.ones(3),), "the cotangent has 1 item; the value has 2"),
+    (pair, np.ones(3), "the cotangent is a ndarray; the value is a tuple of 2")])
+def test_a_cotangent_shaped_unlike_the_value_is_refused(f, cotangent, said):
+    value, pullback = s2sad.vjp(f)(X3)
+    with pytest.raises(ValueError) as caught:
+        pullback(cotangent)
+    assert said in str(caught.value) and "shaped like the value" in str(caught.value)
+    assert traceback.extract_tb(caught.value.__traceback__)[-1].filename == __file__
+
+
+def test_a_cotangent_shaped_like_the_value_pulls_back():
+    value, pullback = s2sad.vjp(sines)(X3)
+    u = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(pullback(u), central_differences(sines, [X3], 0) @ u,
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(pullback(list(u)), pullback(u))
+    value, pullback = s2sad.vjp(pair)(X3)
+    expected = central_differences(lambda x: np.sin(x) @ u + 3.0 * np.sum(x ** 2), [X3], 0)
+    np.testing.assert_allclose(pullback((u, 3.0)), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_the_functions_argument_given_to_vjp_itself_is_refused():
+    with pytest.raises(TypeError) as caught:
+        s2sad.vjp(sines, X3)
+    assert "s2sad.vjp(f)(x), not s2sad.vjp(f, x)" in str(caught.value)
