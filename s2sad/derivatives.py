@@ -963,18 +963,15 @@ def _check_wrt(wrt) -> None:
     >>> _check_wrt([1.0, 2.0])
     Traceback (most recent call last):
     ...
-    TypeError: wrt names the arguments to differentiate: an index or a name, or a tuple of them; got a list holding a float. The function's arguments go to the derivative s2sad returns: s2sad.vjp(f)(x), not s2sad.vjp(f, x)
+    TypeError: wrt must be argument indices or names, got 1.0. The function's arguments go to the derivative s2sad returns: s2sad.vjp(f)(x), not s2sad.vjp(f, x)
     """
-    import numbers
-    parts = wrt if isinstance(wrt, (list, tuple)) else (wrt,)
-    wrong = [p for p in parts if not isinstance(p, (numbers.Integral, str))]
-    if wrong:
-        what = type(wrt).__name__ + (f" holding a {type(wrong[0]).__name__}"
-                                     if isinstance(wrt, (list, tuple)) else "")
-        raise TypeError(
-            "wrt names the arguments to differentiate: an index or a name, or a tuple of "
-            f"them; got a {what}. The function's arguments go to the derivative s2sad "
-            "returns: s2sad.vjp(f)(x), not s2sad.vjp(f, x)")
+    for item in wrt if isinstance(wrt, (list, tuple)) else (wrt,):
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            shown = repr(item) if len(repr(item)) < 40 else f"a {type(item).__name__}"
+            raise TypeError(
+                f"wrt must be argument indices or names, got {shown}. The function's "
+                "arguments go to the derivative s2sad returns: s2sad.vjp(f)(x), not "
+                "s2sad.vjp(f, x)")
 
 
 def _make(func, wrt, optimize, annotate, with_value, target="auto", debug_nans=False,

@@ -266,7 +266,7 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                     func.value.id in local_names and \
                     not any(hasattr(kind, func.attr) for kind in _DIFFERENTIATED):
-                held = _user_class_with(func.attr, source)
+                held = _user_class_with(func.attr, source, func.value)
                 if held is not None:  # ((a + b).norm(), a and b of the user's class)
                     return Op("unknown", receiver + list(value.args) +
                               list(keywords.values()), name=name,
@@ -341,7 +341,7 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             static_value(value, source, local_names)
             return Op("constant", [])
         except KeyError:
-            held = _user_class_with(value.attr, source)
+            held = _user_class_with(value.attr, source, value.value)
             if held is not None:  # ((a + b).v, a and b of the user's class)
                 return Op("unknown", [value.value], name=f".{value.attr}",
                           message=_not_followed("attribute", value.attr, held)[0],
@@ -370,9 +370,11 @@ def _not_followed(what: str, attr: str, held: str) -> tuple[str, str]:
         f"compute with the attributes themselves (a.x + b.x).")
 
 
-def _user_class_with(attr: str, source: FunctionSource) -> str | None:
+def _user_class_with(attr: str, source: FunctionSource, receiver=None) -> str | None:
     """The name of a class of the user's module (the function's globals) whose objects
-    have ``attr``: a class attribute or method, or one a method sets on ``self``.
+    have ``attr``: a class attribute or method, or one a method sets on ``self``. None
+    where ``receiver`` is a parameter of the function (its kind is the argument's), and
+    for a namedtuple (a tuple, read by position where it is one).
 
     >>> import types
     >>> class Vector:
@@ -384,9 +386,13 @@ def _user_class_with(attr: str, source: FunctionSource) -> str | None:
     """
     import inspect
     import textwrap
+    tree = getattr(source, "tree", None)
+    if isinstance(receiver, gast.Name) and tree is not None and receiver.id in {
+            a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}:
+        return None
     module = getattr(source.func, "__module__", None)
     for name, cls in list(source.globals.items()):
-        if not isinstance(cls, type) or cls.__module__ != module:
+        if not isinstance(cls, type) or cls.__module__ != module or issubclass(cls, tuple):
             continue
         if attr in getattr(cls, "__dict__", {}) or any(attr in vars(base) for base in
                                                        cls.__mro__[1:-1]):
