@@ -242,3 +242,49 @@ def test_the_functions_argument_given_to_vjp_itself_is_refused():
     with pytest.raises(TypeError) as caught:
         s2sad.vjp(sines, X3)
     assert "s2sad.vjp(f)(x), not s2sad.vjp(f, x)" in str(caught.value)
+
+
+def joined_to_a_half(x):
+    z = 1 if x[0] > 0 else 2.0
+    t = (z - 3) * float(x[1])
+    return t ** 0.5
+
+
+def test_a_join_of_an_int_and_a_float_to_a_half_is_checked_as_pythons():
+    x = np.array([0.5, 2.0])
+    assert isinstance(joined_to_a_half(x), complex)  # (Python makes it complex)
+    with pytest.raises(s2sad.DifferentiationError) as caught:
+        s2sad.grad(joined_to_a_half)(x)
+    _located(caught.value, joined_to_a_half, "return t ** 0.5")
+    assert caught.value.hint
+    _check(joined_to_a_half, np.array([0.5, -2.0]))
+
+
+# --- 3. x[0] / float(...) with an array x: NumPy's quotient (inf), which does not raise ------
+
+def numpy_by_a_python_zero(x):
+    y = x[0] / float(x[1] - 1.2)
+    return y
+
+
+def numpy_by_a_python_zero_scaled(x):
+    y = x[0] / float(x[1] - 1.2)
+    return y * 3.0
+
+
+@pytest.mark.parametrize("f, scale", [(numpy_by_a_python_zero, 1.0),
+                                      (numpy_by_a_python_zero_scaled, 3.0)])
+def test_a_numpy_number_by_a_python_zero_is_numpys_quotient_in_the_gradient(f, scale):
+    x = np.array([0.3, 1.2, 0.7])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert f(x) == np.inf  # (NumPy's: no ZeroDivisionError)
+        gradient = s2sad.grad(f)(x)
+    np.testing.assert_array_equal(gradient, [np.inf, -np.inf, 0.0])
+    with pytest.warns(RuntimeWarning, match="divide by zero"):  # (as the user's line warns)
+        s2sad.grad(f)(x)
+    _check(f, np.array([0.3, 1.7, 0.7]))
+    assert "np.true_divide" not in s2sad.grad(_python_quotient).source_for(2.0, 3.0)
+
+
+def _python_quotient(a, b):
+    return a / b
