@@ -3,6 +3,7 @@ against central differences in float64; a refusal against the located format (th
 file and line, the source line, a caret, what to do)."""
 
 import inspect
+import re
 import traceback
 
 import numpy as np
@@ -288,3 +289,24 @@ def test_a_numpy_number_by_a_python_zero_is_numpys_quotient_in_the_gradient(f, s
 
 def _python_quotient(a, b):
     return a / b
+
+
+# --- 6. messages name the user's code, not s2sad's names ------------------------------------
+
+import operator  # noqa: E402
+
+
+def sorted_by_a_method_caller(x):
+    y = x * 1.0
+    z = sorted([y, y * 2.0], key=operator.methodcaller("sum"))
+    return np.sum(z[0])
+
+
+def test_a_computed_sort_key_is_refused_in_the_users_names():
+    with pytest.raises(s2sad.NoDerivativeError) as caught:
+        s2sad.grad(sorted_by_a_method_caller)(X3)
+    shown = _located(caught.value, sorted_by_a_method_caller,
+                     'z = sorted([y, y * 2.0], key=operator.methodcaller("sum"))')
+    assert "_item" not in shown and "this function" not in shown
+    assert not re.search(r"\bt_\d", shown)
+    assert "a function computed on this line" in shown and "y.copy()" in caught.value.hint
