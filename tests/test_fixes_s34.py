@@ -310,3 +310,46 @@ def test_a_computed_sort_key_is_refused_in_the_users_names():
     assert "_item" not in shown and "this function" not in shown
     assert not re.search(r"\bt_\d", shown)
     assert "a function computed on this line" in shown and "y.copy()" in caught.value.hint
+
+
+# --- 5. an error as the gradient runs names the user's line, also for a value moved --------
+
+def mismatched_halves(a):
+    return a[:3] + a[:2]
+
+
+def calls_mismatched_halves(x):
+    y = mismatched_halves(x * 2.0)
+    return np.sum(y)
+
+
+def mismatched_here(x):
+    y = x[:3] + x[:2]
+    return np.sum(y)
+
+
+def _note(error) -> str:
+    notes = [n for n in getattr(error, "__notes__", ()) if n.startswith("s2sad: in ")]
+    assert len(notes) == 1, getattr(error, "__notes__", None)
+    return notes[0]
+
+
+@pytest.mark.skipif(not hasattr(BaseException, "add_note"), reason="3.11+ prints notes")
+def test_a_shape_mismatch_names_the_users_line_and_its_source():
+    with pytest.raises(ValueError, match="broadcast") as caught:
+        s2sad.grad(mismatched_here)(X3)
+    note = _note(caught.value)
+    assert f"{__file__}, line {_line_of(mismatched_here, 'y = x[:3]')}:" in note
+    assert note.endswith("    y = x[:3] + x[:2]")
+    assert traceback.format_exception(caught.value)[-1].endswith("y = x[:3] + x[:2]\n")
+
+
+@pytest.mark.skipif(not hasattr(BaseException, "add_note"), reason="3.11+ prints notes")
+def test_a_mismatch_in_a_value_moved_into_another_line_names_its_own_line():
+    with pytest.raises(ValueError, match="broadcast") as caught:
+        s2sad.grad(calls_mismatched_halves)(X3)
+    note = _note(caught.value)  # (the helper's line, then the call: not `return np.sum(y)`)
+    assert f"{__file__}, line {_line_of(mismatched_halves, 'return a[:3]')}, in " \
+        f"mismatched_halves:\n    return a[:3] + a[:2]" in note, note
+    assert f"called from {__file__}, line {_line_of(calls_mismatched_halves, 'y = ')}" in note
+    assert "return np.sum(y)" not in note
