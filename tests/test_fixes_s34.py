@@ -225,7 +225,9 @@ def test_a_cotangent_shaped_unlike_the_value_is_refused(f, cotangent, said):
     with pytest.raises(ValueError) as caught:
         pullback(cotangent)
     assert said in str(caught.value) and "shaped like the value" in str(caught.value)
-    assert traceback.extract_tb(caught.value.__traceback__)[-1].filename == __file__
+    files = [frame.filename for frame in traceback.extract_tb(caught.value.__traceback__)]
+    assert __file__ in files and not any(f.endswith("derivatives.py") for f in files)
+    # (at the user's call: Python 3.10 also keeps the frame of s2sad's that caught it)
 
 
 def test_a_cotangent_shaped_like_the_value_pulls_back():
