@@ -686,6 +686,14 @@ class JVPFunction(GradientFunction):
         @boundary
         def pushforward(*tangents):  # (the call ran the function's state changes: not again)
             from .runtime.structures import repeating
+            for name, t in zip(self._wrt_names, tangents):  # (a number for an array: as
+                value = args[self._params.index(name)]  # JAX, refused, not broadcast)
+                wrong = _cotangent_mismatch(value, t) if isinstance(t, (int, float)) and \
+                    getattr(value, "ndim", 0) else None
+                if wrong is not None:
+                    raise ValueError(f"{pushforward.__name__}: the tangent for {name!r}"
+                                     f"{wrong.replace('the value', repr(name))}; pass a "
+                                     "tangent shaped like it")
             with repeating():
                 return self._both(args, tangents)[1]
         pushforward.__name__ = f"pushforward_{getattr(self.func, '__name__', 'f')}"

@@ -355,3 +355,13 @@ def test_a_mismatch_in_a_value_moved_into_another_line_names_its_own_line():
         f"mismatched_halves:\n    return a[:3] + a[:2]" in note, note
     assert f"called from {__file__}, line {_line_of(calls_mismatched_halves, 'y = ')}" in note
     assert "return np.sum(y)" not in note
+
+
+def test_jvp_refuses_a_number_as_the_tangent_of_an_array():
+    value, push = s2sad.jvp(sines)(X3)
+    with pytest.raises(ValueError, match=r"the tangent for 'x' has shape \(\); 'x' has shape "
+                                         r"\(3,\)"):
+        push(1.0)
+    u = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(push(u), u @ central_differences(sines, [X3], 0), rtol=1e-6,
+                               atol=1e-8)
