@@ -95,6 +95,28 @@ def test_the_object_built_by_its_class_differentiates():
     _check(attribute_built_by_the_class, X3)
 
 
+def attribute_of_a_sum_of_arguments(a, b):
+    c = a + b
+    return np.sum(c.v ** 2)
+
+
+def rebuilt_from_arguments(a, b):
+    c = Vector(a.v + b.v)
+    return np.sum(c.v ** 2)
+
+
+def test_an_attribute_of_a_sum_of_argument_objects_is_refused_truly():
+    a, b = Vector(X3), Vector(2.0 * X3)
+    with pytest.raises(s2sad.DifferentiationError) as caught:
+        s2sad.grad(attribute_of_a_sum_of_arguments)(a, b)
+    shown = _located(caught.value, attribute_of_a_sum_of_arguments, "return np.sum(c.v ** 2)")
+    assert "your class Vector" in shown and "no derivative rule" not in shown
+    # (what the hint says to do instead differentiates, against central differences)
+    gradient = s2sad.grad(rebuilt_from_arguments)(a, b)
+    expected = central_differences(lambda x: rebuilt_from_arguments(Vector(x), b), [X3], 0)
+    np.testing.assert_allclose(gradient.v, expected, rtol=1e-6, atol=1e-8)
+
+
 def misspelt_attribute(x):
     y = np.sin(x)
     return np.sum(y.vv)

@@ -66,6 +66,8 @@ def missing_attribute(op: Op, kinds: dict) -> bool:
     ``x.tranpose()``) the one to give, the value it is read from (its first operand) known
     by ``kinds`` to be one of those?"""
     receiver = op.operands[0] if op.operands else None
+    if op.held:  # (whatever kind s2sad took it for: c = a + b of objects of the user's)
+        return bool(op.message) and isinstance(receiver, gast.Name)
     return bool(op.message) and isinstance(receiver, gast.Name) and getattr(
         kinds.get(receiver.id), "tag", "any") in ("scalar", "array", "numeric", "list",
                                                   "tuple", "dict")
@@ -159,6 +161,7 @@ class Op:
     fields: tuple = ()  # a namedtuple built (P(w, b), "build"): its fields
     message: str = ""  # an "unknown" one's error, {operand} the value, where not "no rule"
     hint: str = ""  # the advice that goes with ``message``
+    held: bool = False  # ``message`` says the value may be an object of the user's class
 
 
 def operand_text(name: str, namer, stmt=None) -> str:
@@ -271,7 +274,7 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                     return Op("unknown", receiver + list(value.args) +
                               list(keywords.values()), name=name,
                               message=_not_followed("method", func.attr, held)[0],
-                              hint=_not_followed("method", func.attr, held)[1])
+                              hint=_not_followed("method", func.attr, held)[1], held=True)
                 return Op("unknown", receiver + list(value.args) + list(keywords.values()),
                           name=name, message=(  # (y.tranpose())
                     f"{{operand}} has no method {func.attr!r}: no value s2sad "
@@ -345,7 +348,7 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             if held is not None:  # ((a + b).v, a and b of the user's class)
                 return Op("unknown", [value.value], name=f".{value.attr}",
                           message=_not_followed("attribute", value.attr, held)[0],
-                          hint=_not_followed("attribute", value.attr, held)[1])
+                          hint=_not_followed("attribute", value.attr, held)[1], held=True)
             if not any(hasattr(kind, value.attr) for kind in _DIFFERENTIATED):
                 return Op("unknown", [value.value], name=f".{value.attr}", message=(
                     f"{{operand}} has no attribute {value.attr!r}: no value s2sad "
