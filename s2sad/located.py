@@ -182,6 +182,12 @@ def note_user_line(exc: BaseException, compiled, who: str) -> None:
     generated = _generated_line(exc, compiled)
     if generated is None or not compiled.user_lines or compiled.output_at is None:
         return
+    kernel = getattr(compiled, "kernel", None)
+    if kernel is not None:  # (numba's: its module's statements are not the generated ones)
+        note = _kernel_note(kernel, generated, compiled.output_at[0], who)
+        if note is not None and note not in getattr(exc, "__notes__", ()):
+            _add_note(exc, note)
+        return
     line = _moved_line(exc, compiled, generated) or \
         user_line(compiled.text, compiled.name, compiled.user_lines, generated)
     if line is None:
@@ -201,7 +207,38 @@ def note_user_line(exc: BaseException, compiled, who: str) -> None:
                f"{filename}, line {line}" + (f":\n    {text}" if text else "")
     if note in getattr(exc, "__notes__", ()):
         return
+    _add_note(exc, note)
+
+
+def _add_note(exc: BaseException, note: str) -> None:
     if hasattr(exc, "add_note"):
         exc.add_note(note)
     else:  # Python 3.10: kept where a caller may read it
         exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
+
+
+def _kernel_note(kernel, generated: int, filename: str, who: str) -> str | None:
+    """The note for an error raised by the numba kernel ``kernel`` (its module's line
+    ``generated``): the user's line of the kernel statement at that line, where numba's
+    traceback has one; else the lines the whole kernel computes (numba names none).
+
+    >>> from types import SimpleNamespace
+    >>> kernel = SimpleNamespace(name="kernel_f", lines=[(8, 8, 3), (9, 9, None), (10, 11, 5)])
+    >>> print(_kernel_note(kernel, 20, "m.py", "grad_f"))
+    s2sad: in grad_f, the error comes from its numba kernel kernel_f, which computes lines 3 to 5 of m.py; the same call with target='numpy' names the line
+    >>> print(_kernel_note(kernel, 10, "m.py", "grad_f"))
+    s2sad: in grad_f, line 10 of the numba kernel kernel_f comes from m.py, line 5
+    """
+    def first(line):  # (inlined code: the differentiated function's own line)
+        return line[0][1] if isinstance(line, tuple) else line
+    inner = [first(u) for start, end, u in kernel.lines if start <= generated <= end and u]
+    if inner:
+        text = linecache.getline(filename, inner[-1]).strip()
+        return f"s2sad: in {who}, line {generated} of the numba kernel {kernel.name} comes " \
+               f"from {filename}, line {inner[-1]}" + (f":\n    {text}" if text else "")
+    lines = [first(u) for _, _, u in kernel.lines if u]
+    if not lines:
+        return None
+    return f"s2sad: in {who}, the error comes from its numba kernel {kernel.name}, which " \
+           f"computes lines {min(lines)} to {max(lines)} of {filename}; the same call with " \
+           "target='numpy' names the line"

@@ -387,3 +387,26 @@ def test_jvp_refuses_a_number_as_the_tangent_of_an_array():
     u = np.array([0.5, -1.0, 2.0])
     np.testing.assert_allclose(push(u), u @ central_differences(sines, [X3], 0), rtol=1e-6,
                                atol=1e-8)
+
+
+def mismatched_in_a_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(x[: 3 - i] * x[:2])
+    return s
+
+
+@pytest.mark.skipif(not hasattr(BaseException, "add_note"), reason="3.11+ prints notes")
+def test_an_error_in_a_numba_kernel_names_the_lines_it_computes_not_one_at_random():
+    pytest.importorskip("numba")
+    with pytest.raises(ValueError) as caught:
+        s2sad.grad(mismatched_in_a_loop, target="numba")(X3)
+    note = _note(caught.value)
+    first = _line_of(mismatched_in_a_loop, "s = 0.0")
+    assert "numba kernel" in note and f"of {__file__}" in note and \
+        "target='numpy' names the line" in note, note
+    lines = [int(n) for n in re.findall(r"lines (\d+) to (\d+)", note)[0]]
+    assert first <= lines[0] <= lines[1] <= first + 3, note
+    with pytest.raises(ValueError) as caught:  # (and NumPy's names it)
+        s2sad.grad(mismatched_in_a_loop)(X3)
+    assert f"line {_line_of(mismatched_in_a_loop, 's = s + np.sum')}:" in _note(caught.value)
