@@ -62,18 +62,18 @@ def statement_lines(function: gast.FunctionDef) -> tuple:
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
 
 
-def moved_lines(function: gast.FunctionDef) -> tuple:
+def moved_lines(function: gast.FunctionDef, unparse=gast.unparse) -> tuple:
     """For each statement of the generated ``function`` (as :func:`statement_lines`), the
     values a pass moved into it from a statement of another user's line (``moved_from``:
     forward substitution), as ``(text, line)``: the line is the one an error in that value
-    comes from. ``()`` where none moved.
+    comes from. ``()`` where none moved. ``unparse``: the text a node is written as (the
+    generated code's own, :func:`s2sad.codegen.unparse`).
 
     >>> tree = gast.parse("def g(x):\\n    y = np.sum(x[:3] + x[:2])").body[0]
     >>> tree.body[0].value.args[0].moved_from = 4
     >>> moved_lines(tree)
     ((('x[:3] + x[:2]', 4),),)
     """
-    from .codegen import unparse
     out = []
     for stmt in _statements(function.body, _is_comment):
         found, todo = [], [value for field, value in gast.iter_fields(stmt)

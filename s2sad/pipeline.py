@@ -1084,7 +1084,7 @@ def _compiled(build: Build, stages: Stages, module_numbers: dict) -> Compiled:
     return Compiled(text, filename, adjoint.name, dict(imports.live), build.cells, stages.texts,
                     output_at=output_at, numbers=frozenset(module_numbers) & set(imports.live),
                     needs_nestable_build=build.needs_nestable_build,
-                    user_lines=statement_lines(adjoint), moved=moved_lines(adjoint))
+                    user_lines=statement_lines(adjoint), moved=moved_lines(adjoint, unparse))
 
 
 def _fresh_call(imports):

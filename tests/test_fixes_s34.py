@@ -87,7 +87,7 @@ def test_an_attribute_of_an_operators_object_is_refused_truly(f, text):
         s2sad.grad(f)(X3)
     shown = _located(caught.value, f, text)
     assert "AttributeError" not in shown
-    assert "your class Vector" in shown and "returned by an operator or a method" in shown
+    assert "your class Vector" in shown and "an operator or a method returns" in shown
     assert "c = Vector(...)" in caught.value.hint
 
 

@@ -283,8 +283,9 @@ class RuleInliner(trees.Copier):
     def _numpy_quotient(self, node) -> bool:
         """Is ``node`` the ``g / y`` of ``x / y``'s adjoint, where ``x`` is NumPy's (a
         NumPy number or array: the quotient NumPy's, inf at ``y`` 0) but ``g`` and ``y``
-        may both be Python's numbers? Python's ``g / y`` would raise where the user's
-        line did not; ``np.true_divide(g, y)`` is NumPy's quotient, as the line's."""
+        may both be Python's floats? Python's ``g / y`` would raise where the user's line
+        did not; ``np.true_divide(g, y)`` is NumPy's quotient, as the line's. (A Python
+        int ``y``, a size, is left as written: ``1.0 / n`` reads better.)"""
         if not (isinstance(node.op, gast.Div) and isinstance(node.left, gast.Name) and
                 isinstance(node.right, gast.Name) and
                 self.rule.func in (np.true_divide, np.divide) and
@@ -293,10 +294,10 @@ class RuleInliner(trees.Copier):
             return False
         x, y, g = (self.mapping.get(p) for p in ("x", "y", "g"))
 
-        def python(arg) -> bool:  # (a Python number, by the kinds)
+        def python(arg) -> bool:  # (a Python float, by the kinds; not an int, a size or
             kind = self.reverse.kind(arg.id) if isinstance(arg, gast.Name) else None
             return kind is not None and kind.tag == "scalar" and \
-                kind.py in ("float", "int", "number")
+                kind.py in ("float", "number")  # a count, as in np.sum(e) / Y.shape[0])
 
         def numpy(arg) -> bool:  # (a NumPy number or array, by the kinds)
             kind = self.reverse.kind(arg.id) if isinstance(arg, gast.Name) else None

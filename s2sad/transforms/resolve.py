@@ -161,7 +161,9 @@ class Op:
     fields: tuple = ()  # a namedtuple built (P(w, b), "build"): its fields
     message: str = ""  # an "unknown" one's error, {operand} the value, where not "no rule"
     hint: str = ""  # the advice that goes with ``message``
-    held: bool = False  # ``message`` says the value may be an object of the user's class
+    held: bool = False  # ``message`` says the value may be an object of the user's class:
+    # given whatever kind it was taken for (an attribute; a method's other refusal, where it
+    # is not known to be an array, a number..., says more)
 
 
 def operand_text(name: str, namer, stmt=None) -> str:
@@ -274,7 +276,7 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                     return Op("unknown", receiver + list(value.args) +
                               list(keywords.values()), name=name,
                               message=_not_followed("method", func.attr, held)[0],
-                              hint=_not_followed("method", func.attr, held)[1], held=True)
+                              hint=_not_followed("method", func.attr, held)[1])
                 return Op("unknown", receiver + list(value.args) + list(keywords.values()),
                           name=name, message=(  # (y.tranpose())
                     f"{{operand}} has no method {func.attr!r}: no value s2sad "
@@ -365,9 +367,9 @@ def _not_followed(what: str, attr: str, held: str) -> tuple[str, str]:
     """The message and hint refusing ``.attr`` on a value s2sad does not know, which may
     be an object of the user's class ``held`` (one that has ``attr``)."""
     shown = f"{attr}()" if what == "method" else attr
-    return (f"{{operand}} has the {what} {attr!r} only as an object of your class {held}, "
-            f"which s2sad does not follow here: one returned by an operator or a method "
-            f"((a + b).{shown})"), (
+    return (f"{{operand}} has no {what} {attr!r} that s2sad can follow: it may be an object "
+            f"of your class {held}, which s2sad does not follow here (one that an operator or "
+            f"a method returns, as in (a + b).{shown})"), (
         "s2sad follows an object of your class where it is an argument, a module's object, "
         f"or made in the function by calling its class. Make it so (c = {held}(...)), or "
         f"compute with the attributes themselves (a.x + b.x).")
