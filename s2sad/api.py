@@ -243,8 +243,10 @@ def vjp(func: Callable, wrt: int | str | Sequence[int | str] = 0, *, optimize: b
         A callable with the parameters of ``func`` returning ``(value, pullback)``:
         ``pullback(cotangent)``, the cotangent shaped like the value, returns
         ``cotangent · d value / d argument`` shaped like the argument (a tuple of them
-        when ``wrt`` is a tuple). Its generated source (``.source``) is the adjoint,
-        with the output's sensitivity as its last parameter ``seed``.
+        when ``wrt`` is a tuple). A cotangent of another shape or structure than the
+        value is refused with a ``ValueError`` (a number is not broadcast, as in JAX).
+        Its generated source (``.source``) is the adjoint, with the output's sensitivity
+        as its last parameter ``seed``.
 
     Example:
         >>> import numpy as np, s2sad

@@ -580,6 +580,12 @@ class VJPFunction(GradientFunction):
         def pullback(cotangent):  # (the call ran the function's state changes: not again)
             from .runtime.higher import snapshot
             from .runtime.structures import repeating
+            wrong = _cotangent_mismatch(value, cotangent)
+            if wrong is not None:  # (JAX refuses it too: a number is not broadcast)
+                raise ValueError(
+                    f"{pullback.__name__}: the cotangent{wrong}; pass a cotangent shaped "
+                    "like the value the function returned (np.full(value.shape, c) for "
+                    "a constant c)")
             with repeating():
                 return self._call(self._runnable(self._variant(args), args), args,
                                   snapshot(cotangent))
@@ -588,6 +594,61 @@ class VJPFunction(GradientFunction):
 
     def __repr__(self) -> str:
         return f"<s2sad vjp {self.__name__} wrt {', '.join(self._wrt_names)}>"
+
+
+def _cotangent_mismatch(value, cotangent, at: str = "") -> str | None:
+    """How ``cotangent`` differs in shape or structure from the function's ``value``
+    (``at``: the place in it, ``[0]``), or None where it does not. A part of a structure
+    given as None, or a value that is not a number, an array or a structure of them, is
+    not checked.
+
+    >>> import numpy as np
+    >>> _cotangent_mismatch(np.zeros(3), 1.0)
+    ' has shape (); the value has shape (3,)'
+    >>> _cotangent_mismatch((np.zeros(2), 2.0), (np.ones(2), np.ones(1)))
+    '[1] has shape (1,); the value[1] has shape ()'
+    >>> _cotangent_mismatch((1.0, 2.0), (1.0,))
+    ' has 1 item; the value has 2'
+    >>> _cotangent_mismatch(np.zeros((2, 2)), [[1.0, 0.0], [0.0, 1.0]]) is None
+    True
+    """
+    import numbers
+    if cotangent is None:
+        return None
+    if type(value) in (tuple, list) or (isinstance(value, tuple) and
+                                         hasattr(value, "_fields")):
+        if not isinstance(cotangent, (tuple, list)):
+            return f"{at} is a {type(cotangent).__name__}; the value{at} is a " \
+                   f"{type(value).__name__} of {len(value)}"
+        if len(cotangent) != len(value):
+            return f"{at} has {len(cotangent)} item{'s' if len(cotangent) != 1 else ''}; " \
+                   f"the value{at} has {len(value)}"
+        for i, (v, c) in enumerate(zip(value, cotangent, strict=True)):
+            found = _cotangent_mismatch(v, c, f"{at}[{i}]")
+            if found is not None:
+                return found
+        return None
+    if type(value) is dict:
+        if not isinstance(cotangent, dict) or set(cotangent) != set(value):
+            return f"{at} has other keys than the value{at}'s ({', '.join(map(repr, value))})"
+        for key in value:
+            found = _cotangent_mismatch(value[key], cotangent[key], f"{at}[{key!r}]")
+            if found is not None:
+                return found
+        return None
+    shape = getattr(value, "shape", None)
+    if shape is None and isinstance(value, numbers.Number):
+        shape = ()
+    if shape is None or not all(isinstance(n, numbers.Integral) for n in shape):
+        return None  # (not an array, or a lazy one whose shape is not known yet)
+    given = getattr(cotangent, "shape", None)
+    if given is None and isinstance(cotangent, (numbers.Number, list)):
+        import numpy as np
+        given = np.shape(cotangent)
+    if given is None or not all(isinstance(n, numbers.Integral) for n in given) or \
+            tuple(given) == tuple(shape):
+        return None
+    return f"{at} has shape {tuple(given)}; the value{at} has shape {tuple(shape)}"
 
 
 class RuntimeVJPFunction(VJPFunction):
@@ -625,6 +686,14 @@ class JVPFunction(GradientFunction):
         @boundary
         def pushforward(*tangents):  # (the call ran the function's state changes: not again)
             from .runtime.structures import repeating
+            for name, t in zip(self._wrt_names, tangents):  # (a number for an array: as
+                value = args[self._params.index(name)]  # JAX, refused, not broadcast)
+                wrong = _cotangent_mismatch(value, t) if isinstance(t, (int, float)) and \
+                    getattr(value, "ndim", 0) else None
+                if wrong is not None:
+                    raise ValueError(f"{pushforward.__name__}: the tangent for {name!r}"
+                                     f"{wrong.replace('the value', repr(name))}; pass a "
+                                     "tangent shaped like it")
             with repeating():
                 return self._both(args, tangents)[1]
         pushforward.__name__ = f"pushforward_{getattr(self.func, '__name__', 'f')}"
@@ -894,9 +963,29 @@ def _show(desc) -> str:
     return "a container with integers"
 
 
+def _check_wrt(wrt) -> None:
+    """Refuse a ``wrt`` that is not an argument's index or name, nor a tuple of them
+    (``s2sad.vjp(f, x)``: the argument given to the maker, not to what it makes).
+
+    >>> _check_wrt((0, "y"))
+    >>> _check_wrt([1.0, 2.0])
+    Traceback (most recent call last):
+    ...
+    TypeError: wrt must be argument indices or names, got 1.0. The function's arguments go to the derivative s2sad returns: s2sad.vjp(f)(x), not s2sad.vjp(f, x)
+    """
+    for item in wrt if isinstance(wrt, (list, tuple)) else (wrt,):
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            shown = repr(item) if len(repr(item)) < 40 else f"a {type(item).__name__}"
+            raise TypeError(
+                f"wrt must be argument indices or names, got {shown}. The function's "
+                "arguments go to the derivative s2sad returns: s2sad.vjp(f)(x), not "
+                "s2sad.vjp(f, x)")
+
+
 def _make(func, wrt, optimize, annotate, with_value, target="auto", debug_nans=False,
           has_aux=False, cls=None):
     cls = cls or GradientFunction
+    _check_wrt(wrt)
     options = (cls, tuple(wrt) if isinstance(wrt, (list, tuple)) else wrt, bool(optimize),
                bool(annotate), with_value, check_target(target), bool(debug_nans),
                bool(has_aux))

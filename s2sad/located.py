@@ -59,12 +59,40 @@ def statement_lines(function: gast.FunctionDef) -> tuple:
                  for stmt in _statements(function.body, _is_comment))
 
 
-def user_line(text: str, name: str, lines: tuple, generated: int,
-              following: bool = False) -> int | None:
-    """The user's line of the statement at line ``generated`` of ``text`` (the generated
-    module; ``name`` its function; ``lines`` from :func:`statement_lines`). ``following``:
-    for a statement of none (a sensitivity's zeros, made before the adjoint that first
-    adds to it), the line of the next statement that has one."""
+_BLOCKS = ("body", "orelse", "finalbody", "handlers")
+
+
+def moved_lines(function: gast.FunctionDef, unparse=gast.unparse) -> tuple:
+    """For each statement of the generated ``function`` (as :func:`statement_lines`), the
+    values a pass moved into it from a statement of another user's line (``moved_from``:
+    forward substitution), as ``(text, line)``: the line is the one an error in that value
+    comes from. ``()`` where none moved. ``unparse``: the text a node is written as (the
+    generated code's own, :func:`s2sad.codegen.unparse`).
+
+    >>> tree = gast.parse("def g(x):\\n    y = np.sum(x[:3] + x[:2])").body[0]
+    >>> tree.body[0].value.args[0].moved_from = 4
+    >>> moved_lines(tree)
+    ((('x[:3] + x[:2]', 4),),)
+    """
+    out = []
+    for stmt in _statements(function.body, _is_comment):
+        found, todo = [], [value for field, value in gast.iter_fields(stmt)
+                           if field not in _BLOCKS]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, list):
+                todo.extend(node)
+            elif isinstance(node, gast.AST):
+                if "moved_from" in node.__dict__:
+                    found.append((unparse(node).strip(), node.moved_from))
+                todo.extend(value for _, value in gast.iter_fields(node))
+        out.append(tuple(found))
+    return tuple(out)
+
+
+def _statement_index(text: str, name: str, generated: int) -> int | None:
+    """The index (in :func:`_statements`'s order) of the statement at line ``generated``
+    of ``text``, the generated module whose function is ``name``; the innermost."""
     try:
         module = ast.parse(text)
     except SyntaxError:
@@ -77,6 +105,50 @@ def user_line(text: str, name: str, lines: tuple, generated: int,
     for index, stmt in enumerate(_statements(function.body)):
         if stmt.lineno <= generated <= (stmt.end_lineno or stmt.lineno):
             found = index  # (the innermost: statements inside come after their block's)
+    return found
+
+
+def _failing_text(exc: BaseException, filename: str) -> str | None:
+    """The text of the expression of the generated file ``filename`` that raised ``exc``
+    (Python 3.11+ knows each instruction's columns), where it is on one line."""
+    tb, last = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            last = tb
+        tb = tb.tb_next
+    positions = getattr(last.tb_frame.f_code, "co_positions", None) if last else None
+    if positions is None or last.tb_lasti < 0:
+        return None
+    try:
+        line, end, col, end_col = list(positions())[last.tb_lasti // 2]
+    except (IndexError, ValueError):
+        return None
+    if line is None or line != end or col is None or end_col is None:
+        return None
+    return linecache.getline(filename, line)[col:end_col].strip() or None
+
+
+def _moved_line(exc: BaseException, compiled, generated: int):
+    """The user's line of the value moved into the failing statement (:func:`moved_lines`)
+    whose text holds the expression that raised, the smallest; None where there is none."""
+    moved = getattr(compiled, "moved", ())
+    if not moved:
+        return None
+    index = _statement_index(compiled.text, compiled.name, generated)
+    failing = _failing_text(exc, compiled.filename)
+    if index is None or index >= len(moved) or failing is None:
+        return None
+    holding = [(len(text), line) for text, line in moved[index] if failing in text]
+    return min(holding, key=lambda pair: pair[0])[1] if holding else None
+
+
+def user_line(text: str, name: str, lines: tuple, generated: int,
+              following: bool = False) -> int | None:
+    """The user's line of the statement at line ``generated`` of ``text`` (the generated
+    module; ``name`` its function; ``lines`` from :func:`statement_lines`). ``following``:
+    for a statement of none (a sensitivity's zeros, made before the adjoint that first
+    adds to it), the line of the next statement that has one."""
+    found = _statement_index(text, name, generated)
     if found is None or found >= len(lines):
         return None
     if following:
@@ -110,7 +182,14 @@ def note_user_line(exc: BaseException, compiled, who: str) -> None:
     generated = _generated_line(exc, compiled)
     if generated is None or not compiled.user_lines or compiled.output_at is None:
         return
-    line = user_line(compiled.text, compiled.name, compiled.user_lines, generated)
+    kernel = getattr(compiled, "kernel", None)
+    if kernel is not None:  # (numba's: its module's statements are not the generated ones)
+        note = _kernel_note(kernel, generated, compiled.output_at[0], who)
+        if note is not None and note not in getattr(exc, "__notes__", ()):
+            _add_note(exc, note)
+        return
+    line = _moved_line(exc, compiled, generated) or \
+        user_line(compiled.text, compiled.name, compiled.user_lines, generated)
     if line is None:
         return
     if isinstance(line, tuple):  # inlined: the line it comes from, then the calls to it
@@ -128,7 +207,38 @@ def note_user_line(exc: BaseException, compiled, who: str) -> None:
                f"{filename}, line {line}" + (f":\n    {text}" if text else "")
     if note in getattr(exc, "__notes__", ()):
         return
+    _add_note(exc, note)
+
+
+def _add_note(exc: BaseException, note: str) -> None:
     if hasattr(exc, "add_note"):
         exc.add_note(note)
     else:  # Python 3.10: kept where a caller may read it
         exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
+
+
+def _kernel_note(kernel, generated: int, filename: str, who: str) -> str | None:
+    """The note for an error raised by the numba kernel ``kernel`` (its module's line
+    ``generated``): the user's line of the kernel statement at that line, where numba's
+    traceback has one; else the lines the whole kernel computes (numba names none).
+
+    >>> from types import SimpleNamespace
+    >>> kernel = SimpleNamespace(name="kernel_f", lines=[(8, 8, 3), (9, 9, None), (10, 11, 5)])
+    >>> print(_kernel_note(kernel, 20, "m.py", "grad_f"))
+    s2sad: in grad_f, the error comes from its numba kernel kernel_f, which computes lines 3 to 5 of m.py; the same call with target='numpy' names the line
+    >>> print(_kernel_note(kernel, 10, "m.py", "grad_f"))
+    s2sad: in grad_f, line 10 of the numba kernel kernel_f comes from m.py, line 5
+    """
+    def first(line):  # (inlined code: the differentiated function's own line)
+        return line[0][1] if isinstance(line, tuple) else line
+    inner = [first(u) for start, end, u in kernel.lines if start <= generated <= end and u]
+    if inner:
+        text = linecache.getline(filename, inner[-1]).strip()
+        return f"s2sad: in {who}, line {generated} of the numba kernel {kernel.name} comes " \
+               f"from {filename}, line {inner[-1]}" + (f":\n    {text}" if text else "")
+    lines = [first(u) for _, _, u in kernel.lines if u]
+    if not lines:
+        return None
+    return f"s2sad: in {who}, the error comes from its numba kernel {kernel.name}, which " \
+           f"computes lines {min(lines)} to {max(lines)} of {filename}; the same call with " \
+           "target='numpy' names the line"

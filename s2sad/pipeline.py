@@ -28,7 +28,7 @@ from .options import Options
 from .pass_manager import (ALL, Condition, FixedPoint, PassManager, Stages, Step, analysis,
                            check, rewritten, transform)
 from .errors import DifferentiationError
-from .located import statement_lines
+from .located import moved_lines, statement_lines
 from .runtime import cast_like, check_number, check_real_power, unchanged_call
 from .runtime.budget import check_stack, checked_passes
 from .runtime.dask_compat import fused
@@ -110,6 +110,8 @@ class Compiled:
     reads: tuple = ()
     # the user's line of each generated statement (s2sad.located), for errors at run time
     user_lines: tuple = ()
+    # per statement, the values moved into it from another user's line: (text, that line)
+    moved: tuple = ()
     # for a derivative of a derivative: the inner one's variant it differentiated (built
     # again when the inner one is: a helper of the function defined again)
     built_from: object = None
@@ -1087,7 +1089,7 @@ def _compiled(build: Build, stages: Stages, module_numbers: dict) -> Compiled:
     return Compiled(text, filename, adjoint.name, dict(imports.live), build.cells, stages.texts,
                     output_at=output_at, numbers=frozenset(module_numbers) & set(imports.live),
                     needs_nestable_build=build.needs_nestable_build,
-                    user_lines=statement_lines(adjoint))
+                    user_lines=statement_lines(adjoint), moved=moved_lines(adjoint, unparse))
 
 
 def _fresh_call(imports):

@@ -13,6 +13,7 @@ may-alias analysis: it over-approximates, so it never misses an alias.
 from __future__ import annotations
 
 import copy
+import re
 
 import gast
 import numpy as np
@@ -794,14 +795,19 @@ class Aliasing:
         if isinstance(call.func, gast.Name) and call.func.id in self.node:
             held = call.func.id  # (fill = z.fill; fill(1.0): the method holds z)
             shown = self.namer.users.get(held, held)
+            said = f"{shown}(...), which calls a value held by a variable that reaches a " \
+                f"value the gradient follows (a bound method: `{shown} = z.fill`)"
+            if held in self.namer.temporaries:  # (key=operator.methodcaller("sum"): no
+                said = ("a function computed on this line (operator.methodcaller(...), "  # name)
+                        "a bound method) is called, and it reaches a value the gradient "
+                        "follows")
             self.root.unknown_calls.append((
                 {held} | {n for n, o in self.node.items() if o & self.node[held]},
                 self.with_calls(self.source.error(
-                    NoDerivativeError, f"{shown}(...), which calls a value held by a "
-                    "variable that reaches a value the gradient follows (a bound method: "
-                    f"`{shown} = z.fill`); s2sad does not know whether it changes that value "
-                    "in place", call, "Call the method on the value itself "
-                    "(`z.fill(v)` is refused or followed where s2sad knows what it does).")))
+                    NoDerivativeError, f"{said}; s2sad does not know whether it changes that "
+                    "value in place", call, "Call the method on the value itself "
+                    "(`z.fill(v)` is refused or followed where s2sad knows what it does), or "
+                    "pass a function s2sad knows (key=np.sum, a def of yours).")))
                 )
         if not given:
             return
@@ -810,6 +816,9 @@ class Aliasing:
         root = call.func
         while isinstance(root, gast.Attribute):
             root = root.value
+        if isinstance(root, gast.Name) and root.id in self.namer.users and \
+                dotted.startswith(root.id + "."):  # (n_1.upper: the user's n.upper)
+            dotted = self.namer.users[root.id] + dotted[len(root.id):]
         if isinstance(call.func, gast.Attribute) and isinstance(root, gast.Name) and \
                 root.id in self.namer.temporaries:  # (random.Random(0).shuffle: a value made
             dotted = f".{call.func.attr}"          # on the line, not the user's name)
@@ -818,25 +827,39 @@ class Aliasing:
                                   if other & self.node[arg.id]}
             shown = self.namer.users.get(arg.id, arg.id)
             what = repr(shown)
-            if arg.id in self.namer.temporaries:  # ([z]: a display holding z)
+            if arg.id in self.namer.temporaries or not self._on_line(shown, call):
+                # ([z]: a display holding z; sorted's key called on each item, `_item`)
                 held = sorted(self.namer.users.get(n, n) for n in reached
-                              if n in self.current.values())
+                              if n in self.current.values() and
+                              self._on_line(self.namer.users.get(n, n), call))
                 shown = held[0] if held else "x"
                 what = "a value computed on this line" + (f" that holds {shown!r}"
                                                          if held else "")
+            computed = dotted == "this function"  # (key=operator.methodcaller("sum"))
+            called = "a function computed on this line" if computed else f"{dotted}(...)"
+            copied = f"{shown}.copy()" if computed else f"{dotted}({shown}.copy(), ...)"
             self.root.unknown_calls.append((reached, self.with_calls(self.source.error(
                 NoDerivativeError,
-                f"{dotted}(...) is given {what}, which the gradient follows; s2sad has no "
-                f"rule for {dotted} and does not know whether it changes its arguments in "
-                "place or returns one of them" if not lazy else
-                f"{dotted}(...) is given {what}, which the gradient follows, and a function "
+                f"{called} is given {what}, which the gradient follows; s2sad has no "
+                f"rule for {'it' if computed else dotted} and does not know whether it "
+                "changes its arguments in place or returns one of them" if not lazy else
+                f"{called} is given {what}, which the gradient follows, and a function "
                 f"it calls on the items that s2sad has no rule for: it may change an item "
                 "in place", call,
-                f"Give it a copy ({dotted}({shown}.copy(), ...)) if its result needs no "
+                f"Give it a copy ({copied}) if its result needs no "
                 "gradient, compute the value with NumPy functions s2sad knows, or register a rule for it with @s2sad.defvjp "
                 "(a function with a rule is taken to change none of its arguments).")),
                 *(() if lazy else (call,))))  # (its result needing no gradient: checked
             # when it runs instead; not map's, which calls f only when it is read)
+
+    def _on_line(self, name: str, node) -> bool:
+        """Is ``name`` written on the user's line of ``node`` (a name the user sees there,
+        not one s2sad gave a value it wrote out)?"""
+        lineno = getattr(node, "lineno", None)
+        lines = self.source.lines
+        if not lineno or lineno > len(lines):
+            return True
+        return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", lines[lineno - 1]) is not None
 
     def _known_function(self, func) -> bool:
         """Is ``func``, given to a function that calls it (``map``), one whose facts are

@@ -263,11 +263,12 @@ def may_raise(node, kinds: dict, sensitivities=frozenset()) -> bool:
 
     >>> from s2sad.transforms.kinds import Kind
     >>> kinds = {"a": Kind("scalar", "()", 0, py="float"), "x": Kind("array", "x", 1),
-    ...          "m": Kind("scalar", "()", 0)}   # (m = np.sum(x): NumPy's float64)
+    ...          "m": Kind("scalar", "()", 0),   # (m = np.sum(x): NumPy's float64)
+    ...          "z": Kind("scalar", "()", 0, py="number")}  # (z = 1 if c else 2.0)
     >>> [may_raise(gast.parse(text).body[0].value, kinds, {"s_a"}) for text in
     ...  ("a / float(a * 0.0)", "x / a", "a / 2.0", "a ** -1", "a ** 3", "s_a / a",
-    ...   "pow(a, -1)", "divmod(x, a)", "m / a")]
-    [True, False, False, True, False, False, True, False, False]
+    ...   "pow(a, -1)", "divmod(x, a)", "m / a", "a / z")]
+    [True, False, False, True, False, False, True, False, False, True]
     """
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
             node.func.id in ("pow", "divmod") and node.func.id not in kinds and \
@@ -287,7 +288,7 @@ def may_raise(node, kinds: dict, sensitivities=frozenset()) -> bool:
 
     def array(part) -> bool:  # (NumPy's: an array, a NumPy result of unknown rank, or a
         if isinstance(part, gast.Name):  # number not known to be Python's: np.sum's result;
-            kind = kinds.get(part.id)   # a join of a Python int and float reads so too)
+            kind = kinds.get(part.id)   # a join of a Python int and float is Python's)
             return kind is not None and (kind.tag in ("array", "numeric") or
                                          kind.tag == "scalar" and kind.py is None)
         if isinstance(part, gast.BinOp):

@@ -104,6 +104,9 @@ class Exits(trees.Transformer):
         self.namer = namer
 
     def visit_FunctionDef(self, node):
+        if not any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in trees.walk(node)):
+            from .validate import explicit_returns  # (a helper defined inside that ends
+            node = explicit_returns(node)  # without `return`, or has a bare one: None)
         _drop_unreachable(node)
         node.body = self._returns_out_of_loops(node.body)
         body = []

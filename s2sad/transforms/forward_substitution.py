@@ -177,6 +177,10 @@ class ForwardSubstitution(trees.Transformer):
             return False  # (it would raise after a line that changes or raises)
         if self._facts_of(later)[4] > MAX_OPERATIONS - facts[4]:
             return False  # keep lines short enough to read
+        origin = stmts[p].__dict__.get("origin") or getattr(stmts[p], "lineno", None)
+        if origin is not None and "moved_from" not in value.__dict__ and origin != (
+                later.__dict__.get("origin") or getattr(later, "lineno", None)):
+            value.moved_from = origin  # (its user's line, for an error as it runs: located)
         if not _Replace(name, value, self.idempotent).visit_statement(later):
             return False
         self._facts.pop(id(later), None)  # (it reads other names now)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 
 import gast
+import numpy as np
 
 from .. import trees
 from .. import registry, runtime
@@ -273,7 +274,37 @@ class RuleInliner(trees.Copier):
         new = self.generic_visit(node)
         new.left = self._array(node.left, new.left, node.right)
         new.right = self._array(node.right, new.right, node.left)
+        if self._numpy_quotient(node):  # (1.0 / t: Python's, which raises at 0.0)
+            np_name = gast.Name(self.reverse.imports.numpy(), gast.Load(), None, None)
+            return gast.Call(gast.Attribute(np_name, "true_divide", gast.Load()),
+                             [new.left, new.right], [])
         return new
+
+    def _numpy_quotient(self, node) -> bool:
+        """Is ``node`` the ``g / y`` of ``x / y``'s adjoint, where ``x`` is NumPy's (a
+        NumPy number or array: the quotient NumPy's, inf at ``y`` 0) but ``g`` and ``y``
+        may both be Python's floats? Python's ``g / y`` would raise where the user's line
+        did not; ``np.true_divide(g, y)`` is NumPy's quotient, as the line's. (A Python
+        int ``y``, a size, is left as written: ``1.0 / n`` reads better.)"""
+        if not (isinstance(node.op, gast.Div) and isinstance(node.left, gast.Name) and
+                isinstance(node.right, gast.Name) and
+                self.rule.func in (np.true_divide, np.divide) and
+                self.rule.parameters[:4] == ("g", "ans", "x", "y") and
+                node.left.id == "g" and node.right.id == "y"):
+            return False
+        x, y, g = (self.mapping.get(p) for p in ("x", "y", "g"))
+
+        def python(arg) -> bool:  # (a Python float, by the kinds; not an int, a size or
+            kind = self.reverse.kind(arg.id) if isinstance(arg, gast.Name) else None
+            return kind is not None and kind.tag == "scalar" and \
+                kind.py in ("float", "number")  # a count, as in np.sum(e) / Y.shape[0])
+
+        def numpy(arg) -> bool:  # (a NumPy number or array, by the kinds)
+            kind = self.reverse.kind(arg.id) if isinstance(arg, gast.Name) else None
+            return kind is not None and (kind.tag in ("array", "numeric") or
+                                         kind.tag == "scalar" and kind.py is None)
+        return python(y) and numpy(x) and (self.seed or isinstance(g, gast.Constant) or
+                                           not numpy(g))
 
     def visit_Compare(self, node):
         new = self.generic_visit(node)

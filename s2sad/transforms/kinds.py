@@ -47,7 +47,8 @@ class Kind:
     shape: str | None = None  # equal tokens mean equal shapes; "()" for scalars
     ndim: int | None = None
     items: tuple = ()
-    py: str | None = None    # "float", "int", "complex" for Python numbers
+    py: str | None = None    # "float", "int", "complex" for Python numbers; "number":
+    # one of those, by the path taken (z = 1 if c else 2.0): Python's all the same
     fits: str | None = None  # broadcasts into the shape with this token (keepdims results)
     fields: tuple = ()       # a namedtuple's field names, in order (its items' names)
     # an object whose operators and indexing are its own, not NumPy's (an argument of
@@ -667,7 +668,8 @@ def _joined(a: Kind, b: Kind, name: str) -> Kind:
         return Kind(a.tag, items=tuple(_join(x, y, f"{name}[{i}]") for i, (x, y)
                                        in enumerate(zip(a.items, b.items))), fields=a.fields)
     if a.tag == b.tag == "scalar":
-        return Kind("scalar", "()", 0, py=a.py if a.py == b.py else None)
+        return Kind("scalar", "()", 0, py=a.py if a.py == b.py else
+                    "number" if a.py and b.py else None)  # (None: NumPy's may be)
     if a.numeric and b.numeric:
         if a.tag == b.tag == "array" and a.ndim == b.ndim:  # the same rank on every path
             return Kind("array", name, a.ndim, ones=a.ones if a.ones == b.ones else None)
@@ -749,6 +751,10 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                 not isinstance(getattr(value, "op", None), (gast.MatMult, gast.Not)) and \
                 not (isinstance(value.op, gast.Pow) and parts[1].py != "int"):
             return PY_FLOAT  # ((-8.0) ** (1 / 3) is complex)
+        if all(k.tag == "scalar" and k.py in ("float", "int", "complex", "number")
+               for k in parts) and any(k.py == "number" for k in parts) and \
+                not isinstance(getattr(value, "op", None), (gast.MatMult, gast.Not)):
+            return Kind("scalar", "()", 0, py="number")  # (z - 1, z an int or a float)
         if isinstance(value, gast.BinOp) and isinstance(
                 value.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)) and \
                 all(k.tag == "scalar" and k.py == "int" for k in parts):

@@ -92,7 +92,8 @@ class RealPowers(trees.Transformer):
         if not isinstance(node, gast.Name):
             return False
         kind = self.kinds.get(node.id, ANY)
-        return kind.tag == "any" or (kind.tag == "scalar" and kind.py in ("float", "int"))
+        return kind.tag == "any" or (kind.tag == "scalar" and
+                                     kind.py in ("float", "int", "number"))
 
     def _fractional(self, node) -> bool:
         """May ``node`` hold a Python number that is not whole?"""
@@ -101,4 +102,4 @@ class RealPowers(trees.Transformer):
         if not isinstance(node, gast.Name):
             return False
         kind = self.kinds.get(node.id, ANY)  # (a NumPy number or array: NaN, not complex)
-        return kind.tag == "any" or (kind.tag == "scalar" and kind.py == "float")
+        return kind.tag == "any" or (kind.tag == "scalar" and kind.py in ("float", "number"))

@@ -66,6 +66,8 @@ def missing_attribute(op: Op, kinds: dict) -> bool:
     ``x.tranpose()``) the one to give, the value it is read from (its first operand) known
     by ``kinds`` to be one of those?"""
     receiver = op.operands[0] if op.operands else None
+    if op.held:  # (whatever kind s2sad took it for: c = a + b of objects of the user's)
+        return bool(op.message) and isinstance(receiver, gast.Name)
     return bool(op.message) and isinstance(receiver, gast.Name) and getattr(
         kinds.get(receiver.id), "tag", "any") in ("scalar", "array", "numeric", "list",
                                                   "tuple", "dict")
@@ -159,6 +161,9 @@ class Op:
     fields: tuple = ()  # a namedtuple built (P(w, b), "build"): its fields
     message: str = ""  # an "unknown" one's error, {operand} the value, where not "no rule"
     hint: str = ""  # the advice that goes with ``message``
+    held: bool = False  # ``message`` says the value may be an object of the user's class:
+    # given whatever kind it was taken for (an attribute; a method's other refusal, where it
+    # is not known to be an array, a number..., says more)
 
 
 def operand_text(name: str, namer, stmt=None) -> str:
@@ -266,6 +271,12 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                     func.value.id in local_names and \
                     not any(hasattr(kind, func.attr) for kind in _DIFFERENTIATED):
+                held = _user_class_with(func.attr, source, func.value)
+                if held is not None:  # ((a + b).norm(), a and b of the user's class)
+                    return Op("unknown", receiver + list(value.args) +
+                              list(keywords.values()), name=name,
+                              message=_not_followed("method", func.attr, held)[0],
+                              hint=_not_followed("method", func.attr, held)[1])
                 return Op("unknown", receiver + list(value.args) + list(keywords.values()),
                           name=name, message=(  # (y.tranpose())
                     f"{{operand}} has no method {func.attr!r}: no value s2sad "
@@ -335,6 +346,11 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             static_value(value, source, local_names)
             return Op("constant", [])
         except KeyError:
+            held = _user_class_with(value.attr, source, value.value)
+            if held is not None:  # ((a + b).v, a and b of the user's class)
+                return Op("unknown", [value.value], name=f".{value.attr}",
+                          message=_not_followed("attribute", value.attr, held)[0],
+                          hint=_not_followed("attribute", value.attr, held)[1], held=True)
             if not any(hasattr(kind, value.attr) for kind in _DIFFERENTIATED):
                 return Op("unknown", [value.value], name=f".{value.attr}", message=(
                     f"{{operand}} has no attribute {value.attr!r}: no value s2sad "
@@ -345,6 +361,56 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                     "object is an argument or a module's.")
             return Op("unknown", [value.value], name=f".{value.attr}")
     return Op("nondiff", [value])
+
+
+def _not_followed(what: str, attr: str, held: str) -> tuple[str, str]:
+    """The message and hint refusing ``.attr`` on a value s2sad does not know, which may
+    be an object of the user's class ``held`` (one that has ``attr``)."""
+    shown = f"{attr}()" if what == "method" else attr
+    return (f"{{operand}} has no {what} {attr!r} that s2sad can follow: it may be an object "
+            f"of your class {held}, which s2sad does not follow here (one that an operator or "
+            f"a method returns, as in (a + b).{shown})"), (
+        "s2sad follows an object of your class where it is an argument, a module's object, "
+        f"or made in the function by calling its class. Make it so (c = {held}(...)), or "
+        f"compute with the attributes themselves (a.x + b.x).")
+
+
+def _user_class_with(attr: str, source: FunctionSource, receiver=None) -> str | None:
+    """The name of a class of the user's module (the function's globals) whose objects
+    have ``attr``: a class attribute or method, or one a method sets on ``self``. None
+    where ``receiver`` is a parameter of the function (its kind is the argument's), and
+    for a namedtuple (a tuple, read by position where it is one).
+
+    >>> import types
+    >>> class Vector:
+    ...     def norm(self):
+    ...         return 0.0
+    >>> source = types.SimpleNamespace(globals={"Vector": Vector}, func=lambda: None)
+    >>> _user_class_with("norm", source), _user_class_with("w", source)
+    ('Vector', None)
+    """
+    import inspect
+    import textwrap
+    tree = getattr(source, "tree", None)
+    if isinstance(receiver, gast.Name) and tree is not None and receiver.id in {
+            a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}:
+        return None
+    module = getattr(source.func, "__module__", None)
+    for name, cls in list(source.globals.items()):
+        if not isinstance(cls, type) or cls.__module__ != module or issubclass(cls, tuple):
+            continue
+        if attr in getattr(cls, "__dict__", {}) or any(attr in vars(base) for base in
+                                                       cls.__mro__[1:-1]):
+            return name
+        try:
+            tree = gast.parse(textwrap.dedent(inspect.getsource(cls)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        if any(isinstance(node, gast.Attribute) and node.attr == attr and
+               isinstance(node.ctx, gast.Store) and isinstance(node.value, gast.Name) and
+               node.value.id == "self" for node in gast.walk(tree)):
+            return name
+    return None
 
 
 def _foreign_operand(operands, source, local_names) -> str | None:

@@ -101,15 +101,15 @@ def explicit_returns(tree):
     if all(r.value is not None for r in own) and _always_returns(tree.body):
         return tree
     tree = trees.clone(tree)
-    for ret in trees.walk(tree):
-        if isinstance(ret, gast.Return) and ret.value is None:
-            ret.value = gast.copy_location(gast.Constant(None, None), ret)
-    if not _always_returns(tree.body):
+    if not _always_returns(tree.body):  # (before the walk: a walk kept is of the tree whole)
         end = tree.body[-1]
         ret = gast.Return(gast.Constant(None, None))
         ret.lineno = ret.value.lineno = getattr(end, "end_lineno", None) or end.lineno
         ret.col_offset = ret.value.col_offset = 0
         tree.body.append(ret)
+    for ret in trees.walk(tree):
+        if isinstance(ret, gast.Return) and ret.value is None:
+            ret.value = gast.copy_location(gast.Constant(None, None), ret)
     return tree
 
 
@@ -131,8 +131,10 @@ class Validate(trees.Visitor):
         body = tree.body
         for stmt in body:
             if isinstance(stmt, gast.FunctionDef):
-                # a helper defined inside: checked like a function of its own
-                Validate(dataclasses.replace(self.source, tree=stmt), nested=True).run()
+                # a helper defined inside: checked like a function of its own, with
+                # Python's implicit `return None` written out, as where it is inlined
+                Validate(dataclasses.replace(self.source, tree=explicit_returns(stmt)),
+                         nested=True).run()
                 continue
             if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda):
                 self._check_lambda(stmt)
@@ -140,7 +142,10 @@ class Validate(trees.Visitor):
             self.visit(stmt)
         if self.generator:
             return  # (it ends when its body does, or at a `return`)
-        returns = [s for s in trees.walk(tree) if isinstance(s, gast.Return)]
+        helpers = {id(n) for s in body if isinstance(s, gast.FunctionDef)
+                   for n in trees.walk(s)}  # (a helper's own `return`s are checked above)
+        returns = [s for s in trees.walk(tree) if isinstance(s, gast.Return) and
+                   id(s) not in helpers]
         if not returns:
             raise self.source.syntax_error("a function without `return`", tree,
                                            "Return the value to differentiate.")
