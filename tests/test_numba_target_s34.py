@@ -4,7 +4,7 @@ in one call, one growth function for the row tape, float32 numbers as NumPy's.
 - A gradient the kernel allocated is returned as it is (``fresh_gradient`` reads numba's
   memory record: allocated by numba, held once); a view of an argument, or two results
   over one allocation, are copied.
-- ``put_row`` in Python and in numba grow the tape with one function (``row_room``) and
+- ``put_row`` in Python and in numba grow the tape with one function (``_grown_rows``) and
   raise the same IndexError for a turn the tape was not made for.
 - A float32 number the kernel returns is NumPy's ``np.float32``, as the NumPy target's
   (numba boxes it as a Python float).

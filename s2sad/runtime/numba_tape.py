@@ -1071,7 +1071,7 @@ def _row_tape(n, like):
 
 def put_row(rows, at, t, value):
     """``rows`` with turn ``t``'s ``value`` copied in after turn ``t - 1``'s row (turns
-    save in order: 0, 1, ...), grown where it has no room (:func:`row_room`). A turn the
+    save in order: 0, 1, ...), grown where it has no room (``_grown_rows``). A turn the
     tape was not made for raises IndexError.
 
     >>> rows, at = row_tape(1, np.zeros(2))
@@ -1079,14 +1079,14 @@ def put_row(rows, at, t, value):
     Traceback (most recent call last):
     IndexError: s2sad's row tape is full (a bug of s2sad's: please report it)
     """
-    rows = row_room(rows, at, t, len(value))
+    rows = _grown_rows(rows, at, t, len(value))
     start = at[t]
     rows[start:start + len(value)] = value
     at[t + 1] = start + len(value)
     return rows
 
 
-def row_room(rows, at, t, length):
+def _grown_rows(rows, at, t, length):
     """``rows``, or a copy of it grown, with room for turn ``t``'s row of ``length`` items
     after turn ``t - 1``'s: at the first turn, to what all turns need if each saves as many
     items (``len(at) - 1`` turns); later, to twice its size. The check of ``t`` that
@@ -1102,9 +1102,9 @@ def row_room(rows, at, t, length):
     return rows
 
 
-@overload(row_room)
+@overload(_grown_rows)
 def _row_room(rows, at, t, length):
-    return row_room
+    return _grown_rows
 
 
 @overload(put_row)
@@ -1113,7 +1113,7 @@ def _put_row(rows, at, t, value):
         return None
 
     def put(rows, at, t, value):
-        rows = row_room(rows, at, t, len(value))
+        rows = _grown_rows(rows, at, t, len(value))
         start = at[t]
         for k in range(len(value)):
             rows[start + k] = value[k]
