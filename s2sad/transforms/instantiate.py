@@ -293,6 +293,9 @@ class RuleInliner(trees.Copier):
                 node.left.id == "g" and node.right.id == "y"):
             return False
         x, y, g = (self.mapping.get(p) for p in ("x", "y", "g"))
+        x_kind = self.reverse.kind(x.id) if isinstance(x, gast.Name) else None
+        if x_kind is not None and x_kind.tag == "array" and (x_kind.ndim or 0) >= 1:
+            return False  # (an array of one or more axes: its sensitivity g is an array too)
 
         def python(arg) -> bool:  # (a Python float, by the kinds; not an int, a size or
             kind = self.reverse.kind(arg.id) if isinstance(arg, gast.Name) else None
