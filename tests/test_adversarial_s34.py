@@ -237,3 +237,30 @@ SURVEYED = {
         sensitivity by NaN or inf (NaN where the slope is 0); jvp gives the finite
         slope""".split(),
 }
+
+
+class Vec:
+    def __init__(self, data):
+        self.data = data
+
+    def __add__(self, other):
+        return Vec(self.data + (other.data if isinstance(other, Vec) else other))
+
+    __radd__ = __add__
+
+    def norm2(self):
+        return float(np.dot(self.data, self.data))
+
+
+def vectors_summed(x):
+    d = sum([Vec(x), Vec(np.sin(x))])
+    return d.norm2()
+
+
+def test_a_method_of_a_users_object_made_by_sum_is_not_said_to_raise():
+    assert vectors_summed(W) > 0  # (Python runs it: no AttributeError)
+    with pytest.raises(s2sad.NoDerivativeError) as caught:
+        s2sad.grad(vectors_summed)(W.copy())
+    text = str(caught.value)
+    assert "has no method 'norm2'" in text
+    assert "unless it is an object of your class" in text
