@@ -14,6 +14,10 @@ silently wrong gradient was found; these are the refusals fixed:
 * ``p.update(dt)`` on an object of the user's class whose method changes its arrays in
   place: the advice was "Build a new dict: `p = {**p, **more}`" (dict.update's). It says
   what to do for a dict and for an object now.
+* ``np.logaddexp.reduce(alpha[:, None] + logA, axis=0)``, the HMM forward algorithm in
+  log space: refused (no derivative rule). It is written with functions that have rules
+  now (``implementations.logaddexp_reduce``: the largest item shifted out, infinities
+  and NaN as NumPy gives them). ``np.logaddexp.accumulate`` stays refused.
 * ``del d["b"]``: the advice was "Remove the `del`", which changes what the function
   computes (``sum(d.values())`` then adds ``d["b"]``). It says to build a new dict or
   list without the item now.
@@ -136,6 +140,63 @@ def test_what_may_share_memory_stays_refused(f):
         s2sad.grad(f)(W.copy(), X.copy())
 
 
+# --- np.logaddexp.reduce: the HMM forward algorithm in log space ---------------------------
+
+
+def hmm_forward(logA):
+    A = logA.reshape(2, 2)
+    logpi = np.log(np.array([0.6, 0.4]))
+    logB = np.log(np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]]))
+    alpha = logpi + logB[:, 0]
+    for o in [2, 1, 2]:
+        alpha = np.logaddexp.reduce(alpha[:, None] + A, axis=0) + logB[:, o]
+    return np.logaddexp.reduce(alpha)
+
+
+def logaddexp_rows_kept(x):
+    M = x.reshape(2, 2)
+    return np.sum(np.logaddexp.reduce(M, axis=1, keepdims=True) * np.array([[1.0], [3.0]]))
+
+
+def logaddexp_whole(x):
+    return np.logaddexp.reduce(x.reshape(2, 2) * 2.0, axis=None) ** 2
+
+
+def logaddexp_with_impossible_moves(x):
+    # (log 0 = -inf: a transition that never happens, a constant of the model)
+    logA = np.array([[-np.inf, 0.2], [-0.5, -np.inf]])
+    return np.sum(np.logaddexp.reduce(logA + x.reshape(2, 2), axis=1) ** 2)
+
+
+@pytest.mark.parametrize("f", [hmm_forward, logaddexp_rows_kept, logaddexp_whole,
+                               logaddexp_with_impossible_moves])
+def test_logaddexp_reduce(f):
+    x = np.log(np.array([0.7, 0.3, 0.4, 0.6]))
+    _check(f, (x,))
+    v = np.array([0.3, -0.2, 0.5, 0.1])
+    g = s2sad.grad(f)
+    want = (g(x + 1e-5 * v) - g(x - 1e-5 * v)) / 2e-5
+    np.testing.assert_allclose(s2sad.hvp(f)(x, v), want, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("a", [[-np.inf, -np.inf], [np.inf, 1.0], [np.inf, -np.inf],
+                               [np.nan, 1.0], [-np.inf, 2.0], [1000.0, 999.0],
+                               [-1000.0, -1001.0]])
+def test_logaddexp_reduce_values_are_numpys(a):
+    a = np.array(a)
+    with np.errstate(invalid="ignore"):  # (the slope at an infinity or NaN: NaN; NumPy's
+        value, _ = s2sad.value_and_grad(lambda x: np.logaddexp.reduce(x))(a)  # NaN warns)
+        np.testing.assert_array_equal(value, np.logaddexp.reduce(a))
+
+
+def test_logaddexp_reduce_of_float32_stays_float32():
+    a = np.array([1.0, 2.0, -0.5], dtype=np.float32)
+    value, grad = s2sad.value_and_grad(lambda x: np.logaddexp.reduce(x))(a)
+    assert value.dtype == np.float32 and grad.dtype == np.float32
+    assert value == pytest.approx(float(np.logaddexp.reduce(a)), rel=1e-6)
+    np.testing.assert_allclose(grad, np.exp(a - np.logaddexp.reduce(a)), rtol=1e-6)
+
+
 # --- advice that fits the value ----------------------------------------------------------
 
 
@@ -222,8 +283,8 @@ SURVEYED = {
         user __getitem__/__setitem__ (an array of unknown dtype) y = x; y += 1 list holding
         one array twice views written (ravel, reshape, split, squeeze, M.T[0] = ..., rows
         of a loop over M, zip(A, B) rows) chained y[[1, 2]][0] = ... np.add.at
-        put_along_axis np.floor(out=int buffer) np.logaddexp.reduce/accumulate (HMM
-        forward) super() in a method params.values() after keys set in a loop arguments
+        put_along_axis np.floor(out=int buffer) np.logaddexp.accumulate super() in a
+        method params.values() after keys set in a loop arguments
         updated (a state dict, a running array, a log list, an object's attribute)
         property setters class-level caches closures returned as values user __iter__
         dict of lambdas called by key math.hypot(*x) list.sort(key=) list.reverse del
