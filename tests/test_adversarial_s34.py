@@ -325,3 +325,30 @@ def test_a_method_of_a_users_object_made_by_sum_is_not_said_to_raise():
     text = str(caught.value)
     assert "has no method 'norm2'" in text
     assert "unless it is an object of your class" in text
+
+
+def heat_copied_by_method(u0):
+    u = u0.copy()
+    for i in range(1, 4):
+        u[i] = u[i] + 0.2 * (u[i + 1] - 2.0 * u[i] + u[i - 1])
+    return np.sum(u * u)
+
+
+def heat_copied_by_arithmetic(u0):
+    u = u0 * 1.0
+    for i in range(1, 4):
+        u[i] = u[i] + 0.2 * (u[i + 1] - 2.0 * u[i] + u[i - 1])
+    return np.sum(u * u)
+
+
+def test_numba_advice_for_a_method_names_what_it_compiles():
+    """``u0.copy()`` on the numba target advised np.copy(...), which it refuses too."""
+    pytest.importorskip("numba")
+    u0 = np.array([0.3, -0.2, 0.8, 0.1, 0.5])
+    with pytest.raises(s2sad.S2sadError) as caught:
+        s2sad.grad(heat_copied_by_method, target="numba")(u0)
+    text = str(caught.value)
+    assert "write np.copy(...)" not in text and "x * 1.0" in text
+    got = s2sad.grad(heat_copied_by_arithmetic, target="numba")(u0)  # (the advice, followed)
+    want = central_differences(heat_copied_by_arithmetic, (u0,), 0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
