@@ -274,7 +274,13 @@ SURVEYED = {
         defaults max/sum/round/divmod builtins median by sorted() tolist() loops f-string
         and %-keys in a dict **kwargs/*args helpers default array arguments
         closures rebound later star unpacking ternaries in comprehensions
-        float32 programs (value bitwise, gradient to 1e-7)""".split(),
+        float32 programs (value bitwise, gradient to 1e-7) Lennard-Jones by triu_indices
+        n-body with softening Ising by np.roll total variation conv2d by slices portfolio
+        softmax CVaR by sort and mask Monte Carlo call price leapfrog wave upwind
+        advection array methods (dot, trace, cumsum, var(ddof), swapaxes, clip, round...)
+        a dict-of-arrays argument copied and rebound generators yielding slices, read
+        numba target: loops of logistic loss, heat, pair energy, RNN, Horner, prefix
+        jacobian of residuals, heat, softmax, RNN states; hessian of rk4 and Kalman""".split(),
     "refused": """MLP whose __init__ appends layers to a list, walked by its forward (no rule
         for layer.forward()) batch norm with self.running_mean *= ... (an object's array
         changed in place) dataclass field list appended (p.history.append) class attribute
@@ -292,7 +298,10 @@ SURVEYED = {
         gaussian_filter1d convolve2d(boundary='wrap') CubicSpline detrend weibull_min
         norm.isf gammaincc(a) polynomial.polyval kurtosis kl_div
         np.average(returned=True) a `global` statement a module dict written
-        a global object's method appending""".split(),
+        a global object's method appending scipy.sparse @ and spsolve Sequential([Dense,
+        ...]) or Residual(Dense(...)) made in the function (an object holding objects)
+        getattr(np, name) a list of operator functions zip(params, grads) with p -= lr * g
+        generators yielding views updated in place""".split(),
     "nan, not silent": """nansum/nanmean of data * x where the data is NaN, sqrt(x) ** 2,
         exp(log(x)), (x - x) * inf under nansum: the reverse sweep multiplies the zero
         sensitivity by NaN or inf (NaN where the slope is 0); jvp gives the finite
