@@ -31,9 +31,6 @@ _AUG = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "
 # the kinds of value a local name may hold whose methods' facts are known (x.fill(v): an
 # array's, x.sort(): an array's or a list's)
 _RECEIVERS = (np.ndarray, list, dict, tuple)
-# functions whose result, as an index, makes NumPy copy (advanced indexing): arrays of
-# rank one or more, or a tuple of them (np.nonzero); not np.where(c, a, b), which may be 0-d
-_INDEX_ARRAYS = (np.arange, np.argsort, np.flatnonzero, np.argwhere, np.nonzero)
 
 
 def _copy_position(func) -> int | None:
@@ -765,8 +762,9 @@ class Aliasing:
 
     def _advanced_index(self, index) -> bool:
         """Is the (normalized) ``index`` one NumPy reads as advanced indexing, whose result
-        is a copy: a list, an index array of one of :data:`_INDEX_ARRAYS` (``x[[0, 2]]``,
-        ``x[idx]`` with ``idx = np.arange(3)``), or a tuple holding one (``x[idx, 0]``)?
+        is a copy: a list, an index array (its function's ``index_array`` fact:
+        ``x[[0, 2]]``, ``x[idx]`` with ``idx = np.arange(3)``), or a tuple holding one
+        (``x[idx, 0]``)?
         A list or a dict given a list raises (unhashable), so no item is shared there."""
         if isinstance(index, gast.Tuple):
             return any(self._advanced_index(part) for part in index.elts)
@@ -788,11 +786,14 @@ class Aliasing:
             value.id in found and value.id in self.temps
         if isinstance(value, gast.Call) and value.args and not value.keywords:
             callee = self._callee(value.func)
+            try:
+                kind = getattr(registry.facts(callee), "index_array", "")
+            except TypeError:  # (unhashable)
+                kind = ""
             first = value.args[0]
-            listed = any(callee is f for f in _INDEX_ARRAYS) or \
-                any(callee is f for f in (np.array, np.asarray)) and (  # np.array([0, 2])
-                    isinstance(first, gast.List) or isinstance(first, gast.Name) and
-                    first.id in found and first.id not in self.carried)
+            listed = kind == "always" or kind == "of a list" and (  # np.array([0, 2])
+                isinstance(first, gast.List) or isinstance(first, gast.Name) and
+                first.id in found and first.id not in self.carried)
         if listed and name not in self.carried:
             found.add(name)
         else:
