@@ -108,12 +108,16 @@ True
 >>> [bool(np.array_equal(sliding_window_view(v, 3, *e), windows(v, 3, *e))) for v, e in
 ...  [(fp, ()), (m, (1,)), (m, (-1,)), (m, (0,)), (rng.normal(size=(2, 5, 3)), (1,))]]
 [True, True, True, True, True]
+>>> exact = [u for u in _UFUNCS if u is not np.logaddexp]
 >>> [bool(np.array_equal(ufunc_method(u, "reduce")(m, *e), u.reduce(m, *e)))
-...  for u in _UFUNCS for e in [(), (1,), (None,)]]
+...  for u in exact for e in [(), (1,), (None,)]]
 [True, True, True, True, True, True, True, True, True, True, True, True]
 >>> [bool(np.array_equal(ufunc_method(u, "accumulate")(m, *e), u.accumulate(m, *e)))
-...  for u in _UFUNCS for e in [(), (1,)]]
+...  for u in exact for e in [(), (1,)]]
 [True, True, True, True, True, True, True, True]
+>>> [bool(np.allclose(logaddexp_reduce(m, *e), np.logaddexp.reduce(m, *e), rtol=1e-15,
+...                   atol=0)) for e in [(), (1,), (None,)]]  # (added in its own order)
+[True, True, True]
 >>> holes = np.where(rng.random((4, 5)) < 0.3, np.nan, rng.normal(size=(4, 5)))
 >>> holes[1] = np.nan  # (a row all NaN: NaN, as NumPy gives with its warning)
 >>> with np.errstate(invalid="ignore", divide="ignore"):
@@ -761,6 +765,17 @@ def minimum_reduce(array, axis=0, *, keepdims=False):
     return np.min(array, axis=axis, keepdims=keepdims)
 
 
+def logaddexp_reduce(array, axis=0, *, keepdims=False):
+    # NumPy adds the items one by one with np.logaddexp: log(sum(exp(a))), shifted by the
+    # largest item so that no exp overflows, by 0 where it is infinite (+inf gives +inf,
+    # as logaddexp does; items all -inf give -inf, with no log of 0)
+    top = np.max(array, axis=axis, keepdims=True)
+    shift = np.where(np.isfinite(top), top, 0.0)
+    total = np.sum(np.exp(array - shift), axis=axis, keepdims=keepdims)
+    low = np.sum(np.where(top == -np.inf, top, shift), axis=axis, keepdims=keepdims)
+    return np.log(np.where(total == 0, 1.0, total)) + low
+
+
 def add_accumulate(array, axis=0, dtype=None):
     return np.cumsum(array, axis=one_axis(axis, "add.accumulate"), dtype=dtype)
 
@@ -793,7 +808,7 @@ def ufunc_method(ufunc, method: str):
     return globals().get(f"{ufunc.__name__}_{method}") if ufunc in _UFUNCS else None
 
 
-_UFUNCS = (np.add, np.multiply, np.maximum, np.minimum)
+_UFUNCS = (np.add, np.multiply, np.maximum, np.minimum, np.logaddexp)
 
 
 def shown_name(definition, call, dotted) -> str:
@@ -830,7 +845,8 @@ def positional_mismatch(definition, names, count):
 def names() -> list[str]:
     """The names of the functions and methods written here, as ``s2sad.supported()`` and
     docs/supported.md list them."""
-    methods = [f"numpy.{u.__name__}.{m}" for u in _UFUNCS for m in ("reduce", "accumulate")]
+    methods = [f"numpy.{u.__name__}.{m}" for u in _UFUNCS for m in ("reduce", "accumulate")
+               if ufunc_method(u, m) is not None]  # (np.logaddexp.reduce alone)
     # (np.trapz, NumPy's old name of np.trapezoid where it still has it, is not listed: the
     # list is the same for every NumPy)
     old_names = {"numpy.trapz"} if hasattr(np, "trapezoid") else set()

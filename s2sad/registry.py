@@ -763,6 +763,9 @@ class Facts:
       else (``sum``, ``list``, ``sorted``): a generator expression given to it is read
       as the list of its items; one read by anything else (``any``, a loop) is read item
       by item, so a call there that changes its argument is refused.
+    * ``index_array``: as an index, its result makes NumPy copy (advanced indexing):
+      ``"always"`` (``np.arange``, ``np.argsort``: arrays of rank one or more, or a tuple
+      of them), ``"of a list"`` (``np.array([0, 2])``); so ``x[idx]`` shares no memory.
     * ``keywords``: for a runtime helper, the position from which generated code passes
       its arguments by name, those equal to their default left out (``sum_grad``'s 1:
       ``sum_grad(g, like=x, axis=1)``; :mod:`s2sad.transforms.readable`).
@@ -812,6 +815,7 @@ class Facts:
     iterator: bool = False
     copies: bool = False
     whole: bool = False
+    index_array: str = ""
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

@@ -386,6 +386,9 @@ defdtype(np.prod, position=2)
 
 
 deffacts(np.max, np.amax, np.min, np.amin, extremum=True)
+# (an index array: x[idx] is a copy; np.where(c, a, b) may be 0-d, an integer's view)
+deffacts(np.arange, np.argsort, np.flatnonzero, np.argwhere, np.nonzero, index_array="always")
+deffacts(np.array, np.asarray, index_array="of a list")
 
 
 @defvjp(np.max, np.amax, np.nanmax, shape="reduce")

@@ -202,6 +202,23 @@ def _update_of(name: str, owner: str) -> str:
         return f"an in-place update of {whose}"
     return f"an in-place update of {name!r}, which shares its memory with {whose}"
 
+def _owned_advice(attr: str, advice: str) -> str:
+    """``advice`` for ``v.attr(...)``, said of the kinds of value whose method that is, where
+    another kind has none: ``p.update(dt)`` may be an object of the user's, not a dict.
+
+    >>> _owned_advice("update", "Build a new dict.")
+    'If it is a dict: Build a new dict. If it is an object of your class, its method \
+changes its arrays in place (self.x += v, self.x[:] = v): give them new arrays instead \
+(self.x = self.x + v).'
+    """
+    owners = [kind.__name__ for kind in _RECEIVERS if getattr(kind, attr, None) is not None]
+    if not advice or len(owners) == len(_RECEIVERS):
+        return advice
+    return (f"If it is a {' or a '.join(owners)}: {advice} If it is an object of your "
+            "class, its method changes its arrays in place (self.x += v, self.x[:] = v): "
+            "give them new arrays instead (self.x = self.x + v).")
+
+
 class Aliasing:
     """The memory of :class:`Normalize`: names that may share memory; unsafe updates refused."""
 
@@ -260,7 +277,8 @@ class Aliasing:
             if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                     func.value.id in self.locals and mutating:
                 changed, what = func.value.id, f"`{func.value.id}.{func.attr}(...)`"
-                hint = "" if func.attr == "append" else method.advice.format(n=changed)
+                hint = "" if func.attr == "append" else _owned_advice(
+                    func.attr, method.advice.format(n=changed))
                 holder = next((h for h in sorted(self.holders.get(
                     self.current.get(changed), ())) if h != changed and
                     self._read_later(stmt, h)), None)
@@ -703,6 +721,8 @@ class Aliasing:
             if value.__dict__.get("walked") and isinstance(value.value, gast.Name) and \
                     value.value.id in self.keyed:
                 return []  # (for k in d, d a dict made here: k is a key, hashable, no array)
+            if self._advanced_index(value.slice) and self._array_known(value.value):
+                return []  # (x[[0, 2]], x[idx, 0], idx = np.arange(n): NumPy copies)
             return self.views(value.value)
         if isinstance(value, gast.Attribute):
             if not (isinstance(value.value, gast.Name) and value.value.id in self.node):
@@ -740,6 +760,45 @@ class Aliasing:
                 set(found.uncopied_view_of) if uncopied else set())
             return [n for i, a in enumerate(args) if i in positions for n in self.views(a)]
         return []
+
+    def _advanced_index(self, index) -> bool:
+        """Is the (normalized) ``index`` one NumPy reads as advanced indexing, whose result
+        is a copy: a list, an index array (its function's ``index_array`` fact:
+        ``x[[0, 2]]``, ``x[idx]`` with ``idx = np.arange(3)``), or a tuple holding one
+        (``x[idx, 0]``)?
+        A list or a dict given a list raises (unhashable), so no item is shared there."""
+        if isinstance(index, gast.Tuple):
+            return any(self._advanced_index(part) for part in index.elts)
+        return isinstance(index, gast.List) or isinstance(index, gast.Name) and \
+            index.id in self.__dict__.get("index_arrays", ())
+
+    def _array_known(self, node) -> bool:
+        """Is ``node`` (an atom) known to hold a NumPy array, not an object of the user's
+        whose ``__getitem__`` may return anything (an argument array, ``x * 2``...)?"""
+        from .star_args import _known_array
+        return _known_array(self, node)
+
+    def note_index_array(self, name: str, value) -> None:
+        """Note whether ``name`` (a temporary or a name given its value once) holds a list
+        or an index array made here, which indexes an array as a copy (``_advanced_index``).
+        A name of a loop or a branch (kept under one name) is never noted."""
+        found = self.__dict__.setdefault("index_arrays", set())
+        listed = isinstance(value, gast.List) or isinstance(value, gast.Name) and \
+            value.id in found and value.id in self.temps
+        if isinstance(value, gast.Call) and value.args and not value.keywords:
+            callee = self._callee(value.func)
+            try:
+                kind = getattr(registry.facts(callee), "index_array", "")
+            except TypeError:  # (unhashable)
+                kind = ""
+            first = value.args[0]
+            listed = kind == "always" or kind == "of a list" and (  # np.array([0, 2])
+                isinstance(first, gast.List) or isinstance(first, gast.Name) and
+                first.id in found and first.id not in self.carried)
+        if listed and name not in self.carried:
+            found.add(name)
+        else:
+            found.discard(name)
 
     def _container_copy(self, value) -> str | None:
         """``d`` of ``d.copy()`` (normalized) where ``d`` holds a dict or list made here, or

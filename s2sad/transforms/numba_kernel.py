@@ -343,9 +343,12 @@ def _show(node) -> str:
 def _check_call(source, node, refuse, backend, seen) -> None:
     func = node.func
     if isinstance(func, gast.Attribute) and _static(source, func.value) is _UNKNOWN:
+        instead = f"write np.{func.attr}(...)" if backend.compiles_call(
+            "numpy", func.attr) else f"it has no np.{func.attr} either" + (
+            " (copy an array by arithmetic: x * 1.0)" if func.attr == "copy" else "")
         refuse(node, f"the method call {_show(func)}()",
-               "numba's compiled gradient calls functions, not methods: write "
-               f"np.{func.attr}(...) where NumPy has it. " + _ADVICE)
+               f"numba's compiled gradient calls functions, not methods: {instead}. " +
+               _ADVICE)
     value = _static(source, func)
     if value is _UNKNOWN:
         refuse(node, f"the call {_show(func)}(...)", _ADVICE)

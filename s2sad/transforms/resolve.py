@@ -281,7 +281,9 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                           name=name, message=(  # (y.tranpose())
                     f"{{operand}} has no method {func.attr!r}: no value s2sad "
                     "differentiates has one (a NumPy array, a number, a list, a tuple, a "
-                    "dict), so Python raises AttributeError here"), advice=advice, hint=(
+                    "dict): Python raises AttributeError here, unless it is an object of "
+                    "your class that s2sad does not follow here (made by an operator, sum() "
+                    "or a method)"), advice=advice, hint=(
                     "Check the method's name (an array has .transpose(), .sum(), "
                     ".reshape()...); a method of an object of your class is inlined where the "
                     "object is an argument or a module's."))
@@ -355,7 +357,9 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                 return Op("unknown", [value.value], name=f".{value.attr}", message=(
                     f"{{operand}} has no attribute {value.attr!r}: no value s2sad "
                     "differentiates has one (a NumPy array, a number, a list, a tuple, a "
-                    "dict), so Python raises AttributeError here"),
+                    "dict): Python raises AttributeError here, unless it is an object of "
+                    "your class that s2sad does not follow here (made by an operator, "
+                    "sum() or a method)"),
                     hint="Check the attribute's name (an array has .T, .shape, .real, "
                     ".sum()...); an attribute of an object of your class is read where the "
                     "object is an argument or a module's.")

@@ -496,6 +496,7 @@ class SingleAssignment:
             self.emit(gast.Assign([self.store(ssa)], value, None))
             self.bind(ssa, shares)
             self.hold(target.id, ssa, value)
+            self.note_index_array(ssa, value)  # (x[idx]: a copy where idx is a list)
             from .star_args import note_array, note_display
             note_display(self, target.id, ssa, value)  # (f(*xs) written out for its length)
             note_array(self, ssa, value)  # (a, *rest = y, y an array: its rows)
@@ -638,6 +639,7 @@ class SingleAssignment:
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))
         self.hold(temp, temp, value)  # (b = (a, 1.0)[0]: the lists the display holds)
+        self.note_index_array(temp, value)
         integer_member(self, value)  # (layer.n_calls: an int, dtypes reads)
         if isinstance(value, (gast.List, gast.Dict)) or isinstance(value, gast.Call) and \
                 self._callee(value.func) is list:  # (`[h] * n`, list(x[1:]): made here)

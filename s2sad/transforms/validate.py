@@ -166,6 +166,10 @@ class Validate(trees.Visitor):
         kind = type(node)
         if kind in _STATEMENTS:
             what, hint = _STATEMENTS[kind]
+            if kind is gast.Delete and not all(isinstance(t, gast.Name) for t in node.targets):
+                hint = ("`del d[k]` changes the dict or list it deletes from: build a new "
+                        "one without the item ({k: v for k, v in d.items() if k != key}, "
+                        "xs[:i] + xs[i + 1:]).")
             raise self.source.syntax_error(what, node, hint)
         if kind in _EXPRESSIONS:
             what, hint = _EXPRESSIONS[kind]
