@@ -75,6 +75,7 @@ from .transforms.readable import Readable
 from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
 from .transforms.aliasing import Aliasing
+from .transforms.view_writes import ViewWrites
 from .transforms.resolve import argument_dtypes, single_constants, static_value
 from .transforms.reverse import Reverse
 from .transforms.scale_inward import ScaleInward
@@ -269,6 +270,27 @@ def _helper_of(build: Build):
         build.source.extra[alias] = function
         return alias
     return helper
+
+
+def _refuse_chain(source):
+    def refuse(target):
+        raise source.syntax_error(
+            "assignment into a nested element (`y[i][j] = ...` or `f(x)[i] = ...`)", target,
+            "Index once: `y[i, j] = ...` for arrays, or name the inner list first.")
+    return refuse
+
+
+@transform()
+def view_writes(build: Build) -> bool:
+    """Writes through a named view of a local array (``v = y[1:]; v[0] = e``, ``A[i][j] =
+    e``) written as writes into the array itself (:mod:`.transforms.view_writes`)."""
+    writer = ViewWrites(build.source.resolve, _helper_of(build), build.imports.numpy(),
+                        _refuse_chain(build.source))
+    tree = writer.run(clone(build.tree))
+    if writer.changed:
+        build.tree = tree
+        build.source.locals = assigned_names(build.tree)
+    return writer.changed
 
 
 @transform()
@@ -957,6 +979,7 @@ final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
 PIPELINE = [
     Step(validate),
     Step(names),
+    Step(view_writes),
     Step(try_blocks),  # (first: its try block's function is the user's code, zips and all)
     Step(strict_zip),
     Step(generators),

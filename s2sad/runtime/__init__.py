@@ -103,6 +103,7 @@ from .matrices import (  # noqa: F401
     pinv_cut_checked,
     spread_triangle,
 )
+from .views import view_index  # noqa: F401
 from .spectral import (  # noqa: F401
     fit_axes, lengths, fft_axes, fft_sizes, half_sizes, hermitian_weights, swapped_norm,
     axis_tuple,
@@ -127,4 +128,4 @@ def public_module(module: str) -> str:
 
 # the submodules whose names this package gathers (imported above)
 _GATHERED = ("shapes", "structures", "reductions", "products", "arrays", "elementwise",
-             "matrices", "spectral")
+             "matrices", "spectral", "views")

@@ -113,6 +113,15 @@ def explicit_returns(tree):
     return tree
 
 
+def _nested_item(target) -> bool:
+    """Is ``target`` an item of an item of a name (``a[i][j]``)?"""
+    if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Subscript)):
+        return False
+    while isinstance(target, gast.Subscript):
+        target = target.value
+    return isinstance(target, gast.Name)
+
+
 class Validate(trees.Visitor):
     """Walk the function and raise ``UnsupportedSyntaxError`` at the first thing not handled."""
 
@@ -215,11 +224,11 @@ class Validate(trees.Visitor):
                 target = copy.copy(target)  # a, *rest = xs: written out (.star_args)
                 target.elts = [e.value if isinstance(e, gast.Starred) else e
                                for e in target.elts]
-            self._check_target(target)
+            self._check_target(target, chained=len(node.targets) == 1)
         self.visit(node.value)
 
     def visit_AugAssign(self, node):
-        self._check_target(node.target)
+        self._check_target(node.target, chained=True)
         self.visit(node.value)
 
     def visit_AnnAssign(self, node):
@@ -228,7 +237,12 @@ class Validate(trees.Visitor):
         self._check_target(node.target)
         self.visit(node.value)
 
-    def _check_target(self, target):
+    def _check_target(self, target, chained: bool = False):
+        if chained and _nested_item(target):  # (`a[i][j] = v`: .view_writes, on an array)
+            for node in trees.walk(target):
+                if isinstance(node, gast.Subscript):
+                    self.visit(node.slice)
+            return
         if isinstance(target, gast.Name):
             return
         if isinstance(target, (gast.Tuple, gast.List)):

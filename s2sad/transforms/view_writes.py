@@ -1,0 +1,335 @@
+"""Writes through named views of a local array, written as writes into the array.
+
+``v = y[1:]`` is a view: ``v[0] = e`` changes ``y[1]``, and a later read of ``y`` or of
+``v`` sees it. The reverse sweep follows one name a store, so the store is moved onto
+``y``, and each later read of ``v`` reads ``y`` again (the same items, as NumPy's view
+does)::
+
+    y = np.zeros(4)                     y = np.zeros(4)
+    v = y[1:]                           v = y[1:]
+    v[0] = x[0]                         y[view_index(y, np.s_[1:], 0)] = x[0]
+    return np.sum(y * x) + v[0]         return np.sum(y * x) + y[1:][0]
+
+``A[i][j] = e`` and ``A[i][j] += e`` on such an array are written the same way.
+``view_index`` (:mod:`s2sad.runtime.views`) composes the indices at run time; it
+refuses any that is not basic (an array or a mask: NumPy made a copy). Only a view
+that is safe to read again is rewritten: its array is made here by a NumPy constructor
+and bound once, the view is bound once and read only after its line in its block, and
+nothing its index reads is bound again there. Another view stays as it is (and an
+update through it is refused, :mod:`.transforms.aliasing`).
+
+>>> import gast
+>>> tree = gast.parse("def f(x):\\n    y = np.zeros(4)\\n    v = y[1:]\\n"
+...                   "    v[0] = x[0]\\n    return np.sum(y * x) + v[0]").body[0]
+>>> resolve = {"np": __import__("numpy")}.__getitem__
+>>> writer = ViewWrites(resolve, lambda f: f.__name__, "np", lambda target: None)
+>>> print(gast.unparse(writer.run(tree)).strip())
+def f(x):
+    y = np.zeros(4)
+    v = y[1:]
+    y[view_index(y, np.s_[1:], 0)] = x[0]
+    return np.sum(y * x) + y[1:][0]
+"""
+
+from __future__ import annotations
+
+import collections
+
+import gast
+import numpy as np
+
+from .. import trees
+from ..runtime.views import view_index
+
+# NumPy's functions that make a new array (never a view of an argument)
+_CONSTRUCTORS = (np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
+                 np.empty_like, np.full_like, np.eye, np.identity, np.array, np.arange,
+                 np.linspace, np.copy)
+_SHAPED = (np.zeros, np.ones, np.empty, np.full)  # (their first argument: the shape)
+# an array's methods that change it in place
+_MUTATORS = frozenset({"fill", "sort", "put", "itemset", "resize", "partition", "setfield",
+                       "setflags", "byteswap"})
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def _chain(node):
+    """``(name, [index, ...])`` for ``name[i][j]...`` (outermost index last), else None."""
+    indices = []
+    while isinstance(node, gast.Subscript):
+        indices.append(node.slice)
+        node = node.value
+    if isinstance(node, gast.Name) and indices:
+        return node.id, indices[::-1]
+    return None
+
+
+def _basic(index) -> bool:
+    """Is ``index`` basic by its syntax (ints, slices, None, ``...``, names and
+    arithmetic of them: ints, checked at run time)?"""
+    items = index.elts if isinstance(index, gast.Tuple) else [index]
+    for item in items:
+        if isinstance(item, gast.Slice):
+            parts = [p for p in (item.lower, item.upper, item.step) if p is not None]
+            if not all(_scalar(p) for p in parts):
+                return False
+        elif not _scalar(item):
+            return False
+    return True
+
+
+def _scalar(node) -> bool:
+    """An int, None, ``...``, a name, or arithmetic of them (no call, list or compare)."""
+    if isinstance(node, gast.Constant):
+        return node.value is None or node.value is Ellipsis or \
+            (isinstance(node.value, int) and not isinstance(node.value, bool))
+    if isinstance(node, gast.Name):
+        return True
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return _scalar(node.operand)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                               gast.FloorDiv, gast.Mod)):
+        return _scalar(node.left) and _scalar(node.right)
+    return False
+
+
+def _items(index) -> list:
+    return index.elts if isinstance(index, gast.Tuple) else [index]
+
+
+def _new_axis(item) -> bool:
+    return isinstance(item, gast.Constant) and item.value is None
+
+
+def _array_dims(index) -> int | None:
+    """How many axes ``y[index]`` takes away from ``y`` (its ints), or None if the index
+    keeps one for sure (a slice, None or ``...``: a view, never a number)."""
+    if any(isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
+           (i.value is None or i.value is Ellipsis) for i in _items(index)):
+        return None
+    return len(_items(index))
+
+
+def _ndim(ndim: int | None, index) -> int | None:
+    """The number of axes of ``y[index]``, ``y`` of ``ndim`` (None: not known)."""
+    if ndim is None:
+        return None
+    items = _items(index)
+    ints = sum(1 for i in items if not (isinstance(i, gast.Slice) or
+                                        isinstance(i, gast.Constant) and
+                                        (i.value is None or i.value is Ellipsis)))
+    return ndim - ints + sum(1 for i in items if _new_axis(i))
+
+
+class ViewWrites(trees.Transformer):
+    """Rewrites writes through named views of local arrays (see the module)."""
+
+    def __init__(self, resolve, helper, numpy_name: str, refuse_chain):
+        self.resolve, self.helper, self.numpy_name = resolve, helper, numpy_name
+        self.refuse_chain = refuse_chain  # (target): raises the refusal of `a[i][j] = v`
+        self.views = {}  # view name -> (array name, [index, ...])
+        self.changed = False
+
+    # --- which names are arrays made here, and which views are safe to read again -------
+
+    def _function_of(self, node):
+        if isinstance(node, gast.Call):
+            try:
+                return self._dotted(node.func)
+            except (KeyError, AttributeError):
+                return None
+        return None
+
+    def _dotted(self, node):
+        if isinstance(node, gast.Name):
+            return self.resolve(node.id)
+        if isinstance(node, gast.Attribute):
+            return getattr(self._dotted(node.value), node.attr)
+        raise KeyError(node)
+
+    def _arrays(self, tree, bound) -> dict:
+        """The names bound once, to a NumPy constructor's new array: name -> its number
+        of axes where the call says it (``np.zeros((2, 3))``), else None."""
+        found = {}
+        for node in trees.walk(tree):
+            if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and
+                    isinstance(node.targets[0], gast.Name) and
+                    bound[node.targets[0].id] == 1):
+                continue
+            func = self._function_of(node.value)
+            if not any(func is c for c in _CONSTRUCTORS):
+                continue
+            ndim = None
+            if any(func is c for c in _SHAPED) and node.value.args:
+                shape = node.value.args[0]
+                ndim = len(shape.elts) if isinstance(shape, (gast.Tuple, gast.List)) else \
+                    1 if isinstance(shape, gast.Constant) and isinstance(shape.value, int) \
+                    else None
+            found[node.targets[0].id] = ndim
+        return found
+
+    def run(self, tree):
+        bound = collections.Counter()  # (not `v += e`: an update of v, not a new value)
+        augmented = {id(s.target) for s in trees.walk(tree) if isinstance(s, gast.AugAssign)}
+        for n in trees.walk(tree):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and \
+                    id(n) not in augmented:
+                bound[n.id] += 1
+        for arg in tree.args.args + tree.args.kwonlyargs:
+            bound[arg.id] += 1
+        self.bound, self.augmented = bound, augmented
+        self.closed = {n.id for d in trees.walk(tree) if d is not tree and
+                       isinstance(d, (gast.FunctionDef, gast.Lambda))
+                       for n in trees.walk(d) if isinstance(n, gast.Name)}
+        self.arrays = self._arrays(tree, bound)
+        self.ndims = dict(self.arrays)
+        self.tree_of = [tree]
+        self._find(tree.body)
+        if self.views or self._chained(tree):
+            self.changed = True
+            tree.body = [self.visit(s) for s in tree.body]
+        for target in self._chained(tree):  # (on a list, or in a nested function)
+            self.refuse_chain(target)
+        return tree
+
+    @staticmethod
+    def _chained(tree) -> list:
+        """The targets ``a[i][j]`` of the tree's assignments."""
+        return [t for s in trees.walk(tree) if isinstance(s, (gast.Assign, gast.AugAssign))
+                for t in (s.targets if isinstance(s, gast.Assign) else [s.target])
+                if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Subscript)]
+
+    def _find(self, block: list) -> None:
+        for at, stmt in enumerate(block):
+            if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+                continue
+            self._view(stmt, block[at + 1:])
+            for field in _BLOCKS:
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list):
+                    self._find(inner)
+
+    def _view(self, stmt, region: list) -> None:
+        """Note ``stmt`` (``v = y[i]``) as a view read again in ``region`` where safe."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name)):
+            return
+        value = stmt.value
+        if isinstance(value, gast.Name):  # (b = y: the same array under another name)
+            base, index = value.id, None
+        elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            base, index = value.value.id, value.slice
+        else:
+            return
+        name, extra = stmt.targets[0].id, [] if index is None else [index]
+        if base in self.views:
+            root, indices = self.views[base][0], self.views[base][1] + extra
+        elif base in self.arrays:
+            root, indices = base, extra
+        else:
+            return
+        if self.bound[name] != 1 or name in self.closed or name in self.arrays or \
+                index is not None and (not _basic(index) or self._may_be_number(base, index)):
+            return  # (`a = z[2]` may be a number: a copy, which a write to z leaves alone)
+        inside = {id(n) for s in region for n in trees.walk(s)}
+        if any(id(n) not in inside for n in trees.walk(self.tree_of[0])
+               if isinstance(n, gast.Name) and n.id == name and n is not stmt.targets[0]):
+            return  # (read before its line, or outside its block)
+        names = {root} | {n.id for i in indices for n in trees.walk(i)
+                          if isinstance(n, gast.Name)}
+        for node in (n for s in region for n in trees.walk(s)):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
+                    node.id in names and not (node.id == root and id(node) in self.augmented):
+                return  # (the array or an index bound again: the view keeps the old)
+            if isinstance(node, gast.Call) and self._mutated(node, name):
+                return
+        self.ndims[name] = self.ndims.get(base) if index is None else \
+            _ndim(self.ndims.get(base), index)
+        self.views[name] = (root, indices)
+
+    def _may_be_number(self, base: str, index) -> bool:
+        dims = _array_dims(index)
+        return dims is not None and (self.ndims.get(base) is None or
+                                     self.ndims[base] <= dims)
+
+    @staticmethod
+    def _mutated(call, name: str) -> bool:
+        """Does ``call`` change ``name`` in place by a method or an ``out=``?"""
+        func = call.func
+        if isinstance(func, gast.Attribute) and func.attr in _MUTATORS and \
+                isinstance(func.value, gast.Name) and func.value.id == name:
+            return True
+        return any(k.arg == "out" and any(isinstance(n, gast.Name) and n.id == name
+                                          for n in trees.walk(k.value))
+                   for k in call.keywords)
+
+    # --- the rewrite ------------------------------------------------------------------
+
+    def _index_value(self, index):
+        """``index`` as an expression: ``np.s_[1:]`` where it holds a slice."""
+        index = trees.clone(index)
+        items = index.elts if isinstance(index, gast.Tuple) else [index]
+        if not any(isinstance(i, gast.Slice) for i in items):
+            return index
+        s_ = gast.Attribute(gast.Name(self.numpy_name, gast.Load(), None, None), "s_",
+                            gast.Load())
+        return gast.Subscript(s_, index, gast.Load())
+
+    def _store(self, target):
+        """The target ``y[view_index(y, ...)]`` for ``target`` (a chain on a view or an
+        array of these), else None."""
+        found = _chain(target)
+        if found is None:
+            return None
+        name, indices = found
+        if name in self.views:
+            root, before = self.views[name]
+            indices = before + indices
+        elif name in self.arrays:
+            root = name
+        else:
+            if len(indices) > 1:
+                self.refuse_chain(target)
+            return None
+        if len(indices) == 1:
+            index = self.visit(trees.clone(indices[0]))
+            return None if root == name else \
+                gast.Subscript(gast.Name(root, gast.Load(), None, None), index, gast.Store())
+        call = gast.Call(gast.Name(self.helper(view_index), gast.Load(), None, None),
+                         [gast.Name(root, gast.Load(), None, None)] +
+                         [self._index_value(self.visit(trees.clone(i))) for i in indices], [])
+        return gast.Subscript(gast.Name(root, gast.Load(), None, None), call, gast.Store())
+
+    def visit_Assign(self, node):
+        if len(node.targets) == 1:
+            store = self._store(node.targets[0])
+            if store is not None:
+                return trees.located(gast.Assign([store], self.visit(node.value), None), node)
+        return self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        target = node.target
+        if isinstance(target, gast.Name) and target.id in self.views:
+            root, indices = self.views[target.id]
+            target = gast.Subscript(gast.Name(target.id, gast.Load(), None, None),
+                                    gast.Constant(Ellipsis, None), gast.Store())
+            store = self._store(target)  # (v[...]: the whole view)
+        else:
+            store = self._store(target)
+        if store is None:
+            return self.generic_visit(node)
+        return trees.located(gast.AugAssign(store, node.op, self.visit(node.value)), node)
+
+    def visit_Name(self, node):
+        if node.id not in self.views or not isinstance(node.ctx, gast.Load):
+            return node
+        root, indices = self.views[node.id]
+        value = gast.Name(root, gast.Load(), None, None)
+        for index in indices:
+            value = gast.Subscript(value, trees.clone(index), gast.Load())
+        return trees.located(value, node)
+
+    def visit_FunctionDef(self, node):
+        return node  # (a nested function: its own names)
+
+    def visit_Lambda(self, node):
+        return node
