@@ -7,7 +7,7 @@
 >>> view_index(y, np.s_[:, ::-1], np.s_[..., 1:3])
 (slice(0, 3, 1), slice(2, 0, -1))
 >>> view_index(y, 2, np.s_[None, 1])    # (y[2])[None, 1]: the new axis is kept
-(2, None, 1)
+(None, 2, 1)
 
 ``v = y[1:]; v[0] = e`` is written ``y[view_index(y, np.s_[1:], 0)] = e``
 (:mod:`.transforms.view_writes`): the store is on ``y`` itself, so the reverse sweep
