@@ -284,8 +284,12 @@ def _refuse_chain(source):
 def view_writes(build: Build) -> bool:
     """Writes through a named view of a local array (``v = y[1:]; v[0] = e``, ``A[i][j] =
     e``) written as writes into the array itself (:mod:`.transforms.view_writes`)."""
+    params = parameters(build.tree)
+    given = {p: d[1] for p, d in zip(params, build.descriptors or [None] * len(params),
+                                     strict=True)
+             if type(d) is tuple and len(d) >= 3 and d[0] in ARRAY_TAGS}  # (arrays)
     writer = ViewWrites(build.source.resolve, _helper_of(build), build.imports.numpy(),
-                        _refuse_chain(build.source))
+                        _refuse_chain(build.source), given)
     tree = writer.run(clone(build.tree))
     if writer.changed:
         build.tree = tree

@@ -3,7 +3,7 @@ now, each gradient checked against central differences in float64.
 
 * writes through a named view of a local array: ``v = y[1:]; v[0] = e``, ``row = y[0];
   row += x``, ``A[i][j] = e``, a view made before a loop and written in it
-  (view_writes);
+  (view_writes); ``v = y[[0, 2]]`` and ``v = y[mask]``, copies, written (view_writes);
 
 Every case was refused on main (``# refused on main``). The tests at the end pin what
 stays refused, at the user's line.
@@ -137,7 +137,45 @@ def view_read_in_a_generator(x):  # refused on main
     return sum(np.sum(r * k) for k in range(3)) + np.sum(y)
 
 
+def copy_of_the_argument_sliced(x):  # refused on main
+    y = x.copy()
+    v = y[1:3]
+    v *= 2.0
+    return np.sum(y ** 2)
+
+
+def list_index_copies(x):  # refused on main
+    y = x.copy()
+    v = y[[0, 2]]
+    v[0] = 10.0  # (a copy: y keeps its value)
+    return np.sum(y ** 2) + np.sum(v * x[:2])
+
+
+def mask_copies(x):  # refused on main
+    y = np.full(4, 2.0)
+    v = y[x > 0]
+    v *= 3.0
+    return np.sum(y * x) + np.sum(v)
+
+
+def argument_list_index_copies(x):  # refused on main
+    v = x[[1, 3]]
+    v[1] = v[0] * x[2]
+    return np.sum(x * x) + np.sum(v ** 2)
+
+
+def array_index_copies(x):  # refused on main
+    y = np.zeros((3, 4))
+    rows = np.array([2, 0])
+    v = y[rows]
+    v[0] = x  # (a copy: y keeps its value)
+    y[1] = x * x
+    return np.sum(y * v[0]) + np.sum(v ** 2)
+
+
 @pytest.mark.parametrize("f", [
+    copy_of_the_argument_sliced, list_index_copies, mask_copies,
+    argument_list_index_copies, array_index_copies,
     slice_written, row_updated, item_of_an_item, items_of_items_in_loops,
     view_written_in_a_loop, row_updated_in_a_loop, row_of_each_turn, view_of_a_view,
     ellipsis_and_new_axis, array_written_view_read, reversed_view, column_scaled,
@@ -156,3 +194,60 @@ def number_not_a_view(x):  # (works on main: z[0] of a vector is a copy, left al
 
 def test_a_number_is_not_a_view():
     check(number_not_a_view)
+
+
+# --- what stays refused, at the user's line -------------------------------------------------
+
+def reshaped_view_written(x):
+    y = np.zeros(6)
+    v = y.reshape(2, 3)
+    v[0, 1] = x[0] * x[2]  # <- refused
+    return np.sum(y * np.arange(6.0)) + v[0, 1] * x[1]
+
+
+def transposed_view_written(x):
+    y = np.zeros((2, 4))
+    t = y.T
+    t[:, 0] = x  # <- refused
+    return np.sum(y[0] * x) + np.sum(t ** 2)
+
+
+def argument_view_written(x):
+    v = x[1:]
+    v[0] = 1.0  # <- refused
+    return np.sum(x)
+
+
+def index_bound_again(x):
+    y = np.zeros(4)
+    i = 1
+    v = y[i:]
+    i = 2
+    v[0] = x[i]  # <- refused
+    return np.sum(y * x)
+
+
+def item_of_a_list_item(x):
+    ys = [[0.0, 0.0], [0.0, 0.0]]
+    ys[0][1] = x[0]  # <- refused
+    return ys[0][1] * x[1]
+
+
+def marked_line(f) -> int:
+    import inspect
+    lines, start = inspect.getsourcelines(f)
+    return start + next(i for i, line in enumerate(lines) if "# <- refused" in line)
+
+
+@pytest.mark.parametrize("f, words", [
+    (reshaped_view_written, ["'v'", "'y'", "`.reshape`"]),
+    (transposed_view_written, ["'t'", "'y'", "`.T`"]),
+    (argument_view_written, ["'v'", "the argument 'x'"]),
+    (index_bound_again, ["'v'", "'y'"]),
+    (item_of_a_list_item, ["nested element"])])
+def test_refused_at_the_line(f, words):
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(f)(X.copy())
+    assert info.value.lineno == marked_line(f)
+    for word in words:
+        assert word in str(info.value)

@@ -11,6 +11,8 @@ does)::
     return np.sum(y * x) + v[0]         return np.sum(y * x) + y[1:][0]
 
 ``A[i][j] = e`` and ``A[i][j] += e`` on such an array are written the same way.
+``v = y[[0, 2]]`` and ``v = y[y > 0]`` are copies (NumPy's index of a list or a mask):
+written ``y[[0, 2]].copy()``, so that a write to ``v`` is seen to leave ``y`` alone.
 ``view_index`` (:mod:`s2sad.runtime.views`) composes the indices at run time; it
 refuses any that is not basic (an array or a mask: NumPy made a copy). Only a view
 that is safe to read again is rewritten: its array is made here by a NumPy constructor
@@ -123,8 +125,9 @@ def _ndim(ndim: int | None, index) -> int | None:
 class ViewWrites(trees.Transformer):
     """Rewrites writes through named views of local arrays (see the module)."""
 
-    def __init__(self, resolve, helper, numpy_name: str, refuse_chain):
+    def __init__(self, resolve, helper, numpy_name: str, refuse_chain, given=None):
         self.resolve, self.helper, self.numpy_name = resolve, helper, numpy_name
+        self.given = given or {}  # the arguments given as arrays: name -> number of axes
         self.refuse_chain = refuse_chain  # (target): raises the refusal of `a[i][j] = v`
         self.views = {}  # view name -> (array name, [index, ...])
         self.changed = False
@@ -155,7 +158,14 @@ class ViewWrites(trees.Transformer):
                     isinstance(node.targets[0], gast.Name) and
                     bound[node.targets[0].id] == 1):
                 continue
-            func = self._function_of(node.value)
+            value = node.value
+            copied = isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                and value.func.attr == "copy" and not value.args and not value.keywords and \
+                isinstance(value.func.value, gast.Name) and value.func.value.id in self.given
+            if copied:  # (x.copy(), x an array argument)
+                found[node.targets[0].id] = self.given[value.func.value.id]
+                continue
+            func = self._function_of(value)
             if not any(func is c for c in _CONSTRUCTORS):
                 continue
             ndim = None
@@ -180,12 +190,14 @@ class ViewWrites(trees.Transformer):
         self.closed = {n.id for d in trees.walk(tree) if d is not tree and
                        isinstance(d, (gast.FunctionDef, gast.Lambda))
                        for n in trees.walk(d) if isinstance(n, gast.Name)}
+        self.given = {p: n for p, n in self.given.items() if bound[p] == 1}
         self.arrays = self._arrays(tree, bound)
         self.ndims = dict(self.arrays)
         self.tree_of = [tree]
         self._find(tree.body)
         if self.views or self._chained(tree):
             self.changed = True
+        if self.changed:
             tree.body = [self.visit(s) for s in tree.body]
         for target in self._chained(tree):  # (on a list, or in a nested function)
             self.refuse_chain(target)
@@ -202,11 +214,31 @@ class ViewWrites(trees.Transformer):
         for at, stmt in enumerate(block):
             if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
                 continue
+            self._copy(stmt)
             self._view(stmt, block[at + 1:])
             for field in _BLOCKS:
                 inner = getattr(stmt, field, None)
                 if isinstance(inner, list):
                     self._find(inner)
+
+    def _advanced(self, item) -> bool:
+        """Is ``item`` an index NumPy copies by: a list, a mask, an array made here?"""
+        return isinstance(item, (gast.List, gast.Compare)) or isinstance(item, gast.Name) \
+            and (item.id in self.arrays or item.id in self.given)
+
+    def _copy(self, stmt) -> None:
+        """``v = y[[0, 2]]`` or ``v = y[y > 0]``, ``y`` an array made here: NumPy copies
+        (an index of a list or a mask), so ``v`` shares no memory with ``y``; said with
+        ``.copy()``, which the alias analysis reads as a new array."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and
+                isinstance(stmt.value, gast.Subscript) and
+                isinstance(stmt.value.value, gast.Name) and
+                (stmt.value.value.id in self.arrays or stmt.value.value.id in self.given) and
+                any(self._advanced(i) for i in _items(stmt.value.slice))):
+            return
+        stmt.value = gast.Call(gast.Attribute(stmt.value, "copy", gast.Load()), [], [])
+        self.changed = True
 
     def _view(self, stmt, region: list) -> None:
         """Note ``stmt`` (``v = y[i]``) as a view read again in ``region`` where safe."""
@@ -228,7 +260,8 @@ class ViewWrites(trees.Transformer):
         else:
             return
         if self.bound[name] != 1 or name in self.closed or name in self.arrays or \
-                index is not None and (not _basic(index) or self._may_be_number(base, index)):
+                index is not None and (not _basic(index) or self._may_be_number(base, index)
+                                       or any(self._advanced(i) for i in _items(index))):
             return  # (`a = z[2]` may be a number: a copy, which a write to z leaves alone)
         inside = {id(n) for s in region for n in trees.walk(s)}
         if any(id(n) not in inside for n in trees.walk(self.tree_of[0])
