@@ -444,9 +444,13 @@ def argument_facts(build: Build) -> bool:
 def dict_views(build: Build, kinds: dict) -> bool:
     """A dict's ``keys``, ``values`` and ``items`` written out where the kinds say it is a
     dict; run to a fixed point."""
-    views = DictViews(kinds, build.namer, build.source.is_builtin)  # a dict's keys, values
+    views = DictViews(kinds, build.namer, build.source.is_builtin, build.source.resolve)  # a dict's keys, values
     # and items, where it is one (sorted(d.items()) too)
     views.visit(build.tree)
+    if views.replaced:  # (p._replace(W=v) of a namedtuple: a new one built, not a call)
+        build.normalizer.unknown_calls[:] = [
+            entry for entry in build.normalizer.unknown_calls
+            if not (len(entry) > 2 and id(entry[2]) in views.replaced)]
     return views.changed
 
 

@@ -4,10 +4,15 @@ now, each gradient checked against central differences in float64.
 * writes through a named view of a local array: ``v = y[1:]; v[0] = e``, ``row = y[0];
   row += x``, ``A[i][j] = e``, a view made before a loop and written in it
   (view_writes); ``v = y[[0, 2]]`` and ``v = y[mask]``, copies, written (view_writes);
+* ``p._replace(w=v)`` of a ``collections.namedtuple`` or ``typing.NamedTuple`` made in
+  the function, in a loop too (dict_views, kinds);
 
 Every case was refused on main (``# refused on main``). The tests at the end pin what
 stays refused, at the user's line.
 """
+
+import collections
+import typing
 
 import numpy as np
 import pytest
@@ -194,6 +199,41 @@ def number_not_a_view(x):  # (works on main: z[0] of a vector is a copy, left al
 
 def test_a_number_is_not_a_view():
     check(number_not_a_view)
+
+
+# --- namedtuple._replace ----------------------------------------------------------------
+
+State = collections.namedtuple("State", "h c")
+
+
+class Params(typing.NamedTuple):
+    w: typing.Any
+    b: float = 0.5
+
+
+def field_replaced(x):  # refused on main
+    p = State(x, x[0])
+    q = p._replace(h=p.h * 2.0)
+    return np.sum(q.h * p.h) + q.c
+
+
+def replaced_in_a_loop(x):  # refused on main
+    s = State(x, x[0])
+    for _ in range(3):
+        s = s._replace(h=np.tanh(s.h * s.c), c=s.c + x[1])
+    return np.sum(s.h) * s.c
+
+
+def typed_replaced_twice(x):  # refused on main
+    p = Params(x * 2.0)
+    q = p._replace(b=x[3])
+    r = q._replace(w=q.w + p.b)
+    return np.sum(r.w ** 2) + r.b * q.b
+
+
+@pytest.mark.parametrize("f", [field_replaced, replaced_in_a_loop, typed_replaced_twice])
+def test_namedtuple_replace(f):
+    check(f)
 
 
 # --- what stays refused, at the user's line -------------------------------------------------
