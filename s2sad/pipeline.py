@@ -76,6 +76,7 @@ from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
 from .transforms.aliasing import Aliasing
 from .transforms.view_writes import ViewWrites
+from .transforms.object_lists import ObjectLists
 from .transforms.resolve import argument_dtypes, single_constants, static_value
 from .transforms.reverse import Reverse
 from .transforms.scale_inward import ScaleInward
@@ -290,6 +291,23 @@ def view_writes(build: Build) -> bool:
              if type(d) is tuple and len(d) >= 3 and d[0] in ARRAY_TAGS}  # (arrays)
     writer = ViewWrites(build.source.resolve, _helper_of(build), build.imports.numpy(),
                         _refuse_chain(build.source), given)
+    tree = writer.run(clone(build.tree))
+    if writer.changed:
+        build.tree = tree
+        build.source.locals = assigned_names(build.tree)
+    return writer.changed
+
+
+@transform()
+def object_lists(build: Build) -> bool:
+    """``[Layer(w) for w in ws]`` over items it can count, written as a list display of
+    the objects (:mod:`.transforms.object_lists`)."""
+    params = parameters(build.tree)
+    lengths = {p: len(d[1]) for p, d in zip(params, build.descriptors or [None] * len(params),
+                                            strict=True)
+               if type(d) is tuple and len(d) >= 2 and d[0] in ("list", "tuple") and
+               isinstance(d[1], tuple)}
+    writer = ObjectLists(build.source.resolve, lengths)
     tree = writer.run(clone(build.tree))
     if writer.changed:
         build.tree = tree
@@ -988,6 +1006,7 @@ PIPELINE = [
     Step(validate),
     Step(names),
     Step(view_writes),
+    Step(object_lists),
     Step(try_blocks),  # (first: its try block's function is the user's code, zips and all)
     Step(strict_zip),
     Step(generators),
