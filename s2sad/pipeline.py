@@ -77,6 +77,7 @@ from .transforms.recompute import Recompute
 from .transforms.aliasing import Aliasing
 from .transforms.view_writes import ViewWrites
 from .transforms.object_lists import ObjectLists
+from .transforms.deep_copies import DeepCopies
 from .transforms.resolve import argument_dtypes, single_constants, static_value
 from .transforms.reverse import Reverse
 from .transforms.scale_inward import ScaleInward
@@ -312,6 +313,17 @@ def object_lists(build: Build) -> bool:
     if writer.changed:
         build.tree = tree
         build.source.locals = assigned_names(build.tree)
+    return writer.changed
+
+
+@transform()
+def deep_copies(build: Build) -> bool:
+    """``copy.deepcopy(d)`` of a dict or list display the function made, written item by
+    item (:mod:`.transforms.deep_copies`)."""
+    writer = DeepCopies(build.source.resolve)
+    tree = writer.run(clone(build.tree))
+    if writer.changed:
+        build.tree = tree
     return writer.changed
 
 
@@ -1007,6 +1019,7 @@ PIPELINE = [
     Step(names),
     Step(view_writes),
     Step(object_lists),
+    Step(deep_copies),
     Step(try_blocks),  # (first: its try block's function is the user's code, zips and all)
     Step(strict_zip),
     Step(generators),

@@ -6,6 +6,8 @@ now, each gradient checked against central differences in float64.
   (view_writes); ``v = y[[0, 2]]`` and ``v = y[mask]``, copies, written (view_writes);
 * ``[Layer(w) for w in ws]`` over items s2sad can count, then the objects' methods in a
   loop (object_lists);
+* ``copy.deepcopy(d)`` of a dict or list display, then a change to the copy in place
+  (deep_copies);
 * ``p._replace(w=v)`` of a ``collections.namedtuple`` or ``typing.NamedTuple`` made in
   the function, in a loop too (dict_views, kinds);
 
@@ -14,6 +16,7 @@ stays refused, at the user's line.
 """
 
 import collections
+import copy
 import typing
 
 import numpy as np
@@ -294,6 +297,39 @@ def test_objects_of_a_list_argument():  # refused on main
     np.testing.assert_allclose(s2sad.grad(layers_of_weights)(ws, X.copy()), want, rtol=1e-6)
 
 
+# --- copy.deepcopy, then a change to the copy ----------------------------------------------
+
+def dict_deep_copied(x):  # refused on main
+    d = {"a": x * 1.0, "b": x[0]}
+    e = copy.deepcopy(d)
+    e["a"] *= 2.0
+    e["b"] += x[1]
+    return np.sum(d["a"] * e["a"]) + e["b"] * d["b"]
+
+
+def list_deep_copied(x):  # refused on main
+    ps = [x * 1.0, x ** 2, 3.0]
+    qs = copy.deepcopy(ps)
+    qs[0] += 1.0
+    qs[1] *= x
+    return np.sum(ps[0] * qs[0]) + np.sum(ps[1] * qs[1]) * qs[2]
+
+
+def deep_copied_in_a_loop(x):  # refused on main
+    state = {"h": np.tanh(x), "c": x[0] * 1.0}
+    total = 0.0
+    for k in range(3):
+        trial = copy.deepcopy(state)
+        trial["h"] *= trial["c"] + k
+        total = total + np.sum(trial["h"] * state["h"])
+    return total
+
+
+@pytest.mark.parametrize("f", [dict_deep_copied, list_deep_copied, deep_copied_in_a_loop])
+def test_deepcopy_then_changed(f):
+    check(f)
+
+
 # --- what stays refused, at the user's line -------------------------------------------------
 
 def reshaped_view_written(x):
@@ -331,6 +367,14 @@ def item_of_a_list_item(x):
     return ys[0][1] * x[1]
 
 
+def one_array_twice_deep_copied(x):
+    y = x * 1.0
+    d = {"a": y, "b": y}  # (one array: its deep copy holds one new array, twice)
+    e = copy.deepcopy(d)
+    e["a"] *= 2.0  # <- refused
+    return np.sum(e["b"] * x)
+
+
 def marked_line(f) -> int:
     import inspect
     lines, start = inspect.getsourcelines(f)
@@ -346,6 +390,7 @@ def layers_of_an_array(x):
 
 
 @pytest.mark.parametrize("f, words", [
+    (one_array_twice_deep_copied, ["e['a'] *= ...", "another slot of 'e'"]),
     (layers_of_an_array, ["layer()"]),
     (reshaped_view_written, ["'v'", "'y'", "`.reshape`"]),
     (transposed_view_written, ["'t'", "'y'", "`.T`"]),
