@@ -276,6 +276,12 @@ def _helper_of(build: Build):
 
 def _refuse_chain(source):
     def refuse(target):
+        if isinstance(target.value, gast.Attribute):  # (y.T[0] = v, y not an array made here)
+            raise source.syntax_error(
+                f"assignment into {unparse(target.value)}, which changes an object's array "
+                "or list in place where the reverse sweep cannot see it", target,
+                f"Make a new value and set the attribute: `{unparse(target.value)} = "
+                "np.where(...)` or a copy changed (`buf = x.copy()`).")
         raise source.syntax_error(
             "assignment into a nested element (`y[i][j] = ...` or `f(x)[i] = ...`)", target,
             "Index once: `y[i, j] = ...` for arrays, or name the inner list first.")

@@ -2,8 +2,8 @@
 now, each gradient checked against central differences in float64.
 
 * writes through a named view of a local array: ``v = y[1:]; v[0] = e``, ``row = y[0];
-  row += x``, ``A[i][j] = e``, a view made before a loop and written in it
-  (view_writes); ``v = y[[0, 2]]`` and ``v = y[mask]``, copies, written (view_writes);
+  row += x``, ``A[i][j] = e``, ``y.T[0] = e``, ``t = y.T``, a view made before a loop and
+  written in it (view_writes); ``v = y[[0, 2]]`` and ``v = y[mask]``, copies, written (view_writes);
 * ``[Layer(w) for w in ws]`` over items s2sad can count, then the objects' methods in a
   loop (object_lists);
 * ``copy.deepcopy(d)`` of a dict or list display, then a change to the copy in place
@@ -183,7 +183,33 @@ def array_index_copies(x):  # refused on main
     return np.sum(y * v[0]) + np.sum(v ** 2)
 
 
+def transposed_item_written(x):  # refused on main
+    y = np.zeros((4, 3))
+    y.T[0] = x
+    y.T[1:] += np.outer(x[:2], x) * 0.5
+    return np.sum(np.sin(y))
+
+
+def transposed_view_written(x):  # refused on main
+    y = np.ones((2, 4))
+    t = y.T
+    t[:, 0] = x
+    t[1:3] *= x[2:, None]
+    return np.sum(y[0] * x) + np.sum(t ** 2) + np.sum(y[1] * x)
+
+
+def transposed_view_updated_in_a_loop(x):  # refused on main
+    A = np.zeros((3, 4))
+    t = A.T
+    for k in range(3):
+        t += np.outer(x, x[:3]) * (k + 1.0)
+        col = t[:, k]
+        col *= x[k]
+    return np.sum(A ** 2)
+
+
 @pytest.mark.parametrize("f", [
+    transposed_item_written, transposed_view_written, transposed_view_updated_in_a_loop,
     copy_of_the_argument_sliced, list_index_copies, mask_copies,
     argument_list_index_copies, array_index_copies,
     slice_written, row_updated, item_of_an_item, items_of_items_in_loops,
@@ -339,9 +365,9 @@ def reshaped_view_written(x):
     return np.sum(y * np.arange(6.0)) + v[0, 1] * x[1]
 
 
-def transposed_view_written(x):
+def swapped_view_written(x):
     y = np.zeros((2, 4))
-    t = y.T
+    t = np.swapaxes(y, 0, 1)
     t[:, 0] = x  # <- refused
     return np.sum(y[0] * x) + np.sum(t ** 2)
 
@@ -393,7 +419,7 @@ def layers_of_an_array(x):
     (one_array_twice_deep_copied, ["e['a'] *= ...", "another slot of 'e'"]),
     (layers_of_an_array, ["layer()"]),
     (reshaped_view_written, ["'v'", "'y'", "`.reshape`"]),
-    (transposed_view_written, ["'t'", "'y'", "`.T`"]),
+    (swapped_view_written, ["'t'", "'y'", "`.reshape`"]),
     (argument_view_written, ["'v'", "the argument 'x'"]),
     (index_bound_again, ["'v'", "'y'"]),
     (item_of_a_list_item, ["nested element"])])

@@ -9,7 +9,9 @@
 >>> view_index(y, 2, np.s_[None, 1])    # (y[2])[None, 1]: the new axis is kept
 (None, 2, 1)
 
-``v = y[1:]; v[0] = e`` is written ``y[view_index(y, np.s_[1:], 0)] = e``
+``v = y[1:]; v[0] = e`` is written ``y[view_index(y, np.s_[1:], 0)] = e``; through
+``t = y.T`` the value is put in ``y``'s order first (``np.transpose(np.broadcast_to(e,
+view_shape(...)), view_axes(...))``)
 (:mod:`.transforms.view_writes`): the store is on ``y`` itself, so the reverse sweep
 sees it. Only basic indices compose: ints, slices, ``None`` and ``...``. An array or a
 boolean index made a copy in NumPy, not a view: refused here.
@@ -64,15 +66,22 @@ def _slice(r: range) -> slice:
     return slice(r.start, stop if stop >= 0 else None, r.step)
 
 
-def view_index(base, *indices) -> tuple:
-    """The basic index of ``base`` that ``base[indices[0]][indices[1]]...`` reads: the
-    same items, in the same shape."""
+class Transposed:
+    """In :func:`view_index`'s indices: ``.T``, the view's axes in reverse order."""
+
+
+def _view(base, indices) -> tuple:
+    """``(view, fixed)``: the view's axes, each ``(axis of base or None, its items)``,
+    and the base's axes an int took (``{axis: item}``)."""
     shape = getattr(base, "shape", None)
     if shape is None or not hasattr(base, "strides"):
         raise _refused(f"on a {type(base).__name__}, not an array")
     view = [(axis, range(n)) for axis, n in enumerate(shape)]  # (axis, items) an axis
     fixed = {}  # the base's axes an int took
     for index in indices:
+        if index is Transposed:
+            view.reverse()
+            continue
         kept = []
         axes = iter(view)
         for item in _items(index, len(view)):
@@ -93,6 +102,17 @@ def view_index(base, *indices) -> tuple:
             if axis is not None:
                 fixed[axis] = items[position]
         view = kept
+    return view, fixed
+
+
+def view_index(base, *indices) -> tuple:
+    """The basic index of ``base`` that ``base[indices[0]][indices[1]]...`` reads: the
+    same items (in the same shape where no index is :class:`Transposed`)."""
+    view, fixed = _view(base, indices)
+    if any(i is Transposed for i in indices):
+        if any(axis is None for axis, _ in view):
+            raise _refused("a new axis of a transposed view")
+        view = sorted(view, key=lambda part: part[0])  # (the base's order)
     out, done = [], 0
     for axis, items in view:
         if axis is None:
@@ -101,5 +121,30 @@ def view_index(base, *indices) -> tuple:
         out.extend(fixed[a] for a in range(done, axis))
         out.append(_slice(items))
         done = axis + 1
-    out.extend(fixed[a] for a in range(done, len(shape)))
+    out.extend(fixed[a] for a in range(done, len(base.shape)))
     return tuple(out)
+
+
+def view_shape(base, *indices) -> tuple:
+    """The shape of ``base[indices[0]][indices[1]]...`` (``.T`` too).
+
+    >>> import numpy as np
+    >>> view_shape(np.zeros((2, 3, 4)), Transposed, np.s_[1:])
+    (3, 3, 2)
+    """
+    return tuple(len(items) for _, items in _view(base, indices)[0])
+
+
+def view_axes(base, *indices) -> tuple:
+    """The axes that put a value of the view's shape in the order of the base's
+    :func:`view_index` (``np.transpose(v, view_axes(...))``).
+
+    >>> import numpy as np
+    >>> y = np.arange(6.0).reshape(2, 3)
+    >>> t = y.T[1:]                      # (2, 2): y[:, 1:] transposed
+    >>> k = view_index(y, Transposed, np.s_[1:])
+    >>> bool(np.array_equal(y[k], np.transpose(t, view_axes(y, Transposed, np.s_[1:]))))
+    True
+    """
+    view = _view(base, indices)[0]
+    return tuple(sorted(range(len(view)), key=lambda i: view[i][0]))

@@ -443,8 +443,8 @@ class Aliasing:
                 f"{reader!r} keeps its value." if closure else
                 f"Copy first (`{name} = {name}.copy()`), so that {reader!r} keeps "
                 f"its value; or, to change {reader!r} too, write into it: a view of an "
-                "array made here by indexing it (ints, slices, None, `...`) is followed, "
-                "not one by `.T`, `.reshape` or a function.")
+                "array made here by indexing it (ints, slices, None, `...`) or by `.T` is "
+                "followed, not one by `.reshape` or a function.")
             if self.current.get(reader) is None:
                 raise error
             # `a = z[2]` shares nothing if it is a number: refused once the kinds say it is not

@@ -114,10 +114,13 @@ def explicit_returns(tree):
 
 
 def _nested_item(target) -> bool:
-    """Is ``target`` an item of an item of a name (``a[i][j]``)?"""
-    if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Subscript)):
+    """Is ``target`` an item of an item of a name (``a[i][j]``, ``a.T[i]``)?"""
+    if not (isinstance(target, gast.Subscript) and (
+            isinstance(target.value, gast.Subscript) or
+            isinstance(target.value, gast.Attribute) and target.value.attr == "T")):
         return False
-    while isinstance(target, gast.Subscript):
+    while isinstance(target, gast.Subscript) or \
+            isinstance(target, gast.Attribute) and target.attr == "T":
         target = target.value
     return isinstance(target, gast.Name)
 

@@ -41,7 +41,7 @@ import gast
 import numpy as np
 
 from .. import trees
-from ..runtime.views import view_index
+from ..runtime.views import Transposed, view_axes, view_index, view_shape
 
 # NumPy's functions that make a new array (never a view of an argument)
 _CONSTRUCTORS = (np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
@@ -55,10 +55,12 @@ _BLOCKS = ("body", "orelse", "finalbody")
 
 
 def _chain(node):
-    """``(name, [index, ...])`` for ``name[i][j]...`` (outermost index last), else None."""
+    """``(name, [index, ...])`` for ``name[i][j]...`` (outermost index last; ``"T"`` for
+    ``.T``), else None."""
     indices = []
-    while isinstance(node, gast.Subscript):
-        indices.append(node.slice)
+    while isinstance(node, gast.Subscript) or \
+            isinstance(node, gast.Attribute) and node.attr == "T":
+        indices.append(node.slice if isinstance(node, gast.Subscript) else "T")
         node = node.value
     if isinstance(node, gast.Name) and indices:
         return node.id, indices[::-1]
@@ -68,7 +70,7 @@ def _chain(node):
 def _basic(index) -> bool:
     """Is ``index`` basic by its syntax (ints, slices, None, ``...``, names and
     arithmetic of them: ints, checked at run time)?"""
-    items = index.elts if isinstance(index, gast.Tuple) else [index]
+    items = _items(index)
     for item in items:
         if isinstance(item, gast.Slice):
             parts = [p for p in (item.lower, item.upper, item.step) if p is not None]
@@ -95,6 +97,8 @@ def _scalar(node) -> bool:
 
 
 def _items(index) -> list:
+    if index == "T":
+        return []
     return index.elts if isinstance(index, gast.Tuple) else [index]
 
 
@@ -105,8 +109,8 @@ def _new_axis(item) -> bool:
 def _array_dims(index) -> int | None:
     """How many axes ``y[index]`` takes away from ``y`` (its ints), or None if the index
     keeps one for sure (a slice, None or ``...``: a view, never a number)."""
-    if any(isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
-           (i.value is None or i.value is Ellipsis) for i in _items(index)):
+    if index == "T" or any(isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
+                           (i.value is None or i.value is Ellipsis) for i in _items(index)):
         return None
     return len(_items(index))
 
@@ -208,7 +212,8 @@ class ViewWrites(trees.Transformer):
         """The targets ``a[i][j]`` of the tree's assignments."""
         return [t for s in trees.walk(tree) if isinstance(s, (gast.Assign, gast.AugAssign))
                 for t in (s.targets if isinstance(s, gast.Assign) else [s.target])
-                if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Subscript)]
+                if isinstance(t, gast.Subscript) and _chain(t) is not None and
+                len(_chain(t)[1]) > 1]
 
     def _find(self, block: list) -> None:
         for at, stmt in enumerate(block):
@@ -250,6 +255,9 @@ class ViewWrites(trees.Transformer):
             base, index = value.id, None
         elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
             base, index = value.value.id, value.slice
+        elif isinstance(value, gast.Attribute) and value.attr == "T" and \
+                isinstance(value.value, gast.Name):
+            base, index = value.value.id, "T"  # (t = y.T: its axes reversed)
         else:
             return
         name, extra = stmt.targets[0].id, [] if index is None else [index]
@@ -267,7 +275,7 @@ class ViewWrites(trees.Transformer):
         if any(id(n) not in inside for n in trees.walk(self.tree_of[0])
                if isinstance(n, gast.Name) and n.id == name and n is not stmt.targets[0]):
             return  # (read before its line, or outside its block)
-        names = {root} | {n.id for i in indices for n in trees.walk(i)
+        names = {root} | {n.id for i in indices if i != "T" for n in trees.walk(i)
                           if isinstance(n, gast.Name)}
         for node in (n for s in region for n in trees.walk(s)):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
@@ -299,6 +307,8 @@ class ViewWrites(trees.Transformer):
 
     def _index_value(self, index):
         """``index`` as an expression: ``np.s_[1:]`` where it holds a slice."""
+        if index == "T":
+            return gast.Name(self.helper(Transposed), gast.Load(), None, None)
         index = trees.clone(index)
         items = index.elts if isinstance(index, gast.Tuple) else [index]
         if not any(isinstance(i, gast.Slice) for i in items):
@@ -323,34 +333,48 @@ class ViewWrites(trees.Transformer):
             if len(indices) > 1:
                 self.refuse_chain(target)
             return None
-        if len(indices) == 1:
+        if len(indices) == 1 and indices[0] != "T":
             index = self.visit(trees.clone(indices[0]))
             return None if root == name else \
                 gast.Subscript(gast.Name(root, gast.Load(), None, None), index, gast.Store())
-        call = gast.Call(gast.Name(self.helper(view_index), gast.Load(), None, None),
-                         [gast.Name(root, gast.Load(), None, None)] +
-                         [self._index_value(self.visit(trees.clone(i))) for i in indices], [])
+        self.indices = [gast.Name(root, gast.Load(), None, None)] + [
+            self._index_value(i if i == "T" else self.visit(trees.clone(i))) for i in indices]
+        call = gast.Call(self._helper(view_index), trees.clone(self.indices), [])
         return gast.Subscript(gast.Name(root, gast.Load(), None, None), call, gast.Store())
+
+    def _helper(self, function):
+        return gast.Name(self.helper(function), gast.Load(), None, None)
+
+    def _value(self, value, target):
+        """``value`` in the array's order, for a store through a transposed view:
+        ``np.transpose(np.broadcast_to(value, view_shape(...)), view_axes(...))``."""
+        if not any(i == "T" for i in _chain(target)[1]) and not (
+                _chain(target)[0] in self.views and "T" in self.views[_chain(target)[0]][1]):
+            return value
+        np_ = gast.Name(self.numpy_name, gast.Load(), None, None)
+        shaped = gast.Call(gast.Attribute(np_, "broadcast_to", gast.Load()), [value, gast.Call(
+            self._helper(view_shape), trees.clone(self.indices), [])], [])
+        return gast.Call(gast.Attribute(trees.clone(np_), "transpose", gast.Load()), [
+            shaped, gast.Call(self._helper(view_axes), trees.clone(self.indices), [])], [])
 
     def visit_Assign(self, node):
         if len(node.targets) == 1:
             store = self._store(node.targets[0])
             if store is not None:
-                return trees.located(gast.Assign([store], self.visit(node.value), None), node)
+                value = self._value(self.visit(node.value), node.targets[0])
+                return trees.located(gast.Assign([store], value, None), node)
         return self.generic_visit(node)
 
     def visit_AugAssign(self, node):
         target = node.target
         if isinstance(target, gast.Name) and target.id in self.views:
-            root, indices = self.views[target.id]
             target = gast.Subscript(gast.Name(target.id, gast.Load(), None, None),
                                     gast.Constant(Ellipsis, None), gast.Store())
-            store = self._store(target)  # (v[...]: the whole view)
-        else:
-            store = self._store(target)
+        store = self._store(target)  # (v += e: v[...] += e, the whole view)
         if store is None:
             return self.generic_visit(node)
-        return trees.located(gast.AugAssign(store, node.op, self.visit(node.value)), node)
+        value = self._value(self.visit(node.value), target)
+        return trees.located(gast.AugAssign(store, node.op, value), node)
 
     def visit_Name(self, node):
         if node.id not in self.views or not isinstance(node.ctx, gast.Load):
@@ -358,7 +382,8 @@ class ViewWrites(trees.Transformer):
         root, indices = self.views[node.id]
         value = gast.Name(root, gast.Load(), None, None)
         for index in indices:
-            value = gast.Subscript(value, trees.clone(index), gast.Load())
+            value = gast.Attribute(value, "T", gast.Load()) if index == "T" else \
+                gast.Subscript(value, trees.clone(index), gast.Load())
         return trees.located(value, node)
 
     def visit_FunctionDef(self, node):
