@@ -297,7 +297,7 @@ def view_writes(build: Build) -> bool:
                                      strict=True)
              if type(d) is tuple and len(d) >= 3 and d[0] in ARRAY_TAGS}  # (arrays)
     writer = ViewWrites(build.source.resolve, _helper_of(build), build.imports.numpy(),
-                        _refuse_chain(build.source), given)
+                        _refuse_chain(build.source), given, build.namer.temp)
     tree = writer.run(clone(build.tree))
     if writer.changed:
         build.tree = tree

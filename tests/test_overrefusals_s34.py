@@ -2,8 +2,8 @@
 now, each gradient checked against central differences in float64.
 
 * writes through a named view of a local array: ``v = y[1:]; v[0] = e``, ``row = y[0];
-  row += x``, ``A[i][j] = e``, ``y.T[0] = e``, ``t = y.T``, a view made before a loop and
-  written in it (view_writes); ``v = y[[0, 2]]`` and ``v = y[mask]``, copies, written (view_writes);
+  row += x``, ``A[i][j] = e``, ``y.T[0] = e``, ``t = y.T``, ``v = y.reshape(2, 3)`` of
+  an array made C-contiguous, a view made before a loop and written in it (view_writes); ``v = y[[0, 2]]`` and ``v = y[mask]``, copies, written (view_writes);
 * ``[Layer(w) for w in ws]`` over items s2sad can count, then the objects' methods in a
   loop (object_lists);
 * ``copy.deepcopy(d)`` of a dict or list display, then a change to the copy in place
@@ -208,7 +208,25 @@ def transposed_view_updated_in_a_loop(x):  # refused on main
     return np.sum(A ** 2)
 
 
+def reshaped_view_written_here(x):  # refused on main
+    y = np.zeros(6)
+    v = y.reshape(2, 3)
+    v[0, 1] = x[0] * x[2]
+    v[1] += x[1:]
+    return np.sum(y * np.arange(6.0)) + v[0, 1] * x[1] + np.sum(v[1] ** 2)
+
+
+def reshaped_rows_in_a_loop(x):  # refused on main
+    y = np.ones(12)
+    v = np.reshape(y, (3, 4))
+    for i in range(3):
+        v[i] *= x * (i + 1.0)
+        y[i] += x[i]
+    return np.sum(np.sin(y)) + np.sum(v[:, 1] * x[:3])
+
+
 @pytest.mark.parametrize("f", [
+    reshaped_view_written_here, reshaped_rows_in_a_loop,
     transposed_item_written, transposed_view_written, transposed_view_updated_in_a_loop,
     copy_of_the_argument_sliced, list_index_copies, mask_copies,
     argument_list_index_copies, array_index_copies,
@@ -359,10 +377,10 @@ def test_deepcopy_then_changed(f):
 # --- what stays refused, at the user's line -------------------------------------------------
 
 def reshaped_view_written(x):
-    y = np.zeros(6)
-    v = y.reshape(2, 3)
+    y = np.zeros_like(x)  # (x's order, which may be Fortran's: its reshape may be a copy)
+    v = y.reshape(2, 2)
     v[0, 1] = x[0] * x[2]  # <- refused
-    return np.sum(y * np.arange(6.0)) + v[0, 1] * x[1]
+    return np.sum(y * x) + v[0, 1] * x[1]
 
 
 def swapped_view_written(x):

@@ -10,7 +10,10 @@ does)::
     v[0] = x[0]                         y[view_index(y, np.s_[1:], 0)] = x[0]
     return np.sum(y * x) + v[0]         return np.sum(y * x) + y[1:][0]
 
-``A[i][j] = e`` and ``A[i][j] += e`` on such an array are written the same way.
+``A[i][j] = e`` and ``A[i][j] += e`` on such an array are written the same way, and
+``y.T[0] = e`` too (the value put in ``y``'s order). A reshape of an array made
+C-contiguous (``np.zeros``) is a view too, whose items are no basic index of ``y``: a
+write through it changes a copy, put back whole (``y[...] = t.reshape(y.shape)``).
 ``v = y[[0, 2]]`` and ``v = y[y > 0]`` are copies (NumPy's index of a list or a mask):
 written ``y[[0, 2]].copy()``, so that a write to ``v`` is seen to leave ``y`` alone.
 ``view_index`` (:mod:`s2sad.runtime.views`) composes the indices at run time; it
@@ -48,10 +51,29 @@ _CONSTRUCTORS = (np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_li
                  np.empty_like, np.full_like, np.eye, np.identity, np.array, np.arange,
                  np.linspace, np.copy)
 _SHAPED = (np.zeros, np.ones, np.empty, np.full)  # (their first argument: the shape)
+# those whose new array is always C-contiguous where no `order=` is given (its reshape is
+# a view), unlike np.array(x) or np.zeros_like(x), which keep x's order
+_CONTIGUOUS = _SHAPED + (np.arange, np.linspace, np.eye, np.identity)
 # an array's methods that change it in place
 _MUTATORS = frozenset({"fill", "sort", "put", "itemset", "resize", "partition", "setfield",
                        "setflags", "byteswap"})
 _BLOCKS = ("body", "orelse", "finalbody")
+
+
+class _Reshaped:
+    """In a view's indices: ``.reshape(*args)`` of a C-contiguous array (a view)."""
+
+    def __init__(self, args: list):
+        self.args = args
+
+    def call(self, array):
+        """``array.reshape(*args)``."""
+        return gast.Call(gast.Attribute(array, "reshape", gast.Load()),
+                         trees.clone(self.args), [])
+
+    def ndim(self) -> int:
+        return len(self.args[0].elts) if len(self.args) == 1 and \
+            isinstance(self.args[0], gast.Tuple) else len(self.args)
 
 
 def _chain(node):
@@ -97,7 +119,7 @@ def _scalar(node) -> bool:
 
 
 def _items(index) -> list:
-    if index == "T":
+    if index == "T" or isinstance(index, _Reshaped):
         return []
     return index.elts if isinstance(index, gast.Tuple) else [index]
 
@@ -109,7 +131,8 @@ def _new_axis(item) -> bool:
 def _array_dims(index) -> int | None:
     """How many axes ``y[index]`` takes away from ``y`` (its ints), or None if the index
     keeps one for sure (a slice, None or ``...``: a view, never a number)."""
-    if index == "T" or any(isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
+    if index == "T" or isinstance(index, _Reshaped) or any(
+            isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
                            (i.value is None or i.value is Ellipsis) for i in _items(index)):
         return None
     return len(_items(index))
@@ -117,6 +140,8 @@ def _array_dims(index) -> int | None:
 
 def _ndim(ndim: int | None, index) -> int | None:
     """The number of axes of ``y[index]``, ``y`` of ``ndim`` (None: not known)."""
+    if isinstance(index, _Reshaped):
+        return index.ndim()
     if ndim is None:
         return None
     items = _items(index)
@@ -129,7 +154,9 @@ def _ndim(ndim: int | None, index) -> int | None:
 class ViewWrites(trees.Transformer):
     """Rewrites writes through named views of local arrays (see the module)."""
 
-    def __init__(self, resolve, helper, numpy_name: str, refuse_chain, given=None):
+    def __init__(self, resolve, helper, numpy_name: str, refuse_chain, given=None,
+                 temp=None):
+        self.temp = temp  # (a new name: a reshaped view's copy, written, then put back)
         self.resolve, self.helper, self.numpy_name = resolve, helper, numpy_name
         self.given = given or {}  # the arguments given as arrays: name -> number of axes
         self.refuse_chain = refuse_chain  # (target): raises the refusal of `a[i][j] = v`
@@ -179,6 +206,9 @@ class ViewWrites(trees.Transformer):
                     1 if isinstance(shape, gast.Constant) and isinstance(shape.value, int) \
                     else None
             found[node.targets[0].id] = ndim
+            if any(func is c for c in _CONTIGUOUS) and \
+                    not any(k.arg in ("order", "like") for k in value.keywords):
+                self.contiguous.add(node.targets[0].id)
         return found
 
     def run(self, tree):
@@ -195,6 +225,7 @@ class ViewWrites(trees.Transformer):
                        isinstance(d, (gast.FunctionDef, gast.Lambda))
                        for n in trees.walk(d) if isinstance(n, gast.Name)}
         self.given = {p: n for p, n in self.given.items() if bound[p] == 1}
+        self.contiguous = set()  # arrays made C-contiguous (np.zeros(...)): reshape, a view
         self.arrays = self._arrays(tree, bound)
         self.ndims = dict(self.arrays)
         self.tree_of = [tree]
@@ -202,7 +233,8 @@ class ViewWrites(trees.Transformer):
         if self.views or self._chained(tree):
             self.changed = True
         if self.changed:
-            tree.body = [self.visit(s) for s in tree.body]
+            body = [self.visit(s) for s in tree.body]
+            tree.body = [s for part in body for s in (part if isinstance(part, list) else [part])]
         for target in self._chained(tree):  # (on a list, or in a nested function)
             self.refuse_chain(target)
         return tree
@@ -258,9 +290,24 @@ class ViewWrites(trees.Transformer):
         elif isinstance(value, gast.Attribute) and value.attr == "T" and \
                 isinstance(value.value, gast.Name):
             base, index = value.value.id, "T"  # (t = y.T: its axes reversed)
+        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                value.func.attr == "reshape" and isinstance(value.func.value, gast.Name) and \
+                value.func.value.id in self.contiguous and not value.keywords and \
+                value.args and all(_scalar(a) or isinstance(a, gast.Tuple) and
+                                   all(_scalar(e) for e in a.elts) for a in value.args):
+            base, index = value.func.value.id, _Reshaped(value.args)  # (C order: a view)
+        elif isinstance(value, gast.Call) and len(value.args) == 2 and not value.keywords \
+                and isinstance(value.args[0], gast.Name) and \
+                value.args[0].id in self.contiguous and \
+                self._function_of(value) is np.reshape and (
+                    _scalar(value.args[1]) or isinstance(value.args[1], gast.Tuple) and
+                    all(_scalar(e) for e in value.args[1].elts)):
+            base, index = value.args[0].id, _Reshaped([value.args[1]])  # np.reshape(y, s)
         else:
             return
         name, extra = stmt.targets[0].id, [] if index is None else [index]
+        if base in self.views and any(isinstance(i, _Reshaped) for i in self.views[base][1]):
+            return  # (a view of a reshaped view: not followed)
         if base in self.views:
             root, indices = self.views[base][0], self.views[base][1] + extra
         elif base in self.arrays:
@@ -275,8 +322,9 @@ class ViewWrites(trees.Transformer):
         if any(id(n) not in inside for n in trees.walk(self.tree_of[0])
                if isinstance(n, gast.Name) and n.id == name and n is not stmt.targets[0]):
             return  # (read before its line, or outside its block)
-        names = {root} | {n.id for i in indices if i != "T" for n in trees.walk(i)
-                          if isinstance(n, gast.Name)}
+        names = {root} | {n.id for i in indices if i != "T"
+                          for part in (i.args if isinstance(i, _Reshaped) else [i])
+                          for n in trees.walk(part) if isinstance(n, gast.Name)}
         for node in (n for s in region for n in trees.walk(s)):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
                     node.id in names and not (node.id == root and id(node) in self.augmented):
@@ -357,8 +405,40 @@ class ViewWrites(trees.Transformer):
         return gast.Call(gast.Attribute(trees.clone(np_), "transpose", gast.Load()), [
             shaped, gast.Call(self._helper(view_axes), trees.clone(self.indices), [])], [])
 
+    def _reshaped(self, node, target, op=None):
+        """``v[i] = e`` (or ``op=``), ``v = y.reshape(2, 3)``: the view copied, written,
+        and put back whole (``y[...] = t.reshape(y.shape)``): a reshape's items are not
+        a basic index of ``y``. None where ``target`` is no such view's."""
+        found = _chain(target)
+        if found is None or found[0] not in self.views or self.temp is None or \
+                not isinstance((self.views[found[0]][1] or [None])[0], _Reshaped):
+            return None
+        root, before = self.views[found[0]]
+        rest = before[1:] + found[1]
+        if len(rest) != 1 or rest[0] == "T":
+            return None  # (a.T[0] = e: refused as an item of an item)
+        name = self.temp()
+        load = gast.Name(name, gast.Load(), None, None)
+        copied = gast.Call(gast.Attribute(before[0].call(gast.Name(root, gast.Load(), None,
+                                                                    None)), "copy",
+                                          gast.Load()), [], [])
+        item = gast.Subscript(trees.clone(load), self.visit(trees.clone(rest[0])),
+                              gast.Store())
+        value = self.visit(node.value)
+        back = gast.Call(gast.Attribute(trees.clone(load), "reshape", gast.Load()), [
+            gast.Attribute(gast.Name(root, gast.Load(), None, None), "shape", gast.Load())], [])
+        return [trees.located(stmt, node) for stmt in (
+            gast.Assign([gast.Name(name, gast.Store(), None, None)], copied, None),
+            gast.Assign([item], value, None) if op is None else gast.AugAssign(item, op, value),
+            gast.Assign([gast.Subscript(gast.Name(root, gast.Load(), None, None),
+                                        gast.Constant(Ellipsis, None), gast.Store())],
+                        back, None))]
+
     def visit_Assign(self, node):
         if len(node.targets) == 1:
+            written = self._reshaped(node, node.targets[0])
+            if written is not None:
+                return written
             store = self._store(node.targets[0])
             if store is not None:
                 value = self._value(self.visit(node.value), node.targets[0])
@@ -370,6 +450,9 @@ class ViewWrites(trees.Transformer):
         if isinstance(target, gast.Name) and target.id in self.views:
             target = gast.Subscript(gast.Name(target.id, gast.Load(), None, None),
                                     gast.Constant(Ellipsis, None), gast.Store())
+        written = self._reshaped(node, target, node.op)
+        if written is not None:
+            return written
         store = self._store(target)  # (v += e: v[...] += e, the whole view)
         if store is None:
             return self.generic_visit(node)
@@ -383,6 +466,7 @@ class ViewWrites(trees.Transformer):
         value = gast.Name(root, gast.Load(), None, None)
         for index in indices:
             value = gast.Attribute(value, "T", gast.Load()) if index == "T" else \
+                index.call(value) if isinstance(index, _Reshaped) else \
                 gast.Subscript(value, trees.clone(index), gast.Load())
         return trees.located(value, node)
 
