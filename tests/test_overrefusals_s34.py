@@ -3,7 +3,8 @@ now, each gradient checked against central differences in float64.
 
 * writes through a named view of a local array: ``v = y[1:]; v[0] = e``, ``row = y[0];
   row += x``, ``A[i][j] = e``, ``y.T[0] = e``, ``t = y.T``, ``v = y.reshape(2, 3)`` of
-  an array made C-contiguous, a view made before a loop and written in it (view_writes); ``v = y[[0, 2]]`` and ``v = y[mask]``, copies, written (view_writes);
+  an array made C-contiguous, a view made before a loop and written in it, ``for row in
+  A: row += x`` (view_writes); ``v = y[[0, 2]]`` and ``v = y[mask]``, copies, written (view_writes);
 * ``[Layer(w) for w in ws]`` over items s2sad can count, then the objects' methods in a
   loop (object_lists);
 * ``copy.deepcopy(d)`` of a dict or list display, then a change to the copy in place
@@ -225,7 +226,25 @@ def reshaped_rows_in_a_loop(x):  # refused on main
     return np.sum(np.sin(y)) + np.sum(v[:, 1] * x[:3])
 
 
+def rows_of_a_loop_updated(x):  # refused on main
+    A = np.zeros((3, 4))
+    for row in A:
+        row += x
+        row[0] = row[1] * x[3]
+    return np.sum(A ** 2)
+
+
+def rows_of_a_loop_written_in_turn(x):  # refused on main
+    A = np.ones((2, 3, 4))
+    k = 1.0
+    for plane in A:
+        plane[1] *= x * k
+        k = k + x[0]
+    return np.sum(np.tanh(A))
+
+
 @pytest.mark.parametrize("f", [
+    rows_of_a_loop_updated, rows_of_a_loop_written_in_turn,
     reshaped_view_written_here, reshaped_rows_in_a_loop,
     transposed_item_written, transposed_view_written, transposed_view_updated_in_a_loop,
     copy_of_the_argument_sliced, list_index_copies, mask_copies,

@@ -206,12 +206,66 @@ class ViewWrites(trees.Transformer):
                     1 if isinstance(shape, gast.Constant) and isinstance(shape.value, int) \
                     else None
             found[node.targets[0].id] = ndim
+            ordered = {np.zeros: 2, np.ones: 2, np.empty: 2, np.full: 3, np.eye: 4}
             if any(func is c for c in _CONTIGUOUS) and \
+                    len(value.args) <= ordered.get(func, len(value.args)) and \
                     not any(k.arg in ("order", "like") for k in value.keywords):
+                # (np.zeros(s, float, 'F'): order given by position)
                 self.contiguous.add(node.targets[0].id)
         return found
 
     def run(self, tree):
+        self._facts(tree)
+        if self.temp is not None and self._rows(tree):  # (for row in A: row = A[i])
+            self._facts(tree)
+        self._find(tree.body)
+        if self.views or self._chained(tree):
+            self.changed = True
+        if self.changed:
+            body = [self.visit(s) for s in tree.body]
+            tree.body = [s for part in body for s in (part if isinstance(part, list) else [part])]
+        for target in self._chained(tree):  # (on a list, or in a nested function)
+            self.refuse_chain(target)
+        return tree
+
+    def _rows(self, tree) -> bool:
+        """``for row in A:``, ``A`` an array made here of two axes or more, ``row``
+        written in the loop: ``for i in range(len(A)): row = A[i]``, the same rows (an
+        array's iterator reads ``A[i]`` at each turn), each a view that is followed."""
+        changed = False
+        try:
+            builtin = self.resolve("range") is range and self.resolve("len") is len and \
+                not self.bound["range"] and not self.bound["len"]
+        except KeyError:
+            builtin = False
+        for loop in trees.walk(tree) if builtin else ():
+            if not (isinstance(loop, gast.For) and isinstance(loop.target, gast.Name) and
+                    isinstance(loop.iter, gast.Name) and loop.iter.id in self.arrays and
+                    (self.ndims.get(loop.iter.id) or 0) >= 2 and
+                    self.bound[loop.target.id] == 1 and not loop.orelse):
+                continue
+            row = loop.target.id
+            if not any(isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and
+                       n.target.id == row or isinstance(n, gast.Subscript) and
+                       not isinstance(n.ctx, gast.Load) and _chain(n) is not None and
+                       _chain(n)[0] == row for s in loop.body for n in trees.walk(s)):
+                continue  # (only read: as it is)
+            i = self.temp()
+            array = loop.iter.id
+            loop.target = gast.Name(i, gast.Store(), None, None)
+            loop.iter = trees.located(gast.Call(
+                gast.Name("range", gast.Load(), None, None), [gast.Call(
+                    gast.Name("len", gast.Load(), None, None),
+                    [gast.Name(array, gast.Load(), None, None)], [])], []), loop.iter)
+            loop.body.insert(0, trees.located(gast.Assign(
+                [gast.Name(row, gast.Store(), None, None)],
+                gast.Subscript(gast.Name(array, gast.Load(), None, None),
+                               gast.Name(i, gast.Load(), None, None), gast.Load()), None),
+                loop))
+            changed = self.changed = True
+        return changed
+
+    def _facts(self, tree) -> None:
         bound = collections.Counter()  # (not `v += e`: an update of v, not a new value)
         augmented = {id(s.target) for s in trees.walk(tree) if isinstance(s, gast.AugAssign)}
         for n in trees.walk(tree):
@@ -229,15 +283,6 @@ class ViewWrites(trees.Transformer):
         self.arrays = self._arrays(tree, bound)
         self.ndims = dict(self.arrays)
         self.tree_of = [tree]
-        self._find(tree.body)
-        if self.views or self._chained(tree):
-            self.changed = True
-        if self.changed:
-            body = [self.visit(s) for s in tree.body]
-            tree.body = [s for part in body for s in (part if isinstance(part, list) else [part])]
-        for target in self._chained(tree):  # (on a list, or in a nested function)
-            self.refuse_chain(target)
-        return tree
 
     @staticmethod
     def _chained(tree) -> list:
