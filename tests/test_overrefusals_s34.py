@@ -131,6 +131,20 @@ def another_name(x):  # refused on main
     return np.sum(y * x) + np.sum(b)
 
 
+def output_array_of_another_name(x):  # refused on main (test_overrefusals_s30's)
+    y = np.zeros(4)
+    w = y
+    np.exp(x, out=y)
+    return np.sum(w * x)
+
+
+def view_filled_by_copyto(x):  # refused on main
+    y = np.zeros(4)
+    v = y[1:]
+    np.copyto(v, x[:3] ** 2)
+    return np.sum(y * x)
+
+
 def array_written_in_a_loop(x):  # refused on main
     y = np.zeros(4)
     v = y[1:3]
@@ -252,7 +266,8 @@ def rows_of_a_loop_written_in_turn(x):  # refused on main
     slice_written, row_updated, item_of_an_item, items_of_items_in_loops,
     view_written_in_a_loop, row_updated_in_a_loop, row_of_each_turn, view_of_a_view,
     ellipsis_and_new_axis, array_written_view_read, reversed_view, column_scaled,
-    another_name, array_written_in_a_loop, view_read_in_a_generator])
+    another_name, array_written_in_a_loop, view_read_in_a_generator,
+    output_array_of_another_name, view_filled_by_copyto])
 def test_write_through_a_view(f):
     check(f)
 
