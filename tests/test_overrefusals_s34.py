@@ -138,6 +138,14 @@ def output_array_of_another_name(x):  # refused on main (test_overrefusals_s30's
     return np.sum(w * x)
 
 
+def view_method(x):  # refused on main
+    y = np.zeros(4)
+    v = y.view()
+    v[2] = x[1] ** 2
+    v += x
+    return np.sum(y * x)
+
+
 def view_filled_by_copyto(x):  # refused on main
     y = np.zeros(4)
     v = y[1:]
@@ -267,7 +275,7 @@ def rows_of_a_loop_written_in_turn(x):  # refused on main
     view_written_in_a_loop, row_updated_in_a_loop, row_of_each_turn, view_of_a_view,
     ellipsis_and_new_axis, array_written_view_read, reversed_view, column_scaled,
     another_name, array_written_in_a_loop, view_read_in_a_generator,
-    output_array_of_another_name, view_filled_by_copyto])
+    output_array_of_another_name, view_filled_by_copyto, view_method])
 def test_write_through_a_view(f):
     check(f)
 

@@ -330,6 +330,10 @@ class ViewWrites(trees.Transformer):
         value = stmt.value
         if isinstance(value, gast.Name):  # (b = y: the same array under another name)
             base, index = value.id, None
+        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                value.func.attr == "view" and isinstance(value.func.value, gast.Name) and \
+                not value.args and not value.keywords:
+            base, index = value.func.value.id, None  # (y.view(): all of y, its dtype)
         elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
             base, index = value.value.id, value.slice
         elif isinstance(value, gast.Attribute) and value.attr == "T" and \
