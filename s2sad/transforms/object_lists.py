@@ -26,6 +26,9 @@ import builtins
 import gast
 
 from .. import trees
+from ..backends import LIBRARIES
+
+scipy_name = "scipy"  # (its classes: not the user's)
 
 _MOST = 64  # (items written out, at most)
 
@@ -99,9 +102,10 @@ class ObjectLists(trees.Transformer):
         for call in trees.walk(node):
             if isinstance(call, gast.Call) and isinstance(call.func, gast.Name):
                 made = self._value(call.func.id)
-                if isinstance(made, type) and made.__module__ != builtins.__name__ and \
-                        not made.__module__.split(".")[0] in ("numpy", "scipy", "cupy"):
-                    return True
+                library = made.__module__.split(".")[0] if isinstance(made, type) else None
+                if library is not None and made.__module__ != builtins.__name__ and \
+                        library not in LIBRARIES and library != scipy_name:
+                    return True  # (a class of the user's, not an array library's)
         return False
 
     def _items(self, iterable) -> list | None:

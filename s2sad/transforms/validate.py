@@ -113,16 +113,16 @@ def explicit_returns(tree):
     return tree
 
 
-def _nested_item(target) -> bool:
-    """Is ``target`` an item of an item of a name (``a[i][j]``, ``a.T[i]``)?"""
-    if not (isinstance(target, gast.Subscript) and (
-            isinstance(target.value, gast.Subscript) or
-            isinstance(target.value, gast.Attribute) and target.value.attr == "T")):
+def _nested_item(stored) -> bool:
+    """Is ``stored`` an item of an item of a name (``a[i][j]``, ``a.T[i]``)?"""
+    if not (isinstance(stored, gast.Subscript) and (
+            isinstance(stored.value, gast.Subscript) or
+            isinstance(stored.value, gast.Attribute) and stored.value.attr == "T")):
         return False
-    while isinstance(target, gast.Subscript) or \
-            isinstance(target, gast.Attribute) and target.attr == "T":
-        target = target.value
-    return isinstance(target, gast.Name)
+    while isinstance(stored, gast.Subscript) or \
+            isinstance(stored, gast.Attribute) and stored.attr == "T":
+        stored = stored.value
+    return isinstance(stored, gast.Name)
 
 
 class Validate(trees.Visitor):
