@@ -75,6 +75,9 @@ from .transforms.readable import Readable
 from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
 from .transforms.aliasing import Aliasing
+from .transforms.view_writes import ViewWrites
+from .transforms.object_lists import ObjectLists
+from .transforms.deep_copies import DeepCopies
 from .transforms.resolve import argument_dtypes, single_constants, static_value
 from .transforms.reverse import Reverse
 from .transforms.scale_inward import ScaleInward
@@ -273,6 +276,65 @@ def _helper_of(build: Build):
     return helper
 
 
+def _refuse_chain(source):
+    def refuse(target):
+        if isinstance(target.value, gast.Attribute):  # (y.T[0] = v, y not an array made here)
+            raise source.syntax_error(
+                f"assignment into {unparse(target.value)}, which changes an object's array "
+                "or list in place where the reverse sweep cannot see it", target,
+                f"Make a new value and set the attribute: `{unparse(target.value)} = "
+                "np.where(...)` or a copy changed (`buf = x.copy()`).")
+        raise source.syntax_error(
+            "assignment into a nested element (`y[i][j] = ...` or `f(x)[i] = ...`)", target,
+            "Index once: `y[i, j] = ...` for arrays, or name the inner list first.")
+    return refuse
+
+
+@transform()
+def view_writes(build: Build) -> bool:
+    """Writes through a named view of a local array (``v = y[1:]; v[0] = e``, ``A[i][j] =
+    e``) written as writes into the array itself (:mod:`.transforms.view_writes`)."""
+    params = parameters(build.tree)
+    given = {p: d[1] for p, d in zip(params, build.descriptors or [None] * len(params),
+                                     strict=True)
+             if type(d) is tuple and len(d) >= 3 and d[0] in ARRAY_TAGS}  # (arrays)
+    writer = ViewWrites(build.source.resolve, _helper_of(build), build.imports.numpy(),
+                        _refuse_chain(build.source), given, build.namer.temp)
+    tree = writer.run(clone(build.tree))
+    if writer.changed:
+        build.tree = tree
+        build.source.locals = assigned_names(build.tree)
+    return writer.changed
+
+
+@transform()
+def object_lists(build: Build) -> bool:
+    """``[Layer(w) for w in ws]`` over items it can count, written as a list display of
+    the objects (:mod:`.transforms.object_lists`)."""
+    params = parameters(build.tree)
+    lengths = {p: len(d[1]) for p, d in zip(params, build.descriptors or [None] * len(params),
+                                            strict=True)
+               if type(d) is tuple and len(d) >= 2 and d[0] in ("list", "tuple") and
+               isinstance(d[1], tuple)}
+    writer = ObjectLists(build.source.resolve, lengths)
+    tree = writer.run(clone(build.tree))
+    if writer.changed:
+        build.tree = tree
+        build.source.locals = assigned_names(build.tree)
+    return writer.changed
+
+
+@transform()
+def deep_copies(build: Build) -> bool:
+    """``copy.deepcopy(d)`` of a dict or list display the function made, written item by
+    item (:mod:`.transforms.deep_copies`)."""
+    writer = DeepCopies(build.source.resolve)
+    tree = writer.run(clone(build.tree))
+    if writer.changed:
+        build.tree = tree
+    return writer.changed
+
+
 @transform()
 def strict_zip(build: Build) -> bool:
     """``zip(..., strict=True)`` read to its end: a plain ``zip``, its arguments' lengths
@@ -425,9 +487,13 @@ def argument_facts(build: Build) -> bool:
 def dict_views(build: Build, kinds: dict) -> bool:
     """A dict's ``keys``, ``values`` and ``items`` written out where the kinds say it is a
     dict; run to a fixed point."""
-    views = DictViews(kinds, build.namer, build.source.is_builtin)  # a dict's keys, values
+    views = DictViews(kinds, build.namer, build.source.is_builtin, build.source.resolve)  # a dict's keys, values
     # and items, where it is one (sorted(d.items()) too)
     views.visit(build.tree)
+    if views.replaced:  # (p._replace(W=v) of a namedtuple: a new one built, not a call)
+        build.normalizer.unknown_calls[:] = [
+            entry for entry in build.normalizer.unknown_calls
+            if not (len(entry) > 2 and id(entry[2]) in views.replaced)]
     return views.changed
 
 
@@ -964,6 +1030,9 @@ final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
 PIPELINE = [
     Step(validate),
     Step(names),
+    Step(view_writes),
+    Step(object_lists),
+    Step(deep_copies),
     Step(try_blocks),  # (first: its try block's function is the user's code, zips and all)
     Step(strict_zip),
     Step(generators),

@@ -182,7 +182,7 @@ def may_not_return(x):
 
 
 def nested_subscript_assignment(x):
-    y = np.zeros((2, 2))
+    y = [[0.0, 0.0], [0.0, 0.0]]  # (a list of lists; on a NumPy array, .view_writes)
     y[0][1] = x  # <- here
     return np.sum(y)
 

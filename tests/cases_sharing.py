@@ -136,7 +136,7 @@ def old_value_kept_by_another_name(x):
 
 def row_of_a_matrix(x):
     z = np.ones((3, 3))
-    a = z[2]  # a view: a row of z
+    a = z[2]  # a view: a row of z, which sees the store (read again: .view_writes)
     z[2] = x * 2.0
     return np.sum(a * x) + np.sum(z)
 
@@ -250,8 +250,7 @@ def swapped_slices(x):
 
 STORED_IN_TURN = [swapped_rows, swapped_slices]
 SHARED = [reshaped, transposed, as_array, view_from_helper, held_in_list,
-          shared_in_one_branch, shared_on_a_previous_pass, row_of_a_matrix, slice_of_a_vector,
-          item_of_an_unknown_array, unpacked_from_a_tuple, unpacked_rows,
+          shared_in_one_branch, shared_on_a_previous_pass, item_of_an_unknown_array, unpacked_from_a_tuple, unpacked_rows,
           astype_without_a_copy]
 ARGUMENT = [argument_in_one_branch, argument_on_the_first_pass, argument_through_another_name]
 def list_copy_slot_replaced(v):
@@ -264,4 +263,5 @@ SAFE = [list_copy_slot_replaced, argument_replaced, argument_replaced_by_a_const
         argument_replaced_on_every_pass, fresh_from_helper, old_value_kept_by_another_name,
         item_of_a_vector, item_of_a_vector_of_unknown_rank, item_of_a_matrix, swapped_items, swapped_list_slots,
         swapped_arrays_in_list_slots, index_read_in_turn, nested_targets_stored_in_turn,
-        unpacked_into_items]
+        unpacked_into_items,
+        row_of_a_matrix, slice_of_a_vector]  # (views of a local array: .view_writes)

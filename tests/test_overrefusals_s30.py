@@ -526,10 +526,10 @@ def out_into_the_argument(x):
 
 
 def out_into_a_shared_array(x):
-    y = np.zeros(4)
-    w = y
+    y = np.zeros_like(x)
+    w = y.reshape(2, 2)  # (a view not followed: w = y is, since session 34)
     np.exp(x, out=y)
-    return np.sum(w * x)
+    return np.sum(w * x.reshape(2, 2))
 
 
 def out_indexed_by_a_list(x):

@@ -103,6 +103,7 @@ from .matrices import (  # noqa: F401
     pinv_cut_checked,
     spread_triangle,
 )
+from .views import Transposed, view_axes, view_index, view_shape  # noqa: F401
 from .spectral import (  # noqa: F401
     fit_axes, lengths, fft_axes, fft_sizes, half_sizes, hermitian_weights, swapped_norm,
     axis_tuple,
@@ -127,7 +128,7 @@ def public_module(module: str) -> str:
 
 # the submodules whose names this package gathers (imported above)
 _GATHERED = ("shapes", "structures", "reductions", "products", "arrays", "elementwise",
-             "matrices", "spectral")
+             "matrices", "spectral", "views")
 
 # (imported for what it registers: the Dask functions s2sad's helpers call by NumPy's
 # values, dask.array.linalg's factorizations among them; it imports no Dask)

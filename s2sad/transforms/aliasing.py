@@ -461,7 +461,11 @@ class Aliasing:
                 f"argument, or copy it (`{name} = {name}.copy()` first) so that "
                 f"{reader!r} keeps its value." if closure else
                 f"Copy first (`{name} = {name}.copy()`), so that {reader!r} keeps "
-                "its value.")
+                f"its value; or, to change {reader!r} too, write into it: a view of an "
+                "array made here by indexing it (ints, slices, None, `...`) or by `.T` is "
+                "followed, and by `.reshape` of one np.zeros (np.ones, np.arange...) made; "
+                "not a view made by another function, or of an array whose order may be "
+                "Fortran's (np.zeros_like(x), np.array(x)).")
             if self.current.get(reader) is None:
                 raise error
             # `a = z[2]` shares nothing if it is a number: refused once the kinds say it is not

@@ -56,6 +56,7 @@ import gast
 
 from .. import trees
 from ..trees import located
+from ..descriptors import namedtuple_class
 from .kinds import ANY
 
 
@@ -96,8 +97,9 @@ def _read_only(tree, methods=(), nodes=None) -> set:
 class DictViews(trees.Transformer):
     """``kinds``: of the normalized function's names; ``namer``: for new temporaries."""
 
-    def __init__(self, kinds: dict, namer, builtin=None):
+    def __init__(self, kinds: dict, namer, builtin=None, resolve=None):
         self.kinds = kinds
+        self.resolve = resolve  # (a free name's value: a namedtuple's class, _replace)
         self.namer = namer
         self.changed = False
         self.builtin = builtin or (lambda name: False)  # (a free name: Python's builtin?)
@@ -108,6 +110,7 @@ class DictViews(trees.Transformer):
         self.apart: set = set()  # names only read, by key or view (no other name holds
         # the dict one of them holds, made here or an argument: it grows with no other)
         self.fields = any(kind.fields for kind in kinds.values())  # (a namedtuple's read)
+        self.replaced: set = set()  # the ids of the p._replace(...) calls written out
 
     def keys(self, node) -> list | None:
         """The keys of the dict ``node`` names, in order; None where it is no known dict."""
@@ -350,6 +353,8 @@ class DictViews(trees.Transformer):
             return node
         if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)):
             return node
+        if value.func.attr == "_replace":
+            return self._replaced(node)
         method, args = value.func.attr, value.args
         keys = self.keys(value.func.value)
         if keys is None or value.keywords or (method, len(args)) not in (
@@ -411,6 +416,65 @@ class DictViews(trees.Transformer):
         node.value = gast.Dict([gast.Constant(k, None) for k in merged], list(merged.values()))
         self.changed = True
         return reads + [node]
+
+    def _class_of(self, name: str):
+        """The class (a name) of the namedtuple ``name`` holds, where each value the
+        function gives ``name`` is built by it (``P(w, b)``), is another such name, or is
+        ``p._replace(...)`` of one; else None."""
+        found = self._classes(name, ())
+        return self.load(found.pop()) if found is not None and len(found) == 1 else None
+
+    def _classes(self, name: str, seen: tuple) -> set | None:
+        if name in seen:
+            return set()  # (a loop's value, given back to itself)
+        found: set = set()
+        for value in self.given.get(name, ()):
+            if isinstance(value, gast.Name) or isinstance(value, gast.Call) and \
+                    isinstance(value.func, gast.Attribute) and \
+                    value.func.attr == "_replace" and isinstance(value.func.value, gast.Name):
+                other = value.id if isinstance(value, gast.Name) else value.func.value.id
+                more = self._classes(other, seen + (name,))
+                if more is None:
+                    return None
+                found |= more
+            elif isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+                    self._namedtuple(value.func.id):
+                found.add(value.func.id)
+            else:
+                return None
+        return found
+
+    def _namedtuple(self, name: str) -> bool:
+        try:
+            return self.resolve is not None and namedtuple_class(self.resolve(name))
+        except KeyError:
+            return False  # (a local name)
+
+    def _replaced(self, node):
+        """``q = p._replace(W=v)``, ``p = P(w, b)`` a namedtuple made here: ``q = P(v,
+        p[1])``, a new one built of ``v`` and ``p``'s other fields, read by position."""
+        value = node.value
+        owner = value.func.value
+        fields = self.kinds.get(owner.id, ANY).fields if isinstance(owner, gast.Name) else ()
+        made = self._class_of(owner.id) if fields else None
+        given = {k.arg: k.value for k in value.keywords}
+        if not (made is not None and not value.args and
+                None not in given and set(given) <= set(fields)):
+            return node  # (a field it does not have: Python's ValueError, at run time)
+        out, items = [], []
+        for i, field in enumerate(fields):
+            if field in given:
+                items.append(given[field])
+                continue
+            temp = self.namer.temp()
+            out.append(self.assign(temp, gast.Subscript(self.load(owner.id),
+                                                        gast.Constant(i, None), gast.Load()),
+                                   node))
+            items.append(self.load(temp))
+        node.value = located(gast.Call(trees.clone(made), items, []), value)
+        self.replaced.add(id(value))  # (no unknown call: normalize noted one)
+        self.changed = True
+        return out + [node]
 
     @staticmethod
     def load(name: str) -> gast.Name:

@@ -762,6 +762,15 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
         if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)) \
                 and parts[0].tag == "scalar" and parts[0].py == "int":
             return parts[0]  # -1: a Python int (ys[-1] is an item of the list)
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+            value.func.attr == "_replace" and not value.args and \
+            isinstance(value.func.value, gast.Name):  # p._replace(W=v) of a namedtuple p
+        old = of(value.func.value)
+        given = {k.arg: k.value for k in value.keywords}
+        if old.fields and len(old.items) == len(old.fields) and set(given) <= set(old.fields):
+            return Kind("tuple", items=tuple(
+                of(given[f]) if f in given else item
+                for f, item in zip(old.fields, old.items, strict=True)), fields=old.fields)
     op = classify(value, source, local_names)
     if op.kind == "copy":
         return of(value)

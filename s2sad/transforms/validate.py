@@ -113,6 +113,18 @@ def explicit_returns(tree):
     return tree
 
 
+def _nested_item(stored) -> bool:
+    """Is ``stored`` an item of an item of a name (``a[i][j]``, ``a.T[i]``)?"""
+    if not (isinstance(stored, gast.Subscript) and (
+            isinstance(stored.value, gast.Subscript) or
+            isinstance(stored.value, gast.Attribute) and stored.value.attr == "T")):
+        return False
+    while isinstance(stored, gast.Subscript) or \
+            isinstance(stored, gast.Attribute) and stored.attr == "T":
+        stored = stored.value
+    return isinstance(stored, gast.Name)
+
+
 class Validate(trees.Visitor):
     """Walk the function and raise ``UnsupportedSyntaxError`` at the first thing not handled."""
 
@@ -224,11 +236,11 @@ class Validate(trees.Visitor):
                 target = copy.copy(target)  # a, *rest = xs: written out (.star_args)
                 target.elts = [e.value if isinstance(e, gast.Starred) else e
                                for e in target.elts]
-            self._check_target(target)
+            self._check_target(target, chained=len(node.targets) == 1)
         self.visit(node.value)
 
     def visit_AugAssign(self, node):
-        self._check_target(node.target)
+        self._check_target(node.target, chained=True)
         self.visit(node.value)
 
     def visit_AnnAssign(self, node):
@@ -237,7 +249,12 @@ class Validate(trees.Visitor):
         self._check_target(node.target)
         self.visit(node.value)
 
-    def _check_target(self, target):
+    def _check_target(self, target, chained: bool = False):
+        if chained and _nested_item(target):  # (`a[i][j] = v`: .view_writes, on an array)
+            for node in trees.walk(target):
+                if isinstance(node, gast.Subscript):
+                    self.visit(node.slice)
+            return
         if isinstance(target, gast.Name):
             return
         if isinstance(target, (gast.Tuple, gast.List)):

@@ -1,0 +1,526 @@
+"""Writes through named views of a local array, written as writes into the array.
+
+``v = y[1:]`` is a view: ``v[0] = e`` changes ``y[1]``, and a later read of ``y`` or of
+``v`` sees it. The reverse sweep follows one name a store, so the store is moved onto
+``y``, and each later read of ``v`` reads ``y`` again (the same items, as NumPy's view
+does)::
+
+    y = np.zeros(4)                     y = np.zeros(4)
+    v = y[1:]                           v = y[1:]
+    v[0] = x[0]                         y[view_index(y, np.s_[1:], 0)] = x[0]
+    return np.sum(y * x) + v[0]         return np.sum(y * x) + y[1:][0]
+
+``A[i][j] = e`` and ``A[i][j] += e`` on such an array are written the same way, and
+``y.T[0] = e`` too (the value put in ``y``'s order). A reshape of an array made
+C-contiguous (``np.zeros``) is a view too, whose items are no basic index of ``y``: a
+write through it changes a copy, put back whole (``y[...] = t.reshape(y.shape)``).
+``v = y[[0, 2]]`` and ``v = y[y > 0]`` are copies (NumPy's index of a list or a mask):
+written ``y[[0, 2]].copy()``, so that a write to ``v`` is seen to leave ``y`` alone.
+``view_index`` (:mod:`s2sad.runtime.views`) composes the indices at run time; it
+refuses any that is not basic (an array or a mask: NumPy made a copy). Only a view
+that is safe to read again is rewritten: its array is made here by a NumPy constructor
+and bound once, the view is bound once and read only after its line in its block, and
+nothing its index reads is bound again there. Another view stays as it is (and an
+update through it is refused, :mod:`.transforms.aliasing`).
+
+>>> import gast
+>>> tree = gast.parse("def f(x):\\n    y = np.zeros(4)\\n    v = y[1:]\\n"
+...                   "    v[0] = x[0]\\n    return np.sum(y * x) + v[0]").body[0]
+>>> resolve = {"np": __import__("numpy")}.__getitem__
+>>> writer = ViewWrites(resolve, lambda f: f.__name__, "np", lambda target: None)
+>>> print(gast.unparse(writer.run(tree)).strip())
+def f(x):
+    y = np.zeros(4)
+    v = y[1:]
+    y[view_index(y, np.s_[1:], 0)] = x[0]
+    return np.sum(y * x) + y[1:][0]
+"""
+
+from __future__ import annotations
+
+import collections
+
+import gast
+import numpy as np
+
+from .. import trees
+from ..runtime.views import Transposed, view_axes, view_index, view_shape
+
+# NumPy's functions that make a new array (never a view of an argument)
+_CONSTRUCTORS = (np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
+                 np.empty_like, np.full_like, np.eye, np.identity, np.array, np.arange,
+                 np.linspace, np.copy)
+_SHAPED = (np.zeros, np.ones, np.empty, np.full)  # (their first argument: the shape)
+# those whose new array is always C-contiguous where no `order=` is given (its reshape is
+# a view), unlike np.array(x) or np.zeros_like(x), which keep x's order
+_CONTIGUOUS = _SHAPED + (np.arange, np.linspace, np.eye, np.identity)
+# an array's methods that change it in place
+_MUTATORS = frozenset({"fill", "sort", "put", "itemset", "resize", "partition", "setfield",
+                       "setflags", "byteswap"})
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+class _Reshaped:
+    """In a view's indices: ``.reshape(*args)`` of a C-contiguous array (a view)."""
+
+    def __init__(self, args: list):
+        self.args = args
+
+    def call(self, array):
+        """``array.reshape(*args)``."""
+        return gast.Call(gast.Attribute(array, "reshape", gast.Load()),
+                         trees.clone(self.args), [])
+
+    def ndim(self) -> int:
+        return len(self.args[0].elts) if len(self.args) == 1 and \
+            isinstance(self.args[0], gast.Tuple) else len(self.args)
+
+
+def _chain(node):
+    """``(name, [index, ...])`` for ``name[i][j]...`` (outermost index last; ``"T"`` for
+    ``.T``), else None."""
+    indices = []
+    while isinstance(node, gast.Subscript) or \
+            isinstance(node, gast.Attribute) and node.attr == "T":
+        indices.append(node.slice if isinstance(node, gast.Subscript) else "T")
+        node = node.value
+    if isinstance(node, gast.Name) and indices:
+        return node.id, indices[::-1]
+    return None
+
+
+def _basic(index) -> bool:
+    """Is ``index`` basic by its syntax (ints, slices, None, ``...``, names and
+    arithmetic of them: ints, checked at run time)?"""
+    items = _items(index)
+    for item in items:
+        if isinstance(item, gast.Slice):
+            parts = [p for p in (item.lower, item.upper, item.step) if p is not None]
+            if not all(_scalar(p) for p in parts):
+                return False
+        elif not _scalar(item):
+            return False
+    return True
+
+
+def _scalar(node) -> bool:
+    """An int, None, ``...``, a name, or arithmetic of them (no call, list or compare)."""
+    if isinstance(node, gast.Constant):
+        return node.value is None or node.value is Ellipsis or \
+            (isinstance(node.value, int) and not isinstance(node.value, bool))
+    if isinstance(node, gast.Name):
+        return True
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return _scalar(node.operand)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                               gast.FloorDiv, gast.Mod)):
+        return _scalar(node.left) and _scalar(node.right)
+    return False
+
+
+def _items(index) -> list:
+    if index == "T" or isinstance(index, _Reshaped):
+        return []
+    return index.elts if isinstance(index, gast.Tuple) else [index]
+
+
+def _new_axis(item) -> bool:
+    return isinstance(item, gast.Constant) and item.value is None
+
+
+def _array_dims(index) -> int | None:
+    """How many axes ``y[index]`` takes away from ``y`` (its ints), or None if the index
+    keeps one for sure (a slice, None or ``...``: a view, never a number)."""
+    if index == "T" or isinstance(index, _Reshaped) or any(
+            isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
+                           (i.value is None or i.value is Ellipsis) for i in _items(index)):
+        return None
+    return len(_items(index))
+
+
+def _ndim(ndim: int | None, index) -> int | None:
+    """The number of axes of ``y[index]``, ``y`` of ``ndim`` (None: not known)."""
+    if isinstance(index, _Reshaped):
+        return index.ndim()
+    if ndim is None:
+        return None
+    items = _items(index)
+    ints = sum(1 for i in items if not (isinstance(i, gast.Slice) or
+                                        isinstance(i, gast.Constant) and
+                                        (i.value is None or i.value is Ellipsis)))
+    return ndim - ints + sum(1 for i in items if _new_axis(i))
+
+
+class ViewWrites(trees.Transformer):
+    """Rewrites writes through named views of local arrays (see the module)."""
+
+    def __init__(self, resolve, helper, numpy_name: str, refuse_chain, given=None,
+                 temp=None):
+        self.temp = temp  # (a new name: a reshaped view's copy, written, then put back)
+        self.resolve, self.helper, self.numpy_name = resolve, helper, numpy_name
+        self.given = given or {}  # the arguments given as arrays: name -> number of axes
+        self.refuse_chain = refuse_chain  # (target): raises the refusal of `a[i][j] = v`
+        self.views = {}  # view name -> (array name, [index, ...])
+        self.changed = False
+
+    # --- which names are arrays made here, and which views are safe to read again -------
+
+    def _function_of(self, node):
+        if isinstance(node, gast.Call):
+            try:
+                return self._dotted(node.func)
+            except (KeyError, AttributeError):
+                return None
+        return None
+
+    def _dotted(self, node):
+        if isinstance(node, gast.Name):
+            return self.resolve(node.id)
+        if isinstance(node, gast.Attribute):
+            return getattr(self._dotted(node.value), node.attr)
+        raise KeyError(node)
+
+    def _arrays(self, tree, bound) -> dict:
+        """The names bound once, to a NumPy constructor's new array: name -> its number
+        of axes where the call says it (``np.zeros((2, 3))``), else None."""
+        found = {}
+        for node in trees.walk(tree):
+            if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and
+                    isinstance(node.targets[0], gast.Name) and
+                    bound[node.targets[0].id] == 1):
+                continue
+            value = node.value
+            copied = isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                and value.func.attr == "copy" and not value.args and not value.keywords and \
+                isinstance(value.func.value, gast.Name) and value.func.value.id in self.given
+            if copied:  # (x.copy(), x an array argument)
+                found[node.targets[0].id] = self.given[value.func.value.id]
+                continue
+            func = self._function_of(value)
+            if not any(func is c for c in _CONSTRUCTORS):
+                continue
+            ndim = None
+            if any(func is c for c in _SHAPED) and node.value.args:
+                shape = node.value.args[0]
+                ndim = len(shape.elts) if isinstance(shape, (gast.Tuple, gast.List)) else \
+                    1 if isinstance(shape, gast.Constant) and isinstance(shape.value, int) \
+                    else None
+            found[node.targets[0].id] = ndim
+            ordered = {np.zeros: 2, np.ones: 2, np.empty: 2, np.full: 3, np.eye: 4}
+            if any(func is c for c in _CONTIGUOUS) and \
+                    len(value.args) <= ordered.get(func, len(value.args)) and \
+                    not any(k.arg in ("order", "like") for k in value.keywords):
+                # (np.zeros(s, float, 'F'): order given by position)
+                self.contiguous.add(node.targets[0].id)
+        return found
+
+    def run(self, tree):
+        self._facts(tree)
+        if self.temp is not None and self._rows(tree):  # (for row in A: row = A[i])
+            self._facts(tree)
+        self._find(tree.body)
+        if self.views or self._chained(tree):
+            self.changed = True
+        if self.changed:
+            body = [self.visit(s) for s in tree.body]
+            tree.body = [s for part in body for s in (part if isinstance(part, list) else [part])]
+        for target in self._chained(tree):  # (on a list, or in a nested function)
+            self.refuse_chain(target)
+        return tree
+
+    def _rows(self, tree) -> bool:
+        """``for row in A:``, ``A`` an array made here of two axes or more, ``row``
+        written in the loop: ``for i in range(len(A)): row = A[i]``, the same rows (an
+        array's iterator reads ``A[i]`` at each turn), each a view that is followed."""
+        changed = False
+        try:
+            builtin = self.resolve("range") is range and self.resolve("len") is len and \
+                not self.bound["range"] and not self.bound["len"]
+        except KeyError:
+            builtin = False
+        for loop in trees.walk(tree) if builtin else ():
+            if not (isinstance(loop, gast.For) and isinstance(loop.target, gast.Name) and
+                    isinstance(loop.iter, gast.Name) and loop.iter.id in self.arrays and
+                    (self.ndims.get(loop.iter.id) or 0) >= 2 and
+                    self.bound[loop.target.id] == 1 and not loop.orelse):
+                continue
+            row = loop.target.id
+            if not any(isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and
+                       n.target.id == row or isinstance(n, gast.Subscript) and
+                       not isinstance(n.ctx, gast.Load) and _chain(n) is not None and
+                       _chain(n)[0] == row for s in loop.body for n in trees.walk(s)):
+                continue  # (only read: as it is)
+            i = self.temp()
+            array = loop.iter.id
+            loop.target = gast.Name(i, gast.Store(), None, None)
+            loop.iter = trees.located(gast.Call(
+                gast.Name("range", gast.Load(), None, None), [gast.Call(
+                    gast.Name("len", gast.Load(), None, None),
+                    [gast.Name(array, gast.Load(), None, None)], [])], []), loop.iter)
+            loop.body.insert(0, trees.located(gast.Assign(
+                [gast.Name(row, gast.Store(), None, None)],
+                gast.Subscript(gast.Name(array, gast.Load(), None, None),
+                               gast.Name(i, gast.Load(), None, None), gast.Load()), None),
+                loop))
+            changed = self.changed = True
+        return changed
+
+    def _facts(self, tree) -> None:
+        bound = collections.Counter()  # (not `v += e`: an update of v, not a new value)
+        augmented = {id(s.target) for s in trees.walk(tree) if isinstance(s, gast.AugAssign)}
+        for n in trees.walk(tree):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and \
+                    id(n) not in augmented:
+                bound[n.id] += 1
+        for arg in tree.args.args + tree.args.kwonlyargs:
+            bound[arg.id] += 1
+        self.bound, self.augmented = bound, augmented
+        self.closed = {n.id for d in trees.walk(tree) if d is not tree and
+                       isinstance(d, (gast.FunctionDef, gast.Lambda))
+                       for n in trees.walk(d) if isinstance(n, gast.Name)}
+        self.given = {p: n for p, n in self.given.items() if bound[p] == 1}
+        self.contiguous = set()  # arrays made C-contiguous (np.zeros(...)): reshape, a view
+        self.arrays = self._arrays(tree, bound)
+        self.ndims = dict(self.arrays)
+        self.tree_of = [tree]
+
+    @staticmethod
+    def _chained(tree) -> list:
+        """The targets ``a[i][j]`` of the tree's assignments."""
+        return [t for s in trees.walk(tree) if isinstance(s, (gast.Assign, gast.AugAssign))
+                for t in (s.targets if isinstance(s, gast.Assign) else [s.target])
+                if isinstance(t, gast.Subscript) and _chain(t) is not None and
+                len(_chain(t)[1]) > 1]
+
+    def _find(self, block: list) -> None:
+        for at, stmt in enumerate(block):
+            if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+                continue
+            self._copy(stmt)
+            self._view(stmt, block[at + 1:])
+            for field in _BLOCKS:
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list):
+                    self._find(inner)
+
+    def _advanced(self, item) -> bool:
+        """Is ``item`` an index NumPy copies by: a list, a mask, an array made here?"""
+        return isinstance(item, (gast.List, gast.Compare)) or isinstance(item, gast.Name) \
+            and (item.id in self.arrays or item.id in self.given)
+
+    def _copy(self, stmt) -> None:
+        """``v = y[[0, 2]]`` or ``v = y[y > 0]``, ``y`` an array made here: NumPy copies
+        (an index of a list or a mask), so ``v`` shares no memory with ``y``; said with
+        ``.copy()``, which the alias analysis reads as a new array."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and
+                isinstance(stmt.value, gast.Subscript) and
+                isinstance(stmt.value.value, gast.Name) and
+                (stmt.value.value.id in self.arrays or stmt.value.value.id in self.given) and
+                any(self._advanced(i) for i in _items(stmt.value.slice))):
+            return
+        stmt.value = gast.Call(gast.Attribute(stmt.value, "copy", gast.Load()), [], [])
+        self.changed = True
+
+    def _view(self, stmt, region: list) -> None:
+        """Note ``stmt`` (``v = y[i]``) as a view read again in ``region`` where safe."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name)):
+            return
+        value = stmt.value
+        if isinstance(value, gast.Name):  # (b = y: the same array under another name)
+            base, index = value.id, None
+        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                value.func.attr == "view" and isinstance(value.func.value, gast.Name) and \
+                not value.args and not value.keywords:
+            base, index = value.func.value.id, None  # (y.view(): all of y, its dtype)
+        elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            base, index = value.value.id, value.slice
+        elif isinstance(value, gast.Attribute) and value.attr == "T" and \
+                isinstance(value.value, gast.Name):
+            base, index = value.value.id, "T"  # (t = y.T: its axes reversed)
+        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                value.func.attr == "reshape" and isinstance(value.func.value, gast.Name) and \
+                value.func.value.id in self.contiguous and not value.keywords and \
+                value.args and all(_scalar(a) or isinstance(a, gast.Tuple) and
+                                   all(_scalar(e) for e in a.elts) for a in value.args):
+            base, index = value.func.value.id, _Reshaped(value.args)  # (C order: a view)
+        elif isinstance(value, gast.Call) and len(value.args) == 2 and not value.keywords \
+                and isinstance(value.args[0], gast.Name) and \
+                value.args[0].id in self.contiguous and \
+                self._function_of(value) is np.reshape and (
+                    _scalar(value.args[1]) or isinstance(value.args[1], gast.Tuple) and
+                    all(_scalar(e) for e in value.args[1].elts)):
+            base, index = value.args[0].id, _Reshaped([value.args[1]])  # np.reshape(y, s)
+        else:
+            return
+        name, extra = stmt.targets[0].id, [] if index is None else [index]
+        if base in self.views and any(isinstance(i, _Reshaped) for i in self.views[base][1]):
+            return  # (a view of a reshaped view: not followed)
+        if base in self.views:
+            root, indices = self.views[base][0], self.views[base][1] + extra
+        elif base in self.arrays:
+            root, indices = base, extra
+        else:
+            return
+        if self.bound[name] != 1 or name in self.closed or name in self.arrays or \
+                index is not None and (not _basic(index) or self._may_be_number(base, index)
+                                       or any(self._advanced(i) for i in _items(index))):
+            return  # (`a = z[2]` may be a number: a copy, which a write to z leaves alone)
+        inside = {id(n) for s in region for n in trees.walk(s)}
+        if any(id(n) not in inside for n in trees.walk(self.tree_of[0])
+               if isinstance(n, gast.Name) and n.id == name and n is not stmt.targets[0]):
+            return  # (read before its line, or outside its block)
+        names = {root} | {n.id for i in indices if i != "T"
+                          for part in (i.args if isinstance(i, _Reshaped) else [i])
+                          for n in trees.walk(part) if isinstance(n, gast.Name)}
+        for node in (n for s in region for n in trees.walk(s)):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
+                    node.id in names and not (node.id == root and id(node) in self.augmented):
+                return  # (the array or an index bound again: the view keeps the old)
+            if isinstance(node, gast.Call) and self._mutated(node, name):
+                return
+        self.ndims[name] = self.ndims.get(base) if index is None else \
+            _ndim(self.ndims.get(base), index)
+        self.views[name] = (root, indices)
+
+    def _may_be_number(self, base: str, index) -> bool:
+        dims = _array_dims(index)
+        return dims is not None and (self.ndims.get(base) is None or
+                                     self.ndims[base] <= dims)
+
+    @staticmethod
+    def _mutated(call, name: str) -> bool:
+        """Does ``call`` change ``name`` in place by a method or an ``out=``?"""
+        func = call.func
+        if isinstance(func, gast.Attribute) and func.attr in _MUTATORS and \
+                isinstance(func.value, gast.Name) and func.value.id == name:
+            return True
+        return any(k.arg == "out" and any(isinstance(n, gast.Name) and n.id == name
+                                          for n in trees.walk(k.value))
+                   for k in call.keywords)
+
+    # --- the rewrite ------------------------------------------------------------------
+
+    def _index_value(self, index):
+        """``index`` as an expression: ``np.s_[1:]`` where it holds a slice."""
+        if index == "T":
+            return gast.Name(self.helper(Transposed), gast.Load(), None, None)
+        index = trees.clone(index)
+        items = index.elts if isinstance(index, gast.Tuple) else [index]
+        if not any(isinstance(i, gast.Slice) for i in items):
+            return index
+        s_ = gast.Attribute(gast.Name(self.numpy_name, gast.Load(), None, None), "s_",
+                            gast.Load())
+        return gast.Subscript(s_, index, gast.Load())
+
+    def _store(self, target):
+        """The target ``y[view_index(y, ...)]`` for ``target`` (a chain on a view or an
+        array of these), else None."""
+        found = _chain(target)
+        if found is None:
+            return None
+        name, indices = found
+        if name in self.views:
+            root, before = self.views[name]
+            indices = before + indices
+        elif name in self.arrays:
+            root = name
+        else:
+            if len(indices) > 1:
+                self.refuse_chain(target)
+            return None
+        if len(indices) == 1 and indices[0] != "T":
+            index = self.visit(trees.clone(indices[0]))
+            return None if root == name else \
+                gast.Subscript(gast.Name(root, gast.Load(), None, None), index, gast.Store())
+        self.indices = [gast.Name(root, gast.Load(), None, None)] + [
+            self._index_value(i if i == "T" else self.visit(trees.clone(i))) for i in indices]
+        call = gast.Call(self._helper(view_index), trees.clone(self.indices), [])
+        return gast.Subscript(gast.Name(root, gast.Load(), None, None), call, gast.Store())
+
+    def _helper(self, function):
+        return gast.Name(self.helper(function), gast.Load(), None, None)
+
+    def _value(self, value, target):
+        """``value`` in the array's order, for a store through a transposed view:
+        ``np.transpose(np.broadcast_to(value, view_shape(...)), view_axes(...))``."""
+        if not any(i == "T" for i in _chain(target)[1]) and not (
+                _chain(target)[0] in self.views and "T" in self.views[_chain(target)[0]][1]):
+            return value
+        np_ = gast.Name(self.numpy_name, gast.Load(), None, None)
+        shaped = gast.Call(gast.Attribute(np_, "broadcast_to", gast.Load()), [value, gast.Call(
+            self._helper(view_shape), trees.clone(self.indices), [])], [])
+        return gast.Call(gast.Attribute(trees.clone(np_), "transpose", gast.Load()), [
+            shaped, gast.Call(self._helper(view_axes), trees.clone(self.indices), [])], [])
+
+    def _reshaped(self, node, target, op=None):
+        """``v[i] = e`` (or ``op=``), ``v = y.reshape(2, 3)``: the view copied, written,
+        and put back whole (``y[...] = t.reshape(y.shape)``): a reshape's items are not
+        a basic index of ``y``. None where ``target`` is no such view's."""
+        found = _chain(target)
+        if found is None or found[0] not in self.views or self.temp is None or \
+                not isinstance((self.views[found[0]][1] or [None])[0], _Reshaped):
+            return None
+        root, before = self.views[found[0]]
+        rest = before[1:] + found[1]
+        if len(rest) != 1 or rest[0] == "T":
+            return None  # (a.T[0] = e: refused as an item of an item)
+        name = self.temp()
+        load = gast.Name(name, gast.Load(), None, None)
+        copied = gast.Call(gast.Attribute(before[0].call(gast.Name(root, gast.Load(), None,
+                                                                    None)), "copy",
+                                          gast.Load()), [], [])
+        item = gast.Subscript(trees.clone(load), self.visit(trees.clone(rest[0])),
+                              gast.Store())
+        value = self.visit(node.value)
+        back = gast.Call(gast.Attribute(trees.clone(load), "reshape", gast.Load()), [
+            gast.Attribute(gast.Name(root, gast.Load(), None, None), "shape", gast.Load())], [])
+        return [trees.located(stmt, node) for stmt in (
+            gast.Assign([gast.Name(name, gast.Store(), None, None)], copied, None),
+            gast.Assign([item], value, None) if op is None else gast.AugAssign(item, op, value),
+            gast.Assign([gast.Subscript(gast.Name(root, gast.Load(), None, None),
+                                        gast.Constant(Ellipsis, None), gast.Store())],
+                        back, None))]
+
+    def visit_Assign(self, node):
+        if len(node.targets) == 1:
+            written = self._reshaped(node, node.targets[0])
+            if written is not None:
+                return written
+            store = self._store(node.targets[0])
+            if store is not None:
+                value = self._value(self.visit(node.value), node.targets[0])
+                return trees.located(gast.Assign([store], value, None), node)
+        return self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        target = node.target
+        if isinstance(target, gast.Name) and target.id in self.views:
+            target = gast.Subscript(gast.Name(target.id, gast.Load(), None, None),
+                                    gast.Constant(Ellipsis, None), gast.Store())
+        written = self._reshaped(node, target, node.op)
+        if written is not None:
+            return written
+        store = self._store(target)  # (v += e: v[...] += e, the whole view)
+        if store is None:
+            return self.generic_visit(node)
+        value = self._value(self.visit(node.value), target)
+        return trees.located(gast.AugAssign(store, node.op, value), node)
+
+    def visit_Name(self, node):
+        if node.id not in self.views or not isinstance(node.ctx, gast.Load):
+            return node
+        root, indices = self.views[node.id]
+        value = gast.Name(root, gast.Load(), None, None)
+        for index in indices:
+            value = gast.Attribute(value, "T", gast.Load()) if index == "T" else \
+                index.call(value) if isinstance(index, _Reshaped) else \
+                gast.Subscript(value, trees.clone(index), gast.Load())
+        return trees.located(value, node)
+
+    def visit_FunctionDef(self, node):
+        return node  # (a nested function: its own names)
+
+    def visit_Lambda(self, node):
+        return node
