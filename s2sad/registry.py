@@ -766,6 +766,13 @@ class Facts:
     * ``index_array``: as an index, its result makes NumPy copy (advanced indexing):
       ``"always"`` (``np.arange``, ``np.argsort``: arrays of rank one or more, or a tuple
       of them), ``"of a list"`` (``np.array([0, 2])``); so ``x[idx]`` shares no memory.
+    * ``allocates``: it returns a new array of its own memory, never an argument or a view
+      of one (``np.zeros_like``, ``np.copy``; ``np.array`` unless passed ``copy=False``),
+      so a write through a view of it is a write into it (:mod:`s2sad.transforms.view_writes`);
+      ``"C"``: in C order where the call gives no order (``np.zeros``, ``np.arange``), so a
+      reshape of it is a view;
+    * ``order_at``: the position of its ``order`` parameter (``np.zeros``'s 2), where an
+      ``order`` given by position decides the order of the array it ``allocates``.
     * ``keywords``: for a runtime helper, the position from which generated code passes
       its arguments by name, those equal to their default left out (``sum_grad``'s 1:
       ``sum_grad(g, like=x, axis=1)``; :mod:`s2sad.transforms.readable`).
@@ -816,6 +823,8 @@ class Facts:
     copies: bool = False
     whole: bool = False
     index_array: str = ""
+    allocates: str = ""
+    order_at: int | None = None
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

@@ -461,6 +461,20 @@ def one_array_twice_deep_copied(x):
     return np.sum(e["b"] * x)
 
 
+def uncopied_array_written(x):
+    y = np.array(x, copy=False)  # (x itself: no new array, so no write into one)
+    v = y[1:]
+    v[0] = 2.0  # <- refused
+    return np.sum(y * x)
+
+
+def fortran_zeros_reshaped(x):
+    y = np.zeros((2, 2), float, "F")  # (Fortran's order, by position: its reshape copies)
+    v = y.reshape(4)
+    v[1] = x[0]  # <- refused
+    return np.sum(y) + v[1] * x[1]
+
+
 def marked_line(f) -> int:
     import inspect
     lines, start = inspect.getsourcelines(f)
@@ -482,7 +496,9 @@ def layers_of_an_array(x):
     (swapped_view_written, ["'t'", "'y'", "`.reshape`"]),
     (argument_view_written, ["'v'", "the argument 'x'"]),
     (index_bound_again, ["'v'", "'y'"]),
-    (item_of_a_list_item, ["nested element"])])
+    (item_of_a_list_item, ["nested element"]),
+    (uncopied_array_written, ["'v'", "the argument 'x'"]),
+    (fortran_zeros_reshaped, ["'v'", "'y'"])])
 def test_refused_at_the_line(f, words):
     with pytest.raises(s2sad.errors.S2sadError) as info:
         s2sad.grad(f)(X.copy())

@@ -570,6 +570,16 @@ deffacts(np.zeros, np.ones, np.empty, np.full, np.arange, np.linspace, np.logspa
          np.ascontiguousarray, np.indices, np.concatenate, np.stack, np.hstack, np.vstack,
          np.dstack, np.column_stack, np.block, np.einsum, builds=True)
 deffacts(np.zeros, np.ones, np.empty, np.full, shape_from=0)  # (a new array of that shape)
+# a new array of their own memory (view_writes: a write through a view of it is a write into
+# it); "C": in C order unless the call gives an order (by position: order_at), so that its
+# reshape is a view
+deffacts(np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.array, np.copy,
+         allocates="new")
+deffacts(np.zeros, np.ones, np.empty, np.full, np.eye, np.identity, np.arange, np.linspace,
+         allocates="C")
+deffacts(np.zeros, np.ones, np.empty, order_at=2)
+deffacts(np.full, order_at=3)
+deffacts(np.eye, order_at=4)
 # what they give is an ndarray, whatever array subclass they are given (np.matrix, a masked
 # array: resolve.foreign_argument), unless asked to keep it with subok=True
 deffacts(np.asarray, np.array, np.ascontiguousarray, np.asfortranarray, converts=True)

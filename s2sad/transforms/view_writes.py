@@ -43,20 +43,9 @@ import collections
 import gast
 import numpy as np
 
-from .. import trees
+from .. import registry, trees
 from ..runtime.views import Transposed, view_axes, view_index, view_shape
 
-# NumPy's functions that make a new array (never a view of an argument)
-_CONSTRUCTORS = (np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
-                 np.empty_like, np.full_like, np.eye, np.identity, np.array, np.arange,
-                 np.linspace, np.copy)
-_SHAPED = (np.zeros, np.ones, np.empty, np.full)  # (their first argument: the shape)
-# those whose new array is always C-contiguous where no `order=` is given (its reshape is
-# a view), unlike np.array(x) or np.zeros_like(x), which keep x's order
-_CONTIGUOUS = _SHAPED + (np.arange, np.linspace, np.eye, np.identity)
-# an array's methods that change it in place
-_MUTATORS = frozenset({"fill", "sort", "put", "itemset", "resize", "partition", "setfield",
-                       "setflags", "byteswap"})
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
@@ -197,18 +186,20 @@ class ViewWrites(trees.Transformer):
                 found[node.targets[0].id] = self.given[value.func.value.id]
                 continue
             func = self._function_of(value)
-            if not any(func is c for c in _CONSTRUCTORS):
-                continue
+            facts = registry.facts(func) if func is not None else None
+            if facts is None or not facts.allocates or facts.uncopied_view_of and any(
+                    k.arg == "copy" and not (isinstance(k.value, gast.Constant) and
+                                             k.value.value is True) for k in value.keywords):
+                continue  # (np.array(x, copy=False) may be x itself)
             ndim = None
-            if any(func is c for c in _SHAPED) and node.value.args:
+            if facts.shape_from == 0 and node.value.args:
                 shape = node.value.args[0]
                 ndim = len(shape.elts) if isinstance(shape, (gast.Tuple, gast.List)) else \
                     1 if isinstance(shape, gast.Constant) and isinstance(shape.value, int) \
                     else None
             found[node.targets[0].id] = ndim
-            ordered = {np.zeros: 2, np.ones: 2, np.empty: 2, np.full: 3, np.eye: 4}
-            if any(func is c for c in _CONTIGUOUS) and \
-                    len(value.args) <= ordered.get(func, len(value.args)) and \
+            if facts.allocates == "C" and \
+                    (facts.order_at is None or len(value.args) <= facts.order_at) and \
                     not any(k.arg in ("order", "like") for k in value.keywords):
                 # (np.zeros(s, float, 'F'): order given by position)
                 self.contiguous.add(node.targets[0].id)
@@ -393,9 +384,12 @@ class ViewWrites(trees.Transformer):
     def _mutated(call, name: str) -> bool:
         """Does ``call`` change ``name`` in place by a method or an ``out=``?"""
         func = call.func
-        if isinstance(func, gast.Attribute) and func.attr in _MUTATORS and \
-                isinstance(func.value, gast.Name) and func.value.id == name:
-            return True
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                func.value.id == name:
+            unbound = getattr(np.ndarray, func.attr, None)
+            method = registry.facts(unbound) if unbound is not None else None
+            if method is not None and 0 in method.mutates:  # (x.fill(0.0), x.sort())
+                return True
         return any(k.arg == "out" and any(isinstance(n, gast.Name) and n.id == name
                                           for n in trees.walk(k.value))
                    for k in call.keywords)
