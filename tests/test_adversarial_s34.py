@@ -122,7 +122,7 @@ def users_getitem(w, X):
 
 
 def mask_gather(w, X):
-    xb = X[X[:, 0] > 0]  # (a copy too, but s2sad cannot tell a mask from a number here)
+    xb = X[X[:, 0] > 0]  # (a copy: boolean indexing is advanced; view_writes says so)
     xb *= 2.0
     return np.sum(np.tanh(xb @ w) ** 2)
 
@@ -134,10 +134,21 @@ def slice_gather(w, X):
     return np.sum(y ** 2)
 
 
-@pytest.mark.parametrize("f", [users_getitem, mask_gather, slice_gather])
+@pytest.mark.parametrize("f", [users_getitem, slice_gather])
 def test_what_may_share_memory_stays_refused(f):
     with pytest.raises(s2sad.S2sadError, match="shares its memory"):
         s2sad.grad(f)(W.copy(), X.copy())
+
+
+def test_a_mask_gather_is_a_copy():
+    """``X[mask]`` copies (NumPy's advanced indexing): ``xb *= 2.0`` leaves ``X`` alone."""
+    given = X.copy()
+    got = s2sad.grad(mask_gather)(W.copy(), given)
+    np.testing.assert_array_equal(given, X)
+    step = 1e-6
+    want = [(mask_gather(W + step * e, X) - mask_gather(W - step * e, X)) / (2 * step)
+            for e in np.eye(len(W))]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
 # --- np.logaddexp.reduce: the HMM forward algorithm in log space ---------------------------

@@ -399,6 +399,13 @@ def _user_class_with(attr: str, source: FunctionSource, receiver=None) -> str | 
     if isinstance(receiver, gast.Name) and tree is not None and receiver.id in {
             a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}:
         return None
+    if isinstance(receiver, gast.Name) and tree is not None and any(
+            isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) and
+            isinstance(node.value.func, gast.Name) and
+            isinstance(source.globals.get(node.value.func.id), type) and
+            any(isinstance(t, gast.Name) and t.id == receiver.id for t in node.targets)
+            for node in gast.walk(tree)):
+        return None  # (m = Decay(a): made by calling its class, followed; m.scale's own refusal)
     module = getattr(source.func, "__module__", None)
     for name, cls in list(source.globals.items()):
         if not isinstance(cls, type) or cls.__module__ != module or issubclass(cls, tuple):
