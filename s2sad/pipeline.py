@@ -290,6 +290,18 @@ def _refuse_chain(source):
     return refuse
 
 
+def _rewritten(build: Build, writer, names: bool = True) -> bool:
+    """Run ``writer`` (a pass's rewriter, whose ``run`` returns a tree and sets
+    ``changed``) on a copy of the function; keep the copy where it changed anything (and
+    the names it assigns, unless ``names`` is False). Whether it changed anything."""
+    tree = writer.run(clone(build.tree))
+    if writer.changed:
+        build.tree = tree
+        if names:
+            build.source.locals = assigned_names(build.tree)
+    return writer.changed
+
+
 @transform()
 def view_writes(build: Build) -> bool:
     """Writes through a named view of a local array (``v = y[1:]; v[0] = e``, ``A[i][j] =
@@ -300,11 +312,7 @@ def view_writes(build: Build) -> bool:
              if type(d) is tuple and len(d) >= 3 and d[0] in ARRAY_TAGS}  # (arrays)
     writer = ViewWrites(build.source.resolve, _helper_of(build), build.imports.numpy(),
                         _refuse_chain(build.source), given, build.namer.temp)
-    tree = writer.run(clone(build.tree))
-    if writer.changed:
-        build.tree = tree
-        build.source.locals = assigned_names(build.tree)
-    return writer.changed
+    return _rewritten(build, writer)
 
 
 @transform()
@@ -317,11 +325,7 @@ def object_lists(build: Build) -> bool:
                if type(d) is tuple and len(d) >= 2 and d[0] in ("list", "tuple") and
                isinstance(d[1], tuple)}
     writer = ObjectLists(build.source.resolve, lengths)
-    tree = writer.run(clone(build.tree))
-    if writer.changed:
-        build.tree = tree
-        build.source.locals = assigned_names(build.tree)
-    return writer.changed
+    return _rewritten(build, writer)
 
 
 @transform()
@@ -329,10 +333,7 @@ def deep_copies(build: Build) -> bool:
     """``copy.deepcopy(d)`` of a dict or list display the function made, written item by
     item (:mod:`.transforms.deep_copies`)."""
     writer = DeepCopies(build.source.resolve)
-    tree = writer.run(clone(build.tree))
-    if writer.changed:
-        build.tree = tree
-    return writer.changed
+    return _rewritten(build, writer, names=False)
 
 
 @transform()
@@ -344,11 +345,7 @@ def strict_zip(build: Build) -> bool:
         return False  # (no strict= anywhere: nothing to write, nor a copy to make for it)
     writer = StrictZip(build.namer, _helper_of(build), build.source.locals,
                        build.source.is_builtin)
-    tree = writer.run(clone(build.tree))
-    if writer.changed:
-        build.tree = tree
-        build.source.locals = assigned_names(build.tree)
-    return writer.changed
+    return _rewritten(build, writer)
 
 
 @transform()
@@ -364,11 +361,7 @@ def try_blocks(build: Build) -> bool:
     if not any(type(n) is gast.Try for n in trees.start_walk(build.tree)):
         return False  # (no try statement: nothing to write, nor a copy to make for it)
     writer = TryBlocks(build.source, _helper_of(build), value_name, build.namer)
-    tree = writer.run(clone(build.tree))
-    if writer.changed:
-        build.tree = tree
-        build.source.locals = assigned_names(build.tree)
-    return writer.changed
+    return _rewritten(build, writer)
 
 
 @transform()

@@ -40,6 +40,7 @@ import operator
 import numpy as np
 
 from ..backends import CUPY, array_module
+from .elementwise import _clip_bounds
 
 # the NumPy functions CuPy lacks (module, name) -> the name of their stand-in here (a fact
 # of the CuPy backend: ``s2sad.backends.cupy_backend``)
@@ -255,14 +256,7 @@ def polygamma(n, x):
 
 def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
     """``numpy.clip`` with NumPy 2's ``min=`` and ``max=`` (CuPy's has ``a_min``, ``a_max``)."""
-    if min is not None:
-        if a_min is not None:
-            raise ValueError("clip: give a_min or min, not both")
-        a_min = min
-    if max is not None:
-        if a_max is not None:
-            raise ValueError("clip: give a_max or max, not both")
-        a_max = max
+    a_min, a_max = _clip_bounds(a_min, a_max, min, max)
     xp = _device(a, a_min, a_max)
     return xp.clip(xp.asarray(a), a_min, a_max, out=out)
 

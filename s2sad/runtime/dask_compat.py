@@ -21,6 +21,7 @@ import numpy as np
 from ..backends import DASK, array_module
 from ..backends import dask_backend as _dask_backend
 from .shapes import _known_shape
+from .elementwise import _clip_bounds
 from .structures import as_gradient
 from . import cupy_compat
 
@@ -188,14 +189,7 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A
     >>> clip(np.array([-1.0, 0.5, 2.0]), min=0.0, max=1.0)
     array([0. , 0.5, 1. ])
     """
-    if min is not None:
-        if a_min is not None:
-            raise ValueError("clip: give a_min or min, not both")
-        a_min = min
-    if max is not None:
-        if a_max is not None:
-            raise ValueError("clip: give a_max or max, not both")
-        a_max = max
+    a_min, a_max = _clip_bounds(a_min, a_max, min, max)
     xp = array_module(a, a_min, a_max)
     if xp is np:
         return np.clip(a, a_min, a_max, out=out)

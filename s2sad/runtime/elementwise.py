@@ -290,3 +290,21 @@ def fsum_of(items):
     if not isinstance(items, (list, tuple, np.ndarray)):
         return 0.0
     return math.fsum(items)
+
+
+def _clip_bounds(a_min, a_max, min, max):  # noqa: A002
+    """``(a_min, a_max)`` of a call of ``np.clip`` that may use NumPy 2's ``min=`` and
+    ``max=`` (for array modules whose ``clip`` takes only ``a_min`` and ``a_max``).
+
+    >>> _clip_bounds(None, None, 0.0, 1.0)
+    (0.0, 1.0)
+    """
+    if min is not None:
+        if a_min is not None:
+            raise ValueError("clip: give a_min or min, not both")
+        a_min = min
+    if max is not None:
+        if a_max is not None:
+            raise ValueError("clip: give a_max or max, not both")
+        a_max = max
+    return a_min, a_max
