@@ -505,3 +505,78 @@ def test_refused_at_the_line(f, words):
     assert f"line {marked_line(f)}\n" in str(info.value)
     for word in words:
         assert word in str(info.value)
+
+
+# --- never silently wrong: the merge review's programs (right, or refused at the line) ----
+# Each was silently wrong on the branches before the merge's fixes: an index held in a name
+# that may copy (a list, a mask) read again as a view; np.linspace(..., axis=1) taken as
+# C-ordered; a list grown by a call before a comprehension over it; a deep copy of
+# `[y] + []` (which holds y) copied item by item.
+
+
+def index_list_in_a_name(x):
+    idx = [0, 1]
+    y = np.zeros((3, 2))
+    v = y[idx]  # (a copy: a later write to y does not reach v)
+    y[0, 0] = x[0]
+    return np.sum(v * x[1]) + np.sum(y * x[2])
+
+
+def mask_in_a_name(x):
+    m = x[:3] > 0
+    y = np.zeros(3)
+    v = y[m]
+    y[0] = x[0]
+    return np.sum(v * x[1]) + np.sum(y * x[2])
+
+
+def linspace_along_axis_1(x):
+    y = np.linspace(np.zeros(2), np.ones(2), 3, axis=1)  # (not C-ordered: reshape copies)
+    z = y.reshape(6)
+    z[1] = x[0]
+    return np.sum(y * np.arange(6.0).reshape(2, 3)) * x[1]
+
+
+def _grow(items, v):
+    items.append(v)
+
+
+def layers_of_a_list_grown_by_a_call(x):
+    ws = [x[0], x[1]]
+    _grow(ws, x[2])
+    layers = [Layer(w) for w in ws]
+    h = x[3]
+    for layer in layers:
+        h = layer(h)
+    return h
+
+
+def deep_copy_of_a_joined_list(x):
+    y = x * 1.0
+    d = {"a": [y] + [], "b": y}  # (d["a"][0] is d["b"]: the deep copy keeps that)
+    e = copy.deepcopy(d)
+    e["b"] *= 2.0
+    return np.sum(e["a"][0] * x)
+
+
+def reshaped_view_transposed_written(x):
+    y = np.zeros(6)
+    z = y.reshape(2, 3)
+    z.T[1] = x[:2]
+    return np.sum(y * np.arange(6.0)) * x[2]
+
+
+@pytest.mark.parametrize("f", [index_list_in_a_name, mask_in_a_name, linspace_along_axis_1,
+                               layers_of_a_list_grown_by_a_call, deep_copy_of_a_joined_list,
+                               reshaped_view_transposed_written])
+def test_never_silently_wrong(f):
+    """Right against central differences, or refused (an s2sad error, not a crash)."""
+    given = X.copy()
+    try:
+        got = s2sad.grad(f)(given)
+    except s2sad.errors.S2sadError:
+        return
+    np.testing.assert_array_equal(given, X)
+    step = 1e-6
+    want = [(f(X + step * e) - f(X - step * e)) / (2 * step) for e in np.eye(len(X))]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)

@@ -574,8 +574,8 @@ deffacts(np.zeros, np.ones, np.empty, np.full, shape_from=0)  # (a new array of 
 # it); "C": in C order unless the call gives an order (by position: order_at), so that its
 # reshape is a view
 deffacts(np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.array, np.copy,
-         allocates="new")
-deffacts(np.zeros, np.ones, np.empty, np.full, np.eye, np.identity, np.arange, np.linspace,
+         np.linspace, allocates="new")  # (np.linspace(a, b, 3, axis=1): not in C order)
+deffacts(np.zeros, np.ones, np.empty, np.full, np.eye, np.identity, np.arange,
          allocates="C")
 deffacts(np.zeros, np.ones, np.empty, order_at=2)
 deffacts(np.full, order_at=3)

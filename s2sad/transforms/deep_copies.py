@@ -31,8 +31,18 @@ from .. import trees
 
 
 def _fresh(node) -> bool:
-    """Is ``node`` a new object or an immutable one (a constant, arithmetic)?"""
-    return isinstance(node, (gast.Constant, gast.BinOp, gast.UnaryOp))
+    """Is ``node`` a new object holding no other, or an immutable one: a constant,
+    arithmetic (``-y``, ``y / 2``, ``y * 1.0``)? Not ``+``, ``*``, ``-`` or ``|`` of anything
+    else: lists, tuples, dicts and sets join and repeat their items (``[y] + []`` holds
+    ``y``)."""
+    if isinstance(node, (gast.Constant, gast.UnaryOp)):
+        return True
+    if not isinstance(node, gast.BinOp):
+        return False
+    if isinstance(node.op, (gast.Div, gast.FloorDiv, gast.Pow, gast.MatMult)):
+        return True  # (no list, tuple, dict or set takes them: a number's or an array's)
+    return any(isinstance(side, gast.Constant) and isinstance(side.value, (float, complex))
+               for side in (node.left, node.right))  # (a list + 1.0 raises)
 
 
 class DeepCopies(trees.Transformer):

@@ -77,6 +77,7 @@ class ObjectLists(trees.Transformer):
                    isinstance(s.func, gast.Attribute) and isinstance(s.func.value, gast.Name)}
         changed |= {s.value.id for s in nodes if isinstance(s, gast.Subscript) and
                     not isinstance(s.ctx, gast.Load) and isinstance(s.value, gast.Name)}
+        changed |= self._passed_on(nodes)
         self.known = {p: n for p, n in self.lengths.items()
                       if p not in stores and p not in changed}  # (as the caller gave it)
         for s in nodes:  # (ws = [a, b], never changed: its length)
@@ -89,6 +90,27 @@ class ObjectLists(trees.Transformer):
         self.local = set(stores) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
         tree.body = [self.visit(s) for s in tree.body]
         return tree
+
+    @staticmethod
+    def _passed_on(nodes) -> set:
+        """The names read other than by a loop over them, ``len`` of them or an item
+        of them (``grow(ws, v)``, ``vs = ws``, ``[ws]``): a list there may be changed
+        (its length too) where s2sad does not see it (an alias)."""
+        parent = {id(child): node for node in nodes for child in gast.iter_child_nodes(node)}
+        found = set()
+        for n in nodes:
+            if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)):
+                continue
+            up = parent.get(id(n))
+            if isinstance(up, (gast.For, gast.comprehension)) and up.iter is n or \
+                    isinstance(up, gast.Subscript) and up.value is n and \
+                    isinstance(up.ctx, gast.Load) or \
+                    isinstance(up, gast.Call) and isinstance(up.func, gast.Name) and \
+                    up.func.id == "len" and up.args == [n] or \
+                    isinstance(up, gast.Call) and up.func is n:
+                continue
+            found.add(n.id)
+        return found
 
     def _value(self, name: str):
         if name in self.local:

@@ -78,33 +78,90 @@ def _chain(node):
     return None
 
 
-def _basic(index) -> bool:
-    """Is ``index`` basic by its syntax (ints, slices, None, ``...``, names and
-    arithmetic of them: ints, checked at run time)?"""
+def _basic(index, ints) -> bool:
+    """Is ``index`` basic by its syntax (ints, slices, None, ``...``, names of ``ints``
+    and arithmetic of them: checked at run time too)?"""
     items = _items(index)
     for item in items:
         if isinstance(item, gast.Slice):
             parts = [p for p in (item.lower, item.upper, item.step) if p is not None]
-            if not all(_scalar(p) for p in parts):
+            if not all(_scalar(p, ints) for p in parts):
                 return False
-        elif not _scalar(item):
+        elif not _scalar(item, ints):
             return False
     return True
 
 
-def _scalar(node) -> bool:
-    """An int, None, ``...``, a name, or arithmetic of them (no call, list or compare)."""
+def _scalar(node, ints=None) -> bool:
+    """An int, None, ``...``, a name (of ``ints``, where given: a list or a mask held in
+    a name would make NumPy copy), or arithmetic of them (no call, list or compare)."""
     if isinstance(node, gast.Constant):
         return node.value is None or node.value is Ellipsis or \
             (isinstance(node.value, int) and not isinstance(node.value, bool))
     if isinstance(node, gast.Name):
-        return True
+        return ints is None or node.id in ints
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        return _scalar(node.operand)
+        return _scalar(node.operand, ints)
     if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
                                                                gast.FloorDiv, gast.Mod)):
-        return _scalar(node.left) and _scalar(node.right)
+        return _scalar(node.left, ints) and _scalar(node.right, ints)
     return False
+
+
+def _int_names(tree, resolve) -> set:
+    """The names that hold a Python int wherever the function binds them: targets of
+    ``for i in range(...)``, and names given only int constants, ``len(...)`` or
+    arithmetic of those (a fixed point). A parameter is not one (it may be a list).
+
+    >>> tree = gast.parse("def f(x, k):\\n    n = len(x)\\n    for i in range(n):\\n"
+    ...                   "        j = i + 1\\n    m = [0, 1]\\n    p = k + 1").body[0]
+    >>> sorted(_int_names(tree, {"range": range, "len": len}.get))
+    ['i', 'j', 'n']
+    """
+    def called(node, function) -> bool:
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)):
+            return False
+        try:
+            return resolve(node.func.id) is function
+        except (KeyError, AttributeError):
+            return False
+
+    bound, handled = collections.defaultdict(list), set()
+    other = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
+    other |= {a.id for a in (tree.args.vararg, tree.args.kwarg) if a is not None}
+    walked = trees.walk(tree)
+    for node in walked:
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            bound[node.targets[0].id].append(node.value)
+            handled.add(id(node.targets[0]))
+        elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and \
+                isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)):
+            bound[node.target.id].append(gast.BinOp(node.target, node.op, node.value))
+            handled.add(id(node.target))
+        elif isinstance(node, gast.For) and isinstance(node.target, gast.Name) and \
+                called(node.iter, range):
+            bound[node.target.id].append("int")
+            handled.add(id(node.target))
+    for node in walked:  # (an unpacking, a with, another loop, a nested function...)
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load) and \
+                id(node) not in handled:
+            other.add(node.id)
+    candidates = set(bound) - other
+
+    def whole(value, ints) -> bool:
+        if value == "int" or called(value, len):
+            return True
+        if isinstance(value, gast.Constant):
+            return isinstance(value.value, int) and not isinstance(value.value, bool)
+        return _scalar(value, ints)
+
+    ints = set(candidates)
+    while True:  # (the largest set whose bindings are all ints of the set)
+        kept = {name for name in ints if all(whole(v, ints) for v in bound[name])}
+        if kept == ints:
+            return ints
+        ints = kept
 
 
 def _items(index) -> list:
@@ -150,6 +207,7 @@ class ViewWrites(trees.Transformer):
         self.given = given or {}  # the arguments given as arrays: name -> number of axes
         self.refuse_chain = refuse_chain  # (target): raises the refusal of `a[i][j] = v`
         self.views = {}  # view name -> (array name, [index, ...])
+        self.ints = set()  # the names that hold Python ints (_int_names)
         self.changed = False
 
     # --- which names are arrays made here, and which views are safe to read again -------
@@ -209,7 +267,17 @@ class ViewWrites(trees.Transformer):
         self._facts(tree)
         if self.temp is not None and self._rows(tree):  # (for row in A: row = A[i])
             self._facts(tree)
+        self.ints = _int_names(tree, self.resolve)
         self._find(tree.body)
+        for node in trees.walk(tree):  # (z.T[1] = e, z a reshape: not followed, refused
+            # as an update of memory z shares)
+            targets = node.targets if isinstance(node, gast.Assign) else \
+                [node.target] if isinstance(node, gast.AugAssign) else []
+            for found in filter(None, map(_chain, targets)):
+                view = self.views.get(found[0])
+                if view is not None and any(isinstance(i, _Reshaped) for i in view[1]) and \
+                        (len(found[1]) != 1 or found[1][0] == "T"):
+                    del self.views[found[0]]
         if self.views or self._chained(tree):
             self.changed = True
         if self.changed:
@@ -355,7 +423,7 @@ class ViewWrites(trees.Transformer):
         else:
             return
         if self.bound[name] != 1 or name in self.closed or name in self.arrays or \
-                index is not None and (not _basic(index) or self._may_be_number(base, index)
+                index is not None and (not _basic(index, self.ints) or self._may_be_number(base, index)
                                        or any(self._advanced(i) for i in _items(index))):
             return  # (`a = z[2]` may be a number: a copy, which a write to z leaves alone)
         inside = {id(n) for s in region for n in trees.walk(s)}
@@ -424,6 +492,8 @@ class ViewWrites(trees.Transformer):
             if len(indices) > 1:
                 self.refuse_chain(target)
             return None
+        if any(isinstance(i, _Reshaped) for i in indices):
+            self.refuse_chain(target)  # (z.T[1] = e, z a reshape: not followed)
         if len(indices) == 1 and indices[0] != "T":
             index = self.visit(trees.clone(indices[0]))
             return None if root == name else \
