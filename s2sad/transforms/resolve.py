@@ -40,6 +40,7 @@ import re
 import sys
 import types
 import warnings
+import weakref
 from collections import abc
 
 from dataclasses import dataclass
@@ -393,8 +394,6 @@ def _user_class_with(attr: str, source: FunctionSource, receiver=None) -> str | 
     >>> _user_class_with("norm", source), _user_class_with("w", source)
     ('Vector', None)
     """
-    import inspect
-    import textwrap
     tree = getattr(source, "tree", None)
     if isinstance(receiver, gast.Name) and tree is not None and receiver.id in {
             a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}:
@@ -413,15 +412,37 @@ def _user_class_with(attr: str, source: FunctionSource, receiver=None) -> str | 
         if attr in getattr(cls, "__dict__", {}) or any(attr in vars(base) for base in
                                                        cls.__mro__[1:-1]):
             return name
-        try:
-            tree = gast.parse(textwrap.dedent(inspect.getsource(cls)))
-        except (OSError, TypeError, SyntaxError):
-            continue
-        if any(isinstance(node, gast.Attribute) and node.attr == attr and
-               isinstance(node.ctx, gast.Store) and isinstance(node.value, gast.Name) and
-               node.value.id == "self" for node in gast.walk(tree)):
+        if attr in _self_attributes(cls):
             return name
     return None
+
+
+_SELF_ATTRIBUTES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _self_attributes(cls) -> frozenset:
+    """The attributes ``cls``'s source sets on ``self`` (``self.w = w``), read once per
+    class (its source does not change: a class defined again is another object)."""
+    import inspect
+    import textwrap
+    try:
+        return _SELF_ATTRIBUTES[cls]
+    except (KeyError, TypeError):
+        pass
+    try:
+        tree = gast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError, SyntaxError):
+        found = frozenset()
+    else:
+        found = frozenset(node.attr for node in gast.walk(tree)
+                          if isinstance(node, gast.Attribute) and
+                          isinstance(node.ctx, gast.Store) and
+                          isinstance(node.value, gast.Name) and node.value.id == "self")
+    try:
+        _SELF_ATTRIBUTES[cls] = found
+    except TypeError:
+        pass
+    return found
 
 
 def _foreign_operand(operands, source, local_names) -> str | None:
