@@ -312,6 +312,8 @@ def view_writes(build: Build) -> bool:
              if type(d) is tuple and len(d) >= 3 and d[0] in ARRAY_TAGS}  # (arrays)
     writer = ViewWrites(build.source.resolve, _helper_of(build), build.imports.numpy(),
                         _refuse_chain(build.source), given, build.namer.temp)
+    if not writer.acts(trees.start_walk(build.tree)):
+        return False  # (no array made here, no item of an item written: nor a copy made)
     return _rewritten(build, writer)
 
 
@@ -324,6 +326,8 @@ def object_lists(build: Build) -> bool:
                                             strict=True)
                if type(d) is tuple and len(d) >= 2 and d[0] in ("list", "tuple") and
                isinstance(d[1], tuple)}
+    if not ObjectLists.acts(trees.start_walk(build.tree)):
+        return False  # (no comprehension to write out: nor a copy made for it)
     writer = ObjectLists(build.source.resolve, lengths)
     return _rewritten(build, writer)
 
@@ -333,6 +337,8 @@ def deep_copies(build: Build) -> bool:
     """``copy.deepcopy(d)`` of a dict or list display the function made, written item by
     item (:mod:`.transforms.deep_copies`)."""
     writer = DeepCopies(build.source.resolve)
+    if not writer.acts(trees.start_walk(build.tree)):
+        return False  # (no deep copy of a display: nor a copy made for it)
     return _rewritten(build, writer, names=False)
 
 
@@ -399,6 +405,8 @@ def piecewise(build: Build) -> bool:
     function called on the entries its condition selects (:mod:`.transforms.piecewise`)."""
     writer = Piecewise(build.source, build.namer, build.imports.helper, build.imports.numpy(),
                        build.source.locals)
+    if not writer.acts(trees.start_walk(build.tree)):
+        return False  # (no call with a list of functions: nothing to write out)
     build.tree = writer.run(build.tree)
     if writer.changed:
         build.source.locals = assigned_names(build.tree)

@@ -52,6 +52,18 @@ class DeepCopies(trees.Transformer):
         self.resolve = resolve  # (a free name's value)
         self.changed = False
 
+    def acts(self, nodes) -> bool:
+        """Could :meth:`run` change anything in the function walked as ``nodes``: is a
+        name given a display (``d = [...]``), and is there a call of ``copy.deepcopy``
+        of one name?"""
+        if not any(n.__class__ is gast.Assign and len(n.targets) == 1 and
+                   n.targets[0].__class__ is gast.Name and
+                   isinstance(n.value, (gast.Dict, gast.List, gast.Tuple)) for n in nodes):
+            return False
+        self.local = set()  # (a name assigned here is no deepcopy: taken as one may be)
+        return any(n.__class__ is gast.Call and len(n.args) == 1 and not n.keywords and
+                   n.args[0].__class__ is gast.Name and self._deepcopy(n) for n in nodes)
+
     def run(self, tree):
         nodes = trees.walk(tree)
         stores: dict = {}

@@ -86,7 +86,7 @@ def expand_generators(tree, source: FunctionSource, namer) -> tuple:
     generator of the user's written out where it is consumed (the module's text)."""
     expander = _Expander(source, namer)
     if not any(isinstance(n, gast.Call) and expander.generator(n.func) is not None
-               for n in trees.walk(tree)):
+               for n in trees.start_walk(tree)):
         return tree, False
     from .held_generators import taken  # (g = gen(x); a = next(g): the items taken)
     tree = taken(trees.clone(tree), source.is_builtin, expander.generator)

@@ -67,6 +67,14 @@ class ObjectLists(trees.Transformer):
         self.lengths = lengths  # the list and tuple arguments' lengths
         self.changed = False
 
+    @staticmethod
+    def acts(nodes) -> bool:
+        """Could :meth:`run` change anything in the function walked as ``nodes``: is
+        there a comprehension of one ``for`` over a name, with no ``if``?"""
+        return any(n.__class__ is gast.ListComp and len(n.generators) == 1 and
+                   not n.generators[0].ifs and isinstance(n.generators[0].target, gast.Name)
+                   for n in nodes)
+
     def run(self, tree):
         nodes = trees.walk(tree)
         stores = {}

@@ -157,6 +157,13 @@ class Piecewise:
         self.lambdas = {n for n, count in given.items() if stores.get(n) == count} | {
             n for n in defined if n not in stores}
 
+    def acts(self, nodes) -> bool:
+        """Could :meth:`run` change or refuse anything in the function walked as ``nodes``:
+        is there a call with a display for its third argument or its ``funclist=``
+        (:func:`is_piecewise` looks at no other)?"""
+        return any(n.__class__ is gast.Call and isinstance(_funclist(n), (gast.List, gast.Tuple))
+                   for n in nodes)
+
     def run(self, tree):
         self._lambda_names(tree)
         self.block_of(tree)

@@ -263,6 +263,42 @@ class ViewWrites(trees.Transformer):
                 self.contiguous.add(node.targets[0].id)
         return found
 
+    def acts(self, nodes) -> bool:
+        """Could :meth:`run` change or refuse anything in the function walked as ``nodes``?
+        Only where an array is made here (a NumPy constructor's, ``x.copy()`` of an array
+        argument: every view it follows is of one), an array argument is indexed by a list,
+        a mask or a name (``x[[0, 2]]``: a copy), or an item of an item is written
+        (``a[i][j] = e``, ``y.T[0] = e``). Elsewhere it leaves the tree as it is."""
+        for node in nodes:
+            cls = node.__class__
+            if cls is gast.Assign:
+                value, targets = node.value, node.targets
+                if value.__class__ is gast.Call and self._allocates(value) or \
+                        value.__class__ is gast.Subscript and \
+                        isinstance(value.value, gast.Name) and value.value.id in self.given and \
+                        any(isinstance(i, (gast.List, gast.Compare, gast.Name))
+                            for i in _items(value.slice)):
+                    return True
+            elif cls is gast.AugAssign:
+                targets = [node.target]
+            else:
+                continue
+            if any(t.__class__ is gast.Subscript and t.value.__class__ is not gast.Name
+                   for t in targets):
+                return True
+        return False
+
+    def _allocates(self, call) -> bool:
+        """Is ``call`` (an assignment's value) one that :meth:`_arrays` may take for an
+        array made here: ``x.copy()`` of an array argument, or a constructor's?"""
+        func = call.func
+        if isinstance(func, gast.Attribute) and func.attr == "copy" and \
+                isinstance(func.value, gast.Name) and func.value.id in self.given:
+            return True
+        found = self._function_of(call)
+        facts = registry.facts(found) if found is not None else None
+        return facts is not None and bool(facts.allocates)
+
     def run(self, tree):
         self._facts(tree)
         if self.temp is not None and self._rows(tree):  # (for row in A: row = A[i])
