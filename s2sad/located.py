@@ -28,6 +28,7 @@ import linecache
 import gast
 
 from .trees import COMMENT_MARK as _MARK
+from .trees import walk as _walk
 
 
 def _statements(body, comment=lambda stmt: False):
@@ -74,7 +75,9 @@ def moved_lines(function: gast.FunctionDef, unparse=gast.unparse) -> tuple:
     >>> moved_lines(tree)
     ((('x[:3] + x[:2]', 4),),)
     """
-    out = []
+    if not any("moved_from" in node.__dict__ for node in _walk(function)):
+        return ((),) * sum(1 for _ in _statements(function.body, _is_comment))  # (most:
+    out = []  # one walk, not one of each statement's fields, contexts and all)
     for stmt in _statements(function.body, _is_comment):
         found, todo = [], [value for field, value in gast.iter_fields(stmt)
                            if field not in _BLOCKS]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+from operator import attrgetter
 
 import gast
 
@@ -107,15 +108,37 @@ def walk(node) -> list:
     found = [node]
     append, extend = found.append, found.extend
     AST = ast.AST
-    table = _WALKED
+    table, quick = _WALKED, _QUICK
     name_class = gast.Name
     for item in found:  # (each node appended while it runs is visited too)
         cls = item.__class__
         if cls is name_class:  # a third of all nodes: a leaf, but for a parameter's annotation
-            annotation = item.__dict__.get("annotation")
-            if annotation is not None:
-                append(annotation)
+            try:
+                if item.annotation is not None:
+                    append(item.annotation)
+            except AttributeError:  # (a Name made without one: gast.Name(x, Load()))
+                pass
             continue
+        plan = quick.get(cls)
+        if plan is not None:  # (the most common nodes: their fields read in one call)
+            shape, get = plan
+            try:
+                if shape is _QMANY:  # (the most common first: BinOp, Assign, Call...)
+                    extend(get(item))
+                elif shape is _QLISTED:  # (Assign: targets, value)
+                    listed, one = get(item)
+                    extend(listed)
+                    append(one)
+                elif shape is _QLISTS:  # (Call: func, args, keywords)
+                    one, first, second = get(item)
+                    append(one)
+                    extend(first)
+                    extend(second)
+                elif shape is _QONE:
+                    append(get(item))
+                continue  # (_QLEAF: a Constant)
+            except AttributeError:  # (a node made without one of its fields: as below)
+                pass
         names = table.get(cls)
         if names is None:
             names = _walked(cls)
@@ -226,11 +249,39 @@ _NODES, _NODE, _OTHER = "nodes", "node", "other"  # what a field holds (_walked)
 _WALKED: dict = {}  # node class -> ((field, _NODES, _NODE or _OTHER), ...)
 
 
+# the most common nodes, whose fields that hold nodes are each required (no None: Python's
+# grammar), read in one call (attrgetter) in order. _QMANY: two nodes or more, or one list
+# of them; _QONE: one node; _QLISTED: a list, then a node; _QLISTS: a node, then two lists;
+# _QLEAF: none (the walk's order and nodes are those :func:`_walked`'s fields give)
+_QMANY, _QONE, _QLISTED, _QLISTS, _QLEAF = "many", "one", "listed", "lists", "leaf"
+_SHAPES = {_QMANY: (gast.BinOp, gast.Subscript, gast.AugAssign, gast.Tuple, gast.List,
+                    gast.BoolOp),
+           _QONE: (gast.Attribute, gast.UnaryOp, gast.keyword, gast.Expr, gast.Starred),
+           _QLISTED: (gast.Assign,), _QLISTS: (gast.Call, gast.Compare, gast.If),
+           _QLEAF: (gast.Constant,)}
+
+
+def _quick() -> dict:
+    out = {}
+    for shape, classes in _SHAPES.items():
+        for cls in classes:
+            fields = _walked(cls)
+            kinds = tuple(held for _, held in fields)
+            assert kinds in {_QMANY: ((_NODE, _NODE), (_NODES,)), _QONE: ((_NODE,),),
+                             _QLEAF: ((),), _QLISTED: ((_NODES, _NODE),),
+                             _QLISTS: ((_NODE, _NODES, _NODES),)}[shape]
+            out[cls] = (shape, attrgetter(*(f for f, _ in fields)) if fields else None)
+    return out
+
+
 def _walked(node_class) -> tuple:
     found = _WALKED[node_class] = tuple(
         (f, _NODES if f in _NODES_ONLY else _NODE if f in _NODE_OR_NONE and
          node_class.__name__ != "MatchSingleton" else _OTHER) for f in node_fields(node_class))
     return found
+
+
+_QUICK: dict = _quick()  # node class -> (its shape, a getter of its fields)
 
 
 def assigned_names(tree) -> set[str]:

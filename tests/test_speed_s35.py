@@ -124,3 +124,70 @@ def test_a_chained_write_on_no_array_made_here_is_still_refused(monkeypatch):
 
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError, match="nested element"):
         s2sad.grad(f)(1.0, [[1.0, 2.0]])
+
+
+def _plain_walk(node) -> list:
+    """Breadth first, as ``ast.walk``, without contexts and ``op`` operators (trees.walk's
+    nodes), each field read as Python's ``ast`` gives it."""
+    import ast
+
+    import gast
+    found = [node]
+    for item in found:
+        if isinstance(item, gast.Constant):
+            continue
+        for field, value in ast.iter_fields(item):
+            if field in ("ctx", "op"):
+                continue
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, ast.AST):
+                    found.append(child)
+    return found
+
+
+WALKED = '''
+def f(x: np.ndarray, *args, k=1.0, **kw) -> float:
+    a, (b, c) = x[0], (x[1:], [x[-1], 2])
+    d = np.sum(x * 2.0 + -x, axis=0, keepdims=True) if a < b <= c else None
+    e = a and b or not c
+    a += d @ x
+    assert e is not None, "e"
+    for i in range(3):
+        if i in (1, 2) and x[i:i + 1:None].shape:
+            continue
+        else:
+            break
+    while e:
+        e = [v * 2 for v in x if v > 0] + list({k: v for k, v in kw.items()})
+    try:
+        g = lambda y=a: y ** 2
+    except (ValueError, TypeError) as err:
+        raise RuntimeError() from err
+    finally:
+        del a
+    with open("p") as h:
+        yield f"{e!r:>{k}}"
+    return
+'''
+
+
+def test_walk_gives_every_node_in_python_order():
+    import gast
+
+    from s2sad import trees
+    tree = gast.parse(WALKED)
+    assert [id(n) for n in trees.walk(tree)] == [id(n) for n in _plain_walk(tree)]
+    for node in _plain_walk(tree):  # (each node's own walk too: a statement, an expression)
+        assert [id(n) for n in trees.walk(node)] == [id(n) for n in _plain_walk(node)]
+
+
+def test_walk_of_nodes_made_without_some_fields():
+    import gast
+
+    from s2sad import trees
+    x = gast.Name("x", gast.Load())  # (no annotation field)
+    call = gast.Call(gast.Name("f", gast.Load(), None, None), [x])  # (no keywords)
+    node = gast.Assign(targets=[gast.Name("y", gast.Store(), None, None)])  # (no value)
+    top = gast.Expr(gast.BinOp(call, gast.Add(), gast.Attribute(x, "T", gast.Load())))
+    assert trees.walk(top) == [top, top.value, call, top.value.right, call.func, x, x]
+    assert trees.walk(node) == [node, node.targets[0]]

@@ -241,15 +241,18 @@ class DeadCode(trees.Transformer):
         if known is not None and known[0] is stmt:
             return known[1]
         loads, pure = set(), not isinstance(stmt, gast.Expr)
+        kinds = self.kinds
         for node in trees.walk(stmt):
-            if isinstance(node, gast.Name):
+            cls = node.__class__
+            if cls is gast.Name:
                 if isinstance(node.ctx, gast.Load):
                     loads.add(node.id)
-            elif pure and isinstance(node, gast.Call) and not self.is_pure(node.func):
+                continue  # (no call, and no division: may_raise says False)
+            if pure and cls is gast.Call and not self.is_pure(node.func):
                 pure = False
-            if pure and self.kinds is not None and may_raise(node, self.kinds,
-                                                                    self.sensitivities):
-                pure = False
+            if pure and kinds is not None and (cls is gast.BinOp or cls is gast.Call) and \
+                    may_raise(node, kinds, self.sensitivities):
+                pure = False  # (only a call or a binary operation may raise)
         facts = (written(stmt), loads, pure)
         self._known[id(stmt)] = (stmt, facts)
         return facts
