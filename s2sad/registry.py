@@ -307,6 +307,13 @@ def load_imported(install: bool = False) -> None:
     global _OPTIONAL_LOADING, _LOADING_BUILTINS
     if not _OPTIONAL or _OPTIONAL_LOADING:
         return
+    if not install:  # (read at each look-up of a rule: most often none is imported yet)
+        modules = sys.modules
+        for library, _ in _OPTIONAL:
+            if library in modules:
+                break
+        else:
+            return
     _OPTIONAL_LOADING = True  # (rules read while a group loads do not load another)
     filling, _LOADING_BUILTINS = _LOADING_BUILTINS, True  # (no gradient built read them)
     try:
