@@ -421,6 +421,7 @@ class Aliasing:
             self.emit(gast.Assign([gast.Subscript(self.load(mine), index, gast.Store())],
                                   value, None))
             self.node[mine] = self._blocks_of([mine] + self.views(value))  # it holds value
+            self.note_outer_stored(mine, self.views(value))
             if isinstance(value, gast.Name):
                 self.holders.setdefault(value.id, set()).add(name)
             return
@@ -674,21 +675,40 @@ class Aliasing:
             return frozenset(blocks)
 
         stored = self.__dict__.setdefault("stored_by", {})
+        outer = child.__dict__.get("outer_stored", ())
         for theirs, atom in represented:
             before = self.node.get(atom)
             if not before or theirs not in child.node:
                 continue
-            added = here(child.node[theirs]) - before
+            added = here(child.node[theirs]).union(*(  # (a nested def's: `l.append(y)`,
+                self.node.get(o, frozenset()) for n, o in outer if n == theirs)) - before  # y
+            # the enclosing function's)
             if not added:
                 continue
+            grown = set()
             for name, blocks in list(self.node.items()):
                 if before <= blocks:
                     self.node[name] = blocks | added
                     stored[name] = helper
+                    grown.add(name)
+            users = {k for k, v in self.current.items() if v in grown}
+            for b in child.node[theirs]:  # (keep(kept, inner): inner.append(v) later
+                held = passed.get(b)        # changes kept[0] too)
+                if held not in (None, atom) and held in self.made and held not in self.unmade:
+                    self.holders.setdefault(held, set()).update(users)
         if isinstance(result, gast.Name) and result.id in child.node and fresh:
             made = here(child.node[result.id]) & frozenset(fresh.values())
             if made:  # (the helper's own array, which it stored in a value given too)
                 self.node[result.id] = self.node.get(result.id, frozenset()) | made
+
+    def note_outer_stored(self, mine: str, names) -> None:
+        """In a nested ``def`` (inlined where it is called), the enclosing function's values
+        of ``names`` that the list or dict ``mine`` now holds: ``def g(l): l.append(y)``,
+        ``y`` the enclosing one's, has no block for ``y`` here; ``carry_back`` gives ``l``'s
+        caller value ``y``'s blocks there."""
+        if self.lexical:
+            self.__dict__.setdefault("outer_stored", []).extend(
+                (mine, n) for n in names if n not in self.node)
 
     def _kept_by(self, name: str) -> str:
         """`` (keep() stored it there)`` where the value of the user's ``name`` was made to
