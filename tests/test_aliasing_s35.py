@@ -15,6 +15,11 @@ function is. Also fixed here, silently wrong before without any helper:
 
 Every gradient is checked against central differences in float64, and the arguments are
 left as Python leaves them. ``SURVEYED`` lists the sweep of the neighbourhood.
+
+A helper that returns its argument or a constant view of it (``def first(a): return
+a[0]``) is written as that before ``view_writes`` (``r = first(y)`` is ``r = y[0]``), so a
+write through ``r`` or into ``y`` is followed, as it is written without the helper
+(refused before).
 """
 
 import functools
@@ -283,7 +288,67 @@ def pair_not_written(x):
     return np.sum(t * W) * c
 
 
-FOLLOWED = [kept_after_write, kept_read_y_only, kept_copy, kept_number, kept_argument,
+def ident(a):
+    return a
+
+
+def first(a):
+    """The first row."""
+    return a[0]
+
+
+def flipped(a):
+    return a.T
+
+
+def tail(a):
+    return a[1:, ::-1]
+
+
+def ident_written(x):
+    y = np.zeros(4)
+    z = ident(y)
+    z[1] = x[1]
+    return np.sum(y * W) * x[2]
+
+
+def ident_original_written(x):
+    y = np.zeros(4)
+    z = ident(y)
+    y[1] = x[1]
+    return np.sum(z * W) * x[2]
+
+
+def first_row_written(x):
+    y = np.zeros((2, 4))
+    r = first(y)
+    r[1] = x[1]
+    return np.sum(y[0] * W) * x[2]
+
+
+def first_original_written(x):
+    y = np.zeros((2, 4))
+    r = first(y)
+    y[0, 1] = x[1]
+    return np.sum(r * W) * x[2]
+
+
+def flipped_written(x):
+    y = np.zeros((2, 4))
+    r = flipped(y)
+    r[1, 0] = x[1]
+    return np.sum(y[0] * W) * x[2]
+
+
+def tail_written(x):
+    y = np.zeros((3, 4))
+    r = tail(y)
+    r[0, 0] = x[1]
+    return np.sum(y * x) * x[2]
+
+
+FOLLOWED = [ident_written, ident_original_written, first_row_written,
+            first_original_written, flipped_written, tail_written, kept_after_write, kept_read_y_only, kept_copy, kept_number, kept_argument,
             kept_each_new, rows_in_loop, pair_not_written]
 
 
@@ -304,7 +369,8 @@ keep(kept, y) then y[1] = v / v = y[1:]; v[0] = ... / y += ... / partial / neste
 a helper returning its argument in a tuple; t, c = (y, 2.0) via a name: refused (wrong before)
 kept.append(inner); inner.append(v), also through keep(): refused (wrong before)
 putd(d, k, y): refused (an in-place update of the argument 'd': too strict, sound)
-ident(y) written / y written after ident; first(y) = y[0] written; wrap(y) -> [y]: refused
+ident(y) written / y written after ident; first(y) = y[0] written: followed (refused
+    before); ident(y) then z += ... / np.add(b, x, out=b): refused; wrap(y) -> [y]: refused
 closure push(v): out.append(v) / lambda v: kept.append(v): refused
 keep_default(a, lst=[]) / a module's list: refused
 self.cache.append(y), self.last = y, b.last = y then y written: refused
