@@ -10,6 +10,9 @@ function is. Also fixed here, silently wrong before without any helper:
 
 * ``p = (y, 2.0); t, c = p; y[1] = v``: the refusal waited on the first name read later
   (``c``, a number) and was dropped; it waits on every one now.
+* ``PUSH(x * 2.0); ... STORE[-1]``, ``PUSH`` a module's closure appending to its own
+  list ``STORE``: the inlined ``store.append(a)`` was not known to change ``STORE``
+  (read as a constant: a zero gradient); refused now, as ``STORE.append(h)`` is.
 * ``kept.append(inner); inner.append(v); ... kept[0][0]``: ``inner.append`` was not seen
   through ``kept`` (a list in a list); refused now, as ``kept = [inner]`` was.
 
@@ -196,6 +199,46 @@ def list_in_list(x):
     kept.append(inner)
     inner.append(x * 2.0)
     return np.sum(kept[0][0] * W)
+
+
+def _closure_and_list():
+    store = []
+
+    def push(a):
+        store.append(a)
+    return push, store
+
+
+PUSH, STORE = _closure_and_list()
+
+
+def pushed_then_read(x):
+    PUSH(x * 2.0)
+    r = np.sum(STORE[-1] * W)
+    STORE.pop()
+    return r
+
+
+def pushed_then_written(x):
+    y = np.zeros(4)
+    PUSH(y)
+    y[1] = x[1]
+    r = np.sum(STORE[-1] * W) * x[2]
+    STORE.pop()
+    return r
+
+
+def test_a_helpers_closure_list_read_again():
+    """``PUSH``, a module's closure appending to its own list, read back through the
+    module's ``STORE``: the inlined helper's ``store`` is the same list (read as a
+    constant before: a zero gradient). Refused at the helper's line, with the call."""
+    for f in (pushed_then_read, pushed_then_written):
+        with pytest.raises(s2sad.errors.DifferentiationError) as info:
+            s2sad.grad(f)(np.copy(X))
+        assert "does not own" in str(info.value)
+        assert info.value.text.strip() == "store.append(a)"
+        assert "PUSH(" in str(info.value)
+        assert STORE == []
 
 
 # (the function, its line refused, what the message says): each silently wrong before

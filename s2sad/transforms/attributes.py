@@ -772,9 +772,14 @@ _NO_STATE = (type(None), bool, int, float, complex, str, bytes, type, types.Modu
 
 
 def _peek(source, name: str):
-    """The value of the free name ``name`` (a closure cell's, a module global's), read
-    without noting it for the build (:meth:`FunctionSource.resolve` notes it); KeyError
-    if the function has no such name."""
+    """The value of the free name ``name`` (a closure cell's, a module global's, or the
+    value an inlined helper's own global or cell was named by, ``extra``: ``store`` of
+    ``PUSH``, a closure appending to its list), read without noting it for the build
+    (:meth:`FunctionSource.resolve` notes it); KeyError if the function has no such
+    name."""
+    extra = getattr(source, "extra", None) or {}
+    if name in extra:
+        return extra[name]
     closure = getattr(source, "closure", None) or {}
     if name in closure:
         try:
