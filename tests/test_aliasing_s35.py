@@ -391,8 +391,9 @@ def tail_written(x):
 
 
 FOLLOWED = [ident_written, ident_original_written, first_row_written,
-            first_original_written, flipped_written, tail_written, kept_after_write, kept_read_y_only, kept_copy, kept_number, kept_argument,
-            kept_each_new, rows_in_loop, pair_not_written]
+            first_original_written, flipped_written, tail_written, kept_after_write,
+            kept_read_y_only, kept_copy, kept_number, kept_argument, kept_each_new,
+            rows_in_loop, pair_not_written]
 
 
 @pytest.mark.parametrize("f", FOLLOWED, ids=[f.__name__ for f in FOLLOWED])

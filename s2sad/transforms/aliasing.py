@@ -515,7 +515,8 @@ class Aliasing:
             # on numbers `+=` makes a new value: refused later, once the kinds say an array
             self.root.deferred.append((mine, self.with_calls(self.source.syntax_error(
                 f"`{target.id} {_AUG[type(stmt.op)]}= ...` on a value shared with {user!r}"
-                f"{self._kept_by(user)}", stmt, f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes {user!r} too. "
+                f"{self._kept_by(user)}", stmt,
+                f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes {user!r} too. "
                 f"Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` for a new value, "
                 f"or copy first: `{target.id} = {target.id}.copy()`."))))
         if mine is not None:
@@ -680,9 +681,9 @@ class Aliasing:
             before = self.node.get(atom)
             if not before or theirs not in child.node:
                 continue
-            added = here(child.node[theirs]).union(*(  # (a nested def's: `l.append(y)`,
-                self.node.get(o, frozenset()) for n, o in outer if n == theirs)) - before  # y
-            # the enclosing function's)
+            # (a nested def's `l.append(y)`, y the enclosing function's: note_outer_stored)
+            held_outer = [self.node.get(o, frozenset()) for n, o in outer if n == theirs]
+            added = here(child.node[theirs]).union(*held_outer) - before
             if not added:
                 continue
             grown = set()
