@@ -424,3 +424,24 @@ y.reshape(-1) of np.zeros written: followed (view_writes)
 np.add(b, x, out=b) with b = a or ident(a); z = x; z += 1: refused
 keep(kept, y) before the write, or only y read later; a copy kept; a number kept: right
 """
+
+
+def doubled_view(a):
+    return a
+
+
+@s2sad.defvjp(doubled_view)
+def doubled_view_vjp(g, ans, a):
+    return 2.0 * g
+
+
+def through_rule(x):
+    y = x * 1.0
+    z = doubled_view(y)
+    return np.sum(z * W)
+
+
+def test_a_helper_with_a_rule_keeps_its_rule():
+    """A helper the user gave a derivative rule is called with it, not written out as
+    the view it returns (view_helpers leaves it)."""
+    np.testing.assert_allclose(s2sad.grad(through_rule)(np.copy(X)), 2.0 * W)

@@ -15,8 +15,9 @@ it was refused as a write to a value an unknown call shares::
 Only a module's function of the user's (or a closure's) whose body is one ``return`` of
 a parameter, of a constant index of one (ints, slices of ints, ``None``, ``...``) or of
 its ``.T``, called as the whole right side of ``name = ...`` with a name for each
-parameter by position, and no defaults, is written out; any other call is left as
-it is (inlined later, and refused where it shares memory unseen).
+parameter by position, and no defaults, is written out; not one given a derivative rule
+(it is called). Any other call is left as it is (inlined later, and refused where it
+shares memory unseen).
 
 >>> import gast
 >>> def first(a):
@@ -34,7 +35,7 @@ import types
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 from ..errors import S2sadError
 from ..source import FunctionSource, user_code
 
@@ -131,7 +132,8 @@ class ViewHelpers(trees.Transformer):
             func = self.resolve(call.func.id)
         except KeyError:
             return None
-        if not isinstance(func, types.FunctionType) or not user_code(func):
+        if not isinstance(func, types.FunctionType) or not user_code(func) or \
+                registry.lookup(func) is not None:  # (a rule of the user's: called)
             return None
         try:
             helper = FunctionSource.of(func).tree
