@@ -390,10 +390,36 @@ def tail_written(x):
     return np.sum(y * x) * x[2]
 
 
+def first_written_both_ways(x):
+    y = np.zeros((2, 4))
+    y[0, 0] = x[0]
+    r = first(y)
+    r[1] = x[1] * r[0]
+    y[0, 2] = r[1] * x[2]
+    return np.sum(r * W) + np.sum(y * y)
+
+
+def flipped_written_both_ways(x):
+    y = np.zeros((4, 2))
+    t = flipped(y)
+    t[1, 2] = x[1]
+    y[0, 0] = t[1, 2] * x[0]
+    return np.sum(y * y) + np.sum(t[1] * W)
+
+
+def ident_in_loop(x):
+    y = np.zeros(4)
+    for i in range(3):
+        z = ident(y)
+        z[i] = z[i] + x[i]
+    return np.sum(y * y * W)
+
+
 FOLLOWED = [ident_written, ident_original_written, first_row_written,
             first_original_written, flipped_written, tail_written, kept_after_write,
             kept_read_y_only, kept_copy, kept_number, kept_argument, kept_each_new,
-            rows_in_loop, pair_not_written]
+            rows_in_loop, pair_not_written, first_written_both_ways,
+            flipped_written_both_ways, ident_in_loop]
 
 
 @pytest.mark.parametrize("f", FOLLOWED, ids=[f.__name__ for f in FOLLOWED])
