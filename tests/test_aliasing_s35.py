@@ -12,7 +12,8 @@ function is. Also fixed here, silently wrong before without any helper:
   (``c``, a number) and was dropped; it waits on every one now.
 * ``PUSH(x * 2.0); ... STORE[-1]``, ``PUSH`` a module's closure appending to its own
   list ``STORE``: the inlined ``store.append(a)`` was not known to change ``STORE``
-  (read as a constant: a zero gradient); refused now, as ``STORE.append(h)`` is.
+  (read as a constant: a zero gradient); refused now, as ``STORE.append(h)`` is. So is
+  a helper's mutable default list appended to and read back (``def keep(a, lst=[])``).
 * ``kept.append(inner); inner.append(v); ... kept[0][0]``: ``inner.append`` was not seen
   through ``kept`` (a list in a list); refused now, as ``kept = [inner]`` was.
 
@@ -241,6 +242,25 @@ def test_a_helpers_closure_list_read_again():
         assert STORE == []
 
 
+def keep_in_default(a, lst=[]):  # noqa: B006 (the mutable default is the point)
+    lst.append(a)
+    return lst
+
+
+def kept_in_default(x):
+    kept = keep_in_default(x * 2.0)
+    return np.sum(kept[-1] * W)
+
+
+def test_a_helpers_mutable_default_read_again():
+    """A helper's mutable default list (Python's one list for every call), appended to
+    and read back through the result: read as a constant before (a zero gradient)."""
+    with pytest.raises(s2sad.errors.DifferentiationError) as info:
+        s2sad.grad(kept_in_default)(np.copy(X))
+    assert "does not own" in str(info.value)
+    assert info.value.text.strip() == "lst.append(a)"
+
+
 # (the function, its line refused, what the message says): each silently wrong before
 SILENTLY_WRONG_BEFORE = [
     (kept_then_written, "y[1] = x[1]", ("'y'", "'kept'", "keep() stored it there")),
@@ -442,7 +462,8 @@ putd(d, k, y): refused (an in-place update of the argument 'd': too strict, soun
 ident(y) written / y written after ident; first(y) = y[0] written: followed (refused
     before); ident(y) then z += ... / np.add(b, x, out=b): refused; wrap(y) -> [y]: refused
 closure push(v): out.append(v) / lambda v: kept.append(v): refused
-keep_default(a, lst=[]) / a module's list: refused
+keep_default(a, lst=[]) appended and read back: refused (wrong before) / a module's list:
+    refused
 self.cache.append(y), self.last = y, b.last = y then y written: refused
 list(gen(y)), list(zip([y], [z])), list(enumerate([y])), list([y]): refused
 a, b = y, y; np.asarray(y); np.array(y, copy=False) written: refused
