@@ -14,6 +14,12 @@ function is. Also fixed here, silently wrong before without any helper:
   list ``STORE``: the inlined ``store.append(a)`` was not known to change ``STORE``
   (read as a constant: a zero gradient); refused now, as ``STORE.append(h)`` is. So is
   a helper's mutable default list appended to and read back (``def keep(a, lst=[])``).
+* A class's list (``items = []`` in its body), appended to through the class
+  (``Registry.items.append(v)``) or through an instance's method s2sad does not inline
+  (``r = Registry(); r.add(v)``), then read back: a zero gradient; refused now (a class of
+  the user's holding a list, dict, set or array is state, as a module's list is).
+* ``c.put(v); c.get()``, an object made here keeping a list: a TypeError in the reverse
+  sweep (the 0.0 of an unread part indexed); followed now.
 * ``kept.append(inner); inner.append(v); ... kept[0][0]``: ``inner.append`` was not seen
   through ``kept`` (a list in a list); refused now, as ``kept = [inner]`` was.
 
@@ -465,6 +471,8 @@ closure push(v): out.append(v) / lambda v: kept.append(v): refused
 keep_default(a, lst=[]) appended and read back: refused (wrong before) / a module's list:
     refused
 self.cache.append(y), self.last = y, b.last = y then y written: refused
+a class attribute list appended to (by the class or a method) and read back: refused
+    (wrong before); c.put(v); c.get() on an object keeping a list: right (crashed before)
 list(gen(y)), list(zip([y], [z])), list(enumerate([y])), list([y]): refused
 a, b = y, y; np.asarray(y); np.array(y, copy=False) written: refused
 y.reshape(-1) of np.zeros written: followed (view_writes)
@@ -492,3 +500,82 @@ def test_a_helper_with_a_rule_keeps_its_rule():
     """A helper the user gave a derivative rule is called with it, not written out as
     the view it returns (view_helpers leaves it)."""
     np.testing.assert_allclose(s2sad.grad(through_rule)(np.copy(X)), 2.0 * W)
+
+
+# --- a class attribute list shared by instances; a list kept in an object --------------
+
+
+class Registry:
+    items = []  # (one list for the class: every instance's self.items)
+
+    def add(self, a):
+        self.items.append(a)
+
+
+class RegistryInit:
+    items = []
+
+    def __init__(self):
+        self.n = 0
+
+    def add(self, a):
+        self.items.append(a)
+
+
+def class_list_direct(x):
+    Registry.items.append(x * 2.0)
+    out = np.sum(Registry.items[-1] * W)
+    Registry.items.pop()
+    return out
+
+
+def class_list_by_method(x):
+    r = Registry()
+    r.add(x * 2.0)
+    out = np.sum(Registry.items[-1] * W)
+    Registry.items.pop()
+    return out
+
+
+def class_list_by_method_init(x):
+    r = RegistryInit()
+    r.add(x * 2.0)
+    out = np.sum(RegistryInit.items[-1] * W)
+    RegistryInit.items.pop()
+    return out
+
+
+@pytest.mark.parametrize("f", [class_list_direct, class_list_by_method,
+                               class_list_by_method_init])
+def test_a_class_attribute_list_read_again(f):
+    """A class's list (``items = []`` in its body), appended to through the class or an
+    instance's method s2sad does not inline, and read back: read as a constant before (a
+    zero gradient). Refused at the change's line now, as a module's list is."""
+    with pytest.raises(s2sad.errors.DifferentiationError) as info:
+        s2sad.grad(f)(np.copy(X))
+    assert "does not own" in str(info.value)
+    assert Registry.items == [] and RegistryInit.items == []
+
+
+class Cache:
+    def __init__(self):
+        self.store = []
+
+    def put(self, a):
+        self.store.append(a)
+
+    def get(self):
+        return self.store[-1]
+
+
+def cached_and_read(x):
+    c = Cache()
+    c.put(x * 2.0)
+    return np.sum(c.get() * W)
+
+
+def test_a_list_kept_in_an_object_read_back():
+    """``c.put(v)`` then ``c.get()``, an object made here holding a list: the reverse
+    sweep gave the list's sensitivity as the 0.0 of an unread part, then indexed it
+    (TypeError before). Its zeros now."""
+    _check(cached_and_read)
