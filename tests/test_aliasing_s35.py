@@ -6,7 +6,7 @@ the caller's list hold that value's memory. Before, the caller did not know it:
 ``y`` not seen through ``kept[0]``). Now what the helper stored is carried back to the
 caller (``Aliasing.carry_back``), and the update is refused at the user's line, naming the
 variable read later and the helper that stored it, as ``kept.append(y)`` written in the
-function is. Also fixed here, silently wrong before without any helper:
+function is. Also fixed here (silently wrong, or crashing, before):
 
 * ``p = (y, 2.0); t, c = p; y[1] = v``: the refusal waited on the first name read later
   (``c``, a number) and was dropped; it waits on every one now.
