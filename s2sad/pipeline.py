@@ -75,6 +75,7 @@ from .transforms.readable import Readable
 from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
 from .transforms.aliasing import Aliasing
+from .transforms.view_helpers import ViewHelpers
 from .transforms.view_writes import ViewWrites
 from .transforms.object_lists import ObjectLists
 from .transforms.deep_copies import DeepCopies
@@ -300,6 +301,14 @@ def _rewritten(build: Build, writer, names: bool = True) -> bool:
         if names:
             build.source.locals = assigned_names(build.tree)
     return writer.changed
+
+
+@transform()
+def view_helpers(build: Build) -> bool:
+    """``z = ident(y)``, ``r = first(y)``: a helper of the user's that returns its argument
+    or a view of it, written as that (``z = y``, ``r = y[0]``), for view_writes to follow
+    (:mod:`.transforms.view_helpers`)."""
+    return _rewritten(build, ViewHelpers(build.source.resolve), names=False)
 
 
 @transform()
@@ -1031,6 +1040,7 @@ final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
 PIPELINE = [
     Step(validate),
     Step(names),
+    Step(view_helpers),
     Step(view_writes),
     Step(object_lists),
     Step(deep_copies),

@@ -421,6 +421,7 @@ class Aliasing:
             self.emit(gast.Assign([gast.Subscript(self.load(mine), index, gast.Store())],
                                   value, None))
             self.node[mine] = self._blocks_of([mine] + self.views(value))  # it holds value
+            self.note_outer_stored(mine, self.views(value))
             if isinstance(value, gast.Name):
                 self.holders.setdefault(value.id, set()).add(name)
             return
@@ -446,26 +447,9 @@ class Aliasing:
         if outer is not None:
             raise self.source.syntax_error(
                 _enclosed_update(name, outer), stmt, _ENCLOSED_HINT.format(name=name))
-        reader = None if self.trusted else \
-            next((k for k in owners if self._read_later(stmt, k)), None)
-        if reader is not None:
-            held = self.current.get(reader) in self.made  # (a list holding views)
-            closure = self._closure_reader(stmt, reader)
-            error = self.source.syntax_error(
-                f"an in-place update of {name!r}, which shares its memory with {reader!r}",
-                stmt, f"Copy first: the list {reader!r} holds views of {name!r}, so copy "
-                f"each item as it goes in (`.copy()`), or update a copy (`{name} = "
-                f"{name}.copy()` first)." if held else
-                f"{closure}() reads {reader!r} when it is called, after this update, so "
-                f"Python's call sees the change. Pass the array to {closure}() as an "
-                f"argument, or copy it (`{name} = {name}.copy()` first) so that "
-                f"{reader!r} keeps its value." if closure else
-                f"Copy first (`{name} = {name}.copy()`), so that {reader!r} keeps "
-                f"its value; or, to change {reader!r} too, write into it: a view of an "
-                "array made here by indexing it (ints, slices, None, `...`) or by `.T` is "
-                "followed, and by `.reshape` of one np.zeros (np.ones, np.arange...) made; "
-                "not a view made by another function, or of an array whose order may be "
-                "Fortran's (np.zeros_like(x), np.array(x)).")
+        readers = [] if self.trusted else [k for k in owners if self._read_later(stmt, k)]
+        for reader in readers:  # (each: `t, c = p`, p = (y, 2.0): c a number, t not)
+            error = self._shared_update_error(stmt, name, reader)
             if self.current.get(reader) is None:
                 raise error
             # `a = z[2]` shares nothing if it is a number: refused once the kinds say it is not
@@ -475,8 +459,31 @@ class Aliasing:
                 stmt, name))))
         subscript = gast.Subscript(self.load(mine), index, gast.Store())
         self.emit(gast.Assign([subscript], value, None))
-        if reader is not None:  # (or checked a number at run time, before the store)
-            self.root.deferred[-1] += (self.out[-1],)
+        for at in range(len(self.root.deferred) - len(readers), len(self.root.deferred)):
+            self.root.deferred[at] += (self.out[-1],)  # (or checked a number at run time,
+            # before the store)
+
+    def _shared_update_error(self, stmt, name: str, reader: str):
+        """The refusal of ``name[i] = v`` where ``reader``, read later, may share its
+        memory (a view, a list holding it, a closure reading it)."""
+        held = self.current.get(reader) in self.made  # (a list holding views)
+        closure = self._closure_reader(stmt, reader)
+        return self.source.syntax_error(
+            f"an in-place update of {name!r}, which shares its memory with {reader!r}"
+            f"{self._kept_by(reader)}",
+            stmt, f"Copy first: the list {reader!r} holds views of {name!r}, so copy "
+            f"each item as it goes in (`.copy()`), or update a copy (`{name} = "
+            f"{name}.copy()` first)." if held else
+            f"{closure}() reads {reader!r} when it is called, after this update, so "
+            f"Python's call sees the change. Pass the array to {closure}() as an "
+            f"argument, or copy it (`{name} = {name}.copy()` first) so that "
+            f"{reader!r} keeps its value." if closure else
+            f"Copy first (`{name} = {name}.copy()`), so that {reader!r} keeps "
+            f"its value; or, to change {reader!r} too, write into it: a view of an "
+            "array made here by indexing it (ints, slices, None, `...`) or by `.T` is "
+            "followed, and by `.reshape` of one np.zeros (np.ones, np.arange...) made; "
+            "not a view made by another function, or of an array whose order may be "
+            "Fortran's (np.zeros_like(x), np.array(x)).")
 
     def augmented(self, stmt):
         """``x += e`` is ``x = x + e``, unless ``x`` may be an array shared with another name
@@ -507,8 +514,9 @@ class Aliasing:
         if mine is not None and user is not None:
             # on numbers `+=` makes a new value: refused later, once the kinds say an array
             self.root.deferred.append((mine, self.with_calls(self.source.syntax_error(
-                f"`{target.id} {_AUG[type(stmt.op)]}= ...` on a value shared with {user!r}",
-                stmt, f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes {user!r} too. "
+                f"`{target.id} {_AUG[type(stmt.op)]}= ...` on a value shared with {user!r}"
+                f"{self._kept_by(user)}", stmt,
+                f"If they are arrays, `{_AUG[type(stmt.op)]}=` changes {user!r} too. "
                 f"Write `{target.id} = {target.id} {_AUG[type(stmt.op)]} ...` for a new value, "
                 f"or copy first: `{target.id} = {target.id}.copy()`."))))
         if mine is not None:
@@ -638,6 +646,76 @@ class Aliasing:
         """``name`` holds the value the caller passed as ``argument``."""
         self.node[name] = self._blocks_of(new=True)
         self.callers[self._blocks] = argument
+
+    def carry_back(self, child, passed: dict, represented: list, result,
+                   helper: str) -> None:
+        """What the inlined helper ``child`` made a value it was given hold: ``keep(kept,
+        y)``, whose body runs ``lst.append(a)``, makes the caller's ``kept`` share ``y``'s
+        memory, so a later ``y[1] = v`` is refused where ``kept`` is read, as after
+        ``kept.append(y)`` written here. ``passed``: the child's blocks of the values given
+        -> the caller's atoms; ``represented``: (the child's name of each, the caller's
+        atom). A value the helper made and stored (``z = np.zeros(3); lst.append(z);
+        return z``) gets a block of its own here, shared by the list and the result.
+
+        Every caller's atom that may be the list given (its name, a name given it, a list
+        holding it: each shares all its blocks) takes the new blocks too. That may say
+        more values share memory than do (an item of the list), never fewer.
+        """
+        fresh: dict[int, int] = {}
+
+        def here(theirs) -> frozenset:
+            blocks = set()
+            for b in theirs:
+                if b in passed:
+                    blocks |= self.node.get(passed[b], frozenset())
+                    continue
+                if b not in fresh:
+                    self._blocks += 1
+                    fresh[b] = self._blocks
+                blocks.add(fresh[b])
+            return frozenset(blocks)
+
+        stored = self.__dict__.setdefault("stored_by", {})
+        outer = child.__dict__.get("outer_stored", ())
+        for theirs, atom in represented:
+            before = self.node.get(atom)
+            if not before or theirs not in child.node:
+                continue
+            # (a nested def's `l.append(y)`, y the enclosing function's: note_outer_stored)
+            held_outer = [self.node.get(o, frozenset()) for n, o in outer if n == theirs]
+            added = here(child.node[theirs]).union(*held_outer) - before
+            if not added:
+                continue
+            grown = set()
+            for name, blocks in list(self.node.items()):
+                if before <= blocks:
+                    self.node[name] = blocks | added
+                    stored[name] = helper
+                    grown.add(name)
+            users = {k for k, v in self.current.items() if v in grown}
+            for b in child.node[theirs]:  # (keep(kept, inner): inner.append(v) later
+                held = passed.get(b)        # changes kept[0] too)
+                if held not in (None, atom) and held in self.made and held not in self.unmade:
+                    self.holders.setdefault(held, set()).update(users)
+        if isinstance(result, gast.Name) and result.id in child.node and fresh:
+            made = here(child.node[result.id]) & frozenset(fresh.values())
+            if made:  # (the helper's own array, which it stored in a value given too)
+                self.node[result.id] = self.node.get(result.id, frozenset()) | made
+
+    def note_outer_stored(self, mine: str, names) -> None:
+        """In a nested ``def`` (inlined where it is called), the enclosing function's values
+        of ``names`` that the list or dict ``mine`` now holds: ``def g(l): l.append(y)``,
+        ``y`` the enclosing one's, has no block for ``y`` here; ``carry_back`` gives ``l``'s
+        caller value ``y``'s blocks there."""
+        if self.lexical:
+            self.__dict__.setdefault("outer_stored", []).extend(
+                (mine, n) for n in names if n not in self.node)
+
+    def _kept_by(self, name: str) -> str:
+        """`` (keep() stored it there)`` where the value of the user's ``name`` was made to
+        hold another's memory by an inlined helper of that name (``carry_back``), else ''."""
+        helper = self.__dict__.get("stored_by", {}).get(self.current.get(name))
+        return f" ({helper}() stored it there)" if helper else ""
 
     def hold(self, name: str, ssa: str, value) -> None:
         """Note which variables reach the same list as another: ``b = a`` (both),

@@ -771,10 +771,33 @@ _NO_STATE = (type(None), bool, int, float, complex, str, bytes, type, types.Modu
              types.FunctionType, types.BuiltinFunctionType, np.generic, np.ufunc)
 
 
+def _class_state(value) -> bool:
+    """Is ``value`` a class of the user's with a class attribute that is a list, dict, set
+    or array (``items = []``), state that ``Reg.items.append(v)`` changes and every
+    instance reads (``self.items``)?"""
+    from ..source import user_code
+    return isinstance(value, type) and any(
+        isinstance(v, (list, dict, set, np.ndarray)) for v in vars(value).values()) and \
+        user_code(value)
+
+
+def _peek_or_none(source, name: str):
+    """``_peek(source, name)``, or None where the function has no such free name."""
+    try:
+        return _peek(source, name)
+    except KeyError:
+        return None
+
+
 def _peek(source, name: str):
-    """The value of the free name ``name`` (a closure cell's, a module global's), read
-    without noting it for the build (:meth:`FunctionSource.resolve` notes it); KeyError
-    if the function has no such name."""
+    """The value of the free name ``name`` (a closure cell's, a module global's, or the
+    value an inlined helper's own global or cell was named by, ``extra``: ``store`` of
+    ``PUSH``, a closure appending to its list), read without noting it for the build
+    (:meth:`FunctionSource.resolve` notes it); KeyError if the function has no such
+    name."""
+    extra = getattr(source, "extra", None) or {}
+    if name in extra:
+        return extra[name]
     closure = getattr(source, "closure", None) or {}
     if name in closure:
         try:
@@ -1013,7 +1036,10 @@ def module_state(tree, source, varied: set) -> None:
             value = _peek(source, name)
         except KeyError:
             return None
-        if isinstance(value, _NO_STATE) or callable(value) and not hasattr(value, "__next__"):
+        if _class_state(value):  # (Reg.items.append(v): a class of the user's holds its
+            pass                 # class attributes, which every instance reads too)
+        elif isinstance(value, _NO_STATE) or callable(value) and \
+                not hasattr(value, "__next__"):
             return None
         held[name] = id(value)
         names[id(value)] = f"{'closure' if name in (source.closure or {}) else 'module'}" \
@@ -1027,6 +1053,11 @@ def module_state(tree, source, varied: set) -> None:
         grown = False
         for stmt in aliases:
             name, root = stmt.targets[0].id, _state_root(stmt.value)
+            if root is None and isinstance(stmt.value, gast.Call) and \
+                    isinstance(stmt.value.func, gast.Name):  # (r = Reg(): r.add(v) may
+                root = stmt.value.func.id                    # change Reg.items)
+                if not _class_state(_peek_or_none(source, root)):
+                    root = None
             if name not in held and root is not None and holds(root) is not None:
                 held[name] = holds(root)
                 grown = True

@@ -528,6 +528,7 @@ class Inlining:
         body_assigned = {n.id for s in tree.body for n in trees.walk(s)
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         passed: dict[int, str] = {}  # the callee's argument values -> the names passed
+        represented = []  # (the callee's name for a value passed, the caller's atom)
         for name in names:
             if name in passed_functions:
                 child.function_args[name] = passed_functions[name]
@@ -556,6 +557,7 @@ class Inlining:
             if isinstance(value, gast.Name):
                 child.bind_caller(child.current[name], name)
                 passed[child._blocks] = value.id
+                represented.append((child.current[name], value.id))
                 user = self._read_after_call(value.id, next(
                     (a for n, a in list(zip(names, node.args)) +
                      [(k.arg, k.value) for k in node.keywords] if n == name), None))
@@ -574,6 +576,8 @@ class Inlining:
             shares += self._stand_in_views(node, func, names, bound)
             if result.id not in self.node or shares:
                 self.bind(result.id, shares + ([result.id] if result.id in self.node else []))
+        shown = getattr(func, "__qualname__", None) or getattr(tree, "shown_name", tree.name)
+        self.carry_back(child, passed, represented, result, shown)
         for scope_ in (child,):
             self.root.foreign.update(scope_.foreign)
             self.root.foreign_cells.update(scope_.foreign_cells)

@@ -304,6 +304,10 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             self.carried.add(name)
             if mine.id in self.node:  # the list now holds (and shares memory with) the item
                 self.node[mine.id] = self._blocks_of([mine.id] + self.views(item))
+                self.note_outer_stored(mine.id, self.views(item))
+            if isinstance(item, gast.Name) and item.id in self.made and \
+                    item.id not in self.unmade:  # (a list in a list: inner.append(v) later
+                self.holders.setdefault(item.id, set()).add(name)  # changes kept[0] too)
         elif isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return  # docstring or a bare constant

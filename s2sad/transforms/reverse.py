@@ -185,9 +185,11 @@ class Reverse(StructuralZeros, Tape):
         kind = self.kind(name)
         s = self.s(name)
         if kind.container and name not in self.received and name not in self.carried and \
-                not self.loops and not self.branch_depth:
+                not self.loops and not self.branch_depth and name not in self.placeholders:
             # (the first term, where it is the only one: a loop's passes or another path
-            # add to it, or leave it zero, so there it starts from zeros and adds)
+            # add to it, or leave it zero, so there it starts from zeros and adds; a part
+            # of a pair whose other part is unread may be its 0.0, which add_sens turns
+            # into the zeros an item is then added into: `c, v = (store, store[-1])`)
             if negate:
                 expr = gast.UnaryOp(gast.USub(), expr)
             self.assigned.add(name)

@@ -495,6 +495,8 @@ class SingleAssignment:
             ssa = self.new_version(target.id)
             self.emit(gast.Assign([self.store(ssa)], value, None))
             self.bind(ssa, shares)
+            if self._made_here(value):  # (a new list: no other name reaches it, though a
+                self.holders.pop(ssa, None)  # name kept in a loop reached the last one)
             self.hold(target.id, ssa, value)
             self.note_index_array(ssa, value)  # (x[idx]: a copy where idx is a list)
             from .star_args import note_array, note_display
