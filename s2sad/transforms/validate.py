@@ -267,6 +267,10 @@ class Validate(trees.Visitor):
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             self.visit(target.slice)
             return
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Attribute) \
+                and target.value.attr == "flat" and isinstance(target.value.value, gast.Name):
+            self.visit(target.slice)  # (y.flat[i] = v: .view_writes, on an array)
+            return
         if isinstance(target, gast.Attribute) and _object_path(target.value):
             self.visit(target.value)  # (self.n = v: a change to an object's state, .attributes)
             return

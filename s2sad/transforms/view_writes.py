@@ -13,7 +13,10 @@ does)::
 ``A[i][j] = e`` and ``A[i][j] += e`` on such an array are written the same way, and
 ``y.T[0] = e`` too (the value put in ``y``'s order). A reshape of an array made
 C-contiguous (``np.zeros``) is a view too, whose items are no basic index of ``y``: a
-write through it changes a copy, put back whole (``y[...] = t.reshape(y.shape)``).
+write through it changes a copy, put back whole (``y[...] = t.reshape(y.shape)``);
+``y.ravel()`` and ``np.ravel(y)`` of such an array are its ``y.reshape(-1)``. ``y.flat[i]
+= e`` is written the same way (C order, whatever the memory); ``y.flat[i]`` read is
+``y.flatten()[i]``.
 ``v = y[[0, 2]]`` and ``v = y[y > 0]`` are copies (NumPy's index of a list or a mask):
 written ``y[[0, 2]].copy()``, so that a write to ``v`` is seen to leave ``y`` alone.
 ``view_index`` (:mod:`s2sad.runtime.views`) composes the indices at run time; it
@@ -267,6 +270,8 @@ class ViewWrites(trees.Transformer):
         self._facts(tree)
         if self.temp is not None and self._rows(tree):  # (for row in A: row = A[i])
             self._facts(tree)
+        if self.temp is not None and self._flat(tree):  # (y.flat[i] = e)
+            self._facts(tree)
         self.ints = _int_names(tree, self.resolve)
         self._find(tree.body)
         for node in trees.walk(tree):  # (z.T[1] = e, z a reshape: not followed, refused
@@ -285,6 +290,13 @@ class ViewWrites(trees.Transformer):
             tree.body = [s for part in body for s in (part if isinstance(part, list) else [part])]
         for target in self._chained(tree):  # (on a list, or in a nested function)
             self.refuse_chain(target)
+        for node in trees.walk(tree):  # (y.flat[i] = e, y not known an array: refused)
+            if isinstance(node, (gast.Assign, gast.AugAssign)):
+                for target in node.targets if isinstance(node, gast.Assign) else [node.target]:
+                    if isinstance(target, gast.Subscript) and \
+                            isinstance(target.value, gast.Attribute) and \
+                            target.value.attr == "flat":
+                        self.refuse_chain(target)
         return tree
 
     def _rows(self, tree) -> bool:
@@ -323,6 +335,72 @@ class ViewWrites(trees.Transformer):
                 loop))
             changed = self.changed = True
         return changed
+
+    def _flat_of(self, node) -> str | None:
+        """``y`` for ``y.flat[i]``, ``y`` an array made here or given as one."""
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) and \
+                node.value.attr == "flat" and isinstance(node.value.value, gast.Name) and \
+                (node.value.value.id in self.arrays or node.value.value.id in self.given):
+            return node.value.value.id
+        return None
+
+    def _flat(self, tree) -> bool:
+        """``y.flat[i] = e`` (or ``op=``) written on a copy of ``y``'s items in C order,
+        put back whole; ``y.flat[i]`` read as ``y.flatten()[i]`` (NumPy's flat iterator
+        indexes the items in C order, whatever the array's memory, and a read copies)::
+
+            t = y.flatten()
+            t[i] = e
+            y[...] = t.reshape(y.shape)
+        """
+        found = [False]
+        closed = {id(n) for d in trees.walk(tree) if d is not tree and
+                  isinstance(d, (gast.FunctionDef, gast.Lambda)) for n in trees.walk(d)}
+
+        def flattened(name):
+            return gast.Call(gast.Attribute(gast.Name(name, gast.Load(), None, None),
+                                            "flatten", gast.Load()), [], [])
+
+        def rewrite(block: list) -> list:
+            out = []
+            for stmt in block:
+                for field in _BLOCKS:
+                    inner = getattr(stmt, field, None)
+                    if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+                        setattr(stmt, field, rewrite(inner))
+                target = stmt.targets[0] if isinstance(stmt, gast.Assign) and \
+                    len(stmt.targets) == 1 else stmt.target \
+                    if isinstance(stmt, gast.AugAssign) else None
+                array = self._flat_of(target) if id(stmt) not in closed else None
+                if array is None:
+                    out.append(stmt)
+                    continue
+                found[0] = True
+                name = self.temp()
+                item = gast.Subscript(gast.Name(name, gast.Load(), None, None),
+                                      target.slice, gast.Store())
+                back = gast.Call(gast.Attribute(gast.Name(name, gast.Load(), None, None),
+                                                "reshape", gast.Load()), [gast.Attribute(
+                    gast.Name(array, gast.Load(), None, None), "shape", gast.Load())], [])
+                out += [trees.located(s, stmt) for s in (
+                    gast.Assign([gast.Name(name, gast.Store(), None, None)],
+                                flattened(array), None),
+                    gast.Assign([item], stmt.value, None) if isinstance(stmt, gast.Assign)
+                    else gast.AugAssign(item, stmt.op, stmt.value),
+                    gast.Assign([gast.Subscript(gast.Name(array, gast.Load(), None, None),
+                                                gast.Constant(Ellipsis, None), gast.Store())],
+                                back, None))]
+            return out
+
+        tree.body = rewrite(tree.body)
+        for node in trees.walk(tree):  # (reads: y.flat[i] -> y.flatten()[i], a copy)
+            if isinstance(node, gast.Subscript) and id(node) not in closed and \
+                    self._flat_of(node) is not None and isinstance(node.ctx, gast.Load):
+                node.value = flattened(node.value.value.id)
+                found[0] = True
+        if found[0]:
+            self.changed = True
+        return found[0]
 
     def _facts(self, tree) -> None:
         bound = collections.Counter()  # (not `v += e`: an update of v, not a new value)
@@ -404,6 +482,8 @@ class ViewWrites(trees.Transformer):
                 value.args and all(_scalar(a) or isinstance(a, gast.Tuple) and
                                    all(_scalar(e) for e in a.elts) for a in value.args):
             base, index = value.func.value.id, _Reshaped(value.args)  # (C order: a view)
+        elif self._raveled(value) is not None:  # (y.ravel(), np.ravel(y): y.reshape(-1))
+            base, index = self._raveled(value), _Reshaped([gast.Constant(-1, None)])
         elif isinstance(value, gast.Call) and len(value.args) == 2 and not value.keywords \
                 and isinstance(value.args[0], gast.Name) and \
                 value.args[0].id in self.contiguous and \
@@ -442,6 +522,20 @@ class ViewWrites(trees.Transformer):
         self.ndims[name] = self.ndims.get(base) if index is None else \
             _ndim(self.ndims.get(base), index)
         self.views[name] = (root, indices)
+
+    def _raveled(self, value) -> str | None:
+        """``y`` for ``y.ravel()`` or ``np.ravel(y)``, ``y`` made C-contiguous here: NumPy
+        gives a view then (``y.reshape(-1)``), a copy only of an array not contiguous."""
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                value.func.attr == "ravel" and isinstance(value.func.value, gast.Name) and \
+                value.func.value.id in self.contiguous and not value.args and \
+                not value.keywords:
+            return value.func.value.id
+        if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords and \
+                isinstance(value.args[0], gast.Name) and value.args[0].id in self.contiguous \
+                and self._function_of(value) is np.ravel:
+            return value.args[0].id
+        return None
 
     def _may_be_number(self, base: str, index) -> bool:
         dims = _array_dims(index)

@@ -1,0 +1,113 @@
+"""Session 35: Python as people write it, refused by s2sad though it is modelled exactly
+now, each gradient checked against central differences in float64.
+
+* ``r = y.ravel()`` and ``r = np.ravel(y)`` of an array made C-contiguous here, written
+  through (NumPy's view, as ``y.reshape(-1)``); ``y.flat[i] = e`` and ``y.flat[i] op= e``
+  of an array made here, and ``y.flat[i]`` read (view_writes);
+
+Every case was refused on main (``# refused on main``). The tests at the end pin what
+stays refused, at the user's line.
+"""
+
+import inspect
+
+import numpy as np
+import pytest
+from test_overrefusals_s32 import X, check
+
+import s2sad
+
+
+# --- ravel, and the flat iterator ----------------------------------------------------------
+
+def ravel_written(x):  # refused on main
+    y = np.zeros((2, 2))
+    r = y.ravel()
+    r[1] = x[0]
+    r += x
+    return np.sum(y ** 2) + np.sum(r * x)
+
+
+def np_ravel_written(x):  # refused on main
+    y = np.zeros((2, 2))
+    r = np.ravel(y)
+    r[2] = x[1] * x[3]
+    return np.sum(y * y) + np.sum(r * x)
+
+
+def array_written_ravel_read(x):  # refused on main
+    y = np.ones((2, 2))
+    r = np.ravel(y)
+    y *= x.reshape(2, 2)
+    y[0, 1] = x[0] ** 2
+    return np.sum(r ** 2) + r[1] * x[2]
+
+
+def flat_item_set(x):  # refused on main
+    y = np.zeros((2, 2))
+    y.flat[1] = x[0] * x[2]
+    return np.sum(y ** 2) + y[0, 1] * x[3]
+
+
+def flat_slice_set(x):  # refused on main
+    y = np.zeros((2, 2))
+    y.flat[1:3] = x[:2]
+    return np.sum(y * x.reshape(2, 2))
+
+
+def flat_updated(x):  # refused on main
+    y = np.ones((2, 2))
+    y.flat[2] *= x[1]
+    y.flat[[0, 3]] += x[2:] ** 2
+    return np.sum(np.sin(y))
+
+
+def flat_set_in_a_loop(x):  # refused on main
+    y = np.zeros((2, 2))
+    for i in range(4):
+        y.flat[i] = x[i] * (i + 1.0)
+    return np.sum(y @ y)
+
+
+def flat_read(x):  # refused on main
+    y = np.zeros((2, 2))
+    y[1] = x[:2]
+    return y.flat[2] * x[3] + np.sum(y.flat[1:] * x[:3])
+
+
+@pytest.mark.parametrize("f", [ravel_written, np_ravel_written, array_written_ravel_read,
+                               flat_item_set, flat_slice_set, flat_updated,
+                               flat_set_in_a_loop, flat_read])
+def test_ravel_and_flat(f):
+    check(f)
+
+
+# --- what stays refused, at the user's line ------------------------------------------------
+
+def marked_line(f) -> int:
+    lines, start = inspect.getsourcelines(f)
+    return start + next(i for i, line in enumerate(lines) if "# <- refused" in line)
+
+
+def flat_of_a_product(x):
+    y = x * 2.0  # (not known an array where s2sad reads the code)
+    y.flat[0] = 1.0  # <- refused
+    return np.sum(y ** 2)
+
+
+def ravel_of_a_transpose(x):
+    y = np.zeros((2, 2))
+    r = y.T.ravel()  # (a copy: y.T is not C-contiguous)
+    r[1] = x[0]  # <- refused
+    return np.sum(y * x.reshape(2, 2)) + np.sum(r * x)
+
+
+@pytest.mark.parametrize("f, words", [
+    (flat_of_a_product, ["y.flat", "t = y.flatten()"]),
+    (ravel_of_a_transpose, ["'r'", "'y'"])])
+def test_refused_at_the_line(f, words):
+    with pytest.raises(s2sad.errors.S2sadError) as info:
+        s2sad.grad(f)(X.copy())
+    assert f"line {marked_line(f)}\n" in str(info.value)
+    for word in words:
+        assert word in str(info.value)
