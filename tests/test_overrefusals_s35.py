@@ -4,6 +4,8 @@ now, each gradient checked against central differences in float64.
 * ``r = y.ravel()`` and ``r = np.ravel(y)`` of an array made C-contiguous here, written
   through (NumPy's view, as ``y.reshape(-1)``); ``y.flat[i] = e`` and ``y.flat[i] op= e``
   of an array made here, and ``y.flat[i]`` read (view_writes);
+* a view chosen by a test, ``v = y[1:] if c else y[:2]``, or bound last in both arms of
+  an ``if``, then written: the arm Python took decides (view_writes);
 
 Every case was refused on main (``# refused on main``). The tests at the end pin what
 stays refused, at the user's line.
@@ -82,6 +84,66 @@ def test_ravel_and_flat(f):
     check(f)
 
 
+# --- a view chosen by a test (each run on both arms: X and -X) ----------------------------
+
+def chosen_by_a_test(x):  # refused on main
+    y = np.zeros(4)
+    c = x[0] > 0
+    v = y[1:] if c else y[:3]
+    v[0] = x[1] ** 2
+    v += x[1:] * x[0]
+    return np.sum(y * x) + np.sum(v * x[:3])
+
+
+def chosen_by_a_test_rebound(x):  # refused on main
+    y = np.zeros(4)
+    c = x[0] > 0
+    v = y[1:] if c else y[:3]
+    c = not c  # (the view keeps the arm taken when it was made)
+    v[0] = x[1]
+    v += x[1:] * 2.0
+    return np.sum(y * x) + (1.0 if c else 2.0)
+
+
+def chosen_rows_in_if_arms(x):  # refused on main
+    y = np.zeros((2, 4))
+    if x[0] > 0:
+        v = y[0]
+    else:
+        s = x[1] * 2.0
+        v = y[1]
+    v += x
+    y[1, 2] = x[3] * x[0]
+    return np.sum(y[0] * x) + np.sum(y[1] ** 2) + np.sum(v * x)
+
+
+def chosen_in_a_loop(x):  # refused on main
+    A = np.zeros((2, 4))
+    for i in range(4):
+        if x[i] > 0:
+            v = A[0]
+        else:
+            v = A[1]
+        v += x * (i + 1.0)
+        v[i] = v[i] * x[i]
+    return np.sum(A ** 2)
+
+
+def chosen_numbers(x):  # (works on main: each arm a number, a copy)
+    y = np.ones(4)
+    v = y[0] if x[0] > 0 else y[1]
+    v += x[0]
+    y[0] = x[1]
+    return v * y[0] + np.sum(y * x)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+@pytest.mark.parametrize("f", [chosen_by_a_test, chosen_by_a_test_rebound,
+                               chosen_rows_in_if_arms, chosen_in_a_loop, chosen_numbers])
+def test_view_chosen_by_a_test(f, sign):
+    check(f, X * sign)
+
+
 # --- what stays refused, at the user's line ------------------------------------------------
 
 def marked_line(f) -> int:
@@ -102,7 +164,27 @@ def ravel_of_a_transpose(x):
     return np.sum(y * x.reshape(2, 2)) + np.sum(r * x)
 
 
+def chosen_from_two_arrays(x):
+    y = np.zeros(4)
+    z = np.zeros(4)
+    v = y[1:] if x[0] > 0 else z[1:]  # (two arrays: not followed)
+    v[0] = x[1]  # <- refused
+    return np.sum(y * x) + np.sum(z)
+
+
+def view_or_new_array(x):
+    y = np.zeros(4)
+    if x[0] > 0:
+        v = y[1:3]
+    else:
+        v = np.zeros(2)
+    v[1] = x[3]  # <- refused
+    return np.sum(y * x) + np.sum(v)
+
+
 @pytest.mark.parametrize("f, words", [
+    (chosen_from_two_arrays, ["'v'", "'y'"]),
+    (view_or_new_array, ["'v'", "'y'"]),
     (flat_of_a_product, ["y.flat", "t = y.flatten()"]),
     (ravel_of_a_transpose, ["'r'", "'y'"])])
 def test_refused_at_the_line(f, words):

@@ -16,7 +16,9 @@ C-contiguous (``np.zeros``) is a view too, whose items are no basic index of ``y
 write through it changes a copy, put back whole (``y[...] = t.reshape(y.shape)``);
 ``y.ravel()`` and ``np.ravel(y)`` of such an array are its ``y.reshape(-1)``. ``y.flat[i]
 = e`` is written the same way (C order, whatever the memory); ``y.flat[i]`` read is
-``y.flatten()[i]``.
+``y.flatten()[i]``. A view chosen by a test (``v = y[1:] if c else y[:2]``, or ``v``
+bound last in both arms of an ``if``) keeps the test in a new name: the arm Python took
+decides each read and write (``y[1:] if t else y[:2]``).
 ``v = y[[0, 2]]`` and ``v = y[y > 0]`` are copies (NumPy's index of a list or a mask):
 written ``y[[0, 2]].copy()``, so that a write to ``v`` is seen to leave ``y`` alone.
 ``view_index`` (:mod:`s2sad.runtime.views`) composes the indices at run time; it
@@ -66,6 +68,17 @@ class _Reshaped:
     def ndim(self) -> int:
         return len(self.args[0].elts) if len(self.args) == 1 and \
             isinstance(self.args[0], gast.Tuple) else len(self.args)
+
+
+class _Chosen:
+    """In a view's indices: ``y[a] if test else y[b]``, ``test`` a name bound once (the
+    arm Python took decides, at each read and write)."""
+
+    def __init__(self, test, a, b):
+        self.test, self.a, self.b = test, a, b
+
+    def parts(self) -> list:
+        return [self.test, self.a, self.b]
 
 
 def _chain(node):
@@ -168,7 +181,7 @@ def _int_names(tree, resolve) -> set:
 
 
 def _items(index) -> list:
-    if index == "T" or isinstance(index, _Reshaped):
+    if index == "T" or isinstance(index, (_Reshaped, _Chosen)):
         return []
     return index.elts if isinstance(index, gast.Tuple) else [index]
 
@@ -180,7 +193,7 @@ def _new_axis(item) -> bool:
 def _array_dims(index) -> int | None:
     """How many axes ``y[index]`` takes away from ``y`` (its ints), or None if the index
     keeps one for sure (a slice, None or ``...``: a view, never a number)."""
-    if index == "T" or isinstance(index, _Reshaped) or any(
+    if index == "T" or isinstance(index, (_Reshaped, _Chosen)) or any(
             isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
                            (i.value is None or i.value is Ellipsis) for i in _items(index)):
         return None
@@ -191,6 +204,9 @@ def _ndim(ndim: int | None, index) -> int | None:
     """The number of axes of ``y[index]``, ``y`` of ``ndim`` (None: not known)."""
     if isinstance(index, _Reshaped):
         return index.ndim()
+    if isinstance(index, _Chosen):
+        a, b = _ndim(ndim, index.a), _ndim(ndim, index.b)
+        return a if a == b else None
     if ndim is None:
         return None
     items = _items(index)
@@ -272,6 +288,8 @@ class ViewWrites(trees.Transformer):
             self._facts(tree)
         if self.temp is not None and self._flat(tree):  # (y.flat[i] = e)
             self._facts(tree)
+        if self.temp is not None and self._choices(tree):  # (v = y[1:] if c else y[:2])
+            self._facts(tree)
         self.ints = _int_names(tree, self.resolve)
         self._find(tree.body)
         for node in trees.walk(tree):  # (z.T[1] = e, z a reshape: not followed, refused
@@ -335,6 +353,82 @@ class ViewWrites(trees.Transformer):
                 loop))
             changed = self.changed = True
         return changed
+
+    def _arm_view(self, value) -> str | None:
+        """``y`` for ``y[i]``, ``y`` an array made here."""
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
+                value.value.id in self.arrays:
+            return value.value.id
+        return None
+
+    def _choices(self, tree) -> bool:
+        """A view chosen by a test, ``v = y[1:] if c else y[:2]``, or ``v`` bound last in
+        both arms of an ``if``, written with the test held in a new name bound once (the
+        view is read again with it)::
+
+            if c:                        if c:
+                s                            s
+                v = y[1:]                    t = True
+            else:               ->       else:
+                v = y[:2]                    t = False
+                                         v = y[1:] if t else y[:2]
+        """
+        found = [False]
+        closed = {id(n) for d in trees.walk(tree) if d is not tree and
+                  isinstance(d, (gast.FunctionDef, gast.Lambda)) for n in trees.walk(d)}
+
+        def flag(value: bool, at):
+            return trees.located(gast.Assign([gast.Name(name, gast.Store(), None, None)],
+                                             gast.Constant(value, None), None), at)
+
+        def rewrite(block: list) -> list:
+            nonlocal name
+            out = []
+            for stmt in block:
+                for field in _BLOCKS:
+                    inner = getattr(stmt, field, None)
+                    if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+                        setattr(stmt, field, rewrite(inner))
+                if id(stmt) in closed:
+                    out.append(stmt)
+                    continue
+                value = stmt.value if isinstance(stmt, gast.Assign) and \
+                    len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) else None
+                if isinstance(value, gast.IfExp) and \
+                        self._arm_view(value.body) is not None and \
+                        self._arm_view(value.body) == self._arm_view(value.orelse) and not (
+                            isinstance(value.test, gast.Name) and
+                            self.bound[value.test.id] == 1):
+                    name = self.temp()
+                    out.append(trees.located(gast.Assign(
+                        [gast.Name(name, gast.Store(), None, None)], value.test, None), stmt))
+                    value.test = gast.Name(name, gast.Load(), None, None)
+                    found[0] = True
+                elif isinstance(stmt, gast.If) and stmt.body and stmt.orelse and all(
+                        isinstance(s, gast.Assign) and len(s.targets) == 1 and
+                        isinstance(s.targets[0], gast.Name)
+                        for s in (stmt.body[-1], stmt.orelse[-1])) and \
+                        stmt.body[-1].targets[0].id == stmt.orelse[-1].targets[0].id and \
+                        self.bound[stmt.body[-1].targets[0].id] == 2 and \
+                        self._arm_view(stmt.body[-1].value) is not None and \
+                        self._arm_view(stmt.body[-1].value) == \
+                        self._arm_view(stmt.orelse[-1].value):
+                    name = self.temp()
+                    first, second = stmt.body[-1], stmt.orelse[-1]
+                    stmt.body[-1], stmt.orelse[-1] = flag(True, first), flag(False, second)
+                    out.append(stmt)
+                    stmt = trees.located(gast.Assign(first.targets, gast.IfExp(
+                        gast.Name(name, gast.Load(), None, None), first.value, second.value),
+                        None), first)
+                    found[0] = True
+                out.append(stmt)
+            return out
+
+        name = None
+        tree.body = rewrite(tree.body)
+        if found[0]:
+            self.changed = True
+        return found[0]
 
     def _flat_of(self, node) -> str | None:
         """``y`` for ``y.flat[i]``, ``y`` an array made here or given as one."""
@@ -482,6 +576,15 @@ class ViewWrites(trees.Transformer):
                 value.args and all(_scalar(a) or isinstance(a, gast.Tuple) and
                                    all(_scalar(e) for e in a.elts) for a in value.args):
             base, index = value.func.value.id, _Reshaped(value.args)  # (C order: a view)
+        elif isinstance(value, gast.IfExp) and isinstance(value.test, gast.Name) and \
+                isinstance(value.body, gast.Subscript) and \
+                isinstance(value.orelse, gast.Subscript) and \
+                isinstance(value.body.value, gast.Name) and \
+                isinstance(value.orelse.value, gast.Name) and \
+                value.body.value.id == value.orelse.value.id and \
+                self.bound[value.test.id] <= 2:  # (a flag of _choices: one per arm)
+            base, index = value.body.value.id, _Chosen(value.test, value.body.slice,
+                                                       value.orelse.slice)
         elif self._raveled(value) is not None:  # (y.ravel(), np.ravel(y): y.reshape(-1))
             base, index = self._raveled(value), _Reshaped([gast.Constant(-1, None)])
         elif isinstance(value, gast.Call) and len(value.args) == 2 and not value.keywords \
@@ -502,16 +605,19 @@ class ViewWrites(trees.Transformer):
             root, indices = base, extra
         else:
             return
-        if self.bound[name] != 1 or name in self.closed or name in self.arrays or \
-                index is not None and (not _basic(index, self.ints) or self._may_be_number(base, index)
-                                       or any(self._advanced(i) for i in _items(index))):
+        arms = [index.a, index.b] if isinstance(index, _Chosen) else \
+            [] if index is None else [index]
+        if self.bound[name] != 1 or name in self.closed or name in self.arrays or any(
+                not _basic(arm, self.ints) or self._may_be_number(base, arm) or
+                any(self._advanced(i) for i in _items(arm)) for arm in arms):
             return  # (`a = z[2]` may be a number: a copy, which a write to z leaves alone)
         inside = {id(n) for s in region for n in trees.walk(s)}
         if any(id(n) not in inside for n in trees.walk(self.tree_of[0])
                if isinstance(n, gast.Name) and n.id == name and n is not stmt.targets[0]):
             return  # (read before its line, or outside its block)
         names = {root} | {n.id for i in indices if i != "T"
-                          for part in (i.args if isinstance(i, _Reshaped) else [i])
+                          for part in (i.args if isinstance(i, _Reshaped) else
+                                       i.parts() if isinstance(i, _Chosen) else [i])
                           for n in trees.walk(part) if isinstance(n, gast.Name)}
         for node in (n for s in region for n in trees.walk(s)):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
@@ -562,6 +668,9 @@ class ViewWrites(trees.Transformer):
         """``index`` as an expression: ``np.s_[1:]`` where it holds a slice."""
         if index == "T":
             return gast.Name(self.helper(Transposed), gast.Load(), None, None)
+        if isinstance(index, _Chosen):  # (np.s_[1:] if flag else np.s_[:2])
+            return gast.IfExp(trees.clone(index.test), self._index_value(index.a),
+                              self._index_value(index.b))
         index = trees.clone(index)
         items = index.elts if isinstance(index, gast.Tuple) else [index]
         if not any(isinstance(i, gast.Slice) for i in items):
@@ -588,12 +697,14 @@ class ViewWrites(trees.Transformer):
             return None
         if any(isinstance(i, _Reshaped) for i in indices):
             self.refuse_chain(target)  # (z.T[1] = e, z a reshape: not followed)
-        if len(indices) == 1 and indices[0] != "T":
+        if len(indices) == 1 and indices[0] != "T" and not isinstance(indices[0], _Chosen):
             index = self.visit(trees.clone(indices[0]))
             return None if root == name else \
                 gast.Subscript(gast.Name(root, gast.Load(), None, None), index, gast.Store())
         self.indices = [gast.Name(root, gast.Load(), None, None)] + [
-            self._index_value(i if i == "T" else self.visit(trees.clone(i))) for i in indices]
+            self._index_value(i if i == "T" else _Chosen(
+                i.test, self.visit(trees.clone(i.a)), self.visit(trees.clone(i.b)))
+                if isinstance(i, _Chosen) else self.visit(trees.clone(i))) for i in indices]
         call = gast.Call(self._helper(view_index), trees.clone(self.indices), [])
         return gast.Subscript(gast.Name(root, gast.Load(), None, None), call, gast.Store())
 
@@ -674,6 +785,10 @@ class ViewWrites(trees.Transformer):
         for index in indices:
             value = gast.Attribute(value, "T", gast.Load()) if index == "T" else \
                 index.call(value) if isinstance(index, _Reshaped) else \
+                gast.IfExp(trees.clone(index.test),
+                           gast.Subscript(value, trees.clone(index.a), gast.Load()),
+                           gast.Subscript(trees.clone(value), trees.clone(index.b),
+                                          gast.Load())) if isinstance(index, _Chosen) else \
                 gast.Subscript(value, trees.clone(index), gast.Load())
         return trees.located(value, node)
 
