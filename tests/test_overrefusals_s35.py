@@ -4,6 +4,10 @@ now, each gradient checked against central differences in float64.
 * ``r = y.ravel()`` and ``r = np.ravel(y)`` of an array made C-contiguous here, written
   through (NumPy's view, as ``y.reshape(-1)``); ``y.flat[i] = e`` and ``y.flat[i] op= e``
   of an array made here, and ``y.flat[i]`` read (view_writes);
+* an object of the user's class held by another's attribute (``self.inner = Inner(w)``
+  in ``__init__``), called (``self.inner(h)``, ``self.inner.f(h)``) and read
+  (``m.inner.w``), two levels deep too; a method calling another (``self.f(h)``), the
+  object's state changed by both (class_forms, local_objects);
 * a view chosen by a test, ``v = y[1:] if c else y[:2]``, or bound last in both arms of
   an ``if``, then written: the arm Python took decides (view_writes);
 
@@ -82,6 +86,146 @@ def flat_read(x):  # refused on main
                                flat_set_in_a_loop, flat_read])
 def test_ravel_and_flat(f):
     check(f)
+
+
+# --- objects holding objects, methods calling methods ---------------------------------------
+
+class Leaf:
+    def __init__(self, w, k=2.0):
+        self.w = w
+        self.k = k
+        self.calls = 0
+
+    def scale(self, h):
+        return self.w * h * self.k
+
+    def __call__(self, h):
+        self.calls = self.calls + 1
+        return np.tanh(self.scale(h)) * self.calls
+
+    def forward(self, h):
+        return np.sin(self.w * h)
+
+
+class Pair:
+    def __init__(self, w):
+        self.leaf = Leaf(w * 2.0)
+        self.other = Leaf(w, 0.5)
+
+    def __call__(self, h):
+        return self.leaf(h) + self.other(self.leaf.w * h)
+
+
+class Top:
+    def __init__(self, w, b):
+        self.pair = Pair(w)
+        self.b = b
+
+    def run(self, h):
+        h = self.pair(h)
+        return self.pair(h) + self.b
+
+
+class Wrapper:
+    def __init__(self, w):
+        self.inner = Leaf(w)
+        self.b = 0.5
+
+    def __call__(self, h):
+        return self.inner(h) + self.b
+
+    def forward(self, h):
+        return self.inner.forward(h) * 2.0
+
+
+class Repeat:
+    def __init__(self, w):
+        self.leaf = Leaf(w)
+
+    def __call__(self, h):
+        for _ in range(2):
+            h = self.leaf(h)
+        return h
+
+
+class Steps:
+    def __init__(self, w):
+        self.w = w
+        self.total = 0.0
+
+    def one(self, h):
+        return self.w * h
+
+    def two(self, h):
+        return self.one(h) + self.one(h * 2.0)
+
+    def add(self, v):
+        self.total = self.total + v * self.w
+
+    def run(self, h):
+        t = self.two(h) * self.w
+        if np.sum(h) > 0:
+            t = t + self.one(t)
+        self.add(np.sum(t))
+        self.add(h[0])
+        return t
+
+
+def held_object_called(x):  # refused on main
+    m = Wrapper(x[0])
+    return np.sum(m(x)) + np.sum(m.forward(x) ** 2)
+
+
+def held_object_read(x):  # refused on main
+    m = Wrapper(x[1])
+    return np.sum(m.inner(x) * m.inner.w) + np.sum(m.inner.forward(x)) * m.inner.calls
+
+
+def two_held_of_one_class(x):  # refused on main
+    m = Pair(x[3])
+    a = m(x)
+    b = m(a)
+    return np.sum(a * b) + m.other.calls * x[0]
+
+
+def held_two_levels_deep(x):  # refused on main
+    t = Top(x[0], x[1])
+    y = t.run(x)
+    return np.sum(y ** 2) + t.pair.leaf.calls * x[2] + t.pair.other.w
+
+
+def held_called_in_a_loop(x):  # refused on main
+    m = Repeat(x[0])
+    h = x
+    for i in range(2):
+        h = m(h) * 0.5
+    return np.sum(h) + m.leaf.calls
+
+
+def holder_made_in_a_branch(x):  # refused on main
+    if x[0] > 0:
+        m = Pair(x[1])
+    else:
+        m = Pair(x[2])
+    return np.sum(m(x))
+
+
+def methods_calling_methods(x):  # refused on main
+    s = Steps(x[1])
+    t = s.run(x)
+    return np.sum(t ** 2) + s.total * x[3]
+
+
+@pytest.mark.parametrize("f", [held_object_called, held_object_read, two_held_of_one_class,
+                               held_two_levels_deep, held_called_in_a_loop,
+                               holder_made_in_a_branch, methods_calling_methods])
+def test_objects_holding_objects(f):
+    check(f)
+
+
+@pytest.mark.parametrize("f", [holder_made_in_a_branch, methods_calling_methods])
+def test_objects_holding_objects_other_arm(f):
+    check(f, -X)
 
 
 # --- a view chosen by a test (each run on both arms: X and -X) ----------------------------
@@ -182,7 +326,38 @@ def view_or_new_array(x):
     return np.sum(y * x) + np.sum(v)
 
 
+class Hands:
+    def __init__(self, w):
+        self.leaf = Leaf(w)
+
+    def get(self):
+        return self.leaf  # (the held object itself: not followed)
+
+
+def held_object_handed_out(x):
+    h = Hands(x[0])
+    leaf = h.get()
+    return np.sum(leaf(x))  # <- refused
+
+
+class Recursive:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self, h, n):
+        if n == 0:
+            return h
+        return self.f(h * self.w, n - 1)
+
+
+def method_calling_itself(x):
+    r = Recursive(x[0])
+    return np.sum(r.f(x, 2))  # <- refused
+
+
 @pytest.mark.parametrize("f, words", [
+    (held_object_handed_out, ["leaf()"]),
+    (method_calling_itself, ["r.f()"]),
     (chosen_from_two_arrays, ["'v'", "'y'"]),
     (view_or_new_array, ["'v'", "'y'"]),
     (flat_of_a_product, ["y.flat", "t = y.flatten()"]),

@@ -63,7 +63,7 @@ import gast
 from .. import trees
 from .class_forms import (_ABSENT, AttributesByName, Constructors, NamedItems, ObjectLoops,
                           Replaced, _constructor, _data, _is_super_init, _name, _params,
-                          super_init_inlined)
+                          held_objects_inlined, self_calls_hoisted, super_init_inlined)
 
 _ALLOWED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
             "__firstlineno__", "__static_attributes__"}
@@ -92,11 +92,13 @@ def _state(methods: dict, shared=frozenset(), outside=None) -> list | None:
     if init is None or not init.args.args:
         return None
     state = list(_set_at_top(init))
+    called = set(methods) - {"__init__"}  # (self.f(h): a call, by self_calls_hoisted)
     for fdef in methods.values():
         me = fdef.args.args[0].id if fdef.args.args else None
         for node in trees.walk(fdef):
             if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
-                    node.value.id == me and node.attr not in state and (
+                    node.value.id == me and node.attr not in state and \
+                    node.attr not in called and (
                         not isinstance(node.ctx, gast.Load) or outside is None and
                         node.attr not in shared):
                 state.append(node.attr)
@@ -115,7 +117,8 @@ def _state(methods: dict, shared=frozenset(), outside=None) -> list | None:
                     isinstance(node, gast.FunctionDef) and node is not fdef:
                 return None
             if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
-                    node.value.id == me and node.attr not in state and not (
+                    node.value.id == me and node.attr not in state and \
+                    node.attr not in called and not (
                         node.attr in shared and isinstance(node.ctx, gast.Load)):
                 return None
             if fdef.name == "__init__" and isinstance(node, gast.Return):
@@ -287,15 +290,21 @@ def _own_methods(cls, inherited=None) -> dict | None:
         if fdef.args.args:
             inline = _Getters(properties, {fdef.args.args[0].id})
             fdef.body = [inline.visit(stmt) for stmt in fdef.body]
-    if properties:
+    held = held_objects_inlined(cls, methods, class_methods)  # (self.inner = Inner(w))
+    if not self_calls_hoisted(methods, _Hoisting):  # (self.f(h) in another method)
+        return None
+    if properties or held:
         methods = _Methods(methods)
         methods.properties = properties
+        methods.held = held
     return methods if _state(methods, shared, None) is not None else None
 
 
 class _Methods(dict):
     """A class's methods, with ``properties``: ``{name: (self's name, the getter's
-    expression)}``, its read-only properties whose getter only returns a value."""
+    expression)}``, its read-only properties whose getter only returns a value; and
+    ``held``: ``{attribute: methods}``, the objects its attributes hold, written as its own
+    (:func:`.class_forms.held_objects_inlined`)."""
 
 
 def _getter(fdef):
@@ -388,12 +397,44 @@ def _returns(body) -> bool:
         bool(last.orelse) and _returns(last.body) and _returns(last.orelse)
 
 
-def _as_function(cls_name: str, fdef, state: list):
+def _function_name(cls_name: str, method: str) -> str:
+    return f"{cls_name}__{method.strip('_')}" if method != "__init__" else \
+        f"{cls_name}__init__"
+
+
+def _self_calls(body, me: str, cls_name: str, state: list, names) -> list:
+    """``t = self.f(h)`` (a statement of its own: :func:`.class_forms.self_calls_hoisted`)
+    as ``self__w, t = Cls__f(self__w, h)``: the other method as a function of the
+    attributes, which it gives back, as an object's call does."""
+    out = []
+    for stmt in body:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(stmt, field, None), list) and \
+                    not isinstance(stmt, gast.FunctionDef):
+                setattr(stmt, field, _self_calls(getattr(stmt, field), me, cls_name, state,
+                                                 names))
+        value = stmt.value if isinstance(stmt, (gast.Expr, gast.Assign)) else None
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                isinstance(value.func.value, gast.Name) and value.func.value.id == me and \
+                value.func.attr in names and value.func.attr != "__init__":
+            rest = stmt.targets[0] if isinstance(stmt, gast.Assign) else \
+                _name(f"_self__{value.func.attr.strip('_')}", True)
+            stmt = trees.located(gast.Assign([gast.Tuple(
+                [_name(f"self__{a}", True) for a in state] + [rest], gast.Store())],
+                gast.Call(_name(_function_name(cls_name, value.func.attr)),
+                          [_name(f"self__{a}") for a in state] + value.args, []), None), stmt)
+        out.append(stmt)
+    return out
+
+
+def _as_function(cls_name: str, fdef, state: list, names=()):
     """The method ``fdef`` as a function of the attributes and its arguments; ``__init__``
     gives those it does not set at its top level None (no method reads it before one
-    sets it: :func:`_set_before_read`)."""
+    sets it: :func:`_set_before_read`). A call of another of the methods ``names``
+    (``self.f(h)``) is a call of its function."""
     me = fdef.args.args[0].id
-    body = [_SelfAsVariables(me, state, cls_name).visit(trees.clone(s)) for s in fdef.body]
+    body = _self_calls([trees.clone(s) for s in fdef.body], me, cls_name, state, names)
+    body = [_SelfAsVariables(me, state, cls_name).visit(s) for s in body]
     if fdef.name == "__init__":
         early = _set_at_top(fdef)
         body = [trees.located(gast.Assign([_name(f"self__{a}", True)],
@@ -406,9 +447,7 @@ def _as_function(cls_name: str, fdef, state: list):
         [gast.Name(a.id, gast.Param(), None, None) for a in fdef.args.args[1:]]
     for p in params:
         p.ctx = gast.Param()
-    name = f"{cls_name}__{fdef.name.strip('_')}" if fdef.name != "__init__" else \
-        f"{cls_name}__init__"
-    made = gast.FunctionDef(name, gast.arguments(params, [], None, [], [], None, []),
+    made = gast.FunctionDef(_function_name(cls_name, fdef.name), gast.arguments(params, [], None, [], [], None, []),
                             body if _returns(body) else body + [end], [], None, None)
     made.shown_name = f"{cls_name}.{fdef.name}"  # (as Python names it in a traceback)
     made.source_file = getattr(fdef, "source_file", None)  # (a class of another module's)
@@ -435,6 +474,7 @@ class ObjectsAsVariables(trees.Transformer):
             return node  # (statements in blocks this pass does not walk)
         node.body = self._branches(node.body)
         self._one_class_each(node)
+        self._held_read(node)  # (m.inner(h), m.inner.w: m.inner____call__(h), m.inner__w)
         self._defaults_written(node, {})  # (Layer(w, b=v): Layer(w, v), made here now)
         for var, places in self._made(node).items():
             stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
@@ -512,10 +552,44 @@ class ObjectsAsVariables(trees.Transformer):
                 key = (cls, method.name)
                 if key not in wanted:
                     wanted.add(key)
-                    defs.append(_as_function(cls, method, state))
+                    defs.append(_as_function(cls, method, state, set(self.classes[cls])))
         counter = iter(range(10 ** 6))
         node.body = defs + [self._statement(s, objects, counter) for s in node.body]
         return node
+
+    def _held_read(self, node) -> None:
+        """``m.inner.w`` as ``m.inner__w``, ``m.inner.f(h)`` as ``m.inner__f(h)`` and
+        ``m.inner(h)`` as ``m.inner____call__(h)``, ``m`` given objects of one class only,
+        whose ``inner`` holds an object written as its own attributes and methods
+        (``held``: :func:`.class_forms.held_objects_inlined`). Another read of ``m.inner``
+        stays (refused: :meth:`_only_read_so`)."""
+        def flat(held, prefix=""):  # (m.mid.leaf: m.mid__leaf, held by what mid holds)
+            out = {}
+            for attr, methods in (held or {}).items():
+                out[prefix + attr] = methods
+                out.update(flat(getattr(methods, "held", None), f"{prefix}{attr}__"))
+            return out
+
+        for var, places in self._made(node).items():
+            held = flat(getattr(self.classes[places[0][1]], "held", None))
+            stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
+                      n.id == var and not isinstance(n.ctx, gast.Load)]
+            if not held or len({cls for _, cls in places}) != 1 or len(stores) != len(places):
+                continue
+            for outer in (n for _ in range(len(held)) for n in trees.walk(node)):
+                for field in ("value", "func"):
+                    part = getattr(outer, field, None)
+                    if not (isinstance(part, gast.Attribute) and part.attr in held and
+                            isinstance(part.value, gast.Name) and part.value.id == var and
+                            isinstance(part.ctx, gast.Load)):
+                        continue
+                    if field == "value" and isinstance(outer, gast.Attribute) and \
+                            isinstance(outer.ctx, gast.Load):
+                        outer.value = part.value
+                        outer.attr = f"{part.attr}__{outer.attr}"
+                    elif field == "func" and isinstance(outer, gast.Call) and \
+                            "__call__" in held[part.attr]:
+                        part.attr = f"{part.attr}____call__"
 
     def _defaults_written(self, node, made) -> None:
         """``Layer(w)`` as ``Layer(w, 0.0)``, ``layer.f(h, k=2)`` as ``layer.f(h, 2)``:
@@ -726,6 +800,9 @@ def _set_before_read(fdef, var, cls, methods, state) -> bool:
     late = set(state) - set(_set_at_top(methods["__init__"]))
     if not late:
         return True
+    if any(isinstance(n, gast.Attribute) and n.attr in methods and isinstance(n.value, gast.Name)
+           and n.value.id == m.args.args[0].id for m in methods.values() for n in trees.walk(m)):
+        return False  # (a method calling another: what it sets is not followed here)
     effects = {name: _sets_and_needs(m, late) for name, m in methods.items()}
     if effects["__init__"][1]:
         return False
