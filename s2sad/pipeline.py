@@ -419,7 +419,7 @@ def desugar(build: Build) -> bool:
     source = build.source
     build.tree, changed = rewritten(
         Desugar(build.imports.numpy(), source.locals, source.is_builtin, source.resolve,
-                source).visit,
+                source, _helper_of(build)).visit,
         build.tree)
     build.source = dataclasses.replace(source, tree=build.tree)
     build.namer.taken |= {n.id for n in trees.walk(build.tree) if isinstance(n, gast.Name)}

@@ -8,6 +8,10 @@ now, each gradient checked against central differences in float64.
   in ``__init__``), called (``self.inner(h)``, ``self.inner.f(h)``) and read
   (``m.inner.w``), two levels deep too; a method calling another (``self.f(h)``), the
   object's state changed by both (class_forms, local_objects);
+* ``copy.deepcopy(p)`` of an object of the user's class (holding arrays, numbers, an
+  object), then a change to the copy, in place too: the original untouched; a class
+  whose object Python copied before (``__slotnames__``, copyreg's cache) still followed
+  (local_objects);
 * a view chosen by a test, ``v = y[1:] if c else y[:2]``, or bound last in both arms of
   an ``if``, then written: the arm Python took decides (view_writes);
 
@@ -15,6 +19,7 @@ Every case was refused on main (``# refused on main``). The tests at the end pin
 stays refused, at the user's line.
 """
 
+import copy
 import inspect
 
 import numpy as np
@@ -228,6 +233,84 @@ def test_objects_holding_objects_other_arm(f):
     check(f, -X)
 
 
+# --- copy.deepcopy of an object -------------------------------------------------------------
+
+class Params:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+
+class Holder:
+    def __init__(self, a):
+        self.a = a
+        self.inner = Leaf(a[0])
+
+
+def object_deep_copied(x):  # refused on main
+    p = Params(x * 1.0, x[0])
+    q = copy.deepcopy(p)
+    q.w *= 2.0
+    q.b += x[1]
+    return np.sum(p.w * q.w) + q.b * p.b
+
+
+def argument_held_deep_copied(x):  # refused on main
+    p = Params(x, x[0])  # (p.w is x: its copy is a new array)
+    q = copy.deepcopy(p)
+    q.w += 1.0
+    return np.sum(p.w * q.w) + np.sum(x ** 2)
+
+
+def holder_deep_copied(x):  # refused on main
+    m = Holder(x * 1.0)
+    n = copy.deepcopy(m)
+    n.a *= x
+    return np.sum(m.a * n.a) + np.sum(n.inner(x)) + m.inner.calls
+
+
+def original_changed_after_the_copy(x):  # refused on main
+    p = Params(x * 1.0, x[0])
+    q = copy.deepcopy(p)
+    p.w = p.w * 3.0
+    return np.sum(p.w * q.w) + q.b
+
+
+def deep_copied_in_a_loop(x):  # refused on main
+    p = Params(x * 1.0, x[0])
+    for i in range(2):
+        q = copy.deepcopy(p)
+        q.w *= x[i]
+        p = Params(q.w + p.w, q.b)
+    return np.sum(p.w) * p.b
+
+
+@pytest.mark.parametrize("f", [object_deep_copied, argument_held_deep_copied,
+                               holder_deep_copied, original_changed_after_the_copy,
+                               deep_copied_in_a_loop])
+def test_object_deep_copied(f):
+    check(f)
+
+
+class Copied:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, h):
+        return np.tanh(self.w * h)
+
+
+def object_of_a_class_copied_before(x):  # refused on main, after the copy below
+    c = Copied(x[0])
+    return np.sum(c(x))
+
+
+def test_a_class_python_copied_before():
+    copy.deepcopy(Copied(1.0))  # (copyreg caches Copied.__slotnames__ = [])
+    assert "__slotnames__" in vars(Copied)
+    check(object_of_a_class_copied_before)
+
+
 # --- a view chosen by a test (each run on both arms: X and -X) ----------------------------
 
 def chosen_by_a_test(x):  # refused on main
@@ -355,7 +438,16 @@ def method_calling_itself(x):
     return np.sum(r.f(x, 2))  # <- refused
 
 
+def one_array_in_two_attributes(x):
+    y = x * 2.0
+    p = Params(y, [y, 1.0])  # (p.w and p.b[0]: one array, which the copy holds once)
+    q = copy.deepcopy(p)  # <- refused
+    q.w *= 3.0
+    return np.sum(q.b[0] * x)
+
+
 @pytest.mark.parametrize("f, words", [
+    (one_array_in_two_attributes, ["copy.deepcopy(p)", "hold one object"]),
     (held_object_handed_out, ["leaf()"]),
     (method_calling_itself, ["r.f()"]),
     (chosen_from_two_arrays, ["'v'", "'y'"]),

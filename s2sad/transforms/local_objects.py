@@ -54,6 +54,7 @@ Anything else is left as it was (refused later).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import textwrap
@@ -65,8 +66,11 @@ from .class_forms import (_ABSENT, AttributesByName, Constructors, NamedItems, O
                           Replaced, _constructor, _data, _is_super_init, _name, _params,
                           held_objects_inlined, self_calls_hoisted, super_init_inlined)
 
+_COPIERS = {"__deepcopy__", "__copy__", "__getstate__", "__setstate__", "__reduce__",
+            "__reduce_ex__", "__getnewargs__", "__getnewargs_ex__"}  # (copy's own protocol)
 _ALLOWED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
-            "__firstlineno__", "__static_attributes__"}
+            "__firstlineno__", "__static_attributes__",
+            "__slotnames__"}  # (copyreg's cache, set by the first copy of an object)
 
 
 def _set_at_top(fdef) -> list:
@@ -404,8 +408,9 @@ def _function_name(cls_name: str, method: str) -> str:
 
 def _self_calls(body, me: str, cls_name: str, state: list, names) -> list:
     """``t = self.f(h)`` (a statement of its own: :func:`.class_forms.self_calls_hoisted`)
-    as ``self__w, t = Cls__f(self__w, h)``: the other method as a function of the
-    attributes, which it gives back, as an object's call does."""
+    as ``self__w, t = Cls__f(self__w, h)``: the other method (of ``names``, a class's
+    methods) as a function of the attributes, which it gives back, as an object's call
+    does; its constant defaults written out where the call leaves them out."""
     out = []
     for stmt in body:
         for field in ("body", "orelse"):
@@ -419,6 +424,9 @@ def _self_calls(body, me: str, cls_name: str, state: list, names) -> list:
                 value.func.attr in names and value.func.attr != "__init__":
             rest = stmt.targets[0] if isinstance(stmt, gast.Assign) else \
                 _name(f"_self__{value.func.attr.strip('_')}", True)
+            params = _params(names[value.func.attr]) or []
+            value.args = value.args + [gast.Constant(d, None) for _, d in
+                                       params[len(value.args):] if d is not _ABSENT]
             stmt = trees.located(gast.Assign([gast.Tuple(
                 [_name(f"self__{a}", True) for a in state] + [rest], gast.Store())],
                 gast.Call(_name(_function_name(cls_name, value.func.attr)),
@@ -427,13 +435,13 @@ def _self_calls(body, me: str, cls_name: str, state: list, names) -> list:
     return out
 
 
-def _as_function(cls_name: str, fdef, state: list, names=()):
+def _as_function(cls_name: str, fdef, state: list, names=None):
     """The method ``fdef`` as a function of the attributes and its arguments; ``__init__``
     gives those it does not set at its top level None (no method reads it before one
     sets it: :func:`_set_before_read`). A call of another of the methods ``names``
     (``self.f(h)``) is a call of its function."""
     me = fdef.args.args[0].id
-    body = _self_calls([trees.clone(s) for s in fdef.body], me, cls_name, state, names)
+    body = _self_calls([trees.clone(s) for s in fdef.body], me, cls_name, state, names or {})
     body = [_SelfAsVariables(me, state, cls_name).visit(s) for s in body]
     if fdef.name == "__init__":
         early = _set_at_top(fdef)
@@ -460,8 +468,11 @@ class ObjectsAsVariables(trees.Transformer):
     :func:`class_methods`) written as variables (see the module)."""
 
     def __init__(self, classes: dict, is_function=lambda node: False, shared=None,
-                 fields=None):
+                 fields=None, deepcopy=lambda call: False, helper=None):
         self.classes = classes
+        self.deepcopy = deepcopy  # (call): is it copy.deepcopy(...)?
+        self.helper = helper  # (a runtime helper -> its name; None: no deep copies)
+        self.copies = {}  # id of `q = copy.deepcopy(p)` -> 'p' (_made)
         self.fields = fields or {}  # a dataclass's name -> its [(field, default)]
         self.shared = shared or {}  # class name -> its class attributes of data
         self.is_function = is_function  # (a value that may be a function: kept an object's)
@@ -531,7 +542,9 @@ class ObjectsAsVariables(trees.Transformer):
             if any(self.is_function(n) for v in given for n in trees.walk(v)
                    if id(n) not in called) or \
                     any(len(stmt.value.args) != len(methods["__init__"].args.args) - 1
-                        for stmt, _ in places) or \
+                        for stmt, _ in places if id(stmt) not in self.copies) or \
+                    any(id(stmt) in self.copies for stmt, _ in places) and \
+                    set(state) != set(_set_at_top(methods["__init__"])) or \
                     any(f"{var}__{a}" in taken for a in state) or \
                     any(n.startswith(f"{cls}__") or n.startswith(f"_{var}__") for n in taken) or \
                     not self._only_read_so(node, var, methods, state,
@@ -539,6 +552,19 @@ class ObjectsAsVariables(trees.Transformer):
                 continue
             objects[var] = (cls, {id(stmt) for stmt, _ in places}, state,
                             self.shared.get(cls, frozenset()))
+        while True:  # (q = copy.deepcopy(p): both written as variables, or neither)
+            copied = {self.copies[id(stmt)] for stmt in trees.walk(node)
+                      if id(stmt) in self.copies}
+            dropped = {var for var, (_, made_at, state, _) in objects.items() if any(
+                self.copies.get(i) is not None and self.copies[i] not in objects
+                for i in made_at) or var in copied and any(
+                    self.copies[id(stmt)] == var and
+                    stmt.targets[0].id not in objects for stmt in trees.walk(node)
+                    if id(stmt) in self.copies)}
+            if not dropped:
+                break
+            for var in dropped:
+                del objects[var]
         if not objects:
             return node
         self.changed = True
@@ -552,9 +578,9 @@ class ObjectsAsVariables(trees.Transformer):
                 key = (cls, method.name)
                 if key not in wanted:
                     wanted.add(key)
-                    defs.append(_as_function(cls, method, state, set(self.classes[cls])))
+                    defs.append(_as_function(cls, method, state, self.classes[cls]))
         counter = iter(range(10 ** 6))
-        node.body = defs + [self._statement(s, objects, counter) for s in node.body]
+        node.body = defs + self._statements(node.body, objects, counter)
         return node
 
     def _held_read(self, node) -> None:
@@ -669,6 +695,21 @@ class ObjectsAsVariables(trees.Transformer):
                     stmt.value.func.id in self.classes and not stmt.value.keywords and \
                     not any(isinstance(a, gast.Starred) for a in stmt.value.args):
                 made.setdefault(stmt.targets[0].id, []).append((stmt, stmt.value.func.id))
+        self.copies, self.kept = {}, []  # (of this tree: an id is an object's while it lives)
+        if self.helper is None:
+            return made
+        for stmt in _statements(node.body):  # (q = copy.deepcopy(p): an object of p's class)
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    isinstance(stmt.value, gast.Call) and self.deepcopy(stmt.value) and \
+                    len(stmt.value.args) == 1 and not stmt.value.keywords and \
+                    isinstance(stmt.value.args[0], gast.Name) and \
+                    len({c for _, c in made.get(stmt.value.args[0].id, ())}) == 1:
+                cls = made[stmt.value.args[0].id][0][1]
+                if not set(self.classes[cls]) & _COPIERS:
+                    self.copies[id(stmt)] = stmt.value.args[0].id
+                    self.kept.append(stmt)
+                    made.setdefault(stmt.targets[0].id, []).append((stmt, cls))
         return made
 
     def _made_by(self, value) -> set | None:
@@ -709,7 +750,8 @@ class ObjectsAsVariables(trees.Transformer):
         """Is ``var`` read only as ``var.attr`` (one of ``state``), or called as
         ``var.method(...)`` in a statement of its own, with the method's number of
         arguments?"""
-        allowed = set()
+        allowed = {id(stmt.value.args[0]) for stmt in trees.walk(fdef)
+                   if self.copies.get(id(stmt)) == var}  # (copy.deepcopy(var))
         for stmt in trees.walk(fdef):
             value = stmt.value if isinstance(stmt, (gast.Expr, gast.Assign)) else None
             if isinstance(stmt, gast.Assign) and not (
@@ -737,6 +779,8 @@ class ObjectsAsVariables(trees.Transformer):
         if isinstance(stmt, gast.FunctionDef):
             return stmt
         for var, (cls, made, state, _) in objects.items():
+            if id(stmt) in self.copies and id(stmt) in made:
+                return self._copied(var, cls, self.copies[id(stmt)], state, stmt)
             if id(stmt) in made:
                 return self._call(var, cls, state, "__init__", stmt.value.args, None, stmt,
                                   counter, objects)
@@ -749,9 +793,33 @@ class ObjectsAsVariables(trees.Transformer):
                                   counter, objects)
         for block in ("body", "orelse"):
             if isinstance(getattr(stmt, block, None), list):
-                setattr(stmt, block, [self._statement(s, objects, counter)
-                                      for s in getattr(stmt, block)])
+                setattr(stmt, block, self._statements(getattr(stmt, block), objects, counter))
         return _Attributes(objects).visit(stmt)
+
+    def _statements(self, body, objects, counter) -> list:
+        """:meth:`_statement` of each (a deep copy: a list of them)."""
+        out = []
+        for stmt in body:
+            written = self._statement(stmt, objects, counter)
+            out += written if isinstance(written, list) else [written]
+        return out
+
+    def _copied(self, var, cls, source, state, stmt) -> list:
+        """``q = copy.deepcopy(p)`` as each attribute's deep copy, ``q__w =
+        copy.deepcopy(p__w)``, after a check at run time that no two attributes hold one
+        object (Python's copy would hold one new object twice: ``check_distinct``)."""
+        from ..runtime import check_distinct
+        out = []
+        if len(state) > 1:
+            out.append(gast.Expr(gast.Call(_name(self.helper(check_distinct)), [
+                gast.Tuple([_name(f"{source}__{a}") for a in state], gast.Load()),
+                gast.Constant(f"copy.deepcopy({source})", None),
+                gast.Constant(f"Make the copy yourself: `{var} = {cls}(...)` given a "
+                              "copy of each attribute.", None)],
+                [])))
+        out += [gast.Assign([_name(f"{var}__{a}", True)], gast.Call(
+            trees.clone(stmt.value.func), [_name(f"{source}__{a}")], []), None) for a in state]
+        return [trees.located(s, stmt) for s in out]
 
     def _call(self, var, cls, state, method, args, target, stmt, counter, objects):
         name = f"{cls}__init__" if method == "__init__" else f"{cls}__{method.strip('_')}"
@@ -937,9 +1005,10 @@ class _Attributes(trees.Transformer):
         return self.generic_visit(node)
 
 
-def objects_as_variables(fdef, source):
+def objects_as_variables(fdef, source, helper=None):
     """``fdef`` with its objects of plain classes of its own module written as variables
-    (see the module); ``fdef`` itself where there are none."""
+    (see the module); ``fdef`` itself where there are none. ``helper``: a runtime
+    helper's name in the generated code (None: a deep copy of an object is left as it is)."""
     import sys
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     local = params | trees.assigned_names(fdef)
@@ -1043,7 +1112,19 @@ def objects_as_variables(fdef, source):
             dataclasses_[node.func.id] = fields
     if not classes:
         return fdef
-    writer = ObjectsAsVariables(classes, is_function, shared, dataclasses_)
+    def deepcopy(call) -> bool:
+        """Is ``call`` ``copy.deepcopy(...)`` (or the function under another name)?"""
+        func = call.func
+        try:
+            if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                    func.value.id not in local:
+                return getattr(source.resolve(func.value.id), func.attr, None) is copy.deepcopy
+            return isinstance(func, gast.Name) and func.id not in local and \
+                source.resolve(func.id) is copy.deepcopy
+        except KeyError:
+            return False
+
+    writer = ObjectsAsVariables(classes, is_function, shared, dataclasses_, deepcopy, helper)
     fdef = writer.visit(fdef)
     source.shown.update(writer.shown)
     return fdef
