@@ -438,6 +438,58 @@ def method_calling_itself(x):
     return np.sum(r.f(x, 2))  # <- refused
 
 
+class Dense:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, h):
+        return np.tanh(self.w * h)
+
+
+class Sequential:
+    def __init__(self, layers):
+        self.layers = layers
+
+    def __call__(self, h):
+        for layer in self.layers:
+            h = layer(h)  # (refused here, called from sequential_made_here)
+        return h
+
+
+def sequential_made_here(x):
+    net = Sequential([Dense(x[0]), Dense(x[1])])  # (a list held: not followed)
+    return np.sum(net(x))  # <- refused
+
+
+def sequential_given(net, x):
+    return np.sum(net(x))
+
+
+def layers_looped_here(x):
+    h = x
+    for layer in [Dense(x[0]), Dense(x[1])]:  # (the advice of the refusal above)
+        h = layer(h)
+    return np.sum(h)
+
+
+def test_sequential_made_here_refused_at_the_lines():
+    with pytest.raises(s2sad.errors.S2sadError) as info:
+        s2sad.grad(sequential_made_here)(X.copy())
+    text = str(info.value)
+    assert f"line {marked_line(sequential_made_here)}, in sequential_made_here\n" in text
+    assert "in Sequential.__call__\n    h = layer(h)" in text
+    assert "for layer in [Dense(w1), Dense(w2)]" in text and "pass it as an argument" in text
+
+
+def test_what_the_sequential_refusal_advises():
+    check(layers_looped_here)
+    net, step = Sequential([Dense(0.3), Dense(-0.6)]), 1e-6
+    want = [(sequential_given(net, X + step * e) - sequential_given(net, X - step * e)) /
+            (2 * step) for e in np.eye(4)]
+    np.testing.assert_allclose(s2sad.grad(sequential_given, wrt=1)(net, X.copy()), want,
+                               rtol=1e-6)
+
+
 def one_array_in_two_attributes(x):
     y = x * 2.0
     p = Params(y, [y, 1.0])  # (p.w and p.b[0]: one array, which the copy holds once)
