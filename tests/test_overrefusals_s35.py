@@ -9,7 +9,8 @@ now, each gradient checked against central differences in float64.
   (``m.inner.w``), two levels deep too; a method calling another (``self.f(h)``), the
   object's state changed by both (class_forms, local_objects);
 * ``copy.deepcopy(p)`` of an object of the user's class (holding arrays, numbers, an
-  object), then a change to the copy, in place too: the original untouched; a class
+  object), then a change to the copy, in place too (``q.w *= 2.0``, ``q.w[0] = v``):
+  the original untouched; a class
   whose object Python copied before (``__slotnames__``, copyreg's cache) still followed
   (local_objects);
 * a view chosen by a test, ``v = y[1:] if c else y[:2]``, or bound last in both arms of
@@ -285,7 +286,29 @@ def deep_copied_in_a_loop(x):  # refused on main
     return np.sum(p.w) * p.b
 
 
-@pytest.mark.parametrize("f", [object_deep_copied, argument_held_deep_copied,
+class Lists:
+    def __init__(self, ws):
+        self.ws = ws
+
+
+def item_of_a_copy_set(x):  # refused on main
+    p = Params(x * 1.0, x[0])
+    q = copy.deepcopy(p)
+    q.w[0] = 5.0  # (a value with a derivative: refused, q.w's dtype not established)
+    q.w += x
+    return np.sum(p.w ** 2) + np.sum(q.w * x)
+
+
+def list_of_a_copy_changed(x):  # refused on main
+    p = Lists([x * 1.0, x ** 2])
+    q = copy.deepcopy(p)
+    q.ws[0] += 1.0
+    q.ws[1] *= x
+    return np.sum(p.ws[0] * q.ws[0]) + np.sum(p.ws[1] * q.ws[1])
+
+
+@pytest.mark.parametrize("f", [item_of_a_copy_set, list_of_a_copy_changed,
+                               object_deep_copied, argument_held_deep_copied,
                                holder_deep_copied, original_changed_after_the_copy,
                                deep_copied_in_a_loop])
 def test_object_deep_copied(f):
@@ -496,6 +519,18 @@ def one_array_in_two_attributes(x):
     q = copy.deepcopy(p)  # <- refused
     q.w *= 3.0
     return np.sum(q.b[0] * x)
+
+
+def item_of_an_argument_object_set(p, x):
+    p.w[0] = x[0]  # <- refused (the caller's array)
+    return np.sum(p.w * x)
+
+
+def test_item_of_an_argument_object_refused_at_the_line():
+    with pytest.raises(s2sad.errors.S2sadError) as info:
+        s2sad.grad(item_of_an_argument_object_set, wrt=1)(Params(np.ones(4), 1.0), X.copy())
+    assert f"line {marked_line(item_of_an_argument_object_set)}\n" in str(info.value)
+    assert "assignment into p.w" in str(info.value)
 
 
 @pytest.mark.parametrize("f, words", [

@@ -1008,7 +1008,27 @@ class _Attributes(trees.Transformer):
 def objects_as_variables(fdef, source, helper=None):
     """``fdef`` with its objects of plain classes of its own module written as variables
     (see the module); ``fdef`` itself where there are none. ``helper``: a runtime
-    helper's name in the generated code (None: a deep copy of an object is left as it is)."""
+    helper's name in the generated code (None: a deep copy of an object is left as it is).
+    A change in place of an attribute's item, ``p.w[i] = v``, is then ``p__w[i] = v``;
+    one left (``p`` not written so) is refused here."""
+    fdef = _objects_as_variables(fdef, source, helper)
+    for node in trees.walk(fdef):
+        targets = node.targets if isinstance(node, gast.Assign) else \
+            [node.target] if isinstance(node, gast.AugAssign) else []
+        for target in targets:
+            if isinstance(target, gast.Subscript) and \
+                    isinstance(target.value, gast.Attribute) and \
+                    target.value.attr != "flat" and isinstance(target.value.value, gast.Name):
+                shown = gast.unparse(target.value).strip()
+                raise source.syntax_error(
+                    f"assignment into {shown}, which changes an object's array or list in "
+                    "place where the reverse sweep cannot see it", target,
+                    f"Make a new value and set the attribute: `{shown} = np.where(...)` or a "
+                    "copy changed (`buf = x.copy()`).")
+    return fdef
+
+
+def _objects_as_variables(fdef, source, helper=None):
     import sys
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     local = params | trees.assigned_names(fdef)
