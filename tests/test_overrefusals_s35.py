@@ -526,6 +526,22 @@ def item_of_an_argument_object_set(p, x):
     return np.sum(p.w * x)
 
 
+def flat_set_in_a_helper(y, v):
+    y.flat[0] = v  # (a helper's: refused, as on main)
+    return y
+
+
+def flat_of_an_array_given_to_a_helper(x):
+    y = np.zeros((2, 2))
+    z = flat_set_in_a_helper(y, x[0])
+    return np.sum(z * x.reshape(2, 2))
+
+
+def test_flat_in_a_helper_refused():  # (crashed on the branch before the fix)
+    with pytest.raises(s2sad.errors.S2sadError, match="y.flat"):
+        s2sad.grad(flat_of_an_array_given_to_a_helper)(X.copy())
+
+
 def test_item_of_an_argument_object_refused_at_the_line():
     with pytest.raises(s2sad.errors.S2sadError) as info:
         s2sad.grad(item_of_an_argument_object_set, wrt=1)(Params(np.ones(4), 1.0), X.copy())
