@@ -8,6 +8,10 @@ now, each gradient checked against central differences in float64.
   in ``__init__``), called (``self.inner(h)``, ``self.inner.f(h)``) and read
   (``m.inner.w``), two levels deep too; a method calling another (``self.f(h)``), the
   object's state changed by both (class_forms, local_objects);
+* ``Sequential([Dense(a), Scale(b)])``, its ``__init__`` keeping the list
+  (``self.layers = layers``), its methods looping over it, ``len(self.layers)``,
+  ``self.layers[-1]``: a class of its own per call, the items objects it holds
+  (local_objects);
 * ``copy.deepcopy(p)`` of an object of the user's class (holding arrays, numbers, an
   object), then a change to the copy, in place too (``q.w *= 2.0``, ``q.w[0] = v``):
   the original untouched; a class
@@ -475,12 +479,70 @@ class Sequential:
 
     def __call__(self, h):
         for layer in self.layers:
-            h = layer(h)  # (refused here, called from sequential_made_here)
+            h = layer(h)  # (refused here, called from sequential_made_in_a_branch)
         return h
 
 
-def sequential_made_here(x):
-    net = Sequential([Dense(x[0]), Dense(x[1])])  # (a list held: not followed)
+class Scale:
+    def __init__(self, s):
+        self.s = s
+
+    def __call__(self, h):
+        return h * self.s
+
+    def norm(self):
+        return self.s ** 2
+
+
+class Stack:
+    def __init__(self, layers, k):
+        self.layers = layers
+        self.k = k
+
+    def __call__(self, h):
+        for layer in self.layers:
+            h = layer(h) * self.k
+        return h
+
+    def penalty(self):
+        return self.layers[-1].norm() * len(self.layers)
+
+
+def sequential_made_here(x):  # refused on main
+    net = Sequential([Dense(x[0]), Dense(x[1])])
+    return np.sum(net(x))
+
+
+def stack_of_two_classes(x):  # refused on main
+    net = Stack([Dense(x[0]), Scale(x[1]), Dense(x[2]), Scale(2.0)], 1.5)
+    return np.sum(net(x)) + net.penalty()
+
+
+def two_stacks(x):  # refused on main
+    a = Stack([Dense(x[0]), Scale(x[1])], 1.0)
+    b = Stack([Scale(x[2]), Dense(x[3]), Scale(x[0])], 0.5)
+    return np.sum(b(a(x))) + a.penalty() * b.penalty()
+
+
+def stack_made_in_a_loop(x):  # refused on main
+    h = x
+    for i in range(2):
+        net = Stack([Dense(x[i]), Scale(x[i + 1])], 1.0)
+        h = net(h)
+    return np.sum(h)
+
+
+@pytest.mark.parametrize("f", [sequential_made_here, stack_of_two_classes, two_stacks,
+                               stack_made_in_a_loop])
+def test_objects_holding_a_list_of_objects(f):
+    check(f)
+
+
+def sequential_made_in_a_branch(x):
+    if x[0] > 0:  # (two lists of two lengths: one variable, not followed)
+        net = Sequential([Dense(x[1]), Dense(x[2])])
+    else:
+        net = Sequential([Dense(x[2])])
     return np.sum(net(x))  # <- refused
 
 
@@ -495,12 +557,12 @@ def layers_looped_here(x):
     return np.sum(h)
 
 
-def test_sequential_made_here_refused_at_the_lines():
+def test_sequential_made_in_a_branch_refused_at_the_lines():
     with pytest.raises(s2sad.errors.S2sadError) as info:
-        s2sad.grad(sequential_made_here)(X.copy())
+        s2sad.grad(sequential_made_in_a_branch)(X.copy())
     text = str(info.value)
-    assert f"line {marked_line(sequential_made_here)}, in sequential_made_here\n" in text
-    assert "in Sequential.__call__\n    h = layer(h)" in text
+    assert f"line {marked_line(sequential_made_in_a_branch)}\n" in text
+    assert "net()" in text
     assert "for layer in [Dense(w1), Dense(w2)]" in text and "pass it as an argument" in text
 
 

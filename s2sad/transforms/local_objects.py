@@ -1132,6 +1132,8 @@ def _objects_as_variables(fdef, source, helper=None):
             dataclasses_[node.func.id] = fields
     if not classes:
         return fdef
+    kept = _held_lists(fdef, classes, shared, dataclasses_, source, storing)  # (Seq([A(w)]))
+
     def deepcopy(call) -> bool:
         """Is ``call`` ``copy.deepcopy(...)`` (or the function under another name)?"""
         func = call.func
@@ -1146,8 +1148,204 @@ def _objects_as_variables(fdef, source, helper=None):
 
     writer = ObjectsAsVariables(classes, is_function, shared, dataclasses_, deepcopy, helper)
     fdef = writer.visit(fdef)
+    for node in trees.walk(fdef):  # (Seq_2(a, b) of an object not written as variables:
+        if id(node) in kept:       # the call as written, refused later)
+            node.func, node.args = kept[id(node)][1:]
     source.shown.update(writer.shown)
     return fdef
+
+
+def _held_lists(fdef, classes, shared, fields, source, storing) -> None:
+    """``net = Seq([Dense(a), Dense(b)])``, ``Seq.__init__`` keeping the list in an
+    attribute (``self.layers = layers``) that its methods read only in ``for layer in
+    self.layers:`` loops (no ``break``, ``continue`` or ``else``, ``layer`` read in the
+    loop only), ``len(self.layers)`` and ``self.layers[k]``: a class of its own for the
+    call, ``Seq_2``, whose ``__init__`` makes each item (``self.layers__0 = Dense(a)``: an
+    object held, :func:`.class_forms.held_objects_inlined`) and whose loops are written
+    out item by item; ``net = Seq_2(a, b)``. Each item's class only stores its
+    arguments, so making the items later, from the arguments evaluated first, in the
+    order written, gives objects holding the same values (as :class:`.ObjectLoops`).
+    ``{id: (call, its function, its arguments)}`` of the calls changed (put back where
+    the object is not written as variables after all)."""
+    import sys
+    taken = {n.id for n in trees.walk(fdef) if isinstance(n, gast.Name)}
+    count, kept = 0, {}
+    for stmt in list(_statements(fdef.body)):
+        call = stmt.value if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], gast.Name) else None
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and
+                call.func.id in classes and call.func.id not in fields and
+                not shared.get(call.func.id) and not call.keywords):
+            continue
+        try:
+            cls = source.resolve(call.func.id)
+        except KeyError:
+            continue
+        module = getattr(sys.modules.get(getattr(cls, "__module__", None) or ""), "__dict__",
+                         None)
+        methods = classes[call.func.id]
+        init = methods.get("__init__")
+        at = next((i for i, a in enumerate(call.args) if isinstance(a, (gast.List, gast.Tuple))
+                   and a.elts and all(isinstance(e, gast.Call) and isinstance(e.func, gast.Name)
+                                      and storing(e) and not e.keywords for e in a.elts)), None)
+        if at is None or module is None or init is None or len(init.args.args) != \
+                len(call.args) + 1 or getattr(methods, "properties", None):
+            continue
+        items = call.args[at].elts
+        if any(module.get(e.func.id) is not source.resolve(e.func.id) for e in items) or \
+                any(isinstance(a, gast.Starred) for e in items for a in e.args):
+            continue
+        made = _specialized(methods, init.args.args[at + 1].id, items, module, taken)
+        if made is None:
+            continue
+        new_methods, params = made
+        from .class_forms import held_objects_inlined, self_calls_hoisted
+        held = held_objects_inlined(cls, new_methods, class_methods)
+        if not self_calls_hoisted(new_methods, _Hoisting) or \
+                _state(new_methods, frozenset(), None) is None or \
+                any(isinstance(n, gast.Attribute) and n.attr.split("__")[0] == params[0]
+                    and "__" not in n.attr for m in new_methods.values()
+                    for n in trees.walk(m)):
+            continue
+        count += 1
+        name = f"{call.func.id}_{count + 1}"
+        while name in taken or name in classes:
+            count += 1
+            name = f"{call.func.id}_{count + 1}"
+        taken.add(name)
+        methods_of = _Methods(new_methods)
+        methods_of.properties, methods_of.held = {}, held
+        classes[name] = methods_of
+        shared[name] = frozenset()
+        kept[id(call)] = (call, call.func, call.args)
+        call.func = gast.copy_location(_name(name), call.func)
+        call.args = call.args[:at] + [a for e in items for a in e.args] + call.args[at + 1:]
+    return kept
+
+
+def _specialized(methods, param, items, module, taken):
+    """(:func:`_held_lists`: the class's methods for the list ``items`` given to
+    ``param``, and ``[attribute]``; None where the attribute is read otherwise.)"""
+    init = methods["__init__"]
+    me = init.args.args[0].id
+    sets = [i for i, st in enumerate(init.body) if isinstance(st, gast.Assign) and
+            len(st.targets) == 1 and isinstance(st.targets[0], gast.Attribute) and
+            isinstance(st.targets[0].value, gast.Name) and st.targets[0].value.id == me and
+            isinstance(st.value, gast.Name) and st.value.id == param]
+    if len(sets) != 1 or sum(isinstance(n, gast.Name) and n.id == param
+                             for n in trees.walk(init)) != 2:
+        return None  # (the list read otherwise, or kept twice)
+    attr = init.body[sets[0]].targets[0].attr
+    n = len(items)
+    new, params = {}, []
+    for key, fdef in methods.items():
+        fdef = trees.clone(fdef)
+        own = fdef.args.args[0].id if fdef.args.args else None
+
+        def holds(node):
+            return isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+                node.value.id == own and node.attr == attr
+
+        fine = set()
+        for node in trees.walk(fdef):  # (len(self.a), self.a[k]: n, self.a__k)
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                    node.func.id == "len" and len(node.args) == 1 and holds(node.args[0]) and \
+                    module.get("len", len) is len:
+                fine.add(id(node.args[0]))
+            k = _int_constant(node.slice) if isinstance(node, gast.Subscript) else None
+            if isinstance(node, gast.Subscript) and holds(node.value) and k is not None and \
+                    -n <= k < n and isinstance(node.ctx, gast.Load):
+                fine.add(id(node.value))
+        if key == "__init__" and any(isinstance(x, gast.For) and holds(x.iter)
+                                     for x in trees.walk(fdef)):
+            return None  # (the items made in __init__ after the loop: not written so)
+        kept = id(fdef.body[sets[0]].targets[0]) if key == "__init__" else None
+        body = _unrolled(fdef.body, holds, attr, own, n, fine)
+        if body is None:
+            return None
+        fdef.body = body
+        for node in trees.walk(fdef):
+            for field, value in list(gast.iter_fields(node)):
+                if isinstance(value, gast.Call) and id(value.args[0] if value.args else None) \
+                        in fine and isinstance(value.func, gast.Name) and value.func.id == "len":
+                    setattr(node, field, gast.copy_location(gast.Constant(n, None), value))
+                elif isinstance(value, gast.Subscript) and id(value.value) in fine:
+                    k = _int_constant(value.slice) % n
+                    setattr(node, field, gast.copy_location(gast.Attribute(
+                        _name(own), f"{attr}__{k}", gast.Load()), value))
+        if any(holds(n_) and id(n_) != kept for n_ in trees.walk(fdef)):
+            return None  # (self.a read otherwise: left as it was)
+        new[key] = fdef
+    init = new["__init__"]
+    at = [a.id for a in init.args.args].index(param)
+    made, args = [], []
+    for k, item in enumerate(items):
+        names = []
+        for j in range(len(item.args)):
+            fresh, m = f"{attr}__{k}_{j}", 1
+            while fresh in taken:
+                m += 1
+                fresh = f"{attr}__{k}_{j}_{m}"
+            taken.add(fresh)
+            names.append(fresh)
+        args += names
+        made.append(trees.located(gast.Assign(
+            [gast.Attribute(_name(me), f"{attr}__{k}", gast.Store())],
+            gast.Call(_name(item.func.id), [_name(a) for a in names], []), None),
+            init.body[sets[0]]))
+    init.args.args[at:at + 1] = [gast.Name(a, gast.Param(), None, None) for a in args]
+    init.body[sets[0]:sets[0] + 1] = made
+    return new, [attr]
+
+
+def _int_constant(node) -> int | None:
+    """``k`` for ``k`` or ``-k`` written as an int constant, else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        k = _int_constant(node.operand)
+        return None if k is None else -k
+    return node.value if isinstance(node, gast.Constant) and type(node.value) is int else None
+
+
+def _unrolled(body, holds, attr, me, n, fine):
+    """``body`` with each ``for v in self.attr:`` written out item by item, ``v`` read as
+    ``self.attr__k``; None where such a loop breaks, continues, has an ``else``, binds
+    ``v`` or ``v`` is read after it."""
+    out = []
+    for at, stmt in enumerate(body):
+        if isinstance(stmt, gast.For) and holds(stmt.iter):
+            if not isinstance(stmt.target, gast.Name) or stmt.orelse or any(
+                    isinstance(x, (gast.Break, gast.Continue, gast.FunctionDef, gast.Lambda))
+                    or isinstance(x, gast.Name) and x.id == stmt.target.id and
+                    not isinstance(x.ctx, gast.Load) for s in stmt.body for x in trees.walk(s)):
+                return None
+            var = stmt.target.id
+            if any(isinstance(x, gast.Name) and x.id == var for s in body[at + 1:]
+                   for x in trees.walk(s)):
+                return None  # (Python leaves v the last item: read after the loop)
+            for k in range(n):
+                for s in stmt.body:
+                    s = trees.clone(s)
+                    for x in trees.walk(s):
+                        for field, value in list(gast.iter_fields(x)):
+                            if isinstance(value, gast.Name) and value.id == var:
+                                setattr(x, field, gast.copy_location(gast.Attribute(
+                                    _name(me), f"{attr}__{k}", gast.Load()), value))
+                            elif isinstance(value, list):
+                                value[:] = [gast.copy_location(gast.Attribute(
+                                    _name(me), f"{attr}__{k}", gast.Load()), v)
+                                    if isinstance(v, gast.Name) and v.id == var else v
+                                    for v in value]
+                    out.append(s)
+            continue
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+                inner = _unrolled(inner, holds, attr, me, n, fine)
+                if inner is None:
+                    return None
+                setattr(stmt, field, inner)
+        out.append(stmt)
+    return out
 
 
 # --- a method call inside an expression, made a statement of its own ------------------------
