@@ -279,6 +279,13 @@ def _helper_of(build: Build):
 
 def _refuse_chain(source):
     def refuse(target):
+        if isinstance(target.value, gast.Attribute) and target.value.attr == "flat":
+            array = unparse(target.value.value)
+            raise source.syntax_error(  # (y.flat[i] = v, y not known an array: .view_writes)
+                f"assignment into {array}.flat, as {array!r} is not an array made here by "
+                "NumPy nor an argument given as an array", target,
+                f"Write a new value: `t = {array}.flatten()`, `t[...] = v`, then "
+                f"`{array} = t.reshape({array}.shape)`.")
         if isinstance(target.value, gast.Attribute):  # (y.T[0] = v, y not an array made here)
             raise source.syntax_error(
                 f"assignment into {unparse(target.value)}, which changes an object's array "
@@ -429,7 +436,7 @@ def desugar(build: Build) -> bool:
     source = build.source
     build.tree, changed = rewritten(
         Desugar(build.imports.numpy(), source.locals, source.is_builtin, source.resolve,
-                source).visit,
+                source, _helper_of(build)).visit,
         build.tree)
     build.source = dataclasses.replace(source, tree=build.tree)
     build.namer.taken |= {n.id for n in trees.walk(build.tree) if isinstance(n, gast.Name)}

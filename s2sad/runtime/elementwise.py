@@ -58,6 +58,43 @@ def check_real_power(x, y, varying: bool = False) -> None:
                  "NaN there.")
 
 
+def check_distinct(values: tuple, construct: str, hint: str) -> None:
+    """Refuse, at run time, a deep copy of an object that s2sad wrote attribute by
+    attribute (``copy.deepcopy(p)`` as ``copy.deepcopy(p__w)``, ...) where two
+    attributes hold one object (an array, a list): Python's copy holds one new object
+    there, twice; the attributes' copies would be two.
+
+    >>> y = np.ones(2)
+    >>> check_distinct((y, y * 2.0, 1.0, 1.0), "copy.deepcopy(p)", "Copy it yourself.")
+    >>> check_distinct((y, [y]), "copy.deepcopy(p)", "Copy it yourself.")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.UnsupportedSyntaxError: s2sad does not support copy.deepcopy(p): ...
+    """
+    seen = {}
+
+    def leaves(value, into: set):
+        if type(value) in (float, int, complex, bool, str, bytes) or value is None or \
+                isinstance(value, np.generic):
+            return  # (immutable: the copy may be the same object)
+        into.add(id(value))
+        if isinstance(value, (list, tuple, set, frozenset)):
+            for item in value:
+                leaves(item, into)
+        elif isinstance(value, dict):
+            for item in list(value.keys()) + list(value.values()):
+                leaves(item, into)
+
+    for k, value in enumerate(values):
+        found = set()
+        leaves(value, found)
+        for key in found:
+            if seen.setdefault(key, k) != k:
+                raise UnsupportedSyntaxError(
+                    f"{construct}: two of its attributes hold one object, which its copy "
+                    "holds once (s2sad copies each attribute alone)", hint=hint)
+
+
 def check_number(value, construct: str, hint: str) -> None:
     """Refuse, at run time, an in-place update s2sad wrote as a new value (``v /= c`` as
     ``v = v / c``) where ``value`` is not a number: ``/=`` changes an array (or a list) in

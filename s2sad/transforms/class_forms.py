@@ -597,3 +597,259 @@ class AttributesByName(trees.Transformer):
             return gast.copy_location(gast.Attribute(node.args[0], node.args[1].value,
                                                      gast.Load()), node)
         return node
+
+
+# --- an object held by another's attribute, and a method calling another ----------------------
+
+def _self_call(node, me: str, names) -> str | None:
+    """The method of ``names`` that ``node`` calls as ``me.m(...)``, else None."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            isinstance(node.func.value, gast.Name) and node.func.value.id == me and \
+            node.func.attr in names and not node.keywords and \
+            not any(isinstance(a, gast.Starred) for a in node.args):
+        return node.func.attr
+    return None
+
+
+def self_calls_hoisted(methods: dict, hoisting) -> bool:
+    """Each ``self.m(...)``, ``m`` another method of the class (not ``__init__``), in a
+    method other than ``__init__``, taken out into a statement of its own, ``t =
+    self.m(...)`` (``hoisting``: :class:`.local_objects._Hoisting`, every operand Python
+    evaluates before the call kept in a variable before it). False where a call stays
+    inside an expression (``c and self.m(h)``), ``__init__`` calls one, ``self.m`` is
+    read otherwise, or the calls go round (a method that calls itself): left to the
+    refusal. A method then calls another as a function of the attributes
+    (:func:`.local_objects._as_function`).
+
+    >>> methods = {n: gast.parse(t).body[0] for n, t in [
+    ...     ("__init__", "def __init__(self, w):\\n    self.w = w"),
+    ...     ("f", "def f(self, h):\\n    return self.w * h"),
+    ...     ("g", "def g(self, h):\\n    return self.f(h) + 1.0")]}
+    >>> from s2sad.transforms.local_objects import _Hoisting
+    >>> self_calls_hoisted(methods, _Hoisting)
+    True
+    >>> print(gast.unparse(methods["g"]).strip())
+    def g(self, h):
+        _self__h0 = self.f(h)
+        return _self__h0 + 1.0
+    """
+    names = set(methods) - {"__init__"}
+    calls = {}
+    for name, fdef in methods.items():
+        if not fdef.args.args:
+            return True
+        me = fdef.args.args[0].id
+        found = {_self_call(n, me, names) for n in trees.walk(fdef)} - {None}
+        funcs = {id(n.func) for n in trees.walk(fdef) if _self_call(n, me, names)}
+        if any(isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and
+               n.value.id == me and n.attr in methods and id(n) not in funcs
+               for n in trees.walk(fdef)):
+            return False  # (self.m read, not called: a bound method)
+        if found and name == "__init__":
+            return False
+        calls[name] = found
+    if not any(calls.values()):
+        return True
+    seen, done = set(), set()
+
+    def cycle(name) -> bool:
+        if name in done:
+            return False
+        if name in seen:
+            return True
+        seen.add(name)
+        if any(cycle(c) for c in calls[name]):
+            return True
+        done.add(name)
+        return False
+
+    if any(cycle(n) for n in calls):
+        return False
+    for name, fdef in methods.items():
+        if not calls[name]:
+            continue
+        me = fdef.args.args[0].id
+        body = hoisting({me: names}).body([trees.clone(s) for s in fdef.body])
+        if any(_self_call(n, me, names) and not _stated(n, body) for n in
+               (n for s in body for n in trees.walk(s))):
+            return False  # (a call kept inside an expression)
+        fdef.body = body
+    return True
+
+
+def _stated(call, body) -> bool:
+    """Is ``call`` the value of a statement of its own in ``body`` (or its blocks):
+    ``self.m(h)`` or ``t = self.m(h)``?"""
+    for stmt in body:
+        if isinstance(stmt, (gast.Expr, gast.Assign)) and stmt.value is call and (
+                isinstance(stmt, gast.Expr) or len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name)):
+            return True
+        for field in ("body", "orelse"):
+            if isinstance(getattr(stmt, field, None), list) and _stated(call,
+                                                                         getattr(stmt, field)):
+                return True
+    return False
+
+
+def held_objects_inlined(cls, methods: dict, class_methods) -> dict:
+    """An object of a plain class held by an attribute, ``self.inner = Inner(w)`` at
+    the top level of ``__init__`` (and set nowhere else), whose attributes are read as
+    ``self.inner.w`` and whose methods are called as ``self.inner.f(h)`` or
+    ``self.inner(h)`` only: ``Inner.__init__`` written there, its attributes the
+    holder's ``self.inner__w``, and each of its methods one of the holder's,
+    ``inner__f`` (its ``self.w`` read as ``self.inner__w``). ``{attribute: the held
+    class's methods}`` of those written so (none where anything else reads it: left
+    to the refusal). Python's object holds the same values, changed by the same calls.
+
+    >>> ms = {n: gast.parse(t).body[0] for n, t in [
+    ...     ("__init__", "def __init__(self, w):\\n    self.a = Inner(w)"),
+    ...     ("__call__", "def __call__(self, h):\\n    return self.a(h) * self.a.w")]}
+    >>> inner = {n: gast.parse(t).body[0] for n, t in [
+    ...     ("__init__", "def __init__(me, v):\\n    me.w = v * 2.0"),
+    ...     ("__call__", "def __call__(me, h):\\n    return me.w * h")]}
+    >>> import types
+    >>> class Inner: pass
+    >>> class Outer: pass
+    >>> module = sys.modules["held_demo"] = types.ModuleType("held_demo")
+    >>> Inner.__module__ = Outer.__module__ = "held_demo"
+    >>> module.Inner = Inner
+    >>> sorted(held_objects_inlined(Outer, ms, lambda c: inner))
+    ['a']
+    >>> print(gast.unparse(ms["__init__"]).strip())
+    def __init__(self, w):
+        a__v = w
+        self.a__w = a__v * 2.0
+    >>> print(gast.unparse(ms["__call__"]).strip())
+    def __call__(self, h):
+        return self.a____call__(h) * self.a__w
+    >>> print(gast.unparse(ms["a____call__"]).strip())
+    def a____call__(me, h):
+        return me.a__w * h
+    >>> del sys.modules["held_demo"]
+    """
+    init = methods.get("__init__")
+    module = getattr(sys.modules.get(cls.__module__ or ""), "__dict__", None)
+    if init is None or not init.args.args or module is None:
+        return {}
+    me = init.args.args[0].id
+    done, at = {}, 0
+    while at < len(init.body):
+        stmt, at = init.body[at], at + 1
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Attribute) and
+                isinstance(stmt.targets[0].value, gast.Name) and
+                stmt.targets[0].value.id == me and isinstance(stmt.value, gast.Call) and
+                isinstance(stmt.value.func, gast.Name) and not stmt.value.keywords and
+                not any(isinstance(a, gast.Starred) for a in stmt.value.args)):
+            continue
+        attr, held = stmt.targets[0].attr, module.get(stmt.value.func.id)
+        if not isinstance(held, type) or held is cls or held.__module__ != cls.__module__ or \
+                stmt.value.func.id in trees.assigned_names(init) | \
+                {a.id for a in init.args.args}:
+            continue
+        inner = class_methods(held)
+        if inner is None or getattr(inner, "properties", None) or \
+                {n for n, v in vars(held).items() if not n.startswith("__") and
+                 not inspect.isfunction(v)}:
+            continue  # (a property, a class attribute: read from the class, not here)
+        written = _held_written(attr, stmt, at - 1, methods, inner)
+        if written is not None:
+            init.body[at - 1:at] = written
+            at += len(written) - 1
+            done[attr] = inner
+    return done
+
+
+def _held_written(attr, stmt, at: int, methods, inner) -> list | None:
+    """(:func:`held_objects_inlined` for ``stmt``, ``self.attr = Name(...)``, statement
+    ``at`` of ``__init__``: the statements in its place, the methods changed; None,
+    nothing changed, where ``self.attr`` is read otherwise.)"""
+    inner_init = inner.get("__init__")
+    params = _params(inner_init) if inner_init is not None and inner_init.args.args else None
+    if params is None or len(stmt.value.args) > len(params) or \
+            any(isinstance(n, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+                               gast.Lambda, gast.NamedExpr)) for n in trees.walk(inner_init)):
+        return None
+    given = list(zip([n for n, _ in params], stmt.value.args)) + \
+        [(n, gast.Constant(d, None)) for n, d in params[len(stmt.value.args):]
+         if d is not _ABSENT]
+    if len(given) != len(params):
+        return None  # (an argument missing: Python raises TypeError)
+    names = set(inner) - {"__init__"}
+    if any(isinstance(n, gast.Attribute) and n.attr.startswith(f"{attr}__")
+           for f in methods.values() for n in trees.walk(f)):
+        return None  # (a name the held attributes would take)
+    changed = {}
+    for key, fdef in methods.items():  # (self.attr read only as self.attr.w, .f(h), (h))
+        me = fdef.args.args[0].id if fdef.args.args else None
+        fdef = trees.clone(fdef)
+        skip = id(fdef.body[at].targets[0]) if key == "__init__" else None
+        holders = {}
+        for node in trees.walk(fdef):
+            for field in ("value", "func"):
+                part = getattr(node, field, None)
+                if isinstance(part, gast.Attribute) and isinstance(part.value, gast.Name) \
+                        and part.value.id == me and part.attr == attr:
+                    holders[id(part)] = (node, field)
+        for node in trees.walk(fdef):
+            if not (isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and
+                    node.value.id == me and node.attr == attr):
+                continue
+            if id(node) == skip:
+                continue
+            if id(node) not in holders:
+                return None  # (self.attr itself: passed on, returned, set again)
+            parent, field = holders[id(node)]
+            if field == "value" and isinstance(parent, gast.Attribute) and \
+                    isinstance(parent.ctx, gast.Load):  # (self.attr.w, self.attr.f)
+                parent.value = gast.copy_location(_name(me), node)
+                parent.attr = f"{attr}__{parent.attr}"
+            elif field == "func" and isinstance(parent, gast.Call) and "__call__" in names:
+                parent.func = gast.copy_location(gast.Attribute(
+                    _name(me), f"{attr}____call__", gast.Load()), node)
+            else:
+                return None
+        changed[key] = fdef
+    for key, fdef in changed.items():  # (self.attr.w read only where Inner sets w: checked
+        methods[key].body = fdef.body  # by the state of the holder's methods, later)
+    for key, fdef in inner.items():
+        if key == "__init__" or not fdef.args.args:
+            continue
+        made = _renamed_self(trees.clone(fdef), attr, names)
+        made.name = f"{attr}__{key}"
+        made.source_file = getattr(fdef, "source_file", None)
+        made.class_line = getattr(fdef, "class_line", None)
+        methods[made.name] = made
+    init = methods["__init__"]
+    taken = {n.id for f in methods.values() for n in trees.walk(f) if isinstance(n, gast.Name)}
+    rename = {}
+    for local in sorted(({a.id for a in inner_init.args.args[1:]} |
+                         trees.assigned_names(inner_init)) - {inner_init.args.args[0].id}):
+        fresh, k = f"{attr}__{local}", 1
+        while fresh in taken:
+            k += 1
+            fresh = f"{attr}__{local}_{k}"
+        taken.add(fresh)
+        rename[local] = fresh
+    out = [trees.located(gast.Assign([_name(rename[n], True)], v, None), stmt)
+           for n, v in given]
+    body = _renamed_self(trees.clone(inner_init), attr, names, init.args.args[0].id).body
+    for node in (n for s in body for n in trees.walk(s)):
+        if isinstance(node, gast.Name) and node.id in rename:
+            node.id = rename[node.id]
+    return out + [s for s in body if not (isinstance(s, gast.Expr) and
+                                          isinstance(s.value, gast.Constant))]
+
+
+def _renamed_self(fdef, attr, names, me=None):
+    """``fdef`` (a method of the held class) with ``self.w`` as ``me.attr__w`` and
+    ``self.f(...)`` as ``me.attr__f(...)`` (``me``: its own ``self`` where None)."""
+    own = fdef.args.args[0].id
+    me = me or own
+    for node in trees.walk(fdef):
+        if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+                node.value.id == own:
+            node.value = gast.copy_location(_name(me), node.value)
+            node.attr = f"{attr}__{node.attr}"
+    return fdef

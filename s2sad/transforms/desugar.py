@@ -169,7 +169,8 @@ class Desugar(trees.Transformer):
     global or a local of the user's)? ``max(a, b, c)`` is then ``max(max(a, b), c)``."""
 
     def __init__(self, numpy_name: str, local_names: set[str], builtin=None, resolve=None,
-                 source=None):
+                 source=None, helper=None):
+        self.helper = helper  # (a runtime helper -> its name in the generated code)
         self.source = source  # (a generator held in a name and read twice: refused there)
         self.numpy_name = numpy_name
         self.local_names = local_names
@@ -193,7 +194,8 @@ class Desugar(trees.Transformer):
             self._refuse_held_iterators(node)  # m = itertools.accumulate(xs): refused
             if self.source is not None and getattr(self.source, "func", None) is not None:
                 from .local_objects import objects_as_variables  # acc = Acc(2.0): its
-                node = objects_as_variables(node, self.source)  # attributes as variables
+                node = objects_as_variables(node, self.source,  # attributes as variables
+                                            self.helper)
                 self.local_names |= trees.assigned_names(node)
             return moved(taken(self.generic_visit(node), self.builtin), self.source)
         return self.generic_visit(node)

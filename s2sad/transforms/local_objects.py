@@ -54,6 +54,7 @@ Anything else is left as it was (refused later).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import textwrap
@@ -63,10 +64,13 @@ import gast
 from .. import trees
 from .class_forms import (_ABSENT, AttributesByName, Constructors, NamedItems, ObjectLoops,
                           Replaced, _constructor, _data, _is_super_init, _name, _params,
-                          super_init_inlined)
+                          held_objects_inlined, self_calls_hoisted, super_init_inlined)
 
+_COPIERS = {"__deepcopy__", "__copy__", "__getstate__", "__setstate__", "__reduce__",
+            "__reduce_ex__", "__getnewargs__", "__getnewargs_ex__"}  # (copy's own protocol)
 _ALLOWED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
-            "__firstlineno__", "__static_attributes__"}
+            "__firstlineno__", "__static_attributes__",
+            "__slotnames__"}  # (copyreg's cache, set by the first copy of an object)
 
 
 def _set_at_top(fdef) -> list:
@@ -92,11 +96,13 @@ def _state(methods: dict, shared=frozenset(), outside=None) -> list | None:
     if init is None or not init.args.args:
         return None
     state = list(_set_at_top(init))
+    called = set(methods) - {"__init__"}  # (self.f(h): a call, by self_calls_hoisted)
     for fdef in methods.values():
         me = fdef.args.args[0].id if fdef.args.args else None
         for node in trees.walk(fdef):
             if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
-                    node.value.id == me and node.attr not in state and (
+                    node.value.id == me and node.attr not in state and \
+                    node.attr not in called and (
                         not isinstance(node.ctx, gast.Load) or outside is None and
                         node.attr not in shared):
                 state.append(node.attr)
@@ -115,7 +121,8 @@ def _state(methods: dict, shared=frozenset(), outside=None) -> list | None:
                     isinstance(node, gast.FunctionDef) and node is not fdef:
                 return None
             if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
-                    node.value.id == me and node.attr not in state and not (
+                    node.value.id == me and node.attr not in state and \
+                    node.attr not in called and not (
                         node.attr in shared and isinstance(node.ctx, gast.Load)):
                 return None
             if fdef.name == "__init__" and isinstance(node, gast.Return):
@@ -287,15 +294,21 @@ def _own_methods(cls, inherited=None) -> dict | None:
         if fdef.args.args:
             inline = _Getters(properties, {fdef.args.args[0].id})
             fdef.body = [inline.visit(stmt) for stmt in fdef.body]
-    if properties:
+    held = held_objects_inlined(cls, methods, class_methods)  # (self.inner = Inner(w))
+    if not self_calls_hoisted(methods, _Hoisting):  # (self.f(h) in another method)
+        return None
+    if properties or held:
         methods = _Methods(methods)
         methods.properties = properties
+        methods.held = held
     return methods if _state(methods, shared, None) is not None else None
 
 
 class _Methods(dict):
     """A class's methods, with ``properties``: ``{name: (self's name, the getter's
-    expression)}``, its read-only properties whose getter only returns a value."""
+    expression)}``, its read-only properties whose getter only returns a value; and
+    ``held``: ``{attribute: methods}``, the objects its attributes hold, written as its own
+    (:func:`.class_forms.held_objects_inlined`)."""
 
 
 def _getter(fdef):
@@ -388,12 +401,48 @@ def _returns(body) -> bool:
         bool(last.orelse) and _returns(last.body) and _returns(last.orelse)
 
 
-def _as_function(cls_name: str, fdef, state: list):
+def _function_name(cls_name: str, method: str) -> str:
+    return f"{cls_name}__{method.strip('_')}" if method != "__init__" else \
+        f"{cls_name}__init__"
+
+
+def _self_calls(body, me: str, cls_name: str, state: list, names) -> list:
+    """``t = self.f(h)`` (a statement of its own: :func:`.class_forms.self_calls_hoisted`)
+    as ``self__w, t = Cls__f(self__w, h)``: the other method (of ``names``, a class's
+    methods) as a function of the attributes, which it gives back, as an object's call
+    does; its constant defaults written out where the call leaves them out."""
+    out = []
+    for stmt in body:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(stmt, field, None), list) and \
+                    not isinstance(stmt, gast.FunctionDef):
+                setattr(stmt, field, _self_calls(getattr(stmt, field), me, cls_name, state,
+                                                 names))
+        value = stmt.value if isinstance(stmt, (gast.Expr, gast.Assign)) else None
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                isinstance(value.func.value, gast.Name) and value.func.value.id == me and \
+                value.func.attr in names and value.func.attr != "__init__":
+            rest = stmt.targets[0] if isinstance(stmt, gast.Assign) else \
+                _name(f"_self__{value.func.attr.strip('_')}", True)
+            params = _params(names[value.func.attr]) or []
+            value.args = value.args + [gast.Constant(d, None) for _, d in
+                                       params[len(value.args):] if d is not _ABSENT]
+            stmt = trees.located(gast.Assign([gast.Tuple(
+                [_name(f"self__{a}", True) for a in state] + [rest], gast.Store())],
+                gast.Call(_name(_function_name(cls_name, value.func.attr)),
+                          [_name(f"self__{a}") for a in state] + value.args, []), None), stmt)
+        out.append(stmt)
+    return out
+
+
+def _as_function(cls_name: str, fdef, state: list, names=None):
     """The method ``fdef`` as a function of the attributes and its arguments; ``__init__``
     gives those it does not set at its top level None (no method reads it before one
-    sets it: :func:`_set_before_read`)."""
+    sets it: :func:`_set_before_read`). A call of another of the methods ``names``
+    (``self.f(h)``) is a call of its function."""
     me = fdef.args.args[0].id
-    body = [_SelfAsVariables(me, state, cls_name).visit(trees.clone(s)) for s in fdef.body]
+    body = _self_calls([trees.clone(s) for s in fdef.body], me, cls_name, state, names or {})
+    body = [_SelfAsVariables(me, state, cls_name).visit(s) for s in body]
     if fdef.name == "__init__":
         early = _set_at_top(fdef)
         body = [trees.located(gast.Assign([_name(f"self__{a}", True)],
@@ -406,9 +455,7 @@ def _as_function(cls_name: str, fdef, state: list):
         [gast.Name(a.id, gast.Param(), None, None) for a in fdef.args.args[1:]]
     for p in params:
         p.ctx = gast.Param()
-    name = f"{cls_name}__{fdef.name.strip('_')}" if fdef.name != "__init__" else \
-        f"{cls_name}__init__"
-    made = gast.FunctionDef(name, gast.arguments(params, [], None, [], [], None, []),
+    made = gast.FunctionDef(_function_name(cls_name, fdef.name), gast.arguments(params, [], None, [], [], None, []),
                             body if _returns(body) else body + [end], [], None, None)
     made.shown_name = f"{cls_name}.{fdef.name}"  # (as Python names it in a traceback)
     made.source_file = getattr(fdef, "source_file", None)  # (a class of another module's)
@@ -421,8 +468,11 @@ class ObjectsAsVariables(trees.Transformer):
     :func:`class_methods`) written as variables (see the module)."""
 
     def __init__(self, classes: dict, is_function=lambda node: False, shared=None,
-                 fields=None):
+                 fields=None, deepcopy=lambda call: False, helper=None):
         self.classes = classes
+        self.deepcopy = deepcopy  # (call): is it copy.deepcopy(...)?
+        self.helper = helper  # (a runtime helper -> its name; None: no deep copies)
+        self.copies = {}  # id of `q = copy.deepcopy(p)` -> 'p' (_made)
         self.fields = fields or {}  # a dataclass's name -> its [(field, default)]
         self.shared = shared or {}  # class name -> its class attributes of data
         self.is_function = is_function  # (a value that may be a function: kept an object's)
@@ -435,6 +485,7 @@ class ObjectsAsVariables(trees.Transformer):
             return node  # (statements in blocks this pass does not walk)
         node.body = self._branches(node.body)
         self._one_class_each(node)
+        self._held_read(node)  # (m.inner(h), m.inner.w: m.inner____call__(h), m.inner__w)
         self._defaults_written(node, {})  # (Layer(w, b=v): Layer(w, v), made here now)
         for var, places in self._made(node).items():
             stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
@@ -491,7 +542,9 @@ class ObjectsAsVariables(trees.Transformer):
             if any(self.is_function(n) for v in given for n in trees.walk(v)
                    if id(n) not in called) or \
                     any(len(stmt.value.args) != len(methods["__init__"].args.args) - 1
-                        for stmt, _ in places) or \
+                        for stmt, _ in places if id(stmt) not in self.copies) or \
+                    any(id(stmt) in self.copies for stmt, _ in places) and \
+                    set(state) != set(_set_at_top(methods["__init__"])) or \
                     any(f"{var}__{a}" in taken for a in state) or \
                     any(n.startswith(f"{cls}__") or n.startswith(f"_{var}__") for n in taken) or \
                     not self._only_read_so(node, var, methods, state,
@@ -499,6 +552,19 @@ class ObjectsAsVariables(trees.Transformer):
                 continue
             objects[var] = (cls, {id(stmt) for stmt, _ in places}, state,
                             self.shared.get(cls, frozenset()))
+        while True:  # (q = copy.deepcopy(p): both written as variables, or neither)
+            copied = {self.copies[id(stmt)] for stmt in trees.walk(node)
+                      if id(stmt) in self.copies}
+            dropped = {var for var, (_, made_at, state, _) in objects.items() if any(
+                self.copies.get(i) is not None and self.copies[i] not in objects
+                for i in made_at) or var in copied and any(
+                    self.copies[id(stmt)] == var and
+                    stmt.targets[0].id not in objects for stmt in trees.walk(node)
+                    if id(stmt) in self.copies)}
+            if not dropped:
+                break
+            for var in dropped:
+                del objects[var]
         if not objects:
             return node
         self.changed = True
@@ -512,10 +578,44 @@ class ObjectsAsVariables(trees.Transformer):
                 key = (cls, method.name)
                 if key not in wanted:
                     wanted.add(key)
-                    defs.append(_as_function(cls, method, state))
+                    defs.append(_as_function(cls, method, state, self.classes[cls]))
         counter = iter(range(10 ** 6))
-        node.body = defs + [self._statement(s, objects, counter) for s in node.body]
+        node.body = defs + self._statements(node.body, objects, counter)
         return node
+
+    def _held_read(self, node) -> None:
+        """``m.inner.w`` as ``m.inner__w``, ``m.inner.f(h)`` as ``m.inner__f(h)`` and
+        ``m.inner(h)`` as ``m.inner____call__(h)``, ``m`` given objects of one class only,
+        whose ``inner`` holds an object written as its own attributes and methods
+        (``held``: :func:`.class_forms.held_objects_inlined`). Another read of ``m.inner``
+        stays (refused: :meth:`_only_read_so`)."""
+        def flat(held, prefix=""):  # (m.mid.leaf: m.mid__leaf, held by what mid holds)
+            out = {}
+            for attr, methods in (held or {}).items():
+                out[prefix + attr] = methods
+                out.update(flat(getattr(methods, "held", None), f"{prefix}{attr}__"))
+            return out
+
+        for var, places in self._made(node).items():
+            held = flat(getattr(self.classes[places[0][1]], "held", None))
+            stores = [n for n in trees.walk(node) if isinstance(n, gast.Name) and
+                      n.id == var and not isinstance(n.ctx, gast.Load)]
+            if not held or len({cls for _, cls in places}) != 1 or len(stores) != len(places):
+                continue
+            for outer in (n for _ in range(len(held)) for n in trees.walk(node)):
+                for field in ("value", "func"):
+                    part = getattr(outer, field, None)
+                    if not (isinstance(part, gast.Attribute) and part.attr in held and
+                            isinstance(part.value, gast.Name) and part.value.id == var and
+                            isinstance(part.ctx, gast.Load)):
+                        continue
+                    if field == "value" and isinstance(outer, gast.Attribute) and \
+                            isinstance(outer.ctx, gast.Load):
+                        outer.value = part.value
+                        outer.attr = f"{part.attr}__{outer.attr}"
+                    elif field == "func" and isinstance(outer, gast.Call) and \
+                            "__call__" in held[part.attr]:
+                        part.attr = f"{part.attr}____call__"
 
     def _defaults_written(self, node, made) -> None:
         """``Layer(w)`` as ``Layer(w, 0.0)``, ``layer.f(h, k=2)`` as ``layer.f(h, 2)``:
@@ -595,6 +695,21 @@ class ObjectsAsVariables(trees.Transformer):
                     stmt.value.func.id in self.classes and not stmt.value.keywords and \
                     not any(isinstance(a, gast.Starred) for a in stmt.value.args):
                 made.setdefault(stmt.targets[0].id, []).append((stmt, stmt.value.func.id))
+        self.copies, self.kept = {}, []  # (of this tree: an id is an object's while it lives)
+        if self.helper is None:
+            return made
+        for stmt in _statements(node.body):  # (q = copy.deepcopy(p): an object of p's class)
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and \
+                    isinstance(stmt.value, gast.Call) and self.deepcopy(stmt.value) and \
+                    len(stmt.value.args) == 1 and not stmt.value.keywords and \
+                    isinstance(stmt.value.args[0], gast.Name) and \
+                    len({c for _, c in made.get(stmt.value.args[0].id, ())}) == 1:
+                cls = made[stmt.value.args[0].id][0][1]
+                if not set(self.classes[cls]) & _COPIERS:
+                    self.copies[id(stmt)] = stmt.value.args[0].id
+                    self.kept.append(stmt)
+                    made.setdefault(stmt.targets[0].id, []).append((stmt, cls))
         return made
 
     def _made_by(self, value) -> set | None:
@@ -635,7 +750,8 @@ class ObjectsAsVariables(trees.Transformer):
         """Is ``var`` read only as ``var.attr`` (one of ``state``), or called as
         ``var.method(...)`` in a statement of its own, with the method's number of
         arguments?"""
-        allowed = set()
+        allowed = {id(stmt.value.args[0]) for stmt in trees.walk(fdef)
+                   if self.copies.get(id(stmt)) == var}  # (copy.deepcopy(var))
         for stmt in trees.walk(fdef):
             value = stmt.value if isinstance(stmt, (gast.Expr, gast.Assign)) else None
             if isinstance(stmt, gast.Assign) and not (
@@ -663,6 +779,8 @@ class ObjectsAsVariables(trees.Transformer):
         if isinstance(stmt, gast.FunctionDef):
             return stmt
         for var, (cls, made, state, _) in objects.items():
+            if id(stmt) in self.copies and id(stmt) in made:
+                return self._copied(var, cls, self.copies[id(stmt)], state, stmt)
             if id(stmt) in made:
                 return self._call(var, cls, state, "__init__", stmt.value.args, None, stmt,
                                   counter, objects)
@@ -675,9 +793,33 @@ class ObjectsAsVariables(trees.Transformer):
                                   counter, objects)
         for block in ("body", "orelse"):
             if isinstance(getattr(stmt, block, None), list):
-                setattr(stmt, block, [self._statement(s, objects, counter)
-                                      for s in getattr(stmt, block)])
+                setattr(stmt, block, self._statements(getattr(stmt, block), objects, counter))
         return _Attributes(objects).visit(stmt)
+
+    def _statements(self, body, objects, counter) -> list:
+        """:meth:`_statement` of each (a deep copy: a list of them)."""
+        out = []
+        for stmt in body:
+            written = self._statement(stmt, objects, counter)
+            out += written if isinstance(written, list) else [written]
+        return out
+
+    def _copied(self, var, cls, source, state, stmt) -> list:
+        """``q = copy.deepcopy(p)`` as each attribute's deep copy, ``q__w =
+        copy.deepcopy(p__w)``, after a check at run time that no two attributes hold one
+        object (Python's copy would hold one new object twice: ``check_distinct``)."""
+        from ..runtime import check_distinct
+        out = []
+        if len(state) > 1:
+            out.append(gast.Expr(gast.Call(_name(self.helper(check_distinct)), [
+                gast.Tuple([_name(f"{source}__{a}") for a in state], gast.Load()),
+                gast.Constant(f"copy.deepcopy({source})", None),
+                gast.Constant(f"Make the copy yourself: `{var} = {cls}(...)` given a "
+                              "copy of each attribute.", None)],
+                [])))
+        out += [gast.Assign([_name(f"{var}__{a}", True)], gast.Call(
+            trees.clone(stmt.value.func), [_name(f"{source}__{a}")], []), None) for a in state]
+        return [trees.located(s, stmt) for s in out]
 
     def _call(self, var, cls, state, method, args, target, stmt, counter, objects):
         name = f"{cls}__init__" if method == "__init__" else f"{cls}__{method.strip('_')}"
@@ -726,6 +868,9 @@ def _set_before_read(fdef, var, cls, methods, state) -> bool:
     late = set(state) - set(_set_at_top(methods["__init__"]))
     if not late:
         return True
+    if any(isinstance(n, gast.Attribute) and n.attr in methods and isinstance(n.value, gast.Name)
+           and n.value.id == m.args.args[0].id for m in methods.values() for n in trees.walk(m)):
+        return False  # (a method calling another: what it sets is not followed here)
     effects = {name: _sets_and_needs(m, late) for name, m in methods.items()}
     if effects["__init__"][1]:
         return False
@@ -860,9 +1005,30 @@ class _Attributes(trees.Transformer):
         return self.generic_visit(node)
 
 
-def objects_as_variables(fdef, source):
+def objects_as_variables(fdef, source, helper=None):
     """``fdef`` with its objects of plain classes of its own module written as variables
-    (see the module); ``fdef`` itself where there are none."""
+    (see the module); ``fdef`` itself where there are none. ``helper``: a runtime
+    helper's name in the generated code (None: a deep copy of an object is left as it is).
+    A change in place of an attribute's item, ``p.w[i] = v``, is then ``p__w[i] = v``;
+    one left (``p`` not written so) is refused here."""
+    fdef = _objects_as_variables(fdef, source, helper)
+    for node in trees.walk(fdef):
+        targets = node.targets if isinstance(node, gast.Assign) else \
+            [node.target] if isinstance(node, gast.AugAssign) else []
+        for target in targets:
+            if isinstance(target, gast.Subscript) and \
+                    isinstance(target.value, gast.Attribute) and \
+                    target.value.attr != "flat" and isinstance(target.value.value, gast.Name):
+                shown = gast.unparse(target.value).strip()
+                raise source.syntax_error(
+                    f"assignment into {shown}, which changes an object's array or list in "
+                    "place where the reverse sweep cannot see it", target,
+                    f"Make a new value and set the attribute: `{shown} = np.where(...)` or a "
+                    "copy changed (`buf = x.copy()`).")
+    return fdef
+
+
+def _objects_as_variables(fdef, source, helper=None):
     import sys
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
     local = params | trees.assigned_names(fdef)
@@ -966,10 +1132,220 @@ def objects_as_variables(fdef, source):
             dataclasses_[node.func.id] = fields
     if not classes:
         return fdef
-    writer = ObjectsAsVariables(classes, is_function, shared, dataclasses_)
+    kept = _held_lists(fdef, classes, shared, dataclasses_, source, storing)  # (Seq([A(w)]))
+
+    def deepcopy(call) -> bool:
+        """Is ``call`` ``copy.deepcopy(...)`` (or the function under another name)?"""
+        func = call.func
+        try:
+            if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                    func.value.id not in local:
+                return getattr(source.resolve(func.value.id), func.attr, None) is copy.deepcopy
+            return isinstance(func, gast.Name) and func.id not in local and \
+                source.resolve(func.id) is copy.deepcopy
+        except KeyError:
+            return False
+
+    writer = ObjectsAsVariables(classes, is_function, shared, dataclasses_, deepcopy, helper)
     fdef = writer.visit(fdef)
+    for node in trees.walk(fdef):  # (Seq_2(a, b) of an object not written as variables:
+        if id(node) in kept:       # the call as written, refused later)
+            node.func, node.args = kept[id(node)][1:]
     source.shown.update(writer.shown)
     return fdef
+
+
+def _held_lists(fdef, classes, shared, fields, source, storing) -> None:
+    """``net = Seq([Dense(a), Dense(b)])``, ``Seq.__init__`` keeping the list in an
+    attribute (``self.layers = layers``) that its methods read only in ``for layer in
+    self.layers:`` loops (no ``break``, ``continue`` or ``else``, ``layer`` read in the
+    loop only), ``len(self.layers)`` and ``self.layers[k]``: a class of its own for the
+    call, ``Seq_2``, whose ``__init__`` makes each item (``self.layers__0 = Dense(a)``: an
+    object held, :func:`.class_forms.held_objects_inlined`) and whose loops are written
+    out item by item; ``net = Seq_2(a, b)``. Each item's class only stores its
+    arguments, so making the items later, from the arguments evaluated first, in the
+    order written, gives objects holding the same values (as :class:`.ObjectLoops`).
+    ``{id: (call, its function, its arguments)}`` of the calls changed (put back where
+    the object is not written as variables after all)."""
+    import sys
+    taken = {n.id for n in trees.walk(fdef) if isinstance(n, gast.Name)}
+    count, kept = 0, {}
+    for stmt in list(_statements(fdef.body)):
+        call = stmt.value if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], gast.Name) else None
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and
+                call.func.id in classes and call.func.id not in fields and
+                not shared.get(call.func.id) and not call.keywords):
+            continue
+        try:
+            cls = source.resolve(call.func.id)
+        except KeyError:
+            continue
+        module = getattr(sys.modules.get(getattr(cls, "__module__", None) or ""), "__dict__",
+                         None)
+        methods = classes[call.func.id]
+        init = methods.get("__init__")
+        at = next((i for i, a in enumerate(call.args) if isinstance(a, (gast.List, gast.Tuple))
+                   and a.elts and all(isinstance(e, gast.Call) and isinstance(e.func, gast.Name)
+                                      and storing(e) and not e.keywords for e in a.elts)), None)
+        if at is None or module is None or init is None or len(init.args.args) != \
+                len(call.args) + 1 or getattr(methods, "properties", None):
+            continue
+        items = call.args[at].elts
+        if any(module.get(e.func.id) is not source.resolve(e.func.id) for e in items) or \
+                any(isinstance(a, gast.Starred) for e in items for a in e.args):
+            continue
+        made = _specialized(methods, init.args.args[at + 1].id, items, module, taken)
+        if made is None:
+            continue
+        new_methods, params = made
+        from .class_forms import held_objects_inlined, self_calls_hoisted
+        held = held_objects_inlined(cls, new_methods, class_methods)
+        if not self_calls_hoisted(new_methods, _Hoisting) or \
+                _state(new_methods, frozenset(), None) is None or \
+                any(isinstance(n, gast.Attribute) and n.attr.split("__")[0] == params[0]
+                    and "__" not in n.attr for m in new_methods.values()
+                    for n in trees.walk(m)):
+            continue
+        count += 1
+        name = f"{call.func.id}_{count + 1}"
+        while name in taken or name in classes:
+            count += 1
+            name = f"{call.func.id}_{count + 1}"
+        taken.add(name)
+        methods_of = _Methods(new_methods)
+        methods_of.properties, methods_of.held = {}, held
+        classes[name] = methods_of
+        shared[name] = frozenset()
+        kept[id(call)] = (call, call.func, call.args)
+        call.func = gast.copy_location(_name(name), call.func)
+        call.args = call.args[:at] + [a for e in items for a in e.args] + call.args[at + 1:]
+    return kept
+
+
+def _specialized(methods, param, items, module, taken):
+    """(:func:`_held_lists`: the class's methods for the list ``items`` given to
+    ``param``, and ``[attribute]``; None where the attribute is read otherwise.)"""
+    init = methods["__init__"]
+    me = init.args.args[0].id
+    sets = [i for i, st in enumerate(init.body) if isinstance(st, gast.Assign) and
+            len(st.targets) == 1 and isinstance(st.targets[0], gast.Attribute) and
+            isinstance(st.targets[0].value, gast.Name) and st.targets[0].value.id == me and
+            isinstance(st.value, gast.Name) and st.value.id == param]
+    if len(sets) != 1 or sum(isinstance(n, gast.Name) and n.id == param
+                             for n in trees.walk(init)) != 2:
+        return None  # (the list read otherwise, or kept twice)
+    attr = init.body[sets[0]].targets[0].attr
+    n = len(items)
+    new, params = {}, []
+    for key, fdef in methods.items():
+        fdef = trees.clone(fdef)
+        own = fdef.args.args[0].id if fdef.args.args else None
+
+        def holds(node):
+            return isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+                node.value.id == own and node.attr == attr
+
+        fine = set()
+        for node in trees.walk(fdef):  # (len(self.a), self.a[k]: n, self.a__k)
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                    node.func.id == "len" and len(node.args) == 1 and holds(node.args[0]) and \
+                    module.get("len", len) is len:
+                fine.add(id(node.args[0]))
+            k = _int_constant(node.slice) if isinstance(node, gast.Subscript) else None
+            if isinstance(node, gast.Subscript) and holds(node.value) and k is not None and \
+                    -n <= k < n and isinstance(node.ctx, gast.Load):
+                fine.add(id(node.value))
+        if key == "__init__" and any(isinstance(x, gast.For) and holds(x.iter)
+                                     for x in trees.walk(fdef)):
+            return None  # (the items made in __init__ after the loop: not written so)
+        kept = id(fdef.body[sets[0]].targets[0]) if key == "__init__" else None
+        body = _unrolled(fdef.body, holds, attr, own, n, fine)
+        if body is None:
+            return None
+        fdef.body = body
+        for node in trees.walk(fdef):
+            for field, value in list(gast.iter_fields(node)):
+                if isinstance(value, gast.Call) and id(value.args[0] if value.args else None) \
+                        in fine and isinstance(value.func, gast.Name) and value.func.id == "len":
+                    setattr(node, field, gast.copy_location(gast.Constant(n, None), value))
+                elif isinstance(value, gast.Subscript) and id(value.value) in fine:
+                    k = _int_constant(value.slice) % n
+                    setattr(node, field, gast.copy_location(gast.Attribute(
+                        _name(own), f"{attr}__{k}", gast.Load()), value))
+        if any(holds(n_) and id(n_) != kept for n_ in trees.walk(fdef)):
+            return None  # (self.a read otherwise: left as it was)
+        new[key] = fdef
+    init = new["__init__"]
+    at = [a.id for a in init.args.args].index(param)
+    made, args = [], []
+    for k, item in enumerate(items):
+        names = []
+        for j in range(len(item.args)):
+            fresh, m = f"{attr}__{k}_{j}", 1
+            while fresh in taken:
+                m += 1
+                fresh = f"{attr}__{k}_{j}_{m}"
+            taken.add(fresh)
+            names.append(fresh)
+        args += names
+        made.append(trees.located(gast.Assign(
+            [gast.Attribute(_name(me), f"{attr}__{k}", gast.Store())],
+            gast.Call(_name(item.func.id), [_name(a) for a in names], []), None),
+            init.body[sets[0]]))
+    init.args.args[at:at + 1] = [gast.Name(a, gast.Param(), None, None) for a in args]
+    init.body[sets[0]:sets[0] + 1] = made
+    return new, [attr]
+
+
+def _int_constant(node) -> int | None:
+    """``k`` for ``k`` or ``-k`` written as an int constant, else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        k = _int_constant(node.operand)
+        return None if k is None else -k
+    return node.value if isinstance(node, gast.Constant) and type(node.value) is int else None
+
+
+def _unrolled(body, holds, attr, me, n, fine):
+    """``body`` with each ``for v in self.attr:`` written out item by item, ``v`` read as
+    ``self.attr__k``; None where such a loop breaks, continues, has an ``else``, binds
+    ``v`` or ``v`` is read after it."""
+    out = []
+    for at, stmt in enumerate(body):
+        if isinstance(stmt, gast.For) and holds(stmt.iter):
+            if not isinstance(stmt.target, gast.Name) or stmt.orelse or any(
+                    isinstance(x, (gast.Break, gast.Continue, gast.FunctionDef, gast.Lambda))
+                    or isinstance(x, gast.Name) and x.id == stmt.target.id and
+                    not isinstance(x.ctx, gast.Load) for s in stmt.body for x in trees.walk(s)):
+                return None
+            var = stmt.target.id
+            if any(isinstance(x, gast.Name) and x.id == var for s in body[at + 1:]
+                   for x in trees.walk(s)):
+                return None  # (Python leaves v the last item: read after the loop)
+            for k in range(n):
+                for s in stmt.body:
+                    s = trees.clone(s)
+                    for x in trees.walk(s):
+                        for field, value in list(gast.iter_fields(x)):
+                            if isinstance(value, gast.Name) and value.id == var:
+                                setattr(x, field, gast.copy_location(gast.Attribute(
+                                    _name(me), f"{attr}__{k}", gast.Load()), value))
+                            elif isinstance(value, list):
+                                value[:] = [gast.copy_location(gast.Attribute(
+                                    _name(me), f"{attr}__{k}", gast.Load()), v)
+                                    if isinstance(v, gast.Name) and v.id == var else v
+                                    for v in value]
+                    out.append(s)
+            continue
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+                inner = _unrolled(inner, holds, attr, me, n, fine)
+                if inner is None:
+                    return None
+                setattr(stmt, field, inner)
+        out.append(stmt)
+    return out
 
 
 # --- a method call inside an expression, made a statement of its own ------------------------

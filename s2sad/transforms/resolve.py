@@ -258,7 +258,14 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                           "a parameter given a function, and the variable of a loop over a "
                           f"list of objects of your classes ({_OBJECT_LOOPS}) or over a dict "
                           "of them (for name, layer in self.blocks.items()); else register "
-                          "a rule with @s2sad.defvjp, or call the function by its name.")
+                          "a rule with @s2sad.defvjp, or call the function by its name. A "
+                          "list of objects held by an object made in the function "
+                          "(Sequential([Dense(w1), Dense(w2)]) looping over self.layers) is "
+                          "followed where it is a display of new objects, one class per "
+                          "variable, walked with no break and read by len() or a constant "
+                          "index only; else loop over the list in the function (for layer in "
+                          "[Dense(w1), Dense(w2)]: h = layer(h)), or make the model outside "
+                          "and pass it as an argument.")
             else:  # pair[0](x), f(a)(x): the function is a value computed on the line
                 name = "this call"
                 advice = ("s2sad does not follow a function made by a call or an "

@@ -133,6 +133,8 @@ class Validate(trees.Visitor):
         self.nested = nested  # a function called by the differentiated one (inlined)
         self.generator = generator  # a generator of the user's, written out where a loop
         # consumes it (transforms/generators.py): `yield e` and `yield from e` statements
+        self.top_level = not nested and not generator and \
+            getattr(source, "func", None) is not None  # (.view_writes, .local_objects run on it)
 
     def run(self) -> None:
         tree = self.source.tree
@@ -267,6 +269,15 @@ class Validate(trees.Visitor):
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             self.visit(target.slice)
             return
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Attribute) \
+                and target.value.attr == "flat" and isinstance(target.value.value, gast.Name) \
+                and self.top_level:
+            self.visit(target.slice)  # (y.flat[i] = v: .view_writes, on an array)
+            return
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Attribute) \
+                and isinstance(target.value.value, gast.Name) and self.top_level:
+            self.visit(target.slice)  # (p.w[i] = v: p__w[i] = v, p an object written as
+            return                    # variables, .local_objects; else refused there)
         if isinstance(target, gast.Attribute) and _object_path(target.value):
             self.visit(target.value)  # (self.n = v: a change to an object's state, .attributes)
             return

@@ -13,7 +13,12 @@ does)::
 ``A[i][j] = e`` and ``A[i][j] += e`` on such an array are written the same way, and
 ``y.T[0] = e`` too (the value put in ``y``'s order). A reshape of an array made
 C-contiguous (``np.zeros``) is a view too, whose items are no basic index of ``y``: a
-write through it changes a copy, put back whole (``y[...] = t.reshape(y.shape)``).
+write through it changes a copy, put back whole (``y[...] = t.reshape(y.shape)``);
+``y.ravel()`` and ``np.ravel(y)`` of such an array are its ``y.reshape(-1)``. ``y.flat[i]
+= e`` is written the same way (C order, whatever the memory); ``y.flat[i]`` read is
+``y.flatten()[i]``. A view chosen by a test (``v = y[1:] if c else y[:2]``, or ``v``
+bound last in both arms of an ``if``) keeps the test in a new name: the arm Python took
+decides each read and write (``y[1:] if t else y[:2]``).
 ``v = y[[0, 2]]`` and ``v = y[y > 0]`` are copies (NumPy's index of a list or a mask):
 written ``y[[0, 2]].copy()``, so that a write to ``v`` is seen to leave ``y`` alone.
 ``view_index`` (:mod:`s2sad.runtime.views`) composes the indices at run time; it
@@ -63,6 +68,17 @@ class _Reshaped:
     def ndim(self) -> int:
         return len(self.args[0].elts) if len(self.args) == 1 and \
             isinstance(self.args[0], gast.Tuple) else len(self.args)
+
+
+class _Chosen:
+    """In a view's indices: ``y[a] if test else y[b]``, ``test`` a name bound once (the
+    arm Python took decides, at each read and write)."""
+
+    def __init__(self, test, a, b):
+        self.test, self.a, self.b = test, a, b
+
+    def parts(self) -> list:
+        return [self.test, self.a, self.b]
 
 
 def _chain(node):
@@ -165,7 +181,7 @@ def _int_names(tree, resolve) -> set:
 
 
 def _items(index) -> list:
-    if index == "T" or isinstance(index, _Reshaped):
+    if index == "T" or isinstance(index, (_Reshaped, _Chosen)):
         return []
     return index.elts if isinstance(index, gast.Tuple) else [index]
 
@@ -177,7 +193,7 @@ def _new_axis(item) -> bool:
 def _array_dims(index) -> int | None:
     """How many axes ``y[index]`` takes away from ``y`` (its ints), or None if the index
     keeps one for sure (a slice, None or ``...``: a view, never a number)."""
-    if index == "T" or isinstance(index, _Reshaped) or any(
+    if index == "T" or isinstance(index, (_Reshaped, _Chosen)) or any(
             isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
                            (i.value is None or i.value is Ellipsis) for i in _items(index)):
         return None
@@ -188,6 +204,9 @@ def _ndim(ndim: int | None, index) -> int | None:
     """The number of axes of ``y[index]``, ``y`` of ``ndim`` (None: not known)."""
     if isinstance(index, _Reshaped):
         return index.ndim()
+    if isinstance(index, _Chosen):
+        a, b = _ndim(ndim, index.a), _ndim(ndim, index.b)
+        return a if a == b else None
     if ndim is None:
         return None
     items = _items(index)
@@ -303,6 +322,10 @@ class ViewWrites(trees.Transformer):
         self._facts(tree)
         if self.temp is not None and self._rows(tree):  # (for row in A: row = A[i])
             self._facts(tree)
+        if self.temp is not None and self._flat(tree):  # (y.flat[i] = e)
+            self._facts(tree)
+        if self.temp is not None and self._choices(tree):  # (v = y[1:] if c else y[:2])
+            self._facts(tree)
         self.ints = _int_names(tree, self.resolve)
         self._find(tree.body)
         for node in trees.walk(tree):  # (z.T[1] = e, z a reshape: not followed, refused
@@ -321,6 +344,13 @@ class ViewWrites(trees.Transformer):
             tree.body = [s for part in body for s in (part if isinstance(part, list) else [part])]
         for target in self._chained(tree):  # (on a list, or in a nested function)
             self.refuse_chain(target)
+        for node in trees.walk(tree):  # (y.flat[i] = e, y not known an array: refused)
+            if isinstance(node, (gast.Assign, gast.AugAssign)):
+                for target in node.targets if isinstance(node, gast.Assign) else [node.target]:
+                    if isinstance(target, gast.Subscript) and \
+                            isinstance(target.value, gast.Attribute) and \
+                            target.value.attr == "flat":
+                        self.refuse_chain(target)
         return tree
 
     def _rows(self, tree) -> bool:
@@ -359,6 +389,148 @@ class ViewWrites(trees.Transformer):
                 loop))
             changed = self.changed = True
         return changed
+
+    def _arm_view(self, value) -> str | None:
+        """``y`` for ``y[i]``, ``y`` an array made here."""
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
+                value.value.id in self.arrays:
+            return value.value.id
+        return None
+
+    def _choices(self, tree) -> bool:
+        """A view chosen by a test, ``v = y[1:] if c else y[:2]``, or ``v`` bound last in
+        both arms of an ``if``, written with the test held in a new name bound once (the
+        view is read again with it)::
+
+            if c:                        if c:
+                s                            s
+                v = y[1:]                    t = True
+            else:               ->       else:
+                v = y[:2]                    t = False
+                                         v = y[1:] if t else y[:2]
+        """
+        found = [False]
+        closed = {id(n) for d in trees.walk(tree) if d is not tree and
+                  isinstance(d, (gast.FunctionDef, gast.Lambda)) for n in trees.walk(d)}
+
+        def flag(value: bool, at):
+            return trees.located(gast.Assign([gast.Name(name, gast.Store(), None, None)],
+                                             gast.Constant(value, None), None), at)
+
+        def rewrite(block: list) -> list:
+            nonlocal name
+            out = []
+            for stmt in block:
+                for field in _BLOCKS:
+                    inner = getattr(stmt, field, None)
+                    if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+                        setattr(stmt, field, rewrite(inner))
+                if id(stmt) in closed:
+                    out.append(stmt)
+                    continue
+                value = stmt.value if isinstance(stmt, gast.Assign) and \
+                    len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) else None
+                if isinstance(value, gast.IfExp) and \
+                        self._arm_view(value.body) is not None and \
+                        self._arm_view(value.body) == self._arm_view(value.orelse) and not (
+                            isinstance(value.test, gast.Name) and
+                            self.bound[value.test.id] == 1):
+                    name = self.temp()
+                    out.append(trees.located(gast.Assign(
+                        [gast.Name(name, gast.Store(), None, None)], value.test, None), stmt))
+                    value.test = gast.Name(name, gast.Load(), None, None)
+                    found[0] = True
+                elif isinstance(stmt, gast.If) and stmt.body and stmt.orelse and all(
+                        isinstance(s, gast.Assign) and len(s.targets) == 1 and
+                        isinstance(s.targets[0], gast.Name)
+                        for s in (stmt.body[-1], stmt.orelse[-1])) and \
+                        stmt.body[-1].targets[0].id == stmt.orelse[-1].targets[0].id and \
+                        self.bound[stmt.body[-1].targets[0].id] == 2 and \
+                        self._arm_view(stmt.body[-1].value) is not None and \
+                        self._arm_view(stmt.body[-1].value) == \
+                        self._arm_view(stmt.orelse[-1].value):
+                    name = self.temp()
+                    first, second = stmt.body[-1], stmt.orelse[-1]
+                    stmt.body[-1], stmt.orelse[-1] = flag(True, first), flag(False, second)
+                    out.append(stmt)
+                    stmt = trees.located(gast.Assign(first.targets, gast.IfExp(
+                        gast.Name(name, gast.Load(), None, None), first.value, second.value),
+                        None), first)
+                    found[0] = True
+                out.append(stmt)
+            return out
+
+        name = None
+        tree.body = rewrite(tree.body)
+        if found[0]:
+            self.changed = True
+        return found[0]
+
+    def _flat_of(self, node) -> str | None:
+        """``y`` for ``y.flat[i]``, ``y`` an array made here or given as one."""
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) and \
+                node.value.attr == "flat" and isinstance(node.value.value, gast.Name) and \
+                (node.value.value.id in self.arrays or node.value.value.id in self.given):
+            return node.value.value.id
+        return None
+
+    def _flat(self, tree) -> bool:
+        """``y.flat[i] = e`` (or ``op=``) written on a copy of ``y``'s items in C order,
+        put back whole; ``y.flat[i]`` read as ``y.flatten()[i]`` (NumPy's flat iterator
+        indexes the items in C order, whatever the array's memory, and a read copies)::
+
+            t = y.flatten()
+            t[i] = e
+            y[...] = t.reshape(y.shape)
+        """
+        found = [False]
+        closed = {id(n) for d in trees.walk(tree) if d is not tree and
+                  isinstance(d, (gast.FunctionDef, gast.Lambda)) for n in trees.walk(d)}
+
+        def flattened(name):
+            return gast.Call(gast.Attribute(gast.Name(name, gast.Load(), None, None),
+                                            "flatten", gast.Load()), [], [])
+
+        def rewrite(block: list) -> list:
+            out = []
+            for stmt in block:
+                for field in _BLOCKS:
+                    inner = getattr(stmt, field, None)
+                    if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+                        setattr(stmt, field, rewrite(inner))
+                target = stmt.targets[0] if isinstance(stmt, gast.Assign) and \
+                    len(stmt.targets) == 1 else stmt.target \
+                    if isinstance(stmt, gast.AugAssign) else None
+                array = self._flat_of(target) if id(stmt) not in closed else None
+                if array is None:
+                    out.append(stmt)
+                    continue
+                found[0] = True
+                name = self.temp()
+                item = gast.Subscript(gast.Name(name, gast.Load(), None, None),
+                                      target.slice, gast.Store())
+                back = gast.Call(gast.Attribute(gast.Name(name, gast.Load(), None, None),
+                                                "reshape", gast.Load()), [gast.Attribute(
+                    gast.Name(array, gast.Load(), None, None), "shape", gast.Load())], [])
+                out += [trees.located(s, stmt) for s in (
+                    gast.Assign([gast.Name(name, gast.Store(), None, None)],
+                                flattened(array), None),
+                    gast.Assign([item], stmt.value, None) if isinstance(stmt, gast.Assign)
+                    else gast.AugAssign(item, stmt.op, stmt.value),
+                    gast.Assign([gast.Subscript(gast.Name(array, gast.Load(), None, None),
+                                                gast.Constant(Ellipsis, None), gast.Store())],
+                                back, None))]
+            return out
+
+        tree.body = rewrite(tree.body)
+        for node in trees.walk(tree):  # (reads: y.flat[i] -> y.flatten()[i], a copy)
+            if isinstance(node, gast.Subscript) and id(node) not in closed and \
+                    self._flat_of(node) is not None and isinstance(node.ctx, gast.Load):
+                node.value = flattened(node.value.value.id)
+                found[0] = True
+        if found[0]:
+            self.changed = True
+        return found[0]
 
     def _facts(self, tree) -> None:
         bound = collections.Counter()  # (not `v += e`: an update of v, not a new value)
@@ -440,6 +612,17 @@ class ViewWrites(trees.Transformer):
                 value.args and all(_scalar(a) or isinstance(a, gast.Tuple) and
                                    all(_scalar(e) for e in a.elts) for a in value.args):
             base, index = value.func.value.id, _Reshaped(value.args)  # (C order: a view)
+        elif isinstance(value, gast.IfExp) and isinstance(value.test, gast.Name) and \
+                isinstance(value.body, gast.Subscript) and \
+                isinstance(value.orelse, gast.Subscript) and \
+                isinstance(value.body.value, gast.Name) and \
+                isinstance(value.orelse.value, gast.Name) and \
+                value.body.value.id == value.orelse.value.id and \
+                self.bound[value.test.id] <= 2:  # (a flag of _choices: one per arm)
+            base, index = value.body.value.id, _Chosen(value.test, value.body.slice,
+                                                       value.orelse.slice)
+        elif self._raveled(value) is not None:  # (y.ravel(), np.ravel(y): y.reshape(-1))
+            base, index = self._raveled(value), _Reshaped([gast.Constant(-1, None)])
         elif isinstance(value, gast.Call) and len(value.args) == 2 and not value.keywords \
                 and isinstance(value.args[0], gast.Name) and \
                 value.args[0].id in self.contiguous and \
@@ -458,16 +641,19 @@ class ViewWrites(trees.Transformer):
             root, indices = base, extra
         else:
             return
-        if self.bound[name] != 1 or name in self.closed or name in self.arrays or \
-                index is not None and (not _basic(index, self.ints) or self._may_be_number(base, index)
-                                       or any(self._advanced(i) for i in _items(index))):
+        arms = [index.a, index.b] if isinstance(index, _Chosen) else \
+            [] if index is None else [index]
+        if self.bound[name] != 1 or name in self.closed or name in self.arrays or any(
+                not _basic(arm, self.ints) or self._may_be_number(base, arm) or
+                any(self._advanced(i) for i in _items(arm)) for arm in arms):
             return  # (`a = z[2]` may be a number: a copy, which a write to z leaves alone)
         inside = {id(n) for s in region for n in trees.walk(s)}
         if any(id(n) not in inside for n in trees.walk(self.tree_of[0])
                if isinstance(n, gast.Name) and n.id == name and n is not stmt.targets[0]):
             return  # (read before its line, or outside its block)
         names = {root} | {n.id for i in indices if i != "T"
-                          for part in (i.args if isinstance(i, _Reshaped) else [i])
+                          for part in (i.args if isinstance(i, _Reshaped) else
+                                       i.parts() if isinstance(i, _Chosen) else [i])
                           for n in trees.walk(part) if isinstance(n, gast.Name)}
         for node in (n for s in region for n in trees.walk(s)):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
@@ -478,6 +664,20 @@ class ViewWrites(trees.Transformer):
         self.ndims[name] = self.ndims.get(base) if index is None else \
             _ndim(self.ndims.get(base), index)
         self.views[name] = (root, indices)
+
+    def _raveled(self, value) -> str | None:
+        """``y`` for ``y.ravel()`` or ``np.ravel(y)``, ``y`` made C-contiguous here: NumPy
+        gives a view then (``y.reshape(-1)``), a copy only of an array not contiguous."""
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                value.func.attr == "ravel" and isinstance(value.func.value, gast.Name) and \
+                value.func.value.id in self.contiguous and not value.args and \
+                not value.keywords:
+            return value.func.value.id
+        if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords and \
+                isinstance(value.args[0], gast.Name) and value.args[0].id in self.contiguous \
+                and self._function_of(value) is np.ravel:
+            return value.args[0].id
+        return None
 
     def _may_be_number(self, base: str, index) -> bool:
         dims = _array_dims(index)
@@ -504,6 +704,9 @@ class ViewWrites(trees.Transformer):
         """``index`` as an expression: ``np.s_[1:]`` where it holds a slice."""
         if index == "T":
             return gast.Name(self.helper(Transposed), gast.Load(), None, None)
+        if isinstance(index, _Chosen):  # (np.s_[1:] if flag else np.s_[:2])
+            return gast.IfExp(trees.clone(index.test), self._index_value(index.a),
+                              self._index_value(index.b))
         index = trees.clone(index)
         items = index.elts if isinstance(index, gast.Tuple) else [index]
         if not any(isinstance(i, gast.Slice) for i in items):
@@ -530,12 +733,14 @@ class ViewWrites(trees.Transformer):
             return None
         if any(isinstance(i, _Reshaped) for i in indices):
             self.refuse_chain(target)  # (z.T[1] = e, z a reshape: not followed)
-        if len(indices) == 1 and indices[0] != "T":
+        if len(indices) == 1 and indices[0] != "T" and not isinstance(indices[0], _Chosen):
             index = self.visit(trees.clone(indices[0]))
             return None if root == name else \
                 gast.Subscript(gast.Name(root, gast.Load(), None, None), index, gast.Store())
         self.indices = [gast.Name(root, gast.Load(), None, None)] + [
-            self._index_value(i if i == "T" else self.visit(trees.clone(i))) for i in indices]
+            self._index_value(i if i == "T" else _Chosen(
+                i.test, self.visit(trees.clone(i.a)), self.visit(trees.clone(i.b)))
+                if isinstance(i, _Chosen) else self.visit(trees.clone(i))) for i in indices]
         call = gast.Call(self._helper(view_index), trees.clone(self.indices), [])
         return gast.Subscript(gast.Name(root, gast.Load(), None, None), call, gast.Store())
 
@@ -616,6 +821,10 @@ class ViewWrites(trees.Transformer):
         for index in indices:
             value = gast.Attribute(value, "T", gast.Load()) if index == "T" else \
                 index.call(value) if isinstance(index, _Reshaped) else \
+                gast.IfExp(trees.clone(index.test),
+                           gast.Subscript(value, trees.clone(index.a), gast.Load()),
+                           gast.Subscript(trees.clone(value), trees.clone(index.b),
+                                          gast.Load())) if isinstance(index, _Chosen) else \
                 gast.Subscript(value, trees.clone(index), gast.Load())
         return trees.located(value, node)
 
