@@ -1,0 +1,99 @@
+"""Findings of the s35 adversarial pass on Python as people write it (helpers forwarding
+*args/**kwargs, keyword-only defaults, generator pipelines, itertools, functools,
+recursion, dataclasses, properties, closures, early returns, NumPy's overlapping in-place
+updates...) and on SciPy, complex values and FFTs (np.fft and scipy.fft with every norm,
+n= padding and cropping, irfft/hfft of complex spectra, scipy.special, scipy.linalg,
+scipy.stats, einsum, slogdet/eigh/svd/qr losses, dtypes and NEP 50), each checked against
+float64 central differences.
+
+One silently wrong gradient was found, in the ``plain_numpy`` pass. A value read by two
+reductions lost one of their terms:
+
+* ``e = np.exp(x); np.sum(e * w) / np.sum(e)`` (a softmax's expectation), or
+  ``t = np.tanh(x); np.dot(t, w) - np.sum(t)``, ``np.sum(s ** 2) * np.sum(s)``. The adjoint
+  is ``s_e = sum_grad(c, like=x); s_e = s_e + dot_grad_left(...); s_x = s_e * e``. The
+  pass may move ``sum_grad(...)`` into the one read of the name it is given. It moved it
+  into ``s_x = s_e * e`` instead, which reads the *second* value of ``s_e``: the other
+  term was dropped (``s_x = c * e``). It moves it into that one read only now.
+
+The programs surveyed, right or refused at the user's line, are in ``SURVEYED``.
+"""
+
+import numpy as np
+import pytest
+
+import s2sad
+from test_higher_order import central_differences
+
+X = np.array([0.33, -0.72, 0.91])
+W3 = np.array([1.0, 2.0, 3.0])
+M = np.array([[1.0, 0.5], [-0.3, 2.0], [0.7, -1.1]])
+
+
+def _check(f, x=X):
+    """The gradient against central differences, the value, the argument left as Python
+    leaves it, and the forward mode's directional derivative."""
+    given = np.copy(x)
+    got = s2sad.grad(f)(given)
+    want = central_differences(f, [np.copy(x)], 0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    value, again = s2sad.value_and_grad(f)(given)
+    assert value == pytest.approx(f(np.copy(x)), rel=1e-12)
+    np.testing.assert_allclose(again, want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(given, x)
+    v = np.array([0.7, -0.2, 0.4])
+    _, push = s2sad.jvp(f)(given)
+    assert push(v) == pytest.approx(float(want @ v), rel=1e-6, abs=1e-7)
+
+
+# --- a value read by two reductions keeps both terms ----------------------------------
+
+
+def softmax_expectation(x):
+    e = np.exp(x)
+    return np.sum(e * np.array([1.0, 2.0, 3.0])) / np.sum(e)
+
+
+def softmax_expectation_shifted(x):
+    m = np.max(x)
+    e = np.exp(x - m)
+    return np.sum(e * W3) / np.sum(e)
+
+
+def softmax_expectation_by_dot(x):
+    e = np.exp(x)
+    return np.dot(e, W3) / np.sum(e)
+
+
+def dot_minus_sum(x):
+    t = np.tanh(x)
+    return np.dot(t, W3) - np.sum(t)
+
+
+def log_partition(x):
+    e = np.exp(2.0 * x)
+    return np.sum(e * W3) - np.log(np.sum(e))
+
+
+def matmul_summed_and_sum(x):
+    s = np.sin(x)
+    return np.sum(s @ M) + np.sum(s) ** 2
+
+
+def sum_of_squares_times_sum(x):
+    s = np.sin(x)
+    return np.sum(s ** 2) * np.sum(s)
+
+
+def vdot_and_sum(x):
+    e = np.cosh(x)
+    return np.vdot(e, W3) + np.sum(e) * 3.0
+
+
+@pytest.mark.parametrize("f", [softmax_expectation, softmax_expectation_shifted,
+                               softmax_expectation_by_dot, dot_minus_sum, log_partition,
+                               matmul_summed_and_sum, sum_of_squares_times_sum,
+                               vdot_and_sum])
+def test_a_value_read_by_two_reductions_keeps_both_terms(f):
+    _check(f)
+
