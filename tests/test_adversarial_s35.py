@@ -90,10 +90,62 @@ def vdot_and_sum(x):
     return np.vdot(e, W3) + np.sum(e) * 3.0
 
 
+def normalized_by_its_squares(x):
+    e = np.exp(x)
+    p = e / np.sum(e ** 2)
+    return np.sum(p * np.array([1.0, 2.0, -0.5])) + np.sum(p) * np.sum(e)
+
+
 @pytest.mark.parametrize("f", [softmax_expectation, softmax_expectation_shifted,
                                softmax_expectation_by_dot, dot_minus_sum, log_partition,
                                matmul_summed_and_sum, sum_of_squares_times_sum,
-                               vdot_and_sum])
+                               vdot_and_sum, normalized_by_its_squares])
 def test_a_value_read_by_two_reductions_keeps_both_terms(f):
     _check(f)
 
+
+
+# --- a reduction's initial= or where= is refused with what to write instead -------------
+
+
+def max_with_initial(x):
+    return np.max(x ** 2, initial=0.5)
+
+
+def min_with_where(x):
+    return np.min(x, where=x > -0.5, initial=2.0)
+
+
+def prod_with_where(x):
+    return np.prod(x, where=x > 0)
+
+
+@pytest.mark.parametrize("f, advice", [
+    (max_with_initial, "np.maximum(np.max(np.where(m, x, v)), v)"),
+    (min_with_where, "np.minimum(np.min(np.where(m, x, v)), v)"),
+    (prod_with_where, "v * np.prod(np.where(m, x, 1.0))")])
+def test_a_reductions_initial_or_where_is_refused_with_what_to_write(f, advice):
+    with pytest.raises(s2sad.errors.DifferentiationError) as info:
+        s2sad.grad(f)(X)
+    assert advice in str(info.value)
+    assert "Check the call's arguments" not in str(info.value)
+
+
+def max_as_advised(x):
+    return np.maximum(np.max(x ** 2), 0.5)
+
+
+def min_as_advised(x):
+    return np.minimum(np.min(np.where(x > -0.5, x, 2.0)), 2.0)
+
+
+def prod_as_advised(x):
+    return np.prod(np.where(x > 0, x, 1.0))
+
+
+@pytest.mark.parametrize("f, numpys", [(max_as_advised, max_with_initial),
+                                       (min_as_advised, min_with_where),
+                                       (prod_as_advised, prod_with_where)])
+def test_what_the_advice_writes_is_numpys_value_and_is_followed(f, numpys):
+    assert f(X) == numpys(X)
+    _check(f)
