@@ -19,6 +19,9 @@ reductions lost one of their terms:
 The programs surveyed, right or refused at the user's line, are in ``SURVEYED``.
 """
 
+import collections
+from collections import defaultdict
+
 import numpy as np
 import pytest
 
@@ -149,3 +152,40 @@ def prod_as_advised(x):
 def test_what_the_advice_writes_is_numpys_value_and_is_followed(f, numpys):
     assert f(X) == numpys(X)
     _check(f)
+
+
+# --- a defaultdict accumulating is refused as a dict, not as an array -------------------
+
+
+def totals_in_a_defaultdict(x):
+    acc = defaultdict(float)
+    for k, v in zip(["a", "b", "a"], x):
+        acc[k] += v * v
+    return acc["a"] * 2.0 + acc["b"]
+
+
+def totals_in_collections_defaultdict(x):
+    acc = collections.defaultdict(float)
+    for k, v in zip(["a", "b", "a"], x):
+        acc[k] += v * v
+    return acc["a"] * 2.0 + acc["b"]
+
+
+def totals_as_advised(x):
+    acc = {k: 0.0 for k in ["a", "b"]}
+    for k, v in zip(["a", "b", "a"], x):
+        acc[k] += v * v
+    return acc["a"] * 2.0 + acc["b"]
+
+
+@pytest.mark.parametrize("f", [totals_in_a_defaultdict, totals_in_collections_defaultdict])
+def test_a_defaultdict_is_refused_as_a_dict(f):
+    with pytest.raises(s2sad.errors.NoDerivativeError) as info:
+        s2sad.grad(f)(X)
+    assert "dict's subclass" in str(info.value) and "np.zeros" not in str(info.value)
+    assert "acc = {k: 0.0 for k in keys}" in str(info.value)
+
+
+def test_the_dict_the_advice_writes_is_followed():
+    assert totals_as_advised(X) == totals_in_a_defaultdict(X)
+    _check(totals_as_advised)
