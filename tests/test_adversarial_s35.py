@@ -99,10 +99,16 @@ def normalized_by_its_squares(x):
     return np.sum(p * np.array([1.0, 2.0, -0.5])) + np.sum(p) * np.sum(e)
 
 
+def kernel_weighted_average(x):
+    w = np.exp(-x ** 2)
+    return np.sum(w * np.array([0.5, -0.2, 0.8])) / np.sum(w)
+
+
 @pytest.mark.parametrize("f", [softmax_expectation, softmax_expectation_shifted,
                                softmax_expectation_by_dot, dot_minus_sum, log_partition,
                                matmul_summed_and_sum, sum_of_squares_times_sum,
-                               vdot_and_sum, normalized_by_its_squares])
+                               vdot_and_sum, normalized_by_its_squares,
+                               kernel_weighted_average])
 def test_a_value_read_by_two_reductions_keeps_both_terms(f):
     _check(f)
 
