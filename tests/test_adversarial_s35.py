@@ -195,3 +195,28 @@ def test_a_defaultdict_is_refused_as_a_dict(f):
 def test_the_dict_the_advice_writes_is_followed():
     assert totals_as_advised(X) == totals_in_a_defaultdict(X)
     _check(totals_as_advised)
+
+
+# --- a match statement is refused with the if/elif that writes it -----------------------
+
+
+def loss_by_shape(x):
+    match x.shape:
+        case (n,) if n > 2:
+            return np.sum(x[:2] ** 2)
+        case _:
+            return np.sum(x)
+
+
+def loss_by_shape_as_advised(x):
+    if x.ndim == 1 and x.shape[0] > 2:
+        return np.sum(x[:2] ** 2)
+    return np.sum(x)
+
+
+def test_a_match_statement_is_refused_with_the_if_that_writes_it():
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as info:
+        s2sad.grad(loss_by_shape)(X)
+    assert "if x.ndim == 1 and x.shape[0] > 2:" in str(info.value)
+    assert loss_by_shape_as_advised(X) == loss_by_shape(X)
+    _check(loss_by_shape_as_advised)
