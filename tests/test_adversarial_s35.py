@@ -24,6 +24,8 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+import scipy.special as special
+import scipy.stats as stats
 
 import s2sad
 from test_higher_order import central_differences
@@ -220,3 +222,47 @@ def test_a_match_statement_is_refused_with_the_if_that_writes_it():
     assert "if x.ndim == 1 and x.shape[0] > 2:" in str(info.value)
     assert loss_by_shape_as_advised(X) == loss_by_shape(X)
     _check(loss_by_shape_as_advised)
+
+
+# --- scipy.stats' quantile functions (ppf, isf) ------------------------------------------
+
+
+def normal_quantiles(x):
+    q = special.expit(x)
+    return np.sum(stats.norm.ppf(q, loc=x[0], scale=np.exp(x[1])) * np.array([1.0, 2.0, 3.0]))
+
+
+def quantiles_of_other_families(x):
+    q = special.expit(x)
+    return (np.sum(stats.logistic.isf(q, 0.3, 2.0) ** 2) +
+            np.sum(stats.expon.ppf(q, scale=1.5 + x[2] ** 2)) +
+            np.sum(stats.lognorm.ppf(q, 0.5, loc=0.1, scale=2.0 + x[0] ** 2)) +
+            np.sum(stats.beta.isf(q, 2.0, 3.0)) + np.sum(stats.gamma.ppf(q, 2.0)) +
+            np.sum(stats.chi2.isf(q, 3.0)) + np.sum(stats.cauchy.ppf(q)) +
+            np.sum(stats.t.ppf(q, 4.0)) + np.sum(stats.uniform.ppf(q, 0.2, 3.0 + x[1])))
+
+
+def frozen_quantile(x):
+    d = stats.norm(loc=x[0], scale=np.exp(x[1]))
+    return d.ppf(special.expit(x[2])) + d.isf(0.2)
+
+
+@pytest.mark.parametrize("f", [normal_quantiles, quantiles_of_other_families,
+                               frozen_quantile])
+def test_quantile_functions(f):
+    _check(f)
+
+
+def test_the_hessian_of_a_quantile():
+    got = s2sad.hessian(normal_quantiles)(X)
+    want = central_differences(s2sad.grad(normal_quantiles), [X], 0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def quantile_in_a_shape(x):
+    return np.sum(stats.t.ppf(0.3, np.exp(x) + 2.0))
+
+
+def test_a_quantile_in_its_shape_is_refused():
+    with pytest.raises(s2sad.errors.NoDerivativeError, match="quantile function"):
+        s2sad.grad(quantile_in_a_shape)(X)
