@@ -31,6 +31,7 @@ FAMILIES = {
     "lognorm": (POSITIVE, (0.7,)), "uniform": (UNIT, ()),
 }
 METHODS = ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf")
+QUANTILES = ("ppf", "isf")
 # the shapes of distribution functions with no derivative in closed form: refused
 NOT_CLOSED = {"t", "chi2", "gamma", "beta"}
 
@@ -55,6 +56,11 @@ def _cases():
             args = (x,) + shapes + (LOC, SCALE)
             wrt = tuple(i for i in range(len(args)) if not (
                 0 < i <= len(shapes) and name in NOT_CLOSED and "pdf" not in method))
+            yield pytest.param(_function(getattr(getattr(stats, name), method), len(shapes)),
+                               args, wrt, id=f"{name}-{method}")
+        for method in QUANTILES:  # (at probabilities; in a shape: refused, no closed form)
+            args = (UNIT,) + shapes + (LOC, SCALE)
+            wrt = tuple(i for i in range(len(args)) if not 0 < i <= len(shapes))
             yield pytest.param(_function(getattr(getattr(stats, name), method), len(shapes)),
                                args, wrt, id=f"{name}-{method}")
 
