@@ -266,3 +266,53 @@ def quantile_in_a_shape(x):
 def test_a_quantile_in_its_shape_is_refused():
     with pytest.raises(s2sad.errors.NoDerivativeError, match="quantile function"):
         s2sad.grad(quantile_in_a_shape)(X)
+
+
+# --- a starred assignment of a function's tuple of results ------------------------------
+
+
+def _matrix(x):
+    return np.outer(x, x[:2]) + np.eye(3, 2)
+
+
+def least_squares_coefficients(x):
+    c, *_ = np.linalg.lstsq(_matrix(x), np.array([1.0, 2.0, 3.0]), rcond=None)
+    return np.sum(c ** 2)
+
+
+def least_squares_and_its_singular_values(x):
+    c, *rest = np.linalg.lstsq(_matrix(x), np.array([1.0, 2.0, 3.0]), rcond=None)
+    return np.sum(c ** 2) + np.sum(rest[2])
+
+
+def svd_first_and_last(x):
+    *init, last = np.linalg.svd(_matrix(x), full_matrices=False)
+    return np.sum(init[1]) + np.sum(last[0] ** 2 * np.array([1.0, 3.0]))
+
+
+def eigh_values_and_the_rest(x):
+    w, *rest = np.linalg.eigh(np.outer(x, x) + np.diag([1.0, 2.0, 3.0]))
+    return np.sum(w * W3) + np.sum(rest[0][:, 0] ** 2 * W3)
+
+
+def singular_values_unpacked(x):
+    s0, *others = np.linalg.svd(_matrix(x), compute_uv=False)
+    return s0 * 2.0 + sum(others)
+
+
+@pytest.mark.parametrize("f", [least_squares_coefficients,
+                               least_squares_and_its_singular_values, svd_first_and_last,
+                               eigh_values_and_the_rest, singular_values_unpacked])
+def test_a_starred_assignment_of_a_tuple_of_results(f):
+    _check(f)
+
+
+def test_too_few_results_for_the_names_beside_the_star_is_pythons_error():
+    def f(x):
+        a, b, *rest, c = np.linalg.slogdet(np.outer(x, x) + np.eye(3))
+        return a * b
+
+    with pytest.raises(ValueError):
+        f(X)
+    with pytest.raises(ValueError):
+        s2sad.grad(f)(X)
