@@ -16,7 +16,17 @@ reductions lost one of their terms:
   into ``s_x = s_e * e`` instead, which reads the *second* value of ``s_e``: the other
   term was dropped (``s_x = c * e``). It moves it into that one read only now.
 
-The programs surveyed, right or refused at the user's line, are in ``SURVEYED``.
+Refusals made better, or lifted:
+
+* ``np.max(x, initial=v)``, ``np.prod(x, where=m)``: "Check the call's arguments". The
+  advice names the keyword and the expression with rules that computes the same.
+* ``acc = defaultdict(float); acc[k] += v``: refused as "an array whose dtype s2sad cannot
+  establish", advising np.zeros. It is refused as a dict's subclass now, advising a dict
+  with its keys (which is followed).
+* ``match x.shape: case (n,) if n > 2:``: the advice is the ``if`` that writes it.
+* ``stats.norm.ppf(q, loc, scale)`` (and isf, of every location-scale family): no rule.
+* ``c, *_ = np.linalg.lstsq(A, b)``, ``*init, last = np.linalg.svd(A)``: refused as a
+  value whose length s2sad cannot tell. Taken by index now, the length checked when it runs.
 """
 
 import collections
