@@ -406,8 +406,32 @@ def defvjp(*funcs, shape: str = "elementwise"):
     return RuleDecorator("defvjp", funcs, register)
 
 
-def call_hint(func) -> str:
-    """What to do about a call that ``func``'s rule cannot take (an error's last line)."""
+_REDUCTION_KEYWORDS = {  # (np.max(x, where=m, initial=v): what computes it, with rules)
+    "max": "np.maximum(np.max(np.where(m, x, v)), v)",
+    "min": "np.minimum(np.min(np.where(m, x, v)), v)",
+    "prod": "v * np.prod(np.where(m, x, 1.0))"}
+
+
+def call_hint(func, exc: Exception | None = None) -> str:
+    """What to do about a call that ``func``'s rule cannot take (an error's last line);
+    ``exc``: the ``TypeError`` binding the call to the rule raised.
+
+    >>> import numpy as np
+    >>> call_hint(np.max, TypeError("got an unexpected keyword argument 'initial'"))
+    "s2sad's rule for numpy.max takes no initial=: for np.max(x, where=m, initial=v) write np.maximum(np.max(np.where(m, x, v)), v) (leave out the parts not given)."
+    """
+    keyword = str(exc).rpartition("unexpected keyword argument ")[2].strip("'") \
+        if exc is not None and "unexpected keyword argument " in str(exc) else None
+    name = describe_function(func)
+    short = name.rpartition(".")[2].removeprefix("a").removeprefix("nan")
+    if keyword in ("initial", "where") and name.startswith("numpy.") and \
+            short in _REDUCTION_KEYWORDS:
+        return (f"s2sad's rule for {name} takes no {keyword}=: for np.{short}(x, where=m, "
+                f"initial=v) write {_REDUCTION_KEYWORDS[short]} (leave out the parts not "
+                "given).")
+    if keyword is not None:
+        return (f"s2sad's rule for {name} takes no {keyword}=: leave it out, or register a "
+                "rule that takes it with @s2sad.defvjp.")
     if func is max or func is min:
         return (f"Its rules take two numbers, {func.__name__}(x, y), or one list or 1-d "
                 f"array, {func.__name__}(xs), with no key or default; for the "

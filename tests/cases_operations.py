@@ -216,6 +216,11 @@ if HAVE_SCIPY:
             _call = f"st.{_name}.{_method}({_point}, {_given}loc=x * 0.1, scale=x * x + 1.0)"
             add(f"scipy-stats-{_name}-{_method}", f"y = {_call.format(**DOMAIN)}\n"
                 "return np.sum(y * x + y)", prelude="import scipy.stats as st")
+        for _method in ("ppf", "isf"):  # (at a probability; a shape: refused, fixed)
+            _call = (f"st.{_name}.{_method}({{u}} * 0.4 + 0.5, {'2.5, ' * _shapes.count(',')}"
+                     "loc=x * 0.1, scale=x * x + 1.0)")
+            add(f"scipy-stats-{_name}-{_method}", f"y = {_call.format(**DOMAIN)}\n"
+                "return np.sum(y * x + y)", prelude="import scipy.stats as st")
         add(f"scipy-stats-{_name}-frozen", f"d = st.{_name}({_shapes.format(**DOMAIN)}x * 0.1, "
             f"x * x + 1.0)\ny = d.logpdf({_point.format(**DOMAIN)})\nreturn np.sum(y * x + y)",
             prelude="import scipy.stats as st")

@@ -130,7 +130,7 @@ SYNTAX = [
     ("list-slice-assignment", C.assigns_a_list_slice,
      "an assignment to a slice of the list 'ys'", "Build a new list"),
     ("import-inside", C.imports_inside, "`import` inside the function", "Import at module level"),
-    ("match", C.uses_match, "`match` statement", "vectorized NumPy operations"),
+    ("match", C.uses_match, "`match` statement", "Write it with `if`/`elif`"),
     ("set-comprehension", C.set_comprehension, "set comprehension",
      "vectorized NumPy operations"),
     ("walrus", C.walrus, "assignment expression (:=)", "Assign in a separate statement"),

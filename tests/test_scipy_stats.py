@@ -31,6 +31,7 @@ FAMILIES = {
     "lognorm": (POSITIVE, (0.7,)), "uniform": (UNIT, ()),
 }
 METHODS = ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf")
+QUANTILES = ("ppf", "isf")
 # the shapes of distribution functions with no derivative in closed form: refused
 NOT_CLOSED = {"t", "chi2", "gamma", "beta"}
 
@@ -55,6 +56,11 @@ def _cases():
             args = (x,) + shapes + (LOC, SCALE)
             wrt = tuple(i for i in range(len(args)) if not (
                 0 < i <= len(shapes) and name in NOT_CLOSED and "pdf" not in method))
+            yield pytest.param(_function(getattr(getattr(stats, name), method), len(shapes)),
+                               args, wrt, id=f"{name}-{method}")
+        for method in QUANTILES:  # (at probabilities; in a shape: refused, no closed form)
+            args = (UNIT,) + shapes + (LOC, SCALE)
+            wrt = tuple(i for i in range(len(args)) if not 0 < i <= len(shapes))
             yield pytest.param(_function(getattr(getattr(stats, name), method), len(shapes)),
                                args, wrt, id=f"{name}-{method}")
 
@@ -422,8 +428,8 @@ def binom_trials(n, p):
     return stats.binom.pmf(2.0, n, p)  # <- here
 
 
-def frozen_ppf(mu, q):
-    d = norm(mu)
+def frozen_ppf(df, q):
+    d = stats.t(df)  # (norm's ppf has a rule now: its shape-free quantile)
     return d.ppf(q)  # <- here
 
 
@@ -441,7 +447,8 @@ def _line(func):
      "to its argument 'k'", "It is a count"),
     (binom_trials, (8.0, 0.3), "scipy.stats.binom.pmf has no derivative with respect to its "
      "argument 'n'", "It is a count"),
-    (frozen_ppf, (0.3, 0.6), "no derivative rule for scipy.stats.norm.ppf", "defvjp"),
+    (frozen_ppf, (4.5, 0.6), "scipy.stats.t.ppf has no derivative with respect to its "
+     "argument 'df'", "quantile function"),
 ], ids=["t-cdf-df", "gamma-logsf-a-frozen", "poisson-k", "binom-n", "frozen-ppf"])
 def test_an_argument_with_no_derivative_is_refused_at_its_line(func, args, message, advice):
     for derivative in (s2sad.grad, lambda f: (lambda *a: s2sad.jvp(f)(*a)[1](1.0))):

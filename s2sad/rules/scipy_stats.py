@@ -124,18 +124,44 @@ def _cumulative_source(name: str, family: _Family, method: str) -> str:
 _CUMULATIVE = ("cdf", "sf", "logcdf", "logsf")
 
 
+def _quantile_source(name: str, family: _Family, method: str) -> str:
+    """The adjoint of ``name``'s ppf or isf, the inverse of its cdf or sf: one over the
+    density at the quantile ``ans`` in q (negated for isf), 1 in loc and the standard
+    quantile ``(ans - loc) / scale`` in scale. (Its shapes: refused below.)"""
+    shapes = "".join(f"{s}, " for s in family.shapes)
+    sign = "" if method == "ppf" else "-"
+    parts = [f"unbroadcast({sign}g / stats.{name}.pdf(ans, {shapes}loc, scale), q)"]
+    parts += ["None" for _ in family.shapes]
+    parts += ["unbroadcast(g, loc)", "unbroadcast(g * (ans - loc) / scale, scale)"]
+    return (f"def {name}_{method}(g, ans, q, {shapes}loc=0.0, scale=1.0):\n"
+            f"    return ({', '.join(parts)})\n")
+
+
+_QUANTILES = ("ppf", "isf")
+
+
 def _define_family(name: str, family: _Family) -> None:
     """Write ``name``'s six rules from its row (as source, under a file name of their own that
     ``inspect.getsource`` reads, as the compiler does when it inlines a rule) and register
     each as the adjoint of its method of ``scipy.stats.<name>``."""
     text = "\n\n".join([_density_source(name, family, True), _density_source(name, family, False)]
-                       + [_cumulative_source(name, family, m) for m in _CUMULATIVE])
+                       + [_cumulative_source(name, family, m) for m in _CUMULATIVE]
+                       + [_quantile_source(name, family, m) for m in _QUANTILES])
     filename = f"<s2sad.rules.scipy_stats: the rules of {name}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     exec(compile(text, filename, "exec"), globals())
     distribution = getattr(stats, name)
-    for method in ("logpdf", "pdf") + _CUMULATIVE:
+    for method in ("logpdf", "pdf") + _CUMULATIVE + _QUANTILES:
         defvjp(getattr(distribution, method))(globals()[f"{name}_{method}"])
+    for method in _QUANTILES:  # (a quantile's derivative in a shape: no closed form)
+        refuse_varying(getattr(distribution, method),
+                       **{shape: _quantile_advice(name) for shape in family.shapes})
+
+
+def _quantile_advice(name: str) -> str:
+    return (f"The derivative of SciPy's {name} quantile function (ppf, isf) in its shape "
+            "has no closed form s2sad knows; pass a constant, or wrap it in "
+            "s2sad.stop_gradient() if its derivative should not flow.")
 
 
 for _name, _family in _FAMILIES.items():
@@ -360,6 +386,7 @@ deffacts(*_DISCRETE, freezes=("pmf", "logpmf", "cdf", "logcdf", "sf", "logsf", "
          returns_view_of="*")
 deffacts(stats.dirichlet, stats.multivariate_normal, freezes=("pdf", "logpdf"),
          returns_view_of="*")
-defresult(*(getattr(d, m) for d in _CONTINUOUS for m in ("pdf", "logpdf") + _CUMULATIVE),
+defresult(*(getattr(d, m) for d in _CONTINUOUS
+            for m in ("pdf", "logpdf") + _CUMULATIVE + _QUANTILES),
           *(getattr(d, m) for d in _DISCRETE for m in ("pmf", "logpmf")), *_MVN,
           stats.dirichlet.pdf, stats.dirichlet.logpdf, kind="f")

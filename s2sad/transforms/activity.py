@@ -249,6 +249,14 @@ def _refuse_unknown_stores(tree: gast.FunctionDef, source, local_names: set[str]
             kinds = dtype_kinds(tree, dataclasses.replace(
                 source, dtypes={**source.dtypes, **source.floats[0]},
                 constants={**source.constants, **source.floats[1]}), local_names)
+        if store_effect(kinds.get(target, UNKNOWN)) == "unknown" and \
+                _made_by_a_dict_class(tree, source, target):
+            raise source.error(
+                NoDerivativeError, f"a value with a derivative stored into {target}, an "
+                "object of a dict's subclass (collections.defaultdict, Counter...): s2sad "
+                "follows a plain dict whose keys it knows", stmt,
+                f"Make {target} a dict with its keys first, e.g. "
+                f"`{target} = {{k: 0.0 for k in keys}}`, then `{target}[k] += v`.")
         if store_effect(kinds.get(target, UNKNOWN)) == "unknown":
             raise source.error(
                 NoDerivativeError, f"a value with a derivative stored into {target}, "
@@ -256,6 +264,25 @@ def _refuse_unknown_stores(tree: gast.FunctionDef, source, local_names: set[str]
                 "truncates the value: no derivative)", stmt,
                 "Make the array in the function with a dtype s2sad reads: np.zeros(n), "
                 "np.zeros_like(x) of a float x, np.array(v, dtype=float), v.astype(float).")
+
+
+def _made_by_a_dict_class(tree: gast.FunctionDef, source, name: str) -> bool:
+    """Is ``name`` given, somewhere in ``tree``, the result of calling a subclass of
+    dict (``acc = defaultdict(float)``, ``collections.Counter()``)?"""
+    for stmt in trees.walk(tree):
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) and
+                any(isinstance(t, gast.Name) and t.id == name for t in stmt.targets)):
+            continue
+        func = stmt.value.func
+        try:
+            called = source.resolve(func.id) if isinstance(func, gast.Name) else \
+                getattr(source.resolve(func.value.id), func.attr) if isinstance(
+                    func, gast.Attribute) and isinstance(func.value, gast.Name) else None
+        except (KeyError, AttributeError):
+            continue
+        if isinstance(called, type) and issubclass(called, dict) and called is not dict:
+            return True
+    return False
 
 
 def _extremum(op) -> bool:

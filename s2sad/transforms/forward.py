@@ -398,7 +398,7 @@ class Forward:
         except TypeError as exc:
             raise self.source.error(DifferentiationError,
                                     f"{op.name} is called in a way its derivative rule does not "
-                                    f"handle: {exc}", stmt, registry.call_hint(rule.func)) from None
+                                    f"handle: {exc}", stmt, registry.call_hint(rule.func, exc)) from None
         mapping = {}
         for param, arg in bound.items():
             mapping[param] = arg if isinstance(arg, gast.AST) else gast.Constant(arg, None)

@@ -290,17 +290,20 @@ class PlainNumpy(trees.Transformer):
                    for n in trees.walk(call) if isinstance(n, gast.Call))
 
     @staticmethod
-    def _read_by_next_store(name: str, rest: list) -> bool:
-        """Is ``name`` read once before its next value, by the top-level statement of
-        ``rest`` that gives it (``s = s + e``)?"""
+    def _read_by_next_store(name: str, rest: list):
+        """The read of ``name`` (a ``gast.Name``) when it is read once before its next
+        value, by the top-level statement of ``rest`` that gives it (``s = s + e``); else
+        None."""
         for stmt in rest:
             names = [n for n in trees.walk(stmt) if isinstance(n, gast.Name) and n.id == name]
             if any(isinstance(n.ctx, gast.Store) for n in names):
-                return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                    isinstance(stmt.targets[0], gast.Name) and len(names) == 2
+                loads = [n for n in names if not isinstance(n.ctx, gast.Store)]
+                return loads[0] if isinstance(stmt, gast.Assign) and \
+                    len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) and \
+                    len(names) == 2 and len(loads) == 1 else None
             if names:
-                return False
-        return False
+                return None
+        return None
 
     def _subscript_kind(self, node, env) -> Kind:
         """``g[:, None]``, ``g[:, 0]``: an array's axes kept, put in or taken out."""
@@ -474,10 +477,14 @@ class PlainNumpy(trees.Transformer):
         where the name is read (dead code takes the assignment away then)."""
         stores: dict = {}
         loads: dict = {}
+        read: dict = {}  # (a name's last read: its only one, where it is read once)
         for n in trees.start_walk(node):  # (the pass has changed nothing yet)
             if isinstance(n, gast.Name):
                 counts = stores if isinstance(n.ctx, gast.Store) else loads
                 counts[n.id] = counts.get(n.id, 0) + 1
+                if not isinstance(n.ctx, gast.Store):
+                    read[n.id] = n
+        self.readers = {}  # (the one read of each such name that the call may go to)
         found = {}
         for k, stmt in enumerate(node.body):
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -486,13 +493,15 @@ class PlainNumpy(trees.Transformer):
                     isinstance(stmt.value.func, gast.Name) and \
                     self.names.get(stmt.value.func.id) == "sum_grad":
                 name = stmt.targets[0].id
-                read = [n.id for a in stmt.value.args for n in trees.walk(a)
+                reads = [n.id for a in stmt.value.args for n in trees.walk(a)
                         if isinstance(n, gast.Name)]
-                if all(stores.get(r, 0) <= 1 for r in read) and self._pure(stmt.value) and (
-                        stores.get(name) == 1 and loads.get(name) == 1 or
-                        stores.get(name) == 2 and
-                        self._read_by_next_store(name, node.body[k + 1:])):
+                reader = read.get(name) if stores.get(name) == 1 and \
+                    loads.get(name) == 1 else self._read_by_next_store(
+                        name, node.body[k + 1:]) if stores.get(name) == 2 else None
+                if all(stores.get(r, 0) <= 1 for r in reads) and self._pure(stmt.value) and \
+                        reader is not None:
                     found[name] = stmt.value
+                    self.readers[name] = reader
         return found
 
     @staticmethod
@@ -658,7 +667,9 @@ class PlainNumpy(trees.Transformer):
         for holder, field in _operands(top):
             value = getattr(holder, field)
             call = self.movable.get(value.id) if isinstance(value, gast.Name) and \
-                not self.looped else value  # (not into a loop: computed once, as it was)
+                not self.looped and self.readers.get(value.id) is value else value
+            # (not into a loop: computed once, as it was; and only into the read of the
+            # value the call gives: `s_x = s_e * e` after `s_e = s_e + d` reads another)
             if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and
                     self.names.get(call.func.id) == "sum_grad" and len(call.args) == 4 and
                     not call.keywords):

@@ -518,7 +518,8 @@ def starred_assignment(normalize, stmt):
         rest = gast.List(items[before:len(items) - after], gast.Load())
         values = items[:before] + [rest] + items[len(items) - after:]
     else:
-        if not isinstance(atom, gast.Name) or not _array_valued(normalize, value):
+        if not isinstance(atom, gast.Name) or not (_array_valued(normalize, value) or
+                                                   _returns_a_tuple(normalize, value)):
             raise normalize.source.syntax_error(
                 "starred assignment (`a, *b = ...`) of a value whose length s2sad cannot "
                 "tell", target.elts[star], "Index the sequence instead (a, rest = xs[0], "
@@ -533,6 +534,19 @@ def starred_assignment(normalize, stmt):
                 None), gast.Load())], [])] + [_item(read, i - after) for i in range(after)]
     assign = gast.Assign([gast.Tuple(elts, gast.Store())], gast.Tuple(values, gast.Load()))
     return _located(assign, stmt)
+
+
+def _returns_a_tuple(normalize, node) -> bool:
+    """Is ``node`` (the user's expression) a call of a function whose rule gives a tuple
+    of results (``np.linalg.lstsq``, ``np.linalg.svd``): ``c, *_ = np.linalg.lstsq(...)``
+    takes its items by index, its length checked where it runs."""
+    if not isinstance(node, gast.Call) or any(isinstance(a, gast.Starred) for a in node.args):
+        return False
+    try:
+        rule = registry.lookup(normalize._callee(node.func))
+    except TypeError:  # (unhashable)
+        return False
+    return rule is not None and rule.shape == "sequence"
 
 
 def _arrays(normalize) -> set:

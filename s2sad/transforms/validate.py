@@ -47,7 +47,8 @@ _STATEMENTS = {
                   "values for the reverse sweep anyway."),
     gast.Import: ("an `import` inside the function", "Import at module level."),
     gast.ImportFrom: ("an `import` inside the function", "Import at module level."),
-    gast.Match: ("a `match` statement", "Use vectorized NumPy operations."),
+    gast.Match: ("a `match` statement", "Write it with `if`/`elif`: `case (n,) if n > 2:` on "
+                "`x.shape` is `if x.ndim == 1 and x.shape[0] > 2:`."),
 }
 if hasattr(gast, "TryStar"):
     _STATEMENTS[gast.TryStar] = ("`try` with `except*`", "Move error handling outside the "
