@@ -27,6 +27,7 @@ import linecache
 
 import gast
 
+from .boundary import add_note
 from .trees import COMMENT_MARK as _MARK
 
 
@@ -185,8 +186,8 @@ def note_user_line(exc: BaseException, compiled, who: str) -> None:
     kernel = getattr(compiled, "kernel", None)
     if kernel is not None:  # (numba's: its module's statements are not the generated ones)
         note = _kernel_note(kernel, generated, compiled.output_at[0], who)
-        if note is not None and note not in getattr(exc, "__notes__", ()):
-            _add_note(exc, note)
+        if note is not None:
+            add_note(exc, note)
         return
     line = _moved_line(exc, compiled, generated) or \
         user_line(compiled.text, compiled.name, compiled.user_lines, generated)
@@ -205,16 +206,7 @@ def note_user_line(exc: BaseException, compiled, who: str) -> None:
         text = linecache.getline(filename, line).strip()
         note = f"s2sad: in {who}, line {generated} of the generated code comes from " \
                f"{filename}, line {line}" + (f":\n    {text}" if text else "")
-    if note in getattr(exc, "__notes__", ()):
-        return
-    _add_note(exc, note)
-
-
-def _add_note(exc: BaseException, note: str) -> None:
-    if hasattr(exc, "add_note"):
-        exc.add_note(note)
-    else:  # Python 3.10: kept where a caller may read it
-        exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
+    add_note(exc, note)
 
 
 def _kernel_note(kernel, generated: int, filename: str, who: str) -> str | None:
