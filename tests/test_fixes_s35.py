@@ -9,6 +9,7 @@ read.
 from __future__ import annotations
 
 import inspect
+import re
 import subprocess
 import sys
 import textwrap
@@ -81,3 +82,90 @@ def test_the_message_holds_the_note_once_and_the_type_and_traceback_stay():
             assert str(info.value) == f"float division by zero\n{notes[0]}"
         else:
             assert str(info.value) == "float division by zero"
+
+
+# --- 3. mistakes a person makes first: Python's error, or a located refusal ----------------
+
+X3 = np.array([0.3, -0.5, 0.9])
+
+
+def _central(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for k in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[k] = eps
+        g.flat[k] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g
+
+
+def float_of_array(x):
+    return float(x) * 2
+
+
+def float_of_a_slice(x):
+    return float(x[:2]) * 2
+
+
+def item_of_array(x):
+    return x.item() * 2
+
+
+@pytest.mark.parametrize("f, error, one", [(float_of_array, TypeError, np.array(0.3)),
+                                           (float_of_a_slice, TypeError, None),
+                                           (item_of_array, ValueError, np.array([0.3]))],
+                         ids=lambda v: getattr(v, "__name__", None))
+def test_a_conversion_python_refuses_raises_at_the_users_line(f, error, one):
+    with pytest.raises(error):
+        f(X3.copy())
+    with pytest.raises(error) as info:  # (it gave a gradient: the dead conversion went)
+        s2sad.grad(f)(X3.copy())
+    line = inspect.getsourcelines(f)[1] + 1
+    assert any(f"{__file__}, line {line}:" in note for note in boundary.notes(info.value))
+    if one is not None:  # (what Python converts: its gradient, checked)
+        np.testing.assert_allclose(s2sad.grad(f)(one), _central(f, one), rtol=1e-6)
+
+
+class Finalized:
+    log: list = []
+
+    def __init__(self, v):
+        self.v = v
+
+    def __del__(self):
+        Finalized.log.append("gone")
+
+
+class FinalizedChild(Finalized):
+    pass
+
+
+def with_a_finalizer(x):
+    h = Finalized(x)
+    return np.sum(h.v)
+
+
+def with_an_inherited_finalizer(x):
+    h = FinalizedChild(x * 2.0)
+    return np.sum(h.v)
+
+
+@pytest.mark.parametrize("f, name", [(with_a_finalizer, "Finalized"),
+                                     (with_an_inherited_finalizer, "FinalizedChild")])
+def test_an_object_whose_class_has_a_del_is_refused_where_it_is_made(f, name):
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:  # (its __del__ never ran)
+        s2sad.grad(f)(X3.copy())
+    error = info.value
+    assert error.filename == __file__ and error.lineno == inspect.getsourcelines(f)[1] + 1
+    assert f"h = {name}(x" in error.text and error.text[error.offset - 1:].startswith(name)
+    assert "__del__" in error.msg and "outside the function" in error.hint
+    assert not re.search(r"\b[ts]_\w", error.msg + error.hint)  # (no name of s2sad's)
+
+
+def starred_rest(x):
+    a, *rest = x
+    return a * np.sum(rest) + np.sum(rest) ** 2
+
+
+def test_a_starred_rest_of_an_array_summed():
+    got = s2sad.grad(starred_rest)(X3.copy())  # (pack_like read an array's truth value)
+    np.testing.assert_allclose(got, _central(starred_rest, X3.copy()), rtol=1e-6)
