@@ -169,3 +169,31 @@ def starred_rest(x):
 def test_a_starred_rest_of_an_array_summed():
     got = s2sad.grad(starred_rest)(X3.copy())  # (pack_like read an array's truth value)
     np.testing.assert_allclose(got, _central(starred_rest, X3.copy()), rtol=1e-6)
+
+
+def list_index(x):
+    values = list(x)
+    return values.index(x[1]) * np.sum(x)
+
+
+def removed_method(x):  # (NumPy 2 has no ndarray.ptp: 2.2 keeps an attribute that raises)
+    return x.ptp()
+
+
+def test_a_method_of_a_list_without_a_rule_says_so():
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(list_index)(X3.copy())
+    error = info.value
+    assert error.lineno == inspect.getsourcelines(list_index)[1] + 2
+    assert "s2sad has no rule for the method list.index" in error.hint, error.hint
+    assert "stop_gradient" in error.hint and "obj.method" not in error.hint  # (objects'
+    # advice: a paragraph on classes of the user's, for a list)
+
+
+def test_a_method_numpy_removed_is_named_as_missing_on_every_numpy():
+    with pytest.raises(s2sad.NoDerivativeError) as info:
+        s2sad.grad(removed_method)(X3.copy())
+    if callable(getattr(np.ndarray, "ptp", None)):  # (NumPy 1: the method, with no rule)
+        assert "no rule for the method ndarray.ptp" in info.value.hint, info.value.hint
+    else:
+        assert "'x' has no method 'ptp'" in str(info.value), str(info.value)
