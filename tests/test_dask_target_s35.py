@@ -101,3 +101,18 @@ def test_round_of_an_array_of_one_axis_is_refused_as_numpy_refuses_it():
     assert type(got) is int and got == round(np.sum(V4) * 1.5)  # (Python's: an int)
     got = python_round(da.sum(da.from_array(V4, chunks=2)) * 1.5, 1)
     assert got.compute() == round(np.sum(V4) * 1.5, 1)
+
+
+def summed_list(x):  # (np.sum of a list x.tolist() gave: Dask's sum takes no list)
+    y = np.sum(x.tolist()) * x[0]
+    return y * x[0] + y * y
+
+
+def summed_item(x):  # (of a number, one of its items: nor a Python float)
+    y = x.tolist()[2]
+    return np.sum(y * y) + np.sum(y) * x[0]
+
+
+@pytest.mark.parametrize("f", [summed_list, summed_item], ids=lambda f: f.__name__)
+def test_numpy_functions_of_the_numbers_tolist_gives(f):
+    check(f, (V4,))
