@@ -291,7 +291,8 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                     "object is an argument or a module's."))
             kinds = [kind.__name__ for kind in _DIFFERENTIATED if isinstance(func, gast.Attribute)
                      and callable(getattr(kind, func.attr, None))]
-            if kinds and isinstance(func.value, gast.Name) and func.value.id in local_names:
+            if kinds and isinstance(func.value, gast.Name) and func.value.id in local_names \
+                    and advice.startswith("s2sad inlines"):  # (not a dict's values: their own)
                 module = "np" if kinds[0] in ("ndarray", "generic") else ""  # (x.ptp(): an
                 twin = getattr(np, func.attr, None) if module else None  # array's method)
                 ruled = callable(twin) and registry.lookup(twin) is not None
