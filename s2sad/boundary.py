@@ -37,6 +37,7 @@ import types
 from pathlib import Path
 
 from .errors import S2sadError
+from .located import add_note, notes  # noqa: F401  (notes: what s2sad added, any Python)
 
 PACKAGE = str(Path(__file__).resolve().parent) + os.sep
 ENTRY_FILES = "<s2sad entry of "   # the guards dispatch.py generates: no user code in them
@@ -75,11 +76,8 @@ def filtered(exc: BaseException) -> types.TracebackType | None:
     kept = [tb for tb in entries if not _internal(tb.tb_frame) or (keep_last and tb is last)]
     if len(kept) == len(entries):
         return exc.__traceback__
-    if keep_last and NOTE not in getattr(exc, "__notes__", ()):
-        if hasattr(exc, "add_note"):
-            exc.add_note(NOTE)
-        else:  # Python 3.10 prints no notes: kept where a caller may read it
-            exc.__notes__ = [*getattr(exc, "__notes__", ()), NOTE]
+    if keep_last:
+        add_note(exc, NOTE)
     result = None
     for tb in reversed(kept):
         result = types.TracebackType(result, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)

@@ -560,6 +560,105 @@ class Imports:
                         return helper(stand_in, node.ctx)
                 return self.generic_visit(node)
         StandIns().visit(tree)
+        if backend.python_stand_ins:
+            self._python_stand_ins(tree)
+
+    def _python_stand_ins(self, tree) -> None:
+        """On a target whose arrays do not take some of Python's operations as NumPy's do
+        (:attr:`s2sad.backends.base.Backend.python_stand_ins`), those operations call
+        s2sad's stand-ins: on Dask, ``x[i, j]`` is ``index(x, (i, j))`` where an index is
+        not a number or a slice, ``round(v)`` is ``python_round(v)``, ``v.tolist()`` is
+        ``tolist(v)``."""
+        names, imports, source = self.backend.python_stand_ins, self, self.source
+
+        def helper(name):
+            return gast.Name(imports.helper(_stand_in((imports.backend.helpers, name))),
+                             gast.Load(), None, None)
+
+        counters = _range_counters(tree)
+
+        def basic(node) -> bool:  # (a number or a slice written in the code, a counter)
+            if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+                node = node.operand
+            return isinstance(node, gast.Slice) or isinstance(node, gast.Constant) and \
+                (node.value is None or node.value is Ellipsis or type(node.value) is int) or \
+                isinstance(node, gast.Name) and node.id in counters
+
+        class PythonStandIns(trees.Transformer):
+            def visit_Subscript(self, node):
+                self.generic_visit(node)
+                parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+                if "index" not in names or not isinstance(node.ctx, gast.Load) or \
+                        all(map(basic, parts)) or isinstance(node.value, gast.Name) and \
+                        node.value.id in imports.lines:  # (s_[...]: a helper's index)
+                    return node
+                key = node.slice
+                if any(isinstance(p, gast.Slice) for p in parts):  # (written as an index)
+                    key = gast.Subscript(helper("s_"), key, gast.Load())
+                return gast.copy_location(gast.Call(helper(names["index"]), [
+                    node.value, key], []), node)
+
+            def visit_AugAssign(self, node):
+                self.generic_visit(node)
+                target = node.target
+                if "index" not in names or not isinstance(node.op, gast.Add) or \
+                        not isinstance(target, gast.Subscript) or \
+                        not isinstance(target.value, gast.Name):
+                    return node
+                parts = target.slice.elts if isinstance(target.slice, gast.Tuple) else \
+                    [target.slice]
+                if not any(isinstance(p, gast.Constant) and p.value is None for p in parts):
+                    return node
+                # (Dask's own setitem reads an index with a new axis wrong)
+                from .runtime.higher import add_at
+                key = gast.Subscript(helper("s_"), target.slice, gast.Load())
+                return gast.copy_location(gast.Assign(
+                    [gast.Name(target.value.id, gast.Store(), None, None)],
+                    gast.Call(gast.Name(imports.helper(add_at), gast.Load(), None, None), [
+                        gast.Name(target.value.id, gast.Load(), None, None), key,
+                        node.value], []), None), node)
+
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                func = node.func
+                if isinstance(func, gast.Name) and func.id == "round" and "round" in names \
+                        and source.is_builtin("round") and func.id not in imports.lines and \
+                        not node.keywords:  # (np.round's stand-in is imported as round)
+                    node.func = helper(names["round"])
+                elif isinstance(func, gast.Attribute) and func.attr == "tolist" and \
+                        "tolist" in names and not node.args and not node.keywords:
+                    return gast.copy_location(gast.Call(helper(names["tolist"]), [func.value],
+                                                        []), node)
+                return node
+        PythonStandIns().visit(tree)
+
+
+def _range_counters(tree) -> frozenset:
+    """The names in ``tree`` bound only as the target of a loop over a ``range`` (or its
+    ``reversed``): Python ints wherever they are read.
+
+    >>> import gast
+    >>> tree = gast.parse("for i in range(3):\\n    j = i\\nfor k in reversed(range(2)):\\n"
+    ...                   "    k = k + 1")
+    >>> sorted(_range_counters(tree))
+    ['i']
+    """
+    counted, other, targets = set(), set(), set()
+    for node in trees.walk(tree):
+        if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+            loop = node.iter
+            if isinstance(loop, gast.Call) and isinstance(loop.func, gast.Name) and \
+                    loop.func.id == "reversed" and len(loop.args) == 1:
+                loop = loop.args[0]
+            if isinstance(loop, gast.Call) and isinstance(loop.func, gast.Name) and \
+                    loop.func.id == "range":
+                counted.add(node.target.id)
+                targets.add(id(node.target))
+                continue
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load) and \
+                id(node) not in targets:
+            other.add(node.id)
+    return frozenset(counted - other)
 
 
 def _stand_in(found: tuple):

@@ -188,8 +188,8 @@ def note_user_line(exc: BaseException, compiled, who: str) -> None:
     kernel = getattr(compiled, "kernel", None)
     if kernel is not None:  # (numba's: its module's statements are not the generated ones)
         note = _kernel_note(kernel, generated, compiled.output_at[0], who)
-        if note is not None and note not in getattr(exc, "__notes__", ()):
-            _add_note(exc, note)
+        if note is not None:
+            add_note(exc, note)
         return
     line = _moved_line(exc, compiled, generated) or \
         user_line(compiled.text, compiled.name, compiled.user_lines, generated)
@@ -208,16 +208,47 @@ def note_user_line(exc: BaseException, compiled, who: str) -> None:
         text = linecache.getline(filename, line).strip()
         note = f"s2sad: in {who}, line {generated} of the generated code comes from " \
                f"{filename}, line {line}" + (f":\n    {text}" if text else "")
-    if note in getattr(exc, "__notes__", ()):
+    add_note(exc, note)
+
+
+def notes(exc: BaseException) -> list:
+    """The notes s2sad added to ``exc`` (:func:`add_note`), on any Python.
+
+    >>> error = ValueError("shapes differ")
+    >>> add_note(error, "s2sad: in grad_f, line 3 comes from m.py, line 5")
+    >>> notes(error)
+    ['s2sad: in grad_f, line 3 comes from m.py, line 5']
+    """
+    return [*getattr(exc, "__notes__", ()), *exc.__dict__.get("_s2sad_notes", ())]
+
+
+def add_note(exc: BaseException, note: str) -> None:
+    """Add ``note`` to ``exc`` (once). Python 3.11+ prints notes after the message. Python
+    3.10 prints none: there the message itself gains the note, as 3.11 prints it, where
+    the message is the exception's only argument (a ``KeyError``'s is its key: the note is
+    kept in ``__notes__``, which the ``exceptiongroup`` backport prints, as pytest's).
+
+    >>> error = ZeroDivisionError("float division by zero")
+    >>> add_note(error, "s2sad: comes from m.py, line 5")
+    >>> import traceback
+    >>> print("".join(traceback.format_exception_only(type(error), error)), end="")
+    ZeroDivisionError: float division by zero
+    s2sad: comes from m.py, line 5
+    """
+    if note in notes(exc):
         return
-    _add_note(exc, note)
-
-
-def _add_note(exc: BaseException, note: str) -> None:
     if hasattr(exc, "add_note"):
         exc.add_note(note)
-    else:  # Python 3.10: kept where a caller may read it
-        exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
+        return
+    args = exc.args
+    if len(args) <= 1 and str(exc) == (args[0] if args else "") and \
+            all(isinstance(a, str) for a in args):
+        exc.args = ((args[0] + "\n" if args else "") + note,)
+        if str(exc) == exc.args[0]:  # (a message of its class's own making: not there)
+            exc.__dict__.setdefault("_s2sad_notes", []).append(note)
+            return
+        exc.args = args
+    exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
 
 
 def _kernel_note(kernel, generated: int, filename: str, who: str) -> str | None:

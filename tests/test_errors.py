@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from s2sad import boundary
 from tests import errors_cases as cases
 
 
@@ -110,7 +111,7 @@ def _mlp(W1, W2, x):
 
 
 def _notes(exc) -> str:
-    return "\n".join(getattr(exc, "__notes__", ()))
+    return "\n".join(boundary.notes(exc))
 
 
 def test_a_shape_mismatch_names_the_users_line():
@@ -168,7 +169,7 @@ def test_a_run_time_error_in_an_inlined_method_names_its_line_and_the_calls():
     g = s2sad.grad(cases.calls_a_projection)
     with pytest.raises(ValueError) as info:
         g(np.ones(3), other.Projection(np.ones((4, 2))))
-    note = "\n".join(getattr(info.value, "__notes__", ()))
+    note = "\n".join(boundary.notes(info.value))
     assert f"{other.__file__}, line {line_of(other.Projection.__call__, 'tanh')}, in " \
            "Projection.__call__" in note, note
     assert f"called from {cases.__file__}, line " \
@@ -217,7 +218,7 @@ def test_the_reverse_sweeps_errors_and_debug_nans_name_the_helpers_line():
     finally:
         registry._RULES.pop(other.ones_vjp)
         registry.changed()
-    note = "\n".join(info.value.__notes__)
+    note = "\n".join(boundary.notes(info.value))
     assert f"comes from {other.__file__}, line {line_of(other.scaled, 'ones_vjp(w)')}, " \
            "in scaled" in note and "called from " in note, note
     with pytest.raises(NonFiniteError) as info, np.errstate(invalid="ignore"):

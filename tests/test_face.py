@@ -215,7 +215,7 @@ def test_an_internal_error_keeps_the_frame_that_raised_it_with_a_note():
     shown = [frame.filename for frame in traceback.extract_tb(info.value.__traceback__)]
     assert shown[-1].endswith("not_a_module.py")  # (a bug: where it happened stays)
     assert len([name for name in shown if name.startswith(PACKAGE)]) == (2 if ON_310 else 1)
-    assert boundary.NOTE in getattr(info.value, "__notes__", ())
+    assert boundary.NOTE in boundary.notes(info.value)
 
 
 def test_an_error_raised_on_purpose_by_s2sad_leaves_no_frame_of_its_own():
@@ -225,7 +225,7 @@ def test_an_error_raised_on_purpose_by_s2sad_leaves_no_frame_of_its_own():
         s2sad.grad(two)(1.0)  # (a missing argument: a TypeError s2sad raises itself)
     shown = [frame.filename for frame in traceback.extract_tb(info.value.__traceback__)]
     assert len([name for name in shown if name.startswith(PACKAGE)]) == (1 if ON_310 else 0)
-    assert boundary.NOTE not in getattr(info.value, "__notes__", ())
+    assert boundary.NOTE not in boundary.notes(info.value)
 
 
 def test_filtering_keeps_the_users_frames_between():

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from s2sad import boundary
 from tests.test_higher_order import central_differences
 
 X6 = np.array([0.3, -1.2, 0.7, 1.1, -0.4, 0.9])
@@ -149,9 +150,9 @@ def test_a_division_of_python_numbers_by_zero_raises_at_the_users_line(f, x, err
         f(x)
     with pytest.raises(error) as caught:
         s2sad.grad(f)(x)
-    assert str(caught.value) == str(python.value)
+    assert str(caught.value).split("\ns2sad: ")[0] == str(python.value)  # (3.10: and notes)
     line = inspect.getsourcelines(f)[1] + 1
-    assert any(f"line {line}:" in note for note in caught.value.__notes__)
+    assert any(f"line {line}:" in note for note in boundary.notes(caught.value))
     generated = [frame for frame in traceback.extract_tb(caught.value.__traceback__)
                  if frame.filename.startswith("<s2sad")][-1]
     assert not generated.line.lstrip().startswith("s_")  # (the forward sweep: no reverse work)

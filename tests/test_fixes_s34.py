@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from s2sad import boundary
 from tests.test_higher_order import central_differences
 
 X3 = np.array([0.3, 1.2, 0.7])
@@ -217,8 +218,9 @@ def test_a_join_of_an_int_and_a_float_divides_as_python(f, text):
         f(X3)
     with pytest.raises(ZeroDivisionError) as caught:
         s2sad.grad(f)(X3)
-    assert str(caught.value) == str(python.value)
-    assert any(f"line {_line_of(f, text)}:" in note for note in caught.value.__notes__)
+    assert str(caught.value).split("\ns2sad: ")[0] == str(python.value)  # (3.10: and notes)
+    assert any(f"line {_line_of(f, text)}:" in note
+               for note in boundary.notes(caught.value))
     generated = [frame for frame in traceback.extract_tb(caught.value.__traceback__)
                  if frame.filename.startswith("<s2sad")][-1]
     assert not generated.line.lstrip().startswith("s_")  # (the forward sweep: no reverse work)
@@ -353,8 +355,8 @@ def mismatched_here(x):
 
 
 def _note(error) -> str:
-    notes = [n for n in getattr(error, "__notes__", ()) if n.startswith("s2sad: in ")]
-    assert len(notes) == 1, getattr(error, "__notes__", None)
+    notes = [n for n in boundary.notes(error) if n.startswith("s2sad: in ")]
+    assert len(notes) == 1, boundary.notes(error)
     return notes[0]
 
 

@@ -96,6 +96,11 @@ class Backend:
     stand_ins: Mapping[tuple[str, str], str] = {}
     keyword_stand_ins: Mapping[tuple[str, str], tuple[frozenset, str]] = {}
     display_stand_ins: Mapping[tuple[str, str], str] = {}
+    # Python's own operations the target's arrays do not take as NumPy's do, each with
+    # the name of its stand-in in ``helpers``: ``"index"`` (a subscript whose index is
+    # not a number or a slice: ``x[i, j]``), ``"round"`` (the builtin), ``"tolist"``
+    # (the method)
+    python_stand_ins: Mapping[str, str] = {}
     repeats_undefined: bool = False
     helpers: str | None = None
     lacks: frozenset[tuple[str, str]] = frozenset()

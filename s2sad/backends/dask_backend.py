@@ -134,6 +134,10 @@ class DaskBackend(Backend):
         **{("numpy", name): (frozenset({"dtype", "casting"}), name)
            for name in ("concatenate", "stack")},
     })
+    # (Dask's index takes one array of indices, of one axis; its arrays have no tolist
+    # and no __round__)
+    python_stand_ins = MappingProxyType({"index": "index", "round": "python_round",
+                                         "tolist": "tolist"})
     joins = ("nd",)
     settles = True
 

@@ -16,6 +16,8 @@ Dask's own functions, on Dask arrays; on NumPy arrays it gives what NumPy gives.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from ..backends import DASK, array_module
@@ -181,6 +183,71 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     shape = a.shape[:axis] + tuple(index.shape) + a.shape[axis + 1:]
     taken = xp.take(a, index.reshape(-1) if index.ndim != 1 else index, axis=axis)
     return taken if index.ndim == 1 else xp.reshape(taken, shape)
+
+
+def index(a, key):
+    """``a[key]`` as NumPy indexes: Dask's own takes one array of indices, of one axis.
+    Where ``key`` holds several arrays of indices, or one of several axes, or a mask, the
+    positions it picks are found by NumPy's own indexing of each axis's numbers (views
+    of ``a``'s shape: no array of ``a``'s size is made) and taken from the flattened array.
+
+    >>> index(np.arange(6.0).reshape(2, 3), (np.array([0, 1]), [2, -3]))
+    array([2., 3.])
+    """
+    if not DASK.is_lazy(a):
+        return a[key]
+    parts = key if isinstance(key, tuple) else (key,)
+    arrays = [p for p in parts if not (p is None or p is Ellipsis or isinstance(
+        p, (slice, int, np.integer)))]
+    numbers = any(isinstance(p, (int, np.integer)) for p in parts)  # (with an array of
+    # indices, NumPy broadcasts a number with it: Dask's own does not)
+    if len(arrays) == 1 and not numbers:
+        one = arrays[0] if DASK.is_lazy(arrays[0]) else np.asarray(arrays[0])
+        if one.ndim == 1 and one.dtype.kind in "iu" or DASK.is_lazy(one) and \
+                one.dtype == bool:  # (a mask computed on Dask: sizes Dask does not know,
+            return a[key]           # refused after)
+    if not arrays or not a.ndim:
+        return a[key]  # (Dask's own: numbers and slices)
+    if any(map(DASK.is_lazy, parts)):  # (indices computed on Dask: what they are now)
+        import dask
+        done = iter(dask.compute(*[p for p in parts if DASK.is_lazy(p)]))
+        parts = tuple(next(done) if DASK.is_lazy(p) else p for p in parts)
+        key = parts if isinstance(key, tuple) else parts[0]
+    _known_shape(a)
+    xp = array_module(a)
+    shape = tuple(int(n) for n in a.shape)
+    axes = [np.broadcast_to(np.arange(n).reshape((1,) * k + (n,) + (1,) * (len(shape) - k - 1)),
+                            shape)[key] for k, n in enumerate(shape)]
+    flat = np.ravel_multi_index(axes, shape)
+    return xp.reshape(xp.take(xp.ravel(a), flat.reshape(-1), axis=0), flat.shape)
+
+
+def python_round(number, ndigits=None):
+    """Python's ``round(number, ndigits)``; of a Dask array (of one item, as
+    ``np.sum(x)`` is), what the NumPy scalar it holds gives: with ``ndigits``, NumPy's
+    rounding of it, lazily (``da.round``); without, a Python int, which needs its value.
+
+    >>> python_round(np.float64(2.5)), python_round(np.float64(2.567), 1)
+    (2, np.float64(2.6))
+    """
+    if not DASK.is_lazy(number):
+        return builtins.round(number) if ndigits is None else builtins.round(number, ndigits)
+    if number.ndim:  # (NumPy's arrays of one axis or more have no __round__ either)
+        raise TypeError(f"type {type(np.zeros(1)).__name__} doesn't define __round__ "
+                        "method")
+    if ndigits is None:
+        return builtins.round(number.compute()[()])  # (this module's round is np.round's)
+    return array_module(number).round(number, ndigits)
+
+
+def tolist(a):
+    """``a.tolist()``; of a Dask array, its computed values' (Python numbers, in lists as
+    NumPy's ``tolist`` gives them).
+
+    >>> tolist(np.array([[1.0, 2.0]]))
+    [[1.0, 2.0]]
+    """
+    return a.compute().tolist() if DASK.is_lazy(a) else a.tolist()
 
 
 def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A002

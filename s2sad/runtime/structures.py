@@ -88,6 +88,8 @@ def pack_like(x, parts):
 
     >>> pack_like(np.zeros((0, 2)), []).shape, pack_like((), 0.0), pack_like({"a": 1.0}, [2.0])
     ((0, 2), (), 0.0)
+    >>> pack_like(np.zeros(2), np.array([1.0, 2.0]))  # (the adjoint of np.sum(rest))
+    array([1., 2.])
     """
     if isinstance(x, (dict, set, frozenset)):
         return 0.0  # (list(d) of a dict or a set: its keys, which carry no derivative)
@@ -99,6 +101,8 @@ def pack_like(x, parts):
         return list(parts)
     xp = array_module(x)
     if isinstance(x, array_class(xp)):
+        if isinstance(parts, array_class(xp)):  # (one array of them: np.sum(rest)'s)
+            return xp.broadcast_to(parts, x.shape).astype(_float_type(x))
         if not parts:
             return xp.zeros(x.shape, _float_type(x))
         return xp.stack([xp.broadcast_to(_to(xp, p), x.shape[1:])

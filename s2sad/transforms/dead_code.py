@@ -272,7 +272,18 @@ def may_raise(node, kinds: dict, sensitivities=frozenset()) -> bool:
     ...  ("a / float(a * 0.0)", "x / a", "a / 2.0", "a ** -1", "a ** 3", "s_a / a",
     ...   "pow(a, -1)", "divmod(x, a)", "m / a", "a / z")]
     [True, False, False, True, False, False, True, False, False, True]
+
+    So is ``float(v)`` (``int``, ``complex``) of a value that may be an array of one axis
+    or more (NumPy raises TypeError: only 0-dimensional arrays are converted):
+
+    >>> [may_raise(gast.parse(text).body[0].value, kinds, set()) for text in
+    ...  ("float(x)", "float(a)", "float(m)", "int(x[0])", "float(2.0 * a)")]
+    [True, False, False, True, False]
     """
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+            node.func.id in ("float", "int", "complex") and node.func.id not in kinds and \
+            len(node.args) == 1 and not node.keywords:  # (of an array of one axis or more:
+        return _maybe_array(node.args[0], kinds)    # NumPy raises TypeError)
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
             node.func.id in ("pow", "divmod") and node.func.id not in kinds and \
             len(node.args) == 2 and not node.keywords:  # (Python's own: the same operations)
@@ -298,6 +309,19 @@ def may_raise(node, kinds: dict, sensitivities=frozenset()) -> bool:
             return isinstance(part.op, gast.MatMult) or array(part.left) or array(part.right)
         return isinstance(part, gast.UnaryOp) and array(part.operand)
     return not (array(node.left) or array(node.right))
+
+
+def _maybe_array(node, kinds: dict) -> bool:
+    """May ``node`` be a NumPy array of one axis or more (what ``float()`` refuses)?"""
+    if isinstance(node, gast.Constant):
+        return False
+    if isinstance(node, gast.Name):
+        kind = kinds.get(node.id)
+        return kind is None or kind.tag in ("array", "numeric", "any") and kind.ndim != 0
+    if isinstance(node, (gast.BinOp, gast.UnaryOp)):
+        return any(_maybe_array(part, kinds) for part in gast.iter_child_nodes(node)
+                   if isinstance(part, gast.expr))
+    return True  # (an index, a call: not known)
 
 
 def _mutates(stmt) -> bool:

@@ -498,7 +498,8 @@ class Desugar(trees.Transformer):
                                             [array] + args, node.keywords), node)
 
     def _item(self, value, node):
-        """``x.item()`` is ``np.ravel(x)[0]``, ``x.item(i)`` is ``np.ravel(x)[i]`` and
+        """``x.item()`` is ``np.reshape(x, (1,))[0]`` (which raises, as ``item`` does, where
+        ``x`` holds more than one element), ``x.item(i)`` is ``np.ravel(x)[i]`` and
         ``x.item(i, j)`` is ``x[i, j]``: the element (a NumPy scalar rather than a Python
         one, the same value), differentiable as the identity."""
         args = list(node.args)
@@ -506,9 +507,13 @@ class Desugar(trees.Transformer):
             index = args[0]
         elif len(args) > 1:
             index = gast.Tuple(args, gast.Load())
-        else:
+        elif args:
             value = gast.Call(self._np("ravel", node), [value], [])
-            index = args[0] if args else gast.Constant(0, None)
+            index = args[0]
+        else:  # (one element, or NumPy's ValueError)
+            value = gast.Call(self._np("reshape", node), [value, gast.Tuple(
+                [gast.Constant(1, None)], gast.Load())], [])
+            index = gast.Constant(0, None)
         return gast.copy_location(gast.Subscript(value, index, gast.Load()), node)
 
     def visit_Attribute(self, node):

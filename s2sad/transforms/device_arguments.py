@@ -50,7 +50,7 @@ class DeviceArguments(trees.Transformer):
     return arrays of the module of their inputs."""
 
     def __init__(self, kinds: dict, namespace: dict, module: str, helpers=frozenset()):
-        self.kinds = kinds
+        self.kinds = dict(kinds)  # (its own: _listed adds to it)
         self.namespace = namespace
         self.module = module
         self.helpers = set(helpers)
@@ -66,7 +66,36 @@ class DeviceArguments(trees.Transformer):
             for name, value in assigns:
                 if self._on_device(value):
                     self.device.add(name)
+        self._listed(assigns)
         return self.generic_visit(node)
+
+    def _listed(self, assigns) -> None:
+        """Note the kinds of ``t = x.tolist()`` (numbers in lists) and, of an ``x`` of one
+        axis, of ``v = t[2]`` (a number) and ``w = v * v``, each bound once: the kinds
+        know a list of numbers whose length they do not know as a list of unknown items."""
+        once = {}
+        for name, value in assigns:
+            once[name] = value if name not in once else None
+        listed = {}
+        for name, value in once.items():
+            if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                    value.func.attr == "tolist" and not value.args and not value.keywords \
+                    and isinstance(value.func.value, gast.Name):
+                kind = self.kinds.get(value.func.value.id, ANY)
+                if kind.tag == "array" and kind.ndim:
+                    listed[name] = kind.ndim
+                    self.kinds[name] = Kind("list", items=(_NUMBER,))  # (one stands for all)
+        for name, value in once.items():
+            if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
+                    listed.get(value.value.id) == 1 and isinstance(value.slice, gast.Constant) \
+                    and type(value.slice.value) is int:
+                self.kinds[name] = _NUMBER
+        if listed:  # (arithmetic of those numbers: numbers)
+            for name, value in once.items():
+                if isinstance(value, (gast.BinOp, gast.UnaryOp)) and \
+                        self.kinds.get(name, ANY).tag in ("any", "numeric") and \
+                        self._kind(value).tag == "scalar":
+                    self.kinds[name] = _NUMBER
 
     def _on_device(self, value) -> bool:
         """Is ``value`` an array of the array module (what its functions return, and
@@ -141,6 +170,9 @@ class DeviceArguments(trees.Transformer):
                 return Kind("scalar", "()", 0)
             return combine(parts) if all(p.numeric for p in parts) else ANY
         return ANY
+
+
+_NUMBER = Kind("scalar", "()", 0)
 
 
 def _sequence_of_numbers(kind: Kind) -> bool:

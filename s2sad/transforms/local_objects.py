@@ -62,6 +62,7 @@ import textwrap
 import gast
 
 from .. import trees
+from ..errors import UnsupportedSyntaxError
 from .class_forms import (_ABSENT, AttributesByName, Constructors, NamedItems, ObjectLoops,
                           Replaced, _constructor, _data, _is_super_init, _name, _params,
                           held_objects_inlined, self_calls_hoisted, super_init_inlined)
@@ -196,6 +197,8 @@ def class_methods(cls) -> dict | None:
     ``__init__`` may call ``super().__init__(...)`` as a statement of its own."""
     if not isinstance(cls, type) or type(cls) is not type or len(cls.__bases__) != 1:
         return None
+    if "__del__" in vars(cls):  # (Python runs it when the object goes: written as its
+        return None             # attributes, no object goes)
     if cls.__bases__ == (object,):
         return _own_methods(cls)
     base = cls.__bases__[0]
@@ -1106,6 +1109,15 @@ def _objects_as_variables(fdef, source, helper=None):
             continue
         if not isinstance(value, type):
             continue
+        finalizer = next((c for c in value.__mro__ if "__del__" in vars(c)), None)
+        if finalizer is not None and inspect.isfunction(vars(finalizer)["__del__"]):
+            raise source.error(
+                UnsupportedSyntaxError, f"an object of {value.__name__} made in the function, "
+                f"whose class has a __del__ ({finalizer.__qualname__}.__del__): Python runs "
+                "it when the object goes, and s2sad does not follow when that is", node,
+                hint=f"Make the {value.__name__} outside the function and pass it in, or "
+                "give its class a method that does the work of __del__, called where the "
+                "work is to be done.")
         methods = class_methods(value)
         if methods is None:
             continue

@@ -278,7 +278,8 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
             receiver = [func.value] if isinstance(func, gast.Attribute) else []
             if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                     func.value.id in local_names and \
-                    not any(hasattr(kind, func.attr) for kind in _DIFFERENTIATED):
+                    not any(callable(getattr(kind, func.attr, None))  # (NumPy 2.2's
+                            for kind in _DIFFERENTIATED):  # ndarray.ptp: an attribute that raises)
                 held = _user_class_with(func.attr, source, func.value)
                 if held is not None:  # ((a + b).norm(), a and b of the user's class)
                     return Op("unknown", receiver + list(value.args) +
@@ -295,6 +296,19 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
                     "Check the method's name (an array has .transpose(), .sum(), "
                     ".reshape()...); a method of an object of your class is inlined where the "
                     "object is an argument or a module's."))
+            kinds = [kind.__name__ for kind in _DIFFERENTIATED if isinstance(func, gast.Attribute)
+                     and callable(getattr(kind, func.attr, None))]
+            if kinds and isinstance(func.value, gast.Name) and func.value.id in local_names \
+                    and advice.startswith("s2sad inlines"):  # (not a dict's values: their own)
+                module = "np" if kinds[0] in ("ndarray", "generic") else ""  # (x.ptp(): an
+                twin = getattr(np, func.attr, None) if module else None  # array's method)
+                ruled = callable(twin) and registry.lookup(twin) is not None
+                advice = (f"s2sad has no rule for the method {kinds[0]}.{func.attr}" +
+                          (f"; NumPy's function has one: write np.{func.attr}("
+                           f"{func.value.id}, ...)" if ruled else "") +
+                          ": compute it with functions s2sad knows, wrap the value in "
+                          "s2sad.stop_gradient() if its gradient should not flow, or "
+                          "register a rule with @s2sad.defvjp.")
             if isinstance(func, gast.Name):  # (the function itself may carry the input:
                 receiver = [func]            # functools.partial(np.power, x), S(x))
             return Op("unknown", receiver + list(value.args) + list(keywords.values()),
