@@ -279,7 +279,7 @@ def _helper_of(build: Build):
 
 def _refuse_chain(source):
     def refuse(target):
-        if isinstance(target.value, gast.Attribute) and target.value.attr == "flat":
+        if trees.flat_item(target):
             array = unparse(target.value.value)
             raise source.syntax_error(  # (y.flat[i] = v, y not known an array: .view_writes)
                 f"assignment into {array}.flat, as {array!r} is not an array made here by "

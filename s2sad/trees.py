@@ -342,6 +342,19 @@ def signed_constant(node, kind: type):
     return None
 
 
+def flat_item(node) -> bool:
+    """Is ``node`` an item of an array's flat iterator, ``y.flat[i]``?
+
+    >>> import gast
+    >>> flat_item(gast.parse("y.flat[0] = 1.0").body[0].targets[0])
+    True
+    >>> flat_item(gast.parse("p.w[0] = 1.0").body[0].targets[0])
+    False
+    """
+    return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) and \
+        node.value.attr == "flat"
+
+
 def root_name(node) -> str:
     """The name an item or attribute chain starts from (``a`` of ``a.b[0]``), or ``""``."""
     while type(node) in (gast.Subscript, gast.Attribute):

@@ -1021,7 +1021,7 @@ def objects_as_variables(fdef, source, helper=None):
         for target in targets:
             if isinstance(target, gast.Subscript) and \
                     isinstance(target.value, gast.Attribute) and \
-                    target.value.attr != "flat" and isinstance(target.value.value, gast.Name):
+                    not trees.flat_item(target) and isinstance(target.value.value, gast.Name):
                 shown = gast.unparse(target.value).strip()
                 raise source.syntax_error(
                     f"assignment into {shown}, which changes an object's array or list in "

@@ -270,8 +270,7 @@ class Validate(trees.Visitor):
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             self.visit(target.slice)
             return
-        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Attribute) \
-                and target.value.attr == "flat" and isinstance(target.value.value, gast.Name) \
+        if trees.flat_item(target) and isinstance(target.value.value, gast.Name) \
                 and self.top_level:
             self.visit(target.slice)  # (y.flat[i] = v: .view_writes, on an array)
             return

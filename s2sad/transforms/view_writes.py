@@ -347,9 +347,7 @@ class ViewWrites(trees.Transformer):
         for node in trees.walk(tree):  # (y.flat[i] = e, y not known an array: refused)
             if isinstance(node, (gast.Assign, gast.AugAssign)):
                 for target in node.targets if isinstance(node, gast.Assign) else [node.target]:
-                    if isinstance(target, gast.Subscript) and \
-                            isinstance(target.value, gast.Attribute) and \
-                            target.value.attr == "flat":
+                    if trees.flat_item(target):
                         self.refuse_chain(target)
         return tree
 
@@ -468,8 +466,7 @@ class ViewWrites(trees.Transformer):
 
     def _flat_of(self, node) -> str | None:
         """``y`` for ``y.flat[i]``, ``y`` an array made here or given as one."""
-        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) and \
-                node.value.attr == "flat" and isinstance(node.value.value, gast.Name) and \
+        if trees.flat_item(node) and isinstance(node.value.value, gast.Name) and \
                 (node.value.value.id in self.arrays or node.value.value.id in self.given):
             return node.value.value.id
         return None
