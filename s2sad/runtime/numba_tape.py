@@ -31,6 +31,7 @@ except ImportError:  # (the module imports without numba, for its documentation;
 
 from . import budget
 from .budget import MemoryBudgetError
+from .numba_tanh import tanh_vectorized  # noqa: F401  (a helper of the kernels' too)
 from .shapes import _weak
 
 _FULL = ("the values recorded for the reverse sweep would exceed the memory budget. Raise it "

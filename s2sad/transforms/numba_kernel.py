@@ -477,10 +477,13 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
         kernel, wrapper) \
         if GUARD not in names else None   # (runs of elementwise statements: one loop each)
     plain = fused and fused.plain
+    for each in (kernel, plain) if plain else (kernel,):
+        _vectorized_calls(each, aliases, backend)
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper, *filter(None, [plain])], []))
               if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
-                               *backend.kernel_replaced.values(), "saved_item", "as_index",
+                               *backend.kernel_replaced.values(),
+                               *backend.kernel_vectorized.values(), "saved_item", "as_index",
                                "float_tape", "put_float", "range_last", "tape_value",
                                "push_float", "grow_tape", "matmul_small", "dot_small",
                                "outer_small",
@@ -585,6 +588,29 @@ def _aliases(module) -> dict:
             for alias in stmt.names:
                 found[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
     return found
+
+
+def _vectorized_calls(function, aliases, backend) -> None:
+    """Each call ``np.tanh(x)`` in ``function`` (the kernel, its loops over elements
+    fused) made a call of the backend's version that LLVM vectorizes
+    (``backend.kernel_vectorized``). A call with more arguments (``out``) is left as it is.
+
+    >>> from s2sad.backends.numba_backend import NUMBA
+    >>> fn = ast.parse("def k(x):\n    return np.tanh(x) + np.tanh(x, x)").body[0]
+    >>> _vectorized_calls(fn, {"np": "numpy"}, NUMBA)
+    >>> print(ast.unparse(fn.body[0]))
+    return tanh_vectorized(x) + np.tanh(x, x)
+    """
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+            continue
+        func = node.func
+        full = f"{aliases.get(func.value.id)}.{func.attr}" if isinstance(func, ast.Attribute) \
+            and isinstance(func.value, ast.Name) else \
+            aliases.get(func.id) if isinstance(func, ast.Name) else None
+        replaced = backend.kernel_vectorized.get(tuple((full or "").rsplit(".", 1)))
+        if replaced is not None:
+            node.func = ast.Name(replaced, ast.Load())
 
 
 def _kernel_lines(kernel, text) -> list:
