@@ -135,6 +135,17 @@ def tanh_vectorized(x):
     return np.tanh(x)
 
 
+def tanh_in_place(x):
+    """:func:`tanh_vectorized` of ``x``, a new array (an operator's result: the kernel
+    calls it on ``a + b`` only), written into ``x`` itself where it is a float64 array:
+    one array less made a call.
+
+    >>> tanh_in_place(np.array([0.0, 1.0]) + 0.0)
+    array([0.        , 0.76159416])
+    """
+    return tanh_vectorized(x)
+
+
 def _tanh_line(x):
     out = np.empty(x.shape[0])
     for i in range(x.shape[0]):
@@ -150,7 +161,14 @@ def _tanh_loop(x):
     return out
 
 
+def _tanh_into(x):
+    for i in range(x.shape[0]):
+        x[i] = _tanh_numba(x[i])
+    return x
+
+
 if types is not None:
+    _tanh_into_numba = njit(_tanh_into, error_model="numpy")
     _tanh_line_numba = njit(_tanh_line, error_model="numpy")
     _tanh_loop_numba = njit(_tanh_loop, error_model="numpy")
 
@@ -162,3 +180,11 @@ def _tanh_vectorized(x):
             return lambda x: _tanh_line_numba(x)
         return lambda x: _tanh_loop_numba(x)
     return lambda x: np.tanh(x)
+
+
+@overload(tanh_in_place)
+def _tanh_in_place(x):
+    if isinstance(x, types.Array) and x.dtype == types.float64 and x.ndim == 1 and \
+            x.layout == "C" and x.mutable:
+        return lambda x: _tanh_into_numba(x)
+    return lambda x: tanh_vectorized(x)
