@@ -7,7 +7,7 @@ NumPy's float numbers returned as NumPy's, float32 kept where NumPy keeps it.
 - A float64 number the NumPy target returns as ``np.float64`` (``np.sum``, an item of an
   array) comes back as one; a Python float stays one.
 - ``1.0 + x * x`` of a float32 array is float32, as NumPy computes it (NEP 50): the
-  kernel writes the constant ``weak(1.0)``.
+  kernel writes the constant ``weak(1.0, x)``.
 
 Every gradient is checked against the NumPy target and central differences in float64.
 Skipped without numba.
@@ -198,13 +198,29 @@ def test_weak_constants_take_the_other_operand_s_float_type():
     from s2sad.runtime.numba_weak import weak
 
     @numba.njit
-    def compiled(x):
-        return (weak(1.0) + x * x, x * weak(0.1), weak(0.5) ** x, x / weak(3.0),
-                -weak(3.0) * x)
+    def compiled(x, y):
+        return (weak(1.0, x) + x * x, x * weak(0.1, x), weak(0.5, x) ** x, x / weak(3.0, x),
+                weak(-3.0, x) * x, weak(0.1, x, y) * (x * y))
 
     for dtype in (np.float32, np.float64):
         x = np.linspace(0.1, 1.0, 3, dtype=dtype)
-        for got, want in zip(compiled(x), (1.0 + x * x, x * 0.1, 0.5 ** x, x / 3.0,
-                                           -3.0 * x), strict=True):
-            assert got.dtype == want.dtype == dtype
-            np.testing.assert_array_equal(got, want)
+        for y in (x, np.ones(3)):   # (beside float64 too: 0.1 exactly, no float32 made)
+            want = (1.0 + x * x, x * 0.1, 0.5 ** x, x / 3.0, -3.0 * x, 0.1 * (x * y))
+            for got, one in zip(compiled(x, y), want, strict=True):
+                assert got.dtype == one.dtype
+                np.testing.assert_array_equal(got, one)
+
+
+def test_a_constant_beside_another_operand_is_left_as_numba_takes_it():
+    def mixed(x):
+        return np.sum(0.1 * np.zeros(x.shape[0]) + x * x)
+
+    source = s2sad.grad(mixed, target="numba").source_for(np.ones(3))
+    assert "0.1 * np.zeros" in source   # (not weak: np.zeros makes float64)
+    for dtype in (np.float32, np.float64):
+        x = np.linspace(0.1, 1.0, 3, dtype=dtype)
+        value, grad = s2sad.value_and_grad(mixed, target="numba")(x)
+        want_value, want_grad = s2sad.value_and_grad(mixed)(x)
+        assert _types(value) == _types(want_value) and grad.dtype == want_grad.dtype
+        np.testing.assert_allclose(value, want_value, rtol=1e-6)
+        np.testing.assert_allclose(grad, 2 * x.astype(float), rtol=1e-6)

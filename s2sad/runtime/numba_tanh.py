@@ -21,8 +21,8 @@ Other arrays (float32, integers, complex) and numbers go to numba's ``np.tanh``.
 
 >>> import numpy as np
 >>> x = np.array([-np.inf, -1.5, -0.0, 1e-310, 0.3, 0.7, 19.0, 25.0, np.nan])
->>> got = tanh_vectorized(x)
->>> bool(np.all(np.abs(got - np.tanh(x)) <= np.spacing(np.abs(np.tanh(x)))) and
+>>> got, want = tanh_vectorized(x), np.tanh(x)
+>>> bool(np.all(np.abs(got - want)[:-1] <= np.spacing(np.abs(want[:-1]))) and
 ...      np.isnan(got[-1]) and np.signbit(got[2]))
 True
 """

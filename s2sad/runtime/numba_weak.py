@@ -2,110 +2,55 @@
 
 NumPy computes ``1.0 + x * x`` of a float32 array in float32: a Python float is "weak",
 cast to the other operand's float type. numba types ``1.0`` as a float64 and computes the
-sum in float64. The numba target writes each float constant that is an operand of an
-arithmetic operator as ``weak(1.0)``: a float64 of a type of its own, ``WeakFloat``,
-whose operators cast it to the other operand's type where that is float32 or complex64
-(an array or a number), and take it as the float64 it is for every other operand.
+sum in float64. The numba target writes such a constant ``weak(1.0, x)``, naming the
+values the other operand is made of (``x * x``: ``x``), where that operand is made of
+them by arithmetic and NumPy's functions that keep a float type only
+(``s2sad.transforms.numba_kernel._weak_constants``): NumPy's result then has their float
+type. ``weak`` gives the constant in float32 (complex64) where every such value is one,
+an array or a number, and as it is otherwise. It is inlined: a float64 kernel's
+expressions stay what numba fuses into one loop.
 
->>> weak(1.5)   # (in Python: the number itself; NumPy's operators take it weakly)
+>>> weak(1.5, 2.0)   # (in Python: the number itself; NumPy's operators take it weakly)
 1.5
 """
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 try:
-    from llvmlite import ir
     from numba import types
-    from numba.extending import models
-    from numba.extending import intrinsic, overload, register_model
+    from numba.extending import overload
 except ImportError:  # (the module imports without numba, for its documentation)
     types = None
 
-OPERATORS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
-             operator.mod, operator.pow)
+    def overload(function, **options):
+        return lambda implementation: implementation
 
 
-def weak(value):
-    """``value``, a Python float constant, as NumPy's operators take it (the module's
-    docstring): in Python the number itself."""
+def weak(value, a=None, b=None, c=None, d=None):
+    """``value``, a Python float constant, in the float type NumPy gives it beside an
+    operand made of the values ``a`` to ``d`` (the module's docstring): in Python the
+    number itself."""
     return value
 
 
-if types is not None:
-    class WeakFloat(types.Type):
-        """numba's type of ``weak(c)``: a float64, cast by an operator to the other
-        operand's float32 or complex64."""
+def _narrow_type(made_of):
+    """The NumPy scalar type a weak float takes beside values of numba's types
+    ``made_of``: float32 (complex64) where each is one, an array or a number; else None."""
+    dtypes = {t.dtype if isinstance(t, types.Array) else t for t in made_of}
+    if dtypes == {types.float32}:
+        return np.float32
+    if dtypes == {types.complex64} or dtypes == {types.complex64, types.float32}:
+        return np.complex64
+    return None
 
-        def __init__(self):
-            super().__init__(name="WeakFloat")
 
-    WEAK = WeakFloat()
-
-    @register_model(WeakFloat)
-    class _WeakModel(models.PrimitiveModel):
-        def __init__(self, dmm, fe_type):
-            super().__init__(dmm, fe_type, ir.DoubleType())
-
-    @intrinsic
-    def _weak(typingctx, value):
-        if not isinstance(value, types.Float):
-            return None
-
-        def codegen(context, builder, signature, args):
-            return context.cast(builder, args[0], signature.args[0], types.float64)
-        return WEAK(value), codegen
-
-    @intrinsic
-    def _strong(typingctx, value):
-        if not isinstance(value, WeakFloat):
-            return None
-
-        def codegen(context, builder, signature, args):
-            return args[0]
-        return types.float64(value), codegen
-
-    @overload(weak)
-    def _weak_numba(value):
-        if isinstance(value, types.Float):
-            return lambda value: _weak(value)
-        return lambda value: value   # (an integer: as numba takes it)
-
-    def _narrow(other):
-        """The NumPy scalar type a weak float takes beside numba's type ``other``, or
-        None where it stays a float64."""
-        dtype = other.dtype if isinstance(other, types.Array) else other
-        if dtype == types.float32:
-            return np.float32
-        if dtype == types.complex64:
-            return np.complex64
-        return None
-
-    def _overload_operator(op):
-        @overload(op)
-        def _weak_operator(a, b):
-            if isinstance(a, WeakFloat) and not isinstance(b, WeakFloat):
-                cast = _narrow(b)
-                if cast is None:
-                    return lambda a, b: op(_strong(a), b)
-                return lambda a, b: op(cast(_strong(a)), b)
-            if isinstance(b, WeakFloat) and not isinstance(a, WeakFloat):
-                cast = _narrow(a)
-                if cast is None:
-                    return lambda a, b: op(a, _strong(b))
-                return lambda a, b: op(a, cast(_strong(b)))
-            if isinstance(a, WeakFloat) and isinstance(b, WeakFloat):
-                return lambda a, b: op(_strong(a), _strong(b))
-            return None
-
-    for _op in OPERATORS:
-        _overload_operator(_op)
-
-    @overload(operator.neg)
-    def _weak_negative(a):
-        if isinstance(a, WeakFloat):
-            return lambda a: _weak(-_strong(a))
-        return None
+@overload(weak, inline="always")   # (no call: numba still fuses the expression around it)
+def _weak(value, a=None, b=None, c=None, d=None):
+    made_of = [t for t in (a, b, c, d) if t is not None and
+               not isinstance(t, (types.Omitted, types.NoneType))]
+    cast = _narrow_type(made_of) if made_of else None
+    if cast is None or not isinstance(value, (types.Float, types.Integer)):
+        return lambda value, a=None, b=None, c=None, d=None: value
+    return lambda value, a=None, b=None, c=None, d=None: cast(value)

@@ -482,7 +482,9 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4,
     plain = fused and fused.plain
     for each in (kernel, plain) if plain else (kernel,):
         _vectorized_calls(each, aliases, backend)
-    _weak_constants(plain or kernel)   # (the fused loop's are float64's: no need)
+    _weak_constants(plain or kernel, next(  # (the fused loop's are float64's: no need)
+        (k for k, v in aliases.items() if v == backend.module), None),
+        backend.fused_unary | {"sum", "prod"})   # (a whole array's sum: its dtype's number)
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper, *filter(None, [plain])], []))
               if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
@@ -602,11 +604,11 @@ def _vectorized_calls(function, aliases, backend) -> None:
     (``backend.kernel_vectorized``). A call with more arguments (``out``) is left as it is.
 
     >>> from s2sad.backends.numba_backend import NUMBA
-    >>> fn = ast.parse("def k(x):\n    return np.tanh(x) + np.tanh(x, x)").body[0]
+    >>> fn = ast.parse("def k(x):\\n    return np.tanh(x) + np.tanh(x, x)").body[0]
     >>> _vectorized_calls(fn, {"np": "numpy"}, NUMBA)
     >>> print(ast.unparse(fn.body[0]))
     return tanh_vectorized(x) + np.tanh(x, x)
-    >>> fn = ast.parse("def k(x):\n    return np.tanh(x + 1.0)").body[0]
+    >>> fn = ast.parse("def k(x):\\n    return np.tanh(x + 1.0)").body[0]
     >>> _vectorized_calls(fn, {"np": "numpy"}, NUMBA)
     >>> print(ast.unparse(fn.body[0]))
     return tanh_in_place(x + 1.0)
@@ -623,29 +625,64 @@ def _vectorized_calls(function, aliases, backend) -> None:
             node.func = ast.Name(replaced[isinstance(node.args[0], ast.BinOp)], ast.Load())
 
 
-def _weak_constants(function) -> None:
+def _weak_constants(function, numpy, keeping) -> None:
     """Each float constant of ``function`` that is an operand of an arithmetic operator,
-    beside a value that is not a constant, written ``weak(c)``: NumPy casts a Python float
-    to a float32 operand's type (NEP 50), numba's float64 constant would make the result
-    float64 (s2sad.runtime.numba_weak).
+    beside an operand made of named values by arithmetic and NumPy's functions
+    ``keeping`` a float type (``numpy``: the name NumPy is bound to), written
+    ``weak(c, *names)``: NumPy casts a Python float to a float32 operand's type (NEP 50),
+    where numba's float64 constant would make the result float64
+    (s2sad.runtime.numba_weak). Beside another operand (``np.zeros(n)``, a Python
+    float's name) it is left as numba takes it.
 
-    >>> fn = ast.parse("def k(x):\n    return 1.0 + x * x - 2.0 * 3.0 + -0.5 * x").body[0]
-    >>> _weak_constants(fn)
+    >>> fn = ast.parse("def k(x, n):\\n    return 1.0 + x * x - 2.0 * 3.0 + -0.5 * np.exp(x[0]) "
+    ...                "+ 0.5 * np.zeros(n)").body[0]
+    >>> _weak_constants(fn, "np", frozenset({"exp"}))
     >>> print(ast.unparse(fn.body[0]))
-    return weak(1.0) + x * x - 2.0 * 3.0 + weak(-0.5) * x
+    return weak(1.0, x) + x * x - 2.0 * 3.0 + weak(-0.5, x) * np.exp(x[0]) + 0.5 * np.zeros(n)
     """
     def constant(node) -> bool:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             node = node.operand
         return isinstance(node, ast.Constant) and type(node.value) is float
 
+    def made_of(node):   # (the names, or None where the operand is made otherwise)
+        if isinstance(node, ast.Name):
+            return [node.id]
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            return [node.value.id]
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return []
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return made_of(node.operand)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult,
+                                                                 ast.Div, ast.Pow)):
+            left, right = made_of(node.left), made_of(node.right)
+            return None if left is None or right is None else left + right
+        if isinstance(node, ast.Call) and not node.keywords:
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "weak":
+                return []
+            kept = isinstance(func, ast.Name) and func.id in ("tanh_vectorized",
+                                                               "tanh_in_place") or \
+                isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                func.value.id == numpy and func.attr in keeping
+            if kept and len(node.args) == 1:
+                return made_of(node.args[0])
+        return None
+
     for node in ast.walk(function):
-        if isinstance(node, ast.BinOp) and constant(node.left) != constant(node.right):
-            side = "left" if constant(node.left) else "right"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (
+                ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)) and \
+                constant(node.left) != constant(node.right):
+            side, other = ("left", node.right) if constant(node.left) else ("right", node.left)
+            names = list(dict.fromkeys(made_of(other) or ()))
+            if not names or len(names) > 4:   # (weak takes four)
+                continue
             value = getattr(node, side)
             if isinstance(value, ast.UnaryOp):
                 value = ast.Constant(-value.operand.value)
-            setattr(node, side, ast.Call(ast.Name("weak", ast.Load()), [value], []))
+            setattr(node, side, ast.Call(ast.Name("weak", ast.Load()), [value, *(
+                ast.Name(n, ast.Load()) for n in names)], []))
 
 
 def _kernel_lines(kernel, text) -> list:
