@@ -346,7 +346,11 @@ def main(argv=None) -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, few repetitions")
     from .run import PINNED   # (JAX on one thread, as benchmarks.run pins it)
     os.environ.setdefault("XLA_FLAGS", PINNED["XLA_FLAGS"])
-    print(table(run(parser.parse_args(argv).quick)))
+    started = os.getloadavg()[0]   # (the load: other processes' work slows the columns)
+    rows = run(parser.parse_args(argv).quick)
+    print(table(rows))
+    print(f"\nLoad average (1 min): {started:.2f} at the start, {os.getloadavg()[0]:.2f} at "
+          f"the end, on {os.cpu_count()} CPUs.")
 
 
 if __name__ == "__main__":

@@ -1139,8 +1139,21 @@ def build_gradient(func, wrt: list[str], arg_descriptors=None,
     if backend is not None and backend.compiler:
         return numba_kernel.lower(compiled, source, backend,
                                   dict(zip(parameters(source.tree), arg_descriptors)),
-                                  _real_floats(build, manager))
+                                  _real_floats(build, manager), _numpy_numbers(build, manager))
     return compiled
+
+
+def _numpy_numbers(build: Build, manager) -> frozenset:
+    """The names the function returns that hold a NumPy float (``np.sum(x)``, ``x[0]``),
+    not a Python one: the numba target returns them as NumPy's (numba boxes a float64 as
+    a Python float)."""
+    from .transforms.dtypes import dtype_kinds
+    found = manager.analysis(build, kinds)
+    dtypes = dtype_kinds(build.tree, build.source, manager.analysis(build, local_names))
+    returned = {n.id for r in trees.walk(build.tree) if isinstance(r, gast.Return) and
+                r.value is not None for n in trees.walk(r.value) if isinstance(n, gast.Name)}
+    return frozenset(n for n in returned if found.get(n, ANY).tag == "scalar" and
+                     found[n].py is None and dtypes.get(n) == ("f", "a"))
 
 
 def _real_floats(build: Build, manager) -> tuple:

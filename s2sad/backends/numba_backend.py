@@ -76,6 +76,11 @@ class NumbaBackend(Backend):
     # BLAS call: its fixed cost is most of an 8x8 product's time), numba's beyond
     kernel_small_products = MappingProxyType({("numpy", "dot"): "dot_small",
                                               ("numpy", "outer"): "outer_small"})
+    # NumPy's functions the kernel computes by arithmetic LLVM vectorizes, for float64
+    # arrays (numba's call the C library once an element): s2sad.runtime.numba_tanh; the
+    # version for any argument, and the one for an operator's new array (into it)
+    kernel_vectorized = MappingProxyType({("numpy", "tanh"): ("tanh_vectorized",
+                                                              "tanh_in_place")})
     # math's functions whose domain Python checks (ValueError) where numba gives NaN: the
     # name -> the numba version that raises as Python does (math.log with a base: refused)
     kernel_checked = MappingProxyType({("math", name): f"checked_{name}" for name in (

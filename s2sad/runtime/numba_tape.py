@@ -31,10 +31,25 @@ except ImportError:  # (the module imports without numba, for its documentation;
 
 from . import budget
 from .budget import MemoryBudgetError
+from .numba_tanh import tanh_in_place, tanh_vectorized  # noqa: F401  (the kernels' too)
+from .numba_weak import weak  # noqa: F401
 from .shapes import _weak
 
 _FULL = ("the values recorded for the reverse sweep would exceed the memory budget. Raise it "
          "with s2sad.set_memory_budget(nbytes), record less, or check that the loop ends.")
+
+
+def as_numpy_number(value):
+    """A float64 (complex128) number a kernel returned, which numba boxes as Python's, as
+    NumPy's (``np.float64``), where the NumPy target's code returns NumPy's; any other
+    value as it is. The wrapper calls it, in Python.
+
+    >>> type(as_numpy_number(1.5)).__name__, type(as_numpy_number(np.float32(1.5))).__name__
+    ('float64', 'float32')
+    """
+    kind = type(value)
+    return np.float64(value) if kind is float else np.complex128(value) if kind is complex \
+        else value
 
 
 def memory_budget() -> int:

@@ -450,13 +450,16 @@ class Kernel:
     fused: bool = False
 
 
-def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
+def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4,
+          numpy_numbers=frozenset()):
     """``compiled`` (a generated gradient) as a kernel numba compiles and its wrapper, or
     an ``UnsupportedSyntaxError`` at the user's line of the first generated statement the
     kernel cannot hold. ``kinds``: each argument's kind, by name; ``floats``: the names
     the pipeline's kinds say hold real floating numbers, arrays and 1-d arrays of them, and
     integers (their tapes, arrays of floats: :meth:`_Lowering.array_tapes`; the items of a
-    vector never read back, not saved: :meth:`_Lowering.unread_items`)."""
+    vector never read back, not saved: :meth:`_Lowering.unread_items`); ``numpy_numbers``:
+    the returned names that hold NumPy's floats, which the wrapper returns as NumPy's
+    (``as_numpy_number``: numba boxes a float64 as a Python float)."""
     module = ast.parse(compiled.text)
     fn = next(s for s in module.body if isinstance(s, ast.FunctionDef) and
               s.name == compiled.name)
@@ -468,7 +471,7 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
              {a.arg for a in fn.args.args}) - set(aliases)  # (its variables, before lowering)
     try:
         kernel, wrapper = _Lowering(fn, aliases, set(compiled.live), backend, kinds or {},
-                                    floats).run()
+                                    floats, numpy_numbers).run()
     except _Refused as refused:
         node, stmt, what, hint = refused.args
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
@@ -477,16 +480,24 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4):
         kernel, wrapper) \
         if GUARD not in names else None   # (runs of elementwise statements: one loop each)
     plain = fused and fused.plain
+    for each in (kernel, plain) if plain else (kernel,):
+        _vectorized_calls(each, aliases, backend)
+    _weak_constants(plain or kernel, next(  # (the fused loop's are float64's: no need)
+        (k for k, v in aliases.items() if v == backend.module), None),
+        backend.fused_unary | {"sum", "prod"})   # (a whole array's sum: its dtype's number)
     called = {n.id for n in ast.walk(ast.Module([kernel, wrapper, *filter(None, [plain])], []))
               if isinstance(n, ast.Name)}
     helpers = sorted(called & {*backend.kernel_helpers.values(), *backend.kernel_checked.values(),
-                               *backend.kernel_replaced.values(), "saved_item", "as_index",
+                               *backend.kernel_replaced.values(),
+                               *(n for pair in backend.kernel_vectorized.values()
+                                 for n in pair), "saved_item", "as_index",
                                "float_tape", "put_float", "range_last", "tape_value",
                                "push_float", "grow_tape", "matmul_small", "dot_small",
                                "outer_small",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length", "row_tape", "put_row", "row_of",
-                               "new_shape", "shape_places", "put_place", "add_outer"})
+                               "new_shape", "shape_places", "put_place", "add_outer",
+                               "as_numpy_number", "weak"})
     clash = sorted(set(helpers) & names)
     if clash:
         raise _located(source, source.tree.lineno, f"a variable named {clash[0]}",
@@ -587,6 +598,93 @@ def _aliases(module) -> dict:
     return found
 
 
+def _vectorized_calls(function, aliases, backend) -> None:
+    """Each call ``np.tanh(x)`` in ``function`` (the kernel, its loops over elements
+    fused) made a call of the backend's version that LLVM vectorizes
+    (``backend.kernel_vectorized``). A call with more arguments (``out``) is left as it is.
+
+    >>> from s2sad.backends.numba_backend import NUMBA
+    >>> fn = ast.parse("def k(x):\\n    return np.tanh(x) + np.tanh(x, x)").body[0]
+    >>> _vectorized_calls(fn, {"np": "numpy"}, NUMBA)
+    >>> print(ast.unparse(fn.body[0]))
+    return tanh_vectorized(x) + np.tanh(x, x)
+    >>> fn = ast.parse("def k(x):\\n    return np.tanh(x + 1.0)").body[0]
+    >>> _vectorized_calls(fn, {"np": "numpy"}, NUMBA)
+    >>> print(ast.unparse(fn.body[0]))
+    return tanh_in_place(x + 1.0)
+    """
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+            continue
+        func = node.func
+        full = f"{aliases.get(func.value.id)}.{func.attr}" if isinstance(func, ast.Attribute) \
+            and isinstance(func.value, ast.Name) else \
+            aliases.get(func.id) if isinstance(func, ast.Name) else None
+        replaced = backend.kernel_vectorized.get(tuple((full or "").rsplit(".", 1)))
+        if replaced is not None:   # (of an operator's new array: into it, no array made)
+            node.func = ast.Name(replaced[isinstance(node.args[0], ast.BinOp)], ast.Load())
+
+
+def _weak_constants(function, numpy, keeping) -> None:
+    """Each float constant of ``function`` that is an operand of an arithmetic operator,
+    beside an operand made of named values by arithmetic and NumPy's functions
+    ``keeping`` a float type (``numpy``: the name NumPy is bound to), written
+    ``weak(c, *names)``: NumPy casts a Python float to a float32 operand's type (NEP 50),
+    where numba's float64 constant would make the result float64
+    (s2sad.runtime.numba_weak). Beside another operand (``np.zeros(n)``, a Python
+    float's name) it is left as numba takes it.
+
+    >>> fn = ast.parse("def k(x, n):\\n    return 1.0 + x * x - 2.0 * 3.0 + -0.5 * np.exp(x[0]) "
+    ...                "+ 0.5 * np.zeros(n)").body[0]
+    >>> _weak_constants(fn, "np", frozenset({"exp"}))
+    >>> print(ast.unparse(fn.body[0]))
+    return weak(1.0, x) + x * x - 2.0 * 3.0 + weak(-0.5, x) * np.exp(x[0]) + 0.5 * np.zeros(n)
+    """
+    def constant(node) -> bool:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            node = node.operand
+        return isinstance(node, ast.Constant) and type(node.value) is float
+
+    def made_of(node):   # (the names, or None where the operand is made otherwise)
+        if isinstance(node, ast.Name):
+            return [node.id]
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            return [node.value.id]
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return []
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return made_of(node.operand)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult,
+                                                                 ast.Div, ast.Pow)):
+            left, right = made_of(node.left), made_of(node.right)
+            return None if left is None or right is None else left + right
+        if isinstance(node, ast.Call) and not node.keywords:
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "weak":
+                return []
+            kept = isinstance(func, ast.Name) and func.id in ("tanh_vectorized",
+                                                               "tanh_in_place") or \
+                isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                func.value.id == numpy and func.attr in keeping
+            if kept and len(node.args) == 1:
+                return made_of(node.args[0])
+        return None
+
+    for node in ast.walk(function):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (
+                ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)) and \
+                constant(node.left) != constant(node.right):
+            side, other = ("left", node.right) if constant(node.left) else ("right", node.left)
+            names = list(dict.fromkeys(made_of(other) or ()))
+            if not names or len(names) > 4:   # (weak takes four)
+                continue
+            value = getattr(node, side)
+            if isinstance(value, ast.UnaryOp):
+                value = ast.Constant(-value.operand.value)
+            setattr(node, side, ast.Call(ast.Name("weak", ast.Load()), [value, *(
+                ast.Name(n, ast.Load()) for n in names)], []))
+
+
 def _kernel_lines(kernel, text) -> list:
     parsed = next(s for s in ast.parse(text).body if isinstance(s, ast.FunctionDef) and
                   s.name == kernel.name)
@@ -597,8 +695,10 @@ def _kernel_lines(kernel, text) -> list:
 class _Lowering:
     """One generated function made a kernel and a wrapper (see the module's docstring)."""
 
-    def __init__(self, fn, aliases, live, backend, kinds, floats=(frozenset(),) * 4):
+    def __init__(self, fn, aliases, live, backend, kinds, floats=(frozenset(),) * 4,
+                 numpy_numbers=frozenset()):
         self.fn, self.aliases, self.live, self.backend = fn, aliases, live, backend
+        self.numpy_numbers = numpy_numbers
         self.kinds = kinds
         self.real_scalars, self.real_arrays, self.real_vectors, self.integers = floats
         self.unread = set()  # the tapes of items the reverse sweep never reads: left out
@@ -674,6 +774,7 @@ class _Lowering:
         self.own = _own_arrays(kernel_body, self.zeros, self.kinds)
         hoisted, names = [], []
         shaped = self.shape(ret.value, ret, hoisted, names)
+        shaped = self.numpy_number(shaped)
         kernel_body += hoisted
         kernel_body.append(ast.Return(ast.Name(names[0], ast.Load()) if len(names) == 1 else
                                       ast.Tuple([ast.Name(n, ast.Load()) for n in names],
@@ -695,6 +796,18 @@ class _Lowering:
         for stmt in (kernel, wrapper):
             stmt.lineno = 1
         return kernel, wrapper
+
+    def numpy_number(self, shaped):
+        """The wrapper's result ``shaped`` with each returned NumPy float (a name of
+        ``numpy_numbers``, alone or an item of the tuple) given as NumPy's."""
+        def made(node):
+            if isinstance(node, ast.Name) and node.id in self.numpy_numbers:
+                return ast.Call(ast.Name("as_numpy_number", ast.Load()), [node], [])
+            return node
+        if isinstance(shaped, ast.Tuple):
+            shaped.elts = [made(e) for e in shaped.elts]
+            return shaped
+        return made(shaped)
 
     def float_tapes(self, body) -> set:
         """The lists indexed by a loop's counter (``p_saved = [None] * n``) that save one
