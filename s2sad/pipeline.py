@@ -285,7 +285,10 @@ def _refuse_chain(source):
                 f"assignment into {array}.flat, as {array!r} is not an array made here by "
                 "NumPy nor an argument given as an array", target,
                 f"Write a new value: `t = {array}.flatten()`, `t[...] = v`, then "
-                f"`{array} = t.reshape({array}.shape)`.")
+                f"`{array} = t.reshape({array}.shape)`." if isinstance(target.value.value,
+                                                                     gast.Name) else
+                f"Write a new value: `t = {array}.flatten()`, `t[...] = v`, then use "
+                f"`t.reshape({array}.shape)` in place of `{array}`.")
         if isinstance(target.value, gast.Attribute):  # (y.T[0] = v, y not an array made here)
             raise source.syntax_error(
                 f"assignment into {unparse(target.value)}, which changes an object's array "

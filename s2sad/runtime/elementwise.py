@@ -60,13 +60,17 @@ def check_real_power(x, y, varying: bool = False) -> None:
 
 def check_distinct(values: tuple, construct: str, hint: str) -> None:
     """Refuse, at run time, a deep copy of an object that s2sad wrote attribute by
-    attribute (``copy.deepcopy(p)`` as ``copy.deepcopy(p__w)``, ...) where two
-    attributes hold one object (an array, a list): Python's copy holds one new object
-    there, twice; the attributes' copies would be two.
+    attribute (``copy.deepcopy(p)`` as ``copy.deepcopy(p__w)``, ...) where one object
+    (an array, a list) is held twice, by two attributes or by two slots of one: Python's
+    copy holds one new object there, twice; s2sad follows each slot of the copy alone.
 
     >>> y = np.ones(2)
     >>> check_distinct((y, y * 2.0, 1.0, 1.0), "copy.deepcopy(p)", "Copy it yourself.")
     >>> check_distinct((y, [y]), "copy.deepcopy(p)", "Copy it yourself.")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.UnsupportedSyntaxError: s2sad does not support copy.deepcopy(p): ...
+    >>> check_distinct(([y, y],), "copy.deepcopy(p)", "Copy it yourself.")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     s2sad.errors.UnsupportedSyntaxError: s2sad does not support copy.deepcopy(p): ...
@@ -77,6 +81,10 @@ def check_distinct(values: tuple, construct: str, hint: str) -> None:
         if type(value) in (float, int, complex, bool, str, bytes) or value is None or \
                 isinstance(value, np.generic):
             return  # (immutable: the copy may be the same object)
+        if id(value) in into:
+            raise UnsupportedSyntaxError(
+                f"{construct}: one of its attributes holds one object in two slots, where its "
+                "copy holds one new object twice (s2sad follows each slot alone)", hint=hint)
         into.add(id(value))
         if isinstance(value, (list, tuple, set, frozenset)):
             for item in value:
@@ -93,6 +101,28 @@ def check_distinct(values: tuple, construct: str, hint: str) -> None:
                 raise UnsupportedSyntaxError(
                     f"{construct}: two of its attributes hold one object, which its copy "
                     "holds once (s2sad copies each attribute alone)", hint=hint)
+
+
+def check_flat(value, items, construct: str, hint: str) -> None:
+    """Refuse, at run time, ``y.flat[i] = v`` (written on ``t = y.flatten()`` as ``t[i] =
+    v``) where ``v`` is neither one number nor of the shape of ``t[i]``: the flat
+    iterator repeats or cuts ``v``'s items in C order, where an array's ``t[i] = v``
+    broadcasts them (or raises).
+
+    >>> t = np.zeros(4)
+    >>> check_flat(np.ones(2), t[1:3], "`y.flat[1:3] = v`", "Give v two items.")
+    >>> check_flat(np.ones(2), t[0:4], "`y.flat[0:4] = v`", "Give v four items.")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s2sad.errors.UnsupportedSyntaxError: s2sad does not support `y.flat[0:4] = v`: ...
+    """
+    if np.size(value) == 1 or np.shape(value) == np.shape(items):
+        return
+    raise UnsupportedSyntaxError(
+        f"{construct}: here a value of shape {np.shape(value)} for items of shape "
+        f"{np.shape(items)}, which the flat iterator repeats or cuts in C order",
+        hint=hint)
 
 
 def check_number(value, construct: str, hint: str) -> None:

@@ -809,11 +809,12 @@ class ObjectsAsVariables(trees.Transformer):
 
     def _copied(self, var, cls, source, state, stmt) -> list:
         """``q = copy.deepcopy(p)`` as each attribute's deep copy, ``q__w =
-        copy.deepcopy(p__w)``, after a check at run time that no two attributes hold one
-        object (Python's copy would hold one new object twice: ``check_distinct``)."""
+        copy.deepcopy(p__w)``, after a check at run time that no object is held twice, by
+        two attributes or two slots of one (Python's copy would hold one new object twice:
+        ``check_distinct``)."""
         from ..runtime import check_distinct
         out = []
-        if len(state) > 1:
+        if state:
             out.append(gast.Expr(gast.Call(_name(self.helper(check_distinct)), [
                 gast.Tuple([_name(f"{source}__{a}") for a in state], gast.Load()),
                 gast.Constant(f"copy.deepcopy({source})", None),

@@ -49,6 +49,7 @@ import gast
 import numpy as np
 
 from .. import registry, trees
+from ..runtime.elementwise import check_flat
 from ..runtime.views import Transposed, view_axes, view_index, view_shape
 
 _BLOCKS = ("body", "orelse", "finalbody")
@@ -502,18 +503,35 @@ class ViewWrites(trees.Transformer):
                 if array is None:
                     out.append(stmt)
                     continue
+                if any(isinstance(n, gast.Call) for n in trees.walk(target.slice)):
+                    self.refuse_chain(target)  # (its index is read twice below: no calls)
                 found[0] = True
-                name = self.temp()
+                name, value = self.temp(), self.temp()
                 item = gast.Subscript(gast.Name(name, gast.Load(), None, None),
                                       target.slice, gast.Store())
+                shown = f"`{array}.flat[{gast.unparse(target.slice).strip()}] " \
+                    f"{'=' if isinstance(stmt, gast.Assign) else '+= (or another op=)'} ...`"
+                check = gast.Expr(gast.Call(
+                    gast.Name(self.helper(check_flat), gast.Load(), None, None),
+                    [gast.Name(value, gast.Load(), None, None),
+                     gast.Subscript(gast.Name(name, gast.Load(), None, None),
+                                    trees.clone(target.slice), gast.Load()),
+                     gast.Constant(shown, None),
+                     gast.Constant("Give the value the items' shape (or one number): "
+                                   "`np.resize(v, n)` repeats it as the flat iterator "
+                                   "does.", None)], []))
                 back = gast.Call(gast.Attribute(gast.Name(name, gast.Load(), None, None),
                                                 "reshape", gast.Load()), [gast.Attribute(
                     gast.Name(array, gast.Load(), None, None), "shape", gast.Load())], [])
                 out += [trees.located(s, stmt) for s in (
                     gast.Assign([gast.Name(name, gast.Store(), None, None)],
                                 flattened(array), None),
-                    gast.Assign([item], stmt.value, None) if isinstance(stmt, gast.Assign)
-                    else gast.AugAssign(item, stmt.op, stmt.value),
+                    gast.Assign([gast.Name(value, gast.Store(), None, None)], stmt.value,
+                                None),
+                    check,
+                    gast.Assign([item], gast.Name(value, gast.Load(), None, None), None)
+                    if isinstance(stmt, gast.Assign)
+                    else gast.AugAssign(item, stmt.op, gast.Name(value, gast.Load(), None, None)),
                     gast.Assign([gast.Subscript(gast.Name(array, gast.Load(), None, None),
                                                 gast.Constant(Ellipsis, None), gast.Store())],
                                 back, None))]
