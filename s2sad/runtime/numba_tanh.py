@@ -137,8 +137,9 @@ def tanh_vectorized(x):
 
 def tanh_in_place(x):
     """:func:`tanh_vectorized` of ``x``, a new array (an operator's result: the kernel
-    calls it on ``a + b`` only), written into ``x`` itself where it is a float64 array:
-    one array less made a call.
+    calls it on ``a + b`` only). Compiled by numba for a C-ordered float64 array of one
+    axis, it writes into ``x`` itself (one array less made a call); otherwise, and in
+    Python, it returns a new array. Callers use the value returned, never ``x``.
 
     >>> tanh_in_place(np.array([0.0, 1.0]) + 0.0)
     array([0.        , 0.76159416])
