@@ -33,6 +33,21 @@ from .. import trees
 _ABSENT = object()  # (a name neither module has: a builtin, the same in both)
 
 
+def _fresh(base: str, taken: set) -> str:
+    """``base``, or ``base_2``, ``base_3``... the first not in ``taken``, then taken.
+
+    >>> taken = {"p__w"}
+    >>> _fresh("p__w", taken), _fresh("p__w", taken), sorted(taken)
+    ('p__w_2', 'p__w_3', ['p__w', 'p__w_2', 'p__w_3'])
+    """
+    fresh, k = base, 1
+    while fresh in taken:
+        k += 1
+        fresh = f"{base}_{k}"
+    taken.add(fresh)
+    return fresh
+
+
 def _name(name: str, store: bool = False):
     return gast.Name(name, gast.Store() if store else gast.Load(), None, None)
 
@@ -145,11 +160,7 @@ def super_init_inlined(methods: dict, inherited: dict) -> bool:
             return False
         rename = {base.args.args[0].id: init.args.args[0].id}
         for name in sorted(local):
-            fresh, k = f"super__{name}", 1
-            while fresh in used:
-                k += 1
-                fresh = f"super__{name}_{k}"
-            used.add(fresh)
+            fresh = _fresh(f"super__{name}", used)
             rename[name] = fresh
         given = list(zip(names, call.args)) + [(k.arg, k.value) for k in call.keywords]
         given += [(n, gast.Constant(d, None)) for n, d in params
@@ -262,11 +273,7 @@ class Constructors:
             return None  # (an argument missing: Python raises TypeError)
         rename = {me: call.func.value.id}
         for name in names:
-            fresh, k = f"{tree.name.strip('_')}__{name}", 1
-            while fresh in self.taken:
-                k += 1
-                fresh = f"{tree.name.strip('_')}__{name}_{k}"
-            self.taken.add(fresh)
+            fresh = _fresh(f"{tree.name.strip('_')}__{name}", self.taken)
             rename[name] = fresh
         out = [trees.located(gast.Assign([_name(rename[n], True)], v, None), stmt)
                for n, v in given]
@@ -469,11 +476,7 @@ class Replaced:
             return None  # (Python raises TypeError)
         out, given = [], {}
         for keyword in call.keywords:
-            fresh, k = f"replace__{keyword.arg}", 1
-            while fresh in self.taken:
-                k += 1
-                fresh = f"replace__{keyword.arg}_{k}"
-            self.taken.add(fresh)
+            fresh = _fresh(f"replace__{keyword.arg}", self.taken)
             out.append(trees.located(gast.Assign([_name(fresh, True)], keyword.value, None),
                                      stmt))
             given[keyword.arg] = fresh
@@ -826,11 +829,7 @@ def _held_written(attr, stmt, at: int, methods, inner) -> list | None:
     rename = {}
     for local in sorted(({a.id for a in inner_init.args.args[1:]} |
                          trees.assigned_names(inner_init)) - {inner_init.args.args[0].id}):
-        fresh, k = f"{attr}__{local}", 1
-        while fresh in taken:
-            k += 1
-            fresh = f"{attr}__{local}_{k}"
-        taken.add(fresh)
+        fresh = _fresh(f"{attr}__{local}", taken)
         rename[local] = fresh
     out = [trees.located(gast.Assign([_name(rename[n], True)], v, None), stmt)
            for n, v in given]

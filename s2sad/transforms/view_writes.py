@@ -181,6 +181,15 @@ def _int_names(tree, resolve) -> set:
         ints = kept
 
 
+def _rewrite_blocks(stmt, rewrite) -> None:
+    """Give each block of ``stmt`` (``body``, ``orelse``, ``finalbody``; not a nested
+    function's) ``rewrite``'s list for it."""
+    for field in _BLOCKS:
+        inner = getattr(stmt, field, None)
+        if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+            setattr(stmt, field, rewrite(inner))
+
+
 def _items(index) -> list:
     if index == "T" or isinstance(index, (_Reshaped, _Chosen)):
         return []
@@ -420,10 +429,7 @@ class ViewWrites(trees.Transformer):
             nonlocal name
             out = []
             for stmt in block:
-                for field in _BLOCKS:
-                    inner = getattr(stmt, field, None)
-                    if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
-                        setattr(stmt, field, rewrite(inner))
+                _rewrite_blocks(stmt, rewrite)
                 if id(stmt) in closed:
                     out.append(stmt)
                     continue
@@ -492,10 +498,7 @@ class ViewWrites(trees.Transformer):
         def rewrite(block: list) -> list:
             out = []
             for stmt in block:
-                for field in _BLOCKS:
-                    inner = getattr(stmt, field, None)
-                    if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
-                        setattr(stmt, field, rewrite(inner))
+                _rewrite_blocks(stmt, rewrite)
                 target = stmt.targets[0] if isinstance(stmt, gast.Assign) and \
                     len(stmt.targets) == 1 else stmt.target \
                     if isinstance(stmt, gast.AugAssign) else None
