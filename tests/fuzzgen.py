@@ -110,6 +110,13 @@ AVOID_GLOBAL_ITEM_WITH_STATE = False  # fixed: ``np.sum(G0[1])`` (an item of a m
 #                                           array) with ``model.step(x)`` caching x: the
 #                                           call was taken for a read of any object's
 #                                           attributes (test_fuzz: test_a_module_arrays_...)
+AVOID_STATE_WITH_RECURSION = True  # open, an over-refusal (sound): ``model.step(a)`` in
+#                                           ``f`` beside a call of a recursive helper is
+#                                           refused ("a change to an object's state in a
+#                                           recursive function"), though only the helper's
+#                                           levels run again (refuse_changes_in_recursion
+#                                           should refuse only where the recursion reaches
+#                                           back to ``f``); 5 of 250 quick programs
 AVOID_CONSTANT_RETURN_IN_LOOP = False    # fixed: a loop holding a `return` and an
 #                                           ``if 0.5 < 0.3:`` read an unassigned 'result_1'
 
@@ -558,7 +565,8 @@ class Gen:
         return lines, False
 
     def statement(self, env, ctx: _Ctx) -> tuple[list[str], bool]:
-        if self.vars_of(env, "o") and self.vars_of(env, "s") and self.ch.chance(15):
+        if self.vars_of(env, "o") and self.vars_of(env, "s") and self.ch.chance(15) and \
+                not (AVOID_STATE_WITH_RECURSION and self.recursive):
             return self.object_state(env), False
         c = self.ch.int(0, 13)
         if c >= 12:
