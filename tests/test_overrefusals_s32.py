@@ -314,7 +314,7 @@ def test_strict_zip_raises_pythons_error(f, x):
         f(x.copy())
     with pytest.raises(ValueError) as ours:
         s2sad.grad(f)(x.copy())
-    assert str(ours.value) == str(python.value)
+    assert str(ours.value).split("\ns2sad: ")[0] == str(python.value)  # (3.10: and notes)
 
 
 # --- try / except / else / finally -------------------------------------------------------
