@@ -16,6 +16,7 @@ from s2sad.transforms.deep_copies import DeepCopies
 from s2sad.transforms.object_lists import ObjectLists
 from s2sad.transforms.piecewise import Piecewise
 from s2sad.transforms.view_writes import ViewWrites
+from tests.test_speed_s34 import _reference_walk
 
 WRITERS = (ViewWrites, ObjectLists, DeepCopies, Piecewise)
 
@@ -126,25 +127,6 @@ def test_a_chained_write_on_no_array_made_here_is_still_refused(monkeypatch):
         s2sad.grad(f)(1.0, [[1.0, 2.0]])
 
 
-def _plain_walk(node) -> list:
-    """Breadth first, as ``ast.walk``, without contexts and ``op`` operators (trees.walk's
-    nodes), each field read as Python's ``ast`` gives it."""
-    import ast
-
-    import gast
-    found = [node]
-    for item in found:
-        if isinstance(item, gast.Constant):
-            continue
-        for field, value in ast.iter_fields(item):
-            if field in ("ctx", "op"):
-                continue
-            for child in value if isinstance(value, list) else [value]:
-                if isinstance(child, ast.AST):
-                    found.append(child)
-    return found
-
-
 WALKED = '''
 def f(x: np.ndarray, *args, k=1.0, **kw) -> float:
     a, (b, c) = x[0], (x[1:], [x[-1], 2])
@@ -176,9 +158,9 @@ def test_walk_gives_every_node_in_python_order():
 
     from s2sad import trees
     tree = gast.parse(WALKED)
-    assert [id(n) for n in trees.walk(tree)] == [id(n) for n in _plain_walk(tree)]
-    for node in _plain_walk(tree):  # (each node's own walk too: a statement, an expression)
-        assert [id(n) for n in trees.walk(node)] == [id(n) for n in _plain_walk(node)]
+    assert [id(n) for n in trees.walk(tree)] == [id(n) for n in _reference_walk(tree)]
+    for node in _reference_walk(tree):  # (each node's own walk too: a statement or expression)
+        assert [id(n) for n in trees.walk(node)] == [id(n) for n in _reference_walk(node)]
 
 
 def test_walk_of_nodes_made_without_some_fields():
