@@ -35,6 +35,7 @@ from .runtime.dask_compat import fused
 from .runtime.gradients import fresh_gradient
 from .source import FunctionSource, recording
 from .transforms.activity import active_names
+from .transforms.call_cycles import refuse_changes_in_recursion
 from .transforms.unknown_calls import checked_instead
 from .transforms.dtypes import argument_categories, float_locals
 from .transforms.budget import MemoryBudget
@@ -471,6 +472,15 @@ def normalize(build: Build) -> bool:
             "Make the complex values visible in the differentiated function itself (pass "
             "them as an argument, or write the complex constant there).")
     return True
+
+
+@check()
+def changes_in_recursion(build: Build) -> bool:
+    """A change to an object's state that a recursion makes again (in a function on a cycle
+    of the call graph, or one it calls), refused at its line (:mod:`.transforms.call_cycles`)."""
+    refuse_changes_in_recursion(build.source, build.normalizer.called,
+                                build.normalizer.state_changes)
+    return False
 
 
 @transform()
@@ -1062,6 +1072,7 @@ PIPELINE = [
     Step(piecewise),
     Step(desugar),
     Step(normalize),
+    Step(changes_in_recursion),
     Step(aux_output, when=has_aux),
     Step(argument_facts),
     FixedPoint(Step(dict_views)),  # (a dict made of one made of one...)

@@ -110,13 +110,13 @@ AVOID_GLOBAL_ITEM_WITH_STATE = False  # fixed: ``np.sum(G0[1])`` (an item of a m
 #                                           array) with ``model.step(x)`` caching x: the
 #                                           call was taken for a read of any object's
 #                                           attributes (test_fuzz: test_a_module_arrays_...)
-AVOID_STATE_WITH_RECURSION = True  # open, an over-refusal (sound): ``model.step(a)`` in
-#                                           ``f`` beside a call of a recursive helper is
-#                                           refused ("a change to an object's state in a
-#                                           recursive function"), though only the helper's
-#                                           levels run again (refuse_changes_in_recursion
-#                                           should refuse only where the recursion reaches
-#                                           back to ``f``); 5 of 250 quick programs
+AVOID_STATE_WITH_RECURSION = False  # fixed: ``model.step(a)`` in ``f`` beside a call of
+#                                           a recursive helper was refused ("a change to
+#                                           an object's state in a recursive function"),
+#                                           though only the helper's levels run again; now
+#                                           refused only on a cycle of the call graph
+#                                           (transforms/call_cycles.py); 5 of 250 quick
+#                                           programs (test_recursion_state_s36.py)
 AVOID_CONSTANT_RETURN_IN_LOOP = False    # fixed: a loop holding a `return` and an
 #                                           ``if 0.5 < 0.3:`` read an unassigned 'result_1'
 

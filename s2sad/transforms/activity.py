@@ -23,7 +23,8 @@ from .. import registry, trees
 from ..trees import assigned_names
 from ..errors import NoDerivativeError
 from .dtypes import UNKNOWN, dtype_kinds, store_effect
-from .attributes import module_state, refuse_changes_in_recursion, refuse_read_back
+from .attributes import module_state, refuse_read_back
+from .call_cycles import refuse_changes_read_by_recursion
 from .higher import is_generated
 from .resolve import (classify, foreign_index, is_append, is_setitem, names_in,
                       statement_parts, static_value)
@@ -96,7 +97,7 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
     refuse_read_back(tree, source, _carrying(flows, wrt, varied, tree, source, local_names),
                      kinds, useful)  # (self.h = x * 2; return self.h * 3)
     module_state(tree, source, varied)  # (LOG.append(1); return x * len(LOG))
-    refuse_changes_in_recursion(tree, source)  # (self.n += 1; return f(self, x - 1))
+    refuse_changes_read_by_recursion(tree, source, kinds)  # (r = f(m, x); m.n += 1)
     return active - shift_invariant(tree, source, local_names) if extrema else active
 
 

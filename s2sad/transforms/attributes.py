@@ -168,6 +168,7 @@ def stored_effect(norm, stmt) -> bool:
                      [new, norm.name(root), gast.Constant(f"{chain}|{how}", None)] + keys,
                      keywords)
     norm.emit(gast.Expr(call))
+    norm.root.state_changes.append((norm.out[-1], norm.inlining))  # (.call_cycles)
     return True
 
 
@@ -729,42 +730,6 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
                     "s2sad would read it as a constant (no derivative through the object)",
                     stmt, "Keep the value in a variable and read that (h = x * 2; "
                     "self.h = h; return h * 3), or pass it as an argument.")
-
-
-def refuse_changes_in_recursion(tree, source) -> None:
-    """A change to an object's state (``side_effect``) in a function that makes a
-    recursive call: s2sad runs the call in plain Python, and its derivative runs the
-    levels below each call again (:mod:`s2sad.runtime.recursion`), so the change would be
-    made more than once. Refused at the change's line.
-
-    >>> from s2sad.runtime.recursion import recursive_call
-    >>> from s2sad.source import FunctionSource
-    >>> text = "def f(m, x):\\n    side_effect(1, m, '.n|=')\\n    return recursive_call(f, x)\\n"
-    >>> tree = gast.parse(text).body[0]
-    >>> src = FunctionSource(None, tree, "demo.py", text.splitlines(True), {})
-    >>> src.extra.update(side_effect=side_effect, recursive_call=recursive_call)
-    >>> refuse_changes_in_recursion(tree, src)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-        ...
-    s2sad.errors.DifferentiationError: a change to an object's state in a recursive ...
-    """
-    from ..runtime.recursion import recursive_call
-    extra = getattr(source, "extra", {})
-    effects = {alias for alias, value in extra.items() if value is side_effect}
-    if not effects or not any(value is recursive_call for value in extra.values()):
-        return
-    calls = {alias for alias, value in extra.items() if value is recursive_call}
-    if not any(isinstance(node, gast.Name) and node.id in calls for node in trees.walk(tree)):
-        return
-    for stmt in trees.walk(tree):
-        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
-                isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in effects:
-            raise source.error(
-                DifferentiationError, "a change to an object's state in a recursive "
-                "function: s2sad runs a recursive call in plain Python, and its derivative "
-                "runs the levels below each call again, so the change would be made more "
-                "than once", stmt, "Return the new state instead (return y, n + 1), or "
-                "write the recursion as a loop.")
 
 
 _NO_STATE = (type(None), bool, int, float, complex, str, bytes, type, types.ModuleType,

@@ -364,6 +364,7 @@ class Inlining:
         error located in the callee's own lines gets the lines that called it. ``key``:
         what a recursive call would call again (a method: with its object)."""
         key = key if key is not None else func if func is not None else fdef
+        self.root.called.setdefault(self.inlining[-1], {})[key] = None  # (an ordered set)
         if key in self.inlining:
             if func is None:
                 raise self.source.syntax_error(

@@ -81,6 +81,12 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         self.root = parent.root if parent else self
         self.anchor = parent.anchor_stmt() if parent else None
         self.inlining = (parent.inlining if parent else ()) + (source.func,)  # for recursion
+        # (root) the call graph the inlining walks: each function's key (``inlining``) ->
+        # the keys of those it inlines or calls recursively, in order (.call_cycles)
+        self.called: dict = {}
+        # (root) each change to an object's state (its ``side_effect`` statement) and the
+        # inlining's stack it was made under: refused where a recursion makes it again
+        self.state_changes: list[tuple] = []
         self.local_functions: dict[str, gast.FunctionDef] = {}
         # a parameter that the caller passed a function: ("inline", what callee() gives)
         # for the user's own (inlined where it is called), ("call", the caller's
