@@ -59,9 +59,49 @@ def _differentiable(value) -> bool:
     return kind in ("f", "c")
 
 
+def as_called(value, memo: dict | None = None):
+    """A copy of the lists, dicts, sets and tuples in ``value``, holding the same arrays,
+    numbers and objects: what a recursive call was given, which its derivative reads
+    again later, after the caller may have changed a list in place (``ys.append(v)``).
+    (An array changed in place is put back by the reverse sweep's tape; an object's state
+    changed later is refused, :mod:`s2sad.transforms.call_cycles`.)
+
+    >>> ys = [1.0, np.zeros(2)]
+    >>> held = as_called((ys, 3))
+    >>> ys.append(2.0)
+    >>> len(held[0]), held[0][1] is ys[1]
+    (2, True)
+    """
+    memo = {} if memo is None else memo
+    if id(value) in memo:
+        return memo[id(value)]
+    if type(value) is list:
+        copied = memo[id(value)] = []
+        copied.extend(as_called(item, memo) for item in value)
+    elif type(value) is dict:
+        copied = memo[id(value)] = {}
+        copied.update((key, as_called(item, memo)) for key, item in value.items())
+    elif type(value) in (set, frozenset):
+        copied = type(value)(value)
+    elif type(value) is tuple:
+        copied = tuple(as_called(item, memo) for item in value)
+    elif isinstance(value, tuple) and hasattr(value, "_make"):  # (a namedtuple)
+        copied = value._make(as_called(item, memo) for item in value)
+    elif isinstance(value, (list, dict, set)):  # (a subclass: copied as it copies itself)
+        import copy
+        copied = copy.copy(value)
+    else:
+        return value
+    memo[id(value)] = copied
+    return copied
+
+
 def recursive_call(func, args: tuple):
-    """``(func(*args), what the reverse sweep needs)``: the call, in plain Python."""
-    return func(*args), (func, args)
+    """``(func(*args), what the reverse sweep needs)``: the call, in plain Python, and
+    what it was given as it was given (:func:`as_called`), which the helpers below read
+    in place of their ``args``."""
+    given = as_called(args)
+    return func(*args), (func, given)
 
 
 def recursion_value(pair, args: tuple):
@@ -74,9 +114,10 @@ def recursive_pullback(pair, g, args: tuple) -> tuple:
     """The sensitivity of each argument of the recursive call recorded in ``pair``, given
     the sensitivity ``g`` of its value (``None`` for arguments that are not numbers).
     ``args`` are the call's arguments, passed again so that a derivative of this
-    sensitivity sees that it depends on them."""
+    sensitivity sees that it depends on them; their values are read from ``pair``, as
+    the call was given them."""
     from .higher import snapshot
-    func = pair[1][0]
+    func, args = pair[1]
     wrt, compiled = _compiled(_VJPS, hooks.make_vjp, func, args)
     grads = [None] * len(args)
     if not wrt:
@@ -90,7 +131,7 @@ def recursive_pullback(pair, g, args: tuple) -> tuple:
 def _own_vjp(pair, args: tuple):
     """``(wrt, the generated vjp function of the recursive function for args' kinds)``:
     what a second derivative of :func:`recursive_pullback` differentiates again."""
-    wrt, compiled = _compiled(_VJPS, hooks.make_vjp, pair[1][0], args)
+    wrt, compiled = _compiled(_VJPS, hooks.make_vjp, *pair[1])
     if not wrt:
         return wrt, None
     return wrt, hooks.generated_function(compiled, tuple(args))
@@ -111,6 +152,7 @@ def recursive_pullback_in_args(pair, h, g, args: tuple) -> tuple:
     sensitivity ``g`` of its result: the function's vjp differentiated again (its own
     vjp, compiled once per function and argument kinds). One item per argument."""
     from .higher import snapshot
+    args = pair[1][1]
     wrt, own = _own_vjp(pair, args)
     grads = [None] * len(args)
     if not wrt:
@@ -126,6 +168,7 @@ def recursive_pullback_along_args(pair, h, tangents, args: tuple) -> tuple:
     """The tangent of ``recursive_pullback(pair, h, args)`` along ``tangents`` of
     ``args``: the function's vjp differentiated in forward mode. One item per argument."""
     from .higher import Parts
+    args = pair[1][1]
     wrt, own = _own_vjp(pair, args)
     out = [None] * len(args)
     if not wrt:
@@ -141,7 +184,7 @@ def recursive_pushforward(pair, tangents, args: tuple) -> object:
     """Forward mode: the tangent of the value of the recursive call recorded in ``pair``,
     given the tangents of its arguments ``args`` (a tuple; ``None`` or ``0.0`` where one
     does not vary), through the function's own compiled jvp."""
-    func = pair[1][0]
+    func, args = pair[1]
     wrt, compiled = _compiled(_JVPS, hooks.make_jvp, func, args)
     if not wrt:
         return 0.0
