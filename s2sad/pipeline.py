@@ -478,8 +478,8 @@ def normalize(build: Build) -> bool:
 def changes_in_recursion(build: Build) -> bool:
     """A change to an object's state that a recursion makes again (in a function on a cycle
     of the call graph, or one it calls), refused at its line (:mod:`.transforms.call_cycles`)."""
-    refuse_changes_in_recursion(build.source, build.normalizer.called,
-                                build.normalizer.state_changes)
+    refuse_changes_in_recursion(build.tree, build.source, build.normalizer.called,
+                                build.normalizer.emitted)
     return False
 
 

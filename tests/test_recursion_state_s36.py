@@ -13,11 +13,15 @@ changed after one.
 - Silently wrong on main: a list or dict given to a recursive call and changed after it
   (``ys.append(v)``, ``d["a"] = v``): the derivative read the changed container. The
   call now keeps a copy of the containers it was given (``runtime.recursion.as_called``).
+- Silently wrong on main: a module's list changed after a recursive call that reads it
+  (refused now, as for an object), or changed in the recursive function itself (made
+  again at each level the derivative ran again: refused now).
 
-On main 22 of these 24 tests fail: the 7 programs of ``test_now_works`` and the 3 of
-``test_other_makers_...`` are refused, the 7 of ``test_a_container_changed_...`` give a
-wrong gradient, and 5 refusals say neither the recursive function nor "after a recursive
-call" (main refuses them all alike, "in a recursive function").
+On main 26 of these 28 tests fail: the 7 programs of ``test_now_works`` and the 3 of
+``test_other_makers_...`` are refused, the 9 of ``test_a_container_changed_...`` give a
+wrong gradient, the 2 of ``test_a_modules_list_...`` are not refused (silently wrong),
+and 5 refusals say neither the recursive function nor "after a recursive call" (main
+refuses them all alike, "in a recursive function").
 """
 
 import numpy as np
@@ -274,6 +278,42 @@ def test_a_global_object_read_by_the_recursion_is_refused():
         s2sad.grad(changed_after_a_call_reading_it_as_a_global)(0.3, GLOBAL_MODEL)
 
 
+LOG = []
+
+
+def reads_the_log(a, n):
+    return a * (1 + len(LOG)) if n == 0 else reads_the_log(a, n - 1) * 1.1
+
+
+def logged_after_a_call_reading_the_log(x):
+    r = reads_the_log(x, 2)
+    LOG.append(1.0)
+    return r
+
+
+def logging(a, n):
+    LOG.append(1.0)
+    return a if n == 0 else logging(np.sin(a), n - 1) * 1.1
+
+
+def logs_in_the_recursion(x):
+    return logging(x, 3)
+
+
+@pytest.mark.parametrize("f, says, recursive", [
+    (logged_after_a_call_reading_the_log, "after a recursive call", "reads_the_log"),
+    (logs_in_the_recursion, "in a recursive function", "logging")],
+    ids=["after", "inside"])
+def test_a_modules_list_changed_beside_a_recursion_is_refused(f, says, recursive):
+    """Silently wrong on main: the derivative read the list as ``f`` left it (2.42 for
+    1.21), or appended again at each level it ran again (10 items for 4)."""
+    LOG.clear()
+    with pytest.raises(DifferentiationError, match=f"a change to a module's or a closure's "
+                       f"state {says}") as info:
+        s2sad.grad(f)(0.3)
+    assert recursive in str(info.value) and "LOG.append(1.0)" in info.value.text
+
+
 # --- containers changed after a recursive call (silently wrong on main) ----------------------
 
 def count(ys, a, n):
@@ -344,8 +384,28 @@ def inner_list_appended(x):
     return r
 
 
+def total(d, a, n):
+    return a * np.sum(d["w"]) if n <= 0 else total(d, a, n - 1) * 1.1
+
+
+def dict_array_replaced(x):
+    d = {"w": np.array([1.0, 2.0])}
+    r = total(d, x, 2)
+    d["w"] = np.array([5.0, 5.0])
+    return r
+
+
+def two_calls_around_appends(x):
+    ys = [1.0]
+    r1 = count(ys, x, 1)
+    ys.append(2.0)
+    r2 = count(ys, x, 1)
+    ys.append(3.0)
+    return r1 + r2 * x
+
+
 CONTAINERS = [appended, item_set, extended, dict_item_set, dict_updated, appended_in_a_loop,
-              inner_list_appended]
+              inner_list_appended, dict_array_replaced, two_calls_around_appends]
 
 
 @pytest.mark.parametrize("f", CONTAINERS, ids=lambda f: f.__name__)

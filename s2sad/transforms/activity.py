@@ -96,8 +96,8 @@ def active_names(tree: gast.FunctionDef, wrt: set[str], source,
     _refuse_unknown_stores(tree, source, local_names, varied, active)
     refuse_read_back(tree, source, _carrying(flows, wrt, varied, tree, source, local_names),
                      kinds, useful)  # (self.h = x * 2; return self.h * 3)
-    module_state(tree, source, varied)  # (LOG.append(1); return x * len(LOG))
-    refuse_changes_read_by_recursion(tree, source, kinds)  # (r = f(m, x); m.n += 1)
+    shared = module_state(tree, source, varied)  # (LOG.append(1); return x * len(LOG))
+    refuse_changes_read_by_recursion(tree, source, kinds, shared)  # (r = f(m, x); m.n += 1)
     return active - shift_invariant(tree, source, local_names) if extrema else active
 
 

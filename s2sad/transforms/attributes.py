@@ -168,7 +168,6 @@ def stored_effect(norm, stmt) -> bool:
                      [new, norm.name(root), gast.Constant(f"{chain}|{how}", None)] + keys,
                      keywords)
     norm.emit(gast.Expr(call))
-    norm.root.state_changes.append((norm.out[-1], norm.inlining))  # (.call_cycles)
     return True
 
 
@@ -977,20 +976,14 @@ def draws_from_arguments(candidates, values: dict):
     return None
 
 
-def module_state(tree, source, varied: set) -> None:
-    """Changes to state the function does not own: a module's or a closure's list, dict,
-    set, array or object (``LOG.append(1)``, ``OB.log.append(h)``, ``d = D; d['k'] = v``,
-    ``next(IT)``). Python runs them once per call, as the generated code does. Where the
-    function also reads that state, each run is another function: vjp, jvp, jacobian and
-    hessian, which run it more than once, refuse it (:func:`noting_state`); so for a call
-    whose facts say it changes hidden state (``np.random.normal()``: each run draws anew).
-    A value with a derivative stored there and read again would be read as a constant:
-    refused at the store's line, as :func:`refuse_read_back` refuses it for an argument's
-    object."""
+def shared_changes(tree, source) -> tuple[list, list, dict]:
+    """The changes to state the function does not own (:func:`module_state`) and its
+    reads of that state: ``(changes, reads, names)``, a change ``(statement, the state's
+    id, the values stored, its order, the loops around it)``, a read ``(id, order,
+    loops)``; ``names`` shows each state's name."""
     mine = set(trees.assigned_names(tree)) | {a.id for a in tree.args.args} | \
         {a.id for a in tree.args.kwonlyargs} | \
         {a.id for a in (tree.args.vararg, tree.args.kwarg) if a is not None}
-    _draws(tree, source, mine)
     names = {}  # (an id: the free name, as the refusal shows it)
     held = {}  # a free name holding state, or a local given one's value: its object's id
 
@@ -1027,7 +1020,7 @@ def module_state(tree, source, varied: set) -> None:
                 held[name] = holds(root)
                 grown = True
     if not any(holds(n.id) for n in trees.walk(tree) if isinstance(n, gast.Name)):
-        return
+        return [], [], names
     changes, reads, order = [], [], {}
 
     def walk(stmts, loops):
@@ -1076,6 +1069,25 @@ def module_state(tree, source, varied: set) -> None:
                 walk(stmt.orelse, loops)
 
     walk(tree.body, ())
+    return changes, reads, names
+
+
+def module_state(tree, source, varied: set) -> list:
+    """Changes to state the function does not own: a module's or a closure's list, dict,
+    set, array or object (``LOG.append(1)``, ``OB.log.append(h)``, ``d = D; d['k'] = v``,
+    ``next(IT)``). Python runs them once per call, as the generated code does. Where the
+    function also reads that state, each run is another function: vjp, jvp, jacobian and
+    hessian, which run it more than once, refuse it (:func:`noting_state`); so for a call
+    whose facts say it changes hidden state (``np.random.normal()``: each run draws anew).
+    A value with a derivative stored there and read again would be read as a constant:
+    refused at the store's line, as :func:`refuse_read_back` refuses it for an argument's
+    object. The statements that change such state, in order (for
+    :func:`~.call_cycles.refuse_changes_read_by_recursion`)."""
+    mine = set(trees.assigned_names(tree)) | {a.id for a in tree.args.args} | \
+        {a.id for a in tree.args.kwonlyargs} | \
+        {a.id for a in (tree.args.vararg, tree.args.kwarg) if a is not None}
+    _draws(tree, source, mine)
+    changes, reads, names = shared_changes(tree, source)
     read = {key for key, _, _ in reads}
     for stmt, key, _, _, _ in changes:
         if key in read:
@@ -1093,3 +1105,4 @@ def module_state(tree, source, varied: set) -> None:
                 "derivative through it)", stmt,
                 "Keep the value in a variable and read that (h = x * 2; CACHE.append(h); "
                 "return h * 3), or pass the container as an argument.")
+    return [stmt for stmt, *_ in changes]

@@ -95,36 +95,50 @@ def shown(key) -> str:
     return getattr(func, "__qualname__", None) or getattr(func, "__name__", str(func))
 
 
-def refuse_changes_in_recursion(source, graph: dict, changes: list) -> None:
-    """A change to an object's state (``changes``: each ``side_effect`` statement and the
-    inlining's stack of functions it was made under) in a function on a cycle of
-    ``graph``, or in one such a function calls: the derivative makes it again. Refused at
-    the first such change's line.
+def refuse_changes_in_recursion(tree, source, graph: dict, emitted: list) -> None:
+    """A change to state (an object's, ``side_effect``; a module's or a closure's,
+    :func:`~.attributes.shared_changes`) made by a statement of ``tree`` that was
+    ``emitted`` (with the inlining's stack of functions it was made under) in a function
+    on a cycle of ``graph``, or in one such a function calls: the derivative makes it
+    again. Refused at the first such change's line.
 
     >>> from s2sad.source import FunctionSource
     >>> text = "def f(m, x):\\n    side_effect(1, m, '.n|=')\\n    return f(m, x)\\n"
     >>> tree = gast.parse(text).body[0]
     >>> src = FunctionSource(None, tree, "demo.py", text.splitlines(True), {})
+    >>> src.extra["side_effect"] = side_effect
     >>> change = tree.body[0]
-    >>> refuse_changes_in_recursion(src, {"f": ["g"]}, [(change, ("f",))])  # (runs once)
-    >>> refuse_changes_in_recursion(src, {"f": ["f"]}, [(change, ("f",))])  # doctest: +ELLIPSIS
+    >>> refuse_changes_in_recursion(tree, src, {"f": ["g"]}, [(change, ("f",))])  # (once)
+    >>> recursive = {"f": ["f"]}
+    >>> refuse_changes_in_recursion(tree, src, recursive, [(change, ("f",))])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    s2sad.errors.DifferentiationError: a change to an object's state in a recursive function (f(), ...
+    s2sad.errors.DifferentiationError: ...in a recursive function (f(), or a function it calls)...
     """
-    if not changes or not graph:
+    cyclic = in_cycles(graph) if graph else set()
+    again = [(stmt, next(key for key in stack if key in cyclic))
+             for stmt, stack in emitted if cyclic.intersection(stack)]
+    if not again:
         return
-    cyclic = in_cycles(graph)
-    for stmt, stack in changes:
-        recurring = next((key for key in stack if key in cyclic), None)
-        if recurring is not None:
-            raise source.error(
-                DifferentiationError, "a change to an object's state in a recursive "
-                f"function ({shown(recurring)}(), or a function it calls): s2sad runs a "
-                "recursive call in plain Python, and its derivative runs the levels below "
-                "each call again, so the change would be made more than once", stmt,
-                "Return the new state instead (return y, n + 1), or write the recursion as "
-                "a loop.")
+    from .attributes import shared_changes
+    effects = {alias for alias, value in (getattr(source, "extra", None) or {}).items()
+               if value is side_effect}
+    shared = {id(change[0]) for change in shared_changes(tree, source)[0]}
+    for stmt, recurring in again:
+        if id(stmt) in shared:
+            whose = "a module's or a closure's state"
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+                isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in effects:
+            whose = "an object's state"
+        else:
+            continue
+        raise source.error(
+            DifferentiationError, f"a change to {whose} in a recursive function "
+            f"({shown(recurring)}(), or a function it calls): s2sad runs a recursive call "
+            "in plain Python, and its derivative runs the levels below each call again, so "
+            "the change would be made more than once", stmt,
+            "Return the new state instead (return y, n + 1), or write the recursion as "
+            "a loop.")
 
 
 def _recursion_helpers(extra: dict) -> set:
@@ -134,12 +148,15 @@ def _recursion_helpers(extra: dict) -> set:
             if getattr(value, "__module__", None) == recursion.__name__ and callable(value)}
 
 
-def refuse_changes_read_by_recursion(tree, source, kinds: dict | None = None) -> None:
+def refuse_changes_read_by_recursion(tree, source, kinds: dict | None = None,
+                                     shared: list = ()) -> None:
     """A change to an object's state after a recursive call (or in a loop around both)
     that may read it: given the object, or something holding one, or through the globals
     of its function (:class:`~.attributes._Reach`). The derivative runs the call again
     once the function has run, and it would read the state as changed: refused at the
-    change's line. A change before the call is seen by both runs alike.
+    change's line. A change before the call is seen by both runs alike. ``shared``: the
+    statements that change a module's or a closure's state (``LOG.append(v)``,
+    :func:`~.attributes.module_state`), refused alike.
 
     >>> from s2sad.runtime.recursion import recursive_call
     >>> from s2sad.source import FunctionSource
@@ -158,16 +175,13 @@ def refuse_changes_read_by_recursion(tree, source, kinds: dict | None = None) ->
     extra = getattr(source, "extra", None) or {}
     effects = {alias for alias, value in extra.items() if value is side_effect}
     recursions = _recursion_helpers(extra)
-    if not effects or not recursions:
+    shared_ids = {id(stmt) for stmt in shared}
+    if not (effects or shared_ids) or not recursions:
         return
     calls, changes = [], []  # (call, order, loops); (statement, order, loops)
 
     def walk(stmts, loops):
         for stmt in stmts:
-            if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
-                    isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in effects:
-                changes.append((stmt, len(calls) + len(changes), loops))
-                continue
             if isinstance(stmt, (gast.For, gast.While, gast.If)):
                 parts = [stmt.test] if hasattr(stmt, "test") else [stmt.iter]
             else:
@@ -176,6 +190,10 @@ def refuse_changes_read_by_recursion(tree, source, kinds: dict | None = None) ->
                 if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
                         node.func.id in recursions:
                     calls.append((node, len(calls) + len(changes), loops))
+            if id(stmt) in shared_ids or isinstance(stmt, gast.Expr) and \
+                    isinstance(stmt.value, gast.Call) and \
+                    isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in effects:
+                changes.append((stmt, len(calls) + len(changes), loops))
             if isinstance(stmt, (gast.For, gast.While)):
                 walk(stmt.body, loops + (id(stmt),))
                 walk(stmt.orelse, loops)
@@ -199,8 +217,9 @@ def refuse_changes_read_by_recursion(tree, source, kinds: dict | None = None) ->
         value = _free_value(source, func.id) if isinstance(func, gast.Name) else None
         name = getattr(value, "__qualname__", None) if callable(value) else None
         called = f" of {name}()" if name else ""
+        whose = "a module's or a closure's" if id(stmt) in shared_ids else "an object's"
         raise source.error(
-            DifferentiationError, f"a change to an object's state after a recursive "
+            DifferentiationError, f"a change to {whose} state after a recursive "
             f"call{called} that can read that state: the derivative runs the call again "
             "once the function has run, and the call would read the state as changed", stmt,
             "Make the change before the recursive call, or give the recursive function "

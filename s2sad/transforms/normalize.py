@@ -84,9 +84,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         # (root) the call graph the inlining walks: each function's key (``inlining``) ->
         # the keys of those it inlines or calls recursively, in order (.call_cycles)
         self.called: dict = {}
-        # (root) each change to an object's state (its ``side_effect`` statement) and the
-        # inlining's stack it was made under: refused where a recursion makes it again
-        self.state_changes: list[tuple] = []
+        # (root) each statement emitted and the inlining's stack it was made under: a
+        # change to state is refused where a recursion makes it again (.call_cycles)
+        self.emitted: list[tuple] = []
         self.local_functions: dict[str, gast.FunctionDef] = {}
         # a parameter that the caller passed a function: ("inline", what callee() gives)
         # for the user's own (inlined where it is called), ("call", the caller's
@@ -177,6 +177,7 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             # names its own line, and the calls)
             located.origin = self.frames()
         self.out.append(located)
+        self.root.emitted.append((located, self.inlining))
 
     def statements(self, block):
         """Normalize each statement of ``block`` in turn (``self.stmt``: the one under way)."""
