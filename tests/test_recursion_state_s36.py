@@ -17,9 +17,14 @@ changed after one.
   (refused now, as for an object), or changed in the recursive function itself (made
   again at each level the derivative ran again: refused now).
 
-On main 26 of these 28 tests fail: the 7 programs of ``test_now_works`` and the 3 of
+- Silently wrong on main: a random draw (NumPy's state, a generator or an iterator given)
+  in a recursive function: the derivative drew anew. Refused, when the gradient is built
+  (a function with a rule that draws, ``next``) or when the call is made (given one).
+
+On main 29 of these 31 tests fail: the 7 programs of ``test_now_works`` and the 3 of
 ``test_other_makers_...`` are refused, the 9 of ``test_a_container_changed_...`` give a
-wrong gradient, the 2 of ``test_a_modules_list_...`` are not refused (silently wrong),
+wrong gradient, the 2 of ``test_a_modules_list_...`` and the 3 of ``test_a_draw_...``
+are not refused (silently wrong),
 and 5 refusals say neither the recursive function nor "after a recursive call" (main
 refuses them all alike, "in a recursive function").
 """
@@ -312,6 +317,45 @@ def test_a_modules_list_changed_beside_a_recursion_is_refused(f, says, recursive
                        f"state {says}") as info:
         s2sad.grad(f)(0.3)
     assert recursive in str(info.value) and "LOG.append(1.0)" in info.value.text
+
+
+def noisy(a, n):
+    e = np.random.normal()
+    return a * (1.0 + 0.1 * e) if n == 0 else noisy(np.sin(a), n - 1) * 1.1
+
+
+def draws_from_numpys_state(x):
+    return noisy(x, 2)
+
+
+def noisy_from(rng, a, n):
+    return a * rng.normal() if n == 0 else noisy_from(rng, np.sin(a), n - 1) * 1.1
+
+
+def draws_from_a_generator_given(x, rng):
+    return noisy_from(rng, x, 2)
+
+
+def nexts(it, a, n):
+    return a * next(it) if n == 0 else nexts(it, np.sin(a), n - 1) * 1.1
+
+
+def draws_from_an_iterator_given(x, it):
+    return nexts(it, x, 2)
+
+
+@pytest.mark.parametrize("f, given, says", [
+    (draws_from_numpys_state, (), r"a draw from hidden state \(np.random.normal"),
+    (draws_from_a_generator_given, (np.random.default_rng(0),), "given 'Generator'"),
+    (draws_from_an_iterator_given, (iter([2.0, 3.0, 4.0]),), "given 'list_iterator'")],
+    ids=["numpy", "generator", "iterator"])
+def test_a_draw_the_recursion_would_make_again_is_refused(f, given, says):
+    """Silently wrong on main: the derivative ran the levels again, drawing other numbers
+    (0.998 for 1.214 with NumPy's global state seeded 0; 4.42 for 2.21 with ``next``)."""
+    np.random.seed(0)
+    with pytest.raises(DifferentiationError, match=says) as info:
+        s2sad.grad(f)(0.3, *given)
+    assert f.__name__ in str(info.value)
 
 
 # --- containers changed after a recursive call (silently wrong on main) ----------------------

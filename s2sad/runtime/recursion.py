@@ -96,10 +96,47 @@ def as_called(value, memo: dict | None = None):
     return copied
 
 
+def _drawn_from(value, depth: int = 0):
+    """A random generator or an iterator ``value`` holds (in a list, a tuple, a dict or
+    an object's attributes, a few levels deep), which a second run would draw anew from;
+    else None."""
+    import random
+    import types
+    from collections.abc import Iterator
+    if isinstance(value, (np.random.Generator, np.random.RandomState, np.random.BitGenerator,
+                          random.Random, Iterator)):
+        return value
+    if depth > 3 or isinstance(value, (str, bytes, np.ndarray, np.generic, int, float,
+                                       types.ModuleType)):
+        return None
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+    elif isinstance(value, dict):
+        items = list(value.values())
+    elif isinstance(getattr(value, "__dict__", None), dict) and not callable(value) and \
+            not isinstance(value, type):
+        items = list(vars(value).values())
+    else:
+        return None
+    return next((found for item in items for found in [_drawn_from(item, depth + 1)]
+                 if found is not None), None)
+
+
 def recursive_call(func, args: tuple):
     """``(func(*args), what the reverse sweep needs)``: the call, in plain Python, and
     what it was given as it was given (:func:`as_called`), which the helpers below read
-    in place of their ``args``."""
+    in place of their ``args``. Refused where it is given a random generator or an
+    iterator: its derivative runs the call again, which would draw anew."""
+    drawn = _drawn_from(args)
+    if drawn is not None:
+        from ..errors import DifferentiationError
+        raise DifferentiationError(
+            f"a recursive call of {getattr(func, '__qualname__', func)}() given "
+            f"{type(drawn).__name__!r}, a random generator or an iterator: s2sad runs a "
+            "recursive call in plain Python, and its derivative runs the levels below each "
+            "call again, which would draw from it anew",
+            hint="Draw the numbers before the recursion and pass them as an argument "
+                 "(noise = rng.normal(size=n)), or write the recursion as a loop.")
     given = as_called(args)
     return func(*args), (func, given)
 

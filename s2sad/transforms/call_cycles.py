@@ -24,6 +24,7 @@ from __future__ import annotations
 import gast
 
 from .. import trees
+from ..codegen import unparse
 from ..errors import DifferentiationError
 from ..runtime import side_effect
 
@@ -124,21 +125,58 @@ def refuse_changes_in_recursion(tree, source, graph: dict, emitted: list) -> Non
     effects = {alias for alias, value in (getattr(source, "extra", None) or {}).items()
                if value is side_effect}
     shared = {id(change[0]) for change in shared_changes(tree, source)[0]}
+    local = trees.assigned_names(tree) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
     for stmt, recurring in again:
+        drawn = None
         if id(stmt) in shared:
-            whose = "a module's or a closure's state"
+            whose = "a change to a module's or a closure's state"
         elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
                 isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in effects:
-            whose = "an object's state"
+            whose = "a change to an object's state"
         else:
-            continue
+            parts = [stmt] if not isinstance(stmt, (gast.If, gast.For, gast.While)) else \
+                [stmt.test] if hasattr(stmt, "test") else [stmt.iter]
+            drawn = next((call for part in parts for call in trees.walk(part)
+                          if isinstance(call, gast.Call) and _draws(call, source, local)),
+                         None)
+            if drawn is None:
+                continue
+            whose = f"a draw from hidden state ({unparse(drawn.func).strip()}(...))"
         raise source.error(
-            DifferentiationError, f"a change to {whose} in a recursive function "
+            DifferentiationError, f"{whose} in a recursive function "
             f"({shown(recurring)}(), or a function it calls): s2sad runs a recursive call "
             "in plain Python, and its derivative runs the levels below each call again, so "
-            "the change would be made more than once", stmt,
-            "Return the new state instead (return y, n + 1), or write the recursion as "
-            "a loop.")
+            f"the {'draw' if drawn is not None else 'change'} would be made more than once",
+            stmt, "Draw the numbers before the recursion and pass them as an argument "
+            "(noise = np.random.normal(size=n)), or write the recursion as a loop."
+            if drawn is not None else "Return the new state instead (return y, n + 1), "
+            "or write the recursion as a loop.")
+
+
+def _draws(call, source, local: set) -> bool:
+    """Does ``call`` draw from hidden state a run cannot replay: a function whose facts
+    say so (``np.random.normal()``, ``random.random()``), or ``next(it)``?"""
+    import builtins
+
+    from .. import registry
+    from .attributes import _peek
+    path, func = [], call.func
+    while isinstance(func, gast.Attribute):
+        path.append(func.attr)
+        func = func.value
+    if not isinstance(func, gast.Name) or func.id in local:
+        return False
+    try:
+        callee = _peek(source, func.id)
+    except KeyError:
+        callee = getattr(builtins, func.id, None)
+    try:
+        for attr in reversed(path):
+            callee = getattr(callee, attr)
+    except Exception:  # (no such attribute, a property that raises: not known)
+        return False
+    facts = registry.facts(callee)
+    return callee is builtins.next or facts is not None and bool(facts.hidden_state)
 
 
 def _recursion_helpers(extra: dict) -> set:
