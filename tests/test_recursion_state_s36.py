@@ -21,12 +21,11 @@ changed after one.
   in a recursive function: the derivative drew anew. Refused, when the gradient is built
   (a function with a rule that draws, ``next``) or when the call is made (given one).
 
-On main 29 of these 31 tests fail: the 7 programs of ``test_now_works`` and the 3 of
+On main 31 of these 33 tests fail: the 9 programs of ``test_now_works`` and the 3 of
 ``test_other_makers_...`` are refused, the 9 of ``test_a_container_changed_...`` give a
 wrong gradient, the 2 of ``test_a_modules_list_...`` and the 3 of ``test_a_draw_...``
-are not refused (silently wrong),
-and 5 refusals say neither the recursive function nor "after a recursive call" (main
-refuses them all alike, "in a recursive function").
+are not refused (silently wrong), and 5 refusals say neither the recursive function nor
+"after a recursive call" (main refuses them all alike, "in a recursive function").
 """
 
 import numpy as np
@@ -61,6 +60,10 @@ class Model:
     def bump(self, t):
         self.w = self.w + 1.0
         return t
+
+    @property
+    def doubled(self):
+        return self.w * 2.0
 
 
 def helper(a, n):
@@ -132,9 +135,28 @@ def counted_helper(x, model):
     return np.sum(helper(np.array([x, 2.0 * x]), 2))
 
 
+def in_a_closure(x, model):
+    def inner(v):
+        return helper(v, 2) * v
+    model.step(x)
+    r = inner(x)
+    model.tick(r)
+    return r + inner(r)
+
+
+def recursion_reading_a_property_after_the_change(x, model):
+    model.bump(x)
+    return through_the_property(model, x, 2)
+
+
+def through_the_property(model, a, n):
+    return a * model.doubled if n == 0 else through_the_property(model, np.sin(a), n - 1)
+
+
 NOW_WORKS = [state_then_recursion, recursion_then_state, mutual_recursion,
              through_a_function_argument, state_and_recursion_in_a_loop,
-             recursion_given_a_number_of_the_object, counted_helper]
+             recursion_given_a_number_of_the_object, counted_helper, in_a_closure,
+             recursion_reading_a_property_after_the_change]
 
 
 def _state(model):
