@@ -117,6 +117,8 @@ def refuse_changes_in_recursion(tree, source, graph: dict, emitted: list) -> Non
     s2sad.errors.DifferentiationError: ...in a recursive function (f(), or a function it calls)...
     """
     cyclic = in_cycles(graph) if graph else set()
+    if not cyclic:
+        return
     again = [(stmt, next(key for key in stack if key in cyclic))
              for stmt, stack in emitted if cyclic.intersection(stack)]
     if not again:
