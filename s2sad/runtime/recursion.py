@@ -175,13 +175,26 @@ def _own_vjp(pair, args: tuple):
 
 
 def _chosen(values, wrt, args):
-    """The items ``wrt`` of a tuple of sensitivities or tangents, zeros where none came."""
+    """The items ``wrt`` of a tuple of sensitivities or tangents, zeros where none came,
+    or where all are zeros (shaped as the call was given its arguments: ``args``, not
+    as a list the caller appended to since, whose zero tangent was made later)."""
     from . import zeros_like_structure
     from .higher import broadcast_like
     if not isinstance(values, (tuple, list)):
         values = (values,) * len(args)
-    return tuple(zeros_like_structure(args[i]) if values[i] is None
+    return tuple(zeros_like_structure(args[i]) if values[i] is None or _zeros(values[i])
                  else broadcast_like(values[i], args[i]) for i in wrt)
+
+
+def _zeros(value) -> bool:
+    """Is ``value`` zeros, in a list, a tuple or a dict of them (not an empty one)?"""
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(_zeros(item) for item in value)
+    if isinstance(value, dict):
+        return bool(value) and all(_zeros(item) for item in value.values())
+    if isinstance(value, (int, float, complex, np.number)):
+        return value == 0
+    return False
 
 
 def recursive_pullback_in_args(pair, h, g, args: tuple) -> tuple:
