@@ -101,15 +101,13 @@ def walk(node) -> list:
     Within :func:`kept_walks`, a whole function's walk is made once and kept.
     """
     kept = _KEPT
-    if kept is not None and node.__class__ is gast.FunctionDef:
+    if kept is not None and node.__class__ is _FunctionDef:
         held = kept.get(id(node))
         if held is not None and held[0] is node:
             return held[1].copy()  # (a list of its own: a caller may change it)
     found = [node]
     append, extend = found.append, found.extend
-    AST = ast.AST
-    table, quick = _WALKED, _QUICK
-    name_class = gast.Name
+    quick, name_class = _QUICK, _Name
     for item in found:  # (each node appended while it runs is visited too)
         cls = item.__class__
         if cls is name_class:  # a third of all nodes: a leaf, but for a parameter's annotation
@@ -119,27 +117,31 @@ def walk(node) -> list:
             except AttributeError:  # (a Name made without one: gast.Name(x, Load()))
                 pass
             continue
-        plan = quick.get(cls)
-        if plan is not None:  # (the most common nodes: their fields read in one call)
-            shape, get = plan
-            try:
-                if shape is _QMANY:  # (the most common first: BinOp, Assign, Call...)
-                    extend(get(item))
-                elif shape is _QLISTED:  # (Assign: targets, value)
-                    listed, one = get(item)
-                    extend(listed)
-                    append(one)
-                elif shape is _QLISTS:  # (Call: func, args, keywords)
-                    one, first, second = get(item)
-                    append(one)
-                    extend(first)
-                    extend(second)
-                elif shape is _QONE:
-                    append(get(item))
-                continue  # (_QLEAF: a Constant)
-            except AttributeError:  # (a node made without one of its fields: as below)
-                pass
-        names = table.get(cls)
+        try:  # (the most common nodes: their fields read in one call; in the order of
+            shape, get = quick[cls]  # how common each shape is: BinOp, Assign, Call...)
+            if shape is _QMANY:
+                extend(get(item))
+                continue
+            if shape is _QLISTED:  # (Assign: targets, value)
+                listed, one = get(item)
+                extend(listed)
+                append(one)
+                continue
+            if shape is _QLISTS:  # (Call: func, args, keywords)
+                one, first, second = get(item)
+                append(one)
+                extend(first)
+                extend(second)
+                continue
+            if shape is _QLEAF:  # (a Constant)
+                continue
+            append(get(item))  # (_QONE)
+            continue
+        except KeyError:  # (a node of another class: as below)
+            pass
+        except AttributeError:  # (a node made without one of its fields: as below)
+            pass
+        names = _WALKED.get(cls)
         if names is None:
             names = _walked(cls)
         if names:
@@ -152,16 +154,17 @@ def walk(node) -> list:
                     if held is _NODES:
                         extend(value)
                     else:
-                        extend([v for v in value if isinstance(v, AST)])
-                elif held is not _OTHER or isinstance(value, AST):
+                        extend([v for v in value if isinstance(v, _AST)])
+                elif held is not _OTHER or isinstance(value, _AST):
                     append(value)
-    if kept is not None and node.__class__ is gast.FunctionDef:
+    if kept is not None and node.__class__ is _FunctionDef:
         kept[id(node)] = (node, found.copy())  # (the node held: its id is not reused)
     return found
 
 
 # id(function) -> (function, its walk), while the trees are only read (kept_walks)
 _KEPT: dict | None = None
+_AST, _Name, _FunctionDef = ast.AST, gast.Name, gast.FunctionDef  # (one global look-up each)
 
 
 @contextlib.contextmanager
