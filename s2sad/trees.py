@@ -164,7 +164,7 @@ def walk(node) -> list:
 
 # id(function) -> (function, its walk), while the trees are only read (kept_walks)
 _KEPT: dict | None = None
-_AST, _Name, _FunctionDef = ast.AST, gast.Name, gast.FunctionDef  # (one global look-up each)
+_AST, _Name, _FunctionDef, _Store = ast.AST, gast.Name, gast.FunctionDef, gast.Store
 
 
 @contextlib.contextmanager
@@ -293,11 +293,53 @@ def assigned_names(tree) -> set[str]:
     >>> import gast
     >>> sorted(assigned_names(gast.parse("def f(x, *, k):\\n    y = x\\n    z[0] = y").body[0]))
     ['k', 'x', 'y']
+
+    Within :func:`kept_walks` (the trees only read), a whole function's names are found
+    once and kept, as its walk is; each caller gets a set of its own.
     """
+    kept = _KEPT
+    if kept is None or tree.__class__ is not _FunctionDef:
+        return _assigned(tree, walk(tree))
+    held = kept.get(("names", id(tree)))
+    if held is not None and held[0] is tree:
+        return set(held[1])
+    names = _assigned(tree, walk(tree))
+    kept[("names", id(tree))] = (tree, frozenset(names))  # (the tree held: its id kept)
+    return names
+
+
+def start_names(tree) -> set[str]:
+    """:func:`assigned_names` of ``tree``, for a pass that has not changed anything yet:
+    where ``tree`` is the whole tree the pass manager runs the pass on, its names are
+    found once for every reader until a pass changes a tree (as :func:`start_walk`).
+
+    >>> import gast
+    >>> tree = gast.parse("def f(x):\\n    y = x").body[0]
+    >>> kept = {}
+    >>> with pass_start(tree, kept):
+    ...     first = start_names(tree)
+    ...     first.add("z")  # (a set of its own)
+    ...     again = start_names(tree)
+    >>> sorted(again), [key == id(tree) or key == ("names", id(tree)) for key in kept]
+    (['x', 'y'], [True, True])
+    """
+    start = _START
+    if start is None or start[0] is not tree:
+        return assigned_names(tree)
+    kept = start[1]
+    held = kept.get(("names", id(tree)))
+    if held is not None and held[0] is tree:
+        return set(held[1])
+    names = _assigned(tree, start_walk(tree))
+    kept[("names", id(tree))] = (tree, frozenset(names))
+    return names
+
+
+def _assigned(tree, nodes) -> set[str]:
+    """The names of ``assigned_names``, from ``nodes``, the walk of ``tree``."""
     names = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
-    for node in walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
+    names.update([node.id for node in nodes if node.__class__ is _Name and
+                  node.ctx.__class__ is _Store])
     return names
 
 
