@@ -1211,6 +1211,8 @@ _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod,
 def _refuse_arithmetic_on_dicts(tree, kinds: dict, source) -> None:
     """A dict passed where the function does arithmetic (``x * x``): a ``TypeError`` at
     the call, naming the line, not Python's own from inside the generated code."""
+    if not any(kind.tag == "dict" for kind in kinds.values()):
+        return  # (no name is a dict: no statement to go through)
     for stmt in trees.walk(tree):  # (the simple statements: normalized, operands are names)
         if not isinstance(stmt, gast.stmt) or isinstance(stmt, (gast.FunctionDef, gast.If,
                                                                  gast.For, gast.While)):
