@@ -522,29 +522,36 @@ class Transformer(_Dispatch, ast.NodeTransformer):
     visit returning None removes the node, a list replaces it by several)."""
 
     def generic_visit(self, node):
-        table = self._table
+        get = self._table.get
         fields = node.__dict__
         for field in _NODE_FIELDS.get(node.__class__) or node_fields(node.__class__):
             old = fields.get(field)
             if type(old) is list:
                 new = []
+                append = new.append
                 for value in old:
-                    if isinstance(value, ast.AST):
-                        method = table.get(value.__class__)
-                        if method is _LEAF or method is _NAME and \
-                                value.__dict__.get("annotation") is None:
-                            new.append(value)  # (left as it is: no call)
+                    method = get(value.__class__)  # (None: a node to visit, or no node)
+                    if method is _NAME:  # (a name: left as it is, but for an annotation)
+                        try:
+                            if value.annotation is None:
+                                append(value)
+                                continue
+                        except AttributeError:  # (a Name made without one)
+                            append(value)
                             continue
-                        value = self.visit(value)
-                        if value is None:
-                            continue
-                        if not isinstance(value, ast.AST):
-                            new.extend(value)
-                            continue
-                    new.append(value)
+                    elif method is _LEAF or method is None and not isinstance(value, _AST):
+                        append(value)  # (left as it is: no call)
+                        continue
+                    value = self.visit(value)
+                    if value is None:
+                        continue
+                    if not isinstance(value, _AST):
+                        new.extend(value)
+                        continue
+                    append(value)
                 old[:] = new
-            elif isinstance(old, ast.AST):
-                method = table.get(old.__class__)
+            elif isinstance(old, _AST):
+                method = get(old.__class__)
                 if method is _LEAF or method is _NAME and old.__dict__.get("annotation") is None:
                     continue
                 new_node = self.visit(old)
