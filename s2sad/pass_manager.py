@@ -26,6 +26,23 @@ kept until a pass changes the tree it reads, unless that pass declares it keeps 
 (MLIR's preserved analyses). A :class:`FixedPoint` repeats its steps until none changes
 anything. The source after every step is kept as a stage, named after its pass.
 
+An idempotent pass that has nothing to do (it ran, and nothing changed its tree since) is
+skipped. So is one that had nothing to do before a pass declaring it ``keeps_clean``: a
+pass that moves what statements read but drops no read leaves no dead code behind.
+
+>>> @transform(idempotent=True)
+... def tidy(build):
+...     runs.append(len(build.tree))
+...     return False
+>>> @transform(keeps_clean=(tidy,))
+... def grow(build):
+...     build.tree = build.tree + [0]
+...     return True
+>>> runs = []
+>>> _ = PassManager([Step(tidy), Step(grow), Step(tidy)], Stages(False, str)).run(build)
+>>> runs  # (its second run skipped: grow keeps it clean)
+[1]
+
 A pass that cannot tell whether it changed its tree compares the trees (:func:`rewritten`)
 only where the answer is read: by a later idempotent pass that has run, an analysis
 cached, a step run ``after`` it or a fixed point. Elsewhere it says True (a change, maybe).
@@ -65,16 +82,21 @@ class Pass:
     """A pass: ``run(build, **analyses)`` changes ``build.<on>`` and returns whether it
     did. ``needs``: the analyses it reads, handed to it by name; ``keeps``: those still
     true after it changes the tree (``ALL``: every one); ``idempotent``: a second run on
-    what it left changes nothing, so the manager skips it then; ``stage``: its name in
-    the stages (its function's name unless given)."""
+    what it left changes nothing, so the manager skips it then; ``keeps_clean``: the
+    idempotent passes that, with nothing to do before it changes the tree, still have
+    nothing to do after; ``stage``: its name in the stages (its function's name unless
+    given)."""
 
     def __init__(self, run: Callable, on: str | None, needs: tuple, keeps, idempotent: bool,
-                 stage: str | None):
+                 stage: str | None, keeps_clean: tuple = ()):
         self.run = run
         self.on = on
         self.needs = tuple(needs)
         self.keeps = keeps
         self.idempotent = idempotent
+        self.keeps_clean = tuple(keeps_clean)
+        if not all(p.idempotent for p in self.keeps_clean):
+            raise ValueError(f"{run.__name__}: keeps_clean names idempotent passes only")
         self.name = stage or run.__name__
         self.__doc__ = run.__doc__
 
@@ -86,9 +108,9 @@ ALL = "all"
 
 
 def transform(on: str = "tree", needs: tuple = (), keeps=(), idempotent: bool = False,
-              stage: str | None = None) -> Callable[[Callable], Pass]:
+              stage: str | None = None, keeps_clean: tuple = ()) -> Callable[[Callable], Pass]:
     """Declare ``run(build, **analyses) -> bool`` a pass changing ``build.<on>``."""
-    return lambda run: Pass(run, on, needs, keeps, idempotent, stage)
+    return lambda run: Pass(run, on, needs, keeps, idempotent, stage, keeps_clean)
 
 
 def check(needs: tuple = ()) -> Callable[[Callable], Pass]:
@@ -179,6 +201,9 @@ class PassManager:
         self.changed: dict[Pass, bool] = {}  # each pass's latest report, this build
         self.version: dict[str, int] = {}  # how many changes each tree has had
         self.clean: dict[Pass, int] = {}  # an idempotent pass: the version it left
+        # an idempotent pass held clean by others' keeps_clean, not by a run of its own:
+        # the passes that said so (verify mode runs it all the same, to check them)
+        self.vouched: dict[Pass, list] = {}
         key = tuple(map(id, pipeline))  # (its steps are frozen: the same for every build)
         held = _READERS.get(key)
         if held is None:
@@ -224,8 +249,9 @@ class PassManager:
         if step.after and not any(self.changed.get(p) for p in step.after):
             return False
         tree = pass_.on
-        if pass_.idempotent and self.clean.get(pass_) == self.version.get(tree, 0):
-            return False  # (nothing changed since it last ran)
+        if pass_.idempotent and self.clean.get(pass_) == self.version.get(tree, 0) and \
+                not (self.verify and pass_ in self.vouched):
+            return False  # (nothing changed since it last ran, or only passes keeping it clean)
         before = _fingerprint(getattr(build, tree)) if self.verify and tree and \
             getattr(build, tree) is not None else None
         analyses = {a.name: self.analysis(build, a) for a in pass_.needs}
@@ -252,13 +278,24 @@ class PassManager:
         if before is not None and not changed and _fingerprint(getattr(build, tree)) != before:
             raise AssertionError(f"pass {pass_.name} said it changed nothing, and changed "
                                  f"build.{tree}")
+        vouched = self.vouched.pop(pass_, None)
+        if vouched and changed:
+            raise AssertionError(f"pass {pass_.name} changed build.{tree}, which "
+                                 f"{', '.join(vouched)} said they leave clean (keeps_clean)")
         self.changed[pass_] = changed
         if tree is None:
             return False
         if changed:
-            self.version[tree] = self.version.get(tree, 0) + 1
+            old = self.version.get(tree, 0)
+            self.version[tree] = old + 1
             if pass_.keeps != ALL:
                 self._invalidate(tree, pass_.keeps)
+            vouched = {p: names for p, names in self.vouched.items() if p.on != tree}
+            for kept in pass_.keeps_clean:  # (clean before it: clean after it)
+                if kept.on == tree and self.clean.get(kept) == old:
+                    self.clean[kept] = old + 1
+                    vouched[kept] = self.vouched.get(kept, []) + [pass_.name]
+            self.vouched = vouched  # (those of this tree that it did not keep: not clean)
         if pass_.idempotent:
             self.clean[pass_] = self.version.get(tree, 0)
         self.stages.record(pass_.name, getattr(build, tree))

@@ -747,10 +747,12 @@ def copy_propagation(build: Build) -> bool:
     return propagate.changed
 
 
-@transform(on="adjoint", needs=(is_pure, kinds))
+@transform(on="adjoint", needs=(is_pure, kinds), keeps_clean=(dead_code,))
 def forward_substitution(build: Build, is_pure, kinds: dict) -> bool:
     """Forward substitution: a temporary read once is replaced by its definition (def-use);
-    one that may raise (Python's numbers divided by 0) only into the next line."""
+    one that may raise (Python's numbers divided by 0) only into the next line. No dead
+    code after it where there was none: a value moves into the line that read it, and
+    each name it read is read there (no statement loses a reader, none gets purer)."""
     helpers = build.imports.helpers
     idempotent = {helpers["unbroadcast"]} if "unbroadcast" in helpers else set()
     sensitivities = build.namer.sensitivities
@@ -763,10 +765,11 @@ def forward_substitution(build: Build, is_pure, kinds: dict) -> bool:
     return substitute.changed
 
 
-@transform(on="adjoint", needs=(is_pure,))
+@transform(on="adjoint", needs=(is_pure,), keeps_clean=(dead_code,))
 def combined_terms(build: Build, is_pure) -> bool:
     """A sensitivity's terms added in one expression where the first is read only by
-    the statement that adds the next (the same operations, in the same order)."""
+    the statement that adds the next (the same operations, in the same order). No dead
+    code after it where there was none: what the two statements read, the one reads."""
     source = build.source
 
     def may_move(func) -> bool:  # (a `math` function's only effect is its error: it is
@@ -1219,6 +1222,8 @@ _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod,
 def _refuse_arithmetic_on_dicts(tree, kinds: dict, source) -> None:
     """A dict passed where the function does arithmetic (``x * x``): a ``TypeError`` at
     the call, naming the line, not Python's own from inside the generated code."""
+    if not any(kind.tag == "dict" for kind in kinds.values()):
+        return  # (no name is a dict: no statement to go through)
     for stmt in trees.walk(tree):  # (the simple statements: normalized, operands are names)
         if not isinstance(stmt, gast.stmt) or isinstance(stmt, (gast.FunctionDef, gast.If,
                                                                  gast.For, gast.While)):

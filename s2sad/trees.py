@@ -101,15 +101,13 @@ def walk(node) -> list:
     Within :func:`kept_walks`, a whole function's walk is made once and kept.
     """
     kept = _KEPT
-    if kept is not None and node.__class__ is gast.FunctionDef:
+    if kept is not None and node.__class__ is _FunctionDef:
         held = kept.get(id(node))
         if held is not None and held[0] is node:
             return held[1].copy()  # (a list of its own: a caller may change it)
     found = [node]
     append, extend = found.append, found.extend
-    AST = ast.AST
-    table, quick = _WALKED, _QUICK
-    name_class = gast.Name
+    quick, name_class = _QUICK, _Name
     for item in found:  # (each node appended while it runs is visited too)
         cls = item.__class__
         if cls is name_class:  # a third of all nodes: a leaf, but for a parameter's annotation
@@ -119,27 +117,31 @@ def walk(node) -> list:
             except AttributeError:  # (a Name made without one: gast.Name(x, Load()))
                 pass
             continue
-        plan = quick.get(cls)
-        if plan is not None:  # (the most common nodes: their fields read in one call)
-            shape, get = plan
-            try:
-                if shape is _QMANY:  # (the most common first: BinOp, Assign, Call...)
-                    extend(get(item))
-                elif shape is _QLISTED:  # (Assign: targets, value)
-                    listed, one = get(item)
-                    extend(listed)
-                    append(one)
-                elif shape is _QLISTS:  # (Call: func, args, keywords)
-                    one, first, second = get(item)
-                    append(one)
-                    extend(first)
-                    extend(second)
-                elif shape is _QONE:
-                    append(get(item))
-                continue  # (_QLEAF: a Constant)
-            except AttributeError:  # (a node made without one of its fields: as below)
-                pass
-        names = table.get(cls)
+        try:  # (the most common nodes: their fields read in one call; in the order of
+            shape, get = quick[cls]  # how common each shape is: BinOp, Assign, Call...)
+            if shape is _QMANY:
+                extend(get(item))
+                continue
+            if shape is _QLISTED:  # (Assign: targets, value)
+                listed, one = get(item)
+                extend(listed)
+                append(one)
+                continue
+            if shape is _QLISTS:  # (Call: func, args, keywords)
+                one, first, second = get(item)
+                append(one)
+                extend(first)
+                extend(second)
+                continue
+            if shape is _QLEAF:  # (a Constant)
+                continue
+            append(get(item))  # (_QONE)
+            continue
+        except KeyError:  # (a node of another class: as below)
+            pass
+        except AttributeError:  # (a node made without one of its fields: as below)
+            pass
+        names = _WALKED.get(cls)
         if names is None:
             names = _walked(cls)
         if names:
@@ -152,16 +154,17 @@ def walk(node) -> list:
                     if held is _NODES:
                         extend(value)
                     else:
-                        extend([v for v in value if isinstance(v, AST)])
-                elif held is not _OTHER or isinstance(value, AST):
+                        extend([v for v in value if isinstance(v, _AST)])
+                elif held is not _OTHER or isinstance(value, _AST):
                     append(value)
-    if kept is not None and node.__class__ is gast.FunctionDef:
+    if kept is not None and node.__class__ is _FunctionDef:
         kept[id(node)] = (node, found.copy())  # (the node held: its id is not reused)
     return found
 
 
 # id(function) -> (function, its walk), while the trees are only read (kept_walks)
 _KEPT: dict | None = None
+_AST, _Name, _FunctionDef, _Store = ast.AST, gast.Name, gast.FunctionDef, gast.Store
 
 
 @contextlib.contextmanager
@@ -290,11 +293,53 @@ def assigned_names(tree) -> set[str]:
     >>> import gast
     >>> sorted(assigned_names(gast.parse("def f(x, *, k):\\n    y = x\\n    z[0] = y").body[0]))
     ['k', 'x', 'y']
+
+    Within :func:`kept_walks` (the trees only read), a whole function's names are found
+    once and kept, as its walk is; each caller gets a set of its own.
     """
+    kept = _KEPT
+    if kept is None or tree.__class__ is not _FunctionDef:
+        return _assigned(tree, walk(tree))
+    held = kept.get(("names", id(tree)))
+    if held is not None and held[0] is tree:
+        return set(held[1])
+    names = _assigned(tree, walk(tree))
+    kept[("names", id(tree))] = (tree, frozenset(names))  # (the tree held: its id kept)
+    return names
+
+
+def start_names(tree) -> set[str]:
+    """:func:`assigned_names` of ``tree``, for a pass that has not changed anything yet:
+    where ``tree`` is the whole tree the pass manager runs the pass on, its names are
+    found once for every reader until a pass changes a tree (as :func:`start_walk`).
+
+    >>> import gast
+    >>> tree = gast.parse("def f(x):\\n    y = x").body[0]
+    >>> kept = {}
+    >>> with pass_start(tree, kept):
+    ...     first = start_names(tree)
+    ...     first.add("z")  # (a set of its own)
+    ...     again = start_names(tree)
+    >>> sorted(again), [key == id(tree) or key == ("names", id(tree)) for key in kept]
+    (['x', 'y'], [True, True])
+    """
+    start = _START
+    if start is None or start[0] is not tree:
+        return assigned_names(tree)
+    kept = start[1]
+    held = kept.get(("names", id(tree)))
+    if held is not None and held[0] is tree:
+        return set(held[1])
+    names = _assigned(tree, start_walk(tree))
+    kept[("names", id(tree))] = (tree, frozenset(names))
+    return names
+
+
+def _assigned(tree, nodes) -> set[str]:
+    """The names of ``assigned_names``, from ``nodes``, the walk of ``tree``."""
     names = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
-    for node in walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
+    names.update([node.id for node in nodes if node.__class__ is _Name and
+                  node.ctx.__class__ is _Store])
     return names
 
 
@@ -477,29 +522,36 @@ class Transformer(_Dispatch, ast.NodeTransformer):
     visit returning None removes the node, a list replaces it by several)."""
 
     def generic_visit(self, node):
-        table = self._table
+        get = self._table.get
         fields = node.__dict__
         for field in _NODE_FIELDS.get(node.__class__) or node_fields(node.__class__):
             old = fields.get(field)
             if type(old) is list:
                 new = []
+                append = new.append
                 for value in old:
-                    if isinstance(value, ast.AST):
-                        method = table.get(value.__class__)
-                        if method is _LEAF or method is _NAME and \
-                                value.__dict__.get("annotation") is None:
-                            new.append(value)  # (left as it is: no call)
+                    method = get(value.__class__)  # (None: a node to visit, or no node)
+                    if method is _NAME:  # (a name: left as it is, but for an annotation)
+                        try:
+                            if value.annotation is None:
+                                append(value)
+                                continue
+                        except AttributeError:  # (a Name made without one)
+                            append(value)
                             continue
-                        value = self.visit(value)
-                        if value is None:
-                            continue
-                        if not isinstance(value, ast.AST):
-                            new.extend(value)
-                            continue
-                    new.append(value)
+                    elif method is _LEAF or method is None and not isinstance(value, _AST):
+                        append(value)  # (left as it is: no call)
+                        continue
+                    value = self.visit(value)
+                    if value is None:
+                        continue
+                    if not isinstance(value, _AST):
+                        new.extend(value)
+                        continue
+                    append(value)
                 old[:] = new
-            elif isinstance(old, ast.AST):
-                method = table.get(old.__class__)
+            elif isinstance(old, _AST):
+                method = get(old.__class__)
                 if method is _LEAF or method is _NAME and old.__dict__.get("annotation") is None:
                     continue
                 new_node = self.visit(old)

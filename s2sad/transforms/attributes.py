@@ -845,7 +845,7 @@ def _draws(tree, source, mine: set) -> None:
                 and all(isinstance(a, gast.Constant) and a.value is not None
                         for a in value.args):
             seeded.setdefault(found[1], at)
-    order = {id(node): at for at, stmt in enumerate(tree.body) for node in trees.walk(stmt)}
+    order = None  # (id of a node -> the body's statement it is in: made where one draws)
     for stmt in trees.walk(tree):
         if not isinstance(stmt, gast.stmt) or isinstance(stmt, gast.FunctionDef):
             continue
@@ -853,7 +853,12 @@ def _draws(tree, source, mine: set) -> None:
             [stmt.iter] if isinstance(stmt, gast.For) else [stmt]
         for node in (n for part in parts for n in trees.walk(part)):
             found = state(node) if isinstance(node, gast.Call) else None
-            if found is None or seeded.get(found[1], len(order) + 1) <= order.get(id(node), -1):
+            if found is None:
+                continue
+            if order is None:
+                order = {id(n): at for at, top in enumerate(tree.body)
+                         for n in trees.walk(top)}
+            if seeded.get(found[1], len(order) + 1) <= order.get(id(node), -1):
                 continue  # (seeded before: the same draws at each run)
             _reads_its_state(
                 source, stmt, f"draws from {found[1]} random state "

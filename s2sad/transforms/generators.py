@@ -111,7 +111,7 @@ class _Expander:
     def __init__(self, source: FunctionSource, namer):
         self.source = source
         self.namer = namer
-        self.locals = trees.assigned_names(source.tree)
+        self.locals = trees.start_names(source.tree)  # (made before anything changes)
 
     def generator(self, func):
         """The generator function of the user's ``func`` names, or None."""

@@ -43,7 +43,7 @@ import gast
 from .. import trees
 from ..names import Namer
 from ..source import FunctionSource
-from ..trees import clone
+from ..trees import clone, start_names
 from .higher import is_generated
 from .aliasing import Aliasing
 from .attributes import stored_effect
@@ -103,7 +103,9 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         self.descriptors: dict = {}  # (root) argument_descriptors
         self.foreign: dict[str, tuple] = {}   # alias -> (globals dict, name) of inlined code
         self.foreign_cells: dict = {}         # alias -> closure cell of inlined code
-        self.locals = assigned_names(source.tree)
+        # (the root's: made at the start of its pass, as the tree was found)
+        self.locals = start_names(source.tree) if parent is None else \
+            assigned_names(source.tree)
         self.current: dict[str, str] = {}
         # Which values may share memory (for refusing unsafe in-place updates): each local
         # name -> the memory blocks (numbers) its value may use; two names may share memory

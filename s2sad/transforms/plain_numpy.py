@@ -390,6 +390,8 @@ class PlainNumpy(trees.Transformer):
                 axis.value is None and isinstance(keepdims, gast.Constant) and \
                 keepdims.value is False
 
+        if not any(n.__class__ is gast.Call and spread(n) for n in nodes):
+            return  # (no such spread: no node's fields to go through for one)
         for n in nodes:
             for field, value in gast.iter_fields(n):
                 items = value if isinstance(value, list) else [value]

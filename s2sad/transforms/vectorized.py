@@ -84,6 +84,9 @@ class VectorizedCalls(trees.Transformer):
         self.counter = 0
         self.held = self._held(nodes)
         self.functions = {}  # a held name -> the name its lambda is given
+        if not self.held and not any(n.__class__ is gast.Call and self._vectorized(n)
+                                     is not None for n in nodes):
+            return node  # (no vectorized call anywhere: no statement to go through)
         node.body = self._block(node.body)
         read = {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
                 isinstance(n.ctx, gast.Load)} if self.held else set()
