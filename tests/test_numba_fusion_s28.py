@@ -70,7 +70,7 @@ def _looped(source):
     """Does ``source`` hold a fused loop (over the elements, or over their blocks where
     NumPy computes some calls: session 33)?"""
     return "for i in range(x.shape[0]):" in source or \
-        "for j in range(0, x.shape[0], 8192):" in source
+        "for j in range(0, x.shape[0], 65536):" in source
 
 
 def _parts(value):

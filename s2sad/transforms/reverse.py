@@ -50,7 +50,8 @@ from ..runtime import (add_sens, as_gradient, index_grad, output_seed, pack_like
                        written_part, zeros_like_structure)
 from ..runtime.higher import add_at, broadcast_like, sens_item, sens_like, snapshot
 from ..trees import clone, located
-from .shape_only import one_shape, shape_arguments, shape_helpers
+from .fixed_shapes import fixed_shapes
+from .shape_only import shape_arguments, shape_helpers
 from .kinds import ANY, Kind
 from .objects import differentiated_attribute, held_object, not_a_parameter
 from ..trees import assigned_names
@@ -265,8 +266,9 @@ class Reverse(StructuralZeros, Tape):
         self.shape_only = self.needed - returns - _value_reads(
             nodes, shape_helpers(self.imports.helper_functions()))
         # (an array whose values all have one shape is read as it is: no shape saved)
-        self.one_shape = one_shape(self.tree, self.kinds, "range" not in self.source.globals
-                                   and "range" not in self.source.closure) \
+        self.one_shape = fixed_shapes(self.tree, self.kinds, self.source.resolve,
+                                      "range" not in self.source.globals and
+                                      "range" not in self.source.closure) \
             if self.shape_only else set()
         for node in trees.walk(gast.Module(forward, [])):
             if is_pop(node) and node.value.func.value.id in self.needed:
