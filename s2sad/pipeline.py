@@ -36,13 +36,14 @@ from .runtime.gradients import fresh_gradient
 from .source import FunctionSource, recording
 from .transforms.activity import active_names
 from .transforms.unknown_calls import checked_instead
-from .transforms.dtypes import argument_categories, float_locals
+from .transforms.dtypes import argument_categories, dtype_kinds, float_locals
 from .transforms.budget import MemoryBudget
 from .transforms.device_arguments import DeviceArguments
 from .transforms import numba_kernel
 from .transforms.combined_terms import CombinedTerms
 from .transforms.copy_propagation import CopyPropagation
 from .transforms.dead_code import DeadCode, may_raise
+from .transforms.unread_raises import UnreadRaises
 from .transforms.dicts import DictViews
 from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
@@ -237,6 +238,12 @@ def kinds(build: Build, local_names: set, numbers: dict) -> dict:
 def active(build: Build, local_names: set, kinds: dict) -> set:
     """The names that depend on ``wrt`` and reach the output (activity analysis)."""
     return active_names(build.tree, set(build.wrt), build.source, local_names, kinds)
+
+
+@analysis(reads="tree", needs=(local_names,))
+def dtype_categories(build: Build, local_names: set) -> dict:
+    """Each name's dtype kind and holder (``dtype_kinds``: integers or bools, floats...)."""
+    return dtype_kinds(build.tree, build.source, local_names)
 
 
 @analysis()
@@ -709,12 +716,15 @@ def first_assignment(build: Build) -> bool:
     return changed
 
 
-@transform(on="adjoint", needs=(is_pure, kinds), idempotent=True)
-def dead_code(build: Build, is_pure, kinds: dict) -> bool:
+@transform(on="adjoint", needs=(is_pure, kinds, dtype_categories), idempotent=True)
+def dead_code(build: Build, is_pure, kinds: dict, dtype_categories: dict) -> bool:
     """Dead code elimination by liveness, walking backwards; idempotent, so the manager
-    runs it again only after a change. A division of Python's numbers stays: it may
-    raise (ZeroDivisionError), as the user's line does."""
-    dead = DeadCode(is_pure, build.stacks, kinds, build.namer.sensitivities)
+    runs it again only after a change. A line of the user's that may raise stays
+    (``x[10]``, a division of Python's numbers), unless a line kept raises in the same
+    cases (``UnreadRaises``)."""
+    raises = UnreadRaises(kinds, dtype_categories, _function_of(build.source, build.imports),
+                          bool(getattr(build.source, "complex", False)))
+    dead = DeadCode(is_pure, build.stacks, kinds, build.namer.sensitivities, raises)
     build.adjoint = dead.visit(build.adjoint)
     return dead.changed
 
@@ -1292,6 +1302,23 @@ def _loop_sums_names(source, imports) -> tuple:
     unbroadcast = {imports.helpers["unbroadcast"]} if "unbroadcast" in imports.helpers \
         else set()
     return unbroadcast, _pure_names(source, imports), imports.numpy()
+
+
+def _function_of(source, imports):
+    """``function_of(func)``: the function a called name stands for in generated code
+    (a runtime helper, a builtin, a module's function), or None where it is not known."""
+    pure_names = _pure_names(source, imports)
+
+    def function_of(func):
+        if isinstance(func, gast.Name) and func.id in imports.helpers.values():
+            return imports.helper_functions().get(func.id)
+        if isinstance(func, gast.Name) and func.id in pure_names:
+            return registry.pure_builtins().get(func.id)
+        try:
+            return static_value(func, source, source.locals)
+        except KeyError:
+            return None
+    return function_of
 
 
 def _purity(source, imports):

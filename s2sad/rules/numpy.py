@@ -50,6 +50,10 @@ def positive(g, ans, x):
     return g
 
 
+# (NumPy refuses `-` of bools: TypeError; +, -, *, / hold for complex values too)
+deffacts(np.negative, np.positive, raises=("broadcast", "bool"))
+
+
 @defvjp(np.sin)
 def sin(g, ans, x):
     return g * np.cos(x)
@@ -217,6 +221,10 @@ def subtract(g, ans, x, y):
     return unbroadcast(g, x), unbroadcast(-g, y)
 
 
+deffacts(np.add, np.multiply, np.true_divide, np.divide, raises="broadcast")
+deffacts(np.subtract, raises=("broadcast", "bool"))
+
+
 @defvjp(np.multiply)
 def multiply(g, ans, x, y):
     return unbroadcast(y * g, x), unbroadcast(x * g, y)
@@ -232,6 +240,10 @@ def power(g, ans, x, y):
     # the slope y * x ** (y - 1), 0 where y is 0 (x ** 0 is 1, even at x = 0)
     return (unbroadcast(g * scaled_power(y, x, y - 1), x),
             unbroadcast(g * ans * np.log(np.where(np.greater(x, 0), x, 1.0)), y))
+
+
+# (integers to a negative integer power: ValueError; Python's 0.0 ** -1: dead_code.may_raise)
+deffacts(np.power, pow, raises=("broadcast", "integer"))
 
 
 @defvjp(np.float_power)
@@ -332,6 +344,9 @@ def ldexp(g, ans, x, i):
     return unbroadcast(g * np.ldexp(1.0, i), x), None
 
 
+deffacts(np.ldexp, raises="values")  # (a float exponent: TypeError)
+
+
 @defvjp(np.heaviside)
 def heaviside(g, ans, x1, x2):
     # 0 or 1, but x2 where x1 is 0
@@ -364,6 +379,8 @@ def sum(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None
 
 defdtype(np.sum, position=2)
 deffacts(np.sum, fresh=True)  # (a new array or a NumPy scalar; given out=, out: not fresh)
+# (an empty array: 0.0, nan, 1.0, nan: warned, not raised; np.max, np.ptp of one raise)
+deffacts(np.sum, np.mean, np.prod, np.var, np.std, np.nansum, np.nanmean, raises="axis")
 
 
 @defvjp(np.mean, shape="reduce")
@@ -550,6 +567,9 @@ nondifferentiable(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.t
                   np.floor_divide, np.signbit, np.logical_not, np.logical_and,
                   np.logical_or, np.logical_xor, np.invert, np.bitwise_and, np.bitwise_or,
                   np.bitwise_xor, np.left_shift, np.right_shift, shape="elementwise")
+deffacts(np.invert, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift,
+         np.right_shift, raises="values")  # (of floats: TypeError)
+deffacts(np.sign, np.clip, raises=("broadcast", "bool"))  # (of bools: TypeError)
 nondifferentiable(np.greater, np.greater_equal, np.less, np.less_equal, np.equal,
                   np.not_equal, np.isnan, np.isfinite, np.isinf, np.isposinf, np.isneginf,
                   np.isclose, shape="elementwise")
