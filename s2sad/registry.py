@@ -815,7 +815,9 @@ class Facts:
       argument's rank), ``"integers"`` (an argument not an integer: ``range(2.5)``),
       ``"truth"`` (an argument an array: ``max(a, b)`` asks whether ``b > a``),
       ``"contract"`` (the axes it sums over differ in length: ``np.dot``),
-      ``"sized"`` (an argument with no length: ``len(2.0)``),
+      ``"sized"`` (an argument with no length: ``len(2.0)``), ``"number"`` (an
+      argument not a number: ``float(x)`` of a vector), ``"items"`` (items that are
+      not all numbers: ``sum`` of a list of arrays),
       ``"values"`` (some values or dtypes of numbers: ``np.invert`` of floats; such a
       call stays). ``()``: nothing. None (not declared): an ``"elementwise"``
       rule's calls raise only where they do not broadcast; another's may raise anyhow.

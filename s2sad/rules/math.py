@@ -289,6 +289,8 @@ deffacts(len, float, abs, max, min, builtins.pow, sum, range, reversed, round, p
 deffacts(range, raises="integers")  # (range(2.5): TypeError)
 deffacts(max, min, raises="truth")  # (max(a, b) of arrays: the truth of a > b, ValueError)
 deffacts(len, raises="sized")  # (len of a number or a 0-d array: TypeError)
+deffacts(float, complex, abs, raises="number")  # (float of a vector: TypeError; int(nan) raises)
+deffacts(sum, raises="items")  # (sum of a list of arrays: their broadcast)
 # the kind of the Python number they return (round's: an int, or a float given ndigits)
 deffacts(len, int, bool, number="i")
 deffacts(float, complex, number="f")

@@ -78,18 +78,19 @@ class UnreadRaises:
         changed by a method: ``xs.pop()``), so ``xs[i]`` in it cannot raise."""
         self._indexed = {}
         for loop in trees.walk(function):
-            pair = _index_loop(loop)
-            if pair is None:
+            pairs = _index_loop(loop)
+            if pairs is None:
                 continue
             body = [n for stmt in loop.body for n in trees.walk(stmt)]
-            if any(isinstance(n, gast.Name) and n.id in pair and
+            names = {name for pair in pairs for name in pair}
+            if any(isinstance(n, gast.Name) and n.id in names and
                    isinstance(n.ctx, (gast.Store, gast.Del)) or
                    isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and
-                   n.value.id == pair[1] for n in body):
+                   n.value.id in names for n in body):
                 continue
             for n in body:
                 if isinstance(n, gast.stmt):
-                    self._indexed.setdefault(id(n), set()).add(pair)
+                    self._indexed.setdefault(id(n), set()).update(pairs)
 
     # --- one line ----------------------------------------------------------------------------
 
@@ -269,10 +270,19 @@ class UnreadRaises:
             shapes = [self._shape(a) for a in args]
             kinds = [self.kinds.get(a.id) if isinstance(a, gast.Name) else None for a in args]
             if keywords or len(args) != 2 or not (frozenset() in shapes or (
-                    args[0].id == args[1].id and kinds[0].ndim == 1 if None not in kinds
+                    shapes[0] == shapes[1] and kinds[0].ndim == 1 if None not in kinds
                     else False)):
                 raise _Raises
             return None
+        if "number" in raises or "items" in raises:  # (float(a), sum([a, b]): numbers)
+            kind = self.kinds.get(args[0].id) if len(args) == 1 and \
+                isinstance(args[0], gast.Name) else None
+            if keywords or len(args) != 1 or not (
+                    self._shape(args[0]) == frozenset() if "number" in raises else
+                    kind is not None and kind.tag in ("list", "tuple") and kind.items and
+                    all(_token(k) == frozenset() for k in kind.items)):
+                raise _Raises
+            return frozenset()
         if "sized" in raises:
             kind = self.kinds.get(args[0].id) if len(args) == 1 and \
                 isinstance(args[0], gast.Name) else None
@@ -438,10 +448,14 @@ def _index_loop(loop):
     it = loop.iter
     if _named_call(it, "reversed"):
         it = it.args[0]
-    if not _named_call(it, "range") or not _named_call(it.args[0], "len") or \
-            not isinstance(it.args[0].args[0], gast.Name):
+    if not _named_call(it, "range"):
         return None
-    return loop.target.id, it.args[0].args[0].id
+    it = it.args[0]
+    sizes = it.args if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and \
+        it.func.id == "min" and not it.keywords else [it]  # (zip's: min(len(a), len(b)))
+    if not all(_named_call(s, "len") and isinstance(s.args[0], gast.Name) for s in sizes):
+        return None
+    return {(loop.target.id, s.args[0].id) for s in sizes}
 
 
 def _named_call(node, name: str) -> bool:
