@@ -664,6 +664,11 @@ def tolist_tangent(g, ans, a):
 # x.shape, len(x)...: numbers (and a dtype) that do not follow x's values
 deffacts(np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,
          np.ndarray.__len__, no_derivative=True)
+# an array's attributes read without raising (a line nothing reads: unread_raises)
+deffacts(np.ndarray.shape, np.ndarray.dtype, np.ndarray.T, raises=())
+deffacts(np.ndarray.ndim, np.ndarray.size, np.ndarray.itemsize, np.ndarray.nbytes, raises=(),
+         number="i")
+deffacts(np.ndarray.real, np.ndarray.imag, raises=(), shaped_like=0)
 # what an array subclass s2sad does not model gives as an ndarray, a number or a tuple
 # (M.A, M.shape, M.tolist() of an np.matrix; MASKED.filled(0.0); np.ma.filled(MASKED))
 deffacts(np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,

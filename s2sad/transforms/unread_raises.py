@@ -44,10 +44,6 @@ from .kinds import ANY
 
 _COMPARED = {gast.Lt: "less", gast.LtE: "less_equal", gast.Gt: "greater",
              gast.GtE: "greater_equal", gast.Eq: "equal", gast.NotEq: "not_equal"}
-# an array's attributes that never raise, and those shaped like the array
-_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "T", "real", "imag", "itemsize", "nbytes"}
-_SAME_SHAPE = {"real", "imag"}
-_SCALARS = {"ndim", "size", "itemsize", "nbytes"}
 
 
 class _Raises(Exception):
@@ -71,12 +67,14 @@ class UnreadRaises:
         self.ranks = {k.shape: k.ndim for k in kinds.values() if k.shape}
         self._indexed: dict = {}  # id of a line in `for i in range(len(xs))` -> {(i, xs)}
         self._pairs = frozenset()
+        self._sized: set = set()  # the lists whose length is their kind's count of items
 
     def enter(self, function) -> None:
         """Note the loops of ``function`` whose index is always within a list's length:
         ``for i in range(len(xs))``, ``xs`` and ``i`` set nowhere in the body (nor ``xs``
         changed by a method: ``xs.pop()``), so ``xs[i]`` in it cannot raise."""
         self._indexed = {}
+        self._sized = self._fixed_lists(function)
         for loop in trees.walk(function):
             pairs = _index_loop(loop)
             if pairs is None:
@@ -91,6 +89,30 @@ class UnreadRaises:
             for n in body:
                 if isinstance(n, gast.stmt):
                     self._indexed.setdefault(id(n), set()).update(pairs)
+
+    def _fixed_lists(self, function) -> set:
+        """The lists of ``function`` whose length is the kinds' count of their items: set
+        once, then read or written an item at a time, or given to a function known to
+        change nothing (no ``append``, no slice stored, no alias that could)."""
+        lists = {n for n, k in self.kinds.items() if k.tag == "list" and k.items}
+        stores: dict = {}
+        allowed = set()
+        for node in trees.walk(function):
+            if isinstance(node, gast.Subscript) and not isinstance(node.slice, gast.Slice) \
+                    and not isinstance(node.ctx, gast.Del):  # (del ys[0]: one fewer)
+                allowed.add(id(node.value))
+            elif isinstance(node, gast.Call):
+                func = self.function_of(node.func)
+                facts = registry.facts(func) if func is not None else None
+                if facts is not None and not facts.mutates:
+                    allowed.update(id(a) for a in node.args)
+        for node in trees.walk(function):
+            if isinstance(node, gast.Name) and node.id in lists:
+                if isinstance(node.ctx, gast.Store):
+                    stores[node.id] = stores.get(node.id, 0) + 1
+                elif isinstance(node.ctx, gast.Del) or id(node) not in allowed:
+                    lists.discard(node.id)
+        return {n for n in lists if stores.get(n, 0) <= 1}
 
     # --- one line ----------------------------------------------------------------------------
 
@@ -179,12 +201,12 @@ class UnreadRaises:
                 self._shape(elt)
             return None
         if cls is gast.Attribute:
-            kind = self._array(node.value)
-            if kind is None or node.attr not in _ATTRIBUTES:
+            facts = _attribute(node.attr) if self._array(node.value) is not None else None
+            if facts is None or facts.raises != ():
                 raise _Raises  # (AttributeError)
             shape = self._shape(node.value)
-            return frozenset() if node.attr in _SCALARS else \
-                shape if node.attr in _SAME_SHAPE else None
+            return frozenset() if facts.number else \
+                shape if facts.shaped_like == 0 else None
         if cls is gast.Subscript:
             return self._subscript(node)
         if cls is gast.Call:
@@ -212,7 +234,8 @@ class UnreadRaises:
                 (index.id, value.id) in self._pairs:
             return None  # (s2sad's own tape, read where it wrote; xs[i] in range(len(xs)))
         kind = self.kinds.get(value.id) if isinstance(value, gast.Name) else None
-        if kind is not None and kind.tag == "tuple" and kind.items and \
+        if kind is not None and (kind.tag == "tuple" or value.id in self._sized) and \
+                kind.items and \
                 isinstance(index, gast.Constant) and type(index.value) is int and \
                 -len(kind.items) <= index.value < len(kind.items):
             return _token(kind.items[index.value])
@@ -429,6 +452,13 @@ class UnreadRaises:
         return all(any(c <= seen for seen in broadcasts) for c in conditions)
 
 
+def _attribute(name: str):
+    """The facts of an array's attribute (``x.shape``), or None."""
+    import numpy as np
+    found = getattr(np.ndarray, name, None)
+    return registry.facts(found) if found is not None else None
+
+
 def _token(kind):
     """The shape tokens of a value of ``kind``: ``frozenset()`` for a number, its shape's
     token for an array (or NumPy's number) whose shape the kinds name, else None."""
@@ -484,8 +514,9 @@ class _Shapes:
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) and \
                 node.value.attr == "shape":
             return frozenset()
-        if isinstance(node, gast.Attribute) and node.attr in _SCALARS:
-            return frozenset()
+        if isinstance(node, gast.Attribute) and (_attribute(node.attr) or
+                                                 registry.Facts()).number:
+            return frozenset()  # (x.size: a Python int)
         if isinstance(node, gast.Call):
             func = self.facts.function_of(node.func)
             facts = registry.facts(func) if func is not None else None
