@@ -68,6 +68,7 @@ class UnreadRaises:
         self._indexed: dict = {}  # id of a line in `for i in range(len(xs))` -> {(i, xs)}
         self._pairs = frozenset()
         self._sized: set = set()  # the lists whose length is their kind's count of items
+        self._caught: set = set()  # (ids of the lines in a try: what they raise may be caught)
 
     def enter(self, function) -> None:
         """Note the loops of ``function`` whose index is always within a list's length:
@@ -75,6 +76,8 @@ class UnreadRaises:
         changed by a method: ``xs.pop()``), so ``xs[i]`` in it cannot raise."""
         self._indexed = {}
         self._sized = self._fixed_lists(function)
+        self._caught = {id(n) for t in trees.walk(function) if isinstance(t, gast.Try)
+                        for n in trees.walk(t) if isinstance(n, gast.stmt)}
         for loop in trees.walk(function):
             pairs = _index_loop(loop)
             if pairs is None:
@@ -136,6 +139,8 @@ class UnreadRaises:
                 return None
         except _Raises:
             return None
+        if self._found and id(stmt) in self._caught:
+            return None  # (caught there, it is not the error of a line kept elsewhere)
         return frozenset(self._found)
 
     def _unpacks(self, target, value) -> bool:
