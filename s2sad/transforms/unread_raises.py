@@ -72,10 +72,11 @@ class UnreadRaises:
 
     def enter(self, function) -> None:
         """Note the loops of ``function`` whose index is always within a list's length:
-        ``for i in range(len(xs))``, ``xs`` and ``i`` set nowhere in the body (nor ``xs``
-        changed by a method: ``xs.pop()``), so ``xs[i]`` in it cannot raise."""
+        ``for i in range(len(xs))``, ``xs`` and ``i`` set nowhere in the body and ``xs``
+        read there only an item at a time (no ``xs.pop()``), so ``xs[i]`` cannot raise."""
         self._indexed = {}
-        self._sized = self._fixed_lists(function)
+        items = self._item_uses(function)
+        self._sized = self._fixed_lists(function, items)
         self._caught = {id(n) for t in trees.walk(function) if isinstance(t, gast.Try)
                         for n in trees.walk(t) if isinstance(n, gast.stmt)}
         for loop in trees.walk(function):
@@ -83,22 +84,21 @@ class UnreadRaises:
             if pairs is None:
                 continue
             body = [n for stmt in loop.body for n in trees.walk(stmt)]
-            names = {name for pair in pairs for name in pair}
-            if any(isinstance(n, gast.Name) and n.id in names and
-                   isinstance(n.ctx, (gast.Store, gast.Del)) or
-                   isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and
-                   n.value.id in names for n in body):
+            counter = next(iter(pairs))[0]
+            lists = {xs for _, xs in pairs}
+            if any(isinstance(n, gast.Name) and (
+                    n.id == counter and not isinstance(n.ctx, gast.Load) or
+                    n.id in lists and (not isinstance(n.ctx, gast.Load) or id(n) not in items))
+                   for n in body):
                 continue
             for n in body:
                 if isinstance(n, gast.stmt):
                     self._indexed.setdefault(id(n), set()).update(pairs)
 
-    def _fixed_lists(self, function) -> set:
-        """The lists of ``function`` whose length is the kinds' count of their items: set
-        once, then read or written an item at a time, or given to a function known to
-        change nothing (no ``append``, no slice stored, no alias that could)."""
-        lists = {n for n, k in self.kinds.items() if k.tag == "list" and k.items}
-        stores: dict = {}
+    def _item_uses(self, function) -> set:
+        """The ids of the names read as a list whose length stays: ``xs[i]`` (read or
+        set, not deleted, no slice), or an argument of a function known to change none
+        of its arguments (``len(xs)``, ``zeros_like_structure(xs)``)."""
         allowed = set()
         for node in trees.walk(function):
             if isinstance(node, gast.Subscript) and not isinstance(node.slice, gast.Slice) \
@@ -107,8 +107,15 @@ class UnreadRaises:
             elif isinstance(node, gast.Call):
                 func = self.function_of(node.func)
                 facts = registry.facts(func) if func is not None else None
-                if facts is not None and not facts.mutates:
+                if facts is not None and not facts.mutates and not facts.uncopied_mutates:
                     allowed.update(id(a) for a in node.args)
+        return allowed
+
+    def _fixed_lists(self, function, allowed: set) -> set:
+        """The lists of ``function`` whose length is the kinds' count of their items: set
+        once, then read only as ``_item_uses`` says (no ``append``, no alias)."""
+        lists = {n for n, k in self.kinds.items() if k.tag == "list" and k.items}
+        stores: dict = {}
         for node in trees.walk(function):
             if isinstance(node, gast.Name) and node.id in lists:
                 if isinstance(node.ctx, gast.Store):
@@ -339,6 +346,8 @@ class UnreadRaises:
         if raises is None or "values" in raises or "out" in keywords:
             raise _Raises
         shapes = [self._shape(o) for o in operands]
+        if not all(self._numeric(o) for o in operands):
+            raise _Raises  # (a list, a tuple, a string: what they do with numbers may raise)
         if "bool" in raises and not all(self._real(o) for o in operands):
             raise _Raises  # (`-` of bools: TypeError)
         if "integer" in raises and not (self._real(operands[0]) or len(operands) > 1 and
@@ -355,6 +364,33 @@ class UnreadRaises:
         if len(tokens) > 1:
             self._found.add(tokens)
         return tokens
+
+    def _numeric(self, node) -> bool:
+        """Is ``node`` a number or an array (of a line whose parts raise nothing else)?"""
+        if isinstance(node, gast.Constant):
+            return type(node.value) in (bool, int, float, complex)
+        if isinstance(node, gast.Name):
+            return self.kinds.get(node.id, ANY).tag in ("scalar", "array", "numeric")
+        if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare)):
+            return True  # (an operation of numbers: its operands were checked)
+        if isinstance(node, gast.IfExp):
+            return self._numeric(node.body) and self._numeric(node.orelse)
+        if isinstance(node, gast.Attribute):  # (x.T, x.size; not x.shape, a tuple)
+            facts = _attribute(node.attr)
+            return facts is not None and (bool(facts.number) or facts.shaped_like == 0 or
+                                          facts.method == "transpose")
+        if isinstance(node, gast.Subscript):
+            kind = self.kinds.get(node.value.id) if isinstance(node.value, gast.Name) \
+                else None  # (an array's slice, or an item of a tuple of numbers)
+            if kind is not None and kind.tag in ("array", "numeric"):
+                return True
+            return isinstance(node.value, gast.Attribute) and node.value.attr == "shape"
+        if isinstance(node, gast.Call):
+            func = self.function_of(node.func)
+            facts = registry.facts(func) if func is not None else None
+            return func is not range and (registry.lookup(func) is not None or
+                                          facts is not None and bool(facts.number))
+        return False
 
     def _real(self, node) -> bool:
         """Is ``node`` a float (or complex) value, or a Python number (never a bool array)?"""
