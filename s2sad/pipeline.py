@@ -43,7 +43,7 @@ from .transforms import numba_kernel
 from .transforms.combined_terms import CombinedTerms
 from .transforms.copy_propagation import CopyPropagation
 from .transforms.dead_code import DeadCode, may_raise
-from .transforms.unread_raises import UnreadRaises
+from .transforms.unread_raises import UnreadRaises, checks as unread_checks
 from .transforms.dicts import DictViews
 from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
@@ -198,6 +198,8 @@ class Build:
     normalizer: Normalize | None = None
     adjoint: gast.FunctionDef | None = None
     aux: object = None  # (has_aux: what split_aux found)
+    # the broadcasts that lines dead code dropped would have checked (UnreadRaises)
+    unread_conditions: set = field(default_factory=set)
     params: list = field(default_factory=list)
     arg_kinds: dict = field(default_factory=dict)
     cells: dict = field(default_factory=dict)
@@ -726,7 +728,23 @@ def dead_code(build: Build, is_pure, kinds: dict, dtype_categories: dict) -> boo
                           bool(getattr(build.source, "complex", False)))
     dead = DeadCode(is_pure, build.stacks, kinds, build.namer.sensitivities, raises)
     build.adjoint = dead.visit(build.adjoint)
+    build.unread_conditions |= dead.dropped_conditions
     return dead.changed
+
+
+@transform(on="adjoint", needs=(kinds,))
+def broadcast_checks(build: Build, kinds: dict) -> bool:
+    """The broadcasts the lines dead code dropped would have checked, each still checked
+    by a line left (a pass after dead code may have rewritten it), else by a check:
+    ``broadcast_shape(x, w)``."""
+    if not build.unread_conditions:
+        return False
+    from .runtime import broadcast_shape
+    raises = UnreadRaises(kinds, {}, _function_of(build.source, build.imports),
+                          bool(getattr(build.source, "complex", False)))
+    function = next(n for n in trees.walk(build.adjoint) if isinstance(n, gast.FunctionDef))
+    return unread_checks(function, build.unread_conditions, raises,
+                         lambda: build.imports.helper(broadcast_shape))
 
 
 @transform(on="adjoint", needs=(kinds,))
@@ -1129,6 +1147,8 @@ PIPELINE = [
     Step(lazy_kernels, when=lazy_target & final_reverse),
     # (last: the passes before it would read `del s_xs[-1]` as no write to s_xs)
     Step(list_pops, when=final_reverse & ~compiled_target),
+    # (a broadcast an unread line checked, which a pass after dead code rewrote: checked)
+    Step(broadcast_checks, when=optimize & ~debug_nans),
     Step(readable),
 ]
 

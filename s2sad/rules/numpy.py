@@ -595,6 +595,7 @@ deffacts(np.zeros, np.ones, np.empty, np.full, shape_from=0)  # (a new array of 
 # reshape is a view
 deffacts(np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.array, np.copy,
          np.linspace, allocates="new")  # (np.linspace(a, b, 3, axis=1): not in C order)
+deffacts(np.zeros_like, np.ones_like, np.empty_like, np.full_like, shaped_like=0)
 deffacts(np.zeros, np.ones, np.empty, np.full, np.eye, np.identity, np.arange,
          allocates="C")
 deffacts(np.zeros, np.ones, np.empty, order_at=2)

@@ -145,6 +145,9 @@ class DeadCode(trees.Transformer):
         self.sensitivities = frozenset(sensitivities)
         self.stacks = frozenset(stacks)
         self.changed = False  # (whether a visit dropped or shortened a statement)
+        self.dropped_conditions = frozenset()  # (the broadcasts the lines dropped checked)
+        self._dropped: dict = {}
+        self._dry = False
         # id of a simple statement -> (it, its facts): a loop's body is walked until what
         # is live settles, so each statement's facts are found once
         self._known: dict = {}
@@ -156,6 +159,7 @@ class DeadCode(trees.Transformer):
             self.raises.enter(node)
         if self.raises is not None and any(self._facts(s)[3] for s in trees.walk(node)
                                            if isinstance(s, (gast.Assign, gast.AugAssign))):
+            self._dry = True
             while True:  # (a line kept because one dropped reads it may imply the latter)
                 self._dropped = {}
                 kept = self.block(node.body, set(), exit_live=set(), apply=False)[0]
@@ -164,7 +168,10 @@ class DeadCode(trees.Transformer):
                 if not failed:
                     break
                 self._kept |= failed
+        self._dry, self._dropped = False, {}
         node.body = self.block(node.body, set(), exit_live=set(), apply=True)[0]
+        # (what a later pass must leave checked: UnreadRaises.checks at the end)
+        self.dropped_conditions = frozenset().union(*self._dropped.values())
         return node
 
     def block(self, stmts, live: set, exit_live: set, apply: bool):
@@ -239,7 +246,7 @@ class DeadCode(trees.Transformer):
                 continue  # a push or pop of a stack nothing pops after it
             mutates = _mutates(stmt)
             if pure and targets and not (targets & live) and not mutates:
-                if conditions and not apply:
+                if conditions and (apply or self._dry):  # (the last walk's: dropped)
                     self._dropped[id(stmt)] = conditions
                 continue  # nothing reads what it writes
             if isinstance(stmt, gast.Assign) and not mutates:

@@ -534,6 +534,53 @@ def _named_call(node, name: str) -> bool:
         node.func.id == name and len(node.args) == 1 and not node.keywords
 
 
+def checks(function, conditions, raises: UnreadRaises, check: Callable) -> bool:
+    """Where a later pass rewrote the line that implied a dropped line's broadcast, check
+    it: ``check()(a, b)`` (the name of ``broadcast_shape``: NumPy's ValueError), after
+    the lines that set a value of each shape. Whether ``function`` changed.
+
+    >>> from s2sad.transforms.kinds import Kind
+    >>> kinds = {"x": Kind("array", "x", 1), "w": Kind("array", "w", 1),
+    ...          "s_x": Kind("array", "x", 1)}
+    >>> fn = gast.parse("def g(x, w):\\n    s_x = w * 2.0\\n    return s_x").body[0]
+    >>> checks(fn, {frozenset({"x", "w"})}, UnreadRaises(kinds, {}, lambda f: None),
+    ...        lambda: "broadcast_shape")
+    True
+    >>> from s2sad.codegen import unparse
+    >>> print(unparse(fn))
+    def g(x, w):
+        broadcast_shape(x, w)
+        s_x = w * 2.0
+        return s_x
+    """
+    changed = False
+    for condition in sorted(conditions, key=sorted):
+        if raises.implied(function.body, {condition}):
+            continue
+        places = {}  # token -> (where a value of it is first set, its name)
+        params = [a.id for a in function.args.args if isinstance(a, gast.Name)]
+        for i, name in enumerate(params):
+            token = _token(raises.kinds.get(name))
+            if token and len(token) == 1 and next(iter(token)) in condition:
+                places.setdefault(next(iter(token)), (0, i, name))
+        for at, stmt in enumerate(function.body):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name):
+                token = _token(raises.kinds.get(stmt.targets[0].id))
+                if token and len(token) == 1 and next(iter(token)) in condition:
+                    places.setdefault(next(iter(token)), (at + 1, 0, stmt.targets[0].id))
+        if set(places) != set(condition):
+            continue  # (no value of one shape is left to check: nothing can raise there)
+        names = [name for _, _, name in sorted(places.values())]
+        call = gast.Name(names[0], gast.Load(), None, None)
+        for name in names[1:]:
+            call = gast.Call(gast.Name(check(), gast.Load(), None, None),
+                             [call, gast.Name(name, gast.Load(), None, None)], [])
+        function.body.insert(max(at for at, _, _ in places.values()), gast.Expr(call))
+        changed = True
+    return changed
+
+
 class _Shapes:
     """The shapes of a kept line's values, and the sets of tokens it broadcasts."""
 
@@ -566,16 +613,19 @@ class _Shapes:
                 for part in node.args + [k.value for k in node.keywords]:
                     self.shape(part)
                 return frozenset()
-            if facts is not None and facts.shaped_like is not None:
+            keywords = {k.arg: k.value for k in node.keywords}
+            if facts is not None and facts.shaped_like is not None and \
+                    "shape" not in keywords:  # (np.zeros_like(x, shape=(3,)): not x's)
                 like = node.args[facts.shaped_like] if len(node.args) > facts.shaped_like \
-                    else {k.arg: k.value for k in node.keywords}.get("like")
-                for part in node.args + [k.value for k in node.keywords]:
+                    else keywords.get("like")
+                for part in node.args + list(keywords.values()):
                     self.shape(part)
                 return None if like is None else self.shape(like)
             if (rule is not None and rule.shape == "elementwise" or facts is not None and
-                    facts.raises == ("broadcast",)) and not node.keywords and \
+                    facts.raises == ("broadcast",)) and None not in keywords and \
                     not any(isinstance(a, gast.Starred) for a in node.args):
-                return self._broadcast(node.args)
+                return self._broadcast(node.args + [v for k, v in keywords.items()
+                                                    if k not in registry.NOT_BROADCAST])
         for child in gast.iter_child_nodes(node):
             if isinstance(child, gast.expr):
                 self.shape(child)
