@@ -37,6 +37,7 @@ from __future__ import annotations
 from typing import Callable
 
 import gast
+import numpy as np
 
 from .. import registry, trees
 from ..rules.operators import OPERATORS
@@ -190,12 +191,12 @@ class UnreadRaises:
                 return frozenset()
             op = type(node.ops[0])
             if op in (gast.Is, gast.IsNot):
-                self._shape(node.left), self._shape(node.comparators[0])
+                self._shape(node.left)
+                self._shape(node.comparators[0])
                 return frozenset()
             if op not in _COMPARED:
                 raise _Raises
-            return self._operation(getattr(__import__("numpy"), _COMPARED[op]),
-                                   [node.left, node.comparators[0]])
+            return self._operation(getattr(np, _COMPARED[op]), [node.left, node.comparators[0]])
         if cls is gast.BoolOp:  # (the truth of each but the last)
             if any(self._shape(v) != frozenset() for v in node.values[:-1]):
                 raise _Raises
@@ -495,7 +496,6 @@ class UnreadRaises:
 
 def _attribute(name: str):
     """The facts of an array's attribute (``x.shape``), or None."""
-    import numpy as np
     found = getattr(np.ndarray, name, None)
     return registry.facts(found) if found is not None else None
 
