@@ -243,9 +243,10 @@ def active(build: Build, local_names: set, kinds: dict) -> set:
 
 
 @analysis(reads="tree", needs=(local_names,))
-def dtype_categories(build: Build, local_names: set) -> dict:
-    """Each name's dtype kind and holder (``dtype_kinds``: integers or bools, floats...)."""
-    return dtype_kinds(build.tree, build.source, local_names)
+def dtype_categories(build: Build, local_names: set):
+    """``categories()``: each name's dtype kind and holder (``dtype_kinds``: integers or
+    bools, floats...), found at the first call."""
+    return functools.cache(lambda: dtype_kinds(build.tree, build.source, local_names))
 
 
 @analysis()
@@ -719,7 +720,7 @@ def first_assignment(build: Build) -> bool:
 
 
 @transform(on="adjoint", needs=(is_pure, kinds, dtype_categories), idempotent=True)
-def dead_code(build: Build, is_pure, kinds: dict, dtype_categories: dict) -> bool:
+def dead_code(build: Build, is_pure, kinds: dict, dtype_categories) -> bool:
     """Dead code elimination by liveness, walking backwards; idempotent, so the manager
     runs it again only after a change. A line of the user's that may raise stays
     (``x[10]``, a division of Python's numbers), unless a line kept raises in the same
@@ -1327,12 +1328,12 @@ def _loop_sums_names(source, imports) -> tuple:
 def _function_of(source, imports):
     """``function_of(func)``: the function a called name stands for in generated code
     (a runtime helper, a builtin, a module's function), or None where it is not known."""
-    pure_names = _pure_names(source, imports)
+    pure_names = functools.cache(lambda: _pure_names(source, imports))
 
     def function_of(func):
         if isinstance(func, gast.Name) and func.id in imports.helpers.values():
             return imports.helper_functions().get(func.id)
-        if isinstance(func, gast.Name) and func.id in pure_names:
+        if isinstance(func, gast.Name) and func.id in pure_names():
             return registry.pure_builtins().get(func.id)
         try:
             return static_value(func, source, source.locals)

@@ -163,8 +163,9 @@ class DeadCode(trees.Transformer):
             while True:  # (a line kept because one dropped reads it may imply the latter)
                 self._dropped = {}
                 kept = self.block(node.body, set(), exit_live=set(), apply=False)[0]
+                seen = self.raises.broadcasts(kept) if self._dropped else []
                 failed = {key for key, conditions in self._dropped.items()
-                          if not self.raises.implied(kept, conditions)}
+                          if not self.raises.implied(kept, conditions, seen)}
                 if not failed:
                     break
                 self._kept |= failed

@@ -60,21 +60,36 @@ class UnreadRaises:
     def __init__(self, kinds: dict, dtypes: dict, function_of: Callable,
                  complex_values: bool = False):
         self.kinds = kinds
-        self.dtypes = dtypes
+        self._dtypes = dtypes  # (or a function giving them, called at the first need)
         self.function_of = function_of
         self.complex_values = complex_values
         # a token -> the token its arrays broadcast into (keepdims results: kinds' ``fits``)
         self.fits = {k.shape: k.fits for k in kinds.values() if k.fits and k.shape}
         self.ranks = {k.shape: k.ndim for k in kinds.values() if k.shape}
         self._indexed: dict = {}  # id of a line in `for i in range(len(xs))` -> {(i, xs)}
-        self._pairs = frozenset()
+        self._function, self._scanned, self._stmt = None, True, None
         self._sized: set = set()  # the lists whose length is their kind's count of items
         self._caught: set = set()  # (ids of the lines in a try: what they raise may be caught)
 
+    @property
+    def dtypes(self) -> dict:
+        if callable(self._dtypes):
+            self._dtypes = self._dtypes()
+        return self._dtypes
+
     def enter(self, function) -> None:
-        """Note the loops of ``function`` whose index is always within a list's length:
+        """Read the lines of ``function`` next (what ``_scan`` finds in it, at the first
+        need)."""
+        self._function, self._scanned = function, False
+
+    def _scan(self) -> None:
+        """Note the loops of the function whose index is always within a list's length:
         ``for i in range(len(xs))``, ``xs`` and ``i`` set nowhere in the body and ``xs``
-        read there only an item at a time (no ``xs.pop()``), so ``xs[i]`` cannot raise."""
+        read there only an item at a time (no ``xs.pop()``), so ``xs[i]`` cannot raise;
+        the lists whose length stays; the lines in a ``try``."""
+        if self._scanned:
+            return
+        self._scanned, function = True, self._function
         self._indexed = {}
         items = self._item_uses(function)
         self._sized = self._fixed_lists(function, items)
@@ -131,7 +146,7 @@ class UnreadRaises:
         """None where ``stmt`` may raise; else the sets of shape tokens that must
         broadcast together for it not to."""
         self._found: set = set()
-        self._pairs = self._indexed.get(id(stmt), frozenset())
+        self._stmt = stmt
         try:
             if isinstance(stmt, gast.Assign):
                 for target in stmt.targets:
@@ -147,7 +162,7 @@ class UnreadRaises:
                 return None
         except _Raises:
             return None
-        if self._found and id(stmt) in self._caught:
+        if self._found and (self._scan() or id(stmt) in self._caught):
             return None  # (caught there, it is not the error of a line kept elsewhere)
         return frozenset(self._found)
 
@@ -242,9 +257,10 @@ class UnreadRaises:
                     type(index.value) is int and -kind.ndim <= index.value < kind.ndim:
                 return frozenset()
             raise _Raises
+        self._scan()
         if isinstance(value, gast.Name) and value.id not in self.kinds or \
                 isinstance(value, gast.Name) and isinstance(index, gast.Name) and \
-                (index.id, value.id) in self._pairs:
+                (index.id, value.id) in self._indexed.get(id(self._stmt), ()):
             return None  # (s2sad's own tape, read where it wrote; xs[i] in range(len(xs)))
         kind = self.kinds.get(value.id) if isinstance(value, gast.Name) else None
         if kind is not None and (kind.tag == "tuple" or value.id in self._sized) and \
@@ -464,10 +480,17 @@ class UnreadRaises:
 
     # --- lines that stay ---------------------------------------------------------------------
 
-    def implied(self, body, conditions) -> bool:
+    def implied(self, body, conditions, seen: list | None = None) -> bool:
         """Do the lines of ``body`` (a function's, as it is left) that run on every path to
-        its ``return`` broadcast together the tokens of each of ``conditions``? Names the
-        kinds do not know (sensitivities) get the shapes their one assignment gives."""
+        its ``return`` broadcast together the tokens of each of ``conditions``? ``seen``:
+        what ``broadcasts(body)`` gave, where several lines ask."""
+        seen = self.broadcasts(body) if seen is None else seen
+        return all(any(c <= tokens for tokens in seen) for c in conditions)
+
+    def broadcasts(self, body) -> list:
+        """The sets of shape tokens the lines of ``body`` broadcast together, each line on
+        every path to its ``return``. Names the kinds do not know (sensitivities) get the
+        shapes their one assignment gives."""
         nested = {n.id for stmt in body if isinstance(stmt, (gast.If, gast.For, gast.While,
                                                              gast.Try, gast.With))
                   for n in trees.walk(stmt) if isinstance(n, gast.Name) and
@@ -491,7 +514,7 @@ class UnreadRaises:
                 if stmt.target.id not in self.kinds and stmt.target.id not in nested \
                         and shapes.get(stmt.target.id) is not None:
                     shapes[stmt.target.id] = shape
-        return all(any(c <= seen for seen in broadcasts) for c in conditions)
+        return broadcasts
 
 
 def _attribute(name: str):
