@@ -5,7 +5,9 @@ point), so a reset at the end of a loop body that the next pass overwrites goes
 too, and an ``if`` or a ``for`` over ``range`` left with nothing to do. Only statements
 known to be free of side effects go: arithmetic, indexing, and calls that ``is_pure``
 accepts (the rule table's functions, runtime helpers). Calls of unknown functions always
-stay. A comment goes with its block.
+stay. A line of the user's that may raise stays too (``t = x[10]``: ``raises``, an
+:class:`~s2sad.transforms.unread_raises.UnreadRaises`), unless a line kept raises in the
+same cases. A comment goes with its block.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
