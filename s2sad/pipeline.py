@@ -37,13 +37,14 @@ from .source import FunctionSource, recording
 from .transforms.activity import active_names
 from .transforms.call_cycles import refuse_changes_in_recursion
 from .transforms.unknown_calls import checked_instead
-from .transforms.dtypes import argument_categories, float_locals
+from .transforms.dtypes import argument_categories, dtype_kinds, float_locals
 from .transforms.budget import MemoryBudget
 from .transforms.device_arguments import DeviceArguments
 from .transforms import numba_kernel
 from .transforms.combined_terms import CombinedTerms
 from .transforms.copy_propagation import CopyPropagation
 from .transforms.dead_code import DeadCode, may_raise
+from .transforms.unread_raises import UnreadRaises, checks as unread_checks
 from .transforms.dicts import DictViews
 from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
@@ -198,6 +199,8 @@ class Build:
     normalizer: Normalize | None = None
     adjoint: gast.FunctionDef | None = None
     aux: object = None  # (has_aux: what split_aux found)
+    # the broadcasts that lines dead code dropped would have checked (UnreadRaises)
+    unread_conditions: set = field(default_factory=set)
     params: list = field(default_factory=list)
     arg_kinds: dict = field(default_factory=dict)
     cells: dict = field(default_factory=dict)
@@ -238,6 +241,13 @@ def kinds(build: Build, local_names: set, numbers: dict) -> dict:
 def active(build: Build, local_names: set, kinds: dict) -> set:
     """The names that depend on ``wrt`` and reach the output (activity analysis)."""
     return active_names(build.tree, set(build.wrt), build.source, local_names, kinds)
+
+
+@analysis(reads="tree", needs=(local_names,))
+def dtype_categories(build: Build, local_names: set):
+    """``categories()``: each name's dtype kind and holder (``dtype_kinds``: integers or
+    bools, floats...), found at the first call."""
+    return functools.cache(lambda: dtype_kinds(build.tree, build.source, local_names))
 
 
 @analysis()
@@ -719,14 +729,33 @@ def first_assignment(build: Build) -> bool:
     return changed
 
 
-@transform(on="adjoint", needs=(is_pure, kinds), idempotent=True)
-def dead_code(build: Build, is_pure, kinds: dict) -> bool:
+@transform(on="adjoint", needs=(is_pure, kinds, dtype_categories), idempotent=True)
+def dead_code(build: Build, is_pure, kinds: dict, dtype_categories) -> bool:
     """Dead code elimination by liveness, walking backwards; idempotent, so the manager
-    runs it again only after a change. A division of Python's numbers stays: it may
-    raise (ZeroDivisionError), as the user's line does."""
-    dead = DeadCode(is_pure, build.stacks, kinds, build.namer.sensitivities)
+    runs it again only after a change. A line of the user's that may raise stays
+    (``x[10]``, a division of Python's numbers), unless a line kept raises in the same
+    cases (``UnreadRaises``)."""
+    raises = UnreadRaises(kinds, dtype_categories, _function_of(build.source, build.imports),
+                          bool(getattr(build.source, "complex", False)))
+    dead = DeadCode(is_pure, build.stacks, kinds, build.namer.sensitivities, raises)
     build.adjoint = dead.visit(build.adjoint)
+    build.unread_conditions |= dead.dropped_conditions
     return dead.changed
+
+
+@transform(on="adjoint", needs=(kinds,))
+def broadcast_checks(build: Build, kinds: dict) -> bool:
+    """The broadcasts the lines dead code dropped would have checked, each still checked
+    by a line left (a pass after dead code may have rewritten it), else by a check:
+    ``broadcast_shape(x, w)``."""
+    if not build.unread_conditions:
+        return False
+    from .runtime import broadcast_shape
+    raises = UnreadRaises(kinds, {}, _function_of(build.source, build.imports),
+                          bool(getattr(build.source, "complex", False)))
+    function = next(n for n in trees.walk(build.adjoint) if isinstance(n, gast.FunctionDef))
+    return unread_checks(function, build.unread_conditions, raises,
+                         lambda: build.imports.helper(broadcast_shape))
 
 
 @transform(on="adjoint", needs=(kinds,))
@@ -1133,6 +1162,8 @@ PIPELINE = [
     Step(lazy_kernels, when=lazy_target & final_reverse),
     # (last: the passes before it would read `del s_xs[-1]` as no write to s_xs)
     Step(list_pops, when=final_reverse & ~compiled_target),
+    # (a broadcast an unread line checked, which a pass after dead code rewrote: checked)
+    Step(broadcast_checks, when=optimize & ~debug_nans),
     Step(readable),
 ]
 
@@ -1308,6 +1339,23 @@ def _loop_sums_names(source, imports) -> tuple:
     unbroadcast = {imports.helpers["unbroadcast"]} if "unbroadcast" in imports.helpers \
         else set()
     return unbroadcast, _pure_names(source, imports), imports.numpy()
+
+
+def _function_of(source, imports):
+    """``function_of(func)``: the function a called name stands for in generated code
+    (a runtime helper, a builtin, a module's function), or None where it is not known."""
+    pure_names = functools.cache(lambda: _pure_names(source, imports))
+
+    def function_of(func):
+        if isinstance(func, gast.Name) and func.id in imports.helpers.values():
+            return imports.helper_functions().get(func.id)
+        if isinstance(func, gast.Name) and func.id in pure_names():
+            return registry.pure_builtins().get(func.id)
+        try:
+            return static_value(func, source, source.locals)
+        except KeyError:
+            return None
+    return function_of
 
 
 def _purity(source, imports):

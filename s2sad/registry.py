@@ -807,6 +807,22 @@ class Facts:
     * ``keywords``: for a runtime helper, the position from which generated code passes
       its arguments by name, those equal to their default left out (``sum_grad``'s 1:
       ``sum_grad(g, like=x, axis=1)``; :mod:`s2sad.transforms.readable`).
+    * ``raises``: what makes a call raise, given numbers and arrays of numbers, so that a
+      call nothing reads may go where none holds (:mod:`s2sad.transforms.unread_raises`):
+      ``"broadcast"`` (array arguments whose shapes do not broadcast: ValueError),
+      ``"bool"`` (a bool argument: NumPy refuses ``-`` of bools), ``"integer"``
+      (integers to a negative integer power), ``"axis"`` (an ``axis`` outside the
+      argument's rank), ``"integers"`` (an argument not an integer: ``range(2.5)``),
+      ``"truth"`` (an argument an array: ``max(a, b)`` asks whether ``b > a``),
+      ``"contract"`` (the axes it sums over differ in length: ``np.dot``),
+      ``"sized"`` (an argument with no length: ``len(2.0)``), ``"number"`` (an
+      argument not a number: ``float(x)`` of a vector), ``"items"`` (items that are
+      not all numbers: ``sum`` of a list of arrays),
+      ``"values"`` (some values or dtypes of numbers: ``np.invert`` of floats; such a
+      call stays). ``()``: nothing. None (not declared): an ``"elementwise"``
+      rule's calls raise only where they do not broadcast; another's may raise anyhow.
+    * ``shaped_like``: the position of the argument whose shape the result has
+      (``unbroadcast(g, like)``'s 1): the shape a kept line broadcasts is known.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -856,6 +872,8 @@ class Facts:
     index_array: str = ""
     allocates: str = ""
     order_at: int | None = None
+    raises: tuple | None = None
+    shaped_like: int | None = None
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""
@@ -884,9 +902,10 @@ def deffacts(*funcs, **given):
     """
     if _OPTIONAL:
         load_imported()
-    for name in ("uncopied_view_of", "mutates", "uncopied_mutates"):
-        if name in given:
-            given[name] = tuple(given[name])
+    for name in ("uncopied_view_of", "mutates", "uncopied_mutates", "raises"):
+        if name in given and given[name] is not None:
+            given[name] = (given[name],) if isinstance(given[name], str) else \
+                tuple(given[name])
     for func in funcs:
         _FACTS[_key(func)] = dataclasses.replace(_FACTS.get(_key(func), Facts()), **given)
     _DERIVED.clear()

@@ -286,6 +286,11 @@ deffacts(*[getattr(math, name) for name in (
 # builtins on numbers that change nothing and raise nothing a program relies on: a call
 # whose result nothing reads is removed (builtins.pow: `pow` here is math.pow's rule)
 deffacts(len, float, abs, max, min, builtins.pow, sum, range, reversed, round, pure=True)
+deffacts(range, raises="integers")  # (range(2.5): TypeError)
+deffacts(max, min, raises="truth")  # (max(a, b) of arrays: the truth of a > b, ValueError)
+deffacts(len, raises="sized")  # (len of a number or a 0-d array: TypeError)
+deffacts(float, complex, abs, raises="number")  # (float of a vector: TypeError; int(nan) raises)
+deffacts(sum, raises="items")  # (sum of a list of arrays: their broadcast)
 # the kind of the Python number they return (round's: an int, or a float given ndigits)
 deffacts(len, int, bool, number="i")
 deffacts(float, complex, number="f")

@@ -50,6 +50,10 @@ def positive(g, ans, x):
     return g
 
 
+# (NumPy refuses `-` of bools: TypeError; +, -, *, / hold for complex values too)
+deffacts(np.negative, np.positive, raises=("broadcast", "bool"))
+
+
 @defvjp(np.sin)
 def sin(g, ans, x):
     return g * np.cos(x)
@@ -217,6 +221,10 @@ def subtract(g, ans, x, y):
     return unbroadcast(g, x), unbroadcast(-g, y)
 
 
+deffacts(np.add, np.multiply, np.true_divide, np.divide, raises="broadcast")
+deffacts(np.subtract, raises=("broadcast", "bool"))
+
+
 @defvjp(np.multiply)
 def multiply(g, ans, x, y):
     return unbroadcast(y * g, x), unbroadcast(x * g, y)
@@ -232,6 +240,10 @@ def power(g, ans, x, y):
     # the slope y * x ** (y - 1), 0 where y is 0 (x ** 0 is 1, even at x = 0)
     return (unbroadcast(g * scaled_power(y, x, y - 1), x),
             unbroadcast(g * ans * np.log(np.where(np.greater(x, 0), x, 1.0)), y))
+
+
+# (integers to a negative integer power: ValueError; Python's 0.0 ** -1: dead_code.may_raise)
+deffacts(np.power, pow, raises=("broadcast", "integer"))
 
 
 @defvjp(np.float_power)
@@ -332,6 +344,9 @@ def ldexp(g, ans, x, i):
     return unbroadcast(g * np.ldexp(1.0, i), x), None
 
 
+deffacts(np.ldexp, raises="values")  # (a float exponent: TypeError)
+
+
 @defvjp(np.heaviside)
 def heaviside(g, ans, x1, x2):
     # 0 or 1, but x2 where x1 is 0
@@ -364,6 +379,8 @@ def sum(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None
 
 defdtype(np.sum, position=2)
 deffacts(np.sum, fresh=True)  # (a new array or a NumPy scalar; given out=, out: not fresh)
+# (an empty array: 0.0, nan, 1.0, nan: warned, not raised; np.max, np.ptp of one raise)
+deffacts(np.sum, np.mean, np.prod, np.var, np.std, np.nansum, np.nanmean, raises="axis")
 
 
 @defvjp(np.mean, shape="reduce")
@@ -550,6 +567,9 @@ nondifferentiable(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.t
                   np.floor_divide, np.signbit, np.logical_not, np.logical_and,
                   np.logical_or, np.logical_xor, np.invert, np.bitwise_and, np.bitwise_or,
                   np.bitwise_xor, np.left_shift, np.right_shift, shape="elementwise")
+deffacts(np.invert, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift,
+         np.right_shift, raises="values")  # (of floats: TypeError)
+deffacts(np.sign, np.clip, raises=("broadcast", "bool"))  # (of bools: TypeError)
 nondifferentiable(np.greater, np.greater_equal, np.less, np.less_equal, np.equal,
                   np.not_equal, np.isnan, np.isfinite, np.isinf, np.isposinf, np.isneginf,
                   np.isclose, shape="elementwise")
@@ -575,6 +595,7 @@ deffacts(np.zeros, np.ones, np.empty, np.full, shape_from=0)  # (a new array of 
 # reshape is a view
 deffacts(np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.array, np.copy,
          np.linspace, allocates="new")  # (np.linspace(a, b, 3, axis=1): not in C order)
+deffacts(np.zeros_like, np.ones_like, np.empty_like, np.full_like, shaped_like=0)
 deffacts(np.zeros, np.ones, np.empty, np.full, np.eye, np.identity, np.arange,
          allocates="C")
 deffacts(np.zeros, np.ones, np.empty, order_at=2)
@@ -644,6 +665,11 @@ def tolist_tangent(g, ans, a):
 # x.shape, len(x)...: numbers (and a dtype) that do not follow x's values
 deffacts(np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,
          np.ndarray.__len__, no_derivative=True)
+# an array's attributes read without raising (a line nothing reads: unread_raises)
+deffacts(np.ndarray.shape, np.ndarray.dtype, np.ndarray.T, raises=())
+deffacts(np.ndarray.ndim, np.ndarray.size, np.ndarray.itemsize, np.ndarray.nbytes, raises=(),
+         number="i")
+deffacts(np.ndarray.real, np.ndarray.imag, raises=(), shaped_like=0)
 # what an array subclass s2sad does not model gives as an ndarray, a number or a tuple
 # (M.A, M.shape, M.tolist() of an np.matrix; MASKED.filled(0.0); np.ma.filled(MASKED))
 deffacts(np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,

@@ -49,6 +49,8 @@ def inner(g, ans, a, b):
 deffacts(np.outer, fresh=True)  # (a new array: an accumulation into it may be in place)
 # (CuPy reads both operands of these as arrays, a.ndim: a number there is converted)
 deffacts(np.dot, np.vdot, np.inner, np.outer, np.tensordot, reads_arrays=(0, 1))
+deffacts(np.dot, np.vdot, np.inner, raises="contract")  # (axes summed of two lengths)
+deffacts(np.outer, raises=())  # (of the two flattened)
 
 
 @defvjp(np.outer, shape="other")

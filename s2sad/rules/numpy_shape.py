@@ -18,7 +18,7 @@ array([4., 4.])
 
 import numpy as np
 
-from ..registry import defdtype, defresult, defvjp, nondifferentiable, refuse_values
+from ..registry import defdtype, deffacts, defresult, defvjp, nondifferentiable, refuse_values
 from ..runtime import (array_grad, cast_like, choose_grad, column_stack_grad, concatenate_grad,
                        diff_grad, dstack_grad, hstack_grad, joined_dtype, negated_shift, pad_grad,
                        pad_values_grad,
@@ -94,6 +94,7 @@ if hasattr(np, "astype"):  # NumPy >= 2.1
         return cast_like(g, x)
 
     defdtype(np.astype, position=1)
+    deffacts(np.astype, raises="values")  # (a dtype it cannot cast to)
 
 
 # x.astype(dtype, "C"), x.astype(dtype, casting="same_kind"): the method, unbound
@@ -103,6 +104,7 @@ def ndarray_astype(g, ans, x, dtype, order="K", casting="unsafe", subok=True, co
 
 
 defdtype(np.ndarray.astype, position=1)
+deffacts(np.ndarray.astype, raises="values")  # (a dtype it cannot cast to)
 
 
 @defvjp(np.asarray, np.ascontiguousarray, np.asfortranarray, np.array, shape="other")

@@ -24,7 +24,7 @@ from ..runtime.higher import (cumprod_tangent, einsum_fill_each, einsum_fill_sum
 # --- reductions -------------------------------------------------------------------------------
 
 
-deffacts(sum_grad, shape_of=1)
+deffacts(sum_grad, shape_of=1, shaped_like=1, raises=())
 # (generated code names their arguments from these positions: ``sum_grad(g, like=x, axis=1)``)
 deffacts(prod_grad, var_grad, nansum_grad, nanmean_grad, ptp_grad, cumsum_grad,
          reduce_tangent, keywords=2)

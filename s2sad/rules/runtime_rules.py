@@ -41,6 +41,7 @@ from ..runtime import (check_distinct, check_flat, view_axes, view_index, view_s
                        expand_reduced,
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
                        running_extremum, scaled_power, shape_of, side_effect, sort_order,
+                       sum_product,
                        extreme_position, list_grad, list_tangent, sum_list_grad,
                        unbroadcast, unbroadcast_product,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
@@ -67,11 +68,13 @@ nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_cal
                   shape="other")
 defresult(zeros_like_structure, kind="f")  # (sensitivities: float zeros, updated in place)
 deffacts(zeros_like_structure, fresh=True, structure_of=(0,))
-deffacts(reduced_size, shape_of=0)
+deffacts(reduced_size, shape_of=0, number="i")  # (a Python int)
 # (generated code names their arguments from these positions: ``unbroadcast(g, like=x)``)
 deffacts(unbroadcast, sens_like, broadcast_like, reduced_size, keywords=1)
 deffacts(expand_reduced, keywords=2)
 deffacts(unbroadcast_product, keywords=2)
+deffacts(broadcast_shape, raises="broadcast")  # (the shape of a + b: NumPy's ValueError)
+deffacts(sum_product, raises=("broadcast", "axis"))  # (np.sum(a * b, axis=axis))
 deffacts(output_seed, checks=True)  # (a function whose result is not a number: its error)
 deffacts(side_effect, checks=True)  # (the user's change to an object's state: kept, in order)
 
@@ -198,7 +201,7 @@ def scaled_power_rule(g, ans, c, x, e):
 # --- shapes and structures ------------------------------------------------------------------
 
 
-deffacts(unbroadcast, shape_of=1)
+deffacts(unbroadcast, shape_of=1, shaped_like=1, raises=())
 
 
 @defvjp(unbroadcast, shape="other")

@@ -111,6 +111,9 @@ def multigammaln(g, ans, a, d):
         None
 
 
+deffacts(special.multigammaln, raises="values")  # (a <= (d - 1) / 2: ValueError)
+
+
 @defvjp(special.beta)
 def beta(g, ans, a, b):
     return (unbroadcast(g * ans * (special.digamma(a) - special.digamma(a + b)), a),

@@ -208,6 +208,9 @@ def binom_logpmf(g, ans, k, n, p, loc=0):
     return None, None, unbroadcast(g * w * dp, p), None
 
 
+deffacts(stats.binom.logpmf, stats.nbinom.logpmf, raises=("broadcast", "bool"))
+
+
 @defvjp(stats.binom.pmf)
 def binom_pmf(g, ans, k, n, p, loc=0):
     dp = (k - loc) / np.where(p > 0.0, p, 1.0) - (n - k + loc) / np.where(p < 1.0, 1.0 - p,

@@ -5,7 +5,9 @@ point), so a reset at the end of a loop body that the next pass overwrites goes
 too, and an ``if`` or a ``for`` over ``range`` left with nothing to do. Only statements
 known to be free of side effects go: arithmetic, indexing, and calls that ``is_pure``
 accepts (the rule table's functions, runtime helpers). Calls of unknown functions always
-stay. A comment goes with its block.
+stay. A line of the user's that may raise stays too (``t = x[10]``: ``raises``, an
+:class:`~s2sad.transforms.unread_raises.UnreadRaises`), unless a line kept raises in the
+same cases. A comment goes with its block.
 
 >>> import gast
 >>> from s2sad.codegen import unparse
@@ -137,19 +139,42 @@ class DeadCode(trees.Transformer):
     stack after it (nor the value popped), as a pure assignment to it would be."""
 
     def __init__(self, is_pure: Callable, stacks=frozenset(), kinds=None,
-                 sensitivities=frozenset()):
+                 sensitivities=frozenset(), raises=None):
         self.is_pure = is_pure
+        # what a primal line may raise (an UnreadRaises); None: only may_raise's numbers
+        self.raises = raises
         self.kinds = kinds  # (the primal's names' kinds: where Python's numbers may raise)
         self.sensitivities = frozenset(sensitivities)
         self.stacks = frozenset(stacks)
         self.changed = False  # (whether a visit dropped or shortened a statement)
+        self.dropped_conditions = frozenset()  # (the broadcasts the lines dropped checked)
+        self._dropped: dict = {}
+        self._dry = False
         # id of a simple statement -> (it, its facts): a loop's body is walked until what
         # is live settles, so each statement's facts are found once
         self._known: dict = {}
 
     def visit_FunctionDef(self, node):
         self._known.clear()
+        self._kept = set()  # (ids of the lines that may raise unless a line kept implies not)
+        if self.raises is not None:
+            self.raises.enter(node)
+        if self.raises is not None and any(self._facts(s)[3] for s in trees.walk(node)
+                                           if isinstance(s, (gast.Assign, gast.AugAssign))):
+            self._dry = True
+            while True:  # (a line kept because one dropped reads it may imply the latter)
+                self._dropped = {}
+                kept = self.block(node.body, set(), exit_live=set(), apply=False)[0]
+                seen = self.raises.broadcasts(kept) if self._dropped else []
+                failed = {key for key, conditions in self._dropped.items()
+                          if not self.raises.implied(kept, conditions, seen)}
+                if not failed:
+                    break
+                self._kept |= failed
+        self._dry, self._dropped = False, {}
         node.body = self.block(node.body, set(), exit_live=set(), apply=True)[0]
+        # (what a later pass must leave checked: UnreadRaises.checks at the end)
+        self.dropped_conditions = frozenset().union(*self._dropped.values())
         return node
 
     def block(self, stmts, live: set, exit_live: set, apply: bool):
@@ -216,12 +241,16 @@ class DeadCode(trees.Transformer):
                 if stmt is not None:
                     kept.append(stmt)
                 continue
-            targets, loads, pure = self._facts(stmt)
+            targets, loads, pure, conditions = self._facts(stmt)
+            if conditions and id(stmt) in self._kept:
+                pure = False  # (it may raise, and no line kept raises in the same cases)
             tape = _tape_use(stmt, self.stacks)
             if tape is not None and tape not in live and not (targets & live):
                 continue  # a push or pop of a stack nothing pops after it
             mutates = _mutates(stmt)
             if pure and targets and not (targets & live) and not mutates:
+                if conditions and (apply or self._dry):  # (the last walk's: dropped)
+                    self._dropped[id(stmt)] = conditions
                 continue  # nothing reads what it writes
             if isinstance(stmt, gast.Assign) and not mutates:
                 live -= targets
@@ -233,10 +262,11 @@ class DeadCode(trees.Transformer):
             self.changed = True
         return kept[::-1], live
 
-    def _facts(self, stmt) -> tuple[set, set, bool]:
-        """The names ``stmt`` writes, those it reads, and whether it is pure (calls only pure
-        functions; a call statement is kept for what it does: append, np.add.at, print...),
-        found once per statement."""
+    def _facts(self, stmt) -> tuple[set, set, bool, frozenset]:
+        """The names ``stmt`` writes, those it reads, whether it is pure (calls only pure
+        functions, raises nothing; a call statement is kept for what it does: append,
+        np.add.at, print...), and the shapes that must broadcast for it not to raise (a
+        line of the primal: ``UnreadRaises``), found once per statement."""
         known = self._known.get(id(stmt))
         if known is not None and known[0] is stmt:
             return known[1]
@@ -253,7 +283,13 @@ class DeadCode(trees.Transformer):
             if pure and kinds is not None and (cls is gast.BinOp or cls is gast.Call) and \
                     may_raise(node, kinds, self.sensitivities):
                 pure = False  # (only a call or a binary operation may raise)
-        facts = (written(stmt), loads, pure)
+        targets, conditions = written(stmt), frozenset()
+        if pure and self.raises is not None and not isinstance(stmt, gast.Expr) and \
+                targets and targets <= set(kinds or ()) and \
+                not (targets | loads) & self.sensitivities:
+            found = self.raises.conditions(stmt)  # (a line of the primal: the user's)
+            pure, conditions = found is not None, found or frozenset()
+        facts = (targets, loads, pure, conditions)
         self._known[id(stmt)] = (stmt, facts)
         return facts
 
