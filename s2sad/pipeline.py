@@ -75,6 +75,7 @@ from .transforms.readable import Readable
 from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
 from .transforms.aliasing import Aliasing
+from .transforms.held_items import HeldItems
 from .transforms.view_helpers import ViewHelpers
 from .transforms.view_writes import ViewWrites
 from .transforms.object_lists import ObjectLists
@@ -311,6 +312,13 @@ def _rewritten(build: Build, writer, names: bool = True) -> bool:
         if names:
             build.source.locals = assigned_names(build.tree)
     return writer.changed
+
+
+@transform()
+def held_items(build: Build) -> bool:
+    """``ls = [y, z]``: each later ``ls[0]`` written ``y``, the object the slot holds, so a
+    write through either name is followed (:mod:`.transforms.held_items`)."""
+    return _rewritten(build, HeldItems(), names=False)
 
 
 @transform()
@@ -1050,6 +1058,7 @@ final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
 PIPELINE = [
     Step(validate),
     Step(names),
+    Step(held_items),
     Step(view_helpers),
     Step(view_writes),
     Step(object_lists),

@@ -1,0 +1,151 @@
+"""Items of a list, tuple or dict display read by a constant index, written as the names
+they hold.
+
+``ls = [y, z]`` holds ``y``'s array itself, not a copy: ``ls[0][1] = e`` changes ``y``,
+and ``y[1] = e`` changes what ``ls[0]`` reads. The reverse sweep follows a value by one
+name, so each ``ls[0]`` is written ``y`` (the same object, as Python's list holds)::
+
+    y = np.zeros(3)                     y = np.zeros(3)
+    ls = [y, z]                         ls = [y, z]
+    ls[0][1] = x[0]                     y[1] = x[0]
+    return np.sum(ls[0] * x)            return np.sum(y * x)
+
+Written only where ``ls[k] is y`` holds at every read, by the syntax alone: the display
+is bound once, at the top level of the function, to a name that is read only as
+``ls[k]`` (an int in range, or a str key of a dict) in the statements after it; ``y`` is
+a parameter, or bound once before the display and not in a loop. Then nothing can
+change the slot nor ``y`` (no store, method, call or other name reaches the container).
+Anything else is left as it is (and a write that the container sees is refused,
+:mod:`.transforms.aliasing`).
+
+>>> import gast
+>>> tree = gast.parse("def f(x):\\n    y = np.zeros(3)\\n    ls = [y, x]\\n"
+...                   "    ls[0][1] = x[0]\\n    return np.sum(ls[0] * ls[-1])").body[0]
+>>> print(gast.unparse(HeldItems().run(tree)).strip())
+def f(x):
+    y = np.zeros(3)
+    ls = [y, x]
+    y[1] = x[0]
+    return np.sum(y * x)
+"""
+
+from __future__ import annotations
+
+import collections
+
+import gast
+
+from .. import trees
+
+_LOOPS = (gast.For, gast.AsyncFor, gast.While)
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+           gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def _slots(value) -> dict | None:
+    """``{key: name}`` for the slots of a display that hold a name (``[y, 2.0, z]``:
+    ``{0: 'y', -3: 'y', 2: 'z', -1: 'z'}``); None for another value or one with a
+    ``*`` or ``**`` part, or a dict with a key that is not a str constant."""
+    if isinstance(value, (gast.List, gast.Tuple)):
+        if any(isinstance(e, gast.Starred) for e in value.elts):
+            return None
+        n = len(value.elts)
+        return {k: e.id for i, e in enumerate(value.elts) if isinstance(e, gast.Name)
+                for k in (i, i - n)}
+    if isinstance(value, gast.Dict):
+        if not all(isinstance(k, gast.Constant) and type(k.value) is str
+                   for k in value.keys):
+            return None
+        slots = {}
+        for k, v in zip(value.keys, value.values, strict=True):  # (the last of a key wins)
+            slots.pop(k.value, None)
+            if isinstance(v, gast.Name):
+                slots[k.value] = v.id
+        return slots
+    return None
+
+
+def _key(index):
+    """The constant of ``ls[index]`` (an int, a str), else None (a bool, a slice...)."""
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub) and \
+            isinstance(index.operand, gast.Constant) and type(index.operand.value) is int:
+        return -index.operand.value
+    if isinstance(index, gast.Constant) and type(index.value) in (int, str):
+        return index.value
+    return None
+
+
+class HeldItems(trees.Transformer):
+    """Writes ``ls[k]`` as the name the display put in that slot (see the module)."""
+
+    def __init__(self):
+        self.changed = False
+        self.replace: dict[int, str] = {}  # id of a Subscript ls[k] -> the name it reads
+
+    def run(self, tree):
+        bindings = collections.Counter()  # every name stored, deleted or a parameter,
+        looped = set()  # in any scope (a nested def's parameter shadows the name); bound
+        declared = set()  # in a loop; global or nonlocal somewhere
+
+        def visit(node, in_loop: bool) -> None:
+            for child in trees.children(node):
+                if isinstance(child, gast.Name) and not isinstance(child.ctx, gast.Load):
+                    bindings[child.id] += 1
+                    if in_loop:
+                        looped.add(child.id)
+                elif isinstance(child, (gast.Global, gast.Nonlocal)):
+                    declared.update(child.names)
+                elif isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef,
+                                        gast.ClassDef)):
+                    bindings[child.name] += 1
+                visit(child, in_loop or isinstance(child, _LOOPS + _SCOPES))
+
+        visit(tree, False)
+        params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
+        first = {}  # a name bound once at the top level -> the index of its statement
+        for at, stmt in enumerate(tree.body):
+            for node in trees.walk(stmt):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                    first.setdefault(node.id, at)
+        for at, stmt in enumerate(tree.body):
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                    isinstance(stmt.targets[0], gast.Name)):
+                continue
+            name = stmt.targets[0].id
+            slots = _slots(stmt.value)
+            if not slots or bindings[name] != 1 or name in declared:
+                continue
+            slots = {k: held for k, held in slots.items() if held != name and
+                     bindings[held] == 1 and held not in declared and held not in looped and
+                     (held in params or first.get(held, at) < at)}
+            self._reads(tree, at, name, slots)
+        if self.replace:
+            tree = self.visit(tree)
+            self.changed = True
+        return tree
+
+    def _reads(self, tree, at: int, name: str, slots: dict) -> None:
+        """Note each ``name[k]`` to write as the name in slot ``k``, where every read of
+        ``name`` after statement ``at`` is such an item (else none)."""
+        found = {}
+        subscripts = {id(n.value): n for s in tree.body for n in trees.walk(s)
+                      if isinstance(n, gast.Subscript)}
+        for place, stmt in enumerate(tree.body):
+            for node in trees.walk(stmt):
+                if not (isinstance(node, gast.Name) and node.id == name and
+                        isinstance(node.ctx, gast.Load)):
+                    continue
+                item = subscripts.get(id(node))
+                if place <= at or item is None or not isinstance(item.ctx, gast.Load) or \
+                        _key(item.slice) is None:
+                    return  # (a store, a method, a call given it: the slots may change)
+                if _key(item.slice) in slots:  # (else an item not named, or none: as it is)
+                    found[id(item)] = slots[_key(item.slice)]
+        self.replace.update(found)
+
+    def visit_Subscript(self, node):
+        held = self.replace.get(id(node))
+        if held is not None:
+            return trees.located(gast.Name(held, gast.Load(), None, None), node)
+        self.generic_visit(node)
+        return node
