@@ -1058,8 +1058,8 @@ final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
 PIPELINE = [
     Step(validate),
     Step(names),
-    Step(held_items),
     Step(view_helpers),
+    Step(held_items),
     Step(view_writes),
     Step(object_lists),
     Step(deep_copies),

@@ -1,9 +1,10 @@
-"""Items of a list, tuple or dict display read by a constant index, written as the names
-they hold.
+"""Items of a list, tuple or dict display read by a constant index, and a name given
+another name, written as the name they hold.
 
 ``ls = [y, z]`` holds ``y``'s array itself, not a copy: ``ls[0][1] = e`` changes ``y``,
 and ``y[1] = e`` changes what ``ls[0]`` reads. The reverse sweep follows a value by one
-name, so each ``ls[0]`` is written ``y`` (the same object, as Python's list holds)::
+name, so each ``ls[0]`` is written ``y`` (the same object, as Python's list holds);
+``v = y`` the same way, each later ``v`` written ``y``::
 
     y = np.zeros(3)                     y = np.zeros(3)
     ls = [y, z]                         ls = [y, z]
@@ -11,12 +12,13 @@ name, so each ``ls[0]`` is written ``y`` (the same object, as Python's list hold
     return np.sum(ls[0] * x)            return np.sum(y * x)
 
 Written only where ``ls[k] is y`` holds at every read, by the syntax alone: the display
-is bound once, at the top level of the function, to a name that is read only as
-``ls[k]`` (an int in range, or a str key of a dict) in the statements after it; ``y`` is
-a parameter, or bound once before the display and not in a loop. Then nothing can
+(or ``y``) is bound once, at the top level of the function, to a name read only in the
+statements after it, a display's only as ``ls[k]`` (an int in range, or a str key of a
+dict); ``y`` is a parameter, or bound once before and not in a loop. Then nothing can
 change the slot nor ``y`` (no store, method, call or other name reaches the container).
-Anything else is left as it is (and a write that the container sees is refused,
-:mod:`.transforms.aliasing`).
+And only where an item is written (``y[1] = e``, ``ls[0][1] = e``): elsewhere the names
+stay as the user wrote them. Anything else is left as it is (and a write that the
+container sees is refused, :mod:`.transforms.aliasing`).
 
 >>> import gast
 >>> tree = gast.parse("def f(x):\\n    y = np.zeros(3)\\n    ls = [y, x]\\n"
@@ -44,8 +46,11 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
 
 def _slots(value) -> dict | None:
     """``{key: name}`` for the slots of a display that hold a name (``[y, 2.0, z]``:
-    ``{0: 'y', -3: 'y', 2: 'z', -1: 'z'}``); None for another value or one with a
-    ``*`` or ``**`` part, or a dict with a key that is not a str constant."""
+    ``{0: 'y', -3: 'y', 2: 'z', -1: 'z'}``), ``{None: 'y'}`` for the name ``y``; None for
+    another value or one with a ``*`` or ``**`` part, or a dict with a key that is not a
+    str constant."""
+    if isinstance(value, gast.Name):
+        return {None: value.id}
     if isinstance(value, (gast.List, gast.Tuple)):
         if any(isinstance(e, gast.Starred) for e in value.elts):
             return None
@@ -63,6 +68,15 @@ def _slots(value) -> dict | None:
                 slots[k.value] = v.id
         return slots
     return None
+
+
+def _written_root(target) -> str | None:
+    """``y`` for a store into an item of ``y`` (``y[1] = e``, ``ls[0][1] = e``: ``ls``)."""
+    if not isinstance(target, gast.Subscript):
+        return None
+    while isinstance(target, (gast.Subscript, gast.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, gast.Name) else None
 
 
 def _key(index):
@@ -101,6 +115,9 @@ class HeldItems(trees.Transformer):
                 visit(child, in_loop or isinstance(child, _LOOPS + _SCOPES))
 
         visit(tree, False)
+        written = {_written_root(t) for node in trees.walk(tree)
+                   for t in (node.targets if isinstance(node, gast.Assign) else
+                             [node.target] if isinstance(node, gast.AugAssign) else [])}
         params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
         first = {}  # a name bound once at the top level -> the index of its statement
         for at, stmt in enumerate(tree.body):
@@ -118,7 +135,8 @@ class HeldItems(trees.Transformer):
             slots = {k: held for k, held in slots.items() if held != name and
                      bindings[held] == 1 and held not in declared and held not in looped and
                      (held in params or first.get(held, at) < at)}
-            self._reads(tree, at, name, slots)
+            if name in written or written & set(slots.values()):
+                self._reads(tree, at, name, slots)
         if self.replace:
             tree = self.visit(tree)
             self.changed = True
@@ -135,6 +153,11 @@ class HeldItems(trees.Transformer):
                 if not (isinstance(node, gast.Name) and node.id == name and
                         isinstance(node.ctx, gast.Load)):
                     continue
+                if None in slots:  # (v = y: every read of v, after its line, is y)
+                    if place <= at:
+                        return
+                    found[id(node)] = slots[None]
+                    continue
                 item = subscripts.get(id(node))
                 if place <= at or item is None or not isinstance(item.ctx, gast.Load) or \
                         _key(item.slice) is None:
@@ -142,6 +165,12 @@ class HeldItems(trees.Transformer):
                 if _key(item.slice) in slots:  # (else an item not named, or none: as it is)
                     found[id(item)] = slots[_key(item.slice)]
         self.replace.update(found)
+
+    def visit_Name(self, node):
+        held = self.replace.get(id(node))
+        if held is not None:
+            return trees.located(gast.Name(held, gast.Load(), None, None), node)
+        return node
 
     def visit_Subscript(self, node):
         held = self.replace.get(id(node))
