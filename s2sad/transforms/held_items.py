@@ -14,7 +14,8 @@ name, so each ``ls[0]`` is written ``y`` (the same object, as Python's list hold
 Written only where ``ls[k] is y`` holds at every read, by the syntax alone: the display
 (or ``y``) is bound once, at the top level of the function, to a name read only in the
 statements after it, a display's only as ``ls[k]`` (an int in range, or a str key of a
-dict); ``y`` is a parameter, or bound once before and not in a loop. Then nothing can
+dict); ``y`` is bound once before and not in a loop, or a parameter (not for ``v = y``:
+a write into ``v`` is refused as it is, in the name the user wrote). Then nothing can
 change the slot nor ``y`` (no store, method, call or other name reaches the container).
 And only where an item is written (``y[1] = e``, ``ls[0][1] = e``): elsewhere the names
 stay as the user wrote them. Anything else is left as it is (and a write that the
@@ -134,7 +135,7 @@ class HeldItems(trees.Transformer):
                 continue
             slots = {k: held for k, held in slots.items() if held != name and
                      bindings[held] == 1 and held not in declared and held not in looped and
-                     (held in params or first.get(held, at) < at)}
+                     (held in params and k is not None or first.get(held, at) < at)}
             if name in written or written & set(slots.values()):
                 self._reads(tree, at, name, slots)
         if self.replace:
