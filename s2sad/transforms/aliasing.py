@@ -408,8 +408,9 @@ class Aliasing:
                 f"assignment into {name!r}, which is not a local variable", stmt,
                 f"Copy it first (`{name} = {name}.copy()`) and update the copy.")
         mine = self.current[name]
-        if mine in self.made and mine not in self.unmade:  # its slot, not what it holds
-            if isinstance(index, gast.Slice) and not self.trusted:
+        if mine in self.made and mine not in self.unmade or self._callers_display(mine):
+            if isinstance(index, gast.Slice) and not self.trusted:  # (its slot, not what
+                # it holds)
                 raise self._list_slice_error(stmt, name)
             holder = None if self.trusted else next((h for h in sorted(self.holders.get(
                 mine, ())) if h != name and self._read_later(stmt, h)), None)
@@ -438,6 +439,13 @@ class Aliasing:
         self._refuse_kept(stmt, name)
         owners = self.sharing(name)
         owner = None if self.trusted else self.caller_of(mine)
+        shared = self._callers_display_shared(mine) if owner is not None else None
+        if shared is not None:
+            raise self.source.syntax_error(
+                f"a store into {name!r}, the caller's list or dict, which "
+                f"{' and '.join(map(repr, shared))} reach there", stmt,
+                "The reverse sweep follows it by one name: in the caller, pass it by the "
+                "name that reads it afterwards, and give it no other name.")
         if owner is not None:
             raise self.source.syntax_error(
                 _update_of(name, owner), stmt,
@@ -463,6 +471,45 @@ class Aliasing:
             self.root.deferred[at] += (self.out[-1],)  # (or checked a number at run time,
             # before the store)
 
+    def _callers_display(self, mine: str) -> bool:
+        """Is ``mine``, in an inlined helper, a list or dict display a caller made and
+        passed, which no other name reaches there? ``def put(ls, a): ls[0] = a`` then
+        sets the caller's slot, as a store written there does (:meth:`setitem`).
+
+        Each caller between, and the one that made it, must reach it by one name only
+        (``other = ls`` there would not see the slot set)."""
+        scope = self.parent
+        while scope is not None and not self.trusted:
+            reach = (set(scope.holders.get(mine, ())) | {
+                k for k, v in scope.current.items() if v == mine}) - scope.temps  # (not
+            # the list a comprehension built, then named)
+            if len(reach) > 1:
+                return False
+            if mine in scope.made and mine not in scope.unmade:
+                return True
+            scope = scope.parent
+        return False
+
+    def _callers_display_shared(self, mine: str) -> list | None:
+        """The names that reach ``mine``, a caller's display that
+        :meth:`_callers_display` refuses as reached by more than one; else None."""
+        scope = self.parent
+        while scope is not None:
+            reach = (set(scope.holders.get(mine, ())) | {
+                k for k, v in scope.current.items() if v == mine}) - scope.temps
+            if len(reach) > 1 and any(mine in s.made and mine not in s.unmade
+                                      for s in self._ancestors()):
+                return sorted(reach)
+            scope = scope.parent
+        return None
+
+    def _ancestors(self) -> list:
+        found, scope = [], self.parent
+        while scope is not None:
+            found.append(scope)
+            scope = scope.parent
+        return found
+
     def _shared_update_error(self, stmt, name: str, reader: str):
         """The refusal of ``name[i] = v`` where ``reader``, read later, may share its
         memory (a view, a list holding it, a closure reading it)."""
@@ -473,7 +520,8 @@ class Aliasing:
             f"{self._kept_by(reader)}",
             stmt, f"Copy first: the list {reader!r} holds views of {name!r}, so copy "
             f"each item as it goes in (`.copy()`), or update a copy (`{name} = "
-            f"{name}.copy()` first)." if held else
+            f"{name}.copy()` first). For {reader!r} to see the change, update {name!r} "
+            "before it goes in." if held else
             f"{closure}() reads {reader!r} when it is called, after this update, so "
             f"Python's call sees the change. Pass the array to {closure}() as an "
             f"argument, or copy it (`{name} = {name}.copy()` first) so that "
