@@ -6,7 +6,7 @@ helper's ``ls[0] = a`` sets the caller's slot (.transforms.aliasing). A helper d
 here that returns its argument gives back the same array (.transforms.view_helpers).
 
 Every gradient is checked against float64 central differences, with and without the
-optimizer. On main, 47 of these 57 tests fail: all 22 cases of FOLLOWED are refused (44
+optimizer. On main, 49 of these 59 tests fail: all 23 cases of FOLLOWED are refused (46
 tests), and the 3 messages of MESSAGES are new; STAY_REFUSED was refused there too.
 """
 
@@ -99,6 +99,14 @@ def another_name_then_written(x):
     v = y
     v[0] = x[0] ** 2
     return np.sum(y * x)
+
+
+def item_named_then_written(x):
+    y = np.zeros(3)
+    ls = [y]
+    z = ls[0]
+    z[0] = x[0] ** 2
+    return np.sum(y * x) + np.sum(ls[0] * K)
 
 
 def slot_set_through_another_name_of_the_list(x):
@@ -224,7 +232,8 @@ FOLLOWED = [list_then_array_written, list_then_array_written_read_both,
             write_through_the_list, write_through_the_list_by_a_negative_index,
             write_through_a_dict, tuple_then_array_written,
             written_through_the_list_in_a_loop, closure_reads_the_list,
-            another_name_then_written, slot_set_through_another_name_of_the_list,
+            another_name_then_written, item_named_then_written,
+            slot_set_through_another_name_of_the_list,
             helper_sets_the_slot, helper_sets_a_key, helper_of_a_helper_sets_the_slot,
             helper_updates_the_slot_twice, helper_sets_a_slot_of_a_comprehension,
             helper_sets_the_slot_in_a_loop, old_item_kept_by_a_name,

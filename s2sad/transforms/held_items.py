@@ -98,6 +98,14 @@ class HeldItems(trees.Transformer):
         self.replace: dict[int, str] = {}  # id of a Subscript ls[k] -> the name it reads
 
     def run(self, tree):
+        for _ in range(4):  # (z = ls[0] is z = y, then z is y: a round each)
+            self.replace = {}
+            tree = self._round(tree)
+            if not self.replace:
+                break
+        return tree
+
+    def _round(self, tree):
         bindings = collections.Counter()  # every name stored, deleted or a parameter,
         looped = set()  # in any scope (a nested def's parameter shadows the name); bound
         declared = set()  # in a loop; global or nonlocal somewhere
@@ -119,6 +127,18 @@ class HeldItems(trees.Transformer):
         written = {_written_root(t) for node in trees.walk(tree)
                    for t in (node.targets if isinstance(node, gast.Assign) else
                              [node.target] if isinstance(node, gast.AugAssign) else [])}
+        grown = True
+        while grown:  # (z = ls[0], z = y: a write through z is one through ls, y)
+            grown = False
+            for stmt in tree.body:
+                if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                        isinstance(stmt.targets[0], gast.Name) and \
+                        stmt.targets[0].id in written:
+                    root = stmt.value.value if isinstance(stmt.value, gast.Subscript) \
+                        else stmt.value
+                    if isinstance(root, gast.Name) and root.id not in written:
+                        written.add(root.id)
+                        grown = True
         params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
         first = {}  # a name bound once at the top level -> the index of its statement
         for at, stmt in enumerate(tree.body):
