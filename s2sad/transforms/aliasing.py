@@ -446,6 +446,13 @@ class Aliasing:
                 f"{' and '.join(map(repr, shared))} reach there", stmt,
                 "The reverse sweep follows it by one name: in the caller, pass it by the "
                 "name that reads it afterwards, and give it no other name.")
+        if owner is not None and self.parent is not None and not isinstance(
+                index, gast.Slice) and not any(mine in s.made for s in self._ancestors()):
+            refusal = self._callers_array(stmt, name, mine)
+            if refusal is None:  # (def set_item(y, v): y[1] = v, y a caller's own array)
+                owner = None
+            elif refusal is not False:
+                raise refusal
         if owner is not None:
             raise self.source.syntax_error(
                 _update_of(name, owner), stmt,
@@ -487,6 +494,38 @@ class Aliasing:
                 return False
             if mine in scope.made and mine not in scope.unmade:
                 return True
+            scope = scope.parent
+        return False
+
+    def _callers_array(self, stmt, name: str, mine: str):
+        """``def set_item(y, v): y[1] = v`` inlined: ``mine`` is the value a caller made
+        and passed (an array), and the store changes it there as one written in that
+        caller would. None where it is followed: in each caller up to the one that made
+        it, no other name that may share its memory is read after the call (a view of
+        it, a list holding it, a nested def's default). Else the refusal, located at the
+        helper's line; False where the value is the differentiated function's argument
+        (refused as such)."""
+        scope = self.parent
+        while scope is not None:
+            blocks = scope.node.get(mine)
+            if blocks is None or scope.parent is None and scope.caller_of(mine) is not None:
+                return False  # (the differentiated function's argument, or a view of it)
+            readers = sorted(k for k, v in scope.current.items() if v != mine and
+                             blocks & scope.node.get(v, frozenset()) and
+                             scope._read_later(scope.stmt, k))
+            kept = [shown for holder, atom, shown in scope.kept
+                    if blocks & scope.node.get(atom, blocks)]
+            if readers or kept or scope.enclosing_of(mine) is not None:
+                shown = f"{readers[0]!r}" if readers else kept[0] if kept else \
+                    "an enclosing function's value"
+                return self.source.syntax_error(
+                    f"an in-place update of {name!r}, the caller's array, which shares its "
+                    f"memory with {shown} there, read after the call", stmt,
+                    f"Return a new value from the helper instead (`{name} = "
+                    f"{name}.copy()` first, then `return {name}`), or copy in the caller "
+                    "before the call.")
+            if scope.caller_of(mine) is None:
+                return None  # (made there)
             scope = scope.parent
         return False
 
