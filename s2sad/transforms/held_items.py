@@ -128,14 +128,16 @@ class HeldItems(trees.Transformer):
                    for t in (node.targets if isinstance(node, gast.Assign) else
                              [node.target] if isinstance(node, gast.AugAssign) else [])}
         grown = True
-        while grown:  # (z = ls[0], z = y: a write through z is one through ls, y)
+        while grown:  # (z = ls[0], z = y: a write through z is one through ls, y; z a
+            # view of either too)
             grown = False
             for stmt in tree.body:
                 if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                         isinstance(stmt.targets[0], gast.Name) and \
                         stmt.targets[0].id in written:
-                    root = stmt.value.value if isinstance(stmt.value, gast.Subscript) \
-                        else stmt.value
+                    root = stmt.value
+                    while isinstance(root, gast.Subscript):  # (z = ls[0][:2]: ls)
+                        root = root.value
                     if isinstance(root, gast.Name) and root.id not in written:
                         written.add(root.id)
                         grown = True
