@@ -71,6 +71,20 @@ def _slots(value) -> dict | None:
     return None
 
 
+def _pairs(stmt) -> list:
+    """``[(target, value)]`` of a top-level ``t = v`` (one target), and of each part of
+    ``a, b = y, z`` (no ``*``, as many on each side)."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1):
+        return []
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, (gast.Tuple, gast.List)) and \
+            isinstance(value, (gast.Tuple, gast.List)) and \
+            len(target.elts) == len(value.elts) and not any(
+                isinstance(p, gast.Starred) for p in target.elts + value.elts):
+        return [(target, value)] + list(zip(target.elts, value.elts, strict=True))
+    return [(target, value)]
+
+
 def _written_root(target) -> str | None:
     """``y`` for a store into an item of ``y`` (``y[1] = e``, ``ls[0][1] = e``: ``ls``)."""
     if not isinstance(target, gast.Subscript):
@@ -131,11 +145,12 @@ class HeldItems(trees.Transformer):
         while grown:  # (z = ls[0], z = y: a write through z is one through ls, y; z a
             # view of either too)
             grown = False
-            for stmt in tree.body:
-                if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                        isinstance(stmt.targets[0], gast.Name) and \
-                        stmt.targets[0].id in written:
-                    root = stmt.value
+            for target, value in (pair for stmt in tree.body for pair in _pairs(stmt)):
+                if isinstance(target, gast.Name) and target.id in written or \
+                        isinstance(target, (gast.Tuple, gast.List)) and any(
+                            isinstance(t, gast.Name) and t.id in written
+                            for t in target.elts):  # (a, b = ls: ls, if a is written)
+                    root = value
                     while isinstance(root, gast.Subscript):  # (z = ls[0][:2]: ls)
                         root = root.value
                     if isinstance(root, gast.Name) and root.id not in written:
@@ -148,31 +163,51 @@ class HeldItems(trees.Transformer):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                     first.setdefault(node.id, at)
         for at, stmt in enumerate(tree.body):
-            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
-                    isinstance(stmt.targets[0], gast.Name)):
-                continue
-            name = stmt.targets[0].id
-            slots = _slots(stmt.value)
-            if not slots or bindings[name] != 1 or name in declared:
-                continue
-            slots = {k: held for k, held in slots.items() if held != name and
-                     bindings[held] == 1 and held not in declared and held not in looped and
-                     (held in params and k is not None or first.get(held, at) < at)}
-            if name in written or written & set(slots.values()):
-                self._reads(tree, at, name, slots)
+            for target, value in _pairs(stmt):
+                if isinstance(target, gast.Name):
+                    self._bound(tree, at, target.id, value, bindings, declared, looped,
+                                params, first, written)
         if self.replace:
             tree = self.visit(tree)
             self.changed = True
         return tree
 
-    def _reads(self, tree, at: int, name: str, slots: dict) -> None:
+    def _bound(self, tree, at, name, value, bindings, declared, looped, params, first,
+               written) -> None:
+        """``name = value`` at statement ``at``: its reads noted where ``value`` is a
+        display or a name that ``name[k]`` or ``name`` is, at every read after."""
+        slots = _slots(value)
+        if not slots or bindings[name] != 1 or name in declared:
+            return
+        slots = {k: held for k, held in slots.items() if held != name and
+                 bindings[held] == 1 and held not in declared and held not in looped and
+                 (held in params and k is not None or first.get(held, at) < at)}
+        if name in written or written & set(slots.values()):
+            items = value.elts if isinstance(value, (gast.List, gast.Tuple)) else None
+            self._reads(tree, at, name, slots, items)
+
+    def _reads(self, tree, at: int, name: str, slots: dict, items: list | None) -> None:
         """Note each ``name[k]`` to write as the name in slot ``k``, where every read of
-        ``name`` after statement ``at`` is such an item (else none)."""
+        ``name`` after statement ``at`` is such an item (else none); or, a list or tuple
+        display of ``items`` (names and constants), unpacked whole (``a, b = ls``:
+        ``a, b = y, 1.0``)."""
         found = {}
         subscripts = {id(n.value): n for s in tree.body for n in trees.walk(s)
                       if isinstance(n, gast.Subscript)}
+        whole = tuple(slots.get(i) if isinstance(item, gast.Name) else item
+                      if isinstance(item, gast.Constant) else None
+                      for i, item in enumerate(items or ()))
         for place, stmt in enumerate(tree.body):
+            unpacked = isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], (gast.Tuple, gast.List)) and \
+                items is not None and len(stmt.targets[0].elts) == len(items) and \
+                all(part is not None for part in whole) and \
+                all(isinstance(t, gast.Name) for t in stmt.targets[0].elts)
             for node in trees.walk(stmt):
+                if unpacked and node is stmt.value and place > at and \
+                        isinstance(node, gast.Name) and node.id == name:
+                    found[id(node)] = whole
+                    continue
                 if not (isinstance(node, gast.Name) and node.id == name and
                         isinstance(node.ctx, gast.Load)):
                     continue
@@ -191,6 +226,10 @@ class HeldItems(trees.Transformer):
 
     def visit_Name(self, node):
         held = self.replace.get(id(node))
+        if isinstance(held, tuple):  # (a, b = ls: a, b = y, 1.0)
+            return trees.located(gast.Tuple([
+                gast.Name(h, gast.Load(), None, None) if isinstance(h, str) else
+                trees.clone(h) for h in held], gast.Load()), node)
         if held is not None:
             return trees.located(gast.Name(held, gast.Load(), None, None), node)
         return node
