@@ -290,9 +290,10 @@ class Aliasing:
                         f"changed. Append before the list is shared, or make a new one: "
                         f"`{changed} = {changed} + [...]`.")
                 if func.attr == "append" and isinstance(stmt, gast.Expr) and \
-                        stmt.value is node and \
-                        self.current.get(changed) not in set(self.callers.values()):
-                    continue  # a list the function made: followed (a statement of its own)
+                        stmt.value is node and (self.parent is not None or  # (a helper's:
+                        self.current.get(changed) not in set(self.callers.values())):
+                    continue  # a list the function made: followed (a statement of its own;
+                    # in a helper, the caller's list, carry_back; whatever its names)
             elif isinstance(func, gast.Attribute) and isinstance(
                     func.value, (gast.Subscript, gast.Attribute)) and callee is None and \
                     mutating:
