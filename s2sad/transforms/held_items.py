@@ -120,6 +120,12 @@ class HeldItems(trees.Transformer):
         return tree
 
     def _round(self, tree):
+        written = {_written_root(t) for node in trees.walk(tree)
+                   for t in (node.targets if isinstance(node, gast.Assign) else
+                             [node.target] if isinstance(node, gast.AugAssign) else [])}
+        written.discard(None)
+        if not written:
+            return tree  # (no item written: nothing to follow)
         bindings = collections.Counter()  # every name stored, deleted or a parameter,
         looped = set()  # in any scope (a nested def's parameter shadows the name); bound
         declared = set()  # in a loop; global or nonlocal somewhere
@@ -138,9 +144,6 @@ class HeldItems(trees.Transformer):
                 visit(child, in_loop or isinstance(child, _LOOPS + _SCOPES))
 
         visit(tree, False)
-        written = {_written_root(t) for node in trees.walk(tree)
-                   for t in (node.targets if isinstance(node, gast.Assign) else
-                             [node.target] if isinstance(node, gast.AugAssign) else [])}
         grown = True
         while grown:  # (z = ls[0], z = y: a write through z is one through ls, y; z a
             # view of either too)
