@@ -77,6 +77,7 @@ from .transforms.readable import Readable
 from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
 from .transforms.aliasing import Aliasing
+from .transforms.held_items import HeldItems
 from .transforms.view_helpers import ViewHelpers
 from .transforms.view_writes import ViewWrites
 from .transforms.object_lists import ObjectLists
@@ -322,6 +323,13 @@ def _rewritten(build: Build, writer, names: bool = True) -> bool:
         if names:
             build.source.locals = assigned_names(build.tree)
     return writer.changed
+
+
+@transform()
+def held_items(build: Build) -> bool:
+    """``ls = [y, z]``: each later ``ls[0]`` written ``y``, the object the slot holds, so a
+    write through either name is followed (:mod:`.transforms.held_items`)."""
+    return _rewritten(build, HeldItems(), names=False)
 
 
 @transform()
@@ -1093,6 +1101,7 @@ PIPELINE = [
     Step(validate),
     Step(names),
     Step(view_helpers),
+    Step(held_items),
     Step(view_writes),
     Step(object_lists),
     Step(deep_copies),

@@ -242,9 +242,9 @@ def grows_the_list_it_walks(x):
 
 def updates_shared(x):
     y = x * 1.0
-    z = y
-    y[0] = 1.0  # <- here
-    return np.sum(z * x)
+    z = y[1:]
+    y[1] = 1.0  # <- here
+    return np.sum(z * x[1:])
 
 
 def stores_rows_in_turn(x):

@@ -250,7 +250,7 @@ def swapped_slices(x):
 
 STORED_IN_TURN = [swapped_rows, swapped_slices]
 SHARED = [reshaped, transposed, as_array, view_from_helper, held_in_list,
-          shared_in_one_branch, shared_on_a_previous_pass, item_of_an_unknown_array, unpacked_from_a_tuple, unpacked_rows,
+          shared_in_one_branch, shared_on_a_previous_pass, item_of_an_unknown_array, unpacked_rows,
           astype_without_a_copy]
 ARGUMENT = [argument_in_one_branch, argument_on_the_first_pass, argument_through_another_name]
 def list_copy_slot_replaced(v):
@@ -264,4 +264,5 @@ SAFE = [list_copy_slot_replaced, argument_replaced, argument_replaced_by_a_const
         item_of_a_vector, item_of_a_vector_of_unknown_rank, item_of_a_matrix, swapped_items, swapped_list_slots,
         swapped_arrays_in_list_slots, index_read_in_turn, nested_targets_stored_in_turn,
         unpacked_into_items,
-        row_of_a_matrix, slice_of_a_vector]  # (views of a local array: .view_writes)
+        row_of_a_matrix, slice_of_a_vector,  # (views of a local array: .view_writes)
+        unpacked_from_a_tuple]  # (a, b = z, x: a is z, .held_items, since session 36)

@@ -21,7 +21,7 @@ def line_of(func, text):
                  id="may-fall-off-the-end"),
     pytest.param(cases.updates_argument, "in-place update of the argument 'x'", "x[0] = 2.0",
                  id="setitem-argument"),
-    pytest.param(cases.updates_shared, "shares its memory with 'z'", "y[0] = 1.0",
+    pytest.param(cases.updates_shared, "shares its memory with 'z'", "y[1] = 1.0",
                  id="setitem-shared"),
     pytest.param(cases.uses_lambda, "lambda used as a value", "lambda v", id="lambda-value"),
     pytest.param(cases.early_return, "code after `return`", "return x", id="code-after-return"),

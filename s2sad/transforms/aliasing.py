@@ -290,9 +290,10 @@ class Aliasing:
                         f"changed. Append before the list is shared, or make a new one: "
                         f"`{changed} = {changed} + [...]`.")
                 if func.attr == "append" and isinstance(stmt, gast.Expr) and \
-                        stmt.value is node and \
-                        self.current.get(changed) not in set(self.callers.values()):
-                    continue  # a list the function made: followed (a statement of its own)
+                        stmt.value is node and (self.parent is not None or  # (a helper's:
+                        self.current.get(changed) not in set(self.callers.values())):
+                    continue  # a list the function made: followed (a statement of its own;
+                    # in a helper, the caller's list, carry_back; whatever its names)
             elif isinstance(func, gast.Attribute) and isinstance(
                     func.value, (gast.Subscript, gast.Attribute)) and callee is None and \
                     mutating:
@@ -408,8 +409,9 @@ class Aliasing:
                 f"assignment into {name!r}, which is not a local variable", stmt,
                 f"Copy it first (`{name} = {name}.copy()`) and update the copy.")
         mine = self.current[name]
-        if mine in self.made and mine not in self.unmade:  # its slot, not what it holds
-            if isinstance(index, gast.Slice) and not self.trusted:
+        if mine in self.made and mine not in self.unmade or self._callers_display(mine):
+            if isinstance(index, gast.Slice) and not self.trusted:  # (its slot, not what
+                # it holds)
                 raise self._list_slice_error(stmt, name)
             holder = None if self.trusted else next((h for h in sorted(self.holders.get(
                 mine, ())) if h != name and self._read_later(stmt, h)), None)
@@ -438,6 +440,20 @@ class Aliasing:
         self._refuse_kept(stmt, name)
         owners = self.sharing(name)
         owner = None if self.trusted else self.caller_of(mine)
+        shared = self._callers_display_shared(mine) if owner is not None else None
+        if shared is not None:
+            raise self.source.syntax_error(
+                f"a store into {name!r}, the caller's list or dict, which "
+                f"{' and '.join(map(repr, shared))} reach there", stmt,
+                "The reverse sweep follows it by one name: in the caller, pass it by the "
+                "name that reads it afterwards, and give it no other name.")
+        if owner is not None and self.parent is not None and not isinstance(
+                index, gast.Slice) and not any(mine in s.made for s in self._ancestors()):
+            refusal = self._callers_array(stmt, name, mine)
+            if refusal is None:  # (def set_item(y, v): y[1] = v, y a caller's own array)
+                owner = None
+            elif refusal is not False:
+                raise refusal
         if owner is not None:
             raise self.source.syntax_error(
                 _update_of(name, owner), stmt,
@@ -463,6 +479,77 @@ class Aliasing:
             self.root.deferred[at] += (self.out[-1],)  # (or checked a number at run time,
             # before the store)
 
+    def _callers_display(self, mine: str) -> bool:
+        """Is ``mine``, in an inlined helper, a list or dict display a caller made and
+        passed, which no other name reaches there? ``def put(ls, a): ls[0] = a`` then
+        sets the caller's slot, as a store written there does (:meth:`setitem`).
+
+        Each caller between, and the one that made it, must reach it by one name only
+        (``other = ls`` there would not see the slot set)."""
+        scope = self.parent
+        while scope is not None and not self.trusted:
+            reach = (set(scope.holders.get(mine, ())) | {
+                k for k, v in scope.current.items() if v == mine}) - scope.temps  # (not
+            # the list a comprehension built, then named)
+            if len(reach) > 1:
+                return False
+            if mine in scope.made and mine not in scope.unmade:
+                return True
+            scope = scope.parent
+        return False
+
+    def _callers_array(self, stmt, name: str, mine: str):
+        """``def set_item(y, v): y[1] = v`` inlined: ``mine`` is the value a caller made
+        and passed (an array), and the store changes it there as one written in that
+        caller would. None where it is followed: in each caller up to the one that made
+        it, no other name that may share its memory is read after the call (a view of
+        it, a list holding it, a nested def's default). Else the refusal, located at the
+        helper's line; False where the value is the differentiated function's argument
+        (refused as such)."""
+        scope = self.parent
+        while scope is not None:
+            blocks = scope.node.get(mine)
+            if blocks is None or scope.parent is None and scope.caller_of(mine) is not None:
+                return False  # (the differentiated function's argument, or a view of it)
+            readers = sorted(k for k, v in scope.current.items() if v != mine and
+                             blocks & scope.node.get(v, frozenset()) and
+                             scope._read_later(scope.stmt, k))
+            kept = [shown for holder, atom, shown in scope.kept
+                    if blocks & scope.node.get(atom, blocks)]
+            if readers or kept or scope.enclosing_of(mine) is not None:
+                shown = f"{readers[0]!r}" if readers else kept[0] if kept else \
+                    "an enclosing function's value"
+                return self.source.syntax_error(
+                    f"an in-place update of {name!r}, the caller's array, which shares its "
+                    f"memory with {shown} there, read after the call", stmt,
+                    f"Return a new value from the helper instead (`{name} = "
+                    f"{name}.copy()` first, then `return {name}`), or copy in the caller "
+                    "before the call.")
+            if scope.caller_of(mine) is None:
+                return None  # (made there)
+            scope = scope.parent
+        return False
+
+    def _callers_display_shared(self, mine: str) -> list | None:
+        """The names that reach ``mine``, a caller's display that
+        :meth:`_callers_display` refuses as reached by more than one; else None."""
+        scope = self.parent
+        while scope is not None:
+            reach = (set(scope.holders.get(mine, ())) | {
+                k for k, v in scope.current.items() if v == mine}) - scope.temps
+            if len(reach) > 1 and any(mine in s.made and mine not in s.unmade
+                                      for s in self._ancestors()):
+                return sorted(reach)
+            scope = scope.parent
+        return None
+
+    def _ancestors(self) -> list:
+        found, scope = [], self.parent
+        while scope is not None:
+            found.append(scope)
+            scope = scope.parent
+        return found
+
     def _shared_update_error(self, stmt, name: str, reader: str):
         """The refusal of ``name[i] = v`` where ``reader``, read later, may share its
         memory (a view, a list holding it, a closure reading it)."""
@@ -473,7 +560,8 @@ class Aliasing:
             f"{self._kept_by(reader)}",
             stmt, f"Copy first: the list {reader!r} holds views of {name!r}, so copy "
             f"each item as it goes in (`.copy()`), or update a copy (`{name} = "
-            f"{name}.copy()` first)." if held else
+            f"{name}.copy()` first). For {reader!r} to see the change, update {name!r} "
+            "before it goes in." if held else
             f"{closure}() reads {reader!r} when it is called, after this update, so "
             f"Python's call sees the change. Pass the array to {closure}() as an "
             f"argument, or copy it (`{name} = {name}.copy()` first) so that "

@@ -105,6 +105,9 @@ class Reverse(StructuralZeros, Tape):
         self.branch_depth = 0   # how many `if`s the sweep being built is inside
         self.sure: set[str] = set()  # names given a sensitivity outside any `if`
         self.placeholders: set[str] = set()  # containers with a 0.0 for an item's sensitivity
+        # (first terms of those, added into zeros: id -> (name, statement), see
+        # _plain_first_terms)
+        self.placeholder_firsts: dict[int, tuple] = {}
         self.live_aliases: dict = {}
         self.block: list = []
         self.flags: dict[str, str] = {}  # name -> the flag saying s_name was added to
@@ -203,6 +206,9 @@ class Reverse(StructuralZeros, Tape):
                 expr = gast.UnaryOp(gast.USub(), expr)
             call = gast.Call(self.helper(add_sens), [self.load(s), expr], [])
             self.block.append(gast.Assign([self.store(s)], call, None))
+            if kind.container and name not in self.received and name not in self.carried \
+                    and not self.loops and not self.branch_depth:  # (a placeholder's)
+                self.placeholder_firsts[id(self.block[-1])] = (name, self.block[-1])
         self.received[name] = None  # (where it is already, it keeps its place)
         self.note_addition(name, self.block[-1])
         if self.branch_depth == 0:
@@ -254,6 +260,7 @@ class Reverse(StructuralZeros, Tape):
         self.resets: list = []
         reverse = self._finish_resets(self.settle_zeros(self.reverse_block(forward,
                                                                            in_loop=False)))
+        reverse = self._plain_first_terms(reverse)
         # what the reverse sweep reads must hold the right value when it is read: values
         # overwritten in the forward sweep are saved on a stack and restored (Tapenade's TBR)
         nodes = trees.walk(gast.Module(reverse, []))
@@ -429,6 +436,35 @@ class Reverse(StructuralZeros, Tape):
             return [comment(f"{name} gets no gradient: the shift by it cancels (log-sum-exp, "
                             "softmax)", note=True)]
         return []
+
+    def _plain_first_terms(self, reverse: list) -> list:
+        """``s_1 = add_sens(s_1, (0.0, s_logdet))``, a container's first term holding a
+        0.0 placeholder, written ``s_1 = (0.0, s_logdet)`` where no later line adds into
+        an item of ``s_1`` (``s_1[0] = ...``, ``np.add.at(s_1, ...)``), nor reads one
+        unless the term is a display (``s_6[0]`` of a bare 0.0 would fail): only there
+        must it start from zeros of the value's structure. Nor where a line before reads
+        ``s_1`` (it keeps its 0.0 start)."""
+        for at, stmt in enumerate(reverse):
+            found = self.placeholder_firsts.get(id(stmt))
+            if found is None:
+                continue
+            name, s = found[0], self.s(found[0])
+            display = isinstance(stmt.value.args[1], (gast.Tuple, gast.List, gast.Dict))
+            later = [n for after in reverse[at + 1:] for n in trees.walk(after)]
+            if any(isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and
+                   n.value.id == s and not (display and isinstance(n.ctx, gast.Load)) or
+                   isinstance(n, gast.Call) and n.args and
+                   isinstance(n.args[0], gast.Name) and n.args[0].id == s and
+                   (isinstance(n.func, gast.Attribute) and n.func.attr == "at" or
+                    isinstance(n.func, gast.Name) and n.func.id.endswith("add_at"))
+                   for n in later):
+                continue
+            if any(isinstance(n, gast.Name) and n.id == s for before in reverse[:at]
+                   for n in trees.walk(before)):
+                continue
+            stmt.value = stmt.value.args[1]
+            self.assigned.add(name)
+        return reverse
 
     def _zero_init(self) -> list:
         order = {name: i for i, name in enumerate(self._definition_order())}

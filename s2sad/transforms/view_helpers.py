@@ -83,6 +83,32 @@ def _returned_view(tree) -> tuple | None:
     return names, value
 
 
+def _bound_once(tree) -> set:
+    """The names bound once in ``tree``, its nested functions and lambdas too (a
+    parameter, a store, a ``def``), and declared nowhere ``global`` or ``nonlocal``."""
+    counts: dict[str, int] = {}
+    declared = set()
+    for node in trees.walk(tree):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            counts[node.id] = counts.get(node.id, 0) + 1
+        elif isinstance(node, gast.FunctionDef) and node is not tree:
+            counts[node.name] = counts.get(node.name, 0) + 1
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            declared.update(node.names)
+    return {name for name, n in counts.items() if n == 1 and name not in declared}
+
+
+def _local_helper(stmt) -> gast.FunctionDef | None:
+    """``def g(a): ...`` or ``g = lambda a: ...`` (a top-level statement) as a ``def``."""
+    if isinstance(stmt, gast.FunctionDef):
+        return stmt
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Lambda):
+        body = [gast.Return(stmt.value.body)]
+        return gast.FunctionDef(stmt.targets[0].id, stmt.value.args, body, [], None, None)
+    return None
+
+
 class _Put(gast.NodeTransformer):
     """The helper's parameters replaced by the caller's arguments."""
 
@@ -108,7 +134,15 @@ class ViewHelpers(trees.Transformer):
                       not isinstance(n.ctx, gast.Load)} | {
             a.id for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs}
         self.local |= {n.name for n in trees.walk(tree) if isinstance(n, gast.FunctionDef)}
-        tree.body = [self.visit(s) for s in tree.body]
+        self.defined = {}  # a local helper defined once, at the top level: name -> its def
+        once = _bound_once(tree)
+        body = []
+        for stmt in tree.body:
+            body.append(self.visit(stmt))
+            helper = _local_helper(stmt)
+            if helper is not None and helper.name in once:
+                self.defined[helper.name] = helper  # (called in the statements after it)
+        tree.body = body
         return tree
 
     def visit_Assign(self, node):
@@ -125,20 +159,25 @@ class ViewHelpers(trees.Transformer):
     def _written(self, call):
         """What ``call`` returns, written with its arguments; None where it is no call of
         such a helper."""
-        if not isinstance(call.func, gast.Name) or call.func.id in self.local or \
-                call.keywords or not all(isinstance(a, gast.Name) for a in call.args):
+        if not isinstance(call.func, gast.Name) or call.keywords or \
+                not all(isinstance(a, gast.Name) for a in call.args):
             return None
-        try:
-            func = self.resolve(call.func.id)
-        except KeyError:
+        if call.func.id in self.defined:  # (ident = lambda a: a, def ident(a) here)
+            helper = self.defined[call.func.id]
+        elif call.func.id in self.local:
             return None
-        if not isinstance(func, types.FunctionType) or not user_code(func) or \
-                registry.lookup(func) is not None:  # (a rule of the user's: called)
-            return None
-        try:
-            helper = FunctionSource.of(func).tree
-        except (S2sadError, OSError, TypeError):
-            return None
+        else:
+            try:
+                func = self.resolve(call.func.id)
+            except KeyError:
+                return None
+            if not isinstance(func, types.FunctionType) or not user_code(func) or \
+                    registry.lookup(func) is not None:  # (a rule of the user's: called)
+                return None
+            try:
+                helper = FunctionSource.of(func).tree
+            except (S2sadError, OSError, TypeError):
+                return None
         found = _returned_view(helper)
         if found is None or len(found[0]) != len(call.args):
             return None
