@@ -303,7 +303,9 @@ class ObjectLoops:
     from the arguments already evaluated, gives objects holding the same values, since
     such an ``__init__`` computes nothing. A list given a name (``layers = [...]``) that
     only one such loop reads is written so too. A body with ``break``, ``continue``,
-    ``return`` or an ``else`` is left as it was.
+    ``return`` or an ``else`` is left as it was. Such a named list read only as an
+    argument of a call later in the block (``m = Seq(layers)``) is that display there,
+    its arguments evaluated where the list was (``m = Seq([A(layers__0), B(2.0)])``).
 
     >>> tree = gast.parse("def f(x):\\n    for m in [A(x), A(2.0)]:\\n        x = m(x)\\n"
     ...                   "    return x").body[0]
@@ -341,6 +343,17 @@ class ObjectLoops:
                                gast.YieldFrom, gast.FunctionDef, gast.Lambda))
                 for s in stmt.body for n in trees.walk(s))
 
+    @staticmethod
+    def _passed(stmt, named, reads):
+        """The name of a display of ``named`` that ``stmt``, ``v = f(..., name, ...)``,
+        passes on, read nowhere else; else None."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call)
+                and isinstance(stmt.value.func, gast.Name)):
+            return None
+        return next((a for a in stmt.value.args if isinstance(a, gast.Name) and
+                     a.id in named and reads[a.id] == 1), None)
+
     def block(self, body) -> list:
         named = {}  # a name given a display of objects -> its statement
         stores = {}
@@ -364,6 +377,9 @@ class ObjectLoops:
                     stmt.iter.id in named and reads[stmt.iter.id] == 1 and \
                     body.index(named[stmt.iter.id]) < i:
                 loops[id(stmt)] = named[stmt.iter.id]
+            elif self._passed(stmt, named, reads) is not None and \
+                    body.index(named[self._passed(stmt, named, reads).id]) < i:
+                loops[id(stmt)] = named[self._passed(stmt, named, reads).id]
             elif self._loop(stmt) and self._items(stmt.iter) is not None:
                 loops[id(stmt)] = stmt
         made = {id(s) for s in loops.values()}
@@ -371,7 +387,7 @@ class ObjectLoops:
         for stmt in body:
             if id(stmt) in made:
                 loop = next(s for s in body if loops.get(id(s)) is stmt)
-                var = loop.target.id
+                var = loop.target.id if isinstance(loop, gast.For) else stmt.targets[0].id
                 written = []
                 for call in self._items(stmt.value if stmt is not loop else stmt.iter):
                     args = []
@@ -390,6 +406,13 @@ class ObjectLoops:
                 calls[id(loop)] = written
                 if stmt is not loop:
                     continue  # (the list: its objects made at the loop)
+            if id(stmt) in loops and not isinstance(stmt, gast.For):
+                arg = self._passed(stmt, named, reads)
+                stmt.value.args = [gast.copy_location(gast.List(calls[id(stmt)], gast.Load()),
+                                                      a) if a is arg else a
+                                   for a in stmt.value.args]
+                out.append(stmt)
+                continue
             if id(stmt) in loops:
                 for call in calls[id(stmt)]:
                     out.append(trees.located(gast.Assign([_name(stmt.target.id, True)], call,

@@ -1269,11 +1269,27 @@ def _specialized(methods, param, items, module, taken):
             if isinstance(node, gast.Subscript) and holds(node.value) and k is not None and \
                     -n <= k < n and isinstance(node.ctx, gast.Load):
                 fine.add(id(node.value))
-        if key == "__init__" and any(isinstance(x, gast.For) and holds(x.iter)
+        def iterated(node, holds=holds):
+            """``(None, node)`` for ``self.a``, ``(k, node)`` for ``enumerate(self.a)``
+            (``k``: its int start), else None."""
+            if holds(node):
+                return None, node
+            if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and
+                    node.func.id == "enumerate" and module.get("enumerate", enumerate)
+                    is enumerate and node.args and holds(node.args[0])):
+                return None
+            given = node.args[1:] + [k.value for k in node.keywords if k.arg == "start"]
+            start = _int_constant(given[0]) if given else 0
+            if start is None or len(given) > 1 or \
+                    any(k.arg != "start" for k in node.keywords):
+                return None
+            return start, node.args[0]
+
+        if key == "__init__" and any(isinstance(x, gast.For) and iterated(x.iter)
                                      for x in trees.walk(fdef)):
             return None  # (the items made in __init__ after the loop: not written so)
         kept = id(fdef.body[sets[0]].targets[0]) if key == "__init__" else None
-        body = _unrolled(fdef.body, holds, attr, own, n, fine)
+        body = _unrolled(fdef.body, iterated, attr, own, n, fine)
         if body is None:
             return None
         fdef.body = body
@@ -1319,13 +1335,25 @@ def _int_constant(node) -> int | None:
     return node.value if isinstance(node, gast.Constant) and type(node.value) is int else None
 
 
-def _unrolled(body, holds, attr, me, n, fine):
+def _unrolled(body, iterated, attr, me, n, fine):
     """``body`` with each ``for v in self.attr:`` written out item by item, ``v`` read as
     ``self.attr__k``; None where such a loop breaks, continues, has an ``else``, binds
-    ``v`` or ``v`` is read after it."""
+    ``v`` or ``v`` is read after it. ``for i, v in enumerate(self.attr):`` is so too,
+    each item's body after ``i = k`` (``i`` is then what Python leaves it, each turn
+    and after the loop)."""
     out = []
     for at, stmt in enumerate(body):
-        if isinstance(stmt, gast.For) and holds(stmt.iter):
+        walked = iterated(stmt.iter) if isinstance(stmt, gast.For) else None
+        if walked is not None:
+            start, index = walked[0], None
+            if start is not None:
+                target = stmt.target
+                if not (isinstance(target, gast.Tuple) and len(target.elts) == 2 and
+                        all(isinstance(e, gast.Name) for e in target.elts)) or \
+                        target.elts[0].id == target.elts[1].id:
+                    return None
+                index, stmt = target.elts[0], gast.copy_location(gast.For(
+                    target.elts[1], walked[1], stmt.body, stmt.orelse, None), stmt)
             if not isinstance(stmt.target, gast.Name) or stmt.orelse or any(
                     isinstance(x, (gast.Break, gast.Continue, gast.FunctionDef, gast.Lambda))
                     or isinstance(x, gast.Name) and x.id == stmt.target.id and
@@ -1336,6 +1364,10 @@ def _unrolled(body, holds, attr, me, n, fine):
                    for x in trees.walk(s)):
                 return None  # (Python leaves v the last item: read after the loop)
             for k in range(n):
+                if index is not None:
+                    out.append(trees.located(gast.Assign(
+                        [gast.Name(index.id, gast.Store(), None, None)],
+                        gast.Constant(start + k, None), None), stmt))
                 for s in stmt.body:
                     s = trees.clone(s)
                     for x in trees.walk(s):
@@ -1353,7 +1385,7 @@ def _unrolled(body, holds, attr, me, n, fine):
         for field in ("body", "orelse"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
-                inner = _unrolled(inner, holds, attr, me, n, fine)
+                inner = _unrolled(inner, iterated, attr, me, n, fine)
                 if inner is None:
                     return None
                 setattr(stmt, field, inner)
