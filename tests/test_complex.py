@@ -274,14 +274,13 @@ def test_check_grads_steps_along_the_imaginary_part():
 # --- refusals ---------------------------------------------------------------------------------
 
 def angle_in_degrees(z):
-    return np.sum(np.angle(z, deg=True))  # <- here
+    return np.sum(np.angle(z, deg=True) * np.arange(3.0))
 
 
-def test_angle_in_degrees_is_refused_at_its_line():
-    with pytest.raises(s2sad.NoDerivativeError) as info:
-        s2sad.grad(angle_in_degrees)(Z)
-    assert info.value.lineno == angle_in_degrees.__code__.co_firstlineno + 1
-    assert "deg" in str(info.value) and "180.0 / np.pi" in str(info.value)
+def test_angle_in_degrees_is_numpy_s_factor_times_the_radians_rule():
+    # (refused before session 36: now the rule multiplies by 180 / pi where deg is true)
+    np.testing.assert_allclose(s2sad.grad(angle_in_degrees)(Z),
+                               complex_gradient(angle_in_degrees, (Z,), 0), rtol=1e-6)
 
 
 def singular_values(a):
