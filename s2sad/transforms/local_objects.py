@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import inspect
 import textwrap
 
@@ -223,6 +224,9 @@ def _own_methods(cls, inherited=None) -> dict | None:
     defaults = {n for n, d in fields or () if d is not _ABSENT}
     getters = {name for name, value in vars(cls).items() if isinstance(value, property) and
                value.fset is None and value.fdel is None and inspect.isfunction(value.fget)}
+    cached = {name for name, value in vars(cls).items()
+              if isinstance(value, functools.cached_property) and inspect.isfunction(value.func)}
+    getters |= cached
     if any(name not in _ALLOWED and name not in shared and name not in made and
            name not in defaults and name not in getters and not inspect.isfunction(value)
            and not _constructor(value) for name, value in vars(cls).items()):
@@ -240,7 +244,16 @@ def _own_methods(cls, inherited=None) -> dict | None:
         return None  # (a dataclass: its one decorator, the dataclass)
     methods, properties = {}, {}
     for stmt in tree.body:
-        if isinstance(stmt, gast.FunctionDef) and stmt.name in getters:
+        if isinstance(stmt, gast.FunctionDef) and stmt.name in cached:
+            got = _getter(stmt, cached=True)
+            if got is None:
+                return None
+            methods[f"{stmt.name}__get"] = _cached_getter(stmt, *got)
+            methods[f"{stmt.name}__get"].source_file = filename
+            methods[f"{stmt.name}__get"].class_line = first
+            properties[stmt.name] = (got[0], gast.copy_location(gast.Call(gast.Attribute(
+                _name(got[0]), f"{stmt.name}__get", gast.Load()), [], []), got[1]))
+        elif isinstance(stmt, gast.FunctionDef) and stmt.name in getters:
             got = _getter(stmt)
             if got is None:
                 return None
@@ -264,7 +277,21 @@ def _own_methods(cls, inherited=None) -> dict | None:
         if "__init__" in methods:
             return None
         methods["__init__"] = gast.copy_location(_dataclass_init(fields), tree)
-    own = set(methods)
+    if cached:
+        init = methods.get("__init__")
+        names = {n.attr for key, m in methods.items() if key not in {f"{c}__get" for c in cached}
+                 for n in trees.walk(m) if isinstance(n, gast.Attribute)} | set(vars(cls))
+        if init is None or not init.args.args or inherited is not None or any(
+                f"{c}__{part}" in names for c in cached for part in ("cached", "value")) or \
+                any(f"{c}__get" in vars(cls) for c in cached):
+            return None  # (no __init__ to start the cache in, or a name it would take)
+        me = init.args.args[0].id
+        init.body = [trees.located(gast.Assign(
+            [gast.Attribute(_name(me), f"{c}__{part}", gast.Store())],
+            gast.Constant(start, None), None), init)
+            for c in sorted(cached) for part, start in (("cached", False), ("value", None))
+        ] + init.body
+    own = set(methods) - {f"{c}__get" for c in cached}
     if inherited is not None:
         if not super_init_inlined(methods, inherited):
             return None
@@ -314,14 +341,16 @@ class _Methods(dict):
     (:func:`.class_forms.held_objects_inlined`)."""
 
 
-def _getter(fdef):
+def _getter(fdef, cached=False):
     """``(self's name, e)`` of ``@property def p(self): return e`` (a docstring before it
-    allowed), else None."""
+    allowed), else None. ``cached``: of ``@functools.cached_property`` (its one
+    decorator, the class's value checked)."""
     body = fdef.body[1:] if fdef.body and isinstance(fdef.body[0], gast.Expr) and \
         isinstance(fdef.body[0].value, gast.Constant) else fdef.body
     args = fdef.args
-    if len(fdef.decorator_list) != 1 or not isinstance(fdef.decorator_list[0], gast.Name) or \
-            fdef.decorator_list[0].id != "property" or len(args.args) != 1 or args.vararg or \
+    if len(fdef.decorator_list) != 1 or not cached and (
+            not isinstance(fdef.decorator_list[0], gast.Name) or
+            fdef.decorator_list[0].id != "property") or len(args.args) != 1 or args.vararg or \
             args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults or \
             len(body) != 1 or not isinstance(body[0], gast.Return) or body[0].value is None:
         return None
@@ -331,6 +360,37 @@ def _getter(fdef):
            for n in trees.walk(value)):
         return None  # (a scope of its own: its names are not the method's)
     return args.args[0].id, value
+
+
+def _cached_getter(fdef, me: str, value):
+    """The method a ``@functools.cached_property`` ``p`` is read through, ``p__get``: the
+    getter runs at the first read only, and each later read gives what it gave (Python
+    keeps it in the object). ``__init__`` starts ``me.p__cached`` False.
+
+    >>> fdef = gast.parse("@cached_property\\ndef sq(s):\\n    return s.w ** 2").body[0]
+    >>> print(gast.unparse(_cached_getter(fdef, *_getter(fdef, cached=True))).strip())
+    def sq__get(s):
+        if not s.sq__cached:
+            s.sq__value = s.w ** 2
+            s.sq__cached = True
+        return s.sq__value
+    """
+    name = fdef.name
+
+    def attr(part, store=False):
+        return gast.Attribute(_name(me), f"{name}__{part}", gast.Store() if store else
+                              gast.Load())
+
+    made = gast.FunctionDef(
+        f"{name}__get", trees.clone(fdef.args), [
+            gast.If(gast.UnaryOp(gast.Not(), attr("cached")), [
+                gast.Assign([attr("value", True)], trees.clone(value), None),
+                gast.Assign([attr("cached", True)], gast.Constant(True, None), None)], []),
+            gast.Return(attr("value"))], [], None, None)
+    for node in trees.walk(made):
+        if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
+            gast.copy_location(node, value if isinstance(node, gast.expr) else fdef)
+    return gast.copy_location(made, fdef)
 
 
 class _Getters(trees.Transformer):
