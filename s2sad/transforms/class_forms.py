@@ -389,11 +389,15 @@ class ObjectLoops:
                 loop = next(s for s in body if loops.get(id(s)) is stmt)
                 var = loop.target.id if isinstance(loop, gast.For) else stmt.targets[0].id
                 written = []
+                between = body[body.index(stmt) + 1:body.index(loop)]
+                bound = {n.id for s in between for n in trees.walk(s)
+                         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
                 for call in self._items(stmt.value if stmt is not loop else stmt.iter):
                     args = []
                     for arg in call.args:
-                        if isinstance(arg, gast.Constant):
-                            args.append(arg)
+                        if isinstance(arg, gast.Constant) or not isinstance(loop, gast.For) \
+                                and isinstance(arg, gast.Name) and arg.id not in bound:
+                            args.append(arg)  # (the same object where the call is)
                             continue
                         k = 0
                         while f"{var}__{k}" in self.taken:
