@@ -419,16 +419,6 @@ def chosen_from_two_arrays(x):
     return np.sum(y * x) + np.sum(z)
 
 
-def view_or_new_array(x):
-    y = np.zeros(4)
-    if x[0] > 0:
-        v = y[1:3]
-    else:
-        v = np.zeros(2)
-    v[1] = x[3]  # <- refused
-    return np.sum(y * x) + np.sum(v)
-
-
 class Hands:
     def __init__(self, w):
         self.leaf = Leaf(w)
@@ -609,7 +599,6 @@ def test_item_of_an_argument_object_refused_at_the_line():
     (held_object_handed_out, ["leaf()"]),
     (method_calling_itself, ["r.f()"]),
     (chosen_from_two_arrays, ["'v'", "'y'"]),
-    (view_or_new_array, ["'v'", "'y'"]),
     (flat_of_a_product, ["y.flat", "t = y.flatten()"])])
 def test_refused_at_the_line(f, words):
     with pytest.raises(s2sad.errors.S2sadError) as info:

@@ -11,7 +11,9 @@ against central differences in float64 (reverse, unoptimized, forward where it r
 * ``np.angle(z, deg=True)``; ``complex(a, b)`` and ``cmath``'s exp, log, sqrt, sin, cos,
   phase, polar, rect with abs, autograd's convention (rules/complex.py);
 * ``r = y.T.ravel()`` of an array made here, written: a view of ``y`` where ``y.T`` is
-  C-contiguous (one row or column), else a copy, decided when it runs (view_writes).
+  C-contiguous (one row or column), else a copy, decided when it runs (view_writes);
+* a view bound in one arm of an ``if`` (``v = y[1:]``), a new array in the other, then
+  written: the arm Python took decides each read and write (view_writes).
 
 Every test function marked ``# refused on main`` was refused on main (2243c0d): 133 of
 the 136 tests here fail there (the DCT matrix tests too: no rule). The tests at the end
@@ -370,6 +372,82 @@ def test_ravel_of_a_transpose(f):
     check(f)
 
 
+# --- a view taken in one arm of an if, a new array in the other, then written --------------
+
+def view_or_new_array(x):  # refused on main
+    y = np.zeros(4)
+    y += x
+    if x[0] > 0:
+        v = y[1:3]
+    else:
+        v = x[2:] * 2.0
+    v[1] = x[3] ** 2  # (y changes only where v is its view)
+    y[2] = x[1] * 3.0  # (v sees it only where it is a view)
+    return np.sum(y * x) + np.sum(v * x[:2])
+
+
+def new_array_or_view(x):  # refused on main
+    y = np.ones((2, 4))
+    y[1] = x
+    if x[0] > 0:
+        w = x[1] * 2.0
+        v = np.zeros((1, 4)) + w
+    else:
+        v = y[1:, ...]  # (slices and `...`: it cannot raise)
+    v += x * x
+    v[:, ::2] *= x[2]
+    return np.sum(y ** 2 * x[0]) + np.sum(v * x)
+
+
+def view_or_new_array_in_a_loop(x):  # refused on main
+    A = np.zeros((2, 4))
+    total = 0.0
+    for i in range(4):
+        if x[i] > 0:
+            v = A[:, 1:]
+        else:
+            v = np.ones((2, 3)) * x[i]
+        v[0] += x[1:] * (i + 1.0)
+        total = total + np.sum(v ** 2)
+    return total + np.sum(A * A[0])
+
+
+def view_or_new_array_read_before(x):  # refused on main
+    y = np.zeros(3)
+    y[:] = x[:3]
+    if x[3] > 0:
+        v = y[-2:]
+    else:
+        v = y[:2] * x[0]
+    s = np.sum(v) * x[1]  # (read before the write: each arm's own)
+    v[0] = s
+    return np.sum(y * x[:3]) + np.sum(v)
+
+
+
+def new_array_or_view_in_a_loop(x):  # refused on main
+    A = np.zeros(5)
+    A[1:] += x
+    total = 0.0
+    for i in range(4):
+        if x[i] > 0:
+            v = np.ones(3) * x[i]
+        else:
+            v = A[2:]
+        v[i % 3] = v[0] * x[i] + 1.0
+        A[3] += x[3]  # (seen by the next view, not by the new arrays)
+        total = total + np.sum(v * x[1:])
+    return total + np.sum(A ** 2)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+@pytest.mark.parametrize("f", [view_or_new_array, new_array_or_view,
+                               view_or_new_array_in_a_loop, view_or_new_array_read_before,
+                               new_array_or_view_in_a_loop])
+def test_view_in_one_arm(f, sign):
+    check(f, X * sign)
+
+
 # --- what stays refused, at the user's line -----------------------------------------------
 
 def orthogonalized_backward(x):
@@ -398,11 +476,34 @@ def ravel_of_a_transpose_filled(x):
     return np.sum(y * x)
 
 
+def view_or_the_argument(x):
+    y = np.zeros(4)
+    if x[0] > 0:
+        v = y[1:]
+    else:
+        v = x  # (the argument itself: changed in place below)
+    v[0] = x[1]  # <- refused
+    return np.sum(y * x) + np.sum(v)
+
+
+def view_by_a_variable_or_new_array(x):
+    y = np.zeros(4)
+    k = 1
+    if x[0] > 0:
+        v = y[k:]  # (a name in the index: not taken again)
+    else:
+        v = np.ones(3)
+    v[0] = x[1]  # <- refused
+    return np.sum(y * x) + np.sum(v)
+
+
 @pytest.mark.parametrize("f, error, words", [
     (orthogonalized_backward, s2sad.NoDerivativeError, "orthogonalize"),
     (cached_set_from_outside, s2sad.UnsupportedSyntaxError, "attribute"),
     (ravel_of_a_transpose_aliased, s2sad.UnsupportedSyntaxError, "shares its memory"),
-    (ravel_of_a_transpose_filled, s2sad.UnsupportedSyntaxError, "fill")])
+    (ravel_of_a_transpose_filled, s2sad.UnsupportedSyntaxError, "fill"),
+    (view_or_the_argument, s2sad.UnsupportedSyntaxError, "argument 'x'"),
+    (view_by_a_variable_or_new_array, s2sad.UnsupportedSyntaxError, "'v'")])
 def test_still_refused(f, error, words):
     import inspect
     lines, start = inspect.getsourcelines(f)

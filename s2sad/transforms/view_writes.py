@@ -336,6 +336,8 @@ class ViewWrites(trees.Transformer):
             self._facts(tree)
         if self.temp is not None and self._transposed_ravels(tree):  # (r = y.T.ravel())
             self._facts(tree)
+        if self.temp is not None and self._one_arm_views(tree):  # (if c: v = y[1:] else:
+            self._facts(tree)                                      # v = z * 2.0)
         if self.temp is not None and self._choices(tree):  # (v = y[1:] if c else y[:2])
             self._facts(tree)
         self.ints = _int_names(tree, self.resolve)
@@ -415,16 +417,16 @@ class ViewWrites(trees.Transformer):
 
             r = y.T.ravel()              t = raveled_in_place(y.T)
                                          r_1 = y.reshape(-1)
-                                  ->     r_2 = y.T.flatten()
+                                  ->     r = y.T.flatten()
             r[0] = e                     if t:
                                              r_1[0] = e
                                          else:
-                                             r_2[0] = e
-            ... r ...                    ... (r_1 if t else r_2) ...
+                                             r[0] = e
+            ... r ...                    ... (r_1 if t else r) ...
 
-        Only where ``r`` is bound once and is only read, or written by ``r[i] = e``,
-        ``r[i] op= e`` or ``r op= e`` statements: a call given ``r`` itself must be one
-        that changes nothing (a rule's, NumPy's)."""
+        Only where ``r`` is bound once, written only by ``r[i] = e``, ``r[i] op= e`` or
+        ``r op= e`` statements and read only where a new value is made of it
+        (:meth:`_only_read_or_written`)."""
         found = []
         for stmt in trees.walk(tree):
             if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
@@ -441,12 +443,12 @@ class ViewWrites(trees.Transformer):
             if isinstance(base, gast.Attribute) and base.attr == "T" and \
                     isinstance(base.value, gast.Name) and base.value.id in self.contiguous \
                     and self.bound[name] == 1 and name not in self.closed and \
-                    self._only_read_or_written(tree, stmt, name):
+                    self._only_read_or_written(tree, [stmt], name):
                 found.append((stmt, name, base.value.id))
         if not found:
             return False
         for stmt, name, array in found:
-            view, copy, test = self.temp(), self.temp(), self.temp()
+            view, copy, test = self.temp(), name, self.temp()  # (the copy keeps its name)
             rewritten = {id(stmt): [
                 gast.Assign([_store(test)], gast.Call(gast.Name(
                     self.helper(raveled_in_place), gast.Load(), None, None),
@@ -455,60 +457,152 @@ class ViewWrites(trees.Transformer):
                     _load(array), "reshape", gast.Load()), [gast.Constant(-1, None)], []), None),
                 gast.Assign([_store(copy)], gast.Call(gast.Attribute(gast.Attribute(
                     _load(array), "T", gast.Load()), "flatten", gast.Load()), [], []), None)]}
-
-            def split(target_of, node, view=view, copy=copy, test=test):
-                arms = []
-                for arm in (view, copy):
-                    made = trees.clone(node)
-                    target = target_of(made)
-                    if isinstance(target, gast.Name):
-                        target.id = arm
-                    else:
-                        target.value.id = arm
-                    arms.append([made])
-                return gast.If(_load(test), arms[0], arms[1])
-
-            written = {id(t.value if isinstance(t, gast.Subscript) else t)
-                       for n in trees.walk(tree) if isinstance(n, (gast.Assign, gast.AugAssign))
-                       for t in (n.targets if isinstance(n, gast.Assign) else [n.target])}
-
-            def read(value, test=test, view=view, copy=copy, name=name, written=written):
-                return _is_name(value, name) and isinstance(value.ctx, gast.Load) and \
-                    id(value) not in written
-
-            for node in trees.walk(tree):
-                for field, value in list(gast.iter_fields(node)):
-                    if read(value):
-                        setattr(node, field, gast.IfExp(_load(test), _load(view), _load(copy)))
-                    elif isinstance(value, list):
-                        value[:] = [gast.IfExp(_load(test), _load(view), _load(copy))
-                                    if read(v) else v for v in value]
-            for node in trees.walk(tree):
-                if node is stmt:
-                    continue
-                if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Subscript) \
-                        and _is_name(node.targets[0].value, name):
-                    rewritten[id(node)] = [split(lambda n: n.targets[0], node)]
-                elif isinstance(node, gast.AugAssign) and (
-                        _is_name(node.target, name) or isinstance(node.target, gast.Subscript)
-                        and _is_name(node.target.value, name)):
-                    rewritten[id(node)] = [split(lambda n: n.target, node)]
-
-            def rewrite(block, rewritten=rewritten, at=stmt):
-                out = []
-                for s in block:
-                    _rewrite_blocks(s, rewrite)
-                    for made in rewritten.get(id(s), [s]):
-                        out.append(trees.located(made, s) if made is not s else s)
-                return out
-
-            tree.body = rewrite(tree.body)
-            self.bound[view] = self.bound[copy] = self.bound[test] = 1
+            self._split(tree, name, (test, view, copy), rewritten)
         self.changed = True
         return True
 
-    def _only_read_or_written(self, tree, stmt, name: str) -> bool:
-        """Is ``name`` (bound by ``stmt``) written only by statements ``name[i] = e``,
+    def _one_arm_views(self, tree) -> bool:
+        """``v`` bound last in both arms of an ``if``, in one to a view of an array made
+        here (``y[1:]``, slices of constants only: it cannot raise) and in the other to
+        something else: the view is taken again after the ``if`` (the same ``y``, the same
+        items) and the test kept in a new name; each read of ``v`` reads the one Python
+        bound, each write writes it (:meth:`_split`)::
+
+            if c:                        if c:
+                v = y[1:]                    t = True
+            else:                ->      else:
+                v = z * 2.0                  v = z * 2.0
+            v[0] = e                         t = False
+                                         v_1 = y[1:]
+                                         if t:
+                                             v_1[0] = e
+                                         else:
+                                             v[0] = e
+
+        Only where ``y`` is bound at the function's top level before the ``if``, and
+        ``v`` is written and read as :meth:`_only_read_or_written` says."""
+        top = {id(n): at for at, s in enumerate(tree.body) for n in trees.walk(s)}
+        bound_at = {s.targets[0].id: at for at, s in enumerate(tree.body)
+                    if isinstance(s, gast.Assign) and len(s.targets) == 1 and
+                    isinstance(s.targets[0], gast.Name)}
+        found = []
+        for stmt in trees.walk(tree):
+            if not (isinstance(stmt, gast.If) and stmt.body and stmt.orelse) or \
+                    not all(isinstance(s, gast.Assign) and len(s.targets) == 1 and
+                            isinstance(s.targets[0], gast.Name)
+                            for s in (stmt.body[-1], stmt.orelse[-1])):
+                continue
+            last = (stmt.body[-1], stmt.orelse[-1])
+            name = last[0].targets[0].id
+            views = [self._fixed_view(s.value) for s in last]
+            if last[1].targets[0].id != name or self.bound[name] != 2 or \
+                    name in self.closed or (views[0] is None) == (views[1] is None):
+                continue
+            at = 0 if views[0] is not None else 1
+            if bound_at.get(views[at], len(tree.body)) >= top.get(id(stmt), -1) or \
+                    not self._only_read_or_written(tree, list(last), name):
+                continue
+            found.append((stmt, at, name))
+        for stmt, at, name in found:
+            test, view, copy = self.temp(), self.temp(), name  # (the other keeps its name)
+            arms = (stmt.body, stmt.orelse)
+            taken = arms[at][-1].value
+            arms[at][-1] = trees.located(gast.Assign([_store(test)], gast.Constant(
+                True, None), None), arms[at][-1])  # (True: the view, whichever arm)
+            other = arms[1 - at][-1]
+            arms[1 - at].append(trees.located(gast.Assign([_store(test)], gast.Constant(
+                False, None), None), other))
+            again = trees.located(gast.Assign([_store(view)], taken, None), stmt)
+            self._split(tree, name, (test, view, copy), {id(stmt): [stmt, again]})
+        if found:
+            self.changed = True
+        return bool(found)
+
+    def _fixed_view(self, value) -> str | None:
+        """``y`` for ``y[s]``, ``y`` an array made here with its axes known, ``s`` slices of
+        int constants (or ``...``) no more than its axes: the same view wherever it is
+        taken, and one that cannot raise."""
+        if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and
+                value.value.id in self.arrays and self.ndims.get(value.value.id)):
+            return None
+
+        def bound(part) -> bool:
+            if isinstance(part, gast.UnaryOp) and isinstance(part.op, gast.USub):
+                part = part.operand
+            return part is None or isinstance(part, gast.Constant) and \
+                type(part.value) is int
+
+        items = _items(value.slice)
+        if not all(isinstance(i, gast.Slice) and all(bound(getattr(i, f))
+                                                     for f in ("lower", "upper", "step"))
+                   or isinstance(i, gast.Constant) and i.value is Ellipsis for i in items) \
+                or sum(isinstance(i, gast.Slice) for i in items) > \
+                self.ndims[value.value.id] or \
+                sum(isinstance(i, gast.Constant) for i in items) > 1 or \
+                any(isinstance(i, gast.Slice) and isinstance(i.step, gast.Constant) and
+                    i.step.value == 0 for i in items):
+            return None  # (a step of 0 raises)
+        return value.value.id
+
+    def _split(self, tree, name: str, names: tuple, rewritten: dict) -> None:
+        """Each read of ``name`` as ``view if test else copy`` (``names``), each write of it
+        as ``if test:`` the write on ``view``, ``else:`` on ``copy``; the statements of
+        ``rewritten`` (``{id: [statements]}``) replaced by theirs."""
+        test, view, copy = names
+
+        def split(target_of, node):
+            arms = []
+            for arm in (view, copy):
+                made = trees.clone(node)
+                target = target_of(made)
+                if isinstance(target, gast.Name):
+                    target.id = arm
+                else:
+                    target.value.id = arm
+                arms.append([made])
+            return gast.If(_load(test), arms[0], arms[1])
+
+        written = {id(t.value if isinstance(t, gast.Subscript) else t)
+                   for n in trees.walk(tree) if isinstance(n, (gast.Assign, gast.AugAssign))
+                   for t in (n.targets if isinstance(n, gast.Assign) else [n.target])}
+
+        def read(value):
+            return _is_name(value, name) and isinstance(value.ctx, gast.Load) and \
+                id(value) not in written
+
+        for node in trees.walk(tree):
+            for field, value in list(gast.iter_fields(node)):
+                if read(value):
+                    setattr(node, field, gast.IfExp(_load(test), _load(view), _load(copy)))
+                elif isinstance(value, list):
+                    value[:] = [gast.IfExp(_load(test), _load(view), _load(copy))
+                                if read(v) else v for v in value]
+        for node in trees.walk(tree):
+            if id(node) in rewritten:
+                continue
+            if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Subscript) \
+                    and _is_name(node.targets[0].value, name):
+                rewritten[id(node)] = [split(lambda n: n.targets[0], node)]
+            elif isinstance(node, gast.AugAssign) and (
+                    _is_name(node.target, name) or isinstance(node.target, gast.Subscript)
+                    and _is_name(node.target.value, name)):
+                rewritten[id(node)] = [split(lambda n: n.target, node)]
+
+        def rewrite(block):
+            out = []
+            for s in block:
+                _rewrite_blocks(s, rewrite)
+                for made in rewritten.get(id(s), [s]):
+                    out.append(trees.located(made, s) if made is not s else s)
+            return out
+
+        tree.body = rewrite(tree.body)
+        for new in (test, view):
+            self.bound[new] += 1
+        self.bound[copy] = 1
+
+    def _only_read_or_written(self, tree, stmts: list, name: str) -> bool:
+        """Is ``name`` (bound by ``stmts``) written only by statements ``name[i] = e``,
         ``name[i] op= e`` or ``name op= e``, and read only where a new value is made of
         it (an operand, ``name[i]`` so read, an argument of a NumPy function or a method
         that neither changes it nor gives a view of it)?"""
@@ -528,7 +622,8 @@ class ViewWrites(trees.Transformer):
                     writes.add(id(target.value if isinstance(target, gast.Subscript)
                                   else target))
         for node in trees.walk(tree):
-            if not _is_name(node, name) or node is stmt.targets[0] or id(node) in writes:
+            if not _is_name(node, name) or any(node is s.targets[0] for s in stmts) or \
+                    id(node) in writes:
                 continue
             if not isinstance(node.ctx, gast.Load) or not self._made_anew(node, parents):
                 return False
