@@ -424,13 +424,17 @@ class Hands:
         self.leaf = Leaf(w)
 
     def get(self):
-        return self.leaf  # (the held object itself: not followed)
+        return self.leaf  # (the held object itself: read as h.leaf since session 36)
 
 
 def held_object_handed_out(x):
     h = Hands(x[0])
     leaf = h.get()
-    return np.sum(leaf(x))  # <- refused
+    return np.sum(leaf(x))
+
+
+def test_held_object_handed_out_is_followed():  # (refused before session 36)
+    check(held_object_handed_out)
 
 
 class Recursive:
@@ -596,7 +600,6 @@ def test_item_of_an_argument_object_refused_at_the_line():
 
 @pytest.mark.parametrize("f, words", [
     (one_array_in_two_attributes, ["copy.deepcopy(p)", "hold one object"]),
-    (held_object_handed_out, ["leaf()"]),
     (method_calling_itself, ["r.f()"]),
     (chosen_from_two_arrays, ["'v'", "'y'"]),
     (flat_of_a_product, ["y.flat", "t = y.flatten()"])])

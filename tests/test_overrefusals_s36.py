@@ -1,6 +1,10 @@
 """Session 36: over-refusals people hit, each modelled exactly now and its gradient checked
 against central differences in float64 (reverse, unoptimized, forward where it runs).
 
+* an object held by another's attribute (``self.inner = Inner(w)``) handed out by a
+  method (``inn = o.get()``, ``return self.inner``) or passed on to a one-line helper
+  (``helper(self.inner, h)``, ``helper(o.inner, x)``), and an object made here passed on
+  (class_forms, local_objects, object_helpers);
 * a named list of objects passed on, ``layers = [A(w1), B(w2)]; m = Seq(layers)``
   (class_forms.ObjectLoops);
 * ``for i, layer in enumerate(self.layers)`` in such a ``Seq``'s methods (local_objects);
@@ -41,6 +45,80 @@ def central(f, x, eps=1e-6):
         down[i] -= eps
         g[i] = (f(up) - f(down)) / (2 * eps)
     return g
+
+
+# --- an object held by another, handed out or passed on -----------------------------------
+
+class Inner:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, h):
+        return np.tanh(self.w * h)
+
+    def scaled(self, h, k):
+        return self.w * h * k
+
+
+def twice(layer, h):
+    """A one-line helper given an object."""
+    return layer(h) * 2.0
+
+
+def scaled_sum(layer, h, k=3.0):
+    return np.sum(layer.scaled(h, k)) + np.sum(layer.w * h)
+
+
+class Outer:
+    def __init__(self, w):
+        self.inner = Inner(w)
+        self.b = 0.5
+
+    def get(self):
+        """The object held, handed out."""
+        return self.inner
+
+    def run(self, h):
+        return twice(self.inner, h) + self.b
+
+    def run_scaled(self, h):
+        return scaled_sum(self.inner, h, 2.0) * self.b
+
+
+def held_object_handed_out(x):  # refused on main
+    o = Outer(x[0])
+    inn = o.get()
+    return np.sum(inn(x) * inn.w)
+
+
+def held_object_passed_on_here(x):  # refused on main
+    o = Outer(x[1] * 2.0)
+    return np.sum(twice(o.inner, x)) + scaled_sum(o.inner, x)
+
+
+def held_object_passed_on_by_a_method(x):  # refused on main
+    o = Outer(x[2])
+    return np.sum(o.run(x) * x) + o.run_scaled(x)
+
+
+def object_made_here_passed_on(x):  # refused on main
+    inn = Inner(x[0] + x[3])
+    return np.sum(twice(inn, x) ** 2)
+
+
+def handed_out_then_the_holder_changed(x):  # refused on main
+    o = Outer(x[0])
+    inn = o.get()
+    y = inn(x)
+    o.b = x[1]  # (the holder's other attribute: inn is still o.inner)
+    return np.sum(y * inn(x[::-1])) + o.b
+
+
+@pytest.mark.parametrize("f", [held_object_handed_out, held_object_passed_on_here,
+                               held_object_passed_on_by_a_method, object_made_here_passed_on,
+                               handed_out_then_the_holder_changed])
+def test_held_objects_handed_on(f):
+    check(f)
 
 
 # --- a named list of objects passed on; enumerate over the list held --------------------
@@ -497,13 +575,26 @@ def view_by_a_variable_or_new_array(x):
     return np.sum(y * x) + np.sum(v)
 
 
+class Swapped(Outer):
+    def swap(self, w):
+        self.inner = Inner(w)  # (another object: the one handed out before stays)
+
+
+def handed_out_then_swapped(x):
+    o = Swapped(x[0])
+    inn = o.get()
+    o.swap(x[1])
+    return np.sum(inn(x))  # <- refused
+
+
 @pytest.mark.parametrize("f, error, words", [
     (orthogonalized_backward, s2sad.NoDerivativeError, "orthogonalize"),
     (cached_set_from_outside, s2sad.UnsupportedSyntaxError, "attribute"),
     (ravel_of_a_transpose_aliased, s2sad.UnsupportedSyntaxError, "shares its memory"),
     (ravel_of_a_transpose_filled, s2sad.UnsupportedSyntaxError, "fill"),
     (view_or_the_argument, s2sad.UnsupportedSyntaxError, "argument 'x'"),
-    (view_by_a_variable_or_new_array, s2sad.UnsupportedSyntaxError, "'v'")])
+    (view_by_a_variable_or_new_array, s2sad.UnsupportedSyntaxError, "'v'"),
+    (handed_out_then_swapped, s2sad.NoDerivativeError, "inn")])
 def test_still_refused(f, error, words):
     import inspect
     lines, start = inspect.getsourcelines(f)

@@ -810,9 +810,12 @@ def _held_written(attr, stmt, at: int, methods, inner) -> list | None:
     if any(isinstance(n, gast.Attribute) and n.attr.startswith(f"{attr}__")
            for f in methods.values() for n in trees.walk(f)):
         return None  # (a name the held attributes would take)
-    changed = {}
+    changed, handing = {}, []
     for key, fdef in methods.items():  # (self.attr read only as self.attr.w, .f(h), (h))
         me = fdef.args.args[0].id if fdef.args.args else None
+        if key != "__init__" and _hands_out(fdef, attr):
+            handing.append(key)  # (o.get() read as o.attr where it is called: see
+            continue             # .object_helpers; a call left is of no method here)
         fdef = trees.clone(fdef)
         skip = id(fdef.body[at].targets[0]) if key == "__init__" else None
         holders = {}
@@ -843,6 +846,8 @@ def _held_written(attr, stmt, at: int, methods, inner) -> list | None:
         changed[key] = fdef
     for key, fdef in changed.items():  # (self.attr.w read only where Inner sets w: checked
         methods[key].body = fdef.body  # by the state of the holder's methods, later)
+    for key in handing:
+        del methods[key]
     for key, fdef in inner.items():
         if key == "__init__" or not fdef.args.args:
             continue
@@ -866,6 +871,19 @@ def _held_written(attr, stmt, at: int, methods, inner) -> list | None:
             node.id = rename[node.id]
     return out + [s for s in body if not (isinstance(s, gast.Expr) and
                                           isinstance(s.value, gast.Constant))]
+
+
+def _hands_out(fdef, attr: str) -> bool:
+    """Is ``fdef`` ``def get(self): return self.attr`` (a docstring allowed)?"""
+    body = fdef.body[1:] if len(fdef.body) > 1 and isinstance(fdef.body[0], gast.Expr) and \
+        isinstance(fdef.body[0].value, gast.Constant) else fdef.body
+    args = fdef.args
+    return len(args.args) == 1 and not (args.vararg or args.kwarg or args.kwonlyargs or
+                                        args.posonlyargs or fdef.decorator_list) and \
+        len(body) == 1 and isinstance(body[0], gast.Return) and \
+        isinstance(body[0].value, gast.Attribute) and body[0].value.attr == attr and \
+        isinstance(body[0].value.value, gast.Name) and \
+        body[0].value.value.id == args.args[0].id
 
 
 def _renamed_self(fdef, attr, names, me=None):

@@ -54,6 +54,7 @@ Anything else is left as it was (refused later).
 
 from __future__ import annotations
 
+import builtins
 import copy
 import dataclasses
 import functools
@@ -324,6 +325,7 @@ def _own_methods(cls, inherited=None) -> dict | None:
         if fdef.args.args:
             inline = _Getters(properties, {fdef.args.args[0].id})
             fdef.body = [inline.visit(stmt) for stmt in fdef.body]
+    _helpers_given_held(cls, methods)  # (helper(self.inner, h): the helper's expression)
     held = held_objects_inlined(cls, methods, class_methods)  # (self.inner = Inner(w))
     if not self_calls_hoisted(methods, _Hoisting):  # (self.f(h) in another method)
         return None
@@ -332,6 +334,38 @@ def _own_methods(cls, inherited=None) -> dict | None:
         methods.properties = properties
         methods.held = held
     return methods if _state(methods, shared, None) is not None else None
+
+
+def _helpers_given_held(cls, methods: dict) -> None:
+    """Each call of a one-line helper of the class's module given an object an attribute
+    holds (``helper(self.inner, h)``, ``__init__`` setting ``self.inner = Inner(w)``)
+    written as the helper's expression (:mod:`.object_helpers`)."""
+    import sys
+    from .object_helpers import helpers_inlined
+    module = getattr(sys.modules.get(cls.__module__ or ""), "__dict__", None)
+    init = methods.get("__init__")
+    if module is None or init is None or not init.args.args:
+        return
+    me = init.args.args[0].id
+    held = {s.targets[0].attr for s in init.body if isinstance(s, gast.Assign) and
+            len(s.targets) == 1 and isinstance(s.targets[0], gast.Attribute) and
+            isinstance(s.targets[0].value, gast.Name) and s.targets[0].value.id == me and
+            isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name) and
+            isinstance(module.get(s.value.func.id), type)}
+    if not held:
+        return
+    for fdef in methods.values():
+        if not fdef.args.args:
+            continue
+        own = fdef.args.args[0].id
+
+        def holds(node, own=own):
+            return isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
+                and node.value.id == own and node.attr in held
+
+        helpers_inlined(fdef, lambda n: module.get(n, getattr(builtins, n, None)), holds,
+                        {a.id for a in fdef.args.args} |
+                        trees.assigned_names(fdef))
 
 
 class _Methods(dict):
@@ -1159,6 +1193,7 @@ def _objects_as_variables(fdef, source, helper=None):
         return isinstance(value, type) and class_methods(value) is not None
 
     fdef = NamedItems(fdef, making).visit(fdef)  # (layers["a"]: layers__a, one object)
+    _objects_handed_on(fdef, source, params, making)  # (helper(o.inner, x), inn = o.get())
     local = params | trees.assigned_names(fdef)
     for node in trees.walk(fdef):
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)) or \
@@ -1226,6 +1261,39 @@ def _objects_as_variables(fdef, source, helper=None):
             node.func, node.args = kept[id(node)][1:]
     source.shown.update(writer.shown)
     return fdef
+
+
+def _objects_handed_on(fdef, source, params, making) -> None:
+    """An object made here handed to a one-line helper of the module, or handed out by
+    its method (``inn = o.get()``), read where it is used (:mod:`.object_helpers`)."""
+    from .object_helpers import handed_out, helpers_inlined, rooted
+    made = {}  # a name bound to objects of plain classes only -> their class, or None
+    stores = {}
+    for node in trees.walk(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and \
+                isinstance(node.value, gast.Call) and making(node.value):
+            cls = source.resolve(node.value.func.id)
+            name = node.targets[0].id
+            made[name] = cls if made.get(name, cls) is cls else None
+    objects = {n for n, cls in made.items() if cls is not None and n not in params}
+    methods_of = {}
+    for name in objects:
+        methods = class_methods(made[name]) if stores.get(name) == 1 else None
+        if methods is not None:
+            methods_of[name] = (made[name], methods)
+    if methods_of:
+        handed_out(fdef, methods_of)
+    if objects:
+        def resolve(name):
+            try:
+                return source.resolve(name)
+            except KeyError:
+                return None
+        helpers_inlined(fdef, resolve, lambda node: rooted(node, objects),
+                        params | trees.assigned_names(fdef))
 
 
 def _held_lists(fdef, classes, shared, fields, source, storing) -> None:
