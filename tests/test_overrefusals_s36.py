@@ -19,9 +19,10 @@ against central differences in float64 (reverse, unoptimized, forward where it r
 * a view bound in one arm of an ``if`` (``v = y[1:]``), a new array in the other, then
   written: the arm Python took decides each read and write (view_writes).
 
-Every test function marked ``# refused on main`` was refused on main (2243c0d): 133 of
-the 136 tests here fail there (the DCT matrix tests too: no rule). The tests at the end
-pin what stays refused, at the user's line.
+Every test function marked ``# refused on main`` was refused on main (2243c0d): 152 of
+the 160 tests here fail there (the DCT matrix tests too: no rule); the 8 others are
+``inline_list`` (a control) and the tests at the end, which pin what stays refused, at
+the user's line.
 """
 
 import cmath
