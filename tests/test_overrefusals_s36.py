@@ -9,7 +9,8 @@ against central differences in float64 (reverse, unoptimized, forward where it r
   (class_forms.ObjectLoops);
 * ``for i, layer in enumerate(self.layers)`` in such a ``Seq``'s methods (local_objects);
 * ``functools.cached_property`` on a user class: the getter runs at the first read only,
-  a later read gives the value kept, whatever changed since (local_objects);
+  a later read gives the value kept, whatever changed since (local_objects); read on a
+  differentiated argument, refused (main gave a zero gradient there: kinds.member);
 * ``scipy.fft`` dct/dst/idct/idst, types 1-4, each norm, ``n=`` and ``axis=``: the adjoint
   checked against the transposed matrix of the transform too (rules/scipy_fft.py);
 * ``np.angle(z, deg=True)``; ``complex(a, b)`` and ``cmath``'s exp, log, sqrt, sin, cos,
@@ -19,10 +20,10 @@ against central differences in float64 (reverse, unoptimized, forward where it r
 * a view bound in one arm of an ``if`` (``v = y[1:]``), a new array in the other, then
   written: the arm Python took decides each read and write (view_writes).
 
-Every test function marked ``# refused on main`` was refused on main (2243c0d): 152 of
-the 160 tests here fail there (the DCT matrix tests too: no rule); the 8 others are
-``inline_list`` (a control) and the tests at the end, which pin what stays refused, at
-the user's line.
+Every test function marked ``# refused on main`` was refused on main (2243c0d): 154 of
+the 163 tests here fail there (the DCT matrix tests too: no rule); the 9 others are two
+controls (``inline_list``, a cached_property of an argument not differentiated) and the
+tests at the end, which pin what stays refused, at the user's line.
 """
 
 import cmath
@@ -282,6 +283,30 @@ def cached_in_a_loop(x):  # refused on main
 def cached_read_after_a_call_in_the_same_line(x):  # refused on main
     c = Cached(x)
     return np.sum(c.bump(2.0) * c.sq)  # (bump runs first, then sq: sin(2 x) * 2)
+
+
+def cached_of_an_argument(x, c):  # (works on main where c is not differentiated)
+    return np.sum(c.sq * x)
+
+
+def test_cached_property_of_an_argument_not_differentiated():
+    c = Cached(X.copy())
+    g = s2sad.grad(cached_of_an_argument)(X.copy(), c)
+    np.testing.assert_allclose(g, central(lambda x: cached_of_an_argument(x, Cached(X.copy())),
+                                          X.copy()), rtol=1e-6, atol=1e-8)
+    assert "sq" in vars(c)  # (read as Python reads it: the cache filled)
+
+
+@pytest.mark.parametrize("filled", [False, True])
+def test_cached_property_of_a_differentiated_argument_is_refused(filled):
+    # (main gave c.w a zero gradient, though the getter reads it where the cache is empty)
+    c = Cached(X.copy())
+    if filled:
+        c.sq
+    with pytest.raises(s2sad.errors.DifferentiationError) as info:
+        s2sad.grad(cached_of_an_argument, wrt="c")(X.copy(), c)
+    assert "c.sq is a functools.cached_property" in str(info.value)
+    assert info.value.lineno == cached_of_an_argument.__code__.co_firstlineno + 1
 
 
 @pytest.mark.parametrize("sign", [1.0, -1.0])
