@@ -3,6 +3,8 @@
 the imaginary parts, forward mode against them too, second order by ``check_grads``,
 holomorphic derivatives, real functions computed with complex values, and refusals."""
 
+import cmath
+
 import numpy as np
 import pytest
 
@@ -337,3 +339,16 @@ def reads_a_complex_global(x):
 def test_a_complex_global_makes_the_program_complex():
     np.testing.assert_allclose(s2sad.grad(reads_a_complex_global)(X),
                                complex_gradient(reads_a_complex_global, (X,), 0), rtol=1e-6)
+
+
+# --- cmath (session 36): forward and reverse, second order ------------------------------------
+
+def cmath_polar_rect(x):
+    r, p = cmath.polar(complex(x[0], x[1]) ** 2)
+    w = cmath.rect(r * x[0], p + x[1])
+    return abs(cmath.log(w, 2.0 + x[0])) + cmath.phase(cmath.sqrt(w) * cmath.exp(w)) + \
+        (cmath.sin(w) * cmath.cos(w)).real
+
+
+def test_cmath_forward_reverse_and_second_order():
+    s2sad.check_grads(cmath_polar_rect, (np.array([0.3, 0.8]),), order=2)

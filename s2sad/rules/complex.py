@@ -427,6 +427,22 @@ def cmath_phase_tangent(g, ans, z):
     return np.imag(g / z)
 
 
+@deftangent(cmath.log)
+def cmath_log_tangent(g, ans, z, base=None):
+    return (g / z if base is None else g / (z * cmath.log(base)),
+            None if base is None else -g * ans / (base * cmath.log(base)))
+
+
+@deftangent(cmath.polar)
+def cmath_polar_tangent(g, ans, z):
+    return [np.real(np.conj(z) * g) / (ans[0] if ans[0] != 0 else 1.0), np.imag(g / z)]
+
+
+@deftangent(cmath.rect)
+def cmath_rect_tangent(g, ans, r, phi):
+    return g * cmath.rect(1.0, phi), g * 1j * ans
+
+
 deffacts(cmath.exp, cmath.log, cmath.sqrt, cmath.sin, cmath.cos, cmath.phase, cmath.polar,
          cmath.rect, complex=True)
 deffacts(cmath.phase, floats=True)

@@ -13,7 +13,7 @@ import scipy.fft as sfft
 
 from ..registry import deffacts, deflinear, defresult, deftangent, defvjp, refuse_values
 from ..runtime import (axis_tuple, fft_axes, fft_sizes, fit_axes, half_sizes, hermitian_weights,
-                       lengths, swapped_norm, trig_adjoint)
+                       lengths, swapped_norm, trig_adjoint, trig_transform)
 
 
 @defvjp(sfft.fft, shape="other")
@@ -175,3 +175,16 @@ for _transform in _TRIG:
     refuse_values(_transform, "orthogonalize", (None, False),
                   "Leave orthogonalize out: norm='ortho' orthogonalizes by default; "
                   "with another norm, s2sad has no rule for it.")
+
+
+# (the helpers, each the other's adjoint: the second derivative of a transform)
+@defvjp(trig_adjoint, shape="other")
+def trig_adjoint_vjp(g, ans, a, kind, type, axis, norm, orthogonalize):
+    return trig_transform(g, kind, type, axis, norm, orthogonalize)
+
+@defvjp(trig_transform, shape="other")
+def trig_transform_vjp(g, ans, a, kind, type, axis, norm, orthogonalize):
+    return trig_adjoint(g, kind, type, axis, norm, orthogonalize)
+
+deflinear(trig_adjoint, trig_transform, argnums=(0,))
+defresult(trig_adjoint, trig_transform, kind="f")

@@ -136,3 +136,15 @@ def trig_adjoint(g, kind: str, type: int, axis: int, norm, orthogonalize):
     if (type == 2) == (kind in ("dct", "dst")):  # (M_2.T and the inverse of M_3.T)
         return run(g * weights, 5 - type, axis=axis, norm=norm, orthogonalize=orthogonalize)
     return run(g, 5 - type, axis=axis, norm=norm, orthogonalize=orthogonalize) / weights
+
+
+def trig_transform(a, kind: str, type: int, axis: int, norm, orthogonalize):
+    """``scipy.fft.<kind>(a, type, axis=axis, norm=norm)``: the adjoint of
+    :func:`trig_adjoint` (a second derivative's).
+
+    >>> bool(np.allclose(trig_transform(np.eye(3), "dst", 1, 0, None, None),
+    ...                  trig_adjoint(np.eye(3), "dst", 1, 0, None, None).T))
+    True
+    """
+    import scipy.fft
+    return getattr(scipy.fft, kind)(a, type, axis=axis, norm=norm, orthogonalize=orthogonalize)
