@@ -61,6 +61,7 @@ GROUPS = {  # a group's title in docs/supported.md -> which rule names it lists
     "NumPy linear algebra": lambda name: name.startswith("numpy.linalg."),
     "NumPy FFT": lambda name: name.startswith("numpy.fft."),
     "`math`": lambda name: name.startswith("math."),
+    "`cmath` (complex numbers)": lambda name: name.startswith("cmath."),
     "SciPy (`scipy.special`, where SciPy is installed)": lambda name: name.startswith(
         "scipy.special."),
     "SciPy (`scipy.integrate`, where SciPy is installed: the continuous adjoint method)":

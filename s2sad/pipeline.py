@@ -522,6 +522,7 @@ def argument_facts(build: Build) -> bool:
     build.source.floats = float_locals(build.tree, build.source)  # (dtype=x.dtype, x made)
     build.source.members = object_members(params, build.descriptors)  # (p.W's dtype: kinds.member)
     build.source.roots = object_roots(params, build.descriptors)  # (p.inner.s: kinds.member)
+    build.source.wrt = frozenset(build.wrt)  # (m.cached read: kinds.member, where m varies)
     build.source.complex = holds_complex(build.tree, build.descriptors, build.source.resolve,
                                          build.source)
     descriptors = build.descriptors or [None] * len(params)

@@ -3,6 +3,8 @@
 the imaginary parts, forward mode against them too, second order by ``check_grads``,
 holomorphic derivatives, real functions computed with complex values, and refusals."""
 
+import cmath
+
 import numpy as np
 import pytest
 
@@ -274,14 +276,13 @@ def test_check_grads_steps_along_the_imaginary_part():
 # --- refusals ---------------------------------------------------------------------------------
 
 def angle_in_degrees(z):
-    return np.sum(np.angle(z, deg=True))  # <- here
+    return np.sum(np.angle(z, deg=True) * np.arange(3.0))
 
 
-def test_angle_in_degrees_is_refused_at_its_line():
-    with pytest.raises(s2sad.NoDerivativeError) as info:
-        s2sad.grad(angle_in_degrees)(Z)
-    assert info.value.lineno == angle_in_degrees.__code__.co_firstlineno + 1
-    assert "deg" in str(info.value) and "180.0 / np.pi" in str(info.value)
+def test_angle_in_degrees_is_numpy_s_factor_times_the_radians_rule():
+    # (refused before session 36: now the rule multiplies by 180 / pi where deg is true)
+    np.testing.assert_allclose(s2sad.grad(angle_in_degrees)(Z),
+                               complex_gradient(angle_in_degrees, (Z,), 0), rtol=1e-6)
 
 
 def singular_values(a):
@@ -338,3 +339,16 @@ def reads_a_complex_global(x):
 def test_a_complex_global_makes_the_program_complex():
     np.testing.assert_allclose(s2sad.grad(reads_a_complex_global)(X),
                                complex_gradient(reads_a_complex_global, (X,), 0), rtol=1e-6)
+
+
+# --- cmath (session 36): forward and reverse, second order ------------------------------------
+
+def cmath_polar_rect(x):
+    r, p = cmath.polar(complex(x[0], x[1]) ** 2)
+    w = cmath.rect(r * x[0], p + x[1])
+    return abs(cmath.log(w, 2.0 + x[0])) + cmath.phase(cmath.sqrt(w) * cmath.exp(w)) + \
+        (cmath.sin(w) * cmath.cos(w)).real
+
+
+def test_cmath_forward_reverse_and_second_order():
+    s2sad.check_grads(cmath_polar_rect, (np.array([0.3, 0.8]),), order=2)

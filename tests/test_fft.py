@@ -203,8 +203,15 @@ def scipy_nd(z):
         np.sum(np.abs(sfft.ifft2(z, norm="forward")) ** 2) * 0.01
 
 
-@pytest.mark.parametrize("f, arg", [(scipy_transforms, Z), (scipy_real, X2), (scipy_nd, Z2)],
-                         ids=["1-d", "real", "n-d"])
+def scipy_trig(x):  # (session 36: dct, dst, idct, idst)
+    return np.sum(sfft.dct(x, 1, axis=0) ** 2) + \
+        np.sum(sfft.idct(x, 3, 5, axis=1, norm="ortho") ** 3) + \
+        np.sum(sfft.dst(x[0], 4) * sfft.idst(x[1], 2, norm="forward"))
+
+
+@pytest.mark.parametrize("f, arg", [(scipy_transforms, Z), (scipy_real, X2), (scipy_nd, Z2),
+                                    (scipy_trig, X2)],
+                         ids=["1-d", "real", "n-d", "trigonometric"])
 def test_scipy_fft(f, arg):
     np.testing.assert_allclose(s2sad.grad(f)(arg), complex_gradient(f, (arg,), 0), rtol=1e-6,
                                atol=1e-6)

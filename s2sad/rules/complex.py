@@ -16,10 +16,11 @@ A real value's sensitivity is the real part of what reaches it.
 (0.6-0.8j)
 """
 
+import cmath
+
 import numpy as np
 
-from ..registry import (defcomplex, deffacts, defresult, deftangent, defvjp, nondifferentiable,
-                        refuse_values)
+from ..registry import defcomplex, deffacts, defresult, deftangent, defvjp, nondifferentiable
 from ..runtime import (as_gradient, cast_like, norm_grad, reduced_size, scaled_power, std_grad,
                        unbroadcast, var_grad)
 from ..runtime.higher import reduce_tangent, sens_like
@@ -52,17 +53,16 @@ def real_tangent(g, ans, val):
 
 @defvjp(np.angle)
 def angle(g, ans, z, deg=False):
-    # d angle = Im(dz / z): the sensitivity -i g / z (infinite at 0, where it has none)
-    return -1j * np.real(g) / z
+    # d angle = Im(dz / z): the sensitivity -i g / z (infinite at 0, where it has none);
+    # in degrees, NumPy's own factor (it multiplies by 180 / pi where deg is true)
+    return -1j * np.real(g) / z * (180.0 / np.pi if deg else 1.0)
 
 
 @deftangent(np.angle)
 def angle_tangent(g, ans, z, deg=False):
-    return np.imag(g / z)
+    return np.imag(g / z) * (180.0 / np.pi if deg else 1.0)
 
 
-refuse_values(np.angle, "deg", (False,),
-              "Take the angle in radians and scale it: np.angle(z) * (180.0 / np.pi).")
 defresult(np.angle, kind="f")
 
 
@@ -340,3 +340,110 @@ if hasattr(np.linalg, "vector_norm"):  # NumPy >= 2.0: as np.linalg.norm's
     def matrix_norm_tangent(g, ans, x, keepdims=False, ord="fro"):
         return np.real(np.sum(g * norm_grad(np.ones_like(ans), ans, np.conj(x), ord, (-2, -1),
                                             keepdims), axis=(-2, -1), keepdims=keepdims))
+
+
+# --- the cmath module: Python complex numbers, the same convention -------------------------
+# (holomorphic ones: g * f'(z), as np.exp's rule; a real argument's sensitivity is the real
+# part of what reaches it)
+
+@defvjp(complex, shape="scalar")
+def complex_of(g, ans, real=0, imag=0):
+    # real + 1j * imag: holomorphic in each (a real one's sensitivity is the real part)
+    return g, 1j * g
+
+
+@deftangent(complex)
+def complex_of_tangent(g, ans, real=0, imag=0):
+    return g, 1j * g
+
+
+@defvjp(cmath.exp, shape="scalar")
+def cmath_exp(g, ans, z):
+    return g * ans
+
+
+@defvjp(cmath.log, shape="scalar")
+def cmath_log(g, ans, z, base=None):
+    return (g / z if base is None else g / (z * cmath.log(base)),
+            None if base is None else -g * ans / (base * cmath.log(base)))
+
+
+@defvjp(cmath.sqrt, shape="scalar")
+def cmath_sqrt(g, ans, z):
+    return g * 0.5 / ans
+
+
+@defvjp(cmath.sin, shape="scalar")
+def cmath_sin(g, ans, z):
+    return g * cmath.cos(z)
+
+
+@defvjp(cmath.cos, shape="scalar")
+def cmath_cos(g, ans, z):
+    return -g * cmath.sin(z)
+
+
+@defvjp(cmath.phase, shape="scalar")
+def cmath_phase(g, ans, z):
+    # np.angle's: d phase = Im(dz / z)
+    return -1j * np.real(g) / z
+
+
+@defvjp(cmath.polar, shape="sequence")
+def cmath_polar(g, ans, z):
+    # (abs(z), phase(z)): abs's rule (0 at 0, a subgradient) and phase's
+    return np.real(g[0]) * np.conj(z) / (ans[0] if ans[0] != 0 else 1.0) - \
+        1j * np.real(g[1]) / z
+
+
+@defvjp(cmath.rect, shape="scalar")
+def cmath_rect(g, ans, r, phi):
+    # r * exp(i phi): d/dr exp(i phi), d/dphi i r exp(i phi); r and phi are real
+    return np.real(g * cmath.rect(1.0, phi)), np.real(g * 1j * ans)
+
+
+@deftangent(cmath.exp)
+def cmath_exp_tangent(g, ans, z):
+    return g * ans
+
+
+@deftangent(cmath.sqrt)
+def cmath_sqrt_tangent(g, ans, z):
+    return g * 0.5 / ans
+
+
+@deftangent(cmath.sin)
+def cmath_sin_tangent(g, ans, z):
+    return g * cmath.cos(z)
+
+
+@deftangent(cmath.cos)
+def cmath_cos_tangent(g, ans, z):
+    return -g * cmath.sin(z)
+
+
+@deftangent(cmath.phase)
+def cmath_phase_tangent(g, ans, z):
+    return np.imag(g / z)
+
+
+@deftangent(cmath.log)
+def cmath_log_tangent(g, ans, z, base=None):
+    return (g / z if base is None else g / (z * cmath.log(base)),
+            None if base is None else -g * ans / (base * cmath.log(base)))
+
+
+@deftangent(cmath.polar)
+def cmath_polar_tangent(g, ans, z):
+    return [np.real(np.conj(z) * g) / (ans[0] if ans[0] != 0 else 1.0), np.imag(g / z)]
+
+
+@deftangent(cmath.rect)
+def cmath_rect_tangent(g, ans, r, phi):
+    return g * cmath.rect(1.0, phi), g * 1j * ans
+
+
+deffacts(cmath.exp, cmath.log, cmath.sqrt, cmath.sin, cmath.cos, cmath.phase, cmath.polar,
+         cmath.rect, complex=True)
+deffacts(cmath.phase, floats=True)
+defresult(cmath.phase, kind="f")

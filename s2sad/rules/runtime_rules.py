@@ -36,7 +36,7 @@ import numpy as np
 
 from ..registry import (deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_function)
-from ..runtime import (check_distinct, check_flat, view_axes, view_index, view_shape, add_sens, array_grad, as_gradient, broadcast_shape, cast_like, check_number,
+from ..runtime import (check_distinct, check_flat, view_axes, view_index, view_shape, raveled_in_place, add_sens, array_grad, as_gradient, broadcast_shape, cast_like, check_number,
                        check_no_function, check_real_power, checked_cross_vector, checked_quantiles,
                        expand_reduced,
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
@@ -172,6 +172,7 @@ nondifferentiable(check_zip_lengths, zip_lengths)  # (zip(..., strict=True): len
 nondifferentiable(try_caught)  # (which block of a `try` runs: a position)
 nondifferentiable(check_no_function)  # (a function given where a rule has no derivative)
 nondifferentiable(view_index, view_shape, view_axes)  # (a write through a view: .view_writes)
+nondifferentiable(raveled_in_place)  # (y.T.ravel(): a view or a copy, .view_writes)
 
 try:  # the memory budget's check (a statement in generated while loops)
     from ..runtime.budget import checked_passes, check_stack

@@ -11,9 +11,9 @@ array([1.+0.j, 1.+0.j])
 import numpy as np
 import scipy.fft as sfft
 
-from ..registry import deffacts, deflinear, defresult, deftangent, defvjp
+from ..registry import deffacts, deflinear, defresult, deftangent, defvjp, refuse_values
 from ..runtime import (axis_tuple, fft_axes, fft_sizes, fit_axes, half_sizes, hermitian_weights,
-                       lengths, swapped_norm)
+                       lengths, swapped_norm, trig_adjoint, trig_transform)
 
 
 @defvjp(sfft.fft, shape="other")
@@ -139,3 +139,52 @@ deflinear(*_SCIPY, sfft.fftshift, sfft.ifftshift, argnums=(0,))
 deffacts(*_SCIPY, complex=True)
 defresult(*_SCIPY, sfft.fftfreq, sfft.rfftfreq, kind="f")
 defresult(sfft.fftshift, sfft.ifftshift, follows=[("x", 0)])
+
+
+# --- the real trigonometric transforms: linear, their matrices real ------------------------
+
+@defvjp(sfft.dct, shape="other")
+def scipy_dct(g, ans, x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None,
+              orthogonalize=None):
+    return fit_axes(trig_adjoint(g, "dct", type, axis, norm, orthogonalize),
+                    lengths(x, axis_tuple(axis)), axis_tuple(axis))
+
+@defvjp(sfft.idct, shape="other")
+def scipy_idct(g, ans, x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None,
+               orthogonalize=None):
+    return fit_axes(trig_adjoint(g, "idct", type, axis, norm, orthogonalize),
+                    lengths(x, axis_tuple(axis)), axis_tuple(axis))
+
+@defvjp(sfft.dst, shape="other")
+def scipy_dst(g, ans, x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None,
+              orthogonalize=None):
+    return fit_axes(trig_adjoint(g, "dst", type, axis, norm, orthogonalize),
+                    lengths(x, axis_tuple(axis)), axis_tuple(axis))
+
+@defvjp(sfft.idst, shape="other")
+def scipy_idst(g, ans, x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None,
+               orthogonalize=None):
+    return fit_axes(trig_adjoint(g, "idst", type, axis, norm, orthogonalize),
+                    lengths(x, axis_tuple(axis)), axis_tuple(axis))
+
+_TRIG = (sfft.dct, sfft.idct, sfft.dst, sfft.idst)
+deflinear(*_TRIG, argnums=(0,))
+defresult(*_TRIG, kind="f")
+for _transform in _TRIG:
+    refuse_values(_transform, "type", (1, 2, 3, 4), "Use type 1, 2, 3 or 4 (SciPy's types).")
+    refuse_values(_transform, "orthogonalize", (None, False),
+                  "Leave orthogonalize out: norm='ortho' orthogonalizes by default; "
+                  "with another norm, s2sad has no rule for it.")
+
+
+# (the helpers, each the other's adjoint: the second derivative of a transform)
+@defvjp(trig_adjoint, shape="other")
+def trig_adjoint_vjp(g, ans, a, kind, type, axis, norm, orthogonalize):
+    return trig_transform(g, kind, type, axis, norm, orthogonalize)
+
+@defvjp(trig_transform, shape="other")
+def trig_transform_vjp(g, ans, a, kind, type, axis, norm, orthogonalize):
+    return trig_adjoint(g, kind, type, axis, norm, orthogonalize)
+
+deflinear(trig_adjoint, trig_transform, argnums=(0,))
+defresult(trig_adjoint, trig_transform, kind="f")

@@ -103,10 +103,10 @@ from .matrices import (  # noqa: F401
     pinv_cut_checked,
     spread_triangle,
 )
-from .views import Transposed, view_axes, view_index, view_shape  # noqa: F401
+from .views import Transposed, raveled_in_place, view_axes, view_index, view_shape  # noqa: F401,E501
 from .spectral import (  # noqa: F401
     fit_axes, lengths, fft_axes, fft_sizes, half_sizes, hermitian_weights, swapped_norm,
-    axis_tuple,
+    axis_tuple, trig_adjoint, trig_transform,
 )
 
 

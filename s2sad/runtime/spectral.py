@@ -90,3 +90,61 @@ def swapped_norm(norm):
 def axis_tuple(axis) -> tuple:
     """``(axis,)``: a one-axis transform's axes."""
     return (axis,)
+
+
+_INVERSE = {"dct": "idct", "idct": "dct", "dst": "idst", "idst": "dst"}
+
+
+def trig_adjoint(g, kind: str, type: int, axis: int, norm, orthogonalize):
+    """The adjoint of ``scipy.fft.<kind>(x, type, axis=axis, norm=norm)`` (``kind``:
+    ``"dct"``, ``"dst"``, ``"idct"`` or ``"idst"``) applied to ``g``: the transposed
+    matrix, written with the transforms themselves.
+
+    >>> import scipy.fft
+    >>> m = scipy.fft.dct(np.eye(4), 2, axis=0)
+    >>> bool(np.allclose(trig_adjoint(np.eye(4), "dct", 2, 0, None, None), m.T))
+    True
+
+    An orthogonal transform's (``norm="ortho"``) is its inverse. Otherwise, with ``M_t``
+    the matrix of type ``t``: ``M_2.T = M_3 @ diag(w)`` (``w``: 2 at the constant term
+    of a cosine, the last of a sine, else 1), so ``M_3.T = diag(1 / w) @ M_2``; types 4
+    and DST-I are symmetric; DCT-I is ``diag(v) @ M_1 @ diag(1 / v)`` (``v``: 1 at both
+    ends, else 2). An inverse transform's adjoint is the inverse of the transposed."""
+    import scipy.fft
+    if orthogonalize and norm != "ortho":
+        from ..errors import NoDerivativeError
+        raise NoDerivativeError(f"scipy.fft.{kind} is differentiated with orthogonalize=True "
+                                f"only with norm='ortho', not norm={norm!r}")
+    run = getattr(scipy.fft, kind)
+    if norm == "ortho" and orthogonalize is not False:
+        return getattr(scipy.fft, _INVERSE[kind])(g, type, axis=axis, norm=norm)
+    xp = array_module(g)
+    shape = [1] * len(_shape(g))
+    n = _shape(g)[axis]
+    shape[axis % len(shape)] = n
+    sine = kind in ("dst", "idst")
+    weights = np.ones(n)
+    if type == 1 and not sine:
+        weights[1:-1] = 2.0
+        weights = xp.asarray(weights.reshape(shape))
+        return weights * run(g / weights, 1, axis=axis, norm=norm,
+                             orthogonalize=orthogonalize)
+    if type not in (2, 3):
+        return run(g, type, axis=axis, norm=norm, orthogonalize=orthogonalize)
+    weights[-1 if sine else 0] = 2.0
+    weights = xp.asarray(weights.reshape(shape))
+    if (type == 2) == (kind in ("dct", "dst")):  # (M_2.T and the inverse of M_3.T)
+        return run(g * weights, 5 - type, axis=axis, norm=norm, orthogonalize=orthogonalize)
+    return run(g, 5 - type, axis=axis, norm=norm, orthogonalize=orthogonalize) / weights
+
+
+def trig_transform(a, kind: str, type: int, axis: int, norm, orthogonalize):
+    """``scipy.fft.<kind>(a, type, axis=axis, norm=norm)``: the adjoint of
+    :func:`trig_adjoint` (a second derivative's).
+
+    >>> bool(np.allclose(trig_transform(np.eye(3), "dst", 1, 0, None, None),
+    ...                  trig_adjoint(np.eye(3), "dst", 1, 0, None, None).T))
+    True
+    """
+    import scipy.fft
+    return getattr(scipy.fft, kind)(a, type, axis=axis, norm=norm, orthogonalize=orthogonalize)

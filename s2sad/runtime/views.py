@@ -148,3 +148,15 @@ def view_axes(base, *indices) -> tuple:
     """
     view = _view(base, indices)[0]
     return tuple(sorted(range(len(view)), key=lambda i: view[i][0]))
+
+
+def raveled_in_place(a) -> bool:
+    """Does ``a.ravel()`` give a view of ``a``? NumPy's does exactly where ``a`` is
+    C-contiguous (``y.T`` of a C-contiguous ``y`` with one row or one column), else a copy.
+
+    >>> y = np.zeros((2, 3))
+    >>> raveled_in_place(y.T), raveled_in_place(y[:1].T), raveled_in_place(y)
+    (False, True, True)
+    """
+    flags = getattr(a, "flags", None)
+    return bool(flags is not None and flags.c_contiguous)

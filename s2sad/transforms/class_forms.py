@@ -303,7 +303,9 @@ class ObjectLoops:
     from the arguments already evaluated, gives objects holding the same values, since
     such an ``__init__`` computes nothing. A list given a name (``layers = [...]``) that
     only one such loop reads is written so too. A body with ``break``, ``continue``,
-    ``return`` or an ``else`` is left as it was.
+    ``return`` or an ``else`` is left as it was. Such a named list read only as an
+    argument of a call later in the block (``m = Seq(layers)``) is that display there,
+    its arguments evaluated where the list was (``m = Seq([A(layers__0), B(2.0)])``).
 
     >>> tree = gast.parse("def f(x):\\n    for m in [A(x), A(2.0)]:\\n        x = m(x)\\n"
     ...                   "    return x").body[0]
@@ -341,6 +343,17 @@ class ObjectLoops:
                                gast.YieldFrom, gast.FunctionDef, gast.Lambda))
                 for s in stmt.body for n in trees.walk(s))
 
+    @staticmethod
+    def _passed(stmt, named, reads):
+        """The name of a display of ``named`` that ``stmt``, ``v = f(..., name, ...)``,
+        passes on, read nowhere else; else None."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call)
+                and isinstance(stmt.value.func, gast.Name)):
+            return None
+        return next((a for a in stmt.value.args if isinstance(a, gast.Name) and
+                     a.id in named and reads[a.id] == 1), None)
+
     def block(self, body) -> list:
         named = {}  # a name given a display of objects -> its statement
         stores = {}
@@ -364,6 +377,9 @@ class ObjectLoops:
                     stmt.iter.id in named and reads[stmt.iter.id] == 1 and \
                     body.index(named[stmt.iter.id]) < i:
                 loops[id(stmt)] = named[stmt.iter.id]
+            elif self._passed(stmt, named, reads) is not None and \
+                    body.index(named[self._passed(stmt, named, reads).id]) < i:
+                loops[id(stmt)] = named[self._passed(stmt, named, reads).id]
             elif self._loop(stmt) and self._items(stmt.iter) is not None:
                 loops[id(stmt)] = stmt
         made = {id(s) for s in loops.values()}
@@ -371,13 +387,17 @@ class ObjectLoops:
         for stmt in body:
             if id(stmt) in made:
                 loop = next(s for s in body if loops.get(id(s)) is stmt)
-                var = loop.target.id
+                var = loop.target.id if isinstance(loop, gast.For) else stmt.targets[0].id
                 written = []
+                between = body[body.index(stmt) + 1:body.index(loop)]
+                bound = {n.id for s in between for n in trees.walk(s)
+                         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
                 for call in self._items(stmt.value if stmt is not loop else stmt.iter):
                     args = []
                     for arg in call.args:
-                        if isinstance(arg, gast.Constant):
-                            args.append(arg)
+                        if isinstance(arg, gast.Constant) or not isinstance(loop, gast.For) \
+                                and isinstance(arg, gast.Name) and arg.id not in bound:
+                            args.append(arg)  # (the same object where the call is)
                             continue
                         k = 0
                         while f"{var}__{k}" in self.taken:
@@ -390,6 +410,13 @@ class ObjectLoops:
                 calls[id(loop)] = written
                 if stmt is not loop:
                     continue  # (the list: its objects made at the loop)
+            if id(stmt) in loops and not isinstance(stmt, gast.For):
+                arg = self._passed(stmt, named, reads)
+                stmt.value.args = [gast.copy_location(gast.List(calls[id(stmt)], gast.Load()),
+                                                      a) if a is arg else a
+                                   for a in stmt.value.args]
+                out.append(stmt)
+                continue
             if id(stmt) in loops:
                 for call in calls[id(stmt)]:
                     out.append(trees.located(gast.Assign([_name(stmt.target.id, True)], call,
@@ -783,9 +810,12 @@ def _held_written(attr, stmt, at: int, methods, inner) -> list | None:
     if any(isinstance(n, gast.Attribute) and n.attr.startswith(f"{attr}__")
            for f in methods.values() for n in trees.walk(f)):
         return None  # (a name the held attributes would take)
-    changed = {}
+    changed, handing = {}, []
     for key, fdef in methods.items():  # (self.attr read only as self.attr.w, .f(h), (h))
         me = fdef.args.args[0].id if fdef.args.args else None
+        if key != "__init__" and _hands_out(fdef, attr):
+            handing.append(key)  # (o.get() read as o.attr where it is called: see
+            continue             # .object_helpers; a call left is of no method here)
         fdef = trees.clone(fdef)
         skip = id(fdef.body[at].targets[0]) if key == "__init__" else None
         holders = {}
@@ -816,6 +846,8 @@ def _held_written(attr, stmt, at: int, methods, inner) -> list | None:
         changed[key] = fdef
     for key, fdef in changed.items():  # (self.attr.w read only where Inner sets w: checked
         methods[key].body = fdef.body  # by the state of the holder's methods, later)
+    for key in handing:
+        del methods[key]
     for key, fdef in inner.items():
         if key == "__init__" or not fdef.args.args:
             continue
@@ -839,6 +871,19 @@ def _held_written(attr, stmt, at: int, methods, inner) -> list | None:
             node.id = rename[node.id]
     return out + [s for s in body if not (isinstance(s, gast.Expr) and
                                           isinstance(s.value, gast.Constant))]
+
+
+def _hands_out(fdef, attr: str) -> bool:
+    """Is ``fdef`` ``def get(self): return self.attr`` (a docstring allowed)?"""
+    body = fdef.body[1:] if len(fdef.body) > 1 and isinstance(fdef.body[0], gast.Expr) and \
+        isinstance(fdef.body[0].value, gast.Constant) else fdef.body
+    args = fdef.args
+    return len(args.args) == 1 and not (args.vararg or args.kwarg or args.kwonlyargs or
+                                        args.posonlyargs or fdef.decorator_list) and \
+        len(body) == 1 and isinstance(body[0], gast.Return) and \
+        isinstance(body[0].value, gast.Attribute) and body[0].value.attr == attr and \
+        isinstance(body[0].value.value, gast.Name) and \
+        body[0].value.value.id == args.args[0].id
 
 
 def _renamed_self(fdef, attr, names, me=None):

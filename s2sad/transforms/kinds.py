@@ -20,6 +20,7 @@ same shape.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections import abc
 from dataclasses import dataclass, replace
@@ -102,17 +103,27 @@ def member(source, node):
     places = _places(source.roots[steps[0]], steps[1:], steps[0], 0, [])
     found = set()
     for path, desc in places:
+        if desc == _CACHED and steps[0] in getattr(source, "wrt", (steps[0],)):
+            raise source.error(
+                DifferentiationError, f"{path} is a functools.cached_property of an "
+                "argument's object: Python runs its getter at the first read only, and keeps "
+                "the value in the object, which s2sad does not follow on an argument", node,
+                "Make the object in the function (s2sad follows a cached_property there), or "
+                "compute the value in the function from the attributes the getter reads.")
         if desc == _DEEP:
             raise source.error(
                 DifferentiationError, f"s2sad reads the attributes of an argument's objects "
                 f"{DEPTH} objects down at most; this reads {path} further down", node,
                 "Pass that object, or the values it holds, as an argument of the function.")
+        if desc == _CACHED:
+            continue  # (an object not differentiated: its value read as Python reads it)
         found.add(_noted(path, desc))
     return found.pop() if len(found) == 1 else None
 
 
 _ABSENT = ("absent",)  # (what _places gives for an attribute the description lacks)
 _DEEP = ("deep",)  # (for one of an object deeper than its description goes)
+_CACHED = ("cached",)  # (for a functools.cached_property: computed at the first read)
 
 
 def object_roots(params, descriptors) -> dict:
@@ -210,6 +221,9 @@ def _places(desc, steps, path: str, depth: int, found: list) -> list:
             return found
         if desc[0] != "object" or not _plain_lookup(desc[1]):
             return found  # (its own attributes not described: _object)
+        if isinstance(inspect.getattr_static(desc[1], step[1], None), functools.cached_property):
+            found.append((f"{path}.{step[1]}", _CACHED))  # (filled or not: refused)
+            return found
         item = dict(desc[3]).get(step[1])
         if item is None:
             if not data_descriptor(desc[1], step[1]):

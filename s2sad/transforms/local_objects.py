@@ -54,8 +54,10 @@ Anything else is left as it was (refused later).
 
 from __future__ import annotations
 
+import builtins
 import copy
 import dataclasses
+import functools
 import inspect
 import textwrap
 
@@ -223,6 +225,9 @@ def _own_methods(cls, inherited=None) -> dict | None:
     defaults = {n for n, d in fields or () if d is not _ABSENT}
     getters = {name for name, value in vars(cls).items() if isinstance(value, property) and
                value.fset is None and value.fdel is None and inspect.isfunction(value.fget)}
+    cached = {name for name, value in vars(cls).items()
+              if isinstance(value, functools.cached_property) and inspect.isfunction(value.func)}
+    getters |= cached
     if any(name not in _ALLOWED and name not in shared and name not in made and
            name not in defaults and name not in getters and not inspect.isfunction(value)
            and not _constructor(value) for name, value in vars(cls).items()):
@@ -240,7 +245,16 @@ def _own_methods(cls, inherited=None) -> dict | None:
         return None  # (a dataclass: its one decorator, the dataclass)
     methods, properties = {}, {}
     for stmt in tree.body:
-        if isinstance(stmt, gast.FunctionDef) and stmt.name in getters:
+        if isinstance(stmt, gast.FunctionDef) and stmt.name in cached:
+            got = _getter(stmt, cached=True)
+            if got is None:
+                return None
+            methods[f"{stmt.name}__get"] = _cached_getter(stmt, *got)
+            methods[f"{stmt.name}__get"].source_file = filename
+            methods[f"{stmt.name}__get"].class_line = first
+            properties[stmt.name] = (got[0], gast.copy_location(gast.Call(gast.Attribute(
+                _name(got[0]), f"{stmt.name}__get", gast.Load()), [], []), got[1]))
+        elif isinstance(stmt, gast.FunctionDef) and stmt.name in getters:
             got = _getter(stmt)
             if got is None:
                 return None
@@ -264,7 +278,21 @@ def _own_methods(cls, inherited=None) -> dict | None:
         if "__init__" in methods:
             return None
         methods["__init__"] = gast.copy_location(_dataclass_init(fields), tree)
-    own = set(methods)
+    if cached:
+        init = methods.get("__init__")
+        names = {n.attr for key, m in methods.items() if key not in {f"{c}__get" for c in cached}
+                 for n in trees.walk(m) if isinstance(n, gast.Attribute)} | set(vars(cls))
+        if init is None or not init.args.args or inherited is not None or any(
+                f"{c}__{part}" in names for c in cached for part in ("cached", "value")) or \
+                any(f"{c}__get" in vars(cls) for c in cached):
+            return None  # (no __init__ to start the cache in, or a name it would take)
+        me = init.args.args[0].id
+        init.body = [trees.located(gast.Assign(
+            [gast.Attribute(_name(me), f"{c}__{part}", gast.Store())],
+            gast.Constant(start, None), None), init)
+            for c in sorted(cached) for part, start in (("cached", False), ("value", None))
+        ] + init.body
+    own = set(methods) - {f"{c}__get" for c in cached}
     if inherited is not None:
         if not super_init_inlined(methods, inherited):
             return None
@@ -297,6 +325,7 @@ def _own_methods(cls, inherited=None) -> dict | None:
         if fdef.args.args:
             inline = _Getters(properties, {fdef.args.args[0].id})
             fdef.body = [inline.visit(stmt) for stmt in fdef.body]
+    _helpers_given_held(cls, methods)  # (helper(self.inner, h): the helper's expression)
     held = held_objects_inlined(cls, methods, class_methods)  # (self.inner = Inner(w))
     if not self_calls_hoisted(methods, _Hoisting):  # (self.f(h) in another method)
         return None
@@ -307,6 +336,38 @@ def _own_methods(cls, inherited=None) -> dict | None:
     return methods if _state(methods, shared, None) is not None else None
 
 
+def _helpers_given_held(cls, methods: dict) -> None:
+    """Each call of a one-line helper of the class's module given an object an attribute
+    holds (``helper(self.inner, h)``, ``__init__`` setting ``self.inner = Inner(w)``)
+    written as the helper's expression (:mod:`.object_helpers`)."""
+    import sys
+    from .object_helpers import helpers_inlined
+    module = getattr(sys.modules.get(cls.__module__ or ""), "__dict__", None)
+    init = methods.get("__init__")
+    if module is None or init is None or not init.args.args:
+        return
+    me = init.args.args[0].id
+    held = {s.targets[0].attr for s in init.body if isinstance(s, gast.Assign) and
+            len(s.targets) == 1 and isinstance(s.targets[0], gast.Attribute) and
+            isinstance(s.targets[0].value, gast.Name) and s.targets[0].value.id == me and
+            isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name) and
+            isinstance(module.get(s.value.func.id), type)}
+    if not held:
+        return
+    for fdef in methods.values():
+        if not fdef.args.args:
+            continue
+        own = fdef.args.args[0].id
+
+        def holds(node, own=own):
+            return isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
+                and node.value.id == own and node.attr in held
+
+        helpers_inlined(fdef, lambda n: module.get(n, getattr(builtins, n, None)), holds,
+                        {a.id for a in fdef.args.args} |
+                        trees.assigned_names(fdef))
+
+
 class _Methods(dict):
     """A class's methods, with ``properties``: ``{name: (self's name, the getter's
     expression)}``, its read-only properties whose getter only returns a value; and
@@ -314,14 +375,16 @@ class _Methods(dict):
     (:func:`.class_forms.held_objects_inlined`)."""
 
 
-def _getter(fdef):
+def _getter(fdef, cached=False):
     """``(self's name, e)`` of ``@property def p(self): return e`` (a docstring before it
-    allowed), else None."""
+    allowed), else None. ``cached``: of ``@functools.cached_property`` (its one
+    decorator, the class's value checked)."""
     body = fdef.body[1:] if fdef.body and isinstance(fdef.body[0], gast.Expr) and \
         isinstance(fdef.body[0].value, gast.Constant) else fdef.body
     args = fdef.args
-    if len(fdef.decorator_list) != 1 or not isinstance(fdef.decorator_list[0], gast.Name) or \
-            fdef.decorator_list[0].id != "property" or len(args.args) != 1 or args.vararg or \
+    if len(fdef.decorator_list) != 1 or not cached and (
+            not isinstance(fdef.decorator_list[0], gast.Name) or
+            fdef.decorator_list[0].id != "property") or len(args.args) != 1 or args.vararg or \
             args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults or \
             len(body) != 1 or not isinstance(body[0], gast.Return) or body[0].value is None:
         return None
@@ -331,6 +394,37 @@ def _getter(fdef):
            for n in trees.walk(value)):
         return None  # (a scope of its own: its names are not the method's)
     return args.args[0].id, value
+
+
+def _cached_getter(fdef, me: str, value):
+    """The method a ``@functools.cached_property`` ``p`` is read through, ``p__get``: the
+    getter runs at the first read only, and each later read gives what it gave (Python
+    keeps it in the object). ``__init__`` starts ``me.p__cached`` False.
+
+    >>> fdef = gast.parse("@cached_property\\ndef sq(s):\\n    return s.w ** 2").body[0]
+    >>> print(gast.unparse(_cached_getter(fdef, *_getter(fdef, cached=True))).strip())
+    def sq__get(s):
+        if not s.sq__cached:
+            s.sq__value = s.w ** 2
+            s.sq__cached = True
+        return s.sq__value
+    """
+    name = fdef.name
+
+    def attr(part, store=False):
+        return gast.Attribute(_name(me), f"{name}__{part}", gast.Store() if store else
+                              gast.Load())
+
+    made = gast.FunctionDef(
+        f"{name}__get", trees.clone(fdef.args), [
+            gast.If(gast.UnaryOp(gast.Not(), attr("cached")), [
+                gast.Assign([attr("value", True)], trees.clone(value), None),
+                gast.Assign([attr("cached", True)], gast.Constant(True, None), None)], []),
+            gast.Return(attr("value"))], [], None, None)
+    for node in trees.walk(made):
+        if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
+            gast.copy_location(node, value if isinstance(node, gast.expr) else fdef)
+    return gast.copy_location(made, fdef)
 
 
 class _Getters(trees.Transformer):
@@ -1099,6 +1193,7 @@ def _objects_as_variables(fdef, source, helper=None):
         return isinstance(value, type) and class_methods(value) is not None
 
     fdef = NamedItems(fdef, making).visit(fdef)  # (layers["a"]: layers__a, one object)
+    _objects_handed_on(fdef, source, params, making)  # (helper(o.inner, x), inn = o.get())
     local = params | trees.assigned_names(fdef)
     for node in trees.walk(fdef):
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)) or \
@@ -1166,6 +1261,39 @@ def _objects_as_variables(fdef, source, helper=None):
             node.func, node.args = kept[id(node)][1:]
     source.shown.update(writer.shown)
     return fdef
+
+
+def _objects_handed_on(fdef, source, params, making) -> None:
+    """An object made here handed to a one-line helper of the module, or handed out by
+    its method (``inn = o.get()``), read where it is used (:mod:`.object_helpers`)."""
+    from .object_helpers import handed_out, helpers_inlined, rooted
+    made = {}  # a name bound to objects of plain classes only -> their class, or None
+    stores = {}
+    for node in trees.walk(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and \
+                isinstance(node.value, gast.Call) and making(node.value):
+            cls = source.resolve(node.value.func.id)
+            name = node.targets[0].id
+            made[name] = cls if made.get(name, cls) is cls else None
+    objects = {n for n, cls in made.items() if cls is not None and n not in params}
+    methods_of = {}
+    for name in objects:
+        methods = class_methods(made[name]) if stores.get(name) == 1 else None
+        if methods is not None:
+            methods_of[name] = (made[name], methods)
+    if methods_of:
+        handed_out(fdef, methods_of)
+    if objects:
+        def resolve(name):
+            try:
+                return source.resolve(name)
+            except KeyError:
+                return None
+        helpers_inlined(fdef, resolve, lambda node: rooted(node, objects),
+                        params | trees.assigned_names(fdef))
 
 
 def _held_lists(fdef, classes, shared, fields, source, storing) -> None:
@@ -1269,11 +1397,27 @@ def _specialized(methods, param, items, module, taken):
             if isinstance(node, gast.Subscript) and holds(node.value) and k is not None and \
                     -n <= k < n and isinstance(node.ctx, gast.Load):
                 fine.add(id(node.value))
-        if key == "__init__" and any(isinstance(x, gast.For) and holds(x.iter)
+        def iterated(node, holds=holds):
+            """``(None, node)`` for ``self.a``, ``(k, node)`` for ``enumerate(self.a)``
+            (``k``: its int start), else None."""
+            if holds(node):
+                return None, node
+            if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and
+                    node.func.id == "enumerate" and module.get("enumerate", enumerate)
+                    is enumerate and node.args and holds(node.args[0])):
+                return None
+            given = node.args[1:] + [k.value for k in node.keywords if k.arg == "start"]
+            start = _int_constant(given[0]) if given else 0
+            if start is None or len(given) > 1 or \
+                    any(k.arg != "start" for k in node.keywords):
+                return None
+            return start, node.args[0]
+
+        if key == "__init__" and any(isinstance(x, gast.For) and iterated(x.iter)
                                      for x in trees.walk(fdef)):
             return None  # (the items made in __init__ after the loop: not written so)
         kept = id(fdef.body[sets[0]].targets[0]) if key == "__init__" else None
-        body = _unrolled(fdef.body, holds, attr, own, n, fine)
+        body = _unrolled(fdef.body, iterated, attr, own, n, fine)
         if body is None:
             return None
         fdef.body = body
@@ -1319,13 +1463,25 @@ def _int_constant(node) -> int | None:
     return node.value if isinstance(node, gast.Constant) and type(node.value) is int else None
 
 
-def _unrolled(body, holds, attr, me, n, fine):
+def _unrolled(body, iterated, attr, me, n, fine):
     """``body`` with each ``for v in self.attr:`` written out item by item, ``v`` read as
     ``self.attr__k``; None where such a loop breaks, continues, has an ``else``, binds
-    ``v`` or ``v`` is read after it."""
+    ``v`` or ``v`` is read after it. ``for i, v in enumerate(self.attr):`` is so too,
+    each item's body after ``i = k`` (``i`` is then what Python leaves it, each turn
+    and after the loop)."""
     out = []
     for at, stmt in enumerate(body):
-        if isinstance(stmt, gast.For) and holds(stmt.iter):
+        walked = iterated(stmt.iter) if isinstance(stmt, gast.For) else None
+        if walked is not None:
+            start, index = walked[0], None
+            if start is not None:
+                target = stmt.target
+                if not (isinstance(target, gast.Tuple) and len(target.elts) == 2 and
+                        all(isinstance(e, gast.Name) for e in target.elts)) or \
+                        target.elts[0].id == target.elts[1].id:
+                    return None
+                index, stmt = target.elts[0], gast.copy_location(gast.For(
+                    target.elts[1], walked[1], stmt.body, stmt.orelse, None), stmt)
             if not isinstance(stmt.target, gast.Name) or stmt.orelse or any(
                     isinstance(x, (gast.Break, gast.Continue, gast.FunctionDef, gast.Lambda))
                     or isinstance(x, gast.Name) and x.id == stmt.target.id and
@@ -1336,6 +1492,10 @@ def _unrolled(body, holds, attr, me, n, fine):
                    for x in trees.walk(s)):
                 return None  # (Python leaves v the last item: read after the loop)
             for k in range(n):
+                if index is not None:
+                    out.append(trees.located(gast.Assign(
+                        [gast.Name(index.id, gast.Store(), None, None)],
+                        gast.Constant(start + k, None), None), stmt))
                 for s in stmt.body:
                     s = trees.clone(s)
                     for x in trees.walk(s):
@@ -1353,7 +1513,7 @@ def _unrolled(body, holds, attr, me, n, fine):
         for field in ("body", "orelse"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
-                inner = _unrolled(inner, holds, attr, me, n, fine)
+                inner = _unrolled(inner, iterated, attr, me, n, fine)
                 if inner is None:
                     return None
                 setattr(stmt, field, inner)

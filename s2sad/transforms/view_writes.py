@@ -50,7 +50,7 @@ import numpy as np
 
 from .. import registry, trees
 from ..runtime.elementwise import check_flat
-from ..runtime.views import Transposed, view_axes, view_index, view_shape
+from ..runtime.views import Transposed, raveled_in_place, view_axes, view_index, view_shape
 
 _BLOCKS = ("body", "orelse", "finalbody")
 
@@ -334,6 +334,10 @@ class ViewWrites(trees.Transformer):
             self._facts(tree)
         if self.temp is not None and self._flat(tree):  # (y.flat[i] = e)
             self._facts(tree)
+        if self.temp is not None and self._transposed_ravels(tree):  # (r = y.T.ravel())
+            self._facts(tree)
+        if self.temp is not None and self._one_arm_views(tree):  # (if c: v = y[1:] else:
+            self._facts(tree)                                      # v = z * 2.0)
         if self.temp is not None and self._choices(tree):  # (v = y[1:] if c else y[:2])
             self._facts(tree)
         self.ints = _int_names(tree, self.resolve)
@@ -404,6 +408,255 @@ class ViewWrites(trees.Transformer):
                 value.value.id in self.arrays:
             return value.value.id
         return None
+
+    def _transposed_ravels(self, tree) -> bool:
+        """``r = y.T.ravel()`` (or ``np.ravel(y.T)``), ``y`` made C-contiguous here: NumPy
+        gives a view of ``y`` where ``y.T`` is C-contiguous too (one row or one column:
+        then ``y.reshape(-1)``), else a copy. Both are kept, with the test; each read of
+        ``r`` reads the one NumPy gave, each write writes it::
+
+            r = y.T.ravel()              t = raveled_in_place(y.T)
+                                         r_1 = y.reshape(-1)
+                                  ->     r = y.T.flatten()
+            r[0] = e                     if t:
+                                             r_1[0] = e
+                                         else:
+                                             r[0] = e
+            ... r ...                    ... (r_1 if t else r) ...
+
+        Only where ``r`` is bound once, written only by ``r[i] = e``, ``r[i] op= e`` or
+        ``r op= e`` statements and read only where a new value is made of it
+        (:meth:`_only_read_or_written`)."""
+        found = []
+        for stmt in trees.walk(tree):
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                    isinstance(stmt.targets[0], gast.Name)):
+                continue
+            value, base = stmt.value, None
+            if isinstance(value, gast.Call) and not value.args and not value.keywords and \
+                    isinstance(value.func, gast.Attribute) and value.func.attr == "ravel":
+                base = value.func.value
+            elif isinstance(value, gast.Call) and len(value.args) == 1 and \
+                    not value.keywords and self._function_of(value) is np.ravel:
+                base = value.args[0]
+            name = stmt.targets[0].id
+            if isinstance(base, gast.Attribute) and base.attr == "T" and \
+                    isinstance(base.value, gast.Name) and base.value.id in self.contiguous \
+                    and self.bound[name] == 1 and name not in self.closed and \
+                    self._only_read_or_written(tree, [stmt], name):
+                found.append((stmt, name, base.value.id))
+        if not found:
+            return False
+        for stmt, name, array in found:
+            view, copy, test = self.temp(), name, self.temp()  # (the copy keeps its name)
+            rewritten = {id(stmt): [
+                gast.Assign([_store(test)], gast.Call(gast.Name(
+                    self.helper(raveled_in_place), gast.Load(), None, None),
+                    [gast.Attribute(_load(array), "T", gast.Load())], []), None),
+                gast.Assign([_store(view)], gast.Call(gast.Attribute(
+                    _load(array), "reshape", gast.Load()), [gast.Constant(-1, None)], []), None),
+                gast.Assign([_store(copy)], gast.Call(gast.Attribute(gast.Attribute(
+                    _load(array), "T", gast.Load()), "flatten", gast.Load()), [], []), None)]}
+            self._split(tree, name, (test, view, copy), rewritten)
+        self.changed = True
+        return True
+
+    def _one_arm_views(self, tree) -> bool:
+        """``v`` bound last in both arms of an ``if``, in one to a view of an array made
+        here (``y[1:]``, slices of constants only: it cannot raise) and in the other to
+        something else: the view is taken again after the ``if`` (the same ``y``, the same
+        items) and the test kept in a new name; each read of ``v`` reads the one Python
+        bound, each write writes it (:meth:`_split`)::
+
+            if c:                        if c:
+                v = y[1:]                    t = True
+            else:                ->      else:
+                v = z * 2.0                  v = z * 2.0
+            v[0] = e                         t = False
+                                         v_1 = y[1:]
+                                         if t:
+                                             v_1[0] = e
+                                         else:
+                                             v[0] = e
+
+        Only where ``y`` is bound at the function's top level before the ``if``, and
+        ``v`` is written and read as :meth:`_only_read_or_written` says."""
+        top = {id(n): at for at, s in enumerate(tree.body) for n in trees.walk(s)}
+        bound_at = {s.targets[0].id: at for at, s in enumerate(tree.body)
+                    if isinstance(s, gast.Assign) and len(s.targets) == 1 and
+                    isinstance(s.targets[0], gast.Name)}
+        found = []
+        for stmt in trees.walk(tree):
+            if not (isinstance(stmt, gast.If) and stmt.body and stmt.orelse) or \
+                    not all(isinstance(s, gast.Assign) and len(s.targets) == 1 and
+                            isinstance(s.targets[0], gast.Name)
+                            for s in (stmt.body[-1], stmt.orelse[-1])):
+                continue
+            last = (stmt.body[-1], stmt.orelse[-1])
+            name = last[0].targets[0].id
+            views = [self._fixed_view(s.value) for s in last]
+            if last[1].targets[0].id != name or self.bound[name] != 2 or \
+                    name in self.closed or (views[0] is None) == (views[1] is None):
+                continue
+            at = 0 if views[0] is not None else 1
+            if bound_at.get(views[at], len(tree.body)) >= top.get(id(stmt), -1) or \
+                    not self._only_read_or_written(tree, list(last), name):
+                continue
+            found.append((stmt, at, name))
+        for stmt, at, name in found:
+            test, view, copy = self.temp(), self.temp(), name  # (the other keeps its name)
+            arms = (stmt.body, stmt.orelse)
+            taken = arms[at][-1].value
+            arms[at][-1] = trees.located(gast.Assign([_store(test)], gast.Constant(
+                True, None), None), arms[at][-1])  # (True: the view, whichever arm)
+            other = arms[1 - at][-1]
+            arms[1 - at].append(trees.located(gast.Assign([_store(test)], gast.Constant(
+                False, None), None), other))
+            again = trees.located(gast.Assign([_store(view)], taken, None), stmt)
+            self._split(tree, name, (test, view, copy), {id(stmt): [stmt, again]})
+        if found:
+            self.changed = True
+        return bool(found)
+
+    def _fixed_view(self, value) -> str | None:
+        """``y`` for ``y[s]``, ``y`` an array made here with its axes known, ``s`` slices of
+        int constants (or ``...``) no more than its axes: the same view wherever it is
+        taken, and one that cannot raise."""
+        if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and
+                value.value.id in self.arrays and self.ndims.get(value.value.id)):
+            return None
+
+        def bound(part) -> bool:
+            if isinstance(part, gast.UnaryOp) and isinstance(part.op, gast.USub):
+                part = part.operand
+            return part is None or isinstance(part, gast.Constant) and \
+                type(part.value) is int
+
+        items = _items(value.slice)
+        if not all(isinstance(i, gast.Slice) and all(bound(getattr(i, f))
+                                                     for f in ("lower", "upper", "step"))
+                   or isinstance(i, gast.Constant) and i.value is Ellipsis for i in items) \
+                or sum(isinstance(i, gast.Slice) for i in items) > \
+                self.ndims[value.value.id] or \
+                sum(isinstance(i, gast.Constant) for i in items) > 1 or \
+                any(isinstance(i, gast.Slice) and isinstance(i.step, gast.Constant) and
+                    i.step.value == 0 for i in items):
+            return None  # (a step of 0 raises)
+        return value.value.id
+
+    def _split(self, tree, name: str, names: tuple, rewritten: dict) -> None:
+        """Each read of ``name`` as ``view if test else copy`` (``names``), each write of it
+        as ``if test:`` the write on ``view``, ``else:`` on ``copy``; the statements of
+        ``rewritten`` (``{id: [statements]}``) replaced by theirs."""
+        test, view, copy = names
+
+        def split(target_of, node):
+            arms = []
+            for arm in (view, copy):
+                made = trees.clone(node)
+                target = target_of(made)
+                if isinstance(target, gast.Name):
+                    target.id = arm
+                else:
+                    target.value.id = arm
+                arms.append([made])
+            return gast.If(_load(test), arms[0], arms[1])
+
+        written = {id(t.value if isinstance(t, gast.Subscript) else t)
+                   for n in trees.walk(tree) if isinstance(n, (gast.Assign, gast.AugAssign))
+                   for t in (n.targets if isinstance(n, gast.Assign) else [n.target])}
+
+        def read(value):
+            return _is_name(value, name) and isinstance(value.ctx, gast.Load) and \
+                id(value) not in written
+
+        for node in trees.walk(tree):
+            for field, value in list(gast.iter_fields(node)):
+                if read(value):
+                    setattr(node, field, gast.IfExp(_load(test), _load(view), _load(copy)))
+                elif isinstance(value, list):
+                    value[:] = [gast.IfExp(_load(test), _load(view), _load(copy))
+                                if read(v) else v for v in value]
+        for node in trees.walk(tree):
+            if id(node) in rewritten:
+                continue
+            if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Subscript) \
+                    and _is_name(node.targets[0].value, name):
+                rewritten[id(node)] = [split(lambda n: n.targets[0], node)]
+            elif isinstance(node, gast.AugAssign) and (
+                    _is_name(node.target, name) or isinstance(node.target, gast.Subscript)
+                    and _is_name(node.target.value, name)):
+                rewritten[id(node)] = [split(lambda n: n.target, node)]
+
+        def rewrite(block):
+            out = []
+            for s in block:
+                _rewrite_blocks(s, rewrite)
+                for made in rewritten.get(id(s), [s]):
+                    out.append(trees.located(made, s) if made is not s else s)
+            return out
+
+        tree.body = rewrite(tree.body)
+        for new in (test, view):
+            self.bound[new] += 1
+        self.bound[copy] = 1
+
+    def _only_read_or_written(self, tree, stmts: list, name: str) -> bool:
+        """Is ``name`` (bound by ``stmts``) written only by statements ``name[i] = e``,
+        ``name[i] op= e`` or ``name op= e``, and read only where a new value is made of
+        it (an operand, ``name[i]`` so read, an argument of a NumPy function or a method
+        that neither changes it nor gives a view of it)?"""
+        parents = {}
+        for node in trees.walk(tree):
+            for child in gast.iter_child_nodes(node):
+                parents[id(child)] = node
+        writes = set()
+        for node in trees.walk(tree):
+            targets = node.targets if isinstance(node, gast.Assign) else \
+                [node.target] if isinstance(node, gast.AugAssign) else []
+            for target in targets:
+                if isinstance(target, gast.Subscript) and _is_name(target.value, name) or \
+                        isinstance(node, gast.AugAssign) and _is_name(target, name):
+                    if len(targets) != 1:
+                        return False
+                    writes.add(id(target.value if isinstance(target, gast.Subscript)
+                                  else target))
+        for node in trees.walk(tree):
+            if not _is_name(node, name) or any(node is s.targets[0] for s in stmts) or \
+                    id(node) in writes:
+                continue
+            if not isinstance(node.ctx, gast.Load) or not self._made_anew(node, parents):
+                return False
+        return True
+
+    def _made_anew(self, node, parents) -> bool:
+        """Is ``node`` read where only a new value is made of it (see above)?"""
+        parent = parents.get(id(node))
+        if isinstance(parent, (gast.BinOp, gast.UnaryOp, gast.Compare)):
+            return True
+        if isinstance(parent, gast.Subscript) and parent.value is node and \
+                isinstance(parent.ctx, gast.Load):
+            return self._made_anew(parent, parents)  # (r[1:] itself: a view, so the same)
+        if isinstance(parent, gast.keyword):
+            parent, node = parents.get(id(parent)), parent
+        if isinstance(parent, gast.Call) and parent.func is not node:
+            func = self._function_of(parent)
+            facts = registry.facts(func) if func is not None else None
+            if facts is None or any(isinstance(a, gast.Starred) for a in parent.args):
+                return False
+            at = node.arg if isinstance(node, gast.keyword) else \
+                next(i for i, a in enumerate(parent.args) if a is node)
+            return at not in facts.mutates and at not in facts.returns_view_of and \
+                at not in facts.uncopied_view_of and "*" not in facts.returns_view_of and \
+                not isinstance(at, str)  # (by keyword: its position not read here)
+        if isinstance(parent, gast.Attribute) and parent.value is node:
+            unbound = getattr(np.ndarray, parent.attr, None)
+            facts = registry.facts(unbound) if callable(unbound) else None
+            call = parents.get(id(parent))
+            return facts is not None and not facts.mutates and not facts.returns_view_of \
+                and not facts.uncopied_view_of and isinstance(call, gast.Call) and \
+                call.func is parent
+        return isinstance(parent, gast.Return)
 
     def _choices(self, tree) -> bool:
         """A view chosen by a test, ``v = y[1:] if c else y[:2]``, or ``v`` bound last in
@@ -851,3 +1104,15 @@ class ViewWrites(trees.Transformer):
 
     def visit_Lambda(self, node):
         return node
+
+
+def _is_name(node, name: str) -> bool:
+    return isinstance(node, gast.Name) and node.id == name
+
+
+def _load(name: str):
+    return gast.Name(name, gast.Load(), None, None)
+
+
+def _store(name: str):
+    return gast.Name(name, gast.Store(), None, None)
