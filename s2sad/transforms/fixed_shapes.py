@@ -47,16 +47,15 @@ first axis, a ufunc of one argument keeps its shape. Anything else is unknown.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 
 import gast
 import numpy
 
-from .. import trees
+from .. import registry, trees
 from .shape_only import ELEMENTWISE
 
 _INTEGER_OPS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
-_MADE = ("zeros", "ones", "empty", "full")      # np.zeros(shape, ...): the shape given
-_LIKE = ("zeros_like", "ones_like", "empty_like", "full_like")
 _HEADS = 4   # distinct states at a loop's head before they are joined
 
 
@@ -347,8 +346,10 @@ class _Shapes:
         if isinstance(node.func, gast.Name) and f is len and len(args) == 1 and \
                 not node.keywords and args[0].shape:
             return Val((), True, args[0].shape[0])
-        if not any(f is getattr(numpy, name) for name in _MADE + _LIKE) and \
-                not isinstance(f, numpy.ufunc):
+        facts = registry.facts(f) if not isinstance(f, numpy.ufunc) else None
+        made = facts is not None and facts.shape_from == 0 and f.__module__ == "numpy"
+        like = facts is not None and facts.shaped_like == 0 and facts.allocates == "new"
+        if not (made or like or isinstance(f, numpy.ufunc)):
             return TOP
         if isinstance(f, numpy.ufunc):
             if node.keywords or len(args) != f.nin or f.nout != 1:
@@ -359,9 +360,8 @@ class _Shapes:
             return Val(shape)
         if any(k.arg in (None, "shape") for k in node.keywords) or not args:
             return TOP
-        if f.__name__ in _LIKE:
-            return Val(args[0].shape) if len(args) <= (2 if f.__name__ == "full_like" else 1) \
-                else TOP
+        if like:  # (np.zeros_like(a): a's shape, unless a shape is given by position)
+            return Val(args[0].shape) if len(args) <= _shape_position(f) else TOP
         shape = args[0]
         if shape.index:
             return Val((shape.value,))
@@ -372,6 +372,16 @@ class _Shapes:
             if all(item.index for item in items):
                 return Val(tuple(item.value for item in items))
         return TOP
+
+
+def _shape_position(f) -> int:
+    """The position of ``f``'s ``shape`` parameter (``np.zeros_like``'s 4), or 0 where its
+    signature is not known: the positional arguments before it leave the shape alone."""
+    try:
+        names = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        return 0
+    return names.index("shape") if "shape" in names else len(names)
 
 
 def fixed_shapes(node, kinds: dict, resolve, builtin_range: bool = True) -> set[str]:

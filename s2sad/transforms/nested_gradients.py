@@ -322,7 +322,7 @@ def held_derivative(normalize, stmt, static) -> bool:
             f"Unpack it once (value, {closure} = {shown}(f)(x), not in a branch or a loop) "
             f"and only call {closure}(...) after.")
     changed = _changed_later(normalize, [n.id for a in value.args for n in walk(a)
-                                         if isinstance(n, gast.Name)], read)
+                                         if isinstance(n, gast.Name)], read, stmt, closure)
     if changed:
         raise normalize.source.syntax_error(
             f"the {'pullback' if name == 'vjp' else 'pushforward'} of a {name} made inside "
@@ -343,14 +343,42 @@ def held_derivative(normalize, stmt, static) -> bool:
     return True
 
 
-def _changed_later(normalize, point, read) -> str | None:
+def _changed_later(normalize, point, read, made=None, closure=None) -> str | None:
     """The first name a pushforward made inside would read other than it was when made:
     a variable of its closure (``read``) the function gives another value, or a name of
     its point (``point``) changed in place (``a[0] = v``, ``a.w = v``, ``a += v``); else
-    None. The generated code reads them as they were, Python's closure as they are."""
+    None. The generated code reads them as they were, Python's closure as they are.
+
+    Where ``made`` (the line that makes it) and every call of ``closure`` are lines of the
+    function's body, only the lines from just after ``made`` to the last call count: a
+    change before it is read alike by both, one after the last call by neither.
+    """
+    body = normalize.source.tree.body
+    lines = body
+    at = next((i for i, line in enumerate(body) if line is made), None)
+    if at is not None and closure is not None:
+        calls = [i for i, line in enumerate(body) if any(
+            isinstance(n, gast.Name) and n.id == closure and isinstance(n.ctx, gast.Load)
+            for n in walk(line))]
+        everywhere = sum(isinstance(n, gast.Name) and n.id == closure and
+                         isinstance(n.ctx, gast.Load) for n in walk(normalize.source.tree))
+        found = sum(isinstance(n, gast.Name) and n.id == closure and
+                    isinstance(n.ctx, gast.Load) for i in calls for n in walk(body[i]))
+        if found == everywhere:  # (each call on a line of the body: the lines between)
+            lines = body[at + 1:max(calls, default=at) + 1]
+            return _changed_in(lines, point, read, set())
+    args = normalize.source.tree.args
+    params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs +
+              [args.vararg, args.kwarg] if isinstance(a, gast.Name)}
+    return _changed_in([normalize.source.tree], point, read, params, once=True)
+
+
+def _changed_in(lines, point, read, params, once=False) -> str | None:
+    """The first of ``point`` changed in place in ``lines``, or of ``read`` changed there at
+    all; ``once``: a name of ``read`` not in ``params`` may be given its first value."""
     stores: dict[str, int] = {}
     in_place: set[str] = set()
-    for n in walk(normalize.source.tree):
+    for n in (n for line in lines for n in walk(line)):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             stores[n.id] = stores.get(n.id, 0) + 1
         elif isinstance(n, (gast.Subscript, gast.Attribute)) and \
@@ -362,12 +390,9 @@ def _changed_later(normalize, point, read) -> str | None:
                 in_place.add(base.id)
         elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
             in_place.add(n.target.id)
-    args = normalize.source.tree.args
-    params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs +
-              [args.vararg, args.kwarg] if isinstance(a, gast.Name)}
     return next((n for n in point if n in in_place), None) or \
         next((n for n in read if n in in_place or
-              stores.get(n, 0) > (0 if n in params else 1)), None)
+              stores.get(n, 0) > (1 if once and n not in params else 0)), None)
 
 
 def _made_by(normalize, func):

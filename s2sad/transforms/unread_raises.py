@@ -34,6 +34,7 @@ False
 
 from __future__ import annotations
 
+import types
 from typing import Callable
 
 import gast
@@ -228,6 +229,8 @@ class UnreadRaises:
                     raise _Raises
                 self._shape(elt)
             return None
+        if cls is gast.Attribute and self._module_number(node):
+            return frozenset()  # (np.pi: a Python number the module holds)
         if cls is gast.Attribute:
             facts = _attribute(node.attr) if self._array(node.value) is not None else None
             if facts is None or facts.raises != ():
@@ -240,6 +243,14 @@ class UnreadRaises:
         if cls is gast.Call:
             return self._call(node)
         raise _Raises
+
+    def _module_number(self, node) -> bool:
+        """Is ``node`` a module's attribute holding a Python number (``np.pi``, ``math.e``)?"""
+        if not isinstance(node.value, gast.Name) or node.value.id in self.kinds:
+            return False
+        owner = self.function_of(node.value)
+        return isinstance(owner, types.ModuleType) and \
+            type(getattr(owner, node.attr, None)) in (int, float, complex)
 
     def _array(self, node):
         """The kind of ``node``, a name of an array (or NumPy's number) of known rank."""
@@ -392,6 +403,8 @@ class UnreadRaises:
             return True  # (an operation of numbers: its operands were checked)
         if isinstance(node, gast.IfExp):
             return self._numeric(node.body) and self._numeric(node.orelse)
+        if isinstance(node, gast.Attribute) and self._module_number(node):
+            return True
         if isinstance(node, gast.Attribute):  # (x.T, x.size; not x.shape, a tuple)
             facts = _attribute(node.attr)
             return facts is not None and (bool(facts.number) or facts.shaped_like == 0 or
@@ -423,6 +436,8 @@ class UnreadRaises:
             return self._real(node.left) or self._real(node.right)  # (a float's promotion)
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
             return self._real(node.operand)
+        if isinstance(node, gast.Attribute) and self._module_number(node):
+            return type(getattr(self.function_of(node.value), node.attr)) is not int
         if isinstance(node, gast.Call):  # (np.log(x) of floats: floats)
             func = self.function_of(node.func)
             rule = registry.lookup(func) if func is not None else None
