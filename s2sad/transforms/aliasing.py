@@ -403,6 +403,10 @@ class Aliasing:
 
     def setitem(self, stmt, target, index, value):
         """``y[i] = v``: allowed on arrays and lists the function made itself."""
+        if not isinstance(target.value, gast.Name):  # (ls[0][1] = v in a helper inlined)
+            raise self.source.syntax_error(
+                "assignment into a nested element (`y[i][j] = ...` or `f(x)[i] = ...`)",
+                stmt, "Index once: `y[i, j] = ...` for arrays, or name the inner list first.")
         name = target.value.id
         if name not in self.locals or name not in self.current:
             raise self.source.syntax_error(
