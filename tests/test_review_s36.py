@@ -44,3 +44,49 @@ def test_a_helper_nested_store_is_refused_at_its_line(make):
         make(helper_sets_nested_item)(X)
     assert "ls[0][1] = v" in str(info.value)
     assert "set_nested(ls, 4.0)" in str(info.value)
+
+
+# --- fixed_shapes: np.matmul is a gufunc, not a broadcast ----------------------------------
+
+
+def matmul_call_widening(W, H0):
+    H = H0
+    for t in range(3):
+        H = np.tanh(np.matmul(W, H) + W)  # np.matmul(W, H): (4, 1) on the first pass, (4, 4) after
+    return np.sum(H ** 2)
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_matmul_call_whose_columns_widen(wrt):
+    """``np.matmul(W, H)`` was modelled as a broadcast of ``W`` and ``H`` (a ufunc), so its
+    shape was "proven" the same on every pass and its tape left out: a crash (a ValueError
+    in the reverse sweep) where Python runs. ``W @ H`` was right all along."""
+    rng = np.random.default_rng(36)
+    args = [rng.standard_normal((4, 4)) * 0.4, rng.standard_normal((4, 1))]
+    got = s2sad.grad(matmul_call_widening, wrt=wrt)(*args)
+
+    def f(v):
+        a = list(args)
+        a[wrt] = v.reshape(args[wrt].shape)
+        return matmul_call_widening(*a)
+    np.testing.assert_allclose(got.ravel(), central(f, args[wrt].ravel()), rtol=1e-6,
+                               atol=1e-8)
+
+
+def test_fixed_shapes_reads_gufuncs_by_their_signature():
+    """``np.matmul(A, b)`` has ``b``'s columns, which change pass by pass; ``np.vecdot``'s
+    core axis is not broadcast either. Only ``A`` keeps one shape."""
+    import gast
+
+    from s2sad.transforms.fixed_shapes import fixed_shapes
+    from s2sad.transforms.kinds import Kind
+    fn = gast.parse("def f(A, x):\n"
+                    "    for i in range(3):\n"
+                    "        b = np.ones((4, i + 1))\n"
+                    "        t = np.matmul(A, b)\n"
+                    "        v = np.vecdot(A, b.T)\n"
+                    "    return x").body[0]
+    kinds = {"A": Kind("array", "A", 2, ones=()), "x": Kind("array", "x", 1, ones=()),
+             "b": Kind("array", "b", 2), "t": Kind("array", "t", 2),
+             "v": Kind("array", "v", 1)}
+    assert fixed_shapes(fn, kinds, {"np": np}.__getitem__) == {"A", "x"}

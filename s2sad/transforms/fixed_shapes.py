@@ -354,6 +354,10 @@ class _Shapes:
         if isinstance(f, numpy.ufunc):
             if node.keywords or len(args) != f.nin or f.nout != 1:
                 return TOP
+            if f is numpy.matmul:  # (a gufunc: its core axes do not broadcast)
+                return Val(matmul(args[0].shape, args[1].shape))
+            if f.signature is not None:  # (np.vecdot...: core axes of their own)
+                return TOP
             shape = args[0].shape
             for other in args[1:]:
                 shape = broadcast(shape, other.shape)
