@@ -90,3 +90,38 @@ def test_fixed_shapes_reads_gufuncs_by_their_signature():
              "b": Kind("array", "b", 2), "t": Kind("array", "t", 2),
              "v": Kind("array", "v", 1)}
     assert fixed_shapes(fn, kinds, {"np": np}.__getitem__) == {"A", "x"}
+
+
+# --- an unread line that raises: int(v) is Python's int ----------------------------------
+
+
+def floor_divided_by_an_int_of_zero(x):
+    n = int(x[0] * 0.0)
+    q = 3 // n  # (nothing reads q: Python raises ZeroDivisionError here all the same)
+    return np.sum(x * x)
+
+
+def floor_divided_by_an_int_read(x):
+    n = int(x[0] * 4.0 + 0.5)  # (2, away from a jump)
+    q = 7 // n
+    return np.sum(x * x) * q
+
+
+@pytest.mark.parametrize("make", [s2sad.grad, s2sad.value_and_grad])
+def test_an_unread_floor_division_by_an_int_of_zero_raises(make):
+    """``int(v)`` made a NumPy-like number in the kinds, whose ``3 // n`` only warns, so
+    the line was dropped and a gradient returned where Python raises."""
+    with pytest.raises(ZeroDivisionError):
+        make(floor_divided_by_an_int_of_zero)(X)
+
+
+def test_an_unread_floor_division_by_an_int_of_zero_raises_in_jvp_and_hvp():
+    with pytest.raises(ZeroDivisionError):
+        s2sad.jvp(floor_divided_by_an_int_of_zero)(X)[1](np.ones(3))
+    with pytest.raises(ZeroDivisionError):
+        s2sad.hvp(floor_divided_by_an_int_of_zero)(X, np.ones(3))
+
+
+def test_a_floor_division_by_an_int_read():
+    np.testing.assert_allclose(s2sad.grad(floor_divided_by_an_int_read)(X),
+                               central(floor_divided_by_an_int_read, X), rtol=1e-6)

@@ -1197,7 +1197,7 @@ def _scalar_kind(op, of) -> Kind:
     from ``len``, a Python float from ``math`` and ``float``, and from ``abs``, ``max``,
     ``min`` and ``pow`` of Python floats."""
     func = op.rule.func
-    if func is len:
+    if func is len or func is int:  # (int(v): Python's, whatever v is: 3 // n may raise)
         return Kind("scalar", "()", 0, py="int")
     if op.kind == "call" and (func is float or getattr(func, "__module__", None) == "math"):
         return PY_FLOAT  # (floor, ceil and trunc, which give ints, have no derivative)
