@@ -125,3 +125,35 @@ def test_an_unread_floor_division_by_an_int_of_zero_raises_in_jvp_and_hvp():
 def test_a_floor_division_by_an_int_read():
     np.testing.assert_allclose(s2sad.grad(floor_divided_by_an_int_read)(X),
                                central(floor_divided_by_an_int_read, X), rtol=1e-6)
+
+
+# --- np.interp raises as NumPy does, read or not ----------------------------------------
+
+
+def interp_lengths_differ_unread(x):
+    q = np.interp(0.5, x, np.ones(4))
+    return np.sum(x * x)
+
+
+def interp_lengths_differ_read(x):
+    return np.sum(np.interp(np.array([0.2, 0.7]), np.array([0.0, 0.5, 1.0]), x))
+
+
+def interp_fp(x):
+    return np.sum(np.interp(np.array([0.2, 0.7]), np.array([0.0, 0.5, 1.0]), x) ** 2)
+
+
+@pytest.mark.parametrize("f, fp", [(interp_lengths_differ_unread, X),
+                                   (interp_lengths_differ_read, np.ones(4)),
+                                   (interp_lengths_differ_read, np.ones((3, 1)))])
+def test_interp_of_points_and_values_that_do_not_match_raises(f, fp):
+    """s2sad's np.interp (implementations.interp) read ``fp[j]`` past ``xp``'s length
+    without NumPy's checks: a gradient where NumPy raises ValueError (its own message)."""
+    with pytest.raises(ValueError):
+        f(fp)
+    with pytest.raises(ValueError, match="xp and fp must be 1-d, of one length"):
+        s2sad.grad(f)(fp)
+
+
+def test_interp_still_differentiated():
+    np.testing.assert_allclose(s2sad.grad(interp_fp)(X), central(interp_fp, X), rtol=1e-6)
