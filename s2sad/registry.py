@@ -817,7 +817,8 @@ class Facts:
       ``"contract"`` (the axes it sums over differ in length: ``np.dot``),
       ``"sized"`` (an argument with no length: ``len(2.0)``), ``"number"`` (an
       argument not a number: ``float(x)`` of a vector), ``"items"`` (items that are
-      not all numbers: ``sum`` of a list of arrays),
+      not all numbers: ``sum`` of a list of arrays), ``"signature"`` (arguments that do
+      not fit its parameters: freezing a SciPy distribution, ``norm(0.0, 1.0, 2.0)``),
       ``"values"`` (some values or dtypes of numbers: ``np.invert`` of floats; such a
       call stays). ``()``: nothing. None (not declared): an ``"elementwise"``
       rule's calls raise only where they do not broadcast; another's may raise anyhow.

@@ -15,8 +15,9 @@ import re  # noqa: E402
 import pytest  # noqa: E402
 
 # Checked once, on CI's main leg (README's command, the newest NumPy this Python gets),
-# and marked ``slow``: CI's Python 3.10 and 3.12 legs run the rest (``-m "not slow"``),
-# where parsing, errors and NumPy's and SciPy's versions differ. Two kinds of tests:
+# and marked ``slow``: CI's Python 3.10 leg runs the rest (``-m "not slow"``), and 3.12's
+# those of the rest marked ``versions`` (below), where parsing, errors and NumPy's and
+# SciPy's versions differ. Two kinds of tests:
 # - the tables of the other targets (CuPy's stand-in, Dask, numba): every file of theirs;
 # - derivatives of order two and up beyond the rule table's own: the same rules, built by
 #   the same passes as their first derivatives, which every leg checks. The rule table's
@@ -43,6 +44,20 @@ ONCE_TESTS = {  # file -> its test functions checked once
 }
 
 
+# What changes with the library's version or Python's, run on CI's 3.12 leg (NumPy 2.5,
+# the newest SciPy) as ``-m "not slow and versions"``: each rule against NumPy and SciPy
+# (the tables, complex numbers, FFT, zero sizes, casts), the generated source (ast.unparse
+# changes with Python), the messages and tracebacks, the command line, the docs and
+# notebooks, and the fuzz's random programs. The compiler's other tests run on the 3.11
+# leg (all) and the 3.10 leg (not slow): they differ only where Python's syntax does.
+VERSIONED = re.compile(
+    r"test_(operation_table|numpy_\w+|higher_order|issue34_\w+|scipy_\w+|complex\w*|fft|"
+    r"zero_size|casts|runtime_\w+|implementations|linalg_second_order|snapshot|golden\w*|"
+    r"readable\w*|face\w*|errors|error_catalogue|cli|hygiene|api\w*|docs|notebooks|"
+    r"lazy_rules|small_sizes\w*|inserted_axes|shapes_and_ranks|dispatch|custom_rules|forward|"
+    r"gradients|star_forms|source|brackets|fuzz)\.py$")
+
+
 def checked_once(item) -> bool:
     """Whether ``item`` is one of the tests above (the operation table's second
     derivatives, its rows ``op:hess``, too)."""
@@ -60,3 +75,5 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if checked_once(item):
             item.add_marker(pytest.mark.slow)
+        if VERSIONED.match(item.path.name):
+            item.add_marker(pytest.mark.versions)

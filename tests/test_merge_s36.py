@@ -6,14 +6,19 @@
   and the generated code read different values. The fuzz's quick profile drew such a
   program when run after other tests (2.8% refused > 0.5%). Both new cases are refused on
   main; a change between is still refused.
+- A SciPy distribution frozen (``d = norm(mu, s)``), then read only through
+  ``d.logpdf(x)``, kept its unread freezing line (the raise36 pass could not tell that it
+  raises only on arguments that do not fit).
 - ``fixed_shapes`` asks the rule entries which calls make an array of a given shape
   (``shape_from``) or of an argument's (``shaped_like``), not a list of its own.
 """
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import s2sad
+
 from tests.test_higher_order import central_differences
 
 X = np.array([0.3, -0.2, 0.5])
@@ -81,3 +86,27 @@ def test_fixed_shapes_reads_what_makes_a_shape_from_the_rule_entries():
              "g": Kind("array", None, 1)}
     fixed = fixed_shapes(node, kinds, lambda name: {"np": np}[name])
     assert "h" in fixed and "g" not in fixed
+
+
+def frozen_read(x):
+    d = stats.norm(x[0], 2.0)
+    return np.sum(d.logpdf(x))
+
+
+def frozen_unread_too_many(x):
+    d = stats.gamma(1.0, x[0], 2.0, 3.0)  # (gamma takes a, loc, scale: TypeError)
+    return np.sum(x * x)
+
+
+def test_a_frozen_distribution_goes_where_its_arguments_fit_and_stays_where_they_do_not():
+    """Freezing a SciPy distribution raises only where its arguments do not fit its
+    parameters (the rule entry's ``raises=("signature",)``): the frozen call is dropped
+    after ``d.logpdf(x)`` is rewritten, and kept where Python raises."""
+    x = np.array([0.3, -0.4, 1.1])
+    g = s2sad.grad(frozen_read)
+    np.testing.assert_allclose(g(x), central_differences(frozen_read, (x,), 0), rtol=1e-7)
+    assert "norm(" not in g.source_for(x).split("def ")[1].replace("norm.logpdf", "")
+    with pytest.raises(TypeError):
+        frozen_unread_too_many(x)
+    with pytest.raises(TypeError):
+        s2sad.grad(frozen_unread_too_many)(x)

@@ -382,11 +382,13 @@ _CONTINUOUS = (stats.norm, stats.t, stats.chi2, stats.beta, stats.gamma, stats.e
                stats.laplace, stats.logistic, stats.cauchy, stats.lognorm, stats.uniform)
 _DISCRETE = (stats.poisson, stats.binom, stats.nbinom)
 # calling one freezes it: d = norm(mu, s); d.logpdf(x) is norm.logpdf(x, mu, s) (the
-# object holds its arguments, and reads them when its methods are called)
+# object holds its arguments, and reads them when its methods are called). Freezing
+# raises only where the arguments do not fit its parameters (TypeError): shapes that do
+# not broadcast and values out of range raise nothing until a method runs
 deffacts(*_CONTINUOUS, freezes=("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf",
-                                 "isf"), returns_view_of="*")
+                                 "isf"), returns_view_of="*", raises=("signature",))
 deffacts(*_DISCRETE, freezes=("pmf", "logpmf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"),
-         returns_view_of="*")
+         returns_view_of="*", raises=("signature",))
 deffacts(stats.dirichlet, stats.multivariate_normal, freezes=("pdf", "logpdf"),
          returns_view_of="*")
 defresult(*(getattr(d, m) for d in _CONTINUOUS

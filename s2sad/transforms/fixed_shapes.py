@@ -347,7 +347,7 @@ class _Shapes:
                 not node.keywords and args[0].shape:
             return Val((), True, args[0].shape[0])
         facts = registry.facts(f) if not isinstance(f, numpy.ufunc) else None
-        made = facts is not None and facts.shape_from == 0 and f.__module__ == "numpy"
+        made = facts is not None and facts.shape_from == 0 and facts.builds
         like = facts is not None and facts.shaped_like == 0 and facts.allocates == "new"
         if not (made or like or isinstance(f, numpy.ufunc)):
             return TOP

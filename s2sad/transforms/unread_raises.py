@@ -34,6 +34,7 @@ False
 
 from __future__ import annotations
 
+import inspect
 import types
 from typing import Callable
 
@@ -321,6 +322,12 @@ class UnreadRaises:
         keywords = {k.arg: k.value for k in node.keywords}
         if "axis" in raises:
             return self._reduction(args, keywords, "broadcast" in raises)
+        if "signature" in raises:  # (norm(mu, s): arguments that fit its parameters)
+            if not _fits(func, args, keywords):
+                raise _Raises
+            for value in args + list(keywords.values()):
+                self._shape(value)
+            return None
         if "integers" in raises:
             if keywords or not all(self._integer(a) for a in args):
                 raise _Raises
@@ -617,6 +624,16 @@ def checks(function, conditions, raises: UnreadRaises, check: Callable) -> bool:
         function.body.insert(max(at for at, _, _ in places.values()), gast.Expr(call))
         changed = True
     return changed
+
+
+def _fits(func, args: list, keywords: dict) -> bool:
+    """Do ``args`` and ``keywords`` bind to the parameters of ``func``, a SciPy
+    distribution called to freeze it (which binds them as its ``_parse_args`` does)?"""
+    try:
+        inspect.signature(getattr(func, "_parse_args", func)).bind(*args, **keywords)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 class _Shapes:
