@@ -9,13 +9,17 @@ same object. ``inn = o.get()``, the method returning an object its object holds
 ``o.inner``: each read of ``inn`` reads ``o.inner``. Then :mod:`.local_objects` writes
 the objects as variables where they are read (``o.inner(x)``: ``o.inner____call__(x)``).
 
->>> from s2sad.runtime.spectral import axis_tuple   # (def axis_tuple(axis): return (axis,))
->>> tree = gast.parse("def f(x):\\n    return axis_tuple(o.inner)").body[0]
+>>> from s2sad.implementations import operator_neg   # (def operator_neg(a): return -a)
+>>> tree = gast.parse("def f(x):\\n    return operator_neg(o.inner)").body[0]
 >>> holds = lambda node: gast.unparse(node).strip() == "o.inner"
->>> resolve = {"axis_tuple": axis_tuple}.get
+>>> resolve = {"operator_neg": operator_neg}.get
 >>> print(gast.unparse(helpers_inlined(tree, resolve, holds, set())).strip())
 def f(x):
-    return (o.inner,)
+    return -o.inner
+
+A helper with a rule (``custom_vjp``), or handing the object on whole to a call
+(``def solve(rhs): return odeint(rhs, y0, t)``), stays a call: its rule, or the helper's
+own line, is what an error names.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import textwrap
 
 import gast
 
-from .. import trees
+from .. import registry, trees
 
 _SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
            gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)
@@ -48,10 +52,13 @@ def _simple(node) -> bool:
 
 def one_line(func) -> tuple | None:
     """``(parameters, defaults, expression)`` of ``def f(a, b=c): return e`` (a docstring
-    allowed; each default a constant), else None."""
+    allowed; each default a constant), else None. None too where the fact table knows
+    ``f`` (a rule, ``custom_vjp`` included, or facts): the call is its rule's."""
     if not inspect.isfunction(func) or func.__closure__ or \
             func.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE):
         return None
+    if registry.lookup(func) is not None or registry.facts(func) is not None:
+        return None  # (sampled(m.of, x) of a custom_vjp: its rule refuses m.of at the line)
     try:
         tree = gast.parse(textwrap.dedent(inspect.getsource(func))).body[0]
     except (OSError, TypeError, SyntaxError, IndexError):
@@ -114,6 +121,11 @@ def _inlined(call, resolve, holds, local):
                                        n.id, getattr(builtins, n.id, _ABSENT)))
             for n in names):
         return None  # (a parameter not read, or a name meaning something else here)
+    if any(isinstance(n, gast.Call) and any(
+            isinstance(a, gast.Name) and a.id in given and holds(given[a.id])
+            for a in [*n.args, *(k.value for k in n.keywords)])
+           for n in trees.walk(value)):
+        return None  # (odeint(rhs, y0, t): handed on whole, refused at the helper's line)
     value = trees.clone(value)
 
     class _Given(trees.Transformer):
