@@ -202,7 +202,7 @@ def interp(x, xp, fp, left=None, right=None):
         y = np.where(x > xp[n - 1], right, y)
     # NumPy's ValueError where xp and fp do not match, read or not (no points: IndexError)
     if np.ndim(xp) != 1 or np.shape(fp) != np.shape(xp):
-        raise ValueError("np.interp: xp and fp must be 1-d, of one length")
+        raise ValueError("interp: xp and fp must be 1-d, of one length")
     return y
 
 
