@@ -9,18 +9,9 @@ import numpy as np
 import pytest
 
 import s2sad
+from tests.test_aliasing_s36 import central
 
 X = np.array([0.5, 1.5, -2.0])
-
-
-def central(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        g[i] = (np.sum(f(up)) - np.sum(f(down))) / (2 * eps)
-    return g
 
 
 # --- a helper storing into an item of its list's item ----------------------------------------
