@@ -439,6 +439,42 @@ def breaks_own_loop(block: list) -> bool:
     return False
 
 
+def statements_in_order(stmts: list, loops: tuple = ()):
+    """Each statement of ``stmts`` and of the ``if``, ``for`` and ``while`` blocks in them,
+    in the order Python reads them (pre-order), with the ids of the loops around it (a
+    loop's ``else`` block is not in the loop); other compound statements are not entered.
+    With :func:`header`, what a pass reads of each in turn.
+
+    >>> import gast
+    >>> tree = gast.parse("for i in n:\\n    if i:\\n        a = 1\\nelse:\\n    b = 2")
+    >>> [(type(s).__name__, len(loops)) for s, loops in statements_in_order(tree.body)]
+    [('For', 0), ('If', 1), ('Assign', 1), ('Assign', 0)]
+    """
+    for stmt in stmts:
+        yield stmt, loops
+        if isinstance(stmt, (gast.For, gast.While)):
+            yield from statements_in_order(stmt.body, loops + (id(stmt),))
+            yield from statements_in_order(stmt.orelse, loops)
+        elif isinstance(stmt, gast.If):
+            yield from statements_in_order(stmt.body, loops)
+            yield from statements_in_order(stmt.orelse, loops)
+
+
+def header(stmt) -> list:
+    """What ``stmt`` itself reads before its blocks: an ``if``'s or a ``while``'s test, a
+    ``for``'s iterable; any other statement whole.
+
+    >>> import gast
+    >>> [type(p).__name__ for p in header(gast.parse("while x > 0:\\n    x = x - 1").body[0])]
+    ['Compare']
+    """
+    if isinstance(stmt, (gast.If, gast.While)):
+        return [stmt.test]
+    if isinstance(stmt, gast.For):
+        return [stmt.iter]
+    return [stmt]
+
+
 def blocks(stmts: list) -> list:
     """``stmts`` and every block of statements nested in them (bodies, ``else`` blocks,
     handlers...), outer first: the lists themselves, which a pass may change in place.

@@ -664,35 +664,23 @@ def refuse_read_back(tree, source, varied: set, kinds: dict | None = None,
         isinstance(stmt.value.args[0], gast.Name) and stmt.value.args[0].id in varied
         for stmt in trees.walk(tree)) else (lambda call: False)
 
-    def walk(stmts, loops):
-        for stmt in stmts:
-            order[id(stmt)] = len(order)
-            if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
-                    isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in helpers:
-                stores.append((stmt, len(order), loops))
-                continue
-            targets = set(statement_parts(stmt)[0]) if not isinstance(
-                stmt, (gast.If, gast.For, gast.While)) else None
-            for node in trees.walk(stmt) if not isinstance(
-                    stmt, (gast.If, gast.For, gast.While)) else \
-                    [n for part in ([stmt.test] if hasattr(stmt, "test") else [stmt.iter])
-                     for n in trees.walk(part)]:
-                if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
-                    reads.append((node.attr, len(order), loops))
-                    loads.append((node.attr, targets))  # (read by the output, or a test?)
-                if isinstance(node, gast.Name) and node.id == "getattr":
-                    reads.append(("*", len(order), loops))
-                if isinstance(node, gast.Call) and \
-                        not _reads_no_attribute(source, node.func) and reach(node):
-                    reads.append(("*", len(order), loops))  # (an object given to a call)
-            if isinstance(stmt, (gast.For, gast.While)):
-                walk(stmt.body, loops + (id(stmt),))
-                walk(stmt.orelse, loops)
-            elif isinstance(stmt, gast.If):
-                walk(stmt.body, loops)
-                walk(stmt.orelse, loops)
-
-    walk(tree.body, ())
+    for stmt, loops in trees.statements_in_order(tree.body):
+        order[id(stmt)] = len(order)
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+                isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in helpers:
+            stores.append((stmt, len(order), loops))
+            continue
+        targets = set(statement_parts(stmt)[0]) if not isinstance(
+            stmt, (gast.If, gast.For, gast.While)) else None
+        for node in (n for part in trees.header(stmt) for n in trees.walk(part)):
+            if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
+                reads.append((node.attr, len(order), loops))
+                loads.append((node.attr, targets))  # (read by the output, or a test?)
+            if isinstance(node, gast.Name) and node.id == "getattr":
+                reads.append(("*", len(order), loops))
+            if isinstance(node, gast.Call) and \
+                    not _reads_no_attribute(source, node.func) and reach(node):
+                reads.append(("*", len(order), loops))  # (an object given to a call)
     steer = set(useful) | {n.id for stmt in trees.walk(tree)
                            if isinstance(stmt, (gast.If, gast.While))
                            for n in trees.walk(stmt.test) if isinstance(n, gast.Name)}
@@ -1028,52 +1016,41 @@ def shared_changes(tree, source) -> tuple[list, list, dict]:
         return [], [], names
     changes, reads, order = [], [], {}
 
-    def walk(stmts, loops):
-        for stmt in stmts:
-            order[id(stmt)] = at = len(order)
-            own = set()  # (the receiver of a change whose result is dropped: no read)
-            if isinstance(stmt, (gast.Expr, gast.Assign)) and isinstance(stmt.value, gast.Call):
-                call = stmt.value
-                func = call.func
-                if isinstance(func, gast.Attribute) and _state_root(func.value) is not None:
-                    root = _state_root(func.value)
-                    if holds(root) is not None:
-                        value = None
-                        if isinstance(func.value, gast.Name) and root not in mine:
-                            value = _peek(source, root)
-                        if not _keeps_its_state(func.attr, value):
-                            changes.append((stmt, holds(root), list(call.args) + [
-                                k.value for k in call.keywords], at, loops))
-                            if isinstance(stmt, gast.Expr) and isinstance(func.value, gast.Name):
-                                own.add(id(func.value))
-                for arg in call.args:  # (next(IT): an iterator's state, changed and read)
-                    if isinstance(arg, gast.Name) and holds(arg.id) is not None and \
-                            arg.id not in mine and hasattr(_peek(source, arg.id), "__next__"):
-                        changes.append((stmt, holds(arg.id), [], at, loops))
-            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
-                root = _state_root(stmt.targets[0])
-                if root is not None and holds(root) is not None:
-                    changes.append((stmt, holds(root), [stmt.value], at, loops))
-            if isinstance(stmt, gast.For) and isinstance(stmt.iter, gast.Name) and \
-                    holds(stmt.iter.id) is not None and stmt.iter.id not in mine and \
-                    hasattr(_peek(source, stmt.iter.id), "__next__"):
-                changes.append((stmt, holds(stmt.iter.id), [], at, loops))
-            alias = stmt in aliases and stmt.targets[0].id in held
-            parts = [stmt] if not isinstance(stmt, (gast.If, gast.For, gast.While)) else \
-                [stmt.test] if hasattr(stmt, "test") else [stmt.iter]
-            for part in parts:
-                for node in trees.walk(part):
-                    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
-                            id(node) not in own and not alias and holds(node.id) is not None:
-                        reads.append((holds(node.id), at, loops))
-            if isinstance(stmt, (gast.For, gast.While)):
-                walk(stmt.body, loops + (id(stmt),))
-                walk(stmt.orelse, loops)
-            elif isinstance(stmt, gast.If):
-                walk(stmt.body, loops)
-                walk(stmt.orelse, loops)
-
-    walk(tree.body, ())
+    for stmt, loops in trees.statements_in_order(tree.body):
+        order[id(stmt)] = at = len(order)
+        own = set()  # (the receiver of a change whose result is dropped: no read)
+        if isinstance(stmt, (gast.Expr, gast.Assign)) and isinstance(stmt.value, gast.Call):
+            call = stmt.value
+            func = call.func
+            if isinstance(func, gast.Attribute) and _state_root(func.value) is not None:
+                root = _state_root(func.value)
+                if holds(root) is not None:
+                    value = None
+                    if isinstance(func.value, gast.Name) and root not in mine:
+                        value = _peek(source, root)
+                    if not _keeps_its_state(func.attr, value):
+                        changes.append((stmt, holds(root), list(call.args) + [
+                            k.value for k in call.keywords], at, loops))
+                        if isinstance(stmt, gast.Expr) and isinstance(func.value, gast.Name):
+                            own.add(id(func.value))
+            for arg in call.args:  # (next(IT): an iterator's state, changed and read)
+                if isinstance(arg, gast.Name) and holds(arg.id) is not None and \
+                        arg.id not in mine and hasattr(_peek(source, arg.id), "__next__"):
+                    changes.append((stmt, holds(arg.id), [], at, loops))
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+            root = _state_root(stmt.targets[0])
+            if root is not None and holds(root) is not None:
+                changes.append((stmt, holds(root), [stmt.value], at, loops))
+        if isinstance(stmt, gast.For) and isinstance(stmt.iter, gast.Name) and \
+                holds(stmt.iter.id) is not None and stmt.iter.id not in mine and \
+                hasattr(_peek(source, stmt.iter.id), "__next__"):
+            changes.append((stmt, holds(stmt.iter.id), [], at, loops))
+        alias = stmt in aliases and stmt.targets[0].id in held
+        for part in trees.header(stmt):
+            for node in trees.walk(part):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                        id(node) not in own and not alias and holds(node.id) is not None:
+                    reads.append((holds(node.id), at, loops))
     return changes, reads, names
 
 

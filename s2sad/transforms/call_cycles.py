@@ -220,28 +220,15 @@ def refuse_changes_read_by_recursion(tree, source, kinds: dict | None = None,
         return
     calls, changes = [], []  # (call, order, loops); (statement, order, loops)
 
-    def walk(stmts, loops):
-        for stmt in stmts:
-            if isinstance(stmt, (gast.For, gast.While, gast.If)):
-                parts = [stmt.test] if hasattr(stmt, "test") else [stmt.iter]
-            else:
-                parts = [stmt]
-            for node in (n for part in parts for n in trees.walk(part)):
-                if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
-                        node.func.id in recursions:
-                    calls.append((node, len(calls) + len(changes), loops))
-            if id(stmt) in shared_ids or isinstance(stmt, gast.Expr) and \
-                    isinstance(stmt.value, gast.Call) and \
-                    isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in effects:
-                changes.append((stmt, len(calls) + len(changes), loops))
-            if isinstance(stmt, (gast.For, gast.While)):
-                walk(stmt.body, loops + (id(stmt),))
-                walk(stmt.orelse, loops)
-            elif isinstance(stmt, gast.If):
-                walk(stmt.body, loops)
-                walk(stmt.orelse, loops)
-
-    walk(tree.body, ())
+    for stmt, loops in trees.statements_in_order(tree.body):
+        for node in (n for part in trees.header(stmt) for n in trees.walk(part)):
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                    node.func.id in recursions:
+                calls.append((node, len(calls) + len(changes), loops))
+        if id(stmt) in shared_ids or isinstance(stmt, gast.Expr) and \
+                isinstance(stmt.value, gast.Call) and \
+                isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in effects:
+            changes.append((stmt, len(calls) + len(changes), loops))
     later = [(stmt, [call for call, at, call_loops in calls
                      if at < order or set(loops) & set(call_loops)])
              for stmt, order, loops in changes]
