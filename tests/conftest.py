@@ -77,3 +77,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         if VERSIONED.match(item.path.name):
             item.add_marker(pytest.mark.versions)
+
+
+NUMBA_FILES = re.compile(r"test_numba\w*\.py$")
+
+
+@pytest.fixture(autouse=True)
+def kernel_cache(request, monkeypatch):
+    """In the numba target's test files, kernels are written to (and numba caches them in)
+    a directory of the test's own, so one test never reads another's compiled kernel."""
+    if not NUMBA_FILES.match(request.path.name):
+        return None
+    path = request.getfixturevalue("tmp_path")
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(path))
+    return path

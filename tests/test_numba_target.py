@@ -23,13 +23,6 @@ from tests.test_higher_order import central_differences
 numba = pytest.importorskip("numba")
 
 
-@pytest.fixture(autouse=True)
-def kernel_cache(tmp_path, monkeypatch):
-    """Kernels are written to (and numba caches them in) a directory of the test's own."""
-    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
-    return tmp_path
-
-
 # --- the workloads ------------------------------------------------------------------------
 
 
@@ -321,7 +314,6 @@ def makes_a_list(x):
 
 def reads_an_attribute(x, box):
     return x * box.w
-
 
 
 def helper_with_a_dict(v):

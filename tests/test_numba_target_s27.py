@@ -20,13 +20,6 @@ numba = pytest.importorskip("numba")
 from tests.test_numba_target import speelpenning  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def kernel_cache(tmp_path, monkeypatch):
-    """Kernels are written to (and numba caches them in) a directory of the test's own."""
-    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
-    return tmp_path
-
-
 def check(f, args, wrt=0, rtol=1e-6):
     """The numba gradient: the NumPy target's, and central differences'."""
     got = s2sad.grad(f, wrt, target="numba")(*args)

@@ -19,8 +19,6 @@ from tests.test_higher_order import central_differences
 
 numba = pytest.importorskip("numba")
 
-from tests.test_numba_target_s27 import kernel_cache  # noqa: E402,F401 (autouse)
-
 
 def check(f, args, wrt=0, rtol=1e-6):
     """The numba gradient: the NumPy target's (to rounding), and central differences'."""

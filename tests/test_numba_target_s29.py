@@ -18,7 +18,6 @@ from tests.test_numba_target_s27 import check
 
 numba = pytest.importorskip("numba")
 
-from tests.test_numba_target_s27 import kernel_cache  # noqa: E402,F401 (autouse)
 
 _rng = np.random.default_rng(29)
 

@@ -20,7 +20,6 @@ from tests.test_numba_target_s27 import check
 
 numba = pytest.importorskip("numba")
 
-from tests.test_numba_target_s27 import kernel_cache  # noqa: E402,F401 (autouse)
 from tests.test_numba_target_s27 import particles  # noqa: E402 (15 steps of the benchmark's)
 
 _rng = np.random.default_rng(30)

@@ -25,12 +25,6 @@ from tests.test_higher_order import central_differences
 numba = pytest.importorskip("numba")
 
 
-@pytest.fixture(autouse=True)
-def kernel_cache(tmp_path, monkeypatch):
-    """Kernels are written to (and numba caches them in) a directory of the test's own."""
-    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
-
-
 def elementwise(x):
     return np.sum(np.tanh(x) * np.exp(-0.5 * x * x) + np.log(1.0 + x * x))
 

@@ -29,12 +29,6 @@ except ImportError:   # (the numba target's cases are skipped without it)
     TARGETS = ["numpy", pytest.param("numba", marks=pytest.mark.skip("numba not installed"))]
 
 
-@pytest.fixture(autouse=True)
-def kernel_cache(tmp_path, monkeypatch):
-    """Kernels are written to (and numba caches them in) a directory of the test's own."""
-    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
-
-
 # --- shapes fixed across the passes: no tape of them -----------------------------------
 
 
