@@ -771,6 +771,28 @@ def _state_root(node):
             return node.id if isinstance(node, gast.Name) else None
 
 
+def _new_array_of(value, source, mine: set) -> bool:
+    """Is ``value`` a call of a method of a module's or closure's array that returns a new
+    array, never the array's memory (``G0.astype(float)``, ``G0.copy()``; not
+    ``G0.reshape(3, 1)``, a view, nor ``G0.astype(float, copy=False)``)? By the method's
+    facts."""
+    if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and
+            isinstance(value.func.value, gast.Name) and value.func.value.id not in mine):
+        return False
+    holder = _peek_or_none(source, value.func.value.id)
+    if not isinstance(holder, np.ndarray):
+        return False
+    method = getattr(np.ndarray, value.func.attr, None)
+    facts = registry.facts(method) if method is not None else None
+    if facts is None or registry.lookup(method) is None or facts.returns_view_of or \
+            facts.mutates or facts.hidden_state:
+        return False
+    if facts.uncopied_view_of:  # (astype: a new array unless copy= says otherwise)
+        return not any(k.arg in ("copy", None) for k in value.keywords) and \
+            len(value.args) <= 1
+    return True
+
+
 def _keeps_its_state(method: str, holder) -> bool:
     """Does calling ``method`` of ``holder`` (the value, or None where only the kinds could
     tell) leave it as it was? By the method's facts (``list.append`` mutates its first
@@ -1004,6 +1026,8 @@ def shared_changes(tree, source) -> tuple[list, list, dict]:
         grown = False
         for stmt in aliases:
             name, root = stmt.targets[0].id, _state_root(stmt.value)
+            if root is not None and _new_array_of(stmt.value, source, mine):
+                root = None  # (s = G0.astype(float): a new array, not G0's memory)
             if root is None and isinstance(stmt.value, gast.Call) and \
                     isinstance(stmt.value.func, gast.Name):  # (r = Reg(): r.add(v) may
                 root = stmt.value.func.id                    # change Reg.items)

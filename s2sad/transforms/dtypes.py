@@ -36,7 +36,7 @@ import gast
 
 from .. import registry, trees
 from ..backends import ARRAY_TAGS, numpy_module
-from .resolve import cast_kind, static_value
+from .resolve import cast_kind, receiver_first, static_value
 
 UNKNOWN = ("?", "?")
 _BOTTOM = None  # (not yet known: the fixed point starts there)
@@ -396,6 +396,7 @@ def _call(value, env, source, local_names):
         return ("i", "s")
     if facts.number and not value.keywords:  # len(xs), float(v): a Python number
         return (facts.number, "n")
+    target, args = receiver_first(target, value)
     rule = registry.lookup(target)
     if rule is None:
         return UNKNOWN
@@ -408,11 +409,11 @@ def _call(value, env, source, local_names):
     if isinstance(rule.result, str):
         return ("i" if rule.result in "ib" else "f", holder)
     if rule.result is not None:
-        operands = registry.result_arguments(rule, list(value.args), keywords)
+        operands = registry.result_arguments(rule, args, keywords)
         if operands is None:
             return ("?", holder)
     else:  # no fact: a float argument makes floats (np.exp); else unknown
-        operands = list(value.args) + list(keywords.values())
+        operands = args + list(keywords.values())
     parts = [_category(a, env, source, local_names) for a in operands]
     if _BOTTOM in parts:
         return _BOTTOM

@@ -564,6 +564,27 @@ def _with_rule(rule, operands, keywords, name) -> Op:
     return Op("call", operands, rule, keywords, name)
 
 
+def receiver_first(target, call):
+    """``(function, args)`` of a call of a method bound to an array the function does not
+    name (``G0.astype(float)``, ``G0`` a module's array): the class's method, the array first
+    (``np.ndarray.astype(G0, float)``), whose rule reads its arguments that way. Else
+    ``(target, call.args)``.
+
+    >>> import gast, numpy as np
+    >>> call = gast.parse("G0.astype(float)").body[0].value
+    >>> func, args = receiver_first(np.ones(2).astype, call)
+    >>> func is np.ndarray.astype, [gast.unparse(a).strip() for a in args]
+    (True, ['G0', 'float'])
+    """
+    owner = getattr(target, "__self__", None)
+    if isinstance(owner, (np.ndarray, np.generic)) and isinstance(call.func, gast.Attribute) \
+            and registry.lookup(target) is None:
+        unbound = getattr(type(owner), call.func.attr, None)
+        if unbound is not None and registry.lookup(unbound) is not None:
+            return unbound, [call.func.value] + list(call.args)
+    return target, list(call.args)
+
+
 def cast_kind(value, source: FunctionSource, local_names: set[str]) -> str | None:
     """The kind (NumPy's ``dtype.kind``) of the dtype a call's dtype argument sets (see
     ``Rule.dtype``): None where the call sets none, ``"?"`` where s2sad cannot read it
@@ -584,10 +605,11 @@ def cast_kind(value, source: FunctionSource, local_names: set[str]) -> str | Non
         target = static_value(value.func, source, local_names)
     except KeyError:
         return None
+    target, args = receiver_first(target, value)
     rule = registry.lookup(target)
     if rule is None or rule.dtype is None:
         return None
-    node = registry.dtype_argument(rule, list(value.args),
+    node = registry.dtype_argument(rule, args,
                                    {k.arg: k.value for k in value.keywords})
     if isinstance(node, gast.Name) and node.id in local_names:  # (dtype = None, inlined)
         node = source.constants.get(node.id, node)
