@@ -47,7 +47,7 @@ from ..runtime import (check_distinct, check_flat, view_axes, view_index, view_s
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.structures import (added_to, check_zip_lengths, item_or_missing,
                                   object_sensitivity, plus_part, restore_item, try_caught,
-                                  zip_lengths)
+                                  try_steps, zip_lengths)
 from ..runtime.higher import plus_part_adjoint
 from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
@@ -169,7 +169,7 @@ nondifferentiable(check_flat)  # (a statement before `t[i] = v` for `y.flat[i] =
 nondifferentiable(check_number)  # (a statement before `v /= c` where v may be an array)
 nondifferentiable(check_distinct)  # (a statement before an object's deep copy: .local_objects)
 nondifferentiable(check_zip_lengths, zip_lengths)  # (zip(..., strict=True): lengths)
-nondifferentiable(try_caught)  # (which block of a `try` runs: a position)
+nondifferentiable(try_caught, try_steps)  # (which block of a `try` runs: a position)
 nondifferentiable(check_no_function)  # (a function given where a rule has no derivative)
 nondifferentiable(view_index, view_shape, view_axes)  # (a write through a view: .view_writes)
 nondifferentiable(raveled_in_place)  # (y.T.ravel(): a view or a copy, .view_writes)

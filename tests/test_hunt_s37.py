@@ -1,0 +1,127 @@
+"""Session 37's soundness hunt: functions where s2sad gave a wrong value or gradient
+without raising. Each is checked against float64 central differences, or against the
+refusal it now gets at the user's line.
+
+On main (045ed3c): test_try_keeps_what_ran_before_the_raise fails 3 of 3 (value and
+gradient of the handler path left out the statements that ran), and
+test_try_half_changed_name_is_refused 1 of 2 (nested unpacking: a wrong value).
+"""
+import numpy as np
+import pytest
+
+import s2sad
+
+X = np.array([0.3, 1.2, 2.0])
+
+
+def central(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g
+
+
+def check(f, x):
+    value, grad = s2sad.value_and_grad(f)(x.copy())
+    np.testing.assert_allclose(value, f(x.copy()), rtol=1e-12)
+    np.testing.assert_allclose(grad, central(f, x), rtol=1e-6, atol=1e-8)
+
+
+# --- try: the statements that ran before the one that raised keep their values ---------
+
+def doubled_then_out_of_range(x):
+    y = x[0]
+    try:
+        y = y * 2
+        z = x[7]  # (IndexError: y stays doubled)
+    except IndexError:
+        pass
+    return y * x[1]
+
+
+def two_ran_then_index(x):
+    a = x[0]
+    b = x[1]
+    try:
+        a = a * b
+        b = a + b
+        c = [1.0][int(x[2])]  # (x[2] = 2.0: IndexError after a and b changed)
+    except IndexError:
+        c = 0.0
+    return a * b + c
+
+
+def factor_then_singular_solve(x):
+    m = np.outer(x[:2], [1.0, 0.0])  # (a column of zeros: singular)
+    try:
+        scale = np.sum(m) * x[2]
+        v = np.linalg.solve(m, x[1:])
+    except np.linalg.LinAlgError:
+        v = x[1:] * scale
+    return np.sum(v ** 2)
+
+
+@pytest.mark.parametrize("f", [doubled_then_out_of_range, two_ran_then_index,
+                               factor_then_singular_solve],
+                         ids=lambda f: f.__name__)
+def test_try_keeps_what_ran_before_the_raise(f):
+    check(f, X)
+
+
+def nothing_raised_in_two_statements(x):
+    try:
+        y = x[0] * 2
+        z = x[1] * y
+    except IndexError:
+        z = 0.0
+    return z * x[2]
+
+
+def test_try_of_two_statements_that_raise_nothing():
+    check(nothing_raised_in_two_statements, X)
+
+
+def nested_unpacking_fails(x):
+    a = x[0]
+    try:
+        a, (b, c) = x[1] * 2, (x[2],)  # (a stored, then the inner unpacking fails)
+    except ValueError:
+        pass
+    return a
+
+
+def loop_stopped_partway(x):
+    s = 0.0
+    try:
+        for i in range(4):
+            s = s + x[i] * 2  # (x[3]: IndexError, s holds three terms)
+    except IndexError:
+        pass
+    return s
+
+
+@pytest.mark.parametrize("f, line", [(nested_unpacking_fails, "a, (b, c) = "),
+                                     (loop_stopped_partway, "s = s + x[i]")],
+                         ids=["nested_unpacking", "loop"])
+def test_try_half_changed_name_is_refused(f, line):
+    with pytest.raises(s2sad.S2sadError) as info:
+        s2sad.grad(f)(X.copy())
+    text = str(info.value)
+    assert "half-changed" in text or "used before it is assigned" in text
+    if "half-changed" in text:
+        assert "test_hunt_s37.py" in text
+
+
+def handler_assigns_it_first(x):
+    a = x[0]
+    try:
+        a, (b, c) = x[1] * 2, (x[2],)
+    except ValueError:
+        a = x[2] * 5
+    return a
+
+
+def test_half_changed_name_assigned_first_in_the_handler():
+    check(handler_assigns_it_first, X)
