@@ -2,10 +2,11 @@
 without raising. Each is checked against float64 central differences, or against the
 refusal it now gets at the user's line.
 
-On main (045ed3c), 10 of 13 fail: test_try_keeps_what_ran_before_the_raise 3 of 3 (the
+On main (045ed3c), 16 of 21 fail: test_try_keeps_what_ran_before_the_raise 3 of 3 (the
 handler's path left out the statements that ran: value and gradient wrong),
-test_try_half_changed_name_is_refused 1 of 2 (nested unpacking: a wrong value), and
-the 6 stand-in tests (0-d arrays where NumPy gives numbers; the in-place one refused).
+test_try_half_changed_name_is_refused 1 of 2 (nested unpacking: a wrong value), the
+6 stand-in tests (0-d arrays where NumPy gives numbers; the in-place one refused), and
+test_in_place_update_raises_as_numpy 6 of 6 (a gradient where Python raises).
 """
 import numpy as np
 import pytest
@@ -181,3 +182,74 @@ def test_a_stand_in_gives_numpys_type():
 
 def lambda_free_quantile(x):
     return np.quantile(x, 0.3)
+
+
+# --- `x += e` on an array: NumPy's in-place update keeps x's dtype and shape, or raises ----
+# (s2sad wrote it `x = x + e`, a new value: a float into an integer array, or a result
+# larger than x, gave a gradient where Python raises)
+
+def counts_plus_weights(x):
+    a = np.arange(3)
+    a += x  # (UFuncTypeError: float64 into int64)
+    return np.sum(a)
+
+
+def counts_halved(x):
+    a = np.arange(3)
+    a /= 2  # (true division into integers)
+    return np.sum(a * x)
+
+
+def mask_incremented(x):
+    m = x > 0
+    m += 1  # (int64 into bool)
+    return np.sum(m * x)
+
+
+def integer_slice_plus(x):
+    a = np.arange(3)
+    a[:2] += x[:2]  # (the slice, a view, updated in place: raises)
+    return np.sum(a * x)
+
+
+def accumulator_too_small(x):
+    total = np.zeros(1)
+    total += x  # (ValueError: non-broadcastable output operand)
+    return np.sum(total)
+
+
+def accumulator_grows(x):
+    a = np.zeros(3)
+    a *= x.reshape(3, 1)
+    return np.sum(a)
+
+
+@pytest.mark.parametrize("f", [counts_plus_weights, counts_halved, mask_incremented,
+                               integer_slice_plus, accumulator_too_small, accumulator_grows],
+                         ids=lambda f: f.__name__)
+def test_in_place_update_raises_as_numpy(f):
+    with pytest.raises((TypeError, ValueError)) as python:
+        f(X.copy())
+    with pytest.raises(type(python.value)) as ours:
+        s2sad.grad(f)(X.copy())
+    assert str(ours.value).split("\ns2sad: ")[0] == str(python.value)
+
+
+def integer_counts_plus_integers(x):
+    a = np.arange(3)
+    a += np.array([1, 2, 3])  # (integers into integers: fine)
+    a[1:] *= 2
+    return np.sum(a * x)
+
+
+def float_accumulator(x):
+    total = np.zeros(3)
+    total += x * x
+    total[1:] -= x[:2]
+    return np.sum(total * x)
+
+
+@pytest.mark.parametrize("f", [integer_counts_plus_integers, float_accumulator],
+                         ids=lambda f: f.__name__)
+def test_in_place_updates_numpy_allows(f):
+    check(f, X)

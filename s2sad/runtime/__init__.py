@@ -92,7 +92,7 @@ from .arrays import (  # noqa: F401
     full_widths,
 )
 from .elementwise import (  # noqa: F401
-    cast_like, check_real_power, check_number, check_no_function, check_distinct, check_flat, scaled_power, quotient,
+    cast_like, check_real_power, check_in_place, check_number, check_no_function, check_distinct, check_flat, scaled_power, quotient,
     gap_quotient, clip_grad, unchanged_call, hypot_of,
     hypot_grad, dot_items, fsum_of,
 )
