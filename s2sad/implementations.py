@@ -203,7 +203,7 @@ def interp(x, xp, fp, left=None, right=None):
     # NumPy's ValueError where xp and fp do not match, read or not (no points: IndexError)
     if np.ndim(xp) != 1 or np.shape(fp) != np.shape(xp):
         raise ValueError("interp: xp and fp must be 1-d, of one length")
-    return y
+    return y[()]  # (a NumPy number for a number x, as NumPy's: np.where gives 0-d arrays)
 
 
 def polyval(p, x):
@@ -345,7 +345,7 @@ def nanstd(a, axis=None, ddof=0, keepdims=False):
     # rule gives (the square root's slope is infinite there); NaN stays NaN
     var = np.nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims)
     positive = var > 0.0
-    return np.where(positive, np.sqrt(np.where(positive, var, 1.0)), var * 0.0)
+    return np.where(positive, np.sqrt(np.where(positive, var, 1.0)), var * 0.0)[()]
 
 
 def append(arr, values, axis=None):
@@ -457,7 +457,7 @@ def quantile(a, q, axis=None, keepdims=False):
         return np.reshape(result, np.shape(q) + (1,) * np.ndim(a))
     if keepdims:
         return np.expand_dims(result, axis + np.ndim(q) if axis >= 0 else axis)
-    return result
+    return result[()]  # (a NumPy number for one quantile of all values, as NumPy's)
 
 
 def percentile(a, q, axis=None, keepdims=False):

@@ -29,7 +29,7 @@ from .pass_manager import (ALL, Condition, FixedPoint, PassManager, Stages, Step
                            check, rewritten, transform)
 from .errors import DifferentiationError
 from .located import moved_lines, statement_lines
-from .runtime import cast_like, check_number, check_real_power, unchanged_call
+from .runtime import cast_like, check_in_place, check_number, check_real_power, unchanged_call
 from .runtime.budget import check_stack, checked_passes
 from .runtime.dask_compat import fused
 from .runtime.gradients import fresh_gradient
@@ -64,7 +64,7 @@ from .transforms.list_pops import ListPops
 from .transforms.kinds import (ANY, Kind, from_descriptor, infer_kinds, object_members,
                                object_roots)
 from .transforms.nan_check import NanCheck
-from .transforms.number_checks import check_before
+from .transforms.number_checks import check_before, check_updates
 from .transforms.py_floats import PythonFloats
 from .transforms.complex_values import holds_complex, rebound_names, rebound_sums
 from .transforms.normalize import (Normalize, argument_descriptors, argument_objects,
@@ -568,8 +568,8 @@ def refuse_array_stores(build: Build, kinds: dict) -> bool:
     return False
 
 
-@transform(needs=(kinds,), keeps=ALL)
-def refuse_updates(build: Build, kinds: dict) -> bool:
+@transform(needs=(kinds, local_names), keeps=ALL)
+def refuse_updates(build: Build, kinds: dict, local_names: set) -> bool:
     """Alias analysis: ``x += e`` on a value shared with another name or the caller's
     argument, and ``ys[1:] = v`` on a list, refused where the kinds say they change the
     caller's values; where they cannot say whether ``x`` is a number, a check at run time
@@ -598,6 +598,12 @@ def refuse_updates(build: Build, kinds: dict) -> bool:
         if kinds.get(name, ANY).tag == "list":
             raise error
     _refuse_arithmetic_on_dicts(build.tree, kinds, build.source)
+    if normalizer.in_place:  # `x += e` on an array: NumPy's dtype and shape, or its error
+        from .transforms.dtypes import dtype_kinds
+        floats = {name for name, category in dtype_kinds(
+            build.tree, build.source, local_names).items() if category and category[0] == "f"}
+        changed |= check_updates(build.tree, normalizer.in_place, kinds, floats, zero_d,
+                                 build.imports.helper(check_in_place))
     return changed
 
 

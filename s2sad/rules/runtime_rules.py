@@ -36,7 +36,7 @@ import numpy as np
 
 from ..registry import (deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_function)
-from ..runtime import (check_distinct, check_flat, view_axes, view_index, view_shape, raveled_in_place, add_sens, array_grad, as_gradient, broadcast_shape, cast_like, check_number,
+from ..runtime import (check_distinct, check_flat, view_axes, view_index, view_shape, raveled_in_place, add_sens, array_grad, as_gradient, broadcast_shape, cast_like, check_in_place, check_number,
                        check_no_function, check_real_power, checked_cross_vector, checked_quantiles,
                        expand_reduced,
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
@@ -47,7 +47,7 @@ from ..runtime import (check_distinct, check_flat, view_axes, view_index, view_s
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.structures import (added_to, check_zip_lengths, item_or_missing,
                                   object_sensitivity, plus_part, restore_item, try_caught,
-                                  zip_lengths)
+                                  try_steps, zip_lengths)
 from ..runtime.higher import plus_part_adjoint
 from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
@@ -167,9 +167,10 @@ nondifferentiable(bool, shape="scalar")  # `if cond:` on a value read back from 
 nondifferentiable(check_real_power)  # (a statement before a power of a Python number)
 nondifferentiable(check_flat)  # (a statement before `t[i] = v` for `y.flat[i] = v`: .view_writes)
 nondifferentiable(check_number)  # (a statement before `v /= c` where v may be an array)
+nondifferentiable(check_in_place)  # (a statement before `v += e`: NumPy's dtype and shape)
 nondifferentiable(check_distinct)  # (a statement before an object's deep copy: .local_objects)
 nondifferentiable(check_zip_lengths, zip_lengths)  # (zip(..., strict=True): lengths)
-nondifferentiable(try_caught)  # (which block of a `try` runs: a position)
+nondifferentiable(try_caught, try_steps)  # (which block of a `try` runs: a position)
 nondifferentiable(check_no_function)  # (a function given where a rule has no derivative)
 nondifferentiable(view_index, view_shape, view_axes)  # (a write through a view: .view_writes)
 nondifferentiable(raveled_in_place)  # (y.T.ravel(): a view or a copy, .view_writes)

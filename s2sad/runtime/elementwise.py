@@ -125,6 +125,27 @@ def check_flat(value, items, construct: str, hint: str) -> None:
         hint=hint)
 
 
+def check_in_place(target, value, op: str) -> None:
+    """Raise NumPy's error where ``target op= value`` fails on the array ``target``
+    (s2sad writes it ``target = target op value``): a result of another kind than its
+    dtype's (a float into integers), or of a larger shape. ``op``: the ``operator``
+    module's name of the update (``iadd``). A number is rebound: nothing to check.
+
+    >>> check_in_place(np.zeros(2), np.ones(2), "iadd")
+    >>> check_in_place(np.arange(2), 1.5, "iadd")
+    Traceback (most recent call last):
+    ...
+    numpy._core._exceptions._UFuncOutputCastingError: Cannot cast ufunc 'add' output from dtype('float64') to dtype('int64') with casting rule 'same_kind'
+    >>> check_in_place(np.zeros(1), np.ones(3), "imul")
+    Traceback (most recent call last):
+    ...
+    ValueError: non-broadcastable output operand with shape (1,) doesn't match the broadcast shape (3,)
+    """
+    if type(target) is np.ndarray:
+        import operator
+        getattr(operator, op)(target.copy(), value)  # (on a copy: NumPy's own checks)
+
+
 def check_number(value, construct: str, hint: str) -> None:
     """Refuse, at run time, an in-place update s2sad wrote as a new value (``v /= c`` as
     ``v = v / c``) where ``value`` is not a number: ``/=`` changes an array (or a list) in

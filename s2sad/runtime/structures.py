@@ -753,6 +753,25 @@ def try_caught(body, handlers: tuple, *args) -> int:
     return -1
 
 
+def try_steps(body, handlers: tuple, *args) -> tuple:
+    """``try_caught``'s position, with how many of the ``try`` block's top-level
+    statements ran to their end before it raised (``body`` counts them in its
+    ``s2sad_ran`` list): Python keeps the names they assigned.
+
+    >>> def body(a, b, s2sad_ran):
+    ...     c = a * 2.0
+    ...     s2sad_ran[0] = 1
+    ...     d = c / b
+    >>> try_steps(body, (ZeroDivisionError,), 1.0, 0.0)
+    (0, 1)
+    >>> try_steps(body, (ZeroDivisionError,), 1.0, 2.0)
+    (-1, 2)
+    """
+    ran = [0]
+    position = try_caught(functools.partial(body, s2sad_ran=ran), handlers, *args)
+    return position, ran[0] + 1 if position == -1 else ran[0]
+
+
 def _plain(value, depth: int = 0) -> bool:
     if value is None or type(value) in (int, float, complex, bool, str, bytes, range) or \
             isinstance(value, np.generic) or type(value) is np.ndarray:

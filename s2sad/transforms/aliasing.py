@@ -623,6 +623,8 @@ class Aliasing:
         value.augmented = True  # (on an object of a user's class: its __imul__ first, dunders)
         out, at, refusals = self.out, len(self.out), self.root.deferred[deferred:]
         self.statement(gast.copy_location(gast.Assign([target], value, None), stmt))
+        if len(out) > at and not self.trusted:
+            self.root.in_place.append((out[-1], None))
         if len(out) > at:  # (each may be a check at run time, before the update: a number)
             self.root.deferred[deferred:deferred + len(refusals)] = [
                 (name, error, out[at]) for name, error in refusals]

@@ -140,6 +140,10 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
         # `x += e` on a value sharing the caller's memory, an error where x is an array
         # (or is the argument's own list or dict); checked at run time where x may be a number
         self.argument_updates: list[tuple] = []
+        # (statement, array): the statements `x = x + e` that stand for `x += e` (or for
+        # `y[i] += e`, the array y; else None): on an array, NumPy's in-place update keeps
+        # x's dtype and shape, or raises (checked where the kinds cannot say)
+        self.in_place: list = []
         self.temps: set[str] = set()  # name -> the local it may share memory with
         self.out: list = []
         self.stmt = None
@@ -263,6 +267,8 @@ class Normalize(SingleAssignment, Inlining, Objects, Aliasing, Loops, Folding):
             old = self.to_atom(gast.Subscript(base, clone(index), gast.Load()))
             self._refuse_slot_update(stmt, target.value.id, old.id)
             new = self.to_atom(gast.BinOp(old, stmt.op, self.atom(stmt.value)))
+            if not self.trusted and self.out:  # (y[i] += e on an array: NumPy's dtype, shape)
+                self.root.in_place.append((self.out[-1], base.id))
             self.setitem(stmt, target, index, new)
             return
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \

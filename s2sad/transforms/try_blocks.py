@@ -46,7 +46,7 @@ import gast
 import numpy as np
 
 from .. import registry, trees
-from ..runtime.structures import try_caught
+from ..runtime.structures import try_caught, try_steps
 
 _IN_PLACE = "a `try` block that changes a value in place (it runs twice: to learn which " \
     "block runs, then differentiated)"
@@ -386,6 +386,48 @@ def refusal(node, resolve, function=None, local_defs=None):
     return None
 
 
+def _whole(stmt) -> bool:
+    """Does ``stmt`` assign its names only once it ran to its end? An exception partway
+    through a loop, through a block of two statements, or through a nested unpacking
+    (``a, (b, c) = v, w``: ``a`` is stored before ``w`` fails to unpack) leaves some of
+    its names changed.
+
+    >>> [_whole(gast.parse(t).body[0]) for t in ("a, b = f(x)", "a, (b, c) = f(x)",
+    ...     "if c:\\n    y = f(x)\\nelse:\\n    y = 0.0", "for v in x:\\n    s = s + v")]
+    [True, False, True, False]
+    """
+    if isinstance(stmt, gast.Assign):
+        return not any(isinstance(e, (gast.Tuple, gast.List, gast.Starred))
+                       for t in stmt.targets if isinstance(t, (gast.Tuple, gast.List))
+                       for e in t.elts)
+    if isinstance(stmt, gast.If):
+        return all(len(b) <= 1 and all(_whole(s) for s in b) for b in (stmt.body, stmt.orelse))
+    return not isinstance(stmt, (gast.For, gast.While))
+
+
+def _stored(stmt) -> list:
+    return sorted({n.id for n in trees.walk(stmt) if isinstance(n, gast.Name) and
+                   isinstance(n.ctx, gast.Store)})
+
+
+def _half_written(node, function, in_loop: bool):
+    """A statement of the ``try`` statement ``node``'s block that may raise partway and
+    a name it assigns that Python then reads with its half-changed value (a handler
+    that does not assign it first, a later line; in a loop, the block itself), else
+    None. s2sad runs the statements that ran to their end again, not part of one."""
+    inside = {id(n) for stmt in node.body for n in trees.walk(stmt)}
+    read = {n.id for n in trees.walk(function) if isinstance(n, gast.Name) and
+            isinstance(n.ctx, gast.Load) and (in_loop or id(n) not in inside)}
+    for stmt in node.body:
+        if _whole(stmt):
+            continue
+        for name in _stored(stmt):
+            if name in read and not all(name in _written_first(h.body)
+                                        for h in node.handlers):
+                return stmt, name
+    return None
+
+
 class TryBlocks(trees.Transformer):
     """Writes a function's ``try`` statements as tests and blocks (see the module).
     ``helper(function)`` names an s2sad helper; ``value_name(value, base)`` names a value
@@ -404,6 +446,8 @@ class TryBlocks(trees.Transformer):
                 self.params.add(extra.id)
         self.locals = self.params | trees.assigned_names(tree)
         self.local_defs = {s.name: s for s in tree.body if isinstance(s, gast.FunctionDef)}
+        self.in_loops = {id(n) for loop in trees.walk(tree) if isinstance(
+            loop, (gast.For, gast.While)) for n in trees.walk(loop) if isinstance(n, gast.Try)}
         body = []
         self.bound = set(self.params)  # (names given a value on every path so far)
         for stmt in tree.body:
@@ -426,6 +470,14 @@ class TryBlocks(trees.Transformer):
         if found is not None:
             what, hint, where = found
             raise self.source.syntax_error(what, where, hint)
+        half = _half_written(node, self.function, id(node) in self.in_loops)
+        if half is not None:
+            stmt, name = half
+            raise self.source.syntax_error(
+                f"a `try` block whose statement may raise partway, leaving {name!r} "
+                "half-changed where the handler runs", stmt,
+                f"Compute into new names there and assign {name!r} in a statement of its "
+                f"own after it, or give {name!r} a value first thing in each handler.")
         self.changed = True
         written = _written_first(node.body)  # (the block's own: not passed in)
         reads = [n for n in _names_read(node.body)
@@ -438,15 +490,21 @@ class TryBlocks(trees.Transformer):
                 "handler that catches the NameError Python raises then", node,
                 f"Give {unbound[0]!r} a value before the `try` statement, at the function's "
                 "top level.")
-        guard = self._compile(node, reads)
+        steps = len(node.body) > 1  # (Python keeps what the statements before it assigned)
+        guard = self._compile(node, reads, steps)
         body_name = self.value_name(guard, "try_body")
         handlers = gast.Tuple([self._types(h) for h in node.handlers], gast.Load())
         caught = self.namer.claim("caught")
-        call = gast.Call(gast.Name(self.helper(try_caught), gast.Load(), None, None),
+        ran = self.namer.claim("ran") if steps else None
+        call = gast.Call(gast.Name(self.helper(try_steps if steps else try_caught),
+                                   gast.Load(), None, None),
                          [gast.Name(body_name, gast.Load(), None, None), handlers] +
                          [gast.Name(n, gast.Load(), None, None) for n in reads], [])
-        test = trees.located(gast.Assign([gast.Name(caught, gast.Store(), None, None)],
-                                         call, None), node)
+        target = gast.Name(caught, gast.Store(), None, None)
+        if steps:
+            target = gast.Tuple([target, gast.Name(ran, gast.Store(), None, None)],
+                                gast.Store())
+        test = trees.located(gast.Assign([target], call, None), node)
         chain = node.body + node.orelse
         last = node.body[-1]
         if isinstance(last, gast.Return):  # (the else block does not run; finally does,
@@ -470,6 +528,11 @@ class TryBlocks(trees.Transformer):
             cond = gast.Compare(gast.Name(caught, gast.Load(), None, None), [gast.Eq()],
                                 [gast.Constant(k, None)])
             orelse = [trees.located(gast.If(cond, list(block), orelse), node)]
+        if steps:  # (the statements that ran before the one that raised, again)
+            orelse = [trees.located(gast.If(
+                gast.Compare(gast.Name(ran, gast.Load(), None, None), [gast.Gt()],
+                             [gast.Constant(k, None)]), [trees.clone(stmt)], []), stmt)
+                      for k, stmt in enumerate(node.body[:-1])] + orelse
         cond = gast.Compare(gast.Name(caught, gast.Load(), None, None), [gast.Eq()],
                             [gast.Constant(-1, None)])
         choice = trees.located(gast.If(cond, chain, orelse), node)
@@ -480,15 +543,24 @@ class TryBlocks(trees.Transformer):
             return gast.Name("BaseException", gast.Load(), None, None)
         return handler.type
 
-    def _compile(self, node, reads):
+    def _compile(self, node, reads, steps=False):
         """The ``try`` block as a function of the names it reads, in the function's
-        module (its globals: read when it runs), at the user's lines."""
+        module (its globals: read when it runs), at the user's lines. ``steps``: it
+        counts the statements that ran to their end in ``s2sad_ran[0]`` (``try_steps``)."""
         import ast
         body = [trees.clone(s) for s in node.body] + [gast.Pass()]
         check = "s2sad_plain_receiver"  # (not a name of the function's: it reads `reads`)
         wrapped = _check_receivers(body, check, set(reads))
+        counter = "s2sad_ran"
+        if steps:
+            body = [part for k, stmt in enumerate(body) for part in (
+                [stmt] if k >= len(node.body) - 1 else [stmt, gast.Assign(
+                    [gast.Subscript(gast.Name(counter, gast.Load(), None, None),
+                                    gast.Constant(0, None), gast.Store())],
+                    gast.Constant(k + 1, None), None)])]
         params = gast.arguments([gast.Name(n, gast.Param(), None, None) for n in reads] + (
-            [gast.Name(check, gast.Param(), None, None)] if wrapped else []), [],
+            [gast.Name(check, gast.Param(), None, None)] if wrapped else []) + (
+            [gast.Name(counter, gast.Param(), None, None)] if steps else []), [],
                                 None, [], [], None, [])
         fdef = gast.FunctionDef("try_body", params, body, [], None, None)
         module = gast.Module([fdef], [])
@@ -509,8 +581,8 @@ class TryBlocks(trees.Transformer):
         from ..runtime.structures import plain_values
         positions = [reads.index(n) for n in receivers]
 
-        def checked(*args):
+        def checked(*args, **counter):
             plain_values(tuple(receivers), *(args[i] for i in positions))
-            return guard(*args)
+            return guard(*args, **counter)
         checked.__name__ = checked.__qualname__ = "try_body"
         return checked
