@@ -433,7 +433,13 @@ def signature(message: str) -> str:
 
 
 def jsonable(value):
-    return value.tolist() if isinstance(value, np.ndarray) else value
+    """An argument as failures.jsonl records it: an array as a list, a ``FuzzState`` (the
+    ``model`` argument) as its class's name and the calls it has counted."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, fuzzgen.FuzzState):
+        return {"FuzzState": {"calls": value.calls}}
+    return value
 
 
 @pytest.mark.skipif(PROFILE != "long", reason="S2SAD_FUZZ=long runs the long profile")

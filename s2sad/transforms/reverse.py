@@ -129,7 +129,8 @@ class Reverse(StructuralZeros, Tape):
         list or tuple of Python numbers, else ``zeros_like_structure(x)``. ``restored``:
         after the reverse sweep restored the value a loop overwrote, which is the None that
         a name holds before its loop unless a parameter or a top-level line gave it one
-        (``zeros_like_structure(None)`` is 0.0)."""
+        (``zeros_like_structure(None)`` is 0.0), or which the sweep's top finds None where
+        the branch that sets it did not run (``early_none``)."""
         kind = self.kind(name)
         if restored and name not in self._parameters() and name not in {
                 t.id for stmt in self.tree.body if isinstance(stmt, gast.Assign)
@@ -137,6 +138,7 @@ class Reverse(StructuralZeros, Tape):
             return gast.Call(self.helper(zeros_like_structure), [self.load(name)], [])
         if kind.tag in ("list", "tuple") and kind.items and name not in self.checked and \
                 name not in self._given_none() and \
+                name not in getattr(self, "early_none", ()) and \
                 all(k.tag == "scalar" and k.py in ("float", "int") for k in kind.items) and \
                 "len" not in self.local_names and "len" not in self.source.globals:
             length = gast.Call(gast.Name("len", gast.Load(), None, None), [self.load(name)], [])
