@@ -7,7 +7,9 @@ sensitivity: the gradient reads ``s_ret`` instead of building ``s_xs`` and poppi
 Each gradient is checked against float64 central differences; the cases where a
 condition fails (the list returned, aliased, changed after, read in the reverse sweep,
 sliced, summed twice, holding arrays...) keep the general sweep.
-On main, 6 tests fail (the source checks of the simplified sweeps); the gradient checks
+A temporary made from a value the loop overwrites later (``t_2 = a * x`` before ``x =
+...``) is recomputed in the reverse pass after ``x`` comes back (Recompute), not saved.
+On main, 7 tests fail (the source checks of the simplified sweeps); the gradient checks
 pass there too and guard the rewrite.
 """
 
@@ -229,6 +231,79 @@ def listed_after(a, n=12):
         xs.append(x)
     ys = list(xs)
     return sum(xs) + ys[-1] * ys[0]
+
+
+# --- a temporary made from a value the loop overwrites later: recomputed ------------------
+def carried_temp(a, n=30):
+    x = 0.5
+    for i in range(n):
+        y = a * x
+        x = x * 0.9 + math.sin(y) * 0.1 + y * x * 0.01
+    return x
+
+def two_carried(a, n=30):
+    x = 0.5
+    z = 0.2
+    for i in range(n):
+        t = x * z + a
+        x = math.sin(t) + a * 0.5
+        z = z * 0.9 + math.cos(t) * a
+    return x + z
+
+def with_index(a, n=30):
+    x = 0.5
+    for i in range(n):
+        t = x * a + i * 0.01
+        x = math.sin(t) * 0.9 + x * 0.1
+    return x
+
+def set_twice(a, n=30):
+    x = 0.5
+    for i in range(n):
+        t = x * a
+        x = math.sin(t) + 0.1
+        x = x * math.cos(t) + a
+    return x
+
+def read_after(a, n=30):
+    x = 0.5
+    s = 0.0
+    for i in range(n):
+        t = x * a
+        x = math.sin(t) + 0.3
+        s = s + t * x
+    return s
+
+def nested(a, n=5, m=4):
+    x = 0.5
+    for j in range(m):
+        for i in range(n):
+            t = x * a + j
+            x = math.sin(t) * 0.5 + 0.2
+    return x
+
+
+RECOMPUTED = [carried_temp, two_carried, with_index, set_twice, read_after, nested]
+
+
+@pytest.mark.parametrize("f", RECOMPUTED, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("a", [0.7, -1.3])
+def test_recomputed_temporary_matches_central_differences(f, a):
+    assert s2sad.grad(f)(a) == pytest.approx(central(f, (a,)), rel=1e-6, abs=1e-8)
+
+
+def test_temporary_recomputed_after_its_value_comes_back():
+    text = _source(carried_temp)
+    assert "y_saved" not in text
+    reverse = text[text.index("for i in reversed"):].splitlines()
+    assert [line.strip() for line in reverse[1:3]] == ["x = x_saved[i]", "y = a * x"]
+
+
+@pytest.mark.parametrize("f, saved", [(read_after, "t_saved"), (set_twice, "t_saved"),
+                                      (two_carried, "t_saved")],
+                         ids=["read-before-restore", "set-twice", "restored-between-reads"])
+def test_temporary_kept_where_a_read_precedes_the_restore(f, saved):
+    assert saved in _source(f)
 
 
 CASES = [appended, appended_with_start, appended_in_while, appended_int_counter,
