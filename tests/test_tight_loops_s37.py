@@ -117,6 +117,28 @@ def indexed_in_loop(a, n=12):  # the reverse sweep reads xs[i] again (recomputed
     return sum(xs)
 
 
+def appended_after_sum(a, n=8):  # an item appended after the sum gets nothing from it
+    xs = []
+    x = a
+    for i in range(n):
+        x = math.sin(x) * a + 0.2
+        xs.append(x)
+    r = sum(xs)
+    xs.append(r * r)
+    return r + xs[-1] * 0.5 + sum(xs) * 0.25
+
+
+def summed_in_loop(a, n=8):  # a running sum of the list: summed once a pass
+    xs = []
+    x = a
+    total = 0.0
+    for i in range(n):
+        x = math.sin(x) * a + 0.2
+        xs.append(x)
+        total = total + sum(xs)
+    return total
+
+
 def copied_argument(a, start, n=6):  # a list made of an argument: not a display
     xs = list(start)
     x = a
@@ -308,7 +330,7 @@ def test_temporary_kept_where_a_read_precedes_the_restore(f, saved):
 
 CASES = [appended, appended_with_start, appended_in_while, appended_int_counter,
          mean_of_appended, returned_last, read_in_loop, product_in_loop, indexed_in_loop,
-         aliased, changed_after, popped_by_user, summed_slice,
+         appended_after_sum, summed_in_loop, aliased, changed_after, popped_by_user, summed_slice,
          summed_twice, sum_with_start, scaled_sum, arrays_appended, given_away, made_in_loop,
          listed_after]
 
