@@ -93,11 +93,12 @@ class UniformItems:
         self.changed = False
 
     def visit(self, fn):
-        for at, stmt in enumerate(list(fn.body)):
+        for stmt in list(fn.body):
             found = self._summed(stmt)
             if found is None:
                 continue
             s, seed, xs = found
+            at = next(j for j, kept in enumerate(fn.body) if kept is stmt)  # (one went?)
             if self._uniform(fn, at, s, seed, xs):
                 self._rewrite(fn, stmt, s, seed)
                 self.changed = True
