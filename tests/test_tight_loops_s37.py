@@ -388,3 +388,26 @@ def test_list_sweep_kept_where_the_proof_fails(f):
                          ids=lambda f: f.__name__)
 def test_pops_kept_where_the_list_is_read_after_them(f):
     assert "xs.pop()" in _source(f)
+
+
+def test_two_summed_lists_in_one_function_both_read_the_seed():
+    import gast
+
+    from s2sad.codegen import unparse
+    from s2sad.transforms.uniform_items import UniformItems
+    fn = gast.parse('''def grad_f(a, n):
+    xs = []
+    ys = []
+    for i in range(n):
+        xs.append(a)
+        ys.append(a)
+    s_xs = sum_list_grad(1.0, xs)
+    s_ys = sum_list_grad(2.0, ys)
+    for i in reversed(range(n)):
+        s_a = s_a + s_xs[-1] + s_ys[-1]
+        s_xs = s_xs[:-1]
+        s_ys = s_ys[:-1]
+    return s_a''').body[0]
+    items = UniformItems({"sum_list_grad": "sum_list_grad"}, lambda name: name == "a", {"sum"})
+    text = unparse(items.visit(fn))
+    assert "s_a = s_a + 1.0 + 2.0" in text and "s_xs" not in text and "s_ys" not in text
