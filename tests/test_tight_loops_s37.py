@@ -9,8 +9,8 @@ condition fails (the list returned, aliased, changed after, read in the reverse 
 sliced, summed twice, holding arrays...) keep the general sweep.
 A temporary made from a value the loop overwrites later (``t_2 = a * x`` before ``x =
 ...``) is recomputed in the reverse pass after ``x`` comes back (Recompute), not saved.
-On main, 7 tests fail (the source checks of the simplified sweeps, and the pass's own test); the gradient checks
-pass there too and guard the rewrite.
+On main, 7 tests fail (the source checks of the simplified sweeps, and the pass's own
+test); the gradient checks pass there too and guard the rewrites.
 """
 
 import math
