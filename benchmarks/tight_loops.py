@@ -2,8 +2,8 @@
 
 ``python -m benchmarks.tight_loops [--quick] [--rounds N]``: one process, four
 workloads (issue 38's ``while`` loop, the seed's f4, Speelpenning's product as a loop,
-a trajectory appended to a list, 10,000 steps: its reverse sweep pops the list's
-sensitivity, once a copy of the list per step).
+a trajectory appended to a list and summed, 10,000 steps: each item's sensitivity is
+the sum's, read as one number, and the list is not popped in reverse).
 For each, three calls are timed side by side in paired rounds, each round in an order
 of its own (``timing.measure_rounds``): the hand-written gradient, s2sad's gradient as a
 user calls it, and the generated code alone ("code only": the variant's function,

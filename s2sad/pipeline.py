@@ -61,6 +61,8 @@ from .transforms.forward_substitution import ForwardSubstitution, view_arguments
 from .transforms.higher import PrepareGenerated, is_generated, refuse_unpaired, split_aux
 from .transforms.lazy_kernels import ElementwiseKernels
 from .transforms.list_pops import ListPops
+from .transforms.dead_pops import DeadPops
+from .transforms.uniform_items import UniformItems
 from .transforms.kinds import (ANY, Kind, from_descriptor, infer_kinds, object_members,
                                object_roots)
 from .transforms.nan_check import NanCheck
@@ -949,6 +951,35 @@ def loop_sums(build: Build, local_names: set) -> bool:
     return sums.changed
 
 
+def _list_readers(build: Build, local_names: set) -> set:
+    """The builtins that read a list and keep nothing of it, where the function's names
+    leave them the builtins'."""
+    return {"sum", "len"} - (local_names | set(build.source.globals))
+
+
+@transform(on="adjoint", needs=(local_names, kinds))
+def uniform_items(build: Build, local_names: set, kinds: dict) -> bool:
+    """A summed list of Python numbers: its items' sensitivity read as the sum's, the
+    list of copies never built (``s_x = s_x + s_ret``, not ``s_xs[-1]``)."""
+    def python_number(name: str) -> bool:
+        kind = kinds.get(name)
+        return kind is not None and kind.tag == "scalar" and kind.py in ("float", "int")
+    items = UniformItems(build.imports.helpers, python_number,
+                         _list_readers(build, local_names))
+    build.adjoint = items.visit(build.adjoint)
+    return items.changed
+
+
+@transform(on="adjoint", needs=(local_names,))
+def dead_pops(build: Build, local_names: set) -> bool:
+    """The reverse sweep's ``xs.pop()`` dropped where nothing reads the list after it."""
+    helpers = build.imports.helpers
+    pops = DeadPops(_list_readers(build, local_names) | {
+        helpers[n] for n in ("sum_list_grad", "zeros_like_structure") if n in helpers})
+    build.adjoint = pops.visit(build.adjoint)
+    return pops.changed
+
+
 @transform(on="adjoint", needs=(local_names,))
 def list_pops(build: Build, local_names: set) -> bool:
     """A list's sensitivity that a reverse loop shortens step by step (``s_xs =
@@ -1176,6 +1207,8 @@ PIPELINE = [
     Step(dead_code, when=optimize & ~debug_nans, after=(plain_numpy,)),
     Step(lazy_sums, when=lazy_target),
     Step(lazy_kernels, when=lazy_target & final_reverse),
+    Step(uniform_items, when=final_reverse & ~compiled_target),
+    Step(dead_pops, when=final_reverse & ~compiled_target),
     # (last: the passes before it would read `del s_xs[-1]` as no write to s_xs)
     Step(list_pops, when=final_reverse & ~compiled_target),
     # (a broadcast an unread line checked, which a pass after dead code rewrote: checked)

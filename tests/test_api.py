@@ -193,7 +193,8 @@ def test_stages_show_every_pass():
                      "subtract", "gradient_form", "python_floats",
                      "loop_tape", "loop_sums", "while_tape", "memory_budget", "early_sums",
                      "combined_terms", "sum_products",
-                     "complex_sums", "plain_numpy", "list_pops", "broadcast_checks", "readable"]
+                     "complex_sums", "plain_numpy", "uniform_items", "dead_pops", "list_pops",
+                     "broadcast_checks", "readable"]
 
 
 # --- methods ---------------------------------------------------------------------------------

@@ -37,6 +37,41 @@ def g(xs, h):
         s_h = x * s_h
         s_xs[i] += s_x
     return s_xs
+
+A value made from one that the pass overwrites later (``t = a * x`` before ``x = ...``)
+is made again in the reverse pass just after ``x`` comes back, where every read of it
+follows that restore and precedes its own:
+
+>>> fn = gast.parse('''def g(a, x, n):
+...     stack = []
+...     t = None
+...     for i in range(n):
+...         stack.append(t)
+...         t = a * x
+...         stack.append(x)
+...         x = math.sin(t)
+...     for i in reversed(range(n)):
+...         x = stack.pop()
+...         s_t = s_x * math.cos(t)
+...         s_a += x * s_t
+...         s_x = a * s_t
+...         t = stack.pop()
+...     return s_a''').body[0]
+>>> print(unparse(Recompute({"a", "x"}).visit(fn)))
+def g(a, x, n):
+    stack = []
+    t = None
+    for i in range(n):
+        t = a * x
+        stack.append(x)
+        x = math.sin(t)
+    for i in reversed(range(n)):
+        x = stack.pop()
+        t = a * x
+        s_t = s_x * math.cos(t)
+        s_a += x * s_t
+        s_x = a * s_t
+    return s_a
 """
 
 from __future__ import annotations
@@ -196,12 +231,21 @@ class Recompute(trees.Transformer):
             read_before = any(isinstance(n, gast.Name) and n.id == name and
                               isinstance(n.ctx, gast.Load)
                               for s in body[:k] for n in trees.walk(s))
+            numbers = reads <= self.numbers | index and not any(
+                isinstance(n, gast.BinOp) and isinstance(n.op, gast.MatMult)
+                for n in trees.walk(read.value))
             taped = {r for r in reads - index if self._taped(r, k, forward, backward)} \
-                if reads <= self.numbers | index and not any(
-                    isinstance(n, gast.BinOp) and isinstance(n.op, gast.MatMult)
-                    for n in trees.walk(read.value)) else set()
-            if read_before or name in reads or (reads - index - taped) & in_loop:
+                if numbers else set()
+            late = {r for r in reads - index - taped
+                    if self._restored_after(r, k, forward, backward)} \
+                if numbers and not taped else set()
+            if read_before or name in reads or (reads - index - taped - late) & in_loop:
                 continue  # each pass must set it first, from values the loop leaves alone
+            if late:  # (from values the reverse pass restores: recomputed after them)
+                if not (reads - index) & enclosing and \
+                        self._after_restores(late, read, forward, backward, k):
+                    return self.recompute(forward, backward, enclosing)
+                continue
             if not self._invariant(reads - index - taped) or self.stores[name] > 2:
                 continue  # (x = None before the loop and) x = xs[i] in it: nothing else
             if (reads - index) & enclosing:
@@ -239,6 +283,58 @@ class Recompute(trees.Transformer):
         written_back = sum(isinstance(n, gast.Name) and n.id == name and
                            isinstance(n.ctx, gast.Store) for n in trees.walk(backward))
         return stored == 1 and len(restores) == 1 and written_back == 1
+
+    def _restored_after(self, name, k, forward, backward) -> bool:
+        """Does the pass of the forward loop set ``name`` once, after the statement ``k``,
+        saving the value it overwrites (``stack.append(x); x = ...``), which the reverse
+        pass restores once, in its body (``x = stack.pop()``)? Then ``name``, just after
+        that restore, holds what it held at ``k`` (``t_2 = a * x``, read before ``x``
+        changes)."""
+        body = forward.body
+        sets = [j for j, s in enumerate(body) if isinstance(s, gast.Assign) and
+                len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+                s.targets[0].id == name]
+        if len(sets) != 1 or not sets[0] > k + 1 or self.stores[name] > 2:
+            return False
+        push = _push(body[sets[0] - 1])
+        if push is None or push[1] != name:
+            return False
+        stored = sum(isinstance(n, gast.Name) and n.id == name and
+                     isinstance(n.ctx, gast.Store) for n in trees.walk(forward))
+        restores = [s for s in backward.body if _pop(s) == push]
+        written_back = sum(isinstance(n, gast.Name) and n.id == name and
+                           isinstance(n.ctx, gast.Store) for n in trees.walk(backward))
+        return stored == 1 and len(restores) == 1 and written_back == 1
+
+    def _after_restores(self, late, read, forward, backward, k) -> bool:
+        """Recompute ``read`` (``t_2 = a * x``, the statement ``k + 1`` of the forward
+        pass) just after the reverse pass restores the names of ``late``, where every read
+        of ``t_2`` there follows them and precedes its own restore, which goes (with the
+        save before ``read``). The values it reads: those restored, the loop's index and
+        values set once for the whole call. True if so."""
+        name = read.targets[0].id
+        index = {t.id for t in trees.walk(forward.target) if isinstance(t, gast.Name)}
+        others = {n.id for n in trees.walk(read.value) if isinstance(n, gast.Name)} - \
+            index - set(late)
+        if not self._invariant(others) or self.stores[name] > 2 or any(
+                isinstance(n, gast.Call) for n in trees.walk(read.value)):
+            return False  # (t_2 = None before the loop, t_2 = a * x in it: nothing else)
+        stack = _push(forward.body[k])[0]
+        body = backward.body
+        after = max(j for j, s in enumerate(body) if _pop(s) is not None and
+                    _pop(s)[1] in late)
+        pops = [j for j, s in enumerate(body) if _pop(s) == (stack, name)]
+        if len(pops) != 1 or pops[0] < after or self._read_elsewhere(name, forward, backward):
+            return False
+        if any(isinstance(n, gast.Name) and n.id == name and not after < j < pops[0]
+               for j, s in enumerate(body) for n in trees.walk(s)
+               if j != pops[0]):
+            return False  # (read before the values come back, or after its own restore)
+        self.changed = True
+        del body[pops[0]]
+        body.insert(after + 1, located(clone(read), read))
+        del forward.body[k]
+        return True
 
     def _invariant(self, names) -> bool:
         return all(self.stores[n] <= 1 for n in names)
