@@ -147,6 +147,15 @@ def recursion_value(pair, args: tuple):
     return pair[0]
 
 
+def _none_given(args) -> list:
+    """One item per argument, for those the derivative does not give: ``None``, or zeros
+    shaped like a list with no numbers (``ls[1:]`` at the bottom of the recursion), which
+    the caller's adjoint of the slice reads item by item."""
+    from . import zeros_like_structure
+    return [zeros_like_structure(a) if isinstance(a, (list, tuple, dict)) else None
+            for a in args]
+
+
 def recursive_pullback(pair, g, args: tuple) -> tuple:
     """The sensitivity of each argument of the recursive call recorded in ``pair``, given
     the sensitivity ``g`` of its value (``None`` for arguments that are not numbers).
@@ -156,7 +165,7 @@ def recursive_pullback(pair, g, args: tuple) -> tuple:
     from .higher import snapshot
     func, args = pair[1]
     wrt, compiled = _compiled(_VJPS, hooks.make_vjp, func, args)
-    grads = [None] * len(args)
+    grads = _none_given(args)
     if not wrt:
         return tuple(grads)
     found = hooks.call_generated(compiled, tuple(args), snapshot(g))
@@ -204,7 +213,7 @@ def recursive_pullback_in_args(pair, h, g, args: tuple) -> tuple:
     from .higher import snapshot
     args = pair[1][1]
     wrt, own = _own_vjp(pair, args)
-    grads = [None] * len(args)
+    grads = _none_given(args)
     if not wrt:
         return tuple(grads)
     twice = hooks.make_vjp(own, wrt=wrt)
@@ -220,7 +229,7 @@ def recursive_pullback_along_args(pair, h, tangents, args: tuple) -> tuple:
     from .higher import Parts
     args = pair[1][1]
     wrt, own = _own_vjp(pair, args)
-    out = [None] * len(args)
+    out = _none_given(args)
     if not wrt:
         return tuple(out)
     along = hooks.make_jvp(own, wrt=wrt)
