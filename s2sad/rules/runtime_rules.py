@@ -42,7 +42,8 @@ from ..runtime import (check_distinct, check_flat, view_axes, view_index, view_s
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
                        running_extremum, scaled_power, shape_of, side_effect, sort_order,
                        sum_product,
-                       extreme_position, list_grad, list_tangent, sum_list_grad,
+                       extreme_position, list_grad, list_tangent, sum_list_grad, repeated_list_grad,
+                       repeated_list,
                        unbroadcast, unbroadcast_product,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.structures import (added_to, check_zip_lengths, item_or_missing,
@@ -299,6 +300,20 @@ def list_tangent_rule(g, ans, h, like):
 
 
 deflinear(list_grad, list_tangent)
+
+
+# ys = items * n of a list: the adjoint sums the copies; its own adjoint repeats again
+@defvjp(repeated_list_grad, shape="other")
+def repeat_grad_rule(g, ans, h, items, n):
+    return repeated_list(g, n), None, None
+
+
+@defvjp(repeated_list, shape="other")
+def repeat_items_rule(g, ans, h, n):
+    return repeated_list_grad(g, h, n), None
+
+
+deflinear(repeated_list_grad, repeated_list)
 
 
 deffacts(unpack_sens, structure_of=(1,))
