@@ -77,6 +77,7 @@ from .transforms.readable import Readable
 from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
 from .transforms.aliasing import Aliasing
+from .transforms.display_loops import DisplayLoops
 from .transforms.held_items import HeldItems
 from .transforms.view_helpers import ViewHelpers
 from .transforms.view_writes import ViewWrites
@@ -323,6 +324,13 @@ def _rewritten(build: Build, writer, names: bool = True) -> bool:
         if names:
             build.source.locals = assigned_names(build.tree)
     return writer.changed
+
+
+@transform()
+def display_loops(build: Build) -> bool:
+    """``for v in ls: v[0] = e``, ``ls`` a display: written out item by item, ``v`` read as
+    ``ls[k]``, for held_items to follow (:mod:`.transforms.display_loops`)."""
+    return _rewritten(build, DisplayLoops(build.namer))
 
 
 @transform()
@@ -1102,6 +1110,7 @@ PIPELINE = [
     Step(validate),
     Step(names),
     Step(view_helpers),
+    Step(display_loops),
     Step(held_items),
     Step(view_writes),
     Step(object_lists),
