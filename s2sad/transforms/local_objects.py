@@ -681,9 +681,10 @@ class ObjectsAsVariables(trees.Transformer):
         return node
 
     def _held_read(self, node) -> None:
-        """``m.inner.w`` as ``m.inner__w``, ``m.inner.f(h)`` as ``m.inner__f(h)`` and
-        ``m.inner(h)`` as ``m.inner____call__(h)``, ``m`` given objects of one class only,
-        whose ``inner`` holds an object written as its own attributes and methods
+        """``m.inner.w`` (read or set) as ``m.inner__w``, ``m.inner.f(h)`` as
+        ``m.inner__f(h)`` and ``m.inner(h)`` as ``m.inner____call__(h)``, ``m`` given
+        objects of one class only, whose ``inner`` holds an object written as its own
+        attributes and methods
         (``held``: :func:`.class_forms.held_objects_inlined`). Another read of ``m.inner``
         stays (refused: :meth:`_only_read_so`)."""
         def flat(held, prefix=""):  # (m.mid.leaf: m.mid__leaf, held by what mid holds)
@@ -707,7 +708,8 @@ class ObjectsAsVariables(trees.Transformer):
                             isinstance(part.ctx, gast.Load)):
                         continue
                     if field == "value" and isinstance(outer, gast.Attribute) and \
-                            isinstance(outer.ctx, gast.Load):
+                            isinstance(outer.ctx, (gast.Load, gast.Store)):  # (m.inner.w = v:
+                        # m.inner__w = v, set from outside as any attribute is)
                         outer.value = part.value
                         outer.attr = f"{part.attr}__{outer.attr}"
                     elif field == "func" and isinstance(outer, gast.Call) and \
