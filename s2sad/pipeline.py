@@ -77,6 +77,7 @@ from .transforms.readable import Readable
 from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
 from .transforms.aliasing import Aliasing
+from .transforms.curried import Curried
 from .transforms.display_loops import DisplayLoops
 from .transforms.held_items import HeldItems
 from .transforms.view_helpers import ViewHelpers
@@ -259,6 +260,18 @@ def is_pure(build: Build):
 
 
 # --- the passes: each says whether it changed its tree -----------------------------------------
+
+@transform()
+def curried(build: Build) -> bool:
+    """``mk = lambda a: lambda b: e``: one function of both argument lists, each call of
+    what it returns one call (:mod:`.transforms.curried`). Before validate, which refuses a
+    lambda given as a value; on the source's tree, which validate and the namer read."""
+    writer = Curried()
+    tree = writer.run(clone(build.source.tree))
+    if writer.changed:
+        build.source.tree = build.tree = tree
+    return writer.changed
+
 
 @check()
 def validate(build: Build) -> bool:
@@ -1107,6 +1120,7 @@ compiled_target = Condition(lambda options: bool((target_backend(options.target)
 final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
 
 PIPELINE = [
+    Step(curried),
     Step(validate),
     Step(names),
     Step(view_helpers),

@@ -1,0 +1,172 @@
+"""A local function that returns a function, written as one function of all the
+arguments.
+
+``mk = lambda a: lambda b: a * b`` (or ``def mk(a): return lambda b: ...``, or a ``def``
+returning a one-line ``def``) is called twice to give a value: ``mk(2.0)(x)``, or ``g =
+mk(w)`` then ``g(x)``. s2sad inlines a function where it is called, not a function given
+as a value, so ``mk`` is written as a function of both argument lists, and each call
+of what it returns as one call::
+
+    mk = lambda a: lambda b: a * b          mk = lambda a, b: a * b
+    y = mk(2.0)(x)                          y = mk(2.0, x)
+    g = mk(w)                               g = lambda b: mk(w, b)
+    z = g(x)                                z = g(x)
+
+The same values, in the same order: making the inner function evaluates nothing, and
+``g`` reads ``w``, bound once, as the function ``mk`` returned holds it. Written only
+where every read of ``mk`` is such a call (``w`` a constant or a name bound once, not
+one of the inner function's parameters), and ``g`` is bound once and only called;
+anything else is left as it is (refused at its line).
+
+>>> import gast
+>>> tree = gast.parse("def f(x):\\n    mk = lambda a: lambda b: a * b\\n"
+...                   "    g = mk(x)\\n    return mk(2.0)(x) + g(x)").body[0]
+>>> print(gast.unparse(Curried().run(tree)).strip())
+def f(x):
+    mk = lambda a, b: a * b
+    g = lambda b: mk(x, b)
+    return mk(2.0, x) + g(x)
+"""
+
+from __future__ import annotations
+
+import collections
+
+import gast
+
+from .. import trees
+from ..trees import clone, located
+
+
+def _plain(args) -> bool:
+    """Positional parameters only, without defaults."""
+    return not (args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or
+                args.defaults)
+
+
+def _returned(stmt):
+    """``(outer parameters, inner parameters, inner body expression)`` of ``mk = lambda a:
+    lambda b: e``, ``def mk(a): return lambda b: e`` or ``def mk(a): def inner(b): return
+    e; return inner``, else None."""
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda) and \
+            isinstance(stmt.value.body, gast.Lambda):
+        outer, inner = stmt.value, stmt.value.body
+        return (outer.args, inner.args, inner.body) if _plain(outer.args) and \
+            _plain(inner.args) else None
+    if not isinstance(stmt, gast.FunctionDef) or stmt.decorator_list or \
+            stmt.returns is not None or not _plain(stmt.args):
+        return None
+    body = stmt.body
+    if len(body) == 1 and isinstance(body[0], gast.Return) and \
+            isinstance(body[0].value, gast.Lambda) and _plain(body[0].value.args):
+        return stmt.args, body[0].value.args, body[0].value.body
+    if len(body) == 2 and isinstance(body[0], gast.FunctionDef) and \
+            isinstance(body[1], gast.Return) and isinstance(body[1].value, gast.Name) and \
+            body[1].value.id == body[0].name and _plain(body[0].args) and \
+            not body[0].decorator_list and len(body[0].body) == 1 and \
+            isinstance(body[0].body[0], gast.Return) and body[0].body[0].value is not None:
+        return stmt.args, body[0].args, body[0].body[0].value
+    return None
+
+
+def _positional(call, count: int) -> bool:
+    return len(call.args) == count and not call.keywords and \
+        not any(isinstance(a, gast.Starred) for a in call.args)
+
+
+class Curried:
+    """Writes a local function returning a function as one function (see the module)."""
+
+    def __init__(self):
+        self.changed = False
+
+    def run(self, tree):
+        for _ in range(3):  # (a function returning one returning one: a round each)
+            if not self._round(tree):
+                break
+            self.changed = True
+        return tree
+
+    def _round(self, tree) -> bool:
+        nodes = trees.walk(tree)
+        bound = collections.Counter(n.id for n in nodes if isinstance(n, gast.Name) and
+                                    not isinstance(n.ctx, gast.Load))
+        for n in nodes:
+            if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)) and \
+                    n is not tree:
+                bound[n.name] += 1
+        if any(isinstance(n, (gast.Global, gast.Nonlocal)) for n in nodes):
+            return False
+        params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
+        calls = {id(n.func): n for n in nodes if isinstance(n, gast.Call)}
+        values = {id(n.value): n for n in nodes if isinstance(n, gast.Assign)}
+        for at, stmt in enumerate(tree.body):
+            found = _returned(stmt)
+            name = stmt.name if isinstance(stmt, gast.FunctionDef) else \
+                stmt.targets[0].id if found is not None and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) else None
+            if found is None or name is None or bound[name] != 1 or name in params:
+                continue
+            outer, inner, body = found
+            plan = self._plan(tree, name, len(outer.args), inner, nodes, calls, values,
+                              bound, params)
+            if plan is None:
+                continue
+            self._write(tree, at, stmt, outer, inner, body, plan)
+            return True
+        return False
+
+    def _plan(self, tree, name, count, inner, nodes, calls, values, bound, params):
+        """``[(call, how)]`` for each read of ``name``: ``("twice", outer call)`` for
+        ``mk(a)(b)``, ``("held", assignment)`` for ``g = mk(a)``; None where one is
+        anything else."""
+        inner_names = {a.id for a in inner.args}
+        plan = []
+        for node in nodes:
+            if not (isinstance(node, gast.Name) and node.id == name and
+                    isinstance(node.ctx, gast.Load)):
+                continue
+            call = calls.get(id(node))
+            if call is None or not _positional(call, count):
+                return None
+            twice = calls.get(id(call))
+            if twice is not None:
+                if not _positional(twice, len(inner.args)):
+                    return None
+                plan.append((call, "twice", twice))
+                continue
+            stmt = values.get(id(call))
+            if stmt is None or len(stmt.targets) != 1 or \
+                    not isinstance(stmt.targets[0], gast.Name):
+                return None
+            held = stmt.targets[0].id
+            if bound[held] != 1 or held in params or not all(
+                    isinstance(a, gast.Constant) or isinstance(a, gast.Name) and
+                    (bound[a.id] == 1 or a.id in params and not bound[a.id]) and
+                    a.id not in inner_names for a in call.args):
+                return None
+            for use in nodes:  # (g only called, with the inner function's arguments)
+                if isinstance(use, gast.Name) and use.id == held and \
+                        isinstance(use.ctx, gast.Load) and (
+                            calls.get(id(use)) is None or
+                            not _positional(calls[id(use)], len(inner.args))):
+                    return None
+            plan.append((call, "held", stmt))
+        return plan
+
+    def _write(self, tree, at, stmt, outer, inner, body, plan) -> None:
+        args = gast.arguments(outer.args + inner.args, [], None, [], [], None, [])
+        if isinstance(stmt, gast.FunctionDef):
+            tree.body[at] = located(gast.FunctionDef(
+                stmt.name, args, [located(gast.Return(body), body)], [], None, None, []), stmt)
+        else:
+            stmt.value = located(gast.Lambda(args, body), stmt.value)
+        for call, how, where in plan:
+            if how == "twice":  # mk(a)(b): mk(a, b)
+                where.func = call.func
+                where.args = call.args + where.args
+            else:  # g = mk(a): g = lambda b: mk(a, b)
+                given = [gast.Name(a.id, gast.Load(), None, None) for a in inner.args]
+                where.value = located(gast.Lambda(
+                    gast.arguments([clone(a) for a in inner.args], [], None, [], [], None, []),
+                    located(gast.Call(call.func, call.args + given, []), call)), call)
