@@ -561,4 +561,6 @@ deffacts(cmath.exp, cmath.log, cmath.sqrt, cmath.sin, cmath.cos, cmath.phase, cm
          cmath.rect, cmath.log10, cmath.tan, cmath.sinh, cmath.cosh, cmath.tanh, cmath.asin,
          cmath.acos, cmath.atan, cmath.asinh, cmath.acosh, cmath.atanh, complex=True)
 deffacts(cmath.phase, floats=True)
+# tests of a complex number: bools, no derivative
+nondifferentiable(cmath.isnan, cmath.isinf, cmath.isfinite, cmath.isclose, shape="scalar")
 defresult(cmath.phase, kind="f")
