@@ -50,7 +50,7 @@ from ..runtime.structures import (added_to, check_zip_lengths, item_or_missing,
                                   object_sensitivity, plus_part, restore_item, try_caught,
                                   zip_lengths)
 from ..runtime.higher import plus_part_adjoint
-from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
+from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback, same_method,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
                                  recursive_pushforward)
 from ..runtime.higher import (add_at, broadcast_like, checkpoint_grads, checkpoint_tangent,
@@ -63,6 +63,12 @@ refuse_function(item_or_missing, restore_item, advice=(
     "A derivative of a gradient cannot follow a dict given new keys in the function (d[i] "
     "= v where d may not have the key i yet). Give the dict its keys in its display "
     "(d = {0: 0.0, 1: 0.0, 2: 0.0}), or keep the values in a list (ys.append(v))."))
+# the check before a recursive method is called on an object known when it runs (a tree's
+# child): on an object made of the differentiated arguments, refused (its attributes'
+# derivatives would not reach the call)
+refuse_function(same_method, advice=(
+    "s2sad follows a recursive method through objects that do not depend on the "
+    "differentiated arguments. Pass the values that do as arguments of the method."))
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
                   broadcast_shape, matmul_shape, shape_of, running_extremum, one_axis,
                   window_count, full_widths, sort_order, extreme_position, added_to,

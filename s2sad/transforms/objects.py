@@ -444,7 +444,11 @@ class Objects:
             if isinstance(func.value, gast.Call) and self._builtin_call(func.value) == "super":
                 return self._super_method(node)
             ref, receiver, name = self._object_ref(func.value), func.value, func.attr
-            if ref is None:  # Model.create(x): a classmethod of the user's class
+            if ref is None:
+                recursion = self._recursive_method(node, receiver, name)
+                if recursion is not None:
+                    return recursion
+                # Model.create(x): a classmethod of the user's class
                 return self._class_method(node, func.value, None, name)
         if ref is None or ref[0] in ("none", "module", "seq", "map"):
             return node, None
@@ -478,6 +482,29 @@ class Objects:
             func = self._method_alias(method)  # or recursion: a call of the class's def
         call = gast.copy_location(gast.Call(func, args, node.keywords), node)
         return call, (None if ruled else (method, None, None, key))
+
+    def _recursive_method(self, node, receiver, name: str):
+        """``c.total(x)`` in a method ``total`` being inlined, ``c`` an object known only
+        when the function runs (a child of a tree): a recursive call of that same method,
+        on ``same_method(c, "total", total)``, which checks when it runs that ``c.total``
+        is it; None where no method of that name is being inlined."""
+        from ..runtime import recursion
+        method = next((k for k in reversed(self.inlining) if isinstance(k, types.FunctionType)
+                       and k.__name__ == name and "." in k.__qualname__), None)
+        if method is None:
+            method = next((k[0] for k in reversed(self.inlining) if type(k) is tuple and
+                           isinstance(k[0], types.FunctionType) and k[0].__name__ == name and
+                           "." in k[0].__qualname__), None)
+        if method is None or not isinstance(receiver, gast.Name) or node.keywords or \
+                any(isinstance(a, gast.Starred) for a in node.args):
+            return None
+        check = self.fixed_name(recursion.same_method, "same_method")
+        alias = self._method_alias(method)
+        obj = gast.copy_location(gast.Call(
+            self.load(check), [receiver, gast.Constant(name, None),
+                               gast.Name(alias.id, gast.Load(), None, None)], []), node)
+        call = gast.copy_location(gast.Call(alias, [obj, *node.args], []), node)
+        return call, (method, None, None, method)
 
     def _class_method(self, node, owner, cls, name: str, path=None, obj=None):
         """``Model.create(x)`` (``owner``: the class, as written), ``self.create(x)`` (``cls``:
