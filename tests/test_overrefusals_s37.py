@@ -19,9 +19,11 @@ derivative where the case is about one).
   or held, ``g = mk(w)`` (transforms/curried.py);
 * a recursive method through a tree of objects (``c.total(x)`` for each child ``c``)
   deeper than the objects s2sad knows as it compiles: a recursive call, checked when it
-  runs to be the same method (objects.py, runtime ``same_method``).
+  runs to be the same method (objects.py, runtime ``same_method``); a recursive method of
+  an object made here (``p = Poly(2.0); p.ev(x, 3)``, a tree), or of a module's object:
+  the object stays one, the call a recursive one (local_objects, objects.py, resolve.py).
 
-On main (045ed3c) 356 of the 363 tests here fail; the 7 others are controls: the second
+On main (045ed3c) 363 of the 370 tests here fail; the 7 others are controls: the second
 derivative of ``sum_of_items`` (a recursion given a list that never empties), the
 refusal of a loop write into a list that grows after, cmath's tests (bools), the
 refusal of ``g = mk(expression)``, and the 3 trees whose child of another class
@@ -531,3 +533,77 @@ def test_same_method_refuses_an_object_whose_method_is_another():
     shadowed.total = lambda x: x
     with pytest.raises(s2sad.NoDerivativeError, match="another function"):
         same_method(shadowed, "total", Node.total)
+
+
+# --- a recursive method of an object made here or a module's (all 7 fail on main) -------
+
+class Poly:
+    def __init__(self, c):
+        self.c = c
+
+    def ev(self, x, n):
+        if n == 0:
+            return self.c
+        return self.c * x + self.ev(x, n - 1)
+
+    def scaled(self, x):
+        return np.sum(self.ev(x, 2)) * 2.0
+
+
+POLY = Poly(1.5)
+
+
+def recursive_method_made_here(x):
+    p = Poly(2.0)
+    return np.sum(p.ev(x, 3) ** 2)
+
+
+def recursive_method_of_a_tree_made_here(x):
+    tree = Node(1.0, [Node(2.0, []), Node(3.0, [Node(0.5, [])])])
+    return np.sum(tree.total(x))
+
+
+def recursive_method_of_a_modules_object(x):
+    return np.sum(np.sin(POLY.ev(x, 3)))
+
+
+def two_objects_one_after_the_other(x):
+    p = Poly(2.0)
+    a = np.sum(p.ev(x, 2))
+    p = Poly(3.0)
+    return a + np.sum(p.ev(x, 1) ** 2)
+
+
+MADE_HERE = [recursive_method_made_here, recursive_method_of_a_tree_made_here,
+             recursive_method_of_a_modules_object, two_objects_one_after_the_other]
+
+
+@pytest.mark.parametrize("f", MADE_HERE, ids=lambda f: f.__name__)
+def test_recursive_method_of_an_object_made_here(f):  # refused on main
+    check(f)
+
+
+def test_recursive_method_of_an_object_made_here_second_derivative():  # refused on main
+    check_hessian(recursive_method_made_here)
+
+
+def made_of_the_argument(x):
+    p = Poly(x[0])
+    return np.sum(p.ev(x, 3))
+
+
+def child_made_of_the_argument(x):
+    tree = Node(1.0, [Node(x[1], [])])
+    return np.sum(tree.total(x))
+
+
+@pytest.mark.parametrize("f, line", [
+    (made_of_the_argument, "return np.sum(p.ev(x, 3))"),
+    (child_made_of_the_argument, "return np.sum(tree.total(x))")], ids=["object", "child"])
+def test_recursive_method_of_an_object_made_of_the_argument_is_refused(f, line):
+    """Its attributes' derivatives would not reach the recursive call: refused at the line,
+    saying so (main refused it as a method it did not follow)."""
+    with pytest.raises(s2sad.NoDerivativeError, match="do not depend on the differentiated") \
+            as info:
+        s2sad.grad(f)(X.copy())
+    assert info.value.filename == __file__ and line in info.value.text
