@@ -42,8 +42,8 @@ from ..runtime import (check_distinct, check_flat, view_axes, view_index, view_s
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
                        running_extremum, scaled_power, shape_of, side_effect, sort_order,
                        sum_product,
-                       extreme_position, list_grad, list_tangent, sum_list_grad, repeated_list_grad,
-                       repeated_list,
+                       extreme_position, list_grad, list_tangent, sum_list_grad,
+                       repeated_list_grad, repeated_list,
                        unbroadcast, unbroadcast_product,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.structures import (added_to, check_zip_lengths, item_or_missing,
