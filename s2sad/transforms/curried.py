@@ -13,10 +13,11 @@ of what it returns as one call::
     z = g(x)                                z = g(x)
 
 The same values, in the same order: making the inner function evaluates nothing, and
-``g`` reads ``w``, bound once, as the function ``mk`` returned holds it. Written only
-where every read of ``mk`` is such a call (``w`` a constant or a name bound once, not
-one of the inner function's parameters), and ``g`` is bound once and only called;
-anything else is left as it is (refused at its line).
+``g`` reads ``w``, bound once before, as the function ``mk`` returned holds it (another
+argument, ``g = mk(x[0])``, is given a name of its own first: ``a_1 = x[0]``). Written
+only where every read of ``mk`` is such a call, ``g = mk(w)`` a line of the function's
+top level after ``mk``'s, and ``g`` bound once and only called; anything else is left
+as it is (refused at its line).
 
 >>> import gast
 >>> tree = gast.parse("def f(x):\\n    mk = lambda a: lambda b: a * b\\n"
@@ -69,6 +70,10 @@ def _returned(stmt):
     return None
 
 
+_SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+           gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)
+
+
 def _positional(call, count: int) -> bool:
     return len(call.args) == count and not call.keywords and \
         not any(isinstance(a, gast.Starred) for a in call.args)
@@ -108,7 +113,7 @@ class Curried:
             if found is None or name is None or bound[name] != 1 or name in params:
                 continue
             outer, inner, body = found
-            plan = self._plan(tree, name, len(outer.args), inner, nodes, calls, values,
+            plan = self._plan(tree, at, name, len(outer.args), inner, nodes, calls, values,
                               bound, params)
             if plan is None:
                 continue
@@ -116,11 +121,19 @@ class Curried:
             return True
         return False
 
-    def _plan(self, tree, name, count, inner, nodes, calls, values, bound, params):
-        """``[(call, how)]`` for each read of ``name``: ``("twice", outer call)`` for
-        ``mk(a)(b)``, ``("held", assignment)`` for ``g = mk(a)``; None where one is
-        anything else."""
+    def _plan(self, tree, at, name, count, inner, nodes, calls, values, bound, params):
+        """``[(call, how, where)]`` for each read of ``name``: ``("twice", outer call)`` for
+        ``mk(a)(b)``, ``("held", assignment)`` for ``g = mk(a)`` (a line of the function's
+        top level after ``mk``'s); None where one is anything else."""
         inner_names = {a.id for a in inner.args}
+        place = {id(s): k for k, s in enumerate(tree.body)}
+        given_at = {}  # a name given a value once, by a top-level line -> its place
+        for k, s in enumerate(tree.body):
+            if isinstance(s, gast.Assign):
+                for target in s.targets:
+                    for t in target.elts if isinstance(target, gast.Tuple) else [target]:
+                        if isinstance(t, gast.Name):
+                            given_at.setdefault(t.id, k)
         plan = []
         for node in nodes:
             if not (isinstance(node, gast.Name) and node.id == name and
@@ -140,11 +153,18 @@ class Curried:
                     not isinstance(stmt.targets[0], gast.Name):
                 return None
             held = stmt.targets[0].id
-            if bound[held] != 1 or held in params or not all(
-                    isinstance(a, gast.Constant) or isinstance(a, gast.Name) and
-                    (bound[a.id] == 1 or a.id in params and not bound[a.id]) and
-                    a.id not in inner_names for a in call.args):
+            if bound[held] != 1 or held in params or place.get(id(stmt), -1) <= at:
                 return None
+
+            def steady(a) -> bool:  # (the same value at each call of g: read there)
+                return isinstance(a, gast.Constant) or isinstance(a, gast.Name) and \
+                    bound[a.id] == 1 and (a.id in params or given_at.get(
+                        a.id, len(tree.body)) < place[id(stmt)]) and a.id not in inner_names
+            if any(not steady(a) and any(isinstance(n, _SCOPES) for n in trees.walk(a))
+                   for a in call.args):
+                return None
+            for a in call.args:
+                a.steady = steady(a)
             for use in nodes:  # (g only called, with the inner function's arguments)
                 if isinstance(use, gast.Name) and use.id == held and \
                         isinstance(use.ctx, gast.Load) and (
@@ -155,6 +175,8 @@ class Curried:
         return plan
 
     def _write(self, tree, at, stmt, outer, inner, body, plan) -> None:
+        taken = {n.id for n in trees.walk(tree) if isinstance(n, gast.Name)} | {
+            n.name for n in trees.walk(tree) if isinstance(n, gast.FunctionDef)}
         args = gast.arguments(outer.args + inner.args, [], None, [], [], None, [])
         if isinstance(stmt, gast.FunctionDef):
             tree.body[at] = located(gast.FunctionDef(
@@ -165,8 +187,22 @@ class Curried:
             if how == "twice":  # mk(a)(b): mk(a, b)
                 where.func = call.func
                 where.args = call.args + where.args
-            else:  # g = mk(a): g = lambda b: mk(a, b)
+            else:  # g = mk(a): g = lambda b: mk(a, b), a made first (a_1 = e) if it may
                 given = [gast.Name(a.id, gast.Load(), None, None) for a in inner.args]
+                args = []  # change (an expression, a name given another value)
+                for param, a in zip(outer.args, call.args, strict=True):
+                    if isinstance(a, gast.Constant) or isinstance(a, gast.Name) and \
+                            a.__dict__.get("steady"):
+                        args.append(a)
+                        continue
+                    fresh, k = param.id, 0
+                    while fresh in taken:
+                        k += 1
+                        fresh = f"{param.id}_{k}"
+                    taken.add(fresh)
+                    tree.body.insert(tree.body.index(where), located(gast.Assign(
+                        [gast.Name(fresh, gast.Store(), None, None)], a, None), a))
+                    args.append(located(gast.Name(fresh, gast.Load(), None, None), a))
                 where.value = located(gast.Lambda(
                     gast.arguments([clone(a) for a in inner.args], [], None, [], [], None, []),
-                    located(gast.Call(call.func, call.args + given, []), call)), call)
+                    located(gast.Call(call.func, args + given, []), call)), call)
