@@ -266,7 +266,7 @@ def curried(build: Build) -> bool:
     """``mk = lambda a: lambda b: e``: one function of both argument lists, each call of
     what it returns one call (:mod:`.transforms.curried`). Before validate, which refuses a
     lambda given as a value; on the source's tree, which validate and the namer read."""
-    writer = Curried()
+    writer = Curried(build.source.globals)
     tree = writer.run(clone(build.source.tree))
     if writer.changed:
         build.source.tree = build.tree = tree

@@ -17,7 +17,9 @@ The same values, in the same order: making the inner function evaluates nothing,
 argument, ``g = mk(x[0])``, is given a name of its own first: ``a_1 = x[0]``). Written
 only where every read of ``mk`` is such a call, ``g = mk(w)`` a line of the function's
 top level after ``mk``'s, and ``g`` bound once and only called; anything else is left
-as it is (refused at its line).
+as it is (refused at its line). A function of the module's own called so
+(``compose(np.sin, np.cos)(x)``) is copied to the top of the function first (its names
+mean the same there: the same module, none a variable of the function's).
 
 >>> import gast
 >>> tree = gast.parse("def f(x):\\n    mk = lambda a: lambda b: a * b\\n"
@@ -32,6 +34,7 @@ def f(x):
 from __future__ import annotations
 
 import collections
+import types
 
 import gast
 
@@ -82,15 +85,64 @@ def _positional(call, count: int) -> bool:
 class Curried:
     """Writes a local function returning a function as one function (see the module)."""
 
-    def __init__(self):
+    def __init__(self, namespace: dict | None = None):
+        self.namespace = namespace or {}  # the function's module's globals
         self.changed = False
 
     def run(self, tree):
         for _ in range(3):  # (a function returning one returning one: a round each)
-            if not self._round(tree):
+            if not self._round(tree) and not self._module_function(tree):
                 break
             self.changed = True
         return tree
+
+    def _module_function(self, tree) -> bool:
+        """A function of the function's own module returning a function, called so
+        (``compose(f, g)(x)``): its ``def`` (or ``name = lambda``) copied to the top of the
+        function, where a round writes it out; False where there is none to copy."""
+        import inspect
+        import textwrap
+        names = {n.id for n in trees.walk(tree) if isinstance(n, gast.Name)}
+        bound = {n.id for n in trees.walk(tree) if isinstance(n, gast.Name) and
+                 not isinstance(n.ctx, gast.Load)} | {
+            n.name for n in trees.walk(tree) if isinstance(n, gast.FunctionDef)}
+        nodes = trees.walk(tree)
+        called = {n.func.id for n in nodes if isinstance(n, gast.Call) and
+                  isinstance(n.func, gast.Name)}
+        candidates = {n.func.func.id for n in nodes if isinstance(n, gast.Call) and
+                      isinstance(n.func, gast.Call) and isinstance(n.func.func, gast.Name)}
+        candidates |= {n.value.func.id for n in nodes if isinstance(n, gast.Assign) and
+                       isinstance(n.value, gast.Call) and isinstance(n.value.func, gast.Name)
+                       and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and
+                       n.targets[0].id in called}  # (g = compose(f, h), then g(x))
+        for name in sorted((names - bound) & candidates):
+            value = self.namespace.get(name)
+            if not inspect.isfunction(value) or value.__globals__ is not self.namespace or \
+                    value.__closure__ or value.__defaults__ or value.__kwdefaults__:
+                continue
+            try:
+                module = gast.parse(textwrap.dedent(inspect.getsource(value)))
+            except (OSError, TypeError, SyntaxError):
+                continue
+            if len(module.body) != 1 or _returned(module.body[0]) is None:
+                continue
+            copied = module.body[0]
+            if isinstance(copied, gast.Assign) and not (
+                    len(copied.targets) == 1 and isinstance(copied.targets[0], gast.Name) and
+                    copied.targets[0].id == name) or \
+                    isinstance(copied, gast.FunctionDef) and copied.name != name:
+                continue
+            free = {n.id for n in trees.walk(copied) if isinstance(n, gast.Name) and
+                    isinstance(n.ctx, gast.Load)}
+            if free & bound:
+                continue  # (a name of the module the function has a variable of)
+            gast.increment_lineno(module, value.__code__.co_firstlineno - 1)
+            trial = trees.clone(tree)
+            trial.body.insert(0, copied)
+            if self._round(trial):
+                tree.body = trial.body
+                return True
+        return False
 
     def _round(self, tree) -> bool:
         nodes = trees.walk(tree)
@@ -157,6 +209,13 @@ class Curried:
                 return None
 
             def steady(a) -> bool:  # (the same value at each call of g: read there)
+                root = a
+                while isinstance(root, gast.Attribute):
+                    root = root.value
+                if isinstance(a, gast.Attribute) and isinstance(root, gast.Name) and \
+                        not bound[root.id] and root.id not in inner_names and \
+                        isinstance(self.namespace.get(root.id), types.ModuleType):
+                    return True  # (np.sin: a module's function)
                 return isinstance(a, gast.Constant) or isinstance(a, gast.Name) and \
                     bound[a.id] == 1 and (a.id in params or given_at.get(
                         a.id, len(tree.body)) < place[id(stmt)]) and a.id not in inner_names
@@ -191,8 +250,7 @@ class Curried:
                 given = [gast.Name(a.id, gast.Load(), None, None) for a in inner.args]
                 args = []  # change (an expression, a name given another value)
                 for param, a in zip(outer.args, call.args, strict=True):
-                    if isinstance(a, gast.Constant) or isinstance(a, gast.Name) and \
-                            a.__dict__.get("steady"):
+                    if isinstance(a, gast.Constant) or a.__dict__.get("steady"):
                         args.append(a)
                         continue
                     fresh, k = param.id, 0
