@@ -79,6 +79,8 @@ from .transforms.readable import Readable
 from .transforms.real_powers import RealPowers
 from .transforms.recompute import Recompute
 from .transforms.aliasing import Aliasing
+from .transforms.curried import Curried
+from .transforms.display_loops import DisplayLoops
 from .transforms.held_items import HeldItems
 from .transforms.view_helpers import ViewHelpers
 from .transforms.view_writes import ViewWrites
@@ -261,6 +263,18 @@ def is_pure(build: Build):
 
 # --- the passes: each says whether it changed its tree -----------------------------------------
 
+@transform()
+def curried(build: Build) -> bool:
+    """``mk = lambda a: lambda b: e``: one function of both argument lists, each call of
+    what it returns one call (:mod:`.transforms.curried`). Before validate, which refuses a
+    lambda given as a value; on the source's tree, which validate and the namer read."""
+    writer = Curried(build.source.globals)
+    tree = writer.run(clone(build.source.tree))
+    if writer.changed:
+        build.source.tree = build.tree = tree
+    return writer.changed
+
+
 @check()
 def validate(build: Build) -> bool:
     """Refuse, at the user's line, the syntax s2sad does not model (deny by default)."""
@@ -325,6 +339,13 @@ def _rewritten(build: Build, writer, names: bool = True) -> bool:
         if names:
             build.source.locals = assigned_names(build.tree)
     return writer.changed
+
+
+@transform()
+def display_loops(build: Build) -> bool:
+    """``for v in ls: v[0] = e``, ``ls`` a display: written out item by item, ``v`` read as
+    ``ls[k]``, for held_items to follow (:mod:`.transforms.display_loops`)."""
+    return _rewritten(build, DisplayLoops(build.namer))
 
 
 @transform()
@@ -1136,9 +1157,11 @@ compiled_target = Condition(lambda options: bool((target_backend(options.target)
 final_reverse = optimize & reverse_mode & ~nestable & ~debug_nans
 
 PIPELINE = [
+    Step(curried),
     Step(validate),
     Step(names),
     Step(view_helpers),
+    Step(display_loops),
     Step(held_items),
     Step(view_writes),
     Step(object_lists),

@@ -39,7 +39,7 @@ def shifted_root(z):
 
 def tiled(z):
     # (no rule for the next line: the message quotes it)
-    parts = [onp.sum(z)] * 3
+    parts = onp.frexp(onp.sum(z) * 3)
     return parts[0]
 
 

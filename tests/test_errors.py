@@ -186,13 +186,13 @@ def test_errors_in_a_helper_at_every_stage_name_its_line_and_the_calls():
             (cases.calls_adds_in_place, s2sad.UnsupportedSyntaxError, other.adds_in_place,
              "z += 1.0"),
             (cases.calls_tiled, s2sad.NoDerivativeError, other.tiled,
-             "parts = [onp.sum(z)] * 3")]:
+             "parts = onp.frexp(onp.sum(z) * 3)")]:
         with pytest.raises(error) as info:
             s2sad.grad(f)(x)
         err = info.value
         assert (err.filename, err.lineno) == (other.__file__, line_of(helper, text))
         assert [frame[-1] for frame in err.calls] == [f.__name__, helper.__name__]
-    assert "repeating a list or tuple (parts = [onp.sum(z)] * 3)" in str(err)
+    assert "no derivative rule for numpy.frexp" in str(err)
     for f, name, text in [(cases.nested_without_rule, "inner", "return np.frexp(v)[0]"),
                           (cases.lambda_without_rule, "<lambda>", "lambda v: np.frexp")]:
         with pytest.raises(s2sad.NoDerivativeError) as info:

@@ -443,7 +443,124 @@ def cmath_rect_tangent(g, ans, r, phi):
     return g * cmath.rect(1.0, phi), g * 1j * ans
 
 
+# the rest of cmath's holomorphic functions: g * f'(z), valid off f's branch cuts (where
+# cmath.sqrt's cut in f'(z) lies exactly on f's own)
+
+
+@defvjp(cmath.log10, shape="scalar")
+def cmath_log10(g, ans, z):
+    return g / (z * cmath.log(10.0))
+
+
+@defvjp(cmath.tan, shape="scalar")
+def cmath_tan(g, ans, z):
+    return g * (1.0 + ans * ans)
+
+
+@defvjp(cmath.sinh, shape="scalar")
+def cmath_sinh(g, ans, z):
+    return g * cmath.cosh(z)
+
+
+@defvjp(cmath.cosh, shape="scalar")
+def cmath_cosh(g, ans, z):
+    return g * cmath.sinh(z)
+
+
+@defvjp(cmath.tanh, shape="scalar")
+def cmath_tanh(g, ans, z):
+    return g * (1.0 - ans * ans)
+
+
+@defvjp(cmath.asin, shape="scalar")
+def cmath_asin(g, ans, z):
+    return g / cmath.sqrt(1.0 - z * z)
+
+
+@defvjp(cmath.acos, shape="scalar")
+def cmath_acos(g, ans, z):
+    return -g / cmath.sqrt(1.0 - z * z)
+
+
+@defvjp(cmath.atan, shape="scalar")
+def cmath_atan(g, ans, z):
+    return g / (1.0 + z * z)
+
+
+@defvjp(cmath.asinh, shape="scalar")
+def cmath_asinh(g, ans, z):
+    return g / cmath.sqrt(1.0 + z * z)
+
+
+@defvjp(cmath.acosh, shape="scalar")
+def cmath_acosh(g, ans, z):
+    return g / (cmath.sqrt(z - 1.0) * cmath.sqrt(z + 1.0))
+
+
+@defvjp(cmath.atanh, shape="scalar")
+def cmath_atanh(g, ans, z):
+    return g / (1.0 - z * z)
+
+
+@deftangent(cmath.log10)
+def cmath_log10_tangent(g, ans, z):
+    return g / (z * cmath.log(10.0))
+
+
+@deftangent(cmath.tan)
+def cmath_tan_tangent(g, ans, z):
+    return g * (1.0 + ans * ans)
+
+
+@deftangent(cmath.sinh)
+def cmath_sinh_tangent(g, ans, z):
+    return g * cmath.cosh(z)
+
+
+@deftangent(cmath.cosh)
+def cmath_cosh_tangent(g, ans, z):
+    return g * cmath.sinh(z)
+
+
+@deftangent(cmath.tanh)
+def cmath_tanh_tangent(g, ans, z):
+    return g * (1.0 - ans * ans)
+
+
+@deftangent(cmath.asin)
+def cmath_asin_tangent(g, ans, z):
+    return g / cmath.sqrt(1.0 - z * z)
+
+
+@deftangent(cmath.acos)
+def cmath_acos_tangent(g, ans, z):
+    return -g / cmath.sqrt(1.0 - z * z)
+
+
+@deftangent(cmath.atan)
+def cmath_atan_tangent(g, ans, z):
+    return g / (1.0 + z * z)
+
+
+@deftangent(cmath.asinh)
+def cmath_asinh_tangent(g, ans, z):
+    return g / cmath.sqrt(1.0 + z * z)
+
+
+@deftangent(cmath.acosh)
+def cmath_acosh_tangent(g, ans, z):
+    return g / (cmath.sqrt(z - 1.0) * cmath.sqrt(z + 1.0))
+
+
+@deftangent(cmath.atanh)
+def cmath_atanh_tangent(g, ans, z):
+    return g / (1.0 - z * z)
+
+
 deffacts(cmath.exp, cmath.log, cmath.sqrt, cmath.sin, cmath.cos, cmath.phase, cmath.polar,
-         cmath.rect, complex=True)
+         cmath.rect, cmath.log10, cmath.tan, cmath.sinh, cmath.cosh, cmath.tanh, cmath.asin,
+         cmath.acos, cmath.atan, cmath.asinh, cmath.acosh, cmath.atanh, complex=True)
 deffacts(cmath.phase, floats=True)
+# tests of a complex number: bools, no derivative
+nondifferentiable(cmath.isnan, cmath.isinf, cmath.isfinite, cmath.isclose, shape="scalar")
 defresult(cmath.phase, kind="f")

@@ -43,13 +43,14 @@ from ..runtime import (check_distinct, check_flat, view_axes, view_index, view_s
                        running_extremum, scaled_power, shape_of, side_effect, sort_order,
                        sum_product,
                        extreme_position, list_grad, list_tangent, sum_list_grad,
+                       repeated_list_grad, repeated_list,
                        unbroadcast, unbroadcast_product,
                        window_count, written_part, last_writes, zeros_like_structure, full_widths)
 from ..runtime.structures import (added_to, check_zip_lengths, item_or_missing,
                                   object_sensitivity, plus_part, restore_item, try_caught,
                                   try_steps, zip_lengths)
 from ..runtime.higher import plus_part_adjoint
-from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback,
+from ..runtime.recursion import (recursion_value, recursive_call, recursive_pullback, same_method,
                                  recursive_pullback_along_args, recursive_pullback_in_args,
                                  recursive_pushforward)
 from ..runtime.higher import (add_at, broadcast_like, checkpoint_grads, checkpoint_tangent,
@@ -62,6 +63,12 @@ refuse_function(item_or_missing, restore_item, advice=(
     "A derivative of a gradient cannot follow a dict given new keys in the function (d[i] "
     "= v where d may not have the key i yet). Give the dict its keys in its display "
     "(d = {0: 0.0, 1: 0.0, 2: 0.0}), or keep the values in a list (ys.append(v))."))
+# the check before a recursive method is called on an object known when it runs (a tree's
+# child): on an object made of the differentiated arguments, refused (its attributes'
+# derivatives would not reach the call)
+refuse_function(same_method, advice=(
+    "s2sad follows a recursive method through objects that do not depend on the "
+    "differentiated arguments. Pass the values that do as arguments of the method."))
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
                   broadcast_shape, matmul_shape, shape_of, running_extremum, one_axis,
                   window_count, full_widths, sort_order, extreme_position, added_to,
@@ -300,6 +307,20 @@ def list_tangent_rule(g, ans, h, like):
 
 
 deflinear(list_grad, list_tangent)
+
+
+# ys = items * n of a list: the adjoint sums the copies; its own adjoint repeats again
+@defvjp(repeated_list_grad, shape="other")
+def repeat_grad_rule(g, ans, h, items, n):
+    return repeated_list(g, n), None, None
+
+
+@defvjp(repeated_list, shape="other")
+def repeat_items_rule(g, ans, h, n):
+    return repeated_list_grad(g, h, n), None
+
+
+deflinear(repeated_list_grad, repeated_list)
 
 
 deffacts(unpack_sens, structure_of=(1,))

@@ -167,7 +167,32 @@ def scipy_idst(g, ans, x, type=2, n=None, axis=-1, norm=None, overwrite_x=False,
     return fit_axes(trig_adjoint(g, "idst", type, axis, norm, orthogonalize),
                     lengths(x, axis_tuple(axis)), axis_tuple(axis))
 
-_TRIG = (sfft.dct, sfft.idct, sfft.dst, sfft.idst)
+@defvjp(sfft.dctn, shape="other")
+def scipy_dctn(g, ans, x, type=2, s=None, axes=None, norm=None, overwrite_x=False,
+               workers=None, *, orthogonalize=None):
+    ax = fft_axes(x, s, axes)
+    return fit_axes(trig_adjoint(g, "dct", type, ax, norm, orthogonalize), lengths(x, ax), ax)
+
+@defvjp(sfft.idctn, shape="other")
+def scipy_idctn(g, ans, x, type=2, s=None, axes=None, norm=None, overwrite_x=False,
+                workers=None, orthogonalize=None):
+    ax = fft_axes(x, s, axes)
+    return fit_axes(trig_adjoint(g, "idct", type, ax, norm, orthogonalize), lengths(x, ax), ax)
+
+@defvjp(sfft.dstn, shape="other")
+def scipy_dstn(g, ans, x, type=2, s=None, axes=None, norm=None, overwrite_x=False,
+               workers=None, orthogonalize=None):
+    ax = fft_axes(x, s, axes)
+    return fit_axes(trig_adjoint(g, "dst", type, ax, norm, orthogonalize), lengths(x, ax), ax)
+
+@defvjp(sfft.idstn, shape="other")
+def scipy_idstn(g, ans, x, type=2, s=None, axes=None, norm=None, overwrite_x=False,
+                workers=None, orthogonalize=None):
+    ax = fft_axes(x, s, axes)
+    return fit_axes(trig_adjoint(g, "idst", type, ax, norm, orthogonalize), lengths(x, ax), ax)
+
+_TRIG = (sfft.dct, sfft.idct, sfft.dst, sfft.idst, sfft.dctn, sfft.idctn, sfft.dstn,
+         sfft.idstn)
 deflinear(*_TRIG, argnums=(0,))
 defresult(*_TRIG, kind="f")
 for _transform in _TRIG:

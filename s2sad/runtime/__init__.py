@@ -68,7 +68,7 @@ from .structures import (  # noqa: F401
     _nested_shape, array_grad, sum_list_grad, list_grad, list_tangent, object_gradient,
     frozen_attributes, has_parameters, attribute_tangent, object_sensitivity, side_effect, sort_order,
     extreme_position, NOTHING, added_to, zip_lengths, check_zip_lengths,
-    try_caught, try_steps, plus_part, plus_tangent,
+    try_caught, try_steps, plus_part, plus_tangent, repeated_list_grad, repeated_list,
 )
 from .reductions import (  # noqa: F401
     sum_grad, reduced_size, extremum_grad, expand_reduced, prod_grad, cumsum_grad, cumprod_grad,

@@ -141,10 +141,49 @@ def recursive_call(func, args: tuple):
     return func(*args), (func, given)
 
 
+def same_method(obj, name: str, func):
+    """``obj``, once checked that ``obj.name`` is ``func`` bound to it, as Python finds it:
+    ``func`` in the class, no attribute of the object's own of that name, and no
+    ``__getattr__`` nor ``__getattribute__`` of the class's own. What a recursive
+    method called on an object known only when it runs (a child node) needs, so that
+    the call is ``func(obj, ...)``.
+
+    >>> class Node:
+    ...     def total(self):
+    ...         return 1.0
+    >>> n = Node()
+    >>> same_method(n, "total", Node.total) is n
+    True
+    """
+    cls = type(obj)
+    import inspect
+    found = inspect.getattr_static(cls, name, None)
+    if found is not func or name in getattr(obj, "__dict__", {}) or \
+            cls.__getattribute__ is not object.__getattribute__ or \
+            getattr(cls, "__getattr__", None) is not None:
+        from ..errors import NoDerivativeError
+        raise NoDerivativeError(
+            f"a recursive call of {func.__qualname__}() on an object whose "
+            f".{name} is another function ({cls.__qualname__}): s2sad follows a recursive "
+            f"method through objects of the classes whose .{name} is this same function",
+            hint=f"Give {cls.__qualname__} the same method, or call the function directly "
+                 f"({func.__qualname__}(node, ...)).")
+    return obj
+
+
 def recursion_value(pair, args: tuple):
     """The value of a :func:`recursive_call` (its adjoint is :func:`recursive_pullback`).
     ``args`` are the call's arguments again: what the value depends on, for a derivative."""
     return pair[0]
+
+
+def _none_given(args) -> list:
+    """One item per argument, for those the derivative does not give: ``None``, or zeros
+    shaped like a list with no numbers (``ls[1:]`` at the bottom of the recursion), which
+    the caller's adjoint of the slice reads item by item."""
+    from . import zeros_like_structure
+    return [zeros_like_structure(a) if isinstance(a, (list, tuple, dict)) else None
+            for a in args]
 
 
 def recursive_pullback(pair, g, args: tuple) -> tuple:
@@ -156,7 +195,7 @@ def recursive_pullback(pair, g, args: tuple) -> tuple:
     from .higher import snapshot
     func, args = pair[1]
     wrt, compiled = _compiled(_VJPS, hooks.make_vjp, func, args)
-    grads = [None] * len(args)
+    grads = _none_given(args)
     if not wrt:
         return tuple(grads)
     found = hooks.call_generated(compiled, tuple(args), snapshot(g))
@@ -204,7 +243,7 @@ def recursive_pullback_in_args(pair, h, g, args: tuple) -> tuple:
     from .higher import snapshot
     args = pair[1][1]
     wrt, own = _own_vjp(pair, args)
-    grads = [None] * len(args)
+    grads = _none_given(args)
     if not wrt:
         return tuple(grads)
     twice = hooks.make_vjp(own, wrt=wrt)
@@ -220,7 +259,7 @@ def recursive_pullback_along_args(pair, h, tangents, args: tuple) -> tuple:
     from .higher import Parts
     args = pair[1][1]
     wrt, own = _own_vjp(pair, args)
-    out = [None] * len(args)
+    out = _none_given(args)
     if not wrt:
         return tuple(out)
     along = hooks.make_jvp(own, wrt=wrt)

@@ -46,9 +46,9 @@ def fft_axes(a, s, axes) -> tuple:
     axes, else all of them."""
     ndim = len(_shape(a))
     if axes is not None:
-        return tuple(axes)
-    if s is not None:
-        return tuple(range(ndim - len(s), ndim))
+        return (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    if s is not None:  # (scipy.fft.dctn(a, s=4): one number, the last axis)
+        return tuple(range(ndim - (1 if isinstance(s, (int, np.integer)) else len(s)), ndim))
     return tuple(range(ndim))
 
 
@@ -111,6 +111,10 @@ def trig_adjoint(g, kind: str, type: int, axis: int, norm, orthogonalize):
     and DST-I are symmetric; DCT-I is ``diag(v) @ M_1 @ diag(1 / v)`` (``v``: 1 at both
     ends, else 2). An inverse transform's adjoint is the inverse of the transposed."""
     import scipy.fft
+    if isinstance(axis, tuple):  # (dctn: the transform along each axis, which commute)
+        for one in axis:
+            g = trig_adjoint(g, kind, type, one, norm, orthogonalize)
+        return g
     if orthogonalize and norm != "ortho":
         from ..errors import NoDerivativeError
         raise NoDerivativeError(f"scipy.fft.{kind} is differentiated with orthogonalize=True "
@@ -147,4 +151,8 @@ def trig_transform(a, kind: str, type: int, axis: int, norm, orthogonalize):
     True
     """
     import scipy.fft
+    if isinstance(axis, tuple):  # (along each of the axes of dctn, in turn)
+        for one in axis:
+            a = trig_transform(a, kind, type, one, norm, orthogonalize)
+        return a
     return getattr(scipy.fft, kind)(a, type, axis=axis, norm=norm, orthogonalize=orthogonalize)

@@ -631,6 +631,32 @@ def plus_tangent(tangents, parts):
     return total
 
 
+def repeated_list_grad(g, items, n):
+    """Adjoint of ``items * n`` (a list or tuple repeated ``n`` times): each item's
+    sensitivity is the sum of its copies' in ``g`` (a 0.0 where the whole got none).
+
+    >>> repeated_list_grad([1.0, 2.0, 3.0, 4.0], [0.5, 0.5], 2)
+    [4.0, 6.0]
+    >>> repeated_list_grad(0.0, (0.5,), 3)
+    [0.0]
+    """
+    out = zeros_like_structure(items)
+    if isinstance(g, (list, tuple)) and out:
+        for j, part in enumerate(g):
+            out[j % len(out)] = add_sens(out[j % len(out)], part)
+    return out
+
+
+def repeated_list(g, n):
+    """``list(g) * n``: the adjoint of :func:`repeated_list_grad` (a second derivative's), and
+    the tangent of ``items * n``.
+
+    >>> repeated_list([1.0, 2.0], 2)
+    [1.0, 2.0, 1.0, 2.0]
+    """
+    return list(g) * n
+
+
 def list_grad(g, like):
     """Adjoint of ``like.tolist()``: the sensitivities ``g`` of its nested lists of Python
     numbers (a 0.0 where a whole row got none), as an array of ``like``'s shape.

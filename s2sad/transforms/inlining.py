@@ -29,7 +29,7 @@ from ..source import FunctionSource
 from ..trees import clone
 from .function_values import function_default, function_defaults
 from .higher import is_generated
-from .objects import _named
+from .objects import RecursiveCall, _named
 from .single_assignment import _NOT_CONSTANT, _constant, _static, _user_code, assigned_names
 
 
@@ -364,8 +364,10 @@ class Inlining:
         error located in the callee's own lines gets the lines that called it. ``key``:
         what a recursive call would call again (a method: with its object)."""
         key = key if key is not None else func if func is not None else fdef
+        forced = isinstance(key, RecursiveCall)  # (a method of an object made here)
+        key = key.method if forced else key
         self.root.called.setdefault(self.inlining[-1], {})[key] = None  # (an ordered set)
-        if key in self.inlining:
+        if key in self.inlining or forced:
             if func is None:
                 raise self.source.syntax_error(
                     f"a recursive call of the nested function {fdef.name}()", node,

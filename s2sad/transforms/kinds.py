@@ -838,6 +838,11 @@ def _value_kind(value, of, source, local_names, target) -> Kind:
                     return Kind(kind.tag, items=kind.items, fields=kind.fields)
             if any(of(op.operands[i]).tag == "any" for i in shaped_like):
                 return ANY  # (may be a list: not a number, whose `+` would add)
+        if op.rule.func in _recursion():  # (a recursive call's value, or its arguments'
+            given = of(op.operands[-1]) if op.operands else ANY  # sensitivities: a list it
+            if op.rule.func is _recursion()[0] or not given.items:  # built is a list, not
+                return ANY  # a number, whose `+` would add)
+            return Kind("tuple", items=(ANY,) * len(given.items))
         if facts.shape_from == 0 and op.operands:  # np.zeros(3), np.ones((n, 2))...
             return _created_kind(op.operands[0], of, target)
         if op.rule.func is np.matmul and len(op.operands) == 2 and not op.keywords:
@@ -1213,6 +1218,13 @@ def _scalar_kind(op, of) -> Kind:
 def _array_grad():
     from ..runtime import array_grad  # (the runtime imports this module)
     return array_grad
+
+
+def _recursion() -> tuple:
+    """The recursive call's value, then the helpers giving its arguments' sensitivities."""
+    from ..runtime import recursion as r
+    return (r.recursion_value, r.recursive_pullback, r.recursive_pullback_in_args,
+            r.recursive_pullback_along_args)
 
 
 def _listed(kind: Kind) -> Kind:

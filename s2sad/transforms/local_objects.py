@@ -192,6 +192,21 @@ def _dataclass_init(fields):
                             body, [], None, None)
 
 
+def recursive_methods(cls) -> set:
+    """The names of ``cls``'s methods that call a method of their own name (on ``self``
+    or on another object: ``c.total(x)`` in a tree's ``total``)."""
+    found = set()
+    for name, func in inspect.getmembers(cls, inspect.isfunction):
+        try:
+            fdef = gast.parse(textwrap.dedent(inspect.getsource(func)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        if any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and
+               n.func.attr == name for n in trees.walk(fdef)):
+            found.add(name)
+    return found
+
+
 def class_methods(cls) -> dict | None:
     """``{name: FunctionDef}`` of a plain class's methods (see the module), else None.
     A class whose one base is such a class (of the same module, neither a dataclass nor
@@ -681,9 +696,10 @@ class ObjectsAsVariables(trees.Transformer):
         return node
 
     def _held_read(self, node) -> None:
-        """``m.inner.w`` as ``m.inner__w``, ``m.inner.f(h)`` as ``m.inner__f(h)`` and
-        ``m.inner(h)`` as ``m.inner____call__(h)``, ``m`` given objects of one class only,
-        whose ``inner`` holds an object written as its own attributes and methods
+        """``m.inner.w`` (read or set) as ``m.inner__w``, ``m.inner.f(h)`` as
+        ``m.inner__f(h)`` and ``m.inner(h)`` as ``m.inner____call__(h)``, ``m`` given
+        objects of one class only, whose ``inner`` holds an object written as its own
+        attributes and methods
         (``held``: :func:`.class_forms.held_objects_inlined`). Another read of ``m.inner``
         stays (refused: :meth:`_only_read_so`)."""
         def flat(held, prefix=""):  # (m.mid.leaf: m.mid__leaf, held by what mid holds)
@@ -707,7 +723,8 @@ class ObjectsAsVariables(trees.Transformer):
                             isinstance(part.ctx, gast.Load)):
                         continue
                     if field == "value" and isinstance(outer, gast.Attribute) and \
-                            isinstance(outer.ctx, gast.Load):
+                            isinstance(outer.ctx, (gast.Load, gast.Store)):  # (m.inner.w = v:
+                        # m.inner__w = v, set from outside as any attribute is)
                         outer.value = part.value
                         outer.attr = f"{part.attr}__{outer.attr}"
                     elif field == "func" and isinstance(outer, gast.Call) and \
@@ -1195,6 +1212,8 @@ def _objects_as_variables(fdef, source, helper=None):
     fdef = NamedItems(fdef, making).visit(fdef)  # (layers["a"]: layers__a, one object)
     _objects_handed_on(fdef, source, params, making)  # (helper(o.inner, x), inn = o.get())
     local = params | trees.assigned_names(fdef)
+    called = {n.func.attr for n in trees.walk(fdef) if isinstance(n, gast.Call) and
+              isinstance(n.func, gast.Attribute)}  # (t.total(x): a method called here)
     for node in trees.walk(fdef):
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)) or \
                 node.func.id in local or node.func.id in classes:
@@ -1215,8 +1234,9 @@ def _objects_as_variables(fdef, source, helper=None):
                 "give its class a method that does the work of __del__, called where the "
                 "work is to be done.")
         methods = class_methods(value)
-        if methods is None:
-            continue
+        if methods is None or recursive_methods(value) & called:
+            continue  # (a recursive method called: the object stays one, the method a
+            # recursive call, :meth:`.objects.ObjectMethods._made_here_recursive`)
         free = {n.id for m in methods.values() for n in trees.walk(m)
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and
                 n.id not in {a.id for a in m.args.args} | trees.assigned_names(m)}

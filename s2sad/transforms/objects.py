@@ -11,6 +11,7 @@ s2sad reads objects when it builds the gradient, so changes to an object's state
 
 from __future__ import annotations
 
+import dataclasses
 import types
 
 import gast
@@ -21,6 +22,13 @@ from ..backends import ARRAY_TAGS, LIBRARIES
 from ..codegen import unparse
 from ..errors import DifferentiationError
 from .single_assignment import _NOT_CONSTANT, _constant, _resolving, _static, _user_code
+
+
+@dataclasses.dataclass(frozen=True)
+class RecursiveCall:
+    """What inlines a call of ``method``: nothing, it is a recursive call (a recursive
+    method of an object made in the function, which stays an object)."""
+    method: types.FunctionType
 
 
 def argument_objects(tree, descriptors) -> dict:
@@ -444,7 +452,11 @@ class Objects:
             if isinstance(func.value, gast.Call) and self._builtin_call(func.value) == "super":
                 return self._super_method(node)
             ref, receiver, name = self._object_ref(func.value), func.value, func.attr
-            if ref is None:  # Model.create(x): a classmethod of the user's class
+            if ref is None:
+                recursion = self._recursive_method(node, receiver, name)
+                if recursion is not None:
+                    return recursion
+                # Model.create(x): a classmethod of the user's class
                 return self._class_method(node, func.value, None, name)
         if ref is None or ref[0] in ("none", "module", "seq", "map"):
             return node, None
@@ -478,6 +490,66 @@ class Objects:
             func = self._method_alias(method)  # or recursion: a call of the class's def
         call = gast.copy_location(gast.Call(func, args, node.keywords), node)
         return call, (None if ruled else (method, None, None, key))
+
+    def _recursive_method(self, node, receiver, name: str):
+        """``c.total(x)`` in a method ``total`` being inlined, ``c`` an object known only
+        when the function runs (a child of a tree): a recursive call of that same method,
+        on ``same_method(c, "total", total)``, which checks when it runs that ``c.total``
+        is it; None where no method of that name is being inlined."""
+        from ..runtime import recursion
+        method = next((k for k in reversed(self.inlining) if isinstance(k, types.FunctionType)
+                       and k.__name__ == name and "." in k.__qualname__), None)
+        if method is None:
+            method = next((k[0] for k in reversed(self.inlining) if type(k) is tuple and
+                           isinstance(k[0], types.FunctionType) and k[0].__name__ == name and
+                           "." in k[0].__qualname__), None)
+        key = method
+        if method is None:
+            method, key = self._made_here_recursive(receiver, name), None
+            key = None if method is None else RecursiveCall(method)
+        if method is None or not isinstance(receiver, gast.Name) or node.keywords or \
+                any(isinstance(a, gast.Starred) for a in node.args):
+            return None
+        check = self.fixed_name(recursion.same_method, "same_method")
+        alias = self._method_alias(method)
+        obj = gast.copy_location(gast.Call(
+            self.load(check), [receiver, gast.Constant(name, None),
+                               gast.Name(alias.id, gast.Load(), None, None)], []), node)
+        call = gast.copy_location(gast.Call(alias, [obj, *node.args], []), node)
+        return call, (method, None, None, key)
+
+    def _made_here_recursive(self, receiver, name: str):
+        """The function of ``name`` of the class of ``receiver``, a variable given only
+        objects of one class of the user's made here (``t = Node(w, kids)``), where that
+        method calls a method of its own name (recursion: the object stays an object,
+        :mod:`.local_objects`); else None."""
+        from .kinds import _plain_lookup, class_method
+        from .local_objects import recursive_methods
+        if not isinstance(receiver, gast.Name) or receiver.id not in self.locals or \
+                self.parent is not None:
+            return None
+        made = set()
+        for node in trees.walk(self.source.tree):
+            if isinstance(node, gast.Name) and node.id == receiver.id and \
+                    not isinstance(node.ctx, gast.Load):
+                stmt = next((s for s in trees.walk(self.source.tree) if isinstance(
+                    s, gast.Assign) and node in s.targets), None)
+                if stmt is None or not isinstance(stmt.value, gast.Call):
+                    return None
+                try:
+                    made.add(_static(stmt.value.func, self))
+                except (KeyError, TypeError):
+                    return None
+        if len(made) != 1:
+            return None
+        cls = made.pop()
+        if not isinstance(cls, type) or not _plain_lookup(cls) or \
+                name not in recursive_methods(cls):
+            return None
+        found = class_method(cls, name)
+        if found is None or not found[1] or not _user_code(found[0]):
+            return None
+        return found[0]
 
     def _class_method(self, node, owner, cls, name: str, path=None, obj=None):
         """``Model.create(x)`` (``owner``: the class, as written), ``self.create(x)`` (``cls``:

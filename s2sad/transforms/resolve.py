@@ -498,6 +498,10 @@ def foreign_argument(call, source, local_names, kinds: dict, made=lambda operand
         target = static_value(call.func, source, local_names)
     except (KeyError, TypeError):
         return None
+    from ..runtime import recursion
+    if target in (recursion.recursion_value, recursion.recursive_call):
+        return None  # (a recursive call's arguments: the function is compiled with them as
+        # its arguments, where their operators are judged as they are read)
     try:
         if (registry.facts(target) or registry.Facts()).converts and \
                 not any(k.arg == "subok" for k in call.keywords):

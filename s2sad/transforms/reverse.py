@@ -46,6 +46,7 @@ from ..registry import is_helper
 from ..codegen import comment, comment_text, is_note
 from ..errors import DifferentiationError, NoDerivativeError
 from ..runtime import (add_sens, as_gradient, index_grad, output_seed, pack_like, plus_part,
+                       repeated_list_grad,
                        unbroadcast,
                        written_part, zeros_like_structure)
 from ..runtime.higher import add_at, broadcast_like, sens_item, sens_like, snapshot
@@ -733,10 +734,7 @@ class Reverse(StructuralZeros, Tape):
             self.linear(value, g, target, negate=False)
         elif op.kind == "call" and self.kind(target).tag in ("list", "tuple") and \
                 isinstance(value, gast.BinOp) and any(self.wants(o) for o in op.operands):
-            raise self.source.error(
-                NoDerivativeError, "no derivative rule for repeating a list or tuple "
-                f"({self.source.segment(stmt)}) of values that depend on the differentiated "
-                "argument", stmt, "Build it with a comprehension, or with append in a loop.")
+            self.repetition(stmt, value, g)
         elif op.kind == "call":
             self.call(stmt, value, op, g, target)
         elif op.kind == "subscript":
@@ -786,6 +784,19 @@ class Reverse(StructuralZeros, Tape):
             self.linear(node.right, g, target, negate ^ isinstance(node.op, gast.Sub))
         elif self.wants(node):
             self.accumulate(node.id, self.unbroadcast(g, node, target), negate)
+
+    def repetition(self, stmt, node, g):
+        """``ys = items * n`` (or ``n * items``), a list or tuple repeated: ``items`` gets
+        ``repeated_list_grad(s_ys, items, n)``, the sum of its copies' sensitivities."""
+        items, n = (node.left, node.right) if self.kind_of_node(node.left).tag in (
+            "list", "tuple") else (node.right, node.left)
+        if self.kind_of_node(items).tag not in ("list", "tuple") or self.wants(n):
+            raise self.source.error(
+                NoDerivativeError, "no derivative rule for repeating a list or tuple "
+                f"({self.source.segment(stmt)}) by a count s2sad cannot tell apart", stmt,
+                "Build it with a comprehension, or with append in a loop.")
+        self.accumulate(items.id, gast.Call(self.helper(repeated_list_grad),
+                                            [g, self.load(items.id), clone(n)], []))
 
     def concatenation(self, stmt, node, g):
         """``ys = a + b``, lists or tuples: ``a`` gets ``s_ys[:len(a)]``, ``b`` the rest."""
