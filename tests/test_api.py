@@ -181,7 +181,8 @@ def test_stop_gradient():
 
 def test_stages_show_every_pass():
     names = [name for name, _ in s2sad.grad(lambda_free).stages(1.0)]
-    assert names == ["source", "view_helpers", "held_items", "view_writes", "object_lists", "deep_copies", "try_blocks", "strict_zip", "generators", "exits",
+    assert names == ["source", "curried", "view_helpers", "display_loops", "held_items",
+                     "view_writes", "object_lists", "deep_copies", "try_blocks", "strict_zip", "generators", "exits",
                      "prepare_generated",
                      "piecewise",
                      "desugar", "normalize",
