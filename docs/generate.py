@@ -206,11 +206,40 @@ def gpu_section() -> str:
     return "\n\n".join(parts) if parts else "No GPU run is committed."
 
 
+# README's table of the numba target: these columns of results.md's, renamed
+_NUMBA_COLUMNS = (("workload", "workload"), ("hand (Python)", "hand-written, Python"),
+                  ("hand (numba)", "hand-written, numba"), ("s2sad (numba)", "s2sad, numba"),
+                  ("JAX jit(grad)", "JAX jit(grad)"),
+                  ("s2sad numba / hand numba", "s2sad / hand, numba"),
+                  ("s2sad numba / JAX", "s2sad numba / JAX"))
+
+
+def numba_section() -> str:
+    """README's table of the numba target (``target="numba"``): a few columns of the one in
+    ``benchmarks/results/results.md`` (time per gradient call), and its line of targets."""
+    lines = RESULTS.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines)
+              if line.startswith(_TARGET_SECTIONS[0][0]))
+    table = [line for line in lines[at + 1:] if line.startswith("|")]
+    end = next(i for i, line in enumerate(lines[at + 1:]) if line.startswith("## "))
+    table = [line for line in lines[at + 1:at + 1 + end] if line.startswith("|")]
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in table]
+    header = rows[0]
+    keep = [header.index(name) for name, _ in _NUMBA_COLUMNS]
+    out = ["| " + " | ".join(title for _, title in _NUMBA_COLUMNS) + " |",
+           "|---" * len(keep) + "|"]
+    out += ["| " + " | ".join(row[i] for i in keep) + " |" for row in rows[2:]]
+    said = [line for line in lines[at + 1:at + 1 + end]
+            if line.startswith(("Within ", "Faster than JAX"))]
+    return "\n\n".join(["\n".join(out), *said])
+
+
 SECTIONS = {"functions": functions_section, "refused": refused_section,
-            "benchmarks": benchmarks_section, "gpu": gpu_section}
+            "benchmarks": benchmarks_section, "gpu": gpu_section, "numba": numba_section}
 PAGES = {  # the page -> the generated sections it holds
     DOCS / "supported.md": ("functions", "refused"),
     DOCS / "benchmarks.md": ("benchmarks", "gpu"),
+    ROOT / "README.md": ("numba",),
 }
 
 
