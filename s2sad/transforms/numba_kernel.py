@@ -714,7 +714,8 @@ class _Lowering:
         self.tapes = set()      # lists appended to and popped (`stack = []`)
         self.indexed = {}       # lists indexed by a loop's counter: name -> their length
         self.budget = None      # the kernel's parameter holding the memory budget
-        self.rows = {}   # a list indexed by a loop's counter held as rows -> its offsets
+        self.rows = {}   # a list indexed by a loop's counter held as rows -> its offsets (a
+        # grid_tape: None)
         self.row_saves = {}  # a list held as rows -> the name it saves
         self.shapes = {}  # one of shapes, a place a run of equal shapes -> the turns' places
         used = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | \
@@ -1006,11 +1007,13 @@ class _Lowering:
                           and top.targets[0].id == array]
                 if not before or array not in self.real_vectors and not vector(before[-1]):
                     continue  # (its type read from its value before the list is made)
-                rows[name] = self.fresh(f"{name}_at")
-                self.taken.add(rows[name])
                 self.row_saves[name] = array
                 if array in self.fixed_rows:   # (one length: a 2-d array, no offsets)
                     self.grids.add(name)
+                    rows[name] = None
+                    continue
+                rows[name] = self.fresh(f"{name}_at")
+                self.taken.add(rows[name])
         return rows, shapes
 
     def unread_items(self, body, saved) -> bool:
