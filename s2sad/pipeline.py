@@ -1259,8 +1259,19 @@ def build_gradient(func, wrt: list[str], arg_descriptors=None,
     if backend is not None and backend.compiler:
         return numba_kernel.lower(compiled, source, backend,
                                   dict(zip(parameters(source.tree), arg_descriptors)),
-                                  _real_floats(build, manager), _numpy_numbers(build, manager))
+                                  _real_floats(build, manager), _numpy_numbers(build, manager),
+                                  _fixed_rows(build, manager))
     return compiled
+
+
+def _fixed_rows(build: Build, manager) -> frozenset:
+    """The 1-d arrays a loop saves pass by pass whose every value saved has one length
+    (``fixed_shapes.fixed_rows``): the numba kernel keeps them in a 2-d array."""
+    from .transforms.fixed_shapes import fixed_rows
+    source = build.source
+    return frozenset(fixed_rows(build.tree, manager.analysis(build, kinds), source.resolve,
+                                "range" not in source.globals and
+                                "range" not in source.closure))
 
 
 def _numpy_numbers(build: Build, manager) -> frozenset:

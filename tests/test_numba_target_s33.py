@@ -251,7 +251,10 @@ def _slopes(f, args, index, grad, rng, h=1e-6):
 def test_rows_and_shapes_of_a_range_loop(f, args, wrt):
     df = s2sad.grad(f, wrt, target="numba")
     kernel = df.source_for(*args).split("def kernel_", 1)[1]
-    assert "row_tape(" in kernel and "put_row(" in kernel and "row_of(" in kernel, kernel
+    if f is rnn:   # (W @ h ran: every h saved has W's columns, rows of a 2-d array: s37)
+        assert "grid_tape(" in kernel and "h = h_saved[t]" in kernel, kernel
+    else:
+        assert "row_tape(" in kernel and "put_row(" in kernel and "row_of(" in kernel, kernel
     assert ".append(tape_value(h))" not in kernel, kernel
     if f is rnn:   # (W @ h has one shape on every turn, a fixed point proves: none saved)
         assert "shape_of(" not in kernel, kernel

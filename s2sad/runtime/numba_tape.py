@@ -1137,6 +1137,70 @@ def _put_row(rows, at, t, value):
     return put
 
 
+def grid_tape(n, like):
+    """The tape of a 1-d array saved by each of a loop's ``n`` turns where every value saved
+    has one length (``s2sad.transforms.fixed_shapes.fixed_rows`` proves it): a 2-d array,
+    row ``t`` turn ``t``'s value, as a person preallocates ``np.empty((n, len(h)))``.
+
+    >>> rows = grid_tape(2, np.zeros(3))
+    >>> rows = put_grid(rows, 0, np.ones(3)); rows = put_grid(rows, 1, np.arange(3.0))
+    >>> rows[1], rows[0]
+    (array([0., 1., 2.]), array([1., 1., 1.]))
+    """
+    like = np.asarray(like)
+    return np.empty((max(n, 0), len(like)), like.dtype)
+
+
+@overload(grid_tape)
+def _grid_tape(n, like):
+    if not (isinstance(like, types.Array) and like.ndim == 1):
+        raise TypeError("s2sad's grid tape holds 1-d arrays (a bug of s2sad's: please report it)")
+    dtype = like.dtype
+    return lambda n, like: np.empty((max(n, 0), len(like)), dtype)
+
+
+_GRID = "s2sad's grid tape got a row of another length (a bug of s2sad's: please report it)"
+
+
+def put_grid(rows, t, value):
+    """``rows`` with turn ``t``'s ``value`` copied into row ``t``: made anew at the first
+    turn where the value there is longer or shorter than the value the tape was made
+    like (a loop's statements before the save may bind another); a later turn's value of
+    another length raises IndexError, never a row cut or padded.
+
+    >>> rows = put_grid(grid_tape(2, np.zeros(1)), 0, np.ones(2)); rows.shape
+    (2, 2)
+    >>> put_grid(rows, 1, np.ones(3))
+    Traceback (most recent call last):
+    IndexError: s2sad's grid tape got a row of another length (a bug of s2sad's: please report it)
+    """
+    if len(value) != rows.shape[1]:
+        if t != 0:
+            raise IndexError(_GRID)
+        rows = np.empty((rows.shape[0], len(value)), rows.dtype)
+    rows[t] = value
+    return rows
+
+
+@overload(put_grid)
+def _put_grid(rows, t, value):
+    if not (isinstance(value, types.Array) and value.ndim == 1 and value.dtype == rows.dtype):
+        return None
+
+    def put(rows, t, value):
+        m = len(value)
+        if t < 0 or t >= rows.shape[0]:
+            raise IndexError("s2sad's grid tape is full (a bug of s2sad's: please report it)")
+        if m != rows.shape[1]:
+            if t != 0:
+                raise IndexError(_GRID)
+            rows = np.empty((rows.shape[0], m), rows.dtype)
+        for k in range(m):
+            rows[t, k] = value[k]
+        return rows
+    return put
+
+
 def row_of(rows, at, t):
     """Turn ``t``'s row of a :func:`row_tape` (a view of the buffer)."""
     return rows[at[t]:at[t + 1]]

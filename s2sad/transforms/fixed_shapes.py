@@ -163,6 +163,8 @@ class _Shapes:
         self.local = {n.id for n in trees.walk(node) if isinstance(n, gast.Name) and
                       isinstance(n.ctx, gast.Store)}
         self.seen: dict[int, Val] = {}
+        self.before: dict[str, Val] = {}   # name -> the join of its values before a
+        # statement in a loop rebinds it (what a loop's tape saves)
         self.depth = 0
 
     def function(self, node) -> dict:
@@ -188,6 +190,12 @@ class _Shapes:
 
     def block(self, stmts, env: dict) -> dict:
         for stmt in stmts:
+            if self.depth:
+                for name in sorted({n.id for n in trees.walk(stmt) if isinstance(
+                        n, gast.Name) and isinstance(n.ctx, gast.Store)}):
+                    val = env.get(name, TOP)
+                    self.before[name] = join(self.before[name], val) \
+                        if name in self.before else val
             env = self.statement(stmt, env)
         return env
 
@@ -203,7 +211,7 @@ class _Shapes:
                 val = self.once(val, stmt)
             self.seen[id(stmt)] = join(self.seen[id(stmt)], val) if id(stmt) in self.seen \
                 else val
-            return {**env, name: val}
+            return {**self.matched(stmt.value, env), name: val}
         if isinstance(stmt, gast.If):
             return _join_envs(self.block(stmt.body, dict(env)),
                               self.block(stmt.orelse, dict(env)))
@@ -221,6 +229,31 @@ class _Shapes:
             if isinstance(n, gast.Assign):
                 self.seen[id(n)] = TOP
         return {**env, **dict.fromkeys(stored, TOP)}
+
+    def matched(self, value, env: dict) -> dict:
+        """``env`` after ``a @ b`` ran without raising: NumPy's matmul raises unless
+        ``a``'s last axis and ``b``'s core axis have one length, so ``b`` (or ``a``, where
+        only ``b``'s is known) takes the other's.
+
+        >>> walk = _Shapes(gast.parse("def f(W, h): pass").body[0], {}, None, True)
+        >>> W, h = Dim(frozenset({"W1"})), Dim(frozenset({"h0"}))
+        >>> walk.matched(gast.parse("W @ h").body[0].value,
+        ...              {"W": Val((W, W)), "h": Val((h,))})["h"].shape == (W,)
+        True
+        """
+        if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.MatMult)):
+            return env
+        a, b = self.expr(value.left, env).shape, self.expr(value.right, env).shape
+        if not a or not b:
+            return env
+        core = -2 if len(b) >= 2 else 0
+        if a[-1] is not None and a[-1] != b[core] and isinstance(value.right, gast.Name):
+            shape = list(b)
+            shape[core] = a[-1]
+            return {**env, value.right.id: Val(tuple(shape))}
+        if a[-1] is None and b[core] is not None and isinstance(value.left, gast.Name):
+            return {**env, value.left.id: Val(a[:-1] + (b[core],))}
+        return env
 
     def once(self, val: Val, stmt) -> Val:
         """A value computed once per call: an axis of unknown length is a key of its own."""
@@ -411,3 +444,36 @@ def fixed_shapes(node, kinds: dict, resolve, builtin_range: bool = True) -> set[
             found.add(n.targets[0].id)
     return {name for name in found if kinds.get(name) is not None and
             kinds[name].tag == "array"}
+
+
+def fixed_rows(node, kinds: dict, resolve, builtin_range: bool = True) -> set[str]:
+    """The 1-d arrays of ``node`` (a function) rebound in a loop whose values before each
+    statement that rebinds them there have one length: what a loop's tape saves of them,
+    pass by pass, fits the rows of one 2-d array (the numba target's ``grid_tape``).
+
+    >>> import gast, numpy
+    >>> from s2sad.transforms.kinds import Kind
+    >>> fn = gast.parse('''def rnn(W, xs):
+    ...     t_1 = W.shape
+    ...     t_2 = t_1[0]
+    ...     h = np.zeros(t_2)
+    ...     for t in range(xs.shape[0]):
+    ...         t_5 = W @ h
+    ...         h = np.tanh(t_5 + xs[t])
+    ...     return h''').body[0]
+    >>> kinds = {"W": Kind("array", "W", 2, ones=()), "xs": Kind("array", "xs", 2, ones=()),
+    ...          "h": Kind("array", "h", 1), "t_5": Kind("array", "t_5", 1)}
+    >>> sorted(fixed_rows(fn, kinds, {"np": numpy}.__getitem__))
+    ['h']
+
+    (``W @ h`` ran: ``h`` has as many items as ``W`` has columns. Without that product,
+    ``h``'s length is ``W``'s rows broadcast with ``xs``'s columns from the second pass,
+    not known to be the first pass's: ``h`` is left out.)
+    """
+    if any(isinstance(n, gast.Attribute) and (isinstance(n.ctx, gast.Store) or
+                                             n.attr == "resize") for n in trees.walk(node)):
+        return set()   # (x.shape = ..., x.resize(...): an array's shape changed in place)
+    walk = _Shapes(node, kinds, resolve, builtin_range)
+    walk.function(node)
+    return {name for name, val in walk.before.items() if fixed(val) and len(val.shape) == 1
+            and kinds.get(name) is not None and kinds[name].tag == "array"}

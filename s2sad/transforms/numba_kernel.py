@@ -451,7 +451,7 @@ class Kernel:
 
 
 def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4,
-          numpy_numbers=frozenset()):
+          numpy_numbers=frozenset(), fixed_rows=frozenset()):
     """``compiled`` (a generated gradient) as a kernel numba compiles and its wrapper, or
     an ``UnsupportedSyntaxError`` at the user's line of the first generated statement the
     kernel cannot hold. ``kinds``: each argument's kind, by name; ``floats``: the names
@@ -459,7 +459,10 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4,
     integers (their tapes, arrays of floats: :meth:`_Lowering.array_tapes`; the items of a
     vector never read back, not saved: :meth:`_Lowering.unread_items`); ``numpy_numbers``:
     the returned names that hold NumPy's floats, which the wrapper returns as NumPy's
-    (``as_numpy_number``: numba boxes a float64 as a Python float)."""
+    (``as_numpy_number``: numba boxes a float64 as a Python float); ``fixed_rows``: the
+    1-d arrays whose every value a loop saves has one length
+    (:func:`~s2sad.transforms.fixed_shapes.fixed_rows`), saved in the rows of a 2-d
+    array (``grid_tape``)."""
     module = ast.parse(compiled.text)
     fn = next(s for s in module.body if isinstance(s, ast.FunctionDef) and
               s.name == compiled.name)
@@ -471,7 +474,7 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4,
              {a.arg for a in fn.args.args}) - set(aliases)  # (its variables, before lowering)
     try:
         kernel, wrapper = _Lowering(fn, aliases, set(compiled.live), backend, kinds or {},
-                                    floats, numpy_numbers).run()
+                                    floats, numpy_numbers, fixed_rows).run()
     except _Refused as refused:
         node, stmt, what, hint = refused.args
         raise _located(source, getattr(stmt, "user", None), what, hint) from None
@@ -496,6 +499,7 @@ def lower(compiled, source, backend, kinds=None, floats=(frozenset(),) * 4,
                                "outer_small",
                                "check_tape", "memory_budget", "tape_bytes", "zeros_like",
                                "head_length", "row_tape", "put_row", "row_of",
+                               "grid_tape", "put_grid",
                                "new_shape", "shape_places", "put_place", "add_outer",
                                "as_numpy_number", "weak"})
     clash = sorted(set(helpers) & names)
@@ -696,9 +700,11 @@ class _Lowering:
     """One generated function made a kernel and a wrapper (see the module's docstring)."""
 
     def __init__(self, fn, aliases, live, backend, kinds, floats=(frozenset(),) * 4,
-                 numpy_numbers=frozenset()):
+                 numpy_numbers=frozenset(), fixed_rows=frozenset()):
         self.fn, self.aliases, self.live, self.backend = fn, aliases, live, backend
         self.numpy_numbers = numpy_numbers
+        self.fixed_rows = fixed_rows
+        self.grids = set()  # lists held as rows whose rows have one length: a 2-d array
         self.kinds = kinds
         self.real_scalars, self.real_arrays, self.real_vectors, self.integers = floats
         self.unread = set()  # the tapes of items the reverse sweep never reads: left out
@@ -708,7 +714,8 @@ class _Lowering:
         self.tapes = set()      # lists appended to and popped (`stack = []`)
         self.indexed = {}       # lists indexed by a loop's counter: name -> their length
         self.budget = None      # the kernel's parameter holding the memory budget
-        self.rows = {}   # a list indexed by a loop's counter held as rows -> its offsets
+        self.rows = {}   # a list indexed by a loop's counter held as rows -> its offsets (a
+        # grid_tape: None)
         self.row_saves = {}  # a list held as rows -> the name it saves
         self.shapes = {}  # one of shapes, a place a run of equal shapes -> the turns' places
         used = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | \
@@ -1000,9 +1007,13 @@ class _Lowering:
                           and top.targets[0].id == array]
                 if not before or array not in self.real_vectors and not vector(before[-1]):
                     continue  # (its type read from its value before the list is made)
+                self.row_saves[name] = array
+                if array in self.fixed_rows:   # (one length: a 2-d array, no offsets)
+                    self.grids.add(name)
+                    rows[name] = None
+                    continue
                 rows[name] = self.fresh(f"{name}_at")
                 self.taken.add(rows[name])
-                self.row_saves[name] = array
         return rows, shapes
 
     def unread_items(self, body, saved) -> bool:
@@ -1311,6 +1322,10 @@ class _Lowering:
                 and value.left.elts[0].value is None:  # (saved by the loop's counter)
             self.indexed[target.id] = ast.dump(value.right)
             size = self.expr(value.right, stmt)
+            if target.id in self.grids:  # (a 2-d array, a row a turn)
+                return [self.keep(ast.Assign([target], ast.Call(
+                    ast.Name("grid_tape", ast.Load()), [
+                        size, ast.Name(self.row_saves[target.id], ast.Load())], [])), stmt)]
             if target.id in self.rows:  # (a buffer of rows and their offsets)
                 like = self.row_saves[target.id]
                 return [self.keep(ast.Assign([ast.Tuple([
@@ -1335,6 +1350,11 @@ class _Lowering:
                     and target.slice.id == loop[1] and loop[2] is not None and
                     loop[2] == self.indexed[name]):
                 raise _Refused(stmt, stmt, "a value saved out of its loop's order", _ADVICE)
+            if name in self.grids:
+                return [self.keep(ast.Assign([ast.Name(name, ast.Store())], ast.Call(
+                    ast.Name("put_grid", ast.Load()), [
+                        ast.Name(name, ast.Load()), target.slice, self.expr(value, stmt)],
+                    [])), stmt)]
             if name in self.rows:
                 return [self.keep(ast.Assign([ast.Name(name, ast.Store())], ast.Call(
                     ast.Name("put_row", ast.Load()), [
@@ -1364,7 +1384,9 @@ class _Lowering:
                                                                           **self.shapes}:
             name = value.value.id
             index = self.expr(value.slice, stmt)
-            if name in self.rows:
+            if name in self.grids:
+                stmt.value = ast.Subscript(ast.Name(name, ast.Load()), index, ast.Load())
+            elif name in self.rows:
                 stmt.value = ast.Call(ast.Name("row_of", ast.Load()), [
                     ast.Name(name, ast.Load()), ast.Name(self.rows[name], ast.Load()), index], [])
             else:
