@@ -22,12 +22,6 @@ from tests.test_higher_order import central_differences
 numba = pytest.importorskip("numba")
 
 
-@pytest.fixture(autouse=True)
-def kernel_cache(tmp_path, monkeypatch):
-    """Kernels are written to (and numba caches them in) a directory of the test's own."""
-    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
-
-
 def _check(f, args, wrt, target="numba"):
     g = s2sad.grad(f, wrt=wrt, target=target)
     got = g(*args)
