@@ -183,6 +183,11 @@ from .runtime.numpy_more import (delete_sources, gradient_axes, insert_sources,
 def interp(x, xp, fp, left=None, right=None):
     # the segment of xp each x falls in (the first or last beyond the ends), and how far
     xp, fp = np.asarray(xp), np.asarray(fp)  # (lists too, as NumPy takes them)
+    # NumPy's ValueErrors where xp and fp do not match, read or not, before any is read
+    if np.ndim(xp) != 1 or np.shape(fp) != np.shape(xp):
+        raise ValueError("interp: xp and fp must be 1-d, of one length")
+    if np.size(xp) == 0:
+        raise ValueError("interp: xp is empty (NumPy: array of sample points is empty)")
     n = np.shape(xp)[-1]
     if n == 1:  # (one point: its value everywhere, but left and right of it)
         y = fp[0] + np.zeros(np.shape(x))
@@ -200,9 +205,6 @@ def interp(x, xp, fp, left=None, right=None):
         y = np.where(x < xp[0], left, y)
     if right is not None:
         y = np.where(x > xp[n - 1], right, y)
-    # NumPy's ValueError where xp and fp do not match, read or not (no points: IndexError)
-    if np.ndim(xp) != 1 or np.shape(fp) != np.shape(xp):
-        raise ValueError("interp: xp and fp must be 1-d, of one length")
     return y
 
 
@@ -256,7 +258,9 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None):
     # the variables in rows (columns with rowvar=False), centred, their products averaged
-    x = np.atleast_2d(m)
+    x = np.atleast_2d(m) + np.float64(0.0)  # (NumPy's float64 at least: float32, int, bool)
+    if np.ndim(x) > 2:
+        raise ValueError("cov: m has more than 2 dimensions")
     if not rowvar and np.shape(x)[0] != 1:
         x = np.transpose(x)
     if y is not None:
@@ -272,7 +276,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None):
 
 def cov_complex(m, y=None, rowvar=True, bias=False, ddof=None):
     # cov's, in a program with complex values: NumPy's product conjugates, xc @ xc^H
-    x = np.atleast_2d(m)
+    x = np.atleast_2d(m) + np.float64(0.0)  # (NumPy's float64 at least: float32, int, bool)
+    if np.ndim(x) > 2:
+        raise ValueError("cov: m has more than 2 dimensions")
     if not rowvar and np.shape(x)[0] != 1:
         x = np.transpose(x)
     if y is not None:
@@ -303,16 +309,16 @@ def median(a, axis=None, keepdims=False):
 
 
 def nanprod(a, axis=None, keepdims=False):
-    # NaN counts as 1 (and gets no gradient)
-    return np.prod(np.where(np.isnan(a), 1.0, a), axis=axis, keepdims=keepdims)
+    # NaN counts as 1 (and gets no gradient); a Python 1 keeps an int array's dtype
+    return np.prod(np.where(np.isnan(a), 1, a), axis=axis, keepdims=keepdims)
 
 
 def nancumsum(a, axis=None):
-    return np.cumsum(np.where(np.isnan(a), 0.0, a), axis=axis)
+    return np.cumsum(np.where(np.isnan(a), 0, a), axis=axis)
 
 
 def nancumprod(a, axis=None):
-    return np.cumprod(np.where(np.isnan(a), 1.0, a), axis=axis)
+    return np.cumprod(np.where(np.isnan(a), 1, a), axis=axis)
 
 
 def nanvar(a, axis=None, ddof=0, keepdims=False):
@@ -358,6 +364,14 @@ def convolve(a, v, mode="full"):
     # the shorter one slides along the longer: each of its values adds a shifted copy,
     # padded to the full length (no store into a slice of a buffer: the same code runs on
     # Dask, whose arrays are not written in place, and keeps complex parts)
+    a, v = np.atleast_1d(a), np.atleast_1d(v)  # (numbers too, as NumPy takes them)
+    if np.ndim(a) != 1 or np.ndim(v) != 1:  # (NumPy's errors, before anything is read)
+        raise ValueError("convolve: a and v must be 1-d (NumPy: object too deep for "
+                         "desired array)")
+    if len(a) == 0 or len(v) == 0:
+        raise ValueError(f"convolve: {'a' if len(a) == 0 else 'v'} cannot be empty")
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
     if len(v) > len(a):
         a, v = v, a
     n, k = len(a), len(v)
@@ -384,6 +398,9 @@ def correlate(a, v, mode="valid"):
 
 def linalg_outer(x1, x2):
     # np.linalg.outer: of two vectors (NumPy refuses other ranks)
+    if np.ndim(x1) != 1 or np.ndim(x2) != 1:
+        raise ValueError("Input arrays must be one-dimensional, but they are "
+                         f"x1.ndim={np.ndim(x1)} and x2.ndim={np.ndim(x2)}")
     return np.reshape(x1, (-1, 1)) * np.reshape(x2, (1, -1))
 
 
@@ -397,13 +414,27 @@ def linalg_diagonal(x, *, offset=0):
 
 
 def linalg_cross(x1, x2, *, axis=-1):
-    # np.linalg.cross: of 3-vectors along axis
+    # np.linalg.cross: of 3-vectors along axis (2-vectors raise, as NumPy's)
+    if np.shape(x1)[axis] != 3 or np.shape(x2)[axis] != 3:
+        raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, "
+                         f"but they are {np.shape(x1)[axis]} and {np.shape(x2)[axis]} "
+                         "dimensional instead.")
     return np.cross(x1, x2, axis=axis)
 
 
 def multi_dot(arrays):
     # the products from the left (NumPy picks the cheapest order: the same value, rounded
-    # otherwise); a first 1-d array is a row, a last one a column, as matmul reads them
+    # otherwise); a first 1-d array is a row, a last one a column, as matmul reads them.
+    # Two arrays are np.dot's product (of any ranks), as NumPy's.
+    if len(arrays) < 2:  # (NumPy's errors)
+        raise ValueError("Expecting at least two arrays.")
+    if len(arrays) == 2:
+        return np.dot(arrays[0], arrays[1])
+    for i in range(len(arrays)):
+        if np.ndim(arrays[i]) != 2 and not (np.ndim(arrays[i]) == 1 and
+                                            i in (0, len(arrays) - 1)):
+            raise np.linalg.LinAlgError(f"{np.ndim(arrays[i])}-dimensional array given. "
+                                        "Array must be two-dimensional")
     result = arrays[0]
     for i in range(1, len(arrays)):
         result = result @ arrays[i]
@@ -412,11 +443,17 @@ def multi_dot(arrays):
 
 def matvec(x1, x2):
     # np.matvec: each matrix of x1 times each vector of x2 (no conjugate)
+    if np.ndim(x1) < 2 or np.ndim(x2) < 1:  # (NumPy's gufunc error)
+        raise ValueError("matvec: Input operand does not have enough dimensions (x1 needs "
+                         "2, x2 needs 1)")
     return np.matmul(x1, np.expand_dims(x2, -1))[..., 0]
 
 
 def vecmat(x1, x2):
     # np.vecmat: each vector of x1, conjugated, times each matrix of x2
+    if np.ndim(x1) < 1 or np.ndim(x2) < 2:  # (NumPy's gufunc error)
+        raise ValueError("vecmat: Input operand does not have enough dimensions (x1 needs "
+                         "1, x2 needs 2)")
     return np.matmul(np.expand_dims(np.conj(x1), -2), x2)[..., 0, :]
 
 
@@ -440,6 +477,8 @@ def quantile(a, q, axis=None, keepdims=False):
     # line through them (NumPy's way, from the nearer end); NaN where the values hold one
     # (its gradient NaN too). The quantiles' axes come first.
     along = -1 if axis is None else one_axis(axis, "quantile")
+    if np.iscomplexobj(a):  # (NumPy's TypeError)
+        raise TypeError("a must be an array of real numbers")
     s = np.sort(a, axis=axis)
     n = np.shape(s)[along]
     position = np.ravel(checked_quantiles(np.asarray(q))) * (n - 1)
@@ -447,7 +486,8 @@ def quantile(a, q, axis=None, keepdims=False):
     lower = np.moveaxis(np.take(s, low, axis=along), along, 0)
     upper = np.moveaxis(np.take(s, np.minimum(low + 1, n - 1), axis=along), along, 0)
     t = np.reshape(position - low, np.shape(low) + (1,) * (np.ndim(lower) - 1))
-    t = t.astype(np.result_type(s, 0.0))  # (float32 values: a float32 quantile)
+    # (float32 values: a float32 quantile, but for q an array or NumPy's float64, as NumPy)
+    t = t.astype(np.result_type(s, 0.0 if isinstance(q, (int, float)) else np.asarray(q)))
     step = upper - lower
     mixed = np.where(t >= 0.5, upper - step * (1.0 - t), lower + step * t)
     nan_or_one = np.where(np.isnan(np.take(s, n - 1, axis=along)), np.nan, 1.0)
@@ -461,7 +501,9 @@ def quantile(a, q, axis=None, keepdims=False):
 
 
 def percentile(a, q, axis=None, keepdims=False):
-    return np.quantile(a, np.true_divide(q, 100), axis=axis, keepdims=keepdims)
+    # (a Python number stays one: NumPy's float32 percentile of float32 values)
+    fraction = q / 100 if isinstance(q, (int, float)) else np.true_divide(q, 100)
+    return np.quantile(a, fraction, axis=axis, keepdims=keepdims)
 
 
 def sliding_window_view(x, window_shape, axis=None):
@@ -478,6 +520,12 @@ def sliding_window_view(x, window_shape, axis=None):
 def rollaxis(a, axis, start=0):
     # np.moveaxis to where NumPy's rollaxis puts the axis (a view, as NumPy's)
     n = np.ndim(a)
+    if not -n <= axis < n:  # (NumPy's AxisErrors)
+        raise np.exceptions.AxisError(f"axis {axis} is out of bounds for array of "
+                                      f"dimension {n}")
+    if not -n <= start < n + 1:
+        raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but "
+                                      f"{start} was passed in")
     axis = axis + n if axis < 0 else axis
     start = start + n if start < 0 else start
     if start > axis:
@@ -486,8 +534,16 @@ def rollaxis(a, axis, start=0):
 
 
 def select(condlist, choicelist, default=0):
-    # the first condition that holds chooses: np.where from the last one back
-    result = np.asarray(default)
+    # the first condition that holds chooses: np.where from the last one back (a number
+    # default keeps the choices' dtype, as NumPy's)
+    if len(condlist) != len(choicelist):  # (NumPy's errors)
+        raise ValueError("list of cases must be same length as list of conditions")
+    if len(condlist) == 0:
+        raise ValueError("select with an empty condition list is not possible")
+    for i in range(len(condlist)):
+        if np.asarray(condlist[i]).dtype != np.bool_:
+            raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    result = default
     for i in range(len(condlist) - 1, -1, -1):
         result = np.where(condlist[i], choicelist[i], result)
     return result
@@ -495,6 +551,11 @@ def select(condlist, choicelist, default=0):
 
 def matrix_power(a, n):
     # products of a (of its inverse for n < 0); the identity for n = 0
+    if np.ndim(a) < 2:  # (NumPy's LinAlgErrors)
+        raise np.linalg.LinAlgError(f"{np.ndim(a)}-dimensional array given. Array must be "
+                                    "at least two-dimensional")
+    if np.shape(a)[-1] != np.shape(a)[-2]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
     if n == 0:
         return np.zeros_like(a) + np.eye(np.shape(a)[-1], dtype=np.asarray(a).dtype)
     base = np.linalg.inv(a) if n < 0 else a
@@ -532,6 +593,11 @@ def gradient(f, v0=None, v1=None, v2=None, v3=None, axis=None, edge_order=1):
     # coordinate array's unequal steps weight them (NumPy's formulas)
     f = np.asarray(f)
     axes = gradient_axes(np.shape(f), axis, edge_order)
+    # NumPy's spacings: none, one number for every axis, or one for each axis
+    given = 0 if v0 is None else 1 if v1 is None else 2 if v2 is None else 3 if v3 is None \
+        else 4
+    if given not in (0, len(axes)) and not (given == 1 and np.ndim(v0) == 0):
+        raise TypeError("invalid number of arguments")
     results = []
     for i in range(len(axes)):
         y = np.moveaxis(f, axes[i], -1)
@@ -541,6 +607,11 @@ def gradient(f, v0=None, v1=None, v2=None, v3=None, axis=None, edge_order=1):
             h = v0
         else:
             h = [v0, v1, v2, v3][i]
+        if np.ndim(h) > 1:  # (NumPy's ValueErrors)
+            raise ValueError("distances must be either scalars or 1d")
+        if np.ndim(h) == 1 and np.shape(h)[0] != np.shape(y)[-1]:
+            raise ValueError("when 1d, distances must match the length of the corresponding "
+                             "dimension")
         if np.ndim(h) == 0:
             inner = (y[..., 2:] - y[..., :-2]) / (2.0 * h)
             if edge_order == 1:
@@ -589,6 +660,8 @@ def piecewise(x, condlist, funclist):
 def reduce(function, iterable, initial=MISSING):
     # functools.reduce: the items folded from the left, the first one (or initial) first
     items = list(iterable)
+    if initial is MISSING and not items:  # (Python's TypeError)
+        raise TypeError("reduce() of empty iterable with no initial value")
     if initial is MISSING:
         value = items[0]
         rest = items[1:]
@@ -720,6 +793,9 @@ def pad_computed(array, pad_width, mode="constant", stat_length=None, end_values
         before = widths[axis][0]
         after = widths[axis][1]
         n = np.shape(x)[axis]
+        if n == 0 and (before or after):  # (NumPy's ValueError)
+            raise ValueError(f"can't extend empty axis {axis} using modes other than "
+                             "'constant' or 'empty'")
         y = np.moveaxis(x, axis, -1)
         if mode == "linear_ramp":
             # from the end value towards the edge, the edge left out (np.linspace's steps)
@@ -745,6 +821,9 @@ def pad_computed(array, pad_width, mode="constant", stat_length=None, end_values
                 high = np.median(y[..., n - last:], axis=-1, keepdims=True)
             left = np.repeat(low, before, axis=-1)
             right = np.repeat(high, after, axis=-1)
+        if np.asarray(array).dtype.kind in "iub":  # (NumPy rounds into an int array)
+            left = np.round(left).astype(np.asarray(array).dtype)
+            right = np.round(right).astype(np.asarray(array).dtype)
         x = np.moveaxis(np.concatenate([left, y, right], axis=-1), -1, axis)
     return x
 
@@ -780,20 +859,28 @@ def logaddexp_reduce(array, axis=0, *, keepdims=False):
 
 
 def add_accumulate(array, axis=0, dtype=None):
+    if np.ndim(array) == 0:  # (NumPy's TypeError, for each accumulate)
+        raise TypeError("cannot accumulate on a scalar")
     return np.cumsum(array, axis=one_axis(axis, "add.accumulate"), dtype=dtype)
 
 
 def multiply_accumulate(array, axis=0, dtype=None):
+    if np.ndim(array) == 0:
+        raise TypeError("cannot accumulate on a scalar")
     return np.cumprod(array, axis=one_axis(axis, "multiply.accumulate"), dtype=dtype)
 
 
 def maximum_accumulate(array, axis=0):
     # each running maximum is the latest value that reaches it: its gradient goes there
+    if np.ndim(array) == 0:
+        raise TypeError("cannot accumulate on a scalar")
     along = one_axis(axis, "maximum.accumulate")
     return np.take_along_axis(array, running_extremum(array, along, True), axis=along)
 
 
 def minimum_accumulate(array, axis=0):
+    if np.ndim(array) == 0:
+        raise TypeError("cannot accumulate on a scalar")
     along = one_axis(axis, "minimum.accumulate")
     return np.take_along_axis(array, running_extremum(array, along, False), axis=along)
 

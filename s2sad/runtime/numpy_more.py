@@ -129,6 +129,9 @@ def piecewise_conditions(x, condlist, funclist):
                                  x.ndim != 0):
         condlist = [condlist]
     conditions = np.asarray(condlist, dtype=bool)
+    if np.shape(conditions)[1:] != x.shape:  # (NumPy's boolean index of x: IndexError)
+        raise IndexError(f"np.piecewise: each condition must have x's shape {x.shape}, "
+                         f"not {np.shape(conditions)[1:]}")
     if len(conditions) == count - 1:
         otherwise = ~np.any(conditions, axis=0, keepdims=True)
         conditions = np.concatenate([conditions, otherwise], axis=0)

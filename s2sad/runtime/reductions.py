@@ -325,6 +325,9 @@ def window_count(x, window_shape, axis):
         raise ValueError("Since axis is `None`, must provide window_shape for all dimensions "
                          f"of `x`; got 1 window_shape elements and `x.ndim` is {len(shape)}.")
     along = -1 if axis is None else one_axis(axis, "sliding_window_view")
+    if not -len(shape) <= along < len(shape):  # (NumPy's AxisError)
+        raise np.exceptions.AxisError(f"axis {along} is out of bounds for array of "
+                                      f"dimension {len(shape)}")
     if window_shape < 0:
         raise ValueError("`window_shape` cannot contain negative values")
     if window_shape > shape[along]:
