@@ -98,7 +98,9 @@ True
 True
 >>> v32 = m.astype(np.float32)
 >>> [quantile(v32, 0.3).dtype, quantile(v32, [0.2, 0.9], axis=1).dtype, median(v32, 1).dtype]
-[dtype('float32'), dtype('float32'), dtype('float32')]
+[dtype('float32'), dtype('float64'), dtype('float32')]
+>>> np.quantile(v32, [0.2, 0.9], axis=1).dtype  # (NumPy's: a list of q is float64)
+dtype('float64')
 >>> infinite = np.array([1.0, 2.0, 3.0, np.inf])  # (NumPy's way next to inf: NaN or inf)
 >>> with np.errstate(invalid="ignore"):
 ...     [bool(np.allclose(quantile(infinite, q), np.quantile(infinite, q), equal_nan=True))
@@ -174,20 +176,18 @@ import warnings
 import numpy as np
 
 from .runtime import (MISSING, checked_cross_vector, fsum_of, hypot_of, checked_quantiles, one_axis,
-                      running_extremum, window_count)
-from .runtime.numpy_more import (delete_sources, gradient_axes, insert_sources,
-                                 like_dtype, pad_pairs, partition_sources,
-                                 piecewise_conditions)
+                      quantile_dtype, running_extremum, window_count)
+from .runtime.numpy_more import (check_accumulated, check_convolve, check_cross3,
+                                 check_gradient_spacings, check_interp, check_multi_dot,
+                                 check_ranks, check_rollaxis, check_select, delete_sources,
+                                 gradient_axes, insert_sources, like_dtype, pad_pairs,
+                                 partition_sources, piecewise_conditions)
 
 
 def interp(x, xp, fp, left=None, right=None):
     # the segment of xp each x falls in (the first or last beyond the ends), and how far
     xp, fp = np.asarray(xp), np.asarray(fp)  # (lists too, as NumPy takes them)
-    # NumPy's ValueErrors where xp and fp do not match, read or not, before any is read
-    if np.ndim(xp) != 1 or np.shape(fp) != np.shape(xp):
-        raise ValueError("interp: xp and fp must be 1-d, of one length")
-    if np.size(xp) == 0:
-        raise ValueError("interp: xp is empty (NumPy: array of sample points is empty)")
+    check_interp(xp, fp)  # (NumPy's ValueErrors, read or not, before any is read)
     n = np.shape(xp)[-1]
     if n == 1:  # (one point: its value everywhere, but left and right of it)
         y = fp[0] + np.zeros(np.shape(x))
@@ -258,9 +258,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None):
     # the variables in rows (columns with rowvar=False), centred, their products averaged
+    check_ranks("np.cov", m, (0, 1, 2))
     x = np.atleast_2d(m) + np.float64(0.0)  # (NumPy's float64 at least: float32, int, bool)
-    if np.ndim(x) > 2:
-        raise ValueError("cov: m has more than 2 dimensions")
     if not rowvar and np.shape(x)[0] != 1:
         x = np.transpose(x)
     if y is not None:
@@ -276,9 +275,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None):
 
 def cov_complex(m, y=None, rowvar=True, bias=False, ddof=None):
     # cov's, in a program with complex values: NumPy's product conjugates, xc @ xc^H
+    check_ranks("np.cov", m, (0, 1, 2))
     x = np.atleast_2d(m) + np.float64(0.0)  # (NumPy's float64 at least: float32, int, bool)
-    if np.ndim(x) > 2:
-        raise ValueError("cov: m has more than 2 dimensions")
     if not rowvar and np.shape(x)[0] != 1:
         x = np.transpose(x)
     if y is not None:
@@ -364,20 +362,14 @@ def convolve(a, v, mode="full"):
     # the shorter one slides along the longer: each of its values adds a shifted copy,
     # padded to the full length (no store into a slice of a buffer: the same code runs on
     # Dask, whose arrays are not written in place, and keeps complex parts)
-    a, v = np.atleast_1d(a), np.atleast_1d(v)  # (numbers too, as NumPy takes them)
-    if np.ndim(a) != 1 or np.ndim(v) != 1:  # (NumPy's errors, before anything is read)
-        raise ValueError("convolve: a and v must be 1-d (NumPy: object too deep for "
-                         "desired array)")
-    if len(a) == 0 or len(v) == 0:
-        raise ValueError(f"convolve: {'a' if len(a) == 0 else 'v'} cannot be empty")
-    if mode not in ("full", "same", "valid"):
-        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
-    if len(v) > len(a):
-        a, v = v, a
-    n, k = len(a), len(v)
-    full = np.pad(v[0] * a, (0, k - 1))
+    check_convolve(a, v, mode)  # (NumPy's errors, before anything is read)
+    x, w = np.ravel(a), np.ravel(v)  # (a number: NumPy's array of one item)
+    if len(w) > len(x):
+        x, w = w, x
+    n, k = len(x), len(w)
+    full = np.pad(w[0] * x, (0, k - 1))
     for i in range(1, k):
-        full = full + np.pad(v[i] * a, (i, k - 1 - i))
+        full = full + np.pad(w[i] * x, (i, k - 1 - i))
     if mode == "valid":
         return full[k - 1:n]
     if mode == "same":
@@ -398,9 +390,7 @@ def correlate(a, v, mode="valid"):
 
 def linalg_outer(x1, x2):
     # np.linalg.outer: of two vectors (NumPy refuses other ranks)
-    if np.ndim(x1) != 1 or np.ndim(x2) != 1:
-        raise ValueError("Input arrays must be one-dimensional, but they are "
-                         f"x1.ndim={np.ndim(x1)} and x2.ndim={np.ndim(x2)}")
+    check_ranks("np.linalg.outer", x1, (1,), x2, (1,))
     return np.reshape(x1, (-1, 1)) * np.reshape(x2, (1, -1))
 
 
@@ -415,10 +405,7 @@ def linalg_diagonal(x, *, offset=0):
 
 def linalg_cross(x1, x2, *, axis=-1):
     # np.linalg.cross: of 3-vectors along axis (2-vectors raise, as NumPy's)
-    if np.shape(x1)[axis] != 3 or np.shape(x2)[axis] != 3:
-        raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, "
-                         f"but they are {np.shape(x1)[axis]} and {np.shape(x2)[axis]} "
-                         "dimensional instead.")
+    check_cross3(x1, x2, axis)
     return np.cross(x1, x2, axis=axis)
 
 
@@ -426,15 +413,9 @@ def multi_dot(arrays):
     # the products from the left (NumPy picks the cheapest order: the same value, rounded
     # otherwise); a first 1-d array is a row, a last one a column, as matmul reads them.
     # Two arrays are np.dot's product (of any ranks), as NumPy's.
-    if len(arrays) < 2:  # (NumPy's errors)
-        raise ValueError("Expecting at least two arrays.")
+    check_multi_dot(arrays)
     if len(arrays) == 2:
         return np.dot(arrays[0], arrays[1])
-    for i in range(len(arrays)):
-        if np.ndim(arrays[i]) != 2 and not (np.ndim(arrays[i]) == 1 and
-                                            i in (0, len(arrays) - 1)):
-            raise np.linalg.LinAlgError(f"{np.ndim(arrays[i])}-dimensional array given. "
-                                        "Array must be two-dimensional")
     result = arrays[0]
     for i in range(1, len(arrays)):
         result = result @ arrays[i]
@@ -443,17 +424,13 @@ def multi_dot(arrays):
 
 def matvec(x1, x2):
     # np.matvec: each matrix of x1 times each vector of x2 (no conjugate)
-    if np.ndim(x1) < 2 or np.ndim(x2) < 1:  # (NumPy's gufunc error)
-        raise ValueError("matvec: Input operand does not have enough dimensions (x1 needs "
-                         "2, x2 needs 1)")
+    check_ranks("np.matvec", x1, 2, x2, 1)
     return np.matmul(x1, np.expand_dims(x2, -1))[..., 0]
 
 
 def vecmat(x1, x2):
     # np.vecmat: each vector of x1, conjugated, times each matrix of x2
-    if np.ndim(x1) < 1 or np.ndim(x2) < 2:  # (NumPy's gufunc error)
-        raise ValueError("vecmat: Input operand does not have enough dimensions (x1 needs "
-                         "1, x2 needs 2)")
+    check_ranks("np.vecmat", x1, 1, x2, 2)
     return np.matmul(np.expand_dims(np.conj(x1), -2), x2)[..., 0, :]
 
 
@@ -477,8 +454,6 @@ def quantile(a, q, axis=None, keepdims=False):
     # line through them (NumPy's way, from the nearer end); NaN where the values hold one
     # (its gradient NaN too). The quantiles' axes come first.
     along = -1 if axis is None else one_axis(axis, "quantile")
-    if np.iscomplexobj(a):  # (NumPy's TypeError)
-        raise TypeError("a must be an array of real numbers")
     s = np.sort(a, axis=axis)
     n = np.shape(s)[along]
     position = np.ravel(checked_quantiles(np.asarray(q))) * (n - 1)
@@ -486,8 +461,7 @@ def quantile(a, q, axis=None, keepdims=False):
     lower = np.moveaxis(np.take(s, low, axis=along), along, 0)
     upper = np.moveaxis(np.take(s, np.minimum(low + 1, n - 1), axis=along), along, 0)
     t = np.reshape(position - low, np.shape(low) + (1,) * (np.ndim(lower) - 1))
-    # (float32 values: a float32 quantile, but for q an array or NumPy's float64, as NumPy)
-    t = t.astype(np.result_type(s, 0.0 if isinstance(q, (int, float)) else np.asarray(q)))
+    t = t.astype(quantile_dtype(s, q))  # (float32 values: float32, but for a float64 q)
     step = upper - lower
     mixed = np.where(t >= 0.5, upper - step * (1.0 - t), lower + step * t)
     nan_or_one = np.where(np.isnan(np.take(s, n - 1, axis=along)), np.nan, 1.0)
@@ -520,12 +494,7 @@ def sliding_window_view(x, window_shape, axis=None):
 def rollaxis(a, axis, start=0):
     # np.moveaxis to where NumPy's rollaxis puts the axis (a view, as NumPy's)
     n = np.ndim(a)
-    if not -n <= axis < n:  # (NumPy's AxisErrors)
-        raise np.exceptions.AxisError(f"axis {axis} is out of bounds for array of "
-                                      f"dimension {n}")
-    if not -n <= start < n + 1:
-        raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but "
-                                      f"{start} was passed in")
+    check_rollaxis(n, axis, start)
     axis = axis + n if axis < 0 else axis
     start = start + n if start < 0 else start
     if start > axis:
@@ -536,13 +505,7 @@ def rollaxis(a, axis, start=0):
 def select(condlist, choicelist, default=0):
     # the first condition that holds chooses: np.where from the last one back (a number
     # default keeps the choices' dtype, as NumPy's)
-    if len(condlist) != len(choicelist):  # (NumPy's errors)
-        raise ValueError("list of cases must be same length as list of conditions")
-    if len(condlist) == 0:
-        raise ValueError("select with an empty condition list is not possible")
-    for i in range(len(condlist)):
-        if np.asarray(condlist[i]).dtype != np.bool_:
-            raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    check_select(condlist, choicelist)
     result = default
     for i in range(len(condlist) - 1, -1, -1):
         result = np.where(condlist[i], choicelist[i], result)
@@ -551,11 +514,7 @@ def select(condlist, choicelist, default=0):
 
 def matrix_power(a, n):
     # products of a (of its inverse for n < 0); the identity for n = 0
-    if np.ndim(a) < 2:  # (NumPy's LinAlgErrors)
-        raise np.linalg.LinAlgError(f"{np.ndim(a)}-dimensional array given. Array must be "
-                                    "at least two-dimensional")
-    if np.shape(a)[-1] != np.shape(a)[-2]:
-        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    check_ranks("np.linalg.matrix_power", a, 2)  # (square, as NumPy's LinAlgErrors)
     if n == 0:
         return np.zeros_like(a) + np.eye(np.shape(a)[-1], dtype=np.asarray(a).dtype)
     base = np.linalg.inv(a) if n < 0 else a
@@ -593,11 +552,7 @@ def gradient(f, v0=None, v1=None, v2=None, v3=None, axis=None, edge_order=1):
     # coordinate array's unequal steps weight them (NumPy's formulas)
     f = np.asarray(f)
     axes = gradient_axes(np.shape(f), axis, edge_order)
-    # NumPy's spacings: none, one number for every axis, or one for each axis
-    given = 0 if v0 is None else 1 if v1 is None else 2 if v2 is None else 3 if v3 is None \
-        else 4
-    if given not in (0, len(axes)) and not (given == 1 and np.ndim(v0) == 0):
-        raise TypeError("invalid number of arguments")
+    check_gradient_spacings(np.shape(f), axes, v0, v1, v2, v3)
     results = []
     for i in range(len(axes)):
         y = np.moveaxis(f, axes[i], -1)
@@ -607,11 +562,6 @@ def gradient(f, v0=None, v1=None, v2=None, v3=None, axis=None, edge_order=1):
             h = v0
         else:
             h = [v0, v1, v2, v3][i]
-        if np.ndim(h) > 1:  # (NumPy's ValueErrors)
-            raise ValueError("distances must be either scalars or 1d")
-        if np.ndim(h) == 1 and np.shape(h)[0] != np.shape(y)[-1]:
-            raise ValueError("when 1d, distances must match the length of the corresponding "
-                             "dimension")
         if np.ndim(h) == 0:
             inner = (y[..., 2:] - y[..., :-2]) / (2.0 * h)
             if edge_order == 1:
@@ -859,28 +809,24 @@ def logaddexp_reduce(array, axis=0, *, keepdims=False):
 
 
 def add_accumulate(array, axis=0, dtype=None):
-    if np.ndim(array) == 0:  # (NumPy's TypeError, for each accumulate)
-        raise TypeError("cannot accumulate on a scalar")
+    check_accumulated(array)
     return np.cumsum(array, axis=one_axis(axis, "add.accumulate"), dtype=dtype)
 
 
 def multiply_accumulate(array, axis=0, dtype=None):
-    if np.ndim(array) == 0:
-        raise TypeError("cannot accumulate on a scalar")
+    check_accumulated(array)
     return np.cumprod(array, axis=one_axis(axis, "multiply.accumulate"), dtype=dtype)
 
 
 def maximum_accumulate(array, axis=0):
     # each running maximum is the latest value that reaches it: its gradient goes there
-    if np.ndim(array) == 0:
-        raise TypeError("cannot accumulate on a scalar")
+    check_accumulated(array)
     along = one_axis(axis, "maximum.accumulate")
     return np.take_along_axis(array, running_extremum(array, along, True), axis=along)
 
 
 def minimum_accumulate(array, axis=0):
-    if np.ndim(array) == 0:
-        raise TypeError("cannot accumulate on a scalar")
+    check_accumulated(array)
     along = one_axis(axis, "minimum.accumulate")
     return np.take_along_axis(array, running_extremum(array, along, False), axis=along)
 
