@@ -423,3 +423,80 @@ def test_generated_code_matches_numpy_and_central_differences(generated, index):
         warnings.simplefilter("ignore")
         expected = _central(f, call_args + [cot], wrt)
     np.testing.assert_allclose(gradient, expected, rtol=1e-5, atol=1e-6)
+
+
+# --- the CuPy target's stand-ins (s2sad/runtime/cupy_compat.py), on NumPy arrays ------------
+# (each computes with its arguments' array module: on NumPy arrays, NumPy's own answer)
+
+SPD = SQ @ SQ.T + np.eye(3)
+
+
+def cupy_row(module, name, *args, **kwargs):
+    text = ", ".join(_describe(a) for a in args)
+    text += "".join(f", {k}={_describe(v)}" for k, v in kwargs.items())
+    return pytest.param(module, name, args, kwargs, id=f"{module}.{name}({text})")
+
+
+CUPY_ROWS = [
+    cupy_row("numpy.linalg", "vector_norm", M, axis=1),
+    cupy_row("numpy.linalg", "vector_norm", S3, axis=(0, 2), ord=1, keepdims=True),
+    cupy_row("numpy.linalg", "vector_norm", MI), cupy_row("numpy.linalg", "vector_norm", MC),
+    cupy_row("numpy.linalg", "vector_norm", M, axis=2),
+    cupy_row("numpy.linalg", "matrix_norm", S3, ord="nuc"),
+    cupy_row("numpy.linalg", "matrix_norm", M32, ord=1), cupy_row("numpy.linalg", "matrix_norm", V),
+    cupy_row("numpy", "vecdot", M, V), cupy_row("numpy", "vecdot", MC, M),
+    cupy_row("numpy", "vecdot", M, M, axis=0), cupy_row("numpy", "vecdot", MI, MI),
+    cupy_row("numpy", "vecdot", MB, MB), cupy_row("numpy", "vecdot", M, M, axis=2),
+    cupy_row("numpy", "vecdot", M, M[:, :1]),
+    cupy_row("numpy.linalg", "vecdot", S3, S3[0], axis=1),
+    cupy_row("numpy.linalg", "vecdot", M, M, axis=-3),
+    cupy_row("numpy.linalg", "svdvals", S3), cupy_row("numpy.linalg", "svdvals", V),
+    cupy_row("numpy", "choose", np.array([0, 1, 0]), [np.zeros(3), 5.0]),
+    cupy_row("numpy", "choose", np.array([0, 3]), [V[:2], V[1:3]]),
+    cupy_row("numpy", "choose", np.array([0, 3]), [V[:2], V[1:3]], mode="wrap"),
+    cupy_row("scipy.special", "polygamma", 1, V), cupy_row("scipy.special", "polygamma", 0, M32),
+    cupy_row("numpy", "clip", V, min=0.0), cupy_row("numpy", "clip", MI, max=1.5),
+    cupy_row("numpy", "clip", M32, 0.0, None),
+    cupy_row("numpy", "take", V, [6, -1], mode="wrap"),
+    cupy_row("numpy", "take", V, [6, -1], mode="clip"), cupy_row("numpy", "take", V, [6]),
+    cupy_row("numpy", "take", M, [9], 1, mode="clip"),
+    cupy_row("numpy", "take", V, [1], mode="bogus"), cupy_row("numpy", "take", M, 1, 2, mode="wrap"),
+    cupy_row("numpy", "sum", M, initial=0.5), cupy_row("numpy", "sum", MI, initial=2, axis=1),
+    cupy_row("numpy", "sum", M32, initial=1.0, keepdims=True),
+    cupy_row("numpy", "sum", M, initial=1.0, axis=2),
+    cupy_row("numpy", "var", M, correction=1), cupy_row("numpy", "var", M, correction=1, ddof=1),
+    cupy_row("numpy", "var", MI, correction=1, axis=0),
+    cupy_row("numpy", "std", M32, correction=2, axis=1),
+    cupy_row("numpy.linalg", "cholesky", SPD, upper=True),
+    cupy_row("numpy.linalg", "cholesky", SPD + 0.5j * (SQ - SQ.T), upper=True),
+    cupy_row("numpy.linalg", "cholesky", -SPD, upper=True),
+    cupy_row("numpy", "array", [np.float64(2.0), V[0]]), cupy_row("numpy", "array", [V, V], ndmin=3),
+    cupy_row("numpy", "array", [V, V[:2]]),
+    cupy_row("numpy", "stack", [1.0, np.float64(2.0)]), cupy_row("numpy", "stack", [V, V], axis=1),
+    cupy_row("numpy", "stack", [V, V[:2]]), cupy_row("numpy", "stack", [V, V], axis=3),
+    cupy_row("numpy", "concatenate", [[0.5], V]), cupy_row("numpy", "concatenate", [M, V]),
+    cupy_row("numpy", "concatenate", [M, M], axis=None),
+]
+
+
+def test_every_cupy_stand_in_has_rows():
+    from s2sad.backends import CUPY
+    covered = {(p.values[0], p.values[1]) for p in CUPY_ROWS}
+    missing = sorted(set(dict(CUPY.all_stand_ins())) - covered)
+    assert not missing, f"CuPy stand-ins without a row in CUPY_ROWS: {missing}"
+
+
+@pytest.mark.parametrize("module, name, args, kwargs", CUPY_ROWS)
+def test_cupy_stand_in_matches_numpy(module, name, args, kwargs):
+    from s2sad.backends import CUPY
+    from s2sad.runtime import cupy_compat
+    stand_in = getattr(cupy_compat, dict(CUPY.all_stand_ins())[(module, name)])
+    want, numpy_error = _run(getattr(importlib.import_module(module), name), args, kwargs)
+    got, error = _run(stand_in, args, kwargs)
+    if numpy_error is not None:
+        assert isinstance(error, type(numpy_error)), (
+            f"NumPy raises {type(numpy_error).__name__}: {numpy_error}; the stand-in "
+            f"{'returns a value' if error is None else f'raises {error!r}'}")
+    else:
+        assert error is None, f"NumPy gives a value; the stand-in raises {error!r}"
+        _assert_same(got, want)
