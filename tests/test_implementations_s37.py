@@ -500,3 +500,18 @@ def test_cupy_stand_in_matches_numpy(module, name, args, kwargs):
     else:
         assert error is None, f"NumPy gives a value; the stand-in raises {error!r}"
         _assert_same(got, want)
+
+
+# --- the Dask target's stand-ins (s2sad/runtime/dask_compat.py): one found by this sweep -----
+
+
+def test_dask_matrix_transpose_of_a_vector_raises_as_numpy():
+    """Dask's ``swapaxes(x, -1, -2)`` of a 1-d array gave an array; NumPy raises."""
+    da = pytest.importorskip("dask.array")
+    from s2sad.runtime import dask_compat
+    with pytest.raises(ValueError, match="at least 2-dimensional"):
+        np.matrix_transpose(V)
+    with pytest.raises(ValueError, match="at least 2-dimensional"):
+        dask_compat.matrix_transpose(da.from_array(V, chunks=2))
+    got = dask_compat.matrix_transpose(da.from_array(S3, chunks=2)).compute()
+    np.testing.assert_array_equal(got, np.matrix_transpose(S3))
