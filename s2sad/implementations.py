@@ -258,8 +258,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None):
     # the variables in rows (columns with rowvar=False), centred, their products averaged
-    check_ranks("np.cov", m, (0, 1, 2))
-    x = np.atleast_2d(m) + np.float64(0.0)  # (NumPy's float64 at least: float32, int, bool)
+    check_ranks("cov", m, (0, 1, 2))
+    x = np.atleast_2d(m) + np.zeros((), np.float64)  # (NumPy's float64 for float32, int, bool)
     if not rowvar and np.shape(x)[0] != 1:
         x = np.transpose(x)
     if y is not None:
@@ -275,8 +275,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None):
 
 def cov_complex(m, y=None, rowvar=True, bias=False, ddof=None):
     # cov's, in a program with complex values: NumPy's product conjugates, xc @ xc^H
-    check_ranks("np.cov", m, (0, 1, 2))
-    x = np.atleast_2d(m) + np.float64(0.0)  # (NumPy's float64 at least: float32, int, bool)
+    check_ranks("cov", m, (0, 1, 2))
+    x = np.atleast_2d(m) + np.zeros((), np.float64)  # (NumPy's float64 for float32, int, bool)
     if not rowvar and np.shape(x)[0] != 1:
         x = np.transpose(x)
     if y is not None:
@@ -390,7 +390,7 @@ def correlate(a, v, mode="valid"):
 
 def linalg_outer(x1, x2):
     # np.linalg.outer: of two vectors (NumPy refuses other ranks)
-    check_ranks("np.linalg.outer", x1, (1,), x2, (1,))
+    check_ranks("linalg.outer", x1, (1,), x2, (1,))
     return np.reshape(x1, (-1, 1)) * np.reshape(x2, (1, -1))
 
 
@@ -424,13 +424,13 @@ def multi_dot(arrays):
 
 def matvec(x1, x2):
     # np.matvec: each matrix of x1 times each vector of x2 (no conjugate)
-    check_ranks("np.matvec", x1, 2, x2, 1)
+    check_ranks("matvec", x1, 2, x2, 1)
     return np.matmul(x1, np.expand_dims(x2, -1))[..., 0]
 
 
 def vecmat(x1, x2):
     # np.vecmat: each vector of x1, conjugated, times each matrix of x2
-    check_ranks("np.vecmat", x1, 1, x2, 2)
+    check_ranks("vecmat", x1, 1, x2, 2)
     return np.matmul(np.expand_dims(np.conj(x1), -2), x2)[..., 0, :]
 
 
@@ -514,7 +514,7 @@ def select(condlist, choicelist, default=0):
 
 def matrix_power(a, n):
     # products of a (of its inverse for n < 0); the identity for n = 0
-    check_ranks("np.linalg.matrix_power", a, 2)  # (square, as NumPy's LinAlgErrors)
+    check_ranks("linalg.matrix_power", a, 2)  # (square, as NumPy's LinAlgErrors)
     if n == 0:
         return np.zeros_like(a) + np.eye(np.shape(a)[-1], dtype=np.asarray(a).dtype)
     base = np.linalg.inv(a) if n < 0 else a
@@ -771,9 +771,9 @@ def pad_computed(array, pad_width, mode="constant", stat_length=None, end_values
                 high = np.median(y[..., n - last:], axis=-1, keepdims=True)
             left = np.repeat(low, before, axis=-1)
             right = np.repeat(high, after, axis=-1)
-        if np.asarray(array).dtype.kind in "iub":  # (NumPy rounds into an int array)
-            left = np.round(left).astype(np.asarray(array).dtype)
-            right = np.round(right).astype(np.asarray(array).dtype)
+        if x.dtype.kind in "iub":  # (NumPy rounds into an int array)
+            left = np.round(left).astype(x.dtype)
+            right = np.round(right).astype(x.dtype)
         x = np.moveaxis(np.concatenate([left, y, right], axis=-1), -1, axis)
     return x
 

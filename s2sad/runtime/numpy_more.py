@@ -156,7 +156,7 @@ def check_interp(xp, fp) -> None:
     """
     if np.ndim(xp) != 1 or np.shape(fp) != np.shape(xp):
         raise ValueError("interp: xp and fp must be 1-d, of one length")
-    if np.size(xp) == 0:
+    if 0 in np.shape(xp):  # (np.shape, not np.size: Dask has no np.size)
         raise ValueError("interp: xp is empty (NumPy: array of sample points is empty)")
 
 
@@ -171,8 +171,8 @@ def check_convolve(a, v, mode) -> None:
     if np.ndim(a) > 1 or np.ndim(v) > 1:
         raise ValueError("convolve: a and v must be 1-d (NumPy: object too deep for "
                          "desired array)")
-    if np.size(a) == 0 or np.size(v) == 0:
-        raise ValueError(f"convolve: {'a' if np.size(a) == 0 else 'v'} cannot be empty")
+    if 0 in np.shape(a) or 0 in np.shape(v):
+        raise ValueError(f"convolve: {'a' if 0 in np.shape(a) else 'v'} cannot be empty")
     if mode not in ("full", "same", "valid"):
         raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
 
@@ -206,7 +206,8 @@ def check_select(condlist, choicelist) -> None:
     if len(condlist) == 0:
         raise ValueError("select with an empty condition list is not possible")
     for i, condition in enumerate(condlist):
-        if np.asarray(condition).dtype != np.bool_:
+        dtype = getattr(condition, "dtype", None) or np.asarray(condition).dtype
+        if dtype != np.bool_:  # (a device array's dtype read, not the array)
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
 
 
@@ -234,12 +235,14 @@ def check_ranks(function: str, *pairs) -> None:
     """NumPy's errors where an argument has too few (or other) axes: ``pairs`` alternate an
     argument and the ranks the function takes (a tuple), or the least it takes (an int).
 
-    >>> check_ranks("np.linalg.outer", np.ones((2, 2)), (1,), np.ones(2), (1,))
+    ``function`` is named without ``np.`` (CuPy's generated code reads ``cp.`` for it).
+
+    >>> check_ranks("linalg.outer", np.ones((2, 2)), (1,), np.ones(2), (1,))
     Traceback (most recent call last):
         ...
-    ValueError: np.linalg.outer: argument 1 has 2 axes; it takes 1
+    ValueError: linalg.outer: argument 1 has 2 axes; it takes 1
     """
-    linalg = function in ("np.linalg.matrix_power", "np.linalg.multi_dot")
+    linalg = function.startswith("linalg.") and function != "linalg.outer"
     for i in range(0, len(pairs), 2):
         n, takes = np.ndim(pairs[i]), pairs[i + 1]
         if n in takes if isinstance(takes, tuple) else n >= takes:
@@ -247,7 +250,7 @@ def check_ranks(function: str, *pairs) -> None:
         wanted = " or ".join(map(str, takes)) if isinstance(takes, tuple) else f"{takes} or more"
         error = np.linalg.LinAlgError if linalg else ValueError
         raise error(f"{function}: argument {i // 2 + 1} has {n} axes; it takes {wanted}")
-    if function == "np.linalg.matrix_power" and np.shape(pairs[0])[-1] != np.shape(pairs[0])[-2]:
+    if function == "linalg.matrix_power" and np.shape(pairs[0])[-1] != np.shape(pairs[0])[-2]:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
 
 

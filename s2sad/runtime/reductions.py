@@ -291,7 +291,7 @@ def quantile_dtype(a, q):
     >>> quantile_dtype(np.ones(2, np.float32), 0.5), quantile_dtype(np.ones(2, np.float32), [0.5])
     (dtype('float32'), dtype('float64'))
     """
-    if array_module(a).iscomplexobj(a):
+    if a.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
     weak = isinstance(q, (int, float)) and not isinstance(q, np.generic)
     q_type = 0.0 if weak else getattr(q, "dtype", None) or np.asarray(q).dtype
