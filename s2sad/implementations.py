@@ -98,7 +98,9 @@ True
 True
 >>> v32 = m.astype(np.float32)
 >>> [quantile(v32, 0.3).dtype, quantile(v32, [0.2, 0.9], axis=1).dtype, median(v32, 1).dtype]
-[dtype('float32'), dtype('float32'), dtype('float32')]
+[dtype('float32'), dtype('float64'), dtype('float32')]
+>>> np.quantile(v32, [0.2, 0.9], axis=1).dtype  # (NumPy's: a list of q is float64)
+dtype('float64')
 >>> infinite = np.array([1.0, 2.0, 3.0, np.inf])  # (NumPy's way next to inf: NaN or inf)
 >>> with np.errstate(invalid="ignore"):
 ...     [bool(np.allclose(quantile(infinite, q), np.quantile(infinite, q), equal_nan=True))
@@ -174,15 +176,18 @@ import warnings
 import numpy as np
 
 from .runtime import (MISSING, checked_cross_vector, fsum_of, hypot_of, checked_quantiles, one_axis,
-                      running_extremum, window_count)
-from .runtime.numpy_more import (delete_sources, gradient_axes, insert_sources,
-                                 like_dtype, pad_pairs, partition_sources,
-                                 piecewise_conditions)
+                      quantile_dtype, running_extremum, window_count)
+from .runtime.numpy_more import (check_accumulated, check_convolve, check_cross3,
+                                 check_gradient_spacings, check_interp, check_multi_dot,
+                                 check_ranks, check_rollaxis, check_select, delete_sources,
+                                 gradient_axes, insert_sources, like_dtype, pad_pairs,
+                                 partition_sources, piecewise_conditions)
 
 
 def interp(x, xp, fp, left=None, right=None):
     # the segment of xp each x falls in (the first or last beyond the ends), and how far
     xp, fp = np.asarray(xp), np.asarray(fp)  # (lists too, as NumPy takes them)
+    check_interp(xp, fp)  # (NumPy's ValueErrors, read or not, before any is read)
     n = np.shape(xp)[-1]
     if n == 1:  # (one point: its value everywhere, but left and right of it)
         y = fp[0] + np.zeros(np.shape(x))
@@ -200,9 +205,6 @@ def interp(x, xp, fp, left=None, right=None):
         y = np.where(x < xp[0], left, y)
     if right is not None:
         y = np.where(x > xp[n - 1], right, y)
-    # NumPy's ValueError where xp and fp do not match, read or not (no points: IndexError)
-    if np.ndim(xp) != 1 or np.shape(fp) != np.shape(xp):
-        raise ValueError("interp: xp and fp must be 1-d, of one length")
     return y[()]  # (a NumPy number for a number x, as NumPy's: np.where gives 0-d arrays)
 
 
@@ -256,7 +258,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None):
     # the variables in rows (columns with rowvar=False), centred, their products averaged
-    x = np.atleast_2d(m)
+    check_ranks("cov", m, (0, 1, 2))
+    x = np.atleast_2d(m) + np.zeros((), np.float64)  # (NumPy's float64 for float32, int, bool)
     if not rowvar and np.shape(x)[0] != 1:
         x = np.transpose(x)
     if y is not None:
@@ -272,7 +275,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None):
 
 def cov_complex(m, y=None, rowvar=True, bias=False, ddof=None):
     # cov's, in a program with complex values: NumPy's product conjugates, xc @ xc^H
-    x = np.atleast_2d(m)
+    check_ranks("cov", m, (0, 1, 2))
+    x = np.atleast_2d(m) + np.zeros((), np.float64)  # (NumPy's float64 for float32, int, bool)
     if not rowvar and np.shape(x)[0] != 1:
         x = np.transpose(x)
     if y is not None:
@@ -303,16 +307,16 @@ def median(a, axis=None, keepdims=False):
 
 
 def nanprod(a, axis=None, keepdims=False):
-    # NaN counts as 1 (and gets no gradient)
-    return np.prod(np.where(np.isnan(a), 1.0, a), axis=axis, keepdims=keepdims)
+    # NaN counts as 1 (and gets no gradient); a Python 1 keeps an int array's dtype
+    return np.prod(np.where(np.isnan(a), 1, a), axis=axis, keepdims=keepdims)
 
 
 def nancumsum(a, axis=None):
-    return np.cumsum(np.where(np.isnan(a), 0.0, a), axis=axis)
+    return np.cumsum(np.where(np.isnan(a), 0, a), axis=axis)
 
 
 def nancumprod(a, axis=None):
-    return np.cumprod(np.where(np.isnan(a), 1.0, a), axis=axis)
+    return np.cumprod(np.where(np.isnan(a), 1, a), axis=axis)
 
 
 def nanvar(a, axis=None, ddof=0, keepdims=False):
@@ -358,12 +362,14 @@ def convolve(a, v, mode="full"):
     # the shorter one slides along the longer: each of its values adds a shifted copy,
     # padded to the full length (no store into a slice of a buffer: the same code runs on
     # Dask, whose arrays are not written in place, and keeps complex parts)
-    if len(v) > len(a):
-        a, v = v, a
-    n, k = len(a), len(v)
-    full = np.pad(v[0] * a, (0, k - 1))
+    check_convolve(a, v, mode)  # (NumPy's errors, before anything is read)
+    x, w = np.ravel(a), np.ravel(v)  # (a number: NumPy's array of one item)
+    if len(w) > len(x):
+        x, w = w, x
+    n, k = len(x), len(w)
+    full = np.pad(w[0] * x, (0, k - 1))
     for i in range(1, k):
-        full = full + np.pad(v[i] * a, (i, k - 1 - i))
+        full = full + np.pad(w[i] * x, (i, k - 1 - i))
     if mode == "valid":
         return full[k - 1:n]
     if mode == "same":
@@ -384,6 +390,7 @@ def correlate(a, v, mode="valid"):
 
 def linalg_outer(x1, x2):
     # np.linalg.outer: of two vectors (NumPy refuses other ranks)
+    check_ranks("linalg.outer", x1, (1,), x2, (1,))
     return np.reshape(x1, (-1, 1)) * np.reshape(x2, (1, -1))
 
 
@@ -397,13 +404,18 @@ def linalg_diagonal(x, *, offset=0):
 
 
 def linalg_cross(x1, x2, *, axis=-1):
-    # np.linalg.cross: of 3-vectors along axis
+    # np.linalg.cross: of 3-vectors along axis (2-vectors raise, as NumPy's)
+    check_cross3(x1, x2, axis)
     return np.cross(x1, x2, axis=axis)
 
 
 def multi_dot(arrays):
     # the products from the left (NumPy picks the cheapest order: the same value, rounded
-    # otherwise); a first 1-d array is a row, a last one a column, as matmul reads them
+    # otherwise); a first 1-d array is a row, a last one a column, as matmul reads them.
+    # Two arrays are np.dot's product (of any ranks), as NumPy's.
+    check_multi_dot(arrays)
+    if len(arrays) == 2:
+        return np.dot(arrays[0], arrays[1])
     result = arrays[0]
     for i in range(1, len(arrays)):
         result = result @ arrays[i]
@@ -412,11 +424,13 @@ def multi_dot(arrays):
 
 def matvec(x1, x2):
     # np.matvec: each matrix of x1 times each vector of x2 (no conjugate)
+    check_ranks("matvec", x1, 2, x2, 1)
     return np.matmul(x1, np.expand_dims(x2, -1))[..., 0]
 
 
 def vecmat(x1, x2):
     # np.vecmat: each vector of x1, conjugated, times each matrix of x2
+    check_ranks("vecmat", x1, 1, x2, 2)
     return np.matmul(np.expand_dims(np.conj(x1), -2), x2)[..., 0, :]
 
 
@@ -447,7 +461,7 @@ def quantile(a, q, axis=None, keepdims=False):
     lower = np.moveaxis(np.take(s, low, axis=along), along, 0)
     upper = np.moveaxis(np.take(s, np.minimum(low + 1, n - 1), axis=along), along, 0)
     t = np.reshape(position - low, np.shape(low) + (1,) * (np.ndim(lower) - 1))
-    t = t.astype(np.result_type(s, 0.0))  # (float32 values: a float32 quantile)
+    t = t.astype(quantile_dtype(s, q))  # (float32 values: float32, but for a float64 q)
     step = upper - lower
     mixed = np.where(t >= 0.5, upper - step * (1.0 - t), lower + step * t)
     nan_or_one = np.where(np.isnan(np.take(s, n - 1, axis=along)), np.nan, 1.0)
@@ -461,7 +475,9 @@ def quantile(a, q, axis=None, keepdims=False):
 
 
 def percentile(a, q, axis=None, keepdims=False):
-    return np.quantile(a, np.true_divide(q, 100), axis=axis, keepdims=keepdims)
+    # (a Python number stays one: NumPy's float32 percentile of float32 values)
+    fraction = q / 100 if isinstance(q, (int, float)) else np.true_divide(q, 100)
+    return np.quantile(a, fraction, axis=axis, keepdims=keepdims)
 
 
 def sliding_window_view(x, window_shape, axis=None):
@@ -478,6 +494,7 @@ def sliding_window_view(x, window_shape, axis=None):
 def rollaxis(a, axis, start=0):
     # np.moveaxis to where NumPy's rollaxis puts the axis (a view, as NumPy's)
     n = np.ndim(a)
+    check_rollaxis(n, axis, start)
     axis = axis + n if axis < 0 else axis
     start = start + n if start < 0 else start
     if start > axis:
@@ -486,8 +503,10 @@ def rollaxis(a, axis, start=0):
 
 
 def select(condlist, choicelist, default=0):
-    # the first condition that holds chooses: np.where from the last one back
-    result = np.asarray(default)
+    # the first condition that holds chooses: np.where from the last one back (a number
+    # default keeps the choices' dtype, as NumPy's)
+    check_select(condlist, choicelist)
+    result = default
     for i in range(len(condlist) - 1, -1, -1):
         result = np.where(condlist[i], choicelist[i], result)
     return result
@@ -495,6 +514,7 @@ def select(condlist, choicelist, default=0):
 
 def matrix_power(a, n):
     # products of a (of its inverse for n < 0); the identity for n = 0
+    check_ranks("linalg.matrix_power", a, 2)  # (square, as NumPy's LinAlgErrors)
     if n == 0:
         return np.zeros_like(a) + np.eye(np.shape(a)[-1], dtype=np.asarray(a).dtype)
     base = np.linalg.inv(a) if n < 0 else a
@@ -532,6 +552,7 @@ def gradient(f, v0=None, v1=None, v2=None, v3=None, axis=None, edge_order=1):
     # coordinate array's unequal steps weight them (NumPy's formulas)
     f = np.asarray(f)
     axes = gradient_axes(np.shape(f), axis, edge_order)
+    check_gradient_spacings(np.shape(f), axes, v0, v1, v2, v3)
     results = []
     for i in range(len(axes)):
         y = np.moveaxis(f, axes[i], -1)
@@ -589,6 +610,8 @@ def piecewise(x, condlist, funclist):
 def reduce(function, iterable, initial=MISSING):
     # functools.reduce: the items folded from the left, the first one (or initial) first
     items = list(iterable)
+    if initial is MISSING and not items:  # (Python's TypeError)
+        raise TypeError("reduce() of empty iterable with no initial value")
     if initial is MISSING:
         value = items[0]
         rest = items[1:]
@@ -720,6 +743,9 @@ def pad_computed(array, pad_width, mode="constant", stat_length=None, end_values
         before = widths[axis][0]
         after = widths[axis][1]
         n = np.shape(x)[axis]
+        if n == 0 and (before or after):  # (NumPy's ValueError)
+            raise ValueError(f"can't extend empty axis {axis} using modes other than "
+                             "'constant' or 'empty'")
         y = np.moveaxis(x, axis, -1)
         if mode == "linear_ramp":
             # from the end value towards the edge, the edge left out (np.linspace's steps)
@@ -745,6 +771,9 @@ def pad_computed(array, pad_width, mode="constant", stat_length=None, end_values
                 high = np.median(y[..., n - last:], axis=-1, keepdims=True)
             left = np.repeat(low, before, axis=-1)
             right = np.repeat(high, after, axis=-1)
+        if x.dtype.kind in "iub":  # (NumPy rounds into an int array)
+            left = np.round(left).astype(x.dtype)
+            right = np.round(right).astype(x.dtype)
         x = np.moveaxis(np.concatenate([left, y, right], axis=-1), -1, axis)
     return x
 
@@ -780,20 +809,24 @@ def logaddexp_reduce(array, axis=0, *, keepdims=False):
 
 
 def add_accumulate(array, axis=0, dtype=None):
+    check_accumulated(array)
     return np.cumsum(array, axis=one_axis(axis, "add.accumulate"), dtype=dtype)
 
 
 def multiply_accumulate(array, axis=0, dtype=None):
+    check_accumulated(array)
     return np.cumprod(array, axis=one_axis(axis, "multiply.accumulate"), dtype=dtype)
 
 
 def maximum_accumulate(array, axis=0):
     # each running maximum is the latest value that reaches it: its gradient goes there
+    check_accumulated(array)
     along = one_axis(axis, "maximum.accumulate")
     return np.take_along_axis(array, running_extremum(array, along, True), axis=along)
 
 
 def minimum_accumulate(array, axis=0):
+    check_accumulated(array)
     along = one_axis(axis, "minimum.accumulate")
     return np.take_along_axis(array, running_extremum(array, along, False), axis=along)
 

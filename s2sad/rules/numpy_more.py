@@ -21,8 +21,11 @@ import numpy as np
 from ..registry import (defcomplex, defdtype, deffacts, deflinear, defresult, deftangent, defvjp, nondifferentiable,
                         refuse_values)
 from ..runtime import as_gradient, cast_like, pinv_cut_checked, read_triangle, spread_triangle
-from ..runtime.numpy_more import (delete_sources, gradient_axes, insert_sources, like_dtype,
-                                  pad_pairs, partition_sources, piecewise_conditions)
+from ..runtime.numpy_more import (check_accumulated, check_convolve, check_cross3,
+                                  check_gradient_spacings, check_interp, check_multi_dot,
+                                  check_ranks, check_rollaxis, check_select, delete_sources,
+                                  gradient_axes, insert_sources, like_dtype, pad_pairs,
+                                  partition_sources, piecewise_conditions)
 from .numpy_shape import vstack
 
 # --- the pseudo-inverse ----------------------------------------------------------------
@@ -274,6 +277,11 @@ if hasattr(np, "row_stack"):  # (called as written: NumPy's own warning)
 # --- the helpers of s2sad.implementations: positions and numbers, no derivative ---------
 nondifferentiable(delete_sources, insert_sources, partition_sources, gradient_axes, pad_pairs,
                   piecewise_conditions, shape="other")
+# NumPy's errors where the definitions would compute a value: kept where nothing reads them
+_CHECKS = (check_interp, check_convolve, check_rollaxis, check_select, check_gradient_spacings,
+           check_ranks, check_multi_dot, check_cross3, check_accumulated)
+nondifferentiable(*_CHECKS, shape="other")
+deffacts(*_CHECKS, checks=True)
 
 
 # like_dtype(v, a): v cast to a's dtype (np.insert's values); an integer a: no derivative

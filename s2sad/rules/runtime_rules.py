@@ -38,6 +38,7 @@ from ..registry import (deffacts, deflinear, defresult, deftangent, defvjp, nond
                         refuse_function)
 from ..runtime import (check_distinct, check_flat, view_axes, view_index, view_shape, raveled_in_place, add_sens, array_grad, as_gradient, broadcast_shape, cast_like, check_in_place, check_number,
                        check_no_function, check_real_power, checked_cross_vector, checked_quantiles,
+                       quantile_dtype,
                        expand_reduced,
                        index_grad, matmul_shape, one_axis, output_seed, pack_like, reduced_size,
                        running_extremum, scaled_power, shape_of, side_effect, sort_order,
@@ -71,6 +72,7 @@ refuse_function(same_method, advice=(
     "differentiated arguments. Pass the values that do as arguments of the method."))
 nondifferentiable(zeros_like_structure, output_seed, reduced_size, recursive_call,
                   broadcast_shape, matmul_shape, shape_of, running_extremum, one_axis,
+                  quantile_dtype,
                   window_count, full_widths, sort_order, extreme_position, added_to,
                   shape="other")
 defresult(zeros_like_structure, kind="f")  # (sensitivities: float zeros, updated in place)

@@ -73,7 +73,8 @@ from .structures import (  # noqa: F401
 from .reductions import (  # noqa: F401
     sum_grad, reduced_size, extremum_grad, expand_reduced, prod_grad, cumsum_grad, cumprod_grad,
     var_grad, std_grad, average_grad, nansum_grad, nanmean_grad, ptp_grad, checked_quantiles, checked_cross_vector,
-    one_axis, window_count, running_extremum, _accumulate, _scan, max_item, min_item,
+    quantile_dtype, one_axis, window_count, running_extremum, _accumulate, _scan, max_item,
+    min_item,
     item_extremum_grad, item_extremum_tangent,
 )
 from .products import (  # noqa: F401

@@ -59,8 +59,9 @@ def _axes(axis, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim))
     axes = tuple(operator.index(a) for a in (axis if isinstance(axis, tuple) else (axis,)))
     for a in axes:
-        if not -ndim <= a < ndim:
-            raise ValueError(f"axis {a} is out of bounds for an array of dimension {ndim}")
+        if not -ndim <= a < ndim:  # (NumPy's AxisError, a ValueError and an IndexError)
+            raise np.exceptions.AxisError(f"axis {a} is out of bounds for an array of "
+                                          f"dimension {ndim}")
     axes = tuple(a % ndim for a in axes)
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axis in {axis!r}")
@@ -108,8 +109,9 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """
     xp = array_module(x)
     x = xp.asarray(x)
-    if x.ndim < 2:
-        raise ValueError(f"matrix_norm needs an array of at least 2 dimensions, got {x.ndim}")
+    if x.ndim < 2:  # (NumPy's AxisError)
+        raise np.exceptions.AxisError(f"matrix_norm needs an array of at least 2 dimensions, "
+                                      f"got {x.ndim}")
     return xp.linalg.norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
@@ -131,6 +133,7 @@ def vecdot(x1, x2, /, *, axis=-1, keepdims=False):
     x1, x2 = xp.asarray(x1), xp.asarray(x2)
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError("vecdot needs arrays of at least one dimension")
+    _axes(axis, x1.ndim), _axes(axis, x2.ndim)  # (NumPy's AxisError)
     n1, n2 = x1.shape[axis], x2.shape[axis]
     if n1 != n2:
         raise ValueError(f"vecdot: the vectors along axis {axis} have {n1} and {n2} elements")
@@ -138,7 +141,9 @@ def vecdot(x1, x2, /, *, axis=-1, keepdims=False):
         x1 = xp.conj(x1)
     # the vectors last in each operand (``axis`` counts in each one), the rest broadcast
     products = xp.moveaxis(x1, axis, -1) * xp.moveaxis(x2, axis, -1)
-    result = xp.sum(products, axis=-1, keepdims=keepdims)
+    # (bool vectors: NumPy's bool dot product, any of the ands)
+    reduce = xp.any if products.dtype == bool else xp.sum
+    result = reduce(products, axis=-1, keepdims=keepdims)
     return xp.moveaxis(result, -1, axis) if keepdims else result
 
 
@@ -267,6 +272,8 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     ``"raise"`` raises ``IndexError`` for one out of bounds, as NumPy does."""
     xp = _device(a, indices)
     a, indices = xp.asarray(a), xp.asarray(indices)
+    if axis is not None:
+        _axes(axis, a.ndim)  # (NumPy's AxisError)
     n = a.size if axis is None else a.shape[axis]
     if mode == "wrap":
         indices = indices % n

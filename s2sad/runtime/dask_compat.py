@@ -553,7 +553,15 @@ def inner(a, b):
 
 
 def matrix_transpose(x):
-    """``np.matrix_transpose``: the last two axes swapped."""
+    """``np.matrix_transpose``: the last two axes swapped (NumPy's ValueError for fewer).
+
+    >>> matrix_transpose(np.ones(3))
+    Traceback (most recent call last):
+        ...
+    ValueError: Input array must be at least 2-dimensional, but it is 1
+    """
+    if np.ndim(x) < 2:
+        raise ValueError(f"Input array must be at least 2-dimensional, but it is {np.ndim(x)}")
     return array_module(x).swapaxes(x, -1, -2)
 
 

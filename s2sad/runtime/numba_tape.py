@@ -175,9 +175,10 @@ def _kept_shape_numba(shape, axis, keep, kept):
 
 
 def _normal_axis(axis, ndim):
-    """``axis`` counted from the front, or NumPy's error where ``ndim`` has no such axis."""
+    """``axis`` counted from the front, or NumPy's AxisError where ``ndim`` has no such
+    axis (a ValueError and an IndexError too, as NumPy's)."""
     if axis < -ndim or axis >= ndim:
-        raise ValueError("axis is out of bounds for array")
+        raise np.exceptions.AxisError("axis is out of bounds for array")
     return axis + ndim if axis < 0 else axis
 
 
@@ -188,6 +189,16 @@ def _normal_axis_numba(axis, ndim):
 
 def _integral(axis) -> bool:
     return isinstance(axis, (types.Integer, types.IntegerLiteral))
+
+
+def _sum_type(dtype):
+    """The numba type NumPy sums and multiplies ``dtype`` in: floats and complex keep
+    theirs, unsigned integers uint64, other integers and bools int64."""
+    if isinstance(dtype, (types.Float, types.Complex)):
+        return dtype
+    if isinstance(dtype, types.Integer) and not dtype.signed:
+        return types.uint64
+    return types.int64
 
 
 def _literal_bool(value):
@@ -225,7 +236,7 @@ def _sum_along(x, axis=None, keepdims=False):
     if not _integral(axis):
         return None  # (a tuple of axes: not compiled, refused as numba types it)
     kept = ndim if keep else ndim - 1
-    dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.int64
+    dtype = _sum_type(x.dtype)
 
     def along(x, axis=None, keepdims=False):
         ax = _normal_axis(axis, ndim)
@@ -746,7 +757,7 @@ def _prod_along(x, axis=None, keepdims=False):
         return None
     ndim = x.ndim
     kept = ndim if keep else ndim - 1
-    dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.int64
+    dtype = _sum_type(x.dtype)
 
     def along(x, axis=None, keepdims=False):
         ax = _normal_axis(axis, ndim)
@@ -779,7 +790,7 @@ def _cumsum_along(x, axis=None):
         return lambda x, axis=None: np.cumsum(x)
     if not _integral(axis) or x.ndim == 0:
         return None
-    dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.int64
+    dtype = _sum_type(x.dtype)
 
     def along(x, axis=None):
         ax = _normal_axis(axis, x.ndim)

@@ -283,6 +283,21 @@ def checked_quantiles(q):
     return q
 
 
+def quantile_dtype(a, q):
+    """The dtype of ``np.quantile(a, q)``: ``a``'s float type, widened by ``q`` where ``q``
+    is an array or NumPy's number (a Python float is not: NumPy's rule); complex values
+    raise NumPy's TypeError.
+
+    >>> quantile_dtype(np.ones(2, np.float32), 0.5), quantile_dtype(np.ones(2, np.float32), [0.5])
+    (dtype('float32'), dtype('float64'))
+    """
+    if a.dtype.kind == "c":
+        raise TypeError("a must be an array of real numbers")
+    weak = isinstance(q, (int, float)) and not isinstance(q, np.generic)
+    q_type = 0.0 if weak else getattr(q, "dtype", None) or np.asarray(q).dtype
+    return np.result_type(a.dtype, q_type, 0.0)
+
+
 def one_axis(axis, function: str):
     """``axis`` if it is one axis (an int), for the definitions of
     :mod:`s2sad.implementations` that take one; else a ValueError that says so.
@@ -325,6 +340,9 @@ def window_count(x, window_shape, axis):
         raise ValueError("Since axis is `None`, must provide window_shape for all dimensions "
                          f"of `x`; got 1 window_shape elements and `x.ndim` is {len(shape)}.")
     along = -1 if axis is None else one_axis(axis, "sliding_window_view")
+    if not -len(shape) <= along < len(shape):  # (NumPy's AxisError)
+        raise np.exceptions.AxisError(f"axis {along} is out of bounds for array of "
+                                      f"dimension {len(shape)}")
     if window_shape < 0:
         raise ValueError("`window_shape` cannot contain negative values")
     if window_shape > shape[along]:
