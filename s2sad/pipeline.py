@@ -750,11 +750,12 @@ def dead_code(build: Build, is_pure, kinds: dict, dtype_categories) -> bool:
     raises = UnreadRaises(kinds, dtype_categories, _function_of(build.source, build.imports),
                           bool(getattr(build.source, "complex", False)))
     dead = DeadCode(is_pure, build.stacks, kinds, build.namer.sensitivities, raises)
+    function = next(n for n in trees.walk(build.adjoint) if isinstance(n, gast.FunctionDef))
+    lines = list(function.body)  # (what it drops may be the last value of a shape)
     build.adjoint = dead.visit(build.adjoint)
     build.unread_conditions |= dead.dropped_conditions
     if dead.dropped_conditions:
-        function = next(n for n in trees.walk(build.adjoint) if isinstance(n, gast.FunctionDef))
-        for name, line in unread_witnesses(function).items():
+        for name, line in unread_witnesses(function, lines).items():
             build.unread_witnesses.setdefault(name, line)
     return dead.changed
 

@@ -181,3 +181,57 @@ def test_a_line_in_a_try_decides_the_branch(w):
     value, grad = s2sad.value_and_grad(caught)(x, w)
     assert value == caught(x, w)
     assert "x * w" in s2sad.grad(caught).source_for(x, w)
+
+
+# --- reductions over the same axes: one shape ---------------------------------------------------
+
+def same_axis(x, w):
+    t = np.sum(x, axis=0)
+    u = np.sum(x * x, axis=0) * w
+    return np.sum(np.sin(t) * w)
+
+
+def other_axis(x, w):
+    t = np.sum(x, axis=0)
+    u = np.max(x, axis=1) * w
+    return np.sum(np.sin(t) * w)
+
+
+def seeded(x, w):
+    t = np.sum(x, axis=0)
+    return np.sum(t * w)
+
+
+M = np.arange(12.0).reshape(3, 4) / 10
+
+
+def test_a_reduction_over_the_same_axes_has_the_same_shape():
+    """``np.sum(x * x, axis=0)`` has the shape of ``np.sum(x, axis=0)``, which the kept
+    ``np.sin(t) * w`` broadcasts with ``w``: the unread product goes (main kept it)."""
+    source = s2sad.grad(same_axis).source_for(M, np.ones(4))
+    assert "x * x" not in source, source
+    w = np.array([0.5, -1.0, 2.0, 0.25])
+    got = s2sad.grad(same_axis)(M, w)
+    want = _central(lambda v: same_axis(v.reshape(3, 4), w), M.ravel()).reshape(3, 4)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+    with pytest.raises(ValueError):
+        s2sad.grad(same_axis)(M, np.ones(5))
+
+
+def test_a_reduction_over_other_axes_is_not_the_same():
+    assert "np.max(x, axis=1) * w" in s2sad.grad(other_axis).source_for(M, np.ones(4))
+    with pytest.raises(ValueError):
+        other_axis(M, np.ones(4))
+    for make in (s2sad.grad, s2sad.value_and_grad):
+        with pytest.raises(ValueError):
+            make(other_axis)(M, np.ones(4))
+
+
+def test_a_seed_folded_away_leaves_a_check():
+    """``t * w`` is seeded with ``sum_grad(1.0, like=t * w)``, which a later pass folds
+    away (``s_t = w * 1.0``) and ``t`` with it: the check reads its shape from x."""
+    source = s2sad.grad(seeded).source_for(M, np.ones(4))
+    assert "broadcast_shape(w, np.sum(x, axis=0))" in source, source
+    with pytest.raises(ValueError):
+        s2sad.grad(seeded)(M, np.ones(5))
+    np.testing.assert_allclose(s2sad.grad(seeded)(M, np.ones(4)), np.ones((3, 4)))

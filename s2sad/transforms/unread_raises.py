@@ -411,7 +411,8 @@ class UnreadRaises:
                 raise _Raises  # (shapes not known: they may not broadcast)
             return None
         tokens = frozenset().union(*shapes)
-        tokens = frozenset(t for t in tokens if self.fits.get(t) not in tokens)
+        tokens = frozenset(t for t in tokens if self.fits.get(t) not in tokens and
+                           self.ranks.get(t) != 0)  # (nor of NumPy's numbers)
         if len(tokens) > 1:
             self._found.add(tokens)
         return tokens
@@ -516,6 +517,8 @@ class UnreadRaises:
             raise _Raises  # (AxisError)
         if shape is not None and len(shape) == 1 and "keepdims" not in keywords and \
                 (product or func in SAME_SHAPE_REDUCTIONS):
+            if ndim == len({a.value % ndim for a in axes}):
+                return frozenset()  # (every axis: a number)
             reduced = _reduced(next(iter(shape)), ndim, axes)
             self.ranks[reduced] = ndim - len(axes)
             return frozenset({reduced})
@@ -568,7 +571,7 @@ SAME_SHAPE_REDUCTIONS = frozenset({np.sum, np.mean, np.prod, np.max, np.amax, np
 
 def _reduced(token: str, ndim: int, axes) -> str:
     """``"x/0"``: the token of a reduction of ``x`` (rank ``ndim``) over ``axes``."""
-    return f"{token}/{','.join(str(a.value % ndim) for a in sorted(axes, key=lambda a: a.value % ndim))}"
+    return f"{token}/{','.join(str(a) for a in sorted(a.value % ndim for a in axes))}"
 
 
 def _reductions(function, facts: UnreadRaises) -> dict:
@@ -607,8 +610,9 @@ def _reductions(function, facts: UnreadRaises) -> dict:
         if shape is None or len(shape) != 1 or None in ranks or not ranks[0] or \
                 not all(isinstance(a, gast.Constant) and type(a.value) is int and
                         -ranks[0] <= a.value < ranks[0] for a in axes) or \
+                len({a.value % ranks[0] for a in axes}) in (len(axes) - 1, ranks[0]) or \
                 len({a.value % ranks[0] for a in axes}) != len(axes):
-            continue
+            continue  # (every axis: a number, its token its own)
         same[name] = _reduced(next(iter(shape)), ranks[0], axes)
         facts.ranks[same[name]] = ranks[0] - len(axes)
     return same
@@ -863,17 +867,19 @@ def _stored(name: str, function) -> bool:
                for n in trees.walk(function) if n not in function.args.args)
 
 
-def unread_witnesses(function) -> dict:
-    """name -> a copy of its line: the top-level lines of ``function`` that set a name
-    once (``z = x @ w``), as dead code left them, for :func:`checks` to put back."""
-    found: dict = {}
-    for stmt in function.body:
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], gast.Name):
-            name = stmt.targets[0].id
-            found[name] = None if name in found else trees.clone(stmt)
-    return {n: line for n, line in found.items()
-            if line is not None and _set_once(n, function) is not None}
+def unread_witnesses(function, lines=None) -> dict:
+    """name -> a copy of its line: the top-level ``lines`` of ``function`` (its body) that
+    set a name once, and no other line does (``z = x @ w``), for :func:`checks` to put
+    back."""
+    lines = function.body if lines is None else lines
+    stores: dict = {}
+    for stmt in lines:
+        for n in trees.walk(stmt):
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                stores[n.id] = stores.get(n.id, 0) + 1
+    return {stmt.targets[0].id: trees.clone(stmt) for stmt in lines
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], gast.Name) and stores[stmt.targets[0].id] == 1}
 
 
 def _fits(func, args: list, keywords: dict) -> bool:
