@@ -6,10 +6,9 @@ a value of each shape. Where no value of one shape was left (``z = x @ w`` moved
 its one reader, or the shape of an argument's item ``d['y']``), main added nothing:
 only a helper's own shape check (``sum_grad``) could still raise. Now the item is read
 from the argument, a reduction's shape from its argument, or the line dead code left is
-put back. Also:
-reductions over the same axes share a shape, ``np.ldexp`` says what it raises on, and a
-line in a ``try`` stays (which branch runs depends on it). On main (045ed3c) 7 of 15
-fail.
+put back. Also: reductions over the same axes share a shape, ``np.ldexp`` says what it
+raises on, and a line in a ``try`` stays (which branch runs depends on it). On main
+(045ed3c) 7 of 15 fail.
 """
 
 import gast
