@@ -837,14 +837,17 @@ def _put_back(name: str, line, function, raises: UnreadRaises, witnesses: dict,
     for read in sorted({n.id for n in trees.walk(line.value) if isinstance(n, gast.Name)
                         and isinstance(n.ctx, gast.Load)}):
         if _set_once(read, function) is not None or read in params and \
-                _set_once(read, function) is None and not _stored(read, function):
-            continue
-        if raises.function_of(gast.Name(read, gast.Load(), None, None)) is not None and \
                 not _stored(read, function):
-            continue  # (a module, a global function)
-        if read not in witnesses or not _put_back(read, witnesses[read], function, raises,
-                                                  witnesses, depth + 1):
+            continue  # (set once, above it; an argument as given)
+        if read in witnesses and not _stored(read, function):
+            if depth < 8 and _put_back(read, witnesses[read], function, raises, witnesses,
+                                       depth + 1):
+                continue
             return False
+        found = raises.function_of(gast.Name(read, gast.Load(), None, None))
+        if not (isinstance(found, types.ModuleType) or callable(found)) or \
+                _stored(read, function):
+            return False  # (not a module, nor a global function)
     at = max([_set_once(n.id, function) or 0 for n in trees.walk(line.value)
               if isinstance(n, gast.Name)] + [0])
     function.body.insert(at, trees.clone(line))
