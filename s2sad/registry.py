@@ -815,6 +815,7 @@ class Facts:
       argument's rank), ``"integers"`` (an argument not an integer: ``range(2.5)``),
       ``"truth"`` (an argument an array: ``max(a, b)`` asks whether ``b > a``),
       ``"contract"`` (the axes it sums over differ in length: ``np.dot``),
+      ``"exponent"`` (an exponent not a Python int, or complex mantissas: ``np.ldexp``),
       ``"sized"`` (an argument with no length: ``len(2.0)``), ``"number"`` (an
       argument not a number: ``float(x)`` of a vector), ``"items"`` (items that are
       not all numbers: ``sum`` of a list of arrays), ``"signature"`` (arguments that do

@@ -344,7 +344,7 @@ def ldexp(g, ans, x, i):
     return unbroadcast(g * np.ldexp(1.0, i), x), None
 
 
-deffacts(np.ldexp, raises="values")  # (a float exponent: TypeError)
+deffacts(np.ldexp, raises=("broadcast", "exponent"))  # (a float exponent: TypeError)
 
 
 @defvjp(np.heaviside)
