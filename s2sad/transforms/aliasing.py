@@ -916,9 +916,12 @@ class Aliasing:
             return [n for v in value.values for n in self.views(v)]
         if isinstance(value, gast.IfExp):
             return self.views(value.body) + self.views(value.orelse)
-        if isinstance(value, gast.BinOp) and any(isinstance(side, (gast.List, gast.Tuple))
-                                                 for side in (value.left, value.right)):
-            return self.views(value.left) + self.views(value.right)  # [a] * 2, [a] + ys
+        if isinstance(value, gast.BinOp) and any(
+                isinstance(side, (gast.List, gast.Tuple)) or isinstance(side, gast.Name) and (
+                    side.id in self.made or side.id in self.root.__dict__.get(
+                        "_star_displays", {})) for side in (value.left, value.right)):
+            # [a] * 2, [a] + ys, t_1 * 2 (t_1 = [a] or (a,)): holding what they hold
+            return self.views(value.left) + self.views(value.right)
         if self._container_copy(value) is not None:  # d.copy(): the same items as d
             return [self._container_copy(value)]
         if isinstance(value, gast.Call):

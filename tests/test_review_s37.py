@@ -1,0 +1,88 @@
+"""Session 37's review: reproducers of silently wrong results in the merged work.
+
+A list or tuple made by repeating or concatenating displays (``[y] * 2``, ``(y,) * 2``,
+``[y] + [x]``) holds ``y`` itself: an in-place update of ``y`` after it must be refused,
+as for the display ``[y, y]``. On main ``[y] + [x]`` gave a wrong gradient; on fix/lead37
+the repeated forms did too. 6 of the 7 tests fail on fix/lead37 (the display is the control).
+"""
+import numpy as np
+import pytest
+
+import s2sad
+
+X = np.array([0.3, -0.7, 1.1])
+
+
+def _fd(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        g[i] = (f(up) - f(down)) / (2 * eps)
+    return g
+
+
+def repeated_then_added(x):
+    y = x * 1.0
+    ys = [y] * 2
+    y += x
+    return np.sum(ys[1] * ys[0])
+
+
+def repeated_left_then_scaled(x):
+    y = x * 1.0
+    ys = 2 * [y]
+    y *= x
+    return np.sum(ys[0])
+
+
+def repeated_then_item_set(x):
+    y = x * 1.0
+    ys = [y] * 2
+    y[0] = 0.0
+    return np.sum(ys[1] * x)
+
+
+def named_display_repeated(x):
+    y = x * 1.0
+    a = [y]
+    ys = a * 2
+    y += x
+    return np.sum(ys[1] * ys[0])
+
+
+def tuple_repeated(x):
+    y = x * 1.0
+    ys = (y,) * 2
+    y += x
+    return np.sum(ys[1] * x)
+
+
+def concatenated(x):
+    y = x * 1.0
+    ys = [y] + [x]
+    y += x
+    return np.sum(ys[1] * ys[0])
+
+
+def display_control(x):
+    y = x * 1.0
+    ys = [y, y]
+    y += x
+    return np.sum(ys[1] * ys[0])
+
+
+@pytest.mark.parametrize("f", [repeated_then_added, repeated_left_then_scaled,
+                               repeated_then_item_set, named_display_repeated, tuple_repeated,
+                               concatenated, display_control])
+def test_update_of_an_item_a_repeated_list_holds(f):
+    """Python's list holds ``y``'s array: the update shows through ``ys``. s2sad must give
+    the central differences' gradient, or refuse at the update's line."""
+    want = _fd(f, X.copy())
+    try:
+        got = s2sad.grad(f)(X.copy())
+    except s2sad.S2sadError as e:
+        assert "shares its memory" in str(e) or "shared with" in str(e)
+        return
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
