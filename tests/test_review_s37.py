@@ -86,3 +86,30 @@ def test_update_of_an_item_a_repeated_list_holds(f):
         assert "shares its memory" in str(e) or "shared with" in str(e)
         return
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def two_loops_over_one_display(x):
+    ls = [x * 1.0, x * 2.0]
+    for v in ls:
+        v[0] = v[1] * v[2]
+    for v in ls:
+        v[1] = v[0] * v[2]
+    return np.sum(ls[0] * ls[1])
+
+
+def loops_over_two_displays(x):
+    ls = [x * 1.0, x * 2.0]
+    ms = [x * 3.0, np.ones(3)]
+    for v in ls:
+        v[0] = v[1] * v[2]
+    for i, w in enumerate(ms):
+        w[i] = w[2] * ls[1][0]
+    return np.sum(ls[0] * ms[1]) + np.sum(ms[0] * ls[1])
+
+
+@pytest.mark.parametrize("f", [two_loops_over_one_display, loops_over_two_displays])
+def test_second_loop_writing_through_a_display(f):
+    """display_loops names the first loop's items (ls_1 = x * 1.0) before the display: the
+    second loop found the display's place stale (AttributeError on fix/lead37; both fail)."""
+    want = _fd(f, X.copy())
+    np.testing.assert_allclose(s2sad.grad(f)(X.copy()), want, rtol=1e-6, atol=1e-8)
