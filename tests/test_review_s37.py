@@ -3,7 +3,10 @@
 A list or tuple made by repeating or concatenating displays (``[y] * 2``, ``(y,) * 2``,
 ``[y] + [x]``) holds ``y`` itself: an in-place update of ``y`` after it must be refused,
 as for the display ``[y, y]``. On main ``[y] + [x]`` gave a wrong gradient; on fix/lead37
-the repeated forms did too. 6 of the 7 tests fail on fix/lead37 (the display is the control).
+the repeated forms did too; ``ys.insert(0, y)`` (written ``ys = t_1 + t_2 + ys[0:]``),
+``xs * 2 * 1`` and the dict union ``d | {...}`` on both. 9 of these 10 tests fail on
+fix/lead37 (the display is the control); with the display loops' 2 and a control, 11 of
+the module's 13 fail there.
 """
 import numpy as np
 import pytest
@@ -66,6 +69,30 @@ def concatenated(x):
     return np.sum(ys[1] * ys[0])
 
 
+def inserted_then_added(x):
+    y = x * 1.0
+    ys = [x]
+    ys.insert(0, y)
+    y += x
+    return np.sum(ys[0] * x)
+
+
+def repeated_twice(x):
+    y = x * 1.0
+    xs = [y]
+    ys = xs * 2 * 1
+    y += x
+    return np.sum(ys[1] * x)
+
+
+def dict_union(x):
+    y = x * 1.0
+    d = {"a": y}
+    e = d | {"b": x}
+    y += x
+    return np.sum(e["a"] * x)
+
+
 def display_control(x):
     y = x * 1.0
     ys = [y, y]
@@ -75,7 +102,8 @@ def display_control(x):
 
 @pytest.mark.parametrize("f", [repeated_then_added, repeated_left_then_scaled,
                                repeated_then_item_set, named_display_repeated, tuple_repeated,
-                               concatenated, display_control])
+                               concatenated, inserted_then_added, repeated_twice, dict_union,
+                               display_control])
 def test_update_of_an_item_a_repeated_list_holds(f):
     """Python's list holds ``y``'s array: the update shows through ``ys``. s2sad must give
     the central differences' gradient, or refuse at the update's line."""
@@ -113,3 +141,17 @@ def test_second_loop_writing_through_a_display(f):
     second loop found the display's place stale (AttributeError on fix/lead37; both fail)."""
     want = _fd(f, X.copy())
     np.testing.assert_allclose(s2sad.grad(f)(X.copy()), want, rtol=1e-6, atol=1e-8)
+
+
+def inserted_in_a_loop(x):
+    ys = [x]
+    for i in range(3):
+        ys.insert(0, ys[0] * x)
+    return np.sum(ys[0] * ys[2])
+
+
+def test_insert_without_a_later_update_is_differentiated():
+    """A control (passes on fix/lead37 too): the refusal above is only for an update."""
+    want = _fd(inserted_in_a_loop, X.copy())
+    np.testing.assert_allclose(s2sad.grad(inserted_in_a_loop)(X.copy()), want, rtol=1e-6,
+                               atol=1e-8)
