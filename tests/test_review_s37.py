@@ -4,9 +4,9 @@ A list or tuple made by repeating or concatenating displays (``[y] * 2``, ``(y,)
 ``[y] + [x]``) holds ``y`` itself: an in-place update of ``y`` after it must be refused,
 as for the display ``[y, y]``. On main ``[y] + [x]`` gave a wrong gradient; on fix/lead37
 the repeated forms did too; ``ys.insert(0, y)`` (written ``ys = t_1 + t_2 + ys[0:]``),
-``xs * 2 * 1`` and the dict union ``d | {...}`` on both. 9 of these 10 tests fail on
-fix/lead37 (the display is the control); with the display loops' 2 and a control, 11 of
-the module's 13 fail there.
+``xs * 2 * 1``, the dict union ``d | {...}`` and lists joined in a loop or a branch on
+both. 12 of these 13 tests fail on fix/lead37 (the display is the control); with the
+display loops' 2 and a control, 14 of the module's 16 fail there.
 """
 import numpy as np
 import pytest
@@ -93,6 +93,32 @@ def dict_union(x):
     return np.sum(e["a"] * x)
 
 
+def joined_in_a_loop(x):
+    y = x * 1.0
+    ys = []
+    for i in range(2):
+        ys = ys + [y]
+    y += x
+    return np.sum(ys[1] * x)
+
+
+def tuple_joined_in_a_loop(x):
+    y = x * 1.0
+    t = (x,)
+    for i in range(2):
+        t = t + (y,)
+    y += x
+    return np.sum(t[1] * x)
+
+
+def joined_in_a_branch(x):
+    y = x * 1.0
+    ys = [x]
+    ys = [y] + ys if x[0] > 0 else ys
+    y += x
+    return np.sum(ys[0] * x)
+
+
 def display_control(x):
     y = x * 1.0
     ys = [y, y]
@@ -103,6 +129,7 @@ def display_control(x):
 @pytest.mark.parametrize("f", [repeated_then_added, repeated_left_then_scaled,
                                repeated_then_item_set, named_display_repeated, tuple_repeated,
                                concatenated, inserted_then_added, repeated_twice, dict_union,
+                               joined_in_a_loop, tuple_joined_in_a_loop, joined_in_a_branch,
                                display_control])
 def test_update_of_an_item_a_repeated_list_holds(f):
     """Python's list holds ``y``'s array: the update shows through ``ys``. s2sad must give
