@@ -5,8 +5,9 @@ A list or tuple made by repeating or concatenating displays (``[y] * 2``, ``(y,)
 as for the display ``[y, y]``. On main ``[y] + [x]`` gave a wrong gradient; on fix/lead37
 the repeated forms did too; ``ys.insert(0, y)`` (written ``ys = t_1 + t_2 + ys[0:]``),
 ``xs * 2 * 1``, the dict union ``d | {...}`` and lists joined in a loop or a branch on
-both. 12 of these 13 tests fail on fix/lead37 (the display is the control); with the
-display loops' 2 and a control, 14 of the module's 16 fail there.
+both; so did an update through the list's slot (``ys[0] += x``, ``v = ys[0]; v += x``).
+17 of these 18 tests fail on fix/lead37 (the display is the control); with the display
+loops' 2 and a control, 19 of the module's 21 fail there.
 """
 import numpy as np
 import pytest
@@ -119,6 +120,43 @@ def joined_in_a_branch(x):
     return np.sum(ys[0] * x)
 
 
+def slot_of_a_joined_list_updated(x):
+    y = x * 1.0
+    ys = [y] + [x * 2.0]
+    ys[0] += x
+    return np.sum(y * x)
+
+
+def slot_of_a_repeated_list_updated(x):
+    y = x * 1.0
+    ys = [y] * 1
+    ys[0] *= x
+    return np.sum(y * x)
+
+
+def item_of_a_joined_list_updated(x):
+    y = x * 1.0
+    ys = [y] + []
+    v = ys[0]
+    v += x
+    return np.sum(y * x)
+
+
+def slot_of_a_dict_union_updated(x):
+    y = x * 1.0
+    d = {"a": y} | {}
+    d["a"] += x
+    return np.sum(y * x)
+
+
+def slot_after_an_insert_updated(x):
+    y = x * 1.0
+    ys = [y]
+    ys.insert(0, x * 3.0)
+    ys[1] += x
+    return np.sum(y * x)
+
+
 def display_control(x):
     y = x * 1.0
     ys = [y, y]
@@ -130,7 +168,9 @@ def display_control(x):
                                repeated_then_item_set, named_display_repeated, tuple_repeated,
                                concatenated, inserted_then_added, repeated_twice, dict_union,
                                joined_in_a_loop, tuple_joined_in_a_loop, joined_in_a_branch,
-                               display_control])
+                               slot_of_a_joined_list_updated, slot_of_a_repeated_list_updated,
+                               item_of_a_joined_list_updated, slot_of_a_dict_union_updated,
+                               slot_after_an_insert_updated, display_control])
 def test_update_of_an_item_a_repeated_list_holds(f):
     """Python's list holds ``y``'s array: the update shows through ``ys``. s2sad must give
     the central differences' gradient, or refuse at the update's line."""
