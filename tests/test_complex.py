@@ -132,6 +132,11 @@ def modulus(t):
     return float(np.abs(t * (3.0 - 4.0j) + 1j))
 
 
+def cmath_inverse(t):  # (session 37: cmath's inverse functions)
+    z = complex(t, 0.4)
+    return (cmath.atan(z) * cmath.asinh(z) + cmath.acos(z) / cmath.atanh(z)).real
+
+
 TABLE = [
     (abs_squared, (Z,), 0), (parts, (Z,), 0), (conjugates, (Z,), 0), (angle, (Z,), 0),
     (real_if_close, (Z,), 0), (holomorphic_inside, (Z,), 0), (powers, (Z,), 0),
@@ -139,7 +144,7 @@ TABLE = [
     (broadcasting, (Z,), 0), (mixed, (Z, X), 0), (mixed, (Z, X), 1), (linalg, (A,), 0),
     (hermitian_eigenvalues, (A,), 0), (hermitian_eigenvectors, (A,), 0),
     (log_determinant, (A,), 0), (attributes, (Z,), 0),
-    (phasor, (X,), 0), (cast, (X,), 0), (modulus, (0.7,), 0),
+    (phasor, (X,), 0), (cast, (X,), 0), (modulus, (0.7,), 0), (cmath_inverse, (0.7,), 0),
 ]
 
 

@@ -170,6 +170,14 @@ def _loads(nodes) -> set:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
+def _joined(value) -> list:
+    """The parts of a chain of ``+``, ``*`` and ``|`` (``t_1 + t_2 + ys[0:]``: three)."""
+    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult,
+                                                               gast.BitOr)):
+        return _joined(value.left) + _joined(value.right)
+    return [value]
+
+
 def _enclosed_update(name: str, outer: str, op: str | None = None) -> str:
     """The refusal of an update of an array the function does not own: the enclosing
     function's (in a nested ``def``), or a module's.
@@ -916,9 +924,10 @@ class Aliasing:
             return [n for v in value.values for n in self.views(v)]
         if isinstance(value, gast.IfExp):
             return self.views(value.body) + self.views(value.orelse)
-        if isinstance(value, gast.BinOp) and any(isinstance(side, (gast.List, gast.Tuple))
-                                                 for side in (value.left, value.right)):
-            return self.views(value.left) + self.views(value.right)  # [a] * 2, [a] + ys
+        if self.joins_containers(value):
+            # [a] * 2, [a] + ys, t_1 * 2 (t_1 = [a] or (a,)), t_1 + t_2 + ys[0:] (of
+            # ys.insert(0, a)), d | {"b": v}: a list, tuple or dict holding what they hold
+            return [n for part in _joined(value) for n in self.views(part)]
         if self._container_copy(value) is not None:  # d.copy(): the same items as d
             return [self._container_copy(value)]
         if isinstance(value, gast.Call):
@@ -936,6 +945,23 @@ class Aliasing:
                 set(found.uncopied_view_of) if uncopied else set())
             return [n for i, a in enumerate(args) if i in positions for n in self.views(a)]
         return []
+
+    def joins_containers(self, value) -> bool:
+        """Is ``value`` a chain of ``+``, ``*`` or ``|`` with a list, tuple or dict among
+        its parts: a display, a name given one, or given such a chain (``t_1 = xs * 2``)?
+        Its value holds what those hold."""
+        found = self.root.__dict__
+        return isinstance(value, gast.BinOp) and any(
+            isinstance(part, (gast.List, gast.Tuple, gast.Dict)) or
+            isinstance(part, gast.Name) and (
+                part.id in self.made or part.id in found.get("_star_displays", {}) or
+                part.id in found.get("_joined_containers", ())) for part in _joined(value))
+
+    def note_joined(self, name: str, value) -> None:
+        """Note that ``name`` (a temporary, or a version of a variable) holds a chain
+        :meth:`joins_containers` finds (``t_1 = xs * 2``), for a chain that reads it."""
+        if self.joins_containers(value):
+            self.root.__dict__.setdefault("_joined_containers", set()).add(name)
 
     def _advanced_index(self, index) -> bool:
         """Is the (normalized) ``index`` one NumPy reads as advanced indexing, whose result

@@ -124,7 +124,10 @@ class DisplayLoops(trees.Transformer):
             loop = _walked(stmt) if isinstance(stmt, gast.For) else None
             if loop is not None and loop[3] in displays and \
                     self._fits(tree, stmt, loop, bindings):
-                body = self._written_out(body, displays[loop[3]], stmt, loop, tree)
+                at, before = displays[loop[3]], len(body)
+                body = self._written_out(body, at, stmt, loop, tree)
+                named = len(body) - before - self._written  # (items named before the display)
+                displays = {seq: k + named if k >= at else k for seq, k in displays.items()}
                 self.changed = True
                 continue
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -170,6 +173,7 @@ class DisplayLoops(trees.Transformer):
                                                  item, None), item))
                 display.value.elts[k] = located(gast.Name(name, gast.Load(), None, None), item)
         body[at:at] = named
+        written = len(body)
         count = len(display.value.elts)
         for k in range(count):
             body.extend(_Copy(variable, seq, k, index, start + k).visit(clone(s))
@@ -183,4 +187,5 @@ class DisplayLoops(trees.Transformer):
                 body.append(located(gast.Assign([gast.Name(name, gast.Store(), None, None)],
                                                  value, None), stmt))  # (as Python leaves it)
         body.extend(stmt.orelse)
+        self._written = len(body) - written
         return body

@@ -495,6 +495,7 @@ class SingleAssignment:
             ssa = self.new_version(target.id)
             self.emit(gast.Assign([self.store(ssa)], value, None))
             self.bind(ssa, shares)
+            self.note_joined(ssa, value)
             if self._made_here(value):  # (a new list: no other name reaches it, though a
                 self.holders.pop(ssa, None)  # name kept in a loop reached the last one)
             self.hold(target.id, ssa, value)
@@ -640,11 +641,13 @@ class SingleAssignment:
         self.temps.add(temp)
         self.emit(gast.Assign([self.store(temp)], value, None))
         self.bind(temp, self.views(value))
+        self.note_joined(temp, value)  # (t_1 = xs * 2: a list holding what xs holds)
         self.hold(temp, temp, value)  # (b = (a, 1.0)[0]: the lists the display holds)
         self.note_index_array(temp, value)
         integer_member(self, value)  # (layer.n_calls: an int, dtypes reads)
         if isinstance(value, (gast.List, gast.Dict)) or isinstance(value, gast.Call) and \
-                self._callee(value.func) is list:  # (`[h] * n`, list(x[1:]): made here)
+                self._callee(value.func) is list or isinstance(value, gast.BinOp) and \
+                self._made_here(value):  # (`[h] * n`, list(x[1:]), ys + t_1: made here)
             self.made.add(temp)
         if isinstance(value, gast.Tuple):  # (a tuple: f(*t) written out for its length)
             self.root.__dict__.setdefault("_star_displays", {})[temp] = value
