@@ -825,6 +825,9 @@ class Facts:
       rule's calls raise only where they do not broadcast; another's may raise anyhow.
     * ``shaped_like``: the position of the argument whose shape the result has
       (``unbroadcast(g, like)``'s 1): the shape a kept line broadcasts is known.
+    * ``drops_axes``: the result's shape is the first argument's without the axes its
+      second (``axis``) names, all of them where none is given (``np.sum``, ``np.max``):
+      reductions over the same axes of one shape have one shape.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -876,6 +879,7 @@ class Facts:
     order_at: int | None = None
     raises: tuple | None = None
     shaped_like: int | None = None
+    drops_axes: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

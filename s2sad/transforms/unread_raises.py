@@ -516,7 +516,7 @@ class UnreadRaises:
                                    -ndim <= a.value < ndim for a in axes):
             raise _Raises  # (AxisError)
         if shape is not None and len(shape) == 1 and "keepdims" not in keywords and \
-                (product or func in SAME_SHAPE_REDUCTIONS):
+                (product or _drops_axes(func)):
             if ndim == len({a.value % ndim for a in axes}):
                 return frozenset()  # (every axis: a number)
             reduced = _reduced(next(iter(shape)), ndim, axes)
@@ -563,10 +563,11 @@ class UnreadRaises:
         return broadcasts
 
 
-# the reductions whose result's shape is the argument's without the axes reduced
-SAME_SHAPE_REDUCTIONS = frozenset({np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin,
-                                   np.nansum, np.nanmean, np.nanmax, np.nanmin, np.var,
-                                   np.std, np.ptp})
+def _drops_axes(func) -> bool:
+    """Is ``func``'s result its first argument's shape without the axes reduced (its rule
+    entry's ``drops_axes`` fact: ``np.sum``, ``np.max``)?"""
+    facts = registry.facts(func) if func is not None else None
+    return facts is not None and facts.drops_axes
 
 
 def _reduced(token: str, ndim: int, axes) -> str:
@@ -593,7 +594,7 @@ def _reductions(function, facts: UnreadRaises) -> dict:
             continue  # (a token of its own: the name's, set once)
         func = facts.function_of(stmt.value.func)
         call, keywords = stmt.value, {k.arg: k.value for k in stmt.value.keywords}
-        if func not in SAME_SHAPE_REDUCTIONS or set(keywords) - {"axis", "dtype"} or \
+        if not _drops_axes(func) or set(keywords) - {"axis", "dtype"} or \
                 not 1 <= len(call.args) <= 2 - ("axis" in keywords):
             continue
         axis = call.args[1] if len(call.args) > 1 else keywords.get("axis")
