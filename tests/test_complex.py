@@ -357,3 +357,18 @@ def cmath_polar_rect(x):
 
 def test_cmath_forward_reverse_and_second_order():
     s2sad.check_grads(cmath_polar_rect, (np.array([0.3, 0.8]),), order=2)
+
+
+def cmath_inverses(x):  # (session 37: the hyperbolic, inverse and base-10 functions)
+    w = complex(x[0], x[1])
+    return (cmath.atan(w) * cmath.asin(w * 0.5) + cmath.acos(w * 0.3) * cmath.tan(w)).real + \
+        abs(cmath.sinh(w) + cmath.cosh(w) * cmath.tanh(w)) + \
+        (cmath.asinh(w) * cmath.acosh(w + 2.0) + cmath.atanh(w * 0.4)).imag + \
+        abs(cmath.log10(w))
+
+
+def test_cmath_inverses_forward_reverse_and_second_order():
+    x = np.array([0.3, 0.8])
+    np.testing.assert_allclose(s2sad.grad(cmath_inverses)(x),
+                               central_differences(cmath_inverses, (x,), 0), rtol=1e-6, atol=1e-8)
+    s2sad.check_grads(cmath_inverses, (x,), order=2)

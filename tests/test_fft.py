@@ -215,9 +215,16 @@ def scipy_trig_nd(x):  # (session 37: dctn, dstn, idctn, idstn)
         np.sum(sfft.dstn(x, 1, axes=[1]) * sfft.idstn(x, 4, norm="forward"))
 
 
+def scipy_trig_n(x):  # (session 37: the other types, norms and axes)
+    return np.sum(sfft.dctn(x, 1, axes=(0, 1)) ** 2) + \
+        np.sum(sfft.idctn(x, 3, s=(4, 5), norm="ortho") ** 3) + \
+        np.sum(sfft.dstn(x, 4, axes=1) * sfft.idstn(x, 2, axes=(1, 0), norm="forward"))
+
+
 @pytest.mark.parametrize("f, arg", [(scipy_transforms, Z), (scipy_real, X2), (scipy_nd, Z2),
-                                    (scipy_trig, X2), (scipy_trig_nd, X2)],
-                         ids=["1-d", "real", "n-d", "trigonometric", "trigonometric-n-d"])
+                                    (scipy_trig, X2), (scipy_trig_nd, X2), (scipy_trig_n, X2)],
+                         ids=["1-d", "real", "n-d", "trigonometric", "trigonometric-n-d",
+                              "trigonometric-n"])
 def test_scipy_fft(f, arg):
     np.testing.assert_allclose(s2sad.grad(f)(arg), complex_gradient(f, (arg,), 0), rtol=1e-6,
                                atol=1e-6)

@@ -41,7 +41,7 @@ from .kinds import ANY, Kind
 from .objects import differentiated_attribute, not_a_parameter
 from ..trees import assigned_names
 from .resolve import (classify, is_append, is_setitem, known_value, missing_attribute,
-                      operand_text, statement_parts)
+                      operand_text, statement_parts, user_name)
 from .instantiate import (RuleInliner, call_rule, held_function, refuse_foreign_index,
                           refuse_foreign_operand)
 from .tape import is_pop
@@ -287,7 +287,8 @@ class Forward:
             if culprit is not None:
                 raise self.source.error(
                     NoDerivativeError, op.message.format(operand=operand_text(
-                        op.operands[0].id, self.namer, stmt)) if missing_attribute(
+                        op.operands[0].id, self.namer, stmt), name=user_name(
+                        op.operands[0].id, self.namer)) if missing_attribute(
                         op, self.kinds) else
                     f"no derivative rule for {op.name}, called on "
                     f"{operand_text(culprit.id, self.namer, stmt)}, which depends "

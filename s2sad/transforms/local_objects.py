@@ -194,17 +194,57 @@ def _dataclass_init(fields):
 
 def recursive_methods(cls) -> set:
     """The names of ``cls``'s methods that call a method of their own name (on ``self``
-    or on another object: ``c.total(x)`` in a tree's ``total``)."""
+    or on another object: ``c.total(x)`` in a tree's ``total``). Not a call on an
+    attribute always given an object of a class whose method of that name is another
+    (``self.inner.forward(h)`` in ``forward``, ``self.inner = Leaf(w)``): no recursion."""
     found = set()
+    parsed = {}
     for name, func in inspect.getmembers(cls, inspect.isfunction):
         try:
-            fdef = gast.parse(textwrap.dedent(inspect.getsource(func)))
+            parsed[name] = (func, gast.parse(textwrap.dedent(inspect.getsource(func))))
         except (OSError, TypeError, SyntaxError):
             continue
+    for name, (func, fdef) in parsed.items():
         if any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and
-               n.func.attr == name for n in trees.walk(fdef)):
+               n.func.attr == name and not _held_of_another_class(n.func.value, name, func,
+                                                                    parsed)
+               for n in trees.walk(fdef)):
             found.add(name)
     return found
+
+
+def _held_of_another_class(receiver, name: str, func, parsed: dict) -> bool:
+    """Is ``receiver`` ``self.a``, where every ``self.a = ...`` of the class's methods
+    (``parsed``) makes an object of a class of ``func``'s module whose ``.name`` is not
+    ``func``? (``self.inner = Leaf(w)``: ``self.inner.forward`` is ``Leaf.forward``.)"""
+    if not (isinstance(receiver, gast.Attribute) and isinstance(receiver.value, gast.Name)):
+        return False
+    made = []
+    for method, fdef in parsed.values():
+        body = fdef.body[0] if fdef.body else None
+        own = body.args.args[0].id if isinstance(body, gast.FunctionDef) and \
+            body.args.args else None
+        for n in trees.walk(fdef):
+            if isinstance(n, (gast.AugAssign, gast.AnnAssign)) and isinstance(
+                    n.target, gast.Attribute) and n.target.attr == receiver.attr:
+                return False
+            if not isinstance(n, gast.Assign):
+                continue
+            for target in n.targets:
+                if any(isinstance(t, gast.Attribute) and t.attr == receiver.attr
+                       for t in trees.walk(target)):
+                    if target is not n.targets[0] or len(n.targets) > 1 or not (
+                            isinstance(target, gast.Attribute) and
+                            isinstance(target.value, gast.Name) and target.value.id == own
+                            and isinstance(n.value, gast.Call) and
+                            isinstance(n.value.func, gast.Name)):
+                        return False
+                    made.append(method.__globals__.get(n.value.func.id))
+    return bool(made) and all(
+        isinstance(k, type) and inspect.getattr_static(k, name, None) is not func
+        and all(inspect.getattr_static(sub, name, None) is not func
+                for sub in k.__subclasses__())
+        for k in made)
 
 
 def class_methods(cls) -> dict | None:

@@ -188,6 +188,12 @@ def operand_text(name: str, namer, stmt=None) -> str:
     return repr(user)
 
 
+def user_name(name: str, namer) -> str:
+    """The user's variable a version stands for, bare (``u`` for ``u_1``); ``"(...)"``
+    for the compiler's temporary (a part of the line)."""
+    return "(...)" if name in namer.temporaries else namer.users.get(name, name)
+
+
 def names_in(node) -> list[str]:
     return [n.id for n in trees.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load)]
@@ -316,6 +322,16 @@ def classify(value, source: FunctionSource, local_names: set[str]) -> Op:
         if namedtuple_class(target) and not keywords and \
                 len(value.args) == len(target._fields):  # P(w, b): built of its fields
             return Op("build", list(value.args), name=target.__name__, fields=target._fields)
+        from ..runtime import recursion
+        if target is recursion.same_method and len(value.args) == 3 and \
+                isinstance(value.args[0], gast.Name) and \
+                isinstance(value.args[1], gast.Constant):  # (c.total(x), recursive: objects.py)
+            method = value.args[1].value
+            return Op("unknown", [value.args[0]], name=f".{method}()", held=True, message=(
+                f"no derivative rule for the recursive call {{name}}.{method}(): the object "
+                "depends on the differentiated arguments, and its attributes' derivatives "
+                "would not reach the call"),
+                hint=registry.unmodelled_advice(target))
         rule = registry.lookup(target)
         if target in (max, min) and len(value.args) == 1 and not keywords and \
                 not isinstance(value.args[0], gast.Starred):  # max(xs): its largest item

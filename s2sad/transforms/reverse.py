@@ -59,7 +59,7 @@ from ..trees import assigned_names
 from .higher import container_kinds, is_generated
 from .activity import shift_invariant
 from .resolve import (classify, is_append, is_setitem, known_value, missing_attribute,
-                      names_in, operand_text, static_value, statement_parts)
+                      names_in, operand_text, static_value, statement_parts, user_name)
 from .instantiate import (RuleInliner, call_rule, held_function, refuse_foreign_index,
                           refuse_foreign_operand)
 from .structural_zeros import StructuralZeros
@@ -768,7 +768,8 @@ class Reverse(StructuralZeros, Tape):
             if culprit is not None:
                 raise self.source.error(
                     NoDerivativeError, op.message.format(operand=operand_text(
-                        op.operands[0].id, self.namer, stmt)) if missing_attribute(
+                        op.operands[0].id, self.namer, stmt), name=user_name(
+                        op.operands[0].id, self.namer)) if missing_attribute(
                         op, self.kinds) else
                     f"no derivative rule for {op.name}, called on "
                     f"{operand_text(culprit.id, self.namer, stmt)}, which depends "
