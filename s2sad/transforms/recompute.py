@@ -268,21 +268,7 @@ class Recompute(trees.Transformer):
         pass restores (once, and nothing else there sets it), and nothing else sets it
         (but ``name = None`` before the loop): later passes and what follows the loop
         restore it as they are walked back (``t_6 = d - 1.0``, recomputed from ``d``)."""
-        body = forward.body
-        sets = [j for j, s in enumerate(body) if isinstance(s, gast.Assign) and
-                len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
-                s.targets[0].id == name]
-        if len(sets) != 1 or not 0 < sets[0] < k or self.stores[name] > 2:
-            return False
-        push = _push(body[sets[0] - 1])
-        if push is None or push[1] != name:
-            return False
-        stored = sum(isinstance(n, gast.Name) and n.id == name and
-                     isinstance(n.ctx, gast.Store) for n in trees.walk(forward))
-        restores = [s for s in backward.body if _pop(s) == push]
-        written_back = sum(isinstance(n, gast.Name) and n.id == name and
-                           isinstance(n.ctx, gast.Store) for n in trees.walk(backward))
-        return stored == 1 and len(restores) == 1 and written_back == 1
+        return self._saved_once(name, forward, backward, lambda j: 0 < j < k)
 
     def _restored_after(self, name, k, forward, backward) -> bool:
         """Does the pass of the forward loop set ``name`` once, after the statement ``k``,
@@ -290,11 +276,17 @@ class Recompute(trees.Transformer):
         pass restores once, in its body (``x = stack.pop()``)? Then ``name``, just after
         that restore, holds what it held at ``k`` (``t_2 = a * x``, read before ``x``
         changes)."""
+        return self._saved_once(name, forward, backward, lambda j: j > k + 1)
+
+    def _saved_once(self, name, forward, backward, placed) -> bool:
+        """Does the forward loop's pass set ``name`` once, by a top-level statement whose
+        position ``placed`` accepts, just after saving the value it overwrites, which the
+        reverse pass restores once and sets nowhere else?"""
         body = forward.body
         sets = [j for j, s in enumerate(body) if isinstance(s, gast.Assign) and
                 len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
                 s.targets[0].id == name]
-        if len(sets) != 1 or not sets[0] > k + 1 or self.stores[name] > 2:
+        if len(sets) != 1 or not placed(sets[0]) or self.stores[name] > 2:
             return False
         push = _push(body[sets[0] - 1])
         if push is None or push[1] != name:
