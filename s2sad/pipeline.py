@@ -44,7 +44,7 @@ from .transforms import numba_kernel
 from .transforms.combined_terms import CombinedTerms
 from .transforms.copy_propagation import CopyPropagation
 from .transforms.dead_code import DeadCode, may_raise
-from .transforms.unread_raises import UnreadRaises, checks as unread_checks, unread_witnesses
+from .transforms.unread_raises import UnreadRaises, checks as unread_checks
 from .transforms.dicts import DictViews
 from .transforms.early_sums import EarlySums
 from .transforms.desugar import Desugar
@@ -206,9 +206,6 @@ class Build:
     aux: object = None  # (has_aux: what split_aux found)
     # the broadcasts that lines dead code dropped would have checked (UnreadRaises)
     unread_conditions: set = field(default_factory=set)
-    # the top-level lines as dead code left them (name -> its line): where a later pass
-    # removed the last value of a shape a check needs, its line is put back
-    unread_witnesses: dict = field(default_factory=dict)
     params: list = field(default_factory=list)
     arg_kinds: dict = field(default_factory=dict)
     cells: dict = field(default_factory=dict)
@@ -779,13 +776,8 @@ def dead_code(build: Build, is_pure, kinds: dict, dtype_categories) -> bool:
     raises = UnreadRaises(kinds, dtype_categories, _function_of(build.source, build.imports),
                           bool(getattr(build.source, "complex", False)))
     dead = DeadCode(is_pure, build.stacks, kinds, build.namer.sensitivities, raises)
-    function = next(n for n in trees.walk(build.adjoint) if isinstance(n, gast.FunctionDef))
-    lines = list(function.body)  # (what it drops may be the last value of a shape)
     build.adjoint = dead.visit(build.adjoint)
     build.unread_conditions |= dead.dropped_conditions
-    if dead.dropped_conditions:
-        for name, line in unread_witnesses(function, lines).items():
-            build.unread_witnesses.setdefault(name, line)
     return dead.changed
 
 
@@ -800,10 +792,8 @@ def broadcast_checks(build: Build, kinds: dict) -> bool:
     raises = UnreadRaises(kinds, {}, _function_of(build.source, build.imports),
                           bool(getattr(build.source, "complex", False)))
     function = next(n for n in trees.walk(build.adjoint) if isinstance(n, gast.FunctionDef))
-    raises.enter(function)
     return unread_checks(function, build.unread_conditions, raises,
-                         lambda: build.imports.helper(broadcast_shape), build.unread_witnesses,
-                         build.imports.numpy)
+                         lambda: build.imports.helper(broadcast_shape))
 
 
 @transform(on="adjoint", needs=(kinds,))

@@ -815,7 +815,6 @@ class Facts:
       argument's rank), ``"integers"`` (an argument not an integer: ``range(2.5)``),
       ``"truth"`` (an argument an array: ``max(a, b)`` asks whether ``b > a``),
       ``"contract"`` (the axes it sums over differ in length: ``np.dot``),
-      ``"exponent"`` (an exponent not a Python int, or complex mantissas: ``np.ldexp``),
       ``"sized"`` (an argument with no length: ``len(2.0)``), ``"number"`` (an
       argument not a number: ``float(x)`` of a vector), ``"items"`` (items that are
       not all numbers: ``sum`` of a list of arrays), ``"signature"`` (arguments that do
@@ -825,9 +824,6 @@ class Facts:
       rule's calls raise only where they do not broadcast; another's may raise anyhow.
     * ``shaped_like``: the position of the argument whose shape the result has
       (``unbroadcast(g, like)``'s 1): the shape a kept line broadcasts is known.
-    * ``drops_axes``: the result's shape is the first argument's without the axes its
-      second (``axis``) names, all of them where none is given (``np.sum``, ``np.max``):
-      reductions over the same axes of one shape have one shape.
 
     >>> import numpy as np
     >>> facts(np.ndarray.fill).mutates, facts(np.reshape).returns_view_of
@@ -879,7 +875,6 @@ class Facts:
     order_at: int | None = None
     raises: tuple | None = None
     shaped_like: int | None = None
-    drops_axes: bool = False
 
     def union(self, other: "Facts | None") -> "Facts | None":
         """Facts that hold for either function (None: one is not known)."""

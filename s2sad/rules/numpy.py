@@ -344,7 +344,7 @@ def ldexp(g, ans, x, i):
     return unbroadcast(g * np.ldexp(1.0, i), x), None
 
 
-deffacts(np.ldexp, raises=("broadcast", "exponent"))  # (a float exponent: TypeError)
+deffacts(np.ldexp, raises="values")  # (a float exponent: TypeError)
 
 
 @defvjp(np.heaviside)
@@ -381,8 +381,6 @@ defdtype(np.sum, position=2)
 deffacts(np.sum, fresh=True)  # (a new array or a NumPy scalar; given out=, out: not fresh)
 # (an empty array: 0.0, nan, 1.0, nan: warned, not raised; np.max, np.ptp of one raise)
 deffacts(np.sum, np.mean, np.prod, np.var, np.std, np.nansum, np.nanmean, raises="axis")
-deffacts(np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin, np.nansum, np.nanmean,
-         np.nanmax, np.nanmin, np.var, np.std, np.ptp, drops_axes=True)
 
 
 @defvjp(np.mean, shape="reduce")

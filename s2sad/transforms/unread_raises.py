@@ -42,7 +42,6 @@ import gast
 import numpy as np
 
 from .. import registry, trees
-from ..errors import DifferentiationError
 from ..rules.operators import OPERATORS
 from .kinds import ANY
 
@@ -73,8 +72,6 @@ class UnreadRaises:
         self._function, self._scanned, self._stmt = None, True, None
         self._sized: set = set()  # the lists whose length is their kind's count of items
         self._caught: set = set()  # (ids of the lines in a try: what they raise may be caught)
-        # a reduction's own token -> the one it shares (t = np.sum(x, axis=0): "x/0")
-        self._same: dict | None = None
 
     @property
     def dtypes(self) -> dict:
@@ -85,17 +82,7 @@ class UnreadRaises:
     def enter(self, function) -> None:
         """Read the lines of ``function`` next (what ``_scan`` finds in it, at the first
         need)."""
-        self._function, self._scanned, self._same = function, False, None
-
-    def token(self, name: str):
-        """The shape tokens of the value ``name`` holds (:func:`_token`), a reduction's
-        the one it shares with the others of the same axes of the same shape."""
-        found = _token(self.kinds.get(name))
-        if found is None or len(found) != 1:
-            return found
-        if self._same is None:
-            self._same = _reductions(self._function, self) if self._function else {}
-        return frozenset({self._same.get(next(iter(found)), next(iter(found)))})
+        self._function, self._scanned = function, False
 
     def _scan(self) -> None:
         """Note the loops of the function whose index is always within a list's length:
@@ -202,7 +189,7 @@ class UnreadRaises:
                 return frozenset()
             return None
         if cls is gast.Name:
-            shape = self.token(node.id)
+            shape = _token(self.kinds.get(node.id))
             if shape is None and self.kinds.get(node.id, ANY).tag in ("array", "numeric"):
                 return frozenset({f"<{node.id}>"})  # (its own shape, within this line)
             return shape
@@ -334,7 +321,7 @@ class UnreadRaises:
         args = list(node.args)
         keywords = {k.arg: k.value for k in node.keywords}
         if "axis" in raises:
-            return self._reduction(args, keywords, "broadcast" in raises, func)
+            return self._reduction(args, keywords, "broadcast" in raises)
         if "signature" in raises:  # (norm(mu, s): arguments that fit its parameters)
             if not _fits(func, args, keywords):
                 raise _Raises
@@ -373,9 +360,6 @@ class UnreadRaises:
                     "array", "numeric") and bool(kind.ndim)):
                 raise _Raises
             return frozenset()
-        if "exponent" in raises and (keywords or len(args) != 2 or self.complex_values or
-                                     not self._integer(args[1])):
-            raise _Raises  # (np.ldexp(x, 2.0), of complex x: TypeError)
         if "broadcast" in raises or raises == ("bool",) or raises == ("integer",):
             return self._operation(func, args + [v for k, v in keywords.items()
                                                  if k not in registry.NOT_BROADCAST],
@@ -411,8 +395,7 @@ class UnreadRaises:
                 raise _Raises  # (shapes not known: they may not broadcast)
             return None
         tokens = frozenset().union(*shapes)
-        tokens = frozenset(t for t in tokens if self.fits.get(t) not in tokens and
-                           self.ranks.get(t) != 0)  # (nor of NumPy's numbers)
+        tokens = frozenset(t for t in tokens if self.fits.get(t) not in tokens)
         if len(tokens) > 1:
             self._found.add(tokens)
         return tokens
@@ -492,7 +475,7 @@ class UnreadRaises:
                 return False
         return False
 
-    def _reduction(self, args, keywords, product: bool, func=None):
+    def _reduction(self, args, keywords, product: bool):
         """``np.sum(x, axis=1)`` (``product``: ``sum_product(a, b, axis=1)``, the sum of
         ``a * b``): raises only where the axis is outside the rank (or a, b do not
         broadcast)."""
@@ -515,13 +498,6 @@ class UnreadRaises:
         if ndim is None or not all(isinstance(a, gast.Constant) and type(a.value) is int and
                                    -ndim <= a.value < ndim for a in axes):
             raise _Raises  # (AxisError)
-        if shape is not None and len(shape) == 1 and "keepdims" not in keywords and \
-                (product or _drops_axes(func)):
-            if ndim == len({a.value % ndim for a in axes}):
-                return frozenset()  # (every axis: a number)
-            reduced = _reduced(next(iter(shape)), ndim, axes)
-            self.ranks[reduced] = ndim - len(axes)
-            return frozenset({reduced})
         return None
 
     # --- lines that stay ---------------------------------------------------------------------
@@ -543,7 +519,7 @@ class UnreadRaises:
                   isinstance(n.ctx, gast.Store)}
         shapes: dict = {}
         broadcasts: list = []
-        walk = _Shapes(self, shapes, broadcasts, _items_only(body, self.kinds))
+        walk = _Shapes(self, shapes, broadcasts)
         for stmt in body:
             if isinstance(stmt, gast.Return):
                 break
@@ -561,79 +537,6 @@ class UnreadRaises:
                         and shapes.get(stmt.target.id) is not None:
                     shapes[stmt.target.id] = shape
         return broadcasts
-
-
-def _drops_axes(func) -> bool:
-    """Is ``func``'s result its first argument's shape without the axes reduced (its rule
-    entry's ``drops_axes`` fact: ``np.sum``, ``np.max``)?"""
-    facts = registry.facts(func) if func is not None else None
-    return facts is not None and facts.drops_axes
-
-
-def _reduced(token: str, ndim: int, axes) -> str:
-    """``"x/0"``: the token of a reduction of ``x`` (rank ``ndim``) over ``axes``."""
-    return f"{token}/{','.join(str(a) for a in sorted(a.value % ndim for a in axes))}"
-
-
-def _reductions(function, facts: UnreadRaises) -> dict:
-    """Own token -> shared token, of the names set once in ``function`` to a reduction
-    over constant axes (``t = np.sum(x, axis=0)`` and ``u = np.max(x * x, axis=0)``:
-    ``"x/0"`` both), so that a line that broadcasts one implies the other's broadcast."""
-    stores: dict = {}
-    for node in trees.walk(function):
-        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
-            stores[node.id] = stores.get(node.id, 0) + 1
-    same: dict = {}
-    for stmt in function.body:
-        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
-                isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call)):
-            continue
-        name = stmt.targets[0].id
-        own = _token(facts.kinds.get(name))
-        if stores.get(name) != 1 or own != frozenset({name}):
-            continue  # (a token of its own: the name's, set once)
-        func = facts.function_of(stmt.value.func)
-        call, keywords = stmt.value, {k.arg: k.value for k in stmt.value.keywords}
-        if not _drops_axes(func) or set(keywords) - {"axis", "dtype"} or \
-                not 1 <= len(call.args) <= 2 - ("axis" in keywords):
-            continue
-        axis = call.args[1] if len(call.args) > 1 else keywords.get("axis")
-        saved = facts._same, getattr(facts, "_found", set())
-        facts._same, facts._found = same, set()  # (the tokens found so far; no line's)
-        try:
-            shape = facts._shape(call.args[0])
-        except _Raises:
-            shape = None
-        finally:
-            facts._same, facts._found = saved
-        ranks = [facts.ranks.get(t) for t in shape] if shape else [None]
-        axes = axis.elts if isinstance(axis, gast.Tuple) else [axis]
-        if shape is None or len(shape) != 1 or None in ranks or not ranks[0] or \
-                not all(isinstance(a, gast.Constant) and type(a.value) is int and
-                        -ranks[0] <= a.value < ranks[0] for a in axes) or \
-                len({a.value % ranks[0] for a in axes}) in (len(axes) - 1, ranks[0]) or \
-                len({a.value % ranks[0] for a in axes}) != len(axes):
-            continue  # (every axis: a number, its token its own)
-        same[name] = _reduced(next(iter(shape)), ranks[0], axes)
-        facts.ranks[same[name]] = ranks[0] - len(axes)
-    return same
-
-
-def _items_only(body, kinds: dict) -> frozenset:
-    """The lists, tuples and dicts that ``body`` reads only an item at a time, by a
-    constant key (``d['w']``): each item keeps the kind it came in with."""
-    names = {n for n, k in kinds.items() if k.tag in ("list", "tuple", "dict") and k.items}
-    if not names:
-        return frozenset()
-    allowed = set()
-    for stmt in body:
-        for node in trees.walk(stmt):
-            if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant) \
-                    and isinstance(node.ctx, gast.Load):
-                allowed.add(id(node.value))
-            elif isinstance(node, gast.Name) and node.id in names and id(node) not in allowed:
-                names.discard(node.id)
-    return frozenset(names)
 
 
 def _attribute(name: str):
@@ -676,18 +579,14 @@ def _named_call(node, name: str) -> bool:
         node.func.id == name and len(node.args) == 1 and not node.keywords
 
 
-def checks(function, conditions, raises: UnreadRaises, check: Callable,
-           witnesses: dict | None = None, module: Callable = lambda: "np") -> bool:
+def checks(function, conditions, raises: UnreadRaises, check: Callable) -> bool:
     """Where a later pass rewrote the line that implied a dropped line's broadcast, check
     it: ``check()(a, b)`` (the name of ``broadcast_shape``: NumPy's ValueError), after
-    the lines that set a value of each shape. Whether ``function`` changed. A shape no
-    value left has is read from an argument's item (``p[0]``), or a reduction's from
-    its argument's (``np.sum(x, axis=0)``, ``module()`` the array module's name), or its
-    line, which ``witnesses`` (:func:`unread_witnesses`) kept, is put back; else refused.
+    the lines that set a value of each shape. Whether ``function`` changed.
 
     >>> from s2sad.transforms.kinds import Kind
     >>> kinds = {"x": Kind("array", "x", 1), "w": Kind("array", "w", 1),
-    ...          "s_x": Kind("array", "x", 1), "z": Kind("array", "z", 1)}
+    ...          "s_x": Kind("array", "x", 1)}
     >>> fn = gast.parse("def g(x, w):\\n    s_x = w * 2.0\\n    return s_x").body[0]
     >>> checks(fn, {frozenset({"x", "w"})}, UnreadRaises(kinds, {}, lambda f: None),
     ...        lambda: "broadcast_shape")
@@ -698,192 +597,33 @@ def checks(function, conditions, raises: UnreadRaises, check: Callable,
         broadcast_shape(x, w)
         s_x = w * 2.0
         return s_x
-
-    ``z`` (of ``z = x @ w``) was forward-substituted away: its line comes back.
-
-    >>> fn = gast.parse("def g(x, w):\\n    s_x = f(x @ w)\\n    return s_x").body[0]
-    >>> kept = {"z": gast.parse("z = x @ w").body[0]}
-    >>> checks(fn, {frozenset({"x", "z"})}, UnreadRaises(kinds, {}, lambda f: None),
-    ...        lambda: "broadcast_shape", kept)
-    True
-    >>> print(unparse(fn))
-    def g(x, w):
-        z = x @ w
-        broadcast_shape(x, z)
-        s_x = f(x @ w)
-        return s_x
     """
     changed = False
     for condition in sorted(conditions, key=sorted):
         if raises.implied(function.body, {condition}):
             continue
-        places = _places(function, condition, raises)
-        for token in sorted(set(condition) - set(places)):
-            found = _witness(token, function, raises, witnesses or {}, module)
-            if found is not None:
-                places = {**_places(function, condition, raises), **places}
-                places.setdefault(token, (found[0], len(places), found[1]))
+        places = {}  # token -> (where a value of it is first set, its name)
+        params = [a.id for a in function.args.args if isinstance(a, gast.Name)]
+        for i, name in enumerate(params):
+            token = _token(raises.kinds.get(name))
+            if token and len(token) == 1 and next(iter(token)) in condition:
+                places.setdefault(next(iter(token)), (0, i, name))
+        for at, stmt in enumerate(function.body):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name):
+                token = _token(raises.kinds.get(stmt.targets[0].id))
+                if token and len(token) == 1 and next(iter(token)) in condition:
+                    places.setdefault(next(iter(token)), (at + 1, 0, stmt.targets[0].id))
         if set(places) != set(condition):
-            raise DifferentiationError(
-                "s2sad cannot keep the check that the shapes "
-                f"{', '.join(sorted(condition))} broadcast together (a line nothing reads "
-                "raises where they do not)",
-                hint="Read the value that line computes, or delete the line.")
-        exprs = [expr for _, _, expr in sorted(places.values(), key=lambda p: p[:2])]
-        call = _load(exprs[0])
-        for expr in exprs[1:]:
+            continue  # (no value of one shape is left to check: nothing can raise there)
+        names = [name for _, _, name in sorted(places.values())]
+        call = gast.Name(names[0], gast.Load(), None, None)
+        for name in names[1:]:
             call = gast.Call(gast.Name(check(), gast.Load(), None, None),
-                             [call, _load(expr)], [])
+                             [call, gast.Name(name, gast.Load(), None, None)], [])
         function.body.insert(max(at for at, _, _ in places.values()), gast.Expr(call))
         changed = True
     return changed
-
-
-def _load(expr):
-    return gast.Name(expr, gast.Load(), None, None) if isinstance(expr, str) else \
-        trees.clone(expr)
-
-
-def _places(function, condition, raises: UnreadRaises) -> dict:
-    """token -> (where a value of it is first set, its order there, its name): the
-    parameters (at 0), then the top-level lines of ``function``."""
-    places: dict = {}
-    params = [a.id for a in function.args.args if isinstance(a, gast.Name)]
-    for i, name in enumerate(params):
-        token = raises.token(name)
-        if token and len(token) == 1 and next(iter(token)) in condition:
-            places.setdefault(next(iter(token)), (0, i, name))
-    for at, stmt in enumerate(function.body):
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], gast.Name):
-            token = raises.token(stmt.targets[0].id)
-            if token and len(token) == 1 and next(iter(token)) in condition:
-                places.setdefault(next(iter(token)), (at + 1, 0, stmt.targets[0].id))
-    return places
-
-
-def _witness(token: str, function, raises: UnreadRaises, witnesses: dict, module: Callable,
-             depth: int = 0):
-    """(where, an expression): a value of shape ``token``, where no name left holds one."""
-    item = _item_of_argument(token, function)
-    if item is not None:  # (p[0]: read from the argument, at the start)
-        return 0, item
-    base, _, axes = token.rpartition("/")
-    if base and axes and all(a.isdigit() for a in axes.split(",")) and depth < 8:
-        found = _places(function, {base}, raises).get(base)
-        found = found[::2] if found is not None else \
-            _witness(base, function, raises, witnesses, module, depth + 1)
-        if found is not None:  # (x/0: np.sum(x, axis=0), each axis from the last)
-            at, expr = found
-            expr = _load(expr)
-            for axis in sorted(map(int, axes.split(",")), reverse=True):
-                expr = gast.Call(gast.Attribute(gast.Name(module(), gast.Load(), None, None),
-                                                "sum", gast.Load()),
-                                 [expr], [gast.keyword("axis", gast.Constant(axis, None))])
-            return at, expr
-    if _restore(token, function, raises, witnesses):
-        return _places(function, {token}, raises)[token][::2]
-    return None
-
-
-def _item_of_argument(token: str, function):
-    """``p[0]`` or ``d['w']`` (an item token of the kinds), where ``p`` is a parameter
-    of ``function`` that it only ever reads items of by constant keys: that item, as
-    given, has the token's shape."""
-    try:
-        node = gast.parse(token, mode="eval").body
-    except SyntaxError:
-        return None
-    root = node
-    while isinstance(root, gast.Subscript) and isinstance(root.slice, gast.Constant):
-        root = root.value
-    if root is node or not isinstance(root, gast.Name) or \
-            root.id not in {a.id for a in function.args.args if isinstance(a, gast.Name)}:
-        return None
-    parents = {id(c): p for p in trees.walk(function) for c in gast.iter_child_nodes(p)}
-    for n in trees.walk(function):
-        if isinstance(n, gast.Name) and n.id == root.id and n not in function.args.args:
-            parent = parents.get(id(n))
-            if not (isinstance(n.ctx, gast.Load) and isinstance(parent, gast.Subscript) and
-                    parent.value is n and isinstance(parent.slice, gast.Constant) and
-                    isinstance(parent.ctx, gast.Load)):
-                return None  # (p rebound, p[0] = v, p.pop(): its items may change)
-    return node
-
-
-def _restore(token: str, function, raises: UnreadRaises, witnesses: dict,
-             depth: int = 0) -> bool:
-    """Put back the kept line of a name of shape ``token`` (and, first, those of the
-    names it reads that no line sets now), after the lines that set what it reads."""
-    if depth > 8:
-        return False
-    for name, line in sorted(witnesses.items()):
-        if raises.token(name) == frozenset({token}) and \
-                _put_back(name, line, function, raises, witnesses, depth):
-            return True
-    return False
-
-
-def _put_back(name: str, line, function, raises: UnreadRaises, witnesses: dict,
-              depth: int) -> bool:
-    if any(isinstance(n, gast.Name) and n.id == name for n in trees.walk(function)):
-        return False  # (the name is still used: another value may be in it)
-    for call in trees.walk(line.value):  # (run twice, it must change nothing)
-        func = raises.function_of(call.func) if isinstance(call, gast.Call) else None
-        facts = registry.facts(func) if func is not None else None
-        if isinstance(call, gast.Call) and (facts is None or facts.mutates or
-                                            facts.uncopied_mutates):
-            return False
-    params = {a.id for a in function.args.args if isinstance(a, gast.Name)}
-    for read in sorted({n.id for n in trees.walk(line.value) if isinstance(n, gast.Name)
-                        and isinstance(n.ctx, gast.Load)}):
-        if _set_once(read, function) is not None or read in params and \
-                not _stored(read, function):
-            continue  # (set once, above it; an argument as given)
-        if read in witnesses and not _stored(read, function):
-            if depth < 8 and _put_back(read, witnesses[read], function, raises, witnesses,
-                                       depth + 1):
-                continue
-            return False
-        found = raises.function_of(gast.Name(read, gast.Load(), None, None))
-        if not (isinstance(found, types.ModuleType) or callable(found)) or \
-                _stored(read, function):
-            return False  # (not a module, nor a global function)
-    at = max([_set_once(n.id, function) or 0 for n in trees.walk(line.value)
-              if isinstance(n, gast.Name)] + [0])
-    function.body.insert(at, trees.clone(line))
-    return True
-
-
-def _set_once(name: str, function) -> int | None:
-    """One past the place of the one top-level line that sets ``name``, where no other
-    line (nested or not) sets it; else None."""
-    at = [i for i, stmt in enumerate(function.body) if isinstance(stmt, gast.Assign) and
-          len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) and
-          stmt.targets[0].id == name]
-    stores = sum(isinstance(n, gast.Name) and n.id == name and
-                 not isinstance(n.ctx, gast.Load) for n in trees.walk(function))
-    return at[0] + 1 if len(at) == 1 and stores == 1 else None
-
-
-def _stored(name: str, function) -> bool:
-    return any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
-               for n in trees.walk(function) if n not in function.args.args)
-
-
-def unread_witnesses(function, lines=None) -> dict:
-    """name -> a copy of its line: the top-level ``lines`` of ``function`` (its body) that
-    set a name once, and no other line does (``z = x @ w``), for :func:`checks` to put
-    back."""
-    lines = function.body if lines is None else lines
-    stores: dict = {}
-    for stmt in lines:
-        for n in trees.walk(stmt):
-            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
-                stores[n.id] = stores.get(n.id, 0) + 1
-    return {stmt.targets[0].id: trees.clone(stmt) for stmt in lines
-            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
-            isinstance(stmt.targets[0], gast.Name) and stores[stmt.targets[0].id] == 1}
 
 
 def _fits(func, args: list, keywords: dict) -> bool:
@@ -899,24 +639,16 @@ def _fits(func, args: list, keywords: dict) -> bool:
 class _Shapes:
     """The shapes of a kept line's values, and the sets of tokens it broadcasts."""
 
-    def __init__(self, facts: UnreadRaises, shapes: dict, broadcasts: list,
-                 held: frozenset = frozenset()):
+    def __init__(self, facts: UnreadRaises, shapes: dict, broadcasts: list):
         self.facts, self.shapes, self.broadcasts = facts, shapes, broadcasts
-        self.held = held  # (the containers only ever read an item at a time: p[0], d['w'])
 
     def shape(self, node):
-        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant) and \
-                isinstance(node.value, gast.Name) and node.value.id in self.held:
-            kind = self.facts.kinds[node.value.id]
-            items = dict(kind.items) if kind.tag == "dict" else dict(enumerate(kind.items))
-            key = node.slice.value
-            return _token(items.get(key)) if type(key) in (int, str) else None
         if isinstance(node, gast.Name) and node.id not in self.facts.kinds:
             return self.shapes.get(node.id)
         if isinstance(node, gast.Constant):
             return frozenset() if isinstance(node.value, (int, float, complex)) else None
         if isinstance(node, gast.Name):
-            return self.facts.token(node.id)
+            return _token(self.facts.kinds[node.id])
         if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult) and \
                 OPERATORS.get(type(node.op)) is not None:
             return self._broadcast([node.left, node.right])
