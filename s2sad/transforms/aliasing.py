@@ -49,7 +49,7 @@ def _copy_position(func) -> int | None:
     return None
 
 
-def _uncopied(call, func) -> bool:
+def uncopied(call, func) -> bool:
     """Does ``call`` (of ``func``) pass ``copy`` other than ``True`` (``copy=False``,
     ``copy=None``, ``np.nan_to_num(x, False)``)?"""
     given = [k.value for k in call.keywords if k.arg == "copy"]
@@ -66,7 +66,7 @@ def _mutated_argument(call, facts, func=None):
     write in place); None if none (``out=`` by keyword is found by its name)."""
     if facts is None:
         return None
-    if facts.uncopied_mutates and _uncopied(call, func):
+    if facts.uncopied_mutates and uncopied(call, func):
         for position in facts.uncopied_mutates:
             if position < len(call.args) and \
                     not any(isinstance(a, gast.Starred) for a in call.args[:position + 1]):
@@ -936,13 +936,13 @@ class Aliasing:
                 return [n for a in args + [k.value for k in value.keywords]
                         for n in self.views(a)]
             # x.astype(t, copy=False), np.array(x, copy=None): x itself where no copy is needed
-            uncopied = bool(found.uncopied_view_of) and \
-                _uncopied(value, self._callee(value.func))  # (np.nan_to_num(x, False))
+            as_view = bool(found.uncopied_view_of) and \
+                uncopied(value, self._callee(value.func))  # (np.nan_to_num(x, False))
             if found.returns_view_of == "*":
                 return [n for a in args + [k.value for k in value.keywords]
                         for n in self.views(a)]
             positions = set(found.returns_view_of) | (
-                set(found.uncopied_view_of) if uncopied else set())
+                set(found.uncopied_view_of) if as_view else set())
             return [n for i, a in enumerate(args) if i in positions for n in self.views(a)]
         return []
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import registry, trees
 from ..trees import located
+from .aliasing import uncopied
 
 
 def _py_float(kind) -> bool:
@@ -121,7 +122,7 @@ def fresh_call(helpers: dict, numpy_name: str):
     aliases = {alias for alias, f in helpers.items() if _fresh(f)}
     return lambda func: isinstance(func, gast.Name) and func.id in aliases or \
         isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
-        func.value.id == numpy_name and _fresh(getattr(np, func.attr, None))
+        func.value.id == numpy_name and _fresh(getattr(np, func.attr, None), copying=True)
 
 
 def fresh_result(call, fresh_call) -> bool:
@@ -138,14 +139,23 @@ def fresh_result(call, fresh_call) -> bool:
     if not isinstance(call.func, gast.Attribute):
         return True
     facts = registry.facts(getattr(np, call.func.attr, None))
+    if facts is not None and not facts.fresh and uncopied(call, getattr(np, call.func.attr)):
+        return False  # (np.array(x, copy=False): x itself, where it can be)
     positions = [m for m in facts.mutates if isinstance(m, int)] if facts is not None else []
     return not any(isinstance(a, gast.Starred) for a in call.args) and \
         all(len(call.args) <= m for m in positions)
 
 
-def _fresh(function) -> bool:
+def _fresh(function, copying: bool = False) -> bool:
+    """Its ``fresh`` fact; with ``copying``, also a function that returns a new array unless
+    its ``copy`` argument says otherwise (``np.array``, ``np.astype``: ``uncopied_view_of``
+    and no other view), which :func:`fresh_result` then reads."""
     facts = registry.facts(function)
-    return facts is not None and facts.fresh
+    if facts is None:
+        return False
+    return facts.fresh or copying and bool(facts.uncopied_view_of) and \
+        not facts.returns_view_of and not facts.mutates and \
+        registry.lookup(function) is not None
 
 
 def fresh_names(body: list, fresh_call) -> set[str]:
