@@ -148,13 +148,19 @@ def test_a_product_that_broadcasts_on_the_first_pass_keeps_its_tape(target):
 # --- the analysis itself ---------------------------------------------------------------
 
 
-def _fixed(source: str, **kinds):
-    from s2sad.transforms.fixed_shapes import fixed_shapes
+def analysed(analysis, source: str, **kinds) -> list:
+    """The sorted names ``analysis`` (``fixed_shapes``, ``fixed_rows``) finds in the function
+    ``source``, given each name's ``(ndim, ones)`` (ndim 0: a number)."""
     from s2sad.transforms.kinds import Kind
     fn = gast.parse(source).body[0]
     table = {name: Kind("array", name, ndim, ones=ones) if ndim else Kind("scalar", "()", 0)
              for name, (ndim, ones) in kinds.items()}
-    return sorted(fixed_shapes(fn, table, {"np": np, "len": len}.__getitem__))
+    return sorted(analysis(fn, table, {"np": np, "len": len}.__getitem__))
+
+
+def _fixed(source: str, **kinds):
+    from s2sad.transforms.fixed_shapes import fixed_shapes
+    return analysed(fixed_shapes, source, **kinds)
 
 
 def test_fixed_shapes_proves_a_product_fixed_whatever_the_carried_length():

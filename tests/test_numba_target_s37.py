@@ -12,7 +12,6 @@ fail: the RNN's and the two-saves' grid (main keeps offsets), and the 5 tests of
 ``fixed_rows`` and ``put_grid`` (new).
 """
 
-import gast
 import numpy as np
 import pytest
 
@@ -104,11 +103,8 @@ def test_a_length_not_proven_keeps_its_rows_where_it_does_not_change():
 
 def _rows(source: str, **kinds):
     from s2sad.transforms.fixed_shapes import fixed_rows
-    from s2sad.transforms.kinds import Kind
-    fn = gast.parse(source).body[0]
-    table = {name: Kind("array", name, ndim, ones=ones) if ndim else Kind("scalar", "()", 0)
-             for name, (ndim, ones) in kinds.items()}
-    return sorted(fixed_rows(fn, table, {"np": np, "len": len}.__getitem__))
+    from tests.test_numba_target_s36 import analysed
+    return analysed(fixed_rows, source, **kinds)
 
 
 def test_fixed_rows_takes_a_length_from_a_product_that_ran():
